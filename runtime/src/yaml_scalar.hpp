@@ -1,0 +1,30 @@
+// YAML 1.2 core-schema typing of scalars (SPEC 7: `on`, `yes` are strings).
+// yaml-cpp keeps every scalar as text; this decides what a plain scalar means.
+#pragma once
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <string>
+
+namespace thicket {
+
+enum class ScalarKind : uint8_t { Null, Bool, Integer, Float, String };
+
+struct Scalar {
+  ScalarKind kind = ScalarKind::Null;
+  bool boolean = false;
+  int64_t integer = 0;
+  double number = 0;  // set for Integer and Float
+  std::string text;   // the scalar's text as written
+};
+
+// Classifies a scalar node. Quoted scalars (yaml-cpp tag "!") are always strings;
+// plain ones follow the YAML 1.2 core schema: null ~ "" / true false (and
+// True/TRUE) / decimal, 0o, 0x integers / floats with .inf .nan.
+Scalar classify_scalar(const YAML::Node& node);
+
+// The YAML 1.2 core-schema name of a node's type, for messages: "a mapping",
+// "a list", "a number", "text", "true/false", "nothing (null)".
+const char* describe_node(const YAML::Node& node);
+
+}  // namespace thicket
