@@ -1,0 +1,481 @@
+// The leaf adapter and leaf-file loading. Leaf functions are registry references resolved
+// once at load; a call pushes (function, agent, args[, mem]) and runs one protected call.
+#include "lua_host.hpp"
+
+#include <filesystem>
+#include <sstream>
+
+#include "runtime_impl.hpp"
+#include "suggest.hpp"
+
+namespace thicket {
+namespace {
+
+void budget_hook(lua_State* L, lua_Debug*) {
+  luaL_error(L, "the leaf ran past its instruction budget without returning or yielding "
+                "(an endless loop? a task lets time pass with coroutine.yield() or thicket.wait())");
+}
+
+// Keeps the Lua frames of a traceback, indented, for error reports.
+std::string lua_frames(const std::string& traceback) {
+  std::istringstream in(traceback);
+  std::string line, out;
+  bool in_trace = false;
+  while (std::getline(in, line)) {
+    if (line == "stack traceback:") {
+      in_trace = true;
+      continue;
+    }
+    if (!in_trace) continue;
+    size_t start = line.find_first_not_of(" \t");
+    if (start == std::string::npos || line.compare(start, 3, "[C]") == 0) continue;
+    out += "\n    " + line.substr(start);
+  }
+  return out;
+}
+
+}  // namespace
+
+LuaHost::~LuaHost() {
+  if (L_) lua_close(L_);
+}
+
+void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string& message) {
+  ++errors;
+  std::string first = message, frames;
+  size_t cut = message.find("\nstack traceback:");
+  if (cut != std::string::npos) {
+    first = message.substr(0, cut);
+    frames = lua_frames(message.substr(cut + 1));
+  }
+  std::ostringstream out;
+  out << "error: " << first << "\n  in leaf '" << leaf.name << "' at node " << at.program->ids[at.node]
+      << ", agent " << at.agent->id << ", tick " << at.agent->ticks;
+  if (!frames.empty()) out << "\n  stack traceback:" << frames;
+  rt_.log(out.str());
+}
+
+bool LuaHost::pcall(int nargs, int nresults, const CallSite& at, const LeafDef& leaf) {
+  const CallSite* saved = current_;
+  current_ = &at;
+  lua_sethook(L_, budget_hook, LUA_MASKCOUNT, static_cast<int>(rt_.options.instruction_budget));
+  int base = lua_gettop(L_) - nargs;  // the function's slot
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, traceback_ref_);
+  lua_insert(L_, base);
+  int rc = lua_pcall(L_, nargs, nresults, base);
+  lua_sethook(L_, nullptr, 0, 0);
+  current_ = saved;
+  if (rc != LUA_OK) {
+    const char* msg = lua_tostring(L_, -1);
+    report(at, leaf, msg ? msg : "(error object is not a string)");
+    lua_pop(L_, 2);  // error, message handler
+    return false;
+  }
+  lua_remove(L_, base);  // the message handler
+  return true;
+}
+
+Status LuaHost::to_status(int idx, const CallSite& at, const LeafDef& leaf, bool condition) {
+  int t = lua_type(L_, idx);
+  if (t == LUA_TNIL) return Status::Failure;
+  if (t == LUA_TBOOLEAN) return lua_toboolean(L_, idx) ? Status::Success : Status::Failure;
+  if (t == LUA_TSTRING) {
+    const char* s = lua_tostring(L_, idx);
+    // Short strings are interned: the constants compare by address.
+    if (s == status_strings_[0]) return Status::Success;
+    if (s == status_strings_[1]) return Status::Failure;
+    if (s == status_strings_[2]) {
+      if (!condition) return Status::Running;
+      report(at, leaf, "condition '" + leaf.name + "' returned running; a condition answers true or false in the tick it is called");
+      return Status::Failure;
+    }
+  }
+  if (condition) return lua_toboolean(L_, idx) ? Status::Success : Status::Failure;
+  std::string got = t == LUA_TSTRING ? "'" + std::string(lua_tostring(L_, idx)) + "'" : luaL_typename(L_, idx);
+  report(at, leaf, "action '" + leaf.name + "' returned " + got +
+                       "; an action returns thicket.SUCCESS, thicket.FAILURE or thicket.RUNNING (or true/false)");
+  return Status::Failure;
+}
+
+void LuaHost::push_args(const CallSite& at) {
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, at.program->calls[at.program->nodes[at.node].a].args_ref);
+}
+
+void LuaHost::push_mem_table(const CallSite& at) { lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_mem); }
+
+static const LeafDef& leaf_of(RuntimeImpl& rt, const CallSite& at) {
+  return rt.leaves[at.program->calls[at.program->nodes[at.node].a].leaf_id];
+}
+
+bool LuaHost::condition(const CallSite& at) {
+  const LeafDef& leaf = leaf_of(rt_, at);
+  if (leaf.shape == LeafShape::Native) {
+    LeafContext ctx;
+    ctx.rt_ = &rt_;
+    ctx.site_ = &at;
+    return leaf.native.tick(ctx) == Status::Success;
+  }
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, leaf.fn);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
+  push_args(at);
+  if (!pcall(2, 1, at, leaf)) return false;
+  Status s = to_status(-1, at, leaf, true);
+  lua_pop(L_, 1);
+  return s == Status::Success;
+}
+
+Status LuaHost::start(const CallSite& at) {
+  const LeafDef& leaf = leaf_of(rt_, at);
+  switch (leaf.shape) {
+    case LeafShape::Native:
+      if (leaf.native.start) {
+        LeafContext ctx;
+        ctx.rt_ = &rt_;
+        ctx.site_ = &at;
+        leaf.native.start(ctx);
+      }
+      return Status::Running;
+    case LeafShape::Function: return Status::Running;
+    case LeafShape::Hooks: {
+      // A fresh mem table for this run, kept in the agent's mem table under the node.
+      push_mem_table(at);
+      lua_newtable(L_);
+      lua_pushvalue(L_, -1);
+      lua_rawseti(L_, -3, at.node + 1);
+      if (leaf.start == LUA_NOREF) {
+        lua_pop(L_, 2);
+        return Status::Running;
+      }
+      lua_rawgeti(L_, LUA_REGISTRYINDEX, leaf.start);
+      lua_insert(L_, -2);
+      lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
+      lua_insert(L_, -2);
+      push_args(at);
+      lua_insert(L_, -2);  // start, agent, args, mem
+      bool ok = pcall(3, 0, at, leaf);
+      lua_pop(L_, 1);  // the agent's mem table
+      return ok ? Status::Running : Status::Failure;
+    }
+    case LeafShape::Task: {
+      // A coroutine for this run: reused from the pool when one is idle.
+      push_mem_table(at);
+      lua_rawgeti(L_, LUA_REGISTRYINDEX, thread_pool_ref_);
+      lua_State* co;
+      if (thread_pool_size_ > 0) {
+        lua_rawgeti(L_, -1, thread_pool_size_);
+        lua_pushnil(L_);
+        lua_rawseti(L_, -3, thread_pool_size_--);
+        co = lua_tothread(L_, -1);
+      } else {
+        co = lua_newthread(L_);
+      }
+      lua_rawseti(L_, -3, at.node + 1);
+      lua_pop(L_, 2);
+      lua_rawgeti(co, LUA_REGISTRYINDEX, leaf.fn);
+      return Status::Running;
+    }
+  }
+  return Status::Failure;
+}
+
+Status LuaHost::tick(const CallSite& at) {
+  const LeafDef& leaf = leaf_of(rt_, at);
+  switch (leaf.shape) {
+    case LeafShape::Native: {
+      LeafContext ctx;
+      ctx.rt_ = &rt_;
+      ctx.site_ = &at;
+      return leaf.native.tick(ctx);
+    }
+    case LeafShape::Function: {
+      lua_rawgeti(L_, LUA_REGISTRYINDEX, leaf.fn);
+      lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
+      push_args(at);
+      if (!pcall(2, 1, at, leaf)) return Status::Failure;
+      Status s = to_status(-1, at, leaf, false);
+      lua_pop(L_, 1);
+      return s;
+    }
+    case LeafShape::Hooks: {
+      lua_rawgeti(L_, LUA_REGISTRYINDEX, leaf.tick);
+      lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
+      push_args(at);
+      push_mem_table(at);
+      lua_rawgeti(L_, -1, at.node + 1);
+      lua_remove(L_, -2);
+      if (!pcall(3, 1, at, leaf)) return Status::Failure;
+      Status s = to_status(-1, at, leaf, false);
+      lua_pop(L_, 1);
+      return s;
+    }
+    case LeafShape::Task: return task_resume(at, leaf, false);
+  }
+  return Status::Failure;
+}
+
+void LuaHost::stop(const CallSite& at, Status s) {
+  const LeafDef& leaf = leaf_of(rt_, at);
+  switch (leaf.shape) {
+    case LeafShape::Native:
+      if (leaf.native.stop) {
+        LeafContext ctx;
+        ctx.rt_ = &rt_;
+        ctx.site_ = &at;
+        leaf.native.stop(ctx, s);
+      }
+      return;
+    case LeafShape::Function: return;
+    case LeafShape::Hooks: {
+      push_mem_table(at);
+      if (leaf.stop != LUA_NOREF) {
+        lua_rawgeti(L_, LUA_REGISTRYINDEX, leaf.stop);
+        lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
+        push_args(at);
+        lua_rawgeti(L_, -4, at.node + 1);
+        lua_pushstring(L_, std::string(status_name(s)).c_str());
+        pcall(4, 0, at, leaf);
+      }
+      lua_pushnil(L_);
+      lua_rawseti(L_, -2, at.node + 1);
+      lua_pop(L_, 1);
+      return;
+    }
+    case LeafShape::Task: task_release(at, s == Status::Aborted); return;
+  }
+}
+
+// Resumes the run's coroutine once: a yield is `running`, a return gives the status.
+Status LuaHost::task_resume(const CallSite& at, const LeafDef& leaf, bool) {
+  push_mem_table(at);
+  lua_rawgeti(L_, -1, at.node + 1);
+  lua_State* co = lua_tothread(L_, -1);
+  lua_pop(L_, 2);
+  if (!co) return Status::Failure;
+  // A fresh run has only its function on the stack: pass (agent, args) on the first resume.
+  int nargs = 0;
+  if (lua_status(co) == LUA_OK && lua_gettop(co) == 1) {
+    lua_rawgeti(co, LUA_REGISTRYINDEX, at.agent->lua_agent);
+    lua_rawgeti(co, LUA_REGISTRYINDEX, at.program->calls[at.program->nodes[at.node].a].args_ref);
+    nargs = 2;
+  }
+  const CallSite* saved = current_;
+  current_ = &at;
+  lua_sethook(co, budget_hook, LUA_MASKCOUNT, static_cast<int>(rt_.options.instruction_budget));
+  int nres = 0;
+  int rc = lua_resume(co, L_, nargs, &nres);
+  lua_sethook(co, nullptr, 0, 0);
+  current_ = saved;
+  if (rc == LUA_YIELD) {
+    lua_pop(co, nres);
+    return Status::Running;
+  }
+  if (rc == LUA_OK) {
+    Status s = Status::Failure;
+    if (nres > 0) {
+      lua_xmove(co, L_, 1);
+      s = to_status(-1, at, leaf, false);
+      lua_pop(L_, 1);
+    }
+    lua_settop(co, 0);
+    return s;
+  }
+  std::string msg = lua_tostring(co, -1) ? lua_tostring(co, -1) : "(error object is not a string)";
+  luaL_traceback(L_, co, msg.c_str(), 0);
+  report(at, leaf, lua_tostring(L_, -1));
+  lua_pop(L_, 1);
+  return Status::Failure;
+}
+
+// Ends the run's coroutine: a cancelled one is closed so its to-be-closed variables run.
+void LuaHost::task_release(const CallSite& at, bool cancel) {
+  push_mem_table(at);
+  lua_rawgeti(L_, -1, at.node + 1);
+  lua_State* co = lua_tothread(L_, -1);
+  if (co) {
+    const CallSite* saved = current_;
+    current_ = &at;
+    int rc;
+#if LUA_VERSION_RELEASE_NUM >= 50406
+    rc = lua_closethread(co, L_);
+#else
+    rc = lua_resetthread(co);
+#endif
+    current_ = saved;
+    if (rc != LUA_OK && cancel) {
+      const char* msg = lua_tostring(co, -1);
+      report(at, leaf_of(rt_, at), std::string("while closing the cancelled task: ") + (msg ? msg : "?"));
+    }
+    lua_settop(co, 0);
+    // Back to the pool for the next run.
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, thread_pool_ref_);
+    lua_pushvalue(L_, -2);
+    lua_rawseti(L_, -2, ++thread_pool_size_);
+    lua_pop(L_, 1);
+  }
+  lua_pop(L_, 1);
+  lua_pushnil(L_);
+  lua_rawseti(L_, -2, at.node + 1);
+  lua_pop(L_, 1);
+}
+
+void LuaHost::log_node(const CallSite& at, const std::string& what, const char* event) {
+  std::ostringstream out;
+  out << "t=" << at.agent->time << " agent " << at.agent->id << " log " << at.program->ids[at.node] << ": " << what
+      << ": " << event;
+  rt_.log(out.str());
+}
+
+// Runs a leaf file in the sandbox and collects the leaves of the table it returns.
+bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out, std::vector<Diagnostic>& diags) {
+  auto lua_error = [&](const std::string& raw) {
+    // "path:LINE: message" -> a diagnostic at that line.
+    Diagnostic d;
+    d.file = path;
+    std::string msg = raw;
+    if (msg.rfind(path + ":", 0) == 0) {
+      size_t colon = msg.find(':', path.size() + 1);
+      std::string line = msg.substr(path.size() + 1, colon - path.size() - 1);
+      if (colon != std::string::npos && !line.empty() && line.find_first_not_of("0123456789") == std::string::npos) {
+        d.line = std::stoi(line);
+        msg = msg.substr(colon + 1);
+        if (!msg.empty() && msg[0] == ' ') msg.erase(0, 1);
+      }
+    }
+    size_t tb = msg.find("\nstack traceback:");
+    if (tb != std::string::npos) msg = msg.substr(0, tb);
+    d.message = msg;
+    diags.push_back(std::move(d));
+  };
+  allow_module_dir(std::filesystem::path(path).parent_path().string());
+  int top = lua_gettop(L_);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, traceback_ref_);
+  if (luaL_loadfilex(L_, path.c_str(), "t") != LUA_OK) {
+    lua_error(lua_tostring(L_, -1));
+    lua_settop(L_, top);
+    return false;
+  }
+  lua_sethook(L_, budget_hook, LUA_MASKCOUNT, static_cast<int>(rt_.options.instruction_budget));
+  int rc = lua_pcall(L_, 0, 1, top + 1);
+  lua_sethook(L_, nullptr, 0, 0);
+  if (rc != LUA_OK) {
+    lua_error(lua_tostring(L_, -1) ? lua_tostring(L_, -1) : "error while running the file");
+    lua_settop(L_, top);
+    return false;
+  }
+  if (!lua_istable(L_, -1)) {
+    diags.push_back({Severity::Error, path, 0, 0,
+                     std::string("a leaf file must return a table of leaves (end it with 'return leaves'), it returned ") +
+                         luaL_typename(L_, -1)});
+    lua_settop(L_, top);
+    return false;
+  }
+  bool ok = true;
+  lua_pushnil(L_);
+  while (lua_next(L_, -2)) {
+    if (lua_type(L_, -2) != LUA_TSTRING) {
+      lua_pop(L_, 1);
+      continue;  // array part: not leaves
+    }
+    LeafDef def;
+    def.name = lua_tostring(L_, -2);
+    def.file = path;
+    int t = lua_type(L_, -1);
+    if (t == LUA_TFUNCTION) {
+      def.shape = LeafShape::Function;
+      lua_pushvalue(L_, -1);
+      def.fn = luaL_ref(L_, LUA_REGISTRYINDEX);
+    } else if (t == LUA_TTABLE && lua_getmetatable(L_, -1)) {
+      lua_rawgeti(L_, LUA_REGISTRYINDEX, task_meta_ref_);
+      bool is_task = lua_rawequal(L_, -1, -2);
+      lua_pop(L_, 2);
+      if (!is_task) {
+        diags.push_back({Severity::Error, path, 0, 0, "leaf '" + def.name + "' is a table with a metatable; a leaf is a function, a table of hooks or thicket.task(fn)"});
+        ok = false;
+      } else {
+        def.shape = LeafShape::Task;
+        lua_rawgeti(L_, -1, 1);
+        def.fn = luaL_ref(L_, LUA_REGISTRYINDEX);
+      }
+    } else if (t == LUA_TTABLE) {
+      def.shape = LeafShape::Hooks;
+      static const std::vector<std::string> hooks = {"start", "tick", "stop"};
+      lua_pushnil(L_);
+      while (lua_next(L_, -2)) {
+        std::string hook = lua_type(L_, -2) == LUA_TSTRING ? lua_tostring(L_, -2) : "?";
+        int* slot = hook == "start" ? &def.start : hook == "tick" ? &def.tick : hook == "stop" ? &def.stop : nullptr;
+        if (!slot) {
+          diags.push_back({Severity::Error, path, 0, 0, "leaf '" + def.name + "' has an unknown hook '" + hook + "'" +
+                                                            did_you_mean(hook, hooks) + " (hooks: start, tick, stop)"});
+          ok = false;
+        } else if (!lua_isfunction(L_, -1)) {
+          diags.push_back({Severity::Error, path, 0, 0, "hook '" + hook + "' of leaf '" + def.name + "' must be a function, got " + luaL_typename(L_, -1)});
+          ok = false;
+        } else {
+          lua_pushvalue(L_, -1);
+          *slot = luaL_ref(L_, LUA_REGISTRYINDEX);
+        }
+        lua_pop(L_, 1);
+      }
+      if (def.tick == LUA_NOREF && ok) {
+        diags.push_back({Severity::Error, path, 0, 0, "leaf '" + def.name + "' is a hook table without 'tick'; give it tick = function(agent, args, mem) ... end"});
+        ok = false;
+      }
+    } else {
+      lua_pop(L_, 1);
+      continue;  // data beside the leaves (numbers, strings): not a leaf
+    }
+    out.push_back(std::move(def));
+    lua_pop(L_, 1);
+  }
+  lua_settop(L_, top);
+  return ok;
+}
+
+void LuaHost::release_leaf(LeafDef& def) {
+  for (int* ref : {&def.fn, &def.start, &def.tick, &def.stop}) {
+    if (*ref != LUA_NOREF) luaL_unref(L_, LUA_REGISTRYINDEX, *ref);
+    *ref = LUA_NOREF;
+  }
+}
+
+namespace {
+void push_arg(lua_State* L, const ArgValue& v) {
+  switch (v.type) {
+    case ArgValue::Type::Nil: lua_pushnil(L); break;
+    case ArgValue::Type::Bool: lua_pushboolean(L, v.boolean); break;
+    case ArgValue::Type::Integer: lua_pushinteger(L, v.integer); break;
+    case ArgValue::Type::Number: lua_pushnumber(L, v.number); break;
+    case ArgValue::Type::String: lua_pushlstring(L, v.text.data(), v.text.size()); break;
+    case ArgValue::Type::List:
+      lua_createtable(L, static_cast<int>(v.items.size()), 0);
+      for (size_t i = 0; i < v.items.size(); ++i) {
+        push_arg(L, v.items[i]);
+        lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+      }
+      break;
+    case ArgValue::Type::Map:
+      lua_createtable(L, 0, static_cast<int>(v.entries.size()));
+      for (const auto& [k, item] : v.entries) {
+        push_arg(L, item);
+        lua_setfield(L, -2, k.c_str());
+      }
+      break;
+  }
+}
+}  // namespace
+
+void LuaHost::install_args(Program& p) {
+  for (auto& call : p.calls) {
+    push_arg(L_, call.args);
+    call.args_ref = luaL_ref(L_, LUA_REGISTRYINDEX);
+  }
+}
+
+void LuaHost::release_args(Program& p) {
+  for (auto& call : p.calls) {
+    if (call.args_ref != LUA_NOREF) luaL_unref(L_, LUA_REGISTRYINDEX, call.args_ref);
+    call.args_ref = LUA_NOREF;
+  }
+}
+
+}  // namespace thicket

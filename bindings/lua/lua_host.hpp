@@ -1,0 +1,86 @@
+// The Lua side of the runtime: one sandboxed lua_State, the `thicket` module, leaf files,
+// agent and blackboard objects, and the leaf adapter the tick loop calls.
+#pragma once
+#include <lua.hpp>
+
+#include <string>
+#include <vector>
+
+#include "agent.hpp"
+#include "compiler.hpp"
+#include "leaf_host.hpp"
+#include "thicket/diagnostic.hpp"
+#include "thicket/status.hpp"
+
+namespace thicket {
+
+class RuntimeImpl;
+struct Brain;
+struct LeafDef;
+
+class LuaHost {
+ public:
+  explicit LuaHost(RuntimeImpl& rt);
+  ~LuaHost();
+  LuaHost(const LuaHost&) = delete;
+  LuaHost& operator=(const LuaHost&) = delete;
+
+  lua_State* state() const { return L_; }
+
+  // Runs a leaf file and collects its leaves without installing them (nothing changes on
+  // error). Appends diagnostics; returns false on any error.
+  bool stage_leaf_file(const std::string& path, std::vector<LeafDef>& out, std::vector<Diagnostic>& diags);
+  void release_leaf(LeafDef& def);  // drops the Lua references of a leaf no longer used
+
+  // Builds the args tables of a program's call sites (once, at load) and frees them.
+  void install_args(Program& p);
+  void release_args(Program& p);
+
+  // Per-brain blackboard metatable and per-agent Lua objects.
+  void install_brain(Brain& b, uint32_t brain_index);
+  void create_agent(AgentInfo& a);
+  void destroy_agent(AgentInfo& a);
+
+  // The leaf adapter (called by the tick loop).
+  bool condition(const CallSite& at);
+  Status start(const CallSite& at);  // Running when started, Failure on a script error
+  Status tick(const CallSite& at);
+  void stop(const CallSite& at, Status s);
+  void log_node(const CallSite& at, const std::string& what, const char* event);
+
+  // Where require() may look: the folders of the loaded leaf files.
+  void allow_module_dir(const std::string& dir);
+
+  // The call in progress (for thicket.time() and friends); null between calls.
+  const CallSite* current() const { return current_; }
+
+  uint64_t errors = 0;
+
+ private:
+  void open_sandbox();
+  void open_thicket_module();
+  bool pcall(int nargs, int nresults, const CallSite& at, const LeafDef& leaf);
+  Status task_resume(const CallSite& at, const LeafDef& leaf, bool first);
+  void task_release(const CallSite& at, bool cancel);
+  void report(const CallSite& at, const LeafDef& leaf, const std::string& message);
+  Status to_status(int idx, const CallSite& at, const LeafDef& leaf, bool condition);
+  void push_args(const CallSite& at);
+  void push_mem_table(const CallSite& at);
+
+  RuntimeImpl& rt_;
+  lua_State* L_ = nullptr;
+  const CallSite* current_ = nullptr;
+  int traceback_ref_ = -2;
+  int thicket_ref_ = -2;
+  int task_meta_ref_ = -2;
+  int thread_pool_ref_ = -2;  // a Lua array of idle coroutines, reused across task runs
+  int thread_pool_size_ = 0;
+  int loaded_ref_ = -2;                 // require()'s cache of modules
+  std::vector<std::string> module_dirs_;
+  Rng load_rng_;                        // math.random while files load (no agent yet)
+  const char* status_strings_[3] = {};  // interned "success", "failure", "running"
+
+  friend struct LuaApi;
+};
+
+}  // namespace thicket

@@ -1,0 +1,411 @@
+// The sandboxed Lua state, the `thicket` module, require(), and the agent and blackboard
+// objects leaves see (SPEC 6 and 7).
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+
+#include "lua_host.hpp"
+#include "runtime_impl.hpp"
+#include "suggest.hpp"
+
+namespace thicket {
+namespace fs = std::filesystem;
+
+// The Lua-callable functions; a struct so they can reach LuaHost's insides.
+struct LuaApi {
+  static LuaHost& host(lua_State* L) {
+    return *static_cast<LuaHost*>(lua_touserdata(L, lua_upvalueindex(1)));
+  }
+  static const AgentInfo* agent(lua_State* L) {
+    const CallSite* at = host(L).current();
+    return at ? at->agent : nullptr;
+  }
+
+  static int time(lua_State* L) {
+    const AgentInfo* a = agent(L);
+    lua_pushnumber(L, a ? a->time : 0.0);
+    return 1;
+  }
+  static int dt(lua_State* L) {
+    const AgentInfo* a = agent(L);
+    lua_pushnumber(L, a ? a->dt : 0.0);
+    return 1;
+  }
+  static int tick(lua_State* L) {
+    const AgentInfo* a = agent(L);
+    lua_pushinteger(L, a ? static_cast<lua_Integer>(a->ticks) : 0);
+    return 1;
+  }
+  static int log(lua_State* L) {
+    std::string line;
+    int n = lua_gettop(L);
+    for (int i = 1; i <= n; ++i) {
+      if (i > 1) line += "\t";
+      line += luaL_tolstring(L, i, nullptr);
+      lua_pop(L, 1);
+    }
+    const CallSite* at = host(L).current();
+    std::ostringstream out;
+    if (at) out << "t=" << at->agent->time << " agent " << at->agent->id << ": ";
+    out << line;
+    host(L).rt_.log(out.str());
+    return 0;
+  }
+  // thicket.random([m [, n]]) and math.random: the agent's own stream while a leaf runs.
+  static int random(lua_State* L) {
+    LuaHost& h = host(L);
+    Rng* rng = h.current() ? &h.current()->agent->rng : &h.load_rng_;
+    int n = lua_gettop(L);
+    if (n == 0) {
+      lua_pushnumber(L, rng->uniform());
+      return 1;
+    }
+    lua_Integer lo = 1, hi;
+    if (n == 1) {
+      hi = luaL_checkinteger(L, 1);
+    } else {
+      lo = luaL_checkinteger(L, 1);
+      hi = luaL_checkinteger(L, 2);
+    }
+    luaL_argcheck(L, lo <= hi, n == 1 ? 1 : 2, "interval is empty");
+    lua_pushinteger(L, rng->range(lo, hi));
+    return 1;
+  }
+  static int task(lua_State* L) {
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_createtable(L, 1, 0);
+    lua_pushvalue(L, 1);
+    lua_rawseti(L, -2, 1);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, host(L).task_meta_ref_);
+    lua_setmetatable(L, -2);
+    return 1;
+  }
+  // require(name): the thicket module, or NAME.lua beside the brain's leaf files.
+  static int require(lua_State* L) {
+    LuaHost& h = host(L);
+    std::string name = luaL_checkstring(L, 1);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, h.loaded_ref_);
+    lua_getfield(L, -1, name.c_str());
+    if (!lua_isnil(L, -1)) return 1;
+    lua_pop(L, 1);
+    std::string rel = name;
+    for (char& ch : rel)
+      if (ch == '.') ch = '/';
+    if (rel.find("..") != std::string::npos || (!rel.empty() && rel[0] == '/'))
+      return luaL_error(L, "module '%s' not found: modules are found only beside the brain's leaf files", name.c_str());
+    std::string tried;
+    for (const auto& dir : h.module_dirs_) {
+      fs::path p = fs::path(dir) / (rel + ".lua");
+      tried += "\n\tno file '" + p.string() + "'";
+      if (!fs::exists(p)) continue;
+      if (luaL_loadfilex(L, p.string().c_str(), "t") != LUA_OK) return lua_error(L);
+      lua_pushstring(L, name.c_str());
+      lua_call(L, 1, 1);
+      if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushboolean(L, 1);
+      }
+      lua_pushvalue(L, -1);
+      lua_setfield(L, -3, name.c_str());
+      return 1;
+    }
+    return luaL_error(L, "module '%s' not found (modules are found only beside the brain's leaf files):%s", name.c_str(),
+                      tried.c_str());
+  }
+
+  // ---- blackboard objects: agent.bb.key reads and writes, typed (SPEC 6) ----
+  struct BbRef {
+    uint32_t agent;
+  };
+  static AgentInfo& bb_agent(lua_State* L, LuaHost& h) {
+    auto* ref = static_cast<BbRef*>(lua_touserdata(L, 1));
+    return h.rt_.agents[ref->agent];
+  }
+  [[noreturn]] static void bb_unknown(lua_State* L, LuaHost& h, const AgentInfo& a, const char* key) {
+    const Program& p = h.rt_.program_of(a);
+    std::vector<std::string> names;
+    for (const auto& k : p.blackboard) names.push_back(k.name);
+    std::string msg = "blackboard has no key '" + std::string(key) + "'" + did_you_mean(key, names) +
+                      (names.empty() ? " (no keys are declared: add them under 'blackboard:' in the brain file)"
+                                     : " (declared: " + join_names(names) + ")");
+    luaL_error(L, "%s", msg.c_str());
+    std::abort();
+  }
+  static int bb_index(lua_State* L) {
+    LuaHost& h = host(L);
+    AgentInfo& a = bb_agent(L, h);
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNUMBER) bb_unknown(L, h, a, luaL_tolstring(L, 2, nullptr));
+    auto slot = static_cast<uint32_t>(lua_tointeger(L, -1));
+    const Slot& v = h.rt_.slots_of(a)[slot];
+    switch (h.rt_.program_of(a).blackboard[slot].type) {
+      case ValueType::Number: lua_pushnumber(L, v.num); break;
+      case ValueType::Integer: lua_pushinteger(L, v.i); break;
+      case ValueType::Boolean: lua_pushboolean(L, v.i != 0); break;
+      case ValueType::String: {
+        std::string_view s = h.rt_.strings.get(v.str);
+        lua_pushlstring(L, s.data(), s.size());
+        break;
+      }
+      case ValueType::Any: lua_rawgeti(L, LUA_REGISTRYINDEX, v.ref); break;
+    }
+    return 1;
+  }
+  static int bb_newindex(lua_State* L) {
+    LuaHost& h = host(L);
+    AgentInfo& a = bb_agent(L, h);
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNUMBER) bb_unknown(L, h, a, luaL_tolstring(L, 2, nullptr));
+    auto slot = static_cast<uint32_t>(lua_tointeger(L, -1));
+    lua_pop(L, 1);
+    const BlackboardKey& key = h.rt_.program_of(a).blackboard[slot];
+    Slot& v = h.rt_.slots_of(a)[slot];
+    int t = lua_type(L, 3);
+    auto wrong = [&]() {
+      std::string got = luaL_typename(L, 3);
+      if (t == LUA_TNUMBER && lua_isinteger(L, 3)) got = "integer";
+      if (t == LUA_TNUMBER && !lua_isinteger(L, 3)) got = "number";
+      luaL_error(L, "blackboard key '%s' is declared %s; cannot set it to a %s (%s)", key.name.c_str(),
+                 std::string(value_type_name(key.type)).c_str(), got.c_str(), luaL_tolstring(L, 3, nullptr));
+    };
+    switch (key.type) {
+      case ValueType::Number:
+        if (t != LUA_TNUMBER) wrong();
+        v.num = lua_tonumber(L, 3);
+        break;
+      case ValueType::Integer: {
+        int is_int = 0;
+        lua_Integer i = lua_tointegerx(L, 3, &is_int);  // floats with an exact integer value pass
+        if (t != LUA_TNUMBER || !is_int) wrong();
+        v.i = i;
+        break;
+      }
+      case ValueType::Boolean:
+        if (t != LUA_TBOOLEAN) wrong();
+        v.i = lua_toboolean(L, 3);
+        break;
+      case ValueType::String: {
+        if (t != LUA_TSTRING) wrong();
+        size_t len;
+        const char* s = lua_tolstring(L, 3, &len);
+        v.str = h.rt_.strings.intern(std::string_view(s, len));
+        break;
+      }
+      case ValueType::Any:
+        if (v.ref != LUA_NOREF && v.ref != LUA_REFNIL) luaL_unref(L, LUA_REGISTRYINDEX, v.ref);
+        lua_pushvalue(L, 3);
+        v.ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        break;
+    }
+    return 0;
+  }
+  static int bb_tostring(lua_State* L) {
+    LuaHost& h = host(L);
+    AgentInfo& a = bb_agent(L, h);
+    lua_pushfstring(L, "blackboard of agent %d", static_cast<int>(a.id));
+    return 1;
+  }
+};
+
+// A helper Lua chunk for what reads best in Lua: wait and defer.
+static const char* kThicketLua = R"LUA(
+local thicket, yield, isyieldable = ...
+function thicket.wait(seconds)
+  if not isyieldable() then error("thicket.wait can only be called inside a thicket.task", 2) end
+  local t0 = thicket.time()
+  while thicket.time() - t0 < seconds - 1e-9 do yield() end
+end
+local Defer = { __close = function(self) local fn = self[1]; self[1] = nil; if fn then fn() end end,
+                __name = "thicket.defer" }
+function thicket.defer(fn)
+  if type(fn) ~= "function" then error("thicket.defer expects a function", 2) end
+  return setmetatable({ fn }, Defer)
+end
+)LUA";
+
+LuaHost::LuaHost(RuntimeImpl& rt) : rt_(rt) {
+  L_ = luaL_newstate();
+  load_rng_ = Rng::seeded(rt.options.seed, 0);
+  open_sandbox();
+  open_thicket_module();
+  lua_newtable(L_);
+  thread_pool_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  for (int i = 0; i < 3; ++i) {
+    const char* names[] = {"success", "failure", "running"};
+    lua_pushstring(L_, names[i]);
+    status_strings_[i] = lua_tostring(L_, -1);
+    luaL_ref(L_, LUA_REGISTRYINDEX);  // kept alive: the address stays the interned one
+  }
+}
+
+void LuaHost::open_sandbox() {
+  if (rt_.options.trusted) {
+    luaL_openlibs(L_);
+  } else {
+    const luaL_Reg libs[] = {{LUA_GNAME, luaopen_base},        {LUA_STRLIBNAME, luaopen_string},
+                             {LUA_TABLIBNAME, luaopen_table},  {LUA_MATHLIBNAME, luaopen_math},
+                             {LUA_UTF8LIBNAME, luaopen_utf8},  {LUA_COLIBNAME, luaopen_coroutine}};
+    for (const auto& lib : libs) {
+      luaL_requiref(L_, lib.name, lib.func, 1);
+      lua_pop(L_, 1);
+    }
+    for (const char* name : {"dofile", "loadfile"}) {
+      lua_pushnil(L_);
+      lua_setglobal(L_, name);
+    }
+    // load() of text only: binary chunks can break the sandbox.
+    luaL_dostring(L_, "local load = load; _G.load = function(chunk, name, mode, env) "
+                      "return load(chunk, name, 't', env) end; string.dump = nil");
+    // os: only the clocks.
+    luaL_requiref(L_, "__os", luaopen_os, 0);
+    lua_newtable(L_);
+    for (const char* name : {"clock", "time"}) {
+      lua_getfield(L_, -2, name);
+      lua_setfield(L_, -2, name);
+    }
+    lua_setglobal(L_, "os");
+    lua_pop(L_, 1);
+  }
+  // The message handler of every protected call keeps its own debug.traceback, so the
+  // sandbox needs no `debug` library and scripts cannot replace the handler's.
+  luaL_requiref(L_, "__debug", luaopen_debug, 0);
+  lua_getfield(L_, -1, "traceback");
+  luaL_loadstring(L_, "local traceback = ...; return function(m) if type(m) ~= 'string' then "
+                      "m = '(error object is a ' .. type(m) .. ' value)' end return traceback(m, 2) end");
+  lua_insert(L_, -2);
+  lua_call(L_, 1, 1);
+  traceback_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  lua_pop(L_, 1);
+}
+
+void LuaHost::open_thicket_module() {
+  lua_newtable(L_);  // the module
+  const luaL_Reg fns[] = {{"time", LuaApi::time}, {"dt", LuaApi::dt},         {"tick", LuaApi::tick},
+                          {"log", LuaApi::log},   {"random", LuaApi::random}, {"task", LuaApi::task},
+                          {nullptr, nullptr}};
+  lua_pushlightuserdata(L_, this);
+  luaL_setfuncs(L_, fns, 1);
+  lua_pushstring(L_, "success");
+  lua_setfield(L_, -2, "SUCCESS");
+  lua_pushstring(L_, "failure");
+  lua_setfield(L_, -2, "FAILURE");
+  lua_pushstring(L_, "running");
+  lua_setfield(L_, -2, "RUNNING");
+  lua_pushvalue(L_, -1);
+  thicket_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  // Tasks are recognised by this metatable.
+  lua_newtable(L_);
+  lua_pushstring(L_, "thicket.task");
+  lua_setfield(L_, -2, "__name");
+  task_meta_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  // wait and defer, in Lua.
+  luaL_loadstring(L_, kThicketLua);
+  lua_pushvalue(L_, -2);
+  lua_getglobal(L_, "coroutine");
+  lua_getfield(L_, -1, "yield");
+  lua_getfield(L_, -2, "isyieldable");
+  lua_remove(L_, -3);
+  lua_call(L_, 3, 0);
+  // math.random draws from the agent's stream too.
+  lua_getglobal(L_, "math");
+  lua_pushlightuserdata(L_, this);
+  lua_pushcclosure(L_, LuaApi::random, 1);
+  lua_setfield(L_, -2, "random");
+  lua_pushnil(L_);
+  lua_setfield(L_, -2, "randomseed");  // the run seed decides; scripts cannot reseed
+  lua_pop(L_, 1);
+  // require: package.loaded-like cache holding the module.
+  lua_newtable(L_);
+  lua_pushvalue(L_, -2);
+  lua_setfield(L_, -2, "thicket");
+  loaded_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  if (rt_.options.trusted) {
+    // Trusted scripts keep the standard package library; thicket is preloaded.
+    lua_getglobal(L_, "package");
+    lua_getfield(L_, -1, "loaded");
+    lua_pushvalue(L_, -3);
+    lua_setfield(L_, -2, "thicket");
+    lua_pop(L_, 2);
+  } else {
+    lua_pushlightuserdata(L_, this);
+    lua_pushcclosure(L_, LuaApi::require, 1);
+    lua_setglobal(L_, "require");
+  }
+  lua_pop(L_, 1);  // the module
+}
+
+void LuaHost::allow_module_dir(const std::string& dir) {
+  std::string d = dir.empty() ? "." : dir;
+  for (const auto& known : module_dirs_)
+    if (known == d) return;
+  module_dirs_.push_back(d);
+  if (rt_.options.trusted) {
+    lua_getglobal(L_, "package");
+    lua_getfield(L_, -1, "path");
+    std::string path = (fs::path(d) / "?.lua").string() + ";" + lua_tostring(L_, -1);
+    lua_pop(L_, 1);
+    lua_pushstring(L_, path.c_str());
+    lua_setfield(L_, -2, "path");
+    lua_pop(L_, 1);
+  }
+}
+
+void LuaHost::install_brain(Brain& b, uint32_t brain_index) {
+  // key -> slot map shared by the metatable's closures; rebuilt when the brain reloads.
+  lua_newtable(L_);
+  const Program& p = *b.program;
+  for (size_t k = 0; k < p.blackboard.size(); ++k) {
+    lua_pushinteger(L_, static_cast<lua_Integer>(k));
+    lua_setfield(L_, -2, p.blackboard[k].name.c_str());
+  }
+  if (b.bb_meta == LUA_NOREF) {
+    lua_newtable(L_);
+    lua_pushvalue(L_, -1);
+    b.bb_meta = luaL_ref(L_, LUA_REGISTRYINDEX);
+  } else {
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, b.bb_meta);
+  }
+  lua_pushlightuserdata(L_, this);
+  lua_pushvalue(L_, -3);
+  lua_pushcclosure(L_, LuaApi::bb_index, 2);
+  lua_setfield(L_, -2, "__index");
+  lua_pushlightuserdata(L_, this);
+  lua_pushvalue(L_, -3);
+  lua_pushcclosure(L_, LuaApi::bb_newindex, 2);
+  lua_setfield(L_, -2, "__newindex");
+  lua_pushlightuserdata(L_, this);
+  lua_pushcclosure(L_, LuaApi::bb_tostring, 1);
+  lua_setfield(L_, -2, "__tostring");
+  lua_pushstring(L_, "thicket.blackboard");
+  lua_setfield(L_, -2, "__name");
+  lua_pop(L_, 2);
+  (void)brain_index;
+}
+
+void LuaHost::create_agent(AgentInfo& a) {
+  lua_createtable(L_, 0, 4);
+  lua_pushinteger(L_, a.id);
+  lua_setfield(L_, -2, "id");
+  auto* ref = static_cast<LuaApi::BbRef*>(lua_newuserdatauv(L_, sizeof(LuaApi::BbRef), 0));
+  ref->agent = static_cast<uint32_t>(&a - rt_.agents.data());
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, rt_.brains[a.brain]->bb_meta);
+  lua_setmetatable(L_, -2);
+  lua_setfield(L_, -2, "bb");
+  a.lua_agent = luaL_ref(L_, LUA_REGISTRYINDEX);
+  lua_newtable(L_);
+  a.lua_mem = luaL_ref(L_, LUA_REGISTRYINDEX);
+}
+
+void LuaHost::destroy_agent(AgentInfo& a) {
+  // `any` blackboard values hold registry references.
+  const Program& p = rt_.program_of(a);
+  Slot* slots = rt_.slots_of(a);
+  for (size_t k = 0; k < p.blackboard.size(); ++k)
+    if (p.blackboard[k].type == ValueType::Any && slots[k].ref != LUA_NOREF && slots[k].ref != LUA_REFNIL)
+      luaL_unref(L_, LUA_REGISTRYINDEX, slots[k].ref);
+  luaL_unref(L_, LUA_REGISTRYINDEX, a.lua_agent);
+  luaL_unref(L_, LUA_REGISTRYINDEX, a.lua_mem);
+  a.lua_agent = a.lua_mem = LUA_NOREF;
+}
+
+}  // namespace thicket

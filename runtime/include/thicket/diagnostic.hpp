@@ -1,0 +1,27 @@
+// Load errors are values: a list of diagnostics, each pointing into a file.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace thicket {
+
+enum class Severity { Error, Warning, Note };
+
+struct Diagnostic {
+  Severity severity = Severity::Error;
+  std::string file;  // as the user named it (relative paths stay relative)
+  int line = 0;      // 1-based; 0 when unknown
+  int column = 0;    // 1-based; 0 when unknown (Lua errors carry a line only)
+  std::string message;
+};
+
+// "FILE:LINE:COL: error: MESSAGE" (LINE and COL left out where unknown).
+std::string format_diagnostic(const Diagnostic& d);
+
+inline bool has_errors(const std::vector<Diagnostic>& ds) {
+  for (const auto& d : ds)
+    if (d.severity == Severity::Error) return true;
+  return false;
+}
+
+}  // namespace thicket

@@ -1,0 +1,140 @@
+// thicket's embedding face (SPEC 8): load brains, register native leaves, spawn agents,
+// tick them, read their state, receive trace events, reload changed files.
+//
+// Units: time in seconds of sim time; dt > 0. Limits: up to 65,535 children per composite,
+// about a million nodes per tree, 2^32 agents.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "thicket/diagnostic.hpp"
+#include "thicket/status.hpp"
+
+namespace thicket {
+
+class RuntimeImpl;
+
+// A loaded brain. Index handles (STYLE: Recast/Detour): cheap to copy, checked on use.
+struct BrainHandle {
+  uint32_t index = UINT32_MAX;
+  bool valid() const { return index != UINT32_MAX; }
+};
+struct AgentHandle {
+  uint32_t index = UINT32_MAX;
+  uint32_t generation = 0;
+  bool valid() const { return index != UINT32_MAX; }
+};
+
+// A blackboard value as C++ sees it. std::monostate is nil (for `any` keys).
+using Value = std::variant<std::monostate, double, int64_t, bool, std::string>;
+
+// What a native leaf sees of the agent it runs for.
+class LeafContext {
+ public:
+  uint32_t agent_id() const;
+  double time() const;  // sim time of this tick, seconds
+  double dt() const;
+  uint64_t tick() const;  // 1 for the agent's first tick
+  const std::string& node_id() const;
+  // Blackboard access by key; false when the key is undeclared or the type is wrong.
+  bool get(const std::string& key, Value& out) const;
+  bool set(const std::string& key, const Value& v);
+  // Fast access: a key's slot index (from Runtime::blackboard_slot), numbers only.
+  double get_number(uint32_t slot) const;
+  void set_number(uint32_t slot, double v);
+  double random();  // [0, 1) from the agent's own stream
+
+ private:
+  friend class LuaHost;
+  friend class RuntimeImpl;
+  RuntimeImpl* rt_ = nullptr;
+  const void* site_ = nullptr;
+};
+
+// A native leaf: C++ callables in the same name space as Lua leaves. `tick` is required
+// (an action returns success, failure or running; a condition success or failure);
+// `start` and `stop` are optional hooks, as for Lua hook tables.
+struct NativeLeaf {
+  std::function<Status(LeafContext&)> tick;
+  std::function<void(LeafContext&)> start;
+  std::function<void(LeafContext&, Status)> stop;
+};
+
+struct RuntimeOptions {
+  uint64_t seed = 1;                  // run seed: agents' random streams derive from it
+  bool trusted = false;               // open io, os, debug and C modules to scripts
+  bool strict = false;                // stop ticking after a script error
+  uint64_t instruction_budget = 10'000'000;  // Lua instructions per leaf call / task resume
+  // Where the run's log goes (log decorators, thicket.log, script errors, reloads).
+  std::function<void(const std::string&)> log;
+};
+
+// One trace record per agent tick (SPEC 9 --trace) and abort explanations (--explain).
+struct TraceEvent {
+  enum class Type { Tick, Abort } type = Type::Tick;
+  uint64_t tick = 0;
+  uint32_t agent = 0;
+  Status status = Status::Invalid;        // Tick: the root's status
+  std::vector<std::string> running;       // Tick: ids of running nodes, depth-first
+  std::string composite, condition, aborted;  // Abort: where, which condition, what it interrupted
+  Status from = Status::Invalid, to = Status::Invalid;  // Abort: the condition's old and new result
+};
+
+class Runtime {
+ public:
+  explicit Runtime(RuntimeOptions options = {});
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // Loads a brain file with its imports and leaf files. On any error returns nullopt, fills
+  // `diagnostics` with every problem found, and leaves the runtime as it was.
+  std::optional<BrainHandle> load_file(const std::string& path, std::vector<Diagnostic>& diagnostics);
+  // The same from YAML text; `name` stands for the file in messages; relative leaf paths
+  // resolve against name's folder.
+  std::optional<BrainHandle> load_string(const std::string& yaml, const std::string& name,
+                                         std::vector<Diagnostic>& diagnostics);
+  // Registers (or replaces) a native leaf. Register before loading brains that use it.
+  void register_leaf(const std::string& name, NativeLeaf leaf);
+
+  AgentHandle spawn(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& blackboard = {});
+  void despawn(AgentHandle agent);
+  size_t agent_count() const;
+
+  // Ticks one agent, or every live agent in spawn order, by dt seconds.
+  Status tick(AgentHandle agent, double dt);
+  void tick_all(double dt);
+
+  Status status(AgentHandle agent) const;
+  uint32_t agent_id(AgentHandle agent) const;
+  std::vector<std::string> running_nodes(AgentHandle agent) const;
+  std::optional<Value> get(AgentHandle agent, const std::string& key) const;
+  bool set(AgentHandle agent, const std::string& key, const Value& v);
+  std::optional<uint32_t> blackboard_slot(BrainHandle brain, const std::string& key) const;
+
+  // Trace events: every agent tick (Tick) and every conditional abort (Abort).
+  void on_trace(std::function<void(const TraceEvent&)> sink);
+
+  // Checks loaded files for changes and reloads them (SPEC 10); returns how many reloaded.
+  size_t reload_changed();
+
+  // Text forms of a loaded brain (SPEC 9: thicket dump / dot).
+  std::string dump(BrainHandle brain) const;
+  std::string dot(BrainHandle brain) const;
+  // Bytes of state kept per agent of this brain (node state + blackboard + bookkeeping).
+  size_t bytes_per_agent(BrainHandle brain) const;
+
+  uint64_t script_errors() const;
+
+  RuntimeImpl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<RuntimeImpl> impl_;
+};
+
+}  // namespace thicket

@@ -1,0 +1,47 @@
+// What an agent is besides its state block: its clock, its random stream, its Lua side.
+#pragma once
+#include <cstdint>
+
+namespace thicket {
+
+// The agent's own random stream (splitmix64): seeded from the run seed and the agent id,
+// so a run is reproducible whatever order agents are ticked in.
+struct Rng {
+  uint64_t state = 0;
+  static uint64_t mix(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  static Rng seeded(uint64_t run_seed, uint64_t agent_id) {
+    return Rng{mix(run_seed * 0x9e3779b97f4a7c15ULL + mix(agent_id + 0x632be59bd9b4e019ULL))};
+  }
+  uint64_t next() { return mix(state += 0x9e3779b97f4a7c15ULL); }
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
+  // A whole number in [lo, hi]; hi >= lo.
+  int64_t range(int64_t lo, int64_t hi) {
+    uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1;
+    if (span == 0) return static_cast<int64_t>(next());  // the whole 64-bit range
+    uint64_t limit = UINT64_MAX - UINT64_MAX % span;      // reject the biased tail
+    uint64_t x;
+    do x = next(); while (x >= limit);
+    return lo + static_cast<int64_t>(x % span);
+  }
+};
+
+struct AgentInfo {
+  uint32_t id = 0;
+  uint32_t brain = 0;      // index of its brain in the runtime
+  uint32_t row = 0;        // its block in the brain's agent storage
+  uint32_t generation = 0; // bumped on despawn, so stale handles are caught
+  bool alive = false;
+  bool started = false;    // fsm: the initial state was entered
+  uint64_t ticks = 0;      // ticks done so far; during tick k this is k - 1... see now()
+  double time = 0;         // sim time of the next tick (seconds)
+  double dt = 0;           // dt of the tick in progress
+  Rng rng;
+  int lua_agent = -2;      // registry reference of the agent table (LUA_NOREF)
+  int lua_mem = -2;        // registry reference of the table of per-node mem / coroutines
+};
+
+}  // namespace thicket

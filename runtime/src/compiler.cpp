@@ -1,0 +1,675 @@
+// Stage two of loading a tree: every node validated and emitted into the flat array.
+//
+// node      := { KIND: short-form } | { KIND: { params } }
+// composite := [node, ...] | {children: [node, ...], name, abort | success/failure | weights}
+// decorator := node | {child: node, name, times | seconds | message}
+// leaf      := Name | {leaf: Name, args, name, negate} | {check: "expr", negate, name} | seconds
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "compiler.hpp"
+#include "suggest.hpp"
+#include "yaml_scalar.hpp"
+
+namespace thicket {
+namespace {
+
+constexpr uint32_t kNone = 0xFFFFFFFF;
+
+std::optional<NodeKind> kind_from_name(const std::string& name) {
+  for (size_t i = 0; i < kKindCount; ++i)
+    if (name == kKindInfo[i].name && static_cast<NodeKind>(i) != NodeKind::Check) return static_cast<NodeKind>(i);
+  if (name == "subtree") return std::nullopt;
+  return std::nullopt;
+}
+
+std::vector<std::string> all_kind_names() {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < kKindCount; ++i)
+    if (static_cast<NodeKind>(i) != NodeKind::Check) out.push_back(kKindInfo[i].name);
+  out.push_back("subtree");
+  return out;
+}
+
+bool takes_abort(NodeKind k) {
+  return k == NodeKind::Sequence || k == NodeKind::Selector || k == NodeKind::Filter ||
+         k == NodeKind::RandomSelector || k == NodeKind::RandomSequence;
+}
+
+// Parameters each kind accepts in its parameter mapping.
+std::vector<std::string> params_of(NodeKind k) {
+  switch (k) {
+    case NodeKind::Sequence:
+    case NodeKind::Selector: return {"children", "name", "abort"};
+    case NodeKind::ActiveSelector:
+    case NodeKind::Monitor: return {"children", "name"};
+    case NodeKind::Parallel: return {"children", "name", "success", "failure"};
+    case NodeKind::Filter: return {"conditions", "do", "name", "abort"};
+    case NodeKind::RandomSelector:
+    case NodeKind::RandomSequence: return {"children", "name", "abort", "weights"};
+    case NodeKind::Repeat:
+    case NodeKind::Limit: return {"child", "name", "times"};
+    case NodeKind::Timeout:
+    case NodeKind::Cooldown: return {"child", "name", "seconds"};
+    case NodeKind::Log: return {"child", "name", "message"};
+    case NodeKind::Action: return {"leaf", "args", "name"};
+    case NodeKind::Condition: return {"leaf", "check", "args", "negate", "name"};
+    case NodeKind::Wait: return {"seconds", "name"};
+    default: return {"child", "name"};
+  }
+}
+
+class TreeCompiler {
+ public:
+  TreeCompiler(const BrainSource& src, const LeafNames& leaves, StringTable& strings,
+               std::vector<Diagnostic>& diags, Program& p)
+      : src_(src), leaves_(leaves), strings_(strings), diags_(diags), p_(p) {
+    for (const auto& [name, shape] : leaves) leaf_names_.push_back(name);
+    for (const auto& [name, t] : src.trees) tree_names_.push_back(name);
+    for (const auto& key : src.blackboard) expr_keys_.push_back({key.name, key.type, static_cast<uint32_t>(expr_keys_.size())});
+  }
+
+  void compile(const YAML::Node& root, uint32_t file, const std::string& tree_name) {
+    file_ = file;
+    subtrees_.push_back(tree_name);
+    node(root, "root", "");
+    subtrees_.pop_back();
+  }
+
+ private:
+  SourceRef ref() const { return SourceRef{src_, file_, diags_}; }
+  void error(const YAML::Node& at, const std::string& msg) { ref().error(at, msg); }
+
+  // Compiles one node at path `path`; returns its index, or kNone when nothing was emitted.
+  uint32_t node(const YAML::Node& n, const std::string& path, const std::string& name_prefix) {
+    if (!n.IsMap()) {
+      error(n, std::string("expected a node (a mapping with one kind, such as 'action: Patrol'), got ") + describe_node(n));
+      return kNone;
+    }
+    if (n.size() == 0) {
+      error(n, "empty node: a node is a mapping with one kind, such as 'action: Patrol' or 'sequence: [...]'");
+      return kNone;
+    }
+    std::vector<std::string> kinds = all_kind_names();
+    YAML::Node kind_key, value;  // yaml-cpp: rebind with reset(); `=` would write into the node
+    bool found_kind = false;
+    std::string kind_name;
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      std::string key = it->first.Scalar();
+      bool is_kind = std::find(kinds.begin(), kinds.end(), key) != kinds.end();
+      if (is_kind && !found_kind) {
+        found_kind = true;
+        kind_key.reset(it->first);
+        value.reset(it->second);
+        kind_name = key;
+      } else if (is_kind) {
+        error(it->first, "a node has exactly one kind; found '" + kind_name + "' and '" + key +
+                             "' (put several nodes in a list under a composite such as 'sequence')");
+      }
+    }
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      std::string key = it->first.Scalar();
+      if (found_kind && key == kind_name) continue;
+      if (std::find(kinds.begin(), kinds.end(), key) != kinds.end()) continue;
+      if (found_kind)
+        error(it->first, "unexpected key '" + key + "' beside the kind '" + kind_name +
+                             "'; a node's parameters go inside it, e.g. " + kind_name + ": {" + key + ": ...}");
+      else
+        error(it->first, "unknown node kind '" + key + "'" + did_you_mean(key, kinds));
+    }
+    if (!found_kind) return kNone;
+    if (kind_name == "subtree") return subtree(value, path, name_prefix);
+    NodeKind kind = *kind_from_name(kind_name);
+    switch (kind_info(kind).shape) {
+      case Shape::Composite: return composite(kind, value, path, name_prefix);
+      case Shape::Decorator: return decorator(kind, value, path, name_prefix);
+      case Shape::Leaf: return leaf(kind, value, path, name_prefix);
+    }
+    return kNone;
+  }
+
+  uint32_t emit(NodeKind kind, const YAML::Node& at, const std::string& path, const std::string& name,
+                const std::string& label) {
+    auto index = static_cast<uint32_t>(p_.nodes.size());
+    Node rec{};
+    rec.kind = kind;
+    p_.nodes.push_back(rec);
+    std::string id = name.empty() ? path : name;
+    auto [it, inserted] = ids_.emplace(id, index);
+    if (!inserted) error(at, "node id '" + id + "' is used twice; names must be unique within a tree (they match nodes across hot reloads)");
+    p_.ids.push_back(id);
+    p_.labels.push_back(label);
+    p_.positions.push_back({file_, at.Mark().line + 1, at.Mark().column + 1});
+    return index;
+  }
+
+  // Checks that every key of a parameter mapping is one `kind` accepts.
+  void check_params(NodeKind kind, const YAML::Node& params, const std::string& kind_name) {
+    std::vector<std::string> allowed = params_of(kind);
+    for (auto it = params.begin(); it != params.end(); ++it) {
+      std::string key = it->first.Scalar();
+      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+      std::string extra;
+      if (key == "abort" && !takes_abort(kind))
+        extra = " ('abort' works on sequence, selector, filter and random_* composites)";
+      error(it->first, "unknown parameter '" + key + "' for " + kind_name + did_you_mean(key, allowed) + extra +
+                           " (allowed: " + join_names(allowed) + ")");
+    }
+  }
+
+  std::string read_name(const YAML::Node& params, const std::string& prefix) {
+    const YAML::Node name = params["name"];
+    if (!name) return {};
+    if (!name.IsScalar() || classify_scalar(name).kind == ScalarKind::Null) {
+      error(name, std::string("'name' must be text, got ") + describe_node(name));
+      return {};
+    }
+    return prefix + name.Scalar();
+  }
+
+  AbortMode read_abort(const YAML::Node& params) {
+    const YAML::Node a = params["abort"];
+    if (!a) return AbortMode::None;
+    static const std::vector<std::string> modes = {"none", "self", "lower_priority", "both"};
+    std::string v = a.IsScalar() ? a.Scalar() : "";
+    auto found = std::find(modes.begin(), modes.end(), v);
+    if (found == modes.end()) {
+      error(a, "'abort' must be one of none, self, lower_priority, both; got " +
+                   (a.IsScalar() ? "'" + v + "'" : std::string(describe_node(a))) + did_you_mean(v, modes));
+      return AbortMode::None;
+    }
+    return static_cast<AbortMode>(found - modes.begin());
+  }
+
+  std::optional<double> read_seconds(const YAML::Node& s, const std::string& what) {
+    auto v = yaml_number(s);
+    if (!v || std::isnan(*v)) {
+      error(s, what + " must be a number of seconds, got " + describe_node(s));
+      return std::nullopt;
+    }
+    if (*v < 0) {
+      error(s, what + " must not be negative, got " + s.Scalar());
+      return std::nullopt;
+    }
+    return v;
+  }
+
+  std::optional<uint32_t> read_times(const YAML::Node& t) {
+    auto v = yaml_integer(t);
+    if (!v) {
+      error(t, std::string("'times' must be a whole number >= 1, got ") + describe_node(t));
+      return std::nullopt;
+    }
+    if (*v < 1 || *v > 0x7FFFFFFF) {
+      error(t, "'times' must be >= 1, got " + t.Scalar());
+      return std::nullopt;
+    }
+    return static_cast<uint32_t>(*v);
+  }
+
+  void children_of(const YAML::Node& list, const std::string& path, const std::string& prefix,
+                   std::vector<uint32_t>& out, const std::string& what, size_t index_base) {
+    if (!list.IsSequence()) {
+      error(list, what + " must be a list of nodes, got " + describe_node(list));
+      return;
+    }
+    size_t i = index_base;
+    for (const auto& child : list) {
+      uint32_t c = node(child, path + "/" + std::to_string(i++), prefix);
+      if (c != kNone) out.push_back(c);
+    }
+  }
+
+  void finish_children(uint32_t index, const std::vector<uint32_t>& children) {
+    Node& n = p_.nodes[index];
+    n.children = static_cast<uint32_t>(p_.child_index.size());
+    n.count = static_cast<uint16_t>(children.size());
+    p_.child_index.insert(p_.child_index.end(), children.begin(), children.end());
+    p_.nodes[index].end = static_cast<uint32_t>(p_.nodes.size());
+  }
+
+  uint32_t composite(NodeKind kind, const YAML::Node& v, const std::string& path, const std::string& prefix) {
+    const std::string kind_name = kind_info(kind).name;
+    const bool has_params = v.IsMap();
+    const YAML::Node params = v;
+    if (kind == NodeKind::Filter && !v.IsMap()) {
+      error(v, "filter takes a mapping: filter: {conditions: [...], do: [...]}; got " + std::string(describe_node(v)));
+      return kNone;
+    }
+    if (!v.IsMap() && !v.IsSequence()) {
+      error(v, kind_name + " takes a list of children (" + kind_name + ": [...]) or a mapping with 'children'; got " +
+                   describe_node(v));
+      return kNone;
+    }
+    if (has_params) check_params(kind, params, kind_name);
+    std::string name = has_params ? read_name(params, prefix) : "";
+    uint32_t index = emit(kind, v, path, name, kind_name);
+    AbortMode abort = has_params && takes_abort(kind) ? read_abort(params) : AbortMode::None;
+    p_.nodes[index].flags = static_cast<uint8_t>(abort);
+    std::vector<uint32_t> children;
+    if (kind == NodeKind::Filter) {
+      size_t n_conditions = 0;
+      if (params["conditions"]) {
+        children_of(params["conditions"], path, prefix, children, "'conditions'", 0);
+        n_conditions = params["conditions"].IsSequence() ? params["conditions"].size() : 0;
+      }
+      if (params["do"]) children_of(params["do"], path, prefix, children, "'do'", n_conditions);
+      if (!params["conditions"] && !params["do"]) error(v, "filter needs 'conditions' and 'do' lists");
+    } else if (v.IsSequence()) {
+      children_of(v, path, prefix, children, kind_name, 0);
+    } else if (!params["children"]) {
+      error(v, kind_name + " needs 'children', a list of nodes" + (params.size() ? "" : "; got an empty mapping"));
+    } else {
+      children_of(params["children"], path, prefix, children, "'children'", 0);
+    }
+    const YAML::Node& list = v.IsSequence() ? v : params["children"];
+    if (children.empty() && (!list || !list.IsSequence() || list.size() == 0) && kind != NodeKind::Filter)
+      error(list ? list : v, kind_name + " needs at least one child");
+    if (kind == NodeKind::Filter && children.empty() && (params["conditions"] || params["do"]) &&
+        (!params["do"] || (params["do"].IsSequence() && params["do"].size() == 0)) &&
+        (!params["conditions"] || (params["conditions"].IsSequence() && params["conditions"].size() == 0)))
+      error(v, "filter needs at least one node in 'conditions' or 'do'");
+    finish_children(index, children);
+    if (kind == NodeKind::Parallel || kind == NodeKind::Monitor) {
+      Node& n = p_.nodes[index];
+      n.a = static_cast<uint32_t>(children.size());  // success: all
+      n.b = 1;                                       // failure: one
+      if (has_params) {
+        if (params["success"]) n.a = threshold(params["success"], "success", children.size(), n.a);
+        if (params["failure"]) n.b = threshold(params["failure"], "failure", children.size(), n.b);
+      }
+    }
+    if (kind == NodeKind::RandomSelector || kind == NodeKind::RandomSequence)
+      read_weights(has_params ? params["weights"] : YAML::Node(YAML::NodeType::Undefined), children.size());
+    p_.nodes[index].end = static_cast<uint32_t>(p_.nodes.size());
+    return index;
+  }
+
+  uint32_t threshold(const YAML::Node& t, const std::string& what, size_t count, uint32_t fallback) {
+    if (t.IsScalar() && t.Scalar() == "one") return 1;
+    if (t.IsScalar() && t.Scalar() == "all") return static_cast<uint32_t>(count);
+    auto v = yaml_integer(t);
+    if (!v) {
+      error(t, "'" + what + "' must be one, all or a number of children, got " +
+                   (t.IsScalar() ? "'" + t.Scalar() + "'" : std::string(describe_node(t))) +
+                   did_you_mean(t.IsScalar() ? t.Scalar() : "", {"one", "all"}));
+      return fallback;
+    }
+    if (*v < 1 || static_cast<size_t>(*v) > count) {
+      error(t, "'" + what + "' must be between 1 and the number of children (" + std::to_string(count) + "), got " + t.Scalar());
+      return fallback;
+    }
+    return static_cast<uint32_t>(*v);
+  }
+
+  void read_weights(const YAML::Node& w, size_t count) {
+    p_.weights.resize(p_.child_index.size(), 1.0);
+    if (!w.IsDefined()) return;
+    if (!w.IsSequence()) {
+      error(w, std::string("'weights' must be a list of numbers, one per child, got ") + describe_node(w));
+      return;
+    }
+    if (w.size() != count) {
+      error(w, "'weights' has " + std::to_string(w.size()) + " entries but there are " + std::to_string(count) + " children");
+      return;
+    }
+    size_t base = p_.child_index.size() - count, i = 0;
+    for (const auto& item : w) {
+      auto v = yaml_number(item);
+      if (!v || !(*v > 0) || std::isinf(*v))
+        error(item, std::string("a weight must be a number > 0, got ") + (item.IsScalar() ? item.Scalar() : describe_node(item)));
+      else
+        p_.weights[base + i] = *v;
+      ++i;
+    }
+  }
+
+  uint32_t decorator(NodeKind kind, const YAML::Node& v, const std::string& path, const std::string& prefix) {
+    const std::string kind_name = kind_info(kind).name;
+    std::vector<std::string> kinds = all_kind_names();
+    if (!v.IsMap()) {
+      error(v, kind_name + " takes its child node (" + kind_name + ": {action: X}) or a mapping with 'child'; got " +
+                   describe_node(v));
+      return kNone;
+    }
+    if (!v["child"]) {
+      bool has_kind = false;
+      for (const auto& key : map_keys(v)) has_kind = has_kind || std::find(kinds.begin(), kinds.end(), key) != kinds.end();
+      if (has_kind) {
+        // Short form: the mapping is the child node itself.
+        if (kind == NodeKind::Limit || kind == NodeKind::Timeout || kind == NodeKind::Cooldown)
+          error(v, kind_name + " needs parameters: " + kind_name +
+                       (kind == NodeKind::Limit ? ": {times: 3, child: ...}" : ": {seconds: 2.0, child: ...}"));
+        uint32_t index = emit(kind, v, path, "", kind_name);
+        if (kind == NodeKind::Log) p_.nodes[index].a = add_message("");
+        uint32_t c = node(v, path + "/0", prefix);
+        finish_children(index, c == kNone ? std::vector<uint32_t>{} : std::vector<uint32_t>{c});
+        return index;
+      }
+      // Neither form: a parameter mapping without its child, or misspelt keys.
+      std::vector<std::string> keys = params_of(kind), candidates = params_of(kind);
+      candidates.insert(candidates.end(), kinds.begin(), kinds.end());
+      bool reported = false;
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        std::string key = it->first.Scalar();
+        if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+        error(it->first, "unknown key '" + key + "' in " + kind_name + did_you_mean(key, candidates) +
+                             " (a decorator holds its child node, or {child: node, " + join_names(keys) + "})");
+        reported = true;
+      }
+      if (!reported) error(v, kind_name + " needs 'child', the node it decorates");
+      uint32_t index = emit(kind, v, path, read_name(v, prefix), kind_name);
+      decorator_params(kind, v, index, kind_name);
+      finish_children(index, {});
+      return index;
+    }
+    check_params(kind, v, kind_name);
+    uint32_t index = emit(kind, v, path, read_name(v, prefix), kind_name);
+    decorator_params(kind, v, index, kind_name);
+    uint32_t c = node(v["child"], path + "/0", prefix);
+    finish_children(index, c == kNone ? std::vector<uint32_t>{} : std::vector<uint32_t>{c});
+    return index;
+  }
+
+  uint32_t add_message(const std::string& m) {
+    p_.messages.push_back(m);
+    return static_cast<uint32_t>(p_.messages.size() - 1);
+  }
+
+  void decorator_params(NodeKind kind, const YAML::Node& v, uint32_t index, const std::string& kind_name) {
+    Node& n = p_.nodes[index];
+    if (kind == NodeKind::Repeat || kind == NodeKind::Limit) {
+      if (v["times"]) {
+        if (auto t = read_times(v["times"])) p_.nodes[index].a = *t;
+      } else if (kind == NodeKind::Limit) {
+        error(v, "limit needs 'times', the number of starts allowed");
+      }
+    }
+    if (kind == NodeKind::Timeout || kind == NodeKind::Cooldown) {
+      if (v["seconds"]) {
+        if (auto s = read_seconds(v["seconds"], "'seconds'")) p_.nodes[index].seconds = *s;
+      } else {
+        error(v, kind_name + " needs 'seconds'");
+      }
+    }
+    if (kind == NodeKind::Log) {
+      std::string m;
+      if (v["message"]) {
+        if (!v["message"].IsScalar()) error(v["message"], std::string("'message' must be text, got ") + describe_node(v["message"]));
+        else m = v["message"].Scalar();
+      }
+      p_.nodes[index].a = add_message(m);
+    }
+    (void)n;
+  }
+
+  // Resolves a leaf name, reporting unknown names with a suggestion.
+  bool resolve_leaf(const YAML::Node& at, const std::string& name, bool is_condition) {
+    auto it = leaves_.find(name);
+    if (it == leaves_.end()) {
+      std::string msg = "unknown leaf '" + name + "'" + did_you_mean(name, leaf_names_);
+      if (leaf_names_.empty())
+        msg += " (no leaves are defined: list Lua files under 'leaves:' at the top of the brain file)";
+      else if (did_you_mean(name, leaf_names_).empty())
+        msg += " (defined: " + join_names(leaf_names_) + ")";
+      error(at, msg);
+      return false;
+    }
+    if (is_condition && (it->second == LeafShape::Hooks || it->second == LeafShape::Task)) {
+      error(at, "leaf '" + name + "' is " + (it->second == LeafShape::Task ? "a task" : "a table of start/tick/stop hooks") +
+                    "; a condition needs a plain function returning true or false");
+      return false;
+    }
+    return true;
+  }
+
+  uint32_t leaf(NodeKind kind, const YAML::Node& v, const std::string& path, const std::string& prefix) {
+    const std::string kind_name = kind_info(kind).name;
+    if (kind == NodeKind::Wait) {
+      if (v.IsMap()) {
+        check_params(kind, v, kind_name);
+        uint32_t index = emit(kind, v, path, read_name(v, prefix), "wait");
+        if (!v["seconds"]) error(v, "wait needs 'seconds'");
+        else if (auto s = read_seconds(v["seconds"], "'seconds'")) p_.nodes[index].seconds = *s;
+        p_.nodes[index].end = index + 1;
+        return index;
+      }
+      uint32_t index = emit(kind, v, path, "", "wait");
+      if (auto s = read_seconds(v, "wait")) p_.nodes[index].seconds = *s;
+      p_.nodes[index].end = index + 1;
+      return index;
+    }
+    const bool is_condition = kind == NodeKind::Condition;
+    std::string leaf_name, name;
+    YAML::Node leaf_at = v, args;
+    bool negate = false;
+    if (v.IsScalar() && classify_scalar(v).kind == ScalarKind::String) {
+      leaf_name = v.Scalar();
+    } else if (v.IsMap()) {
+      check_params(kind, v, kind_name);
+      name = read_name(v, prefix);
+      if (is_condition && v["negate"]) {
+        Scalar s = classify_scalar(v["negate"]);
+        if (s.kind != ScalarKind::Bool) error(v["negate"], std::string("'negate' must be true or false, got ") + describe_node(v["negate"]));
+        negate = s.boolean;
+      }
+      if (is_condition && v["check"]) {
+        if (v["leaf"]) error(v["leaf"], "a condition has either 'leaf' or 'check', not both");
+        if (v["args"]) error(v["args"], "'args' goes with 'leaf'; a check expression reads the blackboard");
+        return check(v["check"], path, name, negate);
+      }
+      if (!v["leaf"]) {
+        error(v, kind_name + " needs 'leaf', the name of the leaf to call" +
+                     std::string(is_condition ? " (or 'check', an expression)" : ""));
+      } else if (!v["leaf"].IsScalar()) {
+        error(v["leaf"], std::string("'leaf' must be a leaf name, got ") + describe_node(v["leaf"]));
+      } else {
+        leaf_name = v["leaf"].Scalar();
+        leaf_at.reset(v["leaf"]);
+      }
+      args.reset(v["args"]);
+      if (args && !args.IsMap() && !args.IsNull())
+        error(args, std::string("'args' must be a mapping (args: {radius: 10}), got ") + describe_node(args));
+    } else {
+      error(v, kind_name + " takes a leaf name (" + kind_name + ": Name) or a mapping {leaf: Name, args: {...}}; got " +
+                   describe_node(v));
+      return kNone;
+    }
+    uint32_t index = emit(kind, v, path, name, kind_name + " " + leaf_name);
+    p_.nodes[index].end = index + 1;
+    if (negate) p_.nodes[index].flags |= kNegate;
+    if (!leaf_name.empty()) resolve_leaf(leaf_at, leaf_name, is_condition);
+    LeafCall call;
+    call.leaf = leaf_name;
+    call.args = args ? yaml_to_arg(args) : ArgValue{};
+    if (call.args.type == ArgValue::Type::Nil) call.args.type = ArgValue::Type::Map;
+    p_.nodes[index].a = static_cast<uint32_t>(p_.calls.size());
+    p_.calls.push_back(std::move(call));
+    return index;
+  }
+
+  uint32_t check(const YAML::Node& e, const std::string& path, const std::string& name, bool negate) {
+    uint32_t index = emit(NodeKind::Check, e, path, name, "check " + (e.IsScalar() ? e.Scalar() : std::string()));
+    p_.nodes[index].end = index + 1;
+    if (negate) p_.nodes[index].flags |= kNegate;
+    if (!e.IsScalar() || classify_scalar(e).kind != ScalarKind::String) {
+      error(e, std::string("'check' must be an expression in quotes, e.g. check: \"health < 30\"; got ") + describe_node(e));
+      return index;
+    }
+    std::vector<ExprError> errors;
+    auto compiled = compile_expr(e.Scalar(), expr_keys_, strings_, errors);
+    int quote = e.Tag() == "!" ? 1 : 0;  // a quoted scalar's mark is at its opening quote
+    for (const auto& err : errors) {
+      Diagnostic d;
+      d.file = src_.files[file_].path;
+      d.line = e.Mark().line + 1;
+      d.column = e.Mark().column + 1 + quote + static_cast<int>(err.column);
+      d.message = "in check expression: " + err.message;
+      diags_.push_back(std::move(d));
+    }
+    p_.nodes[index].a = static_cast<uint32_t>(p_.exprs.size());
+    if (compiled) p_.exprs.push_back(std::move(*compiled));
+    else p_.exprs.emplace_back();
+    return index;
+  }
+
+  uint32_t subtree(const YAML::Node& v, const std::string& path, const std::string& prefix) {
+    std::string target, name;
+    YAML::Node at = v;
+    if (v.IsScalar()) {
+      target = v.Scalar();
+    } else if (v.IsMap()) {
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        std::string key = it->first.Scalar();
+        if (key != "tree" && key != "name")
+          error(it->first, "unknown parameter '" + key + "' for subtree" + did_you_mean(key, {"tree", "name"}) + " (allowed: tree, name)");
+      }
+      if (!v["tree"] || !v["tree"].IsScalar()) {
+        error(v, "subtree needs 'tree', the name of the tree to insert");
+        return kNone;
+      }
+      target = v["tree"].Scalar();
+      at.reset(v["tree"]);
+      name = read_name(v, prefix);
+    } else {
+      error(v, std::string("subtree takes a tree name, got ") + describe_node(v));
+      return kNone;
+    }
+    auto it = src_.trees.find(target);
+    if (it == src_.trees.end()) {
+      std::string known = tree_names_.empty() ? " (no trees are defined: add them under 'trees:' or list files under 'import:')"
+                                              : did_you_mean(target, tree_names_).empty() ? " (trees: " + join_names(tree_names_) + ")" : "";
+      error(at, "unknown tree '" + target + "'" + did_you_mean(target, tree_names_) + known);
+      return kNone;
+    }
+    if (std::find(subtrees_.begin(), subtrees_.end(), target) != subtrees_.end()) {
+      std::string cycle;
+      for (const auto& s : subtrees_) cycle += s + " -> ";
+      error(at, "subtree cycle: " + cycle + target);
+      return kNone;
+    }
+    // The subtree's root takes this node's place (and its name, if it has one); names inside
+    // are prefixed with this node's id so two uses of one tree keep distinct ids.
+    uint32_t saved_file = file_;
+    file_ = it->second.file;
+    subtrees_.push_back(target);
+    size_t first = p_.nodes.size();
+    uint32_t index = node(it->second.root, path, (name.empty() ? path : name) + "/");
+    subtrees_.pop_back();
+    file_ = saved_file;
+    if (index != kNone && !name.empty() && index == first) {
+      ids_.erase(p_.ids[index]);
+      p_.ids[index] = name;
+      if (!ids_.emplace(name, index).second) error(v, "node id '" + name + "' is used twice");
+    }
+    return index;
+  }
+
+  const BrainSource& src_;
+  const LeafNames& leaves_;
+  StringTable& strings_;
+  std::vector<Diagnostic>& diags_;
+  Program& p_;
+  uint32_t file_ = 0;
+  std::vector<std::string> subtrees_;
+  std::vector<std::string> leaf_names_, tree_names_;
+  std::vector<ExprKey> expr_keys_;
+  std::map<std::string, uint32_t> ids_;
+};
+
+// Observed conditions (SPEC 3.5) of every composite with an abort, children first.
+void compute_observed(Program& p) {
+  std::vector<std::vector<uint32_t>> observed(p.nodes.size());
+  for (size_t i = p.nodes.size(); i-- > 0;) {
+    Node& n = p.nodes[i];
+    if (!takes_abort(n.kind)) continue;
+    bool rechecks = aborts_self(n.abort());
+    for (uint32_t pos = 0; pos < n.count; ++pos) {
+      const Node& c = p.nodes[p.child(n, pos)];
+      if (takes_abort(c.kind) && aborts_lower(c.abort())) rechecks = true;
+      if (n.abort() == AbortMode::None) continue;
+      if (c.kind == NodeKind::Condition || c.kind == NodeKind::Check) {
+        observed[i].push_back(p.child(n, pos));
+      } else if (takes_abort(c.kind) && c.abort() != AbortMode::None) {
+        const auto& inner = observed[p.child(n, pos)];
+        observed[i].insert(observed[i].end(), inner.begin(), inner.end());
+      }
+    }
+    if (rechecks) n.flags |= kRechecks;
+  }
+  for (size_t i = 0; i < p.nodes.size(); ++i) {
+    if (observed[i].empty()) continue;
+    p.nodes[i].a = static_cast<uint32_t>(p.observed.size());
+    p.nodes[i].b = static_cast<uint32_t>(observed[i].size());
+    p.observed.insert(p.observed.end(), observed[i].begin(), observed[i].end());
+  }
+}
+
+uint32_t align_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
+
+}  // namespace
+
+// Bytes of state a node of this kind keeps per agent, beside its status byte.
+uint32_t node_state_bytes(const Node& n) {
+  switch (n.kind) {
+    case NodeKind::Sequence:
+    case NodeKind::Selector:
+    case NodeKind::ActiveSelector:
+    case NodeKind::Filter: return 2;                       // current / last running child position
+    case NodeKind::RandomSelector:
+    case NodeKind::RandomSequence: return 2 + 2u * n.count;  // position + drawn order
+    case NodeKind::Repeat:
+    case NodeKind::Limit: return 4;                         // count
+    case NodeKind::Timeout:
+    case NodeKind::Cooldown:
+    case NodeKind::Wait: return 8;                          // a time in seconds
+    default: return 0;
+  }
+}
+
+// Lays out the per-agent block: statuses, then 8-, 4- and 2-byte node state, then the
+// blackboard slots.
+void layout_state(Program& p) {
+  uint32_t offset = align_up(static_cast<uint32_t>(p.nodes.size()), 8);
+  for (uint32_t size : {8u, 4u, 2u}) {
+    for (Node& n : p.nodes) {
+      uint32_t bytes = node_state_bytes(n);
+      bool this_class = size == 2 ? (bytes % 4 != 0 && bytes != 0) : bytes == size;
+      if (!this_class) continue;
+      n.state = offset;
+      offset += bytes;
+    }
+  }
+  p.state_size = offset;
+  p.bb_offset = align_up(offset, 8);
+  p.block_size = p.bb_offset + 8 * static_cast<uint32_t>(p.blackboard.size());
+}
+
+std::unique_ptr<Program> compile_tree(const BrainSource& src, const YAML::Node& root, uint32_t file,
+                                      const std::string& tree_name, const LeafNames& leaves,
+                                      StringTable& strings, std::vector<Diagnostic>& diags) {
+  auto p = std::make_unique<Program>();
+  p->name = tree_name;
+  for (const auto& f : src.files) {
+    p->files.push_back(f.path);
+    p->yaml_files.push_back(f.path);
+  }
+  p->leaf_files = src.leaf_files;
+  p->blackboard = src.blackboard;
+  size_t errors_before = diags.size();
+  TreeCompiler tc(src, leaves, strings, diags, *p);
+  tc.compile(root, file, tree_name);
+  bool failed = p->nodes.empty();
+  for (size_t i = errors_before; i < diags.size(); ++i) failed = failed || diags[i].severity == Severity::Error;
+  if (p->nodes.size() > 0xFFFF0) {
+    diags.push_back({Severity::Error, src.files[file].path, 0, 0, "the tree has more than a million nodes"});
+    failed = true;
+  }
+  if (failed) return nullptr;
+  compute_observed(*p);
+  layout_state(*p);
+  return p;
+}
+
+}  // namespace thicket

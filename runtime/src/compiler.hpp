@@ -1,0 +1,77 @@
+// YAML -> compiled brain. Two stages, so leaf files can be loaded in between:
+//   parse_brain()   reads the brain file and its imports, checks the top level and
+//                   collects the Lua leaf files it needs;
+//   compile_tree()  validates every node and emits the flat node array.
+// Both append every problem they find to a diagnostics list and never throw.
+#pragma once
+#include <yaml-cpp/yaml.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "program.hpp"
+#include "string_table.hpp"
+#include "thicket/diagnostic.hpp"
+
+namespace thicket {
+
+enum class BrainKind { Tree, Fsm, Machine };
+inline const char* brain_kind_name(BrainKind k) {
+  return k == BrainKind::Tree ? "tree" : k == BrainKind::Fsm ? "fsm" : "machine";
+}
+
+// What kind of callable a leaf name resolves to; conditions need plain functions.
+enum class LeafShape { Function, Hooks, Task, Native };
+using LeafNames = std::map<std::string, LeafShape>;
+
+struct YamlFile {
+  std::string path;  // as opened (relative to the working directory if given so)
+  YAML::Node doc;
+};
+
+// A named tree a subtree node may refer to.
+struct TreeSource {
+  YAML::Node root;
+  uint32_t file = 0;  // index in BrainSource::files
+};
+
+struct BrainSource {
+  BrainKind kind = BrainKind::Tree;
+  std::string name;
+  std::vector<YamlFile> files;               // [0] the brain file, then imports
+  std::vector<std::string> leaf_files;       // resolved paths, load order, no duplicates
+  std::map<std::string, TreeSource> trees;   // subtree targets by name
+  std::vector<BlackboardKey> blackboard;     // merged declarations
+  std::map<std::string, uint32_t> bb_index;  // name -> index in blackboard
+};
+
+// Reads `path` (and its imports). Returns nullopt only when nothing usable was read;
+// errors may also be reported while a source is returned (compile_* then adds more).
+std::optional<BrainSource> parse_brain(const std::string& path, std::vector<Diagnostic>& diags);
+// The same from text in memory; `name` stands for the file in messages and relative paths.
+std::optional<BrainSource> parse_brain_text(const std::string& text, const std::string& name,
+                                            std::vector<Diagnostic>& diags);
+
+// Compiles the tree rooted at `root` (a node in file `file` of `src`). Leaf names must be
+// in `leaves`; check expressions are compiled against the blackboard.
+std::unique_ptr<Program> compile_tree(const BrainSource& src, const YAML::Node& root, uint32_t file,
+                                      const std::string& tree_name, const LeafNames& leaves,
+                                      StringTable& strings, std::vector<Diagnostic>& diags);
+
+// Helpers shared by the fsm and machine compilers.
+struct SourceRef {
+  const BrainSource& src;
+  uint32_t file;
+  std::vector<Diagnostic>& diags;
+  void error(const YAML::Node& at, const std::string& message) const;
+  void warning(const YAML::Node& at, const std::string& message) const;
+};
+ArgValue yaml_to_arg(const YAML::Node& node);
+std::optional<double> yaml_number(const YAML::Node& node);
+std::optional<int64_t> yaml_integer(const YAML::Node& node);
+std::vector<std::string> map_keys(const YAML::Node& map);
+
+}  // namespace thicket

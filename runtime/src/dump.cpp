@@ -1,0 +1,162 @@
+// Text forms of a compiled brain: `thicket dump` (the node array, for golden tests and
+// curious modders) and `thicket dot` (Graphviz).
+#include <iomanip>
+#include <sstream>
+
+#include "runtime_impl.hpp"
+
+namespace thicket {
+namespace {
+
+void write_arg(std::ostream& out, const ArgValue& v) {
+  switch (v.type) {
+    case ArgValue::Type::Nil: out << "nil"; break;
+    case ArgValue::Type::Bool: out << (v.boolean ? "true" : "false"); break;
+    case ArgValue::Type::Integer: out << v.integer; break;
+    case ArgValue::Type::Number: out << v.number; break;
+    case ArgValue::Type::String: out << '"' << v.text << '"'; break;
+    case ArgValue::Type::List:
+      out << "[";
+      for (size_t i = 0; i < v.items.size(); ++i) {
+        if (i) out << ", ";
+        write_arg(out, v.items[i]);
+      }
+      out << "]";
+      break;
+    case ArgValue::Type::Map:
+      out << "{";
+      for (size_t i = 0; i < v.entries.size(); ++i) {
+        if (i) out << ", ";
+        out << v.entries[i].first << ": ";
+        write_arg(out, v.entries[i].second);
+      }
+      out << "}";
+      break;
+  }
+}
+
+const char* abort_name(AbortMode m) {
+  switch (m) {
+    case AbortMode::None: return "none";
+    case AbortMode::Self: return "self";
+    case AbortMode::LowerPriority: return "lower_priority";
+    case AbortMode::Both: return "both";
+  }
+  return "none";
+}
+
+// The parameters of node i as `key=value` words.
+std::string params(const Program& p, uint32_t i) {
+  const Node& n = p.nodes[i];
+  std::ostringstream out;
+  switch (n.kind) {
+    case NodeKind::Sequence:
+    case NodeKind::Selector:
+    case NodeKind::Filter:
+    case NodeKind::RandomSelector:
+    case NodeKind::RandomSequence:
+      if (n.abort() != AbortMode::None) {
+        out << " abort=" << abort_name(n.abort()) << " observes=[";
+        for (uint32_t k = 0; k < n.b; ++k) out << (k ? " " : "") << p.observed[n.a + k];
+        out << "]";
+      }
+      if (n.kind == NodeKind::RandomSelector || n.kind == NodeKind::RandomSequence) {
+        out << " weights=[";
+        for (uint16_t k = 0; k < n.count; ++k) out << (k ? " " : "") << p.weights[n.children + k];
+        out << "]";
+      }
+      break;
+    case NodeKind::Parallel:
+    case NodeKind::Monitor: out << " success=" << n.a << " failure=" << n.b; break;
+    case NodeKind::Repeat:
+      if (n.a) out << " times=" << n.a;
+      break;
+    case NodeKind::Limit: out << " times=" << n.a; break;
+    case NodeKind::Timeout:
+    case NodeKind::Cooldown:
+    case NodeKind::Wait: out << " seconds=" << n.seconds; break;
+    case NodeKind::Log:
+      if (!p.messages[n.a].empty()) out << " message=\"" << p.messages[n.a] << "\"";
+      break;
+    case NodeKind::Action:
+    case NodeKind::Condition: {
+      const LeafCall& call = p.calls[n.a];
+      out << " leaf=" << call.leaf;
+      if (n.flags & kNegate) out << " negate";
+      if (!call.args.entries.empty()) {
+        out << " args=";
+        write_arg(out, call.args);
+      }
+      break;
+    }
+    case NodeKind::Check:
+      out << " expr=(" << p.exprs[n.a].disassemble() << ")";
+      if (n.flags & kNegate) out << " negate";
+      break;
+    default: break;
+  }
+  return out.str();
+}
+
+std::vector<int> depths(const Program& p) {
+  std::vector<int> depth(p.nodes.size(), 0);
+  for (uint32_t i = 0; i < p.nodes.size(); ++i)
+    for (uint16_t c = 0; c < p.nodes[i].count; ++c) depth[p.child(p.nodes[i], c)] = depth[i] + 1;
+  return depth;
+}
+
+}  // namespace
+
+std::string dump_program(const Program& p) {
+  std::ostringstream out;
+  out << "tree " << p.name << ": " << p.nodes.size() << " nodes, " << p.block_size << " bytes per agent ("
+      << p.state_size << " node state, " << p.blackboard.size() << " blackboard keys)\n";
+  for (const auto& key : p.blackboard) out << "  bb " << key.name << ": " << value_type_name(key.type) << "\n";
+  std::vector<int> depth = depths(p);
+  for (uint32_t i = 0; i < p.nodes.size(); ++i) {
+    const Node& n = p.nodes[i];
+    std::string kind = std::string(depth[i] * 2, ' ') + kind_info(n.kind).name;
+    out << std::setw(4) << i << " " << std::left << std::setw(24) << kind << std::right << " id=" << p.ids[i]
+        << " end=" << n.end;
+    if (n.state) out << " state@" << n.state;
+    out << params(p, i) << "\n";
+  }
+  return out.str();
+}
+
+std::string dot_program(const Program& p) {
+  std::ostringstream out;
+  auto quote = [](std::string s) {
+    std::string r;
+    for (char c : s) r += c == '"' ? std::string("\\\"") : std::string(1, c);
+    return "\"" + r + "\"";
+  };
+  out << "digraph " << quote(p.name) << " {\n  node [shape=box, fontname=\"Helvetica\"];\n";
+  for (uint32_t i = 0; i < p.nodes.size(); ++i) {
+    const Node& n = p.nodes[i];
+    Shape shape = kind_info(n.kind).shape;
+    std::string label = p.labels[i];
+    if (n.abort() != AbortMode::None && shape == Shape::Composite) label += "\\nabort: " + std::string(abort_name(n.abort()));
+    if (p.ids[i].find('/') == std::string::npos && p.ids[i] != "root") label += "\\n(" + p.ids[i] + ")";
+    const char* style = shape == Shape::Leaf ? (n.kind == NodeKind::Action || n.kind == NodeKind::Wait ? "shape=box, style=rounded"
+                                                                                                       : "shape=ellipse")
+                        : shape == Shape::Decorator ? "shape=diamond" : "shape=box, style=bold";
+    out << "  n" << i << " [label=" << quote(label) << ", " << style << "];\n";
+  }
+  for (uint32_t i = 0; i < p.nodes.size(); ++i)
+    for (uint16_t c = 0; c < p.nodes[i].count; ++c) out << "  n" << i << " -> n" << p.child(p.nodes[i], c) << ";\n";
+  out << "}\n";
+  return out.str();
+}
+
+std::string Runtime::dump(BrainHandle brain) const {
+  if (brain.index >= impl_->brains.size()) return {};
+  return dump_program(*impl_->brains[brain.index]->program);
+}
+
+std::string Runtime::dot(BrainHandle brain) const {
+  if (brain.index >= impl_->brains.size()) return {};
+  return dot_program(*impl_->brains[brain.index]->program);
+}
+
+}  // namespace thicket

@@ -1,0 +1,127 @@
+// The compiled form of a brain: one contiguous array of fixed-size node records in
+// depth-first order, children found by index (SPEC 11), with ids and source positions
+// kept in side tables so the hot record stays small.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "expr.hpp"
+#include "thicket/value.hpp"
+
+namespace thicket {
+
+enum class NodeKind : uint8_t {
+#define NODE_KIND(e, name, shape, doc) e,
+#include "node_kinds.def"
+#undef NODE_KIND
+};
+enum class Shape : uint8_t { Composite, Decorator, Leaf };
+
+struct KindInfo {
+  const char* name;
+  Shape shape;
+  const char* doc;
+};
+inline constexpr KindInfo kKindInfo[] = {
+#define NODE_KIND(e, name, shape, doc) {name, Shape::shape, doc},
+#include "node_kinds.def"
+#undef NODE_KIND
+};
+inline constexpr size_t kKindCount = sizeof(kKindInfo) / sizeof(kKindInfo[0]);
+inline const KindInfo& kind_info(NodeKind k) { return kKindInfo[static_cast<size_t>(k)]; }
+
+enum class AbortMode : uint8_t { None = 0, Self = 1, LowerPriority = 2, Both = 3 };
+inline bool aborts_self(AbortMode m) { return m == AbortMode::Self || m == AbortMode::Both; }
+inline bool aborts_lower(AbortMode m) { return m == AbortMode::LowerPriority || m == AbortMode::Both; }
+
+// Node flags (Node::flags).
+inline constexpr uint8_t kAbortMask = 0x3;  // AbortMode
+inline constexpr uint8_t kNegate = 0x4;     // condition / check: swap success and failure
+inline constexpr uint8_t kRechecks = 0x8;   // composite: some earlier child may need a re-check
+
+inline constexpr uint16_t kNoPos = 0xFFFF;
+
+// One node: 32 bytes. The meaning of a and b depends on the kind:
+//   composites: a,b = start/count in Program::observed (abort != none), children in child_index
+//   parallel/monitor: a = success threshold, b = failure threshold
+//   random_*: a,b as composites; weights at Program::weights[children ...]
+//   repeat/limit: a = times (0 = forever)
+//   log: a = index in Program::messages
+//   action/condition: a = index in Program::calls
+//   check: a = index in Program::exprs
+struct Node {
+  NodeKind kind;
+  uint8_t flags;
+  uint16_t count;     // number of children
+  uint32_t end;       // one past the last node of this subtree
+  uint32_t state;     // byte offset of this node's own state in the agent block (0 = none)
+  uint32_t children;  // start of this node's children in Program::child_index
+  uint32_t a;
+  uint32_t b;
+  double seconds;     // wait, timeout, cooldown
+  AbortMode abort() const { return static_cast<AbortMode>(flags & kAbortMask); }
+};
+static_assert(sizeof(Node) == 32, "node records stay small and fixed-size");
+
+// A leaf argument value built from YAML once at load (SPEC 7: args).
+struct ArgValue {
+  enum class Type : uint8_t { Nil, Bool, Integer, Number, String, List, Map } type = Type::Nil;
+  bool boolean = false;
+  int64_t integer = 0;
+  double number = 0;
+  std::string text;
+  std::vector<ArgValue> items;                            // List
+  std::vector<std::pair<std::string, ArgValue>> entries;  // Map, in file order
+};
+
+// A call site of a leaf: which leaf (by name, resolved to an id when installed) with
+// which args.
+struct LeafCall {
+  std::string leaf;
+  ArgValue args;
+  uint32_t leaf_id = 0;   // index in the runtime's leaf table, set when installed
+  int args_ref = -2;      // Lua registry reference of the args table (LUA_NOREF until installed)
+};
+
+struct SourcePos {
+  uint32_t file = 0;  // index in Program::files
+  int line = 0, column = 0;
+};
+
+// One declared blackboard key (SPEC 6).
+struct BlackboardKey {
+  std::string name;
+  ValueType type = ValueType::Number;
+  Slot initial{};           // default value (strings: id in the runtime's string table)
+  std::string text_default; // a string default as written, interned when installed
+  SourcePos pos;
+};
+
+struct Program {
+  std::string name;                    // the tree's name
+  std::vector<Node> nodes;             // depth-first; nodes[0] is the root
+  std::vector<uint32_t> child_index;   // children of composites and decorators
+  std::vector<uint32_t> observed;      // observed conditions of composites with aborts
+  std::vector<double> weights;         // random composites, parallel to child_index
+  std::vector<LeafCall> calls;         // action / condition call sites
+  std::vector<CompiledExpr> exprs;     // check conditions
+  std::vector<std::string> messages;   // log decorators
+  std::vector<std::string> ids;        // node id: name, or path from the root
+  std::vector<std::string> labels;     // a short label for traces and dumps
+  std::vector<SourcePos> positions;    // where each node was written
+  std::vector<std::string> files;      // file names for positions
+  std::vector<BlackboardKey> blackboard;
+  std::vector<std::string> leaf_files; // Lua files the brain's leaves come from, in load order
+  std::vector<std::string> yaml_files; // the brain file and its imports
+  uint32_t state_size = 0;             // bytes of per-agent node state (statuses first)
+  uint32_t bb_offset = 0;              // byte offset of the blackboard slots in the agent block
+  uint32_t block_size = 0;             // whole per-agent block, a multiple of 8
+
+  uint32_t child(const Node& n, uint32_t pos) const { return child_index[n.children + pos]; }
+};
+
+}  // namespace thicket

@@ -1,0 +1,358 @@
+// The runtime: loading (all-or-nothing), agents, ticking, tracing.
+#include "thicket/runtime.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "runtime_impl.hpp"
+
+namespace thicket {
+
+namespace {
+// Forwards the engine's abort explanations to the runtime's trace sink.
+struct AbortTracer : TraceSink {
+  explicit AbortTracer(RuntimeImpl& rt) : rt(rt) {}
+  void on_abort(const Program& p, const AgentInfo& a, const AbortEvent& e) override {
+    if (!rt.trace_sink) return;
+    TraceEvent ev;
+    ev.type = TraceEvent::Type::Abort;
+    ev.tick = a.ticks;
+    ev.agent = a.id;
+    ev.composite = p.ids[e.composite];
+    ev.condition = p.ids[e.condition];
+    ev.aborted = p.ids[e.aborted];
+    ev.from = e.from;
+    ev.to = e.to;
+    rt.trace_sink(ev);
+  }
+  RuntimeImpl& rt;
+};
+}  // namespace
+
+RuntimeImpl::RuntimeImpl(RuntimeOptions opts) : options(std::move(opts)) {
+  lua = std::make_unique<LuaHost>(*this);
+  engine = std::make_unique<Engine>(*lua, strings);
+  abort_tracer = std::make_unique<AbortTracer>(*this);
+}
+
+RuntimeImpl::~RuntimeImpl() {
+  // Running leaves are not stopped at shutdown: the Lua state goes with everything in it.
+  for (auto& b : brains) lua->release_args(*b->program);
+}
+
+void RuntimeImpl::log(const std::string& line) const {
+  if (options.log) options.log(line);
+  else std::cerr << line << "\n";
+}
+
+std::optional<BrainHandle> RuntimeImpl::load(const std::optional<std::string>& text, const std::string& path,
+                                             std::vector<Diagnostic>& diags) {
+  size_t first_diag = diags.size();
+  auto src = text ? parse_brain_text(*text, path, diags) : parse_brain(path, diags);
+  if (!src) return std::nullopt;
+  // Stage the leaf files: nothing is installed until the whole brain compiles.
+  std::vector<LeafDef> staged;
+  bool leaves_ok = true;
+  for (const auto& file : src->leaf_files) leaves_ok = lua->stage_leaf_file(file, staged, diags) && leaves_ok;
+  LeafNames names;
+  for (const auto& def : leaves) names[def.name] = def.shape;
+  std::map<std::string, std::string> defined_in;
+  for (const auto& def : staged) {
+    auto [it, fresh] = defined_in.emplace(def.name, def.file);
+    if (!fresh && it->second != def.file)
+      diags.push_back({Severity::Warning, def.file, 0, 0,
+                       "leaf '" + def.name + "' is also defined in " + it->second + "; this file's definition is used"});
+    it->second = def.file;
+    names[def.name] = def.shape;
+  }
+  std::unique_ptr<Program> program;
+  if (src->kind == BrainKind::Tree) {
+    auto root = src->trees.find(src->name);
+    if (root != src->trees.end())
+      program = compile_tree(*src, root->second.root, root->second.file, src->name, names, strings, diags);
+  } else {
+    diags.push_back({Severity::Error, path, 1, 1,
+                     std::string(brain_kind_name(src->kind)) + " brains are not supported by this build yet"});
+  }
+  bool failed = !leaves_ok || !program;
+  for (size_t i = first_diag; i < diags.size(); ++i) failed = failed || diags[i].severity == Severity::Error;
+  if (failed) {
+    for (auto& def : staged) lua->release_leaf(def);
+    return std::nullopt;
+  }
+  // Commit: leaves by name (a new definition replaces the old from the next call on).
+  for (auto& def : staged) {
+    auto it = leaf_ids.find(def.name);
+    if (it == leaf_ids.end()) {
+      leaf_ids[def.name] = static_cast<uint32_t>(leaves.size());
+      leaves.push_back(std::move(def));
+    } else {
+      lua->release_leaf(leaves[it->second]);
+      leaves[it->second] = std::move(def);
+    }
+  }
+  for (auto& call : program->calls) call.leaf_id = leaf_ids.at(call.leaf);
+  lua->install_args(*program);
+  auto brain = std::make_unique<Brain>();
+  brain->path = path;
+  brain->kind = src->kind;
+  brain->program = std::move(program);
+  auto index = static_cast<uint32_t>(brains.size());
+  lua->install_brain(*brain, index);
+  brains.push_back(std::move(brain));
+  return BrainHandle{index};
+}
+
+AgentHandle RuntimeImpl::spawn(BrainHandle bh, const std::vector<std::pair<std::string, Value>>& bb) {
+  if (bh.index >= brains.size()) return {};
+  Brain& b = *brains[bh.index];
+  uint32_t index;
+  if (!free_agents.empty()) {
+    index = free_agents.back();
+    free_agents.pop_back();
+  } else {
+    index = static_cast<uint32_t>(agents.size());
+    agents.emplace_back();
+  }
+  AgentInfo& a = agents[index];
+  uint32_t generation = a.generation;
+  a = AgentInfo{};
+  a.generation = generation;
+  a.id = next_agent_id++;
+  a.brain = bh.index;
+  a.alive = true;
+  a.rng = Rng::seeded(options.seed, a.id);
+  if (!b.free_rows.empty()) {
+    a.row = b.free_rows.back();
+    b.free_rows.pop_back();
+  } else {
+    a.row = static_cast<uint32_t>(b.row_agent.size());
+    b.row_agent.push_back(index);
+    b.storage.resize(b.storage.size() + b.program->block_size);
+  }
+  b.row_agent[a.row] = index;
+  Engine::init_block(*b.program, b.block(a.row), &strings);
+  lua->create_agent(a);
+  for (const auto& [key, value] : bb) set_value(a, key, value);
+  ++live_agents;
+  return AgentHandle{index, a.generation};
+}
+
+void RuntimeImpl::despawn(AgentHandle h) {
+  AgentInfo* a = agent_ptr(h);
+  if (!a) return;
+  Brain& b = *brains[a->brain];
+  engine->abort_all(*b.program, *a, b.block(a->row));  // running leaves get stop("aborted")
+  lua->destroy_agent(*a);
+  b.row_agent[a->row] = UINT32_MAX;
+  b.free_rows.push_back(a->row);
+  a->alive = false;
+  ++a->generation;
+  free_agents.push_back(h.index);
+  --live_agents;
+}
+
+Status RuntimeImpl::tick(uint32_t index, double dt) {
+  AgentInfo& a = agents[index];
+  Brain& b = *brains[a.brain];
+  ++a.ticks;
+  a.dt = dt;
+  engine->trace = trace_sink ? abort_tracer.get() : nullptr;
+  Status s = engine->tick(*b.program, a, b.block(a.row));
+  if (trace_sink) {
+    TraceEvent ev;
+    ev.tick = a.ticks;
+    ev.agent = a.id;
+    ev.status = s;
+    ev.running = running_nodes(index);
+    trace_sink(ev);
+  }
+  a.time += dt;
+  return s;
+}
+
+std::vector<std::string> RuntimeImpl::running_nodes(uint32_t index) const {
+  const AgentInfo& a = agents[index];
+  const Brain& b = *brains[a.brain];
+  const auto* statuses = reinterpret_cast<const Status*>(const_cast<Brain&>(b).block(a.row));
+  std::vector<std::string> out;
+  for (size_t i = 0; i < b.program->nodes.size(); ++i)
+    if (statuses[i] == Status::Running) out.push_back(b.program->ids[i]);
+  return out;
+}
+
+namespace {
+const BlackboardKey* find_key(const Program& p, const std::string& key, uint32_t& slot) {
+  for (size_t k = 0; k < p.blackboard.size(); ++k)
+    if (p.blackboard[k].name == key) {
+      slot = static_cast<uint32_t>(k);
+      return &p.blackboard[k];
+    }
+  return nullptr;
+}
+}  // namespace
+
+bool RuntimeImpl::get_value(const AgentInfo& a, const std::string& key, Value& out) {
+  uint32_t slot;
+  const BlackboardKey* k = find_key(program_of(a), key, slot);
+  if (!k) return false;
+  const Slot& v = slots_of(a)[slot];
+  switch (k->type) {
+    case ValueType::Number: out = v.num; break;
+    case ValueType::Integer: out = v.i; break;
+    case ValueType::Boolean: out = v.i != 0; break;
+    case ValueType::String: out = std::string(strings.get(v.str)); break;
+    case ValueType::Any: {
+      lua_State* L = lua->state();
+      lua_rawgeti(L, LUA_REGISTRYINDEX, v.ref);
+      if (lua_isinteger(L, -1)) out = static_cast<int64_t>(lua_tointeger(L, -1));
+      else if (lua_type(L, -1) == LUA_TNUMBER) out = lua_tonumber(L, -1);
+      else if (lua_type(L, -1) == LUA_TBOOLEAN) out = static_cast<bool>(lua_toboolean(L, -1));
+      else if (lua_type(L, -1) == LUA_TSTRING) out = std::string(lua_tostring(L, -1));
+      else out = std::monostate{};
+      lua_pop(L, 1);
+      break;
+    }
+  }
+  return true;
+}
+
+bool RuntimeImpl::set_value(const AgentInfo& a, const std::string& key, const Value& v) {
+  uint32_t slot;
+  const BlackboardKey* k = find_key(program_of(a), key, slot);
+  if (!k) return false;
+  Slot& s = slots_of(a)[slot];
+  switch (k->type) {
+    case ValueType::Number:
+      if (auto d = std::get_if<double>(&v)) s.num = *d;
+      else if (auto i = std::get_if<int64_t>(&v)) s.num = static_cast<double>(*i);
+      else return false;
+      return true;
+    case ValueType::Integer:
+      if (auto i = std::get_if<int64_t>(&v)) s.i = *i;
+      else return false;
+      return true;
+    case ValueType::Boolean:
+      if (auto b = std::get_if<bool>(&v)) s.i = *b;
+      else return false;
+      return true;
+    case ValueType::String:
+      if (auto str = std::get_if<std::string>(&v)) s.str = strings.intern(*str);
+      else return false;
+      return true;
+    case ValueType::Any: {
+      lua_State* L = lua->state();
+      std::visit([L](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::monostate>) lua_pushnil(L);
+        else if constexpr (std::is_same_v<T, double>) lua_pushnumber(L, x);
+        else if constexpr (std::is_same_v<T, int64_t>) lua_pushinteger(L, x);
+        else if constexpr (std::is_same_v<T, bool>) lua_pushboolean(L, x);
+        else lua_pushlstring(L, x.data(), x.size());
+      }, v);
+      if (s.ref != LUA_NOREF && s.ref != LUA_REFNIL) luaL_unref(L, LUA_REGISTRYINDEX, s.ref);
+      s.ref = luaL_ref(L, LUA_REGISTRYINDEX);
+      return true;
+    }
+  }
+  return false;
+}
+
+// ---- LeafContext ----
+static const CallSite& site(const void* p) { return *static_cast<const CallSite*>(p); }
+uint32_t LeafContext::agent_id() const { return site(site_).agent->id; }
+double LeafContext::time() const { return site(site_).agent->time; }
+double LeafContext::dt() const { return site(site_).agent->dt; }
+uint64_t LeafContext::tick() const { return site(site_).agent->ticks; }
+const std::string& LeafContext::node_id() const { return site(site_).program->ids[site(site_).node]; }
+bool LeafContext::get(const std::string& key, Value& out) const { return rt_->get_value(*site(site_).agent, key, out); }
+bool LeafContext::set(const std::string& key, const Value& v) { return rt_->set_value(*site(site_).agent, key, v); }
+double LeafContext::get_number(uint32_t slot) const {
+  const CallSite& s = site(site_);
+  return reinterpret_cast<const Slot*>(s.block + s.program->bb_offset)[slot].num;
+}
+void LeafContext::set_number(uint32_t slot, double v) {
+  const CallSite& s = site(site_);
+  reinterpret_cast<Slot*>(s.block + s.program->bb_offset)[slot].num = v;
+}
+double LeafContext::random() { return site(site_).agent->rng.uniform(); }
+
+// ---- Runtime: the public face forwards to the impl ----
+Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<RuntimeImpl>(std::move(options))) {}
+Runtime::~Runtime() = default;
+
+std::optional<BrainHandle> Runtime::load_file(const std::string& path, std::vector<Diagnostic>& diagnostics) {
+  return impl_->load(std::nullopt, path, diagnostics);
+}
+std::optional<BrainHandle> Runtime::load_string(const std::string& yaml, const std::string& name,
+                                                std::vector<Diagnostic>& diagnostics) {
+  return impl_->load(yaml, name, diagnostics);
+}
+void Runtime::register_leaf(const std::string& name, NativeLeaf leaf) {
+  LeafDef def;
+  def.name = name;
+  def.shape = LeafShape::Native;
+  def.native = std::move(leaf);
+  auto it = impl_->leaf_ids.find(name);
+  if (it == impl_->leaf_ids.end()) {
+    impl_->leaf_ids[name] = static_cast<uint32_t>(impl_->leaves.size());
+    impl_->leaves.push_back(std::move(def));
+  } else {
+    impl_->lua->release_leaf(impl_->leaves[it->second]);
+    impl_->leaves[it->second] = std::move(def);
+  }
+}
+AgentHandle Runtime::spawn(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb) {
+  return impl_->spawn(brain, bb);
+}
+void Runtime::despawn(AgentHandle agent) { impl_->despawn(agent); }
+size_t Runtime::agent_count() const { return impl_->live_agents; }
+Status Runtime::tick(AgentHandle agent, double dt) {
+  if (!impl_->agent_ptr(agent)) return Status::Invalid;
+  return impl_->tick(agent.index, dt);
+}
+void Runtime::tick_all(double dt) {
+  for (uint32_t i = 0; i < impl_->agents.size(); ++i)
+    if (impl_->agents[i].alive) impl_->tick(i, dt);
+}
+Status Runtime::status(AgentHandle agent) const {
+  const AgentInfo* a = impl_->agent_ptr(agent);
+  if (!a) return Status::Invalid;
+  return reinterpret_cast<const Status*>(impl_->brains[a->brain]->block(a->row))[0];
+}
+uint32_t Runtime::agent_id(AgentHandle agent) const {
+  const AgentInfo* a = impl_->agent_ptr(agent);
+  return a ? a->id : 0;
+}
+std::vector<std::string> Runtime::running_nodes(AgentHandle agent) const {
+  if (!impl_->agent_ptr(agent)) return {};
+  return impl_->running_nodes(agent.index);
+}
+std::optional<Value> Runtime::get(AgentHandle agent, const std::string& key) const {
+  const AgentInfo* a = impl_->agent_ptr(agent);
+  Value v;
+  if (!a || !impl_->get_value(*a, key, v)) return std::nullopt;
+  return v;
+}
+bool Runtime::set(AgentHandle agent, const std::string& key, const Value& v) {
+  const AgentInfo* a = impl_->agent_ptr(agent);
+  return a && impl_->set_value(*a, key, v);
+}
+std::optional<uint32_t> Runtime::blackboard_slot(BrainHandle brain, const std::string& key) const {
+  if (brain.index >= impl_->brains.size()) return std::nullopt;
+  uint32_t slot;
+  if (!find_key(*impl_->brains[brain.index]->program, key, slot)) return std::nullopt;
+  return slot;
+}
+void Runtime::on_trace(std::function<void(const TraceEvent&)> sink) { impl_->trace_sink = std::move(sink); }
+size_t Runtime::reload_changed() { return 0; }
+size_t Runtime::bytes_per_agent(BrainHandle brain) const {
+  if (brain.index >= impl_->brains.size()) return 0;
+  return impl_->brains[brain.index]->program->block_size + sizeof(AgentInfo);
+}
+uint64_t Runtime::script_errors() const { return impl_->lua->errors; }
+
+}  // namespace thicket

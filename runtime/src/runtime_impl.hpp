@@ -1,0 +1,83 @@
+// The runtime's insides, shared by the runtime, the Lua host and the CLI.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agent.hpp"
+#include "compiler.hpp"
+#include "lua_host.hpp"
+#include "program.hpp"
+#include "string_table.hpp"
+#include "thicket/runtime.hpp"
+#include "tick.hpp"
+
+namespace thicket {
+
+// A leaf as the runtime knows it: Lua (registry references) or native.
+struct LeafDef {
+  std::string name;
+  LeafShape shape = LeafShape::Function;
+  std::string file;  // the Lua file that defined it ("" for native)
+  int fn = -2, start = -2, tick = -2, stop = -2;  // LUA_NOREF = -2
+  NativeLeaf native;
+};
+
+struct Brain {
+  std::string path;
+  BrainKind kind = BrainKind::Tree;
+  std::unique_ptr<Program> program;
+  std::vector<uint8_t> storage;     // one block of program->block_size bytes per row
+  std::vector<uint32_t> row_agent;  // agent index of each row (UINT32_MAX = free)
+  std::vector<uint32_t> free_rows;
+  int bb_meta = -2;                 // Lua metatable of this brain's blackboard objects
+  uint8_t* block(uint32_t row) { return storage.data() + size_t(row) * program->block_size; }
+};
+
+class RuntimeImpl {
+ public:
+  explicit RuntimeImpl(RuntimeOptions options);
+  ~RuntimeImpl();
+
+  std::optional<BrainHandle> load(const std::optional<std::string>& text, const std::string& path,
+                                  std::vector<Diagnostic>& diags);
+  AgentHandle spawn(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb);
+  void despawn(AgentHandle agent);
+  Status tick(uint32_t agent, double dt);
+  std::vector<std::string> running_nodes(uint32_t agent) const;
+
+  AgentInfo* agent_ptr(AgentHandle h) {
+    if (h.index >= agents.size() || !agents[h.index].alive || agents[h.index].generation != h.generation) return nullptr;
+    return &agents[h.index];
+  }
+  const AgentInfo* agent_ptr(AgentHandle h) const { return const_cast<RuntimeImpl*>(this)->agent_ptr(h); }
+  uint8_t* block_of(const AgentInfo& a) { return brains[a.brain]->block(a.row); }
+  Slot* slots_of(const AgentInfo& a) {
+    Brain& b = *brains[a.brain];
+    return reinterpret_cast<Slot*>(b.block(a.row) + b.program->bb_offset);
+  }
+  const Program& program_of(const AgentInfo& a) const { return *brains[a.brain]->program; }
+
+  // Blackboard access from C++ (Value) with type checks.
+  bool get_value(const AgentInfo& a, const std::string& key, Value& out);
+  bool set_value(const AgentInfo& a, const std::string& key, const Value& v);
+
+  void log(const std::string& line) const;
+
+  RuntimeOptions options;
+  StringTable strings;
+  std::vector<LeafDef> leaves;
+  std::map<std::string, uint32_t> leaf_ids;
+  std::vector<std::unique_ptr<Brain>> brains;
+  std::vector<AgentInfo> agents;
+  std::vector<uint32_t> free_agents;
+  uint32_t next_agent_id = 1;
+  size_t live_agents = 0;
+  std::unique_ptr<LuaHost> lua;
+  std::unique_ptr<Engine> engine;
+  std::function<void(const TraceEvent&)> trace_sink;
+  std::unique_ptr<TraceSink> abort_tracer;
+};
+
+}  // namespace thicket

@@ -1,0 +1,21 @@
+// "Did you mean" suggestions for near-miss names.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace thicket {
+
+// Edit distance (insert, delete, substitute, swap of neighbours), case-insensitive.
+size_t edit_distance(std::string_view a, std::string_view b);
+
+// The closest candidate when it is close enough to be a likely typo, else "".
+std::string closest_name(std::string_view word, const std::vector<std::string>& candidates);
+
+// "; did you mean 'x'?" or "".
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+
+// "a, b, c" — candidates joined for "allowed: ..." lists.
+std::string join_names(const std::vector<std::string>& names);
+
+}  // namespace thicket

@@ -1,0 +1,342 @@
+// The tick loop. One function per node shape; each reads its node record and its slice of
+// the agent block, and never allocates, throws or looks up a string.
+#include "tick.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "lua_host.hpp"
+
+namespace thicket {
+namespace {
+
+// Elapsed-time tests tolerate float error (SPEC 3.1: 1e-9).
+constexpr double kTimeEpsilon = 1e-9;
+
+static_assert(kKindCount == 22, "a node kind was added: give it a case in tick_node and abort");
+
+bool is_condition(NodeKind k) { return k == NodeKind::Condition || k == NodeKind::Check; }
+bool is_selector(NodeKind k) { return k == NodeKind::Selector || k == NodeKind::RandomSelector; }
+bool is_random(NodeKind k) { return k == NodeKind::RandomSelector || k == NodeKind::RandomSequence; }
+bool takes_abort(NodeKind k) {
+  return k == NodeKind::Sequence || k == NodeKind::Selector || k == NodeKind::Filter || is_random(k);
+}
+
+}  // namespace
+
+struct Engine::Ctx {
+  const Program& p;
+  AgentInfo& agent;
+  uint8_t* block;
+  double now;
+
+  Status& status(uint32_t i) { return reinterpret_cast<Status*>(block)[i]; }
+  template <class T>
+  T& state(const Node& n, uint32_t extra = 0) {
+    return *reinterpret_cast<T*>(block + n.state + extra);
+  }
+  // Child at position `pos` in evaluation order (random composites follow their drawn order).
+  uint32_t child_at(const Node& n, uint32_t pos) {
+    if (is_random(n.kind)) pos = state<uint16_t>(n, 2 + 2 * pos);
+    return p.child_index[n.children + pos];
+  }
+  CallSite site(uint32_t i) { return CallSite{&p, i, &agent, block}; }
+};
+
+void Engine::init_block(const Program& p, uint8_t* block, const StringTable* strings) {
+  std::memset(block, 0, p.block_size);  // every status Invalid, counters 0
+  for (const Node& n : p.nodes)
+    if (n.kind == NodeKind::Cooldown)  // never fired: no cooldown at the start
+      *reinterpret_cast<double*>(block + n.state) = -std::numeric_limits<double>::infinity();
+  auto* slots = reinterpret_cast<Slot*>(block + p.bb_offset);
+  for (size_t k = 0; k < p.blackboard.size(); ++k) {
+    slots[k] = p.blackboard[k].initial;
+    if (p.blackboard[k].type == ValueType::String && strings)
+      slots[k].str = const_cast<StringTable*>(strings)->intern(p.blackboard[k].text_default);
+  }
+}
+
+Status Engine::tick(const Program& p, AgentInfo& agent, uint8_t* block) {
+  Ctx c{p, agent, block, agent.time};
+  return tick_node(c, 0);
+}
+
+void Engine::abort_all(const Program& p, AgentInfo& agent, uint8_t* block) {
+  Ctx c{p, agent, block, agent.time};
+  abort(c, 0);
+}
+
+void Engine::abort_node(const Program& p, AgentInfo& agent, uint8_t* block, uint32_t node) {
+  Ctx c{p, agent, block, agent.time};
+  abort(c, node);
+}
+
+Status Engine::tick_node(Ctx& c, uint32_t i) {
+  const bool starting = c.status(i) != Status::Running;
+  Status s;
+  switch (kind_info(c.p.nodes[i].kind).shape) {
+    case Shape::Composite:
+      switch (c.p.nodes[i].kind) {
+        case NodeKind::ActiveSelector: s = tick_active_selector(c, i, starting); break;
+        case NodeKind::Parallel:
+        case NodeKind::Monitor: s = tick_parallel(c, i, starting); break;
+        default: s = tick_composite(c, i, starting); break;
+      }
+      break;
+    case Shape::Decorator: s = tick_decorator(c, i, starting); break;
+    default: s = tick_leaf(c, i, starting); break;
+  }
+  c.status(i) = s;
+  return s;
+}
+
+// sequence, selector, filter, random_*: resume at the running child, after re-checking the
+// conditions that aborts observe (SPEC 3.5).
+Status Engine::tick_composite(Ctx& c, uint32_t i, bool starting) {
+  const Node& n = c.p.nodes[i];
+  const bool selector = is_selector(n.kind);
+  uint16_t& current = c.state<uint16_t>(n);
+  uint16_t pos = 0;
+  if (starting) {
+    if (is_random(n.kind)) draw_order(c, i);
+    // Conditions not evaluated since this run started cannot abort anything.
+    if (n.abort() != AbortMode::None)
+      for (uint32_t k = 0; k < n.b; ++k) c.status(c.p.observed[n.a + k]) = Status::Invalid;
+  } else {
+    pos = current;
+    if (n.flags & kRechecks) {
+      uint16_t from = recheck(c, i, pos);
+      if (from != kNoPos) {
+        abort(c, c.child_at(n, pos));
+        pos = from;
+      }
+    }
+  }
+  for (; pos < n.count; ++pos) {
+    Status s = tick_node(c, c.child_at(n, pos));
+    if (s == Status::Running) {
+      current = pos;
+      return s;
+    }
+    if (selector ? s == Status::Success : s == Status::Failure) return s;
+  }
+  return selector ? Status::Failure : Status::Success;
+}
+
+// Re-checks the observed conditions that lie before the running child; returns the position
+// of the child holding the first one whose result changed, or kNoPos.
+uint16_t Engine::recheck(Ctx& c, uint32_t i, uint16_t running_pos) {
+  const Node& n = c.p.nodes[i];
+  const bool self = aborts_self(n.abort());
+  for (uint16_t pos = 0; pos < running_pos; ++pos) {
+    uint32_t ch = c.child_at(n, pos);
+    const Node& cn = c.p.nodes[ch];
+    uint32_t first = ch, count = 1;
+    if (is_condition(cn.kind)) {
+      if (!self) continue;
+    } else if (takes_abort(cn.kind) && cn.abort() != AbortMode::None && (self || aborts_lower(cn.abort()))) {
+      first = cn.a;
+      count = cn.b;
+    } else {
+      continue;
+    }
+    for (uint32_t k = 0; k < count; ++k) {
+      uint32_t cond = is_condition(cn.kind) ? ch : c.p.observed[first + k];
+      Status remembered = c.status(cond);
+      if (remembered != Status::Success && remembered != Status::Failure) continue;  // not reached this run
+      Status now = evaluate_condition(c, cond);
+      c.status(cond) = now;
+      if (now != remembered) {
+        if (trace) trace->on_abort(c.p, c.agent, AbortEvent{i, cond, remembered, now, c.child_at(n, running_pos)});
+        return pos;
+      }
+    }
+  }
+  return kNoPos;
+}
+
+Status Engine::tick_active_selector(Ctx& c, uint32_t i, bool starting) {
+  const Node& n = c.p.nodes[i];
+  uint16_t& last = c.state<uint16_t>(n);
+  if (starting) last = kNoPos;
+  Status result = Status::Failure;
+  uint16_t decided = kNoPos;
+  for (uint16_t pos = 0; pos < n.count; ++pos) {
+    Status s = tick_node(c, c.child_at(n, pos));
+    if (s != Status::Failure) {
+      result = s;
+      decided = pos;
+      break;
+    }
+  }
+  // A higher-priority child that decided this tick interrupts the one running before.
+  if (last != kNoPos && last != decided) abort(c, c.child_at(n, last));
+  last = result == Status::Running ? decided : kNoPos;
+  return result;
+}
+
+Status Engine::tick_parallel(Ctx& c, uint32_t i, bool starting) {
+  const Node& n = c.p.nodes[i];
+  const bool monitor = n.kind == NodeKind::Monitor;
+  if (starting)  // a new run: no child has finished in it yet
+    for (uint16_t pos = 0; pos < n.count; ++pos) c.status(c.child_at(n, pos)) = Status::Invalid;
+  uint32_t successes = 0, failures = 0;
+  Status result = Status::Running;
+  for (uint16_t pos = 0; pos < n.count; ++pos) {
+    uint32_t ch = c.child_at(n, pos);
+    Status s = c.status(ch);
+    if ((monitor && is_condition(c.p.nodes[ch].kind)) || (s != Status::Success && s != Status::Failure))
+      s = tick_node(c, ch);
+    if (s == Status::Success) ++successes;
+    if (s == Status::Failure) ++failures;
+    if (successes >= n.a) {
+      result = Status::Success;
+      break;
+    }
+    if (failures >= n.b) {
+      result = Status::Failure;
+      break;
+    }
+  }
+  if (result == Status::Running && successes + failures == n.count) result = Status::Failure;
+  if (result != Status::Running)
+    for (uint16_t pos = 0; pos < n.count; ++pos) abort(c, c.child_at(n, pos));
+  return result;
+}
+
+Status Engine::tick_decorator(Ctx& c, uint32_t i, bool starting) {
+  const Node& n = c.p.nodes[i];
+  const uint32_t child = i + 1;
+  switch (n.kind) {
+    case NodeKind::Invert: {
+      Status s = tick_node(c, child);
+      return s == Status::Success ? Status::Failure : s == Status::Failure ? Status::Success : s;
+    }
+    case NodeKind::ForceSuccess: {
+      Status s = tick_node(c, child);
+      return s == Status::Running ? s : Status::Success;
+    }
+    case NodeKind::ForceFailure: {
+      Status s = tick_node(c, child);
+      return s == Status::Running ? s : Status::Failure;
+    }
+    case NodeKind::Repeat: {
+      uint32_t& done = c.state<uint32_t>(n);
+      if (starting) done = 0;
+      Status s = tick_node(c, child);
+      if (s != Status::Success) return s;  // running, or failure ends the repeat
+      ++done;
+      if (n.a != 0 && done >= n.a) return Status::Success;
+      return Status::Running;  // the child restarts next tick: one completion per tick
+    }
+    case NodeKind::UntilFail: {
+      Status s = tick_node(c, child);
+      return s == Status::Failure ? Status::Success : Status::Running;
+    }
+    case NodeKind::UntilSuccess: {
+      Status s = tick_node(c, child);
+      return s == Status::Success ? Status::Success : Status::Running;
+    }
+    case NodeKind::Limit: {
+      uint32_t& starts = c.state<uint32_t>(n);  // over the agent's life: never reset
+      if (c.status(child) != Status::Running) {
+        if (starts >= n.a) return Status::Failure;
+        ++starts;
+      }
+      return tick_node(c, child);
+    }
+    case NodeKind::Timeout: {
+      double& started = c.state<double>(n);
+      if (starting) started = c.now;
+      if (c.now - started >= n.seconds - kTimeEpsilon) {
+        abort(c, child);
+        return Status::Failure;
+      }
+      return tick_node(c, child);
+    }
+    case NodeKind::Cooldown: {
+      double& finished = c.state<double>(n);
+      if (c.now - finished < n.seconds - kTimeEpsilon) return Status::Failure;
+      Status s = tick_node(c, child);
+      if (s == Status::Success || s == Status::Failure) finished = c.now;
+      return s;
+    }
+    case NodeKind::Log: {
+      const std::string& message = c.p.messages[n.a];
+      const std::string& what = message.empty() ? c.p.ids[child] : message;
+      if (c.status(child) != Status::Running) host_.log_node(c.site(i), what, "start");
+      Status s = tick_node(c, child);
+      if (s != Status::Running) host_.log_node(c.site(i), what, status_name(s).data());
+      return s;
+    }
+    default: return Status::Failure;
+  }
+}
+
+Status Engine::evaluate_condition(Ctx& c, uint32_t i) {
+  const Node& n = c.p.nodes[i];
+  bool truth;
+  if (n.kind == NodeKind::Check)
+    truth = c.p.exprs[n.a].eval(reinterpret_cast<const Slot*>(c.block + c.p.bb_offset), strings_);
+  else
+    truth = host_.condition(c.site(i));
+  if (n.flags & kNegate) truth = !truth;
+  return truth ? Status::Success : Status::Failure;
+}
+
+Status Engine::tick_leaf(Ctx& c, uint32_t i, bool starting) {
+  const Node& n = c.p.nodes[i];
+  switch (n.kind) {
+    case NodeKind::Action: {
+      CallSite at = c.site(i);
+      Status s = starting ? host_.start(at) : Status::Running;
+      if (s == Status::Running) s = host_.tick(at);
+      if (s != Status::Running) host_.stop(at, s);
+      return s;
+    }
+    case NodeKind::Condition:
+    case NodeKind::Check: return evaluate_condition(c, i);
+    case NodeKind::Wait: {
+      double& started = c.state<double>(n);
+      if (starting) started = c.now;
+      return c.now - started >= n.seconds - kTimeEpsilon ? Status::Success : Status::Running;
+    }
+    default: return Status::Failure;
+  }
+}
+
+// Aborts a running node: its running descendants first, in post-order, then the node itself.
+void Engine::abort(Ctx& c, uint32_t i) {
+  if (c.status(i) != Status::Running) return;
+  const Node& n = c.p.nodes[i];
+  for (uint16_t pos = 0; pos < n.count; ++pos) abort(c, c.p.child_index[n.children + pos]);
+  if (n.kind == NodeKind::Action) host_.stop(c.site(i), Status::Aborted);
+  if (n.kind == NodeKind::Log) {
+    const std::string& message = c.p.messages[n.a];
+    host_.log_node(c.site(i), message.empty() ? c.p.ids[i + 1] : message, "aborted");
+  }
+  c.status(i) = Status::Aborted;
+}
+
+// Weighted draw without replacement from the agent's stream (SPEC 3.2: random_*).
+void Engine::draw_order(Ctx& c, uint32_t i) {
+  const Node& n = c.p.nodes[i];
+  uint16_t* order = &c.state<uint16_t>(n, 2);
+  for (uint16_t k = 0; k < n.count; ++k) order[k] = k;
+  const double* w = c.p.weights.data() + n.children;
+  for (uint16_t k = 0; k < n.count; ++k) {
+    double total = 0;
+    for (uint16_t m = k; m < n.count; ++m) total += w[order[m]];
+    double r = c.agent.rng.uniform() * total;
+    uint16_t pick = k;
+    for (uint16_t m = k; m < n.count; ++m) {
+      r -= w[order[m]];
+      pick = m;
+      if (r < 0) break;
+    }
+    std::swap(order[k], order[pick]);
+  }
+}
+
+}  // namespace thicket

@@ -1,0 +1,62 @@
+// The tick loop: SPEC 3.1's contract over a compiled node array, for one agent.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "agent.hpp"
+#include "program.hpp"
+#include "string_table.hpp"
+#include "thicket/status.hpp"
+
+namespace thicket {
+
+class LuaHost;
+
+// Why an abort fired (SPEC 3.5), for traces and --explain.
+struct AbortEvent {
+  uint32_t composite;  // the composite whose re-check fired
+  uint32_t condition;  // the re-checked condition that changed
+  Status from, to;     // its remembered and its new result
+  uint32_t aborted;    // the running child that was aborted
+};
+
+// Receives trace events; all optional. Set on the Engine; null costs nothing.
+struct TraceSink {
+  virtual ~TraceSink() = default;
+  virtual void on_abort(const Program& p, const AgentInfo& a, const AbortEvent& e) {}
+};
+
+class Engine {
+ public:
+  Engine(LuaHost& host, const StringTable& strings) : host_(host), strings_(strings) {}
+
+  // Ticks the agent's root once at time agent.time; returns the root's status.
+  Status tick(const Program& p, AgentInfo& agent, uint8_t* block);
+  // Aborts every running node of the agent (despawn, reload, fsm state exit).
+  void abort_all(const Program& p, AgentInfo& agent, uint8_t* block);
+  // Aborts node `node` and its running descendants (post-order).
+  void abort_node(const Program& p, AgentInfo& agent, uint8_t* block, uint32_t node);
+  // Initialises a fresh agent block: statuses invalid, cooldowns never fired, blackboard defaults.
+  static void init_block(const Program& p, uint8_t* block, const StringTable* strings = nullptr);
+
+  TraceSink* trace = nullptr;
+
+ private:
+  struct Ctx;
+  Status tick_node(Ctx& c, uint32_t i);
+  Status tick_composite(Ctx& c, uint32_t i, bool starting);
+  Status tick_active_selector(Ctx& c, uint32_t i, bool starting);
+  Status tick_parallel(Ctx& c, uint32_t i, bool starting);
+  Status tick_decorator(Ctx& c, uint32_t i, bool starting);
+  Status tick_leaf(Ctx& c, uint32_t i, bool starting);
+  Status evaluate_condition(Ctx& c, uint32_t i);
+  uint16_t recheck(Ctx& c, uint32_t i, uint16_t running_pos);
+  void abort(Ctx& c, uint32_t i);
+  void draw_order(Ctx& c, uint32_t i);
+
+  LuaHost& host_;
+  const StringTable& strings_;
+};
+
+}  // namespace thicket
