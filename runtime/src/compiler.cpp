@@ -17,9 +17,12 @@ namespace {
 
 constexpr uint32_t kNone = 0xFFFFFFFF;
 
+// Kinds a tree may name as a node (check is written `condition: {check: ...}`).
+bool is_yaml_kind(NodeKind k) { return k != NodeKind::Check && kind_info(k).shape != Shape::Root; }
+
 std::optional<NodeKind> kind_from_name(const std::string& name) {
   for (size_t i = 0; i < kKindCount; ++i)
-    if (name == kKindInfo[i].name && static_cast<NodeKind>(i) != NodeKind::Check) return static_cast<NodeKind>(i);
+    if (name == kKindInfo[i].name && is_yaml_kind(static_cast<NodeKind>(i))) return static_cast<NodeKind>(i);
   if (name == "subtree") return std::nullopt;
   return std::nullopt;
 }
@@ -27,7 +30,7 @@ std::optional<NodeKind> kind_from_name(const std::string& name) {
 std::vector<std::string> all_kind_names() {
   std::vector<std::string> out;
   for (size_t i = 0; i < kKindCount; ++i)
-    if (static_cast<NodeKind>(i) != NodeKind::Check) out.push_back(kKindInfo[i].name);
+    if (is_yaml_kind(static_cast<NodeKind>(i))) out.push_back(kKindInfo[i].name);
   out.push_back("subtree");
   return out;
 }
@@ -74,6 +77,62 @@ class TreeCompiler {
     file_ = file;
     subtrees_.push_back(tree_name);
     node(root, "root", "");
+    subtrees_.pop_back();
+  }
+
+  // machine := {check_every: seconds, behaviors: [{name, check, run | tree}, ...]} (SPEC 5)
+  void machine(const YAML::Node& doc, const std::string& machine_name) {
+    file_ = 0;
+    subtrees_.push_back(machine_name);
+    uint32_t root = emit(NodeKind::Machine, doc, "root", "", "machine " + machine_name);
+    p_.nodes[root].seconds = -1;  // every tick
+    if (doc["check_every"]) {
+      if (auto s = read_seconds(doc["check_every"], "'check_every'")) p_.nodes[root].seconds = *s;
+    }
+    std::vector<uint32_t> children;
+    const YAML::Node behaviors = doc["behaviors"];
+    if (!behaviors) {
+      error(doc, "a machine needs 'behaviors', a list of {name, check, run} in priority order");
+    } else if (!behaviors.IsSequence() || behaviors.size() == 0) {
+      error(behaviors, std::string("'behaviors' must be a non-empty list of {name, check, run}, got ") +
+                           (behaviors.IsSequence() ? "an empty list" : describe_node(behaviors)));
+    } else {
+      static const std::vector<std::string> keys = {"name", "check", "run", "tree"};
+      std::set<std::string> names;
+      size_t index = 0;
+      for (const auto& b : behaviors) {
+        std::string fallback = "behavior " + std::to_string(index++);
+        if (!b.IsMap()) {
+          error(b, std::string("a behavior is a mapping {name, check, run}, got ") + describe_node(b));
+          continue;
+        }
+        for (auto it = b.begin(); it != b.end(); ++it) {
+          std::string key = it->first.Scalar();
+          if (std::find(keys.begin(), keys.end(), key) == keys.end())
+            error(it->first, "unknown key '" + key + "' in a behavior" + did_you_mean(key, keys) + " (allowed: name, check, run, tree)");
+        }
+        std::string name = fallback;
+        if (!b["name"] || !b["name"].IsScalar()) error(b, "a behavior needs 'name' (text)");
+        else name = b["name"].Scalar();
+        if (!names.insert(name).second) error(b["name"], "two behaviors are named '" + name + "'");
+        if (!b["check"]) {
+          error(b, "behavior '" + name + "' needs 'check', the condition that selects it");
+          continue;
+        }
+        uint32_t check = leaf(NodeKind::Condition, b["check"], name + "/check", "");
+        uint32_t run = kNone;
+        if (b["run"] && b["tree"]) error(b["tree"], "behavior '" + name + "' has both 'run' and 'tree'; give one");
+        if (b["run"]) run = leaf(NodeKind::Action, b["run"], name, "");
+        else if (b["tree"] && b["tree"].IsScalar()) run = subtree(b["tree"], name, "");
+        else if (b["tree"]) run = node(b["tree"], name, name + "/");
+        else error(b, "behavior '" + name + "' needs 'run' (a task leaf) or 'tree' (a tree to run)");
+        if (check != kNone && run != kNone) {
+          children.push_back(check);
+          children.push_back(run);
+        }
+      }
+    }
+    finish_children(root, children);
     subtrees_.pop_back();
   }
 
@@ -125,6 +184,7 @@ class TreeCompiler {
       case Shape::Composite: return composite(kind, value, path, name_prefix);
       case Shape::Decorator: return decorator(kind, value, path, name_prefix);
       case Shape::Leaf: return leaf(kind, value, path, name_prefix);
+      case Shape::Root: break;
     }
     return kNone;
   }
@@ -624,6 +684,7 @@ uint32_t node_state_bytes(const Node& n) {
     case NodeKind::Timeout:
     case NodeKind::Cooldown:
     case NodeKind::Wait: return 8;                          // a time in seconds
+    case NodeKind::Machine: return 16;                      // last check time, current behavior, active
     default: return 0;
   }
 }
@@ -635,7 +696,8 @@ void layout_state(Program& p) {
   for (uint32_t size : {8u, 4u, 2u}) {
     for (Node& n : p.nodes) {
       uint32_t bytes = node_state_bytes(n);
-      bool this_class = size == 2 ? (bytes % 4 != 0 && bytes != 0) : bytes == size;
+      uint32_t align = bytes % 8 == 0 ? 8 : bytes % 4 == 0 ? 4 : 2;
+      bool this_class = bytes != 0 && align == size;
       if (!this_class) continue;
       n.state = offset;
       offset += bytes;
@@ -644,6 +706,26 @@ void layout_state(Program& p) {
   p.state_size = offset;
   p.bb_offset = align_up(offset, 8);
   p.block_size = p.bb_offset + 8 * static_cast<uint32_t>(p.blackboard.size());
+}
+
+std::unique_ptr<Program> compile_machine(const BrainSource& src, const LeafNames& leaves, StringTable& strings,
+                                         std::vector<Diagnostic>& diags) {
+  auto p = std::make_unique<Program>();
+  p->name = src.name;
+  for (const auto& f : src.files) {
+    p->files.push_back(f.path);
+    p->yaml_files.push_back(f.path);
+  }
+  p->leaf_files = src.leaf_files;
+  p->blackboard = src.blackboard;
+  size_t errors_before = diags.size();
+  TreeCompiler tc(src, leaves, strings, diags, *p);
+  tc.machine(src.files[0].doc, src.name);
+  for (size_t i = errors_before; i < diags.size(); ++i)
+    if (diags[i].severity == Severity::Error) return nullptr;
+  compute_observed(*p);
+  layout_state(*p);
+  return p;
 }
 
 std::unique_ptr<Program> compile_tree(const BrainSource& src, const YAML::Node& root, uint32_t file,

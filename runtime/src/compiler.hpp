@@ -61,6 +61,10 @@ std::unique_ptr<Program> compile_tree(const BrainSource& src, const YAML::Node& 
                                       const std::string& tree_name, const LeafNames& leaves,
                                       StringTable& strings, std::vector<Diagnostic>& diags);
 
+// Compiles a `machine:` brain (SPEC 5) into a node array whose root is a Machine node.
+std::unique_ptr<Program> compile_machine(const BrainSource& src, const LeafNames& leaves, StringTable& strings,
+                                         std::vector<Diagnostic>& diags);
+
 // Helpers shared by the fsm and machine compilers.
 struct SourceRef {
   const BrainSource& src;

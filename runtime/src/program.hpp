@@ -19,7 +19,7 @@ enum class NodeKind : uint8_t {
 #include "node_kinds.def"
 #undef NODE_KIND
 };
-enum class Shape : uint8_t { Composite, Decorator, Leaf };
+enum class Shape : uint8_t { Composite, Decorator, Leaf, Root };
 
 struct KindInfo {
   const char* name;
@@ -53,6 +53,7 @@ inline constexpr uint16_t kNoPos = 0xFFFF;
 //   log: a = index in Program::messages
 //   action/condition: a = index in Program::calls
 //   check: a = index in Program::exprs
+//   machine: children = (check, run) per behavior; seconds = check_every (< 0: every tick)
 struct Node {
   NodeKind kind;
   uint8_t flags;

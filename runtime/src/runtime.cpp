@@ -73,6 +73,8 @@ std::optional<BrainHandle> RuntimeImpl::load(const std::optional<std::string>& t
     auto root = src->trees.find(src->name);
     if (root != src->trees.end())
       program = compile_tree(*src, root->second.root, root->second.file, src->name, names, strings, diags);
+  } else if (src->kind == BrainKind::Machine) {
+    program = compile_machine(*src, names, strings, diags);
   } else {
     diags.push_back({Severity::Error, path, 1, 1,
                      std::string(brain_kind_name(src->kind)) + " brains are not supported by this build yet"});

@@ -14,7 +14,7 @@ namespace {
 // Elapsed-time tests tolerate float error (SPEC 3.1: 1e-9).
 constexpr double kTimeEpsilon = 1e-9;
 
-static_assert(kKindCount == 22, "a node kind was added: give it a case in tick_node and abort");
+static_assert(kKindCount == 23, "a node kind was added: give it a case in tick_node and abort");
 
 bool is_condition(NodeKind k) { return k == NodeKind::Condition || k == NodeKind::Check; }
 bool is_selector(NodeKind k) { return k == NodeKind::Selector || k == NodeKind::RandomSelector; }
@@ -85,6 +85,7 @@ Status Engine::tick_node(Ctx& c, uint32_t i) {
       }
       break;
     case Shape::Decorator: s = tick_decorator(c, i, starting); break;
+    case Shape::Root: s = tick_machine(c, i, starting); break;
     default: s = tick_leaf(c, i, starting); break;
   }
   c.status(i) = s;
@@ -174,6 +175,37 @@ Status Engine::tick_active_selector(Ctx& c, uint32_t i, bool starting) {
   if (last != kNoPos && last != decided) abort(c, c.child_at(n, last));
   last = result == Status::Running ? decided : kNoPos;
   return result;
+}
+
+// A behavior machine (SPEC 5): on a check tick the first passing check picks the behavior;
+// a different pick cancels the current one. Then the current behavior is resumed once.
+Status Engine::tick_machine(Ctx& c, uint32_t i, bool starting) {
+  const Node& n = c.p.nodes[i];
+  double& last_check = c.state<double>(n);
+  uint16_t& current = c.state<uint16_t>(n, 8);
+  uint8_t& active = c.state<uint8_t>(n, 10);  // the current behavior has not finished
+  if (starting) {
+    current = kNoPos;
+    active = 0;
+  }
+  const bool check_tick = starting || n.seconds < 0 || c.now - last_check >= n.seconds - kTimeEpsilon;
+  if (check_tick) {
+    last_check = c.now;
+    for (uint16_t b = 0; b * 2 < n.count; ++b) {
+      if (evaluate_condition(c, c.p.child_index[n.children + 2 * b]) != Status::Success) continue;
+      if (b != current) {
+        if (current != kNoPos) abort(c, c.p.child_index[n.children + 2 * current + 1]);
+        current = b;
+      }
+      active = 1;  // the winner goes on, restarts if it had finished, or starts
+      break;
+    }
+  }
+  if (active) {
+    Status s = tick_node(c, c.p.child_index[n.children + 2 * current + 1]);
+    if (s != Status::Running) active = 0;
+  }
+  return Status::Running;
 }
 
 Status Engine::tick_parallel(Ctx& c, uint32_t i, bool starting) {
