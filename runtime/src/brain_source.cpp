@@ -159,12 +159,10 @@ class SourceReader {
       if (d[k]) kinds_found.push_back(k);
     BrainKind kind = BrainKind::Tree;
     if (kinds_found.empty()) {
-      std::string hint;
-      for (const auto& key : map_keys(d)) {
-        std::string m = did_you_mean(key, {"tree", "fsm", "machine"});
-        if (!m.empty()) { hint = " (found '" + key + "'" + m.substr(1) + ")"; break; }
-      }
-      ref.error(d, "a brain file needs exactly one of 'tree: NAME', 'fsm: NAME' or 'machine: NAME' at the top level" + hint);
+      bool misspelt = false;  // then the unknown-key error below says what was meant
+      for (const auto& key : map_keys(d)) misspelt = misspelt || !did_you_mean(key, {"tree", "fsm", "machine"}).empty();
+      if (!misspelt)
+        ref.error(d, "a brain file needs exactly one of 'tree: NAME', 'fsm: NAME' or 'machine: NAME' at the top level");
     } else {
       if (kinds_found.size() > 1)
         ref.error(d[kinds_found[1]], "a brain file has exactly one of 'tree', 'fsm' and 'machine'; found '" +
@@ -256,7 +254,8 @@ class SourceReader {
           continue;
         }
         key.type = static_cast<ValueType>(found - types.begin());
-        def.reset(v["default"]);
+        if (v["default"]) def.reset(v["default"]);
+        else def.reset(YAML::Node());
         explicit_type = true;
       } else if (!v.IsScalar() && !v.IsNull()) {
         ref.error(v, "the default of '" + key.name + "' must be a number, true/false or text, or {type: ..., default: ...}; got " +

@@ -177,6 +177,15 @@ class TreeCompiler {
       else
         error(it->first, "unknown node kind '" + key + "'" + did_you_mean(key, kinds));
     }
+    if (!found_kind && n.size() == 1) {
+      // A misspelt kind: check the node as the kind it most likely means, so the errors
+      // inside it are reported now too (the load fails anyway).
+      std::string guess = closest_name(n.begin()->first.Scalar(), kinds);
+      if (guess.empty()) return kNone;
+      found_kind = true;
+      kind_name = guess;
+      value.reset(n.begin()->second);
+    }
     if (!found_kind) return kNone;
     if (kind_name == "subtree") return subtree(value, path, name_prefix);
     NodeKind kind = *kind_from_name(kind_name);
@@ -469,7 +478,9 @@ class TreeCompiler {
     auto it = leaves_.find(name);
     if (it == leaves_.end()) {
       std::string msg = "unknown leaf '" + name + "'" + did_you_mean(name, leaf_names_);
-      if (leaf_names_.empty())
+      if (src_.leaf_files_failed)
+        msg += " (a leaf file failed to load; see its errors)";
+      else if (leaf_names_.empty())
         msg += " (no leaves are defined: list Lua files under 'leaves:' at the top of the brain file)";
       else if (did_you_mean(name, leaf_names_).empty())
         msg += " (defined: " + join_names(leaf_names_) + ")";
@@ -528,7 +539,7 @@ class TreeCompiler {
         leaf_name = v["leaf"].Scalar();
         leaf_at.reset(v["leaf"]);
       }
-      args.reset(v["args"]);
+      if (v["args"]) args.reset(v["args"]);
       if (args && !args.IsMap() && !args.IsNull())
         error(args, std::string("'args' must be a mapping (args: {radius: 10}), got ") + describe_node(args));
     } else {

@@ -46,6 +46,7 @@ struct BrainSource {
   std::map<std::string, TreeSource> trees;   // subtree targets by name
   std::vector<BlackboardKey> blackboard;     // merged declarations
   std::map<std::string, uint32_t> bb_index;  // name -> index in blackboard
+  bool leaf_files_failed = false;            // set by the loader: unknown leaves may be in them
 };
 
 // Reads `path` (and its imports). Returns nullopt only when nothing usable was read;

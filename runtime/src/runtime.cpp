@@ -50,6 +50,17 @@ void RuntimeImpl::log(const std::string& line) const {
 
 std::optional<BrainHandle> RuntimeImpl::load(const std::optional<std::string>& text, const std::string& path,
                                              std::vector<Diagnostic>& diags) {
+  // A bug in the loader must not take the game down: it becomes a diagnostic.
+  try {
+    return load_checked(text, path, diags);
+  } catch (const std::exception& e) {
+    diags.push_back({Severity::Error, path, 0, 0, std::string("internal error while loading (please report it): ") + e.what()});
+    return std::nullopt;
+  }
+}
+
+std::optional<BrainHandle> RuntimeImpl::load_checked(const std::optional<std::string>& text, const std::string& path,
+                                                     std::vector<Diagnostic>& diags) {
   size_t first_diag = diags.size();
   auto src = text ? parse_brain_text(*text, path, diags) : parse_brain(path, diags);
   if (!src) return std::nullopt;
@@ -57,6 +68,7 @@ std::optional<BrainHandle> RuntimeImpl::load(const std::optional<std::string>& t
   std::vector<LeafDef> staged;
   bool leaves_ok = true;
   for (const auto& file : src->leaf_files) leaves_ok = lua->stage_leaf_file(file, staged, diags) && leaves_ok;
+  src->leaf_files_failed = !leaves_ok;
   LeafNames names;
   for (const auto& def : leaves) names[def.name] = def.shape;
   std::map<std::string, std::string> defined_in;

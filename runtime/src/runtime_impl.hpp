@@ -42,6 +42,8 @@ class RuntimeImpl {
 
   std::optional<BrainHandle> load(const std::optional<std::string>& text, const std::string& path,
                                   std::vector<Diagnostic>& diags);
+  std::optional<BrainHandle> load_checked(const std::optional<std::string>& text, const std::string& path,
+                                          std::vector<Diagnostic>& diags);
   AgentHandle spawn(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb);
   void despawn(AgentHandle agent);
   Status tick(uint32_t agent, double dt);
