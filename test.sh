@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Runs every test: the unit tests (doctest) and the end-to-end CLI tests, on a Release
+# build and on an AddressSanitizer + UndefinedBehaviorSanitizer build.
+set -euo pipefail
+cd "$(dirname "$0")"
+tools/install_deps.sh
+tools/build.sh build Release
+(cd build && ctest --output-on-failure)
+tools/build.sh build-asan Debug -DTHICKET_SANITIZE=ON -DTHICKET_BENCH=OFF
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure)
