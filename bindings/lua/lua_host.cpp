@@ -11,10 +11,24 @@
 namespace thicket {
 namespace {
 
-void budget_hook(lua_State* L, lua_Debug*) {
-  luaL_error(L, "the leaf ran past its instruction budget without returning or yielding "
-                "(an endless loop? a task lets time pass with coroutine.yield() or thicket.wait())");
+}  // namespace
+
+// The instruction budget: a count hook set once on the main state (threads inherit it)
+// fires every budget/8 instructions; a call that sees more than eight firings has run past
+// its budget. Counting per call this way costs nothing per call (no lua_sethook).
+void LuaHost::budget_hook(lua_State* L, lua_Debug*) {
+  LuaHost* h = *static_cast<LuaHost**>(lua_getextraspace(L));
+  if (h->hook_serial_ != h->call_serial_) {
+    h->hook_serial_ = h->call_serial_;
+    h->hook_count_ = 0;
+  }
+  if (++h->hook_count_ > kBudgetSlices)
+    luaL_error(L, "the leaf ran past its instruction budget (%I instructions) without returning or yielding "
+                  "(an endless loop? a task lets time pass with coroutine.yield() or thicket.wait())",
+               static_cast<lua_Integer>(h->rt_.options.instruction_budget));
 }
+
+namespace {
 
 // Keeps the Lua frames of a traceback, indented, for error reports.
 std::string lua_frames(const std::string& traceback) {
@@ -58,12 +72,11 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
 bool LuaHost::pcall(int nargs, int nresults, const CallSite& at, const LeafDef& leaf) {
   const CallSite* saved = current_;
   current_ = &at;
-  lua_sethook(L_, budget_hook, LUA_MASKCOUNT, static_cast<int>(rt_.options.instruction_budget));
+  ++call_serial_;
   int base = lua_gettop(L_) - nargs;  // the function's slot
   lua_rawgeti(L_, LUA_REGISTRYINDEX, traceback_ref_);
   lua_insert(L_, base);
   int rc = lua_pcall(L_, nargs, nresults, base);
-  lua_sethook(L_, nullptr, 0, 0);
   current_ = saved;
   if (rc != LUA_OK) {
     const char* msg = lua_tostring(L_, -1);
@@ -260,10 +273,9 @@ Status LuaHost::task_resume(const CallSite& at, const LeafDef& leaf, bool) {
   }
   const CallSite* saved = current_;
   current_ = &at;
-  lua_sethook(co, budget_hook, LUA_MASKCOUNT, static_cast<int>(rt_.options.instruction_budget));
+  ++call_serial_;
   int nres = 0;
   int rc = lua_resume(co, L_, nargs, &nres);
-  lua_sethook(co, nullptr, 0, 0);
   current_ = saved;
   if (rc == LUA_YIELD) {
     lua_pop(co, nres);
@@ -354,9 +366,8 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
     lua_settop(L_, top);
     return false;
   }
-  lua_sethook(L_, budget_hook, LUA_MASKCOUNT, static_cast<int>(rt_.options.instruction_budget));
+  ++call_serial_;
   int rc = lua_pcall(L_, 0, 1, top + 1);
-  lua_sethook(L_, nullptr, 0, 0);
   if (rc != LUA_OK) {
     lua_error(lua_tostring(L_, -1) ? lua_tostring(L_, -1) : "error while running the file");
     lua_settop(L_, top);

@@ -67,8 +67,14 @@ class LuaHost {
   void push_args(const CallSite& at);
   void push_mem_table(const CallSite& at);
 
+  static void budget_hook(lua_State* L, lua_Debug* ar);
+  static constexpr uint64_t kBudgetSlices = 8;
+
   RuntimeImpl& rt_;
   lua_State* L_ = nullptr;
+  uint64_t call_serial_ = 0;  // bumped by every leaf call and resume
+  uint64_t hook_serial_ = 0;  // the call the budget hook last fired in
+  uint64_t hook_count_ = 0;   // how often it fired in that call
   const CallSite* current_ = nullptr;
   int traceback_ref_ = -2;
   int thicket_ref_ = -2;

@@ -1,5 +1,6 @@
 // The sandboxed Lua state, the `thicket` module, require(), and the agent and blackboard
 // objects leaves see (SPEC 6 and 7).
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -225,6 +226,11 @@ end
 
 LuaHost::LuaHost(RuntimeImpl& rt) : rt_(rt) {
   L_ = luaL_newstate();
+  *static_cast<LuaHost**>(lua_getextraspace(L_)) = this;  // threads inherit it: the budget hook finds us
+  if (rt.options.instruction_budget > 0) {
+    uint64_t slice = std::max<uint64_t>(1000, rt.options.instruction_budget / kBudgetSlices);
+    lua_sethook(L_, budget_hook, LUA_MASKCOUNT, static_cast<int>(std::min<uint64_t>(slice, INT32_MAX)));
+  }
   load_rng_ = Rng::seeded(rt.options.seed, 0);
   open_sandbox();
   open_thicket_module();
