@@ -330,6 +330,59 @@ void LuaHost::task_release(const CallSite& at, bool cancel) {
   lua_pop(L_, 1);
 }
 
+void LuaHost::call_plain(const CallSite& at) {
+  const LeafDef& leaf = leaf_of(rt_, at);
+  if (leaf.shape == LeafShape::Native) {
+    LeafContext ctx;
+    ctx.rt_ = &rt_;
+    ctx.site_ = &at;
+    leaf.native.tick(ctx);
+    return;
+  }
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, leaf.fn);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
+  push_args(at);
+  pcall(2, 0, at, leaf);
+}
+
+bool LuaHost::reason(const CallSite& at, std::string_view& transition) {
+  const LeafDef& leaf = leaf_of(rt_, at);
+  if (leaf.shape == LeafShape::Native) return false;  // native reasons: not supported (use when: checks)
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, leaf.fn);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
+  push_args(at);
+  if (!pcall(2, 1, at, leaf)) return false;
+  bool named = false;
+  if (lua_type(L_, -1) == LUA_TSTRING) {
+    size_t len;
+    const char* s = lua_tolstring(L_, -1, &len);
+    transition = std::string_view(s, len);  // stays valid: the string is interned in the state
+    named = true;
+  } else if (!lua_isnil(L_, -1)) {
+    report(at, leaf, std::string("reason '") + leaf.name + "' returned a " + luaL_typename(L_, -1) +
+                         "; a reason returns a transition name (text) or nil");
+  }
+  lua_pop(L_, 1);
+  return named;
+}
+
+void LuaHost::unmapped_transition(const CallSite& at, const std::string& state, std::string_view transition) {
+  std::string key = state + "/" + std::string(transition);
+  if (!unmapped_reported_.emplace(at.program, key).second) return;  // once per state/transition
+  std::vector<std::string> known;
+  for (const auto& st : at.program->fsm_states)
+    if (st.name == state)
+      for (const auto& [name, to] : st.transitions) known.push_back(name);
+  const SourcePos& pos = at.program->positions[at.node];
+  std::ostringstream out;
+  out << at.program->files[pos.file] << ":" << pos.line << ":" << pos.column << ": error: state '" << state
+      << "' has no transition '" << transition << "'" << did_you_mean(transition, known)
+      << (known.empty() ? " (it has no transitions)" : " (transitions: " + join_names(known) + ")")
+      << "; the state stays\n  reported once; first by agent " << at.agent->id << " at tick " << at.agent->ticks;
+  ++errors;
+  rt_.log(out.str());
+}
+
 void LuaHost::log_node(const CallSite& at, const std::string& what, const char* event) {
   std::ostringstream out;
   out << "t=" << at.agent->time << " agent " << at.agent->id << " log " << at.program->ids[at.node] << ": " << what

@@ -3,6 +3,7 @@
 #pragma once
 #include <lua.hpp>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,10 @@ class LuaHost {
   Status tick(const CallSite& at);
   void stop(const CallSite& at, Status s);
   void log_node(const CallSite& at, const std::string& what, const char* event);
+  // fsm calls: enter/exit (results ignored) and reason (a transition name, or nil = false).
+  void call_plain(const CallSite& at);
+  bool reason(const CallSite& at, std::string_view& transition);
+  void unmapped_transition(const CallSite& at, const std::string& state, std::string_view transition);
 
   // Where require() may look: the folders of the loaded leaf files.
   void allow_module_dir(const std::string& dir);
@@ -84,7 +89,8 @@ class LuaHost {
   int loaded_ref_ = -2;                 // require()'s cache of modules
   std::vector<std::string> module_dirs_;
   Rng load_rng_;                        // math.random while files load (no agent yet)
-  const char* status_strings_[3] = {};  // interned "success", "failure", "running"
+  const char* status_strings_[3] = {};
+  std::set<std::pair<const void*, std::string>> unmapped_reported_;  // (program, "state/transition")  // interned "success", "failure", "running"
 
   friend struct LuaApi;
 };

@@ -66,6 +66,10 @@ std::unique_ptr<Program> compile_tree(const BrainSource& src, const YAML::Node& 
 std::unique_ptr<Program> compile_machine(const BrainSource& src, const LeafNames& leaves, StringTable& strings,
                                          std::vector<Diagnostic>& diags);
 
+// Compiles an `fsm:` brain (SPEC 4): an Fsm root over one State node per state.
+std::unique_ptr<Program> compile_fsm(const BrainSource& src, const LeafNames& leaves, StringTable& strings,
+                                     std::vector<Diagnostic>& diags);
+
 // Helpers shared by the fsm and machine compilers.
 struct SourceRef {
   const BrainSource& src;

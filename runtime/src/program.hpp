@@ -54,6 +54,8 @@ inline constexpr uint16_t kNoPos = 0xFFFF;
 //   action/condition: a = index in Program::calls
 //   check: a = index in Program::exprs
 //   machine: children = (check, run) per behavior; seconds = check_every (< 0: every tick)
+//   fsm: children = its State nodes; a = the initial state's index
+//   state: children = its parts; a = index in Program::fsm_states
 struct Node {
   NodeKind kind;
   uint8_t flags;
@@ -102,6 +104,15 @@ struct BlackboardKey {
   SourcePos pos;
 };
 
+// One state of an fsm brain (SPEC 4): node indices of its parts (kNoNode when absent).
+inline constexpr uint32_t kNoNode = 0xFFFFFFFF;
+struct FsmState {
+  std::string name;
+  uint32_t enter = kNoNode, exit = kNoNode, reason = kNoNode, body = kNoNode;
+  std::vector<std::pair<std::string, uint16_t>> transitions;  // transition name -> state index
+  std::vector<std::pair<uint32_t, uint16_t>> when;            // condition node -> state index
+};
+
 struct Program {
   std::string name;                    // the tree's name
   std::vector<Node> nodes;             // depth-first; nodes[0] is the root
@@ -111,6 +122,7 @@ struct Program {
   std::vector<LeafCall> calls;         // action / condition call sites
   std::vector<CompiledExpr> exprs;     // check conditions
   std::vector<std::string> messages;   // log decorators
+  std::vector<FsmState> fsm_states;    // fsm brains: the states, in file order
   std::vector<std::string> ids;        // node id: name, or path from the root
   std::vector<std::string> labels;     // a short label for traces and dumps
   std::vector<SourcePos> positions;    // where each node was written

@@ -88,8 +88,7 @@ std::optional<BrainHandle> RuntimeImpl::load_checked(const std::optional<std::st
   } else if (src->kind == BrainKind::Machine) {
     program = compile_machine(*src, names, strings, diags);
   } else {
-    diags.push_back({Severity::Error, path, 1, 1,
-                     std::string(brain_kind_name(src->kind)) + " brains are not supported by this build yet"});
+    program = compile_fsm(*src, names, strings, diags);
   }
   bool failed = !leaves_ok || !program;
   for (size_t i = first_diag; i < diags.size(); ++i) failed = failed || diags[i].severity == Severity::Error;

@@ -14,7 +14,7 @@ namespace {
 // Elapsed-time tests tolerate float error (SPEC 3.1: 1e-9).
 constexpr double kTimeEpsilon = 1e-9;
 
-static_assert(kKindCount == 23, "a node kind was added: give it a case in tick_node and abort");
+static_assert(kKindCount == 25, "a node kind was added: give it a case in tick_node and abort");
 
 bool is_condition(NodeKind k) { return k == NodeKind::Condition || k == NodeKind::Check; }
 bool is_selector(NodeKind k) { return k == NodeKind::Selector || k == NodeKind::RandomSelector; }
@@ -85,7 +85,7 @@ Status Engine::tick_node(Ctx& c, uint32_t i) {
       }
       break;
     case Shape::Decorator: s = tick_decorator(c, i, starting); break;
-    case Shape::Root: s = tick_machine(c, i, starting); break;
+    case Shape::Root: s = c.p.nodes[i].kind == NodeKind::Fsm ? tick_fsm(c, i, starting) : tick_machine(c, i, starting); break;
     default: s = tick_leaf(c, i, starting); break;
   }
   c.status(i) = s;
@@ -205,6 +205,57 @@ Status Engine::tick_machine(Ctx& c, uint32_t i, bool starting) {
     Status s = tick_node(c, c.p.child_index[n.children + 2 * current + 1]);
     if (s != Status::Running) active = 0;
   }
+  return Status::Running;
+}
+
+// A finite state machine (SPEC 4): the current state's reason (or its `when` list) may
+// name a transition; leaving aborts the state's act or tree and runs its exit, entering runs
+// the new state's enter. Then the current state acts.
+Status Engine::tick_fsm(Ctx& c, uint32_t i, bool starting) {
+  const Node& n = c.p.nodes[i];
+  uint16_t& current = c.state<uint16_t>(n);
+  uint16_t& entered = c.state<uint16_t>(n, 2);
+  if (starting) {
+    current = static_cast<uint16_t>(n.a);
+    entered = 0;
+  }
+  const FsmState* st = &c.p.fsm_states[current];
+  // The current state's node counts as running, so aborting the fsm reaches its act or tree.
+  auto state_node = [&](uint16_t s) { return c.p.child_index[n.children + s]; };
+  if (!entered) {  // the initial state is entered just before the first tick
+    c.status(state_node(current)) = Status::Running;
+    if (st->enter != kNoNode) host_.call_plain(c.site(st->enter));
+    entered = 1;
+  }
+  uint16_t target = kNoPos;
+  bool named = false;
+  if (st->reason != kNoNode) {
+    std::string_view transition;
+    named = host_.reason(c.site(st->reason), transition);
+    if (named) {
+      for (const auto& [name, to] : st->transitions)
+        if (name == transition) target = to;
+      if (target == kNoPos) host_.unmapped_transition(c.site(st->reason), st->name, transition);
+    }
+  }
+  if (!named) {
+    for (const auto& [cond, to] : st->when)
+      if (evaluate_condition(c, cond) == Status::Success) {
+        target = to;
+        break;
+      }
+  }
+  if (target != kNoPos) {
+    if (st->body != kNoNode) abort(c, st->body);
+    if (st->exit != kNoNode) host_.call_plain(c.site(st->exit));
+    c.status(state_node(current)) = Status::Invalid;
+    current = target;
+    c.status(state_node(current)) = Status::Running;
+    st = &c.p.fsm_states[current];
+    if (st->body != kNoNode) c.status(st->body) = Status::Invalid;  // a tree starts afresh on entry
+    if (st->enter != kNoNode) host_.call_plain(c.site(st->enter));
+  }
+  if (st->body != kNoNode) tick_node(c, st->body);  // a finished act starts afresh next tick
   return Status::Running;
 }
 

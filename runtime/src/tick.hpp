@@ -50,6 +50,7 @@ class Engine {
   Status tick_parallel(Ctx& c, uint32_t i, bool starting);
   Status tick_decorator(Ctx& c, uint32_t i, bool starting);
   Status tick_machine(Ctx& c, uint32_t i, bool starting);
+  Status tick_fsm(Ctx& c, uint32_t i, bool starting);
   Status tick_leaf(Ctx& c, uint32_t i, bool starting);
   Status evaluate_condition(Ctx& c, uint32_t i);
   uint16_t recheck(Ctx& c, uint32_t i, uint16_t running_pos);
