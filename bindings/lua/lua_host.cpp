@@ -214,7 +214,12 @@ Status LuaHost::tick(const CallSite& at) {
       lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
       push_args(at);
       push_mem_table(at);
-      lua_rawgeti(L_, -1, at.node + 1);
+      if (lua_rawgeti(L_, -1, at.node + 1) == LUA_TNIL) {  // started under an older definition
+        lua_pop(L_, 1);
+        lua_newtable(L_);
+        lua_pushvalue(L_, -1);
+        lua_rawseti(L_, -3, at.node + 1);
+      }
       lua_remove(L_, -2);
       if (!pcall(3, 1, at, leaf)) return Status::Failure;
       Status s = to_status(-1, at, leaf, false);
@@ -328,6 +333,39 @@ void LuaHost::task_release(const CallSite& at, bool cancel) {
   lua_pushnil(L_);
   lua_rawseti(L_, -2, at.node + 1);
   lua_pop(L_, 1);
+}
+
+void LuaHost::remap_mem(AgentInfo& a, const std::vector<uint32_t>& to_new) {
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, a.lua_mem);
+  lua_newtable(L_);
+  lua_pushnil(L_);
+  while (lua_next(L_, -3)) {  // old mem: node index + 1 -> mem table or coroutine
+    lua_Integer old = lua_tointeger(L_, -2) - 1;
+    if (old >= 0 && static_cast<size_t>(old) < to_new.size() && to_new[old] != 0xFFFFFFFF) {
+      lua_pushvalue(L_, -1);
+      lua_rawseti(L_, -4, static_cast<lua_Integer>(to_new[old]) + 1);
+    }
+    lua_pop(L_, 1);
+  }
+  luaL_unref(L_, LUA_REGISTRYINDEX, a.lua_mem);
+  a.lua_mem = luaL_ref(L_, LUA_REGISTRYINDEX);
+  lua_pop(L_, 1);
+}
+
+void LuaHost::call_on_reload(const LeafDef& hook, const std::string& file) {
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, traceback_ref_);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, hook.fn);
+  ++call_serial_;
+  if (lua_pcall(L_, 0, 0, -2) != LUA_OK) {
+    ++errors;
+    rt_.log(std::string("error: in on_reload of ") + file + ": " + (lua_tostring(L_, -1) ? lua_tostring(L_, -1) : "?"));
+    lua_pop(L_, 1);
+  }
+  lua_pop(L_, 1);
+}
+
+void LuaHost::release_ref(int ref) {
+  if (ref != LUA_NOREF && ref != LUA_REFNIL) luaL_unref(L_, LUA_REGISTRYINDEX, ref);
 }
 
 void LuaHost::call_plain(const CallSite& at) {

@@ -53,6 +53,12 @@ class LuaHost {
   bool reason(const CallSite& at, std::string_view& transition);
   void unmapped_transition(const CallSite& at, const std::string& state, std::string_view transition);
 
+  // Hot reload: move per-node Lua state (mem tables, coroutines) to new node indices
+  // (to_new[old] = new index or 0xFFFFFFFF), call a file's on_reload, drop a reference.
+  void remap_mem(AgentInfo& a, const std::vector<uint32_t>& to_new);
+  void call_on_reload(const LeafDef& hook, const std::string& file);
+  void release_ref(int ref);
+
   // Where require() may look: the folders of the loaded leaf files.
   void allow_module_dir(const std::string& dir);
 

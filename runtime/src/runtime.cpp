@@ -7,6 +7,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "file_watcher.hpp"
 #include "runtime_impl.hpp"
 
 namespace thicket {
@@ -59,13 +60,14 @@ std::optional<BrainHandle> RuntimeImpl::load(const std::optional<std::string>& t
   }
 }
 
-std::optional<BrainHandle> RuntimeImpl::load_checked(const std::optional<std::string>& text, const std::string& path,
-                                                     std::vector<Diagnostic>& diags) {
+std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& text, const std::string& path,
+                                            std::vector<Diagnostic>& diags, std::vector<LeafDef>& staged,
+                                            BrainKind& kind) {
   size_t first_diag = diags.size();
   auto src = text ? parse_brain_text(*text, path, diags) : parse_brain(path, diags);
-  if (!src) return std::nullopt;
+  if (!src) return nullptr;
+  kind = src->kind;
   // Stage the leaf files: nothing is installed until the whole brain compiles.
-  std::vector<LeafDef> staged;
   bool leaves_ok = true;
   for (const auto& file : src->leaf_files) leaves_ok = lua->stage_leaf_file(file, staged, diags) && leaves_ok;
   src->leaf_files_failed = !leaves_ok;
@@ -94,28 +96,55 @@ std::optional<BrainHandle> RuntimeImpl::load_checked(const std::optional<std::st
   for (size_t i = first_diag; i < diags.size(); ++i) failed = failed || diags[i].severity == Severity::Error;
   if (failed) {
     for (auto& def : staged) lua->release_leaf(def);
-    return std::nullopt;
+    staged.clear();
+    return nullptr;
   }
-  // Commit: leaves by name (a new definition replaces the old from the next call on).
+  for (auto it = staged.begin(); it != staged.end();) {  // on_reload is a hook, not a leaf
+    if (it->name == "on_reload") {
+      lua->release_leaf(*it);
+      it = staged.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return program;
+}
+
+std::vector<std::string> RuntimeImpl::commit_leaves(std::vector<LeafDef>& staged) {
+  std::vector<std::string> names;
   for (auto& def : staged) {
+    names.push_back(def.name);
     auto it = leaf_ids.find(def.name);
     if (it == leaf_ids.end()) {
       leaf_ids[def.name] = static_cast<uint32_t>(leaves.size());
       leaves.push_back(std::move(def));
-    } else {
+    } else {  // a new definition replaces the old by name, from the next call on
       lua->release_leaf(leaves[it->second]);
       leaves[it->second] = std::move(def);
     }
   }
+  staged.clear();
+  return names;
+}
+
+std::optional<BrainHandle> RuntimeImpl::load_checked(const std::optional<std::string>& text, const std::string& path,
+                                                     std::vector<Diagnostic>& diags) {
+  std::vector<LeafDef> staged;
+  BrainKind kind = BrainKind::Tree;
+  auto program = build(text, path, diags, staged, kind);
+  if (!program) return std::nullopt;
+  commit_leaves(staged);
   for (auto& call : program->calls) call.leaf_id = leaf_ids.at(call.leaf);
   lua->install_args(*program);
   auto brain = std::make_unique<Brain>();
   brain->path = path;
-  brain->kind = src->kind;
+  brain->kind = kind;
+  brain->from_text = text.has_value();
   brain->program = std::move(program);
   auto index = static_cast<uint32_t>(brains.size());
   lua->install_brain(*brain, index);
   brains.push_back(std::move(brain));
+  if (!text) watch_brain(*brains.back());
   return BrainHandle{index};
 }
 
@@ -361,7 +390,7 @@ std::optional<uint32_t> Runtime::blackboard_slot(BrainHandle brain, const std::s
   return slot;
 }
 void Runtime::on_trace(std::function<void(const TraceEvent&)> sink) { impl_->trace_sink = std::move(sink); }
-size_t Runtime::reload_changed() { return 0; }
+size_t Runtime::reload_changed() { return impl_->reload_changed(); }
 size_t Runtime::bytes_per_agent(BrainHandle brain) const {
   if (brain.index >= impl_->brains.size()) return 0;
   return impl_->brains[brain.index]->program->block_size + sizeof(AgentInfo);

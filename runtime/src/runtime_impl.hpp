@@ -32,6 +32,7 @@ struct Brain {
   std::vector<uint32_t> row_agent;  // agent index of each row (UINT32_MAX = free)
   std::vector<uint32_t> free_rows;
   int bb_meta = -2;                 // Lua metatable of this brain's blackboard objects
+  bool from_text = false;           // loaded from a string: nothing to watch
   uint8_t* block(uint32_t row) { return storage.data() + size_t(row) * program->block_size; }
 };
 
@@ -42,6 +43,16 @@ class RuntimeImpl {
 
   std::optional<BrainHandle> load(const std::optional<std::string>& text, const std::string& path,
                                   std::vector<Diagnostic>& diags);
+  // Parses, stages leaves and compiles; nothing is installed. nullptr on any error.
+  std::unique_ptr<Program> build(const std::optional<std::string>& text, const std::string& path,
+                                 std::vector<Diagnostic>& diags, std::vector<LeafDef>& staged, BrainKind& kind);
+  // Installs staged leaves by name; returns their names.
+  std::vector<std::string> commit_leaves(std::vector<LeafDef>& staged);
+  // Hot reload (SPEC 10): reload.cpp.
+  void watch_brain(const Brain& b);
+  size_t reload_changed();
+  bool reload_lua_file(const std::string& path);
+  bool reload_brain(Brain& b, const std::string& changed);
   std::optional<BrainHandle> load_checked(const std::optional<std::string>& text, const std::string& path,
                                           std::vector<Diagnostic>& diags);
   AgentHandle spawn(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb);
@@ -80,6 +91,7 @@ class RuntimeImpl {
   std::unique_ptr<Engine> engine;
   std::function<void(const TraceEvent&)> trace_sink;
   std::unique_ptr<TraceSink> abort_tracer;
+  std::unique_ptr<class FileWatcher> watcher;
 };
 
 }  // namespace thicket

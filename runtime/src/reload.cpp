@@ -1,0 +1,112 @@
+// Hot reload (SPEC 10): watching loaded files, reloading Lua leaf files in place, and
+// recompiling brains while every agent keeps the state of the nodes that still exist.
+// A reload is all or nothing: a file that fails leaves the old version running.
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "file_watcher.hpp"
+#include "runtime_impl.hpp"
+#include "suggest.hpp"
+
+namespace thicket {
+namespace fs = std::filesystem;
+
+void RuntimeImpl::watch_brain(const Brain& b) {
+  if (!watcher) watcher = std::make_unique<FileWatcher>();
+  for (const auto& f : b.program->yaml_files) watcher->add(f);
+  for (const auto& f : b.program->leaf_files) watcher->add(f);
+}
+
+size_t RuntimeImpl::reload_changed() {
+  if (!watcher) return 0;
+  std::vector<std::string> changed = watcher->changed();
+  if (changed.empty()) return 0;
+  std::set<std::string> pending(changed.begin(), changed.end());
+  size_t reloaded = 0;
+  for (auto& b : brains) {
+    if (b->from_text) continue;
+    for (const auto& f : b->program->yaml_files) {
+      if (!pending.count(f)) continue;
+      // The brain recompiles with its leaf files, so those are done too.
+      std::vector<std::string> leaf_files = b->program->leaf_files;
+      if (reload_brain(*b, f)) ++reloaded;
+      for (const auto& lf : leaf_files) pending.erase(lf);
+      for (const auto& yf : b->program->yaml_files) pending.erase(yf);
+      break;
+    }
+  }
+  for (const auto& f : changed)
+    if (pending.count(f) && f.size() > 4 && f.compare(f.size() - 4, 4, ".lua") == 0 && reload_lua_file(f)) ++reloaded;
+  for (auto& b : brains)
+    if (!b->from_text) watch_brain(*b);  // a reload may have added files
+  return reloaded;
+}
+
+namespace {
+std::string describe_failure(const std::string& file, const std::vector<Diagnostic>& diags) {
+  std::ostringstream out;
+  out << "reload of " << file << " failed; the old version keeps running:";
+  for (const auto& d : diags) out << "\n  " << format_diagnostic(d);
+  return out.str();
+}
+
+// Leaves a program calls, with whether any call is a condition.
+std::map<std::string, bool> leaves_used(const Program& p) {
+  std::map<std::string, bool> used;
+  for (const Node& n : p.nodes)
+    if (n.kind == NodeKind::Action || n.kind == NodeKind::Condition)
+      used[p.calls[n.a].leaf] |= n.kind == NodeKind::Condition;
+  return used;
+}
+}  // namespace
+
+bool RuntimeImpl::reload_lua_file(const std::string& path) {
+  std::vector<Diagnostic> diags;
+  std::vector<LeafDef> staged;
+  if (!lua->stage_leaf_file(path, staged, diags)) {
+    for (auto& def : staged) lua->release_leaf(def);
+    log(describe_failure(path, diags));
+    return false;
+  }
+  std::set<std::string> fresh;
+  for (const auto& def : staged) fresh.insert(def.name);
+  for (const auto& b : brains) {
+    for (const auto& [name, as_condition] : leaves_used(*b->program)) {
+      auto id = leaf_ids.find(name);
+      if (id != leaf_ids.end() && leaves[id->second].file == path && !fresh.count(name))
+        diags.push_back({Severity::Error, path, 0, 0,
+                         "leaf '" + name + "' is no longer defined here but " + b->path + " still uses it"});
+      for (const auto& def : staged)
+        if (def.name == name && as_condition && (def.shape == LeafShape::Hooks || def.shape == LeafShape::Task))
+          diags.push_back({Severity::Error, path, 0, 0,
+                           "leaf '" + name + "' is now a " + (def.shape == LeafShape::Task ? "task" : "hook table") + " but " +
+                               b->path + " uses it as a condition"});
+    }
+  }
+  if (has_errors(diags)) {
+    for (auto& def : staged) lua->release_leaf(def);
+    log(describe_failure(path, diags));
+    return false;
+  }
+  LeafDef on_reload;
+  for (auto it = staged.begin(); it != staged.end(); ++it)
+    if (it->name == "on_reload") {
+      on_reload = std::move(*it);
+      staged.erase(it);
+      break;
+    }
+  std::vector<std::string> names = commit_leaves(staged);
+  std::ostringstream out;
+  out << "reload: " << path << ": " << names.size() << " leaves replaced (" << join_names(names) << ")";
+  log(out.str());
+  if (on_reload.fn != -2) {
+    lua->call_on_reload(on_reload, path);
+    lua->release_leaf(on_reload);
+  }
+  return true;
+}
+
+}  // namespace thicket

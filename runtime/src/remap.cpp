@@ -1,0 +1,181 @@
+// A brain's YAML reloads (SPEC 10): the new program replaces the old, and every agent keeps
+// the state of each node whose id and kind are unchanged. Running nodes that disappeared are
+// aborted (stop hooks with "aborted"); new nodes start fresh; blackboard values survive.
+#include <cstring>
+#include <sstream>
+
+#include "runtime_impl.hpp"
+#include "suggest.hpp"
+
+namespace thicket {
+
+uint32_t node_state_bytes(const Node& n);  // compiler.cpp
+
+namespace {
+
+constexpr uint32_t kUnmapped = 0xFFFFFFFF;
+
+bool has_position(NodeKind k) {
+  return k == NodeKind::Sequence || k == NodeKind::Selector || k == NodeKind::Filter ||
+         k == NodeKind::ActiveSelector || k == NodeKind::RandomSelector || k == NodeKind::RandomSequence ||
+         k == NodeKind::Machine || k == NodeKind::Fsm;
+}
+
+int find_position(const Program& p, const Node& n, uint32_t child) {
+  for (uint16_t pos = 0; pos < n.count; ++pos)
+    if (p.child(n, pos) == child) return pos;
+  return -1;
+}
+
+uint32_t running_child(const Program& p, const Node& n, const uint8_t* block) {
+  // The child a resumable node holds a position for (kNoPos: none).
+  uint16_t pos = *reinterpret_cast<const uint16_t*>(block + n.state + (n.kind == NodeKind::Machine ? 8 : 0));
+  if (pos == kNoPos) return kUnmapped;
+  if (n.kind == NodeKind::RandomSelector || n.kind == NodeKind::RandomSequence)
+    pos = *reinterpret_cast<const uint16_t*>(block + n.state + 2 + 2 * pos);
+  if (n.kind == NodeKind::Machine) pos = static_cast<uint16_t>(2 * pos + 1);
+  return pos < n.count ? p.child(n, pos) : kUnmapped;
+}
+
+}  // namespace
+
+bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
+  std::vector<Diagnostic> diags;
+  std::vector<LeafDef> staged;
+  BrainKind kind = b.kind;
+  std::unique_ptr<Program> fresh = build(std::nullopt, b.path, diags, staged, kind);
+  const Program& old = *b.program;
+  if (fresh && kind != b.kind)
+    diags.push_back({Severity::Error, b.path, 1, 1, std::string("the brain changed kind from ") + brain_kind_name(b.kind) +
+                                                        " to " + brain_kind_name(kind) + "; restart the run to change kinds"});
+  if (fresh) {
+    for (const auto& key : fresh->blackboard)
+      for (const auto& was : old.blackboard)
+        if (key.name == was.name && key.type != was.type)
+          diags.push_back({Severity::Error, fresh->files[key.pos.file], key.pos.line, key.pos.column,
+                           "blackboard key '" + key.name + "' changed type from " + std::string(value_type_name(was.type)) +
+                               " to " + std::string(value_type_name(key.type)) + "; live agents hold " +
+                               std::string(value_type_name(was.type)) + " values"});
+  }
+  if (!fresh || has_errors(diags)) {
+    for (auto& def : staged) lua->release_leaf(def);
+    log(std::string("reload of ") + changed + " failed; the old version keeps running:" + [&] {
+      std::string s;
+      for (const auto& d : diags) s += "\n  " + format_diagnostic(d);
+      return s;
+    }());
+    return false;
+  }
+  commit_leaves(staged);
+  for (auto& call : fresh->calls) call.leaf_id = leaf_ids.at(call.leaf);
+  lua->install_args(*fresh);
+
+  // Nodes match by id and kind.
+  std::map<std::pair<std::string, NodeKind>, uint32_t> by_id;
+  for (uint32_t i = 0; i < fresh->nodes.size(); ++i) by_id[{fresh->ids[i], fresh->nodes[i].kind}] = i;
+  std::vector<uint32_t> to_new(old.nodes.size(), kUnmapped), to_old(fresh->nodes.size(), kUnmapped);
+  size_t kept = 0;
+  for (uint32_t i = 0; i < old.nodes.size(); ++i) {
+    auto it = by_id.find({old.ids[i], old.nodes[i].kind});
+    if (it == by_id.end()) continue;
+    to_new[i] = it->second;
+    to_old[it->second] = i;
+    ++kept;
+  }
+
+  std::vector<uint8_t> storage(b.row_agent.size() * size_t(fresh->block_size));
+  size_t aborted = 0;
+  for (uint32_t row = 0; row < b.row_agent.size(); ++row) {
+    uint8_t* dst = storage.data() + size_t(row) * fresh->block_size;
+    Engine::init_block(*fresh, dst, &strings);
+    if (b.row_agent[row] == UINT32_MAX) continue;
+    AgentInfo& a = agents[b.row_agent[row]];
+    uint8_t* src = b.block(row);
+    auto* old_status = reinterpret_cast<Status*>(src);
+    // 1. Running nodes that are gone stop now, on the old program.
+    for (uint32_t i = 0; i < old.nodes.size(); ++i)
+      if (old_status[i] == Status::Running && to_new[i] == kUnmapped) {
+        engine->abort_node(old, a, src, i);
+        ++aborted;
+      }
+    // 2. Kept nodes keep their status and state.
+    auto* new_status = reinterpret_cast<Status*>(dst);
+    for (uint32_t i = 0; i < fresh->nodes.size(); ++i) {
+      uint32_t o = to_old[i];
+      if (o == kUnmapped) continue;
+      new_status[i] = old_status[o];
+      uint32_t bytes = node_state_bytes(fresh->nodes[i]);
+      if (bytes && bytes == node_state_bytes(old.nodes[o]))
+        std::memcpy(dst + fresh->nodes[i].state, src + old.nodes[o].state, bytes);
+    }
+    // 3. Blackboard values survive by key; new keys have their defaults.
+    auto* new_slots = reinterpret_cast<Slot*>(dst + fresh->bb_offset);
+    auto* old_slots = reinterpret_cast<Slot*>(src + old.bb_offset);
+    for (size_t k = 0; k < fresh->blackboard.size(); ++k)
+      for (size_t j = 0; j < old.blackboard.size(); ++j)
+        if (fresh->blackboard[k].name == old.blackboard[j].name) new_slots[k] = old_slots[j];
+    for (size_t j = 0; j < old.blackboard.size(); ++j) {
+      bool still = false;
+      for (const auto& key : fresh->blackboard) still = still || key.name == old.blackboard[j].name;
+      if (!still && old.blackboard[j].type == ValueType::Any) lua->release_ref(old_slots[j].ref);
+    }
+    // 4. Per-node Lua state (mem tables, task coroutines) follows the node to its new index.
+    lua->remap_mem(a, to_new);
+  }
+  // Install, then mend positions that point at children which moved or vanished.
+  lua->release_args(*b.program);
+  std::unique_ptr<Program> previous = std::move(b.program);
+  b.program = std::move(fresh);
+  b.storage = std::move(storage);
+  lua->install_brain(b, 0);
+  const Program& p = *b.program;
+  for (uint32_t row = 0; row < b.row_agent.size(); ++row) {
+    if (b.row_agent[row] == UINT32_MAX) continue;
+    AgentInfo& a = agents[b.row_agent[row]];
+    uint8_t* block = b.block(row);
+    auto* status = reinterpret_cast<Status*>(block);
+    for (uint32_t i = 0; i < p.nodes.size(); ++i) {
+      const Node& n = p.nodes[i];
+      if (status[i] != Status::Running || !has_position(n.kind)) continue;
+      uint32_t o = to_old[i];
+      const Node& on = previous->nodes[o];
+      // The old position named a child of the old node; find that child's new position.
+      uint32_t old_child = n.kind == NodeKind::Fsm ? previous->child(on, *reinterpret_cast<uint16_t*>(block + n.state))
+                                                   : running_child(*previous, on, block);
+      if (old_child == kUnmapped) continue;  // nothing was running below it
+      int pos = to_new[old_child] == kUnmapped ? -1 : find_position(p, n, to_new[old_child]);
+      bool random = n.kind == NodeKind::RandomSelector || n.kind == NodeKind::RandomSequence;
+      if (random && (n.count != on.count || pos < 0)) pos = -1;
+      if (n.kind == NodeKind::Fsm) {
+        auto* st = reinterpret_cast<uint16_t*>(block + n.state);
+        if (pos >= 0) {
+          st[0] = static_cast<uint16_t>(pos);
+        } else {  // the current state is gone: start over in the initial state
+          st[0] = static_cast<uint16_t>(n.a);
+          st[1] = 0;
+        }
+        continue;
+      }
+      if (n.kind == NodeKind::Machine) {
+        auto* cur = reinterpret_cast<uint16_t*>(block + n.state + 8);
+        if (pos >= 0 && pos % 2 == 1) *cur = static_cast<uint16_t>(pos / 2);
+        else {
+          *cur = kNoPos;
+          block[n.state + 10] = 0;
+        }
+        continue;
+      }
+      if (random) continue;  // same children in the same places: the drawn order holds
+      if (pos >= 0) *reinterpret_cast<uint16_t*>(block + n.state) = static_cast<uint16_t>(pos);
+      else engine->abort_node(p, a, block, i);  // it cannot resume where it was: it restarts
+    }
+  }
+  std::ostringstream out;
+  out << "reload: " << changed << ": brain " << p.name << " recompiled: " << kept << " nodes kept, "
+      << p.nodes.size() - kept << " added, " << previous->nodes.size() - kept << " removed";
+  if (aborted) out << " (" << aborted << " running node(s) aborted)";
+  log(out.str());
+  return true;
+}
+
+}  // namespace thicket
