@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# End-to-end test of `thicket run --watch` with a real file write: a leaf file is edited
+# while the run goes on, and the new code shows in the output. The run is paced in real
+# time by --watch, so this test checks what happened, never when.
+set -u
+thicket=$(realpath "$1")
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cat > "$dir/leaves.lua" <<'LUA'
+local L = {}
+function L.Hello(agent, args) print("v1") return true end
+return L
+LUA
+cat > "$dir/brain.yaml" <<'YAML'
+tree: watch
+leaves: [leaves.lua]
+root: {action: Hello}
+YAML
+"$thicket" run "$dir/brain.yaml" --watch --ticks 60 --dt 0.05 >"$dir/out" 2>"$dir/err" &
+pid=$!
+# Edit once the run has started printing.
+for _ in $(seq 1 100); do grep -q v1 "$dir/out" 2>/dev/null && break; sleep 0.05; done
+# An editor that saves by writing a new file and renaming it over the old one.
+sed 's/v1/v2/' "$dir/leaves.lua" > "$dir/leaves.lua.tmp" && mv "$dir/leaves.lua.tmp" "$dir/leaves.lua"
+wait $pid
+rc=$?
+ok=1
+[[ $rc == 0 ]] || { echo "FAIL: exit status $rc"; ok=0; }
+grep -q '^v1$' "$dir/out" || { echo "FAIL: no v1 line before the edit"; ok=0; }
+grep -q '^v2$' "$dir/out" || { echo "FAIL: the edit did not show (no v2 line)"; ok=0; }
+grep -q 'reload: .*leaves.lua' "$dir/err" || { echo "FAIL: no reload notice on stderr"; ok=0; }
+# Once v2 shows, v1 never comes back.
+if [[ $ok == 1 ]] && sed -n '/^v2$/,$p' "$dir/out" | grep -q '^v1$'; then echo "FAIL: v1 after v2"; ok=0; fi
+if [[ $ok == 1 ]]; then echo "watch: 1 passed, 0 failed"; else sed 's/^/  stderr: /' "$dir/err"; echo "watch: 0 passed, 1 failed"; exit 1; fi
