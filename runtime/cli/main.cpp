@@ -200,8 +200,9 @@ int cmd_run(const Options& o) {
         trace << "]}\n";
       } else {
         std::ostringstream why;
-        why << "tick " << e.tick << " agent " << e.agent << ": abort at " << e.composite << ": condition " << e.condition
-            << " changed " << status_name(e.from) << " -> " << status_name(e.to) << ", interrupting " << e.aborted;
+        why << "tick " << e.tick << " agent " << e.agent << ": " << e.composite << " aborted " << e.aborted << " ("
+            << e.aborted_label << "): " << e.condition << " (" << e.condition_label << ") changed from "
+            << status_name(e.from) << " to " << status_name(e.to);
         if (o.explain) ro.log(why.str());
         if (trace.is_open())
           trace << "{\"tick\":" << e.tick << ",\"agent\":" << e.agent << ",\"abort\":{\"at\":\"" << json_escape(e.composite)

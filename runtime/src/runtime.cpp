@@ -25,6 +25,8 @@ struct AbortTracer : TraceSink {
     ev.composite = p.ids[e.composite];
     ev.condition = p.ids[e.condition];
     ev.aborted = p.ids[e.aborted];
+    ev.condition_label = p.labels[e.condition];
+    ev.aborted_label = p.labels[e.aborted];
     ev.from = e.from;
     ev.to = e.to;
     rt.trace_sink(ev);

@@ -81,7 +81,8 @@ struct TraceEvent {
   uint32_t agent = 0;
   Status status = Status::Invalid;        // Tick: the root's status
   std::vector<std::string> running;       // Tick: ids of running nodes, depth-first
-  std::string composite, condition, aborted;  // Abort: where, which condition, what it interrupted
+  std::string composite, condition, aborted;  // Abort: node ids: where, which condition, what it interrupted
+  std::string condition_label, aborted_label; // Abort: what those nodes are, e.g. "condition SeesEnemy"
   Status from = Status::Invalid, to = Status::Invalid;  // Abort: the condition's old and new result
 };
 
