@@ -10,14 +10,21 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "schema.hpp"
 #include "thicket/runtime.hpp"
 
 using namespace thicket;
+
+namespace thicket {
+const std::map<std::string, std::string>& embedded_schemas();  // generated from schemas/
+}
 
 namespace {
 
@@ -135,12 +142,44 @@ std::string json_escape(const std::string& s) {
   return out;
 }
 
+// Schema findings at places the compiler did not already report (the compiler's messages
+// are the more precise; the schema is what editors check against, so both must agree).
+void add_schema_findings(const std::string& file, std::vector<Diagnostic>& diags) {
+  static std::optional<SchemaSet> schemas = [] {
+    std::string error;
+    auto set = SchemaSet::parse(embedded_schemas(), error);
+    if (!set) std::cerr << "thicket: the built-in schemas failed to load: " << error << "\n";
+    return set;
+  }();
+  if (!schemas) return;
+  YAML::Node doc;
+  try {
+    doc = YAML::LoadFile(file);
+  } catch (const std::exception&) {
+    return;  // unreadable or not YAML: the loader has said so
+  }
+  std::string schema = brain_schema_file(doc);
+  if (schema.empty() || !schemas->has(schema)) return;
+  std::vector<SchemaError> found;
+  schemas->validate(doc, schema, found);
+  for (const auto& e : found) {
+    bool reported = false;
+    for (const auto& d : diags) reported = reported || (d.file == file && d.line == e.line);
+    if (!reported) diags.push_back({Severity::Error, file, e.line, e.column, e.message + " (schema " + schema + ")"});
+  }
+}
+
 int cmd_check(const Options& o) {
   int worst = kExitOk;
   for (const auto& file : o.files) {
     Runtime rt;
     std::vector<Diagnostic> diags;
     auto brain = rt.load_file(file, diags);
+    add_schema_findings(file, diags);
+    std::stable_sort(diags.begin(), diags.end(), [](const Diagnostic& a, const Diagnostic& b) {
+      return a.file == b.file && (a.line < b.line || (a.line == b.line && a.column < b.column));
+    });
+    if (brain && has_errors(diags)) brain.reset();
     print_diagnostics(diags);
     if (!brain) {
       std::cerr << file << ": " << count_errors(diags) << " error(s)\n";

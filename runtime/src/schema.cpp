@@ -756,7 +756,8 @@ void Validator::check_array(const Schema& s, const YAML::Node& x, const Place& p
 }
 
 bool Validator::is_key_choice(const std::vector<int>& branches) const {
-  return std::all_of(branches.begin(), branches.end(), [&](int b) { return !schema(b).is_bool && schema(b).only_key_presence; });
+  return std::all_of(branches.begin(), branches.end(),
+                     [&](int b) { return !schema(b).is_bool && schema(b).only_key_presence; });
 }
 
 void Validator::check_alternatives(const std::vector<int>& branches, bool exactly_one, const YAML::Node& x,
@@ -850,11 +851,11 @@ void Validator::check_not(int index, const YAML::Node& x, const Place& place, st
           present.push_back(in_quotes(r));
           mark = it->first.Mark();
         }
-    std::string message = present.size() == 1 ? present[0] + " is not allowed in " + name
-                                               : join_alternatives(present) + " cannot be used together in " + name;
-    // join_alternatives says "a or b"; together reads "a and b".
-    if (present.size() == 2) message = present[0] + " and " + present[1] + " cannot be used together in " + name;
-    out.push_back({mark, place.depth + 1, message});
+    std::string together;
+    for (size_t i = 0; i < present.size(); ++i)
+      together += (i == 0 ? "" : i + 1 < present.size() ? ", " : " and ") + present[i];
+    out.push_back({mark, place.depth + 1,
+                   together + (present.size() == 1 ? " is not allowed in " : " cannot be used together in ") + name});
     return;
   }
   out.push_back({mark_of(x, place), place.depth, subject(place) + " must not be " + expectation(index)});
