@@ -37,8 +37,12 @@ struct AgentInfo {
   bool alive = false;
   bool started = false;    // fsm: the initial state was entered
   uint64_t ticks = 0;      // ticks done so far; during tick k this is k - 1... see now()
-  double time = 0;         // sim time of the next tick (seconds)
+  double time = 0;         // sim time of the tick in progress / the next tick (seconds)
   double dt = 0;           // dt of the tick in progress
+  // The clock: time = epoch + steps * dt while dt stays the same, so a constant dt gives
+  // tick k exactly (k-1)*dt (SPEC 3.1) with no drift from repeated addition.
+  double epoch = 0;
+  uint64_t steps = 0;
   Rng rng;
   int lua_agent = -2;      // registry reference of the agent table (LUA_NOREF)
   int lua_mem = -2;        // registry reference of the table of per-node mem / coroutines

@@ -203,7 +203,11 @@ Status RuntimeImpl::tick(uint32_t index, double dt) {
   AgentInfo& a = agents[index];
   Brain& b = *brains[a.brain];
   ++a.ticks;
-  a.dt = dt;
+  if (dt != a.dt) {  // a new step size: count steps from the current time
+    a.epoch = a.time;
+    a.steps = 0;
+    a.dt = dt;
+  }
   engine->trace = trace_sink ? abort_tracer.get() : nullptr;
   Status s = engine->tick(*b.program, a, b.block(a.row));
   if (trace_sink) {
@@ -214,7 +218,7 @@ Status RuntimeImpl::tick(uint32_t index, double dt) {
     ev.running = running_nodes(index);
     trace_sink(ev);
   }
-  a.time += dt;
+  a.time = a.epoch + static_cast<double>(++a.steps) * dt;
   return s;
 }
 
