@@ -44,6 +44,7 @@ struct AgentInfo {
   double epoch = 0;
   uint64_t steps = 0;
   Rng rng;
+  uint32_t stamp = 0;      // re-check eligibility counter (tick.cpp); wraps safely
   int lua_agent = -2;      // registry reference of the agent table (LUA_NOREF)
   int lua_mem = -2;        // registry reference of the table of per-node mem / coroutines
 };

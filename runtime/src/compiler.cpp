@@ -799,6 +799,16 @@ void compute_observed(Program& p) {
       }
     }
     if (rechecks) n.flags |= kRechecks;
+    // Which children hold observed conditions this composite re-checks, and those conditions.
+    for (uint32_t pos = 0; pos < n.count && rechecks; ++pos) {
+      Node& c = p.nodes[p.child(n, pos)];
+      if (c.kind == NodeKind::Condition || c.kind == NodeKind::Check) {
+        if (aborts_self(n.abort())) c.flags |= kObserved;
+      } else if (takes_abort(c.kind) && c.abort() != AbortMode::None && (aborts_self(n.abort()) || aborts_lower(c.abort()))) {
+        c.flags |= kHolder;
+        for (uint32_t cond : observed[p.child(n, pos)]) p.nodes[cond].flags |= kObserved;
+      }
+    }
   }
   for (size_t i = 0; i < p.nodes.size(); ++i) {
     if (observed[i].empty()) continue;
@@ -816,7 +826,8 @@ std::unique_ptr<Program> compile_root(const BrainSource& src, const LeafNames& l
                                       std::vector<Diagnostic>& diags, bool fsm);
 
 // Bytes of state a node of this kind keeps per agent, beside its status byte.
-uint32_t node_state_bytes(const Node& n) {
+namespace {
+uint32_t base_state_bytes(const Node& n) {
   switch (n.kind) {
     case NodeKind::Sequence:
     case NodeKind::Selector:
@@ -833,6 +844,15 @@ uint32_t node_state_bytes(const Node& n) {
     case NodeKind::Fsm: return 4;                           // current state, entered
     default: return 0;
   }
+}
+bool has_stamp(const Node& n) { return n.flags & (kHolder | kObserved); }
+}  // namespace
+
+uint32_t stamp_offset(const Node& n) { return n.state + align_up(base_state_bytes(n), 4); }
+
+uint32_t node_state_bytes(const Node& n) {
+  uint32_t base = base_state_bytes(n);
+  return has_stamp(n) ? align_up(base, 4) + 4 : base;
 }
 
 // Lays out the per-agent block: statuses, then 8-, 4- and 2-byte node state, then the

@@ -42,6 +42,11 @@ inline bool aborts_lower(AbortMode m) { return m == AbortMode::LowerPriority || 
 inline constexpr uint8_t kAbortMask = 0x3;  // AbortMode
 inline constexpr uint8_t kNegate = 0x4;     // condition / check: swap success and failure
 inline constexpr uint8_t kRechecks = 0x8;   // composite: some earlier child may need a re-check
+// Re-check eligibility (SPEC 3.5: only conditions evaluated since their holder last started):
+// holders stamp their start and observed conditions their evaluation from one per-agent
+// counter; the stamps sit at the end of the node's state (see stamp_offset).
+inline constexpr uint8_t kHolder = 0x10;    // composite: a child whose observed conditions are re-checked
+inline constexpr uint8_t kObserved = 0x20;  // condition: observed by some composite with an abort
 
 inline constexpr uint16_t kNoPos = 0xFFFF;
 
@@ -112,6 +117,10 @@ struct FsmState {
   std::vector<std::pair<std::string, uint16_t>> transitions;  // transition name -> state index
   std::vector<std::pair<uint32_t, uint16_t>> when;            // condition node -> state index
 };
+
+// Bytes of per-agent state a node keeps (compiler.cpp), and where its stamp is, if any.
+uint32_t node_state_bytes(const Node& n);
+uint32_t stamp_offset(const Node& n);
 
 struct Program {
   std::string name;                    // the tree's name

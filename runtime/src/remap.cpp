@@ -9,8 +9,6 @@
 
 namespace thicket {
 
-uint32_t node_state_bytes(const Node& n);  // compiler.cpp
-
 namespace {
 
 constexpr uint32_t kUnmapped = 0xFFFFFFFF;

@@ -42,6 +42,7 @@ struct Engine::Ctx {
     return p.child_index[n.children + pos];
   }
   CallSite site(uint32_t i) { return CallSite{&p, i, &agent, block}; }
+  uint32_t& stamp(const Node& n) { return *reinterpret_cast<uint32_t*>(block + stamp_offset(n)); }
 };
 
 void Engine::init_block(const Program& p, uint8_t* block, const StringTable* strings) {
@@ -101,9 +102,7 @@ Status Engine::tick_composite(Ctx& c, uint32_t i, bool starting) {
   uint16_t pos = 0;
   if (starting) {
     if (is_random(n.kind)) draw_order(c, i);
-    // Conditions not evaluated since this run started cannot abort anything.
-    if (n.abort() != AbortMode::None)
-      for (uint32_t k = 0; k < n.b; ++k) c.status(c.p.observed[n.a + k]) = Status::Invalid;
+    if (n.flags & kHolder) c.stamp(n) = ++c.agent.stamp;  // conditions evaluated before now cannot abort
   } else {
     pos = current;
     if (n.flags & kRechecks) {
@@ -134,7 +133,8 @@ uint16_t Engine::recheck(Ctx& c, uint32_t i, uint16_t running_pos) {
     uint32_t ch = c.child_at(n, pos);
     const Node& cn = c.p.nodes[ch];
     uint32_t first = ch, count = 1;
-    if (is_condition(cn.kind)) {
+    const bool direct = is_condition(cn.kind);
+    if (direct) {
       if (!self) continue;
     } else if (takes_abort(cn.kind) && cn.abort() != AbortMode::None && (self || aborts_lower(cn.abort()))) {
       first = cn.a;
@@ -143,9 +143,12 @@ uint16_t Engine::recheck(Ctx& c, uint32_t i, uint16_t running_pos) {
       continue;
     }
     for (uint32_t k = 0; k < count; ++k) {
-      uint32_t cond = is_condition(cn.kind) ? ch : c.p.observed[first + k];
+      uint32_t cond = direct ? ch : c.p.observed[first + k];
       Status remembered = c.status(cond);
-      if (remembered != Status::Success && remembered != Status::Failure) continue;  // not reached this run
+      if (remembered != Status::Success && remembered != Status::Failure) continue;  // never evaluated
+      // A direct condition before the running child was evaluated in this run; a nested one
+      // counts only if evaluated since its holder (this child) last started.
+      if (!direct && static_cast<int32_t>(c.stamp(c.p.nodes[cond]) - c.stamp(cn)) <= 0) continue;
       Status now = evaluate_condition(c, cond);
       c.status(cond) = now;
       if (now != remembered) {
@@ -365,6 +368,7 @@ Status Engine::evaluate_condition(Ctx& c, uint32_t i) {
   else
     truth = host_.condition(c.site(i));
   if (n.flags & kNegate) truth = !truth;
+  if (n.flags & kObserved) c.stamp(n) = ++c.agent.stamp;
   return truth ? Status::Success : Status::Failure;
 }
 

@@ -1,0 +1,162 @@
+// A fluent builder for behavior trees (SPEC 8), in the style of seed 000's BehaviorTreeBuilder:
+//
+//   thicket::TreeBuilder b("guard");
+//   b.Blackboard("health", 100.0);
+//   b.ActiveSelector()
+//      ->Sequence(thicket::Abort::LowerPriority)->Condition("SeesEnemy")->Action("Attack", {{"damage", 12}})->Back()
+//      ->Action("Patrol")
+//    ->End();
+//   auto brain = b.Load(rt, diagnostics, "guard.yaml");
+//
+// The builder writes the brain as YAML (Yaml()) and Load() hands that text to the ordinary
+// loader, so a built tree compiles to exactly the node array of the equivalent YAML file: one
+// compiler, one set of checks, the same `thicket dump`.
+//
+// Shape of a chain:
+//   - a composite (Sequence, Selector, ...) opens: the nodes that follow are its children until
+//     Back() closes it;
+//   - a decorator (Invert, Repeat, ...) takes the next node as its child and closes itself once
+//     that child is complete (a leaf at once; a composite at its Back());
+//   - a leaf (Action, Condition, Check, Wait, Subtree) is complete at once;
+//   - End() closes every composite still open and finishes the tree.
+// The first complete node is the root; a second top-level node is a misuse.
+//
+// Node methods return `this` so they chain with `->` as in the seed; settings (Leaves,
+// Blackboard, Import, Define) return `*this`.
+//
+// Misuse (Back() with nothing open, a decorator without a child at End(), End() twice, a node
+// after the root is complete, Do() outside a filter, Named() with no node after it, an empty
+// composite) is never thrown: the builder records an error naming the call ("call 7, Back(): ...")
+// and Load() returns the errors as diagnostics (file = the name given to Load, no line) without
+// loading anything. Errors in values (an unknown leaf, a bad check expression, negative seconds,
+// times < 1, an undeclared blackboard key, a subtree cycle) are the loader's: Load() returns them
+// as it would for a file, with line:col pointing into Yaml().
+//
+// Units: seconds of sim time. Limits: those of the loader (runtime.hpp): up to 65,535 children
+// per composite, about a million nodes per tree. Leaf arguments are scalars (a number, an
+// integer, true/false, text, or nil); list and map arguments need a YAML file.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "thicket/diagnostic.hpp"
+#include "thicket/runtime.hpp"
+#include "thicket/value.hpp"
+
+namespace thicket {
+
+// Conditional aborts of sequence, selector, filter and random composites (SPEC 3.5).
+enum class Abort : uint8_t { None, Self, LowerPriority, Both };
+
+// A parallel's success or failure threshold: Policy::One, Policy::All or a number N of children
+// (1 <= N <= the number of children; checked by the loader).
+enum class Policy : uint8_t { One, All };
+struct Threshold {
+  constexpr Threshold(Policy p) : policy(p) {}               // NOLINT: implicit on purpose
+  constexpr Threshold(int n) : count(n) {}                   // NOLINT: implicit on purpose
+  std::optional<Policy> policy;  // set for one / all
+  int64_t count = 0;             // N when policy is empty
+};
+
+// A leaf's arguments: name -> scalar, in order. {{"damage", 12}} passes the integer 12,
+// {{"radius", 10.0}} the number 10.0, {{"mode", "calm"}} text, {{"loud", true}} a boolean.
+using Args = std::vector<std::pair<std::string, Value>>;
+
+class TreeBuilder {
+ public:
+  // `tree_name` is the brain's name (`tree: NAME`) and, when this builder is passed to another's
+  // Define(), the name its Subtree() calls use.
+  explicit TreeBuilder(std::string tree_name);
+  ~TreeBuilder();
+  TreeBuilder(const TreeBuilder& other);
+  TreeBuilder& operator=(const TreeBuilder& other);
+  TreeBuilder(TreeBuilder&&) noexcept;
+  TreeBuilder& operator=(TreeBuilder&&) noexcept;
+
+  // ---- Settings (the top level of the brain file) ----
+  // Lua leaf files (`leaves:`); relative paths resolve against the folder of Load's `name`.
+  TreeBuilder& Leaves(const std::vector<std::string>& files);
+  // Brain files whose trees become subtrees (`import:`); paths resolve as for Leaves.
+  TreeBuilder& Import(const std::vector<std::string>& files);
+  // Declares a blackboard key (SPEC 6) whose type follows the default's C++ type:
+  // double -> number, int64_t (any integer literal) -> integer, bool -> boolean,
+  // text -> string, Value{} (nil) -> any. Write 100.0, not 100, for a number key.
+  // Keys are kept in declaration order; declaring a key twice is a misuse.
+  TreeBuilder& Blackboard(const std::string& key, const Value& default_value);
+  // Declares a key with an explicit type; the default, if given, must fit it (checked by the loader).
+  TreeBuilder& Blackboard(const std::string& key, ValueType type, const Value& default_value = {});
+  // Adds `tree`'s root (and the trees it defines) to this brain's `trees:`, so Subtree(tree's name)
+  // can use it. Only the root travels: declare leaves and blackboard keys on this builder.
+  // `tree`'s misuse errors are carried over.
+  TreeBuilder& Define(const TreeBuilder& tree);
+
+  // ---- Naming ----
+  // Names the next node (its id in traces, running_nodes and hot reload; SPEC 3).
+  TreeBuilder* Named(const std::string& name);
+
+  // ---- Composites (open until Back() or End()) ----
+  TreeBuilder* Sequence(Abort abort = Abort::None);
+  TreeBuilder* Selector(Abort abort = Abort::None);
+  TreeBuilder* ActiveSelector();
+  // success: all and failure: one by default, as in the loader.
+  TreeBuilder* Parallel(Threshold success = Policy::All, Threshold failure = Policy::One);
+  TreeBuilder* Monitor();
+  // The nodes that follow go to `conditions:` until Do(), then to `do:`.
+  TreeBuilder* Filter(Abort abort = Abort::None);
+  TreeBuilder* Do();
+  // `weights`: one number > 0 per child, in child order; empty = equal weights.
+  TreeBuilder* RandomSelector(const std::vector<double>& weights = {}, Abort abort = Abort::None);
+  TreeBuilder* RandomSequence(const std::vector<double>& weights = {}, Abort abort = Abort::None);
+  // Closes the innermost open composite (and any decorators waiting on it).
+  TreeBuilder* Back();
+
+  // ---- Decorators (the next node is the child) ----
+  TreeBuilder* Invert();
+  TreeBuilder* ForceSuccess();
+  TreeBuilder* ForceFailure();
+  TreeBuilder* Repeat();               // forever
+  TreeBuilder* Repeat(int64_t times);  // times >= 1
+  TreeBuilder* UntilFail();
+  TreeBuilder* UntilSuccess();
+  TreeBuilder* Limit(int64_t times);   // starts over the agent's life, >= 1
+  TreeBuilder* Timeout(double seconds);   // >= 0
+  TreeBuilder* Cooldown(double seconds);  // >= 0
+  TreeBuilder* Log(const std::string& message = "");
+
+  // ---- Leaves ----
+  TreeBuilder* Action(const std::string& leaf, const Args& args = {});
+  TreeBuilder* Condition(const std::string& leaf, const Args& args = {}, bool negate = false);
+  TreeBuilder* Condition(const std::string& leaf, bool negate);
+  // A native expression over declared blackboard keys, e.g. Check("health < 30 and not alert").
+  TreeBuilder* Check(const std::string& expression, bool negate = false);
+  TreeBuilder* Wait(double seconds);  // >= 0
+  // Inlines a tree of this brain's `trees:` (see Define) or of an imported file.
+  TreeBuilder* Subtree(const std::string& tree);
+
+  // Closes every open composite and finishes the tree. Returns *this, so a chain can end in
+  // `->End().Load(rt, diagnostics)`.
+  TreeBuilder& End();
+
+  // ---- Results ----
+  // The brain as YAML text. Before End(), the YAML of the tree as End() would leave it.
+  std::string Yaml() const;
+  // Misuse recorded so far, one message each ("call 7, Back(): no composite is open").
+  const std::vector<std::string>& Errors() const;
+  // Loads the brain: rt.load_string(Yaml(), name, diagnostics) when the builder has no errors
+  // and End() was called; otherwise returns nullopt and appends the builder's errors
+  // (file = name). `name` stands for the file in messages and anchors relative paths; empty
+  // means "TREE_NAME.yaml" in the current directory. No file is read for the brain itself and
+  // none is watched for hot reload (leaf files are read as usual).
+  std::optional<BrainHandle> Load(Runtime& rt, std::vector<Diagnostic>& diagnostics,
+                                  const std::string& name = "") const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace thicket
