@@ -33,6 +33,7 @@ constexpr int kExitOk = 0, kExitScriptErrors = 1, kExitLoad = 2, kExitUsage = 64
 const char* kUsage =
     "usage: thicket run FILE [--agents N] [--ticks T] [--dt S] [--seed S] [--watch]\n"
     "                        [--trace OUT.jsonl] [--log FILE] [--explain] [--strict] [--quiet] [--trusted]\n"
+    "                        [--budget N]   Lua instructions a leaf call may run (default 10000000; 0 = off)\n"
     "       thicket check FILE...\n"
     "       thicket dot FILE\n"
     "       thicket dump FILE\n";
@@ -43,7 +44,7 @@ void on_sigint(int) { g_interrupted = 1; }
 struct Options {
   std::string command;
   std::vector<std::string> files;
-  uint64_t agents = 1, ticks = 10, seed = 1;
+  uint64_t agents = 1, ticks = 10, seed = 1, budget = 10'000'000;
   double dt = 0.1;
   bool watch = false, strict = false, quiet = false, trusted = false, explain = false;
   std::string trace, log;
@@ -71,7 +72,7 @@ int parse_args(int argc, char** argv, Options& o) {
   if (o.command != "run" && o.command != "check" && o.command != "dot" && o.command != "dump")
     return usage_error("unknown command '" + o.command + "' (commands: run, check, dot, dump)");
   std::map<std::string, int> valued = {{"--agents", 0}, {"--ticks", 0}, {"--dt", 0},
-                                       {"--seed", 0},   {"--trace", 0}, {"--log", 0}};
+                                       {"--seed", 0},   {"--trace", 0}, {"--log", 0}, {"--budget", 0}};
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--", 0) != 0) {
@@ -101,6 +102,8 @@ int parse_args(int argc, char** argv, Options& o) {
         if (value.empty() || *end || !(o.dt > 0) || o.dt > 1e6)
           return usage_error("--dt needs a number of seconds > 0, got '" + value + "'");
       }
+      if (a == "--budget" && !parse_uint(value, o.budget))
+        return usage_error("--budget needs a whole number of Lua instructions (0 = no budget), got '" + value + "'");
       if (a == "--trace") o.trace = value;
       if (a == "--log") o.log = value;
       continue;
@@ -211,6 +214,7 @@ int cmd_run(const Options& o) {
   ro.seed = o.seed;
   ro.trusted = o.trusted;
   ro.strict = o.strict;
+  ro.instruction_budget = o.budget;
   ro.log = [&](const std::string& line) {
     if (log_file.is_open()) log_file << line << "\n";
     else std::cerr << line << "\n";

@@ -93,6 +93,7 @@ struct LeafCall {
   ArgValue args;
   uint32_t leaf_id = 0;   // index in the runtime's leaf table, set when installed
   int args_ref = -2;      // Lua registry reference of the args table (LUA_NOREF until installed)
+  bool hooked = true;     // the leaf has start/stop work (hooks, tasks); false: the tick loop skips them
 };
 
 struct SourcePos {

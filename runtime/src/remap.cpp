@@ -126,6 +126,7 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
   b.program = std::move(fresh);
   b.storage = std::move(storage);
   lua->install_brain(b, 0);
+  refresh_hooked();
   const Program& p = *b.program;
   for (uint32_t row = 0; row < b.row_agent.size(); ++row) {
     if (b.row_agent[row] == UINT32_MAX) continue;

@@ -112,6 +112,15 @@ std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& te
   return program;
 }
 
+void RuntimeImpl::refresh_hooked() {
+  for (auto& b : brains)
+    for (auto& call : b->program->calls) {
+      const LeafDef& def = leaves[call.leaf_id];
+      call.hooked = def.shape == LeafShape::Hooks || def.shape == LeafShape::Task ||
+                    (def.shape == LeafShape::Native && (def.native.start || def.native.stop));
+    }
+}
+
 std::vector<std::string> RuntimeImpl::commit_leaves(std::vector<LeafDef>& staged) {
   std::vector<std::string> names;
   for (auto& def : staged) {
@@ -126,6 +135,7 @@ std::vector<std::string> RuntimeImpl::commit_leaves(std::vector<LeafDef>& staged
     }
   }
   staged.clear();
+  refresh_hooked();
   return names;
 }
 
@@ -146,6 +156,7 @@ std::optional<BrainHandle> RuntimeImpl::load_checked(const std::optional<std::st
   auto index = static_cast<uint32_t>(brains.size());
   lua->install_brain(*brain, index);
   brains.push_back(std::move(brain));
+  refresh_hooked();
   if (!text) watch_brain(*brains.back());
   return BrainHandle{index};
 }
@@ -352,6 +363,7 @@ void Runtime::register_leaf(const std::string& name, NativeLeaf leaf) {
     impl_->lua->release_leaf(impl_->leaves[it->second]);
     impl_->leaves[it->second] = std::move(def);
   }
+  impl_->refresh_hooked();
 }
 AgentHandle Runtime::spawn(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb) {
   return impl_->spawn(brain, bb);

@@ -48,6 +48,8 @@ class RuntimeImpl {
                                  std::vector<Diagnostic>& diags, std::vector<LeafDef>& staged, BrainKind& kind);
   // Installs staged leaves by name; returns their names.
   std::vector<std::string> commit_leaves(std::vector<LeafDef>& staged);
+  // Marks which call sites need start/stop (after leaves change).
+  void refresh_hooked();
   // Hot reload (SPEC 10): reload.cpp.
   void watch_brain(const Brain& b);
   size_t reload_changed();

@@ -377,9 +377,10 @@ Status Engine::tick_leaf(Ctx& c, uint32_t i, bool starting) {
   switch (n.kind) {
     case NodeKind::Action: {
       CallSite at = c.site(i);
-      Status s = starting ? host_.start(at) : Status::Running;
+      const bool hooked = c.p.calls[n.a].hooked;  // plain functions have no start/stop work
+      Status s = starting && hooked ? host_.start(at) : Status::Running;
       if (s == Status::Running) s = host_.tick(at);
-      if (s != Status::Running) host_.stop(at, s);
+      if (s != Status::Running && hooked) host_.stop(at, s);
       return s;
     }
     case NodeKind::Condition:
