@@ -73,18 +73,14 @@ bool LuaHost::pcall(int nargs, int nresults, const CallSite& at, const LeafDef& 
   const CallSite* saved = current_;
   current_ = &at;
   ++call_serial_;
-  int base = lua_gettop(L_) - nargs;  // the function's slot
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, traceback_ref_);
-  lua_insert(L_, base);
-  int rc = lua_pcall(L_, nargs, nresults, base);
+  int rc = lua_pcall(L_, nargs, nresults, kHandlerSlot);  // the traceback handler lives at slot 1
   current_ = saved;
   if (rc != LUA_OK) {
     const char* msg = lua_tostring(L_, -1);
     report(at, leaf, msg ? msg : "(error object is not a string)");
-    lua_pop(L_, 2);  // error, message handler
+    lua_pop(L_, 1);
     return false;
   }
-  lua_remove(L_, base);  // the message handler
   return true;
 }
 

@@ -80,6 +80,7 @@ class LuaHost {
 
   static void budget_hook(lua_State* L, lua_Debug* ar);
   static constexpr uint64_t kBudgetSlices = 8;
+  static constexpr int kHandlerSlot = 1;  // the message handler stays at this stack slot
 
   RuntimeImpl& rt_;
   lua_State* L_ = nullptr;

@@ -236,6 +236,9 @@ LuaHost::LuaHost(RuntimeImpl& rt) : rt_(rt) {
   open_thicket_module();
   lua_newtable(L_);
   thread_pool_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  // The message handler of every leaf call sits at the bottom of the stack for good.
+  lua_settop(L_, 0);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, traceback_ref_);
   for (int i = 0; i < 3; ++i) {
     const char* names[] = {"success", "failure", "running"};
     lua_pushstring(L_, names[i]);
