@@ -1,0 +1,932 @@
+// bench_t31: what does one agent-tick of the T31 tree cost, with native and with Lua leaves,
+// beside the designs it replaces? (SPEC 11; issue 2 "First benchmark", issue 3 "Benchmarks")
+//
+// The T31 tree, 31 nodes:
+//   active_selector
+//     sequence (branch b = 0, 1, 2)
+//       condition C{2b}      condition C{2b+1}
+//       selector:  action A{5b}    action A{5b+1}  action A{5b+2}
+//       sequence:  action A{5b+3}  action A{5b+4}
+//
+// Leaf pattern. Every leaf is a pure function of the phase h = tick + agent id (tick 1-based,
+// ids 1..N), so agents are out of step with each other and every implementation can compute
+// the same answers:
+//   condition j succeeds when ((h + cond_off[j]) & cond_mask[j]) != 0   (fails 1 tick in mask+1)
+//   action k: v = ((h >> 1) + act_off[k]) & act_mask[k];  v == 0 -> running, v == 2 -> failure,
+//             otherwise success   (so an action runs for one or two ticks, then usually succeeds)
+// The periods are powers of two (cheap, so the leaves do not hide the engine's cost) and the
+// whole pattern repeats every 16 ticks; at 10k agents every tick holds all 16 phases. With the
+// tables in kPattern below every leaf is called, every branch decides, the root returns
+// success, failure and running, and running branches get aborted by higher-priority ones
+// (printed under "exercised").
+//
+// Implementations, all in this program and all timed in the same run, interleaved rep by rep:
+//   floor     a hand-written C++ function of the same logic; per-agent state in a small struct
+//   seed000   the seed 000 design: a heap-allocated Behavior object per node with virtual
+//             OnInitialize/Update/OnTerminate and a Tick() wrapper, composites holding
+//             std::vector<Behavior*>, each agent owning its own object tree
+//   floor+fn  the floor calling each leaf through a std::function (informational: the price of
+//             the callable boundary alone)
+//   native    thicket, native leaves (Runtime::register_leaf), rt.tick_all
+//   bare-lua  the floor's logic calling each leaf as one bare lua_pcall of the same Lua function
+//             with the same arguments (function, agent table, nil args) in a plain lua_State
+//   lua       thicket, the same Lua leaf file, rt.tick_all
+// Before timing, a verification pass runs every implementation with counting leaves and checks
+// that they made the same decisions (leaf calls, action starts, aborts, root-status checksum).
+#include <malloc.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <lua.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime_impl.hpp"
+#include "thicket/runtime.hpp"
+
+namespace {
+
+using thicket::Status;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kConds = 6, kActs = 15;
+
+// ---- the leaf pattern -------------------------------------------------------------------
+
+struct Pattern {
+  uint32_t cond_off[kConds], cond_mask[kConds];
+  uint32_t act_off[kActs], act_mask[kActs];
+};
+constexpr Pattern kPattern = {
+    //            C0 C1 C2 C3 C4 C5
+    /*cond_off*/ {0, 1, 1, 2, 0, 3},
+    /*cond_mask*/ {1, 3, 1, 3, 7, 7},
+    //  branch:   0: A0-A4       | 1: A5-A9      | 2: A10-A14
+    /*act_off*/ {2, 2, 4, 7, 2, 2, 2, 5, 2, 0, 3, 3, 4, 5, 2},
+    /*act_mask*/ {3, 7, 7, 7, 3, 3, 7, 7, 7, 3, 3, 7, 7, 7, 3},
+};
+// Why these: branch 0's conditions hold only when h % 4 == 1 and branch 1's only when
+// h % 4 == 0, so all three branches decide and a starting branch 0 often aborts a running
+// branch 1 or 2; in each selector the first two actions share an offset, so when the first
+// fails the second fails half the time and the third gets its turn.
+// g_pat is a copy made at run time, so no implementation gets the masks folded into its code.
+Pattern g_pat;
+
+inline bool cond_leaf(uint32_t j, uint64_t h) { return ((h + g_pat.cond_off[j]) & g_pat.cond_mask[j]) != 0; }
+inline Status act_leaf(uint32_t k, uint64_t h) {
+  uint64_t v = ((h >> 1) + g_pat.act_off[k]) & g_pat.act_mask[k];
+  return v == 0 ? Status::Running : v == 2 ? Status::Failure : Status::Success;
+}
+
+std::string leaf_name(char prefix, uint32_t i) {
+  std::string s(1, prefix);
+  return s += std::to_string(i);
+}
+
+// What the verification pass counts.
+struct Counters {
+  uint64_t cond[kConds] = {}, act[kActs] = {};
+  uint64_t starts = 0, aborts = 0, running = 0;
+  uint64_t root_hash = 1469598103934665603ULL;
+  uint64_t roots[5] = {};
+  uint64_t decided[4] = {};  // floor only: no branch, branch 0, 1, 2 decided the root
+  void root(Status s) {
+    root_hash = (root_hash ^ static_cast<uint64_t>(s)) * 1099511628211ULL;
+    ++roots[static_cast<int>(s)];
+  }
+  bool same_calls(const Counters& o) const {
+    return std::equal(cond, cond + kConds, o.cond) && std::equal(act, act + kActs, o.act);
+  }
+  uint64_t calls() const {
+    uint64_t n = 0;
+    for (uint64_t c : cond) n += c;
+    for (uint64_t c : act) n += c;
+    return n;
+  }
+};
+
+// ---- the tree as YAML and the leaves as Lua -----------------------------------------------
+
+// `branches` T31 branches under one active_selector: 1 + 10 * branches nodes.
+std::string t31_yaml(int branches, bool lua) {
+  std::string y = "tree: t" + std::to_string(1 + 10 * branches) + "\n";
+  if (lua) y += "leaves: [t31.lua]\n";
+  y += "root:\n  active_selector:\n";
+  for (int i = 0; i < branches; ++i) {
+    int b = i % 3;
+    auto c = [&](int j) { return leaf_name('C', 2 * b + j); };
+    auto a = [&](int k) { return leaf_name('A', 5 * b + k); };
+    y += "    - sequence:\n";
+    y += "        - condition: " + c(0) + "\n";
+    y += "        - condition: " + c(1) + "\n";
+    y += "        - selector:\n";
+    for (int k = 0; k < 3; ++k) y += "            - action: " + a(k) + "\n";
+    y += "        - sequence:\n";
+    for (int k = 3; k < 5; ++k) y += "            - action: " + a(k) + "\n";
+  }
+  return y;
+}
+
+// The Lua leaves; `count` adds a call counter to each (verification only).
+std::string t31_lua(bool count) {
+  std::string s =
+      "local thicket = require(\"thicket\")\n"
+      "local S, F, R = thicket.SUCCESS, thicket.FAILURE, thicket.RUNNING\n"
+      "local L = {}\n";
+  if (count) s += "COUNT = {}\nfor i = 1, " + std::to_string(kConds + kActs) + " do COUNT[i] = 0 end\n";
+  auto counter = [&](int slot) {
+    return count ? "  COUNT[" + std::to_string(slot) + "] = COUNT[" + std::to_string(slot) + "] + 1\n" : std::string();
+  };
+  for (int j = 0; j < kConds; ++j)
+    s += "function L.C" + std::to_string(j) + "(agent, args)\n" + counter(1 + j) +
+         "  return (thicket.tick() + agent.id + " + std::to_string(g_pat.cond_off[j]) + ") & " +
+         std::to_string(g_pat.cond_mask[j]) + " ~= 0\nend\n";
+  for (int k = 0; k < kActs; ++k)
+    s += "function L.A" + std::to_string(k) + "(agent, args)\n" + counter(1 + kConds + k) +
+         "  local v = (((thicket.tick() + agent.id) >> 1) + " + std::to_string(g_pat.act_off[k]) + ") & " +
+         std::to_string(g_pat.act_mask[k]) +
+         "\n  if v == 0 then return R elseif v == 2 then return F else return S end\nend\n";
+  return s + "return L\n";
+}
+
+// ---- floor and bare-Lua baseline: the same hand-written engine, two kinds of leaf call -----
+
+struct FloorAgent {
+  uint32_t id = 0;
+  int32_t lua_agent = LUA_NOREF;  // bare-Lua baseline only: the agent table
+  int8_t branch = -1;             // running branch, -1 none
+  uint8_t stage = 0;              // in the running branch: 0 selector, 1 tail sequence
+  uint8_t pos = 0;                // running action's position in that stage
+};
+
+// One branch: two conditions, a selector of three actions, a sequence of two.
+template <class Leaves>
+inline Status floor_branch(FloorAgent& a, int b, bool resuming, uint64_t tick, Leaves& lv) {
+  uint32_t stage = 0, pos = 0;
+  if (resuming) {
+    stage = a.stage;
+    pos = a.pos;
+  } else {
+    if (!lv.cond(2 * b, a, tick)) return Status::Failure;
+    if (!lv.cond(2 * b + 1, a, tick)) return Status::Failure;
+  }
+  bool starting = !resuming;
+  if (stage == 0) {
+    for (; pos < 3; ++pos, starting = true) {
+      Status s = lv.act(5 * b + pos, a, tick, starting);
+      if (s == Status::Running) {
+        a.stage = 0;
+        a.pos = static_cast<uint8_t>(pos);
+        return s;
+      }
+      if (s == Status::Success) break;
+    }
+    if (pos == 3) return Status::Failure;
+    pos = 0;
+    starting = true;
+  }
+  for (; pos < 2; ++pos, starting = true) {
+    Status s = lv.act(5 * b + 3 + pos, a, tick, starting);
+    if (s == Status::Running) {
+      a.stage = 1;
+      a.pos = static_cast<uint8_t>(pos);
+      return s;
+    }
+    if (s == Status::Failure) return s;
+  }
+  return Status::Success;
+}
+
+template <class Leaves>
+inline Status floor_tick(FloorAgent& a, uint64_t tick, Leaves& lv) {
+  const int prev = a.branch;
+  Status result = Status::Failure;
+  int decided = -1;
+  for (int b = 0; b < 3; ++b) {
+    Status s = floor_branch(a, b, prev == b, tick, lv);
+    if (s != Status::Failure) {
+      result = s;
+      decided = b;
+      break;
+    }
+  }
+  // A higher-priority branch decided: the one running since last tick was not reached and is
+  // still running, so it is aborted (its running action stops with `aborted`).
+  if (prev >= 0 && decided >= 0 && decided < prev) lv.aborted(a);
+  if constexpr (requires { lv.decided(decided); }) lv.decided(decided);
+  a.branch = static_cast<int8_t>(result == Status::Running ? decided : -1);
+  return result;
+}
+
+template <bool Count>
+struct FloorLeaves {
+  Counters* c = nullptr;
+  bool cond(uint32_t j, FloorAgent& a, uint64_t tick) {
+    if constexpr (Count) ++c->cond[j];
+    return cond_leaf(j, tick + a.id);
+  }
+  Status act(uint32_t k, FloorAgent& a, uint64_t tick, bool starting) {
+    Status s = act_leaf(k, tick + a.id);
+    if constexpr (Count) {
+      ++c->act[k];
+      c->starts += starting;
+      c->running += s == Status::Running;
+    }
+    return s;
+  }
+  void aborted(FloorAgent&) {
+    if constexpr (Count) ++c->aborts;
+  }
+  void decided(int b) {
+    if constexpr (Count) ++c->decided[b + 1];
+  }
+};
+
+// The floor again, each leaf called through a std::function (what NativeLeaf holds): shows how
+// much of the native row is the callable boundary rather than the tree walk. Informational.
+struct FnCtx {
+  const FloorAgent* agent;
+  uint64_t tick;
+};
+struct FnLeaves {
+  std::function<Status(const FnCtx&)> fn[kConds + kActs];
+  FnLeaves() {
+    for (uint32_t j = 0; j < kConds; ++j)
+      fn[j] = [j](const FnCtx& x) { return cond_leaf(j, x.tick + x.agent->id) ? Status::Success : Status::Failure; };
+    for (uint32_t k = 0; k < kActs; ++k)
+      fn[kConds + k] = [k](const FnCtx& x) { return act_leaf(k, x.tick + x.agent->id); };
+  }
+  bool cond(uint32_t j, FloorAgent& a, uint64_t tick) { return fn[j](FnCtx{&a, tick}) == Status::Success; }
+  Status act(uint32_t k, FloorAgent& a, uint64_t tick, bool) { return fn[kConds + k](FnCtx{&a, tick}); }
+  void aborted(FloorAgent&) {}
+};
+
+// The bare-Lua baseline's Lua side: a plain lua_State with a minimal `thicket` module.
+uint64_t g_bare_tick = 0;
+int bare_thicket_tick(lua_State* L) {
+  lua_pushinteger(L, static_cast<lua_Integer>(g_bare_tick));
+  return 1;
+}
+int bare_thicket_open(lua_State* L) {
+  lua_newtable(L);
+  lua_pushcfunction(L, bare_thicket_tick);
+  lua_setfield(L, -2, "tick");
+  for (const char* s : {"success", "failure", "running"}) {
+    std::string key = s;
+    for (char& ch : key) ch = static_cast<char>(ch - 'a' + 'A');
+    lua_pushstring(L, s);
+    lua_setfield(L, -2, key.c_str());
+  }
+  return 1;
+}
+
+struct BareLua {
+  lua_State* L = nullptr;
+  int fn[kConds + kActs] = {};
+  const char* status_str[3] = {};  // interned "success", "failure", "running"
+  Counters* c = nullptr;           // with a counting Lua file: counts starts/aborts here
+
+  explicit BareLua(const std::string& lua_text) {
+    L = luaL_newstate();
+    luaL_openlibs(L);
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+    lua_pushcfunction(L, bare_thicket_open);
+    lua_setfield(L, -2, "thicket");
+    lua_pop(L, 1);
+    if (luaL_loadbuffer(L, lua_text.data(), lua_text.size(), "t31.lua") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
+      std::fprintf(stderr, "bare lua: %s\n", lua_tostring(L, -1));
+      std::exit(1);
+    }
+    for (int i = 0; i < kConds + kActs; ++i) {
+      std::string name = leaf_name(i < kConds ? 'C' : 'A', i < kConds ? i : i - kConds);
+      lua_getfield(L, -1, name.c_str());
+      fn[i] = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
+    lua_pop(L, 1);
+    const char* names[] = {"success", "failure", "running"};
+    for (int i = 0; i < 3; ++i) {
+      lua_pushstring(L, names[i]);
+      status_str[i] = lua_tostring(L, -1);
+      luaL_ref(L, LUA_REGISTRYINDEX);
+    }
+  }
+  ~BareLua() { lua_close(L); }
+  void add_agent(FloorAgent& a) {
+    lua_createtable(L, 0, 1);
+    lua_pushinteger(L, a.id);
+    lua_setfield(L, -2, "id");
+    a.lua_agent = luaL_ref(L, LUA_REGISTRYINDEX);
+  }
+  // One bare call: function, agent table, nil args; one result left on the stack.
+  void call(int f, const FloorAgent& a) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, fn[f]);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, a.lua_agent);
+    lua_pushnil(L);
+    if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+      std::fprintf(stderr, "bare lua: %s\n", lua_tostring(L, -1));
+      std::exit(1);
+    }
+  }
+  bool cond(uint32_t j, FloorAgent& a, uint64_t) {
+    call(static_cast<int>(j), a);
+    bool r = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return r;
+  }
+  Status act(uint32_t k, FloorAgent& a, uint64_t, bool starting) {
+    call(kConds + static_cast<int>(k), a);
+    const char* s = lua_tostring(L, -1);
+    Status r = s == status_str[0] ? Status::Success : s == status_str[2] ? Status::Running : Status::Failure;
+    lua_pop(L, 1);
+    if (c) {
+      c->starts += starting;
+      c->running += r == Status::Running;
+    }
+    return r;
+  }
+  void aborted(FloorAgent&) {
+    if (c) ++c->aborts;
+  }
+  // Calls counted by the counting Lua file (COUNT[1..21]).
+  void read_counts(Counters& out) { read_lua_counts(L, out); }
+  static void read_lua_counts(lua_State* L, Counters& out) {
+    lua_getglobal(L, "COUNT");
+    for (int i = 0; i < kConds + kActs; ++i) {
+      lua_rawgeti(L, -1, i + 1);
+      uint64_t n = static_cast<uint64_t>(lua_tointeger(L, -1));
+      lua_pop(L, 1);
+      if (i < kConds)
+        out.cond[i] = n;
+      else
+        out.act[i - kConds] = n;
+    }
+    lua_pop(L, 1);
+  }
+};
+
+struct FloorWorld {
+  std::vector<FloorAgent> agents;
+  explicit FloorWorld(size_t n) : agents(n) {
+    for (size_t i = 0; i < n; ++i) agents[i].id = static_cast<uint32_t>(i + 1);
+  }
+  uint64_t tick = 0;
+  template <class Leaves>
+  void run(int ticks, Leaves& lv, Counters* verify = nullptr) {
+    for (int t = 0; t < ticks; ++t) {
+      ++tick;
+      g_bare_tick = tick;
+      for (FloorAgent& a : agents) {
+        Status s = floor_tick(a, tick, lv);
+        if (verify) verify->root(s);
+      }
+    }
+  }
+};
+
+// ---- baseline A: the seed 000 design ------------------------------------------------------
+// Facts from seed 000 (not its code): Behavior with virtual OnInitialize/Update/OnTerminate and
+// a Tick() wrapper keeping the contract; composites keep std::vector<Behavior*> children and an
+// iterator to the current child; ActiveSelector re-runs Selector::Update from the first child
+// and aborts the previous child when another decides. Two changes make it obey SPEC 3.1 (so it
+// makes thicket's decisions): Abort() does nothing to a node that is not running, and a
+// composite's abort aborts its running children first.
+namespace seed {
+
+struct Character {  // what a tree acts for; its leaves read it
+  uint32_t id = 0;
+  uint64_t tick = 0;
+};
+
+class Behavior {
+ public:
+  virtual ~Behavior() = default;
+  Status Tick() {
+    if (status_ != Status::Running) OnInitialize();
+    status_ = Update();
+    if (status_ != Status::Running) OnTerminate(status_);
+    return status_;
+  }
+  void Abort() {
+    if (status_ != Status::Running) return;
+    AbortChildren();
+    OnTerminate(Status::Aborted);
+    status_ = Status::Aborted;
+  }
+  Status GetStatus() const { return status_; }
+  virtual void AddChild(Behavior*) {}
+
+ protected:
+  virtual void OnInitialize() {}
+  virtual Status Update() = 0;
+  virtual void OnTerminate(Status) {}
+  virtual void AbortChildren() {}
+  Status status_ = Status::Invalid;
+};
+
+class Composite : public Behavior {
+ public:
+  ~Composite() override {
+    for (Behavior* c : children_) delete c;
+  }
+  void AddChild(Behavior* c) override { children_.push_back(c); }
+
+ protected:
+  void AbortChildren() override {
+    for (Behavior* c : children_) c->Abort();
+  }
+  using Behaviors = std::vector<Behavior*>;
+  Behaviors children_;
+  Behaviors::iterator current_;
+};
+
+class Sequence : public Composite {
+ protected:
+  void OnInitialize() override { current_ = children_.begin(); }
+  Status Update() override {
+    while (true) {
+      Status s = (*current_)->Tick();
+      if (s != Status::Success) return s;
+      if (++current_ == children_.end()) return Status::Success;
+    }
+  }
+};
+
+class Selector : public Composite {
+ protected:
+  void OnInitialize() override { current_ = children_.begin(); }
+  Status Update() override {
+    while (true) {
+      Status s = (*current_)->Tick();
+      if (s != Status::Failure) return s;
+      if (++current_ == children_.end()) return Status::Failure;
+    }
+  }
+};
+
+class ActiveSelector : public Selector {
+ protected:
+  void OnInitialize() override { current_ = children_.end(); }
+  Status Update() override {
+    Behaviors::iterator previous = current_;
+    Selector::OnInitialize();
+    Status result = Selector::Update();
+    if (previous != children_.end() && current_ != previous) (*previous)->Abort();
+    return result;
+  }
+};
+
+template <bool Count>
+class Condition : public Behavior {
+ public:
+  Condition(const Character* ch, uint32_t j, Counters* c) : ch_(ch), j_(j), c_(c) {}
+
+ protected:
+  Status Update() override {
+    if constexpr (Count) ++c_->cond[j_];
+    return cond_leaf(j_, ch_->tick + ch_->id) ? Status::Success : Status::Failure;
+  }
+  const Character* ch_;
+  uint32_t j_;
+  Counters* c_;
+};
+
+template <bool Count>
+class Action : public Behavior {
+ public:
+  Action(const Character* ch, uint32_t k, Counters* c) : ch_(ch), k_(k), c_(c) {}
+
+ protected:
+  void OnInitialize() override {
+    if constexpr (Count) ++c_->starts;
+  }
+  Status Update() override {
+    Status s = act_leaf(k_, ch_->tick + ch_->id);
+    if constexpr (Count) {
+      ++c_->act[k_];
+      c_->running += s == Status::Running;
+    }
+    return s;
+  }
+  void OnTerminate(Status s) override {
+    if constexpr (Count) c_->aborts += s == Status::Aborted;
+  }
+  const Character* ch_;
+  uint32_t k_;
+  Counters* c_;
+};
+
+// Builds one agent's own T31 object tree (31 heap objects).
+template <bool Count>
+Behavior* build_t31(const Character* ch, Counters* c) {
+  Behavior* root = new ActiveSelector();
+  for (uint32_t b = 0; b < 3; ++b) {
+    Behavior* branch = new Sequence();
+    branch->AddChild(new Condition<Count>(ch, 2 * b, c));
+    branch->AddChild(new Condition<Count>(ch, 2 * b + 1, c));
+    Behavior* sel = new Selector();
+    for (uint32_t k = 0; k < 3; ++k) sel->AddChild(new Action<Count>(ch, 5 * b + k, c));
+    branch->AddChild(sel);
+    Behavior* tail = new Sequence();
+    for (uint32_t k = 3; k < 5; ++k) tail->AddChild(new Action<Count>(ch, 5 * b + k, c));
+    branch->AddChild(tail);
+    root->AddChild(branch);
+  }
+  return root;
+}
+
+struct World {
+  std::vector<Character> characters;  // sized once: trees point into it
+  std::vector<std::unique_ptr<Behavior>> trees;
+  template <bool Count>
+  World(size_t n, Counters* c, std::integral_constant<bool, Count>) : characters(n) {
+    trees.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      characters[i].id = static_cast<uint32_t>(i + 1);
+      trees.emplace_back(build_t31<Count>(&characters[i], c));
+    }
+  }
+  void run(int ticks, Counters* verify = nullptr) {
+    for (int t = 0; t < ticks; ++t) {
+      for (size_t i = 0; i < trees.size(); ++i) {
+        ++characters[i].tick;
+        Status s = trees[i]->Tick();
+        if (verify) verify->root(s);
+      }
+    }
+  }
+};
+
+}  // namespace seed
+
+// ---- thicket -------------------------------------------------------------------------------
+
+void fail_load(const std::vector<thicket::Diagnostic>& diags) {
+  for (const auto& d : diags) std::fprintf(stderr, "%s\n", thicket::format_diagnostic(d).c_str());
+  std::exit(1);
+}
+
+// Native leaves C0..C5, A0..A14; with counters, actions also get counting start/stop hooks.
+void register_native(thicket::Runtime& rt, Counters* c) {
+  using thicket::LeafContext;
+  for (uint32_t j = 0; j < kConds; ++j) {
+    thicket::NativeLeaf leaf;
+    if (c)
+      leaf.tick = [j, c](LeafContext& x) {
+        ++c->cond[j];
+        return cond_leaf(j, x.tick() + x.agent_id()) ? Status::Success : Status::Failure;
+      };
+    else
+      leaf.tick = [j](LeafContext& x) {
+        return cond_leaf(j, x.tick() + x.agent_id()) ? Status::Success : Status::Failure;
+      };
+    rt.register_leaf(leaf_name('C', j), std::move(leaf));
+  }
+  for (uint32_t k = 0; k < kActs; ++k) {
+    thicket::NativeLeaf leaf;
+    if (c) {
+      leaf.tick = [k, c](LeafContext& x) {
+        Status s = act_leaf(k, x.tick() + x.agent_id());
+        ++c->act[k];
+        c->running += s == Status::Running;
+        return s;
+      };
+      leaf.start = [c](LeafContext&) { ++c->starts; };
+      leaf.stop = [c](LeafContext&, Status s) { c->aborts += s == Status::Aborted; };
+    } else {
+      leaf.tick = [k](LeafContext& x) { return act_leaf(k, x.tick() + x.agent_id()); };
+    }
+    rt.register_leaf(leaf_name('A', k), std::move(leaf));
+  }
+}
+
+struct TempDir {
+  std::filesystem::path path;
+  explicit TempDir(const std::string& tag) {
+    path = std::filesystem::temp_directory_path() / ("thicket_bench_t31_" + std::to_string(getpid()) + "_" + tag);
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::string p = (path / name).string();
+    std::ofstream(p) << text;
+    return p;
+  }
+};
+
+// A thicket runtime with one brain and n agents.
+struct ThicketWorld {
+  std::unique_ptr<thicket::Runtime> rt = std::make_unique<thicket::Runtime>();
+  thicket::BrainHandle brain;
+  std::vector<thicket::AgentHandle> agents;
+  double spawn_ns_per_agent = 0;
+  size_t heap_per_agent = 0;  // malloc'd bytes per spawned agent (all of it: blocks, Lua objects)
+
+  // Native leaves when lua_dir is empty, else the brain file and its leaves from lua_dir.
+  ThicketWorld(size_t n, Counters* count, const std::string& lua_dir) {
+    std::vector<thicket::Diagnostic> diags;
+    std::optional<thicket::BrainHandle> b;
+    if (lua_dir.empty()) {
+      register_native(*rt, count);
+      b = rt->load_string(t31_yaml(3, false), "t31.yaml", diags);
+    } else {
+      b = rt->load_file(lua_dir + "/t31.yaml", diags);
+    }
+    if (!b) fail_load(diags);
+    brain = *b;
+    agents.reserve(n);
+    size_t heap0 = mallinfo2().uordblks;
+    auto t0 = Clock::now();
+    for (size_t i = 0; i < n; ++i) agents.push_back(rt->spawn(brain));
+    auto t1 = Clock::now();
+    heap_per_agent = (mallinfo2().uordblks - heap0) / n;
+    spawn_ns_per_agent = std::chrono::duration<double, std::nano>(t1 - t0).count() / static_cast<double>(n);
+  }
+  void run(int ticks, Counters* verify = nullptr) {
+    for (int t = 0; t < ticks; ++t) {
+      rt->tick_all(0.1);
+      if (verify)
+        for (auto a : agents) verify->root(rt->status(a));
+    }
+  }
+  lua_State* lua() { return rt->impl().lua->state(); }
+};
+
+// ---- timing ----------------------------------------------------------------------------------
+
+struct Stat {
+  double median = 0, best = 0;
+};
+Stat stat_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return {v[v.size() / 2], v.front()};
+}
+template <class F>
+double time_ns(F&& f) {
+  auto t0 = Clock::now();
+  f();
+  return std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
+}
+
+const char* yes(bool b) { return b ? "match" : "MISMATCH"; }
+
+// ---- the measurements ------------------------------------------------------------------------
+
+// Runs every implementation with counting leaves over the same ticks; prints whether they agree.
+bool verify(const TempDir& counting_dir, const std::string& counting_lua, size_t n, int ticks) {
+  Counters floor_c, seed_c, native_c, bare_c, lua_c;
+  {
+    FloorWorld w(n);
+    FloorLeaves<true> lv{&floor_c};
+    w.run(ticks, lv, &floor_c);
+  }
+  {
+    seed::World w(n, &seed_c, std::true_type{});
+    w.run(ticks, &seed_c);
+  }
+  {
+    ThicketWorld w(n, &native_c, "");
+    w.run(ticks, &native_c);
+  }
+  {
+    FloorWorld w(n);
+    BareLua lv(counting_lua);
+    lv.c = &bare_c;
+    for (auto& a : w.agents) lv.add_agent(a);
+    w.run(ticks, lv, &bare_c);
+    lv.read_counts(bare_c);
+  }
+  {
+    ThicketWorld w(n, nullptr, counting_dir.path.string());
+    w.run(ticks, &lua_c);
+    BareLua::read_lua_counts(w.lua(), lua_c);
+  }
+  auto full = [&](const Counters& c) {
+    return c.same_calls(floor_c) && c.starts == floor_c.starts && c.aborts == floor_c.aborts &&
+           c.running == floor_c.running && c.root_hash == floor_c.root_hash;
+  };
+  auto line = [&](const char* name, const Counters& c, bool hooks, bool ok) {
+    std::printf("  %-9s leaf calls %8llu  starts %7s  aborts %6s  root checksum %016llx  %s\n", name,
+                static_cast<unsigned long long>(c.calls()), hooks ? std::to_string(c.starts).c_str() : "n/a",
+                hooks ? std::to_string(c.aborts).c_str() : "n/a", static_cast<unsigned long long>(c.root_hash),
+                ok ? yes(true) : yes(false));
+  };
+  bool seed_ok = full(seed_c), native_ok = full(native_c), bare_ok = full(bare_c);
+  bool lua_ok = lua_c.same_calls(floor_c) && lua_c.root_hash == floor_c.root_hash;
+  std::printf(
+      "consistency (%zu agents x %d ticks; per-leaf call counts, action starts, aborts, running results,\n"
+      "             checksum of every agent-tick's root status, all compared with the floor):\n",
+      n, ticks);
+  line("floor", floor_c, true, true);
+  line("seed000", seed_c, true, seed_ok);
+  line("native", native_c, true, native_ok);
+  line("bare-lua", bare_c, true, bare_ok);
+  line("lua", lua_c, false, lua_ok);
+  std::printf("  (lua: plain Lua functions have no start/stop hooks, so only calls and root statuses are compared)\n");
+  bool every_leaf = true;
+  for (uint64_t c : floor_c.cond) every_leaf = every_leaf && c > 0;
+  for (uint64_t c : floor_c.act) every_leaf = every_leaf && c > 0;
+  bool every_branch = floor_c.decided[1] && floor_c.decided[2] && floor_c.decided[3];
+  auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+  std::printf(
+      "  exercised: every leaf called: %s; root decided by branch 0/1/2/none = %llu/%llu/%llu/%llu;\n"
+      "             root success/failure/running = %llu/%llu/%llu; running action results %llu; aborts %llu\n",
+      every_leaf ? "yes" : "NO", u(floor_c.decided[1]), u(floor_c.decided[2]), u(floor_c.decided[3]),
+      u(floor_c.decided[0]), static_cast<unsigned long long>(floor_c.roots[1]),
+      static_cast<unsigned long long>(floor_c.roots[2]), static_cast<unsigned long long>(floor_c.roots[3]),
+      static_cast<unsigned long long>(floor_c.running), static_cast<unsigned long long>(floor_c.aborts));
+  std::printf("  floor's calls per leaf: C0-C5");
+  for (uint64_t c : floor_c.cond) std::printf(" %llu", static_cast<unsigned long long>(c));
+  std::printf("; A0-A14");
+  for (uint64_t c : floor_c.act) std::printf(" %llu", static_cast<unsigned long long>(c));
+  std::printf("\n");
+  bool all = seed_ok && native_ok && bare_ok && lua_ok && every_leaf && every_branch;
+  std::printf("  => all five implementations made the same decisions: %s\n", all ? "YES" : "NO");
+  return all;
+}
+
+struct TickResult {
+  Stat floor, floor_fn, seed, native, bare, lua;
+  double calls_per_tick = 0;
+};
+
+// Times every implementation at n agents, interleaved rep by rep; all run the same ticks.
+TickResult time_ticks(const TempDir& dir, const std::string& lua_text, size_t n, int warmup, int block, int reps) {
+  FloorWorld floor_w(n), fn_w(n), bare_w(n);
+  FloorLeaves<false> floor_lv;
+  FnLeaves fn_lv;
+  BareLua bare_lv(lua_text);
+  for (auto& a : bare_w.agents) bare_lv.add_agent(a);
+  seed::World seed_w(n, nullptr, std::false_type{});
+  ThicketWorld native_w(n, nullptr, "");
+  ThicketWorld lua_w(n, nullptr, dir.path.string());
+
+  floor_w.run(warmup, floor_lv);
+  fn_w.run(warmup, fn_lv);
+  bare_w.run(warmup, bare_lv);
+  seed_w.run(warmup);
+  native_w.run(warmup);
+  lua_w.run(warmup);
+
+  std::vector<double> f, fn, s, nat, b, l;
+  const double agent_ticks = static_cast<double>(n) * block;
+  // Each timed block follows one untimed tick of the same implementation, so no one pays for
+  // the cache misses the implementation timed before it left behind.
+  auto timed = [&](std::vector<double>& out, auto&& run) {
+    run(1);
+    out.push_back(time_ns([&] { run(block); }) / agent_ticks);
+  };
+  for (int r = 0; r < reps; ++r) {
+    timed(f, [&](int t) { floor_w.run(t, floor_lv); });
+    timed(fn, [&](int t) { fn_w.run(t, fn_lv); });
+    timed(s, [&](int t) { seed_w.run(t); });
+    timed(nat, [&](int t) { native_w.run(t); });
+    timed(b, [&](int t) { bare_w.run(t, bare_lv); });
+    timed(l, [&](int t) { lua_w.run(t); });
+  }
+  return {stat_of(f), stat_of(fn), stat_of(s), stat_of(nat), stat_of(b), stat_of(l)};
+}
+
+void print_ticks(size_t n, const TickResult& r, int block, int reps) {
+  std::printf("\nns per agent-tick, %zu agent%s (%d reps of %d ticks; median, best in brackets):\n", n,
+              n == 1 ? "" : "s", reps, block);
+  auto row = [](const char* name, const Stat& s, const char* what) {
+    std::printf("  %-9s %9.1f  [%8.1f]   %s\n", name, s.median, s.best, what);
+  };
+  row("floor", r.floor, "hand-written C++ function, per-agent struct (baseline B)");
+  row("floor+fn", r.floor_fn, "the floor calling each leaf through a std::function (informational)");
+  row("seed000", r.seed, "heap Behavior object per node, virtual calls (baseline A)");
+  row("native", r.native, "thicket, native leaves");
+  row("bare-lua", r.bare, "floor logic + one bare lua_pcall per leaf call (baseline C)");
+  row("lua", r.lua, "thicket, Lua leaves");
+  auto ratios = [&](const char* which, double (*pick)(const Stat&)) {
+    std::printf(
+        "  ratios (%s): native/floor %.2fx (target <= 3x)   lua/bare-lua %.2fx (target <= 1.2x)   "
+        "seed000/native %.2fx\n",
+        which, pick(r.native) / pick(r.floor), pick(r.lua) / pick(r.bare), pick(r.seed) / pick(r.native));
+  };
+  ratios("of medians", [](const Stat& s) { return s.median; });
+  ratios("of bests  ", [](const Stat& s) { return s.best; });
+}
+
+}  // namespace
+
+int main() {
+  g_pat = kPattern;
+  TempDir dir("timed"), counting_dir("counting");
+  const std::string lua_text = t31_lua(false);
+  dir.write("t31.yaml", t31_yaml(3, true));
+  dir.write("t31.lua", lua_text);
+  counting_dir.write("t31.yaml", t31_yaml(3, true));
+  const std::string counting_lua = t31_lua(true);
+  counting_dir.write("t31.lua", counting_lua);
+
+  std::printf(
+      "bench_t31: the T31 tree (31 nodes: active_selector over 3 x [2 conditions, selector of 3 actions,\n"
+      "sequence of 2 actions]); leaves are a pure function of tick + agent id, period 16 ticks.\n\n");
+  bool same = verify(counting_dir, counting_lua, 1000, 96);
+
+  // Per-agent state.
+  {
+    ThicketWorld w(10000, nullptr, "");
+    seed::World s(1, nullptr, std::false_type{});
+    size_t heap0 = mallinfo2().uordblks;
+    auto t0 = Clock::now();
+    seed::World s10k(10000, nullptr, std::false_type{});
+    double seed_spawn = std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / 10000.0;
+    size_t seed_heap = (mallinfo2().uordblks - heap0) / 10000;
+    ThicketWorld lw(10000, nullptr, dir.path.string());
+    const auto& prog = *w.rt->impl().brains[w.brain.index]->program;
+    std::printf("\nper-agent state:\n");
+    std::printf(
+        "  thicket  Runtime::bytes_per_agent = %zu bytes (target <= 128) = state block %u (node statuses %zu,\n"
+        "           composite positions %u, blackboard %u) + AgentInfo %zu (id, clock, tick count, random\n"
+        "           stream, Lua references, row/brain/generation)\n",
+        w.rt->bytes_per_agent(w.brain), prog.block_size, prog.nodes.size(),
+        prog.state_size - ((static_cast<uint32_t>(prog.nodes.size()) + 7) / 8 * 8), prog.block_size - prog.bb_offset,
+        sizeof(thicket::AgentInfo));
+    std::printf(
+        "           malloc'd per spawned agent, all included: native leaves %zu bytes, Lua leaves %zu bytes\n"
+        "           (the Lua agent table, blackboard userdata and mem table live in the Lua heap)\n",
+        w.heap_per_agent, lw.heap_per_agent);
+    std::printf("  seed000  %zu bytes malloc'd per agent (31 objects, 10 child vectors; measured with mallinfo2)\n",
+                seed_heap);
+    std::printf("  floor    %zu bytes (sizeof FloorAgent: id, Lua ref for baseline C, running branch/stage/position)\n",
+                sizeof(FloorAgent));
+
+    // Spawn: median of 5 fresh runtimes of 10k agents each.
+    std::vector<double> nat, lua;
+    for (int r = 0; r < 5; ++r) {
+      nat.push_back(ThicketWorld(10000, nullptr, "").spawn_ns_per_agent);
+      lua.push_back(ThicketWorld(10000, nullptr, dir.path.string()).spawn_ns_per_agent);
+    }
+    std::printf("\nspawn time per agent (10,000 agents, median of 5):\n");
+    std::printf("  native %.0f ns   lua %.0f ns   seed000 (building its 31-object tree) %.0f ns\n", stat_of(nat).median,
+                stat_of(lua).median, seed_spawn);
+  }
+
+  // Compile time.
+  {
+    const std::string y31 = t31_yaml(3, false), y1k = t31_yaml(100, false);
+    thicket::Runtime rt;
+    register_native(rt, nullptr);
+    std::vector<thicket::Diagnostic> diags;
+    auto load = [&](const std::string& y) {
+      return time_ns([&] {
+        if (!rt.load_string(y, "t.yaml", diags)) fail_load(diags);
+      });
+    };
+    std::vector<double> t31, t1k, parse31, parse1k, lua31, seed31;
+    for (int r = 0; r < 21; ++r) {
+      t31.push_back(load(y31));
+      parse31.push_back(time_ns([&] { YAML::Node n = YAML::Load(y31); }));
+      seed31.push_back(time_ns([&] { delete seed::build_t31<false>(nullptr, nullptr); }));
+    }
+    for (int r = 0; r < 9; ++r) {
+      t1k.push_back(load(y1k));
+      parse1k.push_back(time_ns([&] { YAML::Node n = YAML::Load(y1k); }));
+    }
+    for (int r = 0; r < 9; ++r) {
+      thicket::Runtime lrt;
+      lua31.push_back(time_ns([&] {
+        if (!lrt.load_file(dir.path.string() + "/t31.yaml", diags)) fail_load(diags);
+      }));
+    }
+    std::printf("\ncompile (load) time, median (native leaves unless said):\n");
+    std::printf(
+        "  T31 (31 nodes)        %8.1f us   of which yaml-cpp parsing alone %.1f us; with the Lua leaf file %.1f us\n",
+        stat_of(t31).median / 1e3, stat_of(parse31).median / 1e3, stat_of(lua31).median / 1e3);
+    std::printf("  1,001-node tree       %8.1f us   = %.1f us per 1,000 nodes; yaml-cpp parsing alone %.1f us\n",
+                stat_of(t1k).median / 1e3, stat_of(t1k).median / 1e3 * 1000.0 / 1001.0, stat_of(parse1k).median / 1e3);
+    std::printf("  seed000 builds its T31 object tree in %.2f us (no file to parse, once per agent)\n",
+                stat_of(seed31).median / 1e3);
+  }
+
+  // Tick cost.
+  // Short blocks and many reps, so the best rep is one the machine's other work did not touch.
+  // One agent: blocks of whole periods (1,024 ticks). 10k agents: every tick already holds
+  // every phase of the pattern (h = tick + id), so blocks of 2 ticks are representative.
+  const int reps = 25;
+  TickResult one = time_ticks(dir, lua_text, 1, 1024, 1024, reps);
+  print_ticks(1, one, 1024, reps);
+  TickResult many = time_ticks(dir, lua_text, 10000, 16, 2, reps);
+  print_ticks(10000, many, 2, reps);
+  std::printf("  issue 3 goal, native <= 100 ns per agent-tick at 10k agents: %s (median %.1f ns, best %.1f ns)\n",
+              many.native.median <= 100 ? "met"
+              : many.native.best <= 100 ? "met by the best rep only"
+                                        : "NOT met",
+              many.native.median, many.native.best);
+  std::printf("\nconsistency: %s\n", same ? "all implementations made the same decisions" : "IMPLEMENTATIONS DISAGREE");
+  return same ? 0 : 1;
+}
