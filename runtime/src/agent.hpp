@@ -29,24 +29,24 @@ struct Rng {
   }
 };
 
+// 72 bytes, ordered so nothing pads: doubles first, then 32-bit fields.
 struct AgentInfo {
-  uint32_t id = 0;
-  uint32_t brain = 0;      // index of its brain in the runtime
-  uint32_t row = 0;        // its block in the brain's agent storage
-  uint32_t generation = 0; // bumped on despawn, so stale handles are caught
-  bool alive = false;
-  bool started = false;    // fsm: the initial state was entered
-  uint64_t ticks = 0;      // ticks done so far; during tick k this is k - 1... see now()
   double time = 0;         // sim time of the tick in progress / the next tick (seconds)
   double dt = 0;           // dt of the tick in progress
   // The clock: time = epoch + steps * dt while dt stays the same, so a constant dt gives
   // tick k exactly (k-1)*dt (SPEC 3.1) with no drift from repeated addition.
   double epoch = 0;
-  uint64_t steps = 0;
   Rng rng;
+  uint32_t steps = 0;
+  uint32_t ticks = 0;      // ticks done so far; during tick k it is k
+  uint32_t id = 0;
+  uint32_t brain = 0;      // index of its brain in the runtime
+  uint32_t row = 0;        // its block in the brain's agent storage
+  uint32_t generation = 0; // bumped on despawn, so stale handles are caught
   uint32_t stamp = 0;      // re-check eligibility counter (tick.cpp); wraps safely
-  int lua_agent = -2;      // registry reference of the agent table (LUA_NOREF)
-  int lua_mem = -2;        // registry reference of the table of per-node mem / coroutines
+  int32_t lua_agent = -2;  // registry reference of the agent table (LUA_NOREF)
+  int32_t lua_mem = -2;    // registry reference of the table of per-node mem / coroutines
+  bool alive = false;
 };
 
 }  // namespace thicket

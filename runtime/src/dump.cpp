@@ -124,13 +124,38 @@ std::string dump_program(const Program& p) {
   return out.str();
 }
 
-std::string dot_program(const Program& p) {
+static std::string dot_quote(const std::string& s) {
+  std::string r;
+  for (char c : s) r += c == '"' ? std::string("\\\"") : std::string(1, c);
+  return "\"" + r + "\"";
+}
+
+// An fsm is drawn as its states and transitions: that graph is the design.
+static std::string dot_fsm(const Program& p) {
   std::ostringstream out;
-  auto quote = [](std::string s) {
-    std::string r;
-    for (char c : s) r += c == '"' ? std::string("\\\"") : std::string(1, c);
-    return "\"" + r + "\"";
-  };
+  out << "digraph " << dot_quote(p.name) << " {\n  rankdir=LR;\n  node [shape=ellipse, fontname=\"Helvetica\"];\n"
+      << "  edge [fontname=\"Helvetica\", fontsize=10];\n  start [shape=point];\n";
+  for (size_t s = 0; s < p.fsm_states.size(); ++s) {
+    const FsmState& st = p.fsm_states[s];
+    std::string label = st.name;
+    if (st.body != kNoNode) label += "\\n" + p.labels[st.body];
+    out << "  s" << s << " [label=" << dot_quote(label) << "];\n";
+  }
+  out << "  start -> s" << p.nodes[0].a << ";\n";
+  for (size_t s = 0; s < p.fsm_states.size(); ++s) {
+    for (const auto& [name, to] : p.fsm_states[s].transitions)
+      out << "  s" << s << " -> s" << to << " [label=" << dot_quote(name) << "];\n";
+    for (const auto& [cond, to] : p.fsm_states[s].when)
+      out << "  s" << s << " -> s" << to << " [label=" << dot_quote("when " + p.labels[cond]) << ", style=dashed];\n";
+  }
+  out << "}\n";
+  return out.str();
+}
+
+std::string dot_program(const Program& p) {
+  if (!p.nodes.empty() && p.nodes[0].kind == NodeKind::Fsm) return dot_fsm(p);
+  std::ostringstream out;
+  auto quote = dot_quote;
   out << "digraph " << quote(p.name) << " {\n  node [shape=box, fontname=\"Helvetica\"];\n";
   for (uint32_t i = 0; i < p.nodes.size(); ++i) {
     const Node& n = p.nodes[i];
