@@ -428,7 +428,7 @@ TreeBuilder& TreeBuilder::Blackboard(const std::string& key, ValueType type, con
 TreeBuilder& TreeBuilder::Define(const TreeBuilder& tree) {
   s_->begin("Define(" + quoted(tree.s_->tree) + ")", false);
   State sub = *tree.s_;
-  if (!sub.ended) sub.finish();
+  if (!sub.ended && sub.begin("End() implied by Define()")) sub.finish();
   for (const auto& e : sub.errors) s_->errors.push_back("in tree '" + sub.tree + "': " + e);
   if (sub.root) s_->trees.emplace_back(sub.tree, std::move(*sub.root));
   for (auto& t : sub.trees) s_->trees.push_back(std::move(t));
@@ -649,6 +649,7 @@ TreeBuilder& TreeBuilder::End() {
 std::string TreeBuilder::Yaml() const {
   if (s_->ended) return s_->yaml();
   State finished = *s_;
+  finished.begin("End() implied by Yaml()");
   finished.finish();
   return finished.yaml();
 }
