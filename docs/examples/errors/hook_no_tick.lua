@@ -1,0 +1,1 @@
+return { Jump = { start = function() end } }

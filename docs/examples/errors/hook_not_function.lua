@@ -1,0 +1,1 @@
+return { Run = { tick = "fast" } }

@@ -1,0 +1,1 @@
+return { Fly = setmetatable({}, {}) }
