@@ -116,21 +116,22 @@ static const LeafDef& leaf_of(RuntimeImpl& rt, const CallSite& at) {
   return rt.leaves[at.program->calls[at.program->nodes[at.node].a].leaf_id];
 }
 
-bool LuaHost::condition(const CallSite& at) {
+Status LuaHost::condition(const CallSite& at) {
   const LeafDef& leaf = leaf_of(rt_, at);
   if (leaf.shape == LeafShape::Native) {
     LeafContext ctx;
     ctx.rt_ = &rt_;
     ctx.site_ = &at;
-    return leaf.native.tick(ctx) == Status::Success;
+    return leaf.native.tick(ctx) == Status::Success ? Status::Success : Status::Failure;
   }
   lua_rawgeti(L_, LUA_REGISTRYINDEX, leaf.fn);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
   push_args(at);
-  if (!pcall(2, 1, at, leaf)) return false;
+  if (!pcall(2, 1, at, leaf)) return Status::Invalid;
+  uint64_t errors_before = errors;
   Status s = to_status(-1, at, leaf, true);
   lua_pop(L_, 1);
-  return s == Status::Success;
+  return errors != errors_before ? Status::Invalid : s;
 }
 
 Status LuaHost::start(const CallSite& at) {
@@ -290,6 +291,11 @@ Status LuaHost::task_resume(const CallSite& at, const LeafDef& leaf, bool) {
       lua_pop(L_, 1);
     }
     lua_settop(co, 0);
+    if (s == Status::Running) {  // the coroutine has ended: it cannot run on
+      report(at, leaf, "task '" + leaf.name + "' returned running; a task keeps running by yielding "
+                       "(coroutine.yield() or thicket.wait()), and its return ends it");
+      s = Status::Failure;
+    }
     return s;
   }
   std::string msg = lua_tostring(co, -1) ? lua_tostring(co, -1) : "(error object is not a string)";

@@ -42,8 +42,9 @@ class LuaHost {
   void create_agent(AgentInfo& a);
   void destroy_agent(AgentInfo& a);
 
-  // The leaf adapter (called by the tick loop).
-  bool condition(const CallSite& at);
+  // The leaf adapter (called by the tick loop). condition: Success, Failure, or Invalid when
+  // the leaf raised an error (the node then fails, negate or not).
+  Status condition(const CallSite& at);
   Status start(const CallSite& at);  // Running when started, Failure on a script error
   Status tick(const CallSite& at);
   void stop(const CallSite& at, Status s);

@@ -213,7 +213,6 @@ int cmd_run(const Options& o) {
   RuntimeOptions ro;
   ro.seed = o.seed;
   ro.trusted = o.trusted;
-  ro.strict = o.strict;
   ro.instruction_budget = o.budget;
   ro.log = [&](const std::string& line) {
     if (log_file.is_open()) log_file << line << "\n";

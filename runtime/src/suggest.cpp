@@ -34,7 +34,7 @@ std::string closest_name(std::string_view word, const std::vector<std::string>& 
   }
   // A typo is a small share of the word: 1 edit for short names, about a third for long.
   size_t limit = std::max<size_t>(1, std::max(word.size(), best.size()) / 3);
-  if (best.empty() || best_d > limit || best_d == 0) return {};
+  if (best.empty() || best_d > limit || best == word) return {};
   return best;
 }
 

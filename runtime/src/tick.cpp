@@ -363,10 +363,16 @@ Status Engine::tick_decorator(Ctx& c, uint32_t i, bool starting) {
 Status Engine::evaluate_condition(Ctx& c, uint32_t i) {
   const Node& n = c.p.nodes[i];
   bool truth;
-  if (n.kind == NodeKind::Check)
+  if (n.kind == NodeKind::Check) {
     truth = c.p.exprs[n.a].eval(reinterpret_cast<const Slot*>(c.block + c.p.bb_offset), strings_);
-  else
-    truth = host_.condition(c.site(i));
+  } else {
+    Status s = host_.condition(c.site(i));
+    if (s == Status::Invalid) {  // a script error fails the leaf for this tick, negated or not
+      if (n.flags & kObserved) c.stamp(n) = ++c.agent.stamp;
+      return Status::Failure;
+    }
+    truth = s == Status::Success;
+  }
   if (n.flags & kNegate) truth = !truth;
   if (n.flags & kObserved) c.stamp(n) = ++c.agent.stamp;
   return truth ? Status::Success : Status::Failure;

@@ -1,5 +1,6 @@
 // Finite state machines in plain C++ (SPEC 4): FSMState and AdvancedFSM, after the framework of
-// seed 003. Usable with no YAML and no Lua; the `fsm:` brain layer builds on the same classes.
+// seed 003. Usable with no YAML and no Lua. (The `fsm:` YAML brains are compiled into the node
+// array instead, so they tick with no per-agent objects; both follow SPEC 4.)
 //
 //   struct Npc { float distance; };                        // your agent: the Context
 //   enum : thicket::StateId { kPatrol, kChase };

@@ -68,7 +68,6 @@ struct NativeLeaf {
 struct RuntimeOptions {
   uint64_t seed = 1;                  // run seed: agents' random streams derive from it
   bool trusted = false;               // open io, os, debug and C modules to scripts
-  bool strict = false;                // stop ticking after a script error
   uint64_t instruction_budget = 10'000'000;  // Lua instructions per leaf call / task resume
   // Where the run's log goes (log decorators, thicket.log, script errors, reloads).
   std::function<void(const std::string&)> log;
