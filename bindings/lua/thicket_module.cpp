@@ -83,6 +83,11 @@ struct LuaApi {
   }
   // require(name): the thicket module, or NAME.lua beside the brain's leaf files.
   static int require(lua_State* L) {
+    int results = require_impl(L);
+    if (results < 0) return lua_error(L);  // the message is on the stack; our strings are gone
+    return results;
+  }
+  static int require_impl(lua_State* L) {
     LuaHost& h = host(L);
     std::string name = luaL_checkstring(L, 1);
     lua_rawgeti(L, LUA_REGISTRYINDEX, h.loaded_ref_);
@@ -92,16 +97,18 @@ struct LuaApi {
     std::string rel = name;
     for (char& ch : rel)
       if (ch == '.') ch = '/';
-    if (rel.find("..") != std::string::npos || (!rel.empty() && rel[0] == '/'))
-      return luaL_error(L, "module '%s' not found: modules are found only beside the brain's leaf files", name.c_str());
+    if (rel.find("..") != std::string::npos || (!rel.empty() && rel[0] == '/')) {
+      lua_pushfstring(L, "module '%s' not found: modules are found only beside the brain's leaf files", name.c_str());
+      return -1;
+    }
     std::string tried;
     for (const auto& dir : h.module_dirs_) {
       fs::path p = fs::path(dir) / (rel + ".lua");
       tried += "\n\tno file '" + p.string() + "'";
       if (!fs::exists(p)) continue;
-      if (luaL_loadfilex(L, p.string().c_str(), "t") != LUA_OK) return lua_error(L);
+      if (luaL_loadfilex(L, p.string().c_str(), "t") != LUA_OK) return -1;
       lua_pushstring(L, name.c_str());
-      lua_call(L, 1, 1);
+      if (lua_pcall(L, 1, 1, 0) != LUA_OK) return -1;
       if (lua_isnil(L, -1)) {
         lua_pop(L, 1);
         lua_pushboolean(L, 1);
@@ -110,8 +117,9 @@ struct LuaApi {
       lua_setfield(L, -3, name.c_str());
       return 1;
     }
-    return luaL_error(L, "module '%s' not found (modules are found only beside the brain's leaf files):%s", name.c_str(),
-                      tried.c_str());
+    lua_pushfstring(L, "module '%s' not found (modules are found only beside the brain's leaf files):%s", name.c_str(),
+                    tried.c_str());
+    return -1;
   }
 
   // ---- blackboard objects: agent.bb.key reads and writes, typed (SPEC 6) ----
@@ -122,21 +130,40 @@ struct LuaApi {
     auto* ref = static_cast<BbRef*>(lua_touserdata(L, 1));
     return h.rt_.agents[ref->agent];
   }
-  [[noreturn]] static void bb_unknown(lua_State* L, LuaHost& h, const AgentInfo& a, const char* key) {
+  // Errors are raised (lua_error longjmps) only from frames with no live C++ objects:
+  // these helpers push the message and return, the caller raises.
+  static void push_unknown_key(lua_State* L, LuaHost& h, const AgentInfo& a, const char* key) {
     const Program& p = h.rt_.program_of(a);
     std::vector<std::string> names;
     for (const auto& k : p.blackboard) names.push_back(k.name);
     std::string msg = "blackboard has no key '" + std::string(key) + "'" + did_you_mean(key, names) +
                       (names.empty() ? " (no keys are declared: add them under 'blackboard:' in the brain file)"
                                      : " (declared: " + join_names(names) + ")");
-    luaL_error(L, "%s", msg.c_str());
-    std::abort();
+    luaL_where(L, 1);
+    lua_pushstring(L, msg.c_str());
+    lua_concat(L, 2);
+  }
+  static void push_wrong_type(lua_State* L, const BlackboardKey& key) {
+    int t = lua_type(L, 3);
+    std::string got = luaL_typename(L, 3);
+    if (t == LUA_TNUMBER) got = lua_isinteger(L, 3) ? "integer" : "number";
+    std::string value = luaL_tolstring(L, 3, nullptr);
+    lua_pop(L, 1);
+    if (t == LUA_TSTRING) value = "'" + value + "'";
+    std::string msg = "blackboard key '" + key.name + "' is declared " + std::string(value_type_name(key.type)) +
+                      "; cannot set it to a " + got + " (" + value + ")";
+    luaL_where(L, 1);
+    lua_pushstring(L, msg.c_str());
+    lua_concat(L, 2);
   }
   static int bb_index(lua_State* L) {
     LuaHost& h = host(L);
     AgentInfo& a = bb_agent(L, h);
     lua_pushvalue(L, 2);
-    if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNUMBER) bb_unknown(L, h, a, luaL_tolstring(L, 2, nullptr));
+    if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNUMBER) {
+      push_unknown_key(L, h, a, luaL_tolstring(L, 2, nullptr));
+      return lua_error(L);
+    }
     auto slot = static_cast<uint32_t>(lua_tointeger(L, -1));
     const Slot& v = h.rt_.slots_of(a)[slot];
     switch (h.rt_.program_of(a).blackboard[slot].type) {
@@ -156,37 +183,37 @@ struct LuaApi {
     LuaHost& h = host(L);
     AgentInfo& a = bb_agent(L, h);
     lua_pushvalue(L, 2);
-    if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNUMBER) bb_unknown(L, h, a, luaL_tolstring(L, 2, nullptr));
+    if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNUMBER) {
+      push_unknown_key(L, h, a, luaL_tolstring(L, 2, nullptr));
+      return lua_error(L);
+    }
     auto slot = static_cast<uint32_t>(lua_tointeger(L, -1));
     lua_pop(L, 1);
     const BlackboardKey& key = h.rt_.program_of(a).blackboard[slot];
     Slot& v = h.rt_.slots_of(a)[slot];
     int t = lua_type(L, 3);
     auto wrong = [&]() {
-      std::string got = luaL_typename(L, 3);
-      if (t == LUA_TNUMBER && lua_isinteger(L, 3)) got = "integer";
-      if (t == LUA_TNUMBER && !lua_isinteger(L, 3)) got = "number";
-      luaL_error(L, "blackboard key '%s' is declared %s; cannot set it to a %s (%s)", key.name.c_str(),
-                 std::string(value_type_name(key.type)).c_str(), got.c_str(), luaL_tolstring(L, 3, nullptr));
+      push_wrong_type(L, key);
+      return lua_error(L);
     };
     switch (key.type) {
       case ValueType::Number:
-        if (t != LUA_TNUMBER) wrong();
+        if (t != LUA_TNUMBER) return wrong();
         v.num = lua_tonumber(L, 3);
         break;
       case ValueType::Integer: {
         int is_int = 0;
         lua_Integer i = lua_tointegerx(L, 3, &is_int);  // floats with an exact integer value pass
-        if (t != LUA_TNUMBER || !is_int) wrong();
+        if (t != LUA_TNUMBER || !is_int) return wrong();
         v.i = i;
         break;
       }
       case ValueType::Boolean:
-        if (t != LUA_TBOOLEAN) wrong();
+        if (t != LUA_TBOOLEAN) return wrong();
         v.i = lua_toboolean(L, 3);
         break;
       case ValueType::String: {
-        if (t != LUA_TSTRING) wrong();
+        if (t != LUA_TSTRING) return wrong();
         size_t len;
         const char* s = lua_tolstring(L, 3, &len);
         v.str = h.rt_.strings.intern(std::string_view(s, len));
