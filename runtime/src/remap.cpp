@@ -81,44 +81,68 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
     ++kept;
   }
 
+  // The per-agent work is planned once: which removed nodes might be running, which byte
+  // ranges carry over (merged, so an unchanged layout is one memcpy), which blackboard
+  // slots survive, and whether node indices moved at all.
+  struct Range {
+    uint32_t from, to, bytes;
+  };
+  std::vector<Range> plan;
+  auto add_range = [&](uint32_t from, uint32_t to, uint32_t bytes) {
+    if (!bytes) return;
+    if (!plan.empty() && plan.back().from + plan.back().bytes == from && plan.back().to + plan.back().bytes == to)
+      plan.back().bytes += bytes;
+    else
+      plan.push_back({from, to, bytes});
+  };
+  for (uint32_t i = 0; i < fresh->nodes.size(); ++i)
+    if (to_old[i] != kUnmapped) add_range(to_old[i], i, 1);  // status bytes
+  for (uint32_t i = 0; i < fresh->nodes.size(); ++i) {
+    uint32_t o = to_old[i];
+    if (o == kUnmapped) continue;
+    uint32_t bytes = node_state_bytes(fresh->nodes[i]);
+    if (bytes && bytes == node_state_bytes(old.nodes[o])) add_range(old.nodes[o].state, fresh->nodes[i].state, bytes);
+  }
+  std::vector<uint32_t> removed_any_slots;
+  for (size_t j = 0; j < old.blackboard.size(); ++j) {
+    bool still = false;
+    for (size_t k = 0; k < fresh->blackboard.size(); ++k)
+      if (fresh->blackboard[k].name == old.blackboard[j].name) {
+        add_range(old.bb_offset + 8 * static_cast<uint32_t>(j), fresh->bb_offset + 8 * static_cast<uint32_t>(k), 8);
+        still = true;
+      }
+    if (!still && old.blackboard[j].type == ValueType::Any) removed_any_slots.push_back(static_cast<uint32_t>(j));
+  }
+  std::vector<uint32_t> removed;
+  for (uint32_t i = 0; i < old.nodes.size(); ++i)
+    if (to_new[i] == kUnmapped) removed.push_back(i);
+  bool same_indices = old.nodes.size() == fresh->nodes.size() && removed.empty();
+  for (uint32_t i = 0; same_indices && i < old.nodes.size(); ++i) same_indices = to_new[i] == i;
+  std::vector<uint8_t> blank(fresh->block_size);
+  Engine::init_block(*fresh, blank.data(), &strings);
+
   std::vector<uint8_t> storage(b.row_agent.size() * size_t(fresh->block_size));
   size_t aborted = 0;
   for (uint32_t row = 0; row < b.row_agent.size(); ++row) {
     uint8_t* dst = storage.data() + size_t(row) * fresh->block_size;
-    Engine::init_block(*fresh, dst, &strings);
+    std::memcpy(dst, blank.data(), blank.size());
     if (b.row_agent[row] == UINT32_MAX) continue;
     AgentInfo& a = agents[b.row_agent[row]];
     uint8_t* src = b.block(row);
     auto* old_status = reinterpret_cast<Status*>(src);
     // 1. Running nodes that are gone stop now, on the old program.
-    for (uint32_t i = 0; i < old.nodes.size(); ++i)
-      if (old_status[i] == Status::Running && to_new[i] == kUnmapped) {
+    for (uint32_t i : removed)
+      if (old_status[i] == Status::Running) {
         engine->abort_node(old, a, src, i);
         ++aborted;
       }
-    // 2. Kept nodes keep their status and state.
-    auto* new_status = reinterpret_cast<Status*>(dst);
-    for (uint32_t i = 0; i < fresh->nodes.size(); ++i) {
-      uint32_t o = to_old[i];
-      if (o == kUnmapped) continue;
-      new_status[i] = old_status[o];
-      uint32_t bytes = node_state_bytes(fresh->nodes[i]);
-      if (bytes && bytes == node_state_bytes(old.nodes[o]))
-        std::memcpy(dst + fresh->nodes[i].state, src + old.nodes[o].state, bytes);
-    }
-    // 3. Blackboard values survive by key; new keys have their defaults.
-    auto* new_slots = reinterpret_cast<Slot*>(dst + fresh->bb_offset);
+    // 2. Kept nodes keep their status and state; blackboard values survive by key (new keys
+    //    have their defaults, from the blank block).
+    for (const Range& r : plan) std::memcpy(dst + r.to, src + r.from, r.bytes);
     auto* old_slots = reinterpret_cast<Slot*>(src + old.bb_offset);
-    for (size_t k = 0; k < fresh->blackboard.size(); ++k)
-      for (size_t j = 0; j < old.blackboard.size(); ++j)
-        if (fresh->blackboard[k].name == old.blackboard[j].name) new_slots[k] = old_slots[j];
-    for (size_t j = 0; j < old.blackboard.size(); ++j) {
-      bool still = false;
-      for (const auto& key : fresh->blackboard) still = still || key.name == old.blackboard[j].name;
-      if (!still && old.blackboard[j].type == ValueType::Any) lua->release_ref(old_slots[j].ref);
-    }
-    // 4. Per-node Lua state (mem tables, task coroutines) follows the node to its new index.
-    lua->remap_mem(a, to_new);
+    for (uint32_t j : removed_any_slots) lua->release_ref(old_slots[j].ref);
+    // 3. Per-node Lua state (mem tables, task coroutines) follows the node to its new index.
+    if (!same_indices) lua->remap_mem(a, to_new);
   }
   // Install, then mend positions that point at children which moved or vanished.
   lua->release_args(*b.program);
@@ -128,14 +152,17 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
   lua->install_brain(b, 0);
   refresh_hooked();
   const Program& p = *b.program;
+  std::vector<uint32_t> positioned;  // kept nodes that hold a child position
+  for (uint32_t i = 0; i < p.nodes.size(); ++i)
+    if (has_position(p.nodes[i].kind) && to_old[i] != kUnmapped) positioned.push_back(i);
   for (uint32_t row = 0; row < b.row_agent.size(); ++row) {
     if (b.row_agent[row] == UINT32_MAX) continue;
     AgentInfo& a = agents[b.row_agent[row]];
     uint8_t* block = b.block(row);
     auto* status = reinterpret_cast<Status*>(block);
-    for (uint32_t i = 0; i < p.nodes.size(); ++i) {
+    for (uint32_t i : positioned) {
       const Node& n = p.nodes[i];
-      if (status[i] != Status::Running || !has_position(n.kind)) continue;
+      if (status[i] != Status::Running) continue;
       uint32_t o = to_old[i];
       const Node& on = previous->nodes[o];
       // The old position named a child of the old node; find that child's new position.
