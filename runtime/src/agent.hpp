@@ -40,12 +40,15 @@ struct AgentInfo {
   uint32_t steps = 0;
   uint32_t ticks = 0;      // ticks done so far; during tick k it is k
   uint32_t id = 0;
-  uint32_t brain = 0;      // index of its brain in the runtime
   uint32_t row = 0;        // its block in the brain's agent storage
+  // The running action to resume directly next tick when every node above it is passive
+  // (tick.cpp: the event-driven fast path); kNoResume when the tree must be walked.
+  uint32_t resume_leaf = 0xFFFFFFFF;
   uint32_t generation = 0; // bumped on despawn, so stale handles are caught
   uint32_t stamp = 0;      // re-check eligibility counter (tick.cpp); wraps safely
   int32_t lua_agent = -2;  // registry reference of the agent table (LUA_NOREF)
   int32_t lua_mem = -2;    // registry reference of the table of per-node mem / coroutines
+  uint16_t brain = 0;      // index of its brain in the runtime
   bool alive = false;
 };
 

@@ -810,6 +810,27 @@ void compute_observed(Program& p) {
       }
     }
   }
+  for (Node& n : p.nodes) {
+    switch (n.kind) {
+      case NodeKind::Sequence:
+      case NodeKind::Selector:
+      case NodeKind::Filter:
+      case NodeKind::RandomSelector:
+      case NodeKind::RandomSequence:
+        if (!(n.flags & kRechecks)) n.flags |= kPassive;
+        break;
+      case NodeKind::Invert:
+      case NodeKind::ForceSuccess:
+      case NodeKind::ForceFailure:
+      case NodeKind::Repeat:
+      case NodeKind::UntilFail:
+      case NodeKind::UntilSuccess:
+      case NodeKind::Limit:
+      case NodeKind::Log:
+      case NodeKind::Action: n.flags |= kPassive; break;
+      default: break;
+    }
+  }
   for (size_t i = 0; i < p.nodes.size(); ++i) {
     if (observed[i].empty()) continue;
     p.nodes[i].a = static_cast<uint32_t>(p.observed.size());

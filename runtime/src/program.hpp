@@ -47,6 +47,10 @@ inline constexpr uint8_t kRechecks = 0x8;   // composite: some earlier child may
 // counter; the stamps sit at the end of the node's state (see stamp_offset).
 inline constexpr uint8_t kHolder = 0x10;    // composite: a child whose observed conditions are re-checked
 inline constexpr uint8_t kObserved = 0x20;  // condition: observed by some composite with an abort
+// Passive nodes do nothing on a tick where their running child keeps running: no re-checks,
+// no clock tests, no other children ticked. A running action under passive nodes only is
+// resumed directly (tick.cpp), which keeps a resume's cost independent of the tree's size.
+inline constexpr uint8_t kPassive = 0x40;
 
 inline constexpr uint16_t kNoPos = 0xFFFF;
 

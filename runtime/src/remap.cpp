@@ -128,6 +128,7 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
     std::memcpy(dst, blank.data(), blank.size());
     if (b.row_agent[row] == UINT32_MAX) continue;
     AgentInfo& a = agents[b.row_agent[row]];
+    a.resume_leaf = kNoNode;  // node indices change: walk the tree next tick
     uint8_t* src = b.block(row);
     auto* old_status = reinterpret_cast<Status*>(src);
     // 1. Running nodes that are gone stop now, on the old program.

@@ -177,7 +177,7 @@ AgentHandle RuntimeImpl::spawn(BrainHandle bh, const std::vector<std::pair<std::
   a = AgentInfo{};
   a.generation = generation;
   a.id = next_agent_id++;
-  a.brain = bh.index;
+  a.brain = static_cast<uint16_t>(bh.index);
   a.alive = true;
   a.rng = Rng::seeded(options.seed, a.id);
   if (!b.free_rows.empty()) {

@@ -30,6 +30,8 @@ struct Engine::Ctx {
   AgentInfo& agent;
   uint8_t* block;
   double now;
+  uint32_t pending_leaf = kNoNode;  // an action already ticked this tick (the fast path)
+  Status pending_status = Status::Invalid;
 
   Status& status(uint32_t i) { return reinterpret_cast<Status*>(block)[i]; }
   template <class T>
@@ -60,15 +62,44 @@ void Engine::init_block(const Program& p, uint8_t* block, const StringTable* str
 
 Status Engine::tick(const Program& p, AgentInfo& agent, uint8_t* block) {
   Ctx c{p, agent, block, agent.time};
-  return tick_node(c, 0);
+  if (agent.resume_leaf != kNoNode) {
+    // Event-driven resume: only the running action can act this tick. If it goes on running
+    // nothing else changes; if it finishes, the walk below hands it this result instead of
+    // calling it again, so the calls are exactly those of the full walk.
+    const uint32_t leaf = agent.resume_leaf;
+    agent.resume_leaf = kNoNode;
+    Status s = host_.tick(c.site(leaf));
+    if (s == Status::Running) {
+      agent.resume_leaf = leaf;
+      return Status::Running;
+    }
+    c.pending_leaf = leaf;
+    c.pending_status = s;
+  }
+  Status s = tick_node(c, 0);
+  if (s == Status::Running) agent.resume_leaf = passive_running_leaf(c);
+  return s;
+}
+
+// The running action at the end of the running path, if every node on the path is passive.
+uint32_t Engine::passive_running_leaf(Ctx& c) {
+  uint32_t i = 0;
+  for (;;) {
+    const Node& n = c.p.nodes[i];
+    if (!(n.flags & kPassive) || c.status(i) != Status::Running) return kNoNode;
+    if (n.kind == NodeKind::Action) return i;
+    i = kind_info(n.kind).shape == Shape::Decorator ? i + 1 : c.child_at(n, c.state<uint16_t>(n));
+  }
 }
 
 void Engine::abort_all(const Program& p, AgentInfo& agent, uint8_t* block) {
+  agent.resume_leaf = kNoNode;
   Ctx c{p, agent, block, agent.time};
   abort(c, 0);
 }
 
 void Engine::abort_node(const Program& p, AgentInfo& agent, uint8_t* block, uint32_t node) {
+  agent.resume_leaf = kNoNode;
   Ctx c{p, agent, block, agent.time};
   abort(c, node);
 }
@@ -385,7 +416,12 @@ Status Engine::tick_leaf(Ctx& c, uint32_t i, bool starting) {
       CallSite at = c.site(i);
       const bool hooked = c.p.calls[n.a].hooked;  // plain functions have no start/stop work
       Status s = starting && hooked ? host_.start(at) : Status::Running;
-      if (s == Status::Running) s = host_.tick(at);
+      if (i == c.pending_leaf) {
+        s = c.pending_status;
+        c.pending_leaf = kNoNode;
+      } else if (s == Status::Running) {
+        s = host_.tick(at);
+      }
       if (s != Status::Running && hooked) host_.stop(at, s);
       return s;
     }

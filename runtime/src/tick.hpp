@@ -54,6 +54,7 @@ class Engine {
   Status tick_leaf(Ctx& c, uint32_t i, bool starting);
   Status evaluate_condition(Ctx& c, uint32_t i);
   uint16_t recheck(Ctx& c, uint32_t i, uint16_t running_pos);
+  uint32_t passive_running_leaf(Ctx& c);
   void abort(Ctx& c, uint32_t i);
   void draw_order(Ctx& c, uint32_t i);
 
