@@ -60,6 +60,12 @@ class LuaHost {
   void call_on_reload(const LeafDef& hook, const std::string& file);
   void release_ref(int ref);
 
+  // A metatable given to every agent table created from now on (simulations put the world
+  // methods in its __index); and a pointer for the world API to find its simulation.
+  void set_agent_metatable(int ref) { agent_methods_ref_ = ref; }
+  void push_module() { lua_rawgeti(L_, LUA_REGISTRYINDEX, thicket_ref_); }
+  void* world = nullptr;
+
   // Where require() may look: the folders of the loaded leaf files.
   void allow_module_dir(const std::string& dir);
 
@@ -95,6 +101,7 @@ class LuaHost {
   int thread_pool_ref_ = -2;  // a Lua array of idle coroutines, reused across task runs
   int thread_pool_size_ = 0;
   int loaded_ref_ = -2;                 // require()'s cache of modules
+  int agent_methods_ref_ = -2;          // LUA_NOREF: plain agent tables
   std::vector<std::string> module_dirs_;
   Rng load_rng_;                        // math.random while files load (no agent yet)
   const char* status_strings_[3] = {};

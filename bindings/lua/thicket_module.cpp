@@ -427,6 +427,10 @@ void LuaHost::create_agent(AgentInfo& a) {
   lua_rawgeti(L_, LUA_REGISTRYINDEX, rt_.brains[a.brain]->bb_meta);
   lua_setmetatable(L_, -2);
   lua_setfield(L_, -2, "bb");
+  if (agent_methods_ref_ != LUA_NOREF) {  // a simulation's world methods: agent:position() ...
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, agent_methods_ref_);
+    lua_setmetatable(L_, -2);
+  }
   a.lua_agent = luaL_ref(L_, LUA_REGISTRYINDEX);
   lua_newtable(L_);
   a.lua_mem = luaL_ref(L_, LUA_REGISTRYINDEX);

@@ -15,9 +15,11 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "schema.hpp"
+#include "simulation.hpp"
 #include "thicket/runtime.hpp"
 
 using namespace thicket;
@@ -34,6 +36,8 @@ const char* kUsage =
     "usage: thicket run FILE [--agents N] [--ticks T] [--dt S] [--seed S] [--watch]\n"
     "                        [--trace OUT.jsonl] [--log FILE] [--explain] [--strict] [--quiet] [--trusted]\n"
     "                        [--budget N]   Lua instructions a leaf call may run (default 10000000; 0 = off)\n"
+    "       thicket run SCENARIO [--threads K] [--runs N] [--out FILE.csv|FILE.jsonl] [--record FILE.jsonl]\n"
+    "                            [--ticks T] [--dt S] [--seed S] [--log FILE] [--quiet] [--trusted] [--budget N]\n"
     "       thicket check FILE...\n"
     "       thicket dot FILE\n"
     "       thicket dump FILE\n";
@@ -44,7 +48,9 @@ void on_sigint(int) { g_interrupted = 1; }
 struct Options {
   std::string command;
   std::vector<std::string> files;
-  uint64_t agents = 1, ticks = 10, seed = 1, budget = 10'000'000;
+  uint64_t agents = 1, ticks = 10, seed = 1, budget = 10'000'000, threads = 0, runs = 1;
+  bool ticks_set = false, dt_set = false, seed_set = false, agents_set = false;
+  std::string out, record;
   double dt = 0.1;
   bool watch = false, strict = false, quiet = false, trusted = false, explain = false;
   std::string trace, log;
@@ -72,7 +78,8 @@ int parse_args(int argc, char** argv, Options& o) {
   if (o.command != "run" && o.command != "check" && o.command != "dot" && o.command != "dump")
     return usage_error("unknown command '" + o.command + "' (commands: run, check, dot, dump)");
   std::map<std::string, int> valued = {{"--agents", 0}, {"--ticks", 0}, {"--dt", 0},
-                                       {"--seed", 0},   {"--trace", 0}, {"--log", 0}, {"--budget", 0}};
+                                       {"--seed", 0},   {"--trace", 0}, {"--log", 0}, {"--budget", 0},
+                                       {"--threads", 0}, {"--runs", 0},  {"--out", 0}, {"--record", 0}};
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--", 0) != 0) {
@@ -104,6 +111,16 @@ int parse_args(int argc, char** argv, Options& o) {
       }
       if (a == "--budget" && !parse_uint(value, o.budget))
         return usage_error("--budget needs a whole number of Lua instructions (0 = no budget), got '" + value + "'");
+      if (a == "--threads" && (!parse_uint(value, o.threads) || o.threads == 0 || o.threads > 256))
+        return usage_error("--threads needs a whole number from 1 to 256, got '" + value + "'");
+      if (a == "--runs" && (!parse_uint(value, o.runs) || o.runs == 0))
+        return usage_error("--runs needs a whole number >= 1, got '" + value + "'");
+      if (a == "--out") o.out = value;
+      if (a == "--record") o.record = value;
+      if (a == "--ticks") o.ticks_set = true;
+      if (a == "--dt") o.dt_set = true;
+      if (a == "--seed") o.seed_set = true;
+      if (a == "--agents") o.agents_set = true;
       if (a == "--trace") o.trace = value;
       if (a == "--log") o.log = value;
       continue;
@@ -172,9 +189,34 @@ void add_schema_findings(const std::string& file, std::vector<Diagnostic>& diags
   }
 }
 
+bool is_scenario(const std::string& path);
+
+// A scenario checks as it loads: the file, then every group's brain (in one worker).
+bool check_scenario(const std::string& file, std::vector<Diagnostic>& diags) {
+  auto spec = load_scenario(file, diags);
+  if (!spec) return false;
+  SimOptions so;
+  so.ticks = 0;
+  so.log = [](const std::string& line) { std::cerr << line << "\n"; };
+  return Simulation::create(*spec, so, diags) != nullptr;
+}
+
 int cmd_check(const Options& o) {
   int worst = kExitOk;
   for (const auto& file : o.files) {
+    if (is_scenario(file)) {
+      std::vector<Diagnostic> diags;
+      bool ok = check_scenario(file, diags);
+      add_schema_findings(file, diags);
+      print_diagnostics(diags);
+      if (!ok || has_errors(diags)) {
+        std::cerr << file << ": " << count_errors(diags) << " error(s)\n";
+        worst = kExitLoad;
+      } else {
+        std::cerr << file << ": ok\n";
+      }
+      continue;
+    }
     Runtime rt;
     std::vector<Diagnostic> diags;
     auto brain = rt.load_file(file, diags);
@@ -204,7 +246,153 @@ int cmd_text(const Options& o) {
   return kExitOk;
 }
 
+// A scenario file's top level has `scenario:`.
+bool is_scenario(const std::string& path) {
+  try {
+    YAML::Node doc = YAML::LoadFile(path);
+    return doc.IsMap() && doc["scenario"];
+  } catch (const std::exception&) {
+    return false;  // the brain loader reports what is wrong with it
+  }
+}
+
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+int cmd_scenario(const Options& o) {
+  std::ofstream log_file;
+  if (!o.log.empty()) {
+    log_file.open(o.log);
+    if (!log_file) return usage_error("cannot write the log file '" + o.log + "'");
+  }
+  if (o.agents_set) return usage_error("--agents is for brain files; a scenario's groups say how many agents there are");
+  if (!o.trace.empty() || o.watch || o.explain || o.strict)
+    return usage_error("--trace, --watch, --explain and --strict are for brain files; use --record for a scenario");
+  std::vector<Diagnostic> diags;
+  auto spec = load_scenario(o.files[0], diags);
+  print_diagnostics(diags);
+  if (!spec) return kExitLoad;
+  std::ofstream record, out;
+  if (!o.record.empty()) {
+    record.open(o.record);
+    if (!record) return usage_error("cannot write the record file '" + o.record + "'");
+  }
+  const bool jsonl = o.out.size() > 6 && o.out.compare(o.out.size() - 6, 6, ".jsonl") == 0;
+  if (!o.out.empty()) {
+    out.open(o.out);
+    if (!out) return usage_error("cannot write the output file '" + o.out + "'");
+  }
+  SimOptions so;
+  so.threads = static_cast<uint32_t>(o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency()));
+  so.ticks = o.ticks_set ? o.ticks : spec->ticks;
+  so.dt = o.dt_set ? o.dt : spec->dt;
+  so.trusted = o.trusted;
+  so.instruction_budget = o.budget;
+  so.log = [&](const std::string& line) {
+    if (log_file.is_open()) log_file << line << "\n";
+    else std::cerr << line << "\n";
+  };
+  const uint64_t first_seed = o.seed_set ? o.seed : spec->seed;
+  const bool progress = !o.quiet && isatty(STDERR_FILENO);
+  std::vector<RunResult> results;
+  std::signal(SIGINT, on_sigint);
+  for (uint64_t r = 0; r < o.runs && !g_interrupted; ++r) {
+    so.seed = first_seed + r;
+    so.record = r == 0 && record.is_open() ? &record : nullptr;
+    std::vector<Diagnostic> sim_diags;
+    auto sim = Simulation::create(*spec, so, sim_diags);
+    print_diagnostics(sim_diags);
+    if (!sim) return kExitLoad;
+    RunResult res = sim->run(
+        [&](uint64_t done, uint64_t total) {
+          if (!progress || (done % 16 != 0 && done != total)) return;
+          int width = 30, filled = static_cast<int>(width * done / std::max<uint64_t>(total, 1));
+          std::fprintf(stderr, "\r run %llu/%llu [%s%s] %llu/%llu ticks", static_cast<unsigned long long>(r + 1),
+                       static_cast<unsigned long long>(o.runs), std::string(filled, '#').c_str(),
+                       std::string(width - filled, '.').c_str(), static_cast<unsigned long long>(done),
+                       static_cast<unsigned long long>(total));
+        },
+        [] { return g_interrupted != 0; });
+    if (progress) std::fprintf(stderr, "\n");
+    results.push_back(res);
+    if (out.is_open()) {
+      double rate = res.wall_seconds > 0 ? static_cast<double>(res.agent_ticks) / res.wall_seconds : 0;
+      if (jsonl) {
+        out << "{\"run\":" << r + 1 << ",\"seed\":" << res.seed << ",\"ticks\":" << res.ticks << ",\"agents_start\":"
+            << res.agents_at_start << ",\"agents_end\":" << res.agents_at_end << ",\"agent_ticks\":" << res.agent_ticks
+            << ",\"wall_s\":" << res.wall_seconds << ",\"agent_ticks_per_s\":" << rate << ",\"script_errors\":"
+            << res.script_errors << ",\"metrics\":{";
+        bool first = true;
+        for (const auto& [name, v] : res.metrics) {
+          out << (first ? "" : ",") << '"' << json_escape(name) << "\":" << v;
+          first = false;
+        }
+        out << "},\"statuses\":{";
+        first = true;
+        for (const auto& [name, n] : res.statuses) {
+          out << (first ? "" : ",") << '"' << name << "\":" << n;
+          first = false;
+        }
+        out << "}}\n";
+      } else {
+        if (r == 0) {
+          out << "run,seed,ticks,agents_start,agents_end,agent_ticks,wall_s,agent_ticks_per_s,script_errors";
+          for (const auto& [name, v] : res.metrics) out << "," << csv_escape(name);
+          out << "\n";
+        }
+        out << r + 1 << "," << res.seed << "," << res.ticks << "," << res.agents_at_start << "," << res.agents_at_end << ","
+            << res.agent_ticks << "," << res.wall_seconds << "," << rate << "," << res.script_errors;
+        for (const auto& [name, v] : res.metrics) out << "," << v;
+        out << "\n";
+      }
+    }
+  }
+  // Summary: per run figures, then mean / min / max of each metric over the runs.
+  uint64_t errors = 0, agent_ticks = 0;
+  double wall = 0;
+  for (const auto& res : results) {
+    errors += res.script_errors;
+    agent_ticks += res.agent_ticks;
+    wall += res.wall_seconds;
+  }
+  std::ostringstream sum;
+  sum.setf(std::ios::fixed);
+  sum.precision(3);
+  sum << "thicket: scenario " << spec->name << ": " << results.size() << " run(s) of " << so.ticks << " tick(s) at dt "
+      << so.dt << " s on " << so.threads << " thread(s); " << results.front().agents_at_start << " agents; wall " << wall
+      << " s, ";
+  sum.precision(0);
+  sum << (wall > 0 ? static_cast<double>(agent_ticks) / wall : 0.0) << " agent-ticks/s\n";
+  sum.precision(2);
+  for (const auto& [name, v0] : results.front().metrics) {
+    double lo = v0, hi = v0, total = 0;
+    for (const auto& res : results) {
+      double v = res.metrics.at(name);
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+      total += v;
+    }
+    sum << "thicket: metric " << name << ": mean " << total / static_cast<double>(results.size()) << ", min " << lo
+        << ", max " << hi << "\n";
+  }
+  sum << "thicket: agents alive at the end:";
+  for (const auto& res : results) sum << " " << res.agents_at_end;
+  sum << "; root status (last run):";
+  for (const auto& [name, n] : results.back().statuses) sum << " " << name << "=" << n;
+  sum << "; script errors: " << errors;
+  if (g_interrupted) sum << " (interrupted)";
+  std::cerr << sum.str() << "\n";
+  return errors > 0 ? kExitScriptErrors : kExitOk;
+}
+
 int cmd_run(const Options& o) {
+  if (is_scenario(o.files[0])) return cmd_scenario(o);
+  if (o.threads || o.runs != 1 || !o.out.empty() || !o.record.empty())
+    return usage_error("--threads, --runs, --out and --record are for scenario files");
   std::ofstream log_file;
   if (!o.log.empty()) {
     log_file.open(o.log);

@@ -368,6 +368,13 @@ void Runtime::register_leaf(const std::string& name, NativeLeaf leaf) {
 AgentHandle Runtime::spawn(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb) {
   return impl_->spawn(brain, bb);
 }
+AgentHandle Runtime::spawn(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb, uint32_t id) {
+  uint32_t saved = impl_->next_agent_id;
+  impl_->next_agent_id = id;
+  AgentHandle h = impl_->spawn(brain, bb);
+  impl_->next_agent_id = std::max(saved, id + 1);
+  return h;
+}
 void Runtime::despawn(AgentHandle agent) { impl_->despawn(agent); }
 size_t Runtime::agent_count() const { return impl_->live_agents; }
 Status Runtime::tick(AgentHandle agent, double dt) {

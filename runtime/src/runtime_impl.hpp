@@ -79,6 +79,7 @@ class RuntimeImpl {
   bool set_value(const AgentInfo& a, const std::string& key, const Value& v);
 
   void log(const std::string& line) const;
+  LuaHost& lua_host() { return *lua; }
 
   RuntimeOptions options;
   StringTable strings;

@@ -1003,7 +1003,7 @@ std::string brain_schema_file(const YAML::Node& doc) {
   int kinds = 0;
   for (auto it = doc.begin(); it != doc.end(); ++it) {
     const std::string key = it->first.Scalar();
-    if (key == "tree" || key == "fsm" || key == "machine") {
+    if (key == "tree" || key == "fsm" || key == "machine" || key == "scenario") {
       found = key + ".schema.json";
       ++kinds;
     }

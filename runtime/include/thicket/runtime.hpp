@@ -103,6 +103,9 @@ class Runtime {
   void register_leaf(const std::string& name, NativeLeaf leaf);
 
   AgentHandle spawn(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& blackboard = {});
+  // The same with a chosen agent id (> 0, unused): simulations split over several runtimes
+  // keep one id space, and an agent's random stream depends on its id alone.
+  AgentHandle spawn(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& blackboard, uint32_t id);
   void despawn(AgentHandle agent);
   size_t agent_count() const;
 

@@ -1,0 +1,324 @@
+// The world as Lua leaves see it in a scenario run (issue 7). Every method acts for the agent
+// whose leaf is running: it reads the world as it was at the start of the tick, and what it
+// changes (steering, damage, signals, metrics) takes effect after the tick.
+//
+//   local x, y = agent:position()        agent:velocity()   agent:heading()   agent:team()
+//   for _, n in ipairs(agent:neighbours(8, {enemies = true})) do ... n.id, n.x, n.y, n.team, n.distance
+//   local e = agent:nearest(10, {enemies = true})      -- or {team = "players"}; nil if none
+//   agent:steer{seek = {x, y}, separation = 1.5, avoid = 2, wander = 0.5}
+//   agent:damage(e.id, 10)    agent:signal(e.id, "alert", true)    thicket.metric("kills", 1)
+//   thicket.move_to(agent, x, y [, radius])   thicket.follow_path(agent, {{x, y}, ...} [, {loop = true}])
+#include <lua.hpp>
+
+#include <cmath>
+
+#include "agent.hpp"
+#include "leaf_host.hpp"
+#include "lua_host.hpp"
+#include "runtime_impl.hpp"
+#include "sim_internal.hpp"
+
+namespace thicket {
+namespace {
+
+struct Self {
+  SimWorker* worker;
+  SimAgent* agent;
+  const world::Entity* entity;
+};
+
+// The running leaf's agent; raises a Lua error outside a leaf call (no C++ objects live).
+Self self(lua_State* L) {
+  auto* host = static_cast<LuaHost*>(lua_touserdata(L, lua_upvalueindex(1)));
+  auto* worker = static_cast<SimWorker*>(host->world);
+  const CallSite* at = host->current();
+  if (!at) luaL_error(L, "world methods work inside a leaf call, for the agent whose leaf is running");
+  SimAgent* a = worker->sim->agent(at->agent->id);
+  if (!a || !a->alive) luaL_error(L, "this agent is not in the world");
+  return {worker, a, worker->sim->world.entity(a->entity)};
+}
+
+int position(lua_State* L) {
+  Self s = self(L);
+  lua_pushnumber(L, s.entity->position.x);
+  lua_pushnumber(L, s.entity->position.y);
+  return 2;
+}
+int velocity(lua_State* L) {
+  Self s = self(L);
+  lua_pushnumber(L, s.entity->velocity.x);
+  lua_pushnumber(L, s.entity->velocity.y);
+  return 2;
+}
+int heading(lua_State* L) {
+  Self s = self(L);
+  lua_pushnumber(L, s.entity->heading.x);
+  lua_pushnumber(L, s.entity->heading.y);
+  return 2;
+}
+int team(lua_State* L) {
+  Self s = self(L);
+  lua_pushstring(L, s.worker->sim->spec.teams[s.entity->team].c_str());
+  return 1;
+}
+
+// {enemies = true} | {team = "name"} (| {friends = true}) -> a filter excluding oneself.
+world::QueryFilter filter_from(lua_State* L, int idx, const Self& s) {
+  idx = lua_absindex(L, idx);
+  world::QueryFilter f;
+  f.excluded = s.agent->entity;
+  if (lua_type(L, idx) != LUA_TTABLE) return f;
+  if (lua_getfield(L, idx, "enemies") != LUA_TNIL && lua_toboolean(L, -1)) f.teams = world::TeamFilter::all_but(s.entity->team);
+  lua_pop(L, 1);
+  if (lua_getfield(L, idx, "friends") != LUA_TNIL && lua_toboolean(L, -1)) f.teams = world::TeamFilter::only(s.entity->team);
+  lua_pop(L, 1);
+  if (lua_getfield(L, idx, "team") == LUA_TSTRING) {
+    const char* name = lua_tostring(L, -1);
+    const auto& teams = s.worker->sim->spec.teams;
+    int32_t t = -1;
+    for (size_t k = 0; k < teams.size(); ++k)
+      if (teams[k] == name) t = static_cast<int32_t>(k);
+    if (t < 0) luaL_error(L, "unknown team '%s'", name);
+    f.teams = world::TeamFilter::only(t);
+  }
+  lua_pop(L, 1);
+  return f;
+}
+
+void push_entity(lua_State* L, const Self& s, world::EntityId id) {
+  const auto& sim = *s.worker->sim;
+  const world::Entity* e = sim.world.entity(id);
+  lua_createtable(L, 0, 5);
+  lua_pushinteger(L, sim.agent_of_slot[id.index()]);
+  lua_setfield(L, -2, "id");
+  lua_pushnumber(L, e->position.x);
+  lua_setfield(L, -2, "x");
+  lua_pushnumber(L, e->position.y);
+  lua_setfield(L, -2, "y");
+  lua_pushstring(L, sim.spec.teams[e->team].c_str());
+  lua_setfield(L, -2, "team");
+  lua_pushnumber(L, world::distance(e->position, s.entity->position));
+  lua_setfield(L, -2, "distance");
+}
+
+int neighbours(lua_State* L) {
+  Self s = self(L);
+  double radius = luaL_checknumber(L, 2);
+  world::QueryFilter f = filter_from(L, 3, s);
+  auto& out = s.worker->scratch;
+  if (lua_type(L, 3) == LUA_TTABLE && lua_getfield(L, 3, "fov") == LUA_TNUMBER) {
+    double half = lua_tonumber(L, -1) * M_PI / 360.0;  // fov in degrees, whole angle
+    lua_pop(L, 1);
+    s.worker->sim->hash.in_field_of_view(s.entity->position, s.entity->heading, radius, half, out, f);
+  } else {
+    if (lua_type(L, 3) == LUA_TTABLE) lua_pop(L, 1);
+    s.worker->sim->hash.within_radius(s.entity->position, radius, out, f);
+  }
+  lua_createtable(L, static_cast<int>(out.size()), 0);
+  for (size_t k = 0; k < out.size(); ++k) {
+    push_entity(L, s, out[k]);
+    lua_rawseti(L, -2, static_cast<lua_Integer>(k + 1));
+  }
+  return 1;
+}
+
+int nearest(lua_State* L) {
+  Self s = self(L);
+  double radius = luaL_checknumber(L, 2);
+  world::QueryFilter f = filter_from(L, 3, s);
+  world::EntityId id = s.worker->sim->hash.nearest(s.entity->position, radius, f);
+  if (id.is_none()) {
+    lua_pushnil(L);
+    return 1;
+  }
+  push_entity(L, s, id);
+  return 1;
+}
+
+// Reads {x, y} (or {x = .., y = ..}) at idx.
+bool read_point(lua_State* L, int idx, world::Vec2& p) {
+  idx = lua_absindex(L, idx);
+  if (lua_type(L, idx) != LUA_TTABLE) return false;
+  lua_rawgeti(L, idx, 1);
+  lua_rawgeti(L, idx, 2);
+  bool ok = lua_isnumber(L, -2) && lua_isnumber(L, -1);
+  if (ok) p = {lua_tonumber(L, -2), lua_tonumber(L, -1)};
+  lua_pop(L, 2);
+  return ok;
+}
+double field_number(lua_State* L, int idx, const char* key, double fallback) {
+  idx = lua_absindex(L, idx);
+  double v = fallback;
+  if (lua_type(L, idx) == LUA_TTABLE && lua_getfield(L, idx, key) == LUA_TNUMBER) v = lua_tonumber(L, -1);
+  if (lua_type(L, idx) == LUA_TTABLE) lua_pop(L, 1);
+  return v;
+}
+
+// agent:steer{...}: behaviours with weights, combined by weighted truncated sum; several
+// calls in one tick add up.
+int steer(lua_State* L) {
+  Self s = self(L);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  auto& sim = *s.worker->sim;
+  // A fixed array, not a vector: luaL_error below must not skip a destructor.
+  world::WeightedForce part_store[12];
+  size_t count = 0;
+  struct Parts {
+    world::WeightedForce* store;
+    size_t& n;
+    void push_back(world::WeightedForce f) { store[n++] = f; }
+  } parts{part_store, count};
+  world::Vec2 p;
+  const world::Entity& me = *s.entity;
+  auto target_of = [&](const char* key, world::Vec2& out, double& weight) {
+    if (lua_getfield(L, 2, key) == LUA_TNIL) {
+      lua_pop(L, 1);
+      return false;
+    }
+    if (!read_point(L, -1, out)) luaL_error(L, "steer: '%s' needs a point {x, y}", key);
+    weight = field_number(L, -1, "weight", 1.0);
+    lua_pop(L, 1);
+    return true;
+  };
+  double w;
+  if (target_of("seek", p, w)) parts.push_back({world::seek(me, p), w});
+  if (target_of("flee", p, w)) parts.push_back({world::flee(me, p), w});
+  if (lua_getfield(L, 2, "arrive") != LUA_TNIL) {
+    if (!read_point(L, -1, p)) luaL_error(L, "steer: 'arrive' needs a point {x, y, slow = radius}");
+    parts.push_back({world::arrive(me, p, field_number(L, -1, "slow", 3.0)), field_number(L, -1, "weight", 1.0)});
+  }
+  lua_pop(L, 1);
+  for (const char* key : {"pursue", "evade"}) {
+    if (lua_getfield(L, 2, key) != LUA_TNIL) {
+      lua_Integer id = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : static_cast<lua_Integer>(field_number(L, -1, "id", 0));
+      SimAgent* other = sim.agent(static_cast<uint32_t>(id));
+      if (other && other->alive) {
+        const world::Entity& e = *sim.world.entity(other->entity);
+        bool pursue = key[0] == 'p';
+        parts.push_back({pursue ? world::pursuit(me, e) : world::evade(me, e), field_number(L, -1, "weight", 1.0)});
+      }
+    }
+    lua_pop(L, 1);
+  }
+  auto weight_of = [&](const char* key) {
+    double v = 0;
+    if (lua_getfield(L, 2, key) == LUA_TNUMBER) v = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    return v;
+  };
+  if (double ww = weight_of("wander"); ww > 0) parts.push_back({world::wander(me, {}, s.agent->wander, s.agent->wander_rng), ww});
+  if (double wa = weight_of("avoid"); wa > 0) parts.push_back({world::avoid_obstacles(me, sim.world.obstacles(), {}), wa});
+  double ws = weight_of("separation"), wl = weight_of("alignment"), wc = weight_of("cohesion");
+  if (ws > 0 || wl > 0 || wc > 0) {
+    double radius = weight_of("radius");
+    if (radius <= 0) radius = 5.0;
+    auto& out = s.worker->scratch;
+    world::QueryFilter f;
+    f.excluded = s.agent->entity;
+    f.teams = world::TeamFilter::only(me.team);
+    sim.hash.within_radius(me.position, radius, out, f);
+    if (ws > 0) parts.push_back({world::separation(me, sim.world, out), ws});
+    if (wl > 0) parts.push_back({world::alignment(me, sim.world, out), wl});
+    if (wc > 0) parts.push_back({world::cohesion(me, sim.world, out), wc});
+  }
+  world::Vec2 force = world::weighted_truncated_sum(std::span<const world::WeightedForce>(part_store, count), me.vehicle.max_force);
+  sim.forces[s.agent->entity.index()] += force;
+  return 0;
+}
+
+Effect make_effect(const Self& s, lua_State* L) {
+  Effect e;
+  e.source = s.agent->id;
+  e.seq = s.worker->seq++;
+  e.target = static_cast<uint32_t>(luaL_checkinteger(L, 2));
+  return e;
+}
+
+int damage(lua_State* L) {
+  Self s = self(L);
+  Effect e = make_effect(s, L);
+  e.kind = Effect::Kind::Damage;
+  e.amount = luaL_checknumber(L, 3);
+  s.worker->effects.push_back(std::move(e));
+  return 0;
+}
+
+int signal(lua_State* L) {
+  Self s = self(L);
+  Effect e = make_effect(s, L);
+  e.kind = Effect::Kind::Signal;
+  e.key = luaL_checkstring(L, 3);
+  switch (lua_type(L, 4)) {
+    case LUA_TBOOLEAN: e.value = static_cast<bool>(lua_toboolean(L, 4)); break;
+    case LUA_TNUMBER:
+      if (lua_isinteger(L, 4)) e.value = static_cast<int64_t>(lua_tointeger(L, 4));
+      else e.value = lua_tonumber(L, 4);
+      break;
+    case LUA_TSTRING: e.value = std::string(lua_tostring(L, 4)); break;
+    default: e.value = std::monostate{};
+  }
+  s.worker->effects.push_back(std::move(e));
+  return 0;
+}
+
+// thicket.metric(name [, value = 1]): adds to a declared metric of the run.
+int metric(lua_State* L) {
+  Self s = self(L);
+  const char* name = luaL_checkstring(L, 1);
+  double value = luaL_optnumber(L, 2, 1.0);
+  const auto& names = s.worker->sim->metric_names;
+  for (uint32_t m = 0; m < names.size(); ++m)
+    if (names[m] == name) {
+      s.worker->metrics.push_back({s.agent->id, s.worker->seq++, m, value});
+      return 0;
+    }
+  return luaL_error(L, "unknown metric '%s': declare it under 'metrics:' in the scenario", name);
+}
+
+const char* kWorldLua = R"LUA(
+local thicket = ...
+function thicket.move_to(agent, x, y, radius)
+  radius = radius or 0.5
+  while true do
+    local px, py = agent:position()
+    if (px - x) ^ 2 + (py - y) ^ 2 <= radius * radius then return true end
+    agent:steer{arrive = {x, y}, avoid = 1}
+    coroutine.yield()
+  end
+end
+function thicket.follow_path(agent, points, options)
+  repeat
+    for _, p in ipairs(points) do thicket.move_to(agent, p[1], p[2], options and options.radius) end
+  until not (options and options.loop)
+  return true
+end
+)LUA";
+
+}  // namespace
+
+void install_lua_world(SimWorker& worker) {
+  LuaHost& host = worker.rt->impl().lua_host();
+  host.world = &worker;
+  lua_State* L = host.state();
+  lua_newtable(L);  // the agent metatable
+  lua_newtable(L);  // its __index: the methods
+  const luaL_Reg methods[] = {{"position", position}, {"velocity", velocity}, {"heading", heading},
+                              {"team", team},         {"neighbours", neighbours}, {"nearest", nearest},
+                              {"steer", steer},       {"damage", damage},     {"signal", signal},
+                              {nullptr, nullptr}};
+  lua_pushlightuserdata(L, &host);
+  luaL_setfuncs(L, methods, 1);
+  lua_setfield(L, -2, "__index");
+  host.set_agent_metatable(luaL_ref(L, LUA_REGISTRYINDEX));
+  // thicket.metric, move_to, follow_path
+  host.push_module();
+  lua_pushlightuserdata(L, &host);
+  lua_pushcclosure(L, metric, 1);
+  lua_setfield(L, -2, "metric");
+  luaL_loadstring(L, kWorldLua);
+  lua_pushvalue(L, -2);
+  lua_call(L, 1, 0);
+  lua_pop(L, 1);
+}
+
+}  // namespace thicket

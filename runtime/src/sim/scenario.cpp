@@ -1,0 +1,518 @@
+// Scenario files: read the YAML, check every field, and report every problem at once
+// (FILE:LINE:COL: error: ...), as the brain loader does. The format is documented by
+// schemas/scenario.schema.json; this file is what decides, the schema is what editors show.
+#include "scenario.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "suggest.hpp"
+#include "yaml_scalar.hpp"
+
+namespace thicket {
+namespace {
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kTopKeys = {"scenario", "seed", "ticks", "dt", "world", "teams", "groups", "metrics"};
+const std::vector<std::string> kWorldKeys = {"size", "obstacles"};
+const std::vector<std::string> kGroupKeys = {"name", "team", "count", "brain", "spawn", "vehicle", "blackboard"};
+const std::vector<std::string> kSpawnKeys = {"centre", "radius", "box"};  // and `center`, silently
+const std::vector<std::string> kVehicleKeys = {"mass", "max_speed", "max_force", "radius"};
+
+// A key and its value in a mapping; both undefined when the key is absent. Never assigned:
+// assigning a YAML::Node writes into the node it refers to.
+struct Field {
+  YAML::Node key, value;
+  Field& operator=(const Field&) = delete;
+  explicit operator bool() const { return key.IsDefined(); }
+};
+
+Field field(const YAML::Node& map, const std::string& name) {
+  if (map.IsMap())
+    for (auto it = map.begin(); it != map.end(); ++it)
+      if (it->first.IsScalar() && it->first.Scalar() == name) return {it->first, it->second};
+  return {YAML::Node(YAML::NodeType::Undefined), YAML::Node(YAML::NodeType::Undefined)};
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+bool is_text(const YAML::Node& node) {
+  return node.IsScalar() && classify_scalar(node).kind == ScalarKind::String;
+}
+
+// What the file says, for "got ..." in messages: `0`, `true`, text 'calm', a list, nothing.
+std::string shown(const YAML::Node& node) {
+  if (!node.IsDefined() || node.IsNull()) return "nothing";
+  if (!node.IsScalar()) return describe_node(node);
+  Scalar s = classify_scalar(node);
+  if (s.kind == ScalarKind::Null) return "nothing";
+  if (s.kind == ScalarKind::String) return "text '" + s.text + "'";
+  return s.text;
+}
+
+std::string point_text(world::Vec2 p) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "(%g, %g)", p.x, p.y);
+  return buf;
+}
+
+std::string beside(const std::string& scenario_file, const std::string& path) {
+  fs::path p(path);
+  if (p.is_absolute()) return p.lexically_normal().string();
+  return (fs::path(scenario_file).parent_path() / p).lexically_normal().string();
+}
+
+class ScenarioReader {
+ public:
+  ScenarioReader(const std::string& path, std::vector<Diagnostic>& diags) : path_(path), diags_(diags) {}
+
+  std::optional<YAML::Node> parse(const std::string& text) {
+    try {
+      return YAML::Load(text);
+    } catch (const YAML::ParserException& e) {
+      diags_.push_back({Severity::Error, path_, e.mark.line + 1, e.mark.column + 1, "YAML syntax: " + e.msg});
+    } catch (const YAML::Exception& e) {
+      diags_.push_back({Severity::Error, path_, 0, 0, std::string("YAML: ") + e.what()});
+    }
+    return std::nullopt;
+  }
+
+  void read(const YAML::Node& doc, ScenarioSpec& spec) {
+    if (!doc.IsDefined() || doc.IsNull()) {
+      diags_.push_back({Severity::Error, path_, 1, 1, "the file is empty; a scenario file starts with 'scenario: NAME'"});
+      return;
+    }
+    if (!doc.IsMap()) {
+      error(doc, "the top level must be a mapping starting with 'scenario: NAME', got " + shown(doc));
+      return;
+    }
+    reject_unknown_keys(doc, kTopKeys, "top-level key", "");
+    if (Field name = required(doc, "scenario", "a scenario file needs 'scenario: NAME' at the top level")) {
+      if (is_text(name.value) && !name.value.Scalar().empty()) spec.name = name.value.Scalar();
+      else error(name, "'scenario' names the scenario and must be text, got " + shown(name.value));
+    }
+    read_run_settings(doc, spec);
+    if (Field world = required(doc, "world", "a scenario needs 'world: {size: [width, height]}'"))
+      read_world(world, spec);
+    if (Field teams = required(doc, "teams", "a scenario needs 'teams: [NAME, ...]', the sides its agents are on"))
+      teams_known_ = read_names(teams, "team", spec.teams);
+    if (Field groups = required(doc, "groups", "a scenario needs 'groups:', a list of agent groups "
+                                               "(each with name, team, brain and spawn)"))
+      read_groups(groups, spec);
+    if (Field metrics = field(doc, "metrics")) read_names(metrics, "metric", spec.metrics, /*may_be_empty=*/true);
+  }
+
+ private:
+  // ------------------------------------------------------------------ reporting
+
+  void error(const YAML::Node& at, const std::string& message, const YAML::Node& fallback = YAML::Node()) {
+    Diagnostic d;
+    d.file = path_;
+    const YAML::Node& place = at.IsDefined() && !at.Mark().is_null() ? at : fallback;
+    if (place.IsDefined() && !place.Mark().is_null()) {
+      d.line = place.Mark().line + 1;
+      d.column = place.Mark().column + 1;
+    }
+    d.message = message;
+    diags_.push_back(std::move(d));
+  }
+
+  // At the value, or at its key where the value is empty (an empty value has no position).
+  void error(const Field& at, const std::string& message) { error(at.value, message, at.key); }
+
+  void reject_unknown_keys(const YAML::Node& map, const std::vector<std::string>& allowed, const std::string& what,
+                           const std::string& where, const std::vector<std::string>& aliases = {}) {
+    std::set<std::string> seen;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+      bool known = std::find(allowed.begin(), allowed.end(), key) != allowed.end() ||
+                   std::find(aliases.begin(), aliases.end(), key) != aliases.end();
+      if (!known)
+        error(it->first, "unknown " + what + " '" + key + "'" + where + did_you_mean(key, allowed) +
+                             " (allowed: " + join_names(allowed) + ")");
+      else if (!seen.insert(key).second)
+        error(it->first, "'" + key + "' is given twice" + where);
+    }
+  }
+
+  // The field, or an error at the mapping when it is absent. A near-miss key (`scenaro:`) has
+  // its own "did you mean" error already, so it does not also count as missing.
+  Field required(const YAML::Node& map, const std::string& key, const std::string& message) {
+    Field f = field(map, key);
+    if (f) return f;
+    for (auto it = map.begin(); it != map.end(); ++it)
+      if (it->first.IsScalar() && closest_name(it->first.Scalar(), {key}) == key) return f;
+    error(map, message);
+    return f;
+  }
+
+  // ------------------------------------------------------------------ scalars and points
+
+  std::optional<int64_t> whole_number(const Field& f, int64_t at_least, int64_t at_most) {
+    Scalar s = classify_scalar(f.value);
+    if (f.value.IsScalar() && s.kind == ScalarKind::Integer && s.integer >= at_least && s.integer <= at_most)
+      return s.integer;
+    bool too_large = s.kind == ScalarKind::Integer && s.integer > at_most;
+    std::string limit = too_large ? " and <= " + std::to_string(at_most) : "";
+    error(f, "'" + f.key.Scalar() + "' must be a whole number >= " + std::to_string(at_least) + limit + ", got " +
+                 shown(f.value));
+    return std::nullopt;
+  }
+
+  // A finite number; above zero when `positive`, else zero or above.
+  std::optional<double> measure(const Field& f, bool positive) {
+    Scalar s = classify_scalar(f.value);
+    bool numeric = f.value.IsScalar() && (s.kind == ScalarKind::Integer || s.kind == ScalarKind::Float);
+    if (numeric && std::isfinite(s.number) && (positive ? s.number > 0 : s.number >= 0)) return s.number;
+    error(f, "'" + f.key.Scalar() + "' must be a number " + (positive ? "> 0" : ">= 0") + ", got " + shown(f.value));
+    return std::nullopt;
+  }
+
+  static std::optional<double> finite_number(const YAML::Node& node) {
+    if (!node.IsScalar()) return std::nullopt;
+    Scalar s = classify_scalar(node);
+    bool numeric = s.kind == ScalarKind::Integer || s.kind == ScalarKind::Float;
+    if (numeric && std::isfinite(s.number)) return s.number;
+    return std::nullopt;
+  }
+
+  static std::optional<world::Vec2> as_point(const YAML::Node& node) {
+    if (!node.IsSequence() || node.size() != 2) return std::nullopt;
+    auto x = finite_number(node[0]), y = finite_number(node[1]);
+    if (!x || !y) return std::nullopt;
+    return world::Vec2{*x, *y};
+  }
+
+  std::optional<world::Vec2> point(const Field& f) {
+    if (auto p = as_point(f.value)) return p;
+    error(f, "'" + f.key.Scalar() + "' must be a point [x, y], got " + shown(f.value));
+    return std::nullopt;
+  }
+
+  // `box: [[x0, y0], [x1, y1]]`, two opposite corners in either order.
+  std::optional<std::pair<world::Vec2, world::Vec2>> corners(const Field& f) {
+    if (f.value.IsSequence() && f.value.size() == 2) {
+      auto a = as_point(f.value[0]), b = as_point(f.value[1]);
+      if (a && b) return std::pair{*a, *b};
+    }
+    error(f, "'" + f.key.Scalar() + "' must be two corners [[x0, y0], [x1, y1]], got " + shown(f.value));
+    return std::nullopt;
+  }
+
+  // ------------------------------------------------------------------ sections
+
+  void read_run_settings(const YAML::Node& doc, ScenarioSpec& spec) {
+    constexpr int64_t kNoLimit = std::numeric_limits<int64_t>::max();
+    if (Field seed = field(doc, "seed")) {
+      auto v = whole_number(seed, 0, kNoLimit);
+      spec.has_seed = v.has_value();
+      spec.seed = static_cast<uint64_t>(v.value_or(1));
+    }
+    if (Field ticks = field(doc, "ticks")) {
+      auto v = whole_number(ticks, 0, kNoLimit);
+      spec.has_ticks = v.has_value();
+      spec.ticks = static_cast<uint64_t>(v.value_or(600));
+    }
+    if (Field dt = field(doc, "dt")) {
+      auto v = measure(dt, /*positive=*/true);
+      spec.has_dt = v.has_value();
+      spec.dt = v.value_or(0.1);
+    }
+  }
+
+  void read_world(const Field& world, ScenarioSpec& spec) {
+    if (!world.value.IsMap()) {
+      error(world, "'world' must be a mapping {size: [width, height], obstacles: [...]}, got " + shown(world.value));
+      return;
+    }
+    reject_unknown_keys(world.value, kWorldKeys, "key", " in 'world'");
+    if (Field size = required(world.value, "size", "'world' needs 'size: [width, height]'")) {
+      auto wh = as_point(size.value);
+      if (wh && wh->x > 0 && wh->y > 0) {
+        spec.bounds = {{0, 0}, *wh};
+        world_known_ = true;
+      } else {
+        error(size, "'size' must be [width, height], both numbers > 0, got " + shown(size.value));
+      }
+    }
+    Field obstacles = field(world.value, "obstacles");
+    if (!obstacles || obstacles.value.IsNull()) return;
+    if (!obstacles.value.IsSequence()) {
+      error(obstacles, "'obstacles' must be a list of {circle: [x, y], radius: R} and {box: [[x0, y0], [x1, y1]]}, got " +
+                           shown(obstacles.value));
+      return;
+    }
+    for (const YAML::Node& item : obstacles.value) read_obstacle(item, obstacles.key, spec);
+  }
+
+  void read_obstacle(const YAML::Node& item, const YAML::Node& list_key, ScenarioSpec& spec) {
+    const std::string shapes = "an obstacle is {circle: [x, y], radius: R} or {box: [[x0, y0], [x1, y1]]}";
+    if (!item.IsMap()) {
+      error(item, shapes + ", got " + shown(item), list_key);
+      return;
+    }
+    Field circle = field(item, "circle"), box = field(item, "box");
+    if (circle && box) {
+      error(box.key, shapes + "; this one has both 'circle' and 'box'");
+      return;
+    }
+    if (!circle && !box) {
+      size_t errors_before = diags_.size();
+      reject_unknown_keys(item, {"circle", "radius", "box"}, "key", " in an obstacle");
+      if (diags_.size() == errors_before) error(item, shapes);
+      return;
+    }
+    if (box) {
+      reject_unknown_keys(item, {"box"}, "key", " in a box obstacle");
+      if (auto c = corners(box)) spec.obstacles.push_back(world::Obstacle::box(c->first, c->second));
+      return;
+    }
+    reject_unknown_keys(item, {"circle", "radius"}, "key", " in a circle obstacle");
+    auto centre = point(circle);
+    std::optional<double> radius;
+    if (Field r = required(item, "radius", "a circle obstacle needs 'radius: R'")) radius = measure(r, /*positive=*/true);
+    if (centre && radius) spec.obstacles.push_back(world::Obstacle::circle(*centre, *radius));
+  }
+
+  // teams and metrics: a list of unique identifiers. Returns whether every name was good.
+  bool read_names(const Field& list, const std::string& what, std::vector<std::string>& out, bool may_be_empty = false) {
+    const std::string key = list.key.Scalar();
+    if (!list.value.IsSequence() || (!may_be_empty && list.value.size() == 0)) {
+      error(list, "'" + key + "' must be a " + (may_be_empty ? "" : "non-empty ") + "list of " + what + " names, got " +
+                      (list.value.IsSequence() ? "an empty list" : shown(list.value)));
+      return false;
+    }
+    bool good = true;
+    for (const YAML::Node& item : list.value) {
+      if (!is_text(item) || !is_identifier(item.Scalar())) {
+        error(item, "a " + what + " name must be a name (letters, digits, _; not starting with a digit), got " +
+                        shown(item), list.key);
+        good = false;
+      } else if (std::find(out.begin(), out.end(), item.Scalar()) != out.end()) {
+        error(item, what + " '" + item.Scalar() + "' is listed twice in '" + key + "'");
+        good = false;
+      } else {
+        out.push_back(item.Scalar());
+      }
+    }
+    return good;
+  }
+
+  void read_groups(const Field& groups, ScenarioSpec& spec) {
+    if (!groups.value.IsSequence() || groups.value.size() == 0) {
+      error(groups, "'groups' must be a non-empty list of agent groups, got " +
+                        (groups.value.IsSequence() ? std::string("an empty list") : shown(groups.value)));
+      return;
+    }
+    for (const YAML::Node& item : groups.value) {
+      if (!item.IsMap()) {
+        error(item, "a group is a mapping {name, team, brain, spawn, ...}, got " + shown(item), groups.key);
+        continue;
+      }
+      AgentGroup group;
+      if (read_group(item, group, spec)) spec.groups.push_back(std::move(group));
+    }
+  }
+
+  // Reads one group; false when it had errors (they are reported).
+  bool read_group(const YAML::Node& map, AgentGroup& group, const ScenarioSpec& spec) {
+    size_t errors_before = diags_.size();
+    reject_unknown_keys(map, kGroupKeys, "key", " in a group");
+    if (Field name = required(map, "name", "a group needs 'name: NAME'")) {
+      if (!is_text(name.value) || name.value.Scalar().empty())
+        error(name, "'name' must be text, got " + shown(name.value));
+      else if (!group_names_.insert(name.value.Scalar()).second)
+        error(name, "a group named '" + name.value.Scalar() + "' is defined twice");
+      else
+        group.name = name.value.Scalar();
+    }
+    const std::string where = group.name.empty() ? "" : " of group '" + group.name + "'";
+    if (Field team = required(map, "team", "a group needs 'team: TEAM', one of 'teams'")) read_team(team, group, spec);
+    if (Field count = field(map, "count"))
+      if (auto n = whole_number(count, 1, std::numeric_limits<uint32_t>::max())) group.count = static_cast<uint32_t>(*n);
+    if (Field brain = required(map, "brain", "a group needs 'brain: FILE', its agents' brain file")) read_brain(brain, group);
+    if (Field spawn = required(map, "spawn", "a group needs 'spawn: {centre: [x, y], radius: R}' or "
+                                             "'spawn: {box: [[x0, y0], [x1, y1]]}'"))
+      read_spawn(spawn, group.spawn, spec, where);
+    if (Field vehicle = field(map, "vehicle")) read_vehicle(vehicle, group.vehicle);
+    if (Field blackboard = field(map, "blackboard")) read_blackboard(blackboard, group.blackboard);
+    return diags_.size() == errors_before;
+  }
+
+  void read_team(const Field& team, AgentGroup& group, const ScenarioSpec& spec) {
+    if (!is_text(team.value)) {
+      error(team, "'team' must be a team name, got " + shown(team.value));
+      return;
+    }
+    const std::string& name = team.value.Scalar();
+    if (std::find(spec.teams.begin(), spec.teams.end(), name) != spec.teams.end())
+      group.team = name;
+    else if (teams_known_)  // with a broken 'teams' list, that list's errors say it all
+      error(team, "unknown team '" + name + "'" + did_you_mean(name, spec.teams) + " (teams: " +
+                      join_names(spec.teams) + ")");
+  }
+
+  void read_brain(const Field& brain, AgentGroup& group) {
+    if (!is_text(brain.value) || brain.value.Scalar().empty()) {
+      error(brain, "'brain' must be the path of a brain file, relative to this scenario, got " + shown(brain.value));
+      return;
+    }
+    std::string path = beside(path_, brain.value.Scalar());
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) {
+      error(brain, "brain file '" + brain.value.Scalar() + "' not found (looked for " + path + ")");
+      return;
+    }
+    group.brain = path;
+  }
+
+  void read_spawn(const Field& spawn, SpawnArea& area, const ScenarioSpec& spec, const std::string& where) {
+    const YAML::Node& map = spawn.value;
+    const std::string shapes = "'spawn' is {centre: [x, y], radius: R} or {box: [[x0, y0], [x1, y1]]}";
+    if (!map.IsMap()) {
+      error(spawn, shapes + ", got " + shown(map));
+      return;
+    }
+    Field box = field(map, "box");
+    Field centre = field(map, "centre") ? field(map, "centre") : field(map, "center");
+    if (box && centre) {
+      error(box.key, shapes + "; this one has both '" + centre.key.Scalar() + "' and 'box'");
+      return;
+    }
+    if (!box && !centre) {
+      size_t errors_before = diags_.size();
+      reject_unknown_keys(map, kSpawnKeys, "key", " in 'spawn'", {"center"});
+      if (diags_.size() == errors_before) error(spawn, shapes);
+      return;
+    }
+    if (field(map, "centre") && field(map, "center"))
+      error(field(map, "center").key, "'center' is 'centre' spelt differently; give one of them");
+    if (box) {
+      reject_unknown_keys(map, {"box"}, "key", " in a box spawn area");
+      auto c = corners(box);
+      if (!c) return;
+      area.shape = SpawnArea::Shape::Box;
+      area.min = {std::min(c->first.x, c->second.x), std::min(c->first.y, c->second.y)};
+      area.max = {std::max(c->first.x, c->second.x), std::max(c->first.y, c->second.y)};
+      area.centre = (area.min + area.max) / 2;
+    } else {
+      reject_unknown_keys(map, {"centre", "radius"}, "key", " in a disc spawn area", {"center"});
+      auto at = point(centre);
+      std::optional<double> radius;
+      if (Field r = required(map, "radius", "a disc spawn area needs 'radius: R'")) radius = measure(r, /*positive=*/false);
+      if (!at || !radius) return;
+      area.shape = SpawnArea::Shape::Disc;
+      area.centre = *at;
+      area.radius = *radius;
+      area.min = *at - world::Vec2{*radius, *radius};
+      area.max = *at + world::Vec2{*radius, *radius};
+    }
+    if (world_known_ && !(spec.bounds.contains(area.min) && spec.bounds.contains(area.max)))
+      error(spawn, "the spawn area" + where + " reaches outside the world: it spans " + point_text(area.min) + ".." +
+                       point_text(area.max) + ", the world " + point_text(spec.bounds.min) + ".." +
+                       point_text(spec.bounds.max));
+  }
+
+  void read_vehicle(const Field& vehicle, world::Vehicle& out) {
+    if (!vehicle.value.IsMap()) {
+      error(vehicle, "'vehicle' must be a mapping {mass, max_speed, max_force, radius}, got " + shown(vehicle.value));
+      return;
+    }
+    reject_unknown_keys(vehicle.value, kVehicleKeys, "key", " in 'vehicle'");
+    if (Field f = field(vehicle.value, "mass"))
+      if (auto v = measure(f, /*positive=*/true)) out.mass = *v;
+    if (Field f = field(vehicle.value, "max_speed"))
+      if (auto v = measure(f, /*positive=*/false)) out.max_speed = *v;
+    if (Field f = field(vehicle.value, "max_force"))
+      if (auto v = measure(f, /*positive=*/false)) out.max_force = *v;
+    if (Field f = field(vehicle.value, "radius"))
+      if (auto v = measure(f, /*positive=*/false)) out.radius = *v;
+  }
+
+  void read_blackboard(const Field& blackboard, std::vector<std::pair<std::string, Value>>& out) {
+    if (!blackboard.value.IsMap()) {
+      error(blackboard, "'blackboard' must be a mapping of key: initial value, got " + shown(blackboard.value));
+      return;
+    }
+    std::set<std::string> seen;
+    for (auto it = blackboard.value.begin(); it != blackboard.value.end(); ++it) {
+      const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+      if (!is_identifier(key)) {
+        error(it->first, "blackboard key '" + key + "' must be a name (letters, digits, _; not starting with a digit)");
+        continue;
+      }
+      if (!seen.insert(key).second) {
+        error(it->first, "blackboard key '" + key + "' is given twice");
+        continue;
+      }
+      Scalar s = classify_scalar(it->second);
+      Value value;
+      switch (it->second.IsScalar() ? s.kind : ScalarKind::Null) {
+        case ScalarKind::Integer: value = s.integer; break;
+        case ScalarKind::Float: value = s.number; break;
+        case ScalarKind::Bool: value = s.boolean; break;
+        case ScalarKind::String: value = s.text; break;
+        case ScalarKind::Null:
+          error(it->second, "the initial value of '" + key + "' must be a number, true/false or text, got " +
+                                shown(it->second), it->first);
+          continue;
+      }
+      out.emplace_back(key, std::move(value));
+    }
+  }
+
+  std::string path_;
+  std::vector<Diagnostic>& diags_;
+  bool world_known_ = false;  // the world's size read well, so spawn areas can be checked against it
+  bool teams_known_ = false;  // the teams list read well, so an unknown team is the group's fault
+  std::set<std::string> group_names_;
+};
+
+}  // namespace
+
+std::optional<ScenarioSpec> load_scenario_text(const std::string& text, const std::string& path,
+                                               std::vector<Diagnostic>& diags) {
+  const size_t diags_before = diags.size();
+  ScenarioSpec spec;
+  spec.path = path;
+  ScenarioReader reader(path, diags);
+  try {
+    std::optional<YAML::Node> doc = reader.parse(text);
+    if (!doc) return std::nullopt;
+    reader.read(*doc, spec);
+  } catch (const std::exception& e) {  // yaml-cpp throws on node misuse; a load never does
+    diags.push_back({Severity::Error, path, 0, 0, std::string("internal error reading the scenario: ") + e.what()});
+  }
+  for (size_t i = diags_before; i < diags.size(); ++i)
+    if (diags[i].severity == Severity::Error) return std::nullopt;
+  return spec;
+}
+
+std::optional<ScenarioSpec> load_scenario(const std::string& path, std::vector<Diagnostic>& diags) {
+  std::error_code ec;
+  std::ifstream in(path, std::ios::binary);
+  if (!in || fs::is_directory(path, ec)) {
+    diags.push_back({Severity::Error, path, 0, 0,
+                     std::string("cannot open file: ") + (fs::exists(path, ec) ? "not a readable file" : "no such file")});
+    return std::nullopt;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return load_scenario_text(text.str(), path, diags);
+}
+
+}  // namespace thicket

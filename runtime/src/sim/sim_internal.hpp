@@ -1,0 +1,71 @@
+// The simulation's insides, shared by simulation.cpp and the Lua world API (lua_world.cpp).
+#pragma once
+#include <mutex>
+
+#include "simulation.hpp"
+
+namespace thicket {
+
+struct SimAgent {
+  uint32_t id = 0;          // agent id, 1-based; index id - 1 in Simulation::Impl::agents
+  uint32_t worker = 0;
+  uint32_t group = 0;
+  AgentHandle handle;
+  world::EntityId entity;
+  bool alive = true;
+  world::WanderState wander;
+  uint64_t wander_rng = 0;  // the wander jitter's own stream, from the run seed and the id
+};
+
+// Something an agent did to another, applied after the tick in agent-id order.
+struct Effect {
+  uint32_t source = 0, seq = 0, target = 0;
+  enum class Kind { Damage, Signal } kind = Kind::Damage;
+  double amount = 0;
+  std::string key;
+  Value value;
+};
+
+struct MetricSample {
+  uint32_t agent = 0, seq = 0, metric = 0;
+  double value = 0;
+};
+
+struct SimWorker {
+  Simulation::Impl* sim = nullptr;
+  uint32_t index = 0;
+  std::unique_ptr<Runtime> rt;
+  std::vector<BrainHandle> brains;   // per group
+  std::vector<uint32_t> agents;      // agent ids this worker ticks, ascending
+  std::vector<Effect> effects;       // this tick's, in the order made
+  std::vector<MetricSample> metrics;
+  uint32_t seq = 0;
+  uint64_t agent_ticks = 0;
+  std::vector<world::EntityId> scratch;  // query results, reused
+};
+
+struct Simulation::Impl {
+  ScenarioSpec spec;
+  SimOptions options;
+  world::World world{world::Bounds{}};
+  world::SpatialHash hash{4.0};
+  std::vector<SimAgent> agents;
+  std::vector<uint32_t> agent_of_slot;      // entity slot index -> agent id (0: none)
+  std::vector<world::Vec2> forces;          // steering this tick, by entity slot index
+  std::vector<std::unique_ptr<SimWorker>> workers;
+  std::vector<std::string> metric_names;    // declared, then built-in
+  std::vector<double> metric_totals;
+  uint64_t tick = 0;
+  std::mutex log_mutex;
+
+  SimAgent* agent(uint32_t id) { return id >= 1 && id <= agents.size() ? &agents[id - 1] : nullptr; }
+  void log(const std::string& line) {
+    std::lock_guard<std::mutex> lock(log_mutex);
+    if (options.log) options.log(line);
+  }
+};
+
+// Installs the world API (agent:position(), agent:steer{...}, ...) into a worker's Lua state.
+void install_lua_world(SimWorker& worker);
+
+}  // namespace thicket

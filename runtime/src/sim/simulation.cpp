@@ -1,0 +1,256 @@
+// The simulation loop. Per tick: rebuild the neighbour index from the world as it is; every
+// worker ticks its agents (in parallel, each in its own Lua state), which read that world and
+// leave steering forces and effects; then effects and metrics are applied in agent-id order
+// and the world moves. Nothing a worker does depends on how agents are split over workers.
+#include "simulation.hpp"
+
+#include <algorithm>
+#include <barrier>
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include "agent.hpp"
+#include "sim_internal.hpp"
+
+namespace thicket {
+
+Simulation::Simulation(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Simulation::~Simulation() = default;
+
+namespace {
+
+world::Vec2 spawn_point(const SpawnArea& area, Rng& rng) {
+  if (area.shape == SpawnArea::Shape::Box)
+    return {area.min.x + (area.max.x - area.min.x) * rng.uniform(), area.min.y + (area.max.y - area.min.y) * rng.uniform()};
+  // Uniform over the disc.
+  double r = area.radius * std::sqrt(rng.uniform()), a = 2 * M_PI * rng.uniform();
+  return {area.centre.x + r * std::cos(a), area.centre.y + r * std::sin(a)};
+}
+
+}  // namespace
+
+std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const SimOptions& options,
+                                               std::vector<Diagnostic>& diags) {
+  auto impl = std::make_unique<Impl>();
+  impl->spec = spec;
+  impl->options = options;
+  impl->world = world::World(spec.bounds);
+  for (const auto& o : spec.obstacles) impl->world.add_obstacle(o);
+  impl->metric_names = spec.metrics;
+  for (const char* builtin : {"deaths", "damage_dealt"})
+    if (std::find(impl->metric_names.begin(), impl->metric_names.end(), builtin) == impl->metric_names.end())
+      impl->metric_names.push_back(builtin);
+  impl->metric_totals.assign(impl->metric_names.size(), 0.0);
+  const uint32_t threads = std::max<uint32_t>(1, options.threads);
+  for (uint32_t w = 0; w < threads; ++w) {
+    auto worker = std::make_unique<SimWorker>();
+    worker->sim = impl.get();
+    worker->index = w;
+    RuntimeOptions ro;
+    ro.seed = options.seed;
+    ro.trusted = options.trusted;
+    ro.instruction_budget = options.instruction_budget;
+    Impl* sim = impl.get();
+    ro.log = [sim](const std::string& line) { sim->log(line); };
+    worker->rt = std::make_unique<Runtime>(ro);
+    install_lua_world(*worker);
+    for (const auto& group : spec.groups) {
+      std::vector<Diagnostic> brain_diags;
+      auto brain = worker->rt->load_file(group.brain, brain_diags);
+      if (w == 0) diags.insert(diags.end(), brain_diags.begin(), brain_diags.end());
+      if (!brain) {
+        if (w == 0) diags.push_back({Severity::Error, spec.path, 0, 0, "group '" + group.name + "': its brain " + group.brain + " failed to load"});
+        return nullptr;
+      }
+      worker->brains.push_back(*brain);
+    }
+    impl->workers.push_back(std::move(worker));
+  }
+  // Agents: ids 1..N in group order; positions from the run seed; worker by id.
+  Rng placement = Rng::seeded(options.seed, 0x5eed5eedULL);
+  uint32_t id = 0;
+  for (uint32_t g = 0; g < spec.groups.size(); ++g) {
+    const AgentGroup& group = spec.groups[g];
+    int32_t team = static_cast<int32_t>(std::find(spec.teams.begin(), spec.teams.end(), group.team) - spec.teams.begin());
+    for (uint32_t k = 0; k < group.count; ++k) {
+      SimAgent a;
+      a.id = ++id;
+      a.group = g;
+      a.worker = (a.id - 1) % threads;
+      a.entity = impl->world.spawn(spawn_point(group.spawn, placement), group.vehicle, team);
+      a.wander_rng = Rng::seeded(options.seed ^ 0x77616e646572ULL, a.id).state;
+      SimWorker& worker = *impl->workers[a.worker];
+      a.handle = worker.rt->spawn(worker.brains[g], group.blackboard, a.id);
+      if (!a.handle.valid()) {
+        diags.push_back({Severity::Error, spec.path, 0, 0, "group '" + group.name + "': could not spawn an agent"});
+        return nullptr;
+      }
+      worker.agents.push_back(a.id);
+      if (impl->agent_of_slot.size() <= a.entity.index()) impl->agent_of_slot.resize(a.entity.index() + 1, 0);
+      impl->agent_of_slot[a.entity.index()] = a.id;
+      impl->agents.push_back(a);
+    }
+  }
+  // Initial blackboard values that do not fit the brain are load errors.
+  for (uint32_t g = 0; g < spec.groups.size(); ++g)
+    for (const auto& [key, value] : spec.groups[g].blackboard)
+      for (const SimAgent& a : impl->agents)
+        if (a.group == g) {
+          Runtime& rt = *impl->workers[a.worker]->rt;
+          if (!rt.get(a.handle, key))
+            diags.push_back({Severity::Error, spec.path, 0, 0, "group '" + spec.groups[g].name + "': blackboard key '" + key +
+                                                                   "' is not declared by its brain " + spec.groups[g].brain});
+          else if (!rt.set(a.handle, key, value))
+            diags.push_back({Severity::Error, spec.path, 0, 0, "group '" + spec.groups[g].name + "': blackboard key '" + key +
+                                                                   "' has the wrong type for its brain's declaration"});
+          break;
+        }
+  if (has_errors(diags)) return nullptr;
+  impl->forces.assign(impl->world.entities().size(), world::Vec2{0, 0});
+  double cell = 4.0;
+  for (const auto& g : spec.groups) cell = std::max(cell, 4 * g.vehicle.radius);
+  impl->hash = world::SpatialHash(cell);
+  return std::unique_ptr<Simulation>(new Simulation(std::move(impl)));
+}
+
+namespace {
+
+void tick_worker(SimWorker& w, double dt) {
+  for (uint32_t id : w.agents) {
+    SimAgent& a = w.sim->agents[id - 1];
+    if (!a.alive) continue;
+    w.rt->tick(a.handle, dt);
+    ++w.agent_ticks;
+  }
+}
+
+}  // namespace
+
+RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progress, const std::function<bool()>& stop) {
+  Impl& s = *impl_;
+  RunResult result;
+  result.seed = s.options.seed;
+  result.agents_at_start = static_cast<uint32_t>(s.agents.size());
+  auto started = std::chrono::steady_clock::now();
+  const double dt = s.options.dt;
+  // A pool of K-1 threads, kept for the whole run, meets this thread at two barriers a tick.
+  const auto parties = static_cast<std::ptrdiff_t>(s.workers.size());
+  std::barrier<> start(parties), done(parties);
+  bool quit = false;
+  std::vector<std::thread> pool;
+  for (size_t w = 1; w < s.workers.size(); ++w)
+    pool.emplace_back([&, w] {
+      for (;;) {
+        start.arrive_and_wait();
+        if (quit) return;
+        tick_worker(*s.workers[w], dt);
+        done.arrive_and_wait();
+      }
+    });
+  struct StopPool {  // however the loop ends, the pool is released and joined
+    std::barrier<>& start;
+    bool& quit;
+    std::vector<std::thread>& pool;
+    ~StopPool() {
+      if (pool.empty()) return;
+      quit = true;
+      start.arrive_and_wait();
+      for (auto& th : pool) th.join();
+    }
+  } stop_pool{start, quit, pool};
+  for (uint64_t t = 0; t < s.options.ticks; ++t) {
+    if (stop && stop()) break;
+    s.tick = t + 1;
+    s.hash.rebuild(s.world);  // brains read the world as it is at the start of the tick
+    std::fill(s.forces.begin(), s.forces.end(), world::Vec2{0, 0});
+    if (s.workers.size() == 1) {
+      tick_worker(*s.workers[0], dt);
+    } else {
+      start.arrive_and_wait();  // the pool's workers tick theirs while this thread ticks worker 0
+      tick_worker(*s.workers[0], dt);
+      done.arrive_and_wait();
+    }
+    // Effects and metrics in agent-id order (then in the order each agent made them).
+    std::vector<Effect> effects;
+    std::vector<MetricSample> samples;
+    for (auto& w : s.workers) {
+      effects.insert(effects.end(), w->effects.begin(), w->effects.end());
+      samples.insert(samples.end(), w->metrics.begin(), w->metrics.end());
+      w->effects.clear();
+      w->metrics.clear();
+      w->seq = 0;
+    }
+    std::sort(effects.begin(), effects.end(),
+              [](const Effect& x, const Effect& y) { return x.source != y.source ? x.source < y.source : x.seq < y.seq; });
+    std::sort(samples.begin(), samples.end(), [](const MetricSample& x, const MetricSample& y) {
+      return x.agent != y.agent ? x.agent < y.agent : x.seq < y.seq;
+    });
+    for (const auto& m : samples) s.metric_totals[m.metric] += m.value;
+    std::vector<uint32_t> dying;
+    const uint32_t deaths = static_cast<uint32_t>(std::find(s.metric_names.begin(), s.metric_names.end(), "deaths") - s.metric_names.begin());
+    const uint32_t dealt = static_cast<uint32_t>(std::find(s.metric_names.begin(), s.metric_names.end(), "damage_dealt") - s.metric_names.begin());
+    for (const Effect& e : effects) {
+      SimAgent* target = s.agent(e.target);
+      if (!target || !target->alive) continue;
+      Runtime& rt = *s.workers[target->worker]->rt;
+      if (e.kind == Effect::Kind::Damage) {
+        auto health = rt.get(target->handle, "health");
+        if (!health || !std::holds_alternative<double>(*health)) {
+          s.log("error: agent " + std::to_string(e.source) + " damaged agent " + std::to_string(e.target) +
+                ", whose brain declares no number 'health'; the damage is lost");
+          continue;
+        }
+        auto shield = rt.get(target->handle, "invincible");  // a brain's own invincibility flag
+        if (shield && std::holds_alternative<bool>(*shield) && std::get<bool>(*shield)) continue;
+        double h = std::get<double>(*health) - e.amount;
+        rt.set(target->handle, "health", h);
+        s.metric_totals[dealt] += e.amount;
+        if (h <= 0 && std::find(dying.begin(), dying.end(), e.target) == dying.end()) dying.push_back(e.target);
+      } else if (!rt.set(target->handle, e.key, e.value)) {
+        s.log("error: agent " + std::to_string(e.source) + " signalled '" + e.key + "' to agent " + std::to_string(e.target) +
+              ", whose brain does not declare it with that type; the signal is lost");
+      }
+    }
+    for (uint32_t id : dying) {  // the dead leave the world (their running leaves stop, aborted)
+      SimAgent& a = s.agents[id - 1];
+      s.workers[a.worker]->rt->despawn(a.handle);
+      s.world.despawn(a.entity);
+      a.alive = false;
+      s.metric_totals[deaths] += 1;
+    }
+    s.world.move_entities(s.forces, dt);
+    if (s.options.record) {
+      std::ostream& out = *s.options.record;
+      out << "{\"tick\":" << s.tick << ",\"agents\":[";
+      bool first = true;
+      for (const SimAgent& a : s.agents) {
+        if (!a.alive) continue;
+        const world::Entity* e = s.world.entity(a.entity);
+        Status st = s.workers[a.worker]->rt->status(a.handle);
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "%s[%u,%.4f,%.4f,\"%s\"]", first ? "" : ",", a.id, e->position.x, e->position.y,
+                      std::string(status_name(st)).c_str());
+        out << buf;
+        first = false;
+      }
+      out << "]}\n";
+    }
+    result.ticks = s.tick;
+    if (progress) progress(s.tick, s.options.ticks);
+  }
+  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  for (auto& w : s.workers) {
+    result.agent_ticks += w->agent_ticks;
+    result.script_errors += w->rt->script_errors();
+  }
+  for (const SimAgent& a : s.agents) {
+    if (!a.alive) continue;
+    ++result.agents_at_end;
+    ++result.statuses[std::string(status_name(s.workers[a.worker]->rt->status(a.handle)))];
+  }
+  for (size_t m = 0; m < s.metric_names.size(); ++m) result.metrics[s.metric_names[m]] = s.metric_totals[m];
+  return result;
+}
+
+}  // namespace thicket
