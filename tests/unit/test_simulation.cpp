@@ -50,6 +50,7 @@ end)
 L.Wander = thicket.task(function(agent, args)
   while true do
     local x, y = agent:position()
+    thicket.gauge("prey_left", 1)
     agent.bb.seen = #agent:neighbours(5)
     agent:steer{wander = 1, avoid = 1, flee = {20, 20, weight = 0.3}}
     if thicket.random() < 0.01 then agent:signal(agent.id, "alarm", true) end
@@ -68,7 +69,7 @@ std::string scenario_text(int hunters, int prey) {
     << ", brain: hunter.yaml, spawn: {centre: [10, 10], radius: 4}, vehicle: {max_speed: 4, max_force: 10}}\n"
     << "  - {name: prey, team: prey, count: " << prey
     << ", brain: prey.yaml, spawn: {box: [[25, 25], [38, 38]]}, vehicle: {max_speed: 3, max_force: 6}}\n"
-    << "metrics: [strikes]\n";
+    << "metrics: [strikes, prey_left]\n";
   return s.str();
 }
 
@@ -120,6 +121,11 @@ TEST_CASE("simulation: the same run for 1, 2 and 3 workers, tick by tick") {
   CHECK(one.result.metrics == three.result.metrics);
   CHECK(one.result.agent_ticks == three.result.agent_ticks);
   CHECK(one.result.script_errors == 0);
+  // The gauge: prey counted themselves every tick; the last tick's sum is the survivors (plus
+  // those killed by that tick's strikes, which still ticked).
+  double left = one.result.metrics.at("prey_left");
+  CHECK(left >= one.result.agents_at_end - 6);
+  CHECK(left <= 30 - (one.result.metrics.at("deaths") - 3));
 }
 
 TEST_CASE("simulation: a different seed gives a different run; steering moves agents") {

@@ -7,6 +7,7 @@
 //   local e = agent:nearest(10, {enemies = true})      -- or {team = "players"}; nil if none
 //   agent:steer{seek = {x, y}, separation = 1.5, avoid = 2, wander = 0.5}
 //   agent:damage(e.id, 10)    agent:signal(e.id, "alert", true)    thicket.metric("kills", 1)
+//   thicket.gauge("alive", 1)   -- summed over agents per tick; the run reports the latest sum
 //   thicket.move_to(agent, x, y [, radius])   thicket.follow_path(agent, {{x, y}, ...} [, {loop = true}])
 #include <lua.hpp>
 
@@ -261,19 +262,24 @@ int signal(lua_State* L) {
   return 0;
 }
 
-// thicket.metric(name [, value = 1]): adds to a declared metric of the run.
-int metric(lua_State* L) {
+// thicket.metric(name [, value = 1]): adds to a declared counter of the run.
+// thicket.gauge(name, value): the agents' values are summed per tick; the run reports the sum
+// of the latest tick in which any agent reported it (e.g. each living minion adds 1 when it
+// checks: how many were left at the end).
+int record_metric(lua_State* L, bool gauge) {
   Self s = self(L);
   const char* name = luaL_checkstring(L, 1);
   double value = luaL_optnumber(L, 2, 1.0);
   const auto& names = s.worker->sim->metric_names;
   for (uint32_t m = 0; m < names.size(); ++m)
     if (names[m] == name) {
-      s.worker->metrics.push_back({s.agent->id, s.worker->seq++, m, value});
+      s.worker->metrics.push_back({s.agent->id, s.worker->seq++, m, value, gauge});
       return 0;
     }
   return luaL_error(L, "unknown metric '%s': declare it under 'metrics:' in the scenario", name);
 }
+int metric(lua_State* L) { return record_metric(L, false); }
+int gauge(lua_State* L) { return record_metric(L, true); }
 
 const char* kWorldLua = R"LUA(
 local thicket = ...
@@ -315,6 +321,9 @@ void install_lua_world(SimWorker& worker) {
   lua_pushlightuserdata(L, &host);
   lua_pushcclosure(L, metric, 1);
   lua_setfield(L, -2, "metric");
+  lua_pushlightuserdata(L, &host);
+  lua_pushcclosure(L, gauge, 1);
+  lua_setfield(L, -2, "gauge");
   luaL_loadstring(L, kWorldLua);
   lua_pushvalue(L, -2);
   lua_call(L, 1, 0);

@@ -119,10 +119,14 @@ class ScenarioReader {
  private:
   // ------------------------------------------------------------------ reporting
 
-  void error(const YAML::Node& at, const std::string& message, const YAML::Node& fallback = YAML::Node()) {
+  void error(const YAML::Node& at, const std::string& message,
+             const YAML::Node& fallback = YAML::Node(YAML::NodeType::Undefined)) {
     Diagnostic d;
     d.file = path_;
-    const YAML::Node& place = at.IsDefined() && !at.Mark().is_null() ? at : fallback;
+    // An empty value's mark is wherever the parser went next (often the next line), so a null
+    // is placed at its key or list when there is one.
+    bool at_has_place = at.IsDefined() && !at.Mark().is_null() && !(at.IsNull() && fallback.IsDefined());
+    const YAML::Node& place = at_has_place ? at : fallback;
     if (place.IsDefined() && !place.Mark().is_null()) {
       d.line = place.Mark().line + 1;
       d.column = place.Mark().column + 1;
@@ -131,7 +135,7 @@ class ScenarioReader {
     diags_.push_back(std::move(d));
   }
 
-  // At the value, or at its key where the value is empty (an empty value has no position).
+  // At the value, or at its key where the value is empty.
   void error(const Field& at, const std::string& message) { error(at.value, message, at.key); }
 
   void reject_unknown_keys(const YAML::Node& map, const std::vector<std::string>& allowed, const std::string& what,
@@ -288,7 +292,8 @@ class ScenarioReader {
     if (centre && radius) spec.obstacles.push_back(world::Obstacle::circle(*centre, *radius));
   }
 
-  // teams and metrics: a list of unique identifiers. Returns whether every name was good.
+  // teams and metrics: a list of unique identifiers. Returns whether the list is usable (a
+  // name listed twice leaves it usable; a name that is not a name may have been meant for one).
   bool read_names(const Field& list, const std::string& what, std::vector<std::string>& out, bool may_be_empty = false) {
     const std::string key = list.key.Scalar();
     if (!list.value.IsSequence() || (!may_be_empty && list.value.size() == 0)) {
@@ -304,7 +309,6 @@ class ScenarioReader {
         good = false;
       } else if (std::find(out.begin(), out.end(), item.Scalar()) != out.end()) {
         error(item, what + " '" + item.Scalar() + "' is listed twice in '" + key + "'");
-        good = false;
       } else {
         out.push_back(item.Scalar());
       }
@@ -497,6 +501,11 @@ std::optional<ScenarioSpec> load_scenario_text(const std::string& text, const st
   } catch (const std::exception& e) {  // yaml-cpp throws on node misuse; a load never does
     diags.push_back({Severity::Error, path, 0, 0, std::string("internal error reading the scenario: ") + e.what()});
   }
+  // In file order, as a reader goes through the file (the reader checks in a different order).
+  std::stable_sort(diags.begin() + static_cast<std::ptrdiff_t>(diags_before), diags.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) {
+                     return std::pair(a.line, a.column) < std::pair(b.line, b.column);
+                   });
   for (size_t i = diags_before; i < diags.size(); ++i)
     if (diags[i].severity == Severity::Error) return std::nullopt;
   return spec;

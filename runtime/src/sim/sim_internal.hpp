@@ -29,6 +29,7 @@ struct Effect {
 struct MetricSample {
   uint32_t agent = 0, seq = 0, metric = 0;
   double value = 0;
+  bool gauge = false;  // thicket.gauge: summed per tick; the run reports the last tick's sum
 };
 
 struct SimWorker {
@@ -55,6 +56,7 @@ struct Simulation::Impl {
   std::vector<std::unique_ptr<SimWorker>> workers;
   std::vector<std::string> metric_names;    // declared, then built-in
   std::vector<double> metric_totals;
+  std::vector<bool> metric_is_gauge;
   uint64_t tick = 0;
   std::mutex log_mutex;
 

@@ -42,6 +42,7 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
     if (std::find(impl->metric_names.begin(), impl->metric_names.end(), builtin) == impl->metric_names.end())
       impl->metric_names.push_back(builtin);
   impl->metric_totals.assign(impl->metric_names.size(), 0.0);
+  impl->metric_is_gauge.assign(impl->metric_names.size(), false);
   const uint32_t threads = std::max<uint32_t>(1, options.threads);
   for (uint32_t w = 0; w < threads; ++w) {
     auto worker = std::make_unique<SimWorker>();
@@ -190,7 +191,16 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
     std::sort(samples.begin(), samples.end(), [](const MetricSample& x, const MetricSample& y) {
       return x.agent != y.agent ? x.agent < y.agent : x.seq < y.seq;
     });
-    for (const auto& m : samples) s.metric_totals[m.metric] += m.value;
+    // Counters add up; a gauge is the sum of the latest tick in which it was reported.
+    std::vector<bool> reset(s.metric_totals.size(), false);
+    for (const auto& m : samples) {
+      if (m.gauge) s.metric_is_gauge[m.metric] = true;
+      if (s.metric_is_gauge[m.metric] && !reset[m.metric]) {
+        reset[m.metric] = true;
+        s.metric_totals[m.metric] = 0;
+      }
+      s.metric_totals[m.metric] += m.value;
+    }
     std::vector<uint32_t> dying;
     const uint32_t deaths = static_cast<uint32_t>(std::find(s.metric_names.begin(), s.metric_names.end(), "deaths") - s.metric_names.begin());
     const uint32_t dealt = static_cast<uint32_t>(std::find(s.metric_names.begin(), s.metric_names.end(), "damage_dealt") - s.metric_names.begin());

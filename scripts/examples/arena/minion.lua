@@ -9,6 +9,7 @@ end
 
 -- Once it sets off home it keeps going until there (the check holds while returning).
 function leaves.FarFromHome(agent, args)
+  thicket.gauge("minions_left", 1)  -- the first check: every living minion counts itself
   return agent.returning or home_distance(agent) > args.limit
 end
 
