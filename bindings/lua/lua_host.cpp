@@ -178,6 +178,8 @@ Status LuaHost::start(const CallSite& at) {
         co = lua_tothread(L_, -1);
       } else {
         co = lua_newthread(L_);
+        // Tasks always run under the instruction budget (the hook stays with the pooled thread).
+        if (budget_slice_ > 0) lua_sethook(co, budget_hook, LUA_MASKCOUNT, budget_slice_);
       }
       lua_rawseti(L_, -3, at.node + 1);
       lua_pop(L_, 2);
@@ -460,7 +462,11 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
     return false;
   }
   ++call_serial_;
+  // Running a leaf file is guarded by the budget too (an endless loop at load must not hang).
+  const bool guard = budget_slice_ > 0 && !rt_.options.budget_all_leaves;
+  if (guard) lua_sethook(L_, budget_hook, LUA_MASKCOUNT, budget_slice_);
   int rc = lua_pcall(L_, 0, 1, top + 1);
+  if (guard) lua_sethook(L_, nullptr, 0, 0);
   if (rc != LUA_OK) {
     lua_error(lua_tostring(L_, -1) ? lua_tostring(L_, -1) : "error while running the file");
     lua_settop(L_, top);

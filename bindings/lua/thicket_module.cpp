@@ -256,7 +256,8 @@ LuaHost::LuaHost(RuntimeImpl& rt) : rt_(rt) {
   *static_cast<LuaHost**>(lua_getextraspace(L_)) = this;  // threads inherit it: the budget hook finds us
   if (rt.options.instruction_budget > 0) {
     uint64_t slice = std::max<uint64_t>(1000, rt.options.instruction_budget / kBudgetSlices);
-    lua_sethook(L_, budget_hook, LUA_MASKCOUNT, static_cast<int>(std::min<uint64_t>(slice, INT32_MAX)));
+    budget_slice_ = static_cast<int>(std::min<uint64_t>(slice, INT32_MAX));
+    if (rt.options.budget_all_leaves) lua_sethook(L_, budget_hook, LUA_MASKCOUNT, budget_slice_);
   }
   load_rng_ = Rng::seeded(rt.options.seed, 0);
   open_sandbox();

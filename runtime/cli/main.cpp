@@ -35,7 +35,8 @@ constexpr int kExitOk = 0, kExitScriptErrors = 1, kExitLoad = 2, kExitUsage = 64
 const char* kUsage =
     "usage: thicket run FILE [--agents N] [--ticks T] [--dt S] [--seed S] [--watch]\n"
     "                        [--trace OUT.jsonl] [--log FILE] [--explain] [--strict] [--quiet] [--trusted]\n"
-    "                        [--budget N]   Lua instructions a leaf call may run (default 10000000; 0 = off)\n"
+    "                        [--budget N]   Lua instructions a task may run per resume (default 10000000; 0 = off)\n"
+    "                        [--budget-all] the budget guards plain function leaves too (slower Lua)\n"
     "       thicket run SCENARIO [--threads K] [--runs N] [--out FILE.csv|FILE.jsonl] [--record FILE.jsonl]\n"
     "                            [--ticks T] [--dt S] [--seed S] [--log FILE] [--quiet] [--trusted] [--budget N]\n"
     "       thicket check FILE...\n"
@@ -52,7 +53,7 @@ struct Options {
   bool ticks_set = false, dt_set = false, seed_set = false, agents_set = false;
   std::string out, record;
   double dt = 0.1;
-  bool watch = false, strict = false, quiet = false, trusted = false, explain = false;
+  bool watch = false, strict = false, quiet = false, trusted = false, explain = false, budget_all = false;
   std::string trace, log;
 };
 
@@ -131,6 +132,7 @@ int parse_args(int argc, char** argv, Options& o) {
     else if (a == "--quiet") o.quiet = true;
     else if (a == "--trusted") o.trusted = true;
     else if (a == "--explain") o.explain = true;
+    else if (a == "--budget-all") o.budget_all = true;
     else return usage_error("unknown option '" + a + "'");
     if (o.command != "run") return usage_error(a + " is an option of 'thicket run'");
   }
@@ -292,6 +294,7 @@ int cmd_scenario(const Options& o) {
   so.dt = o.dt_set ? o.dt : spec->dt;
   so.trusted = o.trusted;
   so.instruction_budget = o.budget;
+  so.budget_all_leaves = o.budget_all;
   so.log = [&](const std::string& line) {
     if (log_file.is_open()) log_file << line << "\n";
     else std::cerr << line << "\n";
@@ -402,6 +405,7 @@ int cmd_run(const Options& o) {
   ro.seed = o.seed;
   ro.trusted = o.trusted;
   ro.instruction_budget = o.budget;
+  ro.budget_all_leaves = o.budget_all;
   ro.log = [&](const std::string& line) {
     if (log_file.is_open()) log_file << line << "\n";
     else std::cerr << line << "\n";

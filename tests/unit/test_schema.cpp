@@ -396,7 +396,7 @@ TEST_CASE("schema: brain_schema_file names the schema by the top-level key") {
   CHECK(thicket::brain_schema_file(YAML::Load("fsm: a")) == "fsm.schema.json");
   CHECK(thicket::brain_schema_file(YAML::Load("machine: a")) == "machine.schema.json");
   CHECK(thicket::brain_schema_file(YAML::Load("tree: a\nfsm: b")) == "");
-  CHECK(thicket::brain_schema_file(YAML::Load("scenario: a")) == "");
+  CHECK(thicket::brain_schema_file(YAML::Load("scenario: a")) == "scenario.schema.json");
   CHECK(thicket::brain_schema_file(YAML::Load("[tree]")) == "");
   // A file naming two kinds has no schema of its own; against either, the other key is unknown.
   std::vector<SchemaError> errors;

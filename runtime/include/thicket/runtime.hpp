@@ -68,7 +68,12 @@ struct NativeLeaf {
 struct RuntimeOptions {
   uint64_t seed = 1;                  // run seed: agents' random streams derive from it
   bool trusted = false;               // open io, os, debug and C modules to scripts
-  uint64_t instruction_budget = 10'000'000;  // Lua instructions per leaf call / task resume
+  // Lua instructions a task may run per resume before it fails (0 = no limit), so a task that
+  // never yields cannot hang the run. Lua's count hook makes every Lua instruction slower
+  // (~60% more work), so plain function leaves, loading and on_reload are only guarded when
+  // budget_all_leaves is set (`thicket run --budget-all`); tasks always are.
+  uint64_t instruction_budget = 10'000'000;
+  bool budget_all_leaves = false;
   // Where the run's log goes (log decorators, thicket.log, script errors, reloads).
   std::function<void(const std::string&)> log;
 };

@@ -142,7 +142,11 @@ class ScenarioReader {
                            const std::string& where, const std::vector<std::string>& aliases = {}) {
     std::set<std::string> seen;
     for (auto it = map.begin(); it != map.end(); ++it) {
-      const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+      if (!it->first.IsScalar()) {
+        error(it->first, "a key must be a name, got " + shown(it->first) + " as a key" + where);
+        continue;
+      }
+      const std::string key = it->first.Scalar();
       bool known = std::find(allowed.begin(), allowed.end(), key) != allowed.end() ||
                    std::find(aliases.begin(), aliases.end(), key) != aliases.end();
       if (!known)
@@ -177,21 +181,25 @@ class ScenarioReader {
     return std::nullopt;
   }
 
+  static std::optional<double> finite_number(const YAML::Node& node) {
+    Scalar s = classify_scalar(node);
+    bool numeric = s.kind == ScalarKind::Integer || s.kind == ScalarKind::Float;
+    if (node.IsScalar() && numeric && std::isfinite(s.number)) return s.number;
+    return std::nullopt;
+  }
+
   // A finite number; above zero when `positive`, else zero or above.
   std::optional<double> measure(const Field& f, bool positive) {
-    Scalar s = classify_scalar(f.value);
-    bool numeric = f.value.IsScalar() && (s.kind == ScalarKind::Integer || s.kind == ScalarKind::Float);
-    if (numeric && std::isfinite(s.number) && (positive ? s.number > 0 : s.number >= 0)) return s.number;
+    auto v = finite_number(f.value);
+    if (v && (positive ? *v > 0 : *v >= 0)) return v;
     error(f, "'" + f.key.Scalar() + "' must be a number " + (positive ? "> 0" : ">= 0") + ", got " + shown(f.value));
     return std::nullopt;
   }
 
-  static std::optional<double> finite_number(const YAML::Node& node) {
-    if (!node.IsScalar()) return std::nullopt;
-    Scalar s = classify_scalar(node);
-    bool numeric = s.kind == ScalarKind::Integer || s.kind == ScalarKind::Float;
-    if (numeric && std::isfinite(s.number)) return s.number;
-    return std::nullopt;
+  // An optional measure: `out` keeps its default when the key is absent or wrong.
+  void read_measure(const YAML::Node& map, const std::string& key, bool positive, double& out) {
+    if (Field f = field(map, key))
+      if (auto v = measure(f, positive)) out = *v;
   }
 
   static std::optional<world::Vec2> as_point(const YAML::Node& node) {
@@ -221,21 +229,16 @@ class ScenarioReader {
 
   void read_run_settings(const YAML::Node& doc, ScenarioSpec& spec) {
     constexpr int64_t kNoLimit = std::numeric_limits<int64_t>::max();
-    if (Field seed = field(doc, "seed")) {
-      auto v = whole_number(seed, 0, kNoLimit);
-      spec.has_seed = v.has_value();
-      spec.seed = static_cast<uint64_t>(v.value_or(1));
-    }
-    if (Field ticks = field(doc, "ticks")) {
-      auto v = whole_number(ticks, 0, kNoLimit);
-      spec.has_ticks = v.has_value();
-      spec.ticks = static_cast<uint64_t>(v.value_or(600));
-    }
-    if (Field dt = field(doc, "dt")) {
-      auto v = measure(dt, /*positive=*/true);
-      spec.has_dt = v.has_value();
-      spec.dt = v.value_or(0.1);
-    }
+    if (Field f = field(doc, "seed")) keep(whole_number(f, 0, kNoLimit), spec.seed, spec.has_seed);
+    if (Field f = field(doc, "ticks")) keep(whole_number(f, 0, kNoLimit), spec.ticks, spec.has_ticks);
+    if (Field f = field(doc, "dt")) keep(measure(f, /*positive=*/true), spec.dt, spec.has_dt);
+  }
+
+  template <class T, class Read>
+  static void keep(const std::optional<Read>& value, T& out, bool& written) {
+    if (!value) return;
+    out = static_cast<T>(*value);
+    written = true;
   }
 
   void read_world(const Field& world, ScenarioSpec& spec) {
@@ -437,14 +440,10 @@ class ScenarioReader {
       return;
     }
     reject_unknown_keys(vehicle.value, kVehicleKeys, "key", " in 'vehicle'");
-    if (Field f = field(vehicle.value, "mass"))
-      if (auto v = measure(f, /*positive=*/true)) out.mass = *v;
-    if (Field f = field(vehicle.value, "max_speed"))
-      if (auto v = measure(f, /*positive=*/false)) out.max_speed = *v;
-    if (Field f = field(vehicle.value, "max_force"))
-      if (auto v = measure(f, /*positive=*/false)) out.max_force = *v;
-    if (Field f = field(vehicle.value, "radius"))
-      if (auto v = measure(f, /*positive=*/false)) out.radius = *v;
+    read_measure(vehicle.value, "mass", /*positive=*/true, out.mass);
+    read_measure(vehicle.value, "max_speed", /*positive=*/false, out.max_speed);
+    read_measure(vehicle.value, "max_force", /*positive=*/false, out.max_force);
+    read_measure(vehicle.value, "radius", /*positive=*/false, out.radius);
   }
 
   void read_blackboard(const Field& blackboard, std::vector<std::pair<std::string, Value>>& out) {
@@ -456,7 +455,8 @@ class ScenarioReader {
     for (auto it = blackboard.value.begin(); it != blackboard.value.end(); ++it) {
       const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
       if (!is_identifier(key)) {
-        error(it->first, "blackboard key '" + key + "' must be a name (letters, digits, _; not starting with a digit)");
+        error(it->first, "a blackboard key must be a name (letters, digits, _; not starting with a digit), got " +
+                             (it->first.IsScalar() ? "'" + key + "'" : shown(it->first)));
         continue;
       }
       if (!seen.insert(key).second) {

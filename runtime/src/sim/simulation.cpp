@@ -52,6 +52,7 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
     ro.seed = options.seed;
     ro.trusted = options.trusted;
     ro.instruction_budget = options.instruction_budget;
+    ro.budget_all_leaves = options.budget_all_leaves;
     Impl* sim = impl.get();
     ro.log = [sim](const std::string& line) { sim->log(line); };
     worker->rt = std::make_unique<Runtime>(ro);

@@ -24,6 +24,7 @@ struct SimOptions {
   double dt = 0.1;
   bool trusted = false;
   uint64_t instruction_budget = 10'000'000;
+  bool budget_all_leaves = false;
   std::function<void(const std::string&)> log;  // the run's log (thread-safe: called under a lock)
   std::ostream* record = nullptr;            // --record: positions and statuses per tick, JSONL
 };
