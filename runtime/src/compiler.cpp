@@ -846,36 +846,6 @@ uint32_t align_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
 std::unique_ptr<Program> compile_root(const BrainSource& src, const LeafNames& leaves, StringTable& strings,
                                       std::vector<Diagnostic>& diags, bool fsm);
 
-// Bytes of state a node of this kind keeps per agent, beside its status byte.
-namespace {
-uint32_t base_state_bytes(const Node& n) {
-  switch (n.kind) {
-    case NodeKind::Sequence:
-    case NodeKind::Selector:
-    case NodeKind::ActiveSelector:
-    case NodeKind::Filter: return 2;                       // current / last running child position
-    case NodeKind::RandomSelector:
-    case NodeKind::RandomSequence: return 2 + 2u * n.count;  // position + drawn order
-    case NodeKind::Repeat:
-    case NodeKind::Limit: return 4;                         // count
-    case NodeKind::Timeout:
-    case NodeKind::Cooldown:
-    case NodeKind::Wait: return 8;                          // a time in seconds
-    case NodeKind::Machine: return 16;                      // last check time, current behavior, active
-    case NodeKind::Fsm: return 4;                           // current state, entered
-    default: return 0;
-  }
-}
-bool has_stamp(const Node& n) { return n.flags & (kHolder | kObserved); }
-}  // namespace
-
-uint32_t stamp_offset(const Node& n) { return n.state + align_up(base_state_bytes(n), 4); }
-
-uint32_t node_state_bytes(const Node& n) {
-  uint32_t base = base_state_bytes(n);
-  return has_stamp(n) ? align_up(base, 4) + 4 : base;
-}
-
 // Lays out the per-agent block: statuses, then 8-, 4- and 2-byte node state, then the
 // blackboard slots.
 void layout_state(Program& p) {

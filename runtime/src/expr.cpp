@@ -579,8 +579,18 @@ class Parser {
   bool stopped_ = false;
 };
 
-// Lua's floored modulo: the result takes the sign of the divisor.
+// Lua's floored modulo: the result takes the sign of the divisor. Whole operands (the usual
+// case: counters, ticks) take an integer path; std::fmod is a library call several times
+// slower, and the results are the same.
 double floored_mod(double a, double b) {
+  if (a > -9.0e15 && a < 9.0e15 && b > -9.0e15 && b < 9.0e15) {
+    auto ia = static_cast<int64_t>(a), ib = static_cast<int64_t>(b);
+    if (static_cast<double>(ia) == a && static_cast<double>(ib) == b && ib != 0) {
+      int64_t r = ia % ib;
+      if (r != 0 && ((r < 0) != (ib < 0))) r += ib;
+      return static_cast<double>(r);
+    }
+  }
   double m = std::fmod(a, b);
   if (m != 0 && ((m < 0) != (b < 0))) m += b;
   return m;

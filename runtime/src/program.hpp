@@ -123,9 +123,31 @@ struct FsmState {
   std::vector<std::pair<uint32_t, uint16_t>> when;            // condition node -> state index
 };
 
-// Bytes of per-agent state a node keeps (compiler.cpp), and where its stamp is, if any.
-uint32_t node_state_bytes(const Node& n);
-uint32_t stamp_offset(const Node& n);
+// Bytes of state a node of this kind keeps per agent, beside its status byte.
+inline uint32_t base_state_bytes(const Node& n) {
+  switch (n.kind) {
+    case NodeKind::Sequence:
+    case NodeKind::Selector:
+    case NodeKind::ActiveSelector:
+    case NodeKind::Filter: return 2;                         // current / last running child position
+    case NodeKind::RandomSelector:
+    case NodeKind::RandomSequence: return 2 + 2u * n.count;  // position + drawn order
+    case NodeKind::Repeat:
+    case NodeKind::Limit: return 4;                          // count
+    case NodeKind::Timeout:
+    case NodeKind::Cooldown:
+    case NodeKind::Wait: return 8;                           // a time in seconds
+    case NodeKind::Machine: return 16;                       // last check time, current behavior, active
+    case NodeKind::Fsm: return 4;                            // current state, entered
+    default: return 0;
+  }
+}
+// Where a holder's or observed condition's stamp sits: after its own state, 4-aligned.
+inline uint32_t stamp_offset(const Node& n) { return n.state + ((base_state_bytes(n) + 3) & ~3u); }
+inline uint32_t node_state_bytes(const Node& n) {
+  uint32_t base = base_state_bytes(n);
+  return (n.flags & (kHolder | kObserved)) ? ((base + 3) & ~3u) + 4 : base;
+}
 
 struct Program {
   std::string name;                    // the tree's name

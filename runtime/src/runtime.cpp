@@ -2,6 +2,7 @@
 #include "thicket/runtime.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -413,6 +414,21 @@ std::optional<uint32_t> Runtime::blackboard_slot(BrainHandle brain, const std::s
   uint32_t slot;
   if (!find_key(*impl_->brains[brain.index]->program, key, slot)) return std::nullopt;
   return slot;
+}
+bool Runtime::set_number(AgentHandle agent, uint32_t slot, double value) {
+  AgentInfo* a = impl_->agent_ptr(agent);
+  if (!a) return false;
+  const Program& p = impl_->program_of(*a);
+  if (slot >= p.blackboard.size() || p.blackboard[slot].type != ValueType::Number) return false;
+  impl_->slots_of(*a)[slot].num = value;
+  return true;
+}
+double Runtime::get_number(AgentHandle agent, uint32_t slot) const {
+  const AgentInfo* a = impl_->agent_ptr(agent);
+  if (!a) return std::numeric_limits<double>::quiet_NaN();
+  const Program& p = impl_->program_of(*a);
+  if (slot >= p.blackboard.size() || p.blackboard[slot].type != ValueType::Number) return std::numeric_limits<double>::quiet_NaN();
+  return impl_->slots_of(*const_cast<AgentInfo*>(a))[slot].num;
 }
 void Runtime::on_trace(std::function<void(const TraceEvent&)> sink) { impl_->trace_sink = std::move(sink); }
 size_t Runtime::reload_changed() { return impl_->reload_changed(); }

@@ -1,6 +1,7 @@
 // The blackboard (SPEC 6): declared, typed keys with defaults; `agent.bb.key` from Lua with type
 // checks and errors naming the key and the declared keys; Runtime::get / set and LeafContext's
 // get / set from C++; one blackboard per agent; per-agent overrides at spawn.
+#include <cmath>
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -365,4 +366,24 @@ root:
   CHECK(rt.tick(a, 0.5) == Status::Success);
   CHECK(rt.get(a, "health") == std::optional<Value>(22.0));
   CHECK(seen == std::vector<std::string>{"calm", "busy"});
+}
+
+TEST_CASE("blackboard: set_number / get_number by slot from the game loop") {
+  thicket::Runtime rt;
+  rt.register_leaf("Idle", thicket::NativeLeaf{.tick = [](thicket::LeafContext&) { return thicket::Status::Running; }});
+  std::vector<thicket::Diagnostic> d;
+  auto b = rt.load_string("tree: t\nblackboard: {phase: 0, name: \"x\"}\nroot: {action: Idle}\n", "t.yaml", d);
+  REQUIRE(b);
+  auto a = rt.spawn(*b);
+  auto phase = rt.blackboard_slot(*b, "phase"), name = rt.blackboard_slot(*b, "name");
+  REQUIRE(phase);
+  REQUIRE(name);
+  CHECK(rt.set_number(a, *phase, 7.5));
+  CHECK(rt.get_number(a, *phase) == 7.5);
+  CHECK(std::get<double>(*rt.get(a, "phase")) == 7.5);
+  CHECK_FALSE(rt.set_number(a, *name, 1.0));  // not a number key
+  CHECK(std::isnan(rt.get_number(a, *name)));
+  CHECK_FALSE(rt.set_number(a, 99, 1.0));
+  rt.despawn(a);
+  CHECK_FALSE(rt.set_number(a, *phase, 1.0));  // a stale handle
 }

@@ -124,6 +124,10 @@ class Runtime {
   std::optional<Value> get(AgentHandle agent, const std::string& key) const;
   bool set(AgentHandle agent, const std::string& key, const Value& v);
   std::optional<uint32_t> blackboard_slot(BrainHandle brain, const std::string& key) const;
+  // Fast access for game loops: a number key by its slot (from blackboard_slot), no string
+  // lookup. false / NaN when the agent is stale or the slot is not a number key.
+  bool set_number(AgentHandle agent, uint32_t slot, double value);
+  double get_number(AgentHandle agent, uint32_t slot) const;
 
   // Trace events: every agent tick (Tick) and every conditional abort (Abort).
   void on_trace(std::function<void(const TraceEvent&)> sink);
