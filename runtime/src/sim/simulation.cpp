@@ -69,12 +69,10 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
     }
     impl->workers.push_back(std::move(worker));
   }
-  // Agents: ids 1..N in group order; positions from the run seed; each worker takes a
-  // contiguous range of ids, so the per-agent data it writes shares no cache line with
-  // another worker's but at the range ends.
+  // Agents: ids 1..N in group order; positions from the run seed; each worker takes
+  // contiguous ranges of ids, so the per-agent data it writes shares few cache lines with
+  // another worker's.
   Rng placement = Rng::seeded(options.seed, 0x5eed5eedULL);
-  uint64_t total = 0;
-  for (const auto& g : spec.groups) total += g.count;
   uint32_t id = 0;
   for (uint32_t g = 0; g < spec.groups.size(); ++g) {
     const AgentGroup& group = spec.groups[g];
@@ -83,7 +81,9 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
       SimAgent a;
       a.id = ++id;
       a.group = g;
-      a.worker = static_cast<uint32_t>((uint64_t(a.id - 1) * threads) / std::max<uint64_t>(total, 1));
+      // Each worker takes an equal contiguous share of every group: groups differ in cost
+      // (a minion's brain is dearer than a player's), so splitting by id alone unbalances.
+      a.worker = static_cast<uint32_t>((uint64_t(k) * threads) / group.count);
       a.entity = impl->world.spawn(spawn_point(group.spawn, placement), group.vehicle, team);
       a.wander_rng = Rng::seeded(options.seed ^ 0x77616e646572ULL, a.id).state;
       SimWorker& worker = *impl->workers[a.worker];
