@@ -103,7 +103,11 @@ class LuaHost {
   int thread_pool_size_ = 0;
   int loaded_ref_ = -2;                 // require()'s cache of modules
   int agent_methods_ref_ = -2;          // LUA_NOREF: plain agent tables
-  std::vector<std::string> module_dirs_;
+  std::vector<std::string> module_dirs_;   // --trusted: package.path gets these
+ public:
+  // The leaf files of the brain being loaded (require() looks beside them at load time).
+  std::vector<std::string> loading_files_;
+ private:
   Rng load_rng_;                        // math.random while files load (no agent yet)
   const char* status_strings_[3] = {};
   std::set<std::pair<const void*, std::string>> unmapped_reported_;  // (program, "state/transition")  // interned "success", "failure", "running"

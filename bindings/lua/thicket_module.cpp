@@ -87,13 +87,30 @@ struct LuaApi {
     if (results < 0) return lua_error(L);  // the message is on the stack; our strings are gone
     return results;
   }
+  // The folders the calling brain may require from: beside its own leaf files (a leaf call
+  // knows its program; a file being loaded knows its brain's files).
+  static std::vector<std::string> require_dirs(LuaHost& h) {
+    std::vector<std::string> dirs;
+    auto add = [&](const std::string& file) {
+      std::string d = fs::path(file).parent_path().string();
+      if (d.empty()) d = ".";
+      if (std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(d);
+    };
+    if (h.current()) {
+      for (const auto& f : h.current()->program->leaf_files) add(f);
+    } else {
+      for (const auto& f : h.loading_files_) add(f);
+    }
+    return dirs;
+  }
   static int require_impl(lua_State* L) {
     LuaHost& h = host(L);
     std::string name = luaL_checkstring(L, 1);
     lua_rawgeti(L, LUA_REGISTRYINDEX, h.loaded_ref_);
-    lua_getfield(L, -1, name.c_str());
-    if (!lua_isnil(L, -1)) return 1;
-    lua_pop(L, 1);
+    if (name == "thicket") {
+      lua_getfield(L, -1, "thicket");
+      return 1;
+    }
     std::string rel = name;
     for (char& ch : rel)
       if (ch == '.') ch = '/';
@@ -102,11 +119,14 @@ struct LuaApi {
       return -1;
     }
     std::string tried;
-    for (const auto& dir : h.module_dirs_) {
-      fs::path p = fs::path(dir) / (rel + ".lua");
-      tried += "\n\tno file '" + p.string() + "'";
+    for (const auto& dir : require_dirs(h)) {
+      std::string p = (fs::path(dir) / (rel + ".lua")).lexically_normal().string();
+      // Modules are cached by file, so two brains' modules of one name stay apart.
+      if (lua_getfield(L, -1, p.c_str()) != LUA_TNIL) return 1;
+      lua_pop(L, 1);
+      tried += "\n\tno file '" + p + "'";
       if (!fs::exists(p)) continue;
-      if (luaL_loadfilex(L, p.string().c_str(), "t") != LUA_OK) return -1;
+      if (luaL_loadfilex(L, p.c_str(), "t") != LUA_OK) return -1;
       lua_pushstring(L, name.c_str());
       if (lua_pcall(L, 1, 1, 0) != LUA_OK) return -1;
       if (lua_isnil(L, -1)) {
@@ -114,7 +134,7 @@ struct LuaApi {
         lua_pushboolean(L, 1);
       }
       lua_pushvalue(L, -1);
-      lua_setfield(L, -3, name.c_str());
+      lua_setfield(L, -3, p.c_str());
       return 1;
     }
     lua_pushfstring(L, "module '%s' not found (modules are found only beside the brain's leaf files):%s", name.c_str(),

@@ -66,7 +66,10 @@ std::map<std::string, bool> leaves_used(const Program& p) {
 bool RuntimeImpl::reload_lua_file(const std::string& path) {
   std::vector<Diagnostic> diags;
   std::vector<LeafDef> staged;
-  if (!lua->stage_leaf_file(path, staged, diags)) {
+  lua->loading_files_ = {path};
+  bool staged_ok = lua->stage_leaf_file(path, staged, diags);
+  lua->loading_files_.clear();
+  if (!staged_ok) {
     for (auto& def : staged) lua->release_leaf(def);
     log(describe_failure(path, diags));
     return false;

@@ -72,7 +72,9 @@ std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& te
   kind = src->kind;
   // Stage the leaf files: nothing is installed until the whole brain compiles.
   bool leaves_ok = true;
+  lua->loading_files_ = src->leaf_files;
   for (const auto& file : src->leaf_files) leaves_ok = lua->stage_leaf_file(file, staged, diags) && leaves_ok;
+  lua->loading_files_.clear();
   src->leaf_files_failed = !leaves_ok;
   LeafNames names;
   for (const auto& def : leaves) names[def.name] = def.shape;
@@ -84,6 +86,12 @@ std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& te
                        "leaf '" + def.name + "' is also defined in " + it->second + "; this file's definition is used"});
     it->second = def.file;
     names[def.name] = def.shape;
+    // Leaf names are one name space (SPEC 8): say so when another file's leaf is replaced.
+    auto known = leaf_ids.find(def.name);
+    if (known != leaf_ids.end() && !leaves[known->second].file.empty() && leaves[known->second].file != def.file)
+      diags.push_back({Severity::Warning, def.file, 0, 0,
+                       "leaf '" + def.name + "' replaces the one from " + leaves[known->second].file +
+                           " for every brain of this runtime (leaf names are shared)"});
   }
   std::unique_ptr<Program> program;
   if (src->kind == BrainKind::Tree) {

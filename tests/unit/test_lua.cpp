@@ -914,7 +914,7 @@ return L
 
 // SPEC 7: "`require` finds modules only beside the brain's leaf files". With two brains in one
 // runtime, a module beside brain B's leaf files is not beside brain A's.
-TEST_CASE("lua: require in one brain does not find modules beside another brain's leaf files" * doctest::may_fail()) {
+TEST_CASE("lua: require in one brain does not find modules beside another brain's leaf files") {
   LuaRt t;
   t.write("b/b.lua", "local L = {}\nfunction L.B() return true end\nreturn L\n");
   t.write("b/secret.lua", "return { v = 'leaked' }\n");
