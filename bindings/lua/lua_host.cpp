@@ -62,10 +62,19 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
     first = message.substr(0, cut);
     frames = lua_frames(message.substr(cut + 1));
   }
+  // The same error at the same node (thousands of agents running one broken leaf) is printed
+  // a few times, then counted: every occurrence still counts as a script error.
+  uint64_t seen = 0;
+  if (repeats_.size() < kMaxRepeatKeys || repeats_.count({at.program, at.node, first}))
+    seen = ++repeats_[{at.program, at.node, first}];
+  if (seen > kPrintedRepeats + 1) return;
   std::ostringstream out;
   out << "error: " << first << "\n  in leaf '" << leaf.name << "' at node " << at.program->ids[at.node]
       << ", agent " << at.agent->id << ", tick " << at.agent->ticks;
   if (!frames.empty()) out << "\n  stack traceback:" << frames;
+  if (seen == kPrintedRepeats + 1)
+    out << "\n  (this error has now happened " << seen << " times at this node; further ones are counted in the "
+        << "summary's script errors, not printed)";
   rt_.log(out.str());
 }
 

@@ -3,7 +3,9 @@
 #pragma once
 #include <lua.hpp>
 
+#include <map>
 #include <set>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -110,7 +112,10 @@ class LuaHost {
  private:
   Rng load_rng_;                        // math.random while files load (no agent yet)
   const char* status_strings_[3] = {};
-  std::set<std::pair<const void*, std::string>> unmapped_reported_;  // (program, "state/transition")  // interned "success", "failure", "running"
+  std::set<std::pair<const void*, std::string>> unmapped_reported_;  // (program, "state/transition")
+  static constexpr uint64_t kPrintedRepeats = 5;     // an error repeated at one node prints this often
+  static constexpr size_t kMaxRepeatKeys = 10000;
+  std::map<std::tuple<const void*, uint32_t, std::string>, uint64_t> repeats_;  // interned "success", "failure", "running"
 
   friend struct LuaApi;
 };
