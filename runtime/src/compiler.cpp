@@ -875,10 +875,14 @@ std::unique_ptr<Program> compile_machine(const BrainSource& src, const LeafNames
   return compile_root(src, leaves, strings, diags, /*fsm=*/false);
 }
 
-std::unique_ptr<Program> compile_root(const BrainSource& src, const LeafNames& leaves, StringTable& strings,
-                                      std::vector<Diagnostic>& diags, bool fsm) {
+namespace {
+// Compiles with `emit` (which drives a TreeCompiler) into a fresh program of the brain; null
+// when any error was reported.
+template <class Emit>
+std::unique_ptr<Program> compile_with(const BrainSource& src, const std::string& name, const LeafNames& leaves,
+                                      StringTable& strings, std::vector<Diagnostic>& diags, Emit emit) {
   auto p = std::make_unique<Program>();
-  p->name = src.name;
+  p->name = name;
   for (const auto& f : src.files) {
     p->files.push_back(f.path);
     p->yaml_files.push_back(f.path);
@@ -887,39 +891,33 @@ std::unique_ptr<Program> compile_root(const BrainSource& src, const LeafNames& l
   p->blackboard = src.blackboard;
   size_t errors_before = diags.size();
   TreeCompiler tc(src, leaves, strings, diags, *p);
-  if (fsm) tc.fsm(src.files[0].doc, src.name);
-  else tc.machine(src.files[0].doc, src.name);
-  for (size_t i = errors_before; i < diags.size(); ++i)
-    if (diags[i].severity == Severity::Error) return nullptr;
-  compute_observed(*p);
-  layout_state(*p);
-  return p;
-}
-
-std::unique_ptr<Program> compile_tree(const BrainSource& src, const YAML::Node& root, uint32_t file,
-                                      const std::string& tree_name, const LeafNames& leaves,
-                                      StringTable& strings, std::vector<Diagnostic>& diags) {
-  auto p = std::make_unique<Program>();
-  p->name = tree_name;
-  for (const auto& f : src.files) {
-    p->files.push_back(f.path);
-    p->yaml_files.push_back(f.path);
-  }
-  p->leaf_files = src.leaf_files;
-  p->blackboard = src.blackboard;
-  size_t errors_before = diags.size();
-  TreeCompiler tc(src, leaves, strings, diags, *p);
-  tc.compile(root, file, tree_name);
+  emit(tc);
   bool failed = p->nodes.empty();
   for (size_t i = errors_before; i < diags.size(); ++i) failed = failed || diags[i].severity == Severity::Error;
   if (p->nodes.size() > 0xFFFF0) {
-    diags.push_back({Severity::Error, src.files[file].path, 0, 0, "the tree has more than a million nodes"});
+    diags.push_back({Severity::Error, src.files[0].path, 0, 0, "the brain has more than a million nodes"});
     failed = true;
   }
   if (failed) return nullptr;
   compute_observed(*p);
   layout_state(*p);
   return p;
+}
+}  // namespace
+
+std::unique_ptr<Program> compile_root(const BrainSource& src, const LeafNames& leaves, StringTable& strings,
+                                      std::vector<Diagnostic>& diags, bool fsm) {
+  return compile_with(src, src.name, leaves, strings, diags, [&](TreeCompiler& tc) {
+    if (fsm) tc.fsm(src.files[0].doc, src.name);
+    else tc.machine(src.files[0].doc, src.name);
+  });
+}
+
+std::unique_ptr<Program> compile_tree(const BrainSource& src, const YAML::Node& root, uint32_t file,
+                                      const std::string& tree_name, const LeafNames& leaves,
+                                      StringTable& strings, std::vector<Diagnostic>& diags) {
+  return compile_with(src, tree_name, leaves, strings, diags,
+                      [&](TreeCompiler& tc) { tc.compile(root, file, tree_name); });
 }
 
 }  // namespace thicket
