@@ -783,6 +783,7 @@ class TreeCompiler {
 // Observed conditions (SPEC 3.5) of every composite with an abort, children first.
 void compute_observed(Program& p) {
   std::vector<std::vector<uint32_t>> observed(p.nodes.size());
+  std::vector<std::vector<uint32_t>> rechecked(p.child_index.size());  // by child_index entry
   for (size_t i = p.nodes.size(); i-- > 0;) {
     Node& n = p.nodes[i];
     if (!takes_abort(n.kind)) continue;
@@ -803,12 +804,21 @@ void compute_observed(Program& p) {
     for (uint32_t pos = 0; pos < n.count && rechecks; ++pos) {
       Node& c = p.nodes[p.child(n, pos)];
       if (c.kind == NodeKind::Condition || c.kind == NodeKind::Check) {
-        if (aborts_self(n.abort())) c.flags |= kObserved;
+        if (aborts_self(n.abort())) {
+          c.flags |= kObserved;
+          rechecked[n.children + pos].push_back(p.child(n, pos));
+        }
       } else if (takes_abort(c.kind) && c.abort() != AbortMode::None && (aborts_self(n.abort()) || aborts_lower(c.abort()))) {
         c.flags |= kHolder;
         for (uint32_t cond : observed[p.child(n, pos)]) p.nodes[cond].flags |= kObserved;
+        rechecked[n.children + pos] = observed[p.child(n, pos)];
       }
     }
+  }
+  p.recheck_ranges.resize(p.child_index.size());
+  for (size_t e = 0; e < rechecked.size(); ++e) {
+    p.recheck_ranges[e] = {static_cast<uint32_t>(p.recheck_conds.size()), static_cast<uint32_t>(rechecked[e].size())};
+    p.recheck_conds.insert(p.recheck_conds.end(), rechecked[e].begin(), rechecked[e].end());
   }
   for (Node& n : p.nodes) {
     switch (n.kind) {

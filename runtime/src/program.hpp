@@ -154,6 +154,14 @@ struct Program {
   std::vector<Node> nodes;             // depth-first; nodes[0] is the root
   std::vector<uint32_t> child_index;   // children of composites and decorators
   std::vector<uint32_t> observed;      // observed conditions of composites with aborts
+  // The re-check plan, made at load: for each entry of child_index, the conditions its parent
+  // re-checks when that child lies before the running one (a range of recheck_conds; a
+  // condition equal to the child itself is a direct one).
+  struct Range {
+    uint32_t begin = 0, count = 0;
+  };
+  std::vector<Range> recheck_ranges;   // parallel to child_index
+  std::vector<uint32_t> recheck_conds;
   std::vector<double> weights;         // random composites, parallel to child_index
   std::vector<LeafCall> calls;         // action / condition call sites
   std::vector<CompiledExpr> exprs;     // check conditions

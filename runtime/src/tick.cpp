@@ -159,22 +159,17 @@ Status Engine::tick_composite(Ctx& c, uint32_t i, bool starting) {
 // of the child holding the first one whose result changed, or kNoPos.
 uint16_t Engine::recheck(Ctx& c, uint32_t i, uint16_t running_pos) {
   const Node& n = c.p.nodes[i];
-  const bool self = aborts_self(n.abort());
+  const bool random = is_random(n.kind);
   for (uint16_t pos = 0; pos < running_pos; ++pos) {
-    uint32_t ch = c.child_at(n, pos);
+    // The plan made at load says which conditions this child holds for us (often none).
+    const uint32_t entry = n.children + (random ? c.state<uint16_t>(n, 2 + 2 * pos) : pos);
+    const Program::Range range = c.p.recheck_ranges[entry];
+    if (range.count == 0) continue;
+    const uint32_t ch = c.p.child_index[entry];
     const Node& cn = c.p.nodes[ch];
-    uint32_t first = ch, count = 1;
-    const bool direct = is_condition(cn.kind);
-    if (direct) {
-      if (!self) continue;
-    } else if (takes_abort(cn.kind) && cn.abort() != AbortMode::None && (self || aborts_lower(cn.abort()))) {
-      first = cn.a;
-      count = cn.b;
-    } else {
-      continue;
-    }
-    for (uint32_t k = 0; k < count; ++k) {
-      uint32_t cond = direct ? ch : c.p.observed[first + k];
+    for (uint32_t k = 0; k < range.count; ++k) {
+      const uint32_t cond = c.p.recheck_conds[range.begin + k];
+      const bool direct = cond == ch;
       Status remembered = c.status(cond);
       if (remembered != Status::Success && remembered != Status::Failure) continue;  // never evaluated
       // A direct condition before the running child was evaluated in this run; a nested one
