@@ -13,11 +13,57 @@ namespace {
 
 }  // namespace
 
-// The instruction budget: a count hook set once on the main state (threads inherit it)
-// fires every budget/8 instructions; a call that sees more than eight firings has run past
-// its budget. Counting per call this way costs nothing per call (no lua_sethook).
-void LuaHost::budget_hook(lua_State* L, lua_Debug*) {
+// Marks a Lua call in progress: the watchdog times it, the allocator caps it. Nested calls
+// (a leaf whose code makes the engine call Lua again) keep the outer call's clock.
+class LuaHost::CallScope {
+ public:
+  CallScope(LuaHost& h, lua_State* running)
+      : h_(h),
+        saved_running_(h.guard_.running.load(std::memory_order_relaxed)),
+        saved_serial_(h.guard_.serial.load(std::memory_order_relaxed)) {
+    ++h.call_serial_;
+    if (!saved_running_) {
+      h.guard_.serial.store(h.call_serial_, std::memory_order_relaxed);
+      h.guard_.os_thread.store(pthread_self(), std::memory_order_relaxed);
+      tl_running_guard = &h.guard_;
+    }
+    h.guard_.running.store(running, std::memory_order_release);
+  }
+  ~CallScope() {
+    h_.guard_.running.store(saved_running_, std::memory_order_release);
+    if (!saved_running_) tl_running_guard = nullptr;
+    else h_.guard_.serial.store(saved_serial_, std::memory_order_relaxed);
+  }
+  CallScope(const CallScope&) = delete;
+  CallScope& operator=(const CallScope&) = delete;
+
+ private:
+  LuaHost& h_;
+  lua_State* saved_running_;
+  uint64_t saved_serial_;
+};
+
+// The count hook. Installed with count 1 by the watchdog's signal: stops the call it was
+// meant for (again and again while that call runs, so a pcall inside the leaf cannot swallow
+// it), or, when that call has ended, gives the thread its usual hook back. Otherwise it is the
+// instruction budget: set on a thread once, it fires every budget/8 instructions; a call that
+// sees more than eight firings has run past its budget (no lua_sethook per call).
+void LuaHost::guard_hook(lua_State* L, lua_Debug*) {
   LuaHost* h = *static_cast<LuaHost**>(lua_getextraspace(L));
+  if (lua_stop_requested()) {
+    raise_stop(L);
+    return;
+  }
+  if (lua_gethookcount(L) == 1) {
+    uint64_t want = h->guard_.interrupt_serial.load(std::memory_order_acquire);
+    if (want != 0 && want == h->guard_.serial.load(std::memory_order_relaxed) &&
+        h->guard_.running.load(std::memory_order_relaxed) != nullptr) {
+      raise_stop(L);
+      return;
+    }
+    h->restore_hook(L);
+    return;
+  }
   if (h->hook_serial_ != h->call_serial_) {
     h->hook_serial_ = h->call_serial_;
     h->hook_count_ = 0;
@@ -26,6 +72,28 @@ void LuaHost::budget_hook(lua_State* L, lua_Debug*) {
     luaL_error(L, "the leaf ran past its instruction budget (%I instructions) without returning or yielding "
                   "(an endless loop? a task lets time pass with coroutine.yield() or thicket.wait())",
                static_cast<lua_Integer>(h->rt_.options.instruction_budget));
+}
+
+// Raises the watchdog's error where the code was stopped (no C++ object lives in this frame).
+int LuaHost::raise_stop(lua_State* L) {
+  LuaHost* h = *static_cast<LuaHost**>(lua_getextraspace(L));
+  luaL_where(L, 0);
+  if (lua_stop_requested())
+    lua_pushliteral(L, "stopped: the run was interrupted (Ctrl-C)");
+  else
+    lua_pushfstring(L, "stopped after running for more than %d ms without returning or yielding (an endless loop? "
+                       "a task lets time pass with coroutine.yield() or thicket.wait(); --leaf-timeout sets the limit)",
+                    static_cast<int>(h->guard_.timeout * 1000 * h->guard_.limit_scale.load() + 0.5));
+  lua_concat(L, 2);
+  return lua_error(L);
+}
+
+// A thread's usual hook: the instruction budget on task threads (and on the main thread with
+// --budget-all), none otherwise.
+void LuaHost::restore_hook(lua_State* L) {
+  bool budget = budget_slice_ > 0 && (L != L_ || rt_.options.budget_all_leaves);
+  if (budget) lua_sethook(L, guard_hook, LUA_MASKCOUNT, budget_slice_);
+  else lua_sethook(L, nullptr, 0, 0);
 }
 
 namespace {
@@ -42,7 +110,10 @@ std::string lua_frames(const std::string& traceback) {
     }
     if (!in_trace) continue;
     size_t start = line.find_first_not_of(" \t");
-    if (start == std::string::npos || line.compare(start, 3, "[C]") == 0) continue;
+    // C functions and the thicket module's own Lua code are not the modder's.
+    if (start == std::string::npos || line.compare(start, 3, "[C]") == 0 ||
+        line.compare(start, 9, "(thicket)") == 0)
+      continue;
     out += "\n    " + line.substr(start);
   }
   return out;
@@ -51,12 +122,19 @@ std::string lua_frames(const std::string& traceback) {
 }  // namespace
 
 LuaHost::~LuaHost() {
+  unwatch_lua(&guard_);
   if (L_) lua_close(L_);
 }
 
 void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string& message) {
   ++errors;
   std::string first = message, frames;
+  if (heap_.refused && message.rfind("not enough memory", 0) == 0) {
+    heap_.refused = false;
+    first = "the Lua heap reached its cap of " + std::to_string(heap_.cap >> 20) +
+            " MiB (a leaf that keeps growing a table or a string?); the allocation failed and the leaf stopped "
+            "(--lua-memory sets the cap)";
+  }
   size_t cut = message.find("\nstack traceback:");
   if (cut != std::string::npos) {
     first = message.substr(0, cut);
@@ -81,8 +159,11 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
 bool LuaHost::pcall(int nargs, int nresults, const CallSite& at, const LeafDef& leaf) {
   const CallSite* saved = current_;
   current_ = &at;
-  ++call_serial_;
-  int rc = lua_pcall(L_, nargs, nresults, kHandlerSlot);  // the traceback handler lives at slot 1
+  int rc;
+  {
+    CallScope scope(*this, L_);
+    rc = lua_pcall(L_, nargs, nresults, kHandlerSlot);  // the traceback handler lives at slot 1
+  }
   current_ = saved;
   if (rc != LUA_OK) {
     const char* msg = lua_tostring(L_, -1);
@@ -108,10 +189,29 @@ Status LuaHost::to_status(int idx, const CallSite& at, const LeafDef& leaf, bool
       return Status::Failure;
     }
   }
-  if (condition) return lua_toboolean(L_, idx) ? Status::Success : Status::Failure;
-  std::string got = t == LUA_TSTRING ? "'" + std::string(lua_tostring(L_, idx)) + "'" : luaL_typename(L_, idx);
-  report(at, leaf, "action '" + leaf.name + "' returned " + got +
-                       "; an action returns thicket.SUCCESS, thicket.FAILURE or thicket.RUNNING (or true/false)");
+  return complain_status(idx, at, leaf, condition);
+}
+
+// The leaf returned something that is not a status (the slow path: it reports).
+Status LuaHost::complain_status(int idx, const CallSite& at, const LeafDef& leaf, bool condition) {
+  static const std::vector<std::string> statuses = {"success", "failure", "running"};
+  int t = lua_type(L_, idx);
+  std::string hint;
+  if (t == LUA_TSTRING) {
+    std::string near = closest_name(lua_tostring(L_, idx), statuses);
+    if (!near.empty()) hint = " (did you mean '" + near + "'?)";
+  }
+  // A condition answers with any value's truth, but a near-miss status name is a typo.
+  if (condition && hint.empty()) return lua_toboolean(L_, idx) ? Status::Success : Status::Failure;
+  std::string got;
+  if (t == LUA_TSTRING) got = "the text '" + std::string(lua_tostring(L_, idx)) + "'" + hint;
+  else if (t == LUA_TNUMBER) got = std::string("the number ") + lua_tostring(L_, idx);
+  else got = std::string("a ") + luaL_typename(L_, idx);
+  if (condition)
+    report(at, leaf, "condition '" + leaf.name + "' returned " + got + "; a condition returns true or false");
+  else
+    report(at, leaf, "action '" + leaf.name + "' returned " + got +
+                         "; an action returns thicket.SUCCESS, thicket.FAILURE or thicket.RUNNING (or true/false)");
   return Status::Failure;
 }
 
@@ -188,7 +288,7 @@ Status LuaHost::start(const CallSite& at) {
       } else {
         co = lua_newthread(L_);
         // Tasks always run under the instruction budget (the hook stays with the pooled thread).
-        if (budget_slice_ > 0) lua_sethook(co, budget_hook, LUA_MASKCOUNT, budget_slice_);
+        if (budget_slice_ > 0) lua_sethook(co, guard_hook, LUA_MASKCOUNT, budget_slice_);
       }
       lua_rawseti(L_, -3, at.node + 1);
       lua_pop(L_, 2);
@@ -286,9 +386,12 @@ Status LuaHost::task_resume(const CallSite& at, const LeafDef& leaf, bool) {
   }
   const CallSite* saved = current_;
   current_ = &at;
-  ++call_serial_;
   int nres = 0;
-  int rc = lua_resume(co, L_, nargs, &nres);
+  int rc;
+  {
+    CallScope scope(*this, co);
+    rc = lua_resume(co, L_, nargs, &nres);
+  }
   current_ = saved;
   if (rc == LUA_YIELD) {
     lua_pop(co, nres);
@@ -324,23 +427,33 @@ void LuaHost::task_release(const CallSite& at, bool cancel) {
   if (co) {
     const CallSite* saved = current_;
     current_ = &at;
+    // A thread that ended in an error is not reused: Lua leaves such a thread with its hooks
+    // disabled (an error raised by a hook never re-enables them), so the budget and the
+    // watchdog could not stop the next task run on it.
+    const int ended = lua_status(co);
+    const bool reusable = ended == LUA_OK || ended == LUA_YIELD;
     int rc;
+    {
+      CallScope scope(*this, co);  // closing runs the task's to-be-closed variables
 #if LUA_VERSION_RELEASE_NUM >= 50406
-    rc = lua_closethread(co, L_);
+      rc = lua_closethread(co, L_);
 #else
-    rc = lua_resetthread(co);
+      rc = lua_resetthread(co);
 #endif
+    }
     current_ = saved;
     if (rc != LUA_OK && cancel) {
       const char* msg = lua_tostring(co, -1);
       report(at, leaf_of(rt_, at), std::string("while closing the cancelled task: ") + (msg ? msg : "?"));
     }
     lua_settop(co, 0);
-    // Back to the pool for the next run.
-    lua_rawgeti(L_, LUA_REGISTRYINDEX, thread_pool_ref_);
-    lua_pushvalue(L_, -2);
-    lua_rawseti(L_, -2, ++thread_pool_size_);
-    lua_pop(L_, 1);
+    if (reusable && rc == LUA_OK) {  // back to the pool for the next run
+      restore_hook(co);
+      lua_rawgeti(L_, LUA_REGISTRYINDEX, thread_pool_ref_);
+      lua_pushvalue(L_, -2);
+      lua_rawseti(L_, -2, ++thread_pool_size_);
+      lua_pop(L_, 1);
+    }
   }
   lua_pop(L_, 1);
   lua_pushnil(L_);
@@ -368,8 +481,12 @@ void LuaHost::remap_mem(AgentInfo& a, const std::vector<uint32_t>& to_new) {
 void LuaHost::call_on_reload(const LeafDef& hook, const std::string& file) {
   lua_rawgeti(L_, LUA_REGISTRYINDEX, traceback_ref_);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, hook.fn);
-  ++call_serial_;
-  if (lua_pcall(L_, 0, 0, -2) != LUA_OK) {
+  int rc;
+  {
+    CallScope scope(*this, L_);
+    rc = lua_pcall(L_, 0, 0, -2);
+  }
+  if (rc != LUA_OK) {
     ++errors;
     rt_.log(std::string("error: in on_reload of ") + file + ": " + (lua_tostring(L_, -1) ? lua_tostring(L_, -1) : "?"));
     lua_pop(L_, 1);
@@ -470,11 +587,20 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
     lua_settop(L_, top);
     return false;
   }
-  ++call_serial_;
-  // Running a leaf file is guarded by the budget too (an endless loop at load must not hang).
+  // The file's own globals (kept across reloads of the file).
+  push_file_env(L_, path);
+  lua_setupvalue(L_, -2, 1);
+  // Running a leaf file is guarded by the budget too (an endless loop at load must not hang),
+  // and by the watchdog with a longer limit (a file may build big tables once).
   const bool guard = budget_slice_ > 0 && !rt_.options.budget_all_leaves;
-  if (guard) lua_sethook(L_, budget_hook, LUA_MASKCOUNT, budget_slice_);
-  int rc = lua_pcall(L_, 0, 1, top + 1);
+  if (guard) lua_sethook(L_, guard_hook, LUA_MASKCOUNT, budget_slice_);
+  guard_.limit_scale.store(kLoadLimitScale, std::memory_order_relaxed);
+  int rc;
+  {
+    CallScope scope(*this, L_);
+    rc = lua_pcall(L_, 0, 1, top + 1);
+  }
+  guard_.limit_scale.store(1, std::memory_order_relaxed);
   if (guard) lua_sethook(L_, nullptr, 0, 0);
   if (rc != LUA_OK) {
     lua_error(lua_tostring(L_, -1) ? lua_tostring(L_, -1) : "error while running the file");

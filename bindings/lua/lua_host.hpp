@@ -12,6 +12,7 @@
 #include "agent.hpp"
 #include "compiler.hpp"
 #include "leaf_host.hpp"
+#include "lua_guard.hpp"
 #include "thicket/diagnostic.hpp"
 #include "thicket/status.hpp"
 
@@ -76,7 +77,17 @@ class LuaHost {
 
   uint64_t errors = 0;
 
+  // The Lua heap of this state (bytes in use, the cap) and its watchdog guard.
+  const LuaHeap& heap() const { return heap_; }
+
+  // The environment of a leaf file or module: its own globals (copies of the sandbox's
+  // functions and libraries), kept per file across reloads; pushed on the stack.
+  void push_file_env(lua_State* L, const std::string& path);
+  // What require("thicket") gives scripts: a read-only face of the module table.
+  void push_module_face();
+
  private:
+  class CallScope;
   void open_sandbox();
   void open_thicket_module();
   bool pcall(int nargs, int nresults, const CallSite& at, const LeafDef& leaf);
@@ -87,11 +98,19 @@ class LuaHost {
   void push_args(const CallSite& at);
   void push_mem_table(const CallSite& at);
 
-  static void budget_hook(lua_State* L, lua_Debug* ar);
+  // One count hook for both guards: the instruction budget (every budget/8 instructions) and
+  // the watchdog's stop (count 1, installed asynchronously).
+  static void guard_hook(lua_State* L, lua_Debug* ar);
+  static int raise_stop(lua_State* L);
+  void restore_hook(lua_State* L);
+  Status complain_status(int idx, const CallSite& at, const LeafDef& leaf, bool condition);
   static constexpr uint64_t kBudgetSlices = 8;
+  static constexpr uint32_t kLoadLimitScale = 20;  // running a leaf file may take 20 call limits
   static constexpr int kHandlerSlot = 1;  // the message handler stays at this stack slot
 
   RuntimeImpl& rt_;
+  LuaHeap heap_;
+  LuaGuard guard_;
   lua_State* L_ = nullptr;
   int budget_slice_ = 0;      // count-hook interval (0: no budget)
   uint64_t call_serial_ = 0;  // bumped by every leaf call and resume
@@ -104,6 +123,8 @@ class LuaHost {
   int thread_pool_ref_ = -2;  // a Lua array of idle coroutines, reused across task runs
   int thread_pool_size_ = 0;
   int loaded_ref_ = -2;                 // require()'s cache of modules
+  int envs_ref_ = -2;                   // path -> that file's environment
+  int env_maker_ref_ = -2;              // Lua function: base globals -> a fresh environment
   int agent_methods_ref_ = -2;          // LUA_NOREF: plain agent tables
   std::vector<std::string> module_dirs_;   // --trusted: package.path gets these
  public:

@@ -2,6 +2,8 @@
 // objects leaves see (SPEC 6 and 7).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <sstream>
 
@@ -127,6 +129,8 @@ struct LuaApi {
       tried += "\n\tno file '" + p + "'";
       if (!fs::exists(p)) continue;
       if (luaL_loadfilex(L, p.c_str(), "t") != LUA_OK) return -1;
+      h.push_file_env(L, p);  // a module has its own globals too
+      lua_setupvalue(L, -2, 1);
       lua_pushstring(L, name.c_str());
       if (lua_pcall(L, 1, 1, 0) != LUA_OK) return -1;
       if (lua_isnil(L, -1)) {
@@ -140,6 +144,105 @@ struct LuaApi {
     lua_pushfstring(L, "module '%s' not found (modules are found only beside the brain's leaf files):%s", name.c_str(),
                     tried.c_str());
     return -1;
+  }
+
+  // ---- the read-only thicket module: a userdata whose __index is the module table ----
+  // Reading a field the module does not have is an error (thicket.SUCESS would be nil and
+  // the leaf would silently fail); writing any field is an error (one mod must not replace
+  // thicket.tick for every other leaf); rawset() does not take a userdata.
+  static void push_unknown_field(lua_State* L, const char* key) {
+    std::vector<std::string> names;
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+      if (lua_type(L, -2) == LUA_TSTRING) names.push_back(lua_tostring(L, -2));
+      lua_pop(L, 1);
+    }
+    std::sort(names.begin(), names.end());
+    std::string msg = "the thicket module has no field '" + std::string(key) + "'" + did_you_mean(key, names) +
+                      " (fields: " + join_names(names) + "; thicket.has(name) asks without an error)";
+    luaL_where(L, 1);
+    lua_pushstring(L, msg.c_str());
+    lua_concat(L, 2);
+  }
+  static int module_missing(lua_State* L) {  // __index of the module table: (table, key)
+    push_unknown_field(L, luaL_tolstring(L, 2, nullptr));
+    return lua_error(L);
+  }
+  static int module_write(lua_State* L) {
+    luaL_where(L, 1);
+    lua_pushfstring(L, "the thicket module is read-only (cannot set '%s'); keep your own values in a local table "
+                       "or on the agent",
+                    luaL_tolstring(L, 2, nullptr));
+    lua_remove(L, -2);
+    lua_concat(L, 2);
+    return lua_error(L);
+  }
+  static int module_pairs(lua_State* L) {  // pairs(thicket) walks the module table
+    lua_getglobal(L, "next");
+    if (lua_isnil(L, -1)) {
+      lua_pop(L, 1);
+      lua_pushcfunction(L, [](lua_State* L2) {
+        lua_settop(L2, 2);
+        return lua_next(L2, 1) ? 2 : (lua_pushnil(L2), 1);
+      });
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_pushnil(L);
+    return 3;
+  }
+  static int module_has(lua_State* L) {  // thicket.has(name): whether the module has the field
+    luaL_checkstring(L, 1);
+    lua_pushvalue(L, 1);
+    lua_pushboolean(L, lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL);
+    return 1;
+  }
+
+  // ---- sandbox pieces ----
+  // The message handler of every protected call: a C function, so no count hook fires in it
+  // (a stopped call's hook keeps firing in Lua code until the call ends).
+  static int traceback(lua_State* L) {
+    const char* msg = lua_tostring(L, 1);
+    if (!msg) msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    luaL_traceback(L, L, msg, 1);
+    return 1;
+  }
+  // coroutine.resume that tells the watchdog which Lua thread runs (a leaf's own coroutine
+  // that loops for ever is stopped too); otherwise the standard one.
+  static int co_resume(lua_State* L) {
+    LuaHost& h = host(L);
+    lua_State* co = lua_tothread(L, 1);
+    luaL_argexpected(L, co, 1, "coroutine");
+    int narg = lua_gettop(L) - 1;
+    if (lua_status(co) == LUA_OK && lua_gettop(co) == 0) {
+      lua_pushboolean(L, 0);
+      lua_pushliteral(L, "cannot resume dead coroutine");
+      return 2;
+    }
+    if (!lua_checkstack(co, narg)) {
+      lua_pushboolean(L, 0);
+      lua_pushliteral(L, "too many arguments to resume");
+      return 2;
+    }
+    lua_xmove(L, co, narg);
+    lua_State* outer = h.guard_.running.load(std::memory_order_relaxed);
+    if (outer) h.guard_.running.store(co, std::memory_order_release);
+    int nres = 0;
+    int status = lua_resume(co, L, narg, &nres);
+    if (outer) h.guard_.running.store(outer, std::memory_order_release);
+    if (status == LUA_OK || status == LUA_YIELD) {
+      if (!lua_checkstack(L, nres + 1)) {
+        lua_pop(co, nres);
+        lua_pushboolean(L, 0);
+        lua_pushliteral(L, "too many results to resume");
+        return 2;
+      }
+      lua_pushboolean(L, 1);
+      lua_xmove(co, L, nres);
+      return nres + 1;
+    }
+    lua_pushboolean(L, 0);
+    lua_xmove(co, L, 1);  // the error object
+    return 2;
   }
 
   // ---- blackboard objects: agent.bb.key reads and writes, typed (SPEC 6) ----
@@ -272,12 +375,21 @@ end
 )LUA";
 
 LuaHost::LuaHost(RuntimeImpl& rt) : rt_(rt) {
-  L_ = luaL_newstate();
-  *static_cast<LuaHost**>(lua_getextraspace(L_)) = this;  // threads inherit it: the budget hook finds us
+  heap_.cap = rt.options.lua_memory_limit;
+  heap_.guard = &guard_;
+  L_ = lua_newstate(lua_heap_alloc, &heap_);
+  lua_atpanic(L_, [](lua_State* L) {
+    std::fprintf(stderr, "thicket: unprotected Lua error: %s\n", lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
+    return 0;  // Lua aborts
+  });
+  *static_cast<LuaHost**>(lua_getextraspace(L_)) = this;  // threads inherit it: the hooks find us
+  guard_.timeout = rt.options.leaf_timeout;
+  guard_.hook = guard_hook;
+  watch_lua(&guard_);
   if (rt.options.instruction_budget > 0) {
     uint64_t slice = std::max<uint64_t>(1000, rt.options.instruction_budget / kBudgetSlices);
     budget_slice_ = static_cast<int>(std::min<uint64_t>(slice, INT32_MAX));
-    if (rt.options.budget_all_leaves) lua_sethook(L_, budget_hook, LUA_MASKCOUNT, budget_slice_);
+    if (rt.options.budget_all_leaves) lua_sethook(L_, guard_hook, LUA_MASKCOUNT, budget_slice_);
   }
   load_rng_ = Rng::seeded(rt.options.seed, 0);
   open_sandbox();
@@ -311,8 +423,10 @@ void LuaHost::open_sandbox() {
       lua_setglobal(L_, name);
     }
     // load() of text only: binary chunks can break the sandbox.
-    luaL_dostring(L_, "local load = load; _G.load = function(chunk, name, mode, env) "
-                      "return load(chunk, name, 't', env) end; string.dump = nil");
+    static const char kLoadText[] = "local load = load; _G.load = function(chunk, name, mode, env) "
+                                   "return load(chunk, name, 't', env) end; string.dump = nil";
+    luaL_loadbuffer(L_, kLoadText, sizeof kLoadText - 1, "=(thicket)");
+    lua_call(L_, 0, 0);
     // os: only the clocks.
     luaL_requiref(L_, "__os", luaopen_os, 0);
     lua_newtable(L_);
@@ -323,16 +437,90 @@ void LuaHost::open_sandbox() {
     lua_setglobal(L_, "os");
     lua_pop(L_, 1);
   }
-  // The message handler of every protected call keeps its own debug.traceback, so the
-  // sandbox needs no `debug` library and scripts cannot replace the handler's.
-  luaL_requiref(L_, "__debug", luaopen_debug, 0);
-  lua_getfield(L_, -1, "traceback");
-  luaL_loadstring(L_, "local traceback = ...; return function(m) if type(m) ~= 'string' then "
-                      "m = '(error object is a ' .. type(m) .. ' value)' end return traceback(m, 2) end");
-  lua_insert(L_, -2);
-  lua_call(L_, 1, 1);
+  // The message handler of every protected call (C: scripts cannot replace it).
+  lua_pushcfunction(L_, LuaApi::traceback);
   traceback_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  // Shared metatables are not the scripts': getmetatable("") gives a placeholder, so no leaf
+  // can take string methods away from every other leaf.
+  lua_pushliteral(L_, "");
+  lua_getmetatable(L_, -1);
+  lua_pushliteral(L_, "protected: the string metatable is shared by every script");
+  lua_setfield(L_, -2, "__metatable");
+  lua_pop(L_, 2);
+  // coroutine.resume (and wrap, built on it) tell the watchdog which coroutine runs.
+  lua_getglobal(L_, "coroutine");
+  lua_pushlightuserdata(L_, this);
+  lua_pushcclosure(L_, LuaApi::co_resume, 1);
+  lua_setfield(L_, -2, "resume");
   lua_pop(L_, 1);
+  static const char kSandboxLua[] = R"LUA(
+local create, resume, close, error, type, rawget, setmt, select = ...
+-- coroutine.wrap on the guarded resume; errors pass through as the standard wrap's do.
+coroutine.wrap = function(fn)
+  local co = create(fn)
+  local function finish(ok, ...)
+    if ok then return ... end
+    local err = ...
+    close(co)
+    error(err, 0)
+  end
+  return function(...) return finish(resume(co, ...)) end
+end
+-- Finalizers run at unpredictable times, outside any leaf call: scripts may not set them.
+setmetatable = function(t, mt)
+  if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
+    error("__gc metamethods are not allowed in leaf scripts (they would run outside any leaf call)", 2)
+  end
+  return setmt(t, mt)
+end
+-- A fresh environment for one leaf file: its own globals, its own copies of the libraries.
+local pairs, next = pairs, next
+local libraries = { string = true, table = true, math = true, utf8 = true, coroutine = true, os = true }
+local base = _G
+local base_load = base.load
+return function()
+  local env = {}
+  for k, v in next, base do
+    if libraries[k] and type(v) == "table" then
+      local copy = {}
+      for name, fn in next, v do copy[name] = fn end
+      env[k] = copy
+    else
+      env[k] = v
+    end
+  end
+  env._G = env
+  env.load = function(chunk, name, mode, e) return base_load(chunk, name, mode, e or env) end
+  return env
+end
+)LUA";
+  luaL_loadbuffer(L_, kSandboxLua, sizeof kSandboxLua - 1, "=(thicket)");
+  lua_getglobal(L_, "coroutine");
+  lua_getfield(L_, -1, "create");
+  lua_getfield(L_, -2, "resume");
+  lua_getfield(L_, -3, "close");
+  lua_remove(L_, -4);
+  lua_getglobal(L_, "error");
+  lua_getglobal(L_, "type");
+  lua_getglobal(L_, "rawget");
+  lua_getglobal(L_, "setmetatable");
+  lua_getglobal(L_, "select");
+  lua_call(L_, 8, 1);
+  env_maker_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  lua_newtable(L_);
+  envs_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+}
+
+void LuaHost::push_file_env(lua_State* L, const std::string& path) {
+  lua_rawgeti(L, LUA_REGISTRYINDEX, envs_ref_);
+  if (lua_getfield(L, -1, path.c_str()) == LUA_TNIL) {
+    lua_pop(L, 1);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, env_maker_ref_);
+    lua_call(L, 0, 1);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, path.c_str());
+  }
+  lua_remove(L, -2);
 }
 
 void LuaHost::open_thicket_module() {
@@ -349,6 +537,9 @@ void LuaHost::open_thicket_module() {
   lua_pushstring(L_, "running");
   lua_setfield(L_, -2, "RUNNING");
   lua_pushvalue(L_, -1);
+  lua_pushcclosure(L_, LuaApi::module_has, 1);
+  lua_setfield(L_, -2, "has");
+  lua_pushvalue(L_, -1);
   thicket_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   // Tasks are recognised by this metatable.
   lua_newtable(L_);
@@ -356,7 +547,7 @@ void LuaHost::open_thicket_module() {
   lua_setfield(L_, -2, "__name");
   task_meta_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   // wait and defer, in Lua.
-  luaL_loadstring(L_, kThicketLua);
+  luaL_loadbuffer(L_, kThicketLua, std::strlen(kThicketLua), "=(thicket)");
   lua_pushvalue(L_, -2);
   lua_getglobal(L_, "coroutine");
   lua_getfield(L_, -1, "yield");
@@ -373,22 +564,51 @@ void LuaHost::open_thicket_module() {
   lua_pop(L_, 1);
   // require: package.loaded-like cache holding the module.
   lua_newtable(L_);
-  lua_pushvalue(L_, -2);
+  push_module_face();
   lua_setfield(L_, -2, "thicket");
   loaded_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   if (rt_.options.trusted) {
     // Trusted scripts keep the standard package library; thicket is preloaded.
     lua_getglobal(L_, "package");
     lua_getfield(L_, -1, "loaded");
-    lua_pushvalue(L_, -3);
-    lua_setfield(L_, -2, "thicket");
-    lua_pop(L_, 2);
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, loaded_ref_);
+    lua_getfield(L_, -1, "thicket");
+    lua_setfield(L_, -3, "thicket");
+    lua_pop(L_, 3);
   } else {
     lua_pushlightuserdata(L_, this);
     lua_pushcclosure(L_, LuaApi::require, 1);
     lua_setglobal(L_, "require");
   }
-  lua_pop(L_, 1);  // the module
+  lua_pop(L_, 1);  // the module table
+}
+
+// What scripts get from require("thicket"): a read-only face of the module table.
+void LuaHost::push_module_face() {
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, thicket_ref_);
+  if (lua_getmetatable(L_, -1) == 0) {  // first time: unknown fields become errors
+    lua_newtable(L_);
+    lua_pushcfunction(L_, LuaApi::module_missing);
+    lua_setfield(L_, -2, "__index");
+    lua_setmetatable(L_, -2);
+  } else {
+    lua_pop(L_, 1);
+  }
+  lua_newuserdatauv(L_, 0, 0);
+  lua_newtable(L_);
+  lua_pushvalue(L_, -3);
+  lua_setfield(L_, -2, "__index");
+  lua_pushcfunction(L_, LuaApi::module_write);
+  lua_setfield(L_, -2, "__newindex");
+  lua_pushvalue(L_, -3);
+  lua_pushcclosure(L_, LuaApi::module_pairs, 1);
+  lua_setfield(L_, -2, "__pairs");
+  lua_pushliteral(L_, "thicket module");
+  lua_setfield(L_, -2, "__name");
+  lua_pushliteral(L_, "protected: the thicket module is read-only");
+  lua_setfield(L_, -2, "__metatable");
+  lua_setmetatable(L_, -2);
+  lua_remove(L_, -2);
 }
 
 void LuaHost::allow_module_dir(const std::string& dir) {

@@ -37,6 +37,9 @@ const char* kUsage =
     "                        [--trace OUT.jsonl] [--log FILE] [--explain] [--strict] [--quiet] [--trusted]\n"
     "                        [--budget N]   Lua instructions a task may run per resume (default 10000000; 0 = off)\n"
     "                        [--budget-all] the budget guards plain function leaves too (slower Lua)\n"
+    "                        [--leaf-timeout S] seconds one Lua call may run before it is stopped\n"
+    "                                           (default 0.05; 0 = no limit)\n"
+    "                        [--lua-memory MB]  cap of each Lua heap (default 512; 0 = no cap)\n"
     "       thicket run SCENARIO [--threads K] [--runs N] [--out FILE.csv|FILE.jsonl] [--record FILE.jsonl]\n"
     "                            [--ticks T] [--dt S] [--seed S] [--log FILE] [--quiet] [--trusted] [--budget N]\n"
     "       thicket check FILE...\n"
@@ -44,12 +47,23 @@ const char* kUsage =
     "       thicket dump FILE\n";
 
 volatile std::sig_atomic_t g_interrupted = 0;
-void on_sigint(int) { g_interrupted = 1; }
+// Ctrl-C: the run stops after the current tick, with its summary; a Lua call in progress is
+// stopped where it is (an endless loop cannot hold the run). A second Ctrl-C ends at once.
+void on_sigint(int) {
+  if (g_interrupted) {
+    std::signal(SIGINT, SIG_DFL);
+    std::raise(SIGINT);
+    return;
+  }
+  g_interrupted = 1;
+  interrupt_scripts();
+}
 
 struct Options {
   std::string command;
   std::vector<std::string> files;
-  uint64_t agents = 1, ticks = 10, seed = 1, budget = 10'000'000, threads = 0, runs = 1;
+  uint64_t agents = 1, ticks = 10, seed = 1, budget = 10'000'000, threads = 0, runs = 1, lua_memory_mb = 512;
+  double leaf_timeout = 0.05;
   bool ticks_set = false, dt_set = false, seed_set = false, agents_set = false;
   std::string out, record;
   double dt = 0.1;
@@ -80,7 +94,8 @@ int parse_args(int argc, char** argv, Options& o) {
     return usage_error("unknown command '" + o.command + "' (commands: run, check, dot, dump)");
   std::map<std::string, int> valued = {{"--agents", 0}, {"--ticks", 0}, {"--dt", 0},
                                        {"--seed", 0},   {"--trace", 0}, {"--log", 0}, {"--budget", 0},
-                                       {"--threads", 0}, {"--runs", 0},  {"--out", 0}, {"--record", 0}};
+                                       {"--threads", 0}, {"--runs", 0},  {"--out", 0}, {"--record", 0},
+                                       {"--leaf-timeout", 0}, {"--lua-memory", 0}};
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--", 0) != 0) {
@@ -112,6 +127,14 @@ int parse_args(int argc, char** argv, Options& o) {
       }
       if (a == "--budget" && !parse_uint(value, o.budget))
         return usage_error("--budget needs a whole number of Lua instructions (0 = no budget), got '" + value + "'");
+      if (a == "--leaf-timeout") {
+        char* end = nullptr;
+        o.leaf_timeout = std::strtod(value.c_str(), &end);
+        if (value.empty() || *end || !(o.leaf_timeout >= 0) || o.leaf_timeout > 1e6)
+          return usage_error("--leaf-timeout needs a number of seconds >= 0 (0 = no limit), got '" + value + "'");
+      }
+      if (a == "--lua-memory" && (!parse_uint(value, o.lua_memory_mb) || o.lua_memory_mb > (uint64_t(1) << 30)))
+        return usage_error("--lua-memory needs a whole number of MiB (0 = no cap), got '" + value + "'");
       if (a == "--threads" && (!parse_uint(value, o.threads) || o.threads == 0 || o.threads > 256))
         return usage_error("--threads needs a whole number from 1 to 256, got '" + value + "'");
       if (a == "--runs" && (!parse_uint(value, o.runs) || o.runs == 0))
@@ -295,6 +318,8 @@ int cmd_scenario(const Options& o) {
   so.trusted = o.trusted;
   so.instruction_budget = o.budget;
   so.budget_all_leaves = o.budget_all;
+  so.leaf_timeout = o.leaf_timeout;
+  so.lua_memory_limit = static_cast<size_t>(o.lua_memory_mb) << 20;
   so.log = [&](const std::string& line) {
     if (log_file.is_open()) log_file << line << "\n";
     else std::cerr << line << "\n";
@@ -406,6 +431,8 @@ int cmd_run(const Options& o) {
   ro.trusted = o.trusted;
   ro.instruction_budget = o.budget;
   ro.budget_all_leaves = o.budget_all;
+  ro.leaf_timeout = o.leaf_timeout;
+  ro.lua_memory_limit = static_cast<size_t>(o.lua_memory_mb) << 20;
   ro.log = [&](const std::string& line) {
     if (log_file.is_open()) log_file << line << "\n";
     else std::cerr << line << "\n";

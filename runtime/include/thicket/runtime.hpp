@@ -74,9 +74,22 @@ struct RuntimeOptions {
   // budget_all_leaves is set (`thicket run --budget-all`); tasks always are.
   uint64_t instruction_budget = 10'000'000;
   bool budget_all_leaves = false;
+  // Seconds one Lua call (a leaf, a task resume, on_reload) may run before a watchdog thread
+  // stops it with an error (0 = no limit). Costs nothing per Lua instruction. Loading a leaf
+  // file may take 20 times as long.
+  double leaf_timeout = 0.05;
+  // Bytes the Lua heap of this runtime may hold (0 = no cap): past it, the allocation in a
+  // leaf fails with an error and the run goes on.
+  size_t lua_memory_limit = size_t(512) << 20;
   // Where the run's log goes (log decorators, thicket.log, script errors, reloads).
   std::function<void(const std::string&)> log;
 };
+
+// Stops every Lua call in progress or to come, in every runtime of the process, with an
+// error ("stopped: the run was interrupted"); for Ctrl-C (async-signal-safe). Lasts until
+// resume_scripts().
+void interrupt_scripts();
+void resume_scripts();
 
 // One trace record per agent tick (SPEC 9 --trace) and abort explanations (--explain).
 struct TraceEvent {

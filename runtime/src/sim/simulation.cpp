@@ -53,6 +53,8 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
     ro.trusted = options.trusted;
     ro.instruction_budget = options.instruction_budget;
     ro.budget_all_leaves = options.budget_all_leaves;
+    ro.leaf_timeout = options.leaf_timeout;
+    ro.lua_memory_limit = options.lua_memory_limit;
     Impl* sim = impl.get();
     ro.log = [sim](const std::string& line) { sim->log(line); };
     worker->rt = std::make_unique<Runtime>(ro);

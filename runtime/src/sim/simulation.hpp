@@ -25,6 +25,8 @@ struct SimOptions {
   bool trusted = false;
   uint64_t instruction_budget = 10'000'000;
   bool budget_all_leaves = false;
+  double leaf_timeout = 0.05;                // RuntimeOptions::leaf_timeout of every worker
+  size_t lua_memory_limit = size_t(512) << 20;  // per worker's Lua state
   std::function<void(const std::string&)> log;  // the run's log (thread-safe: called under a lock)
   std::ostream* record = nullptr;            // --record: positions and statuses per tick, JSONL
 };

@@ -1,0 +1,151 @@
+// The watchdog thread and the capped Lua allocator (see lua_guard.hpp).
+#include "lua_guard.hpp"
+
+#include "thicket/runtime.hpp"
+
+#include <csignal>
+#include <cstdlib>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace thicket {
+
+thread_local LuaGuard* tl_running_guard = nullptr;
+
+namespace {
+
+// SIGURG is ignored by default and rarely used by programs (Go's runtime preempts with it too).
+constexpr int kGuardSignal = SIGURG;
+constexpr auto kPollPeriod = std::chrono::milliseconds(5);
+
+std::atomic<bool> g_stop{false};
+struct sigaction g_previous_action;
+
+// Runs on the thread executing Lua: hooks the running Lua thread if the call the watchdog
+// marked is still the one in progress (otherwise the call ended meanwhile: nothing to do).
+void on_guard_signal(int sig, siginfo_t* info, void* context) {
+  LuaGuard* g = tl_running_guard;
+  if (g) {
+    uint64_t want = g->interrupt_serial.load(std::memory_order_acquire);
+    lua_State* running = g->running.load(std::memory_order_relaxed);
+    if (running && want != 0 && want == g->serial.load(std::memory_order_relaxed))
+      lua_sethook(running, g->hook, LUA_MASKCOUNT, 1);
+  }
+  // Someone else's SIGURG handler keeps working.
+  if (g_previous_action.sa_flags & SA_SIGINFO) {
+    if (g_previous_action.sa_sigaction) g_previous_action.sa_sigaction(sig, info, context);
+  } else if (g_previous_action.sa_handler != SIG_DFL && g_previous_action.sa_handler != SIG_IGN &&
+             g_previous_action.sa_handler != nullptr) {
+    g_previous_action.sa_handler(sig);
+  }
+}
+
+class Watchdog {
+ public:
+  Watchdog() {
+    struct sigaction sa {};
+    sa.sa_sigaction = on_guard_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(kGuardSignal, &sa, &g_previous_action);
+    std::thread([this] { loop(); }).detach();
+  }
+  void add(LuaGuard* g) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    guards_.push_back(g);
+    wake_.notify_one();
+  }
+  void remove(LuaGuard* g) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = 0; i < guards_.size(); ++i)
+      if (guards_[i] == g) {
+        guards_[i] = guards_.back();
+        guards_.pop_back();
+        return;
+      }
+  }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      // Sleeps while no Lua state exists; then looks every few milliseconds.
+      wake_.wait(lock, [this] { return !guards_.empty(); });
+      wake_.wait_for(lock, kPollPeriod);
+      const auto now = std::chrono::steady_clock::now();
+      const bool stop = g_stop.load(std::memory_order_relaxed);
+      for (LuaGuard* g : guards_) check(*g, now, stop);
+    }
+  }
+  static void check(LuaGuard& g, std::chrono::steady_clock::time_point now, bool stop) {
+    lua_State* running = g.running.load(std::memory_order_acquire);
+    uint64_t serial = g.serial.load(std::memory_order_acquire);
+    if (!running) {
+      g.seen_serial = 0;
+      return;
+    }
+    if (serial != g.seen_serial) {  // a call the watchdog has not seen yet: its clock starts
+      g.seen_serial = serial;
+      g.seen_at = now;
+      if (!stop) return;
+    }
+    double limit = g.timeout * g.limit_scale.load(std::memory_order_relaxed);
+    bool overdue = g.timeout > 0 && std::chrono::duration<double>(now - g.seen_at).count() >= limit;
+    if (!stop && !overdue) return;
+    // Marked, then signalled (again on every look while it still runs: a call that caught the
+    // error with pcall, or moved into a coroutine of its own, is hooked again).
+    g.interrupt_serial.store(serial, std::memory_order_release);
+    pthread_kill(g.os_thread.load(std::memory_order_relaxed), kGuardSignal);
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::vector<LuaGuard*> guards_;
+};
+
+Watchdog& watchdog() {
+  static Watchdog* dog = new Watchdog();  // never destroyed: its thread may outlive main's statics
+  return *dog;
+}
+
+}  // namespace
+
+void watch_lua(LuaGuard* guard) { watchdog().add(guard); }
+void unwatch_lua(LuaGuard* guard) { watchdog().remove(guard); }
+
+void interrupt_scripts() { request_lua_stop(); }
+void resume_scripts() { clear_lua_stop(); }
+
+void request_lua_stop() { g_stop.store(true, std::memory_order_relaxed); }
+void clear_lua_stop() { g_stop.store(false, std::memory_order_relaxed); }
+bool lua_stop_requested() { return g_stop.load(std::memory_order_relaxed); }
+
+void* lua_heap_alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
+  auto* heap = static_cast<LuaHeap*>(ud);
+  const size_t old = ptr ? osize : 0;  // without a block, osize tells the kind of object
+  if (nsize == 0) {
+    std::free(ptr);
+    heap->used -= old;
+    return nullptr;
+  }
+  if (nsize > old && heap->cap != 0 && heap->guard && heap->guard->running.load(std::memory_order_relaxed)) {
+    // Past the cap, the call's allocation fails. Lua then collects garbage and tries again:
+    // that retry, and every later growth in the same call, fails at once too (a heap held at
+    // its cap would otherwise run a full collection per allocation).
+    const uint64_t call = heap->guard->serial.load(std::memory_order_relaxed);
+    if (heap->used - old + nsize > heap->cap || (heap->refused && heap->refused_call == call)) {
+      heap->refused = true;
+      heap->refused_call = call;
+      return nullptr;
+    }
+  }
+  void* block = std::realloc(ptr, nsize);
+  if (!block) return nullptr;
+  heap->used = heap->used - old + nsize;
+  if (heap->used > heap->peak) heap->peak = heap->used;
+  return block;
+}
+
+}  // namespace thicket

@@ -1,0 +1,62 @@
+// Keeps a modder's script from hanging or starving the host: a watchdog thread that stops a
+// Lua call running past its time limit (or every call, once the run is interrupted), and a
+// capped allocator per Lua state.
+//
+// How a call is stopped: the watchdog sees the same call in progress for longer than the
+// limit, marks it, and sends a signal to the OS thread running it; the signal handler, on
+// that thread, installs a count hook on the running Lua thread with lua_sethook (the one Lua
+// function that may be called asynchronously). The hook raises an error in the call. Between
+// calls nothing is hooked, so the guard costs a few plain stores per call.
+#pragma once
+#include <lua.hpp>
+#include <pthread.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+
+namespace thicket {
+
+// What the watchdog sees of one Lua state; one per LuaHost, registered while it lives.
+struct LuaGuard {
+  // Written by the thread running Lua, read by the watchdog and the signal handler.
+  std::atomic<lua_State*> running{nullptr};   // the Lua thread running now; null between calls
+  std::atomic<uint64_t> serial{0};            // the call in progress (bumped by every call)
+  std::atomic<uint64_t> interrupt_serial{0};  // the call asked to stop (0: none)
+  std::atomic<pthread_t> os_thread{};         // the OS thread of the outermost call
+  std::atomic<uint32_t> limit_scale{1};       // loading a file may take this many limits
+  double timeout = 0.05;                      // seconds a call may run; 0: no limit (Ctrl-C still stops)
+  lua_Hook hook = nullptr;                    // installed with count 1 to stop the call
+  // The watchdog's own bookkeeping.
+  uint64_t seen_serial = 0;
+  std::chrono::steady_clock::time_point seen_at{};
+};
+
+// The guard of the call running on this OS thread (the signal handler reads it).
+extern thread_local LuaGuard* tl_running_guard;
+
+// Registers a guard with the watchdog (starting it on first use) / removes it.
+void watch_lua(LuaGuard* guard);
+void unwatch_lua(LuaGuard* guard);
+
+// Ctrl-C: every Lua call in progress or to come is stopped until cleared. Safe to call from a
+// signal handler.
+void request_lua_stop();
+void clear_lua_stop();
+bool lua_stop_requested();
+
+// A Lua allocator with a cap: past `cap` bytes an allocation made while a guarded call runs
+// fails (Lua raises "not enough memory" in the call); the engine's own allocations between
+// calls always succeed, so Lua never panics outside a protected call.
+struct LuaHeap {
+  size_t used = 0;
+  size_t cap = 0;  // 0: no cap
+  size_t peak = 0;
+  bool refused = false;  // an allocation was refused since the last check
+  uint64_t refused_call = 0;  // in this call (LuaGuard::serial)
+  const LuaGuard* guard = nullptr;
+};
+void* lua_heap_alloc(void* ud, void* ptr, size_t osize, size_t nsize);
+
+}  // namespace thicket
