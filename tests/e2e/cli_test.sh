@@ -18,13 +18,13 @@ grep -q "error:" "$dir/err" && bad "stderr should not carry the log with --log" 
 grep -q "^thicket: root status" "$dir/err" && ok || bad "the summary should stay on stderr"
 
 # --trace: one JSON object per agent per tick, with the running nodes in depth-first order.
-"$thicket" run "$cases/spec_seed000_guard/seed000_guard.yaml" --ticks 3 --dt 0.5 --agents 2 --trace "$dir/t.jsonl" >/dev/null 2>&1
+"$thicket" run "$here/../spec_examples/seed000_guard.yaml" --ticks 3 --dt 0.5 --agents 2 --trace "$dir/t.jsonl" >/dev/null 2>&1
 [[ $(wc -l < "$dir/t.jsonl") == 6 ]] && ok || bad "trace should have 6 lines (2 agents x 3 ticks)"
 grep -qx '{"tick":1,"agent":1,"status":"running","running":\["root","root/1"\]}' "$dir/t.jsonl" && ok || bad "tick 1 trace line: $(head -1 "$dir/t.jsonl")"
 grep -qx '{"tick":3,"agent":2,"status":"running","running":\["root","root/0","root/0/1","root/0/1/1","root/0/1/1/1"\]}' "$dir/t.jsonl" && ok || bad "tick 3 trace line: $(tail -1 "$dir/t.jsonl")"
 
 # dot of a tree: one graph node per tree node, one edge per parent-child pair.
-"$thicket" dot "$cases/spec_seed000_guard/seed000_guard.yaml" > "$dir/g.dot"
+"$thicket" dot "$here/../spec_examples/seed000_guard.yaml" > "$dir/g.dot"
 [[ $(grep -c '^  n[0-9]* \[label=' "$dir/g.dot") == 11 ]] && ok || bad "dot should have 11 nodes"
 [[ $(grep -c ' -> ' "$dir/g.dot") == 10 ]] && ok || bad "dot should have 10 edges"
 head -1 "$dir/g.dot" | grep -q '^digraph "seed000_guard" {' && ok || bad "dot header"
