@@ -7,15 +7,15 @@ cd "$(dirname "$0")"
 tools/install_deps.sh
 tools/build.sh build Release
 echo
-echo "== Seed 000's guard: 10,000 agents, 60 s of sim time (agent 1 tells its story) =="
+echo "== The guard tree (BehaviorTreeBuilder design): 10,000 agents, 60 s of sim time (agent 1 tells its story) =="
 build/thicket run scripts/examples/guard/guard.yaml --agents 10000 --ticks 600 --dt 0.1
 echo
-echo "== Seed 002's minion, a behavior machine: 2,000 agents, 60 s (agent 1 tells its story) =="
+echo "== The minion, a behavior machine: 2,000 agents, 60 s (agent 1 tells its story) =="
 build/thicket run scripts/examples/minion/minion.yaml --agents 2000 --ticks 600 --dt 0.1
 echo
 echo "== The arena scenario: 240 minions guard two posts against 400 wandering players, in a 2D world =="
 build/thicket run scripts/examples/arena/arena.yaml --runs 3 --out build/arena.csv
 echo "(one row per run in build/arena.csv)"
 echo
-echo "== Seed 003's flock: 1,000 boids avoiding obstacles =="
+echo "== The flock (steering and perception toolkit): 1,000 boids avoiding obstacles =="
 build/thicket run scripts/examples/flock/flock.yaml

@@ -1,4 +1,4 @@
-// Seed 003's NPC as a finite state machine built from C++ states alone (no YAML, no Lua):
+// The FSM framework's NPC as a finite state machine built from C++ states alone (no YAML, no Lua):
 // it patrols, chases the player once it sees them, attacks in range, chases again when the player
 // steps out of range and goes back to patrolling when the player is lost.
 //

@@ -1,9 +1,10 @@
-// thicket: run | check | dot | dump (SPEC 9).
+// thicket: run | check | dot | dump | version (SPEC 9).
 //
 // Standard output carries only what Lua prints; the run's log and the summary go to
 // standard error (or --log FILE). Exit: 0 clean, 1 script errors, 2 load failure, 64 usage.
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -32,6 +33,10 @@ namespace {
 
 constexpr int kExitOk = 0, kExitScriptErrors = 1, kExitLoad = 2, kExitUsage = 64;
 
+#ifndef THICKET_VERSION
+#error "THICKET_VERSION must be defined (CMakeLists.txt passes the project's VERSION)"
+#endif
+
 const char* kUsage =
     "usage: thicket run FILE [--agents N] [--ticks T] [--dt S] [--seed S] [--watch]\n"
     "                        [--trace OUT.jsonl] [--log FILE] [--explain] [--strict] [--quiet] [--trusted]\n"
@@ -43,8 +48,9 @@ const char* kUsage =
     "       thicket run SCENARIO [--threads K] [--runs N] [--out FILE.csv|FILE.jsonl] [--record FILE.jsonl]\n"
     "                            [--ticks T] [--dt S] [--seed S] [--log FILE] [--quiet] [--trusted] [--budget N]\n"
     "       thicket check FILE...\n"
-    "       thicket dot FILE\n"
-    "       thicket dump FILE\n";
+    "       thicket dot FILE|SCENARIO\n"
+    "       thicket dump FILE|SCENARIO\n"
+    "       thicket --version\n";
 
 volatile std::sig_atomic_t g_interrupted = 0;
 // Ctrl-C: the run stops after the current tick, with its summary; a Lua call in progress is
@@ -76,6 +82,22 @@ int usage_error(const std::string& message) {
   return kExitUsage;
 }
 
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// An output file's format follows its extension, so any other extension is a usage error
+// rather than a file silently written in the wrong format. A device (/dev/stdout) is accepted.
+std::string output_file_error(const std::string& option, const std::string& value) {
+  if (value.rfind("/dev/", 0) == 0) return {};
+  if (option == "--out") {
+    if (ends_with(value, ".csv") || ends_with(value, ".jsonl")) return {};
+    return "--out writes CSV or JSON lines as its extension says: it needs FILE.csv or FILE.jsonl, got '" + value + "'";
+  }
+  if (ends_with(value, ".jsonl")) return {};
+  return option + " writes JSON lines: it needs FILE.jsonl, got '" + value + "'";
+}
+
 bool parse_uint(const std::string& s, uint64_t& out) {
   if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 18) return false;
   out = std::stoull(s);
@@ -90,8 +112,13 @@ int parse_args(int argc, char** argv, Options& o) {
     std::cout << kUsage;
     return -1;
   }
+  if (o.command == "--version" || o.command == "version") {
+    if (argc > 2) return usage_error("'thicket " + o.command + "' takes no arguments");
+    std::cout << "thicket " << THICKET_VERSION << "\n";
+    return -1;
+  }
   if (o.command != "run" && o.command != "check" && o.command != "dot" && o.command != "dump")
-    return usage_error("unknown command '" + o.command + "' (commands: run, check, dot, dump)");
+    return usage_error("unknown command '" + o.command + "' (commands: run, check, dot, dump, version)");
   std::map<std::string, int> valued = {{"--agents", 0}, {"--ticks", 0}, {"--dt", 0},
                                        {"--seed", 0},   {"--trace", 0}, {"--log", 0}, {"--budget", 0},
                                        {"--threads", 0}, {"--runs", 0},  {"--out", 0}, {"--record", 0},
@@ -139,6 +166,8 @@ int parse_args(int argc, char** argv, Options& o) {
         return usage_error("--threads needs a whole number from 1 to 256, got '" + value + "'");
       if (a == "--runs" && (!parse_uint(value, o.runs) || o.runs == 0))
         return usage_error("--runs needs a whole number >= 1, got '" + value + "'");
+      if (a == "--out" || a == "--trace" || a == "--record")
+        if (std::string why = output_file_error(a, value); !why.empty()) return usage_error(why);
       if (a == "--out") o.out = value;
       if (a == "--record") o.record = value;
       if (a == "--ticks") o.ticks_set = true;
@@ -261,7 +290,10 @@ int cmd_check(const Options& o) {
   return worst;
 }
 
+int cmd_scenario_text(const Options& o);
+
 int cmd_text(const Options& o) {
+  if (is_scenario(o.files[0])) return cmd_scenario_text(o);
   Runtime rt;
   std::vector<Diagnostic> diags;
   auto brain = rt.load_file(o.files[0], diags);
@@ -279,6 +311,118 @@ bool is_scenario(const std::string& path) {
   } catch (const std::exception&) {
     return false;  // the brain loader reports what is wrong with it
   }
+}
+
+// A brain's DOT graph with every node id (n3, s1, start) prefixed, so that several brains can
+// be drawn in one graph; quoted labels are left alone. Returns the body (the lines between
+// `digraph ... {` and `}`, less graph-wide attributes) and sets `entry` to the first node.
+std::string dot_body(const std::string& dot, const std::string& prefix, std::string& entry) {
+  std::istringstream in(dot);
+  std::ostringstream body;
+  std::string line;
+  std::getline(in, line);  // digraph NAME {
+  while (std::getline(in, line)) {
+    if (line == "}" || line.rfind("  rankdir=", 0) == 0) continue;
+    std::string out;
+    bool quoted = false;
+    for (size_t i = 0; i < line.size();) {
+      char c = line[i];
+      if (quoted) {
+        out += c;
+        if (c == '\\' && i + 1 < line.size()) out += line[++i];
+        else if (c == '"') quoted = false;
+        ++i;
+      } else if (c == '"') {
+        quoted = true;
+        out += c;
+        ++i;
+      } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+        size_t j = i;
+        while (j < line.size() && (std::isalnum(static_cast<unsigned char>(line[j])) || line[j] == '_')) ++j;
+        std::string word = line.substr(i, j - i);
+        bool id = word == "start" || (word.size() > 1 && (word[0] == 'n' || word[0] == 's') &&
+                                      word.find_first_not_of("0123456789", 1) == std::string::npos);
+        if (id && entry.empty() && out.find_first_not_of(' ') == std::string::npos) entry = prefix + word;
+        out += id ? prefix + word : word;
+        i = j;
+      } else {
+        out += c;
+        ++i;
+      }
+    }
+    body << out << "\n";
+  }
+  return body.str();
+}
+
+std::string dot_quoted(const std::string& s) {
+  std::string r = "\"";
+  for (char c : s) r += c == '"' ? std::string("\\\"") : std::string(1, c);
+  return r + "\"";
+}
+
+// `thicket dot SCENARIO`: one graph with a node per group (its team and agent count) and a
+// cluster per brain file, holding that brain's own graph; each group points at its brain.
+// `thicket dump SCENARIO`: a header line per group, then its brain's dump (once per brain file).
+int cmd_scenario_text(const Options& o) {
+  std::vector<Diagnostic> diags;
+  auto spec = load_scenario(o.files[0], diags);
+  print_diagnostics(diags);
+  if (!spec) return kExitLoad;
+  Runtime rt;
+  std::vector<std::string> files;  // distinct brain files, in group order
+  std::vector<BrainHandle> brains;
+  std::vector<size_t> brain_of;    // per group, its index in files
+  for (const AgentGroup& g : spec->groups) {
+    size_t k = std::find(files.begin(), files.end(), g.brain) - files.begin();
+    if (k == files.size()) {
+      std::vector<Diagnostic> brain_diags;
+      auto brain = rt.load_file(g.brain, brain_diags);
+      print_diagnostics(brain_diags);
+      if (!brain) return kExitLoad;
+      files.push_back(g.brain);
+      brains.push_back(*brain);
+    }
+    brain_of.push_back(k);
+  }
+  auto describe = [](const AgentGroup& g) {
+    return "team " + g.team + ", " + std::to_string(g.count) + (g.count == 1 ? " agent" : " agents");
+  };
+  if (o.command == "dump") {
+    std::cout << "scenario " << spec->name << ": " << spec->groups.size() << " group(s), " << files.size()
+              << " brain file(s)\n";
+    std::vector<bool> shown(files.size(), false);
+    for (size_t i = 0; i < spec->groups.size(); ++i) {
+      const AgentGroup& g = spec->groups[i];
+      const size_t k = brain_of[i];
+      std::cout << "group " << g.name << " (" << describe(g) << "): brain " << g.brain
+                << (shown[k] ? ", dumped above\n" : "\n");
+      if (!shown[k]) std::cout << rt.dump(brains[k]);
+      shown[k] = true;
+    }
+    return kExitOk;
+  }
+  std::ostringstream out;
+  out << "digraph " << dot_quoted(spec->name) << " {\n  compound=true;\n  node [fontname=\"Helvetica\"];\n";
+  for (size_t i = 0; i < spec->groups.size(); ++i) {
+    const AgentGroup& g = spec->groups[i];
+    out << "  g" << i << " [label=" << dot_quoted(g.name + "\\n" + describe(g)) << ", shape=house, style=filled, fillcolor=lightgrey];\n";
+  }
+  std::vector<std::string> entries(files.size());
+  for (size_t k = 0; k < files.size(); ++k) {
+    out << "  subgraph cluster_b" << k << " {\n    label=" << dot_quoted(files[k]) << ";\n    fontname=\"Helvetica\";\n";
+    std::string body = dot_body(rt.dot(brains[k]), "b" + std::to_string(k) + "_", entries[k]);
+    std::istringstream lines(body);
+    for (std::string line; std::getline(lines, line);) out << "  " << line << "\n";
+    out << "  }\n";
+  }
+  for (size_t i = 0; i < spec->groups.size(); ++i) {
+    const size_t k = brain_of[i];
+    if (!entries[k].empty()) out << "  g" << i << " -> " << entries[k] << " [lhead=cluster_b" << k << "];\n";
+  }
+  out << "}\n";
+  std::cout << out.str();
+  return kExitOk;
 }
 
 std::string csv_escape(const std::string& s) {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# End-to-end checks of CLI outputs that go to files: --log, --trace; and dot of a tree.
+# End-to-end checks of CLI outputs that go to files: --log, --trace; dot of a tree; --version;
+# the extension check of output files; dot and dump of a scenario; the docs name the designs.
 set -u
 thicket=$(realpath "$1")
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,16 +19,78 @@ grep -q "error:" "$dir/err" && bad "stderr should not carry the log with --log" 
 grep -q "^thicket: root status" "$dir/err" && ok || bad "the summary should stay on stderr"
 
 # --trace: one JSON object per agent per tick, with the running nodes in depth-first order.
-"$thicket" run "$cases/spec_seed000_guard/seed000_guard.yaml" --ticks 3 --dt 0.5 --agents 2 --trace "$dir/t.jsonl" >/dev/null 2>&1
+"$thicket" run "$here/../spec_examples/seed000_guard.yaml" --ticks 3 --dt 0.5 --agents 2 --trace "$dir/t.jsonl" >/dev/null 2>&1
 [[ $(wc -l < "$dir/t.jsonl") == 6 ]] && ok || bad "trace should have 6 lines (2 agents x 3 ticks)"
 grep -qx '{"tick":1,"agent":1,"status":"running","running":\["root","root/1"\]}' "$dir/t.jsonl" && ok || bad "tick 1 trace line: $(head -1 "$dir/t.jsonl")"
 grep -qx '{"tick":3,"agent":2,"status":"running","running":\["root","root/0","root/0/1","root/0/1/1","root/0/1/1/1"\]}' "$dir/t.jsonl" && ok || bad "tick 3 trace line: $(tail -1 "$dir/t.jsonl")"
 
 # dot of a tree: one graph node per tree node, one edge per parent-child pair.
-"$thicket" dot "$cases/spec_seed000_guard/seed000_guard.yaml" > "$dir/g.dot"
+"$thicket" dot "$here/../spec_examples/seed000_guard.yaml" > "$dir/g.dot"
 [[ $(grep -c '^  n[0-9]* \[label=' "$dir/g.dot") == 11 ]] && ok || bad "dot should have 11 nodes"
 [[ $(grep -c ' -> ' "$dir/g.dot") == 10 ]] && ok || bad "dot should have 10 edges"
 head -1 "$dir/g.dot" | grep -q '^digraph "seed000_guard" {' && ok || bad "dot header"
+
+root="$here/../.."
+arena="$root/scripts/examples/arena/arena.yaml"
+
+# --version (and `version`): "thicket X.Y.Z", the VERSION of CMakeLists.txt's project(), exit 0.
+want=$(sed -n 's/^project(thicket VERSION \([0-9.]*\) .*/\1/p' "$root/CMakeLists.txt")
+[[ -n "$want" ]] && ok || bad "CMakeLists.txt's project() names no VERSION"
+for cmd in --version version; do
+  got=$("$thicket" $cmd 2>&1)
+  [[ $? == 0 ]] && ok || bad "thicket $cmd should exit 0"
+  [[ "$got" == "thicket $want" ]] && ok || bad "thicket $cmd printed '$got', expected 'thicket $want'"
+done
+
+# Output files: the format follows the extension, so any other extension is a usage error
+# that names the accepted ones, and nothing is written.
+(cd "$dir" && "$thicket" run "$arena" --ticks 1 --out x.txt >/dev/null 2>err)
+[[ $? == 64 ]] && ok || bad "--out x.txt should be a usage error (64)"
+grep -q "^thicket: --out .*FILE.csv or FILE.jsonl, got 'x.txt'" "$dir/err" && ok || bad "--out x.txt message: $(head -1 "$dir/err")"
+[[ ! -e "$dir/x.txt" ]] && ok || bad "--out x.txt should write nothing"
+(cd "$dir" && "$thicket" run "$arena" --ticks 1 --record=rec.csv >/dev/null 2>err)
+[[ $? == 64 ]] && ok || bad "--record rec.csv should be a usage error (64)"
+grep -q "^thicket: --record writes JSON lines: it needs FILE.jsonl, got 'rec.csv'" "$dir/err" && ok || bad "--record message: $(head -1 "$dir/err")"
+(cd "$dir" && "$thicket" run "$root/tests/spec_examples/seed000_guard.yaml" --ticks 1 --trace t.json >/dev/null 2>err)
+[[ $? == 64 ]] && ok || bad "--trace t.json should be a usage error (64)"
+grep -q "^thicket: --trace writes JSON lines: it needs FILE.jsonl, got 't.json'" "$dir/err" && ok || bad "--trace message: $(head -1 "$dir/err")"
+[[ ! -e "$dir/t.json" ]] && ok || bad "--trace t.json should write nothing"
+"$thicket" run "$root/tests/spec_examples/seed000_guard.yaml" --ticks 2 --quiet --trace /dev/stdout 2>/dev/null | grep -q '^{"tick":2,' && ok || bad "--trace /dev/stdout should be accepted"
+
+# dot of a scenario: a node per group, a cluster per brain file holding that brain's graph
+# (ids prefixed per brain), and an edge from each group to its brain's cluster.
+"$thicket" dot "$arena" > "$dir/s.dot" 2>"$dir/err"
+[[ $? == 0 ]] && ok || bad "dot of a scenario should exit 0: $(cat "$dir/err")"
+head -1 "$dir/s.dot" | grep -q '^digraph "arena" {' && ok || bad "scenario dot header: $(head -1 "$dir/s.dot")"
+[[ $(grep -c '^  g[0-9]* \[label="[a-z_]*\\nteam [a-z]*, [0-9]* agents", shape=house' "$dir/s.dot") == 3 ]] && ok || bad "scenario dot should have 3 group nodes"
+[[ $(grep -c '^  subgraph cluster_b[0-9]* {' "$dir/s.dot") == 2 ]] && ok || bad "scenario dot should have 2 brain clusters (2 groups share minion.yaml)"
+[[ $(grep -c '^  g[0-9]* -> b[0-9]*_[a-z0-9]* \[lhead=cluster_b[0-9]*\];' "$dir/s.dot") == 3 ]] && ok || bad "scenario dot should have 3 group -> brain edges"
+for brain in minion player; do
+  "$thicket" dot "$root/scripts/examples/arena/$brain.yaml" > "$dir/$brain.dot"
+  n=$(grep -c '^  [ns][0-9]* \[label=' "$dir/$brain.dot")
+  k=$([[ $brain == minion ]] && echo 0 || echo 1)
+  [[ $(grep -c "^    b${k}_[ns][0-9]* \[label=" "$dir/s.dot") == "$n" ]] && ok || bad "cluster b$k should hold $brain.yaml's $n nodes"
+done
+if command -v dot >/dev/null; then
+  dot -Tsvg "$dir/s.dot" -o "$dir/s.svg" 2>"$dir/err" && ok || bad "graphviz rejects the scenario dot: $(cat "$dir/err")"
+fi
+
+# dump of a scenario: a header per group, each brain file dumped once.
+"$thicket" dump "$arena" > "$dir/s.dump" 2>"$dir/err"
+[[ $? == 0 ]] && ok || bad "dump of a scenario should exit 0: $(cat "$dir/err")"
+[[ $(head -1 "$dir/s.dump") == "scenario arena: 3 group(s), 2 brain file(s)" ]] && ok || bad "scenario dump header: $(head -1 "$dir/s.dump")"
+grep -qx 'group west_post (team minions, 120 agents): brain .*/arena/minion.yaml' "$dir/s.dump" && ok || bad "dump: west_post header"
+grep -qx 'group east_post (team minions, 120 agents): brain .*/arena/minion.yaml, dumped above' "$dir/s.dump" && ok || bad "dump: east_post header"
+grep -qx 'group players (team players, 400 agents): brain .*/arena/player.yaml' "$dir/s.dump" && ok || bad "dump: players header"
+"$thicket" dump "$root/scripts/examples/arena/minion.yaml" > "$dir/minion.dump"
+"$thicket" dump "$root/scripts/examples/arena/player.yaml" > "$dir/player.dump"
+grep -v '^group \|^scenario ' "$dir/s.dump" | cmp -s - <(cat "$dir/minion.dump" "$dir/player.dump") && ok || bad "the scenario dump should hold each brain's own dump"
+
+# The user-facing docs, examples and setup name the designs ("the behavior machine"), not the
+# seed articles' numbers ("seed 002"), which mean nothing to a reader of the project.
+hits=$(grep -rniE 'seeds? ?0{2}[0-3]' "$root/README.md" "$root/docs" "$root/setup.sh" "$root/scripts/examples" \
+  "$root/examples" "$root/schemas" 2>/dev/null)
+[[ -z "$hits" ]] && ok || bad "docs mention seed numbers: $hits"
 
 echo "cli: $pass passed, $fail failed"
 [[ $fail == 0 ]]

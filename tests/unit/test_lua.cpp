@@ -858,10 +858,10 @@ root:
   CHECK(t.marks() == Lines{"from lib 1", "from lib 2"});
 }
 
-TEST_CASE("lua: the shared tree examples, run in-process with their Lua leaves, print exactly their .expected") {
+TEST_CASE("lua: the spec's worked tree examples, run in-process with their Lua leaves, print exactly their .expected") {
   for (const char* name : {"seed000_guard", "seed001_nested_aborts"}) {
     INFO("example ", name);
-    std::string dir = THICKET_SHARED_DIR "/examples/";
+    std::string dir = THICKET_SOURCE_DIR "/tests/spec_examples/";
     std::ifstream in(dir + name + ".expected");
     REQUIRE(in.good());
     std::string expected_out, expected_status, line;

@@ -2,7 +2,7 @@
 // tick by tick. Each test states its tree inline, ticks it with native leaves that write every
 // call to a log in the examples' format (`3 start a`, `3 tick a running`, `3 stop a aborted`,
 // `3 eval c true`), and compares that log and the root's status after each tick (`status K S`,
-// at the end, as in shared/examples/*.expected). Time is the sim clock; randomness a fixed seed.
+// at the end, as in tests/spec_examples/*.expected). Time is the sim clock; randomness a fixed seed.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -190,7 +190,7 @@ root:
                 - action: attack
     - action: patrol
 )");
-  std::string expected = read_text(THICKET_SHARED_DIR "/examples/seed000_guard.expected");
+  std::string expected = read_text(THICKET_SOURCE_DIR "/tests/spec_examples/seed000_guard.expected");
   REQUIRE(!expected.empty());
   CHECK(t.run(12) == expected);
 }
@@ -216,7 +216,7 @@ root:
           - action: patrol
     - action: smoke
 )");
-  std::string expected = read_text(THICKET_SHARED_DIR "/examples/seed001_nested_aborts.expected");
+  std::string expected = read_text(THICKET_SOURCE_DIR "/tests/spec_examples/seed001_nested_aborts.expected");
   REQUIRE(!expected.empty());
   CHECK(t.run(12) == expected);
 }

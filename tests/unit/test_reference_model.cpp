@@ -3,7 +3,7 @@
 // compares every leaf call and the root's status tick by tick.
 //
 // The model is deliberately naive: a tree of structs, a recursive tick, explicit statuses, no
-// event-driven shortcuts. Leaves are scripted like /shared/examples/scripted_leaves.lua (a
+// event-driven shortcuts. Leaves are scripted like tests/spec_examples/scripted_leaves.lua (a
 // condition is true on a fixed set of ticks; an action's n-th tick of a run returns script[n],
 // the last entry repeating), but native C++ for speed. The generated YAML names the leaves `Cond`
 // and `Act` and carries the same `args` as scripted_leaves.lua, so a tree this test prints runs
@@ -173,7 +173,7 @@ size_t count_nodes(const Node& n) {
 }
 
 // ------------------------------------------------------------------------------------------
-// Log lines, in the format of /shared/examples/*.expected
+// Log lines, in the format of tests/spec_examples/*.expected
 
 std::string line_eval(uint64_t k, const std::string& id, bool r) {
   return std::to_string(k) + " eval " + id + (r ? " true" : " false");
@@ -1123,7 +1123,7 @@ std::unique_ptr<Node> make(Kind kind, Abort abort, Kids... kids) {
   return n;
 }
 
-// /shared/examples/seed000_guard.yaml
+// tests/spec_examples/seed000_guard.yaml
 std::unique_ptr<Node> seed000_guard() {
   return make(Kind::ActiveSelector, Abort::None,
               make(Kind::Sequence, Abort::None, cond("see", {3, 4, 5, 6, 7, 8, 9}),
@@ -1133,7 +1133,7 @@ std::unique_ptr<Node> seed000_guard() {
               act("patrol", "R"));
 }
 
-// /shared/examples/seed001_nested_aborts.yaml
+// tests/spec_examples/seed001_nested_aborts.yaml
 std::unique_ptr<Node> seed001_nested_aborts() {
   return make(Kind::Selector, Abort::None,
               make(Kind::Sequence, Abort::LowerPriority,
@@ -1178,7 +1178,7 @@ std::string report(EngineHarness& h, const Node& tree, double dt, const Comparis
 
 }  // namespace
 
-TEST_CASE("reference model reproduces the worked examples of /shared/examples") {
+TEST_CASE("reference model reproduces the worked examples of tests/spec_examples") {
   struct Example {
     const char* name;
     std::unique_ptr<Node> tree;
@@ -1186,7 +1186,7 @@ TEST_CASE("reference model reproduces the worked examples of /shared/examples") 
   Example examples[] = {{"seed000_guard", seed000_guard()}, {"seed001_nested_aborts", seed001_nested_aborts()}};
   for (auto& ex : examples) {
     CAPTURE(ex.name);
-    auto expected = read_lines(std::string(THICKET_SHARED_DIR) + "/examples/" + ex.name + ".expected");
+    auto expected = read_lines(std::string(THICKET_SOURCE_DIR) + "/tests/spec_examples/" + ex.name + ".expected");
     REQUIRE(!expected.empty());
     auto log = run_model(*ex.tree, 12, 0.5);
     // The .expected files list the leaf calls first and the `status K S` lines after them.

@@ -8,7 +8,7 @@
 #include "schema.hpp"
 
 #ifndef THICKET_SOURCE_DIR
-#define THICKET_SOURCE_DIR "/work/main"
+#error "THICKET_SOURCE_DIR (the repository's root) must be defined; CMakeLists.txt does"
 #endif
 
 namespace {

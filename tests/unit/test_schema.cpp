@@ -11,10 +11,7 @@
 #include "schema.hpp"
 
 #ifndef THICKET_SOURCE_DIR
-#define THICKET_SOURCE_DIR "/work/main"
-#endif
-#ifndef THICKET_SHARED_DIR
-#define THICKET_SHARED_DIR "/work/main/../shared"
+#error "THICKET_SOURCE_DIR (the repository's root) must be defined; CMakeLists.txt does"
 #endif
 
 namespace {
@@ -157,7 +154,7 @@ TEST_CASE("schema: each brain schema is self-contained, documented and agrees wi
 }
 
 TEST_CASE("schema: every example brain validates against the schema its top-level key names") {
-  std::vector<fs::path> files = yaml_files_under(fs::path(THICKET_SHARED_DIR) / "examples", false);
+  std::vector<fs::path> files = yaml_files_under(fs::path(THICKET_SOURCE_DIR) / "tests" / "spec_examples", false);
   std::vector<fs::path> ours = yaml_files_under(fs::path(THICKET_SOURCE_DIR) / "scripts" / "examples", true);
   files.insert(files.end(), ours.begin(), ours.end());
   const SchemaSet* set = brain_schemas();
@@ -173,7 +170,7 @@ TEST_CASE("schema: every example brain validates against the schema its top-leve
     CHECK(errors.empty());
     ++brains;
   }
-  CHECK(brains >= 3);  // the three shared examples at least
+  CHECK(brains >= 3);  // the spec's three worked examples at least
 }
 
 TEST_CASE("schema: the spec's own examples validate") {

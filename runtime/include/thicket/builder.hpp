@@ -1,4 +1,4 @@
-// A fluent builder for behavior trees (SPEC 8), in the style of seed 000's BehaviorTreeBuilder:
+// A fluent builder for behavior trees (SPEC 8), in the style of the guard tree's BehaviorTreeBuilder design:
 //
 //   thicket::TreeBuilder b("guard");
 //   b.Blackboard("health", 100.0);

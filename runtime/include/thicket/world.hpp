@@ -1,9 +1,9 @@
 // The 2D world toolkit: vehicles that move under steering forces, the steering behaviours of
-// seed 003 (Reynolds/Buckland), and neighbour queries through a uniform spatial hash.
+// the steering and perception toolkit (Reynolds/Buckland), and neighbour queries through a uniform spatial hash.
 //
 // Units everywhere: metres, seconds, kilograms, radians. A "force" is in newtons (kg·m/s²); the
 // behaviours that steer toward a desired velocity return (desired velocity − current velocity),
-// which the motion step reads as a force, as in seed 003.
+// which the motion step reads as a force, as in the steering toolkit.
 //
 // Nothing here allocates on the tick path once buffers have grown to their working size, nothing
 // throws, nothing reads a clock, and there is no global state: same inputs, bit-identical outputs.
@@ -93,7 +93,7 @@ double distance_to_obstacle(const Obstacle& obstacle, Vec2 p);
 // ---------------------------------------------------------------------------------------------
 // Entities
 
-// A vehicle's physical limits (seed 003's Vehicle: a point mass with a body radius).
+// A vehicle's physical limits (the steering toolkit's Vehicle: a point mass with a body radius).
 struct Vehicle {
   double mass = 1.0;       // kg, > 0
   double max_speed = 1.0;  // m/s, >= 0
@@ -225,7 +225,7 @@ inline constexpr double kHeadOnCosine = -0.95;
 // Seeks where quarry will be: its position + its velocity·T, T = distance /
 // (own max_speed + quarry's speed) seconds (0 if both are 0): the time to meet if both ran
 // straight at each other. When the quarry is ahead and coming head-on (kHeadOnCosine), seeks its
-// current position, since a prediction there only overshoots (seed 003).
+// current position, since a prediction there only overshoots (as in the steering toolkit).
 Vec2 pursuit(const Entity& self, const Entity& quarry);
 
 // Flees where pursuer will be, predicted as in pursuit. panic_distance (m, >= 0, inclusive) is
@@ -361,7 +361,7 @@ class SpatialHash {
   void within_radius(Vec2 centre, double radius, std::vector<EntityId>& out,
                      const QueryFilter& filter = {}, QueryCost* cost = nullptr) const;
 
-  // The radar of seed 003: entities within range (m) of eye whose direction from eye lies within
+  // The radar of the perception toolkit: entities within range (m) of eye whose direction from eye lies within
   // half_angle (radians; >= pi sees all round) of heading (any non-zero vector). An entity at the
   // eye itself counts as seen; one exactly on the cone's edge may fall either way by rounding.
   // Same output contract as within_radius.

@@ -1,4 +1,4 @@
-// Combining steering forces under the vehicle's force limit (seed 003): a weighted truncated
+// Combining steering forces under the vehicle's force limit (as in the steering toolkit): a weighted truncated
 // sum, and Buckland's prioritised accumulation.
 #include "thicket/world.hpp"
 

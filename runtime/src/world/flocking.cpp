@@ -1,4 +1,4 @@
-// The group behaviours of seed 003: separation, alignment, cohesion over a neighbour list.
+// The group behaviours of the steering toolkit: separation, alignment, cohesion over a neighbour list.
 #include "thicket/world.hpp"
 
 namespace thicket::world {

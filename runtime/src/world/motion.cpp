@@ -1,4 +1,4 @@
-// One tick of point-mass motion (seed 003's Vehicle/AILocomotion), with the world's walls.
+// One tick of point-mass motion (the steering toolkit's Vehicle/AILocomotion), with the world's walls.
 #include "thicket/world.hpp"
 
 namespace thicket::world {

@@ -1,4 +1,4 @@
-// Obstacle avoidance (seed 003, after Buckland): a detection box ahead of the entity, and a
+// Obstacle avoidance (as in the steering toolkit, after Buckland): a detection box ahead of the entity, and a
 // sideways push from the nearest obstacle inside it.
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-// Path following (seed 003): seek each waypoint in turn, loop a closed path, arrive at the end
+// Path following (as in the steering toolkit): seek each waypoint in turn, loop a closed path, arrive at the end
 // of an open one.
 #include "thicket/world.hpp"
 

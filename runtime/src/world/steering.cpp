@@ -1,4 +1,4 @@
-// The single-entity steering behaviours of seed 003: seek, flee, arrive, pursuit, evade, wander.
+// The single-entity steering behaviours of the steering toolkit: seek, flee, arrive, pursuit, evade, wander.
 // Each asks for a desired velocity and returns the change needed to get there.
 #include "local_frame.hpp"
 #include "thicket/world.hpp"

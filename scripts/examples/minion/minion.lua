@@ -1,4 +1,4 @@
--- Leaves of the minion example (seed 002): each behavior is a coroutine task.
+-- Leaves of the minion example (a behavior machine): each behavior is a coroutine task.
 -- Agent 1 narrates its story on standard output. The spawn point is (0, 0).
 local thicket = require("thicket")
 local S, F = thicket.SUCCESS, thicket.FAILURE

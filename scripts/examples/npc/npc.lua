@@ -1,4 +1,4 @@
--- Leaves of the NPC example (seed 003's FSM). The player walks toward the NPC, lingers,
+-- Leaves of the NPC example (an FSM after the FSMState/AdvancedFSM framework). The player walks toward the NPC, lingers,
 -- then runs off; the NPC narrates on standard output (agent 1 only).
 local thicket = require("thicket")
 local leaves = {}
