@@ -65,10 +65,28 @@ std::optional<BrainHandle> RuntimeImpl::load(const std::optional<std::string>& t
 
 std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& text, const std::string& path,
                                             std::vector<Diagnostic>& diags, std::vector<LeafDef>& staged,
-                                            BrainKind& kind) {
+                                            BrainKind& kind, std::vector<std::string>* read) {
   size_t first_diag = diags.size();
   auto src = text ? parse_brain_text(*text, path, diags) : parse_brain(path, diags);
+  if (read) read->push_back(path);
   if (!src) return nullptr;
+  if (read) {  // what it read, and the files it names that may not exist yet
+    for (const auto& f : src->files) {
+      read->push_back(f.path);
+      if (!f.doc.IsMap()) continue;
+      for (const char* key : {"leaves", "import"}) {
+        const YAML::Node list = f.doc[key];
+        if (!list || !list.IsSequence()) continue;
+        for (const auto& item : list) {
+          if (!item.IsScalar()) continue;
+          std::filesystem::path named(item.Scalar());
+          if (!named.is_absolute()) named = std::filesystem::path(f.path).parent_path() / named;
+          read->push_back(named.lexically_normal().string());
+        }
+      }
+    }
+    for (const auto& f : src->leaf_files) read->push_back(f);
+  }
   kind = src->kind;
   // Stage the leaf files: nothing is installed until the whole brain compiles.
   bool leaves_ok = true;
