@@ -32,6 +32,36 @@ struct AbortTracer : TraceSink {
     ev.to = e.to;
     rt.trace_sink(ev);
   }
+  void on_transition(const Program& p, const AgentInfo& a, const TransitionEvent& e) override {
+    if (!rt.trace_sink) return;
+    TraceEvent ev;
+    ev.type = TraceEvent::Type::Transition;
+    ev.tick = a.ticks;
+    ev.agent = a.id;
+    ev.brain = p.name;
+    if (e.from != kNoPos) ev.from_name = p.fsm_states[e.from].name;
+    ev.to_name = p.fsm_states[e.to].name;
+    ev.transition = std::string(e.transition);
+    if (e.cause != kNoNode) {
+      ev.cause = p.ids[e.cause];
+      const Node& n = p.nodes[e.cause];  // a reason is an action node: name its leaf
+      ev.cause_label = n.kind == NodeKind::Action ? p.calls[n.a].leaf : p.labels[e.cause];
+    }
+    rt.trace_sink(ev);
+  }
+  void on_switch(const Program& p, const AgentInfo& a, const SwitchEvent& e) override {
+    if (!rt.trace_sink) return;
+    TraceEvent ev;
+    ev.type = TraceEvent::Type::Switch;
+    ev.tick = a.ticks;
+    ev.agent = a.id;
+    ev.brain = p.name;
+    if (e.from != kNoPos && e.from < p.behaviors.size()) ev.from_name = p.behaviors[e.from];
+    if (e.to < p.behaviors.size()) ev.to_name = p.behaviors[e.to];
+    ev.cause = p.ids[e.check];
+    ev.cause_label = p.labels[e.check];
+    rt.trace_sink(ev);
+  }
   RuntimeImpl& rt;
 };
 }  // namespace
