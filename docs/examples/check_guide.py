@@ -9,7 +9,7 @@ Each "$ " line is a shell command, run from the repository root with build/ firs
 to use another folder); the lines after it, up to the next "$ " line, are what it
 prints. Commands run in a pseudo-terminal, so standard output and standard error interleave
 as they do on screen. The summary's wall time and agent-ticks/s change from run to run and
-are not compared.
+are not compared, nor the tick and sim time at the start of a reload notice.
 
     docs/examples/check_guide.py            # compare; exit 1 on any difference
     docs/examples/check_guide.py --fix      # rewrite the transcripts with the real output
@@ -24,6 +24,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 DOCS = os.path.join(ROOT, "docs")
 MARK = "@@check_guide@@"
 WALL = re.compile(r"wall [0-9.]+ s, [0-9]+ agent-ticks/s")
+# Reload notices carry the tick and sim time at which they landed, which follow the wall clock.
+RELOAD_CLOCK = re.compile(r"^t=[0-9.e+-]+ tick [0-9]+: ")
 
 
 def blocks(text):
@@ -115,7 +117,8 @@ def main():
             for (cmd, want), have in zip(cmds, got):
                 new_block.append("$ " + cmd)
                 new_block.extend(have)
-                norm = lambda ls: [WALL.sub("wall W s, N agent-ticks/s", l).rstrip() for l in ls]
+                norm = lambda ls: [RELOAD_CLOCK.sub("t=T tick K: ", WALL.sub("wall W s, N agent-ticks/s", l)).rstrip()
+                                   for l in ls]
                 if norm(want) != norm(have):
                     failures += 1
                     print(f"{name}:{start + 1}: $ {cmd}")

@@ -603,6 +603,28 @@ int cmd_run(const Options& o) {
               << "\",\"running\":[";
         for (size_t k = 0; k < e.running.size(); ++k) trace << (k ? "," : "") << '"' << json_escape(e.running[k]) << '"';
         trace << "]}\n";
+      } else if (e.type == TraceEvent::Type::Transition || e.type == TraceEvent::Type::Switch) {
+        // An fsm changed state, or a machine changed behavior: one line of its own.
+        const bool fsm = e.type == TraceEvent::Type::Transition;
+        auto quoted = [](const std::string& s) { return s.empty() ? std::string("null") : '"' + json_escape(s) + '"'; };
+        if (o.explain) {
+          std::ostringstream why;
+          why << "tick " << e.tick << " agent " << e.agent << ": " << (fsm ? "fsm " : "machine ") << e.brain;
+          if (e.from_name.empty()) why << (fsm ? " starts in " : " starts with ") << e.to_name;
+          else why << (fsm ? " went from " : " switched from ") << e.from_name << " to " << e.to_name;
+          if (fsm && e.cause.empty()) why << " (its initial state)";
+          else if (fsm && !e.transition.empty()) why << " (transition " << e.transition << ", by reason " << e.cause_label << ")";
+          else why << " (" << (fsm ? "when " : "") << e.cause_label << " passed)";
+          ro.log(why.str());
+        }
+        if (trace.is_open()) {
+          trace << "{\"tick\":" << e.tick << ",\"agent\":" << e.agent << (fsm ? ",\"transition\":{\"fsm\":" : ",\"switch\":{\"machine\":")
+                << quoted(e.brain) << ",\"from\":" << quoted(e.from_name) << ",\"to\":" << quoted(e.to_name);
+          if (!fsm) trace << ",\"check\":" << quoted(e.cause);
+          else if (!e.transition.empty()) trace << ",\"by\":" << quoted(e.transition) << ",\"reason\":" << quoted(e.cause);
+          else if (!e.cause.empty()) trace << ",\"when\":" << quoted(e.cause);
+          trace << "}}\n";
+        }
       } else {
         std::ostringstream why;
         why << "tick " << e.tick << " agent " << e.agent << ": " << e.composite << " aborted " << e.aborted << " ("

@@ -129,6 +129,7 @@ class TreeCompiler {
         if (check != kNone && run != kNone) {
           children.push_back(check);
           children.push_back(run);
+          p_.behaviors.push_back(name);
         }
       }
     }

@@ -109,7 +109,10 @@ std::vector<int> depths(const Program& p) {
 
 std::string dump_program(const Program& p) {
   std::ostringstream out;
-  out << "tree " << p.name << ": " << p.nodes.size() << " nodes, " << p.block_size << " bytes per agent ("
+  // The brain's kind, as its file says it: tree, fsm or machine.
+  const NodeKind root = p.nodes.empty() ? NodeKind::Sequence : p.nodes[0].kind;
+  const char* brain_kind = root == NodeKind::Fsm ? "fsm" : root == NodeKind::Machine ? "machine" : "tree";
+  out << brain_kind << " " << p.name << ": " << p.nodes.size() << " nodes, " << p.block_size << " bytes per agent ("
       << p.state_size << " node state, " << p.blackboard.size() << " blackboard keys)\n";
   for (const auto& key : p.blackboard) out << "  bb " << key.name << ": " << value_type_name(key.type) << "\n";
   std::vector<int> depth = depths(p);

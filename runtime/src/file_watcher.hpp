@@ -35,7 +35,9 @@ class FileWatcher {
     else polling_ = true;  // out of watches: fall back to looking every time
   }
 
-  std::vector<std::string> changed() {
+  // Files whose content changed. `touched` (optional) gets those whose time or size changed
+  // with the same content (`touch`): not a change, but a reason to retry a failed reload.
+  std::vector<std::string> changed(std::vector<std::string>* touched = nullptr) {
     if (inotify_ >= 0 && !polling_) {
       alignas(inotify_event) char buf[8192];
       bool any = false;
@@ -56,6 +58,7 @@ class FileWatcher {
       bool differs = now.hash != old.hash;
       old = now;
       if (differs) out.push_back(path);
+      else if (touched) touched->push_back(path);
     }
     return out;
   }

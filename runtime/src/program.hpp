@@ -167,6 +167,7 @@ struct Program {
   std::vector<CompiledExpr> exprs;     // check conditions
   std::vector<std::string> messages;   // log decorators
   std::vector<FsmState> fsm_states;    // fsm brains: the states, in file order
+  std::vector<std::string> behaviors;  // machine brains: the behaviors' names, in priority order
   std::vector<std::string> ids;        // node id: name, or path from the root
   std::vector<std::string> labels;     // a short label for traces and dumps
   std::vector<SourcePos> positions;    // where each node was written

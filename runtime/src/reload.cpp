@@ -14,41 +14,90 @@
 namespace thicket {
 namespace fs = std::filesystem;
 
+namespace {
+bool is_lua(const std::string& f) { return f.size() > 4 && f.compare(f.size() - 4, 4, ".lua") == 0; }
+}  // namespace
+
 void RuntimeImpl::watch_brain(const Brain& b) {
   if (!watcher) watcher = std::make_unique<FileWatcher>();
   for (const auto& f : b.program->yaml_files) watcher->add(f);
   for (const auto& f : b.program->leaf_files) watcher->add(f);
+  if (b.stale)  // files the failed version names, which may not exist yet
+    for (const auto& f : b.stale->files) watcher->add(f);
 }
 
 size_t RuntimeImpl::reload_changed() {
   if (!watcher) return 0;
-  std::vector<std::string> changed = watcher->changed();
-  if (changed.empty()) return 0;
+  std::vector<std::string> touched;
+  std::vector<std::string> changed = watcher->changed(&touched);
+  bool any_stale = false;
+  for (const auto& b : brains) any_stale = any_stale || b->stale.has_value();
+  if (!any_stale) touched.clear();
+  if (changed.empty() && touched.empty()) return 0;
   std::set<std::string> pending(changed.begin(), changed.end());
+  // A touched file (same content) only retries brains whose last reload failed.
+  std::set<std::string> retry(touched.begin(), touched.end());
+  retry.insert(changed.begin(), changed.end());
   size_t reloaded = 0;
+  std::set<const Brain*> failed;  // their failure is in the log already
   for (auto& b : brains) {
     if (b->from_text) continue;
-    for (const auto& f : b->program->yaml_files) {
-      if (!pending.count(f)) continue;
-      // The brain recompiles with its leaf files, so those are done too.
-      std::vector<std::string> leaf_files = b->program->leaf_files;
-      if (reload_brain(*b, f)) ++reloaded;
-      for (const auto& lf : leaf_files) pending.erase(lf);
+    // A brain recompiles when its YAML changed, or, while its last YAML reload is waiting
+    // (stale), when any file that version reads changed: a leaf added to a Lua file may be
+    // the one it was missing.
+    std::string trigger;
+    for (const auto& f : b->program->yaml_files)
+      if (trigger.empty() && pending.count(f)) trigger = f;
+    if (trigger.empty() && b->stale)
+      for (const auto& f : b->stale->files)
+        if (trigger.empty() && retry.count(f)) trigger = f;
+    if (trigger.empty()) continue;
+    if (reload_brain(*b, trigger)) {
+      ++reloaded;
+      // The brain recompiled with its leaf files, so those are done too.
+      for (const auto& lf : b->program->leaf_files) pending.erase(lf);
       for (const auto& yf : b->program->yaml_files) pending.erase(yf);
-      break;
+    } else {
+      failed.insert(b.get());
+      // Its YAML is done (the failure is reported); its Lua files still reload on their
+      // own below, for the version that keeps running.
+      for (const auto& yf : b->program->yaml_files) pending.erase(yf);
+      if (b->stale)
+        for (const auto& f : b->stale->files)
+          if (!is_lua(f)) pending.erase(f);
     }
   }
   for (const auto& f : changed)
-    if (pending.count(f) && f.size() > 4 && f.compare(f.size() - 4, 4, ".lua") == 0 && reload_lua_file(f)) ++reloaded;
+    if (pending.count(f) && is_lua(f) && reload_lua_file(f)) ++reloaded;
+  // Say which other brains still run an old version, and why: a reload that did not reach
+  // them must not look like one that did.
+  for (const auto& b : brains)
+    if (b->stale && !failed.count(b.get()))
+      log(reload_clock() + ": brain " + b->path + " still runs its previous version: " + b->stale->why +
+          " (the reload failed at " + b->stale->since + "; it is retried when its files change)");
   for (auto& b : brains)
     if (!b->from_text) watch_brain(*b);  // a reload may have added files
   return reloaded;
 }
 
-namespace {
-std::string describe_failure(const std::string& file, const std::vector<Diagnostic>& diags) {
+std::string RuntimeImpl::reload_clock() const {
+  // The clock of the agent furthest along: a reload done now takes effect from its next tick.
+  uint64_t ticks = 0;
+  double time = 0;
+  for (const auto& a : agents)
+    if (a.alive && a.ticks >= ticks) {
+      ticks = a.ticks;
+      time = a.time;
+    }
   std::ostringstream out;
-  out << "reload of " << file << " failed; the old version keeps running:";
+  out << "t=" << time << " tick " << ticks + 1;
+  return out.str();
+}
+
+namespace {
+std::string describe_failure(const std::string& clock, const std::string& file, const std::vector<Diagnostic>& diags) {
+  std::ostringstream out;
+  out << clock << ": reload of " << file << " failed; the old version keeps running:";
   for (const auto& d : diags) out << "\n  " << format_diagnostic(d);
   return out.str();
 }
@@ -71,7 +120,7 @@ bool RuntimeImpl::reload_lua_file(const std::string& path) {
   lua->loading_files_.clear();
   if (!staged_ok) {
     for (auto& def : staged) lua->release_leaf(def);
-    log(describe_failure(path, diags));
+    log(describe_failure(reload_clock(), path, diags));
     return false;
   }
   std::set<std::string> fresh;
@@ -91,7 +140,7 @@ bool RuntimeImpl::reload_lua_file(const std::string& path) {
   }
   if (has_errors(diags)) {
     for (auto& def : staged) lua->release_leaf(def);
-    log(describe_failure(path, diags));
+    log(describe_failure(reload_clock(), path, diags));
     return false;
   }
   LeafDef on_reload;
@@ -103,7 +152,7 @@ bool RuntimeImpl::reload_lua_file(const std::string& path) {
     }
   std::vector<std::string> names = commit_leaves(staged);
   std::ostringstream out;
-  out << "reload: " << path << ": " << names.size() << " leaves replaced (" << join_names(names) << ")";
+  out << reload_clock() << ": reloaded " << path << ": " << names.size() << " leaves replaced (" << join_names(names) << ")";
   log(out.str());
   if (on_reload.fn != -2) {
     lua->call_on_reload(on_reload, path);

@@ -1,6 +1,7 @@
 // A brain's YAML reloads (SPEC 10): the new program replaces the old, and every agent keeps
 // the state of each node whose id and kind are unchanged. Running nodes that disappeared are
 // aborted (stop hooks with "aborted"); new nodes start fresh; blackboard values survive.
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 
@@ -41,7 +42,12 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
   std::vector<Diagnostic> diags;
   std::vector<LeafDef> staged;
   BrainKind kind = b.kind;
-  std::unique_ptr<Program> fresh = build(std::nullopt, b.path, diags, staged, kind);
+  // What is reloaded: the changed YAML, or the brain retried because another file changed.
+  std::string what = changed;
+  if (std::find(b.program->yaml_files.begin(), b.program->yaml_files.end(), changed) == b.program->yaml_files.end())
+    what = b.path + " (retried: " + changed + " changed)";
+  std::vector<std::string> read;
+  std::unique_ptr<Program> fresh = build(std::nullopt, b.path, diags, staged, kind, &read);
   const Program& old = *b.program;
   if (fresh && kind != b.kind)
     diags.push_back({Severity::Error, b.path, 1, 1, std::string("the brain changed kind from ") + brain_kind_name(b.kind) +
@@ -57,13 +63,28 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
   }
   if (!fresh || has_errors(diags)) {
     for (auto& def : staged) lua->release_leaf(def);
-    log(std::string("reload of ") + changed + " failed; the old version keeps running:" + [&] {
+    // Remember the failure: the brain is retried when any file it reads, old or new, changes.
+    Brain::Stale stale;
+    stale.since = reload_clock();
+    for (const auto& d : diags)
+      if (d.severity == Severity::Error) {
+        stale.why = format_diagnostic(d);
+        stale.why.replace(stale.why.find(": error: "), 9, ": ");
+        break;
+      }
+    if (stale.why.empty()) stale.why = "it failed to load";
+    stale.files = read;
+    for (const auto& f : old.yaml_files) stale.files.push_back(f);
+    for (const auto& f : old.leaf_files) stale.files.push_back(f);
+    b.stale = std::move(stale);
+    log(reload_clock() + ": reload of " + what + " failed; the old version keeps running:" + [&] {
       std::string s;
       for (const auto& d : diags) s += "\n  " + format_diagnostic(d);
       return s;
     }());
     return false;
   }
+  b.stale.reset();
   commit_leaves(staged);
   for (auto& call : fresh->calls) call.leaf_id = leaf_ids.at(call.leaf);
   lua->install_args(*fresh);
@@ -198,7 +219,7 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
     }
   }
   std::ostringstream out;
-  out << "reload: " << changed << ": brain " << p.name << " recompiled: " << kept << " nodes kept, "
+  out << reload_clock() << ": reloaded " << what << ": brain " << p.name << " recompiled: " << kept << " nodes kept, "
       << p.nodes.size() - kept << " added, " << previous->nodes.size() - kept << " removed";
   if (aborted) out << " (" << aborted << " running node(s) aborted)";
   log(out.str());

@@ -32,6 +32,36 @@ struct AbortTracer : TraceSink {
     ev.to = e.to;
     rt.trace_sink(ev);
   }
+  void on_transition(const Program& p, const AgentInfo& a, const TransitionEvent& e) override {
+    if (!rt.trace_sink) return;
+    TraceEvent ev;
+    ev.type = TraceEvent::Type::Transition;
+    ev.tick = a.ticks;
+    ev.agent = a.id;
+    ev.brain = p.name;
+    if (e.from != kNoPos) ev.from_name = p.fsm_states[e.from].name;
+    ev.to_name = p.fsm_states[e.to].name;
+    ev.transition = std::string(e.transition);
+    if (e.cause != kNoNode) {
+      ev.cause = p.ids[e.cause];
+      const Node& n = p.nodes[e.cause];  // a reason is an action node: name its leaf
+      ev.cause_label = n.kind == NodeKind::Action ? p.calls[n.a].leaf : p.labels[e.cause];
+    }
+    rt.trace_sink(ev);
+  }
+  void on_switch(const Program& p, const AgentInfo& a, const SwitchEvent& e) override {
+    if (!rt.trace_sink) return;
+    TraceEvent ev;
+    ev.type = TraceEvent::Type::Switch;
+    ev.tick = a.ticks;
+    ev.agent = a.id;
+    ev.brain = p.name;
+    if (e.from != kNoPos && e.from < p.behaviors.size()) ev.from_name = p.behaviors[e.from];
+    if (e.to < p.behaviors.size()) ev.to_name = p.behaviors[e.to];
+    ev.cause = p.ids[e.check];
+    ev.cause_label = p.labels[e.check];
+    rt.trace_sink(ev);
+  }
   RuntimeImpl& rt;
 };
 }  // namespace
@@ -65,10 +95,28 @@ std::optional<BrainHandle> RuntimeImpl::load(const std::optional<std::string>& t
 
 std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& text, const std::string& path,
                                             std::vector<Diagnostic>& diags, std::vector<LeafDef>& staged,
-                                            BrainKind& kind) {
+                                            BrainKind& kind, std::vector<std::string>* read) {
   size_t first_diag = diags.size();
   auto src = text ? parse_brain_text(*text, path, diags) : parse_brain(path, diags);
+  if (read) read->push_back(path);
   if (!src) return nullptr;
+  if (read) {  // what it read, and the files it names that may not exist yet
+    for (const auto& f : src->files) {
+      read->push_back(f.path);
+      if (!f.doc.IsMap()) continue;
+      for (const char* key : {"leaves", "import"}) {
+        const YAML::Node list = f.doc[key];
+        if (!list || !list.IsSequence()) continue;
+        for (const auto& item : list) {
+          if (!item.IsScalar()) continue;
+          std::filesystem::path named(item.Scalar());
+          if (!named.is_absolute()) named = std::filesystem::path(f.path).parent_path() / named;
+          read->push_back(named.lexically_normal().string());
+        }
+      }
+    }
+    for (const auto& f : src->leaf_files) read->push_back(f);
+  }
   kind = src->kind;
   // Stage the leaf files: nothing is installed until the whole brain compiles.
   bool leaves_ok = true;

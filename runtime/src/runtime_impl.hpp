@@ -2,6 +2,7 @@
 #pragma once
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,15 @@ struct Brain {
   std::vector<uint32_t> free_rows;
   int bb_meta = -2;                 // Lua metatable of this brain's blackboard objects
   bool from_text = false;           // loaded from a string: nothing to watch
+  // A YAML reload that failed (SPEC 10): the brain keeps running its previous version, and
+  // the reload is tried again whenever one of `files` (its YAML and leaf files, old and as
+  // the failed version named them) changes.
+  struct Stale {
+    std::string why;                 // the first error
+    std::string since;               // when it failed: "t=T tick K"
+    std::vector<std::string> files;
+  };
+  std::optional<Stale> stale;
   uint8_t* block(uint32_t row) { return storage.data() + size_t(row) * program->block_size; }
 };
 
@@ -44,8 +54,10 @@ class RuntimeImpl {
   std::optional<BrainHandle> load(const std::optional<std::string>& text, const std::string& path,
                                   std::vector<Diagnostic>& diags);
   // Parses, stages leaves and compiles; nothing is installed. nullptr on any error.
+  // `read` (optional) gets the YAML and leaf files the source named, even when it fails.
   std::unique_ptr<Program> build(const std::optional<std::string>& text, const std::string& path,
-                                 std::vector<Diagnostic>& diags, std::vector<LeafDef>& staged, BrainKind& kind);
+                                 std::vector<Diagnostic>& diags, std::vector<LeafDef>& staged, BrainKind& kind,
+                                 std::vector<std::string>* read = nullptr);
   // Installs staged leaves by name; returns their names.
   std::vector<std::string> commit_leaves(std::vector<LeafDef>& staged);
   // Marks which call sites need start/stop (after leaves change).
@@ -55,6 +67,8 @@ class RuntimeImpl {
   size_t reload_changed();
   bool reload_lua_file(const std::string& path);
   bool reload_brain(Brain& b, const std::string& changed);
+  // "t=T tick K": the sim time and tick from which a reload done now takes effect.
+  std::string reload_clock() const;
   std::optional<BrainHandle> load_checked(const std::optional<std::string>& text, const std::string& path,
                                           std::vector<Diagnostic>& diags);
   AgentHandle spawn(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb);

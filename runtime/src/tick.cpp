@@ -221,8 +221,10 @@ Status Engine::tick_machine(Ctx& c, uint32_t i, bool starting) {
   if (check_tick) {
     last_check = c.now;
     for (uint16_t b = 0; b * 2 < n.count; ++b) {
-      if (evaluate_condition(c, c.p.child_index[n.children + 2 * b]) != Status::Success) continue;
+      const uint32_t check = c.p.child_index[n.children + 2 * b];
+      if (evaluate_condition(c, check) != Status::Success) continue;
       if (b != current) {
+        if (trace) trace->on_switch(c.p, c.agent, SwitchEvent{i, current, b, check});
         if (current != kNoPos) abort(c, c.p.child_index[n.children + 2 * current + 1]);
         current = b;
       }
@@ -252,14 +254,16 @@ Status Engine::tick_fsm(Ctx& c, uint32_t i, bool starting) {
   // The current state's node counts as running, so aborting the fsm reaches its act or tree.
   auto state_node = [&](uint16_t s) { return c.p.child_index[n.children + s]; };
   if (!entered) {  // the initial state is entered just before the first tick
+    if (trace) trace->on_transition(c.p, c.agent, TransitionEvent{i, kNoPos, current, kNoNode, {}});
     c.status(state_node(current)) = Status::Running;
     if (st->enter != kNoNode) host_.call_plain(c.site(st->enter));
     entered = 1;
   }
   uint16_t target = kNoPos;
   bool named = false;
+  std::string_view transition;
+  uint32_t cause = st->reason;
   if (st->reason != kNoNode) {
-    std::string_view transition;
     named = host_.reason(c.site(st->reason), transition);
     if (named) {
       for (const auto& [name, to] : st->transitions)
@@ -271,10 +275,12 @@ Status Engine::tick_fsm(Ctx& c, uint32_t i, bool starting) {
     for (const auto& [cond, to] : st->when)
       if (evaluate_condition(c, cond) == Status::Success) {
         target = to;
+        cause = cond;
         break;
       }
   }
   if (target != kNoPos) {
+    if (trace) trace->on_transition(c.p, c.agent, TransitionEvent{i, current, target, cause, named ? transition : std::string_view{}});
     if (st->body != kNoNode) abort(c, st->body);
     if (st->exit != kNoNode) host_.call_plain(c.site(st->exit));
     c.status(state_node(current)) = Status::Invalid;

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "agent.hpp"
@@ -21,10 +22,29 @@ struct AbortEvent {
   uint32_t aborted;    // the running child that was aborted
 };
 
-// Receives trace events; all optional. Set on the Engine; null costs nothing.
+// An fsm changed state (SPEC 4), or entered its initial state (from == kNoPos).
+struct TransitionEvent {
+  uint32_t fsm;                 // the Fsm node
+  uint16_t from, to;            // state indices (Program::fsm_states)
+  uint32_t cause;               // the reason leaf that named the transition, or the `when` check
+                                // that passed (kNoNode for the initial state)
+  std::string_view transition;  // the name the reason returned ("" for a `when` check)
+};
+
+// A behavior machine switched behaviors (SPEC 5), or picked its first (from == kNoPos).
+struct SwitchEvent {
+  uint32_t machine;   // the Machine node
+  uint16_t from, to;  // behavior indices, in priority order
+  uint32_t check;     // the check node that selected `to`
+};
+
+// Receives trace events; all optional. Set on the Engine; null costs nothing (the tick
+// loop tests the pointer only where an abort, a transition or a switch happens).
 struct TraceSink {
   virtual ~TraceSink() = default;
   virtual void on_abort(const Program& p, const AgentInfo& a, const AbortEvent& e) {}
+  virtual void on_transition(const Program& p, const AgentInfo& a, const TransitionEvent& e) {}
+  virtual void on_switch(const Program& p, const AgentInfo& a, const SwitchEvent& e) {}
 };
 
 class Engine {

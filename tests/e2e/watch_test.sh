@@ -28,7 +28,26 @@ ok=1
 [[ $rc == 0 ]] || { echo "FAIL: exit status $rc"; ok=0; }
 grep -q '^v1$' "$dir/out" || { echo "FAIL: no v1 line before the edit"; ok=0; }
 grep -q '^v2$' "$dir/out" || { echo "FAIL: the edit did not show (no v2 line)"; ok=0; }
-grep -q 'reload: .*leaves.lua' "$dir/err" || { echo "FAIL: no reload notice on stderr"; ok=0; }
+grep -q '^t=[0-9.]* tick [0-9]*: reloaded .*leaves.lua' "$dir/err" || { echo "FAIL: no reload notice on stderr"; ok=0; }
 # Once v2 shows, v1 never comes back.
 if [[ $ok == 1 ]] && sed -n '/^v2$/,$p' "$dir/out" | grep -q '^v1$'; then echo "FAIL: v1 after v2"; ok=0; fi
 if [[ $ok == 1 ]]; then echo "watch: 1 passed, 0 failed"; else sed 's/^/  stderr: /' "$dir/err"; echo "watch: 0 passed, 1 failed"; exit 1; fi
+
+# A YAML edit that uses a leaf not written yet is rejected (the old tree keeps running, and
+# the log says so); once the leaf is added to the Lua file, the waiting YAML is retried.
+wait_for() { for _ in $(seq 1 100); do grep -q "$1" "$2" 2>/dev/null && return 0; sleep 0.05; done; return 1; }
+"$thicket" run "$dir/brain.yaml" --watch --ticks 400 --dt 0.02 >"$dir/out2" 2>"$dir/err2" &
+pid=$!
+wait_for '^v2$' "$dir/out2"
+sed 's/action: Hello/sequence: [{action: Hello}, {action: Wave}]/' "$dir/brain.yaml" > "$dir/brain.yaml.tmp" && mv "$dir/brain.yaml.tmp" "$dir/brain.yaml"
+wait_for 'failed; the old version keeps running' "$dir/err2"
+sed 's/^return L$/function L.Wave() print("wave") return true end\nreturn L/' "$dir/leaves.lua" > "$dir/leaves.lua.tmp" && mv "$dir/leaves.lua.tmp" "$dir/leaves.lua"
+wait_for '^wave$' "$dir/out2"
+kill -INT $pid 2>/dev/null
+wait $pid
+ok=1
+grep -q "^t=[0-9.]* tick [0-9]*: reload of $dir/brain.yaml failed; the old version keeps running:" "$dir/err2" || { echo "FAIL: no failure notice"; ok=0; }
+grep -q "unknown leaf 'Wave'" "$dir/err2" || { echo "FAIL: the failure does not name the leaf"; ok=0; }
+grep -q "^t=[0-9.]* tick [0-9]*: reloaded $dir/brain.yaml (retried: $dir/leaves.lua changed): brain watch recompiled" "$dir/err2" || { echo "FAIL: the brain was not retried"; ok=0; }
+grep -q '^wave$' "$dir/out2" || { echo "FAIL: the new leaf never ran"; ok=0; }
+if [[ $ok == 1 ]]; then echo "watch retry: 1 passed, 0 failed"; else sed 's/^/  stderr: /' "$dir/err2"; echo "watch retry: 0 passed, 1 failed"; exit 1; fi

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "thicket/fsm.hpp"
+#include "thicket/runtime.hpp"
 
 using namespace thicket;
 
@@ -653,4 +654,47 @@ TEST_CASE("fsm: seed 003's NPC, tick by tick") {
     CHECK(npc.last == expected[t][1]);
   }
   CHECK(fsm.Errors().empty());
+}
+
+TEST_CASE("trace: fsm transitions and machine switches are trace events, before the tick's record") {
+  thicket::Runtime rt;
+  std::vector<thicket::Diagnostic> d;
+  auto fsm = rt.load_string(R"(
+fsm: door
+blackboard: {open: false}
+initial: shut
+states:
+  shut: {when: [{check: "open", go: ajar}]}
+  ajar: {when: [{check: "not open", go: shut}]}
+)", "door.yaml", d);
+  REQUIRE(fsm);
+  auto machine = rt.load_string(R"(
+machine: m
+blackboard: {near: false}
+behaviors:
+  - {name: hunt, check: {check: "near"}, tree: {wait: 10}}
+  - {name: idle, check: {check: "true"}, tree: {wait: 10}}
+)", "m.yaml", d);
+  REQUIRE(machine);
+  auto a = rt.spawn(*fsm);
+  auto b = rt.spawn(*machine);
+  std::vector<std::string> seen;
+  rt.on_trace([&](const thicket::TraceEvent& e) {
+    using T = thicket::TraceEvent::Type;
+    if (e.type == T::Tick) seen.push_back("tick " + std::to_string(e.tick));
+    if (e.type == T::Transition) seen.push_back("fsm " + e.brain + " " + e.from_name + ">" + e.to_name + " " + e.cause + " (" + e.cause_label + ")");
+    if (e.type == T::Switch) seen.push_back("machine " + e.brain + " " + e.from_name + ">" + e.to_name + " " + e.cause);
+  });
+  rt.tick(a, 0.1);
+  rt.set(a, "open", true);
+  rt.tick(a, 0.1);
+  rt.tick(b, 0.1);
+  rt.set(b, "near", true);
+  rt.tick(b, 0.1);
+  CHECK(seen == std::vector<std::string>{"fsm door >shut  ()", "tick 1", "fsm door shut>ajar shut/when/0 (check open)", "tick 2",
+                                         "machine m >idle idle/check", "tick 1", "machine m idle>hunt hunt/check", "tick 2"});
+  CHECK(rt.running_nodes(a) == std::vector<std::string>{"root", "ajar"});
+  CHECK(rt.running_nodes(b) == std::vector<std::string>{"root", "hunt"});
+  CHECK(rt.dump(*fsm).rfind("fsm door:", 0) == 0);
+  CHECK(rt.dump(*machine).rfind("machine m:", 0) == 0);
 }

@@ -23,6 +23,7 @@ struct Scratch {
     fs::create_directories(dir);
   }
   ~Scratch() { fs::remove_all(dir); }
+  std::string path(const std::string& name) const { return (dir / name).string(); }
   std::string write(const std::string& name, const std::string& text) {
     fs::path p = dir / name;
     bool existed = fs::exists(p);
@@ -92,7 +93,7 @@ TEST_CASE("reload: a changed Lua leaf is used from the next call on; running hoo
   v2.replace(v2.find("mem.n = mem.n + 1"), 17, "mem.n = mem.n + 10");
   s.write("leaves.lua", v2);
   CHECK(r.rt.reload_changed() == 1);
-  CHECK(r.log.find("reload: ") != std::string::npos);
+  CHECK(r.log.find("t=0.2 tick 3: reloaded ") != std::string::npos);
   r.rt.tick(a, 0.1);
   CHECK(get_number(r.rt, a, "count") == 12);  // the running Work kept mem.n = 2, new code adds 10
   CHECK(get_string(r.rt, a, "log") == "start w;");
@@ -199,4 +200,116 @@ TEST_CASE("reload: a broken tree, or a blackboard key that changes type, leaves 
   CHECK(r.log.find("changed type from number to string") != std::string::npos);
   r.rt.tick(a, 0.1);
   CHECK(get_number(r.rt, a, "count") == 2);
+}
+
+TEST_CASE("reload: a YAML change rejected for a missing leaf is retried when the leaf is added to its Lua file") {
+  Scratch s;
+  s.write("leaves.lua", kLeaves);
+  std::string brain = s.write("brain.yaml", kTree);
+  Run r;
+  std::vector<thicket::Diagnostic> d;
+  auto b = r.rt.load_file(brain, d);
+  REQUIRE(b);
+  auto a = r.rt.spawn(*b);
+  for (int i = 0; i < 3; ++i) r.rt.tick(a, 0.1);
+  // The YAML uses a leaf that does not exist yet: rejected, and the brain says so.
+  std::string v2 = kTree;
+  v2.replace(v2.find("    - action: {leaf: Say, args: {id: a}}"), 0, "    - action: {leaf: Wave, args: {id: hi}}\n");
+  s.write("brain.yaml", v2);
+  CHECK(r.rt.reload_changed() == 0);
+  CHECK(r.log.find("t=0.3 tick 4: reload of " + brain + " failed; the old version keeps running") != std::string::npos);
+  CHECK(r.log.find("unknown leaf 'Wave'") != std::string::npos);
+
+  std::string before = r.rt.dump(*b);
+  r.rt.tick(a, 0.1);
+  // The leaf is added to the Lua file: the Lua file reloads and the waiting YAML is retried.
+  r.log.clear();
+  std::string leaves2 = kLeaves;
+  leaves2.replace(leaves2.find("return L\n"), 8, "function L.Wave(agent, args) return true end\nreturn L\n");
+  s.write("leaves.lua", leaves2);
+  CHECK(r.rt.reload_changed() == 1);
+  CHECK(r.log.find("t=0.4 tick 5: reloaded " + brain + " (retried: " + s.path("leaves.lua") +
+                   " changed): brain reload recompiled") != std::string::npos);
+  CHECK(r.log.find("still runs its previous version") == std::string::npos);
+  CHECK(r.rt.dump(*b) != before);
+  CHECK(r.rt.dump(*b).find("leaf=Wave") != std::string::npos);
+  r.rt.tick(a, 0.1);
+  CHECK(get_number(r.rt, a, "count") == 5);  // the running Work went on through both reloads
+  CHECK(get_string(r.rt, a, "log") == "start w;");
+}
+
+TEST_CASE("reload: while a brain waits on a failed reload, other files reload and each round says it is stale") {
+  Scratch s;
+  s.write("leaves.lua", kLeaves);
+  s.write("other.lua", "local L = {}\nfunction L.Other() return true end\nreturn L\n");
+  std::string brain = s.write("brain.yaml", kTree);
+  std::string other = s.write("other.yaml", "tree: other\nleaves: [other.lua]\nroot: {action: Other}\n");
+  Run r;
+  std::vector<thicket::Diagnostic> d;
+  auto b = r.rt.load_file(brain, d);
+  REQUIRE(b);
+  REQUIRE(r.rt.load_file(other, d));
+  auto a = r.rt.spawn(*b);
+  r.rt.tick(a, 0.1);
+  // The new YAML names a leaf file that does not exist yet, and a leaf in it.
+  std::string v2 = kTree;
+  v2.replace(v2.find("leaves: [leaves.lua]"), 20, "leaves: [leaves.lua, extra.lua]");
+  v2.replace(v2.find("    - action: {leaf: Say, args: {id: a}}"), 0, "    - action: Extra\n");
+  s.write("brain.yaml", v2);
+  CHECK(r.rt.reload_changed() == 0);
+  CHECK(r.log.find("reload of " + brain + " failed; the old version keeps running") != std::string::npos);
+  CHECK(r.log.find("still runs its previous version") == std::string::npos);  // said once per round
+  // Another brain's file reloads: the log says which brain still runs its previous version.
+  r.log.clear();
+  s.write("other.lua", "local L = {}\nfunction L.Other() return false end\nreturn L\n");
+  CHECK(r.rt.reload_changed() == 1);
+  CHECK(r.log.find("t=0.1 tick 2: reloaded " + s.path("other.lua")) != std::string::npos);
+  CHECK(r.log.find("t=0.1 tick 2: brain " + brain + " still runs its previous version: " + brain +
+                   ":3:") != std::string::npos);
+  CHECK(r.log.find("extra.lua' not found") != std::string::npos);
+  // An edit of the old version's leaf file that does not fix it: the Lua reload applies to the
+  // running version, the retry fails again, and the log says so.
+  r.log.clear();
+  std::string v1b = kLeaves;
+  v1b.replace(v1b.find("mem.n = mem.n + 1"), 17, "mem.n = mem.n + 10");
+  s.write("leaves.lua", v1b);
+  CHECK(r.rt.reload_changed() == 1);
+  CHECK(r.log.find("reloaded " + s.path("leaves.lua")) != std::string::npos);
+  CHECK(r.log.find("reload of " + brain + " (retried: " + s.path("leaves.lua") + " changed) failed") != std::string::npos);
+  r.rt.tick(a, 0.1);
+  CHECK(get_number(r.rt, a, "count") == 11);
+  // The missing file appears: the brain is retried and recompiles.
+  r.log.clear();
+  s.write("extra.lua", "local L = {}\nfunction L.Extra() return true end\nreturn L\n");
+  CHECK(r.rt.reload_changed() == 1);
+  CHECK(r.log.find("retried: " + s.path("extra.lua") + " changed") != std::string::npos);
+  CHECK(r.log.find("brain reload recompiled") != std::string::npos);
+  CHECK(r.log.find("still runs its previous version") == std::string::npos);
+  CHECK(r.rt.dump(*b).find("leaf=Extra") != std::string::npos);
+}
+
+TEST_CASE("reload: touching a file retries a failed YAML reload; a healthy brain ignores touches") {
+  Scratch s;
+  s.write("leaves.lua", kLeaves);
+  std::string brain = s.write("brain.yaml", kTree);
+  Run r;
+  std::vector<thicket::Diagnostic> d;
+  auto b = r.rt.load_file(brain, d);
+  REQUIRE(b);
+  s.write("brain.yaml", kTree);  // same content, a new time
+  CHECK(r.rt.reload_changed() == 0);
+  CHECK(r.log.empty());
+  // A native leaf registered after the failure (outside the watched files) makes the
+  // retry succeed; a touch of the YAML asks for it.
+  std::string v2 = kTree;
+  v2.replace(v2.find("    - action: {leaf: Say, args: {id: a}}"), 0, "    - action: Native\n");
+  s.write("brain.yaml", v2);
+  CHECK(r.rt.reload_changed() == 0);
+  CHECK(r.log.find("unknown leaf 'Native'") != std::string::npos);
+  r.rt.register_leaf("Native", thicket::NativeLeaf{.tick = [](thicket::LeafContext&) { return Status::Success; }});
+  r.log.clear();
+  s.write("brain.yaml", v2);  // touch
+  CHECK(r.rt.reload_changed() == 1);
+  CHECK(r.log.find("brain reload recompiled") != std::string::npos);
+  CHECK(r.rt.dump(*b).find("leaf=Native") != std::string::npos);
 }

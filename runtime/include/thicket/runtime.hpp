@@ -91,9 +91,10 @@ struct RuntimeOptions {
 void interrupt_scripts();
 void resume_scripts();
 
-// One trace record per agent tick (SPEC 9 --trace) and abort explanations (--explain).
+// One trace record per agent tick (SPEC 9 --trace), and the events of the tick, delivered
+// before its Tick record: conditional aborts, fsm transitions and machine switches (--explain).
 struct TraceEvent {
-  enum class Type { Tick, Abort } type = Type::Tick;
+  enum class Type { Tick, Abort, Transition, Switch } type = Type::Tick;
   uint64_t tick = 0;
   uint32_t agent = 0;
   Status status = Status::Invalid;        // Tick: the root's status
@@ -101,6 +102,13 @@ struct TraceEvent {
   std::string composite, condition, aborted;  // Abort: node ids: where, which condition, what it interrupted
   std::string condition_label, aborted_label; // Abort: what those nodes are, e.g. "condition SeesEnemy"
   Status from = Status::Invalid, to = Status::Invalid;  // Abort: the condition's old and new result
+  // Transition (an fsm changed state) and Switch (a behavior machine changed behavior):
+  std::string brain;                    // the fsm's or machine's name
+  std::string from_name, to_name;       // states or behaviors; from_name is "" for the initial
+                                        // state's entry and a machine's first pick
+  std::string transition;               // Transition: the name its reason returned ("" when a `when` check moved it)
+  std::string cause, cause_label;       // node id and label of that reason leaf, `when` check or behavior check
+                                        // (e.g. "b/when/0", "check n >= 1"); "" for the initial state
 };
 
 class Runtime {
@@ -142,7 +150,8 @@ class Runtime {
   bool set_number(AgentHandle agent, uint32_t slot, double value);
   double get_number(AgentHandle agent, uint32_t slot) const;
 
-  // Trace events: every agent tick (Tick) and every conditional abort (Abort).
+  // Trace events: every agent tick (Tick), every conditional abort (Abort), fsm transition
+  // (Transition) and machine switch (Switch). Without a sink, none is made.
   void on_trace(std::function<void(const TraceEvent&)> sink);
 
   // Checks loaded files for changes and reloads them (SPEC 10); returns how many reloaded.
