@@ -36,7 +36,7 @@ grep -qx '{"tick":3,"agent":2,"status":"running","running":\["root","root/0","ro
 
 # --trace of a behavior machine: a switch line when the behavior changes (and for the first
 # pick); `running` names the active behavior.
-"$thicket" run "$cases/spec_machine_every_tick/machine_every_tick.yaml" --ticks 6 --dt 0.5 --trace "$dir/m.jsonl" >/dev/null 2>&1
+"$thicket" run "$cases/../../spec_examples/machine_every_tick.yaml" --ticks 6 --dt 0.5 --trace "$dir/m.jsonl" >/dev/null 2>&1
 [[ $(grep -c '"switch"' "$dir/m.jsonl") == 3 ]] && ok || bad "machine trace should have 3 switch lines"
 [[ $(sed -n 1p "$dir/m.jsonl") == '{"tick":1,"agent":1,"switch":{"machine":"every_tick","from":null,"to":"work","check":"work/check"}}' ]] && ok || bad "machine trace line 1: $(sed -n 1p "$dir/m.jsonl")"
 [[ $(sed -n 2p "$dir/m.jsonl") == '{"tick":1,"agent":1,"status":"running","running":["root","work"]}' ]] && ok || bad "machine trace line 2: $(sed -n 2p "$dir/m.jsonl")"
