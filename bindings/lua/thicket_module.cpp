@@ -454,7 +454,7 @@ void LuaHost::open_sandbox() {
   lua_setfield(L_, -2, "resume");
   lua_pop(L_, 1);
   static const char kSandboxLua[] = R"LUA(
-local create, resume, close, error, type, rawget, setmt, select = ...
+local create, resume, close, error, type, rawget, setmetatable, select = ...
 -- coroutine.wrap on the guarded resume; errors pass through as the standard wrap's do.
 coroutine.wrap = function(fn)
   local co = create(fn)
@@ -467,11 +467,11 @@ coroutine.wrap = function(fn)
   return function(...) return finish(resume(co, ...)) end
 end
 -- Finalizers run at unpredictable times, outside any leaf call: scripts may not set them.
-setmetatable = function(t, mt)
+_G.setmetatable = function(t, mt)
   if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
     error("__gc metamethods are not allowed in leaf scripts (they would run outside any leaf call)", 2)
   end
-  return setmt(t, mt)
+  return setmetatable(t, mt)
 end
 -- A fresh environment for one leaf file: its own globals, its own copies of the libraries.
 local pairs, next = pairs, next

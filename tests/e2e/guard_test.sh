@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# End-to-end checks that a modder's runaway script cannot hold a run: the instruction budget
+# stops a spinning task on every tick; the watchdog stops a plain leaf's endless loop by
+# default; Ctrl-C (SIGINT) stops a run whose leaf loops for ever, with its summary.
+# Waits use `timeout` so that a regression fails the test instead of hanging it.
+set -u
+thicket=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+budget="$root/docs/examples/lua/budget.yaml"
+
+# The guide's budget example: the budget error on every tick (it used to hang on tick 2).
+timeout 20 "$thicket" run "$budget" --ticks 3 --leaf-timeout 0 >"$dir/out" 2>"$dir/err"
+[[ $? == 1 ]] && ok || bad "budget run should exit 1 (script errors), not hang"
+[[ $(grep -c "ran past its instruction budget" "$dir/err") == 3 ]] && ok || bad "3 budget errors expected: $(cat "$dir/err")"
+[[ $(grep -c "spinner cleanup" "$dir/out") == 3 ]] && ok || bad "each stopped task runs its cleanup"
+for args in "--ticks 1 --agents 3" "--ticks 2 --budget 1000" "--ticks 2 --budget-all"; do
+  # shellcheck disable=SC2086
+  timeout 20 "$thicket" run "$budget" $args --leaf-timeout 0 >/dev/null 2>"$dir/err"
+  [[ $? == 1 ]] && ok || bad "budget run with $args should exit 1, not hang"
+done
+
+# The watchdog, by default: a plain leaf's endless loop is stopped; the run goes on.
+mkdir -p "$dir/loop"
+cat >"$dir/loop/loop.lua" <<'LUA'
+local leaves = {}
+function leaves.Work(agent, args)
+  local n = 0
+  while agent.bb.wood < 10 do n = n + 1 end
+  return true
+end
+return leaves
+LUA
+printf 'tree: loop\nleaves: [loop.lua]\nblackboard: {wood: 0}\nroot: {action: Work}\n' >"$dir/loop/loop.yaml"
+timeout 20 "$thicket" run "$dir/loop/loop.yaml" --ticks 2 >/dev/null 2>"$dir/err"
+[[ $? == 1 ]] && ok || bad "an endless plain leaf should be stopped (exit 1)"
+grep -q "loop.lua:4: stopped after running for more than 50 ms" "$dir/err" && ok || bad "watchdog message: $(cat "$dir/err")"
+grep -q "in leaf 'Work' at node root, agent 1, tick 2" "$dir/err" && ok || bad "the leaf is stopped on tick 2 too"
+
+# Ctrl-C with no time limit: the loop is stopped where it is, the run ends with its summary.
+"$thicket" run "$dir/loop/loop.yaml" --ticks 0 --leaf-timeout 0 >/dev/null 2>"$dir/err" &
+pid=$!
+sleep 0.5
+kill -INT $pid
+timeout 10 tail --pid=$pid -f /dev/null && ok || { bad "SIGINT did not stop the run"; kill -KILL $pid; }
+wait $pid
+[[ $? == 1 ]] && ok || bad "an interrupted run with a stopped leaf exits 1"
+grep -q "loop.lua:4: stopped: the run was interrupted (Ctrl-C)" "$dir/err" && ok || bad "interrupt message: $(cat "$dir/err")"
+grep -q "^thicket: root status:.*(interrupted)" "$dir/err" && ok || bad "the summary says interrupted"
+
+# Bad values of the new options are usage errors.
+"$thicket" run "$budget" --leaf-timeout -1 >/dev/null 2>&1
+[[ $? == 64 ]] && ok || bad "--leaf-timeout -1 is a usage error"
+"$thicket" run "$budget" --lua-memory lots >/dev/null 2>&1
+[[ $? == 64 ]] && ok || bad "--lua-memory lots is a usage error"
+
+echo "guard: $pass passed, $fail failed"
+[[ $fail == 0 ]]

@@ -1,0 +1,174 @@
+// Runaway scripts (lua_guard): the watchdog stops a Lua call that runs past its time limit,
+// wherever it loops (a plain leaf, a hook, a task, a pcall that swallows errors, a coroutine
+// of the leaf's own, on_reload, a leaf file's top level); the instruction budget works on every
+// tick; the Lua heap has a cap; Ctrl-C (interrupt_scripts) stops every call. Each stopped call
+// is a script error of that leaf; the run goes on.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "lua_fixture.hpp"
+
+using thicket::Status;
+using thicket_test::LuaRuntime;
+
+namespace {
+
+const char* kRunaways = R"LUA(
+local thicket = require("thicket")
+local L = {}
+function L.Spin(agent) local n = 0; while agent.bb.wood < 10 do n = n + 1 end end
+function L.Swallow() while true do pcall(function() while true do end end) end end
+function L.OwnCoroutine() coroutine.wrap(function() while true do end end)() end
+function L.ResumeForever()
+  local co = coroutine.create(function() while true do end end)
+  while true do coroutine.resume(co) end
+end
+L.HookSpin = { tick = function() while true do end end }
+L.TaskSpin = thicket.task(function()
+  local guard <close> = thicket.defer(function() thicket.log("@cleanup " .. thicket.tick()) end)
+  while true do end
+end)
+function L.Grow()
+  local t = {}
+  for i = 1, math.huge do t[i] = string.rep("x", 64) .. i end
+end
+function L.BigString() return #string.rep("x", 1 << 30) > 0 end
+function L.Fine() thicket.log("@fine " .. thicket.tick()); return true end
+return L
+)LUA";
+
+std::string brain_with(const std::string& leaf) {
+  return "tree: t\nleaves: [run.lua]\nblackboard: {wood: 0}\nroot:\n  sequence:\n"
+         "    - force_success: {action: " + leaf + "}\n    - action: Fine\n";
+}
+
+thicket::RuntimeOptions timed(double seconds) {
+  thicket::RuntimeOptions o;
+  o.leaf_timeout = seconds;
+  o.instruction_budget = 0;  // only the watchdog
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("guard: a leaf that never returns is stopped at its time limit with leaf, node, agent and file:line") {
+  for (const char* leaf : {"Spin", "Swallow", "OwnCoroutine", "ResumeForever", "HookSpin", "TaskSpin"}) {
+    CAPTURE(leaf);
+    LuaRuntime t(timed(0.02));
+    t.write("run.lua", kRunaways);
+    auto b = t.load(brain_with(leaf));
+    auto a = t.rt.spawn(b);
+    t.rt.tick(a, 0.1);
+    t.rt.tick(a, 0.1);  // and again on the next tick: nothing is left broken by the first stop
+    CHECK(t.rt.script_errors() == 2);
+    const std::string log = t.joined_log();
+    CHECK(log.find("run.lua:") != std::string::npos);
+    CHECK(log.find("stopped after running for more than 20 ms without returning or yielding") != std::string::npos);
+    CHECK(log.find("in leaf '" + std::string(leaf) + "' at node root/0/0, agent 1, tick 1") != std::string::npos);
+    CHECK(log.find("in leaf '" + std::string(leaf) + "' at node root/0/0, agent 1, tick 2") != std::string::npos);
+    // The rest of the tree ran: the run goes on after the stop.
+    CHECK(log.find("@fine 1") != std::string::npos);
+    CHECK(log.find("@fine 2") != std::string::npos);
+  }
+}
+
+TEST_CASE("guard: a stopped task still runs its to-be-closed cleanup") {
+  LuaRuntime t(timed(0.02));
+  t.write("run.lua", kRunaways);
+  auto a = t.rt.spawn(t.load(brain_with("TaskSpin")));
+  t.rt.tick(a, 0.1);
+  CHECK(t.marks() == thicket_test::LogLines{"cleanup 1", "fine 1"});
+}
+
+TEST_CASE("guard: the instruction budget stops a spinning task on every tick and for every agent") {
+  thicket::RuntimeOptions o;
+  o.leaf_timeout = 0;  // only the budget
+  o.instruction_budget = 100000;
+  LuaRuntime t(o);
+  t.write("run.lua", kRunaways);
+  auto b = t.load(brain_with("TaskSpin"));
+  auto a1 = t.rt.spawn(b), a2 = t.rt.spawn(b);
+  for (int tick = 0; tick < 3; ++tick) {
+    t.rt.tick(a1, 0.1);
+    t.rt.tick(a2, 0.1);
+  }
+  CHECK(t.rt.script_errors() == 6);
+  CHECK(t.joined_log().find("ran past its instruction budget (100000 instructions)") != std::string::npos);
+}
+
+TEST_CASE("guard: two different spinning tasks in a row are both stopped by the budget") {
+  thicket::RuntimeOptions o;
+  o.leaf_timeout = 0;
+  o.instruction_budget = 100000;
+  LuaRuntime t(o);
+  t.write("run.lua", std::string(kRunaways) + "\n");
+  t.write("two.lua", R"LUA(
+local thicket = require("thicket")
+return { A = thicket.task(function() while true do end end), B = thicket.task(function() while true do end end) }
+)LUA");
+  auto b = t.load("tree: t\nleaves: [two.lua]\nroot:\n  sequence:\n    - force_success: {action: A}\n"
+                  "    - force_success: {action: B}\n");
+  auto a = t.rt.spawn(b);
+  t.rt.tick(a, 0.1);
+  t.rt.tick(a, 0.1);
+  CHECK(t.rt.script_errors() == 4);
+}
+
+TEST_CASE("guard: an endless loop in on_reload or at a leaf file's top level is stopped") {
+  LuaRuntime t(timed(0.01));
+  // Loading may take 20 limits (0.2 s here), then the file is a load error.
+  t.write("top.lua", "while true do end\nreturn {}\n");
+  std::vector<thicket::Diagnostic> d;
+  CHECK_FALSE(t.try_load("tree: t\nleaves: [top.lua]\nroot: {action: X}\n", d).has_value());
+  std::string all;
+  for (const auto& x : d) all += thicket::format_diagnostic(x) + "\n";
+  INFO(all);
+  CHECK(all.find("top.lua:1: error: stopped after running for more than 200 ms") != std::string::npos);
+
+  auto leaf = t.write("hot.lua", "return { Go = function() return true end, on_reload = function() end }\n");
+  std::vector<thicket::Diagnostic> diags;
+  auto brain = t.rt.load_file(t.write("hot.yaml", "tree: t\nleaves: [hot.lua]\nroot: {action: Go}\n").string(), diags);
+  REQUIRE(brain.has_value());
+  auto a = t.rt.spawn(*brain);
+  t.rt.tick(a, 0.1);
+  t.write("hot.lua", "return { Go = function() return true end,\n  on_reload = function() while true do end end }\n");
+  std::filesystem::last_write_time(leaf, std::filesystem::last_write_time(leaf) + std::chrono::seconds(2));
+  t.rt.reload_changed();
+  INFO(t.joined_log());
+  CHECK(t.joined_log().find("hot.lua:2: stopped after running for more than 10 ms") != std::string::npos);
+  CHECK(t.rt.tick(a, 0.1) == Status::Success);  // the new leaves are in, the run goes on
+}
+
+TEST_CASE("guard: a leaf that allocates without bound fails at the heap cap; the run goes on") {
+  thicket::RuntimeOptions o;
+  o.leaf_timeout = 0;
+  o.lua_memory_limit = size_t(16) << 20;
+  for (const char* leaf : {"Grow", "BigString"}) {
+    CAPTURE(leaf);
+    LuaRuntime t(o);
+    t.write("run.lua", kRunaways);
+    auto a = t.rt.spawn(t.load(brain_with(leaf)));
+    t.rt.tick(a, 0.1);
+    t.rt.tick(a, 0.1);
+    CHECK(t.rt.script_errors() == 2);
+    INFO(t.joined_log());
+    CHECK(t.joined_log().find("the Lua heap reached its cap of 16 MiB") != std::string::npos);
+    CHECK(t.joined_log().find("@fine 2") != std::string::npos);
+  }
+}
+
+TEST_CASE("guard: interrupt_scripts stops every Lua call until resume_scripts") {
+  LuaRuntime t(timed(0));  // no time limit: only the interrupt can stop Spin
+  t.write("run.lua", kRunaways);
+  auto a = t.rt.spawn(t.load(brain_with("Spin")));
+  thicket::interrupt_scripts();
+  t.rt.tick(a, 0.1);
+  thicket::resume_scripts();
+  CHECK(t.joined_log().find("stopped: the run was interrupted (Ctrl-C)") != std::string::npos);
+  CHECK(t.rt.script_errors() == 2);  // Spin and, while interrupted, Fine too
+  t.log.clear();
+  CHECK(t.rt.set(a, "wood", thicket::Value(int64_t{10})));  // Spin returns at once now
+  CHECK(t.rt.tick(a, 0.1) == Status::Success);  // nothing stays interrupted
+  CHECK(t.marks() == thicket_test::LogLines{"fine 2"});
+}

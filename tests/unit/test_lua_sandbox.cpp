@@ -1,0 +1,151 @@
+// The sandbox against a hostile or careless mod (docs/guide.md 7.10): every escape route a
+// leaf might try, and what one leaf file must not be able to do to another's leaves.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "lua_fixture.hpp"
+
+using thicket::Status;
+using thicket_test::LogLines;
+using thicket_test::LuaRuntime;
+
+namespace {
+
+// Each probe logs "@name=<what happened>"; `try` reports whether the chunk raised.
+const char* kProbes = R"LUA(
+local thicket = require("thicket")
+local L = {}
+local function try(name, fn)
+  local ok, err = pcall(fn)
+  thicket.log("@" .. name .. "=" .. (ok and "ok" or ("error: " .. tostring(err):gsub("^[^:]*:%d+: ", ""))))
+end
+function L.Escape()
+  try("binary chunk", function() return load("\27Lua") end)
+  try("string.dump", function() return string.dump(function() end) end)
+  try("io", function() return io.open("/etc/passwd") end)
+  try("os.execute", function() return os.execute("true") end)
+  try("debug", function() return debug.getregistry() end)
+  try("package", function() return package.loadlib("libc.so.6", "system") end)
+  try("require path", function() return require("../../etc/passwd") end)
+  try("gc finalizer", function() return setmetatable({}, {__gc = function() while true do end end}) end)
+  try("deep recursion", function() local function f(n) return 1 + f(n + 1) end return f(1) end)
+  try("string metatable", function() return getmetatable("").__index end)
+  try("rawset thicket", function() rawset(thicket, "tick", function() return 0 end) end)
+  try("set thicket field", function() thicket.tick = function() return 0 end end)
+  try("new thicket field", function() thicket.mine = 1 end)
+  try("thicket metatable", function() return setmetatable(thicket, {}) end)
+  try("unknown field", function() return thicket.SUCESS end)
+  thicket.log("@has=" .. tostring(thicket.has("tick")) .. "," .. tostring(thicket.has("move_to")))
+  local n = 0
+  for k in pairs(thicket) do n = n + 1 end
+  thicket.log("@pairs=" .. tostring(n > 5))
+  return true
+end
+-- Tampering with what every leaf shares: each stays within this file.
+function L.Tamper()
+  string.upper = nil
+  table.concat = nil
+  print = nil
+  math.floor = function() return 42 end
+  _G.pairs = nil
+  load("ipairs = nil")()
+  return true
+end
+function L.AfterTamper()
+  thicket.log("@same file: " .. tostring(string.upper) .. " " .. tostring(print) .. " " .. math.floor(1.5))
+  return true
+end
+return L
+)LUA";
+
+const char* kVictim = R"LUA(
+local thicket = require("thicket")
+return {
+  Victim = function()
+    local parts = {}
+    for _, w in ipairs({"a", "b"}) do parts[#parts + 1] = ("%s"):format(w):upper() end
+    for k in pairs({x = 1}) do parts[#parts + 1] = k end
+    thicket.log("@victim " .. table.concat(parts, ",") .. " " .. math.floor(1.5) .. " " .. type(print))
+    return thicket.SUCCESS
+  end,
+}
+)LUA";
+
+}  // namespace
+
+TEST_CASE("sandbox: escape routes are closed, each with an error the modder can read") {
+  thicket::RuntimeOptions o;
+  o.leaf_timeout = 10;  // the deep recursion takes a while to reach Lua's stack limit
+  LuaRuntime t(o);
+  t.write("probes.lua", kProbes);
+  auto a = t.rt.spawn(t.load("tree: t\nleaves: [probes.lua]\nroot: {action: Escape}\n"));
+  CHECK(t.rt.tick(a, 0.1) == Status::Success);
+  LogLines got = t.marks();
+  auto line = [&](const std::string& name) {
+    for (const auto& l : got)
+      if (l.rfind(name + "=", 0) == 0) return l.substr(name.size() + 1);
+    return std::string("(missing)");
+  };
+  CHECK(line("binary chunk") == "ok");  // load() returns nil + message for binary text: no chunk
+  CHECK(line("string.dump").find("error") == 0);
+  CHECK(line("io").find("error") == 0);
+  CHECK(line("os.execute").find("error") == 0);
+  CHECK(line("debug").find("error") == 0);
+  CHECK(line("package").find("error") == 0);
+  CHECK(line("require path").find("modules are found only beside the brain's leaf files") != std::string::npos);
+  CHECK(line("gc finalizer") == "error: __gc metamethods are not allowed in leaf scripts (they would run outside any "
+                                "leaf call)");
+  CHECK(line("deep recursion").find("stack overflow") != std::string::npos);
+  CHECK(line("string metatable") == "ok");  // the placeholder text has no __index: nil, nothing reached
+  CHECK(line("rawset thicket").find("table expected") != std::string::npos);
+  CHECK(line("set thicket field").find("the thicket module is read-only (cannot set 'tick')") != std::string::npos);
+  CHECK(line("new thicket field").find("the thicket module is read-only (cannot set 'mine')") != std::string::npos);
+  CHECK(line("thicket metatable") == "error: bad argument #1 to 'setmetatable' (table expected, got thicket module)");
+  CHECK(line("unknown field").find("the thicket module has no field 'SUCESS'; did you mean 'SUCCESS'?") !=
+        std::string::npos);
+  CHECK(line("has") == "true,false");
+  CHECK(line("pairs") == "true");
+}
+
+TEST_CASE("sandbox: getmetatable on a string gives a placeholder, not the shared metatable") {
+  LuaRuntime t;
+  t.write("s.lua", R"LUA(
+local thicket = require("thicket")
+return { S = function()
+  thicket.log("@" .. tostring(getmetatable("")))
+  return ("ok"):upper() == "OK"
+end }
+)LUA");
+  auto a = t.rt.spawn(t.load("tree: t\nleaves: [s.lua]\nroot: {action: S}\n"));
+  CHECK(t.rt.tick(a, 0.1) == Status::Success);
+  CHECK(t.marks() == LogLines{"protected: the string metatable is shared by every script"});
+}
+
+TEST_CASE("sandbox: one leaf file tampering with globals and libraries does not break another file's leaves") {
+  LuaRuntime t;
+  t.write("probes.lua", kProbes);
+  t.write("victim.lua", kVictim);
+  auto a = t.rt.spawn(t.load("tree: t\nleaves: [probes.lua, victim.lua]\nroot:\n  sequence:\n"
+                             "    - action: Tamper\n    - action: AfterTamper\n    - action: Victim\n"));
+  CHECK(t.rt.tick(a, 0.1) == Status::Success);
+  CHECK(t.rt.script_errors() == 0);
+  CHECK(t.marks() == LogLines{"same file: nil nil 42", "victim A,B,x 1 function"});
+}
+
+TEST_CASE("sandbox: a leaf file's globals survive its hot reload (one environment per file)") {
+  LuaRuntime t;
+  auto leaf = t.write("g.lua", "count = count or 0\nreturn { G = function() count = count + 1; "
+                               "require('thicket').log('@' .. count); return true end }\n");
+  std::vector<thicket::Diagnostic> diags;
+  auto brain = t.rt.load_file(t.write("g.yaml", "tree: t\nleaves: [g.lua]\nroot: {action: G}\n").string(), diags);
+  REQUIRE(brain.has_value());
+  auto a = t.rt.spawn(*brain);
+  t.rt.tick(a, 0.1);
+  t.write("g.lua", "count = count or 0\nreturn { G = function() count = count + 10; "
+                   "require('thicket').log('@' .. count); return true end }\n");
+  std::filesystem::last_write_time(leaf, std::filesystem::last_write_time(leaf) + std::chrono::seconds(2));
+  t.rt.reload_changed();
+  t.rt.tick(a, 0.1);
+  CHECK(t.marks() == LogLines{"1", "11"});
+}
