@@ -630,7 +630,7 @@ struct GuardWorld : Agents {
     GuardCounters r = c;
     if (mode == Cond::Lua) {  // the counting leaf file's global
       lua_State* L = rt->impl().lua->state();
-      lua_getglobal(L, "COUNT");
+      rt->impl().lua->push_leaf_global("COUNT");
       r.cond = static_cast<uint64_t>(lua_tointeger(L, -1));
       lua_pop(L, 1);
     }

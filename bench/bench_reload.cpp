@@ -185,7 +185,7 @@ struct World {
   void tick() { rt->tick_all(0.1); }
   lua_State* L() { return rt->impl().lua->state(); }
   lua_Integer global(const char* name) {
-    lua_getglobal(L(), name);
+    rt->impl().lua->push_leaf_global(name);
     lua_Integer v = lua_tointeger(L(), -1);
     lua_pop(L(), 1);
     return v;

@@ -710,6 +710,9 @@ bool verify(const TempDir& counting_dir, const std::string& counting_lua, size_t
   {
     ThicketWorld w(n, nullptr, counting_dir.path.string());
     w.run(ticks, &lua_c);
+    // Each leaf file has its own globals: bring the file's COUNT where the reader looks.
+    w.rt->impl().lua->push_leaf_global("COUNT");
+    lua_setglobal(w.lua(), "COUNT");
     BareLua::read_lua_counts(w.lua(), lua_c);
   }
   auto full = [&](const Counters& c) {

@@ -24,7 +24,7 @@ class LuaHost::CallScope {
     ++h.call_serial_;
     if (!saved_running_) {
       h.guard_.serial.store(h.call_serial_, std::memory_order_relaxed);
-      h.guard_.os_thread.store(pthread_self(), std::memory_order_relaxed);
+      h.guard_.os_thread.store(this_thread(), std::memory_order_relaxed);
       tl_running_guard = &h.guard_;
     }
     h.guard_.running.store(running, std::memory_order_release);
@@ -33,6 +33,12 @@ class LuaHost::CallScope {
     h_.guard_.running.store(saved_running_, std::memory_order_release);
     if (!saved_running_) tl_running_guard = nullptr;
     else h_.guard_.serial.store(saved_serial_, std::memory_order_relaxed);
+  }
+  // pthread_self() once per thread (a plain load after that).
+  static pthread_t this_thread() {
+    static thread_local pthread_t self = 0;
+    if (__builtin_expect(self == 0, 0)) self = pthread_self();
+    return self;
   }
   CallScope(const CallScope&) = delete;
   CallScope& operator=(const CallScope&) = delete;

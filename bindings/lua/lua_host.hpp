@@ -83,7 +83,11 @@ class LuaHost {
   // The environment of a leaf file or module: its own globals (copies of the sandbox's
   // functions and libraries), kept per file across reloads; pushed on the stack.
   void push_file_env(lua_State* L, const std::string& path);
-  // What require("thicket") gives scripts: a read-only face of the module table.
+  // The global `name` of the first leaf file that has one, or nil (benchmarks and tests read
+  // counters that leaf files keep).
+  void push_leaf_global(const char* name);
+  // What the standard require("thicket") gives trusted modules: a read-only face of the module
+  // table (leaf files get a copy of their own, see push_file_env).
   void push_module_face();
 
  private:
@@ -125,6 +129,7 @@ class LuaHost {
   int loaded_ref_ = -2;                 // require()'s cache of modules
   int envs_ref_ = -2;                   // path -> that file's environment
   int env_maker_ref_ = -2;              // Lua function: base globals -> a fresh environment
+  int module_meta_ref_ = -2;            // metatable of a file's copy of the thicket module
   int agent_methods_ref_ = -2;          // LUA_NOREF: plain agent tables
   std::vector<std::string> module_dirs_;   // --trusted: package.path gets these
  public:

@@ -153,7 +153,7 @@ struct LuaApi {
   static void push_unknown_field(lua_State* L, const char* key) {
     std::vector<std::string> names;
     lua_pushnil(L);
-    while (lua_next(L, 1)) {
+    while (lua_next(L, lua_upvalueindex(1))) {
       if (lua_type(L, -2) == LUA_TSTRING) names.push_back(lua_tostring(L, -2));
       lua_pop(L, 1);
     }
@@ -164,7 +164,11 @@ struct LuaApi {
     lua_pushstring(L, msg.c_str());
     lua_concat(L, 2);
   }
-  static int module_missing(lua_State* L) {  // __index of the module table: (table, key)
+  // __index of a file's copy of the module (upvalue 1: the module table): a field added to
+  // the module after the copy was made (the world's functions), or an error.
+  static int module_missing(lua_State* L) {
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
     push_unknown_field(L, luaL_tolstring(L, 2, nullptr));
     return lua_error(L);
   }
@@ -367,7 +371,7 @@ function thicket.wait(seconds)
   while thicket.time() - t0 < seconds - 1e-9 do yield() end
 end
 local Defer = { __close = function(self) local fn = self[1]; self[1] = nil; if fn then fn() end end,
-                __name = "thicket.defer" }
+                __name = "thicket.defer", __metatable = "protected" }
 function thicket.defer(fn)
   if type(fn) ~= "function" then error("thicket.defer expects a function", 2) end
   return setmetatable({ fn }, Defer)
@@ -473,12 +477,14 @@ _G.setmetatable = function(t, mt)
   end
   return setmetatable(t, mt)
 end
--- A fresh environment for one leaf file: its own globals, its own copies of the libraries.
+-- A fresh environment for one leaf file: its own globals, its own copies of the libraries and
+-- of the thicket module (as fast to read as a plain table; what one file does to its copy
+-- reaches no other file), and a require that gives that copy.
 local pairs, next = pairs, next
 local libraries = { string = true, table = true, math = true, utf8 = true, coroutine = true, os = true }
 local base = _G
 local base_load = base.load
-return function()
+return function(module, module_meta)
   local env = {}
   for k, v in next, base do
     if libraries[k] and type(v) == "table" then
@@ -491,6 +497,14 @@ return function()
   end
   env._G = env
   env.load = function(chunk, name, mode, e) return base_load(chunk, name, mode, e or env) end
+  local own = {}
+  for k, v in next, module do own[k] = v end
+  setmetatable(own, module_meta)
+  local base_require = base.require
+  env.require = function(name, ...)
+    if name == "thicket" then return own end
+    return base_require(name, ...)
+  end
   return env
 end
 )LUA";
@@ -511,12 +525,29 @@ end
   envs_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
 }
 
+void LuaHost::push_leaf_global(const char* name) {
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, envs_ref_);
+  lua_pushnil(L_);
+  while (lua_next(L_, -2)) {
+    if (lua_istable(L_, -1) && lua_getfield(L_, -1, name) != LUA_TNIL) {
+      lua_replace(L_, -4);
+      lua_pop(L_, 2);
+      return;
+    }
+    lua_pop(L_, 2);
+  }
+  lua_pop(L_, 1);
+  lua_pushnil(L_);
+}
+
 void LuaHost::push_file_env(lua_State* L, const std::string& path) {
   lua_rawgeti(L, LUA_REGISTRYINDEX, envs_ref_);
   if (lua_getfield(L, -1, path.c_str()) == LUA_TNIL) {
     lua_pop(L, 1);
     lua_rawgeti(L, LUA_REGISTRYINDEX, env_maker_ref_);
-    lua_call(L, 0, 1);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, thicket_ref_);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, module_meta_ref_);
+    lua_call(L, 2, 1);
     lua_pushvalue(L, -1);
     lua_setfield(L, -3, path.c_str());
   }
@@ -545,6 +576,8 @@ void LuaHost::open_thicket_module() {
   lua_newtable(L_);
   lua_pushstring(L_, "thicket.task");
   lua_setfield(L_, -2, "__name");
+  lua_pushliteral(L_, "protected");
+  lua_setfield(L_, -2, "__metatable");
   task_meta_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   // wait and defer, in Lua.
   luaL_loadbuffer(L_, kThicketLua, std::strlen(kThicketLua), "=(thicket)");
@@ -586,17 +619,21 @@ void LuaHost::open_thicket_module() {
 // What scripts get from require("thicket"): a read-only face of the module table.
 void LuaHost::push_module_face() {
   lua_rawgeti(L_, LUA_REGISTRYINDEX, thicket_ref_);
-  if (lua_getmetatable(L_, -1) == 0) {  // first time: unknown fields become errors
+  if (module_meta_ref_ == LUA_NOREF) {  // the metatable of the files' copies
     lua_newtable(L_);
-    lua_pushcfunction(L_, LuaApi::module_missing);
+    lua_pushvalue(L_, -2);
+    lua_pushcclosure(L_, LuaApi::module_missing, 1);
     lua_setfield(L_, -2, "__index");
-    lua_setmetatable(L_, -2);
-  } else {
-    lua_pop(L_, 1);
+    lua_pushcfunction(L_, LuaApi::module_write);
+    lua_setfield(L_, -2, "__newindex");
+    lua_pushliteral(L_, "protected: the thicket module is read-only");
+    lua_setfield(L_, -2, "__metatable");
+    module_meta_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   }
   lua_newuserdatauv(L_, 0, 0);
   lua_newtable(L_);
   lua_pushvalue(L_, -3);
+  lua_pushcclosure(L_, LuaApi::module_missing, 1);
   lua_setfield(L_, -2, "__index");
   lua_pushcfunction(L_, LuaApi::module_write);
   lua_setfield(L_, -2, "__newindex");
@@ -655,6 +692,8 @@ void LuaHost::install_brain(Brain& b, uint32_t brain_index) {
   lua_setfield(L_, -2, "__tostring");
   lua_pushstring(L_, "thicket.blackboard");
   lua_setfield(L_, -2, "__name");
+  lua_pushliteral(L_, "protected: the blackboard's metatable is shared by every agent of the brain");
+  lua_setfield(L_, -2, "__metatable");
   lua_pop(L_, 2);
   (void)brain_index;
 }

@@ -9,6 +9,7 @@
 //   agent:damage(e.id, 10)    agent:signal(e.id, "alert", true)    thicket.metric("kills", 1)
 //   thicket.gauge("alive", 1)   -- summed over agents per tick; the run reports the latest sum
 //   thicket.move_to(agent, x, y [, radius])   thicket.follow_path(agent, {{x, y}, ...} [, {loop = true}])
+#include <cstring>
 #include <lua.hpp>
 
 #include <cmath>
@@ -315,6 +316,8 @@ void install_lua_world(SimWorker& worker) {
   lua_pushlightuserdata(L, &host);
   luaL_setfuncs(L, methods, 1);
   lua_setfield(L, -2, "__index");
+  lua_pushliteral(L, "protected: the agent methods are shared by every agent");
+  lua_setfield(L, -2, "__metatable");
   host.set_agent_metatable(luaL_ref(L, LUA_REGISTRYINDEX));
   // thicket.metric, move_to, follow_path
   host.push_module();
@@ -324,7 +327,7 @@ void install_lua_world(SimWorker& worker) {
   lua_pushlightuserdata(L, &host);
   lua_pushcclosure(L, gauge, 1);
   lua_setfield(L, -2, "gauge");
-  luaL_loadstring(L, kWorldLua);
+  luaL_loadbuffer(L, kWorldLua, std::strlen(kWorldLua), "=(thicket)");
   lua_pushvalue(L, -2);
   lua_call(L, 1, 0);
   lua_pop(L, 1);
