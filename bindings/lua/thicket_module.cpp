@@ -367,6 +367,7 @@ static const char* kThicketLua = R"LUA(
 local thicket, yield, isyieldable = ...
 function thicket.wait(seconds)
   if not isyieldable() then error("thicket.wait can only be called inside a thicket.task", 2) end
+  if type(seconds) ~= "number" then error("thicket.wait expects a number of seconds, got " .. type(seconds), 2) end
   local t0 = thicket.time()
   while thicket.time() - t0 < seconds - 1e-9 do yield() end
 end

@@ -148,3 +148,20 @@ TEST_CASE("sandbox: a leaf file's globals survive its hot reload (one environmen
   t.rt.tick(a, 0.1);
   CHECK(t.marks() == LogLines{"1", "11"});
 }
+
+TEST_CASE("sandbox: tracebacks show the modder's frames, not the module's own Lua code") {
+  LuaRuntime t;
+  t.write("w.lua", R"LUA(
+local thicket = require("thicket")
+local function helper() thicket.wait("soon") end
+return { W = thicket.task(function() helper() end) }
+)LUA");
+  auto a = t.rt.spawn(t.load("tree: t\nleaves: [w.lua]\nroot: {action: W}\n"));
+  t.rt.tick(a, 0.1);
+  const std::string log = t.joined_log();
+  INFO(log);
+  CHECK(log.find("w.lua:3: thicket.wait expects a number of seconds, got string") != std::string::npos);
+  CHECK(log.find("w.lua:3: in upvalue 'helper'") != std::string::npos);
+  CHECK(log.find("[string") == std::string::npos);
+  CHECK(log.find("(thicket)") == std::string::npos);
+}
