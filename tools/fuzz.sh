@@ -10,6 +10,7 @@
 # Targets: brain, expr, scenario (default: all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root=$PWD
 seconds=${THICKET_FUZZ_SECONDS:-60}
 timeout=${THICKET_FUZZ_TIMEOUT:-5}
 jobs=${THICKET_FUZZ_JOBS:-1}
@@ -24,21 +25,23 @@ ninja -C build-fuzz -j "$(nproc)" "${targets[@]/%/_fuzz}" | tail -n 1
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+cd build-fuzz  # with -jobs, libFuzzer writes fuzz-N.log files here
 for t in "${targets[@]}"; do
-  work=build-fuzz/corpus/$t artifacts=build-fuzz/artifacts/$t
+  work=corpus/$t artifacts=artifacts/$t
   mkdir -p "$work" "$artifacts"
-  dict=()
-  [[ -f fuzz/$t.dict ]] && dict=(-dict="fuzz/$t.dict")
+  flags=(-max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 -malloc_limit_mb=1024
+         -max_len=8192 -print_final_stats=1 -artifact_prefix="$artifacts/")
+  flags+=(-close_fd_mask=1)  # the example leaves print; their output is not what is tested
+  [[ -f $root/fuzz/$t.dict ]] && flags+=(-dict="$root/fuzz/$t.dict")
+  [[ $jobs -gt 1 ]] && flags+=(-jobs="$jobs" -workers="$jobs")
   echo "fuzz: $t for ${seconds}s"
-  # -close_fd_mask=1: the example leaves print; stdout is not what is tested.
   # shellcheck disable=SC2086
-  if ! build-fuzz/"${t}"_fuzz "$work" fuzz/corpus/"$t" fuzz/regressions/"$t" "${dict[@]}" \
-      -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 -malloc_limit_mb=1024 \
-      -close_fd_mask=1 -print_final_stats=1 -jobs="$jobs" -workers="$jobs" \
-      -artifact_prefix="$artifacts/" ${THICKET_FUZZ_ARGS:-} >"build-fuzz/$t.log" 2>&1; then
-    tail -n 60 "build-fuzz/$t.log"
-    echo "fuzz: $t FAILED: the input is in $artifacts/ (log: build-fuzz/$t.log)" >&2
+  if ! ./"${t}"_fuzz "$work" "$root/fuzz/corpus/$t" "$root/fuzz/regressions/$t" "${flags[@]}" \
+      ${THICKET_FUZZ_ARGS:-} >"$t.log" 2>&1; then
+    tail -n 60 "$t.log" fuzz-*.log 2>/dev/null || true
+    echo "fuzz: $t FAILED: the input is in build-fuzz/$artifacts/ (log: build-fuzz/$t.log)" >&2
     exit 1
   fi
-  grep -E "stat::number_of_executed_units|stat::average_exec_per_sec|cov: .*corp" "build-fuzz/$t.log" | tail -n 3 | tr -s ' ' || true
+  grep -E "stat::number_of_executed_units|stat::average_exec_per_sec" "$t.log" | tr -s ' ' | tr '\n' ' ' || true
+  echo
 done
