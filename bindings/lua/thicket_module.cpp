@@ -127,7 +127,8 @@ struct LuaApi {
       if (lua_getfield(L, -1, p.c_str()) != LUA_TNIL) return 1;
       lua_pop(L, 1);
       tried += "\n\tno file '" + p + "'";
-      if (!fs::exists(p)) continue;
+      std::error_code exists_error;
+      if (!fs::exists(p, exists_error)) continue;
       if (luaL_loadfilex(L, p.c_str(), "t") != LUA_OK) return -1;
       h.push_file_env(L, p);  // a module has its own globals too
       lua_setupvalue(L, -2, 1);

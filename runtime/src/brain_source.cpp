@@ -115,17 +115,20 @@ class SourceReader {
 
   std::optional<std::string> read_file(const std::string& path, const std::string& from_file,
                                        const YAML::Node& from) {
+    // The error_code forms: a hostile path (e.g. a name too long for the file system) must
+    // give "cannot open", not a filesystem_error.
+    std::error_code ec;
     std::ifstream in(path, std::ios::binary);
-    if (!in || fs::is_directory(path)) {
+    if (!in || fs::is_directory(path, ec)) {
       Diagnostic d;
       if (from_file.empty()) {
         d.file = path;
-        d.message = "cannot open file: " + std::string(fs::exists(path) ? "not a readable file" : "no such file");
+        d.message = "cannot open file: " + std::string(fs::exists(path, ec) ? "not a readable file" : "no such file");
       } else {
         d.file = from_file;
         d.line = from.Mark().line + 1;
         d.column = from.Mark().column + 1;
-        d.message = "cannot open '" + path + "': " + (fs::exists(path) ? "not a readable file" : "no such file");
+        d.message = "cannot open '" + path + "': " + (fs::exists(path, ec) ? "not a readable file" : "no such file");
       }
       diags_.push_back(std::move(d));
       return std::nullopt;
@@ -207,7 +210,8 @@ class SourceReader {
         continue;
       }
       std::string path = relative_to(ref.src.files[ref.file].path, item.Scalar());
-      if (!fs::exists(path) || fs::is_directory(path)) {
+      std::error_code ec;  // a path the file system rejects (too long, ...) is not found either
+      if (!fs::exists(path, ec) || fs::is_directory(path, ec)) {
         ref.error(item, "leaf file '" + item.Scalar() + "' not found (looked for " + path + ")");
         continue;
       }

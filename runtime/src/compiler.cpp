@@ -647,7 +647,7 @@ class TreeCompiler {
     std::string leaf_name, name;
     YAML::Node leaf_at = v, args;
     bool negate = false;
-    if (v.IsScalar() && classify_scalar(v).kind == ScalarKind::String) {
+    if (v.IsScalar() && classify_scalar(v).kind == ScalarKind::String && !v.Scalar().empty()) {
       leaf_name = v.Scalar();
     } else if (v.IsMap()) {
       check_params(kind, v, kind_name);
@@ -665,7 +665,7 @@ class TreeCompiler {
       if (!v["leaf"]) {
         error(v, kind_name + " needs 'leaf', the name of the leaf to call" +
                      std::string(is_condition ? " (or 'check', an expression)" : ""));
-      } else if (!v["leaf"].IsScalar()) {
+      } else if (!v["leaf"].IsScalar() || v["leaf"].Scalar().empty()) {  // `leaf: ""`, `leaf: !tag`
         error(v["leaf"], std::string("'leaf' must be a leaf name, got ") + describe_node(v["leaf"]));
       } else {
         leaf_name = v["leaf"].Scalar();

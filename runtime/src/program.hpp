@@ -88,7 +88,12 @@ struct ArgValue {
   std::string text;
   std::vector<ArgValue> items;                            // List
   std::vector<std::pair<std::string, ArgValue>> entries;  // Map, in file order
+
+  // Defaulted after the class: clang (with libstdc++) rejects the implicit constructor,
+  // which needs pair<string, ArgValue> complete while ArgValue is still being defined.
+  ArgValue();
 };
+inline ArgValue::ArgValue() = default;
 
 // A call site of a leaf: which leaf (by name, resolved to an id when installed) with
 // which args.

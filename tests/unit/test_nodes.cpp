@@ -2194,3 +2194,36 @@ status 2 running
 status 3 running
 )"));
 }
+
+// Found by fuzz/brain_fuzz (fuzz/regressions/brain/empty_leaf_name.yaml): an empty leaf name
+// passed the compiler and threw map::at when the program was installed.
+TEST_CASE("nodes: an empty leaf name is a load error, not an internal error") {
+  for (const char* root : {"{action: {leaf: !ct}}", "{action: {leaf: \"\"}}", "{condition: {leaf: ''}}",
+                           "{action: \"\"}", "{condition: ''}"}) {
+    thicket::Runtime rt(thicket::RuntimeOptions{.log = [](const std::string&) {}});
+    std::vector<thicket::Diagnostic> d;
+    auto b = rt.load_string(std::string("tree: t\nroot: ") + root + "\n", "empty_leaf.yaml", d);
+    INFO(root);
+    CHECK_FALSE(b.has_value());
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].line == 2);
+    CHECK(d[0].message.find("internal error") == std::string::npos);
+  }
+}
+
+// Found by fuzz/brain_fuzz (fuzz/regressions/brain/leaf_file_name_too_long.yaml): a leaf or
+// import path longer than the file system allows threw filesystem_error.
+TEST_CASE("nodes: a leaf or import file name too long for the file system is not found") {
+  const std::string longname(300, 'x');
+  for (const std::string& yaml : {"tree: t\nleaves: [" + longname + ".lua]\nroot: {action: A}\n",
+                                  "tree: t\nimport: [" + longname + ".yaml]\nroot: {action: A}\n"}) {
+    thicket::Runtime rt(thicket::RuntimeOptions{.log = [](const std::string&) {}});
+    rt.register_leaf("A", NativeLeaf{.tick = [](LeafContext&) { return Status::Success; }, .start = {}, .stop = {}});
+    std::vector<thicket::Diagnostic> d;
+    auto b = rt.load_string(yaml, "long_name.yaml", d);
+    CHECK_FALSE(b.has_value());
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].line == 2);
+    CHECK(d[0].message.find("internal error") == std::string::npos);
+  }
+}

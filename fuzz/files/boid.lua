@@ -1,0 +1,1 @@
+../../scripts/examples/flock/boid.lua

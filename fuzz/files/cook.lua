@@ -1,0 +1,1 @@
+../../docs/examples/lua/cook.lua

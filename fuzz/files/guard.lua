@@ -1,0 +1,1 @@
+../../docs/examples/errors/guard.lua

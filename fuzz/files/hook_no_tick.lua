@@ -1,0 +1,1 @@
+../../docs/examples/errors/hook_no_tick.lua

@@ -1,0 +1,1 @@
+../../docs/examples/errors/hook_not_function.lua

@@ -1,0 +1,1 @@
+../../docs/examples/reload/lamp.lua

@@ -1,0 +1,1 @@
+../../tests/e2e/cases/bad_fsm/leaves.lua

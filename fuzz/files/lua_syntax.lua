@@ -1,0 +1,1 @@
+../../docs/examples/errors/lua_syntax.lua

@@ -1,0 +1,1 @@
+../../tests/e2e/cases/spec_machine_every_tick/machine_leaves.lua

@@ -1,0 +1,1 @@
+../../scripts/examples/arena/minion.lua

@@ -1,0 +1,1 @@
+../../docs/examples/errors/not_a_table.lua

@@ -1,0 +1,1 @@
+../../scripts/examples/npc/npc.lua

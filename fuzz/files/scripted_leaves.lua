@@ -1,0 +1,1 @@
+../../tests/e2e/cases/spec_seed000_guard/scripted_leaves.lua

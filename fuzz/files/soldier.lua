@@ -1,0 +1,1 @@
+../../docs/examples/check/soldier.lua

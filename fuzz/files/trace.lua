@@ -1,0 +1,1 @@
+../../docs/examples/nodes/trace.lua

@@ -1,0 +1,1 @@
+../../docs/examples/machine/villager.lua
