@@ -6,6 +6,7 @@
 
 #include "compiler.hpp"
 #include "suggest.hpp"
+#include "yaml_limits.hpp"
 #include "yaml_scalar.hpp"
 
 namespace thicket {
@@ -98,19 +99,7 @@ class SourceReader {
 
   // Parses text into a document, reporting YAML syntax errors with their position.
   std::optional<YAML::Node> parse_text(const std::string& text, const std::string& path) {
-    try {
-      return YAML::Load(text);
-    } catch (const YAML::ParserException& e) {
-      Diagnostic d;
-      d.file = path;
-      d.line = e.mark.line + 1;
-      d.column = e.mark.column + 1;
-      d.message = "YAML syntax: " + e.msg;
-      diags_.push_back(std::move(d));
-    } catch (const YAML::Exception& e) {
-      diags_.push_back({Severity::Error, path, 0, 0, std::string("YAML: ") + e.what()});
-    }
-    return std::nullopt;
+    return load_yaml_checked(text, path, diags_);
   }
 
   std::optional<std::string> read_file(const std::string& path, const std::string& from_file,

@@ -16,6 +16,10 @@ namespace thicket {
 namespace {
 
 constexpr uint32_t kNone = 0xFFFFFFFF;
+// Deepest tree (subtrees count at the depth they are used) and most nodes a brain may have:
+// the compiler recurses once per level, and subtrees are copied at each use.
+constexpr int kMaxTreeDepth = 1000;
+constexpr uint32_t kMaxNodes = 100000;
 
 // Kinds a tree may name as a node (check is written `condition: {check: ...}`).
 bool is_yaml_kind(NodeKind k) { return k != NodeKind::Check && kind_info(k).shape != Shape::Root; }
@@ -273,6 +277,24 @@ class TreeCompiler {
 
   // Compiles one node at path `path`; returns its index, or kNone when nothing was emitted.
   uint32_t node(const YAML::Node& n, const std::string& path, const std::string& name_prefix) {
+    if (too_many_nodes_) return kNone;
+    if (depth_ >= kMaxTreeDepth) {
+      if (!too_deep_) {
+        std::string via;
+        if (subtrees_.size() > 1) via = " (through subtrees " + subtrees_.front() + " -> ... -> " + subtrees_.back() + ")";
+        error(n, "the tree is nested deeper than " + std::to_string(kMaxTreeDepth) + " levels here" + via +
+                     "; a tree may be at most " + std::to_string(kMaxTreeDepth) + " levels deep");
+      }
+      too_deep_ = true;
+      return kNone;
+    }
+    ++depth_;
+    uint32_t index = node_at_depth(n, path, name_prefix);
+    --depth_;
+    return index;
+  }
+
+  uint32_t node_at_depth(const YAML::Node& n, const std::string& path, const std::string& name_prefix) {
     if (!n.IsMap()) {
       error(n, std::string("expected a node (a mapping with one kind, such as 'action: Patrol'), got ") + describe_node(n));
       return kNone;
@@ -332,6 +354,10 @@ class TreeCompiler {
   uint32_t emit(NodeKind kind, const YAML::Node& at, const std::string& path, const std::string& name,
                 const std::string& label) {
     auto index = static_cast<uint32_t>(p_.nodes.size());
+    if (index + 1 == kMaxNodes) {  // stop here: subtrees used many times over can multiply without end
+      error(at, "the brain passes " + std::to_string(kMaxNodes) + " nodes here (subtrees count once per use)");
+      too_many_nodes_ = true;
+    }
     Node rec{};
     rec.kind = kind;
     p_.nodes.push_back(rec);
@@ -422,6 +448,12 @@ class TreeCompiler {
   }
 
   void finish_children(uint32_t index, const std::vector<uint32_t>& children) {
+    if (children.size() >= kNoPos) {  // a child position is 16 bits, kNoPos meaning none
+      const SourcePos& at = p_.positions[index];
+      diags_.push_back({Severity::Error, src_.files[at.file].path, static_cast<int>(at.line), static_cast<int>(at.column),
+                        "this node has " + std::to_string(children.size()) + " children; a node may have at most " +
+                            std::to_string(kNoPos - 1)});
+    }
     Node& n = p_.nodes[index];
     n.children = static_cast<uint32_t>(p_.child_index.size());
     n.count = static_cast<uint16_t>(children.size());
@@ -778,6 +810,8 @@ class TreeCompiler {
   std::vector<std::string> leaf_names_, tree_names_;
   std::vector<ExprKey> expr_keys_;
   std::map<std::string, uint32_t> ids_;
+  int depth_ = 0;
+  bool too_deep_ = false, too_many_nodes_ = false;
 };
 
 // Observed conditions (SPEC 3.5) of every composite with an abort, children first.
@@ -904,10 +938,6 @@ std::unique_ptr<Program> compile_with(const BrainSource& src, const std::string&
   emit(tc);
   bool failed = p->nodes.empty();
   for (size_t i = errors_before; i < diags.size(); ++i) failed = failed || diags[i].severity == Severity::Error;
-  if (p->nodes.size() > 0xFFFF0) {
-    diags.push_back({Severity::Error, src.files[0].path, 0, 0, "the brain has more than a million nodes"});
-    failed = true;
-  }
   if (failed) return nullptr;
   compute_observed(*p);
   layout_state(*p);

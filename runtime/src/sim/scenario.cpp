@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "suggest.hpp"
+#include "yaml_limits.hpp"
 #include "yaml_scalar.hpp"
 
 namespace thicket {
@@ -80,16 +81,7 @@ class ScenarioReader {
  public:
   ScenarioReader(const std::string& path, std::vector<Diagnostic>& diags) : path_(path), diags_(diags) {}
 
-  std::optional<YAML::Node> parse(const std::string& text) {
-    try {
-      return YAML::Load(text);
-    } catch (const YAML::ParserException& e) {
-      diags_.push_back({Severity::Error, path_, e.mark.line + 1, e.mark.column + 1, "YAML syntax: " + e.msg});
-    } catch (const YAML::Exception& e) {
-      diags_.push_back({Severity::Error, path_, 0, 0, std::string("YAML: ") + e.what()});
-    }
-    return std::nullopt;
-  }
+  std::optional<YAML::Node> parse(const std::string& text) { return load_yaml_checked(text, path_, diags_); }
 
   void read(const YAML::Node& doc, ScenarioSpec& spec) {
     if (!doc.IsDefined() || doc.IsNull()) {
