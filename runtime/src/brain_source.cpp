@@ -1,4 +1,5 @@
 // Stage one of loading: the brain file's top level, its imports and its blackboard.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -197,12 +198,25 @@ class SourceReader {
       }
       std::string path = relative_to(ref.src.files[ref.file].path, item.Scalar());
       if (!fs::exists(path) || fs::is_directory(path)) {
-        ref.error(item, "leaf file '" + item.Scalar() + "' not found (looked for " + path + ")");
+        ref.error(item, "leaf file '" + item.Scalar() + "' not found (looked for " + path + ")" +
+                            did_you_mean(fs::path(item.Scalar()).filename().string(), lua_files_beside(path)));
+        src_.failed_leaf_files.push_back(item.Scalar());
         continue;
       }
       if (std::find(src_.leaf_files.begin(), src_.leaf_files.end(), path) == src_.leaf_files.end())
         src_.leaf_files.push_back(path);
     }
+  }
+
+  // The .lua files in the folder `path` names, for a did-you-mean.
+  static std::vector<std::string> lua_files_beside(const std::string& path) {
+    std::vector<std::string> names;
+    std::error_code ec;
+    fs::path dir = fs::path(path).parent_path();
+    for (fs::directory_iterator it(dir.empty() ? "." : dir, ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().extension() == ".lua" && names.size() < 1000) names.push_back(it->path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
   }
 
   void read_blackboard(const SourceRef& ref, const YAML::Node& bb) {

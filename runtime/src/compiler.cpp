@@ -641,7 +641,16 @@ class TreeCompiler {
     auto it = leaves_.find(name);
     if (it == leaves_.end()) {
       std::string msg = "unknown leaf '" + name + "'" + did_you_mean(name, leaf_names_);
-      if (src_.leaf_files_failed)
+      if (!src_.failed_leaf_files.empty())
+      {
+        const auto& files = src_.failed_leaf_files;
+        std::string in = files.back();
+        if (files.size() > 1)
+          in = join_names(std::vector<std::string>(files.begin(), files.end() - 1)) + " or " + in;
+        msg += " (it may be in " + in + ", which failed to load: see the error" + (files.size() > 1 ? "s" : "") +
+               " there)";
+      }
+      else if (src_.leaf_files_failed)
         msg += " (a leaf file failed to load; see its errors)";
       else if (leaf_names_.empty())
         msg += " (no leaves are defined: list Lua files under 'leaves:' at the top of the brain file)";

@@ -47,6 +47,7 @@ struct BrainSource {
   std::vector<BlackboardKey> blackboard;     // merged declarations
   std::map<std::string, uint32_t> bb_index;  // name -> index in blackboard
   bool leaf_files_failed = false;            // set by the loader: unknown leaves may be in them
+  std::vector<std::string> failed_leaf_files;  // listed leaf files not found or that failed to load
 };
 
 // Reads `path` (and its imports). Returns nullopt only when nothing usable was read;

@@ -73,7 +73,11 @@ std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& te
   // Stage the leaf files: nothing is installed until the whole brain compiles.
   bool leaves_ok = true;
   lua->loading_files_ = src->leaf_files;
-  for (const auto& file : src->leaf_files) leaves_ok = lua->stage_leaf_file(file, staged, diags) && leaves_ok;
+  for (const auto& file : src->leaf_files)
+    if (!lua->stage_leaf_file(file, staged, diags)) {
+      leaves_ok = false;
+      src->failed_leaf_files.push_back(file);
+    }
   lua->loading_files_.clear();
   src->leaf_files_failed = !leaves_ok;
   LeafNames names;
