@@ -1,5 +1,6 @@
 // Stage one of loading: the brain file's top level, its imports and its blackboard.
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -274,6 +275,12 @@ class SourceReader {
           case ScalarKind::Float: key.type = ValueType::Number; break;
           case ScalarKind::String: key.type = ValueType::String; break;
         }
+      }
+      if (!explicit_type && s.kind == ScalarKind::String && def.Tag() != "!") {
+        std::string lower = s.text;
+        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (lower == "yes" || lower == "no" || lower == "on" || lower == "off" || lower == "y" || lower == "n")
+          src_.yaml11_bools.push_back({key.name, s.text, {ref.file, def.Mark().line + 1, def.Mark().column + 1}});
       }
       if (!set_default(key, s)) {
         ref.error(def, "the default of '" + key.name + "' must be " + type_phrase(key.type) + ", got " + describe_node(def));

@@ -5,6 +5,7 @@
 // decorator := node | {child: node, name, times | seconds | message}
 // leaf      := Name | {leaf: Name, args, name, negate} | {check: "expr", negate, name} | seconds
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <set>
 
@@ -743,12 +744,28 @@ class TreeCompiler {
     std::vector<ExprError> errors;
     auto compiled = compile_expr(e.Scalar(), expr_keys_, strings_, errors);
     int quote = e.Tag() == "!" ? 1 : 0;  // a quoted scalar's mark is at its opening quote
+    // A key whose default was written `no` (text in YAML 1.2) and is used here as true/false:
+    // the mistake is at the declaration, so the error goes there, and this one points to it.
+    std::string because;
+    if (!errors.empty())
+      for (const auto& yb : src_.yaml11_bools) {
+        if (!mentions(e.Scalar(), yb.key)) continue;
+        std::string decl = src_.files[yb.pos.file].path + ":" + std::to_string(yb.pos.line) + ":" + std::to_string(yb.pos.column);
+        because += " ('" + yb.key + "' is text: its default `" + yb.text + "` at " + decl + " is the text '" + yb.text +
+                   "' in YAML 1.2)";
+        if (yaml11_misused_.insert(yb.key).second)
+          diags_.push_back({Severity::Error, src_.files[yb.pos.file].path, yb.pos.line, yb.pos.column,
+                            "`" + yb.text + "` is the text '" + yb.text + "' in YAML 1.2, not a boolean; write " +
+                                yaml11_meaning(yb.text) + " ('" + yb.key + "' is used as true/false at " +
+                                src_.files[file_].path + ":" + std::to_string(e.Mark().line + 1) + ":" +
+                                std::to_string(e.Mark().column + 1) + ")"});
+      }
     for (const auto& err : errors) {
       Diagnostic d;
       d.file = src_.files[file_].path;
       d.line = e.Mark().line + 1;
       d.column = e.Mark().column + 1 + quote + static_cast<int>(err.column);
-      d.message = "in check expression: " + err.message;
+      d.message = "in check expression: " + err.message + because;
       diags_.push_back(std::move(d));
     }
     p_.nodes[index].a = static_cast<uint32_t>(p_.exprs.size());
@@ -821,6 +838,38 @@ class TreeCompiler {
   std::map<std::string, uint32_t> ids_;
   int depth_ = 0;
   bool too_deep_ = false, too_many_nodes_ = false;
+
+ public:
+  std::set<std::string> yaml11_misused_;  // keys with a yes/no default that a check used as true/false
+
+ private:
+  // Whether `expr` has `name` as a whole word outside quotes.
+  static bool mentions(const std::string& expr, const std::string& name) {
+    char quote = 0;
+    for (size_t i = 0; i < expr.size(); ++i) {
+      char c = expr[i];
+      if (quote) {
+        if (c == quote) quote = 0;
+        continue;
+      }
+      if (c == '"' || c == '\'') {
+        quote = c;
+        continue;
+      }
+      if (!std::isalpha(static_cast<unsigned char>(c)) && c != '_') continue;
+      size_t j = i;
+      while (j < expr.size() && (std::isalnum(static_cast<unsigned char>(expr[j])) || expr[j] == '_')) ++j;
+      if (expr.compare(i, j - i, name) == 0 && j - i == name.size()) return true;
+      i = j - 1;
+    }
+    return false;
+  }
+
+  static std::string yaml11_meaning(const std::string& text) {
+    std::string lower = text;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return lower == "yes" || lower == "on" || lower == "y" ? "true" : "false";
+  }
 };
 
 // Observed conditions (SPEC 3.5) of every composite with an abort, children first.
@@ -945,6 +994,13 @@ std::unique_ptr<Program> compile_with(const BrainSource& src, const std::string&
   size_t errors_before = diags.size();
   TreeCompiler tc(src, leaves, strings, diags, *p);
   emit(tc);
+  // yes/no defaults no check used as true/false: text as YAML 1.2 says, but likely a mistake.
+  for (const auto& yb : src.yaml11_bools)
+    if (!tc.yaml11_misused_.count(yb.key))
+      diags.push_back({Severity::Warning, src.files[yb.pos.file].path, yb.pos.line, yb.pos.column,
+                       "`" + yb.text + "` is the text '" + yb.text + "' in YAML 1.2, so '" + yb.key +
+                           "' is a text key; for a boolean write true or false (quote it, \"" + yb.text +
+                           "\", to keep the text and silence this)"});
   bool failed = p->nodes.empty();
   for (size_t i = errors_before; i < diags.size(); ++i) failed = failed || diags[i].severity == Severity::Error;
   if (failed) return nullptr;

@@ -48,6 +48,12 @@ struct BrainSource {
   std::map<std::string, uint32_t> bb_index;  // name -> index in blackboard
   bool leaf_files_failed = false;            // set by the loader: unknown leaves may be in them
   std::vector<std::string> failed_leaf_files;  // listed leaf files not found or that failed to load
+  // Blackboard defaults written yes/no/on/off/y/n, unquoted: booleans in YAML 1.1, text in 1.2.
+  struct Yaml11Bool {
+    std::string key, text;
+    SourcePos pos;  // of the value
+  };
+  std::vector<Yaml11Bool> yaml11_bools;
 };
 
 // Reads `path` (and its imports). Returns nullopt only when nothing usable was read;
