@@ -723,7 +723,7 @@ class TreeCompiler {
     uint32_t index = emit(kind, v, path, name, kind_name + " " + leaf_name);
     p_.nodes[index].end = index + 1;
     if (negate) p_.nodes[index].flags |= kNegate;
-    if (!leaf_name.empty()) resolve_leaf(leaf_at, leaf_name, is_condition);
+    if (!leaf_name.empty() && resolve_leaf(leaf_at, leaf_name, is_condition)) check_args(leaf_name, v, args);
     LeafCall call;
     call.leaf = leaf_name;
     call.args = args ? yaml_to_arg(args) : ArgValue{};
@@ -731,6 +731,71 @@ class TreeCompiler {
     p_.nodes[index].a = static_cast<uint32_t>(p_.calls.size());
     p_.calls.push_back(std::move(call));
     return index;
+  }
+
+  // The args of a call against the types its leaf declares (when it declares them).
+  void check_args(const std::string& leaf_name, const YAML::Node& at, const YAML::Node& args) {
+    auto declared = src_.leaf_args.find(leaf_name);
+    if (declared == src_.leaf_args.end()) return;
+    std::vector<std::string> names;
+    for (const auto& spec : declared->second) names.push_back(spec.name);
+    const bool have = args && args.IsMap();
+    if (have)
+      for (auto it = args.begin(); it != args.end(); ++it) {
+        std::string key = it->first.Scalar();
+        if (std::find(names.begin(), names.end(), key) == names.end())
+          error(it->first, "leaf '" + leaf_name + "' has no arg '" + key + "'" + did_you_mean(key, names) +
+                               (names.empty() ? " (it takes no args)" : " (args: " + join_names(names) + ")"));
+      }
+    for (const auto& spec : declared->second) {
+      const YAML::Node value = have ? args[spec.name] : YAML::Node(YAML::NodeType::Undefined);
+      bool misspelt = false;  // then the unknown-arg error above says what was meant
+      if (have)
+        for (auto it = args.begin(); it != args.end(); ++it)
+          misspelt = misspelt || (!args[it->first.Scalar()].IsNull() && it->first.Scalar() != spec.name &&
+                                  closest_name(it->first.Scalar(), names) == spec.name);
+      if (!value || value.IsNull()) {
+        if (!spec.optional && !misspelt)
+          error(have ? args : at, "leaf '" + leaf_name + "' needs arg '" + spec.name + "' (" + arg_type_phrase(spec.type) +
+                                      "): args: {" + spec.name + ": ...}");
+        continue;
+      }
+      if (!arg_fits(value, spec.type))
+        error(value, "arg '" + spec.name + "' of leaf '" + leaf_name + "' must be " + arg_type_phrase(spec.type) +
+                         ", got " + shown_arg(value));
+    }
+  }
+
+  static std::string arg_type_phrase(const std::string& type) {
+    if (type == "number") return "a number";
+    if (type == "integer") return "a whole number";
+    if (type == "string") return "text";
+    if (type == "boolean") return "true or false";
+    return "a table (a list or a mapping)";
+  }
+
+  static bool arg_fits(const YAML::Node& v, const std::string& type) {
+    if (type == "table") return v.IsMap() || v.IsSequence();
+    if (!v.IsScalar()) return false;
+    Scalar s = classify_scalar(v);
+    if (type == "number") return s.kind == ScalarKind::Integer || s.kind == ScalarKind::Float;
+    if (type == "integer") return s.kind == ScalarKind::Integer;
+    if (type == "string") return s.kind == ScalarKind::String;
+    if (type == "boolean") return s.kind == ScalarKind::Bool;
+    return false;
+  }
+
+  static std::string shown_arg(const YAML::Node& v) {
+    if (!v.IsScalar()) return describe_node(v);
+    Scalar s = classify_scalar(v);
+    switch (s.kind) {
+      case ScalarKind::String: return "the text '" + s.text + "'";
+      case ScalarKind::Integer:
+      case ScalarKind::Float: return "the number " + v.Scalar();
+      case ScalarKind::Bool: return v.Scalar();
+      case ScalarKind::Null: return "nothing";
+    }
+    return describe_node(v);
   }
 
   uint32_t check(const YAML::Node& e, const std::string& path, const std::string& name, bool negate) {

@@ -27,6 +27,15 @@ inline const char* brain_kind_name(BrainKind k) {
 enum class LeafShape { Function, Hooks, Task, Native };
 using LeafNames = std::map<std::string, LeafShape>;
 
+// A leaf file may declare its args' types (guide: "Declaring a leaf's args"); the compiler
+// checks every call site's args against them.
+struct LeafArgSpec {
+  std::string name;
+  std::string type;       // number, integer, string, boolean, table
+  bool optional = false;  // written with a trailing '?': the arg may be left out
+};
+using LeafArgs = std::vector<LeafArgSpec>;
+
 struct YamlFile {
   std::string path;  // as opened (relative to the working directory if given so)
   YAML::Node doc;
@@ -54,6 +63,7 @@ struct BrainSource {
     SourcePos pos;  // of the value
   };
   std::vector<Yaml11Bool> yaml11_bools;
+  std::map<std::string, LeafArgs> leaf_args;   // set by the loader: the leaves that declare args
 };
 
 // Reads `path` (and its imports). Returns nullopt only when nothing usable was read;
