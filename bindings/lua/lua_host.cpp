@@ -2,6 +2,7 @@
 // once at load; a call pushes (function, agent, args[, mem]) and runs one protected call.
 #include "lua_host.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
@@ -564,6 +565,42 @@ void LuaHost::log_node(const CallSite& at, const std::string& what, const char* 
   rt_.log(out.str());
 }
 
+// The value on top of the stack is a leaf's `args = {name = "type", ...}`: reads it into def.
+static bool read_arg_types(lua_State* L_, LeafDef& def, const std::string& path, std::vector<Diagnostic>& diags) {
+  static const std::vector<std::string> types = {"number", "integer", "string", "boolean", "table"};
+  def.declares_args = true;
+  if (!lua_istable(L_, -1)) {
+    diags.push_back({Severity::Error, path, 0, 0, "'args' of leaf '" + def.name + "' must be a table {name = \"type\", ...}, got " + luaL_typename(L_, -1)});
+    return false;
+  }
+  bool ok = true;
+  lua_pushnil(L_);
+  while (lua_next(L_, -2)) {
+    if (lua_type(L_, -2) != LUA_TSTRING || lua_type(L_, -1) != LUA_TSTRING) {
+      diags.push_back({Severity::Error, path, 0, 0, "'args' of leaf '" + def.name + "' maps arg names to type names, e.g. args = {per_log = \"number\"}"});
+      ok = false;
+    } else {
+      LeafArgSpec spec;
+      spec.name = lua_tostring(L_, -2);
+      spec.type = lua_tostring(L_, -1);
+      if (!spec.type.empty() && spec.type.back() == '?') {
+        spec.optional = true;
+        spec.type.pop_back();
+      }
+      if (std::find(types.begin(), types.end(), spec.type) == types.end()) {
+        diags.push_back({Severity::Error, path, 0, 0, "arg '" + spec.name + "' of leaf '" + def.name + "' has an unknown type '" + spec.type + "'" +
+                                                          did_you_mean(spec.type, types) + " (types: number, integer, string, boolean, table; a trailing ? makes it optional)"});
+        ok = false;
+      } else {
+        def.args.push_back(std::move(spec));
+      }
+    }
+    lua_pop(L_, 1);
+  }
+  std::sort(def.args.begin(), def.args.end(), [](const LeafArgSpec& a, const LeafArgSpec& b) { return a.name < b.name; });
+  return ok;
+}
+
 // Runs a leaf file in the sandbox and collects the leaves of the table it returns.
 bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out, std::vector<Diagnostic>& diags) {
   auto lua_error = [&](const std::string& raw) {
@@ -648,15 +685,38 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
         def.fn = luaL_ref(L_, LUA_REGISTRYINDEX);
       }
     } else if (t == LUA_TTABLE) {
+      // A table of hooks {start, tick, stop}, or {fn = function or thicket.task(...)}; either
+      // may declare its args' types: args = {name = "number", other = "string?"}.
       def.shape = LeafShape::Hooks;
-      static const std::vector<std::string> hooks = {"start", "tick", "stop"};
+      static const std::vector<std::string> hooks = {"start", "tick", "stop", "fn", "args"};
+      bool has_fn = false, fn_is_task = false;
       lua_pushnil(L_);
       while (lua_next(L_, -2)) {
         std::string hook = lua_type(L_, -2) == LUA_TSTRING ? lua_tostring(L_, -2) : "?";
         int* slot = hook == "start" ? &def.start : hook == "tick" ? &def.tick : hook == "stop" ? &def.stop : nullptr;
-        if (!slot) {
+        if (hook == "args") {
+          ok = read_arg_types(L_, def, path, diags) && ok;
+        } else if (hook == "fn") {
+          bool is_task = false;
+          if (lua_istable(L_, -1) && lua_getmetatable(L_, -1)) {
+            lua_rawgeti(L_, LUA_REGISTRYINDEX, task_meta_ref_);
+            is_task = lua_rawequal(L_, -1, -2);
+            lua_pop(L_, 2);
+          }
+          if (is_task) lua_rawgeti(L_, -1, 1);
+          else lua_pushvalue(L_, -1);
+          if (!lua_isfunction(L_, -1)) {
+            lua_pop(L_, 1);
+            diags.push_back({Severity::Error, path, 0, 0, "'fn' of leaf '" + def.name + "' must be a function or thicket.task(fn), got " + luaL_typename(L_, -1)});
+            ok = false;
+          } else {
+            def.fn = luaL_ref(L_, LUA_REGISTRYINDEX);
+            has_fn = true;
+            fn_is_task = is_task;
+          }
+        } else if (!slot) {
           diags.push_back({Severity::Error, path, 0, 0, "leaf '" + def.name + "' has an unknown hook '" + hook + "'" +
-                                                            did_you_mean(hook, hooks) + " (hooks: start, tick, stop)"});
+                                                            did_you_mean(hook, hooks) + " (hooks: start, tick, stop; or fn; and args)"});
           ok = false;
         } else if (!lua_isfunction(L_, -1)) {
           diags.push_back({Severity::Error, path, 0, 0, "hook '" + hook + "' of leaf '" + def.name + "' must be a function, got " + luaL_typename(L_, -1)});
@@ -667,8 +727,14 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
         }
         lua_pop(L_, 1);
       }
-      if (def.tick == LUA_NOREF && ok) {
-        diags.push_back({Severity::Error, path, 0, 0, "leaf '" + def.name + "' is a hook table without 'tick'; give it tick = function(agent, args, mem) ... end"});
+      if (has_fn) {
+        def.shape = fn_is_task ? LeafShape::Task : LeafShape::Function;
+        if (def.start != LUA_NOREF || def.tick != LUA_NOREF || def.stop != LUA_NOREF) {
+          diags.push_back({Severity::Error, path, 0, 0, "leaf '" + def.name + "' has both 'fn' and hooks; give fn (a function or a task) or start/tick/stop hooks"});
+          ok = false;
+        }
+      } else if (def.tick == LUA_NOREF && ok) {
+        diags.push_back({Severity::Error, path, 0, 0, "leaf '" + def.name + "' is a hook table without 'tick'; give it tick = function(agent, args, mem) ... end (or fn = function(agent, args) ... end)"});
         ok = false;
       }
     } else {

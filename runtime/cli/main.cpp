@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -22,6 +23,7 @@
 #include "schema.hpp"
 #include "simulation.hpp"
 #include "thicket/runtime.hpp"
+#include "yaml_limits.hpp"
 
 using namespace thicket;
 
@@ -228,7 +230,12 @@ void add_schema_findings(const std::string& file, std::vector<Diagnostic>& diags
   if (!schemas) return;
   YAML::Node doc;
   try {
-    doc = YAML::LoadFile(file);
+    std::ifstream in(file, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    // Too deep, or an alias bomb: the loader has refused it; a walk of it would not end.
+    if (find_deep_nesting(text.str()) || find_alias_bomb(text.str())) return;
+    doc = YAML::Load(text.str());
   } catch (const std::exception&) {
     return;  // unreadable or not YAML: the loader has said so
   }
@@ -236,9 +243,11 @@ void add_schema_findings(const std::string& file, std::vector<Diagnostic>& diags
   if (schema.empty() || !schemas->has(schema)) return;
   std::vector<SchemaError> found;
   schemas->validate(doc, schema, found);
+  std::set<int> lines_reported;  // a set: a file with many errors must not take n^2 time here
+  for (const auto& d : diags)
+    if (d.file == file) lines_reported.insert(d.line);
   for (const auto& e : found) {
-    bool reported = false;
-    for (const auto& d : diags) reported = reported || (d.file == file && d.line == e.line);
+    bool reported = lines_reported.count(e.line) > 0;
     if (!reported) diags.push_back({Severity::Error, file, e.line, e.column, e.message + " (schema " + schema + ")"});
   }
 }

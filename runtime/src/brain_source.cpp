@@ -1,4 +1,6 @@
 // Stage one of loading: the brain file's top level, its imports and its blackboard.
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -6,6 +8,7 @@
 
 #include "compiler.hpp"
 #include "suggest.hpp"
+#include "yaml_limits.hpp"
 #include "yaml_scalar.hpp"
 
 namespace thicket {
@@ -98,19 +101,7 @@ class SourceReader {
 
   // Parses text into a document, reporting YAML syntax errors with their position.
   std::optional<YAML::Node> parse_text(const std::string& text, const std::string& path) {
-    try {
-      return YAML::Load(text);
-    } catch (const YAML::ParserException& e) {
-      Diagnostic d;
-      d.file = path;
-      d.line = e.mark.line + 1;
-      d.column = e.mark.column + 1;
-      d.message = "YAML syntax: " + e.msg;
-      diags_.push_back(std::move(d));
-    } catch (const YAML::Exception& e) {
-      diags_.push_back({Severity::Error, path, 0, 0, std::string("YAML: ") + e.what()});
-    }
-    return std::nullopt;
+    return load_yaml_checked(text, path, diags_);
   }
 
   std::optional<std::string> read_file(const std::string& path, const std::string& from_file,
@@ -212,12 +203,25 @@ class SourceReader {
       std::string path = relative_to(ref.src.files[ref.file].path, item.Scalar());
       std::error_code ec;  // a path the file system rejects (too long, ...) is not found either
       if (!fs::exists(path, ec) || fs::is_directory(path, ec)) {
-        ref.error(item, "leaf file '" + item.Scalar() + "' not found (looked for " + path + ")");
+        ref.error(item, "leaf file '" + item.Scalar() + "' not found (looked for " + path + ")" +
+                            did_you_mean(fs::path(item.Scalar()).filename().string(), lua_files_beside(path)));
+        src_.failed_leaf_files.push_back(item.Scalar());
         continue;
       }
       if (std::find(src_.leaf_files.begin(), src_.leaf_files.end(), path) == src_.leaf_files.end())
         src_.leaf_files.push_back(path);
     }
+  }
+
+  // The .lua files in the folder `path` names, for a did-you-mean.
+  static std::vector<std::string> lua_files_beside(const std::string& path) {
+    std::vector<std::string> names;
+    std::error_code ec;
+    fs::path dir = fs::path(path).parent_path();
+    for (fs::directory_iterator it(dir.empty() ? "." : dir, ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().extension() == ".lua" && names.size() < 1000) names.push_back(it->path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
   }
 
   void read_blackboard(const SourceRef& ref, const YAML::Node& bb) {
@@ -275,6 +279,12 @@ class SourceReader {
           case ScalarKind::Float: key.type = ValueType::Number; break;
           case ScalarKind::String: key.type = ValueType::String; break;
         }
+      }
+      if (!explicit_type && s.kind == ScalarKind::String && def.Tag() != "!") {
+        std::string lower = s.text;
+        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (lower == "yes" || lower == "no" || lower == "on" || lower == "off" || lower == "y" || lower == "n")
+          src_.yaml11_bools.push_back({key.name, s.text, {ref.file, def.Mark().line + 1, def.Mark().column + 1}});
       }
       if (!set_default(key, s)) {
         ref.error(def, "the default of '" + key.name + "' must be " + type_phrase(key.type) + ", got " + describe_node(def));

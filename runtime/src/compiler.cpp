@@ -5,6 +5,7 @@
 // decorator := node | {child: node, name, times | seconds | message}
 // leaf      := Name | {leaf: Name, args, name, negate} | {check: "expr", negate, name} | seconds
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <set>
 
@@ -16,6 +17,10 @@ namespace thicket {
 namespace {
 
 constexpr uint32_t kNone = 0xFFFFFFFF;
+// Deepest tree (subtrees count at the depth they are used) and most nodes a brain may have:
+// the compiler recurses once per level, and subtrees are copied at each use.
+constexpr int kMaxTreeDepth = 1000;
+constexpr uint32_t kMaxNodes = 100000;
 
 // Kinds a tree may name as a node (check is written `condition: {check: ...}`).
 bool is_yaml_kind(NodeKind k) { return k != NodeKind::Check && kind_info(k).shape != Shape::Root; }
@@ -274,6 +279,24 @@ class TreeCompiler {
 
   // Compiles one node at path `path`; returns its index, or kNone when nothing was emitted.
   uint32_t node(const YAML::Node& n, const std::string& path, const std::string& name_prefix) {
+    if (too_many_nodes_) return kNone;
+    if (depth_ >= kMaxTreeDepth) {
+      if (!too_deep_) {
+        std::string via;
+        if (subtrees_.size() > 1) via = " (through subtrees " + subtrees_.front() + " -> ... -> " + subtrees_.back() + ")";
+        error(n, "the tree is nested deeper than " + std::to_string(kMaxTreeDepth) + " levels here" + via +
+                     "; a tree may be at most " + std::to_string(kMaxTreeDepth) + " levels deep");
+      }
+      too_deep_ = true;
+      return kNone;
+    }
+    ++depth_;
+    uint32_t index = node_at_depth(n, path, name_prefix);
+    --depth_;
+    return index;
+  }
+
+  uint32_t node_at_depth(const YAML::Node& n, const std::string& path, const std::string& name_prefix) {
     if (!n.IsMap()) {
       error(n, std::string("expected a node (a mapping with one kind, such as 'action: Patrol'), got ") + describe_node(n));
       return kNone;
@@ -333,6 +356,10 @@ class TreeCompiler {
   uint32_t emit(NodeKind kind, const YAML::Node& at, const std::string& path, const std::string& name,
                 const std::string& label) {
     auto index = static_cast<uint32_t>(p_.nodes.size());
+    if (index + 1 == kMaxNodes) {  // stop here: subtrees used many times over can multiply without end
+      error(at, "the brain passes " + std::to_string(kMaxNodes) + " nodes here (subtrees count once per use)");
+      too_many_nodes_ = true;
+    }
     Node rec{};
     rec.kind = kind;
     p_.nodes.push_back(rec);
@@ -423,6 +450,12 @@ class TreeCompiler {
   }
 
   void finish_children(uint32_t index, const std::vector<uint32_t>& children) {
+    if (children.size() >= kNoPos) {  // a child position is 16 bits, kNoPos meaning none
+      const SourcePos& at = p_.positions[index];
+      diags_.push_back({Severity::Error, src_.files[at.file].path, static_cast<int>(at.line), static_cast<int>(at.column),
+                        "this node has " + std::to_string(children.size()) + " children; a node may have at most " +
+                            std::to_string(kNoPos - 1)});
+    }
     Node& n = p_.nodes[index];
     n.children = static_cast<uint32_t>(p_.child_index.size());
     n.count = static_cast<uint16_t>(children.size());
@@ -610,7 +643,16 @@ class TreeCompiler {
     auto it = leaves_.find(name);
     if (it == leaves_.end()) {
       std::string msg = "unknown leaf '" + name + "'" + did_you_mean(name, leaf_names_);
-      if (src_.leaf_files_failed)
+      if (!src_.failed_leaf_files.empty())
+      {
+        const auto& files = src_.failed_leaf_files;
+        std::string in = files.back();
+        if (files.size() > 1)
+          in = join_names(std::vector<std::string>(files.begin(), files.end() - 1)) + " or " + in;
+        msg += " (it may be in " + in + ", which failed to load: see the error" + (files.size() > 1 ? "s" : "") +
+               " there)";
+      }
+      else if (src_.leaf_files_failed)
         msg += " (a leaf file failed to load; see its errors)";
       else if (leaf_names_.empty())
         msg += " (no leaves are defined: list Lua files under 'leaves:' at the top of the brain file)";
@@ -682,7 +724,7 @@ class TreeCompiler {
     uint32_t index = emit(kind, v, path, name, kind_name + " " + leaf_name);
     p_.nodes[index].end = index + 1;
     if (negate) p_.nodes[index].flags |= kNegate;
-    if (!leaf_name.empty()) resolve_leaf(leaf_at, leaf_name, is_condition);
+    if (!leaf_name.empty() && resolve_leaf(leaf_at, leaf_name, is_condition)) check_args(leaf_name, v, args);
     LeafCall call;
     call.leaf = leaf_name;
     call.args = args ? yaml_to_arg(args) : ArgValue{};
@@ -690,6 +732,71 @@ class TreeCompiler {
     p_.nodes[index].a = static_cast<uint32_t>(p_.calls.size());
     p_.calls.push_back(std::move(call));
     return index;
+  }
+
+  // The args of a call against the types its leaf declares (when it declares them).
+  void check_args(const std::string& leaf_name, const YAML::Node& at, const YAML::Node& args) {
+    auto declared = src_.leaf_args.find(leaf_name);
+    if (declared == src_.leaf_args.end()) return;
+    std::vector<std::string> names;
+    for (const auto& spec : declared->second) names.push_back(spec.name);
+    const bool have = args && args.IsMap();
+    if (have)
+      for (auto it = args.begin(); it != args.end(); ++it) {
+        std::string key = it->first.Scalar();
+        if (std::find(names.begin(), names.end(), key) == names.end())
+          error(it->first, "leaf '" + leaf_name + "' has no arg '" + key + "'" + did_you_mean(key, names) +
+                               (names.empty() ? " (it takes no args)" : " (args: " + join_names(names) + ")"));
+      }
+    for (const auto& spec : declared->second) {
+      const YAML::Node value = have ? args[spec.name] : YAML::Node(YAML::NodeType::Undefined);
+      bool misspelt = false;  // then the unknown-arg error above says what was meant
+      if (have)
+        for (auto it = args.begin(); it != args.end(); ++it)
+          misspelt = misspelt || (!args[it->first.Scalar()].IsNull() && it->first.Scalar() != spec.name &&
+                                  closest_name(it->first.Scalar(), names) == spec.name);
+      if (!value || value.IsNull()) {
+        if (!spec.optional && !misspelt)
+          error(have ? args : at, "leaf '" + leaf_name + "' needs arg '" + spec.name + "' (" + arg_type_phrase(spec.type) +
+                                      "): args: {" + spec.name + ": ...}");
+        continue;
+      }
+      if (!arg_fits(value, spec.type))
+        error(value, "arg '" + spec.name + "' of leaf '" + leaf_name + "' must be " + arg_type_phrase(spec.type) +
+                         ", got " + shown_arg(value));
+    }
+  }
+
+  static std::string arg_type_phrase(const std::string& type) {
+    if (type == "number") return "a number";
+    if (type == "integer") return "a whole number";
+    if (type == "string") return "text";
+    if (type == "boolean") return "true or false";
+    return "a table (a list or a mapping)";
+  }
+
+  static bool arg_fits(const YAML::Node& v, const std::string& type) {
+    if (type == "table") return v.IsMap() || v.IsSequence();
+    if (!v.IsScalar()) return false;
+    Scalar s = classify_scalar(v);
+    if (type == "number") return s.kind == ScalarKind::Integer || s.kind == ScalarKind::Float;
+    if (type == "integer") return s.kind == ScalarKind::Integer;
+    if (type == "string") return s.kind == ScalarKind::String;
+    if (type == "boolean") return s.kind == ScalarKind::Bool;
+    return false;
+  }
+
+  static std::string shown_arg(const YAML::Node& v) {
+    if (!v.IsScalar()) return describe_node(v);
+    Scalar s = classify_scalar(v);
+    switch (s.kind) {
+      case ScalarKind::String: return "the text '" + s.text + "'";
+      case ScalarKind::Integer:
+      case ScalarKind::Float: return "the number " + v.Scalar();
+      case ScalarKind::Bool: return v.Scalar();
+      case ScalarKind::Null: return "nothing";
+    }
+    return describe_node(v);
   }
 
   uint32_t check(const YAML::Node& e, const std::string& path, const std::string& name, bool negate) {
@@ -703,12 +810,28 @@ class TreeCompiler {
     std::vector<ExprError> errors;
     auto compiled = compile_expr(e.Scalar(), expr_keys_, strings_, errors);
     int quote = e.Tag() == "!" ? 1 : 0;  // a quoted scalar's mark is at its opening quote
+    // A key whose default was written `no` (text in YAML 1.2) and is used here as true/false:
+    // the mistake is at the declaration, so the error goes there, and this one points to it.
+    std::string because;
+    if (!errors.empty())
+      for (const auto& yb : src_.yaml11_bools) {
+        if (!mentions(e.Scalar(), yb.key)) continue;
+        std::string decl = src_.files[yb.pos.file].path + ":" + std::to_string(yb.pos.line) + ":" + std::to_string(yb.pos.column);
+        because += " ('" + yb.key + "' is text: its default `" + yb.text + "` at " + decl + " is the text '" + yb.text +
+                   "' in YAML 1.2)";
+        if (yaml11_misused_.insert(yb.key).second)
+          diags_.push_back({Severity::Error, src_.files[yb.pos.file].path, yb.pos.line, yb.pos.column,
+                            "`" + yb.text + "` is the text '" + yb.text + "' in YAML 1.2, not a boolean; write " +
+                                yaml11_meaning(yb.text) + " ('" + yb.key + "' is used as true/false at " +
+                                src_.files[file_].path + ":" + std::to_string(e.Mark().line + 1) + ":" +
+                                std::to_string(e.Mark().column + 1) + ")"});
+      }
     for (const auto& err : errors) {
       Diagnostic d;
       d.file = src_.files[file_].path;
       d.line = e.Mark().line + 1;
       d.column = e.Mark().column + 1 + quote + static_cast<int>(err.column);
-      d.message = "in check expression: " + err.message;
+      d.message = "in check expression: " + err.message + because;
       diags_.push_back(std::move(d));
     }
     p_.nodes[index].a = static_cast<uint32_t>(p_.exprs.size());
@@ -779,6 +902,40 @@ class TreeCompiler {
   std::vector<std::string> leaf_names_, tree_names_;
   std::vector<ExprKey> expr_keys_;
   std::map<std::string, uint32_t> ids_;
+  int depth_ = 0;
+  bool too_deep_ = false, too_many_nodes_ = false;
+
+ public:
+  std::set<std::string> yaml11_misused_;  // keys with a yes/no default that a check used as true/false
+
+ private:
+  // Whether `expr` has `name` as a whole word outside quotes.
+  static bool mentions(const std::string& expr, const std::string& name) {
+    char quote = 0;
+    for (size_t i = 0; i < expr.size(); ++i) {
+      char c = expr[i];
+      if (quote) {
+        if (c == quote) quote = 0;
+        continue;
+      }
+      if (c == '"' || c == '\'') {
+        quote = c;
+        continue;
+      }
+      if (!std::isalpha(static_cast<unsigned char>(c)) && c != '_') continue;
+      size_t j = i;
+      while (j < expr.size() && (std::isalnum(static_cast<unsigned char>(expr[j])) || expr[j] == '_')) ++j;
+      if (expr.compare(i, j - i, name) == 0 && j - i == name.size()) return true;
+      i = j - 1;
+    }
+    return false;
+  }
+
+  static std::string yaml11_meaning(const std::string& text) {
+    std::string lower = text;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return lower == "yes" || lower == "on" || lower == "y" ? "true" : "false";
+  }
 };
 
 // Observed conditions (SPEC 3.5) of every composite with an abort, children first.
@@ -903,12 +1060,15 @@ std::unique_ptr<Program> compile_with(const BrainSource& src, const std::string&
   size_t errors_before = diags.size();
   TreeCompiler tc(src, leaves, strings, diags, *p);
   emit(tc);
+  // yes/no defaults no check used as true/false: text as YAML 1.2 says, but likely a mistake.
+  for (const auto& yb : src.yaml11_bools)
+    if (!tc.yaml11_misused_.count(yb.key))
+      diags.push_back({Severity::Warning, src.files[yb.pos.file].path, yb.pos.line, yb.pos.column,
+                       "`" + yb.text + "` is the text '" + yb.text + "' in YAML 1.2, so '" + yb.key +
+                           "' is a text key; for a boolean write true or false (quote it, \"" + yb.text +
+                           "\", to keep the text and silence this)"});
   bool failed = p->nodes.empty();
   for (size_t i = errors_before; i < diags.size(); ++i) failed = failed || diags[i].severity == Severity::Error;
-  if (p->nodes.size() > 0xFFFF0) {
-    diags.push_back({Severity::Error, src.files[0].path, 0, 0, "the brain has more than a million nodes"});
-    failed = true;
-  }
   if (failed) return nullptr;
   compute_observed(*p);
   layout_state(*p);

@@ -27,6 +27,15 @@ inline const char* brain_kind_name(BrainKind k) {
 enum class LeafShape { Function, Hooks, Task, Native };
 using LeafNames = std::map<std::string, LeafShape>;
 
+// A leaf file may declare its args' types (guide: "Declaring a leaf's args"); the compiler
+// checks every call site's args against them.
+struct LeafArgSpec {
+  std::string name;
+  std::string type;       // number, integer, string, boolean, table
+  bool optional = false;  // written with a trailing '?': the arg may be left out
+};
+using LeafArgs = std::vector<LeafArgSpec>;
+
 struct YamlFile {
   std::string path;  // as opened (relative to the working directory if given so)
   YAML::Node doc;
@@ -47,6 +56,14 @@ struct BrainSource {
   std::vector<BlackboardKey> blackboard;     // merged declarations
   std::map<std::string, uint32_t> bb_index;  // name -> index in blackboard
   bool leaf_files_failed = false;            // set by the loader: unknown leaves may be in them
+  std::vector<std::string> failed_leaf_files;  // listed leaf files not found or that failed to load
+  // Blackboard defaults written yes/no/on/off/y/n, unquoted: booleans in YAML 1.1, text in 1.2.
+  struct Yaml11Bool {
+    std::string key, text;
+    SourcePos pos;  // of the value
+  };
+  std::vector<Yaml11Bool> yaml11_bools;
+  std::map<std::string, LeafArgs> leaf_args;   // set by the loader: the leaves that declare args
 };
 
 // Reads `path` (and its imports). Returns nullopt only when nothing usable was read;

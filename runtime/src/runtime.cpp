@@ -121,11 +121,18 @@ std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& te
   // Stage the leaf files: nothing is installed until the whole brain compiles.
   bool leaves_ok = true;
   lua->loading_files_ = src->leaf_files;
-  for (const auto& file : src->leaf_files) leaves_ok = lua->stage_leaf_file(file, staged, diags) && leaves_ok;
+  for (const auto& file : src->leaf_files)
+    if (!lua->stage_leaf_file(file, staged, diags)) {
+      leaves_ok = false;
+      src->failed_leaf_files.push_back(file);
+    }
   lua->loading_files_.clear();
   src->leaf_files_failed = !leaves_ok;
   LeafNames names;
-  for (const auto& def : leaves) names[def.name] = def.shape;
+  for (const auto& def : leaves) {
+    names[def.name] = def.shape;
+    if (def.declares_args) src->leaf_args[def.name] = def.args;
+  }
   std::map<std::string, std::string> defined_in;
   for (const auto& def : staged) {
     auto [it, fresh] = defined_in.emplace(def.name, def.file);
@@ -134,6 +141,8 @@ std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& te
                        "leaf '" + def.name + "' is also defined in " + it->second + "; this file's definition is used"});
     it->second = def.file;
     names[def.name] = def.shape;
+    if (def.declares_args) src->leaf_args[def.name] = def.args;
+    else src->leaf_args.erase(def.name);
     // Leaf names are one name space (SPEC 8): say so when another file's leaf is replaced.
     auto known = leaf_ids.find(def.name);
     if (known != leaf_ids.end() && !leaves[known->second].file.empty() && leaves[known->second].file != def.file)

@@ -23,6 +23,8 @@ struct LeafDef {
   std::string file;  // the Lua file that defined it ("" for native)
   int fn = -2, start = -2, tick = -2, stop = -2;  // LUA_NOREF = -2
   NativeLeaf native;
+  bool declares_args = false;  // the leaf file gave `args = {name = "type", ...}`
+  LeafArgs args;
 };
 
 struct Brain {

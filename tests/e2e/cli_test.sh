@@ -110,6 +110,19 @@ grep -v '^group \|^scenario ' "$dir/s.dump" | cmp -s - <(cat "$dir/minion.dump" 
 hits=$(grep -rniE 'seeds? ?0{2}[0-3]' "$root/README.md" "$root/docs" "$root/setup.sh" "$root/scripts/examples" \
   "$root/examples" "$root/schemas" 2>/dev/null)
 [[ -z "$hits" ]] && ok || bad "docs mention seed numbers: $hits"
+# An alias bomb (each anchor holds two aliases of the one before, 2^29 leaves expanded) and a
+# 20,000-deep nesting: `check` (loader and schema pass) refuses each at once, with a position.
+{
+  printf 'tree: bomb\ntrees:\n  pool:\n    sequence:\n      - &a0 {action: Work}\n'
+  for i in $(seq 1 29); do printf '      - &a%d {sequence: [*a%d, *a%d]}\n' "$i" $((i - 1)) $((i - 1)); done
+  printf 'root: *a29\n'
+} > "$dir/bomb.yaml"
+timeout 5 "$thicket" check "$dir/bomb.yaml" >/dev/null 2>"$dir/err"
+[[ $? == 2 ]] && ok || bad "check of an alias bomb should exit 2 within 5 s"
+grep -q "bomb.yaml:20:26: error: aliases expand to more than 250000 nodes here" "$dir/err" && ok || bad "alias bomb message: $(head -1 "$dir/err")"
+{ printf 'tree: deep\nroot: '; head -c 20000 /dev/zero | tr '\0' '['; head -c 20000 /dev/zero | tr '\0' ']'; echo; } > "$dir/deep.yaml"
+timeout 5 "$thicket" check "$dir/deep.yaml" >/dev/null 2>"$dir/err"
+grep -q "deep.yaml:2:306: error: nesting deeper than 300 levels at line 2" "$dir/err" && ok || bad "deep nesting message: $(head -1 "$dir/err")"
 
 echo "cli: $pass passed, $fail failed"
 [[ $fail == 0 ]]

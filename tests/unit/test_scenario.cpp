@@ -302,7 +302,7 @@ TEST_CASE("scenario: wrong types say what was expected and what the file has") {
   CHECK(errors_of(kSmall + "    count: \"5\"\n") ==
         "guard_posts.yaml:9:12: error: 'count' must be a whole number >= 1, got text '5'\n");
   CHECK(errors_of(kSmall + "    count: 5000000000\n") ==
-        "guard_posts.yaml:9:12: error: 'count' must be a whole number >= 1 and <= 4294967295, got 5000000000\n");
+        "guard_posts.yaml:9:12: error: 'count' is 5000000000 agents; a scenario may have at most 100000 agents in all\n");
   // An empty value has no position of its own: the error points at its key, or at its list.
   CHECK(errors_of(kSmall + "    count:\n") ==
         "guard_posts.yaml:9:5: error: 'count' must be a whole number >= 1, got nothing\n");
@@ -453,4 +453,18 @@ TEST_CASE("scenario: every example scenario loads and validates against the sche
     ++scenarios;
   }
   CHECK(scenarios >= 2);  // the arena and the flock
+}
+
+TEST_CASE("scenario: huge counts are refused at load, before anything is allocated") {
+  CHECK(errors_of(kSmall + "    count: 1000000000\n") ==
+        "guard_posts.yaml:9:12: error: 'count' is 1000000000 agents; a scenario may have at most 100000 agents in all\n");
+  std::vector<Diagnostic> diags;
+  CHECK(load(kSmall + "    count: 100000\n", diags).has_value());
+  // Two groups of 60,000: the second passes the limit over all groups.
+  std::string two = kSmall + "    count: 60000\n" +
+                    "  - {name: more, team: a, brain: minion_world.yaml, spawn: {centre: [5, 5], radius: 1}, "
+                    "count: 60000}\n";
+  std::string errors = errors_of(two);
+  CHECK(errors.find("error: this group takes the scenario to 120000 agents; a scenario may have at most 100000 agents in all") !=
+        std::string::npos);
 }

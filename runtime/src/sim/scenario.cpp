@@ -16,11 +16,16 @@
 #include <sstream>
 
 #include "suggest.hpp"
+#include "yaml_limits.hpp"
 #include "yaml_scalar.hpp"
 
 namespace thicket {
 namespace {
 namespace fs = std::filesystem;
+
+// The most agents a scenario may spawn, over all its groups: a count is memory (a blackboard,
+// a Lua agent table, a world entity each), and a typo of a few zeros must not exhaust it.
+constexpr int64_t kMaxAgents = 100000;
 
 const std::vector<std::string> kTopKeys = {"scenario", "seed", "ticks", "dt", "world", "teams", "groups", "metrics"};
 const std::vector<std::string> kWorldKeys = {"size", "obstacles"};
@@ -80,16 +85,7 @@ class ScenarioReader {
  public:
   ScenarioReader(const std::string& path, std::vector<Diagnostic>& diags) : path_(path), diags_(diags) {}
 
-  std::optional<YAML::Node> parse(const std::string& text) {
-    try {
-      return YAML::Load(text);
-    } catch (const YAML::ParserException& e) {
-      diags_.push_back({Severity::Error, path_, e.mark.line + 1, e.mark.column + 1, "YAML syntax: " + e.msg});
-    } catch (const YAML::Exception& e) {
-      diags_.push_back({Severity::Error, path_, 0, 0, std::string("YAML: ") + e.what()});
-    }
-    return std::nullopt;
-  }
+  std::optional<YAML::Node> parse(const std::string& text) { return load_yaml_checked(text, path_, diags_); }
 
   void read(const YAML::Node& doc, ScenarioSpec& spec) {
     if (!doc.IsDefined() || doc.IsNull()) {
@@ -349,8 +345,18 @@ class ScenarioReader {
     }
     const std::string where = group.name.empty() ? "" : " of group '" + group.name + "'";
     if (Field team = required(map, "team", "a group needs 'team: TEAM', one of 'teams'")) read_team(team, group, spec);
-    if (Field count = field(map, "count"))
-      if (auto n = whole_number(count, 1, std::numeric_limits<uint32_t>::max())) group.count = static_cast<uint32_t>(*n);
+    if (Field count = field(map, "count")) {
+      Scalar n = classify_scalar(count.value);
+      if (count.value.IsScalar() && n.kind == ScalarKind::Integer && n.integer > kMaxAgents)
+        error(count, "'count' is " + count.value.Scalar() + " agents; a scenario may have at most " +
+                         std::to_string(kMaxAgents) + " agents in all");
+      else if (auto whole = whole_number(count, 1, kMaxAgents))
+        group.count = static_cast<uint32_t>(*whole);
+      total_agents_ += group.count;
+      if (total_agents_ > kMaxAgents && total_agents_ - group.count <= kMaxAgents)
+        error(count, "this group takes the scenario to " + std::to_string(total_agents_) +
+                         " agents; a scenario may have at most " + std::to_string(kMaxAgents) + " agents in all");
+    }
     if (Field brain = required(map, "brain", "a group needs 'brain: FILE', its agents' brain file")) read_brain(brain, group);
     if (Field spawn = required(map, "spawn", "a group needs 'spawn: {centre: [x, y], radius: R}' or "
                                              "'spawn: {box: [[x0, y0], [x1, y1]]}'"))
@@ -484,6 +490,7 @@ class ScenarioReader {
   bool world_known_ = false;  // the world's size read well, so spawn areas can be checked against it
   bool teams_known_ = false;  // the teams list read well, so an unknown team is the group's fault
   std::set<std::string> group_names_;
+  int64_t total_agents_ = 0;  // counts of the groups read so far
 };
 
 }  // namespace

@@ -1,0 +1,207 @@
+// Limits on untrusted YAML: a nesting pre-scan and an alias-expansion count (yaml_limits.hpp).
+#include "yaml_limits.hpp"
+
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+
+#include <map>
+#include <sstream>
+
+namespace thicket {
+
+// Line by line: the indentation levels open (a stack of indents), the list dashes that begin
+// the line, and the flow brackets open ([ {, carried over lines). Quotes and comments are
+// skipped, and so are the lines of block scalars (| and >). Brackets and quotes count only
+// where a value may begin, so `message: a[1]` or `it's` in plain text are not nesting.
+std::optional<YamlDepthHit> find_deep_nesting(const std::string& text, int limit) {
+  std::vector<int> indents;
+  int flow = 0, flow_base = 0;  // open flow brackets; block depth where the outer one opened
+  char quote = 0;               // ' or " while inside a quoted scalar (may span lines)
+  int block_scalar = -1;        // indent of the line that opened a | or > scalar, or -1
+  int line_no = 0;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string_view line(text.data() + pos, end - pos);
+    ++line_no;
+    size_t next = end + 1;
+    int indent = 0;
+    while (static_cast<size_t>(indent) < line.size() && line[indent] == ' ') ++indent;
+    bool blank = static_cast<size_t>(indent) >= line.size() || line[indent] == '#' || line[indent] == '\r';
+    if (block_scalar >= 0) {
+      if (blank || indent > block_scalar) {
+        pos = next;
+        continue;
+      }
+      block_scalar = -1;
+    }
+    if (blank && !quote) {
+      pos = next;
+      continue;
+    }
+    size_t i = 0;
+    int depth = 0;
+    if (!quote && flow == 0) {
+      while (!indents.empty() && indents.back() > indent) indents.pop_back();
+      if (indents.empty() || indents.back() < indent) indents.push_back(indent);
+      depth = static_cast<int>(indents.size());
+      i = static_cast<size_t>(indent);
+      // `- - - x`: each dash is a list inside the one before.
+      while (i < line.size() && line[i] == '-' && (i + 1 == line.size() || line[i + 1] == ' ')) {
+        ++depth;
+        i += 2;
+        while (i < line.size() && line[i] == ' ') ++i;
+      }
+      if (depth > limit) return YamlDepthHit{depth, line_no, static_cast<int>(i > line.size() ? line.size() : i) + 1};
+    }
+    char prev = 0;  // the last non-space character outside quotes on this line (0: none yet)
+    if (flow == 0) flow_base = depth;
+    for (; i < line.size(); ++i) {
+      char c = line[i];
+      if (quote) {
+        if (quote == '"' && c == '\\') ++i;
+        else if (c == quote) {
+          if (quote == '\'' && i + 1 < line.size() && line[i + 1] == '\'') ++i;  // '' inside '...'
+          else quote = 0, prev = c;
+        }
+        continue;
+      }
+      bool value_start = prev == 0 || prev == ':' || prev == '-' || prev == '?' || prev == '[' || prev == '{' ||
+                         prev == ',';
+      if (c == ' ' || c == '\t' || c == '\r') continue;
+      if (c == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) break;
+      if ((c == '\'' || c == '"') && value_start) {
+        quote = c;
+        continue;
+      }
+      if ((c == '[' || c == '{') && (flow > 0 || value_start)) {
+        if (flow == 0) flow_base = depth;
+        ++flow;
+        if (flow_base + flow > limit) return YamlDepthHit{flow_base + flow, line_no, static_cast<int>(i) + 1};
+      } else if ((c == ']' || c == '}') && flow > 0) {
+        --flow;
+      } else if (flow == 0 && (c == '[' || c == '{' || c == ',')) {
+        c = 'x';  // inside plain text: not the start of a value
+      }
+      prev = c;
+    }
+    // A block scalar's text follows: `key: |`, `- >-`.
+    if (!quote && flow == 0 && (prev == '|' || prev == '>')) block_scalar = indent;
+    else if (!quote && flow == 0 && line.size() > 1) {
+      size_t last = line.find_last_not_of(" \r");
+      size_t bar = line.find_last_of("|>");
+      if (bar != std::string::npos && last != std::string::npos && bar < last && bar > 0 && line[bar - 1] == ' ' &&
+          line.substr(bar + 1, last - bar).find_first_not_of("+-0123456789") == std::string::npos)
+        block_scalar = indent;
+    }
+    pos = next;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+struct TooBig {};
+
+// Counts nodes from parser events; an alias adds the size of the node its anchor named.
+class ExpansionCounter : public YAML::EventHandler {
+ public:
+  explicit ExpansionCounter(uint64_t limit) : limit_(limit) {}
+  std::optional<YamlSizeHit> hit;
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, const std::string&) override {
+    leaf(mark, anchor);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    auto size = sizes_.find(anchor);
+    add(mark, size == sizes_.end() ? 1 : size->second);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open(mark, anchor);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
+    open(mark, anchor);
+  }
+  void OnMapEnd() override { close(); }
+
+ private:
+  void add(const YAML::Mark& mark, uint64_t n) {
+    total_ += n;
+    if (total_ > limit_) {
+      hit = YamlSizeHit{total_, mark.line + 1, mark.column + 1};
+      throw TooBig{};
+    }
+  }
+  void leaf(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    add(mark, 1);
+    if (anchor) sizes_[anchor] = 1;
+  }
+  void open(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    add(mark, 1);
+    open_.push_back({anchor, total_ - 1});
+  }
+  void close() {
+    if (open_.empty()) return;
+    auto [anchor, start] = open_.back();
+    open_.pop_back();
+    if (anchor) sizes_[anchor] = total_ - start;
+  }
+
+  uint64_t limit_, total_ = 0;
+  std::map<YAML::anchor_t, uint64_t> sizes_;
+  std::vector<std::pair<YAML::anchor_t, uint64_t>> open_;
+};
+
+}  // namespace
+
+std::optional<YamlSizeHit> find_alias_bomb(const std::string& text, uint64_t limit) {
+  if (text.find('*') == std::string::npos) return std::nullopt;  // no aliases: nothing expands
+  std::istringstream in(text);
+  ExpansionCounter counter(limit);
+  try {
+    YAML::Parser parser(in);
+    parser.HandleNextDocument(counter);
+  } catch (const TooBig&) {
+  } catch (const std::exception&) {
+    // A syntax error: YAML::Load reports it.
+  }
+  return counter.hit;
+}
+
+std::optional<YAML::Node> load_yaml_checked(const std::string& text, const std::string& path,
+                                            std::vector<Diagnostic>& diags) {
+  if (auto deep = find_deep_nesting(text)) {
+    diags.push_back({Severity::Error, path, deep->line, deep->column,
+                     "nesting deeper than " + std::to_string(kMaxYamlDepth) + " levels at line " +
+                         std::to_string(deep->line) + "; a file may nest at most " + std::to_string(kMaxYamlDepth) +
+                         " levels (lists, mappings and brackets inside each other)"});
+    return std::nullopt;
+  }
+  if (auto bomb = find_alias_bomb(text)) {
+    diags.push_back({Severity::Error, path, bomb->line, bomb->column,
+                     "aliases expand to more than " + std::to_string(kMaxYamlNodes) +
+                         " nodes here (each alias is a copy of its anchor's node; a file may have at most " +
+                         std::to_string(kMaxYamlNodes) + " nodes once its aliases are expanded)"});
+    return std::nullopt;
+  }
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::DeepRecursion& e) {
+    diags.push_back({Severity::Error, path, e.mark.line + 1, e.mark.column + 1,
+                     "nesting too deep for the YAML parser (more than " + std::to_string(kMaxYamlDepth) +
+                         " levels) near here"});
+  } catch (const YAML::ParserException& e) {
+    diags.push_back({Severity::Error, path, e.mark.line + 1, e.mark.column + 1, "YAML syntax: " + e.msg});
+  } catch (const YAML::Exception& e) {
+    diags.push_back({Severity::Error, path, 0, 0, std::string("YAML: ") + e.what()});
+  }
+  return std::nullopt;
+}
+
+}  // namespace thicket

@@ -1,0 +1,124 @@
+// Hostile or careless YAML (issue 10): alias bombs, deep nesting and huge trees are refused
+// with a position, quickly, instead of hanging the loader or overflowing its stack.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "thicket/runtime.hpp"
+#include "yaml_limits.hpp"
+
+namespace {
+
+using thicket::Diagnostic;
+using thicket::Runtime;
+
+std::string all(const std::vector<Diagnostic>& ds) {
+  std::string out;
+  for (const auto& d : ds) out += thicket::format_diagnostic(d) + "\n";
+  return out;
+}
+
+struct Loaded {
+  bool ok = false;
+  std::string errors;
+  double seconds = 0;
+};
+
+Loaded load(const std::string& yaml) {
+  Runtime rt;
+  thicket::NativeLeaf work;
+  work.tick = [](thicket::LeafContext&) { return thicket::Status::Success; };
+  rt.register_leaf("Work", work);
+  std::vector<Diagnostic> d;
+  auto start = std::chrono::steady_clock::now();
+  auto b = rt.load_string(yaml, "hostile.yaml", d);
+  Loaded out;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.ok = b.has_value();
+  out.errors = all(d);
+  return out;
+}
+
+// Each anchor holds two aliases of the one before: 2^29 leaves once expanded.
+std::string alias_bomb() {
+  std::string y = "tree: bomb\ntrees:\n  pool:\n    sequence:\n      - &a0 {action: Work}\n";
+  for (int i = 1; i < 30; ++i)
+    y += "      - &a" + std::to_string(i) + " {sequence: [*a" + std::to_string(i - 1) + ", *a" +
+         std::to_string(i - 1) + "]}\n";
+  return y + "root: *a29\n";
+}
+
+}  // namespace
+
+TEST_CASE("an alias bomb is refused at the alias that passes the node limit, in well under a second") {
+  Loaded r = load(alias_bomb());
+  CHECK_FALSE(r.ok);
+  // The second *a14 of line 20 (each copy of a14 is some 100,000 nodes) passes 250,000.
+  CHECK(r.errors.find("hostile.yaml:20:26: error: ") == 0);
+  CHECK(r.errors.find("aliases expand to more than 250000 nodes here") != std::string::npos);
+  CHECK(r.seconds < 0.5);
+}
+
+TEST_CASE("aliases below the limit load as before") {
+  Loaded r = load("tree: t\ntrees:\n  x: &w {action: Work}\nroot: {sequence: [*w, *w, *w]}\n");
+  CHECK_MESSAGE(r.ok, r.errors);
+}
+
+TEST_CASE("a file nested 20,000 levels deep says it is too deep, and where") {
+  const int depth = 20000;
+  Loaded flow = load("tree: deep\nroot: " + std::string(depth, '[') + std::string(depth, ']') + "\n");
+  CHECK_FALSE(flow.ok);
+  CHECK(flow.errors.find("hostile.yaml:2:306: error: nesting deeper than 300 levels at line 2") == 0);
+  std::string block = "tree: deep\nroot:\n";
+  for (int i = 1; i <= 2000; ++i) block += std::string(i, ' ') + "- sequence:\n";  // 2 levels a line
+  Loaded b = load(block);
+  CHECK_FALSE(b.ok);
+  CHECK(b.errors.find("nesting deeper than 300 levels at line 301") != std::string::npos);
+  CHECK(b.errors.find("YAML syntax") == std::string::npos);
+}
+
+TEST_CASE("the nesting scan does not count brackets and quotes inside plain text or block scalars") {
+  using thicket::find_deep_nesting;
+  CHECK_FALSE(find_deep_nesting("a: [[[b]]]\n", 4));
+  CHECK(find_deep_nesting("a: [[[[b]]]]\n", 4));
+  CHECK_FALSE(find_deep_nesting("message: a[[[[[1]]]]] it's {{{{{\n", 2));
+  CHECK_FALSE(find_deep_nesting("text: |\n  [[[[[[\n  {{{{{{\nnext: 1\n", 2));
+  CHECK_FALSE(find_deep_nesting("q: \"[[[[[[\"\nr: '{{{{{{'\n", 2));
+  CHECK_FALSE(find_deep_nesting("a: 1 # [[[[[[[\n", 2));
+  auto hit = find_deep_nesting("a:\n  b:\n    c:\n      d: 1\n", 3);
+  REQUIRE(hit);
+  CHECK(hit->line == 4);
+  CHECK(hit->depth == 4);
+}
+
+TEST_CASE("a tree deeper than 1,000 levels through subtrees is an error, not a stack overflow") {
+  std::string y = "tree: chain\nroot: {subtree: t0}\ntrees:\n";
+  for (int i = 0; i < 5000; ++i)
+    y += "  t" + std::to_string(i) + ": {sequence: [{subtree: t" + std::to_string(i + 1) + "}]}\n";
+  y += "  t5000: {action: Work}\n";
+  Loaded r = load(y);
+  CHECK_FALSE(r.ok);
+  CHECK(r.errors.find("the tree is nested deeper than 1000 levels here (through subtrees chain -> ... -> t499)") !=
+        std::string::npos);
+}
+
+TEST_CASE("subtrees used twice at every level stop at 100,000 nodes") {
+  std::string y = "tree: sb\nroot: {subtree: t29}\ntrees:\n  t0: {action: Work}\n";
+  for (int i = 1; i < 30; ++i)
+    y += "  t" + std::to_string(i) + ": {sequence: [{subtree: t" + std::to_string(i - 1) + "}, {subtree: t" +
+         std::to_string(i - 1) + "}]}\n";
+  Loaded r = load(y);
+  CHECK_FALSE(r.ok);
+  CHECK(r.errors.find("the brain passes 100000 nodes here") != std::string::npos);
+  CHECK(r.seconds < 5);
+}
+
+TEST_CASE("a composite with more than 65,534 children is an error") {
+  std::string y = "tree: wide\nroot:\n  sequence:\n";
+  for (int i = 0; i < 70000; ++i) y += "    - action: Work\n";
+  Loaded r = load(y);
+  CHECK_FALSE(r.ok);
+  CHECK(r.errors.find("hostile.yaml:4:5: error: this node has 70000 children; a node may have at most 65534") == 0);
+}
