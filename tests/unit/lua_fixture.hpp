@@ -48,6 +48,7 @@ class ScratchDir {
 // Log lines; a type of its own so doctest prints it when a comparison fails.
 struct LogLines : std::vector<std::string> {
   using std::vector<std::string>::vector;
+  LogLines(std::vector<std::string> v) : std::vector<std::string>(std::move(v)) {}
   friend std::ostream& operator<<(std::ostream& os, const LogLines& l) {
     os << "{";
     for (size_t i = 0; i < l.size(); ++i) os << (i ? ", " : "") << '"' << l[i] << '"';

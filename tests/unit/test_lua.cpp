@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "lua_fixture.hpp"
 #include "thicket/runtime.hpp"
 
 namespace fs = std::filesystem;
@@ -28,88 +29,15 @@ using thicket::Status;
 
 namespace {
 
-// A fresh folder under the system's temp dir, removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    static int counter = 0;
-    path_ = fs::temp_directory_path() /
-            ("thicket_test_lua_" + std::to_string(::getpid()) + "_" + std::to_string(++counter));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-  fs::path write(const std::string& name, const std::string& content) const {
-    fs::path p = path_ / name;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p) << content;
-    return p;
-  }
+using TempDir = thicket_test::ScratchDir;
+using Lines = thicket_test::LogLines;
 
- private:
-  fs::path path_;
-};
-
-// Log lines; a type of its own so doctest prints it when a comparison fails.
-struct Lines : std::vector<std::string> {
-  using std::vector<std::string>::vector;
-  Lines(std::vector<std::string> v) : std::vector<std::string>(std::move(v)) {}
-  friend std::ostream& operator<<(std::ostream& os, const Lines& l) {
-    os << "{";
-    for (size_t i = 0; i < l.size(); ++i) os << (i ? ", " : "") << '"' << l[i] << '"';
-    return os << "}";
-  }
-};
-
-// A runtime whose log is kept; leaves and brains live in a TempDir.
-class LuaRt {
+// A runtime whose log is kept; leaves and brains live in a scratch folder.
+class LuaRt : public thicket_test::LuaRuntime {
  public:
   explicit LuaRt(uint64_t seed = 1, bool trusted = false)
-      : rt(thicket::RuntimeOptions{.seed = seed, .trusted = trusted, .log = [this](const std::string& l) {
-          log.push_back(l);
-        }}) {}
-
-  fs::path write(const std::string& name, const std::string& content) { return dir.write(name, content); }
-
-  std::optional<thicket::BrainHandle> try_load(const std::string& yaml, std::vector<thicket::Diagnostic>& d,
-                                               const std::string& name = "brain.yaml") {
-    return rt.load_string(yaml, (dir.path() / name).string(), d);
-  }
-  thicket::BrainHandle load(const std::string& yaml, const std::string& name = "brain.yaml") {
-    std::vector<thicket::Diagnostic> d;
-    auto b = try_load(yaml, d, name);
-    std::string all;
-    for (const auto& x : d) all += thicket::format_diagnostic(x) + "\n";
-    INFO(all);
-    REQUIRE(b.has_value());
-    return *b;
-  }
-
-  // Log lines that carry a '@' mark, from the mark on; clears them.
-  Lines marks() {
-    Lines out;
-    for (const auto& l : log) {
-      size_t at = l.find('@');
-      if (at != std::string::npos) out.push_back(l.substr(at + 1));
-    }
-    log.clear();
-    return out;
-  }
-  std::string joined_log() const {
-    std::string s;
-    for (const auto& l : log) s += l + "\n";
-    return s;
-  }
-
-  TempDir dir;
-  std::vector<std::string> log;
-  thicket::Runtime rt;  // last: its log callback uses `log`
+      : LuaRuntime(thicket::RuntimeOptions{.seed = seed, .trusted = trusted}) {}
 };
-
 
 // Captures what is written to file descriptor 1 (Lua's print goes through C stdio's stdout).
 class StdoutCapture {
