@@ -19,7 +19,7 @@ namespace {
 constexpr uint32_t kNone = 0xFFFFFFFF;
 // Deepest tree (subtrees count at the depth they are used) and most nodes a brain may have:
 // the compiler recurses once per level, and subtrees are copied at each use.
-constexpr int kMaxTreeDepth = 1000;
+constexpr int kMaxTreeDepth = 256;  // deep enough for any real brain; ASan builds have 8 MB of stack for it
 constexpr uint32_t kMaxNodes = 100000;
 
 // Kinds a tree may name as a node (check is written `condition: {check: ...}`).

@@ -93,14 +93,14 @@ TEST_CASE("the nesting scan does not count brackets and quotes inside plain text
   CHECK(hit->depth == 4);
 }
 
-TEST_CASE("a tree deeper than 1,000 levels through subtrees is an error, not a stack overflow") {
+TEST_CASE("a tree deeper than 256 levels through subtrees is an error, not a stack overflow") {
   std::string y = "tree: chain\nroot: {subtree: t0}\ntrees:\n";
   for (int i = 0; i < 5000; ++i)
     y += "  t" + std::to_string(i) + ": {sequence: [{subtree: t" + std::to_string(i + 1) + "}]}\n";
   y += "  t5000: {action: Work}\n";
   Loaded r = load(y);
   CHECK_FALSE(r.ok);
-  CHECK(r.errors.find("the tree is nested deeper than 1000 levels here (through subtrees chain -> ... -> t499)") !=
+  CHECK(r.errors.find("the tree is nested deeper than 256 levels here (through subtrees chain -> ... -> t127)") !=
         std::string::npos);
 }
 

@@ -2,7 +2,7 @@
 // tick them, read their state, receive trace events, reload changed files.
 //
 // Units: time in seconds of sim time; dt > 0. Limits: up to 65,535 children per composite,
-// 100,000 nodes and 1,000 levels of nesting per brain loaded from YAML, 2^32 agents.
+// 100,000 nodes and 256 levels of nesting per brain loaded from YAML, 2^32 agents.
 #pragma once
 #include <cstdint>
 #include <functional>
