@@ -79,6 +79,16 @@ class Watchdog {
       for (LuaGuard* g : guards_) check(*g, now, stop);
     }
   }
+  // The CPU time the thread running the call has used, in seconds: a call is timed by the
+  // work it does, so a loaded machine (the thread waiting for a core) does not stop a leaf that
+  // would finish. The wall clock stands in where the thread's CPU clock cannot be read.
+  static double thread_seconds(pthread_t thread, std::chrono::steady_clock::time_point now) {
+    clockid_t clock;
+    timespec ts;
+    if (pthread_getcpuclockid(thread, &clock) == 0 && clock_gettime(clock, &ts) == 0)
+      return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+    return std::chrono::duration<double>(now.time_since_epoch()).count();
+  }
   static void check(LuaGuard& g, std::chrono::steady_clock::time_point now, bool stop) {
     lua_State* running = g.running.load(std::memory_order_acquire);
     uint64_t serial = g.serial.load(std::memory_order_acquire);
@@ -86,18 +96,19 @@ class Watchdog {
       g.seen_serial = 0;
       return;
     }
+    const pthread_t thread = g.os_thread.load(std::memory_order_relaxed);
     if (serial != g.seen_serial) {  // a call the watchdog has not seen yet: its clock starts
       g.seen_serial = serial;
-      g.seen_at = now;
+      g.seen_cpu = thread_seconds(thread, now);
       if (!stop) return;
     }
     double limit = g.timeout * g.limit_scale.load(std::memory_order_relaxed);
-    bool overdue = g.timeout > 0 && std::chrono::duration<double>(now - g.seen_at).count() >= limit;
+    bool overdue = g.timeout > 0 && thread_seconds(thread, now) - g.seen_cpu >= limit;
     if (!stop && !overdue) return;
     // Marked, then signalled (again on every look while it still runs: a call that caught the
     // error with pcall, or moved into a coroutine of its own, is hooked again).
     g.interrupt_serial.store(serial, std::memory_order_release);
-    pthread_kill(g.os_thread.load(std::memory_order_relaxed), kGuardSignal);
+    pthread_kill(thread, kGuardSignal);
   }
 
   std::mutex mutex_;

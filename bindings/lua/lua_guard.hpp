@@ -3,7 +3,7 @@
 // capped allocator per Lua state.
 //
 // How a call is stopped: the watchdog sees the same call in progress for longer than the
-// limit, marks it, and sends a signal to the OS thread running it; the signal handler, on
+// limit (in CPU time of the thread running it, so a busy machine does not stop a leaf), marks it, and sends a signal to the OS thread running it; the signal handler, on
 // that thread, installs a count hook on the running Lua thread with lua_sethook (the one Lua
 // function that may be called asynchronously). The hook raises an error in the call. Between
 // calls nothing is hooked, so the guard costs a few plain stores per call.
@@ -26,11 +26,11 @@ struct LuaGuard {
   std::atomic<uint64_t> interrupt_serial{0};  // the call asked to stop (0: none)
   std::atomic<pthread_t> os_thread{};         // the OS thread of the outermost call
   std::atomic<uint32_t> limit_scale{1};       // loading a file may take this many limits
-  double timeout = 0.05;                      // seconds a call may run; 0: no limit (Ctrl-C still stops)
+  double timeout = 0.05;                      // CPU seconds a call may run; 0: no limit (Ctrl-C still stops)
   lua_Hook hook = nullptr;                    // installed with count 1 to stop the call
   // The watchdog's own bookkeeping.
   uint64_t seen_serial = 0;
-  std::chrono::steady_clock::time_point seen_at{};
+  double seen_cpu = 0;  // the running thread's CPU seconds when the call was first seen
 };
 
 // The guard of the call running on this OS thread (the signal handler reads it).
