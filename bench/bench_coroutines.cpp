@@ -179,10 +179,7 @@ struct BareWorld : World {
     std::string chunk = mode == Mode::Pcall         ? "return " + kStepFn
                         : mode == Mode::SwitchClose ? kBareDefer + "return " + kLoopCloseFn
                                                     : "return " + kLoopFn;
-    if (luaL_loadbuffer(L, chunk.data(), chunk.size(), "bare") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
-      std::fprintf(stderr, "bare lua: %s\n", lua_tostring(L, -1));
-      std::exit(1);
-    }
+    run_chunk(L, chunk, "bare");
     fn = luaL_ref(L, LUA_REGISTRYINDEX);
     double lua0 = lua_heap_bytes(L), heap0 = malloc_bytes();
     lua_createtable(L, static_cast<int>(kAgents), 0);

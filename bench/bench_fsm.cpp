@@ -211,19 +211,6 @@ struct ClassWorld : World {
 
 // ---- bare Lua: the floor's switch, leaves called with lua_pcall ----------------------------------
 
-uint64_t g_bare_tick = 0;
-int bare_tick(lua_State* L) {
-  lua_pushinteger(L, static_cast<lua_Integer>(g_bare_tick));
-  return 1;
-}
-int bare_thicket_open(lua_State* L) {
-  lua_newtable(L);
-  lua_pushcfunction(L, bare_tick);
-  lua_setfield(L, -2, "tick");
-  lua_pushstring(L, "running");
-  lua_setfield(L, -2, "RUNNING");
-  return 1;
-}
 struct BareLuaWorld : World {
   lua_State* L;
   int reason = LUA_NOREF, act[kStates] = {}, args[kStates] = {};
@@ -233,16 +220,8 @@ struct BareLuaWorld : World {
   uint64_t ticks = 0;
   explicit BareLuaWorld(size_t count) {
     n = count;
-    L = luaL_newstate();
-    luaL_openlibs(L);
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
-    lua_pushcfunction(L, bare_thicket_open);
-    lua_setfield(L, -2, "thicket");
-    lua_pop(L, 1);
-    if (luaL_loadstring(L, kLeafLua) != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
-      std::fprintf(stderr, "bare lua: %s\n", lua_tostring(L, -1));
-      std::exit(1);
-    }
+    L = bare_lua_state();
+    run_chunk(L, kLeafLua, "fsm.lua");
     lua_getfield(L, -1, "Reason");
     reason = luaL_ref(L, LUA_REGISTRYINDEX);
     for (int k = 0; k < kStates; ++k) {
@@ -280,7 +259,7 @@ struct BareLuaWorld : World {
     }
   }
   void tick() override {
-    g_bare_tick = ++ticks;
+    bare_tick = ++ticks;
     for (size_t i = 0; i < n; ++i) {
       uint8_t& s = st[i];
       call(reason, agent_ref[i], args[s], 1);

@@ -188,20 +188,6 @@ bool same_after_tick(World& live, World& control) {
 
 // ---- the bare Lua floor for (a): load and run the file, reference each leaf ---------------------
 
-int bare_tick(lua_State* L) {
-  lua_pushinteger(L, 1);
-  return 1;
-}
-int bare_thicket_open(lua_State* L) {
-  lua_newtable(L);
-  lua_pushcfunction(L, bare_tick);
-  lua_setfield(L, -2, "tick");
-  for (const char* s : {"SUCCESS", "FAILURE", "RUNNING"}) {
-    lua_pushstring(L, s);
-    lua_setfield(L, -2, s);
-  }
-  return 1;
-}
 double bare_load_ms(const std::string& path, lua_State* L) {
   return time_ms([&] {
     if (luaL_loadfilex(L, path.c_str(), "t") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
@@ -240,12 +226,7 @@ bool lua_reload(const TempDir& dir, int reps) {
   std::vector<double> reload, bare, scratch, spawn;
   bool ok = true;
   int bad_count = 0;
-  lua_State* B = luaL_newstate();
-  luaL_openlibs(B);
-  luaL_getsubtable(B, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
-  lua_pushcfunction(B, bare_thicket_open);
-  lua_setfield(B, -2, "thicket");
-  lua_pop(B, 1);
+  lua_State* B = bare_lua_state();
   for (int r = 1; r <= reps; ++r) {
     dir.write("a_live/leaves.lua", leaf_file(r), r);
     size_t n = 0;

@@ -266,25 +266,6 @@ struct FnLeaves {
   void aborted(FloorAgent&) {}
 };
 
-// The bare-Lua baseline's Lua side: a plain lua_State with a minimal `thicket` module.
-uint64_t g_bare_tick = 0;
-int bare_thicket_tick(lua_State* L) {
-  lua_pushinteger(L, static_cast<lua_Integer>(g_bare_tick));
-  return 1;
-}
-int bare_thicket_open(lua_State* L) {
-  lua_newtable(L);
-  lua_pushcfunction(L, bare_thicket_tick);
-  lua_setfield(L, -2, "tick");
-  for (const char* s : {"success", "failure", "running"}) {
-    std::string key = s;
-    for (char& ch : key) ch = static_cast<char>(ch - 'a' + 'A');
-    lua_pushstring(L, s);
-    lua_setfield(L, -2, key.c_str());
-  }
-  return 1;
-}
-
 struct BareLua {
   lua_State* L = nullptr;
   int fn[kConds + kActs] = {};
@@ -292,16 +273,8 @@ struct BareLua {
   Counters* c = nullptr;           // with a counting Lua file: counts starts/aborts here
 
   explicit BareLua(const std::string& lua_text) {
-    L = luaL_newstate();
-    luaL_openlibs(L);
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
-    lua_pushcfunction(L, bare_thicket_open);
-    lua_setfield(L, -2, "thicket");
-    lua_pop(L, 1);
-    if (luaL_loadbuffer(L, lua_text.data(), lua_text.size(), "t31.lua") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
-      std::fprintf(stderr, "bare lua: %s\n", lua_tostring(L, -1));
-      std::exit(1);
-    }
+    L = bare_lua_state();  // the bare-Lua baseline's Lua side: a plain lua_State, a minimal `thicket`
+    run_chunk(L, lua_text, "t31.lua");
     for (int i = 0; i < kConds + kActs; ++i) {
       std::string name = leaf_name(i < kConds ? 'C' : 'A', i < kConds ? i : i - kConds);
       lua_getfield(L, -1, name.c_str());
@@ -379,7 +352,7 @@ struct FloorWorld {
   void run(int ticks, Leaves& lv, Counters* verify = nullptr) {
     for (int t = 0; t < ticks; ++t) {
       ++tick;
-      g_bare_tick = tick;
+      bare_tick = tick;
       for (FloorAgent& a : agents) {
         Status s = floor_tick(a, tick, lv);
         if (verify) verify->root(s);

@@ -8,6 +8,9 @@
 //   checking     Checksum (FNV-1a over statuses or counters), match(ok) "match"/"MISMATCH",
 //                consistency(ok, ...): the last line every benchmark prints
 //   the machine  load_average(), TempDir (files for brains and leaf files), fail_load(diagnostics)
+//   bare Lua     bare_lua_state(): a plain lua_State whose require("thicket") gives tick() and the
+//                status strings, for the baselines that call the same Lua functions without thicket;
+//                run_chunk(L, text, name): load and run a chunk, its one result left on the stack
 #pragma once
 
 #include <unistd.h>
@@ -20,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <lua.hpp>
 #include <string>
 #include <vector>
 
@@ -176,6 +180,45 @@ struct TempDir {
 [[noreturn]] inline void fail_load(const std::vector<thicket::Diagnostic>& diags) {
   for (const auto& d : diags) std::fprintf(stderr, "%s\n", thicket::format_diagnostic(d).c_str());
   std::exit(1);
+}
+
+// ---- bare Lua: the baselines that call the same Lua code with no thicket around it -------------
+
+// What the bare `thicket.tick()` returns; the baseline's tick loop sets it.
+inline uint64_t bare_tick = 0;
+
+inline int bare_thicket_tick(lua_State* L) {
+  lua_pushinteger(L, static_cast<lua_Integer>(bare_tick));
+  return 1;
+}
+inline int bare_thicket_open(lua_State* L) {
+  lua_newtable(L);
+  lua_pushcfunction(L, bare_thicket_tick);
+  lua_setfield(L, -2, "tick");
+  const char* names[][2] = {{"SUCCESS", "success"}, {"FAILURE", "failure"}, {"RUNNING", "running"}};
+  for (const auto& n : names) {
+    lua_pushstring(L, n[1]);
+    lua_setfield(L, -2, n[0]);
+  }
+  return 1;
+}
+// A plain lua_State with the standard libraries, where require("thicket") gives a module of
+// tick() (bare_tick) and SUCCESS/FAILURE/RUNNING (thicket's status strings).
+inline lua_State* bare_lua_state() {
+  lua_State* L = luaL_newstate();
+  luaL_openlibs(L);
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+  lua_pushcfunction(L, bare_thicket_open);
+  lua_setfield(L, -2, "thicket");
+  lua_pop(L, 1);
+  return L;
+}
+// Loads and runs a chunk; its one result is left on the stack. Exits on an error.
+inline void run_chunk(lua_State* L, const std::string& text, const char* name) {
+  if (luaL_loadbuffer(L, text.data(), text.size(), name) != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
+    std::fprintf(stderr, "bare lua: %s\n", lua_tostring(L, -1));
+    std::exit(1);
+  }
 }
 
 }  // namespace bench
