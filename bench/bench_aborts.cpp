@@ -43,73 +43,23 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <lua.hpp>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "harness.hpp"
 #include "runtime_impl.hpp"
 #include "thicket/runtime.hpp"
 
 namespace {
 
 using thicket::LeafContext;
+using namespace bench;
 using thicket::Status;
-using Clock = std::chrono::steady_clock;
 
 // ---- common ------------------------------------------------------------------------------------
-
-// The machine's load while the benchmark ran (other work skews wall-clock figures).
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string a, b, c;
-  in >> a >> b >> c;
-  return a.empty() ? "unknown" : a + " " + b + " " + c;
-}
-
-struct Stat {
-  double median = 0, best = 0;
-};
-Stat stat_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return {v[v.size() / 2], v.front()};
-}
-template <class F>
-double time_ns(F&& f) {
-  auto t0 = Clock::now();
-  f();
-  return std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
-}
-const char* yes(bool b) { return b ? "match" : "MISMATCH"; }
-unsigned long long u(uint64_t v) { return static_cast<unsigned long long>(v); }
-
-struct TempDir {
-  std::filesystem::path path;
-  explicit TempDir(const std::string& tag) {
-    path = std::filesystem::temp_directory_path() / ("thicket_bench_aborts_" + std::to_string(getpid()) + "_" + tag);
-    std::filesystem::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::string p = (path / name).string();
-    std::ofstream(p) << text;
-    return p;
-  }
-};
-
-void fail_load(const std::vector<thicket::Diagnostic>& diags) {
-  for (const auto& d : diags) std::fprintf(stderr, "%s\n", thicket::format_diagnostic(d).c_str());
-  std::exit(1);
-}
-
-uint64_t fnv(uint64_t h, Status s) { return (h ^ static_cast<uint64_t>(s)) * 1099511628211ULL; }
-constexpr uint64_t kFnvBasis = 1469598103934665603ULL;
 
 // A thicket runtime with one brain and n agents, and a pointer to each agent's blackboard slot
 // of one number key, so the game loop's sense pass writes it directly (as a component system
@@ -233,10 +183,10 @@ std::string t31_lua(bool count) {
 struct Counters {
   uint64_t cond[kConds] = {}, act[kActs] = {};
   uint64_t starts = 0, aborts = 0, running = 0;
-  uint64_t root_hash = kFnvBasis;
+  Checksum root_hash;
   uint64_t roots[5] = {};
   void root(Status s) {
-    root_hash = fnv(root_hash, s);
+    root_hash.add_status(s);
     ++roots[static_cast<int>(s)];
   }
   uint64_t cond_calls() const {
@@ -434,6 +384,9 @@ bool verify_t31(const TempDir& counting_dir, size_t n, int ticks) {
   native_w.run(ticks, &native_c);
   T31World lua_w(Cond::Lua, n, &lua_c, &counting_dir);
   lua_w.run(ticks, &lua_c);
+  // Each leaf file has its own globals: bring the file's COUNT where the reader looks.
+  lua_w.rt->impl().lua->push_leaf_global("COUNT");
+  lua_setglobal(lua_w.rt->impl().lua->state(), "COUNT");
   read_lua_counts(lua_w.rt->impl().lua->state(), lua_c);
   bool ptr_ok = check_w.pointer_agrees("phase");
 
@@ -451,7 +404,7 @@ bool verify_t31(const TempDir& counting_dir, size_t n, int ticks) {
   auto line = [&](const char* name, const Counters& c, bool conds, bool ok) {
     std::printf("  %-7s condition calls %8s  action calls %8llu  starts %7llu  aborts %6llu  root checksum %016llx  %s\n",
                 name, conds ? std::to_string(c.cond_calls()).c_str() : "n/a", u(c.act_calls()), u(c.starts),
-                u(c.aborts), u(c.root_hash), yes(ok));
+                u(c.aborts), u(c.root_hash.h), match(ok));
   };
   line("floor", floor_c, true, true);
   line("check", check_c, false, check_ok);
@@ -464,7 +417,7 @@ bool verify_t31(const TempDir& counting_dir, size_t n, int ticks) {
   std::printf("  exercised: every leaf called: %s; root success/failure/running = %llu/%llu/%llu; aborts %llu\n",
               every_leaf ? "yes" : "NO", u(floor_c.roots[1]), u(floor_c.roots[2]), u(floor_c.roots[3]),
               u(floor_c.aborts));
-  std::printf("  the sense pass's slot pointer and Runtime::set/get address the same value: %s\n", yes(ptr_ok));
+  std::printf("  the sense pass's slot pointer and Runtime::set/get address the same value: %s\n", match(ptr_ok));
   std::printf("  check expressions:");
   for (uint32_t j = 0; j < kConds; ++j) std::printf("%s \"%s\"", j ? "," : "", cond_check(j).c_str());
   std::printf("\n");
@@ -473,11 +426,8 @@ bool verify_t31(const TempDir& counting_dir, size_t n, int ticks) {
   return all;
 }
 
-struct T31Result {
-  Stat sense, floor, check, native, lua;
-};
-
-T31Result time_t31(const TempDir& dir, size_t n, int warmup, int block, int reps) {
+// Times the five rows at n agents, interleaved rep by rep, and prints the table.
+void time_t31(const TempDir& dir, size_t n, int warmup, int block, int reps) {
   FloorWorld floor_w(n);
   FloorLeaves<false> floor_lv;
   T31World sense_w(Cond::Check, n, nullptr, nullptr), check_w(Cond::Check, n, nullptr, nullptr),
@@ -486,44 +436,23 @@ T31Result time_t31(const TempDir& dir, size_t n, int warmup, int block, int reps
   check_w.run(warmup);
   native_w.run(warmup);
   lua_w.run(warmup);
-  std::vector<double> se, f, ch, na, lu;
-  const double agent_ticks = static_cast<double>(n) * block;
-  // Each timed block follows one untimed tick of the same implementation, so no one pays for
-  // the cache misses the one timed before it left behind.
-  auto timed = [&](std::vector<double>& out, auto&& run) {
-    run(1);
-    out.push_back(time_ns([&] { run(block); }) / agent_ticks);
-  };
-  for (int r = 0; r < reps; ++r) {
-    timed(se, [&](int t) {
-      for (int i = 0; i < t; ++i) sense_w.sense();
-    });
-    timed(f, [&](int t) { floor_w.run(t, floor_lv); });
-    timed(ch, [&](int t) { check_w.run(t); });
-    timed(na, [&](int t) { native_w.run(t); });
-    timed(lu, [&](int t) { lua_w.run(t); });
-  }
-  return {stat_of(se), stat_of(f), stat_of(ch), stat_of(na), stat_of(lu)};
-}
+  Rows rows;
+  rows.add("sense", "the game loop's sense pass alone (included in every row below)", [&](int t) {
+    for (int i = 0; i < t; ++i) sense_w.sense();
+  });
+  rows.add("floor", "hand-written C++ function, per-agent struct (baseline)", [&](int t) { floor_w.run(t, floor_lv); });
+  rows.add("check", "thicket, 6 `check:` conditions, native actions", [&](int t) { check_w.run(t); });
+  rows.add("native", "thicket, 6 native condition leaves (get_number), native actions", [&](int t) { native_w.run(t); });
+  rows.add("lua", "thicket, 6 Lua condition leaves (agent.bb.phase), native actions", [&](int t) { lua_w.run(t); });
+  rows.measure(reps, block, static_cast<double>(n) * block);
 
-void print_t31(size_t n, const T31Result& r, int block, int reps) {
   std::printf("\nT31 with sensed phase, ns per agent-tick, %zu agent%s (%d reps of %d ticks; median, [best]):\n", n,
               n == 1 ? "" : "s", reps, block);
-  auto row = [](const char* name, const Stat& s, const char* what) {
-    std::printf("  %-7s %8.1f  [%8.1f]   %s\n", name, s.median, s.best, what);
-  };
-  row("sense", r.sense, "the game loop's sense pass alone (included in every row below)");
-  row("floor", r.floor, "hand-written C++ function, per-agent struct (baseline)");
-  row("check", r.check, "thicket, 6 `check:` conditions, native actions");
-  row("native", r.native, "thicket, 6 native condition leaves (get_number), native actions");
-  row("lua", r.lua, "thicket, 6 Lua condition leaves (agent.bb.phase), native actions");
-  auto ratios = [&](const char* which, double (*pick)(const Stat&)) {
-    std::printf("  ratios (%s): check/native %.2fx   check/floor %.2fx   native/floor %.2fx   lua/check %.2fx\n", which,
-                pick(r.check) / pick(r.native), pick(r.check) / pick(r.floor), pick(r.native) / pick(r.floor),
-                pick(r.lua) / pick(r.check));
-  };
-  ratios("of medians", [](const Stat& s) { return s.median; });
-  ratios("of bests  ", [](const Stat& s) { return s.best; });
+  rows.print();
+  for (bool best : {false, true})
+    std::printf("  ratios (%s): check/native %.2fx   check/floor %.2fx   native/floor %.2fx   lua/check %.2fx\n",
+                best ? "of bests  " : "of medians", rows.ratio("check", "native", best),
+                rows.ratio("check", "floor", best), rows.ratio("native", "floor", best), rows.ratio("lua", "check", best));
 }
 
 // ---- part 2: abort re-checks -------------------------------------------------------------------
@@ -532,7 +461,7 @@ constexpr int kMaxGuards = 16;
 
 struct GuardCounters {
   uint64_t cond = 0, work = 0, idle = 0, idle_starts = 0, idle_aborts = 0;
-  uint64_t root_hash = kFnvBasis;
+  Checksum root_hash;
   bool operator==(const GuardCounters&) const = default;
 };
 
@@ -623,7 +552,7 @@ struct GuardWorld : Agents {
         for (size_t i = 0; i < key.size(); ++i) *key[i] = 0;
       rt->tick_all(0.1);
       if (hash)
-        for (auto h : handles) c.root_hash = fnv(c.root_hash, rt->status(h));
+        for (auto h : handles) c.root_hash.add_status(rt->status(h));
     }
   }
   GuardCounters counts() {
@@ -706,14 +635,14 @@ bool verify_guards(const TempDir& counting_dir, size_t n, int ticks, int flip) {
             "  K=%2d %-14s %-13s conditions %7llu  Work %6llu  Idle %7llu  starts %6llu  aborts %6llu  checksum "
             "%016llx  %s\n",
             k, aborts ? "lower_priority" : "none", f ? ("flip every " + std::to_string(f)).c_str() : "steady",
-            u(want.cond), u(want.work), u(want.idle), u(want.idle_starts), u(want.idle_aborts), u(got[0].root_hash),
+            u(want.cond), u(want.work), u(want.idle), u(want.idle_starts), u(want.idle_aborts), u(got[0].root_hash.h),
             ok ? "all 3 match" : "MISMATCH");
         if (!ok)
           for (Cond m : {Cond::Check, Cond::Native, Cond::Lua}) {
             const GuardCounters& g = got[static_cast<int>(m)];
             std::printf("      %-6s conditions %llu Work %llu Idle %llu starts %llu aborts %llu checksum %016llx\n",
                         cond_word(m), u(g.cond), u(g.work), u(g.idle), u(g.idle_starts), u(g.idle_aborts),
-                        u(g.root_hash));
+                        u(g.root_hash.h));
           }
       }
     }
@@ -899,10 +828,8 @@ bool time_eval(size_t n, int reps) {
   std::printf(
       "\nPart 3. Where a check's time goes: CompiledExpr::eval alone, 6 expressions x %zu agents' slots\n"
       "(%d reps; ns per evaluation, median [best]; compiled T31 expressions agree with C++ on all 16 phases: %s):\n",
-      n, reps, yes(ok));
-  auto row = [](const char* name, const Stat& s, const char* what) {
-    std::printf("  %-9s %6.2f [%6.2f]   %s\n", name, s.median, s.best, what);
-  };
+      n, reps, match(ok));
+  auto row = [](const char* name, const Stat& s, const char* what) { print_row(name, s, what, 7, 2); };
   Stat smod = stat_of(t_mod), smul = stat_of(t_mul);
   row("eval %", smod, "the T31 checks, e.g. \"(phase + 1) % 4 != 0\" (7 instructions, `%` is floored_mod: std::fmod)");
   row("eval *", smul, "the same shapes with `*` for `%`, e.g. \"(phase + 1) * 4 != 0\"");
@@ -924,7 +851,7 @@ int main() {
       "(load average at start: %s; %ld CPUs online)\n\n",
       load_average().c_str(), sysconf(_SC_NPROCESSORS_ONLN));
 
-  TempDir dir("timed"), counting_dir("counting");
+  TempDir dir("bench_aborts_timed"), counting_dir("bench_aborts_counting");
   dir.write("t31_phase.yaml", t31_yaml(Cond::Lua));
   dir.write("t31_phase.lua", t31_lua(false));
   counting_dir.write("t31_phase.yaml", t31_yaml(Cond::Lua));
@@ -963,10 +890,8 @@ int main() {
   }
 
   const int reps = 25;
-  T31Result one = time_t31(dir, 1, 1024, 1024, reps);
-  print_t31(1, one, 1024, reps);
-  T31Result many = time_t31(dir, 10000, 16, 2, reps);
-  print_t31(10000, many, 2, reps);
+  time_t31(dir, 1, 1024, 1024, reps);
+  time_t31(dir, 10000, 16, 2, reps);
 
   // ---- part 2
   std::printf(

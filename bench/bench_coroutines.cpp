@@ -37,27 +37,22 @@
 // and the time of one full collection of each world's Lua state (what 10k live coroutines cost
 // the garbage collector: every cycle traverses every thread's stack).
 #include <malloc.h>
-#include <unistd.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <functional>
 #include <lua.hpp>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "harness.hpp"
 #include "runtime_impl.hpp"
 #include "thicket/runtime.hpp"
 
 namespace {
 
+using namespace bench;
 using thicket::Status;
-using Clock = std::chrono::steady_clock;
 
 constexpr size_t kAgents = 10000;
 
@@ -123,45 +118,6 @@ std::string tree_yaml(const std::string& name, const std::string& leaf) {
 
 // ---- helpers ----------------------------------------------------------------------------------
 
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    path = std::filesystem::temp_directory_path() / ("thicket_bench_coroutines_" + std::to_string(getpid()));
-    std::filesystem::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::string p = (path / name).string();
-    std::ofstream(p) << text;
-    return p;
-  }
-};
-
-// The machine's load while the benchmark ran (other work skews wall-clock figures).
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string a, b, c;
-  in >> a >> b >> c;
-  return a.empty() ? "unknown" : a + " " + b + " " + c;
-}
-
-struct Stat {
-  double median = 0, best = 0;
-};
-Stat stat_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return {v[v.size() / 2], v.front()};
-}
-template <class F>
-double time_ns(F&& f) {
-  auto t0 = Clock::now();
-  f();
-  return std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
-}
-
 double lua_heap_bytes(lua_State* L) {
   lua_gc(L, LUA_GCCOLLECT);
   lua_gc(L, LUA_GCCOLLECT);
@@ -180,9 +136,8 @@ struct Memory {
 // Median time of a full collection of L's heap.
 double full_gc_ms(lua_State* L) {
   std::vector<double> v;
-  for (int i = 0; i < 3; ++i) v.push_back(time_ns([&] { lua_gc(L, LUA_GCCOLLECT); }) / 1e6);
-  std::sort(v.begin(), v.end());
-  return v[1];
+  for (int i = 0; i < 3; ++i) v.push_back(time_ms([&] { lua_gc(L, LUA_GCCOLLECT); }));
+  return median_of(v);
 }
 
 // A world of agents that can be ticked and that counts each agent's resumes in agent.n.
@@ -224,10 +179,7 @@ struct BareWorld : World {
     std::string chunk = mode == Mode::Pcall         ? "return " + kStepFn
                         : mode == Mode::SwitchClose ? kBareDefer + "return " + kLoopCloseFn
                                                     : "return " + kLoopFn;
-    if (luaL_loadbuffer(L, chunk.data(), chunk.size(), "bare") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
-      std::fprintf(stderr, "bare lua: %s\n", lua_tostring(L, -1));
-      std::exit(1);
-    }
+    run_chunk(L, chunk, "bare");
     fn = luaL_ref(L, LUA_REGISTRYINDEX);
     double lua0 = lua_heap_bytes(L), heap0 = malloc_bytes();
     lua_createtable(L, static_cast<int>(kAgents), 0);
@@ -307,11 +259,6 @@ struct BareWorld : World {
 };
 
 // ---- thicket -----------------------------------------------------------------------------------
-
-void fail_load(const std::vector<thicket::Diagnostic>& diags) {
-  for (const auto& d : diags) std::fprintf(stderr, "%s\n", thicket::format_diagnostic(d).c_str());
-  std::exit(1);
-}
 
 struct ThicketWorld : World {
   std::unique_ptr<thicket::Runtime> rt;
@@ -407,9 +354,8 @@ bool check_rows(std::vector<Row>& rows) {
       ok = ok && closed == want_closed;
       extra = ", cleanups run " + std::to_string(closed) + " (want " + std::to_string(want_closed) + ")";
     }
-    std::printf("  %-13s n summed over agents %llu (want %llu = %llu ticks x %zu)%s: %s\n", row.name,
-                static_cast<unsigned long long>(n), static_cast<unsigned long long>(want),
-                static_cast<unsigned long long>(row.world->ticks), kAgents, extra.c_str(), ok ? "ok" : "WRONG");
+    std::printf("  %-13s n summed over agents %llu (want %llu = %llu ticks x %zu)%s: %s\n", row.name, u(n), u(want),
+                u(row.world->ticks), kAgents, extra.c_str(), ok ? "ok" : "WRONG");
     all = all && ok;
   }
   return all;
@@ -435,7 +381,7 @@ const Row& find(const std::vector<Row>& rows, const char* name) {
 }  // namespace
 
 int main() {
-  TempDir dir;
+  TempDir dir("bench_coroutines");
   dir.write("co.lua", leaf_file());
   dir.write("machine.yaml", machine_yaml("machine", "1000000", "  - {name: loop, check: Always, run: Loop}\n"));
   dir.write("machine_chk.yaml", machine_yaml("machine_chk", "", "  - {name: loop, check: NAlways, run: Loop}\n"));

@@ -17,20 +17,19 @@
 // no engine) is the floor. The running path is checked (9 running nodes, leaf at depth 8) and
 // the leaf calls are counted (exactly one Run call per agent-tick, no other leaf while measured).
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "harness.hpp"
 #include "runtime_impl.hpp"
 #include "thicket/runtime.hpp"
 
 namespace {
 
+using namespace bench;
 using thicket::Status;
-using Clock = std::chrono::steady_clock;
 
 constexpr int kDepth = 8;  // the running leaf's depth (root = 0)
 
@@ -97,19 +96,16 @@ struct World {
     rt.register_leaf("Run", std::move(run));
     std::vector<thicket::Diagnostic> diags;
     const std::string yaml = depth_tree(tree_nodes);
-    auto t0 = Clock::now();
-    auto b = rt.load_string(yaml, "depth.yaml", diags);
-    load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    if (!b) {
-      for (const auto& d : diags) std::fprintf(stderr, "%s\n", thicket::format_diagnostic(d).c_str());
-      std::exit(1);
-    }
+    std::optional<thicket::BrainHandle> b;
+    load_ms = time_ms([&] { b = rt.load_string(yaml, "depth.yaml", diags); });
+    if (!b) fail_load(diags);
     brain = *b;
     nodes = rt.impl().brains[brain.index]->program->nodes.size();
     agents.reserve(n_agents);
-    t0 = Clock::now();
-    for (size_t i = 0; i < n_agents; ++i) agents.push_back(rt.spawn(brain));
-    spawn_ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / static_cast<double>(n_agents);
+    spawn_ns = time_ns([&] {
+                 for (size_t i = 0; i < n_agents; ++i) agents.push_back(rt.spawn(brain));
+               }) /
+               static_cast<double>(n_agents);
   }
   void run(int ticks) {
     for (int t = 0; t < ticks; ++t) rt.tick_all(0.1);
@@ -134,55 +130,39 @@ struct Floor {
   }
 };
 
-struct Stat {
-  double median = 0, best = 0;
-};
-Stat stat_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return {v[v.size() / 2], v.front()};
-}
-template <class F>
-double time_ns(F&& f) {
-  auto t0 = Clock::now();
-  f();
-  return std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
-}
-
 struct Row {
   Stat small, big, floor;
   bool calls_ok = false;
 };
 
-// Times both trees and the floor at n agents, interleaved rep by rep.
+// Times both trees and the floor at n agents, interleaved rep by rep. Each tree's timed block
+// follows one untimed tick of the same tree, so neither pays for the cache misses the other left
+// behind; the leaf calls are counted over each block.
 Row measure(World& small, World& big, size_t n, int block, int reps) {
   Floor floor(n);
   floor.run(4);
-  std::vector<double> s, b, f;
-  const double agent_ticks = static_cast<double>(n) * block;
   bool calls_ok = true;
-  // Each timed block follows one untimed tick of the same tree, so neither pays for the cache
-  // misses the other left behind; the leaf calls are counted over the timed blocks only.
-  auto timed = [&](std::vector<double>& out, World& w) {
-    w.run(1);
-    uint64_t run0 = g_run_calls, ok0 = g_ok_calls;
-    out.push_back(time_ns([&] { w.run(block); }) / agent_ticks);
-    calls_ok = calls_ok && g_run_calls - run0 == static_cast<uint64_t>(agent_ticks) && g_ok_calls == ok0;
+  auto counted = [&](World& w) {
+    return [&w, &calls_ok, n](int ticks) {
+      uint64_t run0 = g_run_calls, ok0 = g_ok_calls;
+      w.run(ticks);
+      calls_ok = calls_ok && g_run_calls - run0 == static_cast<uint64_t>(n) * ticks && g_ok_calls == ok0;
+    };
   };
-  for (int r = 0; r < reps; ++r) {
-    timed(s, small);
-    timed(b, big);
-    f.push_back(time_ns([&] { floor.run(block); }) / agent_ticks);
-  }
-  return {stat_of(s), stat_of(b), stat_of(f), calls_ok};
+  Rows rows;
+  rows.add("31-node tree", "(baseline)", counted(small));
+  rows.add("10,000-node tree", "", counted(big));
+  rows.add("leaf alone", "(the Run leaf through a std::function, no tree: the floor)", [&](int t) { floor.run(t); }, 0);
+  rows.measure(reps, block, static_cast<double>(n) * block);
+  return {rows.stat("31-node tree"), rows.stat("10,000-node tree"), rows.stat("leaf alone"), calls_ok};
 }
 
-void print_row(const char* label, const Row& r) {
+void print_result(const char* label, const Row& r) {
   std::printf("\n%s (median, best in brackets; ns per agent-tick):\n", label);
-  std::printf("  31-node tree       %8.1f  [%7.1f]   (baseline)\n", r.small.median, r.small.best);
-  std::printf("  10,000-node tree   %8.1f  [%7.1f]\n", r.big.median, r.big.best);
-  std::printf("  leaf alone         %8.1f  [%7.1f]   (the Run leaf through a std::function, no tree: the floor)\n",
-              r.floor.median, r.floor.best);
-  double ratio_m = r.big.median / r.small.median, ratio_b = r.big.best / r.small.best;
+  bench::print_row("31-node tree", r.small, "(baseline)", 16);
+  bench::print_row("10,000-node tree", r.big, "", 16);
+  bench::print_row("leaf alone", r.floor, "(the Run leaf through a std::function, no tree: the floor)", 16);
+  double ratio_m = ratio(r.big, r.small), ratio_b = ratio(r.big, r.small, true);
   std::printf("  10k / 31 nodes: %.2fx median, %.2fx best (goal <= 1.5x: %s)\n", ratio_m, ratio_b,
               std::max(ratio_m, ratio_b) <= 1.5   ? "met"
               : std::min(ratio_m, ratio_b) <= 1.5 ? "borderline"
@@ -217,7 +197,7 @@ int main() {
   // Short blocks and many reps, so the best rep is one the machine's other work did not touch.
   const int reps = 25;
   Row many = measure(small, big, kAgents, 2, reps);
-  print_row("10,000 agents, 25 reps of 2 ticks", many);
+  print_result("10,000 agents, 25 reps of 2 ticks", many);
 
   // The same at 1,000 agents: the big tree's ~17 MB of agent state may fit the last-level cache.
   Row mid;
@@ -226,13 +206,13 @@ int main() {
     small_k.run(2);
     big_k.run(2);
     mid = measure(small_k, big_k, 1000, 20, reps);
-    print_row("1,000 agents, 25 reps of 20 ticks", mid);
+    print_result("1,000 agents, 25 reps of 20 ticks", mid);
   }
 
   World small1(31, 1), big1(10000, 1);
   small1.run(2);
   big1.run(2);
   Row one = measure(small1, big1, 1, 10000, reps);
-  print_row("1 agent (all its state stays in cache), 25 reps of 10,000 ticks", one);
+  print_result("1 agent (all its state stays in cache), 25 reps of 10,000 ticks", one);
   return path_ok && many.calls_ok && mid.calls_ok && one.calls_ok ? 0 : 1;
 }

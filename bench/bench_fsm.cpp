@@ -30,28 +30,23 @@
 //   tree-lua      the tree with Lua condition leaves and Lua acts
 // A verification pass first runs every implementation for 1,000 agents x 64 ticks and checks,
 // agent-tick by agent-tick, that each is in the floor's state.
-#include <unistd.h>
-
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <lua.hpp>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "harness.hpp"
 #include "runtime_impl.hpp"
 #include "thicket/fsm.hpp"
 #include "thicket/runtime.hpp"
 
 namespace {
 
+using namespace bench;
 using thicket::Status;
-using Clock = std::chrono::steady_clock;
 
 constexpr int kStates = 3;
 const char* const kStateNames[kStates] = {"patrol", "chase", "attack"};
@@ -79,7 +74,10 @@ return L
 )LUA";
 
 // Acts: Lua leaves Patrol/Chase/Attack, or native NPatrol/NChase/NAttack.
-std::string act_name(int k, bool native) { return (native ? "N" : "") + std::string(kActNames[k]); }
+std::string act_name(int k, bool native) {
+  std::string s = native ? "N" : "";  // appended: GCC 12 warns falsely on "N" + std::string
+  return s += kActNames[k];
+}
 
 // fsm with Lua reasons (when = false) or `when: check` transitions (when = true).
 std::string fsm_yaml(bool when, bool native_acts) {
@@ -120,43 +118,6 @@ std::string tree_yaml(bool native) {
     y += "          - action: " + act_name(k, native) + "\n";
   }
   return y;
-}
-
-// ---- helpers ------------------------------------------------------------------------------------
-
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    path = std::filesystem::temp_directory_path() / ("thicket_bench_fsm_" + std::to_string(getpid()));
-    std::filesystem::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  void write(const std::string& name, const std::string& text) const { std::ofstream(path / name) << text; }
-};
-
-// The machine's load while the benchmark ran (other work skews wall-clock figures).
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string a, b, c;
-  in >> a >> b >> c;
-  return a.empty() ? "unknown" : a + " " + b + " " + c;
-}
-
-struct Stat {
-  double median = 0, best = 0;
-};
-Stat stat_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return {v[v.size() / 2], v.front()};
-}
-template <class F>
-double time_ns(F&& f) {
-  auto t0 = Clock::now();
-  f();
-  return std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
 }
 
 // A world of n agents of one implementation.
@@ -250,19 +211,6 @@ struct ClassWorld : World {
 
 // ---- bare Lua: the floor's switch, leaves called with lua_pcall ----------------------------------
 
-uint64_t g_bare_tick = 0;
-int bare_tick(lua_State* L) {
-  lua_pushinteger(L, static_cast<lua_Integer>(g_bare_tick));
-  return 1;
-}
-int bare_thicket_open(lua_State* L) {
-  lua_newtable(L);
-  lua_pushcfunction(L, bare_tick);
-  lua_setfield(L, -2, "tick");
-  lua_pushstring(L, "running");
-  lua_setfield(L, -2, "RUNNING");
-  return 1;
-}
 struct BareLuaWorld : World {
   lua_State* L;
   int reason = LUA_NOREF, act[kStates] = {}, args[kStates] = {};
@@ -272,16 +220,8 @@ struct BareLuaWorld : World {
   uint64_t ticks = 0;
   explicit BareLuaWorld(size_t count) {
     n = count;
-    L = luaL_newstate();
-    luaL_openlibs(L);
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
-    lua_pushcfunction(L, bare_thicket_open);
-    lua_setfield(L, -2, "thicket");
-    lua_pop(L, 1);
-    if (luaL_loadstring(L, kLeafLua) != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
-      std::fprintf(stderr, "bare lua: %s\n", lua_tostring(L, -1));
-      std::exit(1);
-    }
+    L = bare_lua_state();
+    run_chunk(L, kLeafLua, "fsm.lua");
     lua_getfield(L, -1, "Reason");
     reason = luaL_ref(L, LUA_REGISTRYINDEX);
     for (int k = 0; k < kStates; ++k) {
@@ -319,7 +259,7 @@ struct BareLuaWorld : World {
     }
   }
   void tick() override {
-    g_bare_tick = ++ticks;
+    bare_tick = ++ticks;
     for (size_t i = 0; i < n; ++i) {
       uint8_t& s = st[i];
       call(reason, agent_ref[i], args[s], 1);
@@ -340,11 +280,6 @@ struct BareLuaWorld : World {
 };
 
 // ---- thicket --------------------------------------------------------------------------------------
-
-void fail_load(const std::vector<thicket::Diagnostic>& diags) {
-  for (const auto& d : diags) std::fprintf(stderr, "%s\n", thicket::format_diagnostic(d).c_str());
-  std::exit(1);
-}
 
 struct ThicketWorld : World {
   std::unique_ptr<thicket::Runtime> rt = std::make_unique<thicket::Runtime>();
@@ -391,25 +326,22 @@ struct ThicketWorld : World {
   size_t bytes_per_agent() override { return rt->bytes_per_agent(brain); }
 };
 
-struct Row {
-  using Make = std::function<std::unique_ptr<World>(size_t)>;
-  Row(const char* name, const char* what, Make make) : name(name), what(what), make(std::move(make)) {}
+// One implementation: its row's name and note, and how to build a world of n agents of it.
+struct Impl {
   const char* name;
   const char* what;
-  Make make;                     // builds a world of n agents
-  std::unique_ptr<World> world;  // the timed world
-  std::vector<double> ns;        // per rep: ns per agent-tick
+  std::function<std::unique_ptr<World>(size_t)> make;
 };
 
 }  // namespace
 
 int main() {
-  TempDir dir;
+  TempDir dir("bench_fsm");
   dir.write("fsm.lua", kLeafLua);
   auto thk = [&](std::string yaml, std::string file, bool fsm) {
     return [=, &dir](size_t n) -> std::unique_ptr<World> { return std::make_unique<ThicketWorld>(n, yaml, dir, file, fsm); };
   };
-  std::vector<Row> rows;
+  std::vector<Impl> rows;
   rows.push_back({"floor", "hand-written C++ switch FSM (the floor)",
                   [](size_t n) { return std::make_unique<FloorWorld>(n); }});
   rows.push_back({"AdvancedFSM", "thicket's C++ classes: virtual Reason/Act, 3 heap states per agent",
@@ -434,7 +366,7 @@ int main() {
   bool all_ok = true;
   {
     std::vector<std::unique_ptr<World>> worlds;
-    for (Row& r : rows) worlds.push_back(r.make(vn));
+    for (Impl& r : rows) worlds.push_back(r.make(vn));
     std::vector<uint64_t> mismatches(rows.size(), 0);
     uint64_t in_state[kStates] = {};
     for (int t = 0; t < vticks; ++t) {
@@ -451,43 +383,40 @@ int main() {
                 100.0 * worlds[0]->transitions / (vn * vticks), static_cast<unsigned long long>(in_state[0]),
                 static_cast<unsigned long long>(in_state[1]), static_cast<unsigned long long>(in_state[2]));
     for (size_t k = 1; k < worlds.size(); ++k) {
-      std::printf("  %-12s %s (%llu mismatching agent-ticks)\n", rows[k].name, mismatches[k] ? "MISMATCH" : "match",
-                  static_cast<unsigned long long>(mismatches[k]));
+      std::printf("  %-12s %s (%llu mismatching agent-ticks)\n", rows[k].name, match(mismatches[k] == 0), u(mismatches[k]));
       all_ok = all_ok && mismatches[k] == 0;
     }
   }
 
-  auto idx = [&](const char* name) {
+  const size_t n = 10000;
+  std::vector<std::unique_ptr<World>> worlds;
+  for (Impl& r : rows) worlds.push_back(r.make(n));
+  auto world = [&](const char* name) {
     for (size_t i = 0; i < rows.size(); ++i)
-      if (std::string(rows[i].name) == name) return i;
+      if (std::string(rows[i].name) == name) return worlds[i].get();
     std::abort();
   };
-  const size_t n = 10000;
-  for (Row& r : rows) r.world = r.make(n);
   std::printf("\nper-agent state: floor %zu B (id, state, want); thicket bytes_per_agent: fsm %zu B, tree %zu B\n",
-              rows[idx("floor")].world->bytes_per_agent(), rows[idx("fsm-lua")].world->bytes_per_agent(),
-              rows[idx("tree-lua")].world->bytes_per_agent());
-  for (Row& r : rows)  // warm-up
-    for (int t = 0; t < 8; ++t) r.world->tick();
+              world("floor")->bytes_per_agent(), world("fsm-lua")->bytes_per_agent(), world("tree-lua")->bytes_per_agent());
+  for (auto& w : worlds)  // warm-up
+    for (int t = 0; t < 8; ++t) w->tick();
   const int reps = 25, block = 4;
-  for (int rep = 0; rep < reps; ++rep)
-    for (Row& r : rows)
-      r.ns.push_back(time_ns([&] {
-                       for (int t = 0; t < block; ++t) r.world->tick();
-                     }) /
-                     double(n * block));
+  Rows timed;
+  for (size_t i = 0; i < rows.size(); ++i)
+    timed.add(
+        rows[i].name, rows[i].what,
+        [w = worlds[i].get()](int ticks) {
+          for (int t = 0; t < ticks; ++t) w->tick();
+        },
+        0);
+  timed.measure(reps, block, double(n * block));
 
   std::printf("\nns per agent-tick, %zu agents (%d reps of %d ticks, interleaved; median, best in brackets):\n", n, reps,
               block);
-  std::vector<Stat> s;
-  for (Row& r : rows) {
-    s.push_back(stat_of(r.ns));
-    std::printf("  %-12s %8.1f  [%7.1f]   %s\n", r.name, s.back().median, s.back().best, r.what);
-  }
+  timed.print();
   auto ratio = [&](const char* x, const char* y) {
-    const Stat &a = s[idx(x)], &b = s[idx(y)];
     char buf[48];
-    std::snprintf(buf, sizeof buf, "%.2fx (%.2fx)", a.median / b.median, a.best / b.best);
+    std::snprintf(buf, sizeof buf, "%.2fx (%.2fx)", timed.ratio(x, y), timed.ratio(x, y, true));
     return std::string(buf);
   };
   std::printf("  ratios of medians (of bests):\n");
@@ -496,7 +425,5 @@ int main() {
   std::printf("    fsm-lua / bare-lua     %-16s  tree-lua / fsm-lua       %s\n", ratio("fsm-lua", "bare-lua").c_str(), ratio("tree-lua", "fsm-lua").c_str());
   std::printf("    fsm-when / fsm-lua     %-16s\n", ratio("fsm-when", "fsm-lua").c_str());
   std::printf("\nload average at end: %s\n", load_average().c_str());
-  std::printf("%s\n", all_ok ? "consistency: all implementations made the same decisions"
-                               : "consistency: IMPLEMENTATIONS DISAGREE");
-  return all_ok ? 0 : 1;
+  return consistency(all_ok) ? 0 : 1;
 }

@@ -23,28 +23,22 @@
 // agent's whole state block (node statuses, positions, blackboard) must be byte-identical
 // between them; the new code (VERSION) or the new args (v) must be the ones the leaves saw.
 // Timings: steady_clock around reload_changed() alone; median and best of the reps.
-#include <unistd.h>
-
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <lua.hpp>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "harness.hpp"
 #include "runtime_impl.hpp"
 #include "thicket/runtime.hpp"
 
 namespace {
 
-namespace fs = std::filesystem;
+using namespace bench;
 using thicket::Status;
-using Clock = std::chrono::steady_clock;
 
 constexpr size_t kAgents = 10000;
 
@@ -90,8 +84,9 @@ std::string tree_yaml(int branches, int version) {
   std::string y = "tree: t" + std::to_string(1 + 10 * branches) + "\nleaves: [leaves.lua]\nroot:\n  active_selector:\n";
   for (int i = 0; i < branches; ++i) {
     int b = i % 3;
-    auto c = [&](int j) { return "C" + std::to_string(2 * b + j); };
-    auto a = [&](int k) { return "A" + std::to_string(5 * b + k); };
+    // Appended, not "C" + to_string: GCC 12 warns falsely on that.
+    auto c = [&](int j) { return std::string("C").append(std::to_string(2 * b + j)); };
+    auto a = [&](int k) { return std::string("A").append(std::to_string(5 * b + k)); };
     y += "    - sequence:\n";
     y += "        - condition: " + c(0) + "\n";
     y += "        - condition: " + c(1) + "\n";
@@ -108,57 +103,10 @@ std::string tree_yaml(int branches, int version) {
 
 // ---- helpers ------------------------------------------------------------------------------------
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("thicket_bench_reload_" + std::to_string(getpid()));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  // Writes dir/name and sets its mtime `bump` seconds ahead, so even a same-size rewrite within
-  // the file system's timestamp granularity is seen as a change.
-  std::string write(const std::string& sub, const std::string& name, const std::string& text, int bump = 0) const {
-    fs::create_directories(path / sub);
-    fs::path p = path / sub / name;
-    std::ofstream(p) << text;
-    if (bump) fs::last_write_time(p, fs::file_time_type::clock::now() + std::chrono::seconds(bump));
-    return p.string();
-  }
-};
-
-// The machine's load while the benchmark ran (other work skews wall-clock figures).
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string a, b, c;
-  in >> a >> b >> c;
-  return a.empty() ? "unknown" : a + " " + b + " " + c;
-}
-
-struct Stat {
-  double median = 0, best = 0;
-};
-Stat stat_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return {v[v.size() / 2], v.front()};
-}
-template <class F>
-double time_ms(F&& f) {
-  auto t0 = Clock::now();
-  f();
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 std::string ms(const Stat& s) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%7.2f ms [%6.2f]", s.median, s.best);
   return buf;
-}
-
-void fail_load(const std::vector<thicket::Diagnostic>& diags) {
-  for (const auto& d : diags) std::fprintf(stderr, "%s\n", thicket::format_diagnostic(d).c_str());
-  std::exit(1);
 }
 
 // A runtime with one brain file and n agents; its log lines are kept.
@@ -240,20 +188,6 @@ bool same_after_tick(World& live, World& control) {
 
 // ---- the bare Lua floor for (a): load and run the file, reference each leaf ---------------------
 
-int bare_tick(lua_State* L) {
-  lua_pushinteger(L, 1);
-  return 1;
-}
-int bare_thicket_open(lua_State* L) {
-  lua_newtable(L);
-  lua_pushcfunction(L, bare_tick);
-  lua_setfield(L, -2, "tick");
-  for (const char* s : {"SUCCESS", "FAILURE", "RUNNING"}) {
-    lua_pushstring(L, s);
-    lua_setfield(L, -2, s);
-  }
-  return 1;
-}
 double bare_load_ms(const std::string& path, lua_State* L) {
   return time_ms([&] {
     if (luaL_loadfilex(L, path.c_str(), "t") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
@@ -277,10 +211,10 @@ bool lua_reload(const TempDir& dir, int reps) {
   leaf_file(0, &lines);
   std::printf("(a) reload of one Lua leaf file: %d lines, %d leaves; %zu live agents of the 31-node brain\n", lines,
               kConds + kActs + kExtras, kAgents);
-  const std::string live_yaml = dir.write("a_live", "t31.yaml", tree_yaml(3, 0));
-  const std::string live_lua = dir.write("a_live", "leaves.lua", leaf_file(0));
-  const std::string ctl_yaml = dir.write("a_ctl", "t31.yaml", tree_yaml(3, 0));
-  dir.write("a_ctl", "leaves.lua", leaf_file(0));
+  const std::string live_yaml = dir.write("a_live/t31.yaml", tree_yaml(3, 0));
+  const std::string live_lua = dir.write("a_live/leaves.lua", leaf_file(0));
+  const std::string ctl_yaml = dir.write("a_ctl/t31.yaml", tree_yaml(3, 0));
+  dir.write("a_ctl/leaves.lua", leaf_file(0));
 
   World live(live_yaml, kAgents), control(ctl_yaml, kAgents);
   for (int t = 0; t < 5; ++t) {
@@ -292,14 +226,9 @@ bool lua_reload(const TempDir& dir, int reps) {
   std::vector<double> reload, bare, scratch, spawn;
   bool ok = true;
   int bad_count = 0;
-  lua_State* B = luaL_newstate();
-  luaL_openlibs(B);
-  luaL_getsubtable(B, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
-  lua_pushcfunction(B, bare_thicket_open);
-  lua_setfield(B, -2, "thicket");
-  lua_pop(B, 1);
+  lua_State* B = bare_lua_state();
   for (int r = 1; r <= reps; ++r) {
-    dir.write("a_live", "leaves.lua", leaf_file(r), r);
+    dir.write("a_live/leaves.lua", leaf_file(r), r);
     size_t n = 0;
     reload.push_back(time_ms([&] { n = live.rt->reload_changed(); }));
     bool same = same_after_tick(live, control);
@@ -342,12 +271,12 @@ bool lua_reload(const TempDir& dir, int reps) {
 bool yaml_reload(const TempDir& dir, int branches, int reps, double goal_ms) {
   const std::string tag = "b" + std::to_string(branches);
   const int nodes = 1 + 10 * branches;
-  const std::string live_yaml = dir.write(tag + "_live", "tree.yaml", tree_yaml(branches, 0));
-  dir.write(tag + "_live", "leaves.lua", leaf_file(0));
-  const std::string empty_yaml = dir.write(tag + "_empty", "tree.yaml", tree_yaml(branches, 0));
-  dir.write(tag + "_empty", "leaves.lua", leaf_file(0));
-  const std::string ctl_yaml = dir.write(tag + "_ctl", "tree.yaml", tree_yaml(branches, 0));
-  dir.write(tag + "_ctl", "leaves.lua", leaf_file(0));
+  const std::string live_yaml = dir.write(tag + "_live/tree.yaml", tree_yaml(branches, 0));
+  dir.write(tag + "_live/leaves.lua", leaf_file(0));
+  const std::string empty_yaml = dir.write(tag + "_empty/tree.yaml", tree_yaml(branches, 0));
+  dir.write(tag + "_empty/leaves.lua", leaf_file(0));
+  const std::string ctl_yaml = dir.write(tag + "_ctl/tree.yaml", tree_yaml(branches, 0));
+  dir.write(tag + "_ctl/leaves.lua", leaf_file(0));
 
   World live(live_yaml, kAgents), control(ctl_yaml, kAgents), empty(empty_yaml, 0);
   for (int t = 0; t < 5; ++t) {
@@ -364,7 +293,7 @@ bool yaml_reload(const TempDir& dir, int branches, int reps, double goal_ms) {
   uint64_t running_seen = 0;
   for (int r = 1; r <= reps; ++r) {
     running_seen += live.running();
-    dir.write(tag + "_live", "tree.yaml", tree_yaml(branches, r), r);
+    dir.write(tag + "_live/tree.yaml", tree_yaml(branches, r), r);
     size_t n = 0;
     reload.push_back(time_ms([&] { n = live.rt->reload_changed(); }));
     bool same = same_after_tick(live, control);
@@ -375,7 +304,7 @@ bool yaml_reload(const TempDir& dir, int branches, int reps, double goal_ms) {
         std::printf("  rep %d: reloaded %zu file(s), blocks %s, new args %s\n", r, n, same ? "identical" : "DIFFER",
                     args ? "used" : "NOT USED");
     }
-    dir.write(tag + "_empty", "tree.yaml", tree_yaml(branches, r), r);
+    dir.write(tag + "_empty/tree.yaml", tree_yaml(branches, r), r);
     size_t ne = 0;
     reload_empty.push_back(time_ms([&] { ne = empty.rt->reload_changed(); }));
     ok = ok && ne == 1;
@@ -408,7 +337,7 @@ bool yaml_reload(const TempDir& dir, int branches, int reps, double goal_ms) {
 }  // namespace
 
 int main() {
-  TempDir dir;
+  TempDir dir("bench_reload");
   std::printf("bench_reload: hot reload with %zu live agents (Lua leaves; timings: steady_clock around\n"
               "reload_changed() alone, median and best of the reps; load average at start: %s)\n\n",
               kAgents, load_average().c_str());
@@ -416,6 +345,5 @@ int main() {
   ok = yaml_reload(dir, 3, 15, 20) && ok;
   ok = yaml_reload(dir, 100, 9, 20) && ok;
   std::printf("\nload average at end: %s\n", load_average().c_str());
-  std::printf("consistency: %s\n", ok ? "every reload verified" : "SOME RELOAD FAILED A CHECK");
-  return ok ? 0 : 1;
+  return consistency(ok, "every reload verified", "SOME RELOAD FAILED A CHECK") ? 0 : 1;
 }

@@ -62,6 +62,7 @@
 #include <vector>
 
 #include "agent.hpp"
+#include "harness.hpp"
 #include "sim/scenario.hpp"
 #include "sim/sim_internal.hpp"
 #include "sim/simulation.hpp"
@@ -72,17 +73,10 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace w = thicket::world;
-using Clock = std::chrono::steady_clock;
+using namespace bench;
 
 // ---- common ------------------------------------------------------------------------------------
 
-// The machine's load while the benchmark ran (other work skews wall-clock figures).
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string a, b, c;
-  in >> a >> b >> c;
-  return a.empty() ? "unknown" : a + " " + b + " " + c;
-}
 double load1() {
   std::ifstream in("/proc/loadavg");
   double a = -1;
@@ -111,46 +105,12 @@ struct CpuClock {
   }
 };
 
-struct Stat {
-  double median = 0, best = 0;
-};
-Stat stat_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return {v[v.size() / 2], v.front()};
-}
-double median_of(std::vector<double> v) { return stat_of(std::move(v)).median; }
-template <class F>
-double time_ns(F&& f) {
-  auto t0 = Clock::now();
-  f();
-  return std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
-}
-const char* yes(bool b) { return b ? "match" : "MISMATCH"; }
-unsigned long long u(uint64_t v) { return static_cast<unsigned long long>(v); }
-
 // Bytes the process has malloc'd and not freed: arena chunks in use + mmapped blocks (a vector
 // of more than 128 KiB, e.g. 10k entities, is mmapped and not in uordblks).
 size_t heap_in_use() {
   struct mallinfo2 m = mallinfo2();
   return m.uordblks + m.hblkhd;
 }
-
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& tag) {
-    path = fs::temp_directory_path() / ("thicket_bench_scenario_" + std::to_string(getpid()) + "_" + tag);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::string p = (path / name).string();
-    std::ofstream(p) << text;
-    return p;
-  }
-};
 
 [[noreturn]] void fail(const std::string& what, const std::vector<thicket::Diagnostic>& diags) {
   std::fprintf(stderr, "bench_scenario: %s\n", what.c_str());
@@ -527,7 +487,7 @@ int main(int argc, char** argv) {
       LUA_RELEASE, sysconf(_SC_NPROCESSORS_ONLN), load_average().c_str());
 
   // The scaled scenario files.
-  TempDir dir("scaled");
+  TempDir dir("bench_scenario_scaled");
   std::vector<Scenario> scenarios;
   for (const char* kind : {"arena", "flock"})
     for (uint32_t n : {1000u, 10000u}) {
@@ -575,7 +535,7 @@ int main(int argc, char** argv) {
     bool clean = one.result.script_errors == 0 && one.result.agent_ticks > 0;
     consistent = consistent && same && rec && clean;
     std::printf("  %-9s results %s, records %s (%.1f MB each), script errors %llu; agents %u -> %u; %s\n", s.label.c_str(),
-                yes(same), yes(rec), one.record.size() / 1e6, u(one.result.script_errors), one.result.agents_at_start,
+                match(same), match(rec), one.record.size() / 1e6, u(one.result.script_errors), one.result.agents_at_start,
                 one.result.agents_at_end, metrics_line(one.result).c_str());
     reference.push_back(one.result);
   }
@@ -710,7 +670,7 @@ int main(int argc, char** argv) {
       queries_agree = queries_agree && f.agree;
       std::printf("  %-9s %-66s %6zu %6.0f [%4.0f] %7.0f [%5.0f] %7.0fx %8.1f %7.1f %6s\n", s.label.c_str(), f.what.c_str(),
                   f.askers, f.hash_ns, f.hash_best, f.brute_ns, f.brute_best, f.brute_ns / f.hash_ns, f.entries, f.found,
-                  yes(f.agree));
+                  match(f.agree));
     }
     serial[i] = time_serial(*placed, 7, s.agents >= 10000 ? 20 : 100);
   }
@@ -787,7 +747,9 @@ int main(int argc, char** argv) {
       : load_start > 1.0   ? "; the load average lags: it still counts work that ended up to a minute before"
                            : "");
   const bool all = consistent && timed_same && queries_agree;
-  std::printf("\nconsistency: %s\n", all ? "1- and 2-thread runs gave identical results and records; hash queries equal brute force"
-                                         : "MISMATCH (see above)");
-  return all ? 0 : 1;
+  std::printf("\n");
+  return consistency(all, "1- and 2-thread runs gave identical results and records; hash queries equal brute force",
+                     "MISMATCH (see above)")
+             ? 0
+             : 1;
 }

@@ -34,29 +34,25 @@
 // Before timing, a verification pass runs every implementation with counting leaves and checks
 // that they made the same decisions (leaf calls, action starts, aborts, root-status checksum).
 #include <malloc.h>
-#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <array>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <lua.hpp>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "harness.hpp"
 #include "runtime_impl.hpp"
 #include "thicket/runtime.hpp"
 
 namespace {
 
+using namespace bench;
 using thicket::Status;
-using Clock = std::chrono::steady_clock;
 
 constexpr int kConds = 6, kActs = 15;
 
@@ -96,11 +92,11 @@ std::string leaf_name(char prefix, uint32_t i) {
 struct Counters {
   uint64_t cond[kConds] = {}, act[kActs] = {};
   uint64_t starts = 0, aborts = 0, running = 0;
-  uint64_t root_hash = 1469598103934665603ULL;
+  Checksum root_hash;
   uint64_t roots[5] = {};
   uint64_t decided[4] = {};  // floor only: no branch, branch 0, 1, 2 decided the root
   void root(Status s) {
-    root_hash = (root_hash ^ static_cast<uint64_t>(s)) * 1099511628211ULL;
+    root_hash.add_status(s);
     ++roots[static_cast<int>(s)];
   }
   bool same_calls(const Counters& o) const {
@@ -270,25 +266,6 @@ struct FnLeaves {
   void aborted(FloorAgent&) {}
 };
 
-// The bare-Lua baseline's Lua side: a plain lua_State with a minimal `thicket` module.
-uint64_t g_bare_tick = 0;
-int bare_thicket_tick(lua_State* L) {
-  lua_pushinteger(L, static_cast<lua_Integer>(g_bare_tick));
-  return 1;
-}
-int bare_thicket_open(lua_State* L) {
-  lua_newtable(L);
-  lua_pushcfunction(L, bare_thicket_tick);
-  lua_setfield(L, -2, "tick");
-  for (const char* s : {"success", "failure", "running"}) {
-    std::string key = s;
-    for (char& ch : key) ch = static_cast<char>(ch - 'a' + 'A');
-    lua_pushstring(L, s);
-    lua_setfield(L, -2, key.c_str());
-  }
-  return 1;
-}
-
 struct BareLua {
   lua_State* L = nullptr;
   int fn[kConds + kActs] = {};
@@ -296,16 +273,8 @@ struct BareLua {
   Counters* c = nullptr;           // with a counting Lua file: counts starts/aborts here
 
   explicit BareLua(const std::string& lua_text) {
-    L = luaL_newstate();
-    luaL_openlibs(L);
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
-    lua_pushcfunction(L, bare_thicket_open);
-    lua_setfield(L, -2, "thicket");
-    lua_pop(L, 1);
-    if (luaL_loadbuffer(L, lua_text.data(), lua_text.size(), "t31.lua") != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
-      std::fprintf(stderr, "bare lua: %s\n", lua_tostring(L, -1));
-      std::exit(1);
-    }
+    L = bare_lua_state();  // the bare-Lua baseline's Lua side: a plain lua_State, a minimal `thicket`
+    run_chunk(L, lua_text, "t31.lua");
     for (int i = 0; i < kConds + kActs; ++i) {
       std::string name = leaf_name(i < kConds ? 'C' : 'A', i < kConds ? i : i - kConds);
       lua_getfield(L, -1, name.c_str());
@@ -383,7 +352,7 @@ struct FloorWorld {
   void run(int ticks, Leaves& lv, Counters* verify = nullptr) {
     for (int t = 0; t < ticks; ++t) {
       ++tick;
-      g_bare_tick = tick;
+      bare_tick = tick;
       for (FloorAgent& a : agents) {
         Status s = floor_tick(a, tick, lv);
         if (verify) verify->root(s);
@@ -569,11 +538,6 @@ struct World {
 
 // ---- thicket -------------------------------------------------------------------------------
 
-void fail_load(const std::vector<thicket::Diagnostic>& diags) {
-  for (const auto& d : diags) std::fprintf(stderr, "%s\n", thicket::format_diagnostic(d).c_str());
-  std::exit(1);
-}
-
 // Native leaves C0..C5, A0..A14; with counters, actions also get counting start/stop hooks.
 void register_native(thicket::Runtime& rt, Counters* c) {
   using thicket::LeafContext;
@@ -608,23 +572,6 @@ void register_native(thicket::Runtime& rt, Counters* c) {
   }
 }
 
-struct TempDir {
-  std::filesystem::path path;
-  explicit TempDir(const std::string& tag) {
-    path = std::filesystem::temp_directory_path() / ("thicket_bench_t31_" + std::to_string(getpid()) + "_" + tag);
-    std::filesystem::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::string p = (path / name).string();
-    std::ofstream(p) << text;
-    return p;
-  }
-};
-
 // A thicket runtime with one brain and n agents.
 struct ThicketWorld {
   std::unique_ptr<thicket::Runtime> rt = std::make_unique<thicket::Runtime>();
@@ -647,11 +594,11 @@ struct ThicketWorld {
     brain = *b;
     agents.reserve(n);
     size_t heap0 = mallinfo2().uordblks;
-    auto t0 = Clock::now();
-    for (size_t i = 0; i < n; ++i) agents.push_back(rt->spawn(brain));
-    auto t1 = Clock::now();
+    double ns = time_ns([&] {
+      for (size_t i = 0; i < n; ++i) agents.push_back(rt->spawn(brain));
+    });
     heap_per_agent = (mallinfo2().uordblks - heap0) / n;
-    spawn_ns_per_agent = std::chrono::duration<double, std::nano>(t1 - t0).count() / static_cast<double>(n);
+    spawn_ns_per_agent = ns / static_cast<double>(n);
   }
   void run(int ticks, Counters* verify = nullptr) {
     for (int t = 0; t < ticks; ++t) {
@@ -662,24 +609,6 @@ struct ThicketWorld {
   }
   lua_State* lua() { return rt->impl().lua->state(); }
 };
-
-// ---- timing ----------------------------------------------------------------------------------
-
-struct Stat {
-  double median = 0, best = 0;
-};
-Stat stat_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return {v[v.size() / 2], v.front()};
-}
-template <class F>
-double time_ns(F&& f) {
-  auto t0 = Clock::now();
-  f();
-  return std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
-}
-
-const char* yes(bool b) { return b ? "match" : "MISMATCH"; }
 
 // ---- the measurements ------------------------------------------------------------------------
 
@@ -722,8 +651,8 @@ bool verify(const TempDir& counting_dir, const std::string& counting_lua, size_t
   auto line = [&](const char* name, const Counters& c, bool hooks, bool ok) {
     std::printf("  %-9s leaf calls %8llu  starts %7s  aborts %6s  root checksum %016llx  %s\n", name,
                 static_cast<unsigned long long>(c.calls()), hooks ? std::to_string(c.starts).c_str() : "n/a",
-                hooks ? std::to_string(c.aborts).c_str() : "n/a", static_cast<unsigned long long>(c.root_hash),
-                ok ? yes(true) : yes(false));
+                hooks ? std::to_string(c.aborts).c_str() : "n/a", static_cast<unsigned long long>(c.root_hash.h),
+                match(ok));
   };
   bool seed_ok = full(seed_c), native_ok = full(native_c), bare_ok = full(bare_c);
   bool lua_ok = lua_c.same_calls(floor_c) && lua_c.root_hash == floor_c.root_hash;
@@ -759,13 +688,9 @@ bool verify(const TempDir& counting_dir, const std::string& counting_lua, size_t
   return all;
 }
 
-struct TickResult {
-  Stat floor, floor_fn, seed, native, bare, lua;
-  double calls_per_tick = 0;
-};
-
-// Times every implementation at n agents, interleaved rep by rep; all run the same ticks.
-TickResult time_ticks(const TempDir& dir, const std::string& lua_text, size_t n, int warmup, int block, int reps) {
+// Times every implementation at n agents, interleaved rep by rep, all running the same ticks,
+// and prints the table; returns native's figures.
+Stat time_ticks(const TempDir& dir, const std::string& lua_text, size_t n, int warmup, int block, int reps) {
   FloorWorld floor_w(n), fn_w(n), bare_w(n);
   FloorLeaves<false> floor_lv;
   FnLeaves fn_lv;
@@ -782,52 +707,34 @@ TickResult time_ticks(const TempDir& dir, const std::string& lua_text, size_t n,
   native_w.run(warmup);
   lua_w.run(warmup);
 
-  std::vector<double> f, fn, s, nat, b, l;
-  const double agent_ticks = static_cast<double>(n) * block;
-  // Each timed block follows one untimed tick of the same implementation, so no one pays for
-  // the cache misses the implementation timed before it left behind.
-  auto timed = [&](std::vector<double>& out, auto&& run) {
-    run(1);
-    out.push_back(time_ns([&] { run(block); }) / agent_ticks);
-  };
-  for (int r = 0; r < reps; ++r) {
-    timed(f, [&](int t) { floor_w.run(t, floor_lv); });
-    timed(fn, [&](int t) { fn_w.run(t, fn_lv); });
-    timed(s, [&](int t) { seed_w.run(t); });
-    timed(nat, [&](int t) { native_w.run(t); });
-    timed(b, [&](int t) { bare_w.run(t, bare_lv); });
-    timed(l, [&](int t) { lua_w.run(t); });
-  }
-  return {stat_of(f), stat_of(fn), stat_of(s), stat_of(nat), stat_of(b), stat_of(l)};
-}
+  Rows rows;
+  rows.add("floor", "hand-written C++ function, per-agent struct (baseline B)", [&](int t) { floor_w.run(t, floor_lv); });
+  rows.add("floor+fn", "the floor calling each leaf through a std::function (informational)",
+           [&](int t) { fn_w.run(t, fn_lv); });
+  rows.add("seed000", "heap Behavior object per node, virtual calls (baseline A)", [&](int t) { seed_w.run(t); });
+  rows.add("native", "thicket, native leaves", [&](int t) { native_w.run(t); });
+  rows.add("bare-lua", "floor logic + one bare lua_pcall per leaf call (baseline C)",
+           [&](int t) { bare_w.run(t, bare_lv); });
+  rows.add("lua", "thicket, Lua leaves", [&](int t) { lua_w.run(t); });
+  rows.measure(reps, block, static_cast<double>(n) * block);
 
-void print_ticks(size_t n, const TickResult& r, int block, int reps) {
   std::printf("\nns per agent-tick, %zu agent%s (%d reps of %d ticks; median, best in brackets):\n", n,
               n == 1 ? "" : "s", reps, block);
-  auto row = [](const char* name, const Stat& s, const char* what) {
-    std::printf("  %-9s %9.1f  [%8.1f]   %s\n", name, s.median, s.best, what);
-  };
-  row("floor", r.floor, "hand-written C++ function, per-agent struct (baseline B)");
-  row("floor+fn", r.floor_fn, "the floor calling each leaf through a std::function (informational)");
-  row("seed000", r.seed, "heap Behavior object per node, virtual calls (baseline A)");
-  row("native", r.native, "thicket, native leaves");
-  row("bare-lua", r.bare, "floor logic + one bare lua_pcall per leaf call (baseline C)");
-  row("lua", r.lua, "thicket, Lua leaves");
-  auto ratios = [&](const char* which, double (*pick)(const Stat&)) {
+  rows.print();
+  for (bool best : {false, true})
     std::printf(
         "  ratios (%s): native/floor %.2fx (target <= 3x)   lua/bare-lua %.2fx (target <= 1.2x)   "
         "seed000/native %.2fx\n",
-        which, pick(r.native) / pick(r.floor), pick(r.lua) / pick(r.bare), pick(r.seed) / pick(r.native));
-  };
-  ratios("of medians", [](const Stat& s) { return s.median; });
-  ratios("of bests  ", [](const Stat& s) { return s.best; });
+        best ? "of bests  " : "of medians", rows.ratio("native", "floor", best), rows.ratio("lua", "bare-lua", best),
+        rows.ratio("seed000", "native", best));
+  return rows.stat("native");
 }
 
 }  // namespace
 
 int main() {
   g_pat = kPattern;
-  TempDir dir("timed"), counting_dir("counting");
+  TempDir dir("bench_t31_timed"), counting_dir("bench_t31_counting");
   const std::string lua_text = t31_lua(false);
   dir.write("t31.yaml", t31_yaml(3, true));
   dir.write("t31.lua", lua_text);
@@ -845,9 +752,8 @@ int main() {
     ThicketWorld w(10000, nullptr, "");
     seed::World s(1, nullptr, std::false_type{});
     size_t heap0 = mallinfo2().uordblks;
-    auto t0 = Clock::now();
-    seed::World s10k(10000, nullptr, std::false_type{});
-    double seed_spawn = std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / 10000.0;
+    std::unique_ptr<seed::World> s10k;
+    double seed_spawn = time_ns([&] { s10k = std::make_unique<seed::World>(10000, nullptr, std::false_type{}); }) / 10000.0;
     size_t seed_heap = (mallinfo2().uordblks - heap0) / 10000;
     ThicketWorld lw(10000, nullptr, dir.path.string());
     const auto& prog = *w.rt->impl().brains[w.brain.index]->program;
@@ -921,15 +827,13 @@ int main() {
   // One agent: blocks of whole periods (1,024 ticks). 10k agents: every tick already holds
   // every phase of the pattern (h = tick + id), so blocks of 2 ticks are representative.
   const int reps = 25;
-  TickResult one = time_ticks(dir, lua_text, 1, 1024, 1024, reps);
-  print_ticks(1, one, 1024, reps);
-  TickResult many = time_ticks(dir, lua_text, 10000, 16, 2, reps);
-  print_ticks(10000, many, 2, reps);
+  time_ticks(dir, lua_text, 1, 1024, 1024, reps);
+  Stat native = time_ticks(dir, lua_text, 10000, 16, 2, reps);
   std::printf("  issue 3 goal, native <= 100 ns per agent-tick at 10k agents: %s (median %.1f ns, best %.1f ns)\n",
-              many.native.median <= 100 ? "met"
-              : many.native.best <= 100 ? "met by the best rep only"
-                                        : "NOT met",
-              many.native.median, many.native.best);
-  std::printf("\nconsistency: %s\n", same ? "all implementations made the same decisions" : "IMPLEMENTATIONS DISAGREE");
-  return same ? 0 : 1;
+              native.median <= 100 ? "met"
+              : native.best <= 100 ? "met by the best rep only"
+                                   : "NOT met",
+              native.median, native.best);
+  std::printf("\n");
+  return consistency(same) ? 0 : 1;
 }
