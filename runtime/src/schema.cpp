@@ -10,7 +10,9 @@
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
 #include <valijson/schema.hpp>
 #include <valijson/schema_parser.hpp>
+#include <valijson/validation_results.hpp>
 #include <valijson/validation_visitor.hpp>
+#include <valijson/validator.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -630,8 +632,14 @@ void Validator::apply(int index, const YAML::Node& x, const Json& j, const Place
   if (!s.any_of.empty()) check_alternatives(s.any_of, false, x, j, place, out, progress, title);
   if (!s.one_of.empty()) check_alternatives(s.one_of, true, x, j, place, out, progress, title);
   if (s.not_schema >= 0) check_not(s.not_schema, x, j, place, out, title);
-  for (const vc::Constraint* c : s.others)
-    if (!holds(c, j)) out.push_back({mark_of(x, place), place.depth, subject(place) + " does not match its schema"});
+  for (const vc::Constraint* c : s.others) {  // no brain schema uses these: valijson's words
+    vj::ValidationResults results;
+    Adapter target(j);
+    vj::ValidationVisitor<Adapter> visitor(target, {"<root>"}, true, &results, regexes_);
+    vj::ValidationResults::Error error;
+    if (!c->accept(visitor) && results.popError(error))
+      out.push_back({mark_of(x, place), place.depth, subject(place) + ": " + error.description});
+  }
 }
 
 // The enum's values as written in the schema file: the first enum list there whose values
@@ -942,6 +950,44 @@ std::string Validator::expectation(int index, int depth) const {
   return "a valid value";
 }
 
+// valijson's own findings, at the nodes their context paths name ("<root>", "[key]", "[0]"),
+// the common ones put in our words. Only for what the walk above has no words for.
+std::vector<Issue> valijson_findings(const vj::Subschema& root, const YAML::Node& doc, const Json& json) {
+  vj::Validator validator(vj::Validator::kStrongTypes);
+  vj::ValidationResults results;
+  validator.validate(root, Adapter(json), &results);
+  std::vector<Issue> issues;
+  static const std::regex unknown_key("Object contains a property that could not be validated .*: '(.*)'\\.");
+  static const std::regex missing_key("Missing required property '(.*)'\\.");
+  for (const vj::ValidationResults::Error& error : results) {
+    if (error.description.rfind("Failed to validate", 0) == 0) continue;  // sums of the others
+    YAML::Node at;
+    at.reset(doc);
+    std::string where = "the document";
+    for (size_t i = 1; i < error.context.size(); ++i) {
+      const std::string step = error.context[i].substr(1, error.context[i].size() - 2);  // "[x]" -> x
+      const YAML::Node& here = at;  // const: looking must not add keys
+      if (here.IsSequence() && !step.empty() && std::all_of(step.begin(), step.end(), ::isdigit)) {
+        at.reset(here[std::stoul(step)]);
+        where = "item " + std::to_string(std::stoul(step) + 1) + " of " + where;
+      } else if (here.IsMap() && here[step]) {
+        at.reset(here[step]);
+        where = in_quotes(step);
+      }
+    }
+    std::smatch m;
+    std::string message;
+    if (std::regex_match(error.description, m, unknown_key)) message = "unknown key " + in_quotes(m[1].str()) + " in " + where;
+    else if (std::regex_match(error.description, m, missing_key)) message = "missing required key " + in_quotes(m[1].str()) + " in " + where;
+    else if (error.description == "Value type not permitted by 'type' constraint.") message = where + " is of the wrong type: " + describe_node(at);
+    else if (error.description == "Failed to match against any enum values.") message = where + " is none of the values allowed";
+    else message = where + ": " + error.description;
+    issues.push_back({at.Mark(), static_cast<int>(error.context.size()), message});
+  }
+  if (issues.empty()) issues.push_back({doc.Mark(), 0, "the document does not match its schema"});
+  return issues;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- SchemaSet
@@ -1049,7 +1095,7 @@ void SchemaSet::validate(const YAML::Node& doc, const std::string& schema_file, 
   std::vector<Issue> issues;
   Progress progress;
   validator.apply(root, doc, json, Place{}, issues, progress, {});
-  if (issues.empty()) issues.push_back({doc.Mark(), 0, "the document does not match " + schema_file});
+  if (issues.empty()) issues = valijson_findings(*store_->schemas[static_cast<size_t>(root)].sub, doc, json);
 
   std::stable_sort(issues.begin(), issues.end(), [](const Issue& a, const Issue& b) {
     return std::tie(a.mark.line, a.mark.column) < std::tie(b.mark.line, b.mark.column);

@@ -577,6 +577,14 @@ TEST_CASE("schema keyword: $ref within a file, to a sibling file and by $id") {
   CHECK(check_with(files, "common.schema.json", "{}").empty());
 }
 
+TEST_CASE("schema keyword: what no brain schema uses is checked by valijson, in its words") {
+  const std::string schema = R"({"properties": {"u": {"uniqueItems": true}, "m": {"multipleOf": 3}}})";
+  CHECK(check_schema(schema, "{u: [1, 2], m: 9}").empty());
+  CHECK(check_schema(schema, "u: [1, 1]") ==
+        std::vector<std::string>{"1:4: 'u': Elements at indexes #0 and #1 violate uniqueness constraint."});
+  CHECK(check_schema(schema, "m: 4") == std::vector<std::string>{"1:4: 'm': Value should be a multiple of 3"});
+}
+
 TEST_CASE("schema keyword: boolean schemas and ignored annotations") {
   CHECK(check_schema("true", "[anything]").empty());
   CHECK(check_schema("false", "1") == std::vector<std::string>{"1:1: the document is not allowed here"});
