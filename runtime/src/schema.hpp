@@ -5,7 +5,7 @@
 // in sequence parameters" rather than a compiler error about what the typo caused.
 //
 // valijson says whether a document, a subschema or a single constraint holds; when the
-// document fails, schema.cpp walks valijson's parsed schema beside the yaml-cpp nodes to
+// document fails, schema_words.cpp walks valijson's parsed schema beside the yaml-cpp nodes to
 // word each finding at the offending node's line:col: the schema's `title` names mappings,
 // typos get a did-you-mean, and a failed oneOf/anyOf reports the branch that got furthest.
 // The schemas say draft 2020-12 for editors; they use only what draft 7 means the same way
@@ -31,7 +31,7 @@ struct SchemaError {
   std::string message;
 };
 
-struct SchemaStore;  // the compiled schemas (schema.cpp)
+struct SchemaStore;  // the schemas as valijson parsed them (schema_store.hpp)
 
 class SchemaSet {
  public:
