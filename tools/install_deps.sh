@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build needs, if any is missing.
 set -euo pipefail
+# libvalijson-dev and nlohmann-json3-dev: JSON Schema checking (runtime/src/schema.cpp); both are
+# header-only. Debian's libvalijson-dev depends on the dev packages of every JSON library it has
+# an adapter for (Qt 5 base, Poco, jsoncpp, rapidjson, picojson): a large first install.
 # clang and libfuzzer-14-dev: the fuzz targets (tools/fuzz.sh).
-packages=(build-essential cmake ninja-build pkg-config liblua5.4-dev libyaml-cpp-dev doctest-dev clang libfuzzer-14-dev)
+packages=(build-essential cmake ninja-build pkg-config liblua5.4-dev libyaml-cpp-dev libvalijson-dev nlohmann-json3-dev doctest-dev clang libfuzzer-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

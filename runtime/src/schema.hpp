@@ -1,19 +1,17 @@
-// A validator of the JSON Schema subset that schemas/*.schema.json use, run over yaml-cpp
-// nodes (JSON is YAML, so the schemas load with yaml-cpp too). `thicket check` calls it
-// before compiling a brain, so a modder sees "unknown key 'chidren' in sequence parameters"
-// rather than a compiler error about what the typo caused.
+// JSON Schema checking of YAML documents, with valijson (draft 7) deciding what holds.
+// schemas/*.schema.json load with nlohmann-json into valijson; a document is turned into JSON
+// by the YAML 1.2 core schema (yaml_scalar.hpp: `on`, `yes` are text, `0x1F` an integer).
+// `thicket check` calls it before compiling a brain, so a modder sees "unknown key 'chidren'
+// in sequence parameters" rather than a compiler error about what the typo caused.
 //
-// Supported keywords (draft 2020-12 meaning):
-//   type (a name or a list; "integer" is a YAML 1.2 core-schema integer, "number" any number),
-//   properties, required, additionalProperties (bool or schema), patternProperties,
-//   propertyNames, minProperties, maxProperties, items (one schema for every item), minItems,
-//   maxItems, enum, const, oneOf, anyOf, allOf, not, $ref (to "#/json/pointer", to a sibling
-//   file "node.schema.json#/$defs/node", or to a loaded file's absolute $id), $defs,
-//   minimum, exclusiveMinimum, maximum, exclusiveMaximum, minLength, maxLength,
-//   pattern (std::regex ECMAScript, searched, not anchored).
-// Annotations are ignored: title (used in messages), description, default, examples,
-// $comment, $schema, $id, deprecated, readOnly, writeOnly, markdownDescription.
-// Any other keyword makes load() fail, so a schema never silently means less than it says.
+// valijson says whether a document, a subschema or a single constraint holds; when the
+// document fails, schema_words.cpp walks valijson's parsed schema beside the yaml-cpp nodes to
+// word each finding at the offending node's line:col: the schema's `title` names mappings,
+// typos get a did-you-mean, and a failed oneOf/anyOf reports the branch that got furthest.
+// The schemas say draft 2020-12 for editors; they use only what draft 7 means the same way
+// ($defs is reached by JSON pointer). A $ref may name a sibling file, by name or by $id.
+// Load refuses unreadable JSON, bad patterns, $ref cycles and whatever valijson refuses;
+// unknown keywords are ignored, as JSON Schema says.
 #pragma once
 #include <yaml-cpp/yaml.h>
 
@@ -33,7 +31,7 @@ struct SchemaError {
   std::string message;
 };
 
-struct SchemaStore;  // the compiled schemas (schema.cpp)
+struct SchemaStore;  // the schemas as valijson parsed them (schema_store.hpp)
 
 class SchemaSet {
  public:
