@@ -1,4 +1,5 @@
-// Stage one of loading: the brain file's top level, its imports and its blackboard.
+// Stage one of loading: the brain file's top level, its imports and its leaf files (the
+// blackboard declarations are read in brain_blackboard.cpp); the YAML helpers the compiler shares.
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -7,6 +8,7 @@
 #include <sstream>
 
 #include "compiler.hpp"
+#include "source_reader.hpp"
 #include "suggest.hpp"
 #include "yaml_limits.hpp"
 #include "yaml_scalar.hpp"
@@ -95,302 +97,178 @@ std::string relative_to(const std::string& base_file, const std::string& path) {
   return (dir / p).lexically_normal().string();
 }
 
-class SourceReader {
- public:
-  SourceReader(BrainSource& src, std::vector<Diagnostic>& diags) : src_(src), diags_(diags) {}
+}  // namespace
 
-  // Parses text into a document, reporting YAML syntax errors with their position.
-  std::optional<YAML::Node> parse_text(const std::string& text, const std::string& path) {
-    return load_yaml_checked(text, path, diags_);
-  }
+// Parses text into a document, reporting YAML syntax errors with their position.
+std::optional<YAML::Node> SourceReader::parse_text(const std::string& text, const std::string& path) {
+  return load_yaml_checked(text, path, diags_);
+}
 
-  std::optional<std::string> read_file(const std::string& path, const std::string& from_file,
-                                       const YAML::Node& from) {
-    // The error_code forms: a hostile path (e.g. a name too long for the file system) must
-    // give "cannot open", not a filesystem_error.
-    std::error_code ec;
-    std::ifstream in(path, std::ios::binary);
-    if (!in || fs::is_directory(path, ec)) {
-      Diagnostic d;
-      if (from_file.empty()) {
-        d.file = path;
-        d.message = "cannot open file: " + std::string(fs::exists(path, ec) ? "not a readable file" : "no such file");
-      } else {
-        d.file = from_file;
-        d.line = from.Mark().line + 1;
-        d.column = from.Mark().column + 1;
-        d.message = "cannot open '" + path + "': " + (fs::exists(path, ec) ? "not a readable file" : "no such file");
-      }
-      diags_.push_back(std::move(d));
-      return std::nullopt;
-    }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
-
-  // Reads one brain or import file's document and its common keys; returns its index.
-  std::optional<uint32_t> add_file(const std::string& text, const std::string& path, bool is_import) {
-    auto doc = parse_text(text, path);
-    if (!doc) return std::nullopt;
-    auto index = static_cast<uint32_t>(src_.files.size());
-    src_.files.push_back({path, *doc});
-    SourceRef ref{src_, index, diags_};
-    const YAML::Node d = src_.files[index].doc;  // a handle: files may grow below
-    if (!d || d.IsNull()) {
-      diags_.push_back({Severity::Error, path, 1, 1,
-                        "the file is empty; a brain file starts with 'tree: NAME', 'fsm: NAME' or 'machine: NAME'"});
-      return std::nullopt;
-    }
-    if (!d.IsMap()) {
-      ref.error(d, std::string("the top level must be a mapping with 'tree: NAME', 'fsm: NAME' or "
-                               "'machine: NAME', got ") + describe_node(d));
-      return std::nullopt;
-    }
-    // The kind key.
-    std::vector<std::string> kinds_found;
-    for (const char* k : {"tree", "fsm", "machine"})
-      if (d[k]) kinds_found.push_back(k);
-    BrainKind kind = BrainKind::Tree;
-    if (kinds_found.empty()) {
-      bool misspelt = false;  // then the unknown-key error below says what was meant
-      for (const auto& key : map_keys(d)) misspelt = misspelt || !did_you_mean(key, {"tree", "fsm", "machine"}).empty();
-      if (!misspelt)
-        ref.error(d, "a brain file needs exactly one of 'tree: NAME', 'fsm: NAME' or 'machine: NAME' at the top level");
+std::optional<std::string> SourceReader::read_file(const std::string& path, const std::string& from_file,
+                                                   const YAML::Node& from) {
+  // The error_code forms: a hostile path (e.g. a name too long for the file system) must
+  // give "cannot open", not a filesystem_error.
+  std::error_code ec;
+  std::ifstream in(path, std::ios::binary);
+  if (!in || fs::is_directory(path, ec)) {
+    Diagnostic d;
+    if (from_file.empty()) {
+      d.file = path;
+      d.message = "cannot open file: " + std::string(fs::exists(path, ec) ? "not a readable file" : "no such file");
     } else {
-      if (kinds_found.size() > 1)
-        ref.error(d[kinds_found[1]], "a brain file has exactly one of 'tree', 'fsm' and 'machine'; found '" +
-                                         kinds_found[0] + "' and '" + kinds_found[1] + "'");
-      kind = kinds_found[0] == "tree" ? BrainKind::Tree : kinds_found[0] == "fsm" ? BrainKind::Fsm : BrainKind::Machine;
-      const YAML::Node name = d[kinds_found[0]];
-      if (!name.IsScalar() || classify_scalar(name).kind != ScalarKind::String)
-        ref.error(name, "'" + kinds_found[0] + "' names the brain and must be text, got " + describe_node(name));
-      else if (!is_import) {
-        src_.kind = kind;
-        src_.name = name.Scalar();
-      }
-      if (is_import && kind != BrainKind::Tree)
-        ref.error(name, "an imported file must be a tree file (its trees become subtrees), not a " +
-                            std::string(brain_kind_name(kind)));
+      d.file = from_file;
+      d.line = from.Mark().line + 1;
+      d.column = from.Mark().column + 1;
+      d.message = "cannot open '" + path + "': " + (fs::exists(path, ec) ? "not a readable file" : "no such file");
     }
-    // Unknown top-level keys.
-    std::vector<std::string> allowed = top_keys_for(kind);
-    for (auto it = d.begin(); it != d.end(); ++it) {
-      const std::string key = it->first.Scalar();
-      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-        ref.error(it->first, "unknown top-level key '" + key + "'" + did_you_mean(key, allowed) +
-                                 " (allowed in a " + brain_kind_name(kind) + " file: " + join_names(allowed) + ")");
-    }
-    read_leaves(ref, d["leaves"]);
-    read_blackboard(ref, d["blackboard"]);
-    read_trees(ref, d, kind);
-    read_imports(ref, d["import"]);
-    return index;
+    diags_.push_back(std::move(d));
+    return std::nullopt;
   }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
 
- private:
-  void read_leaves(const SourceRef& ref, const YAML::Node& leaves) {
-    if (!leaves) return;
-    if (!leaves.IsSequence()) {
-      ref.error(leaves, std::string("'leaves' is a list of Lua files, e.g. leaves: [guard.lua]; got ") + describe_node(leaves));
-      return;
-    }
-    for (const auto& item : leaves) {
-      if (!item.IsScalar() || classify_scalar(item).kind != ScalarKind::String) {
-        ref.error(item, std::string("a leaf file must be a path (text), got ") + describe_node(item));
-        continue;
-      }
-      std::string path = relative_to(ref.src.files[ref.file].path, item.Scalar());
-      std::error_code ec;  // a path the file system rejects (too long, ...) is not found either
-      if (!fs::exists(path, ec) || fs::is_directory(path, ec)) {
-        ref.error(item, "leaf file '" + item.Scalar() + "' not found (looked for " + path + ")" +
-                            did_you_mean(fs::path(item.Scalar()).filename().string(), lua_files_beside(path)));
-        src_.failed_leaf_files.push_back(item.Scalar());
-        continue;
-      }
-      if (std::find(src_.leaf_files.begin(), src_.leaf_files.end(), path) == src_.leaf_files.end())
-        src_.leaf_files.push_back(path);
-    }
+// Reads one brain or import file's document and its common keys; returns its index.
+std::optional<uint32_t> SourceReader::add_file(const std::string& text, const std::string& path, bool is_import) {
+  auto doc = parse_text(text, path);
+  if (!doc) return std::nullopt;
+  auto index = static_cast<uint32_t>(src_.files.size());
+  src_.files.push_back({path, *doc});
+  SourceRef ref{src_, index, diags_};
+  const YAML::Node d = src_.files[index].doc;  // a handle: files may grow below
+  if (!d || d.IsNull()) {
+    diags_.push_back({Severity::Error, path, 1, 1,
+                      "the file is empty; a brain file starts with 'tree: NAME', 'fsm: NAME' or 'machine: NAME'"});
+    return std::nullopt;
   }
-
-  // The .lua files in the folder `path` names, for a did-you-mean.
-  static std::vector<std::string> lua_files_beside(const std::string& path) {
-    std::vector<std::string> names;
-    std::error_code ec;
-    fs::path dir = fs::path(path).parent_path();
-    for (fs::directory_iterator it(dir.empty() ? "." : dir, ec), end; !ec && it != end; it.increment(ec))
-      if (it->path().extension() == ".lua" && names.size() < 1000) names.push_back(it->path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
+  if (!d.IsMap()) {
+    ref.error(d, std::string("the top level must be a mapping with 'tree: NAME', 'fsm: NAME' or "
+                             "'machine: NAME', got ") + describe_node(d));
+    return std::nullopt;
   }
-
-  void read_blackboard(const SourceRef& ref, const YAML::Node& bb) {
-    if (!bb) return;
-    if (!bb.IsMap()) {
-      ref.error(bb, std::string("'blackboard' is a mapping of key: default, got ") + describe_node(bb));
-      return;
+  // The kind key.
+  std::vector<std::string> kinds_found;
+  for (const char* k : {"tree", "fsm", "machine"})
+    if (d[k]) kinds_found.push_back(k);
+  BrainKind kind = BrainKind::Tree;
+  if (kinds_found.empty()) {
+    bool misspelt = false;  // then the unknown-key error below says what was meant
+    for (const auto& key : map_keys(d)) misspelt = misspelt || !did_you_mean(key, {"tree", "fsm", "machine"}).empty();
+    if (!misspelt)
+      ref.error(d, "a brain file needs exactly one of 'tree: NAME', 'fsm: NAME' or 'machine: NAME' at the top level");
+  } else {
+    if (kinds_found.size() > 1)
+      ref.error(d[kinds_found[1]], "a brain file has exactly one of 'tree', 'fsm' and 'machine'; found '" +
+                                       kinds_found[0] + "' and '" + kinds_found[1] + "'");
+    kind = kinds_found[0] == "tree" ? BrainKind::Tree : kinds_found[0] == "fsm" ? BrainKind::Fsm : BrainKind::Machine;
+    const YAML::Node name = d[kinds_found[0]];
+    if (!name.IsScalar() || classify_scalar(name).kind != ScalarKind::String)
+      ref.error(name, "'" + kinds_found[0] + "' names the brain and must be text, got " + describe_node(name));
+    else if (!is_import) {
+      src_.kind = kind;
+      src_.name = name.Scalar();
     }
-    static const std::vector<std::string> types = {"number", "integer", "boolean", "string", "any"};
-    for (auto it = bb.begin(); it != bb.end(); ++it) {
-      BlackboardKey key;
-      key.name = it->first.Scalar();
-      key.pos = {ref.file, it->first.Mark().line + 1, it->first.Mark().column + 1};
-      const YAML::Node v = it->second;
-      if (!is_identifier(key.name)) {
-        ref.error(it->first, "blackboard key '" + key.name + "' must be a name (letters, digits, _; not starting with a digit)");
-        continue;
-      }
-      YAML::Node def = v;
-      bool explicit_type = false;
-      if (v.IsMap()) {
-        for (auto p = v.begin(); p != v.end(); ++p) {
-          std::string k = p->first.Scalar();
-          if (k != "type" && k != "default")
-            ref.error(p->first, "unknown key '" + k + "' in the declaration of '" + key.name + "'" +
-                                    did_you_mean(k, {"type", "default"}) + " (allowed: type, default)");
-        }
-        const YAML::Node t = v["type"];
-        if (!t) {
-          ref.error(v, "the declaration of '" + key.name + "' needs a type: {type: number|integer|boolean|string|any, default: ...}");
-          continue;
-        }
-        std::string tn = t.IsScalar() ? t.Scalar() : "";
-        auto found = std::find(types.begin(), types.end(), tn);
-        if (found == types.end()) {
-          ref.error(t, "unknown type '" + tn + "' for '" + key.name + "'" + did_you_mean(tn, types) +
-                           " (types: number, integer, boolean, string, any)");
-          continue;
-        }
-        key.type = static_cast<ValueType>(found - types.begin());
-        if (v["default"]) def.reset(v["default"]);
-        else def.reset(YAML::Node());
-        explicit_type = true;
-      } else if (!v.IsScalar() && !v.IsNull()) {
-        ref.error(v, "the default of '" + key.name + "' must be a number, true/false or text, or {type: ..., default: ...}; got " +
-                         std::string(describe_node(v)));
-        continue;
-      }
-      Scalar s = classify_scalar(def);
-      if (!explicit_type) {
-        switch (s.kind) {
-          case ScalarKind::Null: key.type = ValueType::Any; break;
-          case ScalarKind::Bool: key.type = ValueType::Boolean; break;
-          case ScalarKind::Integer:
-          case ScalarKind::Float: key.type = ValueType::Number; break;
-          case ScalarKind::String: key.type = ValueType::String; break;
-        }
-      }
-      if (!explicit_type && s.kind == ScalarKind::String && def.Tag() != "!") {
-        std::string lower = s.text;
-        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        if (lower == "yes" || lower == "no" || lower == "on" || lower == "off" || lower == "y" || lower == "n")
-          src_.yaml11_bools.push_back({key.name, s.text, {ref.file, def.Mark().line + 1, def.Mark().column + 1}});
-      }
-      if (!set_default(key, s)) {
-        ref.error(def, "the default of '" + key.name + "' must be " + type_phrase(key.type) + ", got " + describe_node(def));
-        continue;
-      }
-      auto existing = src_.bb_index.find(key.name);
-      if (existing != src_.bb_index.end()) {
-        const BlackboardKey& old = src_.blackboard[existing->second];
-        if (old.type != key.type)
-          ref.error(it->first, "blackboard key '" + key.name + "' is declared as " + std::string(value_type_name(key.type)) +
-                                   " here but as " + std::string(value_type_name(old.type)) + " in " +
-                                   src_.files[old.pos.file].path);
-        continue;
-      }
-      src_.bb_index[key.name] = static_cast<uint32_t>(src_.blackboard.size());
-      src_.blackboard.push_back(std::move(key));
-    }
+    if (is_import && kind != BrainKind::Tree)
+      ref.error(name, "an imported file must be a tree file (its trees become subtrees), not a " +
+                          std::string(brain_kind_name(kind)));
   }
-
-  static std::string type_phrase(ValueType t) {
-    switch (t) {
-      case ValueType::Number: return "a number";
-      case ValueType::Integer: return "an integer";
-      case ValueType::Boolean: return "true or false";
-      case ValueType::String: return "text";
-      case ValueType::Any: return "any value";
-    }
-    return "";
+  // Unknown top-level keys.
+  std::vector<std::string> allowed = top_keys_for(kind);
+  for (auto it = d.begin(); it != d.end(); ++it) {
+    const std::string key = it->first.Scalar();
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+      ref.error(it->first, "unknown top-level key '" + key + "'" + did_you_mean(key, allowed) +
+                               " (allowed in a " + brain_kind_name(kind) + " file: " + join_names(allowed) + ")");
   }
+  read_leaves(ref, d["leaves"]);
+  read_blackboard(ref, d["blackboard"]);
+  read_trees(ref, d, kind);
+  read_imports(ref, d["import"]);
+  return index;
+}
 
-  static bool set_default(BlackboardKey& key, const Scalar& s) {
-    switch (key.type) {
-      case ValueType::Number:
-        key.initial.num = s.kind == ScalarKind::Null ? 0.0 : s.number;
-        return s.kind == ScalarKind::Null || s.kind == ScalarKind::Integer || s.kind == ScalarKind::Float;
-      case ValueType::Integer:
-        key.initial.i = s.kind == ScalarKind::Null ? 0 : s.integer;
-        return s.kind == ScalarKind::Null || s.kind == ScalarKind::Integer;
-      case ValueType::Boolean:
-        key.initial.i = s.boolean ? 1 : 0;
-        return s.kind == ScalarKind::Null || s.kind == ScalarKind::Bool;
-      case ValueType::String:
-        key.text_default = s.kind == ScalarKind::Null ? "" : s.text;
-        return s.kind == ScalarKind::Null || s.kind == ScalarKind::String;
-      case ValueType::Any:
-        key.initial.ref = -2;  // nil; scalar defaults of `any` keys are not supported
-        return s.kind == ScalarKind::Null;
-    }
-    return false;
+void SourceReader::read_leaves(const SourceRef& ref, const YAML::Node& leaves) {
+  if (!leaves) return;
+  if (!leaves.IsSequence()) {
+    ref.error(leaves, std::string("'leaves' is a list of Lua files, e.g. leaves: [guard.lua]; got ") + describe_node(leaves));
+    return;
   }
-
-  static bool is_identifier(const std::string& s) {
-    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-    for (char c : s)
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-    return true;
+  for (const auto& item : leaves) {
+    if (!item.IsScalar() || classify_scalar(item).kind != ScalarKind::String) {
+      ref.error(item, std::string("a leaf file must be a path (text), got ") + describe_node(item));
+      continue;
+    }
+    std::string path = relative_to(ref.src.files[ref.file].path, item.Scalar());
+    std::error_code ec;  // a path the file system rejects (too long, ...) is not found either
+    if (!fs::exists(path, ec) || fs::is_directory(path, ec)) {
+      ref.error(item, "leaf file '" + item.Scalar() + "' not found (looked for " + path + ")" +
+                          did_you_mean(fs::path(item.Scalar()).filename().string(), lua_files_beside(path)));
+      src_.failed_leaf_files.push_back(item.Scalar());
+      continue;
+    }
+    if (std::find(src_.leaf_files.begin(), src_.leaf_files.end(), path) == src_.leaf_files.end())
+      src_.leaf_files.push_back(path);
   }
+}
 
-  void add_tree(const SourceRef& ref, const std::string& name, const YAML::Node& key, const YAML::Node& root) {
-    if (src_.trees.count(name)) {
-      ref.error(key, "a tree named '" + name + "' is defined twice (also in " +
-                         src_.files[src_.trees[name].file].path + ")");
-      return;
-    }
-    src_.trees[name] = {root, ref.file};
+// The .lua files in the folder `path` names, for a did-you-mean.
+std::vector<std::string> SourceReader::lua_files_beside(const std::string& path) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  fs::path dir = fs::path(path).parent_path();
+  for (fs::directory_iterator it(dir.empty() ? "." : dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".lua" && names.size() < 1000) names.push_back(it->path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void SourceReader::add_tree(const SourceRef& ref, const std::string& name, const YAML::Node& key, const YAML::Node& root) {
+  if (src_.trees.count(name)) {
+    ref.error(key, "a tree named '" + name + "' is defined twice (also in " +
+                       src_.files[src_.trees[name].file].path + ")");
+    return;
   }
+  src_.trees[name] = {root, ref.file};
+}
 
-  void read_trees(const SourceRef& ref, const YAML::Node& d, BrainKind kind) {
-    if (kind == BrainKind::Tree && d["tree"] && d["tree"].IsScalar()) {
-      if (!d["root"])
-        ref.error(d, "a tree file needs 'root:', the tree's root node");
-      else
-        add_tree(ref, d["tree"].Scalar(), d["tree"], d["root"]);
-    }
-    const YAML::Node trees = d["trees"];
-    if (!trees) return;
-    if (!trees.IsMap()) {
-      ref.error(trees, std::string("'trees' is a mapping of name: root node, got ") + describe_node(trees));
-      return;
-    }
-    for (auto it = trees.begin(); it != trees.end(); ++it) add_tree(ref, it->first.Scalar(), it->first, it->second);
+void SourceReader::read_trees(const SourceRef& ref, const YAML::Node& d, BrainKind kind) {
+  if (kind == BrainKind::Tree && d["tree"] && d["tree"].IsScalar()) {
+    if (!d["root"])
+      ref.error(d, "a tree file needs 'root:', the tree's root node");
+    else
+      add_tree(ref, d["tree"].Scalar(), d["tree"], d["root"]);
   }
-
-  void read_imports(const SourceRef& ref, const YAML::Node& imports) {
-    if (!imports) return;
-    if (!imports.IsSequence()) {
-      ref.error(imports, std::string("'import' is a list of brain files, got ") + describe_node(imports));
-      return;
-    }
-    for (const auto& item : imports) {
-      if (!item.IsScalar()) {
-        ref.error(item, std::string("an import must be a path (text), got ") + describe_node(item));
-        continue;
-      }
-      std::string path = relative_to(ref.src.files[ref.file].path, item.Scalar());
-      bool seen = false;
-      for (const auto& f : src_.files) seen = seen || fs::path(f.path).lexically_normal() == fs::path(path);
-      if (seen) continue;  // imported already (or a cycle of imports): its trees are known
-      auto text = read_file(path, ref.src.files[ref.file].path, item);
-      if (text) add_file(*text, path, /*is_import=*/true);
-    }
+  const YAML::Node trees = d["trees"];
+  if (!trees) return;
+  if (!trees.IsMap()) {
+    ref.error(trees, std::string("'trees' is a mapping of name: root node, got ") + describe_node(trees));
+    return;
   }
+  for (auto it = trees.begin(); it != trees.end(); ++it) add_tree(ref, it->first.Scalar(), it->first, it->second);
+}
 
-  BrainSource& src_;
-  std::vector<Diagnostic>& diags_;
-};
+void SourceReader::read_imports(const SourceRef& ref, const YAML::Node& imports) {
+  if (!imports) return;
+  if (!imports.IsSequence()) {
+    ref.error(imports, std::string("'import' is a list of brain files, got ") + describe_node(imports));
+    return;
+  }
+  for (const auto& item : imports) {
+    if (!item.IsScalar()) {
+      ref.error(item, std::string("an import must be a path (text), got ") + describe_node(item));
+      continue;
+    }
+    std::string path = relative_to(ref.src.files[ref.file].path, item.Scalar());
+    bool seen = false;
+    for (const auto& f : src_.files) seen = seen || fs::path(f.path).lexically_normal() == fs::path(path);
+    if (seen) continue;  // imported already (or a cycle of imports): its trees are known
+    auto text = read_file(path, ref.src.files[ref.file].path, item);
+    if (text) add_file(*text, path, /*is_import=*/true);
+  }
+}
+
+namespace {
 
 std::optional<BrainSource> parse_from(const std::optional<std::string>& text, const std::string& path,
                                       std::vector<Diagnostic>& diags, SourceReader& reader, BrainSource& src) {

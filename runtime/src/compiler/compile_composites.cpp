@@ -1,0 +1,122 @@
+// Composite nodes (SPEC 3.2): their children, abort modes, parallel/monitor thresholds and
+// random composites' weights.
+#include <algorithm>
+#include <cmath>
+
+#include "tree_compiler.hpp"
+#include "suggest.hpp"
+#include "yaml_scalar.hpp"
+
+namespace thicket {
+
+uint32_t TreeCompiler::composite(NodeKind kind, const YAML::Node& v, const std::string& path, const std::string& prefix) {
+  const std::string kind_name = kind_info(kind).name;
+  const bool has_params = v.IsMap();
+  const YAML::Node params = v;
+  if (kind == NodeKind::Filter && !v.IsMap()) {
+    error(v, "filter takes a mapping: filter: {conditions: [...], do: [...]}; got " + std::string(describe_node(v)));
+    return kNone;
+  }
+  if (!v.IsMap() && !v.IsSequence()) {
+    error(v, kind_name + " takes a list of children (" + kind_name + ": [...]) or a mapping with 'children'; got " +
+                 describe_node(v));
+    return kNone;
+  }
+  if (has_params) check_params(kind, params, kind_name);
+  std::string name = has_params ? read_name(params, prefix) : "";
+  uint32_t index = emit(kind, v, path, name, kind_name);
+  AbortMode abort = has_params && takes_abort(kind) ? read_abort(params) : AbortMode::None;
+  p_.nodes[index].flags = static_cast<uint8_t>(abort);
+  std::vector<uint32_t> children;
+  if (kind == NodeKind::Filter) {
+    size_t n_conditions = 0;
+    if (params["conditions"]) {
+      children_of(params["conditions"], path, prefix, children, "'conditions'", 0);
+      n_conditions = params["conditions"].IsSequence() ? params["conditions"].size() : 0;
+    }
+    if (params["do"]) children_of(params["do"], path, prefix, children, "'do'", n_conditions);
+    if (!params["conditions"] && !params["do"]) error(v, "filter needs 'conditions' and 'do' lists");
+  } else if (v.IsSequence()) {
+    children_of(v, path, prefix, children, kind_name, 0);
+  } else if (!params["children"]) {
+    error(v, kind_name + " needs 'children', a list of nodes" + (params.size() ? "" : "; got an empty mapping"));
+  } else {
+    children_of(params["children"], path, prefix, children, "'children'", 0);
+  }
+  const YAML::Node& list = v.IsSequence() ? v : params["children"];
+  if (children.empty() && (!list || !list.IsSequence() || list.size() == 0) && kind != NodeKind::Filter)
+    error(list ? list : v, kind_name + " needs at least one child");
+  if (kind == NodeKind::Filter && children.empty() && (params["conditions"] || params["do"]) &&
+      (!params["do"] || (params["do"].IsSequence() && params["do"].size() == 0)) &&
+      (!params["conditions"] || (params["conditions"].IsSequence() && params["conditions"].size() == 0)))
+    error(v, "filter needs at least one node in 'conditions' or 'do'");
+  finish_children(index, children);
+  if (kind == NodeKind::Parallel || kind == NodeKind::Monitor) {
+    Node& n = p_.nodes[index];
+    n.a = static_cast<uint32_t>(children.size());  // success: all
+    n.b = 1;                                       // failure: one
+    if (has_params) {
+      if (params["success"]) n.a = threshold(params["success"], "success", children.size(), n.a);
+      if (params["failure"]) n.b = threshold(params["failure"], "failure", children.size(), n.b);
+    }
+  }
+  if (kind == NodeKind::RandomSelector || kind == NodeKind::RandomSequence)
+    read_weights(has_params ? params["weights"] : YAML::Node(YAML::NodeType::Undefined), children.size());
+  p_.nodes[index].end = static_cast<uint32_t>(p_.nodes.size());
+  return index;
+}
+
+AbortMode TreeCompiler::read_abort(const YAML::Node& params) {
+  const YAML::Node a = params["abort"];
+  if (!a) return AbortMode::None;
+  static const std::vector<std::string> modes = {"none", "self", "lower_priority", "both"};
+  std::string v = a.IsScalar() ? a.Scalar() : "";
+  auto found = std::find(modes.begin(), modes.end(), v);
+  if (found == modes.end()) {
+    error(a, "'abort' must be one of none, self, lower_priority, both; got " +
+                 (a.IsScalar() ? "'" + v + "'" : std::string(describe_node(a))) + did_you_mean(v, modes));
+    return AbortMode::None;
+  }
+  return static_cast<AbortMode>(found - modes.begin());
+}
+
+uint32_t TreeCompiler::threshold(const YAML::Node& t, const std::string& what, size_t count, uint32_t fallback) {
+  if (t.IsScalar() && t.Scalar() == "one") return 1;
+  if (t.IsScalar() && t.Scalar() == "all") return static_cast<uint32_t>(count);
+  auto v = yaml_integer(t);
+  if (!v) {
+    error(t, "'" + what + "' must be one, all or a number of children, got " +
+                 (t.IsScalar() ? "'" + t.Scalar() + "'" : std::string(describe_node(t))) +
+                 did_you_mean(t.IsScalar() ? t.Scalar() : "", {"one", "all"}));
+    return fallback;
+  }
+  if (*v < 1 || static_cast<size_t>(*v) > count) {
+    error(t, "'" + what + "' must be between 1 and the number of children (" + std::to_string(count) + "), got " + t.Scalar());
+    return fallback;
+  }
+  return static_cast<uint32_t>(*v);
+}
+
+void TreeCompiler::read_weights(const YAML::Node& w, size_t count) {
+  p_.weights.resize(p_.child_index.size(), 1.0);
+  if (!w.IsDefined()) return;
+  if (!w.IsSequence()) {
+    error(w, std::string("'weights' must be a list of numbers, one per child, got ") + describe_node(w));
+    return;
+  }
+  if (w.size() != count) {
+    error(w, "'weights' has " + std::to_string(w.size()) + " entries but there are " + std::to_string(count) + " children");
+    return;
+  }
+  size_t base = p_.child_index.size() - count, i = 0;
+  for (const auto& item : w) {
+    auto v = yaml_number(item);
+    if (!v || !(*v > 0) || std::isinf(*v))
+      error(item, std::string("a weight must be a number > 0, got ") + (item.IsScalar() ? item.Scalar() : describe_node(item)));
+    else
+      p_.weights[base + i] = *v;
+    ++i;
+  }
+}
+
+}  // namespace thicket

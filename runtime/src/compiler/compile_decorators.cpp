@@ -1,0 +1,103 @@
+// Decorator nodes (SPEC 3.3): the short form (the child itself) and {child, times | seconds |
+// message}.
+#include <algorithm>
+
+#include "tree_compiler.hpp"
+#include "suggest.hpp"
+#include "yaml_scalar.hpp"
+
+namespace thicket {
+
+uint32_t TreeCompiler::decorator(NodeKind kind, const YAML::Node& v, const std::string& path, const std::string& prefix) {
+  const std::string kind_name = kind_info(kind).name;
+  std::vector<std::string> kinds = all_kind_names();
+  if (!v.IsMap()) {
+    error(v, kind_name + " takes its child node (" + kind_name + ": {action: X}) or a mapping with 'child'; got " +
+                 describe_node(v));
+    return kNone;
+  }
+  if (!v["child"]) {
+    bool has_kind = false;
+    for (const auto& key : map_keys(v)) has_kind = has_kind || std::find(kinds.begin(), kinds.end(), key) != kinds.end();
+    if (has_kind) {
+      // Short form: the mapping is the child node itself.
+      if (kind == NodeKind::Limit || kind == NodeKind::Timeout || kind == NodeKind::Cooldown)
+        error(v, kind_name + " needs parameters: " + kind_name +
+                     (kind == NodeKind::Limit ? ": {times: 3, child: ...}" : ": {seconds: 2.0, child: ...}"));
+      uint32_t index = emit(kind, v, path, "", kind_name);
+      if (kind == NodeKind::Log) p_.nodes[index].a = add_message("");
+      uint32_t c = node(v, path + "/0", prefix);
+      finish_children(index, c == kNone ? std::vector<uint32_t>{} : std::vector<uint32_t>{c});
+      return index;
+    }
+    // Neither form: a parameter mapping without its child, or misspelt keys.
+    std::vector<std::string> keys = params_of(kind), candidates = params_of(kind);
+    candidates.insert(candidates.end(), kinds.begin(), kinds.end());
+    bool reported = false;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      std::string key = it->first.Scalar();
+      if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+      error(it->first, "unknown key '" + key + "' in " + kind_name + did_you_mean(key, candidates) +
+                           " (a decorator holds its child node, or {child: node, " + join_names(keys) + "})");
+      reported = true;
+    }
+    if (!reported) error(v, kind_name + " needs 'child', the node it decorates");
+    uint32_t index = emit(kind, v, path, read_name(v, prefix), kind_name);
+    decorator_params(kind, v, index, kind_name);
+    finish_children(index, {});
+    return index;
+  }
+  check_params(kind, v, kind_name);
+  uint32_t index = emit(kind, v, path, read_name(v, prefix), kind_name);
+  decorator_params(kind, v, index, kind_name);
+  uint32_t c = node(v["child"], path + "/0", prefix);
+  finish_children(index, c == kNone ? std::vector<uint32_t>{} : std::vector<uint32_t>{c});
+  return index;
+}
+
+uint32_t TreeCompiler::add_message(const std::string& m) {
+  p_.messages.push_back(m);
+  return static_cast<uint32_t>(p_.messages.size() - 1);
+}
+
+void TreeCompiler::decorator_params(NodeKind kind, const YAML::Node& v, uint32_t index, const std::string& kind_name) {
+  Node& n = p_.nodes[index];
+  if (kind == NodeKind::Repeat || kind == NodeKind::Limit) {
+    if (v["times"]) {
+      if (auto t = read_times(v["times"])) p_.nodes[index].a = *t;
+    } else if (kind == NodeKind::Limit) {
+      error(v, "limit needs 'times', the number of starts allowed");
+    }
+  }
+  if (kind == NodeKind::Timeout || kind == NodeKind::Cooldown) {
+    if (v["seconds"]) {
+      if (auto s = read_seconds(v["seconds"], "'seconds'")) p_.nodes[index].seconds = *s;
+    } else {
+      error(v, kind_name + " needs 'seconds'");
+    }
+  }
+  if (kind == NodeKind::Log) {
+    std::string m;
+    if (v["message"]) {
+      if (!v["message"].IsScalar()) error(v["message"], std::string("'message' must be text, got ") + describe_node(v["message"]));
+      else m = v["message"].Scalar();
+    }
+    p_.nodes[index].a = add_message(m);
+  }
+  (void)n;
+}
+
+std::optional<uint32_t> TreeCompiler::read_times(const YAML::Node& t) {
+  auto v = yaml_integer(t);
+  if (!v) {
+    error(t, std::string("'times' must be a whole number >= 1, got ") + describe_node(t));
+    return std::nullopt;
+  }
+  if (*v < 1 || *v > 0x7FFFFFFF) {
+    error(t, "'times' must be >= 1, got " + t.Scalar());
+    return std::nullopt;
+  }
+  return static_cast<uint32_t>(*v);
+}
+
+}  // namespace thicket

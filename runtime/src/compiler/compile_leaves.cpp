@@ -1,0 +1,242 @@
+// Leaf nodes (SPEC 3.4): action and condition calls with their args checked against the
+// leaf's declaration, wait, and `check:` expressions compiled against the blackboard.
+#include <algorithm>
+#include <cctype>
+
+#include "tree_compiler.hpp"
+#include "suggest.hpp"
+#include "yaml_scalar.hpp"
+
+namespace thicket {
+
+// Resolves a leaf name, reporting unknown names with a suggestion.
+bool TreeCompiler::resolve_leaf(const YAML::Node& at, const std::string& name, bool is_condition) {
+  auto it = leaves_.find(name);
+  if (it == leaves_.end()) {
+    std::string msg = "unknown leaf '" + name + "'" + did_you_mean(name, leaf_names_);
+    if (!src_.failed_leaf_files.empty())
+    {
+      const auto& files = src_.failed_leaf_files;
+      std::string in = files.back();
+      if (files.size() > 1)
+        in = join_names(std::vector<std::string>(files.begin(), files.end() - 1)) + " or " + in;
+      msg += " (it may be in " + in + ", which failed to load: see the error" + (files.size() > 1 ? "s" : "") +
+             " there)";
+    }
+    else if (src_.leaf_files_failed)
+      msg += " (a leaf file failed to load; see its errors)";
+    else if (leaf_names_.empty())
+      msg += " (no leaves are defined: list Lua files under 'leaves:' at the top of the brain file)";
+    else if (did_you_mean(name, leaf_names_).empty())
+      msg += " (defined: " + join_names(leaf_names_) + ")";
+    error(at, msg);
+    return false;
+  }
+  if (is_condition && (it->second == LeafShape::Hooks || it->second == LeafShape::Task)) {
+    error(at, "leaf '" + name + "' is " + (it->second == LeafShape::Task ? "a task" : "a table of start/tick/stop hooks") +
+                  "; a condition needs a plain function returning true or false");
+    return false;
+  }
+  return true;
+}
+
+uint32_t TreeCompiler::leaf(NodeKind kind, const YAML::Node& v, const std::string& path, const std::string& prefix) {
+  const std::string kind_name = kind_info(kind).name;
+  if (kind == NodeKind::Wait) {
+    if (v.IsMap()) {
+      check_params(kind, v, kind_name);
+      uint32_t index = emit(kind, v, path, read_name(v, prefix), "wait");
+      if (!v["seconds"]) error(v, "wait needs 'seconds'");
+      else if (auto s = read_seconds(v["seconds"], "'seconds'")) p_.nodes[index].seconds = *s;
+      p_.nodes[index].end = index + 1;
+      return index;
+    }
+    uint32_t index = emit(kind, v, path, "", "wait");
+    if (auto s = read_seconds(v, "wait")) p_.nodes[index].seconds = *s;
+    p_.nodes[index].end = index + 1;
+    return index;
+  }
+  const bool is_condition = kind == NodeKind::Condition;
+  std::string leaf_name, name;
+  YAML::Node leaf_at = v, args;
+  bool negate = false;
+  if (v.IsScalar() && classify_scalar(v).kind == ScalarKind::String && !v.Scalar().empty()) {
+    leaf_name = v.Scalar();
+  } else if (v.IsMap()) {
+    check_params(kind, v, kind_name);
+    name = read_name(v, prefix);
+    if (is_condition && v["negate"]) {
+      Scalar s = classify_scalar(v["negate"]);
+      if (s.kind != ScalarKind::Bool) error(v["negate"], std::string("'negate' must be true or false, got ") + describe_node(v["negate"]));
+      negate = s.boolean;
+    }
+    if (is_condition && v["check"]) {
+      if (v["leaf"]) error(v["leaf"], "a condition has either 'leaf' or 'check', not both");
+      if (v["args"]) error(v["args"], "'args' goes with 'leaf'; a check expression reads the blackboard");
+      return check(v["check"], path, name, negate);
+    }
+    if (!v["leaf"]) {
+      error(v, kind_name + " needs 'leaf', the name of the leaf to call" +
+                   std::string(is_condition ? " (or 'check', an expression)" : ""));
+    } else if (!v["leaf"].IsScalar() || v["leaf"].Scalar().empty()) {  // `leaf: ""`, `leaf: !tag`
+      error(v["leaf"], std::string("'leaf' must be a leaf name, got ") + describe_node(v["leaf"]));
+    } else {
+      leaf_name = v["leaf"].Scalar();
+      leaf_at.reset(v["leaf"]);
+    }
+    if (v["args"]) args.reset(v["args"]);
+    if (args && !args.IsMap() && !args.IsNull())
+      error(args, std::string("'args' must be a mapping (args: {radius: 10}), got ") + describe_node(args));
+  } else {
+    error(v, kind_name + " takes a leaf name (" + kind_name + ": Name) or a mapping {leaf: Name, args: {...}}; got " +
+                 describe_node(v));
+    return kNone;
+  }
+  uint32_t index = emit(kind, v, path, name, kind_name + " " + leaf_name);
+  p_.nodes[index].end = index + 1;
+  if (negate) p_.nodes[index].flags |= kNegate;
+  if (!leaf_name.empty() && resolve_leaf(leaf_at, leaf_name, is_condition)) check_args(leaf_name, v, args);
+  LeafCall call;
+  call.leaf = leaf_name;
+  call.args = args ? yaml_to_arg(args) : ArgValue{};
+  if (call.args.type == ArgValue::Type::Nil) call.args.type = ArgValue::Type::Map;
+  p_.nodes[index].a = static_cast<uint32_t>(p_.calls.size());
+  p_.calls.push_back(std::move(call));
+  return index;
+}
+
+// The args of a call against the types its leaf declares (when it declares them).
+void TreeCompiler::check_args(const std::string& leaf_name, const YAML::Node& at, const YAML::Node& args) {
+  auto declared = src_.leaf_args.find(leaf_name);
+  if (declared == src_.leaf_args.end()) return;
+  std::vector<std::string> names;
+  for (const auto& spec : declared->second) names.push_back(spec.name);
+  const bool have = args && args.IsMap();
+  if (have)
+    for (auto it = args.begin(); it != args.end(); ++it) {
+      std::string key = it->first.Scalar();
+      if (std::find(names.begin(), names.end(), key) == names.end())
+        error(it->first, "leaf '" + leaf_name + "' has no arg '" + key + "'" + did_you_mean(key, names) +
+                             (names.empty() ? " (it takes no args)" : " (args: " + join_names(names) + ")"));
+    }
+  for (const auto& spec : declared->second) {
+    const YAML::Node value = have ? args[spec.name] : YAML::Node(YAML::NodeType::Undefined);
+    bool misspelt = false;  // then the unknown-arg error above says what was meant
+    if (have)
+      for (auto it = args.begin(); it != args.end(); ++it)
+        misspelt = misspelt || (!args[it->first.Scalar()].IsNull() && it->first.Scalar() != spec.name &&
+                                closest_name(it->first.Scalar(), names) == spec.name);
+    if (!value || value.IsNull()) {
+      if (!spec.optional && !misspelt)
+        error(have ? args : at, "leaf '" + leaf_name + "' needs arg '" + spec.name + "' (" + arg_type_phrase(spec.type) +
+                                    "): args: {" + spec.name + ": ...}");
+      continue;
+    }
+    if (!arg_fits(value, spec.type))
+      error(value, "arg '" + spec.name + "' of leaf '" + leaf_name + "' must be " + arg_type_phrase(spec.type) +
+                       ", got " + shown_arg(value));
+  }
+}
+
+std::string TreeCompiler::arg_type_phrase(const std::string& type) {
+  if (type == "number") return "a number";
+  if (type == "integer") return "a whole number";
+  if (type == "string") return "text";
+  if (type == "boolean") return "true or false";
+  return "a table (a list or a mapping)";
+}
+
+bool TreeCompiler::arg_fits(const YAML::Node& v, const std::string& type) {
+  if (type == "table") return v.IsMap() || v.IsSequence();
+  if (!v.IsScalar()) return false;
+  Scalar s = classify_scalar(v);
+  if (type == "number") return s.kind == ScalarKind::Integer || s.kind == ScalarKind::Float;
+  if (type == "integer") return s.kind == ScalarKind::Integer;
+  if (type == "string") return s.kind == ScalarKind::String;
+  if (type == "boolean") return s.kind == ScalarKind::Bool;
+  return false;
+}
+
+std::string TreeCompiler::shown_arg(const YAML::Node& v) {
+  if (!v.IsScalar()) return describe_node(v);
+  Scalar s = classify_scalar(v);
+  switch (s.kind) {
+    case ScalarKind::String: return "the text '" + s.text + "'";
+    case ScalarKind::Integer:
+    case ScalarKind::Float: return "the number " + v.Scalar();
+    case ScalarKind::Bool: return v.Scalar();
+    case ScalarKind::Null: return "nothing";
+  }
+  return describe_node(v);
+}
+
+uint32_t TreeCompiler::check(const YAML::Node& e, const std::string& path, const std::string& name, bool negate) {
+  uint32_t index = emit(NodeKind::Check, e, path, name, "check " + (e.IsScalar() ? e.Scalar() : std::string()));
+  p_.nodes[index].end = index + 1;
+  if (negate) p_.nodes[index].flags |= kNegate;
+  if (!e.IsScalar() || classify_scalar(e).kind != ScalarKind::String) {
+    error(e, std::string("'check' must be an expression in quotes, e.g. check: \"health < 30\"; got ") + describe_node(e));
+    return index;
+  }
+  std::vector<ExprError> errors;
+  auto compiled = compile_expr(e.Scalar(), expr_keys_, strings_, errors);
+  int quote = e.Tag() == "!" ? 1 : 0;  // a quoted scalar's mark is at its opening quote
+  // A key whose default was written `no` (text in YAML 1.2) and is used here as true/false:
+  // the mistake is at the declaration, so the error goes there, and this one points to it.
+  std::string because;
+  if (!errors.empty())
+    for (const auto& yb : src_.yaml11_bools) {
+      if (!mentions(e.Scalar(), yb.key)) continue;
+      std::string decl = src_.files[yb.pos.file].path + ":" + std::to_string(yb.pos.line) + ":" + std::to_string(yb.pos.column);
+      because += " ('" + yb.key + "' is text: its default `" + yb.text + "` at " + decl + " is the text '" + yb.text +
+                 "' in YAML 1.2)";
+      if (yaml11_misused_.insert(yb.key).second)
+        diags_.push_back({Severity::Error, src_.files[yb.pos.file].path, yb.pos.line, yb.pos.column,
+                          "`" + yb.text + "` is the text '" + yb.text + "' in YAML 1.2, not a boolean; write " +
+                              yaml11_meaning(yb.text) + " ('" + yb.key + "' is used as true/false at " +
+                              src_.files[file_].path + ":" + std::to_string(e.Mark().line + 1) + ":" +
+                              std::to_string(e.Mark().column + 1) + ")"});
+    }
+  for (const auto& err : errors) {
+    Diagnostic d;
+    d.file = src_.files[file_].path;
+    d.line = e.Mark().line + 1;
+    d.column = e.Mark().column + 1 + quote + static_cast<int>(err.column);
+    d.message = "in check expression: " + err.message + because;
+    diags_.push_back(std::move(d));
+  }
+  p_.nodes[index].a = static_cast<uint32_t>(p_.exprs.size());
+  if (compiled) p_.exprs.push_back(std::move(*compiled));
+  else p_.exprs.emplace_back();
+  return index;
+}
+
+// Whether `expr` has `name` as a whole word outside quotes.
+bool TreeCompiler::mentions(const std::string& expr, const std::string& name) {
+  char quote = 0;
+  for (size_t i = 0; i < expr.size(); ++i) {
+    char c = expr[i];
+    if (quote) {
+      if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      quote = c;
+      continue;
+    }
+    if (!std::isalpha(static_cast<unsigned char>(c)) && c != '_') continue;
+    size_t j = i;
+    while (j < expr.size() && (std::isalnum(static_cast<unsigned char>(expr[j])) || expr[j] == '_')) ++j;
+    if (expr.compare(i, j - i, name) == 0 && j - i == name.size()) return true;
+    i = j - 1;
+  }
+  return false;
+}
+
+std::string TreeCompiler::yaml11_meaning(const std::string& text) {
+  std::string lower = text;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower == "yes" || lower == "on" || lower == "y" ? "true" : "false";
+}
+
+}  // namespace thicket

@@ -1,0 +1,68 @@
+// The machine brain (SPEC 5): a Machine root over {check, run} pairs in priority order.
+#include <algorithm>
+#include <set>
+
+#include "tree_compiler.hpp"
+#include "suggest.hpp"
+#include "yaml_scalar.hpp"
+
+namespace thicket {
+
+// machine := {check_every: seconds, behaviors: [{name, check, run | tree}, ...]} (SPEC 5)
+void TreeCompiler::machine(const YAML::Node& doc, const std::string& machine_name) {
+  file_ = 0;
+  subtrees_.push_back(machine_name);
+  uint32_t root = emit(NodeKind::Machine, doc, "root", "", "machine " + machine_name);
+  p_.nodes[root].seconds = -1;  // every tick
+  if (doc["check_every"]) {
+    if (auto s = read_seconds(doc["check_every"], "'check_every'")) p_.nodes[root].seconds = *s;
+  }
+  std::vector<uint32_t> children;
+  const YAML::Node behaviors = doc["behaviors"];
+  if (!behaviors) {
+    error(doc, "a machine needs 'behaviors', a list of {name, check, run} in priority order");
+  } else if (!behaviors.IsSequence() || behaviors.size() == 0) {
+    error(behaviors, std::string("'behaviors' must be a non-empty list of {name, check, run}, got ") +
+                         (behaviors.IsSequence() ? "an empty list" : describe_node(behaviors)));
+  } else {
+    static const std::vector<std::string> keys = {"name", "check", "run", "tree"};
+    std::set<std::string> names;
+    size_t index = 0;
+    for (const auto& b : behaviors) {
+      std::string fallback = "behavior " + std::to_string(index++);
+      if (!b.IsMap()) {
+        error(b, std::string("a behavior is a mapping {name, check, run}, got ") + describe_node(b));
+        continue;
+      }
+      for (auto it = b.begin(); it != b.end(); ++it) {
+        std::string key = it->first.Scalar();
+        if (std::find(keys.begin(), keys.end(), key) == keys.end())
+          error(it->first, "unknown key '" + key + "' in a behavior" + did_you_mean(key, keys) + " (allowed: name, check, run, tree)");
+      }
+      std::string name = fallback;
+      if (!b["name"] || !b["name"].IsScalar()) error(b, "a behavior needs 'name' (text)");
+      else name = b["name"].Scalar();
+      if (!names.insert(name).second) error(b["name"], "two behaviors are named '" + name + "'");
+      if (!b["check"]) {
+        error(b, "behavior '" + name + "' needs 'check', the condition that selects it");
+        continue;
+      }
+      uint32_t check = leaf(NodeKind::Condition, b["check"], name + "/check", "");
+      uint32_t run = kNone;
+      if (b["run"] && b["tree"]) error(b["tree"], "behavior '" + name + "' has both 'run' and 'tree'; give one");
+      if (b["run"]) run = leaf(NodeKind::Action, b["run"], name, "");
+      else if (b["tree"] && b["tree"].IsScalar()) run = subtree(b["tree"], name, "");
+      else if (b["tree"]) run = node(b["tree"], name, name + "/");
+      else error(b, "behavior '" + name + "' needs 'run' (a task leaf) or 'tree' (a tree to run)");
+      if (check != kNone && run != kNone) {
+        children.push_back(check);
+        children.push_back(run);
+        p_.behaviors.push_back(name);
+      }
+    }
+  }
+  finish_children(root, children);
+  subtrees_.pop_back();
+}
+
+}  // namespace thicket

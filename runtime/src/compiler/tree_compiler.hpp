@@ -1,0 +1,108 @@
+// The tree compiler's inside, shared by the files that define it: one class, its member
+// functions defined across
+//   compiler.cpp             the driver: node dispatch, emit, the readers every family uses,
+//                            the passes after emission and the compile_* entry points;
+//   compile_composites.cpp   sequence, selector, parallel, monitor, filter, random_*;
+//   compile_decorators.cpp   invert, repeat, limit, timeout, cooldown, log, ...;
+//   compile_leaves.cpp       action, condition, wait and check expressions;
+//   compile_subtree.cpp      subtree references;
+//   compile_fsm.cpp          an fsm brain's states;
+//   compile_machine.cpp      a machine brain's behaviors.
+// Not part of the stage's interface: that is compiler.hpp.
+#pragma once
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "compiler.hpp"
+
+namespace thicket {
+
+constexpr uint32_t kNone = 0xFFFFFFFF;
+
+// Names a tree may use as a node's kind, "subtree" included.
+std::vector<std::string> all_kind_names();
+// Whether `k` takes an `abort` parameter (sequence, selector, filter and random_*).
+bool takes_abort(NodeKind k);
+// Parameters each kind accepts in its parameter mapping.
+std::vector<std::string> params_of(NodeKind k);
+
+class TreeCompiler {
+ public:
+  TreeCompiler(const BrainSource& src, const LeafNames& leaves, StringTable& strings,
+               std::vector<Diagnostic>& diags, Program& p)
+      : src_(src), leaves_(leaves), strings_(strings), diags_(diags), p_(p) {
+    for (const auto& [name, shape] : leaves) leaf_names_.push_back(name);
+    for (const auto& [name, t] : src.trees) tree_names_.push_back(name);
+    for (const auto& key : src.blackboard) expr_keys_.push_back({key.name, key.type, static_cast<uint32_t>(expr_keys_.size())});
+  }
+
+  void compile(const YAML::Node& root, uint32_t file, const std::string& tree_name);
+  void machine(const YAML::Node& doc, const std::string& machine_name);  // compile_machine.cpp
+  void fsm(const YAML::Node& doc, const std::string& fsm_name);          // compile_fsm.cpp
+
+ private:
+  SourceRef ref() const { return SourceRef{src_, file_, diags_}; }
+  void error(const YAML::Node& at, const std::string& msg) { ref().error(at, msg); }
+
+  // compiler.cpp
+  uint32_t node(const YAML::Node& n, const std::string& path, const std::string& name_prefix);
+  uint32_t node_at_depth(const YAML::Node& n, const std::string& path, const std::string& name_prefix);
+  uint32_t emit(NodeKind kind, const YAML::Node& at, const std::string& path, const std::string& name,
+                const std::string& label);
+  void check_params(NodeKind kind, const YAML::Node& params, const std::string& kind_name);
+  std::string read_name(const YAML::Node& params, const std::string& prefix);
+  std::optional<double> read_seconds(const YAML::Node& s, const std::string& what);
+  void children_of(const YAML::Node& list, const std::string& path, const std::string& prefix,
+                   std::vector<uint32_t>& out, const std::string& what, size_t index_base);
+  void finish_children(uint32_t index, const std::vector<uint32_t>& children);
+
+  // compile_composites.cpp
+  uint32_t composite(NodeKind kind, const YAML::Node& v, const std::string& path, const std::string& prefix);
+  AbortMode read_abort(const YAML::Node& params);
+  uint32_t threshold(const YAML::Node& t, const std::string& what, size_t count, uint32_t fallback);
+  void read_weights(const YAML::Node& w, size_t count);
+
+  // compile_decorators.cpp
+  uint32_t decorator(NodeKind kind, const YAML::Node& v, const std::string& path, const std::string& prefix);
+  uint32_t add_message(const std::string& m);
+  void decorator_params(NodeKind kind, const YAML::Node& v, uint32_t index, const std::string& kind_name);
+  std::optional<uint32_t> read_times(const YAML::Node& t);
+
+  // compile_leaves.cpp
+  bool resolve_leaf(const YAML::Node& at, const std::string& name, bool is_condition);
+  uint32_t leaf(NodeKind kind, const YAML::Node& v, const std::string& path, const std::string& prefix);
+  void check_args(const std::string& leaf_name, const YAML::Node& at, const YAML::Node& args);
+  static std::string arg_type_phrase(const std::string& type);
+  static bool arg_fits(const YAML::Node& v, const std::string& type);
+  static std::string shown_arg(const YAML::Node& v);
+  uint32_t check(const YAML::Node& e, const std::string& path, const std::string& name, bool negate);
+
+  // compile_subtree.cpp
+  uint32_t subtree(const YAML::Node& v, const std::string& path, const std::string& prefix);
+
+  const BrainSource& src_;
+  const LeafNames& leaves_;
+  StringTable& strings_;
+  std::vector<Diagnostic>& diags_;
+  Program& p_;
+  uint32_t file_ = 0;
+  std::vector<std::string> subtrees_;
+  std::vector<std::string> leaf_names_, tree_names_;
+  std::vector<ExprKey> expr_keys_;
+  std::map<std::string, uint32_t> ids_;
+  int depth_ = 0;
+  bool too_deep_ = false, too_many_nodes_ = false;
+
+ public:
+  std::set<std::string> yaml11_misused_;  // keys with a yes/no default that a check used as true/false
+
+ private:
+  // compile_leaves.cpp
+  static bool mentions(const std::string& expr, const std::string& name);
+  static std::string yaml11_meaning(const std::string& text);
+};
+
+}  // namespace thicket

@@ -1,0 +1,43 @@
+// Stage one of loading: reads a brain file and its imports into a BrainSource (compiler.hpp),
+// reporting every problem to a diagnostics list. Its member functions are defined in
+//   brain_source.cpp       files, the top level, leaf files, trees and imports;
+//   brain_blackboard.cpp   blackboard declarations.
+// Not part of the stage's interface: that is parse_brain() in compiler.hpp.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler.hpp"
+#include "yaml_scalar.hpp"
+
+namespace thicket {
+
+class SourceReader {
+ public:
+  SourceReader(BrainSource& src, std::vector<Diagnostic>& diags) : src_(src), diags_(diags) {}
+
+  std::optional<YAML::Node> parse_text(const std::string& text, const std::string& path);
+  std::optional<std::string> read_file(const std::string& path, const std::string& from_file,
+                                       const YAML::Node& from);
+  std::optional<uint32_t> add_file(const std::string& text, const std::string& path, bool is_import);
+
+ private:
+  // brain_source.cpp
+  void read_leaves(const SourceRef& ref, const YAML::Node& leaves);
+  static std::vector<std::string> lua_files_beside(const std::string& path);
+  void add_tree(const SourceRef& ref, const std::string& name, const YAML::Node& key, const YAML::Node& root);
+  void read_trees(const SourceRef& ref, const YAML::Node& d, BrainKind kind);
+  void read_imports(const SourceRef& ref, const YAML::Node& imports);
+
+  // brain_blackboard.cpp
+  void read_blackboard(const SourceRef& ref, const YAML::Node& bb);
+  static std::string type_phrase(ValueType t);
+  static bool set_default(BlackboardKey& key, const Scalar& s);
+  static bool is_identifier(const std::string& s);
+
+  BrainSource& src_;
+  std::vector<Diagnostic>& diags_;
+};
+
+}  // namespace thicket
