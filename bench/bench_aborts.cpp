@@ -51,6 +51,7 @@
 #include <string>
 #include <vector>
 
+#include "lua_host.hpp"
 #include "runtime_impl.hpp"
 #include "thicket/runtime.hpp"
 
@@ -434,7 +435,7 @@ bool verify_t31(const TempDir& counting_dir, size_t n, int ticks) {
   native_w.run(ticks, &native_c);
   T31World lua_w(Cond::Lua, n, &lua_c, &counting_dir);
   lua_w.run(ticks, &lua_c);
-  read_lua_counts(lua_w.rt->impl().lua->state(), lua_c);
+  read_lua_counts(thicket::lua_host(lua_w.rt->impl()).state(), lua_c);
   bool ptr_ok = check_w.pointer_agrees("phase");
 
   auto same_acts = [&](const Counters& c) {
@@ -629,8 +630,8 @@ struct GuardWorld : Agents {
   GuardCounters counts() {
     GuardCounters r = c;
     if (mode == Cond::Lua) {  // the counting leaf file's global
-      lua_State* L = rt->impl().lua->state();
-      rt->impl().lua->push_leaf_global("COUNT");
+      lua_State* L = thicket::lua_host(rt->impl()).state();
+      thicket::lua_host(rt->impl()).push_leaf_global("COUNT");
       r.cond = static_cast<uint64_t>(lua_tointeger(L, -1));
       lua_pop(L, 1);
     }
