@@ -51,6 +51,7 @@ struct Engine::Ctx {
 };
 
 // ---- Leaf calls: native leaves here, without a detour; scripted ones to the script host ----
+// (inline: the tick loop pays one call, to the native callable or to the script host)
 
 inline const LeafDef& Engine::leaf_of(const CallSite& at) const {
   return rt_.leaves[at.program->calls[at.program->nodes[at.node].a].leaf_id];
@@ -63,14 +64,14 @@ inline LeafContext Engine::native_context(const CallSite& at) const {
   return ctx;
 }
 
-Status Engine::leaf_condition(const CallSite& at) {
+inline Status Engine::leaf_condition(const CallSite& at) {
   const LeafDef& leaf = leaf_of(at);
   if (leaf.shape != LeafShape::Native) return script_->condition(at, leaf);
   LeafContext ctx = native_context(at);
   return leaf.native.tick(ctx) == Status::Success ? Status::Success : Status::Failure;
 }
 
-Status Engine::leaf_start(const CallSite& at) {
+inline Status Engine::leaf_start(const CallSite& at) {
   const LeafDef& leaf = leaf_of(at);
   if (leaf.shape != LeafShape::Native) return script_->start(at, leaf);
   if (leaf.native.start) {
@@ -80,14 +81,14 @@ Status Engine::leaf_start(const CallSite& at) {
   return Status::Running;
 }
 
-Status Engine::leaf_tick(const CallSite& at) {
+inline Status Engine::leaf_tick(const CallSite& at) {
   const LeafDef& leaf = leaf_of(at);
   if (leaf.shape != LeafShape::Native) return script_->tick(at, leaf);
   LeafContext ctx = native_context(at);
   return leaf.native.tick(ctx);
 }
 
-void Engine::leaf_stop(const CallSite& at, Status s) {
+inline void Engine::leaf_stop(const CallSite& at, Status s) {
   const LeafDef& leaf = leaf_of(at);
   if (leaf.shape != LeafShape::Native) return script_->stop(at, leaf, s);
   if (leaf.native.stop) {
@@ -96,14 +97,14 @@ void Engine::leaf_stop(const CallSite& at, Status s) {
   }
 }
 
-void Engine::leaf_plain(const CallSite& at) {
+inline void Engine::leaf_plain(const CallSite& at) {
   const LeafDef& leaf = leaf_of(at);
   if (leaf.shape != LeafShape::Native) return script_->call_plain(at, leaf);
   LeafContext ctx = native_context(at);
   leaf.native.tick(ctx);
 }
 
-bool Engine::leaf_reason(const CallSite& at, std::string_view& transition) {
+inline bool Engine::leaf_reason(const CallSite& at, std::string_view& transition) {
   const LeafDef& leaf = leaf_of(at);
   if (leaf.shape == LeafShape::Native) return false;  // native reasons: not supported (use when: checks)
   return script_->reason(at, leaf, transition);
