@@ -232,7 +232,9 @@ static const LeafDef& leaf_of(RuntimeImpl& rt, const CallSite& at) {
   return rt.leaves[at.program->calls[at.program->nodes[at.node].a].leaf_id];
 }
 
-Status LuaHost::condition(const CallSite& at, const LeafDef& leaf) {
+Status LuaHost::condition(const CallSite& at) {
+  const LeafDef& leaf = leaf_of(rt_, at);
+  if (leaf.shape == LeafShape::Native) return Status::Invalid;  // not reached: the engine calls native leaves
   lua_rawgeti(L_, LUA_REGISTRYINDEX, leaf.fn);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
   push_args(at);
@@ -243,7 +245,8 @@ Status LuaHost::condition(const CallSite& at, const LeafDef& leaf) {
   return errors != errors_before ? Status::Invalid : s;
 }
 
-Status LuaHost::start(const CallSite& at, const LeafDef& leaf) {
+Status LuaHost::start(const CallSite& at) {
+  const LeafDef& leaf = leaf_of(rt_, at);
   switch (leaf.shape) {
     case LeafShape::Native:  // the engine calls native leaves itself
     case LeafShape::Function: return Status::Running;
@@ -291,7 +294,8 @@ Status LuaHost::start(const CallSite& at, const LeafDef& leaf) {
   return Status::Failure;
 }
 
-Status LuaHost::tick(const CallSite& at, const LeafDef& leaf) {
+Status LuaHost::tick(const CallSite& at) {
+  const LeafDef& leaf = leaf_of(rt_, at);
   switch (leaf.shape) {
     case LeafShape::Native: return Status::Failure;  // the engine calls native leaves itself
     case LeafShape::Function: {
@@ -325,7 +329,8 @@ Status LuaHost::tick(const CallSite& at, const LeafDef& leaf) {
   return Status::Failure;
 }
 
-void LuaHost::stop(const CallSite& at, const LeafDef& leaf, Status s) {
+void LuaHost::stop(const CallSite& at, Status s) {
+  const LeafDef& leaf = leaf_of(rt_, at);
   switch (leaf.shape) {
     case LeafShape::Native:  // the engine calls native leaves itself
     case LeafShape::Function: return;
@@ -476,14 +481,18 @@ void LuaHost::release_ref(int ref) {
   if (ref != LUA_NOREF && ref != LUA_REFNIL) luaL_unref(L_, LUA_REGISTRYINDEX, ref);
 }
 
-void LuaHost::call_plain(const CallSite& at, const LeafDef& leaf) {
+void LuaHost::call_plain(const CallSite& at) {
+  const LeafDef& leaf = leaf_of(rt_, at);
+  if (leaf.shape == LeafShape::Native) return;  // not reached: the engine calls native leaves
   lua_rawgeti(L_, LUA_REGISTRYINDEX, leaf.fn);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
   push_args(at);
   pcall(2, 0, at, leaf);
 }
 
-bool LuaHost::reason(const CallSite& at, const LeafDef& leaf, std::string_view& transition) {
+bool LuaHost::reason(const CallSite& at, std::string_view& transition) {
+  const LeafDef& leaf = leaf_of(rt_, at);
+  if (leaf.shape == LeafShape::Native) return false;  // not reached: the engine asks native leaves itself
   lua_rawgeti(L_, LUA_REGISTRYINDEX, leaf.fn);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
   push_args(at);

@@ -41,12 +41,12 @@ class LuaHost final : public ScriptHost {
   void create_agent(AgentInfo& a) override;
   void destroy_agent(AgentInfo& a) override;
 
-  Status condition(const CallSite& at, const LeafDef& leaf) override;
-  Status start(const CallSite& at, const LeafDef& leaf) override;
-  Status tick(const CallSite& at, const LeafDef& leaf) override;
-  void stop(const CallSite& at, const LeafDef& leaf, Status s) override;
-  void call_plain(const CallSite& at, const LeafDef& leaf) override;
-  bool reason(const CallSite& at, const LeafDef& leaf, std::string_view& transition) override;
+  Status condition(const CallSite& at) override;
+  Status start(const CallSite& at) override;
+  Status tick(const CallSite& at) override;
+  void stop(const CallSite& at, Status s) override;
+  void call_plain(const CallSite& at) override;
+  bool reason(const CallSite& at, std::string_view& transition) override;
   void unmapped_transition(const CallSite& at, const std::string& state, std::string_view transition) override;
 
   void remap_mem(AgentInfo& a, const std::vector<uint32_t>& to_new) override;

@@ -43,7 +43,8 @@ struct LeafDef {
 
 // A script host: runs the leaves that are not native, and keeps the script side of brains,
 // agents and blackboard `any` values. Owned by RuntimeImpl; the tick-path calls (condition
-// .. reason) are only ever made for leaves whose shape is not LeafShape::Native.
+// .. reason) are only ever made at call sites whose leaf is not native (LeafCall::native is
+// null); the host finds its leaf from the call site (CallSite -> LeafCall::leaf_id).
 class ScriptHost {
  public:
   virtual ~ScriptHost() = default;
@@ -51,13 +52,13 @@ class ScriptHost {
   // ---- the tick path (script leaves only) ----
   // condition: Success, Failure, or Invalid when the leaf raised an error (the node then
   // fails, negate or not).
-  virtual Status condition(const CallSite& at, const LeafDef& leaf) = 0;
-  virtual Status start(const CallSite& at, const LeafDef& leaf) = 0;  // Running, or Failure on an error
-  virtual Status tick(const CallSite& at, const LeafDef& leaf) = 0;
-  virtual void stop(const CallSite& at, const LeafDef& leaf, Status s) = 0;
+  virtual Status condition(const CallSite& at) = 0;
+  virtual Status start(const CallSite& at) = 0;  // Running, or Failure on an error
+  virtual Status tick(const CallSite& at) = 0;
+  virtual void stop(const CallSite& at, Status s) = 0;
   // fsm calls: enter/exit (results ignored) and reason (a transition name, or false).
-  virtual void call_plain(const CallSite& at, const LeafDef& leaf) = 0;
-  virtual bool reason(const CallSite& at, const LeafDef& leaf, std::string_view& transition) = 0;
+  virtual void call_plain(const CallSite& at) = 0;
+  virtual bool reason(const CallSite& at, std::string_view& transition) = 0;
   virtual void unmapped_transition(const CallSite& at, const std::string& state, std::string_view transition) = 0;
 
   // ---- loading ----

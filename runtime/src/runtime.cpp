@@ -184,6 +184,7 @@ void RuntimeImpl::refresh_hooked() {
       const LeafDef& def = leaves[call.leaf_id];
       call.hooked = def.shape == LeafShape::Hooks || def.shape == LeafShape::Task ||
                     (def.shape == LeafShape::Native && (def.native.start || def.native.stop));
+      call.native = def.shape == LeafShape::Native ? &def.native : nullptr;
     }
 }
 

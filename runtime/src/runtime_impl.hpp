@@ -51,7 +51,8 @@ class RuntimeImpl {
                                  std::vector<std::string>* read = nullptr);
   // Installs staged leaves by name; returns their names.
   std::vector<std::string> commit_leaves(std::vector<LeafDef>& staged);
-  // Marks which call sites need start/stop (after leaves change).
+  // Marks which call sites need start/stop and points native call sites at their leaf
+  // (after leaves change: `leaves` may have moved).
   void refresh_hooked();
   // Hot reload (SPEC 10): reload.cpp.
   void watch_brain(const Brain& b);

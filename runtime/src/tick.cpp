@@ -53,8 +53,8 @@ struct Engine::Ctx {
 // ---- Leaf calls: native leaves here, without a detour; scripted ones to the script host ----
 // (inline: the tick loop pays one call, to the native callable or to the script host)
 
-inline const LeafDef& Engine::leaf_of(const CallSite& at) const {
-  return rt_.leaves[at.program->calls[at.program->nodes[at.node].a].leaf_id];
+inline const NativeLeaf* Engine::native_of(const CallSite& at) {
+  return at.program->calls[at.program->nodes[at.node].a].native;
 }
 
 inline LeafContext Engine::native_context(const CallSite& at) const {
@@ -65,49 +65,48 @@ inline LeafContext Engine::native_context(const CallSite& at) const {
 }
 
 inline Status Engine::leaf_condition(const CallSite& at) {
-  const LeafDef& leaf = leaf_of(at);
-  if (leaf.shape != LeafShape::Native) return script_->condition(at, leaf);
+  const NativeLeaf* native = native_of(at);
+  if (!native) return script_->condition(at);
   LeafContext ctx = native_context(at);
-  return leaf.native.tick(ctx) == Status::Success ? Status::Success : Status::Failure;
+  return native->tick(ctx) == Status::Success ? Status::Success : Status::Failure;
 }
 
 inline Status Engine::leaf_start(const CallSite& at) {
-  const LeafDef& leaf = leaf_of(at);
-  if (leaf.shape != LeafShape::Native) return script_->start(at, leaf);
-  if (leaf.native.start) {
+  const NativeLeaf* native = native_of(at);
+  if (!native) return script_->start(at);
+  if (native->start) {
     LeafContext ctx = native_context(at);
-    leaf.native.start(ctx);
+    native->start(ctx);
   }
   return Status::Running;
 }
 
 inline Status Engine::leaf_tick(const CallSite& at) {
-  const LeafDef& leaf = leaf_of(at);
-  if (leaf.shape != LeafShape::Native) return script_->tick(at, leaf);
+  const NativeLeaf* native = native_of(at);
+  if (!native) return script_->tick(at);
   LeafContext ctx = native_context(at);
-  return leaf.native.tick(ctx);
+  return native->tick(ctx);
 }
 
 inline void Engine::leaf_stop(const CallSite& at, Status s) {
-  const LeafDef& leaf = leaf_of(at);
-  if (leaf.shape != LeafShape::Native) return script_->stop(at, leaf, s);
-  if (leaf.native.stop) {
+  const NativeLeaf* native = native_of(at);
+  if (!native) return script_->stop(at, s);
+  if (native->stop) {
     LeafContext ctx = native_context(at);
-    leaf.native.stop(ctx, s);
+    native->stop(ctx, s);
   }
 }
 
 inline void Engine::leaf_plain(const CallSite& at) {
-  const LeafDef& leaf = leaf_of(at);
-  if (leaf.shape != LeafShape::Native) return script_->call_plain(at, leaf);
+  const NativeLeaf* native = native_of(at);
+  if (!native) return script_->call_plain(at);
   LeafContext ctx = native_context(at);
-  leaf.native.tick(ctx);
+  native->tick(ctx);
 }
 
 inline bool Engine::leaf_reason(const CallSite& at, std::string_view& transition) {
-  const LeafDef& leaf = leaf_of(at);
-  if (leaf.shape == LeafShape::Native) return false;  // native reasons: not supported (use when: checks)
-  return script_->reason(at, leaf, transition);
+  if (native_of(at)) return false;  // native reasons: not supported (use when: checks)
+  return script_->reason(at, transition);
 }
 
 void Engine::log_node(const CallSite& at, const std::string& what, const char* event) {

@@ -14,7 +14,7 @@ namespace thicket {
 
 class RuntimeImpl;
 class ScriptHost;
-struct LeafDef;
+struct NativeLeaf;
 struct CallSite;
 class LeafContext;
 
@@ -85,7 +85,7 @@ class Engine {
   void abort(Ctx& c, uint32_t i);
   void draw_order(Ctx& c, uint32_t i);
   // Leaf calls: a native leaf directly, a scripted one through the script host.
-  const LeafDef& leaf_of(const CallSite& at) const;
+  static const NativeLeaf* native_of(const CallSite& at);  // null: a script leaf
   LeafContext native_context(const CallSite& at) const;  // what a native leaf gets
   Status leaf_condition(const CallSite& at);
   Status leaf_start(const CallSite& at);
