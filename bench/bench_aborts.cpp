@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "harness.hpp"
+#include "lua_host.hpp"
 #include "runtime_impl.hpp"
 #include "thicket/runtime.hpp"
 
@@ -385,9 +386,10 @@ bool verify_t31(const TempDir& counting_dir, size_t n, int ticks) {
   T31World lua_w(Cond::Lua, n, &lua_c, &counting_dir);
   lua_w.run(ticks, &lua_c);
   // Each leaf file has its own globals: bring the file's COUNT where the reader looks.
-  lua_w.rt->impl().lua->push_leaf_global("COUNT");
-  lua_setglobal(lua_w.rt->impl().lua->state(), "COUNT");
-  read_lua_counts(lua_w.rt->impl().lua->state(), lua_c);
+  thicket::LuaHost& lua_host = thicket::lua_host(lua_w.rt->impl());
+  lua_host.push_leaf_global("COUNT");
+  lua_setglobal(lua_host.state(), "COUNT");
+  read_lua_counts(lua_host.state(), lua_c);
   bool ptr_ok = check_w.pointer_agrees("phase");
 
   auto same_acts = [&](const Counters& c) {
@@ -558,8 +560,8 @@ struct GuardWorld : Agents {
   GuardCounters counts() {
     GuardCounters r = c;
     if (mode == Cond::Lua) {  // the counting leaf file's global
-      lua_State* L = rt->impl().lua->state();
-      rt->impl().lua->push_leaf_global("COUNT");
+      lua_State* L = thicket::lua_host(rt->impl()).state();
+      thicket::lua_host(rt->impl()).push_leaf_global("COUNT");
       r.cond = static_cast<uint64_t>(lua_tointeger(L, -1));
       lua_pop(L, 1);
     }

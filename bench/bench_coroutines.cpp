@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "harness.hpp"
+#include "lua_host.hpp"
 #include "runtime_impl.hpp"
 #include "thicket/runtime.hpp"
 
@@ -279,7 +280,7 @@ struct ThicketWorld : World {
     auto b = rt->load_file((dir.path / file).string(), diags);
     if (!b) fail_load(diags);
     brain = *b;
-    lua_State* L = rt->impl().lua->state();
+    lua_State* L = thicket::lua_host(rt->impl()).state();
     double lua0 = lua_heap_bytes(L), heap0 = malloc_bytes();
     handles.reserve(kAgents);
     for (size_t i = 0; i < kAgents; ++i) handles.push_back(rt->spawn(brain));
@@ -303,9 +304,9 @@ struct ThicketWorld : World {
       for (auto h : handles) sum += static_cast<uint64_t>(std::get<int64_t>(*rt->get(h, "n")));
       return sum;
     }
-    return sum_field(rt->impl().lua->state(), agent_refs(), "n");
+    return sum_field(thicket::lua_host(rt->impl()).state(), agent_refs(), "n");
   }
-  uint64_t total_closed() override { return sum_field(rt->impl().lua->state(), agent_refs(), "closed"); }
+  uint64_t total_closed() override { return sum_field(thicket::lua_host(rt->impl()).state(), agent_refs(), "closed"); }
   std::vector<int> agent_refs() {
     std::vector<int> refs;
     for (auto h : handles) refs.push_back(rt->impl().agents[h.index].lua_agent);

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "harness.hpp"
+#include "lua_host.hpp"
 #include "runtime_impl.hpp"
 #include "thicket/runtime.hpp"
 
@@ -131,9 +132,9 @@ struct World {
     });
   }
   void tick() { rt->tick_all(0.1); }
-  lua_State* L() { return rt->impl().lua->state(); }
+  lua_State* L() { return thicket::lua_host(rt->impl()).state(); }
   lua_Integer global(const char* name) {
-    rt->impl().lua->push_leaf_global(name);
+    thicket::lua_host(rt->impl()).push_leaf_global(name);
     lua_Integer v = lua_tointeger(L(), -1);
     lua_pop(L(), 1);
     return v;

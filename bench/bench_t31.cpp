@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "harness.hpp"
+#include "lua_host.hpp"
 #include "runtime_impl.hpp"
 #include "thicket/runtime.hpp"
 
@@ -607,7 +608,7 @@ struct ThicketWorld {
         for (auto a : agents) verify->root(rt->status(a));
     }
   }
-  lua_State* lua() { return rt->impl().lua->state(); }
+  lua_State* lua() { return thicket::lua_host(rt->impl()).state(); }
 };
 
 // ---- the measurements ------------------------------------------------------------------------
@@ -640,7 +641,7 @@ bool verify(const TempDir& counting_dir, const std::string& counting_lua, size_t
     ThicketWorld w(n, nullptr, counting_dir.path.string());
     w.run(ticks, &lua_c);
     // Each leaf file has its own globals: bring the file's COUNT where the reader looks.
-    w.rt->impl().lua->push_leaf_global("COUNT");
+    thicket::lua_host(w.rt->impl()).push_leaf_global("COUNT");
     lua_setglobal(w.lua(), "COUNT");
     BareLua::read_lua_counts(w.lua(), lua_c);
   }

@@ -234,12 +234,7 @@ static const LeafDef& leaf_of(RuntimeImpl& rt, const CallSite& at) {
 
 Status LuaHost::condition(const CallSite& at) {
   const LeafDef& leaf = leaf_of(rt_, at);
-  if (leaf.shape == LeafShape::Native) {
-    LeafContext ctx;
-    ctx.rt_ = &rt_;
-    ctx.site_ = &at;
-    return leaf.native.tick(ctx) == Status::Success ? Status::Success : Status::Failure;
-  }
+  if (leaf.shape == LeafShape::Native) return Status::Invalid;  // not reached: the engine calls native leaves
   lua_rawgeti(L_, LUA_REGISTRYINDEX, leaf.fn);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
   push_args(at);
@@ -253,14 +248,7 @@ Status LuaHost::condition(const CallSite& at) {
 Status LuaHost::start(const CallSite& at) {
   const LeafDef& leaf = leaf_of(rt_, at);
   switch (leaf.shape) {
-    case LeafShape::Native:
-      if (leaf.native.start) {
-        LeafContext ctx;
-        ctx.rt_ = &rt_;
-        ctx.site_ = &at;
-        leaf.native.start(ctx);
-      }
-      return Status::Running;
+    case LeafShape::Native:  // the engine calls native leaves itself
     case LeafShape::Function: return Status::Running;
     case LeafShape::Hooks: {
       // A fresh mem table for this run, kept in the agent's mem table under the node.
@@ -309,12 +297,7 @@ Status LuaHost::start(const CallSite& at) {
 Status LuaHost::tick(const CallSite& at) {
   const LeafDef& leaf = leaf_of(rt_, at);
   switch (leaf.shape) {
-    case LeafShape::Native: {
-      LeafContext ctx;
-      ctx.rt_ = &rt_;
-      ctx.site_ = &at;
-      return leaf.native.tick(ctx);
-    }
+    case LeafShape::Native: return Status::Failure;  // the engine calls native leaves itself
     case LeafShape::Function: {
       lua_rawgeti(L_, LUA_REGISTRYINDEX, leaf.fn);
       lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
@@ -349,14 +332,7 @@ Status LuaHost::tick(const CallSite& at) {
 void LuaHost::stop(const CallSite& at, Status s) {
   const LeafDef& leaf = leaf_of(rt_, at);
   switch (leaf.shape) {
-    case LeafShape::Native:
-      if (leaf.native.stop) {
-        LeafContext ctx;
-        ctx.rt_ = &rt_;
-        ctx.site_ = &at;
-        leaf.native.stop(ctx, s);
-      }
-      return;
+    case LeafShape::Native:  // the engine calls native leaves itself
     case LeafShape::Function: return;
     case LeafShape::Hooks: {
       push_mem_table(at);
@@ -507,13 +483,7 @@ void LuaHost::release_ref(int ref) {
 
 void LuaHost::call_plain(const CallSite& at) {
   const LeafDef& leaf = leaf_of(rt_, at);
-  if (leaf.shape == LeafShape::Native) {
-    LeafContext ctx;
-    ctx.rt_ = &rt_;
-    ctx.site_ = &at;
-    leaf.native.tick(ctx);
-    return;
-  }
+  if (leaf.shape == LeafShape::Native) return;  // not reached: the engine calls native leaves
   lua_rawgeti(L_, LUA_REGISTRYINDEX, leaf.fn);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
   push_args(at);
@@ -522,7 +492,7 @@ void LuaHost::call_plain(const CallSite& at) {
 
 bool LuaHost::reason(const CallSite& at, std::string_view& transition) {
   const LeafDef& leaf = leaf_of(rt_, at);
-  if (leaf.shape == LeafShape::Native) return false;  // native reasons: not supported (use when: checks)
+  if (leaf.shape == LeafShape::Native) return false;  // not reached: the engine asks native leaves itself
   lua_rawgeti(L_, LUA_REGISTRYINDEX, leaf.fn);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
   push_args(at);
@@ -555,13 +525,6 @@ void LuaHost::unmapped_transition(const CallSite& at, const std::string& state, 
       << (known.empty() ? " (it has no transitions)" : " (transitions: " + join_names(known) + ")")
       << "; the state stays\n  reported once; first by agent " << at.agent->id << " at tick " << at.agent->ticks;
   ++errors;
-  rt_.log(out.str());
-}
-
-void LuaHost::log_node(const CallSite& at, const std::string& what, const char* event) {
-  std::ostringstream out;
-  out << "t=" << at.agent->time << " agent " << at.agent->id << " log " << at.program->ids[at.node] << ": " << what
-      << ": " << event;
   rt_.log(out.str());
 }
 
@@ -787,6 +750,37 @@ void LuaHost::install_args(Program& p) {
     call.args_ref = luaL_ref(L_, LUA_REGISTRYINDEX);
   }
 }
+
+Value LuaHost::any_value(int ref) {
+  Value out;
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref);
+  if (lua_isinteger(L_, -1)) out = static_cast<int64_t>(lua_tointeger(L_, -1));
+  else if (lua_type(L_, -1) == LUA_TNUMBER) out = lua_tonumber(L_, -1);
+  else if (lua_type(L_, -1) == LUA_TBOOLEAN) out = static_cast<bool>(lua_toboolean(L_, -1));
+  else if (lua_type(L_, -1) == LUA_TSTRING) out = std::string(lua_tostring(L_, -1));
+  else out = std::monostate{};
+  lua_pop(L_, 1);
+  return out;
+}
+
+int LuaHost::set_any_value(int old_ref, const Value& v) {
+  lua_State* L = L_;
+  std::visit([L](const auto& x) {
+    using T = std::decay_t<decltype(x)>;
+    if constexpr (std::is_same_v<T, std::monostate>) lua_pushnil(L);
+    else if constexpr (std::is_same_v<T, double>) lua_pushnumber(L, x);
+    else if constexpr (std::is_same_v<T, int64_t>) lua_pushinteger(L, x);
+    else if constexpr (std::is_same_v<T, bool>) lua_pushboolean(L, x);
+    else lua_pushlstring(L, x.data(), x.size());
+  }, v);
+  if (old_ref != LUA_NOREF && old_ref != LUA_REFNIL) luaL_unref(L, LUA_REGISTRYINDEX, old_ref);
+  return luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+LuaHost& lua_host(RuntimeImpl& rt) { return static_cast<LuaHost&>(*rt.script); }
+
+// The binding's registration with the core (leaf_host.hpp): every runtime gets a Lua host.
+std::unique_ptr<ScriptHost> make_script_host(RuntimeImpl& rt) { return std::make_unique<LuaHost>(rt); }
 
 void LuaHost::release_args(Program& p) {
   for (auto& call : p.calls) {

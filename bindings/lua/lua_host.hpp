@@ -1,5 +1,6 @@
 // The Lua side of the runtime: one sandboxed lua_State, the `thicket` module, leaf files,
-// agent and blackboard objects, and the leaf adapter the tick loop calls.
+// agent and blackboard objects, and the script host (leaf_host.hpp) the tick loop calls for
+// Lua leaves. The core knows it only as a ScriptHost (made by make_script_host).
 #pragma once
 #include <lua.hpp>
 
@@ -20,48 +21,41 @@ namespace thicket {
 
 class RuntimeImpl;
 struct Brain;
-struct LeafDef;
 
-class LuaHost {
+class LuaHost final : public ScriptHost {
  public:
   explicit LuaHost(RuntimeImpl& rt);
-  ~LuaHost();
+  ~LuaHost() override;
   LuaHost(const LuaHost&) = delete;
   LuaHost& operator=(const LuaHost&) = delete;
 
   lua_State* state() const { return L_; }
 
-  // Runs a leaf file and collects its leaves without installing them (nothing changes on
-  // error). Appends diagnostics; returns false on any error.
-  bool stage_leaf_file(const std::string& path, std::vector<LeafDef>& out, std::vector<Diagnostic>& diags);
-  void release_leaf(LeafDef& def);  // drops the Lua references of a leaf no longer used
+  // ScriptHost (leaf_host.hpp): loading, agents, and the calls of Lua leaves.
+  void set_loading_files(std::vector<std::string> files) override { loading_files_ = std::move(files); }
+  bool stage_leaf_file(const std::string& path, std::vector<LeafDef>& out, std::vector<Diagnostic>& diags) override;
+  void release_leaf(LeafDef& def) override;
+  void install_args(Program& p) override;
+  void release_args(Program& p) override;
+  void install_brain(Brain& b, uint32_t brain_index) override;
+  void create_agent(AgentInfo& a) override;
+  void destroy_agent(AgentInfo& a) override;
 
-  // Builds the args tables of a program's call sites (once, at load) and frees them.
-  void install_args(Program& p);
-  void release_args(Program& p);
+  Status condition(const CallSite& at) override;
+  Status start(const CallSite& at) override;
+  Status tick(const CallSite& at) override;
+  void stop(const CallSite& at, Status s) override;
+  void call_plain(const CallSite& at) override;
+  bool reason(const CallSite& at, std::string_view& transition) override;
+  void unmapped_transition(const CallSite& at, const std::string& state, std::string_view transition) override;
 
-  // Per-brain blackboard metatable and per-agent Lua objects.
-  void install_brain(Brain& b, uint32_t brain_index);
-  void create_agent(AgentInfo& a);
-  void destroy_agent(AgentInfo& a);
+  void remap_mem(AgentInfo& a, const std::vector<uint32_t>& to_new) override;
+  void call_on_reload(const LeafDef& hook, const std::string& file) override;
+  void release_ref(int ref) override;
 
-  // The leaf adapter (called by the tick loop). condition: Success, Failure, or Invalid when
-  // the leaf raised an error (the node then fails, negate or not).
-  Status condition(const CallSite& at);
-  Status start(const CallSite& at);  // Running when started, Failure on a script error
-  Status tick(const CallSite& at);
-  void stop(const CallSite& at, Status s);
-  void log_node(const CallSite& at, const std::string& what, const char* event);
-  // fsm calls: enter/exit (results ignored) and reason (a transition name, or nil = false).
-  void call_plain(const CallSite& at);
-  bool reason(const CallSite& at, std::string_view& transition);
-  void unmapped_transition(const CallSite& at, const std::string& state, std::string_view transition);
-
-  // Hot reload: move per-node Lua state (mem tables, coroutines) to new node indices
-  // (to_new[old] = new index or 0xFFFFFFFF), call a file's on_reload, drop a reference.
-  void remap_mem(AgentInfo& a, const std::vector<uint32_t>& to_new);
-  void call_on_reload(const LeafDef& hook, const std::string& file);
-  void release_ref(int ref);
+  Value any_value(int ref) override;
+  int set_any_value(int old_ref, const Value& v) override;
+  uint64_t script_errors() const override { return errors; }
 
   // A metatable given to every agent table created from now on (simulations put the world
   // methods in its __index); and a pointer for the world API to find its simulation.
@@ -145,5 +139,8 @@ class LuaHost {
 
   friend struct LuaApi;
 };
+
+// The Lua host of a runtime (tests, benchmarks and the world API reach the lua_State so).
+LuaHost& lua_host(RuntimeImpl& rt);
 
 }  // namespace thicket

@@ -1,17 +1,97 @@
-// Where a leaf call happens: the tick loop hands this to the leaf host (bindings/lua).
+// The core's face to leaf code. The tick loop calls native leaves itself (NativeLeaf, a
+// direct call); every other leaf belongs to a script host, an implementation of ScriptHost
+// that lives outside the core (bindings/lua: LuaHost). The core includes nothing from a
+// binding: the binding includes this file and registers itself (make_script_host).
 #pragma once
 #include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler.hpp"
+#include "thicket/diagnostic.hpp"
+#include "thicket/runtime.hpp"
+#include "thicket/status.hpp"
 
 namespace thicket {
 
 struct Program;
 struct AgentInfo;
+struct Brain;
+class RuntimeImpl;
 
+// Where a leaf call happens: the tick loop hands this to the leaf (native or scripted).
 struct CallSite {
   const Program* program;
   uint32_t node;
   AgentInfo* agent;
   uint8_t* block;
 };
+
+// A leaf as the runtime knows it: native (a C++ callable) or scripted (the script host's
+// references, e.g. Lua registry references).
+struct LeafDef {
+  std::string name;
+  LeafShape shape = LeafShape::Function;
+  std::string file;  // the script file that defined it ("" for native)
+  int fn = -2, start = -2, tick = -2, stop = -2;  // script references (LUA_NOREF = -2: none)
+  NativeLeaf native;
+  bool declares_args = false;  // the leaf file gave `args = {name = "type", ...}`
+  LeafArgs args;
+};
+
+// A script host: runs the leaves that are not native, and keeps the script side of brains,
+// agents and blackboard `any` values. Owned by RuntimeImpl; the tick-path calls (condition
+// .. reason) are only ever made at call sites whose leaf is not native (LeafCall::native is
+// null); the host finds its leaf from the call site (CallSite -> LeafCall::leaf_id).
+class ScriptHost {
+ public:
+  virtual ~ScriptHost() = default;
+
+  // ---- the tick path (script leaves only) ----
+  // condition: Success, Failure, or Invalid when the leaf raised an error (the node then
+  // fails, negate or not).
+  virtual Status condition(const CallSite& at) = 0;
+  virtual Status start(const CallSite& at) = 0;  // Running, or Failure on an error
+  virtual Status tick(const CallSite& at) = 0;
+  virtual void stop(const CallSite& at, Status s) = 0;
+  // fsm calls: enter/exit (results ignored) and reason (a transition name, or false).
+  virtual void call_plain(const CallSite& at) = 0;
+  virtual bool reason(const CallSite& at, std::string_view& transition) = 0;
+  virtual void unmapped_transition(const CallSite& at, const std::string& state, std::string_view transition) = 0;
+
+  // ---- loading ----
+  // The leaf files of the brain being loaded (require() may look beside them); cleared after.
+  virtual void set_loading_files(std::vector<std::string> files) = 0;
+  // Runs a leaf file and collects its leaves without installing them (nothing changes on
+  // error). Appends diagnostics; returns false on any error.
+  virtual bool stage_leaf_file(const std::string& path, std::vector<LeafDef>& out, std::vector<Diagnostic>& diags) = 0;
+  virtual void release_leaf(LeafDef& def) = 0;  // drops the references of a leaf no longer used
+  // The args of a program's call sites, made once at load, and freed.
+  virtual void install_args(Program& p) = 0;
+  virtual void release_args(Program& p) = 0;
+  // Per-brain and per-agent script objects.
+  virtual void install_brain(Brain& b, uint32_t brain_index) = 0;
+  virtual void create_agent(AgentInfo& a) = 0;
+  virtual void destroy_agent(AgentInfo& a) = 0;
+
+  // ---- hot reload ----
+  // Moves per-node script state to new node indices (to_new[old] = new index or 0xFFFFFFFF).
+  virtual void remap_mem(AgentInfo& a, const std::vector<uint32_t>& to_new) = 0;
+  virtual void call_on_reload(const LeafDef& hook, const std::string& file) = 0;
+  virtual void release_ref(int ref) = 0;
+
+  // ---- blackboard `any` values (a reference held by the host) ----
+  virtual Value any_value(int ref) = 0;
+  // Stores v, releasing the old reference; returns the new one.
+  virtual int set_any_value(int old_ref, const Value& v) = 0;
+
+  // Script errors so far (run summaries).
+  virtual uint64_t script_errors() const = 0;
+};
+
+// The script host a runtime gets: defined by the binding (bindings/lua/lua_host.cpp).
+std::unique_ptr<ScriptHost> make_script_host(RuntimeImpl& rt);
 
 }  // namespace thicket

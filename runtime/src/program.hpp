@@ -14,6 +14,8 @@
 
 namespace thicket {
 
+struct NativeLeaf;
+
 enum class NodeKind : uint8_t {
 #define NODE_KIND(e, name, shape, doc) e,
 #include "node_kinds.def"
@@ -103,6 +105,9 @@ struct LeafCall {
   uint32_t leaf_id = 0;   // index in the runtime's leaf table, set when installed
   int args_ref = -2;      // Lua registry reference of the args table (LUA_NOREF until installed)
   bool hooked = true;     // the leaf has start/stop work (hooks, tasks); false: the tick loop skips them
+  // The native leaf called here (the engine calls it directly), or null: a script leaf, called
+  // through the script host. Set with `hooked` whenever the runtime's leaves change.
+  const NativeLeaf* native = nullptr;
 };
 
 struct SourcePos {

@@ -115,11 +115,11 @@ std::map<std::string, bool> leaves_used(const Program& p) {
 bool RuntimeImpl::reload_lua_file(const std::string& path) {
   std::vector<Diagnostic> diags;
   std::vector<LeafDef> staged;
-  lua->loading_files_ = {path};
-  bool staged_ok = lua->stage_leaf_file(path, staged, diags);
-  lua->loading_files_.clear();
+  script->set_loading_files({path});
+  bool staged_ok = script->stage_leaf_file(path, staged, diags);
+  script->set_loading_files({});
   if (!staged_ok) {
-    for (auto& def : staged) lua->release_leaf(def);
+    for (auto& def : staged) script->release_leaf(def);
     log(describe_failure(reload_clock(), path, diags));
     return false;
   }
@@ -139,7 +139,7 @@ bool RuntimeImpl::reload_lua_file(const std::string& path) {
     }
   }
   if (has_errors(diags)) {
-    for (auto& def : staged) lua->release_leaf(def);
+    for (auto& def : staged) script->release_leaf(def);
     log(describe_failure(reload_clock(), path, diags));
     return false;
   }
@@ -155,8 +155,8 @@ bool RuntimeImpl::reload_lua_file(const std::string& path) {
   out << reload_clock() << ": reloaded " << path << ": " << names.size() << " leaves replaced (" << join_names(names) << ")";
   log(out.str());
   if (on_reload.fn != -2) {
-    lua->call_on_reload(on_reload, path);
-    lua->release_leaf(on_reload);
+    script->call_on_reload(on_reload, path);
+    script->release_leaf(on_reload);
   }
   return true;
 }

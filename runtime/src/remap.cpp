@@ -62,7 +62,7 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
                                std::string(value_type_name(was.type)) + " values"});
   }
   if (!fresh || has_errors(diags)) {
-    for (auto& def : staged) lua->release_leaf(def);
+    for (auto& def : staged) script->release_leaf(def);
     // Remember the failure: the brain is retried when any file it reads, old or new, changes.
     Brain::Stale stale;
     stale.since = reload_clock();
@@ -87,7 +87,7 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
   b.stale.reset();
   commit_leaves(staged);
   for (auto& call : fresh->calls) call.leaf_id = leaf_ids.at(call.leaf);
-  lua->install_args(*fresh);
+  script->install_args(*fresh);
 
   // Nodes match by id and kind.
   std::map<std::pair<std::string, NodeKind>, uint32_t> by_id;
@@ -162,16 +162,16 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
     //    have their defaults, from the blank block).
     for (const Range& r : plan) std::memcpy(dst + r.to, src + r.from, r.bytes);
     auto* old_slots = reinterpret_cast<Slot*>(src + old.bb_offset);
-    for (uint32_t j : removed_any_slots) lua->release_ref(old_slots[j].ref);
+    for (uint32_t j : removed_any_slots) script->release_ref(old_slots[j].ref);
     // 3. Per-node Lua state (mem tables, task coroutines) follows the node to its new index.
-    if (!same_indices) lua->remap_mem(a, to_new);
+    if (!same_indices) script->remap_mem(a, to_new);
   }
   // Install, then mend positions that point at children which moved or vanished.
-  lua->release_args(*b.program);
+  script->release_args(*b.program);
   std::unique_ptr<Program> previous = std::move(b.program);
   b.program = std::move(fresh);
   b.storage = std::move(storage);
-  lua->install_brain(b, 0);
+  script->install_brain(b, 0);
   refresh_hooked();
   const Program& p = *b.program;
   std::vector<uint32_t> positioned;  // kept nodes that hold a child position

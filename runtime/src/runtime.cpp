@@ -67,14 +67,14 @@ struct AbortTracer : TraceSink {
 }  // namespace
 
 RuntimeImpl::RuntimeImpl(RuntimeOptions opts) : options(std::move(opts)) {
-  lua = std::make_unique<LuaHost>(*this);
-  engine = std::make_unique<Engine>(*lua, strings);
+  script = make_script_host(*this);
+  engine = std::make_unique<Engine>(*this, script.get(), strings);
   abort_tracer = std::make_unique<AbortTracer>(*this);
 }
 
 RuntimeImpl::~RuntimeImpl() {
   // Running leaves are not stopped at shutdown: the Lua state goes with everything in it.
-  for (auto& b : brains) lua->release_args(*b->program);
+  for (auto& b : brains) script->release_args(*b->program);
 }
 
 void RuntimeImpl::log(const std::string& line) const {
@@ -120,13 +120,13 @@ std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& te
   kind = src->kind;
   // Stage the leaf files: nothing is installed until the whole brain compiles.
   bool leaves_ok = true;
-  lua->loading_files_ = src->leaf_files;
+  script->set_loading_files(src->leaf_files);
   for (const auto& file : src->leaf_files)
-    if (!lua->stage_leaf_file(file, staged, diags)) {
+    if (!script->stage_leaf_file(file, staged, diags)) {
       leaves_ok = false;
       src->failed_leaf_files.push_back(file);
     }
-  lua->loading_files_.clear();
+  script->set_loading_files({});
   src->leaf_files_failed = !leaves_ok;
   LeafNames names;
   for (const auto& def : leaves) {
@@ -163,13 +163,13 @@ std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& te
   bool failed = !leaves_ok || !program;
   for (size_t i = first_diag; i < diags.size(); ++i) failed = failed || diags[i].severity == Severity::Error;
   if (failed) {
-    for (auto& def : staged) lua->release_leaf(def);
+    for (auto& def : staged) script->release_leaf(def);
     staged.clear();
     return nullptr;
   }
   for (auto it = staged.begin(); it != staged.end();) {  // on_reload is a hook, not a leaf
     if (it->name == "on_reload") {
-      lua->release_leaf(*it);
+      script->release_leaf(*it);
       it = staged.erase(it);
     } else {
       ++it;
@@ -184,6 +184,7 @@ void RuntimeImpl::refresh_hooked() {
       const LeafDef& def = leaves[call.leaf_id];
       call.hooked = def.shape == LeafShape::Hooks || def.shape == LeafShape::Task ||
                     (def.shape == LeafShape::Native && (def.native.start || def.native.stop));
+      call.native = def.shape == LeafShape::Native ? &def.native : nullptr;
     }
 }
 
@@ -196,7 +197,7 @@ std::vector<std::string> RuntimeImpl::commit_leaves(std::vector<LeafDef>& staged
       leaf_ids[def.name] = static_cast<uint32_t>(leaves.size());
       leaves.push_back(std::move(def));
     } else {  // a new definition replaces the old by name, from the next call on
-      lua->release_leaf(leaves[it->second]);
+      script->release_leaf(leaves[it->second]);
       leaves[it->second] = std::move(def);
     }
   }
@@ -213,14 +214,14 @@ std::optional<BrainHandle> RuntimeImpl::load_checked(const std::optional<std::st
   if (!program) return std::nullopt;
   commit_leaves(staged);
   for (auto& call : program->calls) call.leaf_id = leaf_ids.at(call.leaf);
-  lua->install_args(*program);
+  script->install_args(*program);
   auto brain = std::make_unique<Brain>();
   brain->path = path;
   brain->kind = kind;
   brain->from_text = text.has_value();
   brain->program = std::move(program);
   auto index = static_cast<uint32_t>(brains.size());
-  lua->install_brain(*brain, index);
+  script->install_brain(*brain, index);
   brains.push_back(std::move(brain));
   refresh_hooked();
   if (!text) watch_brain(*brains.back());
@@ -256,7 +257,7 @@ AgentHandle RuntimeImpl::spawn(BrainHandle bh, const std::vector<std::pair<std::
   }
   b.row_agent[a.row] = index;
   Engine::init_block(*b.program, b.block(a.row), &strings);
-  lua->create_agent(a);
+  script->create_agent(a);
   for (const auto& [key, value] : bb) set_value(a, key, value);
   ++live_agents;
   return AgentHandle{index, a.generation};
@@ -267,7 +268,7 @@ void RuntimeImpl::despawn(AgentHandle h) {
   if (!a) return;
   Brain& b = *brains[a->brain];
   engine->abort_all(*b.program, *a, b.block(a->row));  // running leaves get stop("aborted")
-  lua->destroy_agent(*a);
+  script->destroy_agent(*a);
   b.row_agent[a->row] = UINT32_MAX;
   b.free_rows.push_back(a->row);
   a->alive = false;
@@ -331,14 +332,7 @@ bool RuntimeImpl::get_value(const AgentInfo& a, const std::string& key, Value& o
     case ValueType::Boolean: out = v.i != 0; break;
     case ValueType::String: out = std::string(strings.get(v.str)); break;
     case ValueType::Any: {
-      lua_State* L = lua->state();
-      lua_rawgeti(L, LUA_REGISTRYINDEX, v.ref);
-      if (lua_isinteger(L, -1)) out = static_cast<int64_t>(lua_tointeger(L, -1));
-      else if (lua_type(L, -1) == LUA_TNUMBER) out = lua_tonumber(L, -1);
-      else if (lua_type(L, -1) == LUA_TBOOLEAN) out = static_cast<bool>(lua_toboolean(L, -1));
-      else if (lua_type(L, -1) == LUA_TSTRING) out = std::string(lua_tostring(L, -1));
-      else out = std::monostate{};
-      lua_pop(L, 1);
+      out = script->any_value(v.ref);
       break;
     }
   }
@@ -369,17 +363,7 @@ bool RuntimeImpl::set_value(const AgentInfo& a, const std::string& key, const Va
       else return false;
       return true;
     case ValueType::Any: {
-      lua_State* L = lua->state();
-      std::visit([L](const auto& x) {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, std::monostate>) lua_pushnil(L);
-        else if constexpr (std::is_same_v<T, double>) lua_pushnumber(L, x);
-        else if constexpr (std::is_same_v<T, int64_t>) lua_pushinteger(L, x);
-        else if constexpr (std::is_same_v<T, bool>) lua_pushboolean(L, x);
-        else lua_pushlstring(L, x.data(), x.size());
-      }, v);
-      if (s.ref != LUA_NOREF && s.ref != LUA_REFNIL) luaL_unref(L, LUA_REGISTRYINDEX, s.ref);
-      s.ref = luaL_ref(L, LUA_REGISTRYINDEX);
+      s.ref = script->set_any_value(s.ref, v);
       return true;
     }
   }
@@ -426,7 +410,7 @@ void Runtime::register_leaf(const std::string& name, NativeLeaf leaf) {
     impl_->leaf_ids[name] = static_cast<uint32_t>(impl_->leaves.size());
     impl_->leaves.push_back(std::move(def));
   } else {
-    impl_->lua->release_leaf(impl_->leaves[it->second]);
+    impl_->script->release_leaf(impl_->leaves[it->second]);
     impl_->leaves[it->second] = std::move(def);
   }
   impl_->refresh_hooked();
@@ -501,6 +485,6 @@ size_t Runtime::bytes_per_agent(BrainHandle brain) const {
   if (brain.index >= impl_->brains.size()) return 0;
   return impl_->brains[brain.index]->program->block_size + sizeof(AgentInfo);
 }
-uint64_t Runtime::script_errors() const { return impl_->lua->errors; }
+uint64_t Runtime::script_errors() const { return impl_->script->script_errors(); }
 
 }  // namespace thicket

@@ -1,4 +1,4 @@
-// The runtime's insides, shared by the runtime, the Lua host and the CLI.
+// The runtime's insides, shared by the runtime, the engine, the script host and the CLI.
 #pragma once
 #include <map>
 #include <memory>
@@ -8,24 +8,13 @@
 
 #include "agent.hpp"
 #include "compiler.hpp"
-#include "lua_host.hpp"
+#include "leaf_host.hpp"
 #include "program.hpp"
 #include "string_table.hpp"
 #include "thicket/runtime.hpp"
 #include "tick.hpp"
 
 namespace thicket {
-
-// A leaf as the runtime knows it: Lua (registry references) or native.
-struct LeafDef {
-  std::string name;
-  LeafShape shape = LeafShape::Function;
-  std::string file;  // the Lua file that defined it ("" for native)
-  int fn = -2, start = -2, tick = -2, stop = -2;  // LUA_NOREF = -2
-  NativeLeaf native;
-  bool declares_args = false;  // the leaf file gave `args = {name = "type", ...}`
-  LeafArgs args;
-};
 
 struct Brain {
   std::string path;
@@ -34,7 +23,7 @@ struct Brain {
   std::vector<uint8_t> storage;     // one block of program->block_size bytes per row
   std::vector<uint32_t> row_agent;  // agent index of each row (UINT32_MAX = free)
   std::vector<uint32_t> free_rows;
-  int bb_meta = -2;                 // Lua metatable of this brain's blackboard objects
+  int bb_meta = -2;                 // script host's metatable of this brain's blackboard objects
   bool from_text = false;           // loaded from a string: nothing to watch
   // A YAML reload that failed (SPEC 10): the brain keeps running its previous version, and
   // the reload is tried again whenever one of `files` (its YAML and leaf files, old and as
@@ -62,7 +51,8 @@ class RuntimeImpl {
                                  std::vector<std::string>* read = nullptr);
   // Installs staged leaves by name; returns their names.
   std::vector<std::string> commit_leaves(std::vector<LeafDef>& staged);
-  // Marks which call sites need start/stop (after leaves change).
+  // Marks which call sites need start/stop and points native call sites at their leaf
+  // (after leaves change: `leaves` may have moved).
   void refresh_hooked();
   // Hot reload (SPEC 10): reload.cpp.
   void watch_brain(const Brain& b);
@@ -95,7 +85,6 @@ class RuntimeImpl {
   bool set_value(const AgentInfo& a, const std::string& key, const Value& v);
 
   void log(const std::string& line) const;
-  LuaHost& lua_host() { return *lua; }
 
   RuntimeOptions options;
   StringTable strings;
@@ -106,7 +95,7 @@ class RuntimeImpl {
   std::vector<uint32_t> free_agents;
   uint32_t next_agent_id = 1;
   size_t live_agents = 0;
-  std::unique_ptr<LuaHost> lua;
+  std::unique_ptr<ScriptHost> script;  // Lua leaves (bindings/lua); made before the engine
   std::unique_ptr<Engine> engine;
   std::function<void(const TraceEvent&)> trace_sink;
   std::unique_ptr<TraceSink> abort_tracer;

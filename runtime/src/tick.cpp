@@ -6,7 +6,10 @@
 #include <cstring>
 #include <limits>
 
-#include "lua_host.hpp"
+#include <sstream>
+
+#include "leaf_host.hpp"
+#include "runtime_impl.hpp"
 
 namespace thicket {
 namespace {
@@ -47,6 +50,72 @@ struct Engine::Ctx {
   uint32_t& stamp(const Node& n) { return *reinterpret_cast<uint32_t*>(block + stamp_offset(n)); }
 };
 
+// ---- Leaf calls: native leaves here, without a detour; scripted ones to the script host ----
+// (inline: the tick loop pays one call, to the native callable or to the script host)
+
+inline const NativeLeaf* Engine::native_of(const CallSite& at) {
+  return at.program->calls[at.program->nodes[at.node].a].native;
+}
+
+inline LeafContext Engine::native_context(const CallSite& at) const {
+  LeafContext ctx;
+  ctx.rt_ = &rt_;
+  ctx.site_ = &at;
+  return ctx;
+}
+
+inline Status Engine::leaf_condition(const CallSite& at) {
+  const NativeLeaf* native = native_of(at);
+  if (!native) return script_->condition(at);
+  LeafContext ctx = native_context(at);
+  return native->tick(ctx) == Status::Success ? Status::Success : Status::Failure;
+}
+
+inline Status Engine::leaf_start(const CallSite& at) {
+  const NativeLeaf* native = native_of(at);
+  if (!native) return script_->start(at);
+  if (native->start) {
+    LeafContext ctx = native_context(at);
+    native->start(ctx);
+  }
+  return Status::Running;
+}
+
+inline Status Engine::leaf_tick(const CallSite& at) {
+  const NativeLeaf* native = native_of(at);
+  if (!native) return script_->tick(at);
+  LeafContext ctx = native_context(at);
+  return native->tick(ctx);
+}
+
+inline void Engine::leaf_stop(const CallSite& at, Status s) {
+  const NativeLeaf* native = native_of(at);
+  if (!native) return script_->stop(at, s);
+  if (native->stop) {
+    LeafContext ctx = native_context(at);
+    native->stop(ctx, s);
+  }
+}
+
+inline void Engine::leaf_plain(const CallSite& at) {
+  const NativeLeaf* native = native_of(at);
+  if (!native) return script_->call_plain(at);
+  LeafContext ctx = native_context(at);
+  native->tick(ctx);
+}
+
+inline bool Engine::leaf_reason(const CallSite& at, std::string_view& transition) {
+  if (native_of(at)) return false;  // native reasons: not supported (use when: checks)
+  return script_->reason(at, transition);
+}
+
+void Engine::log_node(const CallSite& at, const std::string& what, const char* event) {
+  std::ostringstream out;
+  out << "t=" << at.agent->time << " agent " << at.agent->id << " log " << at.program->ids[at.node] << ": " << what
+      << ": " << event;
+  rt_.log(out.str());
+}
+
 void Engine::init_block(const Program& p, uint8_t* block, const StringTable* strings) {
   std::memset(block, 0, p.block_size);  // every status Invalid, counters 0
   for (const Node& n : p.nodes)
@@ -68,7 +137,7 @@ Status Engine::tick(const Program& p, AgentInfo& agent, uint8_t* block) {
     // calling it again, so the calls are exactly those of the full walk.
     const uint32_t leaf = agent.resume_leaf;
     agent.resume_leaf = kNoNode;
-    Status s = host_.tick(c.site(leaf));
+    Status s = leaf_tick(c.site(leaf));
     if (s == Status::Running) {
       agent.resume_leaf = leaf;
       return Status::Running;
@@ -256,7 +325,7 @@ Status Engine::tick_fsm(Ctx& c, uint32_t i, bool starting) {
   if (!entered) {  // the initial state is entered just before the first tick
     if (trace) trace->on_transition(c.p, c.agent, TransitionEvent{i, kNoPos, current, kNoNode, {}});
     c.status(state_node(current)) = Status::Running;
-    if (st->enter != kNoNode) host_.call_plain(c.site(st->enter));
+    if (st->enter != kNoNode) leaf_plain(c.site(st->enter));
     entered = 1;
   }
   uint16_t target = kNoPos;
@@ -264,11 +333,11 @@ Status Engine::tick_fsm(Ctx& c, uint32_t i, bool starting) {
   std::string_view transition;
   uint32_t cause = st->reason;
   if (st->reason != kNoNode) {
-    named = host_.reason(c.site(st->reason), transition);
+    named = leaf_reason(c.site(st->reason), transition);
     if (named) {
       for (const auto& [name, to] : st->transitions)
         if (name == transition) target = to;
-      if (target == kNoPos) host_.unmapped_transition(c.site(st->reason), st->name, transition);
+      if (target == kNoPos) script_->unmapped_transition(c.site(st->reason), st->name, transition);
     }
   }
   if (!named) {
@@ -282,13 +351,13 @@ Status Engine::tick_fsm(Ctx& c, uint32_t i, bool starting) {
   if (target != kNoPos) {
     if (trace) trace->on_transition(c.p, c.agent, TransitionEvent{i, current, target, cause, named ? transition : std::string_view{}});
     if (st->body != kNoNode) abort(c, st->body);
-    if (st->exit != kNoNode) host_.call_plain(c.site(st->exit));
+    if (st->exit != kNoNode) leaf_plain(c.site(st->exit));
     c.status(state_node(current)) = Status::Invalid;
     current = target;
     c.status(state_node(current)) = Status::Running;
     st = &c.p.fsm_states[current];
     if (st->body != kNoNode) c.status(st->body) = Status::Invalid;  // a tree starts afresh on entry
-    if (st->enter != kNoNode) host_.call_plain(c.site(st->enter));
+    if (st->enter != kNoNode) leaf_plain(c.site(st->enter));
   }
   if (st->body != kNoNode) tick_node(c, st->body);  // a finished act starts afresh next tick
   return Status::Running;
@@ -383,9 +452,9 @@ Status Engine::tick_decorator(Ctx& c, uint32_t i, bool starting) {
     case NodeKind::Log: {
       const std::string& message = c.p.messages[n.a];
       const std::string& what = message.empty() ? c.p.ids[child] : message;
-      if (c.status(child) != Status::Running) host_.log_node(c.site(i), what, "start");
+      if (c.status(child) != Status::Running) log_node(c.site(i), what, "start");
       Status s = tick_node(c, child);
-      if (s != Status::Running) host_.log_node(c.site(i), what, status_name(s).data());
+      if (s != Status::Running) log_node(c.site(i), what, status_name(s).data());
       return s;
     }
     default: return Status::Failure;
@@ -398,7 +467,7 @@ Status Engine::evaluate_condition(Ctx& c, uint32_t i) {
   if (n.kind == NodeKind::Check) {
     truth = c.p.exprs[n.a].eval(reinterpret_cast<const Slot*>(c.block + c.p.bb_offset), strings_);
   } else {
-    Status s = host_.condition(c.site(i));
+    Status s = leaf_condition(c.site(i));
     if (s == Status::Invalid) {  // a script error fails the leaf for this tick, negated or not
       if (n.flags & kObserved) c.stamp(n) = ++c.agent.stamp;
       return Status::Failure;
@@ -416,14 +485,14 @@ Status Engine::tick_leaf(Ctx& c, uint32_t i, bool starting) {
     case NodeKind::Action: {
       CallSite at = c.site(i);
       const bool hooked = c.p.calls[n.a].hooked;  // plain functions have no start/stop work
-      Status s = starting && hooked ? host_.start(at) : Status::Running;
+      Status s = starting && hooked ? leaf_start(at) : Status::Running;
       if (i == c.pending_leaf) {
         s = c.pending_status;
         c.pending_leaf = kNoNode;
       } else if (s == Status::Running) {
-        s = host_.tick(at);
+        s = leaf_tick(at);
       }
-      if (s != Status::Running && hooked) host_.stop(at, s);
+      if (s != Status::Running && hooked) leaf_stop(at, s);
       return s;
     }
     case NodeKind::Condition:
@@ -442,10 +511,10 @@ void Engine::abort(Ctx& c, uint32_t i) {
   if (c.status(i) != Status::Running) return;
   const Node& n = c.p.nodes[i];
   for (uint16_t pos = 0; pos < n.count; ++pos) abort(c, c.p.child_index[n.children + pos]);
-  if (n.kind == NodeKind::Action) host_.stop(c.site(i), Status::Aborted);
+  if (n.kind == NodeKind::Action) leaf_stop(c.site(i), Status::Aborted);
   if (n.kind == NodeKind::Log) {
     const std::string& message = c.p.messages[n.a];
-    host_.log_node(c.site(i), message.empty() ? c.p.ids[i + 1] : message, "aborted");
+    log_node(c.site(i), message.empty() ? c.p.ids[i + 1] : message, "aborted");
   }
   c.status(i) = Status::Aborted;
 }

@@ -12,7 +12,11 @@
 
 namespace thicket {
 
-class LuaHost;
+class RuntimeImpl;
+class ScriptHost;
+struct NativeLeaf;
+struct CallSite;
+class LeafContext;
 
 // Why an abort fired (SPEC 3.5), for traces and --explain.
 struct AbortEvent {
@@ -49,7 +53,10 @@ struct TraceSink {
 
 class Engine {
  public:
-  Engine(LuaHost& host, const StringTable& strings) : host_(host), strings_(strings) {}
+  // Native leaves are called directly; every other leaf goes to `script` (may be null when
+  // only native leaves are used). `rt` gives native leaves their LeafContext and logs.
+  Engine(RuntimeImpl& rt, ScriptHost* script, const StringTable& strings)
+      : rt_(rt), script_(script), strings_(strings) {}
 
   // Ticks the agent's root once at time agent.time; returns the root's status.
   Status tick(const Program& p, AgentInfo& agent, uint8_t* block);
@@ -77,8 +84,19 @@ class Engine {
   uint32_t passive_running_leaf(Ctx& c);
   void abort(Ctx& c, uint32_t i);
   void draw_order(Ctx& c, uint32_t i);
+  // Leaf calls: a native leaf directly, a scripted one through the script host.
+  static const NativeLeaf* native_of(const CallSite& at);  // null: a script leaf
+  LeafContext native_context(const CallSite& at) const;  // what a native leaf gets
+  Status leaf_condition(const CallSite& at);
+  Status leaf_start(const CallSite& at);
+  Status leaf_tick(const CallSite& at);
+  void leaf_stop(const CallSite& at, Status s);
+  void leaf_plain(const CallSite& at);
+  bool leaf_reason(const CallSite& at, std::string_view& transition);
+  void log_node(const CallSite& at, const std::string& what, const char* event);
 
-  LuaHost& host_;
+  RuntimeImpl& rt_;
+  ScriptHost* script_;
   const StringTable& strings_;
 };
 

@@ -50,7 +50,7 @@ class LeafContext {
   double random();  // [0, 1) from the agent's own stream
 
  private:
-  friend class LuaHost;
+  friend class Engine;
   friend class RuntimeImpl;
   RuntimeImpl* rt_ = nullptr;
   const void* site_ = nullptr;

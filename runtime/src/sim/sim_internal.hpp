@@ -1,4 +1,5 @@
-// The simulation's insides, shared by simulation.cpp and the Lua world API (lua_world.cpp).
+// The simulation's insides, shared by simulation.cpp and the Lua world API
+// (bindings/lua/world/lua_world.cpp).
 #pragma once
 #include <mutex>
 
@@ -67,7 +68,8 @@ struct Simulation::Impl {
   }
 };
 
-// Installs the world API (agent:position(), agent:steer{...}, ...) into a worker's Lua state.
+// Installs the world API (agent:position(), agent:steer{...}, ...) into a worker's script
+// host: defined by the Lua binding (bindings/lua/world/lua_world.cpp).
 void install_lua_world(SimWorker& worker);
 
 }  // namespace thicket

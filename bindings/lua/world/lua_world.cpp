@@ -304,7 +304,7 @@ end
 }  // namespace
 
 void install_lua_world(SimWorker& worker) {
-  LuaHost& host = worker.rt->impl().lua_host();
+  LuaHost& host = lua_host(worker.rt->impl());
   host.world = &worker;
   lua_State* L = host.state();
   lua_newtable(L);  // the agent metatable
