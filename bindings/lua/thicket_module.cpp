@@ -618,34 +618,35 @@ void LuaHost::open_thicket_module() {
   lua_pop(L_, 1);  // the module table
 }
 
+// A metatable that keeps a view of the module (below it on the stack) read-only: unknown
+// fields are errors with a did-you-mean, new fields are refused, the metatable is hidden.
+static void push_module_guard(lua_State* L) {
+  lua_newtable(L);
+  lua_pushvalue(L, -2);
+  lua_pushcclosure(L, LuaApi::module_missing, 1);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, LuaApi::module_write);
+  lua_setfield(L, -2, "__newindex");
+  lua_pushliteral(L, "protected: the thicket module is read-only");
+  lua_setfield(L, -2, "__metatable");
+}
+
 // What scripts get from require("thicket"): a read-only face of the module table.
 void LuaHost::push_module_face() {
   lua_rawgeti(L_, LUA_REGISTRYINDEX, thicket_ref_);
   if (module_meta_ref_ == LUA_NOREF) {  // the metatable of the files' copies
-    lua_newtable(L_);
-    lua_pushvalue(L_, -2);
-    lua_pushcclosure(L_, LuaApi::module_missing, 1);
-    lua_setfield(L_, -2, "__index");
-    lua_pushcfunction(L_, LuaApi::module_write);
-    lua_setfield(L_, -2, "__newindex");
-    lua_pushliteral(L_, "protected: the thicket module is read-only");
-    lua_setfield(L_, -2, "__metatable");
+    push_module_guard(L_);
     module_meta_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   }
   lua_newuserdatauv(L_, 0, 0);
-  lua_newtable(L_);
-  lua_pushvalue(L_, -3);
-  lua_pushcclosure(L_, LuaApi::module_missing, 1);
-  lua_setfield(L_, -2, "__index");
-  lua_pushcfunction(L_, LuaApi::module_write);
-  lua_setfield(L_, -2, "__newindex");
+  lua_pushvalue(L_, -2);
+  push_module_guard(L_);
+  lua_remove(L_, -2);
   lua_pushvalue(L_, -3);
   lua_pushcclosure(L_, LuaApi::module_pairs, 1);
   lua_setfield(L_, -2, "__pairs");
   lua_pushliteral(L_, "thicket module");
   lua_setfield(L_, -2, "__name");
-  lua_pushliteral(L_, "protected: the thicket module is read-only");
-  lua_setfield(L_, -2, "__metatable");
   lua_setmetatable(L_, -2);
   lua_remove(L_, -2);
 }

@@ -165,3 +165,33 @@ return { W = thicket.task(function() helper() end) }
   CHECK(log.find("[string") == std::string::npos);
   CHECK(log.find("(thicket)") == std::string::npos);
 }
+
+TEST_CASE("sandbox: trusted modules loaded by Lua's own require get a read-only thicket module too") {
+  thicket::RuntimeOptions o;
+  o.trusted = true;
+  LuaRuntime t(o);
+  t.write("helper.lua", R"LUA(
+local thicket = require("thicket")
+return {
+  ok = function() return thicket.SUCCESS end,
+  typo = function() return thicket.SUCESS end,
+  write = function() thicket.tick = nil end,
+}
+)LUA");
+  t.write("m.lua", R"LUA(
+local helper = require("helper")
+return {
+  Ok = function() return helper.ok() end,
+  Typo = function() return helper.typo() end,
+  Write = function() helper.write() return true end,
+}
+)LUA");
+  auto a = t.rt.spawn(t.load("tree: t\nleaves: [m.lua]\nroot:\n  sequence:\n    - action: Ok\n"
+                             "    - force_success: {action: Typo}\n    - force_success: {action: Write}\n"));
+  CHECK(t.rt.tick(a, 0.1) == Status::Success);
+  CHECK(t.rt.script_errors() == 2);
+  const std::string log = t.joined_log();
+  INFO(log);
+  CHECK(log.find("helper.lua:5: the thicket module has no field 'SUCESS'; did you mean 'SUCCESS'?") != std::string::npos);
+  CHECK(log.find("helper.lua:6: the thicket module is read-only (cannot set 'tick')") != std::string::npos);
+}
