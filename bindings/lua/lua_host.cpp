@@ -779,8 +779,18 @@ int LuaHost::set_any_value(int old_ref, const Value& v) {
 
 LuaHost& lua_host(RuntimeImpl& rt) { return static_cast<LuaHost&>(*rt.script); }
 
-// The binding's registration with the core (leaf_host.hpp): every runtime gets a Lua host.
-std::unique_ptr<ScriptHost> make_script_host(RuntimeImpl& rt) { return std::make_unique<LuaHost>(rt); }
+// The binding's registration with the core (leaf_host.hpp): every runtime of a program that
+// links thicket_lua gets a Lua host, and scenario workers the Lua world API.
+void install_lua_world(SimWorker& worker);
+namespace {
+const bool kRegistered = [] {
+  ScriptBinding binding;
+  binding.make_host = [](RuntimeImpl& rt) -> std::unique_ptr<ScriptHost> { return std::make_unique<LuaHost>(rt); };
+  binding.install_world = install_lua_world;
+  register_script_binding(binding);
+  return true;
+}();
+}  // namespace
 
 void LuaHost::release_args(Program& p) {
   for (auto& call : p.calls) {

@@ -91,7 +91,17 @@ class ScriptHost {
   virtual uint64_t script_errors() const = 0;
 };
 
-// The script host a runtime gets: defined by the binding (bindings/lua/lua_host.cpp).
-std::unique_ptr<ScriptHost> make_script_host(RuntimeImpl& rt);
+// The script binding registers itself here (bindings/lua does, from a static initializer in
+// lua_host.cpp, when the program links the thicket_lua library). A runtime makes its script
+// host with the registered factory; without one (a program linking only thicket_core, with
+// native leaves alone) it gets a host that refuses script leaf files with a clear error.
+struct SimWorker;
+struct ScriptBinding {
+  std::unique_ptr<ScriptHost> (*make_host)(RuntimeImpl& rt) = nullptr;
+  void (*install_world)(SimWorker& worker) = nullptr;  // the scenario world API for scripts
+};
+void register_script_binding(const ScriptBinding& binding);
+const ScriptBinding& script_binding();
+std::unique_ptr<ScriptHost> make_script_host(RuntimeImpl& rt);  // the registered one, or none
 
 }  // namespace thicket

@@ -66,6 +66,51 @@ struct AbortTracer : TraceSink {
 };
 }  // namespace
 
+namespace {
+ScriptBinding& binding_slot() {
+  static ScriptBinding binding;
+  return binding;
+}
+
+// The script host of a program without a script binding: native leaves only.
+class NoScriptHost final : public ScriptHost {
+ public:
+  Status condition(const CallSite&) override { return Status::Invalid; }
+  Status start(const CallSite&) override { return Status::Failure; }
+  Status tick(const CallSite&) override { return Status::Failure; }
+  void stop(const CallSite&, Status) override {}
+  void call_plain(const CallSite&) override {}
+  bool reason(const CallSite&, std::string_view&) override { return false; }
+  void unmapped_transition(const CallSite&, const std::string&, std::string_view) override {}
+  void set_loading_files(std::vector<std::string>) override {}
+  bool stage_leaf_file(const std::string& path, std::vector<LeafDef>&, std::vector<Diagnostic>& diags) override {
+    diags.push_back({Severity::Error, path, 0, 0,
+                     "this program has no script binding: Lua leaf files need the thicket_lua library "
+                     "(link it, or register the leaves as native C++ leaves)"});
+    return false;
+  }
+  void release_leaf(LeafDef&) override {}
+  void install_args(Program&) override {}
+  void release_args(Program&) override {}
+  void install_brain(Brain&, uint32_t) override {}
+  void create_agent(AgentInfo&) override {}
+  void destroy_agent(AgentInfo&) override {}
+  void remap_mem(AgentInfo&, const std::vector<uint32_t>&) override {}
+  void call_on_reload(const LeafDef&, const std::string&) override {}
+  void release_ref(int) override {}
+  Value any_value(int) override { return std::monostate{}; }
+  int set_any_value(int old_ref, const Value&) override { return old_ref; }
+  uint64_t script_errors() const override { return 0; }
+};
+}  // namespace
+
+void register_script_binding(const ScriptBinding& binding) { binding_slot() = binding; }
+const ScriptBinding& script_binding() { return binding_slot(); }
+std::unique_ptr<ScriptHost> make_script_host(RuntimeImpl& rt) {
+  if (binding_slot().make_host) return binding_slot().make_host(rt);
+  return std::make_unique<NoScriptHost>();
+}
+
 RuntimeImpl::RuntimeImpl(RuntimeOptions opts) : options(std::move(opts)) {
   script = make_script_host(*this);
   engine = std::make_unique<Engine>(*this, script.get(), strings);

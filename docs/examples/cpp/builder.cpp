@@ -2,7 +2,7 @@
 //
 // Build (from the repository root, after building the library):
 //   g++ -std=c++20 -Iruntime/include docs/examples/cpp/builder.cpp build/libthicket_core.a \
-//       $(pkg-config --cflags --libs lua5.4) -lyaml-cpp -o /tmp/builder && /tmp/builder
+//       -lyaml-cpp -o /tmp/builder && /tmp/builder
 #include <cstdio>
 #include <vector>
 

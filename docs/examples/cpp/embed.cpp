@@ -3,7 +3,7 @@
 //
 // Build (from the repository root, after building the library):
 //   g++ -std=c++20 -Iruntime/include docs/examples/cpp/embed.cpp build/libthicket_core.a \
-//       $(pkg-config --cflags --libs lua5.4) -lyaml-cpp -o /tmp/embed && /tmp/embed
+//       -lyaml-cpp -o /tmp/embed && /tmp/embed
 #include <cstdio>
 #include <string>
 #include <variant>
@@ -12,7 +12,7 @@
 #include "thicket/runtime.hpp"
 
 int main() {
-  thicket::Runtime rt;  // default options: seed 1, sandboxed Lua, logs to stderr
+  thicket::Runtime rt;  // default options: seed 1, sandboxed Lua (when linked), logs to stderr
 
   // A native leaf: C++ in the same name space as Lua leaves. It spends one unit of stamina
   // per tick and keeps running until the stamina is gone; then it fails.

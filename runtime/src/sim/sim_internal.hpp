@@ -70,6 +70,6 @@ struct Simulation::Impl {
 
 // Installs the world API (agent:position(), agent:steer{...}, ...) into a worker's script
 // host: defined by the Lua binding (bindings/lua/world/lua_world.cpp).
-void install_lua_world(SimWorker& worker);
+void install_lua_world(SimWorker& worker);  // bindings/lua/world: registered as ScriptBinding::install_world
 
 }  // namespace thicket

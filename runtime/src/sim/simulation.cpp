@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "agent.hpp"
+#include "leaf_host.hpp"
 #include "sim_internal.hpp"
 
 namespace thicket {
@@ -58,7 +59,7 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
     Impl* sim = impl.get();
     ro.log = [sim](const std::string& line) { sim->log(line); };
     worker->rt = std::make_unique<Runtime>(ro);
-    install_lua_world(*worker);
+    if (script_binding().install_world) script_binding().install_world(*worker);
     for (const auto& group : spec.groups) {
       std::vector<Diagnostic> brain_diags;
       auto brain = worker->rt->load_file(group.brain, brain_diags);
