@@ -12,7 +12,6 @@
 #include <pthread.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 

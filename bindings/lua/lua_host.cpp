@@ -136,16 +136,16 @@ LuaHost::~LuaHost() {
 void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string& message) {
   ++errors;
   std::string first = message, frames;
-  if (heap_.refused && message.rfind("not enough memory", 0) == 0) {
-    heap_.refused = false;
-    first = "the Lua heap reached its cap of " + std::to_string(heap_.cap >> 20) +
-            " MiB (a leaf that keeps growing a table or a string?); the allocation failed and the leaf stopped "
-            "(--lua-memory sets the cap)";
-  }
   size_t cut = message.find("\nstack traceback:");
   if (cut != std::string::npos) {
     first = message.substr(0, cut);
     frames = lua_frames(message.substr(cut + 1));
+  }
+  if (heap_.refused && first == "not enough memory") {
+    heap_.refused = false;
+    first = "the Lua heap reached its cap of " + std::to_string(heap_.cap >> 20) +
+            " MiB (a leaf that keeps growing a table or a string?); the allocation failed and the leaf stopped "
+            "(--lua-memory sets the cap)";
   }
   // The same error at the same node (thousands of agents running one broken leaf) is printed
   // a few times, then counted: every occurrence still counts as a script error.
@@ -593,9 +593,12 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
     lua_settop(L_, top);
     return false;
   }
-  // The file's own globals (kept across reloads of the file).
-  push_file_env(L_, path);
-  lua_setupvalue(L_, -2, 1);
+  // The file's own globals: a new environment carrying the globals of its last good run, kept
+  // only if this run succeeds (a failed reload leaves the running version's globals alone).
+  push_new_env(L_, path, true);
+  lua_pushvalue(L_, -1);
+  lua_setupvalue(L_, -3, 1);
+  lua_insert(L_, -2);  // handler, env, chunk
   // Running a leaf file is guarded by the budget too (an endless loop at load must not hang),
   // and by the watchdog with a longer limit (a file may build big tables once).
   const bool guard = budget_slice_ > 0 && !rt_.options.budget_all_leaves;
@@ -705,6 +708,11 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
       continue;  // data beside the leaves (numbers, strings): not a leaf
     }
     out.push_back(std::move(def));
+    lua_pop(L_, 1);
+  }
+  if (ok) {  // the file ran and its leaves are good: its globals are the ones to keep
+    lua_pushvalue(L_, top + 2);
+    keep_file_env(path);
     lua_pop(L_, 1);
   }
   lua_settop(L_, top);

@@ -77,6 +77,10 @@ class LuaHost final : public ScriptHost {
   // The environment of a leaf file or module: its own globals (copies of the sandbox's
   // functions and libraries), kept per file across reloads; pushed on the stack.
   void push_file_env(lua_State* L, const std::string& path);
+  // A fresh environment for `path`, carrying the globals of the file's last good run when
+  // from_previous (a reload); keep_file_env makes the one on top of the stack the file's.
+  void push_new_env(lua_State* L, const std::string& path, bool from_previous);
+  void keep_file_env(const std::string& path);
   // The global `name` of the first leaf file that has one, or nil (benchmarks and tests read
   // counters that leaf files keep).
   void push_leaf_global(const char* name);

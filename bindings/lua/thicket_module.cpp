@@ -147,10 +147,11 @@ struct LuaApi {
     return -1;
   }
 
-  // ---- the read-only thicket module: a userdata whose __index is the module table ----
-  // Reading a field the module does not have is an error (thicket.SUCESS would be nil and
-  // the leaf would silently fail); writing any field is an error (one mod must not replace
-  // thicket.tick for every other leaf); rawset() does not take a userdata.
+  // ---- the read-only thicket module ----
+  // Each leaf file gets its own copy of the module table (push_file_env), so what one file
+  // does to its copy reaches no other. Reading a field the module does not have is an error
+  // (thicket.SUCESS would be nil and the leaf would silently fail); adding a field is one too.
+  // Trusted modules loaded by Lua's own require get a userdata face with the same rules.
   static void push_unknown_field(lua_State* L, const char* key) {
     std::vector<std::string> names;
     lua_pushnil(L);
@@ -183,14 +184,10 @@ struct LuaApi {
     return lua_error(L);
   }
   static int module_pairs(lua_State* L) {  // pairs(thicket) walks the module table
-    lua_getglobal(L, "next");
-    if (lua_isnil(L, -1)) {
-      lua_pop(L, 1);
-      lua_pushcfunction(L, [](lua_State* L2) {
-        lua_settop(L2, 2);
-        return lua_next(L2, 1) ? 2 : (lua_pushnil(L2), 1);
-      });
-    }
+    lua_pushcfunction(L, [](lua_State* L2) {
+      lua_settop(L2, 2);
+      return lua_next(L2, 1) ? 2 : (lua_pushnil(L2), 1);
+    });
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_pushnil(L);
     return 3;
@@ -460,7 +457,7 @@ void LuaHost::open_sandbox() {
   lua_setfield(L_, -2, "resume");
   lua_pop(L_, 1);
   static const char kSandboxLua[] = R"LUA(
-local create, resume, close, error, type, rawget, setmetatable, select = ...
+local create, resume, close, error, type, rawget, setmetatable = ...
 -- coroutine.wrap on the guarded resume; errors pass through as the standard wrap's do.
 coroutine.wrap = function(fn)
   local co = create(fn)
@@ -486,7 +483,7 @@ local pairs, next = pairs, next
 local libraries = { string = true, table = true, math = true, utf8 = true, coroutine = true, os = true }
 local base = _G
 local base_load = base.load
-return function(module, module_meta)
+return function(module, module_meta, previous)
   local env = {}
   for k, v in next, base do
     if libraries[k] and type(v) == "table" then
@@ -507,6 +504,13 @@ return function(module, module_meta)
     if name == "thicket" then return own end
     return base_require(name, ...)
   end
+  -- A reload starts from the globals the file's previous version made (not the standard ones,
+  -- which are fresh): `count = count or 0` survives an edit.
+  if previous then
+    for k, v in next, previous do
+      if base[k] == nil then env[k] = v end
+    end
+  end
   return env
 end
 )LUA";
@@ -520,8 +524,7 @@ end
   lua_getglobal(L_, "type");
   lua_getglobal(L_, "rawget");
   lua_getglobal(L_, "setmetatable");
-  lua_getglobal(L_, "select");
-  lua_call(L_, 8, 1);
+  lua_call(L_, 7, 1);
   env_maker_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   lua_newtable(L_);
   envs_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
@@ -546,14 +549,29 @@ void LuaHost::push_file_env(lua_State* L, const std::string& path) {
   lua_rawgeti(L, LUA_REGISTRYINDEX, envs_ref_);
   if (lua_getfield(L, -1, path.c_str()) == LUA_TNIL) {
     lua_pop(L, 1);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, env_maker_ref_);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, thicket_ref_);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, module_meta_ref_);
-    lua_call(L, 2, 1);
+    push_new_env(L, path, false);
     lua_pushvalue(L, -1);
     lua_setfield(L, -3, path.c_str());
   }
   lua_remove(L, -2);
+}
+
+void LuaHost::push_new_env(lua_State* L, const std::string& path, bool from_previous) {
+  lua_rawgeti(L, LUA_REGISTRYINDEX, env_maker_ref_);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, thicket_ref_);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, module_meta_ref_);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, envs_ref_);
+  if (from_previous) lua_getfield(L, -1, path.c_str());
+  else lua_pushnil(L);
+  lua_remove(L, -2);
+  lua_call(L, 3, 1);
+}
+
+void LuaHost::keep_file_env(const std::string& path) {
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, envs_ref_);
+  lua_pushvalue(L_, -2);
+  lua_setfield(L_, -2, path.c_str());
+  lua_pop(L_, 1);
 }
 
 void LuaHost::open_thicket_module() {

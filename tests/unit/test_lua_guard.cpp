@@ -172,3 +172,24 @@ TEST_CASE("guard: interrupt_scripts stops every Lua call until resume_scripts") 
   CHECK(t.rt.tick(a, 0.1) == Status::Success);  // nothing stays interrupted
   CHECK(t.marks() == thicket_test::LogLines{"fine 2"});
 }
+
+TEST_CASE("guard: a task that allocates without bound fails at the heap cap with the cap's message") {
+  thicket::RuntimeOptions o;
+  o.leaf_timeout = 0;
+  o.instruction_budget = 0;
+  o.lua_memory_limit = size_t(16) << 20;
+  LuaRuntime t(o);
+  t.write("run.lua", std::string(kRunaways) + "\n");
+  t.write("task.lua", R"LUA(
+local thicket = require("thicket")
+return { TaskGrow = thicket.task(function()
+  local t = {}
+  for i = 1, math.huge do t[i] = string.rep("x", 64) .. i end
+end) }
+)LUA");
+  auto a = t.rt.spawn(t.load("tree: t\nleaves: [task.lua]\nroot: {action: TaskGrow}\n"));
+  t.rt.tick(a, 0.1);
+  INFO(t.joined_log());
+  CHECK(t.rt.script_errors() == 1);
+  CHECK(t.joined_log().find("the Lua heap reached its cap of 16 MiB") != std::string::npos);
+}

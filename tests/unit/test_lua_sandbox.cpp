@@ -195,3 +195,19 @@ return {
   CHECK(log.find("helper.lua:5: the thicket module has no field 'SUCESS'; did you mean 'SUCCESS'?") != std::string::npos);
   CHECK(log.find("helper.lua:6: the thicket module is read-only (cannot set 'tick')") != std::string::npos);
 }
+
+TEST_CASE("sandbox: a leaf file whose reload fails half-way leaves the running version's globals alone") {
+  LuaRuntime t;
+  auto leaf = t.write("g.lua", "mode = 'old'\nreturn { G = function() require('thicket').log('@' .. mode); return true end }\n");
+  std::vector<thicket::Diagnostic> diags;
+  auto brain = t.rt.load_file(t.write("g.yaml", "tree: t\nleaves: [g.lua]\nroot: {action: G}\n").string(), diags);
+  REQUIRE(brain.has_value());
+  auto a = t.rt.spawn(*brain);
+  t.rt.tick(a, 0.1);
+  t.write("g.lua", "mode = 'new'\nerror('half-way')\n");
+  std::filesystem::last_write_time(leaf, std::filesystem::last_write_time(leaf) + std::chrono::seconds(2));
+  t.rt.reload_changed();
+  CHECK(t.joined_log().find("half-way") != std::string::npos);
+  t.rt.tick(a, 0.1);
+  CHECK(t.marks() == LogLines{"old", "old"});
+}
