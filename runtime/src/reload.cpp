@@ -67,8 +67,13 @@ size_t RuntimeImpl::reload_changed() {
           if (!is_lua(f)) pending.erase(f);
     }
   }
+  // A Lua file reloads on its own only for the versions that run: a file named only by a
+  // failed version (a new leaf file the failed YAML lists) must not put its leaves live.
+  std::set<std::string> running_leaf_files;
+  for (const auto& b : brains)
+    running_leaf_files.insert(b->program->leaf_files.begin(), b->program->leaf_files.end());
   for (const auto& f : changed)
-    if (pending.count(f) && is_lua(f) && reload_lua_file(f)) ++reloaded;
+    if (pending.count(f) && is_lua(f) && running_leaf_files.count(f) && reload_lua_file(f)) ++reloaded;
   // Say which other brains still run an old version, and why: a reload that did not reach
   // them must not look like one that did.
   for (const auto& b : brains)

@@ -98,9 +98,22 @@ class NoScriptHost final : public ScriptHost {
   void remap_mem(AgentInfo&, const std::vector<uint32_t>&) override {}
   void call_on_reload(const LeafDef&, const std::string&) override {}
   void release_ref(int) override {}
-  Value any_value(int) override { return std::monostate{}; }
-  int set_any_value(int old_ref, const Value&) override { return old_ref; }
+  // `any` blackboard values live here, a reference being an index.
+  Value any_value(int ref) override {
+    return ref >= 0 && static_cast<size_t>(ref) < values_.size() ? values_[ref] : Value(std::monostate{});
+  }
+  int set_any_value(int old_ref, const Value& v) override {
+    if (old_ref >= 0 && static_cast<size_t>(old_ref) < values_.size()) {
+      values_[old_ref] = v;
+      return old_ref;
+    }
+    values_.push_back(v);
+    return static_cast<int>(values_.size() - 1);
+  }
   uint64_t script_errors() const override { return 0; }
+
+ private:
+  std::vector<Value> values_;
 };
 }  // namespace
 

@@ -313,3 +313,26 @@ TEST_CASE("reload: touching a file retries a failed YAML reload; a healthy brain
   CHECK(r.log.find("brain reload recompiled") != std::string::npos);
   CHECK(r.rt.dump(*b).find("leaf=Native") != std::string::npos);
 }
+
+TEST_CASE("reload: a leaf file named only by a failed version does not put its leaves live") {
+  Scratch s;
+  s.write("leaves.lua", "local thicket = require('thicket')\nreturn { Say = function() thicket.log('@v1') return true end }\n");
+  std::string brain = s.write("brain.yaml", "tree: t\nleaves: [leaves.lua]\nroot: {action: Say}\n");
+  Run r;
+  std::vector<thicket::Diagnostic> d;
+  auto b = r.rt.load_file(brain, d);
+  REQUIRE(b);
+  auto a = r.rt.spawn(*b);
+  r.rt.tick(a, 0.1);
+  // The new version lists extra.lua (not there yet) and a leaf that exists nowhere: rejected.
+  s.write("brain.yaml", "tree: t\nleaves: [leaves.lua, extra.lua]\nroot:\n  sequence: [{action: Say}, {action: Missing}]\n");
+  CHECK(r.rt.reload_changed() == 0);
+  // extra.lua appears, redefining Say; the retry still fails (Missing), so nothing of it runs.
+  s.write("extra.lua", "local thicket = require('thicket')\nreturn { Say = function() thicket.log('@extra') return true end }\n");
+  CHECK(r.rt.reload_changed() == 0);
+  r.log.clear();
+  r.rt.tick(a, 0.1);
+  INFO(r.log);
+  CHECK(r.log.find("@v1") != std::string::npos);
+  CHECK(r.log.find("@extra") == std::string::npos);
+}
