@@ -635,17 +635,19 @@ int cmd_run(const Options& o) {
           trace << "}}\n";
         }
       } else {
-        std::ostringstream why;
-        why << "tick " << e.tick << " agent " << e.agent << ": " << e.composite << " aborted " << e.aborted << " ("
-            << e.aborted_label << "): " << e.condition << " (" << e.condition_label << ") changed from "
-            << status_name(e.from) << " to " << status_name(e.to);
-        if (o.explain) ro.log(why.str());
+        if (o.explain) {
+          std::ostringstream why;
+          why << "tick " << e.tick << " agent " << e.agent << ": " << e.composite << " aborted " << e.aborted << " ("
+              << e.aborted_label << "): " << e.condition << " (" << e.condition_label << ") changed from "
+              << status_name(e.from) << " to " << status_name(e.to);
+          ro.log(why.str());
+        }
         if (trace.is_open())
           trace << "{\"tick\":" << e.tick << ",\"agent\":" << e.agent << ",\"abort\":{\"at\":\"" << json_escape(e.composite)
                 << "\",\"condition\":\"" << json_escape(e.condition) << "\",\"from\":\"" << status_name(e.from)
                 << "\",\"to\":\"" << status_name(e.to) << "\",\"interrupted\":\"" << json_escape(e.aborted) << "\"}}\n";
       }
-    });
+    }, trace.is_open());  // --explain alone needs no per-tick records
   }
   std::signal(SIGINT, on_sigint);
   const bool progress = !o.quiet && isatty(STDERR_FILENO) && o.ticks * o.agents >= 200000 && !o.watch;

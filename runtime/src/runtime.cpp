@@ -346,7 +346,7 @@ Status RuntimeImpl::tick(uint32_t index, double dt) {
   }
   engine->trace = trace_sink ? abort_tracer.get() : nullptr;
   Status s = engine->tick(*b.program, a, b.block(a.row));
-  if (trace_sink) {
+  if (trace_sink && trace_ticks) {
     TraceEvent ev;
     ev.tick = a.ticks;
     ev.agent = a.id;
@@ -537,7 +537,10 @@ double Runtime::get_number(AgentHandle agent, uint32_t slot) const {
   if (slot >= p.blackboard.size() || p.blackboard[slot].type != ValueType::Number) return std::numeric_limits<double>::quiet_NaN();
   return impl_->slots_of(*const_cast<AgentInfo*>(a))[slot].num;
 }
-void Runtime::on_trace(std::function<void(const TraceEvent&)> sink) { impl_->trace_sink = std::move(sink); }
+void Runtime::on_trace(std::function<void(const TraceEvent&)> sink, bool ticks) {
+  impl_->trace_sink = std::move(sink);
+  impl_->trace_ticks = ticks;
+}
 size_t Runtime::reload_changed() { return impl_->reload_changed(); }
 size_t Runtime::bytes_per_agent(BrainHandle brain) const {
   if (brain.index >= impl_->brains.size()) return 0;

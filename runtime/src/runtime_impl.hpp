@@ -98,6 +98,7 @@ class RuntimeImpl {
   std::unique_ptr<ScriptHost> script;  // Lua leaves (bindings/lua); made before the engine
   std::unique_ptr<Engine> engine;
   std::function<void(const TraceEvent&)> trace_sink;
+  bool trace_ticks = true;  // deliver a Tick record per agent tick (false: events only)
   std::unique_ptr<TraceSink> abort_tracer;
   std::unique_ptr<class FileWatcher> watcher;
 };

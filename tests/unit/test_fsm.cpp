@@ -698,3 +698,21 @@ behaviors:
   CHECK(rt.dump(*fsm).rfind("fsm door:", 0) == 0);
   CHECK(rt.dump(*machine).rfind("machine m:", 0) == 0);
 }
+
+TEST_CASE("fsm: a trace sink without ticks gets the transitions and no per-agent tick records") {
+  thicket::Runtime rt;
+  std::vector<thicket::Diagnostic> d;
+  auto fsm = rt.load_string("fsm: door\nblackboard: {open: false}\ninitial: shut\nstates:\n"
+                            "  shut: {when: [{check: \"open\", go: ajar}]}\n  ajar: {}\n", "door.yaml", d);
+  REQUIRE(fsm);
+  auto a = rt.spawn(*fsm);
+  std::vector<std::string> seen;
+  rt.on_trace([&](const thicket::TraceEvent& e) {
+    using T = thicket::TraceEvent::Type;
+    seen.push_back(e.type == T::Tick ? "tick" : e.type == T::Transition ? "to " + e.to_name : "other");
+  }, false);
+  rt.tick(a, 0.1);
+  rt.set(a, "open", true);
+  rt.tick(a, 0.1);
+  CHECK(seen == std::vector<std::string>{"to shut", "to ajar"});
+}

@@ -151,8 +151,9 @@ class Runtime {
   double get_number(AgentHandle agent, uint32_t slot) const;
 
   // Trace events: every agent tick (Tick), every conditional abort (Abort), fsm transition
-  // (Transition) and machine switch (Switch). Without a sink, none is made.
-  void on_trace(std::function<void(const TraceEvent&)> sink);
+  // (Transition) and machine switch (Switch). Without a sink, none is made; with ticks false,
+  // only the events are (no per-agent Tick record is built, e.g. for --explain alone).
+  void on_trace(std::function<void(const TraceEvent&)> sink, bool ticks = true);
 
   // Checks loaded files for changes and reloads them (SPEC 10); returns how many reloaded.
   size_t reload_changed();
