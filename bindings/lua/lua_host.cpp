@@ -561,6 +561,9 @@ static bool read_arg_types(lua_State* L_, LeafDef& def, const std::string& path,
     lua_pop(L_, 1);
   }
   std::sort(def.args.begin(), def.args.end(), [](const LeafArgSpec& a, const LeafArgSpec& b) { return a.name < b.name; });
+  // A broken declaration is the error to fix: call sites are not checked against what is left
+  // of it (a dropped arg would show as "leaf has no arg" at every call).
+  if (!ok) def.declares_args = false;
   return ok;
 }
 

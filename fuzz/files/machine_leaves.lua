@@ -1,1 +1,1 @@
-../../tests/e2e/cases/spec_machine_every_tick/machine_leaves.lua
+../../tests/spec_examples/machine_leaves.lua

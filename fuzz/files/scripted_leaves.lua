@@ -1,1 +1,1 @@
-../../tests/e2e/cases/spec_seed000_guard/scripted_leaves.lua
+../../tests/spec_examples/scripted_leaves.lua

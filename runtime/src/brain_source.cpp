@@ -204,7 +204,8 @@ void SourceReader::read_leaves(const SourceRef& ref, const YAML::Node& leaves) {
     if (!fs::exists(path, ec) || fs::is_directory(path, ec)) {
       ref.error(item, "leaf file '" + item.Scalar() + "' not found (looked for " + path + ")" +
                           did_you_mean(fs::path(item.Scalar()).filename().string(), lua_files_beside(path)));
-      src_.failed_leaf_files.push_back(item.Scalar());
+      auto& failed = src_.failed_leaf_files;  // named once, however often it is listed
+      if (std::find(failed.begin(), failed.end(), item.Scalar()) == failed.end()) failed.push_back(item.Scalar());
       continue;
     }
     if (std::find(src_.leaf_files.begin(), src_.leaf_files.end(), path) == src_.leaf_files.end())

@@ -883,3 +883,22 @@ return L
   t.rt.tick(a1, 0.5);
   CHECK(t.marks() == Lines{"1 same=true", "2 same=true", "1 same=true"});
 }
+
+TEST_CASE("lua: a misspelt arg type is the one error; call sites are not checked against the broken declaration") {
+  LuaRt t;
+  t.write("l.lua", "return { Go = { args = {n = \"number\", s = \"strin\"}, tick = function() return true end } }\n");
+  std::vector<thicket::Diagnostic> d;
+  CHECK_FALSE(t.try_load("tree: t\nleaves: [l.lua]\nroot: {action: {leaf: Go, args: {n: 1, s: x}}}\n", d).has_value());
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].message.find("arg 's' of leaf 'Go' has an unknown type 'strin'; did you mean 'string'?") == 0);
+}
+
+TEST_CASE("lua: unknown leaves name a missing leaf file once, however often it is listed") {
+  LuaRt t;
+  std::vector<thicket::Diagnostic> d;
+  CHECK_FALSE(t.try_load("tree: t\nleaves: [missing.lua, missing.lua]\nroot: {action: X}\n", d).has_value());
+  std::string all;
+  for (const auto& x : d) all += thicket::format_diagnostic(x) + "\n";
+  INFO(all);
+  CHECK(all.find("(it may be in missing.lua, which failed to load: see the error there)") != std::string::npos);
+}
