@@ -34,6 +34,7 @@ for t in "${targets[@]}"; do
   flags+=(-close_fd_mask=1)  # the example leaves print; their output is not what is tested
   [[ -f $root/fuzz/$t.dict ]] && flags+=(-dict="$root/fuzz/$t.dict")
   [[ $jobs -gt 1 ]] && flags+=(-jobs="$jobs" -workers="$jobs")
+  rm -f fuzz-*.log  # -jobs logs of an earlier target must not be shown for this one
   echo "fuzz: $t for ${seconds}s"
   # shellcheck disable=SC2086
   if ! ./"${t}"_fuzz "$work" "$root/fuzz/corpus/$t" "$root/fuzz/regressions/$t" "${flags[@]}" \

@@ -36,8 +36,8 @@ struct SchemaStore;  // the schemas as valijson parsed them (schema_store.hpp)
 class SchemaSet {
  public:
   // Loads every *.schema.json in dir. On failure returns nothing and sets error to every
-  // problem found (unreadable JSON, unsupported keyword, unresolved $ref, bad pattern),
-  // one per line.
+  // problem found (unreadable JSON, a $ref cycle within a file, unresolved $ref, bad pattern),
+  // one per line; valijson's own load errors stop at its first.
   static std::optional<SchemaSet> load(const std::string& dir, std::string& error);
 
   // The same from in-memory texts: file name (e.g. "tree.schema.json") -> JSON text.
@@ -57,9 +57,9 @@ class SchemaSet {
   std::shared_ptr<const SchemaStore> store_;
 };
 
-// The schema file a brain document names by its top-level key: "tree.schema.json",
-// "fsm.schema.json" or "machine.schema.json"; "" unless `doc` is a mapping with exactly one
-// of `tree`, `fsm`, `machine`.
+// The schema file a document names by its top-level key: "tree.schema.json",
+// "fsm.schema.json", "machine.schema.json" or "scenario.schema.json"; "" unless `doc` is a
+// mapping with exactly one of `tree`, `fsm`, `machine`, `scenario`.
 std::string brain_schema_file(const YAML::Node& doc);
 
 }  // namespace thicket
