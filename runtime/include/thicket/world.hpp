@@ -68,24 +68,31 @@ struct Bounds {
   }
 };
 
-enum class ObstacleShape : std::uint8_t { Circle, Box };
+enum class ObstacleShape : std::uint8_t { Circle, Box, Polygon };
 
-// A static obstacle: a circle, or an axis-aligned box. Make them with circle() and box().
+// A static obstacle: a circle, an axis-aligned box, or a simple polygon. Make them with
+// circle(), box() and polygon().
 struct Obstacle {
   ObstacleShape shape = ObstacleShape::Circle;
-  Vec2 centre;         // metres
-  double radius = 0;   // circles only; metres, >= 0
-  Vec2 half_extents;   // boxes only; metres, >= 0 on both axes
+  Vec2 centre;         // metres; a polygon's: the centre of its bounding box
+  double radius = 0;   // circles: metres, >= 0; polygons: the bounding circle around centre
+  Vec2 half_extents;   // boxes and polygons (its bounding box); metres, >= 0 on both axes
+  std::vector<Vec2> vertices;  // polygons only: >= 3 corners in order (either winding), simple
 
   static constexpr Obstacle circle(Vec2 centre, double radius) {
-    return {ObstacleShape::Circle, centre, radius, {}};
+    return {ObstacleShape::Circle, centre, radius, {}, {}};
   }
   // corner_a and corner_b are opposite corners, in either order.
   static Obstacle box(Vec2 corner_a, Vec2 corner_b) {
     Vec2 half{std::abs(corner_b.x - corner_a.x) / 2, std::abs(corner_b.y - corner_a.y) / 2};
-    return {ObstacleShape::Box, (corner_a + corner_b) / 2, 0.0, half};
+    return {ObstacleShape::Box, (corner_a + corner_b) / 2, 0.0, half, {}};
   }
+  // corners: >= 3 points in order around a simple (not self-crossing) polygon.
+  static Obstacle polygon(std::vector<Vec2> corners);
 };
+
+// True when p is inside the obstacle or on its edge.
+bool obstacle_contains(const Obstacle& obstacle, Vec2 p);
 
 // Distance in metres from p to the obstacle's surface; 0 when p is inside it.
 double distance_to_obstacle(const Obstacle& obstacle, Vec2 p);

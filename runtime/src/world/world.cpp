@@ -22,10 +22,64 @@ bool is_valid(const Vehicle& vehicle) {
          is_finite_at_least(vehicle.max_force, 0.0) && is_finite_at_least(vehicle.radius, 0.0);
 }
 
+namespace {
+
+// Distance from p to the segment a-b.
+double segment_distance(Vec2 p, Vec2 a, Vec2 b) {
+  Vec2 ab = b - a;
+  double len_sq = ab.length_squared();
+  double t = len_sq > 0 ? std::clamp((p - a).dot(ab) / len_sq, 0.0, 1.0) : 0.0;
+  return (p - (a + ab * t)).length();
+}
+
+// Even-odd rule: a ray from p towards +x crosses the polygon's edges an odd number of times.
+bool polygon_contains(std::span<const Vec2> v, Vec2 p) {
+  bool inside = false;
+  for (std::size_t i = 0, j = v.size() - 1; i < v.size(); j = i++) {
+    if ((v[i].y > p.y) != (v[j].y > p.y)) {
+      double x = v[j].x + (p.y - v[j].y) * (v[i].x - v[j].x) / (v[i].y - v[j].y);
+      if (p.x < x) inside = !inside;
+    }
+  }
+  return inside;
+}
+
+}  // namespace
+
+Obstacle Obstacle::polygon(std::vector<Vec2> corners) {
+  Obstacle o;
+  o.shape = ObstacleShape::Polygon;
+  if (corners.empty()) return o;
+  Vec2 lo = corners[0], hi = corners[0];
+  for (Vec2 c : corners) {
+    lo = {std::min(lo.x, c.x), std::min(lo.y, c.y)};
+    hi = {std::max(hi.x, c.x), std::max(hi.y, c.y)};
+  }
+  o.centre = (lo + hi) / 2;
+  o.half_extents = (hi - lo) / 2;
+  for (Vec2 c : corners) o.radius = std::max(o.radius, distance(c, o.centre));
+  o.vertices = std::move(corners);
+  return o;
+}
+
+bool obstacle_contains(const Obstacle& obstacle, Vec2 p) {
+  if (obstacle.shape == ObstacleShape::Polygon && obstacle.vertices.size() >= 3 &&
+      polygon_contains(obstacle.vertices, p))
+    return true;
+  return distance_to_obstacle(obstacle, p) <= 0.0;
+}
+
 double distance_to_obstacle(const Obstacle& obstacle, Vec2 p) {
   Vec2 offset = p - obstacle.centre;
   if (obstacle.shape == ObstacleShape::Circle) {
     return std::max(0.0, offset.length() - obstacle.radius);
+  }
+  if (obstacle.shape == ObstacleShape::Polygon) {
+    const auto& v = obstacle.vertices;
+    if (v.size() < 3 || polygon_contains(v, p)) return 0.0;
+    double best = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0, j = v.size() - 1; i < v.size(); j = i++) best = std::min(best, segment_distance(p, v[j], v[i]));
+    return best;
   }
   // How far p sticks out of the box on each axis (0 when within its extent on that axis).
   Vec2 outside{std::max(0.0, std::abs(offset.x) - obstacle.half_extents.x),

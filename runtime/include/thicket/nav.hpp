@@ -1,0 +1,240 @@
+// Navigation (issue 12): grid maps (Moving AI format), exact A* and jump point search with
+// time slicing, tactical costs (danger zones, terrain), line-of-sight path smoothing, waypoint
+// graphs, and navmeshes built with Recast and queried with Detour (nav_mesh.hpp).
+//
+// Coordinates. A grid map has cells (x, y): x the column, y the row, (0, 0) the first row of
+// the file. In the world, cell (x, y) is the square [origin.x + x·cell, origin.x + (x+1)·cell)
+// × [origin.y + y·cell, origin.y + (y+1)·cell): world y grows with the row.
+//
+// Moves (the Moving AI rules): 8-connected; a straight step costs 1, a diagonal sqrt(2); no
+// corner cutting: a diagonal step (dx, dy) needs both (x+dx, y) and (x, y+dy) passable. Costs
+// are in cells (multiply by the cell size for metres).
+//
+// Like world.hpp: nothing here reads a clock or keeps global state; a search reuses its
+// buffers (no allocation once warm); a GridSearch belongs to one thread at a time, while any
+// number of threads may read one GridMap.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "thicket/diagnostic.hpp"
+#include "thicket/world.hpp"
+
+namespace thicket::nav {
+
+using world::Vec2;
+
+struct Cell {
+  std::int32_t x = 0;
+  std::int32_t y = 0;
+  friend constexpr bool operator==(Cell, Cell) = default;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Grid maps
+
+// A grid of cells, each blocked or passable with a terrain cost (a multiplier of the move's
+// length, > 0; 1 is plain ground). The symbol of each cell is kept as the file had it.
+class GridMap {
+ public:
+  GridMap() = default;
+  // width × height passable cells of cost 1 and symbol '.'.
+  GridMap(std::int32_t width, std::int32_t height);
+
+  std::int32_t width() const { return width_; }
+  std::int32_t height() const { return height_; }
+  bool in_bounds(Cell c) const { return c.x >= 0 && c.y >= 0 && c.x < width_ && c.y < height_; }
+  // False outside the map.
+  bool passable(Cell c) const { return in_bounds(c) && passable_[index(c)] != 0; }
+  // The terrain cost of a passable cell (1 unless set); meaningless for a blocked one.
+  float cost(Cell c) const { return costs_.empty() ? 1.0f : costs_[index(c)]; }
+  char symbol(Cell c) const { return symbols_[index(c)]; }
+  // True while every passable cell costs 1 (jump point search applies).
+  bool uniform_cost() const { return costs_.empty(); }
+  // The lowest terrain cost of any passable cell (1 when uniform): scales the heuristic.
+  float min_cost() const { return min_cost_; }
+
+  void set_passable(Cell c, bool passable);
+  // cost: > 0 and finite. Setting any cost other than 1 makes the map non-uniform.
+  void set_cost(Cell c, float cost);
+  void set_symbol(Cell c, char symbol) { symbols_[index(c)] = symbol; }
+  std::size_t index(Cell c) const { return std::size_t(c.y) * std::size_t(width_) + std::size_t(c.x); }
+
+  // Placement in the world (see the top of this file).
+  Vec2 origin{0, 0};
+  double cell_size = 1.0;  // metres, > 0
+  // The cell containing p (may be outside the map).
+  Cell cell_at(Vec2 p) const;
+  Vec2 centre_of(Cell c) const;
+  world::Bounds world_bounds() const;
+
+ private:
+  std::int32_t width_ = 0, height_ = 0;
+  std::vector<std::uint8_t> passable_;
+  std::vector<float> costs_;  // empty while uniform
+  std::vector<char> symbols_;
+  float min_cost_ = 1.0f;
+};
+
+// Passable symbols of the Moving AI format; every other known symbol is blocked.
+constexpr bool is_passable_symbol(char c) { return c == '.' || c == 'G' || c == 'S'; }
+constexpr bool is_known_symbol(char c) {
+  return is_passable_symbol(c) || c == '@' || c == 'O' || c == 'T' || c == 'W';
+}
+
+// Reads a Moving AI .map file. Problems (bad header, short or long row, unknown character,
+// too few rows) are diagnostics FILE:LINE:COL, all of them; nullopt when there is any error.
+std::optional<GridMap> load_grid_map(const std::string& path, std::vector<Diagnostic>& diags);
+std::optional<GridMap> parse_grid_map(std::string_view text, const std::string& path,
+                                      std::vector<Diagnostic>& diags);
+
+// One line of a Moving AI .scen file.
+struct ScenarioEntry {
+  int bucket = 0;
+  std::string map;
+  std::int32_t map_width = 0, map_height = 0;
+  Cell start, goal;
+  double optimal_length = 0;
+  int line = 0;  // in the file, 1-based
+};
+// Reads a .scen file ("version 1", then tab-separated fields). With `map` given, coordinates
+// outside it (or a width/height that differs from it) are errors at the field.
+std::optional<std::vector<ScenarioEntry>> load_scen(const std::string& path, const GridMap* map,
+                                                    std::vector<Diagnostic>& diags);
+
+// ---------------------------------------------------------------------------------------------
+// Tactical costs
+
+// A danger zone (seed 003): an edge whose two end cells both have their centres inside the zone
+// costs `cost` more; one end inside, cost/2 more. Zones add up. Centre and radius in metres.
+struct DangerZone {
+  Vec2 centre;
+  double radius = 0;
+  double cost = 50;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Grid search
+
+enum class Algorithm : std::uint8_t {
+  Auto,   // jump point search where costs are uniform and there are no danger zones, else A*
+  AStar,  // A* with a binary heap, octile heuristic scaled by the lowest terrain cost
+  Jps,    // jump point search; with non-uniform costs or danger zones, falls back to A*
+};
+
+enum class SearchState : std::uint8_t {
+  Idle,      // no search started
+  Running,   // time-sliced: step() again
+  Found,     // path() and length() hold the result
+  NoPath,    // goal unreachable
+  Invalid,   // start or goal outside the map or blocked
+};
+
+struct SearchOptions {
+  Algorithm algorithm = Algorithm::Auto;
+  std::span<const DangerZone> danger;  // must outlive the search
+};
+
+struct SearchStats {
+  std::uint64_t expanded = 0;  // nodes taken off the open list
+  std::uint64_t pushed = 0;    // nodes put on it (or re-prioritised)
+  std::size_t buffer_bytes = 0;  // the search's reusable buffers
+  Algorithm used = Algorithm::AStar;  // AStar or Jps
+};
+
+// One search at a time; buffers sized to the largest map seen and reused.
+class GridSearch {
+ public:
+  GridSearch();
+  ~GridSearch();
+  GridSearch(GridSearch&&) noexcept;
+  GridSearch& operator=(GridSearch&&) noexcept;
+
+  // Sets up a search (the map and options must outlive it). Returns Invalid, Found (start ==
+  // goal: a one-cell path of length 0) or Running.
+  SearchState start(const GridMap& map, Cell from, Cell to, const SearchOptions& options = {});
+  // Expands up to max_expansions nodes (0: no limit) and returns the state.
+  SearchState step(std::uint64_t max_expansions = 0);
+  // start + step(0).
+  SearchState find(const GridMap& map, Cell from, Cell to, const SearchOptions& options = {});
+
+  SearchState state() const;
+  // Found: the cost of the path (its length in cells when costs are uniform and there are no
+  // danger zones), every cell from start to goal (JPS jumps filled in with their cells), and
+  // its geometric length in cells.
+  double cost() const;
+  std::span<const Cell> path() const;
+  double length() const;
+  const SearchStats& stats() const;
+
+ private:
+  struct Impl;
+  Impl* impl_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Line of sight and smoothing on grids
+
+// True when the segment a→b (world coordinates) crosses only passable cells. A segment that
+// passes exactly through a cell corner is blocked when either cell beside it on the way is
+// blocked (as a diagonal move there would cut the corner). Points outside the map see nothing.
+bool line_of_sight(const GridMap& map, Vec2 a, Vec2 b);
+
+// Seed 003's smoothing: from each kept point, skip to the farthest later cell of the path that
+// it sees (line_of_sight between cell centres, and no cell crossed costs more than the dearest
+// cell of the stretch it replaces). out gets world points: the start, the kept turns, the goal.
+void smooth_path(const GridMap& map, std::span<const Cell> cells, std::vector<Vec2>& out);
+
+// ---------------------------------------------------------------------------------------------
+// Walls: what blocks movement and sight in a world (its obstacles and its grid map's blocked
+// cells), for waypoint graphs, steering and perception.
+
+class Walls {
+ public:
+  Walls() = default;
+  Walls(std::span<const world::Obstacle> obstacles, const GridMap* map);
+  // True when the segment a→b, thickened by radius on each side, touches no obstacle and (with
+  // a map) line_of_sight holds (radius 0) or the thickened segment crosses no blocked cell.
+  bool clear(Vec2 a, Vec2 b, double radius = 0) const;
+  // True when p is inside an obstacle or a blocked cell (or outside the map, when there is one).
+  bool blocked(Vec2 p) const;
+
+ private:
+  std::span<const world::Obstacle> obstacles_;
+  const GridMap* map_ = nullptr;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Waypoint graphs (seed 003's points of visibility)
+
+class WaypointGraph {
+ public:
+  struct Edge {
+    std::uint32_t to;
+    double length;
+  };
+  // Points; then either connect() (automatic: every pair that sees each other, up to
+  // max_length metres; 0 = any length) or add_edge() for hand-made links (both directions).
+  // Build it fully before searching it; searches are const and may run on many threads.
+  explicit WaypointGraph(std::vector<Vec2> points = {});
+  void connect(const Walls& walls, double max_length = 0);
+  void add_edge(std::uint32_t a, std::uint32_t b);
+  std::span<const Vec2> points() const { return points_; }
+  std::span<const Edge> edges_of(std::uint32_t point) const { return edges_[point]; }
+
+  // A* over the graph from `from` to `to` (world points): each joins the graph at the nearest
+  // waypoint it sees (or is on the same straight line to the other end when they see each
+  // other). out: from, the waypoints, to. Returns false when there is no way.
+  bool find_path(const Walls& walls, Vec2 from, Vec2 to, std::vector<Vec2>& out,
+                 double* length = nullptr) const;
+
+ private:
+  std::vector<Vec2> points_;
+  std::vector<std::vector<Edge>> edges_;  // by point
+};
+
+}  // namespace thicket::nav
