@@ -35,6 +35,7 @@ constexpr std::uint32_t kClosed = 0xfffffffeu;  // heap position of a node taken
 struct Node {
   double g;
   std::uint32_t parent;
+  std::uint32_t via;  // JPS: the diagonal's last cell, where the straight run to here began
   std::uint32_t gen;  // the search that last touched it
   std::uint32_t heap;  // its index in the heap, kNone (never on it) or kClosed
 };
@@ -124,10 +125,10 @@ struct GridSearch::Impl {
     return top;
   }
   // Offers node i the cost g through parent; opens it, lowers it, or leaves it.
-  void relax(std::uint32_t i, Cell c, double g, std::uint32_t parent) {
+  void relax(std::uint32_t i, Cell c, double g, std::uint32_t parent, std::uint32_t via = kNone) {
     Node& n = nodes[i];
     if (n.gen != gen) {
-      n = {g, parent, gen, std::uint32_t(heap.size())};
+      n = {g, parent, via, gen, std::uint32_t(heap.size())};
       heap.push_back({g + h(c), g, i});
       sift_up(heap.size() - 1);
       ++stats.pushed;
@@ -136,6 +137,7 @@ struct GridSearch::Impl {
     if (n.heap == kClosed || g >= n.g) return;
     n.g = g;
     n.parent = parent;
+    n.via = via;
     HeapEntry& e = heap[n.heap];
     e.f = g + h(c);
     e.g = g;
@@ -195,84 +197,103 @@ struct GridSearch::Impl {
   }
 
   // ---- jump point search ----
-  // A jump from c in (dx, dy): the jump point's cell, or {-1, -1}.
-  Cell jump(Cell c, int dx, int dy) const {
+  // A straight jump from node i (at c) in (dx, 0) or (0, dy): its jump point is a successor.
+  void jump_straight(std::uint32_t i, Cell c, int dx, int dy) {
+    Cell j;
     if (dy == 0) {
       const std::int32_t x = bits.jump_x(c.x, c.y, dx, c.y == to.y ? to.x : -1);
-      return x < 0 ? Cell{-1, -1} : Cell{x, c.y};
-    }
-    if (dx == 0) {
+      if (x < 0) return;
+      j = {x, c.y};
+    } else {
       const std::int32_t y = bits.jump_y(c.x, c.y, dy, c.x == to.x ? to.y : -1);
-      return y < 0 ? Cell{-1, -1} : Cell{c.x, y};
+      if (y < 0) return;
+      j = {c.x, y};
     }
-    for (;;) {
-      if (!bits.free(c.x + dx, c.y) || !bits.free(c.x, c.y + dy) || !bits.free(c.x + dx, c.y + dy))
-        return {-1, -1};
-      c = {c.x + dx, c.y + dy};
-      if (c == to) return c;
-      if (bits.jump_x(c.x, c.y, dx, c.y == to.y ? to.x : -1) >= 0) return c;
-      if (bits.jump_y(c.x, c.y, dy, c.x == to.x ? to.y : -1) >= 0) return c;
-    }
+    relax(id(j), j, nodes[i].g + double(std::abs(j.x - c.x) + std::abs(j.y - c.y)), i);
   }
-  void try_jump(std::uint32_t i, Cell c, int dx, int dy) {
-    const Cell j = jump(c, dx, dy);
-    if (j.x < 0) return;
-    relax(id(j), j, nodes[i].g + octile(j.x - c.x, j.y - c.y), i);
+  // A diagonal jump from node i (at c) in (dx, dy). A cell d of the diagonal from which a
+  // straight jump finds something is a jump point, but it is not put on the open list: it
+  // would only be expanded into those straight jumps and the diagonal's continuation, so they
+  // are made here at once and the straight jumps' ends become successors of i "via" d (Harabor
+  // & Grastien 2014's pruning of intermediate nodes). The open list sees far fewer nodes.
+  void jump_diagonal(std::uint32_t i, Cell c, int dx, int dy) {
+    const double g0 = nodes[i].g;
+    const std::int32_t goal_x = to.x, goal_y = to.y;
+    Cell d = c;
+    for (int steps = 1;; ++steps) {
+      if (!bits.free(d.x + dx, d.y) || !bits.free(d.x, d.y + dy) || !bits.free(d.x + dx, d.y + dy)) return;
+      d = {d.x + dx, d.y + dy};
+      const double gd = g0 + kSqrt2 * steps;
+      if (d == to) {
+        relax(id(d), d, gd, i);
+        return;
+      }
+      const std::int32_t x = bits.jump_x(d.x, d.y, dx, d.y == goal_y ? goal_x : -1);
+      const std::int32_t y = bits.jump_y(d.x, d.y, dy, d.x == goal_x ? goal_y : -1);
+      if (x < 0 && y < 0) continue;
+      const std::uint32_t via = id(d);
+      if (x >= 0) relax(id({x, d.y}), {x, d.y}, gd + double(std::abs(x - d.x)), i, via);
+      if (y >= 0) relax(id({d.x, y}), {d.x, y}, gd + double(std::abs(y - d.y)), i, via);
+    }
   }
   void expand_jps(std::uint32_t i) {
     const Cell c = cell(i);
-    const std::uint32_t parent = nodes[i].parent;
-    if (parent == kNone) {
-      for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx)
-          if (dx || dy) try_jump(i, c, dx, dy);
+    const Node& n = nodes[i];
+    if (n.parent == kNone) {
+      for (int s : {-1, 1}) {
+        jump_straight(i, c, s, 0);
+        jump_straight(i, c, 0, s);
+      }
+      for (int sy : {-1, 1})
+        for (int sx : {-1, 1}) jump_diagonal(i, c, sx, sy);
       return;
     }
-    const Cell p = cell(parent);
+    // The last run into this node: straight from via when there is one, else from the parent.
+    const Cell p = cell(n.via != kNone ? n.via : n.parent);
     const int dx = sign(c.x - p.x), dy = sign(c.y - p.y);
     if (dx && dy) {
-      try_jump(i, c, dx, 0);
-      try_jump(i, c, 0, dy);
-      try_jump(i, c, dx, dy);
+      jump_straight(i, c, dx, 0);
+      jump_straight(i, c, 0, dy);
+      jump_diagonal(i, c, dx, dy);
     } else if (dx) {
-      try_jump(i, c, dx, 0);
+      jump_straight(i, c, dx, 0);
       for (int s : {-1, 1})
         if (!bits.free(c.x - dx, c.y + s) && bits.free(c.x, c.y + s)) {
-          try_jump(i, c, 0, s);
-          try_jump(i, c, dx, s);
+          jump_straight(i, c, 0, s);
+          jump_diagonal(i, c, dx, s);
         }
     } else {
-      try_jump(i, c, 0, dy);
+      jump_straight(i, c, 0, dy);
       for (int s : {-1, 1})
         if (!bits.free(c.x + s, c.y - dy) && bits.free(c.x + s, c.y)) {
-          try_jump(i, c, s, 0);
-          try_jump(i, c, s, dy);
+          jump_straight(i, c, s, 0);
+          jump_diagonal(i, c, s, dy);
         }
     }
   }
 
   // ---- the result ----
+  // Appends the cells from b back towards a (b included, a not) to path, one run.
+  void walk_back(Cell b, Cell a) {
+    const int dx = sign(a.x - b.x), dy = sign(a.y - b.y);
+    for (; !(b == a); b = {b.x + dx, b.y + dy}) path.push_back(b);
+  }
   void build_path(std::uint32_t goal) {
+    // The parents lead from the goal back through the jump points (A*: every cell), each run
+    // straight or diagonal, or a diagonal then a straight run turning at `via`: step them out
+    // backwards, then turn the list round.
     path.clear();
-    // The parents lead from the goal back through the jump points (A*: every cell). Walk them
-    // twice rather than keep a second list: first to count the cells, then to fill each run in.
-    std::size_t cells = 1;
     for (std::uint32_t i = goal; nodes[i].parent != kNone; i = nodes[i].parent) {
-      const Cell a = cell(nodes[i].parent), b = cell(i);
-      cells += std::size_t(std::max(std::abs(b.x - a.x), std::abs(b.y - a.y)));
-    }
-    path.resize(cells);
-    std::size_t k = cells - 1;
-    path[k] = cell(goal);
-    for (std::uint32_t i = goal; nodes[i].parent != kNone; i = nodes[i].parent) {
-      const Cell a = cell(nodes[i].parent);
-      Cell b = cell(i);
-      const int dx = sign(a.x - b.x), dy = sign(a.y - b.y);
-      while (!(b == a)) {
-        b = {b.x + dx, b.y + dy};
-        path[--k] = b;
+      const Node& n = nodes[i];
+      if (n.via != kNone) {
+        walk_back(cell(i), cell(n.via));
+        walk_back(cell(n.via), cell(n.parent));
+      } else {
+        walk_back(cell(i), cell(n.parent));
       }
     }
+    path.push_back(from);
+    std::reverse(path.begin(), path.end());
     length = 0;
     for (std::size_t s = 1; s < path.size(); ++s)
       length += (path[s].x != path[s - 1].x && path[s].y != path[s - 1].y) ? kSqrt2 : 1.0;
@@ -301,7 +322,7 @@ struct GridSearch::Impl {
 
     width = m.width();
     const std::size_t cells = std::size_t(m.width()) * std::size_t(m.height());
-    if (nodes.size() < cells) nodes.resize(cells, Node{0, kNone, 0, kNone});
+    if (nodes.size() < cells) nodes.resize(cells, Node{0, kNone, kNone, 0, kNone});
     if (++gen == 0) {  // wrapped: old marks could pass for this search's
       for (Node& n : nodes) n.gen = 0;
       gen = 1;
@@ -312,7 +333,7 @@ struct GridSearch::Impl {
     mark_danger();
 
     const std::uint32_t s = id(a);
-    nodes[s] = {0.0, kNone, gen, kNone};
+    nodes[s] = {0.0, kNone, kNone, gen, kNone};
     if (a == b) {
       path.push_back(a);
       return finish(SearchState::Found);
