@@ -1,7 +1,6 @@
 // GridSearch (nav.hpp): exact A* and jump point search on a GridMap, time-sliced.
 //
-// Both share one open list (a binary heap with decrease-key: each node knows its place in the
-// heap) and one node table the size of the largest map seen. A generation counter marks which
+// Both share one open list (a binary heap with lazy duplicates) and one node table the size of the largest map seen. A generation counter marks which
 // nodes belong to the current search, so start() touches nothing but the start node.
 //
 // A*: 8 neighbours, a move a→b costs length × (cost(a) + cost(b)) / 2, plus the danger zones'
@@ -30,14 +29,14 @@ namespace {
 
 constexpr double kSqrt2 = 1.4142135623730951;
 constexpr std::uint32_t kNone = 0xffffffffu;
-constexpr std::uint32_t kClosed = 0xfffffffeu;  // heap position of a node taken off the list
+constexpr std::uint32_t kClosed = 0xfffffffeu;  // Node::heap of a node taken off the list
 
 struct Node {
   double g;
   std::uint32_t parent;
   std::uint32_t via;  // JPS: the diagonal's last cell, where the straight run to here began
   std::uint32_t gen;  // the search that last touched it
-  std::uint32_t heap;  // its index in the heap, kNone (never on it) or kClosed
+  std::uint32_t heap;  // kClosed once expanded, else 0
 };
 
 struct HeapEntry {
@@ -86,62 +85,64 @@ struct GridSearch::Impl {
   double h(Cell c) const { return octile(c.x - to.x, c.y - to.y) * heuristic_scale; }
 
   // ---- the open list ----
-  void sift_up(std::size_t i) {
-    const HeapEntry e = heap[i];
-    while (i > 0) {
-      const std::size_t up = (i - 1) / 2;
+  // A binary heap with lazy duplicates: a node whose cost drops is pushed again, and the stale
+  // entry is skipped when it comes up. Decrease-key would need every move in the heap to write
+  // the moved node's heap index, a cache miss in the node table per level; this keeps the
+  // sifting inside the heap array.
+  void push(std::uint32_t i, double f, double g) {
+    heap.push_back({f, g, i});
+    std::size_t k = heap.size() - 1;
+    const HeapEntry e = heap[k];
+    while (k > 0) {
+      const std::size_t up = (k - 1) / 2;
       if (!before(e, heap[up])) break;
-      heap[i] = heap[up];
-      nodes[heap[i].node].heap = std::uint32_t(i);
-      i = up;
+      heap[k] = heap[up];
+      k = up;
     }
-    heap[i] = e;
-    nodes[e.node].heap = std::uint32_t(i);
+    heap[k] = e;
   }
-  void sift_down(std::size_t i) {
-    const HeapEntry e = heap[i];
+  HeapEntry pop_entry() {
+    const HeapEntry top = heap[0];
+    const HeapEntry e = heap.back();
+    heap.pop_back();
     const std::size_t n = heap.size();
+    if (n == 0) return top;
+    std::size_t k = 0;
     for (;;) {
-      std::size_t c = 2 * i + 1;
+      std::size_t c = 2 * k + 1;
       if (c >= n) break;
       if (c + 1 < n && before(heap[c + 1], heap[c])) ++c;
       if (!before(heap[c], e)) break;
-      heap[i] = heap[c];
-      nodes[heap[i].node].heap = std::uint32_t(i);
-      i = c;
+      heap[k] = heap[c];
+      k = c;
     }
-    heap[i] = e;
-    nodes[e.node].heap = std::uint32_t(i);
-  }
-  std::uint32_t pop() {
-    const std::uint32_t top = heap[0].node;
-    nodes[top].heap = kClosed;
-    const HeapEntry last = heap.back();
-    heap.pop_back();
-    if (!heap.empty()) {
-      heap[0] = last;
-      sift_down(0);
-    }
+    heap[k] = e;
     return top;
+  }
+  // The best open node, closed now; kNone when the list is empty. Stale entries (a node already
+  // closed, or pushed again at a lower cost since) are dropped on the way.
+  std::uint32_t pop() {
+    while (!heap.empty()) {
+      const HeapEntry e = pop_entry();
+      Node& n = nodes[e.node];
+      if (n.heap == kClosed || e.g > n.g) continue;
+      n.heap = kClosed;
+      return e.node;
+    }
+    return kNone;
   }
   // Offers node i the cost g through parent; opens it, lowers it, or leaves it.
   void relax(std::uint32_t i, Cell c, double g, std::uint32_t parent, std::uint32_t via = kNone) {
     Node& n = nodes[i];
     if (n.gen != gen) {
-      n = {g, parent, via, gen, std::uint32_t(heap.size())};
-      heap.push_back({g + h(c), g, i});
-      sift_up(heap.size() - 1);
-      ++stats.pushed;
-      return;
+      n = {g, parent, via, gen, 0};
+    } else {
+      if (n.heap == kClosed || g >= n.g) return;
+      n.g = g;
+      n.parent = parent;
+      n.via = via;
     }
-    if (n.heap == kClosed || g >= n.g) return;
-    n.g = g;
-    n.parent = parent;
-    n.via = via;
-    HeapEntry& e = heap[n.heap];
-    e.f = g + h(c);
-    e.g = g;
-    sift_up(n.heap);
+    push(i, g + h(c), g);
     ++stats.pushed;
   }
 
@@ -333,13 +334,12 @@ struct GridSearch::Impl {
     mark_danger();
 
     const std::uint32_t s = id(a);
-    nodes[s] = {0.0, kNone, kNone, gen, kNone};
+    nodes[s] = {0.0, kNone, kNone, gen, 0};
     if (a == b) {
       path.push_back(a);
       return finish(SearchState::Found);
     }
-    nodes[s].heap = 0;
-    heap.push_back({h(a), 0.0, s});
+    push(s, h(a), 0.0);
     ++stats.pushed;
     return finish(SearchState::Running);
   }
@@ -349,8 +349,8 @@ struct GridSearch::Impl {
     const std::uint32_t goal = id(to);
     const bool jps = stats.used == Algorithm::Jps;
     for (std::uint64_t done = 0; budget == 0 || done < budget; ++done) {
-      if (heap.empty()) return finish(SearchState::NoPath);
       const std::uint32_t i = pop();
+      if (i == kNone) return finish(SearchState::NoPath);
       ++stats.expanded;
       if (i == goal) {
         build_path(goal);
