@@ -320,6 +320,10 @@ struct GridSearch::Impl {
     const bool jps = opts.algorithm != Algorithm::AStar && uniform;
     stats.used = jps ? Algorithm::Jps : Algorithm::AStar;
     if (!m.passable(a) || !m.passable(b)) return finish(SearchState::Invalid);
+    // Nodes are numbered in 32 bits (two values kept as markers); a Moving AI map is at most
+    // 8192 x 8192, but a map built in code could be larger.
+    if (std::uint64_t(m.width()) * std::uint64_t(m.height()) >= std::uint64_t(kClosed))
+      return finish(SearchState::Invalid);
 
     width = m.width();
     const std::size_t cells = std::size_t(m.width()) * std::size_t(m.height());
