@@ -332,7 +332,7 @@ struct GridSearch::Impl {
       for (Node& n : nodes) n.gen = 0;
       gen = 1;
     }
-    bits.build(m);
+    bits.build(m, jps);
     plain = uniform;
     heuristic_scale = double(m.min_cost());
     mark_danger();
