@@ -73,6 +73,12 @@ for map in arena AR0500SR random512-20-0 maze512-2-5; do
   done
 done
 
+# The e2e cases' expected output (cases/path_arena*) holds the files' optimal lengths too.
+problems=$(check_lines "$data/arena.map" "$data/arena.map.scen" "$here/cases/path_arena/stdout")
+[[ -z "$problems" ]] && ok || bad "cases/path_arena/stdout: $(echo "$problems" | head -5)"
+problems=$(check_lines "$data/arena.map" "$here/cases/path_arena_astar_paths/few.scen" "$here/cases/path_arena_astar_paths/stdout")
+[[ -z "$problems" ]] && ok || bad "cases/path_arena_astar_paths/stdout: $(echo "$problems" | head -5)"
+
 # Without --paths the line has five fields, the same as with them but the sixth.
 "$thicket" path "$data/arena.map" "$data/arena.map.scen" >"$tmp/five" 2>/dev/null
 "$thicket" path "$data/arena.map" "$data/arena.map.scen" --paths 2>/dev/null | cut -d' ' -f1-5 >"$tmp/six"
