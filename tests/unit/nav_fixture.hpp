@@ -78,12 +78,12 @@ inline double grid_length(const std::vector<Cell>& cells) {
   return total;
 }
 
-// True when some sample of the segment a→b (world coordinates, 1000 samples per cell of length)
-// lies in a blocked cell or outside the map. Sampling cannot see a line that only grazes a
+// True when some sample of the segment a→b (world coordinates, `per_cell` samples per cell of
+// length) lies in a blocked cell or outside the map. Sampling cannot see a line that only grazes a
 // corner, so it checks "never crosses a wall", not the corner rule.
-inline bool sampled_hits_wall(const GridMap& map, Vec2 a, Vec2 b) {
+inline bool sampled_hits_wall(const GridMap& map, Vec2 a, Vec2 b, int per_cell = 1000) {
   double cells = std::hypot(b.x - a.x, b.y - a.y) / map.cell_size;
-  int samples = int(cells * 1000) + 2;
+  int samples = int(cells * per_cell) + 2;
   for (int i = 0; i <= samples; ++i) {
     double t = double(i) / samples;
     Vec2 p{a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t};

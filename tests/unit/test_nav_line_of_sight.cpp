@@ -196,3 +196,41 @@ TEST_CASE("smoothed paths on random maps: no wall crossed, ends kept, never long
 }
 
 }  // TEST_SUITE
+
+TEST_SUITE("nav_line_of_sight") {
+
+TEST_CASE("smoothing the searched paths of the Moving AI scenarios") {
+  // Every scenario of each map: the optimal grid path, smoothed, keeps its ends, never gets
+  // longer, and each leg sees and samples clear. Only project files are read.
+  for (const char* name : {"arena", "AR0500SR", "maze512-2-5", "random512-20-0"}) {
+    CAPTURE(name);
+    const std::string base = std::string(THICKET_SOURCE_DIR) + "/data/movingai/" + name + ".map";
+    std::vector<thicket::Diagnostic> diags;
+    auto map = load_grid_map(base, diags);
+    REQUIRE(map);
+    auto scen = load_scen(base + ".scen", &*map, diags);
+    REQUIRE(scen);
+    GridSearch search;
+    std::vector<Vec2> out;
+    std::size_t legs = 0, cells = 0;
+    for (std::size_t i = 0; i < scen->size(); i += 4) {
+      const ScenarioEntry& e = (*scen)[i];
+      REQUIRE(search.find(*map, e.start, e.goal) == SearchState::Found);
+      std::vector<Cell> path(search.path().begin(), search.path().end());
+      smooth_path(*map, path, out);
+      REQUIRE(out.size() >= 2);
+      CHECK(out.front() == map->centre_of(e.start));
+      CHECK(out.back() == map->centre_of(e.goal));
+      CHECK(polyline_length(out) <= search.length() + 1e-9);
+      for (std::size_t k = 1; k < out.size(); ++k) {
+        CHECK(line_of_sight(*map, out[k - 1], out[k]));
+        CHECK_FALSE(sampled_hits_wall(*map, out[k - 1], out[k], 100));
+      }
+      legs += out.size() - 1;
+      cells += path.size();
+    }
+    CHECK(legs * 3 < cells);  // smoothing removed most of the turns
+  }
+}
+
+}  // TEST_SUITE
