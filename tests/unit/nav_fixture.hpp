@@ -71,6 +71,26 @@ inline std::vector<Cell> bfs_path(const GridMap& map, Cell from, Cell to) {
   return {path.rbegin(), path.rend()};
 }
 
+// Seed 003's smoothing written the plain way, for uniform maps: from each kept cell, try every
+// later cell from the last backwards and keep the first one in sight. smooth_path must agree.
+inline std::vector<Vec2> reference_smooth(const GridMap& map, const std::vector<Cell>& cells) {
+  std::vector<Vec2> out;
+  if (cells.empty()) return out;
+  out.push_back(map.centre_of(cells[0]));
+  std::size_t kept = 0;
+  while (kept + 1 < cells.size()) {
+    std::size_t next = kept + 1;
+    for (std::size_t j = cells.size() - 1; j > kept + 1; --j)
+      if (thicket::nav::line_of_sight(map, map.centre_of(cells[kept]), map.centre_of(cells[j]))) {
+        next = j;
+        break;
+      }
+    out.push_back(map.centre_of(cells[next]));
+    kept = next;
+  }
+  return out;
+}
+
 inline double grid_length(const std::vector<Cell>& cells) {
   double total = 0;
   for (std::size_t i = 1; i < cells.size(); ++i)

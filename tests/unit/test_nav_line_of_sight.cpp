@@ -185,6 +185,7 @@ TEST_CASE("smoothed paths on random maps: no wall crossed, ends kept, never long
       CHECK(out.front() == centre(from));
       CHECK(out.back() == centre(to));
       CHECK(polyline_length(out) <= grid_length(cells) + 1e-9);
+      CHECK(out == reference_smooth(map, cells));
       for (std::size_t k = 1; k < out.size(); ++k) {
         CHECK_FALSE(sampled_hits_wall(map, out[k - 1], out[k]));
         CHECK(line_of_sight(map, out[k - 1], out[k]));
@@ -219,6 +220,7 @@ TEST_CASE("smoothing the searched paths of the Moving AI scenarios") {
       std::vector<Cell> path(search.path().begin(), search.path().end());
       smooth_path(*map, path, out);
       REQUIRE(out.size() >= 2);
+      CHECK(out == reference_smooth(*map, path));
       CHECK(out.front() == map->centre_of(e.start));
       CHECK(out.back() == map->centre_of(e.goal));
       CHECK(polyline_length(out) <= search.length() + 1e-9);
