@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 
+#include "nav/grid_bits.hpp"
 #include "thicket/nav.hpp"
 
 using namespace thicket;
@@ -123,6 +124,31 @@ TEST_CASE("nav search: JPS equals A* on 300 random maps (fixed seed)") {
   }
   CHECK(found > 500);
   CHECK(none > 10);  // dense maps leave some goals walled off: NoPath is exercised too
+}
+
+TEST_CASE("nav bits: jump distances (JPS+) give what the word-at-a-time scan gives") {
+  std::mt19937 rng(7);
+  for (int m = 0; m < 40; ++m) {
+    const int w = 1 + int(rng() % 150), h = 1 + int(rng() % 150);
+    GridMap map = random_map(rng, w, h, rng() % 40);
+    GridBits table, scan;
+    scan.max_table_cells = 0;
+    table.build(map);
+    scan.build(map);
+    CHECK(table.bytes() > scan.bytes());
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        if (!map.passable({x, y})) continue;
+        const int gx = int(rng() % unsigned(w)), gy = int(rng() % unsigned(h));
+        for (int d : {-1, 1}) {
+          INFO("map ", m, " cell ", x, ",", y, " dir ", d);
+          REQUIRE(table.jump_x(x, y, d, -1) == scan.jump_x(x, y, d, -1));
+          REQUIRE(table.jump_x(x, y, d, gx) == scan.jump_x(x, y, d, gx));
+          REQUIRE(table.jump_y(x, y, d, -1) == scan.jump_y(x, y, d, -1));
+          REQUIRE(table.jump_y(x, y, d, gy) == scan.jump_y(x, y, d, gy));
+        }
+      }
+  }
 }
 
 TEST_CASE("nav search: JPS on wide open and long maps (many words per row)") {

@@ -1,7 +1,6 @@
 // GridSearch (nav.hpp): exact A* and jump point search on a GridMap, time-sliced.
 //
-// Both share one open list (a binary heap with decrease-key: each node knows its place in the
-// heap) and one node table the size of the largest map seen. A generation counter marks which
+// Both share one open list (a binary heap with lazy duplicates) and one node table the size of the largest map seen. A generation counter marks which
 // nodes belong to the current search, so start() touches nothing but the start node.
 //
 // A*: 8 neighbours, a move a→b costs length × (cost(a) + cost(b)) / 2, plus the danger zones'
@@ -30,13 +29,13 @@ namespace {
 
 constexpr double kSqrt2 = 1.4142135623730951;
 constexpr std::uint32_t kNone = 0xffffffffu;
-constexpr std::uint32_t kClosed = 0xfffffffeu;  // heap position of a node taken off the list
+constexpr std::uint32_t kTooMany = 0x7fffffffu;  // cells: more cannot be numbered with a mark bit
 
+// 16 bytes, four to a cache line: the table is read at random, so its size is its speed.
 struct Node {
   double g;
   std::uint32_t parent;
-  std::uint32_t gen;  // the search that last touched it
-  std::uint32_t heap;  // its index in the heap, kNone (never on it) or kClosed
+  std::uint32_t mark;  // the search that last touched it << 1, | 1 once expanded (closed)
 };
 
 struct HeapEntry {
@@ -67,11 +66,13 @@ struct GridSearch::Impl {
   SearchStats stats;
   double heuristic_scale = 1;
   bool plain = true;  // uniform costs and no danger: every move costs its length
+  bool jps = false;    // this search jumps
   std::uint32_t gen = 0;
   std::int32_t width = 0;
 
   // The buffers (reused).
   std::vector<Node> nodes;
+  std::vector<std::uint32_t> vias;  // JPS: per node, the diagonal's last cell before the straight run to it, or kNone
   std::vector<HeapEntry> heap;
   GridBits bits;
   std::vector<double> danger;             // per cell: the sum of the costs of the zones holding it
@@ -85,61 +86,64 @@ struct GridSearch::Impl {
   double h(Cell c) const { return octile(c.x - to.x, c.y - to.y) * heuristic_scale; }
 
   // ---- the open list ----
-  void sift_up(std::size_t i) {
-    const HeapEntry e = heap[i];
-    while (i > 0) {
-      const std::size_t up = (i - 1) / 2;
+  // A binary heap with lazy duplicates: a node whose cost drops is pushed again, and the stale
+  // entry is skipped when it comes up. Decrease-key would need every move in the heap to write
+  // the moved node's heap index, a cache miss in the node table per level; this keeps the
+  // sifting inside the heap array.
+  void push(std::uint32_t i, double f, double g) {
+    heap.push_back({f, g, i});
+    std::size_t k = heap.size() - 1;
+    const HeapEntry e = heap[k];
+    while (k > 0) {
+      const std::size_t up = (k - 1) / 2;
       if (!before(e, heap[up])) break;
-      heap[i] = heap[up];
-      nodes[heap[i].node].heap = std::uint32_t(i);
-      i = up;
+      heap[k] = heap[up];
+      k = up;
     }
-    heap[i] = e;
-    nodes[e.node].heap = std::uint32_t(i);
+    heap[k] = e;
   }
-  void sift_down(std::size_t i) {
-    const HeapEntry e = heap[i];
+  HeapEntry pop_entry() {
+    const HeapEntry top = heap[0];
+    const HeapEntry e = heap.back();
+    heap.pop_back();
     const std::size_t n = heap.size();
+    if (n == 0) return top;
+    std::size_t k = 0;
     for (;;) {
-      std::size_t c = 2 * i + 1;
+      std::size_t c = 2 * k + 1;
       if (c >= n) break;
       if (c + 1 < n && before(heap[c + 1], heap[c])) ++c;
       if (!before(heap[c], e)) break;
-      heap[i] = heap[c];
-      nodes[heap[i].node].heap = std::uint32_t(i);
-      i = c;
+      heap[k] = heap[c];
+      k = c;
     }
-    heap[i] = e;
-    nodes[e.node].heap = std::uint32_t(i);
-  }
-  std::uint32_t pop() {
-    const std::uint32_t top = heap[0].node;
-    nodes[top].heap = kClosed;
-    const HeapEntry last = heap.back();
-    heap.pop_back();
-    if (!heap.empty()) {
-      heap[0] = last;
-      sift_down(0);
-    }
+    heap[k] = e;
     return top;
   }
-  // Offers node i the cost g through parent; opens it, lowers it, or leaves it.
-  void relax(std::uint32_t i, Cell c, double g, std::uint32_t parent) {
-    Node& n = nodes[i];
-    if (n.gen != gen) {
-      n = {g, parent, gen, std::uint32_t(heap.size())};
-      heap.push_back({g + h(c), g, i});
-      sift_up(heap.size() - 1);
-      ++stats.pushed;
-      return;
+  // The best open node, closed now; kNone when the list is empty. Stale entries (a node already
+  // closed, or pushed again at a lower cost since) are dropped on the way.
+  std::uint32_t pop() {
+    while (!heap.empty()) {
+      const HeapEntry e = pop_entry();
+      Node& n = nodes[e.node];
+      if ((n.mark & 1) || e.g > n.g) continue;
+      n.mark |= 1;
+      return e.node;
     }
-    if (n.heap == kClosed || g >= n.g) return;
-    n.g = g;
-    n.parent = parent;
-    HeapEntry& e = heap[n.heap];
-    e.f = g + h(c);
-    e.g = g;
-    sift_up(n.heap);
+    return kNone;
+  }
+  // Offers node i the cost g through parent; opens it, lowers it, or leaves it.
+  void relax(std::uint32_t i, Cell c, double g, std::uint32_t parent, std::uint32_t via = kNone) {
+    Node& n = nodes[i];
+    if ((n.mark >> 1) != gen) {
+      n = {g, parent, gen << 1};
+    } else {
+      if ((n.mark & 1) || g >= n.g) return;
+      n.g = g;
+      n.parent = parent;
+    }
+    if (jps) vias[i] = via;
+    push(i, g + h(c), g);
     ++stats.pushed;
   }
 
@@ -183,7 +187,7 @@ struct GridSearch::Impl {
       if (!free[k]) continue;
       const Cell nc{c.x + kDx[k], c.y + kDy[k]};
       const std::uint32_t ni = id(nc);
-      if (nodes[ni].gen == gen && nodes[ni].heap == kClosed) continue;
+      if (nodes[ni].mark == ((gen << 1) | 1)) continue;
       const double len = k < 4 ? 1.0 : kSqrt2;
       double step = len;
       if (!plain) {
@@ -195,84 +199,105 @@ struct GridSearch::Impl {
   }
 
   // ---- jump point search ----
-  // A jump from c in (dx, dy): the jump point's cell, or {-1, -1}.
-  Cell jump(Cell c, int dx, int dy) const {
+  // A straight jump from node i (at c) in (dx, 0) or (0, dy): its jump point is a successor.
+  void jump_straight(std::uint32_t i, Cell c, int dx, int dy) {
+    Cell j;
     if (dy == 0) {
       const std::int32_t x = bits.jump_x(c.x, c.y, dx, c.y == to.y ? to.x : -1);
-      return x < 0 ? Cell{-1, -1} : Cell{x, c.y};
-    }
-    if (dx == 0) {
+      if (x < 0) return;
+      j = {x, c.y};
+    } else {
       const std::int32_t y = bits.jump_y(c.x, c.y, dy, c.x == to.x ? to.y : -1);
-      return y < 0 ? Cell{-1, -1} : Cell{c.x, y};
+      if (y < 0) return;
+      j = {c.x, y};
     }
-    for (;;) {
-      if (!bits.free(c.x + dx, c.y) || !bits.free(c.x, c.y + dy) || !bits.free(c.x + dx, c.y + dy))
-        return {-1, -1};
-      c = {c.x + dx, c.y + dy};
-      if (c == to) return c;
-      if (bits.jump_x(c.x, c.y, dx, c.y == to.y ? to.x : -1) >= 0) return c;
-      if (bits.jump_y(c.x, c.y, dy, c.x == to.x ? to.y : -1) >= 0) return c;
-    }
+    relax(id(j), j, nodes[i].g + double(std::abs(j.x - c.x) + std::abs(j.y - c.y)), i);
   }
-  void try_jump(std::uint32_t i, Cell c, int dx, int dy) {
-    const Cell j = jump(c, dx, dy);
-    if (j.x < 0) return;
-    relax(id(j), j, nodes[i].g + octile(j.x - c.x, j.y - c.y), i);
+  // A diagonal jump from node i (at c) in (dx, dy). A cell d of the diagonal from which a
+  // straight jump finds something is a jump point, but it is not put on the open list: it
+  // would only be expanded into those straight jumps and the diagonal's continuation, so they
+  // are made here at once and the straight jumps' ends become successors of i "via" d (Harabor
+  // & Grastien 2014's pruning of intermediate nodes). The open list sees far fewer nodes.
+  void jump_diagonal(std::uint32_t i, Cell c, int dx, int dy) {
+    const double g0 = nodes[i].g;
+    const std::int32_t goal_x = to.x, goal_y = to.y;
+    Cell d = c;
+    for (int steps = 1;; ++steps) {
+      if (!bits.free(d.x + dx, d.y) || !bits.free(d.x, d.y + dy) || !bits.free(d.x + dx, d.y + dy)) return;
+      d = {d.x + dx, d.y + dy};
+      const double gd = g0 + kSqrt2 * steps;
+      if (d == to) {
+        relax(id(d), d, gd, i);
+        return;
+      }
+      const std::int32_t x = bits.jump_x(d.x, d.y, dx, d.y == goal_y ? goal_x : -1);
+      const std::int32_t y = bits.jump_y(d.x, d.y, dy, d.x == goal_x ? goal_y : -1);
+      if (x < 0 && y < 0) continue;
+      const std::uint32_t via = id(d);
+      if (x >= 0) relax(id({x, d.y}), {x, d.y}, gd + double(std::abs(x - d.x)), i, via);
+      if (y >= 0) relax(id({d.x, y}), {d.x, y}, gd + double(std::abs(y - d.y)), i, via);
+    }
   }
   void expand_jps(std::uint32_t i) {
     const Cell c = cell(i);
-    const std::uint32_t parent = nodes[i].parent;
-    if (parent == kNone) {
-      for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx)
-          if (dx || dy) try_jump(i, c, dx, dy);
+    const Node& n = nodes[i];
+    if (n.parent == kNone) {
+      for (int s : {-1, 1}) {
+        jump_straight(i, c, s, 0);
+        jump_straight(i, c, 0, s);
+      }
+      for (int sy : {-1, 1})
+        for (int sx : {-1, 1}) jump_diagonal(i, c, sx, sy);
       return;
     }
-    const Cell p = cell(parent);
+    // The last run into this node: straight from via when there is one, else from the parent.
+    const std::uint32_t via = vias[i];
+    const Cell p = cell(via != kNone ? via : n.parent);
     const int dx = sign(c.x - p.x), dy = sign(c.y - p.y);
     if (dx && dy) {
-      try_jump(i, c, dx, 0);
-      try_jump(i, c, 0, dy);
-      try_jump(i, c, dx, dy);
+      jump_straight(i, c, dx, 0);
+      jump_straight(i, c, 0, dy);
+      jump_diagonal(i, c, dx, dy);
     } else if (dx) {
-      try_jump(i, c, dx, 0);
+      jump_straight(i, c, dx, 0);
       for (int s : {-1, 1})
         if (!bits.free(c.x - dx, c.y + s) && bits.free(c.x, c.y + s)) {
-          try_jump(i, c, 0, s);
-          try_jump(i, c, dx, s);
+          jump_straight(i, c, 0, s);
+          jump_diagonal(i, c, dx, s);
         }
     } else {
-      try_jump(i, c, 0, dy);
+      jump_straight(i, c, 0, dy);
       for (int s : {-1, 1})
         if (!bits.free(c.x + s, c.y - dy) && bits.free(c.x + s, c.y)) {
-          try_jump(i, c, s, 0);
-          try_jump(i, c, s, dy);
+          jump_straight(i, c, s, 0);
+          jump_diagonal(i, c, s, dy);
         }
     }
   }
 
   // ---- the result ----
+  // Appends the cells from b back towards a (b included, a not) to path, one run.
+  void walk_back(Cell b, Cell a) {
+    const int dx = sign(a.x - b.x), dy = sign(a.y - b.y);
+    for (; !(b == a); b = {b.x + dx, b.y + dy}) path.push_back(b);
+  }
   void build_path(std::uint32_t goal) {
+    // The parents lead from the goal back through the jump points (A*: every cell), each run
+    // straight or diagonal, or a diagonal then a straight run turning at `via`: step them out
+    // backwards, then turn the list round.
     path.clear();
-    // The parents lead from the goal back through the jump points (A*: every cell). Walk them
-    // twice rather than keep a second list: first to count the cells, then to fill each run in.
-    std::size_t cells = 1;
     for (std::uint32_t i = goal; nodes[i].parent != kNone; i = nodes[i].parent) {
-      const Cell a = cell(nodes[i].parent), b = cell(i);
-      cells += std::size_t(std::max(std::abs(b.x - a.x), std::abs(b.y - a.y)));
-    }
-    path.resize(cells);
-    std::size_t k = cells - 1;
-    path[k] = cell(goal);
-    for (std::uint32_t i = goal; nodes[i].parent != kNone; i = nodes[i].parent) {
-      const Cell a = cell(nodes[i].parent);
-      Cell b = cell(i);
-      const int dx = sign(a.x - b.x), dy = sign(a.y - b.y);
-      while (!(b == a)) {
-        b = {b.x + dx, b.y + dy};
-        path[--k] = b;
+      const Node& n = nodes[i];
+      const std::uint32_t via = jps ? vias[i] : kNone;
+      if (via != kNone) {
+        walk_back(cell(i), cell(via));
+        walk_back(cell(via), cell(n.parent));
+      } else {
+        walk_back(cell(i), cell(n.parent));
       }
     }
+    path.push_back(from);
+    std::reverse(path.begin(), path.end());
     length = 0;
     for (std::size_t s = 1; s < path.size(); ++s)
       length += (path[s].x != path[s - 1].x && path[s].y != path[s - 1].y) ? kSqrt2 : 1.0;
@@ -280,7 +305,7 @@ struct GridSearch::Impl {
   }
 
   std::size_t buffer_bytes() const {
-    return nodes.capacity() * sizeof(Node) + heap.capacity() * sizeof(HeapEntry) + bits.bytes() +
+    return nodes.capacity() * sizeof(Node) + vias.capacity() * sizeof(std::uint32_t) + heap.capacity() * sizeof(HeapEntry) + bits.bytes() +
            danger.capacity() * sizeof(double) + danger_set.capacity() * sizeof(std::uint32_t) +
            path.capacity() * sizeof(Cell);
   }
@@ -295,30 +320,35 @@ struct GridSearch::Impl {
     path.clear();
     cost = length = 0;
     const bool uniform = m.uniform_cost() && opts.danger.empty();
-    const bool jps = opts.algorithm != Algorithm::AStar && uniform;
+    jps = opts.algorithm != Algorithm::AStar && uniform;
     stats.used = jps ? Algorithm::Jps : Algorithm::AStar;
     if (!m.passable(a) || !m.passable(b)) return finish(SearchState::Invalid);
+    // Nodes are numbered below 2^31 (a mark keeps the search number and a closed bit in 32);
+    // a Moving AI map is at most 8192 x 8192, but a map built in code could be larger.
+    if (std::uint64_t(m.width()) * std::uint64_t(m.height()) >= std::uint64_t(kTooMany))
+      return finish(SearchState::Invalid);
 
     width = m.width();
     const std::size_t cells = std::size_t(m.width()) * std::size_t(m.height());
-    if (nodes.size() < cells) nodes.resize(cells, Node{0, kNone, 0, kNone});
-    if (++gen == 0) {  // wrapped: old marks could pass for this search's
-      for (Node& n : nodes) n.gen = 0;
+    if (nodes.size() < cells) nodes.resize(cells, Node{0, kNone, 0});
+    if (jps && vias.size() < cells) vias.resize(cells, kNone);
+    if (++gen == (1u << 31)) {  // wrapped: old marks could pass for this search's
+      for (Node& n : nodes) n.mark = 0;
       gen = 1;
     }
-    bits.build(m);
+    bits.build(m, jps);
     plain = uniform;
     heuristic_scale = double(m.min_cost());
     mark_danger();
 
     const std::uint32_t s = id(a);
-    nodes[s] = {0.0, kNone, gen, kNone};
+    nodes[s] = {0.0, kNone, gen << 1};
+    if (jps) vias[s] = kNone;
     if (a == b) {
       path.push_back(a);
       return finish(SearchState::Found);
     }
-    nodes[s].heap = 0;
-    heap.push_back({h(a), 0.0, s});
+    push(s, h(a), 0.0);
     ++stats.pushed;
     return finish(SearchState::Running);
   }
@@ -326,10 +356,9 @@ struct GridSearch::Impl {
   SearchState step(std::uint64_t budget) {
     if (state != SearchState::Running) return state;
     const std::uint32_t goal = id(to);
-    const bool jps = stats.used == Algorithm::Jps;
     for (std::uint64_t done = 0; budget == 0 || done < budget; ++done) {
-      if (heap.empty()) return finish(SearchState::NoPath);
       const std::uint32_t i = pop();
+      if (i == kNone) return finish(SearchState::NoPath);
       ++stats.expanded;
       if (i == goal) {
         build_path(goal);
