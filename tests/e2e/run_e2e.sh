@@ -5,7 +5,9 @@
 #   cmd        the thicket arguments, one line, run inside the folder
 #   stdout     the exact expected standard output
 #   stderr     (optional) the exact expected standard error, less the summary lines
-#              ("thicket: N agent(s)...", "thicket: root status..."), which carry wall time
+#              ("thicket: N agent(s)...", "thicket: root status..."), which carry wall time,
+#              and thicket path's "search time" (wall time) and "nodes expanded" (a figure of
+#              the search's inner workings, not of its results) lines
 #   rc         (optional) the expected exit status (default 0)
 #   trace      (optional, empty) append the root status per tick from --trace, as the
 #              spec's worked examples do ("status K S")
@@ -35,7 +37,7 @@ for dir in "$here"/cases/*/; do
   if [[ "$rc" != "$want_rc" ]]; then ok=0; why+=" exit status $rc, expected $want_rc;"; fi
   if ! diff -u "$dir/stdout" "$tmp/out" >"$tmp/diff_out"; then ok=0; why+=" stdout differs;"; fi
   if [[ -f "$dir/stderr" ]]; then
-    grep -Ev '^thicket: ([0-9]+ agent|root status)' "$tmp/err" >"$tmp/err_filtered"
+    grep -Ev '^thicket: ([0-9]+ agent|root status|search time|nodes expanded)' "$tmp/err" >"$tmp/err_filtered"
     if ! diff -u "$dir/stderr" "$tmp/err_filtered" >"$tmp/diff_err"; then ok=0; why+=" stderr differs;"; fi
   fi
   if [[ $ok == 1 ]]; then

@@ -192,6 +192,9 @@ bool line_of_sight(const GridMap& map, Vec2 a, Vec2 b);
 // Seed 003's smoothing: from each kept point, skip to the farthest later cell of the path that
 // it sees (line_of_sight between cell centres, and no cell crossed costs more than the dearest
 // cell of the stretch it replaces). out gets world points: the start, the kept turns, the goal.
+// Cost: up to one line-of-sight test per later path cell for each kept point (tests hidden
+// behind a wall already met are skipped); a 2,300-cell path through maze512-2-5 takes a few
+// ms, a 220-cell one through AR0500SR about 30 us. No allocation once warm (per thread).
 void smooth_path(const GridMap& map, std::span<const Cell> cells, std::vector<Vec2>& out);
 
 // ---------------------------------------------------------------------------------------------
@@ -204,6 +207,8 @@ class Walls {
   Walls(std::span<const world::Obstacle> obstacles, const GridMap* map);
   // True when the segment a→b, thickened by radius on each side, touches no obstacle and (with
   // a map) line_of_sight holds (radius 0) or the thickened segment crosses no blocked cell.
+  // Exact (no sampling): with radius > 0 a body that just fits (distance == radius) passes;
+  // cells outside the map count as blocked. Metres.
   bool clear(Vec2 a, Vec2 b, double radius = 0) const;
   // True when p is inside an obstacle or a blocked cell (or outside the map, when there is one).
   bool blocked(Vec2 p) const;

@@ -1,0 +1,119 @@
+// Line of sight on a grid map and the path smoothing built on it (seed 003).
+#include <algorithm>
+
+#include "nav/grid_walk.hpp"
+#include "thicket/nav.hpp"
+
+namespace thicket::nav {
+
+namespace {
+
+Vec2 grid_centre(Cell c) { return {c.x + 0.5, c.y + 0.5}; }
+
+Vec2 world_centre(const GridMap& map, Cell c) {
+  return {map.origin.x + (c.x + 0.5) * map.cell_size, map.origin.y + (c.y + 0.5) * map.cell_size};
+}
+
+// A blocked cell as seen from a kept point p (grid units): the cone of directions between its
+// two outermost corners, and its farthest corner's distance. A target whose direction lies
+// strictly inside the cone and which lies beyond that distance is hidden: the segment crosses
+// the cell's interior, so walk_segment would visit the cell and fail. Remembering the cells
+// that stopped earlier tests skips most walks toward far path cells behind the same wall; the
+// answers are the same as walking every time.
+struct Occluder {
+  Vec2 lo, hi;          // the cone's clockwise and counter-clockwise edges (from p)
+  double far_sq = 0;    // the farthest corner's squared distance
+};
+
+double cross(Vec2 a, Vec2 b) { return a.x * b.y - a.y * b.x; }
+
+Occluder occluder_of(Vec2 p, Cell c) {
+  const Vec2 corners[4] = {{double(c.x), double(c.y)}, {c.x + 1.0, double(c.y)},
+                           {c.x + 1.0, c.y + 1.0}, {double(c.x), c.y + 1.0}};
+  Occluder o;
+  o.lo = o.hi = corners[0] - p;
+  for (const Vec2& corner : corners) {
+    const Vec2 d = corner - p;
+    // p is outside the cell, so the cell spans less than half a turn: the outermost corners
+    // are the ones no other corner lies clockwise (lo) or counter-clockwise (hi) of.
+    if (cross(o.lo, d) < 0) o.lo = d;
+    if (cross(o.hi, d) > 0) o.hi = d;
+    o.far_sq = std::max(o.far_sq, d.length_squared());
+  }
+  return o;
+}
+
+bool hides(const Occluder& o, Vec2 d) {
+  return d.length_squared() > o.far_sq && cross(o.lo, d) > 0 && cross(d, o.hi) > 0;
+}
+
+// The smoothing's scratch, one per thread (smooth_path may run on many threads): the dearest
+// cell of each stretch, and the remembered occluders. No allocation once grown.
+struct SmoothScratch {
+  std::vector<float> dearest;  // dearest[j - kept]: the dearest cell of kept..j
+  static constexpr int kOccluders = 16;
+  Occluder occluders[kOccluders];
+  int occluder_count = 0, next_occluder = 0;
+  void forget() { occluder_count = next_occluder = 0; }
+  void remember(const Occluder& o) {
+    occluders[next_occluder] = o;
+    next_occluder = (next_occluder + 1) % kOccluders;
+    occluder_count = std::min(occluder_count + 1, kOccluders);
+  }
+  bool hidden(Vec2 d) const {
+    for (int i = 0; i < occluder_count; ++i)
+      if (hides(occluders[i], d)) return true;
+    return false;
+  }
+};
+
+}  // namespace
+
+bool line_of_sight(const GridMap& map, Vec2 a, Vec2 b) {
+  if (!(map.cell_size > 0)) return false;
+  Vec2 ga = detail::to_grid(map, a), gb = detail::to_grid(map, b);
+  if (!detail::inside_grid(map, ga) || !detail::inside_grid(map, gb)) return false;
+  return detail::walk_segment(ga, gb, [&](Cell c) { return map.passable(c); });
+}
+
+void smooth_path(const GridMap& map, std::span<const Cell> cells, std::vector<Vec2>& out) {
+  out.clear();
+  if (cells.empty()) return;
+  out.push_back(world_centre(map, cells.front()));
+  const bool uniform = map.uniform_cost();
+  thread_local SmoothScratch s;
+  std::size_t kept = 0;
+  const std::size_t last = cells.size() - 1;
+  while (kept < last) {
+    if (!uniform) {
+      s.dearest.resize(last - kept + 1);
+      float dearest = 0.0f;
+      for (std::size_t k = kept; k <= last; ++k)
+        s.dearest[k - kept] = dearest = std::max(dearest, map.cost(cells[k]));
+    }
+    s.forget();  // occluders are seen from one kept point
+    const Vec2 p = grid_centre(cells[kept]);
+    // The farthest visible cell first: scanning backwards stops at the first success.
+    std::size_t next = kept + 1;  // the next path cell is always reachable: the path moved there
+    for (std::size_t j = last; j > kept + 1; --j) {
+      const Vec2 target = grid_centre(cells[j]);
+      if (s.hidden(target - p)) continue;
+      const float max_cost = uniform ? 1.0f : s.dearest[j - kept];
+      Cell stopped_at{};
+      const bool ok = detail::walk_segment(p, target, [&](Cell c) {
+        stopped_at = c;
+        return map.passable(c) && (uniform || map.cost(c) <= max_cost);
+      });
+      if (ok) {
+        next = j;
+        break;
+      }
+      // Only a blocked cell hides things for every later target; a dear one may not.
+      if (!map.passable(stopped_at)) s.remember(occluder_of(p, stopped_at));
+    }
+    out.push_back(world_centre(map, cells[next]));
+    kept = next;
+  }
+}
+
+}  // namespace thicket::nav

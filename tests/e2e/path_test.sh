@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# thicket path against the Moving AI files in data/movingai, with the .scen files as the oracle:
+# on every map and with every --algorithm, each output line names its scenario's start and goal
+# and a length within 1e-6 (relative) of the file's optimal length, and the exit status is 0;
+# with --paths, the cells run from start to goal by legal moves (passable cells, 8 neighbours,
+# no corner cutting; checked here against the map file itself) whose lengths add up to the
+# printed length. Then the usage errors: each exits 64 with its message and the usage text.
+# Usage: path_test.sh path/to/thicket
+set -u
+thicket=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+data="$here/../../data/movingai"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# check_lines MAP SCEN OUT: prints one line per problem found, nothing when all is well.
+check_lines() {
+  tail -n +2 "$2" | paste - "$3" | awk -F'\t' -v mapfile="$1" '
+    BEGIN {
+      # The map: 4 header lines, then the rows; passable cells are . G S.
+      row = -4
+      while ((getline line < mapfile) > 0) {
+        if (row >= 0) grid[row] = line
+        row++
+      }
+    }
+    function open(x, y) {
+      if (!(y in grid) || x < 0 || x >= length(grid[y])) return 0
+      c = substr(grid[y], x + 1, 1)
+      return c == "." || c == "G" || c == "S"
+    }
+    {
+      n = split($10, f, " ")
+      if (f[1] != $5 || f[2] != $6 || f[3] != $7 || f[4] != $8) { print NR ": start/goal " $10; next }
+      want = $9 + 0; got = f[5] + 0
+      tol = 1e-6 * (want > 1 ? want : 1)
+      if (f[5] == "none" || got - want > tol || want - got > tol) { print NR ": length " f[5] ", optimal " $9; next }
+      if (n < 6) next
+      m = split(f[6], cells, ";")
+      split(cells[1], p, ","); split(cells[m], q, ",")
+      if (p[1] != $5 || p[2] != $6 || q[1] != $7 || q[2] != $8) { print NR ": path ends"; next }
+      total = 0
+      for (i = 1; i <= m; i++) {
+        split(cells[i], c2, ",")
+        if (!open(c2[1], c2[2])) { print NR ": blocked cell " cells[i]; next }
+        if (i == 1) continue
+        split(cells[i - 1], c1, ",")
+        dx = c2[1] - c1[1]; dy = c2[2] - c1[2]
+        if (dx < -1 || dx > 1 || dy < -1 || dy > 1 || (dx == 0 && dy == 0)) { print NR ": jump " cells[i - 1] " " cells[i]; next }
+        if (dx != 0 && dy != 0) {
+          if (!open(c1[1] + dx, c1[2]) || !open(c1[1], c1[2] + dy)) { print NR ": corner cut at " cells[i - 1]; next }
+          total += sqrt(2)
+        } else total += 1
+      }
+      if (total - got > tol || got - total > tol) print NR ": path length " total ", printed " got
+    }'
+}
+
+for map in arena AR0500SR random512-20-0 maze512-2-5; do
+  for algorithm in auto astar jps; do
+    "$thicket" path "$data/$map.map" "$data/$map.map.scen" --algorithm "$algorithm" --paths >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [[ $rc == 0 ]] && ok || bad "$map --algorithm $algorithm: exit $rc: $(head -3 "$tmp/err")"
+    want=$(($(wc -l <"$data/$map.map.scen") - 1))
+    [[ $(wc -l <"$tmp/out") == "$want" ]] && ok || bad "$map --algorithm $algorithm: $(wc -l <"$tmp/out") lines, expected $want"
+    problems=$(check_lines "$data/$map.map" "$data/$map.map.scen" "$tmp/out")
+    [[ -z "$problems" ]] && ok || bad "$map --algorithm $algorithm: $(echo "$problems" | head -5)"
+    grep -q "^thicket: $want scenarios (.*): $want match the optimal length, 0 differ$" "$tmp/err" && ok ||
+      bad "$map --algorithm $algorithm summary: $(head -1 "$tmp/err")"
+  done
+done
+
+# The e2e cases' expected output (cases/path_arena*) holds the files' optimal lengths too.
+problems=$(check_lines "$data/arena.map" "$data/arena.map.scen" "$here/cases/path_arena/stdout")
+[[ -z "$problems" ]] && ok || bad "cases/path_arena/stdout: $(echo "$problems" | head -5)"
+problems=$(check_lines "$data/arena.map" "$here/cases/path_arena_astar_paths/few.scen" "$here/cases/path_arena_astar_paths/stdout")
+[[ -z "$problems" ]] && ok || bad "cases/path_arena_astar_paths/stdout: $(echo "$problems" | head -5)"
+
+# Without --paths the line has five fields, the same as with them but the sixth.
+"$thicket" path "$data/arena.map" "$data/arena.map.scen" >"$tmp/five" 2>/dev/null
+"$thicket" path "$data/arena.map" "$data/arena.map.scen" --paths 2>/dev/null | cut -d' ' -f1-5 >"$tmp/six"
+cmp -s "$tmp/five" "$tmp/six" && ok || bad "--paths changed the first five fields"
+
+# Usage errors: exit 64, the message, then the usage text (which names thicket path).
+usage_case() {
+  local want=$1
+  shift
+  "$thicket" path "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  [[ $rc == 64 ]] && ok || bad "thicket path $*: exit $rc, expected 64"
+  [[ "$(head -1 "$tmp/err")" == "thicket: $want" ]] && ok || bad "thicket path $*: '$(head -1 "$tmp/err")', expected 'thicket: $want'"
+  grep -q "^       thicket path MAP.map SCEN.scen" "$tmp/err" && ok || bad "thicket path $*: no usage text"
+  [[ ! -s "$tmp/out" ]] && ok || bad "thicket path $*: wrote to stdout"
+}
+m="$data/arena.map" s="$data/arena.map.scen"
+usage_case "'thicket path' needs MAP.map"
+usage_case "'thicket path' needs SCEN.scen (or --from X,Y --to X,Y) after MAP.map" "$m"
+usage_case "'thicket path' takes one MAP.map and one SCEN.scen" "$m" "$s" "$s"
+usage_case "unknown option '--path'; did you mean '--paths'? (options of 'thicket path': --paths, --algorithm, --from, --to)" "$m" "$s" --path
+usage_case "unknown algorithm 'a-star'; did you mean 'astar'? (algorithms: auto, astar, jps)" "$m" "$s" --algorithm a-star
+usage_case "unknown algorithm 'dijkstra' (algorithms: auto, astar, jps)" "$m" "$s" --algorithm=dijkstra
+usage_case "--algorithm needs a value" "$m" "$s" --algorithm
+usage_case "--paths takes no value" "$m" "$s" --paths=yes
+usage_case "--from needs --to" "$m" --from 1,1
+usage_case "--to needs --from" "$m" --to 1,1
+usage_case "--from needs X,Y (whole numbers), got '1;2'" "$m" --from '1;2' --to 3,3
+usage_case "--to needs X,Y (whole numbers), got '3,'" "$m" --from 1,2 --to 3,
+usage_case "'thicket path' takes either SCEN.scen or --from and --to, not both" "$m" "$s" --from 1,1 --to 2,2
+
+# The help text names the command.
+"$thicket" --help | grep -q "^       thicket path MAP.map --from X,Y --to X,Y" && ok || bad "--help lacks thicket path"
+
+echo "path: $pass passed, $fail failed"
+[[ $fail == 0 ]]

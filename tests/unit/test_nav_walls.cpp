@@ -1,0 +1,140 @@
+// Walls: segments (thickened or not) and points against obstacles and a grid map's blocks.
+#include <doctest/doctest.h>
+
+#include "nav_fixture.hpp"
+
+using namespace thicket::nav;
+using thicket::world::Obstacle;
+using nav_fixture::draw;
+
+TEST_SUITE("nav_walls") {
+
+TEST_CASE("no obstacles and no map: everything is clear") {
+  Walls walls;
+  CHECK(walls.clear({0, 0}, {100, 100}, 5));
+  CHECK_FALSE(walls.blocked({3, 3}));
+}
+
+TEST_CASE("a circle blocks a segment that passes within the radius") {
+  const Obstacle obstacles[] = {Obstacle::circle({5, 0}, 1)};
+  Walls walls(obstacles, nullptr);
+  CHECK_FALSE(walls.clear({0, 0}, {10, 0}));
+  CHECK(walls.clear({0, 2}, {10, 2}));
+  CHECK(walls.clear({0, 1.5}, {10, 1.5}, 0.4));
+  CHECK_FALSE(walls.clear({0, 1.5}, {10, 1.5}, 0.6));
+  CHECK(walls.clear({0, 0}, {3.9, 0}));  // stops short
+  CHECK_FALSE(walls.clear({0, 1}, {10, 1}));  // grazing the edge is touching
+  CHECK(walls.blocked({5, 0.5}));
+  CHECK_FALSE(walls.blocked({5, 1.5}));
+}
+
+TEST_CASE("a box: crossing, passing beside it, and a segment inside it") {
+  const Obstacle obstacles[] = {Obstacle::box({2, -1}, {4, 1})};
+  Walls walls(obstacles, nullptr);
+  CHECK_FALSE(walls.clear({0, 0}, {10, 0}));
+  CHECK_FALSE(walls.clear({3, 0}, {3, 0.5}));  // wholly inside
+  CHECK(walls.clear({0, 1.5}, {10, 1.5}));
+  CHECK_FALSE(walls.clear({0, 1.5}, {10, 1.5}, 0.6));
+  CHECK(walls.clear({0, 1.5}, {10, 1.5}, 0.4));
+  // Passing a corner diagonally: the nearest point is the corner (4, 1), sqrt(0.5) away.
+  CHECK(walls.clear({3, 3}, {6, 0}, 0.7));
+  CHECK_FALSE(walls.clear({3, 3}, {6, 0}, 0.71));
+  CHECK(walls.blocked({2, 0}));  // the edge is inside
+}
+
+TEST_CASE("a concave polygon: the notch is open, the arms are not") {
+  // A U opening upwards: arms at x 0..1 and 3..4, base y 0..1, notch x 1..3, y 1..4.
+  const Obstacle obstacles[] = {Obstacle::polygon({{0, 0}, {4, 0}, {4, 4}, {3, 4}, {3, 1}, {1, 1}, {1, 4}, {0, 4}})};
+  Walls walls(obstacles, nullptr);
+  CHECK(walls.clear({2, 5}, {2, 1.5}));  // down into the notch
+  CHECK_FALSE(walls.clear({2, 5}, {2, 0.5}));  // on into the base
+  CHECK_FALSE(walls.clear({-1, 2}, {5, 2}));  // across both arms
+  CHECK(walls.clear({2, 2}, {2, 3}, 0.9));
+  CHECK_FALSE(walls.clear({2, 2}, {2, 3}, 1.1));
+  CHECK(walls.blocked({0.5, 3}));
+  CHECK_FALSE(walls.blocked({2, 3}));
+}
+
+TEST_CASE("with a map: radius 0 is line of sight; a radius must fit between blocked cells") {
+  GridMap map = draw({"@@@@@@",
+                      "......",
+                      "@@@@@@"});
+  Walls walls({}, &map);
+  CHECK(walls.clear({0.5, 1.5}, {5.5, 1.5}));
+  CHECK(walls.clear({0.5, 1.5}, {5.5, 1.5}, 0.5));  // exactly fits the corridor
+  CHECK_FALSE(walls.clear({0.5, 1.5}, {5.5, 1.5}, 0.51));
+  CHECK_FALSE(walls.clear({0.5, 1.2}, {5.5, 1.2}, 0.3));
+  CHECK(walls.blocked({1, 0.5}));
+  CHECK_FALSE(walls.blocked({1, 1.5}));
+  CHECK(walls.blocked({-1, 1.5}));  // outside the map
+  CHECK(walls.blocked({6, 1.5}));
+}
+
+TEST_CASE("with a map and a radius: a block beside the line, corners, and the map's edge") {
+  GridMap map = draw({"......",
+                      "......",
+                      "...@..",
+                      "......",
+                      "......"});
+  Walls walls({}, &map);
+  // The line y = 1.5 passes 0.5 above the block (its top at y = 2).
+  CHECK(walls.clear({0.5, 1.5}, {5.5, 1.5}, 0.49));
+  CHECK_FALSE(walls.clear({0.5, 1.5}, {5.5, 1.5}, 0.51));
+  // The block's corner (3, 2) is sqrt(0.5) from (2.5, 1.5): the end disc counts.
+  CHECK(walls.clear({1.5, 1.5}, {2.5, 1.5}, 0.7));
+  CHECK_FALSE(walls.clear({1.5, 1.5}, {2.5, 1.5}, 0.71));
+  // The map's edge is a wall for a thick body.
+  CHECK(walls.clear({0.5, 0.5}, {0.5, 4.5}, 0.5));
+  CHECK_FALSE(walls.clear({0.5, 0.5}, {0.5, 4.5}, 0.6));
+}
+
+TEST_CASE("obstacles and a map together, placed in the world") {
+  GridMap map(10, 10);
+  map.origin = {-5, -5};
+  const Obstacle obstacles[] = {Obstacle::circle({0, 0}, 1)};
+  Walls walls(obstacles, &map);
+  CHECK_FALSE(walls.clear({-4, 0}, {4, 0}));
+  CHECK(walls.clear({-4, 3}, {4, 3}));
+  CHECK_FALSE(walls.clear({-4, 3}, {6, 3}));  // leaves the map
+  CHECK(walls.blocked({0, 0}));
+  CHECK(walls.blocked({5.5, 0}));
+}
+
+}  // TEST_SUITE
+
+TEST_SUITE("nav_walls") {
+
+TEST_CASE("thick segments on random maps agree with sampling the capsule") {
+  // Samples: points along the segment, and around each at distances below the radius.
+  int blocked_seen = 0, clear_seen = 0;
+  for (unsigned seed = 1; seed <= 10; ++seed) {
+    GridMap map = nav_fixture::random_map(20, 16, 12, seed);
+    Walls walls({}, &map);
+    std::mt19937 rng(seed * 31u);
+    for (int i = 0; i < 60; ++i) {
+      Vec2 a{(rng() % 2000) / 100.0, (rng() % 1600) / 100.0};
+      Vec2 b{a.x + (double(rng() % 600) - 300) / 100.0, a.y + (double(rng() % 600) - 300) / 100.0};
+      double r = (rng() % 80) / 100.0;
+      bool clear = walls.clear(a, b, r);
+      if (r == 0) CHECK(clear == line_of_sight(map, a, b));
+      // Is any sample within 0.98 r of the segment in a blocked cell (or outside the map)?
+      bool hit = false;
+      for (int s = 0; s <= 200 && !hit; ++s) {
+        Vec2 p = a + (b - a) * (s / 200.0);
+        for (int k = 0; k < 16 && !hit; ++k)
+          for (double f : {0.0, 0.5, 0.98}) {
+            double angle = k * 3.14159265358979 / 8;
+            Vec2 q{p.x + std::cos(angle) * r * f, p.y + std::sin(angle) * r * f};
+            if (walls.blocked(q)) hit = true;
+          }
+      }
+      if (hit) CHECK_FALSE(clear);
+      blocked_seen += !clear;
+      clear_seen += clear;
+    }
+  }
+  CHECK(blocked_seen > 50);
+  CHECK(clear_seen > 50);
+}
+
+}  // TEST_SUITE
