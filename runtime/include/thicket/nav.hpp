@@ -57,6 +57,10 @@ class GridMap {
   bool uniform_cost() const { return costs_.empty(); }
   // The lowest terrain cost of any passable cell (1 when uniform): scales the heuristic.
   float min_cost() const { return min_cost_; }
+  // Changes with every edit of passability or cost, and differs between maps that were built
+  // apart (it is drawn from a process-wide counter; a copy keeps it, as it keeps the cells):
+  // a search keys what it derives from a map (bit rows for jump point search) by it.
+  std::uint64_t stamp() const { return stamp_; }
 
   void set_passable(Cell c, bool passable);
   // cost: > 0 and finite. Setting any cost other than 1 makes the map non-uniform.
@@ -78,6 +82,7 @@ class GridMap {
   std::vector<float> costs_;  // empty while uniform
   std::vector<char> symbols_;
   float min_cost_ = 1.0f;
+  std::uint64_t stamp_ = 0;  // 0: the empty map
 };
 
 // Passable symbols of the Moving AI format; every other known symbol is blocked.
