@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "thicket/nav_mesh.hpp"
@@ -66,6 +67,16 @@ TEST_CASE("nav mesh: an empty room is crossed in one straight segment") {
   auto mesh = build({});
   CHECK(mesh->polygon_count() >= 1);
   CHECK(mesh->outline_count() == static_cast<std::size_t>(mesh->polygon_count()));
+  for (std::size_t i = 0; i < mesh->outline_count(); ++i) {
+    auto corners = mesh->outline(i);
+    REQUIRE(corners.size() >= 3);
+    double twice_area = 0;  // the shoelace formula: negative when clockwise (y up)
+    for (std::size_t j = 0; j < corners.size(); ++j) {
+      Vec2 p = corners[j], q = corners[(j + 1) % corners.size()];
+      twice_area += p.x * q.y - q.x * p.y;
+    }
+    CHECK(twice_area < 0);
+  }
   NavMeshQuery query(*mesh);
   REQUIRE(query.ok());
 
@@ -241,6 +252,30 @@ TEST_CASE("nav mesh: two builds of the same world give the same polygons") {
   REQUIRE(qa.find_path({1, 1}, {19, 19}, path_a));
   REQUIRE(qb.find_path({1, 1}, {19, 19}, path_b));
   CHECK(path_a == path_b);
+}
+
+TEST_CASE("nav mesh: one mesh, a query per thread, the same paths as one thread finds") {
+  const auto wall = wall_with_gap();
+  auto mesh = build(wall);
+  std::vector<std::pair<Vec2, Vec2>> pairs;
+  for (int i = 0; i < 40; ++i)
+    pairs.push_back({{1.0 + (i % 5), 1.0 + i * 0.45}, {19.0 - (i % 7) * 0.5, 19.0 - i * 0.45}});
+  auto run = [&](std::vector<std::vector<Vec2>>& paths) {
+    NavMeshQuery query(*mesh);
+    std::vector<Vec2> path;
+    for (auto [a, b] : pairs) {
+      path.clear();
+      query.find_path(a, b, path);
+      paths.push_back(path);
+    }
+  };
+  std::vector<std::vector<Vec2>> alone, first, second;
+  run(alone);
+  std::thread t1([&] { run(first); }), t2([&] { run(second); });
+  t1.join();
+  t2.join();
+  CHECK(first == alone);
+  CHECK(second == alone);
 }
 
 TEST_CASE("nav mesh: bad input is an error, not a crash") {

@@ -6,7 +6,9 @@
 // is always 0 here: the ground is one flat quad. Everything below is in world metres.
 //
 // What the mesh covers: the bounds, minus every point within agent_radius (rounded up to whole
-// cells) of an obstacle. The world clamps an entity's centre into its bounds, so the mesh reaches
+// cells) of an obstacle. Recast's simplified walls may cut back into that margin by up to
+// max_edge_error, so every point of the mesh is at least agent_radius − max_edge_error from an
+// obstacle, usually more: a cell that an obstacle touches at all counts as blocked. The world clamps an entity's centre into its bounds, so the mesh reaches
 // the bounds themselves: the ground Recast rasterizes overhangs them by the erosion radius, and
 // the erosion that keeps polygons off the obstacles eats exactly that overhang.
 //
@@ -79,14 +81,16 @@ class NavMesh {
   const NavMeshParams& params() const { return params_; }
   const world::Bounds& bounds() const { return bounds_; }
 
-  // Polygon i's corners in world (x, y), in Detour's order (counter-clockwise seen from above in
-  // Recast's frame, which is clockwise in a y-up 2D plot). For viewers and tests.
+  // Polygon i's corners in world (x, y), convex, clockwise when plotted with y up (Recast's
+  // winding). For viewers and tests.
   std::size_t outline_count() const { return outline_start_.empty() ? 0 : outline_start_.size() - 1; }
   std::span<const Vec2> outline(std::size_t i) const {
     return {outline_points_.data() + outline_start_[i], outline_start_[i + 1] - outline_start_[i]};
   }
 
-  struct Detour;  // Detour's navmesh object (nav_mesh.cpp)
+  // Detour's navmesh (defined in runtime/src/nav/nav_mesh_detour.hpp, for NavMeshQuery); null
+  // inside when the mesh has no polygons.
+  struct Detour;
   const Detour& detour() const { return *detour_; }
 
  private:

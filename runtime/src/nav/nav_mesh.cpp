@@ -178,6 +178,7 @@ std::unique_ptr<NavMesh> NavMesh::build(const world::Bounds& bounds,
     return nullptr;
   };
   std::unique_ptr<NavMesh> mesh(new NavMesh());
+  mesh->detour_ = std::make_unique<Detour>();  // its navmesh stays null while there are no polygons
   mesh->params_ = params;
   mesh->bounds_ = bounds;
   NavMeshStats& stats = mesh->stats_;
@@ -272,7 +273,6 @@ std::unique_ptr<NavMesh> NavMesh::build(const world::Bounds& bounds,
     return nullptr;
   }
   stats.data_bytes = static_cast<std::size_t>(data_size);
-  mesh->detour_ = std::make_unique<Detour>();
   mesh->detour_->mesh = dtAllocNavMesh();
   if (!mesh->detour_->mesh) {
     dtFree(data);

@@ -49,7 +49,7 @@ struct NavMeshQuery::Impl {
 
 NavMeshQuery::NavMeshQuery(const NavMesh& mesh, int max_nodes) : impl_(std::make_unique<Impl>()) {
   snap_distance_ = 2 * mesh.params().agent_radius + 1.0;
-  const dtNavMesh* nav = mesh.polygon_count() > 0 ? mesh.detour().mesh : nullptr;
+  const dtNavMesh* nav = mesh.detour().mesh;
   // Detour's node indices are 16-bit, and its node pool hashes into max_nodes / 4 buckets: fewer
   // than 4 nodes would make that table empty (and Detour would index into it anyway).
   if (!nav || max_nodes < 4 || max_nodes > 65535) return;
