@@ -166,6 +166,7 @@ TEST_CASE("nav mesh: circles and concave polygons are walls; a concave pocket st
   NavMeshParams params;
   auto mesh = build(obstacles, params);
   NavMeshQuery query(*mesh);
+  std::vector<Vec2> path_probe;
 
   // The pocket's floor is on the mesh (a convex hull would have filled it).
   bool found = false;
@@ -173,7 +174,10 @@ TEST_CASE("nav mesh: circles and concave polygons are walls; a concave pocket st
   Vec2 snapped = query.nearest_point(in_pocket, &found);
   CHECK(found);
   CHECK(world::distance(snapped, in_pocket) < 1e-3);
-  // Inside the polygon's solid base and inside the circle: snapped out to the mesh.
+  // Inside the polygon's solid base and at the circle's centre (2.1 m or more from the mesh, past
+  // the default snap distance of 2 m): snapped out to the mesh.
+  CHECK_FALSE(query.find_path({16.5, 17}, {1, 1}, path_probe, nullptr));
+  query.set_snap_distance(3);
   for (Vec2 inside : {Vec2{9, 5}, Vec2{16.5, 17}}) {
     snapped = query.nearest_point(inside, &found);
     CHECK(found);
@@ -252,6 +256,30 @@ TEST_CASE("nav mesh: two builds of the same world give the same polygons") {
   REQUIRE(qa.find_path({1, 1}, {19, 19}, path_a));
   REQUIRE(qb.find_path({1, 1}, {19, 19}, path_b));
   CHECK(path_a == path_b);
+}
+
+TEST_CASE("nav mesh: a world far from the origin gets the same mesh, moved") {
+  // Recast computes in float, where 1e6 m leaves about 6 cm between neighbours; the mesh is
+  // built around the world's own corner, so it keeps its 0.2 m cells.
+  const Vec2 far{1e6, -2e6};
+  const auto near_wall = wall_with_gap();
+  std::vector<Obstacle> far_wall;
+  for (const Obstacle& o : near_wall)
+    far_wall.push_back(Obstacle::box(o.centre - o.half_extents + far, o.centre + o.half_extents + far));
+  auto near_mesh = build(near_wall);
+  auto far_mesh = build(far_wall, {}, {kRoom.min + far, kRoom.max + far});
+  REQUIRE(far_mesh->outline_count() == near_mesh->outline_count());
+  for (std::size_t i = 0; i < near_mesh->outline_count(); ++i) {
+    auto a = near_mesh->outline(i), b = far_mesh->outline(i);
+    REQUIRE(a.size() == b.size());
+    for (std::size_t j = 0; j < a.size(); ++j) CHECK(world::distance(a[j] + far, b[j]) < 1e-6);
+  }
+  NavMeshQuery query(*far_mesh);
+  std::vector<Vec2> path;
+  double length = 0;
+  REQUIRE(query.find_path(Vec2{3, 3} + far, Vec2{17, 3} + far, path, &length));
+  CHECK(clearance(path, far_wall) >= NavMeshParams{}.agent_radius - NavMeshParams{}.cell_size);
+  CHECK(length > 14.5);
 }
 
 TEST_CASE("nav mesh: one mesh, a query per thread, the same paths as one thread finds") {

@@ -118,8 +118,10 @@ class NavMeshQuery {
   // no memory); every query then fails.
   bool ok() const { return ok_; }
 
-  // How far (m, > 0) from a point the queries look for the mesh when the point is off it
-  // (inside an obstacle, or within agent_radius of one). Default: 2·agent_radius + 1 m.
+  // How far (m, > 0; a distance, not a box) from a point the queries look for the mesh when the
+  // point is off it (inside an obstacle, or within agent_radius of one). Default:
+  // 2·agent_radius + 1 m: enough for a point on an obstacle's surface, not for the middle of a
+  // large obstacle.
   void set_snap_distance(double metres);
   double snap_distance() const { return snap_distance_; }
 

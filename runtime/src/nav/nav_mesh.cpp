@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "nav/nav_mesh_detour.hpp"
 
@@ -107,19 +108,26 @@ world::Bounds box_of(const world::Obstacle& o) {
   return {o.centre, o.centre};
 }
 
+// The cell index of world offset `metres` from the grid's origin, clamped to [-1, cells] before
+// the conversion (an obstacle far outside the world must not overflow an int).
+int cell_index(double metres, double cell_size, int cells) {
+  return static_cast<int>(std::clamp(std::floor(metres / cell_size), -1.0, static_cast<double>(cells)));
+}
+
 // Sets every span of every cell the obstacle touches to RC_NULL_AREA; returns the cells marked.
-std::int64_t mark_obstacle(const world::Obstacle& o, rcCompactHeightfield& chf) {
+// origin: the world position of the grid's corner.
+std::int64_t mark_obstacle(const world::Obstacle& o, Vec2 origin, rcCompactHeightfield& chf) {
   const double cs = chf.cs;
   const double reach = cs * std::sqrt(0.5);  // half a cell diagonal
   world::Bounds box = box_of(o);
-  auto cell_lo = [&](double w, float origin) { return static_cast<int>(std::floor((w - reach - origin) / cs)); };
-  auto cell_hi = [&](double w, float origin) { return static_cast<int>(std::floor((w + reach - origin) / cs)); };
-  int x0 = std::max(0, cell_lo(box.min.x, chf.bmin[0])), x1 = std::min(chf.width - 1, cell_hi(box.max.x, chf.bmin[0]));
-  int z0 = std::max(0, cell_lo(box.min.y, chf.bmin[2])), z1 = std::min(chf.height - 1, cell_hi(box.max.y, chf.bmin[2]));
+  int x0 = std::max(0, cell_index(box.min.x - reach - origin.x, cs, chf.width));
+  int x1 = std::min(chf.width - 1, cell_index(box.max.x + reach - origin.x, cs, chf.width));
+  int z0 = std::max(0, cell_index(box.min.y - reach - origin.y, cs, chf.height));
+  int z1 = std::min(chf.height - 1, cell_index(box.max.y + reach - origin.y, cs, chf.height));
   std::int64_t marked = 0;
   for (int z = z0; z <= z1; ++z)
     for (int x = x0; x <= x1; ++x) {
-      Vec2 centre{chf.bmin[0] + (x + 0.5) * cs, chf.bmin[2] + (z + 0.5) * cs};
+      Vec2 centre{origin.x + (x + 0.5) * cs, origin.y + (z + 0.5) * cs};
       if (world::distance_to_obstacle(o, centre) > reach) continue;
       const rcCompactCell& cell = chf.cells[x + z * chf.width];
       for (unsigned i = cell.index, end = cell.index + cell.count; i < end; ++i) {
@@ -157,19 +165,21 @@ std::unique_ptr<NavMesh> NavMesh::build(const world::Bounds& bounds,
   const int erosion = cells_up(params.agent_radius, cs);
   // The ground overhangs the bounds by the erosion, which then eats the overhang (top of file).
   const double overhang = erosion * cs;
-  float bmin[3] = {static_cast<float>(bounds.min.x - overhang), kSlabBottom, static_cast<float>(bounds.min.y - overhang)};
-  float bmax[3] = {static_cast<float>(bounds.max.x + overhang), kSlabTop, static_cast<float>(bounds.max.y + overhang)};
-  const double cells_x = std::ceil((bmax[0] - bmin[0]) / cs), cells_z = std::ceil((bmax[2] - bmin[2]) / cs);
-  if (cells_x * cells_z > static_cast<double>(params.max_cells) || cells_x > 0xFFFF || cells_z > 0xFFFF) {
-    error = "navmesh: the world is " + std::to_string(static_cast<long long>(cells_x)) + " x " +
-            std::to_string(static_cast<long long>(cells_z)) + " cells, more than max_cells (" +
-            std::to_string(params.max_cells) + "); raise cell_size";
+  const Vec2 origin = bounds.min - Vec2{overhang, overhang};  // Recast's (0, 0): see Detour::origin
+  const double cells_x = std::ceil((bounds.max.x - bounds.min.x + 2 * overhang) / cs);
+  const double cells_z = std::ceil((bounds.max.y - bounds.min.y + 2 * overhang) / cs);
+  // (Written so that an infinite size fails too.)
+  if (!(cells_x <= 0xFFFF && cells_z <= 0xFFFF && cells_x * cells_z <= static_cast<double>(params.max_cells))) {
+    char size[64];
+    std::snprintf(size, sizeof size, "%.0f x %.0f", cells_x, cells_z);
+    error = std::string("navmesh: the world is ") + size + " cells, more than max_cells (" +
+            std::to_string(params.max_cells) + ") or 65535 a side; raise cell_size";
     return nullptr;
   }
   const int width = static_cast<int>(cells_x), height = static_cast<int>(cells_z);
   // Recast's grid is whole cells: its far edge is where the last cell ends.
-  bmax[0] = static_cast<float>(bmin[0] + width * cs);
-  bmax[2] = static_cast<float>(bmin[2] + height * cs);
+  const float bmin[3] = {0, kSlabBottom, 0};
+  const float bmax[3] = {static_cast<float>(width * cs), kSlabTop, static_cast<float>(height * cs)};
 
   BuildContext ctx;
   auto recast_failed = [&](const char* step) {
@@ -179,6 +189,7 @@ std::unique_ptr<NavMesh> NavMesh::build(const world::Bounds& bounds,
   };
   std::unique_ptr<NavMesh> mesh(new NavMesh());
   mesh->detour_ = std::make_unique<Detour>();  // its navmesh stays null while there are no polygons
+  mesh->detour_->origin = origin;
   mesh->params_ = params;
   mesh->bounds_ = bounds;
   NavMeshStats& stats = mesh->stats_;
@@ -203,7 +214,7 @@ std::unique_ptr<NavMesh> NavMesh::build(const world::Bounds& bounds,
   if (!chf || !rcBuildCompactHeightfield(&ctx, kWalkableHeightCells, kWalkableClimbCells, *solid, *chf))
     return recast_failed("rcBuildCompactHeightfield");
   solid.reset();
-  for (const world::Obstacle& o : obstacles) stats.blocked_cells += mark_obstacle(o, *chf);
+  for (const world::Obstacle& o : obstacles) stats.blocked_cells += mark_obstacle(o, origin, *chf);
   if (erosion > 0 && !rcErodeWalkableArea(&ctx, erosion, *chf)) return recast_failed("rcErodeWalkableArea");
 
   // 3. Regions, contours, polygons.
@@ -287,14 +298,14 @@ std::unique_ptr<NavMesh> NavMesh::build(const world::Bounds& bounds,
   }
 
   // 5. The outlines, read back from the tile so they are what queries see.
-  const dtNavMesh& nav = *mesh->detour_->mesh;
-  const dtMeshTile* tile = nav.getTile(0);
+  const Detour& detour = *mesh->detour_;
+  const dtNavMesh* nav = detour.mesh;
+  const dtMeshTile* tile = nav->getTile(0);
   mesh->outline_start_.push_back(0);
   for (int i = 0; i < tile->header->polyCount; ++i) {
     const dtPoly& poly = tile->polys[i];
     for (int j = 0; j < poly.vertCount; ++j) {
-      const float* v = &tile->verts[poly.verts[j] * 3];
-      mesh->outline_points_.push_back({v[0], v[2]});
+      mesh->outline_points_.push_back(detour.to_world(&tile->verts[poly.verts[j] * 3]));
     }
     mesh->outline_start_.push_back(mesh->outline_points_.size());
   }

@@ -17,16 +17,10 @@ namespace {
 // polygons within a cell height or two of it.
 constexpr float kSnapHalfHeight = 1.0f;
 
-void to_recast(Vec2 p, float* out) {
-  out[0] = static_cast<float>(p.x);
-  out[1] = 0.0f;
-  out[2] = static_cast<float>(p.y);
-}
-Vec2 to_world(const float* p) { return {p[0], p[2]}; }
-
 }  // namespace
 
 struct NavMeshQuery::Impl {
+  const NavMesh::Detour* mesh = nullptr;
   dtNavMeshQuery* query = nullptr;
   dtQueryFilter filter;  // every polygon (flag 1), every area at cost 1
   std::vector<dtPolyRef> corridor;
@@ -38,10 +32,14 @@ struct NavMeshQuery::Impl {
   // point of it.
   dtPolyRef snap(Vec2 p, double reach, float* nearest, bool* over = nullptr) const {
     float centre[3], extents[3] = {static_cast<float>(reach), kSnapHalfHeight, static_cast<float>(reach)};
-    to_recast(p, centre);
+    mesh->to_recast(p, centre);
     dtPolyRef ref = 0;
     bool over_poly = false;
     if (dtStatusFailed(query->findNearestPoly(centre, extents, &filter, &ref, nearest, &over_poly))) return 0;
+    // Detour gathers candidates through its bounding-volume tree, whose boxes are rounded to
+    // whole cells, so its "nearest" may lie outside the box asked for; hold it to the distance.
+    float dx = nearest[0] - centre[0], dz = nearest[2] - centre[2];
+    if (ref && dx * dx + dz * dz > reach * reach) return 0;
     if (over) *over = over_poly;
     return ref;
   }
@@ -49,6 +47,7 @@ struct NavMeshQuery::Impl {
 
 NavMeshQuery::NavMeshQuery(const NavMesh& mesh, int max_nodes) : impl_(std::make_unique<Impl>()) {
   snap_distance_ = 2 * mesh.params().agent_radius + 1.0;
+  impl_->mesh = &mesh.detour();
   const dtNavMesh* nav = mesh.detour().mesh;
   // Detour's node indices are 16-bit, and its node pool hashes into max_nodes / 4 buckets: fewer
   // than 4 nodes would make that table empty (and Detour would index into it anyway).
@@ -104,7 +103,7 @@ bool NavMeshQuery::find_path(Vec2 from, Vec2 to, std::vector<Vec2>& out, double*
                                      nullptr, &corner_count, m.max_corners);
   if (dtStatusFailed(status) || corner_count == 0) return fail("unreachable");
   if (dtStatusDetail(status, DT_BUFFER_TOO_SMALL)) return fail("path too long");
-  for (int i = 0; i < corner_count; ++i) out.push_back(to_world(&m.corners[static_cast<std::size_t>(i) * 3]));
+  for (int i = 0; i < corner_count; ++i) out.push_back(m.mesh->to_world(&m.corners[static_cast<std::size_t>(i) * 3]));
   // Detour merges equal corners, so start == goal comes back as one point; a path always has
   // both ends, so followers need no special case.
   if (out.size() == 1) out.push_back(out.front());
@@ -125,7 +124,7 @@ bool NavMeshQuery::raycast(Vec2 a, Vec2 b) {
   // under a has a's own x and z.
   dtPolyRef ref = m.snap(a, 1e-3, start, &over);
   if (!ref || !over) return false;
-  to_recast(b, end);
+  m.mesh->to_recast(b, end);
   end[1] = start[1];
   dtRaycastHit hit{};  // no polygon list wanted: hit.path stays null with maxPath 0
   if (dtStatusFailed(m.query->raycast(ref, start, end, &m.filter, 0, &hit))) return false;
@@ -139,7 +138,7 @@ Vec2 NavMeshQuery::nearest_point(Vec2 p, bool* found) {
   float nearest[3];
   if (!impl_->snap(p, snap_distance_, nearest)) return p;
   if (found) *found = true;
-  return to_world(nearest);
+  return impl_->mesh->to_world(nearest);
 }
 
 }  // namespace thicket::nav
