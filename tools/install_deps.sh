@@ -5,7 +5,8 @@ set -euo pipefail
 # header-only. Debian's libvalijson-dev depends on the dev packages of every JSON library it has
 # an adapter for (Qt 5 base, Poco, jsoncpp, rapidjson, picojson): a large first install.
 # clang and libfuzzer-14-dev: the fuzz targets (tools/fuzz.sh).
-packages=(build-essential cmake ninja-build pkg-config liblua5.4-dev libyaml-cpp-dev libvalijson-dev nlohmann-json3-dev doctest-dev clang libfuzzer-14-dev)
+# librecast-dev: Recast builds navmeshes and Detour queries them (runtime/src/nav/nav_mesh.cpp).
+packages=(build-essential cmake ninja-build pkg-config liblua5.4-dev libyaml-cpp-dev libvalijson-dev nlohmann-json3-dev doctest-dev clang libfuzzer-14-dev librecast-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
