@@ -3,10 +3,12 @@
 
 namespace thicket::nav {
 
-void GridBits::build(const GridMap& map) {
-  if (map.stamp() == stamp_ && map.width() == width_ && map.height() == height_ && !rows_.empty() &&
-      dist_.empty() == (std::size_t(width_) * std::size_t(height_) > max_table_cells))
+void GridBits::build(const GridMap& map, bool distances) {
+  const bool same = map.stamp() == stamp_ && map.width() == width_ && map.height() == height_ && !rows_.empty();
+  if (same) {
+    if (distances && !dist_built_) build_distances();
     return;
+  }
   width_ = map.width();
   height_ = map.height();
   stamp_ = map.stamp();
@@ -23,7 +25,9 @@ void GridBits::build(const GridMap& map) {
       rows_[std::size_t(y + 1) * row_words_ + (px >> 6)] |= std::uint64_t(1) << (px & 63);
       cols_[std::size_t(x + 1) * col_words_ + (py >> 6)] |= std::uint64_t(1) << (py & 63);
     }
-  build_distances();
+  dist_built_ = false;
+  dist_.clear();  // stale until rebuilt; its capacity stays for the next map
+  if (distances) build_distances();
 }
 
 // Each direction is one pass against it, so a cell's distance comes from its neighbour's: one
@@ -31,6 +35,7 @@ void GridBits::build(const GridMap& map) {
 // A jump point is a cell entered with a blocked cell diagonally behind it and a free one
 // beside it (the rule GridBits::scan applies a word at a time).
 void GridBits::build_distances() {
+  dist_built_ = true;
   const std::size_t cells = std::size_t(width_) * std::size_t(height_);
   if (cells == 0 || cells > max_table_cells) {
     dist_.clear();

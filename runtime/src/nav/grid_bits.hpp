@@ -20,8 +20,9 @@ namespace thicket::nav {
 
 class GridBits {
  public:
-  // Rebuilds from the map unless it is already built from this map as it is now.
-  void build(const GridMap& map);
+  // Rebuilds from the map unless it is already built from this map as it is now; distances:
+  // with the jump distances too (jump point search wants them, A* does not).
+  void build(const GridMap& map, bool distances = true);
   std::size_t bytes() const {
     return (rows_.capacity() + cols_.capacity()) * sizeof(std::uint64_t) + dist_.capacity() * sizeof(std::int16_t);
   }
@@ -73,6 +74,7 @@ class GridBits {
     return d > 0 ? pos + dir * d : -1;
   }
   void build_distances();
+  bool dist_built_ = false;
   static std::int32_t scan(const std::uint64_t* cur, const std::uint64_t* a, const std::uint64_t* b,
                            std::int32_t from, int dir, std::int32_t goal);
 

@@ -1,10 +1,11 @@
 // GridSearch (nav.hpp): exact A* and jump point search on a GridMap, time-sliced.
 //
-// Both share one open list (a binary heap with lazy duplicates) and one node table the size of the largest map seen. A generation counter marks which
-// nodes belong to the current search, so start() touches nothing but the start node.
+// Both share one open list (a binary heap with lazy duplicates) and one node table the size of
+// the largest map seen. A search number marks which nodes belong to the current search, so
+// start() touches nothing but the start node.
 //
 // A*: 8 neighbours, a move a→b costs length × (cost(a) + cost(b)) / 2, plus the danger zones'
-// extra (below); the octile distance × the map's lowest cost is admissible and consistent.
+// extra (mark_danger); the octile distance × the map's lowest cost is admissible and consistent.
 //
 // Jump point search (uniform maps, no danger zones), the no-corner-cutting variant (Harabor &
 // Grastien 2014). Canonical paths take diagonal steps first, so:
@@ -12,11 +13,12 @@
 //     without corner cutting a diagonal move forces no other neighbour;
 //   - from a node reached straight along x (dx), (dx, 0) continues, and (0, s) and (dx, s) for
 //     s = ±1 only when (x - dx, y + s) is blocked and (x, y + s) is free: the one way to that
-//     side passes through here. A straight jump stops at such a cell (GridBits::scan);
+//     side passes through here. A straight jump stops at such a cell (GridBits: a table read,
+//     or a scan 64 cells at a time);
 //   - a diagonal jump stops at a cell from which a straight jump along either of its axes
-//     finds something.
-// Jumps stop at the goal too. Every jump is one straight or diagonal run, so its cost is the
-// octile distance and the path is filled in by stepping along it.
+//     finds something; that cell is not opened, its straight jumps' ends are (jump_diagonal).
+// Jumps stop at the goal too. Every jump is a straight run, a diagonal one, or a diagonal then
+// a straight one, so its cost is exact and the path is filled in by stepping along the runs.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -29,14 +31,13 @@ namespace {
 
 constexpr double kSqrt2 = 1.4142135623730951;
 constexpr std::uint32_t kNone = 0xffffffffu;
-constexpr std::uint32_t kClosed = 0xfffffffeu;  // Node::heap of a node taken off the list
+constexpr std::uint32_t kTooMany = 0x7fffffffu;  // cells: more cannot be numbered with a mark bit
 
+// 16 bytes, four to a cache line: the table is read at random, so its size is its speed.
 struct Node {
   double g;
   std::uint32_t parent;
-  std::uint32_t via;  // JPS: the diagonal's last cell, where the straight run to here began
-  std::uint32_t gen;  // the search that last touched it
-  std::uint32_t heap;  // kClosed once expanded, else 0
+  std::uint32_t mark;  // the search that last touched it << 1, | 1 once expanded (closed)
 };
 
 struct HeapEntry {
@@ -67,11 +68,13 @@ struct GridSearch::Impl {
   SearchStats stats;
   double heuristic_scale = 1;
   bool plain = true;  // uniform costs and no danger: every move costs its length
+  bool jps = false;    // this search jumps
   std::uint32_t gen = 0;
   std::int32_t width = 0;
 
   // The buffers (reused).
   std::vector<Node> nodes;
+  std::vector<std::uint32_t> vias;  // JPS: per node, where the diagonal run to it turned, or kNone
   std::vector<HeapEntry> heap;
   GridBits bits;
   std::vector<double> danger;             // per cell: the sum of the costs of the zones holding it
@@ -125,8 +128,8 @@ struct GridSearch::Impl {
     while (!heap.empty()) {
       const HeapEntry e = pop_entry();
       Node& n = nodes[e.node];
-      if (n.heap == kClosed || e.g > n.g) continue;
-      n.heap = kClosed;
+      if ((n.mark & 1) || e.g > n.g) continue;
+      n.mark |= 1;
       return e.node;
     }
     return kNone;
@@ -134,14 +137,14 @@ struct GridSearch::Impl {
   // Offers node i the cost g through parent; opens it, lowers it, or leaves it.
   void relax(std::uint32_t i, Cell c, double g, std::uint32_t parent, std::uint32_t via = kNone) {
     Node& n = nodes[i];
-    if (n.gen != gen) {
-      n = {g, parent, via, gen, 0};
+    if ((n.mark >> 1) != gen) {
+      n = {g, parent, gen << 1};
     } else {
-      if (n.heap == kClosed || g >= n.g) return;
+      if ((n.mark & 1) || g >= n.g) return;
       n.g = g;
       n.parent = parent;
-      n.via = via;
     }
+    if (jps) vias[i] = via;
     push(i, g + h(c), g);
     ++stats.pushed;
   }
@@ -186,7 +189,7 @@ struct GridSearch::Impl {
       if (!free[k]) continue;
       const Cell nc{c.x + kDx[k], c.y + kDy[k]};
       const std::uint32_t ni = id(nc);
-      if (nodes[ni].gen == gen && nodes[ni].heap == kClosed) continue;
+      if (nodes[ni].mark == ((gen << 1) | 1)) continue;
       const double len = k < 4 ? 1.0 : kSqrt2;
       double step = len;
       if (!plain) {
@@ -250,7 +253,8 @@ struct GridSearch::Impl {
       return;
     }
     // The last run into this node: straight from via when there is one, else from the parent.
-    const Cell p = cell(n.via != kNone ? n.via : n.parent);
+    const std::uint32_t via = vias[i];
+    const Cell p = cell(via != kNone ? via : n.parent);
     const int dx = sign(c.x - p.x), dy = sign(c.y - p.y);
     if (dx && dy) {
       jump_straight(i, c, dx, 0);
@@ -286,9 +290,10 @@ struct GridSearch::Impl {
     path.clear();
     for (std::uint32_t i = goal; nodes[i].parent != kNone; i = nodes[i].parent) {
       const Node& n = nodes[i];
-      if (n.via != kNone) {
-        walk_back(cell(i), cell(n.via));
-        walk_back(cell(n.via), cell(n.parent));
+      const std::uint32_t via = jps ? vias[i] : kNone;
+      if (via != kNone) {
+        walk_back(cell(i), cell(via));
+        walk_back(cell(via), cell(n.parent));
       } else {
         walk_back(cell(i), cell(n.parent));
       }
@@ -302,7 +307,7 @@ struct GridSearch::Impl {
   }
 
   std::size_t buffer_bytes() const {
-    return nodes.capacity() * sizeof(Node) + heap.capacity() * sizeof(HeapEntry) + bits.bytes() +
+    return nodes.capacity() * sizeof(Node) + vias.capacity() * sizeof(std::uint32_t) + heap.capacity() * sizeof(HeapEntry) + bits.bytes() +
            danger.capacity() * sizeof(double) + danger_set.capacity() * sizeof(std::uint32_t) +
            path.capacity() * sizeof(Cell);
   }
@@ -317,28 +322,30 @@ struct GridSearch::Impl {
     path.clear();
     cost = length = 0;
     const bool uniform = m.uniform_cost() && opts.danger.empty();
-    const bool jps = opts.algorithm != Algorithm::AStar && uniform;
+    jps = opts.algorithm != Algorithm::AStar && uniform;
     stats.used = jps ? Algorithm::Jps : Algorithm::AStar;
     if (!m.passable(a) || !m.passable(b)) return finish(SearchState::Invalid);
-    // Nodes are numbered in 32 bits (two values kept as markers); a Moving AI map is at most
-    // 8192 x 8192, but a map built in code could be larger.
-    if (std::uint64_t(m.width()) * std::uint64_t(m.height()) >= std::uint64_t(kClosed))
+    // Nodes are numbered below 2^31 (a mark keeps the search number and a closed bit in 32);
+    // a Moving AI map is at most 8192 x 8192, but a map built in code could be larger.
+    if (std::uint64_t(m.width()) * std::uint64_t(m.height()) >= std::uint64_t(kTooMany))
       return finish(SearchState::Invalid);
 
     width = m.width();
     const std::size_t cells = std::size_t(m.width()) * std::size_t(m.height());
-    if (nodes.size() < cells) nodes.resize(cells, Node{0, kNone, kNone, 0, kNone});
-    if (++gen == 0) {  // wrapped: old marks could pass for this search's
-      for (Node& n : nodes) n.gen = 0;
+    if (nodes.size() < cells) nodes.resize(cells, Node{0, kNone, 0});
+    if (jps && vias.size() < cells) vias.resize(cells, kNone);
+    if (++gen == (1u << 31)) {  // wrapped: old marks could pass for this search's
+      for (Node& n : nodes) n.mark = 0;
       gen = 1;
     }
-    bits.build(m);
+    bits.build(m, jps);
     plain = uniform;
     heuristic_scale = double(m.min_cost());
     mark_danger();
 
     const std::uint32_t s = id(a);
-    nodes[s] = {0.0, kNone, kNone, gen, 0};
+    nodes[s] = {0.0, kNone, gen << 1};
+    if (jps) vias[s] = kNone;
     if (a == b) {
       path.push_back(a);
       return finish(SearchState::Found);
@@ -351,7 +358,6 @@ struct GridSearch::Impl {
   SearchState step(std::uint64_t budget) {
     if (state != SearchState::Running) return state;
     const std::uint32_t goal = id(to);
-    const bool jps = stats.used == Algorithm::Jps;
     for (std::uint64_t done = 0; budget == 0 || done < budget; ++done) {
       const std::uint32_t i = pop();
       if (i == kNone) return finish(SearchState::NoPath);
