@@ -323,6 +323,20 @@ TEST_CASE("nav mesh: bad input is an error, not a crash") {
   CHECK_FALSE(NavMesh::build(kRoom, nan, {}, error));
   CHECK(error == "navmesh: obstacle 0: its numbers are not finite");
 
+  // Points that are not numbers are off the mesh.
+  auto room = NavMesh::build(kRoom, {}, {}, error);
+  REQUIRE(room);
+  NavMeshQuery room_query(*room);
+  std::vector<Vec2> room_path;
+  std::string room_why;
+  const double nan_value = std::nan("");
+  CHECK_FALSE(room_query.find_path({nan_value, 1}, {2, 2}, room_path, nullptr, &room_why));
+  CHECK(room_why == "start is off the mesh");
+  CHECK_FALSE(room_query.find_path({1, 1}, {2, INFINITY}, room_path, nullptr, &room_why));
+  CHECK(room_why == "goal is off the mesh");
+  CHECK_FALSE(room_query.raycast({1, 1}, {nan_value, 2}));
+  CHECK_FALSE(room_query.raycast({nan_value, 1}, {2, 2}));
+
   // A world with no floor left builds an empty mesh on which every query fails.
   const Obstacle everything[] = {Obstacle::box({-1, -1}, {21, 21})};
   auto empty = NavMesh::build(kRoom, everything, {}, error);
