@@ -66,6 +66,12 @@ TEST_SUITE("nav_mesh") {
 TEST_CASE("nav mesh: an empty room is crossed in one straight segment") {
   auto mesh = build({});
   CHECK(mesh->polygon_count() >= 1);
+  // 0.5 m of radius is 3 cells of 0.2 m (rounded up); the grid overhangs each side by them.
+  CHECK(mesh->stats().erosion_cells == 3);
+  CHECK(mesh->stats().grid_width == 106);
+  CHECK(mesh->stats().grid_height == 106);
+  CHECK(mesh->stats().blocked_cells == 0);
+  CHECK(mesh->stats().data_bytes > 0);
   CHECK(mesh->outline_count() == static_cast<std::size_t>(mesh->polygon_count()));
   for (std::size_t i = 0; i < mesh->outline_count(); ++i) {
     auto corners = mesh->outline(i);
