@@ -66,6 +66,12 @@ TEST_SUITE("nav_mesh") {
 TEST_CASE("nav mesh: an empty room is crossed in one straight segment") {
   auto mesh = build({});
   CHECK(mesh->polygon_count() >= 1);
+  // 0.5 m of radius is 3 cells of 0.2 m (rounded up); the grid overhangs each side by them.
+  CHECK(mesh->stats().erosion_cells == 3);
+  CHECK(mesh->stats().grid_width == 106);
+  CHECK(mesh->stats().grid_height == 106);
+  CHECK(mesh->stats().blocked_cells == 0);
+  CHECK(mesh->stats().data_bytes > 0);
   CHECK(mesh->outline_count() == static_cast<std::size_t>(mesh->polygon_count()));
   for (std::size_t i = 0; i < mesh->outline_count(); ++i) {
     auto corners = mesh->outline(i);
@@ -322,6 +328,20 @@ TEST_CASE("nav mesh: bad input is an error, not a crash") {
   const Obstacle nan[] = {Obstacle::circle({std::nan(""), 1}, 1)};
   CHECK_FALSE(NavMesh::build(kRoom, nan, {}, error));
   CHECK(error == "navmesh: obstacle 0: its numbers are not finite");
+
+  // Points that are not numbers are off the mesh.
+  auto room = NavMesh::build(kRoom, {}, {}, error);
+  REQUIRE(room);
+  NavMeshQuery room_query(*room);
+  std::vector<Vec2> room_path;
+  std::string room_why;
+  const double nan_value = std::nan("");
+  CHECK_FALSE(room_query.find_path({nan_value, 1}, {2, 2}, room_path, nullptr, &room_why));
+  CHECK(room_why == "start is off the mesh");
+  CHECK_FALSE(room_query.find_path({1, 1}, {2, INFINITY}, room_path, nullptr, &room_why));
+  CHECK(room_why == "goal is off the mesh");
+  CHECK_FALSE(room_query.raycast({1, 1}, {nan_value, 2}));
+  CHECK_FALSE(room_query.raycast({nan_value, 1}, {2, 2}));
 
   // A world with no floor left builds an empty mesh on which every query fails.
   const Obstacle everything[] = {Obstacle::box({-1, -1}, {21, 21})};

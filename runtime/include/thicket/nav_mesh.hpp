@@ -8,9 +8,10 @@
 // What the mesh covers: the bounds, minus every point within agent_radius (rounded up to whole
 // cells) of an obstacle. Recast's simplified walls may cut back into that margin by up to
 // max_edge_error, so every point of the mesh is at least agent_radius − max_edge_error from an
-// obstacle, usually more: a cell that an obstacle touches at all counts as blocked. The world clamps an entity's centre into its bounds, so the mesh reaches
-// the bounds themselves: the ground Recast rasterizes overhangs them by the erosion radius, and
-// the erosion that keeps polygons off the obstacles eats exactly that overhang.
+// obstacle, usually more: a cell that an obstacle touches at all counts as blocked. The world
+// clamps an entity's centre into its bounds, so the mesh reaches the bounds themselves: the
+// ground Recast rasterizes overhangs them by the erosion radius, and the erosion that keeps
+// polygons off the obstacles eats exactly that overhang.
 //
 // Threads. A NavMesh is immutable once built and may be read by any number of threads. A
 // NavMeshQuery holds Detour's search state (node pool, open list, buffers) and belongs to one
@@ -41,7 +42,9 @@ struct NavMeshParams {
   double agent_radius = 0.5;     // m, >= 0: the mesh keeps this far from obstacles
   double max_edge_length = 12;   // m, >= 0: longest polygon edge along a wall (0: no limit)
   double max_edge_error = 0.2;   // m, >= 0: how far a simplified wall may stray from the voxels
-  double min_region_area = 1.0;  // m², >= 0: walkable islands smaller than this are dropped
+  // m², >= 0: walkable islands smaller than this are dropped (a goal in such a pocket then
+  // snaps to the mesh outside it, if that is within the snap distance).
+  double min_region_area = 1.0;
   double merge_region_area = 10; // m², >= 0: regions smaller than this merge into a neighbour
   int max_verts_per_poly = 6;    // 3..6: 6 gives fewer, rounder polygons
   MeshPartition partition = MeshPartition::Watershed;
@@ -104,7 +107,8 @@ class NavMesh {
 };
 
 // Searches on one NavMesh (which must outlive it). One per thread. Buffers are allocated once, in
-// the constructor; a query allocates nothing except while `out` grows past its capacity.
+// the constructor; a query allocates nothing except while `out` grows past its capacity (and
+// `why` may allocate to hold a failure's reason).
 class NavMeshQuery {
  public:
   // max_nodes: Detour's node pool (4..65535): a search that needs more polygons than this fails
@@ -125,8 +129,10 @@ class NavMeshQuery {
   void set_snap_distance(double metres);
   double snap_distance() const { return snap_distance_; }
 
-  // The shortest path on the mesh from `from` to `to`, funnel-smoothed (Detour's
-  // findStraightPath): out gets its corners, the first the start and the last the goal. An end
+  // A path on the mesh from `from` to `to`: Detour's A* picks a corridor of polygons (costed
+  // between edge midpoints, so not always the corridor of the shortest path) and its funnel
+  // (findStraightPath) pulls it taut: out gets the corners, the first the start and the last
+  // the goal. An end
   // that is off the mesh is first moved to the nearest point of the mesh within snap_distance,
   // so out.front() / out.back() may differ from `from` / `to`: compare them to tell. Same
   // points: out = {start, goal}, two equal points. length (optional) gets the sum of the

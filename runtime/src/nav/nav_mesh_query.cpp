@@ -31,6 +31,8 @@ struct NavMeshQuery::Impl {
   // The polygon nearest p within `reach` metres on each axis (0 when none), and the nearest
   // point of it.
   dtPolyRef snap(Vec2 p, double reach, float* nearest, bool* over = nullptr) const {
+    // Detour would turn a NaN into a bounding-volume index: undefined, so refused here.
+    if (!std::isfinite(p.x) || !std::isfinite(p.y)) return 0;
     float centre[3], extents[3] = {static_cast<float>(reach), kSnapHalfHeight, static_cast<float>(reach)};
     mesh->to_recast(p, centre);
     dtPolyRef ref = 0;
@@ -123,7 +125,7 @@ bool NavMeshQuery::raycast(Vec2 a, Vec2 b) {
   // A small box: a must be on the mesh, not merely near it. The nearest point on the polygon
   // under a has a's own x and z.
   dtPolyRef ref = m.snap(a, 1e-3, start, &over);
-  if (!ref || !over) return false;
+  if (!ref || !over || !std::isfinite(b.x) || !std::isfinite(b.y)) return false;
   m.mesh->to_recast(b, end);
   end[1] = start[1];
   dtRaycastHit hit{};  // no polygon list wanted: hit.path stays null with maxPath 0
