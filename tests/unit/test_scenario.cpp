@@ -225,7 +225,7 @@ metrics: [kills, kills]
         "guard_posts.yaml:6:9: error: 'size' must be [width, height], both numbers > 0, got a list\n"
         "guard_posts.yaml:8:34: error: 'radius' must be a number > 0, got 0\n"
         "guard_posts.yaml:9:13: error: 'box' must be two corners [[x0, y0], [x1, y1]], got a list\n"
-        "guard_posts.yaml:10:8: error: unknown key 'square' in an obstacle (allowed: circle, radius, box)\n"
+        "guard_posts.yaml:10:8: error: unknown key 'square' in an obstacle (allowed: circle, radius, box, polygon)\n"
         "guard_posts.yaml:11:27: error: team 'minions' is listed twice in 'teams'\n"
         "guard_posts.yaml:14:11: error: unknown team 'minion'; did you mean 'minions'? (teams: minions, players)\n"
         "guard_posts.yaml:15:12: error: 'count' must be a whole number >= 1, got 0\n"
@@ -285,7 +285,7 @@ TEST_CASE("scenario: required keys are asked for where they belong") {
         "guard_posts.yaml:1:1: error: unknown top-level key 'scenaro'; did you mean 'scenario'? "
         "(allowed: scenario, seed, ticks, dt, world, teams, groups, metrics)\n");
   CHECK(errors_of("scenario: s\nworld: {}\nteams: [a]\ngroups:\n  - {name: g}\n") ==
-        "guard_posts.yaml:2:8: error: 'world' needs 'size: [width, height]'\n"
+        "guard_posts.yaml:2:8: error: 'world' needs 'size: [width, height]' (or 'map: FILE.map')\n"
         "guard_posts.yaml:5:5: error: a group needs 'team: TEAM', one of 'teams'\n"
         "guard_posts.yaml:5:5: error: a group needs 'brain: FILE', its agents' brain file\n"
         "guard_posts.yaml:5:5: error: a group needs 'spawn: {centre: [x, y], radius: R}' or "
@@ -327,10 +327,10 @@ TEST_CASE("scenario: wrong types say what was expected and what the file has") {
   CHECK(errors_of(small_with("world: {size: [100, 100]}",
                              "world: {size: [100, 100], obstacles: [{circle: [1, 1]}, {circle: [1, 1], box: [[0, 0], [1, 1]]}, 7]}")) ==
         "guard_posts.yaml:2:39: error: a circle obstacle needs 'radius: R'\n"
-        "guard_posts.yaml:2:74: error: an obstacle is {circle: [x, y], radius: R} or {box: [[x0, y0], [x1, y1]]}; "
-        "this one has both 'circle' and 'box'\n"
-        "guard_posts.yaml:2:98: error: an obstacle is {circle: [x, y], radius: R} or {box: [[x0, y0], [x1, y1]]}, "
-        "got 7\n");
+        "guard_posts.yaml:2:74: error: an obstacle is {circle: [x, y], radius: R}, {box: [[x0, y0], [x1, y1]]} or "
+        "{polygon: [[x, y], ...]}; this one has both 'circle' and 'box'\n"
+        "guard_posts.yaml:2:98: error: an obstacle is {circle: [x, y], radius: R}, {box: [[x0, y0], [x1, y1]]} or "
+        "{polygon: [[x, y], ...]}, got 7\n");
 }
 
 TEST_CASE("scenario: teams and groups refer to each other by name") {

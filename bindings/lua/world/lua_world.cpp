@@ -8,11 +8,17 @@
 //   agent:steer{seek = {x, y}, separation = 1.5, avoid = 2, wander = 0.5}
 //   agent:damage(e.id, 10)    agent:signal(e.id, "alert", true)    thicket.metric("kills", 1)
 //   thicket.gauge("alive", 1)   -- summed over agents per tick; the run reports the latest sum
-//   thicket.move_to(agent, x, y [, radius])   thicket.follow_path(agent, {{x, y}, ...} [, {loop = true}])
+//   thicket.move_to(agent, x, y [, options])  -- a task: plans a path (navmesh, waypoints or map), walks it
+//   thicket.move_to(agent, id [, options])    -- follows another agent, re-planning as it moves
+//   thicket.follow_path(agent, {{x, y}, ...} [, {loop = true}])
+//   local points, length = thicket.find_path(x0, y0, x1, y1 [, options])  -- or nil, reason
+//   local points, length = agent:path_to(x, y, {budget = 2000})  -- false while still planning
+//   local x, y = agent:locate(id)            -- another agent's position; nil when gone
 #include <cstring>
 #include <lua.hpp>
 
 #include <cmath>
+#include <memory>
 
 #include "agent.hpp"
 #include "leaf_host.hpp"
@@ -103,10 +109,26 @@ void push_entity(lua_State* L, const Self& s, world::EntityId id) {
   lua_setfield(L, -2, "distance");
 }
 
+// {sight = true}: only those the agent sees (no obstacle or wall cell between the centres).
+bool wants_sight(lua_State* L, int idx) {
+  if (lua_type(L, idx) != LUA_TTABLE) return false;
+  bool sight = lua_getfield(L, idx, "sight") != LUA_TNIL && lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return sight;
+}
+
+void keep_visible(const Self& s, std::vector<world::EntityId>& ids) {
+  const auto& sim = *s.worker->sim;
+  std::erase_if(ids, [&](world::EntityId id) {
+    return !sim.nav.world.walls.clear(s.entity->position, sim.world.entity(id)->position);
+  });
+}
+
 int neighbours(lua_State* L) {
   Self s = self(L);
   double radius = luaL_checknumber(L, 2);
   world::QueryFilter f = filter_from(L, 3, s);
+  const bool sight = wants_sight(L, 3);
   auto& out = s.worker->scratch;
   if (lua_type(L, 3) == LUA_TTABLE && lua_getfield(L, 3, "fov") == LUA_TNUMBER) {
     double half = lua_tonumber(L, -1) * M_PI / 360.0;  // fov in degrees, whole angle
@@ -116,6 +138,7 @@ int neighbours(lua_State* L) {
     if (lua_type(L, 3) == LUA_TTABLE) lua_pop(L, 1);
     s.worker->sim->hash.within_radius(s.entity->position, radius, out, f);
   }
+  if (sight) keep_visible(s, out);
   lua_createtable(L, static_cast<int>(out.size()), 0);
   for (size_t k = 0; k < out.size(); ++k) {
     push_entity(L, s, out[k]);
@@ -128,7 +151,28 @@ int nearest(lua_State* L) {
   Self s = self(L);
   double radius = luaL_checknumber(L, 2);
   world::QueryFilter f = filter_from(L, 3, s);
-  world::EntityId id = s.worker->sim->hash.nearest(s.entity->position, radius, f);
+  world::EntityId id = world::EntityId::none();
+  bool has_fov = lua_type(L, 3) == LUA_TTABLE && lua_getfield(L, 3, "fov") == LUA_TNUMBER;
+  double half = has_fov ? lua_tonumber(L, -1) * M_PI / 360.0 : 0.0;  // fov in degrees, whole angle
+  if (lua_type(L, 3) == LUA_TTABLE) lua_pop(L, 1);
+  if (wants_sight(L, 3) || has_fov) {
+    // The nearest one in view: the candidates by distance (then id, as nearest() breaks ties).
+    auto& out = s.worker->scratch;
+    const auto& sim = *s.worker->sim;
+    if (has_fov) sim.hash.in_field_of_view(s.entity->position, s.entity->heading, radius, half, out, f);
+    else sim.hash.within_radius(s.entity->position, radius, out, f);
+    if (wants_sight(L, 3)) keep_visible(s, out);
+    double best = 0;
+    for (world::EntityId c : out) {
+      double d = (sim.world.entity(c)->position - s.entity->position).length_squared();
+      if (id.is_none() || d < best) {
+        id = c;
+        best = d;
+      }
+    }
+  } else {
+    id = s.worker->sim->hash.nearest(s.entity->position, radius, f);
+  }
   if (id.is_none()) {
     lua_pushnil(L);
     return 1;
@@ -163,7 +207,7 @@ int steer(lua_State* L) {
   luaL_checktype(L, 2, LUA_TTABLE);
   auto& sim = *s.worker->sim;
   // A fixed array, not a vector: luaL_error below must not skip a destructor.
-  world::WeightedForce part_store[12];
+  world::WeightedForce part_store[13];
   size_t count = 0;
   struct Parts {
     world::WeightedForce* store;
@@ -209,7 +253,10 @@ int steer(lua_State* L) {
     return v;
   };
   if (double ww = weight_of("wander"); ww > 0) parts.push_back({world::wander(me, {}, s.agent->wander, s.agent->wander_rng), ww});
-  if (double wa = weight_of("avoid"); wa > 0) parts.push_back({world::avoid_obstacles(me, sim.world.obstacles(), {}), wa});
+  if (double wa = weight_of("avoid"); wa > 0) {
+    parts.push_back({world::avoid_obstacles(me, sim.world.obstacles(), {}), wa});
+    if (sim.nav.world.map) parts.push_back({nav::avoid_walls(me, *sim.nav.world.map, {}), wa});
+  }
   double ws = weight_of("separation"), wl = weight_of("alignment"), wc = weight_of("cohesion");
   if (ws > 0 || wl > 0 || wc > 0) {
     double radius = weight_of("radius");
@@ -282,15 +329,212 @@ int record_metric(lua_State* L, bool gauge) {
 int metric(lua_State* L) { return record_metric(L, false); }
 int gauge(lua_State* L) { return record_metric(L, true); }
 
+// ------------------------------------------------------------------ navigation
+
+// Path options from a Lua table: {algorithm = "auto"|"astar"|"jps", smooth = bool,
+// danger = {{x, y, radius [, cost]}, ...}, budget = nodes per call}. The danger zones go into
+// the worker's scratch (no C++ object of this frame outlives a Lua error).
+nav::PathOptions path_options(lua_State* L, int idx, SimWorker& worker, uint64_t* budget) {
+  nav::PathOptions o;
+  worker.danger_scratch.clear();
+  if (budget) *budget = 0;
+  if (lua_isnoneornil(L, idx)) return o;
+  luaL_checktype(L, idx, LUA_TTABLE);
+  idx = lua_absindex(L, idx);
+  if (lua_getfield(L, idx, "algorithm") != LUA_TNIL) {
+    const char* a = lua_tostring(L, -1);
+    if (a && std::strcmp(a, "astar") == 0) o.algorithm = nav::Algorithm::AStar;
+    else if (a && std::strcmp(a, "jps") == 0) o.algorithm = nav::Algorithm::Jps;
+    else if (a && std::strcmp(a, "auto") == 0) o.algorithm = nav::Algorithm::Auto;
+    else luaL_error(L, "path options: 'algorithm' is \"auto\", \"astar\" or \"jps\", got %s", luaL_tolstring(L, -1, nullptr));
+  }
+  lua_pop(L, 1);
+  if (lua_getfield(L, idx, "smooth") != LUA_TNIL) o.smooth = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  if (lua_getfield(L, idx, "budget") != LUA_TNIL) {
+    if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 0)
+      luaL_error(L, "path options: 'budget' is a whole number of search nodes per tick (0: no limit)");
+    if (budget) *budget = static_cast<uint64_t>(lua_tointeger(L, -1));
+  }
+  lua_pop(L, 1);
+  if (lua_getfield(L, idx, "danger") != LUA_TNIL) {
+    if (!lua_istable(L, -1)) luaL_error(L, "path options: 'danger' is a list of zones {x, y, radius [, cost]}");
+    const lua_Integer n = luaL_len(L, -1);
+    for (lua_Integer k = 1; k <= n; ++k) {
+      lua_rawgeti(L, -1, k);
+      nav::DangerZone z;
+      bool ok = lua_istable(L, -1);
+      if (ok) {
+        double v[4] = {0, 0, 0, 50};
+        for (int f = 0; f < 4 && ok; ++f) {
+          lua_rawgeti(L, -1, f + 1);
+          if (lua_isnumber(L, -1)) v[f] = lua_tonumber(L, -1);
+          else if (f < 3) ok = false;
+          lua_pop(L, 1);
+        }
+        z = {{v[0], v[1]}, v[2], v[3]};
+        ok = ok && z.radius > 0 && std::isfinite(z.cost) && z.cost >= 0;
+      }
+      if (!ok) luaL_error(L, "path options: danger zone %d must be {x, y, radius [, cost]}, radius > 0", static_cast<int>(k));
+      lua_pop(L, 1);
+      worker.danger_scratch.push_back(z);
+    }
+  }
+  lua_pop(L, 1);
+  o.danger = worker.danger_scratch;
+  return o;
+}
+
+// Pushes points, length, method (Found) or nil, reason.
+int push_path(lua_State* L, const nav::PathRequest& request) {
+  if (request.state() != nav::SearchState::Found) {
+    lua_pushnil(L);
+    lua_pushstring(L, request.reason().c_str());
+    return 2;
+  }
+  auto points = request.points();
+  lua_createtable(L, static_cast<int>(points.size()), 0);
+  for (size_t k = 0; k < points.size(); ++k) {
+    lua_createtable(L, 2, 0);
+    lua_pushnumber(L, points[k].x);
+    lua_rawseti(L, -2, 1);
+    lua_pushnumber(L, points[k].y);
+    lua_rawseti(L, -2, 2);
+    lua_rawseti(L, -2, static_cast<lua_Integer>(k + 1));
+  }
+  lua_pushnumber(L, request.length());
+  lua_pushstring(L, nav::method_name(request.method()));
+  return 3;
+}
+
+// thicket.find_path(x0, y0, x1, y1 [, options]): a whole search now.
+int find_path(lua_State* L) {
+  Self s = self(L);
+  world::Vec2 a{luaL_checknumber(L, 1), luaL_checknumber(L, 2)}, b{luaL_checknumber(L, 3), luaL_checknumber(L, 4)};
+  nav::PathOptions o = path_options(L, 5, *s.worker, nullptr);
+  s.worker->path.find(s.worker->sim->nav.world, a, b, o);
+  return push_path(L, s.worker->path);
+}
+
+// agent:path_to(x, y [, options]): from the agent's position. With a budget, the search runs
+// that many nodes per call and returns false until it is done; the agent keeps its search
+// between calls (a call for another goal starts over).
+int path_to(lua_State* L) {
+  Self s = self(L);
+  world::Vec2 goal{luaL_checknumber(L, 2), luaL_checknumber(L, 3)};
+  uint64_t budget = 0;
+  nav::PathOptions o = path_options(L, 4, *s.worker, &budget);
+  SimWorker& w = *s.worker;
+  const nav::NavWorld& nw = w.sim->nav.world;
+  SimAgent& a = *s.agent;
+  if (budget == 0) {
+    release_path(w, a);
+    w.path.find(nw, s.entity->position, goal, o);
+    return push_path(L, w.path);
+  }
+  nav::PathRequest* request = nullptr;
+  if (a.pending_path >= 0) {
+    request = w.path_pool[a.pending_path].get();
+    if (!(request->to() == goal)) request = nullptr, release_path(w, a);
+  }
+  if (!request) {
+    if (w.free_paths.empty()) {
+      w.free_paths.push_back(static_cast<int32_t>(w.path_pool.size()));
+      w.path_pool.push_back(std::make_unique<nav::PathRequest>());
+    }
+    a.pending_path = w.free_paths.back();
+    w.free_paths.pop_back();
+    request = w.path_pool[a.pending_path].get();
+    request->start(nw, s.entity->position, goal, o);
+  }
+  if (request->step(budget) == nav::SearchState::Running) {
+    lua_pushboolean(L, 0);
+    return 1;
+  }
+  int n = push_path(L, *request);
+  release_path(w, a);
+  return n;
+}
+
+// agent:locate(id): another agent's position, or nil when it is not in the world.
+int locate(lua_State* L) {
+  Self s = self(L);
+  SimAgent* other = s.worker->sim->agent(static_cast<uint32_t>(luaL_checkinteger(L, 2)));
+  if (!other || !other->alive) return 0;
+  const world::Entity* e = s.worker->sim->world.entity(other->entity);
+  lua_pushnumber(L, e->position.x);
+  lua_pushnumber(L, e->position.y);
+  return 2;
+}
+
 const char* kWorldLua = R"LUA(
 local thicket = ...
-function thicket.move_to(agent, x, y, radius)
-  radius = radius or 0.5
+local yield, huge, type = coroutine.yield, math.huge, type
+
+-- thicket.move_to(agent, x, y [, options]) or (agent, id [, options]): plan a path with what the
+-- world has (navmesh, waypoints, grid map; else a straight line), walk it with the steering
+-- (seek, arrive on the last point, avoid), re-plan when stuck or when a followed agent has
+-- moved more than options.replan metres from where the path ends. true on arrival (within
+-- options.radius); false when the goal is unreachable, the followed agent has gone, or the
+-- agent stays stuck after re-planning. options: radius (0.5), replan (2), stuck (seconds
+-- without progress before re-planning, 2), budget/danger/algorithm (as thicket.find_path).
+function thicket.move_to(agent, x, y, options)
+  local follow
+  if type(y) ~= "number" then follow, options = x, y end
+  if type(options) == "number" then options = {radius = options} end
+  options = options or {}
+  local radius = options.radius or 0.5
+  local replan = options.replan or 2
+  local stuck_after = options.stuck or 2
+  local function goal()
+    if follow then return agent:locate(follow) end
+    return x, y
+  end
+  local gx, gy = goal()
+  if not gx then return false end
+  local replans = 0
   while true do
-    local px, py = agent:position()
-    if (px - x) ^ 2 + (py - y) ^ 2 <= radius * radius then return true end
-    agent:steer{arrive = {x, y}, avoid = 1}
-    coroutine.yield()
+    local points, why, method
+    repeat
+      points, why, method = agent:path_to(gx, gy, options)
+      if points == false then yield() end
+    until points ~= false
+    if not points then return false, why end
+    -- A straight line has nothing to re-plan: the steering's avoidance is all there is.
+    local straight = method == "straight"
+    local i, best, since = 2, huge, 0
+    local dt = thicket.dt()
+    dt = dt > 0 and dt or 0.1
+    while true do
+      local px, py = agent:position()
+      local tx, ty = goal()
+      if not tx then return false, "the agent followed is gone" end
+      if (px - tx) ^ 2 + (py - ty) ^ 2 <= radius * radius then return true end
+      if follow and (tx - gx) ^ 2 + (ty - gy) ^ 2 > replan * replan then
+        gx, gy, replans = tx, ty, 0
+        break
+      end
+      local wp = points[i]
+      -- Waypoints already within reach are passed (the last one only on arrival, above).
+      while i < #points and (px - wp[1]) ^ 2 + (py - wp[2]) ^ 2 <= radius * radius do
+        i = i + 1
+        wp = points[i]
+        best = huge
+      end
+      if i == #points then
+        agent:steer{arrive = {wp[1], wp[2]}, avoid = 1}
+      else
+        agent:steer{seek = {wp[1], wp[2]}, avoid = 1}
+      end
+      local d = (px - wp[1]) ^ 2 + (py - wp[2]) ^ 2
+      if d < best - 1e-4 then best, since = d, 0 else since = since + dt end
+      if since > stuck_after and not straight then
+        replans = replans + 1
+        if replans > 3 then return false, "stuck" end
+        break
+      end
+      yield()
+    end
   end
 end
 function thicket.follow_path(agent, points, options)
@@ -312,7 +556,7 @@ void install_lua_world(SimWorker& worker) {
   const luaL_Reg methods[] = {{"position", position}, {"velocity", velocity}, {"heading", heading},
                               {"team", team},         {"neighbours", neighbours}, {"nearest", nearest},
                               {"steer", steer},       {"damage", damage},     {"signal", signal},
-                              {nullptr, nullptr}};
+                              {"path_to", path_to},   {"locate", locate},     {nullptr, nullptr}};
   lua_pushlightuserdata(L, &host);
   luaL_setfuncs(L, methods, 1);
   lua_setfield(L, -2, "__index");
@@ -327,6 +571,9 @@ void install_lua_world(SimWorker& worker) {
   lua_pushlightuserdata(L, &host);
   lua_pushcclosure(L, gauge, 1);
   lua_setfield(L, -2, "gauge");
+  lua_pushlightuserdata(L, &host);
+  lua_pushcclosure(L, find_path, 1);
+  lua_setfield(L, -2, "find_path");
   luaL_loadbuffer(L, kWorldLua, std::strlen(kWorldLua), "=(thicket)");
   lua_pushvalue(L, -2);
   lua_call(L, 1, 0);

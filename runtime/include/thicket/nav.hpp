@@ -114,7 +114,7 @@ std::optional<std::vector<ScenarioEntry>> load_scen(const std::string& path, con
 // ---------------------------------------------------------------------------------------------
 // Tactical costs
 
-// A danger zone (seed 003): an edge whose two end cells both have their centres inside the zone
+// A danger zone (tactical pathfinding): an edge whose two end cells both have their centres inside the zone
 // costs `cost` more; one end inside, cost/2 more. Zones add up. Centre and radius in metres.
 struct DangerZone {
   Vec2 centre;
@@ -198,6 +198,21 @@ bool line_of_sight(const GridMap& map, Vec2 a, Vec2 b);
 void smooth_path(const GridMap& map, std::span<const Cell> cells, std::vector<Vec2>& out);
 
 // ---------------------------------------------------------------------------------------------
+// Moving among a grid map's walls
+
+// Obstacle avoidance against blocked cells (as avoid_obstacles does for shapes): three feelers,
+// one ahead (min_length + look_ahead·speed long) and two at ±45° half as long; the nearest
+// blocked cell a feeler meets pushes the entity sideways, away from that feeler's side (the one
+// ahead: towards the side whose feeler reaches farther), with max_force·(1 − distance/length).
+Vec2 avoid_walls(const world::Entity& self, const GridMap& map, const world::AvoidanceParams& params = {});
+
+// After a motion step from `before`: an entity whose centre went into a blocked cell is put
+// back on each axis whose move crossed into it, and its velocity on that axis is zeroed, so it
+// slides along the wall instead of passing through. Centres outside the map are left alone
+// (the world's bounds hold them).
+void keep_out_of_walls(world::Entity& entity, Vec2 before, const GridMap& map);
+
+// ---------------------------------------------------------------------------------------------
 // Walls: what blocks movement and sight in a world (its obstacles and its grid map's blocked
 // cells), for waypoint graphs, steering and perception.
 
@@ -219,7 +234,7 @@ class Walls {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Waypoint graphs (seed 003's points of visibility)
+// Waypoint graphs (points of visibility)
 
 class WaypointGraph {
  public:

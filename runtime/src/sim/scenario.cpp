@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 constexpr int64_t kMaxAgents = 100000;
 
 const std::vector<std::string> kTopKeys = {"scenario", "seed", "ticks", "dt", "world", "teams", "groups", "metrics"};
-const std::vector<std::string> kWorldKeys = {"size", "obstacles"};
+const std::vector<std::string> kWorldKeys = {"size", "obstacles", "map", "cell", "origin", "terrain", "danger", "waypoints", "navmesh"};
 const std::vector<std::string> kGroupKeys = {"name", "team", "count", "brain", "spawn", "vehicle", "blackboard"};
 const std::vector<std::string> kSpawnKeys = {"centre", "radius", "box"};  // and `center`, silently
 const std::vector<std::string> kVehicleKeys = {"mass", "max_speed", "max_force", "radius"};
@@ -239,44 +239,260 @@ class ScenarioReader {
 
   void read_world(const Field& world, ScenarioSpec& spec) {
     if (!world.value.IsMap()) {
-      error(world, "'world' must be a mapping {size: [width, height], obstacles: [...]}, got " + shown(world.value));
+      error(world, "'world' must be a mapping {size: [width, height], obstacles: [...]} or {map: FILE.map, cell: 1}, got " +
+                       shown(world.value));
       return;
     }
     reject_unknown_keys(world.value, kWorldKeys, "key", " in 'world'");
-    if (Field size = required(world.value, "size", "'world' needs 'size: [width, height]'")) {
-      auto wh = as_point(size.value);
-      if (wh && wh->x > 0 && wh->y > 0) {
-        spec.bounds = {{0, 0}, *wh};
-        world_known_ = true;
-      } else {
-        error(size, "'size' must be [width, height], both numbers > 0, got " + shown(size.value));
+    Field map = field(world.value, "map");
+    if (map) {
+      read_map(world.value, map, spec);
+    } else {
+      for (const char* key : {"cell", "origin", "terrain"})
+        if (Field f = field(world.value, key)) error(f.key, std::string("'") + key + "' places a grid map: it needs 'map: FILE.map' beside it");
+    }
+    Field size = field(world.value, "size");
+    if (map && size) {
+      error(size.key, "'size' comes from the map (its width and height times 'cell'); give one of 'size' and 'map'");
+    } else if (!map) {
+      if (Field given = required(world.value, "size", "'world' needs 'size: [width, height]' (or 'map: FILE.map')")) {
+        auto wh = as_point(given.value);
+        if (wh && wh->x > 0 && wh->y > 0) {
+          spec.bounds = {{0, 0}, *wh};
+          known_bounds_ = spec.bounds;
+          world_known_ = true;
+        } else {
+          error(given, "'size' must be [width, height], both numbers > 0, got " + shown(given.value));
+        }
       }
     }
     Field obstacles = field(world.value, "obstacles");
-    if (!obstacles || obstacles.value.IsNull()) return;
-    if (!obstacles.value.IsSequence()) {
-      error(obstacles, "'obstacles' must be a list of {circle: [x, y], radius: R} and {box: [[x0, y0], [x1, y1]]}, got " +
-                           shown(obstacles.value));
-      return;
+    if (obstacles && !obstacles.value.IsNull()) {
+      if (!obstacles.value.IsSequence())
+        error(obstacles, "'obstacles' must be a list of {circle: [x, y], radius: R}, {box: [[x0, y0], [x1, y1]]} and "
+                         "{polygon: [[x, y], ...]}, got " + shown(obstacles.value));
+      else
+        for (const YAML::Node& item : obstacles.value) read_obstacle(item, obstacles.key, spec);
     }
-    for (const YAML::Node& item : obstacles.value) read_obstacle(item, obstacles.key, spec);
+    if (Field danger = field(world.value, "danger")) read_danger(danger, spec.nav);
+    if (Field waypoints = field(world.value, "waypoints")) read_waypoints(waypoints, spec.nav);
+    if (Field navmesh = field(world.value, "navmesh")) read_navmesh(navmesh, spec);
   }
 
+  // `map: FILE.map` with `cell: C` (metres per cell), `origin: [x, y]` and `terrain: {SYMBOL: cost | blocked}`.
+  void read_map(const YAML::Node& world, const Field& map, ScenarioSpec& spec) {
+    double cell = 1.0;
+    world::Vec2 origin{0, 0};
+    read_measure(world, "cell", /*positive=*/true, cell);
+    if (Field o = field(world, "origin"))
+      if (auto p = point(o)) origin = *p;
+    if (!is_text(map.value) || map.value.Scalar().empty()) {
+      error(map, "'map' must be the path of a Moving AI .map file, relative to this scenario, got " + shown(map.value));
+      return;
+    }
+    std::string path = beside(path_, map.value.Scalar());
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) {
+      error(map, "map file '" + map.value.Scalar() + "' not found (looked for " + path + ")");
+      return;
+    }
+    size_t before = diags_.size();
+    std::optional<nav::GridMap> grid = nav::load_grid_map(path, diags_);
+    if (!grid) {
+      if (diags_.size() == before) error(map, "map file '" + map.value.Scalar() + "' could not be read");
+      error(map, "the map '" + map.value.Scalar() + "' has errors (above)");
+      return;
+    }
+    grid->cell_size = cell;
+    grid->origin = origin;
+    if (Field terrain = field(world, "terrain")) read_terrain(terrain, *grid);
+    spec.bounds = grid->world_bounds();
+    spec.nav.map_path = path;
+    spec.nav.map = std::make_shared<const nav::GridMap>(std::move(*grid));
+    known_bounds_ = spec.bounds;
+    world_known_ = true;
+  }
+
+  // `terrain: {T: 3, W: blocked, G: 0.5}`: a cost multiplier for every cell with that symbol
+  // (blocked symbols given a cost become passable), or `blocked`.
+  void read_terrain(const Field& terrain, nav::GridMap& grid) {
+    if (!terrain.value.IsMap()) {
+      error(terrain, "'terrain' must be a mapping {SYMBOL: cost, ...}, e.g. {T: 3, W: blocked}, got " + shown(terrain.value));
+      return;
+    }
+    std::vector<std::pair<char, float>> rules;  // cost < 0: blocked
+    for (auto it = terrain.value.begin(); it != terrain.value.end(); ++it) {
+      const std::string sym = it->first.IsScalar() ? it->first.Scalar() : "";
+      if (sym.size() != 1 || !nav::is_known_symbol(sym[0])) {
+        error(it->first, "a terrain key is one map symbol (. G S @ O T W), got " + shown(it->first));
+        continue;
+      }
+      if (it->second.IsScalar() && it->second.Scalar() == "blocked") {
+        rules.emplace_back(sym[0], -1.0f);
+        continue;
+      }
+      auto v = finite_number(it->second);
+      if (!v || *v <= 0 || *v > 1e6) {
+        error(it->second, "the terrain cost of '" + sym + "' must be a number > 0 (a multiplier of the move's length) or "
+                          "'blocked', got " + shown(it->second), it->first);
+        continue;
+      }
+      rules.emplace_back(sym[0], static_cast<float>(*v));
+    }
+    for (int32_t y = 0; y < grid.height(); ++y)
+      for (int32_t x = 0; x < grid.width(); ++x) {
+        nav::Cell c{x, y};
+        for (auto [sym, cost] : rules)
+          if (grid.symbol(c) == sym) {
+            grid.set_passable(c, cost > 0);
+            if (cost > 0) grid.set_cost(c, cost);
+          }
+      }
+  }
+
+  // `danger: [{centre: [x, y], radius: R, cost: 50}, ...]`
+  void read_danger(const Field& list, NavSpec& nav) {
+    if (!list.value.IsSequence()) {
+      error(list, "'danger' must be a list of zones {centre: [x, y], radius: R, cost: 50}, got " + shown(list.value));
+      return;
+    }
+    for (const YAML::Node& item : list.value) {
+      if (!item.IsMap()) {
+        error(item, "a danger zone is {centre: [x, y], radius: R, cost: 50}, got " + shown(item), list.key);
+        continue;
+      }
+      reject_unknown_keys(item, {"centre", "radius", "cost"}, "key", " in a danger zone", {"center"});
+      nav::DangerZone zone;
+      Field centre = field(item, "centre") ? field(item, "centre") : field(item, "center");
+      bool good = true;
+      if (!centre) {
+        error(item, "a danger zone needs 'centre: [x, y]'");
+        good = false;
+      } else if (auto p = point(centre)) {
+        zone.centre = *p;
+      } else {
+        good = false;
+      }
+      if (Field r = required(item, "radius", "a danger zone needs 'radius: R'")) {
+        if (auto v = measure(r, /*positive=*/true)) zone.radius = *v; else good = false;
+      } else {
+        good = false;
+      }
+      read_measure(item, "cost", /*positive=*/false, zone.cost);
+      if (good) nav.danger.push_back(zone);
+    }
+  }
+
+  // `waypoints: [[x, y], ...]` (edges between points that see each other), or
+  // `waypoints: {points: [...], max_length: L}` or `{points: [...], edges: [[0, 1], ...]}`.
+  void read_waypoints(const Field& wp, NavSpec& nav) {
+    const YAML::Node* points = nullptr;
+    Field points_field = field(wp.value, "points");
+    if (wp.value.IsSequence()) {
+      points = &wp.value;
+    } else if (wp.value.IsMap()) {
+      reject_unknown_keys(wp.value, {"points", "max_length", "edges"}, "key", " in 'waypoints'");
+      if (!points_field) {
+        error(wp, "'waypoints' needs 'points: [[x, y], ...]'");
+        return;
+      }
+      points = &points_field.value;
+      read_measure(wp.value, "max_length", /*positive=*/false, nav.waypoint_max_length);
+    } else {
+      error(wp, "'waypoints' must be a list of points [[x, y], ...] or {points: [...], max_length: L, edges: [[i, j], ...]}, got " +
+                    shown(wp.value));
+      return;
+    }
+    if (!points->IsSequence() || points->size() == 0) {
+      error(points_field ? points_field.value : wp.value, "the waypoints must be a non-empty list of points [[x, y], ...]", wp.key);
+      return;
+    }
+    for (const YAML::Node& item : *points) {
+      auto p = as_point(item);
+      if (!p) {
+        error(item, "a waypoint must be a point [x, y], got " + shown(item), wp.key);
+        continue;
+      }
+      if (world_known_ && !world_bounds_contains(*p))
+        error(item, "waypoint " + point_text(*p) + " is outside the world");
+      nav.waypoints.push_back(*p);
+    }
+    nav.has_waypoints = true;
+    Field edges = field(wp.value, "edges");
+    if (!edges) return;
+    if (field(wp.value, "max_length")) error(edges.key, "'edges' lists the links by hand; 'max_length' only limits automatic ones: give one of them");
+    if (!edges.value.IsSequence()) {
+      error(edges, "'edges' must be a list of pairs of waypoint indices [[0, 1], ...], got " + shown(edges.value));
+      return;
+    }
+    for (const YAML::Node& item : edges.value) {
+      bool good = item.IsSequence() && item.size() == 2;
+      int64_t ends[2] = {-1, -1};
+      for (size_t k = 0; good && k < 2; ++k) {
+        Scalar sc = classify_scalar(item[k]);
+        if (!item[k].IsScalar() || sc.kind != ScalarKind::Integer) good = false;
+        else ends[k] = sc.integer;
+      }
+      if (!good) {
+        error(item, "an edge is a pair of waypoint indices [i, j] (0-based), got " + shown(item), edges.key);
+        continue;
+      }
+      bool in_range = true;
+      for (int64_t e : ends)
+        if (e < 0 || e >= static_cast<int64_t>(nav.waypoints.size())) in_range = false;
+      if (!in_range) {
+        error(item, "edge " + shown(item[0]) + "-" + shown(item[1]) + " names a waypoint that does not exist (there are " +
+                        std::to_string(nav.waypoints.size()) + ", numbered from 0)");
+        continue;
+      }
+      nav.waypoint_edges.emplace_back(static_cast<uint32_t>(ends[0]), static_cast<uint32_t>(ends[1]));
+    }
+  }
+
+  // `navmesh: true` or `navmesh: {cell: 0.2, agent_radius: 0.5}`.
+  void read_navmesh(const Field& f, ScenarioSpec& spec) {
+    Scalar sc = classify_scalar(f.value);
+    if (f.value.IsScalar() && sc.kind == ScalarKind::Bool) {
+      spec.nav.navmesh = sc.boolean;
+    } else if (f.value.IsMap()) {
+      reject_unknown_keys(f.value, {"cell", "agent_radius"}, "key", " in 'navmesh'");
+      read_measure(f.value, "cell", /*positive=*/true, spec.nav.navmesh_cell);
+      read_measure(f.value, "agent_radius", /*positive=*/false, spec.nav.navmesh_agent_radius);
+      spec.nav.navmesh = true;
+    } else {
+      error(f, "'navmesh' must be true/false or {cell: 0.2, agent_radius: 0.5}, got " + shown(f.value));
+      return;
+    }
+    if (spec.nav.navmesh && field(f.value, "cell") && spec.nav.navmesh_cell < 0.01)
+      error(field(f.value, "cell").value, "'cell' of a navmesh must be >= 0.01 m (a finer voxel grid is huge)");
+  }
+
+  bool world_bounds_contains(world::Vec2 p) const { return known_bounds_.contains(p); }
+
   void read_obstacle(const YAML::Node& item, const YAML::Node& list_key, ScenarioSpec& spec) {
-    const std::string shapes = "an obstacle is {circle: [x, y], radius: R} or {box: [[x0, y0], [x1, y1]]}";
+    const std::string shapes = "an obstacle is {circle: [x, y], radius: R}, {box: [[x0, y0], [x1, y1]]} or {polygon: [[x, y], ...]}";
     if (!item.IsMap()) {
       error(item, shapes + ", got " + shown(item), list_key);
       return;
     }
-    Field circle = field(item, "circle"), box = field(item, "box");
-    if (circle && box) {
-      error(box.key, shapes + "; this one has both 'circle' and 'box'");
+    Field circle = field(item, "circle"), box = field(item, "box"), polygon = field(item, "polygon");
+    std::vector<const Field*> given;
+    for (const Field* f : {&circle, &box, &polygon})
+      if (*f) given.push_back(f);
+    const size_t kinds = given.size();
+    if (kinds > 1) {
+      error(given[1]->key, shapes + "; this one has both '" + given[0]->key.Scalar() + "' and '" + given[1]->key.Scalar() + "'");
       return;
     }
-    if (!circle && !box) {
+    if (kinds == 0) {
       size_t errors_before = diags_.size();
-      reject_unknown_keys(item, {"circle", "radius", "box"}, "key", " in an obstacle");
+      reject_unknown_keys(item, {"circle", "radius", "box", "polygon"}, "key", " in an obstacle");
       if (diags_.size() == errors_before) error(item, shapes);
+      return;
+    }
+    if (polygon) {
+      reject_unknown_keys(item, {"polygon"}, "key", " in a polygon obstacle");
+      read_polygon(polygon, spec);
       return;
     }
     if (box) {
@@ -289,6 +505,47 @@ class ScenarioReader {
     std::optional<double> radius;
     if (Field r = required(item, "radius", "a circle obstacle needs 'radius: R'")) radius = measure(r, /*positive=*/true);
     if (centre && radius) spec.obstacles.push_back(world::Obstacle::circle(*centre, *radius));
+  }
+
+  // `polygon: [[x, y], ...]`: >= 3 corners in order, a simple polygon with an area.
+  void read_polygon(const Field& f, ScenarioSpec& spec) {
+    std::vector<world::Vec2> corners;
+    bool good = f.value.IsSequence() && f.value.size() >= 3;
+    if (good)
+      for (const YAML::Node& item : f.value) {
+        auto p = as_point(item);
+        if (!p) {
+          good = false;
+          break;
+        }
+        corners.push_back(*p);
+      }
+    if (!good) {
+      error(f, "'polygon' must be a list of at least 3 corners [[x, y], ...] in order around it, got " + shown(f.value));
+      return;
+    }
+    double twice_area = 0;
+    for (size_t i = 0, j = corners.size() - 1; i < corners.size(); j = i++)
+      twice_area += corners[j].x * corners[i].y - corners[i].x * corners[j].y;
+    if (std::abs(twice_area) < 1e-9) {
+      error(f, "the polygon has no area (its corners are on one line)");
+      return;
+    }
+    // Simple: no two edges that do not share a corner cross.
+    auto cross = [](world::Vec2 o, world::Vec2 a, world::Vec2 b) { return (a - o).x * (b - o).y - (a - o).y * (b - o).x; };
+    const size_t n = corners.size();
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = i + 1; j < n; ++j) {
+        if (j == i + 1 || (i == 0 && j == n - 1)) continue;
+        world::Vec2 a = corners[i], b = corners[(i + 1) % n], c = corners[j], d = corners[(j + 1) % n];
+        double d1 = cross(a, b, c), d2 = cross(a, b, d), d3 = cross(c, d, a), d4 = cross(c, d, b);
+        if (((d1 > 0) != (d2 > 0)) && ((d3 > 0) != (d4 > 0)) && d1 != 0 && d2 != 0 && d3 != 0 && d4 != 0) {
+          error(f, "the polygon crosses itself (edges " + std::to_string(i + 1) + " and " + std::to_string(j + 1) +
+                       "); list its corners in order around it");
+          return;
+        }
+      }
+    spec.obstacles.push_back(world::Obstacle::polygon(std::move(corners)));
   }
 
   // teams and metrics: a list of unique identifiers. Returns whether the list is usable (a
@@ -438,6 +695,25 @@ class ScenarioReader {
       error(spawn, "the spawn area" + where + " reaches outside the world: it spans " + point_text(area.min) + ".." +
                        point_text(area.max) + ", the world " + point_text(spec.bounds.min) + ".." +
                        point_text(spec.bounds.max));
+    else if (world_known_ && spec.nav.map && !has_free_cell(*spec.nav.map, area))
+      error(spawn, "the spawn area" + where + " has no free cell of the map: every cell in " +
+                       point_text(area.min) + ".." + point_text(area.max) + " is blocked, and agents never spawn inside a wall");
+  }
+
+  // Whether some passable cell of the map overlaps the area.
+  static bool has_free_cell(const nav::GridMap& map, const SpawnArea& area) {
+    nav::Cell lo = map.cell_at(area.min), hi = map.cell_at(area.max);
+    const double half = map.cell_size / 2;
+    for (int32_t y = std::max(lo.y, 0); y <= std::min(hi.y, map.height() - 1); ++y)
+      for (int32_t x = std::max(lo.x, 0); x <= std::min(hi.x, map.width() - 1); ++x) {
+        nav::Cell c{x, y};
+        if (!map.passable(c)) continue;
+        if (area.shape == SpawnArea::Shape::Box) return true;  // the cell range is the box's
+        world::Vec2 p = map.centre_of(c), d = area.centre - p;
+        world::Vec2 outside{std::max(0.0, std::abs(d.x) - half), std::max(0.0, std::abs(d.y) - half)};
+        if (outside.length() <= area.radius) return true;
+      }
+    return false;
   }
 
   void read_vehicle(const Field& vehicle, world::Vehicle& out) {
@@ -488,6 +764,7 @@ class ScenarioReader {
   std::string path_;
   std::vector<Diagnostic>& diags_;
   bool world_known_ = false;  // the world's size read well, so spawn areas can be checked against it
+  world::Bounds known_bounds_{};
   bool teams_known_ = false;  // the teams list read well, so an unknown team is the group's fault
   std::set<std::string> group_names_;
   int64_t total_agents_ = 0;  // counts of the groups read so far

@@ -2,11 +2,13 @@
 // Parsed and validated here; run by simulation.cpp.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "thicket/diagnostic.hpp"
+#include "thicket/nav.hpp"
 #include "thicket/runtime.hpp"
 #include "thicket/world.hpp"
 
@@ -30,6 +32,20 @@ struct AgentGroup {
   std::vector<std::pair<std::string, Value>> blackboard;  // initial values (checked against the brain at load)
 };
 
+// Navigation in a scenario's world (issue 12): a grid map, waypoints, a navmesh, danger zones.
+struct NavSpec {
+  std::shared_ptr<const nav::GridMap> map;   // `map:` loaded, placed (cell, origin), terrain applied
+  std::string map_path;                      // as resolved beside the scenario
+  std::vector<nav::DangerZone> danger;       // `danger:`: in every plan of the run
+  bool has_waypoints = false;
+  std::vector<world::Vec2> waypoints;
+  std::vector<std::pair<uint32_t, uint32_t>> waypoint_edges;  // hand-made; empty: automatic
+  double waypoint_max_length = 0;            // automatic edges: 0 = any length
+  bool navmesh = false;
+  double navmesh_cell = 0.2;                 // Recast's voxel size, m
+  double navmesh_agent_radius = 0.5;         // the mesh keeps this far from walls, m
+};
+
 struct ScenarioSpec {
   std::string name;
   std::string path;                     // the scenario file as named
@@ -39,6 +55,7 @@ struct ScenarioSpec {
   bool has_ticks = false, has_dt = false, has_seed = false;  // written in the file
   world::Bounds bounds{{0, 0}, {100, 100}};
   std::vector<world::Obstacle> obstacles;
+  NavSpec nav;
   std::vector<std::string> teams;       // team names; a team's index is its id in the world
   std::vector<AgentGroup> groups;
   std::vector<std::string> metrics;     // metric names the run reports (others are errors at run time)

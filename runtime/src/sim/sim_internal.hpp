@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "simulation.hpp"
+#include "thicket/navigator.hpp"
 
 namespace thicket {
 
@@ -16,6 +17,7 @@ struct SimAgent {
   bool alive = true;
   world::WanderState wander;
   uint64_t wander_rng = 0;  // the wander jitter's own stream, from the run seed and the id
+  int32_t pending_path = -1;  // a time-sliced path search in progress: its slot in the worker's pool
 };
 
 // Something an agent did to another, applied after the tick in agent-id order.
@@ -44,6 +46,20 @@ struct SimWorker {
   uint32_t seq = 0;
   uint64_t agent_ticks = 0;
   std::vector<world::EntityId> scratch;  // query results, reused
+  // Navigation: whole searches share one request; time-sliced ones (agent:path_to with a
+  // budget) each hold a pooled request until they finish, so an agent's search carries over
+  // ticks without depending on which worker ticks which agent.
+  nav::PathRequest path;
+  std::vector<std::unique_ptr<nav::PathRequest>> path_pool;
+  std::vector<int32_t> free_paths;
+  std::vector<nav::DangerZone> danger_scratch;
+};
+
+// The world's navigation structures, built once per run from the scenario (issue 12).
+struct SimNav {
+  std::shared_ptr<const nav::WaypointGraph> waypoints;
+  std::shared_ptr<const nav::NavMesh> navmesh;
+  nav::NavWorld world;  // points into the spec, the World's obstacles and the members above
 };
 
 struct Simulation::Impl {
@@ -51,6 +67,8 @@ struct Simulation::Impl {
   SimOptions options;
   world::World world{world::Bounds{}};
   world::SpatialHash hash{4.0};
+  SimNav nav;
+  std::vector<world::Vec2> positions_before;  // this tick's, for wall contact
   std::vector<SimAgent> agents;
   std::vector<uint32_t> agent_of_slot;      // entity slot index -> agent id (0: none)
   std::vector<world::Vec2> forces;          // steering this tick, by entity slot index
@@ -71,5 +89,8 @@ struct Simulation::Impl {
 // Installs the world API (agent:position(), agent:steer{...}, ...) into a worker's script
 // host: defined by the Lua binding (bindings/lua/world/lua_world.cpp).
 void install_lua_world(SimWorker& worker);  // bindings/lua/world: registered as ScriptBinding::install_world
+
+// Gives back the agent's time-sliced path search, if it holds one (simulation.cpp).
+void release_path(SimWorker& worker, SimAgent& agent);
 
 }  // namespace thicket

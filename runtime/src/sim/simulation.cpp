@@ -7,26 +7,80 @@
 #include <algorithm>
 #include <barrier>
 #include <chrono>
+#include <optional>
 #include <cmath>
 #include <thread>
 
 #include "agent.hpp"
 #include "leaf_host.hpp"
 #include "sim_internal.hpp"
+#include "thicket/nav_mesh.hpp"
 
 namespace thicket {
 
 Simulation::Simulation(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Simulation::~Simulation() = default;
 
+void release_path(SimWorker& worker, SimAgent& agent) {
+  if (agent.pending_path < 0) return;
+  worker.free_paths.push_back(agent.pending_path);
+  agent.pending_path = -1;
+}
+
 namespace {
 
-world::Vec2 spawn_point(const SpawnArea& area, Rng& rng) {
+bool build_navmesh(Simulation::Impl& sim, std::vector<Diagnostic>& diags) {
+  const NavSpec& spec = sim.spec.nav;
+  if (!spec.navmesh) return true;
+  nav::NavMeshParams params;
+  params.cell_size = spec.navmesh_cell;
+  params.agent_radius = spec.navmesh_agent_radius;
+  std::string error;
+  std::shared_ptr<const nav::NavMesh> mesh = nav::NavMesh::build(sim.world.bounds(), sim.world.obstacles(), params, error);
+  if (!mesh) {
+    diags.push_back({Severity::Error, sim.spec.path, 0, 0, "the navmesh could not be built: " + error});
+    return false;
+  }
+  sim.nav.navmesh = mesh;
+  sim.nav.world.navmesh = mesh.get();
+  return true;
+}
+
+world::Vec2 draw_point(const SpawnArea& area, Rng& rng) {
   if (area.shape == SpawnArea::Shape::Box)
     return {area.min.x + (area.max.x - area.min.x) * rng.uniform(), area.min.y + (area.max.y - area.min.y) * rng.uniform()};
   // Uniform over the disc.
   double r = area.radius * std::sqrt(rng.uniform()), a = 2 * M_PI * rng.uniform();
   return {area.centre.x + r * std::cos(a), area.centre.y + r * std::sin(a)};
+}
+
+// Agents never spawn inside a wall (a blocked map cell or an obstacle): points are drawn again
+// until one is free. The loader made sure a map's spawn area has a free cell; an area that is
+// all obstacle, or nearly, gives up after kSpawnTries draws.
+constexpr int kSpawnTries = 10000;
+std::optional<world::Vec2> spawn_point(const SpawnArea& area, const nav::Walls& walls, Rng& rng) {
+  for (int k = 0; k < kSpawnTries; ++k) {
+    world::Vec2 p = draw_point(area, rng);
+    if (!walls.blocked(p)) return p;
+  }
+  return std::nullopt;
+}
+
+// The run's navigation: the scenario's map, waypoints and navmesh, and the walls they see.
+bool build_nav(Simulation::Impl& sim, std::vector<Diagnostic>& diags) {
+  const NavSpec& spec = sim.spec.nav;
+  nav::NavWorld& w = sim.nav.world;
+  w.map = spec.map.get();
+  w.walls = nav::Walls(sim.world.obstacles(), w.map);
+  w.danger = spec.danger;
+  if (spec.has_waypoints) {
+    auto graph = std::make_shared<nav::WaypointGraph>(spec.waypoints);
+    if (spec.waypoint_edges.empty()) graph->connect(w.walls, spec.waypoint_max_length);
+    for (auto [a, b] : spec.waypoint_edges) graph->add_edge(a, b);
+    sim.nav.waypoints = graph;
+    w.waypoints = graph.get();
+  }
+  return build_navmesh(sim, diags);
 }
 
 }  // namespace
@@ -38,6 +92,7 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
   impl->options = options;
   impl->world = world::World(spec.bounds);
   for (const auto& o : spec.obstacles) impl->world.add_obstacle(o);
+  if (!build_nav(*impl, diags)) return nullptr;
   impl->metric_names = spec.metrics;
   for (const char* builtin : {"deaths", "damage_dealt"})
     if (std::find(impl->metric_names.begin(), impl->metric_names.end(), builtin) == impl->metric_names.end())
@@ -87,7 +142,13 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
       // Each worker takes an equal contiguous share of every group: groups differ in cost
       // (a minion's brain is dearer than a player's), so splitting by id alone unbalances.
       a.worker = static_cast<uint32_t>((uint64_t(k) * threads) / group.count);
-      a.entity = impl->world.spawn(spawn_point(group.spawn, placement), group.vehicle, team);
+      std::optional<world::Vec2> at = spawn_point(group.spawn, impl->nav.world.walls, placement);
+      if (!at) {
+        diags.push_back({Severity::Error, spec.path, 0, 0, "group '" + group.name + "': no free place in its spawn area after " +
+                                                               std::to_string(kSpawnTries) + " tries: obstacles cover it"});
+        return nullptr;
+      }
+      a.entity = impl->world.spawn(*at, group.vehicle, team);
       a.wander_rng = Rng::seeded(options.seed ^ 0x77616e646572ULL, a.id).state;
       SimWorker& worker = *impl->workers[a.worker];
       a.handle = worker.rt->spawn(worker.brains[g], group.blackboard, a.id);
@@ -232,12 +293,21 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
     }
     for (uint32_t id : dying) {  // the dead leave the world (their running leaves stop, aborted)
       SimAgent& a = s.agents[id - 1];
+      release_path(*s.workers[a.worker], a);
       s.workers[a.worker]->rt->despawn(a.handle);
       s.world.despawn(a.entity);
       a.alive = false;
       s.metric_totals[deaths] += 1;
     }
-    s.world.move_entities(s.forces, dt);
+    if (const nav::GridMap* map = s.nav.world.map) {
+      s.positions_before.resize(s.world.entities().size());
+      for (const world::Entity& e : s.world.entities()) s.positions_before[e.id.index()] = e.position;
+      s.world.move_entities(s.forces, dt);
+      for (world::Entity& e : s.world.entities())
+        if (e.alive) nav::keep_out_of_walls(e, s.positions_before[e.id.index()], *map);
+    } else {
+      s.world.move_entities(s.forces, dt);
+    }
     if (s.options.record) {
       std::ostream& out = *s.options.record;
       out << "{\"tick\":" << s.tick << ",\"agents\":[";

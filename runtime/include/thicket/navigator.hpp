@@ -1,0 +1,77 @@
+// One way to ask a world for a path, whatever it is made of (issue 12): a navmesh, a waypoint
+// graph, a grid map, or nothing (a straight line). The scenario runner and the Lua API
+// (thicket.find_path, thicket.move_to) go through it; so can a game embedding thicket.
+//
+//   nav::NavWorld world{.map = &grid, .walls = nav::Walls(obstacles, &grid)};
+//   nav::PathRequest request;                       // one per thread (or per sliced search)
+//   request.start(world, from, to, {});             // then step(budget) until it is done ...
+//   while (request.step(500) == nav::SearchState::Running) { /* next frame */ }
+//   request.points();                               // ... or find() for a whole search at once
+#pragma once
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "thicket/nav.hpp"
+
+namespace thicket::nav {
+
+class NavMesh;
+class NavMeshQuery;
+
+// What a world offers for finding paths. Everything pointed at must outlive the requests.
+struct NavWorld {
+  const GridMap* map = nullptr;
+  const WaypointGraph* waypoints = nullptr;
+  const NavMesh* navmesh = nullptr;
+  Walls walls;                         // obstacles and the map's walls (line of sight)
+  std::span<const DangerZone> danger;  // the world's danger zones: in every grid search
+};
+
+// Which structure plans, in this order of preference: navmesh, waypoints, grid, straight line.
+enum class PathMethod : std::uint8_t { Straight, Grid, Waypoints, NavMesh };
+PathMethod method_of(const NavWorld& world);
+const char* method_name(PathMethod method);
+
+struct PathOptions {
+  Algorithm algorithm = Algorithm::Auto;  // grid searches
+  std::span<const DangerZone> danger;     // added to the world's for this request (copied)
+  bool smooth = true;                     // grid paths: line-of-sight smoothing (else cell centres)
+};
+
+// One path request and its buffers (a GridSearch, a Detour query). Reuse it: it stops
+// allocating once warm. Grid searches can be time-sliced with step(); the other methods finish
+// inside start().
+class PathRequest {
+ public:
+  PathRequest();
+  ~PathRequest();
+  PathRequest(PathRequest&&) noexcept;
+  PathRequest& operator=(PathRequest&&) noexcept;
+
+  // Returns Found, NoPath, Invalid or Running (grid only).
+  SearchState start(const NavWorld& world, Vec2 from, Vec2 to, const PathOptions& options = {});
+  // Expands up to max_expansions grid nodes (0: to the end).
+  SearchState step(std::uint64_t max_expansions = 0);
+  // start + step(0).
+  SearchState find(const NavWorld& world, Vec2 from, Vec2 to, const PathOptions& options = {});
+
+  SearchState state() const;
+  PathMethod method() const;
+  // Found: the path in world coordinates, from `from` to `to` exactly; its length in metres.
+  std::span<const Vec2> points() const;
+  double length() const;
+  // NoPath / Invalid: why, in words ("the goal (3, 4) is inside a wall", "unreachable", ...).
+  const std::string& reason() const;
+  // Grid nodes expanded by this request so far.
+  std::uint64_t expanded() const;
+  Vec2 from() const;
+  Vec2 to() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace thicket::nav

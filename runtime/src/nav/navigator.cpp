@@ -1,0 +1,175 @@
+// Path requests over whatever a world has: navmesh, waypoints, grid map, or nothing.
+#include "thicket/navigator.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "thicket/nav_mesh.hpp"
+
+namespace thicket::nav {
+
+PathMethod method_of(const NavWorld& world) {
+  if (world.navmesh) return PathMethod::NavMesh;
+  if (world.waypoints) return PathMethod::Waypoints;
+  if (world.map) return PathMethod::Grid;
+  return PathMethod::Straight;
+}
+
+const char* method_name(PathMethod method) {
+  switch (method) {
+    case PathMethod::Straight: return "straight";
+    case PathMethod::Grid: return "grid";
+    case PathMethod::Waypoints: return "waypoints";
+    case PathMethod::NavMesh: return "navmesh";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string at(Vec2 p) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "(%g, %g)", p.x, p.y);
+  return buf;
+}
+
+double polyline_length(std::span<const Vec2> points) {
+  double total = 0;
+  for (std::size_t i = 1; i < points.size(); ++i) total += distance(points[i - 1], points[i]);
+  return total;
+}
+
+}  // namespace
+
+struct PathRequest::Impl {
+  const NavWorld* world = nullptr;
+  PathMethod method = PathMethod::Straight;
+  SearchState state = SearchState::Idle;
+  Vec2 from, to;
+  bool smooth = true;
+  std::vector<DangerZone> danger;  // the world's and the request's
+  GridSearch search;
+  std::vector<Vec2> points;
+  std::vector<Vec2> smoothed;
+  double length = 0;
+  std::string reason;
+  const NavMesh* query_mesh = nullptr;
+  std::unique_ptr<NavMeshQuery> query;
+
+  SearchState fail(SearchState s, std::string why) {
+    state = s;
+    reason = std::move(why);
+    points.clear();
+    length = 0;
+    return s;
+  }
+
+  SearchState found() {
+    state = SearchState::Found;
+    reason.clear();
+    length = polyline_length(points);
+    return state;
+  }
+
+  // The grid search is over: turn its cells into world points.
+  SearchState finish_grid(SearchState s) {
+    if (s == SearchState::Running) return state = s;
+    if (s == SearchState::NoPath) return fail(s, "unreachable: no way through the map from " + at(from) + " to " + at(to));
+    if (s != SearchState::Found) return fail(SearchState::Invalid, "the grid search could not start");
+    const GridMap& map = *world->map;
+    std::span<const Cell> cells = search.path();
+    smoothed.clear();
+    if (smooth) {
+      smooth_path(map, cells, smoothed);
+    } else {
+      for (Cell c : cells) smoothed.push_back(map.centre_of(c));
+    }
+    // The exact ends replace the first and last cell centres where the path still sees past them.
+    points.clear();
+    points.push_back(from);
+    const std::size_t n = smoothed.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      Vec2 next = i + 1 < n ? smoothed[i + 1] : to;
+      if ((i == 0 || i + 1 == n) && line_of_sight(map, points.back(), next)) continue;
+      points.push_back(smoothed[i]);
+    }
+    points.push_back(to);
+    return found();
+  }
+};
+
+PathRequest::PathRequest() : impl_(std::make_unique<Impl>()) {}
+PathRequest::~PathRequest() = default;
+PathRequest::PathRequest(PathRequest&&) noexcept = default;
+PathRequest& PathRequest::operator=(PathRequest&&) noexcept = default;
+
+SearchState PathRequest::start(const NavWorld& world, Vec2 from, Vec2 to, const PathOptions& options) {
+  Impl& m = *impl_;
+  m.world = &world;
+  m.method = method_of(world);
+  m.from = from;
+  m.to = to;
+  m.smooth = options.smooth;
+  m.points.clear();
+  m.reason.clear();
+  if (!std::isfinite(from.x) || !std::isfinite(from.y) || !std::isfinite(to.x) || !std::isfinite(to.y))
+    return m.fail(SearchState::Invalid, "the start and goal must be finite numbers");
+  switch (m.method) {
+    case PathMethod::Straight:
+      m.points = {from, to};
+      return m.found();
+    case PathMethod::Waypoints:
+      if (!world.waypoints->find_path(world.walls, from, to, m.points, &m.length))
+        return m.fail(SearchState::NoPath, "unreachable: no waypoint route from " + at(from) + " to " + at(to));
+      return m.found();
+    case PathMethod::NavMesh: {
+      if (!m.query || m.query_mesh != world.navmesh) {
+        m.query = std::make_unique<NavMeshQuery>(*world.navmesh);
+        m.query_mesh = world.navmesh;
+      }
+      double length = 0;
+      std::string why;
+      if (!m.query->find_path(from, to, m.points, &length, &why)) return m.fail(SearchState::NoPath, why);
+      return m.found();
+    }
+    case PathMethod::Grid: {
+      const GridMap& map = *world.map;
+      Cell a = map.cell_at(from), b = map.cell_at(to);
+      if (!map.in_bounds(a)) return m.fail(SearchState::Invalid, "the start " + at(from) + " is outside the map");
+      if (!map.in_bounds(b)) return m.fail(SearchState::Invalid, "the goal " + at(to) + " is outside the map");
+      if (!map.passable(a)) return m.fail(SearchState::Invalid, "the start " + at(from) + " is inside a wall");
+      if (!map.passable(b)) return m.fail(SearchState::Invalid, "the goal " + at(to) + " is inside a wall");
+      m.danger.assign(world.danger.begin(), world.danger.end());
+      m.danger.insert(m.danger.end(), options.danger.begin(), options.danger.end());
+      SearchOptions so;
+      so.algorithm = options.algorithm;
+      so.danger = m.danger;
+      return m.finish_grid(m.search.start(map, a, b, so));
+    }
+  }
+  return m.fail(SearchState::Invalid, "unknown path method");
+}
+
+SearchState PathRequest::step(std::uint64_t max_expansions) {
+  Impl& m = *impl_;
+  if (m.state != SearchState::Running) return m.state;
+  return m.finish_grid(m.search.step(max_expansions));
+}
+
+SearchState PathRequest::find(const NavWorld& world, Vec2 from, Vec2 to, const PathOptions& options) {
+  SearchState s = start(world, from, to, options);
+  return s == SearchState::Running ? step(0) : s;
+}
+
+SearchState PathRequest::state() const { return impl_->state; }
+PathMethod PathRequest::method() const { return impl_->method; }
+std::span<const Vec2> PathRequest::points() const { return impl_->points; }
+double PathRequest::length() const { return impl_->length; }
+const std::string& PathRequest::reason() const { return impl_->reason; }
+std::uint64_t PathRequest::expanded() const {
+  return impl_->method == PathMethod::Grid ? impl_->search.stats().expanded : 0;
+}
+Vec2 PathRequest::from() const { return impl_->from; }
+Vec2 PathRequest::to() const { return impl_->to; }
+
+}  // namespace thicket::nav
