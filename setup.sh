@@ -19,3 +19,9 @@ echo "(one row per run in build/arena.csv)"
 echo
 echo "== The flock (steering and perception toolkit): 1,000 boids avoiding obstacles =="
 build/thicket run scripts/examples/flock/flock.yaml
+echo
+echo "== Navigation: guards patrol a building drawn as a grid map, intruders sneak around them =="
+build/thicket run scripts/examples/building/building.yaml
+echo
+echo "== Navigation: couriers cross a courtyard of shapes on a Recast/Detour navmesh =="
+build/thicket run scripts/examples/courtyard/courtyard.yaml

@@ -785,9 +785,14 @@ std::optional<ScenarioSpec> load_scenario_text(const std::string& text, const st
   } catch (const std::exception& e) {  // yaml-cpp throws on node misuse; a load never does
     diags.push_back({Severity::Error, path, 0, 0, std::string("internal error reading the scenario: ") + e.what()});
   }
-  // In file order, as a reader goes through the file (the reader checks in a different order).
+  // In file order, as a reader goes through the file (the reader checks in a different order);
+  // errors in other files (a map) first, each file's in its own order, since the scenario's
+  // error at `map:` points at them "above".
   std::stable_sort(diags.begin() + static_cast<std::ptrdiff_t>(diags_before), diags.end(),
-                   [](const Diagnostic& a, const Diagnostic& b) {
+                   [&path](const Diagnostic& a, const Diagnostic& b) {
+                     bool a_here = a.file == path, b_here = b.file == path;
+                     if (a_here != b_here) return b_here;
+                     if (a.file != b.file) return false;
                      return std::pair(a.line, a.column) < std::pair(b.line, b.column);
                    });
   for (size_t i = diags_before; i < diags.size(); ++i)
