@@ -89,7 +89,9 @@ void smooth_path(const GridMap& map, std::span<const Cell> cells, std::vector<Ve
       s.dearest.resize(last - kept + 1);
       float dearest = 0.0f;
       for (std::size_t k = kept; k <= last; ++k)
-        s.dearest[k - kept] = dearest = std::max(dearest, map.cost(cells[k]));
+        // A cell off the map (a caller's mistake) has no cost; walks through it fail anyway.
+        s.dearest[k - kept] = dearest =
+            map.in_bounds(cells[k]) ? std::max(dearest, map.cost(cells[k])) : dearest;
     }
     s.forget();  // occluders are seen from one kept point
     const Vec2 p = grid_centre(cells[kept]);
