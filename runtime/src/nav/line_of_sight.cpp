@@ -60,9 +60,11 @@ struct SmoothScratch {
     next_occluder = (next_occluder + 1) % kOccluders;
     occluder_count = std::min(occluder_count + 1, kOccluders);
   }
+  // Newest first: the targets come in path order, so the wall that hid the last one most
+  // likely hides this one too.
   bool hidden(Vec2 d) const {
-    for (int i = 0; i < occluder_count; ++i)
-      if (hides(occluders[i], d)) return true;
+    for (int k = 1; k <= occluder_count; ++k)
+      if (hides(occluders[(next_occluder - k + kOccluders) % kOccluders], d)) return true;
     return false;
   }
 };
