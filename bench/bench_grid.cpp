@@ -113,8 +113,13 @@ bool run_map(const std::string& name, int reps) {
   row("A*", fa, a_expanded, a.stats().buffer_bytes, "(baseline)");
   row("JPS", fj, j_expanded, j.stats().buffer_bytes, "");
   row("A* + 20 danger zones", ft, t_expanded, t.stats().buffer_bytes, "");
-  std::printf("  JPS speed-up over A*: %.1fx (of the means), %.1fx (median of per-scenario ratios)\n",
-              fa.mean() / fj.mean(), median_of(speedups));
+  const double speedup_mean = fa.mean() / fj.mean(), speedup_median = median_of(speedups);
+  std::printf("  JPS speed-up over A*: %.1fx (of the means), %.1fx (median of per-scenario ratios)%s\n",
+              speedup_mean, speedup_median,
+              map->width() < 512                                  ? ""
+              : std::min(speedup_mean, speedup_median) >= 10 ? "  (goal >= 10x: met)"
+              : std::max(speedup_mean, speedup_median) >= 10 ? "  (goal >= 10x: borderline)"
+                                                              : "  (goal >= 10x: NOT met)");
   std::printf("  danger zones over plain A*: %.2fx (of the means)\n", ft.mean() / fa.mean());
   std::printf("  JPS's first search of the map (builds its bit rows): %.1f us\n", cold_us);
   return ok;
