@@ -115,7 +115,8 @@ std::optional<std::vector<ScenarioEntry>> load_scen(const std::string& path, con
 // Tactical costs
 
 // A danger zone (seed 003): an edge whose two end cells both have their centres inside the zone
-// costs `cost` more; one end inside, cost/2 more. Zones add up. Centre and radius in metres.
+// costs `cost` more; one end inside, cost/2 more. Zones add up. Centre and radius in metres;
+// a zone with cost <= 0 (or not a number) is ignored, as a cheaper edge would break A*'s bound.
 struct DangerZone {
   Vec2 centre;
   double radius = 0;

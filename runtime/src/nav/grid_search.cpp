@@ -1,10 +1,11 @@
 // GridSearch (nav.hpp): exact A* and jump point search on a GridMap, time-sliced.
 //
-// Both share one open list (a binary heap with lazy duplicates) and one node table the size of the largest map seen. A generation counter marks which
-// nodes belong to the current search, so start() touches nothing but the start node.
+// Both share one open list (a binary heap with lazy duplicates) and one node table the size of
+// the largest map seen. A search number marks which nodes belong to the current search, so
+// start() touches nothing but the start node.
 //
 // A*: 8 neighbours, a move a→b costs length × (cost(a) + cost(b)) / 2, plus the danger zones'
-// extra (below); the octile distance × the map's lowest cost is admissible and consistent.
+// extra (mark_danger); the octile distance × the map's lowest cost is admissible and consistent.
 //
 // Jump point search (uniform maps, no danger zones), the no-corner-cutting variant (Harabor &
 // Grastien 2014). Canonical paths take diagonal steps first, so:
@@ -12,11 +13,12 @@
 //     without corner cutting a diagonal move forces no other neighbour;
 //   - from a node reached straight along x (dx), (dx, 0) continues, and (0, s) and (dx, s) for
 //     s = ±1 only when (x - dx, y + s) is blocked and (x, y + s) is free: the one way to that
-//     side passes through here. A straight jump stops at such a cell (GridBits::scan);
+//     side passes through here. A straight jump stops at such a cell (GridBits: a table read,
+//     or a scan 64 cells at a time);
 //   - a diagonal jump stops at a cell from which a straight jump along either of its axes
-//     finds something.
-// Jumps stop at the goal too. Every jump is one straight or diagonal run, so its cost is the
-// octile distance and the path is filled in by stepping along it.
+//     finds something; that cell is not opened, its straight jumps' ends are (jump_diagonal).
+// Jumps stop at the goal too. Every jump is a straight run, a diagonal one, or a diagonal then
+// a straight one, so its cost is exact and the path is filled in by stepping along the runs.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -72,7 +74,7 @@ struct GridSearch::Impl {
 
   // The buffers (reused).
   std::vector<Node> nodes;
-  std::vector<std::uint32_t> vias;  // JPS: per node, the diagonal's last cell before the straight run to it, or kNone
+  std::vector<std::uint32_t> vias;  // JPS: per node, where the diagonal run to it turned, or kNone
   std::vector<HeapEntry> heap;
   GridBits bits;
   std::vector<double> danger;             // per cell: the sum of the costs of the zones holding it
