@@ -40,27 +40,34 @@ constexpr int kExitOk = 0, kExitMismatch = 1, kExitLoad = 2, kExitUsage = 64;
 // Relative tolerance for "matches the optimal length": the files round to 8 decimals.
 constexpr double kLengthTolerance = 1e-6;
 
+// A --from/--to point as typed: whole numbers, a sign allowed, so that -1,0 or 99999,0 reads
+// and is then reported as outside the map (a load error, like a scenario's) rather than as a
+// malformed option.
+struct Point {
+  std::int64_t x = 0, y = 0;
+};
+
 struct PathOptions {
   std::vector<std::string> files;
   bool paths = false;
   Algorithm algorithm = Algorithm::Auto;
-  std::optional<Cell> from, to;
+  std::optional<Point> from, to;
 };
 
-// "X,Y" with whole numbers (a sign allowed, so that -1,0 reads and is then outside the map).
-std::optional<Cell> parse_cell(const std::string& text) {
+// "X,Y"; nullopt when either is not a whole number of at most 18 digits.
+std::optional<Point> parse_point(const std::string& text) {
   const std::size_t comma = text.find(',');
   if (comma == std::string::npos) return std::nullopt;
-  auto number = [](const std::string& s) -> std::optional<std::int32_t> {
-    std::size_t digits_from = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
-    if (s.size() == digits_from || s.size() > digits_from + 9 ||
+  auto number = [](const std::string& s) -> std::optional<std::int64_t> {
+    const std::size_t digits_from = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+    if (s.size() == digits_from || s.size() > digits_from + 18 ||
         s.find_first_not_of("0123456789", digits_from) != std::string::npos)
       return std::nullopt;
-    return std::int32_t(std::stol(s));
+    return std::stoll(s);
   };
   auto x = number(text.substr(0, comma)), y = number(text.substr(comma + 1));
   if (!x || !y) return std::nullopt;
-  return Cell{*x, *y};
+  return Point{*x, *y};
 }
 
 int usage_error(const char* usage, const std::string& message) {
@@ -88,9 +95,9 @@ int parse_path_args(int argc, char** argv, const char* usage, PathOptions& o) {
         value = argv[++i];
       }
       if (a == "--from" || a == "--to") {
-        auto cell = parse_cell(value);
-        if (!cell) return usage_error(usage, a + " needs X,Y (whole numbers), got '" + value + "'");
-        (a == "--from" ? o.from : o.to) = cell;
+        auto point = parse_point(value);
+        if (!point) return usage_error(usage, a + " needs X,Y (whole numbers), got '" + value + "'");
+        (a == "--from" ? o.from : o.to) = point;
       }
       if (a == "--algorithm") {
         if (value == "auto") o.algorithm = Algorithm::Auto;
@@ -170,15 +177,16 @@ bool lengths_match(double found, double optimal) {
 }
 
 int one_search(const GridMap& map, const std::string& map_file, const PathOptions& o) {
-  const Cell from = *o.from, to = *o.to;
   bool outside = false;
-  for (auto [name, cell] : {std::pair{"--from", from}, std::pair{"--to", to}})
-    if (!map.in_bounds(cell)) {
-      std::cerr << "thicket: error: " << name << " " << cell.x << "," << cell.y << " is outside "
+  for (auto [name, p] : {std::pair{"--from", *o.from}, std::pair{"--to", *o.to}})
+    if (p.x < 0 || p.y < 0 || p.x >= map.width() || p.y >= map.height()) {
+      std::cerr << "thicket: error: " << name << " " << p.x << "," << p.y << " is outside "
                 << map_file << " (width " << map.width() << ", height " << map.height() << ")\n";
       outside = true;
     }
   if (outside) return kExitLoad;
+  const Cell from{std::int32_t(o.from->x), std::int32_t(o.from->y)};
+  const Cell to{std::int32_t(o.to->x), std::int32_t(o.to->y)};
   GridSearch search;
   nav::SearchOptions options;
   options.algorithm = o.algorithm;

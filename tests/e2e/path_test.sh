@@ -110,6 +110,12 @@ usage_case "--from needs X,Y (whole numbers), got '1;2'" "$m" --from '1;2' --to 
 usage_case "--to needs X,Y (whole numbers), got '3,'" "$m" --from 1,2 --to 3,
 usage_case "'thicket path' takes either SCEN.scen or --from and --to, not both" "$m" "$s" --from 1,1 --to 2,2
 
+# A point outside the map, however far, is a load error (exit 2) naming it, not a usage error.
+"$thicket" path "$m" --from 99999999999,1 --to -1,0 >"$tmp/out" 2>"$tmp/err"
+[[ $? == 2 ]] && ok || bad "--from 99999999999,1 should exit 2"
+[[ "$(cat "$tmp/err")" == "thicket: error: --from 99999999999,1 is outside $m (width 49, height 49)
+thicket: error: --to -1,0 is outside $m (width 49, height 49)" ]] && ok || bad "far points: $(cat "$tmp/err")"
+
 # The help text names the command.
 "$thicket" --help | grep -q "^       thicket path MAP.map --from X,Y --to X,Y" && ok || bad "--help lacks thicket path"
 

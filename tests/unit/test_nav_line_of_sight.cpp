@@ -144,6 +144,18 @@ TEST_CASE("short paths: empty, one cell, two cells") {
   CHECK(out.size() == 2);
 }
 
+TEST_CASE("a path that is not a path (cells off the map, blocked, far apart) does not crash") {
+  GridMap map = draw({"..2..",
+                      ".@@@.",
+                      "....."});
+  std::vector<Cell> cells{{0, 0}, {-5, 7}, {4, 2}, {2, 1}, {1000000, -1000000}, {4, 0}};
+  std::vector<Vec2> out;
+  smooth_path(map, cells, out);
+  CHECK(out.front() == Vec2{0.5, 0.5});
+  CHECK(out.back() == Vec2{4.5, 0.5});
+  CHECK(out.size() <= cells.size());
+}
+
 TEST_CASE("a shortcut never crosses terrain dearer than the stretch it replaces") {
   // The path runs along the cheap rim; cutting the corner crosses the swamp (cost 5).
   GridMap map = draw({".....",

@@ -208,7 +208,8 @@ TEST_CASE("nav scen: a good file and every error at its field") {
                "0\tm.map\t12\t8\t1\t2\t3\t4\t2.8\r\n"      // line 4: width differs
                "0\tm.map\t10\t8\t10\t2\t3\t8\t2.8\r\n"     // line 5: start x 10, goal y 8 outside
                "0\tm.map\t10\t8\t1\t2\t3\t4\tfar\r\n"      // line 6: bad length
-               "0\tm.map\t10\t8\t1\t2\t3\t4\t2.8\t9\r\n"); // line 7: too many fields
+               "0\tm.map\t10\t8\t1\t2\t3\t4\t2.8\t9\r\n"   // line 7: too many fields
+               "0\tm.map\t10\t9\t1\t2\t3\t4\t2.8\r\n");     // line 8: height differs
   diags.clear();
   CHECK_FALSE(load_scen(bad.path.string(), &map, diags).has_value());
   INFO(dump(diags));
@@ -219,7 +220,8 @@ TEST_CASE("nav scen: a good file and every error at its field") {
   CHECK(has(diags, 5, 21, "goal y 8 is outside the map"));
   CHECK(has(diags, 6, 22, "optimal length must be a number"));
   CHECK(has(diags, 7, 26, "too many fields"));
-  CHECK(diags.size() == 7);
+  CHECK(has(diags, 8, 12, "map height 9 differs from the map's 8"));
+  CHECK(diags.size() == 8);
 
   TempFile noversion("nover.scen", "0\tm.map\t10\t8\t1\t2\t3\t4\t2.8\n");
   diags.clear();

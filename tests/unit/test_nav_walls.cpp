@@ -55,6 +55,14 @@ TEST_CASE("a concave polygon: the notch is open, the arms are not") {
   CHECK_FALSE(walls.blocked({2, 3}));
 }
 
+TEST_CASE("a polygon of fewer than 3 corners blocks nothing") {
+  const Obstacle obstacles[] = {Obstacle::polygon({{0, 0}, {4, 4}})};
+  Walls walls(obstacles, nullptr);
+  CHECK(walls.clear({0, 4}, {4, 0}, 1));
+  CHECK_FALSE(walls.blocked({2, 2}));
+  CHECK_FALSE(walls.blocked({9, 9}));
+}
+
 TEST_CASE("with a map: radius 0 is line of sight; a radius must fit between blocked cells") {
   GridMap map = draw({"@@@@@@",
                       "......",

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
 
 #include "thicket/nav.hpp"
 
@@ -124,6 +125,40 @@ TEST_CASE("start and goal joining at the same waypoint") {
   REQUIRE(out.size() == 3);
   CHECK(out[1] == Vec2{3, 2});
   CHECK(length == doctest::Approx(2 * std::sqrt(13.0)));
+}
+
+}  // TEST_SUITE
+
+TEST_SUITE("nav_waypoint_graph") {
+
+TEST_CASE("a waypoint graph over a Moving AI map: every leg clear, never shorter than the crow flies") {
+  const std::string base = std::string(THICKET_SOURCE_DIR) + "/data/movingai/arena.map";
+  std::vector<thicket::Diagnostic> diags;
+  auto map = load_grid_map(base, diags);
+  REQUIRE(map);
+  auto scen = load_scen(base + ".scen", &*map, diags);
+  REQUIRE(scen);
+  // A lattice of waypoints on the free cells, every 4 cells, linked up to 12 cells apart.
+  std::vector<Vec2> points;
+  for (int y = 1; y < map->height(); y += 4)
+    for (int x = 1; x < map->width(); x += 4)
+      if (map->passable({x, y})) points.push_back(map->centre_of({x, y}));
+  Walls walls({}, &*map);
+  WaypointGraph graph(points);
+  graph.connect(walls, 12);
+  int found = 0;
+  std::vector<Vec2> out;
+  for (const ScenarioEntry& e : *scen) {
+    Vec2 from = map->centre_of(e.start), to = map->centre_of(e.goal);
+    double length = 0;
+    if (!graph.find_path(walls, from, to, out, &length)) continue;
+    ++found;
+    CHECK(out.front() == from);
+    CHECK(out.back() == to);
+    CHECK(length >= distance(from, to) - 1e-9);
+    for (std::size_t i = 1; i < out.size(); ++i) CHECK(walls.clear(out[i - 1], out[i]));
+  }
+  CHECK(found * 10 >= int(scen->size()) * 9);  // the lattice reaches nearly everywhere
 }
 
 }  // TEST_SUITE

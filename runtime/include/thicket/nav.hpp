@@ -114,8 +114,10 @@ std::optional<std::vector<ScenarioEntry>> load_scen(const std::string& path, con
 // ---------------------------------------------------------------------------------------------
 // Tactical costs
 
-// A danger zone (tactical pathfinding): an edge whose two end cells both have their centres inside the zone
-// costs `cost` more; one end inside, cost/2 more. Zones add up. Centre and radius in metres.
+// A danger zone (tactical pathfinding): an edge whose two end cells both have their centres
+// inside the zone costs `cost` more; one end inside, cost/2 more. Zones add up. Centre and
+// radius in metres; a zone with cost <= 0 (or not a number) is ignored, as a cheaper edge
+// would break A*'s bound.
 struct DangerZone {
   Vec2 centre;
   double radius = 0;

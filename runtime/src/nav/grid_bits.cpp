@@ -33,7 +33,7 @@ void GridBits::build(const GridMap& map, bool distances) {
 // Each direction is one pass against it, so a cell's distance comes from its neighbour's: one
 // more than the neighbour's, unless the neighbour is blocked (0) or is itself a jump point (1).
 // A jump point is a cell entered with a blocked cell diagonally behind it and a free one
-// beside it (the rule GridBits::scan applies a word at a time).
+// beside it (the rule GridBits::scan applies a word at a time). Blocked cells keep 0.
 void GridBits::build_distances() {
   dist_built_ = true;
   const std::size_t cells = std::size_t(width_) * std::size_t(height_);
@@ -42,28 +42,44 @@ void GridBits::build_distances() {
     return;
   }
   dist_.assign(cells * 4, 0);
-  auto next = [](std::int16_t d) { return std::int16_t(d > 0 ? d + 1 : d - 1); };
-  // Entering (x, y) from (x - dx, y - dy), moving straight in (dx, dy).
-  auto forced = [&](std::int32_t x, std::int32_t y, int dx, int dy) {
-    if (dy == 0)
-      return (free(x, y - 1) && !free(x - dx, y - 1)) || (free(x, y + 1) && !free(x - dx, y + 1));
-    return (free(x - 1, y) && !free(x - 1, y - dy)) || (free(x + 1, y) && !free(x + 1, y - dy));
+  // Along a row, in direction dx: cell x's distance from cell x + dx's, carried in `ahead`.
+  const std::size_t w = std::size_t(width_);
+  auto sweep_row = [&](std::int32_t y, int dx, int slot) {
+    const std::uint64_t *cur = row(y), *a = row(y - 1), *b = row(y + 1);
+    std::int16_t ahead = 0;
+    for (std::int32_t k = 0; k < width_; ++k) {
+      const std::int32_t x = dx > 0 ? width_ - 1 - k : k, nx = x + dx;
+      std::int16_t d = 0;
+      if (bit(cur, x) && bit(cur, nx)) {
+        const bool forced = (bit(a, nx) && !bit(a, x)) || (bit(b, nx) && !bit(b, x));
+        d = forced ? 1 : std::int16_t(ahead > 0 ? ahead + 1 : ahead - 1);
+      }
+      dist_[(std::size_t(y) * w + std::size_t(x)) * 4 + std::size_t(slot)] = d;
+      ahead = d;
+    }
   };
-  auto step = [&](std::int32_t x, std::int32_t y, int dx, int dy, int slot) {
-    if (!free(x, y)) return;
-    const std::int32_t nx = x + dx, ny = y + dy;
-    std::int16_t d = 0;
-    if (free(nx, ny)) d = forced(nx, ny, dx, dy) ? 1 : next(dist_[cell_index(nx, ny) * 4 + slot]);
-    dist_[cell_index(x, y) * 4 + slot] = d;
+  // Down or up the columns, a row at a time (memory in order): cell (x, y)'s distance from
+  // (x, y + dy)'s, written on the row before.
+  auto sweep_rows = [&](std::int32_t y, int dy, int slot) {
+    const std::uint64_t *cur = row(y), *next = row(y + dy);
+    const bool last = y + dy < 0 || y + dy >= height_;
+    for (std::int32_t x = 0; x < width_; ++x) {
+      std::int16_t d = 0;
+      if (bit(cur, x) && bit(next, x)) {
+        const bool forced = (bit(next, x - 1) && !bit(cur, x - 1)) || (bit(next, x + 1) && !bit(cur, x + 1));
+        const std::int16_t ahead =
+            last ? 0 : dist_[(std::size_t(y + dy) * w + std::size_t(x)) * 4 + std::size_t(slot)];
+        d = forced ? 1 : std::int16_t(ahead > 0 ? ahead + 1 : ahead - 1);
+      }
+      dist_[(std::size_t(y) * w + std::size_t(x)) * 4 + std::size_t(slot)] = d;
+    }
   };
   for (std::int32_t y = 0; y < height_; ++y) {
-    for (std::int32_t x = width_ - 1; x >= 0; --x) step(x, y, 1, 0, 0);
-    for (std::int32_t x = 0; x < width_; ++x) step(x, y, -1, 0, 1);
+    sweep_row(y, 1, 0);
+    sweep_row(y, -1, 1);
   }
-  for (std::int32_t y = height_ - 1; y >= 0; --y)
-    for (std::int32_t x = 0; x < width_; ++x) step(x, y, 0, 1, 2);
-  for (std::int32_t y = 0; y < height_; ++y)
-    for (std::int32_t x = 0; x < width_; ++x) step(x, y, 0, -1, 3);
+  for (std::int32_t y = height_ - 1; y >= 0; --y) sweep_rows(y, 1, 2);
+  for (std::int32_t y = 0; y < height_; ++y) sweep_rows(y, -1, 3);
 }
 
 }  // namespace thicket::nav

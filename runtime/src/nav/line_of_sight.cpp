@@ -60,9 +60,11 @@ struct SmoothScratch {
     next_occluder = (next_occluder + 1) % kOccluders;
     occluder_count = std::min(occluder_count + 1, kOccluders);
   }
+  // Newest first: the targets come in path order, so the wall that hid the last one most
+  // likely hides this one too.
   bool hidden(Vec2 d) const {
-    for (int i = 0; i < occluder_count; ++i)
-      if (hides(occluders[i], d)) return true;
+    for (int k = 1; k <= occluder_count; ++k)
+      if (hides(occluders[(next_occluder - k + kOccluders) % kOccluders], d)) return true;
     return false;
   }
 };
@@ -89,7 +91,9 @@ void smooth_path(const GridMap& map, std::span<const Cell> cells, std::vector<Ve
       s.dearest.resize(last - kept + 1);
       float dearest = 0.0f;
       for (std::size_t k = kept; k <= last; ++k)
-        s.dearest[k - kept] = dearest = std::max(dearest, map.cost(cells[k]));
+        // A cell off the map (a caller's mistake) has no cost; walks through it fail anyway.
+        s.dearest[k - kept] = dearest =
+            map.in_bounds(cells[k]) ? std::max(dearest, map.cost(cells[k])) : dearest;
     }
     s.forget();  // occluders are seen from one kept point
     const Vec2 p = grid_centre(cells[kept]);

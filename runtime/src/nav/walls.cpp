@@ -145,9 +145,17 @@ bool Walls::clear(Vec2 a, Vec2 b, double radius) const {
                        radius / map_->cell_size);
 }
 
+namespace {
+
+// A polygon with fewer than 3 corners encloses nothing; obstacle_contains would call every
+// point inside it (its distance is 0 everywhere), so it is skipped here as in clear().
+bool degenerate(const Obstacle& o) { return o.shape == ObstacleShape::Polygon && o.vertices.size() < 3; }
+
+}  // namespace
+
 bool Walls::blocked(Vec2 p) const {
   for (const Obstacle& o : obstacles_)
-    if (world::obstacle_contains(o, p)) return true;
+    if (!degenerate(o) && world::obstacle_contains(o, p)) return true;
   if (map_ == nullptr) return false;
   if (!(map_->cell_size > 0)) return true;
   Vec2 g = detail::to_grid(*map_, p);
