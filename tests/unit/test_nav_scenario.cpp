@@ -7,7 +7,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -191,6 +193,43 @@ std::vector<Vec2> recorded_positions(const std::string& record) {
     if (std::sscanf(record.c_str() + at, "[%u,%lf,%lf,", &id, &x, &y) == 3) out.push_back({x, y});
   }
   return out;
+}
+
+// Agent `id`'s recorded positions, tick by tick.
+std::vector<Vec2> track_of(const std::string& record, unsigned id) {
+  std::vector<Vec2> out;
+  char key[32];
+  std::snprintf(key, sizeof key, "[%u,", id);
+  for (size_t at = 0; (at = record.find(key, at)) != std::string::npos; ++at) {
+    if (at > 0 && (record[at - 1] == '[' || record[at - 1] == ',')) {
+      unsigned got;
+      double x, y;
+      if (std::sscanf(record.c_str() + at, "[%u,%lf,%lf,", &got, &x, &y) == 3 && got == id) out.push_back({x, y});
+    }
+  }
+  return out;
+}
+
+double distance_to_polyline(Vec2 p, const std::vector<Vec2>& line) {
+  double best = 1e300;
+  for (size_t k = 1; k < line.size(); ++k) {
+    Vec2 a = line[k - 1], ab = line[k] - a;
+    double len2 = ab.length_squared();
+    double t = len2 > 0 ? std::clamp(((p - a).x * ab.x + (p - a).y * ab.y) / len2, 0.0, 1.0) : 0.0;
+    best = std::min(best, world::distance(p, a + ab * t));
+  }
+  return best;
+}
+
+// How far the agent strayed from its planned path on its way to the path's end (until it
+// first came within `radius` of it): move_to must walk the plan, not a straight line.
+double straying(const std::vector<Vec2>& track, const std::vector<Vec2>& plan, double radius) {
+  double worst = 0;
+  for (Vec2 p : track) {
+    worst = std::max(worst, distance_to_polyline(p, plan));
+    if (world::distance(p, plan.back()) <= radius) return worst;
+  }
+  return 1e300;  // never arrived
 }
 
 }  // namespace
@@ -380,7 +419,10 @@ TEST_CASE("nav scenario: thicket.move_to walks through a door, fails for an unre
   NavDir d;
   d.leaves(R"(
 L.Door = thicket.task(function(agent)
-  local ok, why = thicket.move_to(agent, 8.5, 2.5, {radius = 0.5})
+  local x0, y0 = agent:position()
+  dump("PLAN", thicket.find_path(x0, y0, 8.5, 1.5))
+  -- Straight east is a wall: only the planned way through the door gets there.
+  local ok, why = thicket.move_to(agent, 8.5, 1.5, {radius = 0.5})
   local x, y = agent:position()
   thicket.log("DOOR " .. tostring(ok) .. " " .. num(x) .. " " .. num(y))
   ok, why = thicket.move_to(agent, 13.5, 2.5)
@@ -403,7 +445,7 @@ end)
   d.brain("follow", "Follow");
   d.brain("walk", "Walk");
   d.brain("idle", "Idle");
-  std::string groups = group("door", "door", at(2.5, 2.5)) + group("pad1", "idle", at(1.5, 6.5)) +
+  std::string groups = group("door", "door", at(2.5, 1.5)) + group("pad1", "idle", at(1.5, 6.5)) +
                        group("follower", "follow", at(2.5, 6.5)) + group("walker", "walk", at(6.5, 1.5), 1, "a", 1);
   Outcome o = d.run(rooms_scenario(groups), 300);
   INFO(o.log);
@@ -413,7 +455,11 @@ end)
   std::string ok;
   double x = 0, y = 0;
   in >> ok >> x >> y;
-  CHECK(world::distance({x, y}, {8.5, 2.5}) <= 0.5);
+  CHECK(world::distance({x, y}, {8.5, 1.5}) <= 0.5);
+  Path plan = o.path("PLAN");
+  REQUIRE(plan.found);
+  double strayed = straying(track_of(o.record, 1), plan.points, 0.5);
+  CHECK(strayed < 2.0);
   CHECK(o.line("CLOSED").rfind("false unreachable", 0) == 0);
   std::istringstream fin(o.line("FOLLOW"));
   double gap = 99;
@@ -422,13 +468,61 @@ end)
   CHECK(gap <= 1.0);
 }
 
+// A room above a corridor above a room; the doors are apart, so the way down turns twice.
+const char* kZigzagMap =
+    "type octile\nheight 9\nwidth 12\nmap\n"
+    "@@@@@@@@@@@@\n"   // 0
+    "@..........@\n"   // 1
+    "@..........@\n"   // 2
+    "@@@@@@@..@@@\n"   // 3   a door at x 7..9
+    "@..........@\n"   // 4   the corridor
+    "@..........@\n"   // 5
+    "@@@@@..@@@@@\n"   // 6   a door at x 5..7
+    "@..........@\n"   // 7
+    "@@@@@@@@@@@@\n";  // 8
+
+TEST_CASE("nav scenario: thicket.move_to goes through doors and round corners on a map without getting stuck") {
+  // These three once ended "stuck": the walls' feelers pushed the agent off the doors (the
+  // jambs are in reach of a one-cell door), and corners passed as early as the goal radius
+  // were cut, so the agent pressed into the wall beside the door.
+  NavDir d;
+  d.write("zigzag.map", kZigzagMap);
+  d.leaves(R"(
+local goals = {{9, 7.5}, {3, 7.5}, {9, 7.5}}
+L.Down = thicket.task(function(agent)
+  local g = goals[agent.id]
+  local ok, why = thicket.move_to(agent, g[1], g[2], {radius = 1})
+  local x, y = agent:position()
+  thicket.log("DOWN" .. agent.id .. " " .. tostring(ok) .. " " .. num(x) .. " " .. num(y) .. " " .. tostring(why))
+  idle()
+end)
+)");
+  d.brain("down", "Down");
+  std::string yaml = "scenario: z\nseed: 4\nworld: {map: zigzag.map}\nteams: [a]\ngroups:\n" + group("g1", "down", at(1.5, 1.5), 1, "a", 2.5) +
+                     group("g2", "down", at(4.5, 1.5), 1, "a", 2.5) + group("g3", "down", at(4.5, 1.5), 1, "a", 2.5);
+  Outcome o = d.run(yaml, 300);
+  INFO(o.log);
+  CHECK(o.result.script_errors == 0);
+  const Vec2 goals[] = {{9, 7.5}, {3, 7.5}, {9, 7.5}};
+  for (int k = 0; k < 3; ++k) {
+    CAPTURE(k);
+    std::istringstream in(o.line("DOWN" + std::to_string(k + 1)));
+    std::string ok;
+    double x = 0, y = 0;
+    in >> ok >> x >> y;
+    CHECK(ok == "true");
+    CHECK(world::distance({x, y}, goals[k]) <= 1.0);
+  }
+}
+
 TEST_CASE("nav scenario: thicket.move_to arrives on a waypoint world and on a navmesh world") {
   for (const char* extra : {"waypoints: [[5, 17], [15, 17]]", "navmesh: true"}) {
     CAPTURE(extra);
     NavDir d;
     d.leaves(R"(
 L.Go = thicket.task(function(agent)
-  dump("PLAN", thicket.find_path(5, 5, 15, 5))
+  local x0, y0 = agent:position()
+  dump("PLAN", thicket.find_path(x0, y0, 15, 5))
   local ok = thicket.move_to(agent, 15, 5, {radius = 0.6})
   local x, y = agent:position()
   thicket.log("ARRIVED " .. tostring(ok) .. " " .. num(x) .. " " .. num(y))
@@ -451,6 +545,8 @@ end)
     in >> ok >> x >> y;
     CHECK(ok == "true");
     CHECK(world::distance({x, y}, {15, 5}) <= 0.6);
+    double strayed = straying(track_of(o.record, 1), plan.points, 0.6);
+    CHECK(strayed < 2.0);
   }
 }
 
