@@ -595,6 +595,32 @@ end)
   CHECK(blocked == 0);
 }
 
+TEST_CASE("nav scenario: a fast agent does not pass through a wall thinner than its step") {
+  NavDir d;
+  // A runway, then a wall one cell thick at x 25..26.
+  std::string map = "type octile\nheight 5\nwidth 40\nmap\n" + std::string(40, '@') + "\n";
+  for (int r = 0; r < 3; ++r) map += "@" + std::string(24, '.') + "@" + std::string(13, '.') + "@\n";
+  map += std::string(40, '@') + "\n";
+  d.write("runway.map", map);
+  d.leaves(R"(
+L.Dash = thicket.task(function(agent)
+  while true do agent:steer{seek = {38, 2.5}}; coroutine.yield() end
+end)
+)");
+  d.brain("dash", "Dash");
+  // Up to 3 m a tick: several start points, so some step would end beyond the wall.
+  std::string groups;
+  for (double x : {1.3, 1.6, 1.9, 2.2, 2.5, 2.8, 3.1})
+    groups += "  - {name: g" + std::to_string(int(x * 10)) + ", team: a, count: 1, brain: dash.yaml, spawn: " + at(x, 2.5) +
+              ", vehicle: {max_speed: 30, max_force: 200, radius: 0.3}}\n";
+  Outcome o = d.run("scenario: r\nseed: 4\nworld: {map: runway.map}\nteams: [a]\ngroups:\n" + groups, 40);
+  CHECK(o.result.script_errors == 0);
+  double furthest = 0;
+  for (Vec2 p : recorded_positions(o.record)) furthest = std::max(furthest, p.x);
+  CHECK(furthest > 24);  // they got to the wall
+  CHECK(furthest < 25);  // and none through it
+}
+
 TEST_CASE("nav scenario: neighbours and nearest with {sight = true} drop agents behind a wall") {
   NavDir d;
   d.leaves(R"(
