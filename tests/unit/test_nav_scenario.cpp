@@ -385,6 +385,42 @@ end)
   CHECK(sim->path_searches_held() == 0);
 }
 
+TEST_CASE("nav scenario: a sliced search left behind is not resumed from where the agent used to be") {
+  // A task that started a sliced search and was aborted (or gave up on it) leaves it with the
+  // agent; asking again for the same goal ticks later must plan from where the agent is now.
+  NavDir d;
+  d.leaves(R"(
+L.Leave = thicket.task(function(agent)
+  local first = agent:path_to(13.5, 6.5, {budget = 1, algorithm = "astar"})
+  for _ = 1, 20 do
+    agent:steer{seek = {2.5, 6.5}}
+    coroutine.yield()
+  end
+  agent:steer{seek = {2.5, 1.5}, weight = 0}
+  local x, y = agent:position()
+  thicket.log("NOW " .. num(x) .. " " .. num(y) .. " " .. tostring(first))
+  local points, length, method
+  repeat
+    points, length, method = agent:path_to(13.5, 6.5, {budget = 5, algorithm = "astar"})
+    if points == false then coroutine.yield() end
+  until points ~= false
+  dump("AGAIN", points, length, method)
+  idle()
+end)
+)");
+  d.brain("leave", "Leave");
+  Outcome o = d.run(rooms_scenario(group("g", "leave", at(2.5, 1.5))), 60);
+  INFO(o.log);
+  CHECK(o.result.script_errors == 0);
+  std::vector<double> now = o.numbers("NOW");
+  REQUIRE(now.size() == 2);
+  CHECK(o.line("NOW").find(" false") != std::string::npos);
+  CHECK(now[1] > 3);  // it did move
+  Path again = o.path("AGAIN");
+  REQUIRE(again.found);
+  CHECK(world::distance(again.points.front(), {now[0], now[1]}) == doctest::Approx(0.0));
+}
+
 TEST_CASE("nav scenario: an agent that dies holding a sliced search gives it back") {
   NavDir d;
   d.leaves(R"(

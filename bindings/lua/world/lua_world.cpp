@@ -422,7 +422,8 @@ int find_path(lua_State* L) {
 
 // agent:path_to(x, y [, options]): from the agent's position. With a budget, the search runs
 // that many nodes per call and returns false until it is done; the agent keeps its search
-// between calls (a call for another goal starts over).
+// between calls (a call for another goal starts over, and so does one after a tick without a
+// call: the search was left behind, by an aborted task say, and the agent has moved since).
 int path_to(lua_State* L) {
   Self s = self(L);
   world::Vec2 goal{luaL_checknumber(L, 2), luaL_checknumber(L, 3)};
@@ -437,10 +438,12 @@ int path_to(lua_State* L) {
     return push_path(L, w.path);
   }
   nav::PathRequest* request = nullptr;
+  const uint64_t tick = w.sim->tick;
   if (a.pending_path >= 0) {
     request = w.path_pool[a.pending_path].get();
-    if (!(request->to() == goal)) request = nullptr, release_path(w, a);
+    if (!(request->to() == goal) || tick > a.pending_tick + 1) request = nullptr, release_path(w, a);
   }
+  a.pending_tick = tick;
   if (!request) {
     if (w.free_paths.empty()) {
       w.free_paths.push_back(static_cast<int32_t>(w.path_pool.size()));
