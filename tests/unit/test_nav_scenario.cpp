@@ -314,20 +314,22 @@ end)
   for (Vec2 p : plain.points) CHECK(p.y < 6);
 }
 
-TEST_CASE("nav scenario: bad path options are script errors that say what is wrong") {
+TEST_CASE("nav scenario: bad path and steering options are script errors that say what is wrong") {
   NavDir d;
   d.leaves(R"(
 local bad = {{budget = -1}, {danger = {{1, 2}}}, {algorithm = "dijkstra"}, {budget = 1.5}, {danger = 3}}
 L.Bad = thicket.task(function(agent)
+  if agent.id == 6 then agent:steer{seek = {1, 1}, walls = "off"} end
   thicket.find_path(2.5, 2.5, 3.5, 3.5, bad[agent.id])
   thicket.log("NOTREACHED")
   idle()
 end)
 )");
   d.brain("bad", "Bad");
-  Outcome o = d.run(rooms_scenario(group("g", "bad", "{box: [[1, 1], [4, 3]]}", 5)), 1);
+  Outcome o = d.run(rooms_scenario(group("g", "bad", "{box: [[1, 1], [4, 3]]}", 6)), 1);
   INFO(o.log);
-  CHECK(o.result.script_errors == 5);
+  CHECK(o.result.script_errors == 6);
+  CHECK(o.log.find("steer: 'walls' is a weight for the map walls' feelers (a number; 0: off)") != std::string::npos);
   CHECK(o.line("NOTREACHED").empty());
   CHECK(o.lines.count("NOTREACHED") == 0);
   CHECK(o.log.find("path options: 'budget' is a whole number of search nodes per tick (0: no limit)") != std::string::npos);

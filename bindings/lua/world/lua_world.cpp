@@ -258,7 +258,8 @@ int steer(lua_State* L) {
   if (wa > 0) parts.push_back({world::avoid_obstacles(me, sim.world.obstacles(), {}), wa});
   // The map walls' feelers weigh `walls` when given, else as much as `avoid`.
   double ww = wa;
-  if (lua_getfield(L, 2, "walls") != LUA_TNIL) ww = luaL_checknumber(L, -1);
+  if (int t = lua_getfield(L, 2, "walls"); t == LUA_TNUMBER) ww = lua_tonumber(L, -1);
+  else if (t != LUA_TNIL) luaL_error(L, "steer: 'walls' is a weight for the map walls' feelers (a number; 0: off)");
   lua_pop(L, 1);
   if (ww > 0 && sim.nav.world.map) parts.push_back({nav::avoid_walls(me, *sim.nav.world.map, {}), ww});
   double ws = weight_of("separation"), wl = weight_of("alignment"), wc = weight_of("cohesion");
