@@ -6,6 +6,7 @@
 //   for _, n in ipairs(agent:neighbours(8, {enemies = true})) do ... n.id, n.x, n.y, n.team, n.distance
 //   local e = agent:nearest(10, {enemies = true})      -- or {team = "players"}; nil if none
 //   agent:steer{seek = {x, y}, separation = 1.5, avoid = 2, wander = 0.5}
+//     (avoid: obstacles and map walls; walls = W weighs the map walls' feelers apart, 0 = off)
 //   agent:damage(e.id, 10)    agent:signal(e.id, "alert", true)    thicket.metric("kills", 1)
 //   thicket.gauge("alive", 1)   -- summed over agents per tick; the run reports the latest sum
 //   thicket.move_to(agent, x, y [, options])  -- a task: plans a path (navmesh, waypoints or map), walks it
@@ -253,10 +254,14 @@ int steer(lua_State* L) {
     return v;
   };
   if (double ww = weight_of("wander"); ww > 0) parts.push_back({world::wander(me, {}, s.agent->wander, s.agent->wander_rng), ww});
-  if (double wa = weight_of("avoid"); wa > 0) {
-    parts.push_back({world::avoid_obstacles(me, sim.world.obstacles(), {}), wa});
-    if (sim.nav.world.map) parts.push_back({nav::avoid_walls(me, *sim.nav.world.map, {}), wa});
-  }
+  const double wa = weight_of("avoid");
+  if (wa > 0) parts.push_back({world::avoid_obstacles(me, sim.world.obstacles(), {}), wa});
+  // The map walls' feelers weigh `walls` when given, else as much as `avoid`.
+  double ww = wa;
+  if (int t = lua_getfield(L, 2, "walls"); t == LUA_TNUMBER) ww = lua_tonumber(L, -1);
+  else if (t != LUA_TNIL) luaL_error(L, "steer: 'walls' is a weight for the map walls' feelers (a number; 0: off)");
+  lua_pop(L, 1);
+  if (ww > 0 && sim.nav.world.map) parts.push_back({nav::avoid_walls(me, *sim.nav.world.map, {}), ww});
   double ws = weight_of("separation"), wl = weight_of("alignment"), wc = weight_of("cohesion");
   if (ws > 0 || wl > 0 || wc > 0) {
     double radius = weight_of("radius");
@@ -418,7 +423,8 @@ int find_path(lua_State* L) {
 
 // agent:path_to(x, y [, options]): from the agent's position. With a budget, the search runs
 // that many nodes per call and returns false until it is done; the agent keeps its search
-// between calls (a call for another goal starts over).
+// between calls (a call for another goal starts over, and so does one after a tick without a
+// call: the search was left behind, by an aborted task say, and the agent has moved since).
 int path_to(lua_State* L) {
   Self s = self(L);
   world::Vec2 goal{luaL_checknumber(L, 2), luaL_checknumber(L, 3)};
@@ -433,10 +439,12 @@ int path_to(lua_State* L) {
     return push_path(L, w.path);
   }
   nav::PathRequest* request = nullptr;
+  const uint64_t tick = w.sim->tick;
   if (a.pending_path >= 0) {
     request = w.path_pool[a.pending_path].get();
-    if (!(request->to() == goal)) request = nullptr, release_path(w, a);
+    if (!(request->to() == goal) || tick > a.pending_tick + 1) request = nullptr, release_path(w, a);
   }
+  a.pending_tick = tick;
   if (!request) {
     if (w.free_paths.empty()) {
       w.free_paths.push_back(static_cast<int32_t>(w.path_pool.size()));
@@ -502,6 +510,15 @@ function thicket.move_to(agent, x, y, options)
     if not points then return false, why end
     -- A straight line has nothing to re-plan: the steering's avoidance is all there is.
     local straight = method == "straight"
+    -- A grid path's legs already keep out of the map's walls (line of sight); the walls'
+    -- feelers would only push the agent off a door one cell wide (the jambs are in reach),
+    -- so it would never pass one. Obstacles, which the grid does not know, are still avoided.
+    -- Its corners are passed within half a metre at most: passed early, the agent cuts the
+    -- corner and presses into the wall it turns around (the next leg is clear only from the
+    -- corner). Navmesh corners keep the agent's clearance already; they are passed at radius.
+    local grid = method == "grid"
+    local walls = grid and 0 or 1
+    local corner = (grid and radius > 0.5) and 0.5 or radius
     local i, best, since = 2, huge, 0
     local dt = thicket.dt()
     dt = dt > 0 and dt or 0.1
@@ -516,15 +533,15 @@ function thicket.move_to(agent, x, y, options)
       end
       local wp = points[i]
       -- Waypoints already within reach are passed (the last one only on arrival, above).
-      while i < #points and (px - wp[1]) ^ 2 + (py - wp[2]) ^ 2 <= radius * radius do
+      while i < #points and (px - wp[1]) ^ 2 + (py - wp[2]) ^ 2 <= corner * corner do
         i = i + 1
         wp = points[i]
         best = huge
       end
       if i == #points then
-        agent:steer{arrive = {wp[1], wp[2]}, avoid = 1}
+        agent:steer{arrive = {wp[1], wp[2]}, avoid = 1, walls = walls}
       else
-        agent:steer{seek = {wp[1], wp[2]}, avoid = 1}
+        agent:steer{seek = {wp[1], wp[2]}, avoid = 1, walls = walls}
       end
       local d = (px - wp[1]) ^ 2 + (py - wp[2]) ^ 2
       if d < best - 1e-4 then best, since = d, 0 else since = since + dt end

@@ -208,10 +208,10 @@ void smooth_path(const GridMap& map, std::span<const Cell> cells, std::vector<Ve
 // ahead: towards the side whose feeler reaches farther), with max_force·(1 − distance/length).
 Vec2 avoid_walls(const world::Entity& self, const GridMap& map, const world::AvoidanceParams& params = {});
 
-// After a motion step from `before`: an entity whose centre went into a blocked cell is put
-// back on each axis whose move crossed into it, and its velocity on that axis is zeroed, so it
-// slides along the wall instead of passing through. Centres outside the map are left alone
-// (the world's bounds hold them).
+// After a motion step from `before`: an entity whose centre went into a blocked cell, or whose
+// move crossed one (a step longer than a cell), is put back on each axis whose move did, and
+// its velocity on that axis is zeroed, so it slides along the wall instead of passing through.
+// Centres outside the map are left alone (the world's bounds hold them).
 void keep_out_of_walls(world::Entity& entity, Vec2 before, const GridMap& map);
 
 // ---------------------------------------------------------------------------------------------

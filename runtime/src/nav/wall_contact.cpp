@@ -53,13 +53,24 @@ void keep_out_of_walls(world::Entity& entity, Vec2 before, const GridMap& map) {
     Cell c = map.cell_at(p);
     return map.in_bounds(c) && !map.passable(c);
   };
+  // A move is refused when it ends in a blocked cell or crosses one on the way: a fast entity
+  // (or a long tick) moves more than a cell per step and would otherwise pass through a wall
+  // thinner than its step. Moves from or to outside the map are left to the world's bounds,
+  // and one from a blocked cell (which contact never leaves it in) only by where it ends.
+  const bool from_free = map.in_bounds(map.cell_at(before)) && !blocked(before);
+  auto refused = [&](Vec2 to) {
+    if (blocked(to)) return true;
+    Cell a = map.cell_at(before), b = map.cell_at(to);
+    if (a == b || !from_free || !map.in_bounds(b)) return false;
+    return !line_of_sight(map, before, to);
+  };
   Vec2 now = entity.position;
-  if (!blocked(now)) return;
+  if (!refused(now)) return;
   // Slide: keep the move on one axis if that alone stays free, else stop where it was.
-  if (!blocked({now.x, before.y})) {
+  if (!refused({now.x, before.y})) {
     entity.position = {now.x, before.y};
     entity.velocity.y = 0;
-  } else if (!blocked({before.x, now.y})) {
+  } else if (!refused({before.x, now.y})) {
     entity.position = {before.x, now.y};
     entity.velocity.x = 0;
   } else {

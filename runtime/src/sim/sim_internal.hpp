@@ -18,6 +18,7 @@ struct SimAgent {
   world::WanderState wander;
   uint64_t wander_rng = 0;  // the wander jitter's own stream, from the run seed and the id
   int32_t pending_path = -1;  // a time-sliced path search in progress: its slot in the worker's pool
+  uint64_t pending_tick = 0;  // the tick it was last stepped in
 };
 
 // Something an agent did to another, applied after the tick in agent-id order.

@@ -197,6 +197,12 @@ void tick_worker(SimWorker& w, double dt) {
 
 }  // namespace
 
+size_t Simulation::path_searches_held() const {
+  size_t held = 0;
+  for (const auto& w : impl_->workers) held += w->path_pool.size() - w->free_paths.size();
+  return held;
+}
+
 RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progress, const std::function<bool()>& stop) {
   Impl& s = *impl_;
   RunResult result;

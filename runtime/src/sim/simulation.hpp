@@ -52,6 +52,9 @@ class Simulation {
   // Runs the ticks; `progress(done, total)` after each tick; stops early when `stop()` says so.
   RunResult run(const std::function<void(uint64_t, uint64_t)>& progress = {},
                 const std::function<bool()>& stop = {});
+  // Time-sliced path searches (agent:path_to with a budget) held now, over all workers: an
+  // agent holds one until it finishes, asks for another goal, or dies (tests check the last).
+  size_t path_searches_held() const;
 
   struct Impl;
 

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# End-to-end test of navigation in scenario runs (issue 12): the building (grid map) and
+# courtyard (navmesh, polygon obstacles) examples, shortened, on 1 and 2 threads give the same
+# record and the same metrics; no recorded position is inside a wall of building.map or inside
+# a courtyard obstacle; check accepts both; a scenario whose map file is broken is reported at
+# the map file's FILE:LINE:COL and exits 2.
+set -u
+thicket=$(realpath "$1")
+here=$(cd "$(dirname "$0")/../.." && pwd)
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+examples="$here/scripts/examples"
+
+for name in building courtyard; do
+  scenario="$examples/$name/$name.yaml"
+  for k in 1 2; do
+    "$thicket" run "$scenario" --ticks 300 --threads $k --record "$dir/$name$k.jsonl" --out "$dir/$name$k.csv" 2>"$dir/$name-err$k"
+    [[ $? == 0 ]] && ok || bad "$name on $k thread(s) exited non-zero: $(cat "$dir/$name-err$k")"
+  done
+  cmp -s "$dir/${name}1.jsonl" "$dir/${name}2.jsonl" && ok || bad "$name: the record differs between 1 and 2 threads"
+  [[ $(wc -l < "$dir/${name}1.jsonl") == 300 ]] && ok || bad "$name: the record should have one line per tick"
+  # Metrics: every column but wall time and throughput (7 and 8) must match.
+  cut -d, -f1-6,9- "$dir/${name}1.csv" > "$dir/m1"; cut -d, -f1-6,9- "$dir/${name}2.csv" > "$dir/m2"
+  cmp -s "$dir/m1" "$dir/m2" && ok || bad "$name: the metrics differ between 1 and 2 threads: $(cat "$dir/m1" "$dir/m2")"
+  # No script errors (column 9), and some agents did what the scenario is about.
+  [[ $(sed -n 2p "$dir/${name}1.csv" | cut -d, -f9) == 0 ]] && ok || bad "$name: script errors: $(cat "$dir/${name}1.csv" "$dir/$name-err1")"
+  "$thicket" check "$scenario" 2>"$dir/check" && ok || bad "check on $name failed: $(cat "$dir/check")"
+done
+# Each example did what it is about within 300 ticks (columns found by name in the header).
+column_positive() {  # FILE NAME
+  awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == name) c = i } NR == 2 && c && $c > 0 { found = 1 } END { exit !found }' "$1"
+}
+column_positive "$dir/courtyard1.csv" deliveries && ok || bad "no courier delivered in 300 ticks: $(cat "$dir/courtyard1.csv")"
+column_positive "$dir/building1.csv" patrol_legs && ok || bad "no guard finished a patrol leg in 300 ticks: $(cat "$dir/building1.csv")"
+
+# Walls: building.map cells '@' 'O' 'W' are blocked ('T' is passable: terrain {T: 4}); the
+# map's cell is 1 m with origin 0, so a position's cell is (floor(x), floor(y)), y by row.
+python3 - "$examples/building/building.map" "$dir/building1.jsonl" > "$dir/walls" 2>&1 <<'PY'
+import json, math, sys
+lines = open(sys.argv[1]).read().split("\n")
+rows = lines[lines.index("map") + 1:]
+bad = 0
+count = 0
+for line in open(sys.argv[2]):
+    for agent_id, x, y, _ in json.loads(line)["agents"]:
+        count += 1
+        c = rows[math.floor(y)][math.floor(x)]
+        if c in "@OW":
+            bad += 1
+            if bad <= 5: print("agent %d at (%g, %g) is in a '%s' cell" % (agent_id, x, y, c))
+print("positions", count, "in walls", bad)
+sys.exit(1 if bad or count == 0 else 0)
+PY
+[[ $? == 0 ]] && ok || bad "building: positions inside walls: $(cat "$dir/walls")"
+
+# Obstacles of courtyard.yaml: boxes, circles and polygons, read from its flow mappings.
+python3 - "$examples/courtyard/courtyard.yaml" "$dir/courtyard1.jsonl" > "$dir/obstacles" 2>&1 <<'PY'
+import json, re, sys
+text = open(sys.argv[1]).read()
+text = text[text.index("obstacles:"):text.index("teams:")]  # not the spawn box
+nums = lambda s: [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?", s)]
+inside = []
+for m in re.finditer(r"\{box: (\[\[.*?\]\])\}", text):
+    x0, y0, x1, y1 = nums(m.group(1))
+    inside.append(lambda x, y, b=(x0, y0, x1, y1): b[0] < x < b[2] and b[1] < y < b[3])
+for m in re.finditer(r"\{circle: \[(.*?)\], radius: (.*?)\}", text):
+    cx, cy = nums(m.group(1)); r = float(m.group(2))
+    inside.append(lambda x, y, c=(cx, cy, r): (x - c[0]) ** 2 + (y - c[1]) ** 2 < c[2] ** 2)
+def in_polygon(x, y, poly):
+    hit = False
+    for i in range(len(poly)):
+        (ax, ay), (bx, by) = poly[i], poly[i - 1]
+        if (ay > y) != (by > y) and x < ax + (y - ay) * (bx - ax) / (by - ay):
+            hit = not hit
+    return hit
+for m in re.finditer(r"\{polygon: (\[\[.*?\]\])\}", text):
+    v = nums(m.group(1))
+    inside.append(lambda x, y, p=list(zip(v[::2], v[1::2])): in_polygon(x, y, p))
+assert len(inside) == 9, len(inside)
+bad = count = 0
+for line in open(sys.argv[2]):
+    for agent_id, x, y, _ in json.loads(line)["agents"]:
+        count += 1
+        if any(f(x, y) for f in inside):
+            bad += 1
+            if bad <= 5: print("agent %d at (%g, %g) is inside an obstacle" % (agent_id, x, y))
+print("positions", count, "in obstacles", bad)
+sys.exit(1 if bad or count == 0 else 0)
+PY
+[[ $? == 0 ]] && ok || bad "courtyard: positions inside obstacles: $(cat "$dir/obstacles")"
+
+# A broken map file: its errors point into the map file, and the run exits 2.
+mkdir -p "$dir/broken"
+cp "$examples/building/guard.yaml" "$examples/building/guard.lua" "$dir/broken/"
+printf 'type octile\nheight 2\nwidth 3\nmap\n...\n.x.\n' > "$dir/broken/bad.map"
+printf 'scenario: broken\nworld: {map: bad.map}\nteams: [a]\ngroups:\n  - {name: g, team: a, brain: guard.yaml, spawn: {centre: [1, 1], radius: 0.5}}\n' \
+  > "$dir/broken/broken.yaml"
+"$thicket" run "$dir/broken/broken.yaml" 2>"$dir/broken_err"
+[[ $? == 2 ]] && ok || bad "a scenario with a broken map should exit 2"
+grep -q "bad.map:6:2: error:" "$dir/broken_err" && ok || bad "the broken map should be reported at bad.map:6:2: $(cat "$dir/broken_err")"
+grep -q "broken.yaml:2:14: error: the map 'bad.map' has errors" "$dir/broken_err" && ok || bad "the scenario should say its map has errors: $(cat "$dir/broken_err")"
+"$thicket" check "$dir/broken/broken.yaml" 2>"$dir/broken_check"
+[[ $? == 2 ]] && ok || bad "check of a scenario with a broken map should exit 2"
+grep -q "bad.map:6:2: error:" "$dir/broken_check" && ok || bad "check should report bad.map:6:2: $(cat "$dir/broken_check")"
+
+echo "nav scenario: $pass passed, $fail failed"
+[[ $fail == 0 ]]
