@@ -1,0 +1,149 @@
+// Building GridLandmarks (grid_landmarks.hpp): components, landmark placement, distances.
+#include "grid_landmarks.hpp"
+
+#include <limits>
+
+namespace thicket::nav {
+namespace {
+// Distances at or above this in either count do not fit (kUnreached is 0xffff, 0xffff).
+constexpr std::uint32_t kMaxSteps = 0xfffeu;
+
+bool heap_after(const auto& a, const auto& b) { return a.key > b.key; }
+}  // namespace
+
+void GridLandmarks::build(const GridMap& map, const GridBits& bits) {
+  if (built_ && map.stamp() == stamp_ && map.width() == width_ && map.height() == height_) return;
+  built_ = true;
+  stamp_ = map.stamp();
+  width_ = map.width();
+  height_ = map.height();
+  count_ = 0;
+  active_ = 0;
+  landmarks_.clear();
+  dist_.clear();
+  label_components(bits);
+
+  const std::size_t cells = std::size_t(width_) * std::size_t(height_);
+  std::vector<std::uint32_t> sizes;
+  for (std::uint32_t c : comp_)
+    if (c != kNoComponent) {
+      if (c >= sizes.size()) sizes.resize(c + 1, 0);
+      ++sizes[c];
+    }
+  if (sizes.empty()) return;
+  // The largest component (the first of equals, for determinism) gets the landmarks: it is
+  // where long searches happen; searches elsewhere keep the octile distance.
+  std::uint32_t largest = 0;
+  for (std::uint32_t c = 1; c < sizes.size(); ++c)
+    if (sizes[c] > sizes[largest]) largest = c;
+  std::uint32_t seed = 0;
+  while (comp_[seed] != largest) ++seed;
+
+  Scratch s;
+  auto farthest = [&](const std::vector<double>& key) {
+    std::uint32_t best = seed;
+    for (std::size_t i = 0; i < cells; ++i)
+      if (comp_[i] == largest && key[i] > key[best]) best = std::uint32_t(i);
+    return best;
+  };
+  if (!dijkstra(seed, bits, s)) return;
+  std::uint32_t next = farthest(s.key);
+  std::vector<double> nearest(cells, std::numeric_limits<double>::infinity());
+  dist_.assign(cells * kCount, kUnreached);
+  for (int k = 0; k < kCount; ++k) {
+    if (!dijkstra(next, bits, s)) {
+      // Too long for 16-bit counts: no heuristic table for this map (octile only).
+      landmarks_.clear();
+      dist_.clear();
+      dist_.shrink_to_fit();
+      return;
+    }
+    landmarks_.push_back(next);
+    for (std::size_t i = 0; i < cells; ++i) {
+      dist_[i * kCount + std::size_t(k)] = s.packed[i];
+      if (s.packed[i] != kUnreached) nearest[i] = std::min(nearest[i], s.key[i]);
+    }
+    next = farthest(nearest);
+    if (nearest[next] == 0) break;  // every cell of the component is a landmark already
+  }
+  count_ = int(landmarks_.size());
+}
+
+void GridLandmarks::label_components(const GridBits& bits) {
+  const std::size_t cells = std::size_t(width_) * std::size_t(height_);
+  comp_.assign(cells, kNoComponent);
+  std::vector<std::uint32_t> stack;
+  std::uint32_t next = 0;
+  for (std::size_t start = 0; start < cells; ++start) {
+    const std::int32_t sx = std::int32_t(start % std::size_t(width_)), sy = std::int32_t(start / std::size_t(width_));
+    if (comp_[start] != kNoComponent || !bits.free(sx, sy)) continue;
+    comp_[start] = next;
+    stack.push_back(std::uint32_t(start));
+    while (!stack.empty()) {
+      const std::uint32_t i = stack.back();
+      stack.pop_back();
+      const std::int32_t x = std::int32_t(i % std::uint32_t(width_)), y = std::int32_t(i / std::uint32_t(width_));
+      static constexpr std::int32_t kDx[4] = {1, -1, 0, 0}, kDy[4] = {0, 0, 1, -1};
+      for (int d = 0; d < 4; ++d) {
+        const std::int32_t nx = x + kDx[d], ny = y + kDy[d];
+        if (!bits.free(nx, ny)) continue;  // the border is blocked: never leaves the map
+        const std::size_t n = std::size_t(ny) * std::size_t(width_) + std::size_t(nx);
+        if (comp_[n] != kNoComponent) continue;
+        comp_[n] = next;
+        stack.push_back(std::uint32_t(n));
+      }
+    }
+    ++next;
+  }
+}
+
+bool GridLandmarks::dijkstra(std::uint32_t src, const GridBits& bits, Scratch& s) const {
+  const std::size_t cells = std::size_t(width_) * std::size_t(height_);
+  s.packed.assign(cells, kUnreached);
+  s.key.assign(cells, std::numeric_limits<double>::infinity());
+  s.heap.clear();
+  s.packed[src] = 0;
+  s.key[src] = 0;
+  s.heap.push_back({0.0, src});
+  static constexpr std::int32_t kDx[8] = {1, -1, 0, 0, 1, 1, -1, -1};
+  static constexpr std::int32_t kDy[8] = {0, 0, 1, -1, 1, -1, 1, -1};
+  while (!s.heap.empty()) {
+    std::pop_heap(s.heap.begin(), s.heap.end(), heap_after<HeapItem, HeapItem>);
+    const HeapItem top = s.heap.back();
+    s.heap.pop_back();
+    if (top.key > s.key[top.cell]) continue;  // stale: lowered since
+    const std::int32_t x = std::int32_t(top.cell % std::uint32_t(width_)), y = std::int32_t(top.cell / std::uint32_t(width_));
+    const std::uint32_t a = s.packed[top.cell] >> 16, b = s.packed[top.cell] & 0xffffu;
+    const bool e = bits.free(x + 1, y), w = bits.free(x - 1, y), so = bits.free(x, y + 1), no = bits.free(x, y - 1);
+    const bool free[8] = {e, w, so, no, e && so && bits.free(x + 1, y + 1), e && no && bits.free(x + 1, y - 1),
+                          w && so && bits.free(x - 1, y + 1), w && no && bits.free(x - 1, y - 1)};
+    for (int d = 0; d < 8; ++d) {
+      if (!free[d]) continue;
+      const std::uint32_t na = d < 4 ? a + 1 : a, nb = d < 4 ? b : b + 1;
+      const double key = double(na) + kSqrt2 * double(nb);
+      const std::size_t n = std::size_t(y + kDy[d]) * std::size_t(width_) + std::size_t(x + kDx[d]);
+      if (key >= s.key[n]) continue;
+      if (na > kMaxSteps || nb > kMaxSteps) return false;
+      s.key[n] = key;
+      s.packed[n] = (na << 16) | nb;
+      s.heap.push_back({key, std::uint32_t(n)});
+      std::push_heap(s.heap.begin(), s.heap.end(), heap_after<HeapItem, HeapItem>);
+    }
+  }
+  return true;
+}
+
+void GridLandmarks::set_goal(std::size_t goal) {
+  active_ = 0;
+  if (dist_.empty()) return;
+  for (int k = 0; k < count_; ++k) {
+    const std::uint32_t v = dist_[goal * kCount + std::size_t(k)];
+    if (v == kUnreached) continue;
+    slot_[active_] = k;
+    goal_a_[active_] = std::int32_t(v >> 16);
+    goal_b_[active_] = std::int32_t(v & 0xffffu);
+    ++active_;
+  }
+}
+
+}  // namespace thicket::nav

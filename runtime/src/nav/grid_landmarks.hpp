@@ -1,0 +1,93 @@
+// GridLandmarks: a differential heuristic (ALT: Goldberg & Harrelson 2005; Sturtevant et al.
+// 2009) and connected components for uniform-cost grid maps, for GridSearch's jump point search.
+//
+// K landmarks are placed farthest-first (the first is the cell farthest from the first free
+// cell of the largest component, each next one the cell farthest from all placed so far), and
+// an exact Dijkstra from each gives every cell its grid distance to it (8-connected, no corner
+// cutting, 1 and sqrt(2)). By the triangle inequality |d_k(goal) - d_k(n)| <= dist(n, goal) and
+// it changes by at most the cost of a move, so the max over k (and over the octile distance)
+// is admissible and consistent: A* and JPS stay exact (a jump costs exactly the grid distance
+// along it, so consistency holds for jumps too).
+//
+// A distance is kept exactly, as its count of straight and of diagonal steps (16 bits each:
+// a + b·sqrt(2) is unique for each pair, and the difference of two distances is computed from
+// integer differences, as exact as the octile distance). A cell out of a landmark's component
+// has no distance; a landmark whose component is not the goal's is skipped.
+//
+// Components: a diagonal move needs both cells beside it free, so 8-connected without corner
+// cutting joins exactly what 4-connected does; a flood fill numbers them, and two cells in
+// different components have no path between them.
+//
+// Everything is keyed by the map's stamp() (like GridBits) and rebuilt when it changes. Cost:
+// K + 1 Dijkstras over the map, and (K·4 + 4) bytes a cell.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "grid_bits.hpp"
+#include "thicket/nav.hpp"
+
+namespace thicket::nav {
+
+class GridLandmarks {
+ public:
+  static constexpr int kCount = 16;
+  static constexpr std::uint32_t kNoComponent = 0xffffffffu;
+
+  // Rebuilds unless already built from this map as it is now. bits: built from the same map.
+  void build(const GridMap& map, const GridBits& bits);
+  // The component of a cell (kNoComponent for a blocked one).
+  std::uint32_t component(std::size_t cell) const { return comp_[cell]; }
+  // Readies bound() for this goal (a passable cell).
+  void set_goal(std::size_t goal);
+  // max over the landmarks that reach the goal of |d_k(goal) - d_k(cell)|; 0 when none do.
+  // cell: in the goal's component.
+  double bound(std::size_t cell) const {
+    const std::uint32_t* d = dist_.data() + cell * kCount;
+    double best = 0;
+    for (int j = 0; j < active_; ++j) {
+      const std::uint32_t v = d[slot_[j]];
+      const double diff = double(goal_a_[j] - std::int32_t(v >> 16)) + kSqrt2 * double(goal_b_[j] - std::int32_t(v & 0xffffu));
+      best = std::max(best, diff < 0 ? -diff : diff);
+    }
+    return best;
+  }
+  // Landmarks placed (0: none, e.g. a map whose distances do not fit 16 bits).
+  int count() const { return count_; }
+  const std::vector<std::uint32_t>& landmarks() const { return landmarks_; }
+  // The tables kept (the build's scratch is freed once built).
+  std::size_t bytes() const { return (dist_.capacity() + comp_.capacity() + landmarks_.capacity()) * 4; }
+
+ private:
+  static constexpr double kSqrt2 = 1.4142135623730951;
+  static constexpr std::uint32_t kUnreached = 0xffffffffu;
+
+  void label_components(const GridBits& bits);
+  struct HeapItem {
+    double key;
+    std::uint32_t cell;
+  };
+  struct Scratch {
+    std::vector<std::uint32_t> packed;  // per cell: straight << 16 | diagonal, or kUnreached
+    std::vector<double> key;            // its value a + b·sqrt(2)
+    std::vector<HeapItem> heap;
+  };
+  // Exact distances from cell src into s; false when one does not fit 16 bits.
+  bool dijkstra(std::uint32_t src, const GridBits& bits, Scratch& s) const;
+
+  std::uint64_t stamp_ = 0;
+  std::int32_t width_ = 0, height_ = 0;
+  bool built_ = false;
+  int count_ = 0;
+  std::vector<std::uint32_t> landmarks_;
+  std::vector<std::uint32_t> comp_;
+  std::vector<std::uint32_t> dist_;  // per cell, kCount packed distances (kUnreached: none)
+
+  // The goal of the search under way.
+  int active_ = 0;
+  int slot_[kCount] = {};
+  std::int32_t goal_a_[kCount] = {}, goal_b_[kCount] = {};
+};
+
+}  // namespace thicket::nav
