@@ -8,7 +8,7 @@ namespace {
 // Distances at or above this in either count do not fit (kUnreached is 0xffff, 0xffff).
 constexpr std::uint32_t kMaxSteps = 0xfffeu;
 
-bool heap_after(const auto& a, const auto& b) { return a.key > b.key; }
+constexpr auto heap_after = [](const auto& a, const auto& b) { return a.key > b.key; };
 }  // namespace
 
 void GridLandmarks::build(const GridMap& map, const GridBits& bits) {
@@ -18,7 +18,6 @@ void GridLandmarks::build(const GridMap& map, const GridBits& bits) {
   width_ = map.width();
   height_ = map.height();
   count_ = 0;
-  active_ = 0;
   landmarks_.clear();
   dist_.clear();
   label_components(bits);
@@ -49,7 +48,10 @@ void GridLandmarks::build(const GridMap& map, const GridBits& bits) {
   if (!dijkstra(seed, bits, s)) return;
   std::uint32_t next = farthest(s.key);
   std::vector<double> nearest(cells, std::numeric_limits<double>::infinity());
-  dist_.assign(cells * kCount, kUnreached);
+  // One cell's distances fill one cache line (kCount 16): align them to lines, so a bound()
+  // costs one memory access, not two.
+  dist_.assign(cells * kCount + 16, kUnreached);
+  skew_ = ((64 - reinterpret_cast<std::uintptr_t>(dist_.data()) % 64) % 64) / sizeof(std::uint32_t);
   for (int k = 0; k < kCount; ++k) {
     if (!dijkstra(next, bits, s)) {
       // Too long for 16-bit counts: no heuristic table for this map (octile only).
@@ -60,7 +62,7 @@ void GridLandmarks::build(const GridMap& map, const GridBits& bits) {
     }
     landmarks_.push_back(next);
     for (std::size_t i = 0; i < cells; ++i) {
-      dist_[i * kCount + std::size_t(k)] = s.packed[i];
+      mutable_row(i)[k] = s.packed[i];
       if (s.packed[i] != kUnreached) nearest[i] = std::min(nearest[i], s.key[i]);
     }
     next = farthest(nearest);
@@ -108,7 +110,7 @@ bool GridLandmarks::dijkstra(std::uint32_t src, const GridBits& bits, Scratch& s
   static constexpr std::int32_t kDx[8] = {1, -1, 0, 0, 1, 1, -1, -1};
   static constexpr std::int32_t kDy[8] = {0, 0, 1, -1, 1, -1, 1, -1};
   while (!s.heap.empty()) {
-    std::pop_heap(s.heap.begin(), s.heap.end(), heap_after<HeapItem, HeapItem>);
+    std::pop_heap(s.heap.begin(), s.heap.end(), heap_after);
     const HeapItem top = s.heap.back();
     s.heap.pop_back();
     if (top.key > s.key[top.cell]) continue;  // stale: lowered since
@@ -127,23 +129,20 @@ bool GridLandmarks::dijkstra(std::uint32_t src, const GridBits& bits, Scratch& s
       s.key[n] = key;
       s.packed[n] = (na << 16) | nb;
       s.heap.push_back({key, std::uint32_t(n)});
-      std::push_heap(s.heap.begin(), s.heap.end(), heap_after<HeapItem, HeapItem>);
+      std::push_heap(s.heap.begin(), s.heap.end(), heap_after);
     }
   }
   return true;
 }
 
-void GridLandmarks::set_goal(std::size_t goal) {
-  active_ = 0;
-  if (dist_.empty()) return;
-  for (int k = 0; k < count_; ++k) {
-    const std::uint32_t v = dist_[goal * kCount + std::size_t(k)];
-    if (v == kUnreached) continue;
-    slot_[active_] = k;
-    goal_a_[active_] = std::int32_t(v >> 16);
-    goal_b_[active_] = std::int32_t(v & 0xffffu);
-    ++active_;
+bool GridLandmarks::set_goal(std::size_t goal) {
+  if (dist_.empty()) return false;
+  for (int k = 0; k < kCount; ++k) {
+    const std::uint32_t v = row(goal)[k];
+    goal_a_[k] = std::int32_t(v >> 16);
+    goal_b_[k] = std::int32_t(v & 0xffffu);
   }
+  return true;
 }
 
 }  // namespace thicket::nav

@@ -39,20 +39,26 @@ class GridLandmarks {
   void build(const GridMap& map, const GridBits& bits);
   // The component of a cell (kNoComponent for a blocked one).
   std::uint32_t component(std::size_t cell) const { return comp_[cell]; }
-  // Readies bound() for this goal (a passable cell).
-  void set_goal(std::size_t goal);
+  // Readies bound() for this goal (a passable cell); false when there is no table.
+  bool set_goal(std::size_t goal);
   // max over the landmarks that reach the goal of |d_k(goal) - d_k(cell)|; 0 when none do.
   // cell: in the goal's component.
   double bound(std::size_t cell) const {
-    const std::uint32_t* d = dist_.data() + cell * kCount;
-    double best = 0;
-    for (int j = 0; j < active_; ++j) {
-      const std::uint32_t v = d[slot_[j]];
-      const double diff = double(goal_a_[j] - std::int32_t(v >> 16)) + kSqrt2 * double(goal_b_[j] - std::int32_t(v & 0xffffu));
-      best = std::max(best, diff < 0 ? -diff : diff);
+    // All kCount slots, no branch: a slot without a landmark, or whose landmark the goal's
+    // component does not reach, holds kUnreached at every cell of that component and gives 0.
+    // Independent lanes and a tree of maxima, so that the compiler can vectorise it.
+    const std::uint32_t* d = row(cell);
+    double v[kCount];
+    for (int k = 0; k < kCount; ++k) {
+      const double diff = double(goal_a_[k] - std::int32_t(d[k] >> 16)) + kSqrt2 * double(goal_b_[k] - std::int32_t(d[k] & 0xffffu));
+      v[k] = diff < 0 ? -diff : diff;
     }
-    return best;
+    for (int w = kCount / 2; w > 0; w /= 2)
+      for (int k = 0; k < w; ++k) v[k] = v[k] < v[k + w] ? v[k + w] : v[k];
+    return v[0];
   }
+  // Starts fetching a cell's distances, for a bound() soon after.
+  void prefetch(std::size_t cell) const { __builtin_prefetch(row(cell)); }
   // Landmarks placed (0: none, e.g. a map whose distances do not fit 16 bits).
   int count() const { return count_; }
   const std::vector<std::uint32_t>& landmarks() const { return landmarks_; }
@@ -83,10 +89,11 @@ class GridLandmarks {
   std::vector<std::uint32_t> landmarks_;
   std::vector<std::uint32_t> comp_;
   std::vector<std::uint32_t> dist_;  // per cell, kCount packed distances (kUnreached: none)
+  std::size_t skew_ = 0;             // where the first cell's start, aligned to 64 bytes
+  const std::uint32_t* row(std::size_t cell) const { return dist_.data() + skew_ + cell * kCount; }
+  std::uint32_t* mutable_row(std::size_t cell) { return dist_.data() + skew_ + cell * kCount; }
 
   // The goal of the search under way.
-  int active_ = 0;
-  int slot_[kCount] = {};
   std::int32_t goal_a_[kCount] = {}, goal_b_[kCount] = {};
 };
 

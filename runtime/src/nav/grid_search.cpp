@@ -147,6 +147,7 @@ struct GridSearch::Impl {
   }
   // Offers node i the cost g through parent; opens it, lowers it, or leaves it.
   void relax(std::uint32_t i, Cell c, double g, std::uint32_t parent, std::uint32_t via = kNone) {
+    if (guided) marks.prefetch(i);  // its line comes in while the node's does
     Node& n = nodes[i];
     if ((n.mark >> 1) != gen) {
       n = {g, parent, gen << 1};
@@ -354,8 +355,8 @@ struct GridSearch::Impl {
     if (guided) {
       marks.build(m, bits);
       if (marks.component(id(a)) != marks.component(id(b))) return finish(SearchState::NoPath);
-      marks.set_goal(id(b));
-      stats.landmarks = marks.count();
+      guided = marks.set_goal(id(b));
+      stats.landmarks = guided ? marks.count() : 0;
     }
     plain = uniform;
     heuristic_scale = double(m.min_cost());
