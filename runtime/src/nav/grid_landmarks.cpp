@@ -8,7 +8,6 @@ namespace {
 // Distances at or above this in either count do not fit (kUnreached is 0xffff, 0xffff).
 constexpr std::uint32_t kMaxSteps = 0xfffeu;
 
-constexpr auto heap_after = [](const auto& a, const auto& b) { return a.key > b.key; };
 }  // namespace
 
 void GridLandmarks::build(const GridMap& map, const GridBits& bits) {
@@ -99,38 +98,49 @@ void GridLandmarks::label_components(const GridBits& bits) {
   }
 }
 
+// Dijkstra with a bucket queue (Dial): bucket k holds cells whose distance is in [k, k + 1).
+// Every move costs 1 or sqrt(2), at least 1, so a cell of bucket k only ever improves cells
+// of buckets k + 1 and k + 2: when bucket k comes up its cells are final, in any order, and
+// three buckets in rotation are enough. Linear in the cells, against a heap's n log n.
 bool GridLandmarks::dijkstra(std::uint32_t src, const GridBits& bits, Scratch& s) const {
   const std::size_t cells = std::size_t(width_) * std::size_t(height_);
   s.packed.assign(cells, kUnreached);
   s.key.assign(cells, std::numeric_limits<double>::infinity());
-  s.heap.clear();
+  s.done.assign(cells, 0);
+  for (auto& b : s.buckets) b.clear();
   s.packed[src] = 0;
   s.key[src] = 0;
-  s.heap.push_back({0.0, src});
+  s.buckets[0].push_back(src);
   static constexpr std::int32_t kDx[8] = {1, -1, 0, 0, 1, 1, -1, -1};
   static constexpr std::int32_t kDy[8] = {0, 0, 1, -1, 1, -1, 1, -1};
-  while (!s.heap.empty()) {
-    std::pop_heap(s.heap.begin(), s.heap.end(), heap_after);
-    const HeapItem top = s.heap.back();
-    s.heap.pop_back();
-    if (top.key > s.key[top.cell]) continue;  // stale: lowered since
-    const std::int32_t x = std::int32_t(top.cell % std::uint32_t(width_)), y = std::int32_t(top.cell / std::uint32_t(width_));
-    const std::uint32_t a = s.packed[top.cell] >> 16, b = s.packed[top.cell] & 0xffffu;
-    const bool e = bits.free(x + 1, y), w = bits.free(x - 1, y), so = bits.free(x, y + 1), no = bits.free(x, y - 1);
-    const bool free[8] = {e, w, so, no, e && so && bits.free(x + 1, y + 1), e && no && bits.free(x + 1, y - 1),
-                          w && so && bits.free(x - 1, y + 1), w && no && bits.free(x - 1, y - 1)};
-    for (int d = 0; d < 8; ++d) {
-      if (!free[d]) continue;
-      const std::uint32_t na = d < 4 ? a + 1 : a, nb = d < 4 ? b : b + 1;
-      const double key = double(na) + kSqrt2 * double(nb);
-      const std::size_t n = std::size_t(y + kDy[d]) * std::size_t(width_) + std::size_t(x + kDx[d]);
-      if (key >= s.key[n]) continue;
-      if (na > kMaxSteps || nb > kMaxSteps) return false;
-      s.key[n] = key;
-      s.packed[n] = (na << 16) | nb;
-      s.heap.push_back({key, std::uint32_t(n)});
-      std::push_heap(s.heap.begin(), s.heap.end(), heap_after);
+  for (std::size_t k = 0, empty = 0; empty < 3; ++k) {
+    std::vector<std::uint32_t>& bucket = s.buckets[k % 3];
+    if (bucket.empty()) {
+      ++empty;
+      continue;
     }
+    empty = 0;
+    for (const std::uint32_t cell : bucket) {
+      if (s.done[cell]) continue;  // an entry left behind when the cell improved
+      s.done[cell] = 1;
+      const std::int32_t x = std::int32_t(cell % std::uint32_t(width_)), y = std::int32_t(cell / std::uint32_t(width_));
+      const std::uint32_t a = s.packed[cell] >> 16, b = s.packed[cell] & 0xffffu;
+      const bool e = bits.free(x + 1, y), w = bits.free(x - 1, y), so = bits.free(x, y + 1), no = bits.free(x, y - 1);
+      const bool free[8] = {e, w, so, no, e && so && bits.free(x + 1, y + 1), e && no && bits.free(x + 1, y - 1),
+                            w && so && bits.free(x - 1, y + 1), w && no && bits.free(x - 1, y - 1)};
+      for (int d = 0; d < 8; ++d) {
+        if (!free[d]) continue;
+        const std::uint32_t na = d < 4 ? a + 1 : a, nb = d < 4 ? b : b + 1;
+        const double key = double(na) + kSqrt2 * double(nb);
+        const std::size_t n = std::size_t(y + kDy[d]) * std::size_t(width_) + std::size_t(x + kDx[d]);
+        if (key >= s.key[n]) continue;
+        if (na > kMaxSteps || nb > kMaxSteps) return false;
+        s.key[n] = key;
+        s.packed[n] = (na << 16) | nb;
+        s.buckets[std::size_t(key) % 3].push_back(std::uint32_t(n));  // k + 1 or k + 2, never k
+      }
+    }
+    bucket.clear();
   }
   return true;
 }

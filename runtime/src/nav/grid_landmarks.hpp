@@ -70,14 +70,11 @@ class GridLandmarks {
   static constexpr std::uint32_t kUnreached = 0xffffffffu;
 
   void label_components(const GridBits& bits);
-  struct HeapItem {
-    double key;
-    std::uint32_t cell;
-  };
   struct Scratch {
     std::vector<std::uint32_t> packed;  // per cell: straight << 16 | diagonal, or kUnreached
     std::vector<double> key;            // its value a + b·sqrt(2)
-    std::vector<HeapItem> heap;
+    std::vector<std::uint8_t> done;
+    std::vector<std::uint32_t> buckets[3];
   };
   // Exact distances from cell src into s; false when one does not fit 16 bits.
   bool dijkstra(std::uint32_t src, const GridBits& bits, Scratch& s) const;
