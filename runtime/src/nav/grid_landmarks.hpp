@@ -12,14 +12,21 @@
 // A distance is kept exactly, as its count of straight and of diagonal steps (16 bits each:
 // a + b·sqrt(2) is unique for each pair, and the difference of two distances is computed from
 // integer differences, as exact as the octile distance). A cell out of a landmark's component
-// has no distance; a landmark whose component is not the goal's is skipped.
+// has no distance (kUnreached); so has then every cell of the goal's component, and the
+// landmark adds 0. A map whose distances do not fit 16 bits gets no table (octile only).
+//
+// Tried and dropped (bench_grid, random512-20-0): landmarks spread round the rim by angle
+// ("planar") expanded more than farthest-first on both 512 maps; 32 landmarks expand 30% fewer
+// nodes on random512-20-0 but take twice the memory for ~10% less time; a lazy heuristic
+// (reading the table only when a node comes off the open list) was slower.
 //
 // Components: a diagonal move needs both cells beside it free, so 8-connected without corner
 // cutting joins exactly what 4-connected does; a flood fill numbers them, and two cells in
 // different components have no path between them.
 //
 // Everything is keyed by the map's stamp() (like GridBits) and rebuilt when it changes. Cost:
-// K + 1 Dijkstras over the map, and (K·4 + 4) bytes a cell.
+// K + 1 Dijkstras over the map (a bucket queue: linear), and (K·4 + 4) bytes a cell: for a
+// 512 x 512 map 17.8 MB and about 0.2-0.3 s (Release, bench_grid), 50 ms for 320 x 320.
 #pragma once
 #include <algorithm>
 #include <cstdint>
