@@ -172,3 +172,26 @@ TEST_CASE("nav landmarks: the bound is a lower bound of every distance, and exac
     if (q % 4 == 0) CHECK(bound == doctest::Approx(astar.cost()));
   }
 }
+
+TEST_CASE("nav landmarks: maps over max_cells get no tables, and search as before") {
+  GridMap map(30, 20);
+  for (int y = 0; y < 20; ++y) map.set_passable({15, y}, false);
+  GridBits bits;
+  bits.build(map);
+  GridLandmarks marks;
+  marks.max_cells = 599;
+  marks.build(map, bits);
+  CHECK(marks.count() == 0);
+  CHECK(marks.component(map.index({0, 0})) == marks.component(map.index({29, 0})));
+  CHECK_FALSE(marks.set_goal(map.index({29, 0})));
+  CHECK(marks.bytes() < 4096);
+  // Through GridSearch: a map of more than 2^20 cells.
+  GridMap big(1100, 1000);
+  big.set_passable({500, 500}, false);
+  GridSearch s;
+  REQUIRE(s.find(big, {0, 0}, {1099, 999}) == SearchState::Found);
+  CHECK(s.stats().used == Algorithm::Jps);
+  CHECK(s.stats().landmarks == 0);
+  CHECK(s.cost() == doctest::Approx(100 + 999 * kSqrt2));
+  CHECK(s.stats().buffer_bytes < std::size_t(1100 * 1000) * 40);
+}

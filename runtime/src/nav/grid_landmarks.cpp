@@ -19,9 +19,15 @@ void GridLandmarks::build(const GridMap& map, const GridBits& bits) {
   count_ = 0;
   landmarks_.clear();
   dist_.clear();
+  const std::size_t cells = std::size_t(width_) * std::size_t(height_);
+  if (cells > max_cells) {
+    comp_.clear();
+    comp_.shrink_to_fit();
+    dist_.shrink_to_fit();
+    return;
+  }
   label_components(bits);
 
-  const std::size_t cells = std::size_t(width_) * std::size_t(height_);
   std::vector<std::uint32_t> sizes;
   for (std::uint32_t c : comp_)
     if (c != kNoComponent) {

@@ -44,8 +44,12 @@ class GridLandmarks {
 
   // Rebuilds unless already built from this map as it is now. bits: built from the same map.
   void build(const GridMap& map, const GridBits& bits);
-  // The component of a cell (kNoComponent for a blocked one).
-  std::uint32_t component(std::size_t cell) const { return comp_[cell]; }
+  // Larger maps get neither table (at 68 bytes a cell they would cost more than they save):
+  // their searches keep the octile distance and learn of a walled-off goal by searching.
+  std::size_t max_cells = std::size_t(1) << 20;
+  // The component of a cell (kNoComponent for a blocked one); 0 for every cell of a map over
+  // max_cells.
+  std::uint32_t component(std::size_t cell) const { return comp_.empty() ? 0 : comp_[cell]; }
   // Readies bound() for this goal (a passable cell); false when there is no table.
   bool set_goal(std::size_t goal);
   // max over the landmarks that reach the goal of |d_k(goal) - d_k(cell)|; 0 when none do.
