@@ -146,8 +146,9 @@ struct SearchOptions {
   // differential heuristic: 16 landmarks with their exact distance to every cell, and the
   // map's connected components (a goal in another one is NoPath at once, from start()). Built
   // on the first such search of a map (and again after an edit), kept by the GridSearch:
-  // 68 bytes a cell, about 17 Dijkstras over the map to build (see bench_grid). The path is
-  // as short either way; false: the octile distance only (no table, no build).
+  // 68 bytes a cell, about 17 Dijkstras over the map to build (see bench_grid; maps of more
+  // than 2^20 cells get none). The path is as short either way; false: the octile distance
+  // only (no table, no build).
   bool landmarks = true;
 };
 
