@@ -19,11 +19,17 @@
 //     finds something; that cell is not opened, its straight jumps' ends are (jump_diagonal).
 // Jumps stop at the goal too. Every jump is a straight run, a diagonal one, or a diagonal then
 // a straight one, so its cost is exact and the path is filled in by stepping along the runs.
+//
+// JPS with landmarks (SearchOptions::landmarks) takes the larger of the octile distance and a
+// differential heuristic (grid_landmarks.hpp); both are consistent, so is their max, and a
+// jump's cost is the grid distance along it, so the search stays exact. On maps where nearly
+// every cell is a jump point (random obstacles) the better heuristic is what cuts the work.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "grid_bits.hpp"
+#include "grid_landmarks.hpp"
 #include "thicket/nav.hpp"
 
 namespace thicket::nav {
@@ -69,6 +75,7 @@ struct GridSearch::Impl {
   double heuristic_scale = 1;
   bool plain = true;  // uniform costs and no danger: every move costs its length
   bool jps = false;    // this search jumps
+  bool guided = false;  // this search adds the landmarks' bound to the octile distance
   std::uint32_t gen = 0;
   std::int32_t width = 0;
 
@@ -77,6 +84,7 @@ struct GridSearch::Impl {
   std::vector<std::uint32_t> vias;  // JPS: per node, where the diagonal run to it turned, or kNone
   std::vector<HeapEntry> heap;
   GridBits bits;
+  GridLandmarks marks;
   std::vector<double> danger;             // per cell: the sum of the costs of the zones holding it
   std::vector<std::uint32_t> danger_set;  // the cells danger is non-zero at, to reset next time
   std::vector<Cell> path;
@@ -85,7 +93,10 @@ struct GridSearch::Impl {
   std::uint32_t id(Cell c) const { return std::uint32_t(c.y) * std::uint32_t(width) + std::uint32_t(c.x); }
   Cell cell(std::uint32_t i) const { return {std::int32_t(i % std::uint32_t(width)), std::int32_t(i / std::uint32_t(width))}; }
 
-  double h(Cell c) const { return octile(c.x - to.x, c.y - to.y) * heuristic_scale; }
+  double h(Cell c) const {
+    const double o = octile(c.x - to.x, c.y - to.y) * heuristic_scale;
+    return guided ? std::max(o, marks.bound(id(c))) : o;
+  }
 
   // ---- the open list ----
   // A binary heap with lazy duplicates: a node whose cost drops is pushed again, and the stale
@@ -136,6 +147,7 @@ struct GridSearch::Impl {
   }
   // Offers node i the cost g through parent; opens it, lowers it, or leaves it.
   void relax(std::uint32_t i, Cell c, double g, std::uint32_t parent, std::uint32_t via = kNone) {
+    if (guided) marks.prefetch(i);  // its line comes in while the node's does
     Node& n = nodes[i];
     if ((n.mark >> 1) != gen) {
       n = {g, parent, gen << 1};
@@ -307,7 +319,7 @@ struct GridSearch::Impl {
   }
 
   std::size_t buffer_bytes() const {
-    return nodes.capacity() * sizeof(Node) + vias.capacity() * sizeof(std::uint32_t) + heap.capacity() * sizeof(HeapEntry) + bits.bytes() +
+    return nodes.capacity() * sizeof(Node) + vias.capacity() * sizeof(std::uint32_t) + heap.capacity() * sizeof(HeapEntry) + bits.bytes() + marks.bytes() +
            danger.capacity() * sizeof(double) + danger_set.capacity() * sizeof(std::uint32_t) +
            path.capacity() * sizeof(Cell);
   }
@@ -339,6 +351,13 @@ struct GridSearch::Impl {
       gen = 1;
     }
     bits.build(m, jps);
+    guided = jps && opts.landmarks;
+    if (guided) {
+      marks.build(m, bits);
+      if (marks.component(id(a)) != marks.component(id(b))) return finish(SearchState::NoPath);
+      guided = marks.set_goal(id(b));
+      stats.landmarks = guided ? marks.count() : 0;
+    }
     plain = uniform;
     heuristic_scale = double(m.min_cost());
     mark_danger();

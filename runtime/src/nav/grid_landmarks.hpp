@@ -1,0 +1,108 @@
+// GridLandmarks: a differential heuristic (ALT: Goldberg & Harrelson 2005; Sturtevant et al.
+// 2009) and connected components for uniform-cost grid maps, for GridSearch's jump point search.
+//
+// K landmarks are placed farthest-first (the first is the cell farthest from the first free
+// cell of the largest component, each next one the cell farthest from all placed so far), and
+// an exact Dijkstra from each gives every cell its grid distance to it (8-connected, no corner
+// cutting, 1 and sqrt(2)). By the triangle inequality |d_k(goal) - d_k(n)| <= dist(n, goal) and
+// it changes by at most the cost of a move, so the max over k (and over the octile distance)
+// is admissible and consistent: A* and JPS stay exact (a jump costs exactly the grid distance
+// along it, so consistency holds for jumps too).
+//
+// A distance is kept exactly, as its count of straight and of diagonal steps (16 bits each:
+// a + b·sqrt(2) is unique for each pair, and the difference of two distances is computed from
+// integer differences, as exact as the octile distance). A cell out of a landmark's component
+// has no distance (kUnreached); so has then every cell of the goal's component, and the
+// landmark adds 0. A map whose distances do not fit 16 bits gets no table (octile only).
+//
+// Tried and dropped (bench_grid, random512-20-0): landmarks spread round the rim by angle
+// ("planar") expanded more than farthest-first on both 512 maps; 32 landmarks expand 30% fewer
+// nodes on random512-20-0 but take twice the memory for ~10% less time; a lazy heuristic
+// (reading the table only when a node comes off the open list) was slower.
+//
+// Components: a diagonal move needs both cells beside it free, so 8-connected without corner
+// cutting joins exactly what 4-connected does; a flood fill numbers them, and two cells in
+// different components have no path between them.
+//
+// Everything is keyed by the map's stamp() (like GridBits) and rebuilt when it changes. Cost:
+// K + 1 Dijkstras over the map (a bucket queue: linear), and (K·4 + 4) bytes a cell: for a
+// 512 x 512 map 17.8 MB and about 0.2-0.3 s (Release, bench_grid), 50 ms for 320 x 320.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "grid_bits.hpp"
+#include "thicket/nav.hpp"
+
+namespace thicket::nav {
+
+class GridLandmarks {
+ public:
+  static constexpr int kCount = 16;
+  static constexpr std::uint32_t kNoComponent = 0xffffffffu;
+
+  // Rebuilds unless already built from this map as it is now. bits: built from the same map.
+  void build(const GridMap& map, const GridBits& bits);
+  // Larger maps get neither table (at 68 bytes a cell they would cost more than they save):
+  // their searches keep the octile distance and learn of a walled-off goal by searching.
+  std::size_t max_cells = std::size_t(1) << 20;
+  // The component of a cell (kNoComponent for a blocked one); 0 for every cell of a map over
+  // max_cells.
+  std::uint32_t component(std::size_t cell) const { return comp_.empty() ? 0 : comp_[cell]; }
+  // Readies bound() for this goal (a passable cell); false when there is no table.
+  bool set_goal(std::size_t goal);
+  // max over the landmarks that reach the goal of |d_k(goal) - d_k(cell)|; 0 when none do.
+  // cell: in the goal's component.
+  double bound(std::size_t cell) const {
+    // All kCount slots, no branch: a slot without a landmark, or whose landmark the goal's
+    // component does not reach, holds kUnreached at every cell of that component and gives 0.
+    // Independent lanes and a tree of maxima, so that the compiler can vectorise it.
+    const std::uint32_t* d = row(cell);
+    double v[kCount];
+    for (int k = 0; k < kCount; ++k) {
+      const double diff = double(goal_a_[k] - std::int32_t(d[k] >> 16)) + kSqrt2 * double(goal_b_[k] - std::int32_t(d[k] & 0xffffu));
+      v[k] = diff < 0 ? -diff : diff;
+    }
+    for (int w = kCount / 2; w > 0; w /= 2)
+      for (int k = 0; k < w; ++k) v[k] = v[k] < v[k + w] ? v[k + w] : v[k];
+    return v[0];
+  }
+  // Starts fetching a cell's distances, for a bound() soon after.
+  void prefetch(std::size_t cell) const { __builtin_prefetch(row(cell)); }
+  // Landmarks placed (0: none, e.g. a map whose distances do not fit 16 bits).
+  int count() const { return count_; }
+  const std::vector<std::uint32_t>& landmarks() const { return landmarks_; }
+  // The tables kept (the build's scratch is freed once built).
+  std::size_t bytes() const { return (dist_.capacity() + comp_.capacity() + landmarks_.capacity()) * 4; }
+
+ private:
+  static constexpr double kSqrt2 = 1.4142135623730951;
+  static constexpr std::uint32_t kUnreached = 0xffffffffu;
+
+  void label_components(const GridBits& bits);
+  struct Scratch {
+    std::vector<std::uint32_t> packed;  // per cell: straight << 16 | diagonal, or kUnreached
+    std::vector<double> key;            // its value a + b·sqrt(2)
+    std::vector<std::uint8_t> done;
+    std::vector<std::uint32_t> buckets[3];
+  };
+  // Exact distances from cell src into s; false when one does not fit 16 bits.
+  bool dijkstra(std::uint32_t src, const GridBits& bits, Scratch& s) const;
+
+  std::uint64_t stamp_ = 0;
+  std::int32_t width_ = 0, height_ = 0;
+  bool built_ = false;
+  int count_ = 0;
+  std::vector<std::uint32_t> landmarks_;
+  std::vector<std::uint32_t> comp_;
+  std::vector<std::uint32_t> dist_;  // per cell, kCount packed distances (kUnreached: none)
+  std::size_t skew_ = 0;             // where the first cell's start, aligned to 64 bytes
+  const std::uint32_t* row(std::size_t cell) const { return dist_.data() + skew_ + cell * kCount; }
+  std::uint32_t* mutable_row(std::size_t cell) { return dist_.data() + skew_ + cell * kCount; }
+
+  // The goal of the search under way.
+  std::int32_t goal_a_[kCount] = {}, goal_b_[kCount] = {};
+};
+
+}  // namespace thicket::nav

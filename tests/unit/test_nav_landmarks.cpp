@@ -1,0 +1,197 @@
+// JPS guided by landmarks (grid_landmarks.*, SearchOptions::landmarks): exact on every Moving
+// AI scenario and on random maps with walled-off parts, NoPath at once between components,
+// and the tables follow an edited map.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "nav/grid_bits.hpp"
+#include "nav/grid_landmarks.hpp"
+#include "thicket/nav.hpp"
+
+using namespace thicket;
+using namespace thicket::nav;
+
+namespace {
+
+constexpr double kSqrt2 = 1.4142135623730951;
+
+bool close(double a, double b, double rel) { return std::abs(a - b) <= rel * std::max(1.0, std::abs(b)); }
+
+const SearchOptions kAStar{Algorithm::AStar, {}};
+const SearchOptions kGuided{Algorithm::Jps, {}, true};
+const SearchOptions kOctile{Algorithm::Jps, {}, false};
+
+// A vertical wall at x = 20 of a 40 x 30 open map, with a gap at rows [gap, gap + 1] (none:
+// gap < 0).
+GridMap walled(int gap) {
+  GridMap map(40, 30);
+  for (int y = 0; y < 30; ++y)
+    if (gap < 0 || y < gap || y > gap + 1) map.set_passable({20, y}, false);
+  return map;
+}
+
+}  // namespace
+
+TEST_CASE("nav landmarks: every Moving AI scenario at the published length, as A* finds it") {
+  for (const char* name : {"arena", "AR0500SR", "random512-20-0", "maze512-2-5"}) {
+    const std::string base = std::string(THICKET_SOURCE_DIR) + "/data/movingai/" + name + ".map";
+    std::vector<Diagnostic> diags;
+    auto map = load_grid_map(base, diags);
+    REQUIRE(map.has_value());
+    auto scen = load_scen(base + ".scen", &*map, diags);
+    REQUIRE(scen.has_value());
+    GridSearch astar, guided, octile;
+    std::uint64_t guided_expanded = 0, octile_expanded = 0;
+    for (const ScenarioEntry& e : *scen) {
+      INFO(name, " line ", e.line);
+      REQUIRE(astar.find(*map, e.start, e.goal, kAStar) == SearchState::Found);
+      REQUIRE(guided.find(*map, e.start, e.goal, kGuided) == SearchState::Found);
+      REQUIRE(octile.find(*map, e.start, e.goal, kOctile) == SearchState::Found);
+      CHECK(guided.stats().landmarks == GridLandmarks::kCount);
+      CHECK(octile.stats().landmarks == 0);
+      CHECK(close(guided.length(), e.optimal_length, 1e-6));
+      CHECK(close(guided.cost(), astar.cost(), 1e-9));
+      CHECK(close(guided.cost(), guided.length(), 1e-9));
+      guided_expanded += guided.stats().expanded;
+      octile_expanded += octile.stats().expanded;
+    }
+    // A better heuristic never expands more in total (it may on one search, by tie-breaking).
+    CHECK(guided_expanded <= octile_expanded);
+  }
+}
+
+TEST_CASE("nav landmarks: equal to A* on random maps with walled-off parts (fixed seed)") {
+  std::mt19937 rng(4242);
+  GridSearch astar, guided;
+  int found = 0, none = 0;
+  for (int m = 0; m < 150; ++m) {
+    const int w = 5 + int(rng() % 70), h = 5 + int(rng() % 70);
+    GridMap map(w, h);
+    const unsigned blocked = 20 + rng() % 25;  // up to 44%: many components
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x)
+        if (rng() % 100 < blocked) map.set_passable({x, y}, false);
+    for (int q = 0; q < 8; ++q) {
+      Cell a, b;
+      do a = {int(rng() % unsigned(w)), int(rng() % unsigned(h))};
+      while (!map.passable(a));
+      do b = {int(rng() % unsigned(w)), int(rng() % unsigned(h))};
+      while (!map.passable(b));
+      INFO("map ", m, " query ", q);
+      const SearchState sa = astar.find(map, a, b, kAStar);
+      const SearchState sg = guided.find(map, a, b, kGuided);
+      REQUIRE(sa == sg);
+      if (sa != SearchState::Found) {
+        ++none;
+        CHECK(guided.stats().expanded == 0);  // answered by the components, before any search
+        continue;
+      }
+      ++found;
+      CHECK(close(guided.cost(), astar.cost(), 1e-9));
+    }
+  }
+  CHECK(found > 500);
+  CHECK(none > 20);
+}
+
+TEST_CASE("nav landmarks: cells in different components are NoPath from start(), at once") {
+  GridMap map = walled(-1);
+  GridSearch s;
+  CHECK(s.start(map, {2, 5}, {35, 20}) == SearchState::NoPath);
+  CHECK(s.state() == SearchState::NoPath);
+  CHECK(s.stats().expanded == 0);
+  CHECK(s.stats().pushed == 0);
+  CHECK(s.path().empty());
+  // Both in the smaller (right) part: the landmarks are all in the left one, and the search
+  // falls back on the octile distance there.
+  REQUIRE(s.find(map, {22, 0}, {39, 29}) == SearchState::Found);
+  CHECK(s.cost() == doctest::Approx(12 + 17 * kSqrt2));
+  // Without landmarks the search has to exhaust the start's part to learn it.
+  CHECK(s.find(map, {2, 5}, {35, 20}, kOctile) == SearchState::NoPath);
+  CHECK(s.stats().expanded > 0);
+}
+
+TEST_CASE("nav landmarks: the tables are rebuilt after an edit of the map") {
+  GridMap map = walled(0);  // the gap at the top
+  GridSearch s, astar;
+  REQUIRE(s.find(map, {10, 28}, {30, 28}, kGuided) == SearchState::Found);
+  const double detour = s.cost();
+  REQUIRE(astar.find(map, {10, 28}, {30, 28}, kAStar) == SearchState::Found);
+  CHECK(detour == doctest::Approx(astar.cost()));
+  // A gap at the bottom: far shorter. A stale table would overestimate (its distances go round
+  // by the top) and miss it.
+  map.set_passable({20, 27}, true);
+  map.set_passable({20, 28}, true);
+  REQUIRE(s.find(map, {10, 28}, {30, 28}, kGuided) == SearchState::Found);
+  CHECK(s.cost() == doctest::Approx(20));
+  // Closing every gap splits the map: stale components would still say Running.
+  for (int y = 0; y < 30; ++y) map.set_passable({20, y}, false);
+  CHECK(s.start(map, {10, 28}, {30, 28}, kGuided) == SearchState::NoPath);
+  // And opening one joins it again.
+  map.set_passable({20, 15}, true);
+  REQUIRE(s.find(map, {10, 28}, {30, 28}, kGuided) == SearchState::Found);
+  REQUIRE(astar.find(map, {10, 28}, {30, 28}, kAStar) == SearchState::Found);
+  CHECK(s.cost() == doctest::Approx(astar.cost()));
+}
+
+TEST_CASE("nav landmarks: the bound is a lower bound of every distance, and exact at a landmark") {
+  std::mt19937 rng(99);
+  GridMap map(60, 45);
+  for (int y = 0; y < 45; ++y)
+    for (int x = 0; x < 60; ++x)
+      if (rng() % 100 < 25) map.set_passable({x, y}, false);
+  GridBits bits;
+  bits.build(map);
+  GridLandmarks marks;
+  marks.build(map, bits);
+  REQUIRE(marks.count() == GridLandmarks::kCount);
+  GridSearch astar;
+  for (int q = 0; q < 200; ++q) {
+    Cell a, b;
+    do a = {int(rng() % 60u), int(rng() % 45u)};
+    while (!map.passable(a));
+    // Every fourth goal a landmark: there the bound is the distance itself.
+    const std::uint32_t lm = marks.landmarks()[std::size_t(q) % marks.landmarks().size()];
+    if (q % 4 == 0) {
+      b = {int(lm % 60u), int(lm / 60u)};
+    } else {
+      do b = {int(rng() % 60u), int(rng() % 45u)};
+      while (!map.passable(b));
+    }
+    INFO("query ", q);
+    const bool same = marks.component(map.index(a)) == marks.component(map.index(b));
+    const SearchState sa = astar.find(map, a, b, kAStar);
+    CHECK((sa == SearchState::Found) == same);
+    if (!same) continue;
+    marks.set_goal(map.index(b));
+    const double bound = marks.bound(map.index(a));
+    CHECK(bound <= astar.cost() + 1e-9);
+    if (q % 4 == 0) CHECK(bound == doctest::Approx(astar.cost()));
+  }
+}
+
+TEST_CASE("nav landmarks: maps over max_cells get no tables, and search as before") {
+  GridMap map(30, 20);
+  for (int y = 0; y < 20; ++y) map.set_passable({15, y}, false);
+  GridBits bits;
+  bits.build(map);
+  GridLandmarks marks;
+  marks.max_cells = 599;
+  marks.build(map, bits);
+  CHECK(marks.count() == 0);
+  CHECK(marks.component(map.index({0, 0})) == marks.component(map.index({29, 0})));
+  CHECK_FALSE(marks.set_goal(map.index({29, 0})));
+  CHECK(marks.bytes() < 4096);
+  // Through GridSearch: a map of more than 2^20 cells.
+  GridMap big(1100, 1000);
+  big.set_passable({500, 500}, false);
+  GridSearch s;
+  REQUIRE(s.find(big, {0, 0}, {1099, 999}) == SearchState::Found);
+  CHECK(s.stats().used == Algorithm::Jps);
+  CHECK(s.stats().landmarks == 0);
+  CHECK(s.cost() == doctest::Approx(100 + 999 * kSqrt2));
+  CHECK(s.stats().buffer_bytes < std::size_t(1100 * 1000) * 40);
+}
