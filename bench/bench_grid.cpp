@@ -110,7 +110,8 @@ bool run_map(const std::string& name, int reps) {
   std::printf("  lengths = published: A* %d/%d, JPS %d/%d; JPS cost = A* cost: %d/%d; tactical found %d/%d "
               "(never cheaper than plain: %d) -> %s\n",
               a_match, n, j_match, n, same, n, tactical_found, n, tactical_dearer, match(ok));
-  std::printf("  %-22s %10s %10s %10s %12s %14s\n", "", "mean", "median", "[best]", "expanded", "buffer bytes");
+  std::printf("  %-22s %10s %10s %10s %12s %14s\n", "", "mean", "median", "[mean of", "expanded", "buffer bytes");
+  std::printf("  %-22s %10s %10s %10s\n", "", "", "", " bests]");
   auto row = [&](const char* label, const Figures& f, std::uint64_t expanded, std::size_t bytes, const char* note) {
     std::printf("  %-22s %10.1f %10.1f [%8.1f] %12.0f %14zu  %s\n", label, f.mean(), f.median(), f.best_mean(),
                 double(expanded) / n, bytes, note);

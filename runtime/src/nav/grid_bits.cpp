@@ -46,13 +46,13 @@ void GridBits::build_distances() {
   const std::size_t w = std::size_t(width_);
   auto sweep_row = [&](std::int32_t y, int dx, int slot) {
     const std::uint64_t *cur = row(y), *a = row(y - 1), *b = row(y + 1);
-    std::int16_t ahead = 0;
+    Dist ahead = 0;
     for (std::int32_t k = 0; k < width_; ++k) {
       const std::int32_t x = dx > 0 ? width_ - 1 - k : k, nx = x + dx;
-      std::int16_t d = 0;
+      Dist d = 0;
       if (bit(cur, x) && bit(cur, nx)) {
         const bool forced = (bit(a, nx) && !bit(a, x)) || (bit(b, nx) && !bit(b, x));
-        d = forced ? 1 : std::int16_t(ahead > 0 ? ahead + 1 : ahead - 1);
+        d = forced ? 1 : further(ahead);
       }
       dist_[(std::size_t(y) * w + std::size_t(x)) * 4 + std::size_t(slot)] = d;
       ahead = d;
@@ -64,12 +64,12 @@ void GridBits::build_distances() {
     const std::uint64_t *cur = row(y), *next = row(y + dy);
     const bool last = y + dy < 0 || y + dy >= height_;
     for (std::int32_t x = 0; x < width_; ++x) {
-      std::int16_t d = 0;
+      Dist d = 0;
       if (bit(cur, x) && bit(next, x)) {
         const bool forced = (bit(next, x - 1) && !bit(cur, x - 1)) || (bit(next, x + 1) && !bit(cur, x + 1));
-        const std::int16_t ahead =
+        const Dist ahead =
             last ? 0 : dist_[(std::size_t(y + dy) * w + std::size_t(x)) * 4 + std::size_t(slot)];
-        d = forced ? 1 : std::int16_t(ahead > 0 ? ahead + 1 : ahead - 1);
+        d = forced ? 1 : further(ahead);
       }
       dist_[(std::size_t(y) * w + std::size_t(x)) * 4 + std::size_t(slot)] = d;
     }

@@ -4,7 +4,7 @@
 //
 // On top of that, maps of up to max_table_cells cells get jump distances (JPS+, Harabor &
 // Grastien 2014): per cell and straight direction, how far the scan would go, so a straight
-// jump is one table read. Larger maps scan the bits (the table costs 8 bytes a cell).
+// jump is one table read. Larger maps scan the bits (the table costs 4 bytes a cell).
 //
 // Every line has a blocked border: a whole word on the left (cells -64..-1), blocked cells on
 // the right past the end, and a blocked line before the first and after the last. A scan thus
@@ -24,7 +24,7 @@ class GridBits {
   // with the jump distances too (jump point search wants them, A* does not).
   void build(const GridMap& map, bool distances = true);
   std::size_t bytes() const {
-    return (rows_.capacity() + cols_.capacity()) * sizeof(std::uint64_t) + dist_.capacity() * sizeof(std::int16_t);
+    return (rows_.capacity() + cols_.capacity()) * sizeof(std::uint64_t) + dist_.capacity() * sizeof(Dist);
   }
   // Maps with more cells scan the bits instead of keeping jump distances (tests set 0 to
   // check one against the other).
@@ -38,17 +38,32 @@ class GridBits {
   // neighbour there free: the no-corner-cutting forced-neighbour rule) or is goal_x (-1: the
   // goal is not on this row); -1 when a blocked cell comes first.
   std::int32_t jump_x(std::int32_t x, std::int32_t y, int dx, std::int32_t goal_x) const {
-    if (!dist_.empty()) return from_table(x, dist_[cell_index(x, y) * 4 + (dx > 0 ? 0 : 1)], dx, goal_x);
+    if (!dist_.empty()) {
+      const Dist d = dist_[cell_index(x, y) * 4 + (dx > 0 ? 0 : 1)];
+      if (d != kFar) return from_table(x, d, dx, goal_x);
+    }
     return scan(row(y), row(y - 1), row(y + 1), x, dx, goal_x);
   }
   // The same down column x in direction dy.
   std::int32_t jump_y(std::int32_t x, std::int32_t y, int dy, std::int32_t goal_y) const {
-    if (!dist_.empty()) return from_table(y, dist_[cell_index(x, y) * 4 + (dy > 0 ? 2 : 3)], dy, goal_y);
+    if (!dist_.empty()) {
+      const Dist d = dist_[cell_index(x, y) * 4 + (dy > 0 ? 2 : 3)];
+      if (d != kFar) return from_table(y, d, dy, goal_y);
+    }
     return scan(col(x), col(x - 1), col(x + 1), y, dy, goal_y);
   }
 
  private:
   static constexpr int kPad = 64;  // cells of blocked border on the left of each line
+  // A byte a distance keeps the table a quarter of the cells' size (it is read at random, so
+  // cache misses are its cost); a run too long for a byte is kFar, and scanned.
+  using Dist = std::int8_t;
+  static constexpr Dist kFar = -128;
+  static Dist further(Dist ahead) {
+    if (ahead == kFar) return kFar;
+    const int d = ahead > 0 ? ahead + 1 : ahead - 1;
+    return d > 127 || d < -127 ? kFar : Dist(d);
+  }
 
   const std::uint64_t* row(std::int32_t y) const { return rows_.data() + std::size_t(y + 1) * row_words_; }
   const std::uint64_t* col(std::int32_t x) const { return cols_.data() + std::size_t(x + 1) * col_words_; }
@@ -66,7 +81,7 @@ class GridBits {
     return std::size_t(y) * std::size_t(width_) + std::size_t(x);
   }
   // d > 0: a jump point d cells on; d <= 0: -d free cells on, then a blocked one.
-  static std::int32_t from_table(std::int32_t pos, std::int16_t d, int dir, std::int32_t goal) {
+  static std::int32_t from_table(std::int32_t pos, Dist d, int dir, std::int32_t goal) {
     if (goal >= 0) {
       const std::int32_t k = (goal - pos) * dir;
       if (k > 0 && k <= (d > 0 ? d : -d)) return goal;
@@ -82,7 +97,7 @@ class GridBits {
   std::int32_t width_ = 0, height_ = 0;
   std::size_t row_words_ = 0, col_words_ = 0;
   std::vector<std::uint64_t> rows_, cols_;  // bit set: passable
-  std::vector<std::int16_t> dist_;          // per cell: east, west, south (+y), north; or empty
+  std::vector<Dist> dist_;                  // per cell: east, west, south (+y), north; or empty
 };
 
 inline std::int32_t GridBits::scan(const std::uint64_t* cur, const std::uint64_t* a, const std::uint64_t* b,
