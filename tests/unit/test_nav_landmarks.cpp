@@ -166,8 +166,9 @@ TEST_CASE("nav landmarks: the bound is a lower bound of every distance, and exac
     const SearchState sa = astar.find(map, a, b, kAStar);
     CHECK((sa == SearchState::Found) == same);
     if (!same) continue;
-    marks.set_goal(map.index(b));
-    const double bound = marks.bound(map.index(a));
+    GridLandmarks::Goal goal;
+    marks.set_goal(map.index(b), goal);
+    const double bound = marks.bound(map.index(a), goal);
     CHECK(bound <= astar.cost() + 1e-9);
     if (q % 4 == 0) CHECK(bound == doctest::Approx(astar.cost()));
   }
@@ -183,7 +184,8 @@ TEST_CASE("nav landmarks: maps over max_cells get no tables, and search as befor
   marks.build(map, bits);
   CHECK(marks.count() == 0);
   CHECK(marks.component(map.index({0, 0})) == marks.component(map.index({29, 0})));
-  CHECK_FALSE(marks.set_goal(map.index({29, 0})));
+  GridLandmarks::Goal goal;
+  CHECK_FALSE(marks.set_goal(map.index({29, 0}), goal));
   CHECK(marks.bytes() < 4096);
   // Through GridSearch: a map of more than 2^20 cells.
   GridMap big(1100, 1000);

@@ -15,6 +15,7 @@
 // number of threads may read one GridMap.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -36,6 +37,8 @@ struct Cell {
 
 // ---------------------------------------------------------------------------------------------
 // Grid maps
+
+struct GridTableCache;  // runtime/src/nav/grid_tables.hpp
 
 // A grid of cells, each blocked or passable with a terrain cost (a multiplier of the move's
 // length, > 0; 1 is plain ground). The symbol of each cell is kept as the file had it.
@@ -61,6 +64,10 @@ class GridMap {
   // apart (it is drawn from a process-wide counter; a copy keeps it, as it keeps the cells):
   // a search keys what it derives from a map (bit rows for jump point search) by it.
   std::uint64_t stamp() const { return stamp_; }
+  // Where searches keep the tables they derive from the map (bit rows, jump distances,
+  // landmarks): built once per version of the map, shared by every GridSearch on any thread.
+  // A copy shares the cache; a default-constructed map has none.
+  const std::shared_ptr<GridTableCache>& table_cache() const { return tables_; }
 
   void set_passable(Cell c, bool passable);
   // cost: > 0 and finite. Setting any cost other than 1 makes the map non-uniform.
@@ -83,6 +90,7 @@ class GridMap {
   std::vector<char> symbols_;
   float min_cost_ = 1.0f;
   std::uint64_t stamp_ = 0;  // 0: the empty map
+  std::shared_ptr<GridTableCache> tables_;
 };
 
 // Passable symbols of the Moving AI format; every other known symbol is blocked.

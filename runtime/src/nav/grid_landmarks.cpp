@@ -151,12 +151,12 @@ bool GridLandmarks::dijkstra(std::uint32_t src, const GridBits& bits, Scratch& s
   return true;
 }
 
-bool GridLandmarks::set_goal(std::size_t goal) {
+bool GridLandmarks::set_goal(std::size_t goal, Goal& out) const {
   if (dist_.empty()) return false;
   for (int k = 0; k < kCount; ++k) {
     const std::uint32_t v = row(goal)[k];
-    goal_a_[k] = std::int32_t(v >> 16);
-    goal_b_[k] = std::int32_t(v & 0xffffu);
+    out.a[k] = std::int32_t(v >> 16);
+    out.b[k] = std::int32_t(v & 0xffffu);
   }
   return true;
 }

@@ -50,18 +50,23 @@ class GridLandmarks {
   // The component of a cell (kNoComponent for a blocked one); 0 for every cell of a map over
   // max_cells.
   std::uint32_t component(std::size_t cell) const { return comp_.empty() ? 0 : comp_[cell]; }
-  // Readies bound() for this goal (a passable cell); false when there is no table.
-  bool set_goal(std::size_t goal);
+  // A search's goal as the table sees it: its distances to every landmark. The table is
+  // read-only once built, so any number of searches (threads) share one.
+  struct Goal {
+    std::int32_t a[kCount] = {}, b[kCount] = {};
+  };
+  // Readies `out` for bound(); false when there is no table.
+  bool set_goal(std::size_t goal, Goal& out) const;
   // max over the landmarks that reach the goal of |d_k(goal) - d_k(cell)|; 0 when none do.
   // cell: in the goal's component.
-  double bound(std::size_t cell) const {
+  double bound(std::size_t cell, const Goal& goal) const {
     // All kCount slots, no branch: a slot without a landmark, or whose landmark the goal's
     // component does not reach, holds kUnreached at every cell of that component and gives 0.
     // Independent lanes and a tree of maxima, so that the compiler can vectorise it.
     const std::uint32_t* d = row(cell);
     double v[kCount];
     for (int k = 0; k < kCount; ++k) {
-      const double diff = double(goal_a_[k] - std::int32_t(d[k] >> 16)) + kSqrt2 * double(goal_b_[k] - std::int32_t(d[k] & 0xffffu));
+      const double diff = double(goal.a[k] - std::int32_t(d[k] >> 16)) + kSqrt2 * double(goal.b[k] - std::int32_t(d[k] & 0xffffu));
       v[k] = diff < 0 ? -diff : diff;
     }
     for (int w = kCount / 2; w > 0; w /= 2)
@@ -100,9 +105,6 @@ class GridLandmarks {
   std::size_t skew_ = 0;             // where the first cell's start, aligned to 64 bytes
   const std::uint32_t* row(std::size_t cell) const { return dist_.data() + skew_ + cell * kCount; }
   std::uint32_t* mutable_row(std::size_t cell) { return dist_.data() + skew_ + cell * kCount; }
-
-  // The goal of the search under way.
-  std::int32_t goal_a_[kCount] = {}, goal_b_[kCount] = {};
 };
 
 }  // namespace thicket::nav

@@ -2,6 +2,7 @@
 #include <atomic>
 #include <cmath>
 
+#include "grid_tables.hpp"
 #include "thicket/nav.hpp"
 
 namespace thicket::nav {
@@ -19,6 +20,7 @@ GridMap::GridMap(std::int32_t width, std::int32_t height)
   passable_.assign(n, 1);
   symbols_.assign(n, '.');
   stamp_ = next_stamp();
+  tables_ = std::make_shared<GridTableCache>();
 }
 
 void GridMap::set_passable(Cell c, bool passable) {

@@ -30,6 +30,7 @@
 
 #include "grid_bits.hpp"
 #include "grid_landmarks.hpp"
+#include "grid_tables.hpp"
 #include "thicket/nav.hpp"
 
 namespace thicket::nav {
@@ -83,8 +84,9 @@ struct GridSearch::Impl {
   std::vector<Node> nodes;
   std::vector<std::uint32_t> vias;  // JPS: per node, where the diagonal run to it turned, or kNone
   std::vector<HeapEntry> heap;
-  GridBits bits;
-  GridLandmarks marks;
+  std::shared_ptr<const GridTables> tables;  // shared with every search of this map version
+  const GridBits* bits_ = nullptr;
+  GridLandmarks::Goal goal_marks;
   std::vector<double> danger;             // per cell: the sum of the costs of the zones holding it
   std::vector<std::uint32_t> danger_set;  // the cells danger is non-zero at, to reset next time
   std::vector<Cell> path;
@@ -95,7 +97,7 @@ struct GridSearch::Impl {
 
   double h(Cell c) const {
     const double o = octile(c.x - to.x, c.y - to.y) * heuristic_scale;
-    return guided ? std::max(o, marks.bound(id(c))) : o;
+    return guided ? std::max(o, tables->marks.bound(id(c), goal_marks)) : o;
   }
 
   // ---- the open list ----
@@ -147,7 +149,7 @@ struct GridSearch::Impl {
   }
   // Offers node i the cost g through parent; opens it, lowers it, or leaves it.
   void relax(std::uint32_t i, Cell c, double g, std::uint32_t parent, std::uint32_t via = kNone) {
-    if (guided) marks.prefetch(i);  // its line comes in while the node's does
+    if (guided) tables->marks.prefetch(i);  // its line comes in while the node's does
     Node& n = nodes[i];
     if ((n.mark >> 1) != gen) {
       n = {g, parent, gen << 1};
@@ -189,10 +191,10 @@ struct GridSearch::Impl {
   void expand_astar(std::uint32_t i) {
     const Cell c = cell(i);
     const double g = nodes[i].g;
-    const bool e = bits.free(c.x + 1, c.y), w = bits.free(c.x - 1, c.y);
-    const bool s = bits.free(c.x, c.y + 1), n = bits.free(c.x, c.y - 1);
-    const bool free[8] = {e, w, s, n, e && s && bits.free(c.x + 1, c.y + 1), e && n && bits.free(c.x + 1, c.y - 1),
-                          w && s && bits.free(c.x - 1, c.y + 1), w && n && bits.free(c.x - 1, c.y - 1)};
+    const bool e = bits_->free(c.x + 1, c.y), w = bits_->free(c.x - 1, c.y);
+    const bool s = bits_->free(c.x, c.y + 1), n = bits_->free(c.x, c.y - 1);
+    const bool free[8] = {e, w, s, n, e && s && bits_->free(c.x + 1, c.y + 1), e && n && bits_->free(c.x + 1, c.y - 1),
+                          w && s && bits_->free(c.x - 1, c.y + 1), w && n && bits_->free(c.x - 1, c.y - 1)};
     static constexpr std::int32_t kDx[8] = {1, -1, 0, 0, 1, 1, -1, -1};
     static constexpr std::int32_t kDy[8] = {0, 0, 1, -1, 1, -1, 1, -1};
     const double here_cost = plain ? 1.0 : double(map->cost(c));
@@ -217,11 +219,11 @@ struct GridSearch::Impl {
   void jump_straight(std::uint32_t i, Cell c, int dx, int dy) {
     Cell j;
     if (dy == 0) {
-      const std::int32_t x = bits.jump_x(c.x, c.y, dx, c.y == to.y ? to.x : -1);
+      const std::int32_t x = bits_->jump_x(c.x, c.y, dx, c.y == to.y ? to.x : -1);
       if (x < 0) return;
       j = {x, c.y};
     } else {
-      const std::int32_t y = bits.jump_y(c.x, c.y, dy, c.x == to.x ? to.y : -1);
+      const std::int32_t y = bits_->jump_y(c.x, c.y, dy, c.x == to.x ? to.y : -1);
       if (y < 0) return;
       j = {c.x, y};
     }
@@ -237,15 +239,15 @@ struct GridSearch::Impl {
     const std::int32_t goal_x = to.x, goal_y = to.y;
     Cell d = c;
     for (int steps = 1;; ++steps) {
-      if (!bits.free(d.x + dx, d.y) || !bits.free(d.x, d.y + dy) || !bits.free(d.x + dx, d.y + dy)) return;
+      if (!bits_->free(d.x + dx, d.y) || !bits_->free(d.x, d.y + dy) || !bits_->free(d.x + dx, d.y + dy)) return;
       d = {d.x + dx, d.y + dy};
       const double gd = g0 + kSqrt2 * steps;
       if (d == to) {
         relax(id(d), d, gd, i);
         return;
       }
-      const std::int32_t x = bits.jump_x(d.x, d.y, dx, d.y == goal_y ? goal_x : -1);
-      const std::int32_t y = bits.jump_y(d.x, d.y, dy, d.x == goal_x ? goal_y : -1);
+      const std::int32_t x = bits_->jump_x(d.x, d.y, dx, d.y == goal_y ? goal_x : -1);
+      const std::int32_t y = bits_->jump_y(d.x, d.y, dy, d.x == goal_x ? goal_y : -1);
       if (x < 0 && y < 0) continue;
       const std::uint32_t via = id(d);
       if (x >= 0) relax(id({x, d.y}), {x, d.y}, gd + double(std::abs(x - d.x)), i, via);
@@ -275,14 +277,14 @@ struct GridSearch::Impl {
     } else if (dx) {
       jump_straight(i, c, dx, 0);
       for (int s : {-1, 1})
-        if (!bits.free(c.x - dx, c.y + s) && bits.free(c.x, c.y + s)) {
+        if (!bits_->free(c.x - dx, c.y + s) && bits_->free(c.x, c.y + s)) {
           jump_straight(i, c, 0, s);
           jump_diagonal(i, c, dx, s);
         }
     } else {
       jump_straight(i, c, 0, dy);
       for (int s : {-1, 1})
-        if (!bits.free(c.x + s, c.y - dy) && bits.free(c.x + s, c.y)) {
+        if (!bits_->free(c.x + s, c.y - dy) && bits_->free(c.x + s, c.y)) {
           jump_straight(i, c, s, 0);
           jump_diagonal(i, c, s, dy);
         }
@@ -319,7 +321,7 @@ struct GridSearch::Impl {
   }
 
   std::size_t buffer_bytes() const {
-    return nodes.capacity() * sizeof(Node) + vias.capacity() * sizeof(std::uint32_t) + heap.capacity() * sizeof(HeapEntry) + bits.bytes() + marks.bytes() +
+    return nodes.capacity() * sizeof(Node) + vias.capacity() * sizeof(std::uint32_t) + heap.capacity() * sizeof(HeapEntry) + (tables ? tables->bits.bytes() + tables->marks.bytes() : 0) +
            danger.capacity() * sizeof(double) + danger_set.capacity() * sizeof(std::uint32_t) +
            path.capacity() * sizeof(Cell);
   }
@@ -350,12 +352,13 @@ struct GridSearch::Impl {
       for (Node& n : nodes) n.mark = 0;
       gen = 1;
     }
-    bits.build(m, jps);
     guided = jps && opts.landmarks;
+    tables = tables_for(m, jps, guided);
+    bits_ = &tables->bits;
     if (guided) {
-      marks.build(m, bits);
+      const GridLandmarks& marks = tables->marks;
       if (marks.component(id(a)) != marks.component(id(b))) return finish(SearchState::NoPath);
-      guided = marks.set_goal(id(b));
+      guided = marks.set_goal(id(b), goal_marks);
       stats.landmarks = guided ? marks.count() : 0;
     }
     plain = uniform;
