@@ -69,7 +69,7 @@ bool run_map(const std::string& name, int reps) {
   const Cell s0 = scen->front().start, g0 = scen->front().goal;
   const double cold_us = time_ns([&] { j.find(*map, s0, g0, jps); }) / 1e3;
   const double cold_alt_us = time_ns([&] { l.find(*map, s0, g0, alt); }) / 1e3;
-  const std::size_t table_bytes = l.stats().buffer_bytes - j.stats().buffer_bytes;
+  const std::size_t table_bytes = l.stats().table_bytes;  // bit rows, jump distances, landmarks
 
   // Check before timing.
   int a_match = 0, j_match = 0, l_match = 0, same = 0, tactical_found = 0, tactical_dearer = 0;
@@ -119,7 +119,7 @@ bool run_map(const std::string& name, int reps) {
   std::printf("  lengths = published: A* %d/%d, JPS %d/%d, JPS+landmarks %d/%d; both JPS costs = A* cost: %d/%d; "
               "tactical found %d/%d (never cheaper than plain: %d) -> %s\n",
               a_match, n, j_match, n, l_match, n, same, n, tactical_found, n, tactical_dearer, match(ok));
-  std::printf("  %-22s %10s %10s %12s %14s\n", "", "mean", "median", "expanded", "buffer bytes");
+  std::printf("  %-22s %10s %10s %12s %14s\n", "", "mean", "median", "expanded", "own buffers");
   auto row = [&](const char* label, const Figures& f, std::uint64_t expanded, std::size_t bytes, const char* note) {
     std::printf("  %-22s %10.1f %10.1f %12.0f %14zu  %s\n", label, f.mean(), f.median(), double(expanded) / n, bytes,
                 note);
@@ -135,7 +135,7 @@ bool run_map(const std::string& name, int reps) {
   std::printf("  danger zones over plain A*: %.2fx (of the means)\n", ft.mean() / fa.mean());
   std::printf("  JPS's first search of the map (builds its bit rows): %.1f us\n", cold_us);
   std::printf("  JPS + landmarks' first search (bit rows, components, %d landmarks' distances): %.1f ms, "
-              "the tables %zu bytes (%.1f a cell)\n",
+              "the tables (shared by every search of the map) %zu bytes (%.1f a cell)\n",
               l.stats().landmarks, cold_alt_us / 1e3, table_bytes, double(table_bytes) / (double(map->width()) * map->height()));
   return ok;
 }

@@ -165,7 +165,8 @@ struct SearchOptions {
 struct SearchStats {
   std::uint64_t expanded = 0;  // nodes taken off the open list
   std::uint64_t pushed = 0;    // nodes put on it (or re-prioritised)
-  std::size_t buffer_bytes = 0;  // the search's reusable buffers
+  std::size_t buffer_bytes = 0;  // the search's own reusable buffers
+  std::size_t table_bytes = 0;   // the map's derived tables it used (shared by all its searches)
   Algorithm used = Algorithm::AStar;  // AStar or Jps
   int landmarks = 0;  // landmarks guiding the heuristic (0: the octile distance alone)
 };

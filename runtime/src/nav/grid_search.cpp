@@ -321,7 +321,7 @@ struct GridSearch::Impl {
   }
 
   std::size_t buffer_bytes() const {
-    return nodes.capacity() * sizeof(Node) + vias.capacity() * sizeof(std::uint32_t) + heap.capacity() * sizeof(HeapEntry) + (tables ? tables->bits.bytes() + tables->marks.bytes() : 0) +
+    return nodes.capacity() * sizeof(Node) + vias.capacity() * sizeof(std::uint32_t) + heap.capacity() * sizeof(HeapEntry) +
            danger.capacity() * sizeof(double) + danger_set.capacity() * sizeof(std::uint32_t) +
            path.capacity() * sizeof(Cell);
   }
@@ -399,6 +399,7 @@ struct GridSearch::Impl {
   SearchState finish(SearchState s) {
     state = s;
     stats.buffer_bytes = buffer_bytes();
+    stats.table_bytes = tables ? tables->bits.bytes() + tables->marks.bytes() : 0;
     return s;
   }
 };
