@@ -15,6 +15,7 @@
 #include <map>
 #include <sstream>
 
+#include "nav/grid_tables.hpp"
 #include "simulation.hpp"
 #include "thicket/nav.hpp"
 
@@ -707,4 +708,26 @@ end)
   CHECK(one.result.metrics.at("legs") >= 12);
   CHECK(one.record == two.record);
   CHECK(one.result.metrics == two.result.metrics);
+}
+
+TEST_CASE("nav scenario: a map's search tables are built when the run is made, not by the first leaf that plans") {
+  NavDir d;
+  d.leaves("L.Idle2 = L.Idle\n");
+  d.brain("idle", "Idle");
+  auto s = d.spec(rooms_scenario(group("g", "idle", at(2.5, 2.5))));
+  REQUIRE(s);
+  REQUIRE(s->nav.map);
+  REQUIRE(s->nav.map->table_cache());
+  CHECK(s->nav.map->table_cache()->latest == nullptr);  // loading the scenario builds nothing
+  SimOptions o;
+  std::vector<Diagnostic> diags;
+  auto sim = Simulation::create(*s, o, diags);
+  REQUIRE(sim);
+  // (a leaf's first search would otherwise build them inside its call, past --leaf-timeout on
+  // a large map, and which leaf pays would depend on how agents are split over threads)
+  const auto& built = s->nav.map->table_cache()->latest;
+  REQUIRE(built != nullptr);
+  CHECK(built->stamp == s->nav.map->stamp());
+  CHECK(built->distances);
+  CHECK(built->landmarks);
 }

@@ -171,6 +171,12 @@ struct SearchStats {
   int landmarks = 0;  // landmarks guiding the heuristic (0: the octile distance alone)
 };
 
+// Builds now the tables searches derive from the map (bit rows; on a uniform-cost map also the
+// jump distances and landmark distances of jump point search: ~0.2 s and ~18 MB for 512 x 512),
+// which the first search needing them would otherwise build. A game calls it at load, so that
+// no frame (and no leaf call, with its time limit) pays for it.
+void prepare_search_tables(const GridMap& map);
+
 // One search at a time; buffers sized to the largest map seen and reused.
 class GridSearch {
  public:

@@ -32,4 +32,9 @@ std::shared_ptr<const GridTables> tables_for(const GridMap& map, bool distances,
   return cache->latest;
 }
 
+void prepare_search_tables(const GridMap& map) {
+  const bool uniform = map.uniform_cost();
+  tables_for(map, /*distances=*/uniform, /*landmarks=*/uniform);
+}
+
 }  // namespace thicket::nav
