@@ -43,6 +43,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -50,6 +51,8 @@
 #include "harness.hpp"
 #include "sim/scenario.hpp"
 #include "sim/simulation.hpp"
+#include "thicket/nav.hpp"
+#include "thicket/navigator.hpp"
 
 namespace {
 
@@ -158,7 +161,7 @@ struct Run {
   thicket::RunResult result;
   double ns = 0;  // run() wall time
   std::string record;
-  size_t heap_before = 0, heap_created = 0;
+  size_t heap_before = 0, heap_created = 0, heap_after_run = 0;
 };
 
 Run simulate(const thicket::ScenarioSpec& spec, uint32_t threads, bool record) {
@@ -176,6 +179,7 @@ Run simulate(const thicket::ScenarioSpec& spec, uint32_t threads, bool record) {
   if (!sim) fail_load(diags);
   run.heap_created = heap_in_use();
   run.ns = time_ns([&] { run.result = sim->run(); });
+  run.heap_after_run = heap_in_use();
   if (record) run.record = rec.str();
   return run;
 }
@@ -197,12 +201,55 @@ struct Scenario {
   thicket::RunResult reference;
   std::vector<double> ns1, ns2, wall1;  // ns per agent-tick; 1-thread run wall ns
   size_t mem1 = 0, mem2 = 0;            // heap grown by create, 1 and 2 threads
+  size_t run1 = 0, run2 = 0;            // ... and by the end of the run (search buffers, Lua garbage)
 };
+
+// The searches alone: what path_to runs, without Lua, steering or the simulation around it.
+constexpr int kPlainSearches = 1000;
+struct PlainSearch {
+  double us = 0, failed_us = 0, mean_length = 0;
+  int found = 0, failed = 0;
+};
+
+PlainSearch plain_searches(const std::string& map_file) {
+  namespace nav = thicket::nav;
+  std::vector<thicket::Diagnostic> diags;
+  auto map = nav::load_grid_map(map_file, diags);
+  if (!map) fail_load(diags);
+  nav::NavWorld world{.map = &*map, .walls = nav::Walls({}, &*map), .danger = {}};
+  std::mt19937_64 rng(12345);
+  std::uniform_real_distribution<double> coord(0, map->width());
+  std::vector<std::pair<nav::Vec2, nav::Vec2>> pairs;
+  while (pairs.size() < static_cast<size_t>(kPlainSearches)) {
+    nav::Vec2 from{coord(rng), coord(rng)}, to{coord(rng), coord(rng)};
+    if (!world.walls.blocked(from)) pairs.push_back({from, to});
+  }
+  nav::PathRequest request;
+  request.find(world, pairs[0].first, pairs[0].second);  // the first search builds the buffers
+  PlainSearch out;
+  std::vector<double> totals;
+  for (int r = 0; r < 3; ++r) {
+    double all = 0, failed_ns = 0, length = 0;
+    int found = 0, failed = 0;
+    for (const auto& [from, to] : pairs) {
+      nav::SearchState st{};
+      const double ns = time_ns([&] { st = request.find(world, from, to); });
+      all += ns;
+      if (st == nav::SearchState::Found) ++found, length += request.length();
+      else ++failed, failed_ns += ns;
+    }
+    totals.push_back(all);
+    if (r == 0) out = {0, failed ? failed_ns / failed / 1e3 : 0, found ? length / found : 0, found, failed};
+  }
+  out.us = median_of(totals) / kPlainSearches / 1e3;
+  return out;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const auto wall0 = Clock::now();
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line as it comes, also into a pipe
   std::string which = argc > 1 ? argv[1] : "random";
   if (which != "random" && which != "maze" && which != "both") {
     std::fprintf(stderr, "usage: bench_nav_scenario [random|maze|both]\n");
@@ -276,10 +323,10 @@ int main(int argc, char** argv) {
         if (threads == 1) {
           s.ns1.push_back(per);
           s.wall1.push_back(run.ns);
-          if (r == 0) s.mem1 = run.heap_created - run.heap_before;
+          if (r == 0) s.mem1 = run.heap_created - run.heap_before, s.run1 = run.heap_after_run - run.heap_before;
         } else {
           s.ns2.push_back(per);
-          if (r == 0) s.mem2 = run.heap_created - run.heap_before;
+          if (r == 0) s.mem2 = run.heap_created - run.heap_before, s.run2 = run.heap_after_run - run.heap_before;
         }
       }
 
@@ -314,10 +361,23 @@ int main(int argc, char** argv) {
                 d1 * at / searches / 1e3, "", d2 * at / searches / 1e3);
   }
 
+  std::printf("\nthe same searches without the simulation (nav::PathRequest::find on the map, smoothing on as in\n"
+              "path_to; %d searches from random free points to random points, as the leaf draws them; median of 3):\n",
+              kPlainSearches);
+  for (const std::string& m : maps) {
+    PlainSearch p = plain_searches((data / (m + ".map")).string());
+    std::printf("  %-10s %6.0f us per search (%d found, mean length %.0f m, %d failed at %.1f us each)\n",
+                m.substr(0, m.find('-')).c_str(), p.us, p.found, p.mean_length, p.failed, p.failed_us);
+  }
+
   std::printf("\nmemory (mallinfo2: arena bytes in use + mmapped blocks, grown by Simulation::create):\n");
   for (const Scenario& s : scenarios)
-    std::printf("  %-18s 1 thread %7.2f MB = %5.0f B/agent; 2 threads %7.2f MB = %5.0f B/agent\n", s.label.c_str(),
-                s.mem1 / 1e6, static_cast<double>(s.mem1) / kAgents, s.mem2 / 1e6, static_cast<double>(s.mem2) / kAgents);
+    std::printf("  %-18s 1 thread %7.2f MB = %5.0f B/agent; 2 threads %7.2f MB = %5.0f B/agent; at the end of the run\n"
+                "  %-18s %.2f MB (1 thread), %.2f MB (2 threads)\n",
+                s.label.c_str(), s.mem1 / 1e6, static_cast<double>(s.mem1) / kAgents, s.mem2 / 1e6,
+                static_cast<double>(s.mem2) / kAgents, "", s.run1 / 1e6, s.run2 / 1e6);
+  std::printf("  (the search buffers are made by the first search, one set per worker: they show only at the end,\n"
+              "   with whatever garbage the Lua heaps still hold)\n");
 
   std::printf("\nload average at end: %s (%.1f s in all; on 2 shared cores the 2-thread figures need a quiet machine)\n",
               load_average().c_str(), std::chrono::duration<double>(Clock::now() - wall0).count());
