@@ -30,7 +30,7 @@
 // Memory: mallinfo2 (arena bytes in use + mmapped blocks) before and after Simulation::create,
 // per agent (the map and its search buffers are shared by all agents of a worker).
 //
-// Arguments: [random|maze|both] (default random: one map keeps the run near 2 minutes; a
+// Arguments: [random|maze|both|searches] (searches: only the plain searches of both maps; default random: one map keeps the run near 2 minutes; a
 // planning run on 1 thread takes ~20 s, most of it in the searches).
 #include <malloc.h>
 #include <sys/resource.h>
@@ -65,6 +65,12 @@ constexpr uint32_t kAgents = 10000;
 constexpr uint64_t kTicks = 110;
 constexpr double kDt = 0.1;
 constexpr int kReps = 3;
+// Each worker's Lua heap cap. A path is a Lua table of {x, y} tables, ~100 bytes a point: on the
+// maze (~400 points a path) 10,000 agents' paths hold ~400 MB, and with the default 512 MiB a
+// lone worker hits the cap (the leaf stops with an error; 2 workers, each with its own cap and
+// half the agents, do not), so the results would differ with the thread count. Raised so that
+// the comparison is about the engine, not about where the cap falls.
+constexpr size_t kLuaMemory = size_t(2) << 30;
 
 // The leaf. Its state lives in the task's locals (one coroutine per agent), its randomness comes
 // from the agent's own stream, and its clock is thicket.time(): nothing depends on which worker
@@ -172,6 +178,7 @@ Run simulate(const thicket::ScenarioSpec& spec, uint32_t threads, bool record) {
   o.seed = spec.seed;
   o.ticks = kTicks;
   o.dt = kDt;
+  o.lua_memory_limit = kLuaMemory;
   if (record) o.record = &rec;
   std::vector<thicket::Diagnostic> diags;
   run.heap_before = heap_in_use();
@@ -207,8 +214,8 @@ struct Scenario {
 // The searches alone: what path_to runs, without Lua, steering or the simulation around it.
 constexpr int kPlainSearches = 1000;
 struct PlainSearch {
-  double us = 0, failed_us = 0, mean_length = 0;
-  int found = 0, failed = 0;
+  double us = 0, failed_us = 0, mean_length = 0, mean_points = 0;
+  int found = 0, failed = 0, max_points = 0;
 };
 
 PlainSearch plain_searches(const std::string& map_file) {
@@ -229,20 +236,41 @@ PlainSearch plain_searches(const std::string& map_file) {
   PlainSearch out;
   std::vector<double> totals;
   for (int r = 0; r < 3; ++r) {
-    double all = 0, failed_ns = 0, length = 0;
-    int found = 0, failed = 0;
+    double all = 0, failed_ns = 0, length = 0, points = 0;
+    int found = 0, failed = 0, max_points = 0;
     for (const auto& [from, to] : pairs) {
       nav::SearchState st{};
       const double ns = time_ns([&] { st = request.find(world, from, to); });
       all += ns;
-      if (st == nav::SearchState::Found) ++found, length += request.length();
+      if (st == nav::SearchState::Found) {
+        ++found;
+        length += request.length();
+        points += static_cast<double>(request.points().size());
+        max_points = std::max(max_points, static_cast<int>(request.points().size()));
+      }
       else ++failed, failed_ns += ns;
     }
     totals.push_back(all);
-    if (r == 0) out = {0, failed ? failed_ns / failed / 1e3 : 0, found ? length / found : 0, found, failed};
+    if (r == 0)
+      out = {0, failed ? failed_ns / failed / 1e3 : 0, found ? length / found : 0, found ? points / found : 0, found, failed,
+             max_points};
   }
   out.us = median_of(totals) / kPlainSearches / 1e3;
   return out;
+}
+
+void print_plain(const std::vector<std::string>& maps, const fs::path& data) {
+  std::printf("\nthe same searches without the simulation (nav::PathRequest::find on the map, smoothing on as in\n"
+              "path_to; %d searches from random free points to random points, as the leaf draws them; median of 3):\n",
+              kPlainSearches);
+  for (const std::string& m : maps) {
+    PlainSearch p = plain_searches((data / (m + ".map")).string());
+    std::printf("  %-10s %6.0f us per search (%d found, mean length %.0f m, %.0f points (max %d); %d failed at %.1f us\n"
+                "  %-10s each)\n",
+                m.substr(0, m.find('-')).c_str(), p.us, p.found, p.mean_length, p.mean_points, p.max_points, p.failed,
+                p.failed_us, "");
+  }
+
 }
 
 }  // namespace
@@ -251,14 +279,18 @@ int main(int argc, char** argv) {
   const auto wall0 = Clock::now();
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line as it comes, also into a pipe
   std::string which = argc > 1 ? argv[1] : "random";
-  if (which != "random" && which != "maze" && which != "both") {
-    std::fprintf(stderr, "usage: bench_nav_scenario [random|maze|both]\n");
+  if (which != "random" && which != "maze" && which != "both" && which != "searches") {
+    std::fprintf(stderr, "usage: bench_nav_scenario [random|maze|both|searches]\n");
     return 2;
   }
   const fs::path data = fs::path(THICKET_SOURCE_DIR) / "data" / "movingai";
   std::vector<std::string> maps;
   if (which != "maze") maps.push_back("random512-20-0");
   if (which != "random") maps.push_back("maze512-2-5");
+  if (which == "searches") {  // the plain searches of both maps, no simulation
+    print_plain(maps, data);
+    return 0;
+  }
 
   TempDir dir("nav_scenario");
   dir.write("roam.lua", kRoamLua);
@@ -361,14 +393,7 @@ int main(int argc, char** argv) {
                 d1 * at / searches / 1e3, "", d2 * at / searches / 1e3);
   }
 
-  std::printf("\nthe same searches without the simulation (nav::PathRequest::find on the map, smoothing on as in\n"
-              "path_to; %d searches from random free points to random points, as the leaf draws them; median of 3):\n",
-              kPlainSearches);
-  for (const std::string& m : maps) {
-    PlainSearch p = plain_searches((data / (m + ".map")).string());
-    std::printf("  %-10s %6.0f us per search (%d found, mean length %.0f m, %d failed at %.1f us each)\n",
-                m.substr(0, m.find('-')).c_str(), p.us, p.found, p.mean_length, p.failed, p.failed_us);
-  }
+  print_plain(maps, data);
 
   std::printf("\nmemory (mallinfo2: arena bytes in use + mmapped blocks, grown by Simulation::create):\n");
   for (const Scenario& s : scenarios)
