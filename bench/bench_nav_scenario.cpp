@@ -167,6 +167,7 @@ struct Run {
   thicket::RunResult result;
   double ns = 0;  // run() wall time
   std::string record;
+  std::vector<std::string> log;  // the run's first log lines (errors)
   size_t heap_before = 0, heap_created = 0, heap_after_run = 0;
 };
 
@@ -179,6 +180,9 @@ Run simulate(const thicket::ScenarioSpec& spec, uint32_t threads, bool record) {
   o.ticks = kTicks;
   o.dt = kDt;
   o.lua_memory_limit = kLuaMemory;
+  o.log = [&run](const std::string& line) {  // called under the simulation's lock
+    if (run.log.size() < 3) run.log.push_back(line);
+  };
   if (record) o.record = &rec;
   std::vector<thicket::Diagnostic> diags;
   run.heap_before = heap_in_use();
@@ -287,6 +291,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> maps;
   if (which != "maze") maps.push_back("random512-20-0");
   if (which != "random") maps.push_back("maze512-2-5");
+  // A second argument "check": only the 1- vs 2-thread checks; "check-straight": only those of
+  // the straight baselines.
+  const bool straight_only = argc > 2 && std::strcmp(argv[2], "check-straight") == 0;
+  const bool check_only = straight_only || (argc > 2 && std::strcmp(argv[2], "check") == 0);
   if (which == "searches") {  // the plain searches of both maps, no simulation
     print_plain(maps, data);
     return 0;
@@ -299,6 +307,7 @@ int main(int argc, char** argv) {
   std::vector<Scenario> scenarios;
   for (const std::string& m : maps)
     for (int mode : {1, 0}) {
+      if (straight_only && mode == 1) continue;
       Scenario s;
       s.label = m.substr(0, m.find('-')) + (mode ? " plan" : " straight");
       s.mode = mode;
@@ -335,11 +344,20 @@ int main(int argc, char** argv) {
         std::printf("  MISMATCH: 2 threads gave agent-ticks %llu, plans %.0f, plans_failed %.0f, waypoints_reached %.0f\n",
                     u(b.result.agent_ticks), metric(b.result, "plans"), metric(b.result, "plans_failed"),
                     metric(b.result, "waypoints_reached"));
+      for (const Run* x : {&a, &b})
+        for (const std::string& line : x->log) std::printf("  %s thread(s) logged: %s\n", x == &a ? "1" : "2", line.c_str());
       size_t k = 0;
       while (k < a.record.size() && k < b.record.size() && a.record[k] == b.record[k]) ++k;
       std::printf("  MISMATCH: records differ from byte %zu (of %zu and %zu)\n", k, a.record.size(), b.record.size());
+      // The agent entry where they part: "[id,x,y,status]" from the last '[' before the byte.
+      const size_t from = a.record.rfind('[', k), tick = a.record.rfind("{\"tick\":", k);
+      if (from != std::string::npos && tick != std::string::npos)
+        std::printf("  MISMATCH: at %.16s...: 1 thread %.60s, 2 threads %.60s\n", a.record.c_str() + tick,
+                    a.record.c_str() + from, b.record.c_str() + from);
     }
   }
+
+  if (check_only) return identical ? 0 : 1;
 
   // ---- timing: interleaved reps ----
   bool timed_same = true;
