@@ -30,11 +30,10 @@
 // Memory: mallinfo2 (arena bytes in use + mmapped blocks) before and after Simulation::create,
 // per agent (the map and its search buffers are shared by all agents of a worker).
 //
-// Known (2026-11-24): "maze" reports a MISMATCH. In the maze straight baseline's 2-thread check
-// run, made after the maze planning runs in the same process, the leaf watchdog (50 ms of CPU
-// time) stops agent 5858's leaf at tick 2, a call of microseconds; run alone ("maze
-// check-straight") the same check is identical. Not yet explained; RunResult::script_errors
-// stays 0 although the error is logged.
+// Found by this bench (2026-11-24): "maze" used to report a MISMATCH: after the maze planning
+// runs freed ~700 MB of small Lua blocks, glibc consolidated them inside the first large
+// allocation of a later run's leaf call (~100 ms of CPU in malloc), and --leaf-timeout stopped
+// that leaf, on 2 threads only. Simulation's destructor now trims the allocator between runs.
 //
 // Arguments: [random|maze|both|searches] (searches: only the plain searches of both maps; default random: one map keeps the run near 2 minutes; a
 // planning run on 1 thread takes ~20 s, most of it in the searches).

@@ -4,6 +4,8 @@
 // and the world moves. Nothing a worker does depends on how agents are split over workers.
 #include "simulation.hpp"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <barrier>
 #include <chrono>
@@ -19,7 +21,15 @@
 namespace thicket {
 
 Simulation::Simulation(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Simulation::~Simulation() = default;
+Simulation::~Simulation() {
+  impl_.reset();
+  // A run can leave hundreds of MB of small freed blocks (Lua tables, paths) in the allocator's
+  // per-thread arenas. glibc consolidates them lazily, inside whichever allocation first needs a
+  // large block: in a later run of the same process that is a leaf call, which then spends
+  // ~100 ms of CPU in malloc and is stopped by --leaf-timeout (seen in bench_nav_scenario: one
+  // agent's leaf, on 2 threads only). Consolidate here, between runs, where no limit applies.
+  malloc_trim(0);
+}
 
 void release_path(SimWorker& worker, SimAgent& agent) {
   if (agent.pending_path < 0) return;
