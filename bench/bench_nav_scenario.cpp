@@ -141,33 +141,6 @@ std::string scenario_yaml(const std::string& name, const std::string& map, const
   return buf;
 }
 
-size_t heap_in_use() {
-  struct mallinfo2 m = mallinfo2();
-  return m.uordblks + m.hblkhd;
-}
-
-// CPU seconds used by the whole machine (busy, all cores) and by this process so far: the
-// difference over the timed runs is what other processes took from the 2 cores.
-struct CpuClock {
-  double machine_busy = 0, self = 0;
-  static CpuClock now() {
-    CpuClock c;
-    std::ifstream in("/proc/stat");
-    std::string cpu;
-    unsigned long long v[8] = {};
-    in >> cpu;
-    for (auto& x : v) in >> x;
-    const double hz = static_cast<double>(sysconf(_SC_CLK_TCK));
-    // user nice system idle iowait irq softirq steal: busy = all but idle and iowait
-    c.machine_busy = static_cast<double>(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / hz;
-    rusage ru{};
-    getrusage(RUSAGE_SELF, &ru);
-    c.self = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-             static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-    return c;
-  }
-};
-
 struct Run {
   thicket::RunResult result;
   double ns = 0;  // run() wall time

@@ -84,34 +84,6 @@ double load1() {
   return a;
 }
 
-// CPU seconds used by the whole machine (busy, all cores) and by this process so far.
-struct CpuClock {
-  double machine_busy = 0, self = 0;
-  static CpuClock now() {
-    CpuClock c;
-    std::ifstream in("/proc/stat");
-    std::string cpu;
-    unsigned long long v[8] = {};
-    in >> cpu;
-    for (auto& x : v) in >> x;
-    const double hz = static_cast<double>(sysconf(_SC_CLK_TCK));
-    // user nice system idle iowait irq softirq steal: busy = all but idle and iowait
-    c.machine_busy = static_cast<double>(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / hz;
-    rusage ru{};
-    getrusage(RUSAGE_SELF, &ru);
-    c.self = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-             static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-    return c;
-  }
-};
-
-// Bytes the process has malloc'd and not freed: arena chunks in use + mmapped blocks (a vector
-// of more than 128 KiB, e.g. 10k entities, is mmapped and not in uordblks).
-size_t heap_in_use() {
-  struct mallinfo2 m = mallinfo2();
-  return m.uordblks + m.hblkhd;
-}
-
 [[noreturn]] void fail(const std::string& what, const std::vector<thicket::Diagnostic>& diags) {
   std::fprintf(stderr, "bench_scenario: %s\n", what.c_str());
   for (const auto& d : diags) std::fprintf(stderr, "  %s:%d:%d: %s\n", d.file.c_str(), d.line, d.column, d.message.c_str());

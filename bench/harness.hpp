@@ -7,12 +7,16 @@
 //   the table    print_row / Rows::print: name, median, [best], note; ratio(a, b) of medians or bests
 //   checking     Checksum (FNV-1a over statuses or counters), match(ok) "match"/"MISMATCH",
 //                consistency(ok, ...): the last line every benchmark prints
-//   the machine  load_average(), TempDir (files for brains and leaf files), fail_load(diagnostics)
+//   the machine  load_average(), CpuClock (CPU seconds of the machine and of this process),
+//                heap_in_use() (malloc'd bytes), TempDir (files for brains and leaf files),
+//                fail_load(diagnostics)
 //   bare Lua     bare_lua_state(): a plain lua_State whose require("thicket") gives tick() and the
 //                status strings, for the baselines that call the same Lua functions without thicket;
 //                run_chunk(L, text, name): load and run a chunk, its one result left on the stack
 #pragma once
 
+#include <malloc.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -141,6 +145,35 @@ inline bool consistency(bool ok, const char* agreed = "all implementations made 
 }
 
 // ---- the machine and the files -----------------------------------------------------------------
+
+// CPU seconds used by the whole machine (busy, all cores) and by this process so far: the
+// difference over timed runs is what other processes took from the cores.
+struct CpuClock {
+  double machine_busy = 0, self = 0;
+  static CpuClock now() {
+    CpuClock c;
+    std::ifstream in("/proc/stat");
+    std::string cpu;
+    unsigned long long v[8] = {};
+    in >> cpu;
+    for (auto& x : v) in >> x;
+    const double hz = static_cast<double>(sysconf(_SC_CLK_TCK));
+    // user nice system idle iowait irq softirq steal: busy = all but idle and iowait
+    c.machine_busy = static_cast<double>(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / hz;
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    c.self = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+             static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+    return c;
+  }
+};
+
+// Bytes the process has malloc'd and not freed: arena chunks in use + mmapped blocks (a vector
+// of more than 128 KiB, e.g. 10k entities, is mmapped and not in uordblks).
+inline size_t heap_in_use() {
+  struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
 
 // The machine's load while the benchmark ran (other work skews wall-clock figures).
 inline std::string load_average() {

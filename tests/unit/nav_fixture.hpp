@@ -1,7 +1,10 @@
-// Test helpers for navigation: grid maps drawn as text, a reference path finder, and an
-// independent (sampling) check of segments against blocked cells.
+// Test helpers for navigation: the Moving AI maps of data/movingai, grid maps drawn as text, a
+// reference path finder, and an independent (sampling) check of segments against blocked cells.
 #pragma once
+#include <doctest/doctest.h>
+
 #include <cmath>
+#include <optional>
 #include <cstdint>
 #include <deque>
 #include <random>
@@ -15,6 +18,23 @@ namespace nav_fixture {
 using thicket::nav::Cell;
 using thicket::nav::GridMap;
 using thicket::nav::Vec2;
+
+// A map of data/movingai ("arena", "AR0500SR", "random512-20-0", "maze512-2-5") and its
+// scenarios with their published optimal lengths; both REQUIREd to load.
+struct MovingAi {
+  std::optional<GridMap> map;
+  std::optional<std::vector<thicket::nav::ScenarioEntry>> scen;
+};
+inline MovingAi movingai(const std::string& name) {
+  const std::string base = std::string(THICKET_SOURCE_DIR) + "/data/movingai/" + name + ".map";
+  std::vector<thicket::Diagnostic> diags;
+  MovingAi m;
+  m.map = thicket::nav::load_grid_map(base, diags);
+  REQUIRE(m.map.has_value());
+  m.scen = thicket::nav::load_scen(base + ".scen", &*m.map, diags);
+  REQUIRE(m.scen.has_value());
+  return m;
+}
 
 // Rows of '.' (ground), '@' (blocked) and digits '2'..'9' (ground of that terrain cost).
 inline GridMap draw(const std::vector<std::string>& rows) {

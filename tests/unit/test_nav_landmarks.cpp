@@ -9,6 +9,7 @@
 
 #include "nav/grid_bits.hpp"
 #include "nav/grid_landmarks.hpp"
+#include "nav_fixture.hpp"
 #include "thicket/nav.hpp"
 
 using namespace thicket;
@@ -39,12 +40,7 @@ TEST_CASE("nav landmarks: every Moving AI scenario at the published length, as o
   // (A* itself is checked against the published lengths in test_nav_search.cpp; under the
   // sanitizers it is the slow part, so it is not run twice.)
   for (const char* name : {"arena", "AR0500SR", "random512-20-0", "maze512-2-5"}) {
-    const std::string base = std::string(THICKET_SOURCE_DIR) + "/data/movingai/" + name + ".map";
-    std::vector<Diagnostic> diags;
-    auto map = load_grid_map(base, diags);
-    REQUIRE(map.has_value());
-    auto scen = load_scen(base + ".scen", &*map, diags);
-    REQUIRE(scen.has_value());
+    auto [map, scen] = nav_fixture::movingai(name);
     GridSearch guided, octile;
     std::uint64_t guided_expanded = 0, octile_expanded = 0;
     for (const ScenarioEntry& e : *scen) {

@@ -217,12 +217,7 @@ TEST_CASE("smoothing the searched paths of the Moving AI scenarios") {
   // longer, and each leg sees and samples clear. Only project files are read.
   for (const char* name : {"arena", "AR0500SR", "maze512-2-5", "random512-20-0"}) {
     CAPTURE(name);
-    const std::string base = std::string(THICKET_SOURCE_DIR) + "/data/movingai/" + name + ".map";
-    std::vector<thicket::Diagnostic> diags;
-    auto map = load_grid_map(base, diags);
-    REQUIRE(map);
-    auto scen = load_scen(base + ".scen", &*map, diags);
-    REQUIRE(scen);
+    auto [map, scen] = nav_fixture::movingai(name);
     GridSearch search;
     std::vector<Vec2> out;
     std::size_t legs = 0, cells = 0;

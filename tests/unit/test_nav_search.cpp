@@ -8,6 +8,7 @@
 #include <string>
 
 #include "nav/grid_bits.hpp"
+#include "nav_fixture.hpp"
 #include "thicket/nav.hpp"
 
 using namespace thicket;
@@ -46,12 +47,7 @@ struct Bench {
 };
 
 Bench load(const std::string& name) {
-  const std::string base = std::string(THICKET_SOURCE_DIR) + "/data/movingai/" + name + ".map";
-  std::vector<Diagnostic> diags;
-  auto map = load_grid_map(base, diags);
-  REQUIRE(map.has_value());
-  auto scen = load_scen(base + ".scen", &*map, diags);
-  REQUIRE(scen.has_value());
+  auto [map, scen] = nav_fixture::movingai(name);
   return {std::move(*map), std::move(*scen)};
 }
 

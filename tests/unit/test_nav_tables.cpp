@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "nav/grid_tables.hpp"
+#include "nav_fixture.hpp"
 #include "thicket/nav.hpp"
 
 using namespace thicket;
@@ -43,11 +44,7 @@ TEST_CASE("nav tables: a map without a cache still searches (with tables of its 
 }
 
 TEST_CASE("nav tables: searches on two threads share one map and find what one thread finds") {
-  std::vector<Diagnostic> diags;
-  auto map = load_grid_map(std::string(THICKET_SOURCE_DIR) + "/data/movingai/AR0500SR.map", diags);
-  REQUIRE(map);
-  auto scen = load_scen(std::string(THICKET_SOURCE_DIR) + "/data/movingai/AR0500SR.map.scen", &*map, diags);
-  REQUIRE(scen);
+  auto [map, scen] = nav_fixture::movingai("AR0500SR");
   std::vector<double> alone;
   GridSearch one;
   for (const auto& e : *scen) {
@@ -55,8 +52,7 @@ TEST_CASE("nav tables: searches on two threads share one map and find what one t
     alone.push_back(one.length());
   }
   // A map loaded again has a cache of its own, empty: the two threads race to build its tables.
-  auto fresh = load_grid_map(std::string(THICKET_SOURCE_DIR) + "/data/movingai/AR0500SR.map", diags);
-  REQUIRE(fresh);
+  auto fresh = nav_fixture::movingai("AR0500SR").map;
   std::vector<double> together[2];
   std::vector<std::thread> threads;
   for (int t = 0; t < 2; ++t)

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "nav_fixture.hpp"
 #include "thicket/nav.hpp"
 
 using namespace thicket::nav;
@@ -132,12 +133,7 @@ TEST_CASE("start and goal joining at the same waypoint") {
 TEST_SUITE("nav_waypoint_graph") {
 
 TEST_CASE("a waypoint graph over a Moving AI map: every leg clear, never shorter than the crow flies") {
-  const std::string base = std::string(THICKET_SOURCE_DIR) + "/data/movingai/arena.map";
-  std::vector<thicket::Diagnostic> diags;
-  auto map = load_grid_map(base, diags);
-  REQUIRE(map);
-  auto scen = load_scen(base + ".scen", &*map, diags);
-  REQUIRE(scen);
+  auto [map, scen] = nav_fixture::movingai("arena");
   // A lattice of waypoints on the free cells, every 4 cells, linked up to 12 cells apart.
   std::vector<Vec2> points;
   for (int y = 1; y < map->height(); y += 4)
