@@ -318,18 +318,20 @@ end)
 TEST_CASE("nav scenario: bad path and steering options are script errors that say what is wrong") {
   NavDir d;
   d.leaves(R"(
-local bad = {{budget = -1}, {danger = {{1, 2}}}, {algorithm = "dijkstra"}, {budget = 1.5}, {danger = 3}}
+local bad = {{budget = -1}, {danger = {{1, 2}}}, {algorithm = "dijkstra"}, {budget = 1.5}, {danger = 3}, {},
+             {algoritm = "jps"}, {smooth = "no"}}
 L.Bad = thicket.task(function(agent)
   if agent.id == 6 then agent:steer{seek = {1, 1}, walls = "off"} end
-  thicket.find_path(2.5, 2.5, 3.5, 3.5, bad[agent.id])
+  if agent.id == 9 then thicket.find_path(2.5, 2.5, 3.5, 3.5, {budget = 10}) end
+  agent:path_to(3.5, 3.5, bad[agent.id])
   thicket.log("NOTREACHED")
   idle()
 end)
 )");
   d.brain("bad", "Bad");
-  Outcome o = d.run(rooms_scenario(group("g", "bad", "{box: [[1, 1], [4, 3]]}", 6)), 1);
+  Outcome o = d.run(rooms_scenario(group("g", "bad", "{box: [[1, 1], [4, 3]]}", 9)), 1);
   INFO(o.log);
-  CHECK(o.result.script_errors == 6);
+  CHECK(o.result.script_errors == 9);
   CHECK(o.log.find("steer: 'walls' is a weight for the map walls' feelers (a number; 0: off)") != std::string::npos);
   CHECK(o.line("NOTREACHED").empty());
   CHECK(o.lines.count("NOTREACHED") == 0);
@@ -337,6 +339,9 @@ end)
   CHECK(o.log.find("path options: danger zone 1 must be {x, y, radius [, cost]}, radius > 0") != std::string::npos);
   CHECK(o.log.find("path options: 'algorithm' is \"auto\", \"astar\" or \"jps\", got dijkstra") != std::string::npos);
   CHECK(o.log.find("path options: 'danger' is a list of zones {x, y, radius [, cost]}") != std::string::npos);
+  CHECK(o.log.find("path options: unknown option 'algoritm'; did you mean 'algorithm'?") != std::string::npos);
+  CHECK(o.log.find("path options: 'smooth' is true or false, got string") != std::string::npos);
+  CHECK(o.log.find("path options: thicket.find_path is a whole search and takes no 'budget'") != std::string::npos);
 }
 
 TEST_CASE("nav scenario: agent:path_to with a budget is sliced over ticks and ends as a whole search") {
@@ -730,4 +735,27 @@ TEST_CASE("nav scenario: a map's search tables are built when the run is made, n
   CHECK(built->stamp == s->nav.map->stamp());
   CHECK(built->distances);
   CHECK(built->landmarks);
+}
+
+TEST_CASE("nav scenario: errors found when the run is made point at their key") {
+  NavDir d;
+  d.leaves("");
+  d.brain("idle", "Idle");
+  auto errors = [&](const std::string& world, const std::string& spawn) {
+    auto s = d.spec("scenario: e\nworld: " + world + "\nteams: [a]\ngroups:\n  - name: g\n    team: a\n    brain: idle.yaml\n"
+                    "    spawn: " + spawn + "\n");
+    REQUIRE(s);
+    SimOptions o;
+    std::vector<Diagnostic> diags;
+    CHECK_FALSE(Simulation::create(*s, o, diags));
+    std::string out;
+    for (const auto& diag : diags) out += std::to_string(diag.line) + ":" + std::to_string(diag.column) + ": " + diag.message + "\n";
+    return out;
+  };
+  CHECK(errors("{size: [10, 10], obstacles: [{box: [[0, 0], [10, 10]]}]}", "{centre: [5, 5], radius: 1}") ==
+        "8:5: group 'g': no free place in its spawn area after 10000 tries: obstacles cover it\n");
+  const std::string big = errors("{size: [5000, 5000], navmesh: true}", "{centre: [5, 5], radius: 1}");
+  INFO(big);
+  CHECK(big.rfind("2:29: the navmesh could not be built: ", 0) == 0);
+  CHECK(big.find("(navmesh: {cell: ...} in the scenario)") != std::string::npos);
 }

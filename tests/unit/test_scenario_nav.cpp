@@ -110,15 +110,17 @@ TEST_CASE("scenario nav: map mistakes") {
 
 TEST_CASE("scenario nav: danger zones, waypoints and navmesh settings") {
   std::vector<Diagnostic> diags;
-  auto spec = load(scenario("{size: [50, 50], danger: [{centre: [5, 5], radius: 2}, {center: [9, 9], radius: 1, cost: 10}], "
-                            "waypoints: {points: [[1, 1], [10, 1], [10, 10]], edges: [[0, 1], [1, 2]]}, "
+  auto zones = load(scenario("{map: room.map, danger: [{centre: [2, 2], radius: 2}, {center: [4, 3], radius: 1, cost: 10}]}"),
+                    diags);
+  REQUIRE_MESSAGE(zones.has_value(), (diags.empty() ? "" : thicket::format_diagnostic(diags[0])));
+  REQUIRE(zones->nav.danger.size() == 2);
+  CHECK(zones->nav.danger[0].cost == 50);
+  CHECK(zones->nav.danger[1].cost == 10);
+  CHECK(zones->nav.danger[1].centre == Vec2{4, 3});
+  auto spec = load(scenario("{size: [50, 50], waypoints: {points: [[1, 1], [10, 1], [10, 10]], edges: [[0, 1], [1, 2]]}, "
                             "navmesh: {cell: 0.3, agent_radius: 0.4}}"),
                    diags);
   REQUIRE_MESSAGE(spec.has_value(), (diags.empty() ? "" : thicket::format_diagnostic(diags[0])));
-  REQUIRE(spec->nav.danger.size() == 2);
-  CHECK(spec->nav.danger[0].cost == 50);
-  CHECK(spec->nav.danger[1].cost == 10);
-  CHECK(spec->nav.danger[1].centre == Vec2{9, 9});
   CHECK(spec->nav.waypoints.size() == 3);
   CHECK(spec->nav.waypoint_edges.size() == 2);
   CHECK(spec->nav.navmesh);
@@ -135,10 +137,24 @@ TEST_CASE("scenario nav: danger zones, waypoints and navmesh settings") {
         "nav.yaml:2:63: error: edge 0-3 names a waypoint that does not exist (there are 1, numbered from 0)\n");
   CHECK(errors_of(scenario("{size: [50, 50], waypoints: [[1, 1], [70, 1]]}")) ==
         "nav.yaml:2:45: error: waypoint (70, 1) is outside the world\n");
-  CHECK(errors_of(scenario("{size: [50, 50], danger: [{centre: [1, 1]}]}")) ==
-        "nav.yaml:2:34: error: a danger zone needs 'radius: R'\n");
+  CHECK(errors_of(scenario("{map: room.map, danger: [{centre: [1, 1]}]}")) ==
+        "nav.yaml:2:33: error: a danger zone needs 'radius: R'\n");
   CHECK(errors_of(scenario("{size: [50, 50], navmesh: yes please}")) ==
         "nav.yaml:2:34: error: 'navmesh' must be true/false or {cell: 0.2, agent_radius: 0.5}, got text 'yes please'\n");
+}
+
+TEST_CASE("scenario nav: keys the planner would ignore are errors") {
+  // What plans is the navmesh, else the waypoints, else the map.
+  CHECK(errors_of(scenario("{map: room.map, navmesh: true}")) ==
+        "nav.yaml:2:24: error: a navmesh is built from the world's shapes, not from a map's cells; a world with 'map' "
+        "plans on the map: give one of 'map' and 'navmesh'\n");
+  CHECK(errors_of(scenario("{size: [9, 9], danger: [{centre: [1, 1], radius: 1}]}")) ==
+        "nav.yaml:2:23: error: danger zones are priced by grid searches, and this world plans with straight lines (it "
+        "has no 'map')\n");
+  CHECK(errors_of(scenario("{map: room.map, waypoints: [[1.5, 1.5]], danger: [{centre: [1, 1], radius: 1}]}")) ==
+        "nav.yaml:2:49: error: danger zones are priced by grid searches, and this world plans with its waypoints\n");
+  CHECK(errors_of(scenario("{size: [9, 9], navmesh: true, danger: [{centre: [1, 1], radius: 1}]}")) ==
+        "nav.yaml:2:38: error: danger zones are priced by grid searches, and this world plans with its navmesh\n");
 }
 
 TEST_CASE("scenario nav: polygon obstacles") {
@@ -171,7 +187,12 @@ TEST_CASE("scenario nav: the schema knows the navigation keys") {
     return errors.size();
   };
   CHECK(schema_errors(scenario("{map: room.map, cell: 2, origin: [1, 1], terrain: {T: 4, W: blocked}, "
-                               "danger: [{centre: [1, 1], radius: 2, cost: 5}], waypoints: [[1, 1]], navmesh: true}")) == 0);
+                               "danger: [{centre: [1, 1], radius: 2, cost: 5}]}")) == 0);
+  CHECK(schema_errors(scenario("{map: room.map, waypoints: [[1, 1]]}")) == 0);
+  CHECK(schema_errors(scenario("{map: room.map, navmesh: true}")) != 0);
+  CHECK(schema_errors(scenario("{size: [9, 9], origin: [1, 1]}")) != 0);
+  CHECK(schema_errors(scenario("{map: room.map, terrain: {T: 2000000}}")) != 0);
+  CHECK(schema_errors(scenario("{size: [9, 9], waypoints: {points: [[1, 1]], edges: [], max_length: 3}}")) != 0);
   CHECK(schema_errors(scenario("{size: [9, 9], obstacles: [{polygon: [[0, 0], [1, 0], [1, 1]]}], "
                                "waypoints: {points: [[1, 1], [2, 2]], edges: [[0, 1]]}, navmesh: {cell: 0.3}}")) == 0);
   CHECK(schema_errors(scenario("{map: room.map, size: [9, 9]}")) != 0);

@@ -18,14 +18,18 @@
 #include <cstring>
 #include <lua.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "agent.hpp"
 #include "leaf_host.hpp"
 #include "lua_host.hpp"
 #include "runtime_impl.hpp"
 #include "sim_internal.hpp"
+#include "suggest.hpp"
 
 namespace thicket {
 namespace {
@@ -156,13 +160,14 @@ int nearest(lua_State* L) {
   bool has_fov = lua_type(L, 3) == LUA_TTABLE && lua_getfield(L, 3, "fov") == LUA_TNUMBER;
   double half = has_fov ? lua_tonumber(L, -1) * M_PI / 360.0 : 0.0;  // fov in degrees, whole angle
   if (lua_type(L, 3) == LUA_TTABLE) lua_pop(L, 1);
-  if (wants_sight(L, 3) || has_fov) {
+  const bool sight = wants_sight(L, 3);
+  if (sight || has_fov) {
     // The nearest one in view: the candidates by distance (then id, as nearest() breaks ties).
     auto& out = s.worker->scratch;
     const auto& sim = *s.worker->sim;
     if (has_fov) sim.hash.in_field_of_view(s.entity->position, s.entity->heading, radius, half, out, f);
     else sim.hash.within_radius(s.entity->position, radius, out, f);
-    if (wants_sight(L, 3)) keep_visible(s, out);
+    if (sight) keep_visible(s, out);
     double best = 0;
     for (world::EntityId c : out) {
       double d = (sim.world.entity(c)->position - s.entity->position).length_squared();
@@ -280,28 +285,34 @@ int steer(lua_State* L) {
   return 0;
 }
 
-Effect make_effect(const Self& s, lua_State* L) {
+// The arguments are read before the Effect exists: a Lua error (a longjmp, Lua being C) must
+// not skip its destructor.
+Effect make_effect(const Self& s, uint32_t target) {
   Effect e;
   e.source = s.agent->id;
   e.seq = s.worker->seq++;
-  e.target = static_cast<uint32_t>(luaL_checkinteger(L, 2));
+  e.target = target;
   return e;
 }
 
 int damage(lua_State* L) {
   Self s = self(L);
-  Effect e = make_effect(s, L);
+  const auto target = static_cast<uint32_t>(luaL_checkinteger(L, 2));
+  const double amount = luaL_checknumber(L, 3);
+  Effect e = make_effect(s, target);
   e.kind = Effect::Kind::Damage;
-  e.amount = luaL_checknumber(L, 3);
+  e.amount = amount;
   s.worker->effects.push_back(std::move(e));
   return 0;
 }
 
 int signal(lua_State* L) {
   Self s = self(L);
-  Effect e = make_effect(s, L);
+  const auto target = static_cast<uint32_t>(luaL_checkinteger(L, 2));
+  const char* key = luaL_checkstring(L, 3);
+  Effect e = make_effect(s, target);
   e.kind = Effect::Kind::Signal;
-  e.key = luaL_checkstring(L, 3);
+  e.key = key;
   switch (lua_type(L, 4)) {
     case LUA_TBOOLEAN: e.value = static_cast<bool>(lua_toboolean(L, 4)); break;
     case LUA_TNUMBER:
@@ -346,6 +357,26 @@ nav::PathOptions path_options(lua_State* L, int idx, SimWorker& worker, uint64_t
   if (lua_isnoneornil(L, idx)) return o;
   luaL_checktype(L, idx, LUA_TTABLE);
   idx = lua_absindex(L, idx);
+  // A misspelt option is an error, not a silent default. radius, replan and stuck are
+  // thicket.move_to's own (it passes its options on).
+  static const std::vector<std::string> kKnown = {"algorithm", "smooth", "budget", "danger", "radius", "replan", "stuck"};
+  lua_pushnil(L);
+  while (lua_next(L, idx) != 0) {
+    lua_pop(L, 1);
+    const char* key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : nullptr;
+    if (!key || std::find(kKnown.begin(), kKnown.end(), key) == kKnown.end()) {
+      {  // the message is on the Lua stack before lua_error: no C++ string is left to destroy
+        std::string name = key ? key : luaL_tolstring(L, -1, nullptr);
+        std::string msg = "path options: unknown option '" + name + "'" + did_you_mean(name, kKnown) +
+                          " (options: algorithm, smooth, budget, danger, radius, replan, stuck)";
+        lua_pushlstring(L, msg.data(), msg.size());
+      }
+      luaL_where(L, 1);
+      lua_insert(L, -2);
+      lua_concat(L, 2);
+      return lua_error(L), o;
+    }
+  }
   if (lua_getfield(L, idx, "algorithm") != LUA_TNIL) {
     const char* a = lua_tostring(L, -1);
     if (a && std::strcmp(a, "astar") == 0) o.algorithm = nav::Algorithm::AStar;
@@ -354,9 +385,15 @@ nav::PathOptions path_options(lua_State* L, int idx, SimWorker& worker, uint64_t
     else luaL_error(L, "path options: 'algorithm' is \"auto\", \"astar\" or \"jps\", got %s", luaL_tolstring(L, -1, nullptr));
   }
   lua_pop(L, 1);
-  if (lua_getfield(L, idx, "smooth") != LUA_TNIL) o.smooth = lua_toboolean(L, -1);
+  if (int t = lua_getfield(L, idx, "smooth"); t != LUA_TNIL) {
+    if (t != LUA_TBOOLEAN) luaL_error(L, "path options: 'smooth' is true or false, got %s", luaL_typename(L, -1));
+    o.smooth = lua_toboolean(L, -1);
+  }
   lua_pop(L, 1);
   if (lua_getfield(L, idx, "budget") != LUA_TNIL) {
+    if (!budget)
+      luaL_error(L, "path options: thicket.find_path is a whole search and takes no 'budget' "
+                    "(agent:path_to spreads a search over ticks)");
     if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 0)
       luaL_error(L, "path options: 'budget' is a whole number of search nodes per tick (0: no limit)");
     if (budget) *budget = static_cast<uint64_t>(lua_tointeger(L, -1));
@@ -364,6 +401,10 @@ nav::PathOptions path_options(lua_State* L, int idx, SimWorker& worker, uint64_t
   lua_pop(L, 1);
   if (lua_getfield(L, idx, "danger") != LUA_TNIL) {
     if (!lua_istable(L, -1)) luaL_error(L, "path options: 'danger' is a list of zones {x, y, radius [, cost]}");
+    const nav::PathMethod method = nav::method_of(worker.sim->nav.world);
+    if (method != nav::PathMethod::Grid)
+      luaL_error(L, "path options: danger zones are priced by grid searches, and this world plans with %s",
+                 method == nav::PathMethod::Straight ? "straight lines (it has no map)" : nav::method_name(method));
     const lua_Integer n = luaL_len(L, -1);
     for (lua_Integer k = 1; k <= n; ++k) {
       lua_rawgeti(L, -1, k);
@@ -504,7 +545,10 @@ function thicket.move_to(agent, x, y, options)
   while true do
     local points, why, method
     repeat
-      points, why, method = agent:path_to(gx, gy, options)
+      -- A mistake in the options is reported at the caller's line, not inside this chunk.
+      local ok
+      ok, points, why, method = pcall(agent.path_to, agent, gx, gy, options)
+      if not ok then error((tostring(points):gsub("^%(thicket%):%d+: ", "")), 2) end
       if points == false then yield() end
     until points ~= false
     if not points then return false, why end

@@ -1,8 +1,10 @@
 // Path requests over whatever a world has: navmesh, waypoints, grid map, or nothing.
 #include "thicket/navigator.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "thicket/nav_mesh.hpp"
 
@@ -31,6 +33,57 @@ std::string at(Vec2 p) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "(%g, %g)", p.x, p.y);
   return buf;
+}
+
+// The danger at p: the sum of the costs of the zones holding it.
+double danger_at(std::span<const DangerZone> zones, Vec2 p) {
+  double sum = 0;
+  for (const DangerZone& z : zones)
+    if (z.cost > 0 && distance(p, z.centre) <= z.radius) sum += z.cost;
+  return sum;
+}
+
+// Whether the straight leg a-b may replace the cells of a stretch whose dearest cell costs
+// max_cost and whose most dangerous cell centre has max_danger: the grid sees it, and no point
+// along it (every quarter cell) is dearer or more dangerous than that.
+bool leg_allowed(const GridMap& map, std::span<const DangerZone> zones, Vec2 a, Vec2 b, double max_cost,
+                 double max_danger) {
+  if (!line_of_sight(map, a, b)) return false;
+  const double step = map.cell_size / 4;
+  const int samples = static_cast<int>(distance(a, b) / step) + 1;
+  for (int k = 0; k <= samples; ++k) {
+    Vec2 p = a + (b - a) * (double(k) / samples);
+    Cell c = map.cell_at(p);
+    if (map.in_bounds(c) && map.cost(c) > max_cost) return false;
+    if (danger_at(zones, p) > max_danger) return false;
+  }
+  return true;
+}
+
+// Line-of-sight smoothing when danger zones are priced: smooth_path sees walls and terrain
+// only, so its shortcuts would cut across the zones the search went round. From each kept
+// cell the path is extended while the leg stays allowed (leg_allowed); O(cells x leg length).
+void smooth_around_danger(const GridMap& map, std::span<const Cell> cells, std::span<const DangerZone> zones,
+                          std::vector<Vec2>& out) {
+  out.clear();
+  if (cells.empty()) return;
+  std::size_t k = 0;
+  out.push_back(map.centre_of(cells[0]));
+  while (k + 1 < cells.size()) {
+    std::size_t j = k + 1;
+    double max_cost = std::max(map.cost(cells[k]), map.cost(cells[j]));
+    double max_danger = std::max(danger_at(zones, map.centre_of(cells[k])), danger_at(zones, map.centre_of(cells[j])));
+    while (j + 1 < cells.size()) {
+      const double cost = std::max(max_cost, double(map.cost(cells[j + 1])));
+      const double danger = std::max(max_danger, danger_at(zones, map.centre_of(cells[j + 1])));
+      if (!leg_allowed(map, zones, map.centre_of(cells[k]), map.centre_of(cells[j + 1]), cost, danger)) break;
+      ++j;
+      max_cost = cost;
+      max_danger = danger;
+    }
+    out.push_back(map.centre_of(cells[j]));
+    k = j;
+  }
 }
 
 double polyline_length(std::span<const Vec2> points) {
@@ -79,18 +132,26 @@ struct PathRequest::Impl {
     const GridMap& map = *world->map;
     std::span<const Cell> cells = search.path();
     smoothed.clear();
-    if (smooth) {
+    if (smooth && danger.empty()) {
       smooth_path(map, cells, smoothed);
+    } else if (smooth) {
+      smooth_around_danger(map, cells, danger, smoothed);
     } else {
       for (Cell c : cells) smoothed.push_back(map.centre_of(c));
     }
-    // The exact ends replace the first and last cell centres where the path still sees past them.
+    // The exact ends replace the first and last cell centres where the path still sees past them
+    // (and, with danger zones, goes into no more danger than its ends are in).
+    auto end_droppable = [&](Vec2 a, Vec2 b) {
+      if (danger.empty()) return line_of_sight(map, a, b);
+      return leg_allowed(map, danger, a, b, std::numeric_limits<double>::infinity(),
+                         std::max(danger_at(danger, a), danger_at(danger, b)));
+    };
     points.clear();
     points.push_back(from);
     const std::size_t n = smoothed.size();
     for (std::size_t i = 0; i < n; ++i) {
       Vec2 next = i + 1 < n ? smoothed[i + 1] : to;
-      if ((i == 0 || i + 1 == n) && line_of_sight(map, points.back(), next)) continue;
+      if ((i == 0 || i + 1 == n) && end_droppable(points.back(), next)) continue;
       points.push_back(smoothed[i]);
     }
     points.push_back(to);

@@ -274,9 +274,19 @@ class ScenarioReader {
       else
         for (const YAML::Node& item : obstacles.value) read_obstacle(item, obstacles.key, spec);
     }
-    if (Field danger = field(world.value, "danger")) read_danger(danger, spec.nav);
-    if (Field waypoints = field(world.value, "waypoints")) read_waypoints(waypoints, spec.nav);
-    if (Field navmesh = field(world.value, "navmesh")) read_navmesh(navmesh, spec);
+    Field danger = field(world.value, "danger"), waypoints = field(world.value, "waypoints"),
+          navmesh = field(world.value, "navmesh");
+    if (danger) read_danger(danger, spec.nav);
+    if (waypoints) read_waypoints(waypoints, spec.nav);
+    if (navmesh) read_navmesh(navmesh, spec);
+    // What plans is the navmesh, else the waypoints, else the map: a key the planner would
+    // ignore is an error, not a silent no-op.
+    if (map && spec.nav.navmesh)
+      error(navmesh.key, "a navmesh is built from the world's shapes, not from a map's cells; a world with 'map' "
+                         "plans on the map: give one of 'map' and 'navmesh'");
+    if (danger && !(map && !spec.nav.navmesh && !waypoints))
+      error(danger.key, std::string("danger zones are priced by grid searches, and this world plans with ") +
+                            (spec.nav.navmesh ? "its navmesh" : waypoints ? "its waypoints" : "straight lines (it has no 'map')"));
   }
 
   // `map: FILE.map` with `cell: C` (metres per cell), `origin: [x, y]` and `terrain: {SYMBOL: cost | blocked}`.
@@ -451,6 +461,8 @@ class ScenarioReader {
 
   // `navmesh: true` or `navmesh: {cell: 0.2, agent_radius: 0.5}`.
   void read_navmesh(const Field& f, ScenarioSpec& spec) {
+    spec.nav.navmesh_line = f.key.Mark().line + 1;
+    spec.nav.navmesh_column = f.key.Mark().column + 1;
     Scalar sc = classify_scalar(f.value);
     if (f.value.IsScalar() && sc.kind == ScalarKind::Bool) {
       spec.nav.navmesh = sc.boolean;
@@ -616,8 +628,11 @@ class ScenarioReader {
     }
     if (Field brain = required(map, "brain", "a group needs 'brain: FILE', its agents' brain file")) read_brain(brain, group);
     if (Field spawn = required(map, "spawn", "a group needs 'spawn: {centre: [x, y], radius: R}' or "
-                                             "'spawn: {box: [[x0, y0], [x1, y1]]}'"))
+                                             "'spawn: {box: [[x0, y0], [x1, y1]]}'")) {
+      group.spawn_line = spawn.key.Mark().line + 1;
+      group.spawn_column = spawn.key.Mark().column + 1;
       read_spawn(spawn, group.spawn, spec, where);
+    }
     if (Field vehicle = field(map, "vehicle")) read_vehicle(vehicle, group.vehicle);
     if (Field blackboard = field(map, "blackboard")) read_blackboard(blackboard, group.blackboard);
     return diags_.size() == errors_before;

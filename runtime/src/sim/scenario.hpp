@@ -28,6 +28,7 @@ struct AgentGroup {
   uint32_t count = 1;
   std::string brain;                    // brain file path, resolved relative to the scenario file
   SpawnArea spawn;
+  int spawn_line = 0, spawn_column = 0;  // where `spawn:` is, for errors found when the run is made
   world::Vehicle vehicle;               // mass, max_speed, max_force, radius
   std::vector<std::pair<std::string, Value>> blackboard;  // initial values (checked against the brain at load)
 };
@@ -44,6 +45,7 @@ struct NavSpec {
   bool navmesh = false;
   double navmesh_cell = 0.2;                 // Recast's voxel size, m
   double navmesh_agent_radius = 0.5;         // the mesh keeps this far from walls, m
+  int navmesh_line = 0, navmesh_column = 0;  // where `navmesh:` is, for a build that fails
 };
 
 struct ScenarioSpec {

@@ -48,7 +48,8 @@ bool build_navmesh(Simulation::Impl& sim, std::vector<Diagnostic>& diags) {
   std::string error;
   std::shared_ptr<const nav::NavMesh> mesh = nav::NavMesh::build(sim.world.bounds(), sim.world.obstacles(), params, error);
   if (!mesh) {
-    diags.push_back({Severity::Error, sim.spec.path, 0, 0, "the navmesh could not be built: " + error});
+    diags.push_back({Severity::Error, sim.spec.path, spec.navmesh_line, spec.navmesh_column,
+                     "the navmesh could not be built: " + error + " (navmesh: {cell: ...} in the scenario)"});
     return false;
   }
   sim.nav.navmesh = mesh;
@@ -157,8 +158,9 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
       a.worker = static_cast<uint32_t>((uint64_t(k) * threads) / group.count);
       std::optional<world::Vec2> at = spawn_point(group.spawn, impl->nav.world.walls, placement);
       if (!at) {
-        diags.push_back({Severity::Error, spec.path, 0, 0, "group '" + group.name + "': no free place in its spawn area after " +
-                                                               std::to_string(kSpawnTries) + " tries: obstacles cover it"});
+        diags.push_back({Severity::Error, spec.path, group.spawn_line, group.spawn_column,
+                         "group '" + group.name + "': no free place in its spawn area after " + std::to_string(kSpawnTries) +
+                             " tries: obstacles cover it"});
         return nullptr;
       }
       a.entity = impl->world.spawn(*at, group.vehicle, team);

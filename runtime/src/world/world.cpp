@@ -62,12 +62,7 @@ Obstacle Obstacle::polygon(std::vector<Vec2> corners) {
   return o;
 }
 
-bool obstacle_contains(const Obstacle& obstacle, Vec2 p) {
-  if (obstacle.shape == ObstacleShape::Polygon && obstacle.vertices.size() >= 3 &&
-      polygon_contains(obstacle.vertices, p))
-    return true;
-  return distance_to_obstacle(obstacle, p) <= 0.0;
-}
+bool obstacle_contains(const Obstacle& obstacle, Vec2 p) { return distance_to_obstacle(obstacle, p) <= 0.0; }
 
 double distance_to_obstacle(const Obstacle& obstacle, Vec2 p) {
   Vec2 offset = p - obstacle.centre;
