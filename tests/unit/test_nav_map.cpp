@@ -250,3 +250,16 @@ TEST_CASE("nav files: the Moving AI maps and scenarios of data/movingai load") {
     CHECK(scen->size() > 50);
   }
 }
+
+TEST_CASE("nav files: a directory is not a map; width before height is read too") {
+  std::vector<Diagnostic> diags;
+  CHECK_FALSE(load_grid_map(std::filesystem::temp_directory_path().string(), diags).has_value());
+  REQUIRE(diags.size() == 1);
+  CHECK(diags[0].message == "cannot read the file: it is a directory");
+  diags.clear();
+  auto swapped = parse_grid_map("type octile\nwidth 3\nheight 2\nmap\n.@.\n...\n", "s.map", diags);
+  REQUIRE(swapped.has_value());
+  CHECK(swapped->width() == 3);
+  CHECK(swapped->height() == 2);
+  CHECK_FALSE(swapped->passable({1, 0}));
+}

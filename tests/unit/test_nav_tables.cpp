@@ -33,7 +33,15 @@ TEST_CASE("nav tables: one set per map version, shared by searches, rebuilt afte
   CHECK(second != first);
   CHECK(second->stamp == map.stamp());
   REQUIRE(a.find(map, {1, 1}, {60, 46}) == SearchState::Found);
-  CHECK(a.path().size() > 0);
+  // The search read the edited map: its path keeps off the newly blocked cell and is as long
+  // as a search finds on a map built with that cell blocked from the start.
+  for (Cell c : a.path()) CHECK_FALSE(c == Cell{30, 2});
+  GridMap fresh(64, 48);
+  for (int y = 5; y < 40; ++y) fresh.set_passable({30, y}, false);
+  fresh.set_passable({30, 2}, false);
+  GridSearch b2;
+  REQUIRE(b2.find(fresh, {1, 1}, {60, 46}) == SearchState::Found);
+  CHECK(a.length() == doctest::Approx(b2.length()).epsilon(1e-12));
 }
 
 TEST_CASE("nav tables: a map without a cache still searches (with tables of its own)") {

@@ -155,7 +155,7 @@ struct SearchOptions {
   // Jump point search (Auto/Jps on a uniform map without danger zones) guides itself by a
   // differential heuristic: 16 landmarks with their exact distance to every cell, and the
   // map's connected components (a goal in another one is NoPath at once, from start()). Built
-  // on the first such search of a map (and again after an edit), kept by the GridSearch:
+  // on the first such search of a map (and again after an edit), kept in the map's table cache and shared by all its searches:
   // 68 bytes a cell, about 17 Dijkstras over the map to build (see bench_grid; maps of more
   // than 2^20 cells get none). The path is as short either way; false: the octile distance
   // only (no table, no build).

@@ -332,6 +332,7 @@ struct GridSearch::Impl {
     to = b;
     options = opts;
     stats = {};
+    tables.reset();  // an Invalid start reports no tables
     heap.clear();
     path.clear();
     cost = length = 0;

@@ -10,10 +10,6 @@ namespace {
 
 Vec2 grid_centre(Cell c) { return {c.x + 0.5, c.y + 0.5}; }
 
-Vec2 world_centre(const GridMap& map, Cell c) {
-  return {map.origin.x + (c.x + 0.5) * map.cell_size, map.origin.y + (c.y + 0.5) * map.cell_size};
-}
-
 // A blocked cell as seen from a kept point p (grid units): the cone of directions between its
 // two outermost corners, and its farthest corner's distance. A target whose direction lies
 // strictly inside the cone and which lies beyond that distance is hidden: the segment crosses
@@ -81,7 +77,7 @@ bool line_of_sight(const GridMap& map, Vec2 a, Vec2 b) {
 void smooth_path(const GridMap& map, std::span<const Cell> cells, std::vector<Vec2>& out) {
   out.clear();
   if (cells.empty()) return;
-  out.push_back(world_centre(map, cells.front()));
+  out.push_back(map.centre_of(cells.front()));
   const bool uniform = map.uniform_cost();
   thread_local SmoothScratch s;
   std::size_t kept = 0;
@@ -115,7 +111,7 @@ void smooth_path(const GridMap& map, std::span<const Cell> cells, std::vector<Ve
       // Only a blocked cell hides things for every later target; a dear one may not.
       if (!map.passable(stopped_at)) s.remember(occluder_of(p, stopped_at));
     }
-    out.push_back(world_centre(map, cells[next]));
+    out.push_back(map.centre_of(cells[next]));
     kept = next;
   }
 }

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -118,6 +119,11 @@ struct Reporter {
 };
 
 std::optional<std::string> read_whole_file(const std::string& path, std::vector<Diagnostic>& diags) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    diags.push_back({Severity::Error, path, 0, 0, "cannot read the file: it is a directory"});
+    return std::nullopt;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     diags.push_back({Severity::Error, path, 0, 0, "cannot read the file"});
@@ -211,7 +217,9 @@ std::optional<GridMap> parse_grid_map(std::string_view text, const std::string& 
   // The rows: checked even when the header is broken, so that every problem shows at once.
   const std::size_t first_row = 4;
   const std::size_t rows = lines.size() > first_row ? lines.size() - first_row : 0;
-  const bool sized = height > 0 && width > 0;
+  // The cells are made only when the rows are all there: a header claiming 8192 x 8192 over
+  // three rows is reported without first allocating 64 MB.
+  const bool sized = height > 0 && width > 0 && std::int32_t(rows) == height;
   GridMap map = sized ? GridMap(width, height) : GridMap();
   for (std::size_t r = 0; r < rows; ++r) {
     const Line& line = lines[first_row + r];

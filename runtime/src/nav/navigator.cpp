@@ -180,7 +180,7 @@ SearchState PathRequest::start(const NavWorld& world, Vec2 from, Vec2 to, const 
       m.points = {from, to};
       return m.found();
     case PathMethod::Waypoints:
-      if (!world.waypoints->find_path(world.walls, from, to, m.points, &m.length))
+      if (!world.waypoints->find_path(world.walls, from, to, m.points))
         return m.fail(SearchState::NoPath, "unreachable: no waypoint route from " + at(from) + " to " + at(to));
       return m.found();
     case PathMethod::NavMesh: {
@@ -188,9 +188,8 @@ SearchState PathRequest::start(const NavWorld& world, Vec2 from, Vec2 to, const 
         m.query = std::make_unique<NavMeshQuery>(*world.navmesh);
         m.query_mesh = world.navmesh;
       }
-      double length = 0;
       std::string why;
-      if (!m.query->find_path(from, to, m.points, &length, &why)) return m.fail(SearchState::NoPath, why);
+      if (!m.query->find_path(from, to, m.points, nullptr, &why)) return m.fail(SearchState::NoPath, why);
       return m.found();
     }
     case PathMethod::Grid: {
