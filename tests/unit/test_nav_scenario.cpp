@@ -323,15 +323,16 @@ local bad = {{budget = -1}, {danger = {{1, 2}}}, {algorithm = "dijkstra"}, {budg
 L.Bad = thicket.task(function(agent)
   if agent.id == 6 then agent:steer{seek = {1, 1}, walls = "off"} end
   if agent.id == 9 then thicket.find_path(2.5, 2.5, 3.5, 3.5, {budget = 10}) end
+  if agent.id == 10 then thicket.move_to(agent, 3.5, 3.5, {radius = "x"}) end
   agent:path_to(3.5, 3.5, bad[agent.id])
   thicket.log("NOTREACHED")
   idle()
 end)
 )");
   d.brain("bad", "Bad");
-  Outcome o = d.run(rooms_scenario(group("g", "bad", "{box: [[1, 1], [4, 3]]}", 9)), 1);
+  Outcome o = d.run(rooms_scenario(group("g", "bad", "{box: [[1, 1], [4, 3]]}", 10)), 1);
   INFO(o.log);
-  CHECK(o.result.script_errors == 9);
+  CHECK(o.result.script_errors == 10);
   CHECK(o.log.find("steer: 'walls' is a weight for the map walls' feelers (a number; 0: off)") != std::string::npos);
   CHECK(o.line("NOTREACHED").empty());
   CHECK(o.lines.count("NOTREACHED") == 0);
@@ -342,6 +343,10 @@ end)
   CHECK(o.log.find("path options: unknown option 'algoritm'; did you mean 'algorithm'?") != std::string::npos);
   CHECK(o.log.find("path options: 'smooth' is true or false, got string") != std::string::npos);
   CHECK(o.log.find("path options: thicket.find_path is a whole search and takes no 'budget'") != std::string::npos);
+  // move_to's own options too; every error is placed in leaves.lua, none inside the built-in
+  // chunk that defines move_to.
+  CHECK(o.log.find("move_to: option 'radius' is a number > 0, got string") != std::string::npos);
+  CHECK(o.log.find("(thicket)") == std::string::npos);
 }
 
 TEST_CASE("nav scenario: agent:path_to with a budget is sliced over ticks and ends as a whole search") {

@@ -532,6 +532,12 @@ function thicket.move_to(agent, x, y, options)
   if type(y) ~= "number" then follow, options = x, y end
   if type(options) == "number" then options = {radius = options} end
   options = options or {}
+  for _, k in ipairs({"radius", "replan", "stuck"}) do
+    local v = options[k]
+    if v ~= nil and (type(v) ~= "number" or not (v > 0)) then
+      error("move_to: option '" .. k .. "' is a number > 0, got " .. (type(v) == "number" and tostring(v) or type(v)), 2)
+    end
+  end
   local radius = options.radius or 0.5
   local replan = options.replan or 2
   local stuck_after = options.stuck or 2
