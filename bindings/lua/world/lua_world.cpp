@@ -570,6 +570,9 @@ function thicket.move_to(agent, x, y, options)
     local walls = grid and 0 or 1
     local corner = (grid and radius > 0.5) and 0.5 or radius
     local i, best, since = 2, huge, 0
+    -- One steering request per path, its point updated in place: no new tables per tick.
+    local point = {0, 0}
+    local ask = {avoid = 1, walls = walls}
     local dt = thicket.dt()
     dt = dt > 0 and dt or 0.1
     while true do
@@ -588,11 +591,13 @@ function thicket.move_to(agent, x, y, options)
         wp = points[i]
         best = huge
       end
+      point[1], point[2] = wp[1], wp[2]
       if i == #points then
-        agent:steer{arrive = {wp[1], wp[2]}, avoid = 1, walls = walls}
+        ask.seek, ask.arrive = nil, point
       else
-        agent:steer{seek = {wp[1], wp[2]}, avoid = 1, walls = walls}
+        ask.seek, ask.arrive = point, nil
       end
+      agent:steer(ask)
       local d = (px - wp[1]) ^ 2 + (py - wp[2]) ^ 2
       if d < best - 1e-4 then best, since = d, 0 else since = since + dt end
       if since > stuck_after and not straight then
