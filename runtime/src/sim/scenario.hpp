@@ -9,10 +9,47 @@
 
 #include "thicket/diagnostic.hpp"
 #include "thicket/nav.hpp"
+#include "thicket/perception.hpp"
 #include "thicket/runtime.hpp"
 #include "thicket/world.hpp"
 
 namespace thicket {
+
+// A percept written into a blackboard key each tick (issue 13): `senses: {blackboard: {SLOT: key}}`.
+// Slots and the key's type the brain must declare:
+//   seen (bool)          sight sees a target now          seen_id (number) the nearest one's agent id (0: none)
+//   seen_x, seen_y (number)  its position                 seen_distance (number) m to it
+//   heard (bool)         a sound at or above the threshold now (the loudest at the ear counts)
+//   heard_x, heard_y (number)  where that sound is        heard_id (number) its source agent (0 anonymous)
+//   touched (bool)       touching a target body, an area or an active pickup now
+//   remembered (bool)    memory holds an agent (any sense) now
+//   memory_x, memory_y (number) the most recently perceived remembered agent's last known position
+//   memory_age (number)  seconds since it was perceived
+//   memory_id (number)   its agent id (0: none)
+// Numbers keep their last value when there is nothing to report (booleans go false).
+enum class SenseSlot : uint8_t {
+  Seen, SeenId, SeenX, SeenY, SeenDistance, Heard, HeardX, HeardY, HeardId, Touched,
+  Remembered, MemoryX, MemoryY, MemoryAge, MemoryId
+};
+struct SenseBinding {
+  SenseSlot slot;
+  std::string key;        // the brain's blackboard key
+  int line = 0, column = 0;  // of the key's value, for errors found when the run is made
+};
+// The slot names as written in scenarios, in SenseSlot order.
+inline constexpr const char* kSenseSlotNames[] = {
+    "seen",  "seen_id",    "seen_x",   "seen_y",   "seen_distance", "heard",      "heard_x", "heard_y",
+    "heard_id", "touched", "remembered", "memory_x", "memory_y", "memory_age", "memory_id"};
+
+// A pickup as written in a scenario: the manager's PickupSpec plus what taking it gives.
+struct PickupDecl {
+  perception::PickupSpec spec;
+  // `gives: {health: 25, armed: true}`: blackboard values for the taker (numbers are added to
+  // the key's value, other types replace it); a key the taker's brain lacks is skipped.
+  std::vector<std::pair<std::string, Value>> gives;
+  std::vector<std::string> team_names;  // `teams:` as written (spec.teams resolved from them)
+  int line = 0, column = 0;
+};
 
 // Where a group's agents appear: uniformly at random (from the run seed) in a disc or a box.
 struct SpawnArea {
@@ -31,6 +68,10 @@ struct AgentGroup {
   int spawn_line = 0, spawn_column = 0;  // where `spawn:` is, for errors found when the run is made
   world::Vehicle vehicle;               // mass, max_speed, max_force, radius
   std::vector<std::pair<std::string, Value>> blackboard;  // initial values (checked against the brain at load)
+  // `senses:` (issue 13): sight cones, hearing, touch, memory; none when the group has no key.
+  bool has_senses = false;
+  perception::Senses senses;
+  std::vector<SenseBinding> sense_keys;  // `senses: {blackboard: {seen: target_visible, ...}}`
 };
 
 // Navigation in a scenario's world (issue 12): a grid map, waypoints, a navmesh, danger zones.
@@ -61,6 +102,9 @@ struct ScenarioSpec {
   std::vector<std::string> teams;       // team names; a team's index is its id in the world
   std::vector<AgentGroup> groups;
   std::vector<std::string> metrics;     // metric names the run reports (others are errors at run time)
+  // Perception (issue 13): touch areas and pickups in the world (`world: {areas: [...], pickups: [...]}`).
+  std::vector<perception::Area> areas;
+  std::vector<PickupDecl> pickups;
 };
 
 // Reads and validates a scenario file; nullopt with every diagnostic on error.
