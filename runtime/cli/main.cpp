@@ -50,6 +50,7 @@ const char* kUsage =
     "                        [--lua-memory MB]  cap of each Lua heap (default 512; 0 = no cap)\n"
     "       thicket run SCENARIO [--threads K] [--runs N] [--out FILE.csv|FILE.jsonl] [--record FILE.jsonl]\n"
     "                            [--ticks T] [--dt S] [--seed S] [--log FILE] [--quiet] [--trusted] [--budget N]\n"
+    "                            [--trace OUT.jsonl] [--explain]   percept events (first run)\n"
     "       thicket check FILE...\n"
     "       thicket dot FILE|SCENARIO\n"
     "       thicket dump FILE|SCENARIO\n"
@@ -451,8 +452,8 @@ int cmd_scenario(const Options& o) {
     if (!log_file) return usage_error("cannot write the log file '" + o.log + "'");
   }
   if (o.agents_set) return usage_error("--agents is for brain files; a scenario's groups say how many agents there are");
-  if (!o.trace.empty() || o.watch || o.explain || o.strict)
-    return usage_error("--trace, --watch, --explain and --strict are for brain files; use --record for a scenario");
+  if (o.watch || o.strict)
+    return usage_error("--watch and --strict are for brain files; a scenario takes --record, --trace and --explain");
   std::vector<Diagnostic> diags;
   auto spec = load_scenario(o.files[0], diags);
   print_diagnostics(diags);
@@ -461,6 +462,11 @@ int cmd_scenario(const Options& o) {
   if (!o.record.empty()) {
     record.open(o.record);
     if (!record) return usage_error("cannot write the record file '" + o.record + "'");
+  }
+  std::ofstream trace;
+  if (!o.trace.empty()) {
+    trace.open(o.trace);
+    if (!trace) return usage_error("cannot write the trace file '" + o.trace + "'");
   }
   const bool jsonl = o.out.size() > 6 && o.out.compare(o.out.size() - 6, 6, ".jsonl") == 0;
   if (!o.out.empty()) {
@@ -487,6 +493,8 @@ int cmd_scenario(const Options& o) {
   for (uint64_t r = 0; r < o.runs && !g_interrupted; ++r) {
     so.seed = first_seed + r;
     so.record = r == 0 && record.is_open() ? &record : nullptr;
+    so.trace = r == 0 && trace.is_open() ? &trace : nullptr;  // percept events (issue 13), first run
+    so.explain = r == 0 && o.explain;
     std::vector<Diagnostic> sim_diags;
     auto sim = Simulation::create(*spec, so, sim_diags);
     print_diagnostics(sim_diags);

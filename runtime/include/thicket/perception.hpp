@@ -179,6 +179,9 @@ class Manager {
   // id, 0 for none; it must outlive the manager and stay current), dt in seconds (> 0).
   Manager(const world::World& world, const world::SpatialHash& hash, const nav::Walls* walls,
           const std::vector<std::uint32_t>& agent_of_slot, double dt);
+  ~Manager();
+  Manager(const Manager&) = delete;
+  Manager& operator=(const Manager&) = delete;
 
   // Registration. Agent ids are 1-based and dense (1..N). A sensor's Senses must outlive it.
   void add_sensor(std::uint32_t agent, const Senses& senses);

@@ -149,6 +149,8 @@ class Runtime {
   // lookup. false / NaN when the agent is stale or the slot is not a number key.
   bool set_number(AgentHandle agent, uint32_t slot, double value);
   double get_number(AgentHandle agent, uint32_t slot) const;
+  // The same for a boolean key (false when the agent is stale or the slot is not a boolean).
+  bool set_bool(AgentHandle agent, uint32_t slot, bool value);
 
   // Trace events: every agent tick (Tick), every conditional abort (Abort), fsm transition
   // (Transition) and machine switch (Switch). Without a sink, none is made; with ticks false,

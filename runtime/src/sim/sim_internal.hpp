@@ -5,6 +5,7 @@
 
 #include "simulation.hpp"
 #include "thicket/navigator.hpp"
+#include "thicket/perception.hpp"
 
 namespace thicket {
 
@@ -54,6 +55,14 @@ struct SimWorker {
   std::vector<std::unique_ptr<nav::PathRequest>> path_pool;
   std::vector<int32_t> free_paths;
   std::vector<nav::DangerZone> danger_scratch;
+  // Perception (issue 13): per group, the blackboard slots its senses write; this worker's stats.
+  struct SenseKey {
+    SenseSlot slot;
+    uint32_t bb = 0;       // the brain's blackboard slot
+    bool boolean = false;  // else a number
+  };
+  std::vector<std::vector<SenseKey>> sense_keys;
+  perception::Stats perception_stats;
 };
 
 // The world's navigation structures, built once per run from the scenario (issue 12).
@@ -78,6 +87,9 @@ struct Simulation::Impl {
   std::vector<double> metric_totals;
   std::vector<bool> metric_is_gauge;
   uint64_t tick = 0;
+  std::unique_ptr<perception::Manager> perception;  // always made: thicket.noise works without listeners
+  uint32_t pickups_metric = UINT32_MAX;              // "pickups_taken" when the world has pickups
+  bool sensed_before_tick = false;  // --trace / --explain: all agents sensed on this thread, then told
   std::mutex log_mutex;
 
   SimAgent* agent(uint32_t id) { return id >= 1 && id <= agents.size() ? &agents[id - 1] : nullptr; }
@@ -90,6 +102,18 @@ struct Simulation::Impl {
 // Installs the world API (agent:position(), agent:steer{...}, ...) into a worker's script
 // host: defined by the Lua binding (bindings/lua/world/lua_world.cpp).
 void install_lua_world(SimWorker& worker);  // bindings/lua/world: registered as ScriptBinding::install_world
+
+// Perception in a run (sim_perception.cpp): the manager, its sensors, areas and pickups, and
+// the blackboard bindings (checked against the brains: errors at the binding's line).
+bool setup_perception(Simulation::Impl& sim, std::vector<Diagnostic>& diags);
+// The agent's percepts of this tick, then its bound blackboard keys (on the agent's worker).
+void sense_agent(SimWorker& worker, SimAgent& agent);
+// After begin_tick: what the tick's pickups give their takers (in pickup order).
+void apply_takes(Simulation::Impl& sim);
+// Percept events (enter / exit) and takes of the tick: into the record line (`"percepts":...`),
+// the trace (JSONL) and, with explain, the log.
+void record_percepts(Simulation::Impl& sim, std::ostream& out);
+void trace_percepts(Simulation::Impl& sim);
 
 // Gives back the agent's time-sliced path search, if it holds one (simulation.cpp).
 void release_path(SimWorker& worker, SimAgent& agent);

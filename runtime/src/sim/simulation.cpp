@@ -196,6 +196,8 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
   double cell = 4.0;
   for (const auto& g : spec.groups) cell = std::max(cell, 4 * g.vehicle.radius);
   impl->hash = world::SpatialHash(cell);
+  if (!setup_perception(*impl, diags)) return nullptr;
+  impl->sensed_before_tick = options.trace || options.explain;
   return std::unique_ptr<Simulation>(new Simulation(std::move(impl)));
 }
 
@@ -205,6 +207,7 @@ void tick_worker(SimWorker& w, double dt) {
   for (uint32_t id : w.agents) {
     SimAgent& a = w.sim->agents[id - 1];
     if (!a.alive) continue;
+    if (!w.sim->sensed_before_tick) sense_agent(w, a);  // this tick's percepts, into its blackboard keys, before it decides
     w.rt->tick(a.handle, dt);
     ++w.agent_ticks;
   }
@@ -254,6 +257,15 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
     if (stop && stop()) break;
     s.tick = t + 1;
     s.hash.rebuild(s.world);  // brains read the world as it is at the start of the tick
+    // Perception's fixed point: sounds and pickups are updated on this thread, then each worker
+    // senses its own agents from the world as it is now.
+    s.perception->begin_tick(s.tick);
+    apply_takes(s);
+    if (s.sensed_before_tick) {  // --trace / --explain: percepts first, told before the brains act
+      for (SimAgent& a : s.agents)
+        if (a.alive) sense_agent(*s.workers[a.worker], a);
+      trace_percepts(s);
+    }
     std::fill(s.forces.begin(), s.forces.end(), world::Vec2{0, 0});
     if (s.workers.size() == 1) {
       tick_worker(*s.workers[0], dt);
@@ -315,6 +327,7 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
     for (uint32_t id : dying) {  // the dead leave the world (their running leaves stop, aborted)
       SimAgent& a = s.agents[id - 1];
       release_path(*s.workers[a.worker], a);
+      s.perception->remove_sensor(id);
       s.workers[a.worker]->rt->despawn(a.handle);
       s.world.despawn(a.entity);
       a.alive = false;
@@ -343,8 +356,11 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
         out << buf;
         first = false;
       }
-      out << "]}\n";
+      out << "]";
+      record_percepts(s, out);
+      out << "}\n";
     }
+
     result.ticks = s.tick;
     if (progress) progress(s.tick, s.options.ticks);
   }

@@ -29,6 +29,8 @@ struct SimOptions {
   size_t lua_memory_limit = size_t(512) << 20;  // per worker's Lua state
   std::function<void(const std::string&)> log;  // the run's log (thread-safe: called under a lock)
   std::ostream* record = nullptr;            // --record: positions and statuses per tick, JSONL
+  std::ostream* trace = nullptr;             // --trace: percept events, JSONL (issue 13)
+  bool explain = false;                      // --explain: percept events in words, to the log
 };
 
 struct RunResult {
