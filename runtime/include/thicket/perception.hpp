@@ -179,7 +179,7 @@ class Manager {
   // id, 0 for none; it must outlive the manager and stay current), dt in seconds (> 0).
   Manager(const world::World& world, const world::SpatialHash& hash, const nav::Walls* walls,
           const std::vector<std::uint32_t>& agent_of_slot, double dt);
-  ~Manager();
+  ~Manager();  // out of line: SensorState is private to the implementation
   Manager(const Manager&) = delete;
   Manager& operator=(const Manager&) = delete;
 
@@ -226,11 +226,28 @@ class Manager {
 
  private:
   struct SensorState;
+  static constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu;
   struct QueuedSound {
-    Sound sound;
-    std::uint32_t order = 0;
+    Sound sound;              // last_tick holds the sound's length in ticks until it is merged
+    std::uint32_t order = 0;  // emission order within its queue
   };
-  // ... implementation details (private; free to change)
+  // What begin_tick learns about an audible sound, beside sounds_.
+  struct SoundMeta {
+    std::uint32_t serial = 0;
+    std::int32_t team = 0;
+    bool has_team = false;  // false: anonymous, or its source was no longer alive
+  };
+  void merge_queued_sounds();
+  void build_sound_index();
+  void take_pickups();
+  std::uint32_t agent_of(EntityId id) const;
+  const world::Entity* entity_of_agent(std::uint32_t agent) const;
+  void sense_sight(SensorState& s, const world::Entity& self, const world::QueryFilter& filter,
+                   Stats* stats);
+  void sense_hearing(SensorState& s, const world::Entity& self, Stats* stats);
+  void sense_touch(SensorState& s, const world::Entity& self, const world::QueryFilter& filter);
+  void update_memory(SensorState& s);
+
   const world::World* world_;
   const world::SpatialHash* hash_;
   const nav::Walls* walls_;
@@ -238,17 +255,25 @@ class Manager {
   double dt_;
   std::uint64_t tick_ = 0;
   std::vector<SensorState*> sensor_of_;  // by agent id - 1 (null: none)
-  std::vector<std::unique_ptr<SensorState>> sensors_;
+  std::vector<std::unique_ptr<SensorState>> sensors_;  // by agent id - 1 (owns sensor_of_'s)
+  std::vector<std::uint32_t> slot_of_agent_;  // by agent id - 1, this tick (kNoSlot: none)
+  double max_body_radius_ = 0;                // over live entities, this tick
   std::vector<Area> areas_;
   std::vector<PickupSpec> pickups_;
   std::vector<PickupState> pickup_states_;
+  std::vector<std::uint8_t> pickup_touchable_;  // active at this tick's start (taken or not)
   std::vector<Take> takes_;
+  std::vector<EntityId> pickup_scratch_;        // begin_tick only
   std::vector<Sound> sounds_;
-  std::vector<std::uint32_t> sound_serials_;
+  std::vector<SoundMeta> sound_meta_;           // beside sounds_
   std::uint32_t next_sound_serial_ = 1;
   std::vector<std::vector<QueuedSound>> queues_;
-  // Sound index: a bucket grid over audible discs (cell size chosen per tick).
+  std::vector<QueuedSound> merge_scratch_;
+  // Sound index: a bucket grid over the world's bounds; each audible sound is listed in every
+  // cell its disc (where some registered listener could hear it) overlaps.
   double sound_cell_ = 16.0;
+  Vec2 sound_origin_;
+  std::int32_t sound_columns_ = 1, sound_rows_ = 1;
   std::vector<std::uint32_t> sound_bucket_start_, sound_bucket_items_;
   std::vector<std::uint32_t> loud_sounds_;  // discs too wide for the grid: heard-checked by all
   double min_threshold_ = std::numeric_limits<double>::infinity();

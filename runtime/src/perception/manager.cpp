@@ -1,0 +1,441 @@
+// The perception manager (issue 13): registration, the once-a-tick update of triggers, and the
+// per-agent sensing of sight, hearing and touch with phases and memory. The sound index lives in
+// sound_index.cpp, pickups in pickups.cpp.
+//
+// Thread model: begin_tick writes the manager's shared state on one thread; sense(agent) reads
+// it and writes only that agent's SensorState, using thread_local scratch for hash query
+// results, so concurrent sense() calls on distinct agents never share a written byte.
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "perception/perception_internal.hpp"
+
+namespace thicket::perception {
+
+using world::Entity;
+using world::QueryFilter;
+using world::TeamFilter;
+
+const char* sense_name(Sense sense) {
+  switch (sense) {
+    case Sense::Sight: return "sight";
+    case Sense::Hearing: return "hearing";
+    case Sense::Touch: return "touch";
+  }
+  return "?";
+}
+
+const char* kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::Agent: return "agent";
+    case Kind::Sound: return "sound";
+    case Kind::Area: return "area";
+    case Kind::Pickup: return "pickup";
+  }
+  return "?";
+}
+
+const char* phase_name(Phase phase) {
+  switch (phase) {
+    case Phase::Enter: return "enter";
+    case Phase::Stay: return "stay";
+    case Phase::Exit: return "exit";
+  }
+  return "?";
+}
+
+double sound_strength(double loudness, double distance) {
+  double d = std::max(1.0, distance);
+  return loudness / (d * d);
+}
+
+namespace {
+
+// Percepts of one sense are sorted by this key; equal keys are the same thing perceived.
+bool key_less(const Percept& a, const Percept& b) {
+  if (a.kind != b.kind) return a.kind < b.kind;
+  if (a.id != b.id) return a.id < b.id;
+  return a.sound < b.sound;
+}
+bool same_key(const Percept& a, const Percept& b) {
+  return a.kind == b.kind && a.id == b.id && a.sound == b.sound;
+}
+
+TeamFilter team_filter(Targets targets, std::int32_t own_team) {
+  switch (targets) {
+    case Targets::Enemies: return TeamFilter::all_but(own_team);
+    case Targets::Friends: return TeamFilter::only(own_team);
+    case Targets::All: break;
+  }
+  return TeamFilter::any();
+}
+
+// Per-thread scratch for hash query results: sense() may run on many threads at once.
+struct SightScratch {
+  std::vector<EntityId> cone;                         // one cone's query
+  std::vector<std::pair<EntityId, std::uint8_t>> seen, merged;  // union so far, first cone kept
+};
+thread_local SightScratch tl_sight;
+thread_local std::vector<EntityId> tl_bodies;
+
+}  // namespace
+
+// Sorts now[start..] (this tick's percepts of one sense), gives each its phase against the
+// previous tick's percepts of that sense in `before`, and appends an Exit for each of those no
+// longer perceived (they come out sorted, as `before` is).
+void assign_phases(std::vector<Percept>& now, std::size_t start, const std::vector<Percept>& before,
+                   Sense sense) {
+  std::sort(now.begin() + std::ptrdiff_t(start), now.end(), key_less);
+  std::size_t b0 = 0;
+  while (b0 < before.size() && before[b0].sense < sense) ++b0;
+  std::size_t b1 = b0;
+  while (b1 < before.size() && before[b1].sense == sense) ++b1;
+  auto exit_from = [&](std::size_t j) {
+    if (before[j].phase == Phase::Exit) return;  // gone already
+    Percept gone = before[j];
+    gone.phase = Phase::Exit;
+    gone.taken = false;
+    now.push_back(gone);
+  };
+  const std::size_t end = now.size();
+  std::size_t j = b0;
+  for (std::size_t i = start; i < end; ++i) {
+    while (j < b1 && (before[j].phase == Phase::Exit || key_less(before[j], now[i]))) exit_from(j++);
+    if (j < b1 && same_key(before[j], now[i])) {
+      now[i].phase = Phase::Stay;
+      ++j;
+    } else {
+      now[i].phase = Phase::Enter;
+    }
+  }
+  while (j < b1) exit_from(j++);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Registration
+
+Manager::Manager(const world::World& world, const world::SpatialHash& hash, const nav::Walls* walls,
+                 const std::vector<std::uint32_t>& agent_of_slot, double dt)
+    : world_(&world), hash_(&hash), walls_(walls), agent_of_slot_(&agent_of_slot),
+      dt_(dt > 0 && std::isfinite(dt) ? dt : 1.0) {
+  queues_.resize(1);
+}
+
+Manager::~Manager() = default;
+
+void Manager::add_sensor(std::uint32_t agent, const Senses& senses) {
+  if (agent == 0) return;
+  if (sensor_of_.size() < agent) {
+    sensor_of_.resize(agent, nullptr);
+    sensors_.resize(agent);
+  }
+  auto& owned = sensors_[agent - 1];
+  if (!owned) owned = std::make_unique<SensorState>();
+  // A new registration starts afresh (its buffers are kept).
+  owned->senses = &senses;
+  owned->now.clear();
+  owned->before.clear();
+  owned->sightings.clear();
+  owned->memory.clear();
+  sensor_of_[agent - 1] = owned.get();
+}
+
+void Manager::remove_sensor(std::uint32_t agent) {
+  if (agent == 0 || agent > sensor_of_.size()) return;
+  sensor_of_[agent - 1] = nullptr;
+  sensors_[agent - 1].reset();
+}
+
+void Manager::add_area(Area area) { areas_.push_back(std::move(area)); }
+
+void Manager::add_pickup(PickupSpec pickup) {
+  pickups_.push_back(std::move(pickup));
+  pickup_states_.push_back({});
+  pickup_touchable_.push_back(1);
+}
+
+std::uint64_t Manager::ticks_for(double seconds) const {
+  double ticks = std::round(seconds / dt_);
+  if (!(ticks >= 1)) return 1;  // also NaN
+  if (ticks > 1e15) return std::uint64_t(1e15);
+  return std::uint64_t(ticks);
+}
+
+bool Manager::has_sensor(std::uint32_t agent) const {
+  return agent != 0 && agent <= sensor_of_.size() && sensor_of_[agent - 1] != nullptr;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tick's fixed point
+
+std::uint32_t Manager::agent_of(EntityId id) const {
+  std::uint32_t slot = id.index();
+  return slot < agent_of_slot_->size() ? (*agent_of_slot_)[slot] : 0;
+}
+
+const Entity* Manager::entity_of_agent(std::uint32_t agent) const {
+  if (agent == 0 || agent > slot_of_agent_.size()) return nullptr;
+  std::uint32_t slot = slot_of_agent_[agent - 1];
+  if (slot == kNoSlot) return nullptr;
+  return &world_->entities()[slot];
+}
+
+void Manager::begin_tick(std::uint64_t tick) {
+  tick_ = tick;
+  // Who is where this tick: agent id -> slot, and the widest body (touch and pickups reach
+  // this far beyond their own radius through the hash).
+  std::span<const Entity> slots = world_->entities();
+  std::fill(slot_of_agent_.begin(), slot_of_agent_.end(), kNoSlot);
+  max_body_radius_ = 0;
+  for (std::size_t s = 0; s < slots.size(); ++s) {
+    if (!slots[s].alive) continue;
+    max_body_radius_ = std::max(max_body_radius_, slots[s].radius());
+    std::uint32_t agent = s < agent_of_slot_->size() ? (*agent_of_slot_)[s] : 0;
+    if (agent == 0) continue;
+    if (slot_of_agent_.size() < agent) slot_of_agent_.resize(agent, kNoSlot);
+    slot_of_agent_[agent - 1] = std::uint32_t(s);
+  }
+
+  // Sounds: forget the ones whose time is up, then make the queued ones audible.
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < sounds_.size(); ++i) {
+    if (sounds_[i].last_tick < tick) continue;
+    sounds_[kept] = sounds_[i];
+    sound_meta_[kept] = sound_meta_[i];
+    ++kept;
+  }
+  sounds_.resize(kept);
+  sound_meta_.resize(kept);
+  merge_queued_sounds();
+
+  min_threshold_ = std::numeric_limits<double>::infinity();
+  for (const SensorState* s : sensor_of_)
+    if (s != nullptr && s->senses->hearing.enabled)
+      min_threshold_ = std::min(min_threshold_, s->senses->hearing.threshold);
+  build_sound_index();
+
+  take_pickups();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sensing one agent
+
+void Manager::sense(std::uint32_t agent, Stats* stats) {
+  if (!has_sensor(agent)) return;
+  SensorState& s = *sensor_of_[agent - 1];
+  s.agent = agent;
+  std::swap(s.now, s.before);
+  s.now.clear();
+  if (stats != nullptr) ++stats->sensed;
+  const Entity* self = entity_of_agent(agent);
+  if (self != nullptr) {
+    QueryFilter filter{self->id, team_filter(s.senses->targets, self->team)};
+    sense_sight(s, *self, filter, stats);
+    sense_hearing(s, *self, stats);
+    sense_touch(s, *self, filter);
+  } else {
+    // Not in the world (yet, or any more): everything perceived before exits.
+    for (Sense sense : {Sense::Sight, Sense::Hearing, Sense::Touch})
+      assign_phases(s.now, s.now.size(), s.before, sense);
+  }
+  update_memory(s);
+}
+
+void Manager::sense_sight(SensorState& s, const Entity& self, const QueryFilter& filter,
+                          Stats* stats) {
+  const SightSpec& sight = s.senses->sight;
+  const std::size_t start = s.now.size();
+  if (sight.cones.empty()) return;
+
+  // Level of detail: off-tick and nothing of interest near, the last check's sightings stand.
+  if (sight.lod_distance > 0 && sight.lod_every > 1 && (tick_ + s.agent) % sight.lod_every != 0 &&
+      hash_->nearest(self.position, sight.lod_distance, filter).is_none()) {
+    if (stats != nullptr) ++stats->lod_skips;
+    s.now.insert(s.now.end(), s.sightings.begin(), s.sightings.end());
+    assign_phases(s.now, start, s.before, Sense::Sight);
+    return;
+  }
+  if (stats != nullptr) ++stats->sight_checks;
+
+  // The union of the cones' hash queries, each body with the first cone that sees it. Each
+  // query's result is sorted by entity id, so the union is a merge.
+  SightScratch& t = tl_sight;
+  world::QueryCost cost;
+  t.seen.clear();
+  for (std::size_t c = 0; c < sight.cones.size() && c < 256; ++c) {
+    const SightCone& cone = sight.cones[c];
+    hash_->in_field_of_view(self.position, self.heading, cone.range, cone.half_angle, t.cone,
+                            filter, &cost);
+    if (t.cone.empty()) continue;
+    t.merged.clear();
+    std::size_t i = 0, j = 0;
+    while (i < t.seen.size() || j < t.cone.size()) {
+      if (j == t.cone.size() || (i < t.seen.size() && t.seen[i].first <= t.cone[j])) {
+        if (j < t.cone.size() && t.seen[i].first == t.cone[j]) ++j;  // seen by an earlier cone
+        t.merged.push_back(t.seen[i++]);
+      } else {
+        t.merged.push_back({t.cone[j++], std::uint8_t(c)});
+      }
+    }
+    std::swap(t.seen, t.merged);
+  }
+
+  const bool walls = sight.walls && walls_ != nullptr;
+  std::uint64_t los_tests = 0;
+  std::span<const Entity> slots = world_->entities();
+  for (auto [id, cone] : t.seen) {
+    std::uint32_t target = agent_of(id);
+    if (target == 0) continue;  // a body that is no agent has no id to report
+    const Entity& body = slots[id.index()];
+    if (walls) {
+      ++los_tests;
+      if (!walls_->clear(self.position, body.position)) continue;
+    }
+    Percept p;
+    p.sense = Sense::Sight;
+    p.kind = Kind::Agent;
+    p.cone = cone;
+    p.id = target;
+    p.position = body.position;
+    p.distance = world::distance(self.position, body.position);
+    p.strength = 1.0 - p.distance / sight.cones[cone].range;
+    s.now.push_back(p);
+  }
+  if (stats != nullptr) {
+    stats->candidates += cost.entries;
+    stats->los_tests += los_tests;
+  }
+  assign_phases(s.now, start, s.before, Sense::Sight);
+  // What stands on the ticks LOD skips: this check's sightings (their phase is reassigned then).
+  s.sightings.clear();
+  for (std::size_t i = start; i < s.now.size(); ++i)
+    if (s.now[i].phase != Phase::Exit) s.sightings.push_back(s.now[i]);
+}
+
+void Manager::sense_touch(SensorState& s, const Entity& self, const QueryFilter& filter) {
+  const TouchSpec& touch = s.senses->touch;
+  const std::size_t start = s.now.size();
+  if (!touch.enabled) return;
+  const double reach = std::max(0.0, touch.reach);
+  const double r = self.radius();
+
+  std::vector<EntityId>& bodies = tl_bodies;
+  hash_->within_radius(self.position, r + max_body_radius_ + reach, bodies, filter);
+  std::span<const Entity> slots = world_->entities();
+  for (EntityId id : bodies) {
+    std::uint32_t target = agent_of(id);
+    if (target == 0) continue;
+    const Entity& body = slots[id.index()];
+    double d = world::distance(self.position, body.position);
+    if (!(d <= r + body.radius() + reach)) continue;
+    Percept p;
+    p.sense = Sense::Touch;
+    p.kind = Kind::Agent;
+    p.id = target;
+    p.position = body.position;
+    p.distance = d;
+    p.strength = 1;
+    s.now.push_back(p);
+  }
+  for (std::size_t a = 0; a < areas_.size(); ++a) {
+    const Area& area = areas_[a];
+    if (!(world::distance_to_obstacle(area.shape, self.position) <= r + reach)) continue;
+    Percept p;
+    p.sense = Sense::Touch;
+    p.kind = Kind::Area;
+    p.id = std::uint32_t(a + 1);
+    p.position = area.shape.centre;
+    p.distance = world::distance(self.position, area.shape.centre);
+    p.strength = 1;
+    s.now.push_back(p);
+  }
+  for (std::size_t k = 0; k < pickups_.size(); ++k) {
+    if (!pickup_touchable_[k]) continue;
+    const PickupSpec& pickup = pickups_[k];
+    double d = world::distance(self.position, pickup.position);
+    if (!(d <= r + pickup.radius + reach)) continue;
+    Percept p;
+    p.sense = Sense::Touch;
+    p.kind = Kind::Pickup;
+    p.id = std::uint32_t(k + 1);
+    p.position = pickup.position;
+    p.distance = d;
+    p.strength = 1;
+    for (const Take& take : takes_)
+      if (take.pickup == k && take.agent == s.agent) p.taken = true;
+    s.now.push_back(p);
+  }
+  assign_phases(s.now, start, s.before, Sense::Touch);
+}
+
+// Memory holds agents (perceived by any sense; a sound with a source is its source heard) and
+// anonymous sounds, sorted by (kind, id). When one thing is perceived by several senses in a
+// tick, the first in percept order (sight, hearing, touch) gives the entry its sense and place.
+void Manager::update_memory(SensorState& s) {
+  std::erase_if(s.memory, [&](const MemoryEntry& e) { return e.forget_tick <= tick_; });
+  const std::uint64_t memory_ticks = ticks_for(s.senses->memory);
+  for (const Percept& p : s.now) {
+    if (p.phase == Phase::Exit) continue;
+    MemoryEntry entry;
+    if (p.kind == Kind::Agent || (p.kind == Kind::Sound && p.id != 0)) {
+      entry.kind = Kind::Agent;
+      entry.id = p.id;
+    } else if (p.kind == Kind::Sound) {
+      entry.kind = Kind::Sound;
+      entry.id = p.sound;
+    } else {
+      continue;  // areas and pickups are places, not things to remember
+    }
+    entry.sense = p.sense;
+    entry.position = p.position;
+    entry.last_tick = tick_;
+    entry.forget_tick = tick_ + memory_ticks;
+    auto at = std::lower_bound(s.memory.begin(), s.memory.end(), entry,
+                               [](const MemoryEntry& a, const MemoryEntry& b) {
+                                 return a.kind != b.kind ? a.kind < b.kind : a.id < b.id;
+                               });
+    if (at != s.memory.end() && at->kind == entry.kind && at->id == entry.id) {
+      if (at->last_tick != tick_) *at = entry;  // first sense this tick wins
+    } else {
+      s.memory.insert(at, entry);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reads
+
+std::span<const Percept> Manager::percepts(std::uint32_t agent) const {
+  if (!has_sensor(agent)) return {};
+  return sensor_of_[agent - 1]->now;
+}
+
+std::span<const MemoryEntry> Manager::memory(std::uint32_t agent) const {
+  if (!has_sensor(agent)) return {};
+  return sensor_of_[agent - 1]->memory;
+}
+
+bool Manager::sees(std::uint32_t agent, std::uint32_t target) const {
+  for (const Percept& p : percepts(agent)) {
+    if (p.sense != Sense::Sight) break;  // sight comes first
+    if (p.id == target && p.phase != Phase::Exit) return true;
+  }
+  return false;
+}
+
+std::size_t Manager::bytes_per_sensor() const {
+  std::size_t total = 0, count = 0;
+  for (const auto& owned : sensors_) {
+    if (!owned) continue;
+    ++count;
+    total += sizeof(SensorState) + sizeof(SensorState*) + sizeof(std::unique_ptr<SensorState>) +
+             sizeof(std::uint32_t) +  // slot_of_agent_
+             (owned->now.capacity() + owned->before.capacity() + owned->sightings.capacity()) *
+                 sizeof(Percept) +
+             owned->memory.capacity() * sizeof(MemoryEntry);
+  }
+  return count == 0 ? 0 : total / count;
+}
+
+}  // namespace thicket::perception
