@@ -778,8 +778,8 @@ class ScenarioReader {
     read_measure(vehicle.value, "radius", /*positive=*/false, out.radius);
   }
 
-  // A group's initial `blackboard:` values, or what a pickup `gives:` (value: "initial value",
-  // "value"): key: number, true/false or text.
+  // A group's initial `blackboard:` values, or what a pickup `gives:` (what_value: "initial
+  // value", "given value"): key: number, true/false or text.
   void read_blackboard(const Field& blackboard, std::vector<std::pair<std::string, Value>>& out,
                        const std::string& what_value = "initial value") {
     if (!blackboard.value.IsMap()) {
@@ -1008,11 +1008,11 @@ class ScenarioReader {
       error(name, article + what + " name must be a name (letters, digits, _; not starting with a digit), got " + shown(name.value));
       return false;
     }
-    if (!names.insert(name.value.Scalar()).second) {
-      error(name, article + what + " named '" + name.value.Scalar() + "' is defined twice");
+    out = name.value.Scalar();  // named in its other errors even when taken
+    if (!names.insert(out).second) {
+      error(name, article + what + " named '" + out + "' is defined twice");
       return false;
     }
-    out = name.value.Scalar();
     return true;
   }
 
@@ -1051,7 +1051,7 @@ class ScenarioReader {
       read_measure(item, "radius", /*positive=*/true, p.radius);
       read_measure(item, "respawn", /*positive=*/false, p.respawn);
       if (Field teams = field(item, "teams")) read_pickup_teams(teams, decl, spec);
-      if (Field gives = field(item, "gives")) read_blackboard(gives, decl.gives, "value given");
+      if (Field gives = field(item, "gives")) read_blackboard(gives, decl.gives, "given value");
       if (diags_.size() == errors_before) spec.pickups.push_back(std::move(decl));
     }
   }
