@@ -316,16 +316,22 @@ TEST_CASE("scenario perception: blackboard slots") {
         "perception.yaml:5:121: error: unknown sense slot 'sen' in 'blackboard' of 'senses'; did you mean 'seen'? (allowed: "
         "seen, seen_id, seen_x, seen_y, seen_distance, heard, heard_x, heard_y, heard_id, touched, remembered, memory_x, "
         "memory_y, memory_age, memory_id)\n");
-  CHECK(senses_error("{touch: true, blackboard: {seen: a, seen: b}}") ==
-        "perception.yaml:5:130: error: 'seen' is given twice in 'blackboard' of 'senses'\n");
+  CHECK(senses_error("{touch: true, blackboard: {touched: a, touched: b}}") ==
+        "perception.yaml:5:133: error: 'touched' is given twice in 'blackboard' of 'senses'\n");
   CHECK(senses_error("{touch: true, blackboard: {seen: 3x}}") ==
         "perception.yaml:5:127: error: slot 'seen' is written into a blackboard key, which must be a name (letters, digits, _; "
         "not starting with a digit), got text '3x'\n");
   CHECK(senses_error("{touch: true, blackboard: {seen: }}") ==
         "perception.yaml:5:121: error: slot 'seen' is written into a blackboard key, which must be a name (letters, digits, _; "
         "not starting with a digit), got nothing\n");
-  CHECK(senses_error("{touch: true, blackboard: {heard: noise, touched: noise}}") ==
-        "perception.yaml:5:144: error: slots 'heard' and 'touched' both write blackboard key 'noise'; give each its own key\n");
+  CHECK(senses_error("{touch: true, hearing: true, blackboard: {heard: noise, touched: noise}}") ==
+        "perception.yaml:5:159: error: slots 'heard' and 'touched' both write blackboard key 'noise'; give each its own key\n");
+  // A slot of a sense the group lacks would never change; memory slots go with any sense.
+  CHECK(senses_error("{touch: true, blackboard: {seen: a, heard_x: b, touched: c, remembered: d}}") ==
+        "perception.yaml:5:127: error: slot 'seen' is written by sight, and this group has no sight\n"
+        "perception.yaml:5:139: error: slot 'heard_x' is written by hearing, and this group has no hearing\n");
+  CHECK(senses_error("{sight: {cones: [{range: 1, angle: 90}]}, touch: false, blackboard: {touched: c}}") ==
+        "perception.yaml:5:172: error: slot 'touched' is written by touch, and this group has no touch\n");
   CHECK(senses_error("{touch: true, blackboard: [seen]}") ==
         "perception.yaml:5:120: error: 'blackboard' of 'senses' must be a mapping {SLOT: key, ...} (e.g. {seen: "
         "target_visible}), got a list\n");

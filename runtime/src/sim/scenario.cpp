@@ -871,7 +871,22 @@ class ScenarioReader {
         error(t, "'targets' must be one of enemies, friends, all, got " + shown(t.value));
     }
     read_measure(map, "memory", /*positive=*/false, senses.memory);
-    if (Field bb = field(map, "blackboard")) read_sense_keys(bb, group.sense_keys);
+    const bool senses_read_well = diags_.size() == errors_before;
+    if (Field bb = field(map, "blackboard")) {
+      read_sense_keys(bb, group.sense_keys);
+      // A slot of a sense the group lacks would stay false (or 0) all run: a mistake, not a choice.
+      if (senses_read_well)
+        for (const SenseBinding& b : group.sense_keys) {
+          const char* needs = nullptr;
+          if (b.slot <= SenseSlot::SeenDistance && senses.sight.cones.empty()) needs = "sight";
+          else if (b.slot >= SenseSlot::Heard && b.slot <= SenseSlot::HeardId && !senses.hearing.enabled) needs = "hearing";
+          else if (b.slot == SenseSlot::Touched && !senses.touch.enabled) needs = "touch";
+          if (needs)
+            diags_.push_back({Severity::Error, path_, b.line, b.column,
+                              "slot '" + std::string(kSenseSlotNames[static_cast<size_t>(b.slot)]) + "' is written by " +
+                                  needs + ", and this group has no " + needs});
+        }
+    }
     group.has_senses = true;
   }
 
