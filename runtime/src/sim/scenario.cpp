@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <numbers>
 #include <set>
 #include <sstream>
 
@@ -28,8 +29,13 @@ namespace fs = std::filesystem;
 constexpr int64_t kMaxAgents = 100000;
 
 const std::vector<std::string> kTopKeys = {"scenario", "seed", "ticks", "dt", "world", "teams", "groups", "metrics"};
-const std::vector<std::string> kWorldKeys = {"size", "obstacles", "map", "cell", "origin", "terrain", "danger", "waypoints", "navmesh"};
-const std::vector<std::string> kGroupKeys = {"name", "team", "count", "brain", "spawn", "vehicle", "blackboard"};
+const std::vector<std::string> kWorldKeys = {"size", "obstacles", "map", "cell", "origin", "terrain", "danger", "waypoints", "navmesh",
+                                             "areas", "pickups"};
+const std::vector<std::string> kGroupKeys = {"name", "team", "count", "brain", "spawn", "vehicle", "blackboard", "senses"};
+const std::vector<std::string> kSensesKeys = {"sight", "hearing", "touch", "targets", "memory", "blackboard"};
+const std::vector<std::string> kPickupKeys = {"name", "kind", "at", "radius", "respawn", "teams", "gives"};
+// Every cone is tested against every body near the agent, and a percept names its cone in a byte.
+constexpr size_t kMaxCones = 16;
 const std::vector<std::string> kSpawnKeys = {"centre", "radius", "box"};  // and `center`, silently
 const std::vector<std::string> kVehicleKeys = {"mass", "max_speed", "max_force", "radius"};
 
@@ -102,10 +108,16 @@ class ScenarioReader {
       else error(name, "'scenario' names the scenario and must be text, got " + shown(name.value));
     }
     read_run_settings(doc, spec);
-    if (Field world = required(doc, "world", "a scenario needs 'world: {size: [width, height]}'"))
-      read_world(world, spec);
+    Field world = required(doc, "world", "a scenario needs 'world: {size: [width, height]}'");
+    if (world) read_world(world, spec);
     if (Field teams = required(doc, "teams", "a scenario needs 'teams: [NAME, ...]', the sides its agents are on"))
       teams_known_ = read_names(teams, "team", spec.teams);
+    // Perception's world keys come after the teams, which pickups name (errors are sorted by
+    // place in the file anyway).
+    if (world && world.value.IsMap()) {
+      if (Field areas = field(world.value, "areas")) read_areas(areas, spec);
+      if (Field pickups = field(world.value, "pickups")) read_pickups(pickups, spec);
+    }
     if (Field groups = required(doc, "groups", "a scenario needs 'groups:', a list of agent groups "
                                                "(each with name, team, brain and spawn)"))
       read_groups(groups, spec);
@@ -482,45 +494,67 @@ class ScenarioReader {
   bool world_bounds_contains(world::Vec2 p) const { return known_bounds_.contains(p); }
 
   void read_obstacle(const YAML::Node& item, const YAML::Node& list_key, ScenarioSpec& spec) {
-    const std::string shapes = "an obstacle is {circle: [x, y], radius: R}, {box: [[x0, y0], [x1, y1]]} or {polygon: [[x, y], ...]}";
+    const ShapeWords words{"obstacle", "an obstacle is {circle: [x, y], radius: R}, {box: [[x0, y0], [x1, y1]]} or {polygon: [[x, y], ...]}",
+                           {}, /*polygon=*/true};
     if (!item.IsMap()) {
-      error(item, shapes + ", got " + shown(item), list_key);
+      error(item, words.shapes + ", got " + shown(item), list_key);
       return;
     }
+    if (auto shape = read_shape(item, words)) spec.obstacles.push_back(std::move(*shape));
+  }
+
+  // What a shape is called in messages, the other keys its mapping may have (an area's name),
+  // and whether polygons are allowed.
+  struct ShapeWords {
+    std::string noun;    // "obstacle": "a box obstacle", "unknown key 'x' in an obstacle"
+    std::string shapes;  // the forms it may take, a whole phrase
+    std::vector<std::string> other_keys;
+    bool polygon = false;
+  };
+
+  // A circle, a box or (when allowed) a polygon, from a mapping; the other keys are the caller's.
+  std::optional<world::Obstacle> read_shape(const YAML::Node& item, const ShapeWords& words) {
     Field circle = field(item, "circle"), box = field(item, "box"), polygon = field(item, "polygon");
     std::vector<const Field*> given;
     for (const Field* f : {&circle, &box, &polygon})
-      if (*f) given.push_back(f);
+      if (*f && (words.polygon || f != &polygon)) given.push_back(f);
     const size_t kinds = given.size();
+    auto allowed = [&](std::vector<std::string> keys) {
+      keys.insert(keys.begin(), words.other_keys.begin(), words.other_keys.end());
+      return keys;
+    };
+    const std::string article = words.noun.find_first_of("aeiou") == 0 ? "an " : "a ";
     if (kinds > 1) {
-      error(given[1]->key, shapes + "; this one has both '" + given[0]->key.Scalar() + "' and '" + given[1]->key.Scalar() + "'");
-      return;
+      error(given[1]->key, words.shapes + "; this one has both '" + given[0]->key.Scalar() + "' and '" + given[1]->key.Scalar() + "'");
+      return std::nullopt;
     }
     if (kinds == 0) {
       size_t errors_before = diags_.size();
-      reject_unknown_keys(item, {"circle", "radius", "box", "polygon"}, "key", " in an obstacle");
-      if (diags_.size() == errors_before) error(item, shapes);
-      return;
+      reject_unknown_keys(item, allowed(words.polygon ? std::vector<std::string>{"circle", "radius", "box", "polygon"}
+                                                      : std::vector<std::string>{"circle", "radius", "box"}),
+                          "key", " in " + article + words.noun);
+      if (diags_.size() == errors_before) error(item, words.shapes);
+      return std::nullopt;
     }
-    if (polygon) {
-      reject_unknown_keys(item, {"polygon"}, "key", " in a polygon obstacle");
-      read_polygon(polygon, spec);
-      return;
+    if (polygon && words.polygon) {
+      reject_unknown_keys(item, allowed({"polygon"}), "key", " in a polygon " + words.noun);
+      return read_polygon(polygon);
     }
     if (box) {
-      reject_unknown_keys(item, {"box"}, "key", " in a box obstacle");
-      if (auto c = corners(box)) spec.obstacles.push_back(world::Obstacle::box(c->first, c->second));
-      return;
+      reject_unknown_keys(item, allowed({"box"}), "key", " in a box " + words.noun);
+      if (auto c = corners(box)) return world::Obstacle::box(c->first, c->second);
+      return std::nullopt;
     }
-    reject_unknown_keys(item, {"circle", "radius"}, "key", " in a circle obstacle");
+    reject_unknown_keys(item, allowed({"circle", "radius"}), "key", " in a circle " + words.noun);
     auto centre = point(circle);
     std::optional<double> radius;
-    if (Field r = required(item, "radius", "a circle obstacle needs 'radius: R'")) radius = measure(r, /*positive=*/true);
-    if (centre && radius) spec.obstacles.push_back(world::Obstacle::circle(*centre, *radius));
+    if (Field r = required(item, "radius", "a circle " + words.noun + " needs 'radius: R'")) radius = measure(r, /*positive=*/true);
+    if (centre && radius) return world::Obstacle::circle(*centre, *radius);
+    return std::nullopt;
   }
 
   // `polygon: [[x, y], ...]`: >= 3 corners in order, a simple polygon with an area.
-  void read_polygon(const Field& f, ScenarioSpec& spec) {
+  std::optional<world::Obstacle> read_polygon(const Field& f) {
     std::vector<world::Vec2> corners;
     bool good = f.value.IsSequence() && f.value.size() >= 3;
     if (good)
@@ -534,14 +568,14 @@ class ScenarioReader {
       }
     if (!good) {
       error(f, "'polygon' must be a list of at least 3 corners [[x, y], ...] in order around it, got " + shown(f.value));
-      return;
+      return std::nullopt;
     }
     double twice_area = 0;
     for (size_t i = 0, j = corners.size() - 1; i < corners.size(); j = i++)
       twice_area += corners[j].x * corners[i].y - corners[i].x * corners[j].y;
     if (std::abs(twice_area) < 1e-9) {
       error(f, "the polygon has no area (its corners are on one line)");
-      return;
+      return std::nullopt;
     }
     // Simple: no two edges that do not share a corner cross.
     auto cross = [](world::Vec2 o, world::Vec2 a, world::Vec2 b) { return (a - o).x * (b - o).y - (a - o).y * (b - o).x; };
@@ -554,10 +588,10 @@ class ScenarioReader {
         if (((d1 > 0) != (d2 > 0)) && ((d3 > 0) != (d4 > 0)) && d1 != 0 && d2 != 0 && d3 != 0 && d4 != 0) {
           error(f, "the polygon crosses itself (edges " + std::to_string(i + 1) + " and " + std::to_string(j + 1) +
                        "); list its corners in order around it");
-          return;
+          return std::nullopt;
         }
       }
-    spec.obstacles.push_back(world::Obstacle::polygon(std::move(corners)));
+    return world::Obstacle::polygon(std::move(corners));
   }
 
   // teams and metrics: a list of unique identifiers. Returns whether the list is usable (a
@@ -635,6 +669,7 @@ class ScenarioReader {
     }
     if (Field vehicle = field(map, "vehicle")) read_vehicle(vehicle, group.vehicle);
     if (Field blackboard = field(map, "blackboard")) read_blackboard(blackboard, group.blackboard);
+    if (Field senses = field(map, "senses")) read_senses(senses, group);
     return diags_.size() == errors_before;
   }
 
@@ -743,9 +778,12 @@ class ScenarioReader {
     read_measure(vehicle.value, "radius", /*positive=*/false, out.radius);
   }
 
-  void read_blackboard(const Field& blackboard, std::vector<std::pair<std::string, Value>>& out) {
+  // A group's initial `blackboard:` values, or what a pickup `gives:` (what_value: "initial
+  // value", "given value"): key: number, true/false or text.
+  void read_blackboard(const Field& blackboard, std::vector<std::pair<std::string, Value>>& out,
+                       const std::string& what_value = "initial value") {
     if (!blackboard.value.IsMap()) {
-      error(blackboard, "'blackboard' must be a mapping of key: initial value, got " + shown(blackboard.value));
+      error(blackboard, "'" + blackboard.key.Scalar() + "' must be a mapping of key: " + what_value + ", got " + shown(blackboard.value));
       return;
     }
     std::set<std::string> seen;
@@ -768,11 +806,311 @@ class ScenarioReader {
         case ScalarKind::Bool: value = s.boolean; break;
         case ScalarKind::String: value = s.text; break;
         case ScalarKind::Null:
-          error(it->second, "the initial value of '" + key + "' must be a number, true/false or text, got " +
+          error(it->second, "the " + what_value + " of '" + key + "' must be a number, true/false or text, got " +
                                 shown(it->second), it->first);
           continue;
       }
       out.emplace_back(key, std::move(value));
+    }
+  }
+
+  // ------------------------------------------------------------------ perception (issue 13)
+
+  std::optional<bool> boolean(const Field& f) {
+    Scalar s = classify_scalar(f.value);
+    if (f.value.IsScalar() && s.kind == ScalarKind::Bool) return s.boolean;
+    error(f, "'" + f.key.Scalar() + "' must be true or false, got " + shown(f.value));
+    return std::nullopt;
+  }
+
+  // `senses: {sight: {cones: [...], walls, lod}, hearing, touch, targets, memory, blackboard}`.
+  void read_senses(const Field& f, AgentGroup& group) {
+    const YAML::Node& map = f.value;
+    if (!map.IsMap() && !map.IsNull()) {
+      error(f, "'senses' must be a mapping {sight, hearing, touch, targets, memory, blackboard}, got " + shown(map));
+      return;
+    }
+    perception::Senses& senses = group.senses;
+    Field sight = field(map, "sight"), hearing = field(map, "hearing"), touch = field(map, "touch");
+    if (!sight && !hearing && !touch) {
+      // A near-miss (`sigth:`) has its own did-you-mean error; an empty mapping has nothing else.
+      size_t errors_before = diags_.size();
+      if (map.IsMap()) reject_unknown_keys(map, kSensesKeys, "key", " in 'senses'");
+      if (diags_.size() == errors_before) error(f, "senses need at least one of sight, hearing, touch");
+      return;
+    }
+    reject_unknown_keys(map, kSensesKeys, "key", " in 'senses'");
+    size_t errors_before = diags_.size();
+    if (sight) read_sight(sight, senses.sight);
+    if (hearing) read_switch_or_map(hearing, senses.hearing.enabled, "{threshold: T, walls: W}", [&](const YAML::Node& m) {
+        reject_unknown_keys(m, {"threshold", "walls"}, "key", " in 'hearing'");
+        read_measure(m, "threshold", /*positive=*/true, senses.hearing.threshold);
+        if (Field w = field(m, "walls")) {
+          auto v = finite_number(w.value);
+          if (v && *v >= 0 && *v <= 1) senses.hearing.walls = *v;
+          else error(w, "'walls' of 'hearing' is the share of a sound's strength that passes walls, a number from 0 to 1, got " +
+                            shown(w.value));
+        }
+      });
+    if (touch) read_switch_or_map(touch, senses.touch.enabled, "{reach: R}", [&](const YAML::Node& m) {
+        reject_unknown_keys(m, {"reach"}, "key", " in 'touch'");
+        read_measure(m, "reach", /*positive=*/false, senses.touch.reach);
+      });
+    // `hearing: false` alone senses nothing either (only when the keys read well, to say one thing at a time).
+    if (diags_.size() == errors_before && !senses.any())
+      error(f, "senses need at least one of sight, hearing, touch (this group's are all switched off)");
+    if (Field t = field(map, "targets")) {
+      const std::vector<std::string> names = {"enemies", "friends", "all"};
+      const std::string word = is_text(t.value) ? t.value.Scalar() : "";
+      auto at = std::find(names.begin(), names.end(), word);
+      if (at != names.end())
+        senses.targets = static_cast<perception::Targets>(at - names.begin());
+      else if (is_text(t.value))
+        error(t, "unknown targets '" + word + "'" + did_you_mean(word, names) + " (allowed: " + join_names(names) + ")");
+      else
+        error(t, "'targets' must be one of enemies, friends, all, got " + shown(t.value));
+    }
+    read_measure(map, "memory", /*positive=*/false, senses.memory);
+    const bool senses_read_well = diags_.size() == errors_before;
+    if (Field bb = field(map, "blackboard")) {
+      read_sense_keys(bb, group.sense_keys);
+      // A slot of a sense the group lacks would stay false (or 0) all run: a mistake, not a choice.
+      if (senses_read_well)
+        for (const SenseBinding& b : group.sense_keys) {
+          const char* needs = nullptr;
+          if (b.slot <= SenseSlot::SeenDistance && senses.sight.cones.empty()) needs = "sight";
+          else if (b.slot >= SenseSlot::Heard && b.slot <= SenseSlot::HeardId && !senses.hearing.enabled) needs = "hearing";
+          else if (b.slot == SenseSlot::Touched && !senses.touch.enabled) needs = "touch";
+          if (needs)
+            diags_.push_back({Severity::Error, path_, b.line, b.column,
+                              "slot '" + std::string(kSenseSlotNames[static_cast<size_t>(b.slot)]) + "' is written by " +
+                                  needs + ", and this group has no " + needs});
+        }
+    }
+    group.has_senses = true;
+  }
+
+  // `hearing: true` / `touch: false`, or a mapping of settings (which switches the sense on).
+  template <class ReadMap>
+  void read_switch_or_map(const Field& f, bool& enabled, const std::string& form, ReadMap read_map) {
+    Scalar s = classify_scalar(f.value);
+    if (f.value.IsScalar() && s.kind == ScalarKind::Bool) {
+      enabled = s.boolean;
+    } else if (f.value.IsMap()) {
+      enabled = true;
+      read_map(f.value);
+    } else {
+      error(f, "'" + f.key.Scalar() + "' must be true/false or " + form + ", got " + shown(f.value));
+    }
+  }
+
+  // `sight: {cones: [{range: 8, angle: 160}, ...], walls: true, lod: {distance: 25, every: 4}}`.
+  void read_sight(const Field& f, perception::SightSpec& sight) {
+    if (!f.value.IsMap()) {
+      error(f, "'sight' must be a mapping {cones: [{range: R, angle: DEGREES}, ...], walls: true, "
+               "lod: {distance: D, every: N}}, got " + shown(f.value));
+      return;
+    }
+    reject_unknown_keys(f.value, {"cones", "walls", "lod"}, "key", " in 'sight'");
+    if (Field cones = required(f.value, "cones", "'sight' needs 'cones: [{range: R, angle: DEGREES}, ...]'")) {
+      if (!cones.value.IsSequence() || cones.value.size() == 0) {
+        error(cones, "'cones' must be a non-empty list of cones {range: R, angle: DEGREES}, got " +
+                         (cones.value.IsSequence() ? std::string("an empty list") : shown(cones.value)));
+      } else if (cones.value.size() > kMaxCones) {
+        error(cones, "'cones' lists " + std::to_string(cones.value.size()) + " cones; a sight has at most " +
+                         std::to_string(kMaxCones) + " (every cone is tested against every body near it)");
+      } else {
+        for (const YAML::Node& item : cones.value)
+          if (auto cone = read_cone(item, cones.key)) sight.cones.push_back(*cone);
+      }
+    }
+    if (Field walls = field(f.value, "walls"))
+      if (auto b = boolean(walls)) sight.walls = *b;
+    if (Field lod = field(f.value, "lod")) {
+      if (!lod.value.IsMap()) {
+        error(lod, "'lod' must be a mapping {distance: D, every: N}: with nothing of interest within D metres, the cones "
+                   "are checked every N ticks, got " + shown(lod.value));
+        return;
+      }
+      reject_unknown_keys(lod.value, {"distance", "every"}, "key", " in 'lod'");
+      if (Field d = required(lod.value, "distance", "'lod' needs 'distance: D', metres beyond which nothing is of interest"))
+        if (auto v = measure(d, /*positive=*/true)) sight.lod_distance = *v;
+      if (Field e = required(lod.value, "every", "'lod' needs 'every: N', a check every N ticks when nothing is near"))
+        if (auto v = whole_number(e, 1, std::numeric_limits<uint32_t>::max())) sight.lod_every = static_cast<uint32_t>(*v);
+    }
+  }
+
+  // `{range: 8, angle: 160}`: angle is the cone's full angle in degrees, the spec keeps half of it in radians.
+  std::optional<perception::SightCone> read_cone(const YAML::Node& item, const YAML::Node& list_key) {
+    if (!item.IsMap()) {
+      error(item, "a cone is {range: R, angle: DEGREES}, got " + shown(item), list_key);
+      return std::nullopt;
+    }
+    reject_unknown_keys(item, {"range", "angle"}, "key", " in a cone");
+    std::optional<double> range, angle;
+    if (Field r = required(item, "range", "a cone needs 'range: R', how far it sees in metres")) range = measure(r, /*positive=*/true);
+    if (Field a = required(item, "angle", "a cone needs 'angle: DEGREES', its full width (360: all round)")) {
+      auto v = finite_number(a.value);
+      if (v && *v > 0 && *v <= 360) angle = *v;
+      else error(a, "'angle' is the cone's full width in degrees, > 0 and <= 360, got " + shown(a.value));
+    }
+    if (!range || !angle) return std::nullopt;
+    return perception::SightCone{*range, *angle / 2 * std::numbers::pi / 180};
+  }
+
+  // `blackboard: {seen: target_visible, heard_x: noise_x}`: a percept slot -> the brain's key.
+  void read_sense_keys(const Field& f, std::vector<SenseBinding>& out) {
+    if (!f.value.IsMap()) {
+      error(f, "'blackboard' of 'senses' must be a mapping {SLOT: key, ...} (e.g. {seen: target_visible}), got " + shown(f.value));
+      return;
+    }
+    static const std::vector<std::string> slots(std::begin(kSenseSlotNames), std::end(kSenseSlotNames));
+    reject_unknown_keys(f.value, slots, "sense slot", " in 'blackboard' of 'senses'");
+    std::set<std::string> slots_seen;
+    for (auto it = f.value.begin(); it != f.value.end(); ++it) {
+      if (!it->first.IsScalar()) continue;  // reported above, as are unknown and repeated slots
+      auto slot = std::find(slots.begin(), slots.end(), it->first.Scalar());
+      if (slot == slots.end() || !slots_seen.insert(*slot).second) continue;
+      const YAML::Node& value = it->second;
+      if (!is_text(value) || !is_identifier(value.Scalar())) {
+        error(value, "slot '" + *slot + "' is written into a blackboard key, which must be a name (letters, digits, _; "
+                     "not starting with a digit), got " + shown(value), it->first);
+        continue;
+      }
+      // Two slots in one key would overwrite each other every tick.
+      auto same = std::find_if(out.begin(), out.end(), [&](const SenseBinding& b) { return b.key == value.Scalar(); });
+      if (same != out.end()) {
+        error(value, "slots '" + std::string(kSenseSlotNames[static_cast<size_t>(same->slot)]) + "' and '" + *slot +
+                         "' both write blackboard key '" + value.Scalar() + "'; give each its own key");
+        continue;
+      }
+      out.push_back({static_cast<SenseSlot>(slot - slots.begin()), value.Scalar(), value.Mark().line + 1, value.Mark().column + 1});
+    }
+  }
+
+  // `areas: [{name: goal, box: [[x0, y0], [x1, y1]]}, {name: pond, circle: [x, y], radius: R}]`.
+  void read_areas(const Field& list, ScenarioSpec& spec) {
+    if (list.value.IsNull()) return;
+    const ShapeWords words{"area", "an area is {name: NAME, box: [[x0, y0], [x1, y1]]} or {name: NAME, circle: [x, y], radius: R}",
+                           {"name"}, /*polygon=*/false};
+    if (!list.value.IsSequence()) {
+      error(list, "'areas' must be a list of touch areas: " + words.shapes.substr(std::string("an area is ").size()) +
+                      ", got " + shown(list.value));
+      return;
+    }
+    std::set<std::string> names;
+    for (const YAML::Node& item : list.value) {
+      if (!item.IsMap()) {
+        error(item, words.shapes + ", got " + shown(item), list.key);
+        continue;
+      }
+      perception::Area area;
+      bool good = read_unique_name(item, "area", names, area.name);
+      auto shape = read_shape(item, words);
+      if (good && shape) {
+        area.shape = std::move(*shape);
+        spec.areas.push_back(std::move(area));
+      }
+    }
+  }
+
+  // An area's or a pickup's `name:`: a name not used before by another of its kind.
+  bool read_unique_name(const YAML::Node& item, const std::string& what, std::set<std::string>& names, std::string& out) {
+    const std::string article = what == "area" ? "an " : "a ";
+    Field name = required(item, "name", article + what + " needs 'name: NAME'");
+    if (!name) return false;
+    if (!is_text(name.value) || !is_identifier(name.value.Scalar())) {
+      error(name, article + what + " name must be a name (letters, digits, _; not starting with a digit), got " + shown(name.value));
+      return false;
+    }
+    out = name.value.Scalar();  // named in its other errors even when taken
+    if (!names.insert(out).second) {
+      error(name, article + what + " named '" + out + "' is defined twice");
+      return false;
+    }
+    return true;
+  }
+
+  // `pickups: [{name, kind, at, radius, respawn, teams, gives}]`. Read after the teams, which
+  // `teams:` names, and after the obstacles and the map, which `at` must stay clear of.
+  void read_pickups(const Field& list, ScenarioSpec& spec) {
+    if (list.value.IsNull()) return;
+    const std::string form = "{name: NAME, at: [x, y], kind: K, radius: R, respawn: SECONDS, teams: [...], gives: {key: value}}";
+    if (!list.value.IsSequence()) {
+      error(list, "'pickups' must be a list of " + form + ", got " + shown(list.value));
+      return;
+    }
+    std::set<std::string> names;
+    for (const YAML::Node& item : list.value) {
+      if (!item.IsMap()) {
+        error(item, "a pickup is " + form + ", got " + shown(item), list.key);
+        continue;
+      }
+      size_t errors_before = diags_.size();
+      PickupDecl decl;
+      decl.line = item.Mark().line + 1;
+      decl.column = item.Mark().column + 1;
+      perception::PickupSpec& p = decl.spec;
+      reject_unknown_keys(item, kPickupKeys, "key", " in a pickup");
+      read_unique_name(item, "pickup", names, p.name);
+      p.kind = p.name;
+      if (Field kind = field(item, "kind")) {
+        if (is_text(kind.value) && !kind.value.Scalar().empty()) p.kind = kind.value.Scalar();
+        else error(kind, "'kind' must be text (what brains are told it is: health, ammo, ...), got " + shown(kind.value));
+      }
+      if (Field at = required(item, "at", "a pickup needs 'at: [x, y]', where it lies"))
+        if (auto where = point(at)) {
+          p.position = *where;
+          check_reachable(at, p.name, *where, spec);
+        }
+      read_measure(item, "radius", /*positive=*/true, p.radius);
+      read_measure(item, "respawn", /*positive=*/false, p.respawn);
+      if (Field teams = field(item, "teams")) read_pickup_teams(teams, decl, spec);
+      if (Field gives = field(item, "gives")) read_blackboard(gives, decl.gives, "given value");
+      if (diags_.size() == errors_before) spec.pickups.push_back(std::move(decl));
+    }
+  }
+
+  // A pickup whose centre is outside the world or inside a wall could never be taken.
+  void check_reachable(const Field& at, const std::string& name, world::Vec2 p, const ScenarioSpec& spec) {
+    const std::string which = name.empty() ? "the pickup" : "pickup '" + name + "'";
+    if (world_known_ && !world_bounds_contains(p)) {
+      error(at, which + " at " + point_text(p) + " is outside the world " + point_text(known_bounds_.min) + ".." +
+                    point_text(known_bounds_.max) + ": it could never be taken");
+      return;
+    }
+    for (const world::Obstacle& o : spec.obstacles)
+      if (world::obstacle_contains(o, p)) {
+        error(at, which + " at " + point_text(p) + " is inside an obstacle: it could never be taken");
+        return;
+      }
+    if (spec.nav.map && !spec.nav.map->passable(spec.nav.map->cell_at(p)))
+      error(at, which + " at " + point_text(p) + " is in a blocked cell of the map: it could never be taken");
+  }
+
+  // `teams: [guards]`: the teams that may take it, by name, resolved to their ids.
+  void read_pickup_teams(const Field& teams, PickupDecl& decl, const ScenarioSpec& spec) {
+    if (!teams.value.IsSequence() || teams.value.size() == 0) {
+      // An empty list would read as "no team", yet the manager takes an empty list for "any".
+      error(teams, "'teams' must be a non-empty list of the teams that may take the pickup (leave it out for any team), got " +
+                       (teams.value.IsSequence() ? std::string("an empty list") : shown(teams.value)));
+      return;
+    }
+    for (const YAML::Node& item : teams.value) {
+      if (!is_text(item)) {
+        error(item, "a team in 'teams' must be a team name, got " + shown(item), teams.key);
+        continue;
+      }
+      const std::string& name = item.Scalar();
+      auto at = std::find(spec.teams.begin(), spec.teams.end(), name);
+      if (std::find(decl.team_names.begin(), decl.team_names.end(), name) != decl.team_names.end()) {
+        error(item, "team '" + name + "' is listed twice in 'teams'");
+      } else if (at != spec.teams.end()) {
+        decl.team_names.push_back(name);
+        decl.spec.teams.push_back(static_cast<int32_t>(at - spec.teams.begin()));
+      } else if (teams_known_) {  // with a broken 'teams' list, that list's errors say it all
+        error(item, "unknown team '" + name + "'" + did_you_mean(name, spec.teams) + " (teams: " + join_names(spec.teams) + ")");
+      }
     }
   }
 
