@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <sstream>
 
+#include "runtime_impl.hpp"
 #include "sim_internal.hpp"
+#include "suggest.hpp"
 
 namespace thicket {
 namespace {
@@ -89,11 +91,14 @@ bool setup_perception(Simulation::Impl& sim, std::vector<Diagnostic>& diags) {
         if (good && value) good = boolean ? std::holds_alternative<bool>(*value) : std::holds_alternative<double>(*value);
         if (!good && worker->index == 0) {
           std::string want = boolean ? "a boolean" : "a number";
+          std::vector<std::string> declared;
+          for (const BlackboardKey& k : worker->rt->impl().brains[worker->brains[g].index]->program->blackboard)
+            declared.push_back(k.name);
           diags.push_back({Severity::Error, spec.path, b.line, b.column,
                            "senses of group '" + group.name + "': '" + slot_name + "' is written into blackboard key '" + b.key +
                                "', which its brain " + group.brain +
                                (bb ? " declares with another type (it must be " + want + ")"
-                                   : " does not declare (declare it as " + want + ")")});
+                                   : " does not declare (declare it as " + want + ")" + did_you_mean(b.key, declared))});
         }
         if (good) worker->sense_keys[g].push_back({b.slot, *bb, boolean});
       }
@@ -176,8 +181,13 @@ void apply_takes(Simulation::Impl& sim) {
     for (const auto& [key, value] : decl.gives) {
       std::optional<Value> now = rt.get(a->handle, key);
       if (!now) continue;  // documented: a key the taker's brain lacks is skipped
-      if (std::holds_alternative<double>(*now) && std::holds_alternative<double>(value))
-        rt.set(a->handle, key, std::get<double>(*now) + std::get<double>(value));
+      // A number adds to a number key (YAML's 25 arrives as an integer, 2.5 as a double).
+      const double* add = std::get_if<double>(&value);
+      const int64_t* add_int = std::get_if<int64_t>(&value);
+      if (std::holds_alternative<double>(*now) && (add || add_int))
+        rt.set(a->handle, key, std::get<double>(*now) + (add ? *add : static_cast<double>(*add_int)));
+      else if (std::holds_alternative<int64_t>(*now) && add_int)
+        rt.set(a->handle, key, std::get<int64_t>(*now) + *add_int);
       else
         rt.set(a->handle, key, value);
     }

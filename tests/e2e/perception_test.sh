@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# End-to-end test of perception (issue 13) through the thicket CLI:
+# - tests/e2e/perception/watch.yaml (a watcher, a walker, a wall, a door area, a respawning
+#   pickup, a loud and a quiet noise) prints exactly watch.expected (the Lua API: percepts,
+#   memory, sees, the blackboard keys the senses write, pickups), on 1 and 2 threads; its
+#   --explain lines and --trace records are exactly watch_explain.expected / watch_trace.expected;
+# - the stealth example gives byte-identical records, traces and explain logs on 1 and 2
+#   threads, and its guards detect, hear, search and catch, its intruders take pickups and
+#   reach the goal;
+# - bad input: bindings that do not fit the brain (FILE:LINE:COL, did you mean, exit 2, also
+#   from check), a bad thicket.noise (the Lua file and line), --watch on a scenario (exit 64).
+set -u
+thicket=$(realpath "$1")
+here=$(cd "$(dirname "$0")/../.." && pwd)
+cases="$here/tests/e2e/perception"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+wall() { sed -E 's/wall [0-9.]+ s, [0-9]+ agent-ticks\/s/wall W/'; }
+
+cd "$cases" || exit 1
+for k in 1 2; do
+  "$thicket" run watch.yaml --quiet --threads $k 2>&1 | wall | sed "s/on $k thread(s)/on 1 thread(s)/" > "$dir/watch$k"
+  diff -u watch.expected "$dir/watch$k" > "$dir/diff" && ok || bad "watch.yaml on $k thread(s):
+$(head -30 "$dir/diff")"
+  "$thicket" run watch.yaml --quiet --threads $k --explain --trace "$dir/trace$k.jsonl" 2>&1 | grep '^tick' > "$dir/explain$k"
+  diff -u watch_explain.expected "$dir/explain$k" > "$dir/diff" && ok || bad "watch.yaml --explain on $k thread(s):
+$(head -30 "$dir/diff")"
+  diff -u watch_trace.expected "$dir/trace$k.jsonl" > "$dir/diff" && ok || bad "watch.yaml --trace on $k thread(s):
+$(head -30 "$dir/diff")"
+done
+python3 -c "import json,sys; [json.loads(l) for l in open(sys.argv[1])]" "$dir/trace1.jsonl" && ok || bad "the trace is not JSONL"
+
+stealth="$here/scripts/examples/stealth/stealth.yaml"
+for k in 1 2; do
+  "$thicket" run "$stealth" --quiet --threads $k --record "$dir/rec$k.jsonl" --trace "$dir/st$k.jsonl" --explain \
+    --log "$dir/log$k" --out "$dir/out$k.csv" 2>/dev/null || bad "stealth on $k thread(s) exited non-zero"
+done
+cmp -s "$dir/rec1.jsonl" "$dir/rec2.jsonl" && ok || bad "stealth: the record differs between 1 and 2 threads"
+cmp -s "$dir/st1.jsonl" "$dir/st2.jsonl" && ok || bad "stealth: the trace differs between 1 and 2 threads"
+cmp -s "$dir/log1" "$dir/log2" && ok || bad "stealth: the --explain log differs between 1 and 2 threads"
+cut -d, -f1-6,9- "$dir/out1.csv" > "$dir/m1"; cut -d, -f1-6,9- "$dir/out2.csv" > "$dir/m2"
+cmp -s "$dir/m1" "$dir/m2" && ok || bad "stealth: metrics differ between 1 and 2 threads"
+column() {  # FILE NAME -> the value of column NAME in row 2
+  awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == name) c = i } NR == 2 && c { print $c }' "$1"
+}
+for m in detections searches deaths pickups_taken reached_goal noises; do
+  v=$(column "$dir/out1.csv" $m)
+  [[ -n "$v" && "$v" != 0 ]] && ok || bad "stealth: metric $m is '${v}', expected > 0: $(cat "$dir/out1.csv")"
+done
+[[ $(column "$dir/out1.csv" script_errors) == 0 ]] && ok || bad "stealth: script errors: $(cat "$dir/out1.csv")"
+grep -q '"sense":"hearing"' "$dir/st1.jsonl" && ok || bad "stealth: no guard heard a noise"
+grep -q ' hears a sound made by agent ' "$dir/log1" && ok || bad "stealth: --explain said nothing about hearing"
+grep -q '"percepts":\[\[' "$dir/rec1.jsonl" && ok || bad "stealth: no percept events in the record"
+python3 -c "import json,sys; [json.loads(l) for l in open(sys.argv[1])]" "$dir/rec1.jsonl" && ok || bad "the record is not JSONL"
+
+# Bad input.
+"$thicket" run bad_binding.yaml --quiet > "$dir/out" 2> "$dir/err"
+[[ $? == 2 ]] && ok || bad "bad bindings should exit 2"
+grep -q "^bad_binding.yaml:14:26: error: senses of group 'watcher': 'seen' is written into blackboard key 'seen_x', which its brain watcher.yaml declares with another type (it must be a boolean)$" "$dir/err" && ok || bad "wrong-type binding message: $(cat "$dir/err")"
+grep -q "^bad_binding.yaml:14:41: error: .*'haerd', which its brain watcher.yaml does not declare (declare it as a boolean); did you mean 'heard'?$" "$dir/err" && ok || bad "undeclared binding message: $(cat "$dir/err")"
+"$thicket" check bad_binding.yaml > /dev/null 2> "$dir/err"
+[[ $? == 2 ]] && grep -q "bad_binding.yaml: 2 error(s)" "$dir/err" && ok || bad "check should report both binding errors: $(cat "$dir/err")"
+"$thicket" run bad_noise_scenario.yaml --quiet > /dev/null 2> "$dir/err"
+[[ $? == 1 ]] && ok || bad "a script error in a scenario should exit 1"
+grep -q "^error: bad_noise.lua:5: thicket.noise: loudness must be a number > 0" "$dir/err" && ok || bad "bad noise message: $(cat "$dir/err")"
+"$thicket" run watch.yaml --watch > /dev/null 2> "$dir/err"
+[[ $? == 64 ]] && grep -q "a scenario takes --record, --trace and --explain" "$dir/err" && ok || bad "--watch on a scenario: $(cat "$dir/err")"
+
+echo "e2e_perception: $pass passed, $fail failed"
+[[ $fail == 0 ]]
