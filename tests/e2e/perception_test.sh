@@ -13,6 +13,7 @@ set -u
 thicket=$(realpath "$1")
 here=$(cd "$(dirname "$0")/../.." && pwd)
 cases="$here/tests/e2e/perception"
+example="$here/docs/examples/perception"   # watch.yaml and its brains: the guide's example (section 12)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 pass=0 fail=0
@@ -20,15 +21,15 @@ ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 wall() { sed -E 's/wall [0-9.]+ s, [0-9]+ agent-ticks\/s/wall W/'; }
 
-cd "$cases" || exit 1
+cd "$example" || exit 1
 for k in 1 2; do
   "$thicket" run watch.yaml --quiet --threads $k 2>&1 | wall | sed "s/on $k thread(s)/on 1 thread(s)/" > "$dir/watch$k"
-  diff -u watch.expected "$dir/watch$k" > "$dir/diff" && ok || bad "watch.yaml on $k thread(s):
+  diff -u "$cases/watch.expected" "$dir/watch$k" > "$dir/diff" && ok || bad "watch.yaml on $k thread(s):
 $(head -30 "$dir/diff")"
   "$thicket" run watch.yaml --quiet --threads $k --explain --trace "$dir/trace$k.jsonl" 2>&1 | grep '^tick' > "$dir/explain$k"
-  diff -u watch_explain.expected "$dir/explain$k" > "$dir/diff" && ok || bad "watch.yaml --explain on $k thread(s):
+  diff -u "$cases/watch_explain.expected" "$dir/explain$k" > "$dir/diff" && ok || bad "watch.yaml --explain on $k thread(s):
 $(head -30 "$dir/diff")"
-  diff -u watch_trace.expected "$dir/trace$k.jsonl" > "$dir/diff" && ok || bad "watch.yaml --trace on $k thread(s):
+  diff -u "$cases/watch_trace.expected" "$dir/trace$k.jsonl" > "$dir/diff" && ok || bad "watch.yaml --trace on $k thread(s):
 $(head -30 "$dir/diff")"
 done
 python3 -c "import json,sys; [json.loads(l) for l in open(sys.argv[1])]" "$dir/trace1.jsonl" && ok || bad "the trace is not JSONL"
@@ -57,16 +58,17 @@ grep -q '"percepts":\[\[' "$dir/rec1.jsonl" && ok || bad "stealth: no percept ev
 python3 -c "import json,sys; [json.loads(l) for l in open(sys.argv[1])]" "$dir/rec1.jsonl" && ok || bad "the record is not JSONL"
 
 # Bad input.
+cd "$cases" || exit 1
 "$thicket" run bad_binding.yaml --quiet > "$dir/out" 2> "$dir/err"
 [[ $? == 2 ]] && ok || bad "bad bindings should exit 2"
-grep -q "^bad_binding.yaml:14:26: error: senses of group 'watcher': 'seen' is written into blackboard key 'seen_x', which its brain watcher.yaml declares with another type (it must be a boolean)$" "$dir/err" && ok || bad "wrong-type binding message: $(cat "$dir/err")"
-grep -q "^bad_binding.yaml:14:41: error: .*'haerd', which its brain watcher.yaml does not declare (declare it as a boolean); did you mean 'heard'?$" "$dir/err" && ok || bad "undeclared binding message: $(cat "$dir/err")"
+grep -q "^bad_binding.yaml:14:26: error: senses of group 'watcher': 'seen' is written into blackboard key 'seen_x', which its brain ../../../docs/examples/perception/watcher.yaml declares with another type (it must be a boolean)$" "$dir/err" && ok || bad "wrong-type binding message: $(cat "$dir/err")"
+grep -q "^bad_binding.yaml:14:41: error: .*'haerd', which its brain ../../../docs/examples/perception/watcher.yaml does not declare (declare it as a boolean); did you mean 'heard'?$" "$dir/err" && ok || bad "undeclared binding message: $(cat "$dir/err")"
 "$thicket" check bad_binding.yaml > /dev/null 2> "$dir/err"
 [[ $? == 2 ]] && grep -q "bad_binding.yaml: 2 error(s)" "$dir/err" && ok || bad "check should report both binding errors: $(cat "$dir/err")"
 "$thicket" run bad_noise_scenario.yaml --quiet > /dev/null 2> "$dir/err"
 [[ $? == 1 ]] && ok || bad "a script error in a scenario should exit 1"
 grep -q "^error: bad_noise.lua:5: thicket.noise: loudness must be a number > 0" "$dir/err" && ok || bad "bad noise message: $(cat "$dir/err")"
-"$thicket" run watch.yaml --watch > /dev/null 2> "$dir/err"
+"$thicket" run "$example/watch.yaml" --watch > /dev/null 2> "$dir/err"
 [[ $? == 64 ]] && grep -q "a scenario takes --record, --trace and --explain" "$dir/err" && ok || bad "--watch on a scenario: $(cat "$dir/err")"
 
 echo "e2e_perception: $pass passed, $fail failed"
