@@ -13,6 +13,21 @@ namespace {
 // instead of overflowing; both rebuild and queries clamp alike, so no entity is ever missed.
 constexpr double kCellLimit = 1 << 30;
 
+// cos(angle), remembered per thread for the last few angles: a sensor asks for the same cones
+// every tick, and the call costs as much as examining a few entities. Same value as std::cos.
+double cosine(double angle) {
+  constexpr int kSlots = 8;
+  thread_local double angles[kSlots] = {}, cosines[kSlots] = {1, 1, 1, 1, 1, 1, 1, 1};
+  thread_local int next = 0;
+  for (int i = 0; i < kSlots; ++i)
+    if (angles[i] == angle) return cosines[i];
+  angles[next] = angle;
+  cosines[next] = std::cos(angle);
+  double c = cosines[next];
+  next = (next + 1) % kSlots;
+  return c;
+}
+
 bool passes(const QueryFilter& filter, EntityId id, std::int32_t team) {
   return id != filter.excluded && filter.teams.accepts(team);
 }
@@ -51,7 +66,8 @@ void SpatialHash::rebuild(const World& world) {
   std::size_t live = world.live_count();
 
   // At least two buckets per entity keeps chains short.
-  std::uint32_t bucket_count = 1;
+  // At least 8, so that a run of 8 cells (see bucket_of) always takes 8 consecutive buckets.
+  std::uint32_t bucket_count = 8;
   while (bucket_count < 2 * live) bucket_count <<= 1;
   bucket_mask_ = bucket_count - 1;
 
@@ -242,6 +258,7 @@ void SpatialHash::in_cones(Vec2 eye, Vec2 heading, std::span<const ViewCone> con
   std::size_t used = 0;
   for (const ViewCone& cone : cones) {
     ConeTest& t = tests[used++];
+    // (The wedge below needs only a conservative shape: its sine comes from the cosine.)
     if (!(cone.range >= 0)) {  // as in_field_of_view: sees nothing
       t.range_squared = -1;
       t.wedge = true;
@@ -251,7 +268,7 @@ void SpatialHash::in_cones(Vec2 eye, Vec2 heading, std::span<const ViewCone> con
     const double range = cone.range;
     t.range_squared = range * range;
     t.all_round = std::abs(cone.half_angle) >= std::numbers::pi;
-    t.min_cosine = std::cos(cone.half_angle);
+    t.min_cosine = cosine(cone.half_angle);
     const double half = std::abs(cone.half_angle);
     if (t.all_round || !(half < std::numbers::pi / 2) || forward == Vec2{} || !std::isfinite(range) ||
         far_out || !(range < 0.25 * kCellLimit * cell_size_)) {
@@ -260,7 +277,7 @@ void SpatialHash::in_cones(Vec2 eye, Vec2 heading, std::span<const ViewCone> con
       extend(eye + Vec2{range, range});
       continue;
     }
-    const double c = std::cos(half), s = std::sin(half);
+    const double c = t.min_cosine, s = std::sqrt(std::max(0.0, 1 - c * c));
     const Vec2 right{forward.x * c + forward.y * s, forward.y * c - forward.x * s};
     const Vec2 left{forward.x * c - forward.y * s, forward.y * c + forward.x * s};
     extend(eye + right * range);
@@ -284,7 +301,7 @@ void SpatialHash::in_cones(Vec2 eye, Vec2 heading, std::span<const ViewCone> con
     }
     return false;
   };
-  for_each_entry_in(lo, hi, cost, keep_cell, [&](const Entry& entry) {
+  auto visit = [&](const Entry& entry) {
     if (!passes(filter, entry.id, entry.team)) return;
     const Vec2 offset = entry.position - eye;
     const double distance_squared = offset.length_squared();
@@ -300,7 +317,41 @@ void SpatialHash::in_cones(Vec2 eye, Vec2 heading, std::span<const ViewCone> con
       out.push_back({entry.id, std::uint32_t(c), entry.position});
       return;
     }
-  });
+  };
+  if (entries_.empty()) return;
+  const double slack = 1e-9 * (std::max({std::abs(lo.x), std::abs(lo.y), std::abs(hi.x), std::abs(hi.y)}) +
+                               (hi.x - lo.x) + (hi.y - lo.y) + 1.0);
+  const std::int32_t x0 = cell_of(lo.x - slack), x1 = cell_of(hi.x + slack);
+  const std::int32_t y0 = cell_of(lo.y - slack), y1 = cell_of(hi.y + slack);
+  const auto cell_count = static_cast<std::uint64_t>(std::int64_t{x1} - x0 + 1) *
+                          static_cast<std::uint64_t>(std::int64_t{y1} - y0 + 1);
+  if (cell_count >= entries_.size() || !any_cell_test) {
+    for_each_entry_in(lo, hi, cost, [](Vec2) { return true; }, visit);
+  } else {
+    // Row by row: the kept cells of a row lie between its first and last kept cell; within a
+    // run of 8 (bucket_of) their buckets are consecutive, so each run is one stretch of entries.
+    auto centre = [&](std::int32_t x, std::int32_t y) { return Vec2{(x + 0.5) * cell_size_, (y + 0.5) * cell_size_}; };
+    for (std::int32_t y = y0; y <= y1; ++y) {
+      std::int32_t first = x0, last = x1;
+      while (first <= last && !keep_cell(centre(first, y))) ++first;
+      while (last >= first && !keep_cell(centre(last, y))) --last;
+      for (std::int32_t x = first; x <= last;) {
+        const std::int32_t run_end = std::min(last, (x | 7));  // the last cell of x's run
+        const std::uint32_t b0 = bucket_of(x, y);
+        const std::uint32_t b1 = b0 + std::uint32_t(run_end - x);
+        const std::uint32_t begin = bucket_start_[b0], end = bucket_start_[b1 + 1];
+        if (cost != nullptr) {
+          cost->cells += std::uint64_t(run_end - x + 1);
+          cost->entries += end - begin;
+        }
+        for (std::uint32_t i = begin; i < end; ++i) {
+          const Entry& entry = entries_[i];
+          if (entry.cell_y == y && entry.cell_x >= x && entry.cell_x <= run_end) visit(entry);
+        }
+        x = run_end + 1;
+      }
+    }
+  }
   std::sort(out.begin(), out.end(), [](const Sighting& a, const Sighting& b) { return a.id < b.id; });
 }
 
