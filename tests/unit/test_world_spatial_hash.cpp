@@ -202,6 +202,26 @@ TEST_CASE("world: the field of view is a cone around the heading") {
   CHECK(seen == std::vector<EntityId>{ahead, at_40});
 }
 
+TEST_CASE("world: any_within says whether nearest finds something") {
+  World world = scattered_world(3000, 300, 4);
+  std::uint64_t rng = 31;
+  int found = 0;
+  for (double cell : {2.0, 8.0}) {
+    SpatialHash hash(cell);
+    hash.rebuild(world);
+    for (int q = 0; q < 400; ++q) {
+      Vec2 point{uniform(rng, -10, 310), uniform(rng, -10, 310)};
+      double radius = uniform(rng, -1, 12);
+      QueryFilter filter = random_filter(rng, world);
+      bool any = hash.any_within(point, radius, filter);
+      REQUIRE(any == !hash.nearest(point, radius, filter).is_none());
+      found += any;
+    }
+  }
+  CHECK(found > 100);
+  CHECK(found < 700);
+}
+
 TEST_CASE("world: nearest breaks ties by the lower id and honours the team filter") {
   World world({{-10, -10}, {10, 10}});
   EntityId me = world.spawn({0, 0}, Vehicle{}, 0);

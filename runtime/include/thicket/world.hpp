@@ -392,6 +392,11 @@ class SpatialHash {
   void in_cones(Vec2 eye, Vec2 heading, std::span<const ViewCone> cones, std::vector<Sighting>& out,
                 const QueryFilter& filter = {}, QueryCost* cost = nullptr) const;
 
+  // True when some accepted entity lies within radius (m, inclusive) of point: nearest() !=
+  // none(), but it stops at the first one found, starting with point's own cell.
+  bool any_within(Vec2 point, double radius, const QueryFilter& filter = {},
+                  QueryCost* cost = nullptr) const;
+
   // The nearest accepted entity within radius (m, inclusive) of point, or none(). Equal
   // distances go to the lower id.
   EntityId nearest(Vec2 point, double radius, const QueryFilter& filter = {},

@@ -250,7 +250,7 @@ void Manager::sense_sight(SensorState& s, const Entity& self, const QueryFilter&
 
   // Level of detail: off-tick and nothing of interest near, the last check's sightings stand.
   if (sight.lod_distance > 0 && sight.lod_every > 1 && (tick_ + s.agent) % sight.lod_every != 0 &&
-      hash_->nearest(self.position, sight.lod_distance, filter).is_none()) {
+      !hash_->any_within(self.position, sight.lod_distance, filter)) {
     if (stats != nullptr) ++stats->lod_skips;
     s.now.insert(s.now.end(), s.sightings.begin(), s.sightings.end());
     assign_phases(s.now, start, s.before, Sense::Sight);

@@ -355,6 +355,44 @@ void SpatialHash::in_cones(Vec2 eye, Vec2 heading, std::span<const ViewCone> con
   std::sort(out.begin(), out.end(), [](const Sighting& a, const Sighting& b) { return a.id < b.id; });
 }
 
+bool SpatialHash::any_within(Vec2 point, double radius, const QueryFilter& filter,
+                             QueryCost* cost) const {
+  if (!(radius >= 0) || entries_.empty()) return false;
+  const double radius_squared = radius * radius;
+  auto hit = [&](const Entry& entry) {
+    return passes(filter, entry.id, entry.team) && (entry.position - point).length_squared() <= radius_squared;
+  };
+  const double slack = 1e-9 * (std::abs(point.x) + std::abs(point.y) + radius + 1.0);
+  const std::int32_t x0 = cell_of(point.x - radius - slack), x1 = cell_of(point.x + radius + slack);
+  const std::int32_t y0 = cell_of(point.y - radius - slack), y1 = cell_of(point.y + radius + slack);
+  const auto cell_count = static_cast<std::uint64_t>(std::int64_t{x1} - x0 + 1) *
+                          static_cast<std::uint64_t>(std::int64_t{y1} - y0 + 1);
+  if (cell_count >= entries_.size()) {
+    if (cost != nullptr) cost->entries += entries_.size();
+    return std::any_of(entries_.begin(), entries_.end(), hit);
+  }
+  auto cell_has = [&](std::int32_t x, std::int32_t y) {
+    const std::uint32_t bucket = bucket_of(x, y);
+    const std::uint32_t begin = bucket_start_[bucket], end = bucket_start_[bucket + 1];
+    if (cost != nullptr) {
+      cost->cells += 1;
+      cost->entries += end - begin;
+    }
+    for (std::uint32_t i = begin; i < end; ++i) {
+      const Entry& entry = entries_[i];
+      if (entry.cell_x == x && entry.cell_y == y && hit(entry)) return true;
+    }
+    return false;
+  };
+  // The point's own cell first: where something near is likeliest.
+  const std::int32_t cx = cell_of(point.x), cy = cell_of(point.y);
+  if (cell_has(cx, cy)) return true;
+  for (std::int32_t y = y0; y <= y1; ++y)
+    for (std::int32_t x = x0; x <= x1; ++x)
+      if (!(x == cx && y == cy) && cell_has(x, y)) return true;
+  return false;
+}
+
 EntityId SpatialHash::nearest(Vec2 point, double radius, const QueryFilter& filter,
                               QueryCost* cost) const {
   if (!(radius >= 0)) return EntityId::none();
