@@ -315,8 +315,9 @@ int main(int argc, char** argv) {
   }
   Manager& full = *variants[0].manager;
   const Senses& plain = variants[0].senses;
-  // Warm up: sounds pile up to their steady count, buffers grow.
-  for (int t = 0; t < 6; ++t) {
+  // Warm up: sounds pile up to their steady count, memories to theirs (3 s: 30 ticks), buffers
+  // grow.
+  for (int t = 0; t < 40; ++t) {
     sc.move();
     for (Variant& v : variants) {
       sense_all(*v.manager, sc.tick);
@@ -324,6 +325,15 @@ int main(int argc, char** argv) {
     }
   }
   const std::size_t heap_after = heap_in_use();
+
+  // No allocation once warm: three more ticks of the plain manager, the heap before and after.
+  const std::size_t heap_warm = heap_in_use();
+  for (int t = 0; t < 3; ++t) {
+    sc.move();
+    sense_all(full, sc.tick);
+    sc.noises(full, variants[0].noise_rng);
+  }
+  const long long heap_growth = (long long)heap_in_use() - (long long)heap_warm;
 
   // Agreement with brute force, on this frame (timed too).
   Tally mt = tally_manager(full);
@@ -382,6 +392,20 @@ int main(int argc, char** argv) {
   std::printf("\nmemory: %zu bytes per sensing agent (state + percept/memory buffers); the managers hold %.0f "
               "bytes per agent each in all (heap after warm-up)\n",
               full.bytes_per_sensor(), double(heap_after - heap_before) / (double(variants.size()) * kAgents));
+  std::printf("heap growth over 3 warm ticks of the plain manager: %lld bytes\n", heap_growth);
+
+  // The same after the timed ticks: each agent's buffers stop growing once they have held its
+  // largest tick, so growth fades as the run goes on.
+  {
+    const std::size_t before = heap_in_use();
+    for (int t = 0; t < 3; ++t) {
+      sc.move();
+      sense_all(full, sc.tick);
+      sc.noises(full, variants[0].noise_rng);
+    }
+    std::printf("heap growth over 3 more ticks after the %llu timed ones: %lld bytes\n",
+                u(variants[0].ticks + std::uint64_t(reps)), (long long)heap_in_use() - (long long)before);
+  }
 
   auto [sum1, ns1] = run_threads(*map, 1);
   auto [sum2, ns2] = run_threads(*map, 2);

@@ -131,7 +131,15 @@ void Manager::add_sensor(std::uint32_t agent, const Senses& senses) {
     sensors_.resize(agent);
   }
   auto& owned = sensors_[agent - 1];
-  if (!owned) owned = std::make_unique<SensorState>();
+  if (!owned) {
+    owned = std::make_unique<SensorState>();
+    // Room for a typical tick from the start, so that few agents grow their buffers while the
+    // run goes on (each grows only past its own largest tick so far).
+    owned->now.reserve(8);
+    owned->before.reserve(8);
+    owned->sightings.reserve(4);
+    owned->memory.reserve(8);
+  }
   // A new registration starts afresh (its buffers are kept).
   owned->senses = &senses;
   owned->now.clear();
