@@ -19,11 +19,13 @@
 //   perception LOD  the same with LOD on (every 4th tick; lod_distance 10 m as the issue's
 //                   example, and 4 m: in this crowd an enemy is within 10 m almost everywhere)
 //   brute force     every agent against every agent (same cones, same LOS) and every sound:
-//                   timed on a few ticks only (it is ~10,000 x slower); it must report the same
+//                   timed on a few frames only (it is ~10x slower); it must report the same
 //                   percepts as the manager on the same frame: the counts and a checksum of
 //                   (agent, sense, target) are printed with the agreement
-// Then: bytes per agent (the manager's per-sensor state and buffers, and the heap the manager
-// holds in all, per agent), and the checksum of every percept and memory entry over 6 ticks
+// The hash has 8 m cells (the cones reach 30 m). Then: bytes per agent (the manager's
+// per-sensor state and buffers, and the heap the manager holds in all, per agent), the heap's
+// growth over a few ticks once warm (a few agents still grow a buffer past their largest tick
+// so far), and the checksum of every percept and memory entry over 6 ticks
 // sensed on 1 thread and on 2 std::threads (agents split odd / even, each thread queueing its
 // agents' noises in its own queue), which must be identical.
 //
