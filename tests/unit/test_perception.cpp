@@ -606,4 +606,35 @@ TEST_CASE("1 vs 2 threads, any order: identical percepts and memory") {
   }
 }
 
+TEST_CASE("bad input: no crash, nothing perceived from it") {
+  Scene sc;
+  Senses senses = two_cones();
+  senses.hearing.enabled = true;
+  senses.touch.enabled = true;
+  senses.hearing.threshold = 0;  // hears everything: every sound is "loud"
+  std::uint32_t a = sc.spawn({10, 10}, 0);
+  sc.start(false, -1);  // a bad dt counts as 1 s
+  CHECK(sc.manager->ticks_for(2.4) == 2);
+  CHECK(sc.manager->ticks_for(NAN) == 1);
+  sc.manager->add_sensor(0, senses);  // ids are 1-based
+  sc.manager->add_sensor(a, senses);
+  sc.manager->add_sensor(7, senses);  // an agent with no body yet
+  sc.begin();
+  sc.manager->emit_sound(5, {1, 1}, 10, 1, 0);  // no such queue: dropped
+  sc.manager->emit_sound(0, {NAN, 1}, 10, 1, 0);
+  sc.manager->emit_sound(0, {1e300, -1e300}, INFINITY, 1, 0);
+  sc.manager->emit_sound(0, {12, 10}, NAN, 1, 0);
+  sc.step();
+  sc.manager->sense(7);
+  CHECK(sc.manager->sounds().size() == 3);
+  for (const Percept& p : sc.manager->percepts(a)) CHECK(p.sense == Sense::Hearing);
+  CHECK(sc.manager->percepts(7).empty());
+  CHECK(sc.manager->percepts(1234).empty());
+  CHECK(sc.manager->memory(0).empty());
+  CHECK_FALSE(sc.manager->sees(1234, a));
+  sc.place(a, {NAN, NAN});
+  sc.step();  // a body at no place sees and touches nothing
+  for (const Percept& p : sc.manager->percepts(a)) CHECK(p.sense != Sense::Sight);
+}
+
 }  // TEST_SUITE

@@ -108,12 +108,13 @@ TEST_CASE("world: radius queries match brute force on 3000 random entities") {
 
 TEST_CASE("world: field-of-view queries match brute force on 3000 random entities") {
   World world = scattered_world(3000, 300, 2);
-  SpatialHash hash(10);
-  hash.rebuild(world);
   std::uint64_t rng = 12;
   std::vector<EntityId> seen;
   std::size_t total_seen = 0;
-  for (int q = 0; q < 400; ++q) {
+  // Small cells too: narrow cones then skip most of the cells around the eye.
+  for (int q = 0; q < 600; ++q) {
+    SpatialHash hash(q < 400 ? 10 : 1.5);
+    hash.rebuild(world);
     Vec2 eye{uniform(rng, 0, 300), uniform(rng, 0, 300)};
     Vec2 heading{uniform(rng, -1, 1), uniform(rng, -1, 1)};
     double range = uniform(rng, 0, 40);
@@ -122,6 +123,42 @@ TEST_CASE("world: field-of-view queries match brute force on 3000 random entitie
     hash.in_field_of_view(eye, heading, range, half_angle, seen, filter);
     REQUIRE(seen == brute_in_view(world, eye, heading, range, half_angle, filter));
     total_seen += seen.size();
+  }
+  CHECK(total_seen > 2000);
+}
+
+TEST_CASE("world: several cones in one walk match brute force, first cone first") {
+  World world = scattered_world(3000, 300, 5);
+  std::uint64_t rng = 21;
+  std::size_t total_seen = 0;
+  for (double cell : {1.0, 3.0, 10.0, 40.0}) {
+    SpatialHash hash(cell);
+    hash.rebuild(world);
+    std::vector<SpatialHash::Sighting> seen;
+    for (int q = 0; q < 150; ++q) {
+      Vec2 eye{uniform(rng, -20, 320), uniform(rng, -20, 320)};
+      Vec2 heading{uniform(rng, -1, 1), uniform(rng, -1, 1)};
+      std::vector<SpatialHash::ViewCone> cones;
+      int count = 1 + int(splitmix64(rng) % 3);
+      for (int c = 0; c < count; ++c)  // narrow and far, wide and near, all round, nothing
+        cones.push_back({uniform(rng, -2, 45), uniform(rng, -0.3, std::numbers::pi + 0.3)});
+      QueryFilter filter = random_filter(rng, world);
+      hash.in_cones(eye, heading, cones, seen, filter);
+      // Expected: each cone's brute-force view, the first cone that holds an entity kept.
+      std::vector<std::pair<EntityId, std::uint32_t>> expected;
+      for (std::uint32_t c = 0; c < cones.size(); ++c)
+        for (EntityId id : brute_in_view(world, eye, heading, cones[c].range, cones[c].half_angle, filter))
+          if (std::none_of(expected.begin(), expected.end(), [&](auto& e) { return e.first == id; }))
+            expected.push_back({id, c});
+      std::sort(expected.begin(), expected.end());
+      REQUIRE(seen.size() == expected.size());
+      for (std::size_t i = 0; i < seen.size(); ++i) {
+        CHECK(seen[i].id == expected[i].first);
+        CHECK(seen[i].cone == expected[i].second);
+        CHECK(seen[i].position == world.entity(seen[i].id)->position);
+      }
+      total_seen += seen.size();
+    }
   }
   CHECK(total_seen > 2000);
 }
@@ -163,6 +200,26 @@ TEST_CASE("world: the field of view is a cone around the heading") {
   CHECK(seen == std::vector<EntityId>{ahead, at_40, beside, behind, on_eye});
   hash.in_field_of_view({0, 0}, {1, 0}, 5, 0.75, seen, {.excluded = on_eye});
   CHECK(seen == std::vector<EntityId>{ahead, at_40});
+}
+
+TEST_CASE("world: any_within says whether nearest finds something") {
+  World world = scattered_world(3000, 300, 4);
+  std::uint64_t rng = 31;
+  int found = 0;
+  for (double cell : {2.0, 8.0}) {
+    SpatialHash hash(cell);
+    hash.rebuild(world);
+    for (int q = 0; q < 400; ++q) {
+      Vec2 point{uniform(rng, -10, 310), uniform(rng, -10, 310)};
+      double radius = uniform(rng, -1, 12);
+      QueryFilter filter = random_filter(rng, world);
+      bool any = hash.any_within(point, radius, filter);
+      REQUIRE(any == !hash.nearest(point, radius, filter).is_none());
+      found += any;
+    }
+  }
+  CHECK(found > 100);
+  CHECK(found < 700);
 }
 
 TEST_CASE("world: nearest breaks ties by the lower id and honours the team filter") {

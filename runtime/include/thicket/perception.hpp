@@ -171,6 +171,25 @@ struct Stats {
 
 // ---------------------------------------------------------------------------------------------
 // The event manager
+//
+// Decisions the text above leaves open (runtime/src/perception/*.cpp):
+// - Bodies are agents: a live entity that agent_of_slot maps to 0 is never perceived (a
+//   percept needs an agent id).
+// - Sight: one walk of the hash for all cones (SpatialHash::in_cones); line of sight from the
+//   agent's centre to the target's. LOD from a sensor's first tick: until its first check tick
+//   it sees nothing.
+// - Hearing: a sound's team is its source's team when the sound becomes audible (begin_tick);
+//   a source no longer alive then makes it count as anonymous for Targets (it keeps its id).
+//   Walls between sound and ear are tested only when hearing.walls < 1. Queued sounds of one
+//   source keep their emission order; anonymous sounds queued in one tick are ordered by
+//   content (position, loudness, length), whatever thread queued them.
+// - Touch: a pickup taken at this tick's begin is still touched during this tick (the taker's
+//   percept has taken = true), and exits the next. Area and pickup percepts carry the shape's
+//   centre; distance is to that centre.
+// - Phases compare with the agent's previous sense() call; an agent whose body is gone has only
+//   exits. Memory: when several senses perceive one thing in a tick, the first in percept order
+//   (sight, hearing, touch) gives the entry its sense and position. Areas and pickups are not
+//   remembered.
 
 class Manager {
  public:

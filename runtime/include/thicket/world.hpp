@@ -376,6 +376,27 @@ class SpatialHash {
                         std::vector<EntityId>& out, const QueryFilter& filter = {},
                         QueryCost* cost = nullptr) const;
 
+  // Several cones sharing one eye and heading (a near wide cone for peripheral vision and a far
+  // narrow one, say) in one walk of the cells: each entity inside any cone (as in_field_of_view
+  // decides it, cone by cone) once, with the first cone in `cones` order that holds it and its
+  // position as the hash was built with. out is cleared, then filled in ascending id order.
+  struct ViewCone {
+    double range = 0;       // m
+    double half_angle = 0;  // radians from the heading; >= pi sees all round
+  };
+  struct Sighting {
+    EntityId id;
+    std::uint32_t cone = 0;  // index into cones
+    Vec2 position;
+  };
+  void in_cones(Vec2 eye, Vec2 heading, std::span<const ViewCone> cones, std::vector<Sighting>& out,
+                const QueryFilter& filter = {}, QueryCost* cost = nullptr) const;
+
+  // True when some accepted entity lies within radius (m, inclusive) of point: nearest() !=
+  // none(), but it stops at the first one found, starting with point's own cell.
+  bool any_within(Vec2 point, double radius, const QueryFilter& filter = {},
+                  QueryCost* cost = nullptr) const;
+
   // The nearest accepted entity within radius (m, inclusive) of point, or none(). Equal
   // distances go to the lower id.
   EntityId nearest(Vec2 point, double radius, const QueryFilter& filter = {},
@@ -394,6 +415,11 @@ class SpatialHash {
   // Calls visit(entry) for every entry whose cell overlaps the square around centre.
   template <class Visit>
   void for_each_entry_near(Vec2 centre, double reach, QueryCost* cost, Visit&& visit) const;
+  // Calls visit(entry) for every entry whose cell overlaps the box lo..hi and for which
+  // keep_cell(cell's centre) holds (a conservative test: false only for cells that cannot hold
+  // a wanted entity).
+  template <class Visit, class KeepCell>
+  void for_each_entry_in(Vec2 lo, Vec2 hi, QueryCost* cost, KeepCell&& keep_cell, Visit&& visit) const;
 
   double cell_size_;
   double inverse_cell_size_;

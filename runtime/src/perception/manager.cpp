@@ -73,8 +73,8 @@ TeamFilter team_filter(Targets targets, std::int32_t own_team) {
 
 // Per-thread scratch for hash query results: sense() may run on many threads at once.
 struct SightScratch {
-  std::vector<EntityId> cone;                         // one cone's query
-  std::vector<std::pair<EntityId, std::uint8_t>> seen, merged;  // union so far, first cone kept
+  std::vector<world::SpatialHash::ViewCone> cones;
+  std::vector<world::SpatialHash::Sighting> seen;
 };
 thread_local SightScratch tl_sight;
 thread_local std::vector<EntityId> tl_bodies;
@@ -131,7 +131,15 @@ void Manager::add_sensor(std::uint32_t agent, const Senses& senses) {
     sensors_.resize(agent);
   }
   auto& owned = sensors_[agent - 1];
-  if (!owned) owned = std::make_unique<SensorState>();
+  if (!owned) {
+    owned = std::make_unique<SensorState>();
+    // Room for a typical tick from the start, so that few agents grow their buffers while the
+    // run goes on (each grows only past its own largest tick so far).
+    owned->now.reserve(8);
+    owned->before.reserve(8);
+    owned->sightings.reserve(4);
+    owned->memory.reserve(8);
+  }
   // A new registration starts afresh (its buffers are kept).
   owned->senses = &senses;
   owned->now.clear();
@@ -250,7 +258,7 @@ void Manager::sense_sight(SensorState& s, const Entity& self, const QueryFilter&
 
   // Level of detail: off-tick and nothing of interest near, the last check's sightings stand.
   if (sight.lod_distance > 0 && sight.lod_every > 1 && (tick_ + s.agent) % sight.lod_every != 0 &&
-      hash_->nearest(self.position, sight.lod_distance, filter).is_none()) {
+      !hash_->any_within(self.position, sight.lod_distance, filter)) {
     if (stats != nullptr) ++stats->lod_skips;
     s.now.insert(s.now.end(), s.sightings.begin(), s.sightings.end());
     assign_phases(s.now, start, s.before, Sense::Sight);
@@ -258,48 +266,32 @@ void Manager::sense_sight(SensorState& s, const Entity& self, const QueryFilter&
   }
   if (stats != nullptr) ++stats->sight_checks;
 
-  // The union of the cones' hash queries, each body with the first cone that sees it. Each
-  // query's result is sorted by entity id, so the union is a merge.
+  // Every cone in one walk of the hash; each body comes with the first cone that sees it.
   SightScratch& t = tl_sight;
   world::QueryCost cost;
-  t.seen.clear();
-  for (std::size_t c = 0; c < sight.cones.size() && c < 256; ++c) {
-    const SightCone& cone = sight.cones[c];
-    hash_->in_field_of_view(self.position, self.heading, cone.range, cone.half_angle, t.cone,
-                            filter, &cost);
-    if (t.cone.empty()) continue;
-    t.merged.clear();
-    std::size_t i = 0, j = 0;
-    while (i < t.seen.size() || j < t.cone.size()) {
-      if (j == t.cone.size() || (i < t.seen.size() && t.seen[i].first <= t.cone[j])) {
-        if (j < t.cone.size() && t.seen[i].first == t.cone[j]) ++j;  // seen by an earlier cone
-        t.merged.push_back(t.seen[i++]);
-      } else {
-        t.merged.push_back({t.cone[j++], std::uint8_t(c)});
-      }
-    }
-    std::swap(t.seen, t.merged);
-  }
+  const std::size_t cone_count = std::min<std::size_t>(sight.cones.size(), 256);
+  t.cones.resize(cone_count);
+  for (std::size_t c = 0; c < cone_count; ++c)
+    t.cones[c] = {sight.cones[c].range, sight.cones[c].half_angle};
+  hash_->in_cones(self.position, self.heading, t.cones, t.seen, filter, &cost);
 
   const bool walls = sight.walls && walls_ != nullptr;
   std::uint64_t los_tests = 0;
-  std::span<const Entity> slots = world_->entities();
-  for (auto [id, cone] : t.seen) {
-    std::uint32_t target = agent_of(id);
+  for (const world::SpatialHash::Sighting& seen : t.seen) {
+    std::uint32_t target = agent_of(seen.id);
     if (target == 0) continue;  // a body that is no agent has no id to report
-    const Entity& body = slots[id.index()];
     if (walls) {
       ++los_tests;
-      if (!walls_->clear(self.position, body.position)) continue;
+      if (!walls_->clear(self.position, seen.position)) continue;
     }
     Percept p;
     p.sense = Sense::Sight;
     p.kind = Kind::Agent;
-    p.cone = cone;
+    p.cone = std::uint8_t(seen.cone);
     p.id = target;
-    p.position = body.position;
-    p.distance = world::distance(self.position, body.position);
-    p.strength = 1.0 - p.distance / sight.cones[cone].range;
+    p.position = seen.position;
+    p.distance = world::distance(self.position, seen.position);
+    p.strength = 1.0 - p.distance / sight.cones[seen.cone].range;
     s.now.push_back(p);
   }
   if (stats != nullptr) {

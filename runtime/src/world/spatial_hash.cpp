@@ -13,6 +13,21 @@ namespace {
 // instead of overflowing; both rebuild and queries clamp alike, so no entity is ever missed.
 constexpr double kCellLimit = 1 << 30;
 
+// cos(angle), remembered per thread for the last few angles: a sensor asks for the same cones
+// every tick, and the call costs as much as examining a few entities. Same value as std::cos.
+double cosine(double angle) {
+  constexpr int kSlots = 8;
+  thread_local double angles[kSlots] = {}, cosines[kSlots] = {1, 1, 1, 1, 1, 1, 1, 1};
+  thread_local int next = 0;
+  for (int i = 0; i < kSlots; ++i)
+    if (angles[i] == angle) return cosines[i];
+  angles[next] = angle;
+  cosines[next] = std::cos(angle);
+  double c = cosines[next];
+  next = (next + 1) % kSlots;
+  return c;
+}
+
 bool passes(const QueryFilter& filter, EntityId id, std::int32_t team) {
   return id != filter.excluded && filter.teams.accepts(team);
 }
@@ -31,17 +46,19 @@ std::int32_t SpatialHash::cell_of(double coordinate) const {
   return static_cast<std::int32_t>(cell);
 }
 
-// murmur3's 64-bit finalizer over both coordinates: neighbouring cells land far apart, so a
-// query's block of cells rarely shares buckets.
+// Runs of 8 cells along a row share one hashed key and take 8 consecutive buckets, so a query
+// that reads a row of cells reads a few contiguous stretches of entries instead of one scattered
+// bucket per cell. The key is murmur3's 64-bit finalizer over the row and the run: neighbouring
+// runs land far apart, so a query's block of cells rarely shares buckets.
 std::uint32_t SpatialHash::bucket_of(std::int32_t cell_x, std::int32_t cell_y) const {
-  std::uint64_t key = (std::uint64_t{static_cast<std::uint32_t>(cell_x)} << 32) |
+  std::uint64_t key = (std::uint64_t{static_cast<std::uint32_t>(cell_x >> 3)} << 32) |
                       static_cast<std::uint32_t>(cell_y);
   key ^= key >> 33;
   key *= 0xFF51AFD7ED558CCDull;
   key ^= key >> 33;
   key *= 0xC4CEB9FE1A85EC53ull;
   key ^= key >> 33;
-  return static_cast<std::uint32_t>(key) & bucket_mask_;
+  return ((static_cast<std::uint32_t>(key) << 3) | static_cast<std::uint32_t>(cell_x & 7)) & bucket_mask_;
 }
 
 void SpatialHash::rebuild(const World& world) {
@@ -49,7 +66,8 @@ void SpatialHash::rebuild(const World& world) {
   std::size_t live = world.live_count();
 
   // At least two buckets per entity keeps chains short.
-  std::uint32_t bucket_count = 1;
+  // At least 8, so that a run of 8 cells (see bucket_of) always takes 8 consecutive buckets.
+  std::uint32_t bucket_count = 8;
   while (bucket_count < 2 * live) bucket_count <<= 1;
   bucket_mask_ = bucket_count - 1;
 
@@ -80,13 +98,20 @@ void SpatialHash::rebuild(const World& world) {
 template <class Visit>
 void SpatialHash::for_each_entry_near(Vec2 centre, double reach, QueryCost* cost,
                                       Visit&& visit) const {
+  for_each_entry_in(centre - Vec2{reach, reach}, centre + Vec2{reach, reach}, cost,
+                    [](Vec2) { return true; }, visit);
+}
+
+template <class Visit, class KeepCell>
+void SpatialHash::for_each_entry_in(Vec2 lo, Vec2 hi, QueryCost* cost, KeepCell&& keep_cell,
+                                    Visit&& visit) const {
   if (entries_.empty()) return;
-  // A hair of slack so that rounding in centre ± reach can never drop the cell of an entity
+  // A hair of slack so that rounding in the box's corners can never drop the cell of an entity
   // lying exactly on the query's edge.
-  double slack = 1e-9 * (std::abs(centre.x) + std::abs(centre.y) + reach + 1.0);
-  double span = reach + slack;
-  std::int32_t x0 = cell_of(centre.x - span), x1 = cell_of(centre.x + span);
-  std::int32_t y0 = cell_of(centre.y - span), y1 = cell_of(centre.y + span);
+  double slack = 1e-9 * (std::max({std::abs(lo.x), std::abs(lo.y), std::abs(hi.x), std::abs(hi.y)}) +
+                         (hi.x - lo.x) + (hi.y - lo.y) + 1.0);
+  std::int32_t x0 = cell_of(lo.x - slack), x1 = cell_of(hi.x + slack);
+  std::int32_t y0 = cell_of(lo.y - slack), y1 = cell_of(hi.y + slack);
   auto cell_count = static_cast<std::uint64_t>(std::int64_t{x1} - x0 + 1) *
                     static_cast<std::uint64_t>(std::int64_t{y1} - y0 + 1);
 
@@ -98,6 +123,7 @@ void SpatialHash::for_each_entry_near(Vec2 centre, double reach, QueryCost* cost
   }
   for (std::int32_t y = y0; y <= y1; ++y) {
     for (std::int32_t x = x0; x <= x1; ++x) {
+      if (!keep_cell(Vec2{(x + 0.5) * cell_size_, (y + 0.5) * cell_size_})) continue;
       std::uint32_t bucket = bucket_of(x, y);
       std::uint32_t begin = bucket_start_[bucket], end = bucket_start_[bucket + 1];
       if (cost != nullptr) {
@@ -137,7 +163,7 @@ void SpatialHash::in_field_of_view(Vec2 eye, Vec2 heading, double range, double 
   // otherwise drop an entity straight behind.
   bool all_round = std::abs(half_angle) >= std::numbers::pi;
   double min_cosine = std::cos(half_angle);
-  for_each_entry_near(eye, range, cost, [&](const Entry& entry) {
+  auto visit = [&](const Entry& entry) {
     if (!passes(filter, entry.id, entry.team)) return;
     Vec2 offset = entry.position - eye;
     double distance_squared = offset.length_squared();
@@ -145,8 +171,226 @@ void SpatialHash::in_field_of_view(Vec2 eye, Vec2 heading, double range, double 
     // Angle test without acos: cos(angle to forward) >= cos(half_angle).
     if (!all_round && !(forward.dot(offset) >= std::sqrt(distance_squared) * min_cosine)) return;
     out.push_back(entry.id);
-  });
+  };
+  // A cone narrower than half a turn is a wedge (two half-planes) cut by the disc: only the
+  // cells of its bounding box that reach inside both half-planes and the disc are looked up, so
+  // a long narrow cone reads a few cells instead of the whole square around the eye.
+  const double half = std::abs(half_angle);
+  if (all_round || !(half < std::numbers::pi / 2) || forward == Vec2{} || !std::isfinite(range) ||
+      !(std::abs(eye.x) + std::abs(eye.y) + range < 0.5 * kCellLimit * cell_size_)) {
+    // (Far out, cells are clamped together and a cell's centre says nothing of its entities.)
+    for_each_entry_near(eye, range, cost, visit);
+  } else {
+    const double c = std::cos(half), s = std::sin(half);
+    const Vec2 right{forward.x * c + forward.y * s, forward.y * c - forward.x * s};  // edges
+    const Vec2 left{forward.x * c - forward.y * s, forward.y * c + forward.x * s};
+    Vec2 lo = eye, hi = eye;
+    auto extend = [&](Vec2 p) {
+      lo = {std::min(lo.x, p.x), std::min(lo.y, p.y)};
+      hi = {std::max(hi.x, p.x), std::max(hi.y, p.y)};
+    };
+    extend(eye + right * range);
+    extend(eye + left * range);
+    // The arc bulges past its ends where it crosses an axis direction.
+    for (Vec2 axis : {Vec2{1, 0}, Vec2{-1, 0}, Vec2{0, 1}, Vec2{0, -1}})
+      if (forward.dot(axis) >= c) extend(eye + axis * range);
+    const Vec2 right_out{right.y, -right.x}, left_out{-left.y, left.x};  // outward normals
+    // A cell is skipped only when its whole bounding circle lies outside a half-plane or the
+    // disc; the margin covers rounding as the slack of the box walk does.
+    const double margin = cell_size_ * 0.7072 + 1e-9 * (std::abs(eye.x) + std::abs(eye.y) + range + 1.0);
+    const double reach_squared = (range + margin) * (range + margin);
+    for_each_entry_in(lo, hi, cost, [&](Vec2 cell_centre) {
+      Vec2 q = cell_centre - eye;
+      return q.dot(right_out) <= margin && q.dot(left_out) <= margin && q.length_squared() <= reach_squared;
+    }, visit);
+  }
   std::sort(out.begin(), out.end());
+}
+
+namespace {
+
+// One cone of in_cones, its tests precomputed. A cone narrower than half a turn is a wedge (two
+// half-planes) cut by the disc, and only cells that reach inside all three are looked up.
+struct ConeTest {
+  double range_squared = 0;
+  double min_cosine = 1;
+  bool all_round = false;
+  bool wedge = false;        // the cell test below applies
+  Vec2 right_out, left_out;  // outward normals of the wedge's edges
+  double margin = 0;         // a cell's bounding radius, plus slack for rounding
+  double reach_squared = 0;  // (range + margin)^2
+};
+
+}  // namespace
+
+void SpatialHash::in_cones(Vec2 eye, Vec2 heading, std::span<const ViewCone> cones,
+                           std::vector<Sighting>& out, const QueryFilter& filter,
+                           QueryCost* cost) const {
+  out.clear();
+  constexpr std::size_t kMaxCones = 8;
+  if (cones.empty()) return;
+  if (cones.size() > kMaxCones) {  // rare: one cone at a time, then the union
+    std::vector<EntityId> ids;
+    for (std::size_t c = 0; c < cones.size(); ++c) {
+      in_field_of_view(eye, heading, cones[c].range, cones[c].half_angle, ids, filter, cost);
+      for (EntityId id : ids) {
+        bool known = false;
+        for (const Sighting& s : out) known = known || s.id == id;
+        if (!known) out.push_back({id, std::uint32_t(c), Vec2{}});
+      }
+    }
+    // Positions from the entries (rare path: a scan is fine).
+    for (Sighting& s : out)
+      for (const Entry& e : entries_)
+        if (e.id == s.id) s.position = e.position;
+    std::sort(out.begin(), out.end(), [](const Sighting& a, const Sighting& b) { return a.id < b.id; });
+    return;
+  }
+  const Vec2 forward = heading.normalized();
+  const bool far_out = !(std::abs(eye.x) + std::abs(eye.y) < 0.25 * kCellLimit * cell_size_);
+  ConeTest tests[kMaxCones];
+  Vec2 lo = eye, hi = eye;
+  auto extend = [&](Vec2 p) {
+    lo = {std::min(lo.x, p.x), std::min(lo.y, p.y)};
+    hi = {std::max(hi.x, p.x), std::max(hi.y, p.y)};
+  };
+  bool any_cell_test = true;  // false when some cone needs every cell of its square
+  std::size_t used = 0;
+  for (const ViewCone& cone : cones) {
+    ConeTest& t = tests[used++];
+    // (The wedge below needs only a conservative shape: its sine comes from the cosine.)
+    if (!(cone.range >= 0)) {  // as in_field_of_view: sees nothing
+      t.range_squared = -1;
+      t.wedge = true;
+      t.reach_squared = -1;
+      continue;
+    }
+    const double range = cone.range;
+    t.range_squared = range * range;
+    t.all_round = std::abs(cone.half_angle) >= std::numbers::pi;
+    t.min_cosine = cosine(cone.half_angle);
+    const double half = std::abs(cone.half_angle);
+    if (t.all_round || !(half < std::numbers::pi / 2) || forward == Vec2{} || !std::isfinite(range) ||
+        far_out || !(range < 0.25 * kCellLimit * cell_size_)) {
+      any_cell_test = false;
+      extend(eye - Vec2{range, range});
+      extend(eye + Vec2{range, range});
+      continue;
+    }
+    const double c = t.min_cosine, s = std::sqrt(std::max(0.0, 1 - c * c));
+    const Vec2 right{forward.x * c + forward.y * s, forward.y * c - forward.x * s};
+    const Vec2 left{forward.x * c - forward.y * s, forward.y * c + forward.x * s};
+    extend(eye + right * range);
+    extend(eye + left * range);
+    for (Vec2 axis : {Vec2{1, 0}, Vec2{-1, 0}, Vec2{0, 1}, Vec2{0, -1}})
+      if (forward.dot(axis) >= c) extend(eye + axis * range);
+    t.wedge = true;
+    t.right_out = {right.y, -right.x};
+    t.left_out = {-left.y, left.x};
+    t.margin = cell_size_ * 0.7072 + 1e-9 * (std::abs(eye.x) + std::abs(eye.y) + range + 1.0);
+    t.reach_squared = (range + t.margin) * (range + t.margin);
+  }
+  auto keep_cell = [&](Vec2 cell_centre) {
+    if (!any_cell_test) return true;
+    const Vec2 q = cell_centre - eye;
+    for (std::size_t c = 0; c < used; ++c) {
+      const ConeTest& t = tests[c];
+      if (q.length_squared() <= t.reach_squared && q.dot(t.right_out) <= t.margin &&
+          q.dot(t.left_out) <= t.margin)
+        return true;
+    }
+    return false;
+  };
+  auto visit = [&](const Entry& entry) {
+    if (!passes(filter, entry.id, entry.team)) return;
+    const Vec2 offset = entry.position - eye;
+    const double distance_squared = offset.length_squared();
+    const double along = forward.dot(offset);
+    double distance = -1;  // computed once, when a cone needs it
+    for (std::size_t c = 0; c < used; ++c) {
+      const ConeTest& t = tests[c];
+      if (distance_squared > t.range_squared || !(t.range_squared >= 0)) continue;
+      if (!t.all_round) {
+        if (distance < 0) distance = std::sqrt(distance_squared);
+        if (!(along >= distance * t.min_cosine)) continue;
+      }
+      out.push_back({entry.id, std::uint32_t(c), entry.position});
+      return;
+    }
+  };
+  if (entries_.empty()) return;
+  const double slack = 1e-9 * (std::max({std::abs(lo.x), std::abs(lo.y), std::abs(hi.x), std::abs(hi.y)}) +
+                               (hi.x - lo.x) + (hi.y - lo.y) + 1.0);
+  const std::int32_t x0 = cell_of(lo.x - slack), x1 = cell_of(hi.x + slack);
+  const std::int32_t y0 = cell_of(lo.y - slack), y1 = cell_of(hi.y + slack);
+  const auto cell_count = static_cast<std::uint64_t>(std::int64_t{x1} - x0 + 1) *
+                          static_cast<std::uint64_t>(std::int64_t{y1} - y0 + 1);
+  if (cell_count >= entries_.size() || !any_cell_test) {
+    for_each_entry_in(lo, hi, cost, [](Vec2) { return true; }, visit);
+  } else {
+    // Row by row: the kept cells of a row lie between its first and last kept cell; within a
+    // run of 8 (bucket_of) their buckets are consecutive, so each run is one stretch of entries.
+    auto centre = [&](std::int32_t x, std::int32_t y) { return Vec2{(x + 0.5) * cell_size_, (y + 0.5) * cell_size_}; };
+    for (std::int32_t y = y0; y <= y1; ++y) {
+      std::int32_t first = x0, last = x1;
+      while (first <= last && !keep_cell(centre(first, y))) ++first;
+      while (last >= first && !keep_cell(centre(last, y))) --last;
+      for (std::int32_t x = first; x <= last;) {
+        const std::int32_t run_end = std::min(last, (x | 7));  // the last cell of x's run
+        const std::uint32_t b0 = bucket_of(x, y);
+        const std::uint32_t b1 = b0 + std::uint32_t(run_end - x);
+        const std::uint32_t begin = bucket_start_[b0], end = bucket_start_[b1 + 1];
+        if (cost != nullptr) {
+          cost->cells += std::uint64_t(run_end - x + 1);
+          cost->entries += end - begin;
+        }
+        for (std::uint32_t i = begin; i < end; ++i) {
+          const Entry& entry = entries_[i];
+          if (entry.cell_y == y && entry.cell_x >= x && entry.cell_x <= run_end) visit(entry);
+        }
+        x = run_end + 1;
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const Sighting& a, const Sighting& b) { return a.id < b.id; });
+}
+
+bool SpatialHash::any_within(Vec2 point, double radius, const QueryFilter& filter,
+                             QueryCost* cost) const {
+  if (!(radius >= 0) || entries_.empty()) return false;
+  const double radius_squared = radius * radius;
+  auto hit = [&](const Entry& entry) {
+    return passes(filter, entry.id, entry.team) && (entry.position - point).length_squared() <= radius_squared;
+  };
+  const double slack = 1e-9 * (std::abs(point.x) + std::abs(point.y) + radius + 1.0);
+  const std::int32_t x0 = cell_of(point.x - radius - slack), x1 = cell_of(point.x + radius + slack);
+  const std::int32_t y0 = cell_of(point.y - radius - slack), y1 = cell_of(point.y + radius + slack);
+  const auto cell_count = static_cast<std::uint64_t>(std::int64_t{x1} - x0 + 1) *
+                          static_cast<std::uint64_t>(std::int64_t{y1} - y0 + 1);
+  if (cell_count >= entries_.size()) {
+    if (cost != nullptr) cost->entries += entries_.size();
+    return std::any_of(entries_.begin(), entries_.end(), hit);
+  }
+  auto cell_has = [&](std::int32_t x, std::int32_t y) {
+    const std::uint32_t bucket = bucket_of(x, y);
+    const std::uint32_t begin = bucket_start_[bucket], end = bucket_start_[bucket + 1];
+    if (cost != nullptr) {
+      cost->cells += 1;
+      cost->entries += end - begin;
+    }
+    for (std::uint32_t i = begin; i < end; ++i) {
+      const Entry& entry = entries_[i];
+      if (entry.cell_x == x && entry.cell_y == y && hit(entry)) return true;
+    }
+    return false;
+  };
+  // The point's own cell first: where something near is likeliest.
+  const std::int32_t cx = cell_of(point.x), cy = cell_of(point.y);
+  if (cell_has(cx, cy)) return true;
+  for (std::int32_t y = y0; y <= y1; ++y)
+    for (std::int32_t x = x0; x <= x1; ++x)
+      if (!(x == cx && y == cy) && cell_has(x, y)) return true;
+  return false;
 }
 
 EntityId SpatialHash::nearest(Vec2 point, double radius, const QueryFilter& filter,
