@@ -68,6 +68,7 @@ grep -q "^bad_binding.yaml:14:41: error: .*'haerd', which its brain ../../../doc
 "$thicket" run bad_noise_scenario.yaml --quiet > /dev/null 2> "$dir/err"
 [[ $? == 1 ]] && ok || bad "a script error in a scenario should exit 1"
 grep -q "^error: bad_noise.lua:5: thicket.noise: loudness must be a number > 0" "$dir/err" && ok || bad "bad noise message: $(cat "$dir/err")"
+grep -q "^error: bad_noise.lua:6: thicket.noise: agent 1 made more than 16 sounds this tick (a runaway loop?)$" "$dir/err" && ok || bad "noise loop message: $(cat "$dir/err")"
 "$thicket" run "$example/watch.yaml" --watch > /dev/null 2> "$dir/err"
 [[ $? == 64 ]] && grep -q "a scenario takes --record, --trace and --explain" "$dir/err" && ok || bad "--watch on a scenario: $(cat "$dir/err")"
 

@@ -449,6 +449,12 @@ int noise(lua_State* L) {
     return luaL_error(L, "thicket.noise: loudness must be a number > 0 (its strength at 1 m), got %f", loudness);
   if (!(seconds >= 0) || !std::isfinite(seconds))
     return luaL_error(L, "thicket.noise: seconds must be a number >= 0, got %f", seconds);
+  SimAgent& a = *s.agent;
+  const uint64_t tick = s.worker->sim->tick;
+  if (a.noise_tick != tick) a.noise_tick = tick, a.noises = 0;
+  if (++a.noises > kMaxNoisesPerTick)
+    return luaL_error(L, "thicket.noise: agent %d made more than %d sounds this tick (a runaway loop?)",
+                      static_cast<int>(a.id), static_cast<int>(kMaxNoisesPerTick));
   s.worker->sim->perception->emit_sound(s.worker->index, {x, y}, loudness, seconds, s.agent->id);
   return 0;
 }

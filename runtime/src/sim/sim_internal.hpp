@@ -20,7 +20,13 @@ struct SimAgent {
   uint64_t wander_rng = 0;  // the wander jitter's own stream, from the run seed and the id
   int32_t pending_path = -1;  // a time-sliced path search in progress: its slot in the worker's pool
   uint64_t pending_tick = 0;  // the tick it was last stepped in
+  uint64_t noise_tick = 0;    // thicket.noise: the tick of the last sound made, and how many then
+  uint32_t noises = 0;
 };
+
+// Sounds one agent may make in one tick (thicket.noise): a leaf looping over thicket.noise would
+// otherwise fill the sound queue (every sound is tested by every listener near it next tick).
+inline constexpr uint32_t kMaxNoisesPerTick = 16;
 
 // Something an agent did to another, applied after the tick in agent-id order.
 struct Effect {

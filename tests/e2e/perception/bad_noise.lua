@@ -2,7 +2,8 @@ local thicket = require("thicket")
 local leaves = {}
 function leaves.Shout(agent)
   local x, y = agent:position()
-  thicket.noise(x, y, -1)
+  if thicket.tick() == 1 then thicket.noise(x, y, -1) end
+  for _ = 1, 1e7 do thicket.noise(x, y, 1e300, 1e300) end  -- a runaway loop: stopped at 17
   return "success"
 end
 return leaves
