@@ -7,6 +7,8 @@
 # - the stealth example gives byte-identical records, traces and explain logs on 1 and 2
 #   threads, and its guards detect, hear, search and catch, its intruders take pickups and
 #   reach the goal;
+# - the sentry (tests/e2e/perception/sentry.yaml): a conditional abort reacts on the tick of
+#   the percept;
 # - bad input: bindings that do not fit the brain (FILE:LINE:COL, did you mean, exit 2, also
 #   from check), a bad thicket.noise (the Lua file and line), --watch on a scenario (exit 64).
 set -u
@@ -57,8 +59,17 @@ grep -q ' hears a sound made by agent ' "$dir/log1" && ok || bad "stealth: --exp
 grep -q '"percepts":\[\[' "$dir/rec1.jsonl" && ok || bad "stealth: no percept events in the record"
 python3 -c "import json,sys; [json.loads(l) for l in open(sys.argv[1])]" "$dir/rec1.jsonl" && ok || bad "the record is not JSONL"
 
-# Bad input.
+# Brains react the tick something is perceived: the sentry's abort starts the alarm on the tick
+# its sight reports the walker (tick 54 is t=5.3: tick k runs at t = (k - 1) dt).
 cd "$cases" || exit 1
+for k in 1 2; do
+  "$thicket" run sentry.yaml --quiet --explain --threads $k 2>&1 | head -4 > "$dir/sentry$k"
+  printf '%s\n' "t=0 agent 1: dozing" "tick 54: agent 1 (sentry) sees agent 2 (walker) at 18.0, 11.6, 8.2 m, cone 1" \
+    "t=5.3 agent 1: doze stops: aborted" "t=5.3 agent 1: alarm: agent 2 in sight (sees: true)" > "$dir/sentry_want"
+  diff -u "$dir/sentry_want" "$dir/sentry$k" > "$dir/diff" && ok || bad "sentry on $k thread(s): $(cat "$dir/diff")"
+done
+
+# Bad input.
 "$thicket" run bad_binding.yaml --quiet > "$dir/out" 2> "$dir/err"
 [[ $? == 2 ]] && ok || bad "bad bindings should exit 2"
 grep -q "^bad_binding.yaml:14:26: error: senses of group 'watcher': 'seen' is written into blackboard key 'seen_x', which its brain ../../../docs/examples/perception/watcher.yaml declares with another type (it must be a boolean)$" "$dir/err" && ok || bad "wrong-type binding message: $(cat "$dir/err")"
