@@ -42,6 +42,10 @@ for k in 1 2; do
     --log "$dir/log$k" --out "$dir/out$k.csv" 2>/dev/null || bad "stealth on $k thread(s) exited non-zero"
 done
 cmp -s "$dir/rec1.jsonl" "$dir/rec2.jsonl" && ok || bad "stealth: the record differs between 1 and 2 threads"
+# Without --trace/--explain every agent is sensed on its worker (not all first on one thread):
+# the same run.
+"$thicket" run "$stealth" --quiet --threads 2 --record "$dir/rec_plain.jsonl" 2>/dev/null
+cmp -s "$dir/rec1.jsonl" "$dir/rec_plain.jsonl" && ok || bad "stealth: --explain/--trace changed the run"
 cmp -s "$dir/st1.jsonl" "$dir/st2.jsonl" && ok || bad "stealth: the trace differs between 1 and 2 threads"
 cmp -s "$dir/log1" "$dir/log2" && ok || bad "stealth: the --explain log differs between 1 and 2 threads"
 cut -d, -f1-6,9- "$dir/out1.csv" > "$dir/m1"; cut -d, -f1-6,9- "$dir/out2.csv" > "$dir/m2"
