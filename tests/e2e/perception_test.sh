@@ -72,6 +72,13 @@ for k in 1 2; do
     "t=5.3 agent 1: doze stops: aborted" "t=5.3 agent 1: alarm: agent 2 in sight (sees: true)" > "$dir/sentry_want"
   diff -u "$dir/sentry_want" "$dir/sentry$k" > "$dir/diff" && ok || bad "sentry on $k thread(s): $(cat "$dir/diff")"
 done
+# The same wall as a polygon in a navmesh world: sight is blocked by the shapes the navmesh is
+# cut from, so the sentry sees the walker on the same tick.
+sed -e 's/    - {box: \[\[14, 11\], \[15, 20\]\]}/    - {polygon: [[14, 11], [15, 11], [15, 20], [14, 20]]}\n  navmesh: true/' \
+  -e "s|brain: sentry_|brain: $cases/sentry_|" sentry.yaml > "$dir/sentry_navmesh.yaml"
+grep -q "navmesh: true" "$dir/sentry_navmesh.yaml" && ok || bad "the navmesh variant of sentry.yaml was not made"
+"$thicket" run "$dir/sentry_navmesh.yaml" --quiet --explain 2>&1 | head -4 > "$dir/sentry_nm"
+diff -u "$dir/sentry_want" "$dir/sentry_nm" > "$dir/diff" && ok || bad "sentry in a navmesh world: $(cat "$dir/diff")"
 
 # Bad input.
 "$thicket" run bad_binding.yaml --quiet > "$dir/out" 2> "$dir/err"
