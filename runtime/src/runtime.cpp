@@ -538,6 +538,14 @@ bool Runtime::set_bool(AgentHandle agent, uint32_t slot, bool value) {
   impl_->slots_of(*a)[slot].i = value ? 1 : 0;
   return true;
 }
+bool Runtime::set_integer(AgentHandle agent, uint32_t slot, int64_t value) {
+  AgentInfo* a = impl_->agent_ptr(agent);
+  if (!a) return false;
+  const Program& p = impl_->program_of(*a);
+  if (slot >= p.blackboard.size() || p.blackboard[slot].type != ValueType::Integer) return false;
+  impl_->slots_of(*a)[slot].i = value;
+  return true;
+}
 double Runtime::get_number(AgentHandle agent, uint32_t slot) const {
   const AgentInfo* a = impl_->agent_ptr(agent);
   if (!a) return std::numeric_limits<double>::quiet_NaN();

@@ -80,13 +80,40 @@ grep -q "navmesh: true" "$dir/sentry_navmesh.yaml" && ok || bad "the navmesh var
 "$thicket" run "$dir/sentry_navmesh.yaml" --quiet --explain 2>&1 | head -4 > "$dir/sentry_nm"
 diff -u "$dir/sentry_want" "$dir/sentry_nm" > "$dir/diff" && ok || bad "sentry in a navmesh world: $(cat "$dir/diff")"
 
+# Every slot a group can bind (tests/e2e/perception/slots.yaml), an integer key among them.
+for k in 1 2; do
+  "$thicket" run slots.yaml --quiet --threads $k 2>&1 | grep "agent 1:" > "$dir/slots$k"
+  diff -u slots.expected "$dir/slots$k" > "$dir/diff" && ok || bad "slots.yaml on $k thread(s):
+$(head -30 "$dir/diff")"
+done
+# Bindings reach every agent of their group on any thread count, even when another group's
+# brain declares the same key with another type (log lines of two workers interleave: sorted).
+for k in 1 2; do
+  "$thicket" run alias.yaml --quiet --threads $k 2>&1 | grep 'alert=' | sort > "$dir/alias$k"
+done
+[[ $(grep -c 'alert=true sees(9)=true' "$dir/alias1") == 6 ]] && cmp -s "$dir/alias1" "$dir/alias2" && ok ||
+  bad "alias.yaml: 1 thread: $(cat "$dir/alias1"); 2 threads: $(cat "$dir/alias2")"
+
+# The record keeps the tick's percept events and takes, even those of an agent that dies that
+# tick; nobody sees an agent after it died, LOD or not.
+"$thicket" run die.yaml --quiet --record "$dir/die.jsonl" > /dev/null 2> "$dir/die_log"
+grep -q '^{"tick":10,.*"percepts":\[\[2,"touch","take","pickup","medkit"\]\],"takes":\[\["medkit",2\]\]}$' "$dir/die.jsonl" && ok ||
+  bad "die.yaml: tick 10 of the record: $(grep '"tick":10,' "$dir/die.jsonl")"
+grep -q "agent 1: tick 11 sees(2)=false seen=false seen_id=0.0 rem=true mem_id=2.0 percepts=sight:exit:2$" "$dir/die_log" && ok ||
+  bad "die.yaml: the watcher still sees the dead victim: $(grep 'tick 1[1-4] ' "$dir/die_log")"
+
 # Bad input.
 "$thicket" run bad_binding.yaml --quiet > "$dir/out" 2> "$dir/err"
 [[ $? == 2 ]] && ok || bad "bad bindings should exit 2"
-grep -q "^bad_binding.yaml:14:26: error: senses of group 'watcher': 'seen' is written into blackboard key 'seen_x', which its brain ../../../docs/examples/perception/watcher.yaml declares with another type (it must be a boolean)$" "$dir/err" && ok || bad "wrong-type binding message: $(cat "$dir/err")"
+grep -q "^bad_binding.yaml:14:26: error: senses of group 'watcher': 'seen' is written into blackboard key 'seen_x', which its brain ../../../docs/examples/perception/watcher.yaml declares as number (it must be a boolean)$" "$dir/err" && ok || bad "wrong-type binding message: $(cat "$dir/err")"
 grep -q "^bad_binding.yaml:14:41: error: .*'haerd', which its brain ../../../docs/examples/perception/watcher.yaml does not declare (declare it as a boolean); did you mean 'heard'?$" "$dir/err" && ok || bad "undeclared binding message: $(cat "$dir/err")"
 "$thicket" check bad_binding.yaml > /dev/null 2> "$dir/err"
 [[ $? == 2 ]] && grep -q "bad_binding.yaml: 2 error(s)" "$dir/err" && ok || bad "check should report both binding errors: $(cat "$dir/err")"
+"$thicket" check bad_gives.yaml > /dev/null 2> "$dir/err"
+[[ $? == 2 ]] && ok || bad "gifts that do not fit should fail the check"
+grep -q "^bad_gives.yaml:6:7: error: pickup 'kit' gives 'health' text, but the brain ../../../docs/examples/perception/walker.yaml of group 'walker' declares it as number$" "$dir/err" &&
+  grep -q "^bad_gives.yaml:6:7: error: pickup 'kit' gives 'helth', which no brain of a group that may take it declares; did you mean 'health'?$" "$dir/err" &&
+  grep -q "^bad_gives.yaml:7:7: error: pickup 'flag' gives 'health' true/false, but" "$dir/err" && ok || bad "gift messages: $(cat "$dir/err")"
 "$thicket" run bad_noise_scenario.yaml --quiet > /dev/null 2> "$dir/err"
 [[ $? == 1 ]] && ok || bad "a script error in a scenario should exit 1"
 grep -q "^error: bad_noise.lua:5: thicket.noise: loudness must be a number > 0" "$dir/err" && ok || bad "bad noise message: $(cat "$dir/err")"

@@ -353,7 +353,7 @@ int gauge(lua_State* L) { return record_metric(L, true); }
 int sees(lua_State* L) {
   Self s = self(L);
   const lua_Integer id = luaL_checkinteger(L, 2);
-  lua_pushboolean(L, id > 0 && s.worker->sim->perception->sees(s.agent->id, static_cast<uint32_t>(id)));
+  lua_pushboolean(L, id > 0 && id <= UINT32_MAX && s.worker->sim->perception->sees(s.agent->id, static_cast<uint32_t>(id)));
   return 1;
 }
 

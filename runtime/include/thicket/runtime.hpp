@@ -151,6 +151,8 @@ class Runtime {
   double get_number(AgentHandle agent, uint32_t slot) const;
   // The same for a boolean key (false when the agent is stale or the slot is not a boolean).
   bool set_bool(AgentHandle agent, uint32_t slot, bool value);
+  // ... and for an integer key.
+  bool set_integer(AgentHandle agent, uint32_t slot, int64_t value);
 
   // Trace events: every agent tick (Tick), every conditional abort (Abort), fsm transition
   // (Transition) and machine switch (Switch). Without a sink, none is made; with ticks false,

@@ -839,8 +839,10 @@ class ScenarioReader {
       if (diags_.size() == errors_before) error(f, "senses need at least one of sight, hearing, touch");
       return;
     }
-    reject_unknown_keys(map, kSensesKeys, "key", " in 'senses'");
+    // Counted before the key check: a misspelt `sigth:` must not also make every sight slot an
+    // error ("this group has no sight").
     size_t errors_before = diags_.size();
+    reject_unknown_keys(map, kSensesKeys, "key", " in 'senses'");
     if (sight) read_sight(sight, senses.sight);
     if (hearing) read_switch_or_map(hearing, senses.hearing.enabled, "{threshold: T, walls: W}", [&](const YAML::Node& m) {
         reject_unknown_keys(m, {"threshold", "walls"}, "key", " in 'hearing'");

@@ -64,8 +64,8 @@ struct SimWorker {
   // Perception (issue 13): per group, the blackboard slots its senses write; this worker's stats.
   struct SenseKey {
     SenseSlot slot;
-    uint32_t bb = 0;       // the brain's blackboard slot
-    bool boolean = false;  // else a number
+    uint32_t bb = 0;                       // the brain's blackboard slot
+    ValueType type = ValueType::Number;    // Boolean, Number or Integer (numbers rounded)
   };
   std::vector<std::vector<SenseKey>> sense_keys;
   perception::Stats perception_stats;

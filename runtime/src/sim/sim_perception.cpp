@@ -1,6 +1,7 @@
 // Perception in a scenario run (issue 13): the run's perception::Manager, the groups' sensors,
 // the world's areas and pickups, the blackboard keys percepts are written into, what pickups
 // give, and percept events in the record, the trace and --explain.
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -59,6 +60,60 @@ const char* verb(const perception::Percept& p) {
 
 bool is_event(const perception::Percept& p) { return p.phase != perception::Phase::Stay || p.taken; }
 
+// What a `gives:` value can go into: a number into a number key (added) or an integer key (a
+// whole number, added); true/false into a boolean key; text into a text key; anything into an
+// `any` key (replaced).
+bool gift_fits(const Value& v, ValueType key) {
+  if (key == ValueType::Any) return true;
+  if (const double* d = std::get_if<double>(&v))
+    return key == ValueType::Number || (key == ValueType::Integer && std::floor(*d) == *d && std::abs(*d) < 9.0e15);
+  if (std::holds_alternative<int64_t>(v)) return key == ValueType::Number || key == ValueType::Integer;
+  if (std::holds_alternative<bool>(v)) return key == ValueType::Boolean;
+  if (std::holds_alternative<std::string>(v)) return key == ValueType::String;
+  return false;
+}
+
+const char* gift_words(const Value& v) {
+  if (std::holds_alternative<double>(v) || std::holds_alternative<int64_t>(v)) return "a number";
+  if (std::holds_alternative<bool>(v)) return "true/false";
+  if (std::holds_alternative<std::string>(v)) return "text";
+  return "nothing";
+}
+
+// Each key a pickup gives must be declared, with a fitting type, by the brain of every group
+// that may take it and declares it, and by at least one of them (else it is a typo).
+void check_gifts(const Simulation::Impl& sim, std::vector<Diagnostic>& diags) {
+  const ScenarioSpec& spec = sim.spec;
+  const SimWorker& worker = *sim.workers[0];
+  for (const PickupDecl& p : spec.pickups)
+    for (const auto& [key, value] : p.gives) {
+      bool declared_somewhere = false;
+      std::vector<std::string> known;
+      for (uint32_t g = 0; g < spec.groups.size(); ++g) {
+        const int32_t team = static_cast<int32_t>(
+            std::find(spec.teams.begin(), spec.teams.end(), spec.groups[g].team) - spec.teams.begin());
+        if (!p.spec.teams.empty() && std::find(p.spec.teams.begin(), p.spec.teams.end(), team) == p.spec.teams.end()) continue;
+        const Program& program = *worker.rt->impl().brains[worker.brains[g].index]->program;
+        const BlackboardKey* found = nullptr;
+        for (const BlackboardKey& k : program.blackboard) {
+          known.push_back(k.name);
+          if (k.name == key) found = &k;
+        }
+        if (!found) continue;
+        declared_somewhere = true;
+        if (!gift_fits(value, found->type))
+          diags.push_back({Severity::Error, spec.path, p.line, p.column,
+                           "pickup '" + p.spec.name + "' gives '" + key + "' " + gift_words(value) + ", but the brain " +
+                               spec.groups[g].brain + " of group '" + spec.groups[g].name + "' declares it as " +
+                               std::string(value_type_name(found->type))});
+      }
+      if (!declared_somewhere)
+        diags.push_back({Severity::Error, spec.path, p.line, p.column,
+                         "pickup '" + p.spec.name + "' gives '" + key +
+                             "', which no brain of a group that may take it declares" + did_you_mean(key, known)});
+    }
+}
+
 }  // namespace
 
 bool setup_perception(Simulation::Impl& sim, std::vector<Diagnostic>& diags) {
@@ -70,40 +125,38 @@ bool setup_perception(Simulation::Impl& sim, std::vector<Diagnostic>& diags) {
   for (const PickupDecl& p : spec.pickups) sim.perception->add_pickup(p.spec);
   for (const SimAgent& a : sim.agents)
     if (spec.groups[a.group].has_senses) sim.perception->add_sensor(a.id, spec.groups[a.group].senses);
-  // Bindings: each key declared by the group's brain with the slot's type.
+  // Bindings: each key declared by the group's brain with the slot's type (a number slot may
+  // go into an integer key: it is rounded). The type is the brain's declaration, the same on
+  // every worker.
   const size_t before = diags.size();
   for (auto& worker : sim.workers) {
     worker->sense_keys.assign(spec.groups.size(), {});
     for (uint32_t g = 0; g < spec.groups.size(); ++g) {
       const AgentGroup& group = spec.groups[g];
+      const Program& program = *worker->rt->impl().brains[worker->brains[g].index]->program;
       for (const SenseBinding& b : group.sense_keys) {
         const bool boolean = slot_is_boolean(b.slot);
         const char* slot_name = kSenseSlotNames[static_cast<int>(b.slot)];
         std::optional<uint32_t> bb = worker->rt->blackboard_slot(worker->brains[g], b.key);
-        // The type: read it from an agent of the group when there is one (the slot's value).
-        std::optional<Value> value;
-        for (const SimAgent& a : sim.agents)
-          if (a.group == g) {
-            value = worker->rt->get(a.handle, b.key);
-            if (value || a.worker == worker->index) break;
-          }
-        bool good = bb.has_value();
-        if (good && value) good = boolean ? std::holds_alternative<bool>(*value) : std::holds_alternative<double>(*value);
-        if (!good && worker->index == 0) {
+        const ValueType type = bb ? program.blackboard[*bb].type : ValueType::Any;
+        const bool good = bb && (boolean ? type == ValueType::Boolean : type == ValueType::Number || type == ValueType::Integer);
+        if (good) {
+          worker->sense_keys[g].push_back({b.slot, *bb, type});
+        } else if (worker->index == 0) {
           std::string want = boolean ? "a boolean" : "a number";
           std::vector<std::string> declared;
-          for (const BlackboardKey& k : worker->rt->impl().brains[worker->brains[g].index]->program->blackboard)
-            declared.push_back(k.name);
+          for (const BlackboardKey& k : program.blackboard) declared.push_back(k.name);
           diags.push_back({Severity::Error, spec.path, b.line, b.column,
                            "senses of group '" + group.name + "': '" + slot_name + "' is written into blackboard key '" + b.key +
                                "', which its brain " + group.brain +
-                               (bb ? " declares with another type (it must be " + want + ")"
+                               (bb ? " declares as " + std::string(value_type_name(type)) + " (it must be " + want +
+                                         (boolean ? "" : " or an integer") + ")"
                                    : " does not declare (declare it as " + want + ")" + did_you_mean(b.key, declared))});
         }
-        if (good) worker->sense_keys[g].push_back({b.slot, *bb, boolean});
       }
     }
   }
+  check_gifts(sim, diags);
   if (!spec.pickups.empty()) {
     sim.pickups_metric = static_cast<uint32_t>(
         std::find(sim.metric_names.begin(), sim.metric_names.end(), "pickups_taken") - sim.metric_names.begin());
@@ -141,7 +194,7 @@ void sense_agent(SimWorker& worker, SimAgent& agent) {
     if (e.kind == perception::Kind::Agent && (!recent || e.last_tick > recent->last_tick)) recent = &e;
   Runtime& rt = *worker.rt;
   for (const auto& k : keys) {
-    if (k.boolean) {
+    if (k.type == ValueType::Boolean) {
       bool v = k.slot == SenseSlot::Seen ? seen != nullptr
                : k.slot == SenseSlot::Heard ? heard != nullptr
                : k.slot == SenseSlot::Touched ? touched
@@ -167,7 +220,8 @@ void sense_agent(SimWorker& worker, SimAgent& agent) {
       case SenseSlot::MemoryId: v = recent ? recent->id : 0; break;
       default: continue;
     }
-    rt.set_number(agent.handle, k.bb, v);
+    if (k.type == ValueType::Integer) rt.set_integer(agent.handle, k.bb, std::llround(v));
+    else rt.set_number(agent.handle, k.bb, v);
   }
 }
 
@@ -177,19 +231,25 @@ void apply_takes(Simulation::Impl& sim) {
     sim.metric_totals[sim.pickups_metric] += 1;
     SimAgent* a = sim.agent(t.agent);
     if (!a || !a->alive) continue;
-    Runtime& rt = *sim.workers[a->worker]->rt;
+    SimWorker& worker = *sim.workers[a->worker];
+    Runtime& rt = *worker.rt;
+    const Program& program = *rt.impl().brains[worker.brains[a->group].index]->program;
     for (const auto& [key, value] : decl.gives) {
-      std::optional<Value> now = rt.get(a->handle, key);
-      if (!now) continue;  // documented: a key the taker's brain lacks is skipped
-      // A number adds to a number key (YAML's 25 arrives as an integer, 2.5 as a double).
+      std::optional<uint32_t> slot = rt.blackboard_slot(worker.brains[a->group], key);
+      if (!slot) continue;  // documented: a key the taker's brain lacks is skipped
+      const ValueType type = program.blackboard[*slot].type;
+      // Numbers add up (YAML's 25 arrives as an integer, 2.5 as a double); the rest replaces.
       const double* add = std::get_if<double>(&value);
       const int64_t* add_int = std::get_if<int64_t>(&value);
-      if (std::holds_alternative<double>(*now) && (add || add_int))
-        rt.set(a->handle, key, std::get<double>(*now) + (add ? *add : static_cast<double>(*add_int)));
-      else if (std::holds_alternative<int64_t>(*now) && add_int)
-        rt.set(a->handle, key, std::get<int64_t>(*now) + *add_int);
+      bool done = false;
+      if (type == ValueType::Number && (add || add_int))
+        done = rt.set_number(a->handle, *slot, rt.get_number(a->handle, *slot) + (add ? *add : static_cast<double>(*add_int)));
+      else if (type == ValueType::Integer && (add || add_int))
+        done = rt.set(a->handle, key, std::get<int64_t>(*rt.get(a->handle, key)) + (add ? std::llround(*add) : *add_int));
       else
-        rt.set(a->handle, key, value);
+        done = rt.set(a->handle, key, value);
+      if (!done)  // the load check makes this unreachable; say so rather than lose it quietly
+        sim.log("error: pickup '" + decl.spec.name + "' could not give '" + key + "' to agent " + std::to_string(t.agent));
     }
   }
 }
@@ -198,7 +258,7 @@ void record_percepts(Simulation::Impl& sim, std::ostream& out) {
   const perception::Manager& m = *sim.perception;
   bool first = true;
   for (const SimAgent& a : sim.agents) {
-    if (!a.alive || !m.has_sensor(a.id)) continue;
+    if (!m.has_sensor(a.id)) continue;  // also an agent that died this tick: what it perceived
     for (const perception::Percept& p : m.percepts(a.id)) {
       if (!is_event(p)) continue;
       out << (first ? ",\"percepts\":[" : ",") << '[' << a.id << ",\"" << perception::sense_name(p.sense) << "\",\""
@@ -251,7 +311,8 @@ void trace_percepts(Simulation::Impl& sim) {
              << "\"}}\n";
     if (sim.options.explain)
       sim.log("tick " + std::to_string(sim.tick) + ": " + agent_words(sim, t.agent) + " takes pickup " + m.pickups()[t.pickup].name +
-              " (back in " + fixed(m.pickups()[t.pickup].respawn, 1) + " s)");
+              " (back in " + fixed(static_cast<double>(m.pickup_states()[t.pickup].back_tick - sim.tick) * sim.options.dt, 1) +
+              " s)");
   }
 }
 

@@ -327,7 +327,6 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
     for (uint32_t id : dying) {  // the dead leave the world (their running leaves stop, aborted)
       SimAgent& a = s.agents[id - 1];
       release_path(*s.workers[a.worker], a);
-      s.perception->remove_sensor(id);
       s.workers[a.worker]->rt->despawn(a.handle);
       s.world.despawn(a.entity);
       a.alive = false;
@@ -360,6 +359,8 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
       record_percepts(s, out);
       out << "}\n";
     }
+    // The dead leave perception only now, so that the record keeps what they perceived this tick.
+    for (uint32_t id : dying) s.perception->remove_sensor(id);
 
     result.ticks = s.tick;
     if (progress) progress(s.tick, s.options.ticks);
