@@ -105,7 +105,7 @@ TEST_CASE("sight: near cone only, far cone only, both, outside both") {
   std::uint32_t eye = sc.spawn({10, 10}, 0);
   std::uint32_t near_only = sc.spawn({12, 13}, 1);   // 3.6 m, 56 deg off: only the wide cone
   std::uint32_t far_only = sc.spawn({25, 11}, 1);    // 15 m, 4 deg off: only the narrow one
-  std::uint32_t both = sc.spawn({13, 10}, 1);        // dead ahead, 3 m: both, the first counts
+  std::uint32_t both = sc.spawn({13, 10}, 1);        // dead ahead, 3 m: both, the first is its cone
   std::uint32_t beside = sc.spawn({10, 20}, 1);      // 90 deg off
   std::uint32_t behind = sc.spawn({8, 10}, 1);       // right behind
   std::uint32_t too_far = sc.spawn({35, 10}, 1);     // 25 m, beyond both
@@ -122,7 +122,9 @@ TEST_CASE("sight: near cone only, far cone only, both, outside both") {
   CHECK(seen[2].id == both);
   CHECK(seen[2].cone == 0);
   CHECK(seen[2].distance == doctest::Approx(3));
-  CHECK(seen[2].strength == doctest::Approx(1 - 3.0 / 5));
+  // Strength is the best view over the cones that hold it: the far cone (20 m) sees it better.
+  CHECK(seen[2].strength == doctest::Approx(1 - 3.0 / 20));
+  CHECK(seen[0].strength == doctest::Approx(1 - std::hypot(2.0, 3.0) / 5));  // the near cone only
   for (const Percept& p : seen) CHECK(p.phase == Phase::Enter);
   CHECK(sc.manager->sees(eye, far_only));
   CHECK_FALSE(sc.manager->sees(eye, beside));

@@ -138,7 +138,7 @@ struct Percept {
   std::uint32_t sound = 0;   // Sound: its serial (1, 2, ... in emission order over the run)
   Vec2 position;             // where it is (Exit: where it was last perceived)
   double distance = 0;       // m from the sensing agent's centre
-  // sight: 1 - distance / range of the cone that saw it; hearing: the strength at the ear;
+  // sight: 1 - distance / range, the most over the cones that hold it; hearing: the strength at the ear;
   // touch: 1.
   double strength = 0;
   bool taken = false;        // Pickup: this agent took it this tick

@@ -260,7 +260,9 @@ void Manager::sense_sight(SensorState& s, const Entity& self, const QueryFilter&
   if (sight.lod_distance > 0 && sight.lod_every > 1 && (tick_ + s.agent) % sight.lod_every != 0 &&
       !hash_->any_within(self.position, sight.lod_distance, filter)) {
     if (stats != nullptr) ++stats->lod_skips;
-    s.now.insert(s.now.end(), s.sightings.begin(), s.sightings.end());
+    // ... except those that left the world since (a dead agent is not seen, LOD or not).
+    for (const Percept& p : s.sightings)
+      if (entity_of_agent(p.id) != nullptr) s.now.push_back(p);
     assign_phases(s.now, start, s.before, Sense::Sight);
     return;
   }
@@ -291,7 +293,17 @@ void Manager::sense_sight(SensorState& s, const Entity& self, const QueryFilter&
     p.id = target;
     p.position = seen.position;
     p.distance = world::distance(self.position, seen.position);
+    // The strongest view of it: a far narrow cone may hold it closer to its centre of range
+    // than the near wide cone that saw it first.
     p.strength = 1.0 - p.distance / sight.cones[seen.cone].range;
+    for (std::size_t c = seen.cone + 1; c < cone_count; ++c) {
+      const SightCone& cone = sight.cones[c];
+      if (p.distance > cone.range) continue;
+      if (cone.half_angle < M_PI &&
+          self.heading.dot(seen.position - self.position) < std::cos(cone.half_angle) * p.distance * self.heading.length())
+        continue;
+      p.strength = std::max(p.strength, 1.0 - p.distance / cone.range);
+    }
     s.now.push_back(p);
   }
   if (stats != nullptr) {
