@@ -1,5 +1,7 @@
 // Line of sight on a grid map and the path smoothing built on it (seed 003).
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 
 #include "nav/grid_walk.hpp"
 #include "thicket/nav.hpp"
@@ -67,10 +69,53 @@ struct SmoothScratch {
 
 }  // namespace
 
+namespace {
+
+// detail::walk_segment over passable cells for a segment that moves on both axes, with the
+// directions fixed at compile time: the same cells in the same order, decided by the very same
+// arithmetic (so the same answer bit for bit), without re-deciding the signs at every step.
+// Perception runs this several times per agent and tick. a, b: grid units, inside the map.
+template <int SX, int SY>
+bool walk_passable(const GridMap& map, Vec2 a, Vec2 b) {
+  Cell c = detail::floor_cell(a);
+  const Cell end = detail::floor_cell(b);
+  if (!map.passable(c)) return false;
+  const double adx = std::abs(b.x - a.x), ady = std::abs(b.y - a.y);
+  std::int64_t steps_left = std::int64_t(std::abs(std::int64_t(end.x) - c.x)) +
+                            std::abs(std::int64_t(end.y) - c.y);
+  while (!(c == end) && steps_left-- > 0) {
+    const double to_x = SX > 0 ? (c.x + 1) - a.x : a.x - c.x;
+    const double to_y = SY > 0 ? (c.y + 1) - a.y : a.y - c.y;
+    const double tx = to_x * ady, ty = to_y * adx;
+    const bool cross_x = tx <= ty && c.x != end.x;
+    const bool cross_y = ty <= tx && c.y != end.y;
+    if (cross_x && cross_y) {
+      if (!map.passable(Cell{c.x + SX, c.y}) || !map.passable(Cell{c.x, c.y + SY})) return false;
+      c = {c.x + SX, c.y + SY};
+      if (steps_left > 0) --steps_left;
+    } else if (cross_x) {
+      c.x += SX;
+    } else if (cross_y) {
+      c.y += SY;
+    } else {
+      break;
+    }
+    if (!map.passable(c)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool line_of_sight(const GridMap& map, Vec2 a, Vec2 b) {
   if (!(map.cell_size > 0)) return false;
   Vec2 ga = detail::to_grid(map, a), gb = detail::to_grid(map, b);
   if (!detail::inside_grid(map, ga) || !detail::inside_grid(map, gb)) return false;
+  const double dx = gb.x - ga.x, dy = gb.y - ga.y;
+  if (dx > 0 && dy > 0) return walk_passable<1, 1>(map, ga, gb);
+  if (dx > 0 && dy < 0) return walk_passable<1, -1>(map, ga, gb);
+  if (dx < 0 && dy > 0) return walk_passable<-1, 1>(map, ga, gb);
+  if (dx < 0 && dy < 0) return walk_passable<-1, -1>(map, ga, gb);
   return detail::walk_segment(ga, gb, [&](Cell c) { return map.passable(c); });
 }
 
