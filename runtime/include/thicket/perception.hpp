@@ -191,6 +191,8 @@ struct Stats {
 //   (sight, hearing, touch) gives the entry its sense and position. Areas and pickups are not
 //   remembered.
 
+class SightIndex;  // private to the implementation (runtime/src/perception/sight_index.hpp)
+
 class Manager {
  public:
   // The world, its hash (rebuilt by the caller each tick before begin_tick), the walls that
@@ -277,6 +279,9 @@ class Manager {
   std::vector<std::unique_ptr<SensorState>> sensors_;  // by agent id - 1 (owns sensor_of_'s)
   std::vector<std::uint32_t> slot_of_agent_;  // by agent id - 1, this tick (kNoSlot: none)
   double max_body_radius_ = 0;                // over live entities, this tick
+  // Bodies for sight, rebuilt from the hash at begin_tick when some sensor has cones: answers
+  // the hash's in_cones exactly, faster (see sight_index.hpp).
+  std::unique_ptr<SightIndex> sight_index_;
   std::vector<Area> areas_;
   std::vector<PickupSpec> pickups_;
   std::vector<PickupState> pickup_states_;
