@@ -74,12 +74,16 @@ namespace {
 // detail::walk_segment over passable cells for a segment that moves on both axes, with the
 // directions fixed at compile time: the same cells in the same order, decided by the very same
 // arithmetic (so the same answer bit for bit), without re-deciding the signs at every step.
-// Perception runs this several times per agent and tick. a, b: grid units, inside the map.
+// Perception runs this several times per agent and tick. a, b: grid units, inside the map, so
+// every cell walked is on the map (the walk stays within the two end cells' box): cells are
+// read straight from the rows (passable: the map's cell bytes, width: its row length), and
+// floor is a truncation (the coordinates are >= 0).
 template <int SX, int SY>
-bool walk_passable(const GridMap& map, Vec2 a, Vec2 b) {
-  Cell c = detail::floor_cell(a);
-  const Cell end = detail::floor_cell(b);
-  if (!map.passable(c)) return false;
+bool walk_passable(const std::uint8_t* passable, std::int64_t width, Vec2 a, Vec2 b) {
+  Cell c{std::int32_t(a.x), std::int32_t(a.y)};
+  const Cell end{std::int32_t(b.x), std::int32_t(b.y)};
+  std::int64_t at = std::int64_t(c.y) * width + c.x;
+  if (!passable[at]) return false;
   const double adx = std::abs(b.x - a.x), ady = std::abs(b.y - a.y);
   std::int64_t steps_left = std::int64_t(std::abs(std::int64_t(end.x) - c.x)) +
                             std::abs(std::int64_t(end.y) - c.y);
@@ -90,17 +94,20 @@ bool walk_passable(const GridMap& map, Vec2 a, Vec2 b) {
     const bool cross_x = tx <= ty && c.x != end.x;
     const bool cross_y = ty <= tx && c.y != end.y;
     if (cross_x && cross_y) {
-      if (!map.passable(Cell{c.x + SX, c.y}) || !map.passable(Cell{c.x, c.y + SY})) return false;
+      if (!passable[at + SX] || !passable[at + SY * width]) return false;
       c = {c.x + SX, c.y + SY};
+      at += SX + SY * width;
       if (steps_left > 0) --steps_left;
     } else if (cross_x) {
       c.x += SX;
+      at += SX;
     } else if (cross_y) {
       c.y += SY;
+      at += SY * width;
     } else {
       break;
     }
-    if (!map.passable(c)) return false;
+    if (!passable[at]) return false;
   }
   return true;
 }
@@ -109,13 +116,17 @@ bool walk_passable(const GridMap& map, Vec2 a, Vec2 b) {
 
 bool line_of_sight(const GridMap& map, Vec2 a, Vec2 b) {
   if (!(map.cell_size > 0)) return false;
-  Vec2 ga = detail::to_grid(map, a), gb = detail::to_grid(map, b);
+  // (x - origin) / 1 is x - origin exactly: 1 m cells skip the divisions.
+  Vec2 ga = map.cell_size == 1 ? a - map.origin : detail::to_grid(map, a);
+  Vec2 gb = map.cell_size == 1 ? b - map.origin : detail::to_grid(map, b);
   if (!detail::inside_grid(map, ga) || !detail::inside_grid(map, gb)) return false;
   const double dx = gb.x - ga.x, dy = gb.y - ga.y;
-  if (dx > 0 && dy > 0) return walk_passable<1, 1>(map, ga, gb);
-  if (dx > 0 && dy < 0) return walk_passable<1, -1>(map, ga, gb);
-  if (dx < 0 && dy > 0) return walk_passable<-1, 1>(map, ga, gb);
-  if (dx < 0 && dy < 0) return walk_passable<-1, -1>(map, ga, gb);
+  const std::uint8_t* cells = map.passable_.data();
+  const std::int64_t width = map.width_;
+  if (dx > 0 && dy > 0) return walk_passable<1, 1>(cells, width, ga, gb);
+  if (dx > 0 && dy < 0) return walk_passable<1, -1>(cells, width, ga, gb);
+  if (dx < 0 && dy > 0) return walk_passable<-1, 1>(cells, width, ga, gb);
+  if (dx < 0 && dy < 0) return walk_passable<-1, -1>(cells, width, ga, gb);
   return detail::walk_segment(ga, gb, [&](Cell c) { return map.passable(c); });
 }
 
