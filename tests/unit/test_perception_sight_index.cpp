@@ -2,6 +2,7 @@
 // bodies outside the world's bounds, on 3 teams or 5), random eyes and cones, every filter.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <vector>
@@ -55,6 +56,7 @@ TEST_CASE("sight index: the same sightings as the hash's in_cones") {
       hash.in_cones(self.position, heading, cones, a, filter);
       if (!index.in_cones(self.position, heading, cones, b, filter, nullptr)) continue;
       ++answered;
+      std::sort(b.begin(), b.end(), [](const auto& x, const auto& y) { return x.id < y.id; });
       REQUIRE(a.size() == b.size());
       for (std::size_t i = 0; i < a.size(); ++i) {
         CHECK(a[i].id == b[i].id);

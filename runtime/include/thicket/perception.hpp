@@ -175,7 +175,8 @@ struct Stats {
 // Decisions the text above leaves open (runtime/src/perception/*.cpp):
 // - Bodies are agents: a live entity that agent_of_slot maps to 0 is never perceived (a
 //   percept needs an agent id).
-// - Sight: one walk of the hash for all cones (SpatialHash::in_cones); line of sight from the
+// - Sight: one walk for all cones (SpatialHash::in_cones, or the manager's own sight index
+//   built from the hash at begin_tick, which gives the same answers); line of sight from the
 //   agent's centre to the target's. LOD from a sensor's first tick: until its first check tick
 //   it sees nothing.
 // - Hearing: a sound's team is its source's team when the sound becomes audible (begin_tick);

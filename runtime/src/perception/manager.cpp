@@ -271,7 +271,9 @@ void Manager::sense_sight(SensorState& s, const Entity& self, const QueryFilter&
   }
   if (stats != nullptr) ++stats->sight_checks;
 
-  // Every cone in one walk of the hash; each body comes with the first cone that sees it.
+  // Every cone in one walk of the sight index (or of the hash, for what the index does not
+  // take); each body comes with the first cone that sees it, in no particular order:
+  // assign_phases sorts the percepts.
   SightScratch& t = tl_sight;
   world::QueryCost cost;
   const std::size_t cone_count = std::min<std::size_t>(sight.cones.size(), 256);

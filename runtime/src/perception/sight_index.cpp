@@ -219,19 +219,6 @@ bool SightIndex::in_cones(Vec2 eye, Vec2 heading, std::span<const SpatialHash::V
         if (ids_[i] != filter.excluded) test(Vec2{xs_[i], ys_[i]}, ids_[i]);
     }
   }
-  // By id, as the hash lists them (ids are unique, so any sort gives this order); a handful
-  // of sightings is the rule, where insertion sort is quickest.
-  auto by_id = [](const SpatialHash::Sighting& a, const SpatialHash::Sighting& b) { return a.id < b.id; };
-  if (out.size() > 32) {
-    std::sort(out.begin(), out.end(), by_id);
-  } else {
-    for (std::size_t i = 1; i < out.size(); ++i) {
-      const SpatialHash::Sighting moving = out[i];
-      std::size_t j = i;
-      for (; j > 0 && by_id(moving, out[j - 1]); --j) out[j] = out[j - 1];
-      out[j] = moving;
-    }
-  }
   return true;
 }
 

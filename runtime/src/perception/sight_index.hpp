@@ -7,7 +7,7 @@
 // contiguous stretch of one team's bodies (positions stored apart from ids), so a query reads
 // only the teams its filter accepts and no cell test per body. The answers are those of
 // SpatialHash::in_cones exactly: the same bodies (from the hash's entries), the same per-body
-// tests in the same arithmetic, a conservative cell cut; the output is sorted by id as there.
+// tests in the same arithmetic, a conservative cell cut (the output is not sorted).
 #pragma once
 #include <cstdint>
 #include <span>
@@ -22,7 +22,9 @@ class SightIndex {
   // From the hash's entries; bounds: the world's (bodies outside it are kept on a side list
   // that every query reads).
   void rebuild(const world::SpatialHash& hash, const world::Bounds& bounds);
-  // As hash.in_cones(eye, heading, cones, out, filter, cost). Returns false (out untouched) when
+  // As hash.in_cones(eye, heading, cones, out, filter, cost) but in no particular order (the
+  // manager sorts its percepts anyway, and most sightings fail line of sight: sorting them all
+  // cost more than the cone tests). Returns false (out untouched) when
   // this index does not handle the query (too many teams or cones, a cone that is no narrow
   // wedge): the caller asks the hash then.
   bool in_cones(world::Vec2 eye, world::Vec2 heading, std::span<const world::SpatialHash::ViewCone> cones,
