@@ -50,6 +50,15 @@ TEST_CASE("sight index: the same sightings as the hash's in_cones") {
       const int count = 1 + int(splitmix64(rng) % 3);
       for (int c = 0; c < count; ++c)
         cones.push_back({uniform(rng, 0, 40), uniform(rng, 0.01, q % 10 == 0 ? 3.2 : 1.5)});
+      if (q % 4 == 1) {
+        // Knife edge: another body exactly on the first cone's edge (as near as rounding
+        // allows), where the index's square-root-free test must defer to the hash's own.
+        const Entity& other = world.entities()[splitmix64(rng) % world.entities().size()];
+        const Vec2 to = other.position - self.position;
+        const double edge = std::atan2(to.y, to.x) + (q % 8 == 1 ? 1 : -1) * cones[0].half_angle;
+        heading = {std::cos(edge), std::sin(edge)};
+        cones[0].range = std::max(cones[0].range, std::sqrt(to.length_squared()) + 1);
+      }
       QueryFilter filter{self.id, q % 3 == 0   ? TeamFilter::all_but(self.team)
                                   : q % 3 == 1 ? TeamFilter::only(self.team)
                                                : TeamFilter::any()};

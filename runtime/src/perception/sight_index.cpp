@@ -40,6 +40,7 @@ double cosine(double angle) {
 struct ConeTest {
   double range_squared = 0;
   double min_cosine = 1;
+  double min_cosine_squared = 1;
   Vec2 right_out, left_out;  // outward normals of the wedge's edges
   double margin = 0;         // a cell's bounding radius, plus slack for rounding
   double reach_squared = 0;  // (range + margin)^2
@@ -123,6 +124,7 @@ bool SightIndex::in_cones(Vec2 eye, Vec2 heading, std::span<const SpatialHash::V
     hi = {std::max(hi.x, p.x), std::max(hi.y, p.y)};
   };
   const std::size_t used = cones.size();
+  double max_range_squared = 0;
   for (std::size_t k = 0; k < used; ++k) {
     const SpatialHash::ViewCone& cone = cones[k];
     const double range = cone.range;
@@ -132,6 +134,8 @@ bool SightIndex::in_cones(Vec2 eye, Vec2 heading, std::span<const SpatialHash::V
     ConeTest& t = tests[k];
     t.range_squared = range * range;
     t.min_cosine = cosine(cone.half_angle);
+    t.min_cosine_squared = t.min_cosine * t.min_cosine;
+    max_range_squared = std::max(max_range_squared, t.range_squared);
     const double c = t.min_cosine, s = std::sqrt(std::max(0.0, 1 - c * c));
     const Vec2 right{forward.x * c + forward.y * s, forward.y * c - forward.x * s};
     const Vec2 left{forward.x * c - forward.y * s, forward.y * c + forward.x * s};
@@ -151,15 +155,28 @@ bool SightIndex::in_cones(Vec2 eye, Vec2 heading, std::span<const SpatialHash::V
     const Vec2 offset = position - eye;
     const double distance_squared = offset.length_squared();
     const double along = forward.dot(offset);
+    // Beyond every cone's range, or behind the eye (every cone here has min_cosine > 0, so
+    // along < 0 fails each one's angle test whatever the distance): in no cone.
+    if (distance_squared > max_range_squared || along < 0) return;
     double distance = -1;  // computed once, when a cone needs it
     for (std::size_t k = 0; k < used; ++k) {
       const ConeTest& t = tests[k];
       if (distance_squared > t.range_squared) continue;
-      // Every cone here has min_cosine > 0, so a body behind the eye fails the angle test
-      // below whatever its distance: no square root for it.
-      if (along < 0) continue;
-      if (distance < 0) distance = std::sqrt(distance_squared);
-      if (!(along >= distance * t.min_cosine)) continue;
+      // The hash's angle test is along >= sqrt(d2) * cos, rounded. Squared (along^2 against
+      // d2 * cos^2, both >= 0 here) it needs no square root; it decides only where the sides
+      // differ by 1e-12 relative, far beyond both forms' rounding (a few 1e-16), and only
+      // where the squares are normal numbers. Elsewhere (near the cone's edge) the hash's own
+      // test decides. Either way the answer is the hash's.
+      const double a2 = along * along, r2 = distance_squared * t.min_cosine_squared;
+      const bool plain = r2 >= 1e-250 && r2 <= 1e250;
+      if (plain && a2 > r2 * (1 + 1e-12)) {
+        // inside
+      } else if (plain && a2 < r2 * (1 - 1e-12)) {
+        continue;  // outside
+      } else {
+        if (distance < 0) distance = std::sqrt(distance_squared);
+        if (!(along >= distance * t.min_cosine)) continue;
+      }
       out.push_back({id, std::uint32_t(k), position});
       return;
     }
