@@ -1,4 +1,4 @@
-// Perception's sight index answers as SpatialHash::in_cones, bit for bit: random crowds (some
+// Perception's sight index answers as SpatialHash::in_cones (and any_within), bit for bit: random crowds (some
 // bodies outside the world's bounds, on 3 teams or 5), random eyes and cones, every filter.
 #include <doctest/doctest.h>
 
@@ -62,6 +62,10 @@ TEST_CASE("sight index: the same sightings as the hash's in_cones") {
       QueryFilter filter{self.id, q % 3 == 0   ? TeamFilter::all_but(self.team)
                                   : q % 3 == 1 ? TeamFilter::only(self.team)
                                                : TeamFilter::any()};
+      const double radius = q % 5 == 0 ? 0.0 : uniform(rng, 0, 30);
+      bool found = false;
+      if (index.any_within(self.position, radius, filter, found))
+        CHECK(found == hash.any_within(self.position, radius, filter));
       hash.in_cones(self.position, heading, cones, a, filter);
       if (!index.in_cones(self.position, heading, cones, b, filter, nullptr)) continue;
       ++answered;

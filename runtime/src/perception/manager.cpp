@@ -262,8 +262,13 @@ void Manager::sense_sight(SensorState& s, const Entity& self, const QueryFilter&
   if (sight.cones.empty()) return;
 
   // Level of detail: off-tick and nothing of interest near, the last check's sightings stand.
+  auto anything_near = [&] {
+    bool found = false;
+    if (sight_index_->any_within(self.position, sight.lod_distance, filter, found)) return found;
+    return hash_->any_within(self.position, sight.lod_distance, filter);
+  };
   if (sight.lod_distance > 0 && sight.lod_every > 1 && (tick_ + s.agent) % sight.lod_every != 0 &&
-      !hash_->any_within(self.position, sight.lod_distance, filter)) {
+      !anything_near()) {
     if (stats != nullptr) ++stats->lod_skips;
     s.now.insert(s.now.end(), s.sightings.begin(), s.sightings.end());
     assign_phases(s.now, start, s.before, Sense::Sight);

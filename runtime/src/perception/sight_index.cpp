@@ -239,4 +239,36 @@ bool SightIndex::in_cones(Vec2 eye, Vec2 heading, std::span<const SpatialHash::V
   return true;
 }
 
+bool SightIndex::any_within(Vec2 point, double radius, const world::QueryFilter& filter, bool& found) const {
+  if (!usable_ || !(radius >= 0) || !std::isfinite(radius) || !std::isfinite(point.x) || !std::isfinite(point.y))
+    return false;
+  const double radius_squared = radius * radius;
+  auto near = [&](Vec2 p) { return (p - point).length_squared() <= radius_squared; };  // as the hash
+  found = true;
+  for (const Stray& stray : strays_)
+    if (stray.id != filter.excluded && filter.teams.accepts(stray.team) && near(stray.position)) return true;
+  // Every body within radius lies in these cells (the slack as the hash's; floor is monotone).
+  const double slack = 1e-9 * (std::abs(point.x) + std::abs(point.y) + radius + 1.0);
+  auto cell_index = [&](double v, double origin, std::int32_t n) {
+    return std::int32_t(std::clamp(std::floor((v - origin) * inverse_cell_), 0.0, double(n - 1)));
+  };
+  const std::int32_t x0 = cell_index(point.x - radius - slack, origin_.x, columns_);
+  const std::int32_t x1 = cell_index(point.x + radius + slack, origin_.x, columns_);
+  const std::int32_t y0 = cell_index(point.y - radius - slack, origin_.y, rows_);
+  const std::int32_t y1 = cell_index(point.y + radius + slack, origin_.y, rows_);
+  const std::size_t cells = std::size_t(columns_) * std::size_t(rows_);
+  for (std::size_t t = 0; t < teams_.size(); ++t) {
+    if (!filter.teams.accepts(teams_[t])) continue;
+    const std::uint32_t* starts = cell_start_.data() + t * (cells + 1);
+    for (std::int32_t y = y0; y <= y1; ++y) {
+      const std::size_t row = std::size_t(y) * std::size_t(columns_);
+      const std::uint32_t end = starts[row + std::size_t(x1) + 1];
+      for (std::uint32_t i = starts[row + std::size_t(x0)]; i < end; ++i)
+        if (ids_[i] != filter.excluded && near(Vec2{xs_[i], ys_[i]})) return true;
+    }
+  }
+  found = false;
+  return true;
+}
+
 }  // namespace thicket::perception

@@ -31,6 +31,10 @@ class SightIndex {
                 std::vector<world::SpatialHash::Sighting>& out, const world::QueryFilter& filter,
                 world::QueryCost* cost) const;
 
+  // As hash.any_within(point, radius, filter) (LOD's "anything of interest near?"): sets
+  // `found` and returns true, or returns false when this index does not handle the query.
+  bool any_within(world::Vec2 point, double radius, const world::QueryFilter& filter, bool& found) const;
+
  private:
   static constexpr std::size_t kMaxTeams = 4;
   bool usable_ = false;
