@@ -87,22 +87,29 @@ bool walk_passable(const std::uint8_t* passable, std::int64_t width, Vec2 a, Vec
   const double adx = std::abs(b.x - a.x), ady = std::abs(b.y - a.y);
   std::int64_t steps_left = std::int64_t(std::abs(std::int64_t(end.x) - c.x)) +
                             std::abs(std::int64_t(end.y) - c.y);
+  // The next boundaries ahead, as doubles: the integers c.x + 1 (or c.x) exactly, so the
+  // distances below are walk_segment's to the bit, without an int-to-double conversion a step.
+  double bx = SX > 0 ? double(c.x) + 1 : double(c.x), by = SY > 0 ? double(c.y) + 1 : double(c.y);
   while (!(c == end) && steps_left-- > 0) {
-    const double to_x = SX > 0 ? (c.x + 1) - a.x : a.x - c.x;
-    const double to_y = SY > 0 ? (c.y + 1) - a.y : a.y - c.y;
+    const double to_x = SX > 0 ? bx - a.x : a.x - bx;
+    const double to_y = SY > 0 ? by - a.y : a.y - by;
     const double tx = to_x * ady, ty = to_y * adx;
     const bool cross_x = tx <= ty && c.x != end.x;
     const bool cross_y = ty <= tx && c.y != end.y;
     if (cross_x && cross_y) {
       if (!passable[at + SX] || !passable[at + SY * width]) return false;
       c = {c.x + SX, c.y + SY};
+      bx += SX;
+      by += SY;
       at += SX + SY * width;
       if (steps_left > 0) --steps_left;
     } else if (cross_x) {
       c.x += SX;
+      bx += SX;
       at += SX;
     } else if (cross_y) {
       c.y += SY;
+      by += SY;
       at += SY * width;
     } else {
       break;
