@@ -1,6 +1,7 @@
 // Line of sight on grid maps and path smoothing (seed 003).
 #include <doctest/doctest.h>
 
+#include "nav/grid_walk.hpp"
 #include "nav_fixture.hpp"
 
 using namespace thicket::nav;
@@ -96,6 +97,27 @@ TEST_CASE("agrees with fine sampling on random maps, and is symmetric") {
       // sampling does not see.)
       if (sampled_hits_wall(map, a, b)) CHECK_FALSE(sees);
       CHECK(sees == line_of_sight(map, b, a));
+    }
+  }
+}
+
+TEST_CASE("the fast walk gives the generic walk's answer: random points, cell centres, corners") {
+  // line_of_sight walks diagonal segments with its directions fixed at compile time; it must
+  // answer exactly as detail::walk_segment does, knife edges (corners, boundaries) included.
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    GridMap map = random_map(24, 18, 20, seed);
+    std::mt19937 rng(seed * 104729u);
+    auto point = [&](int kind) -> Vec2 {
+      switch (kind) {
+        case 0: return {(rng() % 24000) / 1000.0, (rng() % 18000) / 1000.0};  // anywhere
+        case 1: return {rng() % 24 + 0.5, rng() % 18 + 0.5};                   // cell centres
+        default: return {double(rng() % 24), double(rng() % 18)};              // corners
+      }
+    };
+    for (int i = 0; i < 600; ++i) {
+      Vec2 a = point(i % 3), b = point((i / 3) % 3);
+      bool generic = detail::walk_segment(a, b, [&](Cell c) { return map.passable(c); });
+      CHECK(line_of_sight(map, a, b) == generic);
     }
   }
 }

@@ -84,6 +84,8 @@ class GridMap {
   world::Bounds world_bounds() const;
 
  private:
+  // Walks its cells straight from the passable_ row data (perception calls it per sighting).
+  friend bool line_of_sight(const GridMap& map, Vec2 a, Vec2 b);
   std::int32_t width_ = 0, height_ = 0;
   std::vector<std::uint8_t> passable_;
   std::vector<float> costs_;  // empty while uniform

@@ -175,7 +175,8 @@ struct Stats {
 // Decisions the text above leaves open (runtime/src/perception/*.cpp):
 // - Bodies are agents: a live entity that agent_of_slot maps to 0 is never perceived (a
 //   percept needs an agent id).
-// - Sight: one walk of the hash for all cones (SpatialHash::in_cones); line of sight from the
+// - Sight: one walk for all cones (SpatialHash::in_cones, or the manager's own sight index
+//   built from the hash at begin_tick, which gives the same answers); line of sight from the
 //   agent's centre to the target's. LOD from a sensor's first tick: until its first check tick
 //   it sees nothing.
 // - Hearing: a sound's team is its source's team when the sound becomes audible (begin_tick);
@@ -190,6 +191,8 @@ struct Stats {
 //   exits. Memory: when several senses perceive one thing in a tick, the first in percept order
 //   (sight, hearing, touch) gives the entry its sense and position. Areas and pickups are not
 //   remembered.
+
+class SightIndex;  // private to the implementation (runtime/src/perception/sight_index.hpp)
 
 class Manager {
  public:
@@ -277,6 +280,9 @@ class Manager {
   std::vector<std::unique_ptr<SensorState>> sensors_;  // by agent id - 1 (owns sensor_of_'s)
   std::vector<std::uint32_t> slot_of_agent_;  // by agent id - 1, this tick (kNoSlot: none)
   double max_body_radius_ = 0;                // over live entities, this tick
+  // Bodies for sight, rebuilt from the hash at begin_tick when some sensor has cones: answers
+  // the hash's in_cones exactly, faster (see sight_index.hpp).
+  std::unique_ptr<SightIndex> sight_index_;
   std::vector<Area> areas_;
   std::vector<PickupSpec> pickups_;
   std::vector<PickupState> pickup_states_;

@@ -402,6 +402,14 @@ class SpatialHash {
   EntityId nearest(Vec2 point, double radius, const QueryFilter& filter = {},
                    QueryCost* cost = nullptr) const;
 
+  // Calls visit(position, id, team) for every entry as the last rebuild stored it, in the
+  // hash's own order: for callers that keep an index of their own (perception's sight index)
+  // built from exactly the hash's view of the world.
+  template <class Visit>
+  void for_each_entry(Visit&& visit) const {
+    for (const Entry& e : entries_) visit(e.position, e.id, e.team);
+  }
+
  private:
   struct Entry {
     Vec2 position;

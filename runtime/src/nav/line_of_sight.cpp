@@ -1,5 +1,7 @@
 // Line of sight on a grid map and the path smoothing built on it (seed 003).
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 
 #include "nav/grid_walk.hpp"
 #include "thicket/nav.hpp"
@@ -67,10 +69,71 @@ struct SmoothScratch {
 
 }  // namespace
 
+namespace {
+
+// detail::walk_segment over passable cells for a segment that moves on both axes, with the
+// directions fixed at compile time: the same cells in the same order, decided by the very same
+// arithmetic (so the same answer bit for bit), without re-deciding the signs at every step.
+// Perception runs this several times per agent and tick. a, b: grid units, inside the map, so
+// every cell walked is on the map (the walk stays within the two end cells' box): cells are
+// read straight from the rows (passable: the map's cell bytes, width: its row length), and
+// floor is a truncation (the coordinates are >= 0).
+template <int SX, int SY>
+bool walk_passable(const std::uint8_t* passable, std::int64_t width, Vec2 a, Vec2 b) {
+  Cell c{std::int32_t(a.x), std::int32_t(a.y)};
+  const Cell end{std::int32_t(b.x), std::int32_t(b.y)};
+  std::int64_t at = std::int64_t(c.y) * width + c.x;
+  if (!passable[at]) return false;
+  const double adx = std::abs(b.x - a.x), ady = std::abs(b.y - a.y);
+  std::int64_t steps_left = std::int64_t(std::abs(std::int64_t(end.x) - c.x)) +
+                            std::abs(std::int64_t(end.y) - c.y);
+  // The next boundaries ahead, as doubles: the integers c.x + 1 (or c.x) exactly, so the
+  // distances below are walk_segment's to the bit, without an int-to-double conversion a step.
+  double bx = SX > 0 ? double(c.x) + 1 : double(c.x), by = SY > 0 ? double(c.y) + 1 : double(c.y);
+  while (!(c == end) && steps_left-- > 0) {
+    const double to_x = SX > 0 ? bx - a.x : a.x - bx;
+    const double to_y = SY > 0 ? by - a.y : a.y - by;
+    const double tx = to_x * ady, ty = to_y * adx;
+    const bool cross_x = tx <= ty && c.x != end.x;
+    const bool cross_y = ty <= tx && c.y != end.y;
+    if (cross_x && cross_y) {
+      if (!passable[at + SX] || !passable[at + SY * width]) return false;
+      c = {c.x + SX, c.y + SY};
+      bx += SX;
+      by += SY;
+      at += SX + SY * width;
+      if (steps_left > 0) --steps_left;
+    } else if (cross_x) {
+      c.x += SX;
+      bx += SX;
+      at += SX;
+    } else if (cross_y) {
+      c.y += SY;
+      by += SY;
+      at += SY * width;
+    } else {
+      break;
+    }
+    if (!passable[at]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool line_of_sight(const GridMap& map, Vec2 a, Vec2 b) {
   if (!(map.cell_size > 0)) return false;
-  Vec2 ga = detail::to_grid(map, a), gb = detail::to_grid(map, b);
+  // (x - origin) / 1 is x - origin exactly: 1 m cells skip the divisions.
+  Vec2 ga = map.cell_size == 1 ? a - map.origin : detail::to_grid(map, a);
+  Vec2 gb = map.cell_size == 1 ? b - map.origin : detail::to_grid(map, b);
   if (!detail::inside_grid(map, ga) || !detail::inside_grid(map, gb)) return false;
+  const double dx = gb.x - ga.x, dy = gb.y - ga.y;
+  const std::uint8_t* cells = map.passable_.data();
+  const std::int64_t width = map.width_;
+  if (dx > 0 && dy > 0) return walk_passable<1, 1>(cells, width, ga, gb);
+  if (dx > 0 && dy < 0) return walk_passable<1, -1>(cells, width, ga, gb);
+  if (dx < 0 && dy > 0) return walk_passable<-1, 1>(cells, width, ga, gb);
+  if (dx < 0 && dy < 0) return walk_passable<-1, -1>(cells, width, ga, gb);
   return detail::walk_segment(ga, gb, [&](Cell c) { return map.passable(c); });
 }
 

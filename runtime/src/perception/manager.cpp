@@ -10,6 +10,7 @@
 #include <numbers>
 
 #include "perception/perception_internal.hpp"
+#include "perception/sight_index.hpp"
 
 namespace thicket::perception {
 
@@ -118,7 +119,7 @@ void assign_phases(std::vector<Percept>& now, std::size_t start, const std::vect
 Manager::Manager(const world::World& world, const world::SpatialHash& hash, const nav::Walls* walls,
                  const std::vector<std::uint32_t>& agent_of_slot, double dt)
     : world_(&world), hash_(&hash), walls_(walls), agent_of_slot_(&agent_of_slot),
-      dt_(dt > 0 && std::isfinite(dt) ? dt : 1.0) {
+      dt_(dt > 0 && std::isfinite(dt) ? dt : 1.0), sight_index_(std::make_unique<SightIndex>()) {
   queues_.resize(1);
 }
 
@@ -218,10 +219,14 @@ void Manager::begin_tick(std::uint64_t tick) {
   merge_queued_sounds();
 
   min_threshold_ = std::numeric_limits<double>::infinity();
-  for (const SensorState* s : sensor_of_)
-    if (s != nullptr && s->senses->hearing.enabled)
-      min_threshold_ = std::min(min_threshold_, s->senses->hearing.threshold);
+  bool sight = false;
+  for (const SensorState* s : sensor_of_) {
+    if (s == nullptr) continue;
+    if (s->senses->hearing.enabled) min_threshold_ = std::min(min_threshold_, s->senses->hearing.threshold);
+    sight = sight || !s->senses->sight.cones.empty();
+  }
   build_sound_index();
+  if (sight) sight_index_->rebuild(*hash_, world_->bounds());
 
   take_pickups();
 }
@@ -257,8 +262,13 @@ void Manager::sense_sight(SensorState& s, const Entity& self, const QueryFilter&
   if (sight.cones.empty()) return;
 
   // Level of detail: off-tick and nothing of interest near, the last check's sightings stand.
+  auto anything_near = [&] {
+    bool found = false;
+    if (sight_index_->any_within(self.position, sight.lod_distance, filter, found)) return found;
+    return hash_->any_within(self.position, sight.lod_distance, filter);
+  };
   if (sight.lod_distance > 0 && sight.lod_every > 1 && (tick_ + s.agent) % sight.lod_every != 0 &&
-      !hash_->any_within(self.position, sight.lod_distance, filter)) {
+      !anything_near()) {
     if (stats != nullptr) ++stats->lod_skips;
     // ... except those that left the world since (a dead agent is not seen, LOD or not).
     for (const Percept& p : s.sightings)
@@ -268,14 +278,17 @@ void Manager::sense_sight(SensorState& s, const Entity& self, const QueryFilter&
   }
   if (stats != nullptr) ++stats->sight_checks;
 
-  // Every cone in one walk of the hash; each body comes with the first cone that sees it.
+  // Every cone in one walk of the sight index (or of the hash, for what the index does not
+  // take); each body comes with the first cone that sees it, in no particular order:
+  // assign_phases sorts the percepts.
   SightScratch& t = tl_sight;
   world::QueryCost cost;
   const std::size_t cone_count = std::min<std::size_t>(sight.cones.size(), 256);
   t.cones.resize(cone_count);
   for (std::size_t c = 0; c < cone_count; ++c)
     t.cones[c] = {sight.cones[c].range, sight.cones[c].half_angle};
-  hash_->in_cones(self.position, self.heading, t.cones, t.seen, filter, &cost);
+  if (!sight_index_->in_cones(self.position, self.heading, t.cones, t.seen, filter, &cost))
+    hash_->in_cones(self.position, self.heading, t.cones, t.seen, filter, &cost);
 
   const bool walls = sight.walls && walls_ != nullptr;
   std::uint64_t los_tests = 0;

@@ -1,0 +1,85 @@
+// Perception's sight index answers as SpatialHash::in_cones (and any_within), bit for bit: random crowds (some
+// bodies outside the world's bounds, on 3 teams or 5), random eyes and cones, every filter.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "perception/sight_index.hpp"
+#include "thicket/world.hpp"
+
+using namespace thicket::world;
+using thicket::perception::SightIndex;
+
+namespace {
+
+double uniform(std::uint64_t& rng, double low, double high) {
+  return low + (random_signed_unit(rng) + 1) / 2 * (high - low);
+}
+
+}  // namespace
+
+TEST_SUITE("perception") {
+
+TEST_CASE("sight index: the same sightings as the hash's in_cones") {
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    const double side = seed % 3 == 0 ? 2000.0 : 120.0;  // the wide world has wider cells
+    World world({{0, 0}, {side, side}});
+    std::uint64_t rng = seed * 977;
+    const int teams = seed % 4 == 0 ? 5 : 3;  // 5: more than the index takes, the hash answers
+    for (int i = 0; i < 3000; ++i) {
+      // A few outside the bounds (the index keeps them apart), some on cell edges.
+      Vec2 p{uniform(rng, -10, side + 10), uniform(rng, -10, side + 10)};
+      if (i % 7 == 0) p = {std::floor(p.x / 8) * 8, std::floor(p.y)};
+      world.spawn(p, Vehicle{}, std::int32_t(splitmix64(rng) % teams));
+    }
+    SpatialHash hash(seed % 2 == 0 ? 4.0 : 8.0);
+    hash.rebuild(world);
+    SightIndex index;
+    index.rebuild(hash, world.bounds());
+    std::vector<SpatialHash::Sighting> a, b;
+    int answered = 0;
+    for (int q = 0; q < 400; ++q) {
+      const Entity& self = world.entities()[splitmix64(rng) % world.entities().size()];
+      const double angle = uniform(rng, -std::numbers::pi, std::numbers::pi);
+      Vec2 heading{std::cos(angle), std::sin(angle)};
+      if (q % 50 == 0) heading = {1, 0};  // axis-aligned: the arc's bulge decides the box
+      std::vector<SpatialHash::ViewCone> cones;
+      const int count = 1 + int(splitmix64(rng) % 3);
+      for (int c = 0; c < count; ++c)
+        cones.push_back({uniform(rng, 0, 40), uniform(rng, 0.01, q % 10 == 0 ? 3.2 : 1.5)});
+      if (q % 4 == 1) {
+        // Knife edge: another body exactly on the first cone's edge (as near as rounding
+        // allows), where the index's square-root-free test must defer to the hash's own.
+        const Entity& other = world.entities()[splitmix64(rng) % world.entities().size()];
+        const Vec2 to = other.position - self.position;
+        const double edge = std::atan2(to.y, to.x) + (q % 8 == 1 ? 1 : -1) * cones[0].half_angle;
+        heading = {std::cos(edge), std::sin(edge)};
+        cones[0].range = std::max(cones[0].range, std::sqrt(to.length_squared()) + 1);
+      }
+      QueryFilter filter{self.id, q % 3 == 0   ? TeamFilter::all_but(self.team)
+                                  : q % 3 == 1 ? TeamFilter::only(self.team)
+                                               : TeamFilter::any()};
+      const double radius = q % 5 == 0 ? 0.0 : uniform(rng, 0, 30);
+      bool found = false;
+      if (index.any_within(self.position, radius, filter, found))
+        CHECK(found == hash.any_within(self.position, radius, filter));
+      hash.in_cones(self.position, heading, cones, a, filter);
+      if (!index.in_cones(self.position, heading, cones, b, filter, nullptr)) continue;
+      ++answered;
+      std::sort(b.begin(), b.end(), [](const auto& x, const auto& y) { return x.id < y.id; });
+      REQUIRE(a.size() == b.size());
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        CHECK(a[i].id == b[i].id);
+        CHECK(a[i].cone == b[i].cone);
+        CHECK(a[i].position == b[i].position);
+      }
+    }
+    if (teams == 5) CHECK(answered == 0);
+    else CHECK(answered > 100);
+  }
+}
+
+}  // TEST_SUITE
