@@ -6,6 +6,7 @@
 #include "simulation.hpp"
 #include "thicket/navigator.hpp"
 #include "thicket/perception.hpp"
+#include "thicket/value.hpp"
 
 namespace thicket {
 
