@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "scenario.hpp"
+#include "scenario_fixture.hpp"
 #include "schema.hpp"
 
 #ifndef THICKET_SOURCE_DIR
@@ -22,37 +23,18 @@ using thicket::world::ObstacleShape;
 using thicket::world::Vec2;
 
 // A directory holding the scenario files' brain files (their content is not read here).
-const fs::path& scenario_dir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / "thicket_test_scenario";
-    fs::create_directories(d / "brains");
-    for (const char* name : {"minion_world.yaml", "brains/player.yaml"})
-      std::ofstream(d / name) << "tree: t\nroot: {action: Idle}\n";
-    return d;
-  }();
+const scenario_fixture::Dir& fixture() {
+  static const scenario_fixture::Dir dir("thicket_test_scenario",
+                                         {{"minion_world.yaml", scenario_fixture::kIdleBrain},
+                                          {"brains/player.yaml", scenario_fixture::kIdleBrain}},
+                                         "guard_posts.yaml");
   return dir;
 }
-
-std::string scenario_path() { return (scenario_dir() / "guard_posts.yaml").string(); }
-
-std::optional<ScenarioSpec> load(const std::string& text, std::vector<Diagnostic>& diags) {
-  return thicket::load_scenario_text(text, scenario_path(), diags);
-}
-
+const fs::path& scenario_dir() { return fixture().path(); }
+std::string scenario_path() { return fixture().scenario_path(); }
+std::optional<ScenarioSpec> load(const std::string& text, std::vector<Diagnostic>& diags) { return fixture().load(text, diags); }
 // The load's diagnostics as the CLI prints them, one a line, with the directory cut off.
-std::string errors_of(const std::string& text) {
-  std::vector<Diagnostic> diags;
-  auto spec = load(text, diags);
-  CHECK_FALSE(spec.has_value());
-  std::string out;
-  const std::string dir = scenario_dir().string() + "/";
-  for (const Diagnostic& d : diags) {
-    std::string line = thicket::format_diagnostic(d);
-    for (size_t at; (at = line.find(dir)) != std::string::npos;) line.erase(at, dir.size());
-    out += line + "\n";
-  }
-  return out;
-}
+std::string errors_of(const std::string& text) { return fixture().errors_of(text); }
 
 // The smallest valid scenario: one group, whose keys are at column 5 of lines 5 to 8.
 const std::string kSmall =

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "scenario.hpp"
+#include "scenario_fixture.hpp"
 #include "schema.hpp"
 
 namespace {
@@ -16,43 +17,17 @@ using thicket::ScenarioSpec;
 using thicket::world::ObstacleShape;
 using thicket::world::Vec2;
 
-// A directory with a brain file and a small map:
-//   @@@@@@
-//   @..T.@     row 1
-//   @.@@.@     row 2
-//   @....@     row 3
-//   @@@@@@
-const fs::path& nav_dir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / "thicket_test_scenario_nav";
-    fs::create_directories(d);
-    std::ofstream(d / "brain.yaml") << "tree: t\nroot: {action: Idle}\n";
-    std::ofstream(d / "room.map") << "type octile\nheight 5\nwidth 6\nmap\n@@@@@@\n@..T.@\n@.@@.@\n@....@\n@@@@@@\n";
-    std::ofstream(d / "bad.map") << "type octile\nheight 2\nwidth 3\nmap\n...\n.x.\n";
-    return d;
-  }();
+// A directory with a brain file, a small map (scenario_fixture::kRoomMap) and a broken one.
+const scenario_fixture::Dir& fixture() {
+  static const scenario_fixture::Dir dir("thicket_test_scenario_nav",
+                                         {{"brain.yaml", scenario_fixture::kIdleBrain},
+                                          {"room.map", scenario_fixture::kRoomMap},
+                                          {"bad.map", "type octile\nheight 2\nwidth 3\nmap\n...\n.x.\n"}},
+                                         "nav.yaml");
   return dir;
 }
-
-std::string path() { return (nav_dir() / "nav.yaml").string(); }
-
-std::optional<ScenarioSpec> load(const std::string& text, std::vector<Diagnostic>& diags) {
-  return thicket::load_scenario_text(text, path(), diags);
-}
-
-std::string errors_of(const std::string& text) {
-  std::vector<Diagnostic> diags;
-  auto spec = load(text, diags);
-  CHECK_FALSE(spec.has_value());
-  std::string out;
-  const std::string dir = nav_dir().string() + "/";
-  for (const Diagnostic& d : diags) {
-    std::string line = thicket::format_diagnostic(d);
-    for (size_t at; (at = line.find(dir)) != std::string::npos;) line.erase(at, dir.size());
-    out += line + "\n";
-  }
-  return out;
-}
+std::optional<ScenarioSpec> load(const std::string& text, std::vector<Diagnostic>& diags) { return fixture().load(text, diags); }
+std::string errors_of(const std::string& text) { return fixture().errors_of(text); }
 
 std::string scenario(const std::string& world, const std::string& spawn = "{centre: [1.5, 1.5], radius: 0.2}") {
   return "scenario: s\nworld: " + world + "\nteams: [a]\ngroups:\n  - {name: g, team: a, brain: brain.yaml, spawn: " + spawn + "}\n";

@@ -8,6 +8,7 @@
 #include <numbers>
 
 #include "scenario.hpp"
+#include "scenario_fixture.hpp"
 #include "schema.hpp"
 
 namespace {
@@ -21,43 +22,17 @@ using thicket::perception::Targets;
 using thicket::world::ObstacleShape;
 using thicket::world::Vec2;
 
-// A directory with a brain file and a small map (row 2 has walls at x = 2, 3; the T at (3, 1) is
-// a tree, blocked):
-//   @@@@@@
-//   @..T.@     row 1
-//   @.@@.@     row 2
-//   @....@     row 3
-//   @@@@@@
-const fs::path& dir() {
-  static const fs::path d = [] {
-    fs::path p = fs::temp_directory_path() / "thicket_test_scenario_perception";
-    fs::create_directories(p);
-    std::ofstream(p / "brain.yaml") << "tree: t\nroot: {action: Idle}\n";
-    std::ofstream(p / "room.map") << "type octile\nheight 5\nwidth 6\nmap\n@@@@@@\n@..T.@\n@.@@.@\n@....@\n@@@@@@\n";
-    return p;
-  }();
-  return d;
+// A directory with a brain file and a small map (scenario_fixture::kRoomMap: row 2 has walls at
+// x = 2, 3; the T at (3, 1) is a tree, blocked).
+const scenario_fixture::Dir& fixture() {
+  static const scenario_fixture::Dir dir("thicket_test_scenario_perception",
+                                         {{"brain.yaml", scenario_fixture::kIdleBrain},
+                                          {"room.map", scenario_fixture::kRoomMap}},
+                                         "perception.yaml");
+  return dir;
 }
-
-std::string path() { return (dir() / "perception.yaml").string(); }
-
-std::optional<ScenarioSpec> load(const std::string& text, std::vector<Diagnostic>& diags) {
-  return thicket::load_scenario_text(text, path(), diags);
-}
-
-std::string errors_of(const std::string& text) {
-  std::vector<Diagnostic> diags;
-  auto spec = load(text, diags);
-  CHECK_FALSE(spec.has_value());
-  std::string out;
-  const std::string prefix = dir().string() + "/";
-  for (const Diagnostic& d : diags) {
-    std::string line = thicket::format_diagnostic(d);
-    for (size_t at; (at = line.find(prefix)) != std::string::npos;) line.erase(at, prefix.size());
-    out += line + "\n";
-  }
-  return out;
-}
+std::optional<ScenarioSpec> load(const std::string& text, std::vector<Diagnostic>& diags) { return fixture().load(text, diags); }
+std::string errors_of(const std::string& text) { return fixture().errors_of(text); }
 
 // A scenario whose world is `{size: [100, 80]` + world_keys + `}` (line 2) and whose one group
 // has `senses: ` + senses (line 5, the value at column 94); no senses key when senses is empty.
