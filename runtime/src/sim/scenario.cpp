@@ -973,7 +973,7 @@ class ScenarioReader {
       if (!it->first.IsScalar()) continue;  // reported above, as are unknown and repeated slots
       auto slot = std::find(slots.begin(), slots.end(), it->first.Scalar());
       if (slot == slots.end() || !slots_seen.insert(*slot).second) continue;
-      const YAML::Node& value = it->second;
+      const YAML::Node value = it->second;  // a copy: it-> points into a temporary pair
       if (!is_text(value) || !is_identifier(value.Scalar())) {
         error(value, "slot '" + *slot + "' is written into a blackboard key, which must be a name (letters, digits, _; "
                      "not starting with a digit), got " + shown(value), it->first);
