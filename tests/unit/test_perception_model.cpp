@@ -66,12 +66,15 @@ struct ModelSensor {
 };
 
 struct Model {
+  Model(const world::World& w, const std::vector<std::uint32_t>& slots, const nav::Walls* wl, double step)
+      : world(w), agent_of_slot(slots), walls(wl), dt(step) {}
   const world::World& world;
   const std::vector<std::uint32_t>& agent_of_slot;
   const nav::Walls* walls;
   double dt;
   std::uint64_t tick = 0;
   bool fragile = false;
+  std::uint64_t lod_stood = 0, damped = 0, bodiless = 0;  // how often those rules applied
   std::map<std::uint32_t, ModelSensor> sensors;
   std::vector<Area> areas;
   std::vector<PickupSpec> pickups;
@@ -187,6 +190,7 @@ struct Model {
       if (s.checked_once)
         for (const Percept& p : s.last_check)
           if (body(p.id)) out.push_back(p);
+      lod_stood += out.size();
       return out;
     }
     for (const world::Entity& e : world.entities()) {
@@ -236,7 +240,10 @@ struct Model {
       if (snd.has_team && !accepts(s.senses->targets, self.team, snd.team)) continue;
       double d = world::distance(snd.position, self.position);
       double strength = snd.loudness / (std::max(1.0, d) * std::max(1.0, d));
-      if (walls && !walls->clear(snd.position, self.position)) strength *= spec.walls;
+      if (walls && !walls->clear(snd.position, self.position)) {
+        strength *= spec.walls;
+        ++damped;
+      }
       near_edge((strength - spec.threshold) / spec.threshold);
       if (strength < spec.threshold) continue;
       Percept p;
@@ -316,6 +323,8 @@ struct Model {
       now[0] = sight(agent, s, *self);
       now[1] = hearing(agent, s, *self);
       now[2] = touch(agent, s, *self);
+    } else {
+      ++bodiless;
     }
     std::vector<Percept> list, current;
     for (int sense = 0; sense < 3; ++sense) {
@@ -424,6 +433,8 @@ std::string list_diff(std::span<const T> engine, const std::vector<T>& model) {
 struct Totals {
   std::uint64_t worlds = 0, ticks = 0, percepts = 0, memory = 0, takes = 0, sounds = 0, fragile = 0;
   std::uint64_t mismatched_worlds = 0;
+  std::uint64_t by[3][4][3] = {};  // percepts by sense, kind, phase: every combination should occur
+  std::uint64_t taken = 0, lod_stood = 0, damped = 0, bodiless = 0;
 };
 
 struct Agent {
@@ -442,7 +453,11 @@ int pick(std::mt19937_64& rng, int lo, int hi) { return std::uniform_int_distrib
 // Runs one random world; returns an empty string or the first disagreement.
 std::string run_world(std::uint64_t seed, int ticks, Totals& totals) {
   std::mt19937_64 rng(seed);
-  const double size = uniform(rng, 10, 24);
+  // Mostly small and crowded; some wider and fuller, so that sight's and hearing's grids have
+  // several cells; some let bodies stray up to 2 m outside the bounds (spawn does not forbid it).
+  const bool wide = chance(rng, 0.2);
+  const double size = wide ? uniform(rng, 24, 70) : uniform(rng, 10, 24);
+  const double stray = chance(rng, 0.2) ? 2.0 : 0.0;
   world::World w(world::Bounds{{0, 0}, {size, size}});
   const double dts[] = {0.1, 0.05, 0.25};
   const double dt = dts[pick(rng, 0, 2)];
@@ -462,7 +477,7 @@ std::string run_world(std::uint64_t seed, int ticks, Totals& totals) {
   if (chance(rng, 0.9)) walls.emplace(w.obstacles(), map ? &*map : nullptr);
 
   // Agents (a few entities are bodies without an agent id: never perceived, never take).
-  const int n = pick(rng, 2, 9);
+  const int n = wide ? pick(rng, 8, 30) : pick(rng, 2, 9);
   const int teams = pick(rng, 2, 3);
   std::vector<std::uint32_t> agent_of_slot;
   std::vector<Agent> agents;
@@ -486,13 +501,12 @@ std::string run_world(std::uint64_t seed, int ticks, Totals& totals) {
   Manager manager(w, hash, walls ? &*walls : nullptr, agent_of_slot, dt);
   const std::uint32_t queues = std::uint32_t(pick(rng, 1, 3));
   manager.set_queues(queues);
-  Model model{w, agent_of_slot, walls ? &*walls : nullptr, dt};
+  Model model(w, agent_of_slot, walls ? &*walls : nullptr, dt);
 
-  for (std::uint32_t a = 1; a <= agents.size(); ++a) {
-    if (chance(rng, 0.15)) continue;  // no sensor
+  auto add_sensor = [&](std::uint32_t a) {
     auto s = std::make_unique<Senses>();
     if (chance(rng, 0.8))
-      for (int c = pick(rng, 1, 3); c > 0; --c) {
+      for (int c = chance(rng, 0.1) ? pick(rng, 4, 16) : pick(rng, 1, 3); c > 0; --c) {
         double half = chance(rng, 0.15) ? std::numbers::pi : uniform(rng, 0.1, std::numbers::pi);
         s->sight.cones.push_back({uniform(rng, 1.5, 15), half});
       }
@@ -517,7 +531,9 @@ std::string run_world(std::uint64_t seed, int ticks, Totals& totals) {
     model.sensors[a].senses = s.get();
     agents[a - 1].sensor = true;
     senses.push_back(std::move(s));
-  }
+  };
+  for (std::uint32_t a = 1; a <= agents.size(); ++a)
+    if (chance(rng, 0.85)) add_sensor(a);  // else none, for now
   for (int i = pick(rng, 0, 2); i > 0; --i) {
     Vec2 c{uniform(rng, 0, size), uniform(rng, 0, size)};
     Area area{"area" + std::to_string(i),
@@ -557,6 +573,15 @@ std::string run_world(std::uint64_t seed, int ticks, Totals& totals) {
     return o.str();
   };
 
+  struct Tally {  // the model's rule counters into the totals, however the world ends
+    Totals& totals;
+    Model& model;
+    ~Tally() {
+      totals.lod_stood += model.lod_stood;
+      totals.damped += model.damped;
+      totals.bodiless += model.bodiless;
+    }
+  } tally{totals, model};
   for (std::uint64_t t = 1; t <= std::uint64_t(ticks); ++t) {
     hash.rebuild(w);
     model.fragile = false;
@@ -600,13 +625,21 @@ std::string run_world(std::uint64_t seed, int ticks, Totals& totals) {
     for (std::uint32_t a = 1; a <= agents.size(); ++a) {
       bool has = model.sensors.count(a) != 0;
       if (manager.has_sensor(a) != has) return fail(t, "has_sensor of agent " + std::to_string(a));
-      if (!has) continue;
+      if (!has) {
+        if (!manager.percepts(a).empty() || !manager.memory(a).empty() || manager.sees(a, 1))
+          return fail(t, "percepts or memory of agent " + std::to_string(a) + ", which has no sensor");
+        continue;
+      }
       const ModelSensor& s = model.sensors[a];
       std::span<const Percept> got = manager.percepts(a);
       bool ok = got.size() == s.percepts.size();
       for (std::size_t i = 0; ok && i < got.size(); ++i) ok = same(got[i], s.percepts[i]);
       if (!ok) return fail(t, "percepts of agent " + std::to_string(a) + "\n" + list_diff(got, s.percepts));
       totals.percepts += got.size();
+      for (const Percept& p : got) {
+        ++totals.by[int(p.sense)][int(p.kind)][int(p.phase)];
+        totals.taken += p.taken;
+      }
       for (std::uint32_t b = 1; b <= agents.size(); ++b) {
         bool sees = false;
         for (const Percept& p : s.current) sees |= p.sense == Sense::Sight && p.id == b;
@@ -627,17 +660,20 @@ std::string run_world(std::uint64_t seed, int ticks, Totals& totals) {
       const world::Entity* b = w.entity(agents[a - 1].entity);
       for (int k = pick(rng, 1, 2); k > 0; --k) {
         Vec2 p = b->position + Vec2{uniform(rng, -1, 1), uniform(rng, -1, 1)};
-        double loud = uniform(rng, 0.3, 30), secs = chance(rng, 0.3) ? 0.0 : uniform(rng, 0, 0.6);
+        double loud = chance(rng, 0.1) ? uniform(rng, 30, 400) : uniform(rng, 0.3, 30);
+        double secs = chance(rng, 0.3) ? 0.0 : uniform(rng, 0, 0.6);
         manager.emit_sound(a % queues, p, loud, secs, a);
         model.emit(p, loud, secs, a);
       }
     }
-    if (chance(rng, 0.15)) {
-      Vec2 p{uniform(rng, 0, size), uniform(rng, 0, size)};
+    for (int k = chance(rng, 0.2) ? pick(rng, 1, 3) : 0; k > 0; --k) {  // sounds from nobody
+      Vec2 p{uniform(rng, -1, size + 1), uniform(rng, -1, size + 1)};
       double loud = uniform(rng, 0.3, 30), secs = uniform(rng, 0, 0.6);
       manager.emit_sound(std::uint32_t(pick(rng, 0, int(queues) - 1)), p, loud, secs, 0);
       model.emit(p, loud, secs, 0);
     }
+    for (std::uint32_t a = 1; a <= agents.size(); ++a)  // a sensor added mid-run
+      if (!agents[a - 1].sensor && !agents[a - 1].dead && chance(rng, 0.05)) add_sensor(a);
     for (std::uint32_t a = 1; a <= agents.size(); ++a) {
       Agent& ag = agents[a - 1];
       if (ag.dead && ag.remove_at == t) {
@@ -661,8 +697,8 @@ std::string run_world(std::uint64_t seed, int ticks, Totals& totals) {
              e.heading.x * std::sin(turn) + e.heading.y * std::cos(turn)};
       e.heading = h.normalized();
       e.position += e.heading * uniform(rng, 0, 0.5);
-      e.position.x = std::clamp(e.position.x, 0.0, size);
-      e.position.y = std::clamp(e.position.y, 0.0, size);
+      e.position.x = std::clamp(e.position.x, -stray, size + stray);
+      e.position.y = std::clamp(e.position.y, -stray, size + stray);
     }
   }
   return {};
@@ -676,10 +712,10 @@ TEST_CASE("the manager agrees with a plain all-pairs model on random worlds") {
   Totals totals;
   std::mt19937_64 seeds(20261124);
   int reported = 0;
-  for (int i = 0; i < 300; ++i) {
+  for (int i = 0; i < 600; ++i) {
     std::uint64_t seed = seeds();
     ++totals.worlds;
-    std::string diff = run_world(seed, 30, totals);
+    std::string diff = run_world(seed, 40, totals);
     if (diff.empty()) continue;
     ++totals.mismatched_worlds;
     if (reported++ < 3) FAIL_CHECK(diff);
@@ -688,8 +724,138 @@ TEST_CASE("the manager agrees with a plain all-pairs model on random worlds") {
                     << ", memory entries " << totals.memory << ", takes " << totals.takes << ", sounds "
                     << totals.sounds << ", worlds cut short by a boundary case " << totals.fragile
                     << ", worlds that disagree " << totals.mismatched_worlds);
+  std::ostringstream cover;
+  for (int s = 0; s < 3; ++s)
+    for (int k = 0; k < 4; ++k)
+      for (int ph = 0; ph < 3; ++ph)
+        if (totals.by[s][k][ph])
+          cover << sense_name(Sense(s)) << '/' << kind_name(Kind(k)) << '/' << phase_name(Phase(ph)) << ' '
+                << totals.by[s][k][ph] << "; ";
+  MESSAGE("coverage: " << cover.str() << "taken " << totals.taken << "; LOD sightings that stood "
+                       << totals.lod_stood << "; sounds damped by walls " << totals.damped
+                       << "; senses of bodiless sensors " << totals.bodiless);
   CHECK(totals.mismatched_worlds == 0);
   CHECK(totals.percepts > 10000);
+}
+
+// The model's readings of the edges, on exact numbers (the random worlds never land on one).
+TEST_CASE("every distance and strength rule is inclusive at its boundary") {
+  struct Scene {
+    world::World w{world::Bounds{{0, 0}, {50, 50}}};
+    std::vector<std::uint32_t> agent_of_slot;
+    world::SpatialHash hash{4};
+    std::unique_ptr<Manager> m;
+    void add(Vec2 p, std::int32_t team) {
+      world::Vehicle v;
+      v.radius = 0.5;
+      w.spawn(p, v, team, {1, 0});
+      agent_of_slot.push_back(std::uint32_t(agent_of_slot.size() + 1));
+    }
+    void start() { m = std::make_unique<Manager>(w, hash, nullptr, agent_of_slot, 0.1); }
+    void tick(std::uint64_t t) {
+      hash.rebuild(w);
+      m->begin_tick(t);
+      for (std::uint32_t a = 1; a <= agent_of_slot.size(); ++a) m->sense(a);
+    }
+  };
+  Senses sight;
+  sight.sight.cones = {{4, 1.0}};
+  Senses touch;
+  touch.touch.enabled = true;
+  Senses reach = touch;
+  reach.touch.reach = 0.5;
+  Senses hearing;
+  hearing.hearing.enabled = true;  // threshold 0.1: loudness 10 carries exactly 10 m
+  {
+    Scene sc;  // a body at exactly the cone's range is seen
+    sc.add({10, 10}, 0);
+    sc.add({14, 10}, 1);
+    sc.start();
+    sc.m->add_sensor(1, sight);
+    sc.tick(1);
+    CHECK(sc.m->sees(1, 2));
+  }
+  {
+    Scene sc;  // bodies at exactly r + r touch; an area at exactly r is touched
+    sc.add({10, 10}, 0);
+    sc.add({11, 10}, 1);
+    sc.start();
+    sc.m->add_area({"a", world::Obstacle::box({10.5, 20}, {12, 0})});
+    sc.m->add_sensor(1, touch);
+    sc.tick(1);
+    CHECK(sc.m->percepts(1).size() == 2);
+  }
+  {
+    Scene sc;  // a pickup at exactly r + its radius is touched and taken
+    sc.add({10, 10}, 0);
+    sc.start();
+    sc.m->add_pickup({"p", "p", {11, 10}, 0.5, 10, {}});
+    sc.m->add_sensor(1, touch);
+    sc.tick(1);
+    CHECK(sc.m->percepts(1).size() == 1);
+    CHECK(sc.m->takes().size() == 1);
+  }
+  {
+    Scene sc;  // reach lets touch find a pickup the body does not overlap, but not take it
+    sc.add({10, 10}, 0);
+    sc.start();
+    sc.m->add_pickup({"p", "p", {11.25, 10}, 0.5, 10, {}});
+    sc.m->add_sensor(1, reach);
+    sc.tick(1);
+    CHECK(sc.m->percepts(1).size() == 1);
+    CHECK(sc.m->takes().empty());
+  }
+  {
+    Scene sc;  // a sound exactly at the threshold is heard
+    sc.add({10, 10}, 0);
+    sc.add({0, 0}, 1);
+    sc.start();
+    sc.m->add_sensor(1, hearing);
+    sc.m->emit_sound(0, {20, 10}, 10, 0, 2);
+    sc.tick(1);
+    sc.tick(2);
+    CHECK(sc.m->percepts(1).size() == 1);
+  }
+}
+
+// Engine bug (kept skipped): a body that is no agent (agent_of_slot 0) is "never perceived"
+// (perception.hpp, Decisions), so it is no target, yet within lod_distance it makes a LOD sensor
+// check its cones every tick. The guide says the cones are checked only on ticks where
+// (tick + id) % every == 0 "when no target is within D"; with the bug the sightings between
+// those ticks carry current positions instead of the last check's (the random worlds above
+// found it as stale-vs-fresh positions; worlds with such a body have no LOD there). Cause:
+// manager.cpp's anything_near asks any_within with the team filter only, not agent_of != 0.
+TEST_CASE("LOD: a body that is no agent does not count as a near target" * doctest::skip()) {
+  world::World w(world::Bounds{{0, 0}, {50, 50}});
+  world::Vehicle v;
+  v.radius = 0.5;
+  w.spawn({10, 10}, v, 0, {1, 0});  // agent 1, the sensor
+  w.spawn({20, 10}, v, 1, {1, 0});  // agent 2, an enemy 10 m ahead, beyond lod_distance
+  w.spawn({11, 12}, v, 1, {1, 0});  // no agent, 2.2 m away
+  std::vector<std::uint32_t> agent_of_slot{1, 2, 0};
+  world::SpatialHash hash(4);
+  Manager m(w, hash, nullptr, agent_of_slot, 0.1);
+  Senses s;
+  s.sight.cones = {{20, 1.0}};
+  s.sight.lod_distance = 4;
+  s.sight.lod_every = 3;
+  m.add_sensor(1, s);
+  for (std::uint64_t t = 1; t <= 6; ++t) {
+    hash.rebuild(w);
+    m.begin_tick(t);
+    Stats stats;
+    m.sense(1, &stats);
+    CAPTURE(t);
+    CHECK(stats.sight_checks == ((t + 1) % 3 == 0 ? 1u : 0u));  // checks at ticks 2 and 5 only
+    // Between checks the sighting stands with its position as then (the enemy walks on: y is
+    // 10 + t - 1 during tick t, so 11 from the check at tick 2, 14 from the one at tick 5).
+    const Percept* seen = m.percepts(1).empty() ? nullptr : &m.percepts(1)[0];
+    if (t >= 2) {
+      REQUIRE(seen != nullptr);
+      CHECK(seen->position.y == (t < 5 ? 11.0 : 14.0));
+    }
+    w.entity(world::EntityId::from(1, 0))->position.y = 10.0 + double(t);
+  }
 }
 
 }  // TEST_SUITE
