@@ -2,6 +2,12 @@
 // and perception.hpp written out plainly (all pairs, no grids), driven beside the real Manager on
 // many small random worlds and compared field by field, tick by tick. The model was written from
 // the text alone; where the text leaves a point open, the reading chosen is said where it is used.
+// Readings the engine confirmed: every distance / strength test is inclusive; Targets::All
+// excludes the agent itself; LOD's "target within D" is a body of an accepted team by centre
+// distance, in a cone or not, and a sighting standing between checks still refreshes the memory
+// (position as then) but goes once its body is gone; touch reach counts for areas and pickups
+// (taking does not use it); an exit repeats the last percept with taken = false; Percept::cone
+// is 0-based (Lua and the trace add 1); memory() has no documented order (compared by kind, id).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -555,20 +561,22 @@ std::string run_world(std::uint64_t seed, int ticks, Totals& totals) {
     model.states.push_back({});
   }
 
+  // A disagreement, with what it takes to read it without rerunning: who is dead, where every
+  // body is, and every sensor's settings.
   auto fail = [&](std::uint64_t t, const std::string& what) {
     std::ostringstream o;
     o << "world seed " << seed << ", tick " << t << ": " << what << "dead agents:";
     for (std::uint32_t a = 1; a <= agents.size(); ++a)
       if (agents[a - 1].dead) o << ' ' << a;
-    o << "\npositions:";
     for (std::uint32_t a = 1; a <= agents.size(); ++a)
-      if (const world::Entity* b = model.body(a)) o << ' ' << a << " (" << b->position.x << ", " << b->position.y << ")";
-    for (std::uint32_t a = 1; a <= agents.size(); ++a)
-      if (const world::Entity* b = model.body(a)) o << "\n agent " << a << " team " << b->team << " r " << b->radius();
-    for (auto& [a, ms] : model.sensors) {
+      if (const world::Entity* b = model.body(a))
+        o << "\n agent " << a << " at (" << b->position.x << ", " << b->position.y << ") team " << b->team
+          << " r " << b->radius();
+    for (const auto& [a, ms] : model.sensors) {
       const SightSpec& sp = ms.senses->sight;
-      o << "\nsensor " << a << " targets " << int(ms.senses->targets) << " lod " << sp.lod_distance << " every " << sp.lod_every << " cones";
-      for (auto& c : sp.cones) o << " [" << c.range << ' ' << c.half_angle << ']';
+      o << "\n sensor " << a << " targets " << int(ms.senses->targets) << " lod " << sp.lod_distance << " every "
+        << sp.lod_every << " cones";
+      for (const SightCone& c : sp.cones) o << " [" << c.range << ' ' << c.half_angle << ']';
     }
     return o.str();
   };
