@@ -38,7 +38,8 @@ TEST_CASE("sight index: the same sightings as the hash's in_cones") {
     SpatialHash hash(seed % 2 == 0 ? 4.0 : 8.0);
     hash.rebuild(world);
     SightIndex index;
-    index.rebuild(hash, world.bounds());
+    const std::vector<std::uint32_t> agent_of_slot(world.entities().size(), 1);  // every body an agent
+    index.rebuild(hash, world.bounds(), agent_of_slot);
     std::vector<SpatialHash::Sighting> a, b;
     int answered = 0;
     for (int q = 0; q < 400; ++q) {

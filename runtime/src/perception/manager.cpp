@@ -226,7 +226,7 @@ void Manager::begin_tick(std::uint64_t tick) {
     sight = sight || !s->senses->sight.cones.empty();
   }
   build_sound_index();
-  if (sight) sight_index_->rebuild(*hash_, world_->bounds());
+  if (sight) sight_index_->rebuild(*hash_, world_->bounds(), *agent_of_slot_);
 
   take_pickups();
 }
@@ -265,7 +265,10 @@ void Manager::sense_sight(SensorState& s, const Entity& self, const QueryFilter&
   auto anything_near = [&] {
     bool found = false;
     if (sight_index_->any_within(self.position, sight.lod_distance, filter, found)) return found;
-    return hash_->any_within(self.position, sight.lod_distance, filter);
+    // The hash also holds bodies that are no agents (never perceived: they do not count).
+    std::vector<EntityId>& near = tl_bodies;
+    hash_->within_radius(self.position, sight.lod_distance, near, filter);
+    return std::any_of(near.begin(), near.end(), [&](EntityId id) { return agent_of(id) != 0; });
   };
   if (sight.lod_distance > 0 && sight.lod_every > 1 && (tick_ + s.agent) % sight.lod_every != 0 &&
       !anything_near()) {

@@ -19,6 +19,7 @@ namespace {
 constexpr double kSightCell = 10.0;            // m; grows for worlds wider than:
 constexpr double kMaxSightColumns = 256;
 constexpr std::uint32_t kStrayKey = 0xFFFFFFFFu;
+constexpr std::uint32_t kSkipKey = 0xFFFFFFFEu;  // not an agent: left out
 constexpr std::size_t kMaxCones = 8;
 
 // std::cos(angle), remembered per thread for the last few angles (a sensor asks for the same
@@ -48,12 +49,14 @@ struct ConeTest {
 
 }  // namespace
 
-void SightIndex::rebuild(const SpatialHash& hash, const world::Bounds& bounds) {
+void SightIndex::rebuild(const SpatialHash& hash, const world::Bounds& bounds, const std::vector<std::uint32_t>& agent_of_slot) {
   usable_ = false;
+  auto is_agent = [&](EntityId id) { return id.index() < agent_of_slot.size() && agent_of_slot[id.index()] != 0; };
   teams_.clear();
   strays_.clear();
   bool too_many = false;
-  hash.for_each_entry([&](Vec2, EntityId, std::int32_t team) {
+  hash.for_each_entry([&](Vec2, EntityId id, std::int32_t team) {
+    if (!is_agent(id)) return;
     auto at = std::lower_bound(teams_.begin(), teams_.end(), team);
     if (at != teams_.end() && *at == team) return;
     if (teams_.size() == kMaxTeams) {
@@ -76,6 +79,10 @@ void SightIndex::rebuild(const SpatialHash& hash, const world::Bounds& bounds) {
   cell_start_.assign(keys + 1, 0);
   key_scratch_.clear();
   hash.for_each_entry([&](Vec2 p, EntityId id, std::int32_t team) {
+    if (!is_agent(id)) {
+      key_scratch_.push_back(kSkipKey);
+      return;
+    }
     const double fx = std::floor((p.x - origin_.x) * inverse_cell_);
     const double fy = std::floor((p.y - origin_.y) * inverse_cell_);
     if (!(fx >= 0 && fx < columns_ && fy >= 0 && fy < rows_)) {  // also NaN
@@ -101,7 +108,7 @@ void SightIndex::rebuild(const SpatialHash& hash, const world::Bounds& bounds) {
   std::size_t i = 0;
   hash.for_each_entry([&](Vec2 p, EntityId id, std::int32_t) {
     const std::uint32_t key = key_scratch_[i++];
-    if (key == kStrayKey) return;
+    if (key == kStrayKey || key == kSkipKey) return;
     const std::uint32_t at = cursor_scratch_[key]++;
     xs_[at] = p.x;
     ys_[at] = p.y;

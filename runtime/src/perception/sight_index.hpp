@@ -19,9 +19,10 @@ namespace thicket::perception {
 
 class SightIndex {
  public:
-  // From the hash's entries; bounds: the world's (bodies outside it are kept on a side list
-  // that every query reads).
-  void rebuild(const world::SpatialHash& hash, const world::Bounds& bounds);
+  // From the hash's entries that are agents' bodies (agent_of_slot[slot] != 0: only agents
+  // are perceived, and only they make a sensor look harder under LOD); bounds: the world's
+  // (bodies outside it are kept on a side list that every query reads).
+  void rebuild(const world::SpatialHash& hash, const world::Bounds& bounds, const std::vector<std::uint32_t>& agent_of_slot);
   // As hash.in_cones(eye, heading, cones, out, filter, cost) but in no particular order (the
   // manager sorts its percepts anyway, and most sightings fail line of sight: sorting them all
   // cost more than the cone tests). Returns false (out untouched) when
