@@ -132,7 +132,8 @@ struct Percept {
   Sense sense = Sense::Sight;
   Kind kind = Kind::Agent;
   Phase phase = Phase::Enter;
-  std::uint8_t cone = 0;     // sight: the first cone (in declaration order) that sees it
+  std::uint8_t cone = 0;     // sight: the first cone (in declaration order) that sees it, 0-based
+                             // (Lua, the trace and --explain count from 1)
   std::uint32_t id = 0;      // Agent: agent id; Sound: source agent id (0 anonymous);
                              // Area / Pickup: index + 1 in areas() / pickups()
   std::uint32_t sound = 0;   // Sound: its serial (1, 2, ... in emission order over the run)
@@ -231,7 +232,7 @@ class Manager {
 
   // Reads (valid until the agent's next sense()).
   std::span<const Percept> percepts(std::uint32_t agent) const;
-  std::span<const MemoryEntry> memory(std::uint32_t agent) const;
+  std::span<const MemoryEntry> memory(std::uint32_t agent) const;  // by (kind, id)
   bool sees(std::uint32_t agent, std::uint32_t target) const;  // a current sight percept
   bool has_sensor(std::uint32_t agent) const;
 
