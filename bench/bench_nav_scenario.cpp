@@ -54,6 +54,7 @@
 #include <vector>
 
 #include "harness.hpp"
+#include "sim_harness.hpp"
 #include "sim/scenario.hpp"
 #include "sim/simulation.hpp"
 #include "thicket/nav.hpp"
@@ -141,41 +142,13 @@ std::string scenario_yaml(const std::string& name, const std::string& map, const
   return buf;
 }
 
-struct Run {
-  thicket::RunResult result;
-  double ns = 0;  // run() wall time
-  std::string record;
-  std::vector<std::string> log;  // the run's first log lines (errors)
-  size_t heap_before = 0, heap_created = 0, heap_after_run = 0;
-};
-
-Run simulate(const thicket::ScenarioSpec& spec, uint32_t threads, bool record) {
-  Run run;
-  std::ostringstream rec;
+SimRun simulate(const thicket::ScenarioSpec& spec, uint32_t threads, bool record) {
   thicket::SimOptions o;
   o.threads = threads;
-  o.seed = spec.seed;
   o.ticks = kTicks;
   o.dt = kDt;
   o.lua_memory_limit = kLuaMemory;
-  o.log = [&run](const std::string& line) {  // called under the simulation's lock
-    if (run.log.size() < 3) run.log.push_back(line);
-  };
-  if (record) o.record = &rec;
-  std::vector<thicket::Diagnostic> diags;
-  run.heap_before = heap_in_use();
-  auto sim = thicket::Simulation::create(spec, o, diags);
-  if (!sim) fail_load(diags);
-  run.heap_created = heap_in_use();
-  run.ns = time_ns([&] { run.result = sim->run(); });
-  run.heap_after_run = heap_in_use();
-  if (record) run.record = rec.str();
-  return run;
-}
-
-bool same_result(const thicket::RunResult& a, const thicket::RunResult& b) {
-  return a.ticks == b.ticks && a.agent_ticks == b.agent_ticks && a.metrics == b.metrics && a.statuses == b.statuses &&
-         a.agents_at_start == b.agents_at_start && a.agents_at_end == b.agents_at_end && a.script_errors == b.script_errors;
+  return bench::simulate(spec, o, record);
 }
 
 double metric(const thicket::RunResult& r, const char* name) {
@@ -307,7 +280,7 @@ int main(int argc, char** argv) {
   std::printf("results, 1 thread vs 2 threads (with --record-style dumps of every agent every tick):\n");
   bool identical = true;
   for (Scenario& s : scenarios) {
-    Run a = simulate(s.spec, 1, true), b = simulate(s.spec, 2, true);
+    SimRun a = simulate(s.spec, 1, true), b = simulate(s.spec, 2, true);
     const bool same = same_result(a.result, b.result) && a.record == b.record && !a.record.empty();
     identical = identical && same;
     s.reference = a.result;
@@ -322,7 +295,7 @@ int main(int argc, char** argv) {
         std::printf("  MISMATCH: 2 threads gave agent-ticks %llu, plans %.0f, plans_failed %.0f, waypoints_reached %.0f\n",
                     u(b.result.agent_ticks), metric(b.result, "plans"), metric(b.result, "plans_failed"),
                     metric(b.result, "waypoints_reached"));
-      for (const Run* x : {&a, &b})
+      for (const SimRun* x : {&a, &b})
         for (const std::string& line : x->log) std::printf("  %s thread(s) logged: %s\n", x == &a ? "1" : "2", line.c_str());
       size_t k = 0;
       while (k < a.record.size() && k < b.record.size() && a.record[k] == b.record[k]) ++k;
@@ -345,7 +318,7 @@ int main(int argc, char** argv) {
     for (Scenario& s : scenarios)
       for (int k = 0; k < 2; ++k) {
         const uint32_t threads = (k + r) % 2 == 0 ? 1 : 2;
-        Run run = simulate(s.spec, threads, false);
+        SimRun run = simulate(s.spec, threads, false);
         timed_same = timed_same && same_result(run.result, s.reference);
         const double per = run.ns / static_cast<double>(run.result.agent_ticks);
         if (threads == 1) {

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "harness.hpp"
+#include "sim_harness.hpp"
 #include "sim/scenario.hpp"
 #include "sim/simulation.hpp"
 
@@ -93,35 +94,12 @@ const char* kSenses =
     "      memory: 5\n"
     "      blackboard: {seen: seen, seen_x: seen_x, seen_y: seen_y}\n";
 
-struct Run {
-  thicket::RunResult result;
-  double ns = 0;
-  std::string record;
-  size_t heap = 0;
-};
-
-Run simulate(const thicket::ScenarioSpec& spec, uint32_t threads, bool record) {
-  Run run;
-  std::ostringstream rec;
+SimRun simulate(const thicket::ScenarioSpec& spec, uint32_t threads, bool record) {
   thicket::SimOptions o;
   o.threads = threads;
-  o.seed = spec.seed;
   o.ticks = kTicks;
   o.dt = kDt;
-  if (record) o.record = &rec;
-  std::vector<thicket::Diagnostic> diags;
-  const size_t before = heap_in_use();
-  auto sim = thicket::Simulation::create(spec, o, diags);
-  if (!sim) fail_load(diags);
-  run.heap = heap_in_use() - before;
-  run.ns = time_ns([&] { run.result = sim->run(); });
-  if (record) run.record = rec.str();
-  return run;
-}
-
-bool same_result(const thicket::RunResult& a, const thicket::RunResult& b) {
-  return a.ticks == b.ticks && a.agent_ticks == b.agent_ticks && a.metrics == b.metrics && a.statuses == b.statuses &&
-         a.agents_at_end == b.agents_at_end && a.script_errors == b.script_errors;
+  return bench::simulate(spec, o, record);
 }
 
 struct Scenario {
@@ -169,7 +147,7 @@ int main(int argc, char** argv) {
   std::printf("results, 1 thread vs 2 threads (records with every tick's positions and percept events):\n");
   bool identical = true;
   for (Scenario& s : scenarios) {
-    Run a = simulate(s.spec, 1, true), b = simulate(s.spec, 2, true);
+    SimRun a = simulate(s.spec, 1, true), b = simulate(s.spec, 2, true);
     const bool same = same_result(a.result, b.result) && a.record == b.record && !a.record.empty();
     identical = identical && same;
     s.reference = a.result;
@@ -185,11 +163,11 @@ int main(int argc, char** argv) {
     for (Scenario& s : scenarios)
       for (int k = 0; k < 2; ++k) {
         const uint32_t threads = (k + r) % 2 == 0 ? 1 : 2;
-        Run run = simulate(s.spec, threads, false);
+        SimRun run = simulate(s.spec, threads, false);
         timed_same = timed_same && same_result(run.result, s.reference);
         const double per = run.ns / static_cast<double>(run.result.agent_ticks);
         (threads == 1 ? s.ns1 : s.ns2).push_back(per);
-        if (threads == 1 && r == 0) s.heap = run.heap;
+        if (threads == 1 && r == 0) s.heap = run.heap_created - run.heap_before;
       }
   std::printf("\nns per agent-tick, median [best] of %d (run() wall time / agent-ticks; creation untimed):\n", kReps);
   std::printf("  %-8s %18s %18s %12s %12s\n", "version", "1 thread", "2 threads", "+ over none", "(2 threads)");
