@@ -6,6 +6,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "world/cached_cosine.hpp"
+
 namespace thicket::perception {
 
 using world::EntityId;
@@ -22,20 +24,6 @@ constexpr std::uint32_t kStrayKey = 0xFFFFFFFFu;
 constexpr std::uint32_t kSkipKey = 0xFFFFFFFEu;  // not an agent: left out
 constexpr std::size_t kMaxCones = 8;
 
-// std::cos(angle), remembered per thread for the last few angles (a sensor asks for the same
-// cones every tick). The same value as std::cos, as SpatialHash::in_cones uses.
-double cosine(double angle) {
-  constexpr int kSlots = 8;
-  thread_local double angles[kSlots] = {}, cosines[kSlots] = {1, 1, 1, 1, 1, 1, 1, 1};
-  thread_local int next = 0;
-  for (int i = 0; i < kSlots; ++i)
-    if (angles[i] == angle) return cosines[i];
-  angles[next] = angle;
-  cosines[next] = std::cos(angle);
-  const double c = cosines[next];
-  next = (next + 1) % kSlots;
-  return c;
-}
 
 // One cone, its tests precomputed exactly as SpatialHash::in_cones does for a narrow wedge.
 struct ConeTest {
@@ -140,7 +128,7 @@ bool SightIndex::in_cones(Vec2 eye, Vec2 heading, std::span<const SpatialHash::V
       return false;
     ConeTest& t = tests[k];
     t.range_squared = range * range;
-    t.min_cosine = cosine(cone.half_angle);
+    t.min_cosine = world::cached_cosine(cone.half_angle);
     t.min_cosine_squared = t.min_cosine * t.min_cosine;
     max_range_squared = std::max(max_range_squared, t.range_squared);
     const double c = t.min_cosine, s = std::sqrt(std::max(0.0, 1 - c * c));

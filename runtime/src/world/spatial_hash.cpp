@@ -4,6 +4,7 @@
 #include <numbers>
 
 #include "thicket/world.hpp"
+#include "cached_cosine.hpp"
 
 namespace thicket::world {
 
@@ -13,20 +14,6 @@ namespace {
 // instead of overflowing; both rebuild and queries clamp alike, so no entity is ever missed.
 constexpr double kCellLimit = 1 << 30;
 
-// cos(angle), remembered per thread for the last few angles: a sensor asks for the same cones
-// every tick, and the call costs as much as examining a few entities. Same value as std::cos.
-double cosine(double angle) {
-  constexpr int kSlots = 8;
-  thread_local double angles[kSlots] = {}, cosines[kSlots] = {1, 1, 1, 1, 1, 1, 1, 1};
-  thread_local int next = 0;
-  for (int i = 0; i < kSlots; ++i)
-    if (angles[i] == angle) return cosines[i];
-  angles[next] = angle;
-  cosines[next] = std::cos(angle);
-  double c = cosines[next];
-  next = (next + 1) % kSlots;
-  return c;
-}
 
 bool passes(const QueryFilter& filter, EntityId id, std::int32_t team) {
   return id != filter.excluded && filter.teams.accepts(team);
@@ -268,7 +255,7 @@ void SpatialHash::in_cones(Vec2 eye, Vec2 heading, std::span<const ViewCone> con
     const double range = cone.range;
     t.range_squared = range * range;
     t.all_round = std::abs(cone.half_angle) >= std::numbers::pi;
-    t.min_cosine = cosine(cone.half_angle);
+    t.min_cosine = cached_cosine(cone.half_angle);
     const double half = std::abs(cone.half_angle);
     if (t.all_round || !(half < std::numbers::pi / 2) || forward == Vec2{} || !std::isfinite(range) ||
         far_out || !(range < 0.25 * kCellLimit * cell_size_)) {
