@@ -99,6 +99,9 @@ done
 "$thicket" run die.yaml --quiet --record "$dir/die.jsonl" > /dev/null 2> "$dir/die_log"
 grep -q '^{"tick":10,.*"percepts":\[\[2,"touch","take","pickup","medkit"\]\],"takes":\[\["medkit",2\]\]}$' "$dir/die.jsonl" && ok ||
   bad "die.yaml: tick 10 of the record: $(grep '"tick":10,' "$dir/die.jsonl")"
+grep -q "agent 2: tick 1 health=125.0 armed=true kit=medic kits=integer 1 pickup:enter:taken$" "$dir/die_log" &&
+  grep -q "agent 2: tick 10 health=150.0 armed=true kit=medic kits=integer 2 pickup:enter:taken$" "$dir/die_log" && ok ||
+  bad "die.yaml: the medkit's gifts (number, boolean, text, integer): $(grep 'agent 2: tick \(1\|10\) ' "$dir/die_log")"
 grep -q "agent 1: tick 11 sees(2)=false seen=false seen_id=0.0 rem=true mem_id=2.0 percepts=sight:exit:2$" "$dir/die_log" && ok ||
   bad "die.yaml: the watcher still sees the dead victim: $(grep 'tick 1[1-4] ' "$dir/die_log")"
 

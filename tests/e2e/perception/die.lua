@@ -11,7 +11,8 @@ end
 function leaves.Sit(agent)
   local ps = {}
   for _, p in ipairs(agent:percepts()) do ps[#ps+1] = p.kind .. ":" .. p.phase .. (p.taken and ":taken" or "") end
-  thicket.log(string.format("tick %d health=%s %s", thicket.tick(), tostring(agent.bb.health), table.concat(ps, ",")))
+  thicket.log(string.format("tick %d health=%s armed=%s kit=%s kits=%s %s", thicket.tick(), tostring(agent.bb.health),
+    tostring(agent.bb.armed), agent.bb.kit, math.type(agent.bb.kits) .. " " .. agent.bb.kits, table.concat(ps, ",")))
   return "running"
 end
 return leaves
