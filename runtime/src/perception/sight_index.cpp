@@ -6,7 +6,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "world/cached_cosine.hpp"
+#include "world/cone_geometry.hpp"
 
 namespace thicket::perception {
 
@@ -131,15 +131,9 @@ bool SightIndex::in_cones(Vec2 eye, Vec2 heading, std::span<const SpatialHash::V
     t.min_cosine = world::cached_cosine(cone.half_angle);
     t.min_cosine_squared = t.min_cosine * t.min_cosine;
     max_range_squared = std::max(max_range_squared, t.range_squared);
-    const double c = t.min_cosine, s = std::sqrt(std::max(0.0, 1 - c * c));
-    const Vec2 right{forward.x * c + forward.y * s, forward.y * c - forward.x * s};
-    const Vec2 left{forward.x * c - forward.y * s, forward.y * c + forward.x * s};
-    extend(eye + right * range);
-    extend(eye + left * range);
-    for (Vec2 axis : {Vec2{1, 0}, Vec2{-1, 0}, Vec2{0, 1}, Vec2{0, -1}})
-      if (forward.dot(axis) >= c) extend(eye + axis * range);
-    t.right_out = {right.y, -right.x};
-    t.left_out = {-left.y, left.x};
+    const world::ConeWedge wedge = world::cone_wedge(eye, forward, t.min_cosine, range, extend);
+    t.right_out = wedge.right_out;
+    t.left_out = wedge.left_out;
     t.margin = cell_ * 0.7072 + 1e-9 * (std::abs(eye.x) + std::abs(eye.y) + range + 1.0);
     t.reach_squared = (range + t.margin) * (range + t.margin);
   }

@@ -4,7 +4,7 @@
 #include <numbers>
 
 #include "thicket/world.hpp"
-#include "cached_cosine.hpp"
+#include "cone_geometry.hpp"
 
 namespace thicket::world {
 
@@ -264,16 +264,10 @@ void SpatialHash::in_cones(Vec2 eye, Vec2 heading, std::span<const ViewCone> con
       extend(eye + Vec2{range, range});
       continue;
     }
-    const double c = t.min_cosine, s = std::sqrt(std::max(0.0, 1 - c * c));
-    const Vec2 right{forward.x * c + forward.y * s, forward.y * c - forward.x * s};
-    const Vec2 left{forward.x * c - forward.y * s, forward.y * c + forward.x * s};
-    extend(eye + right * range);
-    extend(eye + left * range);
-    for (Vec2 axis : {Vec2{1, 0}, Vec2{-1, 0}, Vec2{0, 1}, Vec2{0, -1}})
-      if (forward.dot(axis) >= c) extend(eye + axis * range);
+    const ConeWedge wedge = cone_wedge(eye, forward, t.min_cosine, range, extend);
     t.wedge = true;
-    t.right_out = {right.y, -right.x};
-    t.left_out = {-left.y, left.x};
+    t.right_out = wedge.right_out;
+    t.left_out = wedge.left_out;
     t.margin = cell_size_ * 0.7072 + 1e-9 * (std::abs(eye.x) + std::abs(eye.y) + range + 1.0);
     t.reach_squared = (range + t.margin) * (range + t.margin);
   }
