@@ -6,7 +6,13 @@ set -euo pipefail
 # an adapter for (Qt 5 base, Poco, jsoncpp, rapidjson, picojson): a large first install.
 # clang and libfuzzer-14-dev: the fuzz targets (tools/fuzz.sh).
 # librecast-dev: Recast builds navmeshes and Detour queries them (runtime/src/nav/nav_mesh.cpp).
-packages=(build-essential cmake ninja-build pkg-config liblua5.4-dev libyaml-cpp-dev libvalijson-dev nlohmann-json3-dev doctest-dev clang libfuzzer-14-dev librecast-dev)
+# zlib1g-dev: gzip records (--record FILE.jsonl.gz). libcpp-httplib-dev: the live monitor (--serve).
+# chromium: the viewer's tests run in headless Chromium (driven by playwright-core from npm).
+packages=(build-essential cmake ninja-build pkg-config liblua5.4-dev libyaml-cpp-dev libvalijson-dev nlohmann-json3-dev doctest-dev clang libfuzzer-14-dev librecast-dev
+          zlib1g-dev libcpp-httplib-dev chromium)
+# Node.js and npm build the viewer's page (its charting library comes from the npm registry).
+# A machine that has them already (e.g. from NodeSource) keeps its own.
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
