@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "live_run.hpp"
 #include "path_command.hpp"
 #include "schema.hpp"
 #include "simulation.hpp"
@@ -51,6 +52,7 @@ const char* kUsage =
     "       thicket run SCENARIO [--threads K] [--runs N] [--out FILE.csv|FILE.jsonl] [--record FILE.jsonl]\n"
     "                            [--ticks T] [--dt S] [--seed S] [--log FILE] [--quiet] [--trusted] [--budget N]\n"
     "                            [--trace OUT.jsonl] [--explain]   percept events (first run)\n"
+    "                            [--serve [ADDR:]PORT] [--speed F] [--serve-exit]   watch it live in a browser\n"
     "       thicket check FILE...\n"
     "       thicket dot FILE|SCENARIO\n"
     "       thicket dump FILE|SCENARIO\n"
@@ -81,6 +83,7 @@ struct Options {
   double dt = 0.1;
   bool watch = false, strict = false, quiet = false, trusted = false, explain = false, budget_all = false;
   std::string trace, log;
+  cli::LiveOptions live;  // --serve, --speed, --serve-exit
 };
 
 int usage_error(const std::string& message) {
@@ -128,7 +131,8 @@ int parse_args(int argc, char** argv, Options& o) {
   std::map<std::string, int> valued = {{"--agents", 0}, {"--ticks", 0}, {"--dt", 0},
                                        {"--seed", 0},   {"--trace", 0}, {"--log", 0}, {"--budget", 0},
                                        {"--threads", 0}, {"--runs", 0},  {"--out", 0}, {"--record", 0},
-                                       {"--leaf-timeout", 0}, {"--lua-memory", 0}};
+                                       {"--leaf-timeout", 0}, {"--lua-memory", 0},
+                                       {"--serve", 0}, {"--speed", 0}};
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--", 0) != 0) {
@@ -174,6 +178,8 @@ int parse_args(int argc, char** argv, Options& o) {
         return usage_error("--runs needs a whole number >= 1, got '" + value + "'");
       if (a == "--out" || a == "--trace" || a == "--record")
         if (std::string why = output_file_error(a, value); !why.empty()) return usage_error(why);
+      if (a == "--serve" || a == "--speed")
+        if (std::string why = cli::parse_live_option(a, value, o.live); !why.empty()) return usage_error(why);
       if (a == "--out") o.out = value;
       if (a == "--record") o.record = value;
       if (a == "--ticks") o.ticks_set = true;
@@ -191,6 +197,7 @@ int parse_args(int argc, char** argv, Options& o) {
     else if (a == "--trusted") o.trusted = true;
     else if (a == "--explain") o.explain = true;
     else if (a == "--budget-all") o.budget_all = true;
+    else if (a == "--serve-exit") o.live.exit_when_done = true;
     else return usage_error("unknown option '" + a + "'");
     if (o.command != "run") return usage_error(a + " is an option of 'thicket run'");
   }
@@ -454,6 +461,8 @@ int cmd_scenario(const Options& o) {
   if (o.agents_set) return usage_error("--agents is for brain files; a scenario's groups say how many agents there are");
   if (o.watch || o.strict)
     return usage_error("--watch and --strict are for brain files; a scenario takes --record, --trace and --explain");
+  if ((o.live.speed_set || o.live.exit_when_done) && !o.live.serve) return usage_error("--speed and --serve-exit go with --serve");
+  if (o.live.serve && o.runs > 1) return usage_error("--serve shows one run as it goes: it takes no --runs");
   std::vector<Diagnostic> diags;
   auto spec = load_scenario(o.files[0], diags);
   print_diagnostics(diags);
@@ -473,6 +482,16 @@ int cmd_scenario(const Options& o) {
     out.open(o.out);
     if (!out) return usage_error("cannot write the output file '" + o.out + "'");
   }
+  std::unique_ptr<cli::LiveSession> live;
+  if (o.live.serve) {
+    std::string why;
+    live = cli::LiveSession::start(o.live, why);
+    if (!live) {
+      std::cerr << "thicket: " << why << "\n";
+      return kExitUsage;
+    }
+  }
+  cli::LiveLines live_lines(live ? live->sink() : nullptr);  // TEMPORARY until the rec branch's RecordSink lands
   SimOptions so;
   so.threads = static_cast<uint32_t>(o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency()));
   so.ticks = o.ticks_set ? o.ticks : spec->ticks;
@@ -493,6 +512,7 @@ int cmd_scenario(const Options& o) {
   for (uint64_t r = 0; r < o.runs && !g_interrupted; ++r) {
     so.seed = first_seed + r;
     so.record = r == 0 && record.is_open() ? &record : nullptr;
+    if (live) so.record = &live_lines;
     so.trace = r == 0 && trace.is_open() ? &trace : nullptr;  // percept events (issue 13), first run
     so.explain = r == 0 && o.explain;
     std::vector<Diagnostic> sim_diags;
@@ -501,6 +521,7 @@ int cmd_scenario(const Options& o) {
     if (!sim) return kExitLoad;
     RunResult res = sim->run(
         [&](uint64_t done, uint64_t total) {
+          if (live) live->pace(done, so.dt, [] { return g_interrupted != 0; });
           if (!progress || (done % 16 != 0 && done != total)) return;
           int width = 30, filled = static_cast<int>(width * done / std::max<uint64_t>(total, 1));
           std::fprintf(stderr, "\r run %llu/%llu [%s%s] %llu/%llu ticks", static_cast<unsigned long long>(r + 1),
@@ -578,6 +599,7 @@ int cmd_scenario(const Options& o) {
   sum << "; script errors: " << errors;
   if (g_interrupted) sum << " (interrupted)";
   std::cerr << sum.str() << "\n";
+  if (live) live->finish([] { return g_interrupted != 0; });
   return errors > 0 ? kExitScriptErrors : kExitOk;
 }
 
@@ -585,6 +607,8 @@ int cmd_run(const Options& o) {
   if (is_scenario(o.files[0])) return cmd_scenario(o);
   if (o.threads || o.runs != 1 || !o.out.empty() || !o.record.empty())
     return usage_error("--threads, --runs, --out and --record are for scenario files");
+  if (o.live.serve || o.live.speed_set || o.live.exit_when_done)
+    return usage_error("--serve, --speed and --serve-exit are for scenario files");
   std::ofstream log_file;
   if (!o.log.empty()) {
     log_file.open(o.log);

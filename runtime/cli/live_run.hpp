@@ -1,0 +1,76 @@
+// `thicket run SCENARIO --serve [ADDR:]PORT [--speed F] [--serve-exit]` (issue 14): the run's
+// record goes to a LiveFeed that a LiveServer streams to browsers, the run is paced at the sim
+// clock so that a person can watch it, and the finished record stays served until Ctrl-C.
+// main.cpp only parses the options into LiveOptions and calls these at the three moments.
+#pragma once
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "live_feed.hpp"
+#include "live_server.hpp"
+
+namespace thicket::cli {
+
+struct LiveOptions {
+  bool serve = false;
+  LiveAddress address;
+  double speed = 1;       // sim seconds per wall second; 0 = as fast as it goes
+  bool speed_set = false;
+  bool exit_when_done = false;  // --serve-exit: stop serving when the run ends
+};
+
+// Parses the value of --serve or --speed into `o`; empty on success, else the usage error.
+std::string parse_live_option(const std::string& option, const std::string& value, LiveOptions& o);
+
+class LiveSession {
+ public:
+  // Starts serving (prints the address to stderr, with a warning when it is not loopback);
+  // nullptr and `error` when the address cannot be listened on.
+  static std::unique_ptr<LiveSession> start(const LiveOptions& options, std::string& error);
+  ~LiveSession();
+  RecordSink* sink() { return &feed_; }
+  // After tick number `done` (1-based): waits until its time on the sim clock, `done * dt /
+  // speed` wall seconds after the first call, or until `stop()`.
+  void pace(uint64_t done, double dt, const std::function<bool()>& stop);
+  // After the run and its summary: keeps serving the finished record until `stop()` (Ctrl-C),
+  // unless --serve-exit.
+  void finish(const std::function<bool()>& stop);
+
+ private:
+  LiveSession(const LiveOptions& options) : options_(options) {}
+  LiveOptions options_;
+  LiveFeed feed_;
+  std::unique_ptr<LiveServer> server_;
+  std::string url_;
+  std::chrono::steady_clock::time_point started_{};
+  bool started_set_ = false;
+};
+
+// The page served at `/`: the viewer in live mode.
+std::string live_page();
+
+}  // namespace thicket::cli
+
+// TEMPORARY (until the recorder's RecordSink replaces SimOptions::record's ostream): splits the
+// old record stream into lines for the feed.
+#include <ostream>
+#include <streambuf>
+namespace thicket::cli {
+class LiveLines : public std::ostream {
+  struct Buf : std::streambuf {
+    RecordSink* sink;
+    std::string line;
+    int overflow(int c) override {
+      if (c == '\n') {
+        if (sink) sink->write(RecordSink::Kind::Tick, line);
+        line.clear();
+      } else if (c != EOF) line += static_cast<char>(c);
+      return c;
+    }
+  } buf_;
+ public:
+  explicit LiveLines(RecordSink* sink) : std::ostream(&buf_) { buf_.sink = sink; }
+};
+}  // namespace thicket::cli

@@ -1,0 +1,159 @@
+#include "live_server.hpp"
+
+#include <httplib.h>
+#include <netdb.h>
+#include <sys/socket.h>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <thread>
+
+namespace thicket::cli {
+
+bool LiveAddress::loopback() const {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+std::string parse_live_address(const std::string& text, LiveAddress& out) {
+  const std::string usage = "--serve needs [ADDR:]PORT (e.g. 8080, 127.0.0.1:8080, 0 for any free port), got '" + text + "'";
+  std::string host, port;
+  size_t colon = text.rfind(':');
+  if (colon == std::string::npos) {
+    port = text;
+  } else {
+    host = text.substr(0, colon);
+    port = text.substr(colon + 1);
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    if (host.empty() || host.find_first_of("[]") != std::string::npos) return usage;
+    // An IPv6 address written without brackets: its last colon is not the port's.
+    if (host.find(':') != std::string::npos && text.front() != '[') return usage;
+  }
+  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos) return usage;
+  int number = std::stoi(port);
+  if (number > 65535) return "--serve: port " + port + " is out of range (0 to 65535; 0 picks a free one)";
+  if (!host.empty()) out.host = host;
+  out.port = number;
+  return {};
+}
+
+struct LiveServer::Impl {
+  httplib::Server server;
+  std::thread thread;
+  LiveFeed* feed = nullptr;
+  std::string page;
+  int port = 0;
+  std::atomic<bool> stopped{false}, listen_returned{false};
+};
+
+namespace {
+
+// One SSE message per record line; a record line never holds a newline (JSON lines), so one
+// `data:` field carries it whole.
+bool send_line(httplib::DataSink& sink, const std::string& line) {
+  std::string message;
+  message.reserve(line.size() + 8);
+  message.append("data: ").append(line).append("\n\n");
+  return sink.write(message.data(), message.size());
+}
+
+}  // namespace
+
+std::unique_ptr<LiveServer> LiveServer::start(const LiveAddress& address, LiveFeed& feed, std::string page,
+                                              std::string& error) {
+  const std::string where = (address.host.find(':') != std::string::npos ? "[" + address.host + "]" : address.host) +
+                            ":" + std::to_string(address.port);
+  // Told apart here because httplib only says "failed": a name that resolves to nothing...
+  addrinfo hints{}, *found = nullptr;
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  if (int rc = getaddrinfo(address.host.c_str(), nullptr, &hints, &found); rc != 0) {
+    error = "--serve: cannot listen on " + where + ": '" + address.host + "' is not an address of this machine (" +
+            gai_strerror(rc) + ")";
+    return nullptr;
+  }
+  freeaddrinfo(found);
+  // A viewer that closes its tab mid-write must not end the run: a write to a closed socket
+  // raises SIGPIPE, and this httplib build sends without MSG_NOSIGNAL.
+  std::signal(SIGPIPE, SIG_IGN);
+
+  auto impl = std::make_unique<Impl>();
+  impl->feed = &feed;
+  impl->page = std::move(page);
+  Impl* self = impl.get();
+  // Each open stream holds one of the server's threads while it lasts; a few viewers and the
+  // page requests beside them fit.
+  self->server.new_task_queue = [] { return new httplib::ThreadPool(16); };
+  self->server.Get("/", [self](const httplib::Request&, httplib::Response& res) {
+    res.set_content(self->page, "text/html; charset=utf-8");
+  });
+  self->server.Get("/record", [self](const httplib::Request&, httplib::Response& res) {
+    LiveFeed::Reader* reader = self->feed->connect();
+    res.set_header("Cache-Control", "no-cache");
+    res.set_header("X-Accel-Buffering", "no");
+    res.set_chunked_content_provider(
+        "text/event-stream",
+        [self, reader, idle = 0](size_t, httplib::DataSink& sink) mutable {
+          using namespace std::chrono_literals;
+          for (;;) {
+            if (self->stopped || self->feed->closed()) {
+              sink.done();
+              return true;
+            }
+            if (auto line = self->feed->next(reader, 250ms)) {
+              idle = 0;
+              return send_line(sink, *line);
+            }
+            // A comment now and then while nothing comes (after the end line): a viewer that
+            // went away is noticed by the failed write, and its thread is freed.
+            if (++idle >= 20) {
+              idle = 0;
+              return sink.write(": idle\n\n", 9);
+            }
+          }
+        },
+        [self, reader](bool) { self->feed->disconnect(reader); });
+  });
+
+  errno = 0;
+  if (address.port == 0) {
+    self->port = self->server.bind_to_any_port(address.host);
+  } else if (self->server.bind_to_port(address.host, address.port)) {
+    self->port = address.port;
+  } else {
+    self->port = -1;
+  }
+  if (self->port <= 0) {
+    const int why = errno;
+    error = "--serve: cannot listen on " + where + ": ";
+    if (why == EADDRINUSE) error += "the port is in use (pick another one, or 0 for any free port)";
+    else if (why == EADDRNOTAVAIL) error += "'" + address.host + "' is not an address of this machine";
+    else if (why == EACCES) error += "not allowed (ports below 1024 need privileges)";
+    else error += why ? std::strerror(why) : "the address cannot be bound";
+    return nullptr;
+  }
+  self->thread = std::thread([self] {
+    self->server.listen_after_bind();
+    self->listen_returned = true;
+  });
+  return std::unique_ptr<LiveServer>(new LiveServer(std::move(impl)));
+}
+
+LiveServer::LiveServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+LiveServer::~LiveServer() { stop(); }
+
+int LiveServer::port() const { return impl_->port; }
+
+void LiveServer::stop() {
+  if (impl_->stopped.exchange(true)) return;
+  impl_->feed->close();  // wakes the streams waiting for a line
+  // httplib's stop() does nothing until its listen loop has begun: wait for that first.
+  while (!impl_->listen_returned && !impl_->server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  impl_->server.stop();
+  if (impl_->thread.joinable()) impl_->thread.join();
+}
+
+}  // namespace thicket::cli

@@ -1,0 +1,43 @@
+// The live monitor's HTTP side (`thicket run SCENARIO --serve [ADDR:]PORT`, issue 14): on its
+// own thread, GET / answers the viewer page (live mode), GET /record streams the run's record
+// as server-sent events (`data: LINE` per record line: the header first, then what comes),
+// anything else is 404. The lines come from a LiveFeed, which the simulation writes to; a
+// connection that cannot keep up loses tick lines there, the simulation never waits for it.
+// httplib stays inside live_server.cpp (a large header; main.cpp need not see it).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "live_feed.hpp"
+
+namespace thicket::cli {
+
+// `[ADDR:]PORT`: 127.0.0.1 when only a port is given; an IPv6 address in brackets ([::1]:8080).
+struct LiveAddress {
+  std::string host = "127.0.0.1";
+  int port = 0;  // 0: any free port
+  bool loopback() const;
+};
+// Empty on success, else why `text` is not an address (for a usage error).
+std::string parse_live_address(const std::string& text, LiveAddress& out);
+
+class LiveServer {
+ public:
+  // Binds and starts serving; nullptr and `error` (a sentence: port in use, bad address) if the
+  // address cannot be listened on. `feed` must outlive the server.
+  static std::unique_ptr<LiveServer> start(const LiveAddress& address, LiveFeed& feed, std::string page,
+                                           std::string& error);
+  ~LiveServer();  // stop()
+  int port() const;  // the bound port (the one picked when asked for 0)
+  // Ends every stream and the server thread; returns when they are done.
+  void stop();
+
+  struct Impl;
+
+ private:
+  explicit LiveServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace thicket::cli
