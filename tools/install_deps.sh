@@ -24,3 +24,10 @@ if [[ ${#missing[@]} -gt 0 ]]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# The viewer's npm packages (uPlot, embedded into the binary; playwright-core for the browser
+# tests), exactly as the lockfile says, when they are missing or older than the lockfile.
+viewer="$(dirname "$0")/../viewer"
+if [[ ! -d "$viewer/node_modules" || "$viewer/package-lock.json" -nt "$viewer/node_modules" ]]; then
+  (cd "$viewer" && npm ci --no-audit --no-fund --loglevel=error)
+  touch "$viewer/node_modules"
+fi

@@ -1,4 +1,5 @@
-// thicket: run | check | dot | dump | path | version (SPEC 9; path: path_command.cpp).
+// thicket: run | check | dot | dump | path | view | version (SPEC 9; path: path_command.cpp,
+// view: view_command.cpp).
 //
 // Standard output carries only what Lua prints; the run's log and the summary go to
 // standard error (or --log FILE). Exit: 0 clean, 1 script errors, 2 load failure, 64 usage.
@@ -22,6 +23,7 @@
 
 #include "live_run.hpp"
 #include "path_command.hpp"
+#include "view_command.hpp"
 #include "schema.hpp"
 #include "simulation.hpp"
 #include "thicket/runtime.hpp"
@@ -58,6 +60,7 @@ const char* kUsage =
     "       thicket dump FILE|SCENARIO\n"
     "       thicket path MAP.map SCEN.scen [--paths] [--algorithm auto|astar|jps]\n"
     "       thicket path MAP.map --from X,Y --to X,Y [--paths] [--algorithm auto|astar|jps]\n"
+    "       thicket view RECORD.jsonl[.gz] [-o OUT.html]   a record as a replay page (offline)\n"
     "       thicket --version\n";
 
 volatile std::sig_atomic_t g_interrupted = 0;
@@ -127,7 +130,7 @@ int parse_args(int argc, char** argv, Options& o) {
     return -1;
   }
   if (o.command != "run" && o.command != "check" && o.command != "dot" && o.command != "dump")
-    return usage_error("unknown command '" + o.command + "' (commands: run, check, dot, dump, path, version)");
+    return usage_error("unknown command '" + o.command + "' (commands: run, check, dot, dump, path, view, version)");
   std::map<std::string, int> valued = {{"--agents", 0}, {"--ticks", 0}, {"--dt", 0},
                                        {"--seed", 0},   {"--trace", 0}, {"--log", 0}, {"--budget", 0},
                                        {"--threads", 0}, {"--runs", 0},  {"--out", 0}, {"--record", 0},
@@ -737,6 +740,7 @@ int cmd_run(const Options& o) {
 int main(int argc, char** argv) {
   // path has options of its own and none of run's: it parses its arguments itself.
   if (argc >= 2 && std::strcmp(argv[1], "path") == 0) return cli::path_command(argc, argv, kUsage);
+  if (argc >= 2 && std::strcmp(argv[1], "view") == 0) return cli::view_command(argc, argv, kUsage);
   Options o;
   int rc = parse_args(argc, argv, o);
   if (rc == -1) return kExitOk;

@@ -1,0 +1,125 @@
+// The record's shape as docs/record-format.md states it; unknown fields are ignored, as the
+// format asks of readers, so a later version that only adds fields still reads.
+#include "record_check.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace thicket::cli {
+
+namespace {
+
+using nlohmann::json;
+
+std::string ordinal(std::size_t n) {
+  const char* suffix = (n % 100 >= 11 && n % 100 <= 13) ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+  return std::to_string(n) + suffix;
+}
+
+// A short rendering of a JSON value for messages.
+std::string shown(const json& v) {
+  std::string s = v.dump();
+  return s.size() > 40 ? s.substr(0, 37) + "..." : s;
+}
+
+bool is_index(const json& v) { return v.is_number_integer() && v.get<std::int64_t>() >= 0; }
+
+// What is wrong with one entry of a tick line's `agents`, or "".
+std::string agent_entry_error(const json& a, std::size_t groups, std::size_t keys) {
+  if (!a.is_array()) return "is not an array";
+  if (a.size() < 9) return "has " + std::to_string(a.size()) + " fields, not 9 (id, x, y, heading, group, alive, status, nodes, keys)";
+  if (!a[0].is_number_integer() || a[0].get<std::int64_t>() < 1) return "field 0 (id) must be an agent id >= 1, got " + shown(a[0]);
+  static const char* kCoordinates[] = {"x", "y", "heading"};
+  for (int k = 1; k <= 3; ++k)
+    if (!a[k].is_number()) return "field " + std::to_string(k) + " (" + kCoordinates[k - 1] + ") must be a number, got " + shown(a[k]);
+  if (!is_index(a[4]) || a[4].get<std::uint64_t>() >= groups)
+    return "field 4 (group) must index the header's " + std::to_string(groups) + " group(s), got " + shown(a[4]);
+  if (!(a[5] == 0 || a[5] == 1)) return "field 5 (alive) must be 0 or 1, got " + shown(a[5]);
+  if (!(a[6] == "running" || a[6] == "success" || a[6] == "failure" || a[6] == "invalid"))
+    return "field 6 (status) must be running, success, failure or invalid, got " + shown(a[6]);
+  if (!a[7].is_string()) return "field 7 (nodes) must be a string of R, S, F and ., got " + shown(a[7]);
+  for (char c : a[7].get_ref<const std::string&>())
+    if (c != 'R' && c != 'S' && c != 'F' && c != '.')
+      return "field 7 (nodes) holds '" + std::string(1, c) + "': only R, S, F and . are node statuses";
+  if (!a[8].is_array() && !a[8].is_null()) return "field 8 (keys) must be an array, got " + shown(a[8]);
+  if (a[8].is_array() && a[8].size() != keys)
+    return "field 8 (keys) has " + std::to_string(a[8].size()) + " value(s) for the header's " + std::to_string(keys) + " key(s)";
+  return {};
+}
+
+}  // namespace
+
+std::string RecordCheck::header(std::string_view text) {
+  json h = json::parse(text, nullptr, false);
+  if (h.is_discarded() || !h.is_object() || h.value("format", json()) != "thicket-record")
+    return "not a thicket record: its first line is not a header with \"format\":\"thicket-record\"";
+  const json& v = h.value("version", json());
+  if (!is_index(v)) return "the header's version must be a whole number, got " + shown(v);
+  if (v.get<std::int64_t>() > kVersion)
+    return "the record is version " + std::to_string(v.get<std::int64_t>()) + "; this thicket reads version " +
+           std::to_string(kVersion) + " and older (a newer thicket wrote it: update thicket)";
+  for (const char* list : {"teams", "brains", "groups", "keys", "metrics"})
+    if (h.contains(list) && !h[list].is_array()) return std::string("the header's ") + list + " must be an array, got " + shown(h[list]);
+  if (h.contains("world") && !h["world"].is_object()) return "the header's world must be an object, got " + shown(h["world"]);
+  groups_ = h.value("groups", json::array()).size();
+  keys_ = h.value("keys", json::array()).size();
+  metrics_ = h.value("metrics", json::array()).size();
+  return {};
+}
+
+std::string RecordCheck::tick_line(const void* p) {
+  const json& t = *static_cast<const json*>(p);
+  if (!is_index(t["tick"])) return "a tick line's tick must be a whole number >= 0, got " + shown(t["tick"]);
+  const std::int64_t tick = t["tick"].get<std::int64_t>();
+  if (tick <= last_tick_)
+    return "tick " + std::to_string(tick) + " comes after tick " + std::to_string(last_tick_) + ": ticks must ascend";
+  last_tick_ = tick;
+  const json& agents = t.value("agents", json());
+  if (!agents.is_array()) return "tick " + std::to_string(tick) + ": agents must be an array, got " + shown(agents);
+  for (std::size_t i = 0; i < agents.size(); ++i)
+    if (std::string why = agent_entry_error(agents[i], groups_, keys_); !why.empty())
+      return "tick " + std::to_string(tick) + ": the " + ordinal(i + 1) + " agent " + why;
+  const json& events = t.value("events", json::array());
+  if (!events.is_array()) return "tick " + std::to_string(tick) + ": events must be an array, got " + shown(events);
+  for (std::size_t i = 0; i < events.size(); ++i)
+    if (!events[i].is_array() || events[i].size() < 2 || !events[i][0].is_string())
+      return "tick " + std::to_string(tick) + ": the " + ordinal(i + 1) + " event must be [name, tick, ...], got " + shown(events[i]);
+  const json& metrics = t.value("metrics", json::array());
+  if (!metrics.is_array() || metrics.size() != metrics_)
+    return "tick " + std::to_string(tick) + ": metrics must be an array of the header's " + std::to_string(metrics_) +
+           " metric value(s), got " + shown(metrics);
+  ++ticks_;
+  agent_ticks_ += agents.size();
+  if (agents.size() > max_agents_) max_agents_ = agents.size();
+  return {};
+}
+
+std::string RecordCheck::line(std::string_view text, bool unterminated) {
+  ++lines_;
+  if (lines_ == 1) return header(text);
+  if (ended_) return "a line after the end line";
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded())
+    return unterminated ? "the last line is cut short: the run was cut short (killed, or the disk filled)"
+                        : "this line is not JSON";
+  if (!j.is_object()) return "a record line must be a JSON object, got " + shown(j);
+  if (j.contains("tick")) return tick_line(&j);
+  if (j.contains("brains_at")) {
+    if (!is_index(j["brains_at"])) return "a brains line's brains_at must be a tick, got " + shown(j["brains_at"]);
+    if (!j.value("brains", json()).is_array()) return "a brains line needs a brains array";
+    return {};
+  }
+  if (j.contains("end")) {
+    if (j["end"] != true) return "an end line's end must be true, got " + shown(j["end"]);
+    ended_ = true;
+    return {};
+  }
+  return "a line that is neither a tick, a brains nor an end line (its keys: " + shown(j) + ")";
+}
+
+std::string RecordCheck::finish() const {
+  if (lines_ == 0) return "empty file: not a thicket record";
+  if (!ended_) return "the record stops without its end line: the run was cut short (killed, or the disk filled)";
+  return {};
+}
+
+}  // namespace thicket::cli

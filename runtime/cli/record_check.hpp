@@ -1,0 +1,39 @@
+// Checks a record (docs/record-format.md) line by line, as `thicket view` reads it: is it a
+// record, of a version this thicket reads, is every line JSON of the right shape, and did it
+// end (an end line, the last line whole)?
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace thicket::cli {
+
+class RecordCheck {
+ public:
+  static constexpr int kVersion = 1;  // the newest record version this reader knows
+
+  // One line, without its newline. Returns "" or what is wrong with it (then stop reading).
+  // unterminated: the file ends inside this line (no newline after it).
+  std::string line(std::string_view text, bool unterminated = false);
+  // After the last line. Returns "" or why the record is incomplete.
+  std::string finish() const;
+
+  int lines() const { return lines_; }
+  std::uint64_t ticks() const { return ticks_; }
+  std::uint64_t agent_ticks() const { return agent_ticks_; }
+  std::uint64_t max_agents() const { return max_agents_; }
+
+ private:
+  std::string header(std::string_view text);
+  std::string tick_line(const void* json);
+
+  int lines_ = 0;
+  bool ended_ = false;
+  std::size_t groups_ = 0, keys_ = 0, metrics_ = 0;
+  std::int64_t last_tick_ = -1;
+  std::uint64_t ticks_ = 0, agent_ticks_ = 0, max_agents_ = 0;
+};
+
+}  // namespace thicket::cli

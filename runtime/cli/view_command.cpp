@@ -1,0 +1,227 @@
+// thicket view RECORD [-o OUT.html]
+//
+// Reads a record (RECORD.jsonl, or RECORD.jsonl.gz), checks every line against
+// docs/record-format.md and writes one HTML file that replays it offline: the viewer's page
+// (viewer_page.hpp) with the record embedded as gzip + base64, which the page inflates with
+// the browser's DecompressionStream. gzip keeps 10,000 agents x 600 ticks practical: the
+// record's text compresses several times over, and the page reads it as it inflates.
+// Without -o the replay goes beside the record: RECORD less .jsonl / .jsonl.gz, plus .html.
+#include "view_command.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "record_check.hpp"
+#include "viewer_page.hpp"
+
+namespace thicket::cli {
+
+namespace {
+
+constexpr int kExitOk = 0, kExitLoad = 2, kExitUsage = 64;
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+int usage_error(const char* usage, const std::string& message) {
+  std::cerr << "thicket: " << message << "\n" << usage;
+  return kExitUsage;
+}
+
+// gzip-compresses what it is given, into one gzip member.
+class Gzipper {
+ public:
+  Gzipper() {
+    // 15 + 16: a gzip header and trailer around the deflate stream.
+    ok_ = deflateInit2(&z_, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK;
+  }
+  ~Gzipper() { deflateEnd(&z_); }
+  Gzipper(const Gzipper&) = delete;
+  Gzipper& operator=(const Gzipper&) = delete;
+
+  bool add(std::string_view text) { return run(text, Z_NO_FLUSH); }
+  bool finish() { return run({}, Z_FINISH); }
+  const std::string& bytes() const { return out_; }
+
+ private:
+  bool run(std::string_view text, int flush) {
+    if (!ok_) return false;
+    z_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+    z_.avail_in = static_cast<uInt>(text.size());
+    char buffer[1 << 16];
+    int rc;
+    do {
+      z_.next_out = reinterpret_cast<Bytef*>(buffer);
+      z_.avail_out = sizeof buffer;
+      rc = deflate(&z_, flush);
+      if (rc == Z_STREAM_ERROR) return ok_ = false;
+      out_.append(buffer, sizeof buffer - z_.avail_out);
+    } while (z_.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+    return true;
+  }
+  z_stream z_{};
+  bool ok_ = false;
+  std::string out_;
+};
+
+// Reads the record's text, plain or gzip (any number of gzip members, as `cat a.gz b.gz`
+// makes), in chunks. A read or inflate error is a message, not an exception.
+class RecordReader {
+ public:
+  RecordReader(const std::string& path, bool gzip) : in_(path, std::ios::binary), gzip_(gzip) {
+    if (gzip_) inflate_ready_ = inflateInit2(&z_, 15 + 16) == Z_OK;
+  }
+  ~RecordReader() {
+    if (gzip_) inflateEnd(&z_);
+  }
+  RecordReader(const RecordReader&) = delete;
+  RecordReader& operator=(const RecordReader&) = delete;
+
+  bool opened() const { return static_cast<bool>(in_); }
+  const std::string& error() const { return error_; }
+
+  // The next chunk of text into `out` (replacing it); false at the end or on an error.
+  bool next(std::string& out) {
+    out.clear();
+    if (!gzip_) {
+      out.resize(1 << 20);
+      in_.read(out.data(), static_cast<std::streamsize>(out.size()));
+      out.resize(static_cast<std::size_t>(in_.gcount()));
+      if (in_.bad()) error_ = "cannot read the file";
+      return !out.empty() && error_.empty();
+    }
+    if (!inflate_ready_) {
+      error_ = "cannot start zlib";
+      return false;
+    }
+    while (out.empty()) {
+      if (z_.avail_in == 0) {
+        in_.read(input_, sizeof input_);
+        const auto got = static_cast<uInt>(in_.gcount());
+        if (got == 0) {
+          if (in_.bad()) error_ = "cannot read the file";
+          else if (in_member_) error_ = "the gzip data ends early: the file was cut short";
+          return false;
+        }
+        z_.next_in = reinterpret_cast<Bytef*>(input_);
+        z_.avail_in = got;
+      }
+      if (!in_member_) {
+        // A new member: anything after the last one must be another gzip stream.
+        inflateReset(&z_);
+        in_member_ = true;
+      }
+      char buffer[1 << 16];
+      z_.next_out = reinterpret_cast<Bytef*>(buffer);
+      z_.avail_out = sizeof buffer;
+      const int rc = inflate(&z_, Z_NO_FLUSH);
+      if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
+        error_ = std::string("corrupt gzip data (") + (z_.msg ? z_.msg : "zlib error " + std::to_string(rc)) + ")";
+        return false;
+      }
+      out.append(buffer, sizeof buffer - z_.avail_out);
+      if (rc == Z_STREAM_END) in_member_ = false;
+    }
+    return true;
+  }
+
+ private:
+  std::ifstream in_;
+  bool gzip_;
+  z_stream z_{};
+  bool inflate_ready_ = false;
+  bool in_member_ = false;
+  char input_[1 << 16];
+  std::string error_;
+};
+
+std::string megabytes(std::size_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MB", static_cast<double>(bytes) / 1e6);
+  return text;
+}
+
+}  // namespace
+
+int view_command(int argc, char** argv, const char* usage) {
+  std::string record, out;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "-o" || a == "--out") {
+      if (i + 1 >= argc) return usage_error(usage, a + " needs a file name (OUT.html)");
+      out = argv[++i];
+      if (!ends_with(out, ".html") && out.rfind("/dev/", 0) != 0)
+        return usage_error(usage, "thicket view writes HTML: -o needs FILE.html, got '" + out + "'");
+    } else if (a.size() > 1 && a[0] == '-') {
+      return usage_error(usage, "unknown option '" + a + "' of 'thicket view' (it takes -o OUT.html)");
+    } else if (!record.empty()) {
+      return usage_error(usage, "'thicket view' takes one RECORD");
+    } else {
+      record = a;
+    }
+  }
+  if (record.empty()) return usage_error(usage, "missing RECORD (thicket view RECORD.jsonl [-o OUT.html])");
+  const bool gzip = ends_with(record, ".jsonl.gz");
+  if (!gzip && !ends_with(record, ".jsonl"))
+    return usage_error(usage, "thicket view reads a record: RECORD.jsonl or RECORD.jsonl.gz, got '" + record + "'");
+  if (out.empty()) out = record.substr(0, record.size() - (gzip ? 9 : 6)) + ".html";
+
+  RecordReader reader(record, gzip);
+  if (!reader.opened()) {
+    std::cerr << record << ": error: cannot open the record\n";
+    return kExitLoad;
+  }
+  RecordCheck check;
+  Gzipper gzipped;
+  auto fail = [&](int line, const std::string& why) {
+    std::cerr << record << ":" << line << ": error: " << why << "\n";
+    return kExitLoad;
+  };
+  std::string chunk, pending;  // pending: the start of a line whose newline has not come yet
+  while (reader.next(chunk)) {
+    std::size_t start = 0, nl;
+    while ((nl = chunk.find('\n', start)) != std::string::npos) {
+      std::string_view piece(chunk.data() + start, nl - start);
+      std::string joined;
+      if (!pending.empty()) {
+        joined = pending;
+        joined.append(piece);
+        piece = joined;
+        pending.clear();
+      }
+      if (std::string why = check.line(piece); !why.empty()) return fail(check.lines(), why);
+      start = nl + 1;
+    }
+    pending.append(chunk, start);
+    gzipped.add(chunk);
+  }
+  if (!reader.error().empty()) return fail(check.lines() + 1, reader.error());
+  if (!pending.empty())
+    if (std::string why = check.line(pending, true); !why.empty()) return fail(check.lines(), why);
+  if (std::string why = check.finish(); !why.empty()) return fail(std::max(1, check.lines()), why);
+  if (!gzipped.finish()) {
+    std::cerr << "thicket: cannot compress the record (zlib)\n";
+    return kExitLoad;
+  }
+
+  const std::string page = viewer_page(record_data_script(gzipped.bytes()), false);
+  std::ofstream file(out, std::ios::binary);
+  file.write(page.data(), static_cast<std::streamsize>(page.size()));
+  file.close();
+  if (!file) {
+    std::cerr << "thicket: cannot write '" << out << "'\n";
+    return kExitLoad;
+  }
+  std::cout << "thicket: wrote " << out << " (" << check.ticks() << " ticks, up to " << check.max_agents()
+            << " agents, " << megabytes(page.size()) << ")\n";
+  return kExitOk;
+}
+
+}  // namespace thicket::cli

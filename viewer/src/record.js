@@ -1,0 +1,265 @@
+// record.js: a record (docs/record-format.md) held in typed arrays, one frame per tick line.
+// The replay and the live monitor feed it the same lines through ingestLine(), so the page
+// shows exactly what a file would hold. 10,000 agents x 600 ticks stay well under a gigabyte
+// because no per-agent JavaScript object is kept: columns per frame, node strings interned.
+'use strict';
+
+const STATUS_NAMES = ['invalid', 'running', 'success', 'failure'];
+const STATUS_INDEX = { invalid: 0, running: 1, success: 2, failure: 3 };
+
+class RecordData {
+  constructor() {
+    this.header = null;
+    this.frames = [];        // one per tick line, in file order (ticks ascend)
+    this.brainVersions = []; // [{from: tick, brains}], the header's first
+    this.metricTicks = [];   // x of the metric series
+    this.metricValues = [];  // [metric][frame]
+    this.end = null;         // the end line, once it came
+    this.strings = [];       // interned node strings
+    this.stringIndex = new Map();
+    this.groupTeam = new Uint16Array(0);
+    this.listeners = [];
+    this.lineCount = 0;
+  }
+
+  // Adds one record line (without its newline). Returns what it was: 'header', 'tick',
+  // 'brains', 'end' or 'ignored' (a blank line, or a line before the header).
+  ingestLine(text) {
+    if (text.length === 0 || /^\s*$/.test(text)) return 'ignored';
+    const line = JSON.parse(text);
+    this.lineCount++;
+    if (line.format !== undefined) {
+      if (line.format !== 'thicket-record') throw new Error('not a thicket record');
+      if (this.header) this.reset();
+      this.setHeader(line);
+      this.emit('header');
+      return 'header';
+    }
+    if (!this.header) return 'ignored';
+    if (line.tick !== undefined) {
+      this.addTick(line);
+      this.emit('tick');
+      return 'tick';
+    }
+    if (line.brains_at !== undefined) {
+      this.brainVersions.push({ from: line.brains_at, brains: line.brains });
+      this.emit('brains');
+      return 'brains';
+    }
+    if (line.end) {
+      this.end = line;
+      this.emit('end');
+      return 'end';
+    }
+    return 'ignored';
+  }
+
+  reset() {
+    const listeners = this.listeners;
+    Object.assign(this, new RecordData());
+    this.listeners = listeners;
+  }
+
+  on(fn) { this.listeners.push(fn); }
+  emit(what) { for (const fn of this.listeners) fn(what); }
+
+  setHeader(h) {
+    h.world = h.world || {};
+    h.teams = h.teams || [];
+    h.groups = h.groups || [];
+    h.brains = h.brains || [];
+    h.keys = h.keys || [];
+    h.metrics = h.metrics || [];
+    this.header = h;
+    this.brainVersions = [{ from: -Infinity, brains: h.brains }];
+    this.groupTeam = new Uint16Array(h.groups.map(g => g.team | 0));
+    this.metricValues = h.metrics.map(() => []);
+  }
+
+  intern(s) {
+    let i = this.stringIndex.get(s);
+    if (i === undefined) {
+      i = this.strings.length;
+      this.strings.push(s);
+      this.stringIndex.set(s, i);
+    }
+    return i;
+  }
+
+  addTick(line) {
+    const agents = line.agents || [];
+    const n = agents.length, K = this.header.keys.length;
+    const f = {
+      tick: line.tick,
+      n,
+      ids: new Int32Array(n),
+      x: new Float32Array(n),
+      y: new Float32Array(n),
+      heading: new Float32Array(n),
+      group: new Uint16Array(n),
+      alive: new Uint8Array(n),
+      status: new Uint8Array(n),
+      nodes: new Uint32Array(n),
+      keyNumbers: K ? new Float64Array(n * K) : null, // NaN where the value is not a number
+      keyOthers: null,                                // Map(i*K+k -> value) for the rest
+      events: line.events || [],
+      brains: this.brainVersions.length - 1,
+      sortedIds: true,
+      idMap: null,
+    };
+    let previous = -Infinity;
+    for (let i = 0; i < n; i++) {
+      const a = agents[i];
+      f.ids[i] = a[0];
+      if (a[0] <= previous) f.sortedIds = false;
+      previous = a[0];
+      f.x[i] = a[1];
+      f.y[i] = a[2];
+      f.heading[i] = a[3];
+      f.group[i] = a[4];
+      f.alive[i] = a[5];
+      f.status[i] = STATUS_INDEX[a[6]] || 0;
+      f.nodes[i] = this.intern(a[7] || '');
+      if (K) {
+        const keys = a[8] || [];
+        for (let k = 0; k < K; k++) {
+          const v = keys[k];
+          if (typeof v === 'number') {
+            f.keyNumbers[i * K + k] = v;
+          } else {
+            f.keyNumbers[i * K + k] = NaN;
+            if (v !== null && v !== undefined) {
+              if (!f.keyOthers) f.keyOthers = new Map();
+              f.keyOthers.set(i * K + k, v);
+            }
+          }
+        }
+      }
+    }
+    this.frames.push(f);
+    this.metricTicks.push(line.tick);
+    const m = line.metrics || [];
+    for (let j = 0; j < this.metricValues.length; j++) {
+      const v = m[j];
+      this.metricValues[j].push(typeof v === 'number' ? v : null);
+    }
+  }
+
+  // The index of agent `id` in frame f, or -1. `hint`: where it was in a neighbouring frame.
+  indexOf(f, id, hint) {
+    if (hint !== undefined && hint >= 0 && hint < f.n && f.ids[hint] === id) return hint;
+    if (f.sortedIds) {
+      let lo = 0, hi = f.n - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1, v = f.ids[mid];
+        if (v === id) return mid;
+        if (v < id) lo = mid + 1; else hi = mid - 1;
+      }
+      return -1;
+    }
+    if (!f.idMap) {
+      f.idMap = new Map();
+      for (let i = 0; i < f.n; i++) f.idMap.set(f.ids[i], i);
+    }
+    const i = f.idMap.get(id);
+    return i === undefined ? -1 : i;
+  }
+
+  // The frame index whose tick is the last <= tick (0 when tick is before the first).
+  frameAt(tick) {
+    let lo = 0, hi = this.frames.length - 1, best = 0;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.frames[mid].tick <= tick) { best = mid; lo = mid + 1; } else hi = mid - 1;
+    }
+    return best;
+  }
+
+  brainsOf(frame) { return this.brainVersions[frame.brains].brains; }
+
+  keyValue(f, i, k) {
+    const K = this.header.keys.length;
+    const v = f.keyNumbers[i * K + k];
+    if (!Number.isNaN(v)) return v;
+    if (f.keyOthers && f.keyOthers.has(i * K + k)) return f.keyOthers.get(i * K + k);
+    return null;
+  }
+
+  // The agent ids an event names (for "its last events").
+  static eventAgents(e) {
+    switch (e[0]) {
+      case 'damage': case 'signal': return [e[2], e[3]];
+      case 'take': return [e[3]];
+      case 'reload': case 'reload_failed': return [];
+      case 'percept': return e[5] === 'agent' ? [e[2], e[6]] : [e[2]];
+      default: return [e[2]];
+    }
+  }
+
+  // Up to `count` events naming agent `id`, newest first, up to frame index `upTo`.
+  lastEvents(id, upTo, count) {
+    const out = [];
+    for (let fi = upTo; fi >= 0 && out.length < count; fi--) {
+      const ev = this.frames[fi].events;
+      for (let j = ev.length - 1; j >= 0 && out.length < count; j--)
+        if (RecordData.eventAgents(ev[j]).includes(id)) out.push(ev[j]);
+    }
+    return out;
+  }
+}
+
+// Splits a stream of text into lines and feeds them to `record`; `onError(lineNumber, message)`.
+class LineFeeder {
+  constructor(record, onError) {
+    this.record = record;
+    this.onError = onError;
+    this.rest = '';
+    this.lineNumber = 0;
+  }
+  push(chunk) {
+    const text = this.rest + chunk;
+    let start = 0, nl;
+    while ((nl = text.indexOf('\n', start)) !== -1) {
+      this.one(text.substring(start, nl));
+      start = nl + 1;
+    }
+    this.rest = text.substring(start);
+  }
+  finish() {
+    if (this.rest.length) this.one(this.rest);
+    this.rest = '';
+  }
+  one(line) {
+    this.lineNumber++;
+    try {
+      this.record.ingestLine(line);
+    } catch (e) {
+      this.onError(this.lineNumber, e.message);
+    }
+  }
+}
+
+// Decodes the replay's embedded record (gzip, base64) and feeds it, chunk by chunk.
+async function loadEmbeddedRecord(base64, record, onError, onProgress) {
+  // atob in slices: one call on a 100 MB string would hold two copies of it at once.
+  const slice = 4 * 1024 * 1024; // a multiple of 4 base64 digits
+  const parts = [];
+  for (let i = 0; i < base64.length; i += slice) {
+    const bin = atob(base64.substring(i, i + slice));
+    const bytes = new Uint8Array(bin.length);
+    for (let j = 0; j < bin.length; j++) bytes[j] = bin.charCodeAt(j);
+    parts.push(bytes);
+  }
+  const stream = new Blob(parts).stream()
+    .pipeThrough(new DecompressionStream('gzip'))
+    .pipeThrough(new TextDecoderStream());
+  const reader = stream.getReader();
+  const feeder = new LineFeeder(record, onError);
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    feeder.push(value);
+    if (onProgress) onProgress(record.frames.length);
+  }
+  feeder.finish();
+}
