@@ -23,6 +23,7 @@
 
 #include "live_run.hpp"
 #include "path_command.hpp"
+#include "run_results.hpp"
 #include "view_command.hpp"
 #include "schema.hpp"
 #include "simulation.hpp"
@@ -54,6 +55,8 @@ const char* kUsage =
     "       thicket run SCENARIO [--threads K] [--runs N] [--out FILE.csv|FILE.jsonl] [--record FILE.jsonl]\n"
     "                            [--ticks T] [--dt S] [--seed S] [--log FILE] [--quiet] [--trusted] [--budget N]\n"
     "                            [--trace OUT.jsonl] [--explain]   percept events (first run)\n"
+    "                            [--series FILE.csv|FILE.jsonl] [--series-every N]   metrics per tick\n"
+    "                            [--strict] [--watch]   (--watch: one run)\n"
     "                            [--serve [ADDR:]PORT] [--speed F] [--serve-exit]   watch it live in a browser\n"
     "       thicket check FILE...\n"
     "       thicket dot FILE|SCENARIO\n"
@@ -82,7 +85,8 @@ struct Options {
   uint64_t agents = 1, ticks = 10, seed = 1, budget = 10'000'000, threads = 0, runs = 1, lua_memory_mb = 512;
   double leaf_timeout = 0.05;
   bool ticks_set = false, dt_set = false, seed_set = false, agents_set = false;
-  std::string out, record;
+  std::string out, record, series;
+  uint64_t series_every = 1;
   double dt = 0.1;
   bool watch = false, strict = false, quiet = false, trusted = false, explain = false, budget_all = false;
   std::string trace, log;
@@ -102,6 +106,10 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 // rather than a file silently written in the wrong format. A device (/dev/stdout) is accepted.
 std::string output_file_error(const std::string& option, const std::string& value) {
   if (value.rfind("/dev/", 0) == 0) return {};
+  if (option == "--series") {
+    if (ends_with(value, ".csv") || ends_with(value, ".jsonl")) return {};
+    return "--series writes CSV or JSON lines as its extension says: it needs FILE.csv or FILE.jsonl, got '" + value + "'";
+  }
   if (option == "--out") {
     if (ends_with(value, ".csv") || ends_with(value, ".jsonl")) return {};
     return "--out writes CSV or JSON lines as its extension says: it needs FILE.csv or FILE.jsonl, got '" + value + "'";
@@ -135,6 +143,7 @@ int parse_args(int argc, char** argv, Options& o) {
                                        {"--seed", 0},   {"--trace", 0}, {"--log", 0}, {"--budget", 0},
                                        {"--threads", 0}, {"--runs", 0},  {"--out", 0}, {"--record", 0},
                                        {"--leaf-timeout", 0}, {"--lua-memory", 0},
+                                       {"--series", 0}, {"--series-every", 0},
                                        {"--serve", 0}, {"--speed", 0}};
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
@@ -179,11 +188,14 @@ int parse_args(int argc, char** argv, Options& o) {
         return usage_error("--threads needs a whole number from 1 to 256, got '" + value + "'");
       if (a == "--runs" && (!parse_uint(value, o.runs) || o.runs == 0))
         return usage_error("--runs needs a whole number >= 1, got '" + value + "'");
-      if (a == "--out" || a == "--trace" || a == "--record")
+      if (a == "--series-every" && (!parse_uint(value, o.series_every) || o.series_every == 0))
+        return usage_error("--series-every needs a whole number of ticks >= 1, got '" + value + "'");
+      if (a == "--out" || a == "--trace" || a == "--record" || a == "--series")
         if (std::string why = output_file_error(a, value); !why.empty()) return usage_error(why);
       if (a == "--serve" || a == "--speed")
         if (std::string why = cli::parse_live_option(a, value, o.live); !why.empty()) return usage_error(why);
       if (a == "--out") o.out = value;
+      if (a == "--series") o.series = value;
       if (a == "--record") o.record = value;
       if (a == "--ticks") o.ticks_set = true;
       if (a == "--dt") o.dt_set = true;
@@ -448,13 +460,6 @@ int cmd_scenario_text(const Options& o) {
   return kExitOk;
 }
 
-std::string csv_escape(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 int cmd_scenario(const Options& o) {
   std::ofstream log_file;
   if (!o.log.empty()) {
@@ -462,15 +467,14 @@ int cmd_scenario(const Options& o) {
     if (!log_file) return usage_error("cannot write the log file '" + o.log + "'");
   }
   if (o.agents_set) return usage_error("--agents is for brain files; a scenario's groups say how many agents there are");
-  if (o.watch || o.strict)
-    return usage_error("--watch and --strict are for brain files; a scenario takes --record, --trace and --explain");
+  if (o.watch && o.runs > 1) return usage_error("--watch runs one run in real time; it cannot go with --runs " + std::to_string(o.runs));
   if ((o.live.speed_set || o.live.exit_when_done) && !o.live.serve) return usage_error("--speed and --serve-exit go with --serve");
   if (o.live.serve && o.runs > 1) return usage_error("--serve shows one run as it goes: it takes no --runs");
   std::vector<Diagnostic> diags;
   auto spec = load_scenario(o.files[0], diags);
   print_diagnostics(diags);
   if (!spec) return kExitLoad;
-  std::ofstream record, out;
+  std::ofstream record, out, series;
   if (!o.record.empty()) {
     record.open(o.record);
     if (!record) return usage_error("cannot write the record file '" + o.record + "'");
@@ -479,6 +483,12 @@ int cmd_scenario(const Options& o) {
   if (!o.trace.empty()) {
     trace.open(o.trace);
     if (!trace) return usage_error("cannot write the trace file '" + o.trace + "'");
+  }
+  std::optional<SeriesFormat> series_fmt;
+  if (!o.series.empty()) {
+    series.open(o.series);
+    if (!series) return usage_error("cannot write the series file '" + o.series + "'");
+    series_fmt = series_format(o.series);
   }
   const bool jsonl = o.out.size() > 6 && o.out.compare(o.out.size() - 6, 6, ".jsonl") == 0;
   if (!o.out.empty()) {
@@ -508,8 +518,11 @@ int cmd_scenario(const Options& o) {
     if (log_file.is_open()) log_file << line << "\n";
     else std::cerr << line << "\n";
   };
+  so.strict = o.strict;
+  so.watch = o.watch;
+  if (o.watch && so.ticks == 0) so.ticks = UINT64_MAX;  // as for a brain: until Ctrl-C
   const uint64_t first_seed = o.seed_set ? o.seed : spec->seed;
-  const bool progress = !o.quiet && isatty(STDERR_FILENO);
+  const bool progress = !o.quiet && isatty(STDERR_FILENO) && !o.watch;
   std::vector<RunResult> results;
   std::signal(SIGINT, on_sigint);
   for (uint64_t r = 0; r < o.runs && !g_interrupted; ++r) {
@@ -518,6 +531,9 @@ int cmd_scenario(const Options& o) {
     if (live) so.record = &live_lines;
     so.trace = r == 0 && trace.is_open() ? &trace : nullptr;  // percept events (issue 13), first run
     so.explain = r == 0 && o.explain;
+    std::optional<SeriesBuffer> run_series;  // this run's samples (runs are written in run order)
+    if (series_fmt) run_series.emplace(*series_fmt, o.series_every, r + 1, so.seed);
+    so.series = run_series ? &*run_series : nullptr;
     std::vector<Diagnostic> sim_diags;
     auto sim = Simulation::create(*spec, so, sim_diags);
     print_diagnostics(sim_diags);
@@ -532,41 +548,22 @@ int cmd_scenario(const Options& o) {
                        std::string(width - filled, '.').c_str(), static_cast<unsigned long long>(done),
                        static_cast<unsigned long long>(total));
         },
-        [] { return g_interrupted != 0; });
+        [&, started = std::chrono::steady_clock::now(), begun = uint64_t(0)]() mutable {
+          // --watch paces the run at the sim clock, one tick per dt of wall time (as for a brain);
+          // with --serve the live session paces it (at --speed).
+          auto due = started + std::chrono::duration<double>(so.dt * static_cast<double>(begun++));
+          while (o.watch && !live && std::chrono::steady_clock::now() < due && !g_interrupted) usleep(1000);
+          return g_interrupted != 0;
+        });
     if (progress) std::fprintf(stderr, "\n");
     results.push_back(res);
-    if (out.is_open()) {
-      double rate = res.wall_seconds > 0 ? static_cast<double>(res.agent_ticks) / res.wall_seconds : 0;
-      if (jsonl) {
-        out << "{\"run\":" << r + 1 << ",\"seed\":" << res.seed << ",\"ticks\":" << res.ticks << ",\"agents_start\":"
-            << res.agents_at_start << ",\"agents_end\":" << res.agents_at_end << ",\"agent_ticks\":" << res.agent_ticks
-            << ",\"wall_s\":" << res.wall_seconds << ",\"agent_ticks_per_s\":" << rate << ",\"script_errors\":"
-            << res.script_errors << ",\"metrics\":{";
-        bool first = true;
-        for (const auto& [name, v] : res.metrics) {
-          out << (first ? "" : ",") << '"' << json_escape(name) << "\":" << v;
-          first = false;
-        }
-        out << "},\"statuses\":{";
-        first = true;
-        for (const auto& [name, n] : res.statuses) {
-          out << (first ? "" : ",") << '"' << name << "\":" << n;
-          first = false;
-        }
-        out << "}}\n";
-      } else {
-        if (r == 0) {
-          out << "run,seed,ticks,agents_start,agents_end,agent_ticks,wall_s,agent_ticks_per_s,script_errors";
-          for (const auto& [name, v] : res.metrics) out << "," << csv_escape(name);
-          out << "\n";
-        }
-        out << r + 1 << "," << res.seed << "," << res.ticks << "," << res.agents_at_start << "," << res.agents_at_end << ","
-            << res.agent_ticks << "," << res.wall_seconds << "," << rate << "," << res.script_errors;
-        for (const auto& [name, v] : res.metrics) out << "," << v;
-        out << "\n";
-      }
+    if (run_series) {
+      if (r == 0) series << run_series->header();
+      series << run_series->text();
     }
+    if (res.stopped_strict || res.stopped_reload) break;
   }
+  if (out.is_open()) cli::write_run_rows(out, jsonl, results);  // at the end: gauge columns are the union over runs
   // Summary: per run figures, then mean / min / max of each metric over the runs.
   uint64_t errors = 0, agent_ticks = 0;
   double wall = 0;
@@ -583,33 +580,25 @@ int cmd_scenario(const Options& o) {
       << " s, ";
   sum.precision(0);
   sum << (wall > 0 ? static_cast<double>(agent_ticks) / wall : 0.0) << " agent-ticks/s\n";
-  sum.precision(2);
-  for (const auto& [name, v0] : results.front().metrics) {
-    double lo = v0, hi = v0, total = 0;
-    for (const auto& res : results) {
-      double v = res.metrics.at(name);
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
-      total += v;
-    }
-    sum << "thicket: metric " << name << ": mean " << total / static_cast<double>(results.size()) << ", min " << lo
-        << ", max " << hi << "\n";
-  }
+  sum << cli::metrics_summary(results);
   sum << "thicket: agents alive at the end:";
   for (const auto& res : results) sum << " " << res.agents_at_end;
   sum << "; root status (last run):";
   for (const auto& [name, n] : results.back().statuses) sum << " " << name << "=" << n;
   sum << "; script errors: " << errors;
+  if (results.back().stopped_strict) sum << " (stopped: --strict)";
+  if (results.back().stopped_reload) sum << " (stopped: the workers could not agree on a reloaded version)";
   if (g_interrupted) sum << " (interrupted)";
   std::cerr << sum.str() << "\n";
   if (live) live->finish([] { return g_interrupted != 0; });
+  if (results.back().stopped_reload) return kExitScriptErrors;
   return errors > 0 ? kExitScriptErrors : kExitOk;
 }
 
 int cmd_run(const Options& o) {
   if (is_scenario(o.files[0])) return cmd_scenario(o);
-  if (o.threads || o.runs != 1 || !o.out.empty() || !o.record.empty())
-    return usage_error("--threads, --runs, --out and --record are for scenario files");
+  if (o.threads || o.runs != 1 || !o.out.empty() || !o.record.empty() || !o.series.empty() || o.series_every != 1)
+    return usage_error("--threads, --runs, --out, --record and --series are for scenario files");
   if (o.live.serve || o.live.speed_set || o.live.exit_when_done)
     return usage_error("--serve, --speed and --serve-exit are for scenario files");
   std::ofstream log_file;

@@ -30,6 +30,26 @@ size_t RuntimeImpl::reload_changed() {
   if (!watcher) return 0;
   std::vector<std::string> touched;
   std::vector<std::string> changed = watcher->changed(&touched);
+  return reload_paths(changed, std::move(touched));
+}
+
+void RuntimeImpl::report_reload(const std::string& file, bool ok, const std::vector<Diagnostic>& diags) {
+  if (!reload_reports) return;
+  ReloadReport r;
+  r.file = file;
+  r.ok = ok;
+  if (!ok) r.first_error = "it failed to load";
+  for (const auto& d : diags)
+    if (d.severity == Severity::Error) {
+      r.first_error = format_diagnostic(d);
+      if (size_t at = r.first_error.find(": error: "); at != std::string::npos) r.first_error.replace(at, 9, ": ");
+      break;
+    }
+  reload_reports->push_back(std::move(r));
+}
+
+size_t RuntimeImpl::reload_paths(const std::vector<std::string>& changed, std::vector<std::string> touched) {
+  if (!watcher) return 0;
   bool any_stale = false;
   for (const auto& b : brains) any_stale = any_stale || b->stale.has_value();
   if (!any_stale) touched.clear();
@@ -126,6 +146,7 @@ bool RuntimeImpl::reload_lua_file(const std::string& path) {
   if (!staged_ok) {
     for (auto& def : staged) script->release_leaf(def);
     log(describe_failure(reload_clock(), path, diags));
+    report_reload(path, false, diags);
     return false;
   }
   std::set<std::string> fresh;
@@ -146,6 +167,7 @@ bool RuntimeImpl::reload_lua_file(const std::string& path) {
   if (has_errors(diags)) {
     for (auto& def : staged) script->release_leaf(def);
     log(describe_failure(reload_clock(), path, diags));
+    report_reload(path, false, diags);
     return false;
   }
   LeafDef on_reload;
@@ -159,6 +181,7 @@ bool RuntimeImpl::reload_lua_file(const std::string& path) {
   std::ostringstream out;
   out << reload_clock() << ": reloaded " << path << ": " << names.size() << " leaves replaced (" << join_names(names) << ")";
   log(out.str());
+  report_reload(path, true, {});
   if (on_reload.fn != -2) {
     script->call_on_reload(on_reload, path);
     script->release_leaf(on_reload);

@@ -77,6 +77,7 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
     for (const auto& f : old.yaml_files) stale.files.push_back(f);
     for (const auto& f : old.leaf_files) stale.files.push_back(f);
     b.stale = std::move(stale);
+    report_reload(b.path, false, diags);
     log(reload_clock() + ": reload of " + what + " failed; the old version keeps running:" + [&] {
       std::string s;
       for (const auto& d : diags) s += "\n  " + format_diagnostic(d);
@@ -223,6 +224,7 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
       << p.nodes.size() - kept << " added, " << previous->nodes.size() - kept << " removed";
   if (aborted) out << " (" << aborted << " running node(s) aborted)";
   log(out.str());
+  report_reload(b.path, true, {});
   return true;
 }
 

@@ -558,6 +558,18 @@ void Runtime::on_trace(std::function<void(const TraceEvent&)> sink, bool ticks) 
   impl_->trace_ticks = ticks;
 }
 size_t Runtime::reload_changed() { return impl_->reload_changed(); }
+size_t Runtime::reload_changed(std::vector<ReloadReport>* reports) {
+  impl_->reload_reports = reports;
+  size_t n = impl_->reload_changed();
+  impl_->reload_reports = nullptr;
+  return n;
+}
+size_t Runtime::reload_files(const std::vector<std::string>& files, std::vector<ReloadReport>* reports) {
+  impl_->reload_reports = reports;
+  size_t n = impl_->reload_paths(files, {});
+  impl_->reload_reports = nullptr;
+  return n;
+}
 size_t Runtime::bytes_per_agent(BrainHandle brain) const {
   if (brain.index >= impl_->brains.size()) return 0;
   return impl_->brains[brain.index]->program->block_size + sizeof(AgentInfo);

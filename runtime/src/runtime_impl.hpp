@@ -57,6 +57,10 @@ class RuntimeImpl {
   // Hot reload (SPEC 10): reload.cpp.
   void watch_brain(const Brain& b);
   size_t reload_changed();
+  // The reload of these files (changed: new content; touched: same content, retries failed brains).
+  size_t reload_paths(const std::vector<std::string>& changed, std::vector<std::string> touched);
+  std::vector<ReloadReport>* reload_reports = nullptr;  // while a reload runs: where its outcomes go
+  void report_reload(const std::string& file, bool ok, const std::vector<Diagnostic>& diags);
   bool reload_lua_file(const std::string& path);
   bool reload_brain(Brain& b, const std::string& changed);
   // "t=T tick K": the sim time and tick from which a reload done now takes effect.

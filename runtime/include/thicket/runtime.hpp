@@ -111,6 +111,13 @@ struct TraceEvent {
                                         // (e.g. "b/when/0", "check n >= 1"); "" for the initial state
 };
 
+// What one reload did (SPEC 10), for tools that show reloads (a record, a live monitor).
+struct ReloadReport {
+  std::string file;         // the brain's YAML file or the Lua leaf file reloaded
+  bool ok = false;
+  std::string first_error;  // when !ok: the first error, "FILE:LINE:COL: message"
+};
+
 class Runtime {
  public:
   explicit Runtime(RuntimeOptions options = {});
@@ -161,6 +168,12 @@ class Runtime {
 
   // Checks loaded files for changes and reloads them (SPEC 10); returns how many reloaded.
   size_t reload_changed();
+  // The same, appending what each reload did to `reports` (when given).
+  size_t reload_changed(std::vector<ReloadReport>* reports);
+  // Reloads these files as if they had changed (a brain's YAML, or a Lua leaf file a running
+  // brain uses), whatever the watcher says: simulations use it to bring a worker whose reload
+  // failed level with the others (sim_reload.cpp).
+  size_t reload_files(const std::vector<std::string>& files, std::vector<ReloadReport>* reports = nullptr);
 
   // Text forms of a loaded brain (SPEC 9: thicket dump / dot).
   std::string dump(BrainHandle brain) const;

@@ -93,6 +93,9 @@ struct Simulation::Impl {
   std::vector<std::string> metric_names;    // declared, then built-in
   std::vector<double> metric_totals;
   std::vector<bool> metric_is_gauge;
+  std::vector<GaugeStats> gauge_stats;      // per metric, once it is a gauge: mean holds the sum until the end
+  bool quiet_workers = false;               // --watch reloading: workers 1.. repeat worker 0's notices; drop them
+  bool workers_disagree = false;            // --watch: a reload worked in some workers only; the run stops
   uint64_t tick = 0;
   std::unique_ptr<perception::Manager> perception;  // always made: thicket.noise works without listeners
   uint32_t pickups_metric = UINT32_MAX;              // "pickups_taken" when the world has pickups
@@ -121,6 +124,13 @@ void apply_takes(Simulation::Impl& sim);
 // the trace (JSONL) and, with explain, the log.
 void record_percepts(Simulation::Impl& sim, std::ostream& out);
 void trace_percepts(Simulation::Impl& sim);
+
+// After a tick's effects: gauge statistics, the --series sample (series.hpp).
+void observe_metrics(Simulation::Impl& sim);
+// --strict: whether any worker has had a script error.
+bool any_script_error(const Simulation::Impl& sim);
+// After a reload: perception's blackboard bindings point at the slots of the new version.
+void rebind_senses(Simulation::Impl& sim);
 
 // Gives back the agent's time-sliced path search, if it holds one (simulation.cpp).
 void release_path(SimWorker& worker, SimAgent& agent);

@@ -126,7 +126,9 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
     ro.leaf_timeout = options.leaf_timeout;
     ro.lua_memory_limit = options.lua_memory_limit;
     Impl* sim = impl.get();
-    ro.log = [sim](const std::string& line) { sim->log(line); };
+    ro.log = [sim, w](const std::string& line) {
+      if (w == 0 || !sim->quiet_workers) sim->log(line);
+    };
     worker->rt = std::make_unique<Runtime>(ro);
     if (script_binding().install_world) script_binding().install_world(*worker);
     for (const auto& group : spec.groups) {
@@ -255,6 +257,14 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
   } stop_pool{start, quit, pool};
   for (uint64_t t = 0; t < s.options.ticks; ++t) {
     if (stop && stop()) break;
+    if (s.options.watch) {
+      std::vector<ReloadReport> reloads = reload_changed();
+      if (!reloads.empty() && s.options.on_reload) s.options.on_reload(reloads);
+      if (s.workers_disagree) {
+        result.stopped_reload = true;
+        break;
+      }
+    }
     s.tick = t + 1;
     s.hash.rebuild(s.world);  // brains read the world as it is at the start of the tick
     // Perception's fixed point: sounds and pickups are updated on this thread, then each worker
@@ -362,8 +372,14 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
     // The dead leave perception only now, so that the record keeps what they perceived this tick.
     for (uint32_t id : dying) s.perception->remove_sensor(id);
 
+    observe_metrics(s);
+
     result.ticks = s.tick;
     if (progress) progress(s.tick, s.options.ticks);
+    if (s.options.strict && any_script_error(s)) {  // the tick is finished for every agent first
+      result.stopped_strict = true;
+      break;
+    }
   }
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   for (auto& w : s.workers) {
@@ -375,7 +391,15 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
     ++result.agents_at_end;
     ++result.statuses[std::string(status_name(s.workers[a.worker]->rt->status(a.handle)))];
   }
-  for (size_t m = 0; m < s.metric_names.size(); ++m) result.metrics[s.metric_names[m]] = s.metric_totals[m];
+  for (size_t m = 0; m < s.metric_names.size(); ++m) {
+    result.metrics[s.metric_names[m]] = s.metric_totals[m];
+    if (m < s.gauge_stats.size() && s.gauge_stats[m].ticks > 0) {
+      GaugeStats g = s.gauge_stats[m];
+      g.mean /= static_cast<double>(g.ticks);
+      g.last = s.metric_totals[m];
+      result.gauges[s.metric_names[m]] = g;
+    }
+  }
   return result;
 }
 

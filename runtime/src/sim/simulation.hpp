@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "scenario.hpp"
+#include "series.hpp"
 #include "thicket/runtime.hpp"
 #include "thicket/world.hpp"
 
@@ -31,6 +32,19 @@ struct SimOptions {
   std::ostream* record = nullptr;            // --record: positions and statuses per tick, JSONL
   std::ostream* trace = nullptr;             // --trace: percept events, JSONL (issue 13)
   bool explain = false;                      // --explain: percept events in words, to the log
+  SeriesBuffer* series = nullptr;            // --series: every metric at every N-th tick (series.hpp)
+  bool strict = false;                       // --strict: stop after the first tick with a script error
+  // --watch: before each tick, reload the brain and leaf files that changed, in every worker
+  // (sim_reload.cpp); `on_reload` hears what each reload did (e.g. for the record).
+  bool watch = false;
+  std::function<void(const std::vector<ReloadReport>&)> on_reload;
+};
+
+// A gauge's value over the ticks of a run, from the tick of its first report on (it is held
+// at its last sum in the ticks it is not reported).
+struct GaugeStats {
+  double last = 0, mean = 0, min = 0, max = 0;
+  uint64_t ticks = 0;
 };
 
 struct RunResult {
@@ -42,6 +56,9 @@ struct RunResult {
   uint32_t agents_at_start = 0, agents_at_end = 0;
   std::map<std::string, double> metrics;     // declared metrics (0 if never reported) + built-ins
   std::map<std::string, uint64_t> statuses;  // root status of the agents alive at the end
+  std::map<std::string, GaugeStats> gauges;  // the metrics reported with thicket.gauge in this run
+  bool stopped_strict = false;               // --strict stopped it (a script error)
+  bool stopped_reload = false;               // --watch: workers could not agree on a version
 };
 
 class Simulation {
@@ -57,6 +74,10 @@ class Simulation {
   // Time-sliced path searches (agent:path_to with a budget) held now, over all workers: an
   // agent holds one until it finishes, asks for another goal, or dies (tests check the last).
   size_t path_searches_held() const;
+  // --watch, between ticks on the calling thread (workers parked): reloads the changed brain
+  // and leaf files in every worker, so that all run the same version (sim_reload.cpp); what
+  // worker 0's reloads did, plus a failed report for a file the workers could not agree on.
+  std::vector<ReloadReport> reload_changed();
 
   struct Impl;
 

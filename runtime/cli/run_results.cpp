@@ -1,0 +1,136 @@
+// --out rows and the metrics' summary of a scenario run: see run_results.hpp.
+#include "run_results.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace thicket::cli {
+
+namespace {
+
+std::string json_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\', out += c;
+    else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else out += c;
+  }
+  return out;
+}
+
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// The metrics that were a gauge in any run, in name order.
+std::set<std::string> gauge_names(const std::vector<RunResult>& results) {
+  std::set<std::string> names;
+  for (const auto& r : results)
+    for (const auto& [name, g] : r.gauges) names.insert(name);
+  return names;
+}
+
+}  // namespace
+
+void write_run_rows(std::ostream& out, bool jsonl, const std::vector<RunResult>& results) {
+  if (results.empty()) return;
+  const std::set<std::string> gauges = gauge_names(results);
+  static const char* const kStats[] = {"_mean", "_min", "_max"};
+  auto stat = [](const GaugeStats& g, int k) { return k == 0 ? g.mean : k == 1 ? g.min : g.max; };
+  if (!jsonl) {
+    out << "run,seed,ticks,agents_start,agents_end,agent_ticks,wall_s,agent_ticks_per_s,script_errors";
+    for (const auto& [name, v] : results.front().metrics) out << "," << csv_escape(name);
+    for (const auto& name : gauges)
+      for (const char* s : kStats) out << "," << csv_escape(name + s);
+    out << "\n";
+  }
+  for (size_t r = 0; r < results.size(); ++r) {
+    const RunResult& res = results[r];
+    double rate = res.wall_seconds > 0 ? static_cast<double>(res.agent_ticks) / res.wall_seconds : 0;
+    if (jsonl) {
+      out << "{\"run\":" << r + 1 << ",\"seed\":" << res.seed << ",\"ticks\":" << res.ticks << ",\"agents_start\":"
+          << res.agents_at_start << ",\"agents_end\":" << res.agents_at_end << ",\"agent_ticks\":" << res.agent_ticks
+          << ",\"wall_s\":" << res.wall_seconds << ",\"agent_ticks_per_s\":" << rate << ",\"script_errors\":"
+          << res.script_errors << ",\"metrics\":{";
+      bool first = true;
+      for (const auto& [name, v] : res.metrics) {
+        out << (first ? "" : ",") << '"' << json_escape(name) << "\":" << v;
+        first = false;
+      }
+      for (const auto& name : gauges) {
+        auto g = res.gauges.find(name);
+        for (int k = 0; k < 3; ++k) {
+          out << (first ? "" : ",") << '"' << json_escape(name + kStats[k]) << "\":";
+          if (g == res.gauges.end()) out << "null";
+          else out << stat(g->second, k);
+          first = false;
+        }
+      }
+      out << "},\"statuses\":{";
+      first = true;
+      for (const auto& [name, n] : res.statuses) {
+        out << (first ? "" : ",") << '"' << name << "\":" << n;
+        first = false;
+      }
+      out << "}}\n";
+    } else {
+      out << r + 1 << "," << res.seed << "," << res.ticks << "," << res.agents_at_start << "," << res.agents_at_end << ","
+          << res.agent_ticks << "," << res.wall_seconds << "," << rate << "," << res.script_errors;
+      for (const auto& [name, v] : res.metrics) out << "," << v;
+      for (const auto& name : gauges) {
+        auto g = res.gauges.find(name);
+        for (int k = 0; k < 3; ++k) {
+          out << ",";
+          if (g != res.gauges.end()) out << stat(g->second, k);
+        }
+      }
+      out << "\n";
+    }
+  }
+}
+
+std::string metrics_summary(const std::vector<RunResult>& results) {
+  std::ostringstream sum;
+  sum.setf(std::ios::fixed);
+  sum.precision(2);
+  if (results.empty()) return {};
+  for (const auto& [name, v0] : results.front().metrics) {
+    double lo = v0, hi = v0, total = 0;
+    for (const auto& res : results) {
+      double v = res.metrics.at(name);
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+      total += v;
+    }
+    sum << "thicket: metric " << name << ": mean " << total / static_cast<double>(results.size()) << ", min " << lo
+        << ", max " << hi << "\n";
+  }
+  // A gauge's value over the ticks: the mean of the runs' means (each run weighs the same),
+  // the lowest and highest value of any tick of any run in which it was a gauge.
+  for (const auto& name : gauge_names(results)) {
+    double lo = 0, hi = 0, means = 0;
+    size_t runs = 0;
+    for (const auto& res : results) {
+      auto g = res.gauges.find(name);
+      if (g == res.gauges.end()) continue;
+      lo = runs == 0 ? g->second.min : std::min(lo, g->second.min);
+      hi = runs == 0 ? g->second.max : std::max(hi, g->second.max);
+      means += g->second.mean;
+      ++runs;
+    }
+    sum << "thicket: gauge " << name << " per tick: mean " << means / static_cast<double>(runs) << ", min " << lo << ", max "
+        << hi << "\n";
+  }
+  return sum.str();
+}
+
+}  // namespace thicket::cli

@@ -1,0 +1,158 @@
+// --watch for scenarios: hot reload of the groups' brain and leaf files in every worker.
+//
+// Each worker has its own Runtime, which watches and reads the files itself, so two things
+// could leave workers running different versions, and a run that depends on how agents are
+// split over workers would no longer be one run:
+//   1. a file saved again while the workers reload it (worker 0 reads the old bytes, worker 1
+//      the new). So the files are fingerprinted before and after a pass over the workers; if
+//      they changed meanwhile, the pass is repeated: a worker whose watcher saw the old bytes
+//      sees the new ones now and reloads again, one that already read them sees no change.
+//      A pass in which nothing moved leaves every worker on the same bytes.
+//   2. a reload that fails in some workers only: compile errors are the same everywhere, but
+//      a leaf file's top-level code may hit a worker's time or memory limit. The failed
+//      workers are rolled forward (the file is reloaded there again, twice at most); if they
+//      still fail, nothing can roll the others back (the old text is gone from the disk), so
+//      the run stops with an error rather than go on with two versions.
+// A reload that fails in every worker leaves every worker on the old version, as for a brain.
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "runtime_impl.hpp"
+#include "sim_internal.hpp"
+
+namespace thicket {
+
+namespace {
+
+constexpr int kMaxPasses = 50;          // ~0.5 s of an editor writing before we give up for this tick
+constexpr int kRollForwardTries = 2;
+
+using Fingerprint = std::map<std::string, std::pair<bool, uint64_t>>;  // file -> exists, FNV-1a of its bytes
+
+uint64_t hash_bytes(const std::string& path, bool& exists) {
+  std::ifstream in(path, std::ios::binary);
+  exists = static_cast<bool>(in);
+  uint64_t h = 1469598103934665603ULL;
+  char buf[4096];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    for (std::streamsize i = 0; i < in.gcount(); ++i) h = (h ^ static_cast<unsigned char>(buf[i])) * 1099511628211ULL;
+    if (!in) break;
+  }
+  return h;
+}
+
+// Every file a worker's brains read (their YAML and leaf files, and those a failed version
+// named): the same in every worker once they agree, so worker 0's list serves.
+Fingerprint fingerprint(const Simulation::Impl& sim) {
+  std::set<std::string> files;
+  for (const auto& b : sim.workers[0]->rt->impl().brains) {
+    if (b->from_text) continue;
+    files.insert(b->program->yaml_files.begin(), b->program->yaml_files.end());
+    files.insert(b->program->leaf_files.begin(), b->program->leaf_files.end());
+    if (b->stale) files.insert(b->stale->files.begin(), b->stale->files.end());
+  }
+  Fingerprint f;
+  for (const auto& path : files) {
+    bool exists = false;
+    uint64_t h = hash_bytes(path, exists);
+    f[path] = {exists, h};
+  }
+  return f;
+}
+
+}  // namespace
+
+void rebind_senses(Simulation::Impl& sim) {
+  for (auto& worker : sim.workers) {
+    for (uint32_t g = 0; g < sim.spec.groups.size() && g < worker->sense_keys.size(); ++g) {
+      const AgentGroup& group = sim.spec.groups[g];
+      const Program& program = *worker->rt->impl().brains[worker->brains[g].index]->program;
+      auto& keys = worker->sense_keys[g];
+      std::vector<SimWorker::SenseKey> fresh;
+      for (const SenseBinding& b : group.sense_keys) {
+        // Find the binding's old entry (same slot) to keep its kind of value.
+        const SimWorker::SenseKey* was = nullptr;
+        for (const auto& k : keys)
+          if (k.slot == b.slot) was = &k;
+        if (!was) continue;  // dropped by an earlier reload
+        std::optional<uint32_t> bb = worker->rt->blackboard_slot(worker->brains[g], b.key);
+        const ValueType type = bb ? program.blackboard[*bb].type : ValueType::Any;
+        const bool boolean = was->type == ValueType::Boolean;
+        const bool good = bb && (boolean ? type == ValueType::Boolean : type == ValueType::Number || type == ValueType::Integer);
+        if (good) fresh.push_back({b.slot, *bb, type});
+        else if (worker->index == 0)
+          sim.log("error: after the reload of " + group.brain + ", senses of group '" + group.name + "' can no longer write '" +
+                  kSenseSlotNames[static_cast<int>(b.slot)] + "' into blackboard key '" + b.key +
+                  "' (the new version does not declare it as " + (boolean ? "a boolean" : "a number or an integer") +
+                  "); it is not written until the run restarts");
+      }
+      keys = std::move(fresh);
+    }
+  }
+}
+
+std::vector<ReloadReport> Simulation::reload_changed() {
+  Impl& s = *impl_;
+  std::vector<ReloadReport> reports;  // worker 0's, in order
+  // The latest outcome of each file in each worker during this call (absent: not reloaded).
+  std::map<std::string, std::map<uint32_t, ReloadReport>> latest;
+  auto reload_in = [&](SimWorker& w, const std::vector<std::string>* only) {
+    std::vector<ReloadReport> got;
+    s.quiet_workers = true;  // worker 0's notices say it once; a worker that differs is reported below
+    if (only) w.rt->reload_files(*only, &got);
+    else w.rt->reload_changed(&got);
+    s.quiet_workers = false;
+    for (const auto& r : got) {
+      latest[r.file][w.index] = r;
+      if (w.index == 0) reports.push_back(r);
+    }
+    return !got.empty();
+  };
+  for (int pass = 0;; ++pass) {
+    Fingerprint before = fingerprint(s);
+    bool any = false;
+    for (auto& w : s.workers) any = reload_in(*w, nullptr) || any;
+    if (!any && pass == 0) return {};  // the common case: nothing changed
+    if (fingerprint(s) == before) break;
+    if (pass + 1 == kMaxPasses) {
+      s.log("thicket: --watch: files keep changing during the reload; the workers are compared again before the next tick");
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // let the editor finish its save
+  }
+  // Same bytes everywhere now; bring the workers whose reload failed level with those where
+  // it worked.
+  for (auto& [file, by_worker] : latest) {
+    for (int attempt = 0;; ++attempt) {
+      bool some_ok = false, some_failed = false;
+      for (const auto& [w, r] : by_worker) (r.ok ? some_ok : some_failed) = true;
+      if (!(some_ok && some_failed)) break;
+      if (attempt == kRollForwardTries) {
+        std::string why;
+        for (const auto& [w, r] : by_worker)
+          if (!r.ok) {
+            why = "worker " + std::to_string(w + 1) + ": " + r.first_error;
+            break;
+          }
+        s.log("error: --watch: the reload of " + file + " worked in some workers and failed in others (" + why +
+              "); the run stops rather than run two versions");
+        reports.push_back({file, false, "the workers could not agree on a version (" + why + ")"});
+        s.workers_disagree = true;
+        return reports;
+      }
+      const std::vector<std::string> only{file};
+      for (auto& [w, r] : by_worker) {
+        if (r.ok) continue;
+        if (!reload_in(*s.workers[w], &only)) r.first_error = "it was not reloaded on retry";
+      }
+    }
+  }
+  rebind_senses(s);
+  return reports;
+}
+
+}  // namespace thicket

@@ -1,0 +1,192 @@
+// Scenario runs seen over time (issue 14): --series samples, gauge statistics over ticks,
+// --strict, and --watch's reload in every worker (Simulation::reload_changed).
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "simulation.hpp"
+
+namespace fs = std::filesystem;
+using namespace thicket;
+
+namespace {
+
+// A scratch folder; a rewrite moves the file's mtime forward, so that the change is seen
+// within the file system's timestamp granularity.
+struct Scratch {
+  fs::path dir;
+  Scratch() {
+    static int n = 0;
+    dir = fs::temp_directory_path() / ("thicket_series_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~Scratch() { fs::remove_all(dir); }
+  std::string write(const std::string& name, const std::string& text) {
+    fs::path p = dir / name;
+    bool existed = fs::exists(p);
+    auto before = existed ? fs::last_write_time(p) : fs::file_time_type{};
+    std::ofstream(p, std::ios::trunc) << text;
+    if (existed) fs::last_write_time(p, before + std::chrono::seconds(2));
+    return p.string();
+  }
+};
+
+// Every agent counts its ticks; from its third tick on it reports the count as a gauge, and
+// each tick it adds 1 to the counter `c`. Agent 2 fails in its tick `fail_at` (0: never).
+std::string counting_lua(int fail_at) {
+  return "local thicket = require('thicket')\nlocal L = {}\n"
+         "function L.Count(agent)\n"
+         "  agent.n = (agent.n or 0) + 1\n"
+         "  thicket.metric('c')\n"
+         "  if agent.n >= 3 then thicket.gauge('g', agent.n) end\n"
+         "  if agent.id == 2 and agent.n == " + std::to_string(fail_at) + " then error('boom') end\n"
+         "  return thicket.RUNNING\nend\nreturn L\n";
+}
+
+struct Setup {
+  Scratch d;
+  std::optional<ScenarioSpec> spec;
+  explicit Setup(const std::string& lua, int agents = 4) {
+    d.write("count.lua", lua);
+    d.write("count.yaml", "tree: count\nleaves: [count.lua]\nroot: {action: Count}\n");
+    std::string path = d.write("s.yaml", "scenario: s\nticks: 10\nworld: {size: [10, 10]}\nteams: [a]\ngroups:\n"
+                                         "  - {name: g, team: a, count: " + std::to_string(agents) +
+                                             ", brain: count.yaml, spawn: {centre: [5, 5], radius: 1}}\n"
+                                             "metrics: [g, c]\n");
+    std::vector<Diagnostic> diags;
+    spec = load_scenario(path, diags);
+    REQUIRE(spec);
+  }
+  std::unique_ptr<Simulation> make(SimOptions o, std::string& log) {
+    o.ticks = spec->ticks;
+    o.log = [&log](const std::string& line) { log += line + "\n"; };
+    std::vector<Diagnostic> diags;
+    auto sim = Simulation::create(*spec, o, diags);
+    for (const auto& dg : diags) MESSAGE(format_diagnostic(dg));
+    REQUIRE(sim);
+    return sim;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("series: CSV and JSONL lines hold every metric in name order at every N-th tick") {
+  const std::vector<std::string> names = {"b", "a"};
+  SeriesBuffer csv(SeriesFormat::Csv, 2, 1, 7), jsonl(SeriesFormat::Jsonl, 2, 3, 9);
+  for (uint64_t t = 1; t <= 4; ++t) {
+    csv.sample(t, names, {double(t), 0.1});
+    jsonl.sample(t, names, {t == 4 ? std::numeric_limits<double>::infinity() : 2.5, -0.0});
+  }
+  CHECK(csv.header() == "run,seed,tick,a,b\n");
+  CHECK(csv.text() == "1,7,2,0.1,2\n1,7,4,0.1,4\n");
+  CHECK(jsonl.header() == "");
+  CHECK(jsonl.text() == "{\"run\":3,\"seed\":9,\"tick\":2,\"metrics\":{\"a\":0,\"b\":2.5}}\n"
+                        "{\"run\":3,\"seed\":9,\"tick\":4,\"metrics\":{\"a\":0,\"b\":null}}\n");
+  CHECK(series_format("x.csv") == SeriesFormat::Csv);
+  CHECK(series_format("x.jsonl") == SeriesFormat::Jsonl);
+  CHECK(!series_format("x.txt"));
+}
+
+TEST_CASE("simulation: gauge statistics count the ticks from the first report; the series is the same for 1 and 3 workers") {
+  Setup s(counting_lua(0));
+  std::string texts[2];
+  RunResult results[2];
+  for (int k = 0; k < 2; ++k) {
+    SeriesBuffer series(SeriesFormat::Csv, 1, 1, 1);
+    SimOptions o;
+    o.threads = k == 0 ? 1 : 3;
+    o.series = &series;
+    std::string log;
+    results[k] = s.make(o, log)->run();
+    CHECK(log == "");
+    texts[k] = series.header() + series.text();
+  }
+  CHECK(texts[0] == texts[1]);
+  // 4 agents report n from their third tick: 12, 16, ..., 40 over ticks 3..10.
+  const RunResult& r = results[0];
+  REQUIRE(r.gauges.count("g") == 1);
+  const GaugeStats& g = r.gauges.at("g");
+  CHECK(g.ticks == 8);
+  CHECK(g.min == 12);
+  CHECK(g.max == 40);
+  CHECK(g.last == 40);
+  CHECK(g.mean == doctest::Approx(26));
+  CHECK(r.gauges.count("c") == 0);  // a counter has no gauge statistics
+  CHECK(r.metrics.at("c") == 40);
+  std::istringstream lines(texts[0]);
+  std::string line;
+  std::getline(lines, line);
+  CHECK(line == "run,seed,tick,c,damage_dealt,deaths,g");
+  std::getline(lines, line);
+  CHECK(line == "1,1,1,4,0,0,0");
+  std::getline(lines, line);
+  std::getline(lines, line);
+  CHECK(line == "1,1,3,12,0,0,12");
+}
+
+TEST_CASE("simulation: strict stops the run after the first tick with a script error, that tick finished") {
+  Setup s(counting_lua(3));
+  SimOptions o;
+  o.threads = 2;
+  o.strict = true;
+  std::string log;
+  RunResult r = s.make(o, log)->run();
+  CHECK(r.stopped_strict);
+  CHECK(r.ticks == 3);
+  CHECK(r.script_errors == 1);
+  CHECK(r.metrics.at("c") == 12);  // every agent ticked in tick 3
+  o.strict = false;
+  std::string log2;
+  RunResult all = s.make(o, log2)->run();
+  CHECK(!all.stopped_strict);
+  CHECK(all.ticks == 10);
+}
+
+TEST_CASE("simulation: watch reloads a leaf file in every worker between ticks; a broken one in none") {
+  Setup s("local thicket = require('thicket')\nlocal L = {}\n"
+          "function L.Count(agent) thicket.gauge('g', 1) return thicket.RUNNING end\nreturn L\n",
+          6);
+  SimOptions o;
+  o.threads = 3;
+  o.watch = true;
+  std::vector<std::vector<ReloadReport>> heard;
+  o.on_reload = [&](const std::vector<ReloadReport>& r) { heard.push_back(r); };
+  SeriesBuffer series(SeriesFormat::Csv, 1, 1, 1);
+  o.series = &series;
+  std::string log;
+  auto sim = s.make(o, log);
+  // The files change after ticks 2 and 5 (progress runs on this thread between ticks), so
+  // the run itself says when the reload happens: no wall clock in the verdict.
+  sim->run([&](uint64_t done, uint64_t) {
+    if (done == 2)
+      s.d.write("count.lua", "local thicket = require('thicket')\nlocal L = {}\n"
+                             "function L.Count(agent) thicket.gauge('g', 2) return thicket.RUNNING end\nreturn L\n");
+    if (done == 5) s.d.write("count.lua", "local L = {\nreturn L\n");
+  });
+  // g per tick: 6 agents x 1, then x 2 from tick 3 on, in every worker; the broken file changes nothing.
+  std::istringstream lines(series.text());
+  std::string g;
+  for (std::string line; std::getline(lines, line);) g += line.substr(line.rfind(',') + 1) + " ";
+  CHECK(g == "6 6 12 12 12 12 12 12 12 12 ");
+  REQUIRE(heard.size() == 2);
+  REQUIRE(heard[0].size() == 1);
+  CHECK(heard[0][0].ok);
+  CHECK(heard[0][0].file == (s.d.dir / "count.lua").string());
+  REQUIRE(heard[1].size() == 1);
+  CHECK(!heard[1][0].ok);
+  CHECK(heard[1][0].first_error.find("count.lua") != std::string::npos);
+  // Each notice once, not once per worker.
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = log.find(what); at != std::string::npos; at = log.find(what, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count(": reloaded ") == 1);
+  CHECK(count(": reload of ") == 1);
+}
