@@ -86,6 +86,12 @@ std::unique_ptr<LiveServer> LiveServer::start(const LiveAddress& address, LiveFe
   // Each open stream holds one of the server's threads while it lasts; a few viewers and the
   // page requests beside them fit.
   self->server.new_task_queue = [] { return new httplib::ThreadPool(16); };
+  // httplib's default sets SO_REUSEPORT, with which a second thicket would quietly share a port
+  // in use; SO_REUSEADDR alone still lets a restarted run take its port back at once.
+  self->server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   self->server.Get("/", [self](const httplib::Request&, httplib::Response& res) {
     res.set_content(self->page, "text/html; charset=utf-8");
   });
