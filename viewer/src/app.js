@@ -285,6 +285,7 @@
     setStatus('reading the record…');
     loadEmbeddedRecord(thicketRecordGzipBase64, record, onLineError, n => setStatus(`reading the record… ${n} ticks`))
       .then(() => {
+        thicketRecordGzipBase64 = null; // the frames hold it all now
         state.loaded = true;
         if (!state.errors.length) setStatus(`${frameCount()} ticks`);
         state.dirty = true;
