@@ -39,6 +39,9 @@ async function testRecord(recordPath) {
   const raw = readFileSync(recordPath);
   const lines = parseRecord((recordPath.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8'));
   const header = lines[0], ticks = lines.filter(l => l.tick !== undefined);
+  // The node tables in effect at a tick: the header's, or those of the last brains line before.
+  const brainsAt = tick => lines.filter(l => l.brains_at !== undefined && l.brains_at <= tick)
+    .reduce((_, l) => l.brains, header.brains);
 
   const { page, errors } = await openPage(browser, pathToFileURL(html).href);
   await page.evaluate(() => window.thicketViewer.ready);
@@ -84,20 +87,37 @@ async function testRecord(recordPath) {
   await v(() => new Promise(requestAnimationFrame));
   const tickN = ticks[n];
   const sampleN = await checkAgentPixels(tickN, `after scrubbing to tick ${tickN.tick}`);
+  // And not where they were at tick 0 any more (trails off, which would draw through there).
+  await v(() => thicketViewer.setTrails(0));
+  await v(() => thicketViewer.render());
+  const scaleN = await v(() => thicketViewer.scale());
+  const gone = sampleN.map(a => [a, ticks[0].agents.find(b => b[0] === a[0])])
+    .filter(([a, b]) => b && Math.hypot(a[1] - b[1], a[2] - b[2]) * scaleN > 4 * Math.max(4, header.groups[a[4]].radius * scaleN))
+    .filter(([, b]) => tickN.agents.every(c => Math.hypot(c[1] - b[1], c[2] - b[2]) * scaleN > 2 * Math.max(4, header.groups[c[4]].radius * scaleN + 3)));
+  let moved = 0;
+  for (const [a, b] of gone) {
+    const [sx, sy] = await v(([x, y]) => thicketViewer.worldToCanvas(x, y), [b[1], b[2]]);
+    const team = await v(t => thicketViewer.teamColor(t), teamOfGroup[a[4]]);
+    if (!sameColor(await canvasPixel(page, sx, sy), team, 30)) moved++;
+  }
+  check(gone.length === 0 || moved === gone.length, `${moved}/${gone.length} agents that moved are no longer drawn where tick 0 had them`);
+  await v(() => thicketViewer.setTrails(12));
 
   // Click an agent: its brain with that tick's statuses.
   const target = sampleN[0];
   const [px, py] = await v(([x, y]) => thicketViewer.worldToPage(x, y), [target[1], target[2]]);
   await page.mouse.click(px, py);
   check(await v(() => thicketViewer.selected) === target[0], `a click on agent ${target[0]} selects it`);
-  const brain = header.brains[header.groups[target[4]].brain];
-  const treeAt = async tickLine => {
-    const entry = tickLine.agents.find(a => a[0] === target[0]);
+  const treeAt = async (tickLine, agent = target) => {
+    const brain = brainsAt(tickLine.tick)[header.groups[agent[4]].brain];
+    const entry = tickLine.agents.find(a => a[0] === agent[0]);
     const nodes = await v(() => thicketViewer.treeNodes());
     const want = brain.nodes.map((node, k) => ({ id: node.id, status: STATUS_OF[entry[7][k] || '.'] }));
     const domStatuses = await page.$$eval('#brain-tree g.node', gs => gs.map(g => g.dataset.status));
     check(JSON.stringify(nodes) === JSON.stringify(want) && JSON.stringify(domStatuses) === JSON.stringify(want.map(w => w.status)),
-      `tick ${tickLine.tick}: the panel draws agent ${target[0]}'s ${brain.nodes.length} nodes with the statuses "${entry[7]}"`);
+      `tick ${tickLine.tick}: the panel draws agent ${agent[0]}'s ${brain.type} ${brain.name} (${brain.nodes.length} nodes) with the statuses "${entry[7]}"`);
+    const links = brain.nodes.reduce((n, node) => n + (node.links || []).length, 0);
+    check((await v(() => thicketViewer.treeLinks())).length === links, `... and its ${links} link(s) (transitions, checks)`);
   };
   await treeAt(tickN);
   const panelText = await page.textContent('#agent-panel');
@@ -115,6 +135,37 @@ async function testRecord(recordPath) {
     t.agents.find(a => a[0] === target[0])[7] !== tickN.agents.find(a => a[0] === target[0])[7]) || ticks[0];
   await v(t => thicketViewer.seek(t), early.tick);
   if (early.agents.some(a => a[0] === target[0])) await treeAt(early);
+
+  // One agent of every brain type the record has, selected through the page's state.
+  for (const type of ['tree', 'fsm', 'machine']) {
+    const agent = tickN.agents.find(a => brainsAt(tickN.tick)[header.groups[a[4]].brain].type === type);
+    if (!agent) continue;
+    await v(t => thicketViewer.seek(t), tickN.tick);
+    await v(id => thicketViewer.select(id), agent[0]);
+    await treeAt(tickN, agent);
+  }
+
+  // Pickups: a take event marks one taken from its tick on.
+  const takes = ticks.flatMap(t => t.events.filter(e => e[0] === 'take').map(e => [t.tick, e[2]]));
+  for (const [tick, pickup] of takes.slice(0, 3)) {
+    const before = ticks.filter(t => t.tick < tick).pop();
+    if (before) {
+      await v(t => thicketViewer.seek(t), before.tick);
+      check(!(await v(() => thicketViewer.pickups())).find(p => p.name === pickup).taken, `${pickup} is there at tick ${before.tick}`);
+    }
+    await v(t => thicketViewer.seek(t), tick);
+    check((await v(() => thicketViewer.pickups())).find(p => p.name === pickup).taken, `${pickup} is taken at tick ${tick}`);
+  }
+
+  // Follow: the selected agent stays in the middle of the canvas.
+  await v(id => thicketViewer.select(id), target[0]);
+  await v(on => thicketViewer.setFollow(on), true);
+  await v(t => thicketViewer.seek(t), tickN.tick);
+  const middle = await v(([x, y]) => thicketViewer.worldToCanvas(x, y), [target[1], target[2]]);
+  const canvasSize = await page.$eval('#world', c => [c.clientWidth, c.clientHeight]);
+  check(Math.abs(middle[0] - canvasSize[0] / 2) < 1 && Math.abs(middle[1] - canvasSize[1] / 2) < 1,
+    `follow keeps agent ${target[0]} in the middle of the view`);
+  await v(on => thicketViewer.setFollow(on), false);
 
   // The plots hold the metrics over the ticks.
   const plots = await v(() => thicketViewer.plotData());
