@@ -21,28 +21,56 @@ std::string shown(const json& v) {
   return s.size() > 40 ? s.substr(0, 37) + "..." : s;
 }
 
+// Where a line stops being JSON: the byte column of nlohmann's parse error, for the message.
+class ErrorColumn : public nlohmann::json_sax<json> {
+ public:
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception&) override {
+    column = position;
+    return false;
+  }
+  std::size_t column = 0;
+};
+
+std::string not_json(std::string_view text) {
+  ErrorColumn where;
+  json::sax_parse(text, &where, json::input_format_t::json, false);
+  return "this line is not JSON (it breaks at column " + std::to_string(where.column) + ")";
+}
+
 bool is_index(const json& v) { return v.is_number_integer() && v.get<std::int64_t>() >= 0; }
 
 // What is wrong with one entry of a tick line's `agents`, or "".
 std::string agent_entry_error(const json& a, std::size_t groups, std::size_t keys) {
-  if (!a.is_array()) return "is not an array";
+  if (!a.is_array()) return "must be an array, got " + shown(a);
   if (a.size() < 9) return "has " + std::to_string(a.size()) + " fields, not 9 (id, x, y, heading, group, alive, status, nodes, keys)";
-  if (!a[0].is_number_integer() || a[0].get<std::int64_t>() < 1) return "field 0 (id) must be an agent id >= 1, got " + shown(a[0]);
+  if (!a[0].is_number_integer() || a[0].get<std::int64_t>() < 1) return ": field 0 (id) must be an agent id >= 1, got " + shown(a[0]);
   static const char* kCoordinates[] = {"x", "y", "heading"};
   for (int k = 1; k <= 3; ++k)
-    if (!a[k].is_number()) return "field " + std::to_string(k) + " (" + kCoordinates[k - 1] + ") must be a number, got " + shown(a[k]);
+    if (!a[k].is_number()) return ": field " + std::to_string(k) + " (" + kCoordinates[k - 1] + ") must be a number, got " + shown(a[k]);
   if (!is_index(a[4]) || a[4].get<std::uint64_t>() >= groups)
-    return "field 4 (group) must index the header's " + std::to_string(groups) + " group(s), got " + shown(a[4]);
-  if (!(a[5] == 0 || a[5] == 1)) return "field 5 (alive) must be 0 or 1, got " + shown(a[5]);
+    return ": field 4 (group) must index the header's " + std::to_string(groups) + " group(s), got " + shown(a[4]);
+  if (!(a[5] == 0 || a[5] == 1)) return ": field 5 (alive) must be 0 or 1, got " + shown(a[5]);
   if (!(a[6] == "running" || a[6] == "success" || a[6] == "failure" || a[6] == "invalid"))
-    return "field 6 (status) must be running, success, failure or invalid, got " + shown(a[6]);
-  if (!a[7].is_string()) return "field 7 (nodes) must be a string of R, S, F and ., got " + shown(a[7]);
+    return ": field 6 (status) must be running, success, failure or invalid, got " + shown(a[6]);
+  if (!a[7].is_string()) return ": field 7 (nodes) must be a string of R, S, F and ., got " + shown(a[7]);
   for (char c : a[7].get_ref<const std::string&>())
     if (c != 'R' && c != 'S' && c != 'F' && c != '.')
-      return "field 7 (nodes) holds '" + std::string(1, c) + "': only R, S, F and . are node statuses";
-  if (!a[8].is_array() && !a[8].is_null()) return "field 8 (keys) must be an array, got " + shown(a[8]);
+      return ": field 7 (nodes) holds '" + std::string(1, c) + "': only R, S, F and . are node statuses";
+  if (!a[8].is_array() && !a[8].is_null()) return ": field 8 (keys) must be an array, got " + shown(a[8]);
   if (a[8].is_array() && a[8].size() != keys)
-    return "field 8 (keys) has " + std::to_string(a[8].size()) + " value(s) for the header's " + std::to_string(keys) + " key(s)";
+    return ": field 8 (keys) has " + std::to_string(a[8].size()) + " value(s) for the header's " + std::to_string(keys) + " key(s)";
   return {};
 }
 
@@ -77,7 +105,7 @@ std::string RecordCheck::tick_line(const void* p) {
   if (!agents.is_array()) return "tick " + std::to_string(tick) + ": agents must be an array, got " + shown(agents);
   for (std::size_t i = 0; i < agents.size(); ++i)
     if (std::string why = agent_entry_error(agents[i], groups_, keys_); !why.empty())
-      return "tick " + std::to_string(tick) + ": the " + ordinal(i + 1) + " agent " + why;
+      return "tick " + std::to_string(tick) + ": the " + ordinal(i + 1) + " entry of agents" + (why[0] == ':' ? "" : " ") + why;
   const json& events = t.value("events", json::array());
   if (!events.is_array()) return "tick " + std::to_string(tick) + ": events must be an array, got " + shown(events);
   for (std::size_t i = 0; i < events.size(); ++i)
@@ -100,7 +128,7 @@ std::string RecordCheck::line(std::string_view text, bool unterminated) {
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded())
     return unterminated ? "the last line is cut short: the run was cut short (killed, or the disk filled)"
-                        : "this line is not JSON";
+                        : not_json(text);
   if (!j.is_object()) return "a record line must be a JSON object, got " + shown(j);
   if (j.contains("tick")) return tick_line(&j);
   if (j.contains("brains_at")) {

@@ -220,7 +220,7 @@ int view_command(int argc, char** argv, const char* usage) {
     return kExitLoad;
   }
   std::cout << "thicket: wrote " << out << " (" << check.ticks() << " ticks, up to " << check.max_agents()
-            << " agents, " << megabytes(page.size()) << ")\n";
+            << " agent(s), " << megabytes(page.size()) << ")\n";
   return kExitOk;
 }
 

@@ -19,13 +19,13 @@ export const chromiumPath = process.env.THICKET_CHROMIUM || '/usr/bin/chromium';
 
 // Launches chromium with a fresh profile (playwright passes it as --user-data-dir); returns
 // {browser, close()}: browser is the profile's context, close() also removes the profile.
-export async function launch(viewport = { width: 1280, height: 800 }) {
+export async function launch(viewport = { width: 1280, height: 800 }, extraArgs = []) {
   const profile = mkdtempSync(join(tmpdir(), 'thicket-chromium-'));
   const browser = await chromium.launchPersistentContext(profile, {
     executablePath: chromiumPath,
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-           '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+           '--disable-background-networking', '--disable-component-update', '--disable-sync', ...extraArgs],
     viewport,
     deviceScaleFactor: 1,
     timeout: 60000,

@@ -248,6 +248,12 @@
     teamColor,
     scale() { return view.scale; },
     treeNodes() { return panel.nodes(); },
+    treeLinks() { return [...document.querySelectorAll('#brain-tree path.link title')].map(t => t.textContent); },
+    pickups() {
+      return (record.header ? record.header.world.pickups || [] : []).map(k => ({
+        name: k.name, taken: record.pickupTaken.has(k.name) && record.pickupTaken.get(k.name) <= state.frame }));
+    },
+    setFollow(on) { $('follow').checked = on; $('follow').onchange({ target: $('follow') }); render(); },
     plotData() { return plots.data(); },
     render,
     // Draws `count` frames back to back (stepping through the record) and returns the mean
@@ -285,6 +291,7 @@
     setStatus('reading the record…');
     loadEmbeddedRecord(thicketRecordGzipBase64, record, onLineError, n => setStatus(`reading the record… ${n} ticks`))
       .then(() => {
+        thicketRecordGzipBase64 = null; // the frames hold it all now
         state.loaded = true;
         if (!state.errors.length) setStatus(`${frameCount()} ticks`);
         state.dirty = true;

@@ -16,6 +16,22 @@ function svgElement(name, attrs, parent) {
   return e;
 }
 
+// One event as a line of the panel (fields as in docs/record-format.md).
+function describeEvent(e) {
+  const v = x => (x === null || x === undefined ? '–' : x);
+  switch (e[0]) {
+    case 'abort': return `abort in ${v(e[3])}: ${v(e[4])} ${v(e[6])}→${v(e[7])} stops ${v(e[5])}`;
+    case 'transition': return `${v(e[3])}: ${e[4] === null ? 'enters' : e[4] + ' →'} ${v(e[5])}${e[6] ? ' (' + e[6] + ')' : ''}`;
+    case 'switch': return `${v(e[3])}: ${e[4] === null ? 'starts' : e[4] + ' →'} ${v(e[5])}`;
+    case 'damage': return `damage ${v(e[2])} → ${v(e[3])}: ${v(e[4])}`;
+    case 'signal': return `signal ${v(e[2])} → ${v(e[3])}: ${v(e[4])}`;
+    case 'death': return `agent ${v(e[2])} dies`;
+    case 'percept': return `${v(e[3])} ${v(e[4])}: ${v(e[5])} ${v(e[6])}`;
+    case 'take': return `agent ${v(e[3])} takes ${v(e[2])}`;
+    default: return `${e[0]} ${e.slice(2).map(v).join(' ')}`;
+  }
+}
+
 class BrainPanel {
   constructor(root, record) {
     this.root = root;
@@ -91,7 +107,7 @@ class BrainPanel {
     list.replaceChildren();
     for (const e of this.record.lastEvents(id, fi, 12)) {
       const li = document.createElement('li');
-      li.textContent = `${e[1]}  ${e[0]}  ${e.slice(2).map(v => v === null ? '–' : v).join(' ')}`;
+      li.textContent = `${e[1]}: ${describeEvent(e)}`;
       list.append(li);
     }
   }

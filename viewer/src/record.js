@@ -18,6 +18,7 @@ class RecordData {
     this.strings = [];       // interned node strings
     this.stringIndex = new Map();
     this.groupTeam = new Uint16Array(0);
+    this.pickupTaken = new Map(); // pickup name -> the frame index of its first take event
     this.listeners = [];
     this.lineCount = 0;
   }
@@ -136,6 +137,8 @@ class RecordData {
         }
       }
     }
+    for (const e of f.events)
+      if (e[0] === 'take' && !this.pickupTaken.has(e[2])) this.pickupTaken.set(e[2], this.frames.length);
     this.frames.push(f);
     this.metricTicks.push(line.tick);
     const m = line.metrics || [];

@@ -1,7 +1,7 @@
 // world.js: draws the world to scale and the agents of one frame on a single canvas.
 // Speed with 10,000 agents comes from batching: one path per team colour for the bodies,
 // one for all heading ticks, one per team for the trails; the static world (map cells,
-// obstacles, waypoints, navmesh, areas, pickups) is drawn once per view into a layer.
+// obstacles, waypoints, navmesh, areas) is drawn once per view into a layer.
 'use strict';
 
 const TEAM_COLORS = [
@@ -156,13 +156,6 @@ class WorldView {
       for (const q of p) { c.moveTo(q[0] + 2 * px, q[1]); c.arc(q[0], q[1], 2 * px, 0, 2 * Math.PI); }
       c.fill();
     }
-    for (const k of w.pickups || []) {
-      c.beginPath();
-      c.arc(k.x, k.y, Math.max(k.radius || 0.5, 2 * px), 0, 2 * Math.PI);
-      c.strokeStyle = '#e8d44d';
-      c.lineWidth = 1.5 * px;
-      c.stroke();
-    }
     c.restore();
     // Labels in screen space, so they stay readable at any zoom.
     c.font = '11px system-ui, sans-serif';
@@ -172,11 +165,6 @@ class WorldView {
       if (!at) continue;
       const [sx, sy] = this.toScreen(at[0], at[1]);
       c.fillText(a.name, sx + 2, sy - 3);
-    }
-    c.fillStyle = 'rgba(232,212,77,0.85)';
-    for (const k of w.pickups || []) {
-      const [sx, sy] = this.toScreen(k.x, k.y);
-      c.fillText(k.name, sx + 6, sy + 4);
     }
   }
 
@@ -223,6 +211,7 @@ class WorldView {
     const s = this.scale, ox = this.ox, oy = this.oy;
     const W = this.width, H = this.height;
 
+    this.drawPickups(frameIndex);
     if (opts.trails > 0 && frameIndex > 0) this.drawTrails(frameIndex, opts.trails, nTeams);
 
     const bodies = [], dead = new Path2D(), ticks = new Path2D();
@@ -270,6 +259,26 @@ class WorldView {
         ctx.strokeStyle = '#ffffff';
         ctx.stroke();
       }
+    }
+  }
+
+  // Pickups change over time (a take event removes one), so they are drawn per frame: a
+  // taken pickup stays as a faint dashed ring.
+  drawPickups(frameIndex) {
+    const ctx = this.ctx, rec = this.record;
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.lineWidth = 1.5;
+    for (const k of rec.header.world.pickups || []) {
+      const taken = rec.pickupTaken.has(k.name) && rec.pickupTaken.get(k.name) <= frameIndex;
+      const [sx, sy] = this.toScreen(k.x, k.y);
+      ctx.beginPath();
+      ctx.arc(sx, sy, Math.max((k.radius || 0.5) * this.scale, 2), 0, 2 * Math.PI);
+      ctx.setLineDash(taken ? [3, 3] : []);
+      ctx.strokeStyle = taken ? 'rgba(232,212,77,0.3)' : '#e8d44d';
+      ctx.stroke();
+      ctx.setLineDash([]);
+      ctx.fillStyle = taken ? 'rgba(232,212,77,0.3)' : 'rgba(232,212,77,0.85)';
+      ctx.fillText(taken ? `${k.name} (taken)` : k.name, sx + Math.max((k.radius || 0.5) * this.scale, 2) + 3, sy + 4);
     }
   }
 
