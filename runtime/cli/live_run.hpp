@@ -52,25 +52,3 @@ class LiveSession {
 std::string live_page();
 
 }  // namespace thicket::cli
-
-// TEMPORARY (until the recorder's RecordSink replaces SimOptions::record's ostream): splits the
-// old record stream into lines for the feed.
-#include <ostream>
-#include <streambuf>
-namespace thicket::cli {
-class LiveLines : public std::ostream {
-  struct Buf : std::streambuf {
-    RecordSink* sink;
-    std::string line;
-    int overflow(int c) override {
-      if (c == '\n') {
-        if (sink) sink->write(RecordSink::Kind::Tick, line);
-        line.clear();
-      } else if (c != EOF) line += static_cast<char>(c);
-      return c;
-    }
-  } buf_;
- public:
-  explicit LiveLines(RecordSink* sink) : std::ostream(&buf_) { buf_.sink = sink; }
-};
-}  // namespace thicket::cli

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "record_sink.hpp"
 #include "scenario.hpp"
 #include "series.hpp"
 #include "thicket/runtime.hpp"
@@ -29,7 +30,12 @@ struct SimOptions {
   double leaf_timeout = 0.05;                // RuntimeOptions::leaf_timeout of every worker
   size_t lua_memory_limit = size_t(512) << 20;  // per worker's Lua state
   std::function<void(const std::string&)> log;  // the run's log (thread-safe: called under a lock)
-  std::ostream* record = nullptr;            // --record: positions and statuses per tick, JSONL
+  // --record (issue 14; docs/record-format.md): where the record's lines go, a tick line every
+  // record_every ticks (0: the scenario's `record: every`), the blackboard keys each agent's
+  // entry carries (empty: the scenario's `record: keys`).
+  RecordSink* record = nullptr;
+  uint32_t record_every = 0;
+  std::vector<std::string> record_keys;
   std::ostream* trace = nullptr;             // --trace: percept events, JSONL (issue 13)
   bool explain = false;                      // --explain: percept events in words, to the log
   SeriesBuffer* series = nullptr;            // --series: every metric at every N-th tick (series.hpp)
@@ -38,6 +44,11 @@ struct SimOptions {
   // (sim_reload.cpp); `on_reload` hears what each reload did (e.g. for the record).
   bool watch = false;
   std::function<void(const std::vector<ReloadReport>&)> on_reload;
+  // --trace / --explain: the brains' trace events (aborts, transitions, switches; with
+  // brain_event_ticks also each agent tick's Tick record), called on the run's thread after
+  // each tick, in agent-id order, so what it writes is the same at any thread count.
+  std::function<void(const TraceEvent&)> brain_events;
+  bool brain_event_ticks = false;
 };
 
 // A gauge's value over the ticks of a run, from the tick of its first report on (it is held
