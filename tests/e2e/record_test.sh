@@ -166,6 +166,7 @@ grep -q '^tick [0-9]* agent [0-9]*: machine minion switched from [a-z_]* to [a-z
 "$thicket" run "$arena" --quiet --ticks 1 --record "$dir/r.jsonl" --record-keys health,helth 2>"$dir/err"
 [[ $? == 2 ]] && grep -q "arena.yaml: error: --record-keys: key 'helth' is not declared by any group's brain, so it cannot be recorded; did you mean 'health'? (keys: home_x, home_y, health, invincible)$" "$dir/err" &&
   ok || bad "unknown --record-keys key: $(cat "$dir/err")"
+[[ ! -e "$dir/r.jsonl" ]] && ok || bad "a run that failed to load left an empty record behind"
 "$thicket" run "$arena" --quiet --ticks 1 --record "$dir/r.jsonl" --record-every 0 2>"$dir/err"
 [[ $? == 64 ]] && grep -q "^thicket: --record-every needs a whole number of ticks from 1 to 1000000, got '0'$" "$dir/err" && ok || bad "--record-every 0: $(head -1 "$dir/err")"
 "$thicket" run "$arena" --quiet --ticks 1 --record-keys health 2>"$dir/err"
