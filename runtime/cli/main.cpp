@@ -558,7 +558,13 @@ int cmd_scenario(const Options& o) {
     std::vector<Diagnostic> sim_diags;
     auto sim = Simulation::create(*spec, so, sim_diags);
     print_diagnostics(sim_diags);
-    if (!sim) return kExitLoad;
+    if (!sim) {
+      if (r == 0 && record && o.record.rfind("/dev/", 0) != 0) {  // no empty record left behind
+        record.reset();
+        std::remove(o.record.c_str());
+      }
+      return kExitLoad;
+    }
     RunResult res = sim->run(
         [&](uint64_t done, uint64_t total) {
           if (live) live->pace(done, so.dt, [] { return g_interrupted != 0; });

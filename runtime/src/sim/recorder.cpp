@@ -602,6 +602,7 @@ void Recorder::flush_tick() {
   put_uint(out, sim_.tick);
   put(out, ",\"agents\":[");
   // The living in id order, with the dead since the last line (listed once) in their places.
+  std::sort(dead_.begin(), dead_.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   size_t d = 0;
   bool first = true;
   for (const SimAgent& a : sim_.agents) {
