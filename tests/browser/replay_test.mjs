@@ -4,7 +4,7 @@
 // that tick's statuses; the plots hold the metrics' values. Screenshots go to
 // BUILD/artifacts/; with THICKET_README_SCREENSHOT=PATH one is also written there (the
 // README's, docs/img/viewer.png).
-// Usage: node replay_test.mjs THICKET BUILD_DIR [RECORD...] (default: fixtures/small.jsonl.gz)
+// Usage: node replay_test.mjs THICKET BUILD_DIR [RECORD...] (default: fixtures/small.jsonl and .gz)
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -17,7 +17,7 @@ if (!thicket || !buildDir) {
   console.error('usage: node replay_test.mjs THICKET BUILD_DIR [RECORD...]');
   process.exit(64);
 }
-if (!records.length) records.push(join(sourceDir, 'tests/browser/fixtures/small.jsonl.gz'));
+if (!records.length) records.push(join(sourceDir, 'tests/browser/fixtures/small.jsonl'), join(sourceDir, 'tests/browser/fixtures/small.jsonl.gz'));
 const artifacts = artifactsDir(resolve(buildDir));
 const STATUS_OF = { R: 'running', S: 'success', F: 'failure', '.': 'not ticked' };
 
@@ -31,7 +31,7 @@ console.log(failed() ? `replay: ${failed()} check(s) failed` : 'replay: all chec
 process.exit(failed() ? 1 : 0);
 
 async function testRecord(recordPath) {
-  const name = basename(recordPath).replace(/\.jsonl(\.gz)?$/, '');
+  const name = basename(recordPath).replace(/\./g, '_');
   console.log(`# ${recordPath}`);
   const html = join(artifacts, `${name}_replay.html`);
   const said = execFileSync(thicket, ['view', recordPath, '-o', html], { encoding: 'utf8' });
