@@ -63,6 +63,7 @@
 
 #include "agent.hpp"
 #include "harness.hpp"
+#include "sim/record_file.hpp"
 #include "sim/scenario.hpp"
 #include "sim/sim_internal.hpp"
 #include "sim/simulation.hpp"
@@ -183,7 +184,7 @@ Run simulate(const thicket::ScenarioSpec& spec, uint32_t threads, uint64_t ticks
   Run run;
   std::vector<Clock::time_point> stamps;
   stamps.reserve(ticks + 1);
-  std::ostringstream rec;
+  thicket::RecordString rec;
   thicket::SimOptions o;
   o.threads = threads;
   o.seed = spec.seed;
@@ -212,7 +213,7 @@ Run simulate(const thicket::ScenarioSpec& spec, uint32_t threads, uint64_t ticks
   run.heap_after_run = heap_in_use();
   for (size_t k = 1; k < stamps.size(); ++k)
     run.tick_ns.push_back(std::chrono::duration<double, std::nano>(stamps[k] - stamps[k - 1]).count());
-  if (record) run.record = rec.str();
+  if (record) run.record = rec.text;
   return run;
 }
 

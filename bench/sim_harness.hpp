@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "harness.hpp"
+#include "sim/record_file.hpp"
 #include "sim/scenario.hpp"
 #include "sim/simulation.hpp"
 
@@ -24,7 +25,7 @@ struct SimRun {
 // scenario's, the log and the record are the bench's).
 inline SimRun simulate(const thicket::ScenarioSpec& spec, thicket::SimOptions options, bool record) {
   SimRun run;
-  std::ostringstream rec;
+  thicket::RecordString rec;
   options.seed = spec.seed;
   options.log = [&run](const std::string& line) {  // called under the simulation's lock
     if (run.log.size() < 3) run.log.push_back(line);
@@ -37,7 +38,7 @@ inline SimRun simulate(const thicket::ScenarioSpec& spec, thicket::SimOptions op
   run.heap_created = heap_in_use();
   run.ns = time_ns([&] { run.result = sim->run(); });
   run.heap_after_run = heap_in_use();
-  if (record) run.record = rec.str();
+  if (record) run.record = rec.text;
   return run;
 }
 

@@ -22,10 +22,12 @@
 #include <vector>
 
 #include "path_command.hpp"
+#include "record_file.hpp"
 #include "view_command.hpp"
 #include "schema.hpp"
 #include "simulation.hpp"
 #include "thicket/runtime.hpp"
+#include "trace_format.hpp"
 #include "yaml_limits.hpp"
 
 using namespace thicket;
@@ -50,9 +52,10 @@ const char* kUsage =
     "                        [--leaf-timeout S] seconds one Lua call may run before it is stopped\n"
     "                                           (default 0.05; 0 = no limit)\n"
     "                        [--lua-memory MB]  cap of each Lua heap (default 512; 0 = no cap)\n"
-    "       thicket run SCENARIO [--threads K] [--runs N] [--out FILE.csv|FILE.jsonl] [--record FILE.jsonl]\n"
+    "       thicket run SCENARIO [--threads K] [--runs N] [--out FILE.csv|FILE.jsonl]\n"
+    "                            [--record FILE.jsonl[.gz]] [--record-every N] [--record-keys KEY,...]\n"
     "                            [--ticks T] [--dt S] [--seed S] [--log FILE] [--quiet] [--trusted] [--budget N]\n"
-    "                            [--trace OUT.jsonl] [--explain]   percept events (first run)\n"
+    "                            [--trace OUT.jsonl] [--explain]   brain and percept events (first run)\n"
     "       thicket check FILE...\n"
     "       thicket dot FILE|SCENARIO\n"
     "       thicket dump FILE|SCENARIO\n"
@@ -81,6 +84,9 @@ struct Options {
   double leaf_timeout = 0.05;
   bool ticks_set = false, dt_set = false, seed_set = false, agents_set = false;
   std::string out, record;
+  uint64_t record_every = 0;          // --record-every (0: the scenario's)
+  std::vector<std::string> record_keys;  // --record-keys
+  bool record_keys_set = false;
   double dt = 0.1;
   bool watch = false, strict = false, quiet = false, trusted = false, explain = false, budget_all = false;
   std::string trace, log;
@@ -131,7 +137,7 @@ int parse_args(int argc, char** argv, Options& o) {
   std::map<std::string, int> valued = {{"--agents", 0}, {"--ticks", 0}, {"--dt", 0},
                                        {"--seed", 0},   {"--trace", 0}, {"--log", 0}, {"--budget", 0},
                                        {"--threads", 0}, {"--runs", 0},  {"--out", 0}, {"--record", 0},
-                                       {"--leaf-timeout", 0}, {"--lua-memory", 0}};
+                                       {"--record-every", 0}, {"--record-keys", 0}, {"--leaf-timeout", 0}, {"--lua-memory", 0}};
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--", 0) != 0) {
@@ -175,8 +181,21 @@ int parse_args(int argc, char** argv, Options& o) {
         return usage_error("--threads needs a whole number from 1 to 256, got '" + value + "'");
       if (a == "--runs" && (!parse_uint(value, o.runs) || o.runs == 0))
         return usage_error("--runs needs a whole number >= 1, got '" + value + "'");
-      if (a == "--out" || a == "--trace" || a == "--record")
+      if (a == "--out" || a == "--trace")
         if (std::string why = output_file_error(a, value); !why.empty()) return usage_error(why);
+      if (a == "--record")
+        if (std::string why = record_file_name_error(value); !why.empty()) return usage_error(why);
+      if (a == "--record-every" && (!parse_uint(value, o.record_every) || o.record_every == 0 || o.record_every > 1'000'000))
+        return usage_error("--record-every needs a whole number of ticks from 1 to 1000000, got '" + value + "'");
+      if (a == "--record-keys") {
+        o.record_keys_set = true;
+        std::stringstream list(value);
+        for (std::string key; std::getline(list, key, ',');) {
+          if (key.empty()) return usage_error("--record-keys needs blackboard key names separated by commas, e.g. health,target; got '" + value + "'");
+          o.record_keys.push_back(key);
+        }
+        if (o.record_keys.empty()) return usage_error("--record-keys needs blackboard key names separated by commas, e.g. health,target");
+      }
       if (a == "--out") o.out = value;
       if (a == "--record") o.record = value;
       if (a == "--ticks") o.ticks_set = true;
@@ -212,18 +231,7 @@ size_t count_errors(const std::vector<Diagnostic>& diags) {
   return n;
 }
 
-std::string json_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\', out += c;
-    else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else out += c;
-  }
-  return out;
-}
+using cli::json_escape;
 
 // Schema findings at places the compiler did not already report (the compiler's messages
 // are the more precise; the schema is what editors check against, so both must agree).
@@ -461,10 +469,14 @@ int cmd_scenario(const Options& o) {
   auto spec = load_scenario(o.files[0], diags);
   print_diagnostics(diags);
   if (!spec) return kExitLoad;
-  std::ofstream record, out;
+  if ((o.record_every || o.record_keys_set) && o.record.empty())
+    return usage_error("--record-every and --record-keys say what --record FILE keeps; give --record too");
+  std::ofstream out;
+  std::unique_ptr<RecordFile> record;
   if (!o.record.empty()) {
-    record.open(o.record);
-    if (!record) return usage_error("cannot write the record file '" + o.record + "'");
+    std::string why;
+    record = RecordFile::open(o.record, why);
+    if (!record) return usage_error(why);
   }
   std::ofstream trace;
   if (!o.trace.empty()) {
@@ -495,9 +507,18 @@ int cmd_scenario(const Options& o) {
   std::signal(SIGINT, on_sigint);
   for (uint64_t r = 0; r < o.runs && !g_interrupted; ++r) {
     so.seed = first_seed + r;
-    so.record = r == 0 && record.is_open() ? &record : nullptr;
-    so.trace = r == 0 && trace.is_open() ? &trace : nullptr;  // percept events (issue 13), first run
+    so.record = r == 0 ? record.get() : nullptr;
+    so.record_every = static_cast<uint32_t>(o.record_every);
+    so.record_keys = o.record_keys;
+    so.trace = r == 0 && trace.is_open() ? &trace : nullptr;  // percept and brain events, first run
     so.explain = r == 0 && o.explain;
+    so.brain_events = nullptr;
+    if (so.trace || so.explain)
+      so.brain_events = [&, explain = so.explain, to = so.trace](const TraceEvent& e) {
+        if (to) cli::write_trace_event(*to, e);
+        if (explain && e.type != TraceEvent::Type::Tick) so.log(cli::explain_event(e));
+      };
+    so.brain_event_ticks = so.trace != nullptr;
     std::vector<Diagnostic> sim_diags;
     auto sim = Simulation::create(*spec, so, sim_diags);
     print_diagnostics(sim_diags);
@@ -513,6 +534,10 @@ int cmd_scenario(const Options& o) {
         },
         [] { return g_interrupted != 0; });
     if (progress) std::fprintf(stderr, "\n");
+    if (r == 0 && record) {  // complete before the summary: a viewer may open it right away
+      std::string why;
+      if (!record->close(why)) std::cerr << "thicket: " << why << " (" << o.record << " is cut short)\n";
+    }
     results.push_back(res);
     if (out.is_open()) {
       double rate = res.wall_seconds > 0 ? static_cast<double>(res.agent_ticks) / res.wall_seconds : 0;
@@ -586,8 +611,8 @@ int cmd_scenario(const Options& o) {
 
 int cmd_run(const Options& o) {
   if (is_scenario(o.files[0])) return cmd_scenario(o);
-  if (o.threads || o.runs != 1 || !o.out.empty() || !o.record.empty())
-    return usage_error("--threads, --runs, --out and --record are for scenario files");
+  if (o.threads || o.runs != 1 || !o.out.empty() || !o.record.empty() || o.record_every || o.record_keys_set)
+    return usage_error("--threads, --runs, --out and --record (with --record-every, --record-keys) are for scenario files");
   std::ofstream log_file;
   if (!o.log.empty()) {
     log_file.open(o.log);
@@ -620,47 +645,8 @@ int cmd_run(const Options& o) {
   for (uint64_t i = 0; i < o.agents; ++i) agents.push_back(rt.spawn(*brain));
   if (trace.is_open() || o.explain) {
     rt.on_trace([&](const TraceEvent& e) {
-      if (e.type == TraceEvent::Type::Tick) {
-        if (!trace.is_open()) return;
-        trace << "{\"tick\":" << e.tick << ",\"agent\":" << e.agent << ",\"status\":\"" << status_name(e.status)
-              << "\",\"running\":[";
-        for (size_t k = 0; k < e.running.size(); ++k) trace << (k ? "," : "") << '"' << json_escape(e.running[k]) << '"';
-        trace << "]}\n";
-      } else if (e.type == TraceEvent::Type::Transition || e.type == TraceEvent::Type::Switch) {
-        // An fsm changed state, or a machine changed behavior: one line of its own.
-        const bool fsm = e.type == TraceEvent::Type::Transition;
-        auto quoted = [](const std::string& s) { return s.empty() ? std::string("null") : '"' + json_escape(s) + '"'; };
-        if (o.explain) {
-          std::ostringstream why;
-          why << "tick " << e.tick << " agent " << e.agent << ": " << (fsm ? "fsm " : "machine ") << e.brain;
-          if (e.from_name.empty()) why << (fsm ? " starts in " : " starts with ") << e.to_name;
-          else why << (fsm ? " went from " : " switched from ") << e.from_name << " to " << e.to_name;
-          if (fsm && e.cause.empty()) why << " (its initial state)";
-          else if (fsm && !e.transition.empty()) why << " (transition " << e.transition << ", by reason " << e.cause_label << ")";
-          else why << " (" << (fsm ? "when " : "") << e.cause_label << " passed)";
-          ro.log(why.str());
-        }
-        if (trace.is_open()) {
-          trace << "{\"tick\":" << e.tick << ",\"agent\":" << e.agent << (fsm ? ",\"transition\":{\"fsm\":" : ",\"switch\":{\"machine\":")
-                << quoted(e.brain) << ",\"from\":" << quoted(e.from_name) << ",\"to\":" << quoted(e.to_name);
-          if (!fsm) trace << ",\"check\":" << quoted(e.cause);
-          else if (!e.transition.empty()) trace << ",\"by\":" << quoted(e.transition) << ",\"reason\":" << quoted(e.cause);
-          else if (!e.cause.empty()) trace << ",\"when\":" << quoted(e.cause);
-          trace << "}}\n";
-        }
-      } else {
-        if (o.explain) {
-          std::ostringstream why;
-          why << "tick " << e.tick << " agent " << e.agent << ": " << e.composite << " aborted " << e.aborted << " ("
-              << e.aborted_label << "): " << e.condition << " (" << e.condition_label << ") changed from "
-              << status_name(e.from) << " to " << status_name(e.to);
-          ro.log(why.str());
-        }
-        if (trace.is_open())
-          trace << "{\"tick\":" << e.tick << ",\"agent\":" << e.agent << ",\"abort\":{\"at\":\"" << json_escape(e.composite)
-                << "\",\"condition\":\"" << json_escape(e.condition) << "\",\"from\":\"" << status_name(e.from)
-                << "\",\"to\":\"" << status_name(e.to) << "\",\"interrupted\":\"" << json_escape(e.aborted) << "\"}}\n";
-      }
+      if (o.explain && e.type != TraceEvent::Type::Tick) ro.log(cli::explain_event(e));
+      if (trace.is_open()) cli::write_trace_event(trace, e);
     }, trace.is_open());  // --explain alone needs no per-tick records
   }
   std::signal(SIGINT, on_sigint);

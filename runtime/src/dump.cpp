@@ -6,7 +6,6 @@
 #include "runtime_impl.hpp"
 
 namespace thicket {
-namespace {
 
 void write_arg(std::ostream& out, const ArgValue& v) {
   switch (v.type) {
@@ -34,6 +33,8 @@ void write_arg(std::ostream& out, const ArgValue& v) {
       break;
   }
 }
+
+namespace {
 
 const char* abort_name(AbortMode m) {
   switch (m) {

@@ -3,6 +3,7 @@
 // kept in side tables so the hot record stays small.
 #pragma once
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <string>
@@ -96,6 +97,8 @@ struct ArgValue {
   ArgValue();
 };
 inline ArgValue::ArgValue() = default;
+// A leaf's args as `thicket dump` prints them (dump.cpp), e.g. {range: 5, tag: "x"}.
+void write_arg(std::ostream& out, const ArgValue& v);
 
 // A call site of a leaf: which leaf (by name, resolved to an id when installed) with
 // which args.

@@ -69,7 +69,7 @@ grep -q "^thicket: --out .*FILE.csv or FILE.jsonl, got 'x.txt'" "$dir/err" && ok
 [[ ! -e "$dir/x.txt" ]] && ok || bad "--out x.txt should write nothing"
 (cd "$dir" && "$thicket" run "$arena" --ticks 1 --record=rec.csv >/dev/null 2>err)
 [[ $? == 64 ]] && ok || bad "--record rec.csv should be a usage error (64)"
-grep -q "^thicket: --record writes JSON lines: it needs FILE.jsonl, got 'rec.csv'" "$dir/err" && ok || bad "--record message: $(head -1 "$dir/err")"
+grep -q "^thicket: --record writes JSON lines, plain or gzip-compressed as its extension says: it needs FILE.jsonl or FILE.jsonl.gz, got 'rec.csv'" "$dir/err" && ok || bad "--record message: $(head -1 "$dir/err")"
 (cd "$dir" && "$thicket" run "$root/tests/spec_examples/seed000_guard.yaml" --ticks 1 --trace t.json >/dev/null 2>err)
 [[ $? == 64 ]] && ok || bad "--trace t.json should be a usage error (64)"
 grep -q "^thicket: --trace writes JSON lines: it needs FILE.jsonl, got 't.json'" "$dir/err" && ok || bad "--trace message: $(head -1 "$dir/err")"

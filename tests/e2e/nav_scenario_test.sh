@@ -21,7 +21,7 @@ for name in building courtyard; do
     [[ $? == 0 ]] && ok || bad "$name on $k thread(s) exited non-zero: $(cat "$dir/$name-err$k")"
   done
   cmp -s "$dir/${name}1.jsonl" "$dir/${name}2.jsonl" && ok || bad "$name: the record differs between 1 and 2 threads"
-  [[ $(wc -l < "$dir/${name}1.jsonl") == 300 ]] && ok || bad "$name: the record should have one line per tick"
+  [[ $(grep -c '^{"tick":' "$dir/${name}1.jsonl") == 300 ]] && ok || bad "$name: the record should have one line per tick"
   # Metrics: every column but wall time and throughput (7 and 8) must match.
   cut -d, -f1-6,9- "$dir/${name}1.csv" > "$dir/m1"; cut -d, -f1-6,9- "$dir/${name}2.csv" > "$dir/m2"
   cmp -s "$dir/m1" "$dir/m2" && ok || bad "$name: the metrics differ between 1 and 2 threads: $(cat "$dir/m1" "$dir/m2")"
@@ -45,7 +45,7 @@ rows = lines[lines.index("map") + 1:]
 bad = 0
 count = 0
 for line in open(sys.argv[2]):
-    for agent_id, x, y, _ in json.loads(line)["agents"]:
+    for agent_id, x, y, *_ in json.loads(line).get("agents", []):
         count += 1
         c = rows[math.floor(y)][math.floor(x)]
         if c in "@OW":
@@ -82,7 +82,7 @@ for m in re.finditer(r"\{polygon: (\[\[.*?\]\])\}", text):
 assert len(inside) == 9, len(inside)
 bad = count = 0
 for line in open(sys.argv[2]):
-    for agent_id, x, y, _ in json.loads(line)["agents"]:
+    for agent_id, x, y, *_ in json.loads(line).get("agents", []):
         count += 1
         if any(f(x, y) for f in inside):
             bad += 1

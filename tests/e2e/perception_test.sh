@@ -60,7 +60,7 @@ done
 [[ $(column "$dir/out1.csv" script_errors) == 0 ]] && ok || bad "stealth: script errors: $(cat "$dir/out1.csv")"
 grep -q '"sense":"hearing"' "$dir/st1.jsonl" && ok || bad "stealth: no guard heard a noise"
 grep -q ' hears a sound made by agent ' "$dir/log1" && ok || bad "stealth: --explain said nothing about hearing"
-grep -q '"percepts":\[\[' "$dir/rec1.jsonl" && ok || bad "stealth: no percept events in the record"
+grep -q '\["percept",[0-9]*,[0-9]*,"hearing","enter","sound",' "$dir/rec1.jsonl" && ok || bad "stealth: no percept events in the record"
 python3 -c "import json,sys; [json.loads(l) for l in open(sys.argv[1])]" "$dir/rec1.jsonl" && ok || bad "the record is not JSONL"
 
 # Brains react the tick something is perceived: the sentry's abort starts the alarm on the tick
@@ -97,7 +97,7 @@ done
 # The record keeps the tick's percept events and takes, even those of an agent that dies that
 # tick; nobody sees an agent after it died, LOD or not.
 "$thicket" run die.yaml --quiet --record "$dir/die.jsonl" > /dev/null 2> "$dir/die_log"
-grep -q '^{"tick":10,.*"percepts":\[\[2,"touch","take","pickup","medkit"\]\],"takes":\[\["medkit",2\]\]}$' "$dir/die.jsonl" && ok ||
+grep -q '^{"tick":10,.*"events":\[\["percept",10,2,"touch","enter","pickup","medkit"\],\["take",10,"medkit",2\],\["damage",10,1,2,1000\],\["death",10,2\]\],' "$dir/die.jsonl" && ok ||
   bad "die.yaml: tick 10 of the record: $(grep '"tick":10,' "$dir/die.jsonl")"
 grep -q "agent 2: tick 1 health=125.0 armed=true kit=medic kits=integer 1 pickup:enter:taken$" "$dir/die_log" &&
   grep -q "agent 2: tick 10 health=150.0 armed=true kit=medic kits=integer 2 pickup:enter:taken$" "$dir/die_log" && ok ||

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "nav/grid_tables.hpp"
+#include "record_file.hpp"
 #include "simulation.hpp"
 #include "thicket/nav.hpp"
 
@@ -134,7 +135,7 @@ struct NavDir {
     Outcome out;
     auto s = spec(yaml);
     REQUIRE(s);
-    std::ostringstream record;
+    thicket::RecordString record;
     SimOptions o;
     o.threads = threads;
     o.seed = s->seed;
@@ -154,7 +155,7 @@ struct NavDir {
     for (const auto& d : diags) MESSAGE(format_diagnostic(d));
     REQUIRE(held_);
     out.result = held_->run();
-    out.record = record.str();
+    out.record = record.text;
     if (keep) *keep = held_.get();
     return out;
   }
@@ -183,8 +184,22 @@ double legs(const std::vector<Vec2>& points) {
   return total;
 }
 
-// Every recorded position of a --record text: {"tick":T,"agents":[[id,x,y,"status"],...]}.
-std::vector<Vec2> recorded_positions(const std::string& record) {
+// The agents arrays of a record's tick lines ({"tick":T,"agents":[[id,x,y,...],...],"events":...}),
+// one a line: the header and the events hold other arrays of numbers.
+std::string agents_only(const std::string& record) {
+  std::string out;
+  for (size_t at = 0; (at = record.find("\"agents\":[", at)) != std::string::npos;) {
+    size_t end = record.find("],\"events\"", at);
+    if (end == std::string::npos) break;
+    out.append(record, at + 9, end - at - 8).push_back('\n');
+    at = end;
+  }
+  return out;
+}
+
+// Every recorded position of a --record text.
+std::vector<Vec2> recorded_positions(const std::string& full_record) {
+  const std::string record = agents_only(full_record);
   std::vector<Vec2> out;
   size_t at = 0;
   while ((at = record.find("[", at + 1)) != std::string::npos) {
@@ -197,7 +212,8 @@ std::vector<Vec2> recorded_positions(const std::string& record) {
 }
 
 // Agent `id`'s recorded positions, tick by tick.
-std::vector<Vec2> track_of(const std::string& record, unsigned id) {
+std::vector<Vec2> track_of(const std::string& full_record, unsigned id) {
+  const std::string record = agents_only(full_record);
   std::vector<Vec2> out;
   char key[32];
   std::snprintf(key, sizeof key, "[%u,", id);
@@ -636,10 +652,16 @@ end)
   CHECK(in_walls == 0);
   std::vector<Vec2> positions = recorded_positions(o.record);
   CHECK(positions.size() == 60 * 60);
+  // The record rounds to the millimetre: a position on a wall's edge may round into it, so a
+  // position counts as in a wall when it is more than that inside it.
   int blocked = 0;
   for (Vec2 p : positions) {
-    nav::Cell c = map.cell_at(p);
-    if (!map.in_bounds(c) || !map.passable(c)) ++blocked;
+    bool inside = true;
+    for (Vec2 nudge : {Vec2{-0.001, -0.001}, Vec2{0.001, -0.001}, Vec2{-0.001, 0.001}, Vec2{0.001, 0.001}}) {
+      nav::Cell c = map.cell_at(p + nudge);
+      inside = inside && (!map.in_bounds(c) || !map.passable(c));
+    }
+    blocked += inside;
   }
   CHECK(blocked == 0);
 }

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "record_file.hpp"
 #include "simulation.hpp"
 
 namespace fs = std::filesystem;
@@ -88,7 +89,7 @@ Outcome run(SimDir& d, uint32_t threads, int hunters = 6, int prey = 30) {
   std::vector<Diagnostic> diags;
   auto spec = load_scenario(path, diags);
   REQUIRE(spec);
-  std::ostringstream record;
+  thicket::RecordString record;
   SimOptions o;
   o.threads = threads;
   o.seed = spec->seed;
@@ -102,7 +103,7 @@ Outcome run(SimDir& d, uint32_t threads, int hunters = 6, int prey = 30) {
   REQUIRE(sim);
   Outcome out;
   out.result = sim->run();
-  out.record = record.str();
+  out.record = record.text;
   CHECK(log == "");
   return out;
 }
@@ -132,9 +133,12 @@ TEST_CASE("simulation: a different seed gives a different run; steering moves ag
   SimDir d;
   Outcome a = run(d, 1);
   std::istringstream lines(a.record);
-  std::string first, last, line;
+  std::string header, first, last, line;
+  std::getline(lines, header);
   std::getline(lines, first);
-  while (std::getline(lines, line)) last = line;
+  while (std::getline(lines, line))
+    if (line.rfind("{\"tick\":", 0) == 0) last = line;
+  CHECK(header.rfind("{\"format\":\"thicket-record\",\"version\":1,", 0) == 0);
   CHECK(first.rfind("{\"tick\":1,\"agents\":[[1,", 0) == 0);
   CHECK(first != last);
   // Damage kills: strikes of 40 against health 100; each death followed three strikes.

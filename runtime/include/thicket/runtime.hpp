@@ -111,6 +111,19 @@ struct TraceEvent {
                                         // (e.g. "b/when/0", "check n >= 1"); "" for the initial state
 };
 
+// One node of a loaded brain, for viewers (the record's header, thicket view): listed
+// depth-first, as `thicket dump` numbers them.
+struct NodeInfo {
+  std::string id;      // the node id used in traces
+  std::string kind;    // sequence, cooldown, action, fsm, state, machine, ...
+  std::string label;   // a short text for drawing, e.g. "condition SeesEnemy"
+  std::string params;  // e.g. "seconds: 2", "times: 3", "abort: self", a leaf's args, a check's expression; "" when none
+  int32_t parent = -1; // index of the parent node; -1 for the root
+  // Edges that are not parent/child: an fsm state's transitions (label: the transition's name,
+  // or "when") to other states, a machine's check to the run node of its behavior.
+  std::vector<std::pair<uint32_t, std::string>> links;
+};
+
 class Runtime {
  public:
   explicit Runtime(RuntimeOptions options = {});
@@ -165,6 +178,14 @@ class Runtime {
   // Text forms of a loaded brain (SPEC 9: thicket dump / dot).
   std::string dump(BrainHandle brain) const;
   std::string dot(BrainHandle brain) const;
+  // The node table of a loaded brain (empty for a bad handle), and its type: "tree", "fsm" or
+  // "machine".
+  std::vector<NodeInfo> nodes(BrainHandle brain) const;
+  std::string brain_type(BrainHandle brain) const;
+  // Appends one character per node of the agent's brain (nodes() order): R running, S success,
+  // F failure, '.' not ticked yet (or aborted since): the status each node returned the last
+  // time it ran. Appends nothing for a stale handle.
+  void node_statuses(AgentHandle agent, std::string& out) const;
   // Bytes of state kept per agent of this brain (node state + blackboard + bookkeeping).
   size_t bytes_per_agent(BrainHandle brain) const;
 

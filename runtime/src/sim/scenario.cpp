@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 // a Lua agent table, a world entity each), and a typo of a few zeros must not exhaust it.
 constexpr int64_t kMaxAgents = 100000;
 
-const std::vector<std::string> kTopKeys = {"scenario", "seed", "ticks", "dt", "world", "teams", "groups", "metrics"};
+const std::vector<std::string> kTopKeys = {"scenario", "seed", "ticks", "dt", "world", "teams", "groups", "metrics", "record"};
 const std::vector<std::string> kWorldKeys = {"size", "obstacles", "map", "cell", "origin", "terrain", "danger", "waypoints", "navmesh",
                                              "areas", "pickups"};
 const std::vector<std::string> kGroupKeys = {"name", "team", "count", "brain", "spawn", "vehicle", "blackboard", "senses"};
@@ -122,6 +122,7 @@ class ScenarioReader {
                                                "(each with name, team, brain and spawn)"))
       read_groups(groups, spec);
     if (Field metrics = field(doc, "metrics")) read_names(metrics, "metric", spec.metrics, /*may_be_empty=*/true);
+    if (Field record = field(doc, "record")) read_record(record, spec.record);
   }
 
  private:
@@ -616,6 +617,33 @@ class ScenarioReader {
       }
     }
     return good;
+  }
+
+  // `record: {keys: [...], every: N}`: the keys are names only here; whether some brain
+  // declares them is known when the run is made (simulation, recorder.cpp).
+  void read_record(const Field& record, RecordSpec& out) {
+    if (!record.value.IsMap()) {
+      error(record, "'record' must be a mapping {keys: [KEY, ...], every: N}, got " + shown(record.value));
+      return;
+    }
+    reject_unknown_keys(record.value, {"keys", "every"}, "key", " in 'record'");
+    if (Field keys = field(record.value, "keys")) {
+      if (!keys.value.IsSequence()) {
+        error(keys, "'keys' must be a list of blackboard key names, e.g. [health, target], got " + shown(keys.value));
+      } else {
+        for (const YAML::Node& item : keys.value) {
+          if (!is_text(item) || item.Scalar().empty()) {
+            error(item, "a recorded key is a blackboard key name, got " + shown(item), keys.key);
+          } else if (std::find(out.keys.begin(), out.keys.end(), item.Scalar()) != out.keys.end()) {
+            error(item, "key '" + item.Scalar() + "' is listed twice in 'keys'");
+          } else {
+            out.keys.push_back(item.Scalar());
+            out.key_places.emplace_back(item.Mark().line + 1, item.Mark().column + 1);
+          }
+        }
+      }
+    }
+    if (Field every = field(record.value, "every")) keep(whole_number(every, 1, 1'000'000), out.every, out.has_every);
   }
 
   void read_groups(const Field& groups, ScenarioSpec& spec) {

@@ -89,6 +89,15 @@ struct NavSpec {
   int navmesh_line = 0, navmesh_column = 0;  // where `navmesh:` is, for a build that fails
 };
 
+// `record: {keys: [health, target], every: 5}` (issue 14): what `--record` keeps. The keys are
+// checked against the groups' brains when the run is made (errors at each key's place).
+struct RecordSpec {
+  std::vector<std::string> keys;
+  std::vector<std::pair<int, int>> key_places;  // line, column of each key
+  uint32_t every = 1;                           // a tick line every N ticks
+  bool has_every = false;
+};
+
 struct ScenarioSpec {
   std::string name;
   std::string path;                     // the scenario file as named
@@ -105,6 +114,7 @@ struct ScenarioSpec {
   // Perception (issue 13): touch areas and pickups in the world (`world: {areas: [...], pickups: [...]}`).
   std::vector<perception::Area> areas;
   std::vector<PickupDecl> pickups;
+  RecordSpec record;
 };
 
 // Reads and validates a scenario file; nullopt with every diagnostic on error.

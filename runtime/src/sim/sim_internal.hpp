@@ -3,6 +3,7 @@
 #pragma once
 #include <mutex>
 
+#include "recorder.hpp"
 #include "simulation.hpp"
 #include "thicket/navigator.hpp"
 #include "thicket/perception.hpp"
@@ -70,6 +71,7 @@ struct SimWorker {
   };
   std::vector<std::vector<SenseKey>> sense_keys;
   perception::Stats perception_stats;
+  std::vector<TraceEvent> brain_events;  // this tick's (--record, --trace, --explain), in tick order
 };
 
 // The world's navigation structures, built once per run from the scenario (issue 12).
@@ -98,6 +100,7 @@ struct Simulation::Impl {
   uint32_t pickups_metric = UINT32_MAX;              // "pickups_taken" when the world has pickups
   bool sensed_before_tick = false;  // --trace / --explain: all agents sensed on this thread, then told
   std::mutex log_mutex;
+  std::unique_ptr<Recorder> recorder;  // --record
 
   SimAgent* agent(uint32_t id) { return id >= 1 && id <= agents.size() ? &agents[id - 1] : nullptr; }
   void log(const std::string& line) {
@@ -117,10 +120,14 @@ bool setup_perception(Simulation::Impl& sim, std::vector<Diagnostic>& diags);
 void sense_agent(SimWorker& worker, SimAgent& agent);
 // After begin_tick: what the tick's pickups give their takers (in pickup order).
 void apply_takes(Simulation::Impl& sim);
-// Percept events (enter / exit) and takes of the tick: into the record line (`"percepts":...`),
-// the trace (JSONL) and, with explain, the log.
-void record_percepts(Simulation::Impl& sim, std::ostream& out);
+// Percept events (enter / exit) and takes of the tick: into the trace (JSONL) and, with
+// explain, the log (the record takes them in recorder.cpp).
 void trace_percepts(Simulation::Impl& sim);
+
+// The brains' trace events (sim_brain_events.cpp): each worker's runtime collects its agents'
+// during the tick; after it, they go to the recorder and options.brain_events in agent-id order.
+void collect_brain_events(Simulation::Impl& sim);
+void deliver_brain_events(Simulation::Impl& sim);
 
 // Gives back the agent's time-sliced path search, if it holds one (simulation.cpp).
 void release_path(SimWorker& worker, SimAgent& agent);

@@ -254,28 +254,6 @@ void apply_takes(Simulation::Impl& sim) {
   }
 }
 
-void record_percepts(Simulation::Impl& sim, std::ostream& out) {
-  const perception::Manager& m = *sim.perception;
-  bool first = true;
-  for (const SimAgent& a : sim.agents) {
-    if (!m.has_sensor(a.id)) continue;  // also an agent that died this tick: what it perceived
-    for (const perception::Percept& p : m.percepts(a.id)) {
-      if (!is_event(p)) continue;
-      out << (first ? ",\"percepts\":[" : ",") << '[' << a.id << ",\"" << perception::sense_name(p.sense) << "\",\""
-          << (p.taken ? "take" : perception::phase_name(p.phase)) << "\",\"" << perception::kind_name(p.kind) << "\","
-          << subject_json(sim, p) << ']';
-      first = false;
-    }
-  }
-  if (!first) out << ']';
-  first = true;
-  for (const perception::Take& t : m.takes()) {
-    out << (first ? ",\"takes\":[" : ",") << "[\"" << m.pickups()[t.pickup].name << "\"," << t.agent << ']';
-    first = false;
-  }
-  if (!first) out << ']';
-}
-
 void trace_percepts(Simulation::Impl& sim) {
   const perception::Manager& m = *sim.perception;
   std::ostream* trace = sim.options.trace;

@@ -197,6 +197,10 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
   for (const auto& g : spec.groups) cell = std::max(cell, 4 * g.vehicle.radius);
   impl->hash = world::SpatialHash(cell);
   if (!setup_perception(*impl, diags)) return nullptr;
+  std::vector<std::string> record_keys = Recorder::checked_keys(spec, options, *impl->workers[0], diags);
+  if (has_errors(diags)) return nullptr;
+  if (options.record) impl->recorder = std::make_unique<Recorder>(*impl, std::move(record_keys));
+  collect_brain_events(*impl);
   impl->sensed_before_tick = options.trace || options.explain;
   return std::unique_ptr<Simulation>(new Simulation(std::move(impl)));
 }
@@ -228,6 +232,7 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
   result.agents_at_start = static_cast<uint32_t>(s.agents.size());
   auto started = std::chrono::steady_clock::now();
   const double dt = s.options.dt;
+  if (s.recorder) s.recorder->header();
   // A pool of K-1 threads, kept for the whole run, meets this thread at two barriers a tick.
   const auto parties = static_cast<std::ptrdiff_t>(s.workers.size());
   std::barrier<> start(parties), done(parties);
@@ -274,6 +279,7 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
       tick_worker(*s.workers[0], dt);
       done.arrive_and_wait();
     }
+    deliver_brain_events(s);
     // Effects and metrics in agent-id order (then in the order each agent made them).
     std::vector<Effect> effects;
     std::vector<MetricSample> samples;
@@ -317,13 +323,17 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
         if (shield && std::holds_alternative<bool>(*shield) && std::get<bool>(*shield)) continue;
         double h = std::get<double>(*health) - e.amount;
         rt.set(target->handle, "health", h);
+        if (s.recorder) s.recorder->damage(e.source, e.target, e.amount);
         s.metric_totals[dealt] += e.amount;
         if (h <= 0 && std::find(dying.begin(), dying.end(), e.target) == dying.end()) dying.push_back(e.target);
       } else if (!rt.set(target->handle, e.key, e.value)) {
         s.log("error: agent " + std::to_string(e.source) + " signalled '" + e.key + "' to agent " + std::to_string(e.target) +
               ", whose brain does not declare it with that type; the signal is lost");
+      } else if (s.recorder) {
+        s.recorder->signal(e.source, e.target, e.key);
       }
     }
+    if (s.recorder && !dying.empty()) s.recorder->deaths(dying);  // their last state, before they go
     for (uint32_t id : dying) {  // the dead leave the world (their running leaves stop, aborted)
       SimAgent& a = s.agents[id - 1];
       release_path(*s.workers[a.worker], a);
@@ -341,24 +351,7 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
     } else {
       s.world.move_entities(s.forces, dt);
     }
-    if (s.options.record) {
-      std::ostream& out = *s.options.record;
-      out << "{\"tick\":" << s.tick << ",\"agents\":[";
-      bool first = true;
-      for (const SimAgent& a : s.agents) {
-        if (!a.alive) continue;
-        const world::Entity* e = s.world.entity(a.entity);
-        Status st = s.workers[a.worker]->rt->status(a.handle);
-        char buf[160];
-        std::snprintf(buf, sizeof buf, "%s[%u,%.4f,%.4f,\"%s\"]", first ? "" : ",", a.id, e->position.x, e->position.y,
-                      std::string(status_name(st)).c_str());
-        out << buf;
-        first = false;
-      }
-      out << "]";
-      record_percepts(s, out);
-      out << "}\n";
-    }
+    if (s.recorder) s.recorder->end_tick();
     // The dead leave perception only now, so that the record keeps what they perceived this tick.
     for (uint32_t id : dying) s.perception->remove_sensor(id);
 
@@ -370,6 +363,7 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
     result.agent_ticks += w->agent_ticks;
     result.script_errors += w->rt->script_errors();
   }
+  if (s.recorder) s.recorder->finish(result);
   for (const SimAgent& a : s.agents) {
     if (!a.alive) continue;
     ++result.agents_at_end;

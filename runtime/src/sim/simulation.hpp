@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "record_sink.hpp"
 #include "scenario.hpp"
 #include "thicket/runtime.hpp"
 #include "thicket/world.hpp"
@@ -28,9 +29,19 @@ struct SimOptions {
   double leaf_timeout = 0.05;                // RuntimeOptions::leaf_timeout of every worker
   size_t lua_memory_limit = size_t(512) << 20;  // per worker's Lua state
   std::function<void(const std::string&)> log;  // the run's log (thread-safe: called under a lock)
-  std::ostream* record = nullptr;            // --record: positions and statuses per tick, JSONL
+  // --record (issue 14; docs/record-format.md): where the record's lines go, a tick line every
+  // record_every ticks (0: the scenario's `record: every`), the blackboard keys each agent's
+  // entry carries (empty: the scenario's `record: keys`).
+  RecordSink* record = nullptr;
+  uint32_t record_every = 0;
+  std::vector<std::string> record_keys;
   std::ostream* trace = nullptr;             // --trace: percept events, JSONL (issue 13)
   bool explain = false;                      // --explain: percept events in words, to the log
+  // --trace / --explain: the brains' trace events (aborts, transitions, switches; with
+  // brain_event_ticks also each agent tick's Tick record), called on the run's thread after
+  // each tick, in agent-id order, so what it writes is the same at any thread count.
+  std::function<void(const TraceEvent&)> brain_events;
+  bool brain_event_ticks = false;
 };
 
 struct RunResult {

@@ -1,0 +1,78 @@
+// --trace lines and --explain sentences of the brains' trace events (see trace_format.hpp).
+#include "trace_format.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+namespace thicket::cli {
+
+std::string json_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\', out += c;
+    else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else out += c;
+  }
+  return out;
+}
+
+namespace {
+std::string quoted(const std::string& s) { return s.empty() ? std::string("null") : '"' + json_escape(s) + '"'; }
+}  // namespace
+
+void write_trace_event(std::ostream& trace, const TraceEvent& e) {
+  switch (e.type) {
+    case TraceEvent::Type::Tick:
+      trace << "{\"tick\":" << e.tick << ",\"agent\":" << e.agent << ",\"status\":\"" << status_name(e.status)
+            << "\",\"running\":[";
+      for (size_t k = 0; k < e.running.size(); ++k) trace << (k ? "," : "") << '"' << json_escape(e.running[k]) << '"';
+      trace << "]}\n";
+      break;
+    case TraceEvent::Type::Transition:
+    case TraceEvent::Type::Switch: {
+      // An fsm changed state, or a machine changed behavior: one line of its own.
+      const bool fsm = e.type == TraceEvent::Type::Transition;
+      trace << "{\"tick\":" << e.tick << ",\"agent\":" << e.agent << (fsm ? ",\"transition\":{\"fsm\":" : ",\"switch\":{\"machine\":")
+            << quoted(e.brain) << ",\"from\":" << quoted(e.from_name) << ",\"to\":" << quoted(e.to_name);
+      if (!fsm) trace << ",\"check\":" << quoted(e.cause);
+      else if (!e.transition.empty()) trace << ",\"by\":" << quoted(e.transition) << ",\"reason\":" << quoted(e.cause);
+      else if (!e.cause.empty()) trace << ",\"when\":" << quoted(e.cause);
+      trace << "}}\n";
+      break;
+    }
+    case TraceEvent::Type::Abort:
+      trace << "{\"tick\":" << e.tick << ",\"agent\":" << e.agent << ",\"abort\":{\"at\":\"" << json_escape(e.composite)
+            << "\",\"condition\":\"" << json_escape(e.condition) << "\",\"from\":\"" << status_name(e.from)
+            << "\",\"to\":\"" << status_name(e.to) << "\",\"interrupted\":\"" << json_escape(e.aborted) << "\"}}\n";
+      break;
+  }
+}
+
+std::string explain_event(const TraceEvent& e) {
+  std::ostringstream why;
+  switch (e.type) {
+    case TraceEvent::Type::Tick: return {};
+    case TraceEvent::Type::Transition:
+    case TraceEvent::Type::Switch: {
+      const bool fsm = e.type == TraceEvent::Type::Transition;
+      why << "tick " << e.tick << " agent " << e.agent << ": " << (fsm ? "fsm " : "machine ") << e.brain;
+      if (e.from_name.empty()) why << (fsm ? " starts in " : " starts with ") << e.to_name;
+      else why << (fsm ? " went from " : " switched from ") << e.from_name << " to " << e.to_name;
+      if (fsm && e.cause.empty()) why << " (its initial state)";
+      else if (fsm && !e.transition.empty()) why << " (transition " << e.transition << ", by reason " << e.cause_label << ")";
+      else why << " (" << (fsm ? "when " : "") << e.cause_label << " passed)";
+      break;
+    }
+    case TraceEvent::Type::Abort:
+      why << "tick " << e.tick << " agent " << e.agent << ": " << e.composite << " aborted " << e.aborted << " ("
+          << e.aborted_label << "): " << e.condition << " (" << e.condition_label << ") changed from "
+          << status_name(e.from) << " to " << status_name(e.to);
+      break;
+  }
+  return why.str();
+}
+
+}  // namespace thicket::cli

@@ -1,0 +1,622 @@
+// The run's record: see recorder.hpp and docs/record-format.md. Lines are built in one reused
+// string with std::to_chars (no locale, no stream state): at 10,000 agents a tick line is about
+// a megabyte, written every tick.
+#include "recorder.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "runtime_impl.hpp"
+#include "sim_internal.hpp"
+#include "suggest.hpp"
+#include "thicket/nav_mesh.hpp"
+
+namespace thicket {
+namespace {
+
+void put(std::string& out, std::string_view s) { out.append(s); }
+
+void put_uint(std::string& out, uint64_t v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+void put_int(std::string& out, int64_t v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+// Metres and radians: 3 decimals (a millimetre). Not finite: null (JSON has no NaN).
+void put_fixed(std::string& out, double v) {
+  if (!std::isfinite(v)) return put(out, "null");
+  if (std::fabs(v) < 0.0005) v = 0;  // no "-0.000"
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 3);
+  out.append(buf, r.ptr);
+}
+
+// Other numbers (blackboard values, metrics, parameters): the shortest text that reads back
+// as the same double.
+void put_number(std::string& out, double v) {
+  if (!std::isfinite(v)) return put(out, "null");
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+void put_string(std::string& out, std::string_view s) {
+  out.push_back('"');
+  for (char c : s) {
+    switch (c) {
+      case '"': out.append("\\\""); break;
+      case '\\': out.append("\\\\"); break;
+      case '\n': out.append("\\n"); break;
+      case '\r': out.append("\\r"); break;
+      case '\t': out.append("\\t"); break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+          out.append(buf);
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+void put_name_or_null(std::string& out, const std::string& s) {
+  if (s.empty()) put(out, "null");
+  else put_string(out, s);
+}
+
+void put_point(std::string& out, world::Vec2 p) {
+  out.push_back('[');
+  put_number(out, p.x);
+  out.push_back(',');
+  put_number(out, p.y);
+  out.push_back(']');
+}
+
+// An obstacle or an area's shape, as the members of an object: "circle":[x,y,r], "box":[x0,y0,x1,y1]
+// or "polygon":[[x,y],...].
+void put_shape(std::string& out, const world::Obstacle& o) {
+  switch (o.shape) {
+    case world::ObstacleShape::Circle:
+      put(out, "\"circle\":[");
+      put_number(out, o.centre.x);
+      out.push_back(',');
+      put_number(out, o.centre.y);
+      out.push_back(',');
+      put_number(out, o.radius);
+      out.push_back(']');
+      break;
+    case world::ObstacleShape::Box:
+      put(out, "\"box\":[");
+      put_number(out, o.centre.x - o.half_extents.x);
+      out.push_back(',');
+      put_number(out, o.centre.y - o.half_extents.y);
+      out.push_back(',');
+      put_number(out, o.centre.x + o.half_extents.x);
+      out.push_back(',');
+      put_number(out, o.centre.y + o.half_extents.y);
+      out.push_back(']');
+      break;
+    default:
+      put(out, "\"polygon\":[");
+      for (size_t k = 0; k < o.vertices.size(); ++k) {
+        if (k) out.push_back(',');
+        put_point(out, o.vertices[k]);
+      }
+      out.push_back(']');
+      break;
+  }
+}
+
+void put_value(std::string& out, const Value& v) {
+  if (const double* d = std::get_if<double>(&v)) put_number(out, *d);
+  else if (const int64_t* i = std::get_if<int64_t>(&v)) put_int(out, *i);
+  else if (const bool* b = std::get_if<bool>(&v)) put(out, *b ? "true" : "false");
+  else if (const std::string* s = std::get_if<std::string>(&v)) put_string(out, *s);
+  else put(out, "null");
+}
+
+void put_nodes(std::string& out, const std::vector<NodeInfo>& nodes) {
+  out.push_back('[');
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const NodeInfo& n = nodes[i];
+    put(out, i ? ",{\"id\":" : "{\"id\":");
+    put_string(out, n.id);
+    put(out, ",\"kind\":");
+    put_string(out, n.kind);
+    put(out, ",\"label\":");
+    put_string(out, n.label);
+    put(out, ",\"parent\":");
+    put_int(out, n.parent);
+    if (!n.params.empty()) {
+      put(out, ",\"params\":");
+      put_string(out, n.params);
+    }
+    if (!n.links.empty()) {
+      put(out, ",\"links\":[");
+      for (size_t k = 0; k < n.links.size(); ++k) {
+        put(out, k ? ",[" : "[");
+        put_uint(out, n.links[k].first);
+        out.push_back(',');
+        put_string(out, n.links[k].second);
+        out.push_back(']');
+      }
+      out.push_back(']');
+    }
+    out.push_back('}');
+  }
+  out.push_back(']');
+}
+
+// The start of an event: `,["name",tick`.
+void begin_event(std::string& out, const char* name, uint64_t tick) {
+  put(out, ",[\"");
+  put(out, name);
+  put(out, "\",");
+  put_uint(out, tick);
+}
+
+}  // namespace
+
+std::vector<std::string> Recorder::checked_keys(const ScenarioSpec& spec, const SimOptions& options, const SimWorker& worker,
+                                                std::vector<Diagnostic>& diags) {
+  const bool from_cli = !options.record_keys.empty();
+  const std::vector<std::string>& keys = from_cli ? options.record_keys : spec.record.keys;
+  std::vector<std::string> declared;  // every group's brain's keys, in group then file order
+  const RuntimeImpl& rt = const_cast<Runtime&>(*worker.rt).impl();
+  for (const BrainHandle& b : worker.brains)
+    for (const BlackboardKey& k : rt.brains[b.index]->program->blackboard)
+      if (std::find(declared.begin(), declared.end(), k.name) == declared.end()) declared.push_back(k.name);
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (std::find(declared.begin(), declared.end(), keys[k]) != declared.end()) continue;
+    Diagnostic d;
+    d.file = spec.path;
+    if (!from_cli && k < spec.record.key_places.size()) {
+      d.line = spec.record.key_places[k].first;
+      d.column = spec.record.key_places[k].second;
+    }
+    d.message = std::string(from_cli ? "--record-keys: " : "") + "key '" + keys[k] +
+                "' is not declared by any group's brain, so it cannot be recorded" + did_you_mean(keys[k], declared) +
+                (declared.empty() ? std::string(" (the brains declare no blackboard keys)")
+                                  : " (keys: " + join_names(declared) + ")");
+    diags.push_back(std::move(d));
+  }
+  return keys;
+}
+
+Recorder::Recorder(Simulation::Impl& sim, std::vector<std::string> keys) : sim_(sim), keys_(std::move(keys)) {
+  every_ = sim.options.record_every ? sim.options.record_every : sim.spec.record.every;
+  if (every_ == 0) every_ = 1;
+  const SimWorker& w = *sim.workers[0];
+  const RuntimeImpl& rt = w.rt->impl();
+  key_slots_.resize(sim.spec.groups.size());
+  for (size_t g = 0; g < sim.spec.groups.size(); ++g) {
+    const Program& p = *rt.brains[w.brains[g].index]->program;
+    for (const std::string& key : keys_) {
+      KeySlot ks;
+      for (size_t k = 0; k < p.blackboard.size(); ++k)
+        if (p.blackboard[k].name == key) {
+          ks.slot = static_cast<int32_t>(k);
+          ks.type = p.blackboard[k].type;
+        }
+      key_slots_[g].push_back(ks);
+    }
+  }
+}
+
+void Recorder::header() {
+  const ScenarioSpec& spec = sim_.spec;
+  std::string& out = line_;
+  out.clear();
+  put(out, "{\"format\":\"thicket-record\",\"version\":1,\"scenario\":");
+  put_string(out, spec.name);
+  put(out, ",\"file\":");
+  put_string(out, spec.path);
+  put(out, ",\"seed\":");
+  put_uint(out, sim_.options.seed);
+  put(out, ",\"dt\":");
+  put_number(out, sim_.options.dt);
+  put(out, ",\"ticks\":");
+  put_uint(out, sim_.options.ticks);
+  put(out, ",\"every\":");
+  put_uint(out, every_);
+  // The world.
+  put(out, ",\"world\":{\"bounds\":[");
+  put_number(out, spec.bounds.min.x);
+  out.push_back(',');
+  put_number(out, spec.bounds.min.y);
+  out.push_back(',');
+  put_number(out, spec.bounds.max.x);
+  out.push_back(',');
+  put_number(out, spec.bounds.max.y);
+  put(out, "],\"obstacles\":[");
+  bool first = true;
+  for (const world::Obstacle& o : sim_.world.obstacles()) {
+    put(out, first ? "{" : ",{");
+    put_shape(out, o);
+    out.push_back('}');
+    first = false;
+  }
+  put(out, "],\"map\":");
+  if (const nav::GridMap* map = spec.nav.map.get()) {
+    put(out, "{\"file\":");
+    put_string(out, spec.nav.map_path);
+    put(out, ",\"width\":");
+    put_int(out, map->width());
+    put(out, ",\"height\":");
+    put_int(out, map->height());
+    put(out, ",\"cell\":");
+    put_number(out, map->cell_size);
+    put(out, ",\"origin\":");
+    put_point(out, map->origin);
+    put(out, ",\"rows\":[");
+    std::string row;
+    for (int32_t y = 0; y < map->height(); ++y) {
+      row.clear();
+      for (int32_t x = 0; x < map->width(); ++x) row.push_back(map->symbol(nav::Cell{x, y}));
+      if (y) out.push_back(',');
+      put_string(out, row);
+    }
+    put(out, "]}");
+  } else {
+    put(out, "null");
+  }
+  put(out, ",\"waypoints\":");
+  if (const nav::WaypointGraph* g = sim_.nav.waypoints.get()) {
+    put(out, "{\"points\":[");
+    auto points = g->points();
+    for (size_t k = 0; k < points.size(); ++k) {
+      if (k) out.push_back(',');
+      put_point(out, points[k]);
+    }
+    put(out, "],\"edges\":[");
+    first = true;
+    for (uint32_t a = 0; a < points.size(); ++a)
+      for (const auto& e : g->edges_of(a)) {
+        if (e.to <= a) continue;  // edges go both ways: each once
+        put(out, first ? "[" : ",[");
+        put_uint(out, a);
+        out.push_back(',');
+        put_uint(out, e.to);
+        out.push_back(']');
+        first = false;
+      }
+    put(out, "]}");
+  } else {
+    put(out, "null");
+  }
+  put(out, ",\"navmesh\":");
+  if (const nav::NavMesh* mesh = sim_.nav.navmesh.get()) {
+    put(out, "{\"polygons\":[");
+    for (size_t i = 0; i < mesh->outline_count(); ++i) {
+      put(out, i ? ",[" : "[");
+      auto poly = mesh->outline(i);
+      for (size_t k = 0; k < poly.size(); ++k) {
+        if (k) out.push_back(',');
+        put_point(out, poly[k]);
+      }
+      out.push_back(']');
+    }
+    put(out, "]}");
+  } else {
+    put(out, "null");
+  }
+  put(out, ",\"areas\":[");
+  for (size_t k = 0; k < spec.areas.size(); ++k) {
+    put(out, k ? ",{\"name\":" : "{\"name\":");
+    put_string(out, spec.areas[k].name);
+    out.push_back(',');
+    put_shape(out, spec.areas[k].shape);
+    out.push_back('}');
+  }
+  put(out, "],\"pickups\":[");
+  for (size_t k = 0; k < spec.pickups.size(); ++k) {
+    const perception::PickupSpec& p = spec.pickups[k].spec;
+    put(out, k ? ",{\"name\":" : "{\"name\":");
+    put_string(out, p.name);
+    put(out, ",\"kind\":");
+    put_string(out, p.kind);
+    put(out, ",\"x\":");
+    put_number(out, p.position.x);
+    put(out, ",\"y\":");
+    put_number(out, p.position.y);
+    put(out, ",\"radius\":");
+    put_number(out, p.radius);
+    out.push_back('}');
+  }
+  put(out, "]},\"teams\":[");
+  for (size_t k = 0; k < spec.teams.size(); ++k) {
+    if (k) out.push_back(',');
+    put_string(out, spec.teams[k]);
+  }
+  // Each distinct brain file once; groups point at it.
+  const SimWorker& w = *sim_.workers[0];
+  std::vector<std::string> files;
+  std::vector<uint32_t> brain_of_group;
+  put(out, "],\"brains\":[");
+  for (size_t g = 0; g < spec.groups.size(); ++g) {
+    auto it = std::find(files.begin(), files.end(), spec.groups[g].brain);
+    brain_of_group.push_back(static_cast<uint32_t>(it - files.begin()));
+    if (it != files.end()) continue;
+    files.push_back(spec.groups[g].brain);
+    const BrainHandle b = w.brains[g];
+    put(out, files.size() > 1 ? ",{\"file\":" : "{\"file\":");
+    put_string(out, spec.groups[g].brain);
+    put(out, ",\"name\":");
+    put_string(out, w.rt->impl().brains[b.index]->program->name);
+    put(out, ",\"type\":");
+    put_string(out, w.rt->brain_type(b));
+    put(out, ",\"nodes\":");
+    put_nodes(out, w.rt->nodes(b));
+    out.push_back('}');
+  }
+  put(out, "],\"groups\":[");
+  uint32_t first_id = 1;
+  for (size_t g = 0; g < spec.groups.size(); ++g) {
+    const AgentGroup& group = spec.groups[g];
+    put(out, g ? ",{\"name\":" : "{\"name\":");
+    put_string(out, group.name);
+    put(out, ",\"team\":");
+    put_int(out, std::find(spec.teams.begin(), spec.teams.end(), group.team) - spec.teams.begin());
+    put(out, ",\"brain\":");
+    put_uint(out, brain_of_group[g]);
+    put(out, ",\"count\":");
+    put_uint(out, group.count);
+    put(out, ",\"first\":");
+    put_uint(out, first_id);
+    put(out, ",\"radius\":");
+    put_number(out, group.vehicle.radius);
+    out.push_back('}');
+    first_id += group.count;
+  }
+  put(out, "],\"keys\":[");
+  for (size_t k = 0; k < keys_.size(); ++k) {
+    if (k) out.push_back(',');
+    put_string(out, keys_[k]);
+  }
+  put(out, "],\"metrics\":[");
+  for (size_t k = 0; k < sim_.metric_names.size(); ++k) {
+    if (k) out.push_back(',');
+    put_string(out, sim_.metric_names[k]);
+  }
+  put(out, "]}");
+  sim_.options.record->write(RecordSink::Kind::Header, out);
+}
+
+void Recorder::brain_event(const TraceEvent& e) {
+  std::string& out = brain_events_;
+  switch (e.type) {
+    case TraceEvent::Type::Abort:
+      begin_event(out, "abort", sim_.tick);
+      out.push_back(',');
+      put_uint(out, e.agent);
+      out.push_back(',');
+      put_string(out, e.composite);
+      out.push_back(',');
+      put_string(out, e.condition);
+      out.push_back(',');
+      put_string(out, e.aborted);
+      out.push_back(',');
+      put_string(out, status_name(e.from));
+      out.push_back(',');
+      put_string(out, status_name(e.to));
+      out.push_back(']');
+      break;
+    case TraceEvent::Type::Transition:
+      begin_event(out, "transition", sim_.tick);
+      out.push_back(',');
+      put_uint(out, e.agent);
+      out.push_back(',');
+      put_string(out, e.brain);
+      out.push_back(',');
+      put_name_or_null(out, e.from_name);
+      out.push_back(',');
+      put_string(out, e.to_name);
+      out.push_back(',');
+      put_name_or_null(out, e.transition.empty() ? e.cause : e.transition);
+      out.push_back(']');
+      break;
+    case TraceEvent::Type::Switch:
+      begin_event(out, "switch", sim_.tick);
+      out.push_back(',');
+      put_uint(out, e.agent);
+      out.push_back(',');
+      put_string(out, e.brain);
+      out.push_back(',');
+      put_name_or_null(out, e.from_name);
+      out.push_back(',');
+      put_string(out, e.to_name);
+      out.push_back(']');
+      break;
+    case TraceEvent::Type::Tick: break;
+  }
+}
+
+void Recorder::damage(uint32_t source, uint32_t target, double amount) {
+  begin_event(effect_events_, "damage", sim_.tick);
+  effect_events_.push_back(',');
+  put_uint(effect_events_, source);
+  effect_events_.push_back(',');
+  put_uint(effect_events_, target);
+  effect_events_.push_back(',');
+  put_number(effect_events_, amount);
+  effect_events_.push_back(']');
+}
+
+void Recorder::signal(uint32_t source, uint32_t target, const std::string& key) {
+  begin_event(effect_events_, "signal", sim_.tick);
+  effect_events_.push_back(',');
+  put_uint(effect_events_, source);
+  effect_events_.push_back(',');
+  put_uint(effect_events_, target);
+  effect_events_.push_back(',');
+  put_string(effect_events_, key);
+  effect_events_.push_back(']');
+}
+
+void Recorder::agent_entry(std::string& out, uint32_t id, bool alive) {
+  const SimAgent& a = sim_.agents[id - 1];
+  const world::Entity* e = sim_.world.entity(a.entity);
+  Runtime& rt = *sim_.workers[a.worker]->rt;
+  out.push_back('[');
+  put_uint(out, id);
+  out.push_back(',');
+  put_fixed(out, e ? e->position.x : 0.0);
+  out.push_back(',');
+  put_fixed(out, e ? e->position.y : 0.0);
+  out.push_back(',');
+  put_fixed(out, e ? std::atan2(e->heading.y, e->heading.x) : 0.0);
+  out.push_back(',');
+  put_uint(out, a.group);
+  put(out, alive ? ",1,\"" : ",0,\"");
+  put(out, status_name(rt.status(a.handle)));
+  put(out, "\",\"");
+  rt.node_statuses(a.handle, out);
+  put(out, "\",[");
+  const std::vector<KeySlot>& slots = key_slots_[a.group];
+  RuntimeImpl& impl = rt.impl();
+  const AgentInfo* info = impl.agent_ptr(a.handle);
+  for (size_t k = 0; k < slots.size(); ++k) {
+    if (k) out.push_back(',');
+    if (slots[k].slot < 0 || !info) {
+      put(out, "null");
+      continue;
+    }
+    const Slot& v = impl.slots_of(*info)[slots[k].slot];
+    switch (slots[k].type) {
+      case ValueType::Number: put_number(out, v.num); break;
+      case ValueType::Integer: put_int(out, v.i); break;
+      case ValueType::Boolean: put(out, v.i ? "true" : "false"); break;
+      case ValueType::String: put_string(out, impl.strings.get(v.str)); break;
+      case ValueType::Any: {  // held by the script host: through the slow path
+        std::optional<Value> any = rt.get(a.handle, keys_[k]);
+        put_value(out, any ? *any : Value{});
+        break;
+      }
+    }
+  }
+  put(out, "]]");
+}
+
+void Recorder::deaths(std::vector<uint32_t> ids) {
+  std::sort(ids.begin(), ids.end());
+  for (uint32_t id : ids) {
+    std::string entry;
+    agent_entry(entry, id, /*alive=*/false);
+    dead_.emplace_back(id, std::move(entry));
+    begin_event(effect_events_, "death", sim_.tick);
+    effect_events_.push_back(',');
+    put_uint(effect_events_, id);
+    effect_events_.push_back(']');
+  }
+}
+
+void Recorder::end_tick() {
+  // In the order things happened: percepts and takes (sensed before the brains ticked), the
+  // brains' events, then effects and deaths.
+  const perception::Manager& m = *sim_.perception;
+  for (const SimAgent& a : sim_.agents) {
+    if (!m.has_sensor(a.id)) continue;  // also an agent that died this tick: what it perceived
+    for (const perception::Percept& p : m.percepts(a.id)) {
+      if (p.phase == perception::Phase::Stay) continue;
+      begin_event(events_, "percept", sim_.tick);
+      events_.push_back(',');
+      put_uint(events_, a.id);
+      put(events_, ",\"");
+      put(events_, perception::sense_name(p.sense));
+      put(events_, "\",\"");
+      put(events_, perception::phase_name(p.phase));
+      put(events_, "\",\"");
+      put(events_, perception::kind_name(p.kind));
+      put(events_, "\",");
+      if (p.kind == perception::Kind::Area) put_string(events_, m.areas()[p.id - 1].name);
+      else if (p.kind == perception::Kind::Pickup) put_string(events_, m.pickups()[p.id - 1].name);
+      else put_uint(events_, p.id);
+      events_.push_back(']');
+    }
+  }
+  for (const perception::Take& t : m.takes()) {
+    begin_event(events_, "take", sim_.tick);
+    events_.push_back(',');
+    put_string(events_, m.pickups()[t.pickup].name);
+    events_.push_back(',');
+    put_uint(events_, t.agent);
+    events_.push_back(']');
+  }
+  events_.append(brain_events_);
+  events_.append(effect_events_);
+  brain_events_.clear();
+  effect_events_.clear();
+  if (sim_.tick % every_ == 0 || sim_.tick == sim_.options.ticks) flush_tick();
+}
+
+void Recorder::flush_tick() {
+  std::string& out = line_;
+  out.clear();
+  put(out, "{\"tick\":");
+  put_uint(out, sim_.tick);
+  put(out, ",\"agents\":[");
+  // The living in id order, with the dead since the last line (listed once) in their places.
+  size_t d = 0;
+  bool first = true;
+  for (const SimAgent& a : sim_.agents) {
+    for (; d < dead_.size() && dead_[d].first <= a.id; ++d) {
+      if (!first) out.push_back(',');
+      out.append(dead_[d].second);
+      first = false;
+    }
+    if (!a.alive) continue;
+    if (!first) out.push_back(',');
+    agent_entry(out, a.id, true);
+    first = false;
+  }
+  for (; d < dead_.size(); ++d) {
+    if (!first) out.push_back(',');
+    out.append(dead_[d].second);
+    first = false;
+  }
+  dead_.clear();
+  put(out, "],\"events\":[");
+  if (!events_.empty()) out.append(events_, 1);  // each event starts with a comma
+  events_.clear();
+  put(out, "],\"metrics\":[");
+  for (size_t k = 0; k < sim_.metric_totals.size(); ++k) {
+    if (k) out.push_back(',');
+    put_number(out, sim_.metric_totals[k]);
+  }
+  put(out, "]}");
+  sim_.options.record->write(RecordSink::Kind::Tick, out);
+  last_written_ = sim_.tick;
+}
+
+void Recorder::finish(const RunResult& result) {
+  // A run stopped early (Ctrl-C) still writes what it gathered since the last line.
+  if (last_written_ != sim_.tick && sim_.tick > 0) flush_tick();
+  std::string& out = line_;
+  out.clear();
+  put(out, "{\"end\":true,\"ticks\":");
+  put_uint(out, result.ticks);
+  put(out, ",\"gauges\":[");
+  bool first = true;
+  for (size_t k = 0; k < sim_.metric_names.size(); ++k) {
+    if (!sim_.metric_is_gauge[k]) continue;
+    if (!first) out.push_back(',');
+    put_string(out, sim_.metric_names[k]);
+    first = false;
+  }
+  put(out, "],\"script_errors\":");
+  put_uint(out, result.script_errors);
+  out.push_back('}');
+  sim_.options.record->write(RecordSink::Kind::End, out);
+}
+
+}  // namespace thicket

@@ -1,0 +1,63 @@
+// The run's record (issue 14; docs/record-format.md is the contract): a header line with the
+// world, teams, groups and their brains' node tables; a tick line per recorded tick with each
+// agent's state and the events since the last line; an end line. Built on the simulation's
+// thread after each tick from state that does not depend on the thread count, so the record
+// is the same bytes at any --threads.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "record_sink.hpp"
+#include "simulation.hpp"
+#include "thicket/diagnostic.hpp"
+#include "thicket/runtime.hpp"
+#include "thicket/value.hpp"
+
+namespace thicket {
+
+struct SimWorker;
+
+class Recorder {
+ public:
+  // The keys the run records (--record-keys, else the scenario's `record: keys`), checked
+  // against the groups' brains: a key no brain declares is an error at its place in the
+  // scenario (or names --record-keys), with a suggestion. Every problem is reported.
+  static std::vector<std::string> checked_keys(const ScenarioSpec& spec, const SimOptions& options,
+                                               const SimWorker& worker, std::vector<Diagnostic>& diags);
+
+  Recorder(Simulation::Impl& sim, std::vector<std::string> keys);
+  // The header line.
+  void header();
+  // Events of the tick in progress, in the order they happened.
+  void brain_event(const TraceEvent& e);  // abort, transition, switch
+  void damage(uint32_t source, uint32_t target, double amount);
+  void signal(uint32_t source, uint32_t target, const std::string& key);
+  // Before the dead are despawned: their last state (listed once, alive 0) and death events.
+  void deaths(std::vector<uint32_t> ids);
+  // After the world moved: this tick's percepts and takes, then the tick line when due.
+  void end_tick();
+  // The end line.
+  void finish(const RunResult& result);
+
+ private:
+  void agent_entry(std::string& out, uint32_t id, bool alive);
+  void flush_tick();
+
+  Simulation::Impl& sim_;
+  std::vector<std::string> keys_;
+  uint32_t every_ = 1;
+  // Per group, per key: the brain's blackboard slot and its type (slot -1: not declared).
+  struct KeySlot {
+    int32_t slot = -1;
+    ValueType type = ValueType::Number;
+  };
+  std::vector<std::vector<KeySlot>> key_slots_;
+  std::string brain_events_, effect_events_;        // this tick's
+  std::string events_;                               // since the last tick line
+  std::vector<std::pair<uint32_t, std::string>> dead_;  // agents that died since: id, entry
+  std::string line_;
+  uint64_t last_written_ = 0;
+};
+
+}  // namespace thicket
