@@ -107,5 +107,5 @@ try {
   if (errors.length) console.log(`page errors: ${errors.join('; ')}`);
 } finally {
   await close();
-  rmSync(dir, { recursive: true, force: true });
+  if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true }); else console.log(`kept ${dir}`);
 }

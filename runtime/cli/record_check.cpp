@@ -124,6 +124,7 @@ std::string RecordCheck::tick_line(const void* p) {
 std::string RecordCheck::line(std::string_view text, bool unterminated) {
   ++lines_;
   if (lines_ == 1) return header(text);
+  if (text.find_first_not_of(" \t\r") == std::string_view::npos) return {};  // a blank line says nothing
   if (ended_) return "a line after the end line";
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded())

@@ -73,11 +73,23 @@ try {
 
   // The rest in one burst: nothing is dropped.
   release(lines.length);
-  await page.waitForFunction(n => thicketViewer.frameCount === n, records.length - 2, { timeout: 10000 });
+  const tickCount = records.filter(r => r.tick !== undefined).length;
+  await page.waitForFunction(n => thicketViewer.frameCount === n, tickCount, { timeout: 10000 });
   await page.waitForFunction(() => thicketViewer.record.end !== null, null, { timeout: 10000 });
   const ticks = await page.evaluate(() => thicketViewer.ticks());
   check(JSON.stringify(ticks) === JSON.stringify(records.filter(r => r.tick !== undefined).map(r => r.tick)),
     `all ${ticks.length} ticks received in order, and the end line`);
+  // The hot reload (a brains line) reached the page: an agent's tree after it has the new nodes.
+  const reload = records.find(r => r.brains_at !== undefined);
+  if (reload) {
+    const after = records.find(r => r.tick !== undefined && r.tick >= reload.brains_at);
+    const agent = after.agents[0];
+    await page.evaluate(([t, id]) => { thicketViewer.seek(t); thicketViewer.select(id); }, [after.tick, agent[0]]);
+    const nodes = await page.evaluate(() => thicketViewer.treeNodes());
+    const want = reload.brains[header.groups[agent[4]].brain].nodes.map(n => n.id);
+    check(JSON.stringify(nodes.map(n => n.id)) === JSON.stringify(want),
+      `after the brains line of tick ${reload.brains_at}, agent ${agent[0]}'s tree has the reloaded ${want.length} nodes`);
+  }
   const plots = await page.evaluate(() => thicketViewer.plotData());
   check(plots.length === header.metrics.length && plots[0].values.length === ticks.length, 'the plots hold every tick');
   await page.screenshot({ path: join(artifacts, 'live_page.png') });

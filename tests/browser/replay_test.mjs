@@ -4,7 +4,10 @@
 // that tick's statuses; the plots hold the metrics' values. Screenshots go to
 // BUILD/artifacts/; with THICKET_README_SCREENSHOT=PATH one is also written there (the
 // README's, docs/img/viewer.png).
-// Usage: node replay_test.mjs THICKET BUILD_DIR [RECORD...] (default: fixtures/small.jsonl.gz)
+// Usage: node replay_test.mjs THICKET BUILD_DIR [RECORD.jsonl[.gz] | SCENARIO.yaml ...]
+// (default: fixtures/small.jsonl and .gz). A scenario is run first, with
+// --record BUILD_DIR/artifacts/NAME.jsonl.gz, and its record replayed; SCENARIO.yaml#a,b
+// records the blackboard keys a and b too (--record-keys a,b).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -17,21 +20,32 @@ if (!thicket || !buildDir) {
   console.error('usage: node replay_test.mjs THICKET BUILD_DIR [RECORD...]');
   process.exit(64);
 }
-if (!records.length) records.push(join(sourceDir, 'tests/browser/fixtures/small.jsonl.gz'));
+if (!records.length) records.push(join(sourceDir, 'tests/browser/fixtures/small.jsonl'), join(sourceDir, 'tests/browser/fixtures/small.jsonl.gz'));
 const artifacts = artifactsDir(resolve(buildDir));
 const STATUS_OF = { R: 'running', S: 'success', F: 'failure', '.': 'not ticked' };
 
 const { browser, close } = await launch();
 try {
-  for (const recordPath of records) await testRecord(recordPath);
+  for (const [k, recordPath] of records.entries()) await testRecord(recordPath, k === records.length - 1);
 } finally {
   await close();
 }
 console.log(failed() ? `replay: ${failed()} check(s) failed` : 'replay: all checks passed');
 process.exit(failed() ? 1 : 0);
 
-async function testRecord(recordPath) {
-  const name = basename(recordPath).replace(/\.jsonl(\.gz)?$/, '');
+async function testRecord(recordPath, last) {
+  const [path, keys] = recordPath.split('#');
+  if (path.endsWith('.yaml')) {
+    recordPath = join(artifacts, basename(path).replace(/\.yaml$/, '.jsonl.gz'));
+    try {
+      execFileSync(thicket, ['run', path, '--record', recordPath, ...(keys ? ['--record-keys', keys] : [])],
+        { stdio: 'pipe' });
+    } catch (e) {
+      console.log(`FAIL  thicket run ${path} --record ${recordPath}: exit ${e.status}\n${e.stderr}`);
+      process.exit(1);
+    }
+  }
+  const name = basename(recordPath).replace(/\./g, '_');
   console.log(`# ${recordPath}`);
   const html = join(artifacts, `${name}_replay.html`);
   const said = execFileSync(thicket, ['view', recordPath, '-o', html], { encoding: 'utf8' });
@@ -126,7 +140,7 @@ async function testRecord(recordPath) {
     check(panelText.includes(key), `the panel shows the blackboard key ${key}`);
   });
   await page.screenshot({ path: join(artifacts, `${name}_selected.png`) });
-  if (process.env.THICKET_README_SCREENSHOT && recordPath === records[records.length - 1]) {
+  if (process.env.THICKET_README_SCREENSHOT && last) {
     await page.screenshot({ path: process.env.THICKET_README_SCREENSHOT });
     console.log(`wrote ${process.env.THICKET_README_SCREENSHOT}`);
   }

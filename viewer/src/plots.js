@@ -32,7 +32,7 @@ class MetricPlots {
         cursor: { show: false },
         scales: { x: { time: false } },
         axes: [{ stroke: '#9aa3b5', grid: { stroke: '#2c313a' }, size: 28 },
-               { stroke: '#9aa3b5', grid: { stroke: '#2c313a' }, size: 44 }],
+               { stroke: '#9aa3b5', grid: { stroke: '#2c313a' }, size: 58 }],
         series: [{}, { label: name, stroke: rgb(teamColor(m + 1)), width: 1.5, points: { show: false } }],
         hooks: {
           draw: [u => {

@@ -19,6 +19,7 @@ class RecordData {
     this.stringIndex = new Map();
     this.groupTeam = new Uint16Array(0);
     this.pickupTaken = new Map(); // pickup name -> the frame index of its first take event
+    this.eventsOf = new Map();    // agent id -> [frame index, event index, ...] in record order
     this.listeners = [];
     this.lineCount = 0;
   }
@@ -137,8 +138,16 @@ class RecordData {
         }
       }
     }
-    for (const e of f.events)
-      if (e[0] === 'take' && !this.pickupTaken.has(e[2])) this.pickupTaken.set(e[2], this.frames.length);
+    const fi = this.frames.length;
+    f.events.forEach((e, j) => {
+      if (!Array.isArray(e)) return;
+      if (e[0] === 'take' && !this.pickupTaken.has(e[2])) this.pickupTaken.set(e[2], fi);
+      for (const id of RecordData.eventAgents(e)) {
+        let list = this.eventsOf.get(id);
+        if (!list) this.eventsOf.set(id, list = []);
+        if (list.length < 2 || list[list.length - 2] !== fi || list[list.length - 1] !== j) list.push(fi, j);
+      }
+    });
     this.frames.push(f);
     this.metricTicks.push(line.tick);
     const m = line.metrics || [];
@@ -201,12 +210,15 @@ class RecordData {
 
   // Up to `count` events naming agent `id`, newest first, up to frame index `upTo`.
   lastEvents(id, upTo, count) {
-    const out = [];
-    for (let fi = upTo; fi >= 0 && out.length < count; fi--) {
-      const ev = this.frames[fi].events;
-      for (let j = ev.length - 1; j >= 0 && out.length < count; j--)
-        if (RecordData.eventAgents(ev[j]).includes(id)) out.push(ev[j]);
+    const list = this.eventsOf.get(id), out = [];
+    if (!list) return out;
+    // The last entry at or before frame upTo (entries are in frame order).
+    let lo = 0, hi = list.length / 2 - 1, last = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[2 * mid] <= upTo) { last = mid; lo = mid + 1; } else hi = mid - 1;
     }
+    for (let k = last; k >= 0 && out.length < count; k--) out.push(this.frames[list[2 * k]].events[list[2 * k + 1]]);
     return out;
   }
 }

@@ -232,10 +232,10 @@ class WorldView {
       } else {
         path.moveTo(sx + r, sy);
         path.arc(sx, sy, r, 0, 2 * Math.PI);
-        // The heading tick starts halfway out, so the body's centre keeps its team colour.
+        // The heading tick starts 3/4 out, so the body's centre keeps its team colour.
         const c = Math.cos(f.heading[i]), d = Math.sin(f.heading[i]);
-        ticks.moveTo(sx + c * r * 0.5, sy + d * r * 0.5);
-        ticks.lineTo(sx + c * r * 1.6, sy + d * r * 1.6);
+        ticks.moveTo(sx + c * r * 0.75, sy + d * r * 0.75);
+        ticks.lineTo(sx + c * r * 1.7, sy + d * r * 1.7);
       }
     }
     for (let t = 0; t < nTeams; t++) {
