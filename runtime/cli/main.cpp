@@ -428,7 +428,13 @@ int cmd_scenario_text(const Options& o) {
     return kExitOk;
   }
   std::ostringstream out;
-  out << "digraph " << dot_quoted(spec->name) << " {\n  compound=true;\n  node [fontname=\"Helvetica\"];\n";
+  // The file is a scenario, not a brain: said in a comment for readers of the text, and in
+  // the graph's title for readers of the drawing.
+  const std::string what = "scenario " + spec->name + ": " + std::to_string(spec->groups.size()) + " group(s), " +
+                           std::to_string(files.size()) + " brain file(s)";
+  out << "// " << o.files[0] << " is a scenario file: its groups and their brains\n";
+  out << "digraph " << dot_quoted(spec->name) << " {\n  label=" << dot_quoted(what)
+      << ";\n  labelloc=t;\n  fontname=\"Helvetica\";\n  compound=true;\n  node [fontname=\"Helvetica\"];\n";
   for (size_t i = 0; i < spec->groups.size(); ++i) {
     const AgentGroup& g = spec->groups[i];
     out << "  g" << i << " [label=" << dot_quoted(g.name + "\\n" + describe(g)) << ", shape=house, style=filled, fillcolor=lightgrey];\n";
