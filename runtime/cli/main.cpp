@@ -520,7 +520,10 @@ int cmd_scenario(const Options& o) {
     std::vector<Diagnostic> sim_diags;
     auto sim = Simulation::create(*spec, so, sim_diags);
     print_diagnostics(sim_diags);
-    if (!sim) return kExitLoad;
+    if (!sim) {
+      if (out.is_open()) cli::write_run_rows(out, jsonl, results);  // the runs done so far
+      return kExitLoad;
+    }
     RunResult res = sim->run(
         [&](uint64_t done, uint64_t total) {
           if (!progress || (done % 16 != 0 && done != total)) return;
