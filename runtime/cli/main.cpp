@@ -559,7 +559,8 @@ int cmd_scenario(const Options& o) {
   std::ostringstream sum;
   sum.setf(std::ios::fixed);
   sum.precision(3);
-  sum << "thicket: scenario " << spec->name << ": " << results.size() << " run(s) of " << so.ticks << " tick(s) at dt "
+  const uint64_t ticks = o.watch ? results.back().ticks : so.ticks;  // --watch --ticks 0 runs until Ctrl-C
+  sum << "thicket: scenario " << spec->name << ": " << results.size() << " run(s) of " << ticks << " tick(s) at dt "
       << so.dt << " s on " << so.threads << " thread(s); " << results.front().agents_at_start << " agents; wall " << wall
       << " s, ";
   sum.precision(0);
