@@ -447,7 +447,13 @@ int cmd_scenario_text(const Options& o) {
     return kExitOk;
   }
   std::ostringstream out;
-  out << "digraph " << dot_quoted(spec->name) << " {\n  compound=true;\n  node [fontname=\"Helvetica\"];\n";
+  // The file is a scenario, not a brain: said in a comment for readers of the text, and in
+  // the graph's title for readers of the drawing.
+  const std::string what = "scenario " + spec->name + ": " + std::to_string(spec->groups.size()) + " group(s), " +
+                           std::to_string(files.size()) + " brain file(s)";
+  out << "// " << o.files[0] << " is a scenario file: its groups and their brains\n";
+  out << "digraph " << dot_quoted(spec->name) << " {\n  label=" << dot_quoted(what)
+      << ";\n  labelloc=t;\n  fontname=\"Helvetica\";\n  compound=true;\n  node [fontname=\"Helvetica\"];\n";
   for (size_t i = 0; i < spec->groups.size(); ++i) {
     const AgentGroup& g = spec->groups[i];
     out << "  g" << i << " [label=" << dot_quoted(g.name + "\\n" + describe(g)) << ", shape=house, style=filled, fillcolor=lightgrey];\n";
@@ -563,6 +569,7 @@ int cmd_scenario(const Options& o) {
         record.reset();
         std::remove(o.record.c_str());
       }
+      if (out.is_open()) cli::write_run_rows(out, jsonl, results);  // the runs done so far
       return kExitLoad;
     }
     RunResult res = sim->run(
@@ -606,7 +613,8 @@ int cmd_scenario(const Options& o) {
   std::ostringstream sum;
   sum.setf(std::ios::fixed);
   sum.precision(3);
-  sum << "thicket: scenario " << spec->name << ": " << results.size() << " run(s) of " << so.ticks << " tick(s) at dt "
+  const uint64_t ticks = o.watch ? results.back().ticks : so.ticks;  // --watch --ticks 0 runs until Ctrl-C
+  sum << "thicket: scenario " << spec->name << ": " << results.size() << " run(s) of " << ticks << " tick(s) at dt "
       << so.dt << " s on " << so.threads << " thread(s); " << results.front().agents_at_start << " agents; wall " << wall
       << " s, ";
   sum.precision(0);

@@ -156,6 +156,37 @@ static std::string dot_fsm(const Program& p) {
   return out.str();
 }
 
+// A node's parameters in words, for its label in `dot`: what a reader of the drawing needs
+// to know how the node behaves ("" when it has none).
+static std::string dot_params(const Program& p, uint32_t i) {
+  const Node& n = p.nodes[i];
+  std::ostringstream out;
+  auto seconds = [&] { out << n.seconds << " s"; };
+  auto threshold = [&](uint32_t k) {
+    if (k == n.count) out << "all";
+    else out << k;
+  };
+  switch (n.kind) {
+    case NodeKind::Cooldown:
+    case NodeKind::Timeout:
+    case NodeKind::Wait: seconds(); break;
+    case NodeKind::Repeat:
+      if (n.a) out << n.a << (n.a == 1 ? " time" : " times");
+      else out << "forever";
+      break;
+    case NodeKind::Limit: out << n.a << (n.a == 1 ? " time" : " times"); break;
+    case NodeKind::Parallel:
+    case NodeKind::Monitor:
+      out << "success: ";
+      threshold(n.a);
+      out << ", failure: ";
+      threshold(n.b);
+      break;
+    default: break;
+  }
+  return out.str();
+}
+
 std::string dot_program(const Program& p) {
   if (!p.nodes.empty() && p.nodes[0].kind == NodeKind::Fsm) return dot_fsm(p);
   std::ostringstream out;
@@ -165,6 +196,7 @@ std::string dot_program(const Program& p) {
     const Node& n = p.nodes[i];
     Shape shape = kind_info(n.kind).shape;
     std::string label = p.labels[i];
+    if (std::string words = dot_params(p, i); !words.empty()) label += "\\n" + words;
     if (n.abort() != AbortMode::None && shape == Shape::Composite) label += "\\nabort: " + std::string(abort_name(n.abort()));
     if (p.ids[i].find('/') == std::string::npos && p.ids[i] != "root") label += "\\n(" + p.ids[i] + ")";
     const char* style = shape == Shape::Leaf ? (n.kind == NodeKind::Action || n.kind == NodeKind::Wait ? "shape=box, style=rounded"
@@ -174,6 +206,13 @@ std::string dot_program(const Program& p) {
   }
   for (uint32_t i = 0; i < p.nodes.size(); ++i)
     for (uint16_t c = 0; c < p.nodes[i].count; ++c) out << "  n" << i << " -> n" << p.child(p.nodes[i], c) << ";\n";
+  // A machine's children come in pairs, (check, behavior): a dashed edge says which check
+  // picks which behavior.
+  for (uint32_t i = 0; i < p.nodes.size(); ++i)
+    if (p.nodes[i].kind == NodeKind::Machine)
+      for (uint16_t c = 0; c + 1 < p.nodes[i].count; c += 2)
+        out << "  n" << p.child(p.nodes[i], c) << " -> n" << p.child(p.nodes[i], c + 1)
+            << " [style=dashed, constraint=false, label=\"picks\"];\n";
   out << "}\n";
   return out.str();
 }

@@ -190,3 +190,52 @@ TEST_CASE("simulation: watch reloads a leaf file in every worker between ticks; 
   CHECK(count(": reloaded ") == 1);
   CHECK(count(": reload of ") == 1);
 }
+
+TEST_CASE("simulation: after a watch reload, senses write into the new version's blackboard slots") {
+  Scratch d;
+  const char* lua = "local thicket = require('thicket')\nlocal L = {}\n"
+                    "function L.Look(agent)\n"
+                    "  if agent.bb.spotted then thicket.gauge('spotted', 1) end\n"
+                    "  if agent.bb.alert then thicket.gauge('alert', 1) end\n"
+                    "  return thicket.RUNNING\nend\nfunction L.Idle() return thicket.RUNNING end\nreturn L\n";
+  d.write("look.lua", lua);
+  d.write("watcher.yaml", "tree: watcher\nleaves: [look.lua]\nblackboard: {spotted: false, alert: false}\nroot: {action: Look}\n");
+  d.write("target.yaml", "tree: target\nleaves: [look.lua]\nroot: {action: Idle}\n");
+  std::string path = d.write(
+      "s.yaml",
+      "scenario: s\nticks: 6\nworld: {size: [20, 20]}\nteams: [a, b]\ngroups:\n"
+      "  - {name: watchers, team: a, count: 2, brain: watcher.yaml, spawn: {centre: [5, 5], radius: 1},"
+      " vehicle: {max_speed: 0.001}, senses: {sight: {cones: [{range: 30, angle: 360}]}, blackboard: {seen: spotted}}}\n"
+      "  - {name: targets, team: b, count: 1, brain: target.yaml, spawn: {centre: [8, 8], radius: 1}, vehicle: {max_speed: 0.001}}\n"
+      "metrics: [spotted, alert]\n");
+  std::vector<Diagnostic> diags;
+  auto spec = load_scenario(path, diags);
+  for (const auto& dg : diags) MESSAGE(format_diagnostic(dg));
+  REQUIRE(spec);
+  SimOptions o;
+  o.threads = 2;
+  o.ticks = spec->ticks;
+  o.watch = true;
+  std::string log;
+  o.log = [&log](const std::string& line) { log += line + "\n"; };
+  SeriesBuffer series(SeriesFormat::Csv, 1, 1, 1);
+  o.series = &series;
+  auto sim = Simulation::create(*spec, o, diags);
+  for (const auto& dg : diags) MESSAGE(format_diagnostic(dg));
+  REQUIRE(sim);
+  // Version 2 declares the keys the other way round: the slot `seen` was bound to is now `alert`.
+  sim->run([&](uint64_t done, uint64_t) {
+    if (done == 2)
+      d.write("watcher.yaml", "tree: watcher\nleaves: [look.lua]\nblackboard: {alert: false, spotted: false}\nroot: {action: Look}\n");
+  });
+  CHECK(log.find("reloaded") != std::string::npos);
+  CHECK_MESSAGE(log.find("error") == std::string::npos, log);
+  // Columns: alert, damage_dealt, deaths, spotted.
+  std::istringstream lines(series.text());
+  std::string got;
+  for (std::string line; std::getline(lines, line);) {
+    std::string rest = line.substr(6);  // after "1,1,T,"
+    got += rest.substr(0, rest.find(',')) + "/" + rest.substr(rest.rfind(',') + 1) + " ";
+  }
+  CHECK(got == "0/2 0/2 0/2 0/2 0/2 0/2 ");
+}
