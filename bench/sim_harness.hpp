@@ -30,7 +30,7 @@ inline SimRun simulate(const thicket::ScenarioSpec& spec, thicket::SimOptions op
   options.log = [&run](const std::string& line) {  // called under the simulation's lock
     if (run.log.size() < 3) run.log.push_back(line);
   };
-  options.record = record ? &rec : nullptr;
+  if (record) options.record = &rec;  // else the caller's sink (or none)
   std::vector<thicket::Diagnostic> diags;
   run.heap_before = heap_in_use();
   auto sim = thicket::Simulation::create(spec, options, diags);
