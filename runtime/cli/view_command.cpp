@@ -11,6 +11,8 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -179,9 +181,12 @@ int view_command(int argc, char** argv, const char* usage) {
     return usage_error(usage, "thicket view reads a record: RECORD.jsonl or RECORD.jsonl.gz, got '" + record + "'");
   if (out.empty()) out = record.substr(0, record.size() - (gzip ? 9 : 6)) + ".html";
 
+  errno = 0;
   RecordReader reader(record, gzip);
   if (!reader.opened()) {
-    std::cerr << record << ": error: cannot open the record\n";
+    const int why = errno;
+    std::cerr << record << ": error: cannot open the record" << (why ? std::string(": ") + std::strerror(why) : "")
+              << "\n";
     return kExitLoad;
   }
   RecordCheck check;
