@@ -36,16 +36,6 @@ void write_arg(std::ostream& out, const ArgValue& v) {
 
 namespace {
 
-const char* abort_name(AbortMode m) {
-  switch (m) {
-    case AbortMode::None: return "none";
-    case AbortMode::Self: return "self";
-    case AbortMode::LowerPriority: return "lower_priority";
-    case AbortMode::Both: return "both";
-  }
-  return "none";
-}
-
 // The parameters of node i as `key=value` words.
 std::string params(const Program& p, uint32_t i) {
   const Node& n = p.nodes[i];
@@ -57,7 +47,7 @@ std::string params(const Program& p, uint32_t i) {
     case NodeKind::RandomSelector:
     case NodeKind::RandomSequence:
       if (n.abort() != AbortMode::None) {
-        out << " abort=" << abort_name(n.abort()) << " observes=[";
+        out << " abort=" << abort_mode_name(n.abort()) << " observes=[";
         for (uint32_t k = 0; k < n.b; ++k) out << (k ? " " : "") << p.observed[n.a + k];
         out << "]";
       }
@@ -197,7 +187,7 @@ std::string dot_program(const Program& p) {
     Shape shape = kind_info(n.kind).shape;
     std::string label = p.labels[i];
     if (std::string words = dot_params(p, i); !words.empty()) label += "\\n" + words;
-    if (n.abort() != AbortMode::None && shape == Shape::Composite) label += "\\nabort: " + std::string(abort_name(n.abort()));
+    if (n.abort() != AbortMode::None && shape == Shape::Composite) label += "\\nabort: " + std::string(abort_mode_name(n.abort()));
     if (p.ids[i].find('/') == std::string::npos && p.ids[i] != "root") label += "\\n(" + p.ids[i] + ")";
     const char* style = shape == Shape::Leaf ? (n.kind == NodeKind::Action || n.kind == NodeKind::Wait ? "shape=box, style=rounded"
                                                                                                        : "shape=ellipse")

@@ -8,16 +8,6 @@
 namespace thicket {
 namespace {
 
-const char* abort_words(AbortMode m) {
-  switch (m) {
-    case AbortMode::None: return "none";
-    case AbortMode::Self: return "self";
-    case AbortMode::LowerPriority: return "lower_priority";
-    case AbortMode::Both: return "both";
-  }
-  return "none";
-}
-
 // A node's parameters as the brain file would write them ("seconds: 2", "times: 3"), so a
 // viewer can show why a cooldown fails without opening the file.
 std::string node_params(const Program& p, uint32_t i) {
@@ -29,7 +19,7 @@ std::string node_params(const Program& p, uint32_t i) {
     case NodeKind::Filter:
     case NodeKind::RandomSelector:
     case NodeKind::RandomSequence:
-      if (n.abort() != AbortMode::None) out << "abort: " << abort_words(n.abort());
+      if (n.abort() != AbortMode::None) out << "abort: " << abort_mode_name(n.abort());
       if (n.kind == NodeKind::RandomSelector || n.kind == NodeKind::RandomSequence) {
         out << (n.abort() != AbortMode::None ? ", " : "") << "weights: [";
         for (uint16_t k = 0; k < n.count; ++k) out << (k ? ", " : "") << p.weights[n.children + k];

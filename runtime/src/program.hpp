@@ -40,6 +40,16 @@ inline const KindInfo& kind_info(NodeKind k) { return kKindInfo[static_cast<size
 enum class AbortMode : uint8_t { None = 0, Self = 1, LowerPriority = 2, Both = 3 };
 inline bool aborts_self(AbortMode m) { return m == AbortMode::Self || m == AbortMode::Both; }
 inline bool aborts_lower(AbortMode m) { return m == AbortMode::LowerPriority || m == AbortMode::Both; }
+// The mode as a brain file writes it (`abort: lower_priority`), for dump, dot and node tables.
+inline const char* abort_mode_name(AbortMode m) {
+  switch (m) {
+    case AbortMode::None: return "none";
+    case AbortMode::Self: return "self";
+    case AbortMode::LowerPriority: return "lower_priority";
+    case AbortMode::Both: return "both";
+  }
+  return "none";
+}
 
 // Node flags (Node::flags).
 inline constexpr uint8_t kAbortMask = 0x3;  // AbortMode
