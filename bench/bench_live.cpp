@@ -42,22 +42,6 @@ struct NullSink final : thicket::RecordSink {
   void write(Kind, std::string_view line) override { bytes += line.size(); }
 };
 
-// The example's group counts scaled to `total` (largest remainder, so the sum is exact).
-void scale(thicket::ScenarioSpec& spec, uint32_t total) {
-  uint64_t sum = 0;
-  for (const auto& g : spec.groups) sum += g.count;
-  std::vector<std::pair<double, size_t>> rest;
-  uint32_t given = 0;
-  for (size_t i = 0; i < spec.groups.size(); ++i) {
-    double exact = static_cast<double>(spec.groups[i].count) * total / static_cast<double>(sum);
-    spec.groups[i].count = static_cast<uint32_t>(exact);
-    given += spec.groups[i].count;
-    rest.push_back({exact - spec.groups[i].count, i});
-  }
-  std::sort(rest.rbegin(), rest.rend());
-  for (size_t k = 0; given < total; ++k, ++given) ++spec.groups[rest[k % rest.size()].second].count;
-}
-
 // A reader of /record that takes its time: a nap after every piece it receives.
 struct SlowClient {
   std::atomic<bool> stop{false};
@@ -90,7 +74,7 @@ int main() {
   std::vector<thicket::Diagnostic> diags;
   auto spec = thicket::load_scenario(std::string(THICKET_SOURCE_DIR) + "/scripts/examples/arena/arena.yaml", diags);
   if (!spec) fail_load(diags);
-  scale(*spec, kAgents);
+  scale_groups(*spec, kAgents);
   thicket::SimOptions options;
   options.threads = 1;
   options.ticks = kTicks;

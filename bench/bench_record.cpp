@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "harness.hpp"
+#include "sim_harness.hpp"
 #include "sim/record_file.hpp"
 #include "sim/scenario.hpp"
 #include "sim/simulation.hpp"
@@ -42,21 +43,6 @@ class CountingSink : public thicket::RecordSink {
   void write(Kind, std::string_view line) override { bytes += line.size() + 1; }
   size_t bytes = 0;
 };
-
-void scale(thicket::ScenarioSpec& spec, uint32_t total) {
-  uint64_t sum = 0;
-  for (const auto& g : spec.groups) sum += g.count;
-  std::vector<std::pair<double, size_t>> remainders;
-  uint32_t given = 0;
-  for (size_t k = 0; k < spec.groups.size(); ++k) {
-    double exact = double(spec.groups[k].count) * total / double(sum);
-    spec.groups[k].count = static_cast<uint32_t>(exact);
-    given += spec.groups[k].count;
-    remainders.push_back({exact - spec.groups[k].count, k});
-  }
-  std::sort(remainders.rbegin(), remainders.rend());
-  for (size_t k = 0; given < total; ++k, ++given) ++spec.groups[remainders[k % remainders.size()].second].count;
-}
 
 struct Row {
   const char* name;
@@ -76,7 +62,7 @@ int main(int argc, char** argv) {
   std::vector<thicket::Diagnostic> diags;
   auto spec = thicket::load_scenario(THICKET_SOURCE_DIR "/scripts/examples/arena/arena.yaml", diags);
   if (!spec) bench::fail_load(diags);
-  scale(*spec, kAgents);
+  bench::scale_groups(*spec, kAgents);
   bench::TempDir tmp("record");
   std::vector<Row> rows = {{"none", "", 0, {}, {}, 0, {}},
                            {"build", "", 0, {}, {}, 0, {}},

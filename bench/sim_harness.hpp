@@ -2,6 +2,7 @@
 // bench_perception_scenario): one run with its wall time, heap growth, record and first log
 // lines, and the comparison of two runs' results.
 #pragma once
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -40,6 +41,23 @@ inline SimRun simulate(const thicket::ScenarioSpec& spec, thicket::SimOptions op
   run.heap_after_run = heap_in_use();
   if (record) run.record = rec.text;
   return run;
+}
+
+// The scenario's group counts scaled so they add up to `total` (largest remainder, so the sum
+// is exact): the benches' "arena at 10,000 agents".
+inline void scale_groups(thicket::ScenarioSpec& spec, uint32_t total) {
+  uint64_t sum = 0;
+  for (const auto& g : spec.groups) sum += g.count;
+  std::vector<std::pair<double, size_t>> remainders;
+  uint32_t given = 0;
+  for (size_t k = 0; k < spec.groups.size(); ++k) {
+    double exact = double(spec.groups[k].count) * total / double(sum);
+    spec.groups[k].count = static_cast<uint32_t>(exact);
+    given += spec.groups[k].count;
+    remainders.push_back({exact - spec.groups[k].count, k});
+  }
+  std::sort(remainders.rbegin(), remainders.rend());
+  for (size_t k = 0; given < total; ++k, ++given) ++spec.groups[remainders[k % remainders.size()].second].count;
 }
 
 // Everything a run decides (not its wall time).
