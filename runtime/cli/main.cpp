@@ -481,6 +481,13 @@ int cmd_scenario_text(const Options& o) {
   return kExitOk;
 }
 
+// "640", or "540 to 560" when a sweep's counts differ between runs.
+std::string agents_text(const std::vector<RunResult>& results) {
+  uint32_t lo = results.front().agents_at_start, hi = lo;
+  for (const RunResult& r : results) lo = std::min(lo, r.agents_at_start), hi = std::max(hi, r.agents_at_start);
+  return lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
+}
+
 int cmd_scenario(const Options& o) {
   std::ofstream log_file;
   if (!o.log.empty()) {
@@ -500,7 +507,10 @@ int cmd_scenario(const Options& o) {
   bool sweep_usage = false;
   auto sets = cli::sweep_param_sets(*spec, o.sets, sweep_why, sweep_usage);
   if (!sets) {
-    if (sweep_usage) return usage_error(sweep_why);
+    if (sweep_usage) {  // a bad --set: the message says what to write; the usage text would bury it
+      std::cerr << "thicket: error: " << sweep_why << "\n";
+      return kExitUsage;
+    }
     print_diagnostics({{Severity::Error, o.files[0], spec->sweep.empty() ? 0 : spec->sweep.front().line,
                         spec->sweep.empty() ? 0 : spec->sweep.front().column, sweep_why}});
     return kExitLoad;
@@ -637,7 +647,7 @@ int cmd_scenario(const Options& o) {
   sum.precision(3);
   const uint64_t ticks = o.watch ? results.back().ticks : so.ticks;  // --watch --ticks 0 runs until Ctrl-C
   sum << "thicket: scenario " << spec->name << ": " << results.size() << " run(s) of " << ticks << " tick(s) at dt "
-      << so.dt << " s on " << so.threads << " thread(s); " << results.front().agents_at_start << " agents; wall " << wall
+      << so.dt << " s on " << so.threads << " thread(s); " << agents_text(results) << " agents; wall " << wall
       << " s, ";
   sum.precision(0);
   sum << (wall > 0 ? static_cast<double>(agent_ticks) / wall : 0.0) << " agent-ticks/s\n";

@@ -14,7 +14,8 @@ namespace thicket {
 
 const char* const kSweepKeyForms =
     "seed, groups.NAME.count, groups.NAME.vehicle.{mass,max_speed,max_force,radius}, groups.NAME.blackboard.KEY, "
-    "groups.NAME.senses.sight.cones.I.{range,angle}, groups.NAME.senses.hearing.{threshold,walls}, "
+    "groups.NAME.senses.sight.cones.I.{range,angle}, groups.NAME.senses.sight.lod.distance, "
+    "groups.NAME.senses.hearing.{threshold,walls}, "
     "groups.NAME.senses.touch.reach, groups.NAME.senses.memory";
 
 namespace {
@@ -96,7 +97,8 @@ std::optional<Target> resolve(const ScenarioSpec& spec, const std::string& key, 
   const std::string prefix = "groups.";
   if (key.rfind(prefix, 0) != 0) {
     const std::string head = key.substr(0, key.find('.'));
-    why = "unknown sweep key '" + key + "'" + did_you_mean(head, {"seed", "groups"}) + " (keys: " + kSweepKeyForms + ")";
+    const std::string near = did_you_mean(head, {"seed", "groups"});
+    why = "unknown sweep key '" + key + "'" + (near.empty() ? std::string(" (keys: ") + kSweepKeyForms + ")" : near);
     return std::nullopt;
   }
   const std::string rest = key.substr(prefix.size());
@@ -115,8 +117,10 @@ std::optional<Target> resolve(const ScenarioSpec& spec, const std::string& key, 
   Target t;
   t.group = *g;
   auto unknown = [&](const std::string& hint) {
+    // The list of every key form only when there is no nearer help.
+    const std::string near = hint.empty() ? did_you_mean(f, group_fields(group)) : hint;
     why = "sweep key '" + key + "': group '" + group.name + "' has no '" + f + "'" +
-          (hint.empty() ? did_you_mean(f, group_fields(group)) : hint) + " (keys: " + kSweepKeyForms + ")";
+          (near.empty() ? std::string(" (keys: ") + kSweepKeyForms + ")" : near);
     return std::nullopt;
   };
   if (f == "count") {

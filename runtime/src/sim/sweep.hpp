@@ -5,6 +5,7 @@
 //   groups.NAME.vehicle.{mass,max_speed,max_force,radius}
 //   groups.NAME.blackboard.KEY                  an initial blackboard value (number, true/false, text)
 //   groups.NAME.senses.sight.cones.I.{range,angle}   cone I (from 0) of the group's sight
+//   groups.NAME.senses.sight.lod.distance
 //   groups.NAME.senses.hearing.{threshold,walls}
 //   groups.NAME.senses.touch.reach
 //   groups.NAME.senses.memory
