@@ -10,6 +10,7 @@
 #include "../../runtime/cli/run_plan.hpp"
 #include "sample_stats.hpp"
 #include "scenario_fixture.hpp"
+#include "schema.hpp"
 #include "sweep.hpp"
 
 namespace {
@@ -213,4 +214,25 @@ TEST_CASE("sweep: Student's t quantiles and the interval of the mean") {
   CHECK(one.n == 1);
   CHECK(one.half_width == 0);
   CHECK(thicket::sample_stats({}).n == 0);
+}
+
+TEST_CASE("sweep: the schema takes the key forms and refuses others") {
+  std::string why;
+  auto set = thicket::SchemaSet::load(THICKET_SOURCE_DIR "/schemas", why);
+  REQUIRE_MESSAGE(set.has_value(), why);
+  auto schema_errors = [&](const std::string& sweep) {
+    std::vector<thicket::SchemaError> errors;
+    set->validate(YAML::Load(kBase + sweep), "scenario.schema.json", errors);
+    return errors.size();
+  };
+  CHECK(schema_errors("") == 0);
+  CHECK(schema_errors("sweep:\n  seed: [1, 2]\n  groups.minions.count: [1, 2]\n  groups.minions.vehicle.max_speed: 3\n"
+                      "  groups.minions.blackboard.home_x: [1, true, text]\n  groups.minions.senses.sight.cones.0.range: [4]\n"
+                      "  groups.minions.senses.hearing.threshold: [0.5]\n  groups.minions.senses.memory: [1]\n") == 0);
+  CHECK(schema_errors("sweep: {}\n") > 0);
+  CHECK(schema_errors("sweep: {sed: [1]}\n") > 0);
+  CHECK(schema_errors("sweep: {groups.minions.spawn: [1]}\n") > 0);
+  CHECK(schema_errors("sweep: {groups.minions.count: []}\n") > 0);
+  CHECK(schema_errors("sweep: {groups.minions.count: [1, 1]}\n") > 0);
+  CHECK(schema_errors("sweep: {groups.minions.count: [[1]]}\n") > 0);
 }
