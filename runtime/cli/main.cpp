@@ -300,6 +300,9 @@ bool check_scenario(const std::string& file, std::vector<Diagnostic>& diags) {
   auto spec = load_scenario(file, diags);
   if (!spec) return false;
   check_sweep_blackboard(*spec, spec->sweep, false, diags);  // swept blackboard values against the brains
+  std::string why;
+  if (!spec->sweep.empty() && !sweep_sets(*spec, spec->sweep, why))  // e.g. too many agents in some set
+    diags.push_back({Severity::Error, file, spec->sweep.front().line, spec->sweep.front().column, why});
   SimOptions so;
   so.ticks = 0;
   so.log = [](const std::string& line) { std::cerr << line << "\n"; };

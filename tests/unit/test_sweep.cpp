@@ -128,7 +128,11 @@ TEST_CASE("sweep: applying a parameter set changes a copy of the spec") {
   CHECK(spec.groups[0].count == 4);  // the original is left alone
   // More agents than a scenario may have.
   CHECK_FALSE(thicket::apply_param_set(spec, {"groups.minions.count", "groups.players.count"}, {"60000", "60000"}, why));
-  CHECK(why.find("120000 agents") != std::string::npos);
+  CHECK(why == "it gives 120000 agents; a scenario may have at most 100000 agents in all");
+  std::vector<thicket::SweepAxis> axes = {{"groups.minions.count", {"10", "60000"}, 1, 1}, {"groups.players.count", {"60000"}, 2, 1}};
+  CHECK_FALSE(thicket::sweep_sets(spec, axes, why));
+  CHECK(why == "parameter set 2 (groups.minions.count=60000 groups.players.count=60000): it gives 120000 agents; a scenario "
+               "may have at most 100000 agents in all");
 }
 
 TEST_CASE("sweep: --set parses KEY=V1,V2 and checks keys and values, with did you mean") {

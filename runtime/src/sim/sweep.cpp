@@ -402,7 +402,7 @@ std::optional<ScenarioSpec> apply_param_set(const ScenarioSpec& spec, const std:
   uint64_t agents = 0;
   for (const AgentGroup& g : out.groups) agents += g.count;
   if (agents > kMaxAgents) {
-    why = "a parameter set gives " + std::to_string(agents) + " agents; a scenario may have at most " +
+    why = "it gives " + std::to_string(agents) + " agents; a scenario may have at most " +
           std::to_string(kMaxAgents) + " agents in all";
     return std::nullopt;
   }
@@ -436,7 +436,12 @@ std::optional<SweepSets> sweep_sets(const ScenarioSpec& spec, const std::vector<
       set[k] = params[k]->values[rest % params[k]->values.size()];
       rest /= params[k]->values.size();
     }
-    if (!apply_param_set(spec, sets.names, set, why)) return std::nullopt;
+    if (!apply_param_set(spec, sets.names, set, why)) {
+      std::string which;
+      for (size_t k = 0; k < set.size(); ++k) which += (k ? " " : "") + sets.names[k] + "=" + set[k];
+      why = "parameter set " + std::to_string(i + 1) + " (" + which + "): " + why;
+      return std::nullopt;
+    }
     sets.values.push_back(std::move(set));
   }
   return sets;
