@@ -45,6 +45,9 @@ if grep -q '^thicket: metric ' "$dir/err1"; then bad "a sweep has no ungrouped m
 head -1 "$dir/set.jsonl" | grep -q '^{"run":1,"seed":3,"groups.west_post.count":10,"groups.players.vehicle.max_speed":2,"groups.east_post.blackboard.home_x":110,"ticks":20,' &&
   ok || bad "JSONL row 1: $(head -1 "$dir/set.jsonl")"
 sed -n 3p "$dir/set.jsonl" | grep -q '"groups.players.vehicle.max_speed":3.5,' && ok || bad "JSONL row 3: $(sed -n 3p "$dir/set.jsonl")"
+"$thicket" run "$arena_dir/arena.yaml" --ticks 5 --set groups.west_post.blackboard.invincible=false,true --out "$dir/bool.jsonl" --quiet 2>/dev/null
+[[ $(grep -o '"groups.west_post.blackboard.invincible":[a-z]*' "$dir/bool.jsonl" | tr '\n' ' ') == '"groups.west_post.blackboard.invincible":false "groups.west_post.blackboard.invincible":true ' ]] &&
+  ok || bad "JSONL booleans: $(cat "$dir/bool.jsonl")"
 # A seed list alone groups all runs in one set.
 "$thicket" run "$arena_dir/arena.yaml" --ticks 10 --set seed=1,2,3 --out "$dir/seeds.csv" --quiet 2>"$dir/seeds_err"
 [[ $(cut -d, -f1-3 "$dir/seeds.csv" | tr '\n' ' ') == "run,seed,ticks 1,1,10 2,2,10 3,3,10 " ]] && ok || bad "seed list rows: $(cut -d, -f1-3 "$dir/seeds.csv")"
