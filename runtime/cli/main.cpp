@@ -29,6 +29,9 @@
 #include "view_command.hpp"
 #include "schema.hpp"
 #include "simulation.hpp"
+#include "sweep.hpp"
+#include "sweep_plan.hpp"
+#include "sweep_summary.hpp"
 #include "thicket/runtime.hpp"
 #include "trace_format.hpp"
 #include "yaml_limits.hpp"
@@ -61,6 +64,7 @@ const char* kUsage =
     "                            [--trace OUT.jsonl] [--explain]   brain and percept events (first run)\n"
     "                            [--series FILE.csv|FILE.jsonl] [--series-every N]   metrics per tick\n"
     "                            [--strict] [--watch]   (--watch: one run)\n"
+    "                            [--set KEY=V1,V2,...]   a parameter sweep (repeatable; keys as in 'sweep:')\n"
     "                            [--serve [ADDR:]PORT] [--speed F] [--serve-exit]   watch it live in a browser\n"
     "       thicket check FILE...\n"
     "       thicket dot FILE|SCENARIO\n"
@@ -93,6 +97,7 @@ struct Options {
   uint64_t series_every = 1;
   uint64_t record_every = 0;          // --record-every (0: the scenario's)
   std::vector<std::string> record_keys;  // --record-keys
+  std::vector<std::string> sets;         // --set KEY=V1,V2,... (a sweep: sweep_plan.hpp)
   bool record_keys_set = false;
   double dt = 0.1;
   bool watch = false, strict = false, quiet = false, trusted = false, explain = false, budget_all = false;
@@ -151,7 +156,7 @@ int parse_args(int argc, char** argv, Options& o) {
                                        {"--threads", 0}, {"--runs", 0},  {"--out", 0}, {"--record", 0},
                                        {"--record-every", 0}, {"--record-keys", 0}, {"--leaf-timeout", 0}, {"--lua-memory", 0},
                                        {"--series", 0}, {"--series-every", 0},
-                                       {"--serve", 0}, {"--speed", 0}};
+                                       {"--serve", 0}, {"--speed", 0}, {"--set", 0}};
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--", 0) != 0) {
@@ -215,6 +220,7 @@ int parse_args(int argc, char** argv, Options& o) {
       if (a == "--serve" || a == "--speed")
         if (std::string why = cli::parse_live_option(a, value, o.live); !why.empty()) return usage_error(why);
       if (a == "--out") o.out = value;
+      if (a == "--set") o.sets.push_back(value);
       if (a == "--series") o.series = value;
       if (a == "--record") o.record = value;
       if (a == "--ticks") o.ticks_set = true;
@@ -293,6 +299,10 @@ bool is_scenario(const std::string& path);
 bool check_scenario(const std::string& file, std::vector<Diagnostic>& diags) {
   auto spec = load_scenario(file, diags);
   if (!spec) return false;
+  check_sweep_blackboard(*spec, spec->sweep, false, diags);  // swept blackboard values against the brains
+  std::string why;
+  if (!spec->sweep.empty() && !sweep_sets(*spec, spec->sweep, why))  // e.g. too many agents in some set
+    diags.push_back({Severity::Error, file, spec->sweep.front().line, spec->sweep.front().column, why});
   SimOptions so;
   so.ticks = 0;
   so.log = [](const std::string& line) { std::cerr << line << "\n"; };
@@ -475,6 +485,13 @@ int cmd_scenario_text(const Options& o) {
   return kExitOk;
 }
 
+// "640", or "540 to 560" when a sweep's counts differ between runs.
+std::string agents_text(const std::vector<RunResult>& results) {
+  uint32_t lo = results.front().agents_at_start, hi = lo;
+  for (const RunResult& r : results) lo = std::min(lo, r.agents_at_start), hi = std::max(hi, r.agents_at_start);
+  return lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
+}
+
 int cmd_scenario(const Options& o) {
   std::ofstream log_file;
   if (!o.log.empty()) {
@@ -489,6 +506,22 @@ int cmd_scenario(const Options& o) {
   auto spec = load_scenario(o.files[0], diags);
   print_diagnostics(diags);
   if (!spec) return kExitLoad;
+  // The batch: every parameter set x seed, in index order (run_plan.hpp); no sweep: --runs seeds.
+  std::string sweep_why;
+  bool sweep_usage = false;
+  std::vector<Diagnostic> sweep_diags;
+  auto sets = cli::sweep_param_sets(*spec, o.sets, o.trusted, sweep_why, sweep_usage, sweep_diags);
+  if (!sets) {
+    if (sweep_usage) {  // a bad --set: the message says what to write; the usage text would bury it
+      std::cerr << "thicket: error: " << sweep_why << "\n";
+      return kExitUsage;
+    }
+    print_diagnostics(sweep_diags);
+    return kExitLoad;
+  }
+  if (cli::is_sweep(*sets) && (o.watch || o.live.serve))
+    return usage_error("--watch and --serve show one run; a sweep (a scenario's 'sweep:', --set) has many");
+  const std::vector<cli::RunSpec> plan = cli::plan_runs(*sets, o.seed_set ? o.seed : spec->seed, o.runs);
   if ((o.record_every || o.record_keys_set) && o.record.empty())
     return usage_error("--record-every and --record-keys say what --record FILE keeps; give --record too");
   std::ofstream out, series;
@@ -540,12 +573,11 @@ int cmd_scenario(const Options& o) {
   so.strict = o.strict;
   so.watch = o.watch;
   if (o.watch && so.ticks == 0) so.ticks = UINT64_MAX;  // as for a brain: until Ctrl-C
-  const uint64_t first_seed = o.seed_set ? o.seed : spec->seed;
   const bool progress = !o.quiet && isatty(STDERR_FILENO) && !o.watch;
   std::vector<RunResult> results;
   std::signal(SIGINT, on_sigint);
-  for (uint64_t r = 0; r < o.runs && !g_interrupted; ++r) {
-    so.seed = first_seed + r;
+  for (uint64_t r = 0; r < plan.size() && !g_interrupted; ++r) {
+    so.seed = plan[r].seed;
     so.record = r == 0 && (record || live) ? &record_tee : nullptr;  // the file and the live monitor
     so.record_every = static_cast<uint32_t>(o.record_every);
     so.record_keys = o.record_keys;
@@ -562,14 +594,18 @@ int cmd_scenario(const Options& o) {
     if (series_fmt) run_series.emplace(*series_fmt, o.series_every, r + 1, so.seed);
     so.series = run_series ? &*run_series : nullptr;
     std::vector<Diagnostic> sim_diags;
-    auto sim = Simulation::create(*spec, so, sim_diags);
+    std::string set_why;  // the sets were checked when planned; a failure here is a bug, said as an error
+    auto run_spec = cli::is_sweep(*sets) ? apply_param_set(*spec, sets->names, sets->values[plan[r].param_set], set_why)
+                                         : std::optional<ScenarioSpec>(*spec);
+    if (!run_spec) sim_diags.push_back({Severity::Error, o.files[0], 0, 0, set_why});
+    auto sim = run_spec ? Simulation::create(*run_spec, so, sim_diags) : nullptr;
     print_diagnostics(sim_diags);
     if (!sim) {
       if (r == 0 && record && o.record.rfind("/dev/", 0) != 0) {  // no empty record left behind
         record.reset();
         std::remove(o.record.c_str());
       }
-      if (out.is_open()) cli::write_run_rows(out, jsonl, results);  // the runs done so far
+      if (out.is_open()) cli::write_run_rows(out, jsonl, results, *sets, plan);  // the runs done so far
       return kExitLoad;
     }
     RunResult res = sim->run(
@@ -578,7 +614,7 @@ int cmd_scenario(const Options& o) {
           if (!progress || (done % 16 != 0 && done != total)) return;
           int width = 30, filled = static_cast<int>(width * done / std::max<uint64_t>(total, 1));
           std::fprintf(stderr, "\r run %llu/%llu [%s%s] %llu/%llu ticks", static_cast<unsigned long long>(r + 1),
-                       static_cast<unsigned long long>(o.runs), std::string(filled, '#').c_str(),
+                       static_cast<unsigned long long>(plan.size()), std::string(filled, '#').c_str(),
                        std::string(width - filled, '.').c_str(), static_cast<unsigned long long>(done),
                        static_cast<unsigned long long>(total));
         },
@@ -601,7 +637,7 @@ int cmd_scenario(const Options& o) {
     }
     if (res.stopped_strict || res.stopped_reload) break;
   }
-  if (out.is_open()) cli::write_run_rows(out, jsonl, results);  // at the end: gauge columns are the union over runs
+  if (out.is_open()) cli::write_run_rows(out, jsonl, results, *sets, plan);  // at the end: gauge columns are the union over runs
   // Summary: per run figures, then mean / min / max of each metric over the runs.
   uint64_t errors = 0, agent_ticks = 0;
   double wall = 0;
@@ -615,11 +651,11 @@ int cmd_scenario(const Options& o) {
   sum.precision(3);
   const uint64_t ticks = o.watch ? results.back().ticks : so.ticks;  // --watch --ticks 0 runs until Ctrl-C
   sum << "thicket: scenario " << spec->name << ": " << results.size() << " run(s) of " << ticks << " tick(s) at dt "
-      << so.dt << " s on " << so.threads << " thread(s); " << results.front().agents_at_start << " agents; wall " << wall
+      << so.dt << " s on " << so.threads << " thread(s); " << agents_text(results) << " agents; wall " << wall
       << " s, ";
   sum.precision(0);
   sum << (wall > 0 ? static_cast<double>(agent_ticks) / wall : 0.0) << " agent-ticks/s\n";
-  sum << cli::metrics_summary(results);
+  sum << (cli::is_sweep(*sets) ? cli::sweep_summary(results, *sets, plan) : cli::metrics_summary(results));
   sum << "thicket: agents alive at the end:";
   for (const auto& res : results) sum << " " << res.agents_at_end;
   sum << "; root status (last run):";
@@ -637,8 +673,8 @@ int cmd_scenario(const Options& o) {
 int cmd_run(const Options& o) {
   if (is_scenario(o.files[0])) return cmd_scenario(o);
   if (o.threads || o.runs != 1 || !o.out.empty() || !o.record.empty() || o.record_every || o.record_keys_set ||
-      !o.series.empty() || o.series_every != 1)
-    return usage_error("--threads, --runs, --out, --record (with --record-every, --record-keys) and --series are for scenario files");
+      !o.series.empty() || o.series_every != 1 || !o.sets.empty())
+    return usage_error("--threads, --runs, --out, --record (with --record-every, --record-keys), --series and --set are for scenario files");
   if (o.live.serve || o.live.speed_set || o.live.exit_when_done)
     return usage_error("--serve, --speed and --serve-exit are for scenario files");
   std::ofstream log_file;

@@ -28,15 +28,51 @@ std::set<std::string> gauge_names(const std::vector<RunResult>& results) {
   return names;
 }
 
+// A parameter's value as JSON: a number or true/false as written when it is one, else a string.
+std::string json_param(const std::string& text) {
+  if (text == "true" || text == "false") return text;
+  // JSON's number grammar: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
+  size_t i = 0;
+  auto digits = [&] {
+    size_t from = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    return i > from;
+  };
+  bool ok = true;
+  if (i < text.size() && text[i] == '-') ++i;
+  if (i < text.size() && text[i] == '0') ++i;
+  else ok = digits();
+  if (ok && i < text.size() && text[i] == '.') ++i, ok = digits();
+  if (ok && i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    ok = digits();
+  }
+  if (ok && i == text.size()) return text;
+  return '"' + json_escape(text) + '"';
+}
+
 }  // namespace
 
 void write_run_rows(std::ostream& out, bool jsonl, const std::vector<RunResult>& results) {
+  write_run_rows(out, jsonl, results, ParamSets{}, {});
+}
+
+void write_run_rows(std::ostream& out, bool jsonl, const std::vector<RunResult>& results, const ParamSets& sets,
+                    const std::vector<RunSpec>& plan) {
   if (results.empty()) return;
+  // The parameter values of result r (none without a sweep).
+  auto params = [&](size_t r) -> const std::vector<std::string>* {
+    if (sets.names.empty() || r >= plan.size() || plan[r].param_set >= sets.values.size()) return nullptr;
+    return &sets.values[plan[r].param_set];
+  };
   const std::set<std::string> gauges = gauge_names(results);
   static const char* const kStats[] = {"_mean", "_min", "_max"};
   auto stat = [](const GaugeStats& g, int k) { return k == 0 ? g.mean : k == 1 ? g.min : g.max; };
   if (!jsonl) {
-    out << "run,seed,ticks,agents_start,agents_end,agent_ticks,wall_s,agent_ticks_per_s,script_errors";
+    out << "run,seed";
+    for (const auto& name : sets.names) out << "," << csv_escape(name);
+    out << ",ticks,agents_start,agents_end,agent_ticks,wall_s,agent_ticks_per_s,script_errors";
     for (const auto& [name, v] : results.front().metrics) out << "," << csv_escape(name);
     for (const auto& name : gauges)
       for (const char* s : kStats) out << "," << csv_escape(name + s);
@@ -46,7 +82,11 @@ void write_run_rows(std::ostream& out, bool jsonl, const std::vector<RunResult>&
     const RunResult& res = results[r];
     double rate = res.wall_seconds > 0 ? static_cast<double>(res.agent_ticks) / res.wall_seconds : 0;
     if (jsonl) {
-      out << "{\"run\":" << r + 1 << ",\"seed\":" << res.seed << ",\"ticks\":" << res.ticks << ",\"agents_start\":"
+      out << "{\"run\":" << r + 1 << ",\"seed\":" << res.seed;
+      if (const auto* p = params(r))
+        for (size_t k = 0; k < sets.names.size() && k < p->size(); ++k)
+          out << ",\"" << json_escape(sets.names[k]) << "\":" << json_param((*p)[k]);
+      out << ",\"ticks\":" << res.ticks << ",\"agents_start\":"
           << res.agents_at_start << ",\"agents_end\":" << res.agents_at_end << ",\"agent_ticks\":" << res.agent_ticks
           << ",\"wall_s\":" << res.wall_seconds << ",\"agent_ticks_per_s\":" << rate << ",\"script_errors\":"
           << res.script_errors << ",\"metrics\":{";
@@ -72,7 +112,10 @@ void write_run_rows(std::ostream& out, bool jsonl, const std::vector<RunResult>&
       }
       out << "}}\n";
     } else {
-      out << r + 1 << "," << res.seed << "," << res.ticks << "," << res.agents_at_start << "," << res.agents_at_end << ","
+      out << r + 1 << "," << res.seed;
+      if (const auto* p = params(r))
+        for (size_t k = 0; k < sets.names.size() && k < p->size(); ++k) out << "," << csv_escape((*p)[k]);
+      out << "," << res.ticks << "," << res.agents_at_start << "," << res.agents_at_end << ","
           << res.agent_ticks << "," << res.wall_seconds << "," << rate << "," << res.script_errors;
       for (const auto& [name, v] : res.metrics) out << "," << v;
       for (const auto& name : gauges) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "run_plan.hpp"
 #include "simulation.hpp"
 
 namespace thicket::cli {
@@ -14,6 +15,11 @@ namespace thicket::cli {
 // metrics in name order, then NAME_mean, NAME_min, NAME_max for every metric that was a gauge
 // in any run (empty, or null, in a run where it was not). The CSV header comes first.
 void write_run_rows(std::ostream& out, bool jsonl, const std::vector<RunResult>& results);
+// The same for a sweep (issue 15): result i is run plan[i]; its parameter set's values follow
+// `seed`, one column (JSONL: one field) per key of sets.names, named by the key. JSONL values
+// are numbers or true/false when their text is one, else strings.
+void write_run_rows(std::ostream& out, bool jsonl, const std::vector<RunResult>& results, const ParamSets& sets,
+                    const std::vector<RunSpec>& plan);
 
 // "thicket: metric NAME: mean M, min L, max H" per metric over the runs' end values, and
 // "thicket: gauge NAME per tick: mean M, min L, max H" per gauge over the ticks of every run.

@@ -202,7 +202,7 @@ metrics: [kills, kills]
   CHECK(errors ==
         "guard_posts.yaml:2:7: error: 'seed' must be a whole number >= 0, got -1\n"
         "guard_posts.yaml:3:1: error: unknown top-level key 'tick'; did you mean 'ticks'? "
-        "(allowed: scenario, seed, ticks, dt, world, teams, groups, metrics, record)\n"
+        "(allowed: scenario, seed, ticks, dt, world, teams, groups, metrics, record, sweep)\n"
         "guard_posts.yaml:4:5: error: 'dt' must be a number > 0, got 0\n"
         "guard_posts.yaml:6:9: error: 'size' must be [width, height], both numbers > 0, got a list\n"
         "guard_posts.yaml:8:34: error: 'radius' must be a number > 0, got 0\n"
@@ -265,7 +265,7 @@ TEST_CASE("scenario: required keys are asked for where they belong") {
   // A misspelt key is reported once, as a misspelling, not also as missing.
   CHECK(errors_of(small_with("scenario:", "scenaro:")) ==
         "guard_posts.yaml:1:1: error: unknown top-level key 'scenaro'; did you mean 'scenario'? "
-        "(allowed: scenario, seed, ticks, dt, world, teams, groups, metrics, record)\n");
+        "(allowed: scenario, seed, ticks, dt, world, teams, groups, metrics, record, sweep)\n");
   CHECK(errors_of("scenario: s\nworld: {}\nteams: [a]\ngroups:\n  - {name: g}\n") ==
         "guard_posts.yaml:2:8: error: 'world' needs 'size: [width, height]' (or 'map: FILE.map')\n"
         "guard_posts.yaml:5:5: error: a group needs 'team: TEAM', one of 'teams'\n"

@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "suggest.hpp"
+#include "sweep.hpp"
 #include "yaml_limits.hpp"
 #include "yaml_scalar.hpp"
 
@@ -28,7 +29,7 @@ namespace fs = std::filesystem;
 // a Lua agent table, a world entity each), and a typo of a few zeros must not exhaust it.
 constexpr int64_t kMaxAgents = 100000;
 
-const std::vector<std::string> kTopKeys = {"scenario", "seed", "ticks", "dt", "world", "teams", "groups", "metrics", "record"};
+const std::vector<std::string> kTopKeys = {"scenario", "seed", "ticks", "dt", "world", "teams", "groups", "metrics", "record", "sweep"};
 const std::vector<std::string> kWorldKeys = {"size", "obstacles", "map", "cell", "origin", "terrain", "danger", "waypoints", "navmesh",
                                              "areas", "pickups"};
 const std::vector<std::string> kGroupKeys = {"name", "team", "count", "brain", "spawn", "vehicle", "blackboard", "senses"};
@@ -89,7 +90,8 @@ std::string beside(const std::string& scenario_file, const std::string& path) {
 
 class ScenarioReader {
  public:
-  ScenarioReader(const std::string& path, std::vector<Diagnostic>& diags) : path_(path), diags_(diags) {}
+  ScenarioReader(const std::string& path, std::vector<Diagnostic>& diags)
+      : path_(path), diags_(diags), diags_at_start_(diags.size()) {}
 
   std::optional<YAML::Node> parse(const std::string& text) { return load_yaml_checked(text, path_, diags_); }
 
@@ -123,6 +125,11 @@ class ScenarioReader {
       read_groups(groups, spec);
     if (Field metrics = field(doc, "metrics")) read_names(metrics, "metric", spec.metrics, /*may_be_empty=*/true);
     if (Field record = field(doc, "record")) read_record(record, spec.record);
+    // The sweep names groups and their senses: read once they read well (sweep.cpp).
+    if (Field sweep = field(doc, "sweep"))
+      if (std::none_of(diags_.begin() + static_cast<std::ptrdiff_t>(diags_at_start_), diags_.end(),
+                       [](const Diagnostic& d) { return d.severity == Severity::Error; }))
+        read_sweep(sweep.key, sweep.value, spec, path_, diags_);
   }
 
  private:
@@ -1146,6 +1153,7 @@ class ScenarioReader {
 
   std::string path_;
   std::vector<Diagnostic>& diags_;
+  size_t diags_at_start_;
   bool world_known_ = false;  // the world's size read well, so spawn areas can be checked against it
   world::Bounds known_bounds_{};
   bool teams_known_ = false;  // the teams list read well, so an unknown team is the group's fault

@@ -98,6 +98,13 @@ struct RecordSpec {
   bool has_every = false;
 };
 
+// `sweep:` (issue 15, sweep.hpp): one swept key and the values it takes, as text.
+struct SweepAxis {
+  std::string key;                 // e.g. groups.minions.count, seed
+  std::vector<std::string> values;
+  int line = 0, column = 0;        // of the key in the scenario; 0 for --set
+};
+
 struct ScenarioSpec {
   std::string name;
   std::string path;                     // the scenario file as named
@@ -115,6 +122,7 @@ struct ScenarioSpec {
   std::vector<perception::Area> areas;
   std::vector<PickupDecl> pickups;
   RecordSpec record;
+  std::vector<SweepAxis> sweep;         // `sweep:` in file order; empty without one
 };
 
 // Reads and validates a scenario file; nullopt with every diagnostic on error.

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# End-to-end test of parameter sweeps (issue 15): a scenario's `sweep:` over the arena's minion
+# counts and a seed list, and --set; rows carry their parameters, the summary groups by set,
+# 1 and 2 threads give the same rows, bad keys are clear errors (exit 2 in a file, 64 on the
+# command line), and a batch without a sweep writes what it always did.
+set -u
+thicket=$(realpath "$1")
+here=$(cd "$(dirname "$0")/../.." && pwd)
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+arena_dir="$here/scripts/examples/arena"
+# The arena with a sweep, beside its brains (they are named relative to the scenario).
+sed -e "s|brain: |brain: $arena_dir/|" "$arena_dir/arena.yaml" > "$dir/sweep.yaml"
+printf 'sweep:\n  groups.west_post.count: [20, 60]\n  seed: [3, 50]\n' >> "$dir/sweep.yaml"
+
+for k in 1 2; do
+  "$thicket" run "$dir/sweep.yaml" --ticks 50 --runs 2 --threads $k --out "$dir/out$k.csv" --quiet 2>"$dir/err$k"
+  [[ $? == 0 ]] && ok || bad "the sweep on $k thread(s) exited non-zero: $(cat "$dir/err$k")"
+done
+# 2 counts x 2 base seeds x 2 runs, in the plan's order: set major, then base seed, then run.
+[[ $(($(wc -l < "$dir/out1.csv") - 1)) == 8 ]] && ok || bad "8 rows expected: $(cat "$dir/out1.csv")"
+head -1 "$dir/out1.csv" | grep -q '^run,seed,groups.west_post.count,ticks,agents_start,' && ok || bad "the parameter column follows run,seed: $(head -1 "$dir/out1.csv")"
+[[ $(cut -d, -f1-3 "$dir/out1.csv" | tail -n +2 | tr '\n' ' ') == "1,3,20 2,4,20 3,50,20 4,51,20 5,3,60 6,4,60 7,50,60 8,51,60 " ]] && ok ||
+  bad "runs, seeds and counts: $(cut -d, -f1-3 "$dir/out1.csv" | tr '\n' ' ')"
+[[ $(cut -d, -f5 "$dir/out1.csv" | tail -n +2 | sort -u | tr '\n' ' ') == "540 580 " ]] && ok || bad "the count changes the agents: $(cut -d, -f5 "$dir/out1.csv")"
+# Every column but wall time and throughput (8 and 9 here) is the same for any --threads.
+cut -d, -f1-7,10- "$dir/out1.csv" > "$dir/m1"; cut -d, -f1-7,10- "$dir/out2.csv" > "$dir/m2"
+cmp -s "$dir/m1" "$dir/m2" && ok || bad "the rows differ between 1 and 2 threads: $(diff "$dir/m1" "$dir/m2")"
+# The summary: one group per parameter set, each over its 4 runs, with an interval.
+grep -q '^thicket: sweep of 2 parameter set(s) x 2 base seed(s) x 2 run(s) = 8 run(s)' "$dir/err1" && ok || bad "sweep line: $(cat "$dir/err1")"
+grep -q '^thicket: set 1 (groups.west_post.count=20): 4 run(s)$' "$dir/err1" && ok || bad "set 1 line: $(cat "$dir/err1")"
+grep -q '^thicket: set 2 (groups.west_post.count=60): 4 run(s)$' "$dir/err1" && ok || bad "set 2 line: $(cat "$dir/err1")"
+[[ $(grep -c '^thicket:   metric strikes: mean .*, min .*, max .*, 95% CI \[' "$dir/err1") == 2 ]] && ok || bad "a strikes line per set: $(cat "$dir/err1")"
+grep -q '540 to 580 agents' "$dir/err1" && ok || bad "the agents as a range: $(head -1 "$dir/err1")"
+if grep -q '^thicket: metric ' "$dir/err1"; then bad "a sweep has no ungrouped metric lines"; else ok; fi
+
+# --set replaces the file's axis of the same key and adds others; JSONL rows carry them typed.
+"$thicket" run "$dir/sweep.yaml" --ticks 20 --set groups.west_post.count=10 --set groups.players.vehicle.max_speed=2,3.5 \
+  --set groups.east_post.blackboard.home_x=110 --out "$dir/set.jsonl" --quiet 2>"$dir/set_err"
+[[ $? == 0 ]] && ok || bad "--set run failed: $(cat "$dir/set_err")"
+[[ $(wc -l < "$dir/set.jsonl") == 4 ]] && ok || bad "1 x 2 sets x 2 seeds = 4 rows: $(cat "$dir/set.jsonl")"
+head -1 "$dir/set.jsonl" | grep -q '^{"run":1,"seed":3,"groups.west_post.count":10,"groups.players.vehicle.max_speed":2,"groups.east_post.blackboard.home_x":110,"ticks":20,' &&
+  ok || bad "JSONL row 1: $(head -1 "$dir/set.jsonl")"
+sed -n 3p "$dir/set.jsonl" | grep -q '"groups.players.vehicle.max_speed":3.5,' && ok || bad "JSONL row 3: $(sed -n 3p "$dir/set.jsonl")"
+"$thicket" run "$arena_dir/arena.yaml" --ticks 5 --set groups.west_post.blackboard.invincible=false,true --out "$dir/bool.jsonl" --quiet 2>/dev/null
+[[ $(grep -o '"groups.west_post.blackboard.invincible":[a-z]*' "$dir/bool.jsonl" | tr '\n' ' ') == '"groups.west_post.blackboard.invincible":false "groups.west_post.blackboard.invincible":true ' ]] &&
+  ok || bad "JSONL booleans: $(cat "$dir/bool.jsonl")"
+# A seed list alone groups all runs in one set.
+"$thicket" run "$arena_dir/arena.yaml" --ticks 10 --set seed=1,2,3 --out "$dir/seeds.csv" --quiet 2>"$dir/seeds_err"
+[[ $(cut -d, -f1-3 "$dir/seeds.csv" | tr '\n' ' ') == "run,seed,ticks 1,1,10 2,2,10 3,3,10 " ]] && ok || bad "seed list rows: $(cut -d, -f1-3 "$dir/seeds.csv")"
+grep -q '^thicket: set 1 (all runs): 3 run(s)$' "$dir/seeds_err" && ok || bad "seed list summary: $(cat "$dir/seeds_err")"
+
+# --series covers every run, --record the first.
+"$thicket" run "$dir/sweep.yaml" --ticks 10 --series "$dir/series.csv" --series-every 5 --record "$dir/rec.jsonl" --quiet 2>"$dir/sr_err"
+[[ $? == 0 ]] && ok || bad "--series/--record with a sweep failed: $(cat "$dir/sr_err")"
+[[ $(tail -n +2 "$dir/series.csv" | cut -d, -f1 | sort -un | tr '\n' ' ') == "1 2 3 4 " ]] && ok || bad "series runs: $(cut -d, -f1-3 "$dir/series.csv")"
+grep -q '"tick":10' "$dir/rec.jsonl" && grep -q '^{"end"' "$dir/rec.jsonl" && ok || bad "the record of the first run: $(tail -c 300 "$dir/rec.jsonl")"
+
+# Without a sweep: exactly the columns and summary of before.
+"$thicket" run "$arena_dir/arena.yaml" --ticks 10 --runs 2 --out "$dir/plain.csv" --quiet 2>"$dir/plain_err"
+head -1 "$dir/plain.csv" | grep -q '^run,seed,ticks,agents_start,agents_end,agent_ticks,wall_s,agent_ticks_per_s,script_errors,chases,' && ok || bad "plain header: $(head -1 "$dir/plain.csv")"
+grep -q '^thicket: metric strikes: mean ' "$dir/plain_err" && ! grep -q 'thicket: set ' "$dir/plain_err" && ok || bad "plain summary: $(cat "$dir/plain_err")"
+
+# Bad keys and values: in the file at their place (exit 2), on the command line (exit 64).
+cp "$dir/sweep.yaml" "$dir/bad.yaml"
+sed -i 's/groups.west_post.count: \[20, 60\]/groups.west_pots.count: [20, 60]/' "$dir/bad.yaml"
+line=$(grep -n 'west_pots' "$dir/bad.yaml" | cut -d: -f1)
+"$thicket" run "$dir/bad.yaml" --ticks 5 2>"$dir/bad_err"
+[[ $? == 2 ]] && ok || bad "a bad sweep key in the file should exit 2"
+grep -q "bad.yaml:$line:3: error: sweep key 'groups.west_pots.count': unknown group 'west_pots'; did you mean 'west_post'?" "$dir/bad_err" && ok || bad "bad file key: $(cat "$dir/bad_err")"
+"$thicket" check "$dir/bad.yaml" >/dev/null 2>&1
+[[ $? != 0 ]] && ok || bad "check should refuse a bad sweep"
+sed -i 's/seed: \[3, 50\]/seed: [3, -1]/' "$dir/bad.yaml"
+"$thicket" run "$dir/bad.yaml" --ticks 5 2>"$dir/bad_err2"
+grep -q "bad.yaml:$((line + 1)):13: error: sweep key 'seed': the value must be a whole number >= 0, got '-1'" "$dir/bad_err2" && ok || bad "bad file value: $(cat "$dir/bad_err2")"
+"$thicket" run "$dir/sweep.yaml" --ticks 5 --set groups.west_post.vehicle.max_sped=1 2>"$dir/set_bad"
+[[ $? == 64 ]] && ok || bad "a bad --set key should exit 64"
+grep -q "^thicket: error: --set: sweep key 'groups.west_post.vehicle.max_sped': group 'west_post' has no 'vehicle.max_sped'; did you mean 'vehicle.max_speed'?" "$dir/set_bad" && ok || bad "bad --set key: $(cat "$dir/set_bad")"
+"$thicket" run "$dir/sweep.yaml" --ticks 5 --set groups.west_post.count=5,0 2>"$dir/set_bad2"
+[[ $? == 64 ]] && grep -q "must be a whole number from 1 to 100000, got '0'" "$dir/set_bad2" && ok || bad "bad --set value: $(cat "$dir/set_bad2")"
+"$thicket" run "$dir/sweep.yaml" --ticks 5 --set groups.west_post.blackboard.hom_x=1 2>"$dir/set_bad3"
+[[ $? == 64 ]] && grep -q "blackboard key 'hom_x' is not declared by the brain .*minion.yaml of group 'west_post'; did you mean 'home_x'?" "$dir/set_bad3" && ok || bad "bad --set blackboard key: $(cat "$dir/set_bad3")"
+"$thicket" run "$dir/sweep.yaml" --ticks 5 --set groups.west_post.blackboard.invincible=true,7 2>"$dir/set_bad4"
+[[ $? == 64 ]] && grep -q "the value 7 does not fit 'invincible', which the brain .* declares as boolean" "$dir/set_bad4" && ok || bad "bad --set blackboard type: $(cat "$dir/set_bad4")"
+{ cat "$dir/sweep.yaml"; printf '  groups.players.blackboard.helth: [1, 2]\n'; } > "$dir/bb.yaml"
+"$thicket" check "$dir/bb.yaml" 2>"$dir/check_bb"
+[[ $? == 2 ]] && grep -q "bb.yaml:$((line + 2)):3: error: sweep key 'groups.players.blackboard.helth': .*did you mean 'health'?" "$dir/check_bb" && ok || bad "bad file blackboard key: $(cat "$dir/check_bb")"
+"$thicket" run "$arena_dir/player.yaml" --set seed=1 2>/dev/null
+[[ $? == 64 ]] && ok || bad "--set on a brain file should exit 64"
+"$thicket" run "$dir/sweep.yaml" --watch 2>/dev/null
+[[ $? == 64 ]] && ok || bad "--watch with a sweep should exit 64"
+
+"$thicket" check "$here/docs/examples/sweep/arena_sweep.yaml" >/dev/null 2>&1 && ok || bad "check on the guide's sweep example failed"
+echo "sweep: $pass passed, $fail failed"
+[[ $fail == 0 ]]
