@@ -70,6 +70,13 @@ uint64_t snapshot_checksum(std::string_view s) {
 
 namespace {
 
+// A compiled brain's identity: the hash of `thicket dump`'s text of it (node kinds, ids,
+// parameters, leaf args, blackboard), made once per Program.
+uint64_t brain_hash(const Program& p) {
+  if (!p.snapshot_hash) p.snapshot_hash = fnv1a(dump_program(p)) | 1;
+  return p.snapshot_hash;
+}
+
 void put_u16(SnapshotWriter& out, uint16_t v) {
   out.u8(static_cast<uint8_t>(v & 0xFF));
   out.u8(static_cast<uint8_t>(v >> 8));
@@ -89,7 +96,7 @@ T& at(uint8_t* block, uint32_t offset) {
 void write_brain(const Brain& b, SnapshotWriter& out) {
   const Program& p = *b.program;
   out.str(b.path);
-  out.u64(fnv1a(dump_program(p)));
+  out.u64(brain_hash(p));
   out.str(p.name);
   out.u32(static_cast<uint32_t>(p.nodes.size()));
   for (uint32_t i = 0; i < p.nodes.size(); ++i) {
@@ -417,7 +424,7 @@ class SnapshotParser {
           }
           sb.key_to[j] = static_cast<uint32_t>(k);
         }
-      if (sb.hash != fnv1a(dump_program(p))) {
+      if (sb.hash != brain_hash(p)) {
         const size_t added = p.nodes.size() - sb.remap.kept, removed = sb.skeleton.nodes.size() - sb.remap.kept;
         note("brain " + sb.path + " changed since the snapshot: its agents are remapped by node id as a hot reload would: " +
              std::to_string(sb.remap.kept) + " nodes kept, " + std::to_string(added) + " added, " + std::to_string(removed) +
