@@ -86,9 +86,18 @@ uint16_t get_u16(SnapshotReader& in) {
   return static_cast<uint16_t>(lo | (in.u8() << 8));
 }
 
+// Values in a block by memcpy: a saved brain's layout comes from the snapshot, and a
+// corrupt one may put a value at an offset its type would not be aligned to.
 template <class T>
-T& at(uint8_t* block, uint32_t offset) {
-  return *reinterpret_cast<T*>(block + offset);
+T load(const uint8_t* block, uint32_t offset) {
+  T v;
+  std::memcpy(&v, block + offset, sizeof v);
+  return v;
+}
+template <class T>
+T store(uint8_t* block, uint32_t offset, T v) {
+  std::memcpy(block + offset, &v, sizeof v);
+  return v;
 }
 
 // ---- saving ----
@@ -121,28 +130,28 @@ void write_node_states(const Program& p, uint8_t* block, SnapshotWriter& out) {
       case NodeKind::Sequence:
       case NodeKind::Selector:
       case NodeKind::ActiveSelector:
-      case NodeKind::Filter: put_u16(out, at<uint16_t>(block, n.state)); break;
+      case NodeKind::Filter: put_u16(out, load<uint16_t>(block, n.state)); break;
       case NodeKind::RandomSelector:
       case NodeKind::RandomSequence:
-        for (uint32_t k = 0; k <= n.count; ++k) put_u16(out, at<uint16_t>(block, n.state + 2 * k));
+        for (uint32_t k = 0; k <= n.count; ++k) put_u16(out, load<uint16_t>(block, n.state + 2 * k));
         break;
       case NodeKind::Repeat:
-      case NodeKind::Limit: out.u32(at<uint32_t>(block, n.state)); break;
+      case NodeKind::Limit: out.u32(load<uint32_t>(block, n.state)); break;
       case NodeKind::Timeout:
       case NodeKind::Cooldown:
-      case NodeKind::Wait: out.f64(at<double>(block, n.state)); break;
+      case NodeKind::Wait: out.f64(load<double>(block, n.state)); break;
       case NodeKind::Machine:
-        out.f64(at<double>(block, n.state));
-        put_u16(out, at<uint16_t>(block, n.state + 8));
+        out.f64(load<double>(block, n.state));
+        put_u16(out, load<uint16_t>(block, n.state + 8));
         out.u8(block[n.state + 10]);
         break;
       case NodeKind::Fsm:
-        put_u16(out, at<uint16_t>(block, n.state));
-        put_u16(out, at<uint16_t>(block, n.state + 2));
+        put_u16(out, load<uint16_t>(block, n.state));
+        put_u16(out, load<uint16_t>(block, n.state + 2));
         break;
       default: break;
     }
-    if (n.flags & (kHolder | kObserved)) out.u32(at<uint32_t>(block, stamp_offset(n)));
+    if (n.flags & (kHolder | kObserved)) out.u32(load<uint32_t>(block, stamp_offset(n)));
   }
 }
 
@@ -450,49 +459,49 @@ class SnapshotParser {
         case NodeKind::Sequence:
         case NodeKind::Selector:
         case NodeKind::Filter: {
-          uint16_t pos = at<uint16_t>(block, n.state) = get_u16(in);
+          uint16_t pos = store<uint16_t>(block, n.state, get_u16(in));
           if (running && pos >= n.count) bad("running child");
           break;
         }
         case NodeKind::ActiveSelector: {
-          uint16_t last = at<uint16_t>(block, n.state) = get_u16(in);
+          uint16_t last = store<uint16_t>(block, n.state, get_u16(in));
           if (running && last != kNoPos && last >= n.count) bad("running child");
           break;
         }
         case NodeKind::RandomSelector:
         case NodeKind::RandomSequence: {
-          uint16_t pos = at<uint16_t>(block, n.state) = get_u16(in);
+          uint16_t pos = store<uint16_t>(block, n.state, get_u16(in));
           if (running && pos >= n.count) bad("running child");
           std::vector<bool> seen(n.count, false);
           for (uint32_t k = 0; k < n.count; ++k) {
-            uint16_t c = at<uint16_t>(block, n.state + 2 + 2 * k) = get_u16(in);
+            uint16_t c = store<uint16_t>(block, n.state + 2 + 2 * k, get_u16(in));
             if (in.ok() && (c >= n.count || (running && seen[c]))) bad("drawn order");
             if (c < n.count) seen[c] = true;
           }
           break;
         }
         case NodeKind::Repeat:
-        case NodeKind::Limit: at<uint32_t>(block, n.state) = in.u32(); break;
+        case NodeKind::Limit: store<uint32_t>(block, n.state, in.u32()); break;
         case NodeKind::Timeout:
         case NodeKind::Cooldown:
-        case NodeKind::Wait: at<double>(block, n.state) = in.f64(); break;
+        case NodeKind::Wait: store<double>(block, n.state, in.f64()); break;
         case NodeKind::Machine: {
-          at<double>(block, n.state) = in.f64();
-          uint16_t cur = at<uint16_t>(block, n.state + 8) = get_u16(in);
+          store<double>(block, n.state, in.f64());
+          uint16_t cur = store<uint16_t>(block, n.state + 8, get_u16(in));
           uint8_t active = block[n.state + 10] = in.u8();
           if (running && ((cur != kNoPos && 2u * cur + 1 >= n.count) || active > 1 || (active && cur == kNoPos)))
             bad("current behavior");
           break;
         }
         case NodeKind::Fsm: {
-          uint16_t cur = at<uint16_t>(block, n.state) = get_u16(in);
-          uint16_t entered = at<uint16_t>(block, n.state + 2) = get_u16(in);
+          uint16_t cur = store<uint16_t>(block, n.state, get_u16(in));
+          uint16_t entered = store<uint16_t>(block, n.state + 2, get_u16(in));
           if (running && (cur >= n.count || entered > 1)) bad("current state");
           break;
         }
         default: break;
       }
-      if (n.flags & (kHolder | kObserved)) at<uint32_t>(block, stamp_offset(n)) = in.u32();
+      if (n.flags & (kHolder | kObserved)) store<uint32_t>(block, stamp_offset(n), in.u32());
     }
   }
 
@@ -523,7 +532,7 @@ class SnapshotParser {
     Engine::init_block(p, a.block.data(), nullptr);
     for (size_t j = 0; j < old.blackboard.size() && in.ok(); ++j) {
       const uint32_t k = sb.key_to[j];
-      Slot* slot = k == kUnmapped ? nullptr : &at<Slot>(a.block.data(), p.bb_offset + 8 * k);
+      Slot* slot = k == kUnmapped ? nullptr : reinterpret_cast<Slot*>(a.block.data() + p.bb_offset + 8 * k);
       switch (old.blackboard[j].type) {
         case ValueType::Number: {
           double v = in.f64();
