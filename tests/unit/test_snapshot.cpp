@@ -563,7 +563,10 @@ return { A = function(agent) agent.bb.a_runs = agent.bb.a_runs + 1; return true 
   auto path = dir.write("ab.yaml", "tree: ab\nleaves: [ab.lua]\nblackboard: {a_runs: 0}\n"
                                    "root: {sequence: [{action: {leaf: A, name: a}}, {action: {leaf: B, name: b}}]}\n")
                   .string();
-  Runtime a;
+  std::vector<std::string> log;
+  RuntimeOptions quiet;
+  quiet.log = [&log](const std::string& l) { log.push_back(l); };
+  Runtime a(quiet);
   std::vector<Diagnostic> diags;
   REQUIRE(a.load_file(path, diags));
   AgentHandle h = a.spawn(BrainHandle{0});
@@ -582,4 +585,9 @@ return { A = function(agent) agent.bb.a_runs = agent.bb.a_runs + 1; return true 
   b.tick(r, 0.1);
   CHECK(b.get(r, "a_runs") == std::optional<Value>(Value(1.0)));  // b goes on; a is not run again
   CHECK(b.running_nodes(r) == std::vector<std::string>{"root", "b"});
+  // The same change as a hot reload of the running runtime.
+  REQUIRE(a.reload_files({path}) == 1);
+  a.tick(h, 0.1);
+  CHECK(a.get(h, "a_runs") == std::optional<Value>(Value(1.0)));
+  CHECK(a.running_nodes(h) == std::vector<std::string>{"root", "b"});
 }
