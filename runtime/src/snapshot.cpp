@@ -253,9 +253,14 @@ struct SavedBrain {
   std::string path, name;
   uint64_t hash = 0;
   Program skeleton;  // nodes (kind, flags, count, children, state layout), ids, blackboard keys
-  uint32_t target = 0;
+  uint32_t target = kUnmapped;   // the loaded brain (kUnmapped: none of that path)
   BrainRemap remap;
   std::vector<uint32_t> key_to;  // saved key -> key of the loaded brain (kUnmapped: gone)
+  // What restoring its agents would meet: said only when some agent has this brain (a brain
+  // nobody uses need not be loaded).
+  std::vector<std::string> errors;
+  std::string note;
+  bool used = false;
 };
 
 // One agent, read and checked, its block built for the loaded brain.
@@ -328,7 +333,7 @@ class SnapshotParser {
       read_brain(in, out.brains.back());
     }
     if (!in.ok()) return true;  // the caller reports the byte error
-    if (!match_brains(out.brains)) return false;
+    match_brains(out.brains);
     uint32_t agents = 1;
     if (out.kind == kWhole) {
       out.slots = in.u32();
@@ -346,7 +351,15 @@ class SnapshotParser {
       read_agent(in, out, out.agents.back());
     }
     if (in.ok() && out.kind == kWhole) check_slots(in, out);
-    return true;
+    if (!in.ok()) return true;  // the caller reports the byte error
+    bool ok = true;
+    for (const auto& sb : out.brains) {
+      if (!sb.used) continue;
+      for (const auto& e : sb.errors) error(e);
+      ok = ok && sb.errors.empty();
+      if (!sb.note.empty()) note(sb.note);
+    }
+    return ok;
   }
 
   void read_brain(SnapshotReader& in, SavedBrain& b) {
@@ -403,44 +416,42 @@ class SnapshotParser {
 
   // Each saved brain goes to the loaded brain of the same file (the n-th of a path to the
   // n-th loaded from it), remapped by node id; the blackboard by key name.
-  bool match_brains(std::vector<SavedBrain>& saved) {
+  void match_brains(std::vector<SavedBrain>& saved) {
     std::map<std::string, std::vector<uint32_t>> loaded;
     for (uint32_t i = 0; i < rt_.brains.size(); ++i) loaded[rt_.brains[i]->path].push_back(i);
     std::map<std::string, size_t> used;
-    bool ok = true;
     for (auto& sb : saved) {
       auto it = loaded.find(sb.path);
       size_t nth = used[sb.path]++;
+      sb.key_to.assign(sb.skeleton.blackboard.size(), kUnmapped);
       if (it == loaded.end() || nth >= it->second.size()) {
-        error("the snapshot's brain " + sb.path + " (" + sb.name + ") is not loaded in this runtime: load it before restoring");
-        ok = false;
+        sb.errors.push_back("the snapshot's brain " + sb.path + " (" + sb.name +
+                            ") is not loaded in this runtime: load it before restoring");
         continue;
       }
       sb.target = it->second[nth];
       const Program& p = *rt_.brains[sb.target]->program;
       sb.remap = BrainRemap::make(sb.skeleton, p, false);
-      sb.key_to.assign(sb.skeleton.blackboard.size(), kUnmapped);
       for (size_t j = 0; j < sb.skeleton.blackboard.size(); ++j)
         for (size_t k = 0; k < p.blackboard.size(); ++k) {
           const BlackboardKey& was = sb.skeleton.blackboard[j];
           if (p.blackboard[k].name != was.name) continue;
           if (p.blackboard[k].type != was.type) {
-            error("brain " + sb.path + ": blackboard key '" + was.name + "' is " +
-                  std::string(value_type_name(p.blackboard[k].type)) + " now and was " +
-                  std::string(value_type_name(was.type)) + " in the snapshot; the saved agents hold " +
-                  std::string(value_type_name(was.type)) + " values");
-            ok = false;
+            sb.errors.push_back("brain " + sb.path + ": blackboard key '" + was.name + "' is " +
+                                std::string(value_type_name(p.blackboard[k].type)) + " now and was " +
+                                std::string(value_type_name(was.type)) + " in the snapshot; the saved agents hold " +
+                                std::string(value_type_name(was.type)) + " values");
+            continue;
           }
           sb.key_to[j] = static_cast<uint32_t>(k);
         }
       if (sb.hash != brain_hash(p)) {
         const size_t added = p.nodes.size() - sb.remap.kept, removed = sb.skeleton.nodes.size() - sb.remap.kept;
-        note("brain " + sb.path + " changed since the snapshot: its agents are remapped by node id as a hot reload would: " +
+        sb.note = ("brain " + sb.path + " changed since the snapshot: its agents are remapped by node id as a hot reload would: " +
              std::to_string(sb.remap.kept) + " nodes kept, " + std::to_string(added) + " added, " + std::to_string(removed) +
              " removed");
       }
     }
-    return ok;
   }
 
   // Node statuses and state as saved, into a block laid out as the saved brain was; values
@@ -505,7 +516,7 @@ class SnapshotParser {
     }
   }
 
-  void read_agent(SnapshotReader& in, const Parsed& parsed, ParsedAgent& a) {
+  void read_agent(SnapshotReader& in, Parsed& parsed, ParsedAgent& a) {
     if (parsed.kind == kWhole) a.slot = in.u32();
     a.id = in.u32();
     uint32_t brain = in.u32();
@@ -522,14 +533,19 @@ class SnapshotParser {
               std::to_string(parsed.brains.size()));
       return;
     }
-    const SavedBrain& sb = parsed.brains[brain];
+    SavedBrain& sb = parsed.brains[brain];
+    sb.used = true;
     a.brain = sb.target;
     const Program& old = sb.skeleton;
-    const Program& p = *rt_.brains[sb.target]->program;
+    // A brain that is not loaded: the agent is read (the bytes are checked) and the restore
+    // fails after the parse, naming the brain.
+    static const Program kNone;
+    const bool loaded = sb.target != kUnmapped;
+    const Program& p = loaded ? *rt_.brains[sb.target]->program : kNone;
     saved_block_.assign(old.block_size, 0);
     read_node_states(in, old, saved_block_.data());
     a.block.resize(p.block_size);
-    Engine::init_block(p, a.block.data(), nullptr);
+    if (loaded) Engine::init_block(p, a.block.data(), nullptr);
     for (size_t j = 0; j < old.blackboard.size() && in.ok(); ++j) {
       const uint32_t k = sb.key_to[j];
       Slot* slot = k == kUnmapped ? nullptr : reinterpret_cast<Slot*>(a.block.data() + p.bb_offset + 8 * k);
@@ -564,7 +580,7 @@ class SnapshotParser {
       }
     }
     read_script_state(in, a.script, static_cast<uint32_t>(old.nodes.size()));
-    if (!in.ok()) return;
+    if (!in.ok() || !loaded) return;
     // Onto the loaded brain: kept nodes keep status and state, positions follow their child.
     sb.remap.copy(saved_block_.data(), a.block.data());
     sb.remap.mend(old, p, a.block.data(), a.restart);

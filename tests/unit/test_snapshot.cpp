@@ -591,3 +591,20 @@ return { A = function(agent) agent.bb.a_runs = agent.bb.a_runs + 1; return true 
   CHECK(a.get(h, "a_runs") == std::optional<Value>(Value(1.0)));
   CHECK(a.running_nodes(h) == std::vector<std::string>{"root", "b"});
 }
+
+TEST_CASE("snapshot: a brain that no saved agent uses need not be loaded") {
+  ScratchDir dir;
+  write_brains(dir);
+  World a(dir);
+  a.rt.spawn(a.brains[1]);
+  a.rt.tick_all(0.1);
+  SnapshotWriter w;
+  a.rt.save(w);
+  Runtime b;
+  std::vector<Diagnostic> diags;
+  REQUIRE(b.load_file((dir.path() / "fsm.yaml").string(), diags));
+  SnapshotReader in(w.bytes());
+  REQUIRE_MESSAGE(b.restore(in, diags), all_diags(diags));
+  CHECK(diags.empty());
+  CHECK(b.agent_count() == 1);
+}
