@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "thicket/diagnostic.hpp"
+#include "thicket/snapshot.hpp"
 #include "thicket/status.hpp"
 
 namespace thicket {
@@ -154,6 +156,10 @@ class Runtime {
   AgentHandle spawn(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& blackboard, uint32_t id);
   void despawn(AgentHandle agent);
   size_t agent_count() const;
+  // Every live agent, in the order tick_all ticks them; and the live agent with this id.
+  // After a restore, handles from before it are stale: find the agents again with these.
+  std::vector<AgentHandle> agents() const;
+  std::optional<AgentHandle> find_agent(uint32_t id) const;
 
   // Ticks one agent, or every live agent in spawn order, by dt seconds.
   Status tick(AgentHandle agent, double dt);
@@ -203,6 +209,31 @@ class Runtime {
   size_t bytes_per_agent(BrainHandle brain) const;
 
   uint64_t script_errors() const;
+
+  // Snapshots (issue 15; guide "Snapshots", runtime/src/snapshot*.cpp). A snapshot names every
+  // loaded brain (file path + a hash of its compiled content) and holds every live agent: id,
+  // brain, node state (statuses, counters, timers, cooldowns, random composites' orders, fsm
+  // states, machine behaviors), blackboard, clock, random stream, the plain-data values of
+  // its Lua hook tables' `mem`. Running Lua tasks are not saved: after a restore they start
+  // again from their beginning, with `args.restored == true` on that first run.
+  void save(SnapshotWriter& out) const;
+  void save(AgentHandle agent, SnapshotWriter& out) const;  // one agent (nothing for a stale handle)
+  // Replaces every agent with the snapshot's (same ids, same tick order), each with a brain of
+  // this runtime loaded from the same file (load the brains first; restore loads nothing).
+  // The agents it replaces are dropped as they are (no stop hooks, no task cleanups). A brain
+  // whose compiled content changed since the save is remapped by node id as a hot reload
+  // would (a note says so). On any error returns false, fills `diagnostics` (no file name:
+  // the caller knows where the bytes came from) and leaves the runtime exactly as it was.
+  // `in` fails too when the bytes themselves are bad; otherwise it is left just past the
+  // snapshot (a snapshot can sit inside a bigger file). A saved brain no agent uses need not
+  // be loaded.
+  bool restore(SnapshotReader& in, std::vector<Diagnostic>& diagnostics);
+  // Adds the one agent of a save(agent, ...) snapshot (its id must be free); nullopt on error,
+  // the runtime untouched.
+  std::optional<AgentHandle> restore_agent(SnapshotReader& in, std::vector<Diagnostic>& diagnostics);
+  // The same bytes through streams (false when the stream fails).
+  bool save(std::ostream& out) const;
+  bool restore(std::istream& in, std::vector<Diagnostic>& diagnostics);
 
   RuntimeImpl& impl() { return *impl_; }
 
