@@ -94,8 +94,10 @@ BatchRuns::End BatchRuns::finish(const BatchInfo& info, std::ostream* out, std::
     line << "thicket: shard " << info.shard << "/" << info.shards << " of scenario " << info.scenario << ": ";
     if (outcomes_.empty()) line << "no run of the batch's " << info.plan_size;
     else line << outcomes_.size() << " of the batch's " << info.plan_size << " run(s) (run " << runs.str() << ")";
-    line << ", wall " << wall << " s, script errors: " << errors
-         << "; join the parts with: thicket merge OUT.csv|OUT.jsonl PART...";
+    line << ", wall " << wall << " s, script errors: " << errors;
+    if (!outcomes_.empty() && outcomes_.back().load_failed)
+      line << "; run " << outcomes_.back().index + 1 << " failed to load, which ends the batch";
+    line << "; join the parts with: thicket merge OUT.csv|OUT.jsonl PART...";
     if (out && !*out) {
       err << "thicket: error: the part file could not be written in full (disk full?)\n";
       end.status = 2;
