@@ -565,7 +565,9 @@ int cmd_scenario(const Options& o) {
   }
   RecordTee record_tee(record.get(), live ? live->sink() : nullptr);
   SimOptions so;
-  so.threads = static_cast<uint32_t>(o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency()));
+  // Default: every core, shared by the MPI ranks on this machine.
+  so.threads = static_cast<uint32_t>(o.threads ? o.threads
+                                               : std::max(1u, std::thread::hardware_concurrency() / cli::mpi_world().local_size));
   so.ticks = o.ticks_set ? o.ticks : spec->ticks;
   so.dt = o.dt_set ? o.dt : spec->dt;
   so.trusted = o.trusted;

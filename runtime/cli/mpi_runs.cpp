@@ -15,6 +15,7 @@ namespace {
 
 MpiWorld g_world;
 bool g_compared = false;
+bool g_setup_failed = false;  // then there is no batch, and no status to share after it
 
 // The first of these variables that is set: Open MPI's mpirun, then PMI(x), which Slurm's
 // srun and MPICH's launchers set.
@@ -47,6 +48,13 @@ const MpiWorld& mpi_start(int* argc, char*** argv) {
   g_world.rank = static_cast<uint32_t>(r);
   g_world.size = static_cast<uint32_t>(n);
   g_world.built = true;
+  // The ranks on this machine: they share its cores (the default --threads divides them).
+  MPI_Comm local;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, &local);
+  int local_n = 1;
+  MPI_Comm_size(local, &local_n);
+  MPI_Comm_free(&local);
+  g_world.local_size = static_cast<uint32_t>(std::max(1, local_n));
 #else
   (void)argc, (void)argv;
   g_world.rank = to_u32(rank);
@@ -73,6 +81,7 @@ int mpi_agree_setup(int status) {
   if (g_world.built && g_world.size > 1) {
     int worst = 0;
     MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    g_setup_failed = worst != 0;
     if (status == 0 && worst != 0 && g_world.rank == 0)
       std::cerr << "thicket: another MPI rank could not set up the batch (exit status " << worst
                 << "): every rank must see the same files; run it on one process to see why\n";
@@ -116,7 +125,7 @@ std::vector<std::string> mpi_receive_from_ranks() {
 
 int mpi_share_status(int status) {
 #ifdef THICKET_MPI
-  if (g_world.built && g_world.size > 1) MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (g_world.built && g_world.size > 1 && !g_setup_failed) MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
 #endif
   return status;
 }

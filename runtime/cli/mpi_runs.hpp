@@ -12,6 +12,7 @@ namespace thicket::cli {
 
 struct MpiWorld {
   uint32_t rank = 0, size = 1;
+  uint32_t local_size = 1;  // ranks on this machine (MPI built in), which share its cores
   bool launched = false;  // started by mpirun / srun (their environment variables say so)
   bool built = false;     // this thicket was built with MPI and has joined the job
 };

@@ -93,5 +93,10 @@ for args in "--shard 1/2 --out $dir/p.jsonl" "--watch"; do
   [[ $(grep -c '^thicket: ' "$dir/usage_err") == 1 ]] && ok || bad "the usage error should be said once: $(cat "$dir/usage_err")"
 done
 
+# Rank 0 cannot write --out: every rank stops (64), none waits for it.
+timeout 60 "$mpirun" --oversubscribe -n 2 "$thicket" run "$arena" --ticks 1 --out "$dir/nowhere/o.csv" >/dev/null 2>"$dir/setup_err"
+[[ $? == 64 ]] && ok || bad "an output file rank 0 cannot write: exit 64 expected: $(cat "$dir/setup_err")"
+grep -q "cannot write the output file" "$dir/setup_err" && ok || bad "the setup error: $(cat "$dir/setup_err")"
+
 echo "mpi: $pass passed, $fail failed"
 [[ $fail == 0 ]]
