@@ -309,6 +309,10 @@ bool is_scenario(const std::string& path);
 bool check_scenario(const std::string& file, std::vector<Diagnostic>& diags) {
   auto spec = load_scenario(file, diags);
   if (!spec) return false;
+  check_sweep_blackboard(*spec, spec->sweep, false, diags);  // swept blackboard values against the brains
+  std::string why;
+  if (!spec->sweep.empty() && !sweep_sets(*spec, spec->sweep, why))  // e.g. too many agents in some set
+    diags.push_back({Severity::Error, file, spec->sweep.front().line, spec->sweep.front().column, why});
   SimOptions so;
   so.ticks = 0;
   so.log = [](const std::string& line) { std::cerr << line << "\n"; };
@@ -516,14 +520,14 @@ int cmd_scenario(const Options& o) {
   // The batch: every parameter set x seed, in index order (run_plan.hpp); no sweep: --runs seeds.
   std::string sweep_why;
   bool sweep_usage = false;
-  auto sets = cli::sweep_param_sets(*spec, o.sets, sweep_why, sweep_usage);
+  std::vector<Diagnostic> sweep_diags;
+  auto sets = cli::sweep_param_sets(*spec, o.sets, o.trusted, sweep_why, sweep_usage, sweep_diags);
   if (!sets) {
     if (sweep_usage) {  // a bad --set: the message says what to write; the usage text would bury it
       std::cerr << "thicket: error: " << sweep_why << "\n";
       return kExitUsage;
     }
-    print_diagnostics({{Severity::Error, o.files[0], spec->sweep.empty() ? 0 : spec->sweep.front().line,
-                        spec->sweep.empty() ? 0 : spec->sweep.front().column, sweep_why}});
+    print_diagnostics(sweep_diags);
     return kExitLoad;
   }
   if (cli::is_sweep(*sets) && (o.watch || o.live.serve))

@@ -5,8 +5,8 @@
 
 namespace thicket::cli {
 
-std::optional<ParamSets> sweep_param_sets(const ScenarioSpec& spec, const std::vector<std::string>& set_args,
-                                          std::string& why, bool& usage) {
+std::optional<ParamSets> sweep_param_sets(const ScenarioSpec& spec, const std::vector<std::string>& set_args, bool trusted,
+                                          std::string& why, bool& usage, std::vector<Diagnostic>& diags) {
   std::vector<SweepAxis> command_line;
   for (const std::string& arg : set_args) {
     auto axis = parse_set_option(arg, spec, why);
@@ -23,9 +23,23 @@ std::optional<ParamSets> sweep_param_sets(const ScenarioSpec& spec, const std::v
     command_line.push_back(std::move(*axis));
   }
   usage = false;
-  auto sets = sweep_sets(spec, merge_axes(spec.sweep, command_line), why);
+  const std::vector<SweepAxis> axes = merge_axes(spec.sweep, command_line);
+  auto sets = sweep_sets(spec, axes, why);
   if (!sets) {
     usage = !set_args.empty();
+    if (!usage) diags.push_back({Severity::Error, spec.path, axes.front().line, axes.front().column, why});
+    return std::nullopt;
+  }
+  std::vector<Diagnostic> found;
+  check_sweep_blackboard(spec, axes, trusted, found);
+  for (const Diagnostic& d : found)
+    if (d.line == 0) {  // from --set
+      why = d.message;
+      usage = true;
+      return std::nullopt;
+    }
+  if (!found.empty()) {
+    diags.insert(diags.end(), found.begin(), found.end());
     return std::nullopt;
   }
   ParamSets out;

@@ -10,10 +10,11 @@
 
 namespace thicket::cli {
 
-// nullopt with why on a bad --set (usage = true: exit 64) or an impossible set (usage = false:
-// exit 2). No sweep and no --set: no names, one empty set, no seeds.
-std::optional<ParamSets> sweep_param_sets(const ScenarioSpec& spec, const std::vector<std::string>& set_args,
-                                          std::string& why, bool& usage);
+// nullopt on a bad --set (usage = true, why: exit 64) or a bad sweep in the file (usage =
+// false, the errors in diags: exit 2). Swept blackboard values are checked against the brains
+// (loaded with `trusted`). No sweep and no --set: no names, one empty set, no seeds.
+std::optional<ParamSets> sweep_param_sets(const ScenarioSpec& spec, const std::vector<std::string>& set_args, bool trusted,
+                                          std::string& why, bool& usage, std::vector<Diagnostic>& diags);
 
 // Whether the batch is a sweep (keys or a seed list): its rows carry parameters and its summary
 // groups by parameter set. Otherwise output is as before sweeps existed.

@@ -45,6 +45,9 @@ if grep -q '^thicket: metric ' "$dir/err1"; then bad "a sweep has no ungrouped m
 head -1 "$dir/set.jsonl" | grep -q '^{"run":1,"seed":3,"groups.west_post.count":10,"groups.players.vehicle.max_speed":2,"groups.east_post.blackboard.home_x":110,"ticks":20,' &&
   ok || bad "JSONL row 1: $(head -1 "$dir/set.jsonl")"
 sed -n 3p "$dir/set.jsonl" | grep -q '"groups.players.vehicle.max_speed":3.5,' && ok || bad "JSONL row 3: $(sed -n 3p "$dir/set.jsonl")"
+"$thicket" run "$arena_dir/arena.yaml" --ticks 5 --set groups.west_post.blackboard.invincible=false,true --out "$dir/bool.jsonl" --quiet 2>/dev/null
+[[ $(grep -o '"groups.west_post.blackboard.invincible":[a-z]*' "$dir/bool.jsonl" | tr '\n' ' ') == '"groups.west_post.blackboard.invincible":false "groups.west_post.blackboard.invincible":true ' ]] &&
+  ok || bad "JSONL booleans: $(cat "$dir/bool.jsonl")"
 # A seed list alone groups all runs in one set.
 "$thicket" run "$arena_dir/arena.yaml" --ticks 10 --set seed=1,2,3 --out "$dir/seeds.csv" --quiet 2>"$dir/seeds_err"
 [[ $(cut -d, -f1-3 "$dir/seeds.csv" | tr '\n' ' ') == "run,seed,ticks 1,1,10 2,2,10 3,3,10 " ]] && ok || bad "seed list rows: $(cut -d, -f1-3 "$dir/seeds.csv")"
@@ -78,6 +81,13 @@ grep -q "bad.yaml:$((line + 1)):13: error: sweep key 'seed': the value must be a
 grep -q "^thicket: error: --set: sweep key 'groups.west_post.vehicle.max_sped': group 'west_post' has no 'vehicle.max_sped'; did you mean 'vehicle.max_speed'?" "$dir/set_bad" && ok || bad "bad --set key: $(cat "$dir/set_bad")"
 "$thicket" run "$dir/sweep.yaml" --ticks 5 --set groups.west_post.count=5,0 2>"$dir/set_bad2"
 [[ $? == 64 ]] && grep -q "must be a whole number from 1 to 100000, got '0'" "$dir/set_bad2" && ok || bad "bad --set value: $(cat "$dir/set_bad2")"
+"$thicket" run "$dir/sweep.yaml" --ticks 5 --set groups.west_post.blackboard.hom_x=1 2>"$dir/set_bad3"
+[[ $? == 64 ]] && grep -q "blackboard key 'hom_x' is not declared by the brain .*minion.yaml of group 'west_post'; did you mean 'home_x'?" "$dir/set_bad3" && ok || bad "bad --set blackboard key: $(cat "$dir/set_bad3")"
+"$thicket" run "$dir/sweep.yaml" --ticks 5 --set groups.west_post.blackboard.invincible=true,7 2>"$dir/set_bad4"
+[[ $? == 64 ]] && grep -q "the value 7 does not fit 'invincible', which the brain .* declares as boolean" "$dir/set_bad4" && ok || bad "bad --set blackboard type: $(cat "$dir/set_bad4")"
+{ cat "$dir/sweep.yaml"; printf '  groups.players.blackboard.helth: [1, 2]\n'; } > "$dir/bb.yaml"
+"$thicket" check "$dir/bb.yaml" 2>"$dir/check_bb"
+[[ $? == 2 ]] && grep -q "bb.yaml:$((line + 2)):3: error: sweep key 'groups.players.blackboard.helth': .*did you mean 'health'?" "$dir/check_bb" && ok || bad "bad file blackboard key: $(cat "$dir/check_bb")"
 "$thicket" run "$arena_dir/player.yaml" --set seed=1 2>/dev/null
 [[ $? == 64 ]] && ok || bad "--set on a brain file should exit 64"
 "$thicket" run "$dir/sweep.yaml" --watch 2>/dev/null

@@ -10,6 +10,7 @@
 #include "../../runtime/cli/run_plan.hpp"
 #include "sample_stats.hpp"
 #include "scenario_fixture.hpp"
+#include "schema.hpp"
 #include "sweep.hpp"
 
 namespace {
@@ -127,7 +128,11 @@ TEST_CASE("sweep: applying a parameter set changes a copy of the spec") {
   CHECK(spec.groups[0].count == 4);  // the original is left alone
   // More agents than a scenario may have.
   CHECK_FALSE(thicket::apply_param_set(spec, {"groups.minions.count", "groups.players.count"}, {"60000", "60000"}, why));
-  CHECK(why.find("120000 agents") != std::string::npos);
+  CHECK(why == "it gives 120000 agents; a scenario may have at most 100000 agents in all");
+  std::vector<thicket::SweepAxis> axes = {{"groups.minions.count", {"10", "60000"}, 1, 1}, {"groups.players.count", {"60000"}, 2, 1}};
+  CHECK_FALSE(thicket::sweep_sets(spec, axes, why));
+  CHECK(why == "parameter set 2 (groups.minions.count=60000 groups.players.count=60000): it gives 120000 agents; a scenario "
+               "may have at most 100000 agents in all");
 }
 
 TEST_CASE("sweep: --set parses KEY=V1,V2 and checks keys and values, with did you mean") {
@@ -213,4 +218,25 @@ TEST_CASE("sweep: Student's t quantiles and the interval of the mean") {
   CHECK(one.n == 1);
   CHECK(one.half_width == 0);
   CHECK(thicket::sample_stats({}).n == 0);
+}
+
+TEST_CASE("sweep: the schema takes the key forms and refuses others") {
+  std::string why;
+  auto set = thicket::SchemaSet::load(THICKET_SOURCE_DIR "/schemas", why);
+  REQUIRE_MESSAGE(set.has_value(), why);
+  auto schema_errors = [&](const std::string& sweep) {
+    std::vector<thicket::SchemaError> errors;
+    set->validate(YAML::Load(kBase + sweep), "scenario.schema.json", errors);
+    return errors.size();
+  };
+  CHECK(schema_errors("") == 0);
+  CHECK(schema_errors("sweep:\n  seed: [1, 2]\n  groups.minions.count: [1, 2]\n  groups.minions.vehicle.max_speed: 3\n"
+                      "  groups.minions.blackboard.home_x: [1, true, text]\n  groups.minions.senses.sight.cones.0.range: [4]\n"
+                      "  groups.minions.senses.hearing.threshold: [0.5]\n  groups.minions.senses.memory: [1]\n") == 0);
+  CHECK(schema_errors("sweep: {}\n") > 0);
+  CHECK(schema_errors("sweep: {sed: [1]}\n") > 0);
+  CHECK(schema_errors("sweep: {groups.minions.spawn: [1]}\n") > 0);
+  CHECK(schema_errors("sweep: {groups.minions.count: []}\n") > 0);
+  CHECK(schema_errors("sweep: {groups.minions.count: [1, 1]}\n") > 0);
+  CHECK(schema_errors("sweep: {groups.minions.count: [[1]]}\n") > 0);
 }

@@ -44,9 +44,9 @@ bool is_identifier(const std::string& s) {
   return true;
 }
 
-// A blackboard value written as text: a whole number, a number, true/false, else text (as a
-// plain YAML scalar reads; a sweep value's type comes from its text, not from quotes).
-Value blackboard_value(const std::string& text) {
+}  // namespace
+
+Value sweep_value(const std::string& text) {
   int64_t i = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), i);
   if (ec == std::errc() && end == text.data() + text.size() && !text.empty()) return i;
@@ -55,6 +55,8 @@ Value blackboard_value(const std::string& text) {
   if (text == "false") return false;
   return text;
 }
+
+namespace {
 
 // What a key names, once resolved against a spec.
 struct Target {
@@ -214,7 +216,7 @@ bool set_value(ScenarioSpec& spec, const Target& t, const std::string& key, cons
   }
   if (t.kind == Target::Kind::Blackboard) {
     if (text.empty()) return bad("a number, true/false or text");
-    Value v = blackboard_value(text);
+    Value v = sweep_value(text);
     auto at = std::find_if(g.blackboard.begin(), g.blackboard.end(), [&](const auto& kv) { return kv.first == t.field; });
     if (at != g.blackboard.end()) at->second = std::move(v);
     else g.blackboard.emplace_back(t.field, std::move(v));
@@ -277,6 +279,13 @@ void add_error(std::vector<Diagnostic>& diags, const std::string& path, const YA
 }
 
 }  // namespace
+
+std::optional<std::pair<size_t, std::string>> blackboard_target(const ScenarioSpec& spec, const std::string& key) {
+  std::string why;
+  auto t = resolve(spec, key, why);
+  if (!t || t->kind != Target::Kind::Blackboard) return std::nullopt;
+  return std::pair(t->group, t->field);
+}
 
 bool apply_param(ScenarioSpec& spec, const std::string& key, const std::string& value, std::string& why) {
   auto t = resolve(spec, key, why);
@@ -393,7 +402,7 @@ std::optional<ScenarioSpec> apply_param_set(const ScenarioSpec& spec, const std:
   uint64_t agents = 0;
   for (const AgentGroup& g : out.groups) agents += g.count;
   if (agents > kMaxAgents) {
-    why = "a parameter set gives " + std::to_string(agents) + " agents; a scenario may have at most " +
+    why = "it gives " + std::to_string(agents) + " agents; a scenario may have at most " +
           std::to_string(kMaxAgents) + " agents in all";
     return std::nullopt;
   }
@@ -427,7 +436,12 @@ std::optional<SweepSets> sweep_sets(const ScenarioSpec& spec, const std::vector<
       set[k] = params[k]->values[rest % params[k]->values.size()];
       rest /= params[k]->values.size();
     }
-    if (!apply_param_set(spec, sets.names, set, why)) return std::nullopt;
+    if (!apply_param_set(spec, sets.names, set, why)) {
+      std::string which;
+      for (size_t k = 0; k < set.size(); ++k) which += (k ? " " : "") + sets.names[k] + "=" + set[k];
+      why = "parameter set " + std::to_string(i + 1) + " (" + which + "): " + why;
+      return std::nullopt;
+    }
     sets.values.push_back(std::move(set));
   }
   return sets;

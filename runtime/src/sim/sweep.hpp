@@ -61,4 +61,18 @@ std::optional<SweepSets> sweep_sets(const ScenarioSpec& spec, const std::vector<
 std::optional<ScenarioSpec> apply_param_set(const ScenarioSpec& spec, const std::vector<std::string>& names,
                                             const std::vector<std::string>& values, std::string& why);
 
+// A swept blackboard value's type comes from its text: a whole number, a number, true/false,
+// else text (as a plain YAML scalar reads; quotes in the file do not make "5" text).
+Value sweep_value(const std::string& text);
+
+// For a key groups.NAME.blackboard.KEY: the group's index and KEY; nullopt for other keys.
+std::optional<std::pair<size_t, std::string>> blackboard_target(const ScenarioSpec& spec, const std::string& key);
+
+// Every swept blackboard value against its group's brain (sweep_brains.cpp): the brain must
+// declare the key ("did you mean") and the value must fit its type. An axis from the file is
+// reported at its key; one from --set (line 0) with "--set: " before the message. Brains that
+// fail to load are left to the run, which reports them.
+void check_sweep_blackboard(const ScenarioSpec& spec, const std::vector<SweepAxis>& axes, bool trusted,
+                            std::vector<Diagnostic>& diags);
+
 }  // namespace thicket

@@ -1,0 +1,68 @@
+// Swept blackboard values checked against the groups' brains before any run (see sweep.hpp):
+// the same checks Simulation::create makes of a group's `blackboard:`, but for every value of
+// every parameter set at once, at the sweep's place, with the brain's keys to suggest from.
+#include <algorithm>
+#include <map>
+
+#include "runtime_impl.hpp"
+#include "suggest.hpp"
+#include "sweep.hpp"
+#include "thicket/value.hpp"
+
+namespace thicket {
+
+void check_sweep_blackboard(const ScenarioSpec& spec, const std::vector<SweepAxis>& axes, bool trusted,
+                            std::vector<Diagnostic>& diags) {
+  RuntimeOptions ro;
+  ro.trusted = trusted;
+  ro.log = [](const std::string&) {};  // a leaf file's load-time prints belong to the run
+  std::optional<Runtime> rt;
+  struct Probe {
+    BrainHandle brain;
+    AgentHandle agent;
+  };
+  std::map<std::string, std::optional<Probe>> agents;  // one agent per brain file
+  for (const SweepAxis& axis : axes) {
+    auto target = blackboard_target(spec, axis.key);
+    if (!target) continue;
+    const AgentGroup& group = spec.groups[target->first];
+    const std::string& key = target->second;
+    if (!rt) rt.emplace(ro);
+    auto [at, fresh] = agents.try_emplace(group.brain);
+    if (fresh) {
+      std::vector<Diagnostic> brain_diags;  // the run reports a brain that does not load
+      if (auto brain = rt->load_file(group.brain, brain_diags)) at->second = Probe{*brain, rt->spawn(*brain)};
+    }
+    if (!at->second) continue;
+    const AgentHandle agent = at->second->agent;
+    const Program& program = *rt->impl().brains[at->second->brain.index]->program;
+    auto report = [&](const std::string& message) {
+      Diagnostic d;
+      d.file = spec.path;
+      d.line = axis.line;
+      d.column = axis.column;
+      d.message = (axis.line == 0 ? "--set: " : "") + message;
+      diags.push_back(std::move(d));
+    };
+    const std::string where = "sweep key '" + axis.key + "': ";
+    if (!rt->get(agent, key)) {
+      std::vector<std::string> declared;
+      for (const BlackboardKey& k : program.blackboard) declared.push_back(k.name);
+      report(where + "blackboard key '" + key + "' is not declared by the brain " + group.brain + " of group '" +
+             group.name + "'" + did_you_mean(key, declared) +
+             (declared.empty() ? std::string(" (it declares no keys)") : " (keys: " + join_names(declared) + ")"));
+      continue;
+    }
+    auto declared = std::find_if(program.blackboard.begin(), program.blackboard.end(),
+                                 [&](const BlackboardKey& k) { return k.name == key; });
+    for (const std::string& text : axis.values)
+      if (!rt->set(agent, key, sweep_value(text))) {
+        report(where + "the value " + text + " does not fit '" + key + "', which the brain " + group.brain + " declares as " +
+               (declared == program.blackboard.end() ? std::string("another type")
+                                                     : std::string(value_type_name(declared->type))));
+        break;
+      }
+  }
+}
+
+}  // namespace thicket
