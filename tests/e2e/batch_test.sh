@@ -155,5 +155,14 @@ printf 'tree: t\nroot: {wait: {seconds: 1}}\n' > "$dir/brain.yaml"
 "$thicket" run "$dir/brain.yaml" --shard 1/2 >/dev/null 2>&1
 [[ $? == 64 ]] && ok || bad "--shard on a brain file should be a usage error (64)"
 
+# ---- a thicket built without MPI, started by mpirun -n 2: refused once, not run twice
+if command -v mpirun >/dev/null 2>&1 && ! grep -q 'THICKET_MPI:BOOL=ON' "$(dirname "$thicket")/CMakeCache.txt" 2>/dev/null; then
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 60 mpirun --oversubscribe -n 2 "$thicket" run "$arena" \
+    --ticks 1 --out "$dir/twice.csv" >/dev/null 2>"$dir/mpi_err"
+  [[ $? == 64 ]] && ok || bad "mpirun of a thicket without MPI should exit 64: $(cat "$dir/mpi_err")"
+  [[ $(grep -c '^thicket: this thicket is built without MPI' "$dir/mpi_err") == 1 ]] && ok || bad "said once: $(cat "$dir/mpi_err")"
+  [[ ! -e "$dir/twice.csv" ]] && ok || bad "nothing should be written"
+fi
+
 echo "batch: $pass passed, $fail failed"
 [[ $fail == 0 ]]

@@ -57,6 +57,12 @@ mv "$dir/rec.jsonl" "$dir/rec2.jsonl"
 "$thicket" run "$arena" --ticks 40 --threads 2 --quiet --record "$dir/rec.jsonl" 2>/dev/null
 cmp -s "$dir/rec.jsonl" "$dir/rec2.jsonl" && ok || bad "the record of run 1 differs under mpirun"
 
+# A sweep (rows carry their parameters, the summary groups by set), 3 ranks, 2 runs a set.
+sed -e "s|brain: |brain: $here/scripts/examples/arena/|" "$arena" > "$dir/sweep.yaml"
+printf 'sweep:\n  groups.west_post.count: [20, 60]\n' >> "$dir/sweep.yaml"
+compare sweep jsonl 3 run "$dir/sweep.yaml" --ticks 20 --runs 2 --threads 1 --set groups.players.vehicle.max_speed=4,6
+grep -q '^thicket: set 4 ' "$dir/sweep-3.err" && ok || bad "the sweep's summary by set under mpirun: $(cat "$dir/sweep-3.err")"
+
 # Script errors on every run (exit 1), their log lines in run order in --log; --strict ends the
 # batch at the first run it stops; a run that fails to load ends it with exit 2.
 mkdir "$dir/w"
