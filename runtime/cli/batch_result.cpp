@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 namespace thicket::cli {
@@ -161,6 +164,7 @@ std::string encode_batch_info(const BatchInfo& b) {
             {"shard", b.shard},
             {"shards", b.shards},
             {"scenario", b.scenario},
+            {"fingerprint", b.fingerprint},
             {"ticks", b.ticks},
             {"dt", number(b.dt)},
             {"first_seed", b.first_seed},
@@ -187,6 +191,7 @@ bool decode_batch_info(const std::string& line, BatchInfo& b, std::string& why) 
   Reader in{j, why};
   b = BatchInfo{};
   if (!in.u32("shard", b.shard) || !in.u32("shards", b.shards) || !in.text("scenario", b.scenario) ||
+      !in.text("fingerprint", b.fingerprint) ||
       !in.u64("ticks", b.ticks) || !in.real("dt", b.dt) || !in.u64("first_seed", b.first_seed) ||
       !in.u64("runs", b.runs) || !in.u64("plan_size", b.plan_size) || !in.u32("threads", b.threads))
     return false;
@@ -211,6 +216,9 @@ bool same_batch(const BatchInfo& a, const BatchInfo& b, std::string& why) {
     return false;
   };
   if (a.scenario != b.scenario) return differ("scenario", a.scenario, b.scenario);
+  if (a.fingerprint != b.fingerprint)
+    return differ("the scenario or its brain files were edited between the shards: fingerprint", a.fingerprint,
+                  b.fingerprint);
   if (a.shards != b.shards) return differ("shard count", std::to_string(a.shards), std::to_string(b.shards));
   if (a.ticks != b.ticks) return differ("--ticks", std::to_string(a.ticks), std::to_string(b.ticks));
   if (a.dt != b.dt) return differ("--dt", json(a.dt).dump(), json(b.dt).dump());
@@ -221,6 +229,21 @@ bool same_batch(const BatchInfo& a, const BatchInfo& b, std::string& why) {
     return differ("sweep", json(a.sets.names).dump() + json(a.sets.values).dump(),
                   json(b.sets.names).dump() + json(b.sets.values).dump());
   return true;
+}
+
+std::string batch_fingerprint(const std::vector<std::string>& files) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](const std::string& bytes) {
+    for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+  };
+  for (const auto& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    mix(in ? std::string(std::istreambuf_iterator<char>(in), {}) : f);
+    mix(std::string(1, '\0'));
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
 }
 
 void keep_batch_prefix(std::vector<RunOutcome>& outcomes) {

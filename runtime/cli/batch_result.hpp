@@ -29,6 +29,9 @@ struct RunOutcome {
 // What the rows and the summary of a batch need besides its runs: the first line of a part file.
 struct BatchInfo {
   std::string scenario;  // the scenario's name (`scenario:`)
+  // The scenario file's and its brain files' bytes, hashed (batch_fingerprint): parts made
+  // from edited files do not merge. Empty: not checked.
+  std::string fingerprint;
   uint64_t ticks = 0, first_seed = 0, runs = 0, plan_size = 0;
   double dt = 0;
   uint32_t threads = 1;  // of the process that wrote it (the summary says it; results do not depend on it)
@@ -42,6 +45,9 @@ std::string encode_batch_info(const BatchInfo& info);
 bool decode_batch_info(const std::string& line, BatchInfo& info, std::string& why);
 // Whether two parts describe the same batch (all but threads and the shard number); why not.
 bool same_batch(const BatchInfo& a, const BatchInfo& b, std::string& why);
+// FNV-1a (64 bits, hex) over the files' bytes in order; a file that cannot be read counts as
+// its name alone.
+std::string batch_fingerprint(const std::vector<std::string>& files);
 
 // What a single process would have kept of these outcomes (any order, distinct indices): sorted
 // by index, runs 0, 1, 2 ... while consecutive, up to and including a run stopped by --strict,

@@ -662,7 +662,9 @@ int cmd_scenario(const Options& o) {
     if (res.stopped_strict || res.stopped_reload) break;
   }
   if (batch.collects()) {  // a shard's part file; under MPI, every rank's runs to rank 0
-    const cli::BatchInfo info{spec->name, so.ticks, o.seed_set ? o.seed : spec->seed, o.runs, plan.size(), so.dt,
+    std::vector<std::string> files{spec->path};
+    for (const auto& g : spec->groups) files.push_back(g.brain);
+    const cli::BatchInfo info{spec->name, cli::batch_fingerprint(files), so.ticks, o.seed_set ? o.seed : spec->seed, o.runs, plan.size(), so.dt,
                               so.threads, *sets, o.shards ? o.shard : 1, o.shards ? o.shards : 1};
     std::ostream& log_to = log_file.is_open() ? static_cast<std::ostream&>(log_file) : std::cerr;
     auto end = batch.finish(info, out.is_open() ? &out : nullptr, std::cerr, log_to, series.is_open() ? &series : nullptr);

@@ -127,6 +127,10 @@ merge_fails "a shard twice" 2 "arena-part1.jsonl:1:1: error: shard 1/3 again (al
 merge_fails "a part of another batch" 2 "other2.jsonl:1:1: error: not a part of the same batch as .*: --ticks 40 against 41" "$p1" "$dir/other2.jsonl" "$p3"
 "$thicket" run "$arena" --ticks 40 --runs 7 --threads 1 --quiet --shard 2/4 --out "$dir/four2.jsonl" 2>/dev/null
 merge_fails "another shard count" 2 "shard count 3 against 4" "$p1" "$dir/four2.jsonl" "$p3"
+# The same scenario edited (here: its brains named by full path) between two shards' starts.
+sed -e "s|brain: |brain: $arena_dir/|" "$arena" > "$dir/edited.yaml"
+"$thicket" run "$dir/edited.yaml" --ticks 40 --runs 7 --threads 1 --quiet --shard 2/3 --out "$dir/edited2.jsonl" 2>/dev/null
+merge_fails "a part from an edited scenario" 2 "edited2.jsonl:1:1: error: not a part of the same batch as .*: the scenario or its brain files were edited" "$p1" "$dir/edited2.jsonl" "$p3"
 head -n 2 "$p2" > "$dir/cut2.jsonl"
 merge_fails "a part cut short" 2 "cut2.jsonl:2:1: error: the part is cut short (no end line)" "$p1" "$dir/cut2.jsonl" "$p3"
 merge_fails "a CSV given as a part" 2 "arena-single.csv:1:1: error: it does not start with a part header" "$p1" "$dir/arena-single.csv" "$p3"

@@ -89,6 +89,7 @@ TEST_CASE("batch result: a load failure, and lines that are not outcomes") {
 TEST_CASE("batch result: part headers say which batch they belong to") {
   BatchInfo a;
   a.scenario = "arena";
+  a.fingerprint = "0123456789abcdef";
   a.ticks = 50;
   a.dt = 0.1;
   a.first_seed = 7;
@@ -110,6 +111,10 @@ TEST_CASE("batch result: part headers say which batch they belong to") {
   b.ticks = 51;
   CHECK_FALSE(same_batch(a, b, why));
   CHECK(why == "--ticks 50 against 51");
+  b = a;
+  b.fingerprint = "0123456789abcdee";
+  CHECK_FALSE(same_batch(a, b, why));
+  CHECK(why.find("edited between the shards") != std::string::npos);
   std::string line = encode_batch_info(a);
   line.replace(line.find("\"thicket_part\":1"), 16, "\"thicket_part\":2");
   CHECK_FALSE(decode_batch_info(line, b, why));
