@@ -165,6 +165,7 @@ std::string encode_batch_info(const BatchInfo& b) {
             {"shards", b.shards},
             {"scenario", b.scenario},
             {"fingerprint", b.fingerprint},
+            {"series", b.series},
             {"ticks", b.ticks},
             {"dt", number(b.dt)},
             {"first_seed", b.first_seed},
@@ -191,7 +192,7 @@ bool decode_batch_info(const std::string& line, BatchInfo& b, std::string& why) 
   Reader in{j, why};
   b = BatchInfo{};
   if (!in.u32("shard", b.shard) || !in.u32("shards", b.shards) || !in.text("scenario", b.scenario) ||
-      !in.text("fingerprint", b.fingerprint) ||
+      !in.text("fingerprint", b.fingerprint) || !in.text("series", b.series) ||
       !in.u64("ticks", b.ticks) || !in.real("dt", b.dt) || !in.u64("first_seed", b.first_seed) ||
       !in.u64("runs", b.runs) || !in.u64("plan_size", b.plan_size) || !in.u32("threads", b.threads))
     return false;
@@ -223,6 +224,8 @@ bool same_batch(const BatchInfo& a, const BatchInfo& b, std::string& why) {
   if (a.ticks != b.ticks) return differ("--ticks", std::to_string(a.ticks), std::to_string(b.ticks));
   if (a.dt != b.dt) return differ("--dt", json(a.dt).dump(), json(b.dt).dump());
   if (a.first_seed != b.first_seed) return differ("--seed", std::to_string(a.first_seed), std::to_string(b.first_seed));
+  if (a.series != b.series)
+    return differ("--series", a.series.empty() ? "(none)" : a.series, b.series.empty() ? "(none)" : b.series);
   if (a.runs != b.runs) return differ("--runs", std::to_string(a.runs), std::to_string(b.runs));
   if (a.sets.names != b.sets.names || a.sets.values != b.sets.values || a.sets.seeds != b.sets.seeds ||
       a.plan_size != b.plan_size)

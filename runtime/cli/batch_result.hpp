@@ -34,6 +34,7 @@ struct BatchInfo {
   std::string fingerprint;
   uint64_t ticks = 0, first_seed = 0, runs = 0, plan_size = 0;
   double dt = 0;
+  std::string series;    // "csv" or "jsonl": the runs carry --series lines in that format; "": none
   uint32_t threads = 1;  // of the process that wrote it (the summary says it; results do not depend on it)
   ParamSets sets;
   uint32_t shard = 1, shards = 1;  // --shard I/K (1/1: not sharded)

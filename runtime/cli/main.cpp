@@ -72,7 +72,8 @@ const char* kUsage =
     "                            [--serve [ADDR:]PORT] [--speed F] [--serve-exit]   watch it live in a browser\n"
     "                            [--shard I/K --out PART.jsonl]   only runs i with i % K = I - 1, for merge\n"
     "       mpirun -n K thicket run SCENARIO ...   the runs over K ranks (a build with -DTHICKET_MPI=ON)\n"
-    "       thicket merge OUT.csv|OUT.jsonl PART.jsonl...   --shard's parts as one --out, and the summary\n"
+    "       thicket merge OUT.csv|OUT.jsonl PART.jsonl... [--series FILE.csv|FILE.jsonl]   --shard's parts as one\n"
+    "                            --out (and --series), and the summary\n"
     "       thicket check FILE...\n"
     "       thicket dot FILE|SCENARIO\n"
     "       thicket dump FILE|SCENARIO\n"
@@ -501,8 +502,8 @@ int cmd_scenario(const Options& o) {
   if (o.shards) {
     if (!ends_with(o.out, ".jsonl"))
       return usage_error("--shard writes its runs to a part file of JSON lines for thicket merge: it needs --out PART.jsonl");
-    if (!o.record.empty() || !o.trace.empty() || o.explain || !o.series.empty() || o.watch || o.live.serve)
-      return usage_error("--record, --trace, --explain, --series, --watch and --serve do not go with --shard (run them unsharded or under mpirun)");
+    if (!o.record.empty() || !o.trace.empty() || o.explain || o.watch || o.live.serve)
+      return usage_error("--record, --trace, --explain, --watch and --serve do not go with --shard (run them unsharded or under mpirun)");
   }
   std::ofstream log_file;
   if (!o.log.empty() && batch.prints()) {
@@ -549,8 +550,9 @@ int cmd_scenario(const Options& o) {
   }
   std::optional<SeriesFormat> series_fmt;
   if (!o.series.empty()) {
-    if (batch.prints()) series.open(o.series);
-    if (batch.prints() && !series) return usage_error("cannot write the series file '" + o.series + "'");
+    const bool writes_series = batch.prints() && !batch.sharded();  // a shard's go into its part
+    if (writes_series) series.open(o.series);
+    if (writes_series && !series) return usage_error("cannot write the series file '" + o.series + "'");
     series_fmt = series_format(o.series);
   }
   const bool jsonl = o.out.size() > 6 && o.out.compare(o.out.size() - 6, 6, ".jsonl") == 0;
@@ -664,8 +666,10 @@ int cmd_scenario(const Options& o) {
   if (batch.collects()) {  // a shard's part file; under MPI, every rank's runs to rank 0
     std::vector<std::string> files{spec->path};
     for (const auto& g : spec->groups) files.push_back(g.brain);
-    const cli::BatchInfo info{spec->name, cli::batch_fingerprint(files), so.ticks, o.seed_set ? o.seed : spec->seed, o.runs, plan.size(), so.dt,
-                              so.threads, *sets, o.shards ? o.shard : 1, o.shards ? o.shards : 1};
+    const std::string series_kind = !series_fmt ? "" : *series_fmt == SeriesFormat::Jsonl ? "jsonl" : "csv";
+    const cli::BatchInfo info{spec->name, cli::batch_fingerprint(files), so.ticks, o.seed_set ? o.seed : spec->seed,
+                              o.runs, plan.size(), so.dt, series_kind, so.threads, *sets,
+                              o.shards ? o.shard : 1, o.shards ? o.shards : 1};
     std::ostream& log_to = log_file.is_open() ? static_cast<std::ostream&>(log_file) : std::cerr;
     auto end = batch.finish(info, out.is_open() ? &out : nullptr, std::cerr, log_to, series.is_open() ? &series : nullptr);
     if (!end.goes_on) return end.status;

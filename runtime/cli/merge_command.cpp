@@ -84,16 +84,35 @@ int merge_command(int argc, char** argv, const char* usage) {
     std::cerr << "thicket: " << message << "\n" << usage;
     return kExitUsage;
   };
-  if (argc < 4) return usage_error("thicket merge needs OUT.csv or OUT.jsonl, then the part files of every shard");
-  const std::string out_path = argv[2];
-  if (out_path.rfind("--", 0) == 0) return usage_error("thicket merge takes no options, got '" + out_path + "'");
+  // OUT, the parts, and --series FILE anywhere after the command.
+  std::vector<std::string> args;
+  std::string series_path;
+  for (int a = 2; a < argc; ++a) {
+    const std::string arg = argv[a];
+    if (arg == "--series") {
+      if (a + 1 >= argc) return usage_error("--series needs FILE.csv or FILE.jsonl");
+      series_path = argv[++a];
+    } else if (arg.rfind("--", 0) == 0) {
+      return usage_error("unknown option '" + arg + "' of thicket merge (it has --series FILE)");
+    } else {
+      args.push_back(arg);
+    }
+  }
+  if (args.size() < 2) return usage_error("thicket merge needs OUT.csv or OUT.jsonl, then the part files of every shard");
+  const std::string out_path = args[0];
   const bool jsonl = ends_with(out_path, ".jsonl");
   if (!jsonl && !ends_with(out_path, ".csv") && out_path.rfind("/dev/", 0) != 0)
     return usage_error("thicket merge writes CSV or JSON lines as OUT's extension says: it needs OUT.csv or OUT.jsonl, got '" + out_path + "'");
-  std::vector<Part> parts(static_cast<size_t>(argc - 3));
-  for (int a = 3; a < argc; ++a) {
-    if (std::string(argv[a]) == out_path) return usage_error("OUT '" + out_path + "' is also given as a part: it would be overwritten");
-    if (int status = read_part(argv[a], parts[static_cast<size_t>(a - 3)]); status != 0) return status;
+  const std::string series_kind = series_path.empty() ? ""
+                                  : ends_with(series_path, ".jsonl") ? "jsonl"
+                                  : ends_with(series_path, ".csv") || series_path.rfind("/dev/", 0) == 0 ? "csv" : "?";
+  if (series_kind == "?")
+    return usage_error("--series writes CSV or JSON lines as its extension says: it needs FILE.csv or FILE.jsonl, got '" + series_path + "'");
+  std::vector<Part> parts(args.size() - 1);
+  for (size_t a = 1; a < args.size(); ++a) {
+    if (args[a] == out_path || args[a] == series_path)
+      return usage_error("'" + args[a] + "' is given as a part and as an output: it would be overwritten");
+    if (int status = read_part(args[a], parts[a - 1]); status != 0) return status;
   }
   // One batch, every shard once.
   const BatchInfo& first = parts.front().info;
@@ -115,6 +134,12 @@ int merge_command(int argc, char** argv, const char* usage) {
     std::cerr << "thicket: error: merge: the part" << (missing.find(',') != std::string::npos ? "s" : "")
               << " of shard " << missing << " " << (missing.find(',') != std::string::npos ? "are" : "is")
               << " missing; nothing written\n";
+    return kExitLoad;
+  }
+  if (!series_path.empty() && first.series != series_kind) {
+    std::cerr << "thicket: error: merge: --series " << series_path << " wants " << series_kind << " lines, but the shards "
+              << (first.series.empty() ? "ran without --series" : "kept " + first.series + " lines (run them with --series FILE." + series_kind + ")")
+              << "; nothing written\n";
     return kExitLoad;
   }
   // The runs as one process would have kept them, each where the plan says it is.
@@ -154,6 +179,11 @@ int merge_command(int argc, char** argv, const char* usage) {
   }
   std::ofstream out(out_path, std::ios::binary);
   if (!out) return usage_error("cannot write the output file '" + out_path + "'");
+  if (!series_path.empty()) {  // every kept run's samples, in run order (run 1's has the CSV header)
+    std::ofstream series(series_path, std::ios::binary);
+    if (!series) return usage_error("cannot write the series file '" + series_path + "'");
+    for (const RunOutcome& o : all) series << o.series;
+  }
   write_run_rows(out, jsonl, results, first.sets, plan);
   out.flush();
   if (!out) {

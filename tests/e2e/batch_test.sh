@@ -67,6 +67,20 @@ grep -o '"wall_s":[^,]*' "$dir/arena-part3.jsonl" | sed 's/.*://' | head -1 > "$
 awk -F, 'NR == 4 { print $7 }' "$dir/arena-merged.csv" > "$dir/w_row"
 awk '{ printf "%.6g\n", $1 }' "$dir/w_part" | cmp -s - "$dir/w_row" && ok || bad "run 3's wall_s: part $(cat "$dir/w_part"), row $(cat "$dir/w_row")"
 
+# ---- --series: the shards keep their runs' samples in their parts, merge --series writes them
+for i in 1 2; do
+  "$thicket" run "$arena" --ticks 30 --runs 5 --threads 1 --quiet --series "$dir/unused.csv" --series-every 10 \
+    --shard $i/2 --out "$dir/series-part$i.jsonl" 2>/dev/null
+done
+[[ ! -e "$dir/unused.csv" ]] && ok || bad "a shard should not write --series itself"
+"$thicket" merge "$dir/series-merged.csv" --series "$dir/series-merged-s.csv" "$dir/series-part2.jsonl" "$dir/series-part1.jsonl" 2>/dev/null &&
+  ok || bad "merge --series failed"
+"$thicket" run "$arena" --ticks 30 --runs 5 --threads 1 --quiet --series "$dir/series-single-s.csv" --series-every 10 2>/dev/null
+cmp -s "$dir/series-single-s.csv" "$dir/series-merged-s.csv" && ok ||
+  bad "the merged series differs from one process's: $(diff "$dir/series-single-s.csv" "$dir/series-merged-s.csv" | head -5)"
+"$thicket" merge "$dir/x.csv" --series "$dir/x.jsonl" "$dir/series-part1.jsonl" "$dir/series-part2.jsonl" 2>"$dir/err"
+[[ $? == 2 ]] && grep -q 'wants jsonl lines, but the shards kept csv lines' "$dir/err" && ok || bad "a series format mismatch: $(cat "$dir/err")"
+
 # ---- one run, three shards: two have nothing to run
 split_and_merge one csv 3 "$arena" --ticks 20 --runs 1 --threads 2
 same_as_single one csv
@@ -133,6 +147,7 @@ sed -e "s|brain: |brain: $arena_dir/|" "$arena" > "$dir/edited.yaml"
 merge_fails "a part from an edited scenario" 2 "edited2.jsonl:1:1: error: not a part of the same batch as .*: the scenario or its brain files were edited" "$p1" "$dir/edited2.jsonl" "$p3"
 head -n 2 "$p2" > "$dir/cut2.jsonl"
 merge_fails "a part cut short" 2 "cut2.jsonl:2:1: error: the part is cut short (no end line)" "$p1" "$dir/cut2.jsonl" "$p3"
+merge_fails "--series without series in the parts" 2 "the shards ran without --series" --series "$dir/s.csv" "$p1" "$p2" "$p3"
 merge_fails "a CSV given as a part" 2 "arena-single.csv:1:1: error: it does not start with a part header" "$p1" "$dir/arena-single.csv" "$p3"
 sed '1s/"thicket_part":1/"thicket_part":99/' "$p2" > "$dir/v99.jsonl"
 merge_fails "a part of another format" 2 "v99.jsonl:1:1: error: it is a part of format 99" "$p1" "$dir/v99.jsonl" "$p3"
@@ -149,7 +164,7 @@ merge_fails "a missing file" 2 "nowhere.jsonl:0:0: error: cannot read this part 
 
 # ---- --shard's usage errors
 for args in "--shard 0/3" "--shard 4/3" "--shard 1/0" "--shard a/b" "--shard 3" \
-            "--shard 1/2 --out $dir/x.csv" "--shard 1/2" "--shard 1/2 --out $dir/x.jsonl --series $dir/s.csv" \
+            "--shard 1/2 --out $dir/x.csv" "--shard 1/2" "--shard 1/2 --out $dir/x.jsonl --explain" \
             "--shard 1/2 --out $dir/x.jsonl --record $dir/r.jsonl"; do
   # shellcheck disable=SC2086
   "$thicket" run "$arena" --ticks 1 $args >/dev/null 2>&1
