@@ -21,7 +21,11 @@
 #include <thread>
 #include <vector>
 
+#include "batch_runs.hpp"
+#include "batch_summary.hpp"
 #include "live_run.hpp"
+#include "merge_command.hpp"
+#include "mpi_runs.hpp"
 #include "path_command.hpp"
 #include "record_file.hpp"
 #include "record_tee.hpp"
@@ -66,6 +70,10 @@ const char* kUsage =
     "                            [--strict] [--watch]   (--watch: one run)\n"
     "                            [--set KEY=V1,V2,...]   a parameter sweep (repeatable; keys as in 'sweep:')\n"
     "                            [--serve [ADDR:]PORT] [--speed F] [--serve-exit]   watch it live in a browser\n"
+    "                            [--shard I/K --out PART.jsonl]   only runs i with i % K = I - 1, for merge\n"
+    "       mpirun -n K thicket run SCENARIO ...   the runs over K ranks (a build with -DTHICKET_MPI=ON)\n"
+    "       thicket merge OUT.csv|OUT.jsonl PART.jsonl... [--series FILE.csv|FILE.jsonl]   --shard's parts as one\n"
+    "                            --out (and --series), and the summary\n"
     "       thicket check FILE...\n"
     "       thicket dot FILE|SCENARIO\n"
     "       thicket dump FILE|SCENARIO\n"
@@ -98,6 +106,7 @@ struct Options {
   uint64_t record_every = 0;          // --record-every (0: the scenario's)
   std::vector<std::string> record_keys;  // --record-keys
   std::vector<std::string> sets;         // --set KEY=V1,V2,... (a sweep: sweep_plan.hpp)
+  uint32_t shard = 0, shards = 0;        // --shard I/K (batch_runs.hpp); shards 0: not sharded
   bool record_keys_set = false;
   double dt = 0.1;
   bool watch = false, strict = false, quiet = false, trusted = false, explain = false, budget_all = false;
@@ -150,13 +159,13 @@ int parse_args(int argc, char** argv, Options& o) {
     return -1;
   }
   if (o.command != "run" && o.command != "check" && o.command != "dot" && o.command != "dump")
-    return usage_error("unknown command '" + o.command + "' (commands: run, check, dot, dump, path, view, version)");
+    return usage_error("unknown command '" + o.command + "' (commands: run, check, dot, dump, path, view, merge, version)");
   std::map<std::string, int> valued = {{"--agents", 0}, {"--ticks", 0}, {"--dt", 0},
                                        {"--seed", 0},   {"--trace", 0}, {"--log", 0}, {"--budget", 0},
                                        {"--threads", 0}, {"--runs", 0},  {"--out", 0}, {"--record", 0},
                                        {"--record-every", 0}, {"--record-keys", 0}, {"--leaf-timeout", 0}, {"--lua-memory", 0},
                                        {"--series", 0}, {"--series-every", 0},
-                                       {"--serve", 0}, {"--speed", 0}, {"--set", 0}};
+                                       {"--serve", 0}, {"--speed", 0}, {"--set", 0}, {"--shard", 0}};
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--", 0) != 0) {
@@ -221,6 +230,8 @@ int parse_args(int argc, char** argv, Options& o) {
         if (std::string why = cli::parse_live_option(a, value, o.live); !why.empty()) return usage_error(why);
       if (a == "--out") o.out = value;
       if (a == "--set") o.sets.push_back(value);
+      if (a == "--shard")
+        if (std::string why; !cli::parse_shard(value, o.shard, o.shards, why)) return usage_error(why);
       if (a == "--series") o.series = value;
       if (a == "--record") o.record = value;
       if (a == "--ticks") o.ticks_set = true;
@@ -485,16 +496,17 @@ int cmd_scenario_text(const Options& o) {
   return kExitOk;
 }
 
-// "640", or "540 to 560" when a sweep's counts differ between runs.
-std::string agents_text(const std::vector<RunResult>& results) {
-  uint32_t lo = results.front().agents_at_start, hi = lo;
-  for (const RunResult& r : results) lo = std::min(lo, r.agents_at_start), hi = std::max(hi, r.agents_at_start);
-  return lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
-}
-
 int cmd_scenario(const Options& o) {
+  // Which runs this process runs (all of them, a --shard's, an MPI rank's): batch_runs.hpp.
+  cli::BatchRuns batch(o.shard, o.shards, cli::mpi_world());
+  if (o.shards) {
+    if (!ends_with(o.out, ".jsonl"))
+      return usage_error("--shard writes its runs to a part file of JSON lines for thicket merge: it needs --out PART.jsonl");
+    if (!o.record.empty() || !o.trace.empty() || o.explain || o.watch || o.live.serve)
+      return usage_error("--record, --trace, --explain, --watch and --serve do not go with --shard (run them unsharded or under mpirun)");
+  }
   std::ofstream log_file;
-  if (!o.log.empty()) {
+  if (!o.log.empty() && batch.prints()) {
     log_file.open(o.log);
     if (!log_file) return usage_error("cannot write the log file '" + o.log + "'");
   }
@@ -526,24 +538,25 @@ int cmd_scenario(const Options& o) {
     return usage_error("--record-every and --record-keys say what --record FILE keeps; give --record too");
   std::ofstream out, series;
   std::unique_ptr<RecordFile> record;
-  if (!o.record.empty()) {
+  if (!o.record.empty() && batch.prints()) {  // run 1 is rank 0's
     std::string why;
     record = RecordFile::open(o.record, why);
     if (!record) return usage_error(why);
   }
   std::ofstream trace;
-  if (!o.trace.empty()) {
+  if (!o.trace.empty() && batch.prints()) {
     trace.open(o.trace);
     if (!trace) return usage_error("cannot write the trace file '" + o.trace + "'");
   }
   std::optional<SeriesFormat> series_fmt;
   if (!o.series.empty()) {
-    series.open(o.series);
-    if (!series) return usage_error("cannot write the series file '" + o.series + "'");
+    const bool writes_series = batch.prints() && !batch.sharded();  // a shard's go into its part
+    if (writes_series) series.open(o.series);
+    if (writes_series && !series) return usage_error("cannot write the series file '" + o.series + "'");
     series_fmt = series_format(o.series);
   }
   const bool jsonl = o.out.size() > 6 && o.out.compare(o.out.size() - 6, 6, ".jsonl") == 0;
-  if (!o.out.empty()) {
+  if (!o.out.empty() && batch.prints()) {  // with --shard: the part file
     out.open(o.out);
     if (!out) return usage_error("cannot write the output file '" + o.out + "'");
   }
@@ -558,7 +571,9 @@ int cmd_scenario(const Options& o) {
   }
   RecordTee record_tee(record.get(), live ? live->sink() : nullptr);
   SimOptions so;
-  so.threads = static_cast<uint32_t>(o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency()));
+  // Default: every core, shared by the MPI ranks on this machine.
+  so.threads = static_cast<uint32_t>(o.threads ? o.threads
+                                               : std::max(1u, std::thread::hardware_concurrency() / cli::mpi_world().local_size));
   so.ticks = o.ticks_set ? o.ticks : spec->ticks;
   so.dt = o.dt_set ? o.dt : spec->dt;
   so.trusted = o.trusted;
@@ -567,16 +582,21 @@ int cmd_scenario(const Options& o) {
   so.leaf_timeout = o.leaf_timeout;
   so.lua_memory_limit = static_cast<size_t>(o.lua_memory_mb) << 20;
   so.log = [&](const std::string& line) {
-    if (log_file.is_open()) log_file << line << "\n";
+    if (batch.capturing()) batch.log(line);  // under MPI: printed by rank 0 in run order
+    else if (log_file.is_open()) log_file << line << "\n";
     else std::cerr << line << "\n";
   };
   so.strict = o.strict;
   so.watch = o.watch;
   if (o.watch && so.ticks == 0) so.ticks = UINT64_MAX;  // as for a brain: until Ctrl-C
-  const bool progress = !o.quiet && isatty(STDERR_FILENO) && !o.watch;
+  const bool progress = !o.quiet && isatty(STDERR_FILENO) && !o.watch && batch.prints();
   std::vector<RunResult> results;
+  // Under MPI every rank has now opened what it needs: one that could not stops them all.
+  if (int status = cli::mpi_agree_setup(0); status != 0) return status;
   std::signal(SIGINT, on_sigint);
   for (uint64_t r = 0; r < plan.size() && !g_interrupted; ++r) {
+    if (!batch.mine(r)) continue;
+    batch.begin(r);
     so.seed = plan[r].seed;
     so.record = r == 0 && (record || live) ? &record_tee : nullptr;  // the file and the live monitor
     so.record_every = static_cast<uint32_t>(o.record_every);
@@ -599,11 +619,15 @@ int cmd_scenario(const Options& o) {
                                          : std::optional<ScenarioSpec>(*spec);
     if (!run_spec) sim_diags.push_back({Severity::Error, o.files[0], 0, 0, set_why});
     auto sim = run_spec ? Simulation::create(*run_spec, so, sim_diags) : nullptr;
-    print_diagnostics(sim_diags);
+    batch.diagnostics(sim_diags);  // printed (under MPI: kept for rank 0)
     if (!sim) {
       if (r == 0 && record && o.record.rfind("/dev/", 0) != 0) {  // no empty record left behind
         record.reset();
         std::remove(o.record.c_str());
+      }
+      if (batch.collects()) {  // the batch ends here, as on one process, once the others are in
+        batch.load_failed();
+        break;
       }
       if (out.is_open()) cli::write_run_rows(out, jsonl, results, *sets, plan);  // the runs done so far
       return kExitLoad;
@@ -631,47 +655,55 @@ int cmd_scenario(const Options& o) {
       if (!record->close(why)) std::cerr << "thicket: " << why << " (" << o.record << " is cut short)\n";
     }
     results.push_back(res);
-    if (run_series) {
+    batch.done(res);
+    if (run_series && batch.collects()) batch.series((r == 0 ? run_series->header() : "") + run_series->text());
+    else if (run_series) {
       if (r == 0) series << run_series->header();
       series << run_series->text();
     }
     if (res.stopped_strict || res.stopped_reload) break;
   }
-  if (out.is_open()) cli::write_run_rows(out, jsonl, results, *sets, plan);  // at the end: gauge columns are the union over runs
-  // Summary: per run figures, then mean / min / max of each metric over the runs.
-  uint64_t errors = 0, agent_ticks = 0;
-  double wall = 0;
-  for (const auto& res : results) {
-    errors += res.script_errors;
-    agent_ticks += res.agent_ticks;
-    wall += res.wall_seconds;
+  if (batch.collects()) {  // a shard's part file; under MPI, every rank's runs to rank 0
+    std::vector<std::string> files{spec->path};
+    for (const auto& g : spec->groups) files.push_back(g.brain);
+    const std::string series_kind = !series_fmt ? "" : *series_fmt == SeriesFormat::Jsonl ? "jsonl" : "csv";
+    const cli::BatchInfo info{spec->name, cli::batch_fingerprint(files), so.ticks, o.seed_set ? o.seed : spec->seed,
+                              o.runs, plan.size(), so.dt, series_kind, so.threads, *sets,
+                              o.shards ? o.shard : 1, o.shards ? o.shards : 1};
+    std::ostream& log_to = log_file.is_open() ? static_cast<std::ostream&>(log_file) : std::cerr;
+    auto end = batch.finish(info, out.is_open() ? &out : nullptr, std::cerr, log_to, series.is_open() ? &series : nullptr);
+    if (!end.goes_on) return end.status;
+    results = std::move(end.results);
+    if (end.load_failed || results.empty()) {
+      if (out.is_open()) cli::write_run_rows(out, jsonl, results, *sets, plan);  // the runs before it
+      return kExitLoad;
+    }
   }
-  std::ostringstream sum;
-  sum.setf(std::ios::fixed);
-  sum.precision(3);
+  if (out.is_open()) cli::write_run_rows(out, jsonl, results, *sets, plan);  // at the end: gauge columns are the union over runs
   const uint64_t ticks = o.watch ? results.back().ticks : so.ticks;  // --watch --ticks 0 runs until Ctrl-C
-  sum << "thicket: scenario " << spec->name << ": " << results.size() << " run(s) of " << ticks << " tick(s) at dt "
-      << so.dt << " s on " << so.threads << " thread(s); " << agents_text(results) << " agents; wall " << wall
-      << " s, ";
-  sum.precision(0);
-  sum << (wall > 0 ? static_cast<double>(agent_ticks) / wall : 0.0) << " agent-ticks/s\n";
-  sum << (cli::is_sweep(*sets) ? cli::sweep_summary(results, *sets, plan) : cli::metrics_summary(results));
-  sum << "thicket: agents alive at the end:";
-  for (const auto& res : results) sum << " " << res.agents_at_end;
-  sum << "; root status (last run):";
-  for (const auto& [name, n] : results.back().statuses) sum << " " << name << "=" << n;
-  sum << "; script errors: " << errors;
-  if (results.back().stopped_strict) sum << " (stopped: --strict)";
-  if (results.back().stopped_reload) sum << " (stopped: the workers could not agree on a reloaded version)";
-  if (g_interrupted) sum << " (interrupted)";
-  std::cerr << sum.str() << "\n";
+  std::cerr << cli::batch_summary({spec->name, ticks, so.dt, so.threads, g_interrupted != 0}, results, *sets, plan) << "\n";
   if (live) live->finish([] { return g_interrupted != 0; });
-  if (results.back().stopped_reload) return kExitScriptErrors;
-  return errors > 0 ? kExitScriptErrors : kExitOk;
+  return cli::batch_exit_status(results);
 }
 
 int cmd_run(const Options& o) {
-  if (is_scenario(o.files[0])) return cmd_scenario(o);
+  const cli::MpiWorld& world = cli::mpi_world();
+  if (world.launched && world.size > 1) {
+    if (!world.built)
+      return usage_error("this thicket is built without MPI: under mpirun each of the " + std::to_string(world.size) +
+                         " processes would run the whole batch into the same files (build with -DTHICKET_MPI=ON, or use --shard I/K)");
+    if (!is_scenario(o.files[0])) return usage_error("mpirun spreads the runs of a scenario; a brain file runs on one process");
+    if (o.shards) return usage_error("--shard is for processes started one by one; under mpirun the ranks share the runs themselves");
+    if (o.watch || o.live.serve) return usage_error("--watch and --serve show one run live; they do not go with mpirun -n " + std::to_string(world.size));
+  }
+  if (is_scenario(o.files[0])) {
+    int status = cmd_scenario(o);
+    // MPI: a rank that stopped before the ranks compared their setup tells them so; after the
+    // batch, every rank exits with rank 0's status (mpirun's exit status is a single process's).
+    if (!cli::mpi_setup_compared()) return cli::mpi_agree_setup(status == 0 ? kExitLoad : status);
+    return cli::mpi_share_status(status);
+  }
+  if (o.shards) return usage_error("--shard is for scenario files");
   if (o.threads || o.runs != 1 || !o.out.empty() || !o.record.empty() || o.record_every || o.record_keys_set ||
       !o.series.empty() || o.series_every != 1 || !o.sets.empty())
     return usage_error("--threads, --runs, --out, --record (with --record-every, --record-keys), --series and --set are for scenario files");
@@ -763,10 +795,11 @@ int cmd_run(const Options& o) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int thicket_main(int argc, char** argv) {
   // path has options of its own and none of run's: it parses its arguments itself.
   if (argc >= 2 && std::strcmp(argv[1], "path") == 0) return cli::path_command(argc, argv, kUsage);
   if (argc >= 2 && std::strcmp(argv[1], "view") == 0) return cli::view_command(argc, argv, kUsage);
+  if (argc >= 2 && std::strcmp(argv[1], "merge") == 0) return cli::merge_command(argc, argv, kUsage);
   Options o;
   int rc = parse_args(argc, argv, o);
   if (rc == -1) return kExitOk;
@@ -774,4 +807,11 @@ int main(int argc, char** argv) {
   if (o.command == "check") return cmd_check(o);
   if (o.command == "run") return cmd_run(o);
   return cmd_text(o);
+}
+
+int main(int argc, char** argv) {
+  cli::mpi_start(&argc, &argv);  // joins an MPI job when mpirun / srun started this process
+  int status = thicket_main(argc, argv);
+  cli::mpi_end();
+  return status;
 }

@@ -1,0 +1,61 @@
+// The end-of-batch summary: see batch_summary.hpp.
+#include "batch_summary.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "run_results.hpp"
+#include "sweep_plan.hpp"
+#include "sweep_summary.hpp"
+
+namespace thicket::cli {
+
+namespace {
+
+// "640", or "540 to 560" when a sweep's counts differ between runs.
+std::string agents_text(const std::vector<RunResult>& results) {
+  uint32_t lo = results.front().agents_at_start, hi = lo;
+  for (const RunResult& r : results) lo = std::min(lo, r.agents_at_start), hi = std::max(hi, r.agents_at_start);
+  return lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
+}
+
+}  // namespace
+
+std::string batch_summary(const BatchFacts& facts, const std::vector<RunResult>& results, const ParamSets& sets,
+                          const std::vector<RunSpec>& plan) {
+  // Per run figures, then mean / min / max of each metric over the runs.
+  uint64_t errors = 0, agent_ticks = 0;
+  double wall = 0;
+  for (const auto& res : results) {
+    errors += res.script_errors;
+    agent_ticks += res.agent_ticks;
+    wall += res.wall_seconds;
+  }
+  std::ostringstream sum;
+  sum.setf(std::ios::fixed);
+  sum.precision(3);
+  sum << "thicket: scenario " << facts.scenario << ": " << results.size() << " run(s) of " << facts.ticks
+      << " tick(s) at dt " << facts.dt << " s on " << facts.threads << " thread(s); " << agents_text(results)
+      << " agents; wall " << wall << " s, ";
+  sum.precision(0);
+  sum << (wall > 0 ? static_cast<double>(agent_ticks) / wall : 0.0) << " agent-ticks/s\n";
+  sum << (is_sweep(sets) ? sweep_summary(results, sets, plan) : metrics_summary(results));
+  sum << "thicket: agents alive at the end:";
+  for (const auto& res : results) sum << " " << res.agents_at_end;
+  sum << "; root status (last run):";
+  for (const auto& [name, n] : results.back().statuses) sum << " " << name << "=" << n;
+  sum << "; script errors: " << errors;
+  if (results.back().stopped_strict) sum << " (stopped: --strict)";
+  if (results.back().stopped_reload) sum << " (stopped: the workers could not agree on a reloaded version)";
+  if (facts.interrupted) sum << " (interrupted)";
+  return sum.str();
+}
+
+int batch_exit_status(const std::vector<RunResult>& results) {
+  uint64_t errors = 0;
+  for (const auto& res : results) errors += res.script_errors;
+  if (!results.empty() && results.back().stopped_reload) return 1;
+  return errors > 0 ? 1 : 0;
+}
+
+}  // namespace thicket::cli

@@ -1,0 +1,198 @@
+// thicket merge: see merge_command.hpp. The parts are checked whole before OUT is opened, so a
+// bad merge never leaves a half-written or overwritten OUT behind.
+#include "merge_command.hpp"
+
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "batch_result.hpp"
+#include "batch_summary.hpp"
+#include "run_results.hpp"
+
+namespace thicket::cli {
+
+namespace {
+
+constexpr int kExitLoad = 2, kExitUsage = 64;
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+struct Part {
+  std::string path;
+  BatchInfo info;
+  std::vector<RunOutcome> outcomes;
+  std::vector<size_t> lines;  // of each outcome, for messages
+};
+
+int part_error(const std::string& path, size_t line, const std::string& message) {
+  std::cerr << path << ":" << line << ":1: error: " << message << "\n";
+  return kExitLoad;
+}
+
+// Reads and checks one part on its own; 0 or the exit status (the error printed).
+int read_part(const std::string& path, Part& part) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::cerr << path << ":0:0: error: cannot read this part file\n";
+    return kExitLoad;
+  }
+  part.path = path;
+  std::string line, why;
+  if (!std::getline(in, line)) return part_error(path, 1, "the part is empty: did its shard fail before it ran?");
+  if (!decode_batch_info(line, part.info, why)) return part_error(path, 1, why);
+  size_t n = 1;
+  bool ended = false;
+  std::map<uint64_t, size_t> seen;  // run index -> line
+  while (std::getline(in, line)) {
+    ++n;
+    if (ended) return part_error(path, n, "a line after the part's end line");
+    if (line.rfind("{\"end\":", 0) == 0) {
+      if (line != "{\"end\":true,\"outcomes\":" + std::to_string(part.outcomes.size()) + "}")
+        return part_error(path, n, "the end line does not count the " + std::to_string(part.outcomes.size()) + " run(s) above it");
+      ended = true;
+      continue;
+    }
+    RunOutcome o;
+    if (!decode_outcome(line, o, why)) return part_error(path, n, "not a run of a part: " + why);
+    const uint32_t k = part.info.shards, i = part.info.shard;
+    if (o.index >= part.info.plan_size)
+      return part_error(path, n, "run " + std::to_string(o.index + 1) + " is past the batch's " +
+                                     std::to_string(part.info.plan_size) + " run(s)");
+    if (o.index % k != i - 1)
+      return part_error(path, n, "run " + std::to_string(o.index + 1) + " is not one of shard " + std::to_string(i) +
+                                     "/" + std::to_string(k) + "'s runs (run numbers r with (r - 1) % " +
+                                     std::to_string(k) + " = " + std::to_string(i - 1) + ")");
+    if (auto [at, fresh] = seen.emplace(o.index, n); !fresh)
+      return part_error(path, n, "run " + std::to_string(o.index + 1) + " again (also on line " + std::to_string(at->second) + ")");
+    part.outcomes.push_back(std::move(o));
+    part.lines.push_back(n);
+  }
+  if (!ended)
+    return part_error(path, n, "the part is cut short (no end line): was its shard stopped while it ran or wrote?");
+  return 0;
+}
+
+}  // namespace
+
+int merge_command(int argc, char** argv, const char* usage) {
+  auto usage_error = [&](const std::string& message) {
+    std::cerr << "thicket: " << message << "\n" << usage;
+    return kExitUsage;
+  };
+  // OUT, the parts, and --series FILE anywhere after the command.
+  std::vector<std::string> args;
+  std::string series_path;
+  for (int a = 2; a < argc; ++a) {
+    const std::string arg = argv[a];
+    if (arg == "--series") {
+      if (a + 1 >= argc) return usage_error("--series needs FILE.csv or FILE.jsonl");
+      series_path = argv[++a];
+    } else if (arg.rfind("--", 0) == 0) {
+      return usage_error("unknown option '" + arg + "' of thicket merge (it has --series FILE)");
+    } else {
+      args.push_back(arg);
+    }
+  }
+  if (args.size() < 2) return usage_error("thicket merge needs OUT.csv or OUT.jsonl, then the part files of every shard");
+  const std::string out_path = args[0];
+  const bool jsonl = ends_with(out_path, ".jsonl");
+  if (!jsonl && !ends_with(out_path, ".csv") && out_path.rfind("/dev/", 0) != 0)
+    return usage_error("thicket merge writes CSV or JSON lines as OUT's extension says: it needs OUT.csv or OUT.jsonl, got '" + out_path + "'");
+  const std::string series_kind = series_path.empty() ? ""
+                                  : ends_with(series_path, ".jsonl") ? "jsonl"
+                                  : ends_with(series_path, ".csv") || series_path.rfind("/dev/", 0) == 0 ? "csv" : "?";
+  if (series_kind == "?")
+    return usage_error("--series writes CSV or JSON lines as its extension says: it needs FILE.csv or FILE.jsonl, got '" + series_path + "'");
+  std::vector<Part> parts(args.size() - 1);
+  for (size_t a = 1; a < args.size(); ++a) {
+    if (args[a] == out_path || args[a] == series_path)
+      return usage_error("'" + args[a] + "' is given as a part and as an output: it would be overwritten");
+    if (int status = read_part(args[a], parts[a - 1]); status != 0) return status;
+  }
+  // One batch, every shard once.
+  const BatchInfo& first = parts.front().info;
+  std::vector<const Part*> by_shard(first.shards, nullptr);
+  for (const Part& p : parts) {
+    std::string why;
+    if (!same_batch(first, p.info, why))
+      return part_error(p.path, 1, "not a part of the same batch as " + parts.front().path + ": " + why);
+    const Part*& slot = by_shard[p.info.shard - 1];
+    if (slot)
+      return part_error(p.path, 1, "shard " + std::to_string(p.info.shard) + "/" + std::to_string(p.info.shards) +
+                                       " again (also " + slot->path + ")");
+    slot = &p;
+  }
+  std::string missing;
+  for (uint32_t s = 0; s < first.shards; ++s)
+    if (!by_shard[s]) missing += (missing.empty() ? "" : ", ") + std::to_string(s + 1) + "/" + std::to_string(first.shards);
+  if (!missing.empty()) {
+    std::cerr << "thicket: error: merge: the part" << (missing.find(',') != std::string::npos ? "s" : "")
+              << " of shard " << missing << " " << (missing.find(',') != std::string::npos ? "are" : "is")
+              << " missing; nothing written\n";
+    return kExitLoad;
+  }
+  if (!series_path.empty() && first.series != series_kind) {
+    std::cerr << "thicket: error: merge: --series " << series_path << " wants " << series_kind << " lines, but the shards "
+              << (first.series.empty() ? "ran without --series" : "kept " + first.series + " lines (run them with --series FILE." + series_kind + ")")
+              << "; nothing written\n";
+    return kExitLoad;
+  }
+  // The runs as one process would have kept them, each where the plan says it is.
+  const std::vector<RunSpec> plan = plan_runs(first.sets, first.first_seed, first.runs);
+  if (plan.size() != first.plan_size)
+    return part_error(parts.front().path, 1, "its batch plans " + std::to_string(plan.size()) + " run(s), not " +
+                                                 std::to_string(first.plan_size) + " (a part of another thicket version?)");
+  std::vector<RunOutcome> all;
+  for (const Part& p : parts)
+    for (size_t k = 0; k < p.outcomes.size(); ++k) {
+      const RunOutcome& o = p.outcomes[k];
+      if (!o.load_failed && o.result.seed != plan[o.index].seed)
+        return part_error(p.path, p.lines[k], "run " + std::to_string(o.index + 1) + " has seed " +
+                                                  std::to_string(o.result.seed) + "; the batch gives it seed " +
+                                                  std::to_string(plan[o.index].seed));
+      all.push_back(o);
+    }
+  keep_batch_prefix(all);
+  const bool stopped = !all.empty() && (all.back().load_failed || all.back().result.stopped_strict ||
+                                        all.back().result.stopped_reload);
+  if (!stopped && all.size() < plan.size()) {
+    const uint64_t gap = all.size();
+    std::cerr << "thicket: error: merge: run " << gap + 1 << " is in no part (shard " << gap % first.shards + 1 << "/"
+              << first.shards << "'s part " << by_shard[gap % first.shards]->path
+              << " lacks it: was that shard interrupted?); nothing written\n";
+    return kExitLoad;
+  }
+  std::vector<RunResult> results;
+  bool load_failed = false;
+  for (const RunOutcome& o : all) {
+    if (o.load_failed) {
+      std::cerr << o.diagnostics;  // as the single process printed them, before stopping
+      load_failed = true;
+    } else {
+      results.push_back(o.result);
+    }
+  }
+  std::ofstream out(out_path, std::ios::binary);
+  if (!out) return usage_error("cannot write the output file '" + out_path + "'");
+  if (!series_path.empty()) {  // every kept run's samples, in run order (run 1's has the CSV header)
+    std::ofstream series(series_path, std::ios::binary);
+    if (!series) return usage_error("cannot write the series file '" + series_path + "'");
+    for (const RunOutcome& o : all) series << o.series;
+  }
+  write_run_rows(out, jsonl, results, first.sets, plan);
+  out.flush();
+  if (!out) {
+    std::cerr << "thicket: error: " << out_path << " could not be written in full\n";
+    return kExitLoad;
+  }
+  if (load_failed || results.empty()) return kExitLoad;
+  std::cerr << batch_summary({first.scenario, first.ticks, first.dt, first.threads, false}, results, first.sets, plan) << "\n";
+  return batch_exit_status(results);
+}
+
+}  // namespace thicket::cli

@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# End-to-end test of batches split over processes without MPI (issue 15): `--shard I/K` parts
+# merged with `thicket merge` give the rows and the summary of a single process (CSV and JSONL,
+# a sweep, more shards than runs, script errors, --strict, a run that fails to load), and bad
+# merges are clear errors that write nothing. Wall time and throughput differ from run to run:
+# they are left out of the comparisons, as in scenario_test.sh.
+set -u
+thicket=$(realpath "$1")
+here=$(cd "$(dirname "$0")/../.." && pwd)
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+arena_dir="$here/scripts/examples/arena"
+arena="$arena_dir/arena.yaml"
+
+# Rows less wall_s and agent_ticks_per_s, found by name in the CSV header (a sweep moves them).
+no_wall_csv() {
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "wall_s" || $i == "agent_ticks_per_s") skip[i] = 1 }
+           { line = ""; for (i = 1; i <= NF; i++) if (!skip[i]) line = line (line == "" ? "" : ",") $i; print line }' "$1"
+}
+no_wall_jsonl() { sed -E 's/"wall_s":[^,]*,"agent_ticks_per_s":[^,]*,//' "$1"; }
+# The summary (its "thicket:" lines; the shards printed their runs' script errors themselves)
+# less its wall figures.
+no_wall_summary() { grep '^thicket:' "$1" | sed -E 's/wall [0-9.]+ s, [0-9]+ agent-ticks\/s//'; }
+
+# shards K of `run SCENARIO ARGS...`, then merge them into $dir/NAME.EXT beside a single run.
+# Usage: split_and_merge NAME EXT K SCENARIO ARGS...
+split_and_merge() {
+  local name=$1 ext=$2 k=$3 scenario=$4
+  shift 4
+  "$thicket" run "$scenario" "$@" --quiet --out "$dir/$name-single.$ext" 2>"$dir/$name-single.err"
+  echo $? > "$dir/$name-single.rc"
+  local parts=()
+  for ((i = k; i >= 1; i--)); do  # any order
+    "$thicket" run "$scenario" "$@" --quiet --shard "$i/$k" --out "$dir/$name-part$i.jsonl" 2>"$dir/$name-part$i.err"
+    parts+=("$dir/$name-part$i.jsonl")
+  done
+  "$thicket" merge "$dir/$name-merged.$ext" "${parts[@]}" 2>"$dir/$name-merged.err"
+  echo $? > "$dir/$name-merged.rc"
+}
+same_as_single() {
+  local name=$1 ext=$2
+  cmp -s "$dir/$name-single.rc" "$dir/$name-merged.rc" && ok ||
+    bad "$name: exit $(cat "$dir/$name-merged.rc") after merging, $(cat "$dir/$name-single.rc") on one process"
+  "no_wall_$ext" "$dir/$name-single.$ext" > "$dir/a"
+  "no_wall_$ext" "$dir/$name-merged.$ext" > "$dir/b"
+  cmp -s "$dir/a" "$dir/b" && ok || bad "$name: merged rows differ from one process's: $(diff "$dir/a" "$dir/b" | head -5)"
+  no_wall_summary "$dir/$name-single.err" > "$dir/a"
+  no_wall_summary "$dir/$name-merged.err" > "$dir/b"
+  cmp -s "$dir/a" "$dir/b" && ok || bad "$name: the merge's summary differs: $(diff "$dir/a" "$dir/b" | head -5)"
+}
+
+# ---- the arena, 7 runs over 3 shards (3 does not divide 7), CSV and JSONL
+split_and_merge arena csv 3 "$arena" --ticks 40 --runs 7 --threads 1
+same_as_single arena csv
+[[ $(($(wc -l < "$dir/arena-merged.csv") - 1)) == 7 ]] && ok || bad "7 rows expected: $(cat "$dir/arena-merged.csv")"
+grep -q '^thicket: shard 2/3 of scenario arena: 2 of the batch.s 7 run(s) (run 2, 5)' "$dir/arena-part2.err" && ok ||
+  bad "shard 2/3's line: $(cat "$dir/arena-part2.err")"
+"$thicket" merge "$dir/arena-merged.jsonl" "$dir"/arena-part*.jsonl 2>/dev/null && ok || bad "merge into JSONL failed"
+"$thicket" run "$arena" --ticks 40 --runs 7 --threads 1 --quiet --out "$dir/arena-single.jsonl" 2>/dev/null
+cmp -s <(no_wall_jsonl "$dir/arena-single.jsonl") <(no_wall_jsonl "$dir/arena-merged.jsonl") && ok ||
+  bad "the merged JSONL differs from one process's"
+# The wall times travel exactly: the merged rows carry the parts' figures.
+grep -o '"wall_s":[^,]*' "$dir/arena-part3.jsonl" | sed 's/.*://' | head -1 > "$dir/w_part"
+awk -F, 'NR == 4 { print $7 }' "$dir/arena-merged.csv" > "$dir/w_row"
+awk '{ printf "%.6g\n", $1 }' "$dir/w_part" | cmp -s - "$dir/w_row" && ok || bad "run 3's wall_s: part $(cat "$dir/w_part"), row $(cat "$dir/w_row")"
+
+# ---- --series: the shards keep their runs' samples in their parts, merge --series writes them
+for i in 1 2; do
+  "$thicket" run "$arena" --ticks 30 --runs 5 --threads 1 --quiet --series "$dir/unused.csv" --series-every 10 \
+    --shard $i/2 --out "$dir/series-part$i.jsonl" 2>/dev/null
+done
+[[ ! -e "$dir/unused.csv" ]] && ok || bad "a shard should not write --series itself"
+"$thicket" merge "$dir/series-merged.csv" --series "$dir/series-merged-s.csv" "$dir/series-part2.jsonl" "$dir/series-part1.jsonl" 2>/dev/null &&
+  ok || bad "merge --series failed"
+"$thicket" run "$arena" --ticks 30 --runs 5 --threads 1 --quiet --series "$dir/series-single-s.csv" --series-every 10 2>/dev/null
+cmp -s "$dir/series-single-s.csv" "$dir/series-merged-s.csv" && ok ||
+  bad "the merged series differs from one process's: $(diff "$dir/series-single-s.csv" "$dir/series-merged-s.csv" | head -5)"
+"$thicket" merge "$dir/x.csv" --series "$dir/x.jsonl" "$dir/series-part1.jsonl" "$dir/series-part2.jsonl" 2>"$dir/err"
+[[ $? == 2 ]] && grep -q 'wants jsonl lines, but the shards kept csv lines' "$dir/err" && ok || bad "a series format mismatch: $(cat "$dir/err")"
+
+# ---- one run, three shards: two have nothing to run
+split_and_merge one csv 3 "$arena" --ticks 20 --runs 1 --threads 2
+same_as_single one csv
+grep -q 'no run of the batch.s 1' "$dir/one-part3.err" && ok || bad "an idle shard: $(cat "$dir/one-part3.err")"
+
+# ---- a sweep (rows carry their parameters, the summary groups by set), 2 shards
+sed -e "s|brain: |brain: $arena_dir/|" "$arena" > "$dir/sweep.yaml"
+printf 'sweep:\n  groups.west_post.count: [20, 60]\n' >> "$dir/sweep.yaml"
+split_and_merge sweep csv 2 "$dir/sweep.yaml" --ticks 20 --runs 3 --threads 1 --set groups.players.vehicle.max_speed=4,6
+same_as_single sweep csv
+grep -q '^thicket: set 4 ' "$dir/sweep-merged.err" && ok || bad "the merge's summary by set: $(cat "$dir/sweep-merged.err")"
+
+# ---- script errors (exit 1), and --strict, which ends the batch at its first stopped run
+mkdir "$dir/w"
+cat > "$dir/w/count.lua" <<'LUA'
+local thicket = require("thicket")
+local L = {}
+function L.Count(agent)
+  agent.n = (agent.n or 0) + 1
+  thicket.gauge("level", agent.n)
+  if agent.id == 2 and agent.n == 3 then error("boom") end
+  return thicket.RUNNING
+end
+return L
+LUA
+printf 'tree: count\nleaves: [count.lua]\nroot: {action: Count}\n' > "$dir/w/count.yaml"
+printf 'scenario: w\nticks: 6\nworld: {size: [10, 10]}\nteams: [a]\ngroups:\n  - {name: g, team: a, count: 2, brain: count.yaml, spawn: {centre: [5, 5], radius: 1}}\nmetrics: [level]\n' > "$dir/w/s.yaml"
+split_and_merge errors csv 2 "$dir/w/s.yaml" --runs 3 --threads 1
+same_as_single errors csv
+[[ $(cat "$dir/errors-merged.rc") == 1 ]] && ok || bad "script errors: the merge should exit 1"
+split_and_merge strict jsonl 2 "$dir/w/s.yaml" --runs 3 --threads 1 --strict
+same_as_single strict jsonl
+[[ $(wc -l < "$dir/strict-merged.jsonl") == 1 ]] && ok || bad "--strict: one row expected: $(cat "$dir/strict-merged.jsonl")"
+
+# ---- a run that fails to load ends the batch (exit 2) as on one process
+printf 'local L = {}\nreturn L {\n' > "$dir/w/bad.lua"
+printf 'tree: bad\nleaves: [bad.lua]\nroot: {action: Count}\n' > "$dir/w/bad.yaml"
+sed 's/count.yaml/bad.yaml/' "$dir/w/s.yaml" > "$dir/w/bad_s.yaml"
+split_and_merge load csv 2 "$dir/w/bad_s.yaml" --runs 3 --threads 1
+[[ $(cat "$dir/load-merged.rc") == 2 ]] && ok || bad "a load failure: the merge should exit 2"
+cmp -s "$dir/load-single.err" "$dir/load-merged.err" && ok || bad "a load failure's diagnostics: $(diff "$dir/load-single.err" "$dir/load-merged.err")"
+
+# ---- bad merges: clear errors, exit 2 (64 for usage), OUT left as it was
+p1="$dir/arena-part1.jsonl" p2="$dir/arena-part2.jsonl" p3="$dir/arena-part3.jsonl"
+merge_fails() {  # merge_fails WHAT EXPECTED_RC EXPECTED_MESSAGE PARTS...
+  local what=$1 want=$2 message=$3
+  shift 3
+  echo keep > "$dir/out.csv"
+  "$thicket" merge "$dir/out.csv" "$@" 2>"$dir/merge_err"
+  local rc=$?
+  [[ $rc == "$want" ]] && ok || bad "$what: exit $rc, expected $want"
+  grep -q -- "$message" "$dir/merge_err" && ok || bad "$what: expected '$message' in: $(cat "$dir/merge_err")"
+  [[ $(cat "$dir/out.csv") == keep ]] && ok || bad "$what: OUT was overwritten"
+}
+merge_fails "a missing shard" 2 "the part of shard 2/3 is missing; nothing written" "$p1" "$p3"
+merge_fails "a shard twice" 2 "arena-part1.jsonl:1:1: error: shard 1/3 again (also .*arena-part1.jsonl)" "$p1" "$p2" "$p3" "$p1"
+"$thicket" run "$arena" --ticks 41 --runs 7 --threads 1 --quiet --shard 2/3 --out "$dir/other2.jsonl" 2>/dev/null
+merge_fails "a part of another batch" 2 "other2.jsonl:1:1: error: not a part of the same batch as .*: --ticks 40 against 41" "$p1" "$dir/other2.jsonl" "$p3"
+"$thicket" run "$arena" --ticks 40 --runs 7 --threads 1 --quiet --shard 2/4 --out "$dir/four2.jsonl" 2>/dev/null
+merge_fails "another shard count" 2 "shard count 3 against 4" "$p1" "$dir/four2.jsonl" "$p3"
+# The same scenario edited (here: its brains named by full path) between two shards' starts.
+sed -e "s|brain: |brain: $arena_dir/|" "$arena" > "$dir/edited.yaml"
+"$thicket" run "$dir/edited.yaml" --ticks 40 --runs 7 --threads 1 --quiet --shard 2/3 --out "$dir/edited2.jsonl" 2>/dev/null
+merge_fails "a part from an edited scenario" 2 "edited2.jsonl:1:1: error: not a part of the same batch as .*: the scenario or its brain files were edited" "$p1" "$dir/edited2.jsonl" "$p3"
+head -n 2 "$p2" > "$dir/cut2.jsonl"
+merge_fails "a part cut short" 2 "cut2.jsonl:2:1: error: the part is cut short (no end line)" "$p1" "$dir/cut2.jsonl" "$p3"
+merge_fails "--series without series in the parts" 2 "the shards ran without --series" --series "$dir/s.csv" "$p1" "$p2" "$p3"
+merge_fails "a CSV given as a part" 2 "arena-single.csv:1:1: error: it does not start with a part header" "$p1" "$dir/arena-single.csv" "$p3"
+sed '1s/"thicket_part":1/"thicket_part":99/' "$p2" > "$dir/v99.jsonl"
+merge_fails "a part of another format" 2 "v99.jsonl:1:1: error: it is a part of format 99" "$p1" "$dir/v99.jsonl" "$p3"
+sed '2s/"seed":[0-9]*/"seed":12345/' "$p2" > "$dir/seed2.jsonl"
+merge_fails "a run with a wrong seed" 2 "seed2.jsonl:2:1: error: run 2 has seed 12345; the batch gives it seed 8" "$p1" "$dir/seed2.jsonl" "$p3"
+sed '2s/"index":1,/"index":2,/' "$p2" > "$dir/index2.jsonl"
+merge_fails "a run of another shard" 2 "index2.jsonl:2:1: error: run 3 is not one of shard 2/3's runs" "$p1" "$dir/index2.jsonl" "$p3"
+sed '2s/"metrics":{/"metrics":[/' "$p2" > "$dir/json2.jsonl"
+merge_fails "a malformed run line" 2 "json2.jsonl:2:1: error: not a run of a part" "$p1" "$dir/json2.jsonl" "$p3"
+merge_fails "no parts" 64 "thicket merge needs OUT.csv or OUT.jsonl, then the part files"
+merge_fails "a missing file" 2 "nowhere.jsonl:0:0: error: cannot read this part file" "$p1" "$dir/nowhere.jsonl"
+"$thicket" merge "$dir/out.txt" "$p1" "$p2" "$p3" 2>/dev/null
+[[ $? == 64 ]] && ok || bad "merge into OUT.txt should be a usage error"
+
+# ---- --shard's usage errors
+for args in "--shard 0/3" "--shard 4/3" "--shard 1/0" "--shard a/b" "--shard 3" \
+            "--shard 1/2 --out $dir/x.csv" "--shard 1/2" "--shard 1/2 --out $dir/x.jsonl --explain" \
+            "--shard 1/2 --out $dir/x.jsonl --record $dir/r.jsonl"; do
+  # shellcheck disable=SC2086
+  "$thicket" run "$arena" --ticks 1 $args >/dev/null 2>&1
+  [[ $? == 64 ]] && ok || bad "'run arena $args' should be a usage error (64)"
+done
+printf 'tree: t\nroot: {wait: {seconds: 1}}\n' > "$dir/brain.yaml"
+"$thicket" run "$dir/brain.yaml" --shard 1/2 >/dev/null 2>&1
+[[ $? == 64 ]] && ok || bad "--shard on a brain file should be a usage error (64)"
+
+# ---- a thicket built without MPI, started by mpirun -n 2: refused once, not run twice
+if command -v mpirun >/dev/null 2>&1 && ! grep -q 'THICKET_MPI:BOOL=ON' "$(dirname "$thicket")/CMakeCache.txt" 2>/dev/null; then
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 60 mpirun --oversubscribe -n 2 "$thicket" run "$arena" \
+    --ticks 1 --out "$dir/twice.csv" >/dev/null 2>"$dir/mpi_err"
+  [[ $? == 64 ]] && ok || bad "mpirun of a thicket without MPI should exit 64: $(cat "$dir/mpi_err")"
+  [[ $(grep -c '^thicket: this thicket is built without MPI' "$dir/mpi_err") == 1 ]] && ok || bad "said once: $(cat "$dir/mpi_err")"
+  [[ ! -e "$dir/twice.csv" ]] && ok || bad "nothing should be written"
+fi
+
+echo "batch: $pass passed, $fail failed"
+[[ $fail == 0 ]]

@@ -1,0 +1,151 @@
+// Tests for moving a batch's runs between processes (issue 15, runtime/cli/batch_result.cpp):
+// an outcome read back from its line writes the same --out bytes (every double to the bit,
+// infinities and NaN included), part headers compare batches, and keep_batch_prefix keeps
+// what a single process would have run.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "../../runtime/cli/batch_result.hpp"
+#include "../../runtime/cli/run_results.hpp"
+
+namespace {
+
+using namespace thicket;
+using namespace thicket::cli;
+
+RunOutcome sample(uint64_t index) {
+  RunOutcome o;
+  o.index = index;
+  RunResult& r = o.result;
+  r.seed = 7 + index;
+  r.ticks = 600;
+  r.agent_ticks = 384'000;
+  r.wall_seconds = 0.1 + 1e-17 * static_cast<double>(index) + 1.0 / 3.0;
+  r.script_errors = index;
+  r.agents_at_start = 640;
+  r.agents_at_end = 551;
+  r.metrics = {{"damage", 12000.5}, {"odd \"name\", too", 1.0 / 7.0}, {"big", 1e300}, {"inf", INFINITY},
+               {"ninf", -INFINITY}, {"tiny", 5e-324}};
+  r.statuses = {{"running", 550}, {"success", 1}};
+  r.gauges["damage"] = GaugeStats{3.25, 2.0 / 3.0, -0.0, 1e-5, 599};
+  o.diagnostics = "a.yaml:1:1: warning: x\n";
+  o.log = "error: boom\n\ttab \xff byte\n";
+  o.series = "run,seed,tick,damage\n1,7,5,3\n";
+  return o;
+}
+
+std::string rows(const std::vector<RunResult>& results, bool jsonl) {
+  std::ostringstream out;
+  write_run_rows(out, jsonl, results);
+  return out.str();
+}
+
+}  // namespace
+
+TEST_CASE("batch result: an outcome read back writes the same rows") {
+  std::vector<RunResult> before, after;
+  for (uint64_t i = 0; i < 3; ++i) {
+    RunOutcome o = sample(i), back;
+    std::string why;
+    const std::string line = encode_outcome(o);
+    CHECK(line.find('\n') == std::string::npos);
+    REQUIRE_MESSAGE(decode_outcome(line, back, why), why);
+    CHECK(back.index == i);
+    CHECK(back.diagnostics == o.diagnostics);
+    CHECK(back.series == o.series);
+    CHECK(back.log.find("boom") != std::string::npos);
+    CHECK(back.result.wall_seconds == o.result.wall_seconds);  // to the bit
+    CHECK(back.result.metrics.at("tiny") == 5e-324);
+    CHECK(std::isinf(back.result.metrics.at("ninf")));
+    CHECK(std::signbit(back.result.gauges.at("damage").min));  // -0.0 stays negative
+    CHECK(back.result.gauges.at("damage").ticks == 599);
+    CHECK(back.result.statuses == o.result.statuses);
+    before.push_back(o.result);
+    after.push_back(back.result);
+  }
+  CHECK(rows(before, false) == rows(after, false));
+  CHECK(rows(before, true) == rows(after, true));
+}
+
+TEST_CASE("batch result: a load failure, and lines that are not outcomes") {
+  RunOutcome failed, back;
+  failed.index = 4;
+  failed.load_failed = true;
+  failed.diagnostics = "b.lua:4: error: unexpected symbol near <eof>\n";
+  std::string why;
+  REQUIRE(decode_outcome(encode_outcome(failed), back, why));
+  CHECK(back.load_failed);
+  CHECK(back.diagnostics == failed.diagnostics);
+  for (const char* bad : {"", "[]", "{", "{\"index\":1}", "{\"index\":-1,\"load_failed\":true}",
+                          "{\"index\":1,\"load_failed\":false,\"seed\":1}"}) {
+    why.clear();
+    CHECK_FALSE(decode_outcome(bad, back, why));
+    CHECK_FALSE(why.empty());
+  }
+}
+
+TEST_CASE("batch result: part headers say which batch they belong to") {
+  BatchInfo a;
+  a.scenario = "arena";
+  a.fingerprint = "0123456789abcdef";
+  a.ticks = 50;
+  a.dt = 0.1;
+  a.first_seed = 7;
+  a.runs = 5;
+  a.plan_size = 10;
+  a.threads = 2;
+  a.sets.names = {"groups.g.count"};
+  a.sets.values = {{"20"}, {"60"}};
+  a.shard = 2;
+  a.shards = 3;
+  BatchInfo b;
+  std::string why;
+  REQUIRE(decode_batch_info(encode_batch_info(a), b, why));
+  CHECK(same_batch(a, b, why));
+  CHECK(b.shard == 2);
+  CHECK(b.sets.values == a.sets.values);
+  b.threads = 1;  // results do not depend on it
+  CHECK(same_batch(a, b, why));
+  b.ticks = 51;
+  CHECK_FALSE(same_batch(a, b, why));
+  CHECK(why == "--ticks 50 against 51");
+  b = a;
+  b.fingerprint = "0123456789abcdee";
+  CHECK_FALSE(same_batch(a, b, why));
+  CHECK(why.find("edited between the shards") != std::string::npos);
+  std::string line = encode_batch_info(a);
+  line.replace(line.find("\"thicket_part\":1"), 16, "\"thicket_part\":2");
+  CHECK_FALSE(decode_batch_info(line, b, why));
+  CHECK(why.find("format 2") != std::string::npos);
+  CHECK_FALSE(decode_batch_info("{\"run\":1}", b, why));
+}
+
+TEST_CASE("batch result: what one process would have kept") {
+  auto outcomes = [](std::initializer_list<uint64_t> indices) {
+    std::vector<RunOutcome> v;
+    for (uint64_t i : indices) v.push_back(sample(i));
+    return v;
+  };
+  auto indices = [](const std::vector<RunOutcome>& v) {
+    std::vector<uint64_t> out;
+    for (const auto& o : v) out.push_back(o.index);
+    return out;
+  };
+  auto all = outcomes({3, 0, 2, 1, 4});
+  keep_batch_prefix(all);
+  CHECK(indices(all) == std::vector<uint64_t>{0, 1, 2, 3, 4});
+  auto gap = outcomes({0, 2, 3});  // run 1 never came: nothing after it is kept
+  keep_batch_prefix(gap);
+  CHECK(indices(gap) == std::vector<uint64_t>{0});
+  auto strict = outcomes({0, 1, 2, 3});
+  strict[2].result.stopped_strict = true;  // run index 2
+  keep_batch_prefix(strict);
+  CHECK(indices(strict) == std::vector<uint64_t>{0, 1, 2});
+  auto load = outcomes({2, 0, 1, 3});
+  load[0].load_failed = true;  // run index 2
+  keep_batch_prefix(load);
+  CHECK(indices(load) == std::vector<uint64_t>{0, 1, 2});
+  CHECK(load.back().load_failed);
+}
