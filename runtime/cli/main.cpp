@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "checkpoint.hpp"
 #include "live_run.hpp"
 #include "path_command.hpp"
 #include "record_file.hpp"
@@ -61,6 +62,7 @@ const char* kUsage =
     "                            [--trace OUT.jsonl] [--explain]   brain and percept events (first run)\n"
     "                            [--series FILE.csv|FILE.jsonl] [--series-every N]   metrics per tick\n"
     "                            [--strict] [--watch]   (--watch: one run)\n"
+    "                            [--checkpoint FILE --every T] [--resume FILE]   save the run, go on from a save\n"
     "                            [--serve [ADDR:]PORT] [--speed F] [--serve-exit]   watch it live in a browser\n"
     "       thicket check FILE...\n"
     "       thicket dot FILE|SCENARIO\n"
@@ -98,6 +100,8 @@ struct Options {
   bool watch = false, strict = false, quiet = false, trusted = false, explain = false, budget_all = false;
   std::string trace, log;
   cli::LiveOptions live;  // --serve, --speed, --serve-exit
+  std::string checkpoint, resume;  // --checkpoint FILE --every T, --resume FILE (checkpoint.hpp)
+  uint64_t checkpoint_every = 0;
 };
 
 int usage_error(const std::string& message) {
@@ -151,7 +155,8 @@ int parse_args(int argc, char** argv, Options& o) {
                                        {"--threads", 0}, {"--runs", 0},  {"--out", 0}, {"--record", 0},
                                        {"--record-every", 0}, {"--record-keys", 0}, {"--leaf-timeout", 0}, {"--lua-memory", 0},
                                        {"--series", 0}, {"--series-every", 0},
-                                       {"--serve", 0}, {"--speed", 0}};
+                                       {"--serve", 0}, {"--speed", 0},
+                                       {"--checkpoint", 0}, {"--every", 0}, {"--resume", 0}};
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--", 0) != 0) {
@@ -214,6 +219,10 @@ int parse_args(int argc, char** argv, Options& o) {
       }
       if (a == "--serve" || a == "--speed")
         if (std::string why = cli::parse_live_option(a, value, o.live); !why.empty()) return usage_error(why);
+      if (a == "--every" && (!parse_uint(value, o.checkpoint_every) || o.checkpoint_every == 0))
+        return usage_error("--every needs a whole number of ticks >= 1, got '" + value + "'");
+      if (a == "--checkpoint") o.checkpoint = value;
+      if (a == "--resume") o.resume = value;
       if (a == "--out") o.out = value;
       if (a == "--series") o.series = value;
       if (a == "--record") o.record = value;
@@ -491,6 +500,22 @@ int cmd_scenario(const Options& o) {
   if (!spec) return kExitLoad;
   if ((o.record_every || o.record_keys_set) && o.record.empty())
     return usage_error("--record-every and --record-keys say what --record FILE keeps; give --record too");
+  if (o.checkpoint.empty() != (o.checkpoint_every == 0))
+    return usage_error("--checkpoint FILE and --every T go together: the file is replaced every T ticks");
+  if ((!o.checkpoint.empty() || !o.resume.empty()) && (o.runs > 1 || o.watch))
+    return usage_error("--checkpoint and --resume save and continue one run: they take no --runs and no --watch");
+  std::optional<cli::ResumePoint> resume;  // read and checked before any output file is opened
+  if (!o.resume.empty()) {
+    SimOptions probe;
+    probe.ticks = o.ticks_set ? o.ticks : spec->ticks;
+    probe.dt = o.dt_set ? o.dt : spec->dt;
+    if (o.seed_set) probe.seed = o.seed;
+    resume = cli::open_resume(o.resume, *spec, probe, o.seed_set);
+    if (!resume) return kExitLoad;
+  }
+  std::optional<cli::Checkpointer> checkpointer;
+  if (!o.checkpoint.empty()) checkpointer.emplace(o.checkpoint, o.checkpoint_every);
+  bool checkpoint_failed = false;
   std::ofstream out, series;
   std::unique_ptr<RecordFile> record;
   if (!o.record.empty()) {
@@ -540,7 +565,7 @@ int cmd_scenario(const Options& o) {
   so.strict = o.strict;
   so.watch = o.watch;
   if (o.watch && so.ticks == 0) so.ticks = UINT64_MAX;  // as for a brain: until Ctrl-C
-  const uint64_t first_seed = o.seed_set ? o.seed : spec->seed;
+  const uint64_t first_seed = o.seed_set ? o.seed : resume ? resume->info.seed : spec->seed;
   const bool progress = !o.quiet && isatty(STDERR_FILENO) && !o.watch;
   std::vector<RunResult> results;
   std::signal(SIGINT, on_sigint);
@@ -564,6 +589,7 @@ int cmd_scenario(const Options& o) {
     std::vector<Diagnostic> sim_diags;
     auto sim = Simulation::create(*spec, so, sim_diags);
     print_diagnostics(sim_diags);
+    if (sim && resume && !cli::resume(*sim, *resume, o.resume)) sim.reset();
     if (!sim) {
       if (r == 0 && record && o.record.rfind("/dev/", 0) != 0) {  // no empty record left behind
         record.reset();
@@ -574,6 +600,11 @@ int cmd_scenario(const Options& o) {
     }
     RunResult res = sim->run(
         [&](uint64_t done, uint64_t total) {
+          if (checkpointer)
+            if (std::string why = checkpointer->after_tick(*sim, done); !why.empty()) {
+              std::cerr << "thicket: " << o.checkpoint << ": error: " << why << " (the run goes on without checkpoints)\n";
+              checkpoint_failed = true;
+            }
           if (live) live->pace(done, so.dt, [] { return g_interrupted != 0; });
           if (!progress || (done % 16 != 0 && done != total)) return;
           int width = 30, filled = static_cast<int>(width * done / std::max<uint64_t>(total, 1));
@@ -631,6 +662,7 @@ int cmd_scenario(const Options& o) {
   std::cerr << sum.str() << "\n";
   if (live) live->finish([] { return g_interrupted != 0; });
   if (results.back().stopped_reload) return kExitScriptErrors;
+  if (checkpoint_failed) return kExitLoad;
   return errors > 0 ? kExitScriptErrors : kExitOk;
 }
 

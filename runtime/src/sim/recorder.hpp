@@ -17,6 +17,8 @@
 namespace thicket {
 
 struct SimWorker;
+class SnapshotWriter;
+class SnapshotReader;
 
 class Recorder {
  public:
@@ -42,6 +44,13 @@ class Recorder {
   void end_tick();
   // The end line.
   void finish(const RunResult& result);
+  // Snapshots (recorder_snapshot.cpp): what waits for the next tick line (events, the dead),
+  // so that a resumed run's tick lines are those of the run it continues. A run without
+  // --record saves nothing pending (save_none); restore reads either.
+  void save(SnapshotWriter& out) const;
+  static void save_none(SnapshotWriter& out);
+  void restore(SnapshotReader& in);
+  static void skip(SnapshotReader& in);
 
  private:
   void agent_entry(std::string& out, uint32_t id, bool alive);
