@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "thicket/diagnostic.hpp"
+#include "thicket/snapshot.hpp"
 #include "thicket/status.hpp"
 
 namespace thicket {
@@ -203,6 +205,26 @@ class Runtime {
   size_t bytes_per_agent(BrainHandle brain) const;
 
   uint64_t script_errors() const;
+
+  // Snapshots (issue 15; guide "Snapshots", runtime/src/snapshot*.cpp). A snapshot names every
+  // loaded brain (file path + a hash of its compiled content) and holds every live agent: id,
+  // brain, node state (statuses, counters, timers, cooldowns, random composites' orders, fsm
+  // states, machine behaviors), blackboard, clock, random stream, the plain-data values of
+  // its Lua hook tables' `mem`. Running Lua tasks are not saved: after a restore they start
+  // again from their beginning, with `args.restored == true` on that first run.
+  void save(SnapshotWriter& out) const;
+  void save(AgentHandle agent, SnapshotWriter& out) const;  // one agent (nothing for a stale handle)
+  // Replaces every agent with the snapshot's (same ids, same spawn order), loading the brains
+  // it names that are not loaded yet. A brain whose content changed since the save is
+  // remapped by node id as a hot reload would (a note says so). On any error returns false,
+  // fills `diagnostics` and leaves the runtime exactly as it was.
+  bool restore(SnapshotReader& in, std::vector<Diagnostic>& diagnostics);
+  // Adds the one agent of a save(agent, ...) snapshot (its id must be free); nullopt on error,
+  // the runtime untouched.
+  std::optional<AgentHandle> restore_agent(SnapshotReader& in, std::vector<Diagnostic>& diagnostics);
+  // The same bytes through streams (false when the stream fails).
+  bool save(std::ostream& out) const;
+  bool restore(std::istream& in, std::vector<Diagnostic>& diagnostics);
 
   RuntimeImpl& impl() { return *impl_; }
 

@@ -1,0 +1,56 @@
+// The bytes of a snapshot (issue 15: save games, checkpoints): a writer that appends
+// little-endian fixed-width values, and a reader that takes them back. The layout is the same
+// on every machine, so a snapshot written on one host restores on any other.
+//
+// The reader throws nothing: a read past the end or a value found bad (reader.fail) records
+// the first error, and every read after it returns zero (or ""), so a caller can read a whole
+// record and check ok() once, knowing nothing it read after the failure was used.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace thicket {
+
+class SnapshotWriter {
+ public:
+  void u8(uint8_t v);
+  void u32(uint32_t v);
+  void u64(uint64_t v);
+  void i64(int64_t v);
+  void f64(double v);              // the IEEE-754 bits as a u64: NaNs and -0 survive
+  void str(std::string_view s);    // u32 length, then the bytes
+  const std::string& bytes() const { return bytes_; }
+  std::string take() { return std::move(bytes_); }
+
+ private:
+  std::string bytes_;
+};
+
+class SnapshotReader {
+ public:
+  explicit SnapshotReader(std::string_view bytes) : bytes_(bytes) {}
+  uint8_t u8();
+  uint32_t u32();
+  uint64_t u64();
+  int64_t i64();
+  double f64();
+  std::string str();  // a length past the bytes left fails (no huge allocation from a bad length)
+  bool ok() const { return error_.empty(); }
+  const std::string& error() const { return error_; }
+  // Records `why` (with the offset) unless an error is already recorded; reads return zeros
+  // from then on.
+  void fail(std::string why);
+  size_t offset() const { return pos_; }
+  bool at_end() const { return pos_ >= bytes_.size(); }
+  size_t remaining() const { return ok() ? bytes_.size() - pos_ : 0; }
+
+ private:
+  bool take(size_t n, const char*& at);
+  std::string_view bytes_;
+  size_t pos_ = 0;
+  std::string error_;
+};
+
+}  // namespace thicket
