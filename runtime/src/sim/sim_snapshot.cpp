@@ -92,7 +92,7 @@ void Simulation::save_brains(SnapshotWriter& out) const {
 
 // Each fresh agent (as create spawned it) is replaced by its saved self; the dead go.
 // restore_agent reports a changed brain for every agent of that brain: one note each is enough.
-bool Simulation::restore_brains(SnapshotReader& in, std::vector<Diagnostic>& diags) {
+bool Simulation::restore_brains(SnapshotReader& in, const std::string& name, std::vector<Diagnostic>& diags) {
   Impl& s = *impl_;
   std::vector<Diagnostic> found;
   bool ok = true;
@@ -110,6 +110,7 @@ bool Simulation::restore_brains(SnapshotReader& in, std::vector<Diagnostic>& dia
     a.handle = *h;
   }
   for (Diagnostic& d : found) {
+    if (d.file.empty()) d.file = name;  // the runtime's messages are about the checkpoint
     bool seen = false;
     for (const Diagnostic& e : diags) seen = seen || (e.message == d.message && e.file == d.file);
     if (!seen) diags.push_back(std::move(d));
@@ -310,7 +311,7 @@ bool Simulation::restore(std::string_view bytes, const std::string& name, std::v
     if (s.recorder) s.recorder->restore(in);
     else Recorder::skip(in);
   }
-  if (in.ok() && !restore_brains(in, diags) && in.ok()) return false;  // the brains' own errors, in diags
+  if (in.ok() && !restore_brains(in, name, diags) && in.ok()) return false;  // the brains' own errors, in diags
   if (!in.ok()) return fail("corrupt: " + in.error());
   if (!in.at_end()) return fail("corrupt: bytes left over after its end");
   s.tick = info->tick;

@@ -127,7 +127,7 @@ class Simulation {
  private:
   explicit Simulation(std::unique_ptr<Impl> impl);
   void save_brains(SnapshotWriter& out) const;
-  bool restore_brains(SnapshotReader& in, std::vector<Diagnostic>& diags);
+  bool restore_brains(SnapshotReader& in, const std::string& name, std::vector<Diagnostic>& diags);
   std::unique_ptr<Impl> impl_;
 };
 
