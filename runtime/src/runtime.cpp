@@ -485,6 +485,18 @@ AgentHandle Runtime::spawn(BrainHandle brain, const std::vector<std::pair<std::s
 }
 void Runtime::despawn(AgentHandle agent) { impl_->despawn(agent); }
 size_t Runtime::agent_count() const { return impl_->live_agents; }
+std::vector<AgentHandle> Runtime::agents() const {
+  std::vector<AgentHandle> out;
+  out.reserve(impl_->live_agents);
+  for (uint32_t i = 0; i < impl_->agents.size(); ++i)
+    if (impl_->agents[i].alive) out.push_back(AgentHandle{i, impl_->agents[i].generation});
+  return out;
+}
+std::optional<AgentHandle> Runtime::find_agent(uint32_t id) const {
+  for (uint32_t i = 0; i < impl_->agents.size(); ++i)
+    if (impl_->agents[i].alive && impl_->agents[i].id == id) return AgentHandle{i, impl_->agents[i].generation};
+  return std::nullopt;
+}
 Status Runtime::tick(AgentHandle agent, double dt) {
   if (!impl_->agent_ptr(agent)) return Status::Invalid;
   return impl_->tick(agent.index, dt);

@@ -33,6 +33,7 @@ void SnapshotWriter::str(std::string_view s) {
   u32(static_cast<uint32_t>(s.size()));
   bytes_.append(s.data(), s.size());
 }
+void SnapshotWriter::raw(std::string_view s) { bytes_.append(s.data(), s.size()); }
 
 void SnapshotReader::fail(std::string why) {
   if (!error_.empty()) return;
@@ -74,6 +75,11 @@ std::string SnapshotReader::str() {
   const char* at;
   if (!take(n, at)) return {};
   return std::string(at, n);
+}
+std::string_view SnapshotReader::raw(size_t n) {
+  const char* at;
+  if (!take(n, at)) return {};
+  return std::string_view(at, n);
 }
 
 }  // namespace thicket

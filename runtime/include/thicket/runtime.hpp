@@ -156,6 +156,10 @@ class Runtime {
   AgentHandle spawn(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& blackboard, uint32_t id);
   void despawn(AgentHandle agent);
   size_t agent_count() const;
+  // Every live agent, in the order tick_all ticks them; and the live agent with this id.
+  // After a restore, handles from before it are stale: find the agents again with these.
+  std::vector<AgentHandle> agents() const;
+  std::optional<AgentHandle> find_agent(uint32_t id) const;
 
   // Ticks one agent, or every live agent in spawn order, by dt seconds.
   Status tick(AgentHandle agent, double dt);
@@ -214,10 +218,12 @@ class Runtime {
   // again from their beginning, with `args.restored == true` on that first run.
   void save(SnapshotWriter& out) const;
   void save(AgentHandle agent, SnapshotWriter& out) const;  // one agent (nothing for a stale handle)
-  // Replaces every agent with the snapshot's (same ids, same spawn order), loading the brains
-  // it names that are not loaded yet. A brain whose content changed since the save is
-  // remapped by node id as a hot reload would (a note says so). On any error returns false,
-  // fills `diagnostics` and leaves the runtime exactly as it was.
+  // Replaces every agent with the snapshot's (same ids, same tick order), each with a brain of
+  // this runtime loaded from the same file (load the brains first; restore loads nothing).
+  // The agents it replaces are dropped as they are (no stop hooks, no task cleanups). A brain
+  // whose compiled content changed since the save is remapped by node id as a hot reload
+  // would (a note says so). On any error returns false, fills `diagnostics` and leaves the
+  // runtime exactly as it was.
   bool restore(SnapshotReader& in, std::vector<Diagnostic>& diagnostics);
   // Adds the one agent of a save(agent, ...) snapshot (its id must be free); nullopt on error,
   // the runtime untouched.

@@ -21,6 +21,7 @@ class SnapshotWriter {
   void i64(int64_t v);
   void f64(double v);              // the IEEE-754 bits as a u64: NaNs and -0 survive
   void str(std::string_view s);    // u32 length, then the bytes
+  void raw(std::string_view s);    // the bytes as they are (the reader takes them back with raw(n))
   const std::string& bytes() const { return bytes_; }
   std::string take() { return std::move(bytes_); }
 
@@ -37,6 +38,7 @@ class SnapshotReader {
   int64_t i64();
   double f64();
   std::string str();  // a length past the bytes left fails (no huge allocation from a bad length)
+  std::string_view raw(size_t n);  // the next n bytes as they are ("" and a failure past the end)
   bool ok() const { return error_.empty(); }
   const std::string& error() const { return error_; }
   // Records `why` (with the offset) unless an error is already recorded; reads return zeros
