@@ -22,7 +22,7 @@
 
 #include "harness.hpp"
 #include "sim/scenario.hpp"
-#include "sim/sim_harness.hpp"
+#include "sim_harness.hpp"
 #include "sim/simulation.hpp"
 
 namespace {
@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   if (!sim) bench::fail_load(diags);
   std::string bytes;
   std::vector<double> save_ms, tick_ms;
-  uint32_t alive_at = 0;
+  uint32_t agents = 0;
   auto last = bench::Clock::now();
   thicket::RunResult full = sim->run([&](uint64_t done, uint64_t) {
     auto now = bench::Clock::now();
@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
       std::vector<thicket::Diagnostic> none;
       std::string error;
       auto info = thicket::Simulation::read_header(bytes, error);
-      alive_at = info ? info->agents : 0;
+      agents = info ? info->agents : 0;
     }
     last = bench::Clock::now();
   });
@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
     same = same && bench::same_result(full, resumed);
   }
   const bench::Stat save = bench::stat_of(save_ms), restore = bench::stat_of(restore_ms), tick = bench::stat_of(tick_ms);
-  std::printf("  %u agents at tick %llu, %u alive at the end\n\n", alive_at, bench::u(at), full.agents_at_end);
+  std::printf("  %u agents, %u alive at the end\n\n", agents, full.agents_at_end);
   std::printf("  %-22s %10s %10s\n", "", "median", "best");
   std::printf("  %-22s %10.2f %10.2f\n", "one tick, ms", tick.median, tick.best);
   std::printf("  %-22s %10.2f %10.2f   (%.2f ticks)\n", "save, ms", save.median, save.best, save.median / tick.median);

@@ -315,6 +315,8 @@ bool Simulation::restore(std::string_view bytes, const std::string& name, std::v
   if (!in.ok()) return fail("corrupt: " + in.error());
   if (!in.at_end()) return fail("corrupt: bytes left over after its end");
   s.tick = info->tick;
+  // Replacing the fresh agents must leave no trace of them in the resumed run's events.
+  for (auto& w : s.workers) w->brain_events.clear();
   for (auto& w : s.workers) w->agent_ticks = 0;
   s.workers[0]->agent_ticks = agent_ticks;
   s.script_errors_before = script_errors;
