@@ -100,6 +100,15 @@ std::string write_checkpoint(const std::string& file, const std::string& bytes) 
 
 std::string Checkpointer::after_tick(const Simulation& sim, uint64_t done) {
   if (failed_ || every_ == 0 || done % every_ != 0) return {};
+  return write(sim, done);
+}
+
+std::string Checkpointer::at_stop(const Simulation& sim, uint64_t done) {
+  if (failed_ || done == 0 || done == last_tick_) return {};
+  return write(sim, done);
+}
+
+std::string Checkpointer::write(const Simulation& sim, uint64_t done) {
   bytes_.clear();
   sim.save(bytes_);
   std::string why = write_checkpoint(file_, bytes_);
@@ -108,6 +117,7 @@ std::string Checkpointer::after_tick(const Simulation& sim, uint64_t done) {
     return why;
   }
   ++written_;
+  last_tick_ = done;
   return {};
 }
 

@@ -38,12 +38,17 @@ class Checkpointer {
   // After tick `done`: saves when due. Returns "" or the first failure's message (then it
   // stops trying: the run goes on without checkpoints).
   std::string after_tick(const Simulation& sim, uint64_t done);
+  // The run was interrupted (Ctrl-C) after tick `done`: saves there, unless that tick is saved
+  // already, so that --resume loses nothing of what ran.
+  std::string at_stop(const Simulation& sim, uint64_t done);
   uint64_t written() const { return written_; }
 
  private:
+  std::string write(const Simulation& sim, uint64_t done);
   std::string file_;
   uint64_t every_;
   uint64_t written_ = 0;
+  uint64_t last_tick_ = 0;  // of the last checkpoint written
   bool failed_ = false;
   std::string bytes_;  // reused: a checkpoint of 10,000 agents is megabytes
 };

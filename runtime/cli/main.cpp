@@ -621,6 +621,11 @@ int cmd_scenario(const Options& o) {
           return g_interrupted != 0;
         });
     if (progress) std::fprintf(stderr, "\n");
+    if (checkpointer && g_interrupted)  // Ctrl-C: what ran is saved, for --resume
+      if (std::string why = checkpointer->at_stop(*sim, res.ticks); !why.empty()) {
+        std::cerr << "thicket: " << o.checkpoint << ": error: " << why << "\n";
+        checkpoint_failed = true;
+      }
     if (r == 0 && record) {  // complete before the summary: a viewer may open it right away
       std::string why;
       if (!record->close(why)) std::cerr << "thicket: " << why << " (" << o.record << " is cut short)\n";
