@@ -111,18 +111,16 @@ TEST_CASE("checkpoint: 2T ticks == T ticks, saved, restored into a fresh run, T 
 
 TEST_CASE("checkpoint: a save of a restored run is the same bytes as the save it came from") {
   const ScenarioSpec spec = skirmish();
-  std::string bytes = checkpoint_at(spec, 1, 12);
-  auto restored = make(spec, options(spec, 2, 40), nullptr);
-  std::vector<Diagnostic> diags;
-  REQUIRE(restored->restore(bytes, "cp", diags));
-  std::string again;
-  restored->save(again);
-  // The header names the thread count of the run that saved: the rest is the same.
-  std::string error;
-  SnapshotInfo a = *Simulation::read_header(bytes, error), b = *Simulation::read_header(again, error);
-  CHECK(a.threads == 1);
-  CHECK(b.threads == 2);
-  CHECK(bytes.substr(a.body_offset) == again.substr(b.body_offset));
+  for (uint32_t threads : {1u, 2u}) {
+    CAPTURE(threads);
+    std::string bytes = checkpoint_at(spec, threads, 12);
+    auto restored = make(spec, options(spec, threads, 40), nullptr);
+    std::vector<Diagnostic> diags;
+    REQUIRE(restored->restore(bytes, "cp", diags));
+    std::string again;
+    restored->save(again);
+    CHECK(again == bytes);
+  }
 }
 
 TEST_CASE("checkpoint: every truncation, flipped bytes, another format version: refused with a reason") {

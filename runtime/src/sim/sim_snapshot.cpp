@@ -22,6 +22,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "sim_internal.hpp"
 #include "thicket/snapshot.hpp"
@@ -81,42 +82,115 @@ uint64_t raw_u(std::string_view in, size_t at, int bytes) {
 
 }  // namespace
 
-// The brains, agent by agent in id order (Runtime::save of one agent each), not worker by
-// worker: so a checkpoint does not depend on how agents were split over threads, and resumes
-// with any --threads.
+// The brains: each worker's Runtime snapshot (saved in parallel, one thread per worker), in
+// worker order, each with its length. Restored with the same --threads, each worker takes its
+// own back whole (the agents are split over workers the same way for the same scenario and
+// thread count). With another count, worker 0's runtime takes each saved worker's in turn and
+// hands every agent to the worker that ticks it now, one agent snapshot at a time: slower (each
+// one-agent snapshot carries its brain's node table), but any count resumes any other.
 void Simulation::save_brains(SnapshotWriter& out) const {
   const Impl& s = *impl_;
-  for (const SimAgent& a : s.agents)
-    if (a.alive) s.workers[a.worker]->rt->save(a.handle, out);
+  std::vector<SnapshotWriter> blobs(s.workers.size());
+  std::vector<std::thread> pool;
+  for (size_t w = 1; w < s.workers.size(); ++w) pool.emplace_back([&, w] { s.workers[w]->rt->save(blobs[w]); });
+  s.workers[0]->rt->save(blobs[0]);
+  for (auto& th : pool) th.join();
+  out.u32(static_cast<uint32_t>(blobs.size()));
+  for (const SnapshotWriter& b : blobs) {
+    out.u64(b.bytes().size());
+    out.raw(b.bytes());
+  }
 }
 
-// Each fresh agent (as create spawned it) is replaced by its saved self; the dead go.
-// restore_agent reports a changed brain for every agent of that brain: one note each is enough.
-bool Simulation::restore_brains(SnapshotReader& in, const std::string& name, std::vector<Diagnostic>& diags) {
-  Impl& s = *impl_;
-  std::vector<Diagnostic> found;
-  bool ok = true;
-  for (SimAgent& a : s.agents) {
-    Runtime& rt = *s.workers[a.worker]->rt;
-    rt.despawn(a.handle);
-    a.handle = AgentHandle{};
-    if (!a.alive) continue;
-    std::optional<AgentHandle> h = rt.restore_agent(in, found);
-    if (!h || rt.agent_id(*h) != a.id) {
-      if (h) in.fail("agent " + std::to_string(a.id) + "'s brain state is saved under another id");
-      ok = false;
-      break;
-    }
-    a.handle = *h;
-  }
+namespace {
+
+// Keeps the first of equal messages: restoring thousands of agents of a changed brain must
+// not print a note for each.
+void add_unique(std::vector<Diagnostic>& diags, std::vector<Diagnostic>& found, const std::string& name) {
   for (Diagnostic& d : found) {
     if (d.file.empty()) d.file = name;  // the runtime's messages are about the checkpoint
     bool seen = false;
     for (const Diagnostic& e : diags) seen = seen || (e.message == d.message && e.file == d.file);
     if (!seen) diags.push_back(std::move(d));
   }
-  if (!ok && in.ok() && !has_errors(diags)) in.fail("an agent's brain state could not be restored");
-  return ok;
+  found.clear();
+}
+
+}  // namespace
+
+bool Simulation::restore_brains(SnapshotReader& in, const std::string& name, std::vector<Diagnostic>& diags) {
+  Impl& s = *impl_;
+  const uint32_t saved = in.u32();
+  if (in.ok() && (saved == 0 || saved > 4096)) in.fail("a bad worker count (" + std::to_string(saved) + ")");
+  std::vector<std::string_view> blobs;
+  for (uint32_t w = 0; w < saved && in.ok(); ++w) {
+    const uint64_t n = in.u64();
+    if (n > in.remaining()) {
+      in.fail("a worker's brains run past the end");
+      break;
+    }
+    blobs.push_back(in.raw(n));
+  }
+  if (!in.ok()) return false;
+  std::vector<Diagnostic> found;
+  auto failed = [&](const std::string& why) {
+    add_unique(diags, found, name);
+    if (!has_errors(diags)) in.fail(why);
+    return false;
+  };
+  for (SimAgent& a : s.agents) a.handle = AgentHandle{};
+  // Every live agent of the checkpoint comes back once, in the worker that ticks it.
+  auto adopt = [&](uint32_t worker, AgentHandle h) {
+    SimAgent* a = s.agent(s.workers[worker]->rt->agent_id(h));
+    if (!a || !a->alive || a->worker != worker || a->handle.valid()) return false;
+    a->handle = h;
+    return true;
+  };
+  if (saved == s.workers.size()) {
+    for (uint32_t w = 0; w < saved; ++w) {
+      Runtime& rt = *s.workers[w]->rt;
+      SnapshotReader r(blobs[w]);
+      if (!rt.restore(r, found) || !r.at_end()) return failed("worker " + std::to_string(w) + "'s brains could not be restored");
+      for (AgentHandle h : rt.agents())
+        if (!adopt(w, h)) return failed("worker " + std::to_string(w) + " holds an agent it does not tick");
+    }
+  } else {
+    Runtime& first = *s.workers[0]->rt;
+    for (auto& w : s.workers)
+      for (AgentHandle h : w->rt->agents()) w->rt->despawn(h);  // fresh agents: nothing runs yet
+    SnapshotWriter empty;  // worker 0 without agents: restoring it drops what it holds, no hooks run
+    first.save(empty);
+    std::vector<std::string> kept;  // worker 0's own, one agent snapshot each
+    for (std::string_view blob : blobs) {
+      SnapshotReader r(blob);
+      if (!first.restore(r, found) || !r.at_end()) return failed("a worker's brains could not be restored");
+      for (AgentHandle h : first.agents()) {
+        SimAgent* a = s.agent(first.agent_id(h));
+        if (!a || !a->alive) return failed("the brains hold an agent the checkpoint has no body for");
+        SnapshotWriter one;
+        first.save(h, one);
+        if (a->worker == 0) {
+          kept.push_back(one.take());
+          continue;
+        }
+        Runtime& rt = *s.workers[a->worker]->rt;
+        SnapshotReader r1(one.bytes());
+        std::optional<AgentHandle> moved = rt.restore_agent(r1, found);
+        if (!moved || !adopt(a->worker, *moved)) return failed("agent " + std::to_string(a->id) + "'s brain could not be moved to its worker");
+      }
+    }
+    SnapshotReader none(empty.bytes());
+    if (!first.restore(none, found)) return failed("worker 0 could not be emptied");
+    for (const std::string& one : kept) {
+      SnapshotReader r1(one);
+      std::optional<AgentHandle> h = first.restore_agent(r1, found);
+      if (!h || !adopt(0, *h)) return failed("an agent's brain could not be restored in worker 0");
+    }
+  }
+  for (const SimAgent& a : s.agents)
+    if (a.alive && !a.handle.valid()) return failed("agent " + std::to_string(a.id) + " is alive but its brain is not in the checkpoint");
+  add_unique(diags, found, name);
+  return true;
 }
 
 std::optional<SnapshotInfo> Simulation::read_header(std::string_view bytes, std::string& error) {
