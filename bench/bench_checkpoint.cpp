@@ -1,4 +1,4 @@
-// bench_snapshot: what does a checkpoint cost (issue 15)? Milliseconds and bytes of
+// bench_checkpoint: what does a checkpoint cost (issue 15)? Milliseconds and bytes of
 // Simulation::save, and milliseconds of Simulation::restore, for 10,000 agents, beside one
 // tick's cost measured in the same run. Goal: a checkpoint of 10,000 agents in <= 20 ms and
 // <= 1 KB per agent.
@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
   auto spec = thicket::load_scenario(THICKET_SOURCE_DIR "/scripts/examples/arena/arena.yaml", diags);
   if (!spec) bench::fail_load(diags);
   scale(*spec, kAgents);
-  std::printf("bench_snapshot: arena scaled to %u agents, checkpoint at tick %llu, %llu ticks after, %u thread(s), %d reps; "
+  std::printf("bench_checkpoint: arena scaled to %u agents, checkpoint at tick %llu, %llu ticks after, %u thread(s), %d reps; "
               "load average %s\n",
               kAgents, bench::u(at), bench::u(after), threads, reps, bench::load_average().c_str());
   thicket::SimOptions o;
