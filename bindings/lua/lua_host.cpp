@@ -270,28 +270,30 @@ Status LuaHost::start(const CallSite& at) {
       lua_pop(L_, 1);  // the agent's mem table
       return ok ? Status::Running : Status::Failure;
     }
-    case LeafShape::Task: {
-      // A coroutine for this run: reused from the pool when one is idle.
-      push_mem_table(at);
-      lua_rawgeti(L_, LUA_REGISTRYINDEX, thread_pool_ref_);
-      lua_State* co;
-      if (thread_pool_size_ > 0) {
-        lua_rawgeti(L_, -1, thread_pool_size_);
-        lua_pushnil(L_);
-        lua_rawseti(L_, -3, thread_pool_size_--);
-        co = lua_tothread(L_, -1);
-      } else {
-        co = lua_newthread(L_);
-        // Tasks always run under the instruction budget (the hook stays with the pooled thread).
-        if (budget_slice_ > 0) lua_sethook(co, guard_hook, LUA_MASKCOUNT, budget_slice_);
-      }
-      lua_rawseti(L_, -3, at.node + 1);
-      lua_pop(L_, 2);
-      lua_rawgeti(co, LUA_REGISTRYINDEX, leaf.fn);
-      return Status::Running;
-    }
+    case LeafShape::Task: new_task_thread(at, leaf); return Status::Running;
   }
   return Status::Failure;
+}
+
+lua_State* LuaHost::new_task_thread(const CallSite& at, const LeafDef& leaf) {
+  // A coroutine for this run: reused from the pool when one is idle.
+  push_mem_table(at);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, thread_pool_ref_);
+  lua_State* co;
+  if (thread_pool_size_ > 0) {
+    lua_rawgeti(L_, -1, thread_pool_size_);
+    lua_pushnil(L_);
+    lua_rawseti(L_, -3, thread_pool_size_--);
+    co = lua_tothread(L_, -1);
+  } else {
+    co = lua_newthread(L_);
+    // Tasks always run under the instruction budget (the hook stays with the pooled thread).
+    if (budget_slice_ > 0) lua_sethook(co, guard_hook, LUA_MASKCOUNT, budget_slice_);
+  }
+  lua_rawseti(L_, -3, at.node + 1);
+  lua_pop(L_, 2);
+  lua_rawgeti(co, LUA_REGISTRYINDEX, leaf.fn);
+  return co;
 }
 
 Status LuaHost::tick(const CallSite& at) {
@@ -358,7 +360,17 @@ Status LuaHost::task_resume(const CallSite& at, const LeafDef& leaf, bool) {
   push_mem_table(at);
   lua_rawgeti(L_, -1, at.node + 1);
   lua_State* co = lua_tothread(L_, -1);
+  const bool restarted = !co && lua_touserdata(L_, -1) == restored_task_mark();
   lua_pop(L_, 2);
+  if (restarted) {  // running when a snapshot was taken: this run starts it again (snapshot docs)
+    co = new_task_thread(at, leaf);
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, restored_ref_);
+    lua_pushthread(co);
+    lua_xmove(co, L_, 1);
+    lua_pushboolean(L_, 1);
+    lua_rawset(L_, -3);
+    lua_pop(L_, 1);
+  }
   if (!co) return Status::Failure;
   // A fresh run has only its function on the stack: pass (agent, args) on the first resume.
   int nargs = 0;
@@ -408,6 +420,11 @@ void LuaHost::task_release(const CallSite& at, bool cancel) {
   lua_rawgeti(L_, -1, at.node + 1);
   lua_State* co = lua_tothread(L_, -1);
   if (co) {
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, restored_ref_);  // the run ends: so does its restored mark
+    lua_pushvalue(L_, -2);
+    lua_pushnil(L_);
+    lua_rawset(L_, -3);
+    lua_pop(L_, 1);
     const CallSite* saved = current_;
     current_ = &at;
     // A thread that ended in an error is not reused: Lua leaves such a thread with its hooks
@@ -442,6 +459,20 @@ void LuaHost::task_release(const CallSite& at, bool cancel) {
   lua_pushnil(L_);
   lua_rawseti(L_, -2, at.node + 1);
   lua_pop(L_, 1);
+}
+
+bool LuaHost::task_restored(const CallSite& at) {
+  push_mem_table(at);
+  lua_rawgeti(L_, -1, at.node + 1);
+  bool restored = false;
+  if (lua_type(L_, -1) == LUA_TTHREAD) {
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, restored_ref_);
+    lua_pushvalue(L_, -2);
+    restored = lua_rawget(L_, -2) != LUA_TNIL;
+    lua_pop(L_, 2);
+  }
+  lua_pop(L_, 2);
+  return restored;
 }
 
 void LuaHost::remap_mem(AgentInfo& a, const std::vector<uint32_t>& to_new) {

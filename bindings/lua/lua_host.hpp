@@ -57,6 +57,19 @@ class LuaHost final : public ScriptHost {
   int set_any_value(int old_ref, const Value& v) override;
   uint64_t script_errors() const override { return errors; }
 
+  // Snapshots (lua_snapshot.cpp).
+  void save_agent(const AgentInfo& a, SnapshotWriter& out, SnapshotDrops& drops) override;
+  void save_any(int ref, SnapshotWriter& out, SnapshotDrops& drops) override;
+  void restore_agent(AgentInfo& a, const ScriptAgentState& s) override;
+  int any_from_plain(const PlainValue& v) override;
+  // What a restored task's mem slot holds until its next tick starts it again.
+  static void* restored_task_mark() {
+    static char mark;
+    return &mark;
+  }
+  // Whether the task run at this call site began by restarting after a restore.
+  bool task_restored(const CallSite& at);
+
   // A metatable given to every agent table created from now on (simulations put the world
   // methods in its __index); and a pointer for the world API to find its simulation.
   void set_agent_metatable(int ref) { agent_methods_ref_ = ref; }
@@ -94,6 +107,9 @@ class LuaHost final : public ScriptHost {
   void open_thicket_module();
   bool pcall(int nargs, int nresults, const CallSite& at, const LeafDef& leaf);
   Status task_resume(const CallSite& at, const LeafDef& leaf, bool first);
+  // A coroutine for a new run of the task at `at` (from the pool when one is idle), stored
+  // in the agent's mem under the node, with the task's function on its stack.
+  lua_State* new_task_thread(const CallSite& at, const LeafDef& leaf);
   void task_release(const CallSite& at, bool cancel);
   void report(const CallSite& at, const LeafDef& leaf, const std::string& message);
   Status to_status(int idx, const CallSite& at, const LeafDef& leaf, bool condition);
@@ -124,6 +140,7 @@ class LuaHost final : public ScriptHost {
   int task_meta_ref_ = -2;
   int thread_pool_ref_ = -2;  // a Lua array of idle coroutines, reused across task runs
   int thread_pool_size_ = 0;
+  int restored_ref_ = -2;     // weak-keyed set of the coroutines of task runs restarted by a restore
   int loaded_ref_ = -2;                 // require()'s cache of modules
   int envs_ref_ = -2;                   // path -> that file's environment
   int env_maker_ref_ = -2;              // Lua function: base globals -> a fresh environment

@@ -74,6 +74,14 @@ struct LuaApi {
     lua_pushinteger(L, rng->range(lo, hi));
     return 1;
   }
+  // thicket.restored(): true inside a task run that started again because its agent was
+  // restored from a snapshot while the task was running (snapshot docs); false elsewhere.
+  static int restored(lua_State* L) {
+    LuaHost& h = host(L);
+    const CallSite* at = h.current();
+    lua_pushboolean(L, at && h.task_restored(*at));
+    return 1;
+  }
   static int task(lua_State* L) {
     luaL_checktype(L, 1, LUA_TFUNCTION);
     lua_createtable(L, 1, 0);
@@ -399,6 +407,12 @@ LuaHost::LuaHost(RuntimeImpl& rt) : rt_(rt) {
   open_thicket_module();
   lua_newtable(L_);
   thread_pool_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  lua_newtable(L_);  // coroutines of restarted task runs (thicket.restored); weak keys
+  lua_newtable(L_);
+  lua_pushliteral(L_, "k");
+  lua_setfield(L_, -2, "__mode");
+  lua_setmetatable(L_, -2);
+  restored_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   // The message handler of every leaf call sits at the bottom of the stack for good.
   lua_settop(L_, 0);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, traceback_ref_);
@@ -578,6 +592,7 @@ void LuaHost::open_thicket_module() {
   lua_newtable(L_);  // the module
   const luaL_Reg fns[] = {{"time", LuaApi::time}, {"dt", LuaApi::dt},         {"tick", LuaApi::tick},
                           {"log", LuaApi::log},   {"random", LuaApi::random}, {"task", LuaApi::task},
+                          {"restored", LuaApi::restored},
                           {nullptr, nullptr}};
   lua_pushlightuserdata(L_, this);
   luaL_setfuncs(L_, fns, 1);

@@ -100,4 +100,10 @@ std::optional<double> yaml_number(const YAML::Node& node);
 std::optional<int64_t> yaml_integer(const YAML::Node& node);
 std::vector<std::string> map_keys(const YAML::Node& map);
 
+// Lays out a program's per-agent block (statuses, node state, blackboard): compiler.cpp.
+// Snapshots lay out a saved brain's node table with it too.
+void layout_state(Program& p);
+// `thicket dump`'s text of a compiled program (dump.cpp); snapshots hash it.
+std::string dump_program(const Program& p);
+
 }  // namespace thicket

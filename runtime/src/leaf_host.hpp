@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "compiler.hpp"
+#include "snapshot_plain.hpp"
 #include "thicket/diagnostic.hpp"
 #include "thicket/runtime.hpp"
 #include "thicket/status.hpp"
@@ -89,6 +90,20 @@ class ScriptHost {
 
   // Script errors so far (run summaries).
   virtual uint64_t script_errors() const = 0;
+
+  // ---- snapshots (snapshot.cpp; the bytes: snapshot_plain.hpp) ----
+  // Writes the agent's script side: its agent table's plain fields, then one entry per node
+  // with script state (a hook table's mem as plain data, or a running task). What is not
+  // plain data is left out and counted in `drops`.
+  virtual void save_agent(const AgentInfo& a, SnapshotWriter& out, SnapshotDrops& drops) = 0;
+  // Writes an `any` blackboard value as a plain value.
+  virtual void save_any(int ref, SnapshotWriter& out, SnapshotDrops& drops) = 0;
+  // Gives a restored agent (made with create_agent) its script side; `s.mem` names nodes of
+  // the agent's current program. A task entry restarts from its beginning at its next tick,
+  // knowing it was restored.
+  virtual void restore_agent(AgentInfo& a, const ScriptAgentState& s) = 0;
+  // A new reference holding v (an `any` blackboard value).
+  virtual int any_from_plain(const PlainValue& v) = 0;
 };
 
 // The script binding registers itself here (bindings/lua does, from a static initializer in

@@ -3,16 +3,16 @@
 // aborted (stop hooks with "aborted"); new nodes start fresh; blackboard values survive.
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <sstream>
 
+#include "remap.hpp"
 #include "runtime_impl.hpp"
 #include "suggest.hpp"
 
 namespace thicket {
 
 namespace {
-
-constexpr uint32_t kUnmapped = 0xFFFFFFFF;
 
 bool has_position(NodeKind k) {
   return k == NodeKind::Sequence || k == NodeKind::Selector || k == NodeKind::Filter ||
@@ -30,13 +30,113 @@ uint32_t running_child(const Program& p, const Node& n, const uint8_t* block) {
   // The child a resumable node holds a position for (kNoPos: none).
   uint16_t pos = *reinterpret_cast<const uint16_t*>(block + n.state + (n.kind == NodeKind::Machine ? 8 : 0));
   if (pos == kNoPos) return kUnmapped;
-  if (n.kind == NodeKind::RandomSelector || n.kind == NodeKind::RandomSequence)
+  if (n.kind == NodeKind::RandomSelector || n.kind == NodeKind::RandomSequence) {
+    if (pos >= n.count) return kUnmapped;
     pos = *reinterpret_cast<const uint16_t*>(block + n.state + 2 + 2 * pos);
+  }
   if (n.kind == NodeKind::Machine) pos = static_cast<uint16_t>(2 * pos + 1);
   return pos < n.count ? p.child(n, pos) : kUnmapped;
 }
 
 }  // namespace
+
+BrainRemap BrainRemap::make(const Program& old, const Program& fresh, bool blackboard) {
+  BrainRemap r;
+  // Nodes match by id and kind.
+  std::map<std::pair<std::string, NodeKind>, uint32_t> by_id;
+  for (uint32_t i = 0; i < fresh.nodes.size(); ++i) by_id[{fresh.ids[i], fresh.nodes[i].kind}] = i;
+  r.to_new.assign(old.nodes.size(), kUnmapped);
+  r.to_old.assign(fresh.nodes.size(), kUnmapped);
+  for (uint32_t i = 0; i < old.nodes.size(); ++i) {
+    auto it = by_id.find({old.ids[i], old.nodes[i].kind});
+    if (it == by_id.end()) continue;
+    r.to_new[i] = it->second;
+    r.to_old[it->second] = i;
+    ++r.kept;
+  }
+  // The per-agent work is planned once: which byte ranges carry over (merged, so an
+  // unchanged layout is one memcpy), which blackboard slots survive, and whether node
+  // indices moved at all.
+  auto add_range = [&](uint32_t from, uint32_t to, uint32_t bytes) {
+    if (!bytes) return;
+    if (!r.plan.empty() && r.plan.back().from + r.plan.back().bytes == from && r.plan.back().to + r.plan.back().bytes == to)
+      r.plan.back().bytes += bytes;
+    else
+      r.plan.push_back({from, to, bytes});
+  };
+  for (uint32_t i = 0; i < fresh.nodes.size(); ++i)
+    if (r.to_old[i] != kUnmapped) add_range(r.to_old[i], i, 1);  // status bytes
+  for (uint32_t i = 0; i < fresh.nodes.size(); ++i) {
+    uint32_t o = r.to_old[i];
+    if (o == kUnmapped) continue;
+    uint32_t bytes = node_state_bytes(fresh.nodes[i]);
+    if (bytes && bytes == node_state_bytes(old.nodes[o])) add_range(old.nodes[o].state, fresh.nodes[i].state, bytes);
+  }
+  if (blackboard)
+    for (size_t j = 0; j < old.blackboard.size(); ++j) {
+      bool still = false;
+      for (size_t k = 0; k < fresh.blackboard.size(); ++k)
+        if (fresh.blackboard[k].name == old.blackboard[j].name) {
+          add_range(old.bb_offset + 8 * static_cast<uint32_t>(j), fresh.bb_offset + 8 * static_cast<uint32_t>(k), 8);
+          still = true;
+        }
+      if (!still && old.blackboard[j].type == ValueType::Any) r.removed_any_slots.push_back(static_cast<uint32_t>(j));
+    }
+  for (uint32_t i = 0; i < old.nodes.size(); ++i)
+    if (r.to_new[i] == kUnmapped) r.removed.push_back(i);
+  r.same_indices = old.nodes.size() == fresh.nodes.size() && r.removed.empty();
+  for (uint32_t i = 0; r.same_indices && i < old.nodes.size(); ++i) r.same_indices = r.to_new[i] == i;
+  for (uint32_t i = 0; i < fresh.nodes.size(); ++i)
+    if (has_position(fresh.nodes[i].kind) && r.to_old[i] != kUnmapped) r.positioned.push_back(i);
+  return r;
+}
+
+void BrainRemap::copy(const uint8_t* src, uint8_t* dst) const {
+  for (const Range& r : plan) std::memcpy(dst + r.to, src + r.from, r.bytes);
+}
+
+void BrainRemap::mend(const Program& old, const Program& p, uint8_t* block, std::vector<uint32_t>& restart) const {
+  auto* status = reinterpret_cast<Status*>(block);
+  for (uint32_t i : positioned) {
+    const Node& n = p.nodes[i];
+    if (status[i] != Status::Running) continue;
+    const Node& on = old.nodes[to_old[i]];
+    // The old position named a child of the old node; find that child's new position.
+    uint32_t old_child = kUnmapped;
+    if (n.kind == NodeKind::Fsm) {
+      uint16_t cur = *reinterpret_cast<uint16_t*>(block + n.state);
+      if (cur < on.count) old_child = old.child(on, cur);
+    } else {
+      old_child = running_child(old, on, block);
+    }
+    if (old_child == kUnmapped) continue;  // nothing was running below it
+    int pos = to_new[old_child] == kUnmapped ? -1 : find_position(p, n, to_new[old_child]);
+    bool random = n.kind == NodeKind::RandomSelector || n.kind == NodeKind::RandomSequence;
+    if (random && (n.count != on.count || pos < 0)) pos = -1;
+    if (n.kind == NodeKind::Fsm) {
+      auto* st = reinterpret_cast<uint16_t*>(block + n.state);
+      if (pos >= 0) {
+        st[0] = static_cast<uint16_t>(pos);
+      } else {  // the current state is gone: start over in the initial state
+        st[0] = static_cast<uint16_t>(n.a);
+        st[1] = 0;
+      }
+      continue;
+    }
+    if (n.kind == NodeKind::Machine) {
+      auto* cur = reinterpret_cast<uint16_t*>(block + n.state + 8);
+      if (pos >= 0 && pos % 2 == 1) *cur = static_cast<uint16_t>(pos / 2);
+      else {
+        *cur = kNoPos;
+        block[n.state + 10] = 0;
+      }
+      continue;
+    }
+    if (random) continue;  // same children in the same places: the drawn order holds
+    if (pos >= 0) *reinterpret_cast<uint16_t*>(block + n.state) = static_cast<uint16_t>(pos);
+    else restart.push_back(i);  // it cannot resume where it was: it restarts
+  }
+}
 
 bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
   std::vector<Diagnostic> diags;
@@ -90,56 +190,7 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
   for (auto& call : fresh->calls) call.leaf_id = leaf_ids.at(call.leaf);
   script->install_args(*fresh);
 
-  // Nodes match by id and kind.
-  std::map<std::pair<std::string, NodeKind>, uint32_t> by_id;
-  for (uint32_t i = 0; i < fresh->nodes.size(); ++i) by_id[{fresh->ids[i], fresh->nodes[i].kind}] = i;
-  std::vector<uint32_t> to_new(old.nodes.size(), kUnmapped), to_old(fresh->nodes.size(), kUnmapped);
-  size_t kept = 0;
-  for (uint32_t i = 0; i < old.nodes.size(); ++i) {
-    auto it = by_id.find({old.ids[i], old.nodes[i].kind});
-    if (it == by_id.end()) continue;
-    to_new[i] = it->second;
-    to_old[it->second] = i;
-    ++kept;
-  }
-
-  // The per-agent work is planned once: which removed nodes might be running, which byte
-  // ranges carry over (merged, so an unchanged layout is one memcpy), which blackboard
-  // slots survive, and whether node indices moved at all.
-  struct Range {
-    uint32_t from, to, bytes;
-  };
-  std::vector<Range> plan;
-  auto add_range = [&](uint32_t from, uint32_t to, uint32_t bytes) {
-    if (!bytes) return;
-    if (!plan.empty() && plan.back().from + plan.back().bytes == from && plan.back().to + plan.back().bytes == to)
-      plan.back().bytes += bytes;
-    else
-      plan.push_back({from, to, bytes});
-  };
-  for (uint32_t i = 0; i < fresh->nodes.size(); ++i)
-    if (to_old[i] != kUnmapped) add_range(to_old[i], i, 1);  // status bytes
-  for (uint32_t i = 0; i < fresh->nodes.size(); ++i) {
-    uint32_t o = to_old[i];
-    if (o == kUnmapped) continue;
-    uint32_t bytes = node_state_bytes(fresh->nodes[i]);
-    if (bytes && bytes == node_state_bytes(old.nodes[o])) add_range(old.nodes[o].state, fresh->nodes[i].state, bytes);
-  }
-  std::vector<uint32_t> removed_any_slots;
-  for (size_t j = 0; j < old.blackboard.size(); ++j) {
-    bool still = false;
-    for (size_t k = 0; k < fresh->blackboard.size(); ++k)
-      if (fresh->blackboard[k].name == old.blackboard[j].name) {
-        add_range(old.bb_offset + 8 * static_cast<uint32_t>(j), fresh->bb_offset + 8 * static_cast<uint32_t>(k), 8);
-        still = true;
-      }
-    if (!still && old.blackboard[j].type == ValueType::Any) removed_any_slots.push_back(static_cast<uint32_t>(j));
-  }
-  std::vector<uint32_t> removed;
-  for (uint32_t i = 0; i < old.nodes.size(); ++i)
-    if (to_new[i] == kUnmapped) removed.push_back(i);
-  bool same_indices = old.nodes.size() == fresh->nodes.size() && removed.empty();
-  for (uint32_t i = 0; same_indices && i < old.nodes.size(); ++i) same_indices = to_new[i] == i;
+  const BrainRemap remap = BrainRemap::make(old, *fresh, true);
   std::vector<uint8_t> blank(fresh->block_size);
   Engine::init_block(*fresh, blank.data(), &strings);
 
@@ -154,18 +205,18 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
     uint8_t* src = b.block(row);
     auto* old_status = reinterpret_cast<Status*>(src);
     // 1. Running nodes that are gone stop now, on the old program.
-    for (uint32_t i : removed)
+    for (uint32_t i : remap.removed)
       if (old_status[i] == Status::Running) {
         engine->abort_node(old, a, src, i);
         ++aborted;
       }
     // 2. Kept nodes keep their status and state; blackboard values survive by key (new keys
     //    have their defaults, from the blank block).
-    for (const Range& r : plan) std::memcpy(dst + r.to, src + r.from, r.bytes);
+    remap.copy(src, dst);
     auto* old_slots = reinterpret_cast<Slot*>(src + old.bb_offset);
-    for (uint32_t j : removed_any_slots) script->release_ref(old_slots[j].ref);
+    for (uint32_t j : remap.removed_any_slots) script->release_ref(old_slots[j].ref);
     // 3. Per-node Lua state (mem tables, task coroutines) follows the node to its new index.
-    if (!same_indices) script->remap_mem(a, to_new);
+    if (!remap.same_indices) script->remap_mem(a, remap.to_new);
   }
   // Install, then mend positions that point at children which moved or vanished.
   script->release_args(*b.program);
@@ -175,50 +226,18 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
   script->install_brain(b, 0);
   refresh_hooked();
   const Program& p = *b.program;
-  std::vector<uint32_t> positioned;  // kept nodes that hold a child position
-  for (uint32_t i = 0; i < p.nodes.size(); ++i)
-    if (has_position(p.nodes[i].kind) && to_old[i] != kUnmapped) positioned.push_back(i);
+  std::vector<uint32_t> restart;
   for (uint32_t row = 0; row < b.row_agent.size(); ++row) {
     if (b.row_agent[row] == UINT32_MAX) continue;
     AgentInfo& a = agents[b.row_agent[row]];
     uint8_t* block = b.block(row);
-    auto* status = reinterpret_cast<Status*>(block);
-    for (uint32_t i : positioned) {
-      const Node& n = p.nodes[i];
-      if (status[i] != Status::Running) continue;
-      uint32_t o = to_old[i];
-      const Node& on = previous->nodes[o];
-      // The old position named a child of the old node; find that child's new position.
-      uint32_t old_child = n.kind == NodeKind::Fsm ? previous->child(on, *reinterpret_cast<uint16_t*>(block + n.state))
-                                                   : running_child(*previous, on, block);
-      if (old_child == kUnmapped) continue;  // nothing was running below it
-      int pos = to_new[old_child] == kUnmapped ? -1 : find_position(p, n, to_new[old_child]);
-      bool random = n.kind == NodeKind::RandomSelector || n.kind == NodeKind::RandomSequence;
-      if (random && (n.count != on.count || pos < 0)) pos = -1;
-      if (n.kind == NodeKind::Fsm) {
-        auto* st = reinterpret_cast<uint16_t*>(block + n.state);
-        if (pos >= 0) {
-          st[0] = static_cast<uint16_t>(pos);
-        } else {  // the current state is gone: start over in the initial state
-          st[0] = static_cast<uint16_t>(n.a);
-          st[1] = 0;
-        }
-        continue;
-      }
-      if (n.kind == NodeKind::Machine) {
-        auto* cur = reinterpret_cast<uint16_t*>(block + n.state + 8);
-        if (pos >= 0 && pos % 2 == 1) *cur = static_cast<uint16_t>(pos / 2);
-        else {
-          *cur = kNoPos;
-          block[n.state + 10] = 0;
-        }
-        continue;
-      }
-      if (random) continue;  // same children in the same places: the drawn order holds
-      if (pos >= 0) *reinterpret_cast<uint16_t*>(block + n.state) = static_cast<uint16_t>(pos);
-      else engine->abort_node(p, a, block, i);  // it cannot resume where it was: it restarts
-    }
+    restart.clear();
+    remap.mend(*previous, p, block, restart);
+    // Outer nodes come first (depth-first order): aborting one stops what runs below it, and
+    // a later abort of a node that no longer runs does nothing.
+    for (uint32_t i : restart) engine->abort_node(p, a, block, i);
   }
+  const size_t kept = remap.kept;
   std::ostringstream out;
   out << reload_clock() << ": reloaded " << what << ": brain " << p.name << " recompiled: " << kept << " nodes kept, "
       << p.nodes.size() - kept << " added, " << previous->nodes.size() - kept << " removed";

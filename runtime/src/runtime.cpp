@@ -111,6 +111,42 @@ class NoScriptHost final : public ScriptHost {
     return static_cast<int>(values_.size() - 1);
   }
   uint64_t script_errors() const override { return 0; }
+  void save_agent(const AgentInfo&, SnapshotWriter& out, SnapshotDrops&) override {
+    out.u8(static_cast<uint8_t>(PlainTag::Nil));  // no agent table
+    out.u32(0);                                   // no script state per node
+  }
+  void save_any(int ref, SnapshotWriter& out, SnapshotDrops&) override {
+    PlainValue p;
+    std::visit([&](const auto& x) {
+      using T = std::decay_t<decltype(x)>;
+      if constexpr (std::is_same_v<T, double>) {
+        p.tag = PlainTag::Number;
+        p.number = x;
+      } else if constexpr (std::is_same_v<T, int64_t>) {
+        p.tag = PlainTag::Integer;
+        p.integer = x;
+      } else if constexpr (std::is_same_v<T, bool>) {
+        p.tag = x ? PlainTag::True : PlainTag::False;
+      } else if constexpr (std::is_same_v<T, std::string>) {
+        p.tag = PlainTag::String;
+        p.text = x;
+      }
+    }, any_value(ref));
+    write_plain(out, p);
+  }
+  void restore_agent(AgentInfo&, const ScriptAgentState&) override {}
+  int any_from_plain(const PlainValue& p) override {
+    Value v;
+    switch (p.tag) {
+      case PlainTag::False: v = false; break;
+      case PlainTag::True: v = true; break;
+      case PlainTag::Integer: v = p.integer; break;
+      case PlainTag::Number: v = p.number; break;
+      case PlainTag::String: v = p.text; break;
+      default: break;  // nil; tables need a script host
+    }
+    return set_any_value(-2, v);
+  }
 
  private:
   std::vector<Value> values_;

@@ -105,6 +105,7 @@ class RuntimeImpl {
   bool trace_ticks = true;  // deliver a Tick record per agent tick (false: events only)
   std::unique_ptr<TraceSink> abort_tracer;
   std::unique_ptr<class FileWatcher> watcher;
+  bool snapshot_drops_reported = false;  // a save left script values out, and said so (snapshot.cpp)
 };
 
 }  // namespace thicket

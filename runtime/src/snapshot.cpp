@@ -1,38 +1,701 @@
-// Runtime::save / restore (issue 15): snapshots of a runtime's agents. Not built yet.
+// Runtime::save / restore (issue 15): snapshots of a runtime's agents.
+//
+// The bytes (all little-endian, thicket/snapshot.hpp):
+//   "thksnap" 0x1a   magic (8 bytes)
+//   u32 version      kFormatVersion; any other is refused, never guessed at
+//   u8  kind         kWhole (Runtime::save) or kOneAgent (save(agent, ...))
+//   u64 length       of the payload
+//   payload
+//   u64 checksum     of the payload (a corrupt byte is caught before anything is read)
+// The payload:
+//   u64 run seed (informative); u32 brain count, per brain: str path, u64 hash (of `thicket
+//   dump`'s text), str name, u32 nodes, per node: str id, u8 kind, u8 flags, u16 count, u32
+//   child per child; u32 keys, per key: str name, u8 type.
+//   kWhole: u32 agent slots, u32 next id, u32 free slots + each.
+//   u32 agents, per agent: [kWhole: u32 slot], u32 id, u32 brain, f64 time, f64 dt, f64 epoch,
+//   u64 random state, u32 steps, u32 ticks, u32 stamp; per node its status (u8) then per node
+//   its state by kind (node_state_bytes); per key its value by type; the script side
+//   (snapshot_plain.hpp).
+//
+// A restore reads and checks everything first (parse), building each agent's block for the
+// brain loaded now, and only then replaces the agents (commit): a snapshot that fails leaves
+// the runtime as it was. A saved brain is matched by its file path with a loaded one; its
+// node table is rebuilt from the snapshot and remapped by node id (BrainRemap, as a hot reload
+// does), which for an unchanged brain is a copy.
+#include <algorithm>
+#include <cstring>
 #include <istream>
 #include <iterator>
+#include <map>
 #include <ostream>
+#include <set>
 
+#include "remap.hpp"
 #include "runtime_impl.hpp"
 
 namespace thicket {
 
 namespace {
-Diagnostic not_built() {
-  Diagnostic d;
-  d.message = "snapshots are not built yet";
-  return d;
+
+constexpr char kMagic[8] = {'t', 'h', 'k', 's', 'n', 'a', 'p', 0x1a};
+constexpr uint32_t kFormatVersion = 1;
+constexpr uint8_t kWhole = 1, kOneAgent = 2;
+
+// FNV-1a, 64 bits: brain hashes and the payload checksum (not cryptographic: it catches
+// damage, not forgery).
+uint64_t fnv1a(std::string_view s) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
 }
+
 }  // namespace
 
-void Runtime::save(SnapshotWriter& out) const {}
-void Runtime::save(AgentHandle agent, SnapshotWriter& out) const {}
+// The checksum eight bytes at a time (a 10,000-agent payload is a few MB).
+uint64_t snapshot_checksum(std::string_view s) {
+  uint64_t h = 0x9e3779b97f4a7c15ULL ^ s.size();
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w = 0;
+    for (int k = 0; k < 8; ++k) w |= uint64_t(static_cast<unsigned char>(s[i + k])) << (8 * k);
+    h = Rng::mix(h ^ w);
+  }
+  uint64_t w = 0;
+  for (int k = 0; i < s.size(); ++i, ++k) w |= uint64_t(static_cast<unsigned char>(s[i])) << (8 * k);
+  return Rng::mix(h ^ w ^ 0xff);
+}
+
+namespace {
+
+void put_u16(SnapshotWriter& out, uint16_t v) {
+  out.u8(static_cast<uint8_t>(v & 0xFF));
+  out.u8(static_cast<uint8_t>(v >> 8));
+}
+uint16_t get_u16(SnapshotReader& in) {
+  uint16_t lo = in.u8();
+  return static_cast<uint16_t>(lo | (in.u8() << 8));
+}
+
+template <class T>
+T& at(uint8_t* block, uint32_t offset) {
+  return *reinterpret_cast<T*>(block + offset);
+}
+
+// ---- saving ----
+
+void write_brain(const Brain& b, SnapshotWriter& out) {
+  const Program& p = *b.program;
+  out.str(b.path);
+  out.u64(fnv1a(dump_program(p)));
+  out.str(p.name);
+  out.u32(static_cast<uint32_t>(p.nodes.size()));
+  for (uint32_t i = 0; i < p.nodes.size(); ++i) {
+    const Node& n = p.nodes[i];
+    out.str(p.ids[i]);
+    out.u8(static_cast<uint8_t>(n.kind));
+    out.u8(n.flags);
+    put_u16(out, n.count);
+    for (uint16_t c = 0; c < n.count; ++c) out.u32(p.child(n, c));
+  }
+  out.u32(static_cast<uint32_t>(p.blackboard.size()));
+  for (const auto& key : p.blackboard) {
+    out.str(key.name);
+    out.u8(static_cast<uint8_t>(key.type));
+  }
+}
+
+void write_node_states(const Program& p, uint8_t* block, SnapshotWriter& out) {
+  for (uint32_t i = 0; i < p.nodes.size(); ++i) out.u8(block[i]);
+  for (const Node& n : p.nodes) {
+    switch (n.kind) {
+      case NodeKind::Sequence:
+      case NodeKind::Selector:
+      case NodeKind::ActiveSelector:
+      case NodeKind::Filter: put_u16(out, at<uint16_t>(block, n.state)); break;
+      case NodeKind::RandomSelector:
+      case NodeKind::RandomSequence:
+        for (uint32_t k = 0; k <= n.count; ++k) put_u16(out, at<uint16_t>(block, n.state + 2 * k));
+        break;
+      case NodeKind::Repeat:
+      case NodeKind::Limit: out.u32(at<uint32_t>(block, n.state)); break;
+      case NodeKind::Timeout:
+      case NodeKind::Cooldown:
+      case NodeKind::Wait: out.f64(at<double>(block, n.state)); break;
+      case NodeKind::Machine:
+        out.f64(at<double>(block, n.state));
+        put_u16(out, at<uint16_t>(block, n.state + 8));
+        out.u8(block[n.state + 10]);
+        break;
+      case NodeKind::Fsm:
+        put_u16(out, at<uint16_t>(block, n.state));
+        put_u16(out, at<uint16_t>(block, n.state + 2));
+        break;
+      default: break;
+    }
+    if (n.flags & (kHolder | kObserved)) out.u32(at<uint32_t>(block, stamp_offset(n)));
+  }
+}
+
+}  // namespace
+
+// Everything save needs of the runtime's insides (a friend would do; a function keeps the
+// public header free of them).
+struct SnapshotSaver {
+  RuntimeImpl& rt;
+  SnapshotDrops drops;
+
+  void agent(const AgentInfo& a, uint32_t brain, bool with_slot, uint32_t slot, SnapshotWriter& out) {
+    Brain& b = *rt.brains[a.brain];
+    const Program& p = *b.program;
+    uint8_t* block = b.block(a.row);
+    if (with_slot) out.u32(slot);
+    out.u32(a.id);
+    out.u32(brain);
+    out.f64(a.time);
+    out.f64(a.dt);
+    out.f64(a.epoch);
+    out.u64(a.rng.state);
+    out.u32(a.steps);
+    out.u32(a.ticks);
+    out.u32(a.stamp);
+    write_node_states(p, block, out);
+    const Slot* slots = reinterpret_cast<const Slot*>(block + p.bb_offset);
+    for (size_t k = 0; k < p.blackboard.size(); ++k) {
+      switch (p.blackboard[k].type) {
+        case ValueType::Number: out.f64(slots[k].num); break;
+        case ValueType::Integer: out.i64(slots[k].i); break;
+        case ValueType::Boolean: out.u8(slots[k].i != 0); break;
+        case ValueType::String: out.str(rt.strings.get(slots[k].str)); break;
+        case ValueType::Any: rt.script->save_any(slots[k].ref, out, drops); break;
+      }
+    }
+    rt.script->save_agent(a, out, drops);
+  }
+
+  // Wraps a payload: magic, version, kind, length, payload, checksum.
+  static void envelope(uint8_t kind, const std::string& payload, SnapshotWriter& out) {
+    out.raw(std::string_view(kMagic, sizeof kMagic));
+    out.u32(kFormatVersion);
+    out.u8(kind);
+    out.u64(payload.size());
+    out.raw(payload);
+    out.u64(snapshot_checksum(payload));
+  }
+
+  void report_drops() {
+    if (!drops.count || rt.snapshot_drops_reported) return;
+    rt.snapshot_drops_reported = true;  // once per runtime: checkpoints repeat it otherwise
+    rt.log("snapshot: " + std::to_string(drops.count) +
+           " script value(s) that are not plain data were left out (first: " + drops.first +
+           "); functions, userdata, coroutines, tables with metatables and cycles are not saved");
+  }
+};
+
+void Runtime::save(SnapshotWriter& out) const {
+  RuntimeImpl& rt = *impl_;
+  SnapshotSaver saver{rt, {}};
+  SnapshotWriter payload;
+  payload.u64(rt.options.seed);
+  payload.u32(static_cast<uint32_t>(rt.brains.size()));
+  for (const auto& b : rt.brains) write_brain(*b, payload);
+  payload.u32(static_cast<uint32_t>(rt.agents.size()));
+  payload.u32(rt.next_agent_id);
+  payload.u32(static_cast<uint32_t>(rt.free_agents.size()));
+  for (uint32_t f : rt.free_agents) payload.u32(f);
+  payload.u32(static_cast<uint32_t>(rt.live_agents));
+  for (uint32_t i = 0; i < rt.agents.size(); ++i)
+    if (rt.agents[i].alive) saver.agent(rt.agents[i], rt.agents[i].brain, true, i, payload);
+  SnapshotSaver::envelope(kWhole, payload.bytes(), out);
+  saver.report_drops();
+}
+
+void Runtime::save(AgentHandle agent, SnapshotWriter& out) const {
+  RuntimeImpl& rt = *impl_;
+  const AgentInfo* a = rt.agent_ptr(agent);
+  if (!a) return;
+  SnapshotSaver saver{rt, {}};
+  SnapshotWriter payload;
+  payload.u64(rt.options.seed);
+  payload.u32(1);
+  write_brain(*rt.brains[a->brain], payload);
+  payload.u32(1);
+  saver.agent(*a, 0, false, 0, payload);
+  SnapshotSaver::envelope(kOneAgent, payload.bytes(), out);
+  saver.report_drops();
+}
+
+// ---- restoring ----
+
+namespace {
+
+// A saved brain: its node table rebuilt from the snapshot, and how it maps onto the brain of
+// the same file loaded now.
+struct SavedBrain {
+  std::string path, name;
+  uint64_t hash = 0;
+  Program skeleton;  // nodes (kind, flags, count, children, state layout), ids, blackboard keys
+  uint32_t target = 0;
+  BrainRemap remap;
+  std::vector<uint32_t> key_to;  // saved key -> key of the loaded brain (kUnmapped: gone)
+};
+
+// One agent, read and checked, its block built for the loaded brain.
+struct ParsedAgent {
+  uint32_t slot = 0, id = 0, brain = 0;  // brain: index in the runtime
+  AgentInfo clock;                       // time, dt, epoch, rng, steps, ticks, stamp
+  std::vector<uint8_t> block;            // the loaded program's layout
+  std::vector<std::pair<uint32_t, std::string>> strings;  // string keys (interned at commit)
+  std::vector<std::pair<uint32_t, PlainValue>> anys;      // `any` keys
+  ScriptAgentState script;               // mem nodes mapped to the loaded program
+  std::vector<uint32_t> restart;         // nodes to abort at commit (they cannot resume)
+};
+
+struct Parsed {
+  uint8_t kind = 0;
+  std::vector<SavedBrain> brains;
+  uint32_t slots = 0, next_id = 1;
+  std::vector<uint32_t> free_slots;
+  std::vector<ParsedAgent> agents;
+};
+
+class SnapshotParser {
+ public:
+  SnapshotParser(RuntimeImpl& rt, std::vector<Diagnostic>& diags) : rt_(rt), diags_(diags) {}
+
+  // Reads the envelope and the payload; false (with diagnostics) on any problem.
+  bool parse(SnapshotReader& in, Parsed& out) {
+    std::string_view magic = in.raw(sizeof kMagic);
+    if (!in.ok() || magic != std::string_view(kMagic, sizeof kMagic))
+      return byte_error(in, "this is not a thicket snapshot (its first bytes are not thicket's snapshot mark)");
+    uint32_t version = in.u32();
+    if (in.ok() && version != kFormatVersion)
+      return byte_error(in, "the snapshot has format version " + std::to_string(version) + "; this thicket reads version " +
+                                std::to_string(kFormatVersion) + " only (restore it with the thicket that wrote it)");
+    out.kind = in.u8();
+    uint64_t length = in.u64();
+    if (in.ok() && out.kind != kWhole && out.kind != kOneAgent)
+      return byte_error(in, "the snapshot is of an unknown kind " + std::to_string(out.kind));
+    if (in.ok() && length + 8 > in.remaining())
+      return byte_error(in, "the snapshot is truncated: it announces " + std::to_string(length) + " bytes of agents and " +
+                                std::to_string(in.remaining()) + " are left");
+    std::string_view payload = in.raw(static_cast<size_t>(length));
+    uint64_t sum = in.u64();
+    if (!in.ok()) return byte_error(in, in.error());
+    if (sum != snapshot_checksum(payload))
+      return byte_error(in, "the snapshot is damaged: its checksum does not match its contents");
+    SnapshotReader body(payload);
+    if (!parse_payload(body, out)) return false;
+    if (body.ok() && !body.at_end()) body.fail("the snapshot has bytes past its last agent");
+    if (!body.ok()) return byte_error(in, "the snapshot is corrupt: " + body.error());
+    return true;
+  }
+
+ private:
+  bool byte_error(SnapshotReader& in, const std::string& message) {
+    in.fail(message);
+    error(message);
+    return false;
+  }
+  void error(const std::string& message) { diags_.push_back({Severity::Error, "", 0, 0, message}); }
+  void note(const std::string& message) { diags_.push_back({Severity::Note, "", 0, 0, message}); }
+
+  bool parse_payload(SnapshotReader& in, Parsed& out) {
+    in.u64();  // the run seed: agents carry their own random streams
+    uint32_t brains = in.u32();
+    if (in.ok() && brains > in.remaining() / 16) in.fail("the brain count is larger than the snapshot");
+    out.brains.reserve(std::min<uint32_t>(brains, 64));
+    for (uint32_t b = 0; b < brains && in.ok(); ++b) {
+      out.brains.emplace_back();
+      read_brain(in, out.brains.back());
+    }
+    if (!in.ok()) return true;  // the caller reports the byte error
+    if (!match_brains(out.brains)) return false;
+    uint32_t agents = 1;
+    if (out.kind == kWhole) {
+      out.slots = in.u32();
+      out.next_id = in.u32();
+      uint32_t free = in.u32();
+      if (in.ok() && free > in.remaining() / 4) in.fail("the free slot count is larger than the snapshot");
+      for (uint32_t f = 0; f < free && in.ok(); ++f) out.free_slots.push_back(in.u32());
+    }
+    agents = in.u32();
+    if (in.ok() && out.kind == kOneAgent && agents != 1) in.fail("a one-agent snapshot holds " + std::to_string(agents) + " agents");
+    if (in.ok() && agents > in.remaining() / 40) in.fail("the agent count is larger than the snapshot");
+    out.agents.reserve(in.ok() ? agents : 0);
+    for (uint32_t k = 0; k < agents && in.ok(); ++k) {
+      out.agents.emplace_back();
+      read_agent(in, out, out.agents.back());
+    }
+    if (in.ok() && out.kind == kWhole) check_slots(in, out);
+    return true;
+  }
+
+  void read_brain(SnapshotReader& in, SavedBrain& b) {
+    b.path = in.str();
+    b.hash = in.u64();
+    b.name = in.str();
+    Program& p = b.skeleton;
+    uint32_t nodes = in.u32();
+    if (in.ok() && (nodes == 0 || nodes > in.remaining() / 8)) {
+      in.fail("brain " + b.path + " has " + std::to_string(nodes) + " nodes");
+      return;
+    }
+    p.nodes.reserve(in.ok() ? nodes : 0);
+    for (uint32_t i = 0; i < nodes && in.ok(); ++i) {
+      p.ids.push_back(in.str());
+      Node n{};
+      uint8_t kind = in.u8();
+      n.flags = in.u8();
+      n.count = get_u16(in);
+      if (in.ok() && kind >= kKindCount) {
+        in.fail("brain " + b.path + ": node " + std::to_string(i) + " has an unknown kind " + std::to_string(kind));
+        return;
+      }
+      n.kind = static_cast<NodeKind>(kind);
+      n.children = static_cast<uint32_t>(p.child_index.size());
+      if (in.ok() && n.count > in.remaining() / 4) {
+        in.fail("brain " + b.path + ": node " + std::to_string(i) + " claims more children than the snapshot holds");
+        return;
+      }
+      for (uint16_t c = 0; c < n.count && in.ok(); ++c) {
+        uint32_t child = in.u32();
+        // Children come after their parent in depth-first order: no cycles, no self.
+        if (in.ok() && (child <= i || child >= nodes)) {
+          in.fail("brain " + b.path + ": node " + std::to_string(i) + " has a bad child " + std::to_string(child));
+          return;
+        }
+        p.child_index.push_back(child);
+      }
+      p.nodes.push_back(n);
+    }
+    uint32_t keys = in.u32();
+    if (in.ok() && keys > in.remaining() / 5) in.fail("brain " + b.path + " claims more blackboard keys than the snapshot holds");
+    for (uint32_t k = 0; k < keys && in.ok(); ++k) {
+      BlackboardKey key;
+      key.name = in.str();
+      uint8_t type = in.u8();
+      if (in.ok() && type > static_cast<uint8_t>(ValueType::Any))
+        in.fail("brain " + b.path + ": blackboard key '" + key.name + "' has an unknown type " + std::to_string(type));
+      key.type = static_cast<ValueType>(type);
+      p.blackboard.push_back(std::move(key));
+    }
+    if (in.ok()) layout_state(p);
+  }
+
+  // Each saved brain goes to the loaded brain of the same file (the n-th of a path to the
+  // n-th loaded from it), remapped by node id; the blackboard by key name.
+  bool match_brains(std::vector<SavedBrain>& saved) {
+    std::map<std::string, std::vector<uint32_t>> loaded;
+    for (uint32_t i = 0; i < rt_.brains.size(); ++i) loaded[rt_.brains[i]->path].push_back(i);
+    std::map<std::string, size_t> used;
+    bool ok = true;
+    for (auto& sb : saved) {
+      auto it = loaded.find(sb.path);
+      size_t nth = used[sb.path]++;
+      if (it == loaded.end() || nth >= it->second.size()) {
+        error("the snapshot's brain " + sb.path + " (" + sb.name + ") is not loaded in this runtime: load it before restoring");
+        ok = false;
+        continue;
+      }
+      sb.target = it->second[nth];
+      const Program& p = *rt_.brains[sb.target]->program;
+      sb.remap = BrainRemap::make(sb.skeleton, p, false);
+      sb.key_to.assign(sb.skeleton.blackboard.size(), kUnmapped);
+      for (size_t j = 0; j < sb.skeleton.blackboard.size(); ++j)
+        for (size_t k = 0; k < p.blackboard.size(); ++k) {
+          const BlackboardKey& was = sb.skeleton.blackboard[j];
+          if (p.blackboard[k].name != was.name) continue;
+          if (p.blackboard[k].type != was.type) {
+            error("brain " + sb.path + ": blackboard key '" + was.name + "' is " +
+                  std::string(value_type_name(p.blackboard[k].type)) + " now and was " +
+                  std::string(value_type_name(was.type)) + " in the snapshot; the saved agents hold " +
+                  std::string(value_type_name(was.type)) + " values");
+            ok = false;
+          }
+          sb.key_to[j] = static_cast<uint32_t>(k);
+        }
+      if (sb.hash != fnv1a(dump_program(p))) {
+        const size_t added = p.nodes.size() - sb.remap.kept, removed = sb.skeleton.nodes.size() - sb.remap.kept;
+        note("brain " + sb.path + " changed since the snapshot: its agents are remapped by node id as a hot reload would: " +
+             std::to_string(sb.remap.kept) + " nodes kept, " + std::to_string(added) + " added, " + std::to_string(removed) +
+             " removed");
+      }
+    }
+    return ok;
+  }
+
+  // Node statuses and state as saved, into a block laid out as the saved brain was; values
+  // the tick loop would follow (positions, orders, current states) are checked.
+  void read_node_states(SnapshotReader& in, const Program& p, uint8_t* block) {
+    for (uint32_t i = 0; i < p.nodes.size(); ++i) {
+      uint8_t s = in.u8();
+      if (s > static_cast<uint8_t>(Status::Aborted)) in.fail("a node status is " + std::to_string(s));
+      block[i] = s;
+    }
+    for (uint32_t i = 0; i < p.nodes.size() && in.ok(); ++i) {
+      const Node& n = p.nodes[i];
+      const bool running = block[i] == static_cast<uint8_t>(Status::Running);
+      auto bad = [&](const char* what) { in.fail("node " + std::to_string(i) + " (" + p.ids[i] + ") has a bad " + what); };
+      switch (n.kind) {
+        case NodeKind::Sequence:
+        case NodeKind::Selector:
+        case NodeKind::Filter: {
+          uint16_t pos = at<uint16_t>(block, n.state) = get_u16(in);
+          if (running && pos >= n.count) bad("running child");
+          break;
+        }
+        case NodeKind::ActiveSelector: {
+          uint16_t last = at<uint16_t>(block, n.state) = get_u16(in);
+          if (running && last != kNoPos && last >= n.count) bad("running child");
+          break;
+        }
+        case NodeKind::RandomSelector:
+        case NodeKind::RandomSequence: {
+          uint16_t pos = at<uint16_t>(block, n.state) = get_u16(in);
+          if (running && pos >= n.count) bad("running child");
+          std::vector<bool> seen(n.count, false);
+          for (uint32_t k = 0; k < n.count; ++k) {
+            uint16_t c = at<uint16_t>(block, n.state + 2 + 2 * k) = get_u16(in);
+            if (in.ok() && (c >= n.count || (running && seen[c]))) bad("drawn order");
+            if (c < n.count) seen[c] = true;
+          }
+          break;
+        }
+        case NodeKind::Repeat:
+        case NodeKind::Limit: at<uint32_t>(block, n.state) = in.u32(); break;
+        case NodeKind::Timeout:
+        case NodeKind::Cooldown:
+        case NodeKind::Wait: at<double>(block, n.state) = in.f64(); break;
+        case NodeKind::Machine: {
+          at<double>(block, n.state) = in.f64();
+          uint16_t cur = at<uint16_t>(block, n.state + 8) = get_u16(in);
+          uint8_t active = block[n.state + 10] = in.u8();
+          if (running && ((cur != kNoPos && 2u * cur + 1 >= n.count) || active > 1 || (active && cur == kNoPos)))
+            bad("current behavior");
+          break;
+        }
+        case NodeKind::Fsm: {
+          uint16_t cur = at<uint16_t>(block, n.state) = get_u16(in);
+          uint16_t entered = at<uint16_t>(block, n.state + 2) = get_u16(in);
+          if (running && (cur >= n.count || entered > 1)) bad("current state");
+          break;
+        }
+        default: break;
+      }
+      if (n.flags & (kHolder | kObserved)) at<uint32_t>(block, stamp_offset(n)) = in.u32();
+    }
+  }
+
+  void read_agent(SnapshotReader& in, const Parsed& parsed, ParsedAgent& a) {
+    if (parsed.kind == kWhole) a.slot = in.u32();
+    a.id = in.u32();
+    uint32_t brain = in.u32();
+    a.clock.time = in.f64();
+    a.clock.dt = in.f64();
+    a.clock.epoch = in.f64();
+    a.clock.rng.state = in.u64();
+    a.clock.steps = in.u32();
+    a.clock.ticks = in.u32();
+    a.clock.stamp = in.u32();
+    if (!in.ok()) return;
+    if (brain >= parsed.brains.size() || a.id == 0) {
+      in.fail("agent " + std::to_string(a.id) + " names brain " + std::to_string(brain) + " of " +
+              std::to_string(parsed.brains.size()));
+      return;
+    }
+    const SavedBrain& sb = parsed.brains[brain];
+    a.brain = sb.target;
+    const Program& old = sb.skeleton;
+    const Program& p = *rt_.brains[sb.target]->program;
+    saved_block_.assign(old.block_size, 0);
+    read_node_states(in, old, saved_block_.data());
+    a.block.resize(p.block_size);
+    Engine::init_block(p, a.block.data(), nullptr);
+    for (size_t j = 0; j < old.blackboard.size() && in.ok(); ++j) {
+      const uint32_t k = sb.key_to[j];
+      Slot* slot = k == kUnmapped ? nullptr : &at<Slot>(a.block.data(), p.bb_offset + 8 * k);
+      switch (old.blackboard[j].type) {
+        case ValueType::Number: {
+          double v = in.f64();
+          if (slot) slot->num = v;
+          break;
+        }
+        case ValueType::Integer: {
+          int64_t v = in.i64();
+          if (slot) slot->i = v;
+          break;
+        }
+        case ValueType::Boolean: {
+          uint8_t v = in.u8();
+          if (v > 1) in.fail("blackboard key '" + old.blackboard[j].name + "' holds a boolean " + std::to_string(v));
+          if (slot) slot->i = v;
+          break;
+        }
+        case ValueType::String: {
+          std::string v = in.str();
+          if (slot) a.strings.emplace_back(k, std::move(v));
+          break;
+        }
+        case ValueType::Any: {
+          PlainValue v;
+          read_plain(in, v);
+          if (slot) a.anys.emplace_back(k, std::move(v));
+          break;
+        }
+      }
+    }
+    read_script_state(in, a.script, static_cast<uint32_t>(old.nodes.size()));
+    if (!in.ok()) return;
+    // Onto the loaded brain: kept nodes keep status and state, positions follow their child.
+    sb.remap.copy(saved_block_.data(), a.block.data());
+    sb.remap.mend(old, p, a.block.data(), a.restart);
+    auto& mem = a.script.mem;
+    mem.erase(std::remove_if(mem.begin(), mem.end(), [&](ScriptAgentState::Mem& m) {
+                m.node = sb.remap.to_new[m.node];
+                return m.node == kUnmapped;
+              }),
+              mem.end());
+  }
+
+  void check_slots(SnapshotReader& in, const Parsed& out) {
+    if (out.agents.size() + out.free_slots.size() != out.slots) {
+      in.fail("the snapshot's agent slots do not add up (" + std::to_string(out.agents.size()) + " agents, " +
+              std::to_string(out.free_slots.size()) + " free, " + std::to_string(out.slots) + " slots)");
+      return;
+    }
+    std::vector<bool> used(out.slots, false);
+    std::set<uint32_t> ids;
+    auto take = [&](uint32_t slot) {
+      if (slot >= out.slots || used[slot]) return false;
+      used[slot] = true;
+      return true;
+    };
+    for (const auto& a : out.agents)
+      if (!take(a.slot) || !ids.insert(a.id).second || a.id >= out.next_id) {
+        in.fail("agent " + std::to_string(a.id) + " has a bad slot or a repeated id");
+        return;
+      }
+    for (uint32_t f : out.free_slots)
+      if (!take(f)) {
+        in.fail("the snapshot's free agent slots are bad");
+        return;
+      }
+  }
+
+  RuntimeImpl& rt_;
+  std::vector<Diagnostic>& diags_;
+  std::vector<uint8_t> saved_block_;  // reused per agent
+};
+
+// Makes a parsed agent live in slot `index` (agents[index] is free and sized).
+AgentHandle install_agent(RuntimeImpl& rt, uint32_t index, ParsedAgent& pa) {
+  AgentInfo& a = rt.agents[index];
+  uint32_t generation = a.generation;
+  a = pa.clock;
+  a.generation = generation;
+  a.id = pa.id;
+  a.brain = static_cast<uint16_t>(pa.brain);
+  a.alive = true;
+  a.resume_leaf = kNoNode;  // the next tick walks the tree (the same calls as a resume)
+  Brain& b = *rt.brains[pa.brain];
+  if (!b.free_rows.empty()) {
+    a.row = b.free_rows.back();
+    b.free_rows.pop_back();
+  } else {
+    a.row = static_cast<uint32_t>(b.row_agent.size());
+    b.row_agent.push_back(index);
+    b.storage.resize(b.storage.size() + b.program->block_size);
+  }
+  b.row_agent[a.row] = index;
+  uint8_t* block = b.block(a.row);
+  std::memcpy(block, pa.block.data(), pa.block.size());
+  Slot* slots = reinterpret_cast<Slot*>(block + b.program->bb_offset);
+  for (auto& [k, text] : pa.strings) slots[k].str = rt.strings.intern(text);
+  for (auto& [k, value] : pa.anys) slots[k].ref = rt.script->any_from_plain(value);
+  rt.script->create_agent(a);
+  rt.script->restore_agent(a, pa.script);
+  // Outer nodes first (depth-first order): what runs below an aborted node is aborted with it.
+  for (uint32_t i : pa.restart) rt.engine->abort_node(*b.program, a, b.block(a.row), i);
+  ++rt.live_agents;
+  return AgentHandle{index, a.generation};
+}
+
+}  // namespace
+
 bool Runtime::restore(SnapshotReader& in, std::vector<Diagnostic>& diagnostics) {
-  diagnostics.push_back(not_built());
-  return false;
+  RuntimeImpl& rt = *impl_;
+  Parsed parsed;
+  SnapshotParser parser(rt, diagnostics);
+  if (!parser.parse(in, parsed)) return false;
+  if (parsed.kind != kWhole) {
+    diagnostics.push_back({Severity::Error, "", 0, 0, "this is a snapshot of one agent: add it with restore_agent"});
+    return false;
+  }
+  // Commit: the agents there are go as they are (no stop hooks, no task cleanups: their world
+  // is being replaced too); then the snapshot's, in their slots.
+  for (auto& a : rt.agents)
+    if (a.alive) {
+      rt.script->destroy_agent(a);
+      a.alive = false;
+    }
+  for (auto& b : rt.brains) {
+    b->storage.clear();
+    b->row_agent.clear();
+    b->free_rows.clear();
+  }
+  rt.agents.resize(parsed.slots);
+  for (auto& a : rt.agents) ++a.generation;  // handles from before the restore are stale
+  rt.free_agents = parsed.free_slots;
+  rt.next_agent_id = parsed.next_id;
+  rt.live_agents = 0;
+  for (auto& pa : parsed.agents) install_agent(rt, pa.slot, pa);
+  return true;
 }
+
 std::optional<AgentHandle> Runtime::restore_agent(SnapshotReader& in, std::vector<Diagnostic>& diagnostics) {
-  diagnostics.push_back(not_built());
-  return std::nullopt;
+  RuntimeImpl& rt = *impl_;
+  Parsed parsed;
+  SnapshotParser parser(rt, diagnostics);
+  if (!parser.parse(in, parsed)) return std::nullopt;
+  if (parsed.kind != kOneAgent) {
+    diagnostics.push_back({Severity::Error, "", 0, 0, "this is a snapshot of a whole runtime: restore it with restore"});
+    return std::nullopt;
+  }
+  ParsedAgent& pa = parsed.agents.front();
+  for (const auto& a : rt.agents)
+    if (a.alive && a.id == pa.id) {
+      diagnostics.push_back({Severity::Error, "", 0, 0,
+                             "agent " + std::to_string(pa.id) + " of the snapshot is alive in this runtime already"});
+      return std::nullopt;
+    }
+  uint32_t index;
+  if (!rt.free_agents.empty()) {
+    index = rt.free_agents.back();
+    rt.free_agents.pop_back();
+  } else {
+    index = static_cast<uint32_t>(rt.agents.size());
+    rt.agents.emplace_back();
+  }
+  rt.next_agent_id = std::max(rt.next_agent_id, pa.id + 1);
+  return install_agent(rt, index, pa);
 }
+
 bool Runtime::save(std::ostream& out) const {
   SnapshotWriter w;
   save(w);
   out.write(w.bytes().data(), static_cast<std::streamsize>(w.bytes().size()));
   return static_cast<bool>(out);
 }
+
 bool Runtime::restore(std::istream& in, std::vector<Diagnostic>& diagnostics) {
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) {
+    diagnostics.push_back({Severity::Error, "", 0, 0, "the snapshot could not be read"});
+    return false;
+  }
   SnapshotReader r(bytes);
   return restore(r, diagnostics);
 }

@@ -1,0 +1,37 @@
+// How an agent's block moves from one version of a brain to another, matching nodes by id and
+// kind: used by a hot reload (remap.cpp) and by restoring a snapshot taken under an older
+// version of the brain (snapshot.cpp).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "program.hpp"
+
+namespace thicket {
+
+inline constexpr uint32_t kUnmapped = 0xFFFFFFFF;
+
+struct BrainRemap {
+  struct Range {
+    uint32_t from, to, bytes;
+  };
+  std::vector<uint32_t> to_new, to_old;  // node index maps (kUnmapped: gone / new)
+  size_t kept = 0;
+  std::vector<Range> plan;               // byte ranges that carry over, merged
+  std::vector<uint32_t> removed;         // old nodes that are gone
+  std::vector<uint32_t> removed_any_slots;  // old `any` blackboard slots whose key is gone
+  std::vector<uint32_t> positioned;      // kept new nodes that hold a child position
+  bool same_indices = false;             // every node kept at its index
+
+  // Plans the move. With `blackboard`, slots whose key survives carry over byte for byte
+  // (same runtime: string ids and references stay valid).
+  static BrainRemap make(const Program& old, const Program& fresh, bool blackboard);
+  // Copies what carries over from an old block into a new one (initialised by the caller).
+  void copy(const uint8_t* src, uint8_t* dst) const;
+  // After the copy: running kept nodes that hold a child position get the child's new
+  // position. Appends the nodes that cannot resume where they were (they must restart: the
+  // caller aborts them on the new program).
+  void mend(const Program& old, const Program& fresh, uint8_t* block, std::vector<uint32_t>& restart) const;
+};
+
+}  // namespace thicket

@@ -1,0 +1,552 @@
+// Snapshots (issue 15): Runtime::save / restore. A run of 2T ticks and a run of T ticks, saved,
+// restored into a fresh runtime and run T more give the same statuses, blackboards and traces;
+// tasks restart with thicket.restored(); changed brains remap by node id; bad bytes are
+// refused and leave the runtime as it was.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "lua_fixture.hpp"
+#include "agent.hpp"
+#include "snapshot_plain.hpp"
+#include "thicket/runtime.hpp"
+
+using namespace thicket;
+using thicket_test::ScratchDir;
+
+namespace {
+
+const char* kLeaves = R"LUA(
+local thicket = require("thicket")
+local leaves = {}
+
+-- A hook table whose mem holds plain data (and one function, which a snapshot leaves out).
+leaves.Patrol = {
+  start = function(agent, args, mem)
+    mem.steps = 0
+    mem.route = {1, 2, {x = 3.5, tag = "gate"}}
+    mem.say = function() end
+  end,
+  tick = function(agent, args, mem)
+    mem.steps = mem.steps + 1
+    mem.route[#mem.route + 1] = thicket.random(1, 100)
+    agent.bb.steps = agent.bb.steps + 1
+    if mem.steps >= args.n then return thicket.SUCCESS end
+    return thicket.RUNNING
+  end,
+}
+
+-- Restart-safe: everything it counts lives on the blackboard.
+leaves.Work = thicket.task(function(agent, args)
+  while true do
+    agent.bb.n = agent.bb.n + 1
+    if agent.bb.n % args.every == 0 then return thicket.SUCCESS end
+    coroutine.yield()
+  end
+end)
+
+function leaves.Count(agent, args)
+  agent.visits = (agent.visits or 0) + 1          -- the agent table's own field
+  agent.bb.memo = {visits = agent.visits, last = thicket.tick(), tag = "c"}
+  agent.bb.label = "count" .. agent.visits
+  return thicket.random() < 0.7
+end
+
+function leaves.Alert(agent, args)
+  return agent.bb.steps % 4 < 2
+end
+
+function leaves.Say(agent, args) agent.bb.label = args.text end
+
+function leaves.Bored(agent, args)
+  if agent.bb.n >= 3 and thicket.random() < 0.5 then return "bored" end
+end
+
+return leaves
+)LUA";
+
+const char* kTree = R"YAML(
+tree: guard
+leaves: [leaves.lua]
+blackboard:
+  steps: 0
+  n: {type: integer, default: 0}
+  memo: null
+  label: "none"
+  flag: false
+root:
+  selector:
+    - sequence:
+        abort: lower_priority
+        children:
+          - condition: Alert
+          - cooldown:
+              seconds: 0.5
+              child: {action: {leaf: Work, args: {every: 3}}}
+    - sequence:
+        - random_selector:
+            weights: [1, 2, 1]
+            children:
+              - action: {leaf: Patrol, args: {n: 3}}
+              - action: Count
+              - wait: 0.3
+        - repeat:
+            times: 2
+            child: {action: {leaf: Patrol, args: {n: 2}}}
+        - timeout:
+            seconds: 0.4
+            child: {action: {leaf: Work, args: {every: 5}}}
+)YAML";
+
+const char* kFsm = R"YAML(
+fsm: shop
+leaves: [leaves.lua]
+initial: idle
+blackboard:
+  steps: 0
+  n: {type: integer, default: 0}
+  memo: null
+  label: "none"
+states:
+  idle:
+    enter: {leaf: Say, args: {text: "idle"}}
+    reason: Bored
+    act: {leaf: Work, args: {every: 4}}
+    transitions: {bored: busy}
+  busy:
+    enter: {leaf: Say, args: {text: "busy"}}
+    when:
+      - {check: "steps >= 6", go: idle}
+    tree: chores
+trees:
+  chores:
+    sequence:
+      - action: {leaf: Patrol, args: {n: 2}}
+      - wait: 0.2
+)YAML";
+
+const char* kMachine = R"YAML(
+machine: villager
+leaves: [leaves.lua]
+check_every: 0.3
+blackboard:
+  steps: 0
+  n: {type: integer, default: 0}
+  memo: null
+  label: "none"
+behaviors:
+  - {name: alert, check: Alert, run: {leaf: Work, args: {every: 2}}}
+  - {name: walk, check: {check: "n >= 0"}, run: {leaf: Patrol, args: {n: 3}}}
+)YAML";
+
+// A runtime with the three brains loaded from files in `dir` (the same paths every time, so
+// a snapshot finds them), its trace and log kept.
+struct World {
+  explicit World(const ScratchDir& dir, uint64_t seed = 7) : rt(options(seed)) {
+    for (const char* name : {"tree.yaml", "fsm.yaml", "machine.yaml"}) {
+      std::vector<Diagnostic> d;
+      auto b = rt.load_file((dir.path() / name).string(), d);
+      std::string all;
+      for (const auto& x : d) all += format_diagnostic(x) + "\n";
+      INFO(all);
+      REQUIRE(b.has_value());
+      brains.push_back(*b);
+    }
+    rt.on_trace([this](const TraceEvent& e) {
+      std::ostringstream out;
+      out << e.tick << " a" << e.agent << " ";
+      switch (e.type) {
+        case TraceEvent::Type::Tick:
+          out << status_name(e.status);
+          for (const auto& r : e.running) out << " " << r;
+          break;
+        case TraceEvent::Type::Abort: out << "abort " << e.composite << " " << e.condition << " " << e.aborted; break;
+        case TraceEvent::Type::Transition: out << "transition " << e.from_name << "->" << e.to_name; break;
+        case TraceEvent::Type::Switch: out << "switch " << e.from_name << "->" << e.to_name; break;
+      }
+      trace.push_back(out.str());
+    });
+  }
+  RuntimeOptions options(uint64_t seed) {
+    RuntimeOptions o;
+    o.seed = seed;
+    o.log = [this](const std::string& line) { log.push_back(line); };
+    return o;
+  }
+  void spawn_all() {
+    for (int k = 0; k < 4; ++k)
+      for (size_t b = 0; b < brains.size(); ++b) rt.spawn(brains[b], {{"steps", Value(double(k))}});
+  }
+  // What an outside observer can read of every agent.
+  std::string state() {
+    std::ostringstream out;
+    for (AgentHandle h : rt.agents()) {
+      out << "agent " << rt.agent_id(h) << " " << status_name(rt.status(h)) << " [";
+      std::string s;
+      rt.node_statuses(h, s);
+      out << s << "]";
+      for (const char* key : {"steps", "n", "label", "flag"}) {
+        auto v = rt.get(h, key);
+        if (!v) continue;
+        out << " " << key << "=";
+        std::visit([&](const auto& x) {
+          using T = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<T, std::monostate>) out << "nil";
+          else out << x;
+        }, *v);
+      }
+      out << "\n";
+    }
+    return out.str();
+  }
+  std::string save() {
+    SnapshotWriter w;
+    rt.save(w);
+    return w.take();
+  }
+
+  Runtime rt;
+  std::vector<BrainHandle> brains;
+  std::vector<std::string> trace, log;
+};
+
+void write_brains(const ScratchDir& dir) {
+  dir.write("leaves.lua", kLeaves);
+  dir.write("tree.yaml", kTree);
+  dir.write("fsm.yaml", kFsm);
+  dir.write("machine.yaml", kMachine);
+}
+
+std::string all_diags(const std::vector<Diagnostic>& d) {
+  std::string all;
+  for (const auto& x : d) all += format_diagnostic(x) + "\n";
+  return all;
+}
+
+}  // namespace
+
+TEST_CASE("snapshot: 2T ticks = T ticks, save, restore into a fresh runtime, T ticks") {
+  ScratchDir dir;
+  write_brains(dir);
+  const int T = 37;
+  const double dt = 0.1;
+
+  World whole(dir);
+  whole.spawn_all();
+  for (int t = 0; t < 2 * T; ++t) whole.rt.tick_all(dt);
+  auto first = whole.trace.begin() + static_cast<long>(std::find_if(whole.trace.begin(), whole.trace.end(),
+                                                                     [&](const std::string& l) {
+                                                                       return l.rfind(std::to_string(T + 1) + " ", 0) == 0;
+                                                                     }) -
+                                                        whole.trace.begin());
+  std::vector<std::string> second_half(first, whole.trace.end());
+  REQUIRE(!second_half.empty());
+
+  World half(dir);
+  half.spawn_all();
+  for (int t = 0; t < T; ++t) half.rt.tick_all(dt);
+  std::string bytes = half.save();
+  CHECK(bytes.size() < 1024 * half.rt.agent_count());
+  // The hook table's function was left out, and the log says so once.
+  size_t said = std::count_if(half.log.begin(), half.log.end(),
+                              [](const std::string& l) { return l.find("not plain data were left out") != std::string::npos; });
+  CHECK(said == 1);
+
+  World resumed(dir);
+  resumed.spawn_all();       // agents that the restore replaces
+  resumed.rt.tick_all(dt);
+  resumed.trace.clear();
+  SnapshotReader in(bytes);
+  std::vector<Diagnostic> diags;
+  REQUIRE_MESSAGE(resumed.rt.restore(in, diags), all_diags(diags));
+  CHECK(diags.empty());
+  CHECK(in.at_end());
+  CHECK(resumed.state() == half.state());
+  CHECK(resumed.save() == bytes);  // the same state gives the same bytes
+  for (int t = 0; t < T; ++t) resumed.rt.tick_all(dt);
+  CHECK(resumed.trace == second_half);
+  CHECK(resumed.state() == whole.state());
+  CHECK(resumed.save() == whole.save());
+  CHECK(whole.rt.script_errors() == 0);
+  CHECK(resumed.rt.script_errors() == 0);
+}
+
+TEST_CASE("snapshot: streams, one agent, ids and handles") {
+  ScratchDir dir;
+  write_brains(dir);
+  World a(dir);
+  a.spawn_all();
+  for (int t = 0; t < 5; ++t) a.rt.tick_all(0.1);
+  std::stringstream stream;
+  REQUIRE(a.rt.save(stream));
+  World b(dir);
+  std::vector<Diagnostic> diags;
+  REQUIRE(b.rt.restore(stream, diags));
+  CHECK(b.state() == a.state());
+  CHECK(b.rt.agent_count() == 12);
+  REQUIRE(b.rt.find_agent(5).has_value());
+  CHECK(!b.rt.find_agent(99).has_value());
+
+  // One agent: added beside the others with its id, refused while that id lives.
+  AgentHandle five = *a.rt.find_agent(5);
+  SnapshotWriter one;
+  a.rt.save(five, one);
+  World c(dir);
+  SnapshotReader r1(one.bytes());
+  auto h = c.rt.restore_agent(r1, diags);
+  REQUIRE_MESSAGE(h.has_value(), all_diags(diags));
+  CHECK(c.rt.agent_id(*h) == 5);
+  CHECK(c.rt.get(*h, "steps") == a.rt.get(five, "steps"));
+  SnapshotReader r2(one.bytes());
+  diags.clear();
+  CHECK(!c.rt.restore_agent(r2, diags).has_value());
+  REQUIRE(!diags.empty());
+  CHECK(diags[0].message.find("alive in this runtime already") != std::string::npos);
+  AgentHandle next = c.rt.spawn(c.brains[0]);
+  CHECK(c.rt.agent_id(next) == 6);
+  // A whole snapshot is not one agent's, and the other way round.
+  SnapshotReader r3(one.bytes());
+  diags.clear();
+  CHECK(!c.rt.restore(r3, diags));
+  CHECK(diags.at(0).message.find("restore_agent") != std::string::npos);
+}
+
+TEST_CASE("snapshot: a running task restarts with thicket.restored(); its cleanup runs once") {
+  ScratchDir dir;
+  dir.write("task.lua", R"LUA(
+local thicket = require("thicket")
+return {
+  Cook = thicket.task(function(agent, args)
+    local stove <close> = thicket.defer(function() thicket.log("@cleanup " .. tostring(thicket.restored())) end)
+    thicket.log("@start " .. tostring(thicket.restored()))
+    for i = 1, 3 do coroutine.yield() end
+    return thicket.SUCCESS
+  end),
+}
+)LUA");
+  dir.write("cook.yaml", "tree: cook\nleaves: [task.lua]\nroot: {action: Cook}\n");
+  auto make = [&](std::vector<std::string>& log) {
+    RuntimeOptions o;
+    o.log = [&log](const std::string& l) {
+      if (auto at = l.find('@'); at != std::string::npos) log.push_back(l.substr(at));
+    };
+    return o;
+  };
+  std::vector<std::string> log_a, log_b;
+  Runtime a(make(log_a));
+  std::vector<Diagnostic> diags;
+  auto brain = a.load_file((dir.path() / "cook.yaml").string(), diags);
+  REQUIRE(brain);
+  a.spawn(*brain);
+  a.tick_all(0.1);
+  a.tick_all(0.1);
+  SnapshotWriter w;
+  a.save(w);
+  for (int t = 0; t < 3; ++t) a.tick_all(0.1);
+  CHECK(log_a == std::vector<std::string>{"@start false", "@cleanup false", "@start false"});
+
+  Runtime b(make(log_b));
+  REQUIRE(b.load_file((dir.path() / "cook.yaml").string(), diags));
+  SnapshotReader in(w.bytes());
+  REQUIRE(b.restore(in, diags));
+  CHECK(log_b.empty());  // restoring runs no Lua: no cleanup of the run it replaces
+  for (int t = 0; t < 6; ++t) b.tick_all(0.1);
+  // The restarted run knows it; its cleanup runs once; the next run is a plain one.
+  CHECK(log_b == std::vector<std::string>{"@start true", "@cleanup true", "@start false"});
+  // A snapshot taken before the restarted run resumed keeps it a restarted task.
+  Runtime c(make(log_b));
+  REQUIRE(c.load_file((dir.path() / "cook.yaml").string(), diags));
+  SnapshotReader again(w.bytes());
+  REQUIRE(c.restore(again, diags));
+  SnapshotWriter w2;
+  c.save(w2);
+  CHECK(w2.bytes() == w.bytes());
+}
+
+TEST_CASE("snapshot: a changed brain is remapped by node id, with a note") {
+  ScratchDir dir;
+  dir.write("count.lua", R"LUA(
+local thicket = require("thicket")
+return { Step = { start = function(agent, args, mem) mem.k = 0 end,
+                  tick = function(agent, args, mem) mem.k = mem.k + 1; agent.bb.k = mem.k
+                                                    if mem.k >= 10 then return thicket.SUCCESS end
+                                                    return thicket.RUNNING end } }
+)LUA");
+  const std::string v1 = R"YAML(
+tree: t
+leaves: [count.lua]
+blackboard: {k: 0, gone: 1, kind: 2}
+root:
+  sequence:
+    - repeat: {name: rep, times: 5, child: {action: {leaf: Step, name: first}}}
+    - action: {leaf: Step, name: second}
+)YAML";
+  const std::string v2 = R"YAML(
+tree: t
+leaves: [count.lua]
+blackboard: {k: 0, fresh: 5, kind: 2}
+root:
+  sequence:
+    - action: {leaf: Step, name: zeroth}
+    - repeat: {name: rep, times: 5, child: {action: {leaf: Step, name: first}}}
+    - action: {leaf: Step, name: second}
+)YAML";
+  auto path = dir.write("t.yaml", v1).string();
+  Runtime a;
+  std::vector<Diagnostic> diags;
+  auto b1 = a.load_file(path, diags);
+  REQUIRE(b1);
+  AgentHandle h = a.spawn(*b1);
+  for (int t = 0; t < 4; ++t) a.tick(h, 0.1);
+  SnapshotWriter w;
+  a.save(w);
+
+  dir.write("t.yaml", v2);
+  Runtime b;
+  REQUIRE(b.load_file(path, diags));
+  SnapshotReader in(w.bytes());
+  REQUIRE_MESSAGE(b.restore(in, diags), all_diags(diags));
+  REQUIRE(diags.size() == 1);
+  CHECK(diags[0].severity == Severity::Note);
+  CHECK(diags[0].message.find("changed since the snapshot") != std::string::npos);
+  CHECK(diags[0].message.find("4 nodes kept, 1 added, 0 removed") != std::string::npos);
+  AgentHandle r = b.agents().at(0);
+  // The running nodes (kept) go on, `first` with its mem; the blackboard follows by key.
+  CHECK(b.running_nodes(r) == a.running_nodes(h));
+  CHECK(b.get(r, "k") == a.get(h, "k"));
+  CHECK(b.get(r, "fresh") == std::optional<Value>(Value(5.0)));
+  b.tick(r, 0.1);
+  a.tick(h, 0.1);
+  CHECK(b.get(r, "k") == a.get(h, "k"));
+
+  // A key that changed type is refused, and the runtime keeps what it had.
+  dir.write("t.yaml", "tree: t\nleaves: [count.lua]\nblackboard: {k: \"text\"}\nroot: {action: Step}\n");
+  Runtime c;
+  REQUIRE(c.load_file(path, diags));
+  AgentHandle mine = c.spawn(BrainHandle{0});
+  diags.clear();
+  SnapshotReader again(w.bytes());
+  CHECK(!c.restore(again, diags));
+  CHECK(all_diags(diags).find("blackboard key 'k' is string now and was number") != std::string::npos);
+  CHECK(c.agent_count() == 1);
+  CHECK(c.agent_id(mine) == 1);
+
+  // A brain that is not loaded is named.
+  Runtime d;
+  diags.clear();
+  SnapshotReader third(w.bytes());
+  CHECK(!d.restore(third, diags));
+  CHECK(all_diags(diags).find("is not loaded in this runtime") != std::string::npos);
+}
+
+TEST_CASE("snapshot: other versions, truncations and damaged bytes are refused; the runtime stays as it was") {
+  ScratchDir dir;
+  write_brains(dir);
+  World src(dir);
+  src.rt.spawn(src.brains[0]);
+  src.rt.spawn(src.brains[1]);
+  src.rt.spawn(src.brains[2]);
+  for (int t = 0; t < 6; ++t) src.rt.tick_all(0.1);
+  const std::string bytes = src.save();
+
+  World target(dir);
+  target.spawn_all();
+  target.rt.tick_all(0.1);
+  const std::string before = target.save();
+  auto refused = [&](std::string_view b) {
+    SnapshotReader in(b);
+    std::vector<Diagnostic> diags;
+    bool ok = target.rt.restore(in, diags);
+    if (!ok) {
+      CHECK(has_errors(diags));
+      CHECK(!in.ok());
+      CHECK(target.save() == before);
+    }
+    return !ok;
+  };
+
+  std::string other = bytes;
+  other[8] = 2;  // format version 2
+  {
+    SnapshotReader in(other);
+    std::vector<Diagnostic> diags;
+    CHECK(!target.rt.restore(in, diags));
+    CHECK(all_diags(diags).find("format version 2; this thicket reads version 1 only") != std::string::npos);
+  }
+  CHECK(refused("not a snapshot at all"));
+  for (size_t n = 0; n < bytes.size(); ++n) CHECK(refused(std::string_view(bytes).substr(0, n)));
+
+  // Damaged bytes: the checksum catches them.
+  uint64_t rng = 12345;
+  auto next = [&]() { return rng = Rng::mix(rng + 0x9e3779b97f4a7c15ULL); };
+  for (int k = 0; k < 300; ++k) {
+    std::string damaged = bytes;
+    damaged[next() % damaged.size()] ^= static_cast<char>(1 + next() % 255);
+    CHECK(refused(damaged));
+  }
+  // Damage behind a good checksum reaches the checks of the contents: whatever they let
+  // through must tick without harm (this is what ASan watches).
+  const size_t payload = 8 + 4 + 1 + 8;
+  size_t accepted = 0;
+  for (int k = 0; k < 2000; ++k) {
+    std::string damaged = bytes;
+    int flips = 1 + static_cast<int>(next() % 3);
+    for (int f = 0; f < flips; ++f)
+      damaged[payload + next() % (damaged.size() - payload - 8)] ^= static_cast<char>(1 << (next() % 8));
+    std::string_view body(damaged.data() + payload, damaged.size() - payload - 8);
+    uint64_t sum = snapshot_checksum(body);
+    for (int i = 0; i < 8; ++i) damaged[damaged.size() - 8 + i] = static_cast<char>((sum >> (8 * i)) & 0xFF);
+    World fresh(dir);
+    SnapshotReader in(damaged);
+    std::vector<Diagnostic> diags;
+    if (fresh.rt.restore(in, diags)) {
+      ++accepted;
+      for (int t = 0; t < 5; ++t) fresh.rt.tick_all(0.1);
+    } else {
+      CHECK(fresh.rt.agent_count() == 0);
+    }
+  }
+  MESSAGE("damaged snapshots with good checksums accepted: " << accepted << " of 2000");
+}
+
+TEST_CASE("snapshot: plain values round-trip; bad ones are refused") {
+  PlainValue t;
+  t.tag = PlainTag::Table;
+  PlainValue k, v;
+  k.tag = PlainTag::String;
+  k.text = "x";
+  v.tag = PlainTag::Number;
+  v.number = 2.5;
+  t.entries.push_back({k, v});
+  SnapshotWriter w;
+  write_plain(w, t);
+  SnapshotReader r(w.bytes());
+  PlainValue back;
+  read_plain(r, back);
+  CHECK(r.ok());
+  REQUIRE(back.entries.size() == 1);
+  CHECK(back.entries[0].second.number == 2.5);
+  // A table nested past the limit, a nil key.
+  SnapshotWriter deep;
+  for (int d = 0; d < kPlainMaxDepth + 2; ++d) {
+    deep.u8(static_cast<uint8_t>(PlainTag::Table));
+    deep.u32(1);
+    deep.u8(static_cast<uint8_t>(PlainTag::True));
+  }
+  SnapshotReader rd(deep.bytes());
+  PlainValue p;
+  read_plain(rd, p);
+  CHECK(!rd.ok());
+  SnapshotWriter nil_key;
+  write_plain_table(nil_key, 1);
+  nil_key.u8(static_cast<uint8_t>(PlainTag::Nil));
+  nil_key.u8(static_cast<uint8_t>(PlainTag::True));
+  SnapshotReader rn(nil_key.bytes());
+  read_plain(rn, p);
+  CHECK(!rn.ok());
+}
