@@ -54,6 +54,14 @@ check_same skirmish_every "$skirmish" 30 1 1 7   # the last checkpoint is of tic
 check_same flock1 "$flock" 30 1 1
 check_same flock2 "$flock" 30 2 2
 
+# --record-every 4 on both halves, the checkpoint of tick 30 off the beat (its line was the first
+# half's last): the resumed record's lines are the full run's, events of ticks 29 and 30 included.
+"$thicket" run "$skirmish" --ticks 60 --threads 2 --record "$dir/rf.jsonl" --record-every 4 --quiet 2>/dev/null
+"$thicket" run "$skirmish" --ticks 30 --threads 1 --record "$dir/r1.jsonl" --record-every 4 --checkpoint "$dir/r.snap" --every 30 --quiet 2>/dev/null
+"$thicket" run "$skirmish" --ticks 60 --threads 2 --resume "$dir/r.snap" --record "$dir/r2.jsonl" --record-every 4 --quiet 2>/dev/null
+cmp -s <(after "$dir/rf.jsonl" 30) <(after "$dir/r2.jsonl" 30) && ok || bad "--record-every 4: the resumed record differs"
+grep -q '"percept",29,' "$dir/r2.jsonl" && ok || bad "--record-every 4: the events of tick 29 are not in the resumed record"
+
 # The arena (tasks everywhere): the resumed run goes on from tick 30 to 60 on either thread count.
 for k in 1 2; do
   "$thicket" run "$arena" --ticks 30 --threads $k --checkpoint "$dir/arena$k.snap" --every 30 --quiet 2>/dev/null

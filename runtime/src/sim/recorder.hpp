@@ -72,6 +72,10 @@ class Recorder {
   std::string line_;
   std::string brains_;  // the node tables last written (header or brains line)
   uint64_t last_written_ = 0;
+  void keep_off_beat();
+  uint64_t off_beat_tick_ = UINT64_MAX;  // recorder_snapshot.cpp: what a checkpoint of that tick
+  std::string off_beat_events_;          // holds as pending
+  std::vector<std::pair<uint32_t, std::string>> off_beat_dead_;
 };
 
 }  // namespace thicket

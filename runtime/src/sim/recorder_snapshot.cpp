@@ -1,16 +1,23 @@
 // The recorder's pending part in a snapshot: with --record-every N > 1 a checkpoint can fall
 // between tick lines, and the events and deaths since the last line belong in the next one.
 #include "recorder.hpp"
+#include "sim_internal.hpp"
 #include "thicket/snapshot.hpp"
 
 namespace thicket {
 
 void Recorder::save(SnapshotWriter& out) const {
+  // A checkpoint of the run's last tick (or of where it stopped) comes after that tick's line,
+  // written off the --record-every beat: the resumed run's next line must still hold what
+  // that line took.
+  const bool off_beat = off_beat_tick_ == sim_.tick && last_written_ == sim_.tick;
+  const std::string& events = off_beat ? off_beat_events_ : events_;
+  const auto& dead = off_beat ? off_beat_dead_ : dead_;
   out.u8(1);
-  out.u64(last_written_);
-  out.str(events_);
-  out.u32(static_cast<uint32_t>(dead_.size()));
-  for (const auto& [id, entry] : dead_) {
+  out.u64(off_beat ? 0 : last_written_);
+  out.str(events);
+  out.u32(static_cast<uint32_t>(dead.size()));
+  for (const auto& [id, entry] : dead) {
     out.u32(id);
     out.str(entry);
   }
