@@ -62,6 +62,14 @@ check_same flock2 "$flock" 30 2 2
 cmp -s <(after "$dir/rf.jsonl" 30) <(after "$dir/r2.jsonl" 30) && ok || bad "--record-every 4: the resumed record differs"
 grep -q '"percept",29,' "$dir/r2.jsonl" && ok || bad "--record-every 4: the events of tick 29 are not in the resumed record"
 
+# A chain: 0..20 saved, resumed and saved into the same file 20..40, resumed 40..60 on 2
+# threads: the same row as one run of 60.
+"$thicket" run "$skirmish" --ticks 20 --threads 1 --checkpoint "$dir/chain.snap" --every 20 --quiet 2>/dev/null
+"$thicket" run "$skirmish" --ticks 40 --threads 2 --resume "$dir/chain.snap" --checkpoint "$dir/chain.snap" --every 20 --quiet 2>/dev/null
+"$thicket" run "$skirmish" --ticks 60 --threads 2 --resume "$dir/chain.snap" --out "$dir/chain.csv" --quiet 2>"$dir/err" \
+  && ok || bad "the chain's last part failed: $(cat "$dir/err")"
+cmp -s <(row "$dir/skirmish1/full.csv") <(row "$dir/chain.csv") && ok || bad "the chain's row differs from one run's"
+
 # The arena (tasks everywhere): the resumed run goes on from tick 30 to 60 on either thread count.
 for k in 1 2; do
   "$thicket" run "$arena" --ticks 30 --threads $k --checkpoint "$dir/arena$k.snap" --every 30 --quiet 2>/dev/null
