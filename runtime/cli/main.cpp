@@ -569,6 +569,9 @@ int cmd_scenario(const Options& o) {
   const bool progress = !o.quiet && isatty(STDERR_FILENO) && !o.watch;
   std::vector<RunResult> results;
   std::signal(SIGINT, on_sigint);
+  // A batch system stops a job with SIGTERM (Slurm at its time limit): with --checkpoint, it
+  // stops the run as Ctrl-C does, so the ticks that ran are saved.
+  if (checkpointer) std::signal(SIGTERM, on_sigint);
   for (uint64_t r = 0; r < o.runs && !g_interrupted; ++r) {
     so.seed = first_seed + r;
     so.record = r == 0 && (record || live) ? &record_tee : nullptr;  // the file and the live monitor
