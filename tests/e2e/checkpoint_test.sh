@@ -121,6 +121,13 @@ echo "# edited" >> "$dir/edited/fighter.yaml"
   && ok || bad "resume after a brain edit failed: $(cat "$dir/err")"
 grep -q "note: group 'red': its brain .*fighter.yaml changed since the checkpoint" "$dir/err" && ok || bad "no note on the edited brain: $(cat "$dir/err")"
 
+# Time-sliced path searches in progress are not saved: a note says they start again.
+paths="$here/tests/e2e/checkpoint/paths.yaml"
+"$thicket" run "$paths" --ticks 5 --threads 1 --checkpoint "$dir/p.snap" --every 5 --quiet 2>/dev/null
+"$thicket" run "$paths" --ticks 10 --threads 2 --resume "$dir/p.snap" --quiet 2>"$dir/err" && ok || bad "paths resume: $(cat "$dir/err")"
+grep -q "^thicket: $dir/p.snap: note: 4 agent(s) had a time-sliced path search in progress; checkpoints do not hold searches" "$dir/err" \
+  && ok || bad "no note on the searches in progress: $(cat "$dir/err")"
+
 # Usage errors.
 for args in "--checkpoint $dir/x.snap" "--every 5" "--checkpoint $dir/x.snap --every 0" \
             "--checkpoint $dir/x.snap --every 5 --runs 2" "--resume $good --runs 2" "--resume $good --watch"; do
