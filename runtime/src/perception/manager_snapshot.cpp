@@ -3,6 +3,7 @@
 // saved. Queued sounds are saved merged in one list and restored into queue 0: begin_tick
 // orders them by (source, emission order) whatever queue holds them, so a snapshot taken with
 // K threads resumes the same with any other count.
+#include <cmath>
 #include <string>
 
 #include "perception_internal.hpp"
@@ -186,6 +187,19 @@ void Manager::restore(SnapshotReader& in) {
     get_percepts(in, total, s->now);
     get_percepts(in, total, s->sightings);
     get_memory(in, total, s->memory);
+    // Area and pickup percepts name them by index (readers index areas() and pickups() with it),
+    // a sighting its cone; positions must be numbers.
+    for (const auto* list : {&s->now, &s->sightings})
+      for (const Percept& p : *list) {
+        const bool bad_id = (p.kind == Kind::Area && (p.id == 0 || p.id > areas_.size())) ||
+                            (p.kind == Kind::Pickup && (p.id == 0 || p.id > pickups_.size()));
+        const bool bad_cone = p.sense == Sense::Sight && p.cone >= s->senses->sight.cones.size();
+        if (bad_id || bad_cone || !std::isfinite(p.position.x) || !std::isfinite(p.position.y))
+          in.fail("agent " + std::to_string(a + 1) + " has a percept of something the scenario does not have");
+      }
+    for (const MemoryEntry& m : s->memory)
+      if ((m.kind != Kind::Agent && m.kind != Kind::Sound) || !std::isfinite(m.position.x) || !std::isfinite(m.position.y))
+        in.fail("agent " + std::to_string(a + 1) + " remembers something the scenario cannot have");
   }
   std::uint32_t n = in.u32();
   if (!in.ok() || !count_fits(in, n, 49, total - in.offset())) return;
@@ -193,6 +207,9 @@ void Manager::restore(SnapshotReader& in) {
   sound_meta_.clear();
   for (std::uint32_t k = 0; k < n && in.ok(); ++k) {
     sounds_.push_back(get_sound(in));
+    if (!std::isfinite(sounds_.back().position.x) || !std::isfinite(sounds_.back().position.y) ||
+        !std::isfinite(sounds_.back().loudness))
+      in.fail("a sound is not at a place");
     SoundMeta meta;
     meta.serial = in.u32();
     meta.team = static_cast<std::int32_t>(in.i64());
@@ -207,6 +224,9 @@ void Manager::restore(SnapshotReader& in) {
     QueuedSound s;
     s.sound = get_sound(in);
     s.order = in.u32();
+    if (!std::isfinite(s.sound.position.x) || !std::isfinite(s.sound.position.y) || !std::isfinite(s.sound.loudness) ||
+        s.sound.last_tick == 0 || s.sound.last_tick > (std::uint64_t(1) << 50))
+      in.fail("a queued sound is not at a place");
     queues_[0].push_back(s);
   }
   n = in.u32();

@@ -20,6 +20,8 @@
 // - bounds, obstacles, maps, navmesh: from the scenario, whose content hash must match.
 #include <zlib.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -376,10 +378,22 @@ bool Simulation::restore(std::string_view bytes, const std::string& name, std::v
     a.noises = in.u32();
     if (!in.ok()) break;
     if (entity != a.entity.bits) return fail("agent " + std::to_string(a.id) + " has another world entity in the checkpoint");
+    if (!std::isfinite(a.wander.local_target.x) || !std::isfinite(a.wander.local_target.y))
+      return fail("corrupt: agent " + std::to_string(a.id) + "'s wander target is not a number");
     release_path(*s.workers[a.worker], a);
     a.alive = alive;
   }
   if (in.ok()) world::restore_world(s.world, in);
+  // An agent is alive exactly when its body is in the world, and of its group's team (the Lua
+  // world API counts on both).
+  for (const SimAgent& a : s.agents) {
+    if (!in.ok()) break;
+    if ((s.world.entity(a.entity) != nullptr) != a.alive)
+      in.fail("agent " + std::to_string(a.id) + (a.alive ? " is alive without a body" : " is dead with a body in the world"));
+    const std::string& team = s.spec.groups[a.group].team;
+    const auto index = std::find(s.spec.teams.begin(), s.spec.teams.end(), team) - s.spec.teams.begin();
+    if (s.world.entities()[a.entity.index()].team != index) in.fail("agent " + std::to_string(a.id) + " is on another team");
+  }
   if (in.ok()) s.perception->restore(in);
   if (in.ok()) {
     if (s.recorder) s.recorder->restore(in);

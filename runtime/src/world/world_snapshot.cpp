@@ -61,7 +61,10 @@ void restore_world(World& world, SnapshotReader& in) {
     saved.vehicle.radius = in.f64();
     saved.team = static_cast<std::int32_t>(in.i64());
     if (!in.ok()) return;
-    if (alive > 1 || saved.id.index() != static_cast<std::uint32_t>(&e - slots.data()) || !is_valid(saved.vehicle)) {
+    // Checked, not trusted: a NaN position would reach the spatial hash's cell arithmetic.
+    const bool finite = std::isfinite(saved.position.x) && std::isfinite(saved.position.y) && std::isfinite(saved.velocity.x) &&
+                        std::isfinite(saved.velocity.y) && std::isfinite(saved.heading.x) && std::isfinite(saved.heading.y);
+    if (alive > 1 || !finite || saved.id.index() != static_cast<std::uint32_t>(&e - slots.data()) || !is_valid(saved.vehicle)) {
       in.fail("entity slot " + std::to_string(&e - slots.data()) + " is not a valid entity");
       return;
     }
