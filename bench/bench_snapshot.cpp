@@ -215,6 +215,28 @@ bool run(const TempDir& dir, bool lua, const char* title) {
     if (!ok) fail_load(d);
     last = std::move(dst.rt);
   }
+  // One agent at a time (a scenario resumed with another thread count moves agents so).
+  std::vector<std::string> singles;
+  std::vector<double> save_each_ms, restore_each_ms;
+  save_each_ms.push_back(time_ms([&] {
+    for (AgentHandle h : src.rt->agents()) {
+      SnapshotWriter w;
+      src.rt->save(h, w);
+      singles.push_back(w.take());
+    }
+  }));
+  size_t single_bytes = 0;
+  for (const auto& b : singles) single_bytes += b.size();
+  {
+    Setup dst = make(dir, lua);
+    restore_each_ms.push_back(time_ms([&] {
+      for (const auto& b : singles) {
+        SnapshotReader in(b);
+        std::vector<Diagnostic> d;
+        if (!dst.rt->restore_agent(in, d)) fail_load(d);
+      }
+    }));
+  }
   SnapshotWriter again;
   last->save(again);
   same = again.bytes() == bytes;
@@ -225,6 +247,9 @@ bool run(const TempDir& dir, bool lua, const char* title) {
   const bool ticks_on = fingerprint(*src.rt) == fingerprint(*last);
   print_row("save", stat_of(save_ms), "ms for " + std::to_string(kAgents) + " agents (goal <= 20 ms)", 14, 2);
   print_row("restore", stat_of(restore_ms), "ms into a fresh runtime", 14, 2);
+  print_row("save each", stat_of(save_each_ms), "ms: save(agent) of each agent, " +
+                                                  std::to_string(single_bytes / kAgents) + " bytes per agent with its brain table", 14, 2);
+  print_row("restore_agent", stat_of(restore_each_ms), "ms: each of those into a fresh runtime", 14, 2);
   print_row("spawn 10k", stat_of(spawn_ms), "ms (baseline: making the agents)", 14, 2);
   print_row("tick_all", stat_of(tick_ms), "ms for one tick of every agent (baseline)", 14, 2);
   std::printf("  bytes          %9zu  (%.0f bytes per agent; goal <= 1024)\n", bytes.size(),

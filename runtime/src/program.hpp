@@ -191,6 +191,9 @@ struct Program {
   uint32_t state_size = 0;             // bytes of per-agent node state (statuses first)
   uint32_t bb_offset = 0;              // byte offset of the blackboard slots in the agent block
   uint32_t block_size = 0;             // whole per-agent block, a multiple of 8
+  // The hash a snapshot names this compiled form by (snapshot.cpp), made on first use: a
+  // reload makes a new Program, so it never outlives what it hashes.
+  mutable uint64_t snapshot_hash = 0;
 
   uint32_t child(const Node& n, uint32_t pos) const { return child_index[n.children + pos]; }
 };

@@ -26,13 +26,14 @@ int find_position(const Program& p, const Node& n, uint32_t child) {
   return -1;
 }
 
-uint32_t running_child(const Program& p, const Node& n, const uint8_t* block) {
-  // The child a resumable node holds a position for (kNoPos: none).
-  uint16_t pos = *reinterpret_cast<const uint16_t*>(block + n.state + (n.kind == NodeKind::Machine ? 8 : 0));
+// The child of old node n that a resumable node holds a position for (kUnmapped: none), the
+// position read from its state, which the copy put at `state` (the new node's offset).
+uint32_t running_child(const Program& p, const Node& n, const uint8_t* block, uint32_t state) {
+  uint16_t pos = *reinterpret_cast<const uint16_t*>(block + state + (n.kind == NodeKind::Machine ? 8 : 0));
   if (pos == kNoPos) return kUnmapped;
   if (n.kind == NodeKind::RandomSelector || n.kind == NodeKind::RandomSequence) {
     if (pos >= n.count) return kUnmapped;
-    pos = *reinterpret_cast<const uint16_t*>(block + n.state + 2 + 2 * pos);
+    pos = *reinterpret_cast<const uint16_t*>(block + state + 2 + 2 * pos);
   }
   if (n.kind == NodeKind::Machine) pos = static_cast<uint16_t>(2 * pos + 1);
   return pos < n.count ? p.child(n, pos) : kUnmapped;
@@ -107,7 +108,7 @@ void BrainRemap::mend(const Program& old, const Program& p, uint8_t* block, std:
       uint16_t cur = *reinterpret_cast<uint16_t*>(block + n.state);
       if (cur < on.count) old_child = old.child(on, cur);
     } else {
-      old_child = running_child(old, on, block);
+      old_child = running_child(old, on, block, n.state);
     }
     if (old_child == kUnmapped) continue;  // nothing was running below it
     int pos = to_new[old_child] == kUnmapped ? -1 : find_position(p, n, to_new[old_child]);

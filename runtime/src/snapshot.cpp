@@ -70,6 +70,13 @@ uint64_t snapshot_checksum(std::string_view s) {
 
 namespace {
 
+// A compiled brain's identity: the hash of `thicket dump`'s text of it (node kinds, ids,
+// parameters, leaf args, blackboard), made once per Program.
+uint64_t brain_hash(const Program& p) {
+  if (!p.snapshot_hash) p.snapshot_hash = fnv1a(dump_program(p)) | 1;
+  return p.snapshot_hash;
+}
+
 void put_u16(SnapshotWriter& out, uint16_t v) {
   out.u8(static_cast<uint8_t>(v & 0xFF));
   out.u8(static_cast<uint8_t>(v >> 8));
@@ -79,9 +86,18 @@ uint16_t get_u16(SnapshotReader& in) {
   return static_cast<uint16_t>(lo | (in.u8() << 8));
 }
 
+// Values in a block by memcpy: a saved brain's layout comes from the snapshot, and a
+// corrupt one may put a value at an offset its type would not be aligned to.
 template <class T>
-T& at(uint8_t* block, uint32_t offset) {
-  return *reinterpret_cast<T*>(block + offset);
+T load(const uint8_t* block, uint32_t offset) {
+  T v;
+  std::memcpy(&v, block + offset, sizeof v);
+  return v;
+}
+template <class T>
+T store(uint8_t* block, uint32_t offset, T v) {
+  std::memcpy(block + offset, &v, sizeof v);
+  return v;
 }
 
 // ---- saving ----
@@ -89,7 +105,7 @@ T& at(uint8_t* block, uint32_t offset) {
 void write_brain(const Brain& b, SnapshotWriter& out) {
   const Program& p = *b.program;
   out.str(b.path);
-  out.u64(fnv1a(dump_program(p)));
+  out.u64(brain_hash(p));
   out.str(p.name);
   out.u32(static_cast<uint32_t>(p.nodes.size()));
   for (uint32_t i = 0; i < p.nodes.size(); ++i) {
@@ -114,28 +130,28 @@ void write_node_states(const Program& p, uint8_t* block, SnapshotWriter& out) {
       case NodeKind::Sequence:
       case NodeKind::Selector:
       case NodeKind::ActiveSelector:
-      case NodeKind::Filter: put_u16(out, at<uint16_t>(block, n.state)); break;
+      case NodeKind::Filter: put_u16(out, load<uint16_t>(block, n.state)); break;
       case NodeKind::RandomSelector:
       case NodeKind::RandomSequence:
-        for (uint32_t k = 0; k <= n.count; ++k) put_u16(out, at<uint16_t>(block, n.state + 2 * k));
+        for (uint32_t k = 0; k <= n.count; ++k) put_u16(out, load<uint16_t>(block, n.state + 2 * k));
         break;
       case NodeKind::Repeat:
-      case NodeKind::Limit: out.u32(at<uint32_t>(block, n.state)); break;
+      case NodeKind::Limit: out.u32(load<uint32_t>(block, n.state)); break;
       case NodeKind::Timeout:
       case NodeKind::Cooldown:
-      case NodeKind::Wait: out.f64(at<double>(block, n.state)); break;
+      case NodeKind::Wait: out.f64(load<double>(block, n.state)); break;
       case NodeKind::Machine:
-        out.f64(at<double>(block, n.state));
-        put_u16(out, at<uint16_t>(block, n.state + 8));
+        out.f64(load<double>(block, n.state));
+        put_u16(out, load<uint16_t>(block, n.state + 8));
         out.u8(block[n.state + 10]);
         break;
       case NodeKind::Fsm:
-        put_u16(out, at<uint16_t>(block, n.state));
-        put_u16(out, at<uint16_t>(block, n.state + 2));
+        put_u16(out, load<uint16_t>(block, n.state));
+        put_u16(out, load<uint16_t>(block, n.state + 2));
         break;
       default: break;
     }
-    if (n.flags & (kHolder | kObserved)) out.u32(at<uint32_t>(block, stamp_offset(n)));
+    if (n.flags & (kHolder | kObserved)) out.u32(load<uint32_t>(block, stamp_offset(n)));
   }
 }
 
@@ -237,9 +253,14 @@ struct SavedBrain {
   std::string path, name;
   uint64_t hash = 0;
   Program skeleton;  // nodes (kind, flags, count, children, state layout), ids, blackboard keys
-  uint32_t target = 0;
+  uint32_t target = kUnmapped;   // the loaded brain (kUnmapped: none of that path)
   BrainRemap remap;
   std::vector<uint32_t> key_to;  // saved key -> key of the loaded brain (kUnmapped: gone)
+  // What restoring its agents would meet: said only when some agent has this brain (a brain
+  // nobody uses need not be loaded).
+  std::vector<std::string> errors;
+  std::string note;
+  bool used = false;
 };
 
 // One agent, read and checked, its block built for the loaded brain.
@@ -312,7 +333,7 @@ class SnapshotParser {
       read_brain(in, out.brains.back());
     }
     if (!in.ok()) return true;  // the caller reports the byte error
-    if (!match_brains(out.brains)) return false;
+    match_brains(out.brains);
     uint32_t agents = 1;
     if (out.kind == kWhole) {
       out.slots = in.u32();
@@ -330,7 +351,15 @@ class SnapshotParser {
       read_agent(in, out, out.agents.back());
     }
     if (in.ok() && out.kind == kWhole) check_slots(in, out);
-    return true;
+    if (!in.ok()) return true;  // the caller reports the byte error
+    bool ok = true;
+    for (const auto& sb : out.brains) {
+      if (!sb.used) continue;
+      for (const auto& e : sb.errors) error(e);
+      ok = ok && sb.errors.empty();
+      if (!sb.note.empty()) note(sb.note);
+    }
+    return ok;
   }
 
   void read_brain(SnapshotReader& in, SavedBrain& b) {
@@ -387,44 +416,42 @@ class SnapshotParser {
 
   // Each saved brain goes to the loaded brain of the same file (the n-th of a path to the
   // n-th loaded from it), remapped by node id; the blackboard by key name.
-  bool match_brains(std::vector<SavedBrain>& saved) {
+  void match_brains(std::vector<SavedBrain>& saved) {
     std::map<std::string, std::vector<uint32_t>> loaded;
     for (uint32_t i = 0; i < rt_.brains.size(); ++i) loaded[rt_.brains[i]->path].push_back(i);
     std::map<std::string, size_t> used;
-    bool ok = true;
     for (auto& sb : saved) {
       auto it = loaded.find(sb.path);
       size_t nth = used[sb.path]++;
+      sb.key_to.assign(sb.skeleton.blackboard.size(), kUnmapped);
       if (it == loaded.end() || nth >= it->second.size()) {
-        error("the snapshot's brain " + sb.path + " (" + sb.name + ") is not loaded in this runtime: load it before restoring");
-        ok = false;
+        sb.errors.push_back("the snapshot's brain " + sb.path + " (" + sb.name +
+                            ") is not loaded in this runtime: load it before restoring");
         continue;
       }
       sb.target = it->second[nth];
       const Program& p = *rt_.brains[sb.target]->program;
       sb.remap = BrainRemap::make(sb.skeleton, p, false);
-      sb.key_to.assign(sb.skeleton.blackboard.size(), kUnmapped);
       for (size_t j = 0; j < sb.skeleton.blackboard.size(); ++j)
         for (size_t k = 0; k < p.blackboard.size(); ++k) {
           const BlackboardKey& was = sb.skeleton.blackboard[j];
           if (p.blackboard[k].name != was.name) continue;
           if (p.blackboard[k].type != was.type) {
-            error("brain " + sb.path + ": blackboard key '" + was.name + "' is " +
-                  std::string(value_type_name(p.blackboard[k].type)) + " now and was " +
-                  std::string(value_type_name(was.type)) + " in the snapshot; the saved agents hold " +
-                  std::string(value_type_name(was.type)) + " values");
-            ok = false;
+            sb.errors.push_back("brain " + sb.path + ": blackboard key '" + was.name + "' is " +
+                                std::string(value_type_name(p.blackboard[k].type)) + " now and was " +
+                                std::string(value_type_name(was.type)) + " in the snapshot; the saved agents hold " +
+                                std::string(value_type_name(was.type)) + " values");
+            continue;
           }
           sb.key_to[j] = static_cast<uint32_t>(k);
         }
-      if (sb.hash != fnv1a(dump_program(p))) {
+      if (sb.hash != brain_hash(p)) {
         const size_t added = p.nodes.size() - sb.remap.kept, removed = sb.skeleton.nodes.size() - sb.remap.kept;
-        note("brain " + sb.path + " changed since the snapshot: its agents are remapped by node id as a hot reload would: " +
+        sb.note = ("brain " + sb.path + " changed since the snapshot: its agents are remapped by node id as a hot reload would: " +
              std::to_string(sb.remap.kept) + " nodes kept, " + std::to_string(added) + " added, " + std::to_string(removed) +
              " removed");
       }
     }
-    return ok;
   }
 
   // Node statuses and state as saved, into a block laid out as the saved brain was; values
@@ -443,53 +470,53 @@ class SnapshotParser {
         case NodeKind::Sequence:
         case NodeKind::Selector:
         case NodeKind::Filter: {
-          uint16_t pos = at<uint16_t>(block, n.state) = get_u16(in);
+          uint16_t pos = store<uint16_t>(block, n.state, get_u16(in));
           if (running && pos >= n.count) bad("running child");
           break;
         }
         case NodeKind::ActiveSelector: {
-          uint16_t last = at<uint16_t>(block, n.state) = get_u16(in);
+          uint16_t last = store<uint16_t>(block, n.state, get_u16(in));
           if (running && last != kNoPos && last >= n.count) bad("running child");
           break;
         }
         case NodeKind::RandomSelector:
         case NodeKind::RandomSequence: {
-          uint16_t pos = at<uint16_t>(block, n.state) = get_u16(in);
+          uint16_t pos = store<uint16_t>(block, n.state, get_u16(in));
           if (running && pos >= n.count) bad("running child");
           std::vector<bool> seen(n.count, false);
           for (uint32_t k = 0; k < n.count; ++k) {
-            uint16_t c = at<uint16_t>(block, n.state + 2 + 2 * k) = get_u16(in);
+            uint16_t c = store<uint16_t>(block, n.state + 2 + 2 * k, get_u16(in));
             if (in.ok() && (c >= n.count || (running && seen[c]))) bad("drawn order");
             if (c < n.count) seen[c] = true;
           }
           break;
         }
         case NodeKind::Repeat:
-        case NodeKind::Limit: at<uint32_t>(block, n.state) = in.u32(); break;
+        case NodeKind::Limit: store<uint32_t>(block, n.state, in.u32()); break;
         case NodeKind::Timeout:
         case NodeKind::Cooldown:
-        case NodeKind::Wait: at<double>(block, n.state) = in.f64(); break;
+        case NodeKind::Wait: store<double>(block, n.state, in.f64()); break;
         case NodeKind::Machine: {
-          at<double>(block, n.state) = in.f64();
-          uint16_t cur = at<uint16_t>(block, n.state + 8) = get_u16(in);
+          store<double>(block, n.state, in.f64());
+          uint16_t cur = store<uint16_t>(block, n.state + 8, get_u16(in));
           uint8_t active = block[n.state + 10] = in.u8();
           if (running && ((cur != kNoPos && 2u * cur + 1 >= n.count) || active > 1 || (active && cur == kNoPos)))
             bad("current behavior");
           break;
         }
         case NodeKind::Fsm: {
-          uint16_t cur = at<uint16_t>(block, n.state) = get_u16(in);
-          uint16_t entered = at<uint16_t>(block, n.state + 2) = get_u16(in);
+          uint16_t cur = store<uint16_t>(block, n.state, get_u16(in));
+          uint16_t entered = store<uint16_t>(block, n.state + 2, get_u16(in));
           if (running && (cur >= n.count || entered > 1)) bad("current state");
           break;
         }
         default: break;
       }
-      if (n.flags & (kHolder | kObserved)) at<uint32_t>(block, stamp_offset(n)) = in.u32();
+      if (n.flags & (kHolder | kObserved)) store<uint32_t>(block, stamp_offset(n), in.u32());
     }
   }
 
-  void read_agent(SnapshotReader& in, const Parsed& parsed, ParsedAgent& a) {
+  void read_agent(SnapshotReader& in, Parsed& parsed, ParsedAgent& a) {
     if (parsed.kind == kWhole) a.slot = in.u32();
     a.id = in.u32();
     uint32_t brain = in.u32();
@@ -506,17 +533,22 @@ class SnapshotParser {
               std::to_string(parsed.brains.size()));
       return;
     }
-    const SavedBrain& sb = parsed.brains[brain];
+    SavedBrain& sb = parsed.brains[brain];
+    sb.used = true;
     a.brain = sb.target;
     const Program& old = sb.skeleton;
-    const Program& p = *rt_.brains[sb.target]->program;
+    // A brain that is not loaded: the agent is read (the bytes are checked) and the restore
+    // fails after the parse, naming the brain.
+    static const Program kNone;
+    const bool loaded = sb.target != kUnmapped;
+    const Program& p = loaded ? *rt_.brains[sb.target]->program : kNone;
     saved_block_.assign(old.block_size, 0);
     read_node_states(in, old, saved_block_.data());
     a.block.resize(p.block_size);
-    Engine::init_block(p, a.block.data(), nullptr);
+    if (loaded) Engine::init_block(p, a.block.data(), nullptr);
     for (size_t j = 0; j < old.blackboard.size() && in.ok(); ++j) {
       const uint32_t k = sb.key_to[j];
-      Slot* slot = k == kUnmapped ? nullptr : &at<Slot>(a.block.data(), p.bb_offset + 8 * k);
+      Slot* slot = k == kUnmapped ? nullptr : reinterpret_cast<Slot*>(a.block.data() + p.bb_offset + 8 * k);
       switch (old.blackboard[j].type) {
         case ValueType::Number: {
           double v = in.f64();
@@ -548,7 +580,7 @@ class SnapshotParser {
       }
     }
     read_script_state(in, a.script, static_cast<uint32_t>(old.nodes.size()));
-    if (!in.ok()) return;
+    if (!in.ok() || !loaded) return;
     // Onto the loaded brain: kept nodes keep status and state, positions follow their child.
     sb.remap.copy(saved_block_.data(), a.block.data());
     sb.remap.mend(old, p, a.block.data(), a.restart);

@@ -550,3 +550,61 @@ TEST_CASE("snapshot: plain values round-trip; bad ones are refused") {
   read_plain(rn, p);
   CHECK(!rn.ok());
 }
+
+TEST_CASE("snapshot: a running position follows its child when the brain's state layout moved") {
+  // v2 adds a wait (8 bytes of state), so the sequence's position moves in the block; the
+  // restore (and a hot reload, the same remap) must read it where the copy put it.
+  ScratchDir dir;
+  dir.write("ab.lua", R"LUA(
+local thicket = require("thicket")
+return { A = function(agent) agent.bb.a_runs = agent.bb.a_runs + 1; return true end,
+         B = function(agent) return thicket.RUNNING end }
+)LUA");
+  auto path = dir.write("ab.yaml", "tree: ab\nleaves: [ab.lua]\nblackboard: {a_runs: 0}\n"
+                                   "root: {sequence: [{action: {leaf: A, name: a}}, {action: {leaf: B, name: b}}]}\n")
+                  .string();
+  std::vector<std::string> log;
+  RuntimeOptions quiet;
+  quiet.log = [&log](const std::string& l) { log.push_back(l); };
+  Runtime a(quiet);
+  std::vector<Diagnostic> diags;
+  REQUIRE(a.load_file(path, diags));
+  AgentHandle h = a.spawn(BrainHandle{0});
+  a.tick(h, 0.1);
+  a.tick(h, 0.1);
+  CHECK(a.get(h, "a_runs") == std::optional<Value>(Value(1.0)));
+  SnapshotWriter w;
+  a.save(w);
+  dir.write("ab.yaml", "tree: ab\nleaves: [ab.lua]\nblackboard: {a_runs: 0}\n"
+                       "root: {sequence: [{action: {leaf: A, name: a}}, {action: {leaf: B, name: b}}, {wait: {name: w, seconds: 1}}]}\n");
+  Runtime b;
+  REQUIRE(b.load_file(path, diags));
+  SnapshotReader in(w.bytes());
+  REQUIRE(b.restore(in, diags));
+  AgentHandle r = b.agents().at(0);
+  b.tick(r, 0.1);
+  CHECK(b.get(r, "a_runs") == std::optional<Value>(Value(1.0)));  // b goes on; a is not run again
+  CHECK(b.running_nodes(r) == std::vector<std::string>{"root", "b"});
+  // The same change as a hot reload of the running runtime.
+  REQUIRE(a.reload_files({path}) == 1);
+  a.tick(h, 0.1);
+  CHECK(a.get(h, "a_runs") == std::optional<Value>(Value(1.0)));
+  CHECK(a.running_nodes(h) == std::vector<std::string>{"root", "b"});
+}
+
+TEST_CASE("snapshot: a brain that no saved agent uses need not be loaded") {
+  ScratchDir dir;
+  write_brains(dir);
+  World a(dir);
+  a.rt.spawn(a.brains[1]);
+  a.rt.tick_all(0.1);
+  SnapshotWriter w;
+  a.rt.save(w);
+  Runtime b;
+  std::vector<Diagnostic> diags;
+  REQUIRE(b.load_file((dir.path() / "fsm.yaml").string(), diags));
+  SnapshotReader in(w.bytes());
+  REQUIRE_MESSAGE(b.restore(in, diags), all_diags(diags));
+  CHECK(diags.empty());
+  CHECK(b.agent_count() == 1);
+}

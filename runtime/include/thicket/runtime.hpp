@@ -222,8 +222,11 @@ class Runtime {
   // this runtime loaded from the same file (load the brains first; restore loads nothing).
   // The agents it replaces are dropped as they are (no stop hooks, no task cleanups). A brain
   // whose compiled content changed since the save is remapped by node id as a hot reload
-  // would (a note says so). On any error returns false, fills `diagnostics` and leaves the
-  // runtime exactly as it was.
+  // would (a note says so). On any error returns false, fills `diagnostics` (no file name:
+  // the caller knows where the bytes came from) and leaves the runtime exactly as it was.
+  // `in` fails too when the bytes themselves are bad; otherwise it is left just past the
+  // snapshot (a snapshot can sit inside a bigger file). A saved brain no agent uses need not
+  // be loaded.
   bool restore(SnapshotReader& in, std::vector<Diagnostic>& diagnostics);
   // Adds the one agent of a save(agent, ...) snapshot (its id must be free); nullopt on error,
   // the runtime untouched.
