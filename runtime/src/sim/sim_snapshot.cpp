@@ -352,8 +352,9 @@ bool Simulation::restore(std::string_view bytes, const std::string& name, std::v
   if (metrics != s.metric_names.size()) return fail("it has " + std::to_string(metrics) + " metrics, the scenario " + std::to_string(s.metric_names.size()));
   s.gauge_stats.assign(metrics, GaugeStats{});
   for (uint32_t m = 0; m < metrics && in.ok(); ++m) {
-    std::string name = in.str();
-    if (in.ok() && name != s.metric_names[m]) return fail("its metric " + std::to_string(m + 1) + " is '" + name + "', the scenario's '" + s.metric_names[m] + "'");
+    const std::string metric = in.str();
+    if (in.ok() && metric != s.metric_names[m])
+      return fail("its metric " + std::to_string(m + 1) + " is '" + metric + "', the scenario's '" + s.metric_names[m] + "'");
     s.metric_totals[m] = in.f64();
     s.metric_is_gauge[m] = in.u8() != 0;
     GaugeStats& g = s.gauge_stats[m];
