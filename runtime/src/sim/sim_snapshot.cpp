@@ -341,11 +341,8 @@ bool Simulation::restore(std::string_view bytes, const std::string& name, std::v
   std::optional<SnapshotInfo> info = read_header(bytes, error);
   if (!info) return fail(error);
   if (std::string why = mismatch(*info, s.spec, s.options); !why.empty()) return fail(why);
-  for (size_t g = 0; g < info->brains.size(); ++g)
-    if (info->brains[g].second != file_hash(s.spec.groups[g].brain))
-      diags.push_back({Severity::Note, name, 0, 0,
-                       "group '" + s.spec.groups[g].name + "': its brain " + s.spec.groups[g].brain +
-                           " changed since the checkpoint; its agents keep the state of the nodes it still has (by node id)"});
+  // A brain changed since the checkpoint is the runtime's to tell (Runtime::restore notes it,
+  // with the nodes kept, added and removed); the header's file hashes are for readers.
 
   SnapshotReader in(bytes.substr(info->body_offset));
   const uint32_t metrics = in.u32();
