@@ -23,6 +23,7 @@
 
 #include "batch_runs.hpp"
 #include "batch_summary.hpp"
+#include "checkpoint.hpp"
 #include "live_run.hpp"
 #include "merge_command.hpp"
 #include "mpi_runs.hpp"
@@ -69,6 +70,7 @@ const char* kUsage =
     "                            [--series FILE.csv|FILE.jsonl] [--series-every N]   metrics per tick\n"
     "                            [--strict] [--watch]   (--watch: one run)\n"
     "                            [--set KEY=V1,V2,...]   a parameter sweep (repeatable; keys as in 'sweep:')\n"
+    "                            [--checkpoint FILE --every T] [--resume FILE]   save the run, go on from a save\n"
     "                            [--serve [ADDR:]PORT] [--speed F] [--serve-exit]   watch it live in a browser\n"
     "                            [--shard I/K --out PART.jsonl]   only runs i with i % K = I - 1, for merge\n"
     "       mpirun -n K thicket run SCENARIO ...   the runs over K ranks (a build with -DTHICKET_MPI=ON)\n"
@@ -112,6 +114,8 @@ struct Options {
   bool watch = false, strict = false, quiet = false, trusted = false, explain = false, budget_all = false;
   std::string trace, log;
   cli::LiveOptions live;  // --serve, --speed, --serve-exit
+  std::string checkpoint, resume;  // --checkpoint FILE --every T, --resume FILE (checkpoint.hpp)
+  uint64_t checkpoint_every = 0;
 };
 
 int usage_error(const std::string& message) {
@@ -165,7 +169,8 @@ int parse_args(int argc, char** argv, Options& o) {
                                        {"--threads", 0}, {"--runs", 0},  {"--out", 0}, {"--record", 0},
                                        {"--record-every", 0}, {"--record-keys", 0}, {"--leaf-timeout", 0}, {"--lua-memory", 0},
                                        {"--series", 0}, {"--series-every", 0},
-                                       {"--serve", 0}, {"--speed", 0}, {"--set", 0}, {"--shard", 0}};
+                                       {"--serve", 0}, {"--speed", 0}, {"--set", 0}, {"--shard", 0},
+                                       {"--checkpoint", 0}, {"--every", 0}, {"--resume", 0}};
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--", 0) != 0) {
@@ -228,6 +233,10 @@ int parse_args(int argc, char** argv, Options& o) {
       }
       if (a == "--serve" || a == "--speed")
         if (std::string why = cli::parse_live_option(a, value, o.live); !why.empty()) return usage_error(why);
+      if (a == "--every" && (!parse_uint(value, o.checkpoint_every) || o.checkpoint_every == 0))
+        return usage_error("--every needs a whole number of ticks >= 1, got '" + value + "'");
+      if (a == "--checkpoint") o.checkpoint = value;
+      if (a == "--resume") o.resume = value;
       if (a == "--out") o.out = value;
       if (a == "--set") o.sets.push_back(value);
       if (a == "--shard")
@@ -533,9 +542,29 @@ int cmd_scenario(const Options& o) {
   }
   if (cli::is_sweep(*sets) && (o.watch || o.live.serve))
     return usage_error("--watch and --serve show one run; a sweep (a scenario's 'sweep:', --set) has many");
-  const std::vector<cli::RunSpec> plan = cli::plan_runs(*sets, o.seed_set ? o.seed : spec->seed, o.runs);
   if ((o.record_every || o.record_keys_set) && o.record.empty())
     return usage_error("--record-every and --record-keys say what --record FILE keeps; give --record too");
+  if (o.checkpoint.empty() != (o.checkpoint_every == 0))
+    return usage_error("--checkpoint FILE and --every T go together: the file is replaced every T ticks");
+  if ((!o.checkpoint.empty() || !o.resume.empty()) && (o.runs > 1 || o.watch))
+    return usage_error("--checkpoint and --resume save and continue one run: they take no --runs and no --watch");
+  std::optional<cli::ResumePoint> resume;  // read and checked before any output file is opened
+  if (!o.resume.empty()) {
+    SimOptions probe;
+    probe.ticks = o.ticks_set ? o.ticks : spec->ticks;
+    probe.dt = o.dt_set ? o.dt : spec->dt;
+    if (o.seed_set) probe.seed = o.seed;
+    resume = cli::open_resume(o.resume, *spec, probe, o.seed_set);
+    if (!resume) return kExitLoad;
+  }
+  if ((!o.checkpoint.empty() || !o.resume.empty()) && cli::is_sweep(*sets))
+    return usage_error("--checkpoint and --resume save and continue one run; a sweep (a scenario's 'sweep:', --set) has many");
+  // A resumed run goes on with the seed it was saved with.
+  const uint64_t first_seed = o.seed_set ? o.seed : resume ? resume->info.seed : spec->seed;
+  const std::vector<cli::RunSpec> plan = cli::plan_runs(*sets, first_seed, o.runs);
+  std::optional<cli::Checkpointer> checkpointer;
+  if (!o.checkpoint.empty()) checkpointer.emplace(o.checkpoint, o.checkpoint_every);
+  bool checkpoint_failed = false;
   std::ofstream out, series;
   std::unique_ptr<RecordFile> record;
   if (!o.record.empty() && batch.prints()) {  // run 1 is rank 0's
@@ -594,6 +623,7 @@ int cmd_scenario(const Options& o) {
   // Under MPI every rank has now opened what it needs: one that could not stops them all.
   if (int status = cli::mpi_agree_setup(0); status != 0) return status;
   std::signal(SIGINT, on_sigint);
+  if (checkpointer) std::signal(SIGTERM, on_sigint);
   for (uint64_t r = 0; r < plan.size() && !g_interrupted; ++r) {
     if (!batch.mine(r)) continue;
     batch.begin(r);
@@ -620,6 +650,7 @@ int cmd_scenario(const Options& o) {
     if (!run_spec) sim_diags.push_back({Severity::Error, o.files[0], 0, 0, set_why});
     auto sim = run_spec ? Simulation::create(*run_spec, so, sim_diags) : nullptr;
     batch.diagnostics(sim_diags);  // printed (under MPI: kept for rank 0)
+    if (sim && resume && !cli::resume(*sim, *resume, o.resume)) sim.reset();
     if (!sim) {
       if (r == 0 && record && o.record.rfind("/dev/", 0) != 0) {  // no empty record left behind
         record.reset();
@@ -634,6 +665,11 @@ int cmd_scenario(const Options& o) {
     }
     RunResult res = sim->run(
         [&](uint64_t done, uint64_t total) {
+          if (checkpointer)
+            if (std::string why = checkpointer->after_tick(*sim, done); !why.empty()) {
+              std::cerr << "thicket: " << o.checkpoint << ": error: " << why << " (the run goes on without checkpoints)\n";
+              checkpoint_failed = true;
+            }
           if (live) live->pace(done, so.dt, [] { return g_interrupted != 0; });
           if (!progress || (done % 16 != 0 && done != total)) return;
           int width = 30, filled = static_cast<int>(width * done / std::max<uint64_t>(total, 1));
@@ -650,6 +686,11 @@ int cmd_scenario(const Options& o) {
           return g_interrupted != 0;
         });
     if (progress) std::fprintf(stderr, "\n");
+    if (checkpointer && g_interrupted)  // Ctrl-C: what ran is saved, for --resume
+      if (std::string why = checkpointer->at_stop(*sim, res.ticks); !why.empty()) {
+        std::cerr << "thicket: " << o.checkpoint << ": error: " << why << "\n";
+        checkpoint_failed = true;
+      }
     if (r == 0 && record) {  // complete before the summary: a viewer may open it right away
       std::string why;
       if (!record->close(why)) std::cerr << "thicket: " << why << " (" << o.record << " is cut short)\n";
@@ -667,7 +708,7 @@ int cmd_scenario(const Options& o) {
     std::vector<std::string> files{spec->path};
     for (const auto& g : spec->groups) files.push_back(g.brain);
     const std::string series_kind = !series_fmt ? "" : *series_fmt == SeriesFormat::Jsonl ? "jsonl" : "csv";
-    const cli::BatchInfo info{spec->name, cli::batch_fingerprint(files), so.ticks, o.seed_set ? o.seed : spec->seed,
+    const cli::BatchInfo info{spec->name, cli::batch_fingerprint(files), so.ticks, first_seed,
                               o.runs, plan.size(), so.dt, series_kind, so.threads, *sets,
                               o.shards ? o.shard : 1, o.shards ? o.shards : 1};
     std::ostream& log_to = log_file.is_open() ? static_cast<std::ostream&>(log_file) : std::cerr;
@@ -683,6 +724,7 @@ int cmd_scenario(const Options& o) {
   const uint64_t ticks = o.watch ? results.back().ticks : so.ticks;  // --watch --ticks 0 runs until Ctrl-C
   std::cerr << cli::batch_summary({spec->name, ticks, so.dt, so.threads, g_interrupted != 0}, results, *sets, plan) << "\n";
   if (live) live->finish([] { return g_interrupted != 0; });
+  if (checkpoint_failed) return kExitLoad;
   return cli::batch_exit_status(results);
 }
 

@@ -27,6 +27,11 @@
 #include "thicket/nav.hpp"
 #include "thicket/world.hpp"
 
+namespace thicket {
+class SnapshotWriter;
+class SnapshotReader;
+}  // namespace thicket
+
 namespace thicket::perception {
 
 using world::EntityId;
@@ -246,6 +251,13 @@ class Manager {
 
   // Bytes held per sensing agent (its state and buffers' capacity), for the benchmark.
   std::size_t bytes_per_sensor() const;
+
+  // Snapshots (issue 15; manager_snapshot.cpp), between ticks: what carries from one tick to the
+  // next (each sensor's last percepts, LOD sightings and memory; audible and queued sounds; the
+  // pickups). restore: into a manager set up from the same scenario (same sensors, areas and
+  // pickups); sensors the snapshot does not have are removed (their agents had died).
+  void save(SnapshotWriter& out) const;
+  void restore(SnapshotReader& in);
 
  private:
   struct SensorState;

@@ -612,7 +612,17 @@ void Recorder::end_tick() {
   if (sim_.tick % every_ == 0 || sim_.tick == sim_.options.ticks) flush_tick();
 }
 
+// A line written off the --record-every beat (the run's last tick, or a stop) takes events a
+// run going on from this tick (a checkpoint's resume) would write in its next line: kept.
+void Recorder::keep_off_beat() {
+  if (sim_.tick % every_ == 0) return;
+  off_beat_tick_ = sim_.tick;
+  off_beat_events_ = events_;
+  off_beat_dead_ = dead_;
+}
+
 void Recorder::flush_tick() {
+  keep_off_beat();
   std::string& out = line_;
   out.clear();
   put(out, "{\"tick\":");

@@ -17,6 +17,8 @@
 namespace thicket {
 
 struct SimWorker;
+class SnapshotWriter;
+class SnapshotReader;
 
 class Recorder {
  public:
@@ -42,6 +44,13 @@ class Recorder {
   void end_tick();
   // The end line.
   void finish(const RunResult& result);
+  // Snapshots (recorder_snapshot.cpp): what waits for the next tick line (events, the dead),
+  // so that a resumed run's tick lines are those of the run it continues. A run without
+  // --record saves nothing pending (save_none); restore reads either.
+  void save(SnapshotWriter& out) const;
+  static void save_none(SnapshotWriter& out);
+  void restore(SnapshotReader& in);
+  static void skip(SnapshotReader& in);
 
  private:
   void agent_entry(std::string& out, uint32_t id, bool alive);
@@ -63,6 +72,10 @@ class Recorder {
   std::string line_;
   std::string brains_;  // the node tables last written (header or brains line)
   uint64_t last_written_ = 0;
+  void keep_off_beat();
+  uint64_t off_beat_tick_ = UINT64_MAX;  // recorder_snapshot.cpp: what a checkpoint of that tick
+  std::string off_beat_events_;          // holds as pending
+  std::vector<std::pair<uint32_t, std::string>> off_beat_dead_;
 };
 
 }  // namespace thicket

@@ -99,6 +99,7 @@ struct Simulation::Impl {
   bool quiet_workers = false;               // --watch reloading: workers 1.. repeat worker 0's notices; drop them
   bool workers_disagree = false;            // --watch: a reload worked in some workers only; the run stops
   uint64_t tick = 0;
+  uint64_t script_errors_before = 0;  // a resumed run's, from its checkpoint (sim_snapshot.cpp)
   std::unique_ptr<perception::Manager> perception;  // always made: thicket.noise works without listeners
   uint32_t pickups_metric = UINT32_MAX;              // "pickups_taken" when the world has pickups
   bool sensed_before_tick = false;  // --trace / --explain: all agents sensed on this thread, then told

@@ -260,7 +260,8 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
       for (auto& th : pool) th.join();
     }
   } stop_pool{start, quit, pool};
-  for (uint64_t t = 0; t < s.options.ticks; ++t) {
+  result.ticks = s.tick;  // a resumed run (sim_snapshot.cpp) goes on from its checkpoint's tick
+  for (uint64_t t = s.tick; t < s.options.ticks; ++t) {
     if (stop && stop()) break;
     if (s.options.watch) {
       std::vector<ReloadReport> reloads = reload_changed();
@@ -380,6 +381,7 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
     result.agent_ticks += w->agent_ticks;
     result.script_errors += w->rt->script_errors();
   }
+  result.script_errors += s.script_errors_before;
   if (s.recorder) s.recorder->finish(result);
   for (const SimAgent& a : s.agents) {
     if (!a.alive) continue;

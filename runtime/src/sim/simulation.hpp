@@ -7,8 +7,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "record_sink.hpp"
@@ -72,6 +74,23 @@ struct RunResult {
   bool stopped_reload = false;               // --watch: workers could not agree on a version
 };
 
+// What a checkpoint's header says (Simulation::read_header; sim_snapshot.cpp has the format).
+struct SnapshotInfo {
+  uint32_t format = 0;
+  std::string thicket_version;  // of the thicket that wrote it
+  std::string scenario;         // the scenario file as the saving run named it
+  uint64_t scenario_hash = 0;   // of its content
+  uint64_t seed = 0;
+  double dt = 0;
+  uint64_t tick = 0;            // the ticks done when it was made
+  uint32_t threads = 0, agents = 0;
+  std::vector<std::pair<std::string, uint64_t>> brains;  // per group: brain file, content hash
+  size_t body_offset = 0;       // where the state after the header starts
+};
+
+class SnapshotWriter;
+class SnapshotReader;
+
 class Simulation {
  public:
   // Loads every group's brain into every worker and spawns the agents; nullptr with the
@@ -90,10 +109,25 @@ class Simulation {
   // worker 0's reloads did, plus a failed report for a file the workers could not agree on.
   std::vector<ReloadReport> reload_changed();
 
+  // Checkpoints (issue 15; sim_snapshot.cpp), between ticks (e.g. from run's `progress`) or
+  // before run(). save appends the run's whole state to `bytes`. restore, into a Simulation
+  // just created from the same scenario, seed and dt (any thread count), takes the
+  // checkpoint's state, so that run() goes on from its tick as the saved run would have; on
+  // failure it returns false with diagnostics (on `name`) and the Simulation must be dropped.
+  void save(std::string& bytes) const;
+  bool restore(std::string_view bytes, const std::string& name, std::vector<Diagnostic>& diags);
+  // The header, after checking magic, format version, length and checksum: nullopt and why.
+  static std::optional<SnapshotInfo> read_header(std::string_view bytes, std::string& error);
+  // "" when a checkpoint with this header can be restored into a run of this scenario with
+  // these options (same scenario content, seed, dt, agents; its tick within --ticks), else why.
+  static std::string mismatch(const SnapshotInfo& info, const ScenarioSpec& spec, const SimOptions& options);
+
   struct Impl;
 
  private:
   explicit Simulation(std::unique_ptr<Impl> impl);
+  void save_brains(SnapshotWriter& out) const;
+  bool restore_brains(SnapshotReader& in, const std::string& name, std::vector<Diagnostic>& diags);
   std::unique_ptr<Impl> impl_;
 };
 

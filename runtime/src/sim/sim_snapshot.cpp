@@ -1,0 +1,417 @@
+// Checkpoints of a scenario run (issue 15): Simulation::save / restore. The file:
+//
+//   "THKTSIM\n"  magic, 8 bytes
+//   u32          format version (kFormat); another version is refused, never misread
+//   u64          body length        } truncation and flipped bytes are caught here, before
+//   u32          CRC-32 of the body } anything is parsed or any output file is opened
+//   body:        thicket version, scenario file + content hash, seed, dt, tick, threads,
+//                agents, the groups' brain files + content hashes (the header, SnapshotInfo);
+//                then metrics and gauge statistics, agent-ticks and script errors so far, the
+//                agents (alive, wander state and stream, noise counter), the world's entity
+//                slots, perception, the recorder's pending events, and the agents' brains
+//                (Runtime snapshots, per worker).
+//
+// Little-endian fixed-width throughout (SnapshotWriter). What is not saved, and why:
+// - the spatial hash, perception's indexes, forces: rebuilt at the start of every tick;
+// - time-sliced path searches in progress (agent:path_to with a budget): a search holds an
+//   open list of thousands of nodes; it is dropped, and the agent's next path_to call starts it
+//   again from where the agent then is (restore says how many, in a note). Such a run is no
+//   longer tick-for-tick the same as the uninterrupted one.
+// - bounds, obstacles, maps, navmesh: from the scenario, whose content hash must match.
+#include <zlib.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "sim_internal.hpp"
+#include "thicket/snapshot.hpp"
+#include "world/world_snapshot.hpp"
+
+#ifndef THICKET_VERSION
+#define THICKET_VERSION "unknown"
+#endif
+
+namespace thicket {
+
+namespace {
+
+constexpr char kMagic[8] = {'T', 'H', 'K', 'T', 'S', 'I', 'M', '\n'};
+constexpr uint32_t kFormat = 1;
+constexpr size_t kPrefix = 8 + 4 + 8 + 4;  // magic, format, body length, CRC
+
+// FNV-1a, 64 bits: the content hash of the scenario and brain files (identity, not security).
+uint64_t fnv1a(std::string_view bytes) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+uint64_t file_hash(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return 0;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return fnv1a(text.str());
+}
+
+uint32_t crc_of(std::string_view bytes) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  // zlib takes lengths as uInt: feed it in pieces below 4 GiB.
+  for (size_t at = 0; at < bytes.size(); at += 1u << 30) {
+    size_t n = std::min<size_t>(bytes.size() - at, 1u << 30);
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(bytes.data() + at), static_cast<uInt>(n));
+  }
+  return static_cast<uint32_t>(crc);
+}
+
+void put_raw_u32(std::string& out, size_t at, uint32_t v) {
+  for (int k = 0; k < 4; ++k) out[at + k] = static_cast<char>((v >> (8 * k)) & 0xff);
+}
+void put_raw_u64(std::string& out, size_t at, uint64_t v) {
+  for (int k = 0; k < 8; ++k) out[at + k] = static_cast<char>((v >> (8 * k)) & 0xff);
+}
+uint64_t raw_u(std::string_view in, size_t at, int bytes) {
+  uint64_t v = 0;
+  for (int k = 0; k < bytes; ++k) v |= uint64_t(static_cast<unsigned char>(in[at + k])) << (8 * k);
+  return v;
+}
+
+}  // namespace
+
+// The brains: each worker's Runtime snapshot (saved in parallel, one thread per worker), in
+// worker order, each with its length. Restored with the same --threads, each worker takes its
+// own back whole (the agents are split over workers the same way for the same scenario and
+// thread count). With another count, worker 0's runtime takes each saved worker's in turn and
+// hands every agent to the worker that ticks it now, one agent snapshot at a time: slower (each
+// one-agent snapshot carries its brain's node table), but any count resumes any other.
+void Simulation::save_brains(SnapshotWriter& out) const {
+  const Impl& s = *impl_;
+  std::vector<SnapshotWriter> blobs(s.workers.size());
+  std::vector<std::thread> pool;
+  for (size_t w = 1; w < s.workers.size(); ++w) pool.emplace_back([&, w] { s.workers[w]->rt->save(blobs[w]); });
+  s.workers[0]->rt->save(blobs[0]);
+  for (auto& th : pool) th.join();
+  out.u32(static_cast<uint32_t>(blobs.size()));
+  for (const SnapshotWriter& b : blobs) {
+    out.u64(b.bytes().size());
+    out.raw(b.bytes());
+  }
+}
+
+namespace {
+
+// Keeps the first of equal messages: restoring thousands of agents of a changed brain must
+// not print a note for each.
+void add_unique(std::vector<Diagnostic>& diags, std::vector<Diagnostic>& found, const std::string& name) {
+  for (Diagnostic& d : found) {
+    if (d.file.empty()) d.file = name;  // the runtime's messages are about the checkpoint
+    bool seen = false;
+    for (const Diagnostic& e : diags) seen = seen || (e.message == d.message && e.file == d.file);
+    if (!seen) diags.push_back(std::move(d));
+  }
+  found.clear();
+}
+
+}  // namespace
+
+bool Simulation::restore_brains(SnapshotReader& in, const std::string& name, std::vector<Diagnostic>& diags) {
+  Impl& s = *impl_;
+  const uint32_t saved = in.u32();
+  if (in.ok() && (saved == 0 || saved > 4096)) in.fail("a bad worker count (" + std::to_string(saved) + ")");
+  std::vector<std::string_view> blobs;
+  for (uint32_t w = 0; w < saved && in.ok(); ++w) {
+    const uint64_t n = in.u64();
+    if (n > in.remaining()) {
+      in.fail("a worker's brains run past the end");
+      break;
+    }
+    blobs.push_back(in.raw(n));
+  }
+  if (!in.ok()) return false;
+  std::vector<Diagnostic> found;
+  auto failed = [&](const std::string& why) {
+    add_unique(diags, found, name);
+    if (!has_errors(diags)) in.fail(why);
+    return false;
+  };
+  for (SimAgent& a : s.agents) a.handle = AgentHandle{};
+  // Every live agent of the checkpoint comes back once, in the worker that ticks it.
+  auto adopt = [&](uint32_t worker, AgentHandle h) {
+    SimAgent* a = s.agent(s.workers[worker]->rt->agent_id(h));
+    if (!a || !a->alive || a->worker != worker || a->handle.valid()) return false;
+    a->handle = h;
+    return true;
+  };
+  if (saved == s.workers.size()) {
+    for (uint32_t w = 0; w < saved; ++w) {
+      Runtime& rt = *s.workers[w]->rt;
+      SnapshotReader r(blobs[w]);
+      if (!rt.restore(r, found) || !r.at_end()) return failed("worker " + std::to_string(w) + "'s brains could not be restored");
+      for (AgentHandle h : rt.agents())
+        if (!adopt(w, h)) return failed("worker " + std::to_string(w) + " holds an agent it does not tick");
+    }
+  } else {
+    Runtime& first = *s.workers[0]->rt;
+    for (auto& w : s.workers)
+      for (AgentHandle h : w->rt->agents()) w->rt->despawn(h);  // fresh agents: nothing runs yet
+    SnapshotWriter empty;  // worker 0 without agents: restoring it drops what it holds, no hooks run
+    first.save(empty);
+    std::vector<std::string> kept;  // worker 0's own, one agent snapshot each
+    for (std::string_view blob : blobs) {
+      SnapshotReader r(blob);
+      if (!first.restore(r, found) || !r.at_end()) return failed("a worker's brains could not be restored");
+      for (AgentHandle h : first.agents()) {
+        SimAgent* a = s.agent(first.agent_id(h));
+        if (!a || !a->alive) return failed("the brains hold an agent the checkpoint has no body for");
+        SnapshotWriter one;
+        first.save(h, one);
+        if (a->worker == 0) {
+          kept.push_back(one.take());
+          continue;
+        }
+        Runtime& rt = *s.workers[a->worker]->rt;
+        SnapshotReader r1(one.bytes());
+        std::optional<AgentHandle> moved = rt.restore_agent(r1, found);
+        if (!moved || !adopt(a->worker, *moved)) return failed("agent " + std::to_string(a->id) + "'s brain could not be moved to its worker");
+      }
+    }
+    SnapshotReader none(empty.bytes());
+    if (!first.restore(none, found)) return failed("worker 0 could not be emptied");
+    for (const std::string& one : kept) {
+      SnapshotReader r1(one);
+      std::optional<AgentHandle> h = first.restore_agent(r1, found);
+      if (!h || !adopt(0, *h)) return failed("an agent's brain could not be restored in worker 0");
+    }
+  }
+  for (const SimAgent& a : s.agents)
+    if (a.alive && !a.handle.valid()) return failed("agent " + std::to_string(a.id) + " is alive but its brain is not in the checkpoint");
+  add_unique(diags, found, name);
+  return true;
+}
+
+std::optional<SnapshotInfo> Simulation::read_header(std::string_view bytes, std::string& error) {
+  if (bytes.size() < 8 || bytes.substr(0, 8) != std::string_view(kMagic, 8)) {
+    error = "not a thicket checkpoint (it does not start with the checkpoint magic)";
+    return std::nullopt;
+  }
+  if (bytes.size() < kPrefix) {
+    error = "truncated: " + std::to_string(bytes.size()) + " bytes, shorter than a checkpoint's header";
+    return std::nullopt;
+  }
+  SnapshotInfo info;
+  info.format = static_cast<uint32_t>(raw_u(bytes, 8, 4));
+  if (info.format != kFormat) {
+    error = "checkpoint format version " + std::to_string(info.format) + (info.format > kFormat ? " is newer than" : " is older than") +
+            " this thicket's (" + std::to_string(kFormat) + "); this thicket (" THICKET_VERSION ") cannot read it";
+    return std::nullopt;
+  }
+  const uint64_t length = raw_u(bytes, 12, 8);
+  const uint32_t crc = static_cast<uint32_t>(raw_u(bytes, 20, 4));
+  if (bytes.size() - kPrefix != length) {
+    error = bytes.size() - kPrefix < length
+                ? "truncated: " + std::to_string(bytes.size()) + " bytes of " + std::to_string(length + kPrefix)
+                : "has " + std::to_string(bytes.size() - kPrefix - length) + " bytes after its end";
+    return std::nullopt;
+  }
+  std::string_view body = bytes.substr(kPrefix);
+  if (crc_of(body) != crc) {
+    error = "corrupt: its checksum does not match its content";
+    return std::nullopt;
+  }
+  SnapshotReader in(body);
+  info.thicket_version = in.str();
+  info.scenario = in.str();
+  info.scenario_hash = in.u64();
+  info.seed = in.u64();
+  info.dt = in.f64();
+  info.tick = in.u64();
+  info.threads = in.u32();
+  info.agents = in.u32();
+  uint32_t groups = in.u32();
+  for (uint32_t g = 0; g < groups && in.ok(); ++g) {
+    std::string file = in.str();
+    uint64_t hash = in.u64();
+    info.brains.emplace_back(std::move(file), hash);
+  }
+  if (!in.ok()) {
+    error = "corrupt header: " + in.error();
+    return std::nullopt;
+  }
+  info.body_offset = kPrefix + in.offset();
+  return info;
+}
+
+std::string Simulation::mismatch(const SnapshotInfo& info, const ScenarioSpec& spec, const SimOptions& options) {
+  if (info.scenario_hash != file_hash(spec.path))
+    return "it was made from scenario " + info.scenario + ", not from " + spec.path + " as it is now (their content differs)";
+  if (info.seed != options.seed)
+    return "it was made with seed " + std::to_string(info.seed) + ", not " + std::to_string(options.seed);
+  if (info.dt != options.dt) {
+    std::ostringstream why;
+    why << "it was made with dt " << info.dt << " s, not " << options.dt << " s";
+    return why.str();
+  }
+  uint64_t agents = 0;
+  for (const AgentGroup& g : spec.groups) agents += g.count;
+  if (info.agents != agents)
+    return "it holds " + std::to_string(info.agents) + " agents, the scenario makes " + std::to_string(agents);
+  if (info.tick > options.ticks)
+    return "it was made at tick " + std::to_string(info.tick) + ", past the run's end (--ticks " + std::to_string(options.ticks) + ")";
+  if (info.brains.size() != spec.groups.size())
+    return "it has " + std::to_string(info.brains.size()) + " groups, the scenario " + std::to_string(spec.groups.size());
+  return {};
+}
+
+void Simulation::save(std::string& bytes) const {
+  const Impl& s = *impl_;
+  SnapshotWriter out;
+  out.str(THICKET_VERSION);
+  out.str(s.spec.path);
+  out.u64(file_hash(s.spec.path));
+  out.u64(s.options.seed);
+  out.f64(s.options.dt);
+  out.u64(s.tick);
+  out.u32(static_cast<uint32_t>(s.workers.size()));
+  out.u32(static_cast<uint32_t>(s.agents.size()));
+  out.u32(static_cast<uint32_t>(s.spec.groups.size()));
+  for (const AgentGroup& g : s.spec.groups) {
+    out.str(g.brain);
+    out.u64(file_hash(g.brain));
+  }
+  // Metrics: names (checked on restore), totals, gauge flags and statistics.
+  out.u32(static_cast<uint32_t>(s.metric_names.size()));
+  for (size_t m = 0; m < s.metric_names.size(); ++m) {
+    out.str(s.metric_names[m]);
+    out.f64(s.metric_totals[m]);
+    out.u8(s.metric_is_gauge[m] ? 1 : 0);
+    GaugeStats g = m < s.gauge_stats.size() ? s.gauge_stats[m] : GaugeStats{};
+    out.f64(g.last);
+    out.f64(g.mean);
+    out.f64(g.min);
+    out.f64(g.max);
+    out.u64(g.ticks);
+  }
+  uint64_t agent_ticks = 0, script_errors = s.script_errors_before;
+  for (const auto& w : s.workers) {
+    agent_ticks += w->agent_ticks;
+    script_errors += w->rt->script_errors();
+  }
+  out.u64(agent_ticks);
+  out.u64(script_errors);
+  for (const SimAgent& a : s.agents) {
+    out.u8(a.alive ? 1 : 0);
+    out.u32(a.entity.bits);
+    out.f64(a.wander.local_target.x);
+    out.f64(a.wander.local_target.y);
+    out.u64(a.wander_rng);
+    out.u8(a.pending_path >= 0 ? 1 : 0);
+    out.u64(a.pending_tick);
+    out.u64(a.noise_tick);
+    out.u32(a.noises);
+  }
+  world::save_world(s.world, out);
+  s.perception->save(out);
+  if (s.recorder) s.recorder->save(out);
+  else Recorder::save_none(out);
+  save_brains(out);
+
+  std::string body = out.take();
+  const size_t start = bytes.size();
+  bytes.resize(start + kPrefix);
+  std::copy(kMagic, kMagic + 8, bytes.begin() + static_cast<std::ptrdiff_t>(start));
+  put_raw_u32(bytes, start + 8, kFormat);
+  put_raw_u64(bytes, start + 12, body.size());
+  put_raw_u32(bytes, start + 20, crc_of(body));
+  bytes.append(body);
+}
+
+bool Simulation::restore(std::string_view bytes, const std::string& name, std::vector<Diagnostic>& diags) {
+  Impl& s = *impl_;
+  auto fail = [&](const std::string& why) {
+    diags.push_back({Severity::Error, name, 0, 0, why});
+    return false;
+  };
+  std::string error;
+  std::optional<SnapshotInfo> info = read_header(bytes, error);
+  if (!info) return fail(error);
+  if (std::string why = mismatch(*info, s.spec, s.options); !why.empty()) return fail(why);
+  // A brain changed since the checkpoint is the runtime's to tell (Runtime::restore notes it,
+  // with the nodes kept, added and removed); the header's file hashes are for readers.
+
+  SnapshotReader in(bytes.substr(info->body_offset));
+  const uint32_t metrics = in.u32();
+  if (metrics != s.metric_names.size()) return fail("it has " + std::to_string(metrics) + " metrics, the scenario " + std::to_string(s.metric_names.size()));
+  s.gauge_stats.assign(metrics, GaugeStats{});
+  for (uint32_t m = 0; m < metrics && in.ok(); ++m) {
+    const std::string metric = in.str();
+    if (in.ok() && metric != s.metric_names[m])
+      return fail("its metric " + std::to_string(m + 1) + " is '" + metric + "', the scenario's '" + s.metric_names[m] + "'");
+    s.metric_totals[m] = in.f64();
+    s.metric_is_gauge[m] = in.u8() != 0;
+    GaugeStats& g = s.gauge_stats[m];
+    g.last = in.f64();
+    g.mean = in.f64();
+    g.min = in.f64();
+    g.max = in.f64();
+    g.ticks = in.u64();
+  }
+  const uint64_t agent_ticks = in.u64();
+  const uint64_t script_errors = in.u64();
+  size_t dropped_searches = 0;
+  for (SimAgent& a : s.agents) {
+    const bool alive = in.u8() != 0;
+    const uint32_t entity = in.u32();
+    a.wander.local_target.x = in.f64();
+    a.wander.local_target.y = in.f64();
+    a.wander_rng = in.u64();
+    dropped_searches += in.u8() != 0;
+    a.pending_tick = in.u64();
+    a.noise_tick = in.u64();
+    a.noises = in.u32();
+    if (!in.ok()) break;
+    if (entity != a.entity.bits) return fail("agent " + std::to_string(a.id) + " has another world entity in the checkpoint");
+    if (!std::isfinite(a.wander.local_target.x) || !std::isfinite(a.wander.local_target.y))
+      return fail("corrupt: agent " + std::to_string(a.id) + "'s wander target is not a number");
+    release_path(*s.workers[a.worker], a);
+    a.alive = alive;
+  }
+  if (in.ok()) world::restore_world(s.world, in);
+  // An agent is alive exactly when its body is in the world, and of its group's team (the Lua
+  // world API counts on both).
+  for (const SimAgent& a : s.agents) {
+    if (!in.ok()) break;
+    if ((s.world.entity(a.entity) != nullptr) != a.alive)
+      in.fail("agent " + std::to_string(a.id) + (a.alive ? " is alive without a body" : " is dead with a body in the world"));
+    const std::string& team = s.spec.groups[a.group].team;
+    const auto index = std::find(s.spec.teams.begin(), s.spec.teams.end(), team) - s.spec.teams.begin();
+    if (s.world.entities()[a.entity.index()].team != index) in.fail("agent " + std::to_string(a.id) + " is on another team");
+  }
+  if (in.ok()) s.perception->restore(in);
+  if (in.ok()) {
+    if (s.recorder) s.recorder->restore(in);
+    else Recorder::skip(in);
+  }
+  if (in.ok() && !restore_brains(in, name, diags) && in.ok()) return false;  // the brains' own errors, in diags
+  if (!in.ok()) return fail("corrupt: " + in.error());
+  if (!in.at_end()) return fail("corrupt: bytes left over after its end");
+  s.tick = info->tick;
+  // Replacing the fresh agents must leave no trace of them in the resumed run's events.
+  for (auto& w : s.workers) w->brain_events.clear();
+  for (auto& w : s.workers) w->agent_ticks = 0;
+  s.workers[0]->agent_ticks = agent_ticks;
+  s.script_errors_before = script_errors;
+  for (auto& w : s.workers) s.script_errors_before -= std::min(s.script_errors_before, w->rt->script_errors());
+  if (dropped_searches)
+    diags.push_back({Severity::Note, name, 0, 0,
+                     std::to_string(dropped_searches) + " agent(s) had a time-sliced path search in progress; "
+                     "checkpoints do not hold searches, so each starts again at its agent's next path_to call"});
+  return true;
+}
+
+}  // namespace thicket

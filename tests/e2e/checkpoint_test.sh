@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# End-to-end test of checkpoints (issue 15): a run of 2T ticks gives the same --out row (less
+# its wall-time columns), the same record tick lines and end line as a run of T ticks that
+# saves a checkpoint, resumed for T more, on 1 and 2 threads and across thread counts; bad
+# checkpoint files are refused with a clear message and exit 2, and nothing is overwritten.
+# Exactness needs brains without Lua tasks running at the checkpoint (a task restarts after a
+# restore): the flock example and tests/e2e/checkpoint/skirmish.yaml (perception, pickups,
+# damage, deaths, noises, cooldowns, hook-table mem). The arena's brains are all tasks: its
+# resumed run must go on and end at tick 2T, not repeat the uninterrupted run.
+set -u
+thicket=$(realpath "$1")
+here=$(cd "$(dirname "$0")/../.." && pwd)
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# The --out row without wall_s and agent_ticks_per_s (columns 7 and 8), and a record's lines
+# after tick T (tick lines past T and the end line).
+row() { cut -d, -f1-6,9- "$1"; }
+after() { awk -v t="$2" '/^\{"tick":/ { split($0, a, /[:,]/); if (a[2] + 0 > t) print; next } /^\{"end"/ { print }' "$1"; }
+
+# A 2T run, and T + checkpoint + resume for T more; TK: the checkpoint's threads, RK: the resume's.
+check_same() {  # name scenario T TK RK [every]
+  local name=$1 scenario=$2 t=$3 tk=$4 rk=$5 every=${6:-$3}
+  local d="$dir/$name"
+  mkdir -p "$d"
+  "$thicket" run "$scenario" --ticks $((2 * t)) --threads "$rk" --out "$d/full.csv" --record "$d/full.jsonl" --quiet 2>"$d/err" \
+    || { bad "$name: the full run failed: $(cat "$d/err")"; return; }
+  "$thicket" run "$scenario" --ticks "$t" --threads "$tk" --checkpoint "$d/cp.snap" --every "$every" --quiet 2>"$d/err" \
+    || { bad "$name: the first half failed: $(cat "$d/err")"; return; }
+  [[ -f "$d/cp.snap" && ! -e "$d/cp.snap.tmp" ]] && ok || bad "$name: no checkpoint, or its .tmp left behind"
+  "$thicket" run "$scenario" --ticks $((2 * t)) --threads "$rk" --resume "$d/cp.snap" --out "$d/resumed.csv" \
+    --record "$d/resumed.jsonl" --quiet 2>"$d/err" \
+    || { bad "$name: the resumed run failed: $(cat "$d/err")"; return; }
+  cmp -s <(row "$d/full.csv") <(row "$d/resumed.csv") && ok \
+    || bad "$name: --out differs: $(row "$d/full.csv" | tail -1) / $(row "$d/resumed.csv" | tail -1)"
+  local lines c=$((t / every * every))  # the checkpoint's tick: the last multiple of --every
+  lines=$(after "$d/resumed.jsonl" "$c" | wc -l)
+  [[ $lines == $((2 * t - c + 1)) ]] && ok || bad "$name: the resumed record has $lines lines after tick $c, not $((2 * t - c + 1))"
+  cmp -s <(after "$d/full.jsonl" "$c") <(after "$d/resumed.jsonl" "$c") && ok \
+    || bad "$name: the record's lines after tick $c differ"
+}
+
+arena="$here/scripts/examples/arena/arena.yaml"
+flock="$here/scripts/examples/flock/flock.yaml"
+skirmish="$here/tests/e2e/checkpoint/skirmish.yaml"
+check_same skirmish1 "$skirmish" 30 1 1
+check_same skirmish2 "$skirmish" 30 2 2
+check_same skirmish21 "$skirmish" 30 2 1
+check_same skirmish12 "$skirmish" 30 1 2
+check_same skirmish_every "$skirmish" 30 1 1 7   # the last checkpoint is of tick 28: resumed from 29 on
+check_same flock1 "$flock" 30 1 1
+check_same flock2 "$flock" 30 2 2
+
+# --record-every 4 on both halves, the checkpoint of tick 30 off the beat (its line was the first
+# half's last): the resumed record's lines are the full run's, events of ticks 29 and 30 included.
+"$thicket" run "$skirmish" --ticks 60 --threads 2 --record "$dir/rf.jsonl" --record-every 4 --quiet 2>/dev/null
+"$thicket" run "$skirmish" --ticks 30 --threads 1 --record "$dir/r1.jsonl" --record-every 4 --checkpoint "$dir/r.snap" --every 30 --quiet 2>/dev/null
+"$thicket" run "$skirmish" --ticks 60 --threads 2 --resume "$dir/r.snap" --record "$dir/r2.jsonl" --record-every 4 --quiet 2>/dev/null
+cmp -s <(after "$dir/rf.jsonl" 30) <(after "$dir/r2.jsonl" 30) && ok || bad "--record-every 4: the resumed record differs"
+grep -q '"percept",29,' "$dir/r2.jsonl" && ok || bad "--record-every 4: the events of tick 29 are not in the resumed record"
+
+# A chain: 0..20 saved, resumed and saved into the same file 20..40, resumed 40..60 on 2
+# threads: the same row as one run of 60.
+"$thicket" run "$skirmish" --ticks 20 --threads 1 --checkpoint "$dir/chain.snap" --every 20 --quiet 2>/dev/null
+"$thicket" run "$skirmish" --ticks 40 --threads 2 --resume "$dir/chain.snap" --checkpoint "$dir/chain.snap" --every 20 --quiet 2>/dev/null
+"$thicket" run "$skirmish" --ticks 60 --threads 2 --resume "$dir/chain.snap" --out "$dir/chain.csv" --quiet 2>"$dir/err" \
+  && ok || bad "the chain's last part failed: $(cat "$dir/err")"
+cmp -s <(row "$dir/skirmish1/full.csv") <(row "$dir/chain.csv") && ok || bad "the chain's row differs from one run's"
+
+# The arena (tasks everywhere): the resumed run goes on from tick 30 to 60 on either thread count.
+for k in 1 2; do
+  "$thicket" run "$arena" --ticks 30 --threads $k --checkpoint "$dir/arena$k.snap" --every 30 --quiet 2>/dev/null
+  "$thicket" run "$arena" --ticks 60 --threads $k --resume "$dir/arena$k.snap" --out "$dir/arena$k.csv" --quiet 2>"$dir/err" \
+    && ok || bad "arena resumed on $k thread(s): $(cat "$dir/err")"
+  [[ $(tail -1 "$dir/arena$k.csv" | cut -d, -f1-4) == "1,7,60,640" ]] && ok || bad "arena resumed row: $(tail -1 "$dir/arena$k.csv")"
+done
+
+# A checkpoint in the middle of a run is replaced each time, atomically.
+"$thicket" run "$arena" --ticks 20 --threads 1 --checkpoint "$dir/m.snap" --every 5 --quiet 2>/dev/null && ok || bad "checkpoint every 5"
+[[ -f "$dir/m.snap" && ! -e "$dir/m.snap.tmp" ]] && ok || bad "checkpoint file or .tmp"
+
+# Bad checkpoints: exit 2, "thicket: FILE: error: ...", no output file touched.
+good="$dir/skirmish1/cp.snap"
+size=$(stat -c %s "$good")
+refuse() {  # name file pattern
+  echo keep > "$dir/out.csv"
+  "$thicket" run "$skirmish" --ticks 60 --threads 1 --resume "$2" --out "$dir/out.csv" --quiet 2>"$dir/err"
+  local rc=$?
+  [[ $rc == 2 ]] && ok || bad "$1: exit $rc, not 2"
+  grep -q "^thicket: $2: error: $3" "$dir/err" && ok || bad "$1: message: $(cat "$dir/err")"
+  [[ $(cat "$dir/out.csv") == keep ]] && ok || bad "$1: --out was overwritten"
+}
+for cut in 0 5 23 24 100 $((size / 2)) $((size - 1)); do
+  head -c "$cut" "$good" > "$dir/cut$cut.snap"
+  refuse "truncated at $cut" "$dir/cut$cut.snap" "\(truncated\|not a thicket checkpoint\)"
+done
+cp "$good" "$dir/flip.snap"
+printf '\x5a' | dd of="$dir/flip.snap" bs=1 seek=$((size / 3)) conv=notrunc 2>/dev/null
+refuse "a flipped byte" "$dir/flip.snap" "corrupt"
+{ printf 'NOTASNAP'; tail -c +9 "$good"; } > "$dir/magic.snap"
+refuse "wrong magic" "$dir/magic.snap" "not a thicket checkpoint"
+cp "$good" "$dir/newer.snap"
+printf '\x63' | dd of="$dir/newer.snap" bs=1 seek=8 conv=notrunc 2>/dev/null
+refuse "a newer format" "$dir/newer.snap" "checkpoint format version 99 is newer"
+refuse "a missing file" "$dir/none.snap" "cannot read it"
+refuse "another scenario" "$dir/flock1/cp.snap" "it was made from scenario"
+"$thicket" run "$skirmish" --ticks 20 --resume "$good" --quiet 2>"$dir/err"
+[[ $? == 2 ]] && grep -q "past the run's end" "$dir/err" && ok || bad "--ticks before the checkpoint's tick: $(cat "$dir/err")"
+"$thicket" run "$skirmish" --ticks 60 --seed 9 --resume "$good" --quiet 2>"$dir/err"
+[[ $? == 2 ]] && grep -q "made with seed 11, not 9" "$dir/err" && ok || bad "another seed: $(cat "$dir/err")"
+
+# A brain changed since the checkpoint: a note, and the run goes on.
+mkdir "$dir/edited"
+cp "$here"/tests/e2e/checkpoint/* "$dir/edited/"
+"$thicket" run "$dir/edited/skirmish.yaml" --ticks 10 --threads 1 --checkpoint "$dir/e.snap" --every 10 --quiet 2>/dev/null
+sed -i 's/seconds: 0.5/seconds: 0.7/' "$dir/edited/fighter.yaml"
+"$thicket" run "$dir/edited/skirmish.yaml" --ticks 20 --threads 1 --resume "$dir/e.snap" --quiet 2>"$dir/err" \
+  && ok || bad "resume after a brain edit failed: $(cat "$dir/err")"
+grep -q "e.snap: note: brain .*fighter.yaml changed since the snapshot: its agents are remapped by node id" "$dir/err" \
+  && ok || bad "no note on the edited brain: $(cat "$dir/err")"
+
+# Time-sliced path searches in progress are not saved: a note says they start again.
+paths="$here/tests/e2e/checkpoint/paths.yaml"
+"$thicket" run "$paths" --ticks 5 --threads 1 --checkpoint "$dir/p.snap" --every 5 --quiet 2>/dev/null
+"$thicket" run "$paths" --ticks 10 --threads 2 --resume "$dir/p.snap" --quiet 2>"$dir/err" && ok || bad "paths resume: $(cat "$dir/err")"
+grep -q "^thicket: $dir/p.snap: note: 4 agent(s) had a time-sliced path search in progress; checkpoints do not hold searches" "$dir/err" \
+  && ok || bad "no note on the searches in progress: $(cat "$dir/err")"
+
+# Usage errors.
+for args in "--checkpoint $dir/x.snap" "--every 5" "--checkpoint $dir/x.snap --every 0" \
+            "--checkpoint $dir/x.snap --every 5 --runs 2" "--resume $good --runs 2" "--resume $good --watch"; do
+  # shellcheck disable=SC2086
+  "$thicket" run "$arena" $args >/dev/null 2>&1
+  [[ $? == 64 ]] && ok || bad "'run arena $args' should be a usage error (64)"
+done
+
+echo "checkpoint_test: $pass passed, $fail failed"
+[[ $fail == 0 ]]

@@ -1,0 +1,218 @@
+// Checkpoints of scenario runs (issue 15; runtime/src/sim/sim_snapshot.cpp): a run of 2T ticks
+// and a run of T ticks saved, restored into a fresh Simulation and run T more end alike (result
+// and record), at any thread count on either side; bad bytes are refused, never misread.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "record_file.hpp"
+#include "simulation.hpp"
+
+using namespace thicket;
+
+namespace {
+
+// The task-free skirmish of the e2e test: perception bound to blackboard keys, pickups, damage
+// and deaths, noises, cooldowns, hook-table mem, gauges.
+const char* const kSkirmish = THICKET_SOURCE_DIR "/tests/e2e/checkpoint/skirmish.yaml";
+
+struct Run {
+  RunResult result;
+  std::string record;
+};
+
+ScenarioSpec skirmish() {
+  std::vector<Diagnostic> diags;
+  auto spec = load_scenario(kSkirmish, diags);
+  REQUIRE(spec);
+  return *spec;
+}
+
+SimOptions options(const ScenarioSpec& spec, uint32_t threads, uint64_t ticks) {
+  SimOptions o;
+  o.threads = threads;
+  o.seed = spec.seed;
+  o.dt = spec.dt;
+  o.ticks = ticks;
+  o.log = [](const std::string&) {};
+  return o;
+}
+
+std::unique_ptr<Simulation> make(const ScenarioSpec& spec, SimOptions o, RecordSink* record) {
+  o.record = record;
+  std::vector<Diagnostic> diags;
+  auto sim = Simulation::create(spec, o, diags);
+  REQUIRE(sim);
+  return sim;
+}
+
+// Only what follows tick `after` in a record: its tick lines past it and the end line.
+std::string lines_after(const std::string& record, uint64_t after) {
+  std::string out;
+  size_t at = 0;
+  while (at < record.size()) {
+    size_t end = record.find('\n', at);
+    std::string line = record.substr(at, end - at);
+    at = end + 1;
+    if (line.rfind("{\"tick\":", 0) == 0) {
+      if (std::stoull(line.substr(8)) > after) out += line + "\n";
+    } else if (line.rfind("{\"end\"", 0) == 0) {
+      out += line + "\n";
+    }
+  }
+  return out;
+}
+
+// Ticks 1..t with a save after tick t, the bytes.
+std::string checkpoint_at(const ScenarioSpec& spec, uint32_t threads, uint64_t t) {
+  auto sim = make(spec, options(spec, threads, t), nullptr);
+  sim->run();
+  std::string bytes;
+  sim->save(bytes);
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("checkpoint: 2T ticks == T ticks, saved, restored into a fresh run, T more (threads 1 and 2, either way)") {
+  const ScenarioSpec spec = skirmish();
+  const uint64_t t = 25;
+  for (uint32_t full_threads : {1u, 2u}) {
+    RecordString full_record;
+    RunResult full = make(spec, options(spec, full_threads, 2 * t), &full_record)->run();
+    REQUIRE(full.agents_at_end < full.agents_at_start);  // deaths happen: the test covers them
+    for (uint32_t save_threads : {1u, 2u}) {
+      CAPTURE(full_threads);
+      CAPTURE(save_threads);
+      std::string bytes = checkpoint_at(spec, save_threads, t);
+      RecordString record;
+      auto resumed = make(spec, options(spec, full_threads, 2 * t), &record);
+      std::vector<Diagnostic> diags;
+      REQUIRE(resumed->restore(bytes, "cp", diags));
+      CHECK(diags.empty());
+      RunResult r = resumed->run();
+      CHECK(r.ticks == full.ticks);
+      CHECK(r.agent_ticks == full.agent_ticks);
+      CHECK(r.metrics == full.metrics);
+      CHECK(r.statuses == full.statuses);
+      CHECK(r.agents_at_end == full.agents_at_end);
+      CHECK(r.script_errors == full.script_errors);
+      CHECK(r.gauges.size() == full.gauges.size());
+      for (const auto& [name, g] : full.gauges) {
+        CHECK(r.gauges[name].mean == g.mean);
+        CHECK(r.gauges[name].min == g.min);
+        CHECK(r.gauges[name].max == g.max);
+        CHECK(r.gauges[name].ticks == g.ticks);
+      }
+      CHECK(lines_after(record.text, t) == lines_after(full_record.text, t));
+    }
+  }
+}
+
+TEST_CASE("checkpoint: a save of a restored run is the same bytes as the save it came from") {
+  const ScenarioSpec spec = skirmish();
+  for (uint32_t threads : {1u, 2u}) {
+    CAPTURE(threads);
+    std::string bytes = checkpoint_at(spec, threads, 12);
+    auto restored = make(spec, options(spec, threads, 40), nullptr);
+    std::vector<Diagnostic> diags;
+    REQUIRE(restored->restore(bytes, "cp", diags));
+    std::string again;
+    restored->save(again);
+    CHECK(again == bytes);
+  }
+}
+
+TEST_CASE("checkpoint: every truncation, flipped bytes, another format version: refused with a reason") {
+  const ScenarioSpec spec = skirmish();
+  std::string bytes = checkpoint_at(spec, 1, 5);
+  std::string error;
+  REQUIRE(Simulation::read_header(bytes, error));
+  // Every length short of the whole (the header check reads no further than it must).
+  for (size_t n = 0; n < bytes.size(); n += (n < 64 ? 1 : 97)) {
+    CAPTURE(n);
+    error.clear();
+    CHECK_FALSE(Simulation::read_header(std::string_view(bytes).substr(0, n), error));
+    CHECK(!error.empty());
+  }
+  for (size_t at : {size_t(30), bytes.size() / 2, bytes.size() - 1}) {
+    std::string flipped = bytes;
+    flipped[at] = static_cast<char>(flipped[at] ^ 0x10);
+    CHECK_FALSE(Simulation::read_header(flipped, error));
+    CHECK(error.find("corrupt") != std::string::npos);
+  }
+  std::string newer = bytes;
+  newer[8] = 2;
+  CHECK_FALSE(Simulation::read_header(newer, error));
+  CHECK(error.find("format version 2 is newer") != std::string::npos);
+  // A restore of a refused checkpoint says why, on the name given.
+  auto sim = make(spec, options(spec, 1, 10), nullptr);
+  std::vector<Diagnostic> diags;
+  CHECK_FALSE(sim->restore(std::string_view(bytes).substr(0, bytes.size() - 3), "cp.snap", diags));
+  REQUIRE(diags.size() == 1);
+  CHECK(format_diagnostic(diags[0]).rfind("cp.snap: error: truncated", 0) == 0);
+}
+
+TEST_CASE("checkpoint: a run of another seed, dt, length or scenario does not take it") {
+  const ScenarioSpec spec = skirmish();
+  std::string bytes = checkpoint_at(spec, 1, 10);
+  std::string error;
+  SnapshotInfo info = *Simulation::read_header(bytes, error);
+  CHECK(info.tick == 10);
+  CHECK(info.seed == spec.seed);
+  CHECK(Simulation::mismatch(info, spec, options(spec, 3, 20)) == "");
+  SimOptions o = options(spec, 1, 20);
+  o.seed = 99;
+  CHECK(Simulation::mismatch(info, spec, o).find("seed 11, not 99") != std::string::npos);
+  o = options(spec, 1, 20);
+  o.dt = 0.05;
+  CHECK(Simulation::mismatch(info, spec, o).find("dt 0.1 s, not 0.05 s") != std::string::npos);
+  CHECK(Simulation::mismatch(info, spec, options(spec, 1, 9)).find("past the run's end") != std::string::npos);
+  ScenarioSpec other = spec;
+  other.path = THICKET_SOURCE_DIR "/scripts/examples/flock/flock.yaml";
+  CHECK(Simulation::mismatch(info, other, options(spec, 1, 20)).find("it was made from scenario") != std::string::npos);
+}
+
+namespace {
+
+// CRC-32 (IEEE, reflected, as zlib's): the test forges checkpoints whose checksum is right.
+uint32_t crc32_of(std::string_view bytes) {
+  uint32_t crc = 0xFFFFFFFFu;
+  for (unsigned char c : bytes) {
+    crc ^= c;
+    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return ~crc;
+}
+
+}  // namespace
+
+TEST_CASE("checkpoint: bytes that pass the checksum but are damaged: refused or restored, never a crash") {
+  const ScenarioSpec spec = skirmish();
+  const std::string bytes = checkpoint_at(spec, 1, 20);
+  const size_t body = 24;  // magic, format, length, CRC
+  REQUIRE(crc32_of(std::string_view(bytes).substr(body)) ==
+          (uint32_t(uint8_t(bytes[20])) | uint32_t(uint8_t(bytes[21])) << 8 | uint32_t(uint8_t(bytes[22])) << 16 |
+           uint32_t(uint8_t(bytes[23])) << 24));
+  int refused = 0, restored = 0;
+  // Every 211th byte here; a sweep of every 13th (25,000 damaged checkpoints, minutes) passed too.
+  for (size_t at = body; at < bytes.size(); at += 211) {
+    for (uint8_t flip : {uint8_t(0x01), uint8_t(0x80), uint8_t(0xFF)}) {
+      std::string forged = bytes;
+      forged[at] = static_cast<char>(forged[at] ^ flip);
+      const uint32_t crc = crc32_of(std::string_view(forged).substr(body));
+      for (int k = 0; k < 4; ++k) forged[20 + k] = static_cast<char>((crc >> (8 * k)) & 0xFF);
+      auto sim = make(spec, options(spec, 2, 24), nullptr);
+      std::vector<Diagnostic> diags;
+      if (sim->restore(forged, "forged", diags)) {
+        ++restored;
+        sim->run();  // a value changed within its range (a position, a count): the run goes on
+      } else {
+        ++refused;
+        CHECK(has_errors(diags));
+      }
+    }
+  }
+  MESSAGE("damaged checkpoints: " << refused << " refused, " << restored << " restored");
+  CHECK(refused > 0);
+}
