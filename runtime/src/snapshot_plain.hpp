@@ -16,12 +16,18 @@ namespace thicket {
 enum class PlainTag : uint8_t { Nil = 0, False = 1, True = 2, Integer = 3, Number = 4, String = 5, Table = 6 };
 inline constexpr int kPlainMaxDepth = 32;
 
+struct PlainEntry;
 struct PlainValue {
   PlainTag tag = PlainTag::Nil;
   int64_t integer = 0;
   double number = 0;
   std::string text;
-  std::vector<std::pair<PlainValue, PlainValue>> entries;  // Table: key, value
+  // Table: its keys and values. (A struct, not std::pair: a pair of a type still being
+  // defined is ill-formed, and clang with libstdc++ says so.)
+  std::vector<PlainEntry> entries;
+};
+struct PlainEntry {
+  PlainValue key, value;
 };
 
 // Writes a table's header: the caller then writes `count` keys and values.

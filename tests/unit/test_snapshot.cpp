@@ -530,7 +530,7 @@ TEST_CASE("snapshot: plain values round-trip; bad ones are refused") {
   read_plain(r, back);
   CHECK(r.ok());
   REQUIRE(back.entries.size() == 1);
-  CHECK(back.entries[0].second.number == 2.5);
+  CHECK(back.entries[0].value.number == 2.5);
   // A table nested past the limit, a nil key.
   SnapshotWriter deep;
   for (int d = 0; d < kPlainMaxDepth + 2; ++d) {
