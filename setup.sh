@@ -14,8 +14,9 @@ echo "== The minion, a behavior machine: 2,000 agents, 60 s (agent 1 tells its s
 build/thicket run scripts/examples/minion/minion.yaml --agents 2000 --ticks 600 --dt 0.1
 echo
 echo "== The arena scenario: 240 minions guard two posts against 400 wandering players, in a 2D world =="
-build/thicket run scripts/examples/arena/arena.yaml --runs 3 --out build/arena.csv
-echo "(one row per run in build/arena.csv)"
+build/thicket run scripts/examples/arena/arena.yaml --runs 3 --out build/arena.csv --record build/arena.jsonl.gz
+build/thicket view build/arena.jsonl.gz -o build/arena.html
+echo "(one row per run in build/arena.csv; the first run recorded: open build/arena.html in a browser to replay it)"
 echo
 echo "== The flock (steering and perception toolkit): 1,000 boids avoiding obstacles =="
 build/thicket run scripts/examples/flock/flock.yaml
