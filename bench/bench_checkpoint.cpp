@@ -25,27 +25,13 @@
 
 #include "checkpoint.hpp"
 #include "harness.hpp"
+#include "sim_harness.hpp"
 #include "sim/scenario.hpp"
 #include "sim/simulation.hpp"
 
 namespace {
 
 constexpr uint32_t kAgents = 10000;
-
-void scale(thicket::ScenarioSpec& spec, uint32_t total) {
-  uint64_t sum = 0;
-  for (const auto& g : spec.groups) sum += g.count;
-  std::vector<std::pair<double, size_t>> remainders;
-  uint32_t given = 0;
-  for (size_t k = 0; k < spec.groups.size(); ++k) {
-    double exact = double(spec.groups[k].count) * total / double(sum);
-    spec.groups[k].count = static_cast<uint32_t>(exact);
-    given += spec.groups[k].count;
-    remainders.push_back({exact - spec.groups[k].count, k});
-  }
-  std::sort(remainders.rbegin(), remainders.rend());
-  for (size_t k = 0; given < total; ++k, ++given) ++spec.groups[remainders[k % remainders.size()].second].count;
-}
 
 }  // namespace
 
@@ -57,7 +43,7 @@ int main(int argc, char** argv) {
   std::vector<thicket::Diagnostic> diags;
   auto spec = thicket::load_scenario(THICKET_SOURCE_DIR "/scripts/examples/arena/arena.yaml", diags);
   if (!spec) bench::fail_load(diags);
-  scale(*spec, kAgents);
+  bench::scale_groups(*spec, kAgents);
   std::printf("bench_checkpoint: arena scaled to %u agents, checkpoint at tick %llu, %llu ticks after, %u thread(s), %d reps; "
               "load average %s\n",
               kAgents, bench::u(at), bench::u(after), threads, reps, bench::load_average().c_str());

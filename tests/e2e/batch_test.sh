@@ -5,13 +5,7 @@
 # merges are clear errors that write nothing. Wall time and throughput differ from run to run:
 # they are left out of the comparisons, as in scenario_test.sh.
 set -u
-thicket=$(realpath "$1")
-here=$(cd "$(dirname "$0")/../.." && pwd)
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"  # thicket, here, dir, ok, bad
 arena_dir="$here/scripts/examples/arena"
 arena="$arena_dir/arena.yaml"
 

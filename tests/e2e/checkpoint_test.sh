@@ -8,13 +8,7 @@
 # damage, deaths, noises, cooldowns, hook-table mem). The arena's brains are all tasks: its
 # resumed run must go on and end at tick 2T, not repeat the uninterrupted run.
 set -u
-thicket=$(realpath "$1")
-here=$(cd "$(dirname "$0")/../.." && pwd)
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"  # thicket, here, dir, ok, bad
 
 # The --out row without wall_s and agent_ticks_per_s (columns 7 and 8), and a record's lines
 # after tick T (tick lines past T and the end line).

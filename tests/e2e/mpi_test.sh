@@ -6,14 +6,8 @@
 # with 5 runs (3 ranks do not divide them) and 1 run (idle ranks), script errors, --strict,
 # a run that fails to load. Usage: mpi_test.sh path/to/thicket path/to/mpirun
 set -u
-thicket=$(realpath "$1")
+. "$(dirname "$0")/lib.sh"  # thicket, here, dir, ok, bad
 mpirun=${2:-mpirun}
-here=$(cd "$(dirname "$0")/../.." && pwd)
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 arena="$here/scripts/examples/arena/arena.yaml"
 # Root may run mpirun here (containers, CI); more ranks than cores are fine for a test.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

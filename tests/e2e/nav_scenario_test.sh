@@ -5,13 +5,7 @@
 # a courtyard obstacle; check accepts both; a scenario whose map file is broken is reported at
 # the map file's FILE:LINE:COL and exits 2.
 set -u
-thicket=$(realpath "$1")
-here=$(cd "$(dirname "$0")/../.." && pwd)
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"  # thicket, here, dir, ok, bad
 examples="$here/scripts/examples"
 
 for name in building courtyard; do

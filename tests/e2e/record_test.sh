@@ -5,13 +5,7 @@
 # same bytes on 1 and 2 threads, the scenario's `record:` block, --trace / --explain carrying
 # the brains' events; bad input (an unknown key, a bad extension) is refused clearly.
 set -u
-thicket=$(realpath "$1")
-here=$(cd "$(dirname "$0")/../.." && pwd)
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"  # thicket, here, dir, ok, bad
 arena="$here/scripts/examples/arena/arena.yaml"
 flock="$here/scripts/examples/flock/flock.yaml"
 

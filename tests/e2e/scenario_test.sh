@@ -2,13 +2,7 @@
 # End-to-end test of scenario runs: the example arena, shortened, on 1 and 2 threads gives
 # the same record and the same metrics; --runs writes one row per seed; check accepts it.
 set -u
-thicket=$(realpath "$1")
-here=$(cd "$(dirname "$0")/../.." && pwd)
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"  # thicket, here, dir, ok, bad
 arena="$here/scripts/examples/arena/arena.yaml"
 for k in 1 2; do
   "$thicket" run "$arena" --ticks 120 --threads $k --record "$dir/rec$k.jsonl" --out "$dir/out$k.csv" 2>"$dir/err$k"

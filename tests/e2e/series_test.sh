@@ -3,13 +3,7 @@
 # threads), gauge statistics in --out, --strict and --watch on a scenario. --watch paces the
 # run in real time, so its test checks what happened, never when.
 set -u
-thicket=$(realpath "$1")
-here=$(cd "$(dirname "$0")/../.." && pwd)
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"  # thicket, here, dir, ok, bad
 arena="$here/scripts/examples/arena/arena.yaml"
 
 # --series: one row per tick, metrics in name order, the same bytes for any --threads.

@@ -4,13 +4,7 @@
 # 1 and 2 threads give the same rows, bad keys are clear errors (exit 2 in a file, 64 on the
 # command line), and a batch without a sweep writes what it always did.
 set -u
-thicket=$(realpath "$1")
-here=$(cd "$(dirname "$0")/../.." && pwd)
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"  # thicket, here, dir, ok, bad
 arena_dir="$here/scripts/examples/arena"
 # The arena with a sweep, beside its brains (they are named relative to the scenario).
 sed -e "s|brain: |brain: $arena_dir/|" "$arena_dir/arena.yaml" > "$dir/sweep.yaml"
