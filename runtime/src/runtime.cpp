@@ -341,15 +341,7 @@ AgentHandle RuntimeImpl::spawn(BrainHandle bh, const std::vector<std::pair<std::
   a.brain = static_cast<uint16_t>(bh.index);
   a.alive = true;
   a.rng = Rng::seeded(options.seed, a.id);
-  if (!b.free_rows.empty()) {
-    a.row = b.free_rows.back();
-    b.free_rows.pop_back();
-  } else {
-    a.row = static_cast<uint32_t>(b.row_agent.size());
-    b.row_agent.push_back(index);
-    b.storage.resize(b.storage.size() + b.program->block_size);
-  }
-  b.row_agent[a.row] = index;
+  a.row = b.take_row(index);
   Engine::init_block(*b.program, b.block(a.row), &strings);
   script->create_agent(a);
   for (const auto& [key, value] : bb) set_value(a, key, value);

@@ -35,6 +35,20 @@ struct Brain {
   };
   std::optional<Stale> stale;
   uint8_t* block(uint32_t row) { return storage.data() + size_t(row) * program->block_size; }
+  // A row for agent `index`: a freed one if any, else a new block at the end (spawn, restore).
+  uint32_t take_row(uint32_t index) {
+    uint32_t row;
+    if (!free_rows.empty()) {
+      row = free_rows.back();
+      free_rows.pop_back();
+    } else {
+      row = static_cast<uint32_t>(row_agent.size());
+      row_agent.push_back(index);
+      storage.resize(storage.size() + program->block_size);
+    }
+    row_agent[row] = index;
+    return row;
+  }
 };
 
 class RuntimeImpl {

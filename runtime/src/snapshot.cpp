@@ -633,15 +633,7 @@ AgentHandle install_agent(RuntimeImpl& rt, uint32_t index, ParsedAgent& pa) {
   a.alive = true;
   a.resume_leaf = kNoNode;  // the next tick walks the tree (the same calls as a resume)
   Brain& b = *rt.brains[pa.brain];
-  if (!b.free_rows.empty()) {
-    a.row = b.free_rows.back();
-    b.free_rows.pop_back();
-  } else {
-    a.row = static_cast<uint32_t>(b.row_agent.size());
-    b.row_agent.push_back(index);
-    b.storage.resize(b.storage.size() + b.program->block_size);
-  }
-  b.row_agent[a.row] = index;
+  a.row = b.take_row(index);
   uint8_t* block = b.block(a.row);
   std::memcpy(block, pa.block.data(), pa.block.size());
   Slot* slots = reinterpret_cast<Slot*>(block + b.program->bb_offset);

@@ -8,21 +8,14 @@
 
 #include "perception_internal.hpp"
 #include "thicket/snapshot.hpp"
+#include "world/world_snapshot.hpp"  // put_vec, get_vec
 
 namespace thicket::perception {
 
+using world::get_vec;
+using world::put_vec;
+
 namespace {
-
-void put_vec(SnapshotWriter& out, Vec2 v) {
-  out.f64(v.x);
-  out.f64(v.y);
-}
-
-Vec2 get_vec(SnapshotReader& in) {
-  double x = in.f64();
-  double y = in.f64();
-  return {x, y};
-}
 
 // Enum values are checked on the way in: a snapshot is never misread into a bad enum.
 template <class E>

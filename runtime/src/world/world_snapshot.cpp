@@ -5,21 +5,6 @@
 
 namespace thicket::world {
 
-namespace {
-
-void put_vec(SnapshotWriter& out, Vec2 v) {
-  out.f64(v.x);
-  out.f64(v.y);
-}
-
-Vec2 get_vec(SnapshotReader& in) {
-  double x = in.f64();
-  double y = in.f64();
-  return {x, y};
-}
-
-}  // namespace
-
 void save_world(const World& world, SnapshotWriter& out) {
   std::span<const Entity> slots = world.entities();
   out.u32(static_cast<std::uint32_t>(slots.size()));

@@ -6,6 +6,17 @@
 
 namespace thicket::world {
 
+// A point as two doubles (the world's and perception's snapshots).
+inline void put_vec(SnapshotWriter& out, Vec2 v) {
+  out.f64(v.x);
+  out.f64(v.y);
+}
+inline Vec2 get_vec(SnapshotReader& in) {
+  double x = in.f64();
+  double y = in.f64();
+  return {x, y};
+}
+
 void save_world(const World& world, SnapshotWriter& out);
 // Into a world made from the same scenario (so with the same number of slots, all spawned):
 // every slot takes the saved entity; the slots that were free are freed again. A slot count
