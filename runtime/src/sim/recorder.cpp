@@ -29,32 +29,6 @@ void put_int(std::string& out, int64_t v) {
   out.append(buf, r.ptr);
 }
 
-// Metres and radians: 3 decimals (a millimetre). Not finite: null (JSON has no NaN).
-// Every agent entry has three of these, so the usual case goes through integers: thousandths
-// rounded as to_chars rounds them (it takes 30 ns a number, this 8).
-void put_fixed(std::string& out, double v) {
-  if (!std::isfinite(v)) return put(out, "null");
-  if (std::fabs(v) < 0.0005) v = 0;  // no "-0.000"
-  char buf[64];
-  const double m = std::nearbyint(v * 1000);
-  // Near a tie the product's own rounding may decide it: to_chars, which reads v exactly.
-  if (std::fabs(v) < 1e12 && std::fabs(std::fabs(v * 1000 - m) - 0.5) > 1e-6) {
-    const uint64_t mag = static_cast<uint64_t>(std::fabs(m));
-    char* p = buf;
-    if (m < 0) *p++ = '-';
-    p = std::to_chars(p, buf + sizeof buf, mag / 1000).ptr;
-    const unsigned frac = static_cast<unsigned>(mag % 1000);
-    p[0] = '.';
-    p[1] = static_cast<char>('0' + frac / 100);
-    p[2] = static_cast<char>('0' + frac / 10 % 10);
-    p[3] = static_cast<char>('0' + frac % 10);
-    out.append(buf, p + 4);
-    return;
-  }
-  auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 3);
-  out.append(buf, r.ptr);
-}
-
 // Other numbers (blackboard values, metrics, parameters): the shortest text that reads back
 // as the same double.
 void put_number(std::string& out, double v) {
@@ -183,6 +157,32 @@ void begin_event(std::string& out, const char* name, uint64_t tick) {
 }
 
 }  // namespace
+
+// Metres and radians: 3 decimals (a millimetre). Not finite: null (JSON has no NaN).
+// Every agent entry has three of these, so the usual case goes through integers: thousandths
+// rounded as to_chars rounds them (it takes 30 ns a number, this 8).
+void put_fixed(std::string& out, double v) {
+  if (!std::isfinite(v)) return put(out, "null");
+  if (std::fabs(v) < 0.0005) v = 0;  // no "-0.000"
+  char buf[64];
+  const double m = std::nearbyint(v * 1000);
+  // Near a tie the product's own rounding may decide it: to_chars, which reads v exactly.
+  if (std::fabs(v) < 1e12 && std::fabs(std::fabs(v * 1000 - m) - 0.5) > 1e-6) {
+    const uint64_t mag = static_cast<uint64_t>(std::fabs(m));
+    char* p = buf;
+    if (m < 0) *p++ = '-';
+    p = std::to_chars(p, buf + sizeof buf, mag / 1000).ptr;
+    const unsigned frac = static_cast<unsigned>(mag % 1000);
+    p[0] = '.';
+    p[1] = static_cast<char>('0' + frac / 100);
+    p[2] = static_cast<char>('0' + frac / 10 % 10);
+    p[3] = static_cast<char>('0' + frac % 10);
+    out.append(buf, p + 4);
+    return;
+  }
+  auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 3);
+  out.append(buf, r.ptr);
+}
 
 std::vector<std::string> Recorder::checked_keys(const ScenarioSpec& spec, const SimOptions& options, const SimWorker& worker,
                                                 std::vector<Diagnostic>& diags) {

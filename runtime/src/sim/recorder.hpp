@@ -16,6 +16,10 @@
 
 namespace thicket {
 
+// A record's metres and radians: 3 decimals, as to_chars(fixed, 3) writes them; "null" when
+// not finite (recorder.cpp; tested against to_chars).
+void put_fixed(std::string& out, double v);
+
 struct SimWorker;
 class SnapshotWriter;
 class SnapshotReader;
