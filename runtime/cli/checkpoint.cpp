@@ -26,9 +26,10 @@ std::string directory_of(const std::string& file) {
 }  // namespace
 
 std::optional<ResumePoint> read_checkpoint(const std::string& file, std::string& error) {
+  errno = 0;
   std::ifstream in(file, std::ios::binary);
   if (!in) {
-    error = "cannot read it";
+    error = errno ? std::string("cannot read it: ") + std::strerror(errno) : "cannot read it";
     return std::nullopt;
   }
   std::ostringstream text;
