@@ -9,12 +9,6 @@ set -u
 arena_dir="$here/scripts/examples/arena"
 arena="$arena_dir/arena.yaml"
 
-# Rows less wall_s and agent_ticks_per_s, found by name in the CSV header (a sweep moves them).
-no_wall_csv() {
-  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "wall_s" || $i == "agent_ticks_per_s") skip[i] = 1 }
-           { line = ""; for (i = 1; i <= NF; i++) if (!skip[i]) line = line (line == "" ? "" : ",") $i; print line }' "$1"
-}
-no_wall_jsonl() { sed -E 's/"wall_s":[^,]*,"agent_ticks_per_s":[^,]*,//' "$1"; }
 # The summary (its "thicket:" lines; the shards printed their runs' script errors themselves)
 # less its wall figures.
 no_wall_summary() { grep '^thicket:' "$1" | sed -E 's/wall [0-9.]+ s, [0-9]+ agent-ticks\/s//'; }

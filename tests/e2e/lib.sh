@@ -1,6 +1,7 @@
 # Sourced by the end-to-end scripts (tests/e2e/*_test.sh), whose first argument is the thicket
 # binary: thicket (that path, absolute), here (the checkout), dir (a temporary folder, removed
-# at exit), the pass / fail counters and ok / bad to count a check (bad prints why).
+# at exit), the pass / fail counters and ok / bad to count a check (bad prints why), and
+# no_wall_csv / no_wall_jsonl: --out rows less the columns that differ from run to run.
 thicket=$(realpath "$1")
 here=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$(mktemp -d)
@@ -8,3 +9,9 @@ trap 'rm -rf "$dir"' EXIT
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# Rows less wall_s and agent_ticks_per_s, found by name in the CSV header (a sweep moves them).
+no_wall_csv() {
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "wall_s" || $i == "agent_ticks_per_s") skip[i] = 1 }
+           { line = ""; for (i = 1; i <= NF; i++) if (!skip[i]) line = line (line == "" ? "" : ",") $i; print line }' "$1"
+}
+no_wall_jsonl() { sed -E 's/"wall_s":[^,]*,"agent_ticks_per_s":[^,]*,//' "$1"; }

@@ -13,8 +13,6 @@ arena="$here/scripts/examples/arena/arena.yaml"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mpi() { local n=$1; shift; "$mpirun" --oversubscribe -n "$n" "$thicket" "$@"; }
 
-no_wall_csv() { cut -d, -f1-6,9- "$1"; }
-no_wall_jsonl() { sed -E 's/"wall_s":[^,]*,"agent_ticks_per_s":[^,]*,//' "$1"; }
 # What thicket printed (its summary less wall figures, diagnostics, log lines), without what
 # mpirun itself says between lines of dashes (e.g. that a rank exited with a non-zero status).
 messages() {
