@@ -539,36 +539,47 @@ struct World {
 
 // ---- thicket -------------------------------------------------------------------------------
 
-// Native leaves C0..C5, A0..A14; with counters, actions also get counting start/stop hooks.
+// Native leaves C0..C5, A0..A14. Timed: plain functions (NativeLeafFn), the leaf's index as
+// its user data. Counting: std::function callables (NativeLeaf) with start/stop hooks on the
+// actions, so both registration forms are checked against the floor.
+uint32_t g_leaf_index[kConds + kActs];
 void register_native(thicket::Runtime& rt, Counters* c) {
   using thicket::LeafContext;
+  for (uint32_t i = 0; i < kConds + kActs; ++i) g_leaf_index[i] = i < kConds ? i : i - kConds;
   for (uint32_t j = 0; j < kConds; ++j) {
+    if (!c) {
+      thicket::NativeLeafFn fn;
+      fn.tick = [](LeafContext& x, void* u) {
+        return cond_leaf(*static_cast<uint32_t*>(u), x.tick() + x.agent_id()) ? Status::Success : Status::Failure;
+      };
+      fn.user = &g_leaf_index[j];
+      rt.register_leaf(leaf_name('C', j), fn);
+      continue;
+    }
     thicket::NativeLeaf leaf;
-    if (c)
-      leaf.tick = [j, c](LeafContext& x) {
-        ++c->cond[j];
-        return cond_leaf(j, x.tick() + x.agent_id()) ? Status::Success : Status::Failure;
-      };
-    else
-      leaf.tick = [j](LeafContext& x) {
-        return cond_leaf(j, x.tick() + x.agent_id()) ? Status::Success : Status::Failure;
-      };
+    leaf.tick = [j, c](LeafContext& x) {
+      ++c->cond[j];
+      return cond_leaf(j, x.tick() + x.agent_id()) ? Status::Success : Status::Failure;
+    };
     rt.register_leaf(leaf_name('C', j), std::move(leaf));
   }
   for (uint32_t k = 0; k < kActs; ++k) {
-    thicket::NativeLeaf leaf;
-    if (c) {
-      leaf.tick = [k, c](LeafContext& x) {
-        Status s = act_leaf(k, x.tick() + x.agent_id());
-        ++c->act[k];
-        c->running += s == Status::Running;
-        return s;
-      };
-      leaf.start = [c](LeafContext&) { ++c->starts; };
-      leaf.stop = [c](LeafContext&, Status s) { c->aborts += s == Status::Aborted; };
-    } else {
-      leaf.tick = [k](LeafContext& x) { return act_leaf(k, x.tick() + x.agent_id()); };
+    if (!c) {
+      thicket::NativeLeafFn fn;
+      fn.tick = [](LeafContext& x, void* u) { return act_leaf(*static_cast<uint32_t*>(u), x.tick() + x.agent_id()); };
+      fn.user = &g_leaf_index[kConds + k];
+      rt.register_leaf(leaf_name('A', k), fn);
+      continue;
     }
+    thicket::NativeLeaf leaf;
+    leaf.tick = [k, c](LeafContext& x) {
+      Status s = act_leaf(k, x.tick() + x.agent_id());
+      ++c->act[k];
+      c->running += s == Status::Running;
+      return s;
+    };
+    leaf.start = [c](LeafContext&) { ++c->starts; };
+    leaf.stop = [c](LeafContext&, Status s) { c->aborts += s == Status::Aborted; };
     rt.register_leaf(leaf_name('A', k), std::move(leaf));
   }
 }

@@ -2,6 +2,8 @@
 #pragma once
 #include <cstdint>
 
+#include "thicket/runtime.hpp"
+
 namespace thicket {
 
 // The agent's own random stream (splitmix64): seeded from the run seed and the agent id,
@@ -30,16 +32,14 @@ struct Rng {
 };
 
 // 72 bytes, ordered so nothing pads: doubles first, then 32-bit fields.
-struct AgentInfo {
-  double time = 0;         // sim time of the tick in progress / the next tick (seconds)
-  double dt = 0;           // dt of the tick in progress
+// AgentCore (thicket/runtime.hpp: time, dt, ticks, id) comes first, so a leaf's LeafContext
+// reads them with plain loads.
+struct AgentInfo : AgentCore {
   // The clock: time = epoch + steps * dt while dt stays the same, so a constant dt gives
   // tick k exactly (k-1)*dt (SPEC 3.1) with no drift from repeated addition.
   double epoch = 0;
   Rng rng;
   uint32_t steps = 0;
-  uint32_t ticks = 0;      // ticks done so far; during tick k it is k
-  uint32_t id = 0;
   uint32_t row = 0;        // its block in the brain's agent storage
   // The running action to resume directly next tick when every node above it is passive
   // (tick.cpp: the event-driven fast path); kNoResume when the tree must be walked.

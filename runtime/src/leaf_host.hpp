@@ -37,7 +37,8 @@ struct LeafDef {
   LeafShape shape = LeafShape::Function;
   std::string file;  // the script file that defined it ("" for native)
   int fn = -2, start = -2, tick = -2, stop = -2;  // script references (LUA_NOREF = -2: none)
-  NativeLeaf native;
+  NativeLeaf native;     // registered as callables (called through thunks), or
+  NativeLeafFn native_fn;  // registered as plain functions (native_fn.tick set)
   bool declares_args = false;  // the leaf file gave `args = {name = "type", ...}`
   LeafArgs args;
 };

@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "expr.hpp"
+#include "thicket/runtime.hpp"
 #include "thicket/value.hpp"
 
 namespace thicket {
 
-struct NativeLeaf;
 
 enum class NodeKind : uint8_t {
 #define NODE_KIND(e, name, shape, doc) e,
@@ -117,10 +117,15 @@ struct LeafCall {
   ArgValue args;
   uint32_t leaf_id = 0;   // index in the runtime's leaf table, set when installed
   int args_ref = -2;      // Lua registry reference of the args table (LUA_NOREF until installed)
-  bool hooked = true;     // the leaf has start/stop work (hooks, tasks); false: the tick loop skips them
-  // The native leaf called here (the engine calls it directly), or null: a script leaf, called
-  // through the script host. Set with `hooked` whenever the runtime's leaves change.
-  const NativeLeaf* native = nullptr;
+};
+
+// What the tick loop needs of a call site, in one small record (Program::hot, parallel to
+// calls): the native leaf's functions, called directly, or none (a script leaf, called through
+// the script host), and whether the leaf has start/stop work. Set whenever the runtime's leaves
+// change (RuntimeImpl::refresh_hooked).
+struct HotCall {
+  NativeLeafFn native;  // native.tick == nullptr: a script leaf
+  bool hooked = true;   // the leaf has start/stop work (hooks, tasks); false: the tick loop skips them
 };
 
 struct SourcePos {
@@ -187,6 +192,7 @@ struct Program {
   std::vector<uint32_t> recheck_conds;
   std::vector<double> weights;         // random composites, parallel to child_index
   std::vector<LeafCall> calls;         // action / condition call sites
+  std::vector<HotCall> hot;            // parallel to calls: what the tick loop calls
   std::vector<CompiledExpr> exprs;     // check conditions
   std::vector<std::string> messages;   // log decorators
   std::vector<FsmState> fsm_states;    // fsm brains: the states, in file order

@@ -272,14 +272,36 @@ std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& te
   return program;
 }
 
+namespace {
+// NativeLeaf (std::function) leaves are called through these, with user = the NativeLeaf.
+Status native_tick_thunk(LeafContext& c, void* u) { return static_cast<NativeLeaf*>(u)->tick(c); }
+void native_start_thunk(LeafContext& c, void* u) { static_cast<NativeLeaf*>(u)->start(c); }
+void native_stop_thunk(LeafContext& c, Status s, void* u) { static_cast<NativeLeaf*>(u)->stop(c, s); }
+}  // namespace
+
 void RuntimeImpl::refresh_hooked() {
-  for (auto& b : brains)
-    for (auto& call : b->program->calls) {
-      const LeafDef& def = leaves[call.leaf_id];
-      call.hooked = def.shape == LeafShape::Hooks || def.shape == LeafShape::Task ||
-                    (def.shape == LeafShape::Native && (def.native.start || def.native.stop));
-      call.native = def.shape == LeafShape::Native ? &def.native : nullptr;
+  for (auto& b : brains) {
+    Program& p = *b->program;
+    p.hot.resize(p.calls.size());
+    for (size_t k = 0; k < p.calls.size(); ++k) {
+      LeafDef& def = leaves[p.calls[k].leaf_id];
+      HotCall& h = p.hot[k];
+      h.native = {};
+      if (def.shape == LeafShape::Native) {
+        if (def.native_fn.tick) {
+          h.native = def.native_fn;
+        } else {
+          h.native.tick = native_tick_thunk;
+          if (def.native.start) h.native.start = native_start_thunk;
+          if (def.native.stop) h.native.stop = native_stop_thunk;
+          h.native.user = &def.native;
+        }
+        h.hooked = h.native.start || h.native.stop;
+      } else {
+        h.hooked = def.shape == LeafShape::Hooks || def.shape == LeafShape::Task;
+      }
     }
+  }
 }
 
 std::vector<std::string> RuntimeImpl::commit_leaves(std::vector<LeafDef>& staged) {
@@ -458,10 +480,6 @@ bool RuntimeImpl::set_value(const AgentInfo& a, const std::string& key, const Va
 
 // ---- LeafContext ----
 static const CallSite& site(const void* p) { return *static_cast<const CallSite*>(p); }
-uint32_t LeafContext::agent_id() const { return site(site_).agent->id; }
-double LeafContext::time() const { return site(site_).agent->time; }
-double LeafContext::dt() const { return site(site_).agent->dt; }
-uint64_t LeafContext::tick() const { return site(site_).agent->ticks; }
 const std::string& LeafContext::node_id() const { return site(site_).program->ids[site(site_).node]; }
 bool LeafContext::get(const std::string& key, Value& out) const { return rt_->get_value(*site(site_).agent, key, out); }
 bool LeafContext::set(const std::string& key, const Value& v) { return rt_->set_value(*site(site_).agent, key, v); }
@@ -491,15 +509,25 @@ void Runtime::register_leaf(const std::string& name, NativeLeaf leaf) {
   def.name = name;
   def.shape = LeafShape::Native;
   def.native = std::move(leaf);
-  auto it = impl_->leaf_ids.find(name);
-  if (it == impl_->leaf_ids.end()) {
-    impl_->leaf_ids[name] = static_cast<uint32_t>(impl_->leaves.size());
-    impl_->leaves.push_back(std::move(def));
+  impl_->register_native(std::move(def));
+}
+void Runtime::register_leaf(const std::string& name, NativeLeafFn leaf) {
+  LeafDef def;
+  def.name = name;
+  def.shape = LeafShape::Native;
+  def.native_fn = leaf;
+  impl_->register_native(std::move(def));
+}
+void RuntimeImpl::register_native(LeafDef def) {
+  auto it = leaf_ids.find(def.name);
+  if (it == leaf_ids.end()) {
+    leaf_ids[def.name] = static_cast<uint32_t>(leaves.size());
+    leaves.push_back(std::move(def));
   } else {
-    impl_->script->release_leaf(impl_->leaves[it->second]);
-    impl_->leaves[it->second] = std::move(def);
+    script->release_leaf(leaves[it->second]);
+    leaves[it->second] = std::move(def);
   }
-  impl_->refresh_hooked();
+  refresh_hooked();
 }
 AgentHandle Runtime::spawn(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb) {
   return impl_->spawn(brain, bb);

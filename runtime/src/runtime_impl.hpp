@@ -68,6 +68,7 @@ class RuntimeImpl {
   // Marks which call sites need start/stop and points native call sites at their leaf
   // (after leaves change: `leaves` may have moved).
   void refresh_hooked();
+  void register_native(LeafDef def);  // Runtime::register_leaf, both forms
   // Hot reload (SPEC 10): reload.cpp.
   void watch_brain(const Brain& b);
   size_t reload_changed();

@@ -29,12 +29,20 @@ bool takes_abort(NodeKind k) {
 }  // namespace
 
 struct Engine::Ctx {
+  Ctx(Engine& e, const Program& prog, AgentInfo& a, uint8_t* blk)
+      : p(prog), agent(a), block(blk), now(a.time), cs{&prog, 0, &a, blk} {
+    lc.agent_ = &a;
+    lc.rt_ = &e.rt_;
+    lc.site_ = &cs;
+  }
   const Program& p;
   AgentInfo& agent;
   uint8_t* block;
   double now;
   uint32_t pending_leaf = kNoNode;  // an action already ticked this tick (the fast path)
   Status pending_status = Status::Invalid;
+  CallSite cs;     // the leaf call in progress (its node set per call)
+  LeafContext lc;  // what native leaves get: points at cs and the agent
 
   Status& status(uint32_t i) { return reinterpret_cast<Status*>(block)[i]; }
   template <class T>
@@ -46,67 +54,58 @@ struct Engine::Ctx {
     if (is_random(n.kind)) pos = state<uint16_t>(n, 2 + 2 * pos);
     return p.child_index[n.children + pos];
   }
-  CallSite site(uint32_t i) { return CallSite{&p, i, &agent, block}; }
+  const CallSite& site(uint32_t i) {
+    cs.node = i;
+    return cs;
+  }
+  const HotCall& hot(uint32_t i) { return p.hot[p.nodes[i].a]; }
   uint32_t& stamp(const Node& n) { return *reinterpret_cast<uint32_t*>(block + stamp_offset(n)); }
 };
 
-// ---- Leaf calls: native leaves here, without a detour; scripted ones to the script host ----
-// (inline: the tick loop pays one call, to the native callable or to the script host)
+// ---- Leaf calls: native leaves here, through plain function pointers; scripted ones to the
+// script host. (inline: the tick loop pays one call, to the native function or the host.)
 
-inline const NativeLeaf* Engine::native_of(const CallSite& at) {
-  return at.program->calls[at.program->nodes[at.node].a].native;
+inline Status Engine::leaf_condition(Ctx& c, uint32_t i) {
+  const HotCall& h = c.hot(i);
+  c.cs.node = i;
+  if (!h.native.tick) return script_->condition(c.cs);
+  return h.native.tick(c.lc, h.native.user) == Status::Success ? Status::Success : Status::Failure;
 }
 
-inline LeafContext Engine::native_context(const CallSite& at) const {
-  LeafContext ctx;
-  ctx.rt_ = &rt_;
-  ctx.site_ = &at;
-  return ctx;
-}
-
-inline Status Engine::leaf_condition(const CallSite& at) {
-  const NativeLeaf* native = native_of(at);
-  if (!native) return script_->condition(at);
-  LeafContext ctx = native_context(at);
-  return native->tick(ctx) == Status::Success ? Status::Success : Status::Failure;
-}
-
-inline Status Engine::leaf_start(const CallSite& at) {
-  const NativeLeaf* native = native_of(at);
-  if (!native) return script_->start(at);
-  if (native->start) {
-    LeafContext ctx = native_context(at);
-    native->start(ctx);
-  }
+inline Status Engine::leaf_start(Ctx& c, uint32_t i) {
+  const HotCall& h = c.hot(i);
+  c.cs.node = i;
+  if (!h.native.tick) return script_->start(c.cs);
+  if (h.native.start) h.native.start(c.lc, h.native.user);
   return Status::Running;
 }
 
-inline Status Engine::leaf_tick(const CallSite& at) {
-  const NativeLeaf* native = native_of(at);
-  if (!native) return script_->tick(at);
-  LeafContext ctx = native_context(at);
-  return native->tick(ctx);
+inline Status Engine::leaf_tick(Ctx& c, uint32_t i) {
+  const HotCall& h = c.hot(i);
+  c.cs.node = i;
+  if (!h.native.tick) return script_->tick(c.cs);
+  return h.native.tick(c.lc, h.native.user);
 }
 
-inline void Engine::leaf_stop(const CallSite& at, Status s) {
-  const NativeLeaf* native = native_of(at);
-  if (!native) return script_->stop(at, s);
-  if (native->stop) {
-    LeafContext ctx = native_context(at);
-    native->stop(ctx, s);
-  }
+inline void Engine::leaf_stop(Ctx& c, uint32_t i, Status s) {
+  const HotCall& h = c.hot(i);
+  c.cs.node = i;
+  if (!h.native.tick) return script_->stop(c.cs, s);
+  if (h.native.stop) h.native.stop(c.lc, s, h.native.user);
 }
 
-inline void Engine::leaf_plain(const CallSite& at) {
-  const NativeLeaf* native = native_of(at);
-  if (!native) return script_->call_plain(at);
-  LeafContext ctx = native_context(at);
-  native->tick(ctx);
+inline void Engine::leaf_plain(Ctx& c, uint32_t i) {
+  const HotCall& h = c.hot(i);
+  c.cs.node = i;
+  if (!h.native.tick) return script_->call_plain(c.cs);
+  h.native.tick(c.lc, h.native.user);
 }
 
-inline bool Engine::leaf_reason(const CallSite& at, std::string_view& transition) {
-  if (native_of(at)) return false;  // native reasons: not supported (use when: checks)
-  return script_->reason(at, transition);
+inline bool Engine::leaf_reason(Ctx& c, uint32_t i, std::string_view& transition) {
+  const HotCall& h = c.hot(i);
+  if (h.native.tick) return false;  // native reasons: not supported (use when: checks)
+  c.cs.node = i;
+  return script_->reason(c.cs, transition);
 }
 
 void Engine::log_node(const CallSite& at, const std::string& what, const char* event) {
@@ -130,14 +129,14 @@ void Engine::init_block(const Program& p, uint8_t* block, const StringTable* str
 }
 
 Status Engine::tick(const Program& p, AgentInfo& agent, uint8_t* block) {
-  Ctx c{p, agent, block, agent.time};
+  Ctx c(*this, p, agent, block);
   if (agent.resume_leaf != kNoNode) {
     // Event-driven resume: only the running action can act this tick. If it goes on running
     // nothing else changes; if it finishes, the walk below hands it this result instead of
     // calling it again, so the calls are exactly those of the full walk.
     const uint32_t leaf = agent.resume_leaf;
     agent.resume_leaf = kNoNode;
-    Status s = leaf_tick(c.site(leaf));
+    Status s = leaf_tick(c, leaf);
     if (s == Status::Running) {
       agent.resume_leaf = leaf;
       return Status::Running;
@@ -163,13 +162,13 @@ uint32_t Engine::passive_running_leaf(Ctx& c) {
 
 void Engine::abort_all(const Program& p, AgentInfo& agent, uint8_t* block) {
   agent.resume_leaf = kNoNode;
-  Ctx c{p, agent, block, agent.time};
+  Ctx c(*this, p, agent, block);
   abort(c, 0);
 }
 
 void Engine::abort_node(const Program& p, AgentInfo& agent, uint8_t* block, uint32_t node) {
   agent.resume_leaf = kNoNode;
-  Ctx c{p, agent, block, agent.time};
+  Ctx c(*this, p, agent, block);
   abort(c, node);
 }
 
@@ -325,7 +324,7 @@ Status Engine::tick_fsm(Ctx& c, uint32_t i, bool starting) {
   if (!entered) {  // the initial state is entered just before the first tick
     if (trace) trace->on_transition(c.p, c.agent, TransitionEvent{i, kNoPos, current, kNoNode, {}});
     c.status(state_node(current)) = Status::Running;
-    if (st->enter != kNoNode) leaf_plain(c.site(st->enter));
+    if (st->enter != kNoNode) leaf_plain(c, st->enter);
     entered = 1;
   }
   uint16_t target = kNoPos;
@@ -333,7 +332,7 @@ Status Engine::tick_fsm(Ctx& c, uint32_t i, bool starting) {
   std::string_view transition;
   uint32_t cause = st->reason;
   if (st->reason != kNoNode) {
-    named = leaf_reason(c.site(st->reason), transition);
+    named = leaf_reason(c, st->reason, transition);
     if (named) {
       for (const auto& [name, to] : st->transitions)
         if (name == transition) target = to;
@@ -351,13 +350,13 @@ Status Engine::tick_fsm(Ctx& c, uint32_t i, bool starting) {
   if (target != kNoPos) {
     if (trace) trace->on_transition(c.p, c.agent, TransitionEvent{i, current, target, cause, named ? transition : std::string_view{}});
     if (st->body != kNoNode) abort(c, st->body);
-    if (st->exit != kNoNode) leaf_plain(c.site(st->exit));
+    if (st->exit != kNoNode) leaf_plain(c, st->exit);
     c.status(state_node(current)) = Status::Invalid;
     current = target;
     c.status(state_node(current)) = Status::Running;
     st = &c.p.fsm_states[current];
     if (st->body != kNoNode) c.status(st->body) = Status::Invalid;  // a tree starts afresh on entry
-    if (st->enter != kNoNode) leaf_plain(c.site(st->enter));
+    if (st->enter != kNoNode) leaf_plain(c, st->enter);
   }
   if (st->body != kNoNode) tick_node(c, st->body);  // a finished act starts afresh next tick
   return Status::Running;
@@ -467,7 +466,7 @@ Status Engine::evaluate_condition(Ctx& c, uint32_t i) {
   if (n.kind == NodeKind::Check) {
     truth = c.p.exprs[n.a].eval(reinterpret_cast<const Slot*>(c.block + c.p.bb_offset), strings_);
   } else {
-    Status s = leaf_condition(c.site(i));
+    Status s = leaf_condition(c, i);
     if (s == Status::Invalid) {  // a script error fails the leaf for this tick, negated or not
       if (n.flags & kObserved) c.stamp(n) = ++c.agent.stamp;
       return Status::Failure;
@@ -483,16 +482,15 @@ Status Engine::tick_leaf(Ctx& c, uint32_t i, bool starting) {
   const Node& n = c.p.nodes[i];
   switch (n.kind) {
     case NodeKind::Action: {
-      CallSite at = c.site(i);
-      const bool hooked = c.p.calls[n.a].hooked;  // plain functions have no start/stop work
-      Status s = starting && hooked ? leaf_start(at) : Status::Running;
+      const bool hooked = c.p.hot[n.a].hooked;  // plain functions have no start/stop work
+      Status s = starting && hooked ? leaf_start(c, i) : Status::Running;
       if (i == c.pending_leaf) {
         s = c.pending_status;
         c.pending_leaf = kNoNode;
       } else if (s == Status::Running) {
-        s = leaf_tick(at);
+        s = leaf_tick(c, i);
       }
-      if (s != Status::Running && hooked) leaf_stop(at, s);
+      if (s != Status::Running && hooked) leaf_stop(c, i, s);
       return s;
     }
     case NodeKind::Condition:
@@ -511,7 +509,7 @@ void Engine::abort(Ctx& c, uint32_t i) {
   if (c.status(i) != Status::Running) return;
   const Node& n = c.p.nodes[i];
   for (uint16_t pos = 0; pos < n.count; ++pos) abort(c, c.p.child_index[n.children + pos]);
-  if (n.kind == NodeKind::Action) leaf_stop(c.site(i), Status::Aborted);
+  if (n.kind == NodeKind::Action) leaf_stop(c, i, Status::Aborted);
   if (n.kind == NodeKind::Log) {
     const std::string& message = c.p.messages[n.a];
     log_node(c.site(i), message.empty() ? c.p.ids[i + 1] : message, "aborted");

@@ -84,15 +84,13 @@ class Engine {
   uint32_t passive_running_leaf(Ctx& c);
   void abort(Ctx& c, uint32_t i);
   void draw_order(Ctx& c, uint32_t i);
-  // Leaf calls: a native leaf directly, a scripted one through the script host.
-  static const NativeLeaf* native_of(const CallSite& at);  // null: a script leaf
-  LeafContext native_context(const CallSite& at) const;  // what a native leaf gets
-  Status leaf_condition(const CallSite& at);
-  Status leaf_start(const CallSite& at);
-  Status leaf_tick(const CallSite& at);
-  void leaf_stop(const CallSite& at, Status s);
-  void leaf_plain(const CallSite& at);
-  bool leaf_reason(const CallSite& at, std::string_view& transition);
+  // Leaf calls at node i: a native leaf directly, a scripted one through the script host.
+  Status leaf_condition(Ctx& c, uint32_t i);
+  Status leaf_start(Ctx& c, uint32_t i);
+  Status leaf_tick(Ctx& c, uint32_t i);
+  void leaf_stop(Ctx& c, uint32_t i, Status s);
+  void leaf_plain(Ctx& c, uint32_t i);
+  bool leaf_reason(Ctx& c, uint32_t i, std::string_view& transition);
   void log_node(const CallSite& at, const std::string& what, const char* event);
 
   RuntimeImpl& rt_;

@@ -35,13 +35,22 @@ struct AgentHandle {
 // A blackboard value as C++ sees it. std::monostate is nil (for `any` keys).
 using Value = std::variant<std::monostate, double, int64_t, bool, std::string>;
 
+// The agent's clock and id as a leaf reads them: the first fields of the runtime's agent
+// record, so LeafContext's accessors below are plain loads, inlined into the leaf.
+struct AgentCore {
+  double time = 0;     // sim time of the tick in progress / the next tick (seconds)
+  double dt = 0;       // dt of the tick in progress
+  uint32_t ticks = 0;  // ticks done so far; during tick k it is k
+  uint32_t id = 0;
+};
+
 // What a native leaf sees of the agent it runs for.
 class LeafContext {
  public:
-  uint32_t agent_id() const;
-  double time() const;  // sim time of this tick, seconds
-  double dt() const;
-  uint64_t tick() const;  // 1 for the agent's first tick
+  uint32_t agent_id() const { return agent_->id; }
+  double time() const { return agent_->time; }  // sim time of this tick, seconds
+  double dt() const { return agent_->dt; }
+  uint64_t tick() const { return agent_->ticks; }  // 1 for the agent's first tick
   const std::string& node_id() const;
   // Blackboard access by key; false when the key is undeclared or the type is wrong.
   bool get(const std::string& key, Value& out) const;
@@ -54,13 +63,24 @@ class LeafContext {
  private:
   friend class Engine;
   friend class RuntimeImpl;
+  const AgentCore* agent_ = nullptr;
   RuntimeImpl* rt_ = nullptr;
   const void* site_ = nullptr;
 };
 
-// A native leaf: C++ callables in the same name space as Lua leaves. `tick` is required
-// (an action returns success, failure or running; a condition success or failure);
+// A native leaf as plain function pointers, the form the tick loop calls (no std::function,
+// no capture: `user` comes back unchanged, e.g. a pointer to the leaf's own data). `tick` is
+// required (an action returns success, failure or running; a condition success or failure);
 // `start` and `stop` are optional hooks, as for Lua hook tables.
+struct NativeLeafFn {
+  Status (*tick)(LeafContext&, void* user) = nullptr;
+  void (*start)(LeafContext&, void* user) = nullptr;
+  void (*stop)(LeafContext&, Status, void* user) = nullptr;
+  void* user = nullptr;
+};
+
+// A native leaf as C++ callables: the convenient form (lambdas with captures). The runtime
+// calls them through NativeLeafFn thunks, one indirect call more than NativeLeafFn.
 struct NativeLeaf {
   std::function<Status(LeafContext&)> tick;
   std::function<void(LeafContext&)> start;
@@ -149,6 +169,7 @@ class Runtime {
                                          std::vector<Diagnostic>& diagnostics);
   // Registers (or replaces) a native leaf. Register before loading brains that use it.
   void register_leaf(const std::string& name, NativeLeaf leaf);
+  void register_leaf(const std::string& name, NativeLeafFn leaf);
 
   AgentHandle spawn(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& blackboard = {});
   // The same with a chosen agent id (> 0, unused): simulations split over several runtimes
