@@ -4,9 +4,9 @@
 // ~0.5 ms on each of two threads and meets its workers at barriers several times a tick; a
 // futex sleep and wake-up costs tens of microseconds on a VM, most of it in the waiter's wake-up
 // latency, so at that size the barriers, not the work, cap the speed-up. Here a waiter first
-// polls the phase with a pause instruction for a bounded number of rounds (a few microseconds:
-// long enough to cover the usual imbalance between workers, short enough not to steal a shared
-// core for long), and only then blocks on the phase with std::atomic::wait (a futex on Linux).
+// polls the phase with a pause instruction for a bounded number of rounds (tens of microseconds:
+// long enough to cover the usual imbalance between workers and the serial work between phases,
+// short enough not to steal a shared core for long), and only then blocks on the phase with std::atomic::wait (a futex on Linux).
 // The last to arrive wakes sleepers only when there are any, so a tick whose workers all
 // arrive while spinning makes no system call.
 #pragma once
@@ -17,8 +17,11 @@ namespace thicket {
 
 class SpinBarrier {
  public:
-  // Pause rounds before sleeping: ~2,000 is a few microseconds on current x86 cores.
-  static constexpr std::uint32_t kDefaultSpins = 2048;
+  // Pause rounds before sleeping: ~40 us on the Xeon VM of the README (a pause is ~10 ns there).
+  // That covers the serial work between phases of a 1,000-agent tick (~40 us: the hash rebuild,
+  // the effects), so the pool thread does not fall asleep at every tick; 512 rounds gained
+  // nothing over sleeping at once there (bench_scenario), 2,048-8,192 gave 1.8-2.0x.
+  static constexpr std::uint32_t kDefaultSpins = 4096;
 
   explicit SpinBarrier(std::uint32_t parties, std::uint32_t spins = kDefaultSpins)
       : parties_(parties > 0 ? parties : 1), spins_(spins) {}

@@ -1,6 +1,7 @@
 // Neighbour queries through a uniform grid hashed into a table sized to the population
 // (Teschner et al. 2003), rebuilt once per tick by a stable counting sort.
 #include <algorithm>
+#include <functional>
 #include <numbers>
 
 #include "thicket/world.hpp"
@@ -17,6 +18,14 @@ constexpr double kCellLimit = 1 << 30;
 
 bool passes(const QueryFilter& filter, EntityId id, std::int32_t team) {
   return id != filter.excluded && filter.teams.accepts(team);
+}
+
+// Results go out in ascending id order. Often they already are (none or one found, or all from
+// one cell, whose entries keep slot order: id order while no slot was reused): checking costs
+// one pass, sorting n log n.
+template <class T, class Less = std::less<>>
+void sort_if_needed(std::vector<T>& out, Less less = {}) {
+  if (!std::is_sorted(out.begin(), out.end(), less)) std::sort(out.begin(), out.end(), less);
 }
 
 }  // namespace
@@ -193,7 +202,7 @@ void SpatialHash::within_radius(Vec2 centre, double radius, std::vector<EntityId
     if (!passes(filter, entry.id, entry.team)) return;
     if ((entry.position - centre).length_squared() <= radius_squared) out.push_back(entry.id);
   });
-  std::sort(out.begin(), out.end());
+  sort_if_needed(out);
 }
 
 void SpatialHash::in_field_of_view(Vec2 eye, Vec2 heading, double range, double half_angle,
@@ -248,7 +257,7 @@ void SpatialHash::in_field_of_view(Vec2 eye, Vec2 heading, double range, double 
       return q.dot(right_out) <= margin && q.dot(left_out) <= margin && q.length_squared() <= reach_squared;
     }, visit);
   }
-  std::sort(out.begin(), out.end());
+  sort_if_needed(out);
 }
 
 namespace {
@@ -388,7 +397,7 @@ void SpatialHash::in_cones(Vec2 eye, Vec2 heading, std::span<const ViewCone> con
       }
     }
   }
-  std::sort(out.begin(), out.end(), [](const Sighting& a, const Sighting& b) { return a.id < b.id; });
+  sort_if_needed(out, [](const Sighting& a, const Sighting& b) { return a.id < b.id; });
 }
 
 bool SpatialHash::any_within(Vec2 point, double radius, const QueryFilter& filter,
