@@ -351,7 +351,9 @@ struct QueryCost {
 // population, so memory and rebuild time are O(live entities) whatever the world's extent.
 // Rebuild it once per tick; between rebuilds it answers from the positions it was built with
 // (the world as it was at the start of the tick). Queries are const and keep no scratch state,
-// so any number of threads may query one hash at once.
+// so any number of threads may query one hash at once. With at most 8 teams present, each
+// cell's entries are grouped by team, so a query filtered to one team (or to all but one) reads
+// only the accepted teams' entries: a minion's nearest enemy among crowds of its own team.
 class SpatialHash {
  public:
   // cell_size: metres, > 0; about the usual query radius is a good choice.
