@@ -79,13 +79,16 @@ struct Outcome {
   RunResult result;
 };
 
-Outcome run(SimDir& d, uint32_t threads, int hunters = 6, int prey = 30) {
-  d.write("hunter.lua", kHunterLua);
+Outcome run(SimDir& d, uint32_t threads, int hunters = 6, int prey = 30, const std::string& lua = kHunterLua,
+            const std::string& extra_metrics = "") {
+  d.write("hunter.lua", lua);
   d.write("hunter.yaml", "machine: hunter\nleaves: [hunter.lua]\nblackboard: {health: 100}\n"
                          "behaviors: [{name: hunt, check: Always, run: Hunt}]\n");
   d.write("prey.yaml", "machine: prey\nleaves: [hunter.lua]\nblackboard: {health: 100, seen: 0, alarm: false}\n"
                        "behaviors: [{name: wander, check: Always, run: Wander}]\n");
-  std::string path = d.write("chase.yaml", scenario_text(hunters, prey));
+  std::string text = scenario_text(hunters, prey);
+  if (!extra_metrics.empty()) text.replace(text.find("metrics: [") + 10, 0, extra_metrics + ", ");
+  std::string path = d.write("chase.yaml", text);
   std::vector<Diagnostic> diags;
   auto spec = load_scenario(path, diags);
   REQUIRE(spec);
@@ -173,4 +176,30 @@ TEST_CASE("simulation: unknown metrics and undeclared initial keys are reported"
   RunResult r = ok->run();
   CHECK(r.script_errors == 4);
   CHECK(log.find("unknown metric 'nope'") != std::string::npos);
+}
+
+// A worker's effects come in agent-id order and are merged, not sorted (sim_phases.cpp)...
+// except after a death: the dying prey's task is aborted while the tick's effects are applied,
+// and its deferred code damages a hunter and counts a metric, which land first in its worker's
+// next list, out of order. That tick is sorted: still the same run for any number of workers
+// (without the sort, the metric's total differs between 1 and 2 workers).
+TEST_CASE("simulation: effects made by a dying agent's aborted task keep the run the same for any worker count") {
+  std::string lua = kHunterLua;
+  const std::string wander = "L.Wander = thicket.task(function(agent, args)\n";
+  lua.replace(lua.find(wander), wander.size(),
+              wander + "  local last <close> = thicket.defer(function() agent:damage(1, 1); thicket.metric(\"last_words\", 1e16) end)\n");
+  // Hunters add 1 to the same counter every step: 1e16 + 1 rounds back to 1e16, so the total
+  // depends on whether a tick adds the hunters' ones before or after the dead prey's 1e16.
+  const std::string hunt = "  while true do\n    local e = agent:nearest(30";
+  lua.replace(lua.find(hunt), hunt.size(), "  while true do\n    thicket.metric(\"last_words\", 1)\n    local e = agent:nearest(30");
+  SimDir d;
+  Outcome one = run(d, 1, 6, 30, lua, "last_words"), two = run(d, 2, 6, 30, lua, "last_words"),
+          three = run(d, 3, 6, 30, lua, "last_words");
+  CHECK(one.result.metrics.at("deaths") > 0);
+  CHECK(one.result.metrics.at("last_words") > 0);
+  CHECK(one.result.script_errors == 0);
+  CHECK(one.record == two.record);
+  CHECK(one.record == three.record);
+  CHECK(one.result.metrics == two.result.metrics);
+  CHECK(one.result.metrics == three.result.metrics);
 }

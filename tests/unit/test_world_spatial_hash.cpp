@@ -354,3 +354,62 @@ TEST_CASE("world: rebuilding the same world gives the same answers") {
     REQUIRE(first.nearest(point, 12).bits == second.nearest(point, 12).bits);
   }
 }
+
+// Per-team cells: with up to 8 teams, a bucket's entries are grouped by team, and a query for
+// one team (or all but one) reads only the accepted groups. Answers stay brute force's; the
+// cost shows which entries were read.
+TEST_CASE("world: team-filtered queries read only the accepted teams' entries, answers unchanged") {
+  for (std::int32_t team_kinds : {1, 2, 3, 8, 9}) {
+    CAPTURE(team_kinds);
+    // Odd team values (negative, far apart) and one crowded team, as minions at their posts.
+    auto team_value = [&](std::uint64_t k) { return static_cast<std::int32_t>(k % std::uint64_t(team_kinds)) * 37 - 40; };
+    World world({{0, 0}, {200, 200}});
+    std::uint64_t rng = 100 + std::uint64_t(team_kinds);
+    for (int i = 0; i < 2500; ++i) {
+      const std::uint64_t pick = splitmix64(rng);
+      const bool crowd = pick % 2 == 0;  // half of them in a 20 m square, all of team 0
+      Vec2 p = crowd ? Vec2{uniform(rng, 90, 110), uniform(rng, 90, 110)} : Vec2{uniform(rng, 0, 200), uniform(rng, 0, 200)};
+      world.spawn(p, Vehicle{}, crowd ? team_value(0) : team_value(pick / 2));
+    }
+    for (int i = 0; i < 200; ++i) world.despawn(EntityId::from(std::uint32_t(i * 11), 0));
+    SpatialHash hash(4);
+    hash.rebuild(world);
+    std::vector<EntityId> found;
+    std::vector<SpatialHash::Sighting> seen;
+    const SpatialHash::ViewCone cones[] = {{9, 0.6}, {4, 2.0}};
+    for (int q = 0; q < 300; ++q) {
+      Vec2 point{uniform(rng, 60, 140), uniform(rng, 60, 140)};
+      Vec2 heading{uniform(rng, -1, 1), uniform(rng, -1, 1)};
+      double radius = uniform(rng, 0, 12);
+      const std::int32_t team = q % 7 == 6 ? 999 : team_value(splitmix64(rng));  // 999: nobody's
+      QueryCost any_cost, only_cost, but_cost;
+      for (TeamFilter teams : {TeamFilter::any(), TeamFilter::only(team), TeamFilter::all_but(team)}) {
+        QueryFilter filter{.excluded = EntityId::none(), .teams = teams};
+        QueryCost& cost = teams.mode == TeamFilter::Mode::Any ? any_cost : teams.mode == TeamFilter::Mode::Only ? only_cost : but_cost;
+        hash.within_radius(point, radius, found, filter, &cost);
+        REQUIRE(found == brute_within(world, point, radius, filter));
+        REQUIRE(hash.nearest(point, radius, filter, &cost).bits == brute_nearest(world, point, radius, filter).bits);
+        REQUIRE(hash.any_within(point, radius, filter) == !brute_within(world, point, radius, filter).empty());
+        hash.in_field_of_view(point, heading, radius, 0.7, found, filter, &cost);
+        REQUIRE(found == brute_in_view(world, point, heading, radius, 0.7, filter));
+        hash.in_cones(point, heading, cones, seen, filter, &cost);
+        std::vector<EntityId> expected = brute_in_view(world, point, heading, 9, 0.6, filter);
+        for (EntityId id : brute_in_view(world, point, heading, 4, 2.0, filter)) expected.push_back(id);
+        std::sort(expected.begin(), expected.end());
+        expected.erase(std::unique(expected.begin(), expected.end()), expected.end());
+        REQUIRE(seen.size() == expected.size());
+        for (std::size_t i = 0; i < seen.size(); ++i) REQUIRE(seen[i].id == expected[i]);
+      }
+      CHECK(only_cost.cells == any_cost.cells);
+      CHECK(but_cost.cells == any_cost.cells);
+      if (team_kinds >= 2 && team_kinds <= 8) {
+        // Grouped: one team's entries and the others' split what an unfiltered query reads.
+        CHECK(only_cost.entries + but_cost.entries == any_cost.entries);
+        if (team == 999) CHECK(only_cost.entries == 0);
+      } else {  // one team, or too many to group: every filter reads every entry of its cells
+        CHECK(only_cost.entries == any_cost.entries);
+        CHECK(but_cost.entries == any_cost.entries);
+      }
+    }
+  }
+}

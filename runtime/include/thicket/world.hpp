@@ -351,7 +351,9 @@ struct QueryCost {
 // population, so memory and rebuild time are O(live entities) whatever the world's extent.
 // Rebuild it once per tick; between rebuilds it answers from the positions it was built with
 // (the world as it was at the start of the tick). Queries are const and keep no scratch state,
-// so any number of threads may query one hash at once.
+// so any number of threads may query one hash at once. With at most 8 teams present, each
+// cell's entries are grouped by team, so a query filtered to one team (or to all but one) reads
+// only the accepted teams' entries: a minion's nearest enemy among crowds of its own team.
 class SpatialHash {
  public:
   // cell_size: metres, > 0; about the usual query radius is a good choice.
@@ -418,23 +420,39 @@ class SpatialHash {
     std::int32_t cell_x;
     std::int32_t cell_y;
   };
+  // Up to this many distinct teams, each bucket's entries are grouped by team (see rebuild).
+  static constexpr std::uint32_t kMaxTeamGroups = 8;
   std::int32_t cell_of(double coordinate) const;
   std::uint32_t bucket_of(std::int32_t cell_x, std::int32_t cell_y) const;
-  // Calls visit(entry) for every entry whose cell overlaps the square around centre.
+  std::uint32_t team_rank(std::int32_t team) const;  // team_count_ when no entry has that team
+  // Calls range(begin, end) for the stretches of entries_ in buckets b0..b1 (consecutive) that
+  // may hold a team the filter accepts: all of them, or only the accepted teams' groups.
+  template <class Range>
+  void for_each_range(std::uint32_t b0, std::uint32_t b1, const TeamFilter& teams, QueryCost* cost,
+                      Range&& range) const;
+  // Calls visit(entry) for every entry whose cell overlaps the square around centre (and whose
+  // team group the filter may accept: visit still tests the filter).
   template <class Visit>
-  void for_each_entry_near(Vec2 centre, double reach, QueryCost* cost, Visit&& visit) const;
+  void for_each_entry_near(Vec2 centre, double reach, const TeamFilter& teams, QueryCost* cost,
+                           Visit&& visit) const;
   // Calls visit(entry) for every entry whose cell overlaps the box lo..hi and for which
   // keep_cell(cell's centre) holds (a conservative test: false only for cells that cannot hold
   // a wanted entity).
   template <class Visit, class KeepCell>
-  void for_each_entry_in(Vec2 lo, Vec2 hi, QueryCost* cost, KeepCell&& keep_cell, Visit&& visit) const;
+  void for_each_entry_in(Vec2 lo, Vec2 hi, const TeamFilter& teams, QueryCost* cost, KeepCell&& keep_cell,
+                         Visit&& visit) const;
 
   double cell_size_;
   double inverse_cell_size_;
   std::uint32_t bucket_mask_ = 0;
-  std::vector<std::uint32_t> bucket_start_;   // bucket b's entries: [start[b], start[b + 1])
-  std::vector<Entry> entries_;                // grouped by bucket, ascending slot within one
-  std::vector<std::uint32_t> bucket_scratch_; // rebuild only: each live slot's bucket
+  // Teams present at the last rebuild, ascending (team_count_ of them), when there are at most
+  // kMaxTeamGroups; else team_count_ = 1 and buckets are not grouped by team.
+  std::uint32_t team_count_ = 1;
+  std::int32_t teams_[kMaxTeamGroups] = {};
+  // Bucket b, team rank r: entries [start[b * team_count_ + r], start[b * team_count_ + r + 1]).
+  std::vector<std::uint32_t> bucket_start_;
+  std::vector<Entry> entries_;                // by bucket, then team rank, ascending slot within one
+  std::vector<std::uint32_t> bucket_scratch_; // rebuild only: each live slot's key (bucket, team)
 };
 
 }  // namespace thicket::world

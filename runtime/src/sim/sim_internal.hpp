@@ -87,7 +87,6 @@ struct Simulation::Impl {
   world::World world{world::Bounds{}};
   world::SpatialHash hash{4.0};
   SimNav nav;
-  std::vector<world::Vec2> positions_before;  // this tick's, for wall contact
   std::vector<SimAgent> agents;
   std::vector<uint32_t> agent_of_slot;      // entity slot index -> agent id (0: none)
   std::vector<world::Vec2> forces;          // steering this tick, by entity slot index
@@ -95,6 +94,13 @@ struct Simulation::Impl {
   std::vector<std::string> metric_names;    // declared, then built-in
   std::vector<double> metric_totals;
   std::vector<bool> metric_is_gauge;
+  uint32_t deaths_metric = 0, dealt_metric = 0;  // "deaths", "damage_dealt": looked up once
+  // The tick's effects and samples in agent-id order (gather_effects), and scratch: kept, so a
+  // tick allocates nothing once they have grown.
+  std::vector<Effect> tick_effects, spare_effects;
+  std::vector<MetricSample> tick_samples, spare_samples;
+  std::vector<uint8_t> gauge_reset;
+  std::vector<uint32_t> dying;
   std::vector<GaugeStats> gauge_stats;      // per metric, once it is a gauge: mean holds the sum until the end
   bool quiet_workers = false;               // --watch reloading: workers 1.. repeat worker 0's notices; drop them
   bool workers_disagree = false;            // --watch: a reload worked in some workers only; the run stops
@@ -138,6 +144,12 @@ void rebind_senses(Simulation::Impl& sim);
 // during the tick; after it, they go to the recorder and options.brain_events in agent-id order.
 void collect_brain_events(Simulation::Impl& sim);
 void deliver_brain_events(Simulation::Impl& sim);
+
+// The parts of a tick outside the brains (sim_phases.cpp): a worker moves its own agents by
+// their forces (the world's walls and bounds); the workers' effects and metric samples, taken
+// from them into tick_effects and tick_samples in agent-id order.
+void move_worker(SimWorker& worker, double dt);
+void gather_effects(Simulation::Impl& sim);
 
 // Gives back the agent's time-sliced path search, if it holds one (simulation.cpp).
 void release_path(SimWorker& worker, SimAgent& agent);

@@ -1,6 +1,7 @@
 // Neighbour queries through a uniform grid hashed into a table sized to the population
 // (Teschner et al. 2003), rebuilt once per tick by a stable counting sort.
 #include <algorithm>
+#include <functional>
 #include <numbers>
 
 #include "thicket/world.hpp"
@@ -17,6 +18,14 @@ constexpr double kCellLimit = 1 << 30;
 
 bool passes(const QueryFilter& filter, EntityId id, std::int32_t team) {
   return id != filter.excluded && filter.teams.accepts(team);
+}
+
+// Results go out in ascending id order. Often they already are (none or one found, or all from
+// one cell, whose entries keep slot order: id order while no slot was reused): checking costs
+// one pass, sorting n log n.
+template <class T, class Less = std::less<>>
+void sort_if_needed(std::vector<T>& out, Less less = {}) {
+  if (!std::is_sorted(out.begin(), out.end(), less)) std::sort(out.begin(), out.end(), less);
 }
 
 }  // namespace
@@ -58,40 +67,99 @@ void SpatialHash::rebuild(const World& world) {
   while (bucket_count < 2 * live) bucket_count <<= 1;
   bucket_mask_ = bucket_count - 1;
 
-  // Counting sort by bucket. First count each bucket's size...
-  bucket_start_.assign(bucket_count + 1, 0);
+  // The teams present, ascending. A team-filtered query (a minion's nearest enemy among crowds
+  // of its own team) then reads only the accepted teams' stretch of each bucket instead of
+  // every entry in it. With many teams, grouping would multiply the table: not grouped then.
+  team_count_ = 0;
+  for (const Entity& e : slots) {
+    if (!e.alive || (team_count_ > 0 && e.team == teams_[team_count_ - 1])) continue;
+    std::int32_t* end = teams_ + team_count_;
+    std::int32_t* at = std::lower_bound(teams_, end, e.team);
+    if (at != end && *at == e.team) continue;
+    if (team_count_ == kMaxTeamGroups) {
+      team_count_ = kMaxTeamGroups + 1;  // too many
+      break;
+    }
+    std::copy_backward(at, end, end + 1);
+    *at = e.team;
+    ++team_count_;
+  }
+  if (team_count_ == 0 || team_count_ > kMaxTeamGroups) team_count_ = 1, teams_[0] = 0;
+  const bool grouped = team_count_ > 1;
+  const std::uint32_t key_count = bucket_count * team_count_;
+
+  // Counting sort by (bucket, team rank). First count each key's size...
+  bucket_start_.assign(key_count + 1, 0);
   bucket_scratch_.clear();
+  std::int32_t last_team = 0;
+  std::uint32_t last_rank = 0;
+  if (grouped) last_team = teams_[0];
   for (const Entity& e : slots) {
     if (!e.alive) continue;
-    std::uint32_t bucket = bucket_of(cell_of(e.position.x), cell_of(e.position.y));
-    bucket_scratch_.push_back(bucket);
-    ++bucket_start_[bucket];
+    std::uint32_t key = bucket_of(cell_of(e.position.x), cell_of(e.position.y));
+    if (grouped) {
+      if (e.team != last_team) last_team = e.team, last_rank = team_rank(e.team);
+      key = key * team_count_ + last_rank;
+    }
+    bucket_scratch_.push_back(key);
+    ++bucket_start_[key];
   }
-  // ...turn the sizes into each bucket's end...
-  for (std::uint32_t b = 1; b <= bucket_count; ++b) bucket_start_[b] += bucket_start_[b - 1];
-  // ...and fill each bucket from its end, walking the slots backwards, so a bucket lists its
-  // entities in ascending slot order and its start ends up where the filling stopped.
+  // ...turn the sizes into each key's end...
+  for (std::uint32_t k = 1; k <= key_count; ++k) bucket_start_[k] += bucket_start_[k - 1];
+  // ...and fill each key's stretch from its end, walking the slots backwards, so a stretch
+  // lists its entities in ascending slot order and its start ends up where the filling stopped.
   entries_.resize(bucket_scratch_.size());
   std::size_t remaining = bucket_scratch_.size();
   for (std::size_t slot = slots.size(); slot-- > 0;) {
     const Entity& e = slots[slot];
     if (!e.alive) continue;
-    std::uint32_t bucket = bucket_scratch_[--remaining];
-    entries_[--bucket_start_[bucket]] = Entry{e.position, e.id, e.team, cell_of(e.position.x),
-                                              cell_of(e.position.y)};
+    std::uint32_t key = bucket_scratch_[--remaining];
+    entries_[--bucket_start_[key]] = Entry{e.position, e.id, e.team, cell_of(e.position.x),
+                                           cell_of(e.position.y)};
+  }
+}
+
+std::uint32_t SpatialHash::team_rank(std::int32_t team) const {
+  for (std::uint32_t r = 0; r < team_count_; ++r)
+    if (teams_[r] == team) return r;
+  return team_count_;
+}
+
+template <class Range>
+void SpatialHash::for_each_range(std::uint32_t b0, std::uint32_t b1, const TeamFilter& teams,
+                                 QueryCost* cost, Range&& range) const {
+  const std::uint32_t n = team_count_;
+  auto emit = [&](std::uint32_t begin, std::uint32_t end) {
+    if (cost != nullptr) cost->entries += end - begin;
+    if (begin < end) range(begin, end);
+  };
+  const std::uint32_t rank = n > 1 && teams.mode != TeamFilter::Mode::Any ? team_rank(teams.team) : n;
+  if (rank == n) {  // every group may hold an accepted entry (or there are no groups)
+    if (teams.mode == TeamFilter::Mode::Only && n > 1) return;  // a team no entry has
+    emit(bucket_start_[b0 * n], bucket_start_[(b1 + 1) * n]);
+    return;
+  }
+  for (std::uint32_t b = b0; b <= b1; ++b) {
+    const std::uint32_t* start = &bucket_start_[b * n];
+    if (teams.mode == TeamFilter::Mode::Only) {
+      emit(start[rank], start[rank + 1]);
+    } else {  // all but one team: the groups before it, then those after it
+      emit(start[0], start[rank]);
+      emit(start[rank + 1], start[n]);
+    }
   }
 }
 
 template <class Visit>
-void SpatialHash::for_each_entry_near(Vec2 centre, double reach, QueryCost* cost,
-                                      Visit&& visit) const {
-  for_each_entry_in(centre - Vec2{reach, reach}, centre + Vec2{reach, reach}, cost,
+void SpatialHash::for_each_entry_near(Vec2 centre, double reach, const TeamFilter& teams,
+                                      QueryCost* cost, Visit&& visit) const {
+  for_each_entry_in(centre - Vec2{reach, reach}, centre + Vec2{reach, reach}, teams, cost,
                     [](Vec2) { return true; }, visit);
 }
 
 template <class Visit, class KeepCell>
-void SpatialHash::for_each_entry_in(Vec2 lo, Vec2 hi, QueryCost* cost, KeepCell&& keep_cell,
-                                    Visit&& visit) const {
+void SpatialHash::for_each_entry_in(Vec2 lo, Vec2 hi, const TeamFilter& teams, QueryCost* cost,
+                                    KeepCell&& keep_cell, Visit&& visit) const {
   if (entries_.empty()) return;
   // A hair of slack so that rounding in the box's corners can never drop the cell of an entity
   // lying exactly on the query's edge.
@@ -112,17 +180,15 @@ void SpatialHash::for_each_entry_in(Vec2 lo, Vec2 hi, QueryCost* cost, KeepCell&
     for (std::int32_t x = x0; x <= x1; ++x) {
       if (!keep_cell(Vec2{(x + 0.5) * cell_size_, (y + 0.5) * cell_size_})) continue;
       std::uint32_t bucket = bucket_of(x, y);
-      std::uint32_t begin = bucket_start_[bucket], end = bucket_start_[bucket + 1];
-      if (cost != nullptr) {
-        cost->cells += 1;
-        cost->entries += end - begin;
-      }
-      for (std::uint32_t i = begin; i < end; ++i) {
-        const Entry& entry = entries_[i];
-        // A bucket also holds other cells that hashed alike; each entry is visited only from
-        // its own cell, so none is reported twice.
-        if (entry.cell_x == x && entry.cell_y == y) visit(entry);
-      }
+      if (cost != nullptr) cost->cells += 1;
+      for_each_range(bucket, bucket, teams, cost, [&](std::uint32_t begin, std::uint32_t end) {
+        for (std::uint32_t i = begin; i < end; ++i) {
+          const Entry& entry = entries_[i];
+          // A bucket also holds other cells that hashed alike; each entry is visited only from
+          // its own cell, so none is reported twice.
+          if (entry.cell_x == x && entry.cell_y == y) visit(entry);
+        }
+      });
     }
   }
 }
@@ -132,11 +198,11 @@ void SpatialHash::within_radius(Vec2 centre, double radius, std::vector<EntityId
   out.clear();
   if (!(radius >= 0)) return;
   double radius_squared = radius * radius;
-  for_each_entry_near(centre, radius, cost, [&](const Entry& entry) {
+  for_each_entry_near(centre, radius, filter.teams, cost, [&](const Entry& entry) {
     if (!passes(filter, entry.id, entry.team)) return;
     if ((entry.position - centre).length_squared() <= radius_squared) out.push_back(entry.id);
   });
-  std::sort(out.begin(), out.end());
+  sort_if_needed(out);
 }
 
 void SpatialHash::in_field_of_view(Vec2 eye, Vec2 heading, double range, double half_angle,
@@ -166,7 +232,7 @@ void SpatialHash::in_field_of_view(Vec2 eye, Vec2 heading, double range, double 
   if (all_round || !(half < std::numbers::pi / 2) || forward == Vec2{} || !std::isfinite(range) ||
       !(std::abs(eye.x) + std::abs(eye.y) + range < 0.5 * kCellLimit * cell_size_)) {
     // (Far out, cells are clamped together and a cell's centre says nothing of its entities.)
-    for_each_entry_near(eye, range, cost, visit);
+    for_each_entry_near(eye, range, filter.teams, cost, visit);
   } else {
     const double c = std::cos(half), s = std::sin(half);
     const Vec2 right{forward.x * c + forward.y * s, forward.y * c - forward.x * s};  // edges
@@ -186,12 +252,12 @@ void SpatialHash::in_field_of_view(Vec2 eye, Vec2 heading, double range, double 
     // disc; the margin covers rounding as the slack of the box walk does.
     const double margin = cell_size_ * 0.7072 + 1e-9 * (std::abs(eye.x) + std::abs(eye.y) + range + 1.0);
     const double reach_squared = (range + margin) * (range + margin);
-    for_each_entry_in(lo, hi, cost, [&](Vec2 cell_centre) {
+    for_each_entry_in(lo, hi, filter.teams, cost, [&](Vec2 cell_centre) {
       Vec2 q = cell_centre - eye;
       return q.dot(right_out) <= margin && q.dot(left_out) <= margin && q.length_squared() <= reach_squared;
     }, visit);
   }
-  std::sort(out.begin(), out.end());
+  sort_if_needed(out);
 }
 
 namespace {
@@ -307,7 +373,7 @@ void SpatialHash::in_cones(Vec2 eye, Vec2 heading, std::span<const ViewCone> con
   const auto cell_count = static_cast<std::uint64_t>(std::int64_t{x1} - x0 + 1) *
                           static_cast<std::uint64_t>(std::int64_t{y1} - y0 + 1);
   if (cell_count >= entries_.size() || !any_cell_test) {
-    for_each_entry_in(lo, hi, cost, [](Vec2) { return true; }, visit);
+    for_each_entry_in(lo, hi, filter.teams, cost, [](Vec2) { return true; }, visit);
   } else {
     // Row by row: the kept cells of a row lie between its first and last kept cell; within a
     // run of 8 (bucket_of) their buckets are consecutive, so each run is one stretch of entries.
@@ -320,20 +386,18 @@ void SpatialHash::in_cones(Vec2 eye, Vec2 heading, std::span<const ViewCone> con
         const std::int32_t run_end = std::min(last, (x | 7));  // the last cell of x's run
         const std::uint32_t b0 = bucket_of(x, y);
         const std::uint32_t b1 = b0 + std::uint32_t(run_end - x);
-        const std::uint32_t begin = bucket_start_[b0], end = bucket_start_[b1 + 1];
-        if (cost != nullptr) {
-          cost->cells += std::uint64_t(run_end - x + 1);
-          cost->entries += end - begin;
-        }
-        for (std::uint32_t i = begin; i < end; ++i) {
-          const Entry& entry = entries_[i];
-          if (entry.cell_y == y && entry.cell_x >= x && entry.cell_x <= run_end) visit(entry);
-        }
+        if (cost != nullptr) cost->cells += std::uint64_t(run_end - x + 1);
+        for_each_range(b0, b1, filter.teams, cost, [&](std::uint32_t begin, std::uint32_t end) {
+          for (std::uint32_t i = begin; i < end; ++i) {
+            const Entry& entry = entries_[i];
+            if (entry.cell_y == y && entry.cell_x >= x && entry.cell_x <= run_end) visit(entry);
+          }
+        });
         x = run_end + 1;
       }
     }
   }
-  std::sort(out.begin(), out.end(), [](const Sighting& a, const Sighting& b) { return a.id < b.id; });
+  sort_if_needed(out, [](const Sighting& a, const Sighting& b) { return a.id < b.id; });
 }
 
 bool SpatialHash::any_within(Vec2 point, double radius, const QueryFilter& filter,
@@ -354,16 +418,15 @@ bool SpatialHash::any_within(Vec2 point, double radius, const QueryFilter& filte
   }
   auto cell_has = [&](std::int32_t x, std::int32_t y) {
     const std::uint32_t bucket = bucket_of(x, y);
-    const std::uint32_t begin = bucket_start_[bucket], end = bucket_start_[bucket + 1];
-    if (cost != nullptr) {
-      cost->cells += 1;
-      cost->entries += end - begin;
-    }
-    for (std::uint32_t i = begin; i < end; ++i) {
-      const Entry& entry = entries_[i];
-      if (entry.cell_x == x && entry.cell_y == y && hit(entry)) return true;
-    }
-    return false;
+    if (cost != nullptr) cost->cells += 1;
+    bool found = false;
+    for_each_range(bucket, bucket, filter.teams, cost, [&](std::uint32_t begin, std::uint32_t end) {
+      for (std::uint32_t i = begin; i < end && !found; ++i) {
+        const Entry& entry = entries_[i];
+        found = entry.cell_x == x && entry.cell_y == y && hit(entry);
+      }
+    });
+    return found;
   };
   // The point's own cell first: where something near is likeliest.
   const std::int32_t cx = cell_of(point.x), cy = cell_of(point.y);
@@ -379,7 +442,7 @@ EntityId SpatialHash::nearest(Vec2 point, double radius, const QueryFilter& filt
   if (!(radius >= 0)) return EntityId::none();
   EntityId best = EntityId::none();  // sorts after every real id, so ties go to real ones
   double best_distance_squared = radius * radius;
-  for_each_entry_near(point, radius, cost, [&](const Entry& entry) {
+  for_each_entry_near(point, radius, filter.teams, cost, [&](const Entry& entry) {
     if (!passes(filter, entry.id, entry.team)) return;
     double d = (entry.position - point).length_squared();
     if (d < best_distance_squared || (d == best_distance_squared && entry.id < best)) {
