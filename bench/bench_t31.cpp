@@ -30,6 +30,8 @@
 //   native    thicket, native leaves (Runtime::register_leaf), rt.tick_all
 //   bare-lua  the floor's logic calling each leaf as one bare lua_pcall of the same Lua function
 //             with the same arguments (function, agent table, nil args) in a plain lua_State
+//   pure-lua  the floor's logic and the same leaves written in plain Lua 5.4 (one Lua state,
+//             plain tables, no engine; the leaves read the tick and agent id as plain values)
 //   lua       thicket, the same Lua leaf file, rt.tick_all
 // Before timing, a verification pass runs every implementation with counting leaves and checks
 // that they made the same decisions (leaf calls, action starts, aborts, root-status checksum).
@@ -338,6 +340,114 @@ struct BareLua {
         out.cond[i] = n;
       else
         out.act[i - kConds] = n;
+    }
+    lua_pop(L, 1);
+  }
+};
+
+// Baseline D, pure Lua: the floor's logic and the same 21 leaves written in plain Lua 5.4, one
+// Lua state, agents as plain tables, no engine; the leaves read the tick (an upvalue the driver
+// sets) and the agent id (a plain table field) as plain Lua values. One lua_pcall per batch of
+// ticks. With `count`, the leaves count their calls in COUNT and the driver counts root statuses
+// in ROOTS (success, failure, running) for the consistency check.
+std::string pure_lua_text(bool count) {
+  std::string s =
+      "local S, F, R = 'success', 'failure', 'running'\n"
+      "local TICK = 0\n"
+      "local C, A = {}, {}\n";
+  if (count) s += "COUNT = {}\nfor i = 1, " + std::to_string(kConds + kActs) + " do COUNT[i] = 0 end\nROOTS = {0, 0, 0}\n";
+  auto counter = [&](int slot) {
+    return count ? "  COUNT[" + std::to_string(slot) + "] = COUNT[" + std::to_string(slot) + "] + 1\n" : std::string();
+  };
+  for (int j = 0; j < kConds; ++j)
+    s += "C[" + std::to_string(j) + "] = function(agent)\n" + counter(1 + j) + "  return (TICK + agent.id + " +
+         std::to_string(g_pat.cond_off[j]) + ") & " + std::to_string(g_pat.cond_mask[j]) + " ~= 0\nend\n";
+  for (int k = 0; k < kActs; ++k)
+    s += "A[" + std::to_string(k) + "] = function(agent)\n" + counter(1 + kConds + k) +
+         "  local v = (((TICK + agent.id) >> 1) + " + std::to_string(g_pat.act_off[k]) + ") & " +
+         std::to_string(g_pat.act_mask[k]) + "\n  if v == 0 then return R elseif v == 2 then return F else return S end\nend\n";
+  s += R"LUA(
+local function branch(a, b, resuming)
+  local stage, pos = 0, 0
+  if resuming then
+    stage, pos = a.stage, a.pos
+  else
+    if not C[2 * b](a) then return F end
+    if not C[2 * b + 1](a) then return F end
+  end
+  if stage == 0 then
+    while pos < 3 do
+      local s = A[5 * b + pos](a)
+      if s == R then a.stage = 0; a.pos = pos; return s end
+      if s == S then break end
+      pos = pos + 1
+    end
+    if pos == 3 then return F end
+    pos = 0
+  end
+  while pos < 2 do
+    local s = A[5 * b + 3 + pos](a)
+    if s == R then a.stage = 1; a.pos = pos; return s end
+    if s == F then return s end
+    pos = pos + 1
+  end
+  return S
+end
+local function tick_agent(a)
+  local prev = a.branch
+  local result, decided = F, -1
+  for b = 0, 2 do
+    local s = branch(a, b, prev == b)
+    if s ~= F then result, decided = s, b; break end
+  end
+  -- (an aborted branch has only plain function leaves: nothing to call)
+  a.branch = result == R and decided or -1
+  return result
+end
+local agents = {}
+function setup(n)
+  for i = 1, n do agents[i] = {id = i, branch = -1, stage = 0, pos = 0} end
+end
+function run(ticks)
+  for _ = 1, ticks do
+    TICK = TICK + 1
+    for i = 1, #agents do
+)LUA";
+  s += count ? "      local r = tick_agent(agents[i])\n      ROOTS[r == S and 1 or r == F and 2 or 3] = ROOTS[r == S and 1 or r == F and 2 or 3] + 1\n"
+             : "      tick_agent(agents[i])\n";
+  s += "    end\n  end\nend\n";
+  return s;
+}
+
+struct PureLua {
+  lua_State* L = luaL_newstate();
+  PureLua(size_t n, bool count) {
+    luaL_openlibs(L);
+    const std::string text = pure_lua_text(count);
+    if (luaL_loadbuffer(L, text.data(), text.size(), "pure_t31.lua") != LUA_OK || lua_pcall(L, 0, 0, 0) != LUA_OK) {
+      std::fprintf(stderr, "pure lua: %s\n", lua_tostring(L, -1));
+      std::exit(1);
+    }
+    call("setup", static_cast<lua_Integer>(n));
+  }
+  ~PureLua() { lua_close(L); }
+  void call(const char* fn, lua_Integer arg) {
+    lua_getglobal(L, fn);
+    lua_pushinteger(L, arg);
+    if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+      std::fprintf(stderr, "pure lua: %s\n", lua_tostring(L, -1));
+      std::exit(1);
+    }
+  }
+  void run(int ticks) { call("run", ticks); }
+  // Leaf calls and root statuses as counted by the counting text.
+  void read_counts(Counters& out, uint64_t roots[3]) {
+    BareLua::read_lua_counts(L, out);
+    lua_getglobal(L, "ROOTS");
+    for (int i = 0; i < 3; ++i) {
+      lua_rawgeti(L, -1, i + 1);
+      roots[i] = static_cast<uint64_t>(lua_tointeger(L, -1));
+      lua_pop(L, 1);
     }
     lua_pop(L, 1);
   }
@@ -656,6 +766,13 @@ bool verify(const TempDir& counting_dir, const std::string& counting_lua, size_t
     lua_setglobal(w.lua(), "COUNT");
     BareLua::read_lua_counts(w.lua(), lua_c);
   }
+  Counters pure_c;
+  uint64_t pure_roots[3] = {};
+  {
+    PureLua w(n, true);
+    w.run(ticks);
+    w.read_counts(pure_c, pure_roots);
+  }
   auto full = [&](const Counters& c) {
     return c.same_calls(floor_c) && c.starts == floor_c.starts && c.aborts == floor_c.aborts &&
            c.running == floor_c.running && c.root_hash == floor_c.root_hash;
@@ -668,6 +785,8 @@ bool verify(const TempDir& counting_dir, const std::string& counting_lua, size_t
   };
   bool seed_ok = full(seed_c), native_ok = full(native_c), bare_ok = full(bare_c);
   bool lua_ok = lua_c.same_calls(floor_c) && lua_c.root_hash == floor_c.root_hash;
+  bool pure_ok = pure_c.same_calls(floor_c) && pure_roots[0] == floor_c.roots[1] && pure_roots[1] == floor_c.roots[2] &&
+                 pure_roots[2] == floor_c.roots[3];
   std::printf(
       "consistency (%zu agents x %d ticks; per-leaf call counts, action starts, aborts, running results,\n"
       "             checksum of every agent-tick's root status, all compared with the floor):\n",
@@ -677,7 +796,12 @@ bool verify(const TempDir& counting_dir, const std::string& counting_lua, size_t
   line("native", native_c, true, native_ok);
   line("bare-lua", bare_c, true, bare_ok);
   line("lua", lua_c, false, lua_ok);
-  std::printf("  (lua: plain Lua functions have no start/stop hooks, so only calls and root statuses are compared)\n");
+  std::printf("  %-9s leaf calls %8llu  root success/failure/running %llu/%llu/%llu  %s\n", "pure-lua",
+              static_cast<unsigned long long>(pure_c.calls()), static_cast<unsigned long long>(pure_roots[0]),
+              static_cast<unsigned long long>(pure_roots[1]), static_cast<unsigned long long>(pure_roots[2]),
+              match(pure_ok));
+  std::printf("  (lua: plain Lua functions have no start/stop hooks, so only calls and root statuses are compared;\n"
+              "   pure-lua: calls and the count of each root status)\n");
   bool every_leaf = true;
   for (uint64_t c : floor_c.cond) every_leaf = every_leaf && c > 0;
   for (uint64_t c : floor_c.act) every_leaf = every_leaf && c > 0;
@@ -695,8 +819,8 @@ bool verify(const TempDir& counting_dir, const std::string& counting_lua, size_t
   std::printf("; A0-A14");
   for (uint64_t c : floor_c.act) std::printf(" %llu", static_cast<unsigned long long>(c));
   std::printf("\n");
-  bool all = seed_ok && native_ok && bare_ok && lua_ok && every_leaf && every_branch;
-  std::printf("  => all five implementations made the same decisions: %s\n", all ? "YES" : "NO");
+  bool all = seed_ok && native_ok && bare_ok && lua_ok && pure_ok && every_leaf && every_branch;
+  std::printf("  => all six implementations made the same decisions: %s\n", all ? "YES" : "NO");
   return all;
 }
 
@@ -711,6 +835,7 @@ Stat time_ticks(const TempDir& dir, const std::string& lua_text, size_t n, int w
   seed::World seed_w(n, nullptr, std::false_type{});
   ThicketWorld native_w(n, nullptr, "");
   ThicketWorld lua_w(n, nullptr, dir.path.string());
+  PureLua pure_w(n, false);
 
   floor_w.run(warmup, floor_lv);
   fn_w.run(warmup, fn_lv);
@@ -718,6 +843,7 @@ Stat time_ticks(const TempDir& dir, const std::string& lua_text, size_t n, int w
   seed_w.run(warmup);
   native_w.run(warmup);
   lua_w.run(warmup);
+  pure_w.run(warmup);
 
   Rows rows;
   rows.add("floor", "hand-written C++ function, per-agent struct (baseline B)", [&](int t) { floor_w.run(t, floor_lv); });
@@ -727,6 +853,8 @@ Stat time_ticks(const TempDir& dir, const std::string& lua_text, size_t n, int w
   rows.add("native", "thicket, native leaves", [&](int t) { native_w.run(t); });
   rows.add("bare-lua", "floor logic + one bare lua_pcall per leaf call (baseline C)",
            [&](int t) { bare_w.run(t, bare_lv); });
+  rows.add("pure-lua", "the floor's logic and leaves in plain Lua 5.4, no engine (baseline D)",
+           [&](int t) { pure_w.run(t); });
   rows.add("lua", "thicket, Lua leaves", [&](int t) { lua_w.run(t); });
   rows.measure(reps, block, static_cast<double>(n) * block);
 
@@ -735,10 +863,10 @@ Stat time_ticks(const TempDir& dir, const std::string& lua_text, size_t n, int w
   rows.print();
   for (bool best : {false, true})
     std::printf(
-        "  ratios (%s): native/floor %.2fx (target <= 3x)   lua/bare-lua %.2fx (target <= 1.2x)   "
-        "seed000/native %.2fx\n",
-        best ? "of bests  " : "of medians", rows.ratio("native", "floor", best), rows.ratio("lua", "bare-lua", best),
-        rows.ratio("seed000", "native", best));
+        "  ratios (%s): native/floor %.2fx (target <= 5x)   seed000/native %.2fx (target > 1)   "
+        "lua/pure-lua %.2fx (target <= 1.3x)   lua/bare-lua %.2fx\n",
+        best ? "of bests  " : "of medians", rows.ratio("native", "floor", best), rows.ratio("seed000", "native", best),
+        rows.ratio("lua", "pure-lua", best), rows.ratio("lua", "bare-lua", best));
   return rows.stat("native");
 }
 

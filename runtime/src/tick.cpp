@@ -22,15 +22,23 @@ static_assert(kKindCount == 25, "a node kind was added: give it a case in tick_n
 bool is_condition(NodeKind k) { return k == NodeKind::Condition || k == NodeKind::Check; }
 bool is_selector(NodeKind k) { return k == NodeKind::Selector || k == NodeKind::RandomSelector; }
 bool is_random(NodeKind k) { return k == NodeKind::RandomSelector || k == NodeKind::RandomSequence; }
-bool takes_abort(NodeKind k) {
-  return k == NodeKind::Sequence || k == NodeKind::Selector || k == NodeKind::Filter || is_random(k);
-}
 
 }  // namespace
 
+// Everything a tick reads is one load away: raw pointers into the program's arrays and the
+// agent block, cached here, rather than Program -> vector -> element chains that the compiler
+// must reload after every opaque leaf call.
 struct Engine::Ctx {
   Ctx(Engine& e, const Program& prog, AgentInfo& a, uint8_t* blk)
-      : p(prog), agent(a), block(blk), now(a.time), cs{&prog, 0, &a, blk} {
+      : p(prog),
+        agent(a),
+        block(blk),
+        nodes(prog.nodes.data()),
+        kids(prog.child_index.data()),
+        hots(prog.hot.data()),
+        statuses(reinterpret_cast<Status*>(blk)),
+        now(a.time),
+        cs{&prog, 0, &a, blk} {
     lc.agent_ = &a;
     lc.rt_ = &e.rt_;
     lc.site_ = &cs;
@@ -38,13 +46,17 @@ struct Engine::Ctx {
   const Program& p;
   AgentInfo& agent;
   uint8_t* block;
+  const Node* nodes;
+  const uint32_t* kids;
+  const HotCall* hots;
+  Status* statuses;
   double now;
   uint32_t pending_leaf = kNoNode;  // an action already ticked this tick (the fast path)
   Status pending_status = Status::Invalid;
   CallSite cs;     // the leaf call in progress (its node set per call)
   LeafContext lc;  // what native leaves get: points at cs and the agent
 
-  Status& status(uint32_t i) { return reinterpret_cast<Status*>(block)[i]; }
+  Status& status(uint32_t i) { return statuses[i]; }
   template <class T>
   T& state(const Node& n, uint32_t extra = 0) {
     return *reinterpret_cast<T*>(block + n.state + extra);
@@ -52,13 +64,13 @@ struct Engine::Ctx {
   // Child at position `pos` in evaluation order (random composites follow their drawn order).
   uint32_t child_at(const Node& n, uint32_t pos) {
     if (is_random(n.kind)) pos = state<uint16_t>(n, 2 + 2 * pos);
-    return p.child_index[n.children + pos];
+    return kids[n.children + pos];
   }
   const CallSite& site(uint32_t i) {
     cs.node = i;
     return cs;
   }
-  const HotCall& hot(uint32_t i) { return p.hot[p.nodes[i].a]; }
+  const HotCall& hot(uint32_t i) { return hots[nodes[i].a]; }
   uint32_t& stamp(const Node& n) { return *reinterpret_cast<uint32_t*>(block + stamp_offset(n)); }
 };
 
@@ -153,7 +165,7 @@ Status Engine::tick(const Program& p, AgentInfo& agent, uint8_t* block) {
 uint32_t Engine::passive_running_leaf(Ctx& c) {
   uint32_t i = 0;
   for (;;) {
-    const Node& n = c.p.nodes[i];
+    const Node& n = c.nodes[i];
     if (!(n.flags & kPassive) || c.status(i) != Status::Running) return kNoNode;
     if (n.kind == NodeKind::Action) return i;
     i = kind_info(n.kind).shape == Shape::Decorator ? i + 1 : c.child_at(n, c.state<uint16_t>(n));
@@ -172,69 +184,187 @@ void Engine::abort_node(const Program& p, AgentInfo& agent, uint8_t* block, uint
   abort(c, node);
 }
 
-Status Engine::tick_node(Ctx& c, uint32_t i) {
-  const bool starting = c.status(i) != Status::Running;
-  Status s;
-  switch (kind_info(c.p.nodes[i].kind).shape) {
-    case Shape::Composite:
-      switch (c.p.nodes[i].kind) {
-        case NodeKind::ActiveSelector: s = tick_active_selector(c, i, starting); break;
-        case NodeKind::Parallel:
-        case NodeKind::Monitor: s = tick_parallel(c, i, starting); break;
-        default: s = tick_composite(c, i, starting); break;
-      }
-      break;
-    case Shape::Decorator: s = tick_decorator(c, i, starting); break;
-    case Shape::Root: s = c.p.nodes[i].kind == NodeKind::Fsm ? tick_fsm(c, i, starting) : tick_machine(c, i, starting); break;
-    default: s = tick_leaf(c, i, starting); break;
+[[gnu::always_inline]] inline Status Engine::evaluate_condition(Ctx& c, uint32_t i) {
+  const Node& n = c.nodes[i];
+  bool truth;
+  if (n.kind == NodeKind::Check) {
+    truth = c.p.exprs[n.a].eval(reinterpret_cast<const Slot*>(c.block + c.p.bb_offset), strings_);
+  } else {
+    Status s = leaf_condition(c, i);
+    if (s == Status::Invalid) {  // a script error fails the leaf for this tick, negated or not
+      if (n.flags & kObserved) c.stamp(n) = ++c.agent.stamp;
+      return Status::Failure;
+    }
+    truth = s == Status::Success;
   }
-  c.status(i) = s;
+  if (n.flags & kNegate) truth = !truth;
+  if (n.flags & kObserved) c.stamp(n) = ++c.agent.stamp;
+  return truth ? Status::Success : Status::Failure;
+}
+
+[[gnu::always_inline]] inline Status Engine::tick_action(Ctx& c, uint32_t i, bool starting) {
+  const HotCall& h = c.hot(i);
+  const bool hooked = h.hooked;  // plain functions have no start/stop work
+  Status s = starting && hooked ? leaf_start(c, i) : Status::Running;
+  if (i == c.pending_leaf) {
+    s = c.pending_status;
+    c.pending_leaf = kNoNode;
+  } else if (s == Status::Running) {
+    s = leaf_tick(c, i);
+  }
+  if (s != Status::Running && hooked) leaf_stop(c, i, s);
   return s;
 }
 
-// sequence, selector, filter, random_*: resume at the running child, after re-checking the
-// conditions that aborts observe (SPEC 3.5).
-Status Engine::tick_composite(Ctx& c, uint32_t i, bool starting) {
-  const Node& n = c.p.nodes[i];
-  const bool selector = is_selector(n.kind);
-  uint16_t& current = c.state<uint16_t>(n);
-  uint16_t pos = 0;
-  if (starting) {
-    if (is_random(n.kind)) draw_order(c, i);
-    if (n.flags & kHolder) c.stamp(n) = ++c.agent.stamp;  // conditions evaluated before now cannot abort
-  } else {
-    pos = current;
-    if (n.flags & kRechecks) {
-      uint16_t from = recheck(c, i, pos);
-      if (from != kNoPos) {
-        abort(c, c.child_at(n, pos));
-        pos = from;
+// The tree walk (SPEC 3.1), iterative: the composites and decorators between `i` and the node
+// being ticked sit on a small stack of (node, child position) frames, so a node costs a switch
+// on its kind and no call; only leaves and the rare kinds (parallel, fsm, machine) are calls.
+// Each node's status is written when it finishes its visit, after its children's, exactly as
+// a recursive walk would. Trees deeper than the stack continue in a nested walk.
+namespace {
+enum class FrameOp : uint8_t { Composite, Active, Decorator };
+struct Frame {
+  uint32_t node;
+  uint16_t pos;  // position of the child being ticked, in evaluation order
+  FrameOp op;    // what the node does with its child's result
+  Status stop;   // composites: the child result that ends the node (success ends a selector)
+};
+constexpr uint32_t kFrames = 32;
+}  // namespace
+
+Status Engine::tick_node(Ctx& c, uint32_t i) {
+  Frame stack[kFrames];
+  uint32_t sp = 0;
+  Status s;
+  uint32_t ch;  // the child to enter
+descend : {
+  const Node& n = c.nodes[i];
+  const bool starting = c.status(i) != Status::Running;
+  switch (n.kind) {
+    case NodeKind::Action: s = tick_action(c, i, starting); goto finished;
+    case NodeKind::Condition:
+    case NodeKind::Check: s = evaluate_condition(c, i); goto finished;
+    case NodeKind::Sequence:
+    case NodeKind::Selector:
+    case NodeKind::Filter:
+    case NodeKind::RandomSelector:
+    case NodeKind::RandomSequence: {
+      // Resume at the running child, after re-checking the conditions aborts observe (SPEC 3.5).
+      uint16_t pos = 0;
+      if (starting) {
+        if (is_random(n.kind)) draw_order(c, i);
+        if (n.flags & kHolder) c.stamp(n) = ++c.agent.stamp;  // conditions evaluated before now cannot abort
+      } else {
+        pos = c.state<uint16_t>(n);
+        if (n.flags & kRechecks) {
+          uint16_t from = recheck(c, i, pos);
+          if (from != kNoPos) {
+            abort(c, c.child_at(n, pos));
+            pos = from;
+          }
+        }
       }
+      if (pos >= n.count) {
+        s = is_selector(n.kind) ? Status::Failure : Status::Success;
+        goto finished;
+      }
+      stack[sp++] = Frame{i, pos, FrameOp::Composite,
+                          is_selector(n.kind) ? Status::Success : Status::Failure};
+      ch = c.child_at(n, pos);
+      goto enter;
     }
+    case NodeKind::ActiveSelector:
+      if (starting) c.state<uint16_t>(n) = kNoPos;
+      if (n.count == 0) {
+        s = finish_active_selector(c, i, Status::Failure, kNoPos);
+        goto finished;
+      }
+      stack[sp++] = Frame{i, 0, FrameOp::Active, Status::Invalid};
+      ch = c.child_at(n, 0);
+      goto enter;
+    case NodeKind::Parallel:
+    case NodeKind::Monitor: s = tick_parallel(c, i, starting); goto finished;
+    case NodeKind::Fsm: s = tick_fsm(c, i, starting); goto finished;
+    case NodeKind::Machine: s = tick_machine(c, i, starting); goto finished;
+    case NodeKind::Wait: s = tick_leaf(c, i, starting); goto finished;
+    default:
+      if (kind_info(n.kind).shape != Shape::Decorator) {
+        s = tick_leaf(c, i, starting);
+        goto finished;
+      }
+      if (!decorator_enter(c, i, starting, s)) goto finished;
+      stack[sp++] = Frame{i, 0, FrameOp::Decorator, Status::Invalid};
+      ch = i + 1;
+      goto enter;
   }
-  for (; pos < n.count; ++pos) {
-    Status s = tick_node(c, c.child_at(n, pos));
-    if (s == Status::Running) {
-      current = pos;
-      return s;
+}
+finished:  // node i finished this visit with s
+  c.status(i) = s;
+returned:  // s is the result of the child of the frame on top
+  if (sp == 0) return s;
+  {
+    Frame& f = stack[sp - 1];
+    i = f.node;
+    const Node& n = c.nodes[i];
+    if (f.op == FrameOp::Composite) {
+      if (s == Status::Running) {
+        c.state<uint16_t>(n) = f.pos;
+      } else if (s != f.stop) {
+        if (++f.pos < n.count) {
+          ch = c.child_at(n, f.pos);
+          goto enter;
+        }
+        s = f.stop == Status::Success ? Status::Failure : Status::Success;
+      }
+    } else if (f.op == FrameOp::Active) {
+      if (s == Status::Failure) {
+        if (++f.pos < n.count) {
+          ch = c.child_at(n, f.pos);
+          goto enter;
+        }
+        s = finish_active_selector(c, i, Status::Failure, kNoPos);
+      } else {
+        s = finish_active_selector(c, i, s, f.pos);
+      }
+    } else {
+      s = decorator_leave(c, i, s);
     }
-    if (selector ? s == Status::Success : s == Status::Failure) return s;
+    --sp;
+    goto finished;
   }
-  return selector ? Status::Failure : Status::Success;
+enter:
+  // Leaves, most children, are ticked here: no dispatch on their kind, no frame.
+  switch (c.nodes[ch].kind) {
+    case NodeKind::Condition:
+      s = evaluate_condition(c, ch);
+      c.status(ch) = s;
+      goto returned;
+    case NodeKind::Action:
+      s = tick_action(c, ch, c.status(ch) != Status::Running);
+      c.status(ch) = s;
+      goto returned;
+    default: break;
+  }
+  if (sp < kFrames) {
+    i = ch;
+    goto descend;
+  }
+  s = tick_node(c, ch);  // a tree deeper than the stack: a nested walk
+  goto returned;
 }
 
 // Re-checks the observed conditions that lie before the running child; returns the position
 // of the child holding the first one whose result changed, or kNoPos.
 uint16_t Engine::recheck(Ctx& c, uint32_t i, uint16_t running_pos) {
-  const Node& n = c.p.nodes[i];
+  const Node& n = c.nodes[i];
   const bool random = is_random(n.kind);
   for (uint16_t pos = 0; pos < running_pos; ++pos) {
     // The plan made at load says which conditions this child holds for us (often none).
     const uint32_t entry = n.children + (random ? c.state<uint16_t>(n, 2 + 2 * pos) : pos);
     const Program::Range range = c.p.recheck_ranges[entry];
     if (range.count == 0) continue;
-    const uint32_t ch = c.p.child_index[entry];
-    const Node& cn = c.p.nodes[ch];
+    const uint32_t ch = c.kids[entry];
+    const Node& cn = c.nodes[ch];
     for (uint32_t k = 0; k < range.count; ++k) {
       const uint32_t cond = c.p.recheck_conds[range.begin + k];
       const bool direct = cond == ch;
@@ -242,7 +372,7 @@ uint16_t Engine::recheck(Ctx& c, uint32_t i, uint16_t running_pos) {
       if (remembered != Status::Success && remembered != Status::Failure) continue;  // never evaluated
       // A direct condition before the running child was evaluated in this run; a nested one
       // counts only if evaluated since its holder (this child) last started.
-      if (!direct && static_cast<int32_t>(c.stamp(c.p.nodes[cond]) - c.stamp(cn)) <= 0) continue;
+      if (!direct && static_cast<int32_t>(c.stamp(c.nodes[cond]) - c.stamp(cn)) <= 0) continue;
       Status now = evaluate_condition(c, cond);
       c.status(cond) = now;
       if (now != remembered) {
@@ -254,21 +384,11 @@ uint16_t Engine::recheck(Ctx& c, uint32_t i, uint16_t running_pos) {
   return kNoPos;
 }
 
-Status Engine::tick_active_selector(Ctx& c, uint32_t i, bool starting) {
-  const Node& n = c.p.nodes[i];
+// An active_selector re-ticks from its first child each tick (the walk above); when a child
+// decided (`decided`, kNoPos: none did), a higher-priority one interrupts the one running before.
+Status Engine::finish_active_selector(Ctx& c, uint32_t i, Status result, uint16_t decided) {
+  const Node& n = c.nodes[i];
   uint16_t& last = c.state<uint16_t>(n);
-  if (starting) last = kNoPos;
-  Status result = Status::Failure;
-  uint16_t decided = kNoPos;
-  for (uint16_t pos = 0; pos < n.count; ++pos) {
-    Status s = tick_node(c, c.child_at(n, pos));
-    if (s != Status::Failure) {
-      result = s;
-      decided = pos;
-      break;
-    }
-  }
-  // A higher-priority child that decided this tick interrupts the one running before.
   if (last != kNoPos && last != decided) abort(c, c.child_at(n, last));
   last = result == Status::Running ? decided : kNoPos;
   return result;
@@ -277,7 +397,7 @@ Status Engine::tick_active_selector(Ctx& c, uint32_t i, bool starting) {
 // A behavior machine (SPEC 5): on a check tick the first passing check picks the behavior;
 // a different pick cancels the current one. Then the current behavior is resumed once.
 Status Engine::tick_machine(Ctx& c, uint32_t i, bool starting) {
-  const Node& n = c.p.nodes[i];
+  const Node& n = c.nodes[i];
   double& last_check = c.state<double>(n);
   uint16_t& current = c.state<uint16_t>(n, 8);
   uint8_t& active = c.state<uint8_t>(n, 10);  // the current behavior has not finished
@@ -289,11 +409,11 @@ Status Engine::tick_machine(Ctx& c, uint32_t i, bool starting) {
   if (check_tick) {
     last_check = c.now;
     for (uint16_t b = 0; b * 2 < n.count; ++b) {
-      const uint32_t check = c.p.child_index[n.children + 2 * b];
+      const uint32_t check = c.kids[n.children + 2 * b];
       if (evaluate_condition(c, check) != Status::Success) continue;
       if (b != current) {
         if (trace) trace->on_switch(c.p, c.agent, SwitchEvent{i, current, b, check});
-        if (current != kNoPos) abort(c, c.p.child_index[n.children + 2 * current + 1]);
+        if (current != kNoPos) abort(c, c.kids[n.children + 2 * current + 1]);
         current = b;
       }
       active = 1;  // the winner goes on, restarts if it had finished, or starts
@@ -301,7 +421,7 @@ Status Engine::tick_machine(Ctx& c, uint32_t i, bool starting) {
     }
   }
   if (active) {
-    Status s = tick_node(c, c.p.child_index[n.children + 2 * current + 1]);
+    Status s = tick_node(c, c.kids[n.children + 2 * current + 1]);
     if (s != Status::Running) active = 0;
   }
   return Status::Running;
@@ -311,7 +431,7 @@ Status Engine::tick_machine(Ctx& c, uint32_t i, bool starting) {
 // name a transition; leaving aborts the state's act or tree and runs its exit, entering runs
 // the new state's enter. Then the current state acts.
 Status Engine::tick_fsm(Ctx& c, uint32_t i, bool starting) {
-  const Node& n = c.p.nodes[i];
+  const Node& n = c.nodes[i];
   uint16_t& current = c.state<uint16_t>(n);
   uint16_t& entered = c.state<uint16_t>(n, 2);
   if (starting) {
@@ -320,7 +440,7 @@ Status Engine::tick_fsm(Ctx& c, uint32_t i, bool starting) {
   }
   const FsmState* st = &c.p.fsm_states[current];
   // The current state's node counts as running, so aborting the fsm reaches its act or tree.
-  auto state_node = [&](uint16_t s) { return c.p.child_index[n.children + s]; };
+  auto state_node = [&](uint16_t s) { return c.kids[n.children + s]; };
   if (!entered) {  // the initial state is entered just before the first tick
     if (trace) trace->on_transition(c.p, c.agent, TransitionEvent{i, kNoPos, current, kNoNode, {}});
     c.status(state_node(current)) = Status::Running;
@@ -363,7 +483,7 @@ Status Engine::tick_fsm(Ctx& c, uint32_t i, bool starting) {
 }
 
 Status Engine::tick_parallel(Ctx& c, uint32_t i, bool starting) {
-  const Node& n = c.p.nodes[i];
+  const Node& n = c.nodes[i];
   const bool monitor = n.kind == NodeKind::Monitor;
   if (starting)  // a new run: no child has finished in it yet
     for (uint16_t pos = 0; pos < n.count; ++pos) c.status(c.child_at(n, pos)) = Status::Invalid;
@@ -372,7 +492,7 @@ Status Engine::tick_parallel(Ctx& c, uint32_t i, bool starting) {
   for (uint16_t pos = 0; pos < n.count; ++pos) {
     uint32_t ch = c.child_at(n, pos);
     Status s = c.status(ch);
-    if ((monitor && is_condition(c.p.nodes[ch].kind)) || (s != Status::Success && s != Status::Failure))
+    if ((monitor && is_condition(c.nodes[ch].kind)) || (s != Status::Success && s != Status::Failure))
       s = tick_node(c, ch);
     if (s == Status::Success) ++successes;
     if (s == Status::Failure) ++failures;
@@ -391,108 +511,89 @@ Status Engine::tick_parallel(Ctx& c, uint32_t i, bool starting) {
   return result;
 }
 
-Status Engine::tick_decorator(Ctx& c, uint32_t i, bool starting) {
-  const Node& n = c.p.nodes[i];
+// A decorator's work before its child is ticked; false when it finishes without ticking the
+// child (result in s).
+bool Engine::decorator_enter(Ctx& c, uint32_t i, bool starting, Status& s) {
+  const Node& n = c.nodes[i];
   const uint32_t child = i + 1;
   switch (n.kind) {
-    case NodeKind::Invert: {
-      Status s = tick_node(c, child);
-      return s == Status::Success ? Status::Failure : s == Status::Failure ? Status::Success : s;
-    }
-    case NodeKind::ForceSuccess: {
-      Status s = tick_node(c, child);
-      return s == Status::Running ? s : Status::Success;
-    }
-    case NodeKind::ForceFailure: {
-      Status s = tick_node(c, child);
-      return s == Status::Running ? s : Status::Failure;
-    }
-    case NodeKind::Repeat: {
-      uint32_t& done = c.state<uint32_t>(n);
-      if (starting) done = 0;
-      Status s = tick_node(c, child);
-      if (s != Status::Success) return s;  // running, or failure ends the repeat
-      ++done;
-      if (n.a != 0 && done >= n.a) return Status::Success;
-      return Status::Running;  // the child restarts next tick: one completion per tick
-    }
-    case NodeKind::UntilFail: {
-      Status s = tick_node(c, child);
-      return s == Status::Failure ? Status::Success : Status::Running;
-    }
-    case NodeKind::UntilSuccess: {
-      Status s = tick_node(c, child);
-      return s == Status::Success ? Status::Success : Status::Running;
-    }
+    case NodeKind::Repeat:
+      if (starting) c.state<uint32_t>(n) = 0;
+      return true;
     case NodeKind::Limit: {
       uint32_t& starts = c.state<uint32_t>(n);  // over the agent's life: never reset
       if (c.status(child) != Status::Running) {
-        if (starts >= n.a) return Status::Failure;
+        if (starts >= n.a) {
+          s = Status::Failure;
+          return false;
+        }
         ++starts;
       }
-      return tick_node(c, child);
+      return true;
     }
     case NodeKind::Timeout: {
       double& started = c.state<double>(n);
       if (starting) started = c.now;
       if (c.now - started >= n.seconds - kTimeEpsilon) {
         abort(c, child);
-        return Status::Failure;
+        s = Status::Failure;
+        return false;
       }
-      return tick_node(c, child);
+      return true;
     }
-    case NodeKind::Cooldown: {
-      double& finished = c.state<double>(n);
-      if (c.now - finished < n.seconds - kTimeEpsilon) return Status::Failure;
-      Status s = tick_node(c, child);
-      if (s == Status::Success || s == Status::Failure) finished = c.now;
-      return s;
-    }
-    case NodeKind::Log: {
-      const std::string& message = c.p.messages[n.a];
-      const std::string& what = message.empty() ? c.p.ids[child] : message;
-      if (c.status(child) != Status::Running) log_node(c.site(i), what, "start");
-      Status s = tick_node(c, child);
-      if (s != Status::Running) log_node(c.site(i), what, status_name(s).data());
-      return s;
-    }
-    default: return Status::Failure;
+    case NodeKind::Cooldown:
+      if (c.now - c.state<double>(n) < n.seconds - kTimeEpsilon) {
+        s = Status::Failure;
+        return false;
+      }
+      return true;
+    case NodeKind::Log:
+      if (c.status(child) != Status::Running) log_node(c.site(i), log_what(c, i), "start");
+      return true;
+    case NodeKind::Invert:
+    case NodeKind::ForceSuccess:
+    case NodeKind::ForceFailure:
+    case NodeKind::UntilFail:
+    case NodeKind::UntilSuccess: return true;
+    default: s = Status::Failure; return false;
   }
 }
 
-Status Engine::evaluate_condition(Ctx& c, uint32_t i) {
-  const Node& n = c.p.nodes[i];
-  bool truth;
-  if (n.kind == NodeKind::Check) {
-    truth = c.p.exprs[n.a].eval(reinterpret_cast<const Slot*>(c.block + c.p.bb_offset), strings_);
-  } else {
-    Status s = leaf_condition(c, i);
-    if (s == Status::Invalid) {  // a script error fails the leaf for this tick, negated or not
-      if (n.flags & kObserved) c.stamp(n) = ++c.agent.stamp;
-      return Status::Failure;
+// A decorator's result from its child's result s.
+Status Engine::decorator_leave(Ctx& c, uint32_t i, Status s) {
+  const Node& n = c.nodes[i];
+  switch (n.kind) {
+    case NodeKind::Invert: return s == Status::Success ? Status::Failure : s == Status::Failure ? Status::Success : s;
+    case NodeKind::ForceSuccess: return s == Status::Running ? s : Status::Success;
+    case NodeKind::ForceFailure: return s == Status::Running ? s : Status::Failure;
+    case NodeKind::Repeat: {
+      if (s != Status::Success) return s;  // running, or failure ends the repeat
+      uint32_t& done = c.state<uint32_t>(n);
+      ++done;
+      if (n.a != 0 && done >= n.a) return Status::Success;
+      return Status::Running;  // the child restarts next tick: one completion per tick
     }
-    truth = s == Status::Success;
+    case NodeKind::UntilFail: return s == Status::Failure ? Status::Success : Status::Running;
+    case NodeKind::UntilSuccess: return s == Status::Success ? Status::Success : Status::Running;
+    case NodeKind::Cooldown:
+      if (s == Status::Success || s == Status::Failure) c.state<double>(n) = c.now;
+      return s;
+    case NodeKind::Log:
+      if (s != Status::Running) log_node(c.site(i), log_what(c, i), status_name(s).data());
+      return s;
+    default: return s;  // limit, timeout
   }
-  if (n.flags & kNegate) truth = !truth;
-  if (n.flags & kObserved) c.stamp(n) = ++c.agent.stamp;
-  return truth ? Status::Success : Status::Failure;
+}
+
+const std::string& Engine::log_what(Ctx& c, uint32_t i) {
+  const std::string& message = c.p.messages[c.nodes[i].a];
+  return message.empty() ? c.p.ids[i + 1] : message;
 }
 
 Status Engine::tick_leaf(Ctx& c, uint32_t i, bool starting) {
-  const Node& n = c.p.nodes[i];
+  const Node& n = c.nodes[i];
   switch (n.kind) {
-    case NodeKind::Action: {
-      const bool hooked = c.p.hot[n.a].hooked;  // plain functions have no start/stop work
-      Status s = starting && hooked ? leaf_start(c, i) : Status::Running;
-      if (i == c.pending_leaf) {
-        s = c.pending_status;
-        c.pending_leaf = kNoNode;
-      } else if (s == Status::Running) {
-        s = leaf_tick(c, i);
-      }
-      if (s != Status::Running && hooked) leaf_stop(c, i, s);
-      return s;
-    }
+    case NodeKind::Action: return tick_action(c, i, starting);
     case NodeKind::Condition:
     case NodeKind::Check: return evaluate_condition(c, i);
     case NodeKind::Wait: {
@@ -507,19 +608,16 @@ Status Engine::tick_leaf(Ctx& c, uint32_t i, bool starting) {
 // Aborts a running node: its running descendants first, in post-order, then the node itself.
 void Engine::abort(Ctx& c, uint32_t i) {
   if (c.status(i) != Status::Running) return;
-  const Node& n = c.p.nodes[i];
-  for (uint16_t pos = 0; pos < n.count; ++pos) abort(c, c.p.child_index[n.children + pos]);
+  const Node& n = c.nodes[i];
+  for (uint16_t pos = 0; pos < n.count; ++pos) abort(c, c.kids[n.children + pos]);
   if (n.kind == NodeKind::Action) leaf_stop(c, i, Status::Aborted);
-  if (n.kind == NodeKind::Log) {
-    const std::string& message = c.p.messages[n.a];
-    log_node(c.site(i), message.empty() ? c.p.ids[i + 1] : message, "aborted");
-  }
+  if (n.kind == NodeKind::Log) log_node(c.site(i), log_what(c, i), "aborted");
   c.status(i) = Status::Aborted;
 }
 
 // Weighted draw without replacement from the agent's stream (SPEC 3.2: random_*).
 void Engine::draw_order(Ctx& c, uint32_t i) {
-  const Node& n = c.p.nodes[i];
+  const Node& n = c.nodes[i];
   uint16_t* order = &c.state<uint16_t>(n, 2);
   for (uint16_t k = 0; k < n.count; ++k) order[k] = k;
   const double* w = c.p.weights.data() + n.children;

@@ -72,13 +72,15 @@ class Engine {
  private:
   struct Ctx;
   Status tick_node(Ctx& c, uint32_t i);
-  Status tick_composite(Ctx& c, uint32_t i, bool starting);
-  Status tick_active_selector(Ctx& c, uint32_t i, bool starting);
+  Status finish_active_selector(Ctx& c, uint32_t i, Status result, uint16_t decided);
   Status tick_parallel(Ctx& c, uint32_t i, bool starting);
-  Status tick_decorator(Ctx& c, uint32_t i, bool starting);
+  bool decorator_enter(Ctx& c, uint32_t i, bool starting, Status& s);
+  Status decorator_leave(Ctx& c, uint32_t i, Status s);
+  const std::string& log_what(Ctx& c, uint32_t i);  // what a log decorator names
   Status tick_machine(Ctx& c, uint32_t i, bool starting);
   Status tick_fsm(Ctx& c, uint32_t i, bool starting);
   Status tick_leaf(Ctx& c, uint32_t i, bool starting);
+  Status tick_action(Ctx& c, uint32_t i, bool starting);
   Status evaluate_condition(Ctx& c, uint32_t i);
   uint16_t recheck(Ctx& c, uint32_t i, uint16_t running_pos);
   uint32_t passive_running_leaf(Ctx& c);

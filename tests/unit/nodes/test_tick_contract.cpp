@@ -212,3 +212,39 @@ TEST_CASE("nodes: LeafContext::time() is exactly (k-1)*dt for a constant dt") {
   t.run(12, 0.1);
   CHECK(off == "");
 }
+
+// The walk keeps a fixed stack of frames (tick.cpp, 32) and goes on in a nested walk below it:
+// a path of 70 decorators and composites must tick, finish, resume and abort as a short one.
+TEST_CASE("nodes: a tree deeper than the walk's stack ticks, resumes and aborts like a shallow one") {
+  // 35 (invert, sequence) pairs: 70 nodes above the action.
+  std::string y = "tree: t\nroot:\n  active_selector:\n    - condition: gate\n";
+  size_t item = 4;  // column of the "- " of the next list item
+  for (int k = 0; k < 35; ++k) {
+    y += std::string(item, ' ') + "- invert:\n" + std::string(item + 4, ' ') + "sequence:\n";
+    item += 6;
+  }
+  const std::string line = std::string(item, ' ') + "- ";
+  y += line + "action: a\n";
+  Bt t;
+  t.cond("gate", {2});  // succeeds on tick 2 only: the running deep branch is aborted then
+  t.act("a", "RF");
+  t.load(y);
+  // 35 inverts over a failure: an odd count, so the branch succeeds when a fails.
+  CHECK(t.run(4) == text(R"(
+1 eval gate false
+1 start a
+1 tick a running
+2 eval gate true
+2 stop a aborted
+3 eval gate false
+3 start a
+3 tick a running
+4 eval gate false
+4 tick a failure
+4 stop a failure
+status 1 running
+status 2 success
+status 3 running
+status 4 success
+)"));
+}
