@@ -226,7 +226,18 @@ void LuaHost::push_args(const CallSite& at) {
   lua_rawgeti(L_, LUA_REGISTRYINDEX, at.program->calls[at.program->nodes[at.node].a].args_ref);
 }
 
-void LuaHost::push_mem_table(const CallSite& at) { lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_mem); }
+void LuaHost::push_mem_table(const CallSite& at) { push_mem(*at.agent); }
+// An agent's table of per-node mem and coroutines is made on first use: agents whose leaves
+// are plain functions never need one (issue 16: Lua heap per agent).
+void LuaHost::push_mem(AgentInfo& a) {
+  if (a.lua_mem == LUA_NOREF) {
+    lua_newtable(L_);
+    lua_pushvalue(L_, -1);
+    a.lua_mem = luaL_ref(L_, LUA_REGISTRYINDEX);
+    return;
+  }
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, a.lua_mem);
+}
 
 static const LeafDef& leaf_of(RuntimeImpl& rt, const CallSite& at) {
   return rt.leaves[at.program->calls[at.program->nodes[at.node].a].leaf_id];
@@ -476,6 +487,7 @@ bool LuaHost::task_restored(const CallSite& at) {
 }
 
 void LuaHost::remap_mem(AgentInfo& a, const std::vector<uint32_t>& to_new) {
+  if (a.lua_mem == LUA_NOREF) return;  // no per-node state to move
   lua_rawgeti(L_, LUA_REGISTRYINDEX, a.lua_mem);
   lua_newtable(L_);
   lua_pushnil(L_);

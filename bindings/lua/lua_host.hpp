@@ -115,6 +115,7 @@ class LuaHost final : public ScriptHost {
   Status to_status(int idx, const CallSite& at, const LeafDef& leaf, bool condition);
   void push_args(const CallSite& at);
   void push_mem_table(const CallSite& at);
+  void push_mem(AgentInfo& a);  // the agent's mem table, made on first use
 
   // One count hook for both guards: the instruction budget (every budget/8 instructions) and
   // the watchdog's stop (count 1, installed asynchronously).

@@ -202,7 +202,8 @@ void LuaHost::save_agent(const AgentInfo& a, SnapshotWriter& out, SnapshotDrops&
   // Per-node state: mem[node + 1] is a hook table's mem, a task's coroutine, or a restored
   // task's mark (not resumed since the restore).
   const Program& p = rt_.program_of(a);
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, a.lua_mem);
+  if (a.lua_mem == LUA_NOREF) lua_newtable(L_);  // none made yet: no per-node state
+  else lua_rawgeti(L_, LUA_REGISTRYINDEX, a.lua_mem);
   std::vector<std::pair<uint32_t, bool>> entries;  // node, task
   lua_pushnil(L_);
   while (lua_next(L_, -2)) {
@@ -257,7 +258,7 @@ void LuaHost::restore_agent(AgentInfo& a, const ScriptAgentState& s) {
     }
     lua_settop(L_, top);
   }
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, a.lua_mem);
+  push_mem(a);
   for (const auto& m : s.mem) {
     if (m.task) lua_pushlightuserdata(L_, restored_task_mark());
     else push_plain(L_, m.value);

@@ -735,7 +735,7 @@ void LuaHost::install_brain(Brain& b, uint32_t brain_index) {
 }
 
 void LuaHost::create_agent(AgentInfo& a) {
-  lua_createtable(L_, 0, 4);
+  lua_createtable(L_, 0, 2);  // id, bb; a leaf's own fields grow it
   lua_pushinteger(L_, a.id);
   lua_setfield(L_, -2, "id");
   auto* ref = static_cast<LuaApi::BbRef*>(lua_newuserdatauv(L_, sizeof(LuaApi::BbRef), 0));
@@ -748,8 +748,7 @@ void LuaHost::create_agent(AgentInfo& a) {
     lua_setmetatable(L_, -2);
   }
   a.lua_agent = luaL_ref(L_, LUA_REGISTRYINDEX);
-  lua_newtable(L_);
-  a.lua_mem = luaL_ref(L_, LUA_REGISTRYINDEX);
+  a.lua_mem = LUA_NOREF;  // made on first use (push_mem)
 }
 
 void LuaHost::destroy_agent(AgentInfo& a) {
