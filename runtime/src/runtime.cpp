@@ -277,6 +277,8 @@ namespace {
 Status native_tick_thunk(LeafContext& c, void* u) { return static_cast<NativeLeaf*>(u)->tick(c); }
 void native_start_thunk(LeafContext& c, void* u) { static_cast<NativeLeaf*>(u)->start(c); }
 void native_stop_thunk(LeafContext& c, Status s, void* u) { static_cast<NativeLeaf*>(u)->stop(c, s); }
+// A native leaf registered without a tick function fails, rather than calling nothing.
+Status no_tick(LeafContext&, void*) { return Status::Failure; }
 }  // namespace
 
 void RuntimeImpl::refresh_hooked() {
@@ -290,6 +292,9 @@ void RuntimeImpl::refresh_hooked() {
       if (def.shape == LeafShape::Native) {
         if (def.native_fn.tick) {
           h.native = def.native_fn;
+        } else if (!def.native.tick) {
+          h.native = def.native_fn;  // its start/stop, if any
+          h.native.tick = no_tick;
         } else {
           h.native.tick = native_tick_thunk;
           if (def.native.start) h.native.start = native_start_thunk;

@@ -136,3 +136,39 @@ TEST_CASE("nodes: a leaf or import file name too long for the file system is not
     CHECK(d[0].message.find("internal error") == std::string::npos);
   }
 }
+
+// The plain-function form of a native leaf (NativeLeafFn): tick/start/stop get the user
+// pointer back; a leaf registered without any tick function fails instead of crashing.
+TEST_CASE("nodes: NativeLeafFn leaves get their user pointer, hooks run; a leaf without tick fails") {
+  struct Log {
+    std::string text;
+    int runs = 0;
+  } log;
+  thicket::NativeLeafFn fn;
+  fn.tick = [](LeafContext& c, void* u) {
+    auto* l = static_cast<Log*>(u);
+    l->text += std::to_string(c.tick()) + " tick agent " + std::to_string(c.agent_id()) + " " + c.node_id() + "\n";
+    return ++l->runs % 2 ? Status::Running : Status::Success;
+  };
+  fn.start = [](LeafContext& c, void* u) { static_cast<Log*>(u)->text += std::to_string(c.tick()) + " start\n"; };
+  fn.stop = [](LeafContext& c, Status s, void* u) {
+    static_cast<Log*>(u)->text += std::to_string(c.tick()) + " stop " + std::string(thicket::status_name(s)) + "\n";
+  };
+  fn.user = &log;
+  thicket::Runtime rt;
+  rt.register_leaf("Walk", fn);
+  rt.register_leaf("Nothing", thicket::NativeLeafFn{});
+  rt.register_leaf("Empty", NativeLeaf{});
+  std::vector<thicket::Diagnostic> diags;
+  auto b = rt.load_string("tree: t\nroot:\n  selector:\n    - action: Nothing\n    - action: Empty\n    - action: walk_it\n",
+                          "t.yaml", diags);
+  REQUIRE_FALSE(b);  // walk_it: no such leaf
+  diags.clear();
+  b = rt.load_string("tree: t\nroot:\n  selector:\n    - action: Nothing\n    - action: Empty\n    - action: {leaf: Walk, name: w}\n",
+                     "t.yaml", diags);
+  REQUIRE(b);
+  auto a = rt.spawn(*b);
+  CHECK(rt.tick(a, 0.1) == Status::Running);
+  CHECK(rt.tick(a, 0.1) == Status::Success);
+  CHECK(log.text == "1 start\n1 tick agent 1 w\n2 tick agent 1 w\n2 stop success\n");
+}
