@@ -45,7 +45,7 @@ struct LeafDef {
 
 // A script host: runs the leaves that are not native, and keeps the script side of brains,
 // agents and blackboard `any` values. Owned by RuntimeImpl; the tick-path calls (condition
-// .. reason) are only ever made at call sites whose leaf is not native (LeafCall::native is
+// .. reason) are only ever made at call sites whose leaf is not native (HotCall::native.tick is
 // null); the host finds its leaf from the call site (CallSite -> LeafCall::leaf_id).
 class ScriptHost {
  public:
