@@ -2,14 +2,8 @@
 # End-to-end checks of CLI outputs that go to files: --log, --trace; dot of a tree; --version;
 # the extension check of output files; dot and dump of a scenario; the docs name the designs.
 set -u
-thicket=$(realpath "$1")
-here=$(cd "$(dirname "$0")" && pwd)
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-cases="$here/cases"
+. "$(dirname "$0")/lib.sh"  # thicket, here (the checkout), dir, ok, bad
+cases="$here/tests/e2e/cases"
 
 # --log FILE: script errors go to the file, not to stderr; the summary stays on stderr.
 "$thicket" run "$cases/script_errors/brain.yaml" --ticks 3 --log "$dir/run.log" >/dev/null 2>"$dir/err"
@@ -19,7 +13,7 @@ grep -q "error:" "$dir/err" && bad "stderr should not carry the log with --log" 
 grep -q "^thicket: root status" "$dir/err" && ok || bad "the summary should stay on stderr"
 
 # --trace: one JSON object per agent per tick, with the running nodes in depth-first order.
-"$thicket" run "$here/../spec_examples/seed000_guard.yaml" --ticks 3 --dt 0.5 --agents 2 --trace "$dir/t.jsonl" >/dev/null 2>&1
+"$thicket" run "$here/tests/spec_examples/seed000_guard.yaml" --ticks 3 --dt 0.5 --agents 2 --trace "$dir/t.jsonl" >/dev/null 2>&1
 [[ $(wc -l < "$dir/t.jsonl") == 6 ]] && ok || bad "trace should have 6 lines (2 agents x 3 ticks)"
 grep -qx '{"tick":1,"agent":1,"status":"running","running":\["root","root/1"\]}' "$dir/t.jsonl" && ok || bad "tick 1 trace line: $(head -1 "$dir/t.jsonl")"
 grep -qx '{"tick":3,"agent":2,"status":"running","running":\["root","root/0","root/0/1","root/0/1/1","root/0/1/1/1"\]}' "$dir/t.jsonl" && ok || bad "tick 3 trace line: $(tail -1 "$dir/t.jsonl")"
@@ -44,12 +38,12 @@ grep -qx '{"tick":4,"agent":1,"switch":{"machine":"every_tick","from":"work","to
 [[ $(grep -A1 '"switch".*"to":"flee"' "$dir/m.jsonl" | tail -1) == '{"tick":4,"agent":1,"status":"running","running":["root","flee"]}' ]] && ok || bad "machine trace: the switch should come before its tick's status line"
 
 # dot of a tree: one graph node per tree node, one edge per parent-child pair.
-"$thicket" dot "$here/../spec_examples/seed000_guard.yaml" > "$dir/g.dot"
+"$thicket" dot "$here/tests/spec_examples/seed000_guard.yaml" > "$dir/g.dot"
 [[ $(grep -c '^  n[0-9]* \[label=' "$dir/g.dot") == 11 ]] && ok || bad "dot should have 11 nodes"
 [[ $(grep -c ' -> ' "$dir/g.dot") == 10 ]] && ok || bad "dot should have 10 edges"
 head -1 "$dir/g.dot" | grep -q '^digraph "seed000_guard" {' && ok || bad "dot header"
 
-root="$here/../.."
+root="$here"
 arena="$root/scripts/examples/arena/arena.yaml"
 
 # --version (and `version`): "thicket X.Y.Z", the VERSION of CMakeLists.txt's project(), exit 0.

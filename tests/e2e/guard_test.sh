@@ -4,14 +4,8 @@
 # default; Ctrl-C (SIGINT) stops a run whose leaf loops for ever, with its summary.
 # Waits use `timeout` so that a regression fails the test instead of hanging it.
 set -u
-thicket=$(realpath "$1")
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"  # thicket, here (the checkout), dir, ok, bad
+root=$here
 budget="$root/docs/examples/lua/budget.yaml"
 
 # The guide's budget example: the budget error on every tick (it used to hang on tick 2).

@@ -7,14 +7,9 @@
 # printed length. Then the usage errors: each exits 64 with its message and the usage text.
 # Usage: path_test.sh path/to/thicket
 set -u
-thicket=$(realpath "$1")
-here=$(cd "$(dirname "$0")" && pwd)
-data="$here/../../data/movingai"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"  # thicket, here (the checkout), dir, ok, bad
+data="$here/data/movingai"
+cases="$here/tests/e2e/cases"
 
 # check_lines MAP SCEN OUT: prints one line per problem found, nothing when all is well.
 check_lines() {
@@ -61,39 +56,39 @@ check_lines() {
 
 for map in arena AR0500SR random512-20-0 maze512-2-5; do
   for algorithm in auto astar jps; do
-    "$thicket" path "$data/$map.map" "$data/$map.map.scen" --algorithm "$algorithm" --paths >"$tmp/out" 2>"$tmp/err"
+    "$thicket" path "$data/$map.map" "$data/$map.map.scen" --algorithm "$algorithm" --paths >"$dir/out" 2>"$dir/err"
     rc=$?
-    [[ $rc == 0 ]] && ok || bad "$map --algorithm $algorithm: exit $rc: $(head -3 "$tmp/err")"
+    [[ $rc == 0 ]] && ok || bad "$map --algorithm $algorithm: exit $rc: $(head -3 "$dir/err")"
     want=$(($(wc -l <"$data/$map.map.scen") - 1))
-    [[ $(wc -l <"$tmp/out") == "$want" ]] && ok || bad "$map --algorithm $algorithm: $(wc -l <"$tmp/out") lines, expected $want"
-    problems=$(check_lines "$data/$map.map" "$data/$map.map.scen" "$tmp/out")
+    [[ $(wc -l <"$dir/out") == "$want" ]] && ok || bad "$map --algorithm $algorithm: $(wc -l <"$dir/out") lines, expected $want"
+    problems=$(check_lines "$data/$map.map" "$data/$map.map.scen" "$dir/out")
     [[ -z "$problems" ]] && ok || bad "$map --algorithm $algorithm: $(echo "$problems" | head -5)"
-    grep -q "^thicket: $want scenarios (.*): $want match the optimal length, 0 differ$" "$tmp/err" && ok ||
-      bad "$map --algorithm $algorithm summary: $(head -1 "$tmp/err")"
+    grep -q "^thicket: $want scenarios (.*): $want match the optimal length, 0 differ$" "$dir/err" && ok ||
+      bad "$map --algorithm $algorithm summary: $(head -1 "$dir/err")"
   done
 done
 
 # The e2e cases' expected output (cases/path_arena*) holds the files' optimal lengths too.
-problems=$(check_lines "$data/arena.map" "$data/arena.map.scen" "$here/cases/path_arena/stdout")
+problems=$(check_lines "$data/arena.map" "$data/arena.map.scen" "$cases/path_arena/stdout")
 [[ -z "$problems" ]] && ok || bad "cases/path_arena/stdout: $(echo "$problems" | head -5)"
-problems=$(check_lines "$data/arena.map" "$here/cases/path_arena_astar_paths/few.scen" "$here/cases/path_arena_astar_paths/stdout")
+problems=$(check_lines "$data/arena.map" "$cases/path_arena_astar_paths/few.scen" "$cases/path_arena_astar_paths/stdout")
 [[ -z "$problems" ]] && ok || bad "cases/path_arena_astar_paths/stdout: $(echo "$problems" | head -5)"
 
 # Without --paths the line has five fields, the same as with them but the sixth.
-"$thicket" path "$data/arena.map" "$data/arena.map.scen" >"$tmp/five" 2>/dev/null
-"$thicket" path "$data/arena.map" "$data/arena.map.scen" --paths 2>/dev/null | cut -d' ' -f1-5 >"$tmp/six"
-cmp -s "$tmp/five" "$tmp/six" && ok || bad "--paths changed the first five fields"
+"$thicket" path "$data/arena.map" "$data/arena.map.scen" >"$dir/five" 2>/dev/null
+"$thicket" path "$data/arena.map" "$data/arena.map.scen" --paths 2>/dev/null | cut -d' ' -f1-5 >"$dir/six"
+cmp -s "$dir/five" "$dir/six" && ok || bad "--paths changed the first five fields"
 
 # Usage errors: exit 64, the message, then the usage text (which names thicket path).
 usage_case() {
   local want=$1
   shift
-  "$thicket" path "$@" >"$tmp/out" 2>"$tmp/err"
+  "$thicket" path "$@" >"$dir/out" 2>"$dir/err"
   local rc=$?
   [[ $rc == 64 ]] && ok || bad "thicket path $*: exit $rc, expected 64"
-  [[ "$(head -1 "$tmp/err")" == "thicket: $want" ]] && ok || bad "thicket path $*: '$(head -1 "$tmp/err")', expected 'thicket: $want'"
-  grep -q "^       thicket path MAP.map SCEN.scen" "$tmp/err" && ok || bad "thicket path $*: no usage text"
-  [[ ! -s "$tmp/out" ]] && ok || bad "thicket path $*: wrote to stdout"
+  [[ "$(head -1 "$dir/err")" == "thicket: $want" ]] && ok || bad "thicket path $*: '$(head -1 "$dir/err")', expected 'thicket: $want'"
+  grep -q "^       thicket path MAP.map SCEN.scen" "$dir/err" && ok || bad "thicket path $*: no usage text"
+  [[ ! -s "$dir/out" ]] && ok || bad "thicket path $*: wrote to stdout"
 }
 m="$data/arena.map" s="$data/arena.map.scen"
 usage_case "'thicket path' needs MAP.map"
@@ -111,10 +106,10 @@ usage_case "--to needs X,Y (whole numbers), got '3,'" "$m" --from 1,2 --to 3,
 usage_case "'thicket path' takes either SCEN.scen or --from and --to, not both" "$m" "$s" --from 1,1 --to 2,2
 
 # A point outside the map, however far, is a load error (exit 2) naming it, not a usage error.
-"$thicket" path "$m" --from 99999999999,1 --to -1,0 >"$tmp/out" 2>"$tmp/err"
+"$thicket" path "$m" --from 99999999999,1 --to -1,0 >"$dir/out" 2>"$dir/err"
 [[ $? == 2 ]] && ok || bad "--from 99999999999,1 should exit 2"
-[[ "$(cat "$tmp/err")" == "thicket: error: --from 99999999999,1 is outside $m (width 49, height 49)
-thicket: error: --to -1,0 is outside $m (width 49, height 49)" ]] && ok || bad "far points: $(cat "$tmp/err")"
+[[ "$(cat "$dir/err")" == "thicket: error: --from 99999999999,1 is outside $m (width 49, height 49)
+thicket: error: --to -1,0 is outside $m (width 49, height 49)" ]] && ok || bad "far points: $(cat "$dir/err")"
 
 # The help text names the command.
 "$thicket" --help | grep -q "^       thicket path MAP.map --from X,Y --to X,Y" && ok || bad "--help lacks thicket path"

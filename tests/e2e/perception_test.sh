@@ -12,15 +12,9 @@
 # - bad input: bindings that do not fit the brain (FILE:LINE:COL, did you mean, exit 2, also
 #   from check), a bad thicket.noise (the Lua file and line).
 set -u
-thicket=$(realpath "$1")
-here=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"  # thicket, here (the checkout), dir, ok, bad
 cases="$here/tests/e2e/perception"
 example="$here/docs/examples/perception"   # watch.yaml and its brains: the guide's example (section 12)
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 wall() { sed -E 's/wall [0-9.]+ s, [0-9]+ agent-ticks\/s/wall W/'; }
 
 cd "$example" || exit 1

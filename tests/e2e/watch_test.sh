@@ -3,9 +3,7 @@
 # while the run goes on, and the new code shows in the output. The run is paced in real
 # time by --watch, so this test checks what happened, never when.
 set -u
-thicket=$(realpath "$1")
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+. "$(dirname "$0")/lib.sh"  # thicket, dir
 cat > "$dir/leaves.lua" <<'LUA'
 local L = {}
 function L.Hello(agent, args) print("v1") return true end
