@@ -21,7 +21,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <lua.hpp>
+
 #include "lua_fixture.hpp"
+#include "runtime_impl.hpp"
 #include "thicket/runtime.hpp"
 
 namespace fs = std::filesystem;
@@ -220,6 +223,36 @@ root:
   CHECK(t.rt.tick(a1, 0.5) == Status::Running);
   CHECK(t.marks() == Lines{"1 start x n=nil", "1 tick x n=1", "1 start y n=nil", "1 tick y n=1", "1 plain mem=nil",
                            "1 tickonly table k=nil"});
+  CHECK(t.rt.script_errors() == 0);
+}
+
+// An agent's table of per-node mem and coroutines is made when a hook leaf or task first needs
+// it: agents whose leaves are plain functions never carry one (the Lua heap per agent, issue 16).
+TEST_CASE("lua: the per-agent mem table is made on first use, not at spawn") {
+  LuaRt t;
+  t.write("leaves.lua", R"LUA(
+local thicket = require("thicket")
+local L = {}
+function L.Plain(agent) return thicket.RUNNING end
+L.Hooked = {
+  start = function(agent, args, mem) mem.n = 0 end,
+  tick = function(agent, args, mem) mem.n = mem.n + 1 thicket.log("@n=" .. mem.n) return thicket.RUNNING end,
+}
+return L
+)LUA");
+  auto plain = t.load("tree: p\nleaves: [leaves.lua]\nroot: {action: Plain}\n", "plain.yaml");
+  auto hooked = t.load("tree: h\nleaves: [leaves.lua]\nroot: {action: Hooked}\n", "hooked.yaml");
+  auto a = t.rt.spawn(plain);
+  auto b = t.rt.spawn(hooked);
+  auto mem_ref = [&](thicket::AgentHandle h) { return t.rt.impl().agents[h.index].lua_mem; };
+  CHECK(mem_ref(a) == LUA_NOREF);
+  CHECK(mem_ref(b) == LUA_NOREF);
+  for (int k = 0; k < 3; ++k) t.rt.tick_all(0.5);
+  CHECK(mem_ref(a) == LUA_NOREF);  // plain functions: never
+  CHECK(mem_ref(b) != LUA_NOREF);  // the hook table's mem lives in it
+  CHECK(t.marks() == Lines{"n=1", "n=2", "n=3"});
+  t.rt.despawn(a);
+  t.rt.despawn(b);
   CHECK(t.rt.script_errors() == 0);
 }
 
