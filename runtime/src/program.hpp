@@ -128,6 +128,29 @@ struct HotCall {
   bool hooked = true;   // the leaf has start/stop work (hooks, tasks); false: the tick loop skips them
 };
 
+// What the tree walk does at a node (Program::ops, parallel to nodes): the node's kind folded
+// with its flags and its leaf's form, fixed whenever the runtime's leaves change
+// (RuntimeImpl::refresh_hooked), so a visit to a common node does only its own work and reads
+// one record. Nodes with aborts, stamps, random order, hooks or script leaves take the general
+// path (tick.cpp), which handles every kind.
+enum class Op : uint8_t {
+  General,       // the general switch on the node's kind
+  Sequence,      // sequence or filter: not random, no re-checks, no re-check stamp
+  Selector,      // selector: likewise
+  NativeCond,    // condition with a native leaf, neither negated nor observed
+  NativeAction,  // action with a native leaf that has no start/stop work
+  Cond,          // any other condition, or a check
+  Action,        // any other action
+};
+struct NodeOp {
+  Op op = Op::General;
+  uint16_t count = 0;     // Node::count
+  uint32_t state = 0;     // Node::state
+  uint32_t children = 0;  // Node::children
+  Status (*tick)(LeafContext&, void*) = nullptr;  // NativeCond, NativeAction: the leaf
+  void* user = nullptr;
+};
+
 struct SourcePos {
   uint32_t file = 0;  // index in Program::files
   int line = 0, column = 0;
@@ -193,6 +216,7 @@ struct Program {
   std::vector<double> weights;         // random composites, parallel to child_index
   std::vector<LeafCall> calls;         // action / condition call sites
   std::vector<HotCall> hot;            // parallel to calls: what the tick loop calls
+  std::vector<NodeOp> ops;             // parallel to nodes: what the walk does at each
   std::vector<CompiledExpr> exprs;     // check conditions
   std::vector<std::string> messages;   // log decorators
   std::vector<FsmState> fsm_states;    // fsm brains: the states, in file order

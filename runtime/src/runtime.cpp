@@ -306,6 +306,7 @@ void RuntimeImpl::refresh_hooked() {
         h.hooked = def.shape == LeafShape::Hooks || def.shape == LeafShape::Task;
       }
     }
+    Engine::prepare_ops(p);
   }
 }
 
@@ -390,15 +391,24 @@ void RuntimeImpl::despawn(AgentHandle h) {
   --live_agents;
 }
 
-Status RuntimeImpl::tick(uint32_t index, double dt) {
-  AgentInfo& a = agents[index];
-  Brain& b = *brains[a.brain];
+// An agent's clock before and after its tick (SPEC 3.1: tick k at exactly (k-1)*dt while dt
+// stays the same).
+namespace {
+inline void clock_before(AgentInfo& a, double dt) {
   ++a.ticks;
   if (dt != a.dt) {  // a new step size: count steps from the current time
     a.epoch = a.time;
     a.steps = 0;
     a.dt = dt;
   }
+}
+inline void clock_after(AgentInfo& a, double dt) { a.time = a.epoch + static_cast<double>(++a.steps) * dt; }
+}  // namespace
+
+Status RuntimeImpl::tick(uint32_t index, double dt) {
+  AgentInfo& a = agents[index];
+  Brain& b = *brains[a.brain];
+  clock_before(a, dt);
   engine->trace = trace_sink ? abort_tracer.get() : nullptr;
   Status s = engine->tick(*b.program, a, b.block(a.row));
   if (trace_sink && trace_ticks) {
@@ -409,8 +419,29 @@ Status RuntimeImpl::tick(uint32_t index, double dt) {
     ev.running = running_nodes(index);
     trace_sink(ev);
   }
-  a.time = a.epoch + static_cast<double>(++a.steps) * dt;
+  clock_after(a, dt);
   return s;
+}
+
+void RuntimeImpl::tick_all(double dt) {
+  if (trace_sink) {  // traced: the general path, with its per-tick records
+    for (uint32_t i = 0; i < agents.size(); ++i)
+      if (agents[i].alive) tick(i, dt);
+    return;
+  }
+  // Untraced, the common case: the same steps with nothing re-checked per agent.
+  Engine& e = *engine;
+  e.trace = nullptr;
+  AgentInfo* const all = agents.data();
+  const size_t n = agents.size();
+  for (size_t i = 0; i < n; ++i) {
+    AgentInfo& a = all[i];
+    if (!a.alive) continue;
+    Brain& b = *brains[a.brain];
+    clock_before(a, dt);
+    e.tick(*b.program, a, b.block(a.row));
+    clock_after(a, dt);
+  }
 }
 
 std::vector<std::string> RuntimeImpl::running_nodes(uint32_t index) const {
@@ -562,10 +593,7 @@ Status Runtime::tick(AgentHandle agent, double dt) {
   if (!impl_->agent_ptr(agent)) return Status::Invalid;
   return impl_->tick(agent.index, dt);
 }
-void Runtime::tick_all(double dt) {
-  for (uint32_t i = 0; i < impl_->agents.size(); ++i)
-    if (impl_->agents[i].alive) impl_->tick(i, dt);
-}
+void Runtime::tick_all(double dt) { impl_->tick_all(dt); }
 Status Runtime::status(AgentHandle agent) const {
   const AgentInfo* a = impl_->agent_ptr(agent);
   if (!a) return Status::Invalid;

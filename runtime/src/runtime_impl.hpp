@@ -85,6 +85,7 @@ class RuntimeImpl {
   AgentHandle spawn(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb);
   void despawn(AgentHandle agent);
   Status tick(uint32_t agent, double dt);
+  void tick_all(double dt);  // every live agent, in index order
   std::vector<std::string> running_nodes(uint32_t agent) const;
 
   AgentInfo* agent_ptr(AgentHandle h) {

@@ -36,6 +36,7 @@ struct Engine::Ctx {
         nodes(prog.nodes.data()),
         kids(prog.child_index.data()),
         hots(prog.hot.data()),
+        ops(prog.ops.data()),
         statuses(reinterpret_cast<Status*>(blk)),
         now(a.time),
         cs{&prog, 0, &a, blk} {
@@ -49,6 +50,7 @@ struct Engine::Ctx {
   const Node* nodes;
   const uint32_t* kids;
   const HotCall* hots;
+  const NodeOp* ops;
   Status* statuses;
   double now;
   uint32_t pending_leaf = kNoNode;  // an action already ticked this tick (the fast path)
@@ -140,6 +142,39 @@ void Engine::init_block(const Program& p, uint8_t* block, const StringTable* str
   }
 }
 
+void Engine::prepare_ops(Program& p) {
+  p.ops.assign(p.nodes.size(), NodeOp{});
+  for (size_t i = 0; i < p.nodes.size(); ++i) {
+    const Node& n = p.nodes[i];
+    NodeOp& o = p.ops[i];
+    o.count = n.count;
+    o.state = n.state;
+    o.children = n.children;
+    const bool plain = !(n.flags & (kRechecks | kHolder));
+    switch (n.kind) {
+      case NodeKind::Sequence:
+      case NodeKind::Filter: o.op = plain ? Op::Sequence : Op::General; break;
+      case NodeKind::Selector: o.op = plain ? Op::Selector : Op::General; break;
+      case NodeKind::Check: o.op = Op::Cond; break;
+      case NodeKind::Condition: {
+        const HotCall& h = p.hot[n.a];
+        o.op = h.native.tick && !(n.flags & (kNegate | kObserved)) ? Op::NativeCond : Op::Cond;
+        o.tick = h.native.tick;
+        o.user = h.native.user;
+        break;
+      }
+      case NodeKind::Action: {
+        const HotCall& h = p.hot[n.a];
+        o.op = h.native.tick && !h.hooked ? Op::NativeAction : Op::Action;
+        o.tick = h.native.tick;
+        o.user = h.native.user;
+        break;
+      }
+      default: o.op = Op::General; break;
+    }
+  }
+}
+
 Status Engine::tick(const Program& p, AgentInfo& agent, uint8_t* block) {
   Ctx c(*this, p, agent, block);
   if (agent.resume_leaf != kNoNode) {
@@ -218,11 +253,14 @@ void Engine::abort_node(const Program& p, AgentInfo& agent, uint8_t* block, uint
 
 // The tree walk (SPEC 3.1), iterative: the composites and decorators between `i` and the node
 // being ticked sit on a small stack of (node, child position) frames, so a node costs a switch
-// on its kind and no call; only leaves and the rare kinds (parallel, fsm, machine) are calls.
+// on its op and no call; only leaves and the rare kinds (parallel, fsm, machine) are calls.
 // Each node's status is written when it finishes its visit, after its children's, exactly as
 // a recursive walk would. Trees deeper than the stack continue in a nested walk.
+// The common nodes (Program::ops: plain sequences and selectors, native leaves without flags
+// or hooks) are handled where they are entered and left, reading their NodeOp only; the rest go
+// through the general switch on the node's kind.
 namespace {
-enum class FrameOp : uint8_t { Composite, Active, Decorator };
+enum class FrameOp : uint8_t { Plain, Composite, Active, Decorator };
 struct Frame {
   uint32_t node;
   uint16_t pos;  // position of the child being ticked, in evaluation order
@@ -236,10 +274,16 @@ Status Engine::tick_node(Ctx& c, uint32_t i) {
   Frame stack[kFrames];
   uint32_t sp = 0;
   Status s;
-  uint32_t ch;  // the child to enter
+  // Copies the compiler may keep in registers across leaf calls (the leaf gets a pointer into c).
+  const NodeOp* const ops = c.ops;
+  const uint32_t* const kids = c.kids;
+  Status* const st = c.statuses;
+  uint8_t* const block = c.block;
+  uint32_t ch = i;  // the child to enter
+  goto enter;
 descend : {
   const Node& n = c.nodes[i];
-  const bool starting = c.status(i) != Status::Running;
+  const bool starting = st[i] != Status::Running;
   switch (n.kind) {
     case NodeKind::Action: s = tick_action(c, i, starting); goto finished;
     case NodeKind::Condition:
@@ -299,12 +343,26 @@ descend : {
   }
 }
 finished:  // node i finished this visit with s
-  c.status(i) = s;
+  st[i] = s;
 returned:  // s is the result of the child of the frame on top
   if (sp == 0) return s;
   {
     Frame& f = stack[sp - 1];
     i = f.node;
+    if (f.op == FrameOp::Plain) {
+      const NodeOp& o = ops[i];
+      if (s == Status::Running) {
+        *reinterpret_cast<uint16_t*>(block + o.state) = f.pos;
+      } else if (s != f.stop) {
+        if (++f.pos < o.count) {
+          ch = kids[o.children + f.pos];
+          goto enter;
+        }
+        s = f.stop == Status::Success ? Status::Failure : Status::Success;
+      }
+      --sp;
+      goto finished;
+    }
     const Node& n = c.nodes[i];
     if (f.op == FrameOp::Composite) {
       if (s == Status::Running) {
@@ -332,19 +390,50 @@ returned:  // s is the result of the child of the frame on top
     --sp;
     goto finished;
   }
-enter:
-  // Leaves, most children, are ticked here: no dispatch on their kind, no frame.
-  switch (c.nodes[ch].kind) {
-    case NodeKind::Condition:
+enter: {
+  // Leaves, most children, are ticked here, and plain composites entered: no frame for a leaf.
+  const NodeOp& o = ops[ch];
+  switch (o.op) {
+    case Op::NativeCond:
+      c.cs.node = ch;
+      s = o.tick(c.lc, o.user) == Status::Success ? Status::Success : Status::Failure;
+      st[ch] = s;
+      goto returned;
+    case Op::NativeAction:
+      if (ch == c.pending_leaf) {  // finished in this tick's resume (Engine::tick)
+        s = c.pending_status;
+        c.pending_leaf = kNoNode;
+      } else {
+        c.cs.node = ch;
+        s = o.tick(c.lc, o.user);
+      }
+      st[ch] = s;
+      goto returned;
+    case Op::Cond:
       s = evaluate_condition(c, ch);
-      c.status(ch) = s;
+      st[ch] = s;
       goto returned;
-    case NodeKind::Action:
-      s = tick_action(c, ch, c.status(ch) != Status::Running);
-      c.status(ch) = s;
+    case Op::Action:
+      s = tick_action(c, ch, st[ch] != Status::Running);
+      st[ch] = s;
       goto returned;
-    default: break;
+    case Op::Sequence:
+    case Op::Selector: {
+      if (sp == kFrames) break;
+      const bool selector = o.op == Op::Selector;
+      const uint16_t pos = st[ch] == Status::Running ? *reinterpret_cast<const uint16_t*>(block + o.state) : 0;
+      if (pos >= o.count) {
+        i = ch;
+        s = selector ? Status::Failure : Status::Success;
+        goto finished;
+      }
+      stack[sp++] = Frame{ch, pos, FrameOp::Plain, selector ? Status::Success : Status::Failure};
+      ch = kids[o.children + pos];
+      goto enter;
+    }
+    case Op::General: break;
   }
+}
   if (sp < kFrames) {
     i = ch;
     goto descend;
@@ -609,7 +698,10 @@ Status Engine::tick_leaf(Ctx& c, uint32_t i, bool starting) {
 void Engine::abort(Ctx& c, uint32_t i) {
   if (c.status(i) != Status::Running) return;
   const Node& n = c.nodes[i];
-  for (uint16_t pos = 0; pos < n.count; ++pos) abort(c, c.kids[n.children + pos]);
+  for (uint16_t pos = 0; pos < n.count; ++pos) {
+    const uint32_t ch = c.kids[n.children + pos];
+    if (c.status(ch) == Status::Running) abort(c, ch);  // most children are not: no call
+  }
   if (n.kind == NodeKind::Action) leaf_stop(c, i, Status::Aborted);
   if (n.kind == NodeKind::Log) log_node(c.site(i), log_what(c, i), "aborted");
   c.status(i) = Status::Aborted;
