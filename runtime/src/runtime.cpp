@@ -429,13 +429,12 @@ void RuntimeImpl::tick_all(double dt) {
       if (agents[i].alive) tick(i, dt);
     return;
   }
-  // Untraced, the common case: the same steps with nothing re-checked per agent.
+  // Untraced, the common case: the same steps without the per-agent trace tests. (agents is
+  // re-read each time: a native leaf may spawn.)
   Engine& e = *engine;
   e.trace = nullptr;
-  AgentInfo* const all = agents.data();
-  const size_t n = agents.size();
-  for (size_t i = 0; i < n; ++i) {
-    AgentInfo& a = all[i];
+  for (size_t i = 0; i < agents.size(); ++i) {
+    AgentInfo& a = agents[i];
     if (!a.alive) continue;
     Brain& b = *brains[a.brain];
     clock_before(a, dt);

@@ -251,6 +251,16 @@ void Engine::abort_node(const Program& p, AgentInfo& agent, uint8_t* block, uint
   return s;
 }
 
+// An active_selector re-ticks from its first child each tick (the walk above); when a child
+// decided (`decided`, kNoPos: none did), a higher-priority one interrupts the one running before.
+[[gnu::always_inline]] inline Status Engine::finish_active_selector(Ctx& c, uint32_t i, Status result, uint16_t decided) {
+  const Node& n = c.nodes[i];
+  uint16_t& last = c.state<uint16_t>(n);
+  if (last != kNoPos && last != decided) abort(c, c.child_at(n, last));
+  last = result == Status::Running ? decided : kNoPos;
+  return result;
+}
+
 // The tree walk (SPEC 3.1), iterative: the composites and decorators between `i` and the node
 // being ticked sit on a small stack of (node, child position) frames, so a node costs a switch
 // on its op and no call; only leaves and the rare kinds (parallel, fsm, machine) are calls.
@@ -393,22 +403,26 @@ returned:  // s is the result of the child of the frame on top
 enter: {
   // Leaves, most children, are ticked here, and plain composites entered: no frame for a leaf.
   const NodeOp& o = ops[ch];
+  if (o.op == Op::NativeCond) {
+    c.cs.node = ch;
+    s = o.tick(c.lc, o.user) == Status::Success ? Status::Success : Status::Failure;
+    st[ch] = s;
+    goto returned;
+  }
+  if (o.op == Op::NativeAction) {
+    if (ch == c.pending_leaf) {  // finished in this tick's resume (Engine::tick)
+      s = c.pending_status;
+      c.pending_leaf = kNoNode;
+    } else {
+      c.cs.node = ch;
+      s = o.tick(c.lc, o.user);
+    }
+    st[ch] = s;
+    goto returned;
+  }
   switch (o.op) {
     case Op::NativeCond:
-      c.cs.node = ch;
-      s = o.tick(c.lc, o.user) == Status::Success ? Status::Success : Status::Failure;
-      st[ch] = s;
-      goto returned;
-    case Op::NativeAction:
-      if (ch == c.pending_leaf) {  // finished in this tick's resume (Engine::tick)
-        s = c.pending_status;
-        c.pending_leaf = kNoNode;
-      } else {
-        c.cs.node = ch;
-        s = o.tick(c.lc, o.user);
-      }
-      st[ch] = s;
-      goto returned;
+    case Op::NativeAction: break;
     case Op::Cond:
       s = evaluate_condition(c, ch);
       st[ch] = s;
@@ -471,16 +485,6 @@ uint16_t Engine::recheck(Ctx& c, uint32_t i, uint16_t running_pos) {
     }
   }
   return kNoPos;
-}
-
-// An active_selector re-ticks from its first child each tick (the walk above); when a child
-// decided (`decided`, kNoPos: none did), a higher-priority one interrupts the one running before.
-Status Engine::finish_active_selector(Ctx& c, uint32_t i, Status result, uint16_t decided) {
-  const Node& n = c.nodes[i];
-  uint16_t& last = c.state<uint16_t>(n);
-  if (last != kNoPos && last != decided) abort(c, c.child_at(n, last));
-  last = result == Status::Running ? decided : kNoPos;
-  return result;
 }
 
 // A behavior machine (SPEC 5): on a check tick the first passing check picks the behavior;
