@@ -306,7 +306,7 @@ void RuntimeImpl::refresh_hooked() {
         h.hooked = def.shape == LeafShape::Hooks || def.shape == LeafShape::Task;
       }
     }
-    Engine::prepare_ops(p);
+    Engine::prepare_ops(p, fast_ops);
   }
 }
 

@@ -119,6 +119,9 @@ class RuntimeImpl {
   std::unique_ptr<Engine> engine;
   std::function<void(const TraceEvent&)> trace_sink;
   bool trace_ticks = true;  // deliver a Tick record per agent tick (false: events only)
+  // The walk's shortcuts for common nodes (Program::ops); false sends every node through the
+  // general path, which tests compare the shortcuts with.
+  bool fast_ops = true;
   std::unique_ptr<TraceSink> abort_tracer;
   std::unique_ptr<class FileWatcher> watcher;
   bool snapshot_drops_reported = false;  // a save left script values out, and said so (snapshot.cpp)

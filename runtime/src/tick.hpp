@@ -66,8 +66,9 @@ class Engine {
   void abort_node(const Program& p, AgentInfo& agent, uint8_t* block, uint32_t node);
   // Initialises a fresh agent block: statuses invalid, cooldowns never fired, blackboard defaults.
   static void init_block(const Program& p, uint8_t* block, const StringTable* strings = nullptr);
-  // Fills p.ops from the nodes and p.hot (after the leaves or their hooks change).
-  static void prepare_ops(Program& p);
+  // Fills p.ops from the nodes and p.hot (after the leaves or their hooks change); without
+  // `fast`, every node takes the general path.
+  static void prepare_ops(Program& p, bool fast = true);
 
   TraceSink* trace = nullptr;
 

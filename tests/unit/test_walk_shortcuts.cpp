@@ -1,0 +1,177 @@
+// The tree walk's shortcuts (Program::ops: plain sequences and selectors, active selectors'
+// children, native leaves without flags or hooks, tick.cpp) must make exactly the calls and
+// results of the general path, which the reference model checks (test_reference_model.cpp).
+// Random trees mixing shortcut nodes with general ones (aborts, negated conditions, hooked
+// actions, random composites, parallels, decorators, waits) run once with the shortcuts and once
+// with RuntimeImpl::fast_ops off; every leaf call, hook call and root status must agree.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "runtime_impl.hpp"
+#include "thicket/runtime.hpp"
+
+namespace {
+
+using thicket::LeafContext;
+using thicket::Status;
+
+// A leaf's result: a pure function of the node, the agent and the tick, so plain functions
+// (no start hook) give the same answers in both runs.
+uint64_t mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+uint64_t roll(LeafContext& c) {
+  uint64_t h = 1469598103934665603ULL;
+  for (char ch : c.node_id()) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ULL;
+  return mix(h + c.tick() * 0x9e3779b97f4a7c15ULL + c.agent_id() * 0x632be59bd9b4e019ULL);
+}
+const char* name(Status s) { return thicket::status_name(s).data(); }
+
+struct Log {
+  std::vector<std::string> lines;
+  void add(LeafContext& c, const char* what, Status s) {
+    lines.push_back(std::to_string(c.agent_id()) + " t" + std::to_string(c.tick()) + " " + c.node_id() + " " + what +
+                    " " + name(s));
+  }
+};
+
+void register_leaves(thicket::Runtime& rt, Log& log) {
+  thicket::NativeLeafFn cond;  // a plain native condition: succeeds 2 times in 3
+  cond.user = &log;
+  cond.tick = [](LeafContext& c, void* u) {
+    Status s = roll(c) % 3 != 0 ? Status::Success : Status::Failure;
+    static_cast<Log*>(u)->add(c, "cond", s);
+    return s;
+  };
+  rt.register_leaf("C", cond);
+  thicket::NativeLeafFn act;  // a plain native action: running, success or failure
+  act.user = &log;
+  act.tick = [](LeafContext& c, void* u) {
+    const uint64_t r = roll(c) % 5;
+    Status s = r < 2 ? Status::Running : r < 4 ? Status::Success : Status::Failure;
+    static_cast<Log*>(u)->add(c, "tick", s);
+    return s;
+  };
+  rt.register_leaf("A", act);
+  thicket::NativeLeafFn hooked = act;  // the same with start/stop hooks: the general path
+  hooked.start = [](LeafContext& c, void* u) { static_cast<Log*>(u)->add(c, "start", Status::Running); };
+  hooked.stop = [](LeafContext& c, Status s, void* u) { static_cast<Log*>(u)->add(c, "stop", s); };
+  rt.register_leaf("H", hooked);
+}
+
+// A random tree in YAML, `ind` spaces deep; leaves more likely as depth grows.
+void emit(std::mt19937_64& rng, int depth, const std::string& ind, std::string& out) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); };
+  const bool leaf = depth >= 4 || (depth > 0 && pick(10) < 3 + depth);
+  if (leaf) {
+    switch (pick(7)) {
+      case 0:
+      case 1: out += ind + "condition: C\n"; return;
+      case 2: out += ind + "condition: {leaf: C, negate: true}\n"; return;
+      case 3:
+      case 4: out += ind + "action: A\n"; return;
+      case 5: out += ind + "action: H\n"; return;
+      default: out += ind + "wait: 0.2\n"; return;
+    }
+  }
+  const std::string in = ind + "  ";
+  auto children = [&](int lo) {
+    const int n = lo + pick(4);
+    for (int k = 0; k < n; ++k) {
+      out += in + "- ";
+      std::string sub;
+      emit(rng, depth + 1, in + "  ", sub);
+      out += sub.substr(in.size() + 2);  // the first line follows "- "
+    }
+  };
+  switch (pick(12)) {
+    case 0:
+    case 1:
+    case 2: out += ind + "sequence:\n"; children(1); return;
+    case 3:
+    case 4:
+    case 5: out += ind + "selector:\n"; children(1); return;
+    case 6: out += ind + "active_selector:\n"; children(1); return;
+    case 7: {
+      static const char* modes[] = {"self", "lower_priority", "both"};
+      out += ind + (pick(2) ? "sequence" : "selector") + ":\n" + in + "abort: " + modes[pick(3)] + "\n" + in + "children:\n";
+      children(1);
+      return;
+    }
+    case 8: out += ind + "random_selector:\n"; children(1); return;
+    case 9:
+      out += ind + "parallel:\n" + in + "success: 1\n" + in + "children:\n";
+      children(2);
+      return;
+    case 10: out += ind + "invert:\n"; emit(rng, depth + 1, in, out); return;
+    default: out += ind + "force_success:\n"; emit(rng, depth + 1, in, out); return;
+  }
+}
+
+struct Run {
+  std::vector<std::string> lines;
+  size_t shortcuts = 0;  // nodes the walk took a shortcut for
+};
+
+Run run(const std::string& yaml, bool fast) {
+  Run out;
+  Log log;
+  thicket::Runtime rt;
+  rt.impl().fast_ops = fast;
+  register_leaves(rt, log);
+  std::vector<thicket::Diagnostic> diags;
+  auto brain = rt.load_string(yaml, "walk.yaml", diags);
+  REQUIRE_MESSAGE(brain, (diags.empty() ? std::string("no diagnostics") : diags[0].message) << "\n" << yaml);
+  for (const auto& op : rt.impl().brains[brain->index]->program->ops) out.shortcuts += op.op != thicket::Op::General;
+  std::vector<thicket::AgentHandle> agents{rt.spawn(*brain), rt.spawn(*brain)};
+  for (int t = 0; t < 40; ++t) {
+    rt.tick_all(0.1);
+    for (auto a : agents) log.lines.push_back("root " + std::string(name(rt.status(a))));
+  }
+  rt.despawn(agents[0]);  // aborts what runs: stop hooks
+  out.lines = std::move(log.lines);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the walk's shortcuts make the general path's calls and results on random trees") {
+  std::mt19937_64 rng(20261124);
+  size_t trees_with_shortcuts = 0, calls = 0;
+  for (int k = 0; k < 400; ++k) {
+    std::string yaml = "tree: w" + std::to_string(k) + "\nroot:\n";
+    emit(rng, 0, "  ", yaml);
+    Run fast = run(yaml, true), general = run(yaml, false);
+    CHECK(general.shortcuts == 0);
+    trees_with_shortcuts += fast.shortcuts > 0;
+    calls += fast.lines.size();
+    REQUIRE_MESSAGE(fast.lines == general.lines, "tree " << k << ":\n" << yaml);
+  }
+  CHECK(trees_with_shortcuts > 350);  // the comparison exercised the shortcuts
+  CHECK(calls > 50000);
+}
+
+TEST_CASE("the walk's shortcuts are taken only where they apply") {
+  Log log;
+  thicket::Runtime rt;
+  register_leaves(rt, log);
+  std::vector<thicket::Diagnostic> diags;
+  auto brain = rt.load_string(
+      "tree: s\nroot:\n  active_selector:\n    - sequence:\n        - condition: C\n"
+      "        - condition: {leaf: C, negate: true}\n        - action: A\n        - action: H\n"
+      "    - selector:\n        abort: self\n        children:\n          - action: A\n",
+      "s.yaml", diags);
+  REQUIRE(brain);
+  const auto& ops = rt.impl().brains[brain->index]->program->ops;
+  using thicket::Op;
+  std::vector<Op> want{Op::General, Op::Sequence, Op::NativeCond, Op::Cond, Op::NativeAction, Op::Action,
+                       Op::General, Op::NativeAction};
+  REQUIRE(ops.size() == want.size());
+  for (size_t i = 0; i < want.size(); ++i) CHECK(ops[i].op == want[i]);
+}
