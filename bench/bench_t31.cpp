@@ -653,6 +653,41 @@ struct World {
 // its user data. Counting: std::function callables (NativeLeaf) with start/stop hooks on the
 // actions, so both registration forms are checked against the floor.
 uint32_t g_leaf_index[kConds + kActs];
+// The timed form with call counters (verification): plain functions, no hooks, so the walk
+// takes the same shortcuts as in the timed run.
+struct CountingFn {
+  uint32_t index;
+  Counters* c;
+};
+CountingFn g_counting_fn[kConds + kActs];
+void register_native_fn_counting(thicket::Runtime& rt, Counters* c) {
+  using thicket::LeafContext;
+  for (uint32_t j = 0; j < kConds; ++j) {
+    g_counting_fn[j] = {j, c};
+    thicket::NativeLeafFn fn;
+    fn.tick = [](LeafContext& x, void* u) {
+      auto* f = static_cast<CountingFn*>(u);
+      ++f->c->cond[f->index];
+      return cond_leaf(f->index, x.tick() + x.agent_id()) ? Status::Success : Status::Failure;
+    };
+    fn.user = &g_counting_fn[j];
+    rt.register_leaf(leaf_name('C', j), fn);
+  }
+  for (uint32_t k = 0; k < kActs; ++k) {
+    g_counting_fn[kConds + k] = {k, c};
+    thicket::NativeLeafFn fn;
+    fn.tick = [](LeafContext& x, void* u) {
+      auto* f = static_cast<CountingFn*>(u);
+      Status s = act_leaf(f->index, x.tick() + x.agent_id());
+      ++f->c->act[f->index];
+      f->c->running += s == Status::Running;
+      return s;
+    };
+    fn.user = &g_counting_fn[kConds + k];
+    rt.register_leaf(leaf_name('A', k), fn);
+  }
+}
+
 void register_native(thicket::Runtime& rt, Counters* c) {
   using thicket::LeafContext;
   for (uint32_t i = 0; i < kConds + kActs; ++i) g_leaf_index[i] = i < kConds ? i : i - kConds;
@@ -704,11 +739,15 @@ struct ThicketWorld {
   double lua_heap_per_agent = 0;  // of which in the Lua heap (after a full collection)
 
   // Native leaves when lua_dir is empty, else the brain file and its leaves from lua_dir.
-  ThicketWorld(size_t n, Counters* count, const std::string& lua_dir) {
+  // With `count` and `plain_fn`, the counting leaves are plain functions without hooks.
+  ThicketWorld(size_t n, Counters* count, const std::string& lua_dir, bool plain_fn = false) {
     std::vector<thicket::Diagnostic> diags;
     std::optional<thicket::BrainHandle> b;
     if (lua_dir.empty()) {
-      register_native(*rt, count);
+      if (plain_fn && count)
+        register_native_fn_counting(*rt, count);
+      else
+        register_native(*rt, count);
       b = rt->load_string(t31_yaml(3, false), "t31.yaml", diags);
     } else {
       b = rt->load_file(lua_dir + "/t31.yaml", diags);
@@ -743,7 +782,7 @@ struct ThicketWorld {
 
 // Runs every implementation with counting leaves over the same ticks; prints whether they agree.
 bool verify(const TempDir& counting_dir, const std::string& counting_lua, size_t n, int ticks) {
-  Counters floor_c, seed_c, native_c, bare_c, lua_c;
+  Counters floor_c, seed_c, native_c, fn_c, bare_c, lua_c;
   {
     FloorWorld w(n);
     FloorLeaves<true> lv{&floor_c};
@@ -756,6 +795,10 @@ bool verify(const TempDir& counting_dir, const std::string& counting_lua, size_t
   {
     ThicketWorld w(n, &native_c, "");
     w.run(ticks, &native_c);
+  }
+  {
+    ThicketWorld w(n, &fn_c, "", true);
+    w.run(ticks, &fn_c);
   }
   {
     FloorWorld w(n);
@@ -792,6 +835,7 @@ bool verify(const TempDir& counting_dir, const std::string& counting_lua, size_t
   };
   bool seed_ok = full(seed_c), native_ok = full(native_c), bare_ok = full(bare_c);
   bool lua_ok = lua_c.same_calls(floor_c) && lua_c.root_hash == floor_c.root_hash;
+  bool fn_ok = fn_c.same_calls(floor_c) && fn_c.running == floor_c.running && fn_c.root_hash == floor_c.root_hash;
   bool pure_ok = pure_c.same_calls(floor_c) && pure_roots[0] == floor_c.roots[1] && pure_roots[1] == floor_c.roots[2] &&
                  pure_roots[2] == floor_c.roots[3];
   std::printf(
@@ -801,13 +845,16 @@ bool verify(const TempDir& counting_dir, const std::string& counting_lua, size_t
   line("floor", floor_c, true, true);
   line("seed000", seed_c, true, seed_ok);
   line("native", native_c, true, native_ok);
+  line("native-fn", fn_c, false, fn_ok);
   line("bare-lua", bare_c, true, bare_ok);
   line("lua", lua_c, false, lua_ok);
   std::printf("  %-9s leaf calls %8llu  root success/failure/running %llu/%llu/%llu  %s\n", "pure-lua",
               static_cast<unsigned long long>(pure_c.calls()), static_cast<unsigned long long>(pure_roots[0]),
               static_cast<unsigned long long>(pure_roots[1]), static_cast<unsigned long long>(pure_roots[2]),
               match(pure_ok));
-  std::printf("  (lua: plain Lua functions have no start/stop hooks, so only calls and root statuses are compared;\n"
+  std::printf("  (native: std::function leaves with start/stop hooks; native-fn: the timed form, plain functions\n"
+              "   without hooks, which the walk's shortcuts tick: calls, running results and root statuses compared;\n"
+              "   lua: plain Lua functions have no start/stop hooks: calls and root statuses compared;\n"
               "   pure-lua: calls and the count of each root status)\n");
   bool every_leaf = true;
   for (uint64_t c : floor_c.cond) every_leaf = every_leaf && c > 0;
@@ -826,8 +873,8 @@ bool verify(const TempDir& counting_dir, const std::string& counting_lua, size_t
   std::printf("; A0-A14");
   for (uint64_t c : floor_c.act) std::printf(" %llu", static_cast<unsigned long long>(c));
   std::printf("\n");
-  bool all = seed_ok && native_ok && bare_ok && lua_ok && pure_ok && every_leaf && every_branch;
-  std::printf("  => all six implementations made the same decisions: %s\n", all ? "YES" : "NO");
+  bool all = seed_ok && native_ok && fn_ok && bare_ok && lua_ok && pure_ok && every_leaf && every_branch;
+  std::printf("  => all seven implementations made the same decisions: %s\n", all ? "YES" : "NO");
   return all;
 }
 
