@@ -193,7 +193,7 @@ Status Engine::tick(const Program& p, AgentInfo& agent, uint8_t* block) {
     c.pending_status = s;
   }
   Status s = tick_node(c, 0);
-  if (s == Status::Running) agent.resume_leaf = passive_running_leaf(c);
+  if (s == Status::Running && (c.nodes[0].flags & kPassive)) agent.resume_leaf = passive_running_leaf(c);
   return s;
 }
 
