@@ -17,6 +17,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -1220,6 +1221,10 @@ TEST_CASE("reference model: the engine agrees with it on random trees") {
   // THICKET_REFERENCE_SOAK=N runs the batches N times over with other seeds (a longer hunt).
   const char* soak = std::getenv("THICKET_REFERENCE_SOAK");
   const int rounds = soak ? std::max(1, std::atoi(soak)) : 1;
+  // THICKET_REFERENCE_TREES=N caps each batch at N trees: test.sh's sanitizer build, ~10x
+  // slower, runs the first 300 of each batch (the Release build runs them all).
+  const char* cap_env = std::getenv("THICKET_REFERENCE_TREES");
+  const int cap = cap_env ? std::max(1, std::atoi(cap_env)) : INT32_MAX;
   constexpr int kDetailedReports = 2;
   EngineHarness h;
   int compared = 0, differing = 0;
@@ -1229,7 +1234,7 @@ TEST_CASE("reference model: the engine agrees with it on random trees") {
     for (const Batch& b : batches) {
       const uint64_t seed = b.seed + 1000 * static_cast<uint64_t>(round);
       Generator gen(seed, b.profile, b.dt);
-      for (int i = 0; i < b.trees; ++i) {
+      for (int i = 0; i < std::min(b.trees, cap); ++i) {
         auto tree = gen.tree();
         ++compared;
         nodes += count_nodes(*tree);
