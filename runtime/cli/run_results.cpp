@@ -2,6 +2,7 @@
 #include "run_results.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -12,6 +13,15 @@
 namespace thicket::cli {
 
 namespace {
+
+// A metric as data: the shortest text that reads back as the same double (std::to_chars), so
+// 1234567 stays 1234567 and 0.1 stays 0.1 where a stream's default 6 digits would print
+// 1.23457e+06. (wall_s and agent_ticks_per_s are wall-clock figures and keep 6 digits.)
+std::string num(double v) {
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
 
 std::string csv_escape(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -92,7 +102,7 @@ void write_run_rows(std::ostream& out, bool jsonl, const std::vector<RunResult>&
           << res.script_errors << ",\"metrics\":{";
       bool first = true;
       for (const auto& [name, v] : res.metrics) {
-        out << (first ? "" : ",") << '"' << json_escape(name) << "\":" << v;
+        out << (first ? "" : ",") << '"' << json_escape(name) << "\":" << num(v);
         first = false;
       }
       for (const auto& name : gauges) {
@@ -100,7 +110,7 @@ void write_run_rows(std::ostream& out, bool jsonl, const std::vector<RunResult>&
         for (int k = 0; k < 3; ++k) {
           out << (first ? "" : ",") << '"' << json_escape(name + kStats[k]) << "\":";
           if (g == res.gauges.end()) out << "null";
-          else out << stat(g->second, k);
+          else out << num(stat(g->second, k));
           first = false;
         }
       }
@@ -117,12 +127,12 @@ void write_run_rows(std::ostream& out, bool jsonl, const std::vector<RunResult>&
         for (size_t k = 0; k < sets.names.size() && k < p->size(); ++k) out << "," << csv_escape((*p)[k]);
       out << "," << res.ticks << "," << res.agents_at_start << "," << res.agents_at_end << ","
           << res.agent_ticks << "," << res.wall_seconds << "," << rate << "," << res.script_errors;
-      for (const auto& [name, v] : res.metrics) out << "," << v;
+      for (const auto& [name, v] : res.metrics) out << "," << num(v);
       for (const auto& name : gauges) {
         auto g = res.gauges.find(name);
         for (int k = 0; k < 3; ++k) {
           out << ",";
-          if (g != res.gauges.end()) out << stat(g->second, k);
+          if (g != res.gauges.end()) out << num(stat(g->second, k));
         }
       }
       out << "\n";

@@ -149,3 +149,24 @@ TEST_CASE("batch result: what one process would have kept") {
   CHECK(indices(load) == std::vector<uint64_t>{0, 1, 2});
   CHECK(load.back().load_failed);
 }
+
+TEST_CASE("run rows: metrics and gauge statistics are written to the last digit") {
+  RunResult r;
+  r.seed = 1;
+  r.ticks = 10;
+  r.metrics = {{"big", 1234567.0}, {"third", 1.0 / 3.0}, {"tenth", 0.1}};
+  r.gauges["g"] = GaugeStats{0, 123456789.0 / 10.0, 2.0 / 3.0, 99999999.0, 10};  // last, mean, min, max
+  const std::string csv = rows({r}, false), json = rows({r}, true);
+  // A stream's default 6 digits would write 1.23457e+06, 0.333333 and 1.23457e+07.
+  for (const std::string& text : {csv, json}) {
+    CHECK(text.find("1234567") != std::string::npos);
+    CHECK(text.find("0.3333333333333333") != std::string::npos);
+    CHECK(text.find("0.1") != std::string::npos);
+    CHECK(text.find("12345678.9") != std::string::npos);
+    CHECK(text.find("99999999") != std::string::npos);
+    CHECK(text.find("0.6666666666666666") != std::string::npos);
+    CHECK(text.find("e+0") == std::string::npos);
+  }
+  CHECK(json.find("\"big\":1234567,") != std::string::npos);
+  CHECK(json.find("\"third\":0.3333333333333333") != std::string::npos);
+}
