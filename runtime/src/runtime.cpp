@@ -429,8 +429,7 @@ void RuntimeImpl::tick_all(double dt) {
       if (agents[i].alive) tick(i, dt);
     return;
   }
-  // Untraced, the common case: the same steps without the per-agent trace tests. (agents is
-  // re-read each time: a native leaf may spawn.)
+  // Untraced, the common case: the same steps without the per-agent trace tests.
   Engine& e = *engine;
   e.trace = nullptr;
   for (size_t i = 0; i < agents.size(); ++i) {
