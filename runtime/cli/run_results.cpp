@@ -2,25 +2,25 @@
 #include "run_results.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "series.hpp"        // append_number
 #include "trace_format.hpp"  // json_escape
 
 namespace thicket::cli {
 
 namespace {
 
-// A metric as data: the shortest text that reads back as the same double (std::to_chars), so
-// 1234567 stays 1234567 and 0.1 stays 0.1 where a stream's default 6 digits would print
-// 1.23457e+06. (wall_s and agent_ticks_per_s are wall-clock figures and keep 6 digits.)
-std::string num(double v) {
-  char buf[32];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
+// A metric or gauge statistic as --series writes it (series.hpp): every digit, where a
+// stream's default 6 would print 1234567 as 1.23457e+06. (wall_s and agent_ticks_per_s are
+// wall-clock figures and keep 6 digits.)
+std::string num(double v, bool jsonl) {
+  std::string out;
+  append_number(out, v, jsonl ? SeriesFormat::Jsonl : SeriesFormat::Csv);
+  return out;
 }
 
 std::string csv_escape(const std::string& s) {
@@ -102,7 +102,7 @@ void write_run_rows(std::ostream& out, bool jsonl, const std::vector<RunResult>&
           << res.script_errors << ",\"metrics\":{";
       bool first = true;
       for (const auto& [name, v] : res.metrics) {
-        out << (first ? "" : ",") << '"' << json_escape(name) << "\":" << num(v);
+        out << (first ? "" : ",") << '"' << json_escape(name) << "\":" << num(v, true);
         first = false;
       }
       for (const auto& name : gauges) {
@@ -110,7 +110,7 @@ void write_run_rows(std::ostream& out, bool jsonl, const std::vector<RunResult>&
         for (int k = 0; k < 3; ++k) {
           out << (first ? "" : ",") << '"' << json_escape(name + kStats[k]) << "\":";
           if (g == res.gauges.end()) out << "null";
-          else out << num(stat(g->second, k));
+          else out << num(stat(g->second, k), true);
           first = false;
         }
       }
@@ -127,12 +127,12 @@ void write_run_rows(std::ostream& out, bool jsonl, const std::vector<RunResult>&
         for (size_t k = 0; k < sets.names.size() && k < p->size(); ++k) out << "," << csv_escape((*p)[k]);
       out << "," << res.ticks << "," << res.agents_at_start << "," << res.agents_at_end << ","
           << res.agent_ticks << "," << res.wall_seconds << "," << rate << "," << res.script_errors;
-      for (const auto& [name, v] : res.metrics) out << "," << num(v);
+      for (const auto& [name, v] : res.metrics) out << "," << num(v, false);
       for (const auto& name : gauges) {
         auto g = res.gauges.find(name);
         for (int k = 0; k < 3; ++k) {
           out << ",";
-          if (g != res.gauges.end()) out << num(stat(g->second, k));
+          if (g != res.gauges.end()) out << num(stat(g->second, k), false);
         }
       }
       out << "\n";

@@ -170,3 +170,11 @@ TEST_CASE("run rows: metrics and gauge statistics are written to the last digit"
   CHECK(json.find("\"big\":1234567,") != std::string::npos);
   CHECK(json.find("\"third\":0.3333333333333333") != std::string::npos);
 }
+
+TEST_CASE("run rows: a metric that is not a number is null in JSON lines, as in --series") {
+  RunResult r;
+  r.metrics = {{"a_nan", std::nan("")}, {"b_inf", INFINITY}, {"c_zero", -0.0}};
+  const std::string csv = rows({r}, false), json = rows({r}, true);
+  CHECK(json.find("\"metrics\":{\"a_nan\":null,\"b_inf\":null,\"c_zero\":0}") != std::string::npos);
+  CHECK(csv.find(",nan,inf,0\n") != std::string::npos);
+}

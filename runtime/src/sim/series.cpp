@@ -15,18 +15,6 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// The shortest text that reads back as the same double (so 0.1 stays "0.1", 3 stays "3").
-void append_number(std::string& out, double v, SeriesFormat format) {
-  if (!std::isfinite(v)) {  // a gauge fed inf or nan by a script: JSON has no such number
-    out += format == SeriesFormat::Jsonl ? "null" : (std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf"));
-    return;
-  }
-  if (v == 0) v = 0;  // -0 prints as 0
-  char buf[32];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, ec == std::errc() ? end : buf);
-}
-
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string out = "\"";
@@ -52,6 +40,18 @@ std::string json_string(const std::string& s) {
 }
 
 }  // namespace
+
+// The shortest text that reads back as the same double (so 0.1 stays "0.1", 3 stays "3").
+void append_number(std::string& out, double v, SeriesFormat format) {
+  if (!std::isfinite(v)) {  // a gauge fed inf or nan by a script: JSON has no such number
+    out += format == SeriesFormat::Jsonl ? "null" : (std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf"));
+    return;
+  }
+  if (v == 0) v = 0;  // -0 prints as 0
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, ec == std::errc() ? end : buf);
+}
 
 std::optional<SeriesFormat> series_format(const std::string& path) {
   if (ends_with(path, ".jsonl")) return SeriesFormat::Jsonl;

@@ -21,6 +21,11 @@ enum class SeriesFormat { Csv, Jsonl };
 // The format a --series file's extension names; nullopt for any other (a device gets CSV).
 std::optional<SeriesFormat> series_format(const std::string& path);
 
+// A metric's value as --series and --out write it: the shortest text that reads back as the
+// same double (0.1 stays "0.1", 1234567 stays "1234567"); -0 as 0; not finite: null in JSON
+// lines, nan / inf / -inf in CSV.
+void append_number(std::string& out, double v, SeriesFormat format);
+
 // One run's samples, as the lines of the file (without the CSV header).
 class SeriesBuffer {
  public:
