@@ -119,7 +119,9 @@ struct Options {
 };
 
 int usage_error(const std::string& message) {
-  std::cerr << "thicket: " << message << "\n" << kUsage;
+  // One write: under mpirun, stderr is forwarded in the pieces it was written in, and mpirun's
+  // own notices could land between "thicket: " and the message.
+  std::cerr << "thicket: " + message + "\n" + kUsage;
   return kExitUsage;
 }
 
