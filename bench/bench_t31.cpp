@@ -135,16 +135,23 @@ std::string t31_yaml(int branches, bool lua) {
   return y;
 }
 
+// The call counters of the counting Lua texts (verification only): COUNT[1..21], one per leaf
+// (conditions first), and the line a leaf adds to count its call.
+std::string lua_count_table() {
+  return "COUNT = {}\nfor i = 1, " + std::to_string(kConds + kActs) + " do COUNT[i] = 0 end\n";
+}
+std::string lua_count_line(int slot) {
+  return "  COUNT[" + std::to_string(slot) + "] = COUNT[" + std::to_string(slot) + "] + 1\n";
+}
+
 // The Lua leaves; `count` adds a call counter to each (verification only).
 std::string t31_lua(bool count) {
   std::string s =
       "local thicket = require(\"thicket\")\n"
       "local S, F, R = thicket.SUCCESS, thicket.FAILURE, thicket.RUNNING\n"
       "local L = {}\n";
-  if (count) s += "COUNT = {}\nfor i = 1, " + std::to_string(kConds + kActs) + " do COUNT[i] = 0 end\n";
-  auto counter = [&](int slot) {
-    return count ? "  COUNT[" + std::to_string(slot) + "] = COUNT[" + std::to_string(slot) + "] + 1\n" : std::string();
-  };
+  if (count) s += lua_count_table();
+  auto counter = [&](int slot) { return count ? lua_count_line(slot) : std::string(); };
   for (int j = 0; j < kConds; ++j)
     s += "function L.C" + std::to_string(j) + "(agent, args)\n" + counter(1 + j) +
          "  return (thicket.tick() + agent.id + " + std::to_string(g_pat.cond_off[j]) + ") & " +
@@ -355,10 +362,8 @@ std::string pure_lua_text(bool count) {
       "local S, F, R = 'success', 'failure', 'running'\n"
       "local TICK = 0\n"
       "local C, A = {}, {}\n";
-  if (count) s += "COUNT = {}\nfor i = 1, " + std::to_string(kConds + kActs) + " do COUNT[i] = 0 end\nROOTS = {0, 0, 0}\n";
-  auto counter = [&](int slot) {
-    return count ? "  COUNT[" + std::to_string(slot) + "] = COUNT[" + std::to_string(slot) + "] + 1\n" : std::string();
-  };
+  if (count) s += lua_count_table() + "ROOTS = {0, 0, 0}\n";
+  auto counter = [&](int slot) { return count ? lua_count_line(slot) : std::string(); };
   for (int j = 0; j < kConds; ++j)
     s += "C[" + std::to_string(j) + "] = function(agent)\n" + counter(1 + j) + "  return (TICK + agent.id + " +
          std::to_string(g_pat.cond_off[j]) + ") & " + std::to_string(g_pat.cond_mask[j]) + " ~= 0\nend\n";
