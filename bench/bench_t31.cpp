@@ -28,6 +28,8 @@
 //   floor+fn  the floor calling each leaf through a std::function (informational: the price of
 //             the callable boundary alone)
 //   native    thicket, native leaves (Runtime::register_leaf), rt.tick_all
+//   native-batch  the same leaves registered agent_local, so rt.tick_all ticks the agents
+//             together, node by node (the batched walk, runtime/src/tick_batch.cpp)
 //   bare-lua  the floor's logic calling each leaf as one bare lua_pcall of the same Lua function
 //             with the same arguments (function, agent table, nil args) in a plain lua_State
 //   pure-lua  the floor's logic and the same leaves written in plain Lua 5.4 (one Lua state,
@@ -665,7 +667,7 @@ struct CountingFn {
   Counters* c;
 };
 CountingFn g_counting_fn[kConds + kActs];
-void register_native_fn_counting(thicket::Runtime& rt, Counters* c) {
+void register_native_fn_counting(thicket::Runtime& rt, Counters* c, bool agent_local) {
   using thicket::LeafContext;
   for (uint32_t j = 0; j < kConds; ++j) {
     g_counting_fn[j] = {j, c};
@@ -676,6 +678,7 @@ void register_native_fn_counting(thicket::Runtime& rt, Counters* c) {
       return cond_leaf(f->index, x.tick() + x.agent_id()) ? Status::Success : Status::Failure;
     };
     fn.user = &g_counting_fn[j];
+    fn.agent_local = agent_local;  // the counters are only read after the run, and sums commute
     rt.register_leaf(leaf_name('C', j), fn);
   }
   for (uint32_t k = 0; k < kActs; ++k) {
@@ -689,11 +692,12 @@ void register_native_fn_counting(thicket::Runtime& rt, Counters* c) {
       return s;
     };
     fn.user = &g_counting_fn[kConds + k];
+    fn.agent_local = agent_local;
     rt.register_leaf(leaf_name('A', k), fn);
   }
 }
 
-void register_native(thicket::Runtime& rt, Counters* c) {
+void register_native(thicket::Runtime& rt, Counters* c, bool agent_local = false) {
   using thicket::LeafContext;
   for (uint32_t i = 0; i < kConds + kActs; ++i) g_leaf_index[i] = i < kConds ? i : i - kConds;
   for (uint32_t j = 0; j < kConds; ++j) {
@@ -703,6 +707,7 @@ void register_native(thicket::Runtime& rt, Counters* c) {
         return cond_leaf(*static_cast<uint32_t*>(u), x.tick() + x.agent_id()) ? Status::Success : Status::Failure;
       };
       fn.user = &g_leaf_index[j];
+      fn.agent_local = agent_local;
       rt.register_leaf(leaf_name('C', j), fn);
       continue;
     }
@@ -718,6 +723,7 @@ void register_native(thicket::Runtime& rt, Counters* c) {
       thicket::NativeLeafFn fn;
       fn.tick = [](LeafContext& x, void* u) { return act_leaf(*static_cast<uint32_t*>(u), x.tick() + x.agent_id()); };
       fn.user = &g_leaf_index[kConds + k];
+      fn.agent_local = agent_local;
       rt.register_leaf(leaf_name('A', k), fn);
       continue;
     }
@@ -745,14 +751,15 @@ struct ThicketWorld {
 
   // Native leaves when lua_dir is empty, else the brain file and its leaves from lua_dir.
   // With `count` and `plain_fn`, the counting leaves are plain functions without hooks.
-  ThicketWorld(size_t n, Counters* count, const std::string& lua_dir, bool plain_fn = false) {
+  // `agent_local`: native leaves registered agent_local (the batched walk; plain functions only).
+  ThicketWorld(size_t n, Counters* count, const std::string& lua_dir, bool plain_fn = false, bool agent_local = false) {
     std::vector<thicket::Diagnostic> diags;
     std::optional<thicket::BrainHandle> b;
     if (lua_dir.empty()) {
       if (plain_fn && count)
-        register_native_fn_counting(*rt, count);
+        register_native_fn_counting(*rt, count, agent_local);
       else
-        register_native(*rt, count);
+        register_native(*rt, count, agent_local);
       b = rt->load_string(t31_yaml(3, false), "t31.yaml", diags);
     } else {
       b = rt->load_file(lua_dir + "/t31.yaml", diags);
@@ -787,7 +794,7 @@ struct ThicketWorld {
 
 // Runs every implementation with counting leaves over the same ticks; prints whether they agree.
 bool verify(const TempDir& counting_dir, const std::string& counting_lua, size_t n, int ticks) {
-  Counters floor_c, seed_c, native_c, fn_c, bare_c, lua_c;
+  Counters floor_c, seed_c, native_c, fn_c, batch_c, bare_c, lua_c;
   {
     FloorWorld w(n);
     FloorLeaves<true> lv{&floor_c};
@@ -804,6 +811,11 @@ bool verify(const TempDir& counting_dir, const std::string& counting_lua, size_t
   {
     ThicketWorld w(n, &fn_c, "", true);
     w.run(ticks, &fn_c);
+  }
+  {
+    ThicketWorld w(n, &batch_c, "", true, true);
+    if (!w.rt->impl().brains[w.brain.index]->program->batchable) std::printf("  native-batch: the brain is NOT batchable\n");
+    w.run(ticks, &batch_c);
   }
   {
     FloorWorld w(n);
@@ -840,7 +852,10 @@ bool verify(const TempDir& counting_dir, const std::string& counting_lua, size_t
   };
   bool seed_ok = full(seed_c), native_ok = full(native_c), bare_ok = full(bare_c);
   bool lua_ok = lua_c.same_calls(floor_c) && lua_c.root_hash == floor_c.root_hash;
-  bool fn_ok = fn_c.same_calls(floor_c) && fn_c.running == floor_c.running && fn_c.root_hash == floor_c.root_hash;
+  auto plain_ok = [&](const Counters& c) {
+    return c.same_calls(floor_c) && c.running == floor_c.running && c.root_hash == floor_c.root_hash;
+  };
+  bool fn_ok = plain_ok(fn_c), batch_ok = plain_ok(batch_c);
   bool pure_ok = pure_c.same_calls(floor_c) && pure_roots[0] == floor_c.roots[1] && pure_roots[1] == floor_c.roots[2] &&
                  pure_roots[2] == floor_c.roots[3];
   std::printf(
@@ -851,6 +866,7 @@ bool verify(const TempDir& counting_dir, const std::string& counting_lua, size_t
   line("seed000", seed_c, true, seed_ok);
   line("native", native_c, true, native_ok);
   line("native-fn", fn_c, false, fn_ok);
+  line("batch", batch_c, false, batch_ok);
   line("bare-lua", bare_c, true, bare_ok);
   line("lua", lua_c, false, lua_ok);
   std::printf("  %-9s leaf calls %8llu  root success/failure/running %llu/%llu/%llu  %s\n", "pure-lua",
@@ -859,6 +875,7 @@ bool verify(const TempDir& counting_dir, const std::string& counting_lua, size_t
               match(pure_ok));
   std::printf("  (native: std::function leaves with start/stop hooks; native-fn: the timed form, plain functions\n"
               "   without hooks, which the walk's shortcuts tick: calls, running results and root statuses compared;\n"
+              "   batch: the same registered agent_local, ticked by the batched walk: compared likewise;\n"
               "   lua: plain Lua functions have no start/stop hooks: calls and root statuses compared;\n"
               "   pure-lua: calls and the count of each root status)\n");
   bool every_leaf = true;
@@ -878,8 +895,8 @@ bool verify(const TempDir& counting_dir, const std::string& counting_lua, size_t
   std::printf("; A0-A14");
   for (uint64_t c : floor_c.act) std::printf(" %llu", static_cast<unsigned long long>(c));
   std::printf("\n");
-  bool all = seed_ok && native_ok && fn_ok && bare_ok && lua_ok && pure_ok && every_leaf && every_branch;
-  std::printf("  => all seven implementations made the same decisions: %s\n", all ? "YES" : "NO");
+  bool all = seed_ok && native_ok && fn_ok && batch_ok && bare_ok && lua_ok && pure_ok && every_leaf && every_branch;
+  std::printf("  => all eight implementations made the same decisions: %s\n", all ? "YES" : "NO");
   return all;
 }
 
@@ -893,6 +910,7 @@ Stat time_ticks(const TempDir& dir, const std::string& lua_text, size_t n, int w
   for (auto& a : bare_w.agents) bare_lv.add_agent(a);
   seed::World seed_w(n, nullptr, std::false_type{});
   ThicketWorld native_w(n, nullptr, "");
+  ThicketWorld batch_w(n, nullptr, "", false, true);
   ThicketWorld lua_w(n, nullptr, dir.path.string());
   PureLua pure_w(n, false);
 
@@ -901,6 +919,7 @@ Stat time_ticks(const TempDir& dir, const std::string& lua_text, size_t n, int w
   bare_w.run(warmup, bare_lv);
   seed_w.run(warmup);
   native_w.run(warmup);
+  batch_w.run(warmup);
   lua_w.run(warmup);
   pure_w.run(warmup);
 
@@ -910,6 +929,7 @@ Stat time_ticks(const TempDir& dir, const std::string& lua_text, size_t n, int w
            [&](int t) { fn_w.run(t, fn_lv); });
   rows.add("seed000", "heap Behavior object per node, virtual calls (baseline A)", [&](int t) { seed_w.run(t); });
   rows.add("native", "thicket, native leaves", [&](int t) { native_w.run(t); });
+  rows.add("native-batch", "thicket, the same leaves agent_local: the batched walk", [&](int t) { batch_w.run(t); });
   rows.add("bare-lua", "floor logic + one bare lua_pcall per leaf call (baseline C)",
            [&](int t) { bare_w.run(t, bare_lv); });
   rows.add("pure-lua", "the floor's logic and leaves in plain Lua 5.4, no engine (baseline D)",

@@ -217,6 +217,11 @@ struct Program {
   std::vector<LeafCall> calls;         // action / condition call sites
   std::vector<HotCall> hot;            // parallel to calls: what the tick loop calls
   std::vector<NodeOp> ops;             // parallel to nodes: what the walk does at each
+  // The batched walk (tick_batch.cpp) can tick this brain: every node is a plain sequence,
+  // filter, selector or active_selector or a native leaf on the shortcuts (NodeOp) whose
+  // leaf is agent_local, nested at most kBatchDepth composites deep. Set by prepare_ops.
+  bool batchable = false;
+  uint16_t composite_depth = 0;        // composites on the longest root-to-leaf path (batchable only)
   std::vector<CompiledExpr> exprs;     // check conditions
   std::vector<std::string> messages;   // log decorators
   std::vector<FsmState> fsm_states;    // fsm brains: the states, in file order

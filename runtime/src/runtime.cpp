@@ -300,6 +300,7 @@ void RuntimeImpl::refresh_hooked() {
           if (def.native.start) h.native.start = native_start_thunk;
           if (def.native.stop) h.native.stop = native_stop_thunk;
           h.native.user = &def.native;
+          h.native.agent_local = def.native.agent_local;
         }
         h.hooked = h.native.start || h.native.stop;
       } else {
@@ -432,14 +433,58 @@ void RuntimeImpl::tick_all(double dt) {
   // Untraced, the common case: the same steps without the per-agent trace tests.
   Engine& e = *engine;
   e.trace = nullptr;
+  // Brains with batch_min or more live agents and a batchable program tick them together.
+  bool batching = false;
+  if (batch_min > 0) {
+    batches.resize(brains.size());
+    for (size_t k = 0; k < brains.size(); ++k) {
+      const Brain& b = *brains[k];
+      const bool on = b.program->batchable && b.row_agent.size() - b.free_rows.size() >= batch_min;
+      batches[k].on = on;
+      batching |= on;
+    }
+  }
+  if (!batching) {
+    for (size_t i = 0; i < agents.size(); ++i) {
+      AgentInfo& a = agents[i];
+      if (!a.alive) continue;
+      Brain& b = *brains[a.brain];
+      clock_before(a, dt);
+      e.tick(*b.program, a, b.block(a.row));
+      clock_after(a, dt);
+    }
+    return;
+  }
+  // Agents of those brains gather in their brain's batch, ticked when it is full and at the
+  // end; the rest are ticked on the way. Their leaves are agent_local, so the order in which
+  // different agents' leaves run cannot be seen.
+  auto flush = [&](uint16_t brain) {
+    BrainBatch& q = batches[brain];
+    const Program& p = *brains[brain]->program;
+    if (q.size >= batch_min) {
+      e.tick_batch(p, q.agents, q.size);
+    } else {
+      for (uint32_t k = 0; k < q.size; ++k) e.tick(p, *q.agents[k].agent, q.agents[k].block);
+    }
+    for (uint32_t k = 0; k < q.size; ++k) clock_after(*q.agents[k].agent, dt);
+    q.size = 0;
+  };
   for (size_t i = 0; i < agents.size(); ++i) {
     AgentInfo& a = agents[i];
     if (!a.alive) continue;
     Brain& b = *brains[a.brain];
     clock_before(a, dt);
+    BrainBatch& q = batches[a.brain];
+    if (q.on && a.resume_leaf == kNoNode) {
+      q.agents[q.size++] = {&a, b.block(a.row)};
+      if (q.size == Engine::kBatchMax) flush(a.brain);
+      continue;
+    }
     e.tick(*b.program, a, b.block(a.row));
     clock_after(a, dt);
   }
+  for (size_t k = 0; k < batches.size(); ++k)
+    if (batches[k].size > 0) flush(static_cast<uint16_t>(k));
 }
 
 std::vector<std::string> RuntimeImpl::running_nodes(uint32_t index) const {

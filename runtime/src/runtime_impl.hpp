@@ -122,6 +122,18 @@ class RuntimeImpl {
   // The walk's shortcuts for common nodes (Program::ops); false sends every node through the
   // general path, which tests compare the shortcuts with.
   bool fast_ops = true;
+  // tick_all ticks the agents of a batchable brain (Program::batchable) together
+  // (Engine::tick_batch) when the brain has at least this many live agents, in batches of up to
+  // Engine::kBatchMax; a last batch smaller than this goes one by one. Below ~12 agents the
+  // batched walk is slower than one agent at a time (bench_t31). 0: never batch (tests compare
+  // the two walks).
+  uint32_t batch_min = 16;
+  struct BrainBatch {
+    bool on = false;  // this tick_all batches the brain's agents
+    uint32_t size = 0;
+    Engine::BatchAgent agents[Engine::kBatchMax];
+  };
+  std::vector<BrainBatch> batches;  // tick_all's batch per brain
   std::unique_ptr<TraceSink> abort_tracer;
   std::unique_ptr<class FileWatcher> watcher;
   bool snapshot_drops_reported = false;  // a save left script values out, and said so (snapshot.cpp)

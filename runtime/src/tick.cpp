@@ -2,6 +2,7 @@
 // the agent block, and never allocates, throws or looks up a string.
 #include "tick.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -174,6 +175,27 @@ void Engine::prepare_ops(Program& p, bool fast) {
     }
     if (!fast) o.op = Op::General;
   }
+  // The batched walk takes plain composites and agent_local native leaves only.
+  p.batchable = fast && !p.nodes.empty();
+  std::vector<uint16_t> depth(p.nodes.size(), 0);  // composites above each node
+  p.composite_depth = 0;
+  for (size_t i = 0; i < p.nodes.size() && p.batchable; ++i) {
+    const Node& n = p.nodes[i];
+    const NodeOp& o = p.ops[i];
+    switch (o.op) {
+      case Op::NativeCond:
+      case Op::NativeAction: p.batchable = p.hot[n.a].native.agent_local; break;
+      case Op::Sequence:
+      case Op::Selector: break;
+      default: p.batchable = n.kind == NodeKind::ActiveSelector && !(n.flags & (kRechecks | kHolder)); break;
+    }
+    if (kind_info(n.kind).shape != Shape::Composite) continue;
+    const uint16_t d = depth[i] + 1;
+    if (d > kBatchDepth) p.batchable = false;
+    p.composite_depth = std::max(p.composite_depth, d);
+    for (uint16_t k = 0; k < n.count; ++k) depth[p.child(n, k)] = d;
+  }
+  if (!p.batchable) p.composite_depth = 0;
 }
 
 Status Engine::tick(const Program& p, AgentInfo& agent, uint8_t* block) {

@@ -70,9 +70,28 @@ class Engine {
   // `fast`, every node takes the general path.
   static void prepare_ops(Program& p, bool fast = true);
 
+  // The batched walk (tick_batch.cpp): ticks agents[0..n) of one brain whose
+  // Program::batchable is set, together, node by node. Each agent gets the calls, the state
+  // and the root status its own tick would give it; only the order of calls between agents
+  // differs, which agent_local leaves promise nobody sees. The agents' clocks are already set;
+  // none may have a resume_leaf. n <= kBatchMax.
+  struct BatchAgent {
+    AgentInfo* agent;
+    uint8_t* block;
+  };
+  static constexpr uint32_t kBatchMax = 256;
+  static constexpr uint32_t kBatchDepth = 64;
+  void tick_batch(const Program& p, const BatchAgent* agents, uint32_t n);
+
   TraceSink* trace = nullptr;
 
  private:
+  struct Batch;
+  struct Fuse;
+  template <bool kCondition, bool kFused>
+  void batch_leaf(Batch& b, uint32_t i, const uint16_t* in, uint32_t n, Fuse* f);
+  void batch_visit(Batch& b, uint32_t i, const uint16_t* in, uint32_t n, uint16_t* scratch);
+  std::vector<uint16_t> batch_scratch_;
   struct Ctx;
   Status tick_node(Ctx& c, uint32_t i);
   Status finish_active_selector(Ctx& c, uint32_t i, Status result, uint16_t decided);

@@ -77,6 +77,14 @@ struct NativeLeafFn {
   void (*start)(LeafContext&, void* user) = nullptr;
   void (*stop)(LeafContext&, Status, void* user) = nullptr;
   void* user = nullptr;
+  // A promise that the leaf is private to its agent during tick_all: it reads and writes only
+  // its own agent (its LeafContext: clock, id, blackboard, random stream) and data no leaf
+  // changes during the tick, and nothing it writes is read by another agent's leaves in the
+  // same tick. Then the order of different agents' calls cannot be seen, and tick_all may tick
+  // the agents of a brain made only of such leaves (and plain composites) together, node by
+  // node (the batched walk, tick_batch.cpp): the same calls per agent, in the same order for
+  // each agent, interleaved between agents. Leave it false when unsure.
+  bool agent_local = false;
 };
 
 // A native leaf as C++ callables: the convenient form (lambdas with captures). The runtime
@@ -85,6 +93,7 @@ struct NativeLeaf {
   std::function<Status(LeafContext&)> tick;
   std::function<void(LeafContext&)> start;
   std::function<void(LeafContext&, Status)> stop;
+  bool agent_local = false;  // as NativeLeafFn::agent_local
 };
 
 struct RuntimeOptions {
