@@ -137,6 +137,7 @@ enum class Op : uint8_t {
   General,       // the general switch on the node's kind
   Sequence,      // sequence or filter: not random, no re-checks, no re-check stamp
   Selector,      // selector: likewise
+  Active,        // active_selector
   NativeCond,    // condition with a native leaf, neither negated nor observed
   NativeAction,  // action with a native leaf that has no start/stop work
   Cond,          // any other condition, or a check

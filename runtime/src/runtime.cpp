@@ -309,6 +309,8 @@ void RuntimeImpl::refresh_hooked() {
     }
     Engine::prepare_ops(p, fast_ops);
   }
+  any_batchable = false;
+  for (auto& b : brains) any_batchable |= b->program->batchable;
 }
 
 std::vector<std::string> RuntimeImpl::commit_leaves(std::vector<LeafDef>& staged) {
@@ -435,7 +437,7 @@ void RuntimeImpl::tick_all(double dt) {
   e.trace = nullptr;
   // Brains with batch_min or more live agents and a batchable program tick them together.
   bool batching = false;
-  if (batch_min > 0) {
+  if (batch_min > 0 && any_batchable) {
     batches.resize(brains.size());
     for (size_t k = 0; k < brains.size(); ++k) {
       const Brain& b = *brains[k];

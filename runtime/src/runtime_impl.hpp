@@ -134,6 +134,7 @@ class RuntimeImpl {
     Engine::BatchAgent agents[Engine::kBatchMax];
   };
   std::vector<BrainBatch> batches;  // tick_all's batch per brain
+  bool any_batchable = false;       // some brain's program is batchable (refresh_hooked)
   std::unique_ptr<TraceSink> abort_tracer;
   std::unique_ptr<class FileWatcher> watcher;
   bool snapshot_drops_reported = false;  // a save left script values out, and said so (snapshot.cpp)

@@ -156,6 +156,7 @@ void Engine::prepare_ops(Program& p, bool fast) {
       case NodeKind::Sequence:
       case NodeKind::Filter: o.op = plain ? Op::Sequence : Op::General; break;
       case NodeKind::Selector: o.op = plain ? Op::Selector : Op::General; break;
+      case NodeKind::ActiveSelector: o.op = Op::Active; break;
       case NodeKind::Check: o.op = Op::Cond; break;
       case NodeKind::Condition: {
         const HotCall& h = p.hot[n.a];
@@ -186,8 +187,9 @@ void Engine::prepare_ops(Program& p, bool fast) {
       case Op::NativeCond:
       case Op::NativeAction: p.batchable = p.hot[n.a].native.agent_local; break;
       case Op::Sequence:
-      case Op::Selector: break;
-      default: p.batchable = n.kind == NodeKind::ActiveSelector && !(n.flags & (kRechecks | kHolder)); break;
+      case Op::Selector:
+      case Op::Active: break;
+      default: p.batchable = false; break;
     }
     if (kind_info(n.kind).shape != Shape::Composite) continue;
     const uint16_t d = depth[i] + 1;
@@ -214,7 +216,7 @@ Status Engine::tick(const Program& p, AgentInfo& agent, uint8_t* block) {
     c.pending_leaf = leaf;
     c.pending_status = s;
   }
-  Status s = tick_node(c, 0);
+  Status s = walk_child(c, 0, 0);
   if (s == Status::Running && (c.nodes[0].flags & kPassive)) agent.resume_leaf = passive_running_leaf(c);
   return s;
 }
@@ -468,6 +470,7 @@ enter: {
       ch = kids[o.children + pos];
       goto enter;
     }
+    case Op::Active:
     case Op::General: break;
   }
 }
@@ -477,6 +480,78 @@ enter: {
   }
   s = tick_node(c, ch);  // a tree deeper than the stack: a nested walk
   goto returned;
+}
+
+// The plain walk: plain sequences, selectors and active_selectors (Op::Sequence, Selector,
+// Active) tick their children by recursion, native leaves on the shortcuts are called in place,
+// and any other node goes to the general walk (tick_node). The same steps as tick_node's for
+// these ops, with the composite's loop in a C++ loop and its position in a register.
+constexpr uint32_t kPlainDepth = 32;
+
+[[gnu::always_inline]] inline Status Engine::walk_child(Ctx& c, uint32_t i, uint32_t depth) {
+  const NodeOp& o = c.ops[i];
+  Status s;
+  switch (o.op) {
+    case Op::NativeCond:
+      c.cs.node = i;
+      s = o.tick(c.lc, o.user) == Status::Success ? Status::Success : Status::Failure;
+      break;
+    case Op::NativeAction:
+      if (i == c.pending_leaf) {  // finished in this tick's resume (Engine::tick)
+        s = c.pending_status;
+        c.pending_leaf = kNoNode;
+      } else {
+        c.cs.node = i;
+        s = o.tick(c.lc, o.user);
+      }
+      break;
+    case Op::Sequence:
+    case Op::Selector:
+    case Op::Active:
+      if (depth < kPlainDepth) return walk_plain(c, i, depth + 1);
+      return tick_node(c, i);
+    default: return tick_node(c, i);
+  }
+  c.statuses[i] = s;
+  return s;
+}
+
+Status Engine::walk_plain(Ctx& c, uint32_t i, uint32_t depth) {
+  const NodeOp& o = c.ops[i];
+  Status* const st = c.statuses;
+  uint16_t& at = *reinterpret_cast<uint16_t*>(c.block + o.state);
+  Status s;
+  if (o.op == Op::Active) {
+    if (st[i] != Status::Running) at = kNoPos;
+    uint16_t pos = 0;
+    for (; pos < o.count; ++pos) {
+      s = walk_child(c, c.kids[o.children + pos], depth);
+      if (s != Status::Failure) break;
+    }
+    if (pos == o.count) {
+      s = Status::Failure;
+      pos = kNoPos;
+    }
+    if (at != kNoPos && at != pos) abort(c, c.kids[o.children + at]);
+    at = s == Status::Running ? pos : kNoPos;
+  } else {
+    const Status stop = o.op == Op::Selector ? Status::Success : Status::Failure;
+    s = o.op == Op::Selector ? Status::Failure : Status::Success;  // past the last child
+    for (uint16_t pos = st[i] == Status::Running ? at : 0; pos < o.count; ++pos) {
+      const Status r = walk_child(c, c.kids[o.children + pos], depth);
+      if (r == Status::Running) {
+        at = pos;
+        s = r;
+        break;
+      }
+      if (r == stop) {
+        s = r;
+        break;
+      }
+    }
+  }
+  st[i] = s;
+  return s;
 }
 
 // Re-checks the observed conditions that lie before the running child; returns the position

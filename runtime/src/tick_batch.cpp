@@ -184,7 +184,7 @@ void Engine::batch_visit(Batch& b, uint32_t i, const uint16_t* in, uint32_t n, u
       return;
     }
     default: {
-      // An active_selector (Program::batchable admits no other kind here): every agent starts
+      // Op::Active (Program::batchable admits no other op here): every agent starts
       // at the first child each tick; the first child not to fail decides, and a running child
       // of an earlier tick that did not decide is aborted (Engine::finish_active_selector).
       const Node& node = b.nodes[i];

@@ -170,7 +170,7 @@ TEST_CASE("the walk's shortcuts are taken only where they apply") {
   REQUIRE(brain);
   const auto& ops = rt.impl().brains[brain->index]->program->ops;
   using thicket::Op;
-  std::vector<Op> want{Op::General, Op::Sequence, Op::NativeCond, Op::Cond, Op::NativeAction, Op::Action,
+  std::vector<Op> want{Op::Active, Op::Sequence, Op::NativeCond, Op::Cond, Op::NativeAction, Op::Action,
                        Op::General, Op::NativeAction};
   REQUIRE(ops.size() == want.size());
   for (size_t i = 0; i < want.size(); ++i) CHECK(ops[i].op == want[i]);
