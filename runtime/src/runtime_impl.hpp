@@ -124,10 +124,10 @@ class RuntimeImpl {
   bool fast_ops = true;
   // tick_all ticks the agents of a batchable brain (Program::batchable) together
   // (Engine::tick_batch) when the brain has at least this many live agents, in batches of up to
-  // Engine::kBatchMax; a last batch smaller than this goes one by one. Below ~12 agents the
-  // batched walk is slower than one agent at a time (bench_t31). 0: never batch (tests compare
-  // the two walks).
-  uint32_t batch_min = 16;
+  // Engine::kBatchMax; a last batch smaller than this goes one by one. Below ~24 agents the
+  // batched walk is slower than one agent at a time on T31. 0: never batch (tests compare the
+  // two walks).
+  uint32_t batch_min = 32;
   struct BrainBatch {
     bool on = false;  // this tick_all batches the brain's agents
     uint32_t size = 0;

@@ -171,7 +171,8 @@ TEST_CASE("the batched walk gives each agent the calls, state and root status of
 }
 
 TEST_CASE("the batched walk with several batches, a small last one and an unbatchable brain between") {
-  // 600 agents: batches of 256, 256 and 88; 10 agents: below batch_min, one at a time.
+  // 540 agents: batches of 256 and 256, and a last 28, below batch_min, one at a time; 20
+  // agents: below batch_min, all one at a time.
   const std::string yaml =
       "tree: t\nroot:\n  active_selector:\n"
       "    - sequence: [{condition: C}, {condition: C}, {selector: [{action: A}, {action: A}, {action: A}]}]\n"
@@ -180,9 +181,9 @@ TEST_CASE("the batched walk with several batches, a small last one and an unbatc
   const std::string other = "tree: o\nroot:\n  sequence: [{condition: c}, {action: a}]\n";
   CHECK(batchable(yaml));
   CHECK_FALSE(batchable(other));
-  for (int agents : {600, 10}) {
+  for (int agents : {540, 20}) {
     Run batched = run(yaml, true, agents, 40, other), single = run(yaml, false, agents, 40, other);
-    CHECK(batched.batched == (agents >= 16));
+    CHECK(batched.batched == (agents >= 32));
     compare(batched, single, yaml);
   }
 }
