@@ -222,6 +222,10 @@ struct Program {
   // filter, selector or active_selector or a native leaf on the shortcuts (NodeOp) whose
   // leaf is agent_local, nested at most kBatchDepth composites deep. Set by prepare_ops.
   bool batchable = false;
+  // Engine::tick starts with the plain walk (walk_plain: recursion over plain composites) rather
+  // than the general one: no leaf needs the general path's leaf handling (Op::Cond, Op::Action,
+  // e.g. a script leaf), which the general walk does in place. Set by prepare_ops.
+  bool plain_walk = false;
   uint16_t composite_depth = 0;        // composites on the longest root-to-leaf path (batchable only)
   std::vector<CompiledExpr> exprs;     // check conditions
   std::vector<std::string> messages;   // log decorators

@@ -176,6 +176,8 @@ void Engine::prepare_ops(Program& p, bool fast) {
     }
     if (!fast) o.op = Op::General;
   }
+  p.plain_walk = fast;
+  for (const NodeOp& o : p.ops) p.plain_walk = p.plain_walk && o.op != Op::Cond && o.op != Op::Action;
   // The batched walk takes plain composites and agent_local native leaves only.
   p.batchable = fast && !p.nodes.empty();
   std::vector<uint16_t> depth(p.nodes.size(), 0);  // composites above each node
@@ -216,7 +218,7 @@ Status Engine::tick(const Program& p, AgentInfo& agent, uint8_t* block) {
     c.pending_leaf = leaf;
     c.pending_status = s;
   }
-  Status s = walk_child(c, 0, 0);
+  Status s = c.p.plain_walk ? walk_child(c, 0, 0) : tick_node(c, 0);
   if (s == Status::Running && (c.nodes[0].flags & kPassive)) agent.resume_leaf = passive_running_leaf(c);
   return s;
 }
