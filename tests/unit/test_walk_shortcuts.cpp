@@ -1,6 +1,7 @@
 // The tree walk's shortcuts (Program::ops: plain sequences and selectors, active selectors'
 // children, native leaves without flags or hooks, tick.cpp) must make exactly the calls and
 // results of the general path, which the reference model checks (test_reference_model.cpp).
+// The plain walk (walk_plain, brains whose leaves are all native shortcuts) likewise.
 // Random trees mixing shortcut nodes with general ones (aborts, negated conditions, hooked
 // actions, random composites, parallels, decorators, waits) run once with the shortcuts and once
 // with RuntimeImpl::fast_ops off; every leaf call, hook call and root status must agree.
@@ -65,10 +66,17 @@ void register_leaves(thicket::Runtime& rt, Log& log) {
   rt.register_leaf("H", hooked);
 }
 
-// A random tree in YAML, `ind` spaces deep; leaves more likely as depth grows.
-void emit(std::mt19937_64& rng, int depth, const std::string& ind, std::string& out) {
+// A random tree in YAML, `ind` spaces deep; leaves more likely as depth grows. With
+// `native_only`, the leaves are plain native conditions and actions (and waits), so the brain
+// takes the plain walk (Program::plain_walk).
+void emit(std::mt19937_64& rng, int depth, const std::string& ind, std::string& out, bool native_only = false) {
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); };
   const bool leaf = depth >= 4 || (depth > 0 && pick(10) < 3 + depth);
+  if (leaf && native_only) {
+    static const char* leaves[] = {"condition: C\n", "action: A\n", "wait: 0.2\n"};
+    out += ind + leaves[pick(5) / 2];  // waits 1 in 5
+    return;
+  }
   if (leaf) {
     switch (pick(7)) {
       case 0:
@@ -86,7 +94,7 @@ void emit(std::mt19937_64& rng, int depth, const std::string& ind, std::string& 
     for (int k = 0; k < n; ++k) {
       out += in + "- ";
       std::string sub;
-      emit(rng, depth + 1, in + "  ", sub);
+      emit(rng, depth + 1, in + "  ", sub, native_only);
       out += sub.substr(in.size() + 2);  // the first line follows "- "
     }
   };
@@ -109,14 +117,15 @@ void emit(std::mt19937_64& rng, int depth, const std::string& ind, std::string& 
       out += ind + "parallel:\n" + in + "success: 1\n" + in + "children:\n";
       children(2);
       return;
-    case 10: out += ind + "invert:\n"; emit(rng, depth + 1, in, out); return;
-    default: out += ind + "force_success:\n"; emit(rng, depth + 1, in, out); return;
+    case 10: out += ind + "invert:\n"; emit(rng, depth + 1, in, out, native_only); return;
+    default: out += ind + "force_success:\n"; emit(rng, depth + 1, in, out, native_only); return;
   }
 }
 
 struct Run {
   std::vector<std::string> lines;
   size_t shortcuts = 0;  // nodes the walk took a shortcut for
+  bool plain_walk = false;
 };
 
 Run run(const std::string& yaml, bool fast) {
@@ -128,7 +137,9 @@ Run run(const std::string& yaml, bool fast) {
   std::vector<thicket::Diagnostic> diags;
   auto brain = rt.load_string(yaml, "walk.yaml", diags);
   REQUIRE_MESSAGE(brain, (diags.empty() ? std::string("no diagnostics") : diags[0].message) << "\n" << yaml);
-  for (const auto& op : rt.impl().brains[brain->index]->program->ops) out.shortcuts += op.op != thicket::Op::General;
+  const thicket::Program& program = *rt.impl().brains[brain->index]->program;
+  for (const auto& op : program.ops) out.shortcuts += op.op != thicket::Op::General;
+  out.plain_walk = program.plain_walk;
   std::vector<thicket::AgentHandle> agents{rt.spawn(*brain), rt.spawn(*brain)};
   for (int t = 0; t < 40; ++t) {
     rt.tick_all(0.1);
@@ -155,6 +166,34 @@ TEST_CASE("the walk's shortcuts make the general path's calls and results on ran
   }
   CHECK(trees_with_shortcuts > 350);  // the comparison exercised the shortcuts
   CHECK(calls > 50000);
+}
+
+TEST_CASE("the plain walk makes the general path's calls and results on random trees") {
+  // Native leaves only: plain composites recurse (walk_plain), anything else (aborts, random
+  // composites, parallels, decorators, waits) is handed to the general walk and back.
+  std::mt19937_64 rng(20261125);
+  size_t plain = 0, calls = 0;
+  for (int k = 0; k < 300; ++k) {
+    std::string yaml = "tree: p" + std::to_string(k) + "\nroot:\n";
+    emit(rng, 0, "  ", yaml, true);
+    Run fast = run(yaml, true), general = run(yaml, false);
+    CHECK_FALSE(general.plain_walk);
+    plain += fast.plain_walk;
+    calls += fast.lines.size();
+    REQUIRE_MESSAGE(fast.lines == general.lines, "tree " << k << ":\n" << yaml);
+  }
+  CHECK(plain > 200);  // the rest have conditions an abort observes: the general walk
+  CHECK(calls > 30000);
+  // Deeper than the plain walk's recursion (32 composites): the rest goes to the general walk.
+  std::string deep = "tree: deep\nroot:\n  ";
+  for (int d = 0; d < 40; ++d) deep += d % 2 ? "{selector: [{condition: C}, " : (d ? "{sequence: [{condition: C}, " : "sequence: [{condition: C}, ");
+  deep += "{action: A}";
+  for (int d = 1; d < 40; ++d) deep += "]}";
+  deep += "]\n";
+  Run fast = run(deep, true), general = run(deep, false);
+  CHECK(fast.plain_walk);
+  CHECK(fast.lines.size() > 100);
+  CHECK(fast.lines == general.lines);
 }
 
 TEST_CASE("the walk's shortcuts are taken only where they apply") {
