@@ -196,6 +196,22 @@ inline uint32_t base_state_bytes(const Node& n) {
 }
 // Where a holder's or observed condition's stamp sits: after its own state, 4-aligned.
 inline uint32_t stamp_offset(const Node& n) { return n.state + ((base_state_bytes(n) + 3) & ~3u); }
+// An abort where no node has work to do when aborted (no leaf with a stop hook, no log
+// decorator): marks aborted the running nodes that Engine::abort reaches from node i (it
+// descends only into running nodes), in one pass over the subtree's span of the depth-first
+// array, skipping the subtrees of nodes that are not running.
+inline void abort_span(const Node* nodes, Status* statuses, uint32_t i) {
+  const uint32_t end = nodes[i].end;
+  while (i < end) {
+    if (statuses[i] == Status::Running) {
+      statuses[i] = Status::Aborted;
+      ++i;  // into its children
+    } else {
+      i = nodes[i].end;  // past its subtree
+    }
+  }
+}
+
 inline uint32_t node_state_bytes(const Node& n) {
   uint32_t base = base_state_bytes(n);
   return (n.flags & (kHolder | kObserved)) ? ((base + 3) & ~3u) + 4 : base;
@@ -226,6 +242,9 @@ struct Program {
   // than the general one: no leaf needs the general path's leaf handling (Op::Cond, Op::Action,
   // e.g. a script leaf), which the general walk does in place. Set by prepare_ops.
   bool plain_walk = false;
+  // An abort only marks nodes aborted (no stop hook, no log node): the plain walk aborts a
+  // subtree with abort_span. Set by prepare_ops, with plain_walk.
+  bool span_abort = false;
   uint16_t composite_depth = 0;        // composites on the longest root-to-leaf path (batchable only)
   std::vector<CompiledExpr> exprs;     // check conditions
   std::vector<std::string> messages;   // log decorators

@@ -178,6 +178,8 @@ void Engine::prepare_ops(Program& p, bool fast) {
   }
   p.plain_walk = fast;
   for (const NodeOp& o : p.ops) p.plain_walk = p.plain_walk && o.op != Op::Cond && o.op != Op::Action;
+  p.span_abort = p.plain_walk;  // every action is a native one without hooks: no stop to call
+  for (const Node& n : p.nodes) p.span_abort = p.span_abort && n.kind != NodeKind::Log;
   // The batched walk takes plain composites and agent_local native leaves only.
   p.batchable = fast && !p.nodes.empty();
   std::vector<uint16_t> depth(p.nodes.size(), 0);  // composites above each node
@@ -534,7 +536,13 @@ Status Engine::walk_plain(Ctx& c, uint32_t i, uint32_t depth) {
       s = Status::Failure;
       pos = kNoPos;
     }
-    if (at != kNoPos && at != pos) abort(c, c.kids[o.children + at]);
+    if (at != kNoPos && at != pos) {
+      const uint32_t aborted = c.kids[o.children + at];
+      if (c.p.span_abort)
+        abort_span(c.nodes, st, aborted);
+      else
+        abort(c, aborted);
+    }
     at = s == Status::Running ? pos : kNoPos;
   } else {
     const Status stop = o.op == Op::Selector ? Status::Success : Status::Failure;

@@ -39,22 +39,6 @@ namespace {
 inline Status& status_of(uint8_t* block, uint32_t i) { return reinterpret_cast<Status*>(block)[i]; }
 inline uint16_t& u16_at(uint8_t* block, uint32_t offset) { return *reinterpret_cast<uint16_t*>(block + offset); }
 
-// Engine::abort for the nodes a batchable brain has. No leaf has a stop hook, so an abort
-// marks aborted the running nodes that Engine::abort reaches from node i (it descends only into
-// running nodes), in one pass over the subtree's span of the depth-first array.
-void abort_plain(const Node* nodes, uint8_t* block, uint32_t i) {
-  const uint32_t end = nodes[i].end;
-  while (i < end) {
-    Status& s = status_of(block, i);
-    if (s == Status::Running) {
-      s = Status::Aborted;
-      ++i;  // into its children
-    } else {
-      i = nodes[i].end;  // past its subtree
-    }
-  }
-}
-
 }  // namespace
 
 // A plain sequence or selector's part in a child's visit, per agent: the child's result `s`
@@ -198,7 +182,7 @@ void Engine::batch_visit(Batch& b, uint32_t i, const uint16_t* in, uint32_t n, u
       }
       auto finish = [&](uint8_t* block, Status result, uint16_t decided) {
         uint16_t& last = u16_at(block, o.state);
-        if (last != kNoPos && last != decided) abort_plain(b.nodes, block, b.kids[node.children + last]);
+        if (last != kNoPos && last != decided) abort_span(b.nodes, &status_of(block, 0), b.kids[node.children + last]);  // no hooks here
         last = result == Status::Running ? decided : kNoPos;
         status_of(block, i) = result;
       };
