@@ -449,6 +449,11 @@ void RuntimeImpl::tick_all(double dt) {
   if (!batching) {
     for (size_t i = 0; i < agents.size(); ++i) {
       AgentInfo& a = agents[i];
+      if (i + 4 < agents.size()) {  // the state of an agent a few ahead, while this one ticks
+        const AgentInfo& ahead = agents[i + 4];
+        __builtin_prefetch(reinterpret_cast<const char*>(&ahead) + 64);
+        __builtin_prefetch(brains[ahead.brain]->block(ahead.row));
+      }
       if (!a.alive) continue;
       Brain& b = *brains[a.brain];
       clock_before(a, dt);
