@@ -79,11 +79,12 @@ struct NativeLeafFn {
   void* user = nullptr;
   // A promise that the leaf is private to its agent during tick_all: it reads and writes only
   // its own agent (its LeafContext: clock, id, blackboard, random stream) and data no leaf
-  // changes during the tick, and nothing it writes is read by another agent's leaves in the
-  // same tick. Then the order of different agents' calls cannot be seen, and tick_all may tick
-  // the agents of a brain made only of such leaves (and plain composites) together, node by
-  // node (the batched walk, tick_batch.cpp): the same calls per agent, in the same order for
-  // each agent, interleaved between agents. Leave it false when unsure.
+  // changes during the tick, nothing it writes is read by another agent's leaves in the same
+  // tick, and it spawns and despawns no agent. Then the order of different agents' calls
+  // cannot be seen, and tick_all may tick the agents of a brain made only of such leaves (and
+  // plain composites) together, node by node (the batched walk, tick_batch.cpp): the same
+  // calls per agent, in the same order for each agent, interleaved between agents. Leave it
+  // false when unsure.
   bool agent_local = false;
 };
 
