@@ -74,6 +74,19 @@ struct Engine::Ctx {
     return cs;
   }
   const HotCall& hot(uint32_t i) { return hots[nodes[i].a]; }
+  // Native leaves on the shortcuts (Op::NativeCond, Op::NativeAction) at node i.
+  [[gnu::always_inline]] Status native_condition(const NodeOp& o, uint32_t i) {
+    cs.node = i;
+    return o.tick(lc, o.user) == Status::Success ? Status::Success : Status::Failure;
+  }
+  [[gnu::always_inline]] Status native_action(const NodeOp& o, uint32_t i) {
+    if (i == pending_leaf) {  // finished in this tick's resume (Engine::tick)
+      pending_leaf = kNoNode;
+      return pending_status;
+    }
+    cs.node = i;
+    return o.tick(lc, o.user);
+  }
   uint32_t& stamp(const Node& n) { return *reinterpret_cast<uint32_t*>(block + stamp_offset(n)); }
 };
 
@@ -433,19 +446,12 @@ enter: {
   // Leaves, most children, are ticked here, and plain composites entered: no frame for a leaf.
   const NodeOp& o = ops[ch];
   if (o.op == Op::NativeCond) {
-    c.cs.node = ch;
-    s = o.tick(c.lc, o.user) == Status::Success ? Status::Success : Status::Failure;
+    s = c.native_condition(o, ch);
     st[ch] = s;
     goto returned;
   }
   if (o.op == Op::NativeAction) {
-    if (ch == c.pending_leaf) {  // finished in this tick's resume (Engine::tick)
-      s = c.pending_status;
-      c.pending_leaf = kNoNode;
-    } else {
-      c.cs.node = ch;
-      s = o.tick(c.lc, o.user);
-    }
+    s = c.native_action(o, ch);
     st[ch] = s;
     goto returned;
   }
@@ -496,19 +502,8 @@ constexpr uint32_t kPlainDepth = 32;
   const NodeOp& o = c.ops[i];
   Status s;
   switch (o.op) {
-    case Op::NativeCond:
-      c.cs.node = i;
-      s = o.tick(c.lc, o.user) == Status::Success ? Status::Success : Status::Failure;
-      break;
-    case Op::NativeAction:
-      if (i == c.pending_leaf) {  // finished in this tick's resume (Engine::tick)
-        s = c.pending_status;
-        c.pending_leaf = kNoNode;
-      } else {
-        c.cs.node = i;
-        s = o.tick(c.lc, o.user);
-      }
-      break;
+    case Op::NativeCond: s = c.native_condition(o, i); break;
+    case Op::NativeAction: s = c.native_action(o, i); break;
     case Op::Sequence:
     case Op::Selector:
     case Op::Active:

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "rolled_leaves.hpp"
 #include "runtime_impl.hpp"
 #include "thicket/runtime.hpp"
 
@@ -19,18 +20,6 @@ namespace {
 
 using thicket::LeafContext;
 using thicket::Status;
-
-uint64_t mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-// A leaf's answer: a pure function of its node, the agent and the tick.
-uint64_t roll(LeafContext& c) {
-  uint64_t h = 1469598103934665603ULL;
-  for (char ch : c.node_id()) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ULL;
-  return mix(h + c.tick() * 0x9e3779b97f4a7c15ULL + c.agent_id() * 0x632be59bd9b4e019ULL);
-}
 
 // Every call, per agent, in the agent's order: what the agent saw (tick, node, result).
 struct Calls {
@@ -48,15 +37,14 @@ void register_leaves(thicket::Runtime& rt, Calls& calls) {
   thicket::NativeLeafFn cond;  // succeeds 2 times in 3
   cond.user = &calls;
   cond.tick = [](LeafContext& c, void* u) {
-    Status s = roll(c) % 3 != 0 ? Status::Success : Status::Failure;
+    Status s = rolled::condition(c);
     static_cast<Calls*>(u)->add(c, "cond", s);
     return s;
   };
   thicket::NativeLeafFn act;  // running, success or failure
   act.user = &calls;
   act.tick = [](LeafContext& c, void* u) {
-    const uint64_t r = roll(c) % 5;
-    Status s = r < 2 ? Status::Running : r < 4 ? Status::Success : Status::Failure;
+    Status s = rolled::action(c);
     static_cast<Calls*>(u)->add(c, "tick", s);
     return s;
   };

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "rolled_leaves.hpp"
 #include "runtime_impl.hpp"
 #include "thicket/runtime.hpp"
 
@@ -20,18 +21,8 @@ namespace {
 using thicket::LeafContext;
 using thicket::Status;
 
-// A leaf's result: a pure function of the node, the agent and the tick, so plain functions
-// (no start hook) give the same answers in both runs.
-uint64_t mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-uint64_t roll(LeafContext& c) {
-  uint64_t h = 1469598103934665603ULL;
-  for (char ch : c.node_id()) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ULL;
-  return mix(h + c.tick() * 0x9e3779b97f4a7c15ULL + c.agent_id() * 0x632be59bd9b4e019ULL);
-}
+// Leaf results come from rolled_leaves.hpp: a pure function of the node, the agent and the
+// tick, so plain functions (no start hook) give the same answers in both runs.
 const char* name(Status s) { return thicket::status_name(s).data(); }
 
 struct Log {
@@ -46,7 +37,7 @@ void register_leaves(thicket::Runtime& rt, Log& log) {
   thicket::NativeLeafFn cond;  // a plain native condition: succeeds 2 times in 3
   cond.user = &log;
   cond.tick = [](LeafContext& c, void* u) {
-    Status s = roll(c) % 3 != 0 ? Status::Success : Status::Failure;
+    Status s = rolled::condition(c);
     static_cast<Log*>(u)->add(c, "cond", s);
     return s;
   };
@@ -54,8 +45,7 @@ void register_leaves(thicket::Runtime& rt, Log& log) {
   thicket::NativeLeafFn act;  // a plain native action: running, success or failure
   act.user = &log;
   act.tick = [](LeafContext& c, void* u) {
-    const uint64_t r = roll(c) % 5;
-    Status s = r < 2 ? Status::Running : r < 4 ? Status::Success : Status::Failure;
+    Status s = rolled::action(c);
     static_cast<Log*>(u)->add(c, "tick", s);
     return s;
   };
