@@ -203,4 +203,37 @@ TEST_CASE("the walk's shortcuts are taken only where they apply") {
                        Op::General, Op::NativeAction};
   REQUIRE(ops.size() == want.size());
   for (size_t i = 0; i < want.size(); ++i) CHECK(ops[i].op == want[i]);
+  // A negated condition and a hooked action need the general walk's leaf handling.
+  CHECK_FALSE(rt.impl().brains[brain->index]->program->plain_walk);
+}
+
+TEST_CASE("the plain walk's one-pass abort is not used where an aborted node has work to do") {
+  // A log decorator says "aborted" when its child is interrupted: a brain with one takes the
+  // plain walk (all its leaves are native shortcuts) but aborts through Engine::abort.
+  std::vector<std::string> lines;
+  thicket::RuntimeOptions options;
+  options.log = [&](const std::string& line) { lines.push_back(line); };
+  thicket::Runtime rt(options);
+  thicket::NativeLeafFn alarm;  // true on the agent's second tick only
+  alarm.tick = [](LeafContext& c, void*) { return c.tick() == 2 ? Status::Success : Status::Failure; };
+  rt.register_leaf("Alarm", alarm);
+  thicket::NativeLeafFn busy;
+  busy.tick = [](LeafContext&, void*) { return Status::Running; };
+  rt.register_leaf("Busy", busy);
+  std::vector<thicket::Diagnostic> diags;
+  auto brain = rt.load_string(
+      "tree: logged\nroot:\n  active_selector:\n    - condition: Alarm\n"
+      "    - log:\n        message: the work\n        child:\n          action: Busy\n",
+      "logged.yaml", diags);
+  REQUIRE(brain);
+  const thicket::Program& program = *rt.impl().brains[brain->index]->program;
+  CHECK(program.plain_walk);
+  CHECK_FALSE(program.span_abort);
+  auto agent = rt.spawn(*brain);
+  CHECK(rt.tick(agent, 0.1) == Status::Running);  // the alarm is off: the work starts
+  CHECK(rt.tick(agent, 0.1) == Status::Success);  // the alarm interrupts it
+  size_t aborted = 0;
+  for (const auto& line : lines) aborted += line.find("the work: aborted") != std::string::npos;
+  CHECK(aborted == 1);
+  CHECK(rt.running_nodes(agent).empty());
 }
