@@ -309,8 +309,17 @@ void RuntimeImpl::refresh_hooked() {
     }
     Engine::prepare_ops(p, fast_ops);
   }
+  // The batched walk's buffers, sized here so that tick_all allocates nothing.
   any_batchable = false;
-  for (auto& b : brains) any_batchable |= b->program->batchable;
+  uint16_t depth = 0;
+  for (auto& b : brains) {
+    any_batchable |= b->program->batchable;
+    depth = std::max(depth, b->program->composite_depth);
+  }
+  if (any_batchable) {
+    batches.resize(brains.size());
+    engine->reserve_batches(depth);
+  }
 }
 
 std::vector<std::string> RuntimeImpl::commit_leaves(std::vector<LeafDef>& staged) {
@@ -438,7 +447,6 @@ void RuntimeImpl::tick_all(double dt) {
   // Brains with batch_min or more live agents and a batchable program tick them together.
   bool batching = false;
   if (batch_min > 0 && any_batchable) {
-    batches.resize(brains.size());
     for (size_t k = 0; k < brains.size(); ++k) {
       const Brain& b = *brains[k];
       const bool on = b.program->batchable && b.row_agent.size() - b.free_rows.size() >= batch_min;
@@ -449,7 +457,7 @@ void RuntimeImpl::tick_all(double dt) {
   if (!batching) {
     for (size_t i = 0; i < agents.size(); ++i) {
       AgentInfo& a = agents[i];
-      if (i + 4 < agents.size()) {  // the state of an agent a few ahead, while this one ticks
+      if (i + 4 < agents.size() && agents[i + 4].alive) {  // the state of an agent a few ahead
         const AgentInfo& ahead = agents[i + 4];
         __builtin_prefetch(reinterpret_cast<const char*>(&ahead) + 64);
         __builtin_prefetch(brains[ahead.brain]->block(ahead.row));

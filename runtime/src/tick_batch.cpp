@@ -97,11 +97,17 @@ void Engine::batch_leaf(Batch& b, uint32_t i, const uint16_t* in, uint32_t n, Fu
   }
 }
 
+// Three lists of up to n agents per composite level (batch_visit), plus the root's list.
+static size_t scratch_size(uint16_t composite_depth, uint32_t n) { return (size_t(composite_depth) * 3 + 1) * n; }
+
+void Engine::reserve_batches(uint16_t composite_depth) {
+  const size_t need = scratch_size(composite_depth, kBatchMax);
+  if (batch_scratch_.size() < need) batch_scratch_.resize(need);
+}
+
 void Engine::tick_batch(const Program& p, const BatchAgent* agents, uint32_t n) {
   if (n == 0) return;
-  // Three lists of up to n agents per composite level (batch_visit), plus the root's list.
-  const size_t need = (size_t(p.composite_depth) * 3 + 1) * n;
-  if (batch_scratch_.size() < need) batch_scratch_.resize(need);
+  reserve_batches(p.composite_depth);  // done at load already: no allocation here
   uint16_t* all = batch_scratch_.data();
   for (uint32_t k = 0; k < n; ++k) all[k] = static_cast<uint16_t>(k);
   Status results[kBatchMax];
