@@ -80,10 +80,8 @@ ArgValue yaml_to_arg(const YAML::Node& node) {
 
 namespace {
 
-const std::vector<std::string> kCommonKeys = {"leaves", "blackboard", "import"};
-
 std::vector<std::string> top_keys_for(BrainKind k) {
-  std::vector<std::string> keys = {"tree", "fsm", "machine", "leaves", "blackboard", "import"};
+  std::vector<std::string> keys = {"tree", "fsm", "machine", "leaves", "blackboard", "import", "tick_every"};
   if (k == BrainKind::Tree) keys.insert(keys.end(), {"root", "trees"});
   if (k == BrainKind::Fsm) keys.insert(keys.end(), {"initial", "states", "trees"});
   if (k == BrainKind::Machine) keys.insert(keys.end(), {"check_every", "behaviors", "trees"});
@@ -180,6 +178,15 @@ std::optional<uint32_t> SourceReader::add_file(const std::string& text, const st
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
       ref.error(it->first, "unknown top-level key '" + key + "'" + did_you_mean(key, allowed) +
                                " (allowed in a " + brain_kind_name(kind) + " file: " + join_names(allowed) + ")");
+  }
+  if (const YAML::Node every = d["tick_every"]; every && !is_import) {
+    // Time slicing (SPEC 8.2): the brain's agents are ticked by every k-th tick_all.
+    const Scalar s = every.IsScalar() ? classify_scalar(every) : Scalar{};
+    if (s.kind != ScalarKind::Integer || s.integer < 1 || s.integer > 1000000)
+      ref.error(every, std::string("'tick_every' is how many tick_all calls pass between two ticks of an agent: a whole "
+                                   "number from 1 to 1000000, got ") + describe_node(every));
+    else
+      src_.tick_every = static_cast<uint32_t>(s.integer);
   }
   read_leaves(ref, d["leaves"]);
   read_blackboard(ref, d["blackboard"]);

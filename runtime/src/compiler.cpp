@@ -354,6 +354,7 @@ std::unique_ptr<Program> compile_with(const BrainSource& src, const std::string&
                                       StringTable& strings, std::vector<Diagnostic>& diags, Emit emit) {
   auto p = std::make_unique<Program>();
   p->name = name;
+  p->tick_every = src.tick_every;
   for (const auto& f : src.files) {
     p->files.push_back(f.path);
     p->yaml_files.push_back(f.path);

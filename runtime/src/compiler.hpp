@@ -50,6 +50,7 @@ struct TreeSource {
 struct BrainSource {
   BrainKind kind = BrainKind::Tree;
   std::string name;
+  uint32_t tick_every = 1;                   // `tick_every: k` (SPEC 8.2): ticked by every k-th tick_all
   std::vector<YamlFile> files;               // [0] the brain file, then imports
   std::vector<std::string> leaf_files;       // resolved paths, load order, no duplicates
   std::map<std::string, TreeSource> trees;   // subtree targets by name

@@ -30,7 +30,7 @@ struct AbortTracer : TraceSink {
     ev.aborted_label = p.labels[e.aborted];
     ev.from = e.from;
     ev.to = e.to;
-    rt.trace_sink(ev);
+    rt.emit_trace(ev);
   }
   void on_transition(const Program& p, const AgentInfo& a, const TransitionEvent& e) override {
     if (!rt.trace_sink) return;
@@ -47,7 +47,7 @@ struct AbortTracer : TraceSink {
       const Node& n = p.nodes[e.cause];  // a reason is an action node: name its leaf
       ev.cause_label = n.kind == NodeKind::Action ? p.calls[n.a].leaf : p.labels[e.cause];
     }
-    rt.trace_sink(ev);
+    rt.emit_trace(ev);
   }
   void on_switch(const Program& p, const AgentInfo& a, const SwitchEvent& e) override {
     if (!rt.trace_sink) return;
@@ -60,7 +60,7 @@ struct AbortTracer : TraceSink {
     if (e.to < p.behaviors.size()) ev.to_name = p.behaviors[e.to];
     ev.cause = p.ids[e.check];
     ev.cause_label = p.labels[e.check];
-    rt.trace_sink(ev);
+    rt.emit_trace(ev);
   }
   RuntimeImpl& rt;
 };
@@ -171,9 +171,10 @@ RuntimeImpl::~RuntimeImpl() {
   for (auto& b : brains) script->release_args(*b->program);
 }
 
-void RuntimeImpl::log(const std::string& line) const {
-  if (options.log) options.log(line);
-  else std::cerr << line << "\n";
+Engine* RuntimeImpl::lane_engine(size_t job) {
+  if (job_engines.size() <= job) job_engines.resize(job + 1);
+  if (!job_engines[job]) job_engines[job] = std::make_unique<Engine>(*this, script.get(), strings);
+  return job_engines[job].get();
 }
 
 std::optional<BrainHandle> RuntimeImpl::load(const std::optional<std::string>& text, const std::string& path,
@@ -308,6 +309,9 @@ void RuntimeImpl::refresh_hooked() {
       }
     }
     Engine::prepare_ops(p, fast_ops);
+    b->scripted = false;
+    for (const HotCall& h : p.hot) b->scripted |= h.native.tick == nullptr;
+    for (const BlackboardKey& k : p.blackboard) b->scripted |= k.type == ValueType::Any;
   }
   // The batched walk's buffers, sized here so that tick_all allocates nothing.
   any_batchable = false;
@@ -382,6 +386,7 @@ AgentHandle RuntimeImpl::spawn(BrainHandle bh, const std::vector<std::pair<std::
   a.alive = true;
   a.rng = Rng::seeded(options.seed, a.id);
   a.row = b.take_row(index);
+  reset_extra(index, *b.program);
   Engine::init_block(*b.program, b.block(a.row), &strings);
   script->create_agent(a);
   for (const auto& [key, value] : bb) set_value(a, key, value);
@@ -395,6 +400,10 @@ void RuntimeImpl::despawn(AgentHandle h) {
   Brain& b = *brains[a->brain];
   engine->abort_all(*b.program, *a, b.block(a->row));  // running leaves get stop("aborted")
   script->destroy_agent(*a);
+  AgentExtra& x = extras[h.index];
+  sliced_agents -= x.sliced;
+  pending_events -= static_cast<int64_t>(x.events.size());
+  x = AgentExtra{};
   b.row_agent[a->row] = UINT32_MAX;
   b.free_rows.push_back(a->row);
   a->alive = false;
@@ -403,23 +412,18 @@ void RuntimeImpl::despawn(AgentHandle h) {
   --live_agents;
 }
 
-// An agent's clock before and after its tick (SPEC 3.1: tick k at exactly (k-1)*dt while dt
-// stays the same).
-namespace {
-inline void clock_before(AgentInfo& a, double dt) {
-  ++a.ticks;
-  if (dt != a.dt) {  // a new step size: count steps from the current time
-    a.epoch = a.time;
-    a.steps = 0;
-    a.dt = dt;
-  }
-}
-inline void clock_after(AgentInfo& a, double dt) { a.time = a.epoch + static_cast<double>(++a.steps) * dt; }
-}  // namespace
-
 Status RuntimeImpl::tick(uint32_t index, double dt) {
+  // One agent now, whatever its slicing: a tick_all of its own (deferred calls included).
+  TickJob job;
+  job.rt = this;
+  job.engine = engine.get();
+  TickJob* outer = current_job();
+  const bool was_ticking = ticking;
+  current_job() = &job;
+  ticking = true;
   AgentInfo& a = agents[index];
   Brain& b = *brains[a.brain];
+  job.agent = index;
   clock_before(a, dt);
   engine->trace = trace_sink ? abort_tracer.get() : nullptr;
   Status s = engine->tick(*b.program, a, b.block(a.row));
@@ -432,74 +436,11 @@ Status RuntimeImpl::tick(uint32_t index, double dt) {
     trace_sink(ev);
   }
   clock_after(a, dt);
+  current_job() = outer;
+  ticking = was_ticking;
+  std::vector<TickJob*> jobs{&job};
+  if (!was_ticking) finish_call(jobs);
   return s;
-}
-
-void RuntimeImpl::tick_all(double dt) {
-  if (trace_sink) {  // traced: the general path, with its per-tick records
-    for (uint32_t i = 0; i < agents.size(); ++i)
-      if (agents[i].alive) tick(i, dt);
-    return;
-  }
-  // Untraced, the common case: the same steps without the per-agent trace tests.
-  Engine& e = *engine;
-  e.trace = nullptr;
-  // Brains with batch_min or more live agents and a batchable program tick them together.
-  bool batching = false;
-  if (batch_min > 0 && any_batchable) {
-    for (size_t k = 0; k < brains.size(); ++k) {
-      const Brain& b = *brains[k];
-      const bool on = b.program->batchable && b.row_agent.size() - b.free_rows.size() >= batch_min;
-      batches[k].on = on;
-      batching |= on;
-    }
-  }
-  if (!batching) {
-    for (size_t i = 0; i < agents.size(); ++i) {
-      AgentInfo& a = agents[i];
-      if (i + 4 < agents.size() && agents[i + 4].alive) {  // the state of an agent a few ahead
-        const AgentInfo& ahead = agents[i + 4];
-        __builtin_prefetch(reinterpret_cast<const char*>(&ahead) + 64);
-        __builtin_prefetch(brains[ahead.brain]->block(ahead.row));
-      }
-      if (!a.alive) continue;
-      Brain& b = *brains[a.brain];
-      clock_before(a, dt);
-      e.tick(*b.program, a, b.block(a.row));
-      clock_after(a, dt);
-    }
-    return;
-  }
-  // Agents of those brains gather in their brain's batch, ticked when it is full and at the
-  // end; the rest are ticked on the way. Their leaves are agent_local, so the order in which
-  // different agents' leaves run cannot be seen.
-  auto flush = [&](uint16_t brain) {
-    BrainBatch& q = batches[brain];
-    const Program& p = *brains[brain]->program;
-    if (q.size >= batch_min) {
-      e.tick_batch(p, q.agents, q.size);
-    } else {
-      for (uint32_t k = 0; k < q.size; ++k) e.tick(p, *q.agents[k].agent, q.agents[k].block);
-    }
-    for (uint32_t k = 0; k < q.size; ++k) clock_after(*q.agents[k].agent, dt);
-    q.size = 0;
-  };
-  for (size_t i = 0; i < agents.size(); ++i) {
-    AgentInfo& a = agents[i];
-    if (!a.alive) continue;
-    Brain& b = *brains[a.brain];
-    clock_before(a, dt);
-    BrainBatch& q = batches[a.brain];
-    if (q.on && a.resume_leaf == kNoNode) {
-      q.agents[q.size++] = {&a, b.block(a.row)};
-      if (q.size == Engine::kBatchMax) flush(a.brain);
-      continue;
-    }
-    e.tick(*b.program, a, b.block(a.row));
-    clock_after(a, dt);
-  }
-  for (size_t k = 0; k < batches.size(); ++k)
-    if (batches[k].size > 0) flush(static_cast<uint16_t>(k));
 }
 
 std::vector<std::string> RuntimeImpl::running_nodes(uint32_t index) const {
@@ -624,16 +565,39 @@ void RuntimeImpl::register_native(LeafDef def) {
   refresh_hooked();
 }
 AgentHandle Runtime::spawn(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb) {
-  return impl_->spawn(brain, bb);
+  return impl_->spawn_or_defer(brain, bb, 0);
 }
 AgentHandle Runtime::spawn(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb, uint32_t id) {
-  uint32_t saved = impl_->next_agent_id;
-  impl_->next_agent_id = id;
-  AgentHandle h = impl_->spawn(brain, bb);
-  impl_->next_agent_id = std::max(saved, id + 1);
-  return h;
+  if (id == 0) return {};
+  return impl_->spawn_or_defer(brain, bb, id);
 }
-void Runtime::despawn(AgentHandle agent) { impl_->despawn(agent); }
+void Runtime::despawn(AgentHandle agent) { impl_->despawn_or_defer(agent); }
+bool Runtime::send(AgentHandle agent, const std::string& event) { return impl_->send_or_defer(agent, event); }
+bool Runtime::set_tick_every(AgentHandle agent, uint32_t every) {
+  AgentInfo* a = impl_->agent_ptr(agent);
+  if (!a || every == 0) return false;
+  AgentExtra& x = impl_->extras[agent.index];
+  x.every = every;
+  if (every > 1 && !x.sliced) {  // from now on its clock is the call clock
+    x.sliced = true;
+    ++impl_->sliced_agents;
+    x.ticked = a->ticks > 0;
+    x.last = impl_->call_time() - impl_->call_dt;
+    x.born = impl_->call_time() - a->time;
+  }
+  return true;
+}
+uint32_t Runtime::tick_every(AgentHandle agent) const {
+  return impl_->agent_ptr(agent) ? impl_->extras[agent.index].every : 0;
+}
+size_t Runtime::brain_count() const { return impl_->brains.size(); }
+std::string Runtime::brain_name(BrainHandle brain) const {
+  return brain.index < impl_->brains.size() ? impl_->brains[brain.index]->program->name : std::string();
+}
+std::string Runtime::brain_path(BrainHandle brain) const {
+  return brain.index < impl_->brains.size() ? impl_->brains[brain.index]->path : std::string();
+}
+void Runtime::on_log(std::function<void(const std::string&)> sink) { impl_->options.log = std::move(sink); }
 size_t Runtime::agent_count() const { return impl_->live_agents; }
 std::vector<AgentHandle> Runtime::agents() const {
   std::vector<AgentHandle> out;
@@ -652,6 +616,7 @@ Status Runtime::tick(AgentHandle agent, double dt) {
   return impl_->tick(agent.index, dt);
 }
 void Runtime::tick_all(double dt) { impl_->tick_all(dt); }
+void Runtime::tick_all(double dt, const Executor& executor) { impl_->tick_all(dt, executor); }
 Status Runtime::status(AgentHandle agent) const {
   const AgentInfo* a = impl_->agent_ptr(agent);
   if (!a) return Status::Invalid;

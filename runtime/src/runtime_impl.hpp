@@ -1,6 +1,8 @@
 // The runtime's insides, shared by the runtime, the engine, the script host and the CLI.
 #pragma once
+#include <exception>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,6 +27,9 @@ struct Brain {
   std::vector<uint32_t> free_rows;
   int bb_meta = -2;                 // script host's metatable of this brain's blackboard objects
   bool from_text = false;           // loaded from a string: nothing to watch
+  // Its agents need the script host when ticked (a script leaf, or an `any` blackboard key):
+  // tick_all(dt, executor) ticks them in their script lane's job (refresh_hooked).
+  bool scripted = false;
   // A YAML reload that failed (SPEC 10): the brain keeps running its previous version, and
   // the reload is tried again whenever one of `files` (its YAML and leaf files, old and as
   // the failed version named them) changes.
@@ -50,6 +55,52 @@ struct Brain {
     return row;
   }
 };
+
+// What a leaf asked for during tick_all that waits for its end (SPEC 8.2): applied in the order
+// of the asking agents (caller: its index, UINT32_MAX when no leaf asked), then of the calls.
+struct Deferred {
+  enum class Kind : uint8_t { Spawn, Despawn, Send } kind = Kind::Send;
+  uint32_t caller = UINT32_MAX;
+  BrainHandle brain;                                   // Spawn
+  uint32_t id = 0;                                     // Spawn: a chosen id (0: the next)
+  std::vector<std::pair<std::string, Value>> bb;       // Spawn
+  AgentHandle target;                                  // Despawn, Send
+  std::string event;                                   // Send
+};
+
+// An agent's slicing and event queue, beside its AgentInfo (kept out of the record the walk
+// reads): tick_all looks here only while some agent is sliced or has events queued.
+struct AgentExtra {
+  uint32_t every = 1;     // ticked by every k-th tick_all (SPEC 8.2)
+  bool sliced = false;    // its clock is the call clock (set once every was ever > 1)
+  bool ticked = false;    // ticked since it was sliced
+  double born = 0;        // the call clock when it was spawned
+  double last = 0;        // the call clock of its last tick
+  std::vector<std::string> events;  // queued events (SPEC 4.1), oldest first
+};
+
+// One job of a tick_all: the agents it ticks in index order and, while jobs run on several
+// threads, what their ticks produced (trace events, log and print lines) for the runtime to
+// deliver in agent order after all jobs are done.
+struct TickJob {
+  RuntimeImpl* rt = nullptr;
+  Engine* engine = nullptr;
+  uint32_t agent = UINT32_MAX;  // the agent being ticked
+  bool buffered = false;        // output goes to `out` (parallel jobs)
+  std::vector<uint32_t> list;   // the agents (parallel jobs)
+  std::vector<Deferred> deferred;
+  struct Out {
+    enum class Kind : uint8_t { Trace, Log, Print } kind;
+    uint32_t agent;
+    TraceEvent trace;
+    std::string text;
+  };
+  std::vector<Out> out;
+  int64_t events_delta = 0;     // queued events taken (-) and sent to own agents (+)
+  std::exception_ptr error;
+};
+// The job the calling thread is running (null outside tick_all).
+TickJob*& current_job();
 
 class RuntimeImpl {
  public:
@@ -86,6 +137,36 @@ class RuntimeImpl {
   void despawn(AgentHandle agent);
   Status tick(uint32_t agent, double dt);
   void tick_all(double dt);  // every live agent, in index order
+  void tick_all(double dt, const Executor& executor);  // the same on the game's threads
+  // tick_all's pieces (tick_all.cpp): the call clock, one agent's tick in a job, the end.
+  double begin_call(double dt);
+  void tick_in_job(TickJob& job, uint32_t index, double dt, double now);
+  void tick_plain(TickJob& job, double dt);
+  void defer(Deferred d);
+  // Script lanes (SPEC 8.2): the script states agents are spread over, and the engine of a
+  // parallel job (job k < lanes runs lane k's agents with lane k's host).
+  size_t script_lanes() const { return 1; }
+  uint32_t lane_of(const AgentInfo& a) const { return 0; }
+  Engine* lane_engine(size_t job);
+  void finish_call(std::vector<TickJob*>& jobs);
+  // Gives the agent in slot `index` fresh slicing (its brain's tick_every) and an empty queue.
+  void reset_extra(uint32_t index, const Program& p);
+  double call_time() const { return call_epoch + static_cast<double>(call_steps) * call_dt; }
+  bool due(const AgentInfo& a) const {
+    const AgentExtra& x = extras[&a - agents.data()];
+    return !x.sliced || calls % x.every == a.id % x.every;
+  }
+  // Spawn, despawn and send as the public API does them: queued while a tick_all runs.
+  AgentHandle spawn_or_defer(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb, uint32_t id);
+  void despawn_or_defer(AgentHandle agent);
+  bool send_or_defer(AgentHandle agent, const std::string& event);
+  void queue_event(uint32_t index, const std::string& event);
+  // The queue of the job running on this thread for this runtime (or the runtime's own, for a
+  // call from another thread during tick_all).
+  TickJob& defer_job();
+  // Trace events, log and print lines go straight out, or into the running job's buffer.
+  void emit_trace(const TraceEvent& ev);
+  void print(const std::string& line);
   std::vector<std::string> running_nodes(uint32_t agent) const;
 
   AgentInfo* agent_ptr(AgentHandle h) {
@@ -105,6 +186,7 @@ class RuntimeImpl {
   bool set_value(const AgentInfo& a, const std::string& key, const Value& v);
 
   void log(const std::string& line) const;
+  std::function<void(const std::string&)> print_sink;  // Lua print (null: standard output)
 
   RuntimeOptions options;
   StringTable strings;
@@ -112,6 +194,19 @@ class RuntimeImpl {
   std::map<std::string, uint32_t> leaf_ids;
   std::vector<std::unique_ptr<Brain>> brains;
   std::vector<AgentInfo> agents;
+  std::vector<AgentExtra> extras;  // parallel to agents
+  std::vector<TickJob> parallel_jobs;  // tick_all(dt, executor)'s jobs: one per lane, then chunks
+  size_t sliced_agents = 0;        // agents with AgentExtra::sliced (they take the general path)
+  int64_t pending_events = 0;      // events queued over all agents
+  // The call clock (SPEC 8.2): tick_all calls so far, and their sim time, drift-free as an
+  // agent's clock is (epoch + steps * dt while dt stays the same).
+  uint64_t calls = 0;
+  double call_epoch = 0, call_dt = 0;
+  uint64_t call_steps = 0;
+  bool ticking = false;            // a tick_all is running: spawn/despawn/send are deferred
+  TickJob outside_job;             // deferred calls from threads not running a job
+  std::mutex outside_mutex;
+  std::vector<std::unique_ptr<Engine>> job_engines;  // engines of parallel jobs (made on demand)
   std::vector<uint32_t> free_agents;
   uint32_t next_agent_id = 1;
   size_t live_agents = 0;
@@ -139,5 +234,17 @@ class RuntimeImpl {
   std::unique_ptr<class FileWatcher> watcher;
   bool snapshot_drops_reported = false;  // a save left script values out, and said so (snapshot.cpp)
 };
+
+// An agent's clock before and after its tick (SPEC 3.1: tick k at exactly (k-1)*dt while dt
+// stays the same).
+inline void clock_before(AgentInfo& a, double dt) {
+  ++a.ticks;
+  if (dt != a.dt) {  // a new step size: count steps from the current time
+    a.epoch = a.time;
+    a.steps = 0;
+    a.dt = dt;
+  }
+}
+inline void clock_after(AgentInfo& a, double dt) { a.time = a.epoch + static_cast<double>(++a.steps) * dt; }
 
 }  // namespace thicket

@@ -634,6 +634,7 @@ AgentHandle install_agent(RuntimeImpl& rt, uint32_t index, ParsedAgent& pa) {
   a.resume_leaf = kNoNode;  // the next tick walks the tree (the same calls as a resume)
   Brain& b = *rt.brains[pa.brain];
   a.row = b.take_row(index);
+  rt.reset_extra(index, *b.program);
   uint8_t* block = b.block(a.row);
   std::memcpy(block, pa.block.data(), pa.block.size());
   Slot* slots = reinterpret_cast<Slot*>(block + b.program->bb_offset);
@@ -671,6 +672,9 @@ bool Runtime::restore(SnapshotReader& in, std::vector<Diagnostic>& diagnostics) 
     b->free_rows.clear();
   }
   rt.agents.resize(parsed.slots);
+  rt.extras.assign(parsed.slots, AgentExtra{});
+  rt.sliced_agents = 0;
+  rt.pending_events = 0;
   for (auto& a : rt.agents) ++a.generation;  // handles from before the restore are stale
   rt.free_agents = parsed.free_slots;
   rt.next_agent_id = parsed.next_id;

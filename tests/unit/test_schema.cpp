@@ -345,7 +345,7 @@ TEST_CASE("schema: bad brains report the deepest offending node at its line:col"
         "repeat, selector, sequence, subtree, timeout, until_fail, until_success, wait)"}},
       {"tree: t\nroot:\nstates: {}\n",
        {"2:1: expected a node, got nothing (null)",
-        "3:1: unknown key 'states' in behavior tree (allowed: blackboard, import, leaves, root, tree, trees)"}},
+        "3:1: unknown key 'states' in behavior tree (allowed: blackboard, import, leaves, root, tick_every, tree, trees)"}},
       {"tree: t\n", {"1:1: missing required key 'root' in behavior tree"}},
       {"tree: t\nroot:\n  repeat: {action: Shoot, times: 3}\n",
        {"3:11: missing required key 'child' in repeat parameters",
@@ -399,7 +399,7 @@ TEST_CASE("schema: brain_schema_file names the schema by the top-level key") {
   std::vector<SchemaError> errors;
   brain_schemas()->validate(YAML::Load("tree: t\nfsm: f\nroot: {action: A}\n"), "tree.schema.json", errors);
   CHECK(render(errors) == std::vector<std::string>{
-      "2:1: unknown key 'fsm' in behavior tree (allowed: blackboard, import, leaves, root, tree, trees)"});
+      "2:1: unknown key 'fsm' in behavior tree (allowed: blackboard, import, leaves, root, tick_every, tree, trees)"});
 }
 
 // ---------------------------------------------------------------- the validator's keywords

@@ -115,7 +115,16 @@ struct RuntimeOptions {
   size_t lua_memory_limit = size_t(512) << 20;
   // Where the run's log goes (log decorators, thicket.log, script errors, reloads).
   std::function<void(const std::string&)> log;
+  // Lua states the agents are spread over (SPEC 8.2): an agent lives in one of them for its
+  // whole life (agent id modulo this), every state loads every leaf file, and
+  // tick_all(dt, executor) ticks the agents of different states on different threads. 1 (the
+  // default) keeps Lua brains on one thread at a time; native leaves are never limited by it.
+  uint32_t script_states = 1;
 };
+
+// The game's job system (SPEC 8.2): runs job(i) once for every i < n, in any order, on any
+// threads, and returns when all have returned. The jobs are independent of each other.
+using Executor = std::function<void(size_t n, const std::function<void(size_t)>& job)>;
 
 // Stops every Lua call in progress or to come, in every runtime of the process, with an
 // error ("stopped: the run was interrupted"); for Ctrl-C (async-signal-safe). Lasts until
@@ -126,7 +135,7 @@ void resume_scripts();
 // One trace record per agent tick (SPEC 9 --trace), and the events of the tick, delivered
 // before its Tick record: conditional aborts, fsm transitions and machine switches (--explain).
 struct TraceEvent {
-  enum class Type { Tick, Abort, Transition, Switch } type = Type::Tick;
+  enum class Type { Tick, Abort, Transition, Switch, Event } type = Type::Tick;
   uint64_t tick = 0;
   uint32_t agent = 0;
   Status status = Status::Invalid;        // Tick: the root's status
@@ -141,6 +150,9 @@ struct TraceEvent {
   std::string transition;               // Transition: the name its reason returned ("" when a `when` check moved it)
   std::string cause, cause_label;       // node id and label of that reason leaf, `when` check or behavior check
                                         // (e.g. "b/when/0", "check n >= 1"); "" for the initial state
+  // Event: an event (SPEC 4.1) taken off the agent's queue: its name, and the state that took
+  // it ("" when no state took it and it was dropped).
+  std::string event, taken_by;
 };
 
 // What one reload did (SPEC 10), for tools that show reloads (a record, a live monitor).
@@ -195,6 +207,32 @@ class Runtime {
   // Ticks one agent, or every live agent in spawn order, by dt seconds.
   Status tick(AgentHandle agent, double dt);
   void tick_all(double dt);
+  // The same on the game's threads (SPEC 8.2): the agents are split into independent jobs that
+  // `executor` runs; the results are those of tick_all(dt), byte for byte, whatever the
+  // executor does (traces and log lines are delivered after the jobs, in agent order). Native
+  // leaves are called concurrently for different agents: a leaf may touch only its own agent
+  // (LeafContext) and what no leaf changes during the tick. Lua leaves run on as many threads
+  // at once as RuntimeOptions::script_states allows.
+  //
+  // During either tick_all, spawn, despawn and send called by leaves (from any job) are queued
+  // and take effect when the tick_all ends, in agent order, then in call order: an agent
+  // despawned during a tick finishes that tick and is never ticked again; an agent spawned
+  // during a tick is first ticked by the next tick_all (spawn then returns an invalid handle:
+  // choose the id with the id form of spawn to find it afterwards).
+  void tick_all(double dt, const Executor& executor);
+  // Time slicing (SPEC 8.2): the agent is ticked only by every k-th tick_all (k >= 1; the
+  // brain's `tick_every`, or 1, at spawn), on the calls where (call number mod k) equals
+  // (agent id mod k), and then receives the sim time passed since its last tick as its dt.
+  // false for a stale handle or k == 0.
+  bool set_tick_every(AgentHandle agent, uint32_t every);
+  uint32_t tick_every(AgentHandle agent) const;  // 0 for a stale handle
+
+  // Events (SPEC 4.1): queues `event` for the agent; false for a stale handle or an empty
+  // name. From outside a tick the event joins the agent's queue at once; from a leaf during
+  // tick_all it joins at the end of the tick_all (a leaf's send to its own agent: at once).
+  // The agent's next tick takes queued events off in order (at most 64 a tick); a brain with no
+  // state machine that takes events drops them, with a trace Event whose taken_by is "".
+  bool send(AgentHandle agent, const std::string& event);
 
   Status status(AgentHandle agent) const;
   uint32_t agent_id(AgentHandle agent) const;
@@ -232,6 +270,12 @@ class Runtime {
   // "machine".
   std::vector<NodeInfo> nodes(BrainHandle brain) const;
   std::string brain_type(BrainHandle brain) const;
+  // The loaded brains: handles are 0 .. brain_count()-1. The name is the one after the kind
+  // key (`tree: guard` -> "guard"); the path the file it was loaded from (the name given to
+  // load_string). "" for a bad handle.
+  size_t brain_count() const;
+  std::string brain_name(BrainHandle brain) const;
+  std::string brain_path(BrainHandle brain) const;
   // Appends one character per node of the agent's brain (nodes() order): R running, S success,
   // F failure, '.' not ticked yet (or aborted since): the status each node returned the last
   // time it ran. Appends nothing for a stale handle.
@@ -240,6 +284,8 @@ class Runtime {
   size_t bytes_per_agent(BrainHandle brain) const;
 
   uint64_t script_errors() const;
+  // Replaces where the run's log goes (RuntimeOptions::log); an empty function: stderr.
+  void on_log(std::function<void(const std::string&)> sink);
 
   // Snapshots (issue 15; guide "Snapshots", runtime/src/snapshot*.cpp). A snapshot names every
   // loaded brain (file path + a hash of its compiled content) and holds every live agent: id,

@@ -1,0 +1,433 @@
+// tick_all (SPEC 8.2): every live agent once, on the calling thread or split into jobs that
+// the game's job system runs; time slicing; the calls leaves make that wait for the end of the
+// tick_all (spawn, despawn, send to another agent); events taken off agents' queues.
+//
+// Determinism: a job ticks its agents in index order and keeps what they produce (trace
+// events, log and print lines, deferred calls) with the agent's index; after the jobs, all of
+// it is put in agent order (a stable sort: an agent's own entries keep their order) and
+// delivered or applied. Nothing a job does depends on another job, so the executor may run the
+// jobs in any order, on any threads, and the outcome is that of the single-threaded tick_all.
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <iostream>
+
+#include "runtime_impl.hpp"
+
+namespace thicket {
+
+TickJob*& current_job() {
+  thread_local TickJob* job = nullptr;
+  return job;
+}
+
+namespace {
+// Makes `job` the calling thread's job for its lifetime, and marks the runtime as ticking.
+class JobScope {
+ public:
+  explicit JobScope(TickJob& job) : outer_(current_job()) { current_job() = &job; }
+  ~JobScope() { current_job() = outer_; }
+  JobScope(const JobScope&) = delete;
+  JobScope& operator=(const JobScope&) = delete;
+
+ private:
+  TickJob* outer_;
+};
+
+// Events an agent takes off its queue in one tick (SPEC 4.1), taken or dropped.
+constexpr size_t kEventsPerTick = 64;
+// Agents of brains without script leaves are split into jobs of at least this many, and into at
+// most kMaxNativeJobs jobs: enough for a 16-thread job system to balance, few enough that a
+// job's overhead stays small beside its agents.
+constexpr size_t kMinJobAgents = 256;
+constexpr size_t kMaxNativeJobs = 64;
+}  // namespace
+
+void RuntimeImpl::reset_extra(uint32_t index, const Program& p) {
+  if (extras.size() < agents.size()) extras.resize(agents.size());
+  AgentExtra& x = extras[index];
+  sliced_agents -= x.sliced;
+  pending_events -= static_cast<int64_t>(x.events.size());
+  x = AgentExtra{};
+  x.every = std::max<uint32_t>(1, p.tick_every);
+  x.sliced = x.every > 1;
+  sliced_agents += x.sliced;
+  x.born = call_time();
+}
+
+double RuntimeImpl::begin_call(double dt) {
+  if (dt != call_dt) {  // a new step size: count steps from the current call time
+    call_epoch = call_time();
+    call_steps = 0;
+    call_dt = dt;
+  }
+  if (extras.size() < agents.size()) extras.resize(agents.size());
+  return call_time();
+}
+
+void RuntimeImpl::tick_in_job(TickJob& job, uint32_t index, double dt, double now) {
+  AgentInfo& a = agents[index];
+  Brain& b = *brains[a.brain];
+  job.agent = index;
+  AgentExtra* x = nullptr;
+  bool sliced = false;
+  if (sliced_agents > 0 || pending_events > 0) {
+    x = &extras[index];
+    if (x->sliced) {
+      if (calls % x->every != a.id % x->every) return;  // not this agent's call
+      sliced = true;
+      ++a.ticks;
+      a.dt = x->ticked ? now - x->last : dt;  // the sim time since its last tick
+      a.time = now - x->born;
+      x->last = now;
+      x->ticked = true;
+    }
+  }
+  if (!sliced) clock_before(a, dt);
+  if (x && !x->events.empty()) {
+    // No brain kind takes events yet (issue 18 brings hierarchical states): each is dropped.
+    const size_t n = std::min(kEventsPerTick, x->events.size());
+    if (trace_sink) {
+      for (size_t k = 0; k < n; ++k) {
+        TraceEvent ev;
+        ev.type = TraceEvent::Type::Event;
+        ev.tick = a.ticks;
+        ev.agent = a.id;
+        ev.event = x->events[k];
+        emit_trace(ev);
+      }
+    }
+    x->events.erase(x->events.begin(), x->events.begin() + static_cast<std::ptrdiff_t>(n));
+    job.events_delta -= static_cast<int64_t>(n);
+  }
+  Engine& e = *job.engine;
+  e.trace = trace_sink ? abort_tracer.get() : nullptr;
+  const Status s = e.tick(*b.program, a, b.block(a.row));
+  if (trace_sink && trace_ticks) {
+    TraceEvent ev;
+    ev.tick = a.ticks;
+    ev.agent = a.id;
+    ev.status = s;
+    ev.running = running_nodes(index);
+    emit_trace(ev);
+  }
+  if (!sliced) clock_after(a, dt);
+}
+
+void RuntimeImpl::tick_all(double dt) {
+  const double now = begin_call(dt);
+  TickJob job;
+  job.rt = this;
+  job.engine = engine.get();
+  {
+    JobScope scope(job);
+    ticking = true;
+    try {
+      if (trace_sink || sliced_agents > 0 || pending_events > 0) {
+        for (uint32_t i = 0; i < agents.size(); ++i)
+          if (agents[i].alive) tick_in_job(job, i, dt, now);
+      } else {
+        tick_plain(job, dt);
+      }
+    } catch (...) {
+      job.error = std::current_exception();
+    }
+    ticking = false;
+  }
+  ++call_steps;
+  ++calls;
+  std::vector<TickJob*> jobs{&job};
+  finish_call(jobs);
+}
+
+// The common case: no trace, no slicing, no events. The same steps as tick_in_job without its
+// tests, and the batched walk for brains with enough agents.
+void RuntimeImpl::tick_plain(TickJob& job, double dt) {
+  Engine& e = *engine;
+  e.trace = nullptr;
+  // Brains with batch_min or more live agents and a batchable program tick them together.
+  bool batching = false;
+  if (batch_min > 0 && any_batchable) {
+    for (size_t k = 0; k < brains.size(); ++k) {
+      const Brain& b = *brains[k];
+      const bool on = b.program->batchable && b.row_agent.size() - b.free_rows.size() >= batch_min;
+      batches[k].on = on;
+      batching |= on;
+    }
+  }
+  if (!batching) {
+    for (size_t i = 0; i < agents.size(); ++i) {
+      AgentInfo& a = agents[i];
+      if (i + 4 < agents.size() && agents[i + 4].alive) {  // the state of an agent a few ahead
+        const AgentInfo& ahead = agents[i + 4];
+        __builtin_prefetch(reinterpret_cast<const char*>(&ahead) + 64);
+        __builtin_prefetch(brains[ahead.brain]->block(ahead.row));
+      }
+      if (!a.alive) continue;
+      Brain& b = *brains[a.brain];
+      job.agent = static_cast<uint32_t>(i);
+      clock_before(a, dt);
+      e.tick(*b.program, a, b.block(a.row));
+      clock_after(a, dt);
+    }
+    return;
+  }
+  // Agents of those brains gather in their brain's batch, ticked when it is full and at the
+  // end; the rest are ticked on the way. Their leaves are agent_local, so the order in which
+  // different agents' leaves run cannot be seen.
+  auto flush = [&](uint16_t brain) {
+    BrainBatch& q = batches[brain];
+    const Program& p = *brains[brain]->program;
+    if (q.size >= batch_min) {
+      e.tick_batch(p, q.agents, q.size);
+    } else {
+      for (uint32_t k = 0; k < q.size; ++k) e.tick(p, *q.agents[k].agent, q.agents[k].block);
+    }
+    for (uint32_t k = 0; k < q.size; ++k) clock_after(*q.agents[k].agent, dt);
+    q.size = 0;
+  };
+  for (size_t i = 0; i < agents.size(); ++i) {
+    AgentInfo& a = agents[i];
+    if (!a.alive) continue;
+    Brain& b = *brains[a.brain];
+    clock_before(a, dt);
+    BrainBatch& q = batches[a.brain];
+    if (q.on && a.resume_leaf == kNoNode) {
+      q.agents[q.size++] = {&a, b.block(a.row)};
+      if (q.size == Engine::kBatchMax) flush(a.brain);
+      continue;
+    }
+    job.agent = static_cast<uint32_t>(i);
+    e.tick(*b.program, a, b.block(a.row));
+    clock_after(a, dt);
+  }
+  for (size_t k = 0; k < batches.size(); ++k)
+    if (batches[k].size > 0) flush(static_cast<uint16_t>(k));
+}
+
+void RuntimeImpl::tick_all(double dt, const Executor& executor) {
+  if (!executor) {
+    tick_all(dt);
+    return;
+  }
+  const double now = begin_call(dt);
+  // The jobs: one per script state for the agents whose brains need one (their leaves run in
+  // that state, an agent always in its own), then the other agents in contiguous chunks.
+  const size_t lanes = script_lanes();
+  std::vector<uint32_t> native;
+  native.reserve(live_agents);
+  parallel_jobs.resize(std::max(parallel_jobs.size(), lanes));
+  for (size_t k = 0; k < lanes; ++k) parallel_jobs[k].list.clear();
+  for (uint32_t i = 0; i < agents.size(); ++i) {
+    const AgentInfo& a = agents[i];
+    if (!a.alive) continue;
+    if (brains[a.brain]->scripted) parallel_jobs[lane_of(a)].list.push_back(i);
+    else native.push_back(i);
+  }
+  const size_t chunks = native.empty() ? 0
+                        : std::min(kMaxNativeJobs, (native.size() + kMinJobAgents - 1) / kMinJobAgents);
+  parallel_jobs.resize(std::max(parallel_jobs.size(), lanes + chunks));
+  std::vector<TickJob*> jobs;
+  for (size_t k = 0; k < lanes; ++k)
+    if (!parallel_jobs[k].list.empty()) jobs.push_back(&parallel_jobs[k]);
+  for (size_t c = 0; c < chunks; ++c) {
+    TickJob& job = parallel_jobs[lanes + c];
+    const size_t begin = native.size() * c / chunks, end = native.size() * (c + 1) / chunks;
+    job.list.assign(native.begin() + static_cast<std::ptrdiff_t>(begin), native.begin() + static_cast<std::ptrdiff_t>(end));
+    jobs.push_back(&job);
+  }
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    TickJob& job = *jobs[j];
+    job.rt = this;
+    job.engine = lane_engine(static_cast<size_t>(&job - parallel_jobs.data()));
+    job.buffered = true;
+  }
+  // Each job runs once, whatever the executor does: a job it runs twice does nothing the
+  // second time, and one it never runs is run here after it returns.
+  std::unique_ptr<std::atomic<bool>[]> started(new std::atomic<bool>[jobs.size()]);
+  for (size_t j = 0; j < jobs.size(); ++j) started[j] = false;
+  auto run = [&](size_t j) {
+    if (j >= jobs.size() || started[j].exchange(true)) return;
+    TickJob& job = *jobs[j];
+    JobScope scope(job);
+    try {
+      for (uint32_t i : job.list) tick_in_job(job, i, dt, now);
+    } catch (...) {
+      job.error = std::current_exception();
+    }
+  };
+  ticking = true;
+  std::exception_ptr executor_error;
+  try {
+    executor(jobs.size(), run);
+  } catch (...) {
+    executor_error = std::current_exception();
+  }
+  for (size_t j = 0; j < jobs.size(); ++j) run(j);
+  ticking = false;
+  ++call_steps;
+  ++calls;
+  finish_call(jobs);
+  if (executor_error) std::rethrow_exception(executor_error);
+}
+
+void RuntimeImpl::finish_call(std::vector<TickJob*>& jobs) {
+  // Trace events, log and print lines, in agent order.
+  std::vector<const TickJob::Out*> out;
+  for (TickJob* job : jobs)
+    for (const auto& o : job->out) out.push_back(&o);
+  if (!out.empty()) {
+    std::stable_sort(out.begin(), out.end(), [](const TickJob::Out* x, const TickJob::Out* y) { return x->agent < y->agent; });
+    for (const TickJob::Out* o : out) {
+      switch (o->kind) {
+        case TickJob::Out::Kind::Trace: if (trace_sink) trace_sink(o->trace); break;
+        case TickJob::Out::Kind::Log: log(o->text); break;
+        case TickJob::Out::Kind::Print: print(o->text); break;
+      }
+    }
+  }
+  // Deferred calls, in the order of the agents that made them, then of the calls.
+  std::vector<Deferred> deferred;
+  for (TickJob* job : jobs) {
+    pending_events += job->events_delta;
+    job->events_delta = 0;
+    job->out.clear();
+    job->buffered = false;
+    for (auto& d : job->deferred) deferred.push_back(std::move(d));
+    job->deferred.clear();
+  }
+  {
+    std::lock_guard<std::mutex> lock(outside_mutex);
+    for (auto& d : outside_job.deferred) deferred.push_back(std::move(d));
+    outside_job.deferred.clear();
+  }
+  std::stable_sort(deferred.begin(), deferred.end(), [](const Deferred& x, const Deferred& y) { return x.caller < y.caller; });
+  for (Deferred& d : deferred) {
+    switch (d.kind) {
+      case Deferred::Kind::Spawn: spawn_or_defer(d.brain, d.bb, d.id); break;
+      case Deferred::Kind::Despawn: despawn(d.target); break;
+      case Deferred::Kind::Send:
+        if (agent_ptr(d.target)) queue_event(d.target.index, d.event);
+        break;
+    }
+  }
+  for (TickJob* job : jobs)
+    if (job->error) {
+      std::exception_ptr e = job->error;
+      job->error = nullptr;
+      std::rethrow_exception(e);
+    }
+}
+
+// ---- calls that wait for the end of a tick_all ----
+
+void RuntimeImpl::defer(Deferred d) {
+  TickJob* job = current_job();
+  if (job && job->rt == this) {
+    d.caller = job->agent;
+    job->deferred.push_back(std::move(d));
+    return;
+  }
+  std::lock_guard<std::mutex> lock(outside_mutex);  // another thread of the game, mid-tick
+  outside_job.deferred.push_back(std::move(d));
+}
+
+AgentHandle RuntimeImpl::spawn_or_defer(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb,
+                                        uint32_t id) {
+  if (brain.index >= brains.size()) return {};
+  if (ticking) {
+    Deferred d;
+    d.kind = Deferred::Kind::Spawn;
+    d.brain = brain;
+    d.id = id;
+    d.bb = bb;
+    defer(std::move(d));
+    return {};
+  }
+  if (id == 0) return spawn(brain, bb);
+  for (const auto& a : agents)
+    if (a.alive && a.id == id) {
+      log("error: spawn: agent id " + std::to_string(id) + " is in use; no agent spawned");
+      return {};
+    }
+  const uint32_t saved = next_agent_id;
+  next_agent_id = id;
+  AgentHandle h = spawn(brain, bb);
+  next_agent_id = std::max(saved, id + 1);
+  return h;
+}
+
+void RuntimeImpl::despawn_or_defer(AgentHandle agent) {
+  if (!ticking) {
+    despawn(agent);
+    return;
+  }
+  Deferred d;
+  d.kind = Deferred::Kind::Despawn;
+  d.target = agent;
+  defer(std::move(d));
+}
+
+bool RuntimeImpl::send_or_defer(AgentHandle agent, const std::string& event) {
+  if (event.empty() || !agent_ptr(agent)) return false;
+  TickJob* job = current_job();
+  if (!ticking) {
+    queue_event(agent.index, event);
+    return true;
+  }
+  if (job && job->rt == this && job->agent == agent.index) {  // a leaf's send to its own agent: at once
+    extras[agent.index].events.push_back(event);
+    ++job->events_delta;
+    return true;
+  }
+  Deferred d;
+  d.kind = Deferred::Kind::Send;
+  d.target = agent;
+  d.event = event;
+  defer(std::move(d));
+  return true;
+}
+
+void RuntimeImpl::queue_event(uint32_t index, const std::string& event) {
+  if (extras.size() < agents.size()) extras.resize(agents.size());
+  extras[index].events.push_back(event);
+  ++pending_events;
+}
+
+// ---- output that waits for agent order while jobs run ----
+
+void RuntimeImpl::emit_trace(const TraceEvent& ev) {
+  TickJob* job = current_job();
+  if (job && job->rt == this && job->buffered) {
+    job->out.push_back({TickJob::Out::Kind::Trace, job->agent, ev, {}});
+    return;
+  }
+  if (trace_sink) trace_sink(ev);
+}
+
+void RuntimeImpl::log(const std::string& line) const {
+  TickJob* job = current_job();
+  if (job && job->rt == this && job->buffered) {
+    job->out.push_back({TickJob::Out::Kind::Log, job->agent, {}, line});
+    return;
+  }
+  if (options.log) options.log(line);
+  else std::cerr << line << "\n";
+}
+
+void RuntimeImpl::print(const std::string& line) {
+  TickJob* job = current_job();
+  if (job && job->rt == this && job->buffered) {
+    job->out.push_back({TickJob::Out::Kind::Print, job->agent, {}, line});
+    return;
+  }
+  if (print_sink) {
+    print_sink(line);
+    return;
+  }
+  std::fwrite(line.data(), 1, line.size(), stdout);
+  std::fputc('\n', stdout);
+  std::fflush(stdout);
+}
+
+}  // namespace thicket
