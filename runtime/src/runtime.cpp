@@ -97,12 +97,12 @@ class NoScriptHost final : public ScriptHost {
   void destroy_agent(AgentInfo&) override {}
   void remap_mem(AgentInfo&, const std::vector<uint32_t>&) override {}
   void call_on_reload(const LeafDef&, const std::string&) override {}
-  void release_ref(int) override {}
+  void release_ref(const AgentInfo&, int) override {}
   // `any` blackboard values live here, a reference being an index.
-  Value any_value(int ref) override {
+  Value any_value(const AgentInfo&, int ref) override {
     return ref >= 0 && static_cast<size_t>(ref) < values_.size() ? values_[ref] : Value(std::monostate{});
   }
-  int set_any_value(int old_ref, const Value& v) override {
+  int set_any_value(const AgentInfo&, int old_ref, const Value& v) override {
     if (old_ref >= 0 && static_cast<size_t>(old_ref) < values_.size()) {
       values_[old_ref] = v;
       return old_ref;
@@ -115,7 +115,7 @@ class NoScriptHost final : public ScriptHost {
     out.u8(static_cast<uint8_t>(PlainTag::Nil));  // no agent table
     out.u32(0);                                   // no script state per node
   }
-  void save_any(int ref, SnapshotWriter& out, SnapshotDrops&) override {
+  void save_any(const AgentInfo& a, int ref, SnapshotWriter& out, SnapshotDrops&) override {
     PlainValue p;
     std::visit([&](const auto& x) {
       using T = std::decay_t<decltype(x)>;
@@ -131,11 +131,11 @@ class NoScriptHost final : public ScriptHost {
         p.tag = PlainTag::String;
         p.text = x;
       }
-    }, any_value(ref));
+    }, any_value(a, ref));
     write_plain(out, p);
   }
   void restore_agent(AgentInfo&, const ScriptAgentState&) override {}
-  int any_from_plain(const PlainValue& p) override {
+  int any_from_plain(const AgentInfo& a, const PlainValue& p) override {
     Value v;
     switch (p.tag) {
       case PlainTag::False: v = false; break;
@@ -145,7 +145,7 @@ class NoScriptHost final : public ScriptHost {
       case PlainTag::String: v = p.text; break;
       default: break;  // nil; tables need a script host
     }
-    return set_any_value(-2, v);
+    return set_any_value(a, -2, v);
   }
 
  private:
@@ -161,7 +161,7 @@ std::unique_ptr<ScriptHost> make_script_host(RuntimeImpl& rt) {
 }
 
 RuntimeImpl::RuntimeImpl(RuntimeOptions opts) : options(std::move(opts)) {
-  script = make_script_host(*this);
+  script = make_script_hosts(*this, std::clamp<uint32_t>(options.script_states, 1, 64), lane_hosts);
   engine = std::make_unique<Engine>(*this, script.get(), strings);
   abort_tracer = std::make_unique<AbortTracer>(*this);
 }
@@ -173,7 +173,8 @@ RuntimeImpl::~RuntimeImpl() {
 
 Engine* RuntimeImpl::lane_engine(size_t job) {
   if (job_engines.size() <= job) job_engines.resize(job + 1);
-  if (!job_engines[job]) job_engines[job] = std::make_unique<Engine>(*this, script.get(), strings);
+  if (!job_engines[job])
+    job_engines[job] = std::make_unique<Engine>(*this, lane_hosts[job < lane_hosts.size() ? job : 0], strings);
   return job_engines[job].get();
 }
 
@@ -385,7 +386,9 @@ AgentHandle RuntimeImpl::spawn(BrainHandle bh, const std::vector<std::pair<std::
   a.brain = static_cast<uint16_t>(bh.index);
   a.alive = true;
   a.rng = Rng::seeded(options.seed, a.id);
+  a.lane = lane_for(a.id);
   a.row = b.take_row(index);
+  by_id[a.id] = index;
   reset_extra(index, *b.program);
   Engine::init_block(*b.program, b.block(a.row), &strings);
   script->create_agent(a);
@@ -400,6 +403,7 @@ void RuntimeImpl::despawn(AgentHandle h) {
   Brain& b = *brains[a->brain];
   engine->abort_all(*b.program, *a, b.block(a->row));  // running leaves get stop("aborted")
   script->destroy_agent(*a);
+  by_id.erase(a->id);
   AgentExtra& x = extras[h.index];
   sliced_agents -= x.sliced;
   pending_events -= static_cast<int64_t>(x.events.size());
@@ -475,7 +479,7 @@ bool RuntimeImpl::get_value(const AgentInfo& a, const std::string& key, Value& o
     case ValueType::Boolean: out = v.i != 0; break;
     case ValueType::String: out = std::string(strings.get(v.str)); break;
     case ValueType::Any: {
-      out = script->any_value(v.ref);
+      out = script->any_value(a, v.ref);
       break;
     }
   }
@@ -506,7 +510,7 @@ bool RuntimeImpl::set_value(const AgentInfo& a, const std::string& key, const Va
       else return false;
       return true;
     case ValueType::Any: {
-      s.ref = script->set_any_value(s.ref, v);
+      s.ref = script->set_any_value(a, s.ref, v);
       return true;
     }
   }
@@ -607,9 +611,9 @@ std::vector<AgentHandle> Runtime::agents() const {
   return out;
 }
 std::optional<AgentHandle> Runtime::find_agent(uint32_t id) const {
-  for (uint32_t i = 0; i < impl_->agents.size(); ++i)
-    if (impl_->agents[i].alive && impl_->agents[i].id == id) return AgentHandle{i, impl_->agents[i].generation};
-  return std::nullopt;
+  const auto index = impl_->find_index(id);
+  if (!index) return std::nullopt;
+  return AgentHandle{*index, impl_->agents[*index].generation};
 }
 Status Runtime::tick(AgentHandle agent, double dt) {
   if (!impl_->agent_ptr(agent)) return Status::Invalid;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "agent.hpp"
@@ -26,6 +27,7 @@ struct Brain {
   std::vector<uint32_t> row_agent;  // agent index of each row (UINT32_MAX = free)
   std::vector<uint32_t> free_rows;
   int bb_meta = -2;                 // script host's metatable of this brain's blackboard objects
+  std::vector<int> lane_bb_meta;    // the same in script lanes 1..
   bool from_text = false;           // loaded from a string: nothing to watch
   // Its agents need the script host when ticked (a script leaf, or an `any` blackboard key):
   // tick_all(dt, executor) ticks them in their script lane's job (refresh_hooked).
@@ -145,8 +147,9 @@ class RuntimeImpl {
   void defer(Deferred d);
   // Script lanes (SPEC 8.2): the script states agents are spread over, and the engine of a
   // parallel job (job k < lanes runs lane k's agents with lane k's host).
-  size_t script_lanes() const { return 1; }
-  uint32_t lane_of(const AgentInfo& a) const { return 0; }
+  size_t script_lanes() const { return lane_hosts.size(); }
+  uint32_t lane_of(const AgentInfo& a) const { return a.lane; }
+  uint8_t lane_for(uint32_t id) const { return static_cast<uint8_t>(id % lane_hosts.size()); }
   Engine* lane_engine(size_t job);
   void finish_call(std::vector<TickJob*>& jobs);
   // Gives the agent in slot `index` fresh slicing (its brain's tick_every) and an empty queue.
@@ -195,6 +198,12 @@ class RuntimeImpl {
   std::vector<std::unique_ptr<Brain>> brains;
   std::vector<AgentInfo> agents;
   std::vector<AgentExtra> extras;  // parallel to agents
+  std::unordered_map<uint32_t, uint32_t> by_id;  // live agents: id -> index
+  std::optional<uint32_t> find_index(uint32_t id) const {
+    auto it = by_id.find(id);
+    if (it == by_id.end()) return std::nullopt;
+    return it->second;
+  }
   std::vector<TickJob> parallel_jobs;  // tick_all(dt, executor)'s jobs: one per lane, then chunks
   size_t sliced_agents = 0;        // agents with AgentExtra::sliced (they take the general path)
   int64_t pending_events = 0;      // events queued over all agents
@@ -211,6 +220,9 @@ class RuntimeImpl {
   uint32_t next_agent_id = 1;
   size_t live_agents = 0;
   std::unique_ptr<ScriptHost> script;  // Lua leaves (bindings/lua); made before the engine
+  // The script lanes (script_lanes.cpp): one host per RuntimeOptions::script_states; with
+  // more than one, `script` fans loading out to all and sends an agent's calls to its lane's.
+  std::vector<ScriptHost*> lane_hosts;
   std::unique_ptr<Engine> engine;
   std::function<void(const TraceEvent&)> trace_sink;
   bool trace_ticks = true;  // deliver a Tick record per agent tick (false: events only)

@@ -345,11 +345,10 @@ AgentHandle RuntimeImpl::spawn_or_defer(BrainHandle brain, const std::vector<std
     return {};
   }
   if (id == 0) return spawn(brain, bb);
-  for (const auto& a : agents)
-    if (a.alive && a.id == id) {
-      log("error: spawn: agent id " + std::to_string(id) + " is in use; no agent spawned");
-      return {};
-    }
+  if (find_index(id)) {
+    log("error: spawn: agent id " + std::to_string(id) + " is in use; no agent spawned");
+    return {};
+  }
   const uint32_t saved = next_agent_id;
   next_agent_id = id;
   AgentHandle h = spawn(brain, bb);
