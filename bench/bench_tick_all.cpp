@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "harness.hpp"
+#include "runtime_impl.hpp"
 #include "thicket/runtime.hpp"
 
 namespace {
@@ -162,6 +163,7 @@ std::unique_ptr<thicket::Runtime> make_world(Brain brain, size_t agents, uint32_
   o.script_states = states;
   o.log = [](const std::string&) {};
   auto rt = std::make_unique<thicket::Runtime>(o);
+  rt->impl().print_sink = [](const std::string&) {};  // the guard's story is not what is timed
   std::vector<thicket::Diagnostic> d;
   std::optional<thicket::BrainHandle> b;
   if (brain == Brain::T31Native) {
