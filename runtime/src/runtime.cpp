@@ -284,6 +284,7 @@ Status no_tick(LeafContext&, void*) { return Status::Failure; }
 }  // namespace
 
 void RuntimeImpl::refresh_hooked() {
+  ++layout_version;
   for (auto& b : brains) {
     Program& p = *b->program;
     p.hot.resize(p.calls.size());
@@ -394,6 +395,7 @@ AgentHandle RuntimeImpl::spawn(BrainHandle bh, const std::vector<std::pair<std::
   script->create_agent(a);
   for (const auto& [key, value] : bb) set_value(a, key, value);
   ++live_agents;
+  ++layout_version;
   return AgentHandle{index, a.generation};
 }
 
@@ -413,6 +415,7 @@ void RuntimeImpl::despawn(AgentHandle h) {
   a->alive = false;
   ++a->generation;
   free_agents.push_back(h.index);
+  ++layout_version;
   --live_agents;
 }
 

@@ -84,12 +84,13 @@ struct AgentExtra {
 // One job of a tick_all: the agents it ticks in index order and, while jobs run on several
 // threads, what their ticks produced (trace events, log and print lines) for the runtime to
 // deliver in agent order after all jobs are done.
-struct TickJob {
+// Aligned to a cache line: jobs sit side by side and each writes its own on every agent.
+struct alignas(64) TickJob {
   RuntimeImpl* rt = nullptr;
   Engine* engine = nullptr;
   uint32_t agent = UINT32_MAX;  // the agent being ticked
   bool buffered = false;        // output goes to `out` (parallel jobs)
-  std::vector<uint32_t> list;   // the agents (parallel jobs)
+  std::pair<const uint32_t*, size_t> span{nullptr, 0};  // the agents (parallel jobs), in index order
   std::vector<Deferred> deferred;
   struct Out {
     enum class Kind : uint8_t { Trace, Log, Print } kind;
@@ -149,7 +150,10 @@ class RuntimeImpl {
   // parallel job (job k < lanes runs lane k's agents with lane k's host).
   size_t script_lanes() const { return lane_hosts.size(); }
   uint32_t lane_of(const AgentInfo& a) const { return a.lane; }
-  uint8_t lane_for(uint32_t id) const { return static_cast<uint8_t>(id % lane_hosts.size()); }
+  // Runs of kLaneRun ids share a lane, so that neighbouring agent records (and their blocks) are
+  // written by one thread, not two (no false sharing between lanes' jobs).
+  static constexpr uint32_t kLaneRun = 16;
+  uint8_t lane_for(uint32_t id) const { return static_cast<uint8_t>((id / kLaneRun) % lane_hosts.size()); }
   Engine* lane_engine(size_t job);
   void finish_call(std::vector<TickJob*>& jobs);
   // Gives the agent in slot `index` fresh slicing (its brain's tick_every) and an empty queue.
@@ -216,6 +220,12 @@ class RuntimeImpl {
   TickJob outside_job;             // deferred calls from threads not running a job
   std::mutex outside_mutex;
   std::vector<std::unique_ptr<Engine>> job_engines;  // engines of parallel jobs (made on demand)
+  // tick_all(dt, executor)'s split of the agents, kept while no agent, brain or leaf changes:
+  // the agents of scripted brains per lane, then the others, each list in index order.
+  uint64_t layout_version = 0;     // bumped by spawn, despawn, restore, refresh_hooked
+  uint64_t split_version = UINT64_MAX;
+  std::vector<std::vector<uint32_t>> split_lanes;
+  std::vector<uint32_t> split_native;
   std::vector<uint32_t> free_agents;
   uint32_t next_agent_id = 1;
   size_t live_agents = 0;

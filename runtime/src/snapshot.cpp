@@ -647,6 +647,7 @@ AgentHandle install_agent(RuntimeImpl& rt, uint32_t index, ParsedAgent& pa) {
   // Outer nodes first (depth-first order): what runs below an aborted node is aborted with it.
   for (uint32_t i : pa.restart) rt.engine->abort_node(*b.program, a, b.block(a.row), i);
   ++rt.live_agents;
+  ++rt.layout_version;
   return AgentHandle{index, a.generation};
 }
 

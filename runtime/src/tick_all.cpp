@@ -214,26 +214,31 @@ void RuntimeImpl::tick_all(double dt, const Executor& executor) {
   // The jobs: one per script state for the agents whose brains need one (their leaves run in
   // that state, an agent always in its own), then the other agents in contiguous chunks.
   const size_t lanes = script_lanes();
-  std::vector<uint32_t> native;
-  native.reserve(live_agents);
-  parallel_jobs.resize(std::max(parallel_jobs.size(), lanes));
-  for (size_t k = 0; k < lanes; ++k) parallel_jobs[k].list.clear();
-  for (uint32_t i = 0; i < agents.size(); ++i) {
-    const AgentInfo& a = agents[i];
-    if (!a.alive) continue;
-    if (brains[a.brain]->scripted) parallel_jobs[lane_of(a)].list.push_back(i);
-    else native.push_back(i);
+  if (split_version != layout_version) {
+    split_lanes.assign(lanes, {});
+    split_native.clear();
+    for (uint32_t i = 0; i < agents.size(); ++i) {
+      const AgentInfo& a = agents[i];
+      if (!a.alive) continue;
+      if (brains[a.brain]->scripted) split_lanes[lane_of(a)].push_back(i);
+      else split_native.push_back(i);
+    }
+    split_version = layout_version;
   }
+  const std::vector<uint32_t>& native = split_native;
   const size_t chunks = native.empty() ? 0
                         : std::min(kMaxNativeJobs, (native.size() + kMinJobAgents - 1) / kMinJobAgents);
   parallel_jobs.resize(std::max(parallel_jobs.size(), lanes + chunks));
   std::vector<TickJob*> jobs;
   for (size_t k = 0; k < lanes; ++k)
-    if (!parallel_jobs[k].list.empty()) jobs.push_back(&parallel_jobs[k]);
+    if (!split_lanes[k].empty()) {
+      parallel_jobs[k].span = {split_lanes[k].data(), split_lanes[k].size()};
+      jobs.push_back(&parallel_jobs[k]);
+    }
   for (size_t c = 0; c < chunks; ++c) {
     TickJob& job = parallel_jobs[lanes + c];
     const size_t begin = native.size() * c / chunks, end = native.size() * (c + 1) / chunks;
-    job.list.assign(native.begin() + static_cast<std::ptrdiff_t>(begin), native.begin() + static_cast<std::ptrdiff_t>(end));
+    job.span = {native.data() + begin, end - begin};
     jobs.push_back(&job);
   }
   for (size_t j = 0; j < jobs.size(); ++j) {
@@ -251,7 +256,16 @@ void RuntimeImpl::tick_all(double dt, const Executor& executor) {
     TickJob& job = *jobs[j];
     JobScope scope(job);
     try {
-      for (uint32_t i : job.list) tick_in_job(job, i, dt, now);
+      const uint32_t* list = job.span.first;
+      const size_t n = job.span.second;
+      for (size_t k = 0; k < n; ++k) {
+        if (k + 4 < n) {  // the state of an agent a few ahead, as tick_plain does
+          const AgentInfo& ahead = agents[list[k + 4]];
+          __builtin_prefetch(reinterpret_cast<const char*>(&ahead) + 64);
+          __builtin_prefetch(brains[ahead.brain]->block(ahead.row));
+        }
+        tick_in_job(job, list[k], dt, now);
+      }
     } catch (...) {
       job.error = std::current_exception();
     }

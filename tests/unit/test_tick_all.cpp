@@ -395,3 +395,99 @@ TEST_CASE("time slicing set per agent: tick_every from C++, and a brain file's t
   CHECK(d[0].line == 2);
   CHECK(d[0].message.find("'tick_every'") != std::string::npos);
 }
+
+namespace {
+const char* kStatefulYaml = R"(tree: stateful
+leaves: [stateful.lua]
+blackboard: {note: {type: any}, n: {type: integer, default: 0}}
+root:
+  sequence:
+    - action: Say
+    - action: Count
+)";
+const char* kStatefulLua = R"(local thicket = require("thicket")
+local leaves = {}
+function leaves.Say(agent)
+  agent.bb.n = agent.bb.n + 1
+  agent.bb.note = "note " .. agent.bb.n
+  print("v1 agent " .. agent.id .. " " .. agent.bb.note)
+  return true
+end
+leaves.Count = {
+  start = function(agent, args, mem) mem.k = 0 end,
+  tick = function(agent, args, mem)
+    mem.k = mem.k + 1
+    print("agent " .. agent.id .. " count " .. mem.k)
+    if mem.k == 4 then return thicket.SUCCESS end
+    return thicket.RUNNING
+  end,
+}
+return leaves
+)";
+
+struct Stateful {
+  const ScratchDir& dir;  // snapshots name brains by their file: one folder for all runtimes
+  std::vector<std::string> printed;
+  std::unique_ptr<Runtime> rt;
+  BrainHandle brain;
+  Stateful(const ScratchDir& folder, uint32_t states, bool spawn = true) : dir(folder) {
+    dir.write("stateful.lua", kStatefulLua);
+    RuntimeOptions o;
+    o.script_states = states;
+    o.log = [](const std::string&) {};
+    rt = std::make_unique<Runtime>(o);
+    rt->impl().print_sink = [this](const std::string& l) { printed.push_back(l); };
+    std::vector<thicket::Diagnostic> d;
+    auto b = rt->load_file(dir.write("stateful.yaml", kStatefulYaml).string(), d);
+    REQUIRE(b.has_value());
+    brain = *b;
+    if (spawn)
+      for (int i = 0; i < 40; ++i) rt->spawn(brain);
+  }
+};
+}  // namespace
+
+TEST_CASE("script states: a hot reload reaches every state; snapshots move agents between runtimes of any states") {
+  ScratchDir dir;
+  SUBCASE("reload") {
+    Stateful s(dir, 3);
+    s.rt->tick_all(0.1, scrambled(3, 1));
+    std::string lua = kStatefulLua;
+    lua.replace(lua.find("print(\"v1"), 9, "print(\"v2");
+    s.dir.write("stateful.lua", lua);
+    CHECK(s.rt->reload_files({(s.dir.path() / "stateful.lua").string()}) == 1);
+    s.printed.clear();
+    for (int t = 0; t < 5; ++t) s.rt->tick_all(0.1, scrambled(3, 2 + t));  // Say runs again at tick 6
+    size_t v2 = 0;
+    for (const auto& l : s.printed) {
+      CHECK(l.rfind("v1", 0) != 0);
+      v2 += l.rfind("v2", 0) == 0;
+    }
+    CHECK(v2 == 40);  // every agent, whatever its state
+  }
+  SUBCASE("snapshots") {
+    Stateful whole(dir, 3);
+    for (int t = 0; t < 10; ++t) whole.rt->tick_all(0.1, scrambled(2, t));
+    for (uint32_t from : {1u, 3u}) {
+      for (uint32_t to : {1u, 2u, 3u}) {
+        Stateful a(dir, from);
+        for (int t = 0; t < 5; ++t) a.rt->tick_all(0.1, scrambled(2, t));
+        std::ostringstream saved;
+        REQUIRE(a.rt->save(saved));
+        Stateful b(dir, to, false);
+        b.printed = a.printed;
+        std::istringstream in(saved.str());
+        std::vector<thicket::Diagnostic> d;
+        const bool restored = b.rt->restore(in, d);
+        for (const auto& x : d) INFO(x.message);
+        REQUIRE(restored);
+        for (int t = 5; t < 10; ++t) b.rt->tick_all(0.1, scrambled(2, t));
+        INFO("from ", from, " states to ", to);
+        CHECK(LogLines(b.printed) == LogLines(whole.printed));
+        auto agent = b.rt->find_agent(17);
+        REQUIRE(agent.has_value());
+        CHECK(std::get<std::string>(*b.rt->get(*agent, "note")) == "note 3");  // Say ran at ticks 1, 5 and 9
+      }
+    }
+  }
+}
