@@ -106,10 +106,17 @@ struct LuaApi {
     host(L).rt_.print(line);
     return 0;
   }
+  // Scenarios split their agents over worker runtimes and own their bodies: there a leaf may
+  // send only to its own agent, and spawn and despawn are the world's (groups, deaths).
+  static int refuse_in_scenario(lua_State* L, const char* what) {
+    return luaL_error(L, "%s is not available in scenarios yet: a scenario's agents are spread over worker "
+                         "runtimes and have bodies in the world (agent:send to the leaf's own agent works)", what);
+  }
   // thicket.send(agent_id, name): an event to that agent (SPEC 4.1); false when no agent has the id.
   static int send(lua_State* L) {
     LuaHost& h = host(L);
     const lua_Integer id = luaL_checkinteger(L, 1);
+    if (h.world && !(h.current() && h.current()->agent->id == id)) return refuse_in_scenario(L, "thicket.send to another agent");
     size_t len;
     const char* name = luaL_checklstring(L, 2, &len);
     luaL_argcheck(L, len > 0, 2, "an event name is not empty");
@@ -130,6 +137,7 @@ struct LuaApi {
   // thicket.despawn(agent_id): false when no agent has the id.
   static int despawn(lua_State* L) {
     LuaHost& h = host(L);
+    if (h.world) return refuse_in_scenario(L, "thicket.despawn");
     const AgentHandle target = handle_of(h, luaL_checkinteger(L, 1));
     if (target.valid()) h.rt_.despawn_or_defer(target);
     lua_pushboolean(L, target.valid());
@@ -140,6 +148,7 @@ struct LuaApi {
   // of the tick_all (true), else at once (its id).
   static int spawn(lua_State* L) {
     LuaHost& h = host(L);
+    if (h.world) return refuse_in_scenario(L, "thicket.spawn");
     const char* name = luaL_checkstring(L, 1);
     std::optional<BrainHandle> brain;
     std::vector<std::string> names;
@@ -175,7 +184,8 @@ struct LuaApi {
       }
     }
     const lua_Integer id = luaL_optinteger(L, 3, 0);
-    luaL_argcheck(L, id >= 0 && id <= UINT32_MAX, 3, "an agent id is a whole number from 1 to 4294967295");
+    luaL_argcheck(L, lua_isnoneornil(L, 3) || (id >= 1 && id <= UINT32_MAX), 3,
+                  "an agent id is a whole number from 1 to 4294967295 (leave it out for the next free id)");
     const bool deferred = h.rt_.ticking;
     const AgentHandle made = h.rt_.spawn_or_defer(*brain, bb, static_cast<uint32_t>(id));
     if (deferred) lua_pushboolean(L, 1);

@@ -420,33 +420,24 @@ void RuntimeImpl::despawn(AgentHandle h) {
 }
 
 Status RuntimeImpl::tick(uint32_t index, double dt) {
-  // One agent now, whatever its slicing: a tick_all of its own (deferred calls included).
+  // One agent now, whatever its slicing, as a job of its own (deferred calls included).
   TickJob job;
   job.rt = this;
   job.engine = engine.get();
-  TickJob* outer = current_job();
   const bool was_ticking = ticking;
-  current_job() = &job;
-  ticking = true;
-  AgentInfo& a = agents[index];
-  Brain& b = *brains[a.brain];
-  job.agent = index;
-  clock_before(a, dt);
-  engine->trace = trace_sink ? abort_tracer.get() : nullptr;
-  Status s = engine->tick(*b.program, a, b.block(a.row));
-  if (trace_sink && trace_ticks) {
-    TraceEvent ev;
-    ev.tick = a.ticks;
-    ev.agent = a.id;
-    ev.status = s;
-    ev.running = running_nodes(index);
-    trace_sink(ev);
+  Status s;
+  {
+    JobScope scope(job);
+    ticking = true;
+    s = tick_in_job(job, index, dt, call_time(), /*forced=*/true);
+    ticking = was_ticking;
   }
-  clock_after(a, dt);
-  current_job() = outer;
-  ticking = was_ticking;
-  std::vector<TickJob*> jobs{&job};
-  if (!was_ticking) finish_call(jobs);
+  if (!was_ticking) {
+    TickJob* jobs[] = {&job};
+    finish_call(jobs, 1);
+  } else if (job.error) {
+    std::rethrow_exception(job.error);
+  }
   return s;
 }
 
@@ -605,6 +596,8 @@ std::string Runtime::brain_path(BrainHandle brain) const {
   return brain.index < impl_->brains.size() ? impl_->brains[brain.index]->path : std::string();
 }
 void Runtime::on_log(std::function<void(const std::string&)> sink) { impl_->options.log = std::move(sink); }
+void Runtime::on_print(std::function<void(const std::string&)> sink) { impl_->print_sink = std::move(sink); }
+uint64_t Runtime::agent_ticks() const { return impl_->agent_ticks; }
 size_t Runtime::agent_count() const { return impl_->live_agents; }
 std::vector<AgentHandle> Runtime::agents() const {
   std::vector<AgentHandle> out;

@@ -1,5 +1,6 @@
 // The runtime's insides, shared by the runtime, the engine, the script host and the CLI.
 #pragma once
+#include <atomic>
 #include <exception>
 #include <map>
 #include <mutex>
@@ -100,10 +101,25 @@ struct alignas(64) TickJob {
   };
   std::vector<Out> out;
   int64_t events_delta = 0;     // queued events taken (-) and sent to own agents (+)
+  uint64_t ticked = 0;          // agent ticks done
+  // The first exception a leaf threw (a native leaf may throw): that agent's tick ends there,
+  // the others go on, and tick_all rethrows the one of the lowest agent index at its end.
   std::exception_ptr error;
+  uint32_t error_agent = UINT32_MAX;
 };
 // The job the calling thread is running (null outside tick_all).
 TickJob*& current_job();
+// Makes `job` the calling thread's job for its lifetime.
+class JobScope {
+ public:
+  explicit JobScope(TickJob& job) : outer_(current_job()) { current_job() = &job; }
+  ~JobScope() { current_job() = outer_; }
+  JobScope(const JobScope&) = delete;
+  JobScope& operator=(const JobScope&) = delete;
+
+ private:
+  TickJob* outer_;
+};
 
 class RuntimeImpl {
  public:
@@ -143,7 +159,9 @@ class RuntimeImpl {
   void tick_all(double dt, const Executor& executor);  // the same on the game's threads
   // tick_all's pieces (tick_all.cpp): the call clock, one agent's tick in a job, the end.
   double begin_call(double dt);
-  void tick_in_job(TickJob& job, uint32_t index, double dt, double now);
+  // Ticks agent `index` in `job` if it is due (always when forced: Runtime::tick); returns its
+  // root's status (Invalid when not ticked).
+  Status tick_in_job(TickJob& job, uint32_t index, double dt, double now, bool forced = false);
   void tick_plain(TickJob& job, double dt);
   void defer(Deferred d);
   // Script lanes (SPEC 8.2): the script states agents are spread over, and the engine of a
@@ -155,7 +173,7 @@ class RuntimeImpl {
   static constexpr uint32_t kLaneRun = 16;
   uint8_t lane_for(uint32_t id) const { return static_cast<uint8_t>((id / kLaneRun) % lane_hosts.size()); }
   Engine* lane_engine(size_t job);
-  void finish_call(std::vector<TickJob*>& jobs);
+  void finish_call(TickJob* const* jobs, size_t n);
   // Gives the agent in slot `index` fresh slicing (its brain's tick_every) and an empty queue.
   void reset_extra(uint32_t index, const Program& p);
   double call_time() const { return call_epoch + static_cast<double>(call_steps) * call_dt; }
@@ -174,6 +192,7 @@ class RuntimeImpl {
   // Trace events, log and print lines go straight out, or into the running job's buffer.
   void emit_trace(const TraceEvent& ev);
   void print(const std::string& line);
+  void note_error(TickJob& job, uint32_t index);  // keeps the exception being handled
   std::vector<std::string> running_nodes(uint32_t agent) const;
 
   AgentInfo* agent_ptr(AgentHandle h) {
@@ -216,9 +235,11 @@ class RuntimeImpl {
   uint64_t calls = 0;
   double call_epoch = 0, call_dt = 0;
   uint64_t call_steps = 0;
-  bool ticking = false;            // a tick_all is running: spawn/despawn/send are deferred
+  std::atomic<bool> ticking{false};  // a tick_all is running: spawn/despawn/send are deferred
+  uint64_t agent_ticks = 0;        // agent ticks done by tick_all and tick (Runtime::agent_ticks)
   TickJob outside_job;             // deferred calls from threads not running a job
   std::mutex outside_mutex;
+  std::atomic<bool> outside_pending{false};
   std::vector<std::unique_ptr<Engine>> job_engines;  // engines of parallel jobs (made on demand)
   // tick_all(dt, executor)'s split of the agents, kept while no agent, brain or leaf changes:
   // the agents of scripted brains per lane, then the others, each list in index order.

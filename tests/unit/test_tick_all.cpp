@@ -491,3 +491,42 @@ TEST_CASE("script states: a hot reload reaches every state; snapshots move agent
     }
   }
 }
+
+TEST_CASE("a native leaf that throws ends its agent's tick; the others tick; tick_all rethrows the first in agent order") {
+  for (int threaded = 0; threaded < 2; ++threaded) {
+    Runtime rt;
+    static std::atomic<int> calls[400];
+    for (auto& c : calls) c = 0;
+    thicket::NativeLeafFn act;
+    act.tick = [](thicket::LeafContext& c, void*) {
+      ++calls[c.agent_id()];
+      if (c.tick() == 1 && c.agent_id() % 50 == 7) throw std::runtime_error("boom " + std::to_string(c.agent_id()));
+      return Status::Running;
+    };
+    rt.register_leaf("Act", act);
+    std::vector<thicket::Diagnostic> d;
+    auto b = rt.load_string("tree: t\nroot: {action: Act}\n", "t.yaml", d);
+    REQUIRE(b.has_value());
+    for (int i = 0; i < 300; ++i) rt.spawn(*b);
+    auto tick = [&] {
+      if (threaded) rt.tick_all(0.1, scrambled(3, 7));
+      else rt.tick_all(0.1);
+    };
+    CHECK_THROWS_WITH_AS(tick(), "boom 7", std::runtime_error);
+    for (uint32_t id = 1; id <= 300; ++id) CHECK(calls[id] == 1);
+    CHECK_NOTHROW(tick());
+    CHECK(calls[300] == 2);
+    CHECK(rt.agent_ticks() == 600);
+  }
+}
+
+TEST_CASE("Runtime::on_print takes Lua print lines") {
+  thicket_test::LuaRuntime t;
+  t.write("p.lua", "local leaves = {}\nfunction leaves.P(agent) print('hello', agent.id, nil) return true end\nreturn leaves\n");
+  std::vector<std::string> printed;
+  t.rt.on_print([&](const std::string& l) { printed.push_back(l); });
+  auto b = t.load("tree: p\nleaves: [p.lua]\nroot: {action: P}\n");
+  t.rt.spawn(b);
+  t.rt.tick_all(0.1);
+  CHECK(LogLines(printed) == LogLines{"hello\t1\tnil"});
+}
