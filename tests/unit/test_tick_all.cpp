@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "lua_fixture.hpp"
+#include "string_table.hpp"
 #include "runtime_impl.hpp"
 #include "thicket/runtime.hpp"
 
@@ -529,4 +530,26 @@ TEST_CASE("Runtime::on_print takes Lua print lines") {
   t.rt.spawn(b);
   t.rt.tick_all(0.1);
   CHECK(LogLines(printed) == LogLines{"hello\t1\tnil"});
+}
+
+TEST_CASE("StringTable: threads intern at once and agree on every id") {
+  thicket::StringTable table;
+  constexpr int kThreads = 4, kStrings = 3000;
+  std::vector<std::vector<uint32_t>> ids(kThreads, std::vector<uint32_t>(kStrings));
+  std::vector<std::thread> pool;
+  for (int t = 0; t < kThreads; ++t)
+    pool.emplace_back([&, t] {
+      for (int round = 0; round < 3; ++round)  // the later rounds hit the thread's cache
+        for (int i = 0; i < kStrings; ++i) {
+          const int k = (i * 7 + t * 1000) % kStrings;
+          const uint32_t id = table.intern("s" + std::to_string(k));
+          if (table.get(id) != "s" + std::to_string(k)) ids[t][k] = UINT32_MAX;
+          else if (round == 0) ids[t][k] = id;
+          else if (ids[t][k] != id) ids[t][k] = UINT32_MAX - 1;
+        }
+    });
+  for (auto& th : pool) th.join();
+  CHECK(table.size() == kStrings + 1);  // and ""
+  for (int t = 1; t < kThreads; ++t) CHECK(ids[t] == ids[0]);
+  CHECK(std::find(ids[0].begin(), ids[0].end(), UINT32_MAX) == ids[0].end());
 }
