@@ -527,6 +527,11 @@ void LeafContext::set_number(uint32_t slot, double v) {
   reinterpret_cast<Slot*>(s.block + s.program->bb_offset)[slot].num = v;
 }
 double LeafContext::random() { return site(site_).agent->rng.uniform(); }
+AgentHandle LeafContext::handle() const {
+  // agent_ points into the runtime's agent array, which no tick resizes (spawns wait for its end).
+  const AgentInfo* a = static_cast<const AgentInfo*>(agent_);
+  return AgentHandle{static_cast<uint32_t>(a - rt_->agents.data()), a->generation};
+}
 
 // ---- Runtime: the public face forwards to the impl ----
 Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<RuntimeImpl>(std::move(options))) {}

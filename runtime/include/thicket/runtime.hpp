@@ -52,6 +52,9 @@ class THICKET_API LeafContext {
   double time() const { return agent_->time; }  // sim time of this tick, seconds
   double dt() const { return agent_->dt; }
   uint64_t tick() const { return agent_->ticks; }  // 1 for the agent's first tick
+  // The agent's handle, as Runtime::spawn returned it (two loads, no lookup), e.g. for a C
+  // leaf that names its agent by handle (thicket.h).
+  AgentHandle handle() const;
   const std::string& node_id() const;
   // Blackboard access by key; false when the key is undeclared or the type is wrong.
   bool get(const std::string& key, Value& out) const;

@@ -1,0 +1,821 @@
+// The C API (thicket/thicket.h, SPEC 8.3) over thicket::Runtime, with the public C++ headers
+// only. Each entry point catches every exception and turns it into a code and a message; a
+// C leaf is a NativeLeafFn whose `user` points at the C function pointers (owned here); agent
+// handles pack AgentHandle{index, generation} into an int64_t, so stale ones are caught.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// Exported whatever -fvisibility the library is built with (a shared build hides the rest).
+#pragma GCC visibility push(default)
+#include "thicket/thicket.h"
+#pragma GCC visibility pop
+
+#include "thicket/diagnostic.hpp"
+#include "thicket/runtime.hpp"
+#include "thicket/snapshot.hpp"
+
+#if defined(__has_include)
+#if __has_include("thicket/version.hpp")
+#include "thicket/version.hpp"
+#endif
+#endif
+#ifndef THICKET_VERSION_STRING
+#define THICKET_VERSION_STRING "0.3.0"  // until thicket/version.hpp (packaging) provides it
+#endif
+
+using thicket::AgentHandle;
+using thicket::BrainHandle;
+using thicket::Status;
+using thicket::Value;
+
+static_assert(THICKET_INVALID == static_cast<int>(Status::Invalid) && THICKET_SUCCESS == static_cast<int>(Status::Success) &&
+              THICKET_FAILURE == static_cast<int>(Status::Failure) && THICKET_RUNNING == static_cast<int>(Status::Running) &&
+              THICKET_ABORTED == static_cast<int>(Status::Aborted));
+static_assert(THICKET_TRACE_TICK == static_cast<int>(thicket::TraceEvent::Type::Tick) &&
+              THICKET_TRACE_ABORT == static_cast<int>(thicket::TraceEvent::Type::Abort) &&
+              THICKET_TRACE_TRANSITION == static_cast<int>(thicket::TraceEvent::Type::Transition) &&
+              THICKET_TRACE_SWITCH == static_cast<int>(thicket::TraceEvent::Type::Switch) &&
+              THICKET_TRACE_EVENT == static_cast<int>(thicket::TraceEvent::Type::Event));
+
+namespace {
+
+// A C leaf's functions: what its NativeLeafFn's `user` points at.
+struct CLeaf {
+  thicket_leaf_fn tick = nullptr;
+  thicket_leaf_start_fn start = nullptr;
+  thicket_leaf_stop_fn stop = nullptr;
+  void* user = nullptr;
+};
+
+}  // namespace
+
+struct thicket_runtime {
+  explicit thicket_runtime(thicket::RuntimeOptions options) : rt(std::move(options)) {}
+
+  // Everything the runtime may call back into is declared before it, so it outlives it.
+  std::vector<std::unique_ptr<CLeaf>> leaves;  // every registration's, replaced ones included
+  thicket_trace_fn trace_fn = nullptr;
+  void* trace_user = nullptr;
+  thicket_log_fn log_fn = nullptr;
+  void* log_user = nullptr;
+  std::deque<std::string> brain_names, brain_paths;  // a deque: its strings never move
+
+  // The last failure. A mutex, because leaves may call spawn/despawn/send from several threads.
+  std::mutex error_mutex;
+  std::string error;
+  int errcode = THICKET_OK;
+
+  thicket::Runtime rt;
+};
+
+namespace {
+
+// Failures of calls given no runtime, and of thicket_runtime_new*, per thread.
+thread_local std::string null_error;
+thread_local int null_errcode = THICKET_OK;
+// What thicket_last_error returns: a copy, so that another thread's failure cannot change it
+// under the caller's feet.
+thread_local std::string error_copy;
+
+// Records a failure (the message is `what: why`) and returns its code. Never throws: if even
+// the message cannot be made, the code is still recorded.
+int fail(thicket_runtime* rt, int code, std::string_view what, std::string_view why) noexcept {
+  try {
+    std::string message;
+    message.reserve(what.size() + 2 + why.size());
+    message.append(what).append(": ").append(why);
+    if (!rt) {
+      null_error = std::move(message);
+      null_errcode = code;
+      return code;
+    }
+    std::lock_guard<std::mutex> lock(rt->error_mutex);
+    rt->error = std::move(message);
+    rt->errcode = code;
+  } catch (...) {
+    if (rt) rt->errcode = code;
+    else null_errcode = code;
+  }
+  return code;
+}
+
+// Runs an entry point's body: any exception becomes a code and a message, and `on_error`.
+template <class R, class F>
+R guard(thicket_runtime* rt, const char* what, R on_error, F&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    fail(rt, THICKET_ERR_NOMEM, what, "out of memory");
+  } catch (const std::exception& e) {
+    fail(rt, THICKET_ERR_INTERNAL, what, e.what());
+  } catch (...) {
+    fail(rt, THICKET_ERR_INTERNAL, what, "an unknown exception");
+  }
+  return on_error;
+}
+
+// Handles: generation (31 bits, so the handle stays >= 0) << 32 | index. A generation that
+// wraps past 2^31 in one slot makes that slot's handles fail as stale, never match another agent.
+int64_t pack(AgentHandle h) {
+  if (!h.valid()) return -1;
+  return static_cast<int64_t>(static_cast<uint64_t>(h.generation & 0x7FFFFFFFu) << 32 | h.index);
+}
+AgentHandle unpack(int64_t v) {
+  if (v < 0) return {};
+  return AgentHandle{static_cast<uint32_t>(static_cast<uint64_t>(v) & 0xFFFFFFFFu), static_cast<uint32_t>(static_cast<uint64_t>(v) >> 32)};
+}
+
+int no_runtime(const char* what) noexcept { return fail(nullptr, THICKET_ERR_ARG, what, "the runtime is NULL"); }
+
+// Checks the runtime and the agent handle; THICKET_OK or the failure's code.
+int check_agent(thicket_runtime* rt, const char* what, int64_t agent, AgentHandle& h) noexcept {
+  if (!rt) return no_runtime(what);
+  h = unpack(agent);
+  if (h.valid() && rt->rt.agent_id(h) != 0) return THICKET_OK;
+  try {
+    return fail(rt, THICKET_ERR_STALE, what,
+                "agent handle " + std::to_string(agent) + " is stale (despawned, restored over, or never valid)");
+  } catch (...) {
+    return fail(rt, THICKET_ERR_STALE, what, "the agent handle is stale");
+  }
+}
+
+bool check_brain(thicket_runtime* rt, int32_t brain) { return brain >= 0 && static_cast<size_t>(brain) < rt->rt.brain_count(); }
+
+bool good_dt(double dt) { return std::isfinite(dt) && dt > 0; }
+
+std::string joined(const std::vector<thicket::Diagnostic>& diagnostics) {
+  std::string text;
+  for (const auto& d : diagnostics) {
+    if (!text.empty()) text += '\n';
+    text += thicket::format_diagnostic(d);
+  }
+  return text;
+}
+
+// Where load warnings go when the load succeeds: the log callback, or standard error.
+void log_line(thicket_runtime* rt, const std::string& line) {
+  if (rt->log_fn) rt->log_fn(line.c_str(), rt->log_user);
+  else std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+const char* type_name(const Value& v) {
+  switch (v.index()) {
+    case 0: return "nil";
+    case 1: return "number";
+    case 2: return "integer";
+    case 3: return "boolean";
+    default: return "string";
+  }
+}
+
+// Copies a string into a caller's buffer (see thicket_get_string).
+int copy_out(const std::string& s, char* buf, size_t size, size_t* len) {
+  if (len) *len = s.size();
+  if (size == 0) return THICKET_ERR_RANGE;  // not even the NUL fits
+  const size_t n = s.size() < size ? s.size() : size - 1;
+  std::memcpy(buf, s.data(), n);
+  buf[n] = '\0';
+  return n == s.size() ? THICKET_OK : THICKET_ERR_RANGE;
+}
+
+// A typed read: T is the C++ alternative of Value the caller asks for.
+template <class T>
+int read_value(const std::optional<Value>& v, T& out) {
+  if (!v) return THICKET_ERR_KEY;
+  if (const T* x = std::get_if<T>(&*v)) {
+    out = *x;
+    return THICKET_OK;
+  }
+  return THICKET_ERR_TYPE;
+}
+
+// ---- The runtime-level blackboard calls ----
+
+std::string key_message(thicket_runtime* rt, AgentHandle h, const char* key, int code, const char* wanted) {
+  if (code == THICKET_ERR_KEY) return std::string("agent ") + std::to_string(rt->rt.agent_id(h)) + " has no blackboard key '" + key + "'";
+  std::optional<Value> v = rt->rt.get(h, key);
+  const std::string held = v ? type_name(*v) : "value of another type";
+  const auto a = [](const std::string& noun) { return (noun[0] == 'i' ? "an " : "a ") + noun; };
+  return std::string("blackboard key '") + key + "' holds " + (held == "nil" ? held : a(held)) + ", not " + a(wanted);
+}
+
+template <class T>
+int get_typed(thicket_runtime* rt, const char* what, int64_t agent, const char* key, T* out, const char* wanted) {
+  return guard(rt, what, THICKET_ERR_INTERNAL, [&] {
+    AgentHandle h;
+    if (int c = check_agent(rt, what, agent, h)) return c;
+    if (!key || !out) return fail(rt, THICKET_ERR_ARG, what, !key ? "the key is NULL" : "the output pointer is NULL");
+    int code = read_value<T>(rt->rt.get(h, key), *out);
+    return code == THICKET_OK ? code : fail(rt, code, what, key_message(rt, h, key, code, wanted));
+  });
+}
+
+int set_typed(thicket_runtime* rt, const char* what, int64_t agent, const char* key, const Value& v, const char* wanted) {
+  return guard(rt, what, THICKET_ERR_INTERNAL, [&] {
+    AgentHandle h;
+    if (int c = check_agent(rt, what, agent, h)) return c;
+    if (!key) return fail(rt, THICKET_ERR_ARG, what, "the key is NULL");
+    if (rt->rt.set(h, key, v)) return THICKET_OK;
+    const int code = rt->rt.get(h, key) ? THICKET_ERR_TYPE : THICKET_ERR_KEY;
+    return fail(rt, code, what, key_message(rt, h, key, code, wanted));
+  });
+}
+
+// ---- Leaves ----
+
+thicket::LeafContext& lc(thicket_leaf_ctx* ctx) { return *reinterpret_cast<thicket::LeafContext*>(ctx); }
+const thicket::LeafContext& lc(const thicket_leaf_ctx* ctx) { return *reinterpret_cast<const thicket::LeafContext*>(ctx); }
+thicket_leaf_ctx* cctx(thicket::LeafContext& c) { return reinterpret_cast<thicket_leaf_ctx*>(&c); }
+
+Status c_tick(thicket::LeafContext& c, void* user) {
+  const CLeaf* leaf = static_cast<const CLeaf*>(user);
+  switch (leaf->tick(cctx(c), leaf->user)) {
+    case THICKET_SUCCESS: return Status::Success;
+    case THICKET_RUNNING: return Status::Running;
+    default: return Status::Failure;
+  }
+}
+void c_start(thicket::LeafContext& c, void* user) {
+  const CLeaf* leaf = static_cast<const CLeaf*>(user);
+  leaf->start(cctx(c), leaf->user);
+}
+void c_stop(thicket::LeafContext& c, Status s, void* user) {
+  const CLeaf* leaf = static_cast<const CLeaf*>(user);
+  leaf->stop(cctx(c), static_cast<int>(s), leaf->user);
+}
+
+// Leaf-context calls leave no message (they may run on several threads at once): codes only.
+template <class T>
+int leaf_get(thicket_leaf_ctx* ctx, const char* key, T* out) noexcept {
+  if (!ctx || !key || !out) return THICKET_ERR_ARG;
+  try {
+    Value v;
+    if (!lc(ctx).get(key, v)) return THICKET_ERR_KEY;
+    return read_value<T>(std::optional<Value>(std::move(v)), *out);
+  } catch (const std::bad_alloc&) {
+    return THICKET_ERR_NOMEM;
+  } catch (...) {
+    return THICKET_ERR_INTERNAL;
+  }
+}
+int leaf_set(thicket_leaf_ctx* ctx, const char* key, const Value& v) noexcept {
+  if (!ctx || !key) return THICKET_ERR_ARG;
+  try {
+    if (lc(ctx).set(key, v)) return THICKET_OK;
+    Value old;
+    return lc(ctx).get(key, old) ? THICKET_ERR_TYPE : THICKET_ERR_KEY;
+  } catch (const std::bad_alloc&) {
+    return THICKET_ERR_NOMEM;
+  } catch (...) {
+    return THICKET_ERR_INTERNAL;
+  }
+}
+
+// ---- The executor: a C job system runs the C++ jobs ----
+void run_job(void* job, size_t i) {
+  try {
+    (*static_cast<const std::function<void(size_t)>*>(job))(i);
+  } catch (...) {  // the runtime's jobs catch their own errors; nothing may unwind into C
+  }
+}
+
+// ---- Snapshots ----
+int give_bytes(thicket_runtime* rt, const char* what, const std::string& s, void** bytes, size_t* len) {
+  void* p = std::malloc(s.empty() ? 1 : s.size());
+  if (!p) return fail(rt, THICKET_ERR_NOMEM, what, "out of memory");
+  std::memcpy(p, s.data(), s.size());
+  *bytes = p;
+  *len = s.size();
+  return THICKET_OK;
+}
+
+}  // namespace
+
+// ======================================================================================
+extern "C" {
+
+const char* thicket_version(void) { return THICKET_VERSION_STRING; }
+
+void thicket_options_init(thicket_options* options) {
+  if (!options) return;
+  const thicket::RuntimeOptions d;
+  std::memset(options, 0, sizeof *options);
+  options->struct_size = sizeof *options;
+  options->seed = d.seed;
+  options->trusted = d.trusted;
+  options->script_states = d.script_states;
+  options->instruction_budget = d.instruction_budget;
+  options->budget_all_leaves = d.budget_all_leaves;
+  options->leaf_timeout = d.leaf_timeout;
+  options->lua_memory_limit = d.lua_memory_limit;
+}
+
+thicket_runtime* thicket_runtime_new(void) { return thicket_runtime_new_with(nullptr); }
+
+thicket_runtime* thicket_runtime_new_with(const thicket_options* given) {
+  const char* what = "thicket_runtime_new";
+  return guard<thicket_runtime*>(nullptr, what, nullptr, [&]() -> thicket_runtime* {
+    thicket_options o;
+    thicket_options_init(&o);
+    if (given) {
+      if (given->struct_size < offsetof(thicket_options, seed) + sizeof o.seed) {
+        fail(nullptr, THICKET_ERR_ARG, what, "options.struct_size is too small: fill the options with thicket_options_init");
+        return nullptr;
+      }
+      // A program built against an older header passes a shorter struct: its fields only.
+      std::memcpy(&o, given, given->struct_size < sizeof o ? given->struct_size : sizeof o);
+      o.struct_size = sizeof o;
+    }
+    if (o.script_states == 0) {
+      fail(nullptr, THICKET_ERR_ARG, what, "options.script_states must be at least 1");
+      return nullptr;
+    }
+    if (!(o.leaf_timeout >= 0)) {
+      fail(nullptr, THICKET_ERR_ARG, what, "options.leaf_timeout must be >= 0");
+      return nullptr;
+    }
+    thicket::RuntimeOptions options;
+    options.seed = o.seed;
+    options.trusted = o.trusted != 0;
+    options.script_states = o.script_states;
+    options.instruction_budget = o.instruction_budget;
+    options.budget_all_leaves = o.budget_all_leaves != 0;
+    options.leaf_timeout = o.leaf_timeout;
+    options.lua_memory_limit = o.lua_memory_limit;
+    return new thicket_runtime(std::move(options));
+  });
+}
+
+void thicket_runtime_free(thicket_runtime* rt) {
+  guard(nullptr, "thicket_runtime_free", 0, [&] {  // nullptr: rt is gone when it could fail
+    delete rt;
+    return 0;
+  });
+}
+
+const char* thicket_last_error(thicket_runtime* rt) {
+  if (!rt) return null_error.c_str();
+  try {
+    std::lock_guard<std::mutex> lock(rt->error_mutex);
+    error_copy = rt->error;
+    return error_copy.c_str();
+  } catch (...) {
+    return "out of memory (while copying the error message)";
+  }
+}
+
+int thicket_errcode(thicket_runtime* rt) {
+  if (!rt) return null_errcode;
+  std::lock_guard<std::mutex> lock(rt->error_mutex);
+  return rt->errcode;
+}
+
+// ---- Brains ----
+
+static int32_t load(thicket_runtime* rt, const char* what, const char* yaml, const char* path) {
+  return guard<int32_t>(rt, what, -1, [&]() -> int32_t {
+    if (!rt) return no_runtime(what), -1;
+    std::vector<thicket::Diagnostic> diagnostics;
+    std::optional<BrainHandle> brain;
+    if (yaml) brain = rt->rt.load_string(yaml, path ? path : "<string>", diagnostics);
+    else if (path) brain = rt->rt.load_file(path, diagnostics);
+    else return fail(rt, THICKET_ERR_ARG, what, "the path is NULL"), -1;
+    if (!brain) {
+      std::string text = joined(diagnostics);
+      if (text.empty()) text = std::string(yaml ? (path ? path : "<string>") : path) + ": error: the brain did not load";
+      // The diagnostics as they are, one a line: a caller can print thicket_last_error.
+      std::lock_guard<std::mutex> lock(rt->error_mutex);
+      rt->error = std::move(text);
+      rt->errcode = THICKET_ERR_LOAD;
+      return -1;
+    }
+    for (const auto& d : diagnostics) log_line(rt, thicket::format_diagnostic(d));  // warnings, notes
+    return static_cast<int32_t>(brain->index);
+  });
+}
+
+int32_t thicket_load_file(thicket_runtime* rt, const char* path) { return load(rt, "thicket_load_file", nullptr, path); }
+
+int32_t thicket_load_string(thicket_runtime* rt, const char* yaml, const char* name) {
+  if (rt && !yaml) return fail(rt, THICKET_ERR_ARG, "thicket_load_string", "the YAML text is NULL"), -1;
+  return load(rt, "thicket_load_string", yaml, name);
+}
+
+int32_t thicket_brain_count(thicket_runtime* rt) {
+  if (!rt) return no_runtime("thicket_brain_count");
+  return static_cast<int32_t>(rt->rt.brain_count());
+}
+
+static const char* brain_string(thicket_runtime* rt, const char* what, int32_t brain, bool name) {
+  return guard<const char*>(rt, what, nullptr, [&]() -> const char* {
+    if (!rt) return no_runtime(what), nullptr;
+    if (!check_brain(rt, brain)) return fail(rt, THICKET_ERR_ARG, what, "no brain " + std::to_string(brain)), nullptr;
+    std::deque<std::string>& cache = name ? rt->brain_names : rt->brain_paths;
+    while (cache.size() <= static_cast<size_t>(brain)) cache.emplace_back();
+    const BrainHandle b{static_cast<uint32_t>(brain)};
+    std::string now = name ? rt->rt.brain_name(b) : rt->rt.brain_path(b);
+    std::string& kept = cache[static_cast<size_t>(brain)];
+    if (kept != now) kept = std::move(now);  // the same text keeps the same pointer
+    return kept.c_str();
+  });
+}
+
+const char* thicket_brain_name(thicket_runtime* rt, int32_t brain) { return brain_string(rt, "thicket_brain_name", brain, true); }
+const char* thicket_brain_path(thicket_runtime* rt, int32_t brain) { return brain_string(rt, "thicket_brain_path", brain, false); }
+
+int thicket_reload_changed(thicket_runtime* rt) {
+  return guard(rt, "thicket_reload_changed", THICKET_ERR_INTERNAL, [&] {
+    if (!rt) return no_runtime("thicket_reload_changed");
+    const size_t n = rt->rt.reload_changed();
+    return n > static_cast<size_t>(INT32_MAX) ? INT32_MAX : static_cast<int>(n);
+  });
+}
+
+// ---- Agents ----
+
+static int64_t spawn(thicket_runtime* rt, const char* what, int32_t brain, uint32_t id, bool with_id) {
+  return guard<int64_t>(rt, what, -1, [&]() -> int64_t {
+    if (!rt) return no_runtime(what), -1;
+    if (!check_brain(rt, brain)) return fail(rt, THICKET_ERR_ARG, what, "no brain " + std::to_string(brain)), -1;
+    if (with_id) {
+      if (id == 0) return fail(rt, THICKET_ERR_ARG, what, "agent id 0: ids start at 1"), -1;
+      if (rt->rt.find_agent(id)) return fail(rt, THICKET_ERR_ARG, what, "agent id " + std::to_string(id) + " is in use"), -1;
+    }
+    const BrainHandle b{static_cast<uint32_t>(brain)};
+    AgentHandle h = with_id ? rt->rt.spawn(b, {}, id) : rt->rt.spawn(b);
+    if (!h.valid())  // the brain and the id are good: only a tick in progress defers a spawn
+      return fail(rt, THICKET_ERR_DEFERRED, what, "called during a tick: the agent is spawned at its end"), -1;
+    return pack(h);
+  });
+}
+
+int64_t thicket_spawn(thicket_runtime* rt, int32_t brain) { return spawn(rt, "thicket_spawn", brain, 0, false); }
+int64_t thicket_spawn_with_id(thicket_runtime* rt, int32_t brain, uint32_t id) {
+  return spawn(rt, "thicket_spawn_with_id", brain, id, true);
+}
+
+int thicket_despawn(thicket_runtime* rt, int64_t agent) {
+  return guard(rt, "thicket_despawn", THICKET_ERR_INTERNAL, [&] {
+    AgentHandle h;
+    if (int c = check_agent(rt, "thicket_despawn", agent, h)) return c;
+    rt->rt.despawn(h);
+    return THICKET_OK;
+  });
+}
+
+int64_t thicket_agent_count(thicket_runtime* rt) {
+  if (!rt) return no_runtime("thicket_agent_count");
+  return static_cast<int64_t>(rt->rt.agent_count());
+}
+
+int64_t thicket_agents(thicket_runtime* rt, int64_t* out, size_t capacity) {
+  return guard<int64_t>(rt, "thicket_agents", THICKET_ERR_INTERNAL, [&]() -> int64_t {
+    if (!rt) return no_runtime("thicket_agents");
+    if (!out && capacity > 0) return fail(rt, THICKET_ERR_ARG, "thicket_agents", "out is NULL with a capacity above 0");
+    const std::vector<AgentHandle> all = rt->rt.agents();
+    for (size_t i = 0; i < all.size() && i < capacity; ++i) out[i] = pack(all[i]);
+    return static_cast<int64_t>(all.size());
+  });
+}
+
+int64_t thicket_agent_id(thicket_runtime* rt, int64_t agent) {
+  AgentHandle h;
+  if (int c = check_agent(rt, "thicket_agent_id", agent, h)) return c;
+  return rt->rt.agent_id(h);
+}
+
+int64_t thicket_find_agent(thicket_runtime* rt, uint32_t id) {
+  return guard<int64_t>(rt, "thicket_find_agent", -1, [&]() -> int64_t {
+    if (!rt) return no_runtime("thicket_find_agent"), -1;
+    std::optional<AgentHandle> h = rt->rt.find_agent(id);
+    if (!h) return fail(rt, THICKET_ERR_ARG, "thicket_find_agent", "no live agent has id " + std::to_string(id)), -1;
+    return pack(*h);
+  });
+}
+
+// ---- Ticking ----
+
+int thicket_tick_all(thicket_runtime* rt, double dt) { return thicket_tick_all_parallel(rt, dt, nullptr, nullptr); }
+
+int thicket_tick(thicket_runtime* rt, int64_t agent, double dt) {
+  return guard(rt, "thicket_tick", THICKET_ERR_INTERNAL, [&] {
+    AgentHandle h;
+    if (int c = check_agent(rt, "thicket_tick", agent, h)) return c;
+    if (!good_dt(dt)) return fail(rt, THICKET_ERR_ARG, "thicket_tick", "dt must be a positive number of seconds");
+    return static_cast<int>(rt->rt.tick(h, dt));
+  });
+}
+
+int thicket_tick_all_parallel(thicket_runtime* rt, double dt, thicket_executor_fn executor, void* user) {
+  const char* what = executor ? "thicket_tick_all_parallel" : "thicket_tick_all";
+  return guard(rt, what, THICKET_ERR_INTERNAL, [&] {
+    if (!rt) return no_runtime(what);
+    if (!good_dt(dt)) return fail(rt, THICKET_ERR_ARG, what, "dt must be a positive number of seconds");
+    if (!executor) {
+      rt->rt.tick_all(dt);
+      return THICKET_OK;
+    }
+    rt->rt.tick_all(dt, [executor, user](size_t n, const std::function<void(size_t)>& job) {
+      executor(n, run_job, const_cast<void*>(static_cast<const void*>(&job)), user);
+    });
+    return THICKET_OK;
+  });
+}
+
+int thicket_set_tick_every(thicket_runtime* rt, int64_t agent, uint32_t k) {
+  return guard(rt, "thicket_set_tick_every", THICKET_ERR_INTERNAL, [&] {
+    AgentHandle h;
+    if (int c = check_agent(rt, "thicket_set_tick_every", agent, h)) return c;
+    if (k == 0) return fail(rt, THICKET_ERR_ARG, "thicket_set_tick_every", "k must be at least 1");
+    rt->rt.set_tick_every(h, k);
+    return THICKET_OK;
+  });
+}
+
+int thicket_tick_every(thicket_runtime* rt, int64_t agent) {
+  AgentHandle h;
+  if (int c = check_agent(rt, "thicket_tick_every", agent, h)) return c;
+  const uint32_t k = rt->rt.tick_every(h);
+  return k > static_cast<uint32_t>(INT32_MAX) ? INT32_MAX : static_cast<int>(k);
+}
+
+// ---- Reading an agent ----
+
+int thicket_status(thicket_runtime* rt, int64_t agent) {
+  AgentHandle h;
+  if (int c = check_agent(rt, "thicket_status", agent, h)) return c;
+  return static_cast<int>(rt->rt.status(h));
+}
+
+int thicket_running_nodes(thicket_runtime* rt, int64_t agent, thicket_node_fn fn, void* user) {
+  return guard(rt, "thicket_running_nodes", THICKET_ERR_INTERNAL, [&] {
+    AgentHandle h;
+    if (int c = check_agent(rt, "thicket_running_nodes", agent, h)) return c;
+    const std::vector<std::string> ids = rt->rt.running_nodes(h);
+    if (fn)
+      for (const auto& id : ids) fn(id.c_str(), user);
+    return static_cast<int>(ids.size());
+  });
+}
+
+int64_t thicket_script_errors(thicket_runtime* rt) {
+  if (!rt) return no_runtime("thicket_script_errors");
+  return static_cast<int64_t>(rt->rt.script_errors());
+}
+
+// ---- Blackboard ----
+
+int thicket_set_number(thicket_runtime* rt, int64_t agent, const char* key, double v) {
+  return set_typed(rt, "thicket_set_number", agent, key, Value(v), "number");
+}
+int thicket_get_number(thicket_runtime* rt, int64_t agent, const char* key, double* out) {
+  return get_typed<double>(rt, "thicket_get_number", agent, key, out, "number");
+}
+int thicket_set_integer(thicket_runtime* rt, int64_t agent, const char* key, int64_t v) {
+  return set_typed(rt, "thicket_set_integer", agent, key, Value(v), "integer");
+}
+int thicket_get_integer(thicket_runtime* rt, int64_t agent, const char* key, int64_t* out) {
+  return get_typed<int64_t>(rt, "thicket_get_integer", agent, key, out, "integer");
+}
+int thicket_set_bool(thicket_runtime* rt, int64_t agent, const char* key, int v) {
+  return set_typed(rt, "thicket_set_bool", agent, key, Value(v != 0), "boolean");
+}
+int thicket_get_bool(thicket_runtime* rt, int64_t agent, const char* key, int* out) {
+  if (!out) return get_typed<bool>(rt, "thicket_get_bool", agent, key, static_cast<bool*>(nullptr), "boolean");
+  bool b = false;
+  const int code = get_typed<bool>(rt, "thicket_get_bool", agent, key, &b, "boolean");
+  if (code == THICKET_OK) *out = b ? 1 : 0;
+  return code;
+}
+int thicket_set_string(thicket_runtime* rt, int64_t agent, const char* key, const char* v) {
+  if (!v) {
+    AgentHandle h;
+    if (int c = check_agent(rt, "thicket_set_string", agent, h)) return c;
+    return fail(rt, THICKET_ERR_ARG, "thicket_set_string", "the string is NULL");
+  }
+  return guard(rt, "thicket_set_string", THICKET_ERR_INTERNAL,
+               [&] { return set_typed(rt, "thicket_set_string", agent, key, Value(std::string(v)), "string"); });
+}
+int thicket_get_string(thicket_runtime* rt, int64_t agent, const char* key, char* buf, size_t size, size_t* len) {
+  const char* what = "thicket_get_string";
+  return guard(rt, what, THICKET_ERR_INTERNAL, [&] {
+    if (len) *len = 0;
+    if (!buf && size > 0) {
+      if (!rt) return no_runtime(what);
+      return fail(rt, THICKET_ERR_ARG, what, "buf is NULL with a size above 0");
+    }
+    std::string s;
+    if (int c = get_typed<std::string>(rt, what, agent, key, &s, "string")) return c;
+    const int code = copy_out(s, buf, size, len);
+    return code == THICKET_OK ? code
+                              : fail(rt, code, what, "the string has " + std::to_string(s.size()) + " bytes: the buffer needs " +
+                                                         std::to_string(s.size() + 1) + ", it has " + std::to_string(size));
+  });
+}
+
+int thicket_send(thicket_runtime* rt, int64_t agent, const char* event) {
+  return guard(rt, "thicket_send", THICKET_ERR_INTERNAL, [&] {
+    AgentHandle h;
+    if (int c = check_agent(rt, "thicket_send", agent, h)) return c;
+    if (!event || !*event) return fail(rt, THICKET_ERR_ARG, "thicket_send", "the event name is NULL or empty");
+    if (!rt->rt.send(h, event)) return fail(rt, THICKET_ERR_STALE, "thicket_send", "the agent is gone");
+    return THICKET_OK;
+  });
+}
+
+// ---- C leaves ----
+
+int thicket_register_leaf_hooks(thicket_runtime* rt, const char* name, thicket_leaf_fn tick, thicket_leaf_start_fn start,
+                                thicket_leaf_stop_fn stop, void* user, unsigned flags) {
+  const char* what = "thicket_register_leaf";
+  return guard(rt, what, THICKET_ERR_INTERNAL, [&] {
+    if (!rt) return no_runtime(what);
+    if (!name || !*name) return fail(rt, THICKET_ERR_ARG, what, "the leaf name is NULL or empty");
+    if (!tick) return fail(rt, THICKET_ERR_ARG, what, std::string("leaf '") + name + "': the tick function is NULL");
+    if (flags & ~THICKET_LEAF_AGENT_LOCAL) return fail(rt, THICKET_ERR_ARG, what, "unknown flags");
+    auto leaf = std::make_unique<CLeaf>(CLeaf{tick, start, stop, user});
+    thicket::NativeLeafFn fn;
+    fn.tick = c_tick;
+    fn.start = start ? c_start : nullptr;
+    fn.stop = stop ? c_stop : nullptr;
+    fn.user = leaf.get();
+    fn.agent_local = (flags & THICKET_LEAF_AGENT_LOCAL) != 0;
+    rt->leaves.push_back(std::move(leaf));  // kept until the runtime is freed: a replaced
+    rt->rt.register_leaf(name, fn);         // leaf's record is small, and nothing dangles
+    return THICKET_OK;
+  });
+}
+
+int thicket_register_leaf(thicket_runtime* rt, const char* name, thicket_leaf_fn tick, void* user) {
+  return thicket_register_leaf_hooks(rt, name, tick, nullptr, nullptr, user, 0);
+}
+
+int64_t thicket_leaf_agent(const thicket_leaf_ctx* ctx) { return ctx ? pack(lc(ctx).handle()) : -1; }
+int64_t thicket_leaf_agent_id(const thicket_leaf_ctx* ctx) { return ctx ? static_cast<int64_t>(lc(ctx).agent_id()) : -1; }
+double thicket_leaf_time(const thicket_leaf_ctx* ctx) { return ctx ? lc(ctx).time() : 0.0; }
+double thicket_leaf_dt(const thicket_leaf_ctx* ctx) { return ctx ? lc(ctx).dt() : 0.0; }
+uint64_t thicket_leaf_tick(const thicket_leaf_ctx* ctx) { return ctx ? lc(ctx).tick() : 0; }
+const char* thicket_leaf_node_id(const thicket_leaf_ctx* ctx) { return ctx ? lc(ctx).node_id().c_str() : ""; }
+double thicket_leaf_random(thicket_leaf_ctx* ctx) { return ctx ? lc(ctx).random() : 0.0; }
+
+int thicket_leaf_get_number(thicket_leaf_ctx* ctx, const char* key, double* out) { return leaf_get<double>(ctx, key, out); }
+int thicket_leaf_set_number(thicket_leaf_ctx* ctx, const char* key, double v) { return leaf_set(ctx, key, Value(v)); }
+int thicket_leaf_get_integer(thicket_leaf_ctx* ctx, const char* key, int64_t* out) { return leaf_get<int64_t>(ctx, key, out); }
+int thicket_leaf_set_integer(thicket_leaf_ctx* ctx, const char* key, int64_t v) { return leaf_set(ctx, key, Value(v)); }
+int thicket_leaf_get_bool(thicket_leaf_ctx* ctx, const char* key, int* out) {
+  if (!out) return THICKET_ERR_ARG;
+  bool b = false;
+  const int code = leaf_get<bool>(ctx, key, &b);
+  if (code == THICKET_OK) *out = b ? 1 : 0;
+  return code;
+}
+int thicket_leaf_set_bool(thicket_leaf_ctx* ctx, const char* key, int v) { return leaf_set(ctx, key, Value(v != 0)); }
+int thicket_leaf_get_string(thicket_leaf_ctx* ctx, const char* key, char* buf, size_t size, size_t* len) {
+  if (len) *len = 0;
+  if (!buf && size > 0) return THICKET_ERR_ARG;
+  std::string s;
+  if (int c = leaf_get<std::string>(ctx, key, &s)) return c;
+  return copy_out(s, buf, size, len);
+}
+int thicket_leaf_set_string(thicket_leaf_ctx* ctx, const char* key, const char* v) {
+  if (!v) return THICKET_ERR_ARG;
+  try {
+    return leaf_set(ctx, key, Value(std::string(v)));
+  } catch (...) {
+    return THICKET_ERR_NOMEM;
+  }
+}
+
+// ---- Trace and log ----
+
+int thicket_set_trace(thicket_runtime* rt, thicket_trace_fn fn, void* user, int ticks) {
+  return guard(rt, "thicket_set_trace", THICKET_ERR_INTERNAL, [&] {
+    if (!rt) return no_runtime("thicket_set_trace");
+    rt->trace_fn = fn;
+    rt->trace_user = user;
+    if (!fn) {
+      rt->rt.on_trace({});
+      return THICKET_OK;
+    }
+    rt->rt.on_trace(
+        [rt](const thicket::TraceEvent& e) {
+          std::vector<const char*> running;
+          running.reserve(e.running.size() + 1);
+          for (const auto& id : e.running) running.push_back(id.c_str());
+          running.push_back(nullptr);  // so the array is never NULL, and ends like argv
+          thicket_trace_event c;
+          std::memset(&c, 0, sizeof c);
+          c.type = static_cast<int>(e.type);
+          c.tick = e.tick;
+          c.agent = e.agent;
+          c.status = static_cast<int>(e.status);
+          c.running = running.data();
+          c.running_count = e.running.size();
+          c.composite = e.composite.c_str();
+          c.condition = e.condition.c_str();
+          c.aborted = e.aborted.c_str();
+          c.condition_label = e.condition_label.c_str();
+          c.aborted_label = e.aborted_label.c_str();
+          c.from_status = static_cast<int>(e.from);
+          c.to_status = static_cast<int>(e.to);
+          c.brain = e.brain.c_str();
+          c.from_name = e.from_name.c_str();
+          c.to_name = e.to_name.c_str();
+          c.transition = e.transition.c_str();
+          c.cause = e.cause.c_str();
+          c.cause_label = e.cause_label.c_str();
+          c.event = e.event.c_str();
+          c.taken_by = e.taken_by.c_str();
+          rt->trace_fn(&c, rt->trace_user);
+        },
+        ticks != 0);
+    return THICKET_OK;
+  });
+}
+
+int thicket_set_log(thicket_runtime* rt, thicket_log_fn fn, void* user) {
+  return guard(rt, "thicket_set_log", THICKET_ERR_INTERNAL, [&] {
+    if (!rt) return no_runtime("thicket_set_log");
+    rt->log_fn = fn;
+    rt->log_user = user;
+    if (!fn) rt->rt.on_log({});
+    else rt->rt.on_log([rt](const std::string& line) { rt->log_fn(line.c_str(), rt->log_user); });
+    return THICKET_OK;
+  });
+}
+
+// ---- Snapshots ----
+
+int thicket_save(thicket_runtime* rt, void** bytes, size_t* len) {
+  const char* what = "thicket_save";
+  if (bytes) *bytes = nullptr;
+  if (len) *len = 0;
+  return guard(rt, what, THICKET_ERR_INTERNAL, [&] {
+    if (!rt) return no_runtime(what);
+    if (!bytes || !len) return fail(rt, THICKET_ERR_ARG, what, "bytes or len is NULL");
+    thicket::SnapshotWriter out;
+    rt->rt.save(out);
+    return give_bytes(rt, what, out.bytes(), bytes, len);
+  });
+}
+
+int thicket_save_agent(thicket_runtime* rt, int64_t agent, void** bytes, size_t* len) {
+  const char* what = "thicket_save_agent";
+  if (bytes) *bytes = nullptr;
+  if (len) *len = 0;
+  return guard(rt, what, THICKET_ERR_INTERNAL, [&] {
+    AgentHandle h;
+    if (int c = check_agent(rt, what, agent, h)) return c;
+    if (!bytes || !len) return fail(rt, THICKET_ERR_ARG, what, "bytes or len is NULL");
+    thicket::SnapshotWriter out;
+    rt->rt.save(h, out);
+    return give_bytes(rt, what, out.bytes(), bytes, len);
+  });
+}
+
+void thicket_free_bytes(void* bytes) { std::free(bytes); }
+
+int thicket_restore(thicket_runtime* rt, const void* bytes, size_t len) {
+  const char* what = "thicket_restore";
+  return guard(rt, what, THICKET_ERR_INTERNAL, [&] {
+    if (!rt) return no_runtime(what);
+    if (!bytes && len > 0) return fail(rt, THICKET_ERR_ARG, what, "bytes is NULL");
+    thicket::SnapshotReader in(std::string_view(static_cast<const char*>(bytes), bytes ? len : 0));
+    std::vector<thicket::Diagnostic> diagnostics;
+    if (!rt->rt.restore(in, diagnostics)) {
+      std::string why = joined(diagnostics);
+      return fail(rt, THICKET_ERR_SNAPSHOT, what, why.empty() ? "the snapshot was refused" : why);
+    }
+    return THICKET_OK;
+  });
+}
+
+int64_t thicket_restore_agent(thicket_runtime* rt, const void* bytes, size_t len) {
+  const char* what = "thicket_restore_agent";
+  return guard<int64_t>(rt, what, -1, [&]() -> int64_t {
+    if (!rt) return no_runtime(what), -1;
+    if (!bytes && len > 0) return fail(rt, THICKET_ERR_ARG, what, "bytes is NULL"), -1;
+    thicket::SnapshotReader in(std::string_view(static_cast<const char*>(bytes), bytes ? len : 0));
+    std::vector<thicket::Diagnostic> diagnostics;
+    std::optional<AgentHandle> h = rt->rt.restore_agent(in, diagnostics);
+    if (!h) {
+      std::string why = joined(diagnostics);
+      return fail(rt, THICKET_ERR_SNAPSHOT, what, why.empty() ? "the snapshot was refused" : why), -1;
+    }
+    return pack(*h);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,843 @@
+/* The C API (thicket/thicket.h), tested from C99: every function, its codes on bad input, C
+** leaves beside a Lua leaf, traces and the log, snapshots, the parallel tick on pthreads and time
+** slicing. Usage: test_c_api FIXTURES_DIR (tests/c_api). Exits non-zero on the first failure. */
+#define _POSIX_C_SOURCE 200809L
+#include "thicket/thicket.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int checks = 0;
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    ++checks;                                                                  \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      exit(1);                                                                 \
+    }                                                                          \
+  } while (0)
+/* A call that must succeed; prints the runtime's message when it does not. */
+#define OK(rt, call)                                                                               \
+  do {                                                                                             \
+    int ok_code_ = (int)(call);                                                                    \
+    ++checks;                                                                                      \
+    if (ok_code_ < 0) {                                                                            \
+      fprintf(stderr, "%s:%d: %s returned %d: %s\n", __FILE__, __LINE__, #call, ok_code_,          \
+              thicket_last_error(rt));                                                             \
+      exit(1);                                                                                     \
+    }                                                                                              \
+  } while (0)
+
+static char fixtures[1024];
+static const char *fixture(const char *name) {
+  static char path[2][1200];
+  static int which = 0;
+  which ^= 1;
+  snprintf(path[which], sizeof path[which], "%s/%s", fixtures, name);
+  return path[which];
+}
+
+/* ---- A growable text buffer (traces and logs to compare) ---- */
+typedef struct {
+  char *s;
+  size_t len, cap;
+} text;
+static void text_add(text *t, const char *fmt, ...) {
+  va_list ap;
+  int n;
+  va_start(ap, fmt);
+  n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  CHECK(n >= 0);
+  if (t->len + (size_t)n + 1 > t->cap) {
+    t->cap = (t->len + (size_t)n + 1) * 2;
+    t->s = realloc(t->s, t->cap);
+    CHECK(t->s != NULL);
+  }
+  va_start(ap, fmt);
+  vsnprintf(t->s + t->len, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  t->len += (size_t)n;
+}
+static void text_clear(text *t) {
+  t->len = 0;
+  if (t->s) t->s[0] = '\0';
+}
+static const char *text_str(const text *t) { return t->s ? t->s : ""; }
+
+/* ---- C leaves ---- */
+static long ccount_calls = 0; /* single-threaded tests only */
+static long chold_starts = 0, chold_stops = 0, chold_last_stop = -1;
+static int64_t ccount_last_agent = -1;
+static double ccount_last_time = -1;
+
+/* Counts its calls (when user points at a counter) and in the blackboard (`calls`), and checks
+** its context: time, handle and a blackboard key that does not exist. */
+static int ccount(thicket_leaf_ctx *ctx, void *user) {
+  double calls = 0, out = 0;
+  if (user) ++*(long *)user;
+  ccount_last_agent = thicket_leaf_agent(ctx);
+  ccount_last_time = thicket_leaf_time(ctx);
+  if (thicket_leaf_get_number(ctx, "calls", &calls) != THICKET_OK) return THICKET_FAILURE;
+  if (thicket_leaf_set_number(ctx, "calls", calls + 1) != THICKET_OK) return THICKET_FAILURE;
+  if (thicket_leaf_get_number(ctx, "nope", &out) != THICKET_ERR_KEY) return THICKET_FAILURE;
+  if (thicket_leaf_get_number(ctx, "ammo", &out) != THICKET_ERR_TYPE) return THICKET_FAILURE;
+  if (thicket_leaf_set_number(ctx, "mood", 1.0) != THICKET_ERR_TYPE) return THICKET_FAILURE;
+  if (thicket_leaf_get_number(ctx, NULL, &out) != THICKET_ERR_ARG) return THICKET_FAILURE;
+  return THICKET_SUCCESS;
+}
+
+/* Runs forever, with hooks. */
+static int chold(thicket_leaf_ctx *ctx, void *user) {
+  (void)ctx;
+  (void)user;
+  return THICKET_RUNNING;
+}
+static void chold_start(thicket_leaf_ctx *ctx, void *user) {
+  (void)ctx;
+  (void)user;
+  ++chold_starts;
+}
+static void chold_stop(thicket_leaf_ctx *ctx, int status, void *user) {
+  (void)ctx;
+  (void)user;
+  ++chold_stops;
+  chold_last_stop = status;
+}
+
+/* Every ctx call of every type, from a leaf (leaf_types brain). */
+static int ctypes_ok = 0;
+static int ctypes(thicket_leaf_ctx *ctx, void *user) {
+  int64_t i = 0;
+  int b = -1;
+  char buf[16];
+  size_t len = 0;
+  double r;
+  (void)user;
+  if (thicket_leaf_get_integer(ctx, "ammo", &i) != THICKET_OK || i != 6) return THICKET_FAILURE;
+  if (thicket_leaf_set_integer(ctx, "ammo", i - 1) != THICKET_OK) return THICKET_FAILURE;
+  if (thicket_leaf_set_integer(ctx, "alert", 1) != THICKET_ERR_TYPE) return THICKET_FAILURE;
+  if (thicket_leaf_get_bool(ctx, "alert", &b) != THICKET_OK || b != 0) return THICKET_FAILURE;
+  if (thicket_leaf_set_bool(ctx, "alert", 7) != THICKET_OK) return THICKET_FAILURE;
+  if (thicket_leaf_get_bool(ctx, "alert", &b) != THICKET_OK || b != 1) return THICKET_FAILURE;
+  if (thicket_leaf_get_bool(ctx, "ammo", &b) != THICKET_ERR_TYPE) return THICKET_FAILURE;
+  if (thicket_leaf_get_string(ctx, "mood", buf, sizeof buf, &len) != THICKET_OK || strcmp(buf, "calm") || len != 4)
+    return THICKET_FAILURE;
+  if (thicket_leaf_get_string(ctx, "mood", buf, 3, &len) != THICKET_ERR_RANGE || strcmp(buf, "ca") || len != 4)
+    return THICKET_FAILURE;
+  if (thicket_leaf_set_string(ctx, "mood", "wary") != THICKET_OK) return THICKET_FAILURE;
+  if (thicket_leaf_set_string(ctx, "mood", NULL) != THICKET_ERR_ARG) return THICKET_FAILURE;
+  if (thicket_leaf_set_string(ctx, "nope", "x") != THICKET_ERR_KEY) return THICKET_FAILURE;
+  if (strcmp(thicket_leaf_node_id(ctx), "root/0") != 0) return THICKET_FAILURE;
+  if (thicket_leaf_agent_id(ctx) < 1 || thicket_leaf_tick(ctx) < 1 || !(thicket_leaf_dt(ctx) > 0)) return THICKET_FAILURE;
+  r = thicket_leaf_random(ctx);
+  if (!(r >= 0 && r < 1)) return THICKET_FAILURE;
+  ctypes_ok = 1;
+  return 42; /* not a status: counts as failure */
+}
+
+/* ---- Trace and log sinks ---- */
+typedef struct {
+  text out;
+  long ticks_by_agent[16];
+  long events;
+  char last_event[64], last_taken_by[64];
+} trace_log;
+
+static void trace_to_text(const thicket_trace_event *e, void *user) {
+  trace_log *t = (trace_log *)user;
+  size_t i;
+  text_add(&t->out, "%d t%llu a%u", e->type, (unsigned long long)e->tick, e->agent);
+  switch (e->type) {
+    case THICKET_TRACE_TICK:
+      text_add(&t->out, " s%d", e->status);
+      for (i = 0; i < e->running_count; ++i) text_add(&t->out, " %s", e->running[i]);
+      CHECK(e->running[e->running_count] == NULL);
+      if (e->agent < 16) ++t->ticks_by_agent[e->agent];
+      break;
+    case THICKET_TRACE_EVENT:
+      text_add(&t->out, " event %s taken_by '%s'", e->event, e->taken_by);
+      ++t->events;
+      snprintf(t->last_event, sizeof t->last_event, "%s", e->event);
+      snprintf(t->last_taken_by, sizeof t->last_taken_by, "%s", e->taken_by);
+      break;
+    default:
+      text_add(&t->out, " %s %s %s %s %s", e->composite, e->condition, e->aborted, e->from_name, e->to_name);
+  }
+  /* fields that do not apply are "" (never NULL) */
+  CHECK(e->composite && e->condition && e->aborted && e->condition_label && e->aborted_label && e->brain &&
+        e->from_name && e->to_name && e->transition && e->cause && e->cause_label && e->event && e->taken_by);
+  text_add(&t->out, "\n");
+}
+
+static void log_to_text(const char *line, void *user) { text_add((text *)user, "%s\n", line); }
+
+static void count_node(const char *id, void *user) { text_add((text *)user, "%s;", id); }
+
+/* ---- Loading ---- */
+static void register_guard_leaves(thicket_runtime *rt, long *counter) {
+  OK(rt, thicket_register_leaf(rt, "CCount", ccount, counter));
+  OK(rt, thicket_register_leaf_hooks(rt, "CHold", chold, chold_start, chold_stop, NULL, 0));
+}
+
+static void test_version_and_null(void) {
+  int64_t handles[2];
+  double d;
+  void *bytes = (void *)1;
+  size_t len = 7;
+  CHECK(strcmp(thicket_version(), "0.3.0") == 0);
+  /* A NULL runtime: a negative code and a message, never a crash. */
+  CHECK(thicket_load_file(NULL, "x.yaml") == -1);
+  CHECK(thicket_errcode(NULL) == THICKET_ERR_ARG);
+  CHECK(strstr(thicket_last_error(NULL), "thicket_load_file") != NULL);
+  CHECK(strstr(thicket_last_error(NULL), "NULL") != NULL);
+  CHECK(thicket_load_string(NULL, "tree: x", "x") == -1);
+  CHECK(thicket_spawn(NULL, 0) == -1);
+  CHECK(thicket_spawn_with_id(NULL, 0, 5) == -1);
+  CHECK(thicket_despawn(NULL, 0) == THICKET_ERR_ARG);
+  CHECK(thicket_tick_all(NULL, 0.1) == THICKET_ERR_ARG);
+  CHECK(thicket_tick_all_parallel(NULL, 0.1, NULL, NULL) == THICKET_ERR_ARG);
+  CHECK(thicket_tick(NULL, 0, 0.1) == THICKET_ERR_ARG);
+  CHECK(thicket_status(NULL, 0) == THICKET_ERR_ARG);
+  CHECK(thicket_set_number(NULL, 0, "k", 1) == THICKET_ERR_ARG);
+  CHECK(thicket_get_number(NULL, 0, "k", &d) == THICKET_ERR_ARG);
+  CHECK(thicket_send(NULL, 0, "e") == THICKET_ERR_ARG);
+  CHECK(thicket_register_leaf(NULL, "L", ccount, NULL) == THICKET_ERR_ARG);
+  CHECK(thicket_reload_changed(NULL) == THICKET_ERR_ARG);
+  CHECK(thicket_brain_count(NULL) == THICKET_ERR_ARG);
+  CHECK(thicket_brain_name(NULL, 0) == NULL);
+  CHECK(thicket_brain_path(NULL, 0) == NULL);
+  CHECK(thicket_agent_count(NULL) == THICKET_ERR_ARG);
+  CHECK(thicket_agents(NULL, handles, 2) == THICKET_ERR_ARG);
+  CHECK(thicket_agent_id(NULL, 0) == THICKET_ERR_ARG);
+  CHECK(thicket_find_agent(NULL, 1) == -1);
+  CHECK(thicket_set_tick_every(NULL, 0, 2) == THICKET_ERR_ARG);
+  CHECK(thicket_tick_every(NULL, 0) == THICKET_ERR_ARG);
+  CHECK(thicket_running_nodes(NULL, 0, NULL, NULL) == THICKET_ERR_ARG);
+  CHECK(thicket_script_errors(NULL) == THICKET_ERR_ARG);
+  CHECK(thicket_set_trace(NULL, NULL, NULL, 1) == THICKET_ERR_ARG);
+  CHECK(thicket_set_log(NULL, NULL, NULL) == THICKET_ERR_ARG);
+  CHECK(thicket_save(NULL, &bytes, &len) == THICKET_ERR_ARG);
+  CHECK(bytes == NULL && len == 0);
+  CHECK(thicket_save_agent(NULL, 0, &bytes, &len) == THICKET_ERR_ARG);
+  CHECK(thicket_restore(NULL, "x", 1) == THICKET_ERR_ARG);
+  CHECK(thicket_restore_agent(NULL, "x", 1) == -1);
+  CHECK(thicket_leaf_agent(NULL) == -1);
+  CHECK(thicket_leaf_get_number(NULL, "k", &d) == THICKET_ERR_ARG);
+  CHECK(thicket_leaf_set_number(NULL, "k", 1) == THICKET_ERR_ARG);
+  CHECK(strcmp(thicket_leaf_node_id(NULL), "") == 0);
+  thicket_runtime_free(NULL); /* a no-op */
+  thicket_free_bytes(NULL);
+  thicket_options_init(NULL);
+}
+
+static void test_options(void) {
+  thicket_options o;
+  thicket_runtime *rt;
+  thicket_options_init(&o);
+  CHECK(o.struct_size == sizeof o && o.seed == 1 && o.trusted == 0 && o.script_states == 1);
+  CHECK(o.instruction_budget == 10000000u && o.leaf_timeout > 0 && o.lua_memory_limit > 0);
+  o.script_states = 0;
+  CHECK(thicket_runtime_new_with(&o) == NULL);
+  CHECK(thicket_errcode(NULL) == THICKET_ERR_ARG);
+  CHECK(strstr(thicket_last_error(NULL), "script_states") != NULL);
+  o.script_states = 1;
+  o.struct_size = 0; /* not filled by thicket_options_init */
+  CHECK(thicket_runtime_new_with(&o) == NULL);
+  thicket_options_init(&o);
+  o.seed = 7;
+  o.script_states = 2;
+  rt = thicket_runtime_new_with(&o);
+  CHECK(rt != NULL);
+  CHECK(strcmp(thicket_last_error(rt), "") == 0 && thicket_errcode(rt) == THICKET_OK);
+  thicket_runtime_free(rt);
+  rt = thicket_runtime_new_with(NULL);
+  CHECK(rt != NULL);
+  thicket_runtime_free(rt);
+}
+
+static void test_load(void) {
+  thicket_runtime *rt = thicket_runtime_new();
+  text log = {0};
+  const char *err;
+  int32_t brain;
+  CHECK(rt != NULL);
+  OK(rt, thicket_set_log(rt, log_to_text, &log));
+  register_guard_leaves(rt, NULL);
+  CHECK(thicket_brain_count(rt) == 0);
+
+  /* A bad brain: -1, every diagnostic, each FILE:LINE:COL. */
+  CHECK(thicket_load_file(rt, fixture("broken.yaml")) == -1);
+  CHECK(thicket_errcode(rt) == THICKET_ERR_LOAD);
+  err = thicket_last_error(rt);
+  CHECK(strstr(err, "broken.yaml:7:15: error: unknown leaf 'CCuont'") != NULL);
+  CHECK(strstr(err, "did you mean 'CCount'") != NULL);
+  CHECK(strstr(err, "broken.yaml:8:23: error: 'times' must be >= 1, got -2") != NULL);
+  CHECK(strchr(err, '\n') != NULL); /* one diagnostic a line */
+  CHECK(thicket_brain_count(rt) == 0); /* nothing half-loaded */
+  CHECK(thicket_load_file(rt, fixture("missing.yaml")) == -1);
+  CHECK(thicket_errcode(rt) == THICKET_ERR_LOAD);
+  CHECK(strstr(thicket_last_error(rt), "missing.yaml") != NULL);
+  CHECK(thicket_load_file(rt, NULL) == -1);
+  CHECK(thicket_errcode(rt) == THICKET_ERR_ARG);
+  CHECK(thicket_load_string(rt, NULL, "x.yaml") == -1);
+  CHECK(thicket_errcode(rt) == THICKET_ERR_ARG);
+  CHECK(thicket_load_string(rt, "tree: s\nroot:\n  action: Nope\n", "s.yaml") == -1);
+  CHECK(strstr(thicket_last_error(rt), "s.yaml:3:11: error: unknown leaf 'Nope'") != NULL);
+
+  /* Good brains: ids 0, 1 in load order, with names and paths. */
+  brain = thicket_load_file(rt, fixture("guard.yaml"));
+  OK(rt, brain);
+  CHECK(brain == 0);
+  brain = thicket_load_string(rt, "tree: small\nroot:\n  action: CCount\n", "small.yaml");
+  OK(rt, brain);
+  CHECK(brain == 1);
+  CHECK(thicket_brain_count(rt) == 2);
+  CHECK(strcmp(thicket_brain_name(rt, 0), "guard") == 0);
+  CHECK(strcmp(thicket_brain_name(rt, 1), "small") == 0);
+  CHECK(strstr(thicket_brain_path(rt, 0), "guard.yaml") != NULL);
+  CHECK(strcmp(thicket_brain_path(rt, 1), "small.yaml") == 0);
+  CHECK(thicket_brain_name(rt, 0) == thicket_brain_name(rt, 0)); /* stable pointer */
+  CHECK(thicket_brain_name(rt, 2) == NULL && thicket_errcode(rt) == THICKET_ERR_ARG);
+  CHECK(thicket_brain_path(rt, -1) == NULL);
+  CHECK(thicket_reload_changed(rt) == 0); /* nothing changed */
+  thicket_runtime_free(rt);
+  free(log.s);
+}
+
+/* Agents, ticks, statuses, the blackboard of every type, stale handles, the C and Lua leaves,
+** running nodes, hooks, events and the log. */
+static void test_agents(void) {
+  thicket_runtime *rt = thicket_runtime_new();
+  trace_log tl;
+  text log = {0}, nodes = {0};
+  int64_t a, b, c, list[4];
+  int32_t brain;
+  double d;
+  int64_t i;
+  int flag;
+  char buf[32];
+  size_t len;
+  memset(&tl, 0, sizeof tl);
+  CHECK(rt != NULL);
+  OK(rt, thicket_set_log(rt, log_to_text, &log));
+  OK(rt, thicket_set_trace(rt, trace_to_text, &tl, 1));
+  ccount_calls = chold_starts = chold_stops = 0;
+  register_guard_leaves(rt, &ccount_calls);
+  CHECK(thicket_register_leaf(rt, NULL, ccount, NULL) == THICKET_ERR_ARG);
+  CHECK(thicket_register_leaf(rt, "X", NULL, NULL) == THICKET_ERR_ARG);
+  CHECK(thicket_register_leaf_hooks(rt, "X", ccount, NULL, NULL, NULL, 0x80) == THICKET_ERR_ARG);
+  brain = thicket_load_file(rt, fixture("guard.yaml"));
+  OK(rt, brain);
+
+  CHECK(thicket_spawn(rt, 5) == -1 && thicket_errcode(rt) == THICKET_ERR_ARG);
+  CHECK(thicket_spawn(rt, -1) == -1);
+  a = thicket_spawn(rt, brain);
+  b = thicket_spawn(rt, brain);
+  OK(rt, a);
+  OK(rt, b);
+  CHECK(a != b);
+  CHECK(thicket_agent_id(rt, a) == 1 && thicket_agent_id(rt, b) == 2);
+  CHECK(thicket_find_agent(rt, 2) == b);
+  CHECK(thicket_find_agent(rt, 99) == -1);
+  CHECK(thicket_spawn_with_id(rt, brain, 2) == -1 && thicket_errcode(rt) == THICKET_ERR_ARG);
+  CHECK(thicket_spawn_with_id(rt, brain, 0) == -1);
+  c = thicket_spawn_with_id(rt, brain, 10);
+  OK(rt, c);
+  CHECK(thicket_agent_id(rt, c) == 10);
+  CHECK(thicket_agent_count(rt) == 3);
+  CHECK(thicket_agents(rt, NULL, 0) == 3);
+  CHECK(thicket_agents(rt, NULL, 2) == THICKET_ERR_ARG);
+  CHECK(thicket_agents(rt, list, 2) == 3 && list[0] == a && list[1] == b);
+  CHECK(thicket_agents(rt, list, 4) == 3 && list[2] == c);
+  CHECK(thicket_status(rt, a) == THICKET_INVALID); /* not ticked yet */
+
+  /* The blackboard, every type, before the first tick. */
+  CHECK(thicket_get_number(rt, a, "health", &d) == THICKET_OK && d == 100);
+  OK(rt, thicket_set_number(rt, a, "health", 42.5));
+  CHECK(thicket_get_number(rt, a, "health", &d) == THICKET_OK && d == 42.5);
+  CHECK(thicket_get_number(rt, b, "health", &d) == THICKET_OK && d == 100); /* its own blackboard */
+  CHECK(thicket_get_integer(rt, a, "ammo", &i) == THICKET_OK && i == 6);
+  OK(rt, thicket_set_integer(rt, a, "ammo", 5000000000LL));
+  CHECK(thicket_get_integer(rt, a, "ammo", &i) == THICKET_OK && i == 5000000000LL);
+  OK(rt, thicket_set_integer(rt, a, "health", 40)); /* a number key takes an integer */
+  CHECK(thicket_get_number(rt, a, "health", &d) == THICKET_OK && d == 40);
+  CHECK(thicket_get_bool(rt, a, "alert", &flag) == THICKET_OK && flag == 0);
+  OK(rt, thicket_set_bool(rt, a, "alert", 2));
+  CHECK(thicket_get_bool(rt, a, "alert", &flag) == THICKET_OK && flag == 1);
+  CHECK(thicket_get_string(rt, a, "mood", buf, sizeof buf, &len) == THICKET_OK && strcmp(buf, "calm") == 0 && len == 4);
+  OK(rt, thicket_set_string(rt, a, "mood", "a rather long mood string"));
+  CHECK(thicket_get_string(rt, a, "mood", buf, 8, &len) == THICKET_ERR_RANGE);
+  CHECK(len == 25 && strcmp(buf, "a rathe") == 0);
+  CHECK(strstr(thicket_last_error(rt), "needs 26") != NULL);
+  CHECK(thicket_get_string(rt, a, "mood", NULL, 0, &len) == THICKET_ERR_RANGE && len == 25);
+  CHECK(thicket_get_string(rt, a, "mood", NULL, 5, &len) == THICKET_ERR_ARG);
+  CHECK(thicket_get_string(rt, a, "mood", buf, sizeof buf, NULL) == THICKET_OK);
+  OK(rt, thicket_set_string(rt, a, "mood", "calm"));
+  /* any keys: whatever they hold (nil at first) */
+  CHECK(thicket_get_number(rt, a, "target", &d) == THICKET_ERR_TYPE);
+  OK(rt, thicket_set_number(rt, a, "target", 3.5));
+  CHECK(thicket_get_number(rt, a, "target", &d) == THICKET_OK && d == 3.5);
+  /* unknown keys, wrong types, NULLs */
+  CHECK(thicket_get_number(rt, a, "nope", &d) == THICKET_ERR_KEY);
+  CHECK(strstr(thicket_last_error(rt), "no blackboard key 'nope'") != NULL);
+  CHECK(thicket_set_number(rt, a, "nope", 1) == THICKET_ERR_KEY);
+  CHECK(thicket_get_number(rt, a, "ammo", &d) == THICKET_ERR_TYPE);
+  CHECK(strstr(thicket_last_error(rt), "blackboard key 'ammo' holds an integer, not a number") != NULL);
+  CHECK(thicket_set_number(rt, a, "ammo", 1.5) == THICKET_ERR_TYPE);
+  CHECK(thicket_set_bool(rt, a, "health", 1) == THICKET_ERR_TYPE);
+  CHECK(thicket_get_bool(rt, a, "mood", &flag) == THICKET_ERR_TYPE);
+  CHECK(thicket_set_string(rt, a, "health", "x") == THICKET_ERR_TYPE);
+  CHECK(thicket_get_integer(rt, a, "alert", &i) == THICKET_ERR_TYPE);
+  CHECK(thicket_set_integer(rt, a, "mood", 1) == THICKET_ERR_TYPE);
+  CHECK(thicket_get_string(rt, a, "health", buf, sizeof buf, &len) == THICKET_ERR_TYPE);
+  CHECK(thicket_get_number(rt, a, NULL, &d) == THICKET_ERR_ARG);
+  CHECK(thicket_get_number(rt, a, "health", NULL) == THICKET_ERR_ARG);
+  CHECK(thicket_set_number(rt, a, NULL, 1) == THICKET_ERR_ARG);
+  CHECK(thicket_get_bool(rt, a, "alert", NULL) == THICKET_ERR_ARG);
+  CHECK(thicket_get_integer(rt, a, "ammo", NULL) == THICKET_ERR_ARG);
+  CHECK(thicket_set_string(rt, a, "mood", NULL) == THICKET_ERR_ARG);
+  /* bad handles */
+  CHECK(thicket_get_number(rt, -1, "health", &d) == THICKET_ERR_STALE);
+  CHECK(thicket_get_number(rt, a + ((int64_t)1 << 32), "health", &d) == THICKET_ERR_STALE); /* wrong generation */
+  CHECK(thicket_get_number(rt, 12345, "health", &d) == THICKET_ERR_STALE);                /* no such slot */
+  CHECK(thicket_status(rt, 12345) == THICKET_ERR_STALE);
+  CHECK(strstr(thicket_last_error(rt), "stale") != NULL);
+
+  /* Ticks: the C leaf counts, the Lua leaf runs for three ticks and logs, then CHold runs. */
+  CHECK(thicket_tick_all(rt, 0) == THICKET_ERR_ARG);
+  CHECK(thicket_tick_all(rt, -1) == THICKET_ERR_ARG);
+  CHECK(thicket_tick_all(rt, NAN) == THICKET_ERR_ARG);
+  OK(rt, thicket_tick_all(rt, 0.5));
+  CHECK(ccount_calls == 3);
+  CHECK(ccount_last_agent == c && ccount_last_time == 0); /* the leaf saw its agent's handle */
+  CHECK(thicket_status(rt, a) == THICKET_RUNNING);
+  CHECK(thicket_get_number(rt, a, "calls", &d) == THICKET_OK && d == 1);
+  CHECK(thicket_get_integer(rt, b, "lua_calls", &i) == THICKET_OK && i == 1);
+  CHECK(strstr(text_str(&log), "lua step 1 of agent 1") != NULL);
+  CHECK(strstr(text_str(&log), "lua step 1 of agent 10") != NULL);
+  CHECK(thicket_running_nodes(rt, a, count_node, &nodes) == 2);
+  CHECK(strcmp(text_str(&nodes), "root;root/1;") == 0);
+  CHECK(thicket_running_nodes(rt, a, NULL, NULL) == 2);
+  CHECK(strstr(text_str(&tl.out), "0 t1 a1 s3 root root/1\n") != NULL);
+  CHECK(thicket_tick(rt, a, 0.5) == THICKET_RUNNING);
+  CHECK(thicket_tick(rt, a, 0.5) == THICKET_RUNNING);
+  CHECK(thicket_tick(rt, a, 0) == THICKET_ERR_ARG);
+  CHECK(thicket_tick(rt, 12345, 0.5) == THICKET_ERR_STALE);
+  CHECK(chold_starts == 1);
+  text_clear(&nodes);
+  CHECK(thicket_running_nodes(rt, a, count_node, &nodes) == 2);
+  CHECK(strcmp(text_str(&nodes), "root;root/2;") == 0);
+  CHECK(thicket_get_number(rt, a, "calls", &d) == THICKET_OK && d == 1); /* the sequence resumed at root/1 */
+  CHECK(ccount_calls == 3);
+
+  /* A Lua error: its leaf fails for that tick, the log says so, script_errors counts it. */
+  CHECK(thicket_script_errors(rt) == 0);
+  OK(rt, thicket_set_string(rt, b, "mood", "boom"));
+  CHECK(thicket_tick(rt, b, 0.5) == THICKET_FAILURE);
+  CHECK(thicket_script_errors(rt) == 1);
+  CHECK(strstr(text_str(&log), "boom!") != NULL);
+  CHECK(strstr(text_str(&log), "guard.lua:7") != NULL);
+
+  /* Events: a tree takes none, so the event is dropped, and traced. */
+  CHECK(thicket_send(rt, a, NULL) == THICKET_ERR_ARG);
+  CHECK(thicket_send(rt, a, "") == THICKET_ERR_ARG);
+  CHECK(thicket_send(rt, 12345, "noise") == THICKET_ERR_STALE);
+  OK(rt, thicket_send(rt, a, "noise"));
+  CHECK(tl.events == 0);
+  /* (Runtime::tick of one agent leaves its queue alone: events are taken by tick_all.) */
+  OK(rt, thicket_tick_all(rt, 0.5));
+  CHECK(tl.events == 1);
+  CHECK(strcmp(tl.last_event, "noise") == 0 && strcmp(tl.last_taken_by, "") == 0);
+  CHECK(strstr(text_str(&tl.out), " a1 event noise taken_by ''\n") != NULL);
+  /* events only (no Tick records) */
+  OK(rt, thicket_set_trace(rt, trace_to_text, &tl, 0));
+  text_clear(&tl.out);
+  OK(rt, thicket_send(rt, a, "again"));
+  OK(rt, thicket_tick_all(rt, 0.5));
+  CHECK(strcmp(text_str(&tl.out), "4 t5 a1 event again taken_by ''\n") == 0);
+  OK(rt, thicket_set_trace(rt, NULL, NULL, 1));
+  text_clear(&tl.out);
+  OK(rt, thicket_tick_all(rt, 0.5));
+  CHECK(tl.out.len == 0);
+
+  /* Despawn: the running CHold is aborted (its stop hook says so); handles go stale. */
+  CHECK(chold_stops == 0);
+  OK(rt, thicket_despawn(rt, a));
+  CHECK(chold_stops == 1 && chold_last_stop == THICKET_ABORTED);
+  CHECK(thicket_despawn(rt, a) == THICKET_ERR_STALE);
+  CHECK(thicket_status(rt, a) == THICKET_ERR_STALE);
+  CHECK(thicket_get_number(rt, a, "health", &d) == THICKET_ERR_STALE);
+  CHECK(thicket_set_number(rt, a, "health", 1) == THICKET_ERR_STALE);
+  CHECK(thicket_tick(rt, a, 0.5) == THICKET_ERR_STALE);
+  CHECK(thicket_send(rt, a, "x") == THICKET_ERR_STALE);
+  CHECK(thicket_agent_id(rt, a) == THICKET_ERR_STALE);
+  CHECK(thicket_running_nodes(rt, a, NULL, NULL) == THICKET_ERR_STALE);
+  CHECK(thicket_set_tick_every(rt, a, 2) == THICKET_ERR_STALE);
+  CHECK(thicket_agent_count(rt) == 2);
+  /* The slot is reused with a new generation: the old handle stays stale. */
+  c = thicket_spawn(rt, brain);
+  OK(rt, c);
+  CHECK(c != a && (c & 0xFFFFFFFF) == (a & 0xFFFFFFFF));
+  CHECK(thicket_status(rt, a) == THICKET_ERR_STALE && thicket_status(rt, c) == THICKET_INVALID);
+  CHECK(thicket_agent_id(rt, c) == 11);
+
+  thicket_runtime_free(rt);
+  free(log.s);
+  free(nodes.s);
+  free(tl.out.s);
+}
+
+/* Every ctx call from a leaf, with each type. */
+static void test_leaf_ctx_types(void) {
+  thicket_runtime *rt = thicket_runtime_new();
+  int32_t brain;
+  int64_t a, i;
+  char buf[8];
+  OK(rt, thicket_register_leaf(rt, "CTypes", ctypes, NULL));
+  brain = thicket_load_string(rt,
+                              "tree: types\nblackboard:\n  ammo: {type: integer, default: 6}\n  alert: false\n"
+                              "  mood: calm\nroot:\n  sequence:\n    - action: CTypes\n",
+                              "types.yaml");
+  OK(rt, brain);
+  a = thicket_spawn(rt, brain);
+  CHECK(thicket_tick(rt, a, 0.25) == THICKET_FAILURE); /* 42 is not a status */
+  CHECK(ctypes_ok == 1);
+  CHECK(thicket_get_integer(rt, a, "ammo", &i) == THICKET_OK && i == 5);
+  CHECK(thicket_get_string(rt, a, "mood", buf, sizeof buf, NULL) == THICKET_OK && strcmp(buf, "wary") == 0);
+  thicket_runtime_free(rt);
+}
+
+/* ---- Snapshots ---- */
+static void test_snapshots(void) {
+  thicket_runtime *rt = thicket_runtime_new(), *fresh = thicket_runtime_new();
+  int32_t brain;
+  int64_t a, b, list[4], one;
+  void *bytes = NULL, *agent_bytes = NULL;
+  size_t len = 0, agent_len = 0;
+  double d;
+  int64_t i;
+  char buf[32];
+  text log = {0};
+  OK(rt, thicket_set_log(rt, log_to_text, &log));
+  OK(fresh, thicket_set_log(fresh, log_to_text, &log));
+  register_guard_leaves(rt, NULL);
+  register_guard_leaves(fresh, NULL);
+  brain = thicket_load_file(rt, fixture("guard.yaml"));
+  OK(rt, brain);
+  OK(fresh, thicket_load_file(fresh, fixture("guard.yaml")));
+  a = thicket_spawn(rt, brain);
+  b = thicket_spawn(rt, brain);
+  OK(rt, thicket_tick_all(rt, 0.5));
+  OK(rt, thicket_tick_all(rt, 0.5));
+  OK(rt, thicket_set_number(rt, a, "health", 12.25));
+  OK(rt, thicket_set_string(rt, b, "mood", "saved"));
+  CHECK(thicket_save(rt, NULL, &len) == THICKET_ERR_ARG);
+  OK(rt, thicket_save(rt, &bytes, &len));
+  CHECK(bytes != NULL && len > 16);
+
+  /* Into a fresh runtime: the same agents and values. */
+  OK(fresh, thicket_restore(fresh, bytes, len));
+  CHECK(thicket_agents(fresh, list, 4) == 2);
+  CHECK(thicket_agent_id(fresh, list[0]) == 1 && thicket_agent_id(fresh, list[1]) == 2);
+  CHECK(thicket_get_number(fresh, list[0], "health", &d) == THICKET_OK && d == 12.25);
+  CHECK(thicket_get_string(fresh, list[1], "mood", buf, sizeof buf, NULL) == THICKET_OK && strcmp(buf, "saved") == 0);
+  CHECK(thicket_get_integer(fresh, list[0], "lua_calls", &i) == THICKET_OK && i == 2);
+  CHECK(thicket_status(fresh, list[0]) == THICKET_RUNNING);
+  /* Both go on alike. */
+  OK(rt, thicket_tick_all(rt, 0.5));
+  OK(fresh, thicket_tick_all(fresh, 0.5));
+  CHECK(thicket_get_integer(fresh, list[0], "lua_calls", &i) == THICKET_OK && i == 3);
+  CHECK(thicket_get_integer(rt, a, "lua_calls", &i) == THICKET_OK && i == 3);
+  CHECK(thicket_status(fresh, list[0]) == THICKET_RUNNING && chold_starts > 0);
+
+  /* Into the same runtime: the old handles are stale; the agents are found by listing. */
+  OK(rt, thicket_restore(rt, bytes, len));
+  CHECK(thicket_status(rt, a) == THICKET_ERR_STALE);
+  CHECK(thicket_agents(rt, list, 4) == 2);
+  CHECK(thicket_get_number(rt, list[0], "health", &d) == THICKET_OK && d == 12.25);
+  CHECK(thicket_get_integer(rt, list[0], "lua_calls", &i) == THICKET_OK && i == 2);
+
+  /* Bad bytes: refused, the runtime as it was. */
+  CHECK(thicket_restore(rt, "not a snapshot", 14) == THICKET_ERR_SNAPSHOT);
+  CHECK(strlen(thicket_last_error(rt)) > strlen("thicket_restore: "));
+  CHECK(thicket_restore(rt, bytes, len / 2) == THICKET_ERR_SNAPSHOT);
+  CHECK(thicket_restore(rt, NULL, 4) == THICKET_ERR_ARG);
+  CHECK(thicket_agent_count(rt) == 2);
+  CHECK(thicket_get_number(rt, list[0], "health", &d) == THICKET_OK && d == 12.25);
+
+  /* One agent. */
+  CHECK(thicket_save_agent(rt, 12345, &agent_bytes, &agent_len) == THICKET_ERR_STALE);
+  CHECK(agent_bytes == NULL && agent_len == 0);
+  OK(rt, thicket_save_agent(rt, list[1], &agent_bytes, &agent_len));
+  OK(rt, thicket_despawn(rt, list[1]));
+  CHECK(thicket_agent_count(rt) == 1);
+  one = thicket_restore_agent(rt, agent_bytes, agent_len);
+  OK(rt, one);
+  CHECK(thicket_agent_id(rt, one) == 2);
+  CHECK(thicket_get_string(rt, one, "mood", buf, sizeof buf, NULL) == THICKET_OK && strcmp(buf, "saved") == 0);
+  CHECK(thicket_restore_agent(rt, agent_bytes, agent_len) == -1); /* its id is taken now */
+  CHECK(thicket_errcode(rt) == THICKET_ERR_SNAPSHOT);
+
+  thicket_free_bytes(bytes);
+  thicket_free_bytes(agent_bytes);
+  thicket_runtime_free(rt);
+  thicket_runtime_free(fresh);
+  free(log.s);
+}
+
+/* ---- The parallel tick: a C executor on pthreads, jobs in scrambled order ---- */
+typedef struct {
+  thicket_runtime *rt;
+  int send; /* 0 for the agent_local runs: such a leaf promises to send nothing */
+} crowd_data;
+
+static int ctired(thicket_leaf_ctx *ctx, void *user) {
+  int64_t steps = 0;
+  (void)user;
+  if (thicket_leaf_get_integer(ctx, "steps", &steps) != THICKET_OK) return THICKET_FAILURE;
+  return steps % 5 == 4 ? THICKET_SUCCESS : THICKET_FAILURE;
+}
+static int crest(thicket_leaf_ctx *ctx, void *user) {
+  int64_t steps = 0;
+  (void)user;
+  thicket_leaf_get_integer(ctx, "steps", &steps);
+  thicket_leaf_set_integer(ctx, "steps", steps + 1);
+  return THICKET_SUCCESS;
+}
+/* A random step; every 7th step it sends itself an event (dropped and traced), from whatever
+** thread runs it. */
+static int cwalk(thicket_leaf_ctx *ctx, void *user) {
+  crowd_data *data = (crowd_data *)user;
+  double x = 0;
+  int64_t steps = 0;
+  thicket_leaf_get_number(ctx, "x", &x);
+  thicket_leaf_get_integer(ctx, "steps", &steps);
+  thicket_leaf_set_number(ctx, "x", x + thicket_leaf_random(ctx) * thicket_leaf_dt(ctx));
+  thicket_leaf_set_integer(ctx, "steps", steps + 1);
+  thicket_leaf_set_integer(ctx, "me", thicket_leaf_agent(ctx));
+  if (data->send && steps % 7 == 6 && thicket_send(data->rt, thicket_leaf_agent(ctx), "step7") != THICKET_OK) return THICKET_FAILURE;
+  return THICKET_RUNNING;
+}
+
+typedef struct {
+  size_t n, threads, self;
+  size_t *order;
+  void (*job)(void *, size_t);
+  void *job_ctx;
+} worker;
+
+static void *work(void *p) {
+  worker *w = (worker *)p;
+  size_t k;
+  /* this thread's share of the scrambled order, last first */
+  for (k = w->n; k-- > 0;)
+    if (k % w->threads == w->self) w->job(w->job_ctx, w->order[k]);
+  return NULL;
+}
+
+static long executor_calls = 0, executor_jobs = 0;
+/* Runs the jobs on 3 threads, in an order scrambled by a fixed permutation. */
+static void scrambled_executor(size_t n, void (*job)(void *job_ctx, size_t i), void *job_ctx, void *user) {
+  enum { kThreads = 3 };
+  pthread_t threads[kThreads];
+  worker workers[kThreads];
+  size_t *order = malloc((n ? n : 1) * sizeof *order), i, t;
+  (void)user;
+  CHECK(order != NULL);
+  for (i = 0; i < n; ++i) order[i] = (i * 7 + 3) % n; /* a permutation when gcd(7, n) == 1 */
+  for (i = 0; i < n; ++i) {                            /* otherwise: reversed */
+    size_t j;
+    for (j = 0; j < i; ++j)
+      if (order[j] == order[i]) break;
+    if (j < i) {
+      for (j = 0; j < n; ++j) order[j] = n - 1 - j;
+      break;
+    }
+  }
+  ++executor_calls;
+  executor_jobs += (long)n;
+  for (t = 0; t < kThreads; ++t) {
+    workers[t].n = n;
+    workers[t].threads = kThreads;
+    workers[t].self = t;
+    workers[t].order = order;
+    workers[t].job = job;
+    workers[t].job_ctx = job_ctx;
+    CHECK(pthread_create(&threads[t], NULL, work, &workers[t]) == 0);
+  }
+  for (t = 0; t < kThreads; ++t) CHECK(pthread_join(threads[t], NULL) == 0);
+  free(order);
+}
+
+/* A crowd of 600 native agents (3 native jobs) and 6 Lua agents over 2 script states, ticked 12
+** times; appends its trace, log and blackboards to `out`. With agent_local, the crowd's leaves
+** are registered so (and send nothing), and nothing is traced: tick_all then ticks the crowd
+** by the batched walk (guide 9, agent_local), which a trace sink would turn off. */
+static void run_crowd(int parallel, text *out, int agent_local) {
+  thicket_options o;
+  thicket_runtime *rt;
+  crowd_data data;
+  trace_log tl;
+  text log = {0};
+  int32_t crowd, guard;
+  int k;
+  int64_t list[700], n, j;
+  memset(&tl, 0, sizeof tl);
+  thicket_options_init(&o);
+  o.script_states = 2;
+  o.seed = 99;
+  rt = thicket_runtime_new_with(&o);
+  CHECK(rt != NULL);
+  data.rt = rt;
+  data.send = !agent_local;
+  if (!agent_local) OK(rt, thicket_set_trace(rt, trace_to_text, &tl, 1));
+  OK(rt, thicket_set_log(rt, log_to_text, &log));
+  OK(rt, thicket_register_leaf_hooks(rt, "CTired", ctired, NULL, NULL, NULL, agent_local ? THICKET_LEAF_AGENT_LOCAL : 0));
+  OK(rt, thicket_register_leaf_hooks(rt, "CRest", crest, NULL, NULL, NULL, agent_local ? THICKET_LEAF_AGENT_LOCAL : 0));
+  OK(rt, thicket_register_leaf_hooks(rt, "CWalk", cwalk, NULL, NULL, &data, agent_local ? THICKET_LEAF_AGENT_LOCAL : 0));
+  register_guard_leaves(rt, NULL);
+  crowd = thicket_load_file(rt, fixture("crowd.yaml"));
+  OK(rt, crowd);
+  guard = thicket_load_file(rt, fixture("guard.yaml"));
+  OK(rt, guard);
+  for (k = 0; k < 606; ++k) OK(rt, thicket_spawn(rt, k % 101 == 50 ? guard : crowd));
+  for (k = 0; k < 12; ++k) {
+    if (parallel) OK(rt, thicket_tick_all_parallel(rt, 0.1, scrambled_executor, NULL));
+    else OK(rt, thicket_tick_all(rt, 0.1));
+  }
+  text_add(out, "%s--log--\n%s--bb--\n", text_str(&tl.out), text_str(&log));
+  n = thicket_agents(rt, list, 700);
+  CHECK(n == 606);
+  for (j = 0; j < n; ++j) {
+    double x = -1;
+    int64_t me = -1;
+    if (thicket_get_number(rt, list[j], "x", &x) == THICKET_OK) text_add(out, "%lld %.17g\n", (long long)j, x);
+    /* the handle a crowd leaf saw, on whatever thread and walk, is its agent's */
+    if (thicket_get_integer(rt, list[j], "me", &me) == THICKET_OK) CHECK(me == list[j]);
+  }
+  CHECK(agent_local ? tl.events == 0 : tl.events > 0);
+  thicket_runtime_free(rt);
+  free(log.s);
+  free(tl.out.s);
+}
+
+static void test_parallel(void) {
+  text serial = {0}, parallel = {0}, local = {0};
+  run_crowd(0, &serial, 0);
+  executor_calls = executor_jobs = 0;
+  run_crowd(1, &parallel, 0);
+  CHECK(executor_calls == 12);
+  CHECK(executor_jobs >= 12 * 4); /* 2 Lua lanes + 3 native chunks a tick */
+  CHECK(serial.len > 10000);
+  CHECK(strstr(text_str(&serial), "lua step 3 of agent 51") != NULL);
+  CHECK(strstr(text_str(&serial), "event step7 taken_by ''") != NULL);
+  CHECK(strcmp(text_str(&serial), text_str(&parallel)) == 0);
+  /* agent_local leaves, untraced: the batched walk; the same blackboards and log */
+  run_crowd(0, &local, 1);
+  CHECK(strstr(text_str(&local), "--log--\n") == text_str(&local)); /* no trace */
+  CHECK(strcmp(strstr(text_str(&serial), "--log--"), text_str(&local)) == 0);
+  text_clear(&local);
+  run_crowd(1, &local, 1);
+  CHECK(strcmp(strstr(text_str(&serial), "--log--"), text_str(&local)) == 0);
+  free(serial.s);
+  free(parallel.s);
+  free(local.s);
+}
+
+/* ---- Time slicing ---- */
+static void test_time_slicing(void) {
+  thicket_runtime *rt = thicket_runtime_new();
+  trace_log tl;
+  int32_t brain;
+  int64_t a, b;
+  int k;
+  memset(&tl, 0, sizeof tl);
+  OK(rt, thicket_set_trace(rt, trace_to_text, &tl, 1));
+  register_guard_leaves(rt, NULL);
+  OK(rt, thicket_set_log(rt, log_to_text, &tl.out));
+  brain = thicket_load_file(rt, fixture("guard.yaml"));
+  a = thicket_spawn(rt, brain);
+  b = thicket_spawn(rt, brain);
+  CHECK(thicket_tick_every(rt, a) == 1);
+  CHECK(thicket_set_tick_every(rt, a, 0) == THICKET_ERR_ARG);
+  OK(rt, thicket_set_tick_every(rt, a, 3));
+  CHECK(thicket_tick_every(rt, a) == 3);
+  CHECK(thicket_tick_every(rt, 12345) == THICKET_ERR_STALE);
+  for (k = 0; k < 6; ++k) OK(rt, thicket_tick_all(rt, 0.5));
+  CHECK(tl.ticks_by_agent[1] == 2); /* every 3rd call */
+  CHECK(tl.ticks_by_agent[2] == 6);
+  for (k = 0; k < 6; ++k) OK(rt, thicket_tick_all_parallel(rt, 0.5, scrambled_executor, NULL));
+  CHECK(tl.ticks_by_agent[1] == 4);
+  CHECK(tl.ticks_by_agent[2] == 12);
+  (void)b;
+  thicket_runtime_free(rt);
+  free(tl.out.s);
+}
+
+/* ---- Hot reload ---- */
+static void write_file(const char *path, const char *content) {
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL);
+  CHECK(fputs(content, f) >= 0);
+  CHECK(fclose(f) == 0);
+}
+
+/* The keys CCount looks at. */
+#define LAMP_KEYS "tree: lamp\nblackboard:\n  calls: 0\n  ammo: {type: integer, default: 0}\n  mood: calm\n"
+
+static void test_reload(void) {
+  char dir[] = "/tmp/thicket_c_api_XXXXXX", path[64];
+  thicket_runtime *rt = thicket_runtime_new();
+  text log = {0};
+  int32_t brain;
+  int64_t a;
+  double d;
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/lamp.yaml", dir);
+  write_file(path, LAMP_KEYS "root:\n  action: CCount\n");
+  OK(rt, thicket_set_log(rt, log_to_text, &log));
+  register_guard_leaves(rt, NULL);
+  brain = thicket_load_file(rt, path);
+  OK(rt, brain);
+  a = thicket_spawn(rt, brain);
+  CHECK(thicket_tick(rt, a, 0.5) == THICKET_SUCCESS);
+  CHECK(thicket_reload_changed(rt) == 0);
+  write_file(path, LAMP_KEYS "root:\n  sequence:\n    - action: CCount\n    - action: CCount\n");
+  CHECK(thicket_reload_changed(rt) == 1);
+  CHECK(thicket_tick(rt, a, 0.5) == THICKET_SUCCESS);
+  CHECK(thicket_get_number(rt, a, "calls", &d) == THICKET_OK && d == 3);
+  /* A broken edit: not reloaded, the old brain stays, the log says why. */
+  write_file(path, "tree: lamp\nroot:\n  action: CCuont\n");
+  CHECK(thicket_reload_changed(rt) == 0);
+  CHECK(strstr(text_str(&log), "CCuont") != NULL);
+  CHECK(thicket_tick(rt, a, 0.5) == THICKET_SUCCESS);
+  thicket_runtime_free(rt);
+  remove(path);
+  rmdir(dir);
+  free(log.s);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: %s FIXTURES_DIR\n", argv[0]);
+    return 2;
+  }
+  snprintf(fixtures, sizeof fixtures, "%s", argv[1]);
+  test_version_and_null();
+  test_options();
+  test_load();
+  test_agents();
+  test_leaf_ctx_types();
+  test_snapshots();
+  test_parallel();
+  test_time_slicing();
+  test_reload();
+  printf("c_api: %d checks passed\n", checks);
+  return 0;
+}
