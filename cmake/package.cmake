@@ -35,8 +35,9 @@ else()
   set_target_properties(thicket_lib_core PROPERTIES OUTPUT_NAME thicket EXPORT_NAME core)
   target_include_directories(thicket_lib_core INTERFACE ${THICKET_INCLUDE})
   # The dependencies as thicketConfig.cmake finds them (thicket::Recast, thicket::Detour and
-  # PkgConfig::THICKET_LUA are made there). Nothing in this build links these targets.
-  foreach(dependency yaml-cpp thicket::Detour thicket::Recast ZLIB::ZLIB Threads::Threads)
+  # PkgConfig::THICKET_LUA are made there), and the C++ runtime for programs a C compiler links
+  # (a C-only CMake project). Nothing in this build links these targets.
+  foreach(dependency yaml-cpp thicket::Detour thicket::Recast ZLIB::ZLIB Threads::Threads stdc++ m)
     target_link_libraries(thicket_lib_core INTERFACE $<INSTALL_INTERFACE:$<LINK_ONLY:${dependency}>>)
   endforeach()
   add_library(thicket_lib_lua STATIC $<TARGET_OBJECTS:thicket_lua>)
