@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the unit tests (doctest) and the end-to-end CLI tests, on a Release
-# build and on an AddressSanitizer + UndefinedBehaviorSanitizer build; then each fuzz target
+# build and on an AddressSanitizer + UndefinedBehaviorSanitizer build, the threaded tests under
+# ThreadSanitizer; then each fuzz target
 # for a bounded time (THICKET_FUZZ_SECONDS each, default 20; 0 skips fuzzing). ctest runs two
 # tests at a time (the machines have 2 cores; no test reads the wall clock).
 set -euo pipefail
@@ -32,5 +33,10 @@ tools/build.sh build-asan Debug -DTHICKET_SANITIZE=ON -DTHICKET_BENCH=OFF
 # The sanitizer build runs ~10x slower: the reference-model comparison takes the first 300
 # random trees of each batch there (all 7,000 in the Release build above).
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 THICKET_REFERENCE_TREES=300 ctest --output-on-failure -j2)
+# tick_all on the game's threads under ThreadSanitizer: only the threaded tests' target
+# (tests/unit/test_tick_all.cpp: native and Lua brains on 1-16 threads, deferred calls, slicing).
+cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTHICKET_TSAN=ON -DTHICKET_BENCH=OFF >/dev/null
+ninja -C build-tsan -j "$(nproc)" thicket_threads_test | tail -n 1
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build-tsan/thicket_threads_test
 fuzz_seconds=${THICKET_FUZZ_SECONDS:-20}
 if [[ $fuzz_seconds -gt 0 ]]; then THICKET_FUZZ_SECONDS=$fuzz_seconds tools/fuzz.sh; fi

@@ -223,7 +223,7 @@ Status LuaHost::complain_status(int idx, const CallSite& at, const LeafDef& leaf
 }
 
 void LuaHost::push_args(const CallSite& at) {
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, at.program->calls[at.program->nodes[at.node].a].args_ref);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, args_ref(at.program->calls[at.program->nodes[at.node].a]));
 }
 
 void LuaHost::push_mem_table(const CallSite& at) { push_mem(*at.agent); }
@@ -246,7 +246,7 @@ static const LeafDef& leaf_of(RuntimeImpl& rt, const CallSite& at) {
 Status LuaHost::condition(const CallSite& at) {
   const LeafDef& leaf = leaf_of(rt_, at);
   if (leaf.shape == LeafShape::Native) return Status::Invalid;  // not reached: the engine calls native leaves
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, leaf.fn);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, refs(leaf).fn);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
   push_args(at);
   if (!pcall(2, 1, at, leaf)) return Status::Invalid;
@@ -267,11 +267,11 @@ Status LuaHost::start(const CallSite& at) {
       lua_newtable(L_);
       lua_pushvalue(L_, -1);
       lua_rawseti(L_, -3, at.node + 1);
-      if (leaf.start == LUA_NOREF) {
+      if (refs(leaf).start == LUA_NOREF) {
         lua_pop(L_, 2);
         return Status::Running;
       }
-      lua_rawgeti(L_, LUA_REGISTRYINDEX, leaf.start);
+      lua_rawgeti(L_, LUA_REGISTRYINDEX, refs(leaf).start);
       lua_insert(L_, -2);
       lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
       lua_insert(L_, -2);
@@ -303,7 +303,7 @@ lua_State* LuaHost::new_task_thread(const CallSite& at, const LeafDef& leaf) {
   }
   lua_rawseti(L_, -3, at.node + 1);
   lua_pop(L_, 2);
-  lua_rawgeti(co, LUA_REGISTRYINDEX, leaf.fn);
+  lua_rawgeti(co, LUA_REGISTRYINDEX, refs(leaf).fn);
   return co;
 }
 
@@ -312,7 +312,7 @@ Status LuaHost::tick(const CallSite& at) {
   switch (leaf.shape) {
     case LeafShape::Native: return Status::Failure;  // the engine calls native leaves itself
     case LeafShape::Function: {
-      lua_rawgeti(L_, LUA_REGISTRYINDEX, leaf.fn);
+      lua_rawgeti(L_, LUA_REGISTRYINDEX, refs(leaf).fn);
       lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
       push_args(at);
       if (!pcall(2, 1, at, leaf)) return Status::Failure;
@@ -321,7 +321,7 @@ Status LuaHost::tick(const CallSite& at) {
       return s;
     }
     case LeafShape::Hooks: {
-      lua_rawgeti(L_, LUA_REGISTRYINDEX, leaf.tick);
+      lua_rawgeti(L_, LUA_REGISTRYINDEX, refs(leaf).tick);
       lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
       push_args(at);
       push_mem_table(at);
@@ -349,8 +349,8 @@ void LuaHost::stop(const CallSite& at, Status s) {
     case LeafShape::Function: return;
     case LeafShape::Hooks: {
       push_mem_table(at);
-      if (leaf.stop != LUA_NOREF) {
-        lua_rawgeti(L_, LUA_REGISTRYINDEX, leaf.stop);
+      if (refs(leaf).stop != LUA_NOREF) {
+        lua_rawgeti(L_, LUA_REGISTRYINDEX, refs(leaf).stop);
         lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
         push_args(at);
         lua_rawgeti(L_, -4, at.node + 1);
@@ -387,7 +387,7 @@ Status LuaHost::task_resume(const CallSite& at, const LeafDef& leaf, bool) {
   int nargs = 0;
   if (lua_status(co) == LUA_OK && lua_gettop(co) == 1) {
     lua_rawgeti(co, LUA_REGISTRYINDEX, at.agent->lua_agent);
-    lua_rawgeti(co, LUA_REGISTRYINDEX, at.program->calls[at.program->nodes[at.node].a].args_ref);
+    lua_rawgeti(co, LUA_REGISTRYINDEX, args_ref(at.program->calls[at.program->nodes[at.node].a]));
     nargs = 2;
   }
   const CallSite* saved = current_;
@@ -506,7 +506,7 @@ void LuaHost::remap_mem(AgentInfo& a, const std::vector<uint32_t>& to_new) {
 
 void LuaHost::call_on_reload(const LeafDef& hook, const std::string& file) {
   lua_rawgeti(L_, LUA_REGISTRYINDEX, traceback_ref_);
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, hook.fn);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, refs(hook).fn);
   int rc;
   {
     CallScope scope(*this, L_);
@@ -520,14 +520,14 @@ void LuaHost::call_on_reload(const LeafDef& hook, const std::string& file) {
   lua_pop(L_, 1);
 }
 
-void LuaHost::release_ref(int ref) {
+void LuaHost::release_ref(const AgentInfo&, int ref) {
   if (ref != LUA_NOREF && ref != LUA_REFNIL) luaL_unref(L_, LUA_REGISTRYINDEX, ref);
 }
 
 void LuaHost::call_plain(const CallSite& at) {
   const LeafDef& leaf = leaf_of(rt_, at);
   if (leaf.shape == LeafShape::Native) return;  // not reached: the engine calls native leaves
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, leaf.fn);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, refs(leaf).fn);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
   push_args(at);
   pcall(2, 0, at, leaf);
@@ -536,7 +536,7 @@ void LuaHost::call_plain(const CallSite& at) {
 bool LuaHost::reason(const CallSite& at, std::string_view& transition) {
   const LeafDef& leaf = leaf_of(rt_, at);
   if (leaf.shape == LeafShape::Native) return false;  // not reached: the engine asks native leaves itself
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, leaf.fn);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, refs(leaf).fn);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
   push_args(at);
   if (!pcall(2, 1, at, leaf)) return false;
@@ -766,10 +766,14 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
 }
 
 void LuaHost::release_leaf(LeafDef& def) {
-  for (int* ref : {&def.fn, &def.start, &def.tick, &def.stop}) {
+  if (lane_ > 0 && def.lane_refs.size() < lane_) return;  // never staged in this lane
+  LeafDef::Refs lane_refs{def.fn, def.start, def.tick, def.stop};
+  LeafDef::Refs& r = lane_ == 0 ? lane_refs : def.lane_refs[lane_ - 1];
+  for (int* ref : {&r.fn, &r.start, &r.tick, &r.stop}) {
     if (*ref != LUA_NOREF) luaL_unref(L_, LUA_REGISTRYINDEX, *ref);
     *ref = LUA_NOREF;
   }
+  if (lane_ == 0) def.fn = def.start = def.tick = def.stop = LUA_NOREF;
 }
 
 namespace {
@@ -801,11 +805,11 @@ void push_arg(lua_State* L, const ArgValue& v) {
 void LuaHost::install_args(Program& p) {
   for (auto& call : p.calls) {
     push_arg(L_, call.args);
-    call.args_ref = luaL_ref(L_, LUA_REGISTRYINDEX);
+    args_slot(call) = luaL_ref(L_, LUA_REGISTRYINDEX);
   }
 }
 
-Value LuaHost::any_value(int ref) {
+Value LuaHost::any_value(const AgentInfo&, int ref) {
   Value out;
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref);
   if (lua_isinteger(L_, -1)) out = static_cast<int64_t>(lua_tointeger(L_, -1));
@@ -817,7 +821,7 @@ Value LuaHost::any_value(int ref) {
   return out;
 }
 
-int LuaHost::set_any_value(int old_ref, const Value& v) {
+int LuaHost::set_any_value(const AgentInfo&, int old_ref, const Value& v) {
   lua_State* L = L_;
   std::visit([L](const auto& x) {
     using T = std::decay_t<decltype(x)>;
@@ -831,7 +835,7 @@ int LuaHost::set_any_value(int old_ref, const Value& v) {
   return luaL_ref(L, LUA_REGISTRYINDEX);
 }
 
-LuaHost& lua_host(RuntimeImpl& rt) { return static_cast<LuaHost&>(*rt.script); }
+LuaHost& lua_host(RuntimeImpl& rt) { return static_cast<LuaHost&>(*rt.lane_hosts[0]); }
 
 // The binding's registration with the core (leaf_host.hpp): every runtime of a program that
 // links thicket_lua gets a Lua host, and scenario workers the Lua world API.
@@ -848,8 +852,9 @@ const bool kRegistered = [] {
 
 void LuaHost::release_args(Program& p) {
   for (auto& call : p.calls) {
-    if (call.args_ref != LUA_NOREF) luaL_unref(L_, LUA_REGISTRYINDEX, call.args_ref);
-    call.args_ref = LUA_NOREF;
+    int& ref = args_slot(call);
+    if (ref != LUA_NOREF) luaL_unref(L_, LUA_REGISTRYINDEX, ref);
+    ref = LUA_NOREF;
   }
 }
 

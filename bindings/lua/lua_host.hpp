@@ -31,6 +31,22 @@ class LuaHost final : public ScriptHost {
 
   lua_State* state() const { return L_; }
 
+  // Script lanes (SPEC 8.2): lane 0 keeps its references in LeafDef::fn.., LeafCall::args_ref
+  // and Brain::bb_meta; lane k > 0 in the k-1-th entry of their lane vectors.
+  void set_lane(uint32_t lane) override { lane_ = lane; }
+  uint32_t lane() const { return lane_; }
+  LeafDef::Refs refs(const LeafDef& l) const {
+    if (lane_ == 0) return {l.fn, l.start, l.tick, l.stop};
+    return lane_ <= l.lane_refs.size() ? l.lane_refs[lane_ - 1] : LeafDef::Refs{};
+  }
+  int args_ref(const LeafCall& c) const { return lane_ == 0 ? c.args_ref : c.lane_args[lane_ - 1]; }
+  int& args_slot(LeafCall& c) {
+    if (lane_ == 0) return c.args_ref;
+    if (c.lane_args.size() < lane_) c.lane_args.resize(lane_, -2);
+    return c.lane_args[lane_ - 1];
+  }
+  int& bb_meta_slot(Brain& b);
+
   // ScriptHost (leaf_host.hpp): loading, agents, and the calls of Lua leaves.
   void set_loading_files(std::vector<std::string> files) override { loading_files_ = std::move(files); }
   bool stage_leaf_file(const std::string& path, std::vector<LeafDef>& out, std::vector<Diagnostic>& diags) override;
@@ -51,17 +67,17 @@ class LuaHost final : public ScriptHost {
 
   void remap_mem(AgentInfo& a, const std::vector<uint32_t>& to_new) override;
   void call_on_reload(const LeafDef& hook, const std::string& file) override;
-  void release_ref(int ref) override;
+  void release_ref(const AgentInfo& a, int ref) override;
 
-  Value any_value(int ref) override;
-  int set_any_value(int old_ref, const Value& v) override;
+  Value any_value(const AgentInfo& a, int ref) override;
+  int set_any_value(const AgentInfo& a, int old_ref, const Value& v) override;
   uint64_t script_errors() const override { return errors; }
 
   // Snapshots (lua_snapshot.cpp).
   void save_agent(const AgentInfo& a, SnapshotWriter& out, SnapshotDrops& drops) override;
-  void save_any(int ref, SnapshotWriter& out, SnapshotDrops& drops) override;
+  void save_any(const AgentInfo& a, int ref, SnapshotWriter& out, SnapshotDrops& drops) override;
   void restore_agent(AgentInfo& a, const ScriptAgentState& s) override;
-  int any_from_plain(const PlainValue& v) override;
+  int any_from_plain(const AgentInfo& a, const PlainValue& v) override;
   // What a restored task's mem slot holds until its next tick starts it again.
   static void* restored_task_mark() {
     static char mark;
@@ -72,7 +88,7 @@ class LuaHost final : public ScriptHost {
 
   // A metatable given to every agent table created from now on (simulations put the world
   // methods in its __index); and a pointer for the world API to find its simulation.
-  void set_agent_metatable(int ref) { agent_methods_ref_ = ref; }
+  void set_agent_metatable(int ref);
   void push_module() { lua_rawgeti(L_, LUA_REGISTRYINDEX, thicket_ref_); }
   void* world = nullptr;
 
@@ -128,6 +144,7 @@ class LuaHost final : public ScriptHost {
   static constexpr int kHandlerSlot = 1;  // the message handler stays at this stack slot
 
   RuntimeImpl& rt_;
+  uint32_t lane_ = 0;
   LuaHeap heap_;
   LuaGuard guard_;
   lua_State* L_ = nullptr;

@@ -232,7 +232,7 @@ void LuaHost::save_agent(const AgentInfo& a, SnapshotWriter& out, SnapshotDrops&
   lua_settop(L_, top);
 }
 
-void LuaHost::save_any(int ref, SnapshotWriter& out, SnapshotDrops& drops) {
+void LuaHost::save_any(const AgentInfo&, int ref, SnapshotWriter& out, SnapshotDrops& drops) {
   const int top = lua_gettop(L_);
   PlainSaver saver(L_, out, drops);
   saver.context = "an `any` blackboard value";
@@ -267,7 +267,7 @@ void LuaHost::restore_agent(AgentInfo& a, const ScriptAgentState& s) {
   lua_settop(L_, top);
 }
 
-int LuaHost::any_from_plain(const PlainValue& v) {
+int LuaHost::any_from_plain(const AgentInfo&, const PlainValue& v) {
   push_plain(L_, v);
   return luaL_ref(L_, LUA_REGISTRYINDEX);
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include "lua_host.hpp"
@@ -80,6 +81,116 @@ struct LuaApi {
     LuaHost& h = host(L);
     const CallSite* at = h.current();
     lua_pushboolean(L, at && h.task_restored(*at));
+    return 1;
+  }
+  // ---- other agents (SPEC 8.2): spawn, despawn and send wait for the end of tick_all ----
+  // The live agent with this id, or an invalid handle.
+  static AgentHandle handle_of(LuaHost& h, lua_Integer id) {
+    if (id <= 0 || id > UINT32_MAX) return {};
+    const auto found = h.rt_.find_index(static_cast<uint32_t>(id));
+    if (!found) return {};
+    return AgentHandle{*found, h.rt_.agents[*found].generation};
+  }
+  // print(...): as Lua's, through the runtime, so that lines printed by jobs on several
+  // threads come out in agent order.
+  static int print(lua_State* L) {
+    std::string line;
+    const int n = lua_gettop(L);
+    for (int i = 1; i <= n; ++i) {
+      if (i > 1) line += "\t";
+      size_t len;
+      const char* s = luaL_tolstring(L, i, &len);
+      line.append(s, len);
+      lua_pop(L, 1);
+    }
+    host(L).rt_.print(line);
+    return 0;
+  }
+  // Scenarios split their agents over worker runtimes and own their bodies: there a leaf may
+  // send only to its own agent, and spawn and despawn are the world's (groups, deaths).
+  static int refuse_in_scenario(lua_State* L, const char* what) {
+    return luaL_error(L, "%s is not available in scenarios yet: a scenario's agents are spread over worker "
+                         "runtimes and have bodies in the world (agent:send to the leaf's own agent works)", what);
+  }
+  // thicket.send(agent_id, name): an event to that agent (SPEC 4.1); false when no agent has the id.
+  static int send(lua_State* L) {
+    LuaHost& h = host(L);
+    const lua_Integer id = luaL_checkinteger(L, 1);
+    if (h.world && !(h.current() && h.current()->agent->id == id)) return refuse_in_scenario(L, "thicket.send to another agent");
+    size_t len;
+    const char* name = luaL_checklstring(L, 2, &len);
+    luaL_argcheck(L, len > 0, 2, "an event name is not empty");
+    lua_pushboolean(L, h.rt_.send_or_defer(handle_of(h, id), std::string(name, len)));
+    return 1;
+  }
+  // agent:send(name): an event to this agent; from its own leaf it joins the queue at once.
+  static int agent_send(lua_State* L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_getfield(L, 1, "id");
+    const lua_Integer id = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    lua_remove(L, 1);
+    lua_pushinteger(L, id);
+    lua_insert(L, 1);
+    return send(L);
+  }
+  // thicket.despawn(agent_id): false when no agent has the id.
+  static int despawn(lua_State* L) {
+    LuaHost& h = host(L);
+    if (h.world) return refuse_in_scenario(L, "thicket.despawn");
+    const AgentHandle target = handle_of(h, luaL_checkinteger(L, 1));
+    if (target.valid()) h.rt_.despawn_or_defer(target);
+    lua_pushboolean(L, target.valid());
+    return 1;
+  }
+  // thicket.spawn(brain [, blackboard [, id]]): a new agent of the loaded brain with that name
+  // (`tree: NAME`), its blackboard values from the table; during a tick it is made at the end
+  // of the tick_all (true), else at once (its id).
+  static int spawn(lua_State* L) {
+    LuaHost& h = host(L);
+    if (h.world) return refuse_in_scenario(L, "thicket.spawn");
+    const char* name = luaL_checkstring(L, 1);
+    std::optional<BrainHandle> brain;
+    std::vector<std::string> names;
+    for (uint32_t k = 0; k < h.rt_.brains.size(); ++k) {
+      names.push_back(h.rt_.brains[k]->program->name);
+      if (!brain && names.back() == name) brain = BrainHandle{k};
+    }
+    if (!brain) {
+      const std::string msg = "thicket.spawn: no loaded brain is called '" + std::string(name) + "'" +
+                              did_you_mean(name, names) + " (loaded: " + join_names(names) + ")";
+      lua_pushstring(L, msg.c_str());
+      return lua_error(L);
+    }
+    std::vector<std::pair<std::string, Value>> bb;
+    if (!lua_isnoneornil(L, 2)) {
+      luaL_checktype(L, 2, LUA_TTABLE);
+      lua_pushnil(L);
+      while (lua_next(L, 2)) {
+        if (lua_type(L, -2) == LUA_TSTRING) {
+          Value v;
+          switch (lua_type(L, -1)) {
+            case LUA_TBOOLEAN: v = static_cast<bool>(lua_toboolean(L, -1)); break;
+            case LUA_TNUMBER:
+              if (lua_isinteger(L, -1)) v = static_cast<int64_t>(lua_tointeger(L, -1));
+              else v = static_cast<double>(lua_tonumber(L, -1));
+              break;
+            case LUA_TSTRING: v = std::string(lua_tostring(L, -1)); break;
+            default: break;
+          }
+          bb.emplace_back(lua_tostring(L, -2), std::move(v));
+        }
+        lua_pop(L, 1);
+      }
+    }
+    const lua_Integer id = luaL_optinteger(L, 3, 0);
+    luaL_argcheck(L, lua_isnoneornil(L, 3) || (id >= 1 && id <= UINT32_MAX), 3,
+                  "an agent id is a whole number from 1 to 4294967295 (leave it out for the next free id)");
+    const bool deferred = h.rt_.ticking;
+    const AgentHandle made = h.rt_.spawn_or_defer(*brain, bb, static_cast<uint32_t>(id));
+    if (deferred) lua_pushboolean(L, 1);
+    else if (made.valid()) lua_pushinteger(L, h.rt_.agents[made.index].id);
+    else lua_pushboolean(L, 0);
     return 1;
   }
   static int task(lua_State* L) {
@@ -407,6 +518,12 @@ LuaHost::LuaHost(RuntimeImpl& rt) : rt_(rt) {
   open_thicket_module();
   lua_newtable(L_);
   thread_pool_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  lua_newtable(L_);  // agent tables' metatable: agent:send (a simulation's adds the world methods)
+  lua_newtable(L_);
+  lua_pushliteral(L_, "protected: the agent methods are shared by every agent");
+  lua_setfield(L_, -3, "__metatable");
+  lua_setfield(L_, -2, "__index");
+  set_agent_metatable(luaL_ref(L_, LUA_REGISTRYINDEX));
   lua_newtable(L_);  // coroutines of restarted task runs (thicket.restored); weak keys
   lua_newtable(L_);
   lua_pushliteral(L_, "k");
@@ -454,6 +571,10 @@ void LuaHost::open_sandbox() {
     lua_setglobal(L_, "os");
     lua_pop(L_, 1);
   }
+  // print goes through the runtime (agent order when jobs run on several threads).
+  lua_pushlightuserdata(L_, this);
+  lua_pushcclosure(L_, LuaApi::print, 1);
+  lua_setglobal(L_, "print");
   // The message handler of every protected call (C: scripts cannot replace it).
   lua_pushcfunction(L_, LuaApi::traceback);
   traceback_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
@@ -592,7 +713,8 @@ void LuaHost::open_thicket_module() {
   lua_newtable(L_);  // the module
   const luaL_Reg fns[] = {{"time", LuaApi::time}, {"dt", LuaApi::dt},         {"tick", LuaApi::tick},
                           {"log", LuaApi::log},   {"random", LuaApi::random}, {"task", LuaApi::task},
-                          {"restored", LuaApi::restored},
+                          {"restored", LuaApi::restored}, {"send", LuaApi::send},
+                          {"spawn", LuaApi::spawn}, {"despawn", LuaApi::despawn},
                           {nullptr, nullptr}};
   lua_pushlightuserdata(L_, this);
   luaL_setfuncs(L_, fns, 1);
@@ -700,6 +822,22 @@ void LuaHost::allow_module_dir(const std::string& dir) {
   }
 }
 
+int& LuaHost::bb_meta_slot(Brain& b) {
+  if (lane_ == 0) return b.bb_meta;
+  if (b.lane_bb_meta.size() < lane_) b.lane_bb_meta.resize(lane_, LUA_NOREF);
+  return b.lane_bb_meta[lane_ - 1];
+}
+
+void LuaHost::set_agent_metatable(int ref) {
+  agent_methods_ref_ = ref;
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref);  // every agent has send among its methods
+  lua_getfield(L_, -1, "__index");
+  lua_pushlightuserdata(L_, this);
+  lua_pushcclosure(L_, LuaApi::agent_send, 1);
+  lua_setfield(L_, -2, "send");
+  lua_pop(L_, 2);
+}
+
 void LuaHost::install_brain(Brain& b, uint32_t brain_index) {
   // key -> slot map shared by the metatable's closures; rebuilt when the brain reloads.
   lua_newtable(L_);
@@ -708,12 +846,13 @@ void LuaHost::install_brain(Brain& b, uint32_t brain_index) {
     lua_pushinteger(L_, static_cast<lua_Integer>(k));
     lua_setfield(L_, -2, p.blackboard[k].name.c_str());
   }
-  if (b.bb_meta == LUA_NOREF) {
+  int& bb_meta = bb_meta_slot(b);
+  if (bb_meta == LUA_NOREF) {
     lua_newtable(L_);
     lua_pushvalue(L_, -1);
-    b.bb_meta = luaL_ref(L_, LUA_REGISTRYINDEX);
+    bb_meta = luaL_ref(L_, LUA_REGISTRYINDEX);
   } else {
-    lua_rawgeti(L_, LUA_REGISTRYINDEX, b.bb_meta);
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, bb_meta);
   }
   lua_pushlightuserdata(L_, this);
   lua_pushvalue(L_, -3);
@@ -740,7 +879,7 @@ void LuaHost::create_agent(AgentInfo& a) {
   lua_setfield(L_, -2, "id");
   auto* ref = static_cast<LuaApi::BbRef*>(lua_newuserdatauv(L_, sizeof(LuaApi::BbRef), 0));
   ref->agent = static_cast<uint32_t>(&a - rt_.agents.data());
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, rt_.brains[a.brain]->bb_meta);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, bb_meta_slot(*rt_.brains[a.brain]));
   lua_setmetatable(L_, -2);
   lua_setfield(L_, -2, "bb");
   if (agent_methods_ref_ != LUA_NOREF) {  // a simulation's world methods: agent:position() ...

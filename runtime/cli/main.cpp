@@ -813,10 +813,10 @@ int cmd_run(const Options& o) {
   }
   if (progress) std::fprintf(stderr, "\n");
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  for (const auto& a : agents) ++final_status[rt.status(a)];
+  for (const auto& a : rt.agents()) ++final_status[rt.status(a)];  // spawned and despawned by leaves too
   std::fflush(stdout);
   {
-    uint64_t agent_ticks = ticks_done * o.agents;
+    const uint64_t agent_ticks = rt.agent_ticks();  // a time-sliced agent counts when it ticks
     std::ostringstream s;
     s << "thicket: " << o.agents << " agent(s), " << ticks_done << " tick(s) at dt " << o.dt << " s, wall "
       << std::fixed;

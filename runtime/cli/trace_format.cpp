@@ -43,6 +43,10 @@ void write_trace_event(std::ostream& trace, const TraceEvent& e) {
       trace << "}}\n";
       break;
     }
+    case TraceEvent::Type::Event:  // SPEC 4.1: taken_by is null when no state took it
+      trace << "{\"tick\":" << e.tick << ",\"agent\":" << e.agent << ",\"event\":{\"name\":" << quoted(e.event)
+            << ",\"taken_by\":" << quoted(e.taken_by) << "}}\n";
+      break;
     case TraceEvent::Type::Abort:
       trace << "{\"tick\":" << e.tick << ",\"agent\":" << e.agent << ",\"abort\":{\"at\":\"" << json_escape(e.composite)
             << "\",\"condition\":\"" << json_escape(e.condition) << "\",\"from\":\"" << status_name(e.from)
@@ -66,6 +70,11 @@ std::string explain_event(const TraceEvent& e) {
       else why << " (" << (fsm ? "when " : "") << e.cause_label << " passed)";
       break;
     }
+    case TraceEvent::Type::Event:
+      why << "tick " << e.tick << " agent " << e.agent << ": event " << e.event;
+      if (e.taken_by.empty()) why << " dropped (no state of its brain takes it)";
+      else why << " taken by " << e.taken_by;
+      break;
     case TraceEvent::Type::Abort:
       why << "tick " << e.tick << " agent " << e.agent << ": " << e.composite << " aborted " << e.aborted << " ("
           << e.aborted_label << "): " << e.condition << " (" << e.condition_label << ") changed from "

@@ -50,6 +50,7 @@ struct AgentInfo : AgentCore {
   int32_t lua_mem = -2;    // registry reference of the table of per-node mem / coroutines
   uint16_t brain = 0;      // index of its brain in the runtime
   bool alive = false;
+  uint8_t lane = 0;        // its script lane (SPEC 8.2: agent id mod RuntimeOptions::script_states)
 };
 
 }  // namespace thicket

@@ -41,6 +41,11 @@ struct LeafDef {
   NativeLeafFn native_fn;  // registered as plain functions (native_fn.tick set)
   bool declares_args = false;  // the leaf file gave `args = {name = "type", ...}`
   LeafArgs args;
+  // The references of script lanes 1.. (lane 0's are fn, start, tick, stop above).
+  struct Refs {
+    int fn = -2, start = -2, tick = -2, stop = -2;
+  };
+  std::vector<Refs> lane_refs;
 };
 
 // A script host: runs the leaves that are not native, and keeps the script side of brains,
@@ -82,12 +87,12 @@ class ScriptHost {
   // Moves per-node script state to new node indices (to_new[old] = new index or 0xFFFFFFFF).
   virtual void remap_mem(AgentInfo& a, const std::vector<uint32_t>& to_new) = 0;
   virtual void call_on_reload(const LeafDef& hook, const std::string& file) = 0;
-  virtual void release_ref(int ref) = 0;
+  virtual void release_ref(const AgentInfo& a, int ref) = 0;  // an `any` value of the agent's
 
   // ---- blackboard `any` values (a reference held by the host) ----
-  virtual Value any_value(int ref) = 0;
-  // Stores v, releasing the old reference; returns the new one.
-  virtual int set_any_value(int old_ref, const Value& v) = 0;
+  virtual Value any_value(const AgentInfo& a, int ref) = 0;
+  // Stores v for the agent, releasing the old reference; returns the new one.
+  virtual int set_any_value(const AgentInfo& a, int old_ref, const Value& v) = 0;
 
   // Script errors so far (run summaries).
   virtual uint64_t script_errors() const = 0;
@@ -98,13 +103,16 @@ class ScriptHost {
   // plain data is left out and counted in `drops`.
   virtual void save_agent(const AgentInfo& a, SnapshotWriter& out, SnapshotDrops& drops) = 0;
   // Writes an `any` blackboard value as a plain value.
-  virtual void save_any(int ref, SnapshotWriter& out, SnapshotDrops& drops) = 0;
+  virtual void save_any(const AgentInfo& a, int ref, SnapshotWriter& out, SnapshotDrops& drops) = 0;
   // Gives a restored agent (made with create_agent) its script side; `s.mem` names nodes of
   // the agent's current program. A task entry restarts from its beginning at its next tick,
   // knowing it was restored.
   virtual void restore_agent(AgentInfo& a, const ScriptAgentState& s) = 0;
   // A new reference holding v (an `any` blackboard value).
-  virtual int any_from_plain(const PlainValue& v) = 0;
+  virtual int any_from_plain(const AgentInfo& a, const PlainValue& v) = 0;
+  // Script lanes (SPEC 8.2, script_lanes.cpp): this host is lane `lane` of `lanes`; a host of
+  // lane k > 0 keeps its references in the lane's slots (LeafDef::lane_refs, ...).
+  virtual void set_lane(uint32_t lane) {}
 };
 
 // The script binding registers itself here (bindings/lua does, from a static initializer in
@@ -119,5 +127,9 @@ struct ScriptBinding {
 void register_script_binding(const ScriptBinding& binding);
 const ScriptBinding& script_binding();
 std::unique_ptr<ScriptHost> make_script_host(RuntimeImpl& rt);  // the registered one, or none
+// The runtime's script host over `lanes` script lanes (script_lanes.cpp): the host itself for
+// one; for more, a host that fans loading out to every lane and sends each agent's calls to its
+// own lane's host. `hosts` gets each lane's host.
+std::unique_ptr<ScriptHost> make_script_hosts(RuntimeImpl& rt, uint32_t lanes, std::vector<ScriptHost*>& hosts);
 
 }  // namespace thicket

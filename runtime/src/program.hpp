@@ -117,6 +117,7 @@ struct LeafCall {
   ArgValue args;
   uint32_t leaf_id = 0;   // index in the runtime's leaf table, set when installed
   int args_ref = -2;      // Lua registry reference of the args table (LUA_NOREF until installed)
+  std::vector<int> lane_args;  // the same in script lanes 1.. (ScriptHost::set_lane)
 };
 
 // What the tick loop needs of a call site, in one small record (Program::hot, parallel to

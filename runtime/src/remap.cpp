@@ -215,7 +215,7 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
     //    have their defaults, from the blank block).
     remap.copy(src, dst);
     auto* old_slots = reinterpret_cast<Slot*>(src + old.bb_offset);
-    for (uint32_t j : remap.removed_any_slots) script->release_ref(old_slots[j].ref);
+    for (uint32_t j : remap.removed_any_slots) script->release_ref(a, old_slots[j].ref);
     // 3. Per-node Lua state (mem tables, task coroutines) follows the node to its new index.
     if (!remap.same_indices) script->remap_mem(a, remap.to_new);
   }

@@ -97,12 +97,12 @@ class NoScriptHost final : public ScriptHost {
   void destroy_agent(AgentInfo&) override {}
   void remap_mem(AgentInfo&, const std::vector<uint32_t>&) override {}
   void call_on_reload(const LeafDef&, const std::string&) override {}
-  void release_ref(int) override {}
+  void release_ref(const AgentInfo&, int) override {}
   // `any` blackboard values live here, a reference being an index.
-  Value any_value(int ref) override {
+  Value any_value(const AgentInfo&, int ref) override {
     return ref >= 0 && static_cast<size_t>(ref) < values_.size() ? values_[ref] : Value(std::monostate{});
   }
-  int set_any_value(int old_ref, const Value& v) override {
+  int set_any_value(const AgentInfo&, int old_ref, const Value& v) override {
     if (old_ref >= 0 && static_cast<size_t>(old_ref) < values_.size()) {
       values_[old_ref] = v;
       return old_ref;
@@ -115,7 +115,7 @@ class NoScriptHost final : public ScriptHost {
     out.u8(static_cast<uint8_t>(PlainTag::Nil));  // no agent table
     out.u32(0);                                   // no script state per node
   }
-  void save_any(int ref, SnapshotWriter& out, SnapshotDrops&) override {
+  void save_any(const AgentInfo& a, int ref, SnapshotWriter& out, SnapshotDrops&) override {
     PlainValue p;
     std::visit([&](const auto& x) {
       using T = std::decay_t<decltype(x)>;
@@ -131,11 +131,11 @@ class NoScriptHost final : public ScriptHost {
         p.tag = PlainTag::String;
         p.text = x;
       }
-    }, any_value(ref));
+    }, any_value(a, ref));
     write_plain(out, p);
   }
   void restore_agent(AgentInfo&, const ScriptAgentState&) override {}
-  int any_from_plain(const PlainValue& p) override {
+  int any_from_plain(const AgentInfo& a, const PlainValue& p) override {
     Value v;
     switch (p.tag) {
       case PlainTag::False: v = false; break;
@@ -145,7 +145,7 @@ class NoScriptHost final : public ScriptHost {
       case PlainTag::String: v = p.text; break;
       default: break;  // nil; tables need a script host
     }
-    return set_any_value(-2, v);
+    return set_any_value(a, -2, v);
   }
 
  private:
@@ -161,7 +161,7 @@ std::unique_ptr<ScriptHost> make_script_host(RuntimeImpl& rt) {
 }
 
 RuntimeImpl::RuntimeImpl(RuntimeOptions opts) : options(std::move(opts)) {
-  script = make_script_host(*this);
+  script = make_script_hosts(*this, std::clamp<uint32_t>(options.script_states, 1, 64), lane_hosts);
   engine = std::make_unique<Engine>(*this, script.get(), strings);
   abort_tracer = std::make_unique<AbortTracer>(*this);
 }
@@ -173,7 +173,8 @@ RuntimeImpl::~RuntimeImpl() {
 
 Engine* RuntimeImpl::lane_engine(size_t job) {
   if (job_engines.size() <= job) job_engines.resize(job + 1);
-  if (!job_engines[job]) job_engines[job] = std::make_unique<Engine>(*this, script.get(), strings);
+  if (!job_engines[job])
+    job_engines[job] = std::make_unique<Engine>(*this, lane_hosts[job < lane_hosts.size() ? job : 0], strings);
   return job_engines[job].get();
 }
 
@@ -283,6 +284,7 @@ Status no_tick(LeafContext&, void*) { return Status::Failure; }
 }  // namespace
 
 void RuntimeImpl::refresh_hooked() {
+  ++layout_version;
   for (auto& b : brains) {
     Program& p = *b->program;
     p.hot.resize(p.calls.size());
@@ -385,12 +387,15 @@ AgentHandle RuntimeImpl::spawn(BrainHandle bh, const std::vector<std::pair<std::
   a.brain = static_cast<uint16_t>(bh.index);
   a.alive = true;
   a.rng = Rng::seeded(options.seed, a.id);
+  a.lane = lane_for(a.id);
   a.row = b.take_row(index);
+  by_id[a.id] = index;
   reset_extra(index, *b.program);
   Engine::init_block(*b.program, b.block(a.row), &strings);
   script->create_agent(a);
   for (const auto& [key, value] : bb) set_value(a, key, value);
   ++live_agents;
+  ++layout_version;
   return AgentHandle{index, a.generation};
 }
 
@@ -400,6 +405,7 @@ void RuntimeImpl::despawn(AgentHandle h) {
   Brain& b = *brains[a->brain];
   engine->abort_all(*b.program, *a, b.block(a->row));  // running leaves get stop("aborted")
   script->destroy_agent(*a);
+  by_id.erase(a->id);
   AgentExtra& x = extras[h.index];
   sliced_agents -= x.sliced;
   pending_events -= static_cast<int64_t>(x.events.size());
@@ -409,37 +415,29 @@ void RuntimeImpl::despawn(AgentHandle h) {
   a->alive = false;
   ++a->generation;
   free_agents.push_back(h.index);
+  ++layout_version;
   --live_agents;
 }
 
 Status RuntimeImpl::tick(uint32_t index, double dt) {
-  // One agent now, whatever its slicing: a tick_all of its own (deferred calls included).
+  // One agent now, whatever its slicing, as a job of its own (deferred calls included).
   TickJob job;
   job.rt = this;
   job.engine = engine.get();
-  TickJob* outer = current_job();
   const bool was_ticking = ticking;
-  current_job() = &job;
-  ticking = true;
-  AgentInfo& a = agents[index];
-  Brain& b = *brains[a.brain];
-  job.agent = index;
-  clock_before(a, dt);
-  engine->trace = trace_sink ? abort_tracer.get() : nullptr;
-  Status s = engine->tick(*b.program, a, b.block(a.row));
-  if (trace_sink && trace_ticks) {
-    TraceEvent ev;
-    ev.tick = a.ticks;
-    ev.agent = a.id;
-    ev.status = s;
-    ev.running = running_nodes(index);
-    trace_sink(ev);
+  Status s;
+  {
+    JobScope scope(job);
+    ticking = true;
+    s = tick_in_job(job, index, dt, call_time(), /*forced=*/true);
+    ticking = was_ticking;
   }
-  clock_after(a, dt);
-  current_job() = outer;
-  ticking = was_ticking;
-  std::vector<TickJob*> jobs{&job};
-  if (!was_ticking) finish_call(jobs);
+  if (!was_ticking) {
+    TickJob* jobs[] = {&job};
+    finish_call(jobs, 1);
+  } else if (job.error) {
+    std::rethrow_exception(job.error);
+  }
   return s;
 }
 
@@ -475,7 +473,7 @@ bool RuntimeImpl::get_value(const AgentInfo& a, const std::string& key, Value& o
     case ValueType::Boolean: out = v.i != 0; break;
     case ValueType::String: out = std::string(strings.get(v.str)); break;
     case ValueType::Any: {
-      out = script->any_value(v.ref);
+      out = script->any_value(a, v.ref);
       break;
     }
   }
@@ -506,7 +504,7 @@ bool RuntimeImpl::set_value(const AgentInfo& a, const std::string& key, const Va
       else return false;
       return true;
     case ValueType::Any: {
-      s.ref = script->set_any_value(s.ref, v);
+      s.ref = script->set_any_value(a, s.ref, v);
       return true;
     }
   }
@@ -603,6 +601,8 @@ std::string Runtime::brain_path(BrainHandle brain) const {
   return brain.index < impl_->brains.size() ? impl_->brains[brain.index]->path : std::string();
 }
 void Runtime::on_log(std::function<void(const std::string&)> sink) { impl_->options.log = std::move(sink); }
+void Runtime::on_print(std::function<void(const std::string&)> sink) { impl_->print_sink = std::move(sink); }
+uint64_t Runtime::agent_ticks() const { return impl_->agent_ticks; }
 size_t Runtime::agent_count() const { return impl_->live_agents; }
 std::vector<AgentHandle> Runtime::agents() const {
   std::vector<AgentHandle> out;
@@ -612,9 +612,9 @@ std::vector<AgentHandle> Runtime::agents() const {
   return out;
 }
 std::optional<AgentHandle> Runtime::find_agent(uint32_t id) const {
-  for (uint32_t i = 0; i < impl_->agents.size(); ++i)
-    if (impl_->agents[i].alive && impl_->agents[i].id == id) return AgentHandle{i, impl_->agents[i].generation};
-  return std::nullopt;
+  const auto index = impl_->find_index(id);
+  if (!index) return std::nullopt;
+  return AgentHandle{*index, impl_->agents[*index].generation};
 }
 Status Runtime::tick(AgentHandle agent, double dt) {
   if (!impl_->agent_ptr(agent)) return Status::Invalid;

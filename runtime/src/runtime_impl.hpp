@@ -1,11 +1,13 @@
 // The runtime's insides, shared by the runtime, the engine, the script host and the CLI.
 #pragma once
+#include <atomic>
 #include <exception>
 #include <map>
 #include <mutex>
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "agent.hpp"
@@ -26,6 +28,7 @@ struct Brain {
   std::vector<uint32_t> row_agent;  // agent index of each row (UINT32_MAX = free)
   std::vector<uint32_t> free_rows;
   int bb_meta = -2;                 // script host's metatable of this brain's blackboard objects
+  std::vector<int> lane_bb_meta;    // the same in script lanes 1..
   bool from_text = false;           // loaded from a string: nothing to watch
   // Its agents need the script host when ticked (a script leaf, or an `any` blackboard key):
   // tick_all(dt, executor) ticks them in their script lane's job (refresh_hooked).
@@ -82,12 +85,13 @@ struct AgentExtra {
 // One job of a tick_all: the agents it ticks in index order and, while jobs run on several
 // threads, what their ticks produced (trace events, log and print lines) for the runtime to
 // deliver in agent order after all jobs are done.
-struct TickJob {
+// Aligned to a cache line: jobs sit side by side and each writes its own on every agent.
+struct alignas(64) TickJob {
   RuntimeImpl* rt = nullptr;
   Engine* engine = nullptr;
   uint32_t agent = UINT32_MAX;  // the agent being ticked
   bool buffered = false;        // output goes to `out` (parallel jobs)
-  std::vector<uint32_t> list;   // the agents (parallel jobs)
+  std::pair<const uint32_t*, size_t> span{nullptr, 0};  // the agents (parallel jobs), in index order
   std::vector<Deferred> deferred;
   struct Out {
     enum class Kind : uint8_t { Trace, Log, Print } kind;
@@ -97,10 +101,25 @@ struct TickJob {
   };
   std::vector<Out> out;
   int64_t events_delta = 0;     // queued events taken (-) and sent to own agents (+)
+  uint64_t ticked = 0;          // agent ticks done
+  // The first exception a leaf threw (a native leaf may throw): that agent's tick ends there,
+  // the others go on, and tick_all rethrows the one of the lowest agent index at its end.
   std::exception_ptr error;
+  uint32_t error_agent = UINT32_MAX;
 };
 // The job the calling thread is running (null outside tick_all).
 TickJob*& current_job();
+// Makes `job` the calling thread's job for its lifetime.
+class JobScope {
+ public:
+  explicit JobScope(TickJob& job) : outer_(current_job()) { current_job() = &job; }
+  ~JobScope() { current_job() = outer_; }
+  JobScope(const JobScope&) = delete;
+  JobScope& operator=(const JobScope&) = delete;
+
+ private:
+  TickJob* outer_;
+};
 
 class RuntimeImpl {
  public:
@@ -140,15 +159,21 @@ class RuntimeImpl {
   void tick_all(double dt, const Executor& executor);  // the same on the game's threads
   // tick_all's pieces (tick_all.cpp): the call clock, one agent's tick in a job, the end.
   double begin_call(double dt);
-  void tick_in_job(TickJob& job, uint32_t index, double dt, double now);
+  // Ticks agent `index` in `job` if it is due (always when forced: Runtime::tick); returns its
+  // root's status (Invalid when not ticked).
+  Status tick_in_job(TickJob& job, uint32_t index, double dt, double now, bool forced = false);
   void tick_plain(TickJob& job, double dt);
   void defer(Deferred d);
   // Script lanes (SPEC 8.2): the script states agents are spread over, and the engine of a
   // parallel job (job k < lanes runs lane k's agents with lane k's host).
-  size_t script_lanes() const { return 1; }
-  uint32_t lane_of(const AgentInfo& a) const { return 0; }
+  size_t script_lanes() const { return lane_hosts.size(); }
+  uint32_t lane_of(const AgentInfo& a) const { return a.lane; }
+  // Runs of kLaneRun ids share a lane, so that neighbouring agent records (and their blocks) are
+  // written by one thread, not two (no false sharing between lanes' jobs).
+  static constexpr uint32_t kLaneRun = 16;
+  uint8_t lane_for(uint32_t id) const { return static_cast<uint8_t>((id / kLaneRun) % lane_hosts.size()); }
   Engine* lane_engine(size_t job);
-  void finish_call(std::vector<TickJob*>& jobs);
+  void finish_call(TickJob* const* jobs, size_t n);
   // Gives the agent in slot `index` fresh slicing (its brain's tick_every) and an empty queue.
   void reset_extra(uint32_t index, const Program& p);
   double call_time() const { return call_epoch + static_cast<double>(call_steps) * call_dt; }
@@ -167,6 +192,7 @@ class RuntimeImpl {
   // Trace events, log and print lines go straight out, or into the running job's buffer.
   void emit_trace(const TraceEvent& ev);
   void print(const std::string& line);
+  void note_error(TickJob& job, uint32_t index);  // keeps the exception being handled
   std::vector<std::string> running_nodes(uint32_t agent) const;
 
   AgentInfo* agent_ptr(AgentHandle h) {
@@ -195,6 +221,12 @@ class RuntimeImpl {
   std::vector<std::unique_ptr<Brain>> brains;
   std::vector<AgentInfo> agents;
   std::vector<AgentExtra> extras;  // parallel to agents
+  std::unordered_map<uint32_t, uint32_t> by_id;  // live agents: id -> index
+  std::optional<uint32_t> find_index(uint32_t id) const {
+    auto it = by_id.find(id);
+    if (it == by_id.end()) return std::nullopt;
+    return it->second;
+  }
   std::vector<TickJob> parallel_jobs;  // tick_all(dt, executor)'s jobs: one per lane, then chunks
   size_t sliced_agents = 0;        // agents with AgentExtra::sliced (they take the general path)
   int64_t pending_events = 0;      // events queued over all agents
@@ -203,14 +235,25 @@ class RuntimeImpl {
   uint64_t calls = 0;
   double call_epoch = 0, call_dt = 0;
   uint64_t call_steps = 0;
-  bool ticking = false;            // a tick_all is running: spawn/despawn/send are deferred
+  std::atomic<bool> ticking{false};  // a tick_all is running: spawn/despawn/send are deferred
+  uint64_t agent_ticks = 0;        // agent ticks done by tick_all and tick (Runtime::agent_ticks)
   TickJob outside_job;             // deferred calls from threads not running a job
   std::mutex outside_mutex;
+  std::atomic<bool> outside_pending{false};
   std::vector<std::unique_ptr<Engine>> job_engines;  // engines of parallel jobs (made on demand)
+  // tick_all(dt, executor)'s split of the agents, kept while no agent, brain or leaf changes:
+  // the agents of scripted brains per lane, then the others, each list in index order.
+  uint64_t layout_version = 0;     // bumped by spawn, despawn, restore, refresh_hooked
+  uint64_t split_version = UINT64_MAX;
+  std::vector<std::vector<uint32_t>> split_lanes;
+  std::vector<uint32_t> split_native;
   std::vector<uint32_t> free_agents;
   uint32_t next_agent_id = 1;
   size_t live_agents = 0;
   std::unique_ptr<ScriptHost> script;  // Lua leaves (bindings/lua); made before the engine
+  // The script lanes (script_lanes.cpp): one host per RuntimeOptions::script_states; with
+  // more than one, `script` fans loading out to all and sends an agent's calls to its lane's.
+  std::vector<ScriptHost*> lane_hosts;
   std::unique_ptr<Engine> engine;
   std::function<void(const TraceEvent&)> trace_sink;
   bool trace_ticks = true;  // deliver a Tick record per agent tick (false: events only)

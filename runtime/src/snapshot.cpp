@@ -185,7 +185,7 @@ struct SnapshotSaver {
         case ValueType::Integer: out.i64(slots[k].i); break;
         case ValueType::Boolean: out.u8(slots[k].i != 0); break;
         case ValueType::String: out.str(rt.strings.get(slots[k].str)); break;
-        case ValueType::Any: rt.script->save_any(slots[k].ref, out, drops); break;
+        case ValueType::Any: rt.script->save_any(a, slots[k].ref, out, drops); break;
       }
     }
     rt.script->save_agent(a, out, drops);
@@ -631,20 +631,23 @@ AgentHandle install_agent(RuntimeImpl& rt, uint32_t index, ParsedAgent& pa) {
   a.id = pa.id;
   a.brain = static_cast<uint16_t>(pa.brain);
   a.alive = true;
+  a.lane = rt.lane_for(a.id);
   a.resume_leaf = kNoNode;  // the next tick walks the tree (the same calls as a resume)
   Brain& b = *rt.brains[pa.brain];
   a.row = b.take_row(index);
+  rt.by_id[a.id] = index;
   rt.reset_extra(index, *b.program);
   uint8_t* block = b.block(a.row);
   std::memcpy(block, pa.block.data(), pa.block.size());
   Slot* slots = reinterpret_cast<Slot*>(block + b.program->bb_offset);
   for (auto& [k, text] : pa.strings) slots[k].str = rt.strings.intern(text);
-  for (auto& [k, value] : pa.anys) slots[k].ref = rt.script->any_from_plain(value);
+  for (auto& [k, value] : pa.anys) slots[k].ref = rt.script->any_from_plain(a, value);
   rt.script->create_agent(a);
   rt.script->restore_agent(a, pa.script);
   // Outer nodes first (depth-first order): what runs below an aborted node is aborted with it.
   for (uint32_t i : pa.restart) rt.engine->abort_node(*b.program, a, b.block(a.row), i);
   ++rt.live_agents;
+  ++rt.layout_version;
   return AgentHandle{index, a.generation};
 }
 
@@ -673,6 +676,7 @@ bool Runtime::restore(SnapshotReader& in, std::vector<Diagnostic>& diagnostics) 
   }
   rt.agents.resize(parsed.slots);
   rt.extras.assign(parsed.slots, AgentExtra{});
+  rt.by_id.clear();
   rt.sliced_agents = 0;
   rt.pending_events = 0;
   for (auto& a : rt.agents) ++a.generation;  // handles from before the restore are stale
@@ -693,12 +697,11 @@ std::optional<AgentHandle> Runtime::restore_agent(SnapshotReader& in, std::vecto
     return std::nullopt;
   }
   ParsedAgent& pa = parsed.agents.front();
-  for (const auto& a : rt.agents)
-    if (a.alive && a.id == pa.id) {
-      diagnostics.push_back({Severity::Error, "", 0, 0,
-                             "agent " + std::to_string(pa.id) + " of the snapshot is alive in this runtime already"});
-      return std::nullopt;
-    }
+  if (rt.find_index(pa.id)) {
+    diagnostics.push_back({Severity::Error, "", 0, 0,
+                           "agent " + std::to_string(pa.id) + " of the snapshot is alive in this runtime already"});
+    return std::nullopt;
+  }
   uint32_t index;
   if (!rt.free_agents.empty()) {
     index = rt.free_agents.back();

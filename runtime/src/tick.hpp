@@ -51,7 +51,8 @@ struct TraceSink {
   virtual void on_switch(const Program& p, const AgentInfo& a, const SwitchEvent& e) {}
 };
 
-class Engine {
+// Aligned to a cache line: the engines of parallel jobs are written (trace) by their own threads.
+class alignas(64) Engine {
  public:
   // Native leaves are called directly; every other leaf goes to `script` (may be null when
   // only native leaves are used). `rt` gives native leaves their LeafContext and logs.

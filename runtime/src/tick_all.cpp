@@ -22,18 +22,6 @@ TickJob*& current_job() {
 }
 
 namespace {
-// Makes `job` the calling thread's job for its lifetime, and marks the runtime as ticking.
-class JobScope {
- public:
-  explicit JobScope(TickJob& job) : outer_(current_job()) { current_job() = &job; }
-  ~JobScope() { current_job() = outer_; }
-  JobScope(const JobScope&) = delete;
-  JobScope& operator=(const JobScope&) = delete;
-
- private:
-  TickJob* outer_;
-};
-
 // Events an agent takes off its queue in one tick (SPEC 4.1), taken or dropped.
 constexpr size_t kEventsPerTick = 64;
 // Agents of brains without script leaves are split into jobs of at least this many, and into at
@@ -65,16 +53,24 @@ double RuntimeImpl::begin_call(double dt) {
   return call_time();
 }
 
-void RuntimeImpl::tick_in_job(TickJob& job, uint32_t index, double dt, double now) {
+void RuntimeImpl::note_error(TickJob& job, uint32_t index) {
+  if (!job.error || index < job.error_agent) {
+    job.error = std::current_exception();
+    job.error_agent = index;
+  }
+}
+
+Status RuntimeImpl::tick_in_job(TickJob& job, uint32_t index, double dt, double now, bool forced) {
   AgentInfo& a = agents[index];
   Brain& b = *brains[a.brain];
   job.agent = index;
   AgentExtra* x = nullptr;
   bool sliced = false;
-  if (sliced_agents > 0 || pending_events > 0) {
+  if (sliced_agents > 0 || pending_events > 0 || forced) {
+    if (extras.size() < agents.size()) extras.resize(agents.size());  // forced: outside tick_all
     x = &extras[index];
-    if (x->sliced) {
-      if (calls % x->every != a.id % x->every) return;  // not this agent's call
+    if (x->sliced && !forced) {
+      if (calls % x->every != a.id % x->every) return Status::Invalid;  // not this agent's call
       sliced = true;
       ++a.ticks;
       a.dt = x->ticked ? now - x->last : dt;  // the sim time since its last tick
@@ -84,6 +80,7 @@ void RuntimeImpl::tick_in_job(TickJob& job, uint32_t index, double dt, double no
     }
   }
   if (!sliced) clock_before(a, dt);
+  ++job.ticked;
   if (x && !x->events.empty()) {
     // No brain kind takes events yet (issue 18 brings hierarchical states): each is dropped.
     const size_t n = std::min(kEventsPerTick, x->events.size());
@@ -102,7 +99,12 @@ void RuntimeImpl::tick_in_job(TickJob& job, uint32_t index, double dt, double no
   }
   Engine& e = *job.engine;
   e.trace = trace_sink ? abort_tracer.get() : nullptr;
-  const Status s = e.tick(*b.program, a, b.block(a.row));
+  Status s = Status::Invalid;
+  try {
+    s = e.tick(*b.program, a, b.block(a.row));
+  } catch (...) {
+    note_error(job, index);
+  }
   if (trace_sink && trace_ticks) {
     TraceEvent ev;
     ev.tick = a.ticks;
@@ -112,6 +114,7 @@ void RuntimeImpl::tick_in_job(TickJob& job, uint32_t index, double dt, double no
     emit_trace(ev);
   }
   if (!sliced) clock_after(a, dt);
+  return s;
 }
 
 void RuntimeImpl::tick_all(double dt) {
@@ -122,22 +125,18 @@ void RuntimeImpl::tick_all(double dt) {
   {
     JobScope scope(job);
     ticking = true;
-    try {
-      if (trace_sink || sliced_agents > 0 || pending_events > 0) {
-        for (uint32_t i = 0; i < agents.size(); ++i)
-          if (agents[i].alive) tick_in_job(job, i, dt, now);
-      } else {
-        tick_plain(job, dt);
-      }
-    } catch (...) {
-      job.error = std::current_exception();
+    if (trace_sink || sliced_agents > 0 || pending_events > 0) {
+      for (uint32_t i = 0; i < agents.size(); ++i)
+        if (agents[i].alive) tick_in_job(job, i, dt, now);
+    } else {
+      tick_plain(job, dt);
     }
     ticking = false;
   }
   ++call_steps;
   ++calls;
-  std::vector<TickJob*> jobs{&job};
-  finish_call(jobs);
+  TickJob* jobs[] = {&job};
+  finish_call(jobs, 1);
 }
 
 // The common case: no trace, no slicing, no events. The same steps as tick_in_job without its
@@ -167,7 +166,12 @@ void RuntimeImpl::tick_plain(TickJob& job, double dt) {
       Brain& b = *brains[a.brain];
       job.agent = static_cast<uint32_t>(i);
       clock_before(a, dt);
-      e.tick(*b.program, a, b.block(a.row));
+      ++job.ticked;
+      try {
+        e.tick(*b.program, a, b.block(a.row));
+      } catch (...) {
+        note_error(job, static_cast<uint32_t>(i));
+      }
       clock_after(a, dt);
     }
     return;
@@ -178,10 +182,15 @@ void RuntimeImpl::tick_plain(TickJob& job, double dt) {
   auto flush = [&](uint16_t brain) {
     BrainBatch& q = batches[brain];
     const Program& p = *brains[brain]->program;
-    if (q.size >= batch_min) {
-      e.tick_batch(p, q.agents, q.size);
-    } else {
-      for (uint32_t k = 0; k < q.size; ++k) e.tick(p, *q.agents[k].agent, q.agents[k].block);
+    job.ticked += q.size;
+    try {  // agent_local leaves that throw: the batch's first agent stands for it
+      if (q.size >= batch_min) {
+        e.tick_batch(p, q.agents, q.size);
+      } else {
+        for (uint32_t k = 0; k < q.size; ++k) e.tick(p, *q.agents[k].agent, q.agents[k].block);
+      }
+    } catch (...) {
+      note_error(job, static_cast<uint32_t>(q.agents[0].agent - agents.data()));
     }
     for (uint32_t k = 0; k < q.size; ++k) clock_after(*q.agents[k].agent, dt);
     q.size = 0;
@@ -198,7 +207,12 @@ void RuntimeImpl::tick_plain(TickJob& job, double dt) {
       continue;
     }
     job.agent = static_cast<uint32_t>(i);
-    e.tick(*b.program, a, b.block(a.row));
+    ++job.ticked;
+    try {
+      e.tick(*b.program, a, b.block(a.row));
+    } catch (...) {
+      note_error(job, static_cast<uint32_t>(i));
+    }
     clock_after(a, dt);
   }
   for (size_t k = 0; k < batches.size(); ++k)
@@ -214,26 +228,31 @@ void RuntimeImpl::tick_all(double dt, const Executor& executor) {
   // The jobs: one per script state for the agents whose brains need one (their leaves run in
   // that state, an agent always in its own), then the other agents in contiguous chunks.
   const size_t lanes = script_lanes();
-  std::vector<uint32_t> native;
-  native.reserve(live_agents);
-  parallel_jobs.resize(std::max(parallel_jobs.size(), lanes));
-  for (size_t k = 0; k < lanes; ++k) parallel_jobs[k].list.clear();
-  for (uint32_t i = 0; i < agents.size(); ++i) {
-    const AgentInfo& a = agents[i];
-    if (!a.alive) continue;
-    if (brains[a.brain]->scripted) parallel_jobs[lane_of(a)].list.push_back(i);
-    else native.push_back(i);
+  if (split_version != layout_version) {
+    split_lanes.assign(lanes, {});
+    split_native.clear();
+    for (uint32_t i = 0; i < agents.size(); ++i) {
+      const AgentInfo& a = agents[i];
+      if (!a.alive) continue;
+      if (brains[a.brain]->scripted) split_lanes[lane_of(a)].push_back(i);
+      else split_native.push_back(i);
+    }
+    split_version = layout_version;
   }
+  const std::vector<uint32_t>& native = split_native;
   const size_t chunks = native.empty() ? 0
                         : std::min(kMaxNativeJobs, (native.size() + kMinJobAgents - 1) / kMinJobAgents);
   parallel_jobs.resize(std::max(parallel_jobs.size(), lanes + chunks));
   std::vector<TickJob*> jobs;
   for (size_t k = 0; k < lanes; ++k)
-    if (!parallel_jobs[k].list.empty()) jobs.push_back(&parallel_jobs[k]);
+    if (!split_lanes[k].empty()) {
+      parallel_jobs[k].span = {split_lanes[k].data(), split_lanes[k].size()};
+      jobs.push_back(&parallel_jobs[k]);
+    }
   for (size_t c = 0; c < chunks; ++c) {
     TickJob& job = parallel_jobs[lanes + c];
     const size_t begin = native.size() * c / chunks, end = native.size() * (c + 1) / chunks;
-    job.list.assign(native.begin() + static_cast<std::ptrdiff_t>(begin), native.begin() + static_cast<std::ptrdiff_t>(end));
+    job.span = {native.data() + begin, end - begin};
     jobs.push_back(&job);
   }
   for (size_t j = 0; j < jobs.size(); ++j) {
@@ -250,10 +269,17 @@ void RuntimeImpl::tick_all(double dt, const Executor& executor) {
     if (j >= jobs.size() || started[j].exchange(true)) return;
     TickJob& job = *jobs[j];
     JobScope scope(job);
-    try {
-      for (uint32_t i : job.list) tick_in_job(job, i, dt, now);
-    } catch (...) {
-      job.error = std::current_exception();
+    {
+      const uint32_t* list = job.span.first;
+      const size_t n = job.span.second;
+      for (size_t k = 0; k < n; ++k) {
+        if (k + 4 < n) {  // the state of an agent a few ahead, as tick_plain does
+          const AgentInfo& ahead = agents[list[k + 4]];
+          __builtin_prefetch(reinterpret_cast<const char*>(&ahead) + 64);
+          __builtin_prefetch(brains[ahead.brain]->block(ahead.row));
+        }
+        tick_in_job(job, list[k], dt, now);
+      }
     }
   };
   ticking = true;
@@ -267,15 +293,15 @@ void RuntimeImpl::tick_all(double dt, const Executor& executor) {
   ticking = false;
   ++call_steps;
   ++calls;
-  finish_call(jobs);
+  finish_call(jobs.data(), jobs.size());
   if (executor_error) std::rethrow_exception(executor_error);
 }
 
-void RuntimeImpl::finish_call(std::vector<TickJob*>& jobs) {
+void RuntimeImpl::finish_call(TickJob* const* jobs, size_t n) {
   // Trace events, log and print lines, in agent order.
   std::vector<const TickJob::Out*> out;
-  for (TickJob* job : jobs)
-    for (const auto& o : job->out) out.push_back(&o);
+  for (size_t j = 0; j < n; ++j)
+    for (const auto& o : jobs[j]->out) out.push_back(&o);
   if (!out.empty()) {
     std::stable_sort(out.begin(), out.end(), [](const TickJob::Out* x, const TickJob::Out* y) { return x->agent < y->agent; });
     for (const TickJob::Out* o : out) {
@@ -286,17 +312,29 @@ void RuntimeImpl::finish_call(std::vector<TickJob*>& jobs) {
       }
     }
   }
-  // Deferred calls, in the order of the agents that made them, then of the calls.
+  // Counts, and the exception of the lowest agent index, whatever job met it.
+  std::exception_ptr error;
+  uint32_t error_agent = UINT32_MAX;
   std::vector<Deferred> deferred;
-  for (TickJob* job : jobs) {
-    pending_events += job->events_delta;
-    job->events_delta = 0;
-    job->out.clear();
-    job->buffered = false;
-    for (auto& d : job->deferred) deferred.push_back(std::move(d));
-    job->deferred.clear();
+  for (size_t j = 0; j < n; ++j) {
+    TickJob& job = *jobs[j];
+    pending_events += job.events_delta;
+    job.events_delta = 0;
+    agent_ticks += job.ticked;
+    job.ticked = 0;
+    job.out.clear();
+    job.buffered = false;
+    if (job.error && job.error_agent < error_agent) {
+      error = job.error;
+      error_agent = job.error_agent;
+    }
+    job.error = nullptr;
+    job.error_agent = UINT32_MAX;
+    for (auto& d : job.deferred) deferred.push_back(std::move(d));
+    job.deferred.clear();
   }
-  {
+  // Deferred calls, in the order of the agents that made them, then of the calls.
+  if (outside_pending.exchange(false)) {
     std::lock_guard<std::mutex> lock(outside_mutex);
     for (auto& d : outside_job.deferred) deferred.push_back(std::move(d));
     outside_job.deferred.clear();
@@ -311,12 +349,7 @@ void RuntimeImpl::finish_call(std::vector<TickJob*>& jobs) {
         break;
     }
   }
-  for (TickJob* job : jobs)
-    if (job->error) {
-      std::exception_ptr e = job->error;
-      job->error = nullptr;
-      std::rethrow_exception(e);
-    }
+  if (error) std::rethrow_exception(error);
 }
 
 // ---- calls that wait for the end of a tick_all ----
@@ -330,6 +363,7 @@ void RuntimeImpl::defer(Deferred d) {
   }
   std::lock_guard<std::mutex> lock(outside_mutex);  // another thread of the game, mid-tick
   outside_job.deferred.push_back(std::move(d));
+  outside_pending = true;
 }
 
 AgentHandle RuntimeImpl::spawn_or_defer(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb,
@@ -345,11 +379,10 @@ AgentHandle RuntimeImpl::spawn_or_defer(BrainHandle brain, const std::vector<std
     return {};
   }
   if (id == 0) return spawn(brain, bb);
-  for (const auto& a : agents)
-    if (a.alive && a.id == id) {
-      log("error: spawn: agent id " + std::to_string(id) + " is in use; no agent spawned");
-      return {};
-    }
+  if (find_index(id)) {
+    log("error: spawn: agent id " + std::to_string(id) + " is in use; no agent spawned");
+    return {};
+  }
   const uint32_t saved = next_agent_id;
   next_agent_id = id;
   AgentHandle h = spawn(brain, bb);

@@ -114,8 +114,8 @@ struct RuntimeOptions {
   // stops it with an error (0 = no limit). Costs nothing per Lua instruction. Loading a leaf
   // file may take 20 times as long.
   double leaf_timeout = 0.05;
-  // Bytes the Lua heap of this runtime may hold (0 = no cap): past it, the allocation in a
-  // leaf fails with an error and the run goes on.
+  // Bytes the Lua heap of each script state may hold (0 = no cap): past it, the allocation in
+  // a leaf fails with an error and the run goes on.
   size_t lua_memory_limit = size_t(512) << 20;
   // Where the run's log goes (log decorators, thicket.log, script errors, reloads).
   std::function<void(const std::string&)> log;
@@ -290,13 +290,20 @@ class THICKET_API Runtime {
   uint64_t script_errors() const;
   // Replaces where the run's log goes (RuntimeOptions::log); an empty function: stderr.
   void on_log(std::function<void(const std::string&)> sink);
+  // Where Lua `print` lines go (one call per line, without its newline); an empty function:
+  // standard output. Lines printed by jobs on several threads arrive in agent order.
+  void on_print(std::function<void(const std::string&)> sink);
+  // Agent ticks done so far by tick_all and tick (a time-sliced agent counts when ticked).
+  uint64_t agent_ticks() const;
 
   // Snapshots (issue 15; guide "Snapshots", runtime/src/snapshot*.cpp). A snapshot names every
   // loaded brain (file path + a hash of its compiled content) and holds every live agent: id,
   // brain, node state (statuses, counters, timers, cooldowns, random composites' orders, fsm
   // states, machine behaviors), blackboard, clock, random stream, the plain-data values of
   // its Lua hook tables' `mem`. Running Lua tasks are not saved: after a restore they start
-  // again from their beginning, with `args.restored == true` on that first run.
+  // again from their beginning, with `thicket.restored()` true in that run. Not saved either:
+  // time slicing set per agent (an agent restored takes its brain's tick_every) and queued
+  // events.
   void save(SnapshotWriter& out) const;
   void save(AgentHandle agent, SnapshotWriter& out) const;  // one agent (nothing for a stale handle)
   // Replaces every agent with the snapshot's (same ids, same tick order), each with a brain of

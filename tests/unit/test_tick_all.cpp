@@ -1,0 +1,532 @@
+// tick_all on the game's threads (SPEC 8.2): the same results, byte for byte, whatever the
+// executor does and however many script states the agents are spread over; calls leaves make to
+// spawn, despawn and send, which wait for the end of the tick_all; time slicing.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <atomic>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "lua_fixture.hpp"
+#include "runtime_impl.hpp"
+#include "thicket/runtime.hpp"
+
+namespace {
+
+using thicket::AgentHandle;
+using thicket::BrainHandle;
+using thicket::Executor;
+using thicket::Runtime;
+using thicket::RuntimeOptions;
+using thicket::Status;
+using thicket::TraceEvent;
+using thicket_test::LogLines;
+using thicket_test::ScratchDir;
+
+// A job system as a game might have: `threads` threads take the jobs in an order shuffled anew
+// at every call (seeded), so no two calls run the jobs alike.
+Executor scrambled(unsigned threads, uint64_t seed) {
+  auto calls = std::make_shared<uint64_t>(seed);
+  return [threads, calls](size_t n, const std::function<void(size_t)>& job) {
+    std::vector<size_t> order(n);
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::mt19937_64 rng((*calls)++);
+    std::shuffle(order.begin(), order.end(), rng);
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t k; (k = next.fetch_add(1)) < n;) job(order[k]);
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+  };
+}
+
+// Runs the jobs one after another, last first.
+Executor backwards() {
+  return [](size_t n, const std::function<void(size_t)>& job) {
+    for (size_t k = n; k-- > 0;) job(k);
+  };
+}
+
+std::string line_of(const TraceEvent& e) {
+  std::ostringstream o;
+  o << static_cast<int>(e.type) << " t" << e.tick << " a" << e.agent << " " << thicket::status_name(e.status);
+  for (const auto& r : e.running) o << " " << r;
+  o << " |" << e.composite << "|" << e.condition << "|" << e.aborted << "|" << e.brain << "|" << e.from_name << "|"
+    << e.to_name << "|" << e.transition << "|" << e.cause << "|" << e.event << "|" << e.taken_by;
+  return o.str();
+}
+
+// Everything a run shows: trace lines, log lines, printed lines, and every agent's blackboard
+// and node statuses at the end.
+struct Outcome {
+  std::vector<std::string> trace, log, printed, agents;
+  uint64_t errors = 0;
+};
+
+std::string source(const std::string& rel) { return std::string(THICKET_SOURCE_DIR) + "/" + rel; }
+
+// The example brains with Lua leaves (a tree, a behavior machine, an fsm), many agents of each
+// interleaved, and a native brain whose agents go to the native jobs.
+Outcome run_examples(uint32_t states, const Executor& executor, uint32_t ticks = 80) {
+  Outcome out;
+  RuntimeOptions o;
+  o.seed = 11;
+  o.script_states = states;
+  o.log = [&](const std::string& l) { out.log.push_back(l); };
+  Runtime rt(o);
+  rt.impl().print_sink = [&](const std::string& l) { out.printed.push_back(l); };
+  rt.on_trace([&](const TraceEvent& e) { out.trace.push_back(line_of(e)); });
+  thicket::NativeLeafFn count;
+  count.tick = [](thicket::LeafContext& c, void*) {
+    thicket::Value v;
+    c.get("n", v);
+    c.set("n", std::get<double>(v) + c.random());
+    return c.tick() % 3 == 0 ? Status::Success : Status::Running;
+  };
+  rt.register_leaf("Count", count);
+  // Leaf names are one name space and the three examples each define Patrol: the copies in a
+  // scratch folder give theirs a name of its own.
+  ScratchDir dir;
+  std::vector<BrainHandle> brains;
+  for (const char* name : {"guard", "minion", "npc"}) {
+    for (const char* ext : {".yaml", ".lua"}) {
+      std::ifstream in(source(std::string("scripts/examples/") + name + "/" + name + ext));
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      REQUIRE(!text.empty());
+      for (size_t at; (at = text.find("Patrol")) != std::string::npos;) text.replace(at, 6, std::string("P_") + name);
+      dir.write(std::string(name) + ext, text);
+    }
+    std::vector<thicket::Diagnostic> d;
+    auto b = rt.load_file((dir.path() / (std::string(name) + ".yaml")).string(), d);
+    REQUIRE(b.has_value());
+    brains.push_back(*b);
+  }
+  std::vector<thicket::Diagnostic> d;
+  auto native = rt.load_string("tree: counter\nblackboard: {n: 0}\nroot: {sequence: [{action: Count}, {action: Count}]}\n",
+                               "counter.yaml", d);
+  REQUIRE(native.has_value());
+  for (int i = 0; i < 600; ++i) rt.spawn(i % 4 == 3 ? *native : brains[i % 3]);
+  for (uint32_t t = 0; t < ticks; ++t) {
+    if (executor) rt.tick_all(0.1, executor);
+    else rt.tick_all(0.1);
+  }
+  for (AgentHandle a : rt.agents()) {
+    std::string s = std::to_string(rt.agent_id(a)) + " " + std::string(thicket::status_name(rt.status(a))) + " ";
+    rt.node_statuses(a, s);
+    for (const char* key : {"health", "kills", "mood", "x", "shots", "n", "hp"}) {
+      auto v = rt.get(a, key);
+      if (!v) continue;
+      std::visit([&](const auto& x) {
+        std::ostringstream o;
+        o << " " << key << "=";
+        if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::monostate>) o << "nil";
+        else o << x;
+        s += o.str();
+      }, *v);
+    }
+    out.agents.push_back(s);
+  }
+  out.errors = rt.script_errors();
+  return out;
+}
+
+void check_same(const Outcome& a, const Outcome& b) {
+  CHECK(a.trace.size() == b.trace.size());
+  CHECK(LogLines(a.trace) == LogLines(b.trace));
+  CHECK(LogLines(a.log) == LogLines(b.log));
+  CHECK(LogLines(a.printed) == LogLines(b.printed));
+  CHECK(LogLines(a.agents) == LogLines(b.agents));
+  CHECK(a.errors == b.errors);
+}
+
+}  // namespace
+
+TEST_CASE("tick_all(dt, executor): the example brains give tick_all(dt)'s trace, log, prints and blackboards") {
+  const Outcome serial = run_examples(1, nullptr);
+  REQUIRE(serial.trace.size() > 40000);
+  REQUIRE(!serial.printed.empty());
+  SUBCASE("one script state, four threads in a scrambled order") { check_same(serial, run_examples(1, scrambled(4, 1))); }
+  SUBCASE("three script states, four threads") { check_same(serial, run_examples(3, scrambled(4, 2))); }
+  SUBCASE("three script states, the jobs run backwards on one thread") { check_same(serial, run_examples(3, backwards())); }
+  SUBCASE("five script states, tick_all(dt)") { check_same(serial, run_examples(5, nullptr)); }
+  SUBCASE("sixteen threads") { check_same(serial, run_examples(4, scrambled(16, 3))); }
+}
+
+TEST_CASE("tick_all(dt, executor): an executor that runs a job twice or not at all changes nothing") {
+  const Outcome serial = run_examples(2, nullptr, 30);
+  Executor sloppy = [](size_t n, const std::function<void(size_t)>& job) {
+    for (size_t k = 0; k < n; k += 2) {  // every other job, twice
+      job(k);
+      job(k);
+    }
+  };
+  check_same(serial, run_examples(2, sloppy, 30));
+}
+
+namespace {
+const char* kSpawnerYaml = R"(tree: spawner
+leaves: [spawner.lua]
+blackboard: {n: {type: integer, default: 0}}
+root:
+  sequence:
+    - action: Count
+    - action: Act
+)";
+const char* kSpawnerLua = R"(local thicket = require("thicket")
+local leaves = {}
+function leaves.Count(agent)
+  agent.bb.n = agent.bb.n + 1
+  print("tick " .. thicket.tick() .. " agent " .. agent.id .. " n=" .. agent.bb.n)
+  return true
+end
+function leaves.Act(agent)
+  if agent.id == 1 and thicket.tick() == 2 then
+    print("spawn", thicket.spawn("spawner", {n = 100}))
+    print("despawn 3", thicket.despawn(3))
+    print("despawn 99", thicket.despawn(99))
+    print("send 2", thicket.send(2, "hello"))
+    agent:send("self")
+  end
+  if agent.id == 4 and thicket.tick() == 2 then
+    print("despawn 3 again", thicket.despawn(3))
+  end
+  return true
+end
+return leaves
+)";
+
+struct SpawnRun {
+  std::vector<std::string> printed, events;
+  std::vector<uint32_t> ids;
+  bool third_stale = false;
+};
+
+SpawnRun run_spawner(uint32_t states, const Executor& executor) {
+  SpawnRun r;
+  ScratchDir dir;
+  dir.write("spawner.lua", kSpawnerLua);
+  RuntimeOptions o;
+  o.script_states = states;
+  o.log = [](const std::string&) {};
+  Runtime rt(o);
+  rt.impl().print_sink = [&](const std::string& l) { r.printed.push_back(l); };
+  rt.on_trace([&](const TraceEvent& e) {
+    if (e.type == TraceEvent::Type::Event)
+      r.events.push_back("t" + std::to_string(e.tick) + " a" + std::to_string(e.agent) + " " + e.event + " taken_by=" + e.taken_by);
+  });
+  std::vector<thicket::Diagnostic> d;
+  auto b = rt.load_string(kSpawnerYaml, (dir.path() / "spawner.yaml").string(), d);
+  REQUIRE(b.has_value());
+  std::vector<AgentHandle> h;
+  for (int i = 0; i < 4; ++i) h.push_back(rt.spawn(*b));
+  for (int t = 0; t < 3; ++t) {
+    if (executor) rt.tick_all(0.1, executor);
+    else rt.tick_all(0.1);
+    if (t == 1) r.third_stale = rt.status(h[2]) == Status::Invalid;
+  }
+  for (AgentHandle a : rt.agents()) r.ids.push_back(rt.agent_id(a));
+  return r;
+}
+}  // namespace
+
+TEST_CASE("spawn, despawn and send from a Lua leaf take effect at the end of tick_all, in agent order") {
+  const SpawnRun r = run_spawner(1, nullptr);
+  CHECK(LogLines(r.printed) == LogLines{
+                                   "tick 1 agent 1 n=1", "tick 1 agent 2 n=1", "tick 1 agent 3 n=1", "tick 1 agent 4 n=1",
+                                   "tick 2 agent 1 n=2", "spawn\ttrue", "despawn 3\ttrue", "despawn 99\tfalse", "send 2\ttrue",
+                                   "tick 2 agent 2 n=2",
+                                   "tick 2 agent 3 n=2",  // despawned during the tick: it finishes the tick
+                                   "tick 2 agent 4 n=2", "despawn 3 again\ttrue",
+                                   // agent 3 is gone; agent 5, spawned during tick 2, has its first tick now
+                                   "tick 3 agent 1 n=3", "tick 3 agent 2 n=3", "tick 3 agent 4 n=3", "tick 1 agent 5 n=101"});
+  CHECK(r.third_stale);
+  // Agent 1 spawned before it despawned agent 3, so the new agent has a slot of its own.
+  CHECK(r.ids == std::vector<uint32_t>{1, 2, 4, 5});
+  // The events (no brain takes events yet): dropped at the receiver's next tick, traced.
+  CHECK(LogLines(r.events) == LogLines{"t3 a1 self taken_by=", "t3 a2 hello taken_by="});
+  SUBCASE("the same on threads, with script states") {
+    const SpawnRun p = run_spawner(3, scrambled(3, 5));
+    CHECK(LogLines(p.printed) == LogLines(r.printed));
+    CHECK(LogLines(p.events) == LogLines(r.events));
+    CHECK(p.ids == r.ids);
+  }
+}
+
+TEST_CASE("spawn, despawn and send from native leaves during tick_all(dt, executor) are deferred too") {
+  RuntimeOptions o;
+  o.log = [](const std::string&) {};
+  Runtime rt(o);
+  struct Ctx {
+    Runtime* rt;
+    BrainHandle brain;
+    std::atomic<int> ticks{0};
+    std::atomic<int> valid_spawns{0};
+  } ctx;
+  ctx.rt = &rt;
+  thicket::NativeLeafFn act;
+  act.user = &ctx;
+  act.tick = [](thicket::LeafContext& c, void* u) {
+    auto& x = *static_cast<Ctx*>(u);
+    ++x.ticks;
+    if (c.tick() == 1 && c.agent_id() % 100 == 0) {
+      // Every 100th agent despawns itself and spawns two more: none of it is seen in this tick.
+      auto me = x.rt->find_agent(c.agent_id());
+      x.rt->despawn(*me);
+      if (x.rt->spawn(x.brain).valid()) ++x.valid_spawns;  // doctest's CHECK is for one thread
+      x.rt->spawn(x.brain, {}, 100000 + c.agent_id());
+      x.rt->send(*me, "bye");
+    }
+    return Status::Success;
+  };
+  rt.register_leaf("Act", act);
+  std::vector<thicket::Diagnostic> d;
+  auto b = rt.load_string("tree: t\nroot: {action: Act}\n", "t.yaml", d);
+  REQUIRE(b.has_value());
+  ctx.brain = *b;
+  for (int i = 0; i < 1000; ++i) rt.spawn(*b);
+  rt.tick_all(0.1, scrambled(4, 9));
+  CHECK(ctx.ticks == 1000);       // every agent ticked once, the despawned ones included
+  CHECK(ctx.valid_spawns == 0);   // a spawn during the tick gives no handle yet
+  CHECK(rt.agent_count() == 1010);  // 10 gone, 20 new
+  CHECK(rt.find_agent(100000 + 500).has_value());
+  CHECK(!rt.find_agent(500).has_value());
+  rt.tick_all(0.1, scrambled(4, 10));
+  CHECK(ctx.ticks == 2010);  // the new agents' first tick
+}
+
+namespace {
+const char* kSlicedYaml = R"(tree: sliced
+leaves: [sliced.lua]
+tick_every: 3
+root:
+  parallel:
+    success: all
+    children:
+      - action: Clock
+      - action: Sleep
+)";
+const char* kSlicedLua = R"(local thicket = require("thicket")
+local leaves = {}
+function leaves.Clock(agent)
+  print(string.format("agent %d tick %d time %.2f dt %.2f", agent.id, thicket.tick(), thicket.time(), thicket.dt()))
+  return thicket.RUNNING
+end
+leaves.Sleep = thicket.task(function(agent)
+  thicket.wait(1.0)
+  print(string.format("agent %d woke at %.2f", agent.id, thicket.time()))
+  return thicket.SUCCESS
+end)
+return leaves
+)";
+}  // namespace
+
+TEST_CASE("time slicing: tick_every k ticks each agent every k-th call, phases spread, dt the time passed") {
+  ScratchDir dir;
+  dir.write("sliced.lua", kSlicedLua);
+  auto run = [&](const Executor& ex) {
+    std::vector<std::string> printed;
+    RuntimeOptions o;
+    o.script_states = ex ? 2 : 1;
+    o.log = [](const std::string&) {};
+    Runtime rt(o);
+    rt.impl().print_sink = [&](const std::string& l) { printed.push_back(l); };
+    std::vector<thicket::Diagnostic> d;
+    auto b = rt.load_string(kSlicedYaml, (dir.path() / "sliced.yaml").string(), d);
+    REQUIRE(b.has_value());
+    std::vector<AgentHandle> h;
+    for (int i = 0; i < 6; ++i) h.push_back(rt.spawn(*b));
+    CHECK(rt.tick_every(h[0]) == 3);
+    for (int t = 0; t < 14; ++t) {
+      if (ex) rt.tick_all(0.1, ex);
+      else rt.tick_all(0.1);
+    }
+    return printed;
+  };
+  const auto printed = run(nullptr);
+  // Agent id 3 and 6 are in phase 0 (calls 0, 3, 6, ...), 1 and 4 in phase 1, 2 and 5 in phase 2.
+  std::vector<std::string> agent1, agent3;
+  for (const auto& l : printed) {
+    if (l.rfind("agent 1 ", 0) == 0) agent1.push_back(l);
+    if (l.rfind("agent 3 ", 0) == 0) agent3.push_back(l);
+  }
+  CHECK(LogLines(agent3) == LogLines{"agent 3 tick 1 time 0.00 dt 0.10", "agent 3 tick 2 time 0.30 dt 0.30",
+                                     "agent 3 tick 3 time 0.60 dt 0.30", "agent 3 tick 4 time 0.90 dt 0.30",
+                                     "agent 3 tick 5 time 1.20 dt 0.30", "agent 3 woke at 1.20"});
+  CHECK(LogLines(agent1) == LogLines{"agent 1 tick 1 time 0.10 dt 0.10", "agent 1 tick 2 time 0.40 dt 0.30",
+                                     "agent 1 tick 3 time 0.70 dt 0.30", "agent 1 tick 4 time 1.00 dt 0.30",
+                                     "agent 1 tick 5 time 1.30 dt 0.30", "agent 1 woke at 1.30"});
+  // Two agents a call: no call does more than its share.
+  size_t clocks = 0;
+  for (const auto& l : printed) clocks += l.find(" dt ") != std::string::npos;
+  CHECK(clocks == 28);  // 14 calls x 2 agents
+  CHECK(LogLines(run(scrambled(3, 4))) == LogLines(printed));
+}
+
+TEST_CASE("time slicing set per agent: tick_every from C++, and a brain file's tick_every checked") {
+  thicket_test::LuaRuntime t;
+  t.write("sliced.lua", kSlicedLua);
+  std::vector<std::string> printed;
+  t.rt.impl().print_sink = [&](const std::string& l) { printed.push_back(l); };
+  auto b = t.load(std::string(kSlicedYaml).replace(std::string(kSlicedYaml).find("tick_every: 3"), 13, "tick_every: 1"));
+  auto a = t.rt.spawn(b);
+  t.rt.tick_all(0.1);
+  CHECK(t.rt.set_tick_every(a, 4));
+  CHECK(!t.rt.set_tick_every(a, 0));
+  for (int i = 0; i < 8; ++i) t.rt.tick_all(0.1);
+  // id 1 with k = 4: calls 1, 5 (its first tick was call 0).
+  CHECK(LogLines(printed) == LogLines{"agent 1 tick 1 time 0.00 dt 0.10", "agent 1 tick 2 time 0.10 dt 0.10",
+                                      "agent 1 tick 3 time 0.50 dt 0.40"});
+  t.rt.despawn(a);
+  CHECK(t.rt.tick_every(a) == 0);
+  std::vector<thicket::Diagnostic> d;
+  CHECK(!t.try_load("tree: x\ntick_every: 0\nroot: {action: Clock}\n", d));
+  REQUIRE(!d.empty());
+  CHECK(d[0].line == 2);
+  CHECK(d[0].message.find("'tick_every'") != std::string::npos);
+}
+
+namespace {
+const char* kStatefulYaml = R"(tree: stateful
+leaves: [stateful.lua]
+blackboard: {note: {type: any}, n: {type: integer, default: 0}}
+root:
+  sequence:
+    - action: Say
+    - action: Count
+)";
+const char* kStatefulLua = R"(local thicket = require("thicket")
+local leaves = {}
+function leaves.Say(agent)
+  agent.bb.n = agent.bb.n + 1
+  agent.bb.note = "note " .. agent.bb.n
+  print("v1 agent " .. agent.id .. " " .. agent.bb.note)
+  return true
+end
+leaves.Count = {
+  start = function(agent, args, mem) mem.k = 0 end,
+  tick = function(agent, args, mem)
+    mem.k = mem.k + 1
+    print("agent " .. agent.id .. " count " .. mem.k)
+    if mem.k == 4 then return thicket.SUCCESS end
+    return thicket.RUNNING
+  end,
+}
+return leaves
+)";
+
+struct Stateful {
+  const ScratchDir& dir;  // snapshots name brains by their file: one folder for all runtimes
+  std::vector<std::string> printed;
+  std::unique_ptr<Runtime> rt;
+  BrainHandle brain;
+  Stateful(const ScratchDir& folder, uint32_t states, bool spawn = true) : dir(folder) {
+    dir.write("stateful.lua", kStatefulLua);
+    RuntimeOptions o;
+    o.script_states = states;
+    o.log = [](const std::string&) {};
+    rt = std::make_unique<Runtime>(o);
+    rt->impl().print_sink = [this](const std::string& l) { printed.push_back(l); };
+    std::vector<thicket::Diagnostic> d;
+    auto b = rt->load_file(dir.write("stateful.yaml", kStatefulYaml).string(), d);
+    REQUIRE(b.has_value());
+    brain = *b;
+    if (spawn)
+      for (int i = 0; i < 40; ++i) rt->spawn(brain);
+  }
+};
+}  // namespace
+
+TEST_CASE("script states: a hot reload reaches every state; snapshots move agents between runtimes of any states") {
+  ScratchDir dir;
+  SUBCASE("reload") {
+    Stateful s(dir, 3);
+    s.rt->tick_all(0.1, scrambled(3, 1));
+    std::string lua = kStatefulLua;
+    lua.replace(lua.find("print(\"v1"), 9, "print(\"v2");
+    s.dir.write("stateful.lua", lua);
+    CHECK(s.rt->reload_files({(s.dir.path() / "stateful.lua").string()}) == 1);
+    s.printed.clear();
+    for (int t = 0; t < 5; ++t) s.rt->tick_all(0.1, scrambled(3, 2 + t));  // Say runs again at tick 6
+    size_t v2 = 0;
+    for (const auto& l : s.printed) {
+      CHECK(l.rfind("v1", 0) != 0);
+      v2 += l.rfind("v2", 0) == 0;
+    }
+    CHECK(v2 == 40);  // every agent, whatever its state
+  }
+  SUBCASE("snapshots") {
+    Stateful whole(dir, 3);
+    for (int t = 0; t < 10; ++t) whole.rt->tick_all(0.1, scrambled(2, t));
+    for (uint32_t from : {1u, 3u}) {
+      for (uint32_t to : {1u, 2u, 3u}) {
+        Stateful a(dir, from);
+        for (int t = 0; t < 5; ++t) a.rt->tick_all(0.1, scrambled(2, t));
+        std::ostringstream saved;
+        REQUIRE(a.rt->save(saved));
+        Stateful b(dir, to, false);
+        b.printed = a.printed;
+        std::istringstream in(saved.str());
+        std::vector<thicket::Diagnostic> d;
+        const bool restored = b.rt->restore(in, d);
+        for (const auto& x : d) INFO(x.message);
+        REQUIRE(restored);
+        for (int t = 5; t < 10; ++t) b.rt->tick_all(0.1, scrambled(2, t));
+        INFO("from ", from, " states to ", to);
+        CHECK(LogLines(b.printed) == LogLines(whole.printed));
+        auto agent = b.rt->find_agent(17);
+        REQUIRE(agent.has_value());
+        CHECK(std::get<std::string>(*b.rt->get(*agent, "note")) == "note 3");  // Say ran at ticks 1, 5 and 9
+      }
+    }
+  }
+}
+
+TEST_CASE("a native leaf that throws ends its agent's tick; the others tick; tick_all rethrows the first in agent order") {
+  for (int threaded = 0; threaded < 2; ++threaded) {
+    Runtime rt;
+    static std::atomic<int> calls[400];
+    for (auto& c : calls) c = 0;
+    thicket::NativeLeafFn act;
+    act.tick = [](thicket::LeafContext& c, void*) {
+      ++calls[c.agent_id()];
+      if (c.tick() == 1 && c.agent_id() % 50 == 7) throw std::runtime_error("boom " + std::to_string(c.agent_id()));
+      return Status::Running;
+    };
+    rt.register_leaf("Act", act);
+    std::vector<thicket::Diagnostic> d;
+    auto b = rt.load_string("tree: t\nroot: {action: Act}\n", "t.yaml", d);
+    REQUIRE(b.has_value());
+    for (int i = 0; i < 300; ++i) rt.spawn(*b);
+    auto tick = [&] {
+      if (threaded) rt.tick_all(0.1, scrambled(3, 7));
+      else rt.tick_all(0.1);
+    };
+    CHECK_THROWS_WITH_AS(tick(), "boom 7", std::runtime_error);
+    for (uint32_t id = 1; id <= 300; ++id) CHECK(calls[id] == 1);
+    CHECK_NOTHROW(tick());
+    CHECK(calls[300] == 2);
+    CHECK(rt.agent_ticks() == 600);
+  }
+}
+
+TEST_CASE("Runtime::on_print takes Lua print lines") {
+  thicket_test::LuaRuntime t;
+  t.write("p.lua", "local leaves = {}\nfunction leaves.P(agent) print('hello', agent.id, nil) return true end\nreturn leaves\n");
+  std::vector<std::string> printed;
+  t.rt.on_print([&](const std::string& l) { printed.push_back(l); });
+  auto b = t.load("tree: p\nleaves: [p.lua]\nroot: {action: P}\n");
+  t.rt.spawn(b);
+  t.rt.tick_all(0.1);
+  CHECK(LogLines(printed) == LogLines{"hello\t1\tnil"});
+}
