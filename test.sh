@@ -17,6 +17,18 @@ if command -v mpirun >/dev/null 2>&1 && dpkg-query -W -f='${Status}' libopenmpi-
 fi
 tools/build.sh build Release "${mpi[@]}"
 (cd build && ctest --output-on-failure -j2)
+# The library as a package (SPEC 8.1): build/ installed into a temporary prefix, and a CMake and
+# a pkg-config (C) consumer built and run against it (tests/consumer; about 10 s).
+# THICKET_SHARED_CHECK=1 also builds libthicket.so alone, unoptimised, in build-shared/ (about
+# 2 min of CPU, so off by default) and checks it the same way.
+shared=()
+if [[ ${THICKET_SHARED_CHECK:-0} == 1 ]]; then
+  cmake -S . -B build-shared -G Ninja -DCMAKE_BUILD_TYPE=None -DBUILD_SHARED_LIBS=ON -DTHICKET_TESTS=OFF \
+    -DTHICKET_BENCH=OFF >/dev/null
+  ninja -C build-shared -j "$(nproc)" thicket_lib | tail -n 1
+  shared=(build-shared)
+fi
+timeout 300 tests/package_test.sh build "${shared[@]}"
 tools/build.sh build-asan Debug -DTHICKET_SANITIZE=ON -DTHICKET_BENCH=OFF
 # The sanitizer build runs ~10x slower: the reference-model comparison takes the first 300
 # random trees of each batch there (all 7,000 in the Release build above).

@@ -38,6 +38,7 @@
 #include "sweep_plan.hpp"
 #include "sweep_summary.hpp"
 #include "thicket/runtime.hpp"
+#include "thicket/version.hpp"
 #include "trace_format.hpp"
 #include "yaml_limits.hpp"
 
@@ -50,10 +51,6 @@ const std::map<std::string, std::string>& embedded_schemas();  // generated from
 namespace {
 
 constexpr int kExitOk = 0, kExitScriptErrors = 1, kExitLoad = 2, kExitUsage = 64;
-
-#ifndef THICKET_VERSION
-#error "THICKET_VERSION must be defined (CMakeLists.txt passes the project's VERSION)"
-#endif
 
 const char* kUsage =
     "usage: thicket run FILE [--agents N] [--ticks T] [--dt S] [--seed S] [--watch]\n"
@@ -161,7 +158,7 @@ int parse_args(int argc, char** argv, Options& o) {
   }
   if (o.command == "--version" || o.command == "version") {
     if (argc > 2) return usage_error("'thicket " + o.command + "' takes no arguments");
-    std::cout << "thicket " << THICKET_VERSION << "\n";
+    std::cout << "thicket " << THICKET_VERSION_STRING << "\n";
     return -1;
   }
   if (o.command != "run" && o.command != "check" && o.command != "dot" && o.command != "dump")

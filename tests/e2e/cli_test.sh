@@ -46,9 +46,9 @@ head -1 "$dir/g.dot" | grep -q '^digraph "seed000_guard" {' && ok || bad "dot he
 root="$here"
 arena="$root/scripts/examples/arena/arena.yaml"
 
-# --version (and `version`): "thicket X.Y.Z", the VERSION of CMakeLists.txt's project(), exit 0.
-want=$(sed -n 's/^project(thicket VERSION \([0-9.]*\) .*/\1/p' "$root/CMakeLists.txt")
-[[ -n "$want" ]] && ok || bad "CMakeLists.txt's project() names no VERSION"
+# --version (and `version`): "thicket X.Y.Z", THICKET_VERSION_STRING of thicket/version.hpp, exit 0.
+want=$(sed -n 's/^#define THICKET_VERSION_STRING "\([0-9.]*\)"$/\1/p' "$root/runtime/include/thicket/version.hpp")
+[[ -n "$want" ]] && ok || bad "thicket/version.hpp defines no THICKET_VERSION_STRING"
 for cmd in --version version; do
   got=$("$thicket" $cmd 2>&1)
   [[ $? == 0 ]] && ok || bad "thicket $cmd should exit 0"

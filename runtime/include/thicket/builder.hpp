@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "thicket/diagnostic.hpp"
+#include "thicket/export.hpp"
 #include "thicket/runtime.hpp"
 #include "thicket/value.hpp"
 
@@ -66,7 +67,7 @@ struct Threshold {
 // {{"radius", 10.0}} the number 10.0, {{"mode", "calm"}} text, {{"loud", true}} a boolean.
 using Args = std::vector<std::pair<std::string, Value>>;
 
-class TreeBuilder {
+class THICKET_API TreeBuilder {
  public:
   // `tree_name` is the brain's name (`tree: NAME`) and, when this builder is passed to another's
   // Define(), the name its Subtree() calls use.

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "thicket/export.hpp"
+
 namespace thicket {
 
 enum class Severity { Error, Warning, Note };
@@ -16,7 +18,7 @@ struct Diagnostic {
 };
 
 // "FILE:LINE:COL: error: MESSAGE" (LINE and COL left out where unknown).
-std::string format_diagnostic(const Diagnostic& d);
+THICKET_API std::string format_diagnostic(const Diagnostic& d);
 
 inline bool has_errors(const std::vector<Diagnostic>& ds) {
   for (const auto& d : ds)

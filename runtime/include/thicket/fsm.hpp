@@ -45,6 +45,8 @@
 #include <utility>
 #include <vector>
 
+#include "thicket/export.hpp"
+
 namespace thicket {
 
 using StateId = int32_t;
@@ -74,9 +76,9 @@ enum class FsmResult : uint8_t {
 };
 
 // "ok", "unmapped_transition", ...
-std::string_view fsm_result_name(FsmResult r);
+THICKET_API std::string_view fsm_result_name(FsmResult r);
 // The one-line meaning from THICKET_FSM_RESULTS.
-std::string_view fsm_result_meaning(FsmResult r);
+THICKET_API std::string_view fsm_result_meaning(FsmResult r);
 
 // One logged failure of a machine. Fields that do not apply hold kNoState / kNoTransition.
 struct FsmError {
@@ -96,7 +98,7 @@ struct TransitionEdge {
 // ---------------------------------------------------------------------------------------------
 // The context-free half of a state: its id, an optional display name and its transition map.
 // The YAML layer, `dot` and diagnostics inspect states through this type.
-class FSMStateBase {
+class THICKET_API FSMStateBase {
  public:
   explicit FSMStateBase(StateId id, std::string_view name = {});
   virtual ~FSMStateBase() = default;
@@ -142,7 +144,7 @@ class FSMState : public FSMStateBase {
 
 // ---------------------------------------------------------------------------------------------
 // The context-free half of a machine: the owned states, the current one, the error log.
-class AdvancedFSMBase {
+class THICKET_API AdvancedFSMBase {
  public:
   using ErrorHandler = std::function<void(const FsmError&)>;
 

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "thicket/diagnostic.hpp"
+#include "thicket/export.hpp"
 #include "thicket/world.hpp"
 
 namespace thicket::nav {
@@ -42,7 +43,7 @@ struct GridTableCache;  // runtime/src/nav/grid_tables.hpp
 
 // A grid of cells, each blocked or passable with a terrain cost (a multiplier of the move's
 // length, > 0; 1 is plain ground). The symbol of each cell is kept as the file had it.
-class GridMap {
+class THICKET_API GridMap {
  public:
   GridMap() = default;
   // width × height passable cells of cost 1 and symbol '.'.
@@ -103,8 +104,8 @@ constexpr bool is_known_symbol(char c) {
 
 // Reads a Moving AI .map file. Problems (bad header, short or long row, unknown character,
 // too few rows) are diagnostics FILE:LINE:COL, all of them; nullopt when there is any error.
-std::optional<GridMap> load_grid_map(const std::string& path, std::vector<Diagnostic>& diags);
-std::optional<GridMap> parse_grid_map(std::string_view text, const std::string& path,
+THICKET_API std::optional<GridMap> load_grid_map(const std::string& path, std::vector<Diagnostic>& diags);
+THICKET_API std::optional<GridMap> parse_grid_map(std::string_view text, const std::string& path,
                                       std::vector<Diagnostic>& diags);
 
 // One line of a Moving AI .scen file.
@@ -118,7 +119,7 @@ struct ScenarioEntry {
 };
 // Reads a .scen file ("version 1", then tab-separated fields). With `map` given, coordinates
 // outside it (or a width/height that differs from it) are errors at the field.
-std::optional<std::vector<ScenarioEntry>> load_scen(const std::string& path, const GridMap* map,
+THICKET_API std::optional<std::vector<ScenarioEntry>> load_scen(const std::string& path, const GridMap* map,
                                                     std::vector<Diagnostic>& diags);
 
 // ---------------------------------------------------------------------------------------------
@@ -177,10 +178,10 @@ struct SearchStats {
 // jump distances and landmark distances of jump point search: ~0.2 s and ~18 MB for 512 x 512),
 // which the first search needing them would otherwise build. A game calls it at load, so that
 // no frame (and no leaf call, with its time limit) pays for it.
-void prepare_search_tables(const GridMap& map);
+THICKET_API void prepare_search_tables(const GridMap& map);
 
 // One search at a time; buffers sized to the largest map seen and reused.
-class GridSearch {
+class THICKET_API GridSearch {
  public:
   GridSearch();
   ~GridSearch();
@@ -216,7 +217,7 @@ class GridSearch {
 // True when the segment a→b (world coordinates) crosses only passable cells. A segment that
 // passes exactly through a cell corner is blocked when either cell beside it on the way is
 // blocked (as a diagonal move there would cut the corner). Points outside the map see nothing.
-bool line_of_sight(const GridMap& map, Vec2 a, Vec2 b);
+THICKET_API bool line_of_sight(const GridMap& map, Vec2 a, Vec2 b);
 
 // Seed 003's smoothing: from each kept point, skip to the farthest later cell of the path that
 // it sees (line_of_sight between cell centres, and no cell crossed costs more than the dearest
@@ -224,7 +225,7 @@ bool line_of_sight(const GridMap& map, Vec2 a, Vec2 b);
 // Cost: up to one line-of-sight test per later path cell for each kept point (tests hidden
 // behind a wall already met are skipped); a 2,300-cell path through maze512-2-5 takes a few
 // ms, a 220-cell one through AR0500SR about 30 us. No allocation once warm (per thread).
-void smooth_path(const GridMap& map, std::span<const Cell> cells, std::vector<Vec2>& out);
+THICKET_API void smooth_path(const GridMap& map, std::span<const Cell> cells, std::vector<Vec2>& out);
 
 // ---------------------------------------------------------------------------------------------
 // Moving among a grid map's walls
@@ -233,19 +234,19 @@ void smooth_path(const GridMap& map, std::span<const Cell> cells, std::vector<Ve
 // one ahead (min_length + look_ahead·speed long) and two at ±45° half as long; the nearest
 // blocked cell a feeler meets pushes the entity sideways, away from that feeler's side (the one
 // ahead: towards the side whose feeler reaches farther), with max_force·(1 − distance/length).
-Vec2 avoid_walls(const world::Entity& self, const GridMap& map, const world::AvoidanceParams& params = {});
+THICKET_API Vec2 avoid_walls(const world::Entity& self, const GridMap& map, const world::AvoidanceParams& params = {});
 
 // After a motion step from `before`: an entity whose centre went into a blocked cell, or whose
 // move crossed one (a step longer than a cell), is put back on each axis whose move did, and
 // its velocity on that axis is zeroed, so it slides along the wall instead of passing through.
 // Centres outside the map are left alone (the world's bounds hold them).
-void keep_out_of_walls(world::Entity& entity, Vec2 before, const GridMap& map);
+THICKET_API void keep_out_of_walls(world::Entity& entity, Vec2 before, const GridMap& map);
 
 // ---------------------------------------------------------------------------------------------
 // Walls: what blocks movement and sight in a world (its obstacles and its grid map's blocked
 // cells), for waypoint graphs, steering and perception.
 
-class Walls {
+class THICKET_API Walls {
  public:
   Walls() = default;
   Walls(std::span<const world::Obstacle> obstacles, const GridMap* map);
@@ -265,7 +266,7 @@ class Walls {
 // ---------------------------------------------------------------------------------------------
 // Waypoint graphs (points of visibility)
 
-class WaypointGraph {
+class THICKET_API WaypointGraph {
  public:
   struct Edge {
     std::uint32_t to;

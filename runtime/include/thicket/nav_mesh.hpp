@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "thicket/export.hpp"
 #include "thicket/world.hpp"
 
 namespace thicket::nav {
@@ -65,7 +66,7 @@ struct NavMeshStats {
   std::size_t data_bytes = 0;       // Detour's tile data
 };
 
-class NavMesh {
+class THICKET_API NavMesh {
  public:
   // Builds the mesh. On failure returns nullptr and says why in error (a bad parameter, a world
   // too large for max_cells, Recast running out of memory); nothing throws. An obstacle whose
@@ -109,7 +110,7 @@ class NavMesh {
 // Searches on one NavMesh (which must outlive it). One per thread. Buffers are allocated once, in
 // the constructor; a query allocates nothing except while `out` grows past its capacity (and
 // `why` may allocate to hold a failure's reason).
-class NavMeshQuery {
+class THICKET_API NavMeshQuery {
  public:
   // max_nodes: Detour's node pool (4..65535): a search that needs more polygons than this fails
   // with why = "search ran out of nodes". The longest corridor kept is max_nodes polygons too.

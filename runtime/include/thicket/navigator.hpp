@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "thicket/export.hpp"
 #include "thicket/nav.hpp"
 
 namespace thicket::nav {
@@ -31,8 +32,8 @@ struct NavWorld {
 
 // Which structure plans, in this order of preference: navmesh, waypoints, grid, straight line.
 enum class PathMethod : std::uint8_t { Straight, Grid, Waypoints, NavMesh };
-PathMethod method_of(const NavWorld& world);
-const char* method_name(PathMethod method);
+THICKET_API PathMethod method_of(const NavWorld& world);
+THICKET_API const char* method_name(PathMethod method);
 
 struct PathOptions {
   Algorithm algorithm = Algorithm::Auto;  // grid searches
@@ -43,7 +44,7 @@ struct PathOptions {
 // One path request and its buffers (a GridSearch, a Detour query). Reuse it: it stops
 // allocating once warm. Grid searches can be time-sliced with step(); the other methods finish
 // inside start().
-class PathRequest {
+class THICKET_API PathRequest {
  public:
   PathRequest();
   ~PathRequest();

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "thicket/export.hpp"
 #include "thicket/nav.hpp"
 #include "thicket/world.hpp"
 
@@ -38,16 +39,16 @@ using world::EntityId;
 using world::Vec2;
 
 enum class Sense : std::uint8_t { Sight, Hearing, Touch };
-const char* sense_name(Sense sense);  // "sight", "hearing", "touch"
+THICKET_API const char* sense_name(Sense sense);  // "sight", "hearing", "touch"
 
 // What a percept is about.
 enum class Kind : std::uint8_t { Agent, Sound, Area, Pickup };
-const char* kind_name(Kind kind);  // "agent", "sound", "area", "pickup"
+THICKET_API const char* kind_name(Kind kind);  // "agent", "sound", "area", "pickup"
 
 // Enter: perceived this tick and not the tick before (by this sense); Stay: both; Exit: the tick
 // before but not this one (the percept carries where it was last perceived).
 enum class Phase : std::uint8_t { Enter, Stay, Exit };
-const char* phase_name(Phase phase);  // "enter", "stay", "exit"
+THICKET_API const char* phase_name(Phase phase);  // "enter", "stay", "exit"
 
 // Whose bodies and sounds a sensor reports (relative to the sensing agent's team).
 enum class Targets : std::uint8_t { Enemies, Friends, All };
@@ -92,7 +93,7 @@ struct Senses {
 
 // Strength of a sound of `loudness` (its strength at 1 m) at distance d metres: inverse square,
 // loudness / max(1, d)^2, so a sound never grows louder than its loudness near its source.
-double sound_strength(double loudness, double distance);
+THICKET_API double sound_strength(double loudness, double distance);
 
 // ---------------------------------------------------------------------------------------------
 // Triggers
@@ -200,7 +201,7 @@ struct Stats {
 
 class SightIndex;  // private to the implementation (runtime/src/perception/sight_index.hpp)
 
-class Manager {
+class THICKET_API Manager {
  public:
   // The world, its hash (rebuilt by the caller each tick before begin_tick), the walls that
   // block sight and damp sound (may be null: none), agent_of_slot (entity slot index -> agent

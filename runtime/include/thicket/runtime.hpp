@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "thicket/diagnostic.hpp"
+#include "thicket/export.hpp"
 #include "thicket/snapshot.hpp"
 #include "thicket/status.hpp"
 
@@ -45,7 +46,7 @@ struct AgentCore {
 };
 
 // What a native leaf sees of the agent it runs for.
-class LeafContext {
+class THICKET_API LeafContext {
  public:
   uint32_t agent_id() const { return agent_->id; }
   double time() const { return agent_->time; }  // sim time of this tick, seconds
@@ -132,8 +133,8 @@ using Executor = std::function<void(size_t n, const std::function<void(size_t)>&
 // Stops every Lua call in progress or to come, in every runtime of the process, with an
 // error ("stopped: the run was interrupted"); for Ctrl-C (async-signal-safe). Lasts until
 // resume_scripts().
-void interrupt_scripts();
-void resume_scripts();
+THICKET_API void interrupt_scripts();
+THICKET_API void resume_scripts();
 
 // One trace record per agent tick (SPEC 9 --trace), and the events of the tick, delivered
 // before its Tick record: conditional aborts, fsm transitions and machine switches (--explain).
@@ -178,7 +179,7 @@ struct NodeInfo {
   std::vector<std::pair<uint32_t, std::string>> links;
 };
 
-class Runtime {
+class THICKET_API Runtime {
  public:
   explicit Runtime(RuntimeOptions options = {});
   ~Runtime();

@@ -11,9 +11,11 @@
 #include <string>
 #include <string_view>
 
+#include "thicket/export.hpp"
+
 namespace thicket {
 
-class SnapshotWriter {
+class THICKET_API SnapshotWriter {
  public:
   void u8(uint8_t v);
   void u32(uint32_t v);
@@ -29,7 +31,7 @@ class SnapshotWriter {
   std::string bytes_;
 };
 
-class SnapshotReader {
+class THICKET_API SnapshotReader {
  public:
   explicit SnapshotReader(std::string_view bytes) : bytes_(bytes) {}
   uint8_t u8();

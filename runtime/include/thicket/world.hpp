@@ -15,6 +15,8 @@
 #include <span>
 #include <vector>
 
+#include "thicket/export.hpp"
+
 namespace thicket::world {
 
 // ---------------------------------------------------------------------------------------------
@@ -72,7 +74,7 @@ enum class ObstacleShape : std::uint8_t { Circle, Box, Polygon };
 
 // A static obstacle: a circle, an axis-aligned box, or a simple polygon. Make them with
 // circle(), box() and polygon().
-struct Obstacle {
+struct THICKET_API Obstacle {
   ObstacleShape shape = ObstacleShape::Circle;
   Vec2 centre;         // metres; a polygon's: the centre of its bounding box
   double radius = 0;   // circles: metres, >= 0; polygons: the bounding circle around centre
@@ -92,10 +94,10 @@ struct Obstacle {
 };
 
 // True when p is inside the obstacle or on its edge.
-bool obstacle_contains(const Obstacle& obstacle, Vec2 p);
+THICKET_API bool obstacle_contains(const Obstacle& obstacle, Vec2 p);
 
 // Distance in metres from p to the obstacle's surface; 0 when p is inside it.
-double distance_to_obstacle(const Obstacle& obstacle, Vec2 p);
+THICKET_API double distance_to_obstacle(const Obstacle& obstacle, Vec2 p);
 
 // ---------------------------------------------------------------------------------------------
 // Entities
@@ -109,7 +111,7 @@ struct Vehicle {
 };
 
 // True when every limit above holds (and none is NaN).
-bool is_valid(const Vehicle& vehicle);
+THICKET_API bool is_valid(const Vehicle& vehicle);
 
 // A stable handle to an entity (Recast-style): the slot index in the low 22 bits, the slot's
 // generation in the high 10 bits. A handle kept past its entity's despawn no longer resolves,
@@ -149,7 +151,7 @@ struct Entity {
 // The world: bounds, static obstacles, and entities in one contiguous array of slots. A
 // despawned entity's slot is reused by a later spawn (last freed, first reused) under a new
 // generation, so the array does not grow with churn.
-class World {
+class THICKET_API World {
  public:
   // bounds: the playable area; corners in either order.
   explicit World(Bounds bounds);
@@ -196,7 +198,7 @@ inline constexpr double kHeadingMinSpeed = 1e-6;
 // then clamped into bounds and the velocity component pointing out of them is zeroed, so an
 // entity slides along a wall instead of pressing into it. Finally the heading takes the
 // velocity's direction if the speed exceeds kHeadingMinSpeed. dt: seconds, >= 0.
-void move_entity(Entity& entity, Vec2 steering_force, double dt, const Bounds& bounds);
+THICKET_API void move_entity(Entity& entity, Vec2 steering_force, double dt, const Bounds& bounds);
 
 // ---------------------------------------------------------------------------------------------
 // Random stream for behaviours that draw (wander). The caller owns the state, one per agent, so
@@ -204,26 +206,26 @@ void move_entity(Entity& entity, Vec2 steering_force, double dt, const Bounds& b
 
 // splitmix64 (Steele, Lea, Flood 2014): state += 0x9E3779B97F4A7C15, then the output is the
 // state mixed by two xor-shift-multiply rounds and a final xor-shift.
-std::uint64_t splitmix64(std::uint64_t& state);
+THICKET_API std::uint64_t splitmix64(std::uint64_t& state);
 // A uniform draw in [-1, 1): the top 53 bits of splitmix64 scaled to [0, 1), then 2u − 1.
-double random_signed_unit(std::uint64_t& state);
+THICKET_API double random_signed_unit(std::uint64_t& state);
 
 // ---------------------------------------------------------------------------------------------
 // Steering behaviours. Each returns a force that is not yet truncated; combine them below.
 
 // Toward target at full speed: normalized(target − position)·max_speed − velocity.
-Vec2 seek(const Entity& self, Vec2 target);
+THICKET_API Vec2 seek(const Entity& self, Vec2 target);
 
 // Away from threat at full speed, but only while the threat is within panic_distance (m, >= 0,
 // inclusive); farther than that the force is zero. On top of the threat there is no "away": the force
 // brakes (−velocity).
-Vec2 flee(const Entity& self, Vec2 threat,
+THICKET_API Vec2 flee(const Entity& self, Vec2 threat,
           double panic_distance = std::numeric_limits<double>::infinity());
 
 // Seek that slows down: inside slowing_radius (m, > 0) the desired speed is
 // max_speed·distance/slowing_radius, so the entity comes to rest on the target (a radius <= 0
 // never slows: it is seek, except that on the target itself it brakes).
-Vec2 arrive(const Entity& self, Vec2 target, double slowing_radius);
+THICKET_API Vec2 arrive(const Entity& self, Vec2 target, double slowing_radius);
 
 // Facing-each-other test of pursuit: the quarry is ahead of us and its heading makes a dot
 // product below this with ours (about 18° from head-on); then pursuit seeks it directly.
@@ -233,11 +235,11 @@ inline constexpr double kHeadOnCosine = -0.95;
 // (own max_speed + quarry's speed) seconds (0 if both are 0): the time to meet if both ran
 // straight at each other. When the quarry is ahead and coming head-on (kHeadOnCosine), seeks its
 // current position, since a prediction there only overshoots (as in the steering toolkit).
-Vec2 pursuit(const Entity& self, const Entity& quarry);
+THICKET_API Vec2 pursuit(const Entity& self, const Entity& quarry);
 
 // Flees where pursuer will be, predicted as in pursuit. panic_distance (m, >= 0, inclusive) is
 // measured to the pursuer's current position: farther than that, the force is zero.
-Vec2 evade(const Entity& self, const Entity& pursuer,
+THICKET_API Vec2 evade(const Entity& self, const Entity& pursuer,
            double panic_distance = std::numeric_limits<double>::infinity());
 
 // Wander (Reynolds): a target slides randomly on a circle projected ahead of the entity and the
@@ -255,7 +257,7 @@ struct WanderState {
 };
 // Each call draws the x jitter, then the y jitter, from rng (two splitmix64 steps), moves the
 // target by them, puts it back on the circle, and seeks it.
-Vec2 wander(const Entity& self, const WanderParams& params, WanderState& state,
+THICKET_API Vec2 wander(const Entity& self, const WanderParams& params, WanderState& state,
             std::uint64_t& rng);
 
 // Path following: seek each waypoint in turn; a waypoint counts as reached within
@@ -273,7 +275,7 @@ struct PathProgress {
 // Advances progress past every waypoint already within reach (at most one lap per call), then
 // seeks the current waypoint, or arrives at it when it is an open path's last. No waypoints: no
 // force.
-Vec2 follow_path(const Entity& self, std::span<const Vec2> waypoints, const PathParams& params,
+THICKET_API Vec2 follow_path(const Entity& self, std::span<const Vec2> waypoints, const PathParams& params,
                  PathProgress& progress);
 
 // Obstacle avoidance: a detection box runs ahead of the entity along its heading, as wide as
@@ -286,7 +288,7 @@ struct AvoidanceParams {
   double look_ahead = 1.0;  // s, the box grows by speed·look_ahead, >= 0
 };
 // obstacles: scanned in full, so keep the list short (or pre-filter it near the entity).
-Vec2 avoid_obstacles(const Entity& self, std::span<const Obstacle> obstacles,
+THICKET_API Vec2 avoid_obstacles(const Entity& self, std::span<const Obstacle> obstacles,
                      const AvoidanceParams& params);
 
 // The group behaviours take neighbours as ids (a query result); ids that no longer resolve and
@@ -295,11 +297,11 @@ Vec2 avoid_obstacles(const Entity& self, std::span<const Obstacle> obstacles,
 // Σ r/|r|² over neighbours, r = own position − neighbour's: a push away from each neighbour
 // that grows as it gets closer. A neighbour exactly on top of us has no direction and adds
 // nothing. Units: 1/m; give it a weight.
-Vec2 separation(const Entity& self, const World& world, std::span<const EntityId> neighbours);
+THICKET_API Vec2 separation(const Entity& self, const World& world, std::span<const EntityId> neighbours);
 // The neighbours' mean heading minus our own heading (dimensionless; give it a weight).
-Vec2 alignment(const Entity& self, const World& world, std::span<const EntityId> neighbours);
+THICKET_API Vec2 alignment(const Entity& self, const World& world, std::span<const EntityId> neighbours);
 // Seeks the neighbours' centre of mass (the mean of their positions).
-Vec2 cohesion(const Entity& self, const World& world, std::span<const EntityId> neighbours);
+THICKET_API Vec2 cohesion(const Entity& self, const World& world, std::span<const EntityId> neighbours);
 
 // ---------------------------------------------------------------------------------------------
 // Combining forces
@@ -310,13 +312,13 @@ struct WeightedForce {
 };
 
 // Σ weight·force, truncated to max_force (N, >= 0).
-Vec2 weighted_truncated_sum(std::span<const WeightedForce> forces, double max_force);
+THICKET_API Vec2 weighted_truncated_sum(std::span<const WeightedForce> forces, double max_force);
 
 // Prioritised accumulation (Buckland): forces in priority order, most important first. Each
 // weight·force is added while |running total| leaves room under max_force; the first one that
 // does not fit is scaled to fill what remains and the rest are dropped. So avoidance listed
 // first is never drowned out by a strong separation listed later.
-Vec2 prioritised_sum(std::span<const WeightedForce> forces_by_priority, double max_force);
+THICKET_API Vec2 prioritised_sum(std::span<const WeightedForce> forces_by_priority, double max_force);
 
 // ---------------------------------------------------------------------------------------------
 // Neighbour queries
@@ -354,7 +356,7 @@ struct QueryCost {
 // so any number of threads may query one hash at once. With at most 8 teams present, each
 // cell's entries are grouped by team, so a query filtered to one team (or to all but one) reads
 // only the accepted teams' entries: a minion's nearest enemy among crowds of its own team.
-class SpatialHash {
+class THICKET_API SpatialHash {
  public:
   // cell_size: metres, > 0; about the usual query radius is a good choice.
   explicit SpatialHash(double cell_size);

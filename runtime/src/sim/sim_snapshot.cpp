@@ -28,11 +28,8 @@
 
 #include "sim_internal.hpp"
 #include "thicket/snapshot.hpp"
+#include "thicket/version.hpp"
 #include "world/world_snapshot.hpp"
-
-#ifndef THICKET_VERSION
-#define THICKET_VERSION "unknown"
-#endif
 
 namespace thicket {
 
@@ -208,7 +205,7 @@ std::optional<SnapshotInfo> Simulation::read_header(std::string_view bytes, std:
   info.format = static_cast<uint32_t>(raw_u(bytes, 8, 4));
   if (info.format != kFormat) {
     error = "checkpoint format version " + std::to_string(info.format) + (info.format > kFormat ? " is newer than" : " is older than") +
-            " this thicket's (" + std::to_string(kFormat) + "); this thicket (" THICKET_VERSION ") cannot read it";
+            " this thicket's (" + std::to_string(kFormat) + "); this thicket (" THICKET_VERSION_STRING ") cannot read it";
     return std::nullopt;
   }
   const uint64_t length = raw_u(bytes, 12, 8);
@@ -271,7 +268,7 @@ std::string Simulation::mismatch(const SnapshotInfo& info, const ScenarioSpec& s
 void Simulation::save(std::string& bytes) const {
   const Impl& s = *impl_;
   SnapshotWriter out;
-  out.str(THICKET_VERSION);
+  out.str(THICKET_VERSION_STRING);
   out.str(s.spec.path);
   out.u64(file_hash(s.spec.path));
   out.u64(s.options.seed);
