@@ -144,6 +144,17 @@ void RuntimeImpl::tick_all(double dt) {
 void RuntimeImpl::tick_plain(TickJob& job, double dt) {
   Engine& e = *engine;
   e.trace = nullptr;
+  // One agent on its own: its clock, its tick, an exception kept.
+  auto tick_one = [&](AgentInfo& a, Brain& b, size_t i) {
+    job.agent = static_cast<uint32_t>(i);
+    ++job.ticked;
+    try {
+      e.tick(*b.program, a, b.block(a.row));
+    } catch (...) {
+      note_error(job, static_cast<uint32_t>(i));
+    }
+    clock_after(a, dt);
+  };
   // Brains with batch_min or more live agents and a batchable program tick them together.
   bool batching = false;
   if (batch_min > 0 && any_batchable) {
@@ -164,15 +175,8 @@ void RuntimeImpl::tick_plain(TickJob& job, double dt) {
       }
       if (!a.alive) continue;
       Brain& b = *brains[a.brain];
-      job.agent = static_cast<uint32_t>(i);
       clock_before(a, dt);
-      ++job.ticked;
-      try {
-        e.tick(*b.program, a, b.block(a.row));
-      } catch (...) {
-        note_error(job, static_cast<uint32_t>(i));
-      }
-      clock_after(a, dt);
+      tick_one(a, b, i);
     }
     return;
   }
@@ -206,14 +210,7 @@ void RuntimeImpl::tick_plain(TickJob& job, double dt) {
       if (q.size == Engine::kBatchMax) flush(a.brain);
       continue;
     }
-    job.agent = static_cast<uint32_t>(i);
-    ++job.ticked;
-    try {
-      e.tick(*b.program, a, b.block(a.row));
-    } catch (...) {
-      note_error(job, static_cast<uint32_t>(i));
-    }
-    clock_after(a, dt);
+    tick_one(a, b, i);
   }
   for (size_t k = 0; k < batches.size(); ++k)
     if (batches[k].size > 0) flush(static_cast<uint16_t>(k));

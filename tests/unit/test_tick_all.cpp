@@ -176,36 +176,13 @@ TEST_CASE("tick_all(dt, executor): an executor that runs a job twice or not at a
 }
 
 namespace {
-const char* kSpawnerYaml = R"(tree: spawner
-leaves: [spawner.lua]
-blackboard: {n: {type: integer, default: 0}}
-root:
-  sequence:
-    - action: Count
-    - action: Act
-)";
-const char* kSpawnerLua = R"(local thicket = require("thicket")
-local leaves = {}
-function leaves.Count(agent)
-  agent.bb.n = agent.bb.n + 1
-  print("tick " .. thicket.tick() .. " agent " .. agent.id .. " n=" .. agent.bb.n)
-  return true
-end
-function leaves.Act(agent)
-  if agent.id == 1 and thicket.tick() == 2 then
-    print("spawn", thicket.spawn("spawner", {n = 100}))
-    print("despawn 3", thicket.despawn(3))
-    print("despawn 99", thicket.despawn(99))
-    print("send 2", thicket.send(2, "hello"))
-    agent:send("self")
-  end
-  if agent.id == 4 and thicket.tick() == 2 then
-    print("despawn 3 again", thicket.despawn(3))
-  end
-  return true
-end
-return leaves
-)";
+// The guide's example (docs/examples/lua/spawner.*): the test keeps it true.
+std::string example(const std::string& name) {
+  std::ifstream in(source("docs/examples/lua/" + name));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(!text.empty());
+  return text;
+}
 
 struct SpawnRun {
   std::vector<std::string> printed, events;
@@ -216,7 +193,7 @@ struct SpawnRun {
 SpawnRun run_spawner(uint32_t states, const Executor& executor) {
   SpawnRun r;
   ScratchDir dir;
-  dir.write("spawner.lua", kSpawnerLua);
+  dir.write("spawner.lua", example("spawner.lua"));
   RuntimeOptions o;
   o.script_states = states;
   o.log = [](const std::string&) {};
@@ -227,7 +204,7 @@ SpawnRun run_spawner(uint32_t states, const Executor& executor) {
       r.events.push_back("t" + std::to_string(e.tick) + " a" + std::to_string(e.agent) + " " + e.event + " taken_by=" + e.taken_by);
   });
   std::vector<thicket::Diagnostic> d;
-  auto b = rt.load_string(kSpawnerYaml, (dir.path() / "spawner.yaml").string(), d);
+  auto b = rt.load_string(example("spawner.yaml"), (dir.path() / "spawner.yaml").string(), d);
   REQUIRE(b.has_value());
   std::vector<AgentHandle> h;
   for (int i = 0; i < 4; ++i) h.push_back(rt.spawn(*b));
@@ -307,34 +284,12 @@ TEST_CASE("spawn, despawn and send from native leaves during tick_all(dt, execut
 }
 
 namespace {
-const char* kSlicedYaml = R"(tree: sliced
-leaves: [sliced.lua]
-tick_every: 3
-root:
-  parallel:
-    success: all
-    children:
-      - action: Clock
-      - action: Sleep
-)";
-const char* kSlicedLua = R"(local thicket = require("thicket")
-local leaves = {}
-function leaves.Clock(agent)
-  print(string.format("agent %d tick %d time %.2f dt %.2f", agent.id, thicket.tick(), thicket.time(), thicket.dt()))
-  return thicket.RUNNING
-end
-leaves.Sleep = thicket.task(function(agent)
-  thicket.wait(1.0)
-  print(string.format("agent %d woke at %.2f", agent.id, thicket.time()))
-  return thicket.SUCCESS
-end)
-return leaves
-)";
+// docs/examples/lua/sliced.*: the guide's example.
 }  // namespace
 
 TEST_CASE("time slicing: tick_every k ticks each agent every k-th call, phases spread, dt the time passed") {
   ScratchDir dir;
-  dir.write("sliced.lua", kSlicedLua);
+  dir.write("sliced.lua", example("sliced.lua"));
   auto run = [&](const Executor& ex) {
     std::vector<std::string> printed;
     RuntimeOptions o;
@@ -343,7 +298,7 @@ TEST_CASE("time slicing: tick_every k ticks each agent every k-th call, phases s
     Runtime rt(o);
     rt.impl().print_sink = [&](const std::string& l) { printed.push_back(l); };
     std::vector<thicket::Diagnostic> d;
-    auto b = rt.load_string(kSlicedYaml, (dir.path() / "sliced.yaml").string(), d);
+    auto b = rt.load_string(example("sliced.yaml"), (dir.path() / "sliced.yaml").string(), d);
     REQUIRE(b.has_value());
     std::vector<AgentHandle> h;
     for (int i = 0; i < 6; ++i) h.push_back(rt.spawn(*b));
@@ -376,10 +331,11 @@ TEST_CASE("time slicing: tick_every k ticks each agent every k-th call, phases s
 
 TEST_CASE("time slicing set per agent: tick_every from C++, and a brain file's tick_every checked") {
   thicket_test::LuaRuntime t;
-  t.write("sliced.lua", kSlicedLua);
+  t.write("sliced.lua", example("sliced.lua"));
   std::vector<std::string> printed;
   t.rt.impl().print_sink = [&](const std::string& l) { printed.push_back(l); };
-  auto b = t.load(std::string(kSlicedYaml).replace(std::string(kSlicedYaml).find("tick_every: 3"), 13, "tick_every: 1"));
+  std::string yaml = example("sliced.yaml");
+  auto b = t.load(yaml.replace(yaml.find("tick_every: 3"), 13, "tick_every: 1"));
   auto a = t.rt.spawn(b);
   t.rt.tick_all(0.1);
   CHECK(t.rt.set_tick_every(a, 4));
