@@ -262,22 +262,39 @@ void RuntimeImpl::tick_all(double dt, const Executor& executor) {
   // second time, and one it never runs is run here after it returns.
   std::unique_ptr<std::atomic<bool>[]> started(new std::atomic<bool>[jobs.size()]);
   for (size_t j = 0; j < jobs.size(); ++j) started[j] = false;
+  // No trace, slicing or events: each job's agents take tick_plain's steps, without tick_in_job's
+  // tests (the common case; tick_in_job costs ~5 ns more an agent on T31).
+  const bool plain = !trace_sink && sliced_agents == 0 && pending_events == 0;
   auto run = [&](size_t j) {
     if (j >= jobs.size() || started[j].exchange(true)) return;
     TickJob& job = *jobs[j];
     JobScope scope(job);
-    {
-      const uint32_t* list = job.span.first;
-      const size_t n = job.span.second;
-      for (size_t k = 0; k < n; ++k) {
-        if (k + 4 < n) {  // the state of an agent a few ahead, as tick_plain does
-          const AgentInfo& ahead = agents[list[k + 4]];
-          __builtin_prefetch(reinterpret_cast<const char*>(&ahead) + 64);
-          __builtin_prefetch(brains[ahead.brain]->block(ahead.row));
-        }
-        tick_in_job(job, list[k], dt, now);
+    Engine& e = *job.engine;
+    e.trace = nullptr;
+    const uint32_t* list = job.span.first;
+    const size_t n = job.span.second;
+    for (size_t k = 0; k < n; ++k) {
+      if (k + 4 < n) {  // the state of an agent a few ahead, as tick_plain does
+        const AgentInfo& ahead = agents[list[k + 4]];
+        __builtin_prefetch(reinterpret_cast<const char*>(&ahead) + 64);
+        __builtin_prefetch(brains[ahead.brain]->block(ahead.row));
       }
+      if (!plain) {
+        tick_in_job(job, list[k], dt, now);
+        continue;
+      }
+      AgentInfo& a = agents[list[k]];
+      Brain& b = *brains[a.brain];
+      job.agent = list[k];
+      clock_before(a, dt);
+      try {
+        e.tick(*b.program, a, b.block(a.row));
+      } catch (...) {
+        note_error(job, list[k]);
+      }
+      clock_after(a, dt);
     }
+    if (plain) job.ticked += n;
   };
   ticking = true;
   std::exception_ptr executor_error;
