@@ -1,4 +1,4 @@
-# The C API (runtime/include/thicket/thicket.h, runtime/src/c_api.cpp): its test, written in C99
+# The C API (runtime/include/thicket/thicket.h, bindings/c/c_api.cpp): its test, written in C99
 # and compiled as C, and the C embedding example of the guide (examples/c/embed.c), run as a test.
 # Included from CMakeLists.txt inside if(THICKET_TESTS).
 enable_language(C)

@@ -177,18 +177,12 @@ class RuntimeImpl {
   // Gives the agent in slot `index` fresh slicing (its brain's tick_every) and an empty queue.
   void reset_extra(uint32_t index, const Program& p);
   double call_time() const { return call_epoch + static_cast<double>(call_steps) * call_dt; }
-  bool due(const AgentInfo& a) const {
-    const AgentExtra& x = extras[&a - agents.data()];
-    return !x.sliced || calls % x.every == a.id % x.every;
-  }
+
   // Spawn, despawn and send as the public API does them: queued while a tick_all runs.
   AgentHandle spawn_or_defer(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb, uint32_t id);
   void despawn_or_defer(AgentHandle agent);
   bool send_or_defer(AgentHandle agent, const std::string& event);
   void queue_event(uint32_t index, const std::string& event);
-  // The queue of the job running on this thread for this runtime (or the runtime's own, for a
-  // call from another thread during tick_all).
-  TickJob& defer_job();
   // Trace events, log and print lines go straight out, or into the running job's buffer.
   void emit_trace(const TraceEvent& ev);
   void print(const std::string& line);

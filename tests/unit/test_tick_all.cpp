@@ -509,3 +509,30 @@ TEST_CASE("StringTable: threads intern at once and agree on every id") {
   for (int t = 1; t < kThreads; ++t) CHECK(ids[t] == ids[0]);
   CHECK(std::find(ids[0].begin(), ids[0].end(), UINT32_MAX) == ids[0].end());
 }
+
+TEST_CASE("thicket.spawn, despawn and send refuse bad arguments with a clear message") {
+  thicket_test::LuaRuntime t;
+  t.write("bad.lua", R"(local thicket = require("thicket")
+local leaves = {}
+function leaves.Try(agent)
+  thicket.log("@" .. tostring(select(2, pcall(thicket.spawn, "spawnr"))))
+  thicket.log("@" .. tostring(select(2, pcall(thicket.spawn, "spawner", {}, 0))))
+  thicket.log("@" .. tostring(select(2, pcall(thicket.send, 1, ""))))
+  thicket.log("@despawn 42 " .. tostring(thicket.despawn(42)))
+  thicket.log("@send 42 " .. tostring(thicket.send(42, "x")))
+  return true
+end
+return leaves
+)");
+  auto b = t.load("tree: spawner\nleaves: [bad.lua]\nroot: {action: Try}\n");
+  t.rt.spawn(b);
+  t.rt.tick_all(0.1);
+  const LogLines got = t.marks();
+  REQUIRE(got.size() == 5);
+  CHECK(got[0].find("no loaded brain is called 'spawnr'; did you mean 'spawner'?") != std::string::npos);
+  CHECK(got[1].find("an agent id is a whole number from 1") != std::string::npos);
+  CHECK(got[2].find("an event name is not empty") != std::string::npos);
+  CHECK(got[3] == "despawn 42 false");
+  CHECK(got[4] == "send 42 false");
+  CHECK(t.rt.agent_count() == 1);  // nothing was spawned
+}
