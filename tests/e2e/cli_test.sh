@@ -37,6 +37,13 @@ grep -qx '{"tick":3,"agent":2,"status":"running","running":\["root","root/0","ro
 grep -qx '{"tick":4,"agent":1,"switch":{"machine":"every_tick","from":"work","to":"flee","check":"flee/check"}}' "$dir/m.jsonl" && ok || bad "machine trace: no switch from work to flee at tick 4"
 [[ $(grep -A1 '"switch".*"to":"flee"' "$dir/m.jsonl" | tail -1) == '{"tick":4,"agent":1,"status":"running","running":["root","flee"]}' ]] && ok || bad "machine trace: the switch should come before its tick's status line"
 
+# --trace of events (SPEC 4.1) and time slicing: an event line (taken_by null: no brain takes
+# events yet) before the receiving agent's status line; a sliced agent writes no line for a call
+# that skips it (ids 1-3, and 4 spawned in call 0; tick_every 2, 5 calls: 1+2+2+2+2 = 9 lines).
+(cd "$cases/events_slicing" && "$thicket" run brain.yaml --agents 3 --ticks 5 --trace "$dir/e.jsonl" >/dev/null 2>&1)
+[[ $(grep -c '"status"' "$dir/e.jsonl") == 9 ]] && ok || bad "sliced trace should have 9 status lines, has $(grep -c '"status"' "$dir/e.jsonl")"
+[[ $(grep -A1 '"event"' "$dir/e.jsonl" | head -2 | tr '\n' ' ') == '{"tick":2,"agent":2,"event":{"name":"hello","taken_by":null}} {"tick":2,"agent":2,"status":"running","running":["root"]} ' ]] && ok || bad "event trace lines: $(grep -A1 '"event"' "$dir/e.jsonl" | head -2)"
+
 # dot of a tree: one graph node per tree node, one edge per parent-child pair.
 "$thicket" dot "$here/tests/spec_examples/seed000_guard.yaml" > "$dir/g.dot"
 [[ $(grep -c '^  n[0-9]* \[label=' "$dir/g.dot") == 11 ]] && ok || bad "dot should have 11 nodes"
