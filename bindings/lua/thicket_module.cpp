@@ -40,14 +40,21 @@ struct LuaApi {
     lua_pushinteger(L, a ? static_cast<lua_Integer>(a->ticks) : 0);
     return 1;
   }
-  static int log(lua_State* L) {
-    std::string line;
-    int n = lua_gettop(L);
+  // Pushes the arguments converted with tostring and joined by tabs (print's way). A __tostring
+  // that raises does so here, before the caller makes any C++ object that lua_error would skip.
+  static void push_joined(lua_State* L) {
+    const int n = lua_gettop(L);
     for (int i = 1; i <= n; ++i) {
-      if (i > 1) line += "\t";
-      line += luaL_tolstring(L, i, nullptr);
-      lua_pop(L, 1);
+      if (i > 1) lua_pushliteral(L, "\t");
+      luaL_tolstring(L, i, nullptr);
     }
+    lua_concat(L, n == 0 ? 0 : 2 * n - 1);
+  }
+  static int log(lua_State* L) {
+    push_joined(L);
+    size_t len;
+    const char* joined = lua_tolstring(L, -1, &len);
+    const std::string line(joined, len);
     const CallSite* at = host(L).current();
     std::ostringstream out;
     if (at) out << "t=" << at->agent->time << " agent " << at->agent->id << ": ";
@@ -94,16 +101,10 @@ struct LuaApi {
   // print(...): as Lua's, through the runtime, so that lines printed by jobs on several
   // threads come out in agent order.
   static int print(lua_State* L) {
-    std::string line;
-    const int n = lua_gettop(L);
-    for (int i = 1; i <= n; ++i) {
-      if (i > 1) line += "\t";
-      size_t len;
-      const char* s = luaL_tolstring(L, i, &len);
-      line.append(s, len);
-      lua_pop(L, 1);
-    }
-    host(L).rt_.print(line);
+    push_joined(L);
+    size_t len;
+    const char* joined = lua_tolstring(L, -1, &len);
+    host(L).rt_.print(std::string(joined, len));
     return 0;
   }
   // Scenarios split their agents over worker runtimes and own their bodies: there a leaf may
@@ -146,10 +147,22 @@ struct LuaApi {
   // thicket.spawn(brain [, blackboard [, id]]): a new agent of the loaded brain with that name
   // (`tree: NAME`), its blackboard values from the table; during a tick it is made at the end
   // of the tick_all (true), else at once (its id).
+  // Every argument is checked before a C++ object lives in this frame: lua_error longjmps,
+  // and would skip their destructors (the rule of the helpers above).
   static int spawn(lua_State* L) {
     LuaHost& h = host(L);
     if (h.world) return refuse_in_scenario(L, "thicket.spawn");
     const char* name = luaL_checkstring(L, 1);
+    if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+    const lua_Integer id = luaL_optinteger(L, 3, 0);
+    luaL_argcheck(L, lua_isnoneornil(L, 3) || (id >= 1 && id <= UINT32_MAX), 3,
+                  "an agent id is a whole number from 1 to 4294967295 (leave it out for the next free id)");
+    if (!spawn_checked(L, h, name, static_cast<uint32_t>(id))) return lua_error(L);  // its message is pushed
+    return 1;
+  }
+  // spawn's work: pushes its result and returns true, or pushes the message of an unknown brain
+  // and returns false (the caller raises it, with this frame's objects gone).
+  static bool spawn_checked(lua_State* L, LuaHost& h, const char* name, uint32_t id) {
     std::optional<BrainHandle> brain;
     std::vector<std::string> names;
     for (uint32_t k = 0; k < h.rt_.brains.size(); ++k) {
@@ -160,11 +173,10 @@ struct LuaApi {
       const std::string msg = "thicket.spawn: no loaded brain is called '" + std::string(name) + "'" +
                               did_you_mean(name, names) + " (loaded: " + join_names(names) + ")";
       lua_pushstring(L, msg.c_str());
-      return lua_error(L);
+      return false;
     }
     std::vector<std::pair<std::string, Value>> bb;
     if (!lua_isnoneornil(L, 2)) {
-      luaL_checktype(L, 2, LUA_TTABLE);
       lua_pushnil(L);
       while (lua_next(L, 2)) {
         if (lua_type(L, -2) == LUA_TSTRING) {
@@ -183,15 +195,12 @@ struct LuaApi {
         lua_pop(L, 1);
       }
     }
-    const lua_Integer id = luaL_optinteger(L, 3, 0);
-    luaL_argcheck(L, lua_isnoneornil(L, 3) || (id >= 1 && id <= UINT32_MAX), 3,
-                  "an agent id is a whole number from 1 to 4294967295 (leave it out for the next free id)");
     const bool deferred = h.rt_.ticking;
-    const AgentHandle made = h.rt_.spawn_or_defer(*brain, bb, static_cast<uint32_t>(id));
+    const AgentHandle made = h.rt_.spawn_or_defer(*brain, bb, id);
     if (deferred) lua_pushboolean(L, 1);
     else if (made.valid()) lua_pushinteger(L, h.rt_.agents[made.index].id);
     else lua_pushboolean(L, 0);
-    return 1;
+    return true;
   }
   static int task(lua_State* L) {
     luaL_checktype(L, 1, LUA_TFUNCTION);

@@ -486,6 +486,19 @@ TEST_CASE("Runtime::on_print takes Lua print lines") {
   t.rt.spawn(b);
   t.rt.tick_all(0.1);
   CHECK(LogLines(printed) == LogLines{"hello\t1\tnil"});
+  // A __tostring that raises: the leaf fails with the error, nothing is printed, nothing leaks
+  // (the ASan build's leak check covers print and thicket.log raising mid-way).
+  t.write("q.lua", "local leaves = {}\nlocal bad = setmetatable({}, {__tostring = function() error('no text') end})\n"
+                   "function leaves.Q(agent) print('x', bad) return true end\n"
+                   "function leaves.L(agent) require('thicket').log('x', bad) return true end\nreturn leaves\n");
+  auto q = t.load("tree: q\nleaves: [q.lua]\nroot: {sequence: [{action: Q}]}\n", "q.yaml");
+  auto l = t.load("tree: l\nleaves: [q.lua]\nroot: {sequence: [{action: L}]}\n", "l.yaml");
+  t.rt.spawn(q);
+  t.rt.spawn(l);
+  const uint64_t before = t.rt.script_errors();
+  t.rt.tick_all(0.1);
+  CHECK(t.rt.script_errors() == before + 2);
+  CHECK(LogLines(printed) == LogLines{"hello\t1\tnil", "hello\t1\tnil"});  // agent 1's line again, no other
 }
 
 TEST_CASE("StringTable: threads intern at once and agree on every id") {
