@@ -560,7 +560,7 @@ void LuaHost::unmapped_transition(const CallSite& at, const std::string& state, 
   std::vector<std::string> known;
   for (const auto& st : at.program->fsm_states)
     if (st.name == state)
-      for (const auto& [name, to] : st.transitions) known.push_back(name);
+      for (const auto& t : st.transitions) known.push_back(t.name);
   const SourcePos& pos = at.program->positions[at.node];
   std::ostringstream out;
   out << at.program->files[pos.file] << ":" << pos.line << ":" << pos.column << ": error: state '" << state

@@ -38,8 +38,18 @@ void write_trace_event(std::ostream& trace, const TraceEvent& e) {
       trace << "{\"tick\":" << e.tick << ",\"agent\":" << e.agent << (fsm ? ",\"transition\":{\"fsm\":" : ",\"switch\":{\"machine\":")
             << quoted(e.brain) << ",\"from\":" << quoted(e.from_name) << ",\"to\":" << quoted(e.to_name);
       if (!fsm) trace << ",\"check\":" << quoted(e.cause);
+      else if (!e.event.empty()) trace << ",\"by\":" << quoted(e.transition) << ",\"event\":" << quoted(e.event);
       else if (!e.transition.empty()) trace << ",\"by\":" << quoted(e.transition) << ",\"reason\":" << quoted(e.cause);
-      else if (!e.cause.empty()) trace << ",\"when\":" << quoted(e.cause);
+      else if (!e.from_name.empty()) trace << ",\"when\":" << quoted(e.cause);
+      if (fsm) {  // SPEC 4.1: the states left (innermost first) and entered (outermost first)
+        auto list = [&](const char* key, const std::vector<std::string>& names) {
+          trace << ",\"" << key << "\":[";
+          for (size_t k = 0; k < names.size(); ++k) trace << (k ? "," : "") << '"' << json_escape(names[k]) << '"';
+          trace << "]";
+        };
+        list("exited", e.exited);
+        list("entered", e.entered);
+      }
       trace << "}}\n";
       break;
     }
@@ -65,14 +75,24 @@ std::string explain_event(const TraceEvent& e) {
       why << "tick " << e.tick << " agent " << e.agent << ": " << (fsm ? "fsm " : "machine ") << e.brain;
       if (e.from_name.empty()) why << (fsm ? " starts in " : " starts with ") << e.to_name;
       else why << (fsm ? " went from " : " switched from ") << e.from_name << " to " << e.to_name;
-      if (fsm && e.cause.empty()) why << " (its initial state)";
+      if (fsm && e.from_name.empty()) why << " (its initial state" << (e.entered.size() > 1 ? "s" : "") << ")";
+      else if (fsm && !e.event.empty()) why << " (event " << e.event << ", taken by " << e.from_name << ")";
       else if (fsm && !e.transition.empty()) why << " (transition " << e.transition << ", by reason " << e.cause_label << ")";
+      else if (fsm && e.cause.empty()) why << " (when after passed: the state had been active long enough)";
       else why << " (" << (fsm ? "when " : "") << e.cause_label << " passed)";
+      if (fsm && (e.entered.size() > 1 || e.exited.size() > 1)) {  // a hierarchical transition: say what moved
+        auto names = [&](const std::vector<std::string>& v) {
+          std::string out;
+          for (size_t k = 0; k < v.size(); ++k) out += (k ? ", " : "") + v[k];
+          return out.empty() ? std::string("none") : out;
+        };
+        why << "; left " << names(e.exited) << "; entered " << names(e.entered);
+      }
       break;
     }
     case TraceEvent::Type::Event:
       why << "tick " << e.tick << " agent " << e.agent << ": event " << e.event;
-      if (e.taken_by.empty()) why << " dropped (no state of its brain takes it)";
+      if (e.taken_by.empty()) why << (e.brain.empty() ? " dropped (only fsm brains take events)" : " dropped (no active state takes it)");
       else why << " taken by " << e.taken_by;
       break;
     case TraceEvent::Type::Abort:

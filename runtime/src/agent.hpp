@@ -53,4 +53,14 @@ struct AgentInfo : AgentCore {
   uint8_t lane = 0;        // its script lane (SPEC 8.2: agent id mod RuntimeOptions::script_states)
 };
 
+// An event on an agent's queue (SPEC 4.1): its name (an id in the runtime's string table) and,
+// for the events the runtime sends itself (success, failure, done), the state it is offered to
+// first and that state's entry number when it was sent (origin 0xFFFF: none, offered to the
+// innermost active state).
+struct QueuedEvent {
+  uint32_t name = 0;
+  uint16_t origin = 0xFFFF;
+  uint32_t serial = 0;
+};
+
 }  // namespace thicket

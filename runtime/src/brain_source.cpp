@@ -83,7 +83,7 @@ namespace {
 std::vector<std::string> top_keys_for(BrainKind k) {
   std::vector<std::string> keys = {"tree", "fsm", "machine", "leaves", "blackboard", "import", "tick_every"};
   if (k == BrainKind::Tree) keys.insert(keys.end(), {"root", "trees"});
-  if (k == BrainKind::Fsm) keys.insert(keys.end(), {"initial", "states", "trees"});
+  if (k == BrainKind::Fsm) keys.insert(keys.end(), {"initial", "states", "trees", "machines"});
   if (k == BrainKind::Machine) keys.insert(keys.end(), {"check_every", "behaviors", "trees"});
   return keys;
 }

@@ -1,6 +1,8 @@
 // Text forms of a compiled brain: `thicket dump` (the node array, for golden tests and
 // curious modders) and `thicket dot` (Graphviz).
 #include <iomanip>
+#include <algorithm>
+#include <functional>
 #include <sstream>
 
 #include "runtime_impl.hpp"
@@ -124,23 +126,56 @@ static std::string dot_quote(const std::string& s) {
   return "\"" + r + "\"";
 }
 
-// An fsm is drawn as its states and transitions: that graph is the design.
+// An fsm is drawn as its states and transitions: that graph is the design. A composite state
+// (SPEC 4.1) is a cluster holding its children, with a point for the state itself: edges to or
+// from the composite meet that point and are clipped at the cluster's border; a dotted edge
+// from the point leads to its `initial` child (or, without one, to each child it may select).
 static std::string dot_fsm(const Program& p) {
   std::ostringstream out;
-  out << "digraph " << dot_quote(p.name) << " {\n  rankdir=LR;\n  node [shape=ellipse, fontname=\"Helvetica\"];\n"
+  const bool nested = std::any_of(p.fsm_states.begin(), p.fsm_states.end(), [](const FsmState& s) { return !s.children.empty(); });
+  out << "digraph " << dot_quote(p.name) << " {\n" << (nested ? "  compound=true;\n" : "")
+      << "  rankdir=LR;\n  node [shape=ellipse, fontname=\"Helvetica\"];\n"
       << "  edge [fontname=\"Helvetica\", fontsize=10];\n  start [shape=point];\n";
-  for (size_t s = 0; s < p.fsm_states.size(); ++s) {
+  std::function<void(uint16_t, const std::string&)> state = [&](uint16_t s, const std::string& indent) {
     const FsmState& st = p.fsm_states[s];
     std::string label = st.name;
     if (st.body != kNoNode) label += "\\n" + p.labels[st.body];
-    out << "  s" << s << " [label=" << dot_quote(label) << "];\n";
-  }
-  out << "  start -> s" << p.nodes[0].a << ";\n";
+    if (st.history) label += "\\n(history)";
+    if (st.children.empty()) {
+      out << indent << "s" << s << " [label=" << dot_quote(label) << (st.final ? ", shape=doublecircle" : "") << "];\n";
+      return;
+    }
+    out << indent << "subgraph cluster_s" << s << " {\n" << indent << "  label=" << dot_quote(label) << ";\n"
+        << indent << "  style=rounded;\n" << indent << "  s" << s << " [shape=point, label=\"\"];\n";
+    for (uint16_t c : st.children) state(c, indent + "  ");
+    if (st.initial != kNoPos) out << indent << "  s" << s << " -> s" << st.initial << " [style=dotted];\n";
+    else
+      for (uint16_t c : st.children) out << indent << "  s" << s << " -> s" << c << " [style=dotted, label=\"enter_if\"];\n";
+    out << indent << "}\n";
+  };
+  for (uint16_t top : p.fsm_top) state(top, "  ");
+  auto clip = [&](const char* key, uint16_t s) -> std::string {
+    return p.fsm_states[s].children.empty() ? "" : std::string(", ") + key + "=cluster_s" + std::to_string(s);
+  };
+  if (p.nodes[0].a != kNoPos) out << "  start -> s" << p.nodes[0].a << (nested ? " [" + clip("lhead", p.nodes[0].a).substr(2) + "]" : "") << ";\n";
+  else
+    for (uint16_t top : p.fsm_top) out << "  start -> s" << top << " [style=dotted, label=\"enter_if\"];\n";
   for (size_t s = 0; s < p.fsm_states.size(); ++s) {
-    for (const auto& [name, to] : p.fsm_states[s].transitions)
-      out << "  s" << s << " -> s" << to << " [label=" << dot_quote(name) << "];\n";
-    for (const auto& [cond, to] : p.fsm_states[s].when)
-      out << "  s" << s << " -> s" << to << " [label=" << dot_quote("when " + p.labels[cond]) << ", style=dashed];\n";
+    const auto from = static_cast<uint16_t>(s);
+    for (const FsmTransition& t : p.fsm_states[s].transitions)
+      out << "  s" << s << " -> s" << t.target << " [label=" << dot_quote(t.guard == kNoNode ? t.name : t.name + " [" + p.labels[t.guard] + "]")
+          << clip("ltail", from) << clip("lhead", t.target) << "];\n";
+    for (const FsmWhen& w : p.fsm_states[s].when) {
+      std::string label = "when";
+      if (w.after >= 0) {
+        std::ostringstream a;
+        a << " after " << w.after << " s";
+        label += a.str();
+      }
+      if (w.cond != kNoNode) label += " " + p.labels[w.cond];
+      out << "  s" << s << " -> s" << w.target << " [label=" << dot_quote(label) << ", style=dashed" << clip("ltail", from)
+          << clip("lhead", w.target) << "];\n";
+    }
   }
   out << "}\n";
   return out.str();

@@ -78,19 +78,22 @@ std::vector<NodeInfo> Runtime::nodes(BrainHandle brain) const {
   if (p.nodes.empty()) return out;
   const Node& root = p.nodes[0];
   if (root.kind == NodeKind::Fsm) {
-    // The root's children are the State nodes, in fsm_states order.
-    for (size_t s = 0; s < p.fsm_states.size() && s < root.count; ++s) {
-      NodeInfo& state = out[p.child(root, static_cast<uint32_t>(s))];
-      for (const auto& [name, to] : p.fsm_states[s].transitions)
-        if (to < root.count) state.links.emplace_back(p.child(root, to), name);
-      for (const auto& [cond, to] : p.fsm_states[s].when)
-        if (to < root.count) state.links.emplace_back(p.child(root, to), "when");
+    // Each state links to the states its transitions and `when` entries lead to.
+    for (const FsmState& st : p.fsm_states) {
+      if (st.node >= out.size()) continue;
+      NodeInfo& state = out[st.node];
+      for (const FsmTransition& t : st.transitions) state.links.emplace_back(p.fsm_states[t.target].node, t.name);
+      for (const FsmWhen& w : st.when) state.links.emplace_back(p.fsm_states[w.target].node, "when");
     }
-  } else if (root.kind == NodeKind::Machine) {
-    // The root's children are (check, run) pairs, one per behavior in priority order.
-    for (uint32_t k = 0; k + 1 < root.count; k += 2) {
-      const std::string& behavior = k / 2 < p.behaviors.size() ? p.behaviors[k / 2] : std::string();
-      out[p.child(root, k)].links.emplace_back(p.child(root, k + 1), behavior);
+  }
+  for (uint32_t i = 0; i < p.nodes.size(); ++i) {
+    // A machine's children are (check, run) pairs, one per behavior in priority order.
+    const Node& m = p.nodes[i];
+    if (m.kind != NodeKind::Machine) continue;
+    for (uint32_t k = 0; k + 1 < m.count; k += 2) {
+      const size_t b = m.b + k / 2;
+      const std::string& behavior = b < p.behaviors.size() ? p.behaviors[b] : std::string();
+      out[p.child(m, k)].links.emplace_back(p.child(m, k + 1), behavior);
     }
   }
   return out;

@@ -76,8 +76,9 @@ inline constexpr uint16_t kNoPos = 0xFFFF;
 //   action/condition: a = index in Program::calls
 //   check: a = index in Program::exprs
 //   machine: children = (check, run) per behavior; seconds = check_every (< 0: every tick)
-//   fsm: children = its State nodes; a = the initial state's index
-//   state: children = its parts; a = index in Program::fsm_states
+//   fsm: children = its top-level State nodes; a = the initial state's index (kNoPos: select)
+//   state: children = its parts, then its child State nodes; a = index in Program::fsm_states
+//   machine: b = index of its first behavior in Program::behaviors
 struct Node {
   NodeKind kind;
   uint8_t flags;
@@ -167,14 +168,48 @@ struct BlackboardKey {
   SourcePos pos;
 };
 
-// One state of an fsm brain (SPEC 4): node indices of its parts (kNoNode when absent).
+// One state of an fsm brain (SPEC 4, 4.1): node indices of its parts (kNoNode when absent),
+// its place in the hierarchy (state indices, kNoPos when none) and what leaves it.
 inline constexpr uint32_t kNoNode = 0xFFFFFFFF;
+inline constexpr uint32_t kMaxStateDepth = 64;  // states nested at most this deep (the compiler says so)
+struct FsmTransition {
+  std::string name;        // the event or reason name
+  uint16_t target = 0;     // state index
+  uint32_t guard = kNoNode;  // a check or condition node that must pass (kNoNode: none)
+};
+struct FsmWhen {
+  uint32_t cond = kNoNode;  // a check or condition node (kNoNode: `after` alone)
+  double after = -1;        // seconds the state must have been active (< 0: no clock)
+  uint16_t target = 0;
+};
 struct FsmState {
   std::string name;
+  uint32_t node = kNoNode;  // its State node
   uint32_t enter = kNoNode, exit = kNoNode, reason = kNoNode, body = kNoNode;
-  std::vector<std::pair<std::string, uint16_t>> transitions;  // transition name -> state index
-  std::vector<std::pair<uint32_t, uint16_t>> when;            // condition node -> state index
+  uint32_t enter_if = kNoNode;       // a check or condition node tested before entering
+  uint16_t parent = 0xFFFF;          // its parent state (kNoPos: a top-level state)
+  uint16_t depth = 0;                // 0 for top-level states
+  uint16_t initial = 0xFFFF;         // composite: its `initial` child (kNoPos: select by enter_if)
+  bool history = false;              // composite: re-enter the child it was left with
+  bool final = false;                // entering it sends `done` (top level: ends the brain)
+  std::vector<uint16_t> children;    // its child states, in file order (empty: a leaf state)
+  std::vector<FsmTransition> transitions;
+  std::vector<FsmWhen> when;
 };
+// Per-agent state of an fsm root and of each State node (offsets in the node's state).
+struct FsmRootState {
+  uint16_t active;   // the active top-level state (kNoPos: none)
+  uint8_t entered;   // the initial descent has been entered
+  uint8_t pad;
+  uint32_t serial;   // entries so far: each state entry takes the next number
+};
+struct FsmStateState {
+  double entered_at;  // when it was last entered (its `after` clock)
+  uint32_t serial;    // the number of its last entry (events sent by it carry it)
+  uint16_t active;    // composite: its active child (kNoPos: none)
+  uint16_t history;   // composite with history: the child it was last left with (kNoPos: none)
+};
+static_assert(sizeof(FsmRootState) == 8 && sizeof(FsmStateState) == 16, "fsm state records stay small");
 
 // Bytes of state a node of this kind keeps per agent, beside its status byte.
 inline uint32_t base_state_bytes(const Node& n) {
@@ -191,7 +226,8 @@ inline uint32_t base_state_bytes(const Node& n) {
     case NodeKind::Cooldown:
     case NodeKind::Wait: return 8;                           // a time in seconds
     case NodeKind::Machine: return 16;                       // last check time, current behavior, active
-    case NodeKind::Fsm: return 4;                            // current state, entered
+    case NodeKind::Fsm: return sizeof(FsmRootState);         // active top-level state, entered, serial
+    case NodeKind::State: return sizeof(FsmStateState);      // entry time and number, active child, history
     default: return 0;
   }
 }
@@ -250,7 +286,8 @@ struct Program {
   uint16_t composite_depth = 0;        // composites on the longest root-to-leaf path (batchable only)
   std::vector<CompiledExpr> exprs;     // check conditions
   std::vector<std::string> messages;   // log decorators
-  std::vector<FsmState> fsm_states;    // fsm brains: the states, in file order
+  std::vector<FsmState> fsm_states;    // fsm brains: the states, depth-first in file order
+  std::vector<uint16_t> fsm_top;       // fsm brains: the top-level states, in file order
   std::vector<std::string> behaviors;  // machine brains: the behaviors' names, in priority order
   std::vector<std::string> ids;        // node id: name, or path from the root
   std::vector<std::string> labels;     // a short label for traces and dumps

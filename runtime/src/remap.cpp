@@ -41,6 +41,74 @@ uint32_t running_child(const Program& p, const Node& n, const uint8_t* block, ui
 
 }  // namespace
 
+uint16_t BrainRemap::state_to_new(const Program& old, const Program& p, uint16_t s) const {
+  if (s == kNoPos || s >= old.fsm_states.size()) return kNoPos;
+  const uint32_t node = to_new[old.fsm_states[s].node];
+  return node == kUnmapped ? kNoPos : static_cast<uint16_t>(p.nodes[node].a);
+}
+
+// An fsm's active configuration and history memory (SPEC 4.1), held as state indices of the old
+// program, in the new one: the active path keeps its states while they exist and still nest as
+// they did; where it breaks, the deepest surviving state stays and re-enters its descent on the
+// next tick (FsmRootState::entered == 2), or, when no top-level state survives, the brain
+// enters its initial descent again. States that stay in the program but leave the path stop.
+void BrainRemap::mend_fsm(const Program& old, const Program& p, uint32_t root, uint8_t* block,
+                          std::vector<uint32_t>& restart) const {
+  auto* status = reinterpret_cast<Status*>(block);
+  auto& rs = *reinterpret_cast<FsmRootState*>(block + p.nodes[root].state);
+  auto ss = [&](uint16_t s) -> FsmStateState& { return *reinterpret_cast<FsmStateState*>(block + p.nodes[p.fsm_states[s].node].state); };
+  for (uint16_t s = 0; s < p.fsm_states.size(); ++s) {
+    if (to_old[p.fsm_states[s].node] == kUnmapped) continue;  // a new state: blank
+    FsmStateState& x = ss(s);
+    x.active = state_to_new(old, p, x.active);
+    x.history = state_to_new(old, p, x.history);
+    if (x.history != kNoPos && p.fsm_states[x.history].parent != s) x.history = kNoPos;
+  }
+  rs.active = state_to_new(old, p, rs.active);
+  std::vector<bool> on_path(p.fsm_states.size(), false);
+  uint16_t deepest = kNoPos;
+  for (uint16_t s = rs.active; s != kNoPos && p.fsm_states[s].parent == deepest &&
+                               status[p.fsm_states[s].node] == Status::Running && !on_path[s];
+       s = ss(s).active) {
+    on_path[s] = true;
+    deepest = s;
+  }
+  for (uint16_t s = 0; s < p.fsm_states.size(); ++s) {
+    const FsmState& st = p.fsm_states[s];
+    if (on_path[s] || status[st.node] != Status::Running) continue;
+    status[st.node] = Status::Invalid;
+    if (st.body != kNoNode && status[st.body] == Status::Running) restart.push_back(st.body);
+  }
+  if (!rs.entered) return;
+  if (deepest == kNoPos) {
+    rs.active = kNoPos;
+    rs.entered = 0;  // the initial descent, next tick
+  } else if (!p.fsm_states[deepest].children.empty()) {
+    const uint16_t child = ss(deepest).active;
+    if (child == kNoPos || !on_path[child]) {
+      ss(deepest).active = kNoPos;
+      rs.entered = 2;  // its descent, next tick
+    }
+  } else {
+    ss(deepest).active = kNoPos;
+  }
+}
+
+void BrainRemap::mend_events(const Program& old, const Program& p, std::vector<QueuedEvent>& queue, int64_t& removed) const {
+  size_t kept = 0;
+  for (QueuedEvent ev : queue) {
+    if (ev.origin != kNoPos) {
+      ev.origin = state_to_new(old, p, ev.origin);
+      if (ev.origin == kNoPos) {  // its state is gone: it would be dropped
+        ++removed;
+        continue;
+      }
+    }
+    queue[kept++] = ev;
+  }
+  queue.resize(kept);
+}
+
 BrainRemap BrainRemap::make(const Program& old, const Program& fresh, bool blackboard) {
   BrainRemap r;
   // Nodes match by id and kind.
@@ -103,27 +171,15 @@ void BrainRemap::mend(const Program& old, const Program& p, uint8_t* block, std:
     if (status[i] != Status::Running) continue;
     const Node& on = old.nodes[to_old[i]];
     // The old position named a child of the old node; find that child's new position.
-    uint32_t old_child = kUnmapped;
     if (n.kind == NodeKind::Fsm) {
-      uint16_t cur = *reinterpret_cast<uint16_t*>(block + n.state);
-      if (cur < on.count) old_child = old.child(on, cur);
-    } else {
-      old_child = running_child(old, on, block, n.state);
+      mend_fsm(old, p, i, block, restart);
+      continue;
     }
+    uint32_t old_child = running_child(old, on, block, n.state);
     if (old_child == kUnmapped) continue;  // nothing was running below it
     int pos = to_new[old_child] == kUnmapped ? -1 : find_position(p, n, to_new[old_child]);
     bool random = n.kind == NodeKind::RandomSelector || n.kind == NodeKind::RandomSequence;
     if (random && (n.count != on.count || pos < 0)) pos = -1;
-    if (n.kind == NodeKind::Fsm) {
-      auto* st = reinterpret_cast<uint16_t*>(block + n.state);
-      if (pos >= 0) {
-        st[0] = static_cast<uint16_t>(pos);
-      } else {  // the current state is gone: start over in the initial state
-        st[0] = static_cast<uint16_t>(n.a);
-        st[1] = 0;
-      }
-      continue;
-    }
     if (n.kind == NodeKind::Machine) {
       auto* cur = reinterpret_cast<uint16_t*>(block + n.state + 8);
       if (pos >= 0 && pos % 2 == 1) *cur = static_cast<uint16_t>(pos / 2);
@@ -234,6 +290,11 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
     uint8_t* block = b.block(row);
     restart.clear();
     remap.mend(*previous, p, block, restart);
+    if (b.row_agent[row] < extras.size()) {  // queued events name states by index (SPEC 4.1)
+      int64_t removed = 0;
+      remap.mend_events(*previous, p, extras[b.row_agent[row]].events, removed);
+      pending_events -= removed;
+    }
     // Outer nodes come first (depth-first order): aborting one stops what runs below it, and
     // a later abort of a node that no longer runs does nothing.
     for (uint32_t i : restart) engine->abort_node(p, a, block, i);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "agent.hpp"
 #include "program.hpp"
 
 namespace thicket {
@@ -32,6 +33,11 @@ struct BrainRemap {
   // position. Appends the nodes that cannot resume where they were (they must restart: the
   // caller aborts them on the new program).
   void mend(const Program& old, const Program& fresh, uint8_t* block, std::vector<uint32_t>& restart) const;
+  // An fsm's active states and history (called by mend), and the states an agent's queued
+  // events name (SPEC 4.1); events whose state is gone are removed and counted in `removed`.
+  void mend_fsm(const Program& old, const Program& fresh, uint32_t root, uint8_t* block, std::vector<uint32_t>& restart) const;
+  void mend_events(const Program& old, const Program& fresh, std::vector<QueuedEvent>& queue, int64_t& removed) const;
+  uint16_t state_to_new(const Program& old, const Program& fresh, uint16_t s) const;  // kNoPos: gone
 };
 
 }  // namespace thicket

@@ -42,11 +42,25 @@ struct AbortTracer : TraceSink {
     if (e.from != kNoPos) ev.from_name = p.fsm_states[e.from].name;
     ev.to_name = p.fsm_states[e.to].name;
     ev.transition = std::string(e.transition);
+    if (e.by_event) ev.event = ev.transition;
     if (e.cause != kNoNode) {
       ev.cause = p.ids[e.cause];
       const Node& n = p.nodes[e.cause];  // a reason is an action node: name its leaf
       ev.cause_label = n.kind == NodeKind::Action ? p.calls[n.a].leaf : p.labels[e.cause];
     }
+    for (uint32_t k = 0; k < e.exited_count; ++k) ev.exited.push_back(p.fsm_states[e.exited[k]].name);
+    for (uint32_t k = 0; k < e.entered_count; ++k) ev.entered.push_back(p.fsm_states[e.entered[k]].name);
+    rt.emit_trace(ev);
+  }
+  void on_event(const Program& p, const AgentInfo& a, const QueueEvent& e) override {
+    if (!rt.trace_sink) return;
+    TraceEvent ev;
+    ev.type = TraceEvent::Type::Event;
+    ev.tick = a.ticks;
+    ev.agent = a.id;
+    ev.brain = p.name;
+    ev.event = std::string(e.name);
+    if (e.taken_by != kNoPos) ev.taken_by = p.fsm_states[e.taken_by].name;
     rt.emit_trace(ev);
   }
   void on_switch(const Program& p, const AgentInfo& a, const SwitchEvent& e) override {
@@ -56,8 +70,9 @@ struct AbortTracer : TraceSink {
     ev.tick = a.ticks;
     ev.agent = a.id;
     ev.brain = p.name;
-    if (e.from != kNoPos && e.from < p.behaviors.size()) ev.from_name = p.behaviors[e.from];
-    if (e.to < p.behaviors.size()) ev.to_name = p.behaviors[e.to];
+    const uint32_t first = p.nodes[e.machine].b;  // its behaviors in Program::behaviors
+    if (e.from != kNoPos && first + e.from < p.behaviors.size()) ev.from_name = p.behaviors[first + e.from];
+    if (first + e.to < p.behaviors.size()) ev.to_name = p.behaviors[first + e.to];
     ev.cause = p.ids[e.check];
     ev.cause_label = p.labels[e.check];
     rt.emit_trace(ev);
@@ -164,6 +179,9 @@ RuntimeImpl::RuntimeImpl(RuntimeOptions opts) : options(std::move(opts)) {
   script = make_script_hosts(*this, std::clamp<uint32_t>(options.script_states, 1, 64), lane_hosts);
   engine = std::make_unique<Engine>(*this, script.get(), strings);
   abort_tracer = std::make_unique<AbortTracer>(*this);
+  ev_success = strings.intern("success");
+  ev_failure = strings.intern("failure");
+  ev_done = strings.intern("done");
 }
 
 RuntimeImpl::~RuntimeImpl() {

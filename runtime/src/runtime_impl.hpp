@@ -4,6 +4,7 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -59,6 +60,11 @@ struct Brain {
   }
 };
 
+// Events an agent takes off its queue in one tick (SPEC 4.1), taken or dropped, and the most
+// its queue holds (a storm beyond that is dropped and reported).
+inline constexpr size_t kEventsPerTick = 64;
+inline constexpr size_t kMaxQueuedEvents = 4096;
+
 // What a leaf asked for during tick_all that waits for its end (SPEC 8.2): applied in the order
 // of the asking agents (caller: its index, UINT32_MAX when no leaf asked), then of the calls.
 struct Deferred {
@@ -79,7 +85,8 @@ struct AgentExtra {
   bool ticked = false;    // ticked since it was sliced
   double born = 0;        // the call clock when it was spawned
   double last = 0;        // the call clock of its last tick
-  std::vector<std::string> events;  // queued events (SPEC 4.1), oldest first
+  std::vector<QueuedEvent> events;  // queued events (SPEC 4.1), oldest first
+  bool storm_reported = false;      // more than kEventsPerTick events were queued in one tick, and said so
 };
 
 // One job of a tick_all: the agents it ticks in index order and, while jobs run on several
@@ -183,6 +190,17 @@ class RuntimeImpl {
   void despawn_or_defer(AgentHandle agent);
   bool send_or_defer(AgentHandle agent, const std::string& event);
   void queue_event(uint32_t index, const std::string& event);
+  // The event queue of an agent (an element of `agents`) and the bookkeeping of what its own
+  // tick puts on it and takes off it (pending_events, through the running job when there is one).
+  std::vector<QueuedEvent>& queue_of(const AgentInfo& a) { return extras[static_cast<size_t>(&a - agents.data())].events; }
+  AgentExtra& extra_of(const AgentInfo& a) { return extras[static_cast<size_t>(&a - agents.data())]; }
+  void count_events(int64_t delta);
+  // Says `message` once per program and key (the event storm, a failed initial descent).
+  void report_once(const Program& p, const std::string& key, const std::string& message);
+  std::mutex report_mutex;
+  std::set<std::pair<const Program*, std::string>> reported;
+  // Events the runtime sends (SPEC 4.1), interned once.
+  uint32_t ev_success = 0, ev_failure = 0, ev_done = 0;
   // Trace events, log and print lines go straight out, or into the running job's buffer.
   void emit_trace(const TraceEvent& ev);
   void print(const std::string& line);

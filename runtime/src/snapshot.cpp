@@ -38,7 +38,7 @@ namespace thicket {
 namespace {
 
 constexpr char kMagic[8] = {'t', 'h', 'k', 's', 'n', 'a', 'p', 0x1a};
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;  // 2: hierarchical fsm states and event queues (SPEC 4.1)
 constexpr uint8_t kWhole = 1, kOneAgent = 2;
 
 // FNV-1a, 64 bits: brain hashes and the payload checksum (not cryptographic: it catches
@@ -145,10 +145,21 @@ void write_node_states(const Program& p, uint8_t* block, SnapshotWriter& out) {
         put_u16(out, load<uint16_t>(block, n.state + 8));
         out.u8(block[n.state + 10]);
         break;
-      case NodeKind::Fsm:
-        put_u16(out, load<uint16_t>(block, n.state));
-        put_u16(out, load<uint16_t>(block, n.state + 2));
+      case NodeKind::Fsm: {
+        const auto& r = *reinterpret_cast<const FsmRootState*>(block + n.state);
+        put_u16(out, r.active);
+        out.u8(r.entered);
+        out.u32(r.serial);
         break;
+      }
+      case NodeKind::State: {
+        const auto& x = *reinterpret_cast<const FsmStateState*>(block + n.state);
+        out.f64(x.entered_at);
+        out.u32(x.serial);
+        put_u16(out, x.active);
+        put_u16(out, x.history);
+        break;
+      }
       default: break;
     }
     if (n.flags & (kHolder | kObserved)) out.u32(load<uint32_t>(block, stamp_offset(n)));
@@ -189,6 +200,16 @@ struct SnapshotSaver {
       }
     }
     rt.script->save_agent(a, out, drops);
+    // Its event queue (SPEC 4.1): names, and the state a runtime event is offered to first.
+    const size_t index = static_cast<size_t>(&a - rt.agents.data());
+    static const std::vector<QueuedEvent> kEmpty;
+    const std::vector<QueuedEvent>& q = index < rt.extras.size() ? rt.extras[index].events : kEmpty;
+    out.u32(static_cast<uint32_t>(q.size()));
+    for (const QueuedEvent& ev : q) {
+      out.str(rt.strings.get(ev.name));
+      out.str(ev.origin < p.fsm_states.size() ? p.fsm_states[ev.origin].name : std::string());
+      out.u32(ev.serial);
+    }
   }
 
   // Wraps a payload: magic, version, kind, length, payload, checksum.
@@ -272,6 +293,11 @@ struct ParsedAgent {
   std::vector<std::pair<uint32_t, PlainValue>> anys;      // `any` keys
   ScriptAgentState script;               // mem nodes mapped to the loaded program
   std::vector<uint32_t> restart;         // nodes to abort at commit (they cannot resume)
+  struct Event {
+    std::string name, origin;  // origin: the state's name ("" none)
+    uint32_t serial = 0;
+  };
+  std::vector<Event> events;             // its queue, oldest first
 };
 
 struct Parsed {
@@ -412,6 +438,36 @@ class SnapshotParser {
       p.blackboard.push_back(std::move(key));
     }
     if (in.ok()) layout_state(p);
+    if (in.ok() && p.nodes[0].kind == NodeKind::Fsm) outline_states(in, b);
+  }
+
+  // An fsm's states (SPEC 4.1) as the skeleton's State nodes say: the k-th State node in
+  // depth-first order is state k, its parent the State node (or the Fsm root) holding it.
+  static void outline_states(SnapshotReader& in, SavedBrain& b) {
+    Program& p = b.skeleton;
+    std::vector<uint16_t> index_of(p.nodes.size(), kNoPos);
+    for (uint32_t i = 0; i < p.nodes.size(); ++i) {
+      if (p.nodes[i].kind != NodeKind::State) continue;
+      if (p.fsm_states.size() >= kNoPos - 1) return in.fail("brain " + b.path + " has too many states");
+      index_of[i] = static_cast<uint16_t>(p.fsm_states.size());
+      p.nodes[i].a = index_of[i];
+      FsmState st;
+      st.node = i;
+      st.name = p.ids[i];
+      p.fsm_states.push_back(std::move(st));
+    }
+    for (uint32_t i = 0; i < p.nodes.size(); ++i) {
+      const Node& n = p.nodes[i];
+      if (n.kind != NodeKind::State && n.kind != NodeKind::Fsm) continue;
+      for (uint16_t c = 0; c < n.count; ++c) {
+        const uint32_t child = p.child(n, c);
+        if (p.nodes[child].kind != NodeKind::State) continue;
+        FsmState& cs = p.fsm_states[index_of[child]];
+        cs.parent = index_of[i];
+        if (n.kind == NodeKind::Fsm) p.fsm_top.push_back(index_of[child]);
+        else p.fsm_states[index_of[i]].children.push_back(index_of[child]);
+      }
+    }
   }
 
   // Each saved brain goes to the loaded brain of the same file (the n-th of a path to the
@@ -505,9 +561,25 @@ class SnapshotParser {
           break;
         }
         case NodeKind::Fsm: {
-          uint16_t cur = store<uint16_t>(block, n.state, get_u16(in));
-          uint16_t entered = store<uint16_t>(block, n.state + 2, get_u16(in));
-          if (running && (cur >= n.count || entered > 1)) bad("current state");
+          auto& r = *reinterpret_cast<FsmRootState*>(block + n.state);
+          r.active = get_u16(in);
+          r.entered = in.u8();
+          r.serial = in.u32();
+          if (running && ((r.active != kNoPos && r.active >= p.fsm_states.size()) || r.entered > 2)) bad("active state");
+          break;
+        }
+        case NodeKind::State: {
+          auto& x = *reinterpret_cast<FsmStateState*>(block + n.state);
+          x.entered_at = in.f64();
+          x.serial = in.u32();
+          x.active = get_u16(in);
+          x.history = get_u16(in);
+          const FsmState* st = n.a < p.fsm_states.size() ? &p.fsm_states[n.a] : nullptr;
+          auto child = [&](uint16_t c) {
+            return c == kNoPos || (st && std::find(st->children.begin(), st->children.end(), c) != st->children.end());
+          };
+          if (!child(x.active)) bad("active child state");
+          if (!child(x.history)) bad("history state");
           break;
         }
         default: break;
@@ -580,6 +652,16 @@ class SnapshotParser {
       }
     }
     read_script_state(in, a.script, static_cast<uint32_t>(old.nodes.size()));
+    const uint32_t queued = in.u32();
+    if (in.ok() && (queued > kMaxQueuedEvents || queued > in.remaining() / 12)) in.fail("agent " + std::to_string(a.id) + " has " + std::to_string(queued) + " queued events");
+    for (uint32_t k = 0; k < queued && in.ok(); ++k) {
+      ParsedAgent::Event ev;
+      ev.name = in.str();
+      ev.origin = in.str();
+      ev.serial = in.u32();
+      if (in.ok() && ev.name.empty()) in.fail("agent " + std::to_string(a.id) + " has an event without a name");
+      a.events.push_back(std::move(ev));
+    }
     if (!in.ok() || !loaded) return;
     // Onto the loaded brain: kept nodes keep status and state, positions follow their child.
     sb.remap.copy(saved_block_.data(), a.block.data());
@@ -637,6 +719,19 @@ AgentHandle install_agent(RuntimeImpl& rt, uint32_t index, ParsedAgent& pa) {
   a.row = b.take_row(index);
   rt.by_id[a.id] = index;
   rt.reset_extra(index, *b.program);
+  for (const auto& ev : pa.events) {
+    QueuedEvent q;
+    q.name = rt.strings.intern(ev.name);
+    q.serial = ev.serial;
+    if (!ev.origin.empty()) {
+      const auto& states = b.program->fsm_states;
+      auto it = std::find_if(states.begin(), states.end(), [&](const FsmState& s) { return s.name == ev.origin; });
+      if (it == states.end()) continue;  // its state is gone: it would be dropped
+      q.origin = static_cast<uint16_t>(it - states.begin());
+    }
+    rt.extras[index].events.push_back(q);
+    ++rt.pending_events;
+  }
   uint8_t* block = b.block(a.row);
   std::memcpy(block, pa.block.data(), pa.block.size());
   Slot* slots = reinterpret_cast<Slot*>(block + b.program->bb_offset);

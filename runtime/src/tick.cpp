@@ -9,132 +9,18 @@
 
 #include <sstream>
 
-#include "leaf_host.hpp"
-#include "runtime_impl.hpp"
+#include "tick_ctx.hpp"
 
 namespace thicket {
 namespace {
 
-// Elapsed-time tests tolerate float error (SPEC 3.1: 1e-9).
-constexpr double kTimeEpsilon = 1e-9;
 
 static_assert(kKindCount == 25, "a node kind was added: give it a case in tick_node and abort");
 
 bool is_condition(NodeKind k) { return k == NodeKind::Condition || k == NodeKind::Check; }
 bool is_selector(NodeKind k) { return k == NodeKind::Selector || k == NodeKind::RandomSelector; }
-bool is_random(NodeKind k) { return k == NodeKind::RandomSelector || k == NodeKind::RandomSequence; }
 
 }  // namespace
-
-// Everything a tick reads is one load away: raw pointers into the program's arrays and the
-// agent block, cached here, rather than Program -> vector -> element chains that the compiler
-// must reload after every opaque leaf call.
-struct Engine::Ctx {
-  Ctx(Engine& e, const Program& prog, AgentInfo& a, uint8_t* blk)
-      : p(prog),
-        agent(a),
-        block(blk),
-        nodes(prog.nodes.data()),
-        kids(prog.child_index.data()),
-        hots(prog.hot.data()),
-        ops(prog.ops.data()),
-        statuses(reinterpret_cast<Status*>(blk)),
-        now(a.time),
-        cs{&prog, 0, &a, blk} {
-    lc.agent_ = &a;
-    lc.rt_ = &e.rt_;
-    lc.site_ = &cs;
-  }
-  const Program& p;
-  AgentInfo& agent;
-  uint8_t* block;
-  const Node* nodes;
-  const uint32_t* kids;
-  const HotCall* hots;
-  const NodeOp* ops;
-  Status* statuses;
-  double now;
-  uint32_t pending_leaf = kNoNode;  // an action already ticked this tick (the fast path)
-  Status pending_status = Status::Invalid;
-  CallSite cs;     // the leaf call in progress (its node set per call)
-  LeafContext lc;  // what native leaves get: points at cs and the agent
-
-  Status& status(uint32_t i) { return statuses[i]; }
-  template <class T>
-  T& state(const Node& n, uint32_t extra = 0) {
-    return *reinterpret_cast<T*>(block + n.state + extra);
-  }
-  // Child at position `pos` in evaluation order (random composites follow their drawn order).
-  uint32_t child_at(const Node& n, uint32_t pos) {
-    if (is_random(n.kind)) pos = state<uint16_t>(n, 2 + 2 * pos);
-    return kids[n.children + pos];
-  }
-  const CallSite& site(uint32_t i) {
-    cs.node = i;
-    return cs;
-  }
-  const HotCall& hot(uint32_t i) { return hots[nodes[i].a]; }
-  // Native leaves on the shortcuts (Op::NativeCond, Op::NativeAction) at node i.
-  [[gnu::always_inline]] Status native_condition(const NodeOp& o, uint32_t i) {
-    cs.node = i;
-    return o.tick(lc, o.user) == Status::Success ? Status::Success : Status::Failure;
-  }
-  [[gnu::always_inline]] Status native_action(const NodeOp& o, uint32_t i) {
-    if (i == pending_leaf) {  // finished in this tick's resume (Engine::tick)
-      pending_leaf = kNoNode;
-      return pending_status;
-    }
-    cs.node = i;
-    return o.tick(lc, o.user);
-  }
-  uint32_t& stamp(const Node& n) { return *reinterpret_cast<uint32_t*>(block + stamp_offset(n)); }
-};
-
-// ---- Leaf calls: native leaves here, through plain function pointers; scripted ones to the
-// script host. (inline: the tick loop pays one call, to the native function or the host.)
-
-inline Status Engine::leaf_condition(Ctx& c, uint32_t i) {
-  const HotCall& h = c.hot(i);
-  c.cs.node = i;
-  if (!h.native.tick) return script_->condition(c.cs);
-  return h.native.tick(c.lc, h.native.user) == Status::Success ? Status::Success : Status::Failure;
-}
-
-inline Status Engine::leaf_start(Ctx& c, uint32_t i) {
-  const HotCall& h = c.hot(i);
-  c.cs.node = i;
-  if (!h.native.tick) return script_->start(c.cs);
-  if (h.native.start) h.native.start(c.lc, h.native.user);
-  return Status::Running;
-}
-
-inline Status Engine::leaf_tick(Ctx& c, uint32_t i) {
-  const HotCall& h = c.hot(i);
-  c.cs.node = i;
-  if (!h.native.tick) return script_->tick(c.cs);
-  return h.native.tick(c.lc, h.native.user);
-}
-
-inline void Engine::leaf_stop(Ctx& c, uint32_t i, Status s) {
-  const HotCall& h = c.hot(i);
-  c.cs.node = i;
-  if (!h.native.tick) return script_->stop(c.cs, s);
-  if (h.native.stop) h.native.stop(c.lc, s, h.native.user);
-}
-
-inline void Engine::leaf_plain(Ctx& c, uint32_t i) {
-  const HotCall& h = c.hot(i);
-  c.cs.node = i;
-  if (!h.native.tick) return script_->call_plain(c.cs);
-  h.native.tick(c.lc, h.native.user);
-}
-
-inline bool Engine::leaf_reason(Ctx& c, uint32_t i, std::string_view& transition) {
-  const HotCall& h = c.hot(i);
-  if (h.native.tick) return false;  // native reasons: not supported (use when: checks)
-  c.cs.node = i;
-  return script_->reason(c.cs, transition);
-}
 
 void Engine::log_node(const CallSite& at, const std::string& what, const char* event) {
   std::ostringstream out;
@@ -145,9 +31,16 @@ void Engine::log_node(const CallSite& at, const std::string& what, const char* e
 
 void Engine::init_block(const Program& p, uint8_t* block, const StringTable* strings) {
   std::memset(block, 0, p.block_size);  // every status Invalid, counters 0
-  for (const Node& n : p.nodes)
+  for (const Node& n : p.nodes) {
     if (n.kind == NodeKind::Cooldown)  // never fired: no cooldown at the start
       *reinterpret_cast<double*>(block + n.state) = -std::numeric_limits<double>::infinity();
+    if (n.kind == NodeKind::Fsm) reinterpret_cast<FsmRootState*>(block + n.state)->active = kNoPos;
+    if (n.kind == NodeKind::State) {  // no active child, no history yet
+      auto* x = reinterpret_cast<FsmStateState*>(block + n.state);
+      x->active = kNoPos;
+      x->history = kNoPos;
+    }
+  }
   auto* slots = reinterpret_cast<Slot*>(block + p.bb_offset);
   for (size_t k = 0; k < p.blackboard.size(); ++k) {
     slots[k] = p.blackboard[k].initial;
@@ -623,59 +516,11 @@ Status Engine::tick_machine(Ctx& c, uint32_t i, bool starting) {
   return Status::Running;
 }
 
-// A finite state machine (SPEC 4): the current state's reason (or its `when` list) may
-// name a transition; leaving aborts the state's act or tree and runs its exit, entering runs
-// the new state's enter. Then the current state acts.
-Status Engine::tick_fsm(Ctx& c, uint32_t i, bool starting) {
-  const Node& n = c.nodes[i];
-  uint16_t& current = c.state<uint16_t>(n);
-  uint16_t& entered = c.state<uint16_t>(n, 2);
-  if (starting) {
-    current = static_cast<uint16_t>(n.a);
-    entered = 0;
-  }
-  const FsmState* st = &c.p.fsm_states[current];
-  // The current state's node counts as running, so aborting the fsm reaches its act or tree.
-  auto state_node = [&](uint16_t s) { return c.kids[n.children + s]; };
-  if (!entered) {  // the initial state is entered just before the first tick
-    if (trace) trace->on_transition(c.p, c.agent, TransitionEvent{i, kNoPos, current, kNoNode, {}});
-    c.status(state_node(current)) = Status::Running;
-    if (st->enter != kNoNode) leaf_plain(c, st->enter);
-    entered = 1;
-  }
-  uint16_t target = kNoPos;
-  bool named = false;
-  std::string_view transition;
-  uint32_t cause = st->reason;
-  if (st->reason != kNoNode) {
-    named = leaf_reason(c, st->reason, transition);
-    if (named) {
-      for (const auto& [name, to] : st->transitions)
-        if (name == transition) target = to;
-      if (target == kNoPos) script_->unmapped_transition(c.site(st->reason), st->name, transition);
-    }
-  }
-  if (!named) {
-    for (const auto& [cond, to] : st->when)
-      if (evaluate_condition(c, cond) == Status::Success) {
-        target = to;
-        cause = cond;
-        break;
-      }
-  }
-  if (target != kNoPos) {
-    if (trace) trace->on_transition(c.p, c.agent, TransitionEvent{i, current, target, cause, named ? transition : std::string_view{}});
-    if (st->body != kNoNode) abort(c, st->body);
-    if (st->exit != kNoNode) leaf_plain(c, st->exit);
-    c.status(state_node(current)) = Status::Invalid;
-    current = target;
-    c.status(state_node(current)) = Status::Running;
-    st = &c.p.fsm_states[current];
-    if (st->body != kNoNode) c.status(st->body) = Status::Invalid;  // a tree starts afresh on entry
-    if (st->enter != kNoNode) leaf_plain(c, st->enter);
-  }
-  if (st->body != kNoNode) tick_node(c, st->body);  // a finished act starts afresh next tick
-  return Status::Running;
+// A condition or check at node i, for the fsm's guards (tick_fsm.cpp).
+Status Engine::condition_at(Ctx& c, uint32_t i) {
+  Status s = evaluate_condition(c, i);
+  c.status(i) = s;
+  return s;
 }
 
 Status Engine::tick_parallel(Ctx& c, uint32_t i, bool starting) {

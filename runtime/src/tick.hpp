@@ -26,13 +26,25 @@ struct AbortEvent {
   uint32_t aborted;    // the running child that was aborted
 };
 
-// An fsm changed state (SPEC 4), or entered its initial state (from == kNoPos).
+// An fsm took a transition (SPEC 4, 4.1), or entered its initial descent (from == kNoPos).
 struct TransitionEvent {
   uint32_t fsm;                 // the Fsm node
-  uint16_t from, to;            // state indices (Program::fsm_states)
-  uint32_t cause;               // the reason leaf that named the transition, or the `when` check
-                                // that passed (kNoNode for the initial state)
-  std::string_view transition;  // the name the reason returned ("" for a `when` check)
+  uint16_t from, to;            // state indices (Program::fsm_states): the state whose transition it
+                                // is, and its target (the initial descent: its first state)
+  uint32_t cause;               // the reason leaf that named the transition, or the `when` entry's node
+                                // (kNoNode for the initial descent, an event or an `after` entry)
+  std::string_view transition;  // the event or reason name ("" for a `when` entry)
+  bool by_event = false;        // `transition` is an event the state took
+  const uint16_t* exited = nullptr;  // the states left, innermost first
+  uint32_t exited_count = 0;
+  const uint16_t* entered = nullptr;  // the states entered, outermost first
+  uint32_t entered_count = 0;
+};
+
+// An event taken off an agent's queue (SPEC 4.1): taken by a state, or dropped (kNoPos).
+struct QueueEvent {
+  std::string_view name;
+  uint16_t taken_by;
 };
 
 // A behavior machine switched behaviors (SPEC 5), or picked its first (from == kNoPos).
@@ -49,6 +61,7 @@ struct TraceSink {
   virtual void on_abort(const Program& p, const AgentInfo& a, const AbortEvent& e) {}
   virtual void on_transition(const Program& p, const AgentInfo& a, const TransitionEvent& e) {}
   virtual void on_switch(const Program& p, const AgentInfo& a, const SwitchEvent& e) {}
+  virtual void on_event(const Program& p, const AgentInfo& a, const QueueEvent& e) {}
 };
 
 // Aligned to a cache line: the engines of parallel jobs are written (trace) by their own threads.
@@ -106,7 +119,10 @@ class alignas(64) Engine {
   Status decorator_leave(Ctx& c, uint32_t i, Status s);
   const std::string& log_what(Ctx& c, uint32_t i);  // what a log decorator names
   Status tick_machine(Ctx& c, uint32_t i, bool starting);
+  // The fsm and its hierarchical states (tick_fsm.cpp).
+  struct Hsm;
   Status tick_fsm(Ctx& c, uint32_t i, bool starting);
+  Status condition_at(Ctx& c, uint32_t i);
   Status tick_leaf(Ctx& c, uint32_t i, bool starting);
   Status tick_action(Ctx& c, uint32_t i, bool starting);
   Status evaluate_condition(Ctx& c, uint32_t i);

@@ -22,8 +22,6 @@ TickJob*& current_job() {
 }
 
 namespace {
-// Events an agent takes off its queue in one tick (SPEC 4.1), taken or dropped.
-constexpr size_t kEventsPerTick = 64;
 // Agents of brains without script leaves are split into jobs of at least this many, and into at
 // most kMaxNativeJobs jobs: enough for a 16-thread job system to balance, few enough that a
 // job's overhead stays small beside its agents.
@@ -81,8 +79,8 @@ Status RuntimeImpl::tick_in_job(TickJob& job, uint32_t index, double dt, double 
   }
   if (!sliced) clock_before(a, dt);
   ++job.ticked;
-  if (x && !x->events.empty()) {
-    // No brain kind takes events yet (issue 18 brings hierarchical states): each is dropped.
+  if (x && !x->events.empty() && b.program->nodes[0].kind != NodeKind::Fsm) {
+    // Only fsm brains take events (their event phase, tick.cpp): any other brain's are dropped.
     const size_t n = std::min(kEventsPerTick, x->events.size());
     if (trace_sink) {
       for (size_t k = 0; k < n; ++k) {
@@ -90,7 +88,7 @@ Status RuntimeImpl::tick_in_job(TickJob& job, uint32_t index, double dt, double 
         ev.type = TraceEvent::Type::Event;
         ev.tick = a.ticks;
         ev.agent = a.id;
-        ev.event = x->events[k];
+        ev.event = std::string(strings.get(x->events[k].name));
         emit_trace(ev);
       }
     }
@@ -423,8 +421,7 @@ bool RuntimeImpl::send_or_defer(AgentHandle agent, const std::string& event) {
     return true;
   }
   if (job && job->rt == this && job->agent == agent.index) {  // a leaf's send to its own agent: at once
-    extras[agent.index].events.push_back(event);
-    ++job->events_delta;
+    queue_event(agent.index, event);
     return true;
   }
   Deferred d;
@@ -437,8 +434,41 @@ bool RuntimeImpl::send_or_defer(AgentHandle agent, const std::string& event) {
 
 void RuntimeImpl::queue_event(uint32_t index, const std::string& event) {
   if (extras.size() < agents.size()) extras.resize(agents.size());
-  extras[index].events.push_back(event);
-  ++pending_events;
+  std::vector<QueuedEvent>& q = extras[index].events;
+  const AgentInfo& a = agents[index];
+  if (q.size() >= kMaxQueuedEvents) {  // a storm: the queue is full, the event is dropped
+    if (trace_sink) {
+      TraceEvent ev;
+      ev.type = TraceEvent::Type::Event;
+      ev.tick = a.ticks;
+      ev.agent = a.id;
+      ev.event = event;
+      emit_trace(ev);
+    }
+    report_once(program_of(a), "queue full",
+                "agent " + std::to_string(a.id) + ": its event queue holds " + std::to_string(kMaxQueuedEvents) +
+                    " events; event '" + event + "' and any further ones are dropped until it drains (a leaf sending events in a loop?)\n"
+                    "  reported once; first at tick " + std::to_string(a.ticks));
+    return;
+  }
+  QueuedEvent e;
+  e.name = strings.intern(event);
+  q.push_back(e);
+  count_events(1);
+}
+
+void RuntimeImpl::count_events(int64_t delta) {
+  TickJob* job = current_job();
+  if (job && job->rt == this) job->events_delta += delta;
+  else pending_events += delta;
+}
+
+void RuntimeImpl::report_once(const Program& p, const std::string& key, const std::string& message) {
+  {
+    std::lock_guard<std::mutex> lock(report_mutex);
+    if (!reported.emplace(&p, key).second) return;
+  }
+  log(message);
 }
 
 // ---- output that waits for agent order while jobs run ----

@@ -471,12 +471,12 @@ TEST_CASE("snapshot: other versions, truncations and damaged bytes are refused; 
   };
 
   std::string other = bytes;
-  other[8] = 2;  // format version 2
+  other[8] = 3;  // format version 3
   {
     SnapshotReader in(other);
     std::vector<Diagnostic> diags;
     CHECK(!target.rt.restore(in, diags));
-    CHECK(all_diags(diags).find("format version 2; this thicket reads version 1 only") != std::string::npos);
+    CHECK(all_diags(diags).find("format version 3; this thicket reads version 2 only") != std::string::npos);
   }
   CHECK(refused("not a snapshot at all"));
   for (size_t n = 0; n < bytes.size(); ++n) CHECK(refused(std::string_view(bytes).substr(0, n)));

@@ -153,9 +153,12 @@ struct TraceEvent {
                                         // state's entry and a machine's first pick
   std::string transition;               // Transition: the name its reason returned ("" when a `when` check moved it)
   std::string cause, cause_label;       // node id and label of that reason leaf, `when` check or behavior check
-                                        // (e.g. "b/when/0", "check n >= 1"); "" for the initial state
+                                        // (e.g. "b/when/0", "check n >= 1"); "" for the initial state, an
+                                        // event (then `event` names it) and an `after` entry
+  // Transition (SPEC 4.1): the states left, innermost first, and entered, outermost first.
+  std::vector<std::string> exited, entered;
   // Event: an event (SPEC 4.1) taken off the agent's queue: its name, and the state that took
-  // it ("" when no state took it and it was dropped).
+  // it ("" when no state took it and it was dropped). Transition: the event that caused it ("" if none).
   std::string event, taken_by;
 };
 

@@ -1,6 +1,10 @@
-// The fsm brain (SPEC 4): an Fsm root over one State node per state, its hooks, body,
-// transitions and `when` conditions.
+// The fsm brain (SPEC 4, 4.1): an Fsm root over its top-level State nodes; a State node holds
+// its parts (enter, exit, reason, body, enter_if, guards, `when` conditions) and then its child
+// State nodes, so the node array nests as the states do. Program::fsm_states lists the states
+// depth-first with their place in the hierarchy, transitions and `when` entries.
 #include <algorithm>
+#include <functional>
+#include <map>
 
 #include "tree_compiler.hpp"
 #include "suggest.hpp"
@@ -8,134 +12,361 @@
 
 namespace thicket {
 
-// fsm := {initial: state, states: {name: {reason, act | tree, enter, exit, transitions, when}}}
+namespace {
+const std::vector<std::string>& state_keys() {
+  static const std::vector<std::string> keys = {"reason", "act",   "tree",    "machine",  "enter", "exit",   "transitions",
+                                                "when",   "states", "initial", "history", "final", "enter_if"};
+  return keys;
+}
+}  // namespace
+
+// One pass over the nested `states:` mappings: every state gets its index (depth-first, file
+// order), its parent and children, so targets anywhere in the brain resolve by name.
+void TreeCompiler::fsm_outline(const YAML::Node& states, uint16_t parent, uint16_t depth,
+                               std::map<std::string, YAML::Node>& where) {
+  if (!states || !states.IsMap() || states.size() == 0) return;
+  for (auto it = states.begin(); it != states.end(); ++it) {
+    const std::string name = it->first.Scalar();
+    auto [at, fresh] = where.emplace(name, it->first);
+    if (!fresh) {
+      const YAML::Node& first = at->second;
+      error(it->first, "state '" + name + "' is defined twice: state names are unique in the whole brain (first at " +
+                           src_.files[file_].path + ":" + std::to_string(first.Mark().line + 1) + ":" +
+                           std::to_string(first.Mark().column + 1) + ")");
+      continue;
+    }
+    if (depth >= kMaxStateDepth) {
+      error(it->first, "states are nested deeper than " + std::to_string(kMaxStateDepth) + " levels here");
+      return;
+    }
+    if (p_.fsm_states.size() >= kNoPos - 1) {
+      error(it->first, "an fsm may have at most " + std::to_string(kNoPos - 1) + " states");
+      return;
+    }
+    const auto index = static_cast<uint16_t>(p_.fsm_states.size());
+    FsmState info;
+    info.name = name;
+    info.parent = parent;
+    info.depth = depth;
+    p_.fsm_states.push_back(std::move(info));
+    fsm_yaml_.push_back(it->second);
+    fsm_key_.push_back(it->first);
+    if (parent == kNoPos) p_.fsm_top.push_back(index);
+    else p_.fsm_states[parent].children.push_back(index);
+    const YAML::Node st = it->second;
+    if (st.IsMap() && st["states"]) fsm_outline(st["states"], index, static_cast<uint16_t>(depth + 1), where);
+  }
+}
+
+// A state named at `at` (kNoPos after an error).
+uint16_t TreeCompiler::fsm_target(const YAML::Node& at, const std::string& what) {
+  if (!at.IsScalar() || classify_scalar(at).kind == ScalarKind::Null) {
+    error(at, what + " must name a state, got " + describe_node(at));
+    return kNoPos;
+  }
+  for (size_t k = 0; k < p_.fsm_states.size(); ++k)
+    if (p_.fsm_states[k].name == at.Scalar()) return static_cast<uint16_t>(k);
+  std::vector<std::string> names;
+  for (const auto& s : p_.fsm_states) names.push_back(s.name);
+  error(at, "unknown state '" + at.Scalar() + "'" + did_you_mean(at.Scalar(), names) + " (states: " + join_names(names) + ")");
+  return kNoPos;
+}
+
+// `initial:` of the brain (parent kNoPos) or of a composite state: one of its children.
+uint16_t TreeCompiler::fsm_initial(const YAML::Node& at, uint16_t parent) {
+  const std::vector<uint16_t>& kids = parent == kNoPos ? p_.fsm_top : p_.fsm_states[parent].children;
+  std::vector<std::string> names;
+  for (uint16_t k : kids) names.push_back(p_.fsm_states[k].name);
+  const std::string owner = parent == kNoPos ? "the brain's 'initial'" : "'initial' of state '" + p_.fsm_states[parent].name + "'";
+  if (!at.IsScalar() || classify_scalar(at).kind == ScalarKind::Null) {
+    error(at, owner + " must name one of its states, got " + describe_node(at));
+    return kNoPos;
+  }
+  for (uint16_t k : kids)
+    if (p_.fsm_states[k].name == at.Scalar()) return k;
+  std::string where;
+  for (const auto& s : p_.fsm_states)
+    if (s.name == at.Scalar()) where = ": '" + s.name + "' is not " + (parent == kNoPos ? "a top-level state" : "a child of '" + p_.fsm_states[parent].name + "'");
+  error(at, owner + " names '" + at.Scalar() + "'" + (where.empty() ? ", which is not a state" : where) +
+                did_you_mean(at.Scalar(), names) + " (" + (parent == kNoPos ? "top-level states" : "its states") + ": " +
+                join_names(names) + ")");
+  return kNoPos;
+}
+
+// A guard or enter_if: {check: "expr"} or {condition: Leaf} (a bare string: a check).
+uint32_t TreeCompiler::fsm_guard(const YAML::Node& g, const std::string& path, const std::string& what) {
+  if (g.IsScalar()) return check(g, path, "", false);
+  if (!g.IsMap() || (!g["check"] && !g["condition"]) || (g["check"] && g["condition"])) {
+    error(g, what + " is {check: \"expression\"} or {condition: Leaf}, got " + describe_node(g));
+    return kNone;
+  }
+  for (auto e = g.begin(); e != g.end(); ++e) {
+    std::string key = e->first.Scalar();
+    if (key != "check" && key != "condition")
+      error(e->first, "unknown key '" + key + "' in " + what + did_you_mean(key, {"check", "condition"}) + " (allowed: check, condition)");
+  }
+  return g["check"] ? check(g["check"], path, "", false) : leaf(NodeKind::Condition, g["condition"], path, "");
+}
+
+void TreeCompiler::fsm_state(uint16_t index) {
+  const std::string name = p_.fsm_states[index].name;
+  const YAML::Node st = fsm_yaml_[index];
+  uint32_t state_node = emit(NodeKind::State, fsm_key_[index], name, "", "state " + name);
+  p_.nodes[state_node].a = index;
+  p_.fsm_states[index].node = state_node;
+  std::vector<uint32_t> parts;
+  auto info = [&]() -> FsmState& { return p_.fsm_states[index]; };  // fsm_states does not grow here
+  if (!st.IsMap() && !st.IsNull()) {
+    error(st, "state '" + name + "' must be a mapping {reason, act, transitions, ...}, got " + describe_node(st));
+  } else if (st.IsMap()) {
+    for (auto k = st.begin(); k != st.end(); ++k) {
+      std::string key = k->first.Scalar();
+      if (std::find(state_keys().begin(), state_keys().end(), key) == state_keys().end())
+        error(k->first, "unknown key '" + key + "' in state '" + name + "'" + did_you_mean(key, state_keys()) +
+                            " (allowed: " + join_names(state_keys()) + ")");
+    }
+    const bool composite = !info().children.empty();
+    auto flag = [&](const char* key) {
+      if (!st[key]) return false;
+      Scalar s = classify_scalar(st[key]);
+      if (!st[key].IsScalar() || s.kind != ScalarKind::Bool) {
+        error(st[key], std::string("'") + key + "' is true or false, got " + describe_node(st[key]));
+        return false;
+      }
+      return s.boolean;
+    };
+    info().final = flag("final");
+    info().history = flag("history");
+    if (st["states"] && (!st["states"].IsMap() || st["states"].size() == 0))
+      error(st["states"], std::string("'states' of state '" + name + "' must be a non-empty mapping of state name to state, got ") +
+                              (st["states"].IsMap() ? "an empty mapping" : describe_node(st["states"])));
+    if (st["history"] && !composite)
+      error(st["history"], "'history' applies to a composite state (one with 'states'); state '" + name + "' has none");
+    if (st["initial"] && !composite)
+      error(st["initial"], "'initial' applies to a composite state (one with 'states'); state '" + name + "' has none");
+    if (info().final) {
+      for (const char* key : {"states", "reason", "act", "tree", "machine", "transitions", "when", "history", "initial"})
+        if (st[key])
+          error(st[key], std::string("a final state has no '") + key + "': entering state '" + name +
+                             "' finishes its parent (or, at the top level, the brain)");
+    }
+    if (st["initial"] && composite) info().initial = fsm_initial(st["initial"], index);
+    auto part = [&](const char* key, NodeKind kind, uint32_t& slot) {
+      if (!st[key]) return;
+      slot = leaf(kind, st[key], name + "/" + key, "");
+      if (slot == kNone) {
+        slot = kNoNode;
+        return;
+      }
+      parts.push_back(slot);
+      auto shape = leaves_.find(p_.calls[p_.nodes[slot].a].leaf);
+      if (std::string(key) != "act" && shape != leaves_.end() &&
+          (shape->second == LeafShape::Hooks || shape->second == LeafShape::Task))
+        error(st[key], std::string("'") + key + "' calls a plain function (agent, args); leaf '" + shape->first +
+                           "' is " + (shape->second == LeafShape::Task ? "a task" : "a table of hooks"));
+    };
+    if (st["enter_if"]) {
+      uint32_t g = fsm_guard(st["enter_if"], name + "/enter_if", "'enter_if'");
+      if (g != kNone) {
+        info().enter_if = g;
+        parts.push_back(g);
+      }
+    }
+    part("enter", NodeKind::Action, info().enter);
+    part("exit", NodeKind::Action, info().exit);
+    part("reason", NodeKind::Action, info().reason);
+    int bodies = (st["act"] ? 1 : 0) + (st["tree"] ? 1 : 0) + (st["machine"] ? 1 : 0);
+    if (bodies > 1)
+      error(st["machine"] ? st["machine"] : st["tree"], "state '" + name + "' has more than one of 'act', 'tree' and 'machine'; give one");
+    uint32_t body = kNoNode;
+    if (st["act"]) {
+      part("act", NodeKind::Action, body);
+      info().body = body;
+    } else if (st["tree"]) {
+      uint32_t b = st["tree"].IsScalar() ? subtree(st["tree"], name + "/tree", "") : node(st["tree"], name + "/tree", name + "/");
+      if (b != kNone) {
+        parts.push_back(b);
+        info().body = b;
+      }
+    } else if (st["machine"]) {
+      uint32_t b = fsm_machine(st["machine"], name);
+      if (b != kNone) {
+        parts.push_back(b);
+        info().body = b;
+      }
+    }
+    if (st["transitions"]) {
+      const YAML::Node tr = st["transitions"];
+      if (!tr.IsMap()) {
+        error(tr, std::string("'transitions' maps an event or reason name to a state, e.g. {saw_player: chase}; got ") + describe_node(tr));
+      } else {
+        for (auto t = tr.begin(); t != tr.end(); ++t) {
+          const std::string ev = t->first.Scalar();
+          const YAML::Node v = t->second;
+          FsmTransition rec;
+          rec.name = ev;
+          YAML::Node go;
+          go.reset(v);
+          if (v.IsMap()) {
+            for (auto e = v.begin(); e != v.end(); ++e) {
+              std::string key = e->first.Scalar();
+              if (key != "go" && key != "check" && key != "condition")
+                error(e->first, "unknown key '" + key + "' in transition '" + ev + "'" + did_you_mean(key, {"go", "check", "condition"}) +
+                                    " (allowed: go, check, condition)");
+            }
+            if (!v["go"]) {
+              error(v, "transition '" + ev + "' needs 'go', the state it leads to: {go: state, check: \"...\"}");
+              continue;
+            }
+            go.reset(v["go"]);
+            if (v["check"] && v["condition"]) error(v, "transition '" + ev + "' has both 'check' and 'condition'; give one");
+            else if (v["check"]) rec.guard = check(v["check"], name + "/transitions/" + ev, "", false);
+            else if (v["condition"]) rec.guard = leaf(NodeKind::Condition, v["condition"], name + "/transitions/" + ev, "");
+            if (rec.guard == kNone) rec.guard = kNoNode;
+            if (rec.guard != kNoNode) parts.push_back(rec.guard);
+          }
+          uint16_t target = fsm_target(go, "transition '" + ev + "'");
+          if (target == kNoPos) continue;
+          rec.target = target;
+          info().transitions.push_back(std::move(rec));
+        }
+      }
+    }
+    if (st["when"]) {
+      const YAML::Node when = st["when"];
+      if (!when.IsSequence()) {
+        error(when, std::string("'when' is a list of {check: \"...\", go: state} (or condition:, after: seconds), got ") + describe_node(when));
+      } else {
+        size_t k = 0;
+        for (const auto& w : when) {
+          std::string path = name + "/when/" + std::to_string(k++);
+          if (!w.IsMap() || !w["go"] || (!w["check"] && !w["condition"] && !w["after"])) {
+            error(w, "an entry of 'when' is {check: \"expression\", go: state}, {condition: Leaf, go: state} or {after: seconds, go: state}");
+            continue;
+          }
+          for (auto e = w.begin(); e != w.end(); ++e) {
+            std::string key = e->first.Scalar();
+            if (key != "check" && key != "condition" && key != "go" && key != "after")
+              error(e->first, "unknown key '" + key + "' in a 'when' entry" + did_you_mean(key, {"check", "condition", "go", "after"}) +
+                                  " (allowed: check, condition, after, go)");
+          }
+          if (w["check"] && w["condition"]) error(w, "a 'when' entry has both 'check' and 'condition'; give one");
+          FsmWhen rec;
+          bool ok = true;
+          if (w["after"]) {
+            if (auto s = read_seconds(w["after"], "'after'")) rec.after = *s;
+            else ok = false;
+          }
+          if (w["check"]) rec.cond = check(w["check"], path, "", false);
+          else if (w["condition"]) rec.cond = leaf(NodeKind::Condition, w["condition"], path, "");
+          if (rec.cond == kNone) {
+            rec.cond = kNoNode;
+            ok = false;
+          }
+          uint16_t target = fsm_target(w["go"], "'go'");
+          if (rec.cond != kNoNode) parts.push_back(rec.cond);
+          if (!ok || target == kNoPos) continue;
+          rec.target = target;
+          info().when.push_back(rec);
+        }
+      }
+    }
+  }
+  // Child states follow the parts, in file order.
+  for (uint16_t child : std::vector<uint16_t>(info().children)) {
+    fsm_state(child);
+    parts.push_back(p_.fsm_states[child].node);
+  }
+  finish_children(state_node, parts);
+}
+
+// A state's `machine:` body: a name under the brain's `machines:`, or a machine inline.
+uint32_t TreeCompiler::fsm_machine(const YAML::Node& v, const std::string& state) {
+  YAML::Node doc;
+  doc.reset(v);
+  std::string label = "machine";
+  if (v.IsScalar()) {
+    const YAML::Node all = src_.files[0].doc["machines"];
+    std::vector<std::string> names;
+    if (all && all.IsMap())
+      for (auto it = all.begin(); it != all.end(); ++it) names.push_back(it->first.Scalar());
+    if (!all || !all.IsMap() || !all[v.Scalar()]) {
+      error(v, "unknown machine '" + v.Scalar() + "'" + did_you_mean(v.Scalar(), names) +
+                   (names.empty() ? " (no machines are defined: add them under 'machines:', or write the machine inline)"
+                                  : " (machines: " + join_names(names) + ")"));
+      return kNone;
+    }
+    doc.reset(all[v.Scalar()]);
+    label = "machine " + v.Scalar();
+  } else if (!v.IsMap()) {
+    error(v, std::string("'machine' is the name of a machine under 'machines:' or a machine {check_every, behaviors}, got ") + describe_node(v));
+    return kNone;
+  } else {
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      std::string key = it->first.Scalar();
+      if (key != "check_every" && key != "behaviors")
+        error(it->first, "unknown key '" + key + "' in a machine" + did_you_mean(key, {"check_every", "behaviors"}) +
+                             " (allowed: check_every, behaviors)");
+    }
+  }
+  return machine_node(doc, v, state + "/machine", state + "/machine/", label);
+}
+
+// fsm := {initial: state, states: {name: {reason, act | tree | machine, enter, exit, enter_if,
+//          transitions, when, states, initial, history, final}}, machines: {...}}
 void TreeCompiler::fsm(const YAML::Node& doc, const std::string& fsm_name) {
   file_ = 0;
   subtrees_.push_back(fsm_name);
   uint32_t root = emit(NodeKind::Fsm, doc, "root", "", "fsm " + fsm_name);
+  p_.nodes[root].a = kNoPos;
   const YAML::Node states = doc["states"];
-  std::vector<std::string> state_names;
-  if (states && states.IsMap())
-    for (auto it = states.begin(); it != states.end(); ++it) state_names.push_back(it->first.Scalar());
-  auto state_index = [&](const YAML::Node& at, const std::string& what) -> std::optional<uint16_t> {
-    if (!at.IsScalar()) {
-      error(at, what + " must name a state, got " + describe_node(at));
-      return std::nullopt;
-    }
-    auto found = std::find(state_names.begin(), state_names.end(), at.Scalar());
-    if (found == state_names.end()) {
-      error(at, "unknown state '" + at.Scalar() + "'" + did_you_mean(at.Scalar(), state_names) +
-                    " (states: " + join_names(state_names) + ")");
-      return std::nullopt;
-    }
-    return static_cast<uint16_t>(found - state_names.begin());
-  };
-  if (!doc["initial"]) error(doc, "an fsm needs 'initial', the state it starts in");
-  else if (auto initial = state_index(doc["initial"], "'initial'")) p_.nodes[root].a = *initial;
-  std::vector<uint32_t> children;
-  std::vector<bool> reachable(state_names.size(), false);
-  if (doc["initial"] && doc["initial"].IsScalar()) {
-    auto found = std::find(state_names.begin(), state_names.end(), doc["initial"].Scalar());
-    if (found != state_names.end()) reachable[found - state_names.begin()] = true;
-  }
+  std::map<std::string, YAML::Node> where;
   if (!states) {
     error(doc, "an fsm needs 'states', a mapping of state name to {reason, act, transitions, ...}");
   } else if (!states.IsMap() || states.size() == 0) {
     error(states, std::string("'states' must be a non-empty mapping of state name to state, got ") +
                       (states.IsMap() ? "an empty mapping" : describe_node(states)));
   } else {
-    static const std::vector<std::string> keys = {"reason", "act", "tree", "enter", "exit", "transitions", "when"};
-    for (auto it = states.begin(); it != states.end(); ++it) {
-      const std::string name = it->first.Scalar();
-      const YAML::Node st = it->second;
-      FsmState info;
-      info.name = name;
-      uint32_t state_node = emit(NodeKind::State, it->first, name, "", "state " + name);
-      p_.nodes[state_node].a = static_cast<uint32_t>(p_.fsm_states.size());
-      std::vector<uint32_t> parts;
-      if (!st.IsMap() && !st.IsNull()) {
-        error(st, "state '" + name + "' must be a mapping {reason, act, transitions, ...}, got " + describe_node(st));
-      } else if (st.IsMap()) {
-        for (auto k = st.begin(); k != st.end(); ++k) {
-          std::string key = k->first.Scalar();
-          if (std::find(keys.begin(), keys.end(), key) == keys.end())
-            error(k->first, "unknown key '" + key + "' in state '" + name + "'" + did_you_mean(key, keys) +
-                                " (allowed: " + join_names(keys) + ")");
-        }
-        auto part = [&](const char* key, NodeKind kind, uint32_t& slot) {
-          if (!st[key]) return;
-          slot = leaf(kind, st[key], name + "/" + key, "");
-          if (slot == kNone) {
-            slot = kNoNode;
-            return;
-          }
-          parts.push_back(slot);
-          auto shape = leaves_.find(p_.calls[p_.nodes[slot].a].leaf);
-          if (std::string(key) != "act" && shape != leaves_.end() &&
-              (shape->second == LeafShape::Hooks || shape->second == LeafShape::Task))
-            error(st[key], std::string("'") + key + "' calls a plain function (agent, args); leaf '" + shape->first +
-                               "' is " + (shape->second == LeafShape::Task ? "a task" : "a table of hooks"));
-        };
-        part("enter", NodeKind::Action, info.enter);
-        part("exit", NodeKind::Action, info.exit);
-        part("reason", NodeKind::Action, info.reason);
-        if (st["act"] && st["tree"]) error(st["tree"], "state '" + name + "' has both 'act' and 'tree'; give one");
-        if (st["act"]) {
-          part("act", NodeKind::Action, info.body);
-        } else if (st["tree"]) {
-          info.body = st["tree"].IsScalar() ? subtree(st["tree"], name + "/tree", "") : node(st["tree"], name + "/tree", name + "/");
-          if (info.body != kNone) parts.push_back(info.body);
-          else info.body = kNoNode;
-        }
-        if (st["transitions"]) {
-          const YAML::Node tr = st["transitions"];
-          if (!tr.IsMap()) {
-            error(tr, std::string("'transitions' maps a transition name to a state, e.g. {saw_player: chase}; got ") + describe_node(tr));
-          } else {
-            for (auto t = tr.begin(); t != tr.end(); ++t)
-              if (auto target = state_index(t->second, "transition '" + t->first.Scalar() + "'")) {
-                info.transitions.emplace_back(t->first.Scalar(), *target);
-                reachable[*target] = true;
-              }
-          }
-        }
-        if (st["when"]) {
-          const YAML::Node when = st["when"];
-          if (!when.IsSequence()) {
-            error(when, std::string("'when' is a list of {check: \"...\", go: state}, got ") + describe_node(when));
-          } else {
-            size_t k = 0;
-            for (const auto& w : when) {
-              std::string path = name + "/when/" + std::to_string(k++);
-              if (!w.IsMap() || !w["go"] || (!w["check"] && !w["condition"])) {
-                error(w, "an entry of 'when' is {check: \"expression\", go: state} or {condition: Leaf, go: state}");
-                continue;
-              }
-              for (auto e = w.begin(); e != w.end(); ++e) {
-                std::string key = e->first.Scalar();
-                if (key != "check" && key != "condition" && key != "go")
-                  error(e->first, "unknown key '" + key + "' in a 'when' entry" + did_you_mean(key, {"check", "condition", "go"}) +
-                                      " (allowed: check, condition, go)");
-              }
-              uint32_t cond = w["check"] ? check(w["check"], path, "", false) : leaf(NodeKind::Condition, w["condition"], path, "");
-              auto target = state_index(w["go"], "'go'");
-              if (cond == kNone || !target) continue;
-              parts.push_back(cond);
-              info.when.emplace_back(cond, *target);
-              reachable[*target] = true;
-            }
-          }
-        }
-      }
-      finish_children(state_node, parts);
-      p_.fsm_states.push_back(std::move(info));
-      children.push_back(state_node);
-    }
-    size_t k = 0;
-    for (auto it = states.begin(); it != states.end(); ++it, ++k)
-      if (!reachable[k]) ref().warning(it->first, "state '" + it->first.Scalar() + "' is unreachable: no transition or 'when' leads to it and it is not the initial state");
+    fsm_outline(states, kNoPos, 0, where);
+  }
+  if (doc["machines"] && !doc["machines"].IsMap())
+    error(doc["machines"], std::string("'machines' is a mapping of name: {check_every, behaviors}, got ") + describe_node(doc["machines"]));
+  if (doc["initial"]) p_.nodes[root].a = fsm_initial(doc["initial"], kNoPos);
+  std::vector<uint32_t> children;
+  for (uint16_t top : std::vector<uint16_t>(p_.fsm_top)) {
+    fsm_state(top);
+    children.push_back(p_.fsm_states[top].node);
   }
   finish_children(root, children);
+  // Reachability: the initial descent, every target (with its ancestors), and from each
+  // reached composite its `initial` child, or every child when it selects by enter_if.
+  const size_t n = p_.fsm_states.size();
+  std::vector<bool> reached(n, false);
+  std::vector<uint16_t> work;
+  auto reach = [&](uint16_t s) {
+    for (uint16_t k = s; k != kNoPos && !reached[k]; k = p_.fsm_states[k].parent) {
+      reached[k] = true;
+      work.push_back(k);
+    }
+  };
+  if (p_.nodes[root].a != kNoPos) reach(static_cast<uint16_t>(p_.nodes[root].a));
+  else if (!doc["initial"]) for (uint16_t t : p_.fsm_top) reach(t);
+  for (const auto& s : p_.fsm_states) {
+    for (const auto& t : s.transitions) reach(t.target);
+    for (const auto& w : s.when) reach(w.target);
+  }
+  while (!work.empty()) {
+    uint16_t s = work.back();
+    work.pop_back();
+    const FsmState& st = p_.fsm_states[s];
+    if (st.children.empty()) continue;
+    if (st.initial != kNoPos) reach(st.initial);
+    else for (uint16_t c : st.children) reach(c);
+  }
+  for (size_t k = 0; k < n; ++k)
+    if (!reached[k])
+      ref().warning(fsm_key_[k], "state '" + p_.fsm_states[k].name +
+                                     "' is unreachable: no transition or 'when' leads to it and no initial descent enters it");
   subtrees_.pop_back();
 }
 

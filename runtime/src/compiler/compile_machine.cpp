@@ -12,8 +12,16 @@ namespace thicket {
 void TreeCompiler::machine(const YAML::Node& doc, const std::string& machine_name) {
   file_ = 0;
   subtrees_.push_back(machine_name);
-  uint32_t root = emit(NodeKind::Machine, doc, "root", "", "machine " + machine_name);
+  machine_node(doc, doc, "root", "", "machine " + machine_name);
+  subtrees_.pop_back();
+}
+
+// A Machine node at `path` (the brain's root, or a state's body), its behaviors' ids prefixed.
+uint32_t TreeCompiler::machine_node(const YAML::Node& doc, const YAML::Node& at, const std::string& path,
+                                    const std::string& prefix, const std::string& label) {
+  uint32_t root = emit(NodeKind::Machine, at, path, "", label);
   p_.nodes[root].seconds = -1;  // every tick
+  p_.nodes[root].b = static_cast<uint32_t>(p_.behaviors.size());
   if (doc["check_every"]) {
     if (auto s = read_seconds(doc["check_every"], "'check_every'")) p_.nodes[root].seconds = *s;
   }
@@ -47,12 +55,13 @@ void TreeCompiler::machine(const YAML::Node& doc, const std::string& machine_nam
         error(b, "behavior '" + name + "' needs 'check', the condition that selects it");
         continue;
       }
-      uint32_t check = leaf(NodeKind::Condition, b["check"], name + "/check", "");
+      const std::string id = prefix + name;
+      uint32_t check = leaf(NodeKind::Condition, b["check"], id + "/check", "");
       uint32_t run = kNone;
       if (b["run"] && b["tree"]) error(b["tree"], "behavior '" + name + "' has both 'run' and 'tree'; give one");
-      if (b["run"]) run = leaf(NodeKind::Action, b["run"], name, "");
-      else if (b["tree"] && b["tree"].IsScalar()) run = subtree(b["tree"], name, "");
-      else if (b["tree"]) run = node(b["tree"], name, name + "/");
+      if (b["run"]) run = leaf(NodeKind::Action, b["run"], id, "");
+      else if (b["tree"] && b["tree"].IsScalar()) run = subtree(b["tree"], id, "");
+      else if (b["tree"]) run = node(b["tree"], id, id + "/");
       else error(b, "behavior '" + name + "' needs 'run' (a task leaf) or 'tree' (a tree to run)");
       if (check != kNone && run != kNone) {
         children.push_back(check);
@@ -62,7 +71,7 @@ void TreeCompiler::machine(const YAML::Node& doc, const std::string& machine_nam
     }
   }
   finish_children(root, children);
-  subtrees_.pop_back();
+  return root;
 }
 
 }  // namespace thicket

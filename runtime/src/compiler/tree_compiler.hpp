@@ -80,6 +80,19 @@ class TreeCompiler {
   static std::string shown_arg(const YAML::Node& v);
   uint32_t check(const YAML::Node& e, const std::string& path, const std::string& name, bool negate);
 
+  // compile_machine.cpp
+  uint32_t machine_node(const YAML::Node& doc, const YAML::Node& at, const std::string& path, const std::string& prefix,
+                        const std::string& label);
+
+  // compile_fsm.cpp
+  void fsm_outline(const YAML::Node& states, uint16_t parent, uint16_t depth, std::map<std::string, YAML::Node>& where);
+  uint16_t fsm_target(const YAML::Node& at, const std::string& what);
+  uint16_t fsm_initial(const YAML::Node& at, uint16_t parent);
+  uint32_t fsm_guard(const YAML::Node& g, const std::string& path, const std::string& what);
+  void fsm_state(uint16_t index);
+  uint32_t fsm_machine(const YAML::Node& v, const std::string& state);
+  std::vector<YAML::Node> fsm_yaml_, fsm_key_;  // each state's mapping and its name, by state index
+
   // compile_subtree.cpp
   uint32_t subtree(const YAML::Node& v, const std::string& path, const std::string& prefix);
 
