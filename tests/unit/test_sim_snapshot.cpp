@@ -142,9 +142,9 @@ TEST_CASE("checkpoint: every truncation, flipped bytes, another format version: 
     CHECK(error.find("corrupt") != std::string::npos);
   }
   std::string newer = bytes;
-  newer[8] = 2;
+  newer[8] = 3;
   CHECK_FALSE(Simulation::read_header(newer, error));
-  CHECK(error.find("format version 2 is newer") != std::string::npos);
+  CHECK(error.find("format version 3 is newer") != std::string::npos);
   // A restore of a refused checkpoint says why, on the name given.
   auto sim = make(spec, options(spec, 1, 10), nullptr);
   std::vector<Diagnostic> diags;

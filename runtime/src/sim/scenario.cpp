@@ -33,7 +33,7 @@ const std::vector<std::string> kTopKeys = {"scenario", "seed", "ticks", "dt", "w
 const std::vector<std::string> kWorldKeys = {"size", "obstacles", "map", "cell", "origin", "terrain", "danger", "waypoints", "navmesh",
                                              "areas", "pickups"};
 const std::vector<std::string> kGroupKeys = {"name", "team", "count", "brain", "spawn", "vehicle", "blackboard", "senses"};
-const std::vector<std::string> kSensesKeys = {"sight", "hearing", "touch", "targets", "memory", "blackboard"};
+const std::vector<std::string> kSensesKeys = {"sight", "hearing", "touch", "targets", "memory", "blackboard", "events"};
 const std::vector<std::string> kPickupKeys = {"name", "kind", "at", "radius", "respawn", "teams", "gives"};
 // Every cone is tested against every body near the agent, and a percept names its cone in a byte.
 constexpr size_t kMaxCones = 16;
@@ -924,7 +924,35 @@ class ScenarioReader {
                                   needs + ", and this group has no " + needs});
         }
     }
+    if (Field ev = field(map, "events")) read_sense_events(ev, group.sense_events);
     group.has_senses = true;
+  }
+
+  // `events: {seen: saw_enemy, lost_sight: lost_enemy, heard: noise, forgot: false}`: the event
+  // each percept change sends (SPEC 4.1); false: none.
+  void read_sense_events(const Field& f, std::vector<std::string>& names) {
+    static const std::vector<std::string> kinds(std::begin(kPerceptEventNames), std::end(kPerceptEventNames));
+    if (!f.value.IsMap()) {
+      error(f, "'events' of 'senses' renames the perception events, a mapping {EVENT: name or false} (events: " +
+                   join_names(kinds) + "), got " + shown(f.value));
+      return;
+    }
+    reject_unknown_keys(f.value, kinds, "perception event", " in 'events' of 'senses'");
+    for (auto it = f.value.begin(); it != f.value.end(); ++it) {
+      if (!it->first.IsScalar()) continue;
+      auto kind = std::find(kinds.begin(), kinds.end(), it->first.Scalar());
+      if (kind == kinds.end()) continue;
+      const YAML::Node value = it->second;
+      Scalar s = classify_scalar(value);
+      if (value.IsScalar() && s.kind == ScalarKind::Bool && !s.boolean) {
+        names[kind - kinds.begin()].clear();
+      } else if (is_text(value) && !value.Scalar().empty()) {
+        names[kind - kinds.begin()] = value.Scalar();
+      } else {
+        error(value, "perception event '" + *kind + "' is renamed to an event name, or switched off with false, got " + shown(value),
+              it->first);
+      }
+    }
   }
 
   // `hearing: true` / `touch: false`, or a mapping of settings (which switches the sense on).

@@ -36,6 +36,11 @@ struct SenseBinding {
   std::string key;        // the brain's blackboard key
   int line = 0, column = 0;  // of the key's value, for errors found when the run is made
 };
+// Perception events (SPEC 4.1), by default named as here, in pairs (gained, lost): any agent in
+// sight, any sound heard, any touch, any agent remembered.
+inline constexpr const char* kPerceptEventNames[] = {"seen", "lost_sight", "heard", "quiet",
+                                                     "touched", "untouched", "remembered", "forgot"};
+
 // The slot names as written in scenarios, in SenseSlot order.
 inline constexpr const char* kSenseSlotNames[] = {
     "seen",  "seen_id",    "seen_x",   "seen_y",   "seen_distance", "heard",      "heard_x", "heard_y",
@@ -72,6 +77,10 @@ struct AgentGroup {
   bool has_senses = false;
   perception::Senses senses;
   std::vector<SenseBinding> sense_keys;  // `senses: {blackboard: {seen: target_visible, ...}}`
+  // Perception events (SPEC 4.1): the event sent when a sense is gained or lost, in
+  // kPerceptEventNames order; `senses: {events: {seen: saw_enemy, forgot: false}}` renames them
+  // ("" : not sent). Sent to fsm brains only.
+  std::vector<std::string> sense_events{std::begin(kPerceptEventNames), std::end(kPerceptEventNames)};
 };
 
 // Navigation in a scenario's world (issue 12): a grid map, waypoints, a navmesh, danger zones.

@@ -24,7 +24,9 @@ struct SimAgent {
   uint64_t pending_tick = 0;  // the tick it was last stepped in
   uint64_t noise_tick = 0;    // thicket.noise: the tick of the last sound made, and how many then
   uint32_t noises = 0;
+  uint8_t sensed = 0;         // perception events: what it sensed last tick (kSensed* bits)
 };
+inline constexpr uint8_t kSensedSight = 1, kSensedHearing = 2, kSensedTouch = 4, kSensedMemory = 8;
 
 // Sounds one agent may make in one tick (thicket.noise): a leaf looping over thicket.noise would
 // otherwise fill the sound queue (every sound is tested by every listener near it next tick).
@@ -70,6 +72,7 @@ struct SimWorker {
     ValueType type = ValueType::Number;    // Boolean, Number or Integer (numbers rounded)
   };
   std::vector<std::vector<SenseKey>> sense_keys;
+  std::vector<bool> sense_events;  // per group: its brain is an fsm, which takes perception events
   perception::Stats perception_stats;
   std::vector<TraceEvent> brain_events;  // this tick's (--record, --trace, --explain), in tick order
 };

@@ -131,9 +131,11 @@ bool setup_perception(Simulation::Impl& sim, std::vector<Diagnostic>& diags) {
   const size_t before = diags.size();
   for (auto& worker : sim.workers) {
     worker->sense_keys.assign(spec.groups.size(), {});
+    worker->sense_events.assign(spec.groups.size(), false);
     for (uint32_t g = 0; g < spec.groups.size(); ++g) {
       const AgentGroup& group = spec.groups[g];
       const Program& program = *worker->rt->impl().brains[worker->brains[g].index]->program;
+      worker->sense_events[g] = group.has_senses && program.nodes[0].kind == NodeKind::Fsm;
       for (const SenseBinding& b : group.sense_keys) {
         const bool boolean = slot_is_boolean(b.slot);
         const char* slot_name = kSenseSlotNames[static_cast<int>(b.slot)];
@@ -174,7 +176,8 @@ void sense_agent(SimWorker& worker, SimAgent& agent) {
   if (!m.has_sensor(agent.id)) return;
   m.sense(agent.id, &worker.perception_stats);
   const auto& keys = worker.sense_keys[agent.group];
-  if (keys.empty()) return;
+  const bool events = worker.sense_events[agent.group];
+  if (keys.empty() && !events) return;
   // The nearest sighting, the loudest sound, any touch: ties to the lower id / earlier sound.
   const perception::Percept* seen = nullptr;
   const perception::Percept* heard = nullptr;
@@ -193,6 +196,18 @@ void sense_agent(SimWorker& worker, SimAgent& agent) {
   for (const perception::MemoryEntry& e : m.memory(agent.id))
     if (e.kind == perception::Kind::Agent && (!recent || e.last_tick > recent->last_tick)) recent = &e;
   Runtime& rt = *worker.rt;
+  if (events) {  // SPEC 4.1: a sense gained or lost is an event, handled in this tick's event phase
+    const uint8_t now = (seen ? kSensedSight : 0) | (heard ? kSensedHearing : 0) | (touched ? kSensedTouch : 0) |
+                        (recent ? kSensedMemory : 0);
+    const auto& names = worker.sim->spec.groups[agent.group].sense_events;
+    for (int k = 0; k < 4; ++k) {
+      const uint8_t bit = static_cast<uint8_t>(1u << k);
+      if ((now & bit) == (agent.sensed & bit)) continue;
+      const std::string& name = names[2 * k + ((now & bit) ? 0 : 1)];
+      if (!name.empty()) rt.send(agent.handle, name);
+    }
+    agent.sensed = now;
+  }
   for (const auto& k : keys) {
     if (k.type == ValueType::Boolean) {
       bool v = k.slot == SenseSlot::Seen ? seen != nullptr

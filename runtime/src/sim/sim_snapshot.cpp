@@ -36,7 +36,7 @@ namespace thicket {
 namespace {
 
 constexpr char kMagic[8] = {'T', 'H', 'K', 'T', 'S', 'I', 'M', '\n'};
-constexpr uint32_t kFormat = 1;
+constexpr uint32_t kFormat = 2;  // 2: perception-event state per agent, runtime snapshots of format 2
 constexpr size_t kPrefix = 8 + 4 + 8 + 4;  // magic, format, body length, CRC
 
 // FNV-1a, 64 bits: the content hash of the scenario and brain files (identity, not security).
@@ -311,6 +311,7 @@ void Simulation::save(std::string& bytes) const {
     out.u64(a.pending_tick);
     out.u64(a.noise_tick);
     out.u32(a.noises);
+    out.u8(a.sensed);
   }
   world::save_world(s.world, out);
   s.perception->save(out);
@@ -371,6 +372,7 @@ bool Simulation::restore(std::string_view bytes, const std::string& name, std::v
     a.pending_tick = in.u64();
     a.noise_tick = in.u64();
     a.noises = in.u32();
+    a.sensed = in.u8();
     if (!in.ok()) break;
     if (entity != a.entity.bits) return fail("agent " + std::to_string(a.id) + " has another world entity in the checkpoint");
     if (!std::isfinite(a.wander.local_target.x) || !std::isfinite(a.wander.local_target.y))
