@@ -269,7 +269,7 @@ TEST_CASE("scenario perception: bad hearing, touch, targets and memory") {
         "perception.yaml:5:116: error: 'memory' must be a number >= 0, got text 'soon'\n");
   CHECK(senses_error("{touch: true, smell: true}") ==
         "perception.yaml:5:108: error: unknown key 'smell' in 'senses' (allowed: sight, hearing, touch, targets, memory, "
-        "blackboard)\n");
+        "blackboard, events)\n");
 }
 
 TEST_CASE("scenario perception: senses that sense nothing") {
@@ -281,7 +281,7 @@ TEST_CASE("scenario perception: senses that sense nothing") {
   // A typo is one error, not two.
   CHECK(senses_error("{hearng: true}") ==
         "perception.yaml:5:95: error: unknown key 'hearng' in 'senses'; did you mean 'hearing'? (allowed: sight, hearing, "
-        "touch, targets, memory, blackboard)\n");
+        "touch, targets, memory, blackboard, events)\n");
   CHECK(senses_error("[sight]") ==
         "perception.yaml:5:94: error: 'senses' must be a mapping {sight, hearing, touch, targets, memory, blackboard}, got a list\n");
 }

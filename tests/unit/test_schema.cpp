@@ -357,8 +357,8 @@ TEST_CASE("schema: bad brains report the deepest offending node at its line:col"
         "6:9: expected a number, true/false or text, or a key declaration, got a list"}},
       {"fsm: f\ninitial: a\nstates:\n  a: {act: A, tree: t}\n  b: {when: [{go: a}, {check: x, condition: C, go: b}]}\n",
        {"4:15: 'act' and 'tree' cannot be used together in state",
-        "5:14: missing one of 'check' or 'condition' in when entry",
-        "5:34: only one of 'check' or 'condition' is allowed in when entry"}},
+        "5:14: missing at least one of 'check', 'condition' or 'after' in when entry",
+        "5:34: 'check' and 'condition' cannot be used together in when entry"}},
       {"fsm: f\ninitial: a\nstates: {}\n", {"3:9: 'states' must have at least 1 key, got 0"}},
       {"machine: m\ncheck_every: -1\nbehaviors:\n  - {name: a, check: X}\n  - {name: b, check: X, run: R, tree: t}\n"
        "  - {check: {leaf: X, check: \"y\"}, run: R}\n",
