@@ -257,11 +257,12 @@ void TreeCompiler::fsm_state(uint16_t index) {
             if (auto s = read_seconds(w["after"], "'after'")) rec.after = *s;
             else ok = false;
           }
-          if (w["check"]) rec.cond = check(w["check"], path, "", false);
-          else if (w["condition"]) rec.cond = leaf(NodeKind::Condition, w["condition"], path, "");
-          if (rec.cond == kNone) {
-            rec.cond = kNoNode;
-            ok = false;
+          if (w["check"] || w["condition"]) {
+            rec.cond = w["check"] ? check(w["check"], path, "", false) : leaf(NodeKind::Condition, w["condition"], path, "");
+            if (rec.cond == kNone) {
+              rec.cond = kNoNode;
+              ok = false;
+            }
           }
           uint16_t target = fsm_target(w["go"], "'go'");
           if (rec.cond != kNoNode) parts.push_back(rec.cond);
