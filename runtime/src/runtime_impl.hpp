@@ -192,8 +192,13 @@ class RuntimeImpl {
   void queue_event(uint32_t index, const std::string& event);
   // The event queue of an agent (an element of `agents`) and the bookkeeping of what its own
   // tick puts on it and takes off it (pending_events, through the running job when there is one).
-  std::vector<QueuedEvent>& queue_of(const AgentInfo& a) { return extras[static_cast<size_t>(&a - agents.data())].events; }
-  AgentExtra& extra_of(const AgentInfo& a) { return extras[static_cast<size_t>(&a - agents.data())]; }
+  // (An AgentInfo outside `agents`, as engine tests tick, gets a queue of its own.)
+  std::vector<QueuedEvent>& queue_of(const AgentInfo& a) {
+    const auto at = reinterpret_cast<uintptr_t>(&a), first = reinterpret_cast<uintptr_t>(agents.data());
+    const size_t i = at >= first ? (at - first) / sizeof(AgentInfo) : SIZE_MAX;
+    return i < agents.size() && i < extras.size() && &agents[i] == &a ? extras[i].events : loose_events;
+  }
+  std::vector<QueuedEvent> loose_events;
   void count_events(int64_t delta);
   // Says `message` once per program and key (the event storm, a failed initial descent).
   void report_once(const Program& p, const std::string& key, const std::string& message);
