@@ -426,7 +426,7 @@ void RuntimeImpl::despawn(AgentHandle h) {
   by_id.erase(a->id);
   AgentExtra& x = extras[h.index];
   sliced_agents -= x.sliced;
-  pending_events -= static_cast<int64_t>(x.events.size());
+  if (!takes_events(*b.program)) pending_events -= static_cast<int64_t>(x.events.size());
   x = AgentExtra{};
   b.row_agent[a->row] = UINT32_MAX;
   b.free_rows.push_back(a->row);

@@ -200,6 +200,10 @@ class RuntimeImpl {
   }
   std::vector<QueuedEvent> loose_events;
   void count_events(int64_t delta);
+  // Fsm brains take their events in their own tick (tick_fsm.cpp); pending_events counts only
+  // the events of other brains' agents, which tick_all must drop (and which keep it off its
+  // fast path while any is queued).
+  static bool takes_events(const Program& p) { return !p.nodes.empty() && p.nodes[0].kind == NodeKind::Fsm; }
   // Says `message` once per program and key (the event storm, a failed initial descent).
   void report_once(const Program& p, const std::string& key, const std::string& message);
   std::mutex report_mutex;
@@ -246,7 +250,7 @@ class RuntimeImpl {
   }
   std::vector<TickJob> parallel_jobs;  // tick_all(dt, executor)'s jobs: one per lane, then chunks
   size_t sliced_agents = 0;        // agents with AgentExtra::sliced (they take the general path)
-  int64_t pending_events = 0;      // events queued over all agents
+  int64_t pending_events = 0;      // events queued over the agents of brains other than fsm ones
   // The call clock (SPEC 8.2): tick_all calls so far, and their sim time, drift-free as an
   // agent's clock is (epoch + steps * dt while dt stays the same).
   uint64_t calls = 0;

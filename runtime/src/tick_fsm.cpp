@@ -127,7 +127,6 @@ struct Engine::Hsm {
     ev.serial = origin == kNoPos ? 0 : ss(origin).serial;
     if (queue.size() >= kMaxQueuedEvents) return;  // a storm: RuntimeImpl::queue_event reports it
     queue.push_back(ev);
-    e.rt_.count_events(1);
   }
 
   void enter(const Plan& plan) {
@@ -164,7 +163,6 @@ struct Engine::Hsm {
   void end_brain() {
     uint16_t exited[kMaxStateDepth];
     exit_inside(kNoPos, exited);
-    e.rt_.count_events(-static_cast<int64_t>(queue.size()));
     queue.clear();
     for (const FsmState& s : p.fsm_states)
       if (!s.children.empty()) ss(static_cast<uint16_t>(&s - p.fsm_states.data())).history = kNoPos;
@@ -203,7 +201,6 @@ struct Engine::Hsm {
     }
     if (k == 0) return;
     queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(k));
-    e.rt_.count_events(-static_cast<int64_t>(k));
     if (k == kEventsPerTick && !queue.empty()) {
       std::ostringstream out;
       out << p.files[p.positions[fsm].file] << ": error: agent " << c.agent.id << " has more than " << kEventsPerTick
