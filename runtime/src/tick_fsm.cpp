@@ -57,7 +57,10 @@ struct Engine::Hsm {
   bool select_child(uint16_t parent, Plan& out) {
     if (parent != kNoPos) {
       const FsmState& s = st(parent);
-      if (s.history && ss(parent).history != kNoPos) return descend(ss(parent).history, false, out);
+      // A history state this transition leaves (an active state in a descent is inside the
+      // domain) remembers the child it is left with: that child, selected before anything is left.
+      const uint16_t remembered = active(parent) && ss(parent).active != kNoPos ? ss(parent).active : ss(parent).history;
+      if (s.history && remembered != kNoPos) return descend(remembered, false, out);
       if (s.initial != kNoPos) return descend(s.initial, true, out);
     } else if (p.nodes[fsm].a != kNoPos) {
       return descend(static_cast<uint16_t>(p.nodes[fsm].a), true, out);
