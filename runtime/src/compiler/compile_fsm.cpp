@@ -44,6 +44,7 @@ void TreeCompiler::fsm_outline(const YAML::Node& states, uint16_t parent, uint16
       return;
     }
     const auto index = static_cast<uint16_t>(p_.fsm_states.size());
+    fsm_index_.emplace(name, index);
     FsmState info;
     info.name = name;
     info.parent = parent;
@@ -64,11 +65,12 @@ uint16_t TreeCompiler::fsm_target(const YAML::Node& at, const std::string& what)
     error(at, what + " must name a state, got " + describe_node(at));
     return kNoPos;
   }
-  for (size_t k = 0; k < p_.fsm_states.size(); ++k)
-    if (p_.fsm_states[k].name == at.Scalar()) return static_cast<uint16_t>(k);
+  if (auto it = fsm_index_.find(at.Scalar()); it != fsm_index_.end()) return it->second;
   std::vector<std::string> names;
   for (const auto& s : p_.fsm_states) names.push_back(s.name);
-  error(at, "unknown state '" + at.Scalar() + "'" + did_you_mean(at.Scalar(), names) + " (states: " + join_names(names) + ")");
+  // A big brain's list of states would drown the message: name at most 20.
+  std::string listed = names.size() <= 20 ? " (states: " + join_names(names) + ")" : " (" + std::to_string(names.size()) + " states)";
+  error(at, "unknown state '" + at.Scalar() + "'" + did_you_mean(at.Scalar(), names) + listed);
   return kNoPos;
 }
 
