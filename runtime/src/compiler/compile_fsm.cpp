@@ -30,6 +30,10 @@ void TreeCompiler::fsm_outline(const YAML::Node& states, uint16_t parent, uint16
     auto [at, fresh] = where.emplace(name, it->first);
     if (!fresh) {
       const YAML::Node& first = at->second;
+      // Twice in this very mapping: the YAML loader has said so (a key given twice).
+      bool same_map = false;
+      for (auto k = states.begin(); k != it && !same_map; ++k) same_map = k->first.is(first);
+      if (same_map) continue;
       error(it->first, "state '" + name + "' is defined twice: state names are unique in the whole brain (first at " +
                            src_.files[file_].path + ":" + std::to_string(first.Mark().line + 1) + ":" +
                            std::to_string(first.Mark().column + 1) + ")");
