@@ -151,12 +151,12 @@ struct Engine::Hsm {
     }
   }
 
-  void take(uint16_t from, const Plan& plan, uint32_t cause, std::string_view name, bool by_event) {
+  void take(uint16_t from, const Plan& plan, uint32_t cause, std::string_view name, bool by_event, int32_t when_entry = -1) {
     uint16_t exited[kMaxStateDepth];
     const uint32_t n_exited = exit_inside(plan.domain, exited);
     enter(plan);
     if (e.trace) {
-      TransitionEvent t{fsm, from, plan.target, cause, name, by_event, exited, n_exited, plan.states, plan.n};
+      TransitionEvent t{fsm, from, plan.target, cause, name, by_event, exited, n_exited, plan.states, plan.n, when_entry};
       e.trace->on_transition(p, c.agent, t);
     }
   }
@@ -235,11 +235,12 @@ struct Engine::Hsm {
         }
       }
       for (const FsmWhen& w : info.when) {
+        const auto entry = static_cast<int32_t>(&w - info.when.data());
         if (w.after >= 0 && c.now - ss(s).entered_at < w.after - kTimeEpsilon) continue;
         if (!passes(w.cond)) continue;
         Plan pl;
         if (plan(s, w.target, pl)) {
-          take(s, pl, w.cond, {}, false);
+          take(s, pl, w.cond, {}, false, entry);
           return;
         }
       }
