@@ -10,7 +10,7 @@ set -euo pipefail
 # libopenmpi-dev and openmpi-bin: MPI runs (-DTHICKET_MPI=ON, mpirun), built and tested by test.sh.
 # chromium: the viewer's tests run in headless Chromium (driven by playwright-core from npm).
 packages=(build-essential cmake ninja-build pkg-config liblua5.4-dev libyaml-cpp-dev libvalijson-dev nlohmann-json3-dev doctest-dev clang libfuzzer-14-dev librecast-dev
-          zlib1g-dev libcpp-httplib-dev chromium libopenmpi-dev openmpi-bin)
+          zlib1g-dev libcpp-httplib-dev chromium libopenmpi-dev openmpi-bin python3)
 # Node.js and npm build the viewer's page (its charting library comes from the npm registry).
 # A machine that has them already (e.g. from NodeSource) keeps its own.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)

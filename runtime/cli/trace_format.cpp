@@ -78,7 +78,6 @@ std::string explain_event(const TraceEvent& e) {
       if (fsm && e.from_name.empty()) why << " (its initial state" << (e.entered.size() > 1 ? "s" : "") << ")";
       else if (fsm && !e.event.empty()) why << " (event " << e.event << ", taken by " << e.from_name << ")";
       else if (fsm && !e.transition.empty()) why << " (transition " << e.transition << ", by reason " << e.cause_label << ")";
-      else if (fsm && e.cause.empty()) why << " (when after passed: the state had been active long enough)";
       else why << " (" << (fsm ? "when " : "") << e.cause_label << " passed)";
       if (fsm && (e.entered.size() > 1 || e.exited.size() > 1)) {  // a hierarchical transition: say what moved
         auto names = [&](const std::vector<std::string>& v) {

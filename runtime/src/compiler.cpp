@@ -120,7 +120,7 @@ uint32_t TreeCompiler::node_at_depth(const YAML::Node& n, const std::string& pat
       kind_key.reset(it->first);
       value.reset(it->second);
       kind_name = key;
-    } else if (is_kind) {
+    } else if (is_kind && key != kind_name) {  // the same kind twice: the YAML loader said so
       error(it->first, "a node has exactly one kind; found '" + kind_name + "' and '" + key +
                            "' (put several nodes in a list under a composite such as 'sequence')");
     }

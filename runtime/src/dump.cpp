@@ -86,6 +86,27 @@ std::string params(const Program& p, uint32_t i) {
       out << " expr=(" << p.exprs[n.a].disassemble() << ")";
       if (n.flags & kNegate) out << " negate";
       break;
+    case NodeKind::Fsm:
+      if (n.a != kNoPos && n.a < p.fsm_states.size()) out << " initial=" << p.fsm_states[n.a].name;
+      break;
+    case NodeKind::State: {  // SPEC 4.1: what the state does besides its parts
+      const FsmState& st = p.fsm_states[n.a];
+      if (!st.children.empty()) out << " initial=" << (st.initial == kNoPos ? "(enter_if)" : p.fsm_states[st.initial].name);
+      if (st.history) out << " history";
+      if (st.final) out << " final";
+      if (!st.transitions.empty()) {
+        out << " on={";
+        for (size_t k = 0; k < st.transitions.size(); ++k) {
+          const FsmTransition& t = st.transitions[k];
+          out << (k ? ", " : "") << t.name << "->" << p.fsm_states[t.target].name;
+          if (t.guard != kNoNode) out << " if " << t.guard;
+        }
+        out << "}";
+      }
+      for (const FsmWhen& w : st.when)
+        if (w.after >= 0) out << " after=" << w.after << "->" << p.fsm_states[w.target].name;
+      break;
+    }
     default: break;
   }
   return out.str();

@@ -291,9 +291,8 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
     restart.clear();
     remap.mend(*previous, p, block, restart);
     if (b.row_agent[row] < extras.size()) {  // queued events name states by index (SPEC 4.1)
-      int64_t removed = 0;
+      int64_t removed = 0;  // only an fsm's events name states: pending_events does not count them
       remap.mend_events(*previous, p, extras[b.row_agent[row]].events, removed);
-      pending_events -= removed;
     }
     // Outer nodes come first (depth-first order): aborting one stops what runs below it, and
     // a later abort of a node that no longer runs does nothing.

@@ -48,6 +48,15 @@ struct AbortTracer : TraceSink {
       const Node& n = p.nodes[e.cause];  // a reason is an action node: name its leaf
       ev.cause_label = n.kind == NodeKind::Action ? p.calls[n.a].leaf : p.labels[e.cause];
     }
+    if (e.when_entry >= 0 && e.from != kNoPos) {  // a `when` entry: its id, and its clock if it has one
+      const FsmWhen& w = p.fsm_states[e.from].when[static_cast<size_t>(e.when_entry)];
+      ev.cause = p.fsm_states[e.from].name + "/when/" + std::to_string(e.when_entry);
+      if (w.after >= 0) {
+        std::ostringstream a;
+        a << "after " << w.after << " s";
+        ev.cause_label = w.cond == kNoNode ? a.str() : a.str() + " and " + p.labels[w.cond];
+      }
+    }
     for (uint32_t k = 0; k < e.exited_count; ++k) ev.exited.push_back(p.fsm_states[e.exited[k]].name);
     for (uint32_t k = 0; k < e.entered_count; ++k) ev.entered.push_back(p.fsm_states[e.entered[k]].name);
     rt.emit_trace(ev);
@@ -426,7 +435,7 @@ void RuntimeImpl::despawn(AgentHandle h) {
   by_id.erase(a->id);
   AgentExtra& x = extras[h.index];
   sliced_agents -= x.sliced;
-  pending_events -= static_cast<int64_t>(x.events.size());
+  if (!takes_events(*b.program)) pending_events -= static_cast<int64_t>(x.events.size());
   x = AgentExtra{};
   b.row_agent[a->row] = UINT32_MAX;
   b.free_rows.push_back(a->row);

@@ -192,9 +192,18 @@ class RuntimeImpl {
   void queue_event(uint32_t index, const std::string& event);
   // The event queue of an agent (an element of `agents`) and the bookkeeping of what its own
   // tick puts on it and takes off it (pending_events, through the running job when there is one).
-  std::vector<QueuedEvent>& queue_of(const AgentInfo& a) { return extras[static_cast<size_t>(&a - agents.data())].events; }
-  AgentExtra& extra_of(const AgentInfo& a) { return extras[static_cast<size_t>(&a - agents.data())]; }
+  // (An AgentInfo outside `agents`, as engine tests tick, gets a queue of its own.)
+  std::vector<QueuedEvent>& queue_of(const AgentInfo& a) {
+    const auto at = reinterpret_cast<uintptr_t>(&a), first = reinterpret_cast<uintptr_t>(agents.data());
+    const size_t i = at >= first ? (at - first) / sizeof(AgentInfo) : SIZE_MAX;
+    return i < agents.size() && i < extras.size() && &agents[i] == &a ? extras[i].events : loose_events;
+  }
+  std::vector<QueuedEvent> loose_events;
   void count_events(int64_t delta);
+  // Fsm brains take their events in their own tick (tick_fsm.cpp); pending_events counts only
+  // the events of other brains' agents, which tick_all must drop (and which keep it off its
+  // fast path while any is queued).
+  static bool takes_events(const Program& p) { return !p.nodes.empty() && p.nodes[0].kind == NodeKind::Fsm; }
   // Says `message` once per program and key (the event storm, a failed initial descent).
   void report_once(const Program& p, const std::string& key, const std::string& message);
   std::mutex report_mutex;
@@ -241,7 +250,7 @@ class RuntimeImpl {
   }
   std::vector<TickJob> parallel_jobs;  // tick_all(dt, executor)'s jobs: one per lane, then chunks
   size_t sliced_agents = 0;        // agents with AgentExtra::sliced (they take the general path)
-  int64_t pending_events = 0;      // events queued over all agents
+  int64_t pending_events = 0;      // events queued over the agents of brains other than fsm ones
   // The call clock (SPEC 8.2): tick_all calls so far, and their sim time, drift-free as an
   // agent's clock is (epoch + steps * dt while dt stays the same).
   uint64_t calls = 0;

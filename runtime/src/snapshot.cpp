@@ -730,7 +730,7 @@ AgentHandle install_agent(RuntimeImpl& rt, uint32_t index, ParsedAgent& pa) {
       q.origin = static_cast<uint16_t>(it - states.begin());
     }
     rt.extras[index].events.push_back(q);
-    ++rt.pending_events;
+    if (!RuntimeImpl::takes_events(*b.program)) ++rt.pending_events;
   }
   uint8_t* block = b.block(a.row);
   std::memcpy(block, pa.block.data(), pa.block.size());

@@ -39,6 +39,7 @@ struct TransitionEvent {
   uint32_t exited_count = 0;
   const uint16_t* entered = nullptr;  // the states entered, outermost first
   uint32_t entered_count = 0;
+  int32_t when_entry = -1;            // a `when` entry of `from`: its position (-1: none)
 };
 
 // An event taken off an agent's queue (SPEC 4.1): taken by a state, or dropped (kNoPos).

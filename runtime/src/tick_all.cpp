@@ -454,7 +454,7 @@ void RuntimeImpl::queue_event(uint32_t index, const std::string& event) {
   QueuedEvent e;
   e.name = strings.intern(event);
   q.push_back(e);
-  count_events(1);
+  if (!takes_events(program_of(a))) count_events(1);
 }
 
 void RuntimeImpl::count_events(int64_t delta) {

@@ -57,7 +57,10 @@ struct Engine::Hsm {
   bool select_child(uint16_t parent, Plan& out) {
     if (parent != kNoPos) {
       const FsmState& s = st(parent);
-      if (s.history && ss(parent).history != kNoPos) return descend(ss(parent).history, false, out);
+      // A history state this transition leaves (an active state in a descent is inside the
+      // domain) remembers the child it is left with: that child, selected before anything is left.
+      const uint16_t remembered = active(parent) && ss(parent).active != kNoPos ? ss(parent).active : ss(parent).history;
+      if (s.history && remembered != kNoPos) return descend(remembered, false, out);
       if (s.initial != kNoPos) return descend(s.initial, true, out);
     } else if (p.nodes[fsm].a != kNoPos) {
       return descend(static_cast<uint16_t>(p.nodes[fsm].a), true, out);
@@ -127,7 +130,6 @@ struct Engine::Hsm {
     ev.serial = origin == kNoPos ? 0 : ss(origin).serial;
     if (queue.size() >= kMaxQueuedEvents) return;  // a storm: RuntimeImpl::queue_event reports it
     queue.push_back(ev);
-    e.rt_.count_events(1);
   }
 
   void enter(const Plan& plan) {
@@ -149,12 +151,12 @@ struct Engine::Hsm {
     }
   }
 
-  void take(uint16_t from, const Plan& plan, uint32_t cause, std::string_view name, bool by_event) {
+  void take(uint16_t from, const Plan& plan, uint32_t cause, std::string_view name, bool by_event, int32_t when_entry = -1) {
     uint16_t exited[kMaxStateDepth];
     const uint32_t n_exited = exit_inside(plan.domain, exited);
     enter(plan);
     if (e.trace) {
-      TransitionEvent t{fsm, from, plan.target, cause, name, by_event, exited, n_exited, plan.states, plan.n};
+      TransitionEvent t{fsm, from, plan.target, cause, name, by_event, exited, n_exited, plan.states, plan.n, when_entry};
       e.trace->on_transition(p, c.agent, t);
     }
   }
@@ -164,7 +166,6 @@ struct Engine::Hsm {
   void end_brain() {
     uint16_t exited[kMaxStateDepth];
     exit_inside(kNoPos, exited);
-    e.rt_.count_events(-static_cast<int64_t>(queue.size()));
     queue.clear();
     for (const FsmState& s : p.fsm_states)
       if (!s.children.empty()) ss(static_cast<uint16_t>(&s - p.fsm_states.data())).history = kNoPos;
@@ -203,7 +204,6 @@ struct Engine::Hsm {
     }
     if (k == 0) return;
     queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(k));
-    e.rt_.count_events(-static_cast<int64_t>(k));
     if (k == kEventsPerTick && !queue.empty()) {
       std::ostringstream out;
       out << p.files[p.positions[fsm].file] << ": error: agent " << c.agent.id << " has more than " << kEventsPerTick
@@ -235,11 +235,12 @@ struct Engine::Hsm {
         }
       }
       for (const FsmWhen& w : info.when) {
+        const auto entry = static_cast<int32_t>(&w - info.when.data());
         if (w.after >= 0 && c.now - ss(s).entered_at < w.after - kTimeEpsilon) continue;
         if (!passes(w.cond)) continue;
         Plan pl;
         if (plan(s, w.target, pl)) {
-          take(s, pl, w.cond, {}, false);
+          take(s, pl, w.cond, {}, false, entry);
           return;
         }
       }

@@ -174,6 +174,73 @@ std::optional<YamlSizeHit> find_alias_bomb(const std::string& text, uint64_t lim
   return counter.hit;
 }
 
+namespace {
+
+// Keys given twice in one mapping, found from parser events: linear in the file, and an alias
+// is one event (never expanded). A key that is not a plain scalar (an alias, a collection) is
+// not compared.
+class DuplicateKeys : public YAML::EventHandler {
+ public:
+  DuplicateKeys(const std::string& path, std::vector<Diagnostic>& diags) : path_(path), diags_(diags) {}
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { item(mark, nullptr); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string& value) override {
+    item(mark, &value);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { item(mark, nullptr); }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    item(mark, nullptr);
+    open_.push_back(Open{false, true, {}});
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    item(mark, nullptr);
+    open_.push_back(Open{true, true, {}});
+  }
+  void OnMapEnd() override { close(); }
+
+ private:
+  struct Open {
+    bool map;
+    bool at_key;                                // a map: the next item is a key
+    std::map<std::string, YAML::Mark> keys;     // a map: its keys so far
+  };
+  // An item of the innermost open collection: in a map, keys and values alternate.
+  void item(const YAML::Mark& mark, const std::string* scalar) {
+    if (open_.empty() || !open_.back().map) return;
+    Open& m = open_.back();
+    const bool key = m.at_key;
+    m.at_key = !m.at_key;
+    if (!key || !scalar) return;
+    auto [was, fresh] = m.keys.emplace(*scalar, mark);
+    if (!fresh)
+      diags_.push_back({Severity::Error, path_, mark.line + 1, mark.column + 1,
+                        "key '" + *scalar + "' is given twice in this mapping (first at line " +
+                            std::to_string(was->second.line + 1) + ", column " + std::to_string(was->second.column + 1) +
+                            "); a mapping's keys must be unique (YAML would keep one of them, silently)"});
+  }
+  void close() {
+    if (!open_.empty()) open_.pop_back();
+  }
+  const std::string& path_;
+  std::vector<Diagnostic>& diags_;
+  std::vector<Open> open_;
+};
+
+}  // namespace
+
+void find_duplicate_keys(const std::string& text, const std::string& path, std::vector<Diagnostic>& diags) {
+  std::istringstream in(text);
+  DuplicateKeys finder(path, diags);
+  try {
+    YAML::Parser parser(in);
+    parser.HandleNextDocument(finder);
+  } catch (const std::exception&) {
+    // A syntax error: YAML::Load reports it.
+  }
+}
+
 std::optional<YAML::Node> load_yaml_checked(const std::string& text, const std::string& path,
                                             std::vector<Diagnostic>& diags) {
   if (auto deep = find_deep_nesting(text)) {
@@ -191,7 +258,9 @@ std::optional<YAML::Node> load_yaml_checked(const std::string& text, const std::
     return std::nullopt;
   }
   try {
-    return YAML::Load(text);
+    YAML::Node doc = YAML::Load(text);
+    find_duplicate_keys(text, path, diags);
+    return doc;
   } catch (const YAML::DeepRecursion& e) {
     diags.push_back({Severity::Error, path, e.mark.line + 1, e.mark.column + 1,
                      "nesting too deep for the YAML parser (more than " + std::to_string(kMaxYamlDepth) +

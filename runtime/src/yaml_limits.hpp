@@ -39,7 +39,11 @@ struct YamlSizeHit {
 // expansion); the first alias that takes it past `limit`. Syntax errors are left to the loader.
 std::optional<YamlSizeHit> find_alias_bomb(const std::string& text, uint64_t limit = kMaxYamlNodes);
 
-// YAML::Load with both limits and syntax errors reported as diagnostics at FILE:LINE:COL;
+// Keys given twice in one mapping, anywhere in doc: an error at the second, naming the first.
+// (From the parser's events: linear in the file; aliases are not expanded.)
+void find_duplicate_keys(const std::string& text, const std::string& path, std::vector<Diagnostic>& diags);
+
+// YAML::Load with both limits, duplicate keys and syntax errors reported as diagnostics at FILE:LINE:COL;
 // nullopt when the file was refused.
 std::optional<YAML::Node> load_yaml_checked(const std::string& text, const std::string& path,
                                             std::vector<Diagnostic>& diags);

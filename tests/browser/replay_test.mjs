@@ -157,6 +157,12 @@ async function testRecord(recordPath, last) {
     await v(t => thicketViewer.seek(t), tickN.tick);
     await v(id => thicketViewer.select(id), agent[0]);
     await treeAt(tickN, agent);
+    if (type === 'fsm') {  // SPEC 4.1: the active state path, outermost first
+      const brain = brainsAt(tickN.tick)[header.groups[agent[4]].brain];
+      const path = brain.nodes.filter((node, k) => node.kind === 'state' && agent[7][k] === 'R').map(node => node.id);
+      const shown = await page.textContent('#agent-info');
+      check(path.length > 0 && shown.includes(`states: ${path.join(' › ')}`), `the panel shows fsm agent ${agent[0]}'s active states "${path.join(' › ')}"`);
+    }
   }
 
   // Pickups: a take event marks one taken from its tick on.

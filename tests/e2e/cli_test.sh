@@ -19,14 +19,24 @@ grep -qx '{"tick":1,"agent":1,"status":"running","running":\["root","root/1"\]}'
 grep -qx '{"tick":3,"agent":2,"status":"running","running":\["root","root/0","root/0/1","root/0/1/1","root/0/1/1/1"\]}' "$dir/t.jsonl" && ok || bad "tick 3 trace line: $(tail -1 "$dir/t.jsonl")"
 
 # --trace of an fsm: a transition line (the initial state's entry, a reason's transition, a
-# `when` check) before the agent's status line of that tick; `running` names the state.
+# `when` check) with the states left and entered (SPEC 4.1), before the agent's status line of
+# that tick; `running` names the state. The act's success at tick 1 is an event no state takes:
+# dropped at tick 2's event phase, before the reason's transition.
 "$thicket" run "$cases/fsm_order/brain.yaml" --ticks 3 --trace "$dir/f.jsonl" >/dev/null 2>&1
-[[ $(wc -l < "$dir/f.jsonl") == 6 ]] && ok || bad "fsm trace should have 6 lines (3 ticks, 3 transitions)"
-[[ $(sed -n 1p "$dir/f.jsonl") == '{"tick":1,"agent":1,"transition":{"fsm":"order","from":null,"to":"a"}}' ]] && ok || bad "fsm trace line 1: $(sed -n 1p "$dir/f.jsonl")"
+[[ $(wc -l < "$dir/f.jsonl") == 7 ]] && ok || bad "fsm trace should have 7 lines (3 ticks, 3 transitions, 1 event)"
+[[ $(sed -n 1p "$dir/f.jsonl") == '{"tick":1,"agent":1,"transition":{"fsm":"order","from":null,"to":"a","exited":[],"entered":["a"]}}' ]] && ok || bad "fsm trace line 1: $(sed -n 1p "$dir/f.jsonl")"
 [[ $(sed -n 2p "$dir/f.jsonl") == '{"tick":1,"agent":1,"status":"running","running":["root","a"]}' ]] && ok || bad "fsm trace line 2: $(sed -n 2p "$dir/f.jsonl")"
-[[ $(sed -n 3p "$dir/f.jsonl") == '{"tick":2,"agent":1,"transition":{"fsm":"order","from":"a","to":"b","by":"go_b","reason":"a/reason"}}' ]] && ok || bad "fsm trace line 3: $(sed -n 3p "$dir/f.jsonl")"
-[[ $(sed -n 4p "$dir/f.jsonl") == '{"tick":2,"agent":1,"status":"running","running":["root","b","b/tree","b/tree/1"]}' ]] && ok || bad "fsm trace line 4: $(sed -n 4p "$dir/f.jsonl")"
-[[ $(sed -n 5p "$dir/f.jsonl") == '{"tick":3,"agent":1,"transition":{"fsm":"order","from":"b","to":"a","when":"b/when/0"}}' ]] && ok || bad "fsm trace line 5: $(sed -n 5p "$dir/f.jsonl")"
+[[ $(sed -n 3p "$dir/f.jsonl") == '{"tick":2,"agent":1,"event":{"name":"success","taken_by":null}}' ]] && ok || bad "fsm trace line 3: $(sed -n 3p "$dir/f.jsonl")"
+[[ $(sed -n 4p "$dir/f.jsonl") == '{"tick":2,"agent":1,"transition":{"fsm":"order","from":"a","to":"b","by":"go_b","reason":"a/reason","exited":["a"],"entered":["b"]}}' ]] && ok || bad "fsm trace line 4: $(sed -n 4p "$dir/f.jsonl")"
+[[ $(sed -n 5p "$dir/f.jsonl") == '{"tick":2,"agent":1,"status":"running","running":["root","b","b/tree","b/tree/1"]}' ]] && ok || bad "fsm trace line 5: $(sed -n 5p "$dir/f.jsonl")"
+[[ $(sed -n 6p "$dir/f.jsonl") == '{"tick":3,"agent":1,"transition":{"fsm":"order","from":"b","to":"a","when":"b/when/0","exited":["b"],"entered":["a"]}}' ]] && ok || bad "fsm trace line 6: $(sed -n 6p "$dir/f.jsonl")"
+
+# --trace of a hierarchical fsm (SPEC 4.1): an event taken by a composite, and the transition
+# it causes with the states left (innermost first) and entered (outermost first).
+(cd "$cases/hsm_guard" && "$thicket" run brain.yaml --ticks 9 --trace "$dir/h.jsonl" >/dev/null 2>&1)
+grep -qx '{"tick":6,"agent":1,"event":{"name":"noise","taken_by":"calm"}}' "$dir/h.jsonl" && ok || bad "hsm trace: no noise event taken by calm at tick 6"
+[[ $(grep -A1 '"name":"noise"' "$dir/h.jsonl" | tail -1) == '{"tick":6,"agent":1,"transition":{"fsm":"guard","from":"calm","to":"alert","by":"noise","event":"noise","exited":["rest","calm"],"entered":["alert"]}}' ]] && ok || bad "hsm trace: the noise transition: $(grep -A1 '"name":"noise"' "$dir/h.jsonl" | tail -1)"
+grep -qx '{"tick":9,"agent":1,"transition":{"fsm":"guard","from":"alert","to":"calm","by":"success","event":"success","exited":\["alert"\],"entered":\["calm","patrol"\]}}' "$dir/h.jsonl" && ok || bad "hsm trace: alert's success should enter calm, patrol"
 
 # --trace of a behavior machine: a switch line when the behavior changes (and for the first
 # pick); `running` names the active behavior.
@@ -37,8 +47,8 @@ grep -qx '{"tick":3,"agent":2,"status":"running","running":\["root","root/0","ro
 grep -qx '{"tick":4,"agent":1,"switch":{"machine":"every_tick","from":"work","to":"flee","check":"flee/check"}}' "$dir/m.jsonl" && ok || bad "machine trace: no switch from work to flee at tick 4"
 [[ $(grep -A1 '"switch".*"to":"flee"' "$dir/m.jsonl" | tail -1) == '{"tick":4,"agent":1,"status":"running","running":["root","flee"]}' ]] && ok || bad "machine trace: the switch should come before its tick's status line"
 
-# --trace of events (SPEC 4.1) and time slicing: an event line (taken_by null: no brain takes
-# events yet) before the receiving agent's status line; a sliced agent writes no line for a call
+# --trace of events (SPEC 4.1) and time slicing: an event line (taken_by null: a tree brain
+# takes no events) before the receiving agent's status line; a sliced agent writes no line for a call
 # that skips it (ids 1-3, and 4 spawned in call 0; tick_every 2, 5 calls: 1+2+2+2+2 = 9 lines).
 (cd "$cases/events_slicing" && "$thicket" run brain.yaml --agents 3 --ticks 5 --trace "$dir/e.jsonl" >/dev/null 2>&1)
 [[ $(grep -c '"status"' "$dir/e.jsonl") == 9 ]] && ok || bad "sliced trace should have 9 status lines, has $(grep -c '"status"' "$dir/e.jsonl")"

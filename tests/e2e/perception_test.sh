@@ -5,8 +5,10 @@
 #   memory, sees, the blackboard keys the senses write, pickups), on 1 and 2 threads; its
 #   --explain lines and --trace records are exactly watch_explain.expected / watch_trace.expected;
 # - the stealth example gives byte-identical records, traces and explain logs on 1 and 2
-#   threads, and its guards detect, hear, search and catch, its intruders take pickups and
-#   reach the goal;
+#   threads, and its guards detect, hear, search, shoot, reload and catch, its intruders take
+#   pickups and reach the goal; its guards are hierarchical state machines: their trace has the
+#   perception events (renamed by the scenario) taken by the states that map them, in the tick
+#   of the percept, and transitions with the states exited and entered;
 # - the sentry (tests/e2e/perception/sentry.yaml): a conditional abort reacts on the tick of
 #   the percept;
 # - bad input: bindings that do not fit the brain (FILE:LINE:COL, did you mean, exit 2, also
@@ -47,7 +49,7 @@ cmp -s "$dir/m1" "$dir/m2" && ok || bad "stealth: metrics differ between 1 and 2
 column() {  # FILE NAME -> the value of column NAME in row 2
   awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == name) c = i } NR == 2 && c { print $c }' "$1"
 }
-for m in detections searches deaths pickups_taken reached_goal noises; do
+for m in detections searches deaths pickups_taken reached_goal noises caught shots hits reloads gave_up rests; do
   v=$(column "$dir/out1.csv" $m)
   [[ -n "$v" && "$v" != 0 ]] && ok || bad "stealth: metric $m is '${v}', expected > 0: $(cat "$dir/out1.csv")"
 done
@@ -56,6 +58,61 @@ grep -q '"sense":"hearing"' "$dir/st1.jsonl" && ok || bad "stealth: no guard hea
 grep -q ' hears a sound made by agent ' "$dir/log1" && ok || bad "stealth: --explain said nothing about hearing"
 grep -q '\["percept",[0-9]*,[0-9]*,"hearing","enter","sound",' "$dir/rec1.jsonl" && ok || bad "stealth: no percept events in the record"
 python3 -c "import json,sys; [json.loads(l) for l in open(sys.argv[1])]" "$dir/rec1.jsonl" && ok || bad "the record is not JSONL"
+
+# The guards (scripts/examples/stealth/guard.yaml) are hierarchical state machines: calm {patrol,
+# rest}, alert {search}, combat {engage, reload}. Their senses send perception events, renamed by
+# the scenario (seen: saw_intruder, heard: noise, forgot: calm_down; lost_sight as is); an event
+# is offered to the innermost active state first and taken by the one that maps it.
+"$thicket" check "$stealth" > "$dir/out" 2>&1 && ok || bad "stealth: thicket check: $(cat "$dir/out")"
+for want in \
+  '"event":{"name":"saw_intruder","taken_by":"calm"}' \
+  '"event":{"name":"saw_intruder","taken_by":"alert"}' \
+  '"event":{"name":"lost_sight","taken_by":"combat"}' \
+  '"event":{"name":"noise","taken_by":"alert"}' \
+  '"event":{"name":"calm_down","taken_by":"alert"}' \
+  '"event":{"name":"calm_down","taken_by":null}' \
+  '"event":{"name":"tired","taken_by":"patrol"}' \
+  '"event":{"name":"success","taken_by":"reload"}' \
+  '"event":{"name":"success","taken_by":"search"}' \
+  '"from":"calm","to":"combat","by":"saw_intruder","event":"saw_intruder","exited":["patrol","calm"],"entered":["combat","engage"]}' \
+  '"from":"combat","to":"alert","by":"lost_sight","event":"lost_sight","exited":["engage","combat"],"entered":["alert","search"]}' \
+  '"from":"alert","to":"combat","by":"saw_intruder","event":"saw_intruder","exited":["search","alert"],"entered":["combat","reload"]}' \
+  '"from":"engage","to":"reload","when":"engage/when/0","exited":["engage"],"entered":["reload"]}' \
+  '"from":"reload","to":"engage","by":"success","event":"success","exited":["reload"],"entered":["engage"]}' \
+  '"from":"alert","to":"search","by":"noise","event":"noise","exited":["search"],"entered":["search"]}' \
+  '"from":"alert","to":"calm","by":"calm_down","event":"calm_down","exited":["search","alert"],"entered":["calm","patrol"]}' \
+  '"from":"search","to":"calm","by":"success","event":"success","exited":["search","alert"],"entered":["calm","patrol"]}' \
+  '"from":"patrol","to":"rest","by":"tired","event":"tired","exited":["patrol"],"entered":["rest"]}'; do
+  grep -qF "$want" "$dir/st1.jsonl" && ok || bad "stealth: the guards' trace has no $want"
+done
+grep -qE '"from":"rest","to":"patrol",.*"exited":\["rest"\],"entered":\["patrol"\]\}' "$dir/st1.jsonl" && ok ||
+  bad "stealth: no guard went back from rest to patrol (rest's after)"
+grep -q '^tick [0-9]* agent [0-9]*: event saw_intruder taken by calm$' "$dir/log1" &&
+  grep -q ': fsm stealth_guard went from calm to combat (event saw_intruder, taken by calm); left patrol, calm; entered combat, engage$' "$dir/log1" &&
+  ok || bad "stealth: --explain says nothing of the guards' events and transitions"
+# Each sight or hearing event comes in the tick of its percept (sent just before the guard's
+# tick, handled in that tick's event phase); saw_intruder and lost_sight alternate per guard.
+python3 - "$dir/st1.jsonl" > "$dir/out" <<'PY' && ok || bad "stealth: events and percepts: $(cat "$dir/out")"
+import json, sys
+percepts, events = set(), []
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if "percept" in r:
+        percepts.add((r["tick"], r["agent"], r["percept"]["sense"], r["percept"]["phase"]))
+    elif "event" in r:
+        events.append((r["tick"], r["agent"], r["event"]["name"]))
+wants = {"saw_intruder": ("sight", "enter"), "lost_sight": ("sight", "exit"), "noise": ("hearing", "enter")}
+bad, last, n = [], {}, 0
+for tick, agent, name in events:
+    if name in wants:
+        n += 1
+        if (tick, agent) + wants[name] not in percepts: bad.append(f"tick {tick} agent {agent}: {name} without its percept")
+    if name in ("saw_intruder", "lost_sight"):
+        if last.get(agent, "lost_sight") == name: bad.append(f"tick {tick} agent {agent}: {name} twice in a row")
+        last[agent] = name
+print("; ".join(bad[:5]) or f"{n} events checked")
+sys.exit(1 if bad or n < 20 else 0)
+PY
 
 # Brains react the tick something is perceived: the sentry's abort starts the alarm on the tick
 # its sight reports the walker (tick 54 is t=5.3: tick k runs at t = (k - 1) dt).

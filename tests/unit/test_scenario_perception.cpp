@@ -292,7 +292,8 @@ TEST_CASE("scenario perception: blackboard slots") {
         "seen, seen_id, seen_x, seen_y, seen_distance, heard, heard_x, heard_y, heard_id, touched, remembered, memory_x, "
         "memory_y, memory_age, memory_id)\n");
   CHECK(senses_error("{touch: true, blackboard: {touched: a, touched: b}}") ==
-        "perception.yaml:5:133: error: 'touched' is given twice in 'blackboard' of 'senses'\n");
+        "perception.yaml:5:133: error: key 'touched' is given twice in this mapping (first at line 5, column 121); a "
+        "mapping's keys must be unique (YAML would keep one of them, silently)\n");
   CHECK(senses_error("{touch: true, blackboard: {seen: 3x}}") ==
         "perception.yaml:5:127: error: slot 'seen' is written into a blackboard key, which must be a name (letters, digits, _; "
         "not starting with a digit), got text '3x'\n");

@@ -82,6 +82,15 @@ class BrainPanel {
       `${brain.name ?? ''} (${brain.type ?? '?'}) · ${STATUS_NAMES[f.status[i]]}${f.alive[i] ? '' : ' · died'}\n` +
       `at ${f.x[i].toFixed(2)}, ${f.y[i].toFixed(2)} heading ${f.heading[i].toFixed(2)}`;
     info.append(title, facts);
+    // An fsm's active state path (SPEC 4.1): its running states, outermost first.
+    const nodeString = rec.strings[f.nodes[i]] || '';
+    const path = (brain.nodes || []).filter((n, k) => n.kind === 'state' && nodeString[k] === 'R').map(n => n.id);
+    if (path.length) {
+      const active = document.createElement('div');
+      active.className = 'agent-facts active-states';
+      active.textContent = `states: ${path.join(' › ')}`;
+      info.append(active);
+    }
 
     const treeKey = `${f.brains}:${g.brain}`;
     if (treeKey !== this.treeKey) {

@@ -30,6 +30,10 @@ void TreeCompiler::fsm_outline(const YAML::Node& states, uint16_t parent, uint16
     auto [at, fresh] = where.emplace(name, it->first);
     if (!fresh) {
       const YAML::Node& first = at->second;
+      // Twice in this very mapping: the YAML loader has said so (a key given twice).
+      bool same_map = false;
+      for (auto k = states.begin(); k != it && !same_map; ++k) same_map = k->first.is(first);
+      if (same_map) continue;
       error(it->first, "state '" + name + "' is defined twice: state names are unique in the whole brain (first at " +
                            src_.files[file_].path + ":" + std::to_string(first.Mark().line + 1) + ":" +
                            std::to_string(first.Mark().column + 1) + ")");
@@ -44,6 +48,7 @@ void TreeCompiler::fsm_outline(const YAML::Node& states, uint16_t parent, uint16
       return;
     }
     const auto index = static_cast<uint16_t>(p_.fsm_states.size());
+    fsm_index_.emplace(name, index);
     FsmState info;
     info.name = name;
     info.parent = parent;
@@ -64,11 +69,12 @@ uint16_t TreeCompiler::fsm_target(const YAML::Node& at, const std::string& what)
     error(at, what + " must name a state, got " + describe_node(at));
     return kNoPos;
   }
-  for (size_t k = 0; k < p_.fsm_states.size(); ++k)
-    if (p_.fsm_states[k].name == at.Scalar()) return static_cast<uint16_t>(k);
+  if (auto it = fsm_index_.find(at.Scalar()); it != fsm_index_.end()) return it->second;
   std::vector<std::string> names;
   for (const auto& s : p_.fsm_states) names.push_back(s.name);
-  error(at, "unknown state '" + at.Scalar() + "'" + did_you_mean(at.Scalar(), names) + " (states: " + join_names(names) + ")");
+  // A big brain's list of states would drown the message: name at most 20.
+  std::string listed = names.size() <= 20 ? " (states: " + join_names(names) + ")" : " (" + std::to_string(names.size()) + " states)";
+  error(at, "unknown state '" + at.Scalar() + "'" + did_you_mean(at.Scalar(), names) + listed);
   return kNoPos;
 }
 
@@ -257,11 +263,12 @@ void TreeCompiler::fsm_state(uint16_t index) {
             if (auto s = read_seconds(w["after"], "'after'")) rec.after = *s;
             else ok = false;
           }
-          if (w["check"]) rec.cond = check(w["check"], path, "", false);
-          else if (w["condition"]) rec.cond = leaf(NodeKind::Condition, w["condition"], path, "");
-          if (rec.cond == kNone) {
-            rec.cond = kNoNode;
-            ok = false;
+          if (w["check"] || w["condition"]) {
+            rec.cond = w["check"] ? check(w["check"], path, "", false) : leaf(NodeKind::Condition, w["condition"], path, "");
+            if (rec.cond == kNone) {
+              rec.cond = kNoNode;
+              ok = false;
+            }
           }
           uint16_t target = fsm_target(w["go"], "'go'");
           if (rec.cond != kNoNode) parts.push_back(rec.cond);

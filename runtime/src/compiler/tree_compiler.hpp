@@ -92,6 +92,7 @@ class TreeCompiler {
   void fsm_state(uint16_t index);
   uint32_t fsm_machine(const YAML::Node& v, const std::string& state);
   std::vector<YAML::Node> fsm_yaml_, fsm_key_;  // each state's mapping and its name, by state index
+  std::map<std::string, uint16_t> fsm_index_;   // state name -> index
 
   // compile_subtree.cpp
   uint32_t subtree(const YAML::Node& v, const std::string& path, const std::string& prefix);

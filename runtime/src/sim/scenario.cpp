@@ -156,7 +156,6 @@ class ScenarioReader {
 
   void reject_unknown_keys(const YAML::Node& map, const std::vector<std::string>& allowed, const std::string& what,
                            const std::string& where, const std::vector<std::string>& aliases = {}) {
-    std::set<std::string> seen;
     for (auto it = map.begin(); it != map.end(); ++it) {
       if (!it->first.IsScalar()) {
         error(it->first, "a key must be a name, got " + shown(it->first) + " as a key" + where);
@@ -168,8 +167,7 @@ class ScenarioReader {
       if (!known)
         error(it->first, "unknown " + what + " '" + key + "'" + where + did_you_mean(key, allowed) +
                              " (allowed: " + join_names(allowed) + ")");
-      else if (!seen.insert(key).second)
-        error(it->first, "'" + key + "' is given twice" + where);
+      // (A key given twice: the YAML loader reports it, yaml_limits.cpp.)
     }
   }
 
@@ -829,10 +827,7 @@ class ScenarioReader {
                              (it->first.IsScalar() ? "'" + key + "'" : shown(it->first)));
         continue;
       }
-      if (!seen.insert(key).second) {
-        error(it->first, "blackboard key '" + key + "' is given twice");
-        continue;
-      }
+      if (!seen.insert(key).second) continue;  // given twice: the YAML loader reports it
       Scalar s = classify_scalar(it->second);
       Value value;
       switch (it->second.IsScalar() ? s.kind : ScalarKind::Null) {
