@@ -1,4 +1,4 @@
-// Perception against an independent reference model (issue 13): the rules of guide section 12
+// Perception against an independent reference model (issue 13): the rules of guide section 13
 // and perception.hpp written out plainly (all pairs, no grids), driven beside the real Manager on
 // many small random worlds and compared field by field, tick by tick. The model was written from
 // the text alone; where the text leaves a point open, the reading chosen is said where it is used.
