@@ -566,7 +566,7 @@ void LuaHost::unmapped_transition(const CallSite& at, const std::string& state, 
   out << at.program->files[pos.file] << ":" << pos.line << ":" << pos.column << ": error: state '" << state
       << "' has no transition '" << transition << "'" << did_you_mean(transition, known)
       << (known.empty() ? " (it has no transitions)" : " (transitions: " + join_names(known) + ")")
-      << "; the state stays\n  reported once; first by agent " << at.agent->id << " at tick " << at.agent->ticks;
+      << "; ignored (the state's 'when' list is not tried; an outer state's may be)\n  reported once; first by agent " << at.agent->id << " at tick " << at.agent->ticks;
   ++errors;
   rt_.log(out.str());
 }

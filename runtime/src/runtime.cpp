@@ -43,6 +43,7 @@ struct AbortTracer : TraceSink {
     ev.to_name = p.fsm_states[e.to].name;
     ev.transition = std::string(e.transition);
     if (e.by_event) ev.event = ev.transition;
+    ev.reload = e.reload;
     if (e.cause != kNoNode) {
       ev.cause = p.ids[e.cause];
       const Node& n = p.nodes[e.cause];  // a reason is an action node: name its leaf
@@ -730,6 +731,6 @@ size_t Runtime::bytes_per_agent(BrainHandle brain) const {
   if (brain.index >= impl_->brains.size()) return 0;
   return impl_->brains[brain.index]->program->block_size + sizeof(AgentInfo);
 }
-uint64_t Runtime::script_errors() const { return impl_->script->script_errors(); }
+uint64_t Runtime::script_errors() const { return impl_->script->script_errors() + impl_->brain_errors.load(); }
 
 }  // namespace thicket

@@ -205,8 +205,11 @@ class RuntimeImpl {
   // fast path while any is queued).
   static bool takes_events(const Program& p) { return !p.nodes.empty() && p.nodes[0].kind == NodeKind::Fsm; }
   // Says `message` once per program and key (the event storm, a failed initial descent).
-  void report_once(const Program& p, const std::string& key, const std::string& message);
+  bool report_once(const Program& p, const std::string& key, const std::string& message);  // false: said before
   std::mutex report_mutex;
+  // Errors the brains made at run time outside any leaf (an fsm's initial descent that cannot
+  // be selected): counted with the script errors (Runtime::script_errors), so --strict stops.
+  std::atomic<uint64_t> brain_errors{0};
   std::set<std::pair<const Program*, std::string>> reported;
   // Events the runtime sends (SPEC 4.1), interned once.
   uint32_t ev_success = 0, ev_failure = 0, ev_done = 0;

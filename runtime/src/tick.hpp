@@ -40,6 +40,7 @@ struct TransitionEvent {
   const uint16_t* entered = nullptr;  // the states entered, outermost first
   uint32_t entered_count = 0;
   int32_t when_entry = -1;            // a `when` entry of `from`: its position (-1: none)
+  bool reload = false;                // a hot reload removed from's active child: its descent again
 };
 
 // An event taken off an agent's queue (SPEC 4.1): taken by a state, or dropped (kNoPos).

@@ -443,10 +443,12 @@ void RuntimeImpl::queue_event(uint32_t index, const std::string& event) {
       ev.tick = a.ticks;
       ev.agent = a.id;
       ev.event = event;
+      if (takes_events(program_of(a))) ev.brain = program_of(a).name;
       emit_trace(ev);
     }
-    report_once(program_of(a), "queue full",
-                "agent " + std::to_string(a.id) + ": its event queue holds " + std::to_string(kMaxQueuedEvents) +
+    const Program& p = program_of(a);
+    report_once(p, "queue full",
+                (p.files.empty() ? p.name : p.files[0]) + ": error: agent " + std::to_string(a.id) + ": its event queue holds " + std::to_string(kMaxQueuedEvents) +
                     " events; event '" + event + "' and any further ones are dropped until it drains (a leaf sending events in a loop?)\n"
                     "  reported once; first at tick " + std::to_string(a.ticks));
     return;
@@ -463,12 +465,13 @@ void RuntimeImpl::count_events(int64_t delta) {
   else pending_events += delta;
 }
 
-void RuntimeImpl::report_once(const Program& p, const std::string& key, const std::string& message) {
+bool RuntimeImpl::report_once(const Program& p, const std::string& key, const std::string& message) {
   {
     std::lock_guard<std::mutex> lock(report_mutex);
-    if (!reported.emplace(&p, key).second) return;
+    if (!reported.emplace(&p, key).second) return false;
   }
   log(message);
+  return true;
 }
 
 // ---- output that waits for agent order while jobs run ----

@@ -281,7 +281,7 @@ Status Engine::tick_fsm(Ctx& c, uint32_t i, bool starting) {
           << "' cannot enter its initial states: an 'enter_if' on the way down fails; no state is entered, and the"
              " descent is tried again next tick\n  reported once; first by agent "
           << c.agent.id << " at tick " << c.agent.ticks;
-      rt_.report_once(c.p, "initial descent", out.str());
+      if (rt_.report_once(c.p, "initial descent", out.str())) ++rt_.brain_errors;  // counted once, as reported
       return Status::Running;
     }
     rs.entered = 1;
@@ -303,7 +303,7 @@ Status Engine::tick_fsm(Ctx& c, uint32_t i, bool starting) {
       rs.entered = 1;
       h.enter(pl);
       if (trace) {
-        TransitionEvent t{i, s, s, kNoNode, {}, false, nullptr, 0, pl.states, pl.n};
+        TransitionEvent t{i, s, s, kNoNode, {}, false, nullptr, 0, pl.states, pl.n, -1, true};
         trace->on_transition(c.p, c.agent, t);
       }
     } else if (s == kNoPos || c.p.fsm_states[s].children.empty()) {

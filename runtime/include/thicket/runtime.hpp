@@ -155,8 +155,10 @@ struct TraceEvent {
   std::string cause, cause_label;       // node id and label of that reason leaf, `when` check or behavior check
                                         // (e.g. "b/when/0", "check n >= 1"); "" for the initial state, an
                                         // event (then `event` names it) and an `after` entry
-  // Transition (SPEC 4.1): the states left, innermost first, and entered, outermost first.
+  // Transition (SPEC 4.1): the states left, innermost first, and entered, outermost first;
+  // `reload`: a hot reload removed from_name's active child, and its descent is entered again.
   std::vector<std::string> exited, entered;
+  bool reload = false;
   // Event: an event (SPEC 4.1) taken off the agent's queue: its name, and the state that took
   // it ("" when no state took it and it was dropped). Transition: the event that caused it ("" if none).
   std::string event, taken_by;

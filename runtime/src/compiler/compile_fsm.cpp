@@ -27,6 +27,10 @@ void TreeCompiler::fsm_outline(const YAML::Node& states, uint16_t parent, uint16
   if (!states || !states.IsMap() || states.size() == 0) return;
   for (auto it = states.begin(); it != states.end(); ++it) {
     const std::string name = it->first.Scalar();
+    if (name == "root") {  // the fsm itself is node "root" (traces, running lists, reload matching)
+      error(it->first, "a state may not be named 'root': that is the fsm's own node id; rename the state");
+      continue;
+    }
     auto [at, fresh] = where.emplace(name, it->first);
     if (!fresh) {
       const YAML::Node& first = at->second;
@@ -102,14 +106,25 @@ uint16_t TreeCompiler::fsm_initial(const YAML::Node& at, uint16_t parent) {
 // A guard or enter_if: {check: "expr"} or {condition: Leaf} (a bare string: a check).
 uint32_t TreeCompiler::fsm_guard(const YAML::Node& g, const std::string& path, const std::string& what) {
   if (g.IsScalar()) return check(g, path, "", false);
-  if (!g.IsMap() || (!g["check"] && !g["condition"]) || (g["check"] && g["condition"])) {
+  if (!g.IsMap()) {
     error(g, what + " is {check: \"expression\"} or {condition: Leaf}, got " + describe_node(g));
     return kNone;
   }
+  bool unknown = false;
   for (auto e = g.begin(); e != g.end(); ++e) {
     std::string key = e->first.Scalar();
-    if (key != "check" && key != "condition")
+    if (key != "check" && key != "condition") {
+      unknown = true;
       error(e->first, "unknown key '" + key + "' in " + what + did_you_mean(key, {"check", "condition"}) + " (allowed: check, condition)");
+    }
+  }
+  if (g["check"] && g["condition"]) {
+    error(g, what + " has both 'check' and 'condition'; give one");
+    return kNone;
+  }
+  if (!g["check"] && !g["condition"]) {
+    if (!unknown) error(g, what + " is {check: \"expression\"} or {condition: Leaf}; this mapping has neither");
+    return kNone;
   }
   return g["check"] ? check(g["check"], path, "", false) : leaf(NodeKind::Condition, g["condition"], path, "");
 }
