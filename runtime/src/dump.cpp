@@ -157,6 +157,15 @@ static std::string dot_fsm(const Program& p) {
   out << "digraph " << dot_quote(p.name) << " {\n" << (nested ? "  compound=true;\n" : "")
       << "  rankdir=LR;\n  node [shape=ellipse, fontname=\"Helvetica\"];\n"
       << "  edge [fontname=\"Helvetica\", fontsize=10];\n  start [shape=point];\n";
+  // Without `initial`, the children a selection may pick: in order, up to the first without an
+  // enter_if (it always passes: the ones after it are never selected).
+  auto selectable = [&](const std::vector<uint16_t>& kids, const std::string& from) {
+    for (uint16_t c : kids) {
+      const bool guarded = p.fsm_states[c].enter_if != kNoNode;
+      out << from << " -> s" << c << " [style=dotted" << (guarded ? ", label=\"enter_if\"" : "") << "];\n";
+      if (!guarded) break;
+    }
+  };
   std::function<void(uint16_t, const std::string&)> state = [&](uint16_t s, const std::string& indent) {
     const FsmState& st = p.fsm_states[s];
     std::string label = st.name;
@@ -170,8 +179,7 @@ static std::string dot_fsm(const Program& p) {
         << indent << "  style=rounded;\n" << indent << "  s" << s << " [shape=point, label=\"\"];\n";
     for (uint16_t c : st.children) state(c, indent + "  ");
     if (st.initial != kNoPos) out << indent << "  s" << s << " -> s" << st.initial << " [style=dotted];\n";
-    else
-      for (uint16_t c : st.children) out << indent << "  s" << s << " -> s" << c << " [style=dotted, label=\"enter_if\"];\n";
+    else selectable(st.children, indent + "  s" + std::to_string(s));
     out << indent << "}\n";
   };
   for (uint16_t top : p.fsm_top) state(top, "  ");
@@ -180,7 +188,7 @@ static std::string dot_fsm(const Program& p) {
   };
   if (p.nodes[0].a != kNoPos) out << "  start -> s" << p.nodes[0].a << (nested ? " [" + clip("lhead", p.nodes[0].a).substr(2) + "]" : "") << ";\n";
   else
-    for (uint16_t top : p.fsm_top) out << "  start -> s" << top << " [style=dotted, label=\"enter_if\"];\n";
+    selectable(p.fsm_top, "  start");
   for (size_t s = 0; s < p.fsm_states.size(); ++s) {
     const auto from = static_cast<uint16_t>(s);
     for (const FsmTransition& t : p.fsm_states[s].transitions)

@@ -79,7 +79,7 @@ struct AbortTracer : TraceSink {
     ev.type = TraceEvent::Type::Switch;
     ev.tick = a.ticks;
     ev.agent = a.id;
-    ev.brain = p.name;
+    ev.brain = e.machine == 0 ? p.name : p.name + "/" + p.ids[e.machine];  // a state's machine: its id
     const uint32_t first = p.nodes[e.machine].b;  // its behaviors in Program::behaviors
     if (e.from != kNoPos && first + e.from < p.behaviors.size()) ev.from_name = p.behaviors[first + e.from];
     if (first + e.to < p.behaviors.size()) ev.to_name = p.behaviors[first + e.to];
