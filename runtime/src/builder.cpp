@@ -8,37 +8,11 @@
 #include <charconv>
 #include <cmath>
 
+#include "builder_parts.hpp"
 #include "yaml_scalar.hpp"
 
 namespace thicket {
-namespace {
-
-enum class Form : uint8_t { Composite, Decorator, Leaf };
-
-// One node of the tree being built; its fields mirror the YAML parameters of its kind.
-struct BuiltNode {
-  std::string kind;  // the YAML kind; a check is "check" here and `condition: {check: ...}` in YAML
-  Form shape = Form::Leaf;
-  std::string name;
-  Abort abort = Abort::None;
-  Threshold success = Policy::All, failure = Policy::One;
-  std::vector<double> weights;
-  std::optional<int64_t> times;
-  std::optional<double> seconds;
-  std::string text;  // leaf name, check expression, subtree name or log message
-  Args args;
-  bool negate = false;
-  std::vector<BuiltNode> children;
-  bool in_do = false;         // filter: children now go to `do:`
-  size_t conditions = 0;      // filter: how many children are `conditions:` (set by Do())
-  std::string call;           // the call that made it, for messages
-};
-
-struct BlackboardDecl {
-  std::string key;
-  std::optional<ValueType> type;  // empty: follows the default's C++ type
-  Value default_value;
-};
+namespace builder {
 
 const char* abort_name(Abort a) {
   switch (a) {
@@ -81,14 +55,36 @@ void write_value(YAML::Emitter& out, const Value& v) {
   else write_text(out, std::get<std::string>(v));
 }
 
+void write_args(YAML::Emitter& out, const Args& args) {
+  if (args.empty()) return;
+  out << YAML::Key << "args" << YAML::Value << YAML::BeginMap;
+  for (const auto& [key, value] : args) {
+    out << YAML::Key;
+    write_text(out, key);
+    out << YAML::Value;
+    write_value(out, value);
+  }
+  out << YAML::EndMap;
+}
+
+void write_leaf_call(YAML::Emitter& out, const std::string& leaf, const Args& args, bool negate) {
+  if (args.empty() && !negate) {
+    write_text(out, leaf);
+    return;
+  }
+  out << YAML::Flow << YAML::BeginMap << YAML::Key << "leaf" << YAML::Value;
+  write_text(out, leaf);
+  if (negate) out << YAML::Key << "negate" << YAML::Value << "true";
+  write_args(out, args);
+  out << YAML::EndMap;
+}
+
 void write_threshold(YAML::Emitter& out, const Threshold& t) {
   if (t.policy) out << (*t.policy == Policy::One ? "one" : "all");
   else out << std::to_string(t.count);
 }
 
 bool is_default(const Threshold& t, Policy p) { return t.policy && *t.policy == p; }
-
-void write_node(YAML::Emitter& out, const BuiltNode& n);
 
 void write_children(YAML::Emitter& out, const std::vector<BuiltNode>& nodes, size_t from, size_t to) {
   out << YAML::BeginSeq;
@@ -191,16 +187,7 @@ void write_leaf(YAML::Emitter& out, const BuiltNode& n) {
     out << YAML::Flow << YAML::BeginMap << YAML::Key << "leaf" << YAML::Value;
     write_text(out, n.text);
     if (n.negate) out << YAML::Key << "negate" << YAML::Value << "true";
-    if (!n.args.empty()) {
-      out << YAML::Key << "args" << YAML::Value << YAML::BeginMap;
-      for (const auto& [key, value] : n.args) {
-        out << YAML::Key;
-        write_text(out, key);
-        out << YAML::Value;
-        write_value(out, value);
-      }
-      out << YAML::EndMap;
-    }
+    write_args(out, n.args);
   }
   if (!n.name.empty()) {
     out << YAML::Key << "name" << YAML::Value;
@@ -239,6 +226,13 @@ void write_blackboard_entry(YAML::Emitter& out, const BlackboardDecl& d) {
   out << YAML::EndMap;
 }
 
+void write_blackboard(YAML::Emitter& out, const std::vector<BlackboardDecl>& keys) {
+  if (keys.empty()) return;
+  out << YAML::Key << "blackboard" << YAML::Value << YAML::BeginMap;
+  for (const auto& d : keys) write_blackboard_entry(out, d);
+  out << YAML::EndMap;
+}
+
 void write_list(YAML::Emitter& out, const char* key, const std::vector<std::string>& items) {
   if (items.empty()) return;
   out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginSeq;
@@ -246,123 +240,34 @@ void write_list(YAML::Emitter& out, const char* key, const std::vector<std::stri
   out << YAML::EndSeq;
 }
 
-}  // namespace
+}  // namespace builder
 
-struct TreeBuilder::State {
-  std::string tree;
-  std::vector<std::string> leaves, imports;
-  std::vector<BlackboardDecl> blackboard;
-  std::vector<std::pair<std::string, BuiltNode>> trees;  // Define()d subtrees, in order
-  std::vector<BuiltNode> open;                           // open composites and childless decorators
-  std::optional<BuiltNode> root;
-  std::optional<std::string> pending_name;
-  std::vector<std::string> errors;
-  int calls = 0;
-  std::string call;  // the current call, for messages
-  bool ended = false;
+using namespace builder;
 
-  // Starts a call; false when it must be ignored (after End()).
-  bool begin(std::string what, bool is_node = true) {
-    ++calls;
-    call = std::move(what);
-    if (ended && is_node) {
-      error("the tree is finished: End() was already called");
-      return false;
-    }
-    return true;
+std::string TreeBuilder::State::yaml() const {
+  YAML::Emitter out;
+  out << YAML::BeginMap << YAML::Key << "tree" << YAML::Value;
+  write_text(out, tree);
+  write_list(out, "leaves", leaves);
+  write_list(out, "import", imports);
+  write_blackboard(out, blackboard);
+  if (root) {
+    out << YAML::Key << "root" << YAML::Value;
+    write_node(out, *root);
   }
-
-  void error(const std::string& message) {
-    errors.push_back("call " + std::to_string(calls) + ", " + call + ": " + message);
-  }
-
-  // A node made by the current call: named from Named(), then opened or completed.
-  void add(BuiltNode n) {
-    n.call = call;
-    if (pending_name) {
-      n.name = *pending_name;
-      pending_name.reset();
-    }
-    if (open.empty() && root) {
-      error("the tree already has its root (" + root->call +
-            "); to hold several nodes, open a composite such as Sequence() first");
-      return;
-    }
-    if (n.shape == Form::Leaf) complete(std::move(n));
-    else open.push_back(std::move(n));
-  }
-
-  // A finished node goes to the innermost open node; a decorator that receives its child is
-  // finished in turn and goes one level up.
-  void complete(BuiltNode n) {
-    for (;;) {
-      if (open.empty()) {
-        root = std::move(n);
-        return;
-      }
-      BuiltNode& parent = open.back();
-      parent.children.push_back(std::move(n));
-      if (parent.shape == Form::Composite) return;
-      n = std::move(parent);
-      open.pop_back();
-    }
-  }
-
-  void close_composite() {
-    BuiltNode n = std::move(open.back());
-    open.pop_back();
-    if (n.children.empty())
-      error(n.call + " has no children" +
-            (n.kind == "filter" ? " (a filter needs a node in its conditions or after Do())" : "; a composite needs at least one"));
-    complete(std::move(n));
-  }
-
-  void finish() {
-    if (pending_name) {
-      error("Named(\"" + *pending_name + "\") has no node after it");
-      pending_name.reset();
-    }
-    while (!open.empty()) {
-      if (open.back().shape == Form::Decorator) {
-        error(open.back().call + " has no child; a decorator takes the next node as its child");
-        open.pop_back();
-      } else {
-        close_composite();
-      }
-    }
-    if (!root) error("the tree is empty: add a root node before End()");
-    ended = true;
-  }
-
-  std::string yaml() const {
-    YAML::Emitter out;
-    out << YAML::BeginMap << YAML::Key << "tree" << YAML::Value;
-    write_text(out, tree);
-    write_list(out, "leaves", leaves);
-    write_list(out, "import", imports);
-    if (!blackboard.empty()) {
-      out << YAML::Key << "blackboard" << YAML::Value << YAML::BeginMap;
-      for (const auto& d : blackboard) write_blackboard_entry(out, d);
-      out << YAML::EndMap;
-    }
-    if (root) {
-      out << YAML::Key << "root" << YAML::Value;
-      write_node(out, *root);
-    }
-    if (!trees.empty()) {
-      out << YAML::Key << "trees" << YAML::Value << YAML::BeginMap;
-      for (const auto& [name, node] : trees) {
-        out << YAML::Key;
-        write_text(out, name);
-        out << YAML::Value;
-        write_node(out, node);
-      }
-      out << YAML::EndMap;
+  if (!trees.empty()) {
+    out << YAML::Key << "trees" << YAML::Value << YAML::BeginMap;
+    for (const auto& [name, node] : trees) {
+      out << YAML::Key;
+      write_text(out, name);
+      out << YAML::Value;
+      write_node(out, node);
     }
     out << YAML::EndMap;
-    return std::string(out.c_str()) + "\n";
   }
-};
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
 
 namespace {
 
@@ -427,8 +332,7 @@ TreeBuilder& TreeBuilder::Blackboard(const std::string& key, ValueType type, con
 
 TreeBuilder& TreeBuilder::Define(const TreeBuilder& tree) {
   s_->begin("Define(" + quoted(tree.s_->tree) + ")", false);
-  State sub = *tree.s_;
-  if (!sub.ended && sub.begin("End() implied by Define()")) sub.finish();
+  State sub = tree.s_->finished("Define()");
   for (const auto& e : sub.errors) s_->errors.push_back("in tree '" + sub.tree + "': " + e);
   if (sub.root) s_->trees.emplace_back(sub.tree, std::move(*sub.root));
   for (auto& t : sub.trees) s_->trees.push_back(std::move(t));
@@ -648,10 +552,7 @@ TreeBuilder& TreeBuilder::End() {
 
 std::string TreeBuilder::Yaml() const {
   if (s_->ended) return s_->yaml();
-  State finished = *s_;
-  finished.begin("End() implied by Yaml()");
-  finished.finish();
-  return finished.yaml();
+  return s_->finished("Yaml()").yaml();
 }
 
 const std::vector<std::string>& TreeBuilder::Errors() const { return s_->errors; }

@@ -1,3 +1,6 @@
+// Fluent builders (SPEC 8): TreeBuilder for behavior trees and FsmBuilder (below) for state
+// machines, flat or hierarchical.
+//
 // A fluent builder for behavior trees (SPEC 8), in the style of the guard tree's BehaviorTreeBuilder design:
 //
 //   thicket::TreeBuilder b("guard");
@@ -156,8 +159,155 @@ class THICKET_API TreeBuilder {
                                   const std::string& name = "") const;
 
  private:
+  friend class FsmBuilder;  // takes a tree inline (FsmBuilder::Tree) or into `trees:` (Define)
   struct State;
   std::unique_ptr<State> s_;
+};
+
+// One behavior of a behavior machine (SPEC 5) that a state hosts (FsmBuilder::DefineMachine,
+// FsmBuilder::Machine): selected when its check passes, checks tried in list order; while
+// selected it runs a leaf (usually a `thicket.task`) or a tree. Give one of check and
+// check_expr, and one of run and tree:
+//   {.name = "shoot", .check = "HasAmmo", .run = "Shoot", .run_args = {{"burst", 3}}}
+//   {.name = "hide", .check_expr = "health < 30", .tree = "hide"}
+struct MachineBehavior {
+  std::string name = {};
+  std::string check = {};       // a condition leaf ...
+  Args check_args = {};         //   ... with these arguments,
+  std::string check_expr = {};  // or an expression over declared blackboard keys
+  std::string run = {};         // the leaf run while selected ...
+  Args run_args = {};           //   ... with these arguments,
+  std::string tree = {};        // or a tree of the brain's `trees:` (see FsmBuilder::Define) or an import
+};
+
+// A fluent builder for `fsm:` brains, flat or hierarchical (SPEC 4, 4.1). Like TreeBuilder it
+// writes the brain as YAML (Yaml()) and Load() hands that text to the ordinary loader, so a built
+// machine compiles to the node array of the equivalent file. SPEC 4.1's guard:
+//
+//   thicket::TreeBuilder search("search");
+//   search.Sequence()->Action("LookAround")->Wait(2.0)->End();
+//   thicket::FsmBuilder b("guard");
+//   b.Leaves({"guard.lua"}).Blackboard("ammo", 6.0).Define(search);
+//   b.DefineMachine("fight", {{.name = "aim", .check = "HasTarget", .run = "Aim"}});
+//   b.Initial("calm")
+//    ->State("calm")->Initial("patrol")->On("noise", "alert")->On("saw_enemy", "combat")
+//        ->State("patrol")->Act("Patrol")->On("tired", "rest")->End()
+//        ->State("rest")->Act("Rest")->After(5.0, "patrol")->End()
+//    ->End()
+//    ->State("alert")->Tree("search")->On("success", "calm")->On("saw_enemy", "combat", "ammo > 0")->End()
+//    ->State("combat")->Machine("fight")->History()->Initial("engage")
+//        ->On("enemy_dead", "calm")->On("wounded", "fled")
+//        ->State("engage")->Act("Shoot")->On("out_of_ammo", "reload")->End()
+//        ->State("reload")->Act("Reload")->On("success", "engage")->End()
+//    ->End()
+//    ->State("fled")->Final()->End();
+//   auto brain = b.Load(rt, diagnostics, "guard.yaml");
+//
+// Shape of a chain: State(name) opens a state; the calls that follow describe the innermost
+// open state until End() closes it. A State() inside an open state is its child, which makes
+// the open one a composite state. A flat fsm is a list of State()...End(). Initial() names the
+// brain's initial state when no state is open, and an open state's initial child otherwise.
+// States appear in the YAML in call order (the order the loader tries children without
+// `initial`), as do each state's On() and When()/After() entries.
+//
+// Node methods return `this`, so they chain with `->` as TreeBuilder's do; settings (Leaves,
+// Import, Blackboard, Define, DefineMachine) return `*this`.
+//
+// Misuse is never thrown: the builder records an error naming the call ("call 7, End(): no
+// state is open") and Load() returns the errors as diagnostics without loading: a state call
+// with no state open, End() with no state open, a state name used twice in the brain, a second
+// body (Act, Tree or Machine) or a second Enter/Exit/Reason/EnterIf/Initial in one state, an
+// event mapped twice by one state, a blackboard key declared twice, a machine behavior without
+// exactly one check and one of run/tree, an empty state name, misuse inside a TreeBuilder given
+// to Define() or Tree(); and at Load(), a state left open or a brain without states. Errors in
+// values (an unknown state, leaf or tree, a bad check expression, negative seconds, `history` on
+// a state without children, parts of a final state) are the loader's, with line:col into Yaml().
+//
+// Units: seconds of sim time. Limits: the loader's (kMaxStateDepth levels of nested states).
+// Leaf arguments are scalars, as for TreeBuilder.
+class THICKET_API FsmBuilder {
+ public:
+  // `fsm_name` is the brain's name (`fsm: NAME`).
+  explicit FsmBuilder(std::string fsm_name);
+  ~FsmBuilder();
+  FsmBuilder(const FsmBuilder& other);
+  FsmBuilder& operator=(const FsmBuilder& other);
+  FsmBuilder(FsmBuilder&&) noexcept;
+  FsmBuilder& operator=(FsmBuilder&&) noexcept;
+
+  // ---- Settings (the top level of the brain file) ----
+  // As TreeBuilder's: Lua leaf files, brain files whose trees are used, blackboard keys.
+  FsmBuilder& Leaves(const std::vector<std::string>& files);
+  FsmBuilder& Import(const std::vector<std::string>& files);
+  FsmBuilder& Blackboard(const std::string& key, const Value& default_value);
+  FsmBuilder& Blackboard(const std::string& key, ValueType type, const Value& default_value = {});
+  // Adds `tree`'s root (and the trees it defines) to the brain's `trees:` under its name, for
+  // Tree(name) and for subtrees. Only the root travels, as for TreeBuilder::Define.
+  FsmBuilder& Define(const TreeBuilder& tree);
+  // Adds a behavior machine to the brain's `machines:`, for Machine(name). `check_every`:
+  // seconds of sim time between check ticks (>= 0); omitted, every tick.
+  FsmBuilder& DefineMachine(const std::string& name, const std::vector<MachineBehavior>& behaviors,
+                            std::optional<double> check_every = std::nullopt);
+
+  // ---- States ----
+  // Opens a state (a child of the innermost open state, or a top-level state). Names are
+  // unique in the whole brain; any state may be a target.
+  FsmBuilder* State(const std::string& name);
+  // Closes the innermost open state.
+  FsmBuilder* End();
+  // No state open: the brain's initial state (default: the first top-level state whose
+  // enter_if passes). In a state: its initial child (default: the first child whose enter_if
+  // passes).
+  FsmBuilder* Initial(const std::string& state);
+  // Composite: re-enter the child the state was left with (without testing its enter_if).
+  FsmBuilder* History(bool on = true);
+  // Entering the state sends `done` to its parent; a top-level final state ends the brain.
+  FsmBuilder* Final(bool on = true);
+  // Tested before the state is entered: an expression over declared blackboard keys ...
+  FsmBuilder* EnterIf(const std::string& check);
+  // ... or a condition leaf.
+  FsmBuilder* EnterIfCondition(const std::string& leaf, const Args& args = {}, bool negate = false);
+
+  // ---- A state's leaves and its body (one of Act, Tree, Machine) ----
+  FsmBuilder* Enter(const std::string& leaf, const Args& args = {});   // on entry, result ignored
+  FsmBuilder* Exit(const std::string& leaf, const Args& args = {});    // on leaving, result ignored
+  FsmBuilder* Reason(const std::string& leaf, const Args& args = {});  // returns a transition name or nil
+  FsmBuilder* Act(const std::string& leaf, const Args& args = {});     // ticked while active
+  FsmBuilder* Tree(const std::string& tree);  // a tree of `trees:` (Define) or an import
+  FsmBuilder* Tree(const TreeBuilder& tree);  // inline: `tree`'s root (its Define()d trees go to `trees:`)
+  FsmBuilder* Machine(const std::string& machine);  // a machine of `machines:` (DefineMachine)
+  FsmBuilder* Machine(const std::vector<MachineBehavior>& behaviors, std::optional<double> check_every = std::nullopt);
+
+  // ---- Transitions (tried in call order) ----
+  // The event or reason name `event` leads to `target`; with a guard (a check expression, or
+  // a condition leaf) the transition is taken only when it passes.
+  FsmBuilder* On(const std::string& event, const std::string& target, const std::string& check = "");
+  FsmBuilder* OnCondition(const std::string& event, const std::string& target, const std::string& leaf,
+                          const Args& args = {}, bool negate = false);
+  // `when:` entries: go to `target` once the check expression (or condition leaf) passes ...
+  FsmBuilder* When(const std::string& check, const std::string& target);
+  FsmBuilder* WhenCondition(const std::string& leaf, const std::string& target, const Args& args = {},
+                            bool negate = false);
+  // ... or once the state has been active `seconds` of sim time (>= 0), and the check, if
+  // given, passes too.
+  FsmBuilder* After(double seconds, const std::string& target, const std::string& check = "");
+  FsmBuilder* AfterCondition(double seconds, const std::string& target, const std::string& leaf,
+                             const Args& args = {}, bool negate = false);
+
+  // ---- Results ----
+  // The brain as YAML text; states still open appear as End() would close them.
+  std::string Yaml() const;
+  // Misuse recorded so far, one message each ("call 7, End(): no state is open").
+  const std::vector<std::string>& Errors() const;
+  // Loads the brain: rt.load_string(Yaml(), name, diagnostics) when the builder has no errors,
+  // every state is closed and there is one at least; otherwise returns nullopt and appends the
+  // builder's errors (file = name). `name` as for TreeBuilder::Load ("FSM_NAME.yaml" when empty).
+  std::optional<BrainHandle> Load(Runtime& rt, std::vector<Diagnostic>& diagnostics,
+                                  const std::string& name = "") const;
+
+ private:
+  struct Impl;  // not `State`: State() is a method
+  std::unique_ptr<Impl> s_;
 };
 
 }  // namespace thicket
