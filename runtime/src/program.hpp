@@ -198,10 +198,13 @@ struct FsmState {
 };
 // Per-agent state of an fsm root and of each State node (offsets in the node's state).
 struct FsmRootState {
-  uint16_t active;   // the active top-level state (kNoPos: none)
-  uint8_t entered;   // the initial descent has been entered
-  uint8_t pad;
-  uint32_t serial;   // entries so far: each state entry takes the next number
+  uint16_t active;     // the active top-level state (kNoPos: none)
+  // A cache of the innermost active state, trusted only while it names an active leaf state
+  // (there is one at most), so a reload or a restore that moves states cannot mislead it.
+  uint16_t innermost;
+  uint32_t serial;     // entries so far: each state entry takes the next number
+  uint8_t entered;     // 1: the initial descent has been entered; 2: a reload asks for a descent
+  uint8_t pad[3];
 };
 struct FsmStateState {
   double entered_at;  // when it was last entered (its `after` clock)
@@ -209,7 +212,7 @@ struct FsmStateState {
   uint16_t active;    // composite: its active child (kNoPos: none)
   uint16_t history;   // composite with history: the child it was last left with (kNoPos: none)
 };
-static_assert(sizeof(FsmRootState) == 8 && sizeof(FsmStateState) == 16, "fsm state records stay small");
+static_assert(sizeof(FsmRootState) == 12 && sizeof(FsmStateState) == 16, "fsm state records stay small");
 
 // Bytes of state a node of this kind keeps per agent, beside its status byte.
 inline uint32_t base_state_bytes(const Node& n) {

@@ -34,7 +34,11 @@ void Engine::init_block(const Program& p, uint8_t* block, const StringTable* str
   for (const Node& n : p.nodes) {
     if (n.kind == NodeKind::Cooldown)  // never fired: no cooldown at the start
       *reinterpret_cast<double*>(block + n.state) = -std::numeric_limits<double>::infinity();
-    if (n.kind == NodeKind::Fsm) reinterpret_cast<FsmRootState*>(block + n.state)->active = kNoPos;
+    if (n.kind == NodeKind::Fsm) {
+      auto* r = reinterpret_cast<FsmRootState*>(block + n.state);
+      r->active = kNoPos;
+      r->innermost = kNoPos;
+    }
     if (n.kind == NodeKind::State) {  // no active child, no history yet
       auto* x = reinterpret_cast<FsmStateState*>(block + n.state);
       x->active = kNoPos;

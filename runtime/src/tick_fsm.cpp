@@ -37,8 +37,11 @@ struct Engine::Hsm {
   bool active(uint16_t s) { return c.status(st(s).node) == Status::Running; }
   uint16_t& active_child(uint16_t s) { return s == kNoPos ? rs.active : ss(s).active; }
   uint16_t innermost() {
+    const uint16_t cached = rs.innermost;
+    if (cached < p.fsm_states.size() && st(cached).children.empty() && active(cached)) return cached;
     uint16_t s = rs.active;
     while (s != kNoPos && ss(s).active != kNoPos) s = ss(s).active;
+    rs.innermost = s;
     return s;
   }
   bool passes(uint32_t node) { return node == kNoNode || e.condition_at(c, node) == Status::Success; }
@@ -120,6 +123,7 @@ struct Engine::Hsm {
       exited[n - 1 - j] = s;
     }
     active_child(d) = kNoPos;
+    rs.innermost = d;
     return n;
   }
 
@@ -143,6 +147,7 @@ struct Engine::Hsm {
       x.serial = ++rs.serial;
       x.active = kNoPos;
       if (info.body != kNoNode) c.status(info.body) = Status::Invalid;  // a body starts afresh on entry
+      rs.innermost = s;  // the deepest state entered so far
       if (info.enter != kNoNode) e.leaf_plain(c, info.enter);
       if (info.final) {
         if (info.parent == kNoPos) ended = true;
@@ -247,10 +252,16 @@ struct Engine::Hsm {
     }
   }
 
+  // The active path's bodies, outermost first: found from the innermost state up through the
+  // program's parent links (no chase through the agent's records).
   void act_phase() {
-    for (uint16_t s = rs.active; s != kNoPos; s = ss(s).active) {
+    uint16_t path[kMaxStateDepth];
+    uint32_t n = 0;
+    for (uint16_t s = innermost(); s != kNoPos && n < kMaxStateDepth; s = st(s).parent)
+      if (st(s).body != kNoNode) path[n++] = s;
+    while (n > 0) {
+      const uint16_t s = path[--n];
       const FsmState& info = st(s);
-      if (info.body == kNoNode) continue;
       const Status r = e.tick_node(c, info.body);
       if (r == Status::Success) send_own(e.rt_.ev_success, s);
       else if (r == Status::Failure) send_own(e.rt_.ev_failure, s);
@@ -264,6 +275,7 @@ Status Engine::tick_fsm(Ctx& c, uint32_t i, bool starting) {
   Hsm h{*this, c, c.p, i, rs, rt_.queue_of(c.agent)};
   if (starting) {  // the first tick, or the one after the brain ended or was aborted
     rs.active = kNoPos;
+    rs.innermost = kNoPos;
     rs.entered = 0;
     for (const FsmState& s : c.p.fsm_states) {
       FsmStateState& x = h.ss(static_cast<uint16_t>(&s - c.p.fsm_states.data()));
