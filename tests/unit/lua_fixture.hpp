@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -38,6 +39,15 @@ class ScratchDir {
     fs::path p = path_ / name;
     fs::create_directories(p.parent_path());
     std::ofstream(p) << content;
+    return p;
+  }
+  // Writes `name` again with its modification time moved 2 s past the old one, so a reload
+  // sees the change within any file system's timestamp granularity.
+  fs::path rewrite(const std::string& name, const std::string& content) const {
+    fs::path p = path_ / name;
+    const auto before = fs::exists(p) ? fs::last_write_time(p) : fs::file_time_type{};
+    std::ofstream(p, std::ios::trunc) << content;
+    fs::last_write_time(p, before + std::chrono::seconds(2));
     return p;
   }
 

@@ -3,35 +3,19 @@
 // that resume exactly as an uninterrupted run.
 #include <doctest/doctest.h>
 
-#include <chrono>
-#include <filesystem>
-#include <fstream>
 
+#include "lua_fixture.hpp"
 #include "thicket/runtime.hpp"
 #include "thicket/snapshot.hpp"
 
-namespace fs = std::filesystem;
 using thicket::Status;
 
 namespace {
 
+// A scratch folder; write() again moves the file's mtime on, so reloads see it.
 struct Scratch {
-  fs::path dir;
-  Scratch() {
-    static int n = 0;
-    dir = fs::temp_directory_path() / ("thicket_hsm_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Scratch() { fs::remove_all(dir); }
-  std::string write(const std::string& name, const std::string& text) {
-    fs::path p = dir / name;
-    bool existed = fs::exists(p);
-    auto before = existed ? fs::last_write_time(p) : fs::file_time_type{};
-    std::ofstream(p, std::ios::trunc) << text;
-    if (existed) fs::last_write_time(p, before + std::chrono::seconds(2));
-    return p.string();
-  }
+  thicket_test::ScratchDir dir;
+  std::string write(const std::string& name, const std::string& text) { return dir.rewrite(name, text).string(); }
 };
 
 // Every leaf prints "TICK what"; Act sends the events args.sends names for this tick.
