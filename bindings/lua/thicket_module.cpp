@@ -627,6 +627,7 @@ local pairs, next = pairs, next
 local libraries = { string = true, table = true, math = true, utf8 = true, coroutine = true, os = true }
 local base = _G
 local base_load = base.load
+local base_rawset, rawequal, base_getmetatable = base.rawset, base.rawequal, base.getmetatable
 return function(module, module_meta, previous)
   local env = {}
   for k, v in next, base do
@@ -640,9 +641,29 @@ return function(module, module_meta, previous)
   end
   env._G = env
   env.load = function(chunk, name, mode, e) return base_load(chunk, name, mode, e or env) end
-  local own = {}
-  for k, v in next, module do own[k] = v end
-  setmetatable(own, module_meta)
+  -- The file's copy of the module, behind an empty face: every write, to a new field or an
+  -- existing one, reaches __newindex and is refused, so no leaf changes the module for the
+  -- other leaves of its file; reads go through __index to the copy (unknown names: did-you-mean).
+  local data = {}
+  for k, v in next, module do data[k] = v end
+  setmetatable(data, module_meta)
+  local own = setmetatable({}, {
+    __index = data,
+    __newindex = rawget(module_meta, "__newindex"),
+    __pairs = function() return next, data, nil end,
+    __metatable = rawget(module_meta, "__metatable"),
+  })
+  -- rawset skips __newindex: refused on the module copy, which the file's leaves share.
+  if base_rawset then
+    env.rawset = function(t, k, v)
+      if rawequal(t, own) then error("the thicket module is read-only (rawset included); keep your own values in a local table", 2) end
+      if base_getmetatable(t) == "read-only args" then
+        error("a node's args are read-only (rawset included: one table shared by every agent); copy what you need into a local table", 2)
+      end
+      if type(t) ~= "table" then error("bad argument #1 to 'rawset' (table expected, got " .. type(t) .. ")", 2) end
+      return base_rawset(t, k, v)
+    end
+  end
   local base_require = base.require
   env.require = function(name, ...)
     if name == "thicket" then return own end

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -176,6 +177,11 @@ int view_command(int argc, char** argv, const char* usage) {
     }
   }
   if (record.empty()) return usage_error(usage, "missing RECORD (thicket view RECORD.jsonl [-o OUT.html])");
+  if (std::error_code ec; std::filesystem::is_directory(record, ec)) {
+    std::cerr << record << ": error: a folder; thicket view reads one record file, RECORD.jsonl or RECORD.jsonl.gz, as "
+              << "`thicket run SCENARIO --record FILE.jsonl[.gz]` writes it\n";
+    return kExitLoad;
+  }
   const bool gzip = ends_with(record, ".jsonl.gz");
   if (!gzip && !ends_with(record, ".jsonl"))
     return usage_error(usage, "thicket view reads a record: RECORD.jsonl or RECORD.jsonl.gz, got '" + record + "'");
