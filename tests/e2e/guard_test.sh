@@ -43,9 +43,20 @@ sleep 0.5
 kill -INT $pid
 timeout 10 tail --pid=$pid -f /dev/null && ok || { bad "SIGINT did not stop the run"; kill -KILL $pid; }
 wait $pid
-[[ $? == 1 ]] && ok || bad "an interrupted run with a stopped leaf exits 1"
+[[ $? == 0 ]] && ok || bad "an interrupted run exits 0 (the leaf Ctrl-C stopped made no error of its own)"
 grep -q "loop.lua:4: stopped: the run was interrupted (Ctrl-C)" "$dir/err" && ok || bad "interrupt message: $(cat "$dir/err")"
-grep -q "^thicket: root status:.*(interrupted)" "$dir/err" && ok || bad "the summary says interrupted"
+grep -q "^thicket: root status:.*script errors: 0 (interrupted)" "$dir/err" && ok || bad "the summary says interrupted, no script error"
+
+# Ctrl-C of a run whose leaf errors: the script errors still make it exit 1.
+printf 'return { Bad = function() local t = os.clock(); while os.clock() - t < 0.01 do end; error("boom") end }\n' >"$dir/loop/bad.lua"
+printf 'tree: bad\nleaves: [bad.lua]\nroot: {action: Bad}\n' >"$dir/loop/bad.yaml"
+"$thicket" run "$dir/loop/bad.yaml" --ticks 0 >/dev/null 2>"$dir/err" &
+pid=$!
+sleep 0.5
+kill -INT $pid
+timeout 10 tail --pid=$pid -f /dev/null && ok || { bad "SIGINT did not stop the erring run"; kill -KILL $pid; }
+wait $pid
+[[ $? == 1 ]] && ok || bad "an interrupted run with script errors exits 1"
 
 # Bad values of the new options are usage errors.
 "$thicket" run "$budget" --leaf-timeout -1 >/dev/null 2>&1
