@@ -256,25 +256,37 @@ void check_patterns(const Json& n, const std::string& where, std::vector<std::st
   }
 }
 
-// A $ref that only leads back to itself ({"$ref": "#/a"} at /a, or a -> b -> a) would send
-// valijson round for ever; such a chain is a load error.
-void check_ref_cycles(const Json& doc, const Json& n, const std::string& where, std::vector<std::string>& errors) {
+// A $ref that only leads back to itself ({"$ref": "#/a"} at /a, a -> b -> a, or across files:
+// a.json -> b.json -> a.json) would send valijson round for ever (or down the stack); such a
+// chain is a load error. `file_of` names the file a $ref's file part means (by $id or name).
+using FileOf = std::function<std::string(const std::string&)>;
+void check_ref_cycles(const std::map<std::string, Json>& docs, const FileOf& file_of, const std::string& name,
+                      const Json& n, std::vector<std::string>& errors) {
   if (n.is_array())
-    for (const Json& item : n) check_ref_cycles(doc, item, where, errors);
+    for (const Json& item : n) check_ref_cycles(docs, file_of, name, item, errors);
   if (!n.is_object()) return;
-  for (auto it = n.begin(); it != n.end(); ++it) check_ref_cycles(doc, it.value(), where, errors);
+  for (auto it = n.begin(); it != n.end(); ++it) check_ref_cycles(docs, file_of, name, it.value(), errors);
   const Json* at = &n;
+  std::string file = name;
   std::vector<std::string> seen;
   while (at->is_object() && at->contains("$ref") && (*at)["$ref"].is_string()) {
     const std::string ref = (*at)["$ref"].get<std::string>();
-    if (ref.rfind("#", 0) != 0) return;  // to another file: not followed here
-    if (std::find(seen.begin(), seen.end(), ref) != seen.end()) {
-      errors.push_back(where + ": $ref " + in_quotes(ref) + " leads back to itself (a $ref cycle)");
+    const size_t hash = ref.find('#');
+    if (hash != 0) {  // to another file (or to the whole of one)
+      file = file_of(ref.substr(0, hash));
+      if (file.empty()) return;  // not one of these files: the parser reports it
+    }
+    const std::string pointer = hash == std::string::npos ? "" : ref.substr(hash + 1);
+    const std::string key = file + "#" + pointer;
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
+      errors.push_back(name + ": $ref " + in_quotes(ref) + " leads back to itself (a $ref cycle)");
       return;
     }
-    seen.push_back(ref);
+    seen.push_back(key);
+    auto doc = docs.find(file);
+    if (doc == docs.end()) return;
     try {
-      at = &doc.at(Json::json_pointer(ref.substr(1)));
+      at = &doc->second.at(Json::json_pointer(pointer));
     } catch (const Json::exception&) {
       return;  // valijson reports it
     }
@@ -305,14 +317,17 @@ std::optional<SchemaSet> SchemaSet::parse(const std::map<std::string, std::strin
     collect_literals(doc, store->enum_texts);
     check_patterns(doc, name, errors);
   }
-  for (const auto& [name, doc] : docs)  // a cycle would send valijson round for ever
-    if (errors.empty()) check_ref_cycles(doc, doc, name, errors);
   // A $ref to another file: by its $id, by its name, or by a path ending in its name.
-  auto fetch = [&](const std::string& uri) -> const Json* {
+  const FileOf file_of = [&](const std::string& uri) -> std::string {
     auto id = ids.find(uri);
     std::string name = id != ids.end() ? id->second : uri.substr(uri.rfind('/') + 1);
-    auto doc = docs.find(name);
-    return doc == docs.end() ? nullptr : new Json(doc->second);
+    return docs.count(name) ? name : std::string();
+  };
+  for (const auto& [name, doc] : docs)  // a cycle would send valijson round for ever
+    if (errors.empty()) check_ref_cycles(docs, file_of, name, doc, errors);
+  auto fetch = [&](const std::string& uri) -> const Json* {
+    const std::string name = file_of(uri);
+    return name.empty() ? nullptr : new Json(docs.at(name));
   };
   auto free_doc = [](const Json* doc) { delete doc; };
   const bool unreadable = !errors.empty();  // valijson gets only files that read cleanly

@@ -600,6 +600,14 @@ TEST_CASE("schema: a $ref cycle that never descends is a load error, not followe
   CHECK(error.find("(a $ref cycle)") != std::string::npos);
 }
 
+TEST_CASE("schema: a $ref cycle across files is a load error too (issue 31), not a crash") {
+  std::string error = load_error({{"a.schema.json", R"({"$ref": "b.schema.json"})"},
+                                  {"b.schema.json", R"({"$ref": "a.schema.json#/$defs/x", "$defs": {}})"},
+                                  {"c.schema.json", R"({"$defs": {"x": {"$ref": "d.schema.json"}}, "$ref": "#/$defs/x"})"},
+                                  {"d.schema.json", R"({"$ref": "c.schema.json"})"}});
+  CHECK(error.find("(a $ref cycle)") != std::string::npos);
+}
+
 TEST_CASE("schema: deep documents are checked to 128 levels, then reported, never overflowing the stack") {
   const std::string nested = R"({"$defs": {"n": {"anyOf": [{"type": "integer"},
       {"type": "array", "items": {"$ref": "#/$defs/n"}}]}}, "$ref": "#/$defs/n"})";
