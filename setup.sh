@@ -27,5 +27,5 @@ echo
 echo "== Navigation: couriers cross a courtyard of shapes on a Recast/Detour navmesh =="
 build/thicket run scripts/examples/courtyard/courtyard.yaml
 echo
-echo "== Perception: guards see (two cones, walls block), hear and remember; intruders sneak to the goal =="
+echo "== Perception: guards (a hierarchical state machine driven by perception events) see, hear and remember; intruders sneak to the goal =="
 build/thicket run scripts/examples/stealth/stealth.yaml --runs 3

@@ -17,12 +17,17 @@ namespace {
 // Forwards the engine's abort explanations to the runtime's trace sink.
 struct AbortTracer : TraceSink {
   explicit AbortTracer(RuntimeImpl& rt) : rt(rt) {}
-  void on_abort(const Program& p, const AgentInfo& a, const AbortEvent& e) override {
-    if (!rt.trace_sink) return;
+  // A trace event of this type for agent a, at its tick.
+  static TraceEvent start(TraceEvent::Type type, const AgentInfo& a) {
     TraceEvent ev;
-    ev.type = TraceEvent::Type::Abort;
+    ev.type = type;
     ev.tick = a.ticks;
     ev.agent = a.id;
+    return ev;
+  }
+  void on_abort(const Program& p, const AgentInfo& a, const AbortEvent& e) override {
+    if (!rt.trace_sink) return;
+    TraceEvent ev = start(TraceEvent::Type::Abort, a);
     ev.composite = p.ids[e.composite];
     ev.condition = p.ids[e.condition];
     ev.aborted = p.ids[e.aborted];
@@ -34,10 +39,7 @@ struct AbortTracer : TraceSink {
   }
   void on_transition(const Program& p, const AgentInfo& a, const TransitionEvent& e) override {
     if (!rt.trace_sink) return;
-    TraceEvent ev;
-    ev.type = TraceEvent::Type::Transition;
-    ev.tick = a.ticks;
-    ev.agent = a.id;
+    TraceEvent ev = start(TraceEvent::Type::Transition, a);
     ev.brain = p.name;
     if (e.from != kNoPos) ev.from_name = p.fsm_states[e.from].name;
     ev.to_name = p.fsm_states[e.to].name;
@@ -53,9 +55,9 @@ struct AbortTracer : TraceSink {
       const FsmWhen& w = p.fsm_states[e.from].when[static_cast<size_t>(e.when_entry)];
       ev.cause = p.fsm_states[e.from].name + "/when/" + std::to_string(e.when_entry);
       if (w.after >= 0) {
-        std::ostringstream a;
-        a << "after " << w.after << " s";
-        ev.cause_label = w.cond == kNoNode ? a.str() : a.str() + " and " + p.labels[w.cond];
+        std::ostringstream clock;
+        clock << "after " << w.after << " s";
+        ev.cause_label = w.cond == kNoNode ? clock.str() : clock.str() + " and " + p.labels[w.cond];
       }
     }
     for (uint32_t k = 0; k < e.exited_count; ++k) ev.exited.push_back(p.fsm_states[e.exited[k]].name);
@@ -64,10 +66,7 @@ struct AbortTracer : TraceSink {
   }
   void on_event(const Program& p, const AgentInfo& a, const QueueEvent& e) override {
     if (!rt.trace_sink) return;
-    TraceEvent ev;
-    ev.type = TraceEvent::Type::Event;
-    ev.tick = a.ticks;
-    ev.agent = a.id;
+    TraceEvent ev = start(TraceEvent::Type::Event, a);
     ev.brain = p.name;
     ev.event = std::string(e.name);
     if (e.taken_by != kNoPos) ev.taken_by = p.fsm_states[e.taken_by].name;
@@ -75,10 +74,7 @@ struct AbortTracer : TraceSink {
   }
   void on_switch(const Program& p, const AgentInfo& a, const SwitchEvent& e) override {
     if (!rt.trace_sink) return;
-    TraceEvent ev;
-    ev.type = TraceEvent::Type::Switch;
-    ev.tick = a.ticks;
-    ev.agent = a.id;
+    TraceEvent ev = start(TraceEvent::Type::Switch, a);
     ev.brain = e.machine == 0 ? p.name : p.name + "/" + p.ids[e.machine];  // a state's machine: its id
     const uint32_t first = p.nodes[e.machine].b;  // its behaviors in Program::behaviors
     if (e.from != kNoPos && first + e.from < p.behaviors.size()) ev.from_name = p.behaviors[first + e.from];

@@ -86,7 +86,6 @@ struct AgentExtra {
   double born = 0;        // the call clock when it was spawned
   double last = 0;        // the call clock of its last tick
   std::vector<QueuedEvent> events;  // queued events (SPEC 4.1), oldest first
-  bool storm_reported = false;      // more than kEventsPerTick events were queued in one tick, and said so
 };
 
 // One job of a tick_all: the agents it ticks in index order and, while jobs run on several

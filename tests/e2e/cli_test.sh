@@ -47,6 +47,14 @@ grep -qx '{"tick":9,"agent":1,"transition":{"fsm":"guard","from":"alert","to":"c
 grep -qx '{"tick":4,"agent":1,"switch":{"machine":"every_tick","from":"work","to":"flee","check":"flee/check"}}' "$dir/m.jsonl" && ok || bad "machine trace: no switch from work to flee at tick 4"
 [[ $(grep -A1 '"switch".*"to":"flee"' "$dir/m.jsonl" | tail -1) == '{"tick":4,"agent":1,"status":"running","running":["root","flee"]}' ]] && ok || bad "machine trace: the switch should come before its tick's status line"
 
+# Perception events in a scenario (SPEC 4.1): `seen` renamed `spotted` is taken by the dozing
+# sentry the tick its sight reports the walker; `remembered`, switched off, is never sent.
+(cd "$cases/hsm_percept" && "$thicket" run scenario.yaml --quiet --trace "$dir/p.jsonl" >/dev/null 2>&1)
+grep -qx '{"tick":58,"agent":1,"event":{"name":"spotted","taken_by":"doze"}}' "$dir/p.jsonl" && ok || bad "percept trace: no spotted event taken by doze at tick 58"
+grep -q '"name":"lost_sight","taken_by":"alarm"' "$dir/p.jsonl" && ok || bad "percept trace: lost_sight keeps its default name"
+! grep -q '"name":"remembered"' "$dir/p.jsonl" && ok || bad "percept trace: remembered was switched off but sent"
+! grep -q '"name":"seen"' "$dir/p.jsonl" && ok || bad "percept trace: seen was renamed but sent under its old name"
+
 # --trace of events (SPEC 4.1) and time slicing: an event line (taken_by null: a tree brain
 # takes no events) before the receiving agent's status line; a sliced agent writes no line for a call
 # that skips it (ids 1-3, and 4 spawned in call 0; tick_every 2, 5 calls: 1+2+2+2+2 = 9 lines).

@@ -160,8 +160,16 @@ TEST_CASE("hsm: a hot reload keeps the active configuration, the history memory 
   s.write("brain.yaml", v3);
   CHECK(r.rt.reload_changed() == 1);
   CHECK(r.take() == "5 stop reload aborted\n");  // the removed state's running act stops (its exit leaf is gone with it)
+  std::vector<thicket::TraceEvent> seen;
+  r.rt.on_trace([&](const thicket::TraceEvent& e) { seen.push_back(e); }, false);
   r.rt.tick_all(0.1);
   CHECK(r.take() == "6 enter engage\n6 start engage\n6 tick engage 1\n");
+  // Traced as the reload's fallback: combat's descent entered again, not a transition of its own.
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0].type == thicket::TraceEvent::Type::Transition);
+  CHECK(seen[0].reload);
+  CHECK(seen[0].from_name == "combat");
+  CHECK(seen[0].entered == std::vector<std::string>{"engage"});
   CHECK(running(r, a) == std::vector<std::string>{"root", "combat", "engage", "engage/act"});
 }
 
