@@ -146,14 +146,14 @@ void write_node_states(const Program& p, uint8_t* block, SnapshotWriter& out) {
         out.u8(block[n.state + 10]);
         break;
       case NodeKind::Fsm: {
-        const auto& r = *reinterpret_cast<const FsmRootState*>(block + n.state);
+        const auto r = load<FsmRootState>(block, n.state);
         put_u16(out, r.active);
         out.u8(r.entered);
         out.u32(r.serial);
         break;
       }
       case NodeKind::State: {
-        const auto& x = *reinterpret_cast<const FsmStateState*>(block + n.state);
+        const auto x = load<FsmStateState>(block, n.state);
         out.f64(x.entered_at);
         out.u32(x.serial);
         put_u16(out, x.active);
@@ -561,19 +561,23 @@ class SnapshotParser {
           break;
         }
         case NodeKind::Fsm: {
-          auto& r = *reinterpret_cast<FsmRootState*>(block + n.state);
+          // Copied, not referenced in place: a damaged snapshot's flags can lay a record out
+          // unaligned (this reads what the file says, checked below).
+          auto r = load<FsmRootState>(block, n.state);
           r.active = get_u16(in);
           r.entered = in.u8();
           r.serial = in.u32();
+          store<FsmRootState>(block, n.state, r);
           if (running && ((r.active != kNoPos && r.active >= p.fsm_states.size()) || r.entered > 2)) bad("active state");
           break;
         }
         case NodeKind::State: {
-          auto& x = *reinterpret_cast<FsmStateState*>(block + n.state);
+          auto x = load<FsmStateState>(block, n.state);
           x.entered_at = in.f64();
           x.serial = in.u32();
           x.active = get_u16(in);
           x.history = get_u16(in);
+          store<FsmStateState>(block, n.state, x);
           const FsmState* st = n.a < p.fsm_states.size() ? &p.fsm_states[n.a] : nullptr;
           auto child = [&](uint16_t c) {
             return c == kNoPos || (st && std::find(st->children.begin(), st->children.end(), c) != st->children.end());
