@@ -675,6 +675,12 @@ std::optional<uint32_t> Runtime::blackboard_slot(BrainHandle brain, const std::s
   if (!find_key(*impl_->brains[brain.index]->program, key, slot)) return std::nullopt;
   return slot;
 }
+std::vector<std::string> Runtime::blackboard_keys(BrainHandle brain) const {
+  std::vector<std::string> keys;
+  if (brain.index >= impl_->brains.size()) return keys;
+  for (const BlackboardKey& k : impl_->brains[brain.index]->program->blackboard) keys.push_back(k.name);
+  return keys;
+}
 bool Runtime::set_number(AgentHandle agent, uint32_t slot, double value) {
   AgentInfo* a = impl_->agent_ptr(agent);
   if (!a) return false;

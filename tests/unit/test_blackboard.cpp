@@ -378,6 +378,12 @@ TEST_CASE("blackboard: set_number / get_number by slot from the game loop") {
   auto phase = rt.blackboard_slot(*b, "phase"), name = rt.blackboard_slot(*b, "name");
   REQUIRE(phase);
   REQUIRE(name);
+  // blackboard_keys lists the keys in slot order (a debugger's list).
+  auto keys = rt.blackboard_keys(*b);
+  REQUIRE(keys.size() == 2);
+  CHECK(keys[*phase] == "phase");
+  CHECK(keys[*name] == "name");
+  CHECK(rt.blackboard_keys(thicket::BrainHandle{}).empty());
   CHECK(rt.set_number(a, *phase, 7.5));
   CHECK(rt.get_number(a, *phase) == 7.5);
   CHECK(std::get<double>(*rt.get(a, "phase")) == 7.5);

@@ -249,6 +249,9 @@ class THICKET_API Runtime {
   std::optional<Value> get(AgentHandle agent, const std::string& key) const;
   bool set(AgentHandle agent, const std::string& key, const Value& v);
   std::optional<uint32_t> blackboard_slot(BrainHandle brain, const std::string& key) const;
+  // The brain's declared blackboard keys in slot order (slot i is keys[i]), e.g. for a debugger
+  // that lists an agent's blackboard; empty for a bad handle. A reload may change them.
+  std::vector<std::string> blackboard_keys(BrainHandle brain) const;
   // Fast access for game loops: a number key by its slot (from blackboard_slot), no string
   // lookup. false / NaN when the agent is stale or the slot is not a number key.
   bool set_number(AgentHandle agent, uint32_t slot, double value);

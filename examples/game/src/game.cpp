@@ -1,0 +1,427 @@
+#include "game.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+namespace game {
+
+using thicket::AgentHandle;
+using thicket::LeafContext;
+using thicket::Status;
+using thicket::world::EntityId;
+namespace nav = thicket::nav;
+namespace perception = thicket::perception;
+
+const char* outcome_name(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::Playing: return "playing";
+    case Outcome::Escaped: return "escaped";
+    case Outcome::Caught: return "caught";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr uint32_t kPlayerId = 1;  // the player's id in perception (guards: 2, 3, ...)
+constexpr double kReplanEvery = 0.25;  // s: MoveTo re-plans no oftener when its goal moves
+constexpr double kReplanDistance = 0.75;  // m the goal must move to be re-planned
+
+Vec2 centre(nav::Cell c) { return {c.x + 0.5, c.y + 0.5}; }
+
+Status move_to_tick(LeafContext& c, void* user) { return static_cast<Game*>(user)->move_guard(c); }
+void move_to_start(LeafContext& c, void* user) { static_cast<Game*>(user)->start_move(c); }
+
+// One path request per thread: MoveTo runs on the game's threads (tick_all with an executor).
+nav::PathRequest& path_request() {
+  thread_local nav::PathRequest request;
+  return request;
+}
+
+}  // namespace
+
+Game::Game(Options options) : options_(std::move(options)) {
+  jobs_ = std::make_unique<Jobs>(std::max(1, options_.threads));
+  executor_ = [this](size_t n, const std::function<void(size_t)>& job) { jobs_->run(n, job); };
+  thicket::RuntimeOptions ro;
+  ro.seed = options_.seed;
+  ro.script_states = uint32_t(std::max(1, options_.threads));
+  ro.log = [this](const std::string& line) { log_.push_back(line); };
+  rt_ = std::make_unique<thicket::Runtime>(std::move(ro));
+  // The native leaf the brain's trees call to walk: MoveTo (guard.yaml). It touches only its
+  // own guard and the map, which no leaf changes (agent_local).
+  thicket::NativeLeafFn move{};
+  move.tick = move_to_tick;
+  move.start = move_to_start;
+  move.user = this;
+  move.agent_local = true;
+  rt_->register_leaf("MoveTo", move);
+}
+
+Game::~Game() = default;
+
+bool Game::load_brain(std::string& error) {
+  std::vector<thicket::Diagnostic> diags;
+  std::string file = (std::filesystem::path(options_.mods) / "guard.yaml").string();
+  auto brain = rt_->load_file(file, diags);
+  if (!brain) {
+    error.clear();
+    for (auto& d : diags) error += thicket::format_diagnostic(d) + "\n";
+    return false;
+  }
+  brain_ = *brain;
+  resolve_slots();
+  if (!slot_problem_.empty()) {
+    error = slot_problem_ + "\n";
+    return false;
+  }
+  return true;
+}
+
+void Game::resolve_slots() {
+  nodes_ = rt_->nodes(brain_);  // the brain's node table, for states_of (a reload may change it)
+  slot_problem_.clear();
+  std::vector<std::string> keys = rt_->blackboard_keys(brain_);
+  auto find = [&](const char* key, uint32_t& slot, bool boolean = false) {
+    slot = Slots::kNone;
+    auto s = rt_->blackboard_slot(brain_, key);
+    if (!s) {
+      slot_problem_ += (slot_problem_.empty() ? "" : "; ") + std::string("guard.yaml declares no blackboard key '") +
+                       key + "' (" + (boolean ? "a boolean" : "a number") + ") and the game needs it";
+      return;
+    }
+    slot = *s;
+  };
+  find("x", slots_.x);
+  find("y", slots_.y);
+  find("last_x", slots_.last_x);
+  find("last_y", slots_.last_y);
+  find("goal_x", slots_.goal_x);
+  find("goal_y", slots_.goal_y);
+  find("speed", slots_.speed);
+  find("sight_range", slots_.sight_range);
+  find("sight_angle", slots_.sight_angle);
+  find("hearing", slots_.hearing);
+  find("look", slots_.look);
+  find("sees_player", slots_.sees_player, true);
+}
+
+void Game::clear_level() {
+  for (Guard& g : guards_) rt_->despawn(g.agent);
+  guards_.clear();
+  perception_.reset();
+  hash_.reset();
+  walls_.reset();
+  world_.reset();
+  agent_of_slot_.clear();
+  outcome_ = Outcome::Playing;
+  caught_by_ = 0;
+  frame_ = 0;
+  player_path_.clear();
+  player_next_ = 0;
+  next_step_sound_ = 0;
+}
+
+bool Game::start_level(const Level& level, std::string& error) {
+  clear_level();
+  level_ = &level;
+  const nav::GridMap& map = level.map;
+  nav::prepare_search_tables(map);  // no frame pays for the jump tables
+  world_ = std::make_unique<thicket::world::World>(map.world_bounds());
+  walls_ = std::make_unique<nav::Walls>(std::span<const thicket::world::Obstacle>{}, &map);
+  nav_ = nav::NavWorld{};
+  nav_.map = &map;
+  nav_.walls = *walls_;
+  hash_ = std::make_unique<thicket::world::SpatialHash>(4.0);
+
+  // The routes: the level's, or (--bench) random ones over the map's open cells.
+  std::vector<std::vector<nav::Cell>> routes = level.routes;
+  if (options_.extra_guards > 0) {
+    std::vector<nav::Cell> open;
+    for (int y = 0; y < map.height(); ++y)
+      for (int x = 0; x < map.width(); ++x)
+        if (map.passable({x, y})) open.push_back({x, y});
+    std::mt19937_64 rng(options_.seed);
+    routes.clear();
+    for (int i = 0; i < options_.extra_guards; ++i) {
+      std::vector<nav::Cell> r;
+      for (int k = 0; k < 3; ++k) r.push_back(open[rng() % open.size()]);
+      routes.push_back(r);
+    }
+  }
+
+  thicket::world::Vehicle body;
+  body.radius = kPlayerRadius;
+  body.max_speed = kRunSpeed;
+  player_ = centre(level.player);
+  player_entity_ = world_->spawn(player_, body, 1);
+  agent_of_slot_.assign(world_->entities().size(), 0);
+  agent_of_slot_[player_entity_.index()] = kPlayerId;
+  guards_.reserve(routes.size());  // the manager keeps pointers to each guard's senses
+  for (size_t i = 0; i < routes.size(); ++i) {
+    Guard g;
+    g.id = uint32_t(i) + 2;
+    g.route = routes[i];
+    g.position = centre(routes[i][0]);
+    g.entity = world_->spawn(g.position, body, 0);
+    std::string route;
+    for (nav::Cell c : routes[i]) route += (route.empty() ? "" : " ") + std::to_string(c.x) + "," + std::to_string(c.y);
+    g.agent = rt_->spawn(brain_, {{"route", route}, {"x", g.position.x}, {"y", g.position.y}}, g.id);
+    if (!g.agent.valid()) {
+      error = "cannot spawn guard " + std::to_string(g.id);
+      return false;
+    }
+    guards_.push_back(std::move(g));
+  }
+  agent_of_slot_.resize(world_->entities().size(), 0);
+  for (Guard& g : guards_) agent_of_slot_[g.entity.index()] = g.id;
+
+  perception_ = std::make_unique<perception::Manager>(*world_, *hash_, walls_.get(), agent_of_slot_, kDt);
+  perception_->set_queues(1);
+  for (Guard& g : guards_) {
+    g.senses.sight.cones = {perception::SightCone{7.0, 40.0 * M_PI / 180.0}};
+    g.senses.sight.walls = true;
+    g.senses.hearing.enabled = true;
+    g.senses.hearing.threshold = 0.06;
+    g.senses.hearing.walls = 0.5;
+    g.senses.targets = perception::Targets::Enemies;
+    g.senses.memory = 3.0;
+    perception_->add_sensor(g.id, g.senses);
+  }
+
+  // The autoplayed player's way out (the same thicket paths the guards walk).
+  nav::PathRequest request;
+  if (request.find(nav_, player_, centre(level.exit)) == nav::SearchState::Found)
+    player_path_.assign(request.points().begin(), request.points().end());
+  return true;
+}
+
+const Guard* Game::guard(uint32_t id) const {
+  if (id < 2 || id - 2 >= guards_.size()) return nullptr;
+  return &guards_[id - 2];
+}
+
+double Game::number(const Guard& g, uint32_t slot) const {
+  return slot == Slots::kNone ? std::nan("") : rt_->get_number(g.agent, slot);
+}
+
+std::vector<std::string> Game::states_of(const Guard& g) const {
+  std::vector<std::string> out;
+  std::string statuses;
+  rt_->node_statuses(g.agent, statuses);
+  for (size_t i = 0; i < nodes_.size() && i < statuses.size(); ++i)
+    if (nodes_[i].kind == "state" && statuses[i] == 'R') out.push_back(nodes_[i].id);
+  return out;
+}
+
+// ---- One frame ----
+
+void Game::poll_mods() {
+  reloads_.clear();
+  if (rt_->reload_changed(&reloads_) == 0 && reloads_.empty()) return;
+  for (const auto& r : reloads_) {
+    // A file that loads clears its message; one that fails shows its first error (the old
+    // version goes on running).
+    std::erase_if(mod_errors_, [&](const ModMessage& m) { return m.file == r.file; });
+    if (!r.ok) mod_errors_.push_back({r.file, r.first_error});
+  }
+  resolve_slots();
+  std::erase_if(mod_errors_, [](const ModMessage& m) { return m.file == "(blackboard)"; });
+  if (!slot_problem_.empty()) mod_errors_.push_back({"(blackboard)", slot_problem_});
+}
+
+void Game::move_player(const Input& input) {
+  double length = input.move.length();
+  if (length < 1e-9) return;
+  double speed = input.run ? kRunSpeed : kWalkSpeed;
+  Vec2 step = input.move / length * (speed * kDt);
+  const nav::GridMap& map = level_->map;
+  // A square body: each axis moves on its own and stops at walls, so the player slides along them.
+  auto free = [&](Vec2 p) {
+    for (double dx : {-kPlayerRadius, kPlayerRadius})
+      for (double dy : {-kPlayerRadius, kPlayerRadius})
+        if (!map.passable(map.cell_at({p.x + dx, p.y + dy}))) return false;
+    return true;
+  };
+  Vec2 p = player_;
+  if (free({p.x + step.x, p.y})) p.x += step.x;
+  if (free({p.x, p.y + step.y})) p.y += step.y;
+  player_ = p;
+  if (input.run) {
+    if (time() >= next_step_sound_) {
+      perception_->emit_sound(0, player_, kStepLoudness, kDt, kPlayerId);
+      next_step_sound_ = time() + kStepEvery;
+    }
+  }
+}
+
+void Game::sense() {
+  // The world as it stands at the frame's start: bodies where they are, the senses each brain
+  // asked for on its last tick.
+  for (thicket::world::Entity& e : world_->entities()) {
+    if (!e.alive) continue;
+    uint32_t id = agent_of_slot_[e.id.index()];
+    if (id == kPlayerId) {
+      e.position = player_;
+    } else if (const Guard* g = guard(id)) {
+      e.position = g->position;
+      e.heading = g->heading;
+    }
+  }
+  for (Guard& g : guards_) {
+    double range = number(g, slots_.sight_range), angle = number(g, slots_.sight_angle),
+           hearing = number(g, slots_.hearing);
+    if (std::isfinite(range) && range > 0) g.senses.sight.cones[0].range = std::min(range, 1000.0);
+    if (std::isfinite(angle) && angle > 0) g.senses.sight.cones[0].half_angle = std::min(angle, 180.0) * M_PI / 180.0;
+    if (std::isfinite(hearing) && hearing > 0) g.senses.hearing.threshold = hearing;
+  }
+  hash_->rebuild(*world_);
+  perception_->begin_tick(frame_);
+  // In chunks of 64 guards: one job per guard would cost more in handing out than sensing.
+  constexpr size_t kChunk = 64;
+  jobs_->run((guards_.size() + kChunk - 1) / kChunk, [this](size_t chunk) {
+    for (size_t i = chunk * kChunk; i < std::min(guards_.size(), (chunk + 1) * kChunk); ++i) perception_->sense(guards_[i].id);
+  });
+  // What each guard perceived goes into its blackboard, and becomes events.
+  for (Guard& g : guards_) {
+    bool sees = false, saw_before = false, heard = false;
+    Vec2 last{number(g, slots_.last_x), number(g, slots_.last_y)};
+    for (const perception::Percept& p : perception_->percepts(g.id)) {
+      if (p.sense == perception::Sense::Sight && p.kind == perception::Kind::Agent && p.id == kPlayerId) {
+        if (p.phase == perception::Phase::Exit) {
+          rt_->send(g.agent, "lost_sight");
+          saw_before = true;
+        } else {
+          sees = true;
+          last = p.position;
+          if (p.phase == perception::Phase::Enter) rt_->send(g.agent, "seen");
+        }
+      } else if (p.sense == perception::Sense::Hearing && p.id == kPlayerId && p.phase == perception::Phase::Enter) {
+        if (!heard) last = p.position;
+        heard = true;
+      }
+    }
+    (void)saw_before;
+    if (heard && !sees) rt_->send(g.agent, "heard");
+    if (slots_.sees_player != Slots::kNone) rt_->set_bool(g.agent, slots_.sees_player, sees);
+    if (slots_.last_x != Slots::kNone && std::isfinite(last.x)) rt_->set_number(g.agent, slots_.last_x, last.x);
+    if (slots_.last_y != Slots::kNone && std::isfinite(last.y)) rt_->set_number(g.agent, slots_.last_y, last.y);
+    if (slots_.x != Slots::kNone) rt_->set_number(g.agent, slots_.x, g.position.x);
+    if (slots_.y != Slots::kNone) rt_->set_number(g.agent, slots_.y, g.position.y);
+  }
+}
+
+void Game::step(const Input& input) {
+  if (!level_) return;
+  ++frame_;
+  poll_mods();
+  if (outcome_ != Outcome::Playing) return;
+  move_player(input);
+  auto t0 = std::chrono::steady_clock::now();  // the benchmark's figure only; nothing depends on it
+  sense();
+  auto t1 = std::chrono::steady_clock::now();
+  rt_->tick_all(kDt, executor_);
+  auto t2 = std::chrono::steady_clock::now();
+  sense_seconds_ = std::chrono::duration<double>(t1 - t0).count();
+  ai_seconds_ = std::chrono::duration<double>(t2 - t0).count();
+  // Heads: a guard looking round turns to its brain's `look`; otherwise it faces where it walks.
+  for (Guard& g : guards_) {
+    double look = number(g, slots_.look);
+    if (std::isfinite(look) && look >= 0) g.heading = {std::cos(look * M_PI / 180.0), std::sin(look * M_PI / 180.0)};
+  }
+  for (const Guard& g : guards_) {
+    if (options_.no_catch) break;
+    if (thicket::world::distance(g.position, player_) <= kCatchReach) {
+      outcome_ = Outcome::Caught;
+      caught_by_ = g.id;
+      return;
+    }
+  }
+  if (level_->map.cell_at(player_) == level_->exit) outcome_ = Outcome::Escaped;
+}
+
+Input Game::autoplay() {
+  Input in;
+  // Every second it plans again with thicket's tactical paths: each guard, and the ground just
+  // ahead of it, is a danger zone that the way out goes round when it can.
+  if (frame_ % 30 == 0 || player_next_ >= player_path_.size()) {
+    std::vector<nav::DangerZone> danger;
+    for (const Guard& g : guards_) {
+      danger.push_back({g.position, 3.0, 40.0});
+      danger.push_back({g.position + g.heading * 3.0, 3.0, 40.0});
+    }
+    nav::PathOptions options;
+    options.danger = danger;
+    nav::PathRequest request;
+    if (request.find(nav_, player_, centre(level_->exit), options) == nav::SearchState::Found) {
+      player_path_.assign(request.points().begin(), request.points().end());
+      player_next_ = 1;
+    }
+  }
+  while (player_next_ < player_path_.size() && thicket::world::distance(player_, player_path_[player_next_]) < 0.15)
+    ++player_next_;
+  if (player_next_ >= player_path_.size()) return in;
+  in.move = player_path_[player_next_] - player_;
+  // Runs (and is heard) while a guard is close behind; walks quietly otherwise.
+  for (const Guard& g : guards_)
+    if (thicket::world::distance(g.position, player_) < 4.0) in.run = true;
+  // The last bit of a waypoint: no overshoot past it.
+  double speed = in.run ? kRunSpeed : kWalkSpeed;
+  double d = in.move.length();
+  if (d < speed * kDt) in.move = in.move * (d / (speed * kDt));
+  return in;
+}
+
+// ---- The native leaf MoveTo ----
+
+void Game::start_move(LeafContext& c) {
+  Guard& g = guards_[c.agent_id() - 2];
+  g.has_path = false;
+}
+
+Status Game::move_guard(LeafContext& c) {
+  uint32_t id = c.agent_id();
+  if (id < 2 || id - 2 >= guards_.size()) return Status::Failure;
+  Guard& g = guards_[id - 2];
+  const Slots& s = slots_;
+  if (s.goal_x == Slots::kNone || s.goal_y == Slots::kNone || s.speed == Slots::kNone) return Status::Failure;
+  Vec2 goal{c.get_number(s.goal_x), c.get_number(s.goal_y)};
+  double speed = c.get_number(s.speed);
+  if (!std::isfinite(goal.x) || !std::isfinite(goal.y) || !std::isfinite(speed)) return Status::Failure;
+  speed = std::clamp(speed, 0.0, 10.0);
+  bool moved_goal = thicket::world::distance(goal, g.planned_goal) > kReplanDistance;
+  if (!g.has_path || (moved_goal && c.time() - g.planned_at >= kReplanEvery)) {
+    nav::PathRequest& request = path_request();
+    if (request.find(nav_, g.position, goal) != nav::SearchState::Found) return Status::Failure;
+    g.path.assign(request.points().begin(), request.points().end());
+    g.next = 1;
+    g.planned_goal = goal;
+    g.planned_at = c.time();
+    g.has_path = true;
+  }
+  double budget = speed * c.dt();
+  while (budget > 0 && g.next < g.path.size()) {
+    Vec2 to = g.path[g.next] - g.position;
+    double d = to.length();
+    if (d > 1e-9) g.heading = to / d;
+    if (d <= budget) {
+      g.position = g.path[g.next++];
+      budget -= d;
+      g.steps += d;
+    } else {
+      g.position += to * (budget / d);
+      g.steps += budget;
+      budget = 0;
+    }
+  }
+  if (g.next >= g.path.size()) {
+    g.has_path = false;
+    return Status::Success;
+  }
+  return Status::Running;
+}
+
+}  // namespace game

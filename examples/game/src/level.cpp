@@ -1,0 +1,148 @@
+#include "level.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace game {
+namespace {
+
+using thicket::Diagnostic;
+using thicket::nav::Cell;
+
+// The words of a line with the column each starts at (1-based).
+struct Word {
+  std::string text;
+  int column = 0;
+};
+std::vector<Word> words_of(const std::string& line) {
+  std::vector<Word> out;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+    if (i >= line.size() || line[i] == '#') break;
+    size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
+    out.push_back({line.substr(start, i - start), int(start) + 1});
+  }
+  return out;
+}
+
+bool to_int(const std::string& text, int& out) {
+  try {
+    size_t used = 0;
+    long v = std::stol(text, &used);
+    if (used != text.size() || v < -1000000 || v > 1000000) return false;
+    out = int(v);
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+}  // namespace
+
+bool load_level(const std::string& path, Level& level, std::vector<Diagnostic>& diags) {
+  size_t first = diags.size();
+  auto error = [&](int line, int column, std::string message) {
+    Diagnostic d;
+    d.file = path;
+    d.line = line;
+    d.column = column;
+    d.message = std::move(message);
+    diags.push_back(std::move(d));
+  };
+  std::ifstream in(path);
+  if (!in) {
+    error(0, 0, "cannot open the level file");
+    return false;
+  }
+  level = Level{};
+  level.path = path;
+  bool has_map = false, has_player = false, has_exit = false;
+  int map_line = 0;
+  struct Point {
+    Cell cell;
+    int line, column;
+  };
+  std::vector<std::pair<std::string, Point>> points;  // checked against the map at the end
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    std::vector<Word> w = words_of(line);
+    if (w.empty()) continue;
+    const std::string& key = w[0].text;
+    // Reads the cells after the keyword: pairs of integers.
+    auto cells = [&](size_t at, std::vector<Point>& out) {
+      if ((w.size() - at) % 2 != 0) {
+        error(number, w.back().column, "'" + key + "' takes cells as pairs of numbers: column row");
+        return false;
+      }
+      for (size_t i = at; i + 1 < w.size(); i += 2) {
+        int x = 0, y = 0;
+        if (!to_int(w[i].text, x)) return error(number, w[i].column, "not a whole number: '" + w[i].text + "'"), false;
+        if (!to_int(w[i + 1].text, y)) return error(number, w[i + 1].column, "not a whole number: '" + w[i + 1].text + "'"), false;
+        out.push_back({{x, y}, number, w[i].column});
+      }
+      return true;
+    };
+    if (key == "name") {
+      level.name = line.substr(size_t(w.size() > 1 ? w[1].column - 1 : line.size()));
+      while (!level.name.empty() && (level.name.back() == '\r' || level.name.back() == ' ')) level.name.pop_back();
+    } else if (key == "map") {
+      if (w.size() != 2) {
+        error(number, w[0].column, "'map' takes one file name");
+        continue;
+      }
+      std::filesystem::path file = std::filesystem::path(path).parent_path() / w[1].text;
+      std::vector<Diagnostic> map_diags;
+      auto map = thicket::nav::load_grid_map(file.string(), map_diags);
+      if (!map) {
+        for (auto& d : map_diags) diags.push_back(d);
+        if (map_diags.empty()) error(number, w[1].column, "cannot read the map " + file.string());
+        continue;
+      }
+      level.map = std::move(*map);
+      has_map = true;
+      map_line = number;
+    } else if (key == "player" || key == "exit") {
+      std::vector<Point> out;
+      if (!cells(1, out)) continue;
+      if (out.size() != 1) {
+        error(number, w[0].column, "'" + key + "' takes one cell: column row");
+        continue;
+      }
+      (key == "player" ? level.player : level.exit) = out[0].cell;
+      (key == "player" ? has_player : has_exit) = true;
+      points.push_back({key, out[0]});
+    } else if (key == "guard") {
+      std::vector<Point> out;
+      if (!cells(1, out)) continue;
+      if (out.empty()) {
+        error(number, w[0].column, "'guard' takes its route: one cell or more (column row ...)");
+        continue;
+      }
+      std::vector<Cell> route;
+      for (auto& p : out) {
+        route.push_back(p.cell);
+        points.push_back({"guard", p});
+      }
+      level.routes.push_back(std::move(route));
+    } else {
+      error(number, w[0].column, "unknown keyword '" + key + "' (a level has: name, map, player, exit, guard)");
+    }
+  }
+  if (!has_map && map_line == 0) error(1, 1, "the level names no map ('map FILE.map')");
+  if (!has_player) error(1, 1, "the level has no 'player' cell");
+  if (!has_exit) error(1, 1, "the level has no 'exit' cell");
+  if (has_map) {
+    for (auto& [what, p] : points) {
+      if (!level.map.passable(p.cell))
+        error(p.line, p.column, what + " cell (" + std::to_string(p.cell.x) + ", " + std::to_string(p.cell.y) +
+                                    ") is " + (level.map.in_bounds(p.cell) ? "a wall" : "outside the map"));
+    }
+  }
+  if (level.name.empty()) level.name = std::filesystem::path(path).stem().string();
+  return diags.size() == first;
+}
+
+}  // namespace game

@@ -1,0 +1,487 @@
+// thicket-game: a small top-down stealth game built on the installed thicket (find_package).
+// The player must reach the green exit; the guards' brains are thicket HSMs with trees inside
+// their states and Lua leaves (mods/guard.yaml, mods/guard.lua), hot-reloaded while it runs.
+//
+//   thicket-game [LEVEL]                  play (LEVEL: warehouse, courtyard, arena, or a .level file)
+//   thicket-game --frames N [--autoplay] [--screenshot F.png] [--select ID] [--inspect]
+//                [--log FILE] [--edit FRAME:FILE:SOURCE]...
+//                                         N fixed-step frames headless (SDL's offscreen driver)
+//   thicket-game --bench [--frames N]     AI milliseconds per frame at 100, 1,000 and 5,000 guards
+#include <SDL.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "debugger.hpp"
+#include "draw.hpp"
+#include "game.hpp"
+#include "level.hpp"
+#include "thicket/version.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Edit {
+  uint64_t frame = 0;
+  std::string file, source;
+};
+
+// What a test does at a given loop iteration, through SDL's own event queue (so the offscreen
+// run goes through the same key and mouse handling as a person's).
+struct Scripted {
+  long iteration = 0;
+  SDL_Keycode key = 0;   // a key press, or
+  uint32_t guard = 0;    // a left click on this guard (where it is drawn), or
+  int x = -1, y = -1;    // a left click at this window pixel
+};
+
+struct Args {
+  std::string level = "warehouse";
+  bool level_given = false;
+  std::string levels, mods;
+  long frames = -1;  // headless when >= 0
+  bool autoplay = false, bench = false, inspect = false;
+  std::string screenshot, log;
+  uint32_t select = 0;
+  std::vector<Edit> edits;
+  std::vector<Scripted> scripted;
+  int threads = 2;
+};
+
+const char* kUsage =
+    "usage: thicket-game [LEVEL] [--levels DIR] [--mods DIR] [--threads N]\n"
+    "       thicket-game --frames N [--autoplay] [--screenshot FILE.png] [--select ID] [--inspect]\n"
+    "                    [--log FILE] [--edit FRAME:FILE:SOURCE]... [--press I:KEY]... [--click I:guard:ID]... [LEVEL]\n"
+    "       thicket-game --bench [--frames N] [LEVEL]\n"
+    "LEVEL: a name in the levels folder (warehouse, courtyard, arena) or a .level file.\n"
+    "--frames N: N fixed-step frames (1/30 s) headless under SDL's offscreen video driver, then quit.\n"
+    "--edit FRAME:FILE:SOURCE: at the end of frame FRAME, copy SOURCE over the mod file FILE (tests).\n"
+    "--press I:KEY, --click I:guard:ID or I:X:Y: a key press or a left click at loop iteration I (tests).\n";
+
+// The folder the executable lives in: its levels/ and mods/ are beside it.
+fs::path exe_dir(const char* argv0) {
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) self = fs::absolute(argv0);
+  return self.parent_path();
+}
+
+bool parse(int argc, char** argv, Args& a, std::string& error) {
+  auto number = [&](const std::string& flag, const char* text, long& out) {
+    char* end = nullptr;
+    out = std::strtol(text, &end, 10);
+    if (!*text || *end || out < 0) {
+      error = flag + " takes a whole number >= 0, not '" + text + "'";
+      return false;
+    }
+    return true;
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string s = argv[i];
+    auto value = [&]() -> const char* {
+      if (i + 1 >= argc) {
+        error = s + " needs a value";
+        return nullptr;
+      }
+      return argv[++i];
+    };
+    const char* v = nullptr;
+    long n = 0;
+    if (s == "--help" || s == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else if (s == "--frames") {
+      if (!(v = value()) || !number(s, v, a.frames)) return false;
+    } else if (s == "--threads") {
+      if (!(v = value()) || !number(s, v, n)) return false;
+      a.threads = int(std::clamp(n, 1L, 64L));
+    } else if (s == "--select") {
+      if (!(v = value()) || !number(s, v, n)) return false;
+      a.select = uint32_t(n);
+    } else if (s == "--autoplay") {
+      a.autoplay = true;
+    } else if (s == "--bench") {
+      a.bench = true;
+    } else if (s == "--inspect") {
+      a.inspect = true;
+    } else if (s == "--screenshot") {
+      if (!(v = value())) return false;
+      a.screenshot = v;
+    } else if (s == "--log") {
+      if (!(v = value())) return false;
+      a.log = v;
+    } else if (s == "--levels") {
+      if (!(v = value())) return false;
+      a.levels = v;
+    } else if (s == "--mods") {
+      if (!(v = value())) return false;
+      a.mods = v;
+    } else if (s == "--edit") {
+      if (!(v = value())) return false;
+      std::string t = v;
+      size_t c1 = t.find(':'), c2 = c1 == std::string::npos ? c1 : t.find(':', c1 + 1);
+      long frame = 0;
+      if (c2 == std::string::npos || !number("--edit's FRAME", t.substr(0, c1).c_str(), frame)) {
+        if (error.empty()) error = "--edit takes FRAME:FILE:SOURCE, not '" + t + "'";
+        return false;
+      }
+      a.edits.push_back({uint64_t(frame), t.substr(c1 + 1, c2 - c1 - 1), t.substr(c2 + 1)});
+    } else if (s == "--press" || s == "--click") {
+      // --press ITERATION:KEY (p, n, c, r, tab, esc) / --click ITERATION:guard:ID or ITERATION:X:Y
+      if (!(v = value())) return false;
+      std::string t = v;
+      size_t c1 = t.find(':');
+      long iteration = 0;
+      if (c1 == std::string::npos || !number(s + "'s ITERATION", t.substr(0, c1).c_str(), iteration)) {
+        if (error.empty()) error = s + " takes ITERATION:" + (s == "--press" ? "KEY" : "guard:ID or ITERATION:X:Y") + ", not '" + t + "'";
+        return false;
+      }
+      Scripted sc;
+      sc.iteration = iteration;
+      std::string rest = t.substr(c1 + 1);
+      if (s == "--press") {
+        sc.key = rest == "tab" ? SDLK_TAB : rest == "esc" ? SDLK_ESCAPE : rest.size() == 1 ? SDL_Keycode(rest[0]) : 0;
+        if (!sc.key || std::string("pncr\t\x1b").find(char(sc.key)) == std::string::npos) {
+          error = "--press: unknown key '" + rest + "' (p, n, c, r, tab, esc)";
+          return false;
+        }
+      } else {
+        size_t c2 = rest.find(':');
+        long x = 0, y = 0;
+        if (c2 == std::string::npos) {
+          error = "--click takes ITERATION:guard:ID or ITERATION:X:Y, not '" + t + "'";
+          return false;
+        }
+        if (rest.substr(0, c2) == "guard") {
+          if (!number("--click's ID", rest.substr(c2 + 1).c_str(), x)) return false;
+          sc.guard = uint32_t(x);
+        } else {
+          if (!number("--click's X", rest.substr(0, c2).c_str(), x) || !number("--click's Y", rest.substr(c2 + 1).c_str(), y)) return false;
+          sc.x = int(x), sc.y = int(y);
+        }
+      }
+      a.scripted.push_back(sc);
+    } else if (!s.empty() && s[0] == '-') {
+      error = "unknown option " + s;
+      return false;
+    } else {
+      a.level = s;
+      a.level_given = true;
+    }
+  }
+  return true;
+}
+
+// The levels to play in order: warehouse, courtyard, arena, then any others by name.
+std::vector<fs::path> level_files(const fs::path& dir) {
+  std::vector<fs::path> out;
+  for (const char* name : {"warehouse", "courtyard", "arena"})
+    if (fs::exists(dir / (std::string(name) + ".level"))) out.push_back(dir / (std::string(name) + ".level"));
+  std::vector<fs::path> more;
+  std::error_code ec;
+  for (auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".level" && std::find(out.begin(), out.end(), e.path()) == out.end()) more.push_back(e.path());
+  std::sort(more.begin(), more.end());
+  out.insert(out.end(), more.begin(), more.end());
+  return out;
+}
+
+fs::path level_path(const Args& a, const fs::path& levels) {
+  if (a.level.size() > 6 && a.level.ends_with(".level")) return a.level;
+  return levels / (a.level + ".level");
+}
+
+bool load(const fs::path& path, game::Level& level) {
+  std::vector<thicket::Diagnostic> diags;
+  if (game::load_level(path.string(), level, diags)) return true;
+  for (auto& d : diags) std::fprintf(stderr, "%s\n", thicket::format_diagnostic(d).c_str());
+  return false;
+}
+
+// One line per guard per frame, plus reloads and the outcome: what the tests compare.
+void log_frame(std::ofstream& out, const game::Game& g) {
+  for (const auto& r : g.reloads())
+    out << "frame " << g.frame() << " reload " << fs::path(r.file).filename().string() << (r.ok ? " ok" : " failed: ")
+        << (r.ok ? "" : r.first_error) << "\n";
+  for (const game::ModMessage& m : g.mod_errors()) out << "frame " << g.frame() << " showing error: " << m.text << "\n";
+  char buf[160];
+  for (const game::Guard& guard : g.guards()) {
+    std::string states;
+    for (const std::string& s : g.states_of(guard)) states += (states.empty() ? "" : ">") + s;
+    std::snprintf(buf, sizeof buf, " %.3f %.3f sight %.2f %.1f", guard.position.x, guard.position.y,
+                  guard.senses.sight.cones[0].range, g.number(guard, g.slots().sight_range));
+    out << "frame " << g.frame() << " guard " << guard.id << " " << (states.empty() ? "-" : states) << buf << "\n";
+  }
+  std::snprintf(buf, sizeof buf, " %.3f %.3f", g.player().x, g.player().y);
+  out << "frame " << g.frame() << " player" << buf << "\n";
+}
+
+void print_log(game::Game& g) {
+  for (const std::string& line : g.take_log()) std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+int run_bench(const Args& a, const fs::path& mods, const game::Level& level) {
+  long frames = a.frames > 0 ? a.frames : 300;
+  std::printf("thicket-game --bench: %s, %ld frames of %.1f ms after 30 warm-up frames; AI = perception + "
+              "thicket's tick_all of every guard (HSM, trees, Lua leaves, native MoveTo)\n",
+              level.name.c_str(), frames, game::kDt * 1000);
+  std::printf("%8s %8s %14s %14s %14s %14s\n", "guards", "threads", "AI ms/frame", "perception", "brains", "frame ms");
+  game::View view;
+  std::string error;
+  if (!view.open(true, error)) {
+    std::fprintf(stderr, "thicket-game: %s\n", error.c_str());
+    return 2;
+  }
+  for (int guards : {100, 1000, 5000}) {
+    for (int threads : {1, a.threads}) {
+      if (threads == 1 && a.threads == 1 && guards) {}  // one row when --threads 1
+      game::Options o;
+      o.mods = mods.string();
+      o.threads = threads;
+      o.extra_guards = guards;
+      o.no_catch = true;
+      game::Game g(o);
+      if (!g.load_brain(error) || !g.start_level(level, error)) {
+        std::fprintf(stderr, "thicket-game: %s", error.c_str());
+        return 2;
+      }
+      game::Ui ui;
+      double ai = 0, sensing = 0, total = 0;
+      for (long f = 0; f < 30 + frames; ++f) {
+        auto t0 = std::chrono::steady_clock::now();
+        g.step(g.autoplay());
+        view.draw(g, ui);
+        view.present();
+        double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (f >= 30) ai += g.ai_seconds(), sensing += g.sense_seconds(), total += dt;
+        g.take_log();
+      }
+      std::printf("%8d %8d %14.3f %14.3f %14.3f %14.3f\n", guards, threads, ai / frames * 1e3, sensing / frames * 1e3,
+                  (ai - sensing) / frames * 1e3, total / frames * 1e3);
+      std::fflush(stdout);
+      if (a.threads == 1) break;
+    }
+  }
+  return 0;
+}
+
+void push_scripted(const Scripted& s, const game::Game& g, const game::View& view) {
+  SDL_Event e{};
+  if (s.key) {
+    e.type = SDL_KEYDOWN;
+    e.key.state = SDL_PRESSED;
+    e.key.keysym.sym = s.key;
+    SDL_PushEvent(&e);
+    return;
+  }
+  SDL_Point at{s.x, s.y};
+  if (s.guard) {
+    const game::Guard* guard = g.guard(s.guard);
+    at = guard ? view.to_screen(g, guard->position) : SDL_Point{-1, -1};
+  }
+  e.type = SDL_MOUSEBUTTONDOWN;
+  e.button.button = SDL_BUTTON_LEFT;
+  e.button.state = SDL_PRESSED;
+  e.button.x = at.x;
+  e.button.y = at.y;
+  SDL_PushEvent(&e);
+}
+
+// The game loop, on screen or headless (--frames N: N iterations, one fixed step each unless
+// paused, no pacing, SDL's offscreen driver).
+int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const fs::path& mods) {
+  bool headless = a.frames >= 0;
+  game::View view;
+  std::string error;
+  if (!view.open(headless, error)) {
+    std::fprintf(stderr, "thicket-game: %s\n", error.c_str());
+    if (!headless) std::fprintf(stderr, "(without a display: thicket-game --frames N --screenshot FILE.png)\n");
+    return 2;
+  }
+  game::Options o;
+  o.mods = mods.string();
+  o.threads = a.threads;
+  game::Game g(o);
+  if (!g.load_brain(error)) {
+    std::fprintf(stderr, "%s", error.c_str());
+    return 1;
+  }
+  game::Level level;
+  auto start = [&](size_t i) {
+    level_index = i % levels.size();
+    if (!load(levels[level_index], level)) return false;
+    if (!g.start_level(level, error)) {
+      std::fprintf(stderr, "thicket-game: %s\n", error.c_str());
+      return false;
+    }
+    return true;
+  };
+  if (!start(level_index)) return 1;
+  std::ofstream log;
+  if (!a.log.empty()) {
+    log.open(a.log);
+    if (!log) {
+      std::fprintf(stderr, "thicket-game: cannot write %s\n", a.log.c_str());
+      return 2;
+    }
+  }
+  game::Ui ui;
+  ui.autoplay = a.autoplay;
+  ui.selected = a.select;
+  if (!headless)
+    std::printf("thicket-game %s: %s. Edit %s/guard.lua or guard.yaml while it runs.\n", THICKET_VERSION_STRING,
+                level.name.c_str(), mods.c_str());
+  Uint64 last = SDL_GetPerformanceCounter();
+  double behind = 0;
+  bool step_once = false;
+  for (long iteration = 1; !headless || iteration <= a.frames; ++iteration) {
+    if (headless)
+      for (const Scripted& s : a.scripted)
+        if (s.iteration == iteration) push_scripted(s, g, view);
+    bool quit = false;
+    SDL_Event e;
+    while (SDL_PollEvent(&e)) {
+      if (e.type == SDL_QUIT) quit = true;
+      if (e.type == SDL_KEYDOWN) {
+        switch (e.key.keysym.sym) {
+          case SDLK_ESCAPE: quit = true; break;
+          case SDLK_p: ui.paused = !ui.paused; break;
+          case SDLK_n: if (ui.paused) step_once = true; break;
+          case SDLK_c: ui.cones = !ui.cones; break;
+          case SDLK_r: start(level_index); break;
+          case SDLK_TAB: start(level_index + 1); ui.selected = 0; break;
+          default: break;
+        }
+      }
+      if (e.type == SDL_MOUSEBUTTONDOWN && e.button.button == SDL_BUTTON_LEFT)
+        ui.selected = view.pick(g, e.button.x, e.button.y);
+    }
+    if (quit) break;
+    game::Input in;
+    if (!headless) {
+      const Uint8* keys = SDL_GetKeyboardState(nullptr);
+      in.move.x = (keys[SDL_SCANCODE_RIGHT] || keys[SDL_SCANCODE_D]) - (keys[SDL_SCANCODE_LEFT] || keys[SDL_SCANCODE_A]);
+      in.move.y = (keys[SDL_SCANCODE_DOWN] || keys[SDL_SCANCODE_S]) - (keys[SDL_SCANCODE_UP] || keys[SDL_SCANCODE_W]);
+      in.run = keys[SDL_SCANCODE_LSHIFT] || keys[SDL_SCANCODE_RSHIFT];
+    }
+    // Fixed steps of kDt: headless one per iteration; on screen as many as real time asks for
+    // (at most 5 per drawn frame). Paused: none, or one for N.
+    int steps = 1;
+    if (!headless) {
+      Uint64 now = SDL_GetPerformanceCounter();
+      behind += double(now - last) / double(SDL_GetPerformanceFrequency());
+      last = now;
+      steps = std::min(5, int(behind / game::kDt));
+      behind = std::min(behind - steps * game::kDt, game::kDt);
+    }
+    if (ui.paused) {
+      steps = step_once ? 1 : 0;
+      step_once = false;
+      behind = 0;
+    }
+    for (int k = 0; k < steps; ++k) {
+      if (g.outcome() != game::Outcome::Playing) break;
+      g.step(ui.autoplay ? g.autoplay() : in);
+      print_log(g);
+      for (const auto& r : g.reloads()) {
+        if (r.ok) {
+          ui.notice = "reloaded " + fs::path(r.file).filename().string() + " at frame " + std::to_string(g.frame());
+          ui.notice_until = g.frame() + 90;
+        }
+        std::printf("frame %llu: %s %s\n", static_cast<unsigned long long>(g.frame()), r.file.c_str(),
+                    r.ok ? "reloaded" : ("did not load: " + r.first_error).c_str());
+      }
+      if (log) log_frame(log, g);
+      // The tests' deterministic edit: a mod file replaced at the end of a given frame, picked
+      // up by the next frame's reload poll (as a save from an editor would be).
+      for (const Edit& edit : a.edits) {
+        if (edit.frame != g.frame()) continue;
+        std::error_code ec;
+        fs::copy_file(edit.source, mods / edit.file, fs::copy_options::overwrite_existing, ec);
+        if (ec) {
+          std::fprintf(stderr, "thicket-game: --edit: cannot copy %s over %s: %s\n", edit.source.c_str(),
+                       (mods / edit.file).c_str(), ec.message().c_str());
+          return 2;
+        }
+      }
+    }
+    if (headless) {
+      if (g.outcome() != game::Outcome::Playing && a.scripted.empty()) break;
+      continue;  // drawn once, at the end
+    }
+    view.draw(g, ui);
+    view.present();
+    if (steps == 0) SDL_Delay(5);
+  }
+  if (!headless) return 0;
+
+  if (log) log << "outcome " << game::outcome_name(g.outcome()) << " frame " << g.frame() << "\n";
+  std::printf("%s: %s at frame %llu (t = %.1f s)", g.level().name.c_str(), game::outcome_name(g.outcome()),
+              static_cast<unsigned long long>(g.frame()), g.time());
+  if (g.outcome() == game::Outcome::Caught) std::printf(" by guard %u", g.caught_by());
+  std::printf("; %zu guards, %llu script errors\n", g.guards().size(),
+              static_cast<unsigned long long>(g.runtime().script_errors()));
+  if (a.inspect) {
+    if (const game::Guard* guard = g.guard(ui.selected)) {
+      for (const std::string& line : game::debugger_lines(g, *guard)) std::printf("| %s\n", line.c_str());
+    } else {
+      std::printf("| no guard selected\n");
+    }
+  }
+  if (!a.screenshot.empty()) {
+    view.draw(g, ui);
+    if (!view.screenshot(a.screenshot, error)) {
+      std::fprintf(stderr, "thicket-game: %s\n", error.c_str());
+      return 2;
+    }
+    SDL_Point p = view.to_screen(g, g.player());
+    std::printf("screenshot %s: %dx%d, player at (%d, %d)", a.screenshot.c_str(), game::View::kWidth,
+                game::View::kHeight, p.x, p.y);
+    for (const game::Guard& guard : g.guards()) {
+      SDL_Point q = view.to_screen(g, guard.position);
+      std::printf(", guard %u at (%d, %d)", guard.id, q.x, q.y);
+    }
+    std::printf("\n");
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a;
+  std::string error;
+  if (!parse(argc, argv, a, error)) {
+    std::fprintf(stderr, "thicket-game: %s\n%s", error.c_str(), kUsage);
+    return 2;
+  }
+  fs::path here = exe_dir(argv[0]);
+  fs::path levels_dir = a.levels.empty() ? here / "levels" : fs::path(a.levels);
+  fs::path mods = a.mods.empty() ? here / "mods" : fs::path(a.mods);
+  if (!fs::exists(mods / "guard.yaml")) {
+    std::fprintf(stderr, "thicket-game: no %s (the guards' mod folder; --mods DIR)\n", (mods / "guard.yaml").c_str());
+    return 2;
+  }
+  fs::path first = level_path(a, levels_dir);
+  if (!fs::exists(first)) {
+    std::fprintf(stderr, "thicket-game: no level %s (levels: warehouse, courtyard, arena)\n", first.c_str());
+    return 2;
+  }
+  if (a.bench) {
+    game::Level level;
+    if (!load(a.level_given ? first : levels_dir / "arena.level", level)) return 1;
+    return run_bench(a, mods, level);
+  }
+  std::vector<fs::path> levels = level_files(levels_dir);
+  size_t index = std::find(levels.begin(), levels.end(), first) - levels.begin();
+  if (index >= levels.size()) levels.insert(levels.begin(), first), index = 0;
+  return run(a, levels, index, mods);
+}
