@@ -29,3 +29,12 @@ build/thicket run scripts/examples/courtyard/courtyard.yaml
 echo
 echo "== Perception: guards (a hierarchical state machine driven by perception events) see, hear and remember; intruders sneak to the goal =="
 build/thicket run scripts/examples/stealth/stealth.yaml --runs 3
+echo
+echo "== thicket-game: the library installed (build/install), a stealth game built against it (build/game), played by its scripted player =="
+cmake --install build --prefix build/install >/dev/null
+cmake -S examples/game -B build/game -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$PWD/build/install" >/dev/null
+cmake --build build/game | tail -n 1
+(cd build/game && SDL_VIDEODRIVER=offscreen ./thicket-game warehouse --frames 560 --autoplay --click 540:guard:3 --screenshot game.png |
+  sed 's/, player at.*//')
+echo "(the last frame: build/game/game.png. Play it on a desktop: cd build/game && ./thicket-game;"
+echo " while it runs, edit build/game/mods/guard.lua or guard.yaml and save: the guards change at once)"

@@ -29,6 +29,10 @@ if [[ ${THICKET_SHARED_CHECK:-0} == 1 ]]; then
   shared=(build-shared)
 fi
 timeout 300 tests/package_test.sh build "${shared[@]}"
+# thicket-game (examples/game, issue 29) built against build/ installed into a fresh prefix and
+# played headless under SDL's offscreen driver: outcomes, screenshots (pixel checks), the
+# debugger, pause/step, hot reload of its mod files during play, broken files (about 15 s).
+timeout 300 tests/game_test.sh build
 tools/build.sh build-asan Debug -DTHICKET_SANITIZE=ON -DTHICKET_BENCH=OFF
 # The sanitizer build runs ~10x slower: the reference-model comparison takes the first 300
 # random trees of each batch there (all 7,000 in the Release build above).

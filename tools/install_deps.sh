@@ -9,8 +9,11 @@ set -euo pipefail
 # zlib1g-dev: gzip records (--record FILE.jsonl.gz). libcpp-httplib-dev: the live monitor (--serve).
 # libopenmpi-dev and openmpi-bin: MPI runs (-DTHICKET_MPI=ON, mpirun), built and tested by test.sh.
 # chromium: the viewer's tests run in headless Chromium (driven by playwright-core from npm).
+# libsdl2-dev, libsdl2-ttf-dev, libsdl2-image-dev, fonts-dejavu-core: thicket-game (examples/game)
+# draws with SDL2, writes text with SDL2_ttf in DejaVu Sans Mono, saves screenshots with SDL2_image.
 packages=(build-essential cmake ninja-build pkg-config liblua5.4-dev libyaml-cpp-dev libvalijson-dev nlohmann-json3-dev doctest-dev clang libfuzzer-14-dev librecast-dev
-          zlib1g-dev libcpp-httplib-dev chromium libopenmpi-dev openmpi-bin python3)
+          zlib1g-dev libcpp-httplib-dev chromium libopenmpi-dev openmpi-bin python3
+          libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev fonts-dejavu-core)
 # Node.js and npm build the viewer's page (its charting library comes from the npm registry).
 # A machine that has them already (e.g. from NodeSource) keeps its own.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)

@@ -39,12 +39,14 @@ void RuntimeImpl::report_reload(const std::string& file, bool ok, const std::vec
   r.file = file;
   r.ok = ok;
   if (!ok) r.first_error = "it failed to load";
-  for (const auto& d : diags)
-    if (d.severity == Severity::Error) {
-      r.first_error = format_diagnostic(d);
-      if (size_t at = r.first_error.find(": error: "); at != std::string::npos) r.first_error.replace(at, 9, ": ");
-      break;
-    }
+  bool first = true;
+  for (const auto& d : diags) {
+    r.diagnostics.push_back(d);
+    if (d.severity != Severity::Error || !first) continue;
+    first = false;
+    r.first_error = format_diagnostic(d);
+    if (size_t at = r.first_error.find(": error: "); at != std::string::npos) r.first_error.replace(at, 9, ": ");
+  }
   reload_reports->push_back(std::move(r));
 }
 

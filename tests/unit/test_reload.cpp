@@ -189,10 +189,21 @@ TEST_CASE("reload: a broken tree, or a blackboard key that changes type, leaves 
   std::string before = r.rt.dump(*b);
   std::string broken = kTree;
   broken.replace(broken.find("sequence:"), 9, "sequense:");
+  broken.replace(broken.find("Say"), 3, "Sya");  // a second error in the same file
   s.write("brain.yaml", broken);
-  CHECK(r.rt.reload_changed() == 0);
+  std::vector<thicket::ReloadReport> reports;
+  CHECK(r.rt.reload_changed(&reports) == 0);
   CHECK(r.log.find("did you mean 'sequence'") != std::string::npos);
   CHECK(r.rt.dump(*b) == before);
+  // The report holds every error of the file (a game shows them all), the first one apart.
+  REQUIRE(reports.size() == 1);
+  CHECK_FALSE(reports[0].ok);
+  CHECK(reports[0].first_error.find("did you mean 'sequence'") != std::string::npos);
+  REQUIRE(reports[0].diagnostics.size() >= 2);
+  CHECK(reports[0].diagnostics[0].line > 0);
+  bool both = false;
+  for (const auto& diag : reports[0].diagnostics) both = both || diag.message.find("'Sya'") != std::string::npos;
+  CHECK(both);
   std::string retyped = kTree;
   retyped.replace(retyped.find("count: 0"), 8, "count: \"zero\"");
   s.write("brain.yaml", retyped);

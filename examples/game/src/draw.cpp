@@ -260,7 +260,8 @@ void View::draw_guards(const Game& game, const Ui& ui) {
 void View::draw_errors(const Game& game) {
   if (game.mod_errors().empty()) return;
   std::vector<std::string> lines{"A mod file did not load; the guards go on with its last good version:"};
-  for (const ModMessage& m : game.mod_errors()) lines.push_back(m.text);
+  for (const ModMessage& m : game.mod_errors())
+    for (const std::string& l : m.lines) lines.push_back(l);
   lines.push_back("Fix the file and save it again.");
   int w = 0;
   for (auto& l : lines) w = std::max(w, text_width(l));
@@ -283,7 +284,8 @@ void View::draw_debugger(const Game& game, const Guard& g) {
   if (x + w > area_w) x = at.x - 18 - w;
   x = std::clamp(x, 0, std::max(0, area_w - w));
   int y = std::clamp(at.y - h / 2, 0, std::max(0, kHeight - h));
-  fill({x, y, w, h}, {16, 18, 26, 215});
+  debugger_box_ = {x, y, w, h};
+  fill(debugger_box_, {16, 18, 26, 215});
   SDL_SetRenderDrawColor(renderer_, 255, 255, 255, 200);
   SDL_Rect frame{x, y, w, h};
   SDL_RenderDrawRect(renderer_, &frame);
@@ -345,6 +347,7 @@ void View::draw_panel(const Game& game, const Ui& ui) {
 void View::draw(const Game& game, const Ui& ui) {
   Layout l = layout_of(game);
   scale_ = l.scale, origin_x_ = l.x, origin_y_ = l.y;
+  debugger_box_ = {0, 0, 0, 0};
   SDL_SetRenderDrawColor(renderer_, 14, 15, 20, 255);
   SDL_RenderClear(renderer_);
   draw_map(game);

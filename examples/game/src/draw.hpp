@@ -36,6 +36,8 @@ class View {
   bool screenshot(const std::string& path, std::string& error);
   // The guard under a window pixel (within a cell of it), 0 when none.
   uint32_t pick(const Game& game, int x, int y) const;
+  // Where the last draw put the debugger box ({0, 0, 0, 0}: none).
+  SDL_Rect debugger_box() const { return debugger_box_; }
   // Where a world point of the game's level lands in the window.
   SDL_Point to_screen(const Game& game, Vec2 p) const;
 
@@ -63,6 +65,7 @@ class View {
   int line_height_ = 14;
   double scale_ = 10;     // the layout of the frame being drawn
   int origin_x_ = 0, origin_y_ = 0;
+  SDL_Rect debugger_box_{0, 0, 0, 0};
   SDL_Texture* map_texture_ = nullptr;
   const Level* map_of_ = nullptr;
   std::unordered_map<std::string, SDL_Texture*> text_cache_;

@@ -226,11 +226,16 @@ void Game::poll_mods() {
     // A file that loads clears its message; one that fails shows its first error (the old
     // version goes on running).
     std::erase_if(mod_errors_, [&](const ModMessage& m) { return m.file == r.file; });
-    if (!r.ok) mod_errors_.push_back({r.file, r.first_error});
+    if (r.ok) continue;
+    ModMessage m{r.file, {}};
+    for (const thicket::Diagnostic& d : r.diagnostics)
+      if (d.severity == thicket::Severity::Error) m.lines.push_back(thicket::format_diagnostic(d));
+    if (m.lines.empty()) m.lines.push_back(r.first_error);
+    mod_errors_.push_back(std::move(m));
   }
   resolve_slots();
   std::erase_if(mod_errors_, [](const ModMessage& m) { return m.file == "(blackboard)"; });
-  if (!slot_problem_.empty()) mod_errors_.push_back({"(blackboard)", slot_problem_});
+  if (!slot_problem_.empty()) mod_errors_.push_back({"(blackboard)", {slot_problem_}});
 }
 
 void Game::move_player(const Input& input) {

@@ -81,7 +81,7 @@ struct Options {
 // A mod file's trouble as the screen shows it.
 struct ModMessage {
   std::string file;
-  std::string text;  // FILE:LINE:COL: message
+  std::vector<std::string> lines;  // every error of the file: "FILE:LINE:COL: error: message"
 };
 
 class Game {

@@ -1,5 +1,6 @@
 #include "level.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -142,6 +143,12 @@ bool load_level(const std::string& path, Level& level, std::vector<Diagnostic>& 
     }
   }
   if (level.name.empty()) level.name = std::filesystem::path(path).stem().string();
+  // In the file's order, whatever check found them.
+  std::stable_sort(diags.begin() + std::ptrdiff_t(first), diags.end(), [&](const Diagnostic& a, const Diagnostic& b) {
+    bool a_here = a.file == path, b_here = b.file == path;
+    if (a_here != b_here) return b_here;  // the map's own errors first
+    return std::pair(a.line, a.column) < std::pair(b.line, b.column);
+  });
   return diags.size() == first;
 }
 

@@ -211,7 +211,8 @@ void log_frame(std::ofstream& out, const game::Game& g) {
   for (const auto& r : g.reloads())
     out << "frame " << g.frame() << " reload " << fs::path(r.file).filename().string() << (r.ok ? " ok" : " failed: ")
         << (r.ok ? "" : r.first_error) << "\n";
-  for (const game::ModMessage& m : g.mod_errors()) out << "frame " << g.frame() << " showing error: " << m.text << "\n";
+  for (const game::ModMessage& m : g.mod_errors())
+    for (const std::string& l : m.lines) out << "frame " << g.frame() << " showing error: " << l << "\n";
   char buf[160];
   for (const game::Guard& guard : g.guards()) {
     std::string states;
@@ -449,6 +450,8 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
       SDL_Point q = view.to_screen(g, guard.position);
       std::printf(", guard %u at (%d, %d)", guard.id, q.x, q.y);
     }
+    SDL_Rect box = view.debugger_box();
+    if (box.w > 0) std::printf(", debugger box %d %d %d %d", box.x, box.y, box.w, box.h);
     std::printf("\n");
   }
   return 0;

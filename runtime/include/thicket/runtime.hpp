@@ -169,6 +169,7 @@ struct ReloadReport {
   std::string file;         // the brain's YAML file or the Lua leaf file reloaded
   bool ok = false;
   std::string first_error;  // when !ok: the first error, "FILE:LINE:COL: message"
+  std::vector<Diagnostic> diagnostics;  // every error and warning of the reload, in order
 };
 
 // One node of a loaded brain, for viewers (the record's header, thicket view): listed

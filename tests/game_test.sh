@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# tests/game_test.sh BUILD_DIR: thicket-game (examples/game, issue 29) as a studio would build it,
+# then played headless. BUILD_DIR is installed into a fresh prefix; the game is configured
+# against that prefix alone (find_package(thicket), never the source tree), built, and run
+# under SDL's offscreen video driver with the scripted player (--autoplay):
+#   - each level's autoplayed outcome is tests/game/outcomes.expected;
+#   - screenshots show the map, the exit, the player, every guard and the panel (pixel checks,
+#     tests/game/check_screenshot.py), and the debugger's box for a guard clicked at;
+#   - the debugger's text (--inspect) names the clicked guard's state path, running nodes,
+#     blackboard and percepts; P pauses, N steps one frame;
+#   - hot reload during play: guard.lua changed at frame 100 (the game's own --edit hook, never
+#     the wall clock) changes every guard's sight from frame 101 and the run's outcome, while
+#     frames 1-100 are those of an unchanged run; a broken guard.lua or guard.yaml is shown
+#     (every error, FILE:LINE:COL) while the guards run on unchanged, and fixing it clears it;
+#   - a bad level file is refused with FILE:LINE:COL.
+# Everything lives in a temporary directory, removed at the end. About 40 s (the build).
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "$1" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+ok() { echo "ok: $*"; }
+bad() { echo "FAILED: $*"; failures=$((failures + 1)); }
+quiet() { "$@" >"$tmp/out" 2>&1 || { cat "$tmp/out"; return 1; }; }
+
+prefix=$tmp/prefix
+quiet cmake --install "$build" --prefix "$prefix" || { bad "cmake --install $build"; exit 1; }
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+game=$tmp/game
+if ! quiet cmake -S "$here/examples/game" -B "$game" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$prefix"; then
+  bad "examples/game does not configure against the installed thicket"
+  exit 1
+fi
+found=$(sed -n 's/^thicket_DIR:PATH=//p' "$game/CMakeCache.txt")
+[[ $found == "$prefix"/* ]] && ok "find_package(thicket) found the install: ${found#"$tmp"/}" ||
+  bad "find_package(thicket) found $found, not the fresh install"
+if ! quiet cmake --build "$game"; then
+  bad "examples/game does not build"
+  exit 1
+fi
+ok "thicket-game built against the install"
+cd "$game" || exit 1
+export SDL_VIDEODRIVER=offscreen SDL_AUDIODRIVER=dummy
+run() { ./thicket-game "$@" 2>"$tmp/err"; }
+
+# ---- The autoplayed levels ----
+for level in warehouse courtyard arena; do run $level --frames 3000 --autoplay; done >"$tmp/outcomes"
+diff -u "$here/tests/game/outcomes.expected" "$tmp/outcomes" >"$tmp/diff" && ok "autoplayed outcomes: $(cut -d';' -f1 "$tmp/outcomes" | paste -sd, -)" ||
+  { cat "$tmp/diff"; bad "autoplayed outcomes differ from tests/game/outcomes.expected"; }
+
+# ---- Screenshots ----
+check_shot() {  # check_shot NAME [--banner] [--debugger] -- game args...
+  local name=$1
+  shift
+  local flags=()
+  while [[ $1 != -- ]]; do flags+=("$1"); shift; done
+  shift
+  local info
+  info=$(run "$@" --screenshot "$tmp/$name.png" | grep '^screenshot')
+  if python3 "$here/tests/game/check_screenshot.py" "$tmp/$name.png" "$info" "${flags[@]}" >"$tmp/out"; then
+    ok "screenshot $name: $(sed 's/.*: //' "$tmp/out")"
+  else
+    cat "$tmp/out" "$tmp/err"
+    bad "screenshot $name"
+  fi
+}
+check_shot warehouse -- warehouse --frames 240 --autoplay
+check_shot arena -- arena --frames 240 --autoplay
+check_shot debugger --debugger -- courtyard --frames 120 --autoplay --click 100:guard:3
+
+# ---- The debugger's text, pause and step ----
+run warehouse --frames 100 --autoplay --press 30:p --press 40:n --press 41:n --press 50:p --click 60:guard:3 --inspect >"$tmp/inspect"
+# 100 loop iterations, 20 of them paused (P at 30 and 50) but for two N steps: 82 frames.
+grep -q "^Warehouse: playing at frame 82 " "$tmp/inspect" && ok "P pauses, N steps one frame (82 frames in 100 iterations)" ||
+  bad "pause/step: $(head -1 "$tmp/inspect")"
+for want in "| guard 3 at" "| states: duty > calm > patrol" "|   duty/act" "|   route = \"13,12 27,10 27,16 9,16\"" "| percepts:" "| memory:"; do
+  grep -qF -- "$want" "$tmp/inspect" || bad "the clicked guard's debugger lacks '$want'"
+done
+ok "the debugger of a clicked guard: $(grep -c '^|' "$tmp/inspect") lines (states, running nodes, blackboard, percepts, memory)"
+run warehouse --frames 10 --click 5:2:2 --inspect | grep -q "| no guard selected" && ok "a click away from the guards closes the debugger" ||
+  bad "a click on an empty spot selected a guard"
+
+# ---- Hot reload during play ----
+fresh_mods() { rm -rf "$tmp/$1" && cp -r "$game/mods" "$tmp/$1"; }
+fresh_mods base
+run warehouse --frames 3000 --autoplay --mods "$tmp/base" --log "$tmp/base.log" >/dev/null
+sed 's/^local SIGHT_RANGE = 7 /local SIGHT_RANGE = 12/' "$game/mods/guard.lua" >"$tmp/far.lua"
+grep -q "^local SIGHT_RANGE = 12" "$tmp/far.lua" || bad "the edit of guard.lua did not apply (SIGHT_RANGE = 7 not found)"
+fresh_mods far
+run warehouse --frames 3000 --autoplay --mods "$tmp/far" --log "$tmp/far.log" --edit "100:guard.lua:$tmp/far.lua" >"$tmp/out"
+frame_lines() { grep -E "^frame ($2) guard " "$1"; }
+if diff -q <(awk '$2 <= 100' "$tmp/base.log" | grep '^frame') <(awk '$2 <= 100' "$tmp/far.log" | grep '^frame') >/dev/null; then
+  ok "reload: frames 1-100 are those of the unchanged run"
+else
+  bad "reload: the runs differ before the edit"
+fi
+if grep -q "^frame 101 reload guard.lua ok" "$tmp/far.log" &&
+  [[ $(frame_lines "$tmp/far.log" 100 | grep -c ' 7\.0$') == 6 && $(frame_lines "$tmp/far.log" 101 | grep -c ' 12\.0$') == 6 ]] &&
+  [[ $(frame_lines "$tmp/far.log" 102 | grep -c 'sight 12\.00 ') == 6 ]]; then
+  ok "reload: guard.lua saved at frame 100 gives every guard's brain sight 12 from frame 101 (its cone from 102)"
+else
+  bad "reload: sight after the edit: $(frame_lines "$tmp/far.log" '100|101|102' | head -3)"
+fi
+base_end=$(tail -1 "$tmp/base.log") far_end=$(tail -1 "$tmp/far.log")
+[[ $base_end != "$far_end" ]] && ok "reload: the guards play differently ($base_end -> $far_end)" ||
+  bad "reload: the same outcome with sight 12 ($far_end)"
+# The reload kept the guards' state: no state path restarted at frame 101.
+if diff <(frame_lines "$tmp/base.log" 101 | cut -d' ' -f1-5) <(frame_lines "$tmp/far.log" 101 | cut -d' ' -f1-5) >/dev/null; then
+  ok "reload: every guard kept its state and place across the reload"
+else
+  bad "reload: the states at frame 101 changed"
+fi
+
+# A broken Lua file at frame 100, fixed at 150; a broken YAML file at 200, fixed at 250.
+sed 's/^local SIGHT_RANGE = 7 /local SIGHT_RANGE = = 7/' "$game/mods/guard.lua" >"$tmp/broken.lua"
+sed 's/action: MoveTo/action: MoveTO/' "$game/mods/guard.yaml" >"$tmp/broken.yaml"
+fresh_mods broken
+run warehouse --frames 300 --autoplay --mods "$tmp/broken" --log "$tmp/broken.log" --edit "100:guard.lua:$tmp/broken.lua" \
+  --edit "150:guard.lua:$game/mods/guard.lua" --edit "200:guard.yaml:$tmp/broken.yaml" \
+  --edit "250:guard.yaml:$game/mods/guard.yaml" >"$tmp/out"
+if grep -q "^frame 101 showing error: $tmp/broken/guard.lua:7: error: unexpected symbol near '='" "$tmp/broken.log" &&
+  grep -q "^frame 149 showing error: .*guard.lua:7:" "$tmp/broken.log" && ! grep -q "^frame 151 showing" "$tmp/broken.log"; then
+  ok "a broken guard.lua is shown (guard.lua:7: unexpected symbol) from frame 101 until it is fixed (frame 151)"
+else
+  bad "broken guard.lua: $(grep -m3 -E 'reload|showing' "$tmp/broken.log")"
+fi
+yaml_errors=$(grep -c "^frame 201 showing error: .*guard.yaml:[0-9]*:[0-9]*: error: unknown leaf 'MoveTO'; did you mean 'MoveTo'?" "$tmp/broken.log")
+if [[ $yaml_errors == 4 ]] && ! grep -q "^frame 251 showing" "$tmp/broken.log"; then
+  ok "a broken guard.yaml shows all 4 errors (FILE:LINE:COL, did you mean) until it is fixed (frame 251)"
+else
+  bad "broken guard.yaml: $yaml_errors errors shown; $(grep -m3 -E 'frame 2[05]1 (reload|showing)' "$tmp/broken.log")"
+fi
+if diff <(grep ' guard ' "$tmp/base.log" | awk '$2 <= 300') <(grep ' guard ' "$tmp/broken.log") >/dev/null; then
+  ok "while a mod file was broken the guards ran on exactly as before"
+else
+  bad "a broken mod file changed the guards"
+fi
+fresh_mods banner
+check_shot banner --banner -- warehouse --frames 120 --autoplay --mods "$tmp/banner" --edit "100:guard.yaml:$tmp/broken.yaml"
+
+# ---- Bad input ----
+cp "$game/levels/warehouse.map" "$tmp/"
+printf 'name Bad\nmap warehouse.map\nplayer 0 0\nexit 45 27\nguard 15 1 28\nlantern 3 3\n' >"$tmp/bad.level"
+run "$tmp/bad.level" --frames 10 >/dev/null
+if [[ $? == 1 ]] && grep -q "bad.level:3:8: error: player cell (0, 0) is a wall" "$tmp/err" &&
+  grep -q "bad.level:5:12: error: 'guard' takes cells as pairs" "$tmp/err" && grep -q "bad.level:6:1: error: unknown keyword 'lantern'" "$tmp/err"; then
+  ok "a bad level file: every error at FILE:LINE:COL"
+else
+  cat "$tmp/err"
+  bad "a bad level file"
+fi
+fresh_mods nomods
+rm "$tmp/nomods/guard.lua"
+run warehouse --frames 10 --mods "$tmp/nomods" >/dev/null
+[[ $? == 1 ]] && grep -q "guard.lua" "$tmp/err" && ok "a missing guard.lua: $(head -1 "$tmp/err")" || bad "a missing guard.lua: $(cat "$tmp/err")"
+
+if [[ $failures == 0 ]]; then
+  echo "game: ok"
+else
+  echo "game: $failures FAILED"
+  exit 1
+fi
