@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the unit tests (doctest) and the end-to-end CLI tests, on a Release
-# build and on an AddressSanitizer + UndefinedBehaviorSanitizer build, the threaded tests under
+# build and on an AddressSanitizer + UndefinedBehaviorSanitizer build, the installed package
+# and thicket-game built against it and played headless, the threaded tests under
 # ThreadSanitizer; then each fuzz target
 # for a bounded time (THICKET_FUZZ_SECONDS each, default 20; 0 skips fuzzing). ctest runs two
 # tests at a time (the machines have 2 cores; no test reads the wall clock).

@@ -138,6 +138,19 @@ if diff <(grep ' guard ' "$tmp/base.log" | awk '$2 <= 300') <(grep ' guard ' "$t
 else
   bad "a broken mod file changed the guards"
 fi
+# A Lua error at run time (guard 4's Watch raises one every tick from frame 101): that leaf
+# fails, the error is shown with its file and line, the other guards go on as before.
+sed 's/^function leaves.Watch(agent)$/function leaves.Watch(agent)\n  if agent.id == 4 then error("oops") end/' \
+  "$game/mods/guard.lua" >"$tmp/raise.lua"
+fresh_mods raise
+run warehouse --frames 200 --autoplay --mods "$tmp/raise" --log "$tmp/raise.log" --edit "100:guard.lua:$tmp/raise.lua" >"$tmp/out"
+if grep -q "^frame 101 script error: error: $tmp/raise/guard.lua:18: oops" "$tmp/raise.log" &&
+  grep -q "100 script errors" "$tmp/out" &&
+  diff <(grep -E ' guard [2356] ' "$tmp/base.log" | awk '$2 <= 200') <(grep -E ' guard [2356] ' "$tmp/raise.log") >/dev/null; then
+  ok "a Lua error in a leaf is shown (guard.lua:18: oops, 100 script errors) and the other guards run on"
+else
+  bad "a Lua error in a leaf: $(grep -m1 'script error' "$tmp/raise.log"); $(cat "$tmp/out")"
+fi
 fresh_mods banner
 check_shot banner --banner -- warehouse --frames 120 --autoplay --mods "$tmp/banner" --edit "100:guard.yaml:$tmp/broken.yaml"
 

@@ -271,6 +271,22 @@ void View::draw_errors(const Game& game) {
   for (size_t i = 0; i < lines.size(); ++i, y += line_height_) text(lines[i], box.x + 8, y, i == 0 ? kText : kError);
 }
 
+void View::draw_script_error(const Game& game) {
+  // A Lua error in a leaf, for five seconds after the last one (the leaf failed that tick; the
+  // game goes on). The console has the traceback.
+  if (game.last_script_error_frame() == 0 || game.frame() > game.last_script_error_frame() + 150) return;
+  std::vector<std::string> lines{"A Lua leaf failed (" + std::to_string(game.runtime().script_errors()) +
+                                     " script errors so far; the console has the traceback):",
+                                 game.last_script_error()};
+  int w = 0;
+  for (auto& l : lines) w = std::max(w, text_width(l));
+  int h = int(lines.size()) * line_height_ + 12;
+  SDL_Rect box{8, kHeight - h - 8, std::min(w + 16, kWidth - kPanel - 16), h};
+  fill(box, {110, 60, 0, 225});
+  int y = box.y + 6;
+  for (size_t i = 0; i < lines.size(); ++i, y += line_height_) text(lines[i], box.x + 8, y, kText);
+}
+
 void View::draw_debugger(const Game& game, const Guard& g) {
   std::vector<std::string> lines = debugger_lines(game, g);
   int w = 0;
@@ -358,6 +374,7 @@ void View::draw(const Game& game, const Ui& ui) {
   draw_panel(game, ui);
   if (const Guard* g = game.guard(ui.selected)) draw_debugger(game, *g);
   draw_errors(game);
+  draw_script_error(game);
 }
 
 void View::present() { SDL_RenderPresent(renderer_); }

@@ -58,6 +58,7 @@ class View {
   void draw_panel(const Game& game, const Ui& ui);
   void draw_debugger(const Game& game, const Guard& g);
   void draw_errors(const Game& game);
+  void draw_script_error(const Game& game);
 
   SDL_Window* window_ = nullptr;
   SDL_Renderer* renderer_ = nullptr;

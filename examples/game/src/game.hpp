@@ -122,6 +122,10 @@ class Game {
   // Seconds spent in perception + thicket's tick in the last step (the benchmark's "AI").
   double ai_seconds() const { return ai_seconds_; }
   double sense_seconds() const { return sense_seconds_; }  // of which perception
+  // The last Lua error a leaf raised ("error: FILE:LINE: ..."; the game goes on, the leaf fails
+  // for that tick) and the frame it came in (0: none yet).
+  const std::string& last_script_error() const { return last_script_error_; }
+  uint64_t last_script_error_frame() const { return last_script_error_frame_; }
   // The run's log lines since the last call (reloads, script errors), oldest first.
   std::vector<std::string> take_log() { return std::exchange(log_, {}); }
 
@@ -146,6 +150,8 @@ class Game {
   std::vector<ModMessage> mod_errors_;
   std::vector<thicket::ReloadReport> reloads_;
   std::vector<std::string> log_;
+  std::string last_script_error_;
+  uint64_t last_script_error_frame_ = 0;
 
   const Level* level_ = nullptr;
   std::unique_ptr<thicket::world::World> world_;

@@ -213,6 +213,8 @@ void log_frame(std::ofstream& out, const game::Game& g) {
         << (r.ok ? "" : r.first_error) << "\n";
   for (const game::ModMessage& m : g.mod_errors())
     for (const std::string& l : m.lines) out << "frame " << g.frame() << " showing error: " << l << "\n";
+  if (g.last_script_error_frame() == g.frame() && g.frame() > 0)
+    out << "frame " << g.frame() << " script error: " << g.last_script_error() << "\n";
   char buf[160];
   for (const game::Guard& guard : g.guards()) {
     std::string states;
