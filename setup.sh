@@ -5,7 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 tools/install_deps.sh
-tools/build.sh build Release
+tools/build.sh build Release -DTHICKET_PYTHON=ON
+# The Python module where the system's python3 finds it (Debian: /usr/local/lib/python3.11/dist-packages).
+cmake --install build --component python >/dev/null
 echo
 echo "== The guard tree (BehaviorTreeBuilder design): 10,000 agents, 60 s of sim time (agent 1 tells its story) =="
 build/thicket run scripts/examples/guard/guard.yaml --agents 10000 --ticks 600 --dt 0.1
@@ -38,3 +40,7 @@ cmake --build build/game | tail -n 1
   sed 's/, player at.*//')
 echo "(the last frame: build/game/game.png. Play it on a desktop: cd build/game && ./thicket-game;"
 echo " while it runs, edit build/game/mods/guard.lua or guard.yaml and save: the guards change at once)"
+echo
+echo "== Python: import thicket; a sweep of the arena's two posts (examples/python/tune_guards.py) =="
+/usr/bin/python3 -c "import thicket; print('thicket', thicket.__version__, 'for Python at', thicket.__file__)"
+/usr/bin/python3 examples/python/tune_guards.py --speeds 3,5 --runs 2 --ticks 200 --out build/tune_guards.png

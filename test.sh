@@ -16,7 +16,8 @@ mpi=()
 if command -v mpirun >/dev/null 2>&1 && dpkg-query -W -f='${Status}' libopenmpi-dev 2>/dev/null | grep -q "install ok installed"; then
   mpi=(-DTHICKET_MPI=ON)
 fi
-tools/build.sh build Release "${mpi[@]}"
+# -DTHICKET_PYTHON=ON: the Python module too (bindings/python; ctest runs its pytest suite).
+tools/build.sh build Release -DTHICKET_PYTHON=ON "${mpi[@]}"
 (cd build && ctest --output-on-failure -j2)
 # The library as a package (SPEC 8.1): build/ installed into a temporary prefix, and a CMake and
 # a pkg-config (C) consumer built and run against it (tests/consumer; about 10 s).

@@ -11,9 +11,12 @@ set -euo pipefail
 # chromium: the viewer's tests run in headless Chromium (driven by playwright-core from npm).
 # libsdl2-dev, libsdl2-ttf-dev, libsdl2-image-dev, fonts-dejavu-core: thicket-game (examples/game)
 # draws with SDL2, writes text with SDL2_ttf in DejaVu Sans Mono, saves screenshots with SDL2_image.
+# pybind11-dev, python3-dev, python3-numpy, python3-pandas, python3-matplotlib, python3-pytest: the
+# Python module (bindings/python), its DataFrames and plots, and its tests.
 packages=(build-essential cmake ninja-build pkg-config liblua5.4-dev libyaml-cpp-dev libvalijson-dev nlohmann-json3-dev doctest-dev clang libfuzzer-14-dev librecast-dev
           zlib1g-dev libcpp-httplib-dev chromium libopenmpi-dev openmpi-bin python3
-          libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev fonts-dejavu-core)
+          libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev fonts-dejavu-core
+          pybind11-dev python3-dev python3-numpy python3-pandas python3-matplotlib python3-pytest)
 # Node.js and npm build the viewer's page (its charting library comes from the npm registry).
 # A machine that has them already (e.g. from NodeSource) keeps its own.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)

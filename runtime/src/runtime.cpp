@@ -675,6 +675,10 @@ std::optional<uint32_t> Runtime::blackboard_slot(BrainHandle brain, const std::s
   if (!find_key(*impl_->brains[brain.index]->program, key, slot)) return std::nullopt;
   return slot;
 }
+BrainHandle Runtime::brain_of(AgentHandle agent) const {
+  const AgentInfo* a = impl_->agent_ptr(agent);
+  return a ? BrainHandle{a->brain} : BrainHandle{};
+}
 std::vector<std::string> Runtime::blackboard_keys(BrainHandle brain) const {
   std::vector<std::string> keys;
   if (brain.index >= impl_->brains.size()) return keys;

@@ -384,6 +384,7 @@ TEST_CASE("blackboard: set_number / get_number by slot from the game loop") {
   CHECK(keys[*phase] == "phase");
   CHECK(keys[*name] == "name");
   CHECK(rt.blackboard_keys(thicket::BrainHandle{}).empty());
+  CHECK(rt.brain_of(a).index == b->index);  // the agent's brain, e.g. to list its keys
   CHECK(rt.set_number(a, *phase, 7.5));
   CHECK(rt.get_number(a, *phase) == 7.5);
   CHECK(std::get<double>(*rt.get(a, "phase")) == 7.5);
@@ -392,4 +393,5 @@ TEST_CASE("blackboard: set_number / get_number by slot from the game loop") {
   CHECK_FALSE(rt.set_number(a, 99, 1.0));
   rt.despawn(a);
   CHECK_FALSE(rt.set_number(a, *phase, 1.0));  // a stale handle
+  CHECK_FALSE(rt.brain_of(a).valid());
 }

@@ -245,6 +245,8 @@ class THICKET_API Runtime {
   bool send(AgentHandle agent, const std::string& event);
 
   Status status(AgentHandle agent) const;
+  // The brain the agent runs (an invalid handle for a stale agent).
+  BrainHandle brain_of(AgentHandle agent) const;
   uint32_t agent_id(AgentHandle agent) const;
   std::vector<std::string> running_nodes(AgentHandle agent) const;
   std::optional<Value> get(AgentHandle agent, const std::string& key) const;

@@ -1,0 +1,125 @@
+// Scenario batches from Python (issue 33): thicket.run and thicket.sweep's C++ half. The runs
+// are those of `thicket run SCENARIO --runs N [--set KEY=V,...]`: the same plan (run i of base
+// seed s has seed s + i, parameter sets major), the same Simulation, the same rows as --out
+// CSV and the same series as --series CSV; the package turns those into DataFrames. The GIL is
+// released while the runs go, so the simulation's worker threads and other Python threads run.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <sstream>
+
+#include "py_parts.hpp"
+#include "py_record.hpp"
+#include "record_file.hpp"
+#include "run_plan.hpp"
+#include "run_results.hpp"
+#include "scenario.hpp"
+#include "series.hpp"
+#include "simulation.hpp"
+#include "sweep.hpp"
+
+namespace thicket_py {
+namespace {
+
+using namespace thicket;
+
+// One batch: `axes` are (key, [values as text]) pairs, applied over the scenario's own sweep
+// as --set does; `overrides` (key, value as text) are applied to the scenario first.
+py::dict run_batch(const std::string& path, uint64_t runs, uint64_t ticks, uint32_t threads, int64_t seed_arg,
+                   const std::vector<std::pair<std::string, std::string>>& overrides,
+                   const std::vector<std::pair<std::string, std::vector<std::string>>>& axes, bool use_file_sweep,
+                   uint64_t series_every, bool record, uint32_t record_every, bool trusted) {
+  if (runs == 0) throw py::value_error("runs must be at least 1");
+  std::vector<Diagnostic> diags;
+  auto spec = load_scenario(path, diags);
+  if (!spec) raise_load_error(path + ": the scenario did not load", diags);
+  const uint64_t seed = seed_arg < 0 ? spec->seed : uint64_t(seed_arg);  // the scenario's `seed:`, as the CLI
+  for (const auto& [key, value] : overrides) {
+    std::string why;
+    if (!apply_param(*spec, key, value, why)) throw py::value_error("overrides['" + key + "']: " + why);
+  }
+  std::vector<SweepAxis> command_line;
+  for (const auto& [key, values] : axes) {
+    if (values.empty()) throw py::value_error("sweep key '" + key + "' has no values");
+    std::string arg = key + "=";
+    for (size_t i = 0; i < values.size(); ++i) arg += (i ? "," : "") + values[i];
+    std::string why;
+    auto axis = parse_set_option(arg, *spec, why);
+    if (!axis) throw py::value_error("sweep key '" + key + "': " + why);
+    command_line.push_back(*axis);
+  }
+  std::vector<SweepAxis> merged = merge_axes(use_file_sweep ? spec->sweep : std::vector<SweepAxis>{}, command_line);
+  std::vector<Diagnostic> bb_diags;
+  check_sweep_blackboard(*spec, merged, trusted, bb_diags);
+  if (has_errors(bb_diags)) raise_load_error(path + ": the sweep does not fit the brains", bb_diags);
+  std::string why;
+  auto sets = sweep_sets(*spec, merged, why);
+  if (!sets) throw py::value_error(why);
+  cli::ParamSets params;
+  params.names = sets->names;
+  params.values = sets->values.empty() ? std::vector<std::vector<std::string>>{{}} : sets->values;
+  params.seeds = sets->seeds;
+  std::vector<cli::RunSpec> plan = cli::plan_runs(params, seed, runs);
+  const bool sweeping = !params.names.empty() || !params.seeds.empty();
+
+  std::vector<RunResult> results;
+  std::string series_text, record_text, log_text;
+  std::vector<Diagnostic> run_diags;
+  {
+    py::gil_scoped_release release;
+    for (const cli::RunSpec& r : plan) {
+      SimOptions so;
+      so.threads = threads == 0 ? 1 : threads;
+      so.seed = r.seed;
+      so.ticks = ticks ? ticks : spec->ticks;
+      so.dt = spec->dt;
+      so.trusted = trusted;
+      so.log = [&](const std::string& line) { log_text += line + "\n"; };
+      RecordString record_sink;
+      so.record = record && r.index == 0 ? &record_sink : nullptr;  // the first run's, as --record
+      so.record_every = record_every;
+      std::optional<SeriesBuffer> series;
+      if (series_every) series.emplace(SeriesFormat::Csv, series_every, r.index + 1, r.seed);
+      so.series = series ? &*series : nullptr;
+      std::string set_why;
+      auto run_spec = sweeping ? apply_param_set(*spec, params.names, params.values[r.param_set], set_why)
+                               : std::optional<ScenarioSpec>(*spec);
+      if (!run_spec) {
+        run_diags.push_back({Severity::Error, path, 0, 0, set_why});
+        break;
+      }
+      auto sim = Simulation::create(*run_spec, so, run_diags);
+      if (!sim) break;
+      results.push_back(sim->run());
+      if (series) series_text += (r.index == 0 ? series->header() : "") + series->text();
+      if (so.record) record_text = std::move(record_sink.text);
+    }
+  }
+  if (results.size() != plan.size()) raise_load_error(path + ": a run did not start", run_diags);
+  std::ostringstream rows;
+  if (sweeping) cli::write_run_rows(rows, false, results, params, plan);
+  else cli::write_run_rows(rows, false, results);
+  py::dict out;
+  out["rows_csv"] = rows.str();
+  out["series_csv"] = series_text;
+  out["log"] = log_text;
+  out["params"] = params.names;
+  out["record"] = record_text.empty() ? py::object(py::none()) : py::object(parse_record(record_text, path + " (run 1's record)"));
+  py::list statuses;
+  for (const RunResult& res : results) statuses.append(res.statuses);
+  out["statuses"] = statuses;
+  return out;
+}
+
+}  // namespace
+
+void register_batch(py::module_& m) {
+  m.def("_run_batch", &run_batch, py::arg("path"), py::arg("runs"), py::arg("ticks"), py::arg("threads"),
+        py::arg("seed"), py::arg("overrides"), py::arg("axes"), py::arg("use_file_sweep"), py::arg("series_every"),
+        py::arg("record"), py::arg("record_every"), py::arg("trusted"));
+  m.def("_read_record", &read_record_file, py::arg("path"));
+  m.def("_parse_record", [](const std::string& text, const std::string& name) { return parse_record(text, name); },
+        py::arg("text"), py::arg("name") = "<record>");
+}
+
+}  // namespace thicket_py

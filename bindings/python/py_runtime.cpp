@@ -1,0 +1,496 @@
+// thicket.Runtime and its companions (issue 33): the public C++ API (thicket/runtime.hpp) as
+// Python sees it. Handles are small objects (Brain, Agent); a blackboard is a mapping view
+// that reads and writes the agent's values typed as the brain declares them.
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include "py_parts.hpp"
+#include "thicket/runtime.hpp"
+#include "thicket/snapshot.hpp"
+
+namespace thicket_py {
+namespace {
+
+using thicket::AgentHandle;
+using thicket::BrainHandle;
+using thicket::Diagnostic;
+using thicket::Status;
+using thicket::Value;
+
+py::object g_load_error;  // the thicket.LoadError class
+
+const char* py_status(Status s) {
+  switch (s) {
+    case Status::Success: return "success";
+    case Status::Failure: return "failure";
+    case Status::Running: return "running";
+    default: return "invalid";
+  }
+}
+
+py::object to_python(const Value& v) {
+  if (auto* d = std::get_if<double>(&v)) return py::float_(*d);
+  if (auto* i = std::get_if<int64_t>(&v)) return py::int_(*i);
+  if (auto* b = std::get_if<bool>(&v)) return py::bool_(*b);
+  if (auto* s = std::get_if<std::string>(&v)) return py::str(*s);
+  return py::none();
+}
+
+const char* type_name(const Value& v) {
+  if (std::holds_alternative<double>(v)) return "a number (float)";
+  if (std::holds_alternative<int64_t>(v)) return "an integer";
+  if (std::holds_alternative<bool>(v)) return "a boolean";
+  if (std::holds_alternative<std::string>(v)) return "a string";
+  return "any value";
+}
+
+// A Python value as the blackboard value of the declared one's type `like`; TypeError naming
+// the key when it does not fit (an int where a number is declared is fine; a bool never is a
+// number).
+Value from_python(const py::handle& o, const Value& like, const std::string& key) {
+  auto wrong = [&]() -> Value {
+    throw py::type_error("blackboard key '" + key + "' is " + type_name(like) + ", not " +
+                         std::string(py::str(py::type::of(o).attr("__name__"))));
+  };
+  bool is_bool = py::isinstance<py::bool_>(o);
+  if (std::holds_alternative<double>(like)) {
+    if (is_bool || !(py::isinstance<py::float_>(o) || py::isinstance<py::int_>(o))) return wrong();
+    return o.cast<double>();
+  }
+  if (std::holds_alternative<int64_t>(like)) {
+    if (is_bool || !py::isinstance<py::int_>(o)) return wrong();
+    return o.cast<int64_t>();
+  }
+  if (std::holds_alternative<bool>(like)) {
+    if (!is_bool) return wrong();
+    return o.cast<bool>();
+  }
+  if (std::holds_alternative<std::string>(like)) {
+    if (!py::isinstance<py::str>(o)) return wrong();
+    return o.cast<std::string>();
+  }
+  // An `any` key: whatever the value is.
+  if (o.is_none()) return std::monostate{};
+  if (is_bool) return o.cast<bool>();
+  if (py::isinstance<py::int_>(o)) return o.cast<int64_t>();
+  if (py::isinstance<py::float_>(o)) return o.cast<double>();
+  if (py::isinstance<py::str>(o)) return o.cast<std::string>();
+  return wrong();
+}
+
+struct Brain {
+  BrainHandle handle;
+  std::string name, path, type;
+};
+
+struct Agent {
+  AgentHandle handle;
+  uint32_t id = 0;
+};
+
+// One Python leaf's call: what it may read and change of its agent.
+struct LeafAgent {
+  thicket::LeafContext* c = nullptr;
+  void check() const {
+    if (!c) throw py::value_error("this leaf agent belongs to a call that has returned");
+  }
+};
+
+class PyRuntime;
+
+// rt.blackboard(agent): a live mapping view of one agent's blackboard.
+struct Blackboard {
+  std::shared_ptr<PyRuntime> rt;
+  Agent agent;
+};
+
+class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
+ public:
+  PyRuntime(uint64_t seed, bool trusted, uint32_t script_states, double leaf_timeout) {
+    thicket::RuntimeOptions o;
+    o.seed = seed;
+    o.trusted = trusted;
+    o.script_states = script_states == 0 ? 1 : script_states;
+    o.leaf_timeout = leaf_timeout;
+    // The run's log: script errors become Python warnings (with the Lua position), the rest
+    // goes to the logging module's "thicket" logger. Called on the thread that ticks, with the
+    // GIL released around the tick: taken here.
+    o.log = [](const std::string& line) {
+      py::gil_scoped_acquire gil;
+      if (line.rfind("error: ", 0) == 0) {
+        PyErr_WarnEx(PyExc_RuntimeWarning, line.c_str(), 1);
+        if (PyErr_Occurred()) PyErr_Clear();  // warnings turned into errors: the tick goes on
+      } else {
+        py::module_::import("logging").attr("getLogger")("thicket").attr("info")(line);
+      }
+    };
+    rt_ = std::make_unique<thicket::Runtime>(std::move(o));
+  }
+
+  thicket::Runtime& rt() { return *rt_; }
+
+  Brain load(const std::string& path) {
+    std::vector<Diagnostic> diags;
+    std::optional<BrainHandle> b;
+    {
+      py::gil_scoped_release release;
+      b = rt_->load_file(path, diags);
+    }
+    if (!b) raise_load_error(path + ": the brain did not load", diags);
+    return brain(*b);
+  }
+  Brain load_string(const std::string& yaml, const std::string& name) {
+    std::vector<Diagnostic> diags;
+    auto b = rt_->load_string(yaml, name, diags);
+    if (!b) raise_load_error(name + ": the brain did not load", diags);
+    return brain(*b);
+  }
+  Brain brain(BrainHandle b) const {
+    return Brain{b, rt_->brain_name(b), rt_->brain_path(b), rt_->brain_type(b)};
+  }
+
+  Agent spawn(const Brain& b, const py::object& blackboard, std::optional<uint32_t> id) {
+    if (b.handle.index >= rt_->brain_count()) throw py::value_error("not a brain of this runtime");
+    if (id && *id == 0) throw py::value_error("agent ids start at 1");
+    if (id && rt_->find_agent(*id)) throw py::value_error("agent " + std::to_string(*id) + " is alive already");
+    AgentHandle h = id ? rt_->spawn(b.handle, {}, *id) : rt_->spawn(b.handle);
+    if (!h.valid()) throw py::value_error("the agent could not be spawned");
+    Agent a{h, rt_->agent_id(h)};
+    if (!blackboard.is_none()) {
+      try {
+        for (auto item : py::dict(blackboard)) set(a, py::str(item.first), item.second);
+      } catch (...) {
+        rt_->despawn(h);  // nothing half-made stays
+        throw;
+      }
+    }
+    return a;
+  }
+
+  void check(const Agent& a) const {
+    if (rt_->agent_id(a.handle) != a.id || a.id == 0 || !rt_->find_agent(a.id))
+      throw py::value_error("agent " + std::to_string(a.id) + " is not alive in this runtime");
+  }
+
+  py::object get(const Agent& a, const std::string& key) {
+    check(a);
+    auto v = rt_->get(a.handle, key);
+    if (!v) throw py::key_error("'" + key + "' is not a blackboard key of this agent's brain (declared: " + keys_text(a) + ")");
+    return to_python(*v);
+  }
+  void set(const Agent& a, const std::string& key, const py::handle& value) {
+    check(a);
+    auto now = rt_->get(a.handle, key);
+    if (!now) throw py::key_error("'" + key + "' is not a blackboard key of this agent's brain (declared: " + keys_text(a) + ")");
+    Value v = from_python(value, *now, key);
+    if (!rt_->set(a.handle, key, v)) throw py::type_error("blackboard key '" + key + "' refused the value");
+  }
+  std::vector<std::string> keys(const Agent& a) {
+    check(a);
+    return rt_->blackboard_keys(rt_->brain_of(a.handle));
+  }
+  std::string keys_text(const Agent& a) {
+    std::string out;
+    for (const std::string& k : keys(a)) out += (out.empty() ? "" : ", ") + k;
+    return out.empty() ? "none" : out;
+  }
+
+  std::vector<Agent> agents() const {
+    std::vector<Agent> out;
+    for (AgentHandle h : rt_->agents()) out.push_back({h, rt_->agent_id(h)});
+    return out;
+  }
+  std::optional<Agent> find(uint32_t id) const {
+    auto h = rt_->find_agent(id);
+    if (!h) return std::nullopt;
+    return Agent{*h, id};
+  }
+
+  // Ticks with the GIL released (Lua and native leaves run without Python); a Python leaf
+  // takes the GIL for its call. A Python leaf's exception is raised here afterwards.
+  std::string tick(const Agent& a, double dt) {
+    check(a);
+    check_dt(dt);
+    Status s;
+    {
+      py::gil_scoped_release release;
+      s = rt_->tick(a.handle, dt);
+    }
+    raise_leaf_error();
+    return py_status(s);
+  }
+  void tick_all(double dt, uint32_t times) {
+    check_dt(dt);
+    {
+      py::gil_scoped_release release;
+      for (uint32_t i = 0; i < times && !leaf_error_; ++i) rt_->tick_all(dt);
+    }
+    raise_leaf_error();
+  }
+  static void check_dt(double dt) {
+    if (!(dt > 0) || dt > 1e9) throw py::value_error("dt must be a number of seconds > 0");
+  }
+
+  void register_leaf(const std::string& name, py::function fn) {
+    auto self = this;
+    thicket::NativeLeaf leaf;
+    leaf.tick = [fn, self, name](thicket::LeafContext& c) -> Status {
+      py::gil_scoped_acquire gil;
+      if (self->leaf_error_) return Status::Failure;  // the first error ends the tick's Python calls
+      LeafAgent agent{&c};
+      try {
+        py::object r = fn(py::cast(&agent, py::return_value_policy::reference));
+        agent.c = nullptr;
+        if (py::isinstance<py::bool_>(r)) return r.cast<bool>() ? Status::Success : Status::Failure;
+        if (r.is_none()) return Status::Failure;
+        if (py::isinstance<py::str>(r)) {
+          std::string s = r.cast<std::string>();
+          if (s == "success") return Status::Success;
+          if (s == "failure") return Status::Failure;
+          if (s == "running") return Status::Running;
+        }
+        throw py::type_error("leaf '" + name + "' returned " + std::string(py::repr(r)) +
+                             "; a leaf returns 'success', 'failure', 'running', True or False");
+      } catch (py::error_already_set& e) {
+        agent.c = nullptr;
+        self->leaf_error_ = std::make_unique<py::error_already_set>(std::move(e));
+      } catch (const std::exception& e) {
+        agent.c = nullptr;
+        PyErr_SetString(PyExc_TypeError, e.what());
+        self->leaf_error_ = std::make_unique<py::error_already_set>();
+      }
+      return Status::Failure;
+    };
+    rt_->register_leaf(name, std::move(leaf));
+  }
+  void raise_leaf_error() {
+    if (!leaf_error_) return;
+    std::unique_ptr<py::error_already_set> e = std::move(leaf_error_);
+    e->restore();
+    throw py::error_already_set();
+  }
+
+  void on_trace(py::object callback, bool ticks) {
+    if (callback.is_none()) {
+      rt_->on_trace({}, false);
+      return;
+    }
+    rt_->on_trace(
+        [callback](const thicket::TraceEvent& e) {
+          py::gil_scoped_acquire gil;
+          static const char* kTypes[] = {"tick", "abort", "transition", "switch", "event"};
+          py::dict d;
+          d["type"] = kTypes[static_cast<int>(e.type)];
+          d["tick"] = e.tick;
+          d["agent"] = e.agent;
+          switch (e.type) {
+            case thicket::TraceEvent::Type::Tick:
+              d["status"] = py_status(e.status);
+              d["running"] = e.running;
+              break;
+            case thicket::TraceEvent::Type::Abort:
+              d["composite"] = e.composite;
+              d["condition"] = e.condition;
+              d["aborted"] = e.aborted;
+              d["from"] = py_status(e.from);
+              d["to"] = py_status(e.to);
+              break;
+            case thicket::TraceEvent::Type::Transition:
+            case thicket::TraceEvent::Type::Switch:
+              d["brain"] = e.brain;
+              d["from"] = e.from_name.empty() ? py::object(py::none()) : py::object(py::str(e.from_name));
+              d["to"] = e.to_name;
+              if (e.type == thicket::TraceEvent::Type::Transition) {
+                d["transition"] = e.transition;
+                d["event"] = e.event;
+                d["exited"] = e.exited;
+                d["entered"] = e.entered;
+              }
+              break;
+            case thicket::TraceEvent::Type::Event:
+              d["name"] = e.event;
+              d["taken_by"] = e.taken_by.empty() ? py::object(py::none()) : py::object(py::str(e.taken_by));
+              break;
+          }
+          callback(d);
+        },
+        ticks);
+  }
+
+  py::list reload() {
+    std::vector<thicket::ReloadReport> reports;
+    {
+      py::gil_scoped_release release;
+      rt_->reload_changed(&reports);
+    }
+    py::list out;
+    for (const auto& r : reports) {
+      py::dict d;
+      d["file"] = r.file;
+      d["ok"] = r.ok;
+      d["error"] = r.ok ? py::object(py::none()) : py::object(py::str(r.first_error));
+      d["diagnostics"] = r.diagnostics;
+      out.append(d);
+    }
+    return out;
+  }
+
+  py::bytes save() const {
+    std::ostringstream out;
+    rt_->save(out);
+    return py::bytes(out.str());
+  }
+  void restore(const py::bytes& data) {
+    std::string bytes = data;
+    std::istringstream in(bytes);
+    std::vector<Diagnostic> diags;
+    if (!rt_->restore(in, diags)) raise_load_error("the snapshot was not restored", diags);
+  }
+
+  std::unique_ptr<py::error_already_set> leaf_error_;
+
+ private:
+  std::unique_ptr<thicket::Runtime> rt_;
+};
+
+}  // namespace
+
+[[noreturn]] void raise_load_error(const std::string& what, const std::vector<Diagnostic>& diagnostics) {
+  std::string message = what;
+  for (const Diagnostic& d : diagnostics) message += "\n" + thicket::format_diagnostic(d);
+  py::object err = g_load_error(message);
+  err.attr("diagnostics") = py::cast(diagnostics);
+  PyErr_SetObject(g_load_error.ptr(), err.ptr());
+  throw py::error_already_set();
+}
+
+void register_runtime(py::module_& m) {
+  py::class_<Diagnostic>(m, "Diagnostic", "One problem found in a file: where, and what.")
+      .def_readonly("file", &Diagnostic::file)
+      .def_readonly("line", &Diagnostic::line)
+      .def_readonly("column", &Diagnostic::column)
+      .def_readonly("message", &Diagnostic::message)
+      .def_property_readonly("severity", [](const Diagnostic& d) {
+        return d.severity == thicket::Severity::Error ? "error" : d.severity == thicket::Severity::Warning ? "warning" : "note";
+      })
+      .def("__str__", [](const Diagnostic& d) { return thicket::format_diagnostic(d); })
+      .def("__repr__", [](const Diagnostic& d) { return "<Diagnostic " + thicket::format_diagnostic(d) + ">"; });
+
+  g_load_error = py::exception<std::runtime_error>(m, "LoadError", PyExc_ValueError);
+  g_load_error.attr("__doc__") =
+      "A brain, scenario or snapshot did not load. `diagnostics` holds every problem found (file, line, column, message).";
+  g_load_error.attr("diagnostics") = py::list();
+
+  py::class_<Brain>(m, "Brain", "A loaded brain (a handle; cheap to copy).")
+      .def_readonly("name", &Brain::name)
+      .def_readonly("path", &Brain::path)
+      .def_readonly("type", &Brain::type, "'tree', 'fsm' or 'machine'")
+      .def("__repr__", [](const Brain& b) { return "<thicket.Brain " + b.type + " " + b.name + " from " + b.path + ">"; });
+
+  py::class_<Agent>(m, "Agent", "An agent of a runtime (a handle; `id` is its agent id).")
+      .def_readonly("id", &Agent::id)
+      .def("__eq__", [](const Agent& a, const Agent& b) { return a.id == b.id && a.handle.index == b.handle.index; })
+      .def("__hash__", [](const Agent& a) { return a.id; })
+      .def("__repr__", [](const Agent& a) { return "<thicket.Agent " + std::to_string(a.id) + ">"; });
+
+  py::class_<LeafAgent>(m, "LeafAgent", "What a Python leaf sees of the agent it runs for, during its call.")
+      .def_property_readonly("id", [](const LeafAgent& a) { a.check(); return a.c->agent_id(); })
+      .def_property_readonly("time", [](const LeafAgent& a) { a.check(); return a.c->time(); })
+      .def_property_readonly("dt", [](const LeafAgent& a) { a.check(); return a.c->dt(); })
+      .def_property_readonly("tick", [](const LeafAgent& a) { a.check(); return a.c->tick(); })
+      .def_property_readonly("node", [](const LeafAgent& a) { a.check(); return a.c->node_id(); })
+      .def("random", [](LeafAgent& a) { a.check(); return a.c->random(); }, "[0, 1) from the agent's own stream")
+      .def("get", [](const LeafAgent& a, const std::string& key) {
+        a.check();
+        Value v;
+        if (!a.c->get(key, v)) throw py::key_error("'" + key + "' is not a blackboard key of this agent's brain");
+        return to_python(v);
+      })
+      .def("set", [](LeafAgent& a, const std::string& key, const py::object& value) {
+        a.check();
+        Value now;
+        if (!a.c->get(key, now)) throw py::key_error("'" + key + "' is not a blackboard key of this agent's brain");
+        if (!a.c->set(key, from_python(value, now, key))) throw py::type_error("blackboard key '" + key + "' refused the value");
+      });
+
+  py::class_<Blackboard>(m, "Blackboard", "A live view of one agent's blackboard: bb['health'] reads, bb['health'] = 3 writes.")
+      .def("__getitem__", [](Blackboard& b, const std::string& key) { return b.rt->get(b.agent, key); })
+      .def("__setitem__", [](Blackboard& b, const std::string& key, const py::object& v) { b.rt->set(b.agent, key, v); })
+      .def("__contains__", [](Blackboard& b, const std::string& key) {
+        b.rt->check(b.agent);
+        return b.rt->rt().get(b.agent.handle, key).has_value();
+      })
+      .def("keys", [](Blackboard& b) { return b.rt->keys(b.agent); })
+      .def("__iter__", [](Blackboard& b) { return py::iter(py::cast(b.rt->keys(b.agent))); })
+      .def("__len__", [](Blackboard& b) { return b.rt->keys(b.agent).size(); })
+      .def("items", [](Blackboard& b) {
+        py::list out;
+        for (const auto& k : b.rt->keys(b.agent)) out.append(py::make_tuple(k, b.rt->get(b.agent, k)));
+        return out;
+      })
+      .def("to_dict", [](Blackboard& b) {
+        py::dict out;
+        for (const auto& k : b.rt->keys(b.agent)) out[py::str(k)] = b.rt->get(b.agent, k);
+        return out;
+      })
+      .def("__repr__", [](Blackboard& b) {
+        py::dict out;
+        for (const auto& k : b.rt->keys(b.agent)) out[py::str(k)] = b.rt->get(b.agent, k);
+        return "<thicket.Blackboard of agent " + std::to_string(b.agent.id) + " " + std::string(py::repr(out)) + ">";
+      });
+
+  py::class_<PyRuntime, std::shared_ptr<PyRuntime>>(m, "Runtime", "Loads brains, spawns agents and ticks them (SPEC 8).")
+      .def(py::init<uint64_t, bool, uint32_t, double>(), py::kw_only(), py::arg("seed") = 1, py::arg("trusted") = false,
+           py::arg("script_states") = 1, py::arg("leaf_timeout") = 0.05)
+      .def("load", &PyRuntime::load, py::arg("path"), "Loads a brain file; raises LoadError with every diagnostic.")
+      .def("load_string", &PyRuntime::load_string, py::arg("yaml"), py::arg("name") = "<string>")
+      .def("register_leaf", &PyRuntime::register_leaf, py::arg("name"), py::arg("fn"),
+           "A Python callable as a leaf, fn(agent: LeafAgent) -> 'success' | 'failure' | 'running' | bool. For "
+           "prototyping: each call takes the GIL. Register before loading the brains that use it.")
+      .def("spawn", &PyRuntime::spawn, py::arg("brain"), py::arg("blackboard") = py::none(), py::kw_only(),
+           py::arg("id") = py::none())
+      .def("despawn", [](PyRuntime& r, const Agent& a) { r.check(a); r.rt().despawn(a.handle); })
+      .def("tick", &PyRuntime::tick, py::arg("agent"), py::arg("dt"), "Ticks one agent; returns its root status.")
+      .def("tick_all", &PyRuntime::tick_all, py::arg("dt"), py::arg("times") = 1,
+           "Ticks every live agent `times` times by dt seconds (the GIL released meanwhile).")
+      .def("_time_tick_all", [](PyRuntime& r, double dt, uint32_t times) {
+        // The bench's baseline (bench/bench_python.py): the same tick_all calls timed from C++.
+        PyRuntime::check_dt(dt);
+        py::gil_scoped_release release;
+        auto t0 = std::chrono::steady_clock::now();
+        for (uint32_t i = 0; i < times; ++i) r.rt().tick_all(dt);
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      }, py::arg("dt"), py::arg("times"))
+      .def("status", [](PyRuntime& r, const Agent& a) { r.check(a); return py_status(r.rt().status(a.handle)); })
+      .def("running", [](PyRuntime& r, const Agent& a) { r.check(a); return r.rt().running_nodes(a.handle); },
+           "The ids of the agent's running nodes, depth-first.")
+      .def("blackboard", [](std::shared_ptr<PyRuntime> r, const Agent& a) {
+        r->check(a);
+        return Blackboard{r, a};
+      })
+      .def("agents", &PyRuntime::agents, "The live agents, in tick order (restored ones included).")
+      .def("find", &PyRuntime::find, py::arg("id"))
+      .def("send", [](PyRuntime& r, const Agent& a, const std::string& event) {
+        r.check(a);
+        if (event.empty()) throw py::value_error("an event has a name");
+        return r.rt().send(a.handle, event);
+      }, py::arg("agent"), py::arg("event"))
+      .def("on_trace", &PyRuntime::on_trace, py::arg("callback"), py::arg("ticks") = true,
+           "callback(event: dict) for every trace event (tick records too unless ticks=False); None stops.")
+      .def("reload", &PyRuntime::reload, "Reloads the files that changed; a dict per file reloaded.")
+      .def("save", &PyRuntime::save, "The runtime's agents as snapshot bytes.")
+      .def("restore", &PyRuntime::restore, py::arg("data"),
+           "Replaces every agent with a snapshot's (the brains must be loaded); raises LoadError.")
+      .def("dump", [](PyRuntime& r, const Brain& b) { return r.rt().dump(b.handle); })
+      .def_property_readonly("agent_count", [](PyRuntime& r) { return r.rt().agent_count(); })
+      .def_property_readonly("script_errors", [](PyRuntime& r) { return r.rt().script_errors(); })
+      .def_property_readonly("agent_ticks", [](PyRuntime& r) { return r.rt().agent_ticks(); });
+}
+
+}  // namespace thicket_py

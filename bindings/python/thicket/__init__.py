@@ -1,0 +1,159 @@
+"""thicket from Python: brains, agents and scenario batches.
+
+    import thicket
+    rt = thicket.Runtime()
+    brain = rt.load("scripts/examples/guard/guard.yaml")     # raises thicket.LoadError
+    agent = rt.spawn(brain, blackboard={"health": 80})
+    rt.tick_all(0.1, times=100)
+    rt.status(agent), rt.running(agent), rt.blackboard(agent)["health"]
+
+    result = thicket.run("scripts/examples/arena/arena.yaml", runs=4, ticks=300)
+    result.metrics            # pandas DataFrame, one row per run (the columns of `thicket run --out`)
+    result.series             # pandas DataFrame of the metrics over time (`--series`)
+    result.record.x           # numpy array, ticks x agents (run 1's positions)
+
+    grid = thicket.sweep("scripts/examples/arena/arena.yaml",
+                         {"groups.minions.count": [80, 160]}, runs=3)
+    thicket.read_record("build/arena.jsonl.gz")
+
+The guide's chapter "Python" (docs/guide.md) has the whole API.
+"""
+import io
+import json
+
+from ._thicket import (Agent, Blackboard, Brain, Diagnostic, LeafAgent, LoadError, Runtime,  # noqa: F401
+                       __version__)
+from . import _thicket
+
+__all__ = ["Runtime", "Brain", "Agent", "Blackboard", "LeafAgent", "Diagnostic", "LoadError", "Record", "Result",
+           "run", "sweep", "read_record", "__version__"]
+
+STATUS_NAMES = ("invalid", "running", "success", "failure")  # status codes 0..3 of Record.status (-1: absent)
+
+
+class Record:
+    """A run's record (docs/record-format.md) as numpy arrays, one row per recorded tick and one
+    column per agent (`ids`, ascending):
+
+    - ``x``, ``y``, ``heading``: float64, NaN where the agent is not in that tick's line;
+    - ``status``: int8, -1 absent, else an index into ``STATUS_NAMES`` (invalid, running,
+      success, failure); ``alive``: bool;
+    - ``group``: the group index of each agent; ``ticks``: the tick numbers;
+    - ``metrics``: float64, ticks x metrics, named by ``metric_names``;
+    - ``header``: the header line as a dict (scenario, seed, dt, world, teams, brains, groups).
+    """
+
+    def __init__(self, arrays):
+        self.header = json.loads(arrays["header"])
+        self.end = json.loads(arrays["end"]) if arrays["end"] else None
+        self.ticks = arrays["ticks"]
+        self.ids = arrays["ids"]
+        self.x = arrays["x"]
+        self.y = arrays["y"]
+        self.heading = arrays["heading"]
+        self.status = arrays["status"]
+        self.alive = arrays["alive"]
+        self.group = arrays["group"]
+        self.metrics = arrays["metrics"]
+        self.metric_names = list(self.header.get("metrics", []))
+        self.status_names = STATUS_NAMES
+
+    def metrics_frame(self):
+        """The metrics over the recorded ticks as a DataFrame indexed by tick."""
+        import pandas as pd
+        return pd.DataFrame(self.metrics, index=pd.Index(self.ticks, name="tick"), columns=self.metric_names)
+
+    def __repr__(self):
+        return f"<thicket.Record {self.header.get('scenario')}: {len(self.ticks)} ticks x {len(self.ids)} agents>"
+
+
+class Result:
+    """What thicket.run and thicket.sweep return.
+
+    - ``metrics``: DataFrame, one row per run, the columns of ``thicket run --out FILE.csv``
+      (run, seed, [swept keys], ticks, agents_start, agents_end, agent_ticks, wall_s,
+      agent_ticks_per_s, script_errors, the metrics, gauge statistics);
+    - ``series``: DataFrame of every metric every ``series_every`` ticks (run, seed, tick, ...),
+      or None when series_every=0;
+    - ``record``: run 1's Record (record=True), else None;
+    - ``statuses``: per run, the agents alive at the end by root status;
+    - ``log``: the runs' log text (script errors, thicket.log lines).
+    """
+
+    def __init__(self, raw):
+        import pandas as pd
+        self.metrics = pd.read_csv(io.StringIO(raw["rows_csv"]))
+        self.series = pd.read_csv(io.StringIO(raw["series_csv"])) if raw["series_csv"] else None
+        self.record = Record(raw["record"]) if raw["record"] is not None else None
+        self.statuses = raw["statuses"]
+        self.log = raw["log"]
+        self.params = list(raw["params"])
+
+    def __repr__(self):
+        return f"<thicket.Result {len(self.metrics)} runs>"
+
+
+def _text(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float, str)):
+        return str(value)
+    raise TypeError(f"a scenario value must be a number, a bool or a string, not {type(value).__name__}")
+
+
+def _check_int(name, value, least):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    if value < least:
+        raise ValueError(f"{name} must be at least {least}, got {value}")
+    return value
+
+
+def _batch(scenario, axes, use_file_sweep, runs, ticks, threads, seed, overrides, series_every, record,
+           record_every, trusted):
+    if not isinstance(scenario, str):
+        import os
+        if isinstance(scenario, os.PathLike):
+            scenario = os.fspath(scenario)
+        else:
+            raise TypeError(f"scenario must be a path (str), not {type(scenario).__name__}")
+    overrides = overrides or {}
+    if not isinstance(overrides, dict):
+        raise TypeError(f"overrides must be a dict of key: value, not {type(overrides).__name__}")
+    raw = _thicket._run_batch(
+        scenario, _check_int("runs", runs, 1), _check_int("ticks", ticks, 0), _check_int("threads", threads, 1),
+        -1 if seed is None else _check_int("seed", seed, 0), [(str(k), _text(v)) for k, v in overrides.items()],
+        [(str(k), [_text(v) for v in vs]) for k, vs in axes], use_file_sweep, _check_int("series_every", series_every, 0),
+        bool(record), _check_int("record_every", record_every, 0), bool(trusted))
+    return Result(raw)
+
+
+def run(scenario, *, runs=1, ticks=0, threads=1, seed=None, overrides=None, series_every=0, record=False,
+        record_every=0, trusted=False):
+    """Runs a scenario `runs` times (seeds seed, seed+1, ...; seed=None: the scenario's `seed:`) as
+    `thicket run SCENARIO --runs N` does, and returns a Result. ticks=0: the scenario's own. overrides: {"groups.minions.count": 80,
+    ...}, the keys of `--set` (guide 11). The scenario's own `sweep:` is not applied: use sweep()."""
+    return _batch(scenario, [], False, runs, ticks, threads, seed, overrides, series_every, record, record_every, trusted)
+
+
+def sweep(scenario, grid=None, *, runs=1, ticks=0, threads=1, seed=None, overrides=None, series_every=0,
+          record=False, record_every=0, trusted=False):
+    """Runs every combination of the grid's values (first key slowest), `runs` seeds each, on top of
+    the scenario's own `sweep:` (a grid key replaces the file's axis of that key), as `thicket run
+    SCENARIO --set KEY=V1,V2 ...` does. Returns a Result whose metrics have one column per swept key."""
+    grid = grid or {}
+    if not isinstance(grid, dict):
+        raise TypeError(f"grid must be a dict of key: [values], not {type(grid).__name__}")
+    axes = []
+    for key, values in grid.items():
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+            values = [values]
+        axes.append((key, list(values)))
+    return _batch(scenario, axes, True, runs, ticks, threads, seed, overrides, series_every, record, record_every,
+                  trusted)
+
+
+def read_record(path):
+    """Loads a record file (`thicket run ... --record FILE.jsonl[.gz]`) into a Record."""
+    import os
+    return Record(_thicket._read_record(os.fspath(path)))

@@ -1,0 +1,289 @@
+"""The Python module (issue 33): run by tests/python_test.sh with PYTHONPATH=build/python and
+THICKET_BIN=build/thicket (the CLI the batches are compared with). No test reads the clock."""
+import os
+import re
+import subprocess
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import thicket
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+THICKET = os.environ.get("THICKET_BIN", os.path.join(ROOT, "build", "thicket"))
+ARENA = os.path.join(ROOT, "scripts/examples/arena/arena.yaml")
+GUARD = os.path.join(ROOT, "scripts/examples/guard/guard.yaml")
+
+COUNTER = """
+tree: counter
+leaves: [counter.lua]
+blackboard:
+  count: {type: integer, default: 0}
+  health: 100
+  name: "x"
+  alert: false
+root:
+  sequence:
+    - action: Count
+    - condition: {check: "count < 1000"}
+"""
+COUNTER_LUA = """
+local thicket = require("thicket")
+local leaves = {}
+function leaves.Count(agent, args)
+  agent.bb.count = agent.bb.count + 1
+  return thicket.SUCCESS
+end
+return leaves
+"""
+
+
+def write(tmp_path, files):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    return str(tmp_path / next(iter(files)))
+
+
+def test_version_is_the_librarys():
+    out = subprocess.run([THICKET, "--version"], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == f"thicket {thicket.__version__}"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", thicket.__version__)
+
+
+def test_load_spawn_tick_and_read(tmp_path):
+    path = write(tmp_path, {"counter.yaml": COUNTER, "counter.lua": COUNTER_LUA})
+    rt = thicket.Runtime(seed=3)
+    brain = rt.load(path)
+    assert (brain.name, brain.type) == ("counter", "tree")
+    a = rt.spawn(brain, blackboard={"health": 80, "name": "bob"})
+    b = rt.spawn(brain, id=42)
+    assert b.id == 42 and a.id != 42
+    rt.tick_all(0.1, times=5)
+    assert rt.status(a) == "success"
+    bb = rt.blackboard(a)
+    assert bb["count"] == 5 and isinstance(bb["count"], int)
+    assert bb["health"] == 80.0 and isinstance(bb["health"], float)
+    assert bb["name"] == "bob" and bb["alert"] is False
+    bb["health"] = 3            # an int where a number is declared
+    bb["alert"] = True
+    assert rt.blackboard(a)["health"] == 3.0 and rt.blackboard(a)["alert"] is True
+    assert sorted(bb.keys()) == ["alert", "count", "health", "name"]
+    assert bb.to_dict()["count"] == 5 and len(bb) == 4 and "health" in bb and "nope" not in bb
+    assert [x.id for x in rt.agents()] == [a.id, 42]
+    assert rt.find(42) == b and rt.find(7) is None
+    assert rt.agent_count == 2 and rt.agent_ticks == 10
+
+
+def test_bad_blackboard_values_raise(tmp_path):
+    path = write(tmp_path, {"counter.yaml": COUNTER, "counter.lua": COUNTER_LUA})
+    rt = thicket.Runtime()
+    a = rt.spawn(rt.load(path))
+    bb = rt.blackboard(a)
+    with pytest.raises(KeyError, match=r"'helth' is not a blackboard key.*declared: count, health, name, alert"):
+        bb["helth"]
+    with pytest.raises(TypeError, match=r"blackboard key 'health' is a number \(float\), not str"):
+        bb["health"] = "full"
+    with pytest.raises(TypeError, match=r"'count' is an integer, not float"):
+        bb["count"] = 1.5
+    with pytest.raises(TypeError, match=r"'alert' is a boolean, not int"):
+        bb["alert"] = 1
+    with pytest.raises(TypeError):
+        rt.tick_all("fast")
+    with pytest.raises(ValueError, match="dt must be"):
+        rt.tick_all(0)
+    # A spawn with a bad blackboard leaves no agent behind.
+    with pytest.raises(KeyError):
+        rt.spawn(rt.load(path), blackboard={"nope": 1})
+    assert rt.agent_count == 1
+    rt.despawn(a)
+    with pytest.raises(ValueError, match="not alive"):
+        rt.status(a)
+
+
+def test_load_error_carries_every_diagnostic(tmp_path):
+    bad = COUNTER.replace("sequence:", "sequense:").replace("count < 1000", "cout < 1000")
+    path = write(tmp_path, {"counter.yaml": bad, "counter.lua": COUNTER_LUA})
+    rt = thicket.Runtime()
+    with pytest.raises(thicket.LoadError) as e:
+        rt.load(path)
+    diags = e.value.diagnostics
+    assert len(diags) >= 1
+    d = diags[0]
+    assert d.file == path and d.line == 10 and d.column == 3 and "did you mean 'sequence'" in d.message
+    assert str(d).startswith(f"{path}:10:3: error: ")
+    assert "did you mean 'sequence'" in str(e.value)
+    with pytest.raises(thicket.LoadError, match="cannot open|not found|No such"):
+        rt.load(str(tmp_path / "missing.yaml"))
+
+
+def test_events_and_trace(tmp_path):
+    fsm = """
+fsm: door
+initial: closed
+states:
+  closed: {transitions: {open_it: open}}
+  open: {transitions: {close_it: closed}}
+"""
+    path = write(tmp_path, {"door.yaml": fsm})
+    rt = thicket.Runtime()
+    a = rt.spawn(rt.load(path))
+    seen = []
+    rt.on_trace(seen.append, ticks=False)
+    rt.tick_all(0.1)
+    assert rt.send(a, "open_it")
+    rt.tick_all(0.1)
+    assert "open" in rt.running(a)
+    transitions = [e for e in seen if e["type"] == "transition"]
+    assert transitions[0]["from"] is None and transitions[0]["to"] == "closed"
+    assert transitions[1]["from"] == "closed" and transitions[1]["to"] == "open" and transitions[1]["event"] == "open_it"
+    events = [e for e in seen if e["type"] == "event"]
+    assert events[0]["name"] == "open_it" and events[0]["taken_by"] == "closed"
+    rt.on_trace(None)
+
+
+def test_python_leaves(tmp_path):
+    tree = """
+tree: py
+blackboard: {n: 0}
+root:
+  sequence:
+    - action: Bump
+    - condition: IsEven
+"""
+    rt = thicket.Runtime()
+    calls = []
+
+    def bump(agent):
+        calls.append((agent.id, agent.tick, agent.node))
+        agent.set("n", agent.get("n") + 1)
+        return "success"
+
+    rt.register_leaf("Bump", bump)
+    rt.register_leaf("IsEven", lambda agent: agent.get("n") % 2 == 0)
+    a = rt.spawn(rt.load_string(tree, "py.yaml"))
+    assert rt.tick(a, 0.1) == "failure" and rt.tick(a, 0.1) == "success"
+    assert calls == [(a.id, 1, "root/0"), (a.id, 2, "root/0")]
+
+    def broken(agent):
+        raise ZeroDivisionError("leaf bug")
+
+    rt2 = thicket.Runtime()
+    rt2.register_leaf("Bump", broken)
+    rt2.register_leaf("IsEven", lambda agent: True)
+    rt2.spawn(rt2.load_string(tree, "py.yaml"))
+    with pytest.raises(ZeroDivisionError, match="leaf bug"):
+        rt2.tick_all(0.1)
+
+
+def test_lua_error_is_a_warning_with_its_position(tmp_path):
+    lua = COUNTER_LUA.replace("agent.bb.count = agent.bb.count + 1", "agent.bb.count = agent.bb.nope + 1")
+    path = write(tmp_path, {"counter.yaml": COUNTER, "counter.lua": lua})
+    rt = thicket.Runtime()
+    rt.spawn(rt.load(path))
+    with pytest.warns(RuntimeWarning, match=r"counter\.lua:5: blackboard has no key 'nope'"):
+        rt.tick_all(0.1)
+    assert rt.script_errors == 1
+
+
+def test_save_restore_and_reload(tmp_path):
+    path = write(tmp_path, {"counter.yaml": COUNTER, "counter.lua": COUNTER_LUA})
+    rt = thicket.Runtime()
+    brain = rt.load(path)
+    a = rt.spawn(brain)
+    rt.tick_all(0.1, times=3)
+    data = rt.save()
+    assert isinstance(data, bytes) and len(data) > 0
+    rt.tick_all(0.1, times=3)
+    rt.restore(data)
+    (agent,) = rt.agents()
+    assert agent.id == a.id and rt.blackboard(agent)["count"] == 3
+    with pytest.raises(thicket.LoadError):
+        rt.restore(b"not a snapshot")
+    assert rt.blackboard(agent)["count"] == 3  # untouched
+    (tmp_path / "counter.lua").write_text(COUNTER_LUA.replace("+ 1", "+ 10"))
+    reports = rt.reload()
+    assert [(os.path.basename(r["file"]), r["ok"]) for r in reports] == [("counter.lua", True)]
+    rt.tick_all(0.1)
+    assert rt.blackboard(agent)["count"] == 13
+    (tmp_path / "counter.lua").write_text("return 5")
+    (report,) = rt.reload()
+    assert not report["ok"] and "counter.lua" in report["error"]
+
+
+def cli_rows(*args):
+    out = subprocess.run([THICKET, "run", ARENA, "--quiet", *args], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return out
+
+
+def test_run_matches_the_cli(tmp_path):
+    result = thicket.run(ARENA, runs=2, ticks=40, threads=2, seed=5, series_every=10, record=True)
+    assert isinstance(result.metrics, pd.DataFrame) and len(result.metrics) == 2
+    assert list(result.metrics["seed"]) == [5, 6]
+    csv, series, record = tmp_path / "rows.csv", tmp_path / "series.csv", tmp_path / "rec.jsonl.gz"
+    cli_rows("--runs", "2", "--ticks", "40", "--threads", "1", "--seed", "5", "--out", str(csv),
+             "--series", str(series), "--series-every", "10", "--record", str(record))
+    cli = pd.read_csv(csv)
+    timing = ["wall_s", "agent_ticks_per_s"]  # the wall clock: the only columns that differ
+    pd.testing.assert_frame_equal(result.metrics.drop(columns=timing), cli.drop(columns=timing))
+    pd.testing.assert_frame_equal(result.series, pd.read_csv(series))
+    saved = thicket.read_record(record)
+    r = result.record
+    assert r.x.shape == (40, 640) and r.ids[0] == 1 and len(r.ids) == 640
+    for name in ("ticks", "ids", "x", "y", "heading", "status", "alive", "group", "metrics"):
+        np.testing.assert_array_equal(getattr(r, name), getattr(saved, name), err_msg=name)
+    assert r.metric_names[:5] == ["chases", "strikes", "returns", "escapes", "minions_left"]
+    assert r.header["scenario"] == "arena" and r.status_names[r.status[0, 0]] == "running"
+    assert list(r.metrics_frame().index[:2]) == [1, 2]
+    assert sum(result.statuses[0].values()) == result.metrics["agents_end"][0]
+
+
+def test_sweep_matches_the_cli(tmp_path):
+    key = "groups.players.count"
+    result = thicket.sweep(ARENA, {key: [50, 100]}, runs=2, ticks=20)
+    assert len(result.metrics) == 4 and list(result.metrics[key]) == [50, 50, 100, 100]
+    assert list(result.metrics["agents_start"]) == [290, 290, 340, 340]
+    csv = tmp_path / "rows.csv"
+    cli_rows("--runs", "2", "--ticks", "20", "--set", f"{key}=50,100", "--out", str(csv))
+    timing = ["wall_s", "agent_ticks_per_s"]
+    pd.testing.assert_frame_equal(result.metrics.drop(columns=timing), pd.read_csv(csv).drop(columns=timing))
+
+
+def test_batch_errors(tmp_path):
+    with pytest.raises(thicket.LoadError) as e:
+        thicket.run(str(tmp_path / "missing.yaml"))
+    assert e.value.diagnostics
+    with pytest.raises(TypeError, match="scenario must be a path"):
+        thicket.run(123)
+    with pytest.raises(TypeError, match="runs must be an int"):
+        thicket.run(ARENA, runs="3")
+    with pytest.raises(ValueError, match="runs must be at least 1"):
+        thicket.run(ARENA, runs=0)
+    with pytest.raises(ValueError, match="did you mean 'players'"):
+        thicket.run(ARENA, ticks=1, overrides={"groups.playrs.count": 5})
+    with pytest.raises(ValueError, match="sweep key"):
+        thicket.sweep(ARENA, {"groups.players.count": ["many"]}, ticks=1)
+
+
+def test_read_record_errors(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"format":"thicket-record","version":1,"metrics":[]}\n{"tick":1,"agents":[[1,2,oops]]}\n')
+    with pytest.raises(RuntimeError, match=r"bad\.jsonl: line 2: expected a number"):
+        thicket.read_record(bad)
+    (tmp_path / "x.jsonl").write_text("hello\n")
+    with pytest.raises(RuntimeError, match="not a thicket record"):
+        thicket.read_record(tmp_path / "x.jsonl")
+    with pytest.raises(RuntimeError, match="cannot open"):
+        thicket.read_record(tmp_path / "none.jsonl")
+
+
+def test_the_example_sweeps_and_plots(tmp_path):
+    out = tmp_path / "tune.png"
+    run = subprocess.run(["python3" if not os.path.exists("/usr/bin/python3") else "/usr/bin/python3",
+                          os.path.join(ROOT, "examples/python/tune_guards.py"), "--speeds", "4,6", "--runs", "1",
+                          "--ticks", "30", "--out", str(out)], capture_output=True, text=True, env=os.environ)
+    assert run.returncode == 0, run.stderr
+    assert "4 runs of 30 ticks" in run.stdout and re.search(r"best: west \d m/s, east \d m/s", run.stdout)
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 5000
