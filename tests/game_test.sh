@@ -17,12 +17,8 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$1" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-ok() { echo "ok: $*"; }
-bad() { echo "FAILED: $*"; failures=$((failures + 1)); }
-quiet() { "$@" >"$tmp/out" 2>&1 || { cat "$tmp/out"; return 1; }; }
+# shellcheck source=tests/check_lib.sh
+source "$here/tests/check_lib.sh"  # $tmp, ok, bad, quiet
 
 prefix=$tmp/prefix
 quiet cmake --install "$build" --prefix "$prefix" || { bad "cmake --install $build"; exit 1; }

@@ -22,13 +22,8 @@ build=$(cd "$1" && pwd)
 shared=${2:+$(cd "$2" && pwd)}
 consumer=$here/tests/consumer
 brain=$consumer/data/counter.yaml
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-ok() { echo "ok: $*"; }
-bad() { echo "FAILED: $*"; failures=$((failures + 1)); }
-# Runs a command, its output kept in $tmp/out and shown only when it fails.
-quiet() { "$@" >"$tmp/out" 2>&1 || { cat "$tmp/out"; return 1; }; }
+# shellcheck source=tests/check_lib.sh
+source "$here/tests/check_lib.sh"  # $tmp, ok, bad, quiet
 
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
