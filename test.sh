@@ -3,7 +3,7 @@
 # build and on an AddressSanitizer + UndefinedBehaviorSanitizer build, the installed package
 # and thicket-game built against it and played headless, the threaded tests under
 # ThreadSanitizer; then each fuzz target
-# for a bounded time (THICKET_FUZZ_SECONDS each, default 20; 0 skips fuzzing). ctest runs two
+# for a bounded time (THICKET_FUZZ_SECONDS each, default 15; 0 skips fuzzing). ctest runs two
 # tests at a time (the machines have 2 cores; no test reads the wall clock).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -44,5 +44,5 @@ tools/build.sh build-asan Debug -DTHICKET_SANITIZE=ON -DTHICKET_BENCH=OFF
 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTHICKET_TSAN=ON -DTHICKET_BENCH=OFF >/dev/null
 ninja -C build-tsan -j "$(nproc)" thicket_threads_test | tail -n 1
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build-tsan/thicket_threads_test
-fuzz_seconds=${THICKET_FUZZ_SECONDS:-20}
+fuzz_seconds=${THICKET_FUZZ_SECONDS:-15}
 if [[ $fuzz_seconds -gt 0 ]]; then THICKET_FUZZ_SECONDS=$fuzz_seconds tools/fuzz.sh; fi

@@ -237,6 +237,18 @@ bool run(const TempDir& dir, bool lua, const char* title) {
       }
     }));
   }
+  // Linear in the agents restored: a quarter of them into another fresh runtime, per agent.
+  std::vector<double> restore_quarter_ms;
+  {
+    Setup dst = make(dir, lua);
+    restore_quarter_ms.push_back(time_ms([&] {
+      for (size_t i = 0; i < singles.size() / 4; ++i) {
+        SnapshotReader in(singles[i]);
+        std::vector<Diagnostic> d;
+        if (!dst.rt->restore_agent(in, d)) fail_load(d);
+      }
+    }));
+  }
   SnapshotWriter again;
   last->save(again);
   same = again.bytes() == bytes;
@@ -250,6 +262,9 @@ bool run(const TempDir& dir, bool lua, const char* title) {
   print_row("save each", stat_of(save_each_ms), "ms: save(agent) of each agent, " +
                                                   std::to_string(single_bytes / kAgents) + " bytes per agent with its brain table", 14, 2);
   print_row("restore_agent", stat_of(restore_each_ms), "ms: each of those into a fresh runtime", 14, 2);
+  std::printf("  restore_agent per agent: %.2f us for all %d, %.2f us for the first %d (linear: the same)\n",
+              stat_of(restore_each_ms).median * 1e3 / kAgents, kAgents,
+              stat_of(restore_quarter_ms).median * 1e3 / (kAgents / 4), kAgents / 4);
   print_row("spawn 10k", stat_of(spawn_ms), "ms (baseline: making the agents)", 14, 2);
   print_row("tick_all", stat_of(tick_ms), "ms for one tick of every agent (baseline)", 14, 2);
   std::printf("  bytes          %9zu  (%.0f bytes per agent; goal <= 1024)\n", bytes.size(),
