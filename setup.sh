@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 tools/install_deps.sh
-tools/build.sh build Release -DTHICKET_PYTHON=ON
+tools/build.sh build Release -DTHICKET_PYTHON=ON -DTHICKET_BENCH=ON
 # The Python module where the system's python3 finds it (Debian: /usr/local/lib/python3.11/dist-packages).
 cmake --install build --component python >/dev/null
 echo

@@ -3,7 +3,7 @@
 # build and on an AddressSanitizer + UndefinedBehaviorSanitizer build, the installed package
 # and thicket-game built against it and played headless, the threaded tests under
 # ThreadSanitizer; then each fuzz target
-# for a bounded time (THICKET_FUZZ_SECONDS each, default 15; 0 skips fuzzing). ctest runs two
+# for a bounded time (THICKET_FUZZ_SECONDS each, default 10; 0 skips fuzzing). ctest runs two
 # tests at a time (the machines have 2 cores; no test reads the wall clock).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -17,7 +17,9 @@ if command -v mpirun >/dev/null 2>&1 && dpkg-query -W -f='${Status}' libopenmpi-
   mpi=(-DTHICKET_MPI=ON)
 fi
 # -DTHICKET_PYTHON=ON: the Python module too (bindings/python; ctest runs its pytest suite).
-tools/build.sh build Release -DTHICKET_PYTHON=ON "${mpi[@]}"
+# -DTHICKET_BENCH=OFF: no test runs the benchmarks, and building them takes a minute of the 2
+# cores (./setup.sh builds them, with -DTHICKET_BENCH=ON).
+tools/build.sh build Release -DTHICKET_PYTHON=ON -DTHICKET_BENCH=OFF "${mpi[@]}"
 (cd build && ctest --output-on-failure -j2)
 # The library as a package (SPEC 8.1): build/ installed into a temporary prefix, and a CMake and
 # a pkg-config (C) consumer built and run against it (tests/consumer; about 10 s).
@@ -44,5 +46,5 @@ tools/build.sh build-asan Debug -DTHICKET_SANITIZE=ON -DTHICKET_BENCH=OFF
 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTHICKET_TSAN=ON -DTHICKET_BENCH=OFF >/dev/null
 ninja -C build-tsan -j "$(nproc)" thicket_threads_test | tail -n 1
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build-tsan/thicket_threads_test
-fuzz_seconds=${THICKET_FUZZ_SECONDS:-15}
+fuzz_seconds=${THICKET_FUZZ_SECONDS:-10}
 if [[ $fuzz_seconds -gt 0 ]]; then THICKET_FUZZ_SECONDS=$fuzz_seconds tools/fuzz.sh; fi

@@ -29,7 +29,7 @@
 //             the callable boundary alone)
 //   native    thicket, native leaves (Runtime::register_leaf), rt.tick_all
 //   native-batch  the same leaves registered agent_local, so rt.tick_all ticks the agents
-//             together, node by node (the batched walk, runtime/src/tick_batch.cpp)
+//             together, node by node (the batched walk, runtime/src/engine/tick_batch.cpp)
 //   bare-lua  the floor's logic calling each leaf as one bare lua_pcall of the same Lua function
 //             with the same arguments (function, agent table, nil args) in a plain lua_State
 //   pure-lua  the floor's logic and the same leaves written in plain Lua 5.4 (one Lua state,

@@ -1,4 +1,4 @@
-// Fuzz target: the `check:` expression compiler (runtime/src/expr.cpp). The input is the
+// Fuzz target: the `check:` expression compiler (runtime/src/compiler/expr.cpp). The input is the
 // expression's source, compiled against a blackboard with a key of every type; an expression
 // that compiles is disassembled and evaluated on two different blackboards.
 #include <cmath>

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build needs, if any is missing.
 set -euo pipefail
-# libvalijson-dev and nlohmann-json3-dev: JSON Schema checking (runtime/src/schema.cpp); both are
+# libvalijson-dev and nlohmann-json3-dev: JSON Schema checking (runtime/src/load/schema.cpp); both are
 # header-only. Debian's libvalijson-dev depends on the dev packages of every JSON library it has
 # an adapter for (Qt 5 base, Poco, jsoncpp, rapidjson, picojson): a large first install.
 # clang and libfuzzer-14-dev: the fuzz targets (tools/fuzz.sh).

@@ -1,4 +1,4 @@
-// Tests for runtime/src/schema.cpp and schema_words.cpp (JSON Schema with valijson, worded over yaml-cpp) and for the brain
+// Tests for runtime/src/load/schema.cpp and schema_words.cpp (JSON Schema with valijson, worded over yaml-cpp) and for the brain
 // schemas in schemas/: every example brain passes, bad brains fail at the right line:col.
 #include <doctest/doctest.h>
 
