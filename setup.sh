@@ -7,7 +7,9 @@ cd "$(dirname "$0")"
 tools/install_deps.sh
 tools/build.sh build Release -DTHICKET_PYTHON=ON -DTHICKET_BENCH=ON
 # The Python module where the system's python3 finds it (Debian: /usr/local/lib/python3.11/dist-packages).
-cmake --install build --component python >/dev/null
+sudo=""
+[[ $(id -u) -ne 0 ]] && sudo="sudo"
+$sudo cmake --install build --component python >/dev/null
 echo
 echo "== The guard tree (BehaviorTreeBuilder design): 10,000 agents, 60 s of sim time (agent 1 tells its story) =="
 build/thicket run scripts/examples/guard/guard.yaml --agents 10000 --ticks 600 --dt 0.1

@@ -243,10 +243,13 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     leaf.tick = [fn, self, name](thicket::LeafContext& c) -> Status {
       py::gil_scoped_acquire gil;
       if (self->leaf_error_) return Status::Failure;  // the first error ends the tick's Python calls
-      LeafAgent agent{&c};
+      // The LeafAgent is a Python object of its own (a leaf may keep it); it is cut off from
+      // the call's context when the call returns, so a kept one raises instead of reading freed memory.
+      py::object agent = py::cast(LeafAgent{&c});
+      auto cut = [&] { agent.cast<LeafAgent&>().c = nullptr; };
       try {
-        py::object r = fn(py::cast(&agent, py::return_value_policy::reference));
-        agent.c = nullptr;
+        py::object r = fn(agent);
+        cut();
         if (py::isinstance<py::bool_>(r)) return r.cast<bool>() ? Status::Success : Status::Failure;
         if (r.is_none()) return Status::Failure;
         if (py::isinstance<py::str>(r)) {
@@ -258,10 +261,10 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
         throw py::type_error("leaf '" + name + "' returned " + std::string(py::repr(r)) +
                              "; a leaf returns 'success', 'failure', 'running', True or False");
       } catch (py::error_already_set& e) {
-        agent.c = nullptr;
+        cut();
         self->leaf_error_ = std::make_unique<py::error_already_set>(std::move(e));
       } catch (const std::exception& e) {
-        agent.c = nullptr;
+        cut();
         PyErr_SetString(PyExc_TypeError, e.what());
         self->leaf_error_ = std::make_unique<py::error_already_set>();
       }

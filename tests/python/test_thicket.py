@@ -166,6 +166,25 @@ root:
     assert rt.tick(a, 0.1) == "failure" and rt.tick(a, 0.1) == "success"
     assert calls == [(a.id, 1, "root/0"), (a.id, 2, "root/0")]
 
+    # A leaf agent kept past its call raises rather than reading a finished call's context.
+    kept = calls_agents = []
+
+    def keep(agent):
+        calls_agents.append(agent)
+        return True
+
+    rt.register_leaf("Keep", keep)
+    k = rt.spawn(rt.load_string("tree: keep\nroot: {action: Keep}\n", "keep.yaml"))
+    assert rt.tick(k, 0.1) == "success"
+    with pytest.raises(ValueError, match="belongs to a call that has returned"):
+        kept[0].get("n")
+    with pytest.raises(ValueError, match="belongs to a call that has returned"):
+        kept[0].id
+
+    rt.register_leaf("Bump", lambda agent: 3)
+    with pytest.raises(TypeError, match="leaf 'Bump' returned 3"):
+        rt.tick(a, 0.1)
+
     def broken(agent):
         raise ZeroDivisionError("leaf bug")
 

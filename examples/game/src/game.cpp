@@ -298,13 +298,12 @@ void Game::sense() {
   });
   // What each guard perceived goes into its blackboard, and becomes events.
   for (Guard& g : guards_) {
-    bool sees = false, saw_before = false, heard = false;
+    bool sees = false, heard = false;
     Vec2 last{number(g, slots_.last_x), number(g, slots_.last_y)};
     for (const perception::Percept& p : perception_->percepts(g.id)) {
       if (p.sense == perception::Sense::Sight && p.kind == perception::Kind::Agent && p.id == kPlayerId) {
         if (p.phase == perception::Phase::Exit) {
           rt_->send(g.agent, "lost_sight");
-          saw_before = true;
         } else {
           sees = true;
           last = p.position;
@@ -315,7 +314,6 @@ void Game::sense() {
         heard = true;
       }
     }
-    (void)saw_before;
     if (heard && !sees) rt_->send(g.agent, "heard");
     if (slots_.sees_player != Slots::kNone) rt_->set_bool(g.agent, slots_.sees_player, sees);
     if (slots_.last_x != Slots::kNone && std::isfinite(last.x)) rt_->set_number(g.agent, slots_.last_x, last.x);
