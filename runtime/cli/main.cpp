@@ -26,6 +26,7 @@
 #include "checkpoint.hpp"
 #include "live_run.hpp"
 #include "merge_command.hpp"
+#include "import_tree.hpp"
 #include "mpi_runs.hpp"
 #include "path_command.hpp"
 #include "record_file.hpp"
@@ -79,6 +80,9 @@ const char* kUsage =
     "       thicket path MAP.map SCEN.scen [--paths] [--algorithm auto|astar|jps]\n"
     "       thicket path MAP.map --from X,Y --to X,Y [--paths] [--algorithm auto|astar|jps]\n"
     "       thicket view RECORD.jsonl[.gz] [-o OUT.html]   a record as a replay page (offline)\n"
+    "       thicket import FILE.xml|FILE.json [-o OUT.yaml] [--tree ID] [--leaves LUA]...   a BehaviorTree.CPP 4\n"
+    "                            or behavior3 tree as a thicket brain (docs/import.md)\n"
+    "       thicket export FILE --to btcpp [-o OUT.xml]   a tree brain as BehaviorTree.CPP 4 XML\n"
     "       thicket --version\n";
 
 volatile std::sig_atomic_t g_interrupted = 0;
@@ -162,7 +166,7 @@ int parse_args(int argc, char** argv, Options& o) {
     return -1;
   }
   if (o.command != "run" && o.command != "check" && o.command != "dot" && o.command != "dump")
-    return usage_error("unknown command '" + o.command + "' (commands: run, check, dot, dump, path, view, merge, version)");
+    return usage_error("unknown command '" + o.command + "' (commands: run, check, dot, dump, path, view, merge, import, export, version)");
   std::map<std::string, int> valued = {{"--agents", 0}, {"--ticks", 0}, {"--dt", 0},
                                        {"--seed", 0},   {"--trace", 0}, {"--log", 0}, {"--budget", 0},
                                        {"--threads", 0}, {"--runs", 0},  {"--out", 0}, {"--record", 0},
@@ -841,6 +845,8 @@ int thicket_main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "path") == 0) return cli::path_command(argc, argv, kUsage);
   if (argc >= 2 && std::strcmp(argv[1], "view") == 0) return cli::view_command(argc, argv, kUsage);
   if (argc >= 2 && std::strcmp(argv[1], "merge") == 0) return cli::merge_command(argc, argv, kUsage);
+  if (argc >= 2 && std::strcmp(argv[1], "import") == 0) return cli::import_command(argc, argv, kUsage);
+  if (argc >= 2 && std::strcmp(argv[1], "export") == 0) return cli::export_command(argc, argv, kUsage);
   Options o;
   int rc = parse_args(argc, argv, o);
   if (rc == -1) return kExitOk;

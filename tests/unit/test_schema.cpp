@@ -340,9 +340,15 @@ TEST_CASE("schema: bad brains report the deepest offending node at its line:col"
        {"3:37: expected true/false, got text ('yes' is text in YAML 1.2; write true or false)"}},
       {"tree: t\nroot: {action: A, name: a}\n",
        {"2:7: node must have exactly 1 key, got 2 (action, name)",
-        "2:19: unknown key 'name' in node (allowed: action, active_selector, condition, cooldown, filter, "
-        "force_failure, force_success, invert, limit, log, monitor, parallel, random_selector, random_sequence, "
-        "repeat, selector, sequence, subtree, timeout, until_fail, until_success, wait)"}},
+        "2:19: unknown key 'name' in node (allowed: action, active_selector, always, b3_inverter, b3_limiter, "
+        "b3_max_time, b3_mem_priority, b3_mem_sequence, b3_priority, b3_repeat_until_failure, "
+        "b3_repeat_until_success, b3_repeater, b3_sequence, b3_tree, b3_wait, bt_delay, bt_fallback, "
+        "bt_force_failure, bt_force_success, bt_guard, bt_if_then_else, bt_inverter, "
+        "bt_keep_running_until_failure, bt_parallel, bt_parallel_all, bt_precondition, bt_reactive_fallback, "
+        "bt_reactive_sequence, bt_repeat, bt_retry, bt_run_once, bt_sequence, bt_sequence_with_memory, bt_sleep, "
+        "bt_subtree, bt_switch, bt_timeout, bt_while_do_else, condition, cooldown, filter, force_failure, "
+        "force_success, invert, limit, log, monitor, parallel, random_selector, random_sequence, repeat, "
+        "selector, sequence, subtree, timeout, until_fail, until_success, wait)"}},
       {"tree: t\nroot:\nstates: {}\n",
        {"2:1: expected a node, got nothing (null)",
         "3:1: unknown key 'states' in behavior tree (allowed: blackboard, import, leaves, root, tick_every, tree, trees)"}},

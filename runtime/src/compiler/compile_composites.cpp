@@ -60,6 +60,7 @@ uint32_t TreeCompiler::composite(NodeKind kind, const YAML::Node& v, const std::
       if (params["failure"]) n.b = threshold(params["failure"], "failure", children.size(), n.b);
     }
   }
+  if (is_imported_kind(kind)) imported_params(kind, has_params ? params : YAML::Node(YAML::NodeType::Map), index);
   if (kind == NodeKind::RandomSelector || kind == NodeKind::RandomSequence)
     read_weights(has_params ? params["weights"] : YAML::Node(YAML::NodeType::Undefined), children.size());
   p_.nodes[index].end = static_cast<uint32_t>(p_.nodes.size());

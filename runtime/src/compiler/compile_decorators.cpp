@@ -24,8 +24,13 @@ uint32_t TreeCompiler::decorator(NodeKind kind, const YAML::Node& v, const std::
       if (kind == NodeKind::Limit || kind == NodeKind::Timeout || kind == NodeKind::Cooldown)
         error(v, kind_name + " needs parameters: " + kind_name +
                      (kind == NodeKind::Limit ? ": {times: 3, child: ...}" : ": {seconds: 2.0, child: ...}"));
+      if (kind == NodeKind::BtRepeat || kind == NodeKind::BtRetry || kind == NodeKind::BtTimeout ||
+          kind == NodeKind::BtDelay || kind == NodeKind::BtPrecondition || kind == NodeKind::B3MaxTime ||
+          kind == NodeKind::B3Limiter)
+        error(v, kind_name + " needs parameters: " + kind_name + ": {" + imported_params_of(kind)[2] + ": ..., child: ...}");
       uint32_t index = emit(kind, v, path, "", kind_name);
       if (kind == NodeKind::Log) p_.nodes[index].a = add_message("");
+      if (is_imported_kind(kind)) imported_params(kind, YAML::Node(YAML::NodeType::Map), index);
       uint32_t c = node(v, path + "/0", prefix);
       finish_children(index, c == kNone ? std::vector<uint32_t>{} : std::vector<uint32_t>{c});
       return index;
@@ -62,6 +67,10 @@ uint32_t TreeCompiler::add_message(const std::string& m) {
 
 void TreeCompiler::decorator_params(NodeKind kind, const YAML::Node& v, uint32_t index, const std::string& kind_name) {
   Node& n = p_.nodes[index];
+  if (is_imported_kind(kind)) {
+    imported_params(kind, v, index);
+    return;
+  }
   if (kind == NodeKind::Repeat || kind == NodeKind::Limit) {
     if (v["times"]) {
       if (auto t = read_times(v["times"])) p_.nodes[index].a = *t;

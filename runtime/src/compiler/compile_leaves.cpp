@@ -174,9 +174,15 @@ uint32_t TreeCompiler::check(const YAML::Node& e, const std::string& path, const
   uint32_t index = emit(NodeKind::Check, e, path, name, "check " + (e.IsScalar() ? e.Scalar() : std::string()));
   p_.nodes[index].end = index + 1;
   if (negate) p_.nodes[index].flags |= kNegate;
+  p_.nodes[index].a = expr_of(e, "'check'");
+  return index;
+}
+
+uint32_t TreeCompiler::expr_of(const YAML::Node& e, const std::string& what) {
   if (!e.IsScalar() || classify_scalar(e).kind != ScalarKind::String) {
-    error(e, std::string("'check' must be an expression in quotes, e.g. check: \"health < 30\"; got ") + describe_node(e));
-    return index;
+    error(e, what + " must be an expression in quotes, e.g. check: \"health < 30\"; got " + describe_node(e));
+    p_.exprs.emplace_back();
+    return static_cast<uint32_t>(p_.exprs.size() - 1);
   }
   std::vector<ExprError> errors;
   auto compiled = compile_expr(e.Scalar(), expr_keys_, strings_, errors);
@@ -205,10 +211,9 @@ uint32_t TreeCompiler::check(const YAML::Node& e, const std::string& path, const
     d.message = "in check expression: " + err.message + because;
     diags_.push_back(std::move(d));
   }
-  p_.nodes[index].a = static_cast<uint32_t>(p_.exprs.size());
   if (compiled) p_.exprs.push_back(std::move(*compiled));
   else p_.exprs.emplace_back();
-  return index;
+  return static_cast<uint32_t>(p_.exprs.size() - 1);
 }
 
 // Whether `expr` has `name` as a whole word outside quotes.

@@ -52,6 +52,7 @@ bool takes_abort(NodeKind k) {
 
 // Parameters each kind accepts in its parameter mapping.
 std::vector<std::string> params_of(NodeKind k) {
+  if (is_imported_kind(k)) return imported_params_of(k);
   switch (k) {
     case NodeKind::Sequence:
     case NodeKind::Selector: return {"children", "name", "abort"};
@@ -150,7 +151,8 @@ uint32_t TreeCompiler::node_at_depth(const YAML::Node& n, const std::string& pat
   switch (kind_info(kind).shape) {
     case Shape::Composite: return composite(kind, value, path, name_prefix);
     case Shape::Decorator: return decorator(kind, value, path, name_prefix);
-    case Shape::Leaf: return leaf(kind, value, path, name_prefix);
+    case Shape::Leaf: return is_imported_kind(kind) ? imported_leaf(kind, value, path, name_prefix)
+                                                    : leaf(kind, value, path, name_prefix);
     case Shape::Root: break;
   }
   return kNone;
@@ -373,6 +375,11 @@ std::unique_ptr<Program> compile_with(const BrainSource& src, const std::string&
                            "\", to keep the text and silence this)"});
   bool failed = p->nodes.empty();
   for (size_t i = errors_before; i < diags.size(); ++i) failed = failed || diags[i].severity == Severity::Error;
+  if (!failed) {
+    size_t before = diags.size();
+    check_imported(*p, p->files, diags);
+    failed = diags.size() != before;
+  }
   if (failed) return nullptr;
   compute_observed(*p);
   layout_state(*p);

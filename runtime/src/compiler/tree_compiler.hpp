@@ -6,6 +6,7 @@
 //   compile_decorators.cpp   invert, repeat, limit, timeout, cooldown, log, ...;
 //   compile_leaves.cpp       action, condition, wait and check expressions;
 //   compile_subtree.cpp      subtree references;
+//   compile_imported.cpp     the bt_* and b3_* kinds of imported trees;
 //   compile_fsm.cpp          an fsm brain's states;
 //   compile_machine.cpp      a machine brain's behaviors.
 // Not part of the stage's interface: that is compiler.hpp.
@@ -28,6 +29,10 @@ std::vector<std::string> all_kind_names();
 bool takes_abort(NodeKind k);
 // Parameters each kind accepts in its parameter mapping.
 std::vector<std::string> params_of(NodeKind k);
+// The same for the bt_* and b3_* kinds (compile_imported.cpp); empty for the others.
+std::vector<std::string> imported_params_of(NodeKind k);
+// Structure rules of imported kinds across nodes (b3_* only under b3_tree, child counts).
+void check_imported(Program& p, const std::vector<std::string>& files, std::vector<Diagnostic>& diags);
 
 class TreeCompiler {
  public:
@@ -79,6 +84,12 @@ class TreeCompiler {
   static bool arg_fits(const YAML::Node& v, const std::string& type);
   static std::string shown_arg(const YAML::Node& v);
   uint32_t check(const YAML::Node& e, const std::string& path, const std::string& name, bool negate);
+  uint32_t expr_of(const YAML::Node& e, const std::string& what);  // a check expression into Program::exprs
+
+  // compile_imported.cpp: the kinds of BT.CPP and behavior3 trees (SPEC 13)
+  void imported_params(NodeKind kind, const YAML::Node& params, uint32_t index);
+  uint32_t imported_leaf(NodeKind kind, const YAML::Node& v, const std::string& path, const std::string& prefix);
+  std::optional<int64_t> read_int(const YAML::Node& v, const char* what, int64_t lo, int64_t hi);
 
   // compile_machine.cpp
   uint32_t machine_node(const YAML::Node& doc, const YAML::Node& at, const std::string& path, const std::string& prefix,

@@ -2,6 +2,7 @@
 // depth-first order, children found by index (SPEC 11), with ids and source positions
 // kept in side tables so the hot record stays small.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <iosfwd>
 #include <map>
@@ -23,6 +24,10 @@ enum class NodeKind : uint8_t {
 #undef NODE_KIND
 };
 enum class Shape : uint8_t { Composite, Decorator, Leaf, Root };
+// The kinds of imported trees (BT.CPP: bt_*, always; behavior3: b3_*), after every native kind.
+inline bool is_imported_kind(NodeKind k) { return k >= NodeKind::BtSequence; }
+inline bool is_bt_kind(NodeKind k) { return k >= NodeKind::BtSequence && k <= NodeKind::BtSleep; }
+inline bool is_b3_kind(NodeKind k) { return k >= NodeKind::B3Tree; }
 
 struct KindInfo {
   const char* name;
@@ -231,6 +236,27 @@ inline uint32_t base_state_bytes(const Node& n) {
     case NodeKind::Machine: return 16;                       // last check time, current behavior, active
     case NodeKind::Fsm: return sizeof(FsmRootState);         // active top-level state, entered, serial
     case NodeKind::State: return sizeof(FsmStateState);      // entry time and number, active child, history
+    case NodeKind::BtSequence:
+    case NodeKind::BtFallback:
+    case NodeKind::BtSequenceMemory: return 4;              // current child, skipped count
+    case NodeKind::BtIfThenElse:
+    case NodeKind::BtSwitch:
+    case NodeKind::BtRunOnce:
+    case NodeKind::BtPrecondition:
+    case NodeKind::B3MemSequence:
+    case NodeKind::B3MemPriority: return 2;                  // a child position, or flags
+    case NodeKind::BtRepeat:
+    case NodeKind::BtRetry:
+    case NodeKind::B3Limiter:
+    case NodeKind::B3Repeater:
+    case NodeKind::B3RepeatUntilFailure:
+    case NodeKind::B3RepeatUntilSuccess: return 4;           // a count
+    case NodeKind::BtTimeout:
+    case NodeKind::BtDelay: return 16;                       // start time, flags
+    case NodeKind::BtSleep:
+    case NodeKind::B3MaxTime:
+    case NodeKind::B3Wait: return 8;                         // start time
+    case NodeKind::B3Tree: return 4 + 4 * n.a;               // last tick's open nodes: a count, then up to a (its subtree's size)
     default: return 0;
   }
 }
@@ -288,7 +314,10 @@ struct Program {
   bool span_abort = false;
   uint16_t composite_depth = 0;        // composites on the longest root-to-leaf path (batchable only)
   std::vector<CompiledExpr> exprs;     // check conditions
-  std::vector<std::string> messages;   // log decorators
+  std::vector<std::string> messages;   // log decorators; bt_switch: its variable and cases
+  // bt_guard: the check expressions (Program::exprs, kNoNode when absent) of _failureIf,
+  // _successIf, _skipIf and _while, in BT.CPP's order of evaluation.
+  std::vector<std::array<uint32_t, 4>> guards;
   std::vector<FsmState> fsm_states;    // fsm brains: the states, depth-first in file order
   std::vector<uint16_t> fsm_top;       // fsm brains: the top-level states, in file order
   std::vector<std::string> behaviors;  // machine brains: the behaviors' names, in priority order

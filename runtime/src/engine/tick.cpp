@@ -15,7 +15,7 @@ namespace thicket {
 namespace {
 
 
-static_assert(kKindCount == 25, "a node kind was added: give it a case in tick_node and abort");
+static_assert(kKindCount == 61, "a node kind was added: give it a case in tick_node and abort");
 
 bool is_condition(NodeKind k) { return k == NodeKind::Condition || k == NodeKind::Check; }
 bool is_selector(NodeKind k) { return k == NodeKind::Selector || k == NodeKind::RandomSelector; }
@@ -281,6 +281,10 @@ descend : {
     case NodeKind::Machine: s = tick_machine(c, i, starting); goto finished;
     case NodeKind::Wait: s = tick_leaf(c, i, starting); goto finished;
     default:
+      if (is_imported_kind(n.kind)) {
+        s = tick_imported(c, i);
+        goto finished;
+      }
       if (kind_info(n.kind).shape != Shape::Decorator) {
         s = tick_leaf(c, i, starting);
         goto finished;
@@ -660,6 +664,7 @@ void Engine::abort(Ctx& c, uint32_t i) {
   }
   if (n.kind == NodeKind::Action) leaf_stop(c, i, Status::Aborted);
   if (n.kind == NodeKind::Log) log_node(c.site(i), log_what(c, i), "aborted");
+  if (is_imported_kind(n.kind)) imported_halt(c, i);
   c.status(i) = Status::Aborted;
 }
 

@@ -132,6 +132,16 @@ class alignas(64) Engine {
   uint32_t passive_running_leaf(Ctx& c);
   void abort(Ctx& c, uint32_t i);
   void draw_order(Ctx& c, uint32_t i);
+  // Imported trees' kinds (tick_imported.cpp): BT.CPP's (bt_*) and behavior3's (b3_*).
+  Status tick_imported(Ctx& c, uint32_t i);
+  Status bt_decorator(Ctx& c, uint32_t i);
+  void bt_reset(Ctx& c, uint32_t child);
+  void bt_reset_children(Ctx& c, uint32_t i);
+  void imported_halt(Ctx& c, uint32_t i);
+  Status b3_tree(Ctx& c, uint32_t i);
+  Status b3_execute(Ctx& c, uint32_t i);
+  Status b3_tick(Ctx& c, uint32_t i);
+  std::vector<uint32_t> b3_open_;  // behavior3's open list of the tick in progress
   // Leaf calls at node i: a native leaf directly, a scripted one through the script host.
   Status leaf_condition(Ctx& c, uint32_t i);
   Status leaf_start(Ctx& c, uint32_t i);

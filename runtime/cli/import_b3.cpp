@@ -1,0 +1,267 @@
+// behavior3 editor exports (a tree, or a project of trees) -> a thicket b3_tree (SPEC 13,
+// docs/import.md). Node names resolve as behavior3js 0.2.2's BehaviorTree.load does: custom
+// nodes first, then the built-ins; a name that is another tree's id in a project runs that tree.
+#include <nlohmann/json.hpp>
+
+#include <set>
+
+#include "import_tree.hpp"
+#include "suggest.hpp"
+
+namespace thicket::cli {
+
+namespace {
+
+struct B3Builtin {
+  const char* name;
+  const char* kind;
+  char shape;  // 'c' composite, 'd' decorator, 'l' leaf
+};
+const std::vector<B3Builtin>& b3_builtins() {
+  static const std::vector<B3Builtin> table = {
+      {"Sequence", "b3_sequence", 'c'},       {"Priority", "b3_priority", 'c'},
+      {"MemSequence", "b3_mem_sequence", 'c'}, {"MemPriority", "b3_mem_priority", 'c'},
+      {"Inverter", "b3_inverter", 'd'},       {"Limiter", "b3_limiter", 'd'},
+      {"MaxTime", "b3_max_time", 'd'},        {"Repeater", "b3_repeater", 'd'},
+      {"RepeatUntilFailure", "b3_repeat_until_failure", 'd'},
+      {"RepeatUntilSuccess", "b3_repeat_until_success", 'd'},
+      {"Succeeder", "always", 'l'},           {"Failer", "always", 'l'},
+      {"Error", "always", 'l'},               {"Runner", "always", 'l'},
+      {"Wait", "b3_wait", 'l'},
+  };
+  return table;
+}
+
+using json = nlohmann::json;
+
+class B3Importer {
+ public:
+  B3Importer(const std::string& path, ImportedBrain& out, std::vector<ImportError>& errors)
+      : path_(path), out_(out), errors_(errors) {}
+
+  bool run(const json& doc, const std::string& wanted) {
+    if (!doc.is_object()) return fail("", "the file is not a behavior3 export (a JSON object with nodes and root)");
+    if (doc.contains("custom_nodes") && doc["custom_nodes"].is_array())
+      for (const auto& c : doc["custom_nodes"])
+        if (c.is_object() && c.contains("name") && c["name"].is_string())
+          custom_[c["name"].get<std::string>()] = c.value("category", std::string("action"));
+    const json* main = &doc;
+    if (doc.value("scope", std::string()) == "project" || doc.contains("trees")) {
+      if (!doc.contains("trees") || !doc["trees"].is_array() || doc["trees"].empty())
+        return fail("", "a project export needs 'trees', a list of trees");
+      for (const auto& t : doc["trees"]) {
+        if (!t.is_object()) return fail("", "each of 'trees' must be a tree export");
+        std::string id = t.value("id", std::string());
+        trees_[id] = &t;
+        tree_ids_.push_back(id);
+      }
+      std::string pick = wanted.empty() ? (doc.contains("selectedTree") && doc["selectedTree"].is_string()
+                                               ? doc["selectedTree"].get<std::string>()
+                                               : tree_ids_.front())
+                                        : wanted;
+      main = nullptr;
+      for (const auto& [id, t] : trees_)
+        if (id == pick || t->value("title", std::string()) == pick) main = t;
+      if (!main) return fail("", "no tree with the id or title '" + pick + "'" + did_you_mean(pick, tree_ids_));
+    } else if (!wanted.empty() && doc.value("id", std::string()) != wanted && doc.value("title", std::string()) != wanted) {
+      return fail("", "--tree " + wanted + ": this file holds one tree, '" + doc.value("title", std::string()) + "'");
+    }
+    out_.source = "behavior3";
+    out_.name = identifier(main->value("title", std::string()), "tree");
+    ImportNode body = tree(*main);
+    out_.root.kind = "b3_tree";
+    out_.root.children.push_back(std::move(body));
+    return errors_.empty();
+  }
+
+ private:
+  bool fail(const std::string& node, const std::string& msg) {
+    errors_.push_back({path_, 0, 0, node.empty() ? msg : "node \"" + node + "\": " + msg});
+    return false;
+  }
+  static std::string identifier(const std::string& s, const std::string& fallback) {
+    std::string out;
+    for (char ch : s) out += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') ? ch : '_';
+    if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = fallback + (out.empty() ? "" : "_" + out);
+    return out;
+  }
+
+  ImportNode tree(const json& t) {
+    if (!t.contains("nodes") || !t["nodes"].is_object()) {
+      fail("", "a tree needs 'nodes', an object of nodes by id");
+      return ImportNode{"always", {}, {}, "", {}, "error"};
+    }
+    if (!t.contains("root") || !t["root"].is_string()) {
+      fail("", "the tree '" + t.value("title", std::string()) + "' has no root node");
+      return ImportNode{"always", {}, {}, "", {}, "error"};
+    }
+    std::string tid = t.value("id", std::string());
+    if (std::find(stack_.begin(), stack_.end(), tid) != stack_.end()) {
+      fail("", "the tree '" + tid + "' runs itself");
+      return ImportNode{"always", {}, {}, "", {}, "error"};
+    }
+    stack_.push_back(tid);
+    ImportNode n = node(t["nodes"], t["root"].get<std::string>(), "the root");
+    stack_.pop_back();
+    return n;
+  }
+
+  static std::string value_yaml(const json& v) {
+    if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+    if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
+    if (v.is_number()) return yaml_number(v.get<double>());
+    if (v.is_string()) return yaml_quote(v.get<std::string>());
+    if (v.is_null()) return "null";
+    if (v.is_array()) {
+      std::string s = "[";
+      for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + value_yaml(v[i]);
+      return s + "]";
+    }
+    std::string s = "{";
+    bool first = true;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      s += (first ? "" : ", ") + yaml_name(it.key()) + ": " + value_yaml(it.value());
+      first = false;
+    }
+    return s + "}";
+  }
+  // behavior3's `params.x || default`: a falsy value (0, "", false, null, missing) is the default.
+  static bool truthy(const json& props, const char* key) {
+    if (!props.is_object() || !props.contains(key)) return false;
+    const json& v = props[key];
+    if (v.is_boolean()) return v.get<bool>();
+    if (v.is_number()) return v.get<double>() != 0;
+    if (v.is_string()) return !v.get<std::string>().empty();
+    return !v.is_null();
+  }
+
+  ImportNode node(const json& nodes, const std::string& id, const std::string& from) {
+    if (!nodes.contains(id)) {
+      fail(id, "missing: " + from + " names it, but 'nodes' has no such id");
+      return ImportNode{"always", {}, {}, "", {}, "error"};
+    }
+    const json& spec = nodes[id];
+    if (!spec.is_object() || !spec.contains("name") || !spec["name"].is_string()) {
+      fail(id, "a node needs 'name', its kind");
+      return ImportNode{"always", {}, {}, "", {}, "error"};
+    }
+    const std::string name = spec["name"].get<std::string>();
+    const json props = spec.contains("properties") && spec["properties"].is_object() ? spec["properties"] : json::object();
+    if (++visits_ > 100000) {
+      fail(id, "the tree passes 100000 nodes (subtrees count once per use)");
+      return ImportNode{"always", {}, {}, "", {}, "error"};
+    }
+    // Custom nodes first, as BehaviorTree.load does.
+    if (auto c = custom_.find(name); c != custom_.end()) {
+      if (c->second != "action" && c->second != "condition") {
+        fail(id, "'" + name + "' is a custom " + c->second + "; only custom actions and conditions can be imported (as leaves)");
+        return ImportNode{"always", {}, {}, "", {}, "error"};
+      }
+      ImportNode n;
+      n.kind = c->second;
+      n.leaf = name;
+      for (auto it = props.begin(); it != props.end(); ++it) n.args.push_back({it.key(), value_yaml(it.value())});
+      return n;
+    }
+    if (trees_.count(name)) return tree(*trees_[name]);
+    const B3Builtin* b = nullptr;
+    for (const auto& x : b3_builtins())
+      if (name == x.name) b = &x;
+    if (!b) {
+      std::vector<std::string> names;
+      for (const auto& x : b3_builtins()) names.push_back(x.name);
+      for (const auto& [k, v] : custom_) names.push_back(k);
+      fail(id, "unknown node name '" + name + "'" + did_you_mean(name, names) +
+                   " (neither a behavior3 built-in nor in custom_nodes)");
+      return ImportNode{"always", {}, {}, "", {}, "error"};
+    }
+    ImportNode n;
+    n.kind = b->kind;
+    if (name == "Succeeder") n.value = "success";
+    if (name == "Failer") n.value = "failure";
+    if (name == "Error") n.value = "error";
+    if (name == "Runner") n.value = "running";
+    auto integer = [&](const char* key) -> int64_t {
+      const json& v = props[key];
+      if (v.is_number()) return static_cast<int64_t>(v.get<double>());
+      if (v.is_string()) {
+        try {
+          return std::stoll(v.get<std::string>());
+        } catch (...) {
+        }
+      }
+      return 1;
+    };
+    if (name == "Limiter") {
+      if (!truthy(props, "maxLoop")) fail(id, "Limiter needs maxLoop (behavior3 throws without it)");
+      else n.params.push_back({"max_loop", std::to_string(integer("maxLoop"))});
+    }
+    if (name == "Repeater" || name == "RepeatUntilFailure" || name == "RepeatUntilSuccess")
+      n.params.push_back({"max_loop", truthy(props, "maxLoop") ? std::to_string(integer("maxLoop")) : "-1"});
+    if (name == "MaxTime") {
+      if (!truthy(props, "maxTime")) fail(id, "MaxTime needs maxTime in milliseconds (behavior3 throws without it)");
+      else n.params.push_back({"seconds", yaml_number(static_cast<double>(integer("maxTime")) / 1000.0)});
+    }
+    if (name == "Wait")
+      n.params.push_back({"seconds", yaml_number(truthy(props, "milliseconds") ? static_cast<double>(integer("milliseconds")) / 1000.0 : 0.0)});
+    if (b->shape == 'c') {
+      if (spec.contains("children") && spec["children"].is_array()) {
+        for (const auto& ch : spec["children"]) {
+          if (!ch.is_string()) {
+            fail(id, "'children' must list node ids");
+            continue;
+          }
+          n.children.push_back(node(nodes, ch.get<std::string>(), "node \"" + id + "\""));
+        }
+      }
+      if (n.children.empty()) {  // behavior3: an empty Sequence succeeds, an empty Priority fails
+        n.kind = "always";
+        n.value = name == "Sequence" || name == "MemSequence" ? "success" : "failure";
+      }
+    } else if (b->shape == 'd') {
+      if (!spec.contains("child") || !spec["child"].is_string()) {  // behavior3: a decorator without a child errs
+        return ImportNode{"always", {}, {}, "", {}, "error"};
+      }
+      n.children.push_back(node(nodes, spec["child"].get<std::string>(), "node \"" + id + "\""));
+    }
+    return n;
+  }
+
+  std::string path_;
+  ImportedBrain& out_;
+  std::vector<ImportError>& errors_;
+  std::map<std::string, std::string> custom_;
+  std::map<std::string, const json*> trees_;
+  std::vector<std::string> tree_ids_, stack_;
+  size_t visits_ = 0;
+};
+
+}  // namespace
+
+bool import_b3(const std::string& path, const std::string& text, const std::string& tree, ImportedBrain& out,
+               std::vector<ImportError>& errors) {
+  out.file = path;
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    // e.byte: where the parser stopped; give it as a line and column.
+    int line = 1, column = 1;
+    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    std::string what = e.what();
+    auto at = what.find("parse error");
+    errors.push_back({path, line, column, "malformed JSON: " + (at == std::string::npos ? what : what.substr(at))});
+    return false;
+  }
+  B3Importer imp(path, out, errors);
+  return imp.run(doc, tree) && errors.empty();
+}
+
+}  // namespace thicket::cli

@@ -1,0 +1,597 @@
+// BehaviorTree.CPP 4 XML -> a thicket tree of bt_* nodes (SPEC 13, docs/import.md).
+// The XML rules followed are BT.CPP 4.10's (src/xml_parsing.cpp): the main tree, generic and
+// short leaf forms, ports, SubTree remapping and _autoremap, the pre-condition attributes.
+#include <tinyxml2.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include "import_tree.hpp"
+#include "suggest.hpp"
+
+namespace thicket::cli {
+
+namespace {
+
+struct Builtin {
+  const char* id;
+  const char* kind;  // the thicket kind
+  char shape;        // 'c' composite, 'd' decorator, 'l' leaf
+  std::vector<std::string> ports;
+};
+
+const std::vector<Builtin>& builtins() {
+  static const std::vector<Builtin> table = {
+      {"Sequence", "bt_sequence", 'c', {}},
+      {"AsyncSequence", "bt_sequence", 'c', {}},
+      {"Fallback", "bt_fallback", 'c', {}},
+      {"AsyncFallback", "bt_fallback", 'c', {}},
+      {"SequenceWithMemory", "bt_sequence_with_memory", 'c', {}},
+      {"ReactiveSequence", "bt_reactive_sequence", 'c', {}},
+      {"ReactiveFallback", "bt_reactive_fallback", 'c', {}},
+      {"Parallel", "bt_parallel", 'c', {"success_count", "failure_count"}},
+      {"ParallelAll", "bt_parallel_all", 'c', {"max_failures"}},
+      {"IfThenElse", "bt_if_then_else", 'c', {}},
+      {"WhileDoElse", "bt_while_do_else", 'c', {}},
+      {"Switch2", "bt_switch", 'c', {"variable", "case_1", "case_2"}},
+      {"Switch3", "bt_switch", 'c', {"variable", "case_1", "case_2", "case_3"}},
+      {"Switch4", "bt_switch", 'c', {"variable", "case_1", "case_2", "case_3", "case_4"}},
+      {"Switch5", "bt_switch", 'c', {"variable", "case_1", "case_2", "case_3", "case_4", "case_5"}},
+      {"Switch6", "bt_switch", 'c', {"variable", "case_1", "case_2", "case_3", "case_4", "case_5", "case_6"}},
+      {"Inverter", "bt_inverter", 'd', {}},
+      {"ForceSuccess", "bt_force_success", 'd', {}},
+      {"ForceFailure", "bt_force_failure", 'd', {}},
+      {"Repeat", "bt_repeat", 'd', {"num_cycles"}},
+      {"RetryUntilSuccessful", "bt_retry", 'd', {"num_attempts"}},
+      {"KeepRunningUntilFailure", "bt_keep_running_until_failure", 'd', {}},
+      {"RunOnce", "bt_run_once", 'd', {"then_skip"}},
+      {"Timeout", "bt_timeout", 'd', {"msec"}},
+      {"Delay", "bt_delay", 'd', {"delay_msec"}},
+      {"Precondition", "bt_precondition", 'd', {"if", "else"}},
+      {"Sleep", "bt_sleep", 'l', {"msec"}},
+      {"AlwaysSuccess", "always", 'l', {}},
+      {"AlwaysFailure", "always", 'l', {}},
+      {"Script", "script", 'l', {"code"}},
+      {"ScriptCondition", "condition", 'l', {"code"}},
+  };
+  return table;
+}
+
+const Builtin* find_builtin(const std::string& id) {
+  for (const auto& b : builtins())
+    if (id == b.id) return &b;
+  return nullptr;
+}
+
+const std::vector<std::string> kPre = {"_failureIf", "_successIf", "_skipIf", "_while"};
+const std::vector<std::string> kPost = {"_onSuccess", "_onFailure", "_post", "_onHalted"};
+
+// The blackboard seen from a (sub)tree: each key maps to a key of the brain or a literal.
+struct Scope {
+  const Scope* parent = nullptr;
+  std::map<std::string, std::string> remap;  // internal -> "{external}" or a literal
+  bool autoremap = false;
+  std::string prefix;  // private keys of this subtree instance
+};
+
+class BtImporter {
+ public:
+  BtImporter(const std::string& path, const std::string& text, ImportedBrain& out, std::vector<ImportError>& errors)
+      : path_(path), text_(text), out_(out), errors_(errors) {
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) lines_.push_back(line);
+  }
+
+  bool run(const std::string& wanted) {
+    if (doc_.Parse(text_.c_str(), text_.size()) != tinyxml2::XML_SUCCESS) {
+      error_at(doc_.ErrorLineNum(), 1, std::string("malformed XML: ") + clean(doc_.ErrorStr()));
+      return false;
+    }
+    const tinyxml2::XMLElement* root = doc_.RootElement();
+    if (!root || std::string(root->Name()) != "root") {
+      error(root, "the top element must be <root BTCPP_format=\"4\">");
+      return false;
+    }
+    int count_elements = 0;
+    for (auto* e = root->FirstChildElement(); e; e = e->NextSiblingElement()) ++count_elements;
+    for (auto* e = root->FirstChildElement(); e; e = e->NextSiblingElement()) {
+      const std::string name = e->Name();
+      if (name == "BehaviorTree") {
+        const char* id = e->Attribute("ID");
+        std::string key = id ? id : "";
+        if (key.empty()) {
+          if (count_elements != 1) error(e, "a <BehaviorTree> without ID is allowed only when it is the only element");
+          key = "BehaviorTree_1";
+        }
+        if (trees_.count(key)) error(e, "two trees have the ID '" + key + "'");
+        trees_[key] = e;
+        tree_order_.push_back(key);
+      } else if (name == "TreeNodesModel") {
+        read_model(e);
+      } else if (name == "include") {
+        error(e, "<include> is not supported: put the included trees in this file");
+      } else {
+        error(e, "unexpected element <" + name + "> under <root>" + did_you_mean(name, {"BehaviorTree", "TreeNodesModel", "include"}));
+      }
+    }
+    std::string main = wanted;
+    if (main.empty()) {
+      if (const char* m = root->Attribute("main_tree_to_execute")) main = m;
+      else if (trees_.size() == 1) main = trees_.begin()->first;
+    }
+    if (trees_.empty()) {
+      error(root, "the file has no <BehaviorTree>");
+      return false;
+    }
+    if (main.empty()) {
+      error(root, "several trees and no main_tree_to_execute: pick one with --tree (" + join(tree_order_) + ")");
+      return false;
+    }
+    if (!trees_.count(main)) {
+      error(root, "no tree with the ID '" + main + "'" + did_you_mean(main, tree_order_) + " (trees: " + join(tree_order_) + ")");
+      return false;
+    }
+    out_.name = main;
+    out_.source = "BehaviorTree.CPP 4";
+    Scope top;
+    stack_.push_back(main);
+    out_.root = tree_root(trees_[main], top);
+    return errors_.empty();
+  }
+
+ private:
+  static std::string clean(const char* s) {
+    std::string t = s ? s : "";
+    auto at = t.find("Error=");
+    return t.substr(at == std::string::npos ? 0 : at + 6);
+  }
+  static std::string join(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s;
+  }
+  void error_at(int line, int column, const std::string& msg) { errors_.push_back({path_, line, column, msg}); }
+  void error(const tinyxml2::XMLElement* e, const std::string& msg) {
+    int line = e ? e->GetLineNum() : 1, column = 1;
+    if (e && line >= 1 && static_cast<size_t>(line) <= lines_.size()) {
+      auto at = lines_[line - 1].find(std::string("<") + e->Name());
+      if (at != std::string::npos) column = static_cast<int>(at) + 1;
+    }
+    error_at(line, column, msg);
+  }
+
+  void read_model(const tinyxml2::XMLElement* model) {
+    for (auto* e = model->FirstChildElement(); e; e = e->NextSiblingElement()) {
+      const char* id = e->Attribute("ID");
+      if (!id) continue;
+      category_[id] = e->Name();
+      if (std::string(e->Name()) == "SubTree")
+        for (auto* p = e->FirstChildElement(); p; p = p->NextSiblingElement()) {
+          const char* port = p->Attribute("name");
+          if (!port) continue;
+          const char* def = p->Attribute("default");
+          subtree_ports_[id].push_back({port, def ? def : "", def != nullptr});
+        }
+    }
+  }
+
+  ImportNode tree_root(const tinyxml2::XMLElement* tree, const Scope& scope) {
+    const tinyxml2::XMLElement* only = tree->FirstChildElement();
+    if (!only || only->NextSiblingElement()) {
+      error(tree, "a <BehaviorTree> holds exactly one node");
+      return ImportNode{"always", {}, {}, "", {}, "failure"};
+    }
+    return node(only, scope);
+  }
+
+  // Resolves a blackboard key as seen from `scope`: a key of the brain ("{k}") or a literal.
+  std::string resolve(const std::string& key, const Scope& scope) {
+    std::string k = key;
+    if (!k.empty() && k[0] == '@') {  // the root blackboard
+      const Scope* s = &scope;
+      while (s->parent) s = s->parent;
+      return resolve(k.substr(1), *s);
+    }
+    auto it = scope.remap.find(k);
+    if (it != scope.remap.end()) {
+      const std::string& v = it->second;
+      if (v.size() >= 3 && v.front() == '{' && v.back() == '}' && scope.parent) return resolve(v.substr(1, v.size() - 2), *scope.parent);
+      return v.size() >= 3 && v.front() == '{' && v.back() == '}' ? v : "=" + v;  // "=" marks a literal
+    }
+    if (scope.parent && scope.autoremap && k[0] != '_') return resolve(k, *scope.parent);
+    return "{" + scope.prefix + k + "}";
+  }
+  static bool is_ref(const std::string& v) { return v.size() >= 3 && v.front() == '{' && v.back() == '}'; }
+  static std::string ref_key(const std::string& v) { return v.substr(1, v.size() - 2); }
+  static std::string trimmed(const std::string& s) {
+    size_t a = s.find_first_not_of(" \t\r\n"), b = s.find_last_not_of(" \t\r\n");
+    return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+  }
+
+  void declare(const std::string& key, const std::string& type) {
+    auto& decl = types_[key];
+    if (decl.empty() || decl == "any") decl = type;
+    static const std::map<std::string, std::string> yaml = {
+        {"any", "{type: any}"}, {"number", "0"}, {"string", "\"\""}, {"boolean", "false"}};
+    out_.blackboard[key] = yaml.at(types_[key]);
+  }
+
+  // BT.CPP script -> a check expression, or "" with an error.
+  std::string script(const tinyxml2::XMLElement* at, const std::string& code, const Scope& scope, const std::string& what) {
+    struct Tok {
+      char kind;  // i identifier, n number, s string, o operator
+      std::string text;
+    };
+    std::vector<Tok> toks;
+    size_t i = 0;
+    auto fail = [&](const std::string& why) {
+      error(at, what + " '" + code + "': " + why);
+      return std::string();
+    };
+    while (i < code.size()) {
+      char ch = code[i];
+      if (std::isspace(static_cast<unsigned char>(ch))) {
+        ++i;
+        continue;
+      }
+      if (std::isalpha(static_cast<unsigned char>(ch)) || ch == '_' || ch == '@') {
+        size_t j = i + 1;
+        while (j < code.size() && (std::isalnum(static_cast<unsigned char>(code[j])) || code[j] == '_')) ++j;
+        toks.push_back({'i', code.substr(i, j - i)});
+        i = j;
+      } else if (std::isdigit(static_cast<unsigned char>(ch)) || (ch == '.' && i + 1 < code.size() && std::isdigit(static_cast<unsigned char>(code[i + 1])))) {
+        size_t j = i;
+        while (j < code.size() && (std::isalnum(static_cast<unsigned char>(code[j])) || code[j] == '.')) ++j;
+        toks.push_back({'n', code.substr(i, j - i)});
+        i = j;
+      } else if (ch == '\'' || ch == '"') {
+        size_t j = code.find(ch, i + 1);
+        if (j == std::string::npos) return fail("a text is not closed");
+        toks.push_back({'s', code.substr(i + 1, j - i - 1)});
+        i = j + 1;
+      } else {
+        static const std::vector<std::string> two = {"&&", "||", "==", "!=", "<=", ">=", ":=", "+=", "-=", "*=", "/="};
+        std::string op(1, ch);
+        if (i + 1 < code.size() && std::find(two.begin(), two.end(), code.substr(i, 2)) != two.end()) op = code.substr(i, 2);
+        toks.push_back({'o', op});
+        i += op.size();
+      }
+    }
+    if (toks.empty()) return fail("the script is empty");
+    static const std::set<std::string> cmp = {"==", "!=", "<", "<=", ">", ">="}, arith = {"+", "-", "*", "/"};
+    std::string outp;
+    for (size_t k = 0; k < toks.size(); ++k) {
+      const Tok& t = toks[k];
+      std::string piece;
+      if (t.kind == 'o') {
+        if (t.text == "&&") piece = "and";
+        else if (t.text == "||") piece = "or";
+        else if (t.text == "!") piece = "not";
+        else if (cmp.count(t.text) || arith.count(t.text) || t.text == "(" || t.text == ")") piece = t.text;
+        else if (t.text == ":=" || t.text == "=" || t.text.size() == 2)
+          return fail("it assigns ('" + t.text + "'); thicket's check language reads the blackboard and cannot assign");
+        else
+          return fail("'" + t.text + "' has no equivalent in thicket's check language (and or not, comparisons, + - * /)");
+      } else if (t.kind == 'n') {
+        piece = t.text;
+      } else if (t.kind == 's') {
+        piece = yaml_quote(t.text);
+      } else if (t.text == "true" || t.text == "false") {
+        piece = t.text;
+      } else {
+        std::string r = resolve(t.text, scope);
+        if (r[0] == '=') {
+          piece = yaml_literal(r.substr(1));
+          if (piece.front() != '"' && piece != "true" && piece != "false") {
+          } else if (piece.front() == '"') {
+          }
+        } else {
+          const std::string key = ref_key(r);
+          // Its type, from what it is compared with or used in.
+          std::string type = "boolean";
+          auto neighbour = [&](size_t op_at, size_t other_at) {
+            if (op_at >= toks.size() || other_at >= toks.size()) return;
+            const Tok& op = toks[op_at];
+            if (op.kind != 'o') return;
+            if (arith.count(op.text)) type = "number";
+            if (cmp.count(op.text)) {
+              const Tok& o = toks[other_at];
+              type = o.kind == 's' ? "string" : "number";
+            }
+          };
+          if (k > 0) neighbour(k - 1, k - 2);
+          if (type == "boolean") neighbour(k + 1, k + 2);
+          if (auto it = types_.find(key); it != types_.end() && it->second != "any") type = it->second;
+          declare(key, type);
+          piece = key;
+        }
+      }
+      if (!outp.empty() && piece != ")" && outp.back() != '(') outp += ' ';
+      outp += piece;
+    }
+    return outp;
+  }
+
+  ImportNode leaf(const tinyxml2::XMLElement* e, const std::string& id, bool condition, const Scope& scope) {
+    ImportNode n;
+    n.kind = condition ? "condition" : "action";
+    n.leaf = id;
+    for (auto* a = e->FirstAttribute(); a; a = a->Next()) {
+      std::string name = a->Name();
+      if (name == "name" || name == "ID" || name[0] == '_') continue;
+      std::string v = trimmed(a->Value());
+      if (v == "{=}" || v == "=") v = "{" + name + "}";
+      if (is_ref(v)) {
+        std::string r = resolve(ref_key(v), scope);
+        if (r[0] == '=') {
+          n.args.push_back({name, yaml_literal(r.substr(1))});
+        } else {
+          declare(ref_key(r), "any");
+          n.args.push_back({name, yaml_quote(r)});
+        }
+      } else {
+        n.args.push_back({name, yaml_literal(a->Value())});
+      }
+    }
+    return n;
+  }
+
+  ImportNode subtree(const tinyxml2::XMLElement* e, const Scope& scope) {
+    const char* id_attr = e->Attribute("ID");
+    if (!id_attr) {
+      error(e, "<SubTree> needs ID, the tree it runs");
+      return ImportNode{"always", {}, {}, "", {}, "failure"};
+    }
+    const std::string id = id_attr;
+    if (!trees_.count(id)) {
+      error(e, "SubTree names a missing tree '" + id + "'" + did_you_mean(id, tree_order_) + " (trees: " + join(tree_order_) + ")");
+      return ImportNode{"always", {}, {}, "", {}, "failure"};
+    }
+    if (std::find(stack_.begin(), stack_.end(), id) != stack_.end()) {
+      error(e, "SubTree '" + id + "' runs itself (" + join(stack_) + " -> " + id + ")");
+      return ImportNode{"always", {}, {}, "", {}, "failure"};
+    }
+    Scope inner;
+    inner.parent = &scope;
+    inner.prefix = id + std::to_string(++instances_[id]) + "_";
+    for (auto* a = e->FirstAttribute(); a; a = a->Next()) {
+      std::string name = a->Name(), v = trimmed(a->Value());
+      if (name == "_autoremap") {
+        static const std::set<std::string> yes = {"1", "true", "TRUE", "True"}, no = {"0", "false", "FALSE", "False"};
+        if (yes.count(v)) inner.autoremap = true;
+        else if (!no.count(v)) error(e, "_autoremap must be true or false, got '" + v + "'");
+        continue;
+      }
+      if (name == "name" || name == "ID" || name[0] == '_') continue;
+      if (v == "{=}" || v == "=") v = "{" + name + "}";
+      inner.remap[name] = v;
+    }
+    for (const auto& port : subtree_ports_[id]) {
+      if (inner.remap.count(port.name) || inner.autoremap) continue;
+      if (port.has_default) inner.remap[port.name] = port.def;
+      else error(e, "SubTree '" + id + "' needs its port '" + port.name + "' (TreeNodesModel gives it no default)");
+    }
+    stack_.push_back(id);
+    ImportNode body = tree_root(trees_[id], inner);
+    stack_.pop_back();
+    ImportNode n;
+    n.kind = "bt_subtree";
+    n.params.push_back({"id", yaml_quote(id)});
+    n.children.push_back(std::move(body));
+    return n;
+  }
+
+  ImportNode node(const tinyxml2::XMLElement* e, const Scope& scope) {
+    ImportNode n = bare(e, scope);
+    // Pre-conditions: a bt_guard around the node, evaluated against this scope.
+    std::vector<std::pair<std::string, std::string>> guard;
+    static const std::vector<std::string> keys = {"failure_if", "success_if", "skip_if", "while"};
+    for (size_t k = 0; k < kPre.size(); ++k)
+      if (const char* code = e->Attribute(kPre[k].c_str())) {
+        std::string c = script(e, code, scope, kPre[k]);
+        if (!c.empty()) guard.push_back({keys[k], yaml_quote(c)});
+      }
+    for (const auto& post : kPost)
+      if (e->Attribute(post.c_str()))
+        error(e, post + " runs a script after the node; thicket has no scripts that write the blackboard (its checks only read)");
+    if (guard.empty()) return n;
+    ImportNode g;
+    g.kind = "bt_guard";
+    g.params = guard;
+    g.children.push_back(std::move(n));
+    return g;
+  }
+
+  ImportNode bare(const tinyxml2::XMLElement* e, const Scope& scope) {
+    const std::string tag = e->Name();
+    static const std::set<std::string> generic = {"Action", "Condition", "Control", "Decorator"};
+    if (tag == "SubTree") return subtree(e, scope);
+    std::string id = tag;
+    if (generic.count(tag)) {
+      const char* idv = e->Attribute("ID");
+      if (!idv) {
+        error(e, "<" + tag + "> needs ID, the node's registered name");
+        return ImportNode{"always", {}, {}, "", {}, "failure"};
+      }
+      id = idv;
+    } else if (e->Attribute("ID")) {
+      error(e, "<" + tag + " ID=...>: the short form names the node by its tag and takes no ID");
+    }
+    std::vector<const tinyxml2::XMLElement*> kids;
+    for (auto* k = e->FirstChildElement(); k; k = k->NextSiblingElement()) kids.push_back(k);
+    const Builtin* b = find_builtin(id);
+    if (!b) {
+      if (!kids.empty() || tag == "Control" || tag == "Decorator") {
+        std::vector<std::string> names;
+        for (const auto& x : builtins())
+          if (x.shape != 'l') names.push_back(x.id);
+        error(e, "'" + id + "' has children but is no built-in BT.CPP control or decorator node" + did_you_mean(id, names) +
+                     " (a custom control or decorator has no thicket equivalent)");
+        return ImportNode{"always", {}, {}, "", {}, "failure"};
+      }
+      auto cat = category_.find(id);
+      const bool condition = tag == "Condition" || (cat != category_.end() && cat->second == "Condition");
+      return leaf(e, id, condition, scope);
+    }
+    // A built-in: its ports, its children.
+    std::map<std::string, std::string> ports;
+    for (auto* a = e->FirstAttribute(); a; a = a->Next()) {
+      std::string name = a->Name();
+      if (name == "name" || name == "ID" || name[0] == '_') continue;
+      if (std::find(b->ports.begin(), b->ports.end(), name) == b->ports.end()) {
+        error(e, "unknown attribute '" + name + "' for " + id + did_you_mean(name, b->ports) +
+                     (b->ports.empty() ? " (it takes none)" : ""));
+        continue;
+      }
+      ports[name] = a->Value();
+    }
+    const size_t want_min = b->shape == 'c' ? 1 : b->shape == 'd' ? 1 : 0;
+    const size_t want_max = b->shape == 'c' ? 100000 : b->shape == 'd' ? 1 : 0;
+    if (kids.size() < want_min || kids.size() > want_max) {
+      error(e, id + (b->shape == 'c' ? " needs at least one child" : b->shape == 'd' ? " takes exactly one child" : " takes no children") +
+                   ", got " + std::to_string(kids.size()));
+      return ImportNode{"always", {}, {}, "", {}, "failure"};
+    }
+    ImportNode n;
+    n.kind = b->kind;
+    auto literal_port = [&](const std::string& port, bool required) -> std::string {
+      auto it = ports.find(port);
+      if (it == ports.end()) {
+        if (required) error(e, id + " needs its port '" + port + "'");
+        return {};
+      }
+      std::string v = trimmed(it->second);
+      if (is_ref(v) || v == "=" || v == "{=}") {
+        std::string r = resolve(v == "=" || v == "{=}" ? port : ref_key(v), scope);
+        if (r[0] == '=') return r.substr(1);
+        error(e, id + "'s port '" + port + "' reads the blackboard ('" + v + "'); thicket takes a fixed value there");
+        return {};
+      }
+      return v;
+    };
+    auto int_port = [&](const std::string& port, bool required, std::string fallback) {
+      std::string v = literal_port(port, required);
+      if (v.empty()) v = fallback;
+      if (v.empty()) return;
+      int64_t x = 0;
+      auto r = std::from_chars(v.data(), v.data() + v.size(), x);  // BT.CPP ignores what follows the digits
+      if (r.ec != std::errc()) {
+        error(e, id + "'s port '" + port + "' must be an integer, got '" + v + "'");
+        return;
+      }
+      n.params.push_back({port, std::to_string(x)});
+    };
+    auto msec_port = [&](const std::string& port) {
+      std::string v = literal_port(port, true);
+      if (v.empty()) return;
+      int64_t x = 0;
+      auto r = std::from_chars(v.data(), v.data() + v.size(), x);
+      if (r.ec != std::errc() || x < 0) {
+        error(e, id + "'s port '" + port + "' must be a whole number of milliseconds, got '" + v + "'");
+        return;
+      }
+      n.params.push_back({"seconds", yaml_number(static_cast<double>(x) / 1000.0)});
+    };
+    if (id == "AsyncSequence" || id == "AsyncFallback") n.params.push_back({"async", "true"});
+    if (id == "Parallel") {
+      int_port("success_count", false, "");
+      int_port("failure_count", false, "");
+    }
+    if (id == "ParallelAll") int_port("max_failures", false, "");
+    if (id == "Repeat") int_port("num_cycles", true, "");
+    if (id == "RetryUntilSuccessful") int_port("num_attempts", true, "");
+    if (id == "RunOnce") {
+      std::string v = literal_port("then_skip", false);
+      if (!v.empty()) n.params.push_back({"then_skip", yaml_literal(v) == "true" ? "true" : "false"});
+    }
+    if (id == "Timeout" || id == "Sleep") msec_port("msec");
+    if (id == "Delay") msec_port("delay_msec");
+    if (id.rfind("Switch", 0) == 0) {
+      auto it = ports.find("variable");
+      std::string v = it == ports.end() ? "" : trimmed(it->second);
+      if (v.empty()) error(e, id + " needs its port 'variable'");
+      if (is_ref(v)) {
+        std::string r = resolve(ref_key(v), scope);
+        if (r[0] == '=') {
+          v = r.substr(1);
+        } else {
+          declare(ref_key(r), "string");
+          v = r;
+        }
+      }
+      n.params.push_back({"variable", yaml_quote(v)});
+      const size_t cases = b->ports.size() - 1;
+      std::string list = "[";
+      for (size_t k = 1; k <= cases; ++k) list += (k > 1 ? ", " : "") + yaml_quote(literal_port("case_" + std::to_string(k), false));
+      n.params.push_back({"cases", list + "]"});
+      if (kids.size() != cases + 1)
+        error(e, id + " takes " + std::to_string(cases + 1) + " children (one per case, then the default), got " + std::to_string(kids.size()));
+    }
+    if (id == "Precondition") {
+      auto it = ports.find("if");
+      if (it == ports.end()) error(e, "Precondition needs its port 'if'");
+      else if (std::string c = script(e, it->second, scope, "Precondition if"); !c.empty()) n.params.push_back({"if", yaml_quote(c)});
+      std::string otherwise = literal_port("else", false);
+      if (!otherwise.empty()) {
+        std::string lower = otherwise;
+        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
+        if (lower != "success" && lower != "failure" && lower != "running" && lower != "skipped")
+          error(e, "Precondition's 'else' must be SUCCESS, FAILURE, RUNNING or SKIPPED, got '" + otherwise + "'");
+        else
+          n.params.push_back({"else", lower});
+      }
+    }
+    if (id == "AlwaysSuccess") n.value = "success";
+    if (id == "AlwaysFailure") n.value = "failure";
+    if (id == "ScriptCondition" || id == "Script") {
+      auto it = ports.find("code");
+      if (it == ports.end()) {
+        error(e, id + " needs its port 'code'");
+        return ImportNode{"always", {}, {}, "", {}, "failure"};
+      }
+      std::string c = script(e, it->second, scope, id);
+      if (id == "Script") {  // a script that only reads has no effect: it succeeds
+        n.kind = "always";
+        n.value = "success";
+      } else {
+        n.value = c;
+      }
+      return n;
+    }
+    for (auto* k : kids) n.children.push_back(node(k, scope));
+    return n;
+  }
+
+  struct Port {
+    std::string name, def;
+    bool has_default;
+  };
+  std::string path_, text_;
+  ImportedBrain& out_;
+  std::vector<ImportError>& errors_;
+  std::vector<std::string> lines_;
+  tinyxml2::XMLDocument doc_;
+  std::map<std::string, const tinyxml2::XMLElement*> trees_;
+  std::vector<std::string> tree_order_;
+  std::map<std::string, std::string> category_;
+  std::map<std::string, std::vector<Port>> subtree_ports_;
+  std::map<std::string, std::string> types_;
+  std::map<std::string, int> instances_;
+  std::vector<std::string> stack_;
+};
+
+}  // namespace
+
+bool import_btcpp(const std::string& path, const std::string& text, const std::string& tree, ImportedBrain& out,
+                  std::vector<ImportError>& errors) {
+  out.file = path;
+  BtImporter imp(path, text, out, errors);
+  return imp.run(tree) && errors.empty();
+}
+
+}  // namespace thicket::cli

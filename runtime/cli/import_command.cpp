@@ -1,0 +1,468 @@
+// `thicket import FILE.xml|FILE.json [-o OUT.yaml] [--tree ID] [--leaves LUA]...` and
+// `thicket export FILE --to btcpp [-o OUT.xml]` (SPEC 13): the commands, the brain's YAML
+// writer, and the BT.CPP XML writer over a compiled tree.
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "import_tree.hpp"
+#include "program.hpp"
+#include "runtime_impl.hpp"
+#include "thicket/runtime.hpp"
+
+namespace thicket::cli {
+
+std::string yaml_quote(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char ch : s) {
+    switch (ch) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (ch < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\x%02x", ch);
+          out += buf;
+        } else {
+          out += static_cast<char>(ch);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string yaml_name(const std::string& s) {
+  bool plain = !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_');
+  for (char ch : s) plain = plain && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == '.');
+  static const char* reserved[] = {"true", "false", "null", "True", "False", "TRUE", "FALSE", "Null", "NULL", "y", "n", "yes", "no", "on", "off"};
+  for (const char* r : reserved) plain = plain && s != r;
+  return plain ? s : yaml_quote(s);
+}
+
+std::string yaml_number(double v) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  std::string s(buf, r.ptr);
+  if (s.find_first_of(".eEni") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string yaml_literal(const std::string& text) {
+  int64_t i = 0;
+  auto ri = std::from_chars(text.data(), text.data() + text.size(), i);
+  if (!text.empty() && ri.ec == std::errc() && ri.ptr == text.data() + text.size()) return std::to_string(i);
+  double d = 0;
+  auto rd = std::from_chars(text.data(), text.data() + text.size(), d);
+  if (!text.empty() && rd.ec == std::errc() && rd.ptr == text.data() + text.size() && std::isfinite(d)) return yaml_number(d);
+  if (text == "true" || text == "TRUE" || text == "True") return "true";
+  if (text == "false" || text == "FALSE" || text == "False") return "false";
+  return yaml_quote(text);
+}
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+std::string flow_map(const std::vector<std::pair<std::string, std::string>>& kv) {
+  std::string s = "{";
+  for (size_t i = 0; i < kv.size(); ++i) s += (i ? ", " : "") + yaml_name(kv[i].first) + ": " + kv[i].second;
+  return s + "}";
+}
+
+// Writes node n as the value after "- " or "key: " (the caller wrote that much) at `indent`.
+void write_node(std::ostream& out, const ImportNode& n, int indent) {
+  const std::string pad(indent, ' ');
+  if (n.kind == "action" || (n.kind == "condition" && !n.leaf.empty())) {
+    if (n.args.empty()) out << n.kind << ": " << yaml_name(n.leaf) << "\n";
+    else out << n.kind << ": {leaf: " << yaml_name(n.leaf) << ", args: " << flow_map(n.args) << "}\n";
+    return;
+  }
+  if (n.kind == "condition") {
+    out << "condition: {check: " << yaml_quote(n.value) << "}\n";
+    return;
+  }
+  if (n.kind == "always") {
+    out << "always: " << n.value << "\n";
+    return;
+  }
+  if (n.children.empty()) {  // a leaf with parameters: bt_sleep, b3_wait
+    out << n.kind << ": " << flow_map(n.params) << "\n";
+    return;
+  }
+  const bool composite = n.kind != "b3_tree" && n.kind != "bt_guard" && n.kind != "bt_subtree" &&
+                         (n.kind.find("sequence") != std::string::npos || n.kind.find("fallback") != std::string::npos ||
+                          n.kind.find("parallel") != std::string::npos || n.kind.find("priority") != std::string::npos ||
+                          n.kind == "bt_if_then_else" || n.kind == "bt_while_do_else" || n.kind == "bt_switch");
+  out << n.kind << ":\n";
+  for (const auto& [k, v] : n.params) out << pad << "  " << k << ": " << v << "\n";
+  if (composite) {
+    const int inner = indent + (n.params.empty() ? 2 : 4);
+    if (!n.params.empty()) out << pad << "  children:\n";
+    for (const auto& c : n.children) {
+      out << std::string(inner, ' ') << "- ";
+      write_node(out, c, inner + 2);
+    }
+  } else if (n.params.empty()) {  // a decorator's short form: the child itself
+    out << pad << "  ";
+    write_node(out, n.children[0], indent + 2);
+  } else {
+    out << pad << "  child:\n" << pad << "    ";
+    write_node(out, n.children[0], indent + 4);
+  }
+}
+
+std::string brain_yaml(const ImportedBrain& b, const std::vector<std::string>& leaves) {
+  std::ostringstream out;
+  out << "# Imported by `thicket import` from " << b.file << " (" << b.source
+      << "); its nodes keep that library's semantics (docs/import.md).\n";
+  for (const auto& n : b.notes) out << "# " << n << "\n";
+  out << "tree: " << yaml_name(b.name) << "\n";
+  out << "leaves: [";
+  for (size_t i = 0; i < leaves.size(); ++i) out << (i ? ", " : "") << yaml_name(leaves[i]);
+  out << "]\n";
+  if (!b.blackboard.empty()) {
+    out << "blackboard:\n";
+    for (const auto& [k, v] : b.blackboard) out << "  " << yaml_name(k) << ": " << v << "\n";
+  }
+  out << "root:\n  ";
+  write_node(out, b.root, 2);
+  return out.str();
+}
+
+bool read_file(const std::string& path, std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream s;
+  s << in.rdbuf();
+  text = s.str();
+  return true;
+}
+
+int write_output(const std::string& out_path, const std::string& text) {
+  if (out_path.empty()) {
+    std::cout << text;
+    return 0;
+  }
+  const std::string tmp = out_path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    f << text;
+    if (!f) {
+      std::cerr << "thicket: cannot write " << out_path << "\n";
+      return 2;
+    }
+  }
+  if (std::rename(tmp.c_str(), out_path.c_str()) != 0) {
+    std::cerr << "thicket: cannot write " << out_path << "\n";
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int import_command(int argc, char** argv, const char* usage) {
+  std::string file, out_path, tree;
+  std::vector<std::string> leaves;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](std::string& to) {
+      if (i + 1 >= argc) return false;
+      to = argv[++i];
+      return true;
+    };
+    std::string v;
+    if (a == "-o" || a == "--out") {
+      if (!value(out_path)) return std::cerr << "thicket: " << a << " needs a file\n" << usage, 64;
+    } else if (a == "--tree") {
+      if (!value(tree)) return std::cerr << "thicket: --tree needs an ID\n" << usage, 64;
+    } else if (a == "--leaves") {
+      if (!value(v)) return std::cerr << "thicket: --leaves needs a Lua file\n" << usage, 64;
+      leaves.push_back(v);
+    } else if (a.rfind("-", 0) == 0) {
+      std::cerr << "thicket: unknown option '" << a << "' for import (options: -o, --tree, --leaves)\n" << usage;
+      return 64;
+    } else if (file.empty()) {
+      file = a;
+    } else {
+      std::cerr << "thicket: import takes one file\n" << usage;
+      return 64;
+    }
+  }
+  if (file.empty()) return std::cerr << "thicket: import needs a file (.xml: BehaviorTree.CPP 4, .json: behavior3)\n" << usage, 64;
+  std::string text;
+  if (!read_file(file, text)) {
+    std::cerr << file << ": error: cannot read the file\n";
+    return 2;
+  }
+  ImportedBrain brain;
+  std::vector<ImportError> errors;
+  bool ok = false;
+  if (ends_with(file, ".xml")) {
+    ok = import_btcpp(file, text, tree, brain, errors);
+  } else if (ends_with(file, ".json")) {
+    ok = import_b3(file, text, tree, brain, errors);
+  } else {
+    std::cerr << file << ": error: import reads BehaviorTree.CPP 4 XML (.xml) or behavior3 JSON (.json)\n";
+    return 2;
+  }
+  if (!ok) {
+    for (const auto& e : errors) {
+      std::cerr << e.file;
+      if (e.line > 0) std::cerr << ":" << e.line << ":" << e.column;
+      std::cerr << ": error: " << e.message << "\n";
+    }
+    if (errors.empty()) std::cerr << file << ": error: nothing to import\n";
+    return 2;
+  }
+  return write_output(out_path, brain_yaml(brain, leaves));
+}
+
+// ---- export: a compiled tree as BT.CPP 4 XML ----
+
+namespace {
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += ch;
+    }
+  }
+  return out;
+}
+
+// A check expression in BT.CPP's script language (and -> &&, or -> ||, not -> !, "x" -> 'x').
+std::string bt_script(const std::string& check) {
+  std::string out;
+  size_t i = 0;
+  while (i < check.size()) {
+    char ch = check[i];
+    if (ch == '"' || ch == '\'') {
+      size_t j = i + 1;
+      std::string body;
+      while (j < check.size() && check[j] != ch) {
+        if (check[j] == '\\' && j + 1 < check.size()) ++j;
+        body += check[j++];
+      }
+      out += "'" + body + "'";
+      i = j + 1;
+      continue;
+    }
+    if (std::isalpha(static_cast<unsigned char>(ch)) || ch == '_') {
+      size_t j = i;
+      while (j < check.size() && (std::isalnum(static_cast<unsigned char>(check[j])) || check[j] == '_')) ++j;
+      std::string word = check.substr(i, j - i);
+      out += word == "and" ? "&&" : word == "or" ? "||" : word == "not" ? "!" : word;
+      i = j;
+      continue;
+    }
+    out += ch;
+    ++i;
+  }
+  return out;
+}
+
+std::string msec(double seconds) { return std::to_string(static_cast<int64_t>(std::llround(seconds * 1000.0))); }
+
+struct XmlExporter {
+  const Program& p;
+  std::string error;
+  std::map<std::string, bool> leaves;  // name -> condition
+  std::ostringstream out;
+
+  void arg_attrs(const ArgValue& args) {
+    for (const auto& [k, v] : args.entries) {
+      std::string text;
+      switch (v.type) {
+        case ArgValue::Type::Bool: text = v.boolean ? "true" : "false"; break;
+        case ArgValue::Type::Integer: text = std::to_string(v.integer); break;
+        case ArgValue::Type::Number: text = yaml_number(v.number); break;
+        case ArgValue::Type::String: text = v.text; break;
+        default:
+          if (error.empty()) error = "the leaf argument '" + k + "' is a list or mapping; BT.CPP ports take single values";
+          continue;
+      }
+      out << " " << k << "=\"" << xml_escape(text) << "\"";
+    }
+  }
+
+  bool node(uint32_t i, int depth) {
+    const Node& n = p.nodes[i];
+    const std::string pad(2 * depth, ' ');
+    auto fail = [&](const std::string& why) {
+      if (error.empty()) error = "node '" + p.ids[i] + "' (" + kind_info(n.kind).name + "): " + why;
+      return false;
+    };
+    auto open = [&](const std::string& tag, const std::string& attrs) {
+      out << pad << "<" << tag << attrs;
+      if (n.count == 0) {
+        out << "/>\n";
+        return true;
+      }
+      out << ">\n";
+      for (uint16_t k = 0; k < n.count; ++k)
+        if (!node(p.child(n, k), depth + 1)) return false;
+      out << pad << "</" << tag << ">\n";
+      return true;
+    };
+    auto count_attr = [&](const char* key, uint32_t v) { return std::string(" ") + key + "=\"" + std::to_string(static_cast<int32_t>(v)) + "\""; };
+    switch (n.kind) {
+      case NodeKind::Action:
+      case NodeKind::Condition: {
+        const LeafCall& call = p.calls[n.a];
+        if (n.flags & kNegate) return fail("a negated condition has no BT.CPP attribute; wrap it in invert");
+        if (n.kind == NodeKind::Condition && (n.flags & kObserved)) return fail("conditional aborts have no BT.CPP equivalent");
+        leaves[call.leaf] = n.kind == NodeKind::Condition;
+        out << pad << "<" << call.leaf;
+        arg_attrs(call.args);
+        out << "/>\n";
+        return error.empty();
+      }
+      case NodeKind::Check:
+        if (n.flags & kNegate) return fail("a negated check has no BT.CPP attribute; write 'not (...)'");
+        out << pad << "<ScriptCondition code=\"" << xml_escape(bt_script(p.labels[i].substr(6))) << "\"/>\n";
+        return true;
+      case NodeKind::Sequence:
+      case NodeKind::Filter:
+        if (n.abort() != AbortMode::None) return fail("conditional aborts have no BT.CPP equivalent");
+        return open("Sequence", "");
+      case NodeKind::Selector:
+        if (n.abort() != AbortMode::None) return fail("conditional aborts have no BT.CPP equivalent");
+        return open("Fallback", "");
+      case NodeKind::ActiveSelector: return open("ReactiveFallback", "");
+      case NodeKind::Parallel:
+        // thicket fails at `failure` failures; BT.CPP also as soon as success became impossible.
+        if (n.b > n.count - n.a + 1) return fail("a parallel whose failure threshold is above children - success + 1 has no BT.CPP equivalent");
+        return open("Parallel", count_attr("success_count", n.a) + count_attr("failure_count", n.b));
+      case NodeKind::Invert: return open("Inverter", "");
+      case NodeKind::ForceSuccess: return open("ForceSuccess", "");
+      case NodeKind::ForceFailure: return open("ForceFailure", "");
+      case NodeKind::Wait: out << pad << "<Sleep msec=\"" << msec(n.seconds) << "\"/>\n"; return true;
+      case NodeKind::BtSequence: return open(n.a ? "AsyncSequence" : "Sequence", "");
+      case NodeKind::BtFallback: return open(n.a ? "AsyncFallback" : "Fallback", "");
+      case NodeKind::BtSequenceMemory: return open("SequenceWithMemory", "");
+      case NodeKind::BtReactiveSequence: return open("ReactiveSequence", "");
+      case NodeKind::BtReactiveFallback: return open("ReactiveFallback", "");
+      case NodeKind::BtParallel: return open("Parallel", count_attr("success_count", n.a) + count_attr("failure_count", n.b));
+      case NodeKind::BtParallelAll: return open("ParallelAll", count_attr("max_failures", n.a));
+      case NodeKind::BtIfThenElse: return open("IfThenElse", "");
+      case NodeKind::BtWhileDoElse: return open("WhileDoElse", "");
+      case NodeKind::BtSwitch: {
+        if (n.count < 3 || n.count > 7) return fail("BT.CPP has Switch2 to Switch6");
+        std::string attrs = " variable=\"" + xml_escape(p.messages[n.b]) + "\"";
+        for (uint16_t k = 0; k + 1 < n.count; ++k)
+          attrs += " case_" + std::to_string(k + 1) + "=\"" + xml_escape(p.messages[n.b + 1 + k]) + "\"";
+        return open("Switch" + std::to_string(n.count - 1), attrs);
+      }
+      case NodeKind::BtInverter: return open("Inverter", "");
+      case NodeKind::BtForceSuccess: return open("ForceSuccess", "");
+      case NodeKind::BtForceFailure: return open("ForceFailure", "");
+      case NodeKind::BtRepeat: return open("Repeat", count_attr("num_cycles", n.a));
+      case NodeKind::BtRetry: return open("RetryUntilSuccessful", count_attr("num_attempts", n.a));
+      case NodeKind::BtKeepRunning: return open("KeepRunningUntilFailure", "");
+      case NodeKind::BtRunOnce: return open("RunOnce", std::string(" then_skip=\"") + (n.a ? "true" : "false") + "\"");
+      case NodeKind::BtTimeout: return open("Timeout", " msec=\"" + msec(n.seconds) + "\"");
+      case NodeKind::BtDelay: return open("Delay", " delay_msec=\"" + msec(n.seconds) + "\"");
+      case NodeKind::BtSubtree: return node(i + 1, depth);  // inlined: the subtree's nodes in place
+      case NodeKind::BtPrecondition: {
+        const std::string otherwise = std::string(status_name(static_cast<Status>(n.b & 0xFF)));
+        std::string upper = otherwise == "invalid" ? "SKIPPED" : otherwise;
+        for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+        return open("Precondition", " if=\"" + xml_escape(bt_script(p.messages[n.b >> 8])) + "\" else=\"" + upper + "\"");
+      }
+      case NodeKind::BtGuard: {
+        // The attributes go on the node it holds.
+        static const char* attrs[4] = {"_failureIf", "_successIf", "_skipIf", "_while"};
+        std::string extra;
+        for (int k = 0; k < 4; ++k)
+          if (!p.messages[n.b + k].empty()) extra += std::string(" ") + attrs[k] + "=\"" + xml_escape(bt_script(p.messages[n.b + k])) + "\"";
+        std::ostringstream inner;
+        std::swap(inner, out);
+        bool ok = node(i + 1, depth);
+        std::string text = out.str();
+        std::swap(inner, out);
+        if (!ok) return false;
+        size_t at = text.find_first_of(" />", text.find('<') + 1);
+        out << text.substr(0, at) << extra << text.substr(at);
+        return true;
+      }
+      case NodeKind::BtSleep: out << pad << "<Sleep msec=\"" << msec(n.seconds) << "\"/>\n"; return true;
+      case NodeKind::Always:
+        if (n.a == static_cast<uint32_t>(Status::Success)) out << pad << "<AlwaysSuccess/>\n";
+        else if (n.a == static_cast<uint32_t>(Status::Failure)) out << pad << "<AlwaysFailure/>\n";
+        else return fail("BT.CPP has AlwaysSuccess and AlwaysFailure only");
+        return true;
+      default: break;
+    }
+    return fail("BT.CPP has no node that behaves as " + std::string(kind_info(n.kind).name) +
+                " (docs/import.md lists what exports)");
+  }
+};
+
+}  // namespace
+
+int export_command(int argc, char** argv, const char* usage) {
+  std::string file, to, out_path;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    if ((a == "--to" || a == "-o" || a == "--out") && i + 1 < argc) {
+      (a == "--to" ? to : out_path) = argv[++i];
+    } else if (a.rfind("-", 0) == 0) {
+      std::cerr << "thicket: unknown option '" << a << "' for export (options: --to btcpp, -o)\n" << usage;
+      return 64;
+    } else if (file.empty()) {
+      file = a;
+    } else {
+      std::cerr << "thicket: export takes one file\n" << usage;
+      return 64;
+    }
+  }
+  if (file.empty() || to != "btcpp") {
+    std::cerr << "thicket: usage: thicket export FILE --to btcpp [-o OUT.xml]\n";
+    return 64;
+  }
+  Runtime rt;
+  std::vector<Diagnostic> diags;
+  auto handle = rt.load_file(file, diags);
+  bool failed = !handle;
+  for (const auto& d : diags) {
+    std::cerr << d.file << ":" << d.line << ":" << d.column << ": " << (d.severity == Severity::Error ? "error" : "warning")
+              << ": " << d.message << "\n";
+    failed = failed || d.severity == Severity::Error;
+  }
+  if (failed) return 2;
+  const Brain& brain = *rt.impl().brains[handle->index];
+  if (brain.kind != BrainKind::Tree) {
+    std::cerr << file << ": error: only tree brains export to BT.CPP (an fsm or a machine has no BT.CPP form)\n";
+    return 2;
+  }
+  const Program& p = *brain.program;
+  XmlExporter x{p, {}, {}, {}};
+  std::string id = p.name.empty() ? "Main" : p.name;
+  x.out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  x.out << "<root BTCPP_format=\"4\" main_tree_to_execute=\"" << xml_escape(id) << "\">\n";
+  x.out << "  <BehaviorTree ID=\"" << xml_escape(id) << "\">\n";
+  x.node(0, 2);
+  if (!x.error.empty()) {
+    std::cerr << file << ": error: " << x.error << "\n";
+    return 2;
+  }
+  x.out << "  </BehaviorTree>\n  <TreeNodesModel>\n";
+  for (const auto& [leaf, condition] : x.leaves) x.out << "    <" << (condition ? "Condition" : "Action") << " ID=\"" << xml_escape(leaf) << "\"/>\n";
+  x.out << "  </TreeNodesModel>\n</root>\n";
+  return write_output(out_path, x.out.str());
+}
+
+}  // namespace thicket::cli

@@ -1,0 +1,56 @@
+// `thicket import` and `thicket export` (SPEC 13): trees from BehaviorTree.CPP 4 XML and
+// behavior3 JSON become thicket brains (import_btcpp.cpp, import_b3.cpp, written out by
+// import_command.cpp); a thicket tree becomes BT.CPP 4 XML (export_btcpp.cpp).
+#pragma once
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace thicket::cli {
+
+// A node of the brain being written: its YAML kind, its parameters (already rendered as YAML
+// values, in order) and its children (a decorator has one, written as `child:`).
+struct ImportNode {
+  std::string kind;
+  std::vector<std::pair<std::string, std::string>> params;
+  std::vector<ImportNode> children;
+  std::string leaf;  // action, condition: the leaf's name
+  std::vector<std::pair<std::string, std::string>> args;
+  std::string value;  // a short form's value (always: success; condition check)
+};
+
+struct ImportedBrain {
+  std::string name;     // the tree's name
+  std::string source;   // "BehaviorTree.CPP 4" or "behavior3"
+  std::string file;     // the file it came from
+  ImportNode root;
+  std::map<std::string, std::string> blackboard;  // key -> YAML declaration
+  std::vector<std::string> notes;                 // comments written at the top
+};
+
+// One error: file, line and column (XML; 0 when unknown), or a node id (JSON), and the reason.
+struct ImportError {
+  std::string file;
+  int line = 0, column = 0;
+  std::string message;
+};
+
+// Reads a BT.CPP 4 XML file; `tree` picks a <BehaviorTree ID> ("" = main_tree_to_execute).
+bool import_btcpp(const std::string& path, const std::string& text, const std::string& tree, ImportedBrain& out,
+                  std::vector<ImportError>& errors);
+// Reads a behavior3 editor export (tree or project); `tree` picks a project's tree by id or title.
+bool import_b3(const std::string& path, const std::string& text, const std::string& tree, ImportedBrain& out,
+               std::vector<ImportError>& errors);
+
+// YAML helpers shared by the importers.
+std::string yaml_quote(const std::string& s);          // a double-quoted YAML string
+std::string yaml_name(const std::string& s);           // plain when safe, else quoted
+std::string yaml_number(double v);                     // shortest text that reads back as v
+// A literal as BT.CPP reads it for a typed port: integer, real, boolean, else text.
+std::string yaml_literal(const std::string& text);
+
+int import_command(int argc, char** argv, const char* usage);
+int export_command(int argc, char** argv, const char* usage);
+
+}  // namespace thicket::cli

@@ -1,0 +1,269 @@
+// The kinds that give trees brought from BehaviorTree.CPP 4 (bt_*) and behavior3 (b3_*) their
+// source library's exact semantics (SPEC 13; docs/import.md): their parameters, their leaves
+// and the rules that span nodes (a b3_* node only under a b3_tree, child counts).
+#include <algorithm>
+#include <cmath>
+
+#include "tree_compiler.hpp"
+#include "suggest.hpp"
+#include "yaml_scalar.hpp"
+
+namespace thicket {
+
+std::vector<std::string> imported_params_of(NodeKind k) {
+  switch (k) {
+    case NodeKind::BtSequence:
+    case NodeKind::BtFallback: return {"children", "name", "async"};
+    case NodeKind::BtParallel: return {"children", "name", "success_count", "failure_count"};
+    case NodeKind::BtParallelAll: return {"children", "name", "max_failures"};
+    case NodeKind::BtSwitch: return {"children", "name", "variable", "cases"};
+    case NodeKind::BtRepeat: return {"child", "name", "num_cycles"};
+    case NodeKind::BtRetry: return {"child", "name", "num_attempts"};
+    case NodeKind::BtRunOnce: return {"child", "name", "then_skip"};
+    case NodeKind::BtTimeout:
+    case NodeKind::BtDelay:
+    case NodeKind::B3MaxTime: return {"child", "name", "seconds"};
+    case NodeKind::BtPrecondition: return {"child", "name", "if", "else"};
+    case NodeKind::BtSubtree: return {"child", "name", "id"};
+    case NodeKind::BtGuard: return {"child", "name", "failure_if", "success_if", "skip_if", "while"};
+    case NodeKind::BtSleep:
+    case NodeKind::B3Wait: return {"name", "seconds"};
+    case NodeKind::Always: return {"name", "status"};
+    case NodeKind::B3Limiter:
+    case NodeKind::B3Repeater:
+    case NodeKind::B3RepeatUntilFailure:
+    case NodeKind::B3RepeatUntilSuccess: return {"child", "name", "max_loop"};
+    default: break;
+  }
+  if (kind_info(k).shape == Shape::Composite) return {"children", "name"};
+  return {"child", "name"};
+}
+
+std::optional<int64_t> TreeCompiler::read_int(const YAML::Node& v, const char* what, int64_t lo, int64_t hi) {
+  auto i = yaml_integer(v);
+  if (!i || *i < lo || *i > hi) {
+    error(v, std::string("'") + what + "' must be a whole number from " + std::to_string(lo) + " to " +
+                 std::to_string(hi) + ", got " + (v.IsScalar() ? "'" + v.Scalar() + "'" : std::string(describe_node(v))));
+    return std::nullopt;
+  }
+  return i;
+}
+
+namespace {
+std::optional<bool> read_bool(const YAML::Node& v) {
+  Scalar s = classify_scalar(v);
+  if (!v.IsScalar() || s.kind != ScalarKind::Bool) return std::nullopt;
+  return s.boolean;
+}
+// A status a node may be told to return: success, failure, running, skipped (BT.CPP) or
+// error (behavior3), as the tick loop holds them (skipped: Invalid, error: Aborted).
+std::optional<Status> read_status(const YAML::Node& v, const std::vector<std::string>& allowed) {
+  if (!v.IsScalar()) return std::nullopt;
+  const std::string& t = v.Scalar();
+  if (std::find(allowed.begin(), allowed.end(), t) == allowed.end()) return std::nullopt;
+  if (t == "success") return Status::Success;
+  if (t == "failure") return Status::Failure;
+  if (t == "running") return Status::Running;
+  if (t == "error") return Status::Aborted;
+  return Status::Invalid;  // skipped
+}
+}  // namespace
+
+// Reads the parameters of an imported composite or decorator (after its children, for
+// composites) into its node record.
+void TreeCompiler::imported_params(NodeKind kind, const YAML::Node& v, uint32_t index) {
+  Node& n = p_.nodes[index];
+  auto set_int = [&](const char* key, int64_t fallback, int64_t lo, int64_t hi, bool required) {
+    int64_t value = fallback;
+    if (v[key]) {
+      if (auto i = read_int(v[key], key, lo, hi)) value = *i;
+    } else if (required) {
+      error(v, std::string(kind_info(kind).name) + " needs '" + key + "'");
+    }
+    p_.nodes[index].a = static_cast<uint32_t>(static_cast<int32_t>(value));
+  };
+  switch (kind) {
+    case NodeKind::BtSequence:
+    case NodeKind::BtFallback:
+      n.a = 0;
+      if (v["async"]) {
+        if (auto b = read_bool(v["async"])) n.a = *b;
+        else error(v["async"], std::string("'async' must be true or false, got ") + describe_node(v["async"]));
+      }
+      break;
+    case NodeKind::BtParallel: {
+      const int64_t count = n.count;
+      int32_t t[2] = {-1, 1};
+      const char* keys[2] = {"success_count", "failure_count"};
+      for (int k = 0; k < 2; ++k) {
+        if (!v[keys[k]]) continue;
+        if (auto i = read_int(v[keys[k]], keys[k], -count - 1, count)) t[k] = static_cast<int32_t>(*i);
+      }
+      p_.nodes[index].a = static_cast<uint32_t>(t[0]);
+      p_.nodes[index].b = static_cast<uint32_t>(t[1]);
+      break;
+    }
+    case NodeKind::BtParallelAll: set_int("max_failures", 1, -int64_t(n.count) - 1, n.count, false); break;
+    case NodeKind::BtRepeat: set_int("num_cycles", -1, -1, 0x7FFFFFFF, true); break;
+    case NodeKind::BtRetry: set_int("num_attempts", -1, -1, 0x7FFFFFFF, true); break;
+    case NodeKind::B3Limiter: set_int("max_loop", 1, 1, 0x7FFFFFFF, true); break;
+    case NodeKind::B3Repeater:
+    case NodeKind::B3RepeatUntilFailure:
+    case NodeKind::B3RepeatUntilSuccess: set_int("max_loop", -1, -1, 0x7FFFFFFF, false); break;
+    case NodeKind::BtRunOnce:
+      n.a = 1;
+      if (v["then_skip"]) {
+        if (auto b = read_bool(v["then_skip"])) n.a = *b;
+        else error(v["then_skip"], std::string("'then_skip' must be true or false, got ") + describe_node(v["then_skip"]));
+      }
+      break;
+    case NodeKind::BtTimeout:
+    case NodeKind::BtDelay:
+    case NodeKind::B3MaxTime:
+      if (!v["seconds"]) error(v, std::string(kind_info(kind).name) + " needs 'seconds'");
+      else if (auto s = read_seconds(v["seconds"], "'seconds'")) n.seconds = *s;
+      break;
+    case NodeKind::BtPrecondition: {
+      if (!v["if"]) error(v, "bt_precondition needs 'if', a check expression");
+      uint32_t e = v["if"] ? expr_of(v["if"], "'if'") : kNoNode;
+      Status otherwise = Status::Failure;
+      if (v["else"]) {
+        if (auto s = read_status(v["else"], {"success", "failure", "running", "skipped"})) otherwise = *s;
+        else error(v["else"], "'else' must be success, failure, running or skipped, got " +
+                                  (v["else"].IsScalar() ? "'" + v["else"].Scalar() + "'" : std::string(describe_node(v["else"]))) +
+                                  did_you_mean(v["else"].IsScalar() ? v["else"].Scalar() : "", {"success", "failure", "running", "skipped"}));
+      }
+      p_.nodes[index].a = e;  // b: the else status, and above its low byte where `if` is written (export)
+      p_.nodes[index].b = static_cast<uint32_t>(otherwise) |
+                          (add_message(v["if"] && v["if"].IsScalar() ? v["if"].Scalar() : "") << 8);
+      break;
+    }
+    case NodeKind::BtSubtree:
+      if (v["id"] && !v["id"].IsScalar()) error(v["id"], std::string("'id' must be a tree's name, got ") + describe_node(v["id"]));
+      n.a = add_message(v["id"] && v["id"].IsScalar() ? v["id"].Scalar() : "");
+      break;
+    case NodeKind::BtGuard: {
+      std::array<uint32_t, 4> g{kNoNode, kNoNode, kNoNode, kNoNode};
+      const char* keys[4] = {"failure_if", "success_if", "skip_if", "while"};
+      bool any = false;
+      p_.nodes[index].b = static_cast<uint32_t>(p_.messages.size());  // the four texts, for export
+      for (int k = 0; k < 4; ++k) add_message(v[keys[k]] && v[keys[k]].IsScalar() ? v[keys[k]].Scalar() : "");
+      for (int k = 0; k < 4; ++k)
+        if (v[keys[k]]) {
+          g[k] = expr_of(v[keys[k]], std::string("'") + keys[k] + "'");
+          any = true;
+        }
+      if (!any) error(v, "bt_guard needs one of failure_if, success_if, skip_if, while");
+      p_.nodes[index].a = static_cast<uint32_t>(p_.guards.size());
+      p_.guards.push_back(g);
+      break;
+    }
+    case NodeKind::BtSwitch: {
+      // messages[b] is the variable (a literal, or {key} for a blackboard key), then the cases.
+      const YAML::Node var = v["variable"], cases = v["cases"];
+      n.b = static_cast<uint32_t>(p_.messages.size());
+      n.a = kNoNode;
+      std::string text;
+      if (!var) error(v, "bt_switch needs 'variable', a text or {key}");
+      else if (!var.IsScalar()) error(var, std::string("'variable' must be text or {key}, got ") + describe_node(var));
+      else text = var.Scalar();
+      p_.messages.push_back(text);
+      if (text.size() >= 3 && text.front() == '{' && text.back() == '}') {
+        const std::string key = text.substr(1, text.size() - 2);
+        auto it = std::find_if(expr_keys_.begin(), expr_keys_.end(), [&](const ExprKey& k) { return k.name == key; });
+        std::vector<std::string> names;
+        for (const auto& k : expr_keys_) names.push_back(k.name);
+        if (it == expr_keys_.end()) error(var, "'" + key + "' is not a declared blackboard key" + did_you_mean(key, names));
+        else if (it->type == ValueType::Any) error(var, "'" + key + "' has type any; bt_switch reads a number, integer, boolean or string");
+        else p_.nodes[index].a = it->slot;
+      }
+      if (!cases || !cases.IsSequence()) {
+        error(cases ? cases : v, "bt_switch needs 'cases', a list of texts, one per child but the last (the default)");
+        break;
+      }
+      for (const auto& c : cases) {
+        if (!c.IsScalar()) error(c, std::string("a case must be text, got ") + describe_node(c));
+        p_.messages.push_back(c.IsScalar() ? c.Scalar() : "");
+      }
+      if (cases.size() + 1 != p_.nodes[index].count)
+        error(cases, "bt_switch with " + std::to_string(cases.size()) + " cases needs " + std::to_string(cases.size() + 1) +
+                         " children (the last is the default), got " + std::to_string(p_.nodes[index].count));
+      break;
+    }
+    case NodeKind::B3Tree: break;  // its subtree's size is set by check_imported
+    default: break;
+  }
+}
+
+uint32_t TreeCompiler::imported_leaf(NodeKind kind, const YAML::Node& v, const std::string& path, const std::string& prefix) {
+  const std::string kind_name = kind_info(kind).name;
+  if (kind == NodeKind::Always) {
+    const std::vector<std::string> allowed = {"success", "failure", "running", "error"};
+    YAML::Node status = v;
+    std::string name;
+    if (v.IsMap()) {
+      check_params(kind, v, kind_name);
+      name = read_name(v, prefix);
+      status.reset(v["status"]);
+    }
+    uint32_t index = emit(kind, v, path, name, "always");
+    p_.nodes[index].end = index + 1;
+    p_.nodes[index].a = static_cast<uint32_t>(Status::Success);
+    if (!status) {
+      error(v, "always needs 'status': success, failure, running or error");
+    } else if (auto s = read_status(status, allowed)) {
+      p_.nodes[index].a = static_cast<uint32_t>(*s);
+      p_.labels[index] = "always " + status.Scalar();
+    } else {
+      error(status, "always takes success, failure, running or error, got " +
+                        (status.IsScalar() ? "'" + status.Scalar() + "'" : std::string(describe_node(status))) +
+                        did_you_mean(status.IsScalar() ? status.Scalar() : "", allowed));
+    }
+    return index;
+  }
+  // bt_sleep, b3_wait: seconds, in the short form or a mapping
+  YAML::Node seconds = v;
+  std::string name;
+  if (v.IsMap()) {
+    check_params(kind, v, kind_name);
+    name = read_name(v, prefix);
+    seconds.reset(v["seconds"]);
+  }
+  uint32_t index = emit(kind, v, path, name, kind_name);
+  p_.nodes[index].end = index + 1;
+  if (!seconds) error(v, kind_name + " needs 'seconds'");
+  else if (auto s = read_seconds(seconds, "'seconds'")) p_.nodes[index].seconds = *s;
+  return index;
+}
+
+// Rules that span nodes: every b3_* node lies under a b3_tree, whose nodes are all b3_* nodes,
+// actions, conditions (leaf or check) or always; IfThenElse and WhileDoElse take 2 or 3
+// children. Sets each b3_tree's subtree size (the bound of its open-node lists).
+void check_imported(Program& p, const std::vector<std::string>& files, std::vector<Diagnostic>& diags) {
+  auto report = [&](uint32_t i, const std::string& msg) {
+    const SourcePos& at = p.positions[i];
+    diags.push_back({Severity::Error, files[at.file], at.line, at.column, msg});
+  };
+  std::vector<uint32_t> b3_root(p.nodes.size(), kNoNode);  // the b3_tree above each node
+  for (uint32_t i = 0; i < p.nodes.size(); ++i) {
+    Node& n = p.nodes[i];
+    if (n.kind == NodeKind::B3Tree) {
+      if (b3_root[i] != kNoNode) report(i, "a b3_tree inside a b3_tree: a behavior3 tree is one b3_tree at its top");
+      n.a = n.end - i;
+      for (uint32_t k = i + 1; k < n.end; ++k) {
+        b3_root[k] = i;
+        const NodeKind kk = p.nodes[k].kind;
+        if (!is_b3_kind(kk) && kk != NodeKind::Action && kk != NodeKind::Condition && kk != NodeKind::Check &&
+            kk != NodeKind::Always)
+          report(k, std::string("a b3_tree holds behavior3 nodes (b3_*), actions, conditions and always, not ") +
+                        kind_info(kk).name);
+      }
+    } else if (is_b3_kind(n.kind) && b3_root[i] == kNoNode) {
+      report(i, std::string(kind_info(n.kind).name) + " works only inside a b3_tree (behavior3 opens and closes its nodes from the tree's top)");
+    }
+    if ((n.kind == NodeKind::BtIfThenElse || n.kind == NodeKind::BtWhileDoElse) && (n.count < 2 || n.count > 3))
+      report(i, std::string(kind_info(n.kind).name) + " takes 2 or 3 children (condition, then, else), got " + std::to_string(n.count));
+  }
+}
+
+}  // namespace thicket
