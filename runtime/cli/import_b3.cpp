@@ -173,6 +173,11 @@ class B3Importer {
       for (const auto& [k, v] : custom_) names.push_back(k);
       fail(id, "unknown node name '" + name + "'" + did_you_mean(name, names) +
                    " (neither a behavior3 built-in nor in custom_nodes)");
+      // Its children are checked too, so every error of the file shows at once.
+      if (spec.contains("children") && spec["children"].is_array())
+        for (const auto& ch : spec["children"])
+          if (ch.is_string()) node(nodes, ch.get<std::string>(), "node \"" + id + "\"");
+      if (spec.contains("child") && spec["child"].is_string()) node(nodes, spec["child"].get<std::string>(), "node \"" + id + "\"");
       return ImportNode{"always", {}, {}, "", {}, "error"};
     }
     ImportNode n;

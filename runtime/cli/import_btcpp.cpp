@@ -89,7 +89,7 @@ class BtImporter {
 
   bool run(const std::string& wanted) {
     if (doc_.Parse(text_.c_str(), text_.size()) != tinyxml2::XML_SUCCESS) {
-      error_at(doc_.ErrorLineNum(), 1, std::string("malformed XML: ") + clean(doc_.ErrorStr()));
+      error_at(std::max(doc_.ErrorLineNum(), 1), 1, "malformed XML: " + why(doc_.ErrorID()));
       return false;
     }
     const tinyxml2::XMLElement* root = doc_.RootElement();
@@ -145,10 +145,16 @@ class BtImporter {
   }
 
  private:
-  static std::string clean(const char* s) {
-    std::string t = s ? s : "";
-    auto at = t.find("Error=");
-    return t.substr(at == std::string::npos ? 0 : at + 6);
+  static std::string why(tinyxml2::XMLError e) {
+    switch (e) {
+      case tinyxml2::XML_ERROR_PARSING_ELEMENT: return "an element is not written or closed properly (a missing '>' or '/>'?)";
+      case tinyxml2::XML_ERROR_PARSING_ATTRIBUTE: return "an attribute is not written properly (name=\"value\")";
+      case tinyxml2::XML_ERROR_MISMATCHED_ELEMENT: return "a closing tag does not match the element it closes";
+      case tinyxml2::XML_ERROR_EMPTY_DOCUMENT: return "the file is empty";
+      case tinyxml2::XML_ERROR_PARSING_TEXT: return "stray text where an element belongs";
+      case tinyxml2::XML_ERROR_PARSING_COMMENT: return "a comment is not closed (-->)";
+      default: return std::string("tinyxml2 says ") + tinyxml2::XMLDocument::ErrorIDToName(e);
+    }
   }
   static std::string join(const std::vector<std::string>& v) {
     std::string s;

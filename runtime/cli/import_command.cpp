@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "import_tree.hpp"
@@ -197,6 +198,10 @@ int import_command(int argc, char** argv, const char* usage) {
     }
   }
   if (file.empty()) return std::cerr << "thicket: import needs a file (.xml: BehaviorTree.CPP 4, .json: behavior3)\n" << usage, 64;
+  if (!ends_with(file, ".xml") && !ends_with(file, ".json")) {
+    std::cerr << file << ": error: import reads BehaviorTree.CPP 4 XML (.xml) or behavior3 JSON (.json)\n";
+    return 2;
+  }
   std::string text;
   if (!read_file(file, text)) {
     std::cerr << file << ": error: cannot read the file\n";
@@ -280,7 +285,10 @@ struct XmlExporter {
   const Program& p;
   std::string error;
   std::map<std::string, bool> leaves;  // name -> condition
+  std::map<std::string, std::set<std::string>> ports;  // name -> its args' names
   std::ostringstream out;
+  std::map<std::string, std::string> subtrees;  // <BehaviorTree> ID -> its body
+  std::vector<std::string> subtree_order;
 
   void arg_attrs(const ArgValue& args) {
     for (const auto& [k, v] : args.entries) {
@@ -325,6 +333,7 @@ struct XmlExporter {
         if (n.flags & kNegate) return fail("a negated condition has no BT.CPP attribute; wrap it in invert");
         if (n.kind == NodeKind::Condition && (n.flags & kObserved)) return fail("conditional aborts have no BT.CPP equivalent");
         leaves[call.leaf] = n.kind == NodeKind::Condition;
+        for (const auto& [k, v] : call.args.entries) ports[call.leaf].insert(k);
         out << pad << "<" << call.leaf;
         arg_attrs(call.args);
         out << "/>\n";
@@ -375,7 +384,25 @@ struct XmlExporter {
       case NodeKind::BtRunOnce: return open("RunOnce", std::string(" then_skip=\"") + (n.a ? "true" : "false") + "\"");
       case NodeKind::BtTimeout: return open("Timeout", " msec=\"" + msec(n.seconds) + "\"");
       case NodeKind::BtDelay: return open("Delay", " delay_msec=\"" + msec(n.seconds) + "\"");
-      case NodeKind::BtSubtree: return node(i + 1, depth);  // inlined: the subtree's nodes in place
+      case NodeKind::BtSubtree: {
+        // Its own <BehaviorTree>, shared by every use with the same body; _autoremap, since the
+        // importer already gave its keys the brain's names.
+        std::string id = p.messages[n.a].empty() ? "SubTree" : p.messages[n.a];
+        std::ostringstream body;
+        std::swap(body, out);
+        bool ok = node(i + 1, 2);
+        std::string text = out.str();
+        std::swap(body, out);
+        if (!ok) return false;
+        std::string unique = id;
+        for (int k = 2; subtrees.count(unique) && subtrees[unique] != text; ++k) unique = id + "_" + std::to_string(k);
+        if (!subtrees.count(unique)) {
+          subtrees[unique] = text;
+          subtree_order.push_back(unique);
+        }
+        out << pad << "<SubTree ID=\"" << xml_escape(unique) << "\" _autoremap=\"true\"/>\n";
+        return true;
+      }
       case NodeKind::BtPrecondition: {
         const std::string otherwise = std::string(status_name(static_cast<Status>(n.b & 0xFF)));
         std::string upper = otherwise == "invalid" ? "SKIPPED" : otherwise;
@@ -459,8 +486,21 @@ int export_command(int argc, char** argv, const char* usage) {
     std::cerr << file << ": error: " << x.error << "\n";
     return 2;
   }
-  x.out << "  </BehaviorTree>\n  <TreeNodesModel>\n";
-  for (const auto& [leaf, condition] : x.leaves) x.out << "    <" << (condition ? "Condition" : "Action") << " ID=\"" << xml_escape(leaf) << "\"/>\n";
+  x.out << "  </BehaviorTree>\n";
+  for (const auto& sub : x.subtree_order)
+    x.out << "  <BehaviorTree ID=\"" << xml_escape(sub) << "\">\n" << x.subtrees[sub] << "  </BehaviorTree>\n";
+  x.out << "  <TreeNodesModel>\n";
+  for (const auto& [leaf, condition] : x.leaves) {
+    const char* tag = condition ? "Condition" : "Action";
+    x.out << "    <" << tag << " ID=\"" << xml_escape(leaf) << "\"";
+    if (x.ports[leaf].empty()) {
+      x.out << "/>\n";
+      continue;
+    }
+    x.out << ">\n";
+    for (const auto& port : x.ports[leaf]) x.out << "      <input_port name=\"" << xml_escape(port) << "\"/>\n";
+    x.out << "    </" << tag << ">\n";
+  }
   x.out << "  </TreeNodesModel>\n</root>\n";
   return write_output(out_path, x.out.str());
 }

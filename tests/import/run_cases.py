@@ -1,0 +1,197 @@
+#!/usr/bin/python3
+"""Imported trees make the same leaf calls as their library: tests/import/run_cases.py THICKET
+
+Each folder under btcpp/ and b3/ holds a tree (tree.xml: BehaviorTree.CPP 4; tree.json:
+behavior3), script.json (what each leaf returns call by call, and the blackboard writes it
+makes), ticks, and expected: the leaf calls, halts and root status per tick that the real
+library printed running that tree with the same scripted leaves (BehaviorTree.CPP 4.10.0
+ticked with tickExactlyOnce; behavior3js 0.2.2 with one blackboard; README.md says how).
+
+For each case this writes leaves.lua from script.json, runs `thicket import`, then
+`thicket run` with a trace, and compares. For BT.CPP trees it also checks the round trip:
+`thicket export` of the imported brain, imported again, runs the same calls.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def lua_value(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(float(v))
+    if v is None:
+        return "nil"
+    return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def leaves_lua(script):
+    """Scripted leaves: call k of leaf NAME prints "TICK NAME", makes its k-th write and
+    returns its k-th status (both cycling); an action halted while running prints "TICK halt NAME"."""
+    out = ['local thicket = require("thicket")', "local map = {S = thicket.SUCCESS, F = thicket.FAILURE, R = thicket.RUNNING}",
+           "local count, leaves = {}, {}"]
+    for name in sorted(k for k in script if k != "blackboard"):
+        spec = script[name]
+        statuses = ", ".join(lua_value(s) for s in spec["statuses"])
+        writes = []
+        for w in spec.get("writes", []):
+            writes.append("{%s, %s}" % (lua_value(w[0]), lua_value(w[1])) if w else "false")
+        body = (
+            "  count[%(n)s] = (count[%(n)s] or 0) + 1\n"
+            "  local k = count[%(n)s]\n"
+            "  print(thicket.tick() .. \" \" .. %(n)s)\n"
+            "  local writes = {%(w)s}\n"
+            "  if #writes > 0 then local w = writes[(k - 1) %% #writes + 1]; if w then agent.bb[w[1]] = w[2] end end\n"
+            "  local seq = {%(s)s}\n"
+            "  return seq[(k - 1) %% #seq + 1]\n" % {"n": lua_value(name), "w": ", ".join(writes), "s": statuses})
+        if spec.get("kind") == "condition":
+            out.append("leaves[%s] = function(agent, args)\n%send" % (lua_value(name), body.replace("return seq", "return \"S\" == seq")))
+        else:
+            out.append("leaves[%s] = {\n tick = function(agent, args, mem)\n%s end,\n"
+                       " stop = function(agent, args, mem, status) if status == \"aborted\" then print(thicket.tick() .. \" halt \" .. %s) end end,\n}"
+                       % (lua_value(name), body.replace("return seq[", "return map[seq[").replace("+ 1]\n", "+ 1]]\n"), lua_value(name)))
+    out.append("return leaves")
+    return "\n".join(out) + "\n"
+
+
+def run_output(thicket, work, brain, ticks, library):
+    trace = os.path.join(work, "trace.jsonl")
+    r = subprocess.run([thicket, "run", brain, "--ticks", str(ticks), "--trace", trace], cwd=work,
+                       capture_output=True, text=True, timeout=60)
+    status = {}
+    with open(trace) as f:
+        for line in f:
+            rec = json.loads(line)
+            if "status" in rec:
+                status[rec["tick"]] = rec["status"]
+    names = {"invalid": "skipped"} if library == "btcpp" else {"aborted": "error"}
+    lines = {k: [] for k in range(1, ticks + 1)}
+    for line in r.stdout.splitlines():
+        lines[int(line.split(" ", 1)[0])].append(line)
+    out = []
+    for k in range(1, ticks + 1):
+        out += lines[k]
+        out.append("%d status %s" % (k, names.get(status.get(k), status.get(k))))
+    return "\n".join(out) + "\n", r
+
+
+def records_agree(a_path, b_path):
+    """Two records agree in every agent's position, heading, group, life and root status,
+    and in events and metrics (node status strings differ: bt_* nodes reset theirs)."""
+    a = [json.loads(l) for l in open(a_path)][1:]
+    b = [json.loads(l) for l in open(b_path)][1:]
+    if len(a) != len(b):
+        return False
+    for ta, tb in zip(a, b):
+        if [x[:7] for x in ta.get("agents", [])] != [x[:7] for x in tb.get("agents", [])]:
+            return False
+        if ta.get("events") != tb.get("events") or ta.get("metrics") != tb.get("metrics"):
+            return False
+    return True
+
+
+def example_round_trips(thicket, failed):
+    """import(export(T)) behaves as T: every example tree brain that exports to BT.CPP runs its
+    scenario with the brain's root replaced by the round trip's, and the records agree."""
+    import shutil
+    examples = os.path.join(os.path.dirname(os.path.dirname(HERE)), "scripts", "examples")
+    done = 0
+    for folder in sorted(os.listdir(examples)):
+        scenario = folder + ".yaml"
+        if not os.path.exists(os.path.join(examples, folder, scenario)):
+            continue
+        for brain in sorted(os.listdir(os.path.join(examples, folder))):
+            if not brain.endswith(".yaml") or brain == scenario:
+                continue
+            text = open(os.path.join(examples, folder, brain)).read()
+            if "\ntree:" not in "\n" + text:
+                continue
+            with tempfile.TemporaryDirectory() as work:
+                shutil.copytree(examples, os.path.join(work, "examples"))  # scenarios share maps across folders
+                dst = os.path.join(work, "examples", folder)
+                e = subprocess.run([thicket, "export", brain, "--to", "btcpp", "-o", "x.xml"], cwd=dst, capture_output=True, text=True)
+                if e.returncode != 0:
+                    if "no BT.CPP equivalent" not in e.stderr and "BT.CPP has no node" not in e.stderr and "BT.CPP" not in e.stderr:
+                        failed.append("example %s/%s: export failed without naming the node: %s" % (folder, brain, e.stderr))
+                    continue
+                leaves = text.split("leaves: [", 1)[1].split("]", 1)[0].split(",")
+                cmd = [thicket, "import", "x.xml", "-o", "x.yaml"]
+                for leaf in leaves:
+                    cmd += ["--leaves", leaf.strip()]
+                i = subprocess.run(cmd, cwd=dst, capture_output=True, text=True)
+                if i.returncode != 0:
+                    failed.append("example %s/%s: import of its export failed: %s" % (folder, brain, i.stderr))
+                    continue
+                runs = []
+                for variant in ("original", "round_trip"):
+                    if variant == "round_trip":
+                        imported = open(os.path.join(dst, "x.yaml")).read()
+                        head = text.split("\nroot:", 1)[0]
+                        with open(os.path.join(dst, brain), "w") as f:
+                            f.write(head + "\nroot:" + imported.split("\nroot:", 1)[1])
+                    rec = os.path.join(work, variant + ".jsonl")
+                    r = subprocess.run([thicket, "run", scenario, "--ticks", "60", "--record", rec, "--quiet"], cwd=dst,
+                                       capture_output=True, text=True, timeout=120)
+                    runs.append(rec if r.returncode in (0, 1) else None)
+                if None in runs or not records_agree(*runs):
+                    failed.append("example %s/%s: the scenario runs differently with import(export(brain))" % (folder, brain))
+                    continue
+                done += 1
+    return done
+
+
+def main():
+    thicket = os.path.abspath(sys.argv[1])
+    only = sys.argv[2] if len(sys.argv) > 2 else ""
+    failed, passed = [], 0
+    for library in ("btcpp", "b3"):
+        root = os.path.join(HERE, library)
+        for case in sorted(os.listdir(root)):
+            if only and only not in case:
+                continue
+            src = os.path.join(root, case)
+            tree = "tree.xml" if library == "btcpp" else "tree.json"
+            with open(os.path.join(src, "script.json")) as f:
+                script = json.load(f)
+            ticks = int(open(os.path.join(src, "ticks")).read())
+            expected = open(os.path.join(src, "expected")).read()
+            with tempfile.TemporaryDirectory() as work:
+                with open(os.path.join(work, "leaves.lua"), "w") as f:
+                    f.write(leaves_lua(script))
+                r = subprocess.run([thicket, "import", os.path.join(src, tree), "--leaves", "leaves.lua", "-o", "brain.yaml"],
+                                   cwd=work, capture_output=True, text=True)
+                if r.returncode != 0:
+                    failed.append("%s/%s: import failed: %s" % (library, case, r.stderr.strip()))
+                    continue
+                got, run = run_output(thicket, work, "brain.yaml", ticks, library)
+                if got != expected:
+                    failed.append("%s/%s: the calls differ from %s's\n--- expected\n%s--- thicket\n%s%s" %
+                                  (library, case, library, expected, got, run.stderr))
+                    continue
+                if library == "btcpp":  # import(export(x)) makes the same calls as x
+                    e = subprocess.run([thicket, "export", "brain.yaml", "--to", "btcpp", "-o", "again.xml"], cwd=work,
+                                       capture_output=True, text=True)
+                    i = subprocess.run([thicket, "import", "again.xml", "--leaves", "leaves.lua", "-o", "again.yaml"],
+                                       cwd=work, capture_output=True, text=True)
+                    if e.returncode != 0 or i.returncode != 0:
+                        failed.append("%s/%s: round trip failed: %s%s" % (library, case, e.stderr, i.stderr))
+                        continue
+                    again, _ = run_output(thicket, work, "again.yaml", ticks, library)
+                    if again != expected:
+                        failed.append("%s/%s: import(export(x)) differs\n%s" % (library, case, again))
+                        continue
+            passed += 1
+    examples = 0 if only else example_round_trips(thicket, failed)
+    for f in failed:
+        print("FAIL " + f)
+    print("import cases: %d passed, %d failed; %d example brains run the same after export and import" % (passed, len(failed), examples))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
