@@ -136,6 +136,18 @@ class B3Importer {
   }
 
   ImportNode node(const json& nodes, const std::string& id, const std::string& from) {
+    if (depth_ >= kMaxDepth) {  // a chain of ids that loops back, or a tree too deep for thicket
+      if (!too_deep_) fail(id, "the tree nests deeper than " + std::to_string(kMaxDepth) + " levels here (do its ids loop?)");
+      too_deep_ = true;
+      return ImportNode{"always", {}, {}, "", {}, "error"};
+    }
+    ++depth_;
+    ImportNode n = node_at(nodes, id, from);
+    --depth_;
+    return n;
+  }
+
+  ImportNode node_at(const json& nodes, const std::string& id, const std::string& from) {
     if (!nodes.contains(id)) {
       fail(id, "missing: " + from + " names it, but 'nodes' has no such id");
       return ImportNode{"always", {}, {}, "", {}, "error"};
@@ -239,6 +251,9 @@ class B3Importer {
   std::map<std::string, const json*> trees_;
   std::vector<std::string> tree_ids_, stack_;
   size_t visits_ = 0;
+  static constexpr int kMaxDepth = 250;  // thicket's trees nest at most 256 levels, b3_tree included
+  int depth_ = 0;
+  bool too_deep_ = false;
 };
 
 }  // namespace

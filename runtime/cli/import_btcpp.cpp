@@ -153,6 +153,7 @@ class BtImporter {
       case tinyxml2::XML_ERROR_EMPTY_DOCUMENT: return "the file is empty";
       case tinyxml2::XML_ERROR_PARSING_TEXT: return "stray text where an element belongs";
       case tinyxml2::XML_ERROR_PARSING_COMMENT: return "a comment is not closed (-->)";
+      case tinyxml2::XML_ELEMENT_DEPTH_EXCEEDED: return "elements nest deeper than the XML reader allows (500 levels)";
       default: return std::string("tinyxml2 says ") + tinyxml2::XMLDocument::ErrorIDToName(e);
     }
   }
@@ -393,6 +394,18 @@ class BtImporter {
   }
 
   ImportNode node(const tinyxml2::XMLElement* e, const Scope& scope) {
+    if (depth_ >= 250) {  // thicket's trees nest at most 256 levels
+      if (!too_deep_) error(e, "the tree nests deeper than 250 levels here (subtrees included)");
+      too_deep_ = true;
+      return ImportNode{"always", {}, {}, "", {}, "failure"};
+    }
+    ++depth_;
+    ImportNode n = guarded(e, scope);
+    --depth_;
+    return n;
+  }
+
+  ImportNode guarded(const tinyxml2::XMLElement* e, const Scope& scope) {
     ImportNode n = bare(e, scope);
     // Pre-conditions: a bt_guard around the node, evaluated against this scope.
     std::vector<std::pair<std::string, std::string>> guard;
@@ -589,6 +602,8 @@ class BtImporter {
   std::map<std::string, std::string> types_;
   std::map<std::string, int> instances_;
   std::vector<std::string> stack_;
+  int depth_ = 0;
+  bool too_deep_ = false;
 };
 
 }  // namespace

@@ -77,7 +77,7 @@ void TreeCompiler::imported_params(NodeKind kind, const YAML::Node& v, uint32_t 
     int64_t value = fallback;
     if (v[key]) {
       if (auto i = read_int(v[key], key, lo, hi)) value = *i;
-    } else if (required) {
+    } else if (required && !v.Mark().is_null()) {  // (the short form said so already)
       error(v, std::string(kind_info(kind).name) + " needs '" + key + "'");
     }
     p_.nodes[index].a = static_cast<uint32_t>(static_cast<int32_t>(value));

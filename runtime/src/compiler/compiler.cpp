@@ -375,10 +375,10 @@ std::unique_ptr<Program> compile_with(const BrainSource& src, const std::string&
                            "\", to keep the text and silence this)"});
   bool failed = p->nodes.empty();
   for (size_t i = errors_before; i < diags.size(); ++i) failed = failed || diags[i].severity == Severity::Error;
-  if (!failed) {
+  if (!p->nodes.empty()) {  // the rules across nodes, beside the errors above (all errors at once)
     size_t before = diags.size();
     check_imported(*p, p->files, diags);
-    failed = diags.size() != before;
+    failed = failed || diags.size() != before;
   }
   if (failed) return nullptr;
   compute_observed(*p);
