@@ -211,6 +211,7 @@ Status Engine::tick_imported(Ctx& c, uint32_t i) {
     }
     case NodeKind::BtIfThenElse: {
       uint16_t& branch = c.state<uint16_t>(n);
+      if (branch >= count) branch = 0;  // a hot reload took its branch away
       if (branch == 0) {
         const Status s = tick_node(c, kid(0));
         if (s == Status::Running) return s;
@@ -241,6 +242,7 @@ Status Engine::tick_imported(Ctx& c, uint32_t i) {
     }
     case NodeKind::BtSwitch: {
       uint16_t& running = c.state<uint16_t>(n);  // running child + 1; 0: none
+      if (running > count) running = 0;           // a hot reload took it away
       std::string value;
       if (n.a == kNoNode) {
         value = c.p.messages[n.b];
@@ -545,7 +547,10 @@ Status Engine::b3_tree(Ctx& c, uint32_t i) {
   b3_open_.clear();
   const Status s = b3_execute(c, i + 1);
   uint32_t* saved = &c.state<uint32_t>(n);  // [count, nodes...], at most n.a nodes
-  const uint32_t last = saved[0];
+  uint32_t last = saved[0];
+  // A hot reload keeps this state when the tree kept its size; its nodes must still be ours.
+  for (uint32_t k = 0; k < last; ++k)
+    if (last > n.a || saved[1 + k] <= i || saved[1 + k] >= n.end) last = 0;
   const uint32_t common = std::min<uint32_t>(last, static_cast<uint32_t>(b3_open_.size()));
   uint32_t start = 0;
   for (uint32_t k = 0; k < common; ++k) {
