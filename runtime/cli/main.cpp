@@ -13,6 +13,8 @@
 #include <fstream>
 #include <iostream>
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 #include <map>
 #include <optional>
 #include <set>
@@ -84,6 +86,10 @@ const char* kUsage =
     "                            or behavior3 tree as a thicket brain (docs/import.md)\n"
     "       thicket export FILE --to btcpp [-o OUT.xml]   a tree brain as BehaviorTree.CPP 4 XML\n"
     "       thicket --version\n";
+
+// A batch whose runs have fewer agents than this runs several runs at once (one per thread)
+// rather than one run at a time over all threads (run_scenario).
+constexpr uint64_t kSpreadAgents = 1000;
 
 volatile std::sig_atomic_t g_interrupted = 0;
 // Ctrl-C: the run stops after the current tick, with its summary; a Lua call in progress is
@@ -627,7 +633,100 @@ int cmd_scenario(const Options& o) {
   if (int status = cli::mpi_agree_setup(0); status != 0) return status;
   std::signal(SIGINT, on_sigint);
   if (checkpointer) std::signal(SIGTERM, on_sigint);
-  for (uint64_t r = 0; r < plan.size() && !g_interrupted; ++r) {
+  // Many small runs (a sweep, --runs N) go to the threads whole: each run on one thread, with
+  // one worker, several runs at once; big runs go one after another, their agents over the
+  // threads. Either way every run is the same as on any thread count (SPEC 8.2), and what the
+  // runs write (their log, Lua prints, diagnostics, series, rows) is written in run order.
+  uint64_t agents_per_run = 0;
+  for (const auto& g : spec->groups) agents_per_run += g.count;
+  const bool spread = plan.size() > 1 && so.threads > 1 && !o.watch && !live && !checkpointer && !resume &&
+                      !batch.collects() && (agents_per_run < kSpreadAgents || plan.size() >= 4 * so.threads);
+  if (spread) {
+    struct Done {
+      bool done = false, failed = false;
+      std::string diags, log, print;
+      std::optional<SeriesBuffer> series;
+      RunResult res;
+    };
+    std::vector<Done> runs(plan.size());
+    std::atomic<uint64_t> next{0}, stop_at{UINT64_MAX};
+    std::mutex m;
+    uint64_t written = 0, finished = 0;
+    auto write = [&](uint64_t r) {  // under m, in run order
+      Done& d = runs[r];
+      std::cerr << d.diags;
+      if (log_file.is_open()) log_file << d.log;
+      else std::cerr << d.log;
+      std::fwrite(d.print.data(), 1, d.print.size(), stdout);
+      std::fflush(stdout);
+      if (r == 0 && record && d.failed && o.record.rfind("/dev/", 0) != 0) {  // no empty record left behind
+        record.reset();
+        std::remove(o.record.c_str());
+      } else if (r == 0 && record) {
+        std::string why;
+        if (!record->close(why)) std::cerr << "thicket: " << why << " (" << o.record << " is cut short)\n";
+      }
+      if (d.failed) return;
+      results.push_back(d.res);
+      if (d.series) {
+        if (r == 0) series << d.series->header();
+        series << d.series->text();
+      }
+    };
+    auto work = [&] {
+      for (;;) {
+        const uint64_t r = next.fetch_add(1);
+        if (r >= plan.size() || r > stop_at.load() || g_interrupted) return;
+        Done& d = runs[r];
+        SimOptions sr = so;
+        sr.threads = 1;
+        sr.seed = plan[r].seed;
+        sr.log = [&d](const std::string& line) { d.log += line + "\n"; };
+        sr.print = [&d](const std::string& line) { d.print += line + "\n"; };
+        sr.record = r == 0 && record ? &record_tee : nullptr;
+        sr.record_every = static_cast<uint32_t>(o.record_every);
+        sr.record_keys = o.record_keys;
+        sr.trace = r == 0 && trace.is_open() ? &trace : nullptr;
+        sr.explain = r == 0 && o.explain;
+        sr.brain_events = nullptr;
+        if (sr.trace || sr.explain)
+          sr.brain_events = [&d, explain = sr.explain, to = sr.trace](const TraceEvent& e) {
+            if (to) cli::write_trace_event(*to, e);
+            if (explain && e.type != TraceEvent::Type::Tick) d.log += cli::explain_event(e) + "\n";
+          };
+        sr.brain_event_ticks = sr.trace != nullptr;
+        if (series_fmt) d.series.emplace(*series_fmt, o.series_every, r + 1, sr.seed);
+        sr.series = d.series ? &*d.series : nullptr;
+        std::vector<Diagnostic> diags;
+        std::string set_why;
+        auto run_spec = cli::is_sweep(*sets) ? apply_param_set(*spec, sets->names, sets->values[plan[r].param_set], set_why)
+                                             : std::optional<ScenarioSpec>(*spec);
+        if (!run_spec) diags.push_back({Severity::Error, o.files[0], 0, 0, set_why});
+        auto sim = run_spec ? Simulation::create(*run_spec, sr, diags) : nullptr;
+        for (const auto& x : diags) d.diags += format_diagnostic(x) + "\n";
+        if (sim) d.res = sim->run({}, [] { return g_interrupted != 0; });
+        else d.failed = true;
+        sim.reset();
+        std::lock_guard<std::mutex> lock(m);
+        d.done = true;
+        ++finished;
+        if (d.failed || d.res.stopped_strict || d.res.stopped_reload) stop_at = std::min<uint64_t>(stop_at.load(), r);
+        while (written < plan.size() && written <= stop_at.load() && runs[written].done) write(written++);
+        if (progress)
+          std::fprintf(stderr, "\r runs %llu/%llu done (%u at once)", static_cast<unsigned long long>(finished),
+                       static_cast<unsigned long long>(plan.size()), static_cast<unsigned>(so.threads));
+      }
+    };
+    std::vector<std::thread> pool;
+    for (uint64_t k = 0; k < std::min<uint64_t>(so.threads, plan.size()); ++k) pool.emplace_back(work);
+    for (auto& t : pool) t.join();
+    if (progress) std::fprintf(stderr, "\n");
+    if (stop_at.load() < plan.size() && runs[stop_at.load()].failed) {  // a run that failed to load ends the batch
+      if (out.is_open()) cli::write_run_rows(out, jsonl, results, *sets, plan);  // the runs before it
+      return kExitLoad;
+    }
+  }
+  for (uint64_t r = 0; r < plan.size() && !g_interrupted && !spread; ++r) {
     if (!batch.mine(r)) continue;
     batch.begin(r);
     so.seed = plan[r].seed;

@@ -171,5 +171,44 @@ if command -v mpirun >/dev/null 2>&1 && ! grep -q 'THICKET_MPI:BOOL=ON' "$(dirna
   [[ ! -e "$dir/twice.csv" ]] && ok || bad "nothing should be written"
 fi
 
+# ---- small runs go to the threads whole (issue 32): --threads 2 runs two runs at once and
+# writes what --threads 1 writes — rows, series, Lua prints, the log, diagnostics, the summary
+# — in run order; --strict and a load failure end the batch at the same run.
+cat > "$dir/w/talk.lua" <<'LUA'
+local thicket = require("thicket")
+local L = {}
+function L.Talk(agent)
+  agent.n = (agent.n or 0) + 1
+  print(string.format("seed-run agent %d tick %d r=%.6f", agent.id, thicket.tick(), thicket.random()))
+  thicket.log("log line of agent " .. agent.id)
+  thicket.gauge("level", agent.n + thicket.random())
+  if agent.id == 2 and agent.n == 4 then error("boom") end
+  return thicket.RUNNING
+end
+return L
+LUA
+printf 'tree: talk\nleaves: [talk.lua]\nroot: {action: Talk}\n' > "$dir/w/talk.yaml"
+sed 's/count.yaml/talk.yaml/' "$dir/w/s.yaml" > "$dir/w/talk_s.yaml"
+spread_same() {
+  local name=$1
+  shift
+  for k in 1 2; do
+    "$thicket" run "$@" --threads $k --quiet --out "$dir/$name$k.csv" --series "$dir/$name$k-s.csv" \
+      >"$dir/$name$k.out" 2>"$dir/$name$k.err"
+    echo $? > "$dir/$name$k.rc"
+    no_wall_csv "$dir/$name$k.csv" > "$dir/$name$k.rows"
+    sed -E 's/wall [0-9.]+ s, [0-9]+ agent-ticks\/s//; s/[0-9]+ thread\(s\)/K threads/' "$dir/$name$k.err" > "$dir/$name$k.errs"
+  done
+  for f in .rc .rows .out .errs -s.csv; do
+    cmp -s "$dir/${name}1$f" "$dir/${name}2$f" 2>/dev/null || [[ $f == -s.csv && ! -e "$dir/${name}1$f" ]] && ok ||
+      bad "$name: --threads 2 (runs at once) wrote another $f than --threads 1: $(diff "$dir/${name}1$f" "$dir/${name}2$f" | head -5)"
+  done
+}
+spread_same talk "$dir/w/talk_s.yaml" --runs 5
+grep -q "seed-run agent 1 tick 6" "$dir/talk2.out" && ok || bad "the runs' prints are missing"
+spread_same talk_strict "$dir/w/talk_s.yaml" --runs 5 --strict
+spread_same talk_load "$dir/w/bad_s.yaml" --runs 4
+spread_same sweep "$dir/sweep.yaml" --ticks 20 --runs 3 --set groups.players.vehicle.max_speed=4,6
+
 echo "batch: $pass passed, $fail failed"
 [[ $fail == 0 ]]

@@ -136,6 +136,7 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
       if (w == 0 || !sim->quiet_workers) sim->log(line);
     };
     worker->rt = std::make_unique<Runtime>(ro);
+    if (options.print) worker->rt->on_print(options.print);
     if (script_binding().install_world) script_binding().install_world(*worker);
     for (const auto& group : spec.groups) {
       std::vector<Diagnostic> brain_diags;

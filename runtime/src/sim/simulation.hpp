@@ -32,6 +32,9 @@ struct SimOptions {
   double leaf_timeout = 0.05;                // RuntimeOptions::leaf_timeout of every worker
   size_t lua_memory_limit = size_t(512) << 20;  // per worker's Lua state
   std::function<void(const std::string&)> log;  // the run's log (thread-safe: called under a lock)
+  // Lua `print` lines of a one-worker run (Runtime::on_print); empty: standard output. The CLI
+  // sets it when it runs several runs at once, so each run's lines are written in run order.
+  std::function<void(const std::string&)> print;
   // --record (issue 14; docs/record-format.md): where the record's lines go, a tick line every
   // record_every ticks (0: the scenario's `record: every`), the blackboard keys each agent's
   // entry carries (empty: the scenario's `record: keys`).
