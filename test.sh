@@ -42,7 +42,7 @@ tools/build.sh build-asan Debug -DTHICKET_SANITIZE=ON -DTHICKET_BENCH=OFF
 # random trees of each batch there (all 7,000 in the Release build above).
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 THICKET_REFERENCE_TREES=300 ctest --output-on-failure -j2)
 # tick_all on the game's threads under ThreadSanitizer: only the threaded tests' target
-# (tests/unit/test_tick_all.cpp: native and Lua brains on 1-16 threads, deferred calls, slicing).
+# (tests/unit/engine/test_tick_all.cpp: native and Lua brains on 1-16 threads, deferred calls, slicing).
 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTHICKET_TSAN=ON -DTHICKET_BENCH=OFF >/dev/null
 ninja -C build-tsan -j "$(nproc)" thicket_threads_test | tail -n 1
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build-tsan/thicket_threads_test

@@ -17,7 +17,7 @@
 // (timed; creating them is not) and saved again: the bytes must be the checkpoint's, or the
 // bench says so and fails. (The restored run does not go on as the uninterrupted one here: the
 // arena's brains are Lua tasks, which restart after a restore; tests/e2e/checkpoint_test.sh
-// and tests/unit/test_sim_snapshot.cpp check exactness on task-free brains.)
+// and tests/unit/sim/test_sim_snapshot.cpp check exactness on task-free brains.)
 #include <algorithm>
 #include <cstdio>
 #include <string>

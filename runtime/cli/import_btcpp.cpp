@@ -99,6 +99,24 @@ class BtImporter {
     }
     int count_elements = 0;
     for (auto* e = root->FirstChildElement(); e; e = e->NextSiblingElement()) ++count_elements;
+    // A blackboard `thicket export` wrote: "key: declaration" lines in a comment.
+    for (auto* n = root->FirstChild(); n; n = n->NextSibling()) {
+      const tinyxml2::XMLComment* comment = n->ToComment();
+      const std::string head = "thicket blackboard";
+      if (!comment || std::string(comment->Value()).find(head) == std::string::npos) continue;
+      std::istringstream lines(comment->Value());
+      std::string line;
+      std::getline(lines, line);  // the heading
+      while (std::getline(lines, line)) {
+        line = trimmed(line);
+        auto colon = line.find(": ");
+        if (colon == std::string::npos) continue;
+        std::string key = line.substr(0, colon);
+        if (key.size() > 2 && key.front() == '"' && key.back() == '"') key = key.substr(1, key.size() - 2);
+        out_.blackboard[key] = line.substr(colon + 2);
+        declared_.insert(key);
+      }
+    }
     for (auto* e = root->FirstChildElement(); e; e = e->NextSiblingElement()) {
       const std::string name = e->Name();
       if (name == "BehaviorTree") {
@@ -221,6 +239,7 @@ class BtImporter {
   }
 
   void declare(const std::string& key, const std::string& type) {
+    if (declared_.count(key)) return;  // declared by the brain that was exported: kept as it was
     auto& decl = types_[key];
     if (decl.empty() || decl == "any") decl = type;
     static const std::map<std::string, std::string> yaml = {
@@ -308,7 +327,8 @@ class BtImporter {
             if (arith.count(op.text)) type = "number";
             if (cmp.count(op.text)) {
               const Tok& o = toks[other_at];
-              type = o.kind == 's' ? "string" : "number";
+              const bool boolean = o.kind == 'i' && (o.text == "true" || o.text == "false");
+              type = o.kind == 's' ? "string" : boolean ? "boolean" : "number";
             }
           };
           if (k > 0) neighbour(k - 1, k - 2);
@@ -600,6 +620,7 @@ class BtImporter {
   std::map<std::string, std::string> category_;
   std::map<std::string, std::vector<Port>> subtree_ports_;
   std::map<std::string, std::string> types_;
+  std::set<std::string> declared_;
   std::map<std::string, int> instances_;
   std::vector<std::string> stack_;
   int depth_ = 0;

@@ -480,6 +480,21 @@ int export_command(int argc, char** argv, const char* usage) {
   std::string id = p.name.empty() ? "Main" : p.name;
   x.out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   x.out << "<root BTCPP_format=\"4\" main_tree_to_execute=\"" << xml_escape(id) << "\">\n";
+  // The brain's blackboard, which BT.CPP XML has no place for, in a comment that `thicket
+  // import` reads back (BT.CPP and Groot2 skip it), so a round trip keeps every key.
+  std::string keys;
+  for (const BlackboardKey& k : p.blackboard) {
+    std::string decl;
+    switch (k.type) {
+      case ValueType::Number: decl = yaml_number(k.initial.num); break;
+      case ValueType::Integer: decl = "{type: integer, default: " + std::to_string(k.initial.i) + "}"; break;
+      case ValueType::Boolean: decl = k.initial.i ? "true" : "false"; break;
+      case ValueType::String: decl = yaml_quote(k.text_default); break;
+      case ValueType::Any: decl = "{type: any}"; break;
+    }
+    if ((k.name + decl).find("--") == std::string::npos) keys += "    " + yaml_name(k.name) + ": " + decl + "\n";
+  }
+  if (!keys.empty()) x.out << "  <!-- thicket blackboard (read back by thicket import):\n" << keys << "  -->\n";
   x.out << "  <BehaviorTree ID=\"" << xml_escape(id) << "\">\n";
   x.node(0, 2);
   if (!x.error.empty()) {

@@ -35,11 +35,12 @@ def leaves_lua(script):
     returns its k-th status (both cycling); an action halted while running prints "TICK halt NAME"."""
     out = ['local thicket = require("thicket")', "local map = {S = thicket.SUCCESS, F = thicket.FAILURE, R = thicket.RUNNING}",
            "local count, leaves = {}, {}"]
-    for name in sorted(k for k in script if k != "blackboard"):
+    all_writes = script.get("writes", {})  # leaf name -> the write of each call (cycling; null: none)
+    for name in sorted(k for k in script if k not in ("blackboard", "writes")):
         spec = script[name]
         statuses = ", ".join(lua_value(s) for s in spec["statuses"])
         writes = []
-        for w in spec.get("writes", []):
+        for w in all_writes.get(name, []):
             writes.append("{%s, %s}" % (lua_value(w[0]), lua_value(w[1])) if w else "false")
         body = (
             "  count[%(n)s] = (count[%(n)s] or 0) + 1\n"

@@ -1,4 +1,4 @@
-// The fixture of the node tests (tests/unit/nodes/): every node kind of SPEC 3.2-3.4, the abort
+// The fixture of the node tests (tests/unit/compiler/nodes/): every node kind of SPEC 3.2-3.4, the abort
 // rules of 3.1 and the conditional aborts of 3.5, tick by tick. Each test states its tree inline,
 // ticks it with native leaves that write every call to a log in the examples' format
 // (`3 start a`, `3 tick a running`, `3 stop a aborted`, `3 eval c true`), and compares that log

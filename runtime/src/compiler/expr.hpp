@@ -23,7 +23,7 @@
 // two numbers or two strings; `== !=` take two of the same type; the whole expression must
 // be a boolean. A key of type `any` cannot be used.
 //
-// Semantics the spec leaves open (documented here, tested in tests/unit/test_expr.cpp):
+// Semantics the spec leaves open (documented here, tested in tests/unit/compiler/test_expr.cpp):
 //   - All arithmetic and comparison of numbers is in double precision; an integer key is
 //     converted to double when read (exact up to 2^53).
 //   - Division follows IEEE 754: x / 0 is +inf or -inf, 0 / 0 is nan. Every comparison with

@@ -282,8 +282,10 @@ descend : {
     case NodeKind::Wait: s = tick_leaf(c, i, starting); goto finished;
     default:
       if (is_imported_kind(n.kind)) {
-        s = tick_imported(c, i);
-        goto finished;
+        Status kept;
+        s = tick_imported(c, i, kept);
+        st[i] = kept;
+        goto returned;
       }
       if (kind_info(n.kind).shape != Shape::Decorator) {
         s = tick_leaf(c, i, starting);

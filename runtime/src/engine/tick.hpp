@@ -133,7 +133,8 @@ class alignas(64) Engine {
   void abort(Ctx& c, uint32_t i);
   void draw_order(Ctx& c, uint32_t i);
   // Imported trees' kinds (tick_imported.cpp): BT.CPP's (bt_*) and behavior3's (b3_*).
-  Status tick_imported(Ctx& c, uint32_t i);
+  Status tick_imported(Ctx& c, uint32_t i, Status& kept);  // kept: the status the node keeps
+  Status tick_kind(Ctx& c, uint32_t i);
   Status bt_decorator(Ctx& c, uint32_t i);
   void bt_reset(Ctx& c, uint32_t child);
   void bt_reset_children(Ctx& c, uint32_t i);

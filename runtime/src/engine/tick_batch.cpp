@@ -17,7 +17,7 @@
 //   - node state is written only where the per-agent walk writes it, so agent blocks come out
 //     byte for byte the same (snapshots cannot tell the walks apart).
 // The order of calls between agents differs; agent_local leaves promise that cannot be seen.
-// tests/unit/test_tick_batch.cpp compares the two walks on random trees.
+// tests/unit/engine/test_tick_batch.cpp compares the two walks on random trees.
 #include "leaf_host.hpp"
 #include "runtime_impl.hpp"
 #include "tick.hpp"

@@ -85,7 +85,30 @@ void Engine::imported_halt(Ctx& c, uint32_t i) {
     for (uint16_t pos = 0; pos < n.count; ++pos) c.status(c.kids[n.children + pos]) = Status::Invalid;
 }
 
-Status Engine::tick_imported(Ctx& c, uint32_t i) {
+// What an imported node keeps as its status after a tick that returned `s` (BT.CPP stores
+// every result but SKIPPED; most of its nodes set themselves RUNNING before they tick a
+// child, so a skipped result leaves them RUNNING, and a parent halts them as running ones).
+Status Engine::tick_imported(Ctx& c, uint32_t i, Status& kept) {
+  const Status before = c.status(i);
+  const bool once_done = c.nodes[i].kind == NodeKind::BtRunOnce && (c.state<uint16_t>(c.nodes[i]) & 1);
+  const Status s = tick_kind(c, i);
+  kept = s;
+  if (s != kSkipped) return s;
+  const NodeKind k = c.nodes[i].kind;
+  switch (k) {
+    case NodeKind::BtSwitch:
+    case NodeKind::BtPrecondition: kept = before; break;  // no setStatus(RUNNING) in their tick
+    case NodeKind::BtRunOnce: kept = once_done ? before : Status::Running; break;  // done: returns at once
+    case NodeKind::BtSubtree:
+    case NodeKind::BtTimeout:
+    case NodeKind::BtDelay: kept = active(before) ? before : Status::Running; break;  // RUNNING when entered
+    case NodeKind::BtGuard: kept = c.status(i + 1); break;  // as the node it holds keeps (idle when skipped by it)
+    default: kept = is_bt_kind(k) && k != NodeKind::BtSleep ? Status::Running : s; break;
+  }
+  return s;
+}
+
+Status Engine::tick_kind(Ctx& c, uint32_t i) {
   const Node& n = c.nodes[i];
   if (is_b3_kind(n.kind)) return n.kind == NodeKind::B3Tree ? b3_tree(c, i) : b3_execute(c, i);
   if (n.kind == NodeKind::Always) return static_cast<Status>(n.a);
@@ -94,7 +117,9 @@ Status Engine::tick_imported(Ctx& c, uint32_t i) {
     if (completed(c.status(i + 1))) c.status(i + 1) = Status::Invalid;  // DecoratorNode::executeTick
     return s;
   }
-  const Status own = c.status(i);  // the status BT.CPP's node holds when ticked
+  // The status BT.CPP's node holds when ticked; the root's is idle again after it finished
+  // (Tree::tickRoot resets it), so its pre-conditions and counts start afresh.
+  const Status own = i == 0 && completed(c.status(i)) ? Status::Invalid : c.status(i);
   auto kid = [&](uint32_t pos) { return c.kids[n.children + pos]; };
   const uint16_t count = n.count;
   switch (n.kind) {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "../../runtime/cli/run_plan.hpp"
+#include "../../../runtime/cli/run_plan.hpp"
 #include "sample_stats.hpp"
 #include "scenario_fixture.hpp"
 #include "schema.hpp"

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "../../runtime/cli/batch_result.hpp"
-#include "../../runtime/cli/run_results.hpp"
+#include "../../../runtime/cli/batch_result.hpp"
+#include "../../../runtime/cli/run_results.hpp"
 
 namespace {
 
