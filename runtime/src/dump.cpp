@@ -71,6 +71,46 @@ std::string params(const Program& p, uint32_t i) {
     case NodeKind::Log:
       if (!p.messages[n.a].empty()) out << " message=\"" << p.messages[n.a] << "\"";
       break;
+    // Imported trees' kinds (docs/import.md): the parameters as their YAML names them.
+    case NodeKind::BtSequence:
+    case NodeKind::BtFallback:
+      if (n.a) out << " async";
+      break;
+    case NodeKind::BtParallel:
+      out << " success_count=" << static_cast<int32_t>(n.a) << " failure_count=" << static_cast<int32_t>(n.b);
+      break;
+    case NodeKind::BtParallelAll: out << " max_failures=" << static_cast<int32_t>(n.a); break;
+    case NodeKind::BtRepeat: out << " num_cycles=" << static_cast<int32_t>(n.a); break;
+    case NodeKind::BtRetry: out << " num_attempts=" << static_cast<int32_t>(n.a); break;
+    case NodeKind::BtRunOnce: out << " then_skip=" << (n.a ? "true" : "false"); break;
+    case NodeKind::BtTimeout:
+    case NodeKind::BtDelay:
+    case NodeKind::BtSleep:
+    case NodeKind::B3MaxTime:
+    case NodeKind::B3Wait: out << " seconds=" << n.seconds; break;
+    case NodeKind::BtSwitch: {
+      out << " variable=\"" << p.messages[n.b] << "\" cases=[";
+      for (uint16_t k = 0; k + 1 < n.count; ++k) out << (k ? " " : "") << "\"" << p.messages[n.b + 1 + k] << "\"";
+      out << "]";
+      break;
+    }
+    case NodeKind::BtPrecondition:
+      out << " if=(" << p.exprs[n.a].disassemble() << ") else=" << status_name(static_cast<Status>(n.b & 0xFF));
+      break;
+    case NodeKind::BtSubtree:
+      if (!p.messages[n.a].empty()) out << " id=" << p.messages[n.a];
+      break;
+    case NodeKind::BtGuard: {
+      static const char* keys[4] = {"failure_if", "success_if", "skip_if", "while"};
+      for (int k = 0; k < 4; ++k)
+        if (p.guards[n.a][k] != kNoNode) out << " " << keys[k] << "=(" << p.exprs[p.guards[n.a][k]].disassemble() << ")";
+      break;
+    }
+    case NodeKind::Always: out << " status=" << (n.a == static_cast<uint32_t>(Status::Aborted) ? "error" : status_name(static_cast<Status>(n.a))); break;
+    case NodeKind::B3Limiter:
+    case NodeKind::B3Repeater:
+    case NodeKind::B3RepeatUntilFailure:
+    case NodeKind::B3RepeatUntilSuccess: out << " max_loop=" << static_cast<int32_t>(n.a); break;
     case NodeKind::Action:
     case NodeKind::Condition: {
       const LeafCall& call = p.calls[n.a];
