@@ -261,6 +261,7 @@ class RuntimeImpl {
   std::atomic<bool> ticking{false};  // a tick_all is running: spawn/despawn/send are deferred
   uint64_t agent_ticks = 0;        // agent ticks done by tick_all and tick (Runtime::agent_ticks)
   TickJob outside_job;             // deferred calls from threads not running a job
+  TickJob call_job;                // tick_all(dt)'s one job, kept from call to call (nothing built per call)
   std::mutex outside_mutex;
   std::atomic<bool> outside_pending{false};
   std::vector<std::unique_ptr<Engine>> job_engines;  // engines of parallel jobs (made on demand)

@@ -7,6 +7,7 @@
 // it is put in agent order (a stable sort: an agent's own entries keep their order) and
 // delivered or applied. Nothing a job does depends on another job, so the executor may run the
 // jobs in any order, on any threads, and the outcome is that of the single-threaded tick_all.
+#include <optional>
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -117,22 +118,36 @@ Status RuntimeImpl::tick_in_job(TickJob& job, uint32_t index, double dt, double 
 
 void RuntimeImpl::tick_all(double dt) {
   const double now = begin_call(dt);
-  TickJob job;
+  // The job is kept from call to call, so a call builds and frees nothing; a tick_all called
+  // from inside one (a leaf's doing) gets a job of its own.
+  std::optional<TickJob> local;
+  TickJob& job = ticking.load(std::memory_order_relaxed) ? local.emplace() : call_job;
   job.rt = this;
   job.engine = engine.get();
   {
     JobScope scope(job);
-    ticking = true;
+    // Leaves call spawn/despawn/send on this thread, or on the executor's jobs, which start
+    // after this store: release is enough (a plain store on x86, not a locked exchange).
+    ticking.store(true, std::memory_order_release);
     if (trace_sink || sliced_agents > 0 || pending_events > 0) {
       for (uint32_t i = 0; i < agents.size(); ++i)
         if (agents[i].alive) tick_in_job(job, i, dt, now);
     } else {
       tick_plain(job, dt);
     }
-    ticking = false;
+    ticking.store(false, std::memory_order_release);
   }
   ++call_steps;
   ++calls;
+  if (job.out.empty() && job.deferred.empty() && !job.error && !outside_pending.load(std::memory_order_acquire)) {
+    // Nothing to hand over (no buffered output, no deferred call, no exception): the counts only.
+    pending_events += job.events_delta;
+    job.events_delta = 0;
+    agent_ticks += job.ticked;
+    job.ticked = 0;
+    job.buffered = false;
+    return;
+  }
   TickJob* jobs[] = {&job};
   finish_call(jobs, 1);
 }
