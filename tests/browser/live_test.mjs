@@ -106,12 +106,12 @@ try {
   await page.screenshot({ path: join(artifacts, 'live_reloaded.png') });
   check(errors.length === 0, `no page errors${errors.length ? ': ' + errors.join('; ') : ''}`);
   live.child.kill('SIGINT');
-  // Ctrl-C also stops a Lua call in progress, which is then a script error (guide 7.11; tested in
-  // guard_test.sh): exit 1 exactly when the log's only errors are those stops, else 0.
+  // Ctrl-C also stops a Lua call in progress: said where it was, but no script error (guide 7.11;
+  // tested in guard_test.sh), so the run exits 0 whether or not one was stopped.
   const code = await live.exited;
   const errors_logged = live.stderr.split('\n').filter(l => /^error: /.test(l));
   const stopped = errors_logged.length > 0 && errors_logged.every(l => l.includes('stopped: the run was interrupted (Ctrl-C)'));
-  check(/\(interrupted\)/.test(live.stderr) && code === (stopped ? 1 : 0) && (errors_logged.length === 0 || stopped),
+  check(/\(interrupted\)/.test(live.stderr) && code === 0 && (errors_logged.length === 0 || stopped),
     `Ctrl-C ends the run and the server (exit ${code}; ${errors_logged.length} Lua call(s) stopped by it)`);
 
   // 2. The finished record stays served: a late reader gets it from the header to the end.
