@@ -35,6 +35,8 @@
 #include "record_tee.hpp"
 #include "run_results.hpp"
 #include "view_command.hpp"
+#include "edit_command.hpp"
+#include "schema_findings.hpp"
 #include "schema.hpp"
 #include "simulation.hpp"
 #include "sweep.hpp"
@@ -85,6 +87,8 @@ const char* kUsage =
     "       thicket import FILE.xml|FILE.json [-o OUT.yaml] [--tree ID] [--leaves LUA]...   a BehaviorTree.CPP 4\n"
     "                            or behavior3 tree as a thicket brain (docs/import.md)\n"
     "       thicket export FILE --to btcpp [-o OUT.xml]   a tree brain as BehaviorTree.CPP 4 XML\n"
+    "       thicket edit FILE.yaml [--port P] [--attach HOST:PORT]   the brain in a browser editor on\n"
+    "                            localhost (--attach: a 'thicket run ... --serve' to debug; docs/editor.md)\n"
     "       thicket --version\n";
 
 // A batch whose runs have fewer agents than this runs several runs at once (one per thread)
@@ -287,40 +291,7 @@ size_t count_errors(const std::vector<Diagnostic>& diags) {
 }
 
 using cli::json_escape;
-
-// Schema findings at places the compiler did not already report (the compiler's messages
-// are the more precise; the schema is what editors check against, so both must agree).
-void add_schema_findings(const std::string& file, std::vector<Diagnostic>& diags) {
-  static std::optional<SchemaSet> schemas = [] {
-    std::string error;
-    auto set = SchemaSet::parse(embedded_schemas(), error);
-    if (!set) std::cerr << "thicket: the built-in schemas failed to load: " << error << "\n";
-    return set;
-  }();
-  if (!schemas) return;
-  YAML::Node doc;
-  try {
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    // Too deep, or an alias bomb: the loader has refused it; a walk of it would not end.
-    if (find_deep_nesting(text.str()) || find_alias_bomb(text.str())) return;
-    doc = YAML::Load(text.str());
-  } catch (const std::exception&) {
-    return;  // unreadable or not YAML: the loader has said so
-  }
-  std::string schema = brain_schema_file(doc);
-  if (schema.empty() || !schemas->has(schema)) return;
-  std::vector<SchemaError> found;
-  schemas->validate(doc, schema, found);
-  std::set<int> lines_reported;  // a set: a file with many errors must not take n^2 time here
-  for (const auto& d : diags)
-    if (d.file == file) lines_reported.insert(d.line);
-  for (const auto& e : found) {
-    bool reported = lines_reported.count(e.line) > 0;
-    if (!reported) diags.push_back({Severity::Error, file, e.line, e.column, e.message + " (schema " + schema + ")"});
-  }
-}
+using cli::add_schema_findings;
 
 bool is_scenario(const std::string& path);
 
@@ -944,6 +915,7 @@ int thicket_main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "path") == 0) return cli::path_command(argc, argv, kUsage);
   if (argc >= 2 && std::strcmp(argv[1], "view") == 0) return cli::view_command(argc, argv, kUsage);
   if (argc >= 2 && std::strcmp(argv[1], "merge") == 0) return cli::merge_command(argc, argv, kUsage);
+  if (argc >= 2 && std::strcmp(argv[1], "edit") == 0) return cli::edit_command(argc, argv, kUsage);
   if (argc >= 2 && std::strcmp(argv[1], "import") == 0) return cli::import_command(argc, argv, kUsage);
   if (argc >= 2 && std::strcmp(argv[1], "export") == 0) return cli::export_command(argc, argv, kUsage);
   Options o;

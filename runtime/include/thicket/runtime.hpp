@@ -183,6 +183,18 @@ struct NodeInfo {
   // Edges that are not parent/child: an fsm state's transitions (label: the transition's name,
   // or "when") to other states, a machine's check to the run node of its behavior.
   std::vector<std::pair<uint32_t, std::string>> links;
+  // Where the node was written (the YAML value the compiler read for it), e.g. for an editor
+  // that maps nodes to their text: the file (the brain's own or an imported one) and the
+  // 1-based line and column; "" and 0 when unknown.
+  std::string file;
+  int line = 0, column = 0;
+};
+
+// A leaf the runtime knows (Runtime::leaves): its name and the script file that defined it
+// ("" for a native leaf registered by the game).
+struct LeafInfo {
+  std::string name;
+  std::string file;
 };
 
 class THICKET_API Runtime {
@@ -284,6 +296,8 @@ class THICKET_API Runtime {
   // The node table of a loaded brain (empty for a bad handle), and its type: "tree", "fsm" or
   // "machine".
   std::vector<NodeInfo> nodes(BrainHandle brain) const;
+  // Every leaf known to the runtime (registered natives and those of loaded leaf files), by name.
+  std::vector<LeafInfo> leaves() const;
   std::string brain_type(BrainHandle brain) const;
   // The loaded brains: handles are 0 .. brain_count()-1. The name is the one after the kind
   // key (`tree: guard` -> "guard"); the path the file it was loaded from (the name given to

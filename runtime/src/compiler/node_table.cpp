@@ -73,6 +73,12 @@ std::vector<NodeInfo> Runtime::nodes(BrainHandle brain) const {
     info.kind = kind_info(p.nodes[i].kind).name;
     info.label = p.labels[i];
     info.params = node_params(p, i);
+    if (i < p.positions.size()) {
+      const SourcePos& at = p.positions[i];
+      if (at.file < p.files.size()) info.file = p.files[at.file];
+      info.line = at.line;
+      info.column = at.column;
+    }
     for (uint16_t c = 0; c < p.nodes[i].count; ++c) out[p.child(p.nodes[i], c)].parent = static_cast<int32_t>(i);
   }
   if (p.nodes.empty()) return out;
@@ -96,6 +102,13 @@ std::vector<NodeInfo> Runtime::nodes(BrainHandle brain) const {
       out[p.child(m, k)].links.emplace_back(p.child(m, k + 1), behavior);
     }
   }
+  return out;
+}
+
+std::vector<LeafInfo> Runtime::leaves() const {
+  std::vector<LeafInfo> out;
+  out.reserve(impl_->leaf_ids.size());
+  for (const auto& [name, id] : impl_->leaf_ids) out.push_back({name, impl_->leaves[id].file});
   return out;
 }
 

@@ -1,0 +1,372 @@
+#include "edit_command.hpp"
+
+#include <httplib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "edit_assets.hpp"
+#include "live_server.hpp"
+#include "schema_findings.hpp"
+#include "thicket/runtime.hpp"
+
+namespace thicket::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+constexpr int kExitOk = 0, kExitServe = 1, kExitLoad = 2, kExitUsage = 64;
+
+std::atomic<bool> g_edit_stop{false};
+void on_edit_sigint(int) { g_edit_stop = true; }
+
+std::optional<std::string> read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// What the page compares to notice a change on disk: the content's hash (FNV-1a, 64 bits) and
+// size. Not the modification time: two writes within the clock's granularity share one.
+std::string disk_stamp(const std::string& path) {
+  auto text = read_all(path);
+  if (!text) return "missing";
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : *text) h = (h ^ ch) * 1099511628211ull;
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%016llx:%zu", static_cast<unsigned long long>(h), text->size());
+  return buf;
+}
+
+const char* content_type(std::string_view path) {
+  auto ends = [&](std::string_view ext) {
+    return path.size() >= ext.size() && path.substr(path.size() - ext.size()) == ext;
+  };
+  if (ends(".js") || ends(".mjs")) return "text/javascript; charset=utf-8";
+  if (ends(".css")) return "text/css; charset=utf-8";
+  if (ends(".html")) return "text/html; charset=utf-8";
+  if (ends(".json")) return "application/json";
+  if (ends(".svg")) return "image/svg+xml";
+  if (ends(".png")) return "image/png";
+  return "application/octet-stream";
+}
+
+const char* severity_name(Severity s) {
+  switch (s) {
+    case Severity::Error: return "error";
+    case Severity::Warning: return "warning";
+    default: return "note";
+  }
+}
+
+struct Editor {
+  std::string path;    // as given on the command line: messages name it so
+  std::string attach;  // HOST:PORT of a served run, or ""
+  LiveAddress attach_address;
+  std::string dev_dir;  // THICKET_EDITOR_DIR: the page's files read from here on each request
+  int port = 0;
+  std::mutex mutex;  // one check or save at a time
+  Json last_leaves = Json::array();
+  Json schemas;
+
+  // The text checked as if it were the file: the loader's diagnostics, then the schema's
+  // findings elsewhere, in `thicket check`'s order; the nodes in `thicket dump` order.
+  Json check(const std::string& text) {
+    std::lock_guard<std::mutex> lock(mutex);
+    Runtime rt;
+    std::vector<Diagnostic> diags;
+    auto brain = rt.load_string(text, path, diags);
+    add_schema_findings_text(path, text, diags);
+    std::stable_sort(diags.begin(), diags.end(), [](const Diagnostic& a, const Diagnostic& b) {
+      return a.file == b.file && (a.line < b.line || (a.line == b.line && a.column < b.column));
+    });
+    if (brain && has_errors(diags)) brain.reset();
+    Json out;
+    out["ok"] = brain.has_value();
+    out["type"] = brain ? rt.brain_type(*brain) : "";
+    out["name"] = brain ? rt.brain_name(*brain) : "";
+    Json errors = Json::array();
+    for (const Diagnostic& d : diags)
+      errors.push_back({{"file", d.file},
+                        {"line", d.line},
+                        {"column", d.column},
+                        {"severity", severity_name(d.severity)},
+                        {"message", d.message},
+                        {"text", format_diagnostic(d)}});
+    out["errors"] = std::move(errors);
+    Json nodes = Json::array();
+    if (brain) {
+      for (const NodeInfo& n : rt.nodes(*brain)) {
+        Json links = Json::array();
+        for (const auto& [to, label] : n.links) links.push_back({{"to", to}, {"label", label}});
+        nodes.push_back({{"id", n.id},
+                         {"kind", n.kind},
+                         {"label", n.label},
+                         {"params", n.params},
+                         {"parent", n.parent},
+                         {"links", std::move(links)},
+                         {"file", n.file},
+                         {"line", n.line},
+                         {"column", n.column}});
+      }
+      Json leaves = Json::array();
+      for (const LeafInfo& l : rt.leaves())
+        if (!l.file.empty()) leaves.push_back({{"name", l.name}, {"file", l.file}});
+      last_leaves = leaves;
+    }
+    out["nodes"] = std::move(nodes);
+    out["leaves"] = last_leaves;  // a failed check keeps the palette of the last good one
+    return out;
+  }
+
+  // Writes through a file beside it and a rename: a crash mid-write never leaves half a brain.
+  Json save(const std::string& text, const std::string& base, bool force, int& status) {
+    std::lock_guard<std::mutex> lock(mutex);
+    const std::string now = disk_stamp(path);
+    if (!force && now != base) {
+      status = 409;
+      return {{"ok", false}, {"conflict", true}, {"mtime", now}};
+    }
+    fs::path target(path);
+    fs::path temp = target.parent_path() / ("." + target.filename().string() + ".thicket-edit");
+    {
+      std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+      out << text;
+      out.flush();
+      if (!out) {
+        status = 500;
+        std::error_code ignored;
+        fs::remove(temp, ignored);
+        return {{"ok", false}, {"error", "cannot write " + temp.string()}};
+      }
+    }
+    std::error_code ec;
+    const fs::perms mode = fs::status(target, ec).permissions();
+    if (!ec) fs::permissions(temp, mode, ec);
+    fs::rename(temp, target, ec);
+    if (ec) {
+      status = 500;
+      fs::remove(temp, ec);
+      return {{"ok", false}, {"error", "cannot replace " + path + ": " + ec.message()}};
+    }
+    status = 200;
+    return {{"ok", true}, {"mtime", disk_stamp(path)}};
+  }
+
+  // A page file: from THICKET_EDITOR_DIR when set (working on the page needs no rebuild),
+  // else the copy embedded at build time.
+  std::optional<std::string> asset(const std::string& url) {
+    if (!dev_dir.empty() && url.rfind("/editor/", 0) == 0) {
+      const std::string name = url.substr(8);
+      if (name.empty() || name.find('/') != std::string::npos || name[0] == '.') return std::nullopt;
+      return read_all((fs::path(dev_dir) / name).string());
+    }
+    for (const EmbeddedFile& f : editor_assets())
+      if (f.path == url) return std::string(f.bytes);
+    return std::nullopt;
+  }
+
+  // Only this machine's pages may use the server: a Host that is not loopback (DNS
+  // rebinding) or another site's Origin (a form posted from a web page) is refused.
+  bool allowed(const httplib::Request& req) const {
+    const std::string host = req.get_header_value("Host");
+    const std::string p = ":" + std::to_string(port);
+    const bool host_ok = host.empty() || host == "127.0.0.1" + p || host == "localhost" + p || host == "[::1]" + p;
+    if (!host_ok) return false;
+    if (!req.has_header("Origin")) return true;
+    const std::string origin = req.get_header_value("Origin");
+    return origin == "http://127.0.0.1" + p || origin == "http://localhost" + p || origin == "http://[::1]" + p;
+  }
+};
+
+void send_json(httplib::Response& res, const Json& body, int status = 200) {
+  res.status = status;
+  res.set_header("Cache-Control", "no-store");
+  res.set_content(body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
+}
+
+// Passes /attach/REST on to the served run's /api/REST, as it came (method, query, body).
+void proxy(Editor& ed, const httplib::Request& req, httplib::Response& res, bool post) {
+  if (ed.attach.empty()) {
+    send_json(res, {{"error", "not attached: start thicket edit with --attach HOST:PORT"}}, 404);
+    return;
+  }
+  httplib::Client client(ed.attach_address.host, ed.attach_address.port);
+  client.set_connection_timeout(2, 0);
+  client.set_read_timeout(15, 0);  // a step waits for its tick
+  std::string target = "/api/" + req.matches[1].str();
+  if (!req.params.empty()) {
+    std::string query;
+    for (const auto& [k, v] : req.params)
+      query += (query.empty() ? "" : "&") + httplib::detail::encode_query_param(k) + "=" +
+               httplib::detail::encode_query_param(v);
+    target += "?" + query;
+  }
+  httplib::Result r = post ? client.Post(target, req.body, "application/json") : client.Get(target);
+  if (!r) {
+    send_json(res, {{"error", "cannot reach the run at " + ed.attach + ": " + httplib::to_string(r.error())}}, 502);
+    return;
+  }
+  res.status = r->status;
+  res.set_header("Cache-Control", "no-store");
+  const std::string type = r->get_header_value("Content-Type");
+  res.set_content(r->body, type.empty() ? "application/json" : type);
+}
+
+}  // namespace
+
+int edit_command(int argc, char** argv, const char* usage) {
+  auto usage_error = [&](const std::string& what) {
+    std::cerr << "thicket: " << what << "\n" << usage;
+    return kExitUsage;
+  };
+  Editor ed;
+  std::string port_text = "0";
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--port" || a == "--attach") {
+      if (i + 1 >= argc) return usage_error(a + " needs a value");
+      (a == "--port" ? port_text : ed.attach) = argv[++i];
+    } else if (!a.empty() && a[0] == '-') {
+      return usage_error("unknown option '" + a + "' for 'thicket edit'");
+    } else if (ed.path.empty()) {
+      ed.path = a;
+    } else {
+      return usage_error("'thicket edit' takes one FILE");
+    }
+  }
+  if (ed.path.empty()) return usage_error("'thicket edit' needs a brain FILE.yaml");
+  if (port_text.empty() || port_text.size() > 5 || port_text.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoi(port_text) > 65535)
+    return usage_error("--port needs a port number (0 to 65535; 0 picks a free one), got '" + port_text + "'");
+  if (!ed.attach.empty()) {
+    std::string why = parse_live_address(ed.attach, ed.attach_address);
+    if (!why.empty()) return usage_error("--attach needs HOST:PORT of a 'thicket run ... --serve', got '" + ed.attach + "'");
+  }
+  auto text = read_all(ed.path);
+  std::error_code ec;
+  if (!text || !fs::is_regular_file(ed.path, ec)) {
+    std::cerr << ed.path << ": error: cannot read the file (the editor opens an existing brain file)\n";
+    return kExitLoad;
+  }
+  {
+    // A scenario names brains; the editor edits one brain file.
+    std::istringstream lines(*text);
+    std::string line;
+    while (std::getline(lines, line))
+      if (line.rfind("scenario:", 0) == 0) {
+        std::cerr << ed.path << ": error: this is a scenario; open one of its brain files with 'thicket edit' "
+                                "(and attach to its run: thicket run SCENARIO --serve PORT)\n";
+        return kExitLoad;
+      }
+  }
+  if (const char* dir = std::getenv("THICKET_EDITOR_DIR")) ed.dev_dir = dir;
+  ed.schemas = Json::object();
+  for (const auto& [name, body] : embedded_schemas()) {
+    const std::string kind = name.substr(0, name.find('.'));
+    if (kind == "scenario") continue;
+    ed.schemas[kind] = Json::parse(body, nullptr, false);
+  }
+
+  httplib::Server server;
+  server.new_task_queue = [] { return new httplib::ThreadPool(8); };
+  server.set_payload_max_length(64u << 20);  // a brain larger than this is no brain to edit by hand
+  server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
+  server.set_pre_routing_handler([&ed](const httplib::Request& req, httplib::Response& res) {
+    if (ed.allowed(req)) return httplib::Server::HandlerResponse::Unhandled;
+    send_json(res, {{"error", "refused: the editor answers pages of this machine only"}}, 403);
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  auto serve_asset = [&ed](const std::string& url, httplib::Response& res) {
+    if (auto body = ed.asset(url)) {
+      res.set_header("Cache-Control", "no-store");
+      res.set_content(*body, content_type(url));
+    } else {
+      res.status = 404;
+      res.set_content("not found: " + url + "\n", "text/plain");
+    }
+  };
+  server.Get("/", [&](const httplib::Request&, httplib::Response& res) { serve_asset("/editor/index.html", res); });
+  server.Get(R"(/(editor|yaml)/(.+))", [&](const httplib::Request& req, httplib::Response& res) {
+    serve_asset(req.path, res);
+  });
+  server.Get("/api/file", [&ed](const httplib::Request&, httplib::Response& res) {
+    std::string stamp = disk_stamp(ed.path);
+    auto now = read_all(ed.path);
+    if (!now) {
+      send_json(res, {{"error", "cannot read " + ed.path}}, 500);
+      return;
+    }
+    send_json(res, {{"path", ed.path},
+                    {"text", *now},
+                    {"mtime", stamp},
+                    {"attach", ed.attach.empty() ? Json(nullptr) : Json(ed.attach)}});
+  });
+  server.Get("/api/disk", [&ed](const httplib::Request&, httplib::Response& res) {
+    send_json(res, {{"mtime", disk_stamp(ed.path)}});
+  });
+  server.Get("/api/schemas", [&ed](const httplib::Request&, httplib::Response& res) { send_json(res, ed.schemas); });
+  server.Post("/api/check", [&ed](const httplib::Request& req, httplib::Response& res) {
+    send_json(res, ed.check(req.body));
+  });
+  server.Post("/api/save", [&ed](const httplib::Request& req, httplib::Response& res) {
+    Json body = Json::parse(req.body, nullptr, false);
+    if (!body.is_object() || !body.contains("text") || !body["text"].is_string()) {
+      send_json(res, {{"ok", false}, {"error", "save needs {\"text\": ..., \"base_mtime\": ...}"}}, 400);
+      return;
+    }
+    int status = 200;
+    Json out = ed.save(body["text"].get<std::string>(), body.value("base_mtime", std::string()),
+                       body.value("force", false), status);
+    send_json(res, out, status);
+  });
+  server.Get(R"(/attach/(.+))", [&ed](const httplib::Request& req, httplib::Response& res) { proxy(ed, req, res, false); });
+  server.Post(R"(/attach/(.+))", [&ed](const httplib::Request& req, httplib::Response& res) { proxy(ed, req, res, true); });
+
+  std::signal(SIGPIPE, SIG_IGN);
+  const int wanted = std::stoi(port_text);
+  errno = 0;
+  ed.port = wanted == 0 ? server.bind_to_any_port("127.0.0.1") : (server.bind_to_port("127.0.0.1", wanted) ? wanted : -1);
+  if (ed.port <= 0) {
+    std::cerr << "thicket edit: cannot listen on 127.0.0.1:" << port_text << ": "
+              << (errno == EADDRINUSE ? "the port is in use (pick another one, or 0 for any free port)"
+                                      : "the address cannot be bound")
+              << "\n";
+    return kExitServe;
+  }
+  std::signal(SIGINT, on_edit_sigint);
+  std::signal(SIGTERM, on_edit_sigint);
+  std::thread listener([&server] { server.listen_after_bind(); });
+  std::cerr << "thicket edit: http://127.0.0.1:" << ed.port << "/ (" << ed.path
+            << (ed.attach.empty() ? std::string() : ", attached to " + ed.attach) << "; Ctrl-C to stop)" << std::endl;
+  while (!g_edit_stop) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  server.stop();
+  listener.join();
+  std::cerr << "thicket edit: stopped\n";
+  return kExitOk;
+}
+
+}  // namespace thicket::cli

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""thicket edit's server (SPEC 14): what the page relies on, without a browser.
+
+usage: edit_test.py THICKET SOURCE_DIR
+
+The file as bytes, the check (the loader's and the schema's messages exactly as `thicket check`
+prints them, the nodes exactly as `thicket dump` lists them), saving (byte for byte, a change on
+disk is a conflict unless forced), the disk stamp, the page's files, requests from other sites
+refused, the attach proxy, and the usage errors. Every server runs on a copy of an example.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.error
+import urllib.request
+
+THICKET, SOURCE = sys.argv[1], sys.argv[2]
+failures = []
+
+
+def expect(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+class Editor:
+    def __init__(self, cwd, *args):
+        self.proc = subprocess.Popen([THICKET, "edit", *args], cwd=cwd, stderr=subprocess.PIPE, text=True)
+        line = self.proc.stderr.readline()
+        m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        if not m:
+            raise SystemExit("thicket edit did not print its address: " + line)
+        self.base = "http://127.0.0.1:" + m.group(1)
+
+    def request(self, path, body=None, headers=None, method=None):
+        data = body.encode() if isinstance(body, str) else body
+        req = urllib.request.Request(self.base + path, data=data, headers=headers or {}, method=method)
+        try:
+            with urllib.request.urlopen(req, timeout=20) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
+
+    def json(self, path, body=None, headers=None):
+        status, text = self.request(path, body, headers)
+        return status, json.loads(text)
+
+    def stop(self):
+        self.proc.send_signal(2)
+        rc = self.proc.wait(timeout=10)
+        expect(rc == 0, "Ctrl-C ends thicket edit with exit 0 (got %d)" % rc)
+
+
+def run(*args, cwd):
+    return subprocess.run([THICKET, *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+
+
+tmp = tempfile.mkdtemp(prefix="thicket-edit-")
+try:
+    shutil.copytree(os.path.join(SOURCE, "scripts/examples/guard"), os.path.join(tmp, "guard"))
+    shutil.copytree(os.path.join(SOURCE, "scripts/examples/npc"), os.path.join(tmp, "npc"))
+    brain = os.path.join(tmp, "guard/guard.yaml")
+    original = open(brain, "rb").read()
+
+    # Usage errors and files the editor does not open.
+    r = run("edit", cwd=tmp)
+    expect(r.returncode == 64 and "needs a brain FILE.yaml" in r.stderr, "edit without a file is a usage error")
+    r = run("edit", "guard/guard.yaml", "--port", "x", cwd=tmp)
+    expect(r.returncode == 64 and "--port needs a port number" in r.stderr, "a bad --port is a usage error")
+    r = run("edit", "guard/guard.yaml", "--attach", "nowhere", cwd=tmp)
+    expect(r.returncode == 64 and "--attach needs HOST:PORT" in r.stderr, "a bad --attach is a usage error")
+    r = run("edit", "guard/nope.yaml", cwd=tmp)
+    expect(r.returncode == 2 and "guard/nope.yaml: error: cannot read the file" in r.stderr, "a missing file: exit 2")
+    shutil.copytree(os.path.join(SOURCE, "scripts/examples/stealth"), os.path.join(tmp, "stealth"))
+    r = run("edit", "stealth/stealth.yaml", cwd=tmp)
+    expect(r.returncode == 2 and "this is a scenario" in r.stderr, "a scenario is refused with the reason")
+
+    ed = Editor(tmp, "guard/guard.yaml")
+    try:
+        status, f = ed.json("/api/file")
+        expect(status == 200 and f["text"].encode() == original, "/api/file gives the file's bytes")
+        expect(f["path"] == "guard/guard.yaml" and f["attach"] is None, "/api/file names the file as given")
+
+        # The check: the nodes of `thicket dump`, in its order, with where each was written.
+        status, c = ed.json("/api/check", original.decode(), {"Content-Type": "text/plain"})
+        dump = run("dump", "guard/guard.yaml", cwd=tmp).stdout
+        ids = re.findall(r"^\s+\d+\s+\S+\s+id=(\S+)", dump, re.M)
+        expect(c["ok"] and c["type"] == "tree" and c["name"] == "guard", "a good brain checks ok")
+        expect([n["id"] for n in c["nodes"]] == ids, "the check's nodes are dump's, in order")
+        expect(all(n["file"] == "guard/guard.yaml" and n["line"] > 0 for n in c["nodes"]), "every node has its line")
+        lines = original.decode().split("\n")
+        patrol = next(n for n in c["nodes"] if n["label"] == "action Patrol")
+        expect("Patrol" in lines[patrol["line"] - 1], "a node's line is where it is written")
+        expect({"name": "Attack", "file": "guard/guard.lua"} in c["leaves"], "the leaves of the brain's Lua files")
+        # A broken text: every message exactly as `thicket check` prints it for the same file.
+        broken = original.decode().replace("chance: 0.02", "chance: \"often\"").replace("leaf: Patrol", "leaf: Patroll")
+        status, c = ed.json("/api/check", broken)
+        open(os.path.join(tmp, "guard/broken.yaml"), "w").write(broken)
+        shutil.copy(brain, os.path.join(tmp, "guard/keep.yaml"))
+        shutil.copy(os.path.join(tmp, "guard/broken.yaml"), brain)
+        printed = run("check", "guard/guard.yaml", cwd=tmp).stderr.splitlines()
+        shutil.copy(os.path.join(tmp, "guard/keep.yaml"), brain)
+        expect(not c["ok"] and c["nodes"] == [], "a broken brain does not check")
+        expect([e["text"] for e in c["errors"]] == [p for p in printed if ": error:" in p or ": warning:" in p],
+               "the check's messages are thicket check's: %s vs %s" % ([e["text"] for e in c["errors"]], printed))
+        expect(any("did you mean 'Patrol'" in e["message"] for e in c["errors"]), "with the did-you-mean")
+        expect(len(c["leaves"]) == 5, "a failed check keeps the last palette")
+        status, c = ed.json("/api/check", "")
+        expect(not c["ok"] and c["errors"], "an empty text is an error, not a crash")
+
+        # Saving: the bytes given, a conflict when the disk changed since, unless forced.
+        stamp = ed.json("/api/disk")[1]["mtime"]
+        expect(stamp == f["mtime"], "the same bytes put back: the same stamp")
+        edited = original.decode().replace("chance: 0.02", "chance: 0.05")
+        status, s = ed.json("/api/save", json.dumps({"text": edited, "base_mtime": stamp}))
+        expect(status == 200 and s["ok"] and open(brain).read() == edited, "save writes the text")
+        expect(s["mtime"] != stamp and ed.json("/api/disk")[1]["mtime"] == s["mtime"], "save gives the new stamp")
+        status, s2 = ed.json("/api/save", json.dumps({"text": original.decode(), "base_mtime": stamp}))
+        expect(status == 409 and s2["conflict"] and open(brain).read() == edited, "a stale save is a conflict")
+        with open(brain, "a") as out:
+            out.write("# changed by hand\n")
+        expect(ed.json("/api/disk")[1]["mtime"] != s["mtime"], "a change on disk changes the stamp")
+        status, s3 = ed.json("/api/save", json.dumps({"text": original.decode(), "base_mtime": s["mtime"], "force": True}))
+        expect(status == 200 and open(brain, "rb").read() == original, "a forced save overwrites, byte for byte")
+        expect(not [n for n in os.listdir(os.path.join(tmp, "guard")) if "thicket-edit" in n], "no temporary file is left")
+        status, _ = ed.json("/api/save", "not json")
+        expect(status == 400, "a malformed save is refused")
+
+        # The page's files, the schemas; other sites and not-attached proxies refused.
+        status, text = ed.request("/yaml/index.js")
+        expect(status == 200 and "export" in text, "the yaml package is served")
+        status, schemas = ed.json("/api/schemas")
+        expect(set(schemas) == {"tree", "fsm", "machine"} and "$defs" in schemas["tree"], "the brain schemas are served")
+        status, _ = ed.request("/api/check", "x", {"Origin": "http://example.com"})
+        expect(status == 403, "a request from another site is refused")
+        status, _ = ed.request("/api/file", headers={"Host": "evil.example:80"})
+        expect(status == 403, "a request for another host name is refused (DNS rebinding)")
+        status, body = ed.json("/attach/agents")
+        expect(status == 404 and "not attached" in body["error"], "/attach without --attach says so")
+    finally:
+        ed.stop()
+
+    # Attached to a port where nothing runs: the proxy says it cannot reach the run.
+    ed = Editor(tmp, "npc/npc.yaml", "--attach", "127.0.0.1:9")
+    try:
+        status, f = ed.json("/api/file")
+        expect(f["attach"] == "127.0.0.1:9", "/api/file says where it is attached")
+        status, body = ed.json("/attach/agents")
+        expect(status == 502 and "cannot reach the run at 127.0.0.1:9" in body["error"], "an unreachable run: 502")
+        status, c = ed.json("/api/check", open(os.path.join(tmp, "npc/npc.yaml")).read())
+        dump = run("dump", "npc/npc.yaml", cwd=tmp).stdout
+        expect([n["id"] for n in c["nodes"]] == re.findall(r"^\s+\d+\s+\S+\s+id=(\S+)", dump, re.M),
+               "an fsm's nodes are dump's")
+        expect(any(n["links"] for n in c["nodes"]), "an fsm's states carry their transitions")
+    finally:
+        ed.stop()
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+
+if failures:
+    print("%d failure(s)" % len(failures))
+    sys.exit(1)
+print("edit server: all checks passed")
