@@ -26,23 +26,38 @@ ninja -C build-fuzz -j "$(nproc)" "${targets[@]/%/_fuzz}" | tail -n 1
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 cd build-fuzz  # with -jobs, libFuzzer writes fuzz-N.log files here
-for t in "${targets[@]}"; do
-  work=corpus/$t artifacts=artifacts/$t
-  mkdir -p "$work" "$artifacts"
-  flags=(-max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 -malloc_limit_mb=1024
-         -max_len=8192 -print_final_stats=1 -artifact_prefix="$artifacts/")
+# One target in a folder of its own (its -jobs logs stay apart from the others').
+fuzz_one() {
+  local t=$1 work=corpus/$1 artifacts=artifacts/$1
+  mkdir -p "$work" "$artifacts" "run-$t"
+  local flags=(-max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 -malloc_limit_mb=1024
+         -max_len=8192 -print_final_stats=1 -artifact_prefix="$PWD/$artifacts/")
   flags+=(-close_fd_mask=1)  # the example leaves print; their output is not what is tested
   [[ -f $root/fuzz/$t.dict ]] && flags+=(-dict="$root/fuzz/$t.dict")
   [[ $jobs -gt 1 ]] && flags+=(-jobs="$jobs" -workers="$jobs")
-  rm -f fuzz-*.log  # -jobs logs of an earlier target must not be shown for this one
-  echo "fuzz: $t for ${seconds}s"
+  rm -f "run-$t"/fuzz-*.log
   # shellcheck disable=SC2086
-  if ! ./"${t}"_fuzz "$work" "$root/fuzz/corpus/$t" "$root/fuzz/regressions/$t" "${flags[@]}" \
-      ${THICKET_FUZZ_ARGS:-} >"$t.log" 2>&1; then
-    tail -n 60 "$t.log" fuzz-*.log 2>/dev/null || true
+  if ! (cd "run-$t" && ../"${t}"_fuzz "../$work" "$root/fuzz/corpus/$t" "$root/fuzz/regressions/$t" "${flags[@]}" \
+      ${THICKET_FUZZ_ARGS:-} >"../$t.log" 2>&1); then
+    tail -n 60 "$t.log" "run-$t"/fuzz-*.log 2>/dev/null || true
     echo "fuzz: $t FAILED: the input is in build-fuzz/$artifacts/ (log: build-fuzz/$t.log)" >&2
-    exit 1
+    return 1
   fi
-  grep -E "stat::number_of_executed_units|stat::average_exec_per_sec" "$t.log" | tr -s ' ' | tr '\n' ' ' || true
-  echo
+  echo "fuzz: $t for ${seconds}s: $(grep -E "stat::number_of_executed_units|stat::average_exec_per_sec" "$t.log" | tr -s ' ' | tr '\n' ' ')"
+}
+# As many targets at once as there are cores when each fuzzes in one process (THICKET_FUZZ_JOBS=1).
+parallel=$(( jobs > 1 ? 1 : $(nproc) ))
+failed=0 running=0
+for t in "${targets[@]}"; do
+  if [[ $running -ge $parallel ]]; then
+    wait -n || failed=1
+    running=$((running - 1))
+  fi
+  fuzz_one "$t" &
+  running=$((running + 1))
 done
+while [[ $running -gt 0 ]]; do
+  wait -n || failed=1
+  running=$((running - 1))
+done
+exit $failed

