@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 namespace thicket::cli {
@@ -21,7 +22,11 @@ std::string parse_live_option(const std::string& option, const std::string& valu
 
 std::unique_ptr<LiveSession> LiveSession::start(const LiveOptions& options, std::string& error) {
   std::unique_ptr<LiveSession> session(new LiveSession(options));
-  session->server_ = LiveServer::start(options.address, session->feed_, live_page(), error);
+  LiveDebugger* debugger = &session->debugger_;
+  session->server_ = LiveServer::start(options.address, session->feed_, live_page(), error,
+                                       [debugger](const std::string& method, const std::string& path,
+                                                  const std::map<std::string, std::string>& params,
+                                                  const std::string& body) { return debugger->request(method, path, params, body); });
   if (!session->server_) return nullptr;
   const std::string& host = options.address.host;
   session->url_ = "http://" + (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
@@ -34,31 +39,57 @@ std::unique_ptr<LiveSession> LiveSession::start(const LiveOptions& options, std:
 }
 
 LiveSession::~LiveSession() {
+  debugger_.close();  // a request waiting for the run is answered at once
   if (server_) server_->stop();
 }
 
 void LiveSession::pace(uint64_t done, double dt, const std::function<bool()>& stop) {
-  if (options_.speed <= 0) return;
-  auto now = std::chrono::steady_clock::now();
-  if (!started_set_) {
+  using Clock = std::chrono::steady_clock;
+  auto now = Clock::now();
+  if (options_.speed > 0 && !started_set_) {
     // The first tick ran before this call: the clock starts one tick back.
-    started_ = now - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                         std::chrono::duration<double>(dt / options_.speed));
+    started_ = now - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(dt / options_.speed));
     started_set_ = true;
   }
-  auto due = started_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                            std::chrono::duration<double>(static_cast<double>(done) * dt / options_.speed));
-  // Short naps, so that Ctrl-C is answered at once even at a slow clock.
-  while (std::chrono::steady_clock::now() < due && !(stop && stop()))
-    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(due - std::chrono::steady_clock::now(),
-                                                                               std::chrono::milliseconds(50)));
+  debugger_.after_tick(done);  // a step done, a breakpoint hit: paused
+  std::optional<Clock::time_point> paused_since;
+  // Short naps, so that Ctrl-C is answered at once even at a slow clock or while paused; a
+  // command wakes the nap and is served at once.
+  for (;;) {
+    debugger_.serve();
+    if (stop && stop()) return;
+    now = Clock::now();
+    if (debugger_.paused()) {
+      if (!paused_since) paused_since = now;
+      debugger_.wait_for_job(std::chrono::milliseconds(100));
+      continue;
+    }
+    if (paused_since) {  // the time paused does not count: no rush to catch up after it
+      started_ += now - *paused_since;
+      paused_since.reset();
+    }
+    if (options_.speed <= 0 || debugger_.stepping()) return;  // a step runs its tick at once
+    auto due = started_ + std::chrono::duration_cast<Clock::duration>(
+                              std::chrono::duration<double>(static_cast<double>(done) * dt / options_.speed));
+    if (now >= due) return;
+    debugger_.wait_for_job(std::min<Clock::duration>(due - now, std::chrono::milliseconds(50)));
+  }
+}
+
+void LiveSession::run_over(std::unique_ptr<Simulation> sim) {
+  finished_ = std::move(sim);
+  debugger_.run_over();
 }
 
 void LiveSession::finish(const std::function<bool()>& stop) {
   if (!options_.exit_when_done && !(stop && stop())) {
     std::cerr << "thicket: the run is over; still serving it at " << url_ << " (Ctrl-C to stop)" << std::endl;
-    while (!(stop && stop())) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    while (!(stop && stop())) {
+      debugger_.serve();
+      debugger_.wait_for_job(std::chrono::milliseconds(100));
+    }
   }
+  debugger_.close();
   const uint64_t dropped = feed_.dropped();
   if (dropped > 0)
     std::cerr << "thicket: --serve: slow viewers skipped " << dropped << " tick line(s)\n";

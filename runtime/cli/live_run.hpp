@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "live_debug.hpp"
 #include "live_feed.hpp"
 #include "live_server.hpp"
 
@@ -31,18 +32,27 @@ class LiveSession {
   static std::unique_ptr<LiveSession> start(const LiveOptions& options, std::string& error);
   ~LiveSession();
   RecordSink* sink() { return &feed_; }
-  // After tick number `done` (1-based): waits until its time on the sim clock, `done * dt /
-  // speed` wall seconds after the first call, or until `stop()`.
+  // The run the debug API serves (live_debug.hpp), before its run().
+  void attach(Simulation* sim) { debugger_.attach(sim); }
+  // After tick number `done` (1-based), on the run's thread: serves the debug API's commands;
+  // stays while the run is paused (a breakpoint, /api/pause) until it is resumed or stepped;
+  // then waits until the tick's time on the sim clock, `done * dt / speed` wall seconds after
+  // the first call, not counting the time spent paused. Returns at once when `stop()`.
   void pace(uint64_t done, double dt, const std::function<bool()>& stop);
-  // After the run and its summary: keeps serving the finished record until `stop()` (Ctrl-C),
-  // unless --serve-exit.
+  // After run() returned: the run is over for the debug API, whose GETs go on reading the
+  // finished run, kept here until the session ends.
+  void run_over(std::unique_ptr<Simulation> sim);
+  // After the run and its summary: keeps serving the finished record (and the debug API) until
+  // `stop()` (Ctrl-C), unless --serve-exit.
   void finish(const std::function<bool()>& stop);
 
  private:
   LiveSession(const LiveOptions& options) : options_(options) {}
   LiveOptions options_;
   LiveFeed feed_;
+  LiveDebugger debugger_;
   std::unique_ptr<LiveServer> server_;
+  std::unique_ptr<Simulation> finished_;  // run_over's, destroyed after the server stopped
   std::string url_;
   std::chrono::steady_clock::time_point started_{};
   bool started_set_ = false;

@@ -61,7 +61,7 @@ bool send_line(httplib::DataSink& sink, const std::string& line) {
 }  // namespace
 
 std::unique_ptr<LiveServer> LiveServer::start(const LiveAddress& address, LiveFeed& feed, std::string page,
-                                              std::string& error) {
+                                              std::string& error, ApiHandler api) {
   const std::string where = (address.host.find(':') != std::string::npos ? "[" + address.host + "]" : address.host) +
                             ":" + std::to_string(address.port);
   // Told apart here because httplib only says "failed": a name that resolves to nothing...
@@ -122,6 +122,19 @@ std::unique_ptr<LiveServer> LiveServer::start(const LiveAddress& address, LiveFe
         },
         [self, reader](bool) { self->feed->disconnect(reader); });
   });
+
+  if (api) {
+    auto answer = [api](const httplib::Request& req, httplib::Response& res) {
+      std::map<std::string, std::string> params;
+      for (const auto& [name, value] : req.params) params.emplace(name, value);
+      ApiReply reply = api(req.method, req.path, params, req.body);
+      res.status = reply.status;
+      res.set_header("Cache-Control", "no-store");
+      res.set_content(reply.body, "application/json");
+    };
+    self->server.Get(R"(/api/.*)", answer);
+    self->server.Post(R"(/api/.*)", answer);
+  }
 
   errno = 0;
   if (address.port == 0) {

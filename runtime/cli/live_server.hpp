@@ -1,11 +1,14 @@
 // The live monitor's HTTP side (`thicket run SCENARIO --serve [ADDR:]PORT`, issue 14): on its
 // own thread, GET / answers the viewer page (live mode), GET /record streams the run's record
 // as server-sent events (`data: LINE` per record line: the header first, then what comes),
-// anything else is 404. The lines come from a LiveFeed, which the simulation writes to; a
+// GET and POST /api/... go to the debugger's handler when one is given (live_debug.hpp: the
+// debug API a `thicket edit --attach` uses); anything else is 404. The lines come from a LiveFeed, which the simulation writes to; a
 // connection that cannot keep up loses tick lines there, the simulation never waits for it.
 // httplib stays inside live_server.cpp (a large header; main.cpp need not see it).
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -22,12 +25,22 @@ struct LiveAddress {
 // Empty on success, else why `text` is not an address (for a usage error).
 std::string parse_live_address(const std::string& text, LiveAddress& out);
 
+// An answer of the debug API: the HTTP status and a JSON body.
+struct ApiReply {
+  int status = 200;
+  std::string body;
+};
+// One request of the debug API, on a server thread: the method ("GET" or "POST"), the path
+// (e.g. "/api/agent"), the query's parameters and the body.
+using ApiHandler = std::function<ApiReply(const std::string& method, const std::string& path,
+                                          const std::map<std::string, std::string>& params, const std::string& body)>;
+
 class LiveServer {
  public:
   // Binds and starts serving; nullptr and `error` (a sentence: port in use, bad address) if the
-  // address cannot be listened on. `feed` must outlive the server.
+  // address cannot be listened on. `feed` (and what `api` uses) must outlive the server.
   static std::unique_ptr<LiveServer> start(const LiveAddress& address, LiveFeed& feed, std::string page,
-                                           std::string& error);
+                                           std::string& error, ApiHandler api = {});
   ~LiveServer();  // stop()
   int port() const;  // the bound port (the one picked when asked for 0)
   // Ends every stream and the server thread; returns when they are done.

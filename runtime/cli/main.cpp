@@ -736,6 +736,7 @@ int cmd_scenario(const Options& o) {
       if (out.is_open()) cli::write_run_rows(out, jsonl, results, *sets, plan);  // the runs done so far
       return kExitLoad;
     }
+    if (live) live->attach(sim.get());  // the debug API (live_debug.hpp) serves this run
     RunResult res = sim->run(
         [&](uint64_t done, uint64_t total) {
           if (checkpointer)
@@ -775,6 +776,7 @@ int cmd_scenario(const Options& o) {
       if (r == 0) series << run_series->header();
       series << run_series->text();
     }
+    if (live) live->run_over(std::move(sim));  // still read by the debug API until the end
     if (res.stopped_strict || res.stopped_reload) break;
   }
   if (batch.collects()) {  // a shard's part file; under MPI, every rank's runs to rank 0

@@ -155,4 +155,12 @@ std::vector<ReloadReport> Simulation::reload_changed() {
   return reports;
 }
 
+std::vector<ReloadReport> Simulation::reload_and_report() {
+  Impl& s = *impl_;
+  std::vector<ReloadReport> reloads = reload_changed();
+  if (!reloads.empty() && s.recorder) s.recorder->reloads(reloads);
+  if (!reloads.empty() && s.options.on_reload) s.options.on_reload(reloads);
+  return reloads;
+}
+
 }  // namespace thicket

@@ -234,6 +234,14 @@ size_t Simulation::path_searches_held() const {
   return held;
 }
 
+void Simulation::live_agents(std::vector<AgentRef>& out) const {
+  out.clear();
+  for (const SimAgent& a : impl_->agents)
+    if (a.alive) out.push_back({a.id, impl_->workers[a.worker]->rt.get(), a.handle});
+}
+
+uint64_t Simulation::ticks_done() const { return impl_->tick; }
+
 RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progress, const std::function<bool()>& stop) {
   Impl& s = *impl_;
   RunResult result;
@@ -275,14 +283,10 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
   result.ticks = s.tick;  // a resumed run (sim_snapshot.cpp) goes on from its checkpoint's tick
   for (uint64_t t = s.tick; t < s.options.ticks; ++t) {
     if (stop && stop()) break;
-    if (s.options.watch) {
-      std::vector<ReloadReport> reloads = reload_changed();
-      if (!reloads.empty() && s.recorder) s.recorder->reloads(reloads);
-      if (!reloads.empty() && s.options.on_reload) s.options.on_reload(reloads);
-      if (s.workers_disagree) {
-        result.stopped_reload = true;
-        break;
-      }
+    if (s.options.watch) reload_and_report();
+    if (s.workers_disagree) {  // --watch, or a reload asked for between ticks (reload_and_report)
+      result.stopped_reload = true;
+      break;
     }
     s.tick = t + 1;
     s.hash.rebuild(s.world);  // brains read the world as it is at the start of the tick

@@ -111,6 +111,22 @@ class Simulation {
   // and leaf files in every worker, so that all run the same version (sim_reload.cpp); what
   // worker 0's reloads did, plus a failed report for a file the workers could not agree on.
   std::vector<ReloadReport> reload_changed();
+  // The same as --watch does it before a tick (reload_changed, then the record's reload line
+  // and on_reload), for a reload asked for between ticks (a served run's debugger: POST
+  // /api/reload). When the workers could not agree on a version, the run stops before its
+  // next tick (RunResult::stopped_reload).
+  std::vector<ReloadReport> reload_and_report();
+
+  // For a debugger of the run (cli/live_debug.cpp), between ticks on the run's thread (or
+  // after run() returned): the live agents in id order (the order effects apply in), each with
+  // the runtime of its worker; the ticks done.
+  struct AgentRef {
+    uint32_t id = 0;
+    Runtime* runtime = nullptr;
+    AgentHandle handle;
+  };
+  void live_agents(std::vector<AgentRef>& out) const;
+  uint64_t ticks_done() const;
 
   // Checkpoints (issue 15; sim_snapshot.cpp), between ticks (e.g. from run's `progress`) or
   // before run(). save appends the run's whole state to `bytes`. restore, into a Simulation
