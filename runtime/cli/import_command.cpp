@@ -227,6 +227,32 @@ int import_command(int argc, char** argv, const char* usage) {
     if (errors.empty()) std::cerr << file << ": error: nothing to import\n";
     return 2;
   }
+  if (leaves.empty()) {
+    // Without --leaves the brain names leaves no file defines: thicket check would call each
+    // one unknown. Said here, where the fix (an option of this command) is plain.
+    std::set<std::string> names;
+    std::vector<const ImportNode*> todo{&brain.root};
+    while (!todo.empty()) {
+      const ImportNode* n = todo.back();
+      todo.pop_back();
+      if (!n->leaf.empty()) names.insert(n->leaf);
+      for (const auto& c : n->children) todo.push_back(&c);
+    }
+    if (!names.empty()) {
+      std::string list;
+      size_t shown = 0;
+      for (const auto& name : names) {
+        if (shown++ == 6) {
+          list += ", ...";
+          break;
+        }
+        list += (list.empty() ? "" : ", ") + name;
+      }
+      std::cerr << file << ": warning: no --leaves given: the brain uses " << names.size() << " leaf name(s) (" << list
+                << ") that no Lua file defines yet; name the leaf files with --leaves FILE.lua (repeatable), or add"
+                   " them to the brain's `leaves:` list\n";
+    }
+  }
   return write_output(out_path, brain_yaml(brain, leaves));
 }
 
