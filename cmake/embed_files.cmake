@@ -2,6 +2,7 @@
 # (the editor's page and the `yaml` package's browser build: thicket edit, runtime/cli/edit_assets.hpp).
 # Run at build time: cmake -DOUT=... -DPATHS=url1|url2 -DFILES=file1|file2 -P embed_files.cmake
 # Bytes rather than string literals, as in embed_viewer.cmake.
+include(${CMAKE_CURRENT_LIST_DIR}/embed_bytes.cmake)
 string(REPLACE "|" ";" PATHS "${PATHS}")
 string(REPLACE "|" ";" FILES "${FILES}")
 list(LENGTH PATHS count)
@@ -12,12 +13,8 @@ if(count GREATER 0)
   foreach(i RANGE ${last})
     list(GET PATHS ${i} url)
     list(GET FILES ${i} file)
-    file(READ ${file} hex HEX)
-    string(LENGTH "${hex}" hex_length)
-    math(EXPR size "${hex_length} / 2")
-    string(REGEX REPLACE "([0-9a-f][0-9a-f])" "'\\\\x\\1'," bytes "${hex}")
-    string(REGEX REPLACE "((('[^']*'),){32})" "\\1\n" bytes "${bytes}")
-    string(APPEND source "static const char file${i}[] = {\n${bytes}'\\0'};\n")
+    embed_bytes(${file} bytes size)
+    string(APPEND source "static const char file${i}[] = {\n${bytes}};\n")
     string(APPEND table "    {\"${url}\", std::string_view(file${i}, ${size})},\n")
   endforeach()
 endif()

@@ -3,6 +3,7 @@
 # Bytes rather than raw string literals: no delimiter can clash with the page's text, and
 # compilers have no limit on an array initializer's length as they do on a string literal's.
 # Each array ends with a 0 byte so the text can be viewed as a C string; the size excludes it.
+include(${CMAKE_CURRENT_LIST_DIR}/embed_bytes.cmake)
 string(REPLACE "|" ";" NAMES "${NAMES}")
 string(REPLACE "|" ";" FILES "${FILES}")
 list(LENGTH NAMES count)
@@ -12,13 +13,8 @@ string(APPEND source "#include <string_view>\n\nnamespace thicket::cli::viewer_a
 foreach(i RANGE ${last})
   list(GET NAMES ${i} name)
   list(GET FILES ${i} file)
-  file(READ ${file} hex HEX)
-  string(LENGTH "${hex}" hex_length)
-  math(EXPR size "${hex_length} / 2")
-  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "'\\\\x\\1'," bytes "${hex}")
-  # One line per 32 bytes keeps the file readable by editors and diff tools.
-  string(REGEX REPLACE "((('[^']*'),){32})" "\\1\n" bytes "${bytes}")
-  string(APPEND source "static const char ${name}_bytes[] = {\n${bytes}'\\0'};\n")
+  embed_bytes(${file} bytes size)
+  string(APPEND source "static const char ${name}_bytes[] = {\n${bytes}};\n")
   string(APPEND source "extern const std::string_view ${name}(${name}_bytes, ${size});\n\n")
 endforeach()
 string(APPEND source "}  // namespace thicket::cli::viewer_assets\n")
