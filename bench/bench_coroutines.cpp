@@ -270,6 +270,9 @@ struct ThicketWorld : World {
   ThicketWorld(const TempDir& dir, const std::string& file, bool bb) : bb_counter(bb) {
     thicket::RuntimeOptions opts;
     opts.log = [](const std::string& line) { std::fprintf(stderr, "log: %s\n", line.c_str()); };
+    // THICKET_BENCH_JOURNAL=1: with task journals (RuntimeOptions::journal_tasks), as a run
+    // with --checkpoint has them; their cost per resume.
+    opts.journal_tasks = std::getenv("THICKET_BENCH_JOURNAL") != nullptr;
     rt = std::make_unique<thicket::Runtime>(opts);
     using thicket::LeafContext;
     rt->register_leaf("NAlways", {[](LeafContext&) { return Status::Success; }, {}, {}});

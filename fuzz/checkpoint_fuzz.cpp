@@ -62,6 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.dt = spec->dt;
   options.log = [](const std::string&) {};
   options.print = [](const std::string&) {};
+  options.journal_tasks = true;  // as --resume: the running tasks' journals are replayed (damaged ones too)
   std::vector<thicket::Diagnostic> diags;
   auto sim = thicket::Simulation::create(*spec, options, diags);
   if (!sim) std::abort();  // the scenario itself loads

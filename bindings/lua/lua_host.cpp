@@ -308,6 +308,7 @@ lua_State* LuaHost::new_task_thread(const CallSite& at, const LeafDef& leaf) {
   lua_rawseti(L_, -3, at.node + 1);
   lua_pop(L_, 2);
   lua_rawgeti(co, LUA_REGISTRYINDEX, refs(leaf).fn);
+  if (journal_) journals_[co] = TaskJournal{};  // this run's journal starts empty
   return co;
 }
 
@@ -370,15 +371,26 @@ void LuaHost::stop(const CallSite& at, Status s) {
   }
 }
 
+int LuaHost::resume_guarded(lua_State* co, int nargs, int* nres) {
+  CallScope scope(*this, co);
+  return lua_resume(co, L_, nargs, nres);
+}
+
 // Resumes the run's coroutine once: a yield is `running`, a return gives the status.
 Status LuaHost::task_resume(const CallSite& at, const LeafDef& leaf, bool) {
   push_mem_table(at);
   lua_rawgeti(L_, -1, at.node + 1);
   lua_State* co = lua_tothread(L_, -1);
-  const bool restarted = !co && lua_touserdata(L_, -1) == restored_task_mark();
+  bool restarted = !co && lua_touserdata(L_, -1) == restored_task_mark();
+  const bool replay = !co && !restarted && is_journal_record(-1);
   lua_pop(L_, 2);
+  if (replay) {  // restored with its journal: rebuilt by replaying it (lua_journal.cpp)
+    co = replay_task(at, leaf);
+    restarted = !co;
+  }
   if (restarted) {  // running when a snapshot was taken: this run starts it again (snapshot docs)
     co = new_task_thread(at, leaf);
+    if (journal_) journals_[co].restarted = true;
     lua_rawgeti(L_, LUA_REGISTRYINDEX, restored_ref_);
     lua_pushthread(co);
     lua_xmove(co, L_, 1);
@@ -396,6 +408,16 @@ Status LuaHost::task_resume(const CallSite& at, const LeafDef& leaf, bool) {
   }
   const CallSite* saved = current_;
   current_ = &at;
+  TaskJournal* saved_journal = live_journal_;
+  if (journal_) {  // the world calls of this resume are journaled (lua_journal.cpp)
+    auto found = journals_.find(co);
+    live_journal_ = found == journals_.end() ? nullptr : &found->second;
+    if (live_journal_ && ++live_journal_->resumes > kJournalMaxResumes && live_journal_->unsaveable.empty()) {
+      live_journal_->unsaveable = "it has run for more than " + std::to_string(kJournalMaxResumes) +
+                                  " resumes, past the journal's cap (a task that runs for ever: end it now and then)";
+      live_journal_->bytes = SnapshotWriter();
+    }
+  }
   int nres = 0;
   int rc;
   {
@@ -403,6 +425,7 @@ Status LuaHost::task_resume(const CallSite& at, const LeafDef& leaf, bool) {
     rc = lua_resume(co, L_, nargs, &nres);
   }
   current_ = saved;
+  live_journal_ = saved_journal;
   if (rc == LUA_YIELD) {
     lua_pop(co, nres);
     return Status::Running;
@@ -433,8 +456,15 @@ Status LuaHost::task_resume(const CallSite& at, const LeafDef& leaf, bool) {
 void LuaHost::task_release(const CallSite& at, bool cancel) {
   push_mem_table(at);
   lua_rawgeti(L_, -1, at.node + 1);
+  if (lua_type(L_, -1) == LUA_TTABLE && is_journal_record(-1)) {  // restored and stopped before it ran again: rebuilt, then closed
+    lua_pop(L_, 2);
+    replay_task(at, leaf_of(rt_, at));
+    push_mem_table(at);
+    lua_rawgeti(L_, -1, at.node + 1);
+  }
   lua_State* co = lua_tothread(L_, -1);
   if (co) {
+    if (journal_) journals_.erase(co);
     lua_rawgeti(L_, LUA_REGISTRYINDEX, restored_ref_);  // the run ends: so does its restored mark
     lua_pushvalue(L_, -2);
     lua_pushnil(L_);

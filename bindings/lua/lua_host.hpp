@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "agent.hpp"
@@ -78,6 +79,7 @@ class LuaHost final : public ScriptHost {
   void save_any(const AgentInfo& a, int ref, SnapshotWriter& out, SnapshotDrops& drops) override;
   void restore_agent(AgentInfo& a, const ScriptAgentState& s) override;
   int any_from_plain(const AgentInfo& a, const PlainValue& v) override;
+  void save_task(const AgentInfo& a, const Program& p, uint32_t node, SnapshotWriter& out, SnapshotDrops& drops);
   // What a restored task's mem slot holds until its next tick starts it again.
   static void* restored_task_mark() {
     static char mark;
@@ -85,6 +87,26 @@ class LuaHost final : public ScriptHost {
   }
   // Whether the task run at this call site began by restarting after a restore.
   bool task_restored(const CallSite& at);
+
+  // Task journals (RuntimeOptions::journal_tasks; guide 8.6, 11.6): with journaling on, every
+  // world call a task's coroutine makes (a host function that observes or changes anything
+  // outside the coroutine) passes a gate that appends its results to the task run's journal;
+  // a restored task is rebuilt by replaying its coroutine to the saved resume count, the gates
+  // answering from the journal without doing anything. Off, no gate is installed.
+  struct TaskJournal {
+    SnapshotWriter bytes;    // per call: u32 function id, u8 kind (0 results, 1 error), u32 n, n values
+    uint32_t entries = 0;
+    uint32_t resumes = 0;    // resumes of the coroutine so far
+    bool restarted = false;  // the run restarted after a restore (thicket.restored() true in it)
+    std::string unsaveable;  // why this run cannot be saved exactly ("": it can)
+  };
+  static constexpr uint32_t kJournalMaxEntries = 100000;
+  static constexpr size_t kJournalMaxBytes = size_t(16) << 20;
+  static constexpr uint32_t kJournalMaxResumes = 100000;
+  bool journaling() const { return journal_; }
+  // Puts a gate in front of the C functions `names` of the table at idx (every C function in
+  // it when names is empty); `prefix` + name is how errors name them. Nothing when off.
+  void journal_wrap(int idx, const char* prefix, std::initializer_list<const char*> names = {});
 
   // A metatable given to every agent table created from now on (simulations put the world
   // methods in its __index); and a pointer for the world API to find its simulation.
@@ -126,6 +148,20 @@ class LuaHost final : public ScriptHost {
   // A coroutine for a new run of the task at `at` (from the pool when one is idle), stored
   // in the agent's mem under the node, with the task's function on its stack.
   lua_State* new_task_thread(const CallSite& at, const LeafDef& leaf);
+  // Rebuilds the restored task run at `at` (its mem slot holds a journal record) by replaying
+  // a fresh coroutine; the coroutine, now in the slot, or null when the replay diverged (then
+  // the slot is empty and a warning was logged).
+  lua_State* replay_task(const CallSite& at, const LeafDef& leaf);
+  bool is_journal_record(int idx);
+  int resume_guarded(lua_State* co, int nargs, int* nres);  // lua_resume under the watchdog
+  static int journal_gate(lua_State* L);
+  // A gate's upvalues: the gated function's own first (it may run on the gate's frame), then these.
+  static constexpr int kGateOwnUpvalues = 2;
+  static constexpr int kGateName = kGateOwnUpvalues + 1, kGateId = kGateOwnUpvalues + 2,
+                       kGateFunction = kGateOwnUpvalues + 3, kGateDirect = kGateOwnUpvalues + 4;
+  int replay_call(lua_State* L);
+  void journal_results(lua_State* L, TaskJournal& j, bool ok);
+  std::string task_label(const AgentInfo& a, const Program& p, uint32_t node) const;
   void task_release(const CallSite& at, bool cancel);
   void report(const CallSite& at, const LeafDef& leaf, const std::string& message);
   Status to_status(int idx, const CallSite& at, const LeafDef& leaf, bool condition);
@@ -159,6 +195,17 @@ class LuaHost final : public ScriptHost {
   int thread_pool_ref_ = -2;  // a Lua array of idle coroutines, reused across task runs
   int thread_pool_size_ = 0;
   int restored_ref_ = -2;     // weak-keyed set of the coroutines of task runs restarted by a restore
+  int record_meta_ref_ = -2;  // metatable of a restored task's journal record {bytes, resumes, restarted}
+  bool journal_ = false;      // RuntimeOptions::journal_tasks (read once: the gates are installed at start)
+  TaskJournal* live_journal_ = nullptr;  // the journal of the task run being resumed
+  int gate_depth_ = 0;                   // world calls in progress inside a journaled one
+  struct Replay {
+    SnapshotReader in;
+    uint32_t used = 0;
+    const char* diverged = nullptr;  // why the replay left its journal
+  };
+  Replay* replay_ = nullptr;             // the replay in progress
+  std::unordered_map<const lua_State*, TaskJournal> journals_;  // per running task coroutine
   int loaded_ref_ = -2;                 // require()'s cache of modules
   int envs_ref_ = -2;                   // path -> that file's environment
   int env_maker_ref_ = -2;              // Lua function: base globals -> a fresh environment

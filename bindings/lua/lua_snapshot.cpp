@@ -1,7 +1,8 @@
 // The Lua side of snapshots (leaf_host.hpp, snapshot_plain.hpp): an agent table's own
 // fields, hook tables' `mem` and `any` blackboard values saved as plain data; running tasks
-// saved as "running" and restarted from their beginning after a restore, where
-// thicket.restored() tells them so.
+// saved with their journals (RuntimeOptions::journal_tasks, lua_journal.cpp) and replayed
+// after a restore, or, without journaling, saved as "running" and restarted from their
+// beginning after a restore, where thicket.restored() tells them so.
 //
 // Plain data: booleans, numbers, strings and tables of them (keys booleans, numbers or
 // strings), nested at most kPlainMaxDepth deep. A value that is anything else (a function,
@@ -210,7 +211,7 @@ void LuaHost::save_agent(const AgentInfo& a, SnapshotWriter& out, SnapshotDrops&
     if (lua_isinteger(L_, -2)) {
       lua_Integer key = lua_tointeger(L_, -2);
       if (key >= 1 && static_cast<size_t>(key) <= p.nodes.size()) {
-        const bool task = lua_type(L_, -1) == LUA_TTHREAD || lua_islightuserdata(L_, -1);
+        const bool task = lua_type(L_, -1) == LUA_TTHREAD || lua_islightuserdata(L_, -1) || is_journal_record(-1);
         saver.context = "agent " + std::to_string(a.id) + ", node '" + p.ids[key - 1] + "', mem";
         if (task || !saver.refusal(-1, 0)) entries.emplace_back(static_cast<uint32_t>(key - 1), task);
         else saver.drop("", saver.refusal(-1, 0));
@@ -223,13 +224,54 @@ void LuaHost::save_agent(const AgentInfo& a, SnapshotWriter& out, SnapshotDrops&
   for (const auto& [node, task] : entries) {
     out.u32(node);
     out.u8(task ? kMemTask : kMemHooks);
-    if (task) continue;
+    if (task) {
+      lua_rawgeti(L_, -1, static_cast<lua_Integer>(node) + 1);
+      save_task(a, p, node, out, drops);
+      lua_pop(L_, 1);
+      continue;
+    }
     lua_rawgeti(L_, -1, static_cast<lua_Integer>(node) + 1);
     saver.context = "agent " + std::to_string(a.id) + ", node '" + p.ids[node] + "'";
     saver.value(-1, 0, "mem");
     lua_pop(L_, 1);
   }
   lua_settop(L_, top);
+}
+
+// A running task's entry (the value on top is its coroutine, restart mark or journal record):
+// its journal when it has one, else a restart; a journaled runtime refuses the save of a run
+// it cannot keep exactly.
+void LuaHost::save_task(const AgentInfo& a, const Program& p, uint32_t node, SnapshotWriter& out, SnapshotDrops& drops) {
+  if (is_journal_record(-1)) {  // restored, not run since: saved as it came
+    lua_rawgeti(L_, -1, 3);
+    out.u8(lua_toboolean(L_, -1) ? kTaskJournalRestarted : kTaskJournal);
+    lua_rawgeti(L_, -2, 2);
+    out.u32(static_cast<uint32_t>(lua_tointeger(L_, -1)));
+    lua_rawgeti(L_, -3, 1);
+    size_t len = 0;
+    const char* bytes = lua_tolstring(L_, -1, &len);
+    out.str(std::string_view(bytes ? bytes : "", bytes ? len : 0));
+    lua_pop(L_, 3);
+    return;
+  }
+  lua_State* co = lua_tothread(L_, -1);
+  if (!co || !journal_) {
+    out.u8(kTaskRestart);
+    return;
+  }
+  auto found = journals_.find(co);
+  std::string why;
+  if (found == journals_.end()) why = "it started before journaling was switched on (RuntimeOptions::journal_tasks)";
+  else why = found->second.unsaveable;
+  if (!why.empty()) {
+    if (drops.refused.empty()) drops.refused = task_label(a, p, node) + " cannot be saved exactly: " + why;
+    out.u8(kTaskRestart);
+    return;
+  }
+  const TaskJournal& j = found->second;
+  out.u8(j.restarted ? kTaskJournalRestarted : kTaskJournal);
+  out.u32(j.resumes);
+  out.str(j.bytes.bytes());
 }
 
 void LuaHost::save_any(const AgentInfo&, int ref, SnapshotWriter& out, SnapshotDrops& drops) {
@@ -260,8 +302,21 @@ void LuaHost::restore_agent(AgentInfo& a, const ScriptAgentState& s) {
   }
   push_mem(a);
   for (const auto& m : s.mem) {
-    if (m.task) lua_pushlightuserdata(L_, restored_task_mark());
-    else push_plain(L_, m.value);
+    if (m.task && m.journal == kTaskRestart) {
+      lua_pushlightuserdata(L_, restored_task_mark());
+    } else if (m.task) {  // replayed at its next tick (lua_journal.cpp)
+      lua_createtable(L_, 3, 0);
+      lua_pushlstring(L_, m.journal_bytes.data(), m.journal_bytes.size());
+      lua_rawseti(L_, -2, 1);
+      lua_pushinteger(L_, m.resumes);
+      lua_rawseti(L_, -2, 2);
+      lua_pushboolean(L_, m.journal == kTaskJournalRestarted);
+      lua_rawseti(L_, -2, 3);
+      lua_rawgeti(L_, LUA_REGISTRYINDEX, record_meta_ref_);
+      lua_setmetatable(L_, -2);
+    } else {
+      push_plain(L_, m.value);
+    }
     lua_rawseti(L_, -2, static_cast<lua_Integer>(m.node) + 1);
   }
   lua_settop(L_, top);

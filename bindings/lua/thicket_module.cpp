@@ -523,8 +523,20 @@ LuaHost::LuaHost(RuntimeImpl& rt) : rt_(rt) {
     if (rt.options.budget_all_leaves) lua_sethook(L_, guard_hook, LUA_MASKCOUNT, budget_slice_);
   }
   load_rng_ = Rng::seeded(rt.options.seed, 0);
+  journal_ = rt.options.journal_tasks;
   open_sandbox();
   open_thicket_module();
+  if (journal_) {  // the world calls of the module and the sandbox pass the journal's gates
+    push_module();
+    journal_wrap(-1, "thicket.", {"time", "dt", "tick", "log", "random", "restored", "send", "spawn", "despawn"});
+    lua_pop(L_, 1);
+    lua_getglobal(L_, "math");
+    journal_wrap(-1, "math.", {"random"});
+    lua_pop(L_, 1);
+    lua_pushglobaltable(L_);
+    journal_wrap(-1, "", {"print"});
+    lua_pop(L_, 1);
+  }
   lua_newtable(L_);
   thread_pool_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   lua_newtable(L_);  // agent tables' metatable: agent:send (a simulation's adds the world methods)
@@ -539,6 +551,10 @@ LuaHost::LuaHost(RuntimeImpl& rt) : rt_(rt) {
   lua_setfield(L_, -2, "__mode");
   lua_setmetatable(L_, -2);
   restored_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  lua_newtable(L_);  // the metatable of restored tasks' journal records (lua_journal.cpp)
+  lua_pushliteral(L_, "thicket.journal");
+  lua_setfield(L_, -2, "__name");
+  record_meta_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   // The message handler of every leaf call sits at the bottom of the stack for good.
   lua_settop(L_, 0);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, traceback_ref_);
@@ -865,6 +881,7 @@ void LuaHost::set_agent_metatable(int ref) {
   lua_pushlightuserdata(L_, this);
   lua_pushcclosure(L_, LuaApi::agent_send, 1);
   lua_setfield(L_, -2, "send");
+  journal_wrap(-1, "agent:");  // every method (a simulation's world methods too)
   lua_pop(L_, 2);
 }
 
@@ -899,6 +916,7 @@ void LuaHost::install_brain(Brain& b, uint32_t brain_index) {
   lua_setfield(L_, -2, "__name");
   lua_pushliteral(L_, "protected: the blackboard's metatable is shared by every agent of the brain");
   lua_setfield(L_, -2, "__metatable");
+  journal_wrap(-1, "agent.bb ", {"__index", "__newindex", "__tostring"});
   lua_pop(L_, 2);
   (void)brain_index;
 }
@@ -927,6 +945,15 @@ void LuaHost::destroy_agent(AgentInfo& a) {
   for (size_t k = 0; k < p.blackboard.size(); ++k)
     if (p.blackboard[k].type == ValueType::Any && slots[k].ref != LUA_NOREF && slots[k].ref != LUA_REFNIL)
       luaL_unref(L_, LUA_REGISTRYINDEX, slots[k].ref);
+  if (journal_ && a.lua_mem != LUA_NOREF) {  // its running tasks' journals go with it
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, a.lua_mem);
+    lua_pushnil(L_);
+    while (lua_next(L_, -2)) {
+      if (lua_type(L_, -1) == LUA_TTHREAD) journals_.erase(lua_tothread(L_, -1));
+      lua_pop(L_, 1);
+    }
+    lua_pop(L_, 1);
+  }
   luaL_unref(L_, LUA_REGISTRYINDEX, a.lua_agent);
   luaL_unref(L_, LUA_REGISTRYINDEX, a.lua_mem);
   a.lua_agent = a.lua_mem = LUA_NOREF;

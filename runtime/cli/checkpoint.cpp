@@ -111,8 +111,10 @@ std::string Checkpointer::at_stop(const Simulation& sim, uint64_t done) {
 
 std::string Checkpointer::write(const Simulation& sim, uint64_t done) {
   bytes_.clear();
-  sim.save(bytes_);
-  std::string why = write_checkpoint(file_, bytes_);
+  // A run that cannot be saved exactly (a running Lua task's journal) is refused, with why.
+  std::string why = sim.save(bytes_);
+  if (!why.empty()) why = "not saved at tick " + std::to_string(done) + ": " + why;
+  else why = write_checkpoint(file_, bytes_);
   if (!why.empty()) {
     failed_ = true;
     return why;

@@ -590,6 +590,7 @@ int cmd_scenario(const Options& o) {
   so.budget_all_leaves = o.budget_all;
   so.leaf_timeout = o.leaf_timeout;
   so.lua_memory_limit = static_cast<size_t>(o.lua_memory_mb) << 20;
+  so.journal_tasks = !o.checkpoint.empty() || !o.resume.empty();  // running tasks saved exactly (guide 11.6)
   so.log = [&](const std::string& line) {
     if (batch.capturing()) batch.log(line);  // under MPI: printed by rank 0 in run order
     else if (log_file.is_open()) log_file << line << "\n";

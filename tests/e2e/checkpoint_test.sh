@@ -4,8 +4,9 @@
 # saves a checkpoint, resumed for T more, on 1 and 2 threads and across thread counts; bad
 # checkpoint files are refused with a clear message and exit 2, and nothing is overwritten.
 # Exactness needs brains without Lua tasks running at the checkpoint (a task restarts after a
-# restore): the flock example and tests/e2e/checkpoint/skirmish.yaml (perception, pickups,
-# damage, deaths, noises, cooldowns, hook-table mem). The arena's brains are all tasks: its
+# restore): the flock example, tests/e2e/checkpoint/skirmish.yaml (perception, pickups,
+# damage, deaths, noises, cooldowns, hook-table mem) and paths.yaml (time-sliced path searches
+# in progress). tests/e2e/resume_all_test.sh checks every example. The arena's brains are all tasks: its
 # resumed run must go on and end at tick 2T, not repeat the uninterrupted run.
 set -u
 . "$(dirname "$0")/lib.sh"  # thicket, here, dir, ok, bad
@@ -116,12 +117,14 @@ sed -i 's/seconds: 0.5/seconds: 0.7/' "$dir/edited/fighter.yaml"
 grep -q "e.snap: note: brain .*fighter.yaml changed since the snapshot: its agents are remapped by node id" "$dir/err" \
   && ok || bad "no note on the edited brain: $(cat "$dir/err")"
 
-# Time-sliced path searches in progress are not saved: a note says they start again.
+# Time-sliced path searches in progress are saved (what each was started with and the nodes it
+# has expanded) and come back exactly: the same paths found at the same ticks, on any threads.
 paths="$here/tests/e2e/checkpoint/paths.yaml"
-"$thicket" run "$paths" --ticks 5 --threads 1 --checkpoint "$dir/p.snap" --every 5 --quiet 2>/dev/null
-"$thicket" run "$paths" --ticks 10 --threads 2 --resume "$dir/p.snap" --quiet 2>"$dir/err" && ok || bad "paths resume: $(cat "$dir/err")"
-grep -q "^thicket: $dir/p.snap: note: 4 agent(s) had a time-sliced path search in progress; checkpoints do not hold searches" "$dir/err" \
-  && ok || bad "no note on the searches in progress: $(cat "$dir/err")"
+check_same paths1 "$paths" 7 1 1
+check_same paths12 "$paths" 7 1 2
+check_same paths21 "$paths" 7 2 1
+"$thicket" run "$paths" --ticks 14 --threads 2 --resume "$dir/paths1/cp.snap" --quiet 2>"$dir/err" && ok || bad "paths resume: $(cat "$dir/err")"
+grep -q "note:" "$dir/err" && bad "a note on resuming searches: $(cat "$dir/err")" || ok
 
 # Usage errors.
 for args in "--checkpoint $dir/x.snap" "--every 5" "--checkpoint $dir/x.snap --every 0" \

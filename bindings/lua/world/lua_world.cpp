@@ -810,6 +810,7 @@ void install_lua_world(SimWorker& worker) {
     lua_pushcclosure(L, r.func, 1);
     lua_setfield(L, -2, r.name);
   }
+  host.journal_wrap(-1, "thicket.", {"metric", "gauge", "find_path", "noise", "pickups", "areas"});
   luaL_loadbuffer(L, kWorldLua, std::strlen(kWorldLua), "=(thicket)");
   lua_pushvalue(L, -2);
   lua_call(L, 1, 0);

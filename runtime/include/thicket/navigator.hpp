@@ -69,6 +69,12 @@ class THICKET_API PathRequest {
   std::uint64_t expanded() const;
   Vec2 from() const;
   Vec2 to() const;
+  // What start() was given besides the world and the ends: its algorithm, its smoothing and its
+  // own danger zones (not the world's; a view into the request, valid until the next start()).
+  // A search in progress is brought back exactly by start() with these and step(expanded()):
+  // a grid search's state after any steps depends only on the nodes expanded in all
+  // (the checkpoints of a scenario run save searches so, sim_snapshot.cpp).
+  PathOptions options() const;
 
  private:
   struct Impl;

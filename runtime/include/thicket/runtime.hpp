@@ -124,6 +124,15 @@ struct RuntimeOptions {
   // tick_all(dt, executor) ticks the agents of different states on different threads. 1 (the
   // default) keeps Lua brains on one thread at a time; native leaves are never limited by it.
   uint32_t script_states = 1;
+  // Journals running Lua tasks so that save() keeps them exactly (guide 11.6): every world
+  // call a task makes (the thicket module, the agent's methods, agent.bb, print) records its
+  // results, and a restored task is rebuilt by replaying its coroutine with them. Set it
+  // before creating the runtime, in the runtime that saves and in the one that restores, when
+  // you save agents whose tasks may be running; `thicket run --checkpoint/--resume` does. Off
+  // (the default) it costs nothing, and a running task is saved as today: it starts again
+  // after a restore, with thicket.restored() true. On, save() is refused (with the reason)
+  // when a running task cannot be kept exactly.
+  bool journal_tasks = false;
 };
 
 // The game's job system (SPEC 8.2): runs job(i) once for every i < n, in any order, on any
@@ -325,12 +334,20 @@ class THICKET_API Runtime {
   // loaded brain (file path + a hash of its compiled content) and holds every live agent: id,
   // brain, node state (statuses, counters, timers, cooldowns, random composites' orders, fsm
   // states, machine behaviors), blackboard, clock, random stream, the plain-data values of
-  // its Lua hook tables' `mem`. Running Lua tasks are not saved: after a restore they start
-  // again from their beginning, with `thicket.restored()` true in that run. Not saved either:
+  // its Lua hook tables' `mem`. Running Lua tasks: with RuntimeOptions::journal_tasks, their
+  // journals, so that after a restore they go on exactly where they were (replayed); without
+  // it they start again from their beginning, with `thicket.restored()` true in that run.
+  // Not saved either:
   // time slicing set per agent (an agent restored takes its brain's tick_every) and queued
   // events.
   void save(SnapshotWriter& out) const;
   void save(AgentHandle agent, SnapshotWriter& out) const;  // one agent (nothing for a stale handle)
+  // The same, but refused when something cannot be saved exactly (a running task whose
+  // journal holds a value that is not plain data or passed its cap, or that started before
+  // journaling): false, `out` untouched, a Diagnostic with the reason. The two above write
+  // nothing and log the reason then.
+  bool save(SnapshotWriter& out, std::vector<Diagnostic>& diagnostics) const;
+  bool save(AgentHandle agent, SnapshotWriter& out, std::vector<Diagnostic>& diagnostics) const;
   // Replaces every agent with the snapshot's (same ids, same tick order), each with a brain of
   // this runtime loaded from the same file (load the brains first; restore loads nothing).
   // The agents it replaces are dropped as they are (no stop hooks, no task cleanups). A brain

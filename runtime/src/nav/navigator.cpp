@@ -100,7 +100,9 @@ struct PathRequest::Impl {
   SearchState state = SearchState::Idle;
   Vec2 from, to;
   bool smooth = true;
+  Algorithm algorithm = Algorithm::Auto;
   std::vector<DangerZone> danger;  // the world's and the request's
+  std::size_t own_danger = 0;      // where the request's own zones begin in danger
   GridSearch search;
   std::vector<Vec2> points;
   std::vector<Vec2> smoothed;
@@ -171,6 +173,9 @@ SearchState PathRequest::start(const NavWorld& world, Vec2 from, Vec2 to, const 
   m.from = from;
   m.to = to;
   m.smooth = options.smooth;
+  m.algorithm = options.algorithm;
+  m.danger.clear();
+  m.own_danger = 0;
   m.points.clear();
   m.reason.clear();
   if (!std::isfinite(from.x) || !std::isfinite(from.y) || !std::isfinite(to.x) || !std::isfinite(to.y))
@@ -200,6 +205,7 @@ SearchState PathRequest::start(const NavWorld& world, Vec2 from, Vec2 to, const 
       if (!map.passable(a)) return m.fail(SearchState::Invalid, "the start " + at(from) + " is inside a wall");
       if (!map.passable(b)) return m.fail(SearchState::Invalid, "the goal " + at(to) + " is inside a wall");
       m.danger.assign(world.danger.begin(), world.danger.end());
+      m.own_danger = m.danger.size();
       m.danger.insert(m.danger.end(), options.danger.begin(), options.danger.end());
       SearchOptions so;
       so.algorithm = options.algorithm;
@@ -231,5 +237,13 @@ std::uint64_t PathRequest::expanded() const {
 }
 Vec2 PathRequest::from() const { return impl_->from; }
 Vec2 PathRequest::to() const { return impl_->to; }
+PathOptions PathRequest::options() const {
+  const Impl& m = *impl_;
+  PathOptions o;
+  o.algorithm = m.algorithm;
+  o.smooth = m.smooth;
+  o.danger = std::span<const DangerZone>(m.danger).subspan(std::min(m.own_danger, m.danger.size()));
+  return o;
+}
 
 }  // namespace thicket::nav

@@ -7,16 +7,23 @@
 //   body:        thicket version, scenario file + content hash, seed, dt, tick, threads,
 //                agents, the groups' brain files + content hashes (the header, SnapshotInfo);
 //                then metrics and gauge statistics, agent-ticks and script errors so far, the
-//                agents (alive, wander state and stream, noise counter), the world's entity
-//                slots, perception, the recorder's pending events, and the agents' brains
-//                (Runtime snapshots, per worker).
+//                agents (alive, wander state and stream, its time-sliced path search if one is
+//                in progress, noise counter), the world's entity slots, perception, the
+//                recorder's pending events, and the agents' brains (Runtime snapshots, per
+//                worker).
+//   an agent:    u8 alive, u32 entity, f64 x2 wander target, u64 wander stream, u8 searching;
+//                if searching (agent:path_to with a budget, not done): f64 x4 from and goal,
+//                u8 algorithm, u8 smooth, u32 zones + f64 x4 each (the call's own danger
+//                zones: centre, radius, cost), u64 nodes expanded so far; then u64 the tick
+//                the search was last stepped in, u64 noise tick, u32 noises, u8 sensed.
 //
 // Little-endian fixed-width throughout (SnapshotWriter). What is not saved, and why:
 // - the spatial hash, perception's indexes, forces: rebuilt at the start of every tick;
-// - time-sliced path searches in progress (agent:path_to with a budget): a search holds an
-//   open list of thousands of nodes; it is dropped, and the agent's next path_to call starts it
-//   again from where the agent then is (restore says how many, in a note). Such a run is no
-//   longer tick-for-tick the same as the uninterrupted one.
+// - a search's open and closed lists (thousands of nodes): a grid search's state depends only
+//   on what it was started with and how many nodes it has expanded in all, whatever the
+//   budgets of its steps, and on the map, the world's danger zones and terrain costs, which a
+//   run never changes (they are the scenario's). Restore starts it again from the saved start
+//   and expands as many nodes: its next step is exactly the uninterrupted run's.
 // - bounds, obstacles, maps, navmesh: from the scenario, whose content hash must match.
 #include <zlib.h>
 
@@ -36,7 +43,8 @@ namespace thicket {
 namespace {
 
 constexpr char kMagic[8] = {'T', 'H', 'K', 'T', 'S', 'I', 'M', '\n'};
-constexpr uint32_t kFormat = 2;  // 2: perception-event state per agent, runtime snapshots of format 2
+// 2: perception-event state per agent, runtime snapshots of format 2; 3: path searches in progress
+constexpr uint32_t kFormat = 3;
 constexpr size_t kPrefix = 8 + 4 + 8 + 4;  // magic, format, body length, CRC
 
 // FNV-1a, 64 bits: the content hash of the scenario and brain files (identity, not security).
@@ -79,6 +87,99 @@ uint64_t raw_u(std::string_view in, size_t at, int bytes) {
   return v;
 }
 
+// An agent's time-sliced path search in progress (agent:path_to with a budget, in
+// bindings/lua/world/lua_world.cpp: it holds one between calls only while it runs): what it
+// was started with and the nodes it has expanded. See the file's comment.
+void save_search(const Simulation::Impl& s, const SimAgent& a, SnapshotWriter& out) {
+  const nav::PathRequest* request = a.pending_path >= 0 ? s.workers[a.worker]->path_pool[a.pending_path].get() : nullptr;
+  if (!request || request->state() != nav::SearchState::Running) {
+    out.u8(0);
+    return;
+  }
+  out.u8(1);
+  const nav::PathOptions o = request->options();
+  out.f64(request->from().x);
+  out.f64(request->from().y);
+  out.f64(request->to().x);
+  out.f64(request->to().y);
+  out.u8(static_cast<uint8_t>(o.algorithm));
+  out.u8(o.smooth ? 1 : 0);
+  out.u32(static_cast<uint32_t>(o.danger.size()));
+  for (const nav::DangerZone& z : o.danger) {
+    out.f64(z.centre.x);
+    out.f64(z.centre.y);
+    out.f64(z.radius);
+    out.f64(z.cost);
+  }
+  out.u64(request->expanded());
+}
+
+// Brings the search back in a request of the worker that ticks the agent now: started as it
+// was, then stepped by as many nodes as it had expanded (in one step: the same state).
+bool restore_search(Simulation::Impl& s, SimAgent& a, SnapshotReader& in) {
+  const uint8_t searching = in.u8();
+  if (!in.ok() || searching == 0) return in.ok();
+  const std::string who = "agent " + std::to_string(a.id) + "'s path search";
+  if (searching != 1) {
+    in.fail(who + ": a bad flag (" + std::to_string(searching) + ")");
+    return false;
+  }
+  world::Vec2 from, to;
+  from.x = in.f64();
+  from.y = in.f64();
+  to.x = in.f64();
+  to.y = in.f64();
+  const uint8_t algorithm = in.u8();
+  const uint8_t smooth = in.u8();
+  const uint32_t zones = in.u32();
+  if (in.ok() && zones > in.remaining() / 32) {
+    in.fail(who + ": " + std::to_string(zones) + " danger zones run past the end");
+    return false;
+  }
+  std::vector<nav::DangerZone> danger(zones);
+  for (nav::DangerZone& z : danger) {
+    z.centre.x = in.f64();
+    z.centre.y = in.f64();
+    z.radius = in.f64();
+    z.cost = in.f64();
+  }
+  const uint64_t expanded = in.u64();
+  if (!in.ok()) return false;
+  const nav::NavWorld& nw = s.nav.world;
+  if (nav::method_of(nw) != nav::PathMethod::Grid) {
+    in.fail(who + ": the world plans without a grid map, so nothing is time-sliced");
+    return false;
+  }
+  if (algorithm > static_cast<uint8_t>(nav::Algorithm::Jps) || smooth > 1) {
+    in.fail(who + ": a bad algorithm or smoothing flag");
+    return false;
+  }
+  const uint64_t cells = uint64_t(nw.map->width()) * uint64_t(nw.map->height());
+  if (expanded == 0 || expanded > cells) {
+    in.fail(who + ": " + std::to_string(expanded) + " nodes expanded, on a map of " + std::to_string(cells) + " cells");
+    return false;
+  }
+  SimWorker& w = *s.workers[a.worker];
+  if (w.free_paths.empty()) {
+    w.free_paths.push_back(static_cast<int32_t>(w.path_pool.size()));
+    w.path_pool.push_back(std::make_unique<nav::PathRequest>());
+  }
+  a.pending_path = w.free_paths.back();
+  w.free_paths.pop_back();
+  nav::PathRequest& request = *w.path_pool[a.pending_path];
+  nav::PathOptions o;
+  o.algorithm = static_cast<nav::Algorithm>(algorithm);
+  o.smooth = smooth != 0;
+  o.danger = danger;  // start() copies them
+  if (request.start(nw, from, to, o) != nav::SearchState::Running || request.step(expanded) != nav::SearchState::Running ||
+      request.expanded() != expanded) {
+    release_path(w, a);
+    in.fail(who + " does not come back as it was saved (" + std::to_string(expanded) + " nodes expanded, still running)");
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 // The brains: each worker's Runtime snapshot (saved in parallel, one thread per worker), in
@@ -87,18 +188,24 @@ uint64_t raw_u(std::string_view in, size_t at, int bytes) {
 // thread count). With another count, worker 0's runtime takes each saved worker's in turn and
 // hands every agent to the worker that ticks it now, one agent snapshot at a time: slower (each
 // one-agent snapshot carries its brain's node table), but any count resumes any other.
-void Simulation::save_brains(SnapshotWriter& out) const {
+std::string Simulation::save_brains(SnapshotWriter& out) const {
   const Impl& s = *impl_;
   std::vector<SnapshotWriter> blobs(s.workers.size());
+  // A worker whose runtime refuses the save (a running task it cannot keep exactly: Runtime::
+  // save with RuntimeOptions::journal_tasks) says why; the first worker's reason is given.
+  std::vector<std::vector<Diagnostic>> refused(s.workers.size());
   std::vector<std::thread> pool;
-  for (size_t w = 1; w < s.workers.size(); ++w) pool.emplace_back([&, w] { s.workers[w]->rt->save(blobs[w]); });
-  s.workers[0]->rt->save(blobs[0]);
+  for (size_t w = 1; w < s.workers.size(); ++w) pool.emplace_back([&, w] { s.workers[w]->rt->save(blobs[w], refused[w]); });
+  s.workers[0]->rt->save(blobs[0], refused[0]);
   for (auto& th : pool) th.join();
+  for (const auto& r : refused)
+    if (!r.empty()) return r.front().message;
   out.u32(static_cast<uint32_t>(blobs.size()));
   for (const SnapshotWriter& b : blobs) {
     out.u64(b.bytes().size());
     out.raw(b.bytes());
   }
+  return {};
 }
 
 namespace {
@@ -265,7 +372,7 @@ std::string Simulation::mismatch(const SnapshotInfo& info, const ScenarioSpec& s
   return {};
 }
 
-void Simulation::save(std::string& bytes) const {
+std::string Simulation::save(std::string& bytes) const {
   const Impl& s = *impl_;
   SnapshotWriter out;
   out.str(THICKET_VERSION_STRING);
@@ -307,7 +414,7 @@ void Simulation::save(std::string& bytes) const {
     out.f64(a.wander.local_target.x);
     out.f64(a.wander.local_target.y);
     out.u64(a.wander_rng);
-    out.u8(a.pending_path >= 0 ? 1 : 0);
+    save_search(s, a, out);
     out.u64(a.pending_tick);
     out.u64(a.noise_tick);
     out.u32(a.noises);
@@ -317,7 +424,7 @@ void Simulation::save(std::string& bytes) const {
   s.perception->save(out);
   if (s.recorder) s.recorder->save(out);
   else Recorder::save_none(out);
-  save_brains(out);
+  if (std::string why = save_brains(out); !why.empty()) return why;
 
   std::string body = out.take();
   const size_t start = bytes.size();
@@ -327,6 +434,7 @@ void Simulation::save(std::string& bytes) const {
   put_raw_u64(bytes, start + 12, body.size());
   put_raw_u32(bytes, start + 20, crc_of(body));
   bytes.append(body);
+  return {};
 }
 
 bool Simulation::restore(std::string_view bytes, const std::string& name, std::vector<Diagnostic>& diags) {
@@ -361,14 +469,14 @@ bool Simulation::restore(std::string_view bytes, const std::string& name, std::v
   }
   const uint64_t agent_ticks = in.u64();
   const uint64_t script_errors = in.u64();
-  size_t dropped_searches = 0;
   for (SimAgent& a : s.agents) {
     const bool alive = in.u8() != 0;
     const uint32_t entity = in.u32();
     a.wander.local_target.x = in.f64();
     a.wander.local_target.y = in.f64();
     a.wander_rng = in.u64();
-    dropped_searches += in.u8() != 0;
+    release_path(*s.workers[a.worker], a);
+    if (!restore_search(s, a, in)) break;
     a.pending_tick = in.u64();
     a.noise_tick = in.u64();
     a.noises = in.u32();
@@ -377,7 +485,6 @@ bool Simulation::restore(std::string_view bytes, const std::string& name, std::v
     if (entity != a.entity.bits) return fail("agent " + std::to_string(a.id) + " has another world entity in the checkpoint");
     if (!std::isfinite(a.wander.local_target.x) || !std::isfinite(a.wander.local_target.y))
       return fail("corrupt: agent " + std::to_string(a.id) + "'s wander target is not a number");
-    release_path(*s.workers[a.worker], a);
     a.alive = alive;
   }
   if (in.ok()) world::restore_world(s.world, in);
@@ -406,10 +513,6 @@ bool Simulation::restore(std::string_view bytes, const std::string& name, std::v
   s.workers[0]->agent_ticks = agent_ticks;
   s.script_errors_before = script_errors;
   for (auto& w : s.workers) s.script_errors_before -= std::min(s.script_errors_before, w->rt->script_errors());
-  if (dropped_searches)
-    diags.push_back({Severity::Note, name, 0, 0,
-                     std::to_string(dropped_searches) + " agent(s) had a time-sliced path search in progress; "
-                     "checkpoints do not hold searches, so each starts again at its agent's next path_to call"});
   return true;
 }
 

@@ -54,6 +54,9 @@ struct SimOptions {
   // each tick, in agent-id order, so what it writes is the same at any thread count.
   std::function<void(const TraceEvent&)> brain_events;
   bool brain_event_ticks = false;
+  // RuntimeOptions::journal_tasks of every worker: running Lua tasks are journaled so that a
+  // checkpoint keeps them exactly (the CLI sets it with --checkpoint and --resume).
+  bool journal_tasks = false;
 };
 
 // A gauge's value over the ticks of a run, from the tick of its first report on (it is held
@@ -133,7 +136,7 @@ class Simulation {
   // just created from the same scenario, seed and dt (any thread count), takes the
   // checkpoint's state, so that run() goes on from its tick as the saved run would have; on
   // failure it returns false with diagnostics (on `name`) and the Simulation must be dropped.
-  void save(std::string& bytes) const;
+  std::string save(std::string& bytes) const;  // "" or why it cannot be saved exactly (nothing appended)
   bool restore(std::string_view bytes, const std::string& name, std::vector<Diagnostic>& diags);
   // The header, after checking magic, format version, length and checksum: nullopt and why.
   static std::optional<SnapshotInfo> read_header(std::string_view bytes, std::string& error);
@@ -145,7 +148,7 @@ class Simulation {
 
  private:
   explicit Simulation(std::unique_ptr<Impl> impl);
-  void save_brains(SnapshotWriter& out) const;
+  std::string save_brains(SnapshotWriter& out) const;  // "" or why a runtime refused
   bool restore_brains(SnapshotReader& in, const std::string& name, std::vector<Diagnostic>& diags);
   std::unique_ptr<Impl> impl_;
 };

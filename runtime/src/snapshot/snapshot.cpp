@@ -38,7 +38,7 @@ namespace thicket {
 namespace {
 
 constexpr char kMagic[8] = {'t', 'h', 'k', 's', 'n', 'a', 'p', 0x1a};
-constexpr uint32_t kFormatVersion = 2;  // 2: hierarchical fsm states and event queues (SPEC 4.1)
+constexpr uint32_t kFormatVersion = 3;  // 2: hierarchical fsm states and event queues (SPEC 4.1); 3: task journals
 constexpr uint8_t kWhole = 1, kOneAgent = 2;
 
 // FNV-1a, 64 bits: brain hashes and the payload checksum (not cryptographic: it catches
@@ -222,6 +222,13 @@ struct SnapshotSaver {
     out.u64(snapshot_checksum(payload));
   }
 
+  // A save that cannot be exact (a running task's journal): the reason, and true.
+  bool refused(std::vector<Diagnostic>& diagnostics) const {
+    if (drops.refused.empty()) return false;
+    diagnostics.push_back({Severity::Error, "", 0, 0, drops.refused});
+    return true;
+  }
+
   void report_drops() {
     if (!drops.count || rt.snapshot_drops_reported) return;
     rt.snapshot_drops_reported = true;  // once per runtime: checkpoints repeat it otherwise
@@ -232,6 +239,18 @@ struct SnapshotSaver {
 };
 
 void Runtime::save(SnapshotWriter& out) const {
+  std::vector<Diagnostic> diagnostics;
+  if (!save(out, diagnostics))
+    for (const Diagnostic& d : diagnostics) impl_->log("error: snapshot not saved: " + d.message);
+}
+
+void Runtime::save(AgentHandle agent, SnapshotWriter& out) const {
+  std::vector<Diagnostic> diagnostics;
+  if (!save(agent, out, diagnostics))
+    for (const Diagnostic& d : diagnostics) impl_->log("error: snapshot not saved: " + d.message);
+}
+
+bool Runtime::save(SnapshotWriter& out, std::vector<Diagnostic>& diagnostics) const {
   RuntimeImpl& rt = *impl_;
   SnapshotSaver saver{rt, {}};
   SnapshotWriter payload;
@@ -245,14 +264,16 @@ void Runtime::save(SnapshotWriter& out) const {
   payload.u32(static_cast<uint32_t>(rt.live_agents));
   for (uint32_t i = 0; i < rt.agents.size(); ++i)
     if (rt.agents[i].alive) saver.agent(rt.agents[i], rt.agents[i].brain, true, i, payload);
+  if (saver.refused(diagnostics)) return false;
   SnapshotSaver::envelope(kWhole, payload.bytes(), out);
   saver.report_drops();
+  return true;
 }
 
-void Runtime::save(AgentHandle agent, SnapshotWriter& out) const {
+bool Runtime::save(AgentHandle agent, SnapshotWriter& out, std::vector<Diagnostic>& diagnostics) const {
   RuntimeImpl& rt = *impl_;
   const AgentInfo* a = rt.agent_ptr(agent);
-  if (!a) return;
+  if (!a) return true;
   SnapshotSaver saver{rt, {}};
   SnapshotWriter payload;
   payload.u64(rt.options.seed);
@@ -260,8 +281,10 @@ void Runtime::save(AgentHandle agent, SnapshotWriter& out) const {
   write_brain(*rt.brains[a->brain], payload);
   payload.u32(1);
   saver.agent(*a, 0, false, 0, payload);
+  if (saver.refused(diagnostics)) return false;
   SnapshotSaver::envelope(kOneAgent, payload.bytes(), out);
   saver.report_drops();
+  return true;
 }
 
 // ---- restoring ----
@@ -815,7 +838,11 @@ std::optional<AgentHandle> Runtime::restore_agent(SnapshotReader& in, std::vecto
 
 bool Runtime::save(std::ostream& out) const {
   SnapshotWriter w;
-  save(w);
+  std::vector<Diagnostic> diagnostics;
+  if (!save(w, diagnostics)) {
+    for (const Diagnostic& d : diagnostics) impl_->log("error: snapshot not saved: " + d.message);
+    return false;
+  }
   out.write(w.bytes().data(), static_cast<std::streamsize>(w.bytes().size()));
   return static_cast<bool>(out);
 }

@@ -91,6 +91,17 @@ void read_script_state(SnapshotReader& in, ScriptAgentState& out, uint32_t node_
     }
     m.task = kind == kMemTask;
     if (!m.task) read_plain(in, m.value);
+    if (m.task) {
+      m.journal = in.u8();
+      if (in.ok() && m.journal > kTaskJournalRestarted) {
+        in.fail("a running task's journal kind is " + std::to_string(m.journal));
+        return;
+      }
+      if (m.journal != kTaskRestart) {
+        m.resumes = in.u32();
+        m.journal_bytes = in.str();
+      }
+    }
     if (!in.ok()) return;
   }
 }

@@ -46,14 +46,21 @@ struct ScriptAgentState {
   PlainValue fields;  // the agent table's own fields (a table; Nil when there were none)
   struct Mem {
     uint32_t node = 0;
-    bool task = false;  // a running task (restarts), else a hook table's mem value
+    bool task = false;  // a running task, else a hook table's mem value
     PlainValue value;
+    // A running task's journal (RuntimeOptions::journal_tasks): replayed after the restore;
+    // without one the task restarts.
+    uint8_t journal = 0;  // kTaskRestart, kTaskJournal, kTaskJournalRestarted
+    uint32_t resumes = 0;
+    std::string journal_bytes;
   };
   std::vector<Mem> mem;
 };
 // The script side's bytes: fields (a plain value), then u32 count and per entry u32 node,
-// u8 kind (1 hook mem + a plain value, 2 running task).
+// u8 kind (1 hook mem + a plain value, 2 running task + u8 journal kind: 0 restart, 1 a
+// journal (u32 resumes, str bytes), 2 a journal of a run that had restarted).
 inline constexpr uint8_t kMemHooks = 1, kMemTask = 2;
+inline constexpr uint8_t kTaskRestart = 0, kTaskJournal = 1, kTaskJournalRestarted = 2;
 void read_script_state(SnapshotReader& in, ScriptAgentState& out, uint32_t node_count);
 
 // The checksum a snapshot keeps of its payload (snapshot.cpp): tests damage bytes behind it.
@@ -64,6 +71,9 @@ uint64_t snapshot_checksum(std::string_view payload);
 struct SnapshotDrops {
   size_t count = 0;
   std::string first;  // e.g. "agent 3, node 'patrol', mem.target: a function"
+  // Why the save cannot be exact (a running task's journal; RuntimeOptions::journal_tasks):
+  // the first reason, "" when none. A save with one is refused.
+  std::string refused;
 };
 
 }  // namespace thicket

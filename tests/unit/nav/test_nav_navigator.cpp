@@ -52,3 +52,56 @@ TEST_CASE("navigator: smoothing does not cut across the danger zones the search 
   CHECK(closest_approach(request.points(), zone.centre) > zone.radius - 0.75);
   CHECK(request.points().size() < 10);  // still smoothed, not every cell
 }
+
+TEST_CASE("navigator: a sliced search comes back exactly from options(), from(), to() and expanded()") {
+  // What a checkpoint saves of a search in progress (sim_snapshot.cpp): a fresh request started
+  // with the same and stepped by the nodes expanded so far goes on exactly as the first, whatever
+  // the budgets of the first's steps.
+  GridMap map(40, 30);
+  for (int x = 4; x < 40; x += 4)  // a serpentine: walls across, open at the top and the bottom in turn
+    for (int y = 0; y < 30; ++y) map.set_passable({x, y}, (x / 4) % 2 ? y >= 28 : y <= 1);
+  const DangerZone world_zone{{10.5, 20.5}, 4, 200};
+  const DangerZone own_zone{{30.5, 5.5}, 3, 80};
+  const Vec2 from{2.5, 2.5}, to{37.5, 27.5};
+  for (int variant = 0; variant < 4; ++variant) {
+    CAPTURE(variant);
+    NavWorld world{.map = &map, .walls = Walls({}, &map)};
+    if (variant & 1) world.danger = std::span<const DangerZone>(&world_zone, 1);
+    PathOptions options;
+    options.algorithm = variant == 2 ? Algorithm::Jps : Algorithm::Auto;
+    options.smooth = variant != 3;
+    if (variant >= 2) options.danger = std::span<const DangerZone>(&own_zone, 1);
+    PathRequest whole;
+    REQUIRE(whole.find(world, from, to, options) == SearchState::Found);
+    const std::uint64_t budgets[] = {1, 2, 1, 3, 2};
+    for (int cut = 1; cut <= 5; ++cut) {
+      CAPTURE(cut);
+      PathRequest first;
+      REQUIRE(first.start(world, from, to, options) == SearchState::Running);
+      for (int k = 0; k < cut; ++k) REQUIRE(first.step(budgets[k]) == SearchState::Running);
+      const PathOptions saved = first.options();
+      CHECK(saved.algorithm == options.algorithm);
+      CHECK(saved.smooth == options.smooth);
+      REQUIRE(saved.danger.size() == options.danger.size());  // its own zones, not the world's
+      std::vector<DangerZone> zones(saved.danger.begin(), saved.danger.end());
+      PathOptions again = saved;
+      again.danger = zones;
+      PathRequest second;
+      REQUIRE(second.start(world, first.from(), first.to(), again) == SearchState::Running);
+      REQUIRE(second.step(first.expanded()) == SearchState::Running);
+      CHECK(second.expanded() == first.expanded());
+      SearchState a = SearchState::Running, b = SearchState::Running;
+      while (a == SearchState::Running) {
+        a = first.step(4);
+        b = second.step(4);
+        REQUIRE(a == b);
+        REQUIRE(first.expanded() == second.expanded());
+      }
+      REQUIRE(a == SearchState::Found);
+      CHECK(std::vector<Vec2>(first.points().begin(), first.points().end()) ==
+            std::vector<Vec2>(second.points().begin(), second.points().end()));
+      CHECK(first.length() == second.length());
+      CHECK(first.length() == whole.length());
+    }
+  }
+}

@@ -109,6 +109,50 @@ TEST_CASE("checkpoint: 2T ticks == T ticks, saved, restored into a fresh run, T 
   }
 }
 
+TEST_CASE("checkpoint: time-sliced path searches in progress come back exactly (threads 1 and 2, either way)") {
+  // paths.yaml: four agents each searching a few nodes a tick, finding paths (their tick and
+  // length are metrics) and stepping along them; a search brought back wrong finds another
+  // path or finds it at another tick.
+  std::vector<Diagnostic> load_diags;
+  auto loaded = load_scenario(THICKET_SOURCE_DIR "/tests/e2e/checkpoint/paths.yaml", load_diags);
+  REQUIRE(loaded);
+  const ScenarioSpec spec = *loaded;
+  for (uint64_t t : {4u, 11u}) {
+    for (uint32_t save_threads : {1u, 2u}) {
+      for (uint32_t threads : {1u, 2u}) {
+        CAPTURE(t);
+        CAPTURE(save_threads);
+        CAPTURE(threads);
+        RecordString full_record;
+        RunResult full = make(spec, options(spec, threads, 3 * t), &full_record)->run();
+        REQUIRE(full.metrics["found"] > 0);
+        auto first = make(spec, options(spec, save_threads, t), nullptr);
+        first->run();
+        const size_t held = first->path_searches_held();
+        CHECK(held > 0);  // searches are in progress at the checkpoint
+        std::string bytes;
+        first->save(bytes);
+        RecordString record;
+        auto resumed = make(spec, options(spec, threads, 3 * t), &record);
+        std::vector<Diagnostic> diags;
+        REQUIRE(resumed->restore(bytes, "cp", diags));
+        CHECK(diags.empty());
+        CHECK(resumed->path_searches_held() == held);
+        if (threads == save_threads) {  // saved again as they were (another thread count has another header)
+          auto plain = make(spec, options(spec, threads, 3 * t), nullptr);
+          REQUIRE(plain->restore(bytes, "cp", diags));
+          std::string again;
+          plain->save(again);
+          CHECK(again == bytes);
+        }
+        RunResult r = resumed->run();
+        CHECK(r.metrics == full.metrics);
+        CHECK(lines_after(record.text, t) == lines_after(full_record.text, t));
+      }
+    }
+  }
+}
+
 TEST_CASE("checkpoint: a save of a restored run is the same bytes as the save it came from") {
   const ScenarioSpec spec = skirmish();
   for (uint32_t threads : {1u, 2u}) {
@@ -142,9 +186,13 @@ TEST_CASE("checkpoint: every truncation, flipped bytes, another format version: 
     CHECK(error.find("corrupt") != std::string::npos);
   }
   std::string newer = bytes;
-  newer[8] = 3;
+  newer[8] = 4;
   CHECK_FALSE(Simulation::read_header(newer, error));
-  CHECK(error.find("format version 3 is newer") != std::string::npos);
+  CHECK(error.find("format version 4 is newer") != std::string::npos);
+  std::string older = bytes;
+  older[8] = 2;  // format 2 had no path searches in its agents: refused, never misread
+  CHECK_FALSE(Simulation::read_header(older, error));
+  CHECK(error.find("format version 2 is older") != std::string::npos);
   // A restore of a refused checkpoint says why, on the name given.
   auto sim = make(spec, options(spec, 1, 10), nullptr);
   std::vector<Diagnostic> diags;
@@ -221,5 +269,45 @@ TEST_CASE("checkpoint: bytes that pass the checksum but are damaged: refused or 
     }
   }
   MESSAGE("damaged checkpoints: " << refused << " refused, " << restored << " restored");
+  CHECK(refused > 0);
+}
+
+TEST_CASE("checkpoint: damaged path searches in progress (bytes that pass the checksum): refused or restored, never a crash") {
+  // The agents' records, searches included, are near the start of the file: a byte in
+  // its first 1,500 (every 7th; every 37th in the sanitizer build), each damaged two ways.
+  std::vector<Diagnostic> load_diags;
+  auto loaded = load_scenario(THICKET_SOURCE_DIR "/tests/e2e/checkpoint/paths.yaml", load_diags);
+  REQUIRE(loaded);
+  const ScenarioSpec spec = *loaded;
+  auto first = make(spec, options(spec, 1, 4), nullptr);
+  first->run();
+  REQUIRE(first->path_searches_held() > 0);
+  std::string bytes;
+  first->save(bytes);
+  const size_t body = 24;
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr size_t kStride = 37;
+#else
+  constexpr size_t kStride = 7;
+#endif
+  int refused = 0, restored = 0;
+  for (size_t at = body; at < std::min<size_t>(bytes.size(), 1500); at += kStride) {
+    for (uint8_t flip : {uint8_t(0x01), uint8_t(0xC0)}) {
+      std::string forged = bytes;
+      forged[at] = static_cast<char>(forged[at] ^ flip);
+      const uint32_t crc = crc32_of(std::string_view(forged).substr(body));
+      for (int k = 0; k < 4; ++k) forged[20 + k] = static_cast<char>((crc >> (8 * k)) & 0xFF);
+      auto sim = make(spec, options(spec, 2, 7), nullptr);
+      std::vector<Diagnostic> diags;
+      if (sim->restore(forged, "forged", diags)) {
+        ++restored;
+        sim->run();
+      } else {
+        ++refused;
+        CHECK(has_errors(diags));
+      }
+    }
+  }
+  MESSAGE("damaged checkpoints with searches: " << refused << " refused, " << restored << " restored");
   CHECK(refused > 0);
 }
