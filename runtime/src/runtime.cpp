@@ -444,24 +444,33 @@ void RuntimeImpl::despawn(AgentHandle h) {
 }
 
 Status RuntimeImpl::tick(uint32_t index, double dt) {
-  // One agent now, whatever its slicing, as a job of its own (deferred calls included).
-  TickJob job;
+  // One agent now, whatever its slicing, as a job (deferred calls included): tick_all(dt)'s
+  // job, kept from call to call, or, called from a leaf during a tick, a job of its own.
+  if (ticking.load(std::memory_order_relaxed)) return tick_nested(index, dt);
+  TickJob& job = call_job;
   job.rt = this;
   job.engine = engine.get();
-  const bool was_ticking = ticking;
   Status s;
   {
     JobScope scope(job);
-    ticking = true;
+    ticking.store(true, std::memory_order_release);  // as in tick_all: no locked exchange
     s = tick_in_job(job, index, dt, call_time(), /*forced=*/true);
-    ticking = was_ticking;
+    ticking.store(false, std::memory_order_release);
   }
-  if (!was_ticking) {
-    TickJob* jobs[] = {&job};
-    finish_call(jobs, 1);
-  } else if (job.error) {
-    std::rethrow_exception(job.error);
+  end_call(job);
+  return s;
+}
+
+Status RuntimeImpl::tick_nested(uint32_t index, double dt) {
+  TickJob job;
+  job.rt = this;
+  job.engine = engine.get();
+  Status s;
+  {
+    JobScope scope(job);
+    s = tick_in_job(job, index, dt, call_time(), /*forced=*/true);
   }
+  if (job.error) std::rethrow_exception(job.error);
   return s;
 }
 

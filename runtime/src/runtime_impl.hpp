@@ -161,7 +161,10 @@ class RuntimeImpl {
   AgentHandle spawn(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb);
   void despawn(AgentHandle agent);
   Status tick(uint32_t agent, double dt);
+  Status tick_nested(uint32_t agent, double dt);  // tick() from a leaf, during a tick
   void tick_all(double dt);  // every live agent, in index order
+  void tick_all_in(TickJob& job, double dt);  // its body, in call_job or (nested) a job of its own
+  void tick_all_nested(double dt);
   void tick_all(double dt, const Executor& executor);  // the same on the game's threads
   // tick_all's pieces (tick_all.cpp): the call clock, one agent's tick in a job, the end.
   double begin_call(double dt);
@@ -180,6 +183,7 @@ class RuntimeImpl {
   uint8_t lane_for(uint32_t id) const { return static_cast<uint8_t>((id / kLaneRun) % lane_hosts.size()); }
   Engine* lane_engine(size_t job);
   void finish_call(TickJob* const* jobs, size_t n);
+  void end_call(TickJob& job);  // after a call on one job: its counts, or finish_call when it has more
   // Gives the agent in slot `index` fresh slicing (its brain's tick_every) and an empty queue.
   void reset_extra(uint32_t index, const Program& p);
   double call_time() const { return call_epoch + static_cast<double>(call_steps) * call_dt; }
