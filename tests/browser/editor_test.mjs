@@ -182,8 +182,9 @@ try {
     }
   }
 
-  // 2. The guard tree, edited.
+  // 2. The guard tree, edited; names from the file are text, never markup.
   if (part('guard')) await guard();
+  if (part('guard')) await hostileNames();
   if (part('big')) await large();
   if (part('attach')) await attached();
 } finally {
@@ -194,6 +195,23 @@ try {
 console.log(`editor test: ${((Date.now() - started) / 1000).toFixed(1)} s`);
 if (Object.keys(figures).length) writeFileSync(join(artifacts, 'editor_timings.json'), JSON.stringify(figures, null, 1) + '\n');
 process.exit(failed() ? 1 : 0);
+
+// A modder's file is untrusted: state and leaf names that look like markup are drawn as text
+// (an injected element could save files through the editor's own page).
+async function hostileNames() {
+  const dir = join(work, 'hostile');
+  mkdirSync(dir, { recursive: true });
+  const evil = '"><b class=pwn>x</b><b class="pwn';
+  writeFileSync(join(dir, 'evil.lua'), `return { ['${evil}'] = function() return true end }\n`);
+  writeFileSync(join(dir, 'evil.yaml'), `fsm: evil\nleaves: [evil.lua]\ninitial: '${evil}'\nstates:\n  '${evil}':\n    act: {leaf: '${evil}'}\n`);
+  const ed = await edit(join(dir, 'evil.yaml'));
+  const { page, errors } = await open(browser, ed.url);
+  const ids = await page.$$eval('[data-node-id]', els => els.map(e => e.dataset.nodeId));
+  check(ids.includes(evil), 'a state named like markup is drawn, its id intact');
+  check(await page.locator('.pwn').count() === 0 && errors.length === 0, 'names that look like markup stay text (no element injected)');
+  await page.close();
+  ed.stop();
+}
 
 async function guard() {
   const gdir = join(work, 'guard');

@@ -203,10 +203,10 @@ function rebuild() {
 }
 function updateStateNames() {
   const states = S.nodes.filter(n => n.kind === 'state').map(n => n.id);
-  $('state-names').innerHTML = states.map(s => `<option value="${s}">`).join('');
+  $('state-names').innerHTML = states.map(s => `<option value="${escapeHtml(s)}">`).join('');  // names are the file's text
 }
 function paletteAndLists() {
-  $('leaf-names').innerHTML = S.leaves.map(l => `<option value="${l.name}">`).join('');
+  $('leaf-names').innerHTML = S.leaves.map(l => `<option value="${escapeHtml(l.name)}">`).join('');
   if (S.schemas) buildPalette($('palette'), S.schemas, S.type, S.leaves);
 }
 let allSchemas = null;
