@@ -391,12 +391,7 @@ Status LuaHost::task_resume(const CallSite& at, const LeafDef& leaf, bool) {
   if (restarted) {  // running when a snapshot was taken: this run starts it again (snapshot docs)
     co = new_task_thread(at, leaf);
     if (journal_) journals_[co].restarted = true;
-    lua_rawgeti(L_, LUA_REGISTRYINDEX, restored_ref_);
-    lua_pushthread(co);
-    lua_xmove(co, L_, 1);
-    lua_pushboolean(L_, 1);
-    lua_rawset(L_, -3);
-    lua_pop(L_, 1);
+    mark_restored(co);
   }
   if (!co) return Status::Failure;
   // A fresh run has only its function on the stack: pass (agent, args) on the first resume.
@@ -503,6 +498,16 @@ void LuaHost::task_release(const CallSite& at, bool cancel) {
   lua_pop(L_, 1);
   lua_pushnil(L_);
   lua_rawseti(L_, -2, at.node + 1);
+  lua_pop(L_, 1);
+}
+
+// Puts a task run's coroutine in the set of runs restarted by a restore (thicket.restored()).
+void LuaHost::mark_restored(lua_State* co) {
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, restored_ref_);
+  lua_pushthread(co);
+  lua_xmove(co, L_, 1);
+  lua_pushboolean(L_, 1);
+  lua_rawset(L_, -3);
   lua_pop(L_, 1);
 }
 

@@ -87,6 +87,7 @@ class LuaHost final : public ScriptHost {
   }
   // Whether the task run at this call site began by restarting after a restore.
   bool task_restored(const CallSite& at);
+  void mark_restored(lua_State* co);  // adds a task run's coroutine to the restarted set
 
   // Task journals (RuntimeOptions::journal_tasks; guide 8.6, 11.6): with journaling on, every
   // world call a task's coroutine makes (a host function that observes or changes anything

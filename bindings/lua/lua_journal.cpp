@@ -386,12 +386,7 @@ lua_State* LuaHost::replay_task(const CallSite& at, const LeafDef& leaf) {
   j.resumes = static_cast<uint32_t>(resumes);
   j.restarted = restarted;
   if (restarted) {
-    lua_rawgeti(L_, LUA_REGISTRYINDEX, restored_ref_);
-    lua_pushthread(co);
-    lua_xmove(co, L_, 1);
-    lua_pushboolean(L_, 1);
-    lua_rawset(L_, -3);
-    lua_pop(L_, 1);
+    mark_restored(co);
   }
   return co;
 }
