@@ -12,7 +12,7 @@
 
 namespace thicket {
 
-thread_local LuaGuard* tl_running_guard = nullptr;
+thread_local constinit LuaGuard* tl_running_guard = nullptr;
 
 namespace {
 

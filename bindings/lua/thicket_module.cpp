@@ -17,9 +17,9 @@ namespace fs = std::filesystem;
 
 // The Lua-callable functions; a struct so they can reach LuaHost's insides.
 struct LuaApi {
-  static LuaHost& host(lua_State* L) {
-    return *static_cast<LuaHost*>(lua_touserdata(L, lua_upvalueindex(1)));
-  }
+  // The host from the state's extra space (set at creation; threads inherit it): a load, where
+  // the functions' upvalue would be an API call on every call from Lua.
+  static LuaHost& host(lua_State* L) { return **static_cast<LuaHost**>(lua_getextraspace(L)); }
   static const AgentInfo* agent(lua_State* L) {
     const CallSite* at = host(L).current();
     return at ? at->agent : nullptr;
