@@ -20,10 +20,9 @@ namespace {
 // (a leaf whose code makes the engine call Lua again) keep the outer call's clock.
 class LuaHost::CallScope {
  public:
-  CallScope(LuaHost& h, lua_State* running)
-      : h_(h),
-        saved_running_(h.guard_.running.load(std::memory_order_relaxed)),
-        saved_serial_(h.guard_.serial.load(std::memory_order_relaxed)) {
+  // Only the outermost call sets the serial (a nested call keeps the outer call's clock and
+  // leaves the serial alone, so nothing is saved for it).
+  CallScope(LuaHost& h, lua_State* running) : h_(h), saved_running_(h.guard_.running.load(std::memory_order_relaxed)) {
     ++h.call_serial_;
     if (!saved_running_) {
       h.guard_.serial.store(h.call_serial_, std::memory_order_relaxed);
@@ -35,7 +34,6 @@ class LuaHost::CallScope {
   ~CallScope() {
     h_.guard_.running.store(saved_running_, std::memory_order_release);
     if (!saved_running_) tl_running_guard = nullptr;
-    else h_.guard_.serial.store(saved_serial_, std::memory_order_relaxed);
   }
   // pthread_self() once per thread (a plain load after that).
   static pthread_t this_thread() {
@@ -49,7 +47,6 @@ class LuaHost::CallScope {
  private:
   LuaHost& h_;
   lua_State* saved_running_;
-  uint64_t saved_serial_;
 };
 
 // The count hook. Installed with count 1 by the watchdog's signal: stops the call it was
