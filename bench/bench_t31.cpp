@@ -27,7 +27,8 @@
 //             std::vector<Behavior*>, each agent owning its own object tree
 //   floor+fn  the floor calling each leaf through a std::function (informational: the price of
 //             the callable boundary alone)
-//   native    thicket, native leaves (Runtime::register_leaf), rt.tick_all
+//   native    thicket, native leaves (Runtime::register_leaf, NativeLeafFn), rt.tick_all
+//   native-std  the same leaves as NativeLeaf (std::function tick; the engine calls a thunk)
 //   native-batch  the same leaves registered agent_local, so rt.tick_all ticks the agents
 //             together, node by node (the batched walk, runtime/src/engine/tick_batch.cpp)
 //   bare-lua  the floor's logic calling each leaf as one bare lua_pcall of the same Lua function
@@ -740,6 +741,22 @@ void register_native(thicket::Runtime& rt, Counters* c, bool agent_local = false
   }
 }
 
+// The same leaves in the header's other form, NativeLeaf (std::function tick, no hooks): the
+// engine calls them through a thunk.
+void register_native_std(thicket::Runtime& rt) {
+  using thicket::LeafContext;
+  for (uint32_t j = 0; j < kConds; ++j) {
+    thicket::NativeLeaf leaf;
+    leaf.tick = [j](LeafContext& x) { return cond_leaf(j, x.tick() + x.agent_id()) ? Status::Success : Status::Failure; };
+    rt.register_leaf(leaf_name('C', j), std::move(leaf));
+  }
+  for (uint32_t k = 0; k < kActs; ++k) {
+    thicket::NativeLeaf leaf;
+    leaf.tick = [k](LeafContext& x) { return act_leaf(k, x.tick() + x.agent_id()); };
+    rt.register_leaf(leaf_name('A', k), std::move(leaf));
+  }
+}
+
 // A thicket runtime with one brain and n agents.
 struct ThicketWorld {
   std::unique_ptr<thicket::Runtime> rt = std::make_unique<thicket::Runtime>();
@@ -752,11 +769,15 @@ struct ThicketWorld {
   // Native leaves when lua_dir is empty, else the brain file and its leaves from lua_dir.
   // With `count` and `plain_fn`, the counting leaves are plain functions without hooks.
   // `agent_local`: native leaves registered agent_local (the batched walk; plain functions only).
-  ThicketWorld(size_t n, Counters* count, const std::string& lua_dir, bool plain_fn = false, bool agent_local = false) {
+  // `std_fn`: the timed leaves as NativeLeaf (std::function) instead of NativeLeafFn.
+  ThicketWorld(size_t n, Counters* count, const std::string& lua_dir, bool plain_fn = false, bool agent_local = false,
+               bool std_fn = false) {
     std::vector<thicket::Diagnostic> diags;
     std::optional<thicket::BrainHandle> b;
     if (lua_dir.empty()) {
-      if (plain_fn && count)
+      if (std_fn)
+        register_native_std(*rt);
+      else if (plain_fn && count)
         register_native_fn_counting(*rt, count, agent_local);
       else
         register_native(*rt, count, agent_local);
@@ -910,6 +931,7 @@ Stat time_ticks(const TempDir& dir, const std::string& lua_text, size_t n, int w
   for (auto& a : bare_w.agents) bare_lv.add_agent(a);
   seed::World seed_w(n, nullptr, std::false_type{});
   ThicketWorld native_w(n, nullptr, "");
+  ThicketWorld std_w(n, nullptr, "", false, false, true);
   ThicketWorld batch_w(n, nullptr, "", false, true);
   ThicketWorld lua_w(n, nullptr, dir.path.string());
   PureLua pure_w(n, false);
@@ -919,6 +941,7 @@ Stat time_ticks(const TempDir& dir, const std::string& lua_text, size_t n, int w
   bare_w.run(warmup, bare_lv);
   seed_w.run(warmup);
   native_w.run(warmup);
+  std_w.run(warmup);
   batch_w.run(warmup);
   lua_w.run(warmup);
   pure_w.run(warmup);
@@ -928,7 +951,9 @@ Stat time_ticks(const TempDir& dir, const std::string& lua_text, size_t n, int w
   rows.add("floor+fn", "the floor calling each leaf through a std::function (informational)",
            [&](int t) { fn_w.run(t, fn_lv); });
   rows.add("seed000", "heap Behavior object per node, virtual calls (baseline A)", [&](int t) { seed_w.run(t); });
-  rows.add("native", "thicket, native leaves", [&](int t) { native_w.run(t); });
+  rows.add("native", "thicket, native leaves (NativeLeafFn: plain function pointers)", [&](int t) { native_w.run(t); });
+  rows.add("native-std", "thicket, the same leaves as NativeLeaf (std::function, through a thunk)",
+           [&](int t) { std_w.run(t); });
   rows.add("native-batch", "thicket, the same leaves agent_local: the batched walk", [&](int t) { batch_w.run(t); });
   rows.add("bare-lua", "floor logic + one bare lua_pcall per leaf call (baseline C)",
            [&](int t) { bare_w.run(t, bare_lv); });
@@ -940,12 +965,17 @@ Stat time_ticks(const TempDir& dir, const std::string& lua_text, size_t n, int w
   std::printf("\nns per agent-tick, %zu agent%s (%d reps of %d ticks; median, best in brackets):\n", n,
               n == 1 ? "" : "s", reps, block);
   rows.print();
-  for (bool best : {false, true})
+  for (bool best : {false, true}) {
     std::printf(
         "  ratios (%s): native/floor %.2fx (target <= 5x)   seed000/native %.2fx (target > 1)   "
         "lua/pure-lua %.2fx (target <= 1.3x)   lua/bare-lua %.2fx\n",
         best ? "of bests  " : "of medians", rows.ratio("native", "floor", best), rows.ratio("seed000", "native", best),
         rows.ratio("lua", "pure-lua", best), rows.ratio("lua", "bare-lua", best));
+    std::printf("                     native-std/floor %.2fx, native-batch/floor %.2fx   seed000/native-std %.2fx, "
+                "seed000/native-batch %.2fx\n",
+                rows.ratio("native-std", "floor", best), rows.ratio("native-batch", "floor", best),
+                rows.ratio("seed000", "native-std", best), rows.ratio("seed000", "native-batch", best));
+  }
   return rows.stat("native");
 }
 
