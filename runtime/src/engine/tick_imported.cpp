@@ -17,6 +17,7 @@
 #include <charconv>
 #include <cfloat>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -268,16 +269,23 @@ Status Engine::tick_kind(Ctx& c, uint32_t i) {
     case NodeKind::BtSwitch: {
       uint16_t& running = c.state<uint16_t>(n);  // running child + 1; 0: none
       if (running > count) running = 0;           // a hot reload took it away
-      std::string value;
+      // The variable as BT.CPP's text (a number as std::to_string writes it), in place: no
+      // string is built on the tick path.
+      char text[512];
+      std::string_view value;
       if (n.a == kNoNode) {
         value = c.p.messages[n.b];
       } else {
         const Slot& slot = reinterpret_cast<const Slot*>(c.block + c.p.bb_offset)[n.a];
         switch (c.p.blackboard[n.a].type) {
-          case ValueType::Number: value = std::to_string(slot.num); break;
-          case ValueType::Integer: value = std::to_string(slot.i); break;
+          case ValueType::Number:
+            value = std::string_view(text, static_cast<size_t>(std::snprintf(text, sizeof text, "%f", slot.num)));
+            break;
+          case ValueType::Integer:
+            value = std::string_view(text, static_cast<size_t>(std::to_chars(text, text + sizeof text, slot.i).ptr - text));
+            break;
           case ValueType::Boolean: value = slot.i ? "1" : "0"; break;
-          case ValueType::String: value = std::string(strings_.get(slot.str)); break;
+          case ValueType::String: value = strings_.get(slot.str); break;
           case ValueType::Any: break;
         }
       }
