@@ -44,6 +44,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <lua.hpp>
 #include <memory>
@@ -923,7 +924,10 @@ bool verify(const TempDir& counting_dir, const std::string& counting_lua, size_t
 
 // Times every implementation at n agents, interleaved rep by rep, all running the same ticks,
 // and prints the table; returns native's figures.
-Stat time_ticks(const TempDir& dir, const std::string& lua_text, size_t n, int warmup, int block, int reps) {
+struct Timed {
+  Stat native, lua, pure_lua;
+};
+Timed time_ticks(const TempDir& dir, const std::string& lua_text, size_t n, int warmup, int block, int reps) {
   FloorWorld floor_w(n), fn_w(n), bare_w(n);
   FloorLeaves<false> floor_lv;
   FnLeaves fn_lv;
@@ -976,7 +980,46 @@ Stat time_ticks(const TempDir& dir, const std::string& lua_text, size_t n, int w
                 rows.ratio("native-std", "floor", best), rows.ratio("native-batch", "floor", best),
                 rows.ratio("seed000", "native-std", best), rows.ratio("seed000", "native-batch", best));
   }
-  return rows.stat("native");
+  return {rows.stat("native"), rows.stat("lua"), rows.stat("pure-lua")};
+}
+
+// The CLI on the same files (issue 32, part 1): `thicket run t31.yaml --agents 10000 --ticks T
+// --quiet`, the whole process timed at two tick counts, so that start-up, load and spawning
+// cancel: ns per agent-tick = (time(T2) - time(T1)) / ((T2 - T1) * agents), best of 5 each.
+// Printed beside this run's pure-Lua and in-process Lua figures at 10,000 agents.
+void time_cli(const TempDir& dir, const Timed& in_process) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path cli = fs::read_symlink("/proc/self/exe", ec).parent_path() / "thicket";
+  std::printf("\nthe CLI on the same files, 10000 agents (thicket run t31.yaml --agents 10000 --ticks T --quiet):\n");
+  if (ec || !fs::exists(cli)) {
+    std::printf("  skipped: no thicket executable beside this benchmark\n");
+    return;
+  }
+  const std::string base = "'" + cli.string() + "' run '" + (dir.path / "t31.yaml").string() + "' --agents 10000 --quiet --ticks ";
+  auto best_ms = [&](int ticks) {
+    double best = 1e300;
+    for (int r = 0; r < 5; ++r) {
+      int rc = 0;
+      const double ms = time_ms([&] { rc = std::system((base + std::to_string(ticks) + " >/dev/null 2>&1").c_str()); });
+      if (rc != 0) {
+        std::printf("  FAILED: %s%d exited with %d\n", base.c_str(), ticks, rc);
+        return -1.0;
+      }
+      best = std::min(best, ms);
+    }
+    return best;
+  };
+  const int t1 = 20, t2 = 220;
+  const double a = best_ms(t1), b = best_ms(t2);
+  if (a < 0 || b < 0) return;
+  const double ns = (b - a) * 1e6 / ((t2 - t1) * 10000.0);
+  std::printf("  whole process: %.0f ms at %d ticks, %.0f ms at %d ticks (best of 5) -> %.1f ns per agent-tick\n", a, t1,
+              b, t2, ns);
+  std::printf("  beside this run's pure-lua %.1f ns (median) and thicket lua in-process %.1f ns:\n", in_process.pure_lua.median,
+              in_process.lua.median);
+  std::printf("  CLI/pure-lua %.2fx (target <= 1.3x)   CLI/in-process %.2fx\n", ns / in_process.pure_lua.median,
+              ns / in_process.lua.median);
 }
 
 }  // namespace
@@ -1082,12 +1125,14 @@ int main() {
   const int reps = 25;
   time_ticks(dir, lua_text, 1, 1024, 1024, reps);
   time_ticks(dir, lua_text, 16, 64, 64, reps);
-  Stat native = time_ticks(dir, lua_text, 10000, 16, 2, reps);
+  const Timed big = time_ticks(dir, lua_text, 10000, 16, 2, reps);
+  const Stat native = big.native;
   std::printf("  issue 3 goal, native <= 100 ns per agent-tick at 10k agents: %s (median %.1f ns, best %.1f ns)\n",
               native.median <= 100 ? "met"
               : native.best <= 100 ? "met by the best rep only"
                                    : "NOT met",
               native.median, native.best);
+  time_cli(dir, big);
   std::printf("\n");
   return consistency(same) ? 0 : 1;
 }
