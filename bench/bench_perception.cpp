@@ -4,13 +4,17 @@
 // scenario without perception; the saving from LOD; memory per agent. Goal: <= 1 us per
 // agent-tick on one thread, results identical at 1 and 2 threads.")
 //
-// The scene: the Moving AI map random512-20-0 (cell 1 m: the world is 512 x 512 m, 20 % of it
-// walls), 10,000 agents (radius 0.3 m) on two teams, placed in free cells from a fixed seed,
-// facing random headings. Each agent has two cones (near: 8 m, 160 deg wide; far: 30 m, 50 deg
-// wide), line of sight against the map, and hearing (threshold 0.05, walls halve a sound), and
-// reports enemies. Every tick each agent takes a 0.3 m step along its heading (turning instead
-// when the step would enter a wall; 1 in 20 turn anyway), all from one seeded stream, and 50
-// random agents make a noise (loudness 20, 0.5 s): about 250 sounds are audible at a time.
+// The scenes, both timed in the same run, rep by rep: the Moving AI map random512-20-0 (cell 1 m:
+// the world is 512 x 512 m, 20 % of it walls), and an open map of the same size (512 x 512 cells,
+// none blocked: line of sight walks its cells and always passes, so every body in a cone is
+// seen, ~14x as many as on the random map, and memories hold ~30 agents each). 10,000 agents
+// (radius 0.3 m) on two teams, placed in free cells from a fixed seed, facing random headings.
+// Each agent has two cones (near: 8 m, 160 deg wide; far: 30 m, 50 deg wide), line of sight
+// against the map, hearing (threshold 0.05, walls halve a sound) and a memory of 5 s (as
+// bench_perception_scenario), and reports enemies. Every tick each agent takes a 0.3 m step
+// along its heading (turning instead when the step would enter a wall; 1 in 20 turn anyway),
+// all from one seeded stream, and 50 random agents make a noise (loudness 20, 0.5 s): about 250
+// sounds are audible at a time.
 //
 // Rows (ns per agent-tick, medians [bests] over reps; each rep runs every row in turn, one
 // untimed settling tick first):
@@ -29,7 +33,11 @@
 // sensed on 1 thread and on 2 std::threads (agents split odd / even, each thread queueing its
 // agents' noises in its own queue), which must be identical.
 //
-// Arguments: [--quick | REPS] (default 7 reps of 10 ticks; --quick: 2 reps of 3 ticks).
+// Each map's rows end with a checksum of every row's manager state after the timed ticks (its
+// percepts, memory and snapshot bytes), for comparing two builds run with the same arguments.
+//
+// Arguments: [--quick | REPS] [--only map | --only open] (default 7 reps of 10 ticks, both maps;
+// --quick: 2 reps of 3 ticks). The open map has no LOD rows (to keep the run short).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -45,6 +53,7 @@
 #include "harness.hpp"
 #include "thicket/nav.hpp"
 #include "thicket/perception.hpp"
+#include "thicket/snapshot.hpp"
 #include "thicket/world.hpp"
 
 namespace {
@@ -58,6 +67,7 @@ constexpr int kAgents = 10000;
 constexpr double kDegree = std::numbers::pi / 180;
 constexpr int kNoisesPerTick = 50;
 constexpr double kStep = 0.3;  // m per tick
+constexpr int kWarmTicks = 60;  // > memory (50 ticks): memories reach their steady size
 
 Senses make_senses(double lod_distance = 0) {
   Senses s;
@@ -71,7 +81,7 @@ Senses make_senses(double lod_distance = 0) {
   s.hearing.threshold = 0.05;
   s.hearing.walls = 0.5;
   s.targets = Targets::Enemies;
-  s.memory = 3;
+  s.memory = 5;
   return s;
 }
 
@@ -281,22 +291,8 @@ std::pair<Checksum, double> run_threads(const nav::GridMap& map, int threads) {
   return {sum, ns / (6.0 * kAgents)};
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
-  const int reps = quick ? 2 : (argc > 1 ? std::max(1, std::atoi(argv[1])) : 7);
-  const int block = quick ? 3 : 10;
-  std::printf("bench_perception: 10,000 agents, two cones + LOS + hearing, random512-20-0\n");
-  std::printf("load average at start: %s\n", load_average().c_str());
-
-  std::vector<Diagnostic> diags;
-  auto map = nav::load_grid_map(std::string(THICKET_SOURCE_DIR) + "/data/movingai/random512-20-0.map", diags);
-  if (!map) fail_load(diags);
-
-  Scene sc(*map, 3);
-  // The plain manager, and two with LOD (every 4th tick when no enemy is within 10 m, as the
-  // issue's example, or within 4 m: this crowd has an enemy within 10 m almost everywhere).
+// One map's rows: the scene, the managers (plain and LOD variants), their samples.
+struct Case {
   struct Variant {
     std::string name;
     Senses senses;
@@ -306,48 +302,58 @@ int main(int argc, char** argv) {
     std::uint64_t ticks = 0;
     std::vector<double> samples;
   };
+  std::string name;
+  const nav::GridMap* map;
+  Scene sc;
   std::vector<Variant> variants;
-  variants.push_back({"perception (begin_tick + sense)", make_senses(), nullptr, 1, {}, 0, {}});
-  variants.push_back({"perception, LOD 10 m / every 4", make_senses(10), nullptr, 1, {}, 0, {}});
-  variants.push_back({"perception, LOD 4 m / every 4", make_senses(4), nullptr, 1, {}, 0, {}});
-  const std::size_t heap_before = heap_in_use();
-  for (Variant& v : variants) {
-    v.manager = std::make_unique<Manager>(sc.world, sc.hash, &*sc.walls, sc.agent_of_slot, 0.1);
-    for (std::uint32_t a = 1; a <= kAgents; ++a) v.manager->add_sensor(a, v.senses);
-  }
-  Manager& full = *variants[0].manager;
-  const Senses& plain = variants[0].senses;
-  // Warm up: sounds pile up to their steady count, memories to theirs (3 s: 30 ticks), buffers
-  // grow.
-  for (int t = 0; t < 40; ++t) {
-    sc.move();
-    for (Variant& v : variants) {
-      sense_all(*v.manager, sc.tick);
-      sc.noises(*v.manager, v.noise_rng);
+  std::vector<double> none_s, brute_s;
+  Tally mt, bt;
+  bool agree = false;
+  std::size_t heap_per_agent = 0;
+  long long heap_growth = 0;
+
+  Case(std::string n, const nav::GridMap& m, bool lod) : name(std::move(n)), map(&m), sc(m, 3) {
+    variants.push_back({"perception (begin_tick + sense)", make_senses(), nullptr, 1, {}, 0, {}});
+    if (lod) {
+      // LOD: every 4th tick when no enemy is within 10 m (the issue's example) or 4 m (this crowd
+      // has an enemy within 10 m almost everywhere).
+      variants.push_back({"perception, LOD 10 m / every 4", make_senses(10), nullptr, 1, {}, 0, {}});
+      variants.push_back({"perception, LOD 4 m / every 4", make_senses(4), nullptr, 1, {}, 0, {}});
     }
+    const std::size_t heap_before = heap_in_use();
+    for (Variant& v : variants) {
+      v.manager = std::make_unique<Manager>(sc.world, sc.hash, &*sc.walls, sc.agent_of_slot, 0.1);
+      for (std::uint32_t a = 1; a <= kAgents; ++a) v.manager->add_sensor(a, v.senses);
+    }
+    // Warm up: sounds pile up to their steady count, memories to theirs (5 s: 50 ticks), buffers
+    // grow.
+    for (int t = 0; t < kWarmTicks; ++t) {
+      sc.move();
+      for (Variant& v : variants) {
+        sense_all(*v.manager, sc.tick);
+        sc.noises(*v.manager, v.noise_rng);
+      }
+    }
+    heap_per_agent = (heap_in_use() - heap_before) / (variants.size() * kAgents);
+    // Once warm: three more ticks of the plain manager, the heap before and after.
+    const std::size_t heap_warm = heap_in_use();
+    for (int t = 0; t < 3; ++t) step_full();
+    heap_growth = (long long)heap_in_use() - (long long)heap_warm;
+    // Agreement with brute force, on this frame (timed too).
+    mt = tally_manager(full());
+    brute_s.push_back(time_ns([&] { bt = brute_force(sc, full(), variants[0].senses); }) / kAgents);
+    agree = mt.sight == bt.sight && mt.hearing == bt.hearing && mt.sum == bt.sum;
+    std::printf("%s: agreement on one frame: manager %llu seen + %llu heard, brute force %llu + %llu, checksums %s\n",
+                name.c_str(), u(mt.sight), u(mt.hearing), u(bt.sight), u(bt.hearing), match(mt.sum == bt.sum));
   }
-  const std::size_t heap_after = heap_in_use();
-
-  // No allocation once warm: three more ticks of the plain manager, the heap before and after.
-  const std::size_t heap_warm = heap_in_use();
-  for (int t = 0; t < 3; ++t) {
+  Manager& full() { return *variants[0].manager; }
+  void step_full() {
     sc.move();
-    sense_all(full, sc.tick);
-    sc.noises(full, variants[0].noise_rng);
+    sense_all(full(), sc.tick);
+    sc.noises(full(), variants[0].noise_rng);
   }
-  const long long heap_growth = (long long)heap_in_use() - (long long)heap_warm;
-
-  // Agreement with brute force, on this frame (timed too).
-  Tally mt = tally_manager(full);
-  Tally bt;
-  double brute_ns = time_ns([&] { bt = brute_force(sc, full, plain); }) / kAgents;
-  const bool agree = mt.sight == bt.sight && mt.hearing == bt.hearing && mt.sum == bt.sum;
-  std::printf("\nagreement on one frame: manager %llu seen + %llu heard, brute force %llu + %llu, checksums %s\n",
-              u(mt.sight), u(mt.hearing), u(bt.sight), u(bt.hearing), match(mt.sum == bt.sum));
-
-  // Timing: each rep runs every row in turn.
-  std::vector<double> none_s, brute_s{brute_ns};
-  for (int r = 0; r < reps; ++r) {
+  // One rep: every row in turn.
+  void rep(int block, bool brute) {
     sc.move();
     none_s.push_back(time_ns([&] {
       for (int t = 0; t < block; ++t) sc.move();
@@ -362,60 +368,103 @@ int main(int argc, char** argv) {
       }
       v.samples.push_back(ns / (double(block) * kAgents));
     }
-    if (r < (quick ? 0 : 2)) {  // brute force: a couple more frames
-      sense_all(full, sc.tick);
-      brute_s.push_back(time_ns([&] { brute_force(sc, full, plain); }) / kAgents);
+    if (brute) {  // brute force: a couple more frames
+      sense_all(full(), sc.tick);
+      brute_s.push_back(time_ns([&] { brute_force(sc, full(), variants[0].senses); }) / kAgents);
     }
   }
-
-  std::printf("\nns per agent-tick, median [best] of %d reps of %d ticks (brute force: %zu frames):\n", reps,
-              block, brute_s.size());
-  const Stat none = stat_of(none_s), bs = stat_of(brute_s), fs = stat_of(variants[0].samples);
-  print_row("no perception (moves + hash rebuild)", none, "", 36);
-  for (const Variant& v : variants) {
-    Stat st = stat_of(v.samples);
-    char note[160];
-    if (&v == &variants[0])
-      std::snprintf(note, sizeof note, "goal <= 1000 ns: %s", st.median <= 1000 ? "met" : "MISSED");
-    else
-      std::snprintf(note, sizeof note, "saves %.0f %%; %.0f %% of cone checks skipped", 100 * (1 - ratio(st, fs)),
-                    100.0 * double(v.stats.lod_skips) / double(std::max<std::uint64_t>(1, v.stats.sensed)));
-    print_row(v.name, st, note, 36);
-  }
-  print_row("brute force all pairs", bs, "", 36);
-  std::printf("  brute force / perception: %.0fx\n", ratio(bs, fs));
-  const Variant& f = variants[0];
-  auto per = [](std::uint64_t v, std::uint64_t ticks) { return double(v) / double(std::max<std::uint64_t>(1, ticks)) / kAgents; };
-  std::printf("  per agent-tick (LOD off): %.1f bodies examined, %.2f LOS tests, %.1f sounds examined; "
-              "%.2f seen, %.2f heard (the agreement frame); %zu sounds audible now\n",
-              per(f.stats.candidates, f.ticks), per(f.stats.los_tests, f.ticks), per(f.stats.sound_candidates, f.ticks),
-              double(mt.sight) / kAgents, double(mt.hearing) / kAgents, full.sounds().size());
-
-  std::printf("\nmemory: %zu bytes per sensing agent (state + percept/memory buffers); the managers hold %.0f "
-              "bytes per agent each in all (heap after warm-up)\n",
-              full.bytes_per_sensor(), double(heap_after - heap_before) / (double(variants.size()) * kAgents));
-  std::printf("heap growth over 3 warm ticks of the plain manager: %lld bytes\n", heap_growth);
-
-  // The same after the timed ticks: each agent's buffers stop growing once they have held its
-  // largest tick, so growth fades as the run goes on.
-  {
+  void report(int reps, int block) {
+    std::printf("\n%s: ns per agent-tick, median [best] of %d reps of %d ticks (brute force: %zu frames):\n",
+                name.c_str(), reps, block, brute_s.size());
+    const Stat none = stat_of(none_s), bs = stat_of(brute_s), fs = stat_of(variants[0].samples);
+    print_row("no perception (moves + hash rebuild)", none, "", 36);
+    for (const Variant& v : variants) {
+      Stat st = stat_of(v.samples);
+      char note[160];
+      if (&v == &variants[0])
+        std::snprintf(note, sizeof note, "goal <= 1000 ns: %s", st.median <= 1000 ? "met" : "MISSED");
+      else
+        std::snprintf(note, sizeof note, "saves %.0f %%; %.0f %% of cone checks skipped", 100 * (1 - ratio(st, fs)),
+                      100.0 * double(v.stats.lod_skips) / double(std::max<std::uint64_t>(1, v.stats.sensed)));
+      print_row(v.name, st, note, 36);
+    }
+    print_row("brute force all pairs", bs, "", 36);
+    std::printf("  brute force / perception: %.0fx\n", ratio(bs, fs));
+    // Every row's manager after the timed ticks, for comparing builds: its percepts and memory,
+    // and its snapshot's bytes.
+    Checksum state;
+    for (const Variant& v : variants) {
+      add_all(state, *v.manager);
+      SnapshotWriter out;
+      v.manager->save(out);
+      for (unsigned char byte : out.bytes()) state.add(byte);
+    }
+    std::printf("  state after the timed ticks (every row's percepts, memory and snapshot): %016llx\n", u(state.h));
+    const Variant& f = variants[0];
+    auto per = [](std::uint64_t v, std::uint64_t ticks) {
+      return double(v) / double(std::max<std::uint64_t>(1, ticks)) / kAgents;
+    };
+    std::size_t remembered = 0;
+    for (std::uint32_t a = 1; a <= kAgents; ++a) remembered += full().memory(a).size();
+    std::printf("  per agent-tick (LOD off): %.1f bodies examined, %.2f LOS tests, %.1f sounds examined; "
+                "%.2f seen, %.2f heard (the agreement frame); %.1f remembered per agent now; %zu sounds audible now\n",
+                per(f.stats.candidates, f.ticks), per(f.stats.los_tests, f.ticks), per(f.stats.sound_candidates, f.ticks),
+                double(mt.sight) / kAgents, double(mt.hearing) / kAgents, double(remembered) / kAgents,
+                full().sounds().size());
+    std::printf("  memory: %zu bytes per sensing agent (state + percept/memory buffers); the managers hold %zu "
+                "bytes per agent each in all (heap after warm-up)\n",
+                full().bytes_per_sensor(), heap_per_agent);
+    std::printf("  heap growth over 3 warm ticks of the plain manager: %lld bytes", heap_growth);
+    // The same after the timed ticks: each agent's buffers stop growing once they have held its
+    // largest tick, so growth fades as the run goes on.
     const std::size_t before = heap_in_use();
-    for (int t = 0; t < 3; ++t) {
-      sc.move();
-      sense_all(full, sc.tick);
-      sc.noises(full, variants[0].noise_rng);
-    }
-    std::printf("heap growth over 3 more ticks after the %llu timed ones: %lld bytes\n",
-                u(variants[0].ticks + std::uint64_t(reps)), (long long)heap_in_use() - (long long)before);
+    for (int t = 0; t < 3; ++t) step_full();
+    std::printf("; over 3 more after the %llu timed ones: %lld bytes\n", u(variants[0].ticks + std::uint64_t(reps)),
+                (long long)heap_in_use() - (long long)before);
   }
+};
 
-  auto [sum1, ns1] = run_threads(*map, 1);
-  auto [sum2, ns2] = run_threads(*map, 2);
-  std::printf("\nthreads: checksum of every percept and memory entry over 6 ticks: 1 thread %016llx, 2 threads "
-              "%016llx: %s (sensing %.0f ns / %.0f ns per agent-tick, wall)\n",
-              u(sum1.h), u(sum2.h), match(sum1 == sum2), ns1, ns2);
-  std::printf("\nload average at end: %s\n", load_average().c_str());
-  return consistency(agree && sum1 == sum2, "the manager agrees with brute force and with itself at 1 and 2 threads",
+}  // namespace
+
+int main(int argc, char** argv) {
+  // [--quick | REPS] [--only map | --only open]
+  std::string only;
+  if (argc > 2 && std::strcmp(argv[argc - 2], "--only") == 0) {
+    only = argv[argc - 1];
+    argc -= 2;
+  }
+  bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  const int reps = quick ? 2 : (argc > 1 ? std::max(1, std::atoi(argv[1])) : 7);
+  const int block = quick ? 3 : 10;
+  std::printf("bench_perception: 10,000 agents, two cones + LOS + hearing + memory 5 s, on random512-20-0 and on "
+              "an open 512 x 512 map\n");
+  std::printf("load average at start: %s\n\n", load_average().c_str());
+
+  std::vector<Diagnostic> diags;
+  auto map = nav::load_grid_map(std::string(THICKET_SOURCE_DIR) + "/data/movingai/random512-20-0.map", diags);
+  if (!map) fail_load(diags);
+  const nav::GridMap open(map->width(), map->height());  // same size, no walls
+
+  std::vector<std::unique_ptr<Case>> cases;
+  if (only != "open") cases.push_back(std::make_unique<Case>("random512-20-0", *map, true));
+  if (only != "map") cases.push_back(std::make_unique<Case>("open 512 x 512", open, false));
+
+  // Timing: each rep runs every row of every case in turn.
+  for (int r = 0; r < reps; ++r)
+    for (auto& c : cases) c->rep(block, r < (quick ? 0 : 2));
+  for (auto& c : cases) c->report(reps, block);
+
+  bool ok = true;
+  for (auto& c : cases) {
+    auto [sum1, ns1] = run_threads(*c->map, 1);
+    auto [sum2, ns2] = run_threads(*c->map, 2);
+    std::printf("\n%s: threads: checksum of every percept and memory entry over 6 ticks: 1 thread %016llx, "
+                "2 threads %016llx: %s (sensing %.0f ns / %.0f ns per agent-tick, wall)",
+                c->name.c_str(), u(sum1.h), u(sum2.h), match(sum1 == sum2), ns1, ns2);
+    ok = ok && c->agree && sum1 == sum2;
+  }
+  std::printf("\n\nload average at end: %s\n", load_average().c_str());
+  return consistency(ok, "the manager agrees with brute force and with itself at 1 and 2 threads, on both maps",
                      "PERCEPTION DISAGREES")
              ? 0
              : 1;
