@@ -64,9 +64,9 @@ TEST_CASE("nav tables: searches on two threads share one map and find what one t
   std::vector<double> together[2];
   std::vector<std::thread> threads;
   for (int t = 0; t < 2; ++t)
-    threads.emplace_back([&, t] {
+    threads.emplace_back([&, t, scenarios = scen] {  // a copy: clang 14 cannot capture a structured binding
       GridSearch s;  // its first search may build the tables, or wait for the other's build
-      for (const auto& e : *scen) {
+      for (const auto& e : *scenarios) {
         s.find(*fresh, e.start, e.goal);
         together[t].push_back(s.length());
       }
