@@ -40,6 +40,13 @@ struct Cell {
 // Grid maps
 
 struct GridTableCache;  // runtime/src/nav/grid_tables.hpp
+struct GridTables;      // runtime/src/nav/grid_tables.hpp
+class BlockedCounts;    // runtime/src/nav/grid_tables.hpp
+class GridMap;
+namespace detail {
+// line_of_sight's cell walk, from grid coordinates already checked to be on the map.
+bool walk_sight_line(const GridMap& map, Vec2 ga, Vec2 gb);
+}  // namespace detail
 
 // A grid of cells, each blocked or passable with a terrain cost (a multiplier of the move's
 // length, > 0; 1 is plain ground). The symbol of each cell is kept as the file had it.
@@ -86,7 +93,7 @@ class THICKET_API GridMap {
 
  private:
   // Walks its cells straight from the passable_ row data (perception calls it per sighting).
-  friend bool line_of_sight(const GridMap& map, Vec2 a, Vec2 b);
+  friend bool detail::walk_sight_line(const GridMap& map, Vec2 ga, Vec2 gb);
   std::int32_t width_ = 0, height_ = 0;
   std::vector<std::uint8_t> passable_;
   std::vector<float> costs_;  // empty while uniform
@@ -259,8 +266,14 @@ class THICKET_API Walls {
   bool blocked(Vec2 p) const;
 
  private:
+  bool sight_clear(Vec2 a, Vec2 b) const;
   std::span<const world::Obstacle> obstacles_;
   const GridMap* map_ = nullptr;
+  // The map's shared tables as it was at construction: their blocked-cell counts let sight
+  // lines over open ground skip the cell walk (not used once the map is edited: its stamp moves
+  // on). open_blocks_: those counts, or null when the map has no open block to skip over.
+  std::shared_ptr<const GridTables> tables_;
+  const BlockedCounts* open_blocks_ = nullptr;
 };
 
 // ---------------------------------------------------------------------------------------------

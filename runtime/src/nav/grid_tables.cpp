@@ -1,6 +1,8 @@
 // Shared derived tables of grid maps (grid_tables.hpp).
 #include "grid_tables.hpp"
 
+#include <algorithm>
+
 namespace thicket::nav {
 
 namespace {
@@ -11,11 +13,32 @@ std::shared_ptr<const GridTables> build(const GridMap& map, bool distances, bool
   t->distances = distances;
   t->landmarks = landmarks;
   t->bits.build(map, distances);
+  t->blocked.build(map);
   if (landmarks) t->marks.build(map, t->bits);
   return t;
 }
 
 }  // namespace
+
+void BlockedCounts::build(const GridMap& map) {
+  const std::size_t w = std::size_t(std::max(0, map.width())), h = std::size_t(std::max(0, map.height()));
+  sum_.clear();
+  any_open_ = false;
+  if (w == 0 || h == 0) return;
+  const std::size_t bw = ((w - 1) >> kShift) + 1, bh = ((h - 1) >> kShift) + 1;
+  stride_ = bw + 1;
+  sum_.assign(stride_ * (bh + 1), 0);
+  // Each block's own count at [by + 1][bx + 1] first, then summed along rows and down columns.
+  for (std::size_t y = 0; y < h; ++y)
+    for (std::size_t x = 0; x < w; ++x)
+      sum_[((y >> kShift) + 1) * stride_ + (x >> kShift) + 1] += !map.passable(Cell{std::int32_t(x), std::int32_t(y)});
+  any_open_ = false;
+  for (std::size_t by = 1; by <= bh; ++by)
+    for (std::size_t bx = 1; bx <= bw; ++bx) any_open_ = any_open_ || sum_[by * stride_ + bx] == 0;
+  for (std::size_t by = 1; by <= bh; ++by)
+    for (std::size_t bx = 1; bx <= bw; ++bx)
+      sum_[by * stride_ + bx] += sum_[by * stride_ + bx - 1] + sum_[(by - 1) * stride_ + bx] - sum_[(by - 1) * stride_ + bx - 1];
+}
 
 std::shared_ptr<const GridTables> tables_for(const GridMap& map, bool distances, bool landmarks) {
   GridTableCache* cache = map.table_cache().get();

@@ -121,12 +121,7 @@ bool walk_passable(const std::uint8_t* passable, std::int64_t width, Vec2 a, Vec
 
 }  // namespace
 
-bool line_of_sight(const GridMap& map, Vec2 a, Vec2 b) {
-  if (!(map.cell_size > 0)) return false;
-  // (x - origin) / 1 is x - origin exactly: 1 m cells skip the divisions.
-  Vec2 ga = map.cell_size == 1 ? a - map.origin : detail::to_grid(map, a);
-  Vec2 gb = map.cell_size == 1 ? b - map.origin : detail::to_grid(map, b);
-  if (!detail::inside_grid(map, ga) || !detail::inside_grid(map, gb)) return false;
+bool detail::walk_sight_line(const GridMap& map, Vec2 ga, Vec2 gb) {
   const double dx = gb.x - ga.x, dy = gb.y - ga.y;
   const std::uint8_t* cells = map.passable_.data();
   const std::int64_t width = map.width_;
@@ -135,6 +130,15 @@ bool line_of_sight(const GridMap& map, Vec2 a, Vec2 b) {
   if (dx < 0 && dy > 0) return walk_passable<-1, 1>(cells, width, ga, gb);
   if (dx < 0 && dy < 0) return walk_passable<-1, -1>(cells, width, ga, gb);
   return detail::walk_segment(ga, gb, [&](Cell c) { return map.passable(c); });
+}
+
+bool line_of_sight(const GridMap& map, Vec2 a, Vec2 b) {
+  if (!(map.cell_size > 0)) return false;
+  // (x - origin) / 1 is x - origin exactly: 1 m cells skip the divisions.
+  Vec2 ga = map.cell_size == 1 ? a - map.origin : detail::to_grid(map, a);
+  Vec2 gb = map.cell_size == 1 ? b - map.origin : detail::to_grid(map, b);
+  if (!detail::inside_grid(map, ga) || !detail::inside_grid(map, gb)) return false;
+  return detail::walk_sight_line(map, ga, gb);
 }
 
 void smooth_path(const GridMap& map, std::span<const Cell> cells, std::vector<Vec2>& out) {

@@ -75,3 +75,34 @@ TEST_CASE("nav tables: searches on two threads share one map and find what one t
   CHECK(together[0] == alone);
   CHECK(together[1] == alone);
 }
+
+TEST_CASE("nav tables: blocked-cell counts answer a box as the blocks over it, against counting") {
+  for (unsigned seed = 1; seed <= 5; ++seed) {
+    // Sizes that are not multiples of the block; sparse blocks, so that some blocks stay open.
+    const std::int32_t w = 37 + std::int32_t(seed * 7), h = 29 + std::int32_t(seed * 5);
+    GridMap map = nav_fixture::random_map(w, h, 1, seed);
+    auto tables = tables_for(map, false, false);
+    const BlockedCounts& counts = tables->blocked;
+    REQUIRE(counts.built());
+    std::mt19937 rng(seed);
+    int open = 0;
+    for (int i = 0; i < 2000; ++i) {
+      std::int32_t x0 = std::int32_t(rng() % std::uint32_t(w)), x1 = std::int32_t(rng() % std::uint32_t(w));
+      std::int32_t y0 = std::int32_t(rng() % std::uint32_t(h)), y1 = std::int32_t(rng() % std::uint32_t(h));
+      if (i % 2) x1 = std::min(w - 1, x0 + std::int32_t(rng() % 9)), y1 = std::min(h - 1, y0 + std::int32_t(rng() % 9));
+      if (x0 > x1) std::swap(x0, x1);
+      if (y0 > y1) std::swap(y0, y1);
+      // The blocks over the box: cells [x0 & ~7, (x1 | 7)] clipped to the map.
+      bool any_blocked = false;
+      for (std::int32_t y = y0 & ~7; y <= std::min(h - 1, y1 | 7); ++y)
+        for (std::int32_t x = x0 & ~7; x <= std::min(w - 1, x1 | 7); ++x) any_blocked = any_blocked || !map.passable({x, y});
+      CHECK(counts.box_clear(x0, y0, x1, y1) == !any_blocked);
+      open += !any_blocked;
+    }
+    CHECK(open > 100);
+  }
+  GridMap walled = nav_fixture::random_map(64, 64, 30, 9);
+  CHECK_FALSE(tables_for(walled, false, false)->blocked.any_open());
+  GridMap open_map(64, 64);
+  CHECK(tables_for(open_map, false, false)->blocked.any_open());
+}

@@ -145,4 +145,47 @@ TEST_CASE("thick segments on random maps agree with sampling the capsule") {
   CHECK(clear_seen > 50);
 }
 
+TEST_CASE("sight lines over open ground: Walls agrees with line_of_sight, open blocks or not") {
+  // Rooms of open ground with a few walls and scattered blocks: many sight lines span only open
+  // 8 x 8 blocks (Walls answers them from its blocked-cell counts), many cross a wall or a
+  // block, some end exactly on cell edges and corners. Cell sizes 1 and 0.5, an origin off 0.
+  int open_seen = 0, blocked_seen = 0;
+  for (unsigned seed = 1; seed <= 6; ++seed) {
+    GridMap map(90, 70);
+    std::mt19937 rng(seed);
+    for (int k = 0; k < 12; ++k) map.set_passable({std::int32_t(rng() % 90), std::int32_t(rng() % 70)}, false);
+    const std::int32_t wall_x = 20 + std::int32_t(rng() % 50);
+    for (std::int32_t y = 10; y < 60; ++y) map.set_passable({wall_x, y}, false);
+    map.cell_size = seed % 2 ? 1.0 : 0.5;
+    map.origin = {seed % 3 ? 0.0 : -3.25, 2.0};
+    Walls walls({}, &map);
+    for (int i = 0; i < 3000; ++i) {
+      auto coordinate = [&](double extent, double origin) {
+        double g = (rng() % 3 == 0) ? double(rng() % std::uint32_t(extent * 2)) / 2 : (rng() % 100000) / 100000.0 * extent;
+        return origin + g * map.cell_size;
+      };
+      Vec2 a{coordinate(90, map.origin.x), coordinate(70, map.origin.y)};
+      Vec2 b = rng() % 2 ? Vec2{coordinate(90, map.origin.x), coordinate(70, map.origin.y)}
+                         : Vec2{a.x + double(rng() % 21) * map.cell_size - 10 * map.cell_size, a.y};
+      const bool sight = line_of_sight(map, a, b);
+      CHECK(walls.clear(a, b) == sight);
+      (sight ? open_seen : blocked_seen) += 1;
+    }
+  }
+  CHECK(open_seen > 2000);
+  CHECK(blocked_seen > 2000);
+}
+
+TEST_CASE("a map edited after its Walls were made: sight lines see the new wall") {
+  GridMap map(64, 64);
+  Walls walls({}, &map);
+  CHECK(walls.clear({1.5, 1.5}, {60.5, 1.5}));
+  CHECK(walls.clear({1.5, 1.5}, {60.5, 40.5}));
+  map.set_passable({30, 1}, false);
+  CHECK_FALSE(walls.clear({1.5, 1.5}, {60.5, 1.5}));
+  CHECK(walls.clear({1.5, 1.5}, {60.5, 40.5}) == line_of_sight(map, {1.5, 1.5}, {60.5, 40.5}));
+  map.set_passable({30, 1}, true);
+  CHECK(walls.clear({1.5, 1.5}, {60.5, 1.5}));
+}
+
 }  // TEST_SUITE
