@@ -7,6 +7,7 @@
 // results, so concurrent sense() calls on distinct agents never share a written byte.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "perception/perception_internal.hpp"
@@ -14,6 +15,8 @@
 #include "world/cone_geometry.hpp"
 
 namespace thicket::perception {
+
+static_assert(sizeof(Percept) == 48 && sizeof(MemoryEntry) == 40, "perception records: see their declarations");
 
 using world::Entity;
 using world::QueryFilter;
@@ -148,6 +151,7 @@ void Manager::add_sensor(std::uint32_t agent, const Senses& senses) {
   owned->before.clear();
   owned->sightings.clear();
   owned->memory.clear();
+  owned->next_forget = 0;
   sensor_of_[agent - 1] = owned.get();
 }
 
@@ -256,9 +260,9 @@ void Manager::sense(std::uint32_t agent, Stats* stats) {
   if (agent + 1 < sensor_of_.size() && sensor_of_[agent + 1] != nullptr) __builtin_prefetch(sensor_of_[agent + 1]);
   if (agent < sensor_of_.size() && sensor_of_[agent] != nullptr) {
     const SensorState& next = *sensor_of_[agent];
-    prefetch_lines(next.now, 2);
-    prefetch_lines(next.before, 2);
-    prefetch_lines(next.memory, 4);
+    prefetch_lines(next.now, 16);
+    prefetch_lines(next.before, 16);
+    prefetch_lines(next.memory, 32);
   }
   s.agent = agent;
   std::swap(s.now, s.before);
@@ -293,7 +297,8 @@ void Manager::sense_sight(SensorState& s, const Entity& self, const QueryFilter&
     hash_->within_radius(self.position, sight.lod_distance, near, filter);
     return std::any_of(near.begin(), near.end(), [&](EntityId id) { return agent_of(id) != 0; });
   };
-  if (sight.lod_distance > 0 && sight.lod_every > 1 && (tick_ + s.agent) % sight.lod_every != 0 &&
+  const bool lod = lod_skips(sight);
+  if (lod && (tick_ + s.agent) % sight.lod_every != 0 &&
       !anything_near()) {
     if (stats != nullptr) ++stats->lod_skips;
     // ... except those that left the world since (a dead agent is not seen, LOD or not).
@@ -355,6 +360,7 @@ void Manager::sense_sight(SensorState& s, const Entity& self, const QueryFilter&
   }
   assign_phases(s.now, start, s.before, Sense::Sight);
   // What stands on the ticks LOD skips: this check's sightings (their phase is reassigned then).
+  if (!lod) return;
   s.sightings.clear();
   for (std::size_t i = start; i < s.now.size(); ++i)
     if (s.now[i].phase != Phase::Exit) s.sightings.push_back(s.now[i]);
@@ -420,8 +426,26 @@ void Manager::sense_touch(SensorState& s, const Entity& self, const QueryFilter&
 // anonymous sounds, sorted by (kind, id). When one thing is perceived by several senses in a
 // tick, the first in percept order (sight, hearing, touch) gives the entry its sense and place.
 void Manager::update_memory(SensorState& s) {
-  std::erase_if(s.memory, [&](const MemoryEntry& e) { return e.forget_tick <= tick_; });
+  std::vector<MemoryEntry>& memory = s.memory;
+  if (s.next_forget <= tick_) {
+    // Forget what is due, and learn when the next entry is (entries refreshed below only move
+    // later, entries added below lower it).
+    std::uint64_t next = std::numeric_limits<std::uint64_t>::max();
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < memory.size(); ++i) {
+      if (memory[i].forget_tick <= tick_) continue;
+      next = std::min(next, memory[i].forget_tick);
+      if (kept != i) memory[kept] = memory[i];
+      ++kept;
+    }
+    memory.resize(kept);
+    s.next_forget = next;
+  }
   const std::uint64_t memory_ticks = ticks_for(s.senses->memory);
+  auto less = [](const MemoryEntry& a, const MemoryEntry& b) { return a.kind != b.kind ? a.kind < b.kind : a.id < b.id; };
+  // Percepts of one sense come sorted by (kind, id), and so mostly do their memory keys: each
+  // search starts where the last one ended when the key is not below that entry's.
+  std::size_t hint = 0;
   for (const Percept& p : s.now) {
     if (p.phase == Phase::Exit) continue;
     MemoryEntry entry;
@@ -438,15 +462,22 @@ void Manager::update_memory(SensorState& s) {
     entry.position = p.position;
     entry.last_tick = tick_;
     entry.forget_tick = tick_ + memory_ticks;
-    auto at = std::lower_bound(s.memory.begin(), s.memory.end(), entry,
-                               [](const MemoryEntry& a, const MemoryEntry& b) {
-                                 return a.kind != b.kind ? a.kind < b.kind : a.id < b.id;
-                               });
-    if (at != s.memory.end() && at->kind == entry.kind && at->id == entry.id) {
-      if (at->last_tick != tick_) *at = entry;  // first sense this tick wins
-    } else {
-      s.memory.insert(at, entry);
+    std::size_t at;
+    if (hint > memory.size() || (hint > 0 && !less(memory[hint - 1], entry))) {  // not past the last one
+      at = std::size_t(std::lower_bound(memory.begin(), memory.end(), entry, less) - memory.begin());
+    } else {  // a few steps on from the last one, else a binary search of the rest
+      at = hint;
+      for (std::size_t steps = 0; steps < 8 && at < memory.size() && less(memory[at], entry); ++steps) ++at;
+      if (at < memory.size() && less(memory[at], entry))
+        at = std::size_t(std::lower_bound(memory.begin() + std::ptrdiff_t(at), memory.end(), entry, less) - memory.begin());
     }
+    if (at < memory.size() && memory[at].kind == entry.kind && memory[at].id == entry.id) {
+      if (memory[at].last_tick != tick_) memory[at] = entry;  // first sense this tick wins
+    } else {
+      memory.insert(memory.begin() + std::ptrdiff_t(at), entry);
+      s.next_forget = std::min(s.next_forget, entry.forget_tick);
+    }
+    hint = at + 1;
   }
 }
 

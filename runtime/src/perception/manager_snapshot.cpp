@@ -127,7 +127,14 @@ void Manager::save(SnapshotWriter& out) const {
     out.u8(s ? 1 : 0);
     if (!s) continue;
     put_percepts(out, s->now);
-    put_percepts(out, s->sightings);
+    if (lod_skips(s->senses->sight)) {
+      put_percepts(out, s->sightings);
+    } else {  // not kept without LOD: they are this tick's sight percepts but the exits
+      std::vector<Percept> sightings;
+      for (const Percept& p : s->now)
+        if (p.sense == Sense::Sight && p.phase != Phase::Exit) sightings.push_back(p);
+      put_percepts(out, sightings);
+    }
     put_memory(out, s->memory);
   }
   out.u32(static_cast<std::uint32_t>(sounds_.size()));
@@ -180,6 +187,7 @@ void Manager::restore(SnapshotReader& in) {
     get_percepts(in, total, s->now);
     get_percepts(in, total, s->sightings);
     get_memory(in, total, s->memory);
+    s->next_forget = 0;
     // Area and pickup percepts name them by index (readers index areas() and pickups() with it),
     // a sighting its cone; positions must be numbers.
     for (const auto* list : {&s->now, &s->sightings})

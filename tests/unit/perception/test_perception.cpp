@@ -398,6 +398,43 @@ TEST_CASE("memory: heard agents and anonymous sounds, sorted by (kind, id)") {
   CHECK(all[3].id == noisy);
 }
 
+TEST_CASE("memory: an agent seen and heard in one tick is one entry, sight's; entries expire apart") {
+  Scene sc;
+  Senses senses = two_cones();
+  senses.hearing.enabled = true;
+  senses.targets = Targets::All;
+  senses.memory = 1.0;  // 10 ticks at dt 0.1
+  std::uint32_t ear = sc.spawn({10, 10}, 0);
+  std::uint32_t near = sc.spawn({13, 10}, 1);
+  std::uint32_t far = sc.spawn({16, 10}, 1);
+  sc.start(false, 0.1);
+  sc.manager->add_sensor(ear, senses);
+  sc.begin();
+  // The last agent seen is also the first agent heard: its memory key comes twice in a row.
+  sc.manager->emit_sound(0, {16, 11}, 10, 0.1, far);  // audible at tick 2 only
+  sc.step();
+  REQUIRE(sc.tick == 2);
+  REQUIRE(sc.of(ear, Sense::Hearing).size() == 1);
+  auto memory = sc.manager->memory(ear);
+  REQUIRE(memory.size() == 2);
+  CHECK(memory[0].id == near);
+  CHECK(memory[1].id == far);
+  CHECK(memory[1].sense == Sense::Sight);
+  CHECK(memory[1].position == Vec2{16, 10});
+  // `far` is last perceived at tick 2, `near` at tick 4: forgotten at ticks 12 and 14.
+  sc.place(far, {10, 60});
+  for (std::uint64_t t = 3; t <= 15; ++t) {
+    if (t == 5) sc.place(near, {60, 10});
+    sc.step();
+    REQUIRE(sc.tick == t);
+    CAPTURE(t);
+    memory = sc.manager->memory(ear);
+    const std::size_t want = t < 12 ? 2 : t < 14 ? 1 : 0;
+    REQUIRE(memory.size() == want);
+    if (want == 1) CHECK(memory[0].id == near);
+  }
+}
+
 TEST_CASE("pickups: the lowest id takes it; it comes back on the exact tick; teams") {
   Scene sc;
   std::uint32_t second = sc.spawn({50.4, 50}, 1);  // agent 1, team 1
