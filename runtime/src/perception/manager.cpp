@@ -198,10 +198,21 @@ const Entity* Manager::entity_of_agent(std::uint32_t agent) const {
 void Manager::begin_tick(std::uint64_t tick) {
   tick_ = tick;
   // Who is where this tick: agent id -> slot, and the widest body (touch and pickups reach
-  // this far beyond their own radius through the hash).
+  // this far beyond their own radius through the hash). Only sensors, sounds being made and
+  // pickups read them: a run without any (a flock) skips this pass over every body, which on
+  // several threads reads the bodies other cores have just moved.
+  bool any_sensor = false;
+  for (const SensorState* s : sensor_of_)
+    if (s != nullptr) {
+      any_sensor = true;
+      break;
+    }
+  bool any_queued = false;
+  for (const auto& q : queues_) any_queued = any_queued || !q.empty();
   std::span<const Entity> slots = world_->entities();
   std::fill(slot_of_agent_.begin(), slot_of_agent_.end(), kNoSlot);
   max_body_radius_ = 0;
+  if (!any_sensor && !any_queued && pickups_.empty()) slots = {};
   for (std::size_t s = 0; s < slots.size(); ++s) {
     if (!slots[s].alive) continue;
     max_body_radius_ = std::max(max_body_radius_, slots[s].radius());
