@@ -26,13 +26,15 @@ constexpr std::size_t kMaxCones = 8;
 
 
 // One cone, its tests precomputed exactly as SpatialHash::in_cones does for a narrow wedge.
+// (No default values of its own: in_cones keeps kMaxCones of them on the stack and sets only
+// the ones it uses.)
 struct ConeTest {
-  double range_squared = 0;
-  double min_cosine = 1;
-  double min_cosine_squared = 1;
+  double range_squared;
+  double min_cosine;
+  double min_cosine_squared;
   Vec2 right_out, left_out;  // outward normals of the wedge's edges
-  double margin = 0;         // a cell's bounding radius, plus slack for rounding
-  double reach_squared = 0;  // (range + margin)^2
+  double margin;             // a cell's bounding radius, plus slack for rounding
+  double reach_squared;      // (range + margin)^2
 };
 
 }  // namespace
@@ -199,13 +201,14 @@ bool SightIndex::in_cones(Vec2 eye, Vec2 heading, std::span<const SpatialHash::V
   struct Span {
     std::int32_t first, last;
   };
-  thread_local std::vector<Span> rows;
-  rows.clear();
+  // At most kMaxSightColumns + 1 rows (the grid's size), on the stack.
+  Span rows[std::size_t(kMaxSightColumns) + 1];
+  std::size_t row_count = 0;
   for (std::int32_t y = y0; y <= y1; ++y) {
     std::int32_t first = x0, last = x1;
     while (first <= last && !keep_cell(first, y)) ++first;
     while (last >= first && !keep_cell(last, y)) --last;
-    rows.push_back({first, last});
+    rows[row_count++] = {first, last};
   }
   const std::size_t cells = std::size_t(columns_) * std::size_t(rows_);
   for (std::size_t t = 0; t < teams_.size(); ++t) {
