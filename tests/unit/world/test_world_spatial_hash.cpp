@@ -23,7 +23,12 @@ World scattered_world(int count, double side, std::uint64_t seed) {
   std::uint64_t rng = seed;
   auto random_point = [&] { return Vec2{uniform(rng, 0, side), uniform(rng, 0, side)}; };
   for (int i = 0; i < count; ++i) {
-    world.spawn(random_point(), Vehicle{}, static_cast<std::int32_t>(splitmix64(rng) % 4));
+    // The team is drawn before the point, in statements: as arguments of one call, the order of
+    // the draws was the compiler's (gcc took the last argument first, clang the first), and the
+    // two compilers tested different worlds.
+    const auto team = static_cast<std::int32_t>(splitmix64(rng) % 4);
+    const Vec2 point = random_point();
+    world.spawn(point, Vehicle{}, team);
   }
   for (int i = 0; i < count / 10; ++i) world.despawn(EntityId::from(i * 7 % count, 0));
   for (int i = 0; i < count / 20; ++i) world.spawn(random_point(), Vehicle{}, i % 4);
@@ -49,6 +54,7 @@ std::vector<EntityId> brute_within(const World& world, Vec2 centre, double radiu
 std::vector<EntityId> brute_in_view(const World& world, Vec2 eye, Vec2 heading, double range,
                                     double half_angle, const QueryFilter& filter) {
   std::vector<EntityId> ids;
+  if (!(range >= 0)) return ids;  // a negative range sees nothing (squared, it would see |range|)
   Vec2 forward = heading.normalized();
   for (const Entity& e : world.entities()) {
     if (!accepted(filter, e)) continue;
