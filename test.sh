@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test: the unit tests (doctest) and the end-to-end CLI tests, on a Release
-# build and on an AddressSanitizer + UndefinedBehaviorSanitizer build (clang, build-asan), the
-# installed package and thicket-game built against it and played headless, the threaded tests
-# under ThreadSanitizer; then each fuzz target, built in build-asan too, for a bounded time
-# (THICKET_FUZZ_SECONDS each, default 10; 0 skips fuzzing). ctest runs two tests at a time
-# (the machines have 2 cores; no test reads the wall clock).
+# build and on an AddressSanitizer + UndefinedBehaviorSanitizer build, the installed package
+# and thicket-game built against it and played headless, the threaded tests under
+# ThreadSanitizer; then each fuzz target
+# for a bounded time (THICKET_FUZZ_SECONDS each, default 10; 0 skips fuzzing). ctest runs two
+# tests at a time (the machines have 2 cores; no test reads the wall clock).
 set -euo pipefail
 cd "$(dirname "$0")"
 tools/install_deps.sh
@@ -37,18 +37,7 @@ timeout 300 tests/package_test.sh build "${shared[@]}"
 # played headless under SDL's offscreen driver: outcomes, screenshots (pixel checks), the
 # debugger, pause/step, hot reload of its mod files during play, broken files (about 15 s).
 timeout 300 tests/game_test.sh build
-# The sanitizer build, with clang: ASan (leaks too) and UBSan, which halts on the first report,
-# for the tests; the same build makes the libFuzzer targets (-DTHICKET_FUZZ=ON: every object is
-# also instrumented for coverage, -fsanitize=fuzzer-no-link, and only the *_fuzz programs link
-# libFuzzer), which tools/fuzz.sh runs at the end, so that they need no build of their own.
-# Debug (assertions on) at -O1: the tests under ASan run much faster than at -O0, for a
-# slightly longer build.
-# A build-asan left by an older test.sh (gcc) is configured anew: CMake keeps the compiler of a cache.
-if [[ -f build-asan/CMakeCache.txt ]] && ! grep -q '^CMAKE_CXX_COMPILER:.*clang++' build-asan/CMakeCache.txt; then
-  rm -rf build-asan
-fi
-CC=clang CXX=clang++ tools/build.sh build-asan Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g -O1" "-DCMAKE_C_FLAGS_DEBUG=-g -O1" \
-  -DTHICKET_SANITIZE=ON -DTHICKET_FUZZ=ON -DTHICKET_BENCH=OFF
+tools/build.sh build-asan Debug -DTHICKET_SANITIZE=ON -DTHICKET_BENCH=OFF
 # The sanitizer build runs ~10x slower: the reference-model comparison takes the first 300
 # random trees of each batch there (all 7,000 in the Release build above).
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 THICKET_REFERENCE_TREES=300 ctest --output-on-failure -j2)
@@ -58,4 +47,4 @@ cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTHICKET_TSAN=ON -DT
 ninja -C build-tsan -j "$(nproc)" thicket_threads_test | tail -n 1
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build-tsan/thicket_threads_test
 fuzz_seconds=${THICKET_FUZZ_SECONDS:-10}
-if [[ $fuzz_seconds -gt 0 ]]; then THICKET_FUZZ_BUILD=build-asan THICKET_FUZZ_SECONDS=$fuzz_seconds tools/fuzz.sh; fi
+if [[ $fuzz_seconds -gt 0 ]]; then THICKET_FUZZ_SECONDS=$fuzz_seconds tools/fuzz.sh; fi

@@ -1,12 +1,8 @@
 #!/usr/bin/env bash
 # tools/fuzz.sh [TARGET...]: builds the libFuzzer targets (fuzz/*_fuzz.cpp) with clang, ASan
-# and UBSan in build-fuzz (RelWithDebInfo), and runs each for a bounded time on a working copy
-# of its seed corpus and regressions. Fails on the first crash, leak or timeout, leaving the
-# input in build-fuzz/artifacts/TARGET/; copy it to fuzz/regressions/TARGET/ once fixed.
-#   THICKET_FUZZ_BUILD    an existing build folder configured with -DTHICKET_FUZZ=ON to build and
-#                         run the targets in instead of build-fuzz (test.sh passes build-asan,
-#                         its clang sanitizer build, so that the fuzz targets need no build of
-#                         their own); corpus/ and artifacts/ are then in that folder
+# and UBSan in build-fuzz, and runs each for a bounded time on a working copy of its seed
+# corpus and regressions. Fails on the first crash, leak or timeout, leaving the input in
+# build-fuzz/artifacts/TARGET/; copy it to fuzz/regressions/TARGET/ once fixed.
 #   THICKET_FUZZ_SECONDS  time per target (default 60)
 #   THICKET_FUZZ_TIMEOUT  seconds one input may take before it counts as a hang (default 5)
 #   THICKET_FUZZ_JOBS     parallel fuzzing processes per target (default 1)
@@ -23,20 +19,13 @@ if [[ ${#targets[@]} -eq 0 ]]; then
   for f in fuzz/*_fuzz.cpp; do t=$(basename "$f" _fuzz.cpp); targets+=("$t"); done
 fi
 
-build=${THICKET_FUZZ_BUILD:-}
-if [[ -z $build ]]; then
-  build=build-fuzz
-  CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DTHICKET_FUZZ=ON -DTHICKET_TESTS=OFF -DTHICKET_BENCH=OFF >/dev/null
-elif ! grep -qx "THICKET_FUZZ:BOOL=ON" "$build/CMakeCache.txt" 2>/dev/null; then
-  echo "fuzz: THICKET_FUZZ_BUILD=$build is not a build configured with -DTHICKET_FUZZ=ON" >&2
-  exit 2
-fi
-ninja -C "$build" -j "$(nproc)" "${targets[@]/%/_fuzz}" | tail -n 1
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DTHICKET_FUZZ=ON -DTHICKET_TESTS=OFF -DTHICKET_BENCH=OFF >/dev/null
+ninja -C build-fuzz -j "$(nproc)" "${targets[@]/%/_fuzz}" | tail -n 1
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-cd "$build"  # with -jobs, libFuzzer writes fuzz-N.log files here
+cd build-fuzz  # with -jobs, libFuzzer writes fuzz-N.log files here
 # One target in a folder of its own (its -jobs logs stay apart from the others').
 fuzz_one() {
   local t=$1 work=corpus/$1 artifacts=artifacts/$1
@@ -51,7 +40,7 @@ fuzz_one() {
   if ! (cd "run-$t" && ../"${t}"_fuzz "../$work" "$root/fuzz/corpus/$t" "$root/fuzz/regressions/$t" "${flags[@]}" \
       ${THICKET_FUZZ_ARGS:-} >"../$t.log" 2>&1); then
     tail -n 60 "$t.log" "run-$t"/fuzz-*.log 2>/dev/null || true
-    echo "fuzz: $t FAILED: the input is in $build/$artifacts/ (log: $build/$t.log)" >&2
+    echo "fuzz: $t FAILED: the input is in build-fuzz/$artifacts/ (log: build-fuzz/$t.log)" >&2
     return 1
   fi
   echo "fuzz: $t for ${seconds}s: $(grep -E "stat::number_of_executed_units|stat::average_exec_per_sec" "$t.log" | tr -s ' ' | tr '\n' ' ')"
