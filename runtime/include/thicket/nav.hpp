@@ -44,8 +44,9 @@ struct GridTables;      // runtime/src/nav/grid_tables.hpp
 class BlockedCounts;    // runtime/src/nav/grid_tables.hpp
 class GridMap;
 namespace detail {
-// line_of_sight's cell walk, from grid coordinates already checked to be on the map.
-bool walk_sight_line(const GridMap& map, Vec2 ga, Vec2 gb);
+// line_of_sight (metres), answered without the cell walk when open_blocks (the map's blocked-cell
+// counts, current; or null) show the box the two end cells span to be wall-free. Walls uses it.
+bool sight_line(const GridMap& map, const BlockedCounts* open_blocks, Vec2 a, Vec2 b);
 }  // namespace detail
 
 // A grid of cells, each blocked or passable with a terrain cost (a multiplier of the move's
@@ -93,7 +94,7 @@ class THICKET_API GridMap {
 
  private:
   // Walks its cells straight from the passable_ row data (perception calls it per sighting).
-  friend bool detail::walk_sight_line(const GridMap& map, Vec2 ga, Vec2 gb);
+  friend bool detail::sight_line(const GridMap& map, const BlockedCounts* open_blocks, Vec2 a, Vec2 b);
   std::int32_t width_ = 0, height_ = 0;
   std::vector<std::uint8_t> passable_;
   std::vector<float> costs_;  // empty while uniform
@@ -266,7 +267,6 @@ class THICKET_API Walls {
   bool blocked(Vec2 p) const;
 
  private:
-  bool sight_clear(Vec2 a, Vec2 b) const;
   std::span<const world::Obstacle> obstacles_;
   const GridMap* map_ = nullptr;
   // The map's shared tables as it was at construction: their blocked-cell counts let sight

@@ -32,7 +32,6 @@ void BlockedCounts::build(const GridMap& map) {
   for (std::size_t y = 0; y < h; ++y)
     for (std::size_t x = 0; x < w; ++x)
       sum_[((y >> kShift) + 1) * stride_ + (x >> kShift) + 1] += !map.passable(Cell{std::int32_t(x), std::int32_t(y)});
-  any_open_ = false;
   for (std::size_t by = 1; by <= bh; ++by)
     for (std::size_t bx = 1; bx <= bw; ++bx) any_open_ = any_open_ || sum_[by * stride_ + bx] == 0;
   for (std::size_t by = 1; by <= bh; ++by)

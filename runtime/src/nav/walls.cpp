@@ -149,42 +149,14 @@ namespace {
 
 }  // namespace
 
-// Line of sight (line_of_sight's answer), skipping the cell walk when the blocks over the box the
-// two end cells span hold no blocked cell: the walk visits only cells of that box.
-//
-// GCC's straight-line vectorizer packed each point's two coordinates (which arrive in two
-// registers) into one through the stack here, and the 16-byte reload of two 8-byte stores
-// stalled on store forwarding at every call: that alone made a walled map's perception ~8 %
-// slower, so it is off for this function.
-#if defined(__GNUC__) && !defined(__clang__)
-[[gnu::optimize("no-tree-slp-vectorize")]]
-#endif
-bool Walls::sight_clear(Vec2 a, Vec2 b) const {
-  const GridMap& map = *map_;
-  const double cell = map.cell_size;
-  if (!(cell > 0)) return false;
-  // (x - origin) / 1 is x - origin exactly: 1 m cells skip the divisions (as line_of_sight).
-  double ax = a.x - map.origin.x, ay = a.y - map.origin.y, bx = b.x - map.origin.x, by = b.y - map.origin.y;
-  if (cell != 1) ax /= cell, ay /= cell, bx /= cell, by /= cell;
-  const double w = map.width(), h = map.height();
-  // inside_grid, both ends (false for NaN too).
-  if (!(ax >= 0 && ax < w && ay >= 0 && ay < h && bx >= 0 && bx < w && by >= 0 && by < h)) return false;
-  if (open_blocks_ != nullptr && tables_->stamp == map.stamp()) {
-    // Inside the map, the coordinates are >= 0: truncation is the floor.
-    const auto cax = std::int32_t(ax), cay = std::int32_t(ay), cbx = std::int32_t(bx), cby = std::int32_t(by);
-    if (open_blocks_->box_clear(std::min(cax, cbx), std::min(cay, cby), std::max(cax, cbx), std::max(cay, cby)))
-      return true;
-  }
-  return detail::walk_sight_line(map, {ax, ay}, {bx, by});
-}
-
 bool Walls::clear(Vec2 a, Vec2 b, double radius) const {
   if (!std::isfinite(a.x) || !std::isfinite(a.y) || !std::isfinite(b.x) || !std::isfinite(b.y) ||
       !(radius >= 0) || !std::isfinite(radius))
     return false;
   if (!obstacles_.empty() && !obstacles_clear(obstacles_, a, b, radius)) return false;
   if (map_ == nullptr) return true;
-  if (radius == 0) return sight_clear(a, b);
+  if (radius == 0)  // the blocked-cell counts only while the map is as they were built from
+    return detail::sight_line(*map_, open_blocks_ != nullptr && tables_->stamp == map_->stamp() ? open_blocks_ : nullptr, a, b);
   if (!(map_->cell_size > 0)) return false;
   return capsule_clear(*map_, detail::to_grid(*map_, a), detail::to_grid(*map_, b),
                        radius / map_->cell_size);
