@@ -368,14 +368,15 @@ class THICKET_API SpatialHash {
   std::size_t size() const { return entries_.size(); }
 
   // Entities whose centre is within radius (m, inclusive) of centre. out is cleared, then
-  // filled in ascending id order; it allocates only while growing past its capacity.
+  // filled in ascending id order; it allocates only while growing past its capacity. A negative
+  // or NaN radius finds nothing.
   void within_radius(Vec2 centre, double radius, std::vector<EntityId>& out,
                      const QueryFilter& filter = {}, QueryCost* cost = nullptr) const;
 
   // The radar of the perception toolkit: entities within range (m) of eye whose direction from eye lies within
   // half_angle (radians; >= pi sees all round) of heading (any non-zero vector). An entity at the
   // eye itself counts as seen; one exactly on the cone's edge may fall either way by rounding.
-  // Same output contract as within_radius.
+  // A negative or NaN range sees nothing. Same output contract as within_radius.
   void in_field_of_view(Vec2 eye, Vec2 heading, double range, double half_angle,
                         std::vector<EntityId>& out, const QueryFilter& filter = {},
                         QueryCost* cost = nullptr) const;
@@ -385,7 +386,7 @@ class THICKET_API SpatialHash {
   // decides it, cone by cone) once, with the first cone in `cones` order that holds it and its
   // position as the hash was built with. out is cleared, then filled in ascending id order.
   struct ViewCone {
-    double range = 0;       // m
+    double range = 0;       // m; a negative or NaN range sees nothing
     double half_angle = 0;  // radians from the heading; >= pi sees all round
   };
   struct Sighting {
