@@ -11,6 +11,7 @@
 
 #include "thicket/nav.hpp"
 #include "thicket/perception.hpp"
+#include "thicket/snapshot.hpp"
 #include "thicket/world.hpp"
 
 using namespace thicket;
@@ -468,6 +469,38 @@ TEST_CASE("pickups: the lowest id takes it; it comes back on the exact tick; tea
   CHECK(sc.manager->pickup_states()[1].back_tick == 8);
 }
 
+TEST_CASE("no sensor yet: pickups still reach the widest body, queued sounds still know their team") {
+  // begin_tick skips its pass over the bodies only when nothing reads it: no sensor, no sound
+  // queued and no pickup. Each of the last two alone must keep the pass.
+  SUBCASE("a pickup reaches a body whose centre lies outside the pickup's radius") {
+    Scene sc;
+    const std::uint32_t agent = sc.spawn({50.8, 50}, 0, {1, 0}, 0.5);  // 0.8 m: within 0.5 + 0.5
+    sc.start(false);
+    sc.manager->add_pickup({"pack", "health", {50, 50}, 0.5, 1, {}});
+    sc.step();
+    REQUIRE(sc.manager->takes().size() == 1);
+    CHECK(sc.manager->takes()[0].agent == agent);
+  }
+  SUBCASE("a sound merged before any sensor exists carries its source's team") {
+    Scene sc;
+    const std::uint32_t ally = sc.spawn({40, 10}, 0);
+    const std::uint32_t enemy = sc.spawn({60, 10}, 1);
+    const std::uint32_t listener = sc.spawn({50, 10}, 0);
+    sc.start(false);
+    sc.step();  // 1
+    sc.manager->emit_sound(0, {40, 10}, 100, 1.0, ally);
+    sc.manager->emit_sound(0, {60, 10}, 100, 1.0, enemy);
+    sc.step();  // 2: the sounds join, with no sensor anywhere
+    Senses ears;
+    ears.hearing.enabled = true;  // targets: enemies
+    sc.manager->add_sensor(listener, ears);
+    sc.step();  // 3
+    const auto heard = sc.of(listener, Sense::Hearing);
+    REQUIRE(heard.size() == 1);
+    CHECK(heard[0].id == enemy);
+  }
+}
+
 TEST_CASE("LOD: checks skipped far from targets, sightings stand as Stay, stats") {
   Scene sc;
   Senses senses = two_cones();
@@ -505,6 +538,47 @@ TEST_CASE("LOD: checks skipped far from targets, sightings stand as Stay, stats"
   CHECK(stats.sight_checks == 3);
   CHECK(sc.manager->sees(eye, target));
   CHECK(stats.sensed == 8);
+}
+
+TEST_CASE("LOD: a sensor whose every tick is a check saves the bytes of one without LOD") {
+  // Only sensors with LOD keep their last check's sightings; the snapshot writes the others'
+  // from the tick's percepts. With a target always within lod_distance, LOD never skips: both
+  // sensors see the same, and their snapshots must be byte for byte the same.
+  auto run = [](bool lod) {
+    Scene sc;
+    Senses senses = two_cones();
+    senses.hearing.enabled = true;
+    senses.memory = 0.3;  // three ticks: entries expire within the run
+    if (lod) {
+      senses.sight.lod_distance = 1000;
+      senses.sight.lod_every = 3;
+    }
+    const std::uint32_t eye = sc.spawn({10, 10}, 0);
+    const std::uint32_t near = sc.spawn({13, 10}, 1);
+    const std::uint32_t far = sc.spawn({25, 11}, 1);
+    sc.start(false);
+    sc.manager->add_sensor(eye, senses);
+    Stats stats;
+    std::vector<std::string> bytes;
+    for (int t = 0; t < 9; ++t) {
+      // The far target walks out of the far cone and back; the near one circles the eye.
+      sc.place(far, {25, 11 + 3.0 * (t % 4)});
+      sc.place(near, {10 + 3 * std::cos(t * 0.9), 10 + 3 * std::sin(t * 0.9)});
+      sc.step(&stats);
+      SnapshotWriter w;
+      sc.manager->save(w);
+      bytes.push_back(w.bytes());
+    }
+    CHECK(stats.lod_skips == 0);
+    CHECK(stats.sight_checks == 9);
+    return bytes;
+  };
+  const std::vector<std::string> off = run(false), on = run(true);
+  REQUIRE(off.size() == on.size());
+  for (std::size_t t = 0; t < off.size(); ++t) {
+    CAPTURE(t);
+    CHECK(off[t] == on[t]);
+  }
 }
 
 TEST_CASE("remove_sensor: its percepts and memory go; others go on") {
