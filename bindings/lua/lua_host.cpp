@@ -206,13 +206,19 @@ Status LuaHost::complain_status(int idx, const CallSite& at, const LeafDef& leaf
   int t = lua_type(L_, idx);
   std::string hint;
   if (t == LUA_TSTRING) {
-    std::string near = closest_name(lua_tostring(L_, idx), statuses);
+    size_t len = 0;
+    const char* text = lua_tolstring(L_, idx, &len);
+    std::string near = closest_name(std::string_view(text, len), statuses);
     if (!near.empty()) hint = " (did you mean '" + near + "'?)";
   }
   // A condition answers with any value's truth, but a near-miss status name is a typo.
   if (condition && hint.empty()) return lua_toboolean(L_, idx) ? Status::Success : Status::Failure;
   std::string got;
-  if (t == LUA_TSTRING) got = "the text '" + std::string(lua_tostring(L_, idx)) + "'" + hint;
+  if (t == LUA_TSTRING) {
+    size_t len = 0;
+    const char* text = lua_tolstring(L_, idx, &len);
+    got = "the text '" + clipped(std::string_view(text, len)) + "'" + hint;
+  }
   else if (t == LUA_TNUMBER) got = std::string("the number ") + lua_tostring(L_, idx);
   else got = std::string("a ") + luaL_typename(L_, idx);
   if (condition)
@@ -591,7 +597,8 @@ bool LuaHost::reason(const CallSite& at, std::string_view& transition) {
 }
 
 void LuaHost::unmapped_transition(const CallSite& at, const std::string& state, std::string_view transition) {
-  std::string key = state + "/" + std::string(transition);
+  const std::string shown = clipped(transition);  // a script's text: maybe huge
+  std::string key = state + "/" + shown;
   if (!unmapped_reported_.emplace(at.program, key).second) return;  // once per state/transition
   std::vector<std::string> known;
   for (const auto& st : at.program->fsm_states)
@@ -600,7 +607,7 @@ void LuaHost::unmapped_transition(const CallSite& at, const std::string& state, 
   const SourcePos& pos = at.program->positions[at.node];
   std::ostringstream out;
   out << at.program->files[pos.file] << ":" << pos.line << ":" << pos.column << ": error: state '" << state
-      << "' has no transition '" << transition << "'" << did_you_mean(transition, known)
+      << "' has no transition '" << shown << "'" << did_you_mean(transition, known)
       << (known.empty() ? " (it has no transitions)" : " (transitions: " + join_names(known) + ")")
       << "; ignored (the state's 'when' list is not tried; an outer state's may be)\n  reported once; first by agent " << at.agent->id << " at tick " << at.agent->ticks;
   ++errors;

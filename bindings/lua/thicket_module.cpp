@@ -170,7 +170,7 @@ struct LuaApi {
       if (!brain && names.back() == name) brain = BrainHandle{k};
     }
     if (!brain) {
-      const std::string msg = "thicket.spawn: no loaded brain is called '" + std::string(name) + "'" +
+      const std::string msg = "thicket.spawn: no loaded brain is called '" + clipped(name) + "'" +
                               did_you_mean(name, names) + " (loaded: " + join_names(names) + ")";
       lua_pushstring(L, msg.c_str());
       return false;
@@ -288,7 +288,7 @@ struct LuaApi {
       lua_pop(L, 1);
     }
     std::sort(names.begin(), names.end());
-    std::string msg = "the thicket module has no field '" + std::string(key) + "'" + did_you_mean(key, names) +
+    std::string msg = "the thicket module has no field '" + clipped(key) + "'" + did_you_mean(key, names) +
                       " (fields: " + join_names(names) + "; thicket.has(name) asks without an error)";
     luaL_where(L, 1);
     lua_pushstring(L, msg.c_str());
@@ -389,7 +389,7 @@ struct LuaApi {
     const Program& p = h.rt_.program_of(a);
     std::vector<std::string> names;
     for (const auto& k : p.blackboard) names.push_back(k.name);
-    std::string msg = "blackboard has no key '" + std::string(key) + "'" + did_you_mean(key, names) +
+    std::string msg = "blackboard has no key '" + clipped(key) + "'" + did_you_mean(key, names) +
                       (names.empty() ? " (no keys are declared: add them under 'blackboard:' in the brain file)"
                                      : " (declared: " + join_names(names) + ")");
     luaL_where(L, 1);
@@ -400,7 +400,9 @@ struct LuaApi {
     int t = lua_type(L, 3);
     std::string got = luaL_typename(L, 3);
     if (t == LUA_TNUMBER) got = lua_isinteger(L, 3) ? "integer" : "number";
-    std::string value = luaL_tolstring(L, 3, nullptr);
+    size_t len = 0;
+    const char* text = luaL_tolstring(L, 3, &len);
+    std::string value = clipped(std::string_view(text, len));
     lua_pop(L, 1);
     if (t == LUA_TSTRING) value = "'" + value + "'";
     std::string msg = "blackboard key '" + key.name + "' is declared " + std::string(value_type_name(key.type)) +

@@ -524,7 +524,7 @@ nav::PathOptions path_options(lua_State* L, int idx, SimWorker& worker, uint64_t
     if (!key || std::find(kKnown.begin(), kKnown.end(), key) == kKnown.end()) {
       {  // the message is on the Lua stack before lua_error: no C++ string is left to destroy
         std::string name = key ? key : luaL_tolstring(L, -1, nullptr);
-        std::string msg = "path options: unknown option '" + name + "'" + did_you_mean(name, kKnown) +
+        std::string msg = "path options: unknown option '" + clipped(name) + "'" + did_you_mean(name, kKnown) +
                           " (options: algorithm, smooth, budget, danger, radius, replan, stuck)";
         lua_pushlstring(L, msg.data(), msg.size());
       }

@@ -2,27 +2,32 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string>
 
 namespace thicket {
 
 size_t edit_distance(std::string_view a, std::string_view b) {
+  // Three rows of the table (the swap of neighbours looks two rows back), not the whole of it.
   const size_t n = a.size(), m = b.size();
-  std::vector<std::vector<size_t>> d(n + 1, std::vector<size_t>(m + 1));
-  for (size_t i = 0; i <= n; ++i) d[i][0] = i;
-  for (size_t j = 0; j <= m; ++j) d[0][j] = j;
+  std::vector<size_t> two_up(m + 1), up(m + 1), row(m + 1);
+  for (size_t j = 0; j <= m; ++j) up[j] = j;
   auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
   for (size_t i = 1; i <= n; ++i) {
+    row[0] = i;
     for (size_t j = 1; j <= m; ++j) {
       size_t cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      row[j] = std::min({up[j] + 1, row[j - 1] + 1, up[j - 1] + cost});
       if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) && lower(a[i - 2]) == lower(b[j - 1]))
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        row[j] = std::min(row[j], two_up[j - 2] + 1);
     }
+    std::swap(two_up, up);
+    std::swap(up, row);
   }
-  return d[n][m];
+  return up[m];
 }
 
 std::string closest_name(std::string_view word, const std::vector<std::string>& candidates) {
+  if (word.size() > kMaxSuggested) return {};
   std::string best;
   size_t best_d = static_cast<size_t>(-1);
   for (const auto& c : candidates) {
@@ -41,6 +46,13 @@ std::string closest_name(std::string_view word, const std::vector<std::string>& 
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
   std::string best = closest_name(word, candidates);
   return best.empty() ? std::string() : "; did you mean '" + best + "'?";
+}
+
+std::string clipped(std::string_view text, size_t max) {
+  if (text.size() <= max) return std::string(text);
+  size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // inside a UTF-8 sequence
+  return std::string(text.substr(0, cut)) + "... (" + std::to_string(text.size()) + " bytes)";
 }
 
 std::string join_names(const std::vector<std::string>& names) {

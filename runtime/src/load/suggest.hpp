@@ -9,11 +9,17 @@ namespace thicket {
 // Edit distance (insert, delete, substitute, swap of neighbours), case-insensitive.
 size_t edit_distance(std::string_view a, std::string_view b);
 
-// The closest candidate when it is close enough to be a likely typo, else "".
+// The closest candidate when it is close enough to be a likely typo, else "". Words longer than
+// kMaxSuggested bytes get none (names are short; a script may hand over megabytes).
+inline constexpr size_t kMaxSuggested = 128;
 std::string closest_name(std::string_view word, const std::vector<std::string>& candidates);
 
 // "; did you mean 'x'?" or "".
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+
+// Text as a message quotes it: whole when at most `max` bytes, else its first bytes (not
+// cutting a UTF-8 sequence) and "... (N bytes)", so that a huge value makes a short message.
+std::string clipped(std::string_view text, size_t max = 80);
 
 // "a, b, c" — candidates joined for "allowed: ..." lists.
 std::string join_names(const std::vector<std::string>& names);

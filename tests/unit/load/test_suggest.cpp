@@ -1,0 +1,41 @@
+// "Did you mean" and quoted values in messages: near misses are suggested, huge texts (a script
+// may hand over megabytes) get no suggestion and are quoted short.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "suggest.hpp"
+
+using namespace thicket;
+
+TEST_SUITE("load") {
+
+TEST_CASE("suggestions: near misses, and none for a huge word") {
+  const std::vector<std::string> statuses = {"success", "failure", "running"};
+  CHECK(closest_name("succes", statuses) == "success");
+  CHECK(closest_name("Runing", statuses) == "running");
+  CHECK(closest_name("banana", statuses).empty());
+  CHECK(edit_distance("ab", "ba") == 1);  // a swap of neighbours is one edit
+  CHECK(edit_distance("kitten", "sitting") == 3);
+  CHECK(edit_distance("", "abc") == 3);
+  // 10 MB: answered at once, no suggestion (was one heap row per byte: gigabytes).
+  const std::string huge(10'000'000, 's');
+  CHECK(closest_name(huge, statuses).empty());
+  CHECK(did_you_mean(huge, statuses).empty());
+  CHECK(closest_name(std::string(kMaxSuggested + 1, 'x'), {std::string(kMaxSuggested, 'x')}).empty());
+  CHECK(closest_name(std::string(kMaxSuggested, 'x'), {std::string(kMaxSuggested - 1, 'x')}) ==
+        std::string(kMaxSuggested - 1, 'x'));
+}
+
+TEST_CASE("clipped: short texts whole, long ones cut with their size, never inside a UTF-8 sequence") {
+  CHECK(clipped("success") == "success");
+  CHECK(clipped(std::string(80, 'a')) == std::string(80, 'a'));
+  CHECK(clipped(std::string(81, 'a')) == std::string(80, 'a') + "... (81 bytes)");
+  CHECK(clipped(std::string(30'000'000, 's')).size() < 120);
+  // "é" is two bytes: a cut at 5 bytes of "aaaaé..." would split it, so it is cut before it.
+  CHECK(clipped("aaaa\xC3\xA9xyz", 5) == "aaaa... (9 bytes)");
+  CHECK(clipped("aaa\xC3\xA9xyz", 5) == "aaa\xC3\xA9... (8 bytes)");
+}
+
+}  // TEST_SUITE
