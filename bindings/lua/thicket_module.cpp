@@ -588,6 +588,16 @@ void LuaHost::open_sandbox() {
                                    "return load(chunk, name, 't', env) end; string.dump = nil";
     luaL_loadbuffer(L_, kLoadText, sizeof kLoadText - 1, "=(thicket)");
     lua_call(L_, 0, 0);
+    // The collector is every mod's: a script may read it, not stop or retune it (a mod that
+    // stopped it made another mod's leaves hit the heap cap).
+    static const char kCollect[] =
+        "local collect, tostring, error = collectgarbage, tostring, error; "
+        "_G.collectgarbage = function(option) "
+        "if option == 'count' or option == 'isrunning' then return collect(option) end "
+        "error(\"collectgarbage('\" .. tostring(option or 'collect'):sub(1, 40) .. \"') is not allowed in leaf scripts: \" .. "
+        "\"the collector is shared by every mod's leaves (allowed: 'count', 'isrunning')\", 2) end";
+    luaL_loadbuffer(L_, kCollect, sizeof kCollect - 1, "=(thicket)");
+    lua_call(L_, 0, 0);
     // os: only the clocks.
     luaL_requiref(L_, "__os", luaopen_os, 0);
     lua_newtable(L_);

@@ -30,6 +30,10 @@ function L.Escape()
   try("require path", function() return require("../../etc/passwd") end)
   try("gc finalizer", function() return setmetatable({}, {__gc = function() while true do end end}) end)
   try("deep recursion", function() local function f(n) return 1 + f(n + 1) end return f(1) end)
+  try("gc stop", function() return collectgarbage("stop") end)
+  try("gc mode", function() return collectgarbage("generational") end)
+  try("gc collect", function() return collectgarbage() end)
+  try("gc count", function() return collectgarbage("count") > 0 and collectgarbage("isrunning") end)
   try("string metatable", function() return getmetatable("").__index end)
   try("new thicket field", function() thicket.mine = 1 end)
   try("thicket metatable", function() return setmetatable(thicket, {}) end)
@@ -100,6 +104,13 @@ TEST_CASE("sandbox: escape routes are closed, each with an error the modder can 
   CHECK(line("gc finalizer") == "error: __gc metamethods are not allowed in leaf scripts (they would run outside any "
                                 "leaf call)");
   CHECK(line("deep recursion").find("stack overflow") != std::string::npos);
+  // The collector is shared by every mod: read, not steered (a stopped one made others' leaves
+  // hit the heap cap).
+  CHECK(line("gc stop") == "error: collectgarbage('stop') is not allowed in leaf scripts: the collector is shared by "
+                           "every mod's leaves (allowed: 'count', 'isrunning')");
+  CHECK(line("gc mode").find("error: collectgarbage('generational') is not allowed") == 0);
+  CHECK(line("gc collect").find("error: collectgarbage('collect') is not allowed") == 0);
+  CHECK(line("gc count") == "ok");
   CHECK(line("string metatable") == "ok");  // the placeholder text has no __index: nil, nothing reached
   CHECK(line("new thicket field").find("the thicket module is read-only (cannot set 'mine')") != std::string::npos);
   CHECK(line("thicket metatable") == "error: cannot change a protected metatable");
