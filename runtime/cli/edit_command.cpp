@@ -24,6 +24,7 @@
 #include "live_server.hpp"
 #include "schema_findings.hpp"
 #include "thicket/runtime.hpp"
+#include "yaml_limits.hpp"
 
 namespace thicket::cli {
 
@@ -38,11 +39,9 @@ std::atomic<bool> g_edit_stop{false};
 void on_edit_sigint(int) { g_edit_stop = true; }
 
 std::optional<std::string> read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  std::string text, why;
+  if (!read_limited(path, kMaxYamlBytes, text, why)) return std::nullopt;
+  return text;
 }
 
 // What the page compares to notice a change on disk: the content's hash (FNV-1a, 64 bits) and

@@ -12,6 +12,7 @@
 #include "program.hpp"
 #include "runtime_impl.hpp"
 #include "thicket/runtime.hpp"
+#include "yaml_limits.hpp"
 
 namespace thicket::cli {
 
@@ -137,13 +138,8 @@ std::string brain_yaml(const ImportedBrain& b, const std::vector<std::string>& l
   return out.str();
 }
 
-bool read_file(const std::string& path, std::string& text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream s;
-  s << in.rdbuf();
-  text = s.str();
-  return true;
+bool read_file(const std::string& path, std::string& text, std::string& why) {
+  return read_limited(path, kMaxYamlBytes, text, why, "a tree to import");
 }
 
 int write_output(const std::string& out_path, const std::string& text) {
@@ -202,9 +198,9 @@ int import_command(int argc, char** argv, const char* usage) {
     std::cerr << file << ": error: import reads BehaviorTree.CPP 4 XML (.xml) or behavior3 JSON (.json)\n";
     return 2;
   }
-  std::string text;
-  if (!read_file(file, text)) {
-    std::cerr << file << ": error: cannot read the file\n";
+  std::string text, why;
+  if (!read_file(file, text, why)) {
+    std::cerr << file << ": error: cannot read the file: " << why << "\n";
     return 2;
   }
   ImportedBrain brain;

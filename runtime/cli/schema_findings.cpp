@@ -2,11 +2,9 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include "schema.hpp"
 #include "yaml_limits.hpp"
@@ -14,11 +12,9 @@
 namespace thicket::cli {
 
 void add_schema_findings(const std::string& file, std::vector<Diagnostic>& diags) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return;  // the loader says why
-  std::stringstream text;
-  text << in.rdbuf();
-  add_schema_findings_text(file, text.str(), diags);
+  std::string text, why;
+  if (!read_limited(file, kMaxYamlBytes, text, why)) return;  // the loader says why
+  add_schema_findings_text(file, text, diags);
 }
 
 // Schema findings at places the compiler did not already report (the compiler's messages

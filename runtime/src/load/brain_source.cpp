@@ -104,27 +104,22 @@ std::optional<YAML::Node> SourceReader::parse_text(const std::string& text, cons
 
 std::optional<std::string> SourceReader::read_file(const std::string& path, const std::string& from_file,
                                                    const YAML::Node& from) {
-  // The error_code forms: a hostile path (e.g. a name too long for the file system) must
-  // give "cannot open", not a filesystem_error.
-  std::error_code ec;
-  std::ifstream in(path, std::ios::binary);
-  if (!in || fs::is_directory(path, ec)) {
+  std::string text, why;
+  if (!read_limited(path, kMaxYamlBytes, text, why)) {
     Diagnostic d;
     if (from_file.empty()) {
       d.file = path;
-      d.message = "cannot open file: " + std::string(fs::exists(path, ec) ? "not a readable file" : "no such file");
+      d.message = "cannot open file: " + why;
     } else {
       d.file = from_file;
       d.line = from.Mark().line + 1;
       d.column = from.Mark().column + 1;
-      d.message = "cannot open '" + path + "': " + (fs::exists(path, ec) ? "not a readable file" : "no such file");
+      d.message = "cannot open '" + path + "': " + why;
     }
     diags_.push_back(std::move(d));
     return std::nullopt;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return text;
 }
 
 // Reads one brain or import file's document and its common keys; returns its index.

@@ -1,6 +1,9 @@
 // Limits on untrusted YAML: a nesting pre-scan and an alias-expansion count (yaml_limits.hpp).
 #include "yaml_limits.hpp"
 
+#include <filesystem>
+#include <fstream>
+
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 
@@ -8,6 +11,8 @@
 #include <sstream>
 
 namespace thicket {
+
+namespace fs = std::filesystem;
 
 // Line by line: the indentation levels open (a stack of indents), the list dashes that begin
 // the line, and the flow brackets open ([ {, carried over lines). Quotes and comments are
@@ -118,7 +123,7 @@ class ExpansionCounter : public YAML::EventHandler {
   }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     auto size = sizes_.find(anchor);
-    add(mark, size == sizes_.end() ? 1 : size->second);
+    add(mark, size == sizes_.end() ? 1 : size->second, true);
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value) override {
@@ -131,10 +136,10 @@ class ExpansionCounter : public YAML::EventHandler {
   void OnMapEnd() override { close(); }
 
  private:
-  void add(const YAML::Mark& mark, uint64_t n) {
+  void add(const YAML::Mark& mark, uint64_t n, bool alias = false) {
     total_ += n;
     if (total_ > limit_) {
-      hit = YamlSizeHit{total_, mark.line + 1, mark.column + 1};
+      hit = YamlSizeHit{total_, mark.line + 1, mark.column + 1, alias};
       throw TooBig{};
     }
   }
@@ -161,7 +166,6 @@ class ExpansionCounter : public YAML::EventHandler {
 }  // namespace
 
 std::optional<YamlSizeHit> find_alias_bomb(const std::string& text, uint64_t limit) {
-  if (text.find('*') == std::string::npos) return std::nullopt;  // no aliases: nothing expands
   std::istringstream in(text);
   ExpansionCounter counter(limit);
   try {
@@ -241,6 +245,102 @@ void find_duplicate_keys(const std::string& text, const std::string& path, std::
   }
 }
 
+bool read_limited(const std::string& path, size_t max_bytes, std::string& text, std::string& why, const char* kind) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) {
+    why = "no such file";
+    return false;
+  }
+  if (fs::is_directory(st)) {
+    why = "not a readable file";
+    return false;
+  }
+  if (fs::is_character_file(st) || fs::is_block_file(st)) {  // /dev/zero would never end
+    why = "a device, not a file";
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    why = "not a readable file";
+    return false;
+  }
+  // A pipe has no size to ask for: read up to one byte past the limit.
+  text.clear();
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<size_t>(in.gcount()));
+    if (text.size() > max_bytes) {
+      text.clear();
+      why = "larger than " + std::to_string(max_bytes >> 20) + " MB; " + kind + " may be at most " +
+            std::to_string(max_bytes >> 20) + " MB (is it the right file?)";
+      return false;
+    }
+  }
+  return true;
+}
+
+namespace {
+
+// Stops the parser at the first top-level key equal to `key` (or at the end of the top level).
+class TopLevelKey : public YAML::EventHandler {
+ public:
+  struct Done {};
+  explicit TopLevelKey(const std::string& key) : key_(key) {}
+  bool found = false;
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override { throw Done{}; }
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override { item(nullptr); }
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override { item(nullptr); }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string& value) override { item(&value); }
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    if (depth_ == 0) throw Done{};  // a list at the top: no keys
+    item(nullptr);
+    ++depth_;
+  }
+  void OnSequenceEnd() override { end(); }
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    if (depth_ > 0) item(nullptr);
+    ++depth_;
+  }
+  void OnMapEnd() override { end(); }
+
+ private:
+  void item(const std::string* scalar) {
+    if (depth_ == 0) throw Done{};  // a scalar document: no keys
+    if (depth_ != 1) return;
+    const bool is_key = at_key_;
+    at_key_ = !at_key_;
+    if (is_key && scalar && *scalar == key_) {
+      found = true;
+      throw Done{};
+    }
+  }
+  void end() {
+    if (--depth_ == 0) throw Done{};
+  }
+  const std::string& key_;
+  int depth_ = 0;
+  bool at_key_ = true;
+};
+
+}  // namespace
+
+bool has_top_level_key(const std::string& path, const std::string& key) {
+  std::string text, why;
+  if (!read_limited(path, kMaxYamlBytes, text, why) || find_deep_nesting(text)) return false;
+  std::istringstream in(text);
+  TopLevelKey finder(key);
+  try {
+    YAML::Parser parser(in);
+    parser.HandleNextDocument(finder);
+  } catch (const TopLevelKey::Done&) {
+  } catch (const std::exception&) {
+    return false;  // a syntax error: the loader reports it
+  }
+  return finder.found;
+}
+
 std::optional<YAML::Node> load_yaml_checked(const std::string& text, const std::string& path,
                                             std::vector<Diagnostic>& diags) {
   if (auto deep = find_deep_nesting(text)) {
@@ -251,10 +351,16 @@ std::optional<YAML::Node> load_yaml_checked(const std::string& text, const std::
     return std::nullopt;
   }
   if (auto bomb = find_alias_bomb(text)) {
-    diags.push_back({Severity::Error, path, bomb->line, bomb->column,
-                     "aliases expand to more than " + std::to_string(kMaxYamlNodes) +
-                         " nodes here (each alias is a copy of its anchor's node; a file may have at most " +
-                         std::to_string(kMaxYamlNodes) + " nodes once its aliases are expanded)"});
+    if (bomb->by_alias)
+      diags.push_back({Severity::Error, path, bomb->line, bomb->column,
+                       "aliases expand to more than " + std::to_string(kMaxYamlNodes) +
+                           " nodes here (each alias is a copy of its anchor's node; a file may have at most " +
+                           std::to_string(kMaxYamlNodes) + " nodes once its aliases are expanded)"});
+    else
+      diags.push_back({Severity::Error, path, bomb->line, bomb->column,
+                       "the file passes " + std::to_string(kMaxYamlNodes) +
+                           " YAML nodes here (keys, values and list items, aliases expanded); a file may have at most " +
+                           std::to_string(kMaxYamlNodes)});
     return std::nullopt;
   }
   try {

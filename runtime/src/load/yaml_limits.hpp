@@ -5,6 +5,7 @@
 #pragma once
 #include <yaml-cpp/yaml.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,11 +15,29 @@
 
 namespace thicket {
 
+// Most bytes a brain, import or scenario file may have (a hand-written one is a few KB; a
+// generated 100,000-node brain about 4 MB).
+constexpr size_t kMaxYamlBytes = 16u << 20;
+
+// Reads a whole file of at most max_bytes into text. False, with why ("no such file", "not a
+// readable file", "a device, not a file", "larger than 16 MB; <kind> may be at most 16 MB
+// ..."), when it cannot: a device such as /dev/zero would never end, and a huge file would
+// take the memory of its document many times over.
+bool read_limited(const std::string& path, size_t max_bytes, std::string& text, std::string& why,
+                  const char* kind = "a brain, import or scenario file");
+
+// True when the file holds a YAML mapping with `key` among its top-level keys (a scenario's
+// `scenario:`), read within read_limited's bounds and found from the parser's events without
+// building the document; false otherwise, also for a file that cannot be read or parsed (the
+// loader then reports why).
+bool has_top_level_key(const std::string& path, const std::string& key);
+
 // Deepest nesting a YAML file may have: indentation levels, list dashes and flow brackets,
 // counted together (yaml-cpp itself gives up, with "bad file", around 500).
 constexpr int kMaxYamlDepth = 300;
 // Most nodes (keys, values, list items) a file may have once every alias is expanded: a
-// walk of the document visits an aliased node once per alias.
+// walk of the document visits an aliased node once per alias. Counted in every file, with
+// aliases or without (yaml-cpp takes ~1 KB of memory per node).
 constexpr uint64_t kMaxYamlNodes = 250000;
 
 struct YamlDepthHit {
@@ -31,12 +50,14 @@ std::optional<YamlDepthHit> find_deep_nesting(const std::string& text, int limit
 
 struct YamlSizeHit {
   uint64_t nodes = 0;        // the expanded count when the limit was passed
-  int line = 0, column = 0;  // the alias that passed it
+  int line = 0, column = 0;  // the node or alias that passed it
+  bool by_alias = false;     // an alias passed it
 };
 
 // The number of nodes of the first document with aliases expanded, counted from the parser's
 // events (each anchor's size is remembered, so this is linear in the file, not in the
-// expansion); the first alias that takes it past `limit`. Syntax errors are left to the loader.
+// expansion); the first node or alias that takes it past `limit`. Syntax errors are left to
+// the loader.
 std::optional<YamlSizeHit> find_alias_bomb(const std::string& text, uint64_t limit = kMaxYamlNodes);
 
 // Keys given twice in one mapping, anywhere in doc: an error at the second, naming the first.

@@ -124,6 +124,10 @@ std::optional<std::string> read_whole_file(const std::string& path, std::vector<
     diags.push_back({Severity::Error, path, 0, 0, "cannot read the file: it is a directory"});
     return std::nullopt;
   }
+  if (std::filesystem::is_character_file(path, ec) || std::filesystem::is_block_file(path, ec)) {
+    diags.push_back({Severity::Error, path, 0, 0, "cannot read the file: it is a device, not a file"});  // /dev/zero: no end
+    return std::nullopt;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     diags.push_back({Severity::Error, path, 0, 0, "cannot read the file"});

@@ -1215,16 +1215,12 @@ std::optional<ScenarioSpec> load_scenario_text(const std::string& text, const st
 }
 
 std::optional<ScenarioSpec> load_scenario(const std::string& path, std::vector<Diagnostic>& diags) {
-  std::error_code ec;
-  std::ifstream in(path, std::ios::binary);
-  if (!in || fs::is_directory(path, ec)) {
-    diags.push_back({Severity::Error, path, 0, 0,
-                     std::string("cannot open file: ") + (fs::exists(path, ec) ? "not a readable file" : "no such file")});
+  std::string text, why;
+  if (!read_limited(path, kMaxYamlBytes, text, why)) {
+    diags.push_back({Severity::Error, path, 0, 0, "cannot open file: " + why});
     return std::nullopt;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  return load_scenario_text(text.str(), path, diags);
+  return load_scenario_text(text, path, diags);
 }
 
 }  // namespace thicket

@@ -2,6 +2,8 @@
 // with a position, quickly, instead of hanging the loader or overflowing its stack.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -115,4 +117,62 @@ TEST_CASE("a composite with more than 65,534 children is an error") {
   Loaded r = load(y);
   CHECK_FALSE(r.ok);
   CHECK(r.errors.find("hostile.yaml:4:5: error: this node has 70000 children; a node may have at most 65534") == 0);
+}
+
+TEST_CASE("a plain file of more than 250,000 nodes is refused there too, without aliases") {
+  std::string y = "tree: t\nblackboard: {big: 1}\nroot: {action: {leaf: Work, args: {l: [";
+  for (int i = 0; i < 130000; ++i) y += "{a: 1},";
+  Loaded r = load(y + "1]}}}\n");
+  CHECK_FALSE(r.ok);
+  CHECK(r.errors.find("hostile.yaml:3:") == 0);
+  CHECK(r.errors.find("the file passes 250000 YAML nodes here (keys, values and list items, aliases expanded)") !=
+        std::string::npos);
+}
+
+TEST_CASE("files are read within bounds: devices and huge files are refused, not read for ever") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "thicket_read_limited";
+  fs::create_directories(dir);
+  std::string text, why;
+  CHECK_FALSE(thicket::read_limited("/dev/zero", thicket::kMaxYamlBytes, text, why));
+  CHECK(why == "a device, not a file");
+  CHECK_FALSE(thicket::read_limited((dir / "missing.yaml").string(), thicket::kMaxYamlBytes, text, why));
+  CHECK(why == "no such file");
+  CHECK_FALSE(thicket::read_limited(dir.string(), thicket::kMaxYamlBytes, text, why));
+  CHECK(why == "not a readable file");
+  {
+    std::ofstream(dir / "big.yaml") << std::string(2u << 20, '#');
+    std::ofstream(dir / "small.yaml") << "scenario: s\n";
+  }
+  CHECK_FALSE(thicket::read_limited((dir / "big.yaml").string(), 1u << 20, text, why));
+  CHECK(why == "larger than 1 MB; a brain, import or scenario file may be at most 1 MB (is it the right file?)");
+  CHECK(text.empty());
+  REQUIRE(thicket::read_limited((dir / "small.yaml").string(), 1u << 20, text, why));
+  CHECK(text == "scenario: s\n");
+  // The brain loader says so at the file that names the device.
+  Runtime rt;
+  std::vector<Diagnostic> d;
+  CHECK_FALSE(rt.load_file("/dev/zero", d));
+  CHECK(all(d) == "/dev/zero: error: cannot open file: a device, not a file\n");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a scenario is told from a brain by its top-level key, without building the document") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "thicket_top_level_key";
+  fs::create_directories(dir);
+  auto file = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  CHECK(thicket::has_top_level_key(file("a.yaml", "# a comment\nscenario: s\nteams: [a]\n"), "scenario"));
+  CHECK(thicket::has_top_level_key(file("b.yaml", "{teams: [a], scenario: s}\n"), "scenario"));
+  CHECK_FALSE(thicket::has_top_level_key(file("c.yaml", "tree: t\nroot: {scenario: x}\n"), "scenario"));
+  CHECK_FALSE(thicket::has_top_level_key(file("d.yaml", "- scenario\n"), "scenario"));
+  CHECK_FALSE(thicket::has_top_level_key(file("e.yaml", "scenario\n"), "scenario"));
+  CHECK_FALSE(thicket::has_top_level_key(file("f.yaml", "x: [\n"), "scenario"));  // a syntax error
+  CHECK_FALSE(thicket::has_top_level_key(file("g.yaml", "a: {scenario: 1}\nb: 2\n"), "scenario"));
+  CHECK(thicket::has_top_level_key(file("h.yaml", "a: {scenario: 1}\nscenario: 2\n"), "scenario"));
+  CHECK_FALSE(thicket::has_top_level_key("/dev/zero", "scenario"));
+  fs::remove_all(dir);
 }
