@@ -4,18 +4,13 @@
 #include <cstdio>
 #include <sstream>
 
+#include "sim/json_text.hpp"
+
 namespace thicket::cli {
 
 std::string json_escape(const std::string& s) {
   std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\', out += c;
-    else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else out += c;
-  }
+  append_json_escaped(out, s);
   return out;
 }
 

@@ -2,6 +2,7 @@
 // string with std::to_chars (no locale, no stream state): at 10,000 agents a tick line is about
 // a megabyte, written every tick.
 #include "recorder.hpp"
+#include "sim/json_text.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -38,27 +39,7 @@ void put_number(std::string& out, double v) {
   out.append(buf, r.ptr);
 }
 
-void put_string(std::string& out, std::string_view s) {
-  out.push_back('"');
-  for (char c : s) {
-    switch (c) {
-      case '"': out.append("\\\""); break;
-      case '\\': out.append("\\\\"); break;
-      case '\n': out.append("\\n"); break;
-      case '\r': out.append("\\r"); break;
-      case '\t': out.append("\\t"); break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-          out.append(buf);
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out.push_back('"');
-}
+void put_string(std::string& out, std::string_view s) { append_json_string(out, s); }
 
 void put_name_or_null(std::string& out, const std::string& s) {
   if (s.empty()) put(out, "null");

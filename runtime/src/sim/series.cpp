@@ -1,5 +1,6 @@
 // Metrics over time: see series.hpp.
 #include "series.hpp"
+#include "sim/json_text.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -22,22 +23,6 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
 
 }  // namespace
 

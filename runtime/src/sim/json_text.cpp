@@ -1,0 +1,63 @@
+// JSON strings (json_text.hpp): escapes, and UTF-8 checked byte by byte.
+#include "sim/json_text.hpp"
+
+#include <cstdio>
+
+namespace thicket {
+
+namespace {
+
+// The length of the well-formed UTF-8 sequence that starts s[i] (2 to 4), or 0 when none does
+// (a stray continuation byte, an overlong form, a surrogate, past U+10FFFF, or cut short).
+size_t utf8_sequence(std::string_view s, size_t i) {
+  const auto byte = [&](size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+  const auto tail = [](unsigned c) { return c >= 0x80 && c <= 0xBF; };
+  const unsigned c = byte(0), c1 = byte(1);
+  if (c >= 0xC2 && c <= 0xDF) return tail(c1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    const bool second = c == 0xE0 ? (c1 >= 0xA0 && c1 <= 0xBF) : c == 0xED ? (c1 >= 0x80 && c1 <= 0x9F) : tail(c1);
+    return second && tail(byte(2)) ? 3 : 0;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    const bool second = c == 0xF0 ? (c1 >= 0x90 && c1 <= 0xBF) : c == 0xF4 ? (c1 >= 0x80 && c1 <= 0x8F) : tail(c1);
+    return second && tail(byte(2)) && tail(byte(3)) ? 4 : 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void append_json_escaped(std::string& out, std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      const size_t n = utf8_sequence(s, i);
+      if (n == 0) {
+        out.append("\\ufffd");
+        ++i;
+      } else {
+        out.append(s.substr(i, n));
+        i += n;
+      }
+      continue;
+    }
+    switch (c) {
+      case '"': out.append("\\\""); break;
+      case '\\': out.append("\\\\"); break;
+      case '\n': out.append("\\n"); break;
+      case '\r': out.append("\\r"); break;
+      case '\t': out.append("\\t"); break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+          out.append(buf);
+        } else {
+          out.push_back(static_cast<char>(c));
+        }
+    }
+    ++i;
+  }
+}
+
+}  // namespace thicket

@@ -1,0 +1,27 @@
+// JSON strings for what thicket writes as JSON (records, traces, series, results): one escaper,
+// which also makes text that is not UTF-8 valid. A script's text may hold any bytes (a
+// blackboard string, a node name from a file), and every line must stay JSON a reader takes.
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace thicket {
+
+// Appends s escaped for the inside of a JSON string (no quotes): `"` and `\` with a backslash,
+// control characters as \n, \r, \t or \u00XX, and each byte that does not belong to a
+// well-formed UTF-8 sequence as \ufffd (the replacement character).
+void append_json_escaped(std::string& out, std::string_view s);
+
+// s as a JSON string, quotes included.
+inline void append_json_string(std::string& out, std::string_view s) {
+  out.push_back('"');
+  append_json_escaped(out, s);
+  out.push_back('"');
+}
+inline std::string json_string(std::string_view s) {
+  std::string out;
+  append_json_string(out, s);
+  return out;
+}
+
+}  // namespace thicket
