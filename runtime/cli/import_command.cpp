@@ -270,6 +270,18 @@ std::string xml_escape(const std::string& s) {
   return out;
 }
 
+// True when s can be an XML element or attribute name as written here: a letter or '_' first,
+// then letters, digits, '_', '-' or '.' (non-ASCII letters are left out: BT.CPP's own names are
+// ASCII). A leaf or port named otherwise cannot be written as BT.CPP XML.
+bool xml_name(const std::string& s) {
+  if (s.empty()) return false;
+  auto letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
+  if (!letter(s[0])) return false;
+  for (char c : s)
+    if (!letter(c) && !std::isdigit(static_cast<unsigned char>(c)) && c != '-' && c != '.') return false;
+  return true;
+}
+
 // A check expression in BT.CPP's script language (and -> &&, or -> ||, not -> !, "x" -> 'x').
 std::string bt_script(const std::string& check) {
   std::string out;
@@ -314,6 +326,12 @@ struct XmlExporter {
 
   void arg_attrs(const ArgValue& args) {
     for (const auto& [k, v] : args.entries) {
+      if (!xml_name(k)) {
+        if (error.empty())
+          error = "the leaf argument '" + k + "' cannot be a BT.CPP port (an XML attribute): its name must be a letter or '_' " +
+                  "followed by letters, digits, '_', '-' or '.'";
+        continue;
+      }
       std::string text;
       switch (v.type) {
         case ArgValue::Type::Bool: text = v.boolean ? "true" : "false"; break;
@@ -354,6 +372,13 @@ struct XmlExporter {
         const LeafCall& call = p.calls[n.a];
         if (n.flags & kNegate) return fail("a negated condition has no BT.CPP attribute; wrap it in invert");
         if (n.kind == NodeKind::Condition && (n.flags & kObserved)) return fail("conditional aborts have no BT.CPP equivalent");
+        if (!xml_name(call.leaf))
+          return fail("the leaf '" + call.leaf + "' cannot be a BT.CPP node (an XML element): its name must be a letter or " +
+                      "'_' followed by letters, digits, '_', '-' or '.'");
+        for (const auto& [k, v] : call.args.entries)
+          if (!xml_name(k))
+            return fail("the leaf argument '" + k + "' cannot be a BT.CPP port (an XML attribute): its name must be a " +
+                        "letter or '_' followed by letters, digits, '_', '-' or '.'");
         leaves[call.leaf] = n.kind == NodeKind::Condition;
         for (const auto& [k, v] : call.args.entries) ports[call.leaf].insert(k);
         out << pad << "<" << call.leaf;
