@@ -362,7 +362,7 @@ TEST_CASE("schema: bad brains report the deepest offending node at its line:col"
       {"tree: t\nroot: {action: A}\nblackboard:\n  2fast: 1\n  ammo: {type: float}\n  list: [1]\n",
        {"4:3: key '2fast' must be an identifier matching ^[A-Za-z_][A-Za-z0-9_]*$",
         "5:16: 'type' must be number, integer, boolean, string or any, got 'float'",
-        "6:9: expected a number, true/false or text, or a key declaration, got a list"}},
+        "6:9: expected a number, true/false, text or nothing (null), or a key declaration, got a list"}},
       {"fsm: f\ninitial: a\nstates:\n  a: {act: A, tree: t}\n  b: {when: [{go: a}, {check: x, condition: C, go: b}]}\n",
        {"4:15: 'act' and 'tree' cannot be used together in state",
         "5:14: missing at least one of 'check', 'condition' or 'after' in when entry",
@@ -672,4 +672,9 @@ root:
         "7:23: expected an integer >= 1, got a number\n"
         "8:22: expected text, got an integer\n"
         "8:49: expected a tree name, got an integer\n");
+}
+
+TEST_CASE("schema: a blackboard key declared with nothing (`key:` or `key: null`) is an any key, as the loader has it") {
+  CHECK(check_brain("tree: t\nroot: {action: A}\nblackboard: {target: null, other: , n: 1}\n").empty());
+  CHECK(check_brain("fsm: f\ninitial: a\nstates:\n  a: {act: A}\nblackboard: {plan: null}\n").empty());
 }
