@@ -80,10 +80,21 @@ void LuaHost::guard_hook(lua_State* L, lua_Debug*) {
                static_cast<lua_Integer>(h->rt_.options.instruction_budget));
 }
 
-// Raises the watchdog's error where the code was stopped (no C++ object lives in this frame).
-int LuaHost::raise_stop(lua_State* L) {
+void LuaHost::check_stop(lua_State* L) {
+  // Level 1: the position of the Lua code that called the C function.
+  if (lua_stop_requested()) raise_stop(L, 1);
   LuaHost* h = *static_cast<LuaHost**>(lua_getextraspace(L));
-  luaL_where(L, 0);
+  if (h == nullptr) return;
+  const uint64_t want = h->guard_.interrupt_serial.load(std::memory_order_acquire);
+  if (want != 0 && want == h->guard_.serial.load(std::memory_order_relaxed) &&
+      h->guard_.running.load(std::memory_order_relaxed) != nullptr)
+    raise_stop(L, 1);
+}
+
+// Raises the watchdog's error where the code was stopped (no C++ object lives in this frame).
+int LuaHost::raise_stop(lua_State* L, int level) {
+  LuaHost* h = *static_cast<LuaHost**>(lua_getextraspace(L));
+  luaL_where(L, level);
   if (lua_stop_requested())
     lua_pushliteral(L, "stopped: the run was interrupted (Ctrl-C)");
   else

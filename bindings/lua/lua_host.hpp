@@ -25,6 +25,9 @@ struct Brain;
 
 class LuaHost final : public ScriptHost {
  public:
+  // For C functions that run long without returning to Lua (the pattern matcher): raises the
+  // watchdog's error in the running call if it has been told to stop (its time limit, Ctrl-C).
+  static void check_stop(lua_State* L);
   explicit LuaHost(RuntimeImpl& rt);
   ~LuaHost() override;
   LuaHost(const LuaHost&) = delete;
@@ -173,7 +176,7 @@ class LuaHost final : public ScriptHost {
   // One count hook for both guards: the instruction budget (every budget/8 instructions) and
   // the watchdog's stop (count 1, installed asynchronously).
   static void guard_hook(lua_State* L, lua_Debug* ar);
-  static int raise_stop(lua_State* L);
+  static int raise_stop(lua_State* L, int level = 0);  // level: luaL_where's, of the position shown
   void restore_hook(lua_State* L);
   Status complain_status(int idx, const CallSite& at, const LeafDef& leaf, bool condition);
   static constexpr uint64_t kBudgetSlices = 8;

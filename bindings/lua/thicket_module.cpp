@@ -11,6 +11,7 @@
 #include "lua_host.hpp"
 #include "runtime_impl.hpp"
 #include "suggest.hpp"
+#include "lua_patterns.hpp"
 
 namespace thicket {
 namespace fs = std::filesystem;
@@ -608,6 +609,8 @@ void LuaHost::open_sandbox() {
     lua_setglobal(L_, "os");
     lua_pop(L_, 1);
   }
+  // Pattern matching that the time limit can stop (Lua's own runs in C, out of the hook's reach).
+  install_watched_patterns(L_);
   // print goes through the runtime (agent order when jobs run on several threads).
   lua_pushlightuserdata(L_, this);
   lua_pushcclosure(L_, LuaApi::print, 1);
