@@ -207,7 +207,7 @@ int parse_args(int argc, char** argv, Options& o) {
         return usage_error("--agents needs a whole number >= 1, got '" + value + "'");
       if (a == "--ticks" && !parse_uint(value, o.ticks))
         return usage_error("--ticks needs a whole number >= 0, got '" + value + "'");
-      if (a == "--seed" && !parse_uint(value, o.seed)) return usage_error("--seed needs a whole number, got '" + value + "'");
+      if (a == "--seed" && !parse_uint(value, o.seed)) return usage_error("--seed needs a whole number >= 0, got '" + value + "'");
       if (a == "--dt") {
         char* end = nullptr;
         o.dt = std::strtod(value.c_str(), &end);

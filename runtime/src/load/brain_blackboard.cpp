@@ -72,7 +72,11 @@ void SourceReader::read_blackboard(const SourceRef& ref, const YAML::Node& bb) {
         src_.yaml11_bools.push_back({key.name, s.text, {ref.file, def.Mark().line + 1, def.Mark().column + 1}});
     }
     if (!set_default(key, s)) {
-      ref.error(def, "the default of '" + key.name + "' must be " + type_phrase(key.type) + ", got " + describe_node(def));
+      if (key.type == ValueType::Any)  // an any key starts as nil: it takes no default
+        ref.error(def, "'" + key.name + "' is an any key, which starts as nil: leave its default out (got " +
+                           describe_node(def) + "), or give it a type");
+      else
+        ref.error(def, "the default of '" + key.name + "' must be " + type_phrase(key.type) + ", got " + describe_node(def));
       continue;
     }
     auto existing = src_.bb_index.find(key.name);
