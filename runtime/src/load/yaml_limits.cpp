@@ -234,15 +234,59 @@ class DuplicateKeys : public YAML::EventHandler {
 
 }  // namespace
 
+namespace {
+
+// Where a second document starts (its first event), to say that it is not read.
+class FirstEvent : public YAML::EventHandler {
+ public:
+  struct Seen {};
+  YAML::Mark mark;
+  void OnDocumentStart(const YAML::Mark& m) override { mark = m; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { seen(m); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { seen(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override { seen(m); }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override { seen(m); }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override { seen(m); }
+  void OnMapEnd() override {}
+
+ private:
+  void seen(const YAML::Mark& m) {
+    mark = m;
+    throw Seen{};
+  }
+};
+
+}  // namespace
+
 void find_duplicate_keys(const std::string& text, const std::string& path, std::vector<Diagnostic>& diags) {
   std::istringstream in(text);
   DuplicateKeys finder(path, diags);
+  YAML::Parser parser(in);
   try {
-    YAML::Parser parser(in);
     parser.HandleNextDocument(finder);
   } catch (const std::exception&) {
-    // A syntax error: YAML::Load reports it.
+    return;  // a syntax error: YAML::Load reports it
   }
+  // The loaders read the first document only: anything after it would be dropped unread.
+  FirstEvent next;
+  bool more = false;
+  YAML::Mark at;
+  try {
+    more = parser.HandleNextDocument(next);
+    at = next.mark;
+  } catch (const FirstEvent::Seen&) {
+    more = true;
+    at = next.mark;
+  } catch (const YAML::Exception& e) {
+    more = true;
+    at = e.mark;
+  }
+  if (more)
+    diags.push_back({Severity::Error, path, at.line + 1, at.column + 1,
+                     "a second YAML document starts here (after '---' or '...'); a file holds one document, and "
+                     "the rest would not be read"});
 }
 
 bool read_limited(const std::string& path, size_t max_bytes, std::string& text, std::string& why, const char* kind) {

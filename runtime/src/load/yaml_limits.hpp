@@ -60,8 +60,9 @@ struct YamlSizeHit {
 // the loader.
 std::optional<YamlSizeHit> find_alias_bomb(const std::string& text, uint64_t limit = kMaxYamlNodes);
 
-// Keys given twice in one mapping, anywhere in doc: an error at the second, naming the first.
-// (From the parser's events: linear in the file; aliases are not expanded.)
+// Keys given twice in one mapping, anywhere in doc: an error at the second, naming the first;
+// and an error where a second document starts (the loaders read one). (From the parser's
+// events: linear in the file; aliases are not expanded.)
 void find_duplicate_keys(const std::string& text, const std::string& path, std::vector<Diagnostic>& diags);
 
 // YAML::Load with both limits, duplicate keys and syntax errors reported as diagnostics at FILE:LINE:COL;

@@ -176,3 +176,15 @@ TEST_CASE("a scenario is told from a brain by its top-level key, without buildin
   CHECK_FALSE(thicket::has_top_level_key("/dev/zero", "scenario"));
   fs::remove_all(dir);
 }
+
+TEST_CASE("a second YAML document is an error where it starts, not dropped unread") {
+  Loaded two = load("tree: t\nroot: {action: Work}\n---\ntree: u\n");
+  CHECK_FALSE(two.ok);
+  CHECK(two.errors.find("hostile.yaml:4:1: error: a second YAML document starts here") == 0);
+  Loaded after_end = load("tree: t\nroot: {action: Work}\n...\ngarbage: [\n");
+  CHECK_FALSE(after_end.ok);
+  CHECK(after_end.errors.find("hostile.yaml:4:1: error: a second YAML document starts here") == 0);
+  // One document, with its markers, or with a comment after its end: fine.
+  Loaded one = load("---\ntree: t\nroot: {action: Work}\n...\n# the end\n");
+  CHECK_MESSAGE(one.ok, one.errors);
+}
