@@ -280,7 +280,8 @@ class ScenarioReader {
           known_bounds_ = spec.bounds;
           world_known_ = true;
         } else {
-          error(given, "'size' must be [width, height], both numbers > 0, got " + shown(given.value));
+          error(given, "'size' must be [width, height], both numbers > 0, got " +
+                           (wh ? "[" + point_text(*wh).substr(1, point_text(*wh).size() - 2) + "]" : shown(given.value)));
         }
       }
     }

@@ -204,7 +204,7 @@ metrics: [kills, kills]
         "guard_posts.yaml:3:1: error: unknown top-level key 'tick'; did you mean 'ticks'? "
         "(allowed: scenario, seed, ticks, dt, world, teams, groups, metrics, record, sweep)\n"
         "guard_posts.yaml:4:5: error: 'dt' must be a number > 0, got 0\n"
-        "guard_posts.yaml:6:9: error: 'size' must be [width, height], both numbers > 0, got a list\n"
+        "guard_posts.yaml:6:9: error: 'size' must be [width, height], both numbers > 0, got [120, 0]\n"
         "guard_posts.yaml:8:34: error: 'radius' must be a number > 0, got 0\n"
         "guard_posts.yaml:9:13: error: 'box' must be two corners [[x0, y0], [x1, y1]], got a list\n"
         "guard_posts.yaml:10:8: error: unknown key 'square' in an obstacle (allowed: circle, radius, box, polygon)\n"
@@ -370,14 +370,16 @@ TEST_CASE("scenario: odd YAML is reported, never thrown") {
   CHECK(errors_of("? [a, b]\n: 1\n").find("1:3: error: a key must be a name, got a list as a key") != std::string::npos);
   CHECK(errors_of("scenario: s\nworld: *nowhere\n").find("error: YAML syntax: ") != std::string::npos);
   CHECK_NOTHROW(errors_of("{[[[[: }: ]]]\n"));
-  // Anchors, aliases, explicit tags and a second document are all fine; the second is not read.
+  // Anchors, aliases and explicit tags are fine.
+  const std::string good = "scenario: s\nworld: &w {size: [100, 100]}\nteams: [a]\ngroups:\n"
+                           "  - &g {name: g, team: a, brain: minion_world.yaml, spawn: {centre: [50, 50], radius: 5}}\n"
+                           "metrics: !!seq [m]\n";
   std::vector<Diagnostic> diags;
-  auto spec = load("scenario: s\nworld: &w {size: [100, 100]}\nteams: [a]\ngroups:\n"
-                   "  - &g {name: g, team: a, brain: minion_world.yaml, spawn: {centre: [50, 50], radius: 5}}\n"
-                   "metrics: !!seq [m]\n---\nnot: read\n",
-                   diags);
+  auto spec = load(good, diags);
   CHECK(spec.has_value());
   CHECK(diags.empty());
+  // A second document would not be read: an error where it starts (it was dropped silently).
+  CHECK(errors_of(good + "---\nnot: read\n").find("8:1: error: a second YAML document starts here") != std::string::npos);
 }
 
 TEST_CASE("scenario: the schema accepts good scenarios and rejects bad ones") {
