@@ -74,10 +74,17 @@ void LuaHost::guard_hook(lua_State* L, lua_Debug*) {
     h->hook_serial_ = h->call_serial_;
     h->hook_count_ = 0;
   }
-  if (++h->hook_count_ > kBudgetSlices)
-    luaL_error(L, "the leaf ran past its instruction budget (%I instructions) without returning or yielding "
-                  "(an endless loop? a task lets time pass with coroutine.yield() or thicket.wait())",
-               static_cast<lua_Integer>(h->rt_.options.instruction_budget));
+  if (++h->hook_count_ > kBudgetSlices) {
+    // Where it was (level 0 in a hook: the Lua function running), and what ran: a leaf, or a
+    // leaf file's own code while it loads (its calls may take the load's scale of the limit).
+    luaL_where(L, 0);
+    lua_pushfstring(L, "%s ran past its instruction budget (%I instructions) without returning or yielding "
+                       "(an endless loop? a task lets time pass with coroutine.yield() or thicket.wait())",
+                    h->guard_.limit_scale.load(std::memory_order_relaxed) > 1 ? "the file, while it loads," : "the leaf",
+                    static_cast<lua_Integer>(h->rt_.options.instruction_budget));
+    lua_concat(L, 2);
+    lua_error(L);
+  }
 }
 
 void LuaHost::check_stop(lua_State* L) {

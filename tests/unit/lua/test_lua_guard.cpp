@@ -5,6 +5,8 @@
 // is a script error of that leaf; the run goes on.
 #include <doctest/doctest.h>
 
+#include <regex>
+
 #include <string>
 
 #include "lua_fixture.hpp"
@@ -95,6 +97,24 @@ TEST_CASE("guard: the instruction budget stops a spinning task on every tick and
   }
   CHECK(t.rt.script_errors() == 6);
   CHECK(t.joined_log().find("ran past its instruction budget (100000 instructions)") != std::string::npos);
+}
+
+TEST_CASE("guard: the budget's error names the line, and a file's own code while it loads") {
+  thicket::RuntimeOptions o;
+  o.leaf_timeout = 0;  // only the budget
+  o.instruction_budget = 100000;
+  LuaRuntime t(o);
+  t.write("load.lua", "local t = {}\nfor i = 1, 10000000 do t[i % 10] = i end\nreturn {}\n");
+  std::vector<thicket::Diagnostic> d;
+  CHECK_FALSE(t.try_load("tree: t\nleaves: [load.lua]\nroot: {action: X}\n", d).has_value());
+  std::string all;
+  for (const auto& x : d) all += thicket::format_diagnostic(x) + "\n";
+  CHECK_MESSAGE(all.find("load.lua:2: error: the file, while it loads, ran past its instruction budget (100000 "
+                         "instructions)") != std::string::npos, all);
+  t.write("run.lua", kRunaways);
+  auto a = t.rt.spawn(t.load(brain_with("TaskSpin")));
+  t.rt.tick(a, 0.1);
+  CHECK_MESSAGE(std::regex_search(t.joined_log(), std::regex("run\\.lua:[0-9]+: the leaf ran past its instruction budget")), t.joined_log());
 }
 
 TEST_CASE("guard: two different spinning tasks in a row are both stopped by the budget") {
