@@ -124,6 +124,11 @@ async function runCheck() {
   applyCheck(r.body, text);
   S.timing.apply = performance.now() - t1;
 }
+// A check that lands after a save of the same text keeps the save's word in the status line
+// (it used to replace 'saved', so a slow check made the save look as if it never ended).
+function savedNote() {
+  return S.lastSaved !== undefined && S.text === S.lastSaved ? 'saved; ' : '';
+}
 function applyCheck(res, text) {
   S.checkedText = text;
   S.checkOk = !!res.ok;
@@ -146,7 +151,7 @@ function applyCheck(res, text) {
     else updateLabels(old);
     S.history[S.hpos] = snapshot();
     if (S.pendingSelect) selectPending();
-    status(S.errors.length ? `loads, ${S.errors.length} warning(s)` : 'loads cleanly', 'good');
+    status(savedNote() + (S.errors.length ? `loads, ${S.errors.length} warning(s)` : 'loads cleanly'), 'good');
   } else {
     const n = S.errors.filter(e => e.severity === 'error').length;
     if (!S.everOk) {
@@ -156,8 +161,8 @@ function applyCheck(res, text) {
       S.offsets = fb.offsets;
       if (structureKey(S.nodes) !== S.structureKey) rebuild();
       S.history[S.hpos] = snapshot();
-      status(`${n} error${n === 1 ? '' : 's'}: the file does not load yet (drawn from its YAML)`, 'bad');
-    } else status(`${n} error${n === 1 ? '' : 's'}: the drawing shows the last good structure`, 'bad');
+      status(savedNote() + `${n} error${n === 1 ? '' : 's'}: the file does not load yet (drawn from its YAML)`, 'bad');
+    } else status(savedNote() + `${n} error${n === 1 ? '' : 's'}: the drawing shows the last good structure`, 'bad');
   }
   showErrors();
   refreshForm(true);
@@ -706,6 +711,7 @@ async function save(force = false) {
   S.mtime = r.body.mtime;
   S.fileEpoch = (S.fileEpoch || 0) + 1;
   S.savedText = text;
+  S.lastSaved = text;
   $('conflict-banner').hidden = true;
   $('disk-banner').hidden = true;
   setDoc(S.text);
