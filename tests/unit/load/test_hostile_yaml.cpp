@@ -188,3 +188,10 @@ TEST_CASE("a second YAML document is an error where it starts, not dropped unrea
   Loaded one = load("---\ntree: t\nroot: {action: Work}\n...\n# the end\n");
   CHECK_MESSAGE(one.ok, one.errors);
 }
+
+TEST_CASE("an any key given a default says it starts as nil, not that the default must be 'any value'") {
+  Loaded r = load("tree: t\nblackboard: {k: {type: any, default: 3}}\nroot: {action: Work}\n");
+  CHECK_FALSE(r.ok);
+  CHECK(r.errors.find("hostile.yaml:2:38: error: 'k' is an any key, which starts as nil: leave its default out (got "
+                      "an integer), or give it a type") == 0);
+}
