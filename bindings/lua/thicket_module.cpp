@@ -196,6 +196,15 @@ struct LuaApi {
         lua_pop(L, 1);
       }
     }
+    const size_t cap = h.rt_.options.max_script_agents;
+    if (cap > 0 && h.rt_.live_agents + h.rt_.queued_spawns.load(std::memory_order_relaxed) >= cap) {
+      const std::string msg = "thicket.spawn: the run already has " + std::to_string(cap) +
+                              " agents, counting the spawns queued this tick: the most scripts may make; "
+                              "no agent spawned (raise it with RuntimeOptions::max_script_agents, "
+                              "or thicket run --max-agents N)";
+      lua_pushstring(L, msg.c_str());
+      return false;
+    }
     const bool deferred = h.rt_.ticking;
     const AgentHandle made = h.rt_.spawn_or_defer(*brain, bb, id);
     if (deferred) lua_pushboolean(L, 1);

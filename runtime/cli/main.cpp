@@ -66,6 +66,8 @@ const char* kUsage =
     "                        [--leaf-timeout S] seconds one Lua call may run before it is stopped\n"
     "                                           (default 0.05; 0 = no limit)\n"
     "                        [--lua-memory MB]  cap of each Lua heap (default 512; 0 = no cap)\n"
+    "                        [--max-agents N]   agents leaves' thicket.spawn may bring the run to\n"
+    "                                           (default 100000; 0 = no cap)\n"
     "       thicket run SCENARIO [--threads K] [--runs N] [--out FILE.csv|FILE.jsonl]\n"
     "                            [--record FILE.jsonl[.gz]] [--record-every N] [--record-keys KEY,...]\n"
     "                            [--ticks T] [--dt S] [--seed S] [--log FILE] [--quiet] [--trusted] [--budget N]\n"
@@ -112,9 +114,10 @@ void on_sigint(int) {
 struct Options {
   std::string command;
   std::vector<std::string> files;
-  uint64_t agents = 1, ticks = 10, seed = 1, budget = 10'000'000, threads = 0, runs = 1, lua_memory_mb = 512;
+  uint64_t agents = 1, ticks = 10, seed = 1, budget = 10'000'000, threads = 0, runs = 1, lua_memory_mb = 512,
+           max_agents = 100'000;
   double leaf_timeout = 0.05;
-  bool ticks_set = false, dt_set = false, seed_set = false, agents_set = false;
+  bool ticks_set = false, dt_set = false, seed_set = false, agents_set = false, max_agents_set = false;
   std::string out, record, series;
   uint64_t series_every = 1;
   uint64_t record_every = 0;          // --record-every (0: the scenario's)
@@ -181,7 +184,7 @@ int parse_args(int argc, char** argv, Options& o) {
   std::map<std::string, int> valued = {{"--agents", 0}, {"--ticks", 0}, {"--dt", 0},
                                        {"--seed", 0},   {"--trace", 0}, {"--log", 0}, {"--budget", 0},
                                        {"--threads", 0}, {"--runs", 0},  {"--out", 0}, {"--record", 0},
-                                       {"--record-every", 0}, {"--record-keys", 0}, {"--leaf-timeout", 0}, {"--lua-memory", 0},
+                                       {"--record-every", 0}, {"--record-keys", 0}, {"--leaf-timeout", 0}, {"--lua-memory", 0}, {"--max-agents", 0},
                                        {"--series", 0}, {"--series-every", 0},
                                        {"--serve", 0}, {"--speed", 0}, {"--set", 0}, {"--shard", 0},
                                        {"--checkpoint", 0}, {"--every", 0}, {"--resume", 0}};
@@ -224,6 +227,8 @@ int parse_args(int argc, char** argv, Options& o) {
       }
       if (a == "--lua-memory" && (!parse_uint(value, o.lua_memory_mb) || o.lua_memory_mb > (uint64_t(1) << 30)))
         return usage_error("--lua-memory needs a whole number of MiB (0 = no cap), got '" + value + "'");
+      if (a == "--max-agents" && (!parse_uint(value, o.max_agents) || o.max_agents > (uint64_t(1) << 32)))
+        return usage_error("--max-agents needs a whole number of agents (0 = no cap), got '" + value + "'");
       if (a == "--threads" && (!parse_uint(value, o.threads) || o.threads == 0 || o.threads > 256))
         return usage_error("--threads needs a whole number from 1 to 256, got '" + value + "'");
       if (a == "--runs" && (!parse_uint(value, o.runs) || o.runs == 0))
@@ -261,6 +266,7 @@ int parse_args(int argc, char** argv, Options& o) {
       if (a == "--dt") o.dt_set = true;
       if (a == "--seed") o.seed_set = true;
       if (a == "--agents") o.agents_set = true;
+      if (a == "--max-agents") o.max_agents_set = true;
       if (a == "--trace") o.trace = value;
       if (a == "--log") o.log = value;
       continue;
@@ -496,6 +502,8 @@ int cmd_scenario(const Options& o) {
     if (!log_file) return usage_error("cannot write the log file '" + o.log + "'");
   }
   if (o.agents_set) return usage_error("--agents is for brain files; a scenario's groups say how many agents there are");
+  if (o.max_agents_set)
+    return usage_error("--max-agents is for brain files; a scenario's leaves cannot spawn (its groups make its agents)");
   if (o.watch && o.runs > 1) return usage_error("--watch runs one run in real time; it cannot go with --runs " + std::to_string(o.runs));
   if ((o.live.speed_set || o.live.exit_when_done) && !o.live.serve) return usage_error("--speed and --serve-exit go with --serve");
   if (o.live.serve && o.runs > 1) return usage_error("--serve shows one run as it goes: it takes no --runs");
@@ -835,6 +843,7 @@ int cmd_run(const Options& o) {
   ro.budget_all_leaves = o.budget_all;
   ro.leaf_timeout = o.leaf_timeout;
   ro.lua_memory_limit = static_cast<size_t>(o.lua_memory_mb) << 20;
+  ro.max_script_agents = static_cast<size_t>(o.max_agents);
   ro.log = [&](const std::string& line) {
     if (log_file.is_open()) log_file << line << "\n";
     else std::cerr << line << "\n";

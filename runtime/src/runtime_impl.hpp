@@ -268,6 +268,9 @@ class RuntimeImpl {
   TickJob call_job;                // tick_all(dt)'s one job, kept from call to call (nothing built per call)
   std::mutex outside_mutex;
   std::atomic<bool> outside_pending{false};
+  // Spawns queued during this tick_all, not yet made: thicket.spawn counts them against
+  // RuntimeOptions::max_script_agents (finish_call sets it back to 0).
+  std::atomic<size_t> queued_spawns{0};
   std::vector<std::unique_ptr<Engine>> job_engines;  // engines of parallel jobs (made on demand)
   // tick_all(dt, executor)'s split of the agents, kept while no agent, brain or leaf changes:
   // the agents of scripted brains per lane, then the others, each list in index order.

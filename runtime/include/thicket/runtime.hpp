@@ -117,6 +117,12 @@ struct RuntimeOptions {
   // Bytes the Lua heap of each script state may hold (0 = no cap): past it, the allocation in
   // a leaf fails with an error and the run goes on.
   size_t lua_memory_limit = size_t(512) << 20;
+  // Agents that scripts may bring the runtime to (0 = no cap): `thicket.spawn` fails with an
+  // error once the live agents plus the spawns already queued in this tick reach it, so a leaf
+  // that spawns in a loop cannot use up the host's memory. Runtime::spawn (the game's own
+  // spawns) is never refused. With tick_all on several threads, jobs that spawn at the same
+  // moment may pass it by at most one agent each.
+  size_t max_script_agents = 100'000;
   // Where the run's log goes (log decorators, thicket.log, script errors, reloads).
   std::function<void(const std::string&)> log;
   // Lua states the agents are spread over (SPEC 8.2): an agent lives in one of them for its

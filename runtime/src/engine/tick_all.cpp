@@ -382,6 +382,7 @@ void RuntimeImpl::finish_call(TickJob* const* jobs, size_t n) {
     outside_job.deferred.clear();
   }
   std::stable_sort(deferred.begin(), deferred.end(), [](const Deferred& x, const Deferred& y) { return x.caller < y.caller; });
+  queued_spawns.store(0, std::memory_order_relaxed);
   for (Deferred& d : deferred) {
     switch (d.kind) {
       case Deferred::Kind::Spawn: spawn_or_defer(d.brain, d.bb, d.id); break;
@@ -418,6 +419,7 @@ AgentHandle RuntimeImpl::spawn_or_defer(BrainHandle brain, const std::vector<std
     d.id = id;
     d.bb = bb;
     defer(std::move(d));
+    queued_spawns.fetch_add(1, std::memory_order_relaxed);
     return {};
   }
   if (id == 0) return spawn(brain, bb);

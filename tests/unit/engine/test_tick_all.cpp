@@ -549,3 +549,54 @@ return leaves
   CHECK(got[4] == "send 42 false");
   CHECK(t.rt.agent_count() == 1);  // nothing was spawned
 }
+
+TEST_CASE("thicket.spawn stops at RuntimeOptions::max_script_agents; the game's own spawns do not") {
+  // Each agent spawns 10 agents a tick: 1, 11, 121, ... without the cap.
+  const char* breeder = R"(local thicket = require("thicket")
+local leaves = {}
+function leaves.Breed(agent)
+  for _ = 1, 10 do thicket.spawn("breeder") end
+  return true
+end
+return leaves
+)";
+  for (const bool threaded : {false, true}) {
+    CAPTURE(threaded);
+    thicket::RuntimeOptions o;
+    o.max_script_agents = 30;
+    o.script_states = threaded ? 4 : 1;
+    thicket_test::LuaRuntime t(o);
+    t.write("breed.lua", breeder);
+    auto b = t.load("tree: breeder\nleaves: [breed.lua]\nroot: {action: Breed}\n");
+    t.rt.spawn(b);
+    for (int k = 0; k < 4; ++k) {
+      if (threaded) t.rt.tick_all(0.1, scrambled(4, 7 + k));
+      else t.rt.tick_all(0.1);
+    }
+    // One at a time the cap is exact; jobs on 4 threads may each pass it by one at the same moment.
+    if (threaded) {
+      CHECK(t.rt.agent_count() >= 30);
+      CHECK(t.rt.agent_count() <= 33);
+    } else {
+      CHECK(t.rt.agent_count() == 30);
+    }
+    CHECK(t.rt.script_errors() > 0);
+    bool said = false;
+    for (const auto& l : t.log) said |= l.find("thicket.spawn: the run already has 30 agents") != std::string::npos;
+    CHECK(said);
+    const size_t before = t.rt.agent_count();
+    CHECK(t.rt.spawn(b).valid());  // the game's spawn is not refused
+    CHECK(t.rt.agent_count() == before + 1);
+  }
+  // 0 lifts the cap: 1 + 10 + 110 agents after two ticks.
+  thicket::RuntimeOptions o;
+  o.max_script_agents = 0;
+  thicket_test::LuaRuntime t(o);
+  t.write("breed.lua", breeder);
+  auto b = t.load("tree: breeder\nleaves: [breed.lua]\nroot: {action: Breed}\n");
+  t.rt.spawn(b);
+  t.rt.tick_all(0.1);
+  t.rt.tick_all(0.1);
+  CHECK(t.rt.agent_count() == 121);
+  CHECK(t.rt.script_errors() == 0);
+}
