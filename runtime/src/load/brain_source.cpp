@@ -179,7 +179,10 @@ std::optional<uint32_t> SourceReader::add_file(const std::string& text, const st
     const Scalar s = every.IsScalar() ? classify_scalar(every) : Scalar{};
     if (s.kind != ScalarKind::Integer || s.integer < 1 || s.integer > 1000000)
       ref.error(every, std::string("'tick_every' is how many tick_all calls pass between two ticks of an agent: a whole "
-                                   "number from 1 to 1000000, got ") + describe_node(every));
+                                   "number from 1 to 1000000, got ") +
+                                   (s.kind == ScalarKind::Integer || s.kind == ScalarKind::Float
+                                        ? clipped(every.Scalar())
+                                        : std::string(describe_node(every))));
     else
       src_.tick_every = static_cast<uint32_t>(s.integer);
   }

@@ -351,6 +351,11 @@ TEST_CASE("time slicing set per agent: tick_every from C++, and a brain file's t
   REQUIRE(!d.empty());
   CHECK(d[0].line == 2);
   CHECK(d[0].message.find("'tick_every'") != std::string::npos);
+  CHECK(d[0].message.find("got 0") != std::string::npos);  // the value, not its type ("an integer")
+  d.clear();
+  CHECK(!t.try_load("tree: x\ntick_every: [2]\nroot: {action: Clock}\n", d));
+  REQUIRE(!d.empty());
+  CHECK(d[0].message.find("got a list") != std::string::npos);
 }
 
 namespace {
