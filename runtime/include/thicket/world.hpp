@@ -39,6 +39,8 @@ struct Vec2 {
   friend constexpr bool operator==(Vec2, Vec2) = default;
 
   constexpr double dot(Vec2 o) const { return x * o.x + y * o.y; }
+  // The z of the 3-D cross product: > 0 when o is counter-clockwise of this vector.
+  constexpr double cross(Vec2 o) const { return x * o.y - y * o.x; }
   constexpr double length_squared() const { return x * x + y * y; }
   double length() const { return std::sqrt(length_squared()); }
   // The vector turned a quarter turn counter-clockwise: "to the left" of a heading.

@@ -13,7 +13,7 @@ using namespace builder;
 
 namespace {
 
-struct LeafCall {
+struct StateLeafCall {
   std::string leaf;
   Args args;
   bool negate = false;
@@ -23,7 +23,7 @@ struct LeafCall {
 // condition leaf; neither means none.
 struct Guard {
   std::string check;
-  std::optional<LeafCall> condition;
+  std::optional<StateLeafCall> condition;
   bool empty() const { return check.empty() && !condition; }
 };
 
@@ -52,11 +52,11 @@ struct BuiltState {
   bool history = false, final = false;
   std::optional<Guard> enter_if;
   std::string enter_if_call;
-  std::optional<LeafCall> enter, exit, reason;
+  std::optional<StateLeafCall> enter, exit, reason;
   std::string enter_call, exit_call, reason_call;
   // The body: the call that gave it ("" = none), and one of these.
   std::string body_call;
-  std::optional<LeafCall> act;
+  std::optional<StateLeafCall> act;
   std::optional<std::string> tree_name, machine_name;
   std::optional<BuiltNode> tree;
   std::optional<BuiltMachine> machine;
@@ -131,7 +131,7 @@ void write_state(YAML::Emitter& out, const BuiltState& s) {
     write_guard_keys(out, *s.enter_if);
     out << YAML::EndMap;
   }
-  auto leaf_key = [&](const char* key, const std::optional<LeafCall>& c) {
+  auto leaf_key = [&](const char* key, const std::optional<StateLeafCall>& c) {
     if (!c) return;
     out << YAML::Key << key << YAML::Value;
     write_leaf_call(out, c->leaf, c->args);
@@ -461,7 +461,7 @@ FsmBuilder* FsmBuilder::EnterIf(const std::string& check) {
 FsmBuilder* FsmBuilder::EnterIfCondition(const std::string& leaf, const Args& args, bool negate) {
   s_->begin(leaf_call_text("EnterIfCondition", leaf));
   BuiltState* s = s_->state();
-  if (s && s_->first(*s, "an enter_if", s->enter_if_call)) s->enter_if = Guard{"", LeafCall{leaf, args, negate}};
+  if (s && s_->first(*s, "an enter_if", s->enter_if_call)) s->enter_if = Guard{"", StateLeafCall{leaf, args, negate}};
   return this;
 }
 
@@ -470,28 +470,28 @@ FsmBuilder* FsmBuilder::EnterIfCondition(const std::string& leaf, const Args& ar
 FsmBuilder* FsmBuilder::Enter(const std::string& leaf, const Args& args) {
   s_->begin(leaf_call_text("Enter", leaf));
   BuiltState* s = s_->state();
-  if (s && s_->first(*s, "an enter leaf", s->enter_call)) s->enter = LeafCall{leaf, args};
+  if (s && s_->first(*s, "an enter leaf", s->enter_call)) s->enter = StateLeafCall{leaf, args};
   return this;
 }
 
 FsmBuilder* FsmBuilder::Exit(const std::string& leaf, const Args& args) {
   s_->begin(leaf_call_text("Exit", leaf));
   BuiltState* s = s_->state();
-  if (s && s_->first(*s, "an exit leaf", s->exit_call)) s->exit = LeafCall{leaf, args};
+  if (s && s_->first(*s, "an exit leaf", s->exit_call)) s->exit = StateLeafCall{leaf, args};
   return this;
 }
 
 FsmBuilder* FsmBuilder::Reason(const std::string& leaf, const Args& args) {
   s_->begin(leaf_call_text("Reason", leaf));
   BuiltState* s = s_->state();
-  if (s && s_->first(*s, "a reason leaf", s->reason_call)) s->reason = LeafCall{leaf, args};
+  if (s && s_->first(*s, "a reason leaf", s->reason_call)) s->reason = StateLeafCall{leaf, args};
   return this;
 }
 
 FsmBuilder* FsmBuilder::Act(const std::string& leaf, const Args& args) {
   s_->begin(leaf_call_text("Act", leaf));
   BuiltState* s = s_->state();
-  if (s && s_->body(*s)) s->act = LeafCall{leaf, args};
+  if (s && s_->body(*s)) s->act = StateLeafCall{leaf, args};
   return this;
 }
 
@@ -540,7 +540,7 @@ FsmBuilder* FsmBuilder::On(const std::string& event, const std::string& target, 
 FsmBuilder* FsmBuilder::OnCondition(const std::string& event, const std::string& target, const std::string& leaf,
                                     const Args& args, bool negate) {
   s_->begin("OnCondition(" + quoted(event) + ", " + quoted(target) + ", " + quoted(leaf) + ")");
-  if (BuiltState* s = s_->state()) s_->transition(*s, event, target, Guard{"", LeafCall{leaf, args, negate}});
+  if (BuiltState* s = s_->state()) s_->transition(*s, event, target, Guard{"", StateLeafCall{leaf, args, negate}});
   return this;
 }
 
@@ -552,7 +552,7 @@ FsmBuilder* FsmBuilder::When(const std::string& check, const std::string& target
 
 FsmBuilder* FsmBuilder::WhenCondition(const std::string& leaf, const std::string& target, const Args& args, bool negate) {
   s_->begin("WhenCondition(" + quoted(leaf) + ", " + quoted(target) + ")");
-  if (BuiltState* s = s_->state()) s->when.push_back({std::nullopt, Guard{"", LeafCall{leaf, args, negate}}, target});
+  if (BuiltState* s = s_->state()) s->when.push_back({std::nullopt, Guard{"", StateLeafCall{leaf, args, negate}}, target});
   return this;
 }
 
@@ -565,7 +565,7 @@ FsmBuilder* FsmBuilder::After(double seconds, const std::string& target, const s
 FsmBuilder* FsmBuilder::AfterCondition(double seconds, const std::string& target, const std::string& leaf,
                                        const Args& args, bool negate) {
   s_->begin("AfterCondition(" + number_text(seconds) + ", " + quoted(target) + ", " + quoted(leaf) + ")");
-  if (BuiltState* s = s_->state()) s->when.push_back({seconds, Guard{"", LeafCall{leaf, args, negate}}, target});
+  if (BuiltState* s = s_->state()) s->when.push_back({seconds, Guard{"", StateLeafCall{leaf, args, negate}}, target});
   return this;
 }
 

@@ -66,7 +66,9 @@ std::string with_article(const std::string& title) {
   return (vowel ? "an " : "a ") + title;
 }
 
-size_t edit_distance(std::string_view a, std::string_view b) {
+// Levenshtein distance, case-sensitive (suggest.hpp's edit_distance, for the loader's own
+// messages, also counts a swap of neighbours as one edit and ignores case).
+size_t levenshtein(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
@@ -86,7 +88,7 @@ std::string closest(std::string_view word, const std::vector<std::string>& candi
   std::string best;
   size_t best_distance = SIZE_MAX;
   for (const std::string& c : candidates) {
-    size_t d = edit_distance(word, c);
+    size_t d = levenshtein(word, c);
     size_t limit = c.size() <= 4 ? 1 : 2;
     if (d <= limit && d < word.size() && d < best_distance) {
       best = c;

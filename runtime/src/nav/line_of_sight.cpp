@@ -24,8 +24,6 @@ struct Occluder {
   double far_sq = 0;    // the farthest corner's squared distance
 };
 
-double cross(Vec2 a, Vec2 b) { return a.x * b.y - a.y * b.x; }
-
 Occluder occluder_of(Vec2 p, Cell c) {
   const Vec2 corners[4] = {{double(c.x), double(c.y)}, {c.x + 1.0, double(c.y)},
                            {c.x + 1.0, c.y + 1.0}, {double(c.x), c.y + 1.0}};
@@ -35,15 +33,15 @@ Occluder occluder_of(Vec2 p, Cell c) {
     const Vec2 d = corner - p;
     // p is outside the cell, so the cell spans less than half a turn: the outermost corners
     // are the ones no other corner lies clockwise (lo) or counter-clockwise (hi) of.
-    if (cross(o.lo, d) < 0) o.lo = d;
-    if (cross(o.hi, d) > 0) o.hi = d;
+    if (o.lo.cross(d) < 0) o.lo = d;
+    if (o.hi.cross(d) > 0) o.hi = d;
     o.far_sq = std::max(o.far_sq, d.length_squared());
   }
   return o;
 }
 
 bool hides(const Occluder& o, Vec2 d) {
-  return d.length_squared() > o.far_sq && cross(o.lo, d) > 0 && cross(d, o.hi) > 0;
+  return d.length_squared() > o.far_sq && o.lo.cross(d) > 0 && d.cross(o.hi) > 0;
 }
 
 // The smoothing's scratch, one per thread (smooth_path may run on many threads): the dearest

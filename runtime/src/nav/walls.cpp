@@ -29,12 +29,10 @@ double point_segment_distance(Vec2 p, Vec2 a, Vec2 b) {
   return (p - (a + ab * t)).length();
 }
 
-double cross(Vec2 a, Vec2 b) { return a.x * b.y - a.y * b.x; }
-
 // True when the closed segments p1-p2 and q1-q2 share a point.
 bool segments_meet(Vec2 p1, Vec2 p2, Vec2 q1, Vec2 q2) {
-  double d1 = cross(q2 - q1, p1 - q1), d2 = cross(q2 - q1, p2 - q1);
-  double d3 = cross(p2 - p1, q1 - p1), d4 = cross(p2 - p1, q2 - p1);
+  double d1 = (q2 - q1).cross(p1 - q1), d2 = (q2 - q1).cross(p2 - q1);
+  double d3 = (p2 - p1).cross(q1 - p1), d4 = (p2 - p1).cross(q2 - p1);
   if (((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0)))
     return true;
   // Touching or collinear cases: an end lies on the other segment.
