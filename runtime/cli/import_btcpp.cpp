@@ -2,6 +2,7 @@
 // The XML rules followed are BT.CPP 4.10's (src/xml_parsing.cpp): the main tree, generic and
 // short leaf forms, ports, SubTree remapping and _autoremap, the pre-condition attributes.
 #include <tinyxml2.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
@@ -108,12 +109,22 @@ class BtImporter {
       std::string line;
       std::getline(lines, line);  // the heading
       while (std::getline(lines, line)) {
+        // "KEY: DECLARATION", read as YAML: a quoted key's escapes (\", the \x2d export writes
+        // for the second '-' of "--") come back; a quoted text is written back plainly quoted.
         line = trimmed(line);
-        auto colon = line.find(": ");
-        if (colon == std::string::npos) continue;
-        std::string key = line.substr(0, colon);
-        if (key.size() > 2 && key.front() == '"' && key.back() == '"') key = key.substr(1, key.size() - 2);
-        out_.blackboard[key] = line.substr(colon + 2);
+        YAML::Node entry;
+        try {
+          entry = YAML::Load(line);
+        } catch (const YAML::Exception&) {
+          continue;
+        }
+        if (!entry.IsMap() || entry.size() != 1) continue;
+        const auto it = entry.begin();
+        const int at = it->second.Mark().pos;
+        if (!it->first.IsScalar() || at <= 0 || static_cast<size_t>(at) >= line.size()) continue;
+        const std::string key = it->first.Scalar();
+        const bool quoted_text = it->second.IsScalar() && line[static_cast<size_t>(at)] == '"';
+        out_.blackboard[key] = quoted_text ? yaml_quote(it->second.Scalar()) : line.substr(static_cast<size_t>(at));
         declared_.insert(key);
       }
     }

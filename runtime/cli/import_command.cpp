@@ -38,6 +38,17 @@ std::string yaml_quote(const std::string& s) {
   return out + "\"";
 }
 
+// A double-quoted YAML scalar with every '-' that follows a '-' written \x2d (the same text to
+// YAML), so that it can stand in an XML comment.
+std::string without_double_dash(const std::string& quoted) {
+  std::string out;
+  for (char ch : quoted) {
+    if (ch == '-' && !out.empty() && out.back() == '-') out += "\\x2d";
+    else out += ch;
+  }
+  return out;
+}
+
 std::string yaml_name(const std::string& s) {
   bool plain = !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_');
   for (char ch : s) plain = plain && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == '.');
@@ -539,7 +550,11 @@ int export_command(int argc, char** argv, const char* usage) {
       case ValueType::String: decl = yaml_quote(k.text_default); break;
       case ValueType::Any: decl = "{type: any}"; break;
     }
-    if ((k.name + decl).find("--") == std::string::npos) keys += "    " + yaml_name(k.name) + ": " + decl + "\n";
+    // XML comments may not hold "--": a key or a text with it is written double-quoted with
+    // each such second '-' as \x2d, which YAML (and so the import) reads back as '-'.
+    std::string name = yaml_name(k.name);
+    if (name.find("--") != std::string::npos) name = yaml_quote(k.name);
+    keys += "    " + without_double_dash(name) + ": " + without_double_dash(decl) + "\n";
   }
   if (!keys.empty()) x.out << "  <!-- thicket blackboard (read back by thicket import):\n" << keys << "  -->\n";
   x.out << "  <BehaviorTree ID=\"" << xml_escape(id) << "\">\n";

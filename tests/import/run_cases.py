@@ -96,6 +96,56 @@ def records_agree(a_path, b_path):
     return True
 
 
+def blackboard_round_trip(thicket, failed):
+    """import(export(T)) keeps every blackboard key: texts that hold "--" (which an XML comment
+    cannot), quotes and backslashes, names written quoted (n, on): the leaves print the same values."""
+    brain = """tree: keys
+leaves: [show.lua]
+blackboard:
+  plain: "hello"
+  dash: "a--b"
+  dashes: "---"
+  quoted: 'say "hi" \\ it''s -- ok'
+  n: 2.5
+  on: "x--"
+  count: {type: integer, default: 7}
+  flag: true
+  note: {type: any}
+root:
+  action: Show
+"""
+    show = """local leaves = {}
+function leaves.Show(agent)
+  for _, k in ipairs({"plain", "dash", "dashes", "quoted", "n", "on", "count", "flag", "note"}) do
+    print(k, math.type(agent.bb[k]) or type(agent.bb[k]), agent.bb[k])
+  end
+  return true
+end
+return leaves
+"""
+    with tempfile.TemporaryDirectory() as work:
+        with open(os.path.join(work, "brain.yaml"), "w") as f:
+            f.write(brain)
+        with open(os.path.join(work, "show.lua"), "w") as f:
+            f.write(show)
+        steps = [["export", "brain.yaml", "--to", "btcpp", "-o", "x.xml"],
+                 ["import", "x.xml", "--leaves", "show.lua", "-o", "again.yaml"]]
+        for step in steps:
+            r = subprocess.run([thicket] + step, cwd=work, capture_output=True, text=True)
+            if r.returncode != 0:
+                failed.append("blackboard round trip: %s failed: %s" % (step[0], r.stderr))
+                return
+        if "--" in open(os.path.join(work, "x.xml")).read().split("<!--", 1)[1].split("-->", 1)[0]:
+            failed.append("blackboard round trip: the export's comment holds '--'")
+        runs = [subprocess.run([thicket, "run", b, "--ticks", "1", "--quiet"], cwd=work, capture_output=True, text=True)
+                for b in ("brain.yaml", "again.yaml")]
+        if runs[0].returncode != 0 or runs[0].stdout.count("\n") != 9:
+            failed.append("blackboard round trip: the brain did not run: " + runs[0].stdout + runs[0].stderr)
+        elif runs[1].stdout != runs[0].stdout:
+            failed.append("blackboard round trip: the values differ\n--- brain\n%s--- import(export(brain))\n%s%s" %
+                          (runs[0].stdout, runs[1].stdout, runs[1].stderr))
+
+
 def example_round_trips(thicket, failed):
     """import(export(T)) behaves as T: every example tree brain that exports to BT.CPP runs its
     scenario with the brain's root replaced by the round trip's, and the records agree."""
@@ -192,6 +242,8 @@ def main():
                         failed.append("%s/%s: import(export(x)) differs\n%s" % (library, case, again))
                         continue
             passed += 1
+    if not only:
+        blackboard_round_trip(thicket, failed)
     examples = 0 if only or quick else example_round_trips(thicket, failed)
     for f in failed:
         print("FAIL " + f)
