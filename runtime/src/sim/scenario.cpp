@@ -76,6 +76,17 @@ std::string shown(const YAML::Node& node) {
   return s.text;
 }
 
+// A short list of scalars as written ("[100]", "[0, x]"), else as shown() says it.
+std::string shown_list(const YAML::Node& node) {
+  if (!node.IsSequence() || node.size() > 4) return shown(node);
+  std::string out = "[";
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    if (!node[i].IsScalar()) return shown(node);
+    out += (i ? ", " : "") + clipped(node[i].Scalar(), 20);
+  }
+  return out + "]";
+}
+
 std::string point_text(world::Vec2 p) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "(%g, %g)", p.x, p.y);
@@ -281,7 +292,7 @@ class ScenarioReader {
           world_known_ = true;
         } else {
           error(given, "'size' must be [width, height], both numbers > 0, got " +
-                           (wh ? "[" + point_text(*wh).substr(1, point_text(*wh).size() - 2) + "]" : shown(given.value)));
+                           (wh ? "[" + point_text(*wh).substr(1, point_text(*wh).size() - 2) + "]" : shown_list(given.value)));
         }
       }
     }

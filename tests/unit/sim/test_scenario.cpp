@@ -223,6 +223,15 @@ metrics: [kills, kills]
         "guard_posts.yaml:24:18: error: metric 'kills' is listed twice in 'metrics'\n");
 }
 
+TEST_CASE("scenario: a world size of the wrong length is quoted as written") {
+  for (const auto& [size, shown] : std::vector<std::pair<std::string, std::string>>{
+           {"[100]", "[100]"}, {"[1, 2, 3]", "[1, 2, 3]"}, {"[x, 2]", "[x, 2]"}, {"[[1, 2]]", "a list"}}) {
+    const std::string errors = errors_of("scenario: s\nworld: {size: " + size + "}\n");
+    INFO(errors);
+    CHECK(errors.find("'size' must be [width, height], both numbers > 0, got " + shown + "\n") != std::string::npos);
+  }
+}
+
 TEST_CASE("scenario: the whole file's problems: empty, not a mapping, YAML syntax, missing file") {
   CHECK(errors_of("") == "guard_posts.yaml:1:1: error: the file is empty; a scenario file starts with 'scenario: NAME'\n");
   CHECK(errors_of("# only a comment\n") ==
