@@ -713,7 +713,7 @@ class ScenarioReader {
       read_spawn(spawn, group.spawn, spec, where);
     }
     if (Field vehicle = field(map, "vehicle")) read_vehicle(vehicle, group.vehicle);
-    if (Field blackboard = field(map, "blackboard")) read_blackboard(blackboard, group.blackboard);
+    if (Field blackboard = field(map, "blackboard")) read_blackboard(blackboard, group.blackboard, "initial value", &group.blackboard_at);
     if (Field senses = field(map, "senses")) read_senses(senses, group);
     return diags_.size() == errors_before;
   }
@@ -826,7 +826,7 @@ class ScenarioReader {
   // A group's initial `blackboard:` values, or what a pickup `gives:` (what_value: "initial
   // value", "given value"): key: number, true/false or text.
   void read_blackboard(const Field& blackboard, std::vector<std::pair<std::string, Value>>& out,
-                       const std::string& what_value = "initial value") {
+                       const std::string& what_value = "initial value", std::vector<std::pair<int, int>>* at = nullptr) {
     if (!blackboard.value.IsMap()) {
       error(blackboard, "'" + blackboard.key.Scalar() + "' must be a mapping of key: " + what_value + ", got " + shown(blackboard.value));
       return;
@@ -853,6 +853,7 @@ class ScenarioReader {
           continue;
       }
       out.emplace_back(key, std::move(value));
+      if (at) at->emplace_back(it->first.Mark().line + 1, it->first.Mark().column + 1);
     }
   }
 

@@ -73,6 +73,7 @@ struct AgentGroup {
   int spawn_line = 0, spawn_column = 0;  // where `spawn:` is, for errors found when the run is made
   world::Vehicle vehicle;               // mass, max_speed, max_force, radius
   std::vector<std::pair<std::string, Value>> blackboard;  // initial values (checked against the brain at load)
+  std::vector<std::pair<int, int>> blackboard_at;         // line and column of each of those keys in the file
   // `senses:` (issue 13): sight cones, hearing, touch, memory; none when the group has no key.
   bool has_senses = false;
   perception::Senses senses;

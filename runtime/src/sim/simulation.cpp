@@ -17,6 +17,7 @@
 #include "leaf_host.hpp"
 #include "sim_internal.hpp"
 #include "spin_barrier.hpp"
+#include "suggest.hpp"
 #include "thicket/nav_mesh.hpp"
 
 namespace thicket {
@@ -188,19 +189,41 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
     }
   }
   // Initial blackboard values that do not fit the brain are load errors.
-  for (uint32_t g = 0; g < spec.groups.size(); ++g)
-    for (const auto& [key, value] : spec.groups[g].blackboard)
+  // Each at its key's place in the file (a swept key added by a sweep set has none: 0:0).
+  for (uint32_t g = 0; g < spec.groups.size(); ++g) {
+    const AgentGroup& group = spec.groups[g];
+    for (size_t k = 0; k < group.blackboard.size(); ++k) {
+      const auto& [key, value] = group.blackboard[k];
+      const auto [line, column] = k < group.blackboard_at.size() ? group.blackboard_at[k] : std::pair<int, int>{0, 0};
       for (const SimAgent& a : impl->agents)
         if (a.group == g) {
-          Runtime& rt = *impl->workers[a.worker]->rt;
-          if (!rt.get(a.handle, key))
-            diags.push_back({Severity::Error, spec.path, 0, 0, "group '" + spec.groups[g].name + "': blackboard key '" + key +
-                                                                   "' is not declared by its brain " + spec.groups[g].brain});
-          else if (!rt.set(a.handle, key, value))
-            diags.push_back({Severity::Error, spec.path, 0, 0, "group '" + spec.groups[g].name + "': blackboard key '" + key +
-                                                                   "' has the wrong type for its brain's declaration"});
+          SimWorker& worker = *impl->workers[a.worker];
+          Runtime& rt = *worker.rt;
+          if (!rt.get(a.handle, key)) {
+            const std::vector<std::string> declared = rt.blackboard_keys(worker.brains[g]);
+            diags.push_back({Severity::Error, spec.path, line, column,
+                             "group '" + group.name + "': blackboard key '" + key + "' is not declared by its brain " +
+                                 group.brain + did_you_mean(key, declared) +
+                                 (declared.empty() ? " (it declares no keys)" : " (declared: " + join_names(declared) + ")")});
+          } else if (!rt.set(a.handle, key, value)) {
+            auto kind = [](const Value& v) -> std::string {
+              switch (v.index()) {
+                case 1: return "a number";
+                case 2: return "an integer";
+                case 3: return "true/false";
+                case 4: return "text";
+                default: return "nothing";
+              }
+            };
+            diags.push_back({Severity::Error, spec.path, line, column,
+                             "group '" + group.name + "': blackboard key '" + key + "' must be " +
+                                 kind(*rt.get(a.handle, key)) + " (as its brain " + group.brain + " declares it), got " +
+                                 kind(value)});
+          }
           break;
         }
+    }
+  }
   if (has_errors(diags)) return nullptr;
   impl->forces.assign(impl->world.entities().size(), world::Vec2{0, 0});
   double cell = 4.0;

@@ -1,0 +1,1 @@
+return {Walk = function() return true end}
