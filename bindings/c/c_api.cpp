@@ -320,6 +320,7 @@ void thicket_options_init(thicket_options* options) {
   options->budget_all_leaves = d.budget_all_leaves;
   options->leaf_timeout = d.leaf_timeout;
   options->lua_memory_limit = d.lua_memory_limit;
+  options->max_script_agents = d.max_script_agents;
 }
 
 thicket_runtime* thicket_runtime_new(void) { return thicket_runtime_new_with(nullptr); }
@@ -354,6 +355,7 @@ thicket_runtime* thicket_runtime_new_with(const thicket_options* given) {
     options.budget_all_leaves = o.budget_all_leaves != 0;
     options.leaf_timeout = o.leaf_timeout;
     options.lua_memory_limit = o.lua_memory_limit;
+    options.max_script_agents = o.max_script_agents;
     return new thicket_runtime(std::move(options));
   });
 }

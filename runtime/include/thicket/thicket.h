@@ -78,6 +78,8 @@ typedef struct thicket_options {
   int budget_all_leaves;        /* nonzero: the budget guards plain Lua leaves too (default 0) */
   double leaf_timeout;          /* seconds one Lua call may run, 0 = no limit (default 0.05) */
   size_t lua_memory_limit;      /* bytes of Lua heap, 0 = no cap (default 512 MiB) */
+  size_t max_script_agents;     /* agents Lua leaves' thicket.spawn may bring the runtime to, live
+                                ** and queued; 0 = no cap (default 100,000). thicket_spawn is never refused */
 } thicket_options;
 
 void thicket_options_init(thicket_options *options);
