@@ -40,8 +40,9 @@ timeout 300 tests/game_test.sh build
 # The sanitizer builds are unoptimised (ASan; TSan at the -O1 THICKET_TSAN adds) with line tables
 # only (-g1: a report still names file and line), which builds them about a sixth (ASan) and a
 # third (TSan) faster than full debug information on 2 cores; and as unity builds (several
-# files compiled as one: ASan 286 -> 222 s, TSan 87 -> 60 s on 2 cores). The Release build
-# above, the one the benchmarks measure, compiles each file on its own.
+# files compiled as one: ASan 286 -> 222 s, TSan 87 -> 60 s on 2 cores). In the Release build
+# above only the unit tests and the Python module are (CMakeLists.txt); the library and the
+# CLI, which the benchmarks measure, are compiled a file at a time there.
 tools/build.sh build-asan None -DCMAKE_CXX_FLAGS=-g1 -DCMAKE_C_FLAGS=-g1 -DTHICKET_SANITIZE=ON -DTHICKET_BENCH=OFF \
   -DCMAKE_UNITY_BUILD=ON
 # The sanitizer build runs ~10x slower: the reference-model comparison takes the first 300

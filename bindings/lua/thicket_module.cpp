@@ -115,6 +115,24 @@ struct LuaApi {
                          "runtimes and have bodies in the world (agent:send to the leaf's own agent works)", what);
   }
   // thicket.send(agent_id, name): an event to that agent (SPEC 4.1); false when no agent has the id.
+  // Texts a script writes to the blackboard, passes to thicket.spawn or sends as event names
+  // are kept in the runtime's table of texts for the whole run (each distinct text once), out
+  // of the Lua heap: past RuntimeOptions::lua_memory_limit bytes there, a new text is refused,
+  // so a leaf writing a new 1 MB text every tick cannot use up the host's memory. Pushes the
+  // message and returns false then (the caller raises it, with its own frame gone).
+  static bool text_fits(lua_State* L, LuaHost& h, std::string_view text, const char* what) {
+    const size_t cap = h.rt_.options.lua_memory_limit;
+    if (cap == 0 || h.rt_.strings.bytes() + text.size() <= cap || h.rt_.strings.contains(text)) return true;
+    const std::string msg = std::string(what) + ": a new text of " + std::to_string(text.size()) +
+                            " bytes, and the run's texts (every distinct text scripts have written to a "
+                            "blackboard, spawned with or sent as an event, kept for the whole run) already take " +
+                            std::to_string(h.rt_.strings.bytes() >> 20) + " MiB of the " + std::to_string(cap >> 20) +
+                            " MiB cap (--lua-memory); write fewer distinct texts (a number instead of a formatted text?)";
+    luaL_where(L, 1);  // FILE:LINE: of the script's line, as luaL_error gives
+    lua_pushstring(L, msg.c_str());
+    lua_concat(L, 2);
+    return false;
+  }
   static int send(lua_State* L) {
     LuaHost& h = host(L);
     const lua_Integer id = luaL_checkinteger(L, 1);
@@ -122,6 +140,7 @@ struct LuaApi {
     size_t len;
     const char* name = luaL_checklstring(L, 2, &len);
     luaL_argcheck(L, len > 0, 2, "an event name is not empty");
+    if (!text_fits(L, h, std::string_view(name, len), "thicket.send")) return lua_error(L);
     lua_pushboolean(L, h.rt_.send_or_defer(handle_of(h, id), std::string(name, len)));
     return 1;
   }
@@ -188,7 +207,13 @@ struct LuaApi {
               if (lua_isinteger(L, -1)) v = static_cast<int64_t>(lua_tointeger(L, -1));
               else v = static_cast<double>(lua_tonumber(L, -1));
               break;
-            case LUA_TSTRING: v = std::string(lua_tostring(L, -1)); break;
+            case LUA_TSTRING: {
+              size_t len;
+              const char* text = lua_tolstring(L, -1, &len);
+              if (!text_fits(L, h, std::string_view(text, len), "thicket.spawn")) return false;
+              v = std::string(text, len);
+              break;
+            }
             default: break;
           }
           bb.emplace_back(lua_tostring(L, -2), std::move(v));
@@ -197,10 +222,12 @@ struct LuaApi {
       }
     }
     const size_t cap = h.rt_.options.max_script_agents;
-    if (cap > 0 && h.rt_.live_agents + h.rt_.queued_spawns.load(std::memory_order_relaxed) >= cap) {
-      const std::string msg = "thicket.spawn: the run already has " + std::to_string(cap) +
-                              " agents, counting the spawns queued this tick: the most scripts may make; "
-                              "no agent spawned (raise it with RuntimeOptions::max_script_agents, "
+    const size_t agents = h.rt_.live_agents + h.rt_.queued_spawns.load(std::memory_order_relaxed);
+    if (cap > 0 && agents >= cap) {
+      const std::string msg = "thicket.spawn: the run already has " + std::to_string(agents) +
+                              " agents, counting the spawns queued this tick; scripts may spawn up to " +
+                              std::to_string(cap) +
+                              "; no agent spawned (raise it with RuntimeOptions::max_script_agents, "
                               "or thicket run --max-agents N)";
       lua_pushstring(L, msg.c_str());
       return false;
@@ -481,6 +508,7 @@ struct LuaApi {
         if (t != LUA_TSTRING) return wrong();
         size_t len;
         const char* s = lua_tolstring(L, 3, &len);
+        if (!text_fits(L, h, std::string_view(s, len), "blackboard")) return lua_error(L);
         v.str = h.rt_.strings.intern(std::string_view(s, len));
         break;
       }

@@ -35,6 +35,13 @@ class StringTable {
   }
   std::string_view get(uint32_t id) const { return chunks_[id >> kChunkBits][id & kChunkMask]; }
   size_t size() const { return size_.load(std::memory_order_acquire); }
+  // The bytes of all the strings held (a string is never removed: it may be in use anywhere).
+  size_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
+  // Whether s is held already (interning it then adds nothing).
+  bool contains(std::string_view s) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return ids_.count(s) > 0;
+  }
 
  private:
   struct CacheEntry {
@@ -61,6 +68,7 @@ class StringTable {
     if (!chunk) chunk = std::make_unique<std::string[]>(size_t(1) << kChunkBits);
     std::string& slot = chunk[id & kChunkMask];
     slot.assign(s);
+    bytes_.fetch_add(s.size(), std::memory_order_relaxed);
     ids_.emplace(std::string_view(slot), id);
     size_.store(id + 1, std::memory_order_release);
     return id;
@@ -73,6 +81,7 @@ class StringTable {
   std::mutex mutex_;
   std::unique_ptr<std::unique_ptr<std::string[]>[]> chunks_ = std::make_unique<std::unique_ptr<std::string[]>[]>(kChunks);
   std::atomic<uint32_t> size_{0};
+  std::atomic<size_t> bytes_{0};
   std::unordered_map<std::string_view, uint32_t> ids_;
 };
 

@@ -82,7 +82,9 @@ std::string shown_list(const YAML::Node& node) {
   std::string out = "[";
   for (std::size_t i = 0; i < node.size(); ++i) {
     if (!node[i].IsScalar()) return shown(node);
-    out += (i ? ", " : "") + clipped(node[i].Scalar(), 20);
+    const std::string item = clipped(node[i].Scalar(), 20);
+    const bool text = classify_scalar(node[i]).kind == ScalarKind::String;  // as written: [1, "2"], not [1, 2]
+    out += (i ? ", " : "") + (text ? "\"" + item + "\"" : item);
   }
   return out + "]";
 }

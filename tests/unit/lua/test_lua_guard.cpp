@@ -10,6 +10,7 @@
 #include <string>
 
 #include "lua_fixture.hpp"
+#include "runtime_impl.hpp"
 
 using thicket::Status;
 using thicket_test::LuaRuntime;
@@ -214,4 +215,56 @@ end) }
   INFO(t.joined_log());
   CHECK(t.rt.script_errors() == 1);
   CHECK(t.joined_log().find("the Lua heap reached its cap of 16 MiB") != std::string::npos);
+}
+
+TEST_CASE("guard: new texts past the cap are refused to the blackboard, thicket.spawn and thicket.send") {
+  // The run keeps every distinct text scripts write (out of the Lua heap): without the cap a
+  // leaf writing a new 1 MiB text each tick takes 1 MiB more of the host's memory each tick.
+  thicket::RuntimeOptions o;
+  o.leaf_timeout = 0;
+  o.lua_memory_limit = size_t(8) << 20;
+  const char* leaves = R"(local thicket = require("thicket")
+local big = string.rep("x", 1 << 20)
+local leaves = {}
+function leaves.Write(agent) agent.bb.note = big .. thicket.tick(); return true end
+function leaves.Again(agent) agent.bb.note = big .. "1"; thicket.log("@again ok"); return true end
+function leaves.Spawn(agent) thicket.spawn("texts", {note = big .. "spawn"}); return true end
+function leaves.Send(agent) thicket.send(agent.id, big .. "send"); return true end
+return leaves
+)";
+  for (const char* leaf : {"Write", "Spawn", "Send"}) {
+    CAPTURE(leaf);
+    LuaRuntime t(o);
+    t.write("texts.lua", leaves);
+    auto b = t.load(std::string("tree: texts\nleaves: [texts.lua]\nblackboard: {note: \"\"}\nroot: {action: ") + leaf + "}\n");
+    auto writer = t.load("tree: writer\nleaves: [texts.lua]\nblackboard: {note: \"\"}\nroot: {action: Write}\n", "writer.yaml");
+    auto w = t.rt.spawn(writer);
+    for (int k = 0; k < 12; ++k) t.rt.tick(w, 0.1);  // 8 new texts fit; the next ones are refused
+    const size_t held = t.rt.impl().strings.bytes();
+    CHECK(held <= (size_t(8) << 20));
+    CHECK(t.rt.script_errors() >= 3);
+    INFO(t.joined_log());
+    CHECK(t.joined_log().find("texts.lua:4: blackboard: a new text of 1048578 bytes") != std::string::npos);
+    const uint64_t errors = t.rt.script_errors();
+    auto a = t.rt.spawn(b);
+    t.rt.tick(a, 0.1);
+    if (std::string(leaf) != "Write") {
+      CHECK(t.rt.script_errors() == errors + 1);  // refused, with its own name
+      CHECK(t.joined_log().find(std::string("thicket.") + (std::string(leaf) == "Spawn" ? "spawn" : "send") +
+                                ": a new text of") != std::string::npos);
+      CHECK(t.rt.agent_count() == 2);
+    }
+    CHECK(t.rt.impl().strings.bytes() == held);
+  }
+  // A text the run holds already is taken at the cap: it costs nothing more.
+  LuaRuntime t(o);
+  t.write("texts.lua", leaves);
+  auto writer = t.load("tree: writer\nleaves: [texts.lua]\nblackboard: {note: \"\"}\nroot: {action: Write}\n", "writer.yaml");
+  auto again = t.load("tree: again\nleaves: [texts.lua]\nblackboard: {note: \"\"}\nroot: {action: Again}\n", "again.yaml");
+  auto w = t.rt.spawn(writer);
+  for (int k = 0; k < 12; ++k) t.rt.tick(w, 0.1);
+  t.log.clear();
+  auto a = t.rt.spawn(again);
+  CHECK(t.rt.tick(a, 0.1) == Status::Success);  // big .. "1": written on the writer's first tick
+  CHECK(t.marks() == thicket_test::LogLines{"again ok"});
 }

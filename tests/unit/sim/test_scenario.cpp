@@ -225,7 +225,8 @@ metrics: [kills, kills]
 
 TEST_CASE("scenario: a world size of the wrong length is quoted as written") {
   for (const auto& [size, shown] : std::vector<std::pair<std::string, std::string>>{
-           {"[100]", "[100]"}, {"[1, 2, 3]", "[1, 2, 3]"}, {"[x, 2]", "[x, 2]"}, {"[[1, 2]]", "a list"}}) {
+           {"[100]", "[100]"}, {"[1, 2, 3]", "[1, 2, 3]"}, {"[x, 2]", "[\"x\", 2]"}, {"[1, \"2\"]", "[1, \"2\"]"},
+           {"[1, 2, \"\"]", "[1, 2, \"\"]"}, {"[[1, 2]]", "a list"}}) {
     const std::string errors = errors_of("scenario: s\nworld: {size: " + size + "}\n");
     INFO(errors);
     CHECK(errors.find("'size' must be [width, height], both numbers > 0, got " + shown + "\n") != std::string::npos);
