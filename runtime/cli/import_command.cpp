@@ -58,6 +58,9 @@ std::string yaml_name(const std::string& s) {
 }
 
 std::string yaml_number(double v) {
+  // YAML's own spellings: to_chars' "inf" and "nan" would read back as texts.
+  if (std::isnan(v)) return ".nan";
+  if (std::isinf(v)) return v > 0 ? ".inf" : "-.inf";
   char buf[64];
   auto r = std::to_chars(buf, buf + sizeof buf, v);
   std::string s(buf, r.ptr);

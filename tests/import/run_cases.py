@@ -98,7 +98,8 @@ def records_agree(a_path, b_path):
 
 def blackboard_round_trip(thicket, failed):
     """import(export(T)) keeps every blackboard key: texts that hold "--" (which an XML comment
-    cannot), quotes and backslashes, names written quoted (n, on): the leaves print the same values."""
+    cannot), quotes and backslashes, names written quoted (n, on), infinite numbers: the leaves
+    print the same values."""
     brain = """tree: keys
 leaves: [show.lua]
 blackboard:
@@ -108,6 +109,8 @@ blackboard:
   quoted: 'say "hi" \\ it''s -- ok'
   n: 2.5
   on: "x--"
+  far: .inf
+  near: -.inf
   count: {type: integer, default: 7}
   flag: true
   note: {type: any}
@@ -116,7 +119,7 @@ root:
 """
     show = """local leaves = {}
 function leaves.Show(agent)
-  for _, k in ipairs({"plain", "dash", "dashes", "quoted", "n", "on", "count", "flag", "note"}) do
+  for _, k in ipairs({"plain", "dash", "dashes", "quoted", "n", "on", "far", "near", "count", "flag", "note"}) do
     print(k, math.type(agent.bb[k]) or type(agent.bb[k]), agent.bb[k])
   end
   return true
@@ -139,7 +142,7 @@ return leaves
             failed.append("blackboard round trip: the export's comment holds '--'")
         runs = [subprocess.run([thicket, "run", b, "--ticks", "1", "--quiet"], cwd=work, capture_output=True, text=True)
                 for b in ("brain.yaml", "again.yaml")]
-        if runs[0].returncode != 0 or runs[0].stdout.count("\n") != 9:
+        if runs[0].returncode != 0 or runs[0].stdout.count("\n") != 11:
             failed.append("blackboard round trip: the brain did not run: " + runs[0].stdout + runs[0].stderr)
         elif runs[1].stdout != runs[0].stdout:
             failed.append("blackboard round trip: the values differ\n--- brain\n%s--- import(export(brain))\n%s%s" %
