@@ -114,7 +114,6 @@ struct LuaApi {
     return luaL_error(L, "%s is not available in scenarios yet: a scenario's agents are spread over worker "
                          "runtimes and have bodies in the world (agent:send to the leaf's own agent works)", what);
   }
-  // thicket.send(agent_id, name): an event to that agent (SPEC 4.1); false when no agent has the id.
   // Texts a script writes to the blackboard, passes to thicket.spawn or sends as event names
   // are kept in the runtime's table of texts for the whole run (each distinct text once), out
   // of the Lua heap: past RuntimeOptions::lua_memory_limit bytes there, a new text is refused,
@@ -133,6 +132,7 @@ struct LuaApi {
     lua_concat(L, 2);
     return false;
   }
+  // thicket.send(agent_id, name): an event to that agent (SPEC 4.1); false when no agent has the id.
   static int send(lua_State* L) {
     LuaHost& h = host(L);
     const lua_Integer id = luaL_checkinteger(L, 1);
