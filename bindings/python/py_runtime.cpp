@@ -112,12 +112,15 @@ struct Blackboard {
 
 class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
  public:
-  PyRuntime(uint64_t seed, bool trusted, uint32_t script_states, double leaf_timeout) {
+  PyRuntime(uint64_t seed, bool trusted, uint32_t script_states, double leaf_timeout, size_t lua_memory_limit,
+            size_t max_script_agents) {
     thicket::RuntimeOptions o;
     o.seed = seed;
     o.trusted = trusted;
     o.script_states = script_states == 0 ? 1 : script_states;
     o.leaf_timeout = leaf_timeout;
+    o.lua_memory_limit = lua_memory_limit;
+    o.max_script_agents = max_script_agents;
     // The run's log: script errors become Python warnings (with the Lua position), the rest
     // goes to the logging module's "thicket" logger. Called on the thread that ticks, with the
     // GIL released around the tick: taken here.
@@ -449,8 +452,10 @@ void register_runtime(py::module_& m) {
       });
 
   py::class_<PyRuntime, std::shared_ptr<PyRuntime>>(m, "Runtime", "Loads brains, spawns agents and ticks them (SPEC 8).")
-      .def(py::init<uint64_t, bool, uint32_t, double>(), py::kw_only(), py::arg("seed") = 1, py::arg("trusted") = false,
-           py::arg("script_states") = 1, py::arg("leaf_timeout") = 0.05)
+      .def(py::init<uint64_t, bool, uint32_t, double, size_t, size_t>(), py::kw_only(), py::arg("seed") = 1,
+           py::arg("trusted") = false, py::arg("script_states") = 1, py::arg("leaf_timeout") = 0.05,
+           py::arg("lua_memory_limit") = thicket::RuntimeOptions{}.lua_memory_limit,
+           py::arg("max_script_agents") = thicket::RuntimeOptions{}.max_script_agents)
       .def("load", &PyRuntime::load, py::arg("path"), "Loads a brain file; raises LoadError with every diagnostic.")
       .def("load_string", &PyRuntime::load_string, py::arg("yaml"), py::arg("name") = "<string>")
       .def("register_leaf", &PyRuntime::register_leaf, py::arg("name"), py::arg("fn"),

@@ -206,6 +206,52 @@ def test_lua_error_is_a_warning_with_its_position(tmp_path):
     assert rt.script_errors == 1
 
 
+BREEDER = "tree: breeder\nleaves: [breeder.lua]\nroot: {action: Breed}\n"
+BREEDER_LUA = """
+local thicket = require("thicket")
+local leaves = {}
+function leaves.Breed(agent)
+  for _ = 1, 10 do thicket.spawn("breeder") end
+  return thicket.SUCCESS
+end
+function leaves.Hog(agent)
+  local t = {}
+  for i = 1, 1000000 do t[i] = i end
+  return thicket.SUCCESS
+end
+return leaves
+"""
+
+
+def test_script_caps(tmp_path):
+    # max_script_agents: thicket.spawn stops at the cap (live agents and this tick's queued spawns).
+    path = write(tmp_path, {"breeder.yaml": BREEDER, "breeder.lua": BREEDER_LUA})
+    rt = thicket.Runtime(max_script_agents=25)
+    rt.spawn(rt.load(path))
+    with pytest.warns(RuntimeWarning, match=r"(?s)scripts may spawn up to 25.*breeder\.lua:5:"):
+        rt.tick_all(0.1, times=3)
+    assert len(rt.agents()) == 25
+    # 0: no cap (the default is RuntimeOptions' 100,000).
+    rt = thicket.Runtime(max_script_agents=0)
+    rt.spawn(rt.load(path))
+    rt.tick_all(0.1, times=2)
+    assert len(rt.agents()) == 121
+    # lua_memory_limit: a leaf allocating past the cap fails, the run goes on.
+    hog = BREEDER.replace("Breed", "Hog")
+    path = write(tmp_path, {"hog.yaml": hog, "breeder.lua": BREEDER_LUA})
+    rt = thicket.Runtime(lua_memory_limit=4 << 20)
+    rt.spawn(rt.load(path))
+    with pytest.warns(RuntimeWarning, match=r"Lua heap reached its cap of 4 MiB"):
+        rt.tick_all(0.1)
+    assert rt.script_errors == 1
+    rt = thicket.Runtime()
+    rt.spawn(rt.load(path))
+    rt.tick_all(0.1)
+    assert rt.script_errors == 0
+    with pytest.raises(TypeError):
+        thicket.Runtime(max_script_agents=-1)
+
+
 def test_save_restore_and_reload(tmp_path):
     path = write(tmp_path, {"counter.yaml": COUNTER, "counter.lua": COUNTER_LUA})
     rt = thicket.Runtime()
