@@ -108,20 +108,38 @@ class BtImporter {
       std::istringstream lines(comment->Value());
       std::string line;
       std::getline(lines, line);  // the heading
+      // The comment's text starts on the line of its "<!--" (tinyxml2 gives that line).
+      int line_number = comment->GetLineNum();
       while (std::getline(lines, line)) {
+        ++line_number;
         // "KEY: DECLARATION", read as YAML: a quoted key's escapes (\", the \x2d export writes
         // for the second '-' of "--") come back; a quoted text is written back plainly quoted.
+        const size_t indent = line.find_first_not_of(" \t");
         line = trimmed(line);
+        if (line.empty()) continue;
+        // A line that is no such entry (a hand edit) would lose a key: an error, as any
+        // other part of the file that cannot be mapped.
+        auto bad_line = [&](const std::string& why) {
+          error_at(line_number, static_cast<int>(indent) + 1,
+                   "this line of the thicket blackboard comment is no `KEY: DECLARATION` entry (" + why + "): " + line);
+        };
         YAML::Node entry;
         try {
           entry = YAML::Load(line);
-        } catch (const YAML::Exception&) {
+        } catch (const YAML::Exception& e) {
+          bad_line("YAML reads it: " + e.msg);
           continue;
         }
-        if (!entry.IsMap() || entry.size() != 1) continue;
+        if (!entry.IsMap() || entry.size() != 1) {
+          bad_line("not one key and its declaration");
+          continue;
+        }
         const auto it = entry.begin();
         const int at = it->second.Mark().pos;
-        if (!it->first.IsScalar() || at <= 0 || static_cast<size_t>(at) >= line.size()) continue;
+        if (!it->first.IsScalar() || at <= 0 || static_cast<size_t>(at) >= line.size()) {
+          bad_line("no declaration after the key");
+          continue;
+        }
         const std::string key = it->first.Scalar();
         const bool quoted_text = it->second.IsScalar() && line[static_cast<size_t>(at)] == '"';
         out_.blackboard[key] = quoted_text ? yaml_quote(it->second.Scalar()) : line.substr(static_cast<size_t>(at));

@@ -16,26 +16,84 @@
 
 namespace thicket::cli {
 
+namespace {
+
+// The code point of the UTF-8 sequence at s[i] and its length, or length 0 where s[i] starts
+// no well-formed sequence (a stray byte, a truncated or overlong sequence, a surrogate).
+struct CodePoint {
+  uint32_t value = 0;
+  size_t length = 0;
+};
+CodePoint utf8_at(const std::string& s, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char b0 = byte(i);
+  if (b0 < 0x80) return {b0, 1};
+  size_t n = b0 >= 0xF0 && b0 <= 0xF4 ? 4 : b0 >= 0xE0 ? 3 : b0 >= 0xC2 && b0 < 0xE0 ? 2 : 0;
+  if (n == 0 || i + n > s.size()) return {};
+  uint32_t v = b0 & (0x7F >> n);
+  for (size_t k = 1; k < n; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return {};
+    v = (v << 6) | (byte(i + k) & 0x3F);
+  }
+  const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (v < least[n] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return {};
+  return {v, n};
+}
+
+// YAML 1.2's printable characters (what a YAML file may hold as it is; the rest is escaped).
+bool yaml_printable(uint32_t c) {
+  return c == 0x9 || c == 0xA || c == 0xD || (c >= 0x20 && c <= 0x7E) || c == 0x85 || (c >= 0xA0 && c <= 0xD7FF) ||
+         (c >= 0xE000 && c <= 0xFFFD) || (c >= 0x10000 && c <= 0x10FFFF);
+}
+
+}  // namespace
+
 std::string yaml_quote(const std::string& s) {
   std::string out = "\"";
-  for (unsigned char ch : s) {
-    switch (ch) {
+  for (size_t i = 0; i < s.size();) {
+    const CodePoint c = utf8_at(s, i);
+    if (c.length == 0) {  // not UTF-8: the byte as it is (YAML has no escape for a raw byte)
+      out += s[i++];
+      continue;
+    }
+    switch (c.value) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
       case '\n': out += "\\n"; break;
       case '\t': out += "\\t"; break;
       case '\r': out += "\\r"; break;
       default:
-        if (ch < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\x%02x", ch);
+        if (c.value == 0x9 || !yaml_printable(c.value)) {  // control characters, U+FFFE, U+FFFF
+          char buf[16];
+          std::snprintf(buf, sizeof buf, c.value <= 0xFF ? "\\x%02x" : "\\u%04x", static_cast<unsigned>(c.value));
           out += buf;
         } else {
-          out += static_cast<char>(ch);
+          out.append(s, i, c.length);
         }
     }
+    i += c.length;
   }
   return out + "\"";
+}
+
+// What in s no XML 1.0 document can hold (empty: nothing): the first such byte or character.
+static std::string xml_text_problem(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    const CodePoint c = utf8_at(s, i);
+    char buf[96];
+    if (c.length == 0) {
+      std::snprintf(buf, sizeof buf, "byte 0x%02x, which is not UTF-8", static_cast<unsigned>(static_cast<unsigned char>(s[i])));
+      return buf;
+    }
+    // XML 1.0's Char: tab, newline, carriage return, and U+0020..U+D7FF, U+E000..U+FFFD, U+10000 on.
+    const uint32_t v = c.value;
+    if (!(v == 0x9 || v == 0xA || v == 0xD || (v >= 0x20 && v <= 0xD7FF) || (v >= 0xE000 && v <= 0xFFFD) || v >= 0x10000)) {
+      std::snprintf(buf, sizeof buf, "the character U+%04X, which XML 1.0 cannot hold", static_cast<unsigned>(v));
+      return buf;
+    }
+    i += c.length;
+  }
+  return "";
 }
 
 // A double-quoted YAML scalar with every '-' that follows a '-' written \x2d (the same text to
@@ -278,6 +336,10 @@ std::string xml_escape(const std::string& s) {
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
+      // In an attribute value a reader turns a raw tab, newline or carriage return into a space.
+      case '\t': out += "&#9;"; break;
+      case '\n': out += "&#10;"; break;
+      case '\r': out += "&#13;"; break;
       default: out += ch;
     }
   }
@@ -582,7 +644,25 @@ int export_command(int argc, char** argv, const char* usage) {
     x.out << "    </" << tag << ">\n";
   }
   x.out << "  </TreeNodesModel>\n</root>\n";
-  return write_output(out_path, x.out.str());
+  // A text no XML can hold (bytes that are not UTF-8, control characters): said, not written.
+  const std::string xml = x.out.str();
+  std::istringstream lines(xml);
+  for (std::string line; std::getline(lines, line);) {
+    const std::string problem = xml_text_problem(line);
+    if (problem.empty()) continue;
+    // The line it would be on, every byte outside printable ASCII as \xNN.
+    std::string shown;
+    for (unsigned char ch : line.substr(line.find_first_not_of(' '))) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(ch));
+      shown += ch >= 0x20 && ch < 0x7F ? std::string(1, static_cast<char>(ch)) : std::string(buf);
+    }
+    std::cerr << file << ": error: a text of the brain holds " << problem
+              << ", so the brain cannot be written as BT.CPP XML; nothing is written. The line it would be on:\n  "
+              << shown << "\n";
+    return 2;
+  }
+  return write_output(out_path, xml);
 }
 
 }  // namespace thicket::cli

@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import xml.dom.minidom
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -98,8 +99,11 @@ def records_agree(a_path, b_path):
 
 def blackboard_round_trip(thicket, failed):
     """import(export(T)) keeps every blackboard key: texts that hold "--" (which an XML comment
-    cannot), quotes and backslashes, names written quoted (n, on), infinite numbers: the leaves
-    print the same values."""
+    cannot), quotes and backslashes, names written quoted (n, on), infinite numbers, characters
+    outside ASCII and control characters (escaped in the comment, and in attribute values as
+    character references, which a reader would otherwise turn into spaces): the leaves print the
+    same values, and expat (Python's XML parser) reads the XML. A text XML cannot hold (a control
+    character in an attribute, bytes that are not UTF-8) fails the export with the reason."""
     brain = """tree: keys
 leaves: [show.lua]
 blackboard:
@@ -114,20 +118,26 @@ blackboard:
   count: {type: integer, default: 7}
   flag: true
   note: {type: any}
+  odd: "x\\uFFFEy\\x01\\t\u00e9\\u0085"
 root:
-  action: Show
+  action: {leaf: Show, args: {msg: "line1\\nline2\\ttab\\r", u: "\u00e9t\u00e9"}}
 """
     show = """local leaves = {}
-function leaves.Show(agent)
-  for _, k in ipairs({"plain", "dash", "dashes", "quoted", "n", "on", "far", "near", "count", "flag", "note"}) do
-    print(k, math.type(agent.bb[k]) or type(agent.bb[k]), agent.bb[k])
+local function shown(v)  -- control characters and bytes past ASCII as \ddd, one line each
+  if type(v) ~= "string" then return v end
+  return (v:gsub("[%c\\128-\\255]", function(c) return "\\\\" .. c:byte() end))
+end
+function leaves.Show(agent, args)
+  for _, k in ipairs({"plain", "dash", "dashes", "quoted", "n", "on", "far", "near", "count", "flag", "note", "odd"}) do
+    print(k, math.type(agent.bb[k]) or type(agent.bb[k]), shown(agent.bb[k]))
   end
+  print("msg", shown(args.msg), "u", shown(args.u))
   return true
 end
 return leaves
 """
     with tempfile.TemporaryDirectory() as work:
-        with open(os.path.join(work, "brain.yaml"), "w") as f:
+        with open(os.path.join(work, "brain.yaml"), "w", encoding="utf-8") as f:
             f.write(brain)
         with open(os.path.join(work, "show.lua"), "w") as f:
             f.write(show)
@@ -138,15 +148,30 @@ return leaves
             if r.returncode != 0:
                 failed.append("blackboard round trip: %s failed: %s" % (step[0], r.stderr))
                 return
-        if "--" in open(os.path.join(work, "x.xml")).read().split("<!--", 1)[1].split("-->", 1)[0]:
+        if "--" in open(os.path.join(work, "x.xml"), encoding="utf-8").read().split("<!--", 1)[1].split("-->", 1)[0]:
             failed.append("blackboard round trip: the export's comment holds '--'")
+        try:
+            xml.dom.minidom.parse(os.path.join(work, "x.xml"))
+        except Exception as e:  # expat's own message
+            failed.append("blackboard round trip: expat cannot read the export: %s" % e)
         runs = [subprocess.run([thicket, "run", b, "--ticks", "1", "--quiet"], cwd=work, capture_output=True, text=True)
                 for b in ("brain.yaml", "again.yaml")]
-        if runs[0].returncode != 0 or runs[0].stdout.count("\n") != 11:
+        if runs[0].returncode != 0 or runs[0].stdout.count("\n") != 13:
             failed.append("blackboard round trip: the brain did not run: " + runs[0].stdout + runs[0].stderr)
         elif runs[1].stdout != runs[0].stdout:
             failed.append("blackboard round trip: the values differ\n--- brain\n%s--- import(export(brain))\n%s%s" %
                           (runs[0].stdout, runs[1].stdout, runs[1].stderr))
+        # Texts no XML document can hold: the export says so and writes nothing.
+        bad = {"control": ('  action: {leaf: Show, args: {msg: "a\\x01b"}}\n', "the character U+0001, which XML 1.0 cannot hold"),
+               "bytes": ('  action: {leaf: Show, args: {msg: "a\xffb"}}\n', "byte 0xff, which is not UTF-8")}
+        for name, (root, reason) in bad.items():
+            with open(os.path.join(work, name + ".yaml"), "wb") as f:
+                f.write(("tree: bad\nleaves: [show.lua]\nroot:\n").encode() + root.encode("latin-1"))
+            r = subprocess.run([thicket, "export", name + ".yaml", "--to", "btcpp", "-o", name + ".xml"], cwd=work,
+                               capture_output=True, text=True, errors="replace")
+            if r.returncode != 2 or reason not in r.stderr or "nothing is written" not in r.stderr or \
+                    os.path.exists(os.path.join(work, name + ".xml")):
+                failed.append("export of a text XML cannot hold (%s): rc %d, %s" % (name, r.returncode, r.stderr))
 
 
 def example_round_trips(thicket, failed):
