@@ -167,7 +167,17 @@ class RuntimeImpl {
   void tick_all_nested(double dt);
   void tick_all(double dt, const Executor& executor);  // the same on the game's threads
   // tick_all's pieces (tick_all.cpp): the call clock, one agent's tick in a job, the end.
+  // begin_call: a new step size restarts the count of steps; returns the call's time, with
+  // `extras` as long as `agents` (tick_in_job reads them). begin_step: the step size only (the
+  // plain path, which reads neither).
   double begin_call(double dt);
+  void begin_step(double dt) {
+    if (dt != call_dt) {  // a new step size: count steps from the current call time
+      call_epoch = call_time();
+      call_steps = 0;
+      call_dt = dt;
+    }
+  }
   // Ticks agent `index` in `job` if it is due (always when forced: Runtime::tick); returns its
   // root's status (Invalid when not ticked).
   Status tick_in_job(TickJob& job, uint32_t index, double dt, double now, bool forced = false);

@@ -130,7 +130,7 @@ Status Engine::tick(const Program& p, AgentInfo& agent, uint8_t* block) {
     c.pending_leaf = leaf;
     c.pending_status = s;
   }
-  Status s = c.p.plain_walk ? walk_child(c, 0, 0) : tick_node(c, 0);
+  Status s = c.p.plain_walk ? walk_child<0>(c, 0, 0) : tick_node(c, 0);
   if (s == Status::Running && (c.nodes[0].flags & kPassive)) agent.resume_leaf = passive_running_leaf(c);
   return s;
 }
@@ -400,7 +400,12 @@ enter: {
 // and any other node goes to the general walk (tick_node). The same steps as tick_node's for
 // these ops, with the composite's loop in a C++ loop and its position in a register.
 constexpr uint32_t kPlainDepth = 32;
+// The first levels of composites are walked in place (each level a copy of walk_plain inlined
+// into the one above), deeper ones by calls (walk_deep): no call, prologue or epilogue for the
+// composites of a tree as deep as T31 (root, branch, group: levels 1 to 3).
+constexpr int kInlineLevels = 4;
 
+template <int kLevel>
 [[gnu::always_inline]] inline Status Engine::walk_child(Ctx& c, uint32_t i, uint32_t depth) {
   const NodeOp& o = c.ops[i];
   Status s;
@@ -410,45 +415,55 @@ constexpr uint32_t kPlainDepth = 32;
     case Op::Sequence:
     case Op::Selector:
     case Op::Active:
-      if (depth < kPlainDepth) return walk_plain(c, i, depth + 1);
-      return tick_node(c, i);
+      if (depth >= kPlainDepth) return tick_node(c, i);
+      if constexpr (kLevel + 1 < kInlineLevels)
+        return walk_plain<kLevel + 1>(c, i, depth + 1);
+      else
+        return walk_deep(c, i, depth + 1);
     default: return tick_node(c, i);
   }
   c.statuses[i] = s;
   return s;
 }
 
-Status Engine::walk_plain(Ctx& c, uint32_t i, uint32_t depth) {
+template <int kLevel>
+[[gnu::always_inline]] inline Status Engine::walk_plain(Ctx& c, uint32_t i, uint32_t depth) {
+  // The node's fields and the arrays, copied: a leaf gets a pointer into c, so whatever is
+  // read through c or the node record would be read again after each child.
   const NodeOp& o = c.ops[i];
+  const Op op = o.op;
+  const uint16_t count = o.count;
+  const uint32_t* const children = c.kids + o.children;
   Status* const st = c.statuses;
-  uint16_t& at = *reinterpret_cast<uint16_t*>(c.block + o.state);
+  uint16_t* const at = reinterpret_cast<uint16_t*>(c.block + o.state);
   Status s;
-  if (o.op == Op::Active) {
-    if (st[i] != Status::Running) at = kNoPos;
+  if (op == Op::Active) {
+    if (st[i] != Status::Running) *at = kNoPos;
+    const uint16_t before = *at;  // the child that ran last tick (no child's walk changes it)
     uint16_t pos = 0;
-    for (; pos < o.count; ++pos) {
-      s = walk_child(c, c.kids[o.children + pos], depth);
+    for (; pos < count; ++pos) {
+      s = walk_child<kLevel>(c, children[pos], depth);
       if (s != Status::Failure) break;
     }
-    if (pos == o.count) {
+    if (pos == count) {
       s = Status::Failure;
       pos = kNoPos;
     }
-    if (at != kNoPos && at != pos) {
-      const uint32_t aborted = c.kids[o.children + at];
+    if (before != kNoPos && before != pos) {
+      const uint32_t aborted = children[before];
       if (c.p.span_abort)
         abort_span(c.nodes, st, aborted);
       else
         abort(c, aborted);
     }
-    at = s == Status::Running ? pos : kNoPos;
+    *at = s == Status::Running ? pos : kNoPos;
   } else {
-    const Status stop = o.op == Op::Selector ? Status::Success : Status::Failure;
-    s = o.op == Op::Selector ? Status::Failure : Status::Success;  // past the last child
-    for (uint16_t pos = st[i] == Status::Running ? at : 0; pos < o.count; ++pos) {
-      const Status r = walk_child(c, c.kids[o.children + pos], depth);
+    const Status stop = op == Op::Selector ? Status::Success : Status::Failure;
+    s = op == Op::Selector ? Status::Failure : Status::Success;  // past the last child
+    for (uint16_t pos = st[i] == Status::Running ? *at : 0; pos < count; ++pos) {
+      const Status r = walk_child<kLevel>(c, children[pos], depth);
       if (r == Status::Running) {
-        at = pos;
+        *at = pos;
         s = r;
         break;
       }
@@ -461,6 +476,8 @@ Status Engine::walk_plain(Ctx& c, uint32_t i, uint32_t depth) {
   st[i] = s;
   return s;
 }
+
+Status Engine::walk_deep(Ctx& c, uint32_t i, uint32_t depth) { return walk_plain<kInlineLevels>(c, i, depth); }
 
 // Re-checks the observed conditions that lie before the running child; returns the position
 // of the child holding the first one whose result changed, or kNoPos.

@@ -113,8 +113,11 @@ class alignas(64) Engine {
   std::vector<uint16_t> batch_scratch_;
   struct Ctx;
   Status tick_node(Ctx& c, uint32_t i);
+  template <int kLevel>
   Status walk_plain(Ctx& c, uint32_t i, uint32_t depth);
+  template <int kLevel>
   Status walk_child(Ctx& c, uint32_t i, uint32_t depth);
+  Status walk_deep(Ctx& c, uint32_t i, uint32_t depth);
   Status finish_active_selector(Ctx& c, uint32_t i, Status result, uint16_t decided);
   Status tick_parallel(Ctx& c, uint32_t i, bool starting);
   bool decorator_enter(Ctx& c, uint32_t i, bool starting, Status& s);

@@ -42,11 +42,7 @@ void RuntimeImpl::reset_extra(uint32_t index, const Program& p) {
 }
 
 double RuntimeImpl::begin_call(double dt) {
-  if (dt != call_dt) {  // a new step size: count steps from the current call time
-    call_epoch = call_time();
-    call_steps = 0;
-    call_dt = dt;
-  }
+  begin_step(dt);
   if (extras.size() < agents.size()) extras.resize(agents.size());
   return call_time();
 }
@@ -132,7 +128,7 @@ void RuntimeImpl::tick_all_nested(double dt) {
 }
 
 void RuntimeImpl::tick_all_in(TickJob& job, double dt) {
-  const double now = begin_call(dt);
+  begin_step(dt);
   job.rt = this;
   job.engine = engine.get();
   {
@@ -141,6 +137,7 @@ void RuntimeImpl::tick_all_in(TickJob& job, double dt) {
     // after this store: release is enough (a plain store on x86, not a locked exchange).
     ticking.store(true, std::memory_order_release);
     if (trace_sink || sliced_agents > 0 || pending_events > 0) {
+      const double now = begin_call(dt);
       for (uint32_t i = 0; i < agents.size(); ++i)
         if (agents[i].alive) tick_in_job(job, i, dt, now);
     } else {
@@ -169,7 +166,7 @@ void RuntimeImpl::end_call(TickJob& job) {
 
 // The common case: no trace, no slicing, no events. The same steps as tick_in_job without its
 // tests, and the batched walk for brains with enough agents.
-void RuntimeImpl::tick_plain(TickJob& job, double dt) {
+[[gnu::always_inline]] inline void RuntimeImpl::tick_plain(TickJob& job, double dt) {
   Engine& e = *engine;
   e.trace = nullptr;
   // One agent on its own: its clock, its tick, an exception kept.
@@ -194,15 +191,20 @@ void RuntimeImpl::tick_plain(TickJob& job, double dt) {
     }
   }
   if (!batching) {
-    for (size_t i = 0; i < agents.size(); ++i) {
-      AgentInfo& a = agents[i];
-      if (i + 4 < agents.size() && agents[i + 4].alive) {  // the state of an agent a few ahead
-        const AgentInfo& ahead = agents[i + 4];
+    // Leaves cannot add or remove agents or brains during the tick_all (those calls wait for
+    // its end), so the arrays stay where they are: read once, not after every agent's tick.
+    AgentInfo* const all = agents.data();
+    const size_t n = agents.size();
+    const std::unique_ptr<Brain>* const brain_of = brains.data();
+    for (size_t i = 0; i < n; ++i) {
+      AgentInfo& a = all[i];
+      if (i + 4 < n && all[i + 4].alive) {  // the state of an agent a few ahead
+        const AgentInfo& ahead = all[i + 4];
         __builtin_prefetch(reinterpret_cast<const char*>(&ahead) + 64);
-        __builtin_prefetch(brains[ahead.brain]->block(ahead.row));
+        __builtin_prefetch(brain_of[ahead.brain]->block(ahead.row));
       }
       if (!a.alive) continue;
-      Brain& b = *brains[a.brain];
+      Brain& b = *brain_of[a.brain];
       clock_before(a, dt);
       tick_one(a, b, i);
     }
