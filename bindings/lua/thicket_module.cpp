@@ -43,13 +43,18 @@ struct LuaApi {
   }
   // Pushes the arguments converted with tostring and joined by tabs (print's way). A __tostring
   // that raises does so here, before the caller makes any C++ object that lua_error would skip.
+  // (Through a luaL_Buffer, which keeps the stack within what Lua grants a C function: pushing
+  // every piece first overran it from about ten arguments, corrupting memory.)
   static void push_joined(lua_State* L) {
     const int n = lua_gettop(L);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
     for (int i = 1; i <= n; ++i) {
-      if (i > 1) lua_pushliteral(L, "\t");
+      if (i > 1) luaL_addchar(&b, '\t');
       luaL_tolstring(L, i, nullptr);
+      luaL_addvalue(&b);
     }
-    lua_concat(L, n == 0 ? 0 : 2 * n - 1);
+    luaL_pushresult(&b);
   }
   static int log(lua_State* L) {
     push_joined(L);
@@ -75,6 +80,10 @@ struct LuaApi {
     lua_Integer lo = 1, hi;
     if (n == 1) {
       hi = luaL_checkinteger(L, 1);
+      if (hi == 0) {  // Lua 5.4's math.random(0): an integer with all bits random
+        lua_pushinteger(L, static_cast<lua_Integer>(rng->next()));
+        return 1;
+      }
     } else {
       lo = luaL_checkinteger(L, 1);
       hi = luaL_checkinteger(L, 2);
@@ -443,7 +452,7 @@ struct LuaApi {
     lua_pop(L, 1);
     if (t == LUA_TSTRING) value = "'" + value + "'";
     std::string msg = "blackboard key '" + key.name + "' is declared " + std::string(value_type_name(key.type)) +
-                      "; cannot set it to a " + got + " (" + value + ")";
+                      "; cannot set it to " + (got == "integer" ? "an " : "a ") + got + " (" + value + ")";
     luaL_where(L, 1);
     lua_pushstring(L, msg.c_str());
     lua_concat(L, 2);

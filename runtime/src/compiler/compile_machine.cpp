@@ -50,13 +50,13 @@ uint32_t TreeCompiler::machine_node(const YAML::Node& doc, const YAML::Node& at,
       std::string name = fallback;
       if (!b["name"] || !b["name"].IsScalar()) error(b, "a behavior needs 'name' (text)");
       else name = b["name"].Scalar();
-      if (!names.insert(name).second) error(b["name"], "two behaviors are named '" + name + "'");
-      if (!b["check"]) {
-        error(b, "behavior '" + name + "' needs 'check', the condition that selects it");
-        continue;
-      }
-      const std::string id = prefix + name;
-      uint32_t check = leaf(NodeKind::Condition, b["check"], id + "/check", "");
+      const bool twice = !names.insert(name).second;
+      if (twice) error(b["name"], "two behaviors are named '" + name + "'");
+      // (a second one's nodes get ids of their own: the clash is said once, above)
+      const std::string id = prefix + name + (twice ? "#" + std::to_string(index - 1) : "");
+      uint32_t check = kNone;  // without one, the rest of the behavior is still checked
+      if (!b["check"]) error(b, "behavior '" + name + "' needs 'check', the condition that selects it");
+      else check = leaf(NodeKind::Condition, b["check"], id + "/check", "");
       uint32_t run = kNone;
       if (b["run"] && b["tree"]) error(b["tree"], "behavior '" + name + "' has both 'run' and 'tree'; give one");
       if (b["run"]) run = leaf(NodeKind::Action, b["run"], id, "");

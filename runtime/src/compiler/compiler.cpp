@@ -203,8 +203,12 @@ std::string TreeCompiler::read_name(const YAML::Node& params, const std::string&
 
 std::optional<double> TreeCompiler::read_seconds(const YAML::Node& s, const std::string& what) {
   auto v = yaml_number(s);
-  if (!v || std::isnan(*v)) {
+  if (!v) {
     error(s, what + " must be a number of seconds, got " + describe_node(s));
+    return std::nullopt;
+  }
+  if (std::isnan(*v)) {
+    error(s, what + " must be a number of seconds, got " + s.Scalar() + " (not a number)");
     return std::nullopt;
   }
   if (*v < 0) {

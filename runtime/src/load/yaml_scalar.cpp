@@ -58,7 +58,8 @@ Scalar classify_scalar(const YAML::Node& node) {
   Scalar out;
   if (!node || node.IsNull()) return out;
   out.text = node.Scalar();
-  if (node.Tag() == "!") {  // quoted: always text
+  // Quoted ("!" to yaml-cpp) or tagged !!str (YAML 1.2's core schema): always text.
+  if (node.Tag() == "!" || node.Tag() == "tag:yaml.org,2002:str") {
     out.kind = ScalarKind::String;
     return out;
   }

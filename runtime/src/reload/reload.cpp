@@ -129,12 +129,20 @@ std::string describe_failure(const std::string& clock, const std::string& file, 
   return out.str();
 }
 
-// Leaves a program calls, with whether any call is a condition.
-std::map<std::string, bool> leaves_used(const Program& p) {
-  std::map<std::string, bool> used;
-  for (const Node& n : p.nodes)
-    if (n.kind == NodeKind::Action || n.kind == NodeKind::Condition)
-      used[p.calls[n.a].leaf] |= n.kind == NodeKind::Condition;
+// Leaves a program calls; for each that must stay a plain function (a condition, an fsm
+// state's enter, exit or reason: the compiler refuses a task or a hook table there), how the
+// brain uses it ("" for the others).
+std::map<std::string, std::string> leaves_used(const Program& p) {
+  std::map<std::string, std::string> used;
+  for (const Node& n : p.nodes) {
+    if (n.kind == NodeKind::Action) used.emplace(p.calls[n.a].leaf, "");
+    if (n.kind == NodeKind::Condition) used[p.calls[n.a].leaf] = "as a condition";
+  }
+  for (const FsmState& st : p.fsm_states)
+    for (const auto& [node, key] : {std::pair{st.enter, "enter"}, std::pair{st.exit, "exit"}, std::pair{st.reason, "reason"}})
+      if (node != kNoNode && p.nodes[node].kind == NodeKind::Action)
+        used[p.calls[p.nodes[node].a].leaf] =
+            std::string("as state '") + st.name + "''s '" + key + "', which calls a plain function (agent, args)";
   return used;
 }
 }  // namespace
@@ -154,16 +162,16 @@ bool RuntimeImpl::reload_lua_file(const std::string& path) {
   std::set<std::string> fresh;
   for (const auto& def : staged) fresh.insert(def.name);
   for (const auto& b : brains) {
-    for (const auto& [name, as_condition] : leaves_used(*b->program)) {
+    for (const auto& [name, plain_use] : leaves_used(*b->program)) {
       auto id = leaf_ids.find(name);
       if (id != leaf_ids.end() && leaves[id->second].file == path && !fresh.count(name))
         diags.push_back({Severity::Error, path, 0, 0,
                          "leaf '" + name + "' is no longer defined here but " + b->path + " still uses it"});
       for (const auto& def : staged)
-        if (def.name == name && as_condition && (def.shape == LeafShape::Hooks || def.shape == LeafShape::Task))
+        if (def.name == name && !plain_use.empty() && (def.shape == LeafShape::Hooks || def.shape == LeafShape::Task))
           diags.push_back({Severity::Error, path, 0, 0,
                            "leaf '" + name + "' is now a " + (def.shape == LeafShape::Task ? "task" : "hook table") + " but " +
-                               b->path + " uses it as a condition"});
+                               b->path + " uses it " + plain_use});
     }
   }
   if (has_errors(diags)) {

@@ -609,3 +609,14 @@ TEST_CASE("fsm builder: errors in values are the loader's, reported as for a fil
                            "'history' applies to a composite state", "a final state has no 'act'"})
     CHECK_MESSAGE(text.find(part) != std::string::npos, part, "\n", text);
 }
+
+TEST_CASE("fsm: an 'after' or a wait of NaN seconds is refused as not a number") {
+  Runtime rt;
+  natives(rt);
+  std::vector<Diagnostic> d;
+  CHECK_FALSE(rt.load_string("fsm: f\nstates:\n  a:\n    when: [{after: .nan, go: a}]\n", "f.yaml", d));
+  CHECK(all(d) == "f.yaml:4:20: error: 'after' must be a number of seconds, got .nan (not a number)\n");
+  d.clear();
+  CHECK_FALSE(rt.load_string("tree: t\nroot:\n  wait: .NaN\n", "t.yaml", d));
+  CHECK(all(d) == "t.yaml:3:9: error: wait must be a number of seconds, got .NaN (not a number)\n");
+}

@@ -506,6 +506,47 @@ TEST_CASE("Runtime::on_print takes Lua print lines") {
   CHECK(LogLines(printed) == LogLines{"hello\t1\tnil", "hello\t1\tnil"});  // agent 1's line again, no other
 }
 
+TEST_CASE("print and thicket.log take any number of arguments, in a leaf and in a task") {
+  // Each argument used to take two Lua stack slots past the twenty Lua grants a C function:
+  // 40 arguments crashed the host (ASan: a write past the stack).
+  thicket_test::LuaRuntime t;
+  t.write("many.lua",
+          "local thicket = require('thicket')\nlocal leaves = {}\n"
+          "local function many() local t = {} for i = 1, 5000 do t[i] = i end return t end\n"
+          "function leaves.P(agent) print(table.unpack(many())) thicket.log(table.unpack(many())) return true end\n"
+          "leaves.T = thicket.task(function(agent) print(table.unpack(many(), 1, 300)) return true end)\n"
+          "function leaves.R(agent) print(math.type(math.random(0)), math.random(0) ~= math.random(0)) return true end\n"
+          "return leaves\n");
+  std::vector<std::string> printed, logged;
+  t.rt.on_print([&](const std::string& l) { printed.push_back(l); });
+  auto b = t.load("tree: many\nleaves: [many.lua]\nroot: {sequence: [{action: P}, {action: T}, {action: R}]}\n", "many.yaml");
+  t.rt.spawn(b);
+  t.rt.tick_all(0.1);
+  CHECK(t.rt.script_errors() == 0);
+  std::string all_5000 = "1", first_300 = "1";
+  for (int i = 2; i <= 5000; ++i) all_5000 += "\t" + std::to_string(i);
+  for (int i = 2; i <= 300; ++i) first_300 += "\t" + std::to_string(i);
+  REQUIRE(printed.size() == 3);
+  CHECK(printed[0] == all_5000);
+  CHECK(printed[1] == first_300);
+  CHECK(printed[2] == "integer\ttrue");  // Lua 5.4's math.random(0): all 64 bits random
+  CHECK(t.joined_log().find("agent 1: " + all_5000) != std::string::npos);
+}
+
+TEST_CASE("a blackboard write of the wrong type names the declared type and the value's") {
+  thicket_test::LuaRuntime t;
+  t.write("w.lua", "local leaves = {}\nfunction leaves.I(agent) agent.bb.alert = 3 return true end\n"
+                   "function leaves.S(agent) agent.bb.alert = 'yes' return true end\nreturn leaves\n");
+  auto b = t.load("tree: w\nleaves: [w.lua]\nblackboard: {alert: false}\nroot: {sequence: [{action: I}]}\n", "i.yaml");
+  auto c = t.load("tree: w\nleaves: [w.lua]\nblackboard: {alert: false}\nroot: {sequence: [{action: S}]}\n", "s.yaml");
+  t.rt.spawn(b);
+  t.rt.spawn(c);
+  t.rt.tick_all(0.1);
+  const std::string log = t.joined_log();
+  CHECK(log.find("w.lua:2: blackboard key 'alert' is declared boolean; cannot set it to an integer (3)") != std::string::npos);
+  CHECK(log.find("w.lua:3: blackboard key 'alert' is declared boolean; cannot set it to a string ('yes')") != std::string::npos);
+}
+
 TEST_CASE("StringTable: threads intern at once and agree on every id") {
   thicket::StringTable table;
   constexpr int kThreads = 4, kStrings = 3000;

@@ -705,7 +705,7 @@ function L.A(agent, args)
     "big=" .. d(args.big), "oct=" .. d(args.oct), "inf=" .. d(args.inf), "nexp=" .. d(args.nexp),
     "plus=" .. d(args.plus), "k1=" .. d(args["1"]), "k1int=" .. d(args[1]), "ktrue=" .. d(args["true"]),
     "tilde=" .. d(args.tilde), "Yes=" .. d(args.Yes), "y=" .. d(args.y), "NO=" .. d(args.NO),
-    "nonstring=" .. nonstring}, " "))
+    "tagged=" .. d(args.tagged), "nonstring=" .. nonstring}, " "))
   return true
 end
 return L
@@ -717,12 +717,12 @@ root:
   action:
     leaf: A
     args: {big: 9007199254740993, oct: 0o17, inf: .inf, nexp: -1.5e-3, plus: +5, 1: one, true: t, tilde: ~,
-           Yes: Yes, y: y, NO: NO}
+           Yes: Yes, y: y, NO: NO, tagged: !!str 5}
 )");
   CHECK(t.rt.tick(t.rt.spawn(b), 0.5) == Status::Success);
   CHECK(t.marks() == Lines{"big=integer:9007199254740993 oct=integer:15 inf=float:inf nexp=float:-0.0015 "
                            "plus=integer:5 k1=string:one k1int=nil:nil ktrue=string:t tilde=nil:nil Yes=string:Yes "
-                           "y=string:y NO=string:NO nonstring=0"});
+                           "y=string:y NO=string:NO tagged=string:5 nonstring=0"});
 }
 
 TEST_CASE("lua: task leaves: each yield is one running tick; an abort closes the coroutine so <close> runs once") {

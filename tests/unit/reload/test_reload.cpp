@@ -126,6 +126,75 @@ TEST_CASE("reload: a broken Lua file changes nothing and is reported; fixing it 
   CHECK(r.rt.reload_changed() == 1);
 }
 
+TEST_CASE("reload: a leaf that must stay a plain function may not become a task or hook table") {
+  // The compiler refuses a task or a hook table as a condition and as an fsm state's enter,
+  // exit or reason; a reload that turned one into either would break the brain on every call.
+  const char* leaves = R"(
+local thicket = require("thicket")
+local L = {}
+function L.Near(agent, args) return true end
+function L.Hello(agent, args) agent.bb.log = agent.bb.log .. "hello;" end
+function L.Bye(agent, args) agent.bb.log = agent.bb.log .. "bye;" end
+function L.Why(agent, args) return nil end
+function L.Idle(agent, args) return thicket.RUNNING end
+return L
+)";
+  const char* fsm = R"(
+fsm: plain
+leaves: [leaves.lua]
+blackboard:
+  log: ""
+states:
+  a:
+    enter: Hello
+    exit: Bye
+    reason: Why
+    act: Idle
+    when: [{condition: Near, go: b}]
+  b:
+    act: Idle
+)";
+  struct Change {
+    const char* from;
+    const char* to;
+    const char* message;
+  };
+  const Change changes[] = {
+      {"function L.Near(agent, args) return true end", "L.Near = thicket.task(function(agent, args) return true end)",
+       "leaf 'Near' is now a task but"},
+      {"function L.Why(agent, args) return nil end", "L.Why = {tick = function(agent, args) return nil end}",
+       "leaf 'Why' is now a hook table but"},
+      {"function L.Hello(agent, args) agent.bb.log = agent.bb.log .. \"hello;\" end",
+       "L.Hello = thicket.task(function(agent, args) end)", "leaf 'Hello' is now a task but"},
+      {"function L.Bye(agent, args) agent.bb.log = agent.bb.log .. \"bye;\" end",
+       "L.Bye = {start = function() end, tick = function() return thicket.SUCCESS end}", "leaf 'Bye' is now a hook table but"},
+  };
+  const char* uses[] = {"uses it as a condition", "uses it as state 'a''s 'reason', which calls a plain function",
+                        "uses it as state 'a''s 'enter'", "uses it as state 'a''s 'exit'"};
+  for (size_t k = 0; k < 4; ++k) {
+    CAPTURE(changes[k].to);
+    Scratch s;
+    s.write("leaves.lua", leaves);
+    std::string brain = s.write("brain.yaml", fsm);
+    Run r;
+    std::vector<thicket::Diagnostic> d;
+    auto b = r.rt.load_file(brain, d);
+    REQUIRE(b);
+    auto a = r.rt.spawn(*b);
+    r.rt.tick(a, 0.1);
+    std::string v2 = leaves;
+    v2.replace(v2.find(changes[k].from), std::string(changes[k].from).size(), changes[k].to);
+    s.write("leaves.lua", v2);
+    CHECK(r.rt.reload_changed() == 0);
+    CHECK(r.log.find("failed; the old version keeps running") != std::string::npos);
+    CHECK(r.log.find(changes[k].message) != std::string::npos);
+    CHECK(r.log.find(uses[k]) != std::string::npos);
+    r.rt.tick(a, 0.1);
+    CHECK(r.rt.script_errors() == 0);  // the old leaves go on
+    CHECK(get_string(r.rt, a, "log") == "hello;bye;");  // entered a, left it for b (Near passed)
+  }
+}
+
 TEST_CASE("reload: on_reload is called after a Lua file reloads") {
   Scratch s;
   s.write("leaves.lua", kLeaves);
