@@ -548,6 +548,10 @@ class Parser {
       emit(ExprOp::PushNum, t);
       return Type::Unknown;
     }
+    if (found->broken) {  // its declaration's error says it all
+      emit(ExprOp::PushNum, t);
+      return Type::Unknown;
+    }
     slots_read.push_back(found->slot);
     switch (found->type) {
       case ValueType::Number: emit(ExprOp::LoadNum, t, found->slot); return Type::Number;

@@ -60,6 +60,7 @@ struct ExprKey {
   std::string name;
   ValueType type;
   uint32_t slot;  // index into the agent's Slot array
+  bool broken = false;  // its declaration has an error, already reported: reading it adds none
 };
 
 // One compile error. column: 0-based byte offset into the expression's source string.

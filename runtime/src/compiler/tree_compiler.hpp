@@ -41,7 +41,7 @@ class TreeCompiler {
       : src_(src), leaves_(leaves), strings_(strings), diags_(diags), p_(p) {
     for (const auto& [name, shape] : leaves) leaf_names_.push_back(name);
     for (const auto& [name, t] : src.trees) tree_names_.push_back(name);
-    for (const auto& key : src.blackboard) expr_keys_.push_back({key.name, key.type, static_cast<uint32_t>(expr_keys_.size())});
+    for (const auto& key : src.blackboard) expr_keys_.push_back({key.name, key.type, static_cast<uint32_t>(expr_keys_.size()), key.broken});
   }
 
   void compile(const YAML::Node& root, uint32_t file, const std::string& tree_name);

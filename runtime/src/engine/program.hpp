@@ -171,6 +171,8 @@ struct BlackboardKey {
   Slot initial{};           // default value (strings: id in the runtime's string table)
   std::string text_default; // a string default as written, interned when installed
   SourcePos pos;
+  bool broken = false;      // its declaration has an error (reported; the brain does not load):
+                            // its uses add no errors of their own
 };
 
 // One state of an fsm brain (SPEC 4, 4.1): node indices of its parts (kNoNode when absent),

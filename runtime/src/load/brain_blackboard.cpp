@@ -16,6 +16,18 @@ void SourceReader::read_blackboard(const SourceRef& ref, const YAML::Node& bb) {
     return;
   }
   static const std::vector<std::string> types = {"number", "integer", "boolean", "string", "any"};
+  // A key whose declaration has an error is still declared (with its type when it was given,
+  // else as any): the file fails to load anyway, and its uses must not add "unknown key" errors
+  // that point at the wrong mistake.
+  auto declare_anyway = [&](BlackboardKey key, ValueType type) {
+    if (src_.bb_index.count(key.name)) return;
+    key.type = type;
+    key.broken = true;
+    key.initial = Slot{};
+    key.text_default.clear();
+    src_.bb_index[key.name] = static_cast<uint32_t>(src_.blackboard.size());
+    src_.blackboard.push_back(std::move(key));
+  };
   for (auto it = bb.begin(); it != bb.end(); ++it) {
     BlackboardKey key;
     key.name = it->first.Scalar();
@@ -37,6 +49,7 @@ void SourceReader::read_blackboard(const SourceRef& ref, const YAML::Node& bb) {
       const YAML::Node t = v["type"];
       if (!t) {
         ref.error(v, "the declaration of '" + key.name + "' needs a type: {type: number|integer|boolean|string|any, default: ...}");
+        declare_anyway(key, ValueType::Any);
         continue;
       }
       std::string tn = t.IsScalar() ? t.Scalar() : "";
@@ -44,6 +57,7 @@ void SourceReader::read_blackboard(const SourceRef& ref, const YAML::Node& bb) {
       if (found == types.end()) {
         ref.error(t, "unknown type '" + tn + "' for '" + key.name + "'" + did_you_mean(tn, types) +
                          " (types: number, integer, boolean, string, any)");
+        declare_anyway(key, ValueType::Any);
         continue;
       }
       key.type = static_cast<ValueType>(found - types.begin());
@@ -53,6 +67,7 @@ void SourceReader::read_blackboard(const SourceRef& ref, const YAML::Node& bb) {
     } else if (!v.IsScalar() && !v.IsNull()) {
       ref.error(v, "the default of '" + key.name + "' must be a number, true/false or text, or {type: ..., default: ...}; got " +
                        std::string(describe_node(v)));
+      declare_anyway(key, ValueType::Any);
       continue;
     }
     Scalar s = classify_scalar(def);
@@ -77,6 +92,7 @@ void SourceReader::read_blackboard(const SourceRef& ref, const YAML::Node& bb) {
                            describe_node(def) + "), or give it a type");
       else
         ref.error(def, "the default of '" + key.name + "' must be " + type_phrase(key.type) + ", got " + describe_node(def));
+      declare_anyway(key, key.type);
       continue;
     }
     auto existing = src_.bb_index.find(key.name);

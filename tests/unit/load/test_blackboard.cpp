@@ -395,3 +395,31 @@ TEST_CASE("blackboard: set_number / get_number by slot from the game loop") {
   CHECK_FALSE(rt.set_number(a, *phase, 1.0));  // a stale handle
   CHECK_FALSE(rt.brain_of(a).valid());
 }
+
+TEST_CASE("blackboard: a key whose declaration has an error is reported once, not again where it is used") {
+  thicket::Runtime rt;
+  std::vector<thicket::Diagnostic> d;
+  auto b = rt.load_string(R"(tree: t
+blackboard:
+  a: {type: integer, default: 2.5}
+  b: {type: intger}
+  c: [1]
+  d: {default: 1}
+root:
+  sequence:
+    - condition: {check: "a > 1 and b > 1 and c > 1 and d > 1"}
+    - condition: {check: "e > 1"}
+)",
+                          "t.yaml", d);
+  CHECK_FALSE(b);
+  std::string all;
+  for (const auto& x : d) all += thicket::format_diagnostic(x) + "\n";
+  CHECK(all ==
+        "t.yaml:3:31: error: the default of 'a' must be an integer, got a number\n"
+        "t.yaml:4:13: error: unknown type 'intger' for 'b'; did you mean 'integer'? (types: number, integer, boolean, "
+        "string, any)\n"
+        "t.yaml:5:6: error: the default of 'c' must be a number, true/false or text, or {type: ..., default: ...}; got a "
+        "list\n"
+        "t.yaml:6:6: error: the declaration of 'd' needs a type: {type: number|integer|boolean|string|any, default: ...}\n"
+        "t.yaml:10:27: error: in check expression: unknown blackboard key 'e'; did you mean 'a'?\n");
+}
