@@ -5,10 +5,13 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
+#include <thread>
 
 #include "py_parts.hpp"
 #include "thicket/runtime.hpp"
@@ -53,34 +56,37 @@ const char* type_name(const Value& v) {
 // A Python value as the blackboard value of the declared one's type `like`; TypeError naming
 // the key when it does not fit (an int where a number is declared is fine; a bool never is a
 // number).
+// A Python value as a blackboard value for `key`, whose value now is `like`: the value's own
+// type (a number key also takes an int), which Runtime::set then checks against the declared
+// type. An `any` key takes None, bool, int, float and str whatever it holds now.
 Value from_python(const py::handle& o, const Value& like, const std::string& key) {
   auto wrong = [&]() -> Value {
     throw py::type_error("blackboard key '" + key + "' is " + type_name(like) + ", not " +
                          std::string(py::str(py::type::of(o).attr("__name__"))));
   };
-  bool is_bool = py::isinstance<py::bool_>(o);
-  if (std::holds_alternative<double>(like)) {
-    if (is_bool || !(py::isinstance<py::float_>(o) || py::isinstance<py::int_>(o))) return wrong();
-    return o.cast<double>();
-  }
-  if (std::holds_alternative<int64_t>(like)) {
-    if (is_bool || !py::isinstance<py::int_>(o)) return wrong();
-    return o.cast<int64_t>();
-  }
-  if (std::holds_alternative<bool>(like)) {
-    if (!is_bool) return wrong();
-    return o.cast<bool>();
-  }
-  if (std::holds_alternative<std::string>(like)) {
-    if (!py::isinstance<py::str>(o)) return wrong();
-    return o.cast<std::string>();
-  }
-  // An `any` key: whatever the value is.
   if (o.is_none()) return std::monostate{};
-  if (is_bool) return o.cast<bool>();
-  if (py::isinstance<py::int_>(o)) return o.cast<int64_t>();
+  if (py::isinstance<py::bool_>(o)) return o.cast<bool>();
+  if (py::isinstance<py::int_>(o)) {
+    int overflow = 0;
+    const long long x = PyLong_AsLongLongAndOverflow(o.ptr(), &overflow);
+    if (overflow != 0 || (x == -1 && PyErr_Occurred())) {
+      PyErr_Clear();
+      throw py::value_error("blackboard key '" + key + "': " + std::string(py::str(o)) +
+                            " does not fit a 64-bit integer");
+    }
+    if (std::holds_alternative<double>(like)) return static_cast<double>(x);
+    return static_cast<int64_t>(x);
+  }
   if (py::isinstance<py::float_>(o)) return o.cast<double>();
-  if (py::isinstance<py::str>(o)) return o.cast<std::string>();
+  if (py::isinstance<py::str>(o)) {
+    Py_ssize_t size = 0;
+    const char* text = PyUnicode_AsUTF8AndSize(o.ptr(), &size);
+    if (!text) {
+      PyErr_Clear();
+      throw py::value_error("blackboard key '" + key + "': the text cannot be written as UTF-8 (a lone surrogate?)");
+    }
+    return std::string(text, static_cast<size_t>(size));
+  }
   return wrong();
 }
 
@@ -136,12 +142,46 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     rt_ = std::make_unique<thicket::Runtime>(std::move(o));
   }
 
-  thicket::Runtime& rt() { return *rt_; }
+  // A Runtime is used by one thread at a time. Its ticks, loads and reloads release the GIL,
+  // so another Python thread could call in meanwhile: it gets a RuntimeError instead of racing
+  // them (two threads ticking one Runtime crashed the interpreter). Calls from the busy thread
+  // itself (a Python leaf's) go on.
+  thicket::Runtime& rt() {
+    check_thread();
+    return *rt_;
+  }
+  const thicket::Runtime& rt() const {
+    check_thread();
+    return *rt_;
+  }
+  void check_thread() const {
+    const std::thread::id owner = owner_.load(std::memory_order_acquire);
+    if (owner != std::thread::id() && owner != std::this_thread::get_id())
+      throw std::runtime_error(
+          "this thicket.Runtime is busy on another thread (ticking, loading or reloading); a Runtime is used by one "
+          "thread at a time: give each thread its own");
+  }
+  // Marks the runtime busy on this thread while the GIL is released (checked with the GIL held,
+  // so two threads cannot both pass), then releases it.
+  struct Busy {
+    explicit Busy(PyRuntime& r) : rt(r), outer(r.owner_.load(std::memory_order_acquire) == std::thread::id()) {
+      r.check_thread();
+      if (outer) r.owner_.store(std::this_thread::get_id(), std::memory_order_release);
+    }
+    ~Busy() {
+      if (outer) rt.owner_.store(std::thread::id(), std::memory_order_release);
+    }
+    Busy(const Busy&) = delete;
+    Busy& operator=(const Busy&) = delete;
+    PyRuntime& rt;
+    const bool outer;
+  };
 
   Brain load(const std::string& path) {
     std::vector<Diagnostic> diags;
     std::optional<BrainHandle> b;
     {
+      Busy busy(*this);
       py::gil_scoped_release release;
       b = rt_->load_file(path, diags);
     }
@@ -150,26 +190,26 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
   }
   Brain load_string(const std::string& yaml, const std::string& name) {
     std::vector<Diagnostic> diags;
-    auto b = rt_->load_string(yaml, name, diags);
+    auto b = rt().load_string(yaml, name, diags);
     if (!b) raise_load_error(name + ": the brain did not load", diags);
     return brain(*b);
   }
   Brain brain(BrainHandle b) const {
-    return Brain{b, rt_->brain_name(b), rt_->brain_path(b), rt_->brain_type(b)};
+    return Brain{b, rt().brain_name(b), rt().brain_path(b), rt().brain_type(b)};
   }
 
   Agent spawn(const Brain& b, const py::object& blackboard, std::optional<uint32_t> id) {
-    if (b.handle.index >= rt_->brain_count()) throw py::value_error("not a brain of this runtime");
+    if (b.handle.index >= rt().brain_count()) throw py::value_error("not a brain of this runtime");
     if (id && *id == 0) throw py::value_error("agent ids start at 1");
-    if (id && rt_->find_agent(*id)) throw py::value_error("agent " + std::to_string(*id) + " is alive already");
-    AgentHandle h = id ? rt_->spawn(b.handle, {}, *id) : rt_->spawn(b.handle);
+    if (id && rt().find_agent(*id)) throw py::value_error("agent " + std::to_string(*id) + " is alive already");
+    AgentHandle h = id ? rt().spawn(b.handle, {}, *id) : rt().spawn(b.handle);
     if (!h.valid()) throw py::value_error("the agent could not be spawned");
-    Agent a{h, rt_->agent_id(h)};
+    Agent a{h, rt().agent_id(h)};
     if (!blackboard.is_none()) {
       try {
         for (auto item : py::dict(blackboard)) set(a, py::str(item.first), item.second);
       } catch (...) {
-        rt_->despawn(h);  // nothing half-made stays
+        rt().despawn(h);  // nothing half-made stays
         throw;
       }
     }
@@ -177,26 +217,28 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
   }
 
   void check(const Agent& a) const {
-    if (rt_->agent_id(a.handle) != a.id || a.id == 0 || !rt_->find_agent(a.id))
+    if (rt().agent_id(a.handle) != a.id || a.id == 0 || !rt().find_agent(a.id))
       throw py::value_error("agent " + std::to_string(a.id) + " is not alive in this runtime");
   }
 
   py::object get(const Agent& a, const std::string& key) {
     check(a);
-    auto v = rt_->get(a.handle, key);
+    auto v = rt().get(a.handle, key);
     if (!v) throw py::key_error("'" + key + "' is not a blackboard key of this agent's brain (declared: " + keys_text(a) + ")");
     return to_python(*v);
   }
   void set(const Agent& a, const std::string& key, const py::handle& value) {
     check(a);
-    auto now = rt_->get(a.handle, key);
+    auto now = rt().get(a.handle, key);
     if (!now) throw py::key_error("'" + key + "' is not a blackboard key of this agent's brain (declared: " + keys_text(a) + ")");
     Value v = from_python(value, *now, key);
-    if (!rt_->set(a.handle, key, v)) throw py::type_error("blackboard key '" + key + "' refused the value");
+    if (!rt().set(a.handle, key, v))  // a typed key holds its declared type: `now` names it
+      throw py::type_error("blackboard key '" + key + "' is " + type_name(*now) + ", not " +
+                           std::string(py::str(py::type::of(value).attr("__name__"))));
   }
   std::vector<std::string> keys(const Agent& a) {
     check(a);
-    return rt_->blackboard_keys(rt_->brain_of(a.handle));
+    return rt().blackboard_keys(rt().brain_of(a.handle));
   }
   std::string keys_text(const Agent& a) {
     std::string out;
@@ -206,11 +248,11 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
 
   std::vector<Agent> agents() const {
     std::vector<Agent> out;
-    for (AgentHandle h : rt_->agents()) out.push_back({h, rt_->agent_id(h)});
+    for (AgentHandle h : rt().agents()) out.push_back({h, rt().agent_id(h)});
     return out;
   }
   std::optional<Agent> find(uint32_t id) const {
-    auto h = rt_->find_agent(id);
+    auto h = rt().find_agent(id);
     if (!h) return std::nullopt;
     return Agent{*h, id};
   }
@@ -222,6 +264,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     check_dt(dt);
     Status s;
     {
+      Busy busy(*this);
       py::gil_scoped_release release;
       s = rt_->tick(a.handle, dt);
     }
@@ -231,6 +274,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
   void tick_all(double dt, uint32_t times) {
     check_dt(dt);
     {
+      Busy busy(*this);
       py::gil_scoped_release release;
       for (uint32_t i = 0; i < times && !leaf_error_; ++i) rt_->tick_all(dt);
     }
@@ -273,7 +317,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
       }
       return Status::Failure;
     };
-    rt_->register_leaf(name, std::move(leaf));
+    rt().register_leaf(name, std::move(leaf));
   }
   void raise_leaf_error() {
     if (!leaf_error_) return;
@@ -284,10 +328,10 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
 
   void on_trace(py::object callback, bool ticks) {
     if (callback.is_none()) {
-      rt_->on_trace({}, false);
+      rt().on_trace({}, false);
       return;
     }
-    rt_->on_trace(
+    rt().on_trace(
         [callback](const thicket::TraceEvent& e) {
           py::gil_scoped_acquire gil;
           static const char* kTypes[] = {"tick", "abort", "transition", "switch", "event"};
@@ -332,6 +376,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
   py::list reload() {
     std::vector<thicket::ReloadReport> reports;
     {
+      Busy busy(*this);
       py::gil_scoped_release release;
       rt_->reload_changed(&reports);
     }
@@ -349,20 +394,21 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
 
   py::bytes save() const {
     std::ostringstream out;
-    rt_->save(out);
+    rt().save(out);
     return py::bytes(out.str());
   }
   void restore(const py::bytes& data) {
     std::string bytes = data;
     std::istringstream in(bytes);
     std::vector<Diagnostic> diags;
-    if (!rt_->restore(in, diags)) raise_load_error("the snapshot was not restored", diags);
+    if (!rt().restore(in, diags)) raise_load_error("the snapshot was not restored", diags);
   }
 
   std::unique_ptr<py::error_already_set> leaf_error_;
 
  private:
   std::unique_ptr<thicket::Runtime> rt_;
+  std::atomic<std::thread::id> owner_{};  // the thread it is busy on (see rt()); none when idle
 };
 
 }  // namespace
@@ -422,7 +468,9 @@ void register_runtime(py::module_& m) {
         a.check();
         Value now;
         if (!a.c->get(key, now)) throw py::key_error("'" + key + "' is not a blackboard key of this agent's brain");
-        if (!a.c->set(key, from_python(value, now, key))) throw py::type_error("blackboard key '" + key + "' refused the value");
+        if (!a.c->set(key, from_python(value, now, key)))
+          throw py::type_error("blackboard key '" + key + "' is " + type_name(now) + ", not " +
+                               std::string(py::str(py::type::of(value).attr("__name__"))));
       });
 
   py::class_<Blackboard>(m, "Blackboard", "A live view of one agent's blackboard: bb['health'] reads, bb['health'] = 3 writes.")
@@ -470,9 +518,11 @@ void register_runtime(py::module_& m) {
       .def("_time_tick_all", [](PyRuntime& r, double dt, uint32_t times) {
         // The bench's baseline (bench/bench_python.py): the same tick_all calls timed from C++.
         PyRuntime::check_dt(dt);
+        PyRuntime::Busy busy(r);
+        thicket::Runtime& rt = r.rt();
         py::gil_scoped_release release;
         auto t0 = std::chrono::steady_clock::now();
-        for (uint32_t i = 0; i < times; ++i) r.rt().tick_all(dt);
+        for (uint32_t i = 0; i < times; ++i) rt.tick_all(dt);
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       }, py::arg("dt"), py::arg("times"))
       .def("status", [](PyRuntime& r, const Agent& a) { r.check(a); return py_status(r.rt().status(a.handle)); })

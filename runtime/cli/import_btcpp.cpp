@@ -448,6 +448,13 @@ class BtImporter {
       too_deep_ = true;
       return ImportNode{"always", {}, {}, "", {}, "failure"};
     }
+    // A brain holds at most 100,000 nodes (docs/errors.md): subtrees used several times each
+    // at several levels multiply, so a small file could otherwise ask for billions.
+    if (++visits_ > 100000) {
+      if (!too_many_) error(e, "the tree passes 100000 nodes here (subtrees count once per use)");
+      too_many_ = true;
+      return ImportNode{"always", {}, {}, "", {}, "failure"};
+    }
     ++depth_;
     ImportNode n = guarded(e, scope);
     --depth_;
@@ -654,6 +661,8 @@ class BtImporter {
   std::vector<std::string> stack_;
   int depth_ = 0;
   bool too_deep_ = false;
+  size_t visits_ = 0;  // nodes made so far
+  bool too_many_ = false;
 };
 
 }  // namespace

@@ -394,6 +394,11 @@ std::optional<BrainHandle> RuntimeImpl::load_checked(const std::optional<std::st
 
 AgentHandle RuntimeImpl::spawn(BrainHandle bh, const std::vector<std::pair<std::string, Value>>& bb) {
   if (bh.index >= brains.size()) return {};
+  // Ids run from 1 to kMaxAgentId: 0 is "no agent", and a snapshot records the next id to give.
+  if (next_agent_id == 0 || next_agent_id > kMaxAgentId) {
+    log("error: spawn: the run has given out every agent id (1 to " + std::to_string(kMaxAgentId) + "); no agent spawned");
+    return {};
+  }
   Brain& b = *brains[bh.index];
   uint32_t index;
   if (!free_agents.empty()) {
@@ -568,14 +573,26 @@ AgentHandle LeafContext::handle() const {
 Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<RuntimeImpl>(std::move(options))) {}
 Runtime::~Runtime() = default;
 
+// Loading, restoring and reloading change the brains and agents a tick is walking: a leaf
+// that asks for one during a tick is refused (the game does it between ticks).
+bool RuntimeImpl::refuse_mid_tick(const char* what, const std::string& file, std::vector<Diagnostic>* diagnostics) {
+  if (!ticking.load(std::memory_order_acquire)) return false;
+  const std::string message = std::string(what) + " cannot be called during a tick (from a leaf): call it before or after tick_all";
+  if (diagnostics) diagnostics->push_back({Severity::Error, file, 0, 0, message});
+  else log("error: " + message);
+  return true;
+}
 std::optional<BrainHandle> Runtime::load_file(const std::string& path, std::vector<Diagnostic>& diagnostics) {
+  if (impl_->refuse_mid_tick("load_file", path, &diagnostics)) return std::nullopt;
   return impl_->load(std::nullopt, path, diagnostics);
 }
 std::optional<BrainHandle> Runtime::load_string(const std::string& yaml, const std::string& name,
                                                 std::vector<Diagnostic>& diagnostics) {
+  if (impl_->refuse_mid_tick("load_string", name, &diagnostics)) return std::nullopt;
   return impl_->load(yaml, name, diagnostics);
 }
 void Runtime::register_leaf(const std::string& name, NativeLeaf leaf) {
+  if (impl_->refuse_mid_tick("register_leaf", "", nullptr)) return;
   LeafDef def;
   def.name = name;
   def.shape = LeafShape::Native;
@@ -583,6 +600,7 @@ void Runtime::register_leaf(const std::string& name, NativeLeaf leaf) {
   impl_->register_native(std::move(def));
 }
 void Runtime::register_leaf(const std::string& name, NativeLeafFn leaf) {
+  if (impl_->refuse_mid_tick("register_leaf", "", nullptr)) return;
   LeafDef def;
   def.name = name;
   def.shape = LeafShape::Native;
@@ -729,14 +747,19 @@ void Runtime::on_trace(std::function<void(const TraceEvent&)> sink, bool ticks) 
   impl_->trace_sink = std::move(sink);
   impl_->trace_ticks = ticks;
 }
-size_t Runtime::reload_changed() { return impl_->reload_changed(); }
+size_t Runtime::reload_changed() {
+  if (impl_->refuse_mid_tick("reload_changed", "", nullptr)) return 0;
+  return impl_->reload_changed();
+}
 size_t Runtime::reload_changed(std::vector<ReloadReport>* reports) {
+  if (impl_->refuse_mid_tick("reload_changed", "", nullptr)) return 0;
   impl_->reload_reports = reports;
   size_t n = impl_->reload_changed();
   impl_->reload_reports = nullptr;
   return n;
 }
 size_t Runtime::reload_files(const std::vector<std::string>& files, std::vector<ReloadReport>* reports) {
+  if (impl_->refuse_mid_tick("reload_files", "", nullptr)) return 0;
   impl_->reload_reports = reports;
   size_t n = impl_->reload_paths(files, {});
   impl_->reload_reports = nullptr;

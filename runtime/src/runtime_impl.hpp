@@ -171,6 +171,11 @@ class RuntimeImpl {
   // `extras` as long as `agents` (tick_in_job reads them). begin_step: the step size only (the
   // plain path, which reads neither).
   double begin_call(double dt);
+  // The largest agent id: ids run from 1, and the id after the last one given must fit.
+  static constexpr uint32_t kMaxAgentId = 0xFFFFFFFEu;
+  // True (with an error in diagnostics, else in the log) when a tick is in progress: `what`
+  // (load, restore, reload, register_leaf) would change what the tick walks.
+  bool refuse_mid_tick(const char* what, const std::string& file, std::vector<Diagnostic>* diagnostics);
   void begin_step(double dt) {
     if (dt != call_dt) {  // a new step size: count steps from the current call time
       call_epoch = call_time();

@@ -89,6 +89,12 @@ def test_bad_blackboard_values_raise(tmp_path):
         bb["count"] = 1.5
     with pytest.raises(TypeError, match=r"'alert' is a boolean, not int"):
         bb["alert"] = 1
+    with pytest.raises(ValueError, match=r"blackboard key 'count': 1180591620717411303424 does not fit a 64-bit integer"):
+        bb["count"] = 2**70
+    with pytest.raises(ValueError, match=r"blackboard key 'name': the text cannot be written as UTF-8"):
+        bb["name"] = "\ud800"
+    bb["health"] = 7  # a number key takes an int
+    assert bb["health"] == 7.0 and isinstance(bb["health"], float)
     with pytest.raises(TypeError):
         rt.tick_all("fast")
     with pytest.raises(ValueError, match="dt must be"):
@@ -116,6 +122,57 @@ def test_load_error_carries_every_diagnostic(tmp_path):
     assert "did you mean 'sequence'" in str(e.value)
     with pytest.raises(thicket.LoadError, match="cannot open|not found|No such"):
         rt.load(str(tmp_path / "missing.yaml"))
+
+
+ANY = """
+tree: anything
+blackboard:
+  target: {type: any}
+root:
+  action: Idle
+"""
+
+
+def test_an_any_key_takes_any_plain_value_whatever_it_holds(tmp_path):
+    rt = thicket.Runtime()
+    rt.register_leaf("Idle", lambda agent: "running")
+    a = rt.spawn(rt.load_string(ANY, "any.yaml"))
+    bb = rt.blackboard(a)
+    for value in (3, 2.5, "s", True, None, -7):
+        bb["target"] = value
+        assert bb["target"] == value and type(bb["target"]) is type(value)
+    with pytest.raises(TypeError, match=r"blackboard key 'target' is .*, not list"):
+        bb["target"] = [1, 2]
+
+
+def test_a_runtime_busy_on_one_thread_refuses_the_others(tmp_path):
+    # Ticks release the GIL; a second thread calling in meanwhile gets a RuntimeError (two
+    # threads ticking one Runtime crashed the interpreter). Events, not timing, order the steps.
+    import threading
+    inside, tried = threading.Event(), threading.Event()
+    rt = thicket.Runtime()
+
+    def wait_leaf(agent):
+        inside.set()
+        tried.wait()
+        return "success"
+
+    rt.register_leaf("Idle", wait_leaf)
+    a = rt.spawn(rt.load_string(ANY, "any.yaml"))
+    worker = threading.Thread(target=lambda: rt.tick_all(0.1))
+    worker.start()
+    inside.wait()
+    errors = []
+    for call in (lambda: rt.tick_all(0.1), lambda: rt.spawn(rt.load_string(ANY, "b.yaml")), lambda: rt.status(a)):
+        try:
+            call()
+        except RuntimeError as e:
+            errors.append(str(e))
+    tried.set()
+    worker.join()
+    assert len(errors) == 3 and all("busy on another thread" in e for e in errors)
+    assert rt.status(a) == "success"  # free again once the tick is over
+    rt.tick_all(0.1)
 
 
 def test_events_and_trace(tmp_path):

@@ -220,7 +220,10 @@ class THICKET_API Runtime {
   Runtime& operator=(const Runtime&) = delete;
 
   // Loads a brain file with its imports and leaf files. On any error returns nullopt, fills
-  // `diagnostics` with every problem found, and leaves the runtime as it was.
+  // `diagnostics` with every problem found, and leaves the runtime as it was. Loading,
+  // restore, restore_agent, reload_changed, reload_files and register_leaf change what a tick
+  // walks: called from a leaf during a tick they are refused with an error (in `diagnostics`,
+  // or in the log) and change nothing.
   std::optional<BrainHandle> load_file(const std::string& path, std::vector<Diagnostic>& diagnostics);
   // The same from YAML text; `name` stands for the file in messages; relative leaf paths
   // resolve against name's folder.

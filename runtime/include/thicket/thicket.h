@@ -24,6 +24,8 @@
 ** thicket_despawn and thicket_send (on any agent): they take effect at the end of the tick, in
 ** a deterministic order. Nothing else may be called while a tick is in progress, except, from
 ** trace and log callbacks (called on the thread that called the tick), calls that only read.
+** Loading, restoring, reloading and registering leaves, which would change what the tick
+** walks, are refused during a tick with an error ("cannot be called during a tick").
 **
 ** Using a runtime after thicket_runtime_free is undefined behaviour (as for any freed
 ** pointer); so is using a thicket_leaf_ctx outside the call it was given to.

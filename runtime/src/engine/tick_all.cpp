@@ -425,6 +425,11 @@ AgentHandle RuntimeImpl::spawn_or_defer(BrainHandle brain, const std::vector<std
     return {};
   }
   if (id == 0) return spawn(brain, bb);
+  if (id > kMaxAgentId) {
+    log("error: spawn: agent id " + std::to_string(id) + " is past the largest, " + std::to_string(kMaxAgentId) +
+        "; no agent spawned");
+    return {};
+  }
   if (find_index(id)) {
     log("error: spawn: agent id " + std::to_string(id) + " is in use; no agent spawned");
     return {};

@@ -777,6 +777,7 @@ AgentHandle install_agent(RuntimeImpl& rt, uint32_t index, ParsedAgent& pa) {
 
 bool Runtime::restore(SnapshotReader& in, std::vector<Diagnostic>& diagnostics) {
   RuntimeImpl& rt = *impl_;
+  if (rt.refuse_mid_tick("restore", "", &diagnostics)) return false;
   Parsed parsed;
   SnapshotParser parser(rt, diagnostics);
   if (!parser.parse(in, parsed)) return false;
@@ -811,6 +812,7 @@ bool Runtime::restore(SnapshotReader& in, std::vector<Diagnostic>& diagnostics) 
 
 std::optional<AgentHandle> Runtime::restore_agent(SnapshotReader& in, std::vector<Diagnostic>& diagnostics) {
   RuntimeImpl& rt = *impl_;
+  if (rt.refuse_mid_tick("restore_agent", "", &diagnostics)) return std::nullopt;
   Parsed parsed;
   SnapshotParser parser(rt, diagnostics);
   if (!parser.parse(in, parsed)) return std::nullopt;

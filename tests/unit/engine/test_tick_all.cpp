@@ -646,3 +646,70 @@ return leaves
   CHECK(t.rt.agent_count() == 121);
   CHECK(t.rt.script_errors() == 0);
 }
+
+TEST_CASE("a leaf that loads, restores, reloads or registers during a tick is refused, and the tick goes on") {
+  // Each would change the brains or agents the tick is walking (a load from a C leaf crashed).
+  std::vector<std::string> log;
+  thicket::RuntimeOptions o;
+  o.log = [&](const std::string& l) { log.push_back(l); };
+  thicket::Runtime rt(o);
+  std::vector<thicket::Diagnostic> loaded, restored;
+  bool loaded_ok = false, restored_ok = true;
+  std::string snapshot;
+  rt.register_leaf("Meddle", thicket::NativeLeaf{[&](thicket::LeafContext&) {
+                     for (int k = 0; k < 50; ++k)  // enough brains to move the brain array, if it were let
+                       if (rt.load_string("tree: x" + std::to_string(k) + "\nroot: {action: Meddle}\n", "x.yaml", loaded))
+                         loaded_ok = true;
+                     std::istringstream in(snapshot);
+                     restored_ok = rt.restore(in, restored);
+                     rt.register_leaf("Late", thicket::NativeLeaf{[](thicket::LeafContext&) { return thicket::Status::Success; }});
+                     CHECK(rt.reload_changed() == 0);
+                     return thicket::Status::Success;
+                   }});
+  std::vector<thicket::Diagnostic> d;
+  auto b = rt.load_string("tree: m\nroot: {action: Meddle}\n", "m.yaml", d);
+  REQUIRE(b);
+  rt.spawn(*b);
+  std::ostringstream out;
+  REQUIRE(rt.save(out));
+  snapshot = out.str();
+  rt.tick_all(0.1);
+  CHECK_FALSE(loaded_ok);
+  CHECK_FALSE(restored_ok);
+  REQUIRE(loaded.size() == 50);
+  CHECK(thicket::format_diagnostic(loaded[0]) ==
+        "x.yaml: error: load_string cannot be called during a tick (from a leaf): call it before or after tick_all");
+  REQUIRE(restored.size() == 1);
+  CHECK(restored[0].message == "restore cannot be called during a tick (from a leaf): call it before or after tick_all");
+  CHECK(rt.brain_count() == 1);
+  CHECK(rt.agent_ticks() == 1);
+  bool late = false;
+  for (const auto& l : log) late = late || l.find("error: register_leaf cannot be called during a tick") == 0;
+  CHECK(late);
+  // Between ticks, all of it works.
+  CHECK(rt.load_string("tree: y\nroot: {action: Meddle}\n", "y.yaml", d).has_value());
+}
+
+TEST_CASE("agent ids stop at 4294967294, so the id after the last one still fits a snapshot") {
+  std::vector<std::string> log;
+  thicket::RuntimeOptions o;
+  o.log = [&](const std::string& l) { log.push_back(l); };
+  thicket::Runtime rt(o);
+  rt.register_leaf("Idle", thicket::NativeLeaf{[](thicket::LeafContext&) { return thicket::Status::Running; }});
+  std::vector<thicket::Diagnostic> d;
+  auto b = rt.load_string("tree: t\nroot: {action: Idle}\n", "t.yaml", d);
+  REQUIRE(b);
+  CHECK_FALSE(rt.spawn(*b, {}, 0xFFFFFFFFu).valid());
+  CHECK(log.back() == "error: spawn: agent id 4294967295 is past the largest, 4294967294; no agent spawned");
+  auto last = rt.spawn(*b, {}, 0xFFFFFFFEu);
+  REQUIRE(last.valid());
+  CHECK_FALSE(rt.spawn(*b).valid());  // the automatic ids have run out too
+  CHECK(log.back() == "error: spawn: the run has given out every agent id (1 to 4294967294); no agent spawned");
+  rt.tick_all(0.1);
+  std::ostringstream out;
+  REQUIRE(rt.save(out));
+  std::istringstream in(out.str());
+  CHECK(rt.restore(in, d));  // failed as "a bad slot or a repeated id" when id 4294967295 could be given
+  CHECK(d.empty());
+  CHECK(rt.find_agent(0xFFFFFFFEu).has_value());
+}
