@@ -231,8 +231,9 @@ int parse_args(int argc, char** argv, Options& o) {
         return usage_error("--max-agents needs a whole number of agents (0 = no cap), got '" + value + "'");
       if (a == "--threads" && (!parse_uint(value, o.threads) || o.threads == 0 || o.threads > 256))
         return usage_error("--threads needs a whole number from 1 to 256, got '" + value + "'");
-      if (a == "--runs" && (!parse_uint(value, o.runs) || o.runs == 0))
-        return usage_error("--runs needs a whole number >= 1, got '" + value + "'");
+      // (at most 1,000,000: a batch keeps a result per run; --runs 1e11 asked for terabytes)
+      if (a == "--runs" && (!parse_uint(value, o.runs) || o.runs == 0 || o.runs > 1'000'000))
+        return usage_error("--runs needs a whole number from 1 to 1000000, got '" + value + "'");
       if (a == "--series-every" && (!parse_uint(value, o.series_every) || o.series_every == 0))
         return usage_error("--series-every needs a whole number of ticks >= 1, got '" + value + "'");
       if (a == "--out" || a == "--trace" || a == "--series")

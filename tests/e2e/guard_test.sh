@@ -72,6 +72,12 @@ done
 "$thicket" run "$root/docs/examples/checkpoint/hoard.yaml" --max-agents 5 >/dev/null 2>"$dir/err"
 [[ $? == 64 ]] && grep -q "^thicket: --max-agents is for brain files; a scenario's leaves cannot spawn" "$dir/err" && ok ||
   bad "--max-agents with a scenario: $(head -1 "$dir/err")"
+# --runs is bounded: a batch keeps a result per run (--runs 100000000000 died of bad_alloc).
+for value in 0 1000001 100000000000; do
+  timeout 20 "$thicket" run "$root/docs/examples/checkpoint/hoard.yaml" --runs "$value" >/dev/null 2>"$dir/err"
+  [[ $? == 64 ]] && grep -q "^thicket: --runs needs a whole number from 1 to 1000000, got '$value'" "$dir/err" && ok ||
+    bad "--runs '$value' is a usage error: $(head -1 "$dir/err")"
+done
 
 echo "guard: $pass passed, $fail failed"
 [[ $fail == 0 ]]

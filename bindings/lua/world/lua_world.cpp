@@ -301,6 +301,8 @@ int damage(lua_State* L) {
   Self s = self(L);
   const auto target = static_cast<uint32_t>(luaL_checkinteger(L, 2));
   const double amount = luaL_checknumber(L, 3);
+  // NaN health could never reach 0, and NaN or infinite damage would spoil the run's totals.
+  luaL_argcheck(L, std::isfinite(amount), 3, "damage must be a finite number");
   Effect e = make_effect(s, target);
   e.kind = Effect::Kind::Damage;
   e.amount = amount;
@@ -336,6 +338,7 @@ int record_metric(lua_State* L, bool gauge) {
   Self s = self(L);
   const char* name = luaL_checkstring(L, 1);
   double value = luaL_optnumber(L, 2, 1.0);
+  luaL_argcheck(L, std::isfinite(value), 2, "a metric's value must be a finite number");  // NaN spoils its totals
   const auto& names = s.worker->sim->metric_names;
   for (uint32_t m = 0; m < names.size(); ++m)
     if (names[m] == name) {

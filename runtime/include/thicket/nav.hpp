@@ -87,8 +87,11 @@ class THICKET_API GridMap {
   // Placement in the world (see the top of this file).
   Vec2 origin{0, 0};
   double cell_size = 1.0;  // metres, > 0
-  // The cell containing p (may be outside the map).
+  // The cell containing p (may be outside the map). A point on the map's east or south edge
+  // (x = width * cell_size, in cells within kEdgeSlack) is in the last cell: the world's bounds
+  // are the map's extent, and the world keeps agents within them, edges included.
   Cell cell_at(Vec2 p) const;
+  static constexpr double kEdgeSlack = 1e-9;  // in cells
   Vec2 centre_of(Cell c) const;
   world::Bounds world_bounds() const;
 

@@ -46,8 +46,12 @@ void GridMap::set_cost(Cell c, float cost) {
 }
 
 Cell GridMap::cell_at(Vec2 p) const {
-  const double fx = std::floor((p.x - origin.x) / cell_size);
-  const double fy = std::floor((p.y - origin.y) / cell_size);
+  const double vx = (p.x - origin.x) / cell_size, vy = (p.y - origin.y) / cell_size;
+  double fx = std::floor(vx), fy = std::floor(vy);
+  // The world's bounds are the map's extent, edges included: an agent pushed against the east
+  // or south edge stands exactly on it (the world clamps it there), in the last cell.
+  if (fx == width_ && vx <= width_ + kEdgeSlack && width_ > 0) fx = width_ - 1;
+  if (fy == height_ && vy <= height_ + kEdgeSlack && height_ > 0) fy = height_ - 1;
   // Clamp far-away points so the int conversion is defined; they are outside the map either way.
   auto to_int = [](double v) {
     if (!(v > -2e9)) return std::int32_t(-2000000000);

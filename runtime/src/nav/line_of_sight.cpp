@@ -134,8 +134,21 @@ bool detail::sight_line(const GridMap& map, const BlockedCounts* open_blocks, Ve
   double ax = a.x - map.origin.x, ay = a.y - map.origin.y, bx = b.x - map.origin.x, by = b.y - map.origin.y;
   if (cell != 1) ax /= cell, ay /= cell, bx /= cell, by /= cell;
   const double w = map.width_, h = map.height_;
-  // Both ends inside the map (false for NaN too).
-  if (!(ax >= 0 && ax < w && ay >= 0 && ay < h && bx >= 0 && bx < w && by >= 0 && by < h)) return false;
+  // Both ends inside the map (false for NaN too), the east and south edges included (as
+  // GridMap::cell_at: an agent pushed against them stands exactly there); an end on an edge is
+  // taken a hair inside, in the last cell.
+  const double we = w + GridMap::kEdgeSlack, he = h + GridMap::kEdgeSlack;
+  if (!(ax >= 0 && ax <= we && ay >= 0 && ay <= he && bx >= 0 && bx <= we && by >= 0 && by <= he)) return false;
+  if (ax >= w || bx >= w) {
+    const double last = std::nextafter(w, 0.0);
+    ax = std::min(ax, last);
+    bx = std::min(bx, last);
+  }
+  if (ay >= h || by >= h) {
+    const double last = std::nextafter(h, 0.0);
+    ay = std::min(ay, last);
+    by = std::min(by, last);
+  }
   if (open_blocks != nullptr) {
     // The walk visits only cells of the box the end cells span. Inside the map the
     // coordinates are >= 0: truncation is the floor.

@@ -31,8 +31,16 @@ TEST_CASE("an open map sees; a wall between blocks; points outside the map see n
   CHECK(line_of_sight(map, {3.2, 1.7}, {3.2, 1.7}));  // a point sees itself
   CHECK(line_of_sight(map, {2.5, 1.5}, {2.5, 1.5}) == false);  // inside the block
   CHECK(line_of_sight(map, {-0.5, 0.5}, {3.5, 0.5}) == false);
-  CHECK(line_of_sight(map, {0.5, 0.5}, {6.0, 0.5}) == false);  // x = width is outside
+  // x = width is on the east edge, where the world keeps an agent pushed against it: in the map
+  // (the last cell); past it is outside. Likewise y = height.
+  CHECK(line_of_sight(map, {0.5, 0.5}, {6.0, 0.5}));
+  CHECK(line_of_sight(map, {0.5, 2.5}, {6.0, 3.0}));
+  CHECK(line_of_sight(map, {0.5, 0.5}, {6.001, 0.5}) == false);
+  CHECK(line_of_sight(map, {0.5, 0.5}, {0.5, 3.001}) == false);
   CHECK(line_of_sight(map, {0.5, 0.5}, {5.999, 0.5}));
+  CHECK(map.cell_at({6.0, 3.0}).x == 5);
+  CHECK(map.cell_at({6.0, 3.0}).y == 2);
+  CHECK(map.cell_at({6.001, 0.5}).x == 6);  // outside
   CHECK(line_of_sight(map, {0.5, 0.5}, {NAN, 0.5}) == false);
 }
 

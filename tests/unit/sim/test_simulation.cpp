@@ -203,3 +203,34 @@ TEST_CASE("simulation: effects made by a dying agent's aborted task keep the run
   CHECK(one.result.metrics == two.result.metrics);
   CHECK(one.result.metrics == three.result.metrics);
 }
+
+TEST_CASE("simulation: damage and metric values that are not finite numbers are script errors") {
+  // NaN damage made a target's health NaN (it could never die) and spoiled damage_dealt.
+  SimDir d;
+  d.write("nan.lua", "local thicket = require('thicket')\nlocal L = {}\n"
+                     "function L.Hit(agent)\n  if agent.id == 1 and thicket.tick() == 2 then\n"
+                     "    agent:damage(2, 0/0)\n  end\n  if agent.id == 1 and thicket.tick() == 3 then\n"
+                     "    thicket.metric('strikes', 1/0)\n  end\n  return 'running'\nend\nreturn L\n");
+  d.write("nan.yaml", "tree: nan\nleaves: [nan.lua]\nblackboard: {health: 100}\nroot: {action: Hit}\n");
+  std::string path = d.write("s.yaml", "scenario: nan\nticks: 5\nworld: {size: [20, 20]}\nteams: [a]\ngroups:\n"
+                                       "  - {name: g, team: a, count: 2, brain: nan.yaml, spawn: {box: [[2, 2], [8, 8]]}}\n"
+                                       "metrics: [strikes]\n");
+  std::vector<Diagnostic> diags;
+  auto spec = load_scenario(path, diags);
+  REQUIRE(spec);
+  SimOptions o;
+  o.threads = 1;
+  o.seed = spec->seed;
+  o.ticks = spec->ticks;
+  o.dt = spec->dt;
+  std::string log;
+  o.log = [&](const std::string& line) { log += line + "\n"; };
+  auto sim = Simulation::create(*spec, o, diags);
+  REQUIRE(sim);
+  RunResult r = sim->run();
+  CHECK(r.script_errors == 2);
+  CHECK(log.find("nan.lua:5: bad argument #2 to 'damage' (damage must be a finite number)") != std::string::npos);
+  CHECK(log.find("nan.lua:8: bad argument #2 to 'metric' (a metric's value must be a finite number)") != std::string::npos);
+  CHECK(r.metrics.at("damage_dealt") == 0);
+  CHECK(r.metrics.at("strikes") == 0);
+}
