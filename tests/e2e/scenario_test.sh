@@ -23,5 +23,28 @@ printf 'scenario: broken\nworld: {size: [10, 10]}\nteams: [a]\ngroups:\n  - {nam
 "$thicket" run "$dir/broken.yaml" 2>"$dir/broken_err"
 [[ $? == 2 ]] && ok || bad "a broken scenario should exit 2"
 grep -q "broken.yaml:5:.*error" "$dir/broken_err" && ok || bad "a broken scenario should report FILE:LINE:COL: $(cat "$dir/broken_err")"
+# The run's log (log decorators, thicket.log, script errors with tracebacks) is the same on
+# 1, 2 and 3 threads, in agent order: the workers' lines used to interleave as they happened.
+# Two groups, so that a worker's agents are not one run of ids.
+mkdir -p "$dir/logs"
+cat > "$dir/logs/b.lua" <<'LUA'
+local thicket = require("thicket")
+local leaves = {}
+function leaves.Boom(agent)
+  thicket.log("boom? " .. agent.id)
+  if thicket.tick() % 2 == 0 then error("boom " .. agent.id) end
+  return true
+end
+return leaves
+LUA
+printf 'tree: b\nleaves: [b.lua]\nroot:\n  log:\n    message: hello\n    child: {action: Boom}\n' > "$dir/logs/b.yaml"
+printf 'scenario: logs\nseed: 1\nticks: 4\nworld: {size: [50, 50]}\nteams: [a, b]\ngroups:\n  - {name: g, team: a, count: 5, brain: b.yaml, spawn: {centre: [15, 25], radius: 5}}\n  - {name: h, team: b, count: 4, brain: b.yaml, spawn: {centre: [35, 25], radius: 5}}\n' > "$dir/logs/s.yaml"
+for k in 1 2 3; do
+  "$thicket" run "$dir/logs/s.yaml" --threads $k --quiet --log "$dir/logs/log$k.txt" 2>/dev/null
+done
+[[ $(grep -c "boom? " "$dir/logs/log1.txt") == 36 ]] && ok || bad "the log run should log 36 lines of its own: $(head -3 "$dir/logs/log1.txt")"
+cmp -s "$dir/logs/log1.txt" "$dir/logs/log2.txt" && cmp -s "$dir/logs/log1.txt" "$dir/logs/log3.txt" && ok ||
+  bad "the log differs between 1, 2 and 3 threads: $(diff "$dir/logs/log1.txt" "$dir/logs/log2.txt" | head -5)"
+
 echo "scenario: $pass passed, $fail failed"
 [[ $fail == 0 ]]

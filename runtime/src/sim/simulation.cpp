@@ -135,7 +135,13 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
     ro.journal_tasks = options.journal_tasks;
     Impl* sim = impl.get();
     ro.log = [sim, w](const std::string& line) {
-      if (w == 0 || !sim->quiet_workers) sim->log(line);
+      if (w != 0 && sim->quiet_workers) return;
+      if (sim->hold_logs && w < sim->workers.size()) {  // set only while the workers tick at once
+        SimWorker& me = *sim->workers[w];
+        me.held_log.emplace_back(me.ticking_agent, line);
+        return;
+      }
+      sim->log(line);
     };
     worker->rt = std::make_unique<Runtime>(ro);
     if (options.print) worker->rt->on_print(options.print);
@@ -240,10 +246,24 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
 
 namespace {
 
+// The lines the workers held while they ticked at once, in agent order (an agent's own lines
+// in the order it made them: an agent is on one worker), as one thread would have written them.
+void write_held_logs(Simulation::Impl& s) {
+  std::vector<std::pair<uint32_t, std::string>> lines;
+  for (auto& w : s.workers) {
+    for (auto& line : w->held_log) lines.push_back(std::move(line));
+    w->held_log.clear();
+  }
+  if (lines.empty()) return;
+  std::stable_sort(lines.begin(), lines.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (const auto& line : lines) s.log(line.second);
+}
+
 void tick_worker(SimWorker& w, double dt) {
   for (uint32_t id : w.agents) {
     SimAgent& a = w.sim->agents[id - 1];
     if (!a.alive) continue;
+    w.ticking_agent = id;
     if (!w.sim->sensed_before_tick) sense_agent(w, a);  // this tick's percepts, into its blackboard keys, before it decides
     w.rt->tick(a.handle, dt);
     ++w.agent_ticks;
@@ -327,9 +347,12 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
     if (s.workers.size() == 1) {
       tick_worker(*s.workers[0], dt);
     } else {
+      s.hold_logs = true;  // (the barrier publishes it to the pool)
       start.arrive_and_wait();  // the pool's workers tick theirs while this thread ticks worker 0
       tick_worker(*s.workers[0], dt);
       done.arrive_and_wait();
+      s.hold_logs = false;
+      write_held_logs(s);
     }
     deliver_brain_events(s);
     // Effects and metrics in agent-id order (then in the order each agent made them).
