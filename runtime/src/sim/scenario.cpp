@@ -101,6 +101,18 @@ std::string beside(const std::string& scenario_file, const std::string& path) {
   return (fs::path(scenario_file).parent_path() / p).lexically_normal().string();
 }
 
+// Why `path` cannot be read as a map or brain file ("" when it can be): missing, a folder, or a
+// device (which would never end), as the loaders themselves say it.
+std::string not_a_file(const std::string& path) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) return "not found";
+  if (fs::is_directory(st)) return "is a folder, not a file";
+  if (fs::is_character_file(st) || fs::is_block_file(st)) return "cannot be read: a device, not a file";
+  if (!fs::is_regular_file(st)) return "is not a regular file";
+  return "";
+}
+
 class ScenarioReader {
  public:
   ScenarioReader(const std::string& path, std::vector<Diagnostic>& diags)
@@ -333,9 +345,8 @@ class ScenarioReader {
       return;
     }
     std::string path = beside(path_, map.value.Scalar());
-    std::error_code ec;
-    if (!fs::is_regular_file(path, ec)) {
-      error(map, "map file '" + map.value.Scalar() + "' not found (looked for " + path + ")");
+    if (std::string why = not_a_file(path); !why.empty()) {
+      error(map, "map file '" + map.value.Scalar() + "' " + why + " (looked for " + path + ")");
       return;
     }
     size_t before = diags_.size();
@@ -739,9 +750,8 @@ class ScenarioReader {
       return;
     }
     std::string path = beside(path_, brain.value.Scalar());
-    std::error_code ec;
-    if (!fs::is_regular_file(path, ec)) {
-      error(brain, "brain file '" + brain.value.Scalar() + "' not found (looked for " + path + ")");
+    if (std::string why = not_a_file(path); !why.empty()) {
+      error(brain, "brain file '" + brain.value.Scalar() + "' " + why + " (looked for " + path + ")");
       return;
     }
     group.brain = path;
