@@ -1,6 +1,7 @@
 // behavior3 editor exports (a tree, or a project of trees) -> a thicket b3_tree (SPEC 13,
 // docs/import.md). Node names resolve as behavior3js 0.2.2's BehaviorTree.load does: custom
 // nodes first, then the built-ins; a name that is another tree's id in a project runs that tree.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include <set>
@@ -200,7 +201,13 @@ class B3Importer {
     if (name == "Runner") n.value = "running";
     auto integer = [&](const char* key) -> int64_t {
       const json& v = props[key];
-      if (v.is_number()) return static_cast<int64_t>(v.get<double>());
+      if (v.is_number()) {
+        // (beyond about 2^53 milliseconds or loops, which no tree means, it is "for ever" anyway:
+        // clamped rather than cast, which overflowed to a negative number)
+        const double d = v.get<double>();
+        if (!(d == d)) return 1;
+        return static_cast<int64_t>(std::clamp(d, -9.0e15, 9.0e15));
+      }
       if (v.is_string()) {
         try {
           return std::stoll(v.get<std::string>());

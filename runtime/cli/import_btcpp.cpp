@@ -267,6 +267,14 @@ class BtImporter {
     return a == std::string::npos ? "" : s.substr(a, b - a + 1);
   }
 
+  // A blackboard key as thicket's brain files allow it (an identifier).
+  static bool key_name(const std::string& k) {
+    if (k.empty() || std::isdigit(static_cast<unsigned char>(k[0]))) return false;
+    for (char c : k)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+    return true;
+  }
+
   void declare(const std::string& key, const std::string& type) {
     if (declared_.count(key)) return;  // declared by the brain that was exported: kept as it was
     auto& decl = types_[key];
@@ -386,6 +394,9 @@ class BtImporter {
         std::string r = resolve(ref_key(v), scope);
         if (r[0] == '=') {
           n.args.push_back({name, yaml_literal(r.substr(1))});
+        } else if (!key_name(ref_key(r))) {
+          error(e, "port '" + name + "' names the blackboard entry '" + ref_key(r) +
+                       "', which cannot be a thicket blackboard key (letters, digits and _, not starting with a digit)");
         } else {
           declare(ref_key(r), "any");
           n.args.push_back({name, yaml_quote(r)});
@@ -594,6 +605,9 @@ class BtImporter {
         std::string r = resolve(ref_key(v), scope);
         if (r[0] == '=') {
           v = r.substr(1);
+        } else if (!key_name(ref_key(r))) {
+          error(e, id + "'s variable names the blackboard entry '" + ref_key(r) +
+                       "', which cannot be a thicket blackboard key (letters, digits and _, not starting with a digit)");
         } else {
           declare(ref_key(r), "string");
           v = r;
