@@ -339,8 +339,14 @@ int edit_command(int argc, char** argv, const char* usage) {
   });
   server.Post("/api/save", [&ed](const httplib::Request& req, httplib::Response& res) {
     Json body = Json::parse(req.body, nullptr, false);
-    if (!body.is_object() || !body.contains("text") || !body["text"].is_string()) {
-      send_json(res, {{"ok", false}, {"error", "save needs {\"text\": ..., \"base_mtime\": ...}"}}, 400);
+    // (every field of its type: a wrong one is a 400 with why, not nlohmann's exception, a 500)
+    const bool ok_mtime = !body.is_object() || !body.contains("base_mtime") || body["base_mtime"].is_string();
+    const bool ok_force = !body.is_object() || !body.contains("force") || body["force"].is_boolean();
+    if (!body.is_object() || !body.contains("text") || !body["text"].is_string() || !ok_mtime || !ok_force) {
+      send_json(res,
+                {{"ok", false},
+                 {"error", "save needs {\"text\": string, \"base_mtime\": string, \"force\": true|false}"}},
+                400);
       return;
     }
     int status = 200;

@@ -130,6 +130,10 @@ try:
         expect(not [n for n in os.listdir(os.path.join(tmp, "guard")) if "thicket-edit" in n], "no temporary file is left")
         status, _ = ed.json("/api/save", "not json")
         expect(status == 400, "a malformed save is refused")
+        for bad in ({"text": "x", "force": "yes"}, {"text": "x", "base_mtime": 5}):
+            status, why = ed.json("/api/save", json.dumps(bad))
+            expect(status == 400 and not why["ok"] and "force" in why["error"] and open(brain, "rb").read() == original,
+                   "a save with a field of the wrong type is a 400 with why, nothing written: %r" % (bad,))
 
         # The page's files, the schemas; other sites and not-attached proxies refused.
         status, text = ed.request("/yaml/index.js")
