@@ -105,7 +105,7 @@ uint16_t TreeCompiler::fsm_initial(const YAML::Node& at, uint16_t parent) {
 
 // A guard or enter_if: {check: "expr"} or {condition: Leaf} (a bare string: a check).
 uint32_t TreeCompiler::fsm_guard(const YAML::Node& g, const std::string& path, const std::string& what) {
-  if (g.IsScalar()) return check(g, path, "", false);
+  if (g.IsScalar()) return check(g, path, "", false, what);  // the expression itself: named by its key
   if (!g.IsMap()) {
     error(g, what + " is {check: \"expression\"} or {condition: Leaf}, got " + describe_node(g));
     return kNone;
@@ -174,7 +174,9 @@ void TreeCompiler::fsm_state(uint16_t index) {
     if (st["initial"] && composite) info().initial = fsm_initial(st["initial"], index);
     auto part = [&](const char* key, NodeKind kind, uint32_t& slot) {
       if (!st[key]) return;
+      leaf_shown_as_ = std::string("'") + key + "'";
       slot = leaf(kind, st[key], name + "/" + key, "");
+      leaf_shown_as_.clear();
       if (slot == kNone) {
         slot = kNoNode;
         return;

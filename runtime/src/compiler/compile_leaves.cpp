@@ -57,13 +57,14 @@ uint32_t TreeCompiler::leaf(NodeKind kind, const YAML::Node& v, const std::strin
     return index;
   }
   const bool is_condition = kind == NodeKind::Condition;
+  const std::string shown = leaf_shown_as_.empty() ? kind_name : leaf_shown_as_;  // in messages
   std::string leaf_name, name;
   YAML::Node leaf_at = v, args;
   bool negate = false;
   if (v.IsScalar() && classify_scalar(v).kind == ScalarKind::String && !v.Scalar().empty()) {
     leaf_name = v.Scalar();
   } else if (v.IsMap()) {
-    check_params(kind, v, kind_name);
+    check_params(kind, v, shown);
     name = read_name(v, prefix);
     if (is_condition && v["negate"]) {
       Scalar s = classify_scalar(v["negate"]);
@@ -76,7 +77,7 @@ uint32_t TreeCompiler::leaf(NodeKind kind, const YAML::Node& v, const std::strin
       return check(v["check"], path, name, negate);
     }
     if (!v["leaf"]) {
-      error(v, kind_name + " needs 'leaf', the name of the leaf to call" +
+      error(v, shown + " needs 'leaf', the name of the leaf to call" +
                    std::string(is_condition ? " (or 'check', an expression)" : ""));
     } else if (!v["leaf"].IsScalar() || v["leaf"].Scalar().empty()) {  // `leaf: ""`, `leaf: !tag`
       error(v["leaf"], std::string("'leaf' must be a leaf name, got ") + describe_node(v["leaf"]));
@@ -88,7 +89,7 @@ uint32_t TreeCompiler::leaf(NodeKind kind, const YAML::Node& v, const std::strin
     if (args && !args.IsMap() && !args.IsNull())
       error(args, std::string("'args' must be a mapping (args: {radius: 10}), got ") + describe_node(args));
   } else {
-    error(v, kind_name + " takes a leaf name (" + kind_name + ": Name) or a mapping {leaf: Name, args: {...}}; got " +
+    error(v, shown + " takes a leaf name (" + shown + ": Name) or a mapping {leaf: Name, args: {...}}; got " +
                  describe_node(v));
     return kNone;
   }
@@ -170,11 +171,12 @@ std::string TreeCompiler::shown_arg(const YAML::Node& v) {
   return describe_node(v);
 }
 
-uint32_t TreeCompiler::check(const YAML::Node& e, const std::string& path, const std::string& name, bool negate) {
+uint32_t TreeCompiler::check(const YAML::Node& e, const std::string& path, const std::string& name, bool negate,
+                             const std::string& what) {
   uint32_t index = emit(NodeKind::Check, e, path, name, "check " + (e.IsScalar() ? e.Scalar() : std::string()));
   p_.nodes[index].end = index + 1;
   if (negate) p_.nodes[index].flags |= kNegate;
-  p_.nodes[index].a = expr_of(e, "'check'");
+  p_.nodes[index].a = expr_of(e, what);
   return index;
 }
 

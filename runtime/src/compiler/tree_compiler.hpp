@@ -79,11 +79,16 @@ class TreeCompiler {
   // compile_leaves.cpp
   bool resolve_leaf(const YAML::Node& at, const std::string& name, bool is_condition);
   uint32_t leaf(NodeKind kind, const YAML::Node& v, const std::string& path, const std::string& prefix);
+  // What leaf()'s messages call the node when it is not written as one (an fsm state's
+  // 'enter', 'exit', 'reason'): set around the call; "" names the node by its kind.
+  std::string leaf_shown_as_;
   void check_args(const std::string& leaf_name, const YAML::Node& at, const YAML::Node& args);
   static std::string arg_type_phrase(const std::string& type);
   static bool arg_fits(const YAML::Node& v, const std::string& type);
   static std::string shown_arg(const YAML::Node& v);
-  uint32_t check(const YAML::Node& e, const std::string& path, const std::string& name, bool negate);
+  // `what`: what messages call it ("'check'", or the key it stands for, e.g. "'enter_if'").
+  uint32_t check(const YAML::Node& e, const std::string& path, const std::string& name, bool negate,
+                 const std::string& what = "'check'");
   uint32_t expr_of(const YAML::Node& e, const std::string& what);  // a check expression into Program::exprs
 
   // compile_imported.cpp: the kinds of BT.CPP and behavior3 trees (SPEC 13)

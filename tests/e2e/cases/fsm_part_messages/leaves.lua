@@ -1,0 +1,3 @@
+local L = {}
+function L.Say() end
+return L
