@@ -601,14 +601,8 @@ class ScenarioReader {
       error(f, "'polygon' must be a list of at least 3 corners [[x, y], ...] in order around it, got " + shown(f.value));
       return std::nullopt;
     }
-    double twice_area = 0;
-    for (size_t i = 0, j = corners.size() - 1; i < corners.size(); j = i++)
-      twice_area += corners[j].x * corners[i].y - corners[i].x * corners[j].y;
-    if (std::abs(twice_area) < 1e-9) {
-      error(f, "the polygon has no area (its corners are on one line)");
-      return std::nullopt;
-    }
-    // Simple: no two edges that do not share a corner cross.
+    // Simple: no two edges that do not share a corner cross (checked before the area: a
+    // symmetric bow-tie has none, and its crossing is the mistake to name).
     auto cross = [](world::Vec2 o, world::Vec2 a, world::Vec2 b) { return (a - o).x * (b - o).y - (a - o).y * (b - o).x; };
     const size_t n = corners.size();
     for (size_t i = 0; i < n; ++i)
@@ -622,6 +616,15 @@ class ScenarioReader {
           return std::nullopt;
         }
       }
+    // After the crossing test: a symmetric bow-tie's signed area is 0 too, but what is wrong
+    // with it is the crossing.
+    double twice_area = 0;
+    for (size_t i = 0, j = corners.size() - 1; i < corners.size(); j = i++)
+      twice_area += corners[j].x * corners[i].y - corners[i].x * corners[j].y;
+    if (std::abs(twice_area) < 1e-9) {
+      error(f, "the polygon has no area (its corners are on one line)");
+      return std::nullopt;
+    }
     return world::Obstacle::polygon(std::move(corners));
   }
 

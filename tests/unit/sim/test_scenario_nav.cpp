@@ -148,6 +148,9 @@ TEST_CASE("scenario nav: polygon obstacles") {
         "nav.yaml:2:47: error: the polygon has no area (its corners are on one line)\n");
   CHECK(errors_of(scenario("{size: [50, 50], obstacles: [{polygon: [[0, 0], [6, 4], [6, 0], [0, 2]]}]}")) ==
         "nav.yaml:2:47: error: the polygon crosses itself (edges 1 and 3); list its corners in order around it\n");
+  // A symmetric bow-tie: no area either, but the crossing is the mistake (it said "on one line").
+  CHECK(errors_of(scenario("{size: [50, 50], obstacles: [{polygon: [[0, 0], [4, 4], [4, 0], [0, 4]]}]}")) ==
+        "nav.yaml:2:47: error: the polygon crosses itself (edges 1 and 3); list its corners in order around it\n");
   CHECK(errors_of(scenario("{size: [50, 50], obstacles: [{polygon: [[0, 0], [4, 4], [4, 0]], radius: 1}]}")) ==
         "nav.yaml:2:73: error: unknown key 'radius' in a polygon obstacle (allowed: polygon)\n");
 }
