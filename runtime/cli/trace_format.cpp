@@ -89,8 +89,17 @@ std::string explain_event(const TraceEvent& e) {
     }
     case TraceEvent::Type::Event:
       why << "tick " << e.tick << " agent " << e.agent << ": event " << e.event;
-      if (e.taken_by.empty()) why << (e.brain.empty() ? " dropped (only fsm brains take events)" : " dropped (no active state takes it)");
-      else why << " taken by " << e.taken_by;
+      if (!e.taken_by.empty())
+        why << " taken by " << e.taken_by;
+      else if (e.brain.empty())
+        why << " dropped (only fsm brains take events)";
+      else if (e.stale)
+        why << " dropped (the state that sent it was left before it was taken)";
+      else if (!e.refused_by.empty())
+        why << " dropped (state " << e.refused_by << " maps it, but "
+            << (e.guard_failed ? "its guard failed)" : "the states it leads to refused the entry)");
+      else
+        why << " dropped (no active state takes it)";
       break;
     case TraceEvent::Type::Abort:
       why << "tick " << e.tick << " agent " << e.agent << ": " << e.composite << " aborted " << e.aborted << " ("

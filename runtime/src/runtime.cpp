@@ -70,6 +70,9 @@ struct AbortTracer : TraceSink {
     ev.brain = p.name;
     ev.event = std::string(e.name);
     if (e.taken_by != kNoPos) ev.taken_by = p.fsm_states[e.taken_by].name;
+    if (e.refused_by != kNoPos) ev.refused_by = p.fsm_states[e.refused_by].name;
+    ev.guard_failed = e.guard_failed;
+    ev.stale = e.stale;
     rt.emit_trace(ev);
   }
   void on_switch(const Program& p, const AgentInfo& a, const SwitchEvent& e) override {

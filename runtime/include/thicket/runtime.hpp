@@ -177,6 +177,11 @@ struct TraceEvent {
   // Event: an event (SPEC 4.1) taken off the agent's queue: its name, and the state that took
   // it ("" when no state took it and it was dropped). Transition: the event that caused it ("" if none).
   std::string event, taken_by;
+  // Event, dropped: the first active state that maps it but could not take it ("" when none
+  // maps it), and whether its guard failed (else the entry was refused: an enter_if on the
+  // way); stale: the state that sent it was left before it was taken.
+  std::string refused_by;
+  bool guard_failed = false, stale = false;
 };
 
 // What one reload did (SPEC 10), for tools that show reloads (a record, a live monitor).

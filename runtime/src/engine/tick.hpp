@@ -47,6 +47,12 @@ struct TransitionEvent {
 struct QueueEvent {
   std::string_view name;
   uint16_t taken_by;
+  // Dropped (taken_by == kNoPos): why, for --explain. The first active state that maps it but
+  // could not take it (kNoPos: none maps it), and how: its guard failed, or the entry was refused
+  // (an enter_if on the way); stale: the state that sent it (done, success, failure) was left.
+  uint16_t refused_by = kNoPos;
+  bool guard_failed = false;
+  bool stale = false;
 };
 
 // A behavior machine switched behaviors (SPEC 5), or picked its first (from == kNoPos).

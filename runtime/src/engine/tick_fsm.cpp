@@ -187,17 +187,26 @@ struct Engine::Hsm {
       stale = !active(ev.origin) || ss(ev.origin).serial != ev.serial;
       from = ev.origin;
     }
+    QueueEvent dropped{name, kNoPos};
+    dropped.stale = stale;
     if (!stale)
       for (uint16_t s = from; s != kNoPos; s = st(s).parent) {
         const FsmTransition* t = find(st(s), name);
-        if (!t || !passes(t->guard)) continue;
+        if (!t) continue;
+        const bool guard_ok = passes(t->guard);
         Plan pl;
-        if (!plan(s, t->target, pl)) continue;
+        if (!guard_ok || !plan(s, t->target, pl)) {
+          if (dropped.refused_by == kNoPos) {
+            dropped.refused_by = s;
+            dropped.guard_failed = !guard_ok;
+          }
+          continue;
+        }
         if (e.trace) e.trace->on_event(p, c.agent, QueueEvent{name, s});
         take(s, pl, kNoNode, name, true);
         return;
       }
-    if (e.trace) e.trace->on_event(p, c.agent, QueueEvent{name, kNoPos});
+    if (e.trace) e.trace->on_event(p, c.agent, dropped);
   }
 
   void event_phase() {

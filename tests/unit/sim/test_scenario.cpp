@@ -345,8 +345,8 @@ TEST_CASE("scenario: teams and groups refer to each other by name") {
 TEST_CASE("scenario: brains must exist and spawn areas must lie inside the world") {
   CHECK(errors_of(small_with("minion_world.yaml", "brains/nope.yaml")) ==
         "guard_posts.yaml:7:12: error: brain file 'brains/nope.yaml' not found (looked for brains/nope.yaml)\n");
-  CHECK(errors_of(small_with("minion_world.yaml", "brains")) ==
-        "guard_posts.yaml:7:12: error: brain file 'brains' not found (looked for brains)\n");
+  CHECK(errors_of(small_with("minion_world.yaml", "brains")) ==  // the example's folder of brains
+        "guard_posts.yaml:7:12: error: brain file 'brains' is a folder, not a file (looked for brains)\n");
   auto spawning = [](const std::string& spawn) {
     return errors_of(small_with("spawn: {centre: [50, 50], radius: 5}", spawn));
   };
