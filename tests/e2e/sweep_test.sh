@@ -82,6 +82,12 @@ grep -q "^thicket: error: --set: sweep key 'groups.west_post.vehicle.max_sped': 
 { cat "$dir/sweep.yaml"; printf '  groups.players.blackboard.helth: [1, 2]\n'; } > "$dir/bb.yaml"
 "$thicket" check "$dir/bb.yaml" 2>"$dir/check_bb"
 [[ $? == 2 ]] && grep -q "bb.yaml:$((line + 2)):3: error: sweep key 'groups.players.blackboard.helth': .*did you mean 'health'?" "$dir/check_bb" && ok || bad "bad file blackboard key: $(cat "$dir/check_bb")"
+# Every value of a blackboard sweep that does not fit is reported, each at its place.
+{ cat "$dir/sweep.yaml"; printf '  groups.west_post.blackboard.invincible: [7, true, "x"]\n'; } > "$dir/bb2.yaml"
+"$thicket" check "$dir/bb2.yaml" 2>"$dir/check_bb2"
+[[ $? == 2 ]] && grep -q "bb2.yaml:$((line + 2)):44: error: .*the value 7 does not fit 'invincible'" "$dir/check_bb2" &&
+  grep -q "bb2.yaml:$((line + 2)):53: error: .*the value x does not fit 'invincible'" "$dir/check_bb2" && ok ||
+  bad "each bad sweep value at its place: $(cat "$dir/check_bb2")"
 "$thicket" run "$arena_dir/player.yaml" --set seed=1 2>/dev/null
 [[ $? == 64 ]] && ok || bad "--set on a brain file should exit 64"
 "$thicket" run "$dir/sweep.yaml" --watch 2>/dev/null

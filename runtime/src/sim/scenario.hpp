@@ -113,6 +113,7 @@ struct SweepAxis {
   std::string key;                 // e.g. groups.minions.count, seed
   std::vector<std::string> values;
   int line = 0, column = 0;        // of the key in the scenario; 0 for --set
+  std::vector<std::pair<int, int>> value_at;  // line and column of each value in the file (empty for --set)
 };
 
 struct ScenarioSpec {

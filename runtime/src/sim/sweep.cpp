@@ -342,7 +342,10 @@ void read_sweep(const YAML::Node& key, const YAML::Node& value, ScenarioSpec& sp
       if (!apply_param(scratch, axis.key, text, why)) add_error(diags, path, place, why);
       else if (std::find(axis.values.begin(), axis.values.end(), text) != axis.values.end())
         add_error(diags, path, place, "sweep key '" + axis.key + "' lists the value " + text + " twice");
-      else axis.values.push_back(text);
+      else {
+        axis.values.push_back(text);
+        axis.value_at.emplace_back(place.Mark().line + 1, place.Mark().column + 1);
+      }
     }
     if (axis.values.size() == items.size()) spec.sweep.push_back(std::move(axis));
   }

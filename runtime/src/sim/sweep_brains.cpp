@@ -36,11 +36,15 @@ void check_sweep_blackboard(const ScenarioSpec& spec, const std::vector<SweepAxi
     if (!at->second) continue;
     const AgentHandle agent = at->second->agent;
     const Program& program = *rt->impl().brains[at->second->brain.index]->program;
-    auto report = [&](const std::string& message) {
+    auto report = [&](const std::string& message, size_t value = SIZE_MAX) {
       Diagnostic d;
       d.file = spec.path;
       d.line = axis.line;
       d.column = axis.column;
+      if (value < axis.value_at.size()) {  // at the value itself, when the file gave it
+        d.line = axis.value_at[value].first;
+        d.column = axis.value_at[value].second;
+      }
       d.message = (axis.line == 0 ? "--set: " : "") + message;
       diags.push_back(std::move(d));
     };
@@ -55,13 +59,12 @@ void check_sweep_blackboard(const ScenarioSpec& spec, const std::vector<SweepAxi
     }
     auto declared = std::find_if(program.blackboard.begin(), program.blackboard.end(),
                                  [&](const BlackboardKey& k) { return k.name == key; });
-    for (const std::string& text : axis.values)
-      if (!rt->set(agent, key, sweep_value(text))) {
+    for (size_t v = 0; v < axis.values.size(); ++v)  // every value that does not fit, each at its place
+      if (const std::string& text = axis.values[v]; !rt->set(agent, key, sweep_value(text)))
         report(where + "the value " + text + " does not fit '" + key + "', which the brain " + group.brain + " declares as " +
-               (declared == program.blackboard.end() ? std::string("another type")
-                                                     : std::string(value_type_name(declared->type))));
-        break;
-      }
+                   (declared == program.blackboard.end() ? std::string("another type")
+                                                         : std::string(value_type_name(declared->type))),
+               v);
   }
 }
 
