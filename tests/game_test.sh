@@ -161,6 +161,15 @@ else
   cat "$tmp/err"
   bad "a bad level file"
 fi
+# A level whose map is missing: one error at its map line (it also said "the level names no map").
+printf 'name Lost\nmap nothere.map\nplayer 1 1\nexit 2 2\n' >"$tmp/lost.level"
+run "$tmp/lost.level" --frames 5 >/dev/null
+if [[ $? == 1 ]] && grep -q "lost.level:2:5: error: map file 'nothere.map' not found" "$tmp/err" &&
+  ! grep -q "names no map" "$tmp/err"; then
+  ok "a level whose map is missing: at its map line"
+else
+  bad "a level whose map is missing: $(cat "$tmp/err")"
+fi
 fresh_mods nomods
 rm "$tmp/nomods/guard.lua"
 run warehouse --frames 10 --mods "$tmp/nomods" >/dev/null

@@ -2,6 +2,7 @@
 // format asks of readers, so a later version that only adds fields still reads.
 #include "record_check.hpp"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 namespace thicket::cli {
@@ -16,6 +17,31 @@ std::string ordinal(std::size_t n) {
 }
 
 // A short rendering of a JSON value for messages.
+// How deep arrays and objects nest in a line's JSON text (strings skipped), up to `limit`+1:
+// a record nests a few levels; a line nested 100,000 deep overflowed the stack when its value
+// was printed or freed (nlohmann recurses there), so such a line is refused before it is parsed.
+int nesting(std::string_view text, int limit) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit) return deepest;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+constexpr int kMaxNesting = 256;
+
 std::string shown(const json& v) {
   std::string s = v.dump();
   return s.size() > 40 ? s.substr(0, 37) + "..." : s;
@@ -77,6 +103,8 @@ std::string agent_entry_error(const json& a, std::size_t groups, std::size_t key
 }  // namespace
 
 std::string RecordCheck::header(std::string_view text) {
+  if (nesting(text, kMaxNesting) > kMaxNesting)
+    return "not a thicket record: its first line nests deeper than " + std::to_string(kMaxNesting) + " levels";
   json h = json::parse(text, nullptr, false);
   if (h.is_discarded() || !h.is_object() || h.value("format", json()) != "thicket-record")
     return "not a thicket record: its first line is not a header with \"format\":\"thicket-record\"";
@@ -126,6 +154,8 @@ std::string RecordCheck::line(std::string_view text, bool unterminated) {
   if (lines_ == 1) return header(text);
   if (text.find_first_not_of(" \t\r") == std::string_view::npos) return {};  // a blank line says nothing
   if (ended_) return "a line after the end line";
+  if (nesting(text, kMaxNesting) > kMaxNesting)
+    return "the line nests deeper than " + std::to_string(kMaxNesting) + " levels (a record's lines nest a few)";
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded())
     return unterminated ? "the last line is cut short: the run was cut short (killed, or the disk filled)"

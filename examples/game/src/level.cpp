@@ -95,6 +95,12 @@ bool load_level(const std::string& path, Level& level, std::vector<Diagnostic>& 
         continue;
       }
       std::filesystem::path file = std::filesystem::path(path).parent_path() / w[1].text;
+      map_line = number;  // named, even when it does not load: no "names no map" below
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(file, ec)) {  // said at the level's line, where the fix is
+        error(number, w[1].column, "map file '" + w[1].text + "' not found (looked for " + file.string() + ")");
+        continue;
+      }
       std::vector<Diagnostic> map_diags;
       auto map = thicket::nav::load_grid_map(file.string(), map_diags);
       if (!map) {
