@@ -233,6 +233,7 @@ void proxy(Editor& ed, const httplib::Request& req, httplib::Response& res, bool
 
 }  // namespace
 
+
 int edit_command(int argc, char** argv, const char* usage) {
   auto usage_error = [&](const std::string& what) {
     std::cerr << "thicket: " << what << "\n" << usage;
@@ -289,6 +290,9 @@ int edit_command(int argc, char** argv, const char* usage) {
   httplib::Server server;
   server.new_task_queue = [] { return new httplib::ThreadPool(8); };
   server.set_payload_max_length(64u << 20);  // a brain larger than this is no brain to edit by hand
+  server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+    if (res.body.empty()) res.set_content(http_error_body(res.status), "application/json");
+  });
   server.set_socket_options([](socket_t sock) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);

@@ -38,6 +38,16 @@ std::string parse_live_address(const std::string& text, LiveAddress& out) {
   return {};
 }
 
+std::string http_error_body(int status) {
+  const char* why = status == 400   ? "a malformed request"
+                    : status == 404 ? "no such path"
+                    : status == 405 ? "this path does not take that method"
+                    : status == 413 ? "the request is too large"
+                    : status == 414 ? "the URL is too long"
+                                    : "the request failed";
+  return std::string("{\"error\":\"") + why + " (HTTP " + std::to_string(status) + ")\"}";
+}
+
 struct LiveServer::Impl {
   httplib::Server server;
   std::thread thread;
@@ -48,6 +58,7 @@ struct LiveServer::Impl {
 };
 
 namespace {
+
 
 // One SSE message per record line; a record line never holds a newline (JSON lines), so one
 // `data:` field carries it whole.
@@ -123,6 +134,9 @@ std::unique_ptr<LiveServer> LiveServer::start(const LiveAddress& address, LiveFe
         [self, reader](bool) { self->feed->disconnect(reader); });
   });
 
+  self->server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+    if (res.body.empty()) res.set_content(http_error_body(res.status), "application/json");
+  });
   if (api) {
     auto answer = [api](const httplib::Request& req, httplib::Response& res) {
       std::map<std::string, std::string> params;

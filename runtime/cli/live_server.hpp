@@ -25,6 +25,10 @@ struct LiveAddress {
 // Empty on success, else why `text` is not an address (for a usage error).
 std::string parse_live_address(const std::string& text, LiveAddress& out);
 
+// The JSON body of an error answer that has none of its own (httplib's: a malformed request, an
+// unknown path or method, a URL too long), so every answer of the live and editor servers is JSON.
+std::string http_error_body(int status);
+
 // An answer of the debug API: the HTTP status and a JSON body.
 struct ApiReply {
   int status = 200;

@@ -143,6 +143,15 @@ try:
     expect(status == 404, "an unknown endpoint: 404")
     status, body = run.get("/api/pause")
     expect(status == 405, "GET on a POST endpoint: 405")
+    # Every answer is JSON, httplib's own errors too (they came with an empty body).
+    status, body = run.post("/api/agent?id=1")
+    expect(status in (400, 405) and "error" in body, "POST on a GET endpoint answers JSON: %d %s" % (status, body))
+    import socket
+    with socket.create_connection(("127.0.0.1", int(run.base.rsplit(":", 1)[1].strip("/")))) as raw:
+        raw.sendall(b"NONSENSE\r\n\r\n")
+        reply = raw.recv(4096).decode(errors="replace")
+    expect(reply.startswith("HTTP/1.1 400") and '{"error":"a malformed request (HTTP 400)"}' in reply,
+           "a malformed request line: a 400 with a JSON body: %r" % reply[:200])
 
     # Pause: the tick stays; step: one tick more each, still paused.
     status, body = run.post("/api/pause")
