@@ -98,7 +98,9 @@ bool load_level(const std::string& path, Level& level, std::vector<Diagnostic>& 
       map_line = number;  // named, even when it does not load: no "names no map" below
       std::error_code ec;
       if (!std::filesystem::is_regular_file(file, ec)) {  // said at the level's line, where the fix is
-        error(number, w[1].column, "map file '" + w[1].text + "' not found (looked for " + file.string() + ")");
+        error(number, w[1].column,
+              "map file '" + w[1].text + "' " + (std::filesystem::exists(file, ec) ? "is not a file" : "not found") +
+                  " (looked for " + file.string() + ")");
         continue;
       }
       std::vector<Diagnostic> map_diags;

@@ -289,20 +289,22 @@ void find_duplicate_keys(const std::string& text, const std::string& path, std::
                      "the rest would not be read"});
 }
 
-bool read_limited(const std::string& path, size_t max_bytes, std::string& text, std::string& why, const char* kind) {
+PathKind path_kind(const std::string& path) {
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
-  if (ec || !fs::exists(st)) {
-    why = "no such file";
-    return false;
-  }
-  if (fs::is_directory(st)) {
-    why = "not a readable file";
-    return false;
-  }
-  if (fs::is_character_file(st) || fs::is_block_file(st)) {  // /dev/zero would never end
-    why = "a device, not a file";
-    return false;
+  if (ec || !fs::exists(st)) return PathKind::Missing;
+  if (fs::is_directory(st)) return PathKind::Folder;
+  if (fs::is_character_file(st) || fs::is_block_file(st)) return PathKind::Device;
+  return fs::is_regular_file(st) ? PathKind::File : PathKind::Other;
+}
+
+bool read_limited(const std::string& path, size_t max_bytes, std::string& text, std::string& why, const char* kind) {
+  switch (path_kind(path)) {
+    case PathKind::Missing: why = "no such file"; return false;
+    case PathKind::Folder: why = "not a readable file"; return false;
+    case PathKind::Device: why = "a device, not a file"; return false;  // /dev/zero would never end
+    case PathKind::File:
+    case PathKind::Other: break;  // a pipe is read up to the limit below
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {

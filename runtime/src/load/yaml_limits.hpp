@@ -19,6 +19,11 @@ namespace thicket {
 // generated 100,000-node brain about 4 MB).
 constexpr size_t kMaxYamlBytes = 16u << 20;
 
+// What stands at a path a file is read from: a regular file, nothing, a folder, a device (which
+// would never end: /dev/zero), or something else (a socket, a pipe).
+enum class PathKind { File, Missing, Folder, Device, Other };
+PathKind path_kind(const std::string& path);
+
 // Reads a whole file of at most max_bytes into text. False, with why ("no such file", "not a
 // readable file", "a device, not a file", "larger than 16 MB; <kind> may be at most 16 MB
 // ..."), when it cannot: a device such as /dev/zero would never end, and a huge file would

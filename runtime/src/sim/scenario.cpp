@@ -104,13 +104,14 @@ std::string beside(const std::string& scenario_file, const std::string& path) {
 // Why `path` cannot be read as a map or brain file ("" when it can be): missing, a folder, or a
 // device (which would never end), as the loaders themselves say it.
 std::string not_a_file(const std::string& path) {
-  std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
-  if (ec || !fs::exists(st)) return "not found";
-  if (fs::is_directory(st)) return "is a folder, not a file";
-  if (fs::is_character_file(st) || fs::is_block_file(st)) return "cannot be read: a device, not a file";
-  if (!fs::is_regular_file(st)) return "is not a regular file";
-  return "";
+  switch (path_kind(path)) {
+    case PathKind::File: return "";
+    case PathKind::Missing: return "not found";
+    case PathKind::Folder: return "is a folder, not a file";
+    case PathKind::Device: return "cannot be read: a device, not a file";
+    case PathKind::Other: break;
+  }
+  return "is not a regular file";
 }
 
 class ScenarioReader {

@@ -74,6 +74,16 @@ std::string scenario_text(int hunters, int prey) {
   return s.str();
 }
 
+// A run's options as the scenario gives them, on `threads` workers.
+SimOptions options_of(const ScenarioSpec& spec, uint32_t threads) {
+  SimOptions o;
+  o.threads = threads;
+  o.seed = spec.seed;
+  o.ticks = spec.ticks;
+  o.dt = spec.dt;
+  return o;
+}
+
 struct Outcome {
   std::string record;
   RunResult result;
@@ -93,11 +103,7 @@ Outcome run(SimDir& d, uint32_t threads, int hunters = 6, int prey = 30, const s
   auto spec = load_scenario(path, diags);
   REQUIRE(spec);
   thicket::RecordString record;
-  SimOptions o;
-  o.threads = threads;
-  o.seed = spec->seed;
-  o.ticks = spec->ticks;
-  o.dt = spec->dt;
+  SimOptions o = options_of(*spec, threads);
   o.record = &record;
   std::string log;
   o.log = [&](const std::string& line) { log += line + "\n"; };
@@ -218,11 +224,7 @@ TEST_CASE("simulation: damage and metric values that are not finite numbers are 
   std::vector<Diagnostic> diags;
   auto spec = load_scenario(path, diags);
   REQUIRE(spec);
-  SimOptions o;
-  o.threads = 1;
-  o.seed = spec->seed;
-  o.ticks = spec->ticks;
-  o.dt = spec->dt;
+  SimOptions o = options_of(*spec, 1);
   std::string log;
   o.log = [&](const std::string& line) { log += line + "\n"; };
   auto sim = Simulation::create(*spec, o, diags);
