@@ -141,14 +141,10 @@ bool SightIndex::in_cones(Vec2 eye, Vec2 heading, std::span<const SpatialHash::V
   }
   out.clear();
   // The body test, as SpatialHash::in_cones's (same expressions, so the same roundings): the
-  // first cone that holds the body.
-  auto test = [&](Vec2 position, EntityId id) {
-    const Vec2 offset = position - eye;
-    const double distance_squared = offset.length_squared();
-    const double along = forward.dot(offset);
-    // Beyond every cone's range, or behind the eye (every cone here has min_cosine > 0, so
-    // along < 0 fails each one's angle test whatever the distance): in no cone.
-    if (distance_squared > max_range_squared || along < 0) return;
+  // first cone that holds the body. The caller has already dropped the bodies beyond every
+  // cone's range or behind the eye (every cone here has min_cosine > 0, so along < 0 fails each
+  // one's angle test whatever the distance): those are in no cone.
+  auto test = [&](Vec2 position, EntityId id, double distance_squared, double along) {
     double distance = -1;  // computed once, when a cone needs it
     for (std::size_t k = 0; k < used; ++k) {
       const ConeTest& t = tests[k];
@@ -174,7 +170,11 @@ bool SightIndex::in_cones(Vec2 eye, Vec2 heading, std::span<const SpatialHash::V
   };
   for (const Stray& stray : strays_) {
     if (cost != nullptr) ++cost->entries;
-    if (stray.id != filter.excluded && filter.teams.accepts(stray.team)) test(stray.position, stray.id);
+    if (stray.id == filter.excluded || !filter.teams.accepts(stray.team)) continue;
+    const Vec2 offset = stray.position - eye;
+    const double distance_squared = offset.length_squared(), along = forward.dot(offset);
+    if (distance_squared > max_range_squared || along < 0) continue;
+    test(stray.position, stray.id, distance_squared, along);
   }
 
   // The cells the wedges' bounding box covers (a hair wider), clamped to the grid: a body in a
@@ -211,6 +211,18 @@ bool SightIndex::in_cones(Vec2 eye, Vec2 heading, std::span<const SpatialHash::V
     rows[row_count++] = {first, last};
   }
   const std::size_t cells = std::size_t(columns_) * std::size_t(rows_);
+  // The bodies of a stretch in two passes. First, without a branch per body, those within the
+  // widest cone's range and in front of the eye (as the test's own first check; most bodies
+  // of a stretch fail it, at random, which as a branch was mispredicted about every other
+  // body); then the cone tests on those alone. Chunks bound the list on the stack.
+  constexpr std::uint32_t kChunk = 128;
+  std::uint32_t near[kChunk];
+  double near_d2[kChunk], near_along[kChunk];
+  const double* xs = xs_.data();
+  const double* ys = ys_.data();
+  const EntityId* ids = ids_.data();
+  const EntityId excluded = filter.excluded;
+  const double eye_x = eye.x, eye_y = eye.y, forward_x = forward.x, forward_y = forward.y;
   for (std::size_t t = 0; t < teams_.size(); ++t) {
     if (!filter.teams.accepts(teams_[t])) continue;
     const std::uint32_t* starts = cell_start_.data() + t * (cells + 1);
@@ -224,8 +236,23 @@ bool SightIndex::in_cones(Vec2 eye, Vec2 heading, std::span<const SpatialHash::V
         cost->cells += std::uint64_t(span.last - span.first + 1);
         cost->entries += end - begin;
       }
-      for (std::uint32_t i = begin; i < end; ++i)
-        if (ids_[i] != filter.excluded) test(Vec2{xs_[i], ys_[i]}, ids_[i]);
+      for (std::uint32_t chunk = begin; chunk < end; chunk += kChunk) {
+        const std::uint32_t stop = std::min(end, chunk + kChunk);
+        std::uint32_t count = 0;
+        for (std::uint32_t i = chunk; i < stop; ++i) {
+          const double dx = xs[i] - eye_x, dy = ys[i] - eye_y;
+          const double distance_squared = dx * dx + dy * dy;  // as Vec2's length_squared and dot
+          const double along = forward_x * dx + forward_y * dy;
+          near[count] = i;
+          near_d2[count] = distance_squared;
+          near_along[count] = along;
+          count += std::uint32_t(!(distance_squared > max_range_squared) & !(along < 0));
+        }
+        for (std::uint32_t k = 0; k < count; ++k) {
+          const std::uint32_t i = near[k];
+          if (ids[i] != excluded) test(Vec2{xs[i], ys[i]}, ids[i], near_d2[k], near_along[k]);
+        }
+      }
     }
   }
   return true;
