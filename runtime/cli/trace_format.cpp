@@ -93,6 +93,8 @@ std::string explain_event(const TraceEvent& e) {
         why << " taken by " << e.taken_by;
       else if (e.brain.empty())
         why << " dropped (only fsm brains take events)";
+      else if (e.queue_full)
+        why << " dropped (its event queue was full)";
       else if (e.stale)
         why << " dropped (the state that sent it was left before it was taken)";
       else if (!e.refused_by.empty())

@@ -179,9 +179,10 @@ struct TraceEvent {
   std::string event, taken_by;
   // Event, dropped: the first active state that maps it but could not take it ("" when none
   // maps it), and whether its guard failed (else the entry was refused: an enter_if on the
-  // way); stale: the state that sent it was left before it was taken.
+  // way); stale: the state that sent it was left before it was taken; queue_full: it never
+  // joined the queue, which held its most events already (it is reported as it is sent).
   std::string refused_by;
-  bool guard_failed = false, stale = false;
+  bool guard_failed = false, stale = false, queue_full = false;
 };
 
 // What one reload did (SPEC 10), for tools that show reloads (a record, a live monitor).

@@ -482,6 +482,7 @@ void RuntimeImpl::queue_event(uint32_t index, const std::string& event) {
       ev.tick = a.ticks;
       ev.agent = a.id;
       ev.event = event;
+      ev.queue_full = true;
       if (takes_events(program_of(a))) ev.brain = program_of(a).name;
       emit_trace(ev);
     }
