@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
     for (const auto& d : diags) std::fprintf(stderr, "%s\n", thicket::format_diagnostic(d).c_str());
     return 2;
   }
-  thicket::SweepAxis counts{"groups.west_post.count", {}, 1, 1}, homes{"groups.west_post.blackboard.home_x", {}, 1, 1};
+  thicket::SweepAxis counts{"groups.west_post.count", {}, 1, 1, {}}, homes{"groups.west_post.blackboard.home_x", {}, 1, 1, {}};
   for (int i = 1; i <= 30; ++i) counts.values.push_back(std::to_string(100 + i)), homes.values.push_back(std::to_string(30 + i));
   const std::vector<thicket::SweepAxis> axes = {counts, homes};
   std::string why;

@@ -11,6 +11,7 @@
 #include "lua_host.hpp"
 #include "runtime_impl.hpp"
 #include "suggest.hpp"
+#include "lua_loops.hpp"
 #include "lua_patterns.hpp"
 
 namespace thicket {
@@ -657,6 +658,8 @@ void LuaHost::open_sandbox() {
   }
   // Pattern matching that the time limit can stop (Lua's own runs in C, out of the hook's reach).
   install_watched_patterns(L_);
+  // The same for the other library loops in C that a script can make endless or huge.
+  install_watched_loops(L_);
   // print goes through the runtime (agent order when jobs run on several threads).
   lua_pushlightuserdata(L_, this);
   lua_pushcclosure(L_, LuaApi::print, 1);

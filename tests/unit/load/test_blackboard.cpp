@@ -370,7 +370,7 @@ root:
 
 TEST_CASE("blackboard: set_number / get_number by slot from the game loop") {
   thicket::Runtime rt;
-  rt.register_leaf("Idle", thicket::NativeLeaf{.tick = [](thicket::LeafContext&) { return thicket::Status::Running; }});
+  rt.register_leaf("Idle", thicket::NativeLeaf{.tick = [](thicket::LeafContext&) { return thicket::Status::Running; }, .start = {}, .stop = {}});
   std::vector<thicket::Diagnostic> d;
   auto b = rt.load_string("tree: t\nblackboard: {phase: 0, name: \"x\"}\nroot: {action: Idle}\n", "t.yaml", d);
   REQUIRE(b);

@@ -1,0 +1,196 @@
+// string.rep, table.insert, table.remove and table.move for leaf scripts (lua_loops.cpp): the
+// same results and errors as Lua 5.4's own on random arguments, and a leaf's time limit stops
+// the calls that used to loop in C for hours.
+#include <doctest/doctest.h>
+
+#include <lua.hpp>
+
+#include <string>
+
+#include "lua_fixture.hpp"
+#include "lua_loops.hpp"
+
+using thicket::Status;
+using thicket_test::LuaRuntime;
+
+namespace {
+
+// Runs the same random calls on the library's functions (`lua`) and ours (`ours`), on fresh
+// tables built alike, and compares what they return, raise and leave in the tables.
+const char kCompareLoops[] = R"LUA(
+local lua, ours, seed, rounds = ...
+local rng = seed
+local function rand(n) rng = (rng * 1103515245 + 12345) % 2147483648; return rng % n end
+local function dump(v)
+  if type(v) ~= "table" then return tostring(v) end
+  local keys = {}
+  for k in pairs(v) do keys[#keys + 1] = k end
+  table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+  local parts = {}
+  for _, k in ipairs(keys) do parts[#parts + 1] = tostring(k) .. "=" .. tostring(v[k]) end
+  return "{" .. table.concat(parts, ",") .. "}"
+end
+local function outcome(ok, ...)
+  local parts = {tostring(ok)}
+  for i = 1, select("#", ...) do
+    local v = select(i, ...)
+    -- Called through pcall, a function has no name of its own, and how Lua names it (or
+    -- counts its arguments) in an argument error depends on where it finds it: compare the
+    -- reason only (the leaf test below checks the whole message of a call from Lua code).
+    if type(v) == "string" then v = v:gsub("^bad argument #%d+ to '[^']*' ", "bad argument ") end
+    parts[#parts + 1] = dump(v)
+  end
+  return table.concat(parts, " ")
+end
+local function list(n, holes)
+  local t = {}
+  for i = 1, n do if not holes or rand(4) > 0 then t[i] = i * 10 end end
+  return t
+end
+local function int() local k = rand(8); if k == 0 then return rand(9) - 4 elseif k == 1 then return math.maxinteger elseif k == 2 then return math.mininteger else return rand(30) - 5 end end
+local checked = 0
+for round = 1, rounds do
+  local kind = rand(4)
+  local n, holes = rand(12), rand(3) == 0
+  local args_seed = rng
+  local results = {}
+  for side, lib in ipairs({lua, ours}) do
+    rng = args_seed
+    local a, b = list(n, holes), list(n, holes)
+    local r
+    if kind == 0 then
+      local s = ({"", "x", "ab", "hello"})[rand(4) + 1]
+      local sep = ({nil, "", "-", "::"})[rand(4) + 1]
+      local count = rand(10) == 0 and ({math.maxinteger, 1 << 31, -1})[rand(3) + 1] or rand(6) - 1
+      if sep == nil then r = outcome(pcall(lib.rep, s, count)) else r = outcome(pcall(lib.rep, s, count, sep)) end
+    elseif kind == 1 then
+      local form = rand(5)
+      if form == 0 then r = outcome(pcall(lib.insert, a, "v"))
+      elseif form == 1 then r = outcome(pcall(lib.insert, a))
+      elseif form == 2 then r = outcome(pcall(lib.insert, 7, 1, 2))
+      else r = outcome(pcall(lib.insert, a, int(), "v")) end
+    elseif kind == 2 then
+      local form = rand(4)
+      if form == 0 then r = outcome(pcall(lib.remove, a))
+      elseif form == 1 then r = outcome(pcall(lib.remove, "s", 1))
+      else r = outcome(pcall(lib.remove, a, int())) end
+    else
+      local f, e, t = int(), int(), int()
+      if rand(3) == 0 then r = outcome(pcall(lib.move, a, f, e, t, b)) else r = outcome(pcall(lib.move, a, f, e, t)) end
+    end
+    results[side] = r .. " | " .. dump(a) .. " | " .. dump(b)
+  end
+  checked = checked + 1
+  if results[1] ~= results[2] then return checked, "round " .. round .. " kind " .. kind .. ":\n  lua:  " .. results[1] .. "\n  ours: " .. results[2] end
+end
+-- Long moves (ours in stretches), both directions in one table, and into another table.
+for _, case in ipairs({{1, 10000, 3}, {3, 10002, 1}, {1, 10000, 5000}, {5000, 15000, 1}}) do
+  local results = {}
+  for side, lib in ipairs({lua, ours}) do
+    local a, b = list(16000), {}
+    lib.move(a, case[1], case[2], case[3])
+    lib.move(a, case[1], case[2], case[3] + 7, b)
+    results[side] = dump(a) .. dump(b)
+  end
+  checked = checked + 1
+  if results[1] ~= results[2] then return checked, "long move " .. table.concat(case, ",") .. " differs" end
+end
+return checked, nil
+)LUA";
+
+}  // namespace
+
+TEST_CASE("library loops: rep, insert, remove and move answer as Lua 5.4's own on random arguments") {
+  lua_State* L = luaL_newstate();
+  *static_cast<void**>(lua_getextraspace(L)) = nullptr;  // no host: nothing to poll
+  luaL_openlibs(L);
+  lua_newtable(L);
+  lua_getglobal(L, "string");
+  lua_getfield(L, -1, "rep");
+  lua_setfield(L, -3, "rep");
+  lua_pop(L, 1);
+  lua_getglobal(L, "table");
+  for (const char* name : {"insert", "remove", "move"}) {
+    lua_getfield(L, -1, name);
+    lua_setfield(L, -3, name);
+  }
+  lua_pop(L, 1);
+  lua_setglobal(L, "lua_library");
+  thicket::install_watched_loops(L);
+  lua_newtable(L);  // ours, in one table as the comparison wants
+  lua_getglobal(L, "string");
+  lua_getfield(L, -1, "rep");
+  lua_setfield(L, -3, "rep");
+  lua_pop(L, 1);
+  lua_getglobal(L, "table");
+  for (const char* name : {"insert", "remove", "move"}) {
+    lua_getfield(L, -1, name);
+    lua_setfield(L, -3, name);
+  }
+  lua_pop(L, 1);
+  lua_setglobal(L, "our_library");
+  REQUIRE(luaL_loadstring(L, kCompareLoops) == LUA_OK);
+  lua_getglobal(L, "lua_library");
+  lua_getglobal(L, "our_library");
+  lua_pushinteger(L, 20261129);
+  lua_pushinteger(L, 20000);
+  const int rc = lua_pcall(L, 4, 2, 0);
+  REQUIRE_MESSAGE(rc == LUA_OK, lua_tostring(L, -1));
+  const lua_Integer checked = lua_tointeger(L, -2);
+  const std::string differs = lua_isnil(L, -1) ? "" : lua_tostring(L, -1);
+  CHECK_MESSAGE(differs.empty(), differs);
+  CHECK(checked >= 20004);
+  lua_close(L);
+}
+
+TEST_CASE("library loops: calls that looped in C for hours stop at the leaf's time limit, with their position") {
+  thicket::RuntimeOptions o;
+  o.leaf_timeout = 0.05;
+  o.lua_memory_limit = 0;  // no cap: only the time limit stops them
+  LuaRuntime t(o);
+  t.write("loops.lua", R"LUA(
+local thicket = require("thicket")
+local L = {}
+function L.Empty() return #string.rep("", math.maxinteger) == 0 and #("")
+  :rep(1 << 40, "") == 0 end
+function L.Move() table.move({}, 1, 1e15, 2) return true end
+function L.Insert() table.insert(setmetatable({}, {__len = function() return 1 << 50 end}), 1, "x") return true end
+function L.Remove() table.remove(setmetatable({}, {__len = function() return 1 << 50 end}), 1) return true end
+function L.Rep() return #string.rep("ab", 1e9, "") > 0 end
+function L.Errors()
+  local t = {1, 2, 3}
+  thicket.log(select(2, pcall(function() table.remove(t, 9) end)))
+  thicket.log(select(2, pcall(function() table.insert(t, 9, 1) end)))
+  thicket.log(select(2, pcall(function() table.insert(t) end)))
+  thicket.log(select(2, pcall(function() table.insert(7, 1) end)))
+  thicket.log(select(2, pcall(function() table.move(t, 1, math.maxinteger, 2) end)))
+  thicket.log(select(2, pcall(function() return string.rep("ab", 1 << 40) end)))
+  return true
+end
+return L
+)LUA");
+  // Nothing to copy: done at once.
+  auto empty = t.rt.spawn(t.load("tree: t\nleaves: [loops.lua]\nroot: {action: Empty}\n"));
+  CHECK(t.rt.tick(empty, 0.1) == Status::Success);
+  // Without the polls each of these ran for hours (the test's time limit would end it).
+  for (const char* leaf : {"Move", "Insert", "Remove", "Rep"}) {
+    auto a = t.rt.spawn(t.load(std::string("tree: t\nleaves: [loops.lua]\nroot: {action: ") + leaf + "}\n"));
+    CHECK(t.rt.tick(a, 0.1) == Status::Failure);
+  }
+  // The library's messages, naming the function and argument as Lua code calls them.
+  auto errors = t.rt.spawn(t.load("tree: t\nleaves: [loops.lua]\nroot: {action: Errors}\n"));
+  CHECK(t.rt.tick(errors, 0.1) == Status::Success);
+  const std::string log = t.joined_log();
+  for (const char* message : {"loops.lua:12: bad argument #2 to 'remove' (position out of bounds)",
+                              "loops.lua:13: bad argument #2 to 'insert' (position out of bounds)",
+                              "loops.lua:14: wrong number of arguments to 'insert'",
+                              "loops.lua:15: bad argument #1 to 'insert' (table expected, got number)",
+                              "loops.lua:16: bad argument #4 to 'move' (destination wrap around)",
+                              "loops.lua:17: resulting string too large"})
+    {
+    const std::string why = std::string(message) + " in:\n" + log;
+    CHECK_MESSAGE(log.find(message) != std::string::npos, why);
+  }
+  for (const char* line : {"loops.lua:6:", "loops.lua:7:", "loops.lua:8:", "loops.lua:9:"})
+    CHECK_MESSAGE(log.find(std::string(line) + " stopped after running for more than 50 ms") != std::string::npos, line);
+}
