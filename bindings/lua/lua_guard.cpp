@@ -30,7 +30,12 @@ void on_guard_signal(int sig, siginfo_t* info, void* context) {
   if (g) {
     uint64_t want = g->interrupt_serial.load(std::memory_order_acquire);
     lua_State* running = g->running.load(std::memory_order_relaxed);
-    if (running && want != 0 && want == g->serial.load(std::memory_order_relaxed))
+    // Not again when the thread is hooked already (the hook stays until the call ends):
+    // lua_sethook marks every frame of the thread's call stack, which for a runaway recursion
+    // a million frames deep took longer than the watchdog's 5 ms between signals, so the
+    // thread did nothing but handle signals.
+    if (running && want != 0 && want == g->serial.load(std::memory_order_relaxed) &&
+        !(lua_gethook(running) == g->hook && lua_gethookmask(running) == LUA_MASKCOUNT && lua_gethookcount(running) == 1))
       lua_sethook(running, g->hook, LUA_MASKCOUNT, 1);
   }
   // Someone else's SIGURG handler keeps working.

@@ -377,10 +377,45 @@ struct LuaApi {
   // ---- sandbox pieces ----
   // The message handler of every protected call: a C function, so no count hook fires in it
   // (a stopped call's hook keeps firing in Lua code until the call ends).
+  // A call stack deeper than kDeepStack levels (a runaway recursion: Lua lets it reach about
+  // a million) gets its first levels only: luaL_traceback also shows the last ones, and finding
+  // them walks the whole stack some forty times (lua_getstack steps from the top, one frame at
+  // a time), seconds at that depth.
+  static constexpr int kDeepStack = 1000;
+  static constexpr int kDeepShown = 10;
   static int traceback(lua_State* L) {
     const char* msg = lua_tostring(L, 1);
     if (!msg) msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-    luaL_traceback(L, L, msg, 1);
+    lua_Debug ar;
+    if (!lua_getstack(L, kDeepStack, &ar)) {
+      luaL_traceback(L, L, msg, 1);
+      return 1;
+    }
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addstring(&b, msg);
+    luaL_addstring(&b, "\nstack traceback:");
+    for (int level = 1; level <= kDeepShown && lua_getstack(L, level, &ar); ++level) {
+      lua_getinfo(L, "Slnt", &ar);
+      if (ar.currentline > 0)
+        lua_pushfstring(L, "\n\t%s:%d: in ", ar.short_src, ar.currentline);
+      else
+        lua_pushfstring(L, "\n\t%s: in ", ar.short_src);
+      luaL_addvalue(&b);
+      if (*ar.namewhat != '\0')
+        lua_pushfstring(L, "%s '%s'", std::strcmp(ar.namewhat, "global") == 0 ? "function" : ar.namewhat, ar.name);
+      else if (*ar.what == 'm')
+        lua_pushliteral(L, "main chunk");
+      else if (*ar.what != 'C')
+        lua_pushfstring(L, "function <%s:%d>", ar.short_src, ar.linedefined);
+      else
+        lua_pushliteral(L, "?");
+      luaL_addvalue(&b);
+      if (ar.istailcall) luaL_addstring(&b, "\n\t(...tail calls...)");
+    }
+    lua_pushfstring(L, "\n\t...\t(more than %d levels: a runaway recursion?)", kDeepStack);
+    luaL_addvalue(&b);
+    luaL_pushresult(&b);
     return 1;
   }
   // coroutine.resume that tells the watchdog which Lua thread runs (a leaf's own coroutine

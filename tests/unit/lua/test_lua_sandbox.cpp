@@ -224,3 +224,31 @@ TEST_CASE("sandbox: a leaf file whose reload fails half-way leaves the running v
   t.rt.tick(a, 0.1);
   CHECK(t.marks() == LogLines{"old", "old"});
 }
+
+TEST_CASE("sandbox: a runaway recursion is stopped tick after tick, with the first levels of its traceback") {
+  // Lua lets a recursion reach about a million levels. Stopping one, and its traceback, used
+  // to walk that whole call stack over and over: by the second tick the watchdog's signals
+  // (each re-marking every frame) came faster than they were handled, and the host hung; with
+  // no time limit each stack overflow's traceback took longer than the last (seconds).
+  for (double timeout : {0.05, 0.0}) {
+    CAPTURE(timeout);
+    thicket::RuntimeOptions o;
+    o.leaf_timeout = timeout;
+    LuaRuntime t(o);
+    t.write("deep.lua", R"LUA(
+local L = {}
+function L.Deep() local function f(n) return 1 + f(n + 1) end return f(1) end
+return L
+)LUA");
+    auto a = t.rt.spawn(t.load("tree: t\nleaves: [deep.lua]\nroot: {action: Deep}\n"));
+    for (int tick = 0; tick < 3; ++tick) CHECK(t.rt.tick(a, 0.1) == Status::Failure);
+    const std::string log = t.joined_log();
+    // Each tick: the watchdog's stop, or Lua's stack overflow if the recursion gets there first.
+    std::size_t stops = 0;
+    for (const char* why : {"deep.lua:3: stopped after running", "deep.lua:3: stack overflow"})
+      for (std::size_t at = 0; (at = log.find(why, at)) != std::string::npos; ++at) ++stops;
+    CHECK(stops == 3);
+    CHECK(log.find("(more than 1000 levels: a runaway recursion?)") != std::string::npos);
+    CHECK(log.find("deep.lua:3: in upvalue 'f'") != std::string::npos);
+  }
+}
