@@ -325,6 +325,12 @@ lua_State* LuaHost::new_task_thread(const CallSite& at, const LeafDef& leaf) {
     co = lua_newthread(L_);
     // Tasks always run under the instruction budget (the hook stays with the pooled thread).
     if (budget_slice_ > 0) lua_sethook(co, guard_hook, LUA_MASKCOUNT, budget_slice_);
+    // A task's coroutine is the runtime's: scripts may not resume or close it (co_resume).
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, task_threads_ref_);
+    lua_pushvalue(L_, -2);
+    lua_pushboolean(L_, 1);
+    lua_rawset(L_, -3);
+    lua_pop(L_, 1);
   }
   lua_rawseti(L_, -3, at.node + 1);
   lua_pop(L_, 2);

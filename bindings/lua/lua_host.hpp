@@ -198,6 +198,7 @@ class LuaHost final : public ScriptHost {
   int task_meta_ref_ = -2;
   int thread_pool_ref_ = -2;  // a Lua array of idle coroutines, reused across task runs
   int thread_pool_size_ = 0;
+  int task_threads_ref_ = -2; // weak-keyed set of every task run's coroutine (no script resumes or closes one)
   int restored_ref_ = -2;     // weak-keyed set of the coroutines of task runs restarted by a restore
   int record_meta_ref_ = -2;  // metatable of a restored task's journal record {bytes, resumes, restarted}
   bool journal_ = false;      // RuntimeOptions::journal_tasks (read once: the gates are installed at start)

@@ -424,6 +424,18 @@ struct LuaApi {
     LuaHost& h = host(L);
     lua_State* co = lua_tothread(L, 1);
     luaL_argexpected(L, co, 1, "coroutine");
+    // A task's coroutine (another agent's, or another node's, got through a shared table) runs
+    // only when thicket resumes it: resumed from a leaf, its body ran inside that leaf's call.
+    lua_rawgeti(L, LUA_REGISTRYINDEX, h.task_threads_ref_);
+    lua_pushvalue(L, 1);
+    const bool task = lua_rawget(L, -2) != LUA_TNIL;
+    lua_pop(L, 2);
+    if (task) {
+      lua_pushboolean(L, 0);
+      lua_pushliteral(L, "cannot resume a task's coroutine: thicket resumes each task itself, once a tick (a leaf "
+                         "resumes only coroutines it made)");
+      return 2;
+    }
     int narg = lua_gettop(L) - 1;
     if (lua_status(co) == LUA_OK && lua_gettop(co) == 0) {
       lua_pushboolean(L, 0);
@@ -652,6 +664,12 @@ LuaHost::LuaHost(RuntimeImpl& rt) : rt_(rt) {
 }
 
 void LuaHost::open_sandbox() {
+  lua_newtable(L_);  // the coroutines task runs are made in; weak keys
+  lua_newtable(L_);
+  lua_pushliteral(L_, "k");
+  lua_setfield(L_, -2, "__mode");
+  lua_setmetatable(L_, -2);
+  task_threads_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   if (rt_.options.trusted) {
     luaL_openlibs(L_);
   } else {
@@ -716,7 +734,14 @@ void LuaHost::open_sandbox() {
   lua_setfield(L_, -2, "resume");
   lua_pop(L_, 1);
   static const char kSandboxLua[] = R"LUA(
-local create, resume, close, error, type, rawget, setmetatable = ...
+local create, resume, close, error, type, rawget, setmetatable, tasks = ...
+-- A task's coroutine is thicket's: closed by a leaf, its cleanups ran inside that leaf's call.
+coroutine.close = function(co)
+  if tasks[co] then
+    error("cannot close a task's coroutine: thicket ends each task itself (a leaf closes only coroutines it made)", 2)
+  end
+  return close(co)
+end
 -- coroutine.wrap on the guarded resume; errors pass through as the standard wrap's do.
 coroutine.wrap = function(fn)
   local co = create(fn)
@@ -804,7 +829,8 @@ end
   lua_getglobal(L_, "type");
   lua_getglobal(L_, "rawget");
   lua_getglobal(L_, "setmetatable");
-  lua_call(L_, 7, 1);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, task_threads_ref_);
+  lua_call(L_, 8, 1);
   env_maker_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   lua_newtable(L_);
   envs_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
