@@ -754,11 +754,23 @@ coroutine.wrap = function(fn)
   return function(...) return finish(resume(co, ...)) end
 end
 -- Finalizers run at unpredictable times, outside any leaf call: scripts may not set them.
-_G.setmetatable = function(t, mt)
+-- Its errors name the leaf's line, as the library's own do (called from here, they named this
+-- chunk's): the argument checks are made here, the rest is raised again one level up.
+local pcall, select = pcall, select
+_G.setmetatable = function(...)
+  local t, mt = ...
+  if type(t) ~= "table" then
+    error("bad argument #1 to 'setmetatable' (table expected, got " .. (select("#", ...) == 0 and "no value" or type(t)) .. ")", 2)
+  end
+  if mt ~= nil and type(mt) ~= "table" or select("#", ...) < 2 then
+    error("bad argument #2 to 'setmetatable' (nil or table expected, got " .. (select("#", ...) < 2 and "no value" or type(mt)) .. ")", 2)
+  end
   if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
     error("__gc metamethods are not allowed in leaf scripts (they would run outside any leaf call)", 2)
   end
-  return setmetatable(t, mt)
+  local ok, err = pcall(setmetatable, t, mt)
+  if not ok then error(err, 2) end
+  return t
 end
 -- A fresh environment for one leaf file: its own globals, its own copies of the libraries and
 -- of the thicket module (as fast to read as a plain table; what one file does to its copy

@@ -252,3 +252,29 @@ return L
     CHECK(log.find("deep.lua:3: in upvalue 'f'") != std::string::npos);
   }
 }
+
+TEST_CASE("sandbox: setmetatable's errors name the leaf's line, with the library's messages") {
+  // The sandbox wraps setmetatable (no __gc); its errors used to name the wrapper's line,
+  // "(thicket):19:", not the leaf's.
+  LuaRuntime t;
+  t.write("mt.lua", R"LUA(local thicket = require("thicket")
+local L = {}
+local function at(ok, message) return (message:gsub("^.*/mt%.lua", "mt.lua")) end
+function L.A(agent)
+  thicket.log("@" .. at(pcall(function() setmetatable(agent.bb, {}) end)))
+  thicket.log("@" .. at(pcall(function() setmetatable({}, 5) end)))
+  thicket.log("@" .. at(pcall(function() setmetatable({}) end)))
+  thicket.log("@" .. at(pcall(function() setmetatable(setmetatable({}, {__metatable = "locked"}), {}) end)))
+  local plain = setmetatable({}, {__index = function() return 7 end})
+  thicket.log("@" .. plain.x .. " " .. tostring(getmetatable(setmetatable(plain, nil))))
+  return true
+end
+return L
+)LUA");
+  auto a = t.rt.spawn(t.load("tree: t\nleaves: [mt.lua]\nroot: {action: A}\n"));
+  CHECK(t.rt.tick(a, 0.1) == Status::Success);
+  CHECK(t.marks() == LogLines{"mt.lua:5: bad argument #1 to 'setmetatable' (table expected, got userdata)",
+                              "mt.lua:6: bad argument #2 to 'setmetatable' (nil or table expected, got number)",
+                              "mt.lua:7: bad argument #2 to 'setmetatable' (nil or table expected, got no value)",
+                              "mt.lua:8: cannot change a protected metatable", "7 nil"});
+}
