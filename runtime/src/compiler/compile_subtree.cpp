@@ -36,6 +36,7 @@ uint32_t TreeCompiler::subtree(const YAML::Node& v, const std::string& path, con
     error(at, "unknown tree '" + target + "'" + did_you_mean(target, tree_names_) + known);
     return kNone;
   }
+  used_trees_.insert(target);
   if (std::find(subtrees_.begin(), subtrees_.end(), target) != subtrees_.end()) {
     std::string cycle;
     for (const auto& s : subtrees_) cycle += s + " -> ";

@@ -76,6 +76,7 @@ std::vector<std::string> params_of(NodeKind k) {
 
 void TreeCompiler::compile(const YAML::Node& root, uint32_t file, const std::string& tree_name) {
   file_ = file;
+  used_trees_.insert(tree_name);  // a file's own root is listed among its trees by its name
   subtrees_.push_back(tree_name);
   node(root, "root", "");
   subtrees_.pop_back();
@@ -130,7 +131,10 @@ uint32_t TreeCompiler::node_at_depth(const YAML::Node& n, const std::string& pat
     std::string key = it->first.Scalar();
     if (found_kind && key == kind_name) continue;
     if (std::find(kinds.begin(), kinds.end(), key) != kinds.end()) continue;
-    if (found_kind)
+    if (!it->first.IsScalar())  // `[action]: X`, `~: X`, `? {a: 1} : X`
+      error(it->first, std::string("a node's kind is a name such as 'sequence' or 'action', got ") + describe_node(it->first) +
+                           " as a key");
+    else if (found_kind)
       error(it->first, "unexpected key '" + key + "' beside the kind '" + kind_name +
                            "'; a node's parameters go inside it, e.g. " + kind_name + ": {" + key + ": ...}");
     else
@@ -358,18 +362,34 @@ namespace {
 template <class Emit>
 std::unique_ptr<Program> compile_with(const BrainSource& src, const std::string& name, const LeafNames& leaves,
                                       StringTable& strings, std::vector<Diagnostic>& diags, Emit emit) {
-  auto p = std::make_unique<Program>();
-  p->name = name;
-  p->tick_every = src.tick_every;
-  for (const auto& f : src.files) {
-    p->files.push_back(f.path);
-    p->yaml_files.push_back(f.path);
-  }
-  p->leaf_files = src.leaf_files;
-  p->blackboard = src.blackboard;
+  auto fresh = [&](const std::string& program_name) {
+    auto p = std::make_unique<Program>();
+    p->name = program_name;
+    p->tick_every = src.tick_every;
+    for (const auto& f : src.files) {
+      p->files.push_back(f.path);
+      p->yaml_files.push_back(f.path);
+    }
+    p->leaf_files = src.leaf_files;
+    p->blackboard = src.blackboard;
+    return p;
+  };
+  auto p = fresh(name);
   size_t errors_before = diags.size();
   TreeCompiler tc(src, leaves, strings, diags, *p);
   emit(tc);
+  // The trees of the brain's own file that nothing above used, each compiled on its own for
+  // its errors and dropped (all errors of a file are reported, a subtree cycle among unused
+  // trees too). An imported library's unused trees are its own file's business.
+  for (const auto& [tree_name, tree] : src.trees) {
+    if (tree.file != 0 || tc.used_trees_.count(tree_name)) continue;
+    auto scratch = fresh(tree_name);
+    TreeCompiler unused(src, leaves, strings, diags, *scratch);
+    unused.compile(tree.root, tree.file, tree_name);
+    tc.used_trees_.insert(tree_name);
+    tc.used_trees_.insert(unused.used_trees_.begin(), unused.used_trees_.end());
+    tc.yaml11_misused_.insert(unused.yaml11_misused_.begin(), unused.yaml11_misused_.end());
+  }
   // yes/no defaults no check used as true/false: text as YAML 1.2 says, but likely a mistake.
   for (const auto& yb : src.yaml11_bools)
     if (!tc.yaml11_misused_.count(yb.key))

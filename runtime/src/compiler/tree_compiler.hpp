@@ -127,6 +127,7 @@ class TreeCompiler {
   bool too_deep_ = false, too_many_nodes_ = false;
 
  public:
+  std::set<std::string> used_trees_;     // trees a subtree node compiled in (found or cycling)
   std::set<std::string> yaml11_misused_;  // keys with a yes/no default that a check used as true/false
 
  private:

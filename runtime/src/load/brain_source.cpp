@@ -146,8 +146,13 @@ std::optional<uint32_t> SourceReader::add_file(const std::string& text, const st
     if (d[k]) kinds_found.push_back(k);
   BrainKind kind = BrainKind::Tree;
   if (kinds_found.empty()) {
-    bool misspelt = false;  // then the unknown-key error below says what was meant
-    for (const auto& key : map_keys(d)) misspelt = misspelt || !did_you_mean(key, {"tree", "fsm", "machine"}).empty();
+    // A misspelt kind (`tre: x`): the unknown-key error below says what was meant. Keys a tree
+    // file allows (`trees:`, a library's) are no misspelling: the file still needs its kind.
+    bool misspelt = false;
+    const std::vector<std::string> tree_keys = top_keys_for(BrainKind::Tree);
+    for (const auto& key : map_keys(d))
+      misspelt = misspelt || (std::find(tree_keys.begin(), tree_keys.end(), key) == tree_keys.end() &&
+                              !did_you_mean(key, {"tree", "fsm", "machine"}).empty());
     if (!misspelt)
       ref.error(d, "a brain file needs exactly one of 'tree: NAME', 'fsm: NAME' or 'machine: NAME' at the top level");
   } else {
@@ -156,8 +161,13 @@ std::optional<uint32_t> SourceReader::add_file(const std::string& text, const st
                                        kinds_found[0] + "' and '" + kinds_found[1] + "'");
     kind = kinds_found[0] == "tree" ? BrainKind::Tree : kinds_found[0] == "fsm" ? BrainKind::Fsm : BrainKind::Machine;
     const YAML::Node name = d[kinds_found[0]];
+    // A null name (`tree:` and nothing) has no place of its own in the file: its key's.
+    YAML::Node name_at = name;
+    if (name.IsNull())
+      for (auto it = d.begin(); it != d.end(); ++it)
+        if (it->first.Scalar() == kinds_found[0]) name_at.reset(it->first);
     if (!name.IsScalar() || classify_scalar(name).kind != ScalarKind::String)
-      ref.error(name, "'" + kinds_found[0] + "' names the brain and must be text, got " + describe_node(name));
+      ref.error(name_at, "'" + kinds_found[0] + "' names the brain and must be text, got " + describe_node(name));
     else if (!is_import) {
       src_.kind = kind;
       src_.name = name.Scalar();
