@@ -201,19 +201,23 @@ void TreeCompiler::fsm_state(uint16_t index) {
     int bodies = (st["act"] ? 1 : 0) + (st["tree"] ? 1 : 0) + (st["machine"] ? 1 : 0);
     if (bodies > 1)
       error(st["machine"] ? st["machine"] : st["tree"], "state '" + name + "' has more than one of 'act', 'tree' and 'machine'; give one");
+    // Each body given is compiled: with more than one (an error already), the others' errors
+    // are reported too; the first is the body.
     uint32_t body = kNoNode;
     if (st["act"]) {
       part("act", NodeKind::Action, body);
       info().body = body;
-    } else if (st["tree"]) {
+    }
+    if (st["tree"]) {
       uint32_t b = st["tree"].IsScalar() ? subtree(st["tree"], name + "/tree", "") : node(st["tree"], name + "/tree", name + "/");
-      if (b != kNone) {
+      if (b != kNone && bodies == 1) {
         parts.push_back(b);
         info().body = b;
       }
-    } else if (st["machine"]) {
+    }
+    if (st["machine"]) {
       uint32_t b = fsm_machine(st["machine"], name);
-      if (b != kNone) {
+      if (b != kNone && bodies == 1) {
         parts.push_back(b);
         info().body = b;
       }
@@ -322,18 +326,32 @@ uint32_t TreeCompiler::fsm_machine(const YAML::Node& v, const std::string& state
     }
     doc.reset(all[v.Scalar()]);
     label = "machine " + v.Scalar();
+    used_machines_.insert(v.Scalar());
   } else if (!v.IsMap()) {
     error(v, std::string("'machine' is the name of a machine under 'machines:' or a machine {check_every, behaviors}, got ") + describe_node(v));
     return kNone;
-  } else {
-    for (auto it = v.begin(); it != v.end(); ++it) {
-      std::string key = it->first.Scalar();
-      if (key != "check_every" && key != "behaviors")
-        error(it->first, "unknown key '" + key + "' in a machine" + did_you_mean(key, {"check_every", "behaviors"}) +
-                             " (allowed: check_every, behaviors)");
-    }
   }
+  machine_keys(doc);
   return machine_node(doc, v, state + "/machine", state + "/machine/", label);
+}
+
+// A machine's own keys (inline, or under `machines:`).
+void TreeCompiler::machine_keys(const YAML::Node& body) {
+  if (!body.IsMap()) return;  // machine_node says what it should be
+  for (auto it = body.begin(); it != body.end(); ++it) {
+    std::string key = it->first.Scalar();
+    if (key != "check_every" && key != "behaviors")
+      error(it->first, "unknown key '" + key + "' in a machine" + did_you_mean(key, {"check_every", "behaviors"}) +
+                           " (allowed: check_every, behaviors)");
+  }
+}
+
+void TreeCompiler::unused_machine(const YAML::Node& body, const std::string& machine_name) {
+  file_ = 0;
+  subtrees_.push_back(machine_name);
+  machine_keys(body);
+  machine_node(body, body, "machines/" + machine_name, "machines/" + machine_name + "/", "machine " + machine_name);
+  subtrees_.pop_back();
 }
 
 // fsm := {initial: state, states: {name: {reason, act | tree | machine, enter, exit, enter_if,

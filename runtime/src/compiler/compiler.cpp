@@ -390,6 +390,17 @@ std::unique_ptr<Program> compile_with(const BrainSource& src, const std::string&
     tc.used_trees_.insert(unused.used_trees_.begin(), unused.used_trees_.end());
     tc.yaml11_misused_.insert(unused.yaml11_misused_.begin(), unused.yaml11_misused_.end());
   }
+  // The same for an fsm's machines under `machines:` that no state names.
+  const YAML::Node machines = src.kind == BrainKind::Fsm ? src.files[0].doc["machines"] : YAML::Node();
+  if (machines && machines.IsMap())
+    for (auto it = machines.begin(); it != machines.end(); ++it) {
+      const std::string machine_name = it->first.Scalar();
+      if (tc.used_machines_.count(machine_name)) continue;
+      auto scratch = fresh(machine_name);
+      TreeCompiler unused(src, leaves, strings, diags, *scratch);
+      unused.unused_machine(it->second, machine_name);
+      tc.yaml11_misused_.insert(unused.yaml11_misused_.begin(), unused.yaml11_misused_.end());
+    }
   // yes/no defaults no check used as true/false: text as YAML 1.2 says, but likely a mistake.
   for (const auto& yb : src.yaml11_bools)
     if (!tc.yaml11_misused_.count(yb.key))

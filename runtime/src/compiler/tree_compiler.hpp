@@ -47,6 +47,8 @@ class TreeCompiler {
   void compile(const YAML::Node& root, uint32_t file, const std::string& tree_name);
   void machine(const YAML::Node& doc, const std::string& machine_name);  // compile_machine.cpp
   void fsm(const YAML::Node& doc, const std::string& fsm_name);          // compile_fsm.cpp
+  // An fsm's machine under `machines:` that no state uses, compiled for its errors only.
+  void unused_machine(const YAML::Node& body, const std::string& machine_name);  // compile_fsm.cpp
 
  private:
   SourceRef ref() const { return SourceRef{src_, file_, diags_}; }
@@ -101,6 +103,7 @@ class TreeCompiler {
                         const std::string& label);
 
   // compile_fsm.cpp
+  void machine_keys(const YAML::Node& body);
   void fsm_outline(const YAML::Node& states, uint16_t parent, uint16_t depth, std::map<std::string, YAML::Node>& where);
   uint16_t fsm_target(const YAML::Node& at, const std::string& what);
   uint16_t fsm_initial(const YAML::Node& at, uint16_t parent);
@@ -128,6 +131,7 @@ class TreeCompiler {
 
  public:
   std::set<std::string> used_trees_;     // trees a subtree node compiled in (found or cycling)
+  std::set<std::string> used_machines_;  // an fsm's machines under `machines:` that a state named
   std::set<std::string> yaml11_misused_;  // keys with a yes/no default that a check used as true/false
 
  private:

@@ -75,8 +75,10 @@ enum TypeBit : uint8_t {
   kNull = 1, kBoolean = 2, kInteger = 4, kNumber = 8, kString = 16, kObject = 32, kArray = 64
 };
 
-// No brain nests this deep; stopping here keeps a hostile file from exhausting the stack.
-constexpr int kMaxDepth = 128;
+// Deeper than the YAML reader lets any file nest (kMaxYamlDepth, 300: a tree may be 256
+// levels deep), so the schema checks every file the loader reads; the bound keeps a
+// hostile document from exhausting the stack all the same.
+constexpr int kMaxDepth = 320;
 
 inline std::string in_quotes(std::string_view s) { return "'" + std::string(s) + "'"; }
 
