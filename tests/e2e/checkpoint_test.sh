@@ -116,6 +116,24 @@ sed -i 's/seconds: 0.5/seconds: 0.7/' "$dir/edited/fighter.yaml"
   && ok || bad "resume after a brain edit failed: $(cat "$dir/err")"
 grep -q "e.snap: note: brain .*fighter.yaml changed since the snapshot: its agents are remapped by node id" "$dir/err" \
   && ok || bad "no note on the edited brain: $(cat "$dir/err")"
+# A key whose type changed refuses the resume, with no note claiming a remap (a key of its
+# own: the scenario binds the others to senses and pickups).
+mkdir "$dir/typed"
+cp "$here"/tests/e2e/checkpoint/* "$dir/typed/"
+sed -i 's/^  health: 15/  health: 15\n  mood: 0/' "$dir/typed/fighter.yaml"
+"$thicket" run "$dir/typed/skirmish.yaml" --ticks 10 --threads 1 --checkpoint "$dir/t.snap" --every 10 --quiet 2>/dev/null
+sed -i 's/^  mood: 0/  mood: "calm"/' "$dir/typed/fighter.yaml"
+"$thicket" run "$dir/typed/skirmish.yaml" --ticks 20 --threads 1 --resume "$dir/t.snap" --quiet 2>"$dir/err"
+[[ $? == 2 ]] && grep -q "blackboard key 'mood' is string now and was number" "$dir/err" && ! grep -q "note:" "$dir/err" \
+  && ok || bad "a changed key type: $(cat "$dir/err")"
+cp "$dir/edited/fighter.yaml" "$dir/fighter.kept"
+# So does a brain that changed kind (a hot reload refuses that too): a tree saved, an fsm now.
+printf 'fsm: fighter\nleaves: [fighter.lua]\nblackboard: {health: 15, sees_enemy: false, suspicious: false, last_x: 0, last_y: 0}\nstates:\n  roam: {act: Roam}\n' \
+  >"$dir/edited/fighter.yaml"
+"$thicket" run "$dir/edited/skirmish.yaml" --ticks 20 --threads 1 --resume "$dir/e.snap" --quiet 2>"$dir/err"
+[[ $? == 2 ]] && grep -q "fighter.yaml is an fsm now and was a tree in the snapshot" "$dir/err" && ! grep -q "note:" "$dir/err" \
+  && ok || bad "a brain that changed kind: $(cat "$dir/err")"
+cp "$dir/fighter.kept" "$dir/edited/fighter.yaml"
 
 # Time-sliced path searches in progress are saved (what each was started with and the nodes it
 # has expanded) and come back exactly: the same paths found at the same ticks, on any threads.

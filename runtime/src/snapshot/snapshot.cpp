@@ -406,8 +406,11 @@ class SnapshotParser {
       if (!sb.used) continue;
       for (const auto& e : sb.errors) error(e);
       ok = ok && sb.errors.empty();
-      if (!sb.note.empty()) note(sb.note);
     }
+    // How changed brains are remapped: only for a restore that goes ahead.
+    if (ok)
+      for (const auto& sb : out.brains)
+        if (sb.used && !sb.note.empty()) note(sb.note);
     return ok;
   }
 
@@ -508,8 +511,21 @@ class SnapshotParser {
                             ") is not loaded in this runtime: load it before restoring");
         continue;
       }
+      const Program& p = *rt_.brains[it->second[nth]]->program;
+      // A brain's kind cannot change under its agents (a hot reload refuses it too): the root
+      // of an fsm is its Fsm node, of a machine brain its Machine node.
+      auto kind_of = [](const Program& q) {
+        if (q.nodes.empty()) return BrainKind::Tree;
+        return q.nodes[0].kind == NodeKind::Fsm ? BrainKind::Fsm : q.nodes[0].kind == NodeKind::Machine ? BrainKind::Machine : BrainKind::Tree;
+      };
+      if (kind_of(sb.skeleton) != kind_of(p)) {
+        sb.errors.push_back("brain " + sb.path + " is " + (kind_of(p) == BrainKind::Fsm ? "an " : "a ") + brain_kind_name(kind_of(p)) +
+                            " now and was " + (kind_of(sb.skeleton) == BrainKind::Fsm ? "an " : "a ") +
+                            brain_kind_name(kind_of(sb.skeleton)) + " in the snapshot; its agents cannot change kinds " +
+                            "(as a hot reload refuses it): restore with the brain as it was, or start the run afresh");
+        continue;  // no target: its agents are read as a brain not loaded (the restore fails)
+      }
       sb.target = it->second[nth];
-      const Program& p = *rt_.brains[sb.target]->program;
       sb.remap = BrainRemap::make(sb.skeleton, p, false);
       for (size_t j = 0; j < sb.skeleton.blackboard.size(); ++j)
         for (size_t k = 0; k < p.blackboard.size(); ++k) {
