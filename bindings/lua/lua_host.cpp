@@ -758,7 +758,39 @@ static bool read_arg_types(lua_State* L_, LeafDef& def, const std::string& path,
 }
 
 // Runs a leaf file in the sandbox and collects the leaves of the table it returns.
+void LuaHost::forget_module(const std::string& path) {
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, loaded_ref_);
+  lua_getfield(L_, -1, path.c_str());
+  if (lua_isnil(L_, -1) || forgotten_modules_.count(path)) {
+    lua_pop(L_, 2);
+    return;
+  }
+  forgotten_modules_[path] = luaL_ref(L_, LUA_REGISTRYINDEX);  // pops the old copy
+  lua_pushnil(L_);
+  lua_setfield(L_, -2, path.c_str());
+  lua_pop(L_, 1);
+}
+
+void LuaHost::settle_module(const std::string& path) {
+  auto it = forgotten_modules_.find(path);
+  if (it == forgotten_modules_.end()) return;
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, loaded_ref_);
+  if (lua_getfield(L_, -1, path.c_str()) == LUA_TNIL) {  // nothing loaded it anew: the old copy stays
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, it->second);
+    lua_setfield(L_, -3, path.c_str());
+  }
+  lua_pop(L_, 2);
+  luaL_unref(L_, LUA_REGISTRYINDEX, it->second);
+  forgotten_modules_.erase(it);
+}
+
 bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out, std::vector<Diagnostic>& diags) {
+  // Which file the requires made while it runs belong to (module_users).
+  struct Staging {
+    std::string& file;
+    ~Staging() { file.clear(); }
+  } staging{staging_file_};
+  staging_file_ = path;
   auto lua_error = [&](const std::string& raw) {
     // "path:LINE: message" -> a diagnostic at that line.
     Diagnostic d;

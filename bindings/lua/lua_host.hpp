@@ -53,6 +53,9 @@ class LuaHost final : public ScriptHost {
 
   // ScriptHost (leaf_host.hpp): loading, agents, and the calls of Lua leaves.
   void set_loading_files(std::vector<std::string> files) override { loading_files_ = std::move(files); }
+  std::map<std::string, std::set<std::string>> module_users() const override { return module_users_; }
+  void forget_module(const std::string& path) override;
+  void settle_module(const std::string& path) override;
   bool stage_leaf_file(const std::string& path, std::vector<LeafDef>& out, std::vector<Diagnostic>& diags) override;
   void release_leaf(LeafDef& def) override;
   void install_args(Program& p) override;
@@ -220,6 +223,9 @@ class LuaHost final : public ScriptHost {
  public:
   // The leaf files of the brain being loaded (require() looks beside them at load time).
   std::vector<std::string> loading_files_;
+  std::string staging_file_;  // the leaf file stage_leaf_file runs now ("" between)
+  std::map<std::string, std::set<std::string>> module_users_;  // module file -> leaf files that required it
+  std::map<std::string, int> forgotten_modules_;               // module file -> registry ref of its old copy
  private:
   Rng load_rng_;                        // math.random while files load (no agent yet)
   const char* status_strings_[3] = {};

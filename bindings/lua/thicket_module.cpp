@@ -298,6 +298,8 @@ struct LuaApi {
     std::string tried;
     for (const auto& dir : require_dirs(h)) {
       std::string p = (fs::path(dir) / (rel + ".lua")).lexically_normal().string();
+      // Which leaf file needs it, for hot reload (module_users): the one loading now.
+      if (!h.staging_file_.empty() && fs::exists(p)) h.module_users_[p].insert(h.staging_file_);
       // Modules are cached by file, so two brains' modules of one name stay apart.
       if (lua_getfield(L, -1, p.c_str()) != LUA_TNIL) return 1;
       lua_pop(L, 1);

@@ -4,7 +4,9 @@
 // binding: the binding includes this file and registers itself (make_script_host).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,6 +77,13 @@ class ScriptHost {
   // error). Appends diagnostics; returns false on any error.
   virtual bool stage_leaf_file(const std::string& path, std::vector<LeafDef>& out, std::vector<Diagnostic>& diags) = 0;
   virtual void release_leaf(LeafDef& def) = 0;  // drops the references of a leaf no longer used
+  // Modules (files a leaf file require()s as it loads), for hot reload: each module file with
+  // the leaf files that required it; forget_module drops a module's loaded copy, so that the
+  // next require runs the file again, and settle_module puts the old copy back if no require
+  // loaded a new one since (the new version failed: what runs keeps the old one).
+  virtual std::map<std::string, std::set<std::string>> module_users() const { return {}; }
+  virtual void forget_module(const std::string& path) {}
+  virtual void settle_module(const std::string& path) {}
   // The args of a program's call sites, made once at load, and freed.
   virtual void install_args(Program& p) = 0;
   virtual void release_args(Program& p) = 0;

@@ -39,6 +39,13 @@ class LanedHost final : public ScriptHost {
   void set_loading_files(std::vector<std::string> files) override {
     for (auto& h : lanes_) h->set_loading_files(files);
   }
+  std::map<std::string, std::set<std::string>> module_users() const override { return lanes_[0]->module_users(); }
+  void forget_module(const std::string& path) override {
+    for (auto& h : lanes_) h->forget_module(path);
+  }
+  void settle_module(const std::string& path) override {
+    for (auto& h : lanes_) h->settle_module(path);
+  }
   // Lane 0 stages into `out`; every other lane stages the same file, and its references join
   // the lane-0 definitions (a file must define the same leaves in every lane: it is the same
   // file, run the same way).

@@ -1,6 +1,7 @@
 // Hot reload (SPEC 10): watching loaded files, reloading Lua leaf files in place, and
 // recompiling brains while every agent keeps the state of the nodes that still exist.
 // A reload is all or nothing: a file that fails leaves the old version running.
+#include <algorithm>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +23,8 @@ void RuntimeImpl::watch_brain(const Brain& b) {
   if (!watcher) watcher = std::make_unique<FileWatcher>();
   for (const auto& f : b.program->yaml_files) watcher->add(f);
   for (const auto& f : b.program->leaf_files) watcher->add(f);
+  // The modules its leaf files require (watched for all brains: a module serves any).
+  for (const auto& [module, users] : script->module_users()) watcher->add(module);
   if (b.stale)  // files the failed version names, which may not exist yet
     for (const auto& f : b.stale->files) watcher->add(f);
 }
@@ -94,8 +97,26 @@ size_t RuntimeImpl::reload_paths(const std::vector<std::string>& changed, std::v
   std::set<std::string> running_leaf_files;
   for (const auto& b : brains)
     running_leaf_files.insert(b->program->leaf_files.begin(), b->program->leaf_files.end());
-  for (const auto& f : changed)
+  // A changed module (a file leaf files require, not a leaf file itself): its loaded copy is
+  // forgotten and the leaf files that required it reload, requiring the new version (once:
+  // the first loads it, the others share it). If none loads it, the old copy stays.
+  std::vector<std::string> lua_files = changed, modules;
+  const auto users_of = script->module_users();
+  for (const auto& f : changed) {
+    auto m = users_of.find(f);
+    if (m == users_of.end() || running_leaf_files.count(f)) continue;
+    script->forget_module(f);
+    modules.push_back(f);
+    log(reload_clock() + ": module " + f + " changed; the leaf files that require it reload");
+    for (const auto& user : m->second)
+      if (running_leaf_files.count(user) && !std::count(lua_files.begin(), lua_files.end(), user)) {
+        lua_files.push_back(user);
+        pending.insert(user);
+      }
+  }
+  for (const auto& f : lua_files)
     if (pending.count(f) && is_lua(f) && running_leaf_files.count(f) && reload_lua_file(f)) ++reloaded;
+  for (const auto& m : modules) script->settle_module(m);
   // Say which other brains still run an old version, and why: a reload that did not reach
   // them must not look like one that did.
   for (const auto& b : brains)

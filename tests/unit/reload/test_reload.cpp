@@ -416,3 +416,38 @@ TEST_CASE("reload: a leaf file named only by a failed version does not put its l
   CHECK(r.log.find("@v1") != std::string::npos);
   CHECK(r.log.find("@extra") == std::string::npos);
 }
+
+TEST_CASE("reload: a changed module reloads the leaf files that require it; a broken one leaves the old") {
+  Scratch s;
+  s.write("cfg.lua", "return {speed = 1}\n");
+  s.write("leaves.lua", R"(
+local thicket = require("thicket")
+local cfg = require("cfg")
+local L = {}
+function L.Show(agent, args) thicket.log("@speed " .. cfg.speed) return thicket.RUNNING end
+return L
+)");
+  std::string brain = s.write("brain.yaml", "tree: m\nleaves: [leaves.lua]\nroot: {action: Show}\n");
+  Run r;
+  std::vector<thicket::Diagnostic> d;
+  auto b = r.rt.load_file(brain, d);
+  REQUIRE(b);
+  auto a = r.rt.spawn(*b);
+  r.rt.tick(a, 0.1);
+  s.write("cfg.lua", "return {speed = 7}\n");
+  CHECK(r.rt.reload_changed() == 1);  // leaves.lua, with the new module
+  CHECK(r.log.find("module " + s.path("cfg.lua") + " changed; the leaf files that require it reload") != std::string::npos);
+  r.rt.tick(a, 0.1);
+  // A module that no longer loads: the leaf file's reload fails, the old versions stay.
+  s.write("cfg.lua", "return {speed = \n");
+  CHECK(r.rt.reload_changed() == 0);
+  CHECK(r.log.find("failed; the old version keeps running") != std::string::npos);
+  r.rt.tick(a, 0.1);
+  // Fixed again: reloads.
+  s.write("cfg.lua", "return {speed = 9}\n");
+  CHECK(r.rt.reload_changed() == 1);
+  r.rt.tick(a, 0.1);
+  std::string speeds;
+  for (size_t at = 0; (at = r.log.find("@speed ", at)) != std::string::npos; at += 7) speeds += r.log.substr(at + 7, 1);
+  CHECK(speeds == "1779");
+}
