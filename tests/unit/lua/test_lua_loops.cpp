@@ -6,6 +6,7 @@
 #include <lua.hpp>
 
 #include <string>
+#include <utility>
 
 #include "lua_fixture.hpp"
 #include "lua_loops.hpp"
@@ -104,31 +105,20 @@ TEST_CASE("library loops: rep, insert, remove and move answer as Lua 5.4's own o
   lua_State* L = luaL_newstate();
   *static_cast<void**>(lua_getextraspace(L)) = nullptr;  // no host: nothing to poll
   luaL_openlibs(L);
-  lua_newtable(L);
-  lua_getglobal(L, "string");
-  lua_getfield(L, -1, "rep");
-  lua_setfield(L, -3, "rep");
-  lua_pop(L, 1);
-  lua_getglobal(L, "table");
-  for (const char* name : {"insert", "remove", "move"}) {
-    lua_getfield(L, -1, name);
-    lua_setfield(L, -3, name);
-  }
-  lua_pop(L, 1);
-  lua_setglobal(L, "lua_library");
+  // The four functions as the state has them now, in one table as the comparison wants.
+  auto collect = [&](const char* global) {
+    lua_newtable(L);
+    for (auto [library, name] : {std::pair{"string", "rep"}, {"table", "insert"}, {"table", "remove"}, {"table", "move"}}) {
+      lua_getglobal(L, library);
+      lua_getfield(L, -1, name);
+      lua_setfield(L, -3, name);
+      lua_pop(L, 1);
+    }
+    lua_setglobal(L, global);
+  };
+  collect("lua_library");
   thicket::install_watched_loops(L);
-  lua_newtable(L);  // ours, in one table as the comparison wants
-  lua_getglobal(L, "string");
-  lua_getfield(L, -1, "rep");
-  lua_setfield(L, -3, "rep");
-  lua_pop(L, 1);
-  lua_getglobal(L, "table");
-  for (const char* name : {"insert", "remove", "move"}) {
-    lua_getfield(L, -1, name);
-    lua_setfield(L, -3, name);
-  }
-  lua_pop(L, 1);
-  lua_setglobal(L, "our_library");
+  collect("our_library");
   REQUIRE(luaL_loadstring(L, kCompareLoops) == LUA_OK);
   lua_getglobal(L, "lua_library");
   lua_getglobal(L, "our_library");
