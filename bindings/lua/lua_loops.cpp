@@ -14,9 +14,9 @@ namespace thicket {
 
 namespace {
 
-constexpr lua_Integer kPollEvery = 4096;  // loop steps between two looks at the watchdog
-constexpr size_t kPollBytes = 1 << 20;    // string.rep: bytes copied between two looks
-constexpr size_t kMaxString = INT_MAX;    // the longest string string.rep makes, as Lua's
+constexpr lua_Integer kLoopPollEvery = 4096;  // loop steps between two looks at the watchdog
+constexpr size_t kRepPollBytes = 1 << 20;    // string.rep: bytes copied between two looks
+constexpr size_t kMaxRepString = INT_MAX;    // the longest string string.rep makes, as Lua's
 
 // string.rep(s, n [, sep]): n copies of s joined by sep; "" when n <= 0.
 int str_rep(lua_State* L) {
@@ -29,7 +29,7 @@ int str_rep(lua_State* L) {
     lua_pushliteral(L, "");
     return 1;
   }
-  if (l + lsep < l || l + lsep > kMaxString / static_cast<lua_Unsigned>(n)) return luaL_error(L, "resulting string too large");
+  if (l + lsep < l || l + lsep > kMaxRepString / static_cast<lua_Unsigned>(n)) return luaL_error(L, "resulting string too large");
   const size_t total = static_cast<size_t>(n) * l + static_cast<size_t>(n - 1) * lsep;
   luaL_Buffer b;
   char* p = luaL_buffinitsize(L, &b, total);
@@ -44,7 +44,7 @@ int str_rep(lua_State* L) {
       p += l;
     }
     since_poll += l + lsep + 64;  // a step costs something even when it copies little
-    if (since_poll >= kPollBytes) {
+    if (since_poll >= kRepPollBytes) {
       since_poll = 0;
       LuaHost::check_stop(L);
     }
@@ -81,7 +81,7 @@ bool table_argument(lua_State* L, int i) {
 void shift(lua_State* L, lua_Integer from, lua_Integer to, lua_Integer& steps) {
   lua_geti(L, 1, from);
   lua_seti(L, 1, to);
-  if (++steps % kPollEvery == 0) LuaHost::check_stop(L);
+  if (++steps % kLoopPollEvery == 0) LuaHost::check_stop(L);
 }
 
 // table.insert(list, [pos,] value).
@@ -117,14 +117,14 @@ int tab_remove(lua_State* L) {
   return 1;
 }
 
-// table.move(a1, f, e, t [, a2]): the library's own function on stretches of kPollEvery
+// table.move(a1, f, e, t [, a2]): the library's own function on stretches of kLoopPollEvery
 // elements, in the order it would walk them (backwards when the stretches overlap with the
 // destination above the source), with the watchdog asked between stretches.
 int tab_move(lua_State* L) {
   const lua_Integer f = luaL_checkinteger(L, 2), e = luaL_checkinteger(L, 3), t = luaL_checkinteger(L, 4);
   const int dest = lua_isnoneornil(L, 5) ? 1 : 5;
   if (!table_argument(L, 1) || !table_argument(L, dest) || e < f ||
-      static_cast<lua_Unsigned>(e) - static_cast<lua_Unsigned>(f) < static_cast<lua_Unsigned>(kPollEvery))
+      static_cast<lua_Unsigned>(e) - static_cast<lua_Unsigned>(f) < static_cast<lua_Unsigned>(kLoopPollEvery))
     return call_original(L);
   // The library's checks, on the whole move (each stretch passes them then).
   luaL_argcheck(L, f > 0 || e < LUA_MAXINTEGER + f, 3, "too many elements to move");
@@ -132,8 +132,8 @@ int tab_move(lua_State* L) {
   luaL_argcheck(L, t <= LUA_MAXINTEGER - n + 1, 4, "destination wrap around");
   // As the library: forwards unless the destination starts inside the source, in one table.
   const bool forwards = t > e || t <= f || (dest != 1 && !lua_compare(L, 1, dest, LUA_OPEQ));
-  for (lua_Integer done = 0; done < n; done += kPollEvery) {
-    const lua_Integer count = n - done < kPollEvery ? n - done : kPollEvery;
+  for (lua_Integer done = 0; done < n; done += kLoopPollEvery) {
+    const lua_Integer count = n - done < kLoopPollEvery ? n - done : kLoopPollEvery;
     const lua_Integer from = forwards ? f + done : e - done - count + 1;
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_pushvalue(L, 1);
@@ -148,7 +148,7 @@ int tab_move(lua_State* L) {
   return 1;
 }
 
-void replace(lua_State* L, const char* library, const char* name, lua_CFunction f, bool keep_original) {
+void replace_library_function(lua_State* L, const char* library, const char* name, lua_CFunction f, bool keep_original) {
   lua_getglobal(L, library);
   if (keep_original) {
     lua_getfield(L, -1, name);
@@ -163,10 +163,10 @@ void replace(lua_State* L, const char* library, const char* name, lua_CFunction 
 }  // namespace
 
 void install_watched_loops(lua_State* L) {
-  replace(L, LUA_STRLIBNAME, "rep", str_rep, false);
-  replace(L, LUA_TABLIBNAME, "insert", tab_insert, true);
-  replace(L, LUA_TABLIBNAME, "remove", tab_remove, true);
-  replace(L, LUA_TABLIBNAME, "move", tab_move, true);
+  replace_library_function(L, LUA_STRLIBNAME, "rep", str_rep, false);
+  replace_library_function(L, LUA_TABLIBNAME, "insert", tab_insert, true);
+  replace_library_function(L, LUA_TABLIBNAME, "remove", tab_remove, true);
+  replace_library_function(L, LUA_TABLIBNAME, "move", tab_move, true);
 }
 
 }  // namespace thicket

@@ -42,10 +42,12 @@ void add_schema_findings_text(const std::string& file, const std::string& text, 
   std::set<int> lines_reported;  // a set: a file with many errors must not take n^2 time here
   for (const auto& d : diags)
     if (d.file == file) lines_reported.insert(d.line);
+  const size_t first = diags.size();
   for (const auto& e : found) {
     bool reported = lines_reported.count(e.line) > 0;
     if (!reported) diags.push_back({Severity::Error, file, e.line, e.column, e.message + " (schema " + schema + ")"});
   }
+  columns_in_characters(text, file, diags, first);  // as the loader's
 }
 
 }  // namespace thicket::cli

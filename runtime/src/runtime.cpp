@@ -10,6 +10,7 @@
 
 #include "file_watcher.hpp"
 #include "runtime_impl.hpp"
+#include "yaml_limits.hpp"
 
 namespace thicket {
 
@@ -223,6 +224,15 @@ std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& te
   auto src = text ? parse_brain_text(*text, path, diags) : parse_brain(path, diags);
   if (read) read->push_back(path);
   if (!src) return nullptr;
+  // The columns of what the compile reports, in characters (parse_brain did its own).
+  struct Columns {
+    std::vector<Diagnostic>& diags;
+    const BrainSource& src;
+    size_t from;
+    ~Columns() {
+      for (const auto& [file, file_text] : src.texts) columns_in_characters(file_text, file, diags, from);
+    }
+  } columns{diags, *src, diags.size()};
   if (read) {  // what it read, and the files it names that may not exist yet
     for (const auto& f : src->files) {
       read->push_back(f.path);
@@ -297,6 +307,21 @@ std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& te
     } else {
       ++it;
     }
+  }
+  // Node positions in characters too (the editor, dump, later reports from them), as the
+  // diagnostics above are (the Columns guard, at return).
+  for (uint32_t f = 0; f < program->files.size(); ++f) {
+    auto text = src->texts.find(program->files[f]);
+    if (text == src->texts.end()) continue;
+    std::vector<Diagnostic> at;
+    std::vector<size_t> index;
+    for (size_t i = 0; i < program->positions.size(); ++i)
+      if (program->positions[i].file == f) {
+        at.push_back({Severity::Note, program->files[f], program->positions[i].line, program->positions[i].column, ""});
+        index.push_back(i);
+      }
+    columns_in_characters(text->second, program->files[f], at, 0);
+    for (size_t k = 0; k < at.size(); ++k) program->positions[index[k]].column = at[k].column;
   }
   return program;
 }

@@ -52,6 +52,7 @@ struct BrainSource {
   std::string name;
   uint32_t tick_every = 1;                   // `tick_every: k` (SPEC 8.2): ticked by every k-th tick_all
   std::vector<YamlFile> files;               // [0] the brain file, then imports
+  std::map<std::string, std::string> texts;  // each YAML file's text by path (columns_in_characters)
   std::vector<std::string> leaf_files;       // resolved paths, load order, no duplicates
   std::map<std::string, TreeSource> trees;   // subtree targets by name
   std::vector<BlackboardKey> blackboard;     // merged declarations

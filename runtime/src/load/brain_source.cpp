@@ -124,6 +124,7 @@ std::optional<std::string> SourceReader::read_file(const std::string& path, cons
 
 // Reads one brain or import file's document and its common keys; returns its index.
 std::optional<uint32_t> SourceReader::add_file(const std::string& text, const std::string& path, bool is_import) {
+  src_.texts[path] = text;
   auto doc = parse_text(text, path);
   if (!doc) return std::nullopt;
   auto index = static_cast<uint32_t>(src_.files.size());
@@ -287,9 +288,12 @@ void SourceReader::read_imports(const SourceRef& ref, const YAML::Node& imports)
 namespace {
 
 std::optional<BrainSource> parse_from(const std::optional<std::string>& text, const std::string& path,
-                                      std::vector<Diagnostic>& diags, SourceReader& reader, BrainSource& src) {
+                                      std::vector<Diagnostic>& diags, SourceReader& reader, BrainSource& src,
+                                      size_t first_diag) {
   if (!text) return std::nullopt;
-  if (!reader.add_file(*text, path, /*is_import=*/false)) return std::nullopt;
+  const bool ok = reader.add_file(*text, path, /*is_import=*/false).has_value();
+  for (const auto& [file, file_text] : src.texts) columns_in_characters(file_text, file, diags, first_diag);
+  if (!ok) return std::nullopt;
   return std::move(src);
 }
 
@@ -298,14 +302,15 @@ std::optional<BrainSource> parse_from(const std::optional<std::string>& text, co
 std::optional<BrainSource> parse_brain(const std::string& path, std::vector<Diagnostic>& diags) {
   BrainSource src;
   SourceReader reader(src, diags);
-  return parse_from(reader.read_file(path, "", YAML::Node()), path, diags, reader, src);
+  const size_t first_diag = diags.size();
+  return parse_from(reader.read_file(path, "", YAML::Node()), path, diags, reader, src, first_diag);
 }
 
 std::optional<BrainSource> parse_brain_text(const std::string& text, const std::string& name,
                                             std::vector<Diagnostic>& diags) {
   BrainSource src;
   SourceReader reader(src, diags);
-  return parse_from(text, name, diags, reader, src);
+  return parse_from(text, name, diags, reader, src, diags.size());
 }
 
 std::string format_diagnostic(const Diagnostic& d) {

@@ -1,6 +1,7 @@
 // Limits on untrusted YAML: a nesting pre-scan and an alias-expansion count (yaml_limits.hpp).
 #include "yaml_limits.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -423,6 +424,24 @@ std::optional<YAML::Node> load_yaml_checked(const std::string& text, const std::
     diags.push_back({Severity::Error, path, 0, 0, std::string("YAML: ") + e.what()});
   }
   return std::nullopt;
+}
+
+void columns_in_characters(const std::string& text, const std::string& path, std::vector<Diagnostic>& diags,
+                           size_t from) {
+  if (std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) return;
+  std::vector<size_t> line_start{0};  // of each line (line 1 at [0])
+  for (size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n') line_start.push_back(i + 1);
+  for (size_t k = from; k < diags.size(); ++k) {
+    Diagnostic& d = diags[k];
+    if (d.file != path || d.line < 1 || d.column < 2 || static_cast<size_t>(d.line) > line_start.size()) continue;
+    const size_t start = line_start[static_cast<size_t>(d.line) - 1];
+    const size_t end = std::min(text.size(), start + static_cast<size_t>(d.column) - 1);
+    int characters = 0;
+    for (size_t i = start; i < end; ++i)
+      if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++characters;  // not a continuation byte
+    d.column = characters + 1;
+  }
 }
 
 }  // namespace thicket

@@ -75,4 +75,11 @@ void find_duplicate_keys(const std::string& text, const std::string& path, std::
 std::optional<YAML::Node> load_yaml_checked(const std::string& text, const std::string& path,
                                             std::vector<Diagnostic>& diags);
 
+// yaml-cpp counts a column in bytes; editors and terminals count characters. Rewrites the
+// columns of diags[from..] that point into `text` (the file `path`) as characters of their
+// line (UTF-8), so `FILE:LINE:COL` lands on the character meant after non-ASCII text. Each
+// loader calls it once on the diagnostics it made, at the end.
+void columns_in_characters(const std::string& text, const std::string& path, std::vector<Diagnostic>& diags,
+                           size_t from);
+
 }  // namespace thicket

@@ -1223,7 +1223,10 @@ std::optional<ScenarioSpec> load_scenario_text(const std::string& text, const st
   ScenarioReader reader(path, diags);
   try {
     std::optional<YAML::Node> doc = reader.parse(text);
-    if (!doc) return std::nullopt;
+    if (!doc) {
+      columns_in_characters(text, path, diags, diags_before);
+      return std::nullopt;
+    }
     reader.read(*doc, spec);
   } catch (const std::exception& e) {  // yaml-cpp throws on node misuse; a load never does
     diags.push_back({Severity::Error, path, 0, 0, std::string("internal error reading the scenario: ") + e.what()});
@@ -1238,6 +1241,7 @@ std::optional<ScenarioSpec> load_scenario_text(const std::string& text, const st
                      if (a.file != b.file) return false;
                      return std::pair(a.line, a.column) < std::pair(b.line, b.column);
                    });
+  columns_in_characters(text, path, diags, diags_before);
   for (size_t i = diags_before; i < diags.size(); ++i)
     if (diags[i].severity == Severity::Error) return std::nullopt;
   return spec;

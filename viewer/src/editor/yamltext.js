@@ -17,19 +17,18 @@ export function lineStarts(text) {
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) out.push(i + 1);
   return out;
 }
-// 1-based line and column (the loader's) to an offset. The loader counts columns in bytes of
-// UTF-8, this page in UTF-16 units: they differ after a non-ASCII character on the line.
+// 1-based line and column (the loader's, in characters: Unicode code points) to an offset in
+// this page's text, which counts UTF-16 units: they differ after a character past U+FFFF.
 export function offsetOf(starts, text, line, column) {
   if (line < 1 || line > starts.length) return -1;
   const ls = starts[line - 1];
-  const bytes = Math.max(column - 1, 0);
+  const chars = Math.max(column - 1, 0);
   const le = line < starts.length ? starts[line] : text.length;
-  if (!/[^\x00-\x7f]/.test(text.slice(ls, Math.min(le, ls + bytes)))) return Math.min(ls + bytes, text.length);
-  let b = 0, i = ls;
-  while (i < le && b < bytes) {
-    const c = text.codePointAt(i);
-    b += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
-    i += c >= 0x10000 ? 2 : 1;
+  if (!/[\ud800-\udfff]/.test(text.slice(ls, Math.min(le, ls + 2 * chars)))) return Math.min(ls + chars, le, text.length);
+  let n = 0, i = ls;
+  while (i < le && n < chars) {
+    i += text.codePointAt(i) >= 0x10000 ? 2 : 1;
+    ++n;
   }
   return i;
 }

@@ -1,0 +1,3 @@
+local L = {}
+function L.Act() return true end
+return L
