@@ -837,7 +837,14 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
   guard_.limit_scale.store(1, std::memory_order_relaxed);
   if (guard) lua_sethook(L_, nullptr, 0, 0);
   if (rc != LUA_OK) {
-    lua_error(lua_tostring(L_, -1) ? lua_tostring(L_, -1) : "error while running the file");
+    std::string message = lua_tostring(L_, -1) ? lua_tostring(L_, -1) : "error while running the file";
+    if (heap_.refused && message.rfind("not enough memory", 0) == 0) {  // Lua gives it no position
+      heap_.refused = false;
+      message = "the Lua heap reached its cap of " + std::to_string(heap_.cap >> 20) +
+                " MiB while the file ran (a table or string that keeps growing at its top level?); "
+                "the allocation failed and the file did not load (--lua-memory sets the cap)";
+    }
+    lua_error(message);
     lua_settop(L_, top);
     return false;
   }

@@ -280,6 +280,18 @@ struct LuaApi {
     }
     return dirs;
   }
+  // luaL_where for the script's own code: the first calling frame not in the sandbox's Lua
+  // (the per-file require is a wrapper there, so level 1 would name it, "(thicket):87:").
+  static void where_in_script(lua_State* L) {
+    lua_Debug ar;
+    for (int level = 1; lua_getstack(L, level, &ar); ++level) {
+      lua_getinfo(L, "Sl", &ar);
+      if (std::strcmp(ar.source, "=(thicket)") == 0 || ar.currentline <= 0) continue;
+      lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+      return;
+    }
+    lua_pushliteral(L, "");
+  }
   static int require_impl(lua_State* L) {
     LuaHost& h = host(L);
     std::string name = luaL_checkstring(L, 1);
@@ -292,7 +304,9 @@ struct LuaApi {
     for (char& ch : rel)
       if (ch == '.') ch = '/';
     if (rel.find("..") != std::string::npos || (!rel.empty() && rel[0] == '/')) {
+      where_in_script(L);  // the line of the require
       lua_pushfstring(L, "module '%s' not found: modules are found only beside the brain's leaf files", name.c_str());
+      lua_concat(L, 2);
       return -1;
     }
     std::string tried;
@@ -319,8 +333,10 @@ struct LuaApi {
       lua_setfield(L, -3, p.c_str());
       return 1;
     }
+    where_in_script(L);  // the line of the require
     lua_pushfstring(L, "module '%s' not found (modules are found only beside the brain's leaf files):%s", name.c_str(),
                     tried.c_str());
+    lua_concat(L, 2);
     return -1;
   }
 

@@ -217,6 +217,27 @@ end) }
   CHECK(t.joined_log().find("the Lua heap reached its cap of 16 MiB") != std::string::npos);
 }
 
+TEST_CASE("guard: a leaf file that allocates without bound as it loads fails with the cap's message") {
+  // Lua's own message was a bare "not enough memory", with no word of the cap.
+  thicket::RuntimeOptions o;
+  o.leaf_timeout = 0;
+  o.lua_memory_limit = size_t(16) << 20;
+  LuaRuntime t(o);
+  t.write("hoard.lua", R"LUA(local L = {}
+function L.A() return true end
+local t = {}
+for i = 1, 1e8 do t[i] = string.rep("z", 50) .. i end
+return L
+)LUA");
+  std::vector<thicket::Diagnostic> d;
+  CHECK_FALSE(t.try_load("tree: t\nleaves: [hoard.lua]\nroot: {action: A}\n", d));
+  std::string all;
+  for (const auto& x : d) all += thicket::format_diagnostic(x) + "\n";
+  INFO(all);
+  CHECK(all.find("the Lua heap reached its cap of 16 MiB while the file ran") != std::string::npos);
+  CHECK(all.find("(--lua-memory sets the cap)") != std::string::npos);
+}
+
 TEST_CASE("guard: new texts past the cap are refused to the blackboard, thicket.spawn and thicket.send") {
   // The run keeps every distinct text scripts write (out of the Lua heap): without the cap a
   // leaf writing a new 1 MiB text each tick takes 1 MiB more of the host's memory each tick.
