@@ -114,6 +114,7 @@ uint32_t TreeCompiler::node_at_depth(const YAML::Node& n, const std::string& pat
   YAML::Node kind_key, value;  // yaml-cpp: rebind with reset(); `=` would write into the node
   bool found_kind = false;
   std::string kind_name;
+  std::vector<std::pair<std::string, YAML::Node>> other_kinds;  // compiled for their errors only
   for (auto it = n.begin(); it != n.end(); ++it) {
     std::string key = it->first.Scalar();
     bool is_kind = std::find(kinds.begin(), kinds.end(), key) != kinds.end();
@@ -125,6 +126,9 @@ uint32_t TreeCompiler::node_at_depth(const YAML::Node& n, const std::string& pat
     } else if (is_kind && key != kind_name) {  // the same kind twice: the YAML loader said so
       error(it->first, "a node has exactly one kind; found '" + kind_name + "' and '" + key +
                            "' (put several nodes in a list under a composite such as 'sequence')");
+      YAML::Node other;
+      other.reset(it->second);
+      other_kinds.emplace_back(key, other);
     }
   }
   for (auto it = n.begin(); it != n.end(); ++it) {
@@ -150,16 +154,23 @@ uint32_t TreeCompiler::node_at_depth(const YAML::Node& n, const std::string& pat
     value.reset(n.begin()->second);
   }
   if (!found_kind) return kNone;
-  if (kind_name == "subtree") return subtree(value, path, name_prefix);
-  NodeKind kind = *kind_from_name(kind_name);
-  switch (kind_info(kind).shape) {
-    case Shape::Composite: return composite(kind, value, path, name_prefix);
-    case Shape::Decorator: return decorator(kind, value, path, name_prefix);
-    case Shape::Leaf: return is_imported_kind(kind) ? imported_leaf(kind, value, path, name_prefix)
-                                                    : leaf(kind, value, path, name_prefix);
-    case Shape::Root: break;
-  }
-  return kNone;
+  auto compile_kind = [&](const std::string& name, const YAML::Node& v, const std::string& at_path) -> uint32_t {
+    if (name == "subtree") return subtree(v, at_path, name_prefix);
+    NodeKind kind = *kind_from_name(name);
+    switch (kind_info(kind).shape) {
+      case Shape::Composite: return composite(kind, v, at_path, name_prefix);
+      case Shape::Decorator: return decorator(kind, v, at_path, name_prefix);
+      case Shape::Leaf: return is_imported_kind(kind) ? imported_leaf(kind, v, at_path, name_prefix)
+                                                      : leaf(kind, v, at_path, name_prefix);
+      case Shape::Root: break;
+    }
+    return kNone;
+  };
+  const uint32_t index = compile_kind(kind_name, value, path);
+  // A node given more than one kind (an error already): the others' contents are checked too,
+  // so all of the file's errors come at once (the load fails, what they emit is dropped).
+  for (const auto& [name, v] : other_kinds) compile_kind(name, v, path + "#" + name);
+  return index;
 }
 
 uint32_t TreeCompiler::emit(NodeKind kind, const YAML::Node& at, const std::string& path, const std::string& name,
