@@ -757,7 +757,6 @@ static bool read_arg_types(lua_State* L_, LeafDef& def, const std::string& path,
   return ok;
 }
 
-// Runs a leaf file in the sandbox and collects the leaves of the table it returns.
 void LuaHost::forget_module(const std::string& path) {
   lua_rawgeti(L_, LUA_REGISTRYINDEX, loaded_ref_);
   lua_getfield(L_, -1, path.c_str());
@@ -784,6 +783,7 @@ void LuaHost::settle_module(const std::string& path) {
   forgotten_modules_.erase(it);
 }
 
+// Runs a leaf file in the sandbox and collects the leaves of the table it returns.
 bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out, std::vector<Diagnostic>& diags) {
   // Which file the requires made while it runs belong to (module_users).
   struct Staging {

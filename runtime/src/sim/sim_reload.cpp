@@ -45,10 +45,12 @@ uint64_t hash_bytes(const std::string& path, bool& exists) {
   return h;
 }
 
-// Every file a worker's brains read (their YAML and leaf files, and those a failed version
-// named): the same in every worker once they agree, so worker 0's list serves.
+// Every file a worker's brains read (their YAML and leaf files, the modules those require, and
+// the files a failed version named): the same in every worker once they agree, so worker 0's
+// list serves.
 Fingerprint fingerprint(const Simulation::Impl& sim) {
   std::set<std::string> files;
+  for (const auto& [module, users] : sim.workers[0]->rt->impl().script->module_users()) files.insert(module);
   for (const auto& b : sim.workers[0]->rt->impl().brains) {
     if (b->from_text) continue;
     files.insert(b->program->yaml_files.begin(), b->program->yaml_files.end());
