@@ -774,7 +774,7 @@ end
 -- Finalizers run at unpredictable times, outside any leaf call: scripts may not set them.
 -- Its errors name the leaf's line, as the library's own do (called from here, they named this
 -- chunk's): the argument checks are made here, the rest is raised again one level up.
-local pcall, select = pcall, select
+local pcall, select, getmetatable = pcall, select, getmetatable
 _G.setmetatable = function(...)
   local t, mt = ...
   if type(t) ~= "table" then
@@ -786,6 +786,9 @@ _G.setmetatable = function(...)
   if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
     error("__gc metamethods are not allowed in leaf scripts (they would run outside any leaf call)", 2)
   end
+  -- Only a table that has a metatable can refuse a new one (a protected metatable); the
+  -- common case, a fresh table, skips the protected call.
+  if getmetatable(t) == nil then return setmetatable(t, mt) end
   local ok, err = pcall(setmetatable, t, mt)
   if not ok then error(err, 2) end
   return t

@@ -49,3 +49,31 @@ grep -q "unknown leaf 'Wave'" "$dir/err2" || { echo "FAIL: the failure does not 
 grep -q "^t=[0-9.]* tick [0-9]*: reloaded $dir/brain.yaml (retried: $dir/leaves.lua changed): brain watch recompiled" "$dir/err2" || { echo "FAIL: the brain was not retried"; ok=0; }
 grep -q '^wave$' "$dir/out2" || { echo "FAIL: the new leaf never ran"; ok=0; }
 if [[ $ok == 1 ]]; then echo "watch retry: 1 passed, 0 failed"; else sed 's/^/  stderr: /' "$dir/err2"; echo "watch retry: 0 passed, 1 failed"; exit 1; fi
+
+# A module the leaf file requires, edited while a scenario runs on 2 threads: every worker's
+# leaf file reloads with the new module (module=1 lines, then only module=7 ones).
+mkdir "$dir/mod"
+echo 'return {speed = 1}' > "$dir/mod/cfg.lua"
+cat > "$dir/mod/leaves.lua" <<'LUA'
+local thicket = require("thicket")
+local cfg = require("cfg")
+local L = {}
+function L.Show(agent) print("agent " .. agent.id .. " module=" .. cfg.speed) return thicket.RUNNING end
+return L
+LUA
+printf 'tree: mod\nleaves: [leaves.lua]\nroot: {action: Show}\n' > "$dir/mod/brain.yaml"
+printf 'scenario: mod\nseed: 1\nticks: 400\ndt: 0.02\nworld: {size: [20, 20]}\nteams: [a]\ngroups:\n  - {name: g, team: a, count: 4, brain: brain.yaml, spawn: {box: [[2, 2], [18, 18]]}}\n' > "$dir/mod/s.yaml"
+"$thicket" run "$dir/mod/s.yaml" --watch --threads 2 >"$dir/out3" 2>"$dir/err3" &
+pid=$!
+wait_for 'module=1' "$dir/out3"
+echo 'return {speed = 7}' > "$dir/mod/cfg.lua.tmp" && mv "$dir/mod/cfg.lua.tmp" "$dir/mod/cfg.lua"
+wait_for 'module=7' "$dir/out3"
+kill -INT $pid 2>/dev/null
+wait $pid
+ok=1
+grep -q "^t=[0-9.]* tick [0-9]*: module $dir/mod/cfg.lua changed; the leaf files that require it reload" "$dir/err3" || { echo "FAIL: no module notice"; ok=0; }
+for a in 1 2 3 4; do
+  grep -q "^agent $a module=7$" "$dir/out3" || { echo "FAIL: agent $a never saw the new module"; ok=0; }
+  sed -n "/^agent $a module=7$/,\$p" "$dir/out3" | grep -q "^agent $a module=1$" && { echo "FAIL: agent $a went back to the old module"; ok=0; }
+done
+if [[ $ok == 1 ]]; then echo "watch module: 1 passed, 0 failed"; else sed 's/^/  stderr: /' "$dir/err3"; echo "watch module: 0 passed, 1 failed"; exit 1; fi
