@@ -91,7 +91,9 @@ thread_local std::vector<EntityId> tl_bodies;
 // longer perceived (they come out sorted, as `before` is).
 void assign_phases(std::vector<Percept>& now, std::size_t start, const std::vector<Percept>& before,
                    Sense sense) {
-  std::sort(now.begin() + std::ptrdiff_t(start), now.end(), key_less);
+  // (Through a lambda: given the function itself, std::sort called it through a pointer at
+  // every comparison instead of inlining it.)
+  std::sort(now.begin() + std::ptrdiff_t(start), now.end(), [](const Percept& a, const Percept& b) { return key_less(a, b); });
   std::size_t b0 = 0;
   while (b0 < before.size() && before[b0].sense < sense) ++b0;
   std::size_t b1 = b0;
