@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <tuple>
 #include <functional>
 #include <set>
 #include <sstream>
@@ -89,8 +92,22 @@ class BtImporter {
   }
 
   bool run(const std::string& wanted) {
+    // The brain is written as YAML, which holds UTF-8 only (as BT.CPP's XML is: tinyxml2 reads
+    // the bytes without checking them).
+    if (const size_t bad = first_non_utf8(text_); bad != std::string::npos) {
+      const auto [line, column] = line_column(bad);
+      char byte[8];
+      std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(text_[bad])));
+      error_at(line, column, std::string("the file is not UTF-8 (byte ") + byte + " here): save it as UTF-8");
+      return false;
+    }
     if (doc_.Parse(text_.c_str(), text_.size()) != tinyxml2::XML_SUCCESS) {
-      error_at(std::max(doc_.ErrorLineNum(), 1), 1, "malformed XML: " + why(doc_.ErrorID()));
+      // tinyxml2 gives the line of the element it was in; for these two, where it is.
+      int line = std::max(doc_.ErrorLineNum(), 1), column = 1;
+      std::string detail;
+      if (doc_.ErrorID() == tinyxml2::XML_ELEMENT_DEPTH_EXCEEDED || doc_.ErrorID() == tinyxml2::XML_ERROR_MISMATCHED_ELEMENT)
+        if (const size_t at = tag_problem(detail); at != std::string::npos) std::tie(line, column) = line_column(at);
+      error_at(line, column, "malformed XML: " + why(doc_.ErrorID()) + detail);
       return false;
     }
     const tinyxml2::XMLElement* root = doc_.RootElement();
@@ -200,7 +217,10 @@ class BtImporter {
       case tinyxml2::XML_ERROR_EMPTY_DOCUMENT: return "the file is empty";
       case tinyxml2::XML_ERROR_PARSING_TEXT: return "stray text where an element belongs";
       case tinyxml2::XML_ERROR_PARSING_COMMENT: return "a comment is not closed (-->)";
-      case tinyxml2::XML_ELEMENT_DEPTH_EXCEEDED: return "elements nest deeper than the XML reader allows (500 levels)";
+      case tinyxml2::XML_ELEMENT_DEPTH_EXCEEDED:
+        return "elements nest " + std::to_string(TINYXML2_MAX_ELEMENT_DEPTH) +
+               " deep here, as deep as the XML reader (the system's tinyxml2) goes (BT.CPP's own copy goes to 500): "
+               "put a branch in a <BehaviorTree> of its own and run it with <SubTree ID=...>";
       default: return std::string("tinyxml2 says ") + tinyxml2::XMLDocument::ErrorIDToName(e);
     }
   }
@@ -210,6 +230,80 @@ class BtImporter {
     return s;
   }
   void error_at(int line, int column, const std::string& msg) { errors_.push_back({path_, line, column, msg}); }
+
+  // Line and column (1-based; the column in characters) of a byte offset of the text.
+  std::pair<int, int> line_column(size_t at) const {
+    int line = 1, column = 1;
+    for (size_t i = 0; i < at && i < text_.size(); ++i) {
+      if (text_[i] == '\n') {
+        ++line;
+        column = 1;
+      } else if ((static_cast<unsigned char>(text_[i]) & 0xC0) != 0x80) {
+        ++column;
+      }
+    }
+    return {line, column};
+  }
+
+  // Where tinyxml2's depth limit or a mismatched closing tag strikes: a walk over the tags
+  // (comments, CDATA, declarations and quoted attribute values skipped) to the first element
+  // that nests TINYXML2_MAX_ELEMENT_DEPTH deep, or the first closing tag that does not close
+  // the open element. npos when it finds neither (tinyxml2's own line stands then).
+  size_t tag_problem(std::string& detail) const {
+    std::vector<std::pair<std::string, size_t>> open;  // name, offset
+    const std::string& t = text_;
+    auto skip_to = [&](size_t from, const char* end) {
+      const size_t at = t.find(end, from);
+      return at == std::string::npos ? t.size() : at + std::strlen(end);
+    };
+    auto name_at = [&](size_t from) {
+      size_t end = from;
+      while (end < t.size() && !std::isspace(static_cast<unsigned char>(t[end])) && t[end] != '>' && t[end] != '/') ++end;
+      return t.substr(from, end - from);
+    };
+    for (size_t i = 0; i < t.size();) {
+      if (t[i] != '<') {
+        ++i;
+        continue;
+      }
+      if (t.compare(i, 4, "<!--") == 0) i = skip_to(i + 4, "-->");
+      else if (t.compare(i, 9, "<![CDATA[") == 0) i = skip_to(i + 9, "]]>");
+      else if (t.compare(i, 2, "<?") == 0) i = skip_to(i + 2, "?>");
+      else if (t.compare(i, 2, "<!") == 0) i = skip_to(i + 2, ">");
+      else if (t.compare(i, 2, "</") == 0) {
+        const std::string name = name_at(i + 2);
+        if (open.empty()) {
+          detail = ": </" + name + "> closes nothing";
+          return i;
+        }
+        if (name != open.back().first) {
+          detail = ": </" + name + "> where <" + open.back().first + "> (line " +
+                   std::to_string(line_column(open.back().second).first) + ") is open";
+          return i;
+        }
+        open.pop_back();
+        i = skip_to(i + 2, ">");
+      } else {
+        if (static_cast<int>(open.size()) + 1 >= TINYXML2_MAX_ELEMENT_DEPTH) return i;
+        const std::string name = name_at(i + 1);
+        size_t j = i + 1;
+        char quote = 0;
+        for (; j < t.size(); ++j) {
+          if (quote) {
+            if (t[j] == quote) quote = 0;
+          } else if (t[j] == '"' || t[j] == '\'') {
+            quote = t[j];
+          } else if (t[j] == '>') {
+            break;
+          }
+        }
+        if (j >= t.size()) return std::string::npos;
+        if (t[j - 1] != '/') open.push_back({name, i});
+        i = j + 1;
+      }
+    }
+    return std::string::npos;
+  }
   void error(const tinyxml2::XMLElement* e, const std::string& msg) {
     int line = e ? e->GetLineNum() : 1, column = 1;
     if (e && line >= 1 && static_cast<size_t>(line) <= lines_.size()) {
@@ -260,6 +354,57 @@ class BtImporter {
     if (scope.parent && scope.autoremap && k[0] != '_') return resolve(k, *scope.parent);
     return "{" + scope.prefix + k + "}";
   }
+  // A number in a script as BT.CPP 4.10's tokenizer and parser read it (script_tokenizer.cpp,
+  // script_parser.cpp), from code[at] (a digit) on; at moves past it. Returns it as thicket's
+  // check language writes the same value (an integer in decimal: hexadecimal 0x.. converted;
+  // one past int64 is 0, as BT.CPP's from_chars leaves it), or "" where BT.CPP has an error token.
+  static std::string btcpp_number(const std::string& code, size_t& at) {
+    const size_t n = code.size(), start = at;
+    auto ident = [&](size_t k) { return k < n && (std::isalnum(static_cast<unsigned char>(code[k])) || code[k] == '_'); };
+    auto digit = [&](size_t k) { return k < n && std::isdigit(static_cast<unsigned char>(code[k])); };
+    auto garbage = [&] {
+      while (ident(at) || (at < n && code[at] == '.')) ++at;
+      return std::string();
+    };
+    int64_t value = 0;
+    if (code[at] == '0' && at + 1 < n && (code[at + 1] == 'x' || code[at + 1] == 'X')) {
+      at += 2;
+      const size_t digits = at;
+      while (at < n && std::isxdigit(static_cast<unsigned char>(code[at]))) ++at;
+      if (at == digits || ident(at) || (at < n && code[at] == '.')) return garbage();
+      std::from_chars(code.data() + digits, code.data() + at, value, 16);
+      return std::to_string(value);
+    }
+    bool real = false;
+    while (digit(at)) ++at;
+    if (at < n && code[at] == '.' && !(at + 1 < n && code[at + 1] == '.')) {
+      if (!digit(at + 1)) {
+        ++at;
+        return garbage();
+      }
+      real = true;
+      ++at;
+      while (digit(at)) ++at;
+    }
+    if (at < n && (code[at] == 'e' || code[at] == 'E')) {
+      real = true;
+      ++at;
+      if (at < n && (code[at] == '+' || code[at] == '-')) ++at;
+      if (!digit(at)) return garbage();
+      while (digit(at)) ++at;
+    }
+    if (ident(at)) return garbage();
+    if (real) return code.substr(start, at - start);
+    std::from_chars(code.data() + start, code.data() + at, value, 10);
+    return std::to_string(value);
+  }
+
+  // A boolean port as BT.CPP's convertFromString<bool> reads it: 1, 0 or -1 (it throws).
+  static int btcpp_bool(const std::string& v) {
+    if (v == "1" || v == "true" || v == "TRUE" || v == "True") return 1;
+    if (v == "0" || v == "false" || v == "FALSE" || v == "False") return 0;
+    return -1;
+  }
   static bool is_ref(const std::string& v) { return v.size() >= 3 && v.front() == '{' && v.back() == '}'; }
   static std::string ref_key(const std::string& v) { return v.substr(1, v.size() - 2); }
   static std::string trimmed(const std::string& s) {
@@ -307,10 +452,11 @@ class BtImporter {
         while (j < code.size() && (std::isalnum(static_cast<unsigned char>(code[j])) || code[j] == '_')) ++j;
         toks.push_back({'i', code.substr(i, j - i)});
         i = j;
-      } else if (std::isdigit(static_cast<unsigned char>(ch)) || (ch == '.' && i + 1 < code.size() && std::isdigit(static_cast<unsigned char>(code[i + 1])))) {
+      } else if (std::isdigit(static_cast<unsigned char>(ch))) {
         size_t j = i;
-        while (j < code.size() && (std::isalnum(static_cast<unsigned char>(code[j])) || code[j] == '.')) ++j;
-        toks.push_back({'n', code.substr(i, j - i)});
+        std::string number = btcpp_number(code, j);
+        if (number.empty()) return fail("'" + code.substr(i, j - i) + "' is no number BT.CPP reads");
+        toks.push_back({'n', number});
         i = j;
       } else if (ch == '\'' || ch == '"') {
         size_t j = code.find(ch, i + 1);
@@ -429,9 +575,8 @@ class BtImporter {
     for (auto* a = e->FirstAttribute(); a; a = a->Next()) {
       std::string name = a->Name(), v = trimmed(a->Value());
       if (name == "_autoremap") {
-        static const std::set<std::string> yes = {"1", "true", "TRUE", "True"}, no = {"0", "false", "FALSE", "False"};
-        if (yes.count(v)) inner.autoremap = true;
-        else if (!no.count(v)) error(e, "_autoremap must be true or false, got '" + v + "'");
+        if (const int b = btcpp_bool(v); b < 0) error(e, "_autoremap must be true or false, got '" + v + "'");
+        else inner.autoremap = b == 1;
         continue;
       }
       if (name == "name" || name == "ID" || name[0] == '_') continue;
@@ -518,6 +663,7 @@ class BtImporter {
           if (x.shape != 'l') names.push_back(x.id);
         error(e, "'" + id + "' has children but is no built-in BT.CPP control or decorator node" + did_you_mean(id, names) +
                      " (a custom control or decorator has no thicket equivalent)");
+        for (auto* k : kids) node(k, scope);  // their errors too: all of the file's at once
         return ImportNode{"always", {}, {}, "", {}, "failure"};
       }
       auto cat = category_.find(id);
@@ -587,13 +733,31 @@ class BtImporter {
     if (id == "Parallel") {
       int_port("success_count", false, "");
       int_port("failure_count", false, "");
+      // BT.CPP's thresholds: a count, or from the end when negative (-1: all children); more
+      // than the children throws at the first tick ("Number of children is less than
+      // threshold"): said here. Below -(children + 1) it means 0, as -(children + 1) does.
+      const int64_t children = static_cast<int64_t>(kids.size());
+      for (auto& param : n.params) {
+        int64_t x = std::stoll(param.second);
+        if (x > children) {
+          error(e, "Parallel's " + param.first + " is " + param.second + ", more than its " + std::to_string(children) +
+                       " children: BT.CPP stops it at its first tick (\"Number of children is less than threshold\")");
+        } else if (x < -(children + 1)) {
+          param.second = std::to_string(-(children + 1));
+        }
+      }
     }
     if (id == "ParallelAll") int_port("max_failures", false, "");
     if (id == "Repeat") int_port("num_cycles", true, "");
     if (id == "RetryUntilSuccessful") int_port("num_attempts", true, "");
     if (id == "RunOnce") {
       std::string v = literal_port("then_skip", false);
-      if (!v.empty()) n.params.push_back({"then_skip", yaml_literal(v) == "true" ? "true" : "false"});
+      if (!v.empty()) {
+        if (const int b = btcpp_bool(v); b < 0)
+          error(e, "RunOnce's port 'then_skip' must be true or false (BT.CPP reads 1, true, TRUE, True, 0, false, FALSE, False), got '" + v + "'");
+        else
+          n.params.push_back({"then_skip", b ? "true" : "false"});
+      }
     }
     if (id == "Timeout" || id == "Sleep") msec_port("msec");
     if (id == "Delay") msec_port("delay_msec");
@@ -616,7 +780,12 @@ class BtImporter {
       n.params.push_back({"variable", yaml_quote(v)});
       const size_t cases = b->ports.size() - 1;
       std::string list = "[";
-      for (size_t k = 1; k <= cases; ++k) list += (k > 1 ? ", " : "") + yaml_quote(literal_port("case_" + std::to_string(k), false));
+      // A case_N left out never matches (BT.CPP compares a case only when getInput finds it):
+      // null in thicket's list.
+      for (size_t k = 1; k <= cases; ++k) {
+        const std::string port = "case_" + std::to_string(k);
+        list += (k > 1 ? ", " : "") + (ports.count(port) ? yaml_quote(literal_port(port, false)) : std::string("~"));
+      }
       n.params.push_back({"cases", list + "]"});
       if (kids.size() != cases + 1)
         error(e, id + " takes " + std::to_string(cases + 1) + " children (one per case, then the default), got " + std::to_string(kids.size()));

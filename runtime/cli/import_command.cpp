@@ -48,6 +48,15 @@ bool yaml_printable(uint32_t c) {
 
 }  // namespace
 
+size_t first_non_utf8(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    const CodePoint c = utf8_at(s, i);
+    if (c.length == 0) return i;
+    i += c.length;
+  }
+  return std::string::npos;
+}
+
 std::string yaml_quote(const std::string& s) {
   std::string out = "\"";
   for (size_t i = 0; i < s.size();) {
@@ -494,8 +503,9 @@ struct XmlExporter {
       case NodeKind::BtSwitch: {
         if (n.count < 3 || n.count > 7) return fail("BT.CPP has Switch2 to Switch6");
         std::string attrs = " variable=\"" + xml_escape(p.messages[n.b]) + "\"";
-        for (uint16_t k = 0; k + 1 < n.count; ++k)
-          attrs += " case_" + std::to_string(k + 1) + "=\"" + xml_escape(p.messages[n.b + 1 + k]) + "\"";
+        for (uint16_t k = 0; k + 1 < n.count; ++k)  // a null case: left out, as it came
+          if (p.messages[n.b + n.count][k] == '1')
+            attrs += " case_" + std::to_string(k + 1) + "=\"" + xml_escape(p.messages[n.b + 1 + k]) + "\"";
         return open("Switch" + std::to_string(n.count - 1), attrs);
       }
       case NodeKind::BtInverter: return open("Inverter", "");

@@ -90,7 +90,11 @@ std::string params(const Program& p, uint32_t i) {
     case NodeKind::B3Wait: out << " seconds=" << n.seconds; break;
     case NodeKind::BtSwitch: {
       out << " variable=\"" << p.messages[n.b] << "\" cases=[";
-      for (uint16_t k = 0; k + 1 < n.count; ++k) out << (k ? " " : "") << "\"" << p.messages[n.b + 1 + k] << "\"";
+      for (uint16_t k = 0; k + 1 < n.count; ++k) {
+        out << (k ? " " : "");
+        if (p.messages[n.b + n.count][k] == '1') out << "\"" << p.messages[n.b + 1 + k] << "\"";
+        else out << "null";
+      }
       out << "]";
       break;
     }

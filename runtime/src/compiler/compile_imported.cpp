@@ -181,10 +181,15 @@ void TreeCompiler::imported_params(NodeKind kind, const YAML::Node& v, uint32_t 
         error(cases ? cases : v, "bt_switch needs 'cases', a list of texts, one per child but the last (the default)");
         break;
       }
+      // Then one text of a '1' per case, or a '0' for a null case (BT.CPP's case_N left out),
+      // which never matches.
+      std::string present;
       for (const auto& c : cases) {
-        if (!c.IsScalar()) error(c, std::string("a case must be text, got ") + describe_node(c));
+        if (!c.IsScalar() && !c.IsNull()) error(c, std::string("a case must be text (or null: never matches), got ") + describe_node(c));
         p_.messages.push_back(c.IsScalar() ? c.Scalar() : "");
+        present += c.IsNull() ? '0' : '1';
       }
+      p_.messages.push_back(present);
       if (cases.size() + 1 != p_.nodes[index].count)
         error(cases, "bt_switch with " + std::to_string(cases.size()) + " cases needs " + std::to_string(cases.size() + 1) +
                          " children (the last is the default), got " + std::to_string(p_.nodes[index].count));

@@ -316,7 +316,8 @@ struct Program {
   bool span_abort = false;
   uint16_t composite_depth = 0;        // composites on the longest root-to-leaf path (batchable only)
   std::vector<CompiledExpr> exprs;     // check conditions
-  std::vector<std::string> messages;   // log decorators; bt_switch: its variable and cases
+  std::vector<std::string> messages;   // log decorators; bt_switch: its variable, cases, then
+                                       // a '1' per case ('0': a null case, never matching)
   // bt_guard: the check expressions (Program::exprs, kNoNode when absent) of _failureIf,
   // _successIf, _skipIf and _while, in BT.CPP's order of evaluation.
   std::vector<std::array<uint32_t, 4>> guards;

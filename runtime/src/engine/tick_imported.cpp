@@ -290,8 +290,9 @@ Status Engine::tick_kind(Ctx& c, uint32_t i) {
         }
       }
       uint16_t match = count - 1;
+      const std::string& present = c.p.messages[n.b + count];
       for (uint16_t k = 0; k + 1 < count; ++k)
-        if (bt_case_equal(value, c.p.messages[n.b + 1 + k])) {
+        if (present[k] == '1' && bt_case_equal(value, c.p.messages[n.b + 1 + k])) {
           match = k;
           break;
         }
