@@ -1,5 +1,6 @@
 // Checkpoint files: read whole and checked, written aside and renamed.
 #include "checkpoint.hpp"
+#include "output_target.hpp"
 #include "yaml_limits.hpp"
 
 #include <fcntl.h>
@@ -56,9 +57,13 @@ bool resume(Simulation& sim, const ResumePoint& point, const std::string& file) 
   return ok;
 }
 
-std::string write_checkpoint(const std::string& file, const std::string& bytes) {
-  const std::string tmp = file + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+std::string write_checkpoint(const std::string& given, const std::string& bytes) {
+  const OutputTarget target = output_target(given);
+  if (target.folder) return "cannot write " + given + ": it is a folder";
+  const std::string& file = target.path;
+  // A device or pipe (/dev/null): written to as it is (a rename would replace it).
+  const std::string tmp = target.in_place ? file : file + ".tmp";
+  int fd = ::open(tmp.c_str(), target.in_place ? O_WRONLY | O_CLOEXEC : O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return system_error("cannot write " + tmp);
   size_t done = 0;
   while (done < bytes.size()) {
@@ -67,10 +72,14 @@ std::string write_checkpoint(const std::string& file, const std::string& bytes) 
     if (n <= 0) {
       std::string why = system_error("cannot write " + tmp);
       ::close(fd);
-      std::remove(tmp.c_str());
+      if (!target.in_place) std::remove(tmp.c_str());
       return why;
     }
     done += static_cast<size_t>(n);
+  }
+  if (target.in_place) {
+    if (::close(fd) != 0) return system_error("cannot write " + file);
+    return {};
   }
   // The data must be on disk before the rename makes it the checkpoint: otherwise a crash
   // can leave FILE renamed but empty.

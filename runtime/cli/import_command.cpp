@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "import_tree.hpp"
+#include "output_target.hpp"
 #include "program.hpp"
 #include "runtime_impl.hpp"
 #include "thicket/runtime.hpp"
@@ -228,7 +229,22 @@ int write_output(const std::string& out_path, const std::string& text) {
     std::cout << text;
     return 0;
   }
-  const std::string tmp = out_path + ".tmp";
+  const OutputTarget target = output_target(out_path);
+  if (target.folder) {
+    std::cerr << "thicket: cannot write " << out_path << ": it is a folder\n";
+    return 2;
+  }
+  if (target.in_place) {  // a device or pipe (/dev/null, /dev/stdout): written to, not replaced
+    std::ofstream f(target.path, std::ios::binary);
+    f << text;
+    f.flush();
+    if (!f) {
+      std::cerr << "thicket: cannot write " << out_path << "\n";
+      return 2;
+    }
+    return 0;
+  }
+  const std::string tmp = target.path + ".tmp";
   {
     std::ofstream f(tmp, std::ios::binary);
     f << text;
@@ -237,7 +253,7 @@ int write_output(const std::string& out_path, const std::string& text) {
       return 2;
     }
   }
-  if (std::rename(tmp.c_str(), out_path.c_str()) != 0) {
+  if (std::rename(tmp.c_str(), target.path.c_str()) != 0) {
     std::cerr << "thicket: cannot write " << out_path << "\n";
     return 2;
   }

@@ -144,5 +144,35 @@ grep -q "bomb.yaml:20:26: error: aliases expand to more than 250000 nodes here" 
 timeout 5 "$thicket" check "$dir/deep.yaml" >/dev/null 2>"$dir/err"
 grep -q "deep.yaml:2:306: error: nesting deeper than 300 levels at line 2" "$dir/err" && ok || bad "deep nesting message: $(head -1 "$dir/err")"
 
+# Outputs written aside and renamed (import/export -o, --checkpoint) leave what the name is:
+# a link stays a link (its file gets the output), a pipe stays a pipe (and gets the output).
+# (A rename once put a plain file in the place of `-o /dev/null`.)
+xml="$here/tests/import/btcpp/run_once/tree.xml"
+: > "$dir/real.yaml"
+ln -s real.yaml "$dir/link.yaml"
+"$thicket" import "$xml" -o "$dir/link.yaml" >/dev/null 2>&1
+[[ -L "$dir/link.yaml" ]] && ok || bad "import -o LINK replaced the link with a file"
+grep -q "^root:" "$dir/real.yaml" && ok || bad "import -o LINK did not write the linked file"
+mkfifo "$dir/pipe"
+(timeout -s KILL 10 cat "$dir/pipe" > "$dir/piped" &)
+timeout -s KILL 10 "$thicket" import "$xml" -o "$dir/pipe" >/dev/null 2>&1
+sleep 0.2
+[[ -p "$dir/pipe" ]] && ok || bad "import -o PIPE replaced the pipe with a file"
+grep -q "^root:" "$dir/piped" && ok || bad "import -o PIPE: nothing came through the pipe"
+: > "$dir/real.xml"
+ln -s real.xml "$dir/link.xml"
+"$thicket" export "$cases/dump_imported/bt.yaml" --to btcpp -o "$dir/link.xml" >/dev/null 2>&1
+[[ -L "$dir/link.xml" ]] && grep -q "<root" "$dir/real.xml" && ok || bad "export -o LINK replaced the link or missed its file"
+mkdir "$dir/folder"
+"$thicket" import "$xml" -o "$dir/folder" >/dev/null 2>"$dir/err"
+[[ $? == 2 ]] && grep -q "it is a folder" "$dir/err" && ok || bad "import -o FOLDER: $(cat "$dir/err")"
+rm -f "$dir/pipe"
+mkfifo "$dir/pipe"
+(timeout -s KILL 20 cat "$dir/pipe" > "$dir/piped_checkpoint" &)
+timeout -s KILL 20 "$thicket" run "$here/scripts/examples/flock/flock.yaml" --ticks 4 --checkpoint "$dir/pipe" --every 4 >/dev/null 2>&1
+sleep 0.2
+[[ -p "$dir/pipe" ]] && ok || bad "--checkpoint PIPE replaced the pipe with a file"
+[[ -s "$dir/piped_checkpoint" ]] && ok || bad "--checkpoint PIPE: nothing came through the pipe"
+
 echo "cli: $pass passed, $fail failed"
 [[ $fail == 0 ]]
