@@ -2,6 +2,7 @@
 // only. Each entry point catches every exception and turns it into a code and a message; a
 // C leaf is a NativeLeafFn whose `user` points at the C function pointers (owned here); agent
 // handles pack AgentHandle{index, generation} into an int64_t, so stale ones are caught.
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -76,6 +77,11 @@ struct thicket_runtime {
   std::string error;
   int errcode = THICKET_OK;
 
+  // How many thicket_tick* calls are in progress on this runtime (a leaf may tick too): the
+  // runtime defers spawns then, and refuses loads, restores, reloads and registrations. Read
+  // by leaves on the executor's threads, hence atomic.
+  std::atomic<int> ticking{0};
+
   thicket::Runtime rt;
 };
 
@@ -137,6 +143,27 @@ AgentHandle unpack(int64_t v) {
 }
 
 int no_runtime(const char* what) noexcept { return fail(nullptr, THICKET_ERR_ARG, what, "the runtime is NULL"); }
+
+// The largest agent id the runtime gives (0 is "no agent"; ids run 1 .. this).
+constexpr uint32_t kMaxAgentId = 0xFFFFFFFEu;
+
+// A tick in progress on the runtime, for the calls it refuses then (they would change what the
+// tick walks): THICKET_ERR_IN_TICK with the reason, before anything is touched (a leaf on an
+// executor's thread may be the caller).
+bool in_tick(const thicket_runtime* rt) { return rt->ticking.load(std::memory_order_acquire) > 0; }
+int refuse_in_tick(thicket_runtime* rt, const char* what) noexcept {
+  return fail(rt, THICKET_ERR_IN_TICK, what,
+              "cannot be called during a tick (from a leaf, a callback or another thread): call it before or after the tick");
+}
+
+// Marks a tick in progress for the length of a thicket_tick* call.
+struct TickScope {
+  explicit TickScope(thicket_runtime* r) : rt(r) { rt->ticking.fetch_add(1, std::memory_order_acq_rel); }
+  ~TickScope() { rt->ticking.fetch_sub(1, std::memory_order_acq_rel); }
+  TickScope(const TickScope&) = delete;
+  TickScope& operator=(const TickScope&) = delete;
+  thicket_runtime* rt;
+};
 
 // Checks the runtime and the agent handle; THICKET_OK or the failure's code.
 int check_agent(thicket_runtime* rt, const char* what, int64_t agent, AgentHandle& h) noexcept {
@@ -368,8 +395,12 @@ void thicket_runtime_free(thicket_runtime* rt) {
 }
 
 const char* thicket_last_error(thicket_runtime* rt) {
-  if (!rt) return null_error.c_str();
   try {
+    if (!rt) {
+      // A copy too: the next failing call given a NULL runtime replaces null_error.
+      error_copy = null_error;
+      return error_copy.c_str();
+    }
     std::lock_guard<std::mutex> lock(rt->error_mutex);
     error_copy = rt->error;
     return error_copy.c_str();
@@ -389,6 +420,7 @@ int thicket_errcode(thicket_runtime* rt) {
 static int32_t load(thicket_runtime* rt, const char* what, const char* yaml, const char* path) {
   return guard<int32_t>(rt, what, -1, [&]() -> int32_t {
     if (!rt) return no_runtime(what), -1;
+    if (in_tick(rt)) return refuse_in_tick(rt, what), -1;
     std::vector<thicket::Diagnostic> diagnostics;
     std::optional<BrainHandle> brain;
     if (yaml) brain = rt->rt.load_string(yaml, path ? path : "<string>", diagnostics);
@@ -440,6 +472,7 @@ const char* thicket_brain_path(thicket_runtime* rt, int32_t brain) { return brai
 int thicket_reload_changed(thicket_runtime* rt) {
   return guard(rt, "thicket_reload_changed", THICKET_ERR_INTERNAL, [&] {
     if (!rt) return no_runtime("thicket_reload_changed");
+    if (in_tick(rt)) return refuse_in_tick(rt, "thicket_reload_changed");
     const size_t n = rt->rt.reload_changed();
     return n > static_cast<size_t>(INT32_MAX) ? INT32_MAX : static_cast<int>(n);
   });
@@ -453,13 +486,26 @@ static int64_t spawn(thicket_runtime* rt, const char* what, int32_t brain, uint3
     if (!check_brain(rt, brain)) return fail(rt, THICKET_ERR_ARG, what, "no brain " + std::to_string(brain)), -1;
     if (with_id) {
       if (id == 0) return fail(rt, THICKET_ERR_ARG, what, "agent id 0: ids start at 1"), -1;
+      if (id > kMaxAgentId)
+        return fail(rt, THICKET_ERR_ARG, what,
+                    "agent id " + std::to_string(id) + " is past the largest, " + std::to_string(kMaxAgentId)),
+               -1;
       if (rt->rt.find_agent(id)) return fail(rt, THICKET_ERR_ARG, what, "agent id " + std::to_string(id) + " is in use"), -1;
     }
     const BrainHandle b{static_cast<uint32_t>(brain)};
+    // Read before the spawn: a tick in progress defers it (the runtime answers with an invalid
+    // handle then, as for a spawn it refuses).
+    const bool deferred = in_tick(rt);
     AgentHandle h = with_id ? rt->rt.spawn(b, {}, id) : rt->rt.spawn(b);
-    if (!h.valid())  // the brain and the id are good: only a tick in progress defers a spawn
-      return fail(rt, THICKET_ERR_DEFERRED, what, "called during a tick: the agent is spawned at its end"), -1;
-    return pack(h);
+    if (h.valid()) return pack(h);
+    if (deferred) return fail(rt, THICKET_ERR_DEFERRED, what, "called during a tick: the agent is spawned at its end"), -1;
+    // Refused. The brain and the id were checked above: what is left is the run's ids.
+    if (!with_id)
+      return fail(rt, THICKET_ERR_ARG, what,
+                  "the run has given out every agent id (1 to " + std::to_string(kMaxAgentId) +
+                      "): no agent spawned (thicket_spawn_with_id takes a free id)"),
+             -1;
+    return fail(rt, THICKET_ERR_ARG, what, "agent id " + std::to_string(id) + " was refused (the log says why)"), -1;
   });
 }
 
@@ -516,6 +562,7 @@ int thicket_tick(thicket_runtime* rt, int64_t agent, double dt) {
     AgentHandle h;
     if (int c = check_agent(rt, "thicket_tick", agent, h)) return c;
     if (!good_dt(dt)) return fail(rt, THICKET_ERR_ARG, "thicket_tick", "dt must be a positive number of seconds");
+    TickScope scope(rt);
     return static_cast<int>(rt->rt.tick(h, dt));
   });
 }
@@ -525,6 +572,7 @@ int thicket_tick_all_parallel(thicket_runtime* rt, double dt, thicket_executor_f
   return guard(rt, what, THICKET_ERR_INTERNAL, [&] {
     if (!rt) return no_runtime(what);
     if (!good_dt(dt)) return fail(rt, THICKET_ERR_ARG, what, "dt must be a positive number of seconds");
+    TickScope scope(rt);
     if (!executor) {
       rt->rt.tick_all(dt);
       return THICKET_OK;
@@ -647,6 +695,8 @@ int thicket_register_leaf_hooks(thicket_runtime* rt, const char* name, thicket_l
     if (!name || !*name) return fail(rt, THICKET_ERR_ARG, what, "the leaf name is NULL or empty");
     if (!tick) return fail(rt, THICKET_ERR_ARG, what, std::string("leaf '") + name + "': the tick function is NULL");
     if (flags & ~THICKET_LEAF_AGENT_LOCAL) return fail(rt, THICKET_ERR_ARG, what, "unknown flags");
+    // Before rt->leaves is touched: a leaf on an executor's thread may be calling.
+    if (in_tick(rt)) return refuse_in_tick(rt, what);
     auto leaf = std::make_unique<CLeaf>(CLeaf{tick, start, stop, user});
     thicket::NativeLeafFn fn;
     fn.tick = c_tick;
@@ -793,6 +843,7 @@ int thicket_restore(thicket_runtime* rt, const void* bytes, size_t len) {
   const char* what = "thicket_restore";
   return guard(rt, what, THICKET_ERR_INTERNAL, [&] {
     if (!rt) return no_runtime(what);
+    if (in_tick(rt)) return refuse_in_tick(rt, what);
     if (!bytes && len > 0) return fail(rt, THICKET_ERR_ARG, what, "bytes is NULL");
     thicket::SnapshotReader in(std::string_view(static_cast<const char*>(bytes), bytes ? len : 0));
     std::vector<thicket::Diagnostic> diagnostics;
@@ -808,6 +859,7 @@ int64_t thicket_restore_agent(thicket_runtime* rt, const void* bytes, size_t len
   const char* what = "thicket_restore_agent";
   return guard<int64_t>(rt, what, -1, [&]() -> int64_t {
     if (!rt) return no_runtime(what), -1;
+    if (in_tick(rt)) return refuse_in_tick(rt, what), -1;
     if (!bytes && len > 0) return fail(rt, THICKET_ERR_ARG, what, "bytes is NULL"), -1;
     thicket::SnapshotReader in(std::string_view(static_cast<const char*>(bytes), bytes ? len : 0));
     std::vector<thicket::Diagnostic> diagnostics;

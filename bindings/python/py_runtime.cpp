@@ -16,6 +16,7 @@
 #include "py_parts.hpp"
 #include "thicket/runtime.hpp"
 #include "thicket/snapshot.hpp"
+#include "thicket/value.hpp"
 
 namespace thicket_py {
 namespace {
@@ -53,16 +54,48 @@ const char* type_name(const Value& v) {
   return "any value";
 }
 
-// A Python value as the blackboard value of the declared one's type `like`; TypeError naming
-// the key when it does not fit (an int where a number is declared is fine; a bool never is a
-// number).
+// A numpy scalar (numpy.bool_, an integer or a floating type) as the Python bool, int or float
+// it stands for; a null object for anything else. numpy is not imported here: a value can only
+// be a numpy scalar when the program has imported numpy already.
+py::object numpy_plain(const py::handle& o) {
+  PyObject* np = PyImport_GetModule(py::str("numpy").ptr());
+  if (!np) {
+    if (PyErr_Occurred()) PyErr_Clear();
+    return {};
+  }
+  py::object numpy = py::reinterpret_steal<py::object>(np);
+  auto is = [&](const char* type) {
+    return py::hasattr(numpy, type) && PyObject_IsInstance(o.ptr(), numpy.attr(type).ptr()) == 1;
+  };
+  if (is("bool_")) {
+    const int truth = PyObject_IsTrue(o.ptr());
+    if (truth < 0) throw py::error_already_set();
+    return py::bool_(truth != 0);
+  }
+  if (is("integer")) {
+    PyObject* i = PyNumber_Index(o.ptr());
+    if (!i) throw py::error_already_set();
+    return py::reinterpret_steal<py::object>(i);
+  }
+  if (is("floating")) {
+    const double d = PyFloat_AsDouble(o.ptr());
+    if (d == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+    return py::float_(d);
+  }
+  return {};
+}
+
 // A Python value as a blackboard value for `key`, whose value now is `like`: the value's own
 // type (a number key also takes an int), which Runtime::set then checks against the declared
-// type. An `any` key takes None, bool, int, float and str whatever it holds now.
-Value from_python(const py::handle& o, const Value& like, const std::string& key) {
+// type; TypeError naming the key when it does not fit (a bool never is a number). An `any` key
+// takes None, bool, int, float and str whatever it holds now. numpy's bool_, integer and
+// floating scalars count as bool, int and float. `shown` is the value named in messages
+// (the one the caller gave, when `o` is its plain stand-in).
+Value from_python(const py::handle& o, const Value& like, const std::string& key, py::handle shown = py::handle()) {
+  if (!shown) shown = o;
   auto wrong = [&]() -> Value {
     throw py::type_error("blackboard key '" + key + "' is " + type_name(like) + ", not " +
-                         std::string(py::str(py::type::of(o).attr("__name__"))));
+                         std::string(py::str(py::type::of(shown).attr("__name__"))));
   };
   if (o.is_none()) return std::monostate{};
   if (py::isinstance<py::bool_>(o)) return o.cast<bool>();
@@ -87,18 +120,49 @@ Value from_python(const py::handle& o, const Value& like, const std::string& key
     }
     return std::string(text, static_cast<size_t>(size));
   }
+  if (py::object plain = numpy_plain(o)) return from_python(plain, like, key, shown);
   return wrong();
 }
 
+// Does v fit a key declared with type t (as RuntimeImpl::set_value decides: a number key takes
+// an integer too)?
+bool fits(const Value& v, thicket::ValueType t) {
+  switch (t) {
+    case thicket::ValueType::Number: return std::holds_alternative<double>(v) || std::holds_alternative<int64_t>(v);
+    case thicket::ValueType::Integer: return std::holds_alternative<int64_t>(v);
+    case thicket::ValueType::Boolean: return std::holds_alternative<bool>(v);
+    case thicket::ValueType::String: return std::holds_alternative<std::string>(v);
+    case thicket::ValueType::Any: return true;
+  }
+  return false;
+}
+// A value of the declared type, as from_python's `like`.
+Value like_of(thicket::ValueType t) {
+  switch (t) {
+    case thicket::ValueType::Number: return 0.0;
+    case thicket::ValueType::Integer: return int64_t{0};
+    case thicket::ValueType::Boolean: return false;
+    case thicket::ValueType::String: return std::string();
+    case thicket::ValueType::Any: break;
+  }
+  return std::monostate{};
+}
+
+// Handles are tied to the runtime that made them (by its serial number, never reused, so a
+// handle outliving its runtime matches no other): another runtime's brain or agent is refused.
 struct Brain {
   BrainHandle handle;
   std::string name, path, type;
+  uint64_t runtime = 0;
 };
 
 struct Agent {
   AgentHandle handle;
   uint32_t id = 0;
+  uint64_t runtime = 0;
 };
+
+std::atomic<uint64_t> g_runtimes{0};  // runtimes made so far: the next one's serial number
 
 // One Python leaf's call: what it may read and change of its agent.
 struct LeafAgent {
@@ -195,16 +259,47 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     return brain(*b);
   }
   Brain brain(BrainHandle b) const {
-    return Brain{b, rt().brain_name(b), rt().brain_path(b), rt().brain_type(b)};
+    return Brain{b, rt().brain_name(b), rt().brain_path(b), rt().brain_type(b), serial_};
   }
+  void check(const Brain& b) const {
+    if (b.runtime != serial_ || b.handle.index >= rt().brain_count()) throw py::value_error("not a brain of this runtime");
+  }
+  Agent agent(AgentHandle h) const { return Agent{h, rt().agent_id(h), serial_}; }
 
-  Agent spawn(const Brain& b, const py::object& blackboard, std::optional<uint32_t> id) {
-    if (b.handle.index >= rt().brain_count()) throw py::value_error("not a brain of this runtime");
+  // An Agent; None when called from a leaf during a tick: the spawn then waits for the end of
+  // the tick (the runtime has no handle to give before), with its blackboard values, checked
+  // now. Give it an id to find it afterwards.
+  py::object spawn(const Brain& b, const py::object& blackboard, std::optional<uint32_t> id) {
+    check(b);
     if (id && *id == 0) throw py::value_error("agent ids start at 1");
     if (id && rt().find_agent(*id)) throw py::value_error("agent " + std::to_string(*id) + " is alive already");
+    if (ticking_ > 0) {
+      std::vector<std::pair<std::string, Value>> values;
+      if (!blackboard.is_none()) {
+        for (auto item : py::dict(blackboard)) {
+          const std::string key = py::str(item.first);
+          const std::optional<thicket::ValueType> type = rt().blackboard_type(b.handle, key);
+          if (!type) {
+            std::string names;
+            for (const std::string& n : rt().blackboard_keys(b.handle)) names += (names.empty() ? "" : ", ") + n;
+            throw py::key_error("'" + key + "' is not a blackboard key of brain '" + b.name +
+                                "' (declared: " + (names.empty() ? "none" : names) + ")");
+          }
+          const Value like = like_of(*type);
+          Value v = from_python(item.second, like, key);
+          if (!fits(v, *type))
+            throw py::type_error("blackboard key '" + key + "' is " + type_name(like) + ", not " +
+                                 std::string(py::str(py::type::of(item.second).attr("__name__"))));
+          values.emplace_back(key, std::move(v));
+        }
+      }
+      AgentHandle h = id ? rt().spawn(b.handle, values, *id) : rt().spawn(b.handle, values);
+      // (Valid when the runtime spawned at once: a callback after the tick proper, before it returns.)
+      return h.valid() ? py::cast(agent(h)) : py::object(py::none());
+    }
     AgentHandle h = id ? rt().spawn(b.handle, {}, *id) : rt().spawn(b.handle);
-    if (!h.valid()) throw py::value_error("the agent could not be spawned");
-    Agent a{h, rt().agent_id(h)};
+    if (!h.valid()) throw py::value_error("the agent could not be spawned (the log says why)");
+    Agent a = agent(h);
     if (!blackboard.is_none()) {
       try {
         for (auto item : py::dict(blackboard)) set(a, py::str(item.first), item.second);
@@ -213,10 +308,11 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
         throw;
       }
     }
-    return a;
+    return py::cast(a);
   }
 
   void check(const Agent& a) const {
+    if (a.runtime != serial_) throw py::value_error("agent " + std::to_string(a.id) + " is not an agent of this runtime");
     if (rt().agent_id(a.handle) != a.id || a.id == 0 || !rt().find_agent(a.id))
       throw py::value_error("agent " + std::to_string(a.id) + " is not alive in this runtime");
   }
@@ -248,37 +344,50 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
 
   std::vector<Agent> agents() const {
     std::vector<Agent> out;
-    for (AgentHandle h : rt().agents()) out.push_back({h, rt().agent_id(h)});
+    for (AgentHandle h : rt().agents()) out.push_back(agent(h));
     return out;
   }
   std::optional<Agent> find(uint32_t id) const {
     auto h = rt().find_agent(id);
     if (!h) return std::nullopt;
-    return Agent{*h, id};
+    return agent(*h);
   }
 
+  // A tick in progress (tick, tick_all): spawns from Python leaves are deferred then. Set and
+  // read with the GIL held, on the thread that ticks.
+  struct Ticking {
+    explicit Ticking(PyRuntime& r) : rt(r) { ++rt.ticking_; }
+    ~Ticking() { --rt.ticking_; }
+    Ticking(const Ticking&) = delete;
+    Ticking& operator=(const Ticking&) = delete;
+    PyRuntime& rt;
+  };
+
   // Ticks with the GIL released (Lua and native leaves run without Python); a Python leaf
-  // takes the GIL for its call. A Python leaf's exception is raised here afterwards.
+  // takes the GIL for its call. The first exception of a Python leaf or trace callback is
+  // raised here afterwards.
   std::string tick(const Agent& a, double dt) {
     check(a);
     check_dt(dt);
     Status s;
     {
       Busy busy(*this);
+      Ticking ticking(*this);
       py::gil_scoped_release release;
       s = rt_->tick(a.handle, dt);
     }
-    raise_leaf_error();
+    raise_python_error();
     return py_status(s);
   }
   void tick_all(double dt, uint32_t times) {
     check_dt(dt);
     {
       Busy busy(*this);
+      Ticking ticking(*this);
       py::gil_scoped_release release;
-      for (uint32_t i = 0; i < times && !leaf_error_; ++i) rt_->tick_all(dt);
+      for (uint32_t i = 0; i < times && !python_error_; ++i) rt_->tick_all(dt);
     }
-    raise_leaf_error();
+    raise_python_error();
   }
   static void check_dt(double dt) {
     if (!(dt > 0) || dt > 1e9) throw py::value_error("dt must be a number of seconds > 0");
@@ -289,7 +398,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     thicket::NativeLeaf leaf;
     leaf.tick = [fn, self, name](thicket::LeafContext& c) -> Status {
       py::gil_scoped_acquire gil;
-      if (self->leaf_error_) return Status::Failure;  // the first error ends the tick's Python calls
+      if (self->leaf_failed_) return Status::Failure;  // the first error ends the tick's Python leaf calls
       // The LeafAgent is a Python object of its own (a leaf may keep it); it is cut off from
       // the call's context when the call returns, so a kept one raises instead of reading freed memory.
       py::object agent = py::cast(LeafAgent{&c});
@@ -309,68 +418,100 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
                              "; a leaf returns 'success', 'failure', 'running', True or False");
       } catch (py::error_already_set& e) {
         cut();
-        self->leaf_error_ = std::make_unique<py::error_already_set>(std::move(e));
+        self->leaf_failed_ = true;
+        self->keep_error(std::move(e));
       } catch (const std::exception& e) {
         cut();
+        self->leaf_failed_ = true;
         PyErr_SetString(PyExc_TypeError, e.what());
-        self->leaf_error_ = std::make_unique<py::error_already_set>();
+        self->keep_error(py::error_already_set());
       }
       return Status::Failure;
     };
     rt().register_leaf(name, std::move(leaf));
   }
-  void raise_leaf_error() {
-    if (!leaf_error_) return;
-    std::unique_ptr<py::error_already_set> e = std::move(leaf_error_);
+  // Keeps the first Python exception of a call into the runtime (a leaf's, a trace callback's),
+  // to raise when the call returns: an exception must not unwind through the runtime's tick.
+  void keep_error(py::error_already_set&& e) {
+    if (!python_error_) python_error_ = std::make_unique<py::error_already_set>(std::move(e));
+  }
+  void raise_python_error() {
+    leaf_failed_ = trace_failed_ = false;
+    if (!python_error_) return;
+    std::unique_ptr<py::error_already_set> e = std::move(python_error_);
     e->restore();
     throw py::error_already_set();
   }
+  // After a call that may trace outside a tick (send: a full queue's dropped event; despawn,
+  // reload, restore): its callback's exception. From a leaf during a tick, it waits for the end
+  // of the tick.
+  void raise_python_error_outside_tick() {
+    if (ticking_ == 0) raise_python_error();
+  }
 
+  // The callback runs on the thread that ticks, with the GIL taken. An exception it raises
+  // ends its calls for the rest of the tick (the tick itself goes on) and is raised from
+  // tick_all (or tick) afterwards.
   void on_trace(py::object callback, bool ticks) {
     if (callback.is_none()) {
       rt().on_trace({}, false);
       return;
     }
+    auto self = this;  // the runtime owns the sink: `this` outlives it
     rt().on_trace(
-        [callback](const thicket::TraceEvent& e) {
+        [callback, self](const thicket::TraceEvent& e) {
           py::gil_scoped_acquire gil;
-          static const char* kTypes[] = {"tick", "abort", "transition", "switch", "event"};
-          py::dict d;
-          d["type"] = kTypes[static_cast<int>(e.type)];
-          d["tick"] = e.tick;
-          d["agent"] = e.agent;
-          switch (e.type) {
-            case thicket::TraceEvent::Type::Tick:
-              d["status"] = py_status(e.status);
-              d["running"] = e.running;
-              break;
-            case thicket::TraceEvent::Type::Abort:
-              d["composite"] = e.composite;
-              d["condition"] = e.condition;
-              d["aborted"] = e.aborted;
-              d["from"] = py_status(e.from);
-              d["to"] = py_status(e.to);
-              break;
-            case thicket::TraceEvent::Type::Transition:
-            case thicket::TraceEvent::Type::Switch:
-              d["brain"] = e.brain;
-              d["from"] = e.from_name.empty() ? py::object(py::none()) : py::object(py::str(e.from_name));
-              d["to"] = e.to_name;
-              if (e.type == thicket::TraceEvent::Type::Transition) {
-                d["transition"] = e.transition;
-                d["event"] = e.event;
-                d["exited"] = e.exited;
-                d["entered"] = e.entered;
-              }
-              break;
-            case thicket::TraceEvent::Type::Event:
-              d["name"] = e.event;
-              d["taken_by"] = e.taken_by.empty() ? py::object(py::none()) : py::object(py::str(e.taken_by));
-              break;
+          if (self->trace_failed_) return;
+          try {
+            self->trace(callback, e);
+          } catch (py::error_already_set& err) {
+            self->trace_failed_ = true;
+            self->keep_error(std::move(err));
+          } catch (const std::exception& err) {
+            self->trace_failed_ = true;
+            PyErr_SetString(PyExc_RuntimeError, err.what());
+            self->keep_error(py::error_already_set());
           }
-          callback(d);
         },
         ticks);
+  }
+  // One trace event as a dict, to the callback.
+  static void trace(const py::object& callback, const thicket::TraceEvent& e) {
+    static const char* kTypes[] = {"tick", "abort", "transition", "switch", "event"};
+    py::dict d;
+    d["type"] = kTypes[static_cast<int>(e.type)];
+    d["tick"] = e.tick;
+    d["agent"] = e.agent;
+    switch (e.type) {
+      case thicket::TraceEvent::Type::Tick:
+        d["status"] = py_status(e.status);
+        d["running"] = e.running;
+        break;
+      case thicket::TraceEvent::Type::Abort:
+        d["composite"] = e.composite;
+        d["condition"] = e.condition;
+        d["aborted"] = e.aborted;
+        d["from"] = py_status(e.from);
+        d["to"] = py_status(e.to);
+        break;
+      case thicket::TraceEvent::Type::Transition:
+      case thicket::TraceEvent::Type::Switch:
+        d["brain"] = e.brain;
+        d["from"] = e.from_name.empty() ? py::object(py::none()) : py::object(py::str(e.from_name));
+        d["to"] = e.to_name;
+        if (e.type == thicket::TraceEvent::Type::Transition) {
+          d["transition"] = e.transition;
+          d["event"] = e.event;
+          d["exited"] = e.exited;
+          d["entered"] = e.entered;
+        }
+        break;
+      case thicket::TraceEvent::Type::Event:
+        d["name"] = e.event;
+        d["taken_by"] = e.taken_by.empty() ? py::object(py::none()) : py::object(py::str(e.taken_by));
+        break;
+    }
+    callback(d);
   }
 
   py::list reload() {
@@ -380,6 +521,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
       py::gil_scoped_release release;
       rt_->reload_changed(&reports);
     }
+    raise_python_error_outside_tick();  // a trace callback's, if a reload traced
     py::list out;
     for (const auto& r : reports) {
       py::dict d;
@@ -402,11 +544,18 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     std::istringstream in(bytes);
     std::vector<Diagnostic> diags;
     if (!rt().restore(in, diags)) raise_load_error("the snapshot was not restored", diags);
+    raise_python_error_outside_tick();
   }
 
-  std::unique_ptr<py::error_already_set> leaf_error_;
+  // The first Python exception (a leaf's or a trace callback's) of the tick in progress; after
+  // a leaf's, the tick's other Python leaves fail without being called; after a callback's,
+  // the callback is not called again in that tick. Raised when the tick returns.
+  std::unique_ptr<py::error_already_set> python_error_;
+  bool leaf_failed_ = false, trace_failed_ = false;
+  int ticking_ = 0;  // ticks in progress (see Ticking)
 
  private:
+  const uint64_t serial_ = ++g_runtimes;
   std::unique_ptr<thicket::Runtime> rt_;
   std::atomic<std::thread::id> owner_{};  // the thread it is busy on (see rt()); none when idle
 };
@@ -447,8 +596,13 @@ void register_runtime(py::module_& m) {
 
   py::class_<Agent>(m, "Agent", "An agent of a runtime (a handle; `id` is its agent id).")
       .def_readonly("id", &Agent::id)
-      .def("__eq__", [](const Agent& a, const Agent& b) { return a.id == b.id && a.handle.index == b.handle.index; })
-      .def("__hash__", [](const Agent& a) { return a.id; })
+      .def("__eq__", [](const Agent& a, const Agent& b) {
+        return a.runtime == b.runtime && a.id == b.id && a.handle.index == b.handle.index &&
+               a.handle.generation == b.handle.generation;
+      }, py::is_operator())
+      .def("__hash__", [](const Agent& a) {
+        return py::hash(py::make_tuple(a.runtime, a.id, a.handle.index, a.handle.generation));
+      })
       .def("__repr__", [](const Agent& a) { return "<thicket.Agent " + std::to_string(a.id) + ">"; });
 
   py::class_<LeafAgent>(m, "LeafAgent", "What a Python leaf sees of the agent it runs for, during its call.")
@@ -511,19 +665,29 @@ void register_runtime(py::module_& m) {
            "prototyping: each call takes the GIL. Register before loading the brains that use it.")
       .def("spawn", &PyRuntime::spawn, py::arg("brain"), py::arg("blackboard") = py::none(), py::kw_only(),
            py::arg("id") = py::none())
-      .def("despawn", [](PyRuntime& r, const Agent& a) { r.check(a); r.rt().despawn(a.handle); })
+      .def("despawn", [](PyRuntime& r, const Agent& a) {
+        r.check(a);
+        r.rt().despawn(a.handle);
+        r.raise_python_error_outside_tick();
+      })
       .def("tick", &PyRuntime::tick, py::arg("agent"), py::arg("dt"), "Ticks one agent; returns its root status.")
       .def("tick_all", &PyRuntime::tick_all, py::arg("dt"), py::arg("times") = 1,
            "Ticks every live agent `times` times by dt seconds (the GIL released meanwhile).")
       .def("_time_tick_all", [](PyRuntime& r, double dt, uint32_t times) {
         // The bench's baseline (bench/bench_python.py): the same tick_all calls timed from C++.
         PyRuntime::check_dt(dt);
-        PyRuntime::Busy busy(r);
-        thicket::Runtime& rt = r.rt();
-        py::gil_scoped_release release;
-        auto t0 = std::chrono::steady_clock::now();
-        for (uint32_t i = 0; i < times; ++i) rt.tick_all(dt);
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        double seconds = 0;
+        {
+          PyRuntime::Busy busy(r);
+          PyRuntime::Ticking ticking(r);
+          thicket::Runtime& rt = r.rt();
+          py::gil_scoped_release release;
+          auto t0 = std::chrono::steady_clock::now();
+          for (uint32_t i = 0; i < times; ++i) rt.tick_all(dt);
+          seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        }
+        r.raise_python_error();
+        return seconds;
       }, py::arg("dt"), py::arg("times"))
       .def("status", [](PyRuntime& r, const Agent& a) { r.check(a); return py_status(r.rt().status(a.handle)); })
       .def("running", [](PyRuntime& r, const Agent& a) { r.check(a); return r.rt().running_nodes(a.handle); },
@@ -537,7 +701,9 @@ void register_runtime(py::module_& m) {
       .def("send", [](PyRuntime& r, const Agent& a, const std::string& event) {
         r.check(a);
         if (event.empty()) throw py::value_error("an event has a name");
-        return r.rt().send(a.handle, event);
+        const bool sent = r.rt().send(a.handle, event);
+        r.raise_python_error_outside_tick();
+        return sent;
       }, py::arg("agent"), py::arg("event"))
       .def("on_trace", &PyRuntime::on_trace, py::arg("callback"), py::arg("ticks") = true,
            "callback(event: dict) for every trace event (tick records too unless ticks=False); None stops.")
@@ -545,7 +711,10 @@ void register_runtime(py::module_& m) {
       .def("save", &PyRuntime::save, "The runtime's agents as snapshot bytes.")
       .def("restore", &PyRuntime::restore, py::arg("data"),
            "Replaces every agent with a snapshot's (the brains must be loaded); raises LoadError.")
-      .def("dump", [](PyRuntime& r, const Brain& b) { return r.rt().dump(b.handle); })
+      .def("dump", [](PyRuntime& r, const Brain& b) {
+        r.check(b);
+        return r.rt().dump(b.handle);
+      })
       .def_property_readonly("agent_count", [](PyRuntime& r) { return r.rt().agent_count(); })
       .def_property_readonly("script_errors", [](PyRuntime& r) { return r.rt().script_errors(); })
       .def_property_readonly("agent_ticks", [](PyRuntime& r) { return r.rt().agent_ticks(); });

@@ -740,6 +740,12 @@ std::vector<std::string> Runtime::blackboard_keys(BrainHandle brain) const {
   for (const BlackboardKey& k : impl_->brains[brain.index]->program->blackboard) keys.push_back(k.name);
   return keys;
 }
+std::optional<ValueType> Runtime::blackboard_type(BrainHandle brain, const std::string& key) const {
+  if (brain.index >= impl_->brains.size()) return std::nullopt;
+  for (const BlackboardKey& k : impl_->brains[brain.index]->program->blackboard)
+    if (k.name == key) return k.type;
+  return std::nullopt;
+}
 bool Runtime::set_number(AgentHandle agent, uint32_t slot, double value) {
   AgentInfo* a = impl_->agent_ptr(agent);
   if (!a) return false;

@@ -824,6 +824,233 @@ static void test_reload(void) {
   free(log.s);
 }
 
+/* ---- Calls refused or deferred during a tick; agent ids; the NULL runtime's message ---- */
+
+/* What the Meddle leaf tries from inside a tick, and the brain it spawns. */
+typedef struct {
+  thicket_runtime *rt;
+  int32_t idle;
+  const void *snapshot;
+  size_t snapshot_len;
+  int parallel; /* then thicket_errcode is another thread's as often as not: not read */
+} meddle_data;
+
+static int cnoop(thicket_leaf_ctx *ctx, void *user) {
+  (void)ctx;
+  (void)user;
+  return THICKET_SUCCESS;
+}
+
+/* Once per agent, from whatever thread runs it: every call a tick defers or refuses, each code
+** kept in the agent's blackboard (the leaf ctx calls are safe on any thread). The registration
+** comes last, so that the runtime's last message is its refusal. */
+static int cmeddle(thicket_leaf_ctx *ctx, void *user) {
+  meddle_data *m = (meddle_data *)user;
+  const int64_t id = thicket_leaf_agent_id(ctx);
+  int64_t done = 0;
+  if (thicket_leaf_get_integer(ctx, "done", &done) != THICKET_OK) return THICKET_FAILURE;
+  if (done) return THICKET_SUCCESS;
+  thicket_leaf_set_integer(ctx, "spawn",
+                           thicket_spawn_with_id(m->rt, m->idle, (uint32_t)(1000 * thicket_leaf_tick(ctx) + id)));
+  if (!m->parallel) thicket_leaf_set_integer(ctx, "spawn_err", thicket_errcode(m->rt));
+  thicket_leaf_set_integer(ctx, "bad_id", thicket_spawn_with_id(m->rt, m->idle, 0xFFFFFFFFu));
+  if (!m->parallel) thicket_leaf_set_integer(ctx, "bad_id_err", thicket_errcode(m->rt));
+  thicket_leaf_set_integer(ctx, "load", thicket_load_string(m->rt, "tree: late\nroot:\n  wait: 1\n", "late.yaml"));
+  if (!m->parallel) thicket_leaf_set_integer(ctx, "load_err", thicket_errcode(m->rt));
+  thicket_leaf_set_integer(ctx, "restore", thicket_restore(m->rt, m->snapshot, m->snapshot_len));
+  thicket_leaf_set_integer(ctx, "restore_agent", thicket_restore_agent(m->rt, m->snapshot, m->snapshot_len));
+  thicket_leaf_set_integer(ctx, "reload", thicket_reload_changed(m->rt));
+  thicket_leaf_set_integer(ctx, "hooks", thicket_register_leaf_hooks(m->rt, "Other", cnoop, NULL, NULL, NULL, 0));
+  thicket_leaf_set_integer(ctx, "reg", thicket_register_leaf(m->rt, "Other", cnoop, NULL));
+  thicket_leaf_set_integer(ctx, "done", 1);
+  return THICKET_SUCCESS;
+}
+
+static void check_meddled(thicket_runtime *rt, int64_t agent, int parallel) {
+  int64_t v = 0;
+  CHECK(thicket_get_integer(rt, agent, "done", &v) == THICKET_OK && v == 1);
+  CHECK(thicket_get_integer(rt, agent, "spawn", &v) == THICKET_OK && v == -1);
+  CHECK(thicket_get_integer(rt, agent, "bad_id", &v) == THICKET_OK && v == -1);
+  CHECK(thicket_get_integer(rt, agent, "load", &v) == THICKET_OK && v == -1);
+  if (!parallel) {
+    CHECK(thicket_get_integer(rt, agent, "spawn_err", &v) == THICKET_OK && v == THICKET_ERR_DEFERRED);
+    CHECK(thicket_get_integer(rt, agent, "bad_id_err", &v) == THICKET_OK && v == THICKET_ERR_ARG);
+    CHECK(thicket_get_integer(rt, agent, "load_err", &v) == THICKET_OK && v == THICKET_ERR_IN_TICK);
+  }
+  CHECK(thicket_get_integer(rt, agent, "restore", &v) == THICKET_OK && v == THICKET_ERR_IN_TICK);
+  CHECK(thicket_get_integer(rt, agent, "restore_agent", &v) == THICKET_OK && v == -1);
+  CHECK(thicket_get_integer(rt, agent, "reload", &v) == THICKET_OK && v == THICKET_ERR_IN_TICK);
+  CHECK(thicket_get_integer(rt, agent, "hooks", &v) == THICKET_OK && v == THICKET_ERR_IN_TICK);
+  CHECK(thicket_get_integer(rt, agent, "reg", &v) == THICKET_OK && v == THICKET_ERR_IN_TICK);
+}
+
+#define MEDDLE_YAML                                                                                       \
+  "tree: meddler\nblackboard:\n  done: {type: integer, default: 0}\n  spawn: {type: integer, default: 0}\n" \
+  "  spawn_err: {type: integer, default: 0}\n  bad_id: {type: integer, default: 0}\n"                    \
+  "  bad_id_err: {type: integer, default: 0}\n  load_err: {type: integer, default: 0}\n"                \
+  "  load: {type: integer, default: 0}\n  restore: {type: integer, default: 0}\n"                        \
+  "  restore_agent: {type: integer, default: 0}\n  reload: {type: integer, default: 0}\n"                \
+  "  hooks: {type: integer, default: 0}\n  reg: {type: integer, default: 0}\nroot:\n  action: Meddle\n"
+
+static void test_in_tick(int parallel) {
+  thicket_runtime *rt = thicket_runtime_new();
+  meddle_data m;
+  text log = {0};
+  int32_t brain;
+  static int64_t list[1300];
+  int64_t n, j, agent, keep;
+  void *bytes = NULL;
+  size_t len = 0;
+  const int agents = parallel ? 600 : 3; /* 600: three native jobs, on three threads */
+  CHECK(rt != NULL);
+  OK(rt, thicket_set_log(rt, log_to_text, &log));
+  m.rt = rt;
+  m.parallel = parallel;
+  OK(rt, thicket_register_leaf(rt, "Meddle", cmeddle, &m));
+  brain = thicket_load_string(rt, MEDDLE_YAML, "meddler.yaml");
+  OK(rt, brain);
+  m.idle = thicket_load_string(rt, "tree: idle\nroot:\n  wait: 5\n", "idle.yaml");
+  OK(rt, m.idle);
+  for (j = 0; j < agents; ++j) OK(rt, thicket_spawn(rt, brain));
+  keep = thicket_spawn_with_id(rt, m.idle, 999); /* a snapshot to offer restore and restore_agent */
+  OK(rt, keep);
+  OK(rt, thicket_save_agent(rt, keep, &bytes, &len));
+  OK(rt, thicket_despawn(rt, keep));
+  m.snapshot = bytes;
+  m.snapshot_len = len;
+  if (parallel) OK(rt, thicket_tick_all_parallel(rt, 0.1, scrambled_executor, NULL));
+  else OK(rt, thicket_tick_all(rt, 0.1));
+  /* Every call was refused with THICKET_ERR_IN_TICK (spawns deferred), and the message says why. */
+  CHECK(thicket_errcode(rt) == THICKET_ERR_IN_TICK);
+  CHECK(strstr(thicket_last_error(rt), "thicket_register_leaf: cannot be called during a tick") != NULL);
+  n = thicket_agents(rt, list, 1300);
+  CHECK(n == 2 * agents); /* the meddlers and their deferred spawns; nothing restored */
+  for (j = 0; j < n; ++j) {
+    const int64_t id = thicket_agent_id(rt, list[j]);
+    if (id <= agents) check_meddled(rt, list[j], parallel);
+    else CHECK(id > 1000 && id <= 1000 + agents);
+  }
+  CHECK(thicket_find_agent(rt, 999) == -1);
+  /* Nothing was registered or loaded. */
+  CHECK(thicket_brain_count(rt) == 2);
+  CHECK(thicket_load_string(rt, "tree: u\nroot:\n  action: Other\n", "u.yaml") == -1);
+  CHECK(thicket_errcode(rt) == THICKET_ERR_LOAD && strstr(thicket_last_error(rt), "unknown leaf 'Other'") != NULL);
+  /* The tick is over: the same calls work again. */
+  OK(rt, thicket_register_leaf(rt, "Other", cnoop, NULL));
+  OK(rt, thicket_load_string(rt, "tree: u\nroot:\n  action: Other\n", "u.yaml"));
+  OK(rt, thicket_reload_changed(rt));
+  agent = thicket_restore_agent(rt, bytes, len);
+  OK(rt, agent);
+  CHECK(thicket_agent_id(rt, agent) == 999);
+  /* From a leaf of one agent's tick too. */
+  OK(rt, thicket_set_integer(rt, list[0], "done", 0));
+  m.parallel = 0;
+  CHECK(thicket_tick(rt, list[0], 0.1) == THICKET_SUCCESS);
+  check_meddled(rt, list[0], 0);
+  CHECK(thicket_errcode(rt) == THICKET_ERR_IN_TICK);
+  CHECK(thicket_find_agent(rt, 2001) >= 0); /* its deferred spawn (its second tick) */
+  thicket_free_bytes(bytes);
+  thicket_runtime_free(rt);
+  free(log.s);
+}
+
+/* A refused spawn between ticks is THICKET_ERR_ARG with its reason, never DEFERRED. */
+static void test_agent_ids(void) {
+  thicket_runtime *rt = thicket_runtime_new();
+  text log = {0};
+  int32_t brain;
+  int64_t a;
+  CHECK(rt != NULL);
+  OK(rt, thicket_set_log(rt, log_to_text, &log));
+  brain = thicket_load_string(rt, "tree: idle\nroot:\n  wait: 5\n", "idle.yaml");
+  OK(rt, brain);
+  CHECK(thicket_spawn_with_id(rt, brain, 0xFFFFFFFFu) == -1);
+  CHECK(thicket_errcode(rt) == THICKET_ERR_ARG);
+  CHECK(strstr(thicket_last_error(rt), "thicket_spawn_with_id: agent id 4294967295 is past the largest, 4294967294") != NULL);
+  a = thicket_spawn_with_id(rt, brain, 0xFFFFFFFEu); /* the largest id: every id is given out */
+  OK(rt, a);
+  CHECK(thicket_agent_id(rt, a) == 0xFFFFFFFEu);
+  CHECK(thicket_spawn(rt, brain) == -1);
+  CHECK(thicket_errcode(rt) == THICKET_ERR_ARG);
+  CHECK(strstr(thicket_last_error(rt), "thicket_spawn: the run has given out every agent id (1 to 4294967294)") != NULL);
+  a = thicket_spawn_with_id(rt, brain, 5); /* a free id still spawns */
+  OK(rt, a);
+  CHECK(thicket_agent_id(rt, a) == 5);
+  CHECK(thicket_agent_count(rt) == 2);
+  thicket_runtime_free(rt);
+  free(log.s);
+}
+
+/* thicket_last_error(NULL)'s pointer stays valid (and unchanged) until the thread's next
+** thicket_last_error call, whatever fails meanwhile. */
+static void test_null_error_pointer(void) {
+  const char *e;
+  char before[128];
+  CHECK(thicket_load_file(NULL, "x.yaml") == -1);
+  e = thicket_last_error(NULL);
+  snprintf(before, sizeof before, "%s", e);
+  CHECK(strcmp(before, "thicket_load_file: the runtime is NULL") == 0);
+  CHECK(thicket_status(NULL, 3) == THICKET_ERR_ARG); /* another failure, another message */
+  CHECK(thicket_spawn_with_id(NULL, 0, 77) == -1);
+  CHECK(strcmp(e, before) == 0);
+  CHECK(strcmp(thicket_last_error(NULL), "thicket_spawn_with_id: the runtime is NULL") == 0);
+}
+
+/* tick_all's order is the slot order thicket_agents lists: a spawn takes the slot of the agent
+** despawned most recently whose slot is still free, else a new slot after the others. */
+static void tick_order_trace(const thicket_trace_event *e, void *user) {
+  if (e->type == THICKET_TRACE_TICK) text_add((text *)user, " %u", e->agent);
+}
+static void check_order(thicket_runtime *rt, const char *expected) {
+  text order = {0}, listed = {0};
+  int64_t list[16], n, j;
+  OK(rt, thicket_set_trace(rt, tick_order_trace, &order, 1));
+  OK(rt, thicket_tick_all(rt, 0.1));
+  OK(rt, thicket_set_trace(rt, NULL, NULL, 0));
+  n = thicket_agents(rt, list, 16);
+  CHECK(n >= 0 && n <= 16);
+  for (j = 0; j < n; ++j) text_add(&listed, " %lld", (long long)thicket_agent_id(rt, list[j]));
+  if (strcmp(text_str(&order), expected) != 0 || strcmp(text_str(&listed), expected) != 0)
+    fprintf(stderr, "tick order '%s', agents '%s', expected '%s'\n", text_str(&order), text_str(&listed), expected);
+  CHECK(strcmp(text_str(&order), expected) == 0);
+  CHECK(strcmp(text_str(&listed), expected) == 0);
+  free(order.s);
+  free(listed.s);
+}
+static void test_tick_order(void) {
+  thicket_runtime *rt = thicket_runtime_new();
+  int32_t brain;
+  int64_t a[8];
+  void *bytes = NULL;
+  size_t len = 0;
+  int k;
+  CHECK(rt != NULL);
+  brain = thicket_load_string(rt, "tree: idle\nroot:\n  wait: 5\n", "idle.yaml");
+  OK(rt, brain);
+  for (k = 1; k <= 3; ++k) a[k] = thicket_spawn(rt, brain);
+  check_order(rt, " 1 2 3");
+  OK(rt, thicket_despawn(rt, a[1]));
+  a[4] = thicket_spawn(rt, brain); /* takes agent 1's slot */
+  check_order(rt, " 4 2 3");
+  a[5] = thicket_spawn(rt, brain); /* no free slot: last */
+  check_order(rt, " 4 2 3 5");
+  OK(rt, thicket_despawn(rt, a[2]));
+  OK(rt, thicket_despawn(rt, a[4]));
+  a[6] = thicket_spawn(rt, brain); /* the slot of the most recent despawn (4's) */
+  check_order(rt, " 6 3 5");
+  a[7] = thicket_spawn(rt, brain); /* then 2's */
+  check_order(rt, " 6 7 3 5");
+  /* A restore keeps the order, and the free slots with it. */
+  OK(rt, thicket_despawn(rt, a[3]));
+  OK(rt, thicket_save(rt, &bytes, &len));
+  OK(rt, thicket_restore(rt, bytes, len));
+  check_order(rt, " 6 7 5");
+  OK(rt, thicket_spawn(rt, brain)); /* id 8, in 3's slot */
+  check_order(rt, " 6 7 8 5");
+  thicket_free_bytes(bytes);
+  thicket_runtime_free(rt);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s FIXTURES_DIR\n", argv[0]);
@@ -839,6 +1066,11 @@ int main(int argc, char **argv) {
   test_parallel();
   test_time_slicing();
   test_reload();
+  test_in_tick(0);
+  test_in_tick(1);
+  test_agent_ids();
+  test_null_error_pointer();
+  test_tick_order();
   printf("c_api: %d checks passed\n", checks);
   return 0;
 }

@@ -409,3 +409,154 @@ def test_the_example_sweeps_and_plots(tmp_path):
     assert run.returncode == 0, run.stderr
     assert "4 runs of 30 ticks" in run.stdout and re.search(r"best: west \d m/s, east \d m/s", run.stdout)
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 5000
+
+
+MAKER = """
+tree: maker
+blackboard:
+  x: 0
+  n: {type: integer, default: 0}
+  flag: false
+root:
+  action: Maker
+"""
+
+
+def test_spawn_from_a_python_leaf_waits_for_the_end_of_the_tick():
+    # From a leaf during a tick the spawn is deferred: rt.spawn returns None, raises nothing,
+    # and the agent arrives when the tick ends, with its blackboard values.
+    rt = thicket.Runtime()
+    got = []
+
+    def maker(agent):
+        if agent.id == 1 and agent.tick == 1:
+            got.append(rt.spawn(brain, {"x": 42, "n": np.int64(7), "flag": True}, id=50))
+            got.append(rt.spawn(brain))
+            assert rt.find(50) is None  # not yet
+        return "running"
+
+    rt.register_leaf("Maker", maker)
+    brain = rt.load_string(MAKER, "maker.yaml")
+    first = rt.spawn(brain)
+    rt.tick_all(0.1)
+    assert got == [None, None]
+    assert [a.id for a in rt.agents()] == [1, 50, 51]
+    bb = rt.blackboard(rt.find(50))
+    assert bb["x"] == 42.0 and isinstance(bb["x"], float) and bb["n"] == 7 and bb["flag"] is True
+    assert rt.blackboard(rt.find(51))["x"] == 0.0
+    assert rt.status(rt.find(50)) == "invalid"  # first ticked by the next tick_all
+    rt.tick_all(0.1)
+    assert rt.status(rt.find(50)) == "running"
+
+    # Bad values are refused at the call, in the leaf, as between ticks; nothing is spawned.
+    for values, error, match in (({"nope": 1}, KeyError, r"'nope' is not a blackboard key of brain 'maker' "
+                                                         r"\(declared: x, n, flag\)"),
+                                 ({"n": 1.5}, TypeError, r"blackboard key 'n' is an integer, not float"),
+                                 ({"flag": 1}, TypeError, r"blackboard key 'flag' is a boolean, not int"),
+                                 ({"x": "far"}, TypeError, r"blackboard key 'x' is a number \(float\), not str")):
+        def bad(agent, values=values):
+            rt.spawn(brain, values, id=60)
+            return "running"
+
+        rt.register_leaf("Maker", bad)
+        with pytest.raises(error, match=match):
+            rt.tick(first, 0.1)
+        assert rt.find(60) is None and rt.agent_count == 3
+    # And between ticks an Agent comes back at once, as before.
+    a = rt.spawn(brain, {"x": 1})
+    assert isinstance(a, thicket.Agent) and rt.blackboard(a)["x"] == 1.0
+
+
+def test_an_exception_in_a_trace_callback_is_raised_after_the_tick():
+    # It must not unwind through the runtime's tick: the tick completes (every agent ticked),
+    # the callback is not called again in that tick, and tick_all raises it afterwards; the
+    # runtime is not left "ticking" (loads work).
+    rt = thicket.Runtime()
+    rt.register_leaf("Maker", lambda agent: (agent.set("x", agent.get("x") + 1), "running")[1])
+    brain = rt.load_string(MAKER, "maker.yaml")
+    a, b = rt.spawn(brain), rt.spawn(brain)
+    calls = []
+
+    def bad(event):
+        calls.append(event["agent"])
+        raise ZeroDivisionError("in trace")
+
+    rt.on_trace(bad)
+    with pytest.raises(ZeroDivisionError, match="in trace"):
+        rt.tick_all(0.1, times=3)  # stops after the tick it happened in
+    assert calls == [1]
+    assert rt.blackboard(a)["x"] == 1 and rt.blackboard(b)["x"] == 1 and rt.agent_ticks == 2
+    rt.load_string(MAKER.replace("tree: maker", "tree: later"), "later.yaml")
+    with pytest.raises(ZeroDivisionError):
+        rt.tick(a, 0.1)
+    assert calls == [1, 1] and rt.blackboard(a)["x"] == 2
+    rt.on_trace(None)
+    rt.tick_all(0.1)
+    assert rt.blackboard(a)["x"] == 3 and rt.blackboard(b)["x"] == 2
+
+
+def test_handles_belong_to_their_runtime():
+    rt1, rt2 = thicket.Runtime(), thicket.Runtime()
+    rt1.register_leaf("Maker", lambda agent: "running")
+    rt2.register_leaf("Maker", lambda agent: "running")
+    brain1 = rt1.load_string(MAKER, "a.yaml")
+    brain2 = rt2.load_string(MAKER.replace("tree: maker", "tree: other"), "b.yaml")
+    a1, a2 = rt1.spawn(brain1), rt2.spawn(brain2)
+    assert a1.id == a2.id == 1 and a1 != a2
+    with pytest.raises(ValueError, match="not a brain of this runtime"):
+        rt2.spawn(brain1)
+    with pytest.raises(ValueError, match="not a brain of this runtime"):
+        rt2.dump(brain1)
+    for call in (rt2.status, rt2.running, rt2.blackboard, rt2.despawn, lambda agent: rt2.tick(agent, 0.1),
+                 lambda agent: rt2.send(agent, "x")):
+        with pytest.raises(ValueError, match="agent 1 is not an agent of this runtime"):
+            call(a1)
+    assert rt2.agent_count == 1 and rt2.status(a2) == "invalid"
+    # A restore replaces the agents: an old handle is another agent, even with the same id.
+    rt1.tick_all(0.1)
+    old = a1
+    rt1.restore(rt1.save())
+    (new,) = rt1.agents()
+    assert new.id == old.id and new != old and len({old, new}) == 2
+    assert rt1.find(1) == new and hash(rt1.find(1)) == hash(new) and rt1.agents() == [new]
+    with pytest.raises(ValueError, match="not alive"):
+        rt1.status(old)
+    assert rt1.status(new) == "running"
+
+
+def test_numpy_scalars_are_blackboard_values():
+    rt = thicket.Runtime()
+    rt.register_leaf("Maker", lambda agent: (agent.set("n", np.int64(agent.get("n") + 1)),
+                                             agent.set("x", np.float32(0.5)), agent.set("flag", np.bool_(True)),
+                                             "running")[-1])
+    brain = rt.load_string(MAKER, "maker.yaml")
+    a = rt.spawn(brain, {"n": np.uint8(4), "x": np.int16(3), "flag": np.bool_(False)})
+    bb = rt.blackboard(a)
+    assert bb["n"] == 4 and isinstance(bb["n"], int)
+    assert bb["x"] == 3.0 and isinstance(bb["x"], float) and bb["flag"] is False
+    for key, value, expected in (("n", np.int64(2**40), 2**40), ("x", np.int64(5), 5.0), ("x", np.float32(0.25), 0.25),
+                                 ("x", np.float64(1.5), 1.5), ("flag", np.bool_(True), True)):
+        bb[key] = value
+        assert bb[key] == expected and type(bb[key]) is type(expected)
+    with pytest.raises(TypeError, match=r"'n' is an integer, not float32"):
+        bb["n"] = np.float32(1)
+    with pytest.raises(TypeError, match=r"'x' is a number \(float\), not bool"):
+        bb["x"] = np.bool_(True)
+    with pytest.raises(TypeError, match=r"'flag' is a boolean, not int64"):
+        bb["flag"] = np.int64(1)
+    with pytest.raises(ValueError, match="does not fit a 64-bit integer"):
+        bb["n"] = np.uint64(2**64 - 1)
+    rt.tick_all(0.1)
+    assert bb["n"] == 2**40 + 1 and bb["x"] == 0.5 and bb["flag"] is True
+    # The module needs no numpy: without it the same calls take plain values.
+    code = ("import sys; sys.modules['numpy'] = None\n"
+            "import thicket\n"
+            "rt = thicket.Runtime(); rt.register_leaf('Maker', lambda agent: 'running')\n"
+            f"a = rt.spawn(rt.load_string({MAKER!r}, 'm.yaml'), {{'n': 3, 'x': 2}})\n"
+            "bb = rt.blackboard(a); bb['flag'] = True\n"
+            "try:\n    bb['n'] = object()\nexcept TypeError as e:\n    print(e)\n"
+            "print(bb['n'], bb['x'], bb['flag'])\n")
+    run = subprocess.run([os.environ.get("PYTHON", "/usr/bin/python3"), "-c", code], capture_output=True, text=True,
+                         env=os.environ)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "blackboard key 'n' is an integer, not object\n3 2.0 True\n"

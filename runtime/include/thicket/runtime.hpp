@@ -15,6 +15,7 @@
 
 #include "thicket/diagnostic.hpp"
 #include "thicket/export.hpp"
+#include "thicket/value.hpp"
 #include "thicket/snapshot.hpp"
 #include "thicket/status.hpp"
 
@@ -250,7 +251,10 @@ class THICKET_API Runtime {
   std::vector<AgentHandle> agents() const;
   std::optional<AgentHandle> find_agent(uint32_t id) const;
 
-  // Ticks one agent, or every live agent in spawn order, by dt seconds.
+  // Ticks one agent, or every live agent in slot order (agents()' order), by dt seconds. A
+  // spawned agent takes the slot of the agent despawned most recently whose slot is still free,
+  // else a new slot after all the others (a restore keeps the saved slots): without despawns,
+  // that is spawn order.
   Status tick(AgentHandle agent, double dt);
   void tick_all(double dt);
   // The same on the game's threads (SPEC 8.2): the agents are split into independent jobs that
@@ -291,6 +295,8 @@ class THICKET_API Runtime {
   // The brain's declared blackboard keys in slot order (slot i is keys[i]), e.g. for a debugger
   // that lists an agent's blackboard; empty for a bad handle. A reload may change them.
   std::vector<std::string> blackboard_keys(BrainHandle brain) const;
+  // A declared key's type; nullopt for a bad handle or an undeclared key.
+  std::optional<ValueType> blackboard_type(BrainHandle brain, const std::string& key) const;
   // Fast access for game loops: a number key by its slot (from blackboard_slot), no string
   // lookup. false / NaN when the agent is stale or the slot is not a number key.
   bool set_number(AgentHandle agent, uint32_t slot, double value);

@@ -25,7 +25,9 @@
 ** a deterministic order. Nothing else may be called while a tick is in progress, except, from
 ** trace and log callbacks (called on the thread that called the tick), calls that only read.
 ** Loading, restoring, reloading and registering leaves, which would change what the tick
-** walks, are refused during a tick with an error ("cannot be called during a tick").
+** walks, are refused during a tick (from a leaf, a callback or another thread) with
+** THICKET_ERR_IN_TICK and the message "...: cannot be called during a tick ...", and change
+** nothing.
 **
 ** Using a runtime after thicket_runtime_free is undefined behaviour (as for any freed
 ** pointer); so is using a thicket_leaf_ctx outside the call it was given to.
@@ -52,6 +54,7 @@ extern "C" {
 #define THICKET_ERR_SNAPSHOT (-8) /* a snapshot could not be saved or restored (the message says why) */
 #define THICKET_ERR_DEFERRED (-9) /* spawn from a leaf during a tick: the agent comes at the end of the tick */
 #define THICKET_ERR_INTERNAL (-10) /* an unexpected failure inside the runtime (the message says what) */
+#define THICKET_ERR_IN_TICK (-11) /* refused during a tick: loading, restoring, reloading, registering a leaf */
 
 /* ---- Statuses (thicket_status, thicket_tick, leaf results and stop hooks) ---- */
 #define THICKET_INVALID 0  /* not ticked yet */
@@ -81,7 +84,7 @@ typedef struct thicket_options {
   double leaf_timeout;          /* seconds one Lua call may run, 0 = no limit (default 0.05) */
   size_t lua_memory_limit;      /* bytes of Lua heap, 0 = no cap (default 512 MiB) */
   size_t max_script_agents;     /* agents Lua leaves' thicket.spawn may bring the runtime to, live
-                                ** and queued; 0 = no cap (default 100,000). thicket_spawn is never refused */
+                                ** and queued; 0 = no cap (default 100,000). thicket_spawn is not held to it */
 } thicket_options;
 
 void thicket_options_init(thicket_options *options);
@@ -119,16 +122,20 @@ const char *thicket_brain_name(thicket_runtime *rt, int32_t brain);
 const char *thicket_brain_path(thicket_runtime *rt, int32_t brain);
 
 /* Checks loaded files for changes and reloads them (SPEC 10): how many reloaded (>= 0), or
-** negative. A file that fails to reload keeps its old version; the log says why. */
+** negative: THICKET_ERR_IN_TICK during a tick (nothing is reloaded then; call it between
+** ticks). A file that fails to reload keeps its old version; the log says why. */
 int thicket_reload_changed(thicket_runtime *rt);
 
 /* ---- Agents ---- */
 /* Spawns an agent of a loaded brain with its blackboard defaults. Returns its handle (>= 0), or
-** -1 on error. Agent ids count 1, 2, ... per runtime. Called by a leaf during a tick, the spawn
-** waits for the end of the tick and this returns -1 with THICKET_ERR_DEFERRED: use
-** thicket_spawn_with_id and find it afterwards with thicket_find_agent. */
+** -1 on error. Agent ids count 1, 2, ... per runtime, up to 4294967294. Called by a leaf during
+** a tick, the spawn waits for the end of the tick and this returns -1 with
+** THICKET_ERR_DEFERRED (only then): use thicket_spawn_with_id and find it afterwards with
+** thicket_find_agent. Refused (-1, THICKET_ERR_ARG, the reason in thicket_last_error): an
+** unknown brain, or a run that has given out every id (thicket_spawn_with_id still takes a
+** free one). */
 int64_t thicket_spawn(thicket_runtime *rt, int32_t brain);
-/* The same with a chosen agent id (> 0, unused). */
+/* The same with a chosen agent id (1 .. 4294967294, unused; else THICKET_ERR_ARG). */
 int64_t thicket_spawn_with_id(thicket_runtime *rt, int32_t brain, uint32_t id);
 /* Despawns: its running nodes are aborted (stop hooks get THICKET_ABORTED). Its handle is stale
 ** from then on, so a second despawn returns THICKET_ERR_STALE. From a leaf during a tick: at the
@@ -147,7 +154,10 @@ int64_t thicket_agent_id(thicket_runtime *rt, int64_t agent);
 int64_t thicket_find_agent(thicket_runtime *rt, uint32_t id);
 
 /* ---- Ticking ---- */
-/* Ticks every live agent by dt (> 0) seconds, in spawn order. 0 or negative. */
+/* Ticks every live agent by dt (> 0) seconds, in slot order (thicket_agents' order): an agent
+** takes the slot of the agent despawned most recently whose slot is still free, else a new slot
+** after all the others; a restore keeps the saved order. Without despawns that is spawn order.
+** 0 or negative. */
 int thicket_tick_all(thicket_runtime *rt, double dt);
 /* Ticks one agent by dt seconds (whatever its time slicing); returns its root status
 ** (THICKET_SUCCESS, THICKET_FAILURE or THICKET_RUNNING), or negative. */
@@ -218,8 +228,8 @@ typedef void (*thicket_leaf_start_fn)(thicket_leaf_ctx *ctx, void *user);
 typedef void (*thicket_leaf_stop_fn)(thicket_leaf_ctx *ctx, int status, void *user);
 
 /* Registers (or replaces) a native leaf, in the same name space as Lua leaves. Register before
-** loading the brains that use it. `user` is passed back unchanged; it is the caller's and must
-** outlive the runtime (or the leaf's replacement). */
+** loading the brains that use it; never during a tick (THICKET_ERR_IN_TICK). `user` is passed
+** back unchanged; it is the caller's and must outlive the runtime (or the leaf's replacement). */
 int thicket_register_leaf(thicket_runtime *rt, const char *name, thicket_leaf_fn tick, void *user);
 /* With hooks (either may be NULL; a hook costs a little per tick, so leave unused ones NULL) and
 ** flags: THICKET_LEAF_AGENT_LOCAL promises that the leaf touches only its own agent (its ctx)
