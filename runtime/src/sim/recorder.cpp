@@ -472,6 +472,9 @@ void Recorder::brain_event(const TraceEvent& e) {
       out.push_back(']');
       break;
     case TraceEvent::Type::Tick: break;
+    // Events an HSM takes or drops are not in the record (docs/record-format.md): what they
+    // caused is, as the transitions.
+    case TraceEvent::Type::Event: break;
   }
 }
 

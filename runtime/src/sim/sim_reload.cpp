@@ -142,7 +142,7 @@ std::vector<ReloadReport> Simulation::reload_changed() {
           }
         s.log("error: --watch: the reload of " + file + " worked in some workers and failed in others (" + why +
               "); the run stops rather than run two versions");
-        reports.push_back({file, false, "the workers could not agree on a version (" + why + ")"});
+        reports.push_back({file, false, "the workers could not agree on a version (" + why + ")", {}});
         s.workers_disagree = true;
         return reports;
       }
