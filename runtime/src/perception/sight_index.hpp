@@ -7,7 +7,8 @@
 // contiguous stretch of one team's bodies (positions stored apart from ids), so a query reads
 // only the teams its filter accepts and no cell test per body. The answers are those of
 // SpatialHash::in_cones exactly: the same bodies (from the hash's entries), the same per-body
-// tests in the same arithmetic, a conservative cell cut (the output is not sorted).
+// tests in the same arithmetic, over the cells of the wedges' bounding box (the output is not
+// sorted).
 #pragma once
 #include <cstdint>
 #include <span>
