@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -24,6 +25,7 @@
 #include "live_server.hpp"
 #include "schema_findings.hpp"
 #include "thicket/runtime.hpp"
+#include "utf8_text.hpp"
 #include "yaml_limits.hpp"
 
 namespace thicket::cli {
@@ -42,6 +44,22 @@ std::optional<std::string> read_all(const std::string& path) {
   std::string text, why;
   if (!read_limited(path, kMaxYamlBytes, text, why)) return std::nullopt;
   return text;
+}
+
+// Why a text cannot be the brain file (empty: it can): larger than a brain file may be (thicket
+// check and every later open would refuse it), or not UTF-8 (the page would change its bytes).
+std::string unsavable(const std::string& text) {
+  if (text.size() > kMaxYamlBytes)
+    return "larger than " + std::to_string(kMaxYamlBytes >> 20) + " MB; a brain file may be at most " +
+           std::to_string(kMaxYamlBytes >> 20) + " MB";
+  if (const size_t bad = first_non_utf8(text); bad != std::string::npos) {
+    size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n'));
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(text[bad])));
+    return std::string("not UTF-8 (byte ") + byte + " on line " + std::to_string(line) +
+           "): the editor works in UTF-8; save the file as UTF-8 first";
+  }
+  return {};
 }
 
 // What the page compares to notice a change on disk: the content's hash (FNV-1a, 64 bits) and
@@ -93,8 +111,13 @@ struct Editor {
     std::lock_guard<std::mutex> lock(mutex);
     Runtime rt;
     std::vector<Diagnostic> diags;
-    auto brain = rt.load_string(text, path, diags);
-    add_schema_findings_text(path, text, diags);
+    std::optional<BrainHandle> brain;
+    if (const std::string why = unsavable(text); !why.empty()) {
+      diags.push_back({Severity::Error, path, 0, 0, why});  // as thicket check says of such a file
+    } else {
+      brain = rt.load_string(text, path, diags);
+      add_schema_findings_text(path, text, diags);
+    }
     std::stable_sort(diags.begin(), diags.end(), [](const Diagnostic& a, const Diagnostic& b) {
       return a.file == b.file && (a.line < b.line || (a.line == b.line && a.column < b.column));
     });
@@ -145,13 +168,41 @@ struct Editor {
       status = 409;
       return {{"ok", false}, {"conflict", true}, {"mtime", now}};
     }
+    if (const std::string why = unsavable(text); !why.empty()) {
+      status = 400;
+      return {{"ok", false}, {"error", "not saved: " + why}};
+    }
+    // A link is followed: the file it names is replaced (a rename over the link would put a
+    // plain file in its place and leave that file as it was).
     fs::path target(path);
-    fs::path temp = target.parent_path() / ("." + target.filename().string() + ".thicket-edit");
+    std::error_code link_ec;
+    if (fs::is_symlink(fs::symlink_status(target, link_ec))) {
+      const fs::path real = fs::canonical(target, link_ec);
+      if (!link_ec) target = real;
+    }
+    // A name of its own, made by mkstemp (created, never an existing file or a link planted
+    // under a name known in advance).
+    std::string temp_name = (target.parent_path() / ("." + target.filename().string() + ".thicket-edit-XXXXXX")).string();
+    const int fd = ::mkstemp(temp_name.data());
+    if (fd < 0) {
+      status = 500;
+      return {{"ok", false}, {"error", "cannot write beside " + target.string()}};
+    }
+    const fs::path temp(temp_name);
     {
-      std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-      out << text;
-      out.flush();
-      if (!out) {
+      size_t done = 0;
+      bool written = true;
+      while (done < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+          written = false;
+          break;
+        }
+        done += static_cast<size_t>(n);
+      }
+      if (::close(fd) != 0) written = false;
+      if (!written) {
         status = 500;
         std::error_code ignored;
         fs::remove(temp, ignored);
@@ -262,10 +313,20 @@ int edit_command(int argc, char** argv, const char* usage) {
     std::string why = parse_live_address(ed.attach, ed.attach_address);
     if (!why.empty()) return usage_error("--attach needs HOST:PORT of a 'thicket run ... --serve', got '" + ed.attach + "'");
   }
-  auto text = read_all(ed.path);
   std::error_code ec;
-  if (!text || !fs::is_regular_file(ed.path, ec)) {
+  // Not a pipe (reading one would wait for a writer), a device or a folder; checked before
+  // reading.
+  if (!fs::is_regular_file(ed.path, ec)) {
     std::cerr << ed.path << ": error: cannot read the file (the editor opens an existing brain file)\n";
+    return kExitLoad;
+  }
+  auto text = read_all(ed.path);
+  if (!text) {
+    std::cerr << ed.path << ": error: cannot read the file (the editor opens an existing brain file)\n";
+    return kExitLoad;
+  }
+  if (const std::string why = unsavable(*text); !why.empty()) {
+    std::cerr << ed.path << ": error: " << why << "\n";
     return kExitLoad;
   }
   {
@@ -327,6 +388,10 @@ int edit_command(int argc, char** argv, const char* usage) {
     auto now = read_all(ed.path);
     if (!now) {
       send_json(res, {{"error", "cannot read " + ed.path}}, 500);
+      return;
+    }
+    if (const std::string why = unsavable(*now); !why.empty()) {
+      send_json(res, {{"error", ed.path + ": " + why}}, 500);
       return;
     }
     send_json(res, {{"path", ed.path},

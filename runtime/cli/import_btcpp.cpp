@@ -16,6 +16,7 @@
 
 #include "import_tree.hpp"
 #include "suggest.hpp"
+#include "utf8_text.hpp"
 
 namespace thicket::cli {
 

@@ -49,15 +49,6 @@ bool yaml_printable(uint32_t c) {
 
 }  // namespace
 
-size_t first_non_utf8(const std::string& s) {
-  for (size_t i = 0; i < s.size();) {
-    const CodePoint c = utf8_at(s, i);
-    if (c.length == 0) return i;
-    i += c.length;
-  }
-  return std::string::npos;
-}
-
 std::string yaml_quote(const std::string& s) {
   std::string out = "\"";
   for (size_t i = 0; i < s.size();) {

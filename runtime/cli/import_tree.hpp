@@ -43,9 +43,6 @@ bool import_btcpp(const std::string& path, const std::string& text, const std::s
 bool import_b3(const std::string& path, const std::string& text, const std::string& tree, ImportedBrain& out,
                std::vector<ImportError>& errors);
 
-// The offset of the first byte of s that starts no well-formed UTF-8 sequence, or npos.
-size_t first_non_utf8(const std::string& s);
-
 // YAML helpers shared by the importers.
 std::string yaml_quote(const std::string& s);          // a double-quoted YAML string
 std::string yaml_name(const std::string& s);           // plain when safe, else quoted

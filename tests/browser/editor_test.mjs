@@ -405,6 +405,22 @@ async function guard() {
   check(await pageText(page) !== external, 'the reload is itself undoable');
   await page.click('#redo');
   await settled(page);
+  // a change on disk that is not valid YAML (someone mid-edit elsewhere): the reload still takes
+  // it, so that a save cannot overwrite it unseen (the page once kept its own text and took the
+  // disk's stamp, and Ctrl+S then wrote the old text over the change without a conflict)
+  const half = external.replace('root:', 'root: [');
+  writeFileSync(gfile, half);
+  check(await until(() => page.locator('#disk-banner').isVisible(), 5000), 'a broken change on disk shows the reload banner');
+  await page.click('#disk-reload');
+  check(await until(async () => (await pageText(page)) === half, 5000), 'the reload takes a broken file from disk as it is');
+  await page.keyboard.press('Control+s');
+  await settled(page);
+  check(readFileSync(gfile, 'utf8') === half, 'saving the reloaded text writes what the disk held, not the text before the reload');
+  writeFileSync(gfile, external);
+  check(await until(() => page.locator('#disk-banner').isVisible(), 5000), 'and the file mended on disk is offered again');
+  await page.click('#disk-reload');
+  check(await until(async () => (await pageText(page)) === external, 5000), 'the mended file reloads');
+  await settled(page);
   check(realErrors().length === 0, `guard: no page errors${realErrors().length ? ': ' + realErrors().join('; ') : ''}`);
   if (shots) {
     await selectNode(page, 'root/0/0');

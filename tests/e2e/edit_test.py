@@ -149,6 +149,50 @@ try:
     finally:
         ed.stop()
 
+    # Files the page would change by opening them, and files that are no files.
+    latin1 = os.path.join(tmp, "guard/latin1.yaml")
+    open(latin1, "wb").write(original.replace(b"# ", b"# caf\xe9 ", 1))
+    r = run("edit", "guard/latin1.yaml", cwd=tmp)
+    expect(r.returncode == 2 and "not UTF-8 (byte 0xe9 on line" in r.stderr,
+           "a file that is not UTF-8 is refused (the page would save it changed): " + r.stderr)
+    os.mkfifo(os.path.join(tmp, "guard/pipe.yaml"))
+    try:
+        r = run("edit", "guard/pipe.yaml", cwd=tmp)
+        expect(r.returncode == 2 and "cannot read the file" in r.stderr, "a pipe is refused at once, not read")
+    except subprocess.TimeoutExpired:
+        expect(False, "thicket edit on a pipe waited for a writer")
+
+    # A link: saves go to the file it names, and the link stays. The file written first and
+    # renamed has a name of its own: a link planted under a predictable name is not written
+    # through.
+    os.makedirs(os.path.join(tmp, "real"))
+    shutil.copytree(os.path.join(tmp, "guard"), os.path.join(tmp, "real/guard"), ignore=shutil.ignore_patterns("pipe.yaml"))
+    os.makedirs(os.path.join(tmp, "link"))
+    os.symlink("../real/guard/guard.yaml", os.path.join(tmp, "link/guard.yaml"))
+    for name in ("guard.lua",):
+        os.symlink("../real/guard/" + name, os.path.join(tmp, "link/" + name))
+    open(os.path.join(tmp, "victim.txt"), "w").write("victim\n")
+    os.symlink("../victim.txt", os.path.join(tmp, "link/.guard.yaml.thicket-edit"))
+    ed = Editor(tmp, "link/guard.yaml")
+    try:
+        stamp = ed.json("/api/disk")[1]["mtime"]
+        edited = original.decode().replace("chance: 0.02", "chance: 0.07")
+        status, s = ed.json("/api/save", json.dumps({"text": edited, "base_mtime": stamp}))
+        expect(status == 200 and s["ok"], "a save through a link works: %r" % (s,))
+        expect(os.path.islink(os.path.join(tmp, "link/guard.yaml")), "a save keeps the link a link")
+        expect(open(os.path.join(tmp, "real/guard/guard.yaml")).read() == edited, "a save writes the file the link names")
+        expect(open(os.path.join(tmp, "victim.txt")).read() == "victim\n", "a planted link at a temporary name is not written through")
+        # Larger than a brain file may be: the check says so as thicket check would; not saved.
+        huge = original.decode() + "#" + "x" * (17 << 20) + "\n"
+        status, c = ed.json("/api/check", huge, {"Content-Type": "text/plain"})
+        expect(not c["ok"] and c["errors"] and "may be at most 16 MB" in c["errors"][0]["message"], "a too large text does not check")
+        stamp = ed.json("/api/disk")[1]["mtime"]
+        status, s = ed.json("/api/save", json.dumps({"text": huge, "base_mtime": stamp}), {"Content-Type": "application/json"})
+        expect(status == 400 and "may be at most 16 MB" in s["error"], "a too large text is not saved")
+        expect(open(os.path.join(tmp, "real/guard/guard.yaml")).read() == edited, "the refused save changed nothing")
+    finally:
+        ed.stop()
+
     # Attached to a port where nothing runs: the proxy says it cannot reach the run.
     ed = Editor(tmp, "npc/npc.yaml", "--attach", "127.0.0.1:9")
     try:

@@ -42,14 +42,15 @@ function setDoc(text, doc = null, forceTextarea = false) {
 }
 function snapshot() { return { text: S.text, offsets: S.offsets.slice(), nodes: S.nodes }; }
 // Applies an edit: splices of the current text; coalesce: a key that merges consecutive edits
-// of one field into one undo step.
-function commit(splices, coalesce = null) {
+// of one field into one undo step; force: taken even when it breaks the YAML (a reload from
+// disk: the page must hold what the file holds, or a save would overwrite it unseen).
+function commit(splices, coalesce = null, force = false) {
   if (!splices || !splices.length) return false;
   const t0 = performance.now();
   const text = Y.applySplices(S.text, splices);
   if (text === S.text) return false;
   const doc = Y.parse(text);
-  if (doc.errors.length && !S.doc.errors.length && !coalesce) {
+  if (doc.errors.length && !S.doc.errors.length && !coalesce && !force) {
     status('that edit would not be valid YAML; nothing changed', 'bad');
     return false;
   }
@@ -730,7 +731,7 @@ async function loadFile(keepHistory = false) {
   S.savedText = f.text;
   $('file-name').textContent = f.path;
   $('file-name').title = f.path;
-  if (keepHistory && S.history.length) commit([minimalSplice(S.text, f.text)]);
+  if (keepHistory && S.history.length) commit([minimalSplice(S.text, f.text)], null, true);
   else resetHistory(f.text);
   $('disk-banner').hidden = true;
   $('conflict-banner').hidden = true;
