@@ -66,6 +66,9 @@ check_shot() {  # check_shot NAME [--banner] [--debugger] -- game args...
 check_shot warehouse -- warehouse --frames 240 --autoplay
 check_shot arena -- arena --frames 240 --autoplay
 check_shot debugger --debugger -- courtyard --frames 120 --autoplay --click 100:guard:3
+# Tab to the next level: its own map on screen (the map's picture, cached between frames, was
+# once kept from the level before: the exit's green stood where the old level had it).
+check_shot tabbed -- warehouse --frames 60 --autoplay --press 20:tab
 
 # ---- The debugger's text, pause and step ----
 run warehouse --frames 100 --autoplay --press 30:p --press 40:n --press 41:n --press 50:p --click 60:guard:3 --inspect >"$tmp/inspect"
@@ -170,6 +173,36 @@ if [[ $? == 1 ]] && grep -q "lost.level:2:5: error: map file 'nothere.map' not f
 else
   bad "a level whose map is missing: $(cat "$tmp/err")"
 fi
+# Tab (or R) into a level that does not load: refused, shown, and the level being played goes
+# on (a failed load into the level being played once left a mixed game, scored "escaped").
+mkdir -p "$tmp/lv"
+cp "$game/levels/warehouse.level" "$game/levels/warehouse.map" "$tmp/lv/"
+cp "$tmp/lost.level" "$tmp/lv/zlost.level"
+run --levels "$tmp/lv" warehouse --frames 40 --press 5:tab --log "$tmp/tab.log" >"$tmp/out"
+if [[ $? == 0 ]] && grep -q "^Warehouse: playing at frame 40" "$tmp/out" && grep -q "zlost.level:2:5: error: map file 'nothere.map' not found" "$tmp/err" &&
+  grep -q "showing error: .*zlost.level:2:5: error: map file 'nothere.map' not found" "$tmp/tab.log"; then
+  ok "Tab into a level that does not load: refused and shown, the level goes on"
+else
+  bad "Tab into a bad level: $(cat "$tmp/out" "$tmp/err" | head -5)"
+fi
+# Numbers past what an option holds are refused (they wrapped round: --select 4294967298 was 2).
+run --frames 5 --select 4294967298 >/dev/null
+[[ $? == 2 ]] && grep -q -- "--select takes a whole number from 0 to 4294967295" "$tmp/err" && ok "--select past 2^32: refused" ||
+  bad "--select 4294967298: $(cat "$tmp/err")"
+run --frames 99999999999999999999999 >/dev/null
+[[ $? == 2 ]] && grep -q -- "--frames takes a whole number" "$tmp/err" && ok "--frames past a long: refused" || bad "--frames huge: $(cat "$tmp/err")"
+# A level named by its path comes once in the Tab cycle (it came twice: the path never equalled
+# the levels folder's own name for it). From the courtyard, Tab twice: arena, then warehouse
+# (the cycle was courtyard, warehouse, courtyard, arena).
+run "$game/levels/../levels/courtyard.level" --frames 10 --press 2:tab --press 4:tab >"$tmp/out"
+grep -q "^Warehouse: " "$tmp/out" && ok "a level given by path: once in the Tab cycle" || bad "Tab cycle from a path: $(cat "$tmp/out")"
+# guard.yaml declaring a key the game needs with the wrong type: refused at the start, as a
+# missing key is (it started, and the game's writes to the key failed without a word).
+fresh_mods typed
+sed -i 's/^  x: 0.0/  x: "here"/' "$tmp/typed/guard.yaml"
+run warehouse --frames 5 --mods "$tmp/typed" >/dev/null
+[[ $? == 1 ]] && grep -q "guard.yaml's blackboard key 'x' is string; the game needs a number there" "$tmp/err" &&
+  ok "a key of the wrong type is refused" || bad "a key of the wrong type: $(cat "$tmp/err")"
 fresh_mods nomods
 rm "$tmp/nomods/guard.lua"
 run warehouse --frames 10 --mods "$tmp/nomods" >/dev/null

@@ -102,6 +102,18 @@ def main():
     if n < 60:
         failures.append(f"exit: {n} green pixels, expected >= 60")
 
+    # Where the game says the exit is, its green (the map picture is cached between frames:
+    # it must be the level's own, also after R or Tab).
+    # (Unless someone stands on it.)
+    m = re.search(r"exit at \((\d+), (\d+)\)", info)
+    covered = m and any(abs(int(x) - int(m.group(1))) <= 12 and abs(int(y) - int(m.group(2))) <= 12
+                        for _, x, y in re.findall(r"(player|guard \d+) at \((\d+), (\d+)\)", info))
+    if m and not covered:
+        ex, ey = int(m.group(1)), int(m.group(2))
+        c = px(ex, ey)
+        if not (c[1] >= 150 and c[0] <= 120 and c[2] <= 120):
+            failures.append(f"exit at ({ex}, {ey}): colour {c}, not the exit's green")
+
     def around(x, y, colours, radius=6, least=10):
         n = 0
         for yy in range(max(0, y - radius), min(height, y + radius + 1)):

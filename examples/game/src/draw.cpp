@@ -193,7 +193,7 @@ void View::text(const std::string& s, int x, int y, SDL_Color colour) {
 
 void View::draw_map(const Game& game) {
   const Level& level = game.level();
-  if (map_of_ != &level || !map_texture_) {
+  if (map_stamp_ != level.map.stamp() || !(map_exit_ == level.exit) || !map_texture_) {
     // The map's cells drawn once into a texture, then copied every frame.
     if (map_texture_) SDL_DestroyTexture(map_texture_);
     const auto& map = level.map;
@@ -208,7 +208,8 @@ void View::draw_map(const Game& game) {
     }
     map_texture_ = SDL_CreateTextureFromSurface(renderer_, s);
     SDL_FreeSurface(s);
-    map_of_ = &level;
+    map_stamp_ = level.map.stamp();
+    map_exit_ = level.exit;
   }
   SDL_Rect dst{origin_x_, origin_y_, int(scale_ * level.map.width()), int(scale_ * level.map.height())};
   SDL_RenderCopy(renderer_, map_texture_, nullptr, &dst);
@@ -259,9 +260,15 @@ void View::draw_guards(const Game& game, const Ui& ui) {
 
 void View::draw_errors(const Game& game) {
   if (game.mod_errors().empty()) return;
-  std::vector<std::string> lines{"A mod file did not load; the guards go on with its last good version:"};
-  for (const ModMessage& m : game.mod_errors())
+  // A file that did not load (its last good version runs on), or a brain that loaded but lacks
+  // what the game drives the guards with (it runs, and the guards do without those keys).
+  std::vector<std::string> lines;
+  for (const ModMessage& m : game.mod_errors()) {
+    lines.push_back(m.file == "(blackboard)" ? "guard.yaml loaded, but the game cannot drive the guards with it:"
+                    : m.file == "(level)"    ? "A level did not load; the game goes on with the one being played:"
+                                             : "A mod file did not load; the guards go on with its last good version:");
     for (const std::string& l : m.lines) lines.push_back(l);
+  }
   lines.push_back("Fix the file and save it again.");
   int w = 0;
   for (auto& l : lines) w = std::max(w, text_width(l));

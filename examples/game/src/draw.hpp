@@ -68,7 +68,10 @@ class View {
   int origin_x_ = 0, origin_y_ = 0;
   SDL_Rect debugger_box_{0, 0, 0, 0};
   SDL_Texture* map_texture_ = nullptr;
-  const Level* map_of_ = nullptr;
+  // What map_texture_ shows: the map's stamp (new for every map read or edited) and the exit.
+  // (Not the Level's address: every level is loaded into the same Level object.)
+  uint64_t map_stamp_ = 0;
+  thicket::nav::Cell map_exit_{-1, -1};
   std::unordered_map<std::string, SDL_Texture*> text_cache_;
 };
 

@@ -94,9 +94,17 @@ void Game::resolve_slots() {
   auto find = [&](const char* key, uint32_t& slot, bool boolean = false) {
     slot = Slots::kNone;
     auto s = rt_->blackboard_slot(brain_, key);
-    if (!s) {
+    const auto type = rt_->blackboard_type(brain_, key);
+    const thicket::ValueType want = boolean ? thicket::ValueType::Boolean : thicket::ValueType::Number;
+    if (!s || !type) {
       slot_problem_ += (slot_problem_.empty() ? "" : "; ") + std::string("guard.yaml declares no blackboard key '") +
                        key + "' (" + (boolean ? "a boolean" : "a number") + ") and the game needs it";
+      return;
+    }
+    if (*type != want) {
+      slot_problem_ += (slot_problem_.empty() ? "" : "; ") + std::string("guard.yaml's blackboard key '") + key +
+                       "' is " + std::string(thicket::value_type_name(*type)) + "; the game needs " +
+                       (boolean ? "a boolean" : "a number") + " there";
       return;
     }
     slot = *s;
@@ -242,6 +250,11 @@ void Game::poll_mods() {
   resolve_slots();
   std::erase_if(mod_errors_, [](const ModMessage& m) { return m.file == "(blackboard)"; });
   if (!slot_problem_.empty()) mod_errors_.push_back({"(blackboard)", {slot_problem_}});
+}
+
+void Game::show_level_error(const std::vector<std::string>& lines) {
+  std::erase_if(mod_errors_, [](const ModMessage& m) { return m.file == "(level)"; });
+  if (!lines.empty()) mod_errors_.push_back({"(level)", lines});
 }
 
 void Game::move_player(const Input& input) {

@@ -108,6 +108,8 @@ class Game {
   uint64_t frame() const { return frame_; }
   double time() const { return double(frame_) * kDt; }
   const std::vector<ModMessage>& mod_errors() const { return mod_errors_; }
+  // A level that did not load (R, Tab): its errors, shown with the mods' (none: cleared).
+  void show_level_error(const std::vector<std::string>& lines);
   // Reloads done in the frame just stepped ("guard.lua reloaded"), and which failed.
   const std::vector<thicket::ReloadReport>& reloads() const { return reloads_; }
   thicket::Runtime& runtime() { return *rt_; }

@@ -10,6 +10,8 @@
 #include <SDL.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <climits>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -75,11 +77,14 @@ fs::path exe_dir(const char* argv0) {
 }
 
 bool parse(int argc, char** argv, Args& a, std::string& error) {
-  auto number = [&](const std::string& flag, const char* text, long& out) {
+  // A whole number from 0 to max (past it, or past what a long holds, is an error: it once
+  // wrapped round or was capped without a word).
+  auto number = [&](const std::string& flag, const char* text, long& out, long max = LONG_MAX) {
     char* end = nullptr;
+    errno = 0;
     out = std::strtol(text, &end, 10);
-    if (!*text || *end || out < 0) {
-      error = flag + " takes a whole number >= 0, not '" + text + "'";
+    if (!*text || *end || out < 0 || errno == ERANGE || out > max) {
+      error = flag + " takes a whole number from 0 to " + std::to_string(max) + ", not '" + text + "'";
       return false;
     }
     return true;
@@ -104,7 +109,7 @@ bool parse(int argc, char** argv, Args& a, std::string& error) {
       if (!(v = value()) || !number(s, v, n)) return false;
       a.threads = int(std::clamp(n, 1L, 64L));
     } else if (s == "--select") {
-      if (!(v = value()) || !number(s, v, n)) return false;
+      if (!(v = value()) || !number(s, v, n, UINT32_MAX)) return false;
       a.select = uint32_t(n);
     } else if (s == "--autoplay") {
       a.autoplay = true;
@@ -161,10 +166,12 @@ bool parse(int argc, char** argv, Args& a, std::string& error) {
           return false;
         }
         if (rest.substr(0, c2) == "guard") {
-          if (!number("--click's ID", rest.substr(c2 + 1).c_str(), x)) return false;
+          if (!number("--click's ID", rest.substr(c2 + 1).c_str(), x, UINT32_MAX)) return false;
           sc.guard = uint32_t(x);
         } else {
-          if (!number("--click's X", rest.substr(0, c2).c_str(), x) || !number("--click's Y", rest.substr(c2 + 1).c_str(), y)) return false;
+          if (!number("--click's X", rest.substr(0, c2).c_str(), x, INT_MAX) ||
+              !number("--click's Y", rest.substr(c2 + 1).c_str(), y, INT_MAX))
+            return false;
           sc.x = int(x), sc.y = int(y);
         }
       }
@@ -318,13 +325,31 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
     return 1;
   }
   game::Level level;
+  size_t level_starts = 0;  // levels started so far (R and Tab start one)
+  // Loads level i aside: only a level that loads replaces the one being played (the game
+  // points at `level`; a failed load into it left a mixed state, once scored as an escape),
+  // and the failure is shown on screen.
   auto start = [&](size_t i) {
-    level_index = i % levels.size();
-    if (!load(levels[level_index], level)) return false;
+    game::Level next;
+    std::vector<thicket::Diagnostic> diags;
+    const size_t index = i % levels.size();
+    if (!game::load_level(levels[index].string(), next, diags)) {
+      std::vector<std::string> lines;
+      for (auto& d : diags) {
+        lines.push_back(thicket::format_diagnostic(d));
+        std::fprintf(stderr, "%s\n", lines.back().c_str());
+      }
+      g.show_level_error(lines);
+      return false;
+    }
+    level = std::move(next);
+    level_index = index;
     if (!g.start_level(level, error)) {
       std::fprintf(stderr, "thicket-game: %s\n", error.c_str());
       return false;
     }
+    g.show_level_error({});
+    ++level_starts;
     return true;
   };
   if (!start(level_index)) return 1;
@@ -337,6 +362,7 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
     }
   }
   game::Ui ui;
+  size_t drawn_start = 0;  // headless: the level start drawn after its first frame
   ui.autoplay = a.autoplay;
   ui.selected = a.select;
   if (!headless)
@@ -418,7 +444,13 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
     }
     if (headless) {
       if (g.outcome() != game::Outcome::Playing && a.scripted.empty()) break;
-      continue;  // drawn once, at the end
+      // Drawn once, at the end; and for a screenshot also after each level's first frame, so
+      // that what the screen caches between frames (the map's picture) is that of a played game.
+      if (drawn_start != level_starts && !a.screenshot.empty()) {
+        view.draw(g, ui);
+        drawn_start = level_starts;
+      }
+      continue;
     }
     view.draw(g, ui);
     view.present();
@@ -446,8 +478,9 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
       return 2;
     }
     SDL_Point p = view.to_screen(g, g.player());
-    std::printf("screenshot %s: %dx%d, player at (%d, %d)", a.screenshot.c_str(), game::View::kWidth,
-                game::View::kHeight, p.x, p.y);
+    const SDL_Point exit = view.to_screen(g, {g.level().exit.x + 0.5, g.level().exit.y + 0.5});
+    std::printf("screenshot %s: %dx%d, player at (%d, %d), exit at (%d, %d)", a.screenshot.c_str(), game::View::kWidth,
+                game::View::kHeight, p.x, p.y, exit.x, exit.y);
     for (const game::Guard& guard : g.guards()) {
       SDL_Point q = view.to_screen(g, guard.position);
       std::printf(", guard %u at (%d, %d)", guard.id, q.x, q.y);
@@ -486,7 +519,12 @@ int main(int argc, char** argv) {
     return run_bench(a, mods, level);
   }
   std::vector<fs::path> levels = level_files(levels_dir);
-  size_t index = std::find(levels.begin(), levels.end(), first) - levels.begin();
+  // The same file however it was named (levels/courtyard.level beside the levels folder's own).
+  auto same = [&](const fs::path& p) {
+    std::error_code ec;
+    return fs::equivalent(p, first, ec);
+  };
+  size_t index = std::find_if(levels.begin(), levels.end(), same) - levels.begin();
   if (index >= levels.size()) levels.insert(levels.begin(), first), index = 0;
   return run(a, levels, index, mods);
 }
