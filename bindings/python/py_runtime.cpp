@@ -393,7 +393,16 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     if (!(dt > 0) || dt > 1e9) throw py::value_error("dt must be a number of seconds > 0");
   }
 
+  // What would change what a tick walks is refused during one, as an exception (the runtime
+  // only logged its refusal).
+  void refuse_in_tick(const char* what) const {
+    if (ticking_ > 0)
+      throw py::value_error(std::string(what) +
+                            " cannot be called during a tick (from a Python leaf or callback): call it before or after tick_all");
+  }
+
   void register_leaf(const std::string& name, py::function fn) {
+    refuse_in_tick("register_leaf");
     auto self = this;
     thicket::NativeLeaf leaf;
     leaf.tick = [fn, self, name](thicket::LeafContext& c) -> Status {
@@ -515,6 +524,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
   }
 
   py::list reload() {
+    refuse_in_tick("reload");
     std::vector<thicket::ReloadReport> reports;
     {
       Busy busy(*this);

@@ -422,6 +422,31 @@ root:
 """
 
 
+def test_register_leaf_and_reload_from_a_leaf_raise():
+    # They would change what the tick walks: refused, as an exception raised from tick_all (the
+    # runtime's refusal went only to its log), and nothing is registered.
+    rt = thicket.Runtime()
+    calls = []
+
+    def meddler(agent):
+        calls.append(agent.tick)
+        if len(calls) == 1:
+            rt.register_leaf("Other", lambda a: "success")
+        else:
+            rt.reload()
+        return "running"
+
+    rt.register_leaf("Maker", meddler)
+    brain = rt.load_string(MAKER, "maker.yaml")
+    rt.spawn(brain)
+    with pytest.raises(ValueError, match=r"register_leaf cannot be called during a tick"):
+        rt.tick_all(0.1)
+    with pytest.raises(thicket.LoadError):
+        rt.load_string(MAKER.replace("Maker", "Other"), "other.yaml")
+    with pytest.raises(ValueError, match=r"reload cannot be called during a tick"):
+        rt.tick_all(0.1)
+
+
 def test_spawn_from_a_python_leaf_waits_for_the_end_of_the_tick():
     # From a leaf during a tick the spawn is deferred: rt.spawn returns None, raises nothing,
     # and the agent arrives when the tick ends, with its blackboard values.
