@@ -495,6 +495,22 @@ struct LuaApi {
     auto* ref = static_cast<BbRef*>(lua_touserdata(L, 1));
     return h.rt_.agents[ref->agent];
   }
+  // Inside a leaf call, only the running agent's blackboard: another's (kept from its own call
+  // in a shared table or an upvalue) would be read or written from another agent's leaf, on
+  // another worker's thread perhaps (SPEC 8.2: a leaf touches only its own agent; the results
+  // changed with --threads). Pushes the error and returns false; the caller raises.
+  static bool own_blackboard(lua_State* L, LuaHost& h, const AgentInfo& a) {
+    const CallSite* at = h.current();
+    if (!at || at->agent == &a) return true;
+    luaL_where(L, 1);
+    lua_pushfstring(L,
+                    "agent %I's blackboard, reached from agent %I's leaf (kept in a shared table or an upvalue): a "
+                    "leaf reads and writes only its own agent's blackboard (to reach another agent: agent:signal "
+                    "in a scenario, thicket.send)",
+                    static_cast<lua_Integer>(a.id), static_cast<lua_Integer>(at->agent->id));
+    lua_concat(L, 2);
+    return false;
+  }
   // Errors are raised (lua_error longjmps) only from frames with no live C++ objects:
   // these helpers push the message and return, the caller raises.
   static void push_unknown_key(lua_State* L, LuaHost& h, const AgentInfo& a, const char* key) {
@@ -526,6 +542,7 @@ struct LuaApi {
   static int bb_index(lua_State* L) {
     LuaHost& h = host(L);
     AgentInfo& a = bb_agent(L, h);
+    if (!own_blackboard(L, h, a)) return lua_error(L);
     lua_pushvalue(L, 2);
     if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNUMBER) {
       push_unknown_key(L, h, a, luaL_tolstring(L, 2, nullptr));
@@ -549,6 +566,7 @@ struct LuaApi {
   static int bb_newindex(lua_State* L) {
     LuaHost& h = host(L);
     AgentInfo& a = bb_agent(L, h);
+    if (!own_blackboard(L, h, a)) return lua_error(L);
     lua_pushvalue(L, 2);
     if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNUMBER) {
       push_unknown_key(L, h, a, luaL_tolstring(L, 2, nullptr));

@@ -48,6 +48,18 @@ Self self(lua_State* L) {
   auto* worker = static_cast<SimWorker*>(host->world);
   const CallSite* at = host->current();
   if (!at) luaL_error(L, "world methods work inside a leaf call, for the agent whose leaf is running");
+  // Called on another agent's table (kept from its own call): refused, not answered for the
+  // running agent as if it were that one.
+  if (lua_type(L, 1) == LUA_TTABLE) {
+    lua_pushliteral(L, "id");
+    const bool has_id = lua_rawget(L, 1) == LUA_TNUMBER && lua_isinteger(L, -1);
+    const lua_Integer id = has_id ? lua_tointeger(L, -1) : 0;
+    lua_pop(L, 1);
+    if (has_id && id != static_cast<lua_Integer>(at->agent->id))
+      luaL_error(L, "agent %I's method, called from agent %I's leaf (its table kept in a shared table or an upvalue): "
+                    "world methods work for the agent whose leaf is running",
+                 id, static_cast<lua_Integer>(at->agent->id));
+  }
   SimAgent* a = worker->sim->agent(at->agent->id);
   if (!a || !a->alive) luaL_error(L, "this agent is not in the world");
   return {worker, a, worker->sim->world.entity(a->entity)};
