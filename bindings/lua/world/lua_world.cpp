@@ -222,6 +222,13 @@ double field_number(lua_State* L, int idx, const char* key, double fallback) {
 
 // agent:steer{...}: behaviours with weights, combined by weighted truncated sum; several
 // calls in one tick add up.
+// An agent id argument: an integer (a float with a whole value too, as agent.bb.seen_id is), and
+// 0 (no agent) for one outside 1 .. 2^32 - 2 (a cast wrapped 2^32 + 3 round to agent 3).
+uint32_t agent_id_at(lua_State* L, int index) {
+  const lua_Integer id = luaL_checkinteger(L, index);
+  return id >= 1 && id < static_cast<lua_Integer>(UINT32_MAX) ? static_cast<uint32_t>(id) : 0;
+}
+
 int steer(lua_State* L) {
   Self s = self(L);
   luaL_checktype(L, 2, LUA_TTABLE);
@@ -256,8 +263,12 @@ int steer(lua_State* L) {
   lua_pop(L, 1);
   for (const char* key : {"pursue", "evade"}) {
     if (lua_getfield(L, 2, key) != LUA_TNIL) {
-      lua_Integer id = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : static_cast<lua_Integer>(field_number(L, -1, "id", 0));
-      SimAgent* other = sim.agent(static_cast<uint32_t>(id));
+      // An id (a whole float too: agent.bb.seen_id is a number key), or a table with `id`.
+      int whole = 0;
+      lua_Integer id = lua_tointegerx(L, -1, &whole);
+      if (!whole) id = lua_istable(L, -1) ? static_cast<lua_Integer>(field_number(L, -1, "id", 0)) : 0;
+      if (!whole && !lua_istable(L, -1)) luaL_error(L, "steer: '%s' takes an agent id (a whole number) or {id = ...}", key);
+      SimAgent* other = id >= 1 && id < static_cast<lua_Integer>(UINT32_MAX) ? sim.agent(static_cast<uint32_t>(id)) : nullptr;
       if (other && other->alive) {
         const world::Entity& e = *sim.world.entity(other->entity);
         bool pursue = key[0] == 'p';
@@ -295,6 +306,10 @@ int steer(lua_State* L) {
     if (wc > 0) parts.push_back({world::cohesion(me, sim.world, out), wc});
   }
   world::Vec2 force = world::weighted_truncated_sum(std::span<const world::WeightedForce>(part_store, count), me.vehicle.max_force);
+  // A point, weight or radius that is inf or nan would make the agent's position NaN for the
+  // rest of the run (out of sight, hearing and paths, without a word): an error here instead.
+  if (!std::isfinite(force.x) || !std::isfinite(force.y))
+    luaL_error(L, "steer: the force is not a finite number: a point, weight or radius given is inf or nan (or too large)");
   sim.forces[s.agent->entity.index()] += force;
   return 0;
 }
@@ -311,7 +326,7 @@ Effect make_effect(const Self& s, uint32_t target) {
 
 int damage(lua_State* L) {
   Self s = self(L);
-  const auto target = static_cast<uint32_t>(luaL_checkinteger(L, 2));
+  const uint32_t target = agent_id_at(L, 2);
   const double amount = luaL_checknumber(L, 3);
   // NaN health could never reach 0, and NaN or infinite damage would spoil the run's totals.
   luaL_argcheck(L, std::isfinite(amount), 3, "damage must be a finite number");
@@ -324,7 +339,7 @@ int damage(lua_State* L) {
 
 int signal(lua_State* L) {
   Self s = self(L);
-  const auto target = static_cast<uint32_t>(luaL_checkinteger(L, 2));
+  const uint32_t target = agent_id_at(L, 2);
   const char* key = luaL_checkstring(L, 3);
   Effect e = make_effect(s, target);
   e.kind = Effect::Kind::Signal;
@@ -680,7 +695,8 @@ int path_to(lua_State* L) {
 // agent:locate(id): another agent's position, or nil when it is not in the world.
 int locate(lua_State* L) {
   Self s = self(L);
-  SimAgent* other = s.worker->sim->agent(static_cast<uint32_t>(luaL_checkinteger(L, 2)));
+  const uint32_t id = agent_id_at(L, 2);
+  SimAgent* other = id != 0 ? s.worker->sim->agent(id) : nullptr;
   if (!other || !other->alive) return 0;
   const world::Entity* e = s.worker->sim->world.entity(other->entity);
   lua_pushnumber(L, e->position.x);
