@@ -367,8 +367,14 @@ int record_metric(lua_State* L, bool gauge) {
   double value = luaL_optnumber(L, 2, 1.0);
   luaL_argcheck(L, std::isfinite(value), 2, "a metric's value must be a finite number");  // NaN spoils its totals
   const auto& names = s.worker->sim->metric_names;
+  const auto& declared = s.worker->sim->spec.metrics;
   for (uint32_t m = 0; m < names.size(); ++m)
     if (names[m] == name) {
+      // The simulation's own counts (deaths, damage_dealt, pickups_taken) are not the scripts'
+      // to change: only what the scenario declares under `metrics:`.
+      if (std::find(declared.begin(), declared.end(), names[m]) == declared.end())
+        return luaL_error(L, "metric '%s' is counted by the simulation itself; scripts add only to the metrics "
+                             "declared under 'metrics:' in the scenario", name);
       s.worker->metrics.push_back({s.agent->id, s.worker->seq++, m, value, gauge});
       return 0;
     }

@@ -1,6 +1,7 @@
 -- Agent ids past 2^32 are no agent (they wrapped round to a real one: 2^32 + 3 hit agent 3);
 -- steer's pursue takes a whole float as an id (a number key holds ids as floats); a steering
--- force that is not finite is an error at the line (it left the agent at NaN for good).
+-- force that is not finite is an error at the line (it left the agent at NaN for good); the
+-- simulation's own metrics are not the scripts' to add to (a script reported 5 deaths).
 local thicket = require("thicket")
 local leaves = {}
 local function try(what, f, ...)
@@ -16,6 +17,8 @@ function leaves.Probe(agent)
     try("steer flee nan weight", function() agent:steer{flee = {10, 10, weight = 0/0}} end)
     try("steer wander inf", function() agent:steer{wander = math.huge} end)
     try("steer pursue 'two'", function() agent:steer{pursue = "two"} end)
+    try("metric deaths", function() thicket.metric("deaths", 5) end)
+    try("gauge damage_dealt", function() thicket.gauge("damage_dealt", 0) end)
   end
   if agent.id == 2 and t == 1 then agent:steer{pursue = agent.bb.seen + 1} end  -- 3.0: agent 3
   if agent.id == 2 and t == 2 then
