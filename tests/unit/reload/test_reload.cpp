@@ -386,7 +386,9 @@ TEST_CASE("reload: touching a file retries a failed YAML reload; a healthy brain
   s.write("brain.yaml", v2);
   CHECK(r.rt.reload_changed() == 0);
   CHECK(r.log.find("unknown leaf 'Native'") != std::string::npos);
-  r.rt.register_leaf("Native", thicket::NativeLeaf{.tick = [](thicket::LeafContext&) { return Status::Success; }});
+  thicket::NativeLeaf native;
+  native.tick = [](thicket::LeafContext&) { return Status::Success; };
+  r.rt.register_leaf("Native", std::move(native));
   r.log.clear();
   s.write("brain.yaml", v2);  // touch
   CHECK(r.rt.reload_changed() == 1);
