@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -30,6 +31,7 @@
 #include "merge_command.hpp"
 #include "import_tree.hpp"
 #include "mpi_runs.hpp"
+#include "output_target.hpp"
 #include "path_command.hpp"
 #include "record_file.hpp"
 #include "record_tee.hpp"
@@ -550,40 +552,6 @@ int cmd_scenario(const Options& o) {
   std::optional<cli::Checkpointer> checkpointer;
   if (!o.checkpoint.empty()) checkpointer.emplace(o.checkpoint, o.checkpoint_every);
   bool checkpoint_failed = false;
-  std::ofstream out, series;
-  std::unique_ptr<RecordFile> record;
-  if (!o.record.empty() && batch.prints()) {  // run 1 is rank 0's
-    std::string why;
-    record = RecordFile::open(o.record, why);
-    if (!record) return usage_error(why);
-  }
-  std::ofstream trace;
-  if (!o.trace.empty() && batch.prints()) {
-    trace.open(o.trace);
-    if (!trace) return usage_error("cannot write the trace file '" + o.trace + "'");
-  }
-  std::optional<SeriesFormat> series_fmt;
-  if (!o.series.empty()) {
-    const bool writes_series = batch.prints() && !batch.sharded();  // a shard's go into its part
-    if (writes_series) series.open(o.series);
-    if (writes_series && !series) return usage_error("cannot write the series file '" + o.series + "'");
-    series_fmt = series_format(o.series);
-  }
-  const bool jsonl = o.out.size() > 6 && o.out.compare(o.out.size() - 6, 6, ".jsonl") == 0;
-  if (!o.out.empty() && batch.prints()) {  // with --shard: the part file
-    out.open(o.out);
-    if (!out) return usage_error("cannot write the output file '" + o.out + "'");
-  }
-  std::unique_ptr<cli::LiveSession> live;
-  if (o.live.serve) {
-    std::string why;
-    live = cli::LiveSession::start(o.live, why);
-    if (!live) {
-      std::cerr << "thicket: " << why << "\n";
-      return kExitUsage;
-    }
-  }
-  RecordTee record_tee(record.get(), live ? live->sink() : nullptr);
   SimOptions so;
   // Default: every core, shared by the MPI ranks on this machine.
   so.threads = static_cast<uint32_t>(o.threads ? o.threads
@@ -604,6 +572,90 @@ int cmd_scenario(const Options& o) {
   so.strict = o.strict;
   so.watch = o.watch;
   if (o.watch && so.ticks == 0) so.ticks = UINT64_MAX;  // as for a brain: until Ctrl-C
+  so.record_keys = o.record_keys;
+  // The first run is made once before any output file is opened, and dropped: a brain that
+  // does not load (an unknown leaf, broken YAML, a Lua file with an error), a blackboard value
+  // or a sense that does not fit it, --record-keys it lacks, or a --resume it cannot take stops
+  // the batch here, with the run's diagnostics (exit 2), and --out, --series, --record and
+  // --trace keep what they held. (A --shard goes on: its part file carries the failure to
+  // thicket merge, which then writes nothing.)
+  if (!batch.sharded() && !plan.empty()) {
+    SimOptions probe = so;
+    probe.threads = 1;
+    probe.seed = plan.front().seed;
+    probe.log = [](const std::string&) {};    // the run says it again
+    probe.print = [](const std::string&) {};  // (a leaf file's prints as it loads)
+    probe.watch = false;
+    std::vector<Diagnostic> probe_diags;
+    std::string set_why;
+    auto probe_spec = cli::is_sweep(*sets) ? apply_param_set(*spec, sets->names, sets->values[plan.front().param_set], set_why)
+                                           : std::optional<ScenarioSpec>(*spec);
+    if (!probe_spec) probe_diags.push_back({Severity::Error, o.files[0], 0, 0, set_why});
+    auto sim = probe_spec ? Simulation::create(*probe_spec, probe, probe_diags) : nullptr;
+    if (!sim) {
+      if (batch.prints()) print_diagnostics(probe_diags);
+      return kExitLoad;
+    }
+    if (resume) {
+      std::vector<Diagnostic> resume_diags;
+      if (!sim->restore(resume->bytes, o.resume, resume_diags)) {
+        if (batch.prints())
+          for (const Diagnostic& d : resume_diags) std::cerr << "thicket: " << format_diagnostic(d) << "\n";
+        return kExitLoad;
+      }
+    }
+  }
+  std::unique_ptr<cli::LiveSession> live;
+  if (o.live.serve) {
+    std::string why;
+    live = cli::LiveSession::start(o.live, why);
+    if (!live) {
+      std::cerr << "thicket: " << why << "\n";
+      return kExitUsage;
+    }
+  }
+  // Every output this process writes is checked before any is opened (which empties it), so
+  // that one that cannot be written leaves the others as they were.
+  const bool writes_series = !o.series.empty() && batch.prints() && !batch.sharded();  // a shard's go into its part
+  {
+    std::vector<std::string> paths, whats;
+    auto add = [&](bool writes, const std::string& path, const std::string& what) {
+      if (writes && !path.empty()) paths.push_back(path), whats.push_back(what);
+    };
+    add(batch.prints(), o.record, "record");
+    add(batch.prints(), o.trace, "trace");
+    add(writes_series, o.series, "series");
+    add(batch.prints(), o.out, "output");
+    if (size_t bad = cli::first_unwritable(paths); bad < paths.size()) {
+      const int err = errno;
+      return usage_error("cannot write the " + whats[bad] + " file '" + paths[bad] + "'" +
+                         (whats[bad] == "record" ? std::string(": ") + std::strerror(err) : std::string()));
+    }
+  }
+  std::ofstream out, series;
+  std::unique_ptr<RecordFile> record;
+  if (!o.record.empty() && batch.prints()) {  // run 1 is rank 0's
+    std::string why;
+    record = RecordFile::open(o.record, why);
+    if (!record) return usage_error(why);
+  }
+  std::ofstream trace;
+  if (!o.trace.empty() && batch.prints()) {
+    trace.open(o.trace);
+    if (!trace) return usage_error("cannot write the trace file '" + o.trace + "'");
+  }
+  std::optional<SeriesFormat> series_fmt;
+  if (!o.series.empty()) {
+    if (writes_series) series.open(o.series);
+    if (writes_series && !series) return usage_error("cannot write the series file '" + o.series + "'");
+    series_fmt = series_format(o.series);
+  }
+  const bool jsonl = o.out.size() > 6 && o.out.compare(o.out.size() - 6, 6, ".jsonl") == 0;
+  if (!o.out.empty() && batch.prints()) {  // with --shard: the part file
+    out.open(o.out);
+    if (!out) return usage_error("cannot write the output file '" + o.out + "'");
+  }
+  RecordTee record_tee(record.get(), live ? live->sink() : nullptr);
   const bool progress = !o.quiet && isatty(STDERR_FILENO) && !o.watch && batch.prints();
   std::vector<RunResult> results;
   // Under MPI every rank has now opened what it needs: one that could not stops them all.
@@ -809,7 +861,32 @@ int cmd_scenario(const Options& o) {
   return cli::batch_exit_status(results);
 }
 
+// Two outputs given the same file would write over each other, and an input given as an
+// output would be emptied before it is read: a usage error (cli::same_file says what is the
+// same; a device such as /dev/null may take several outputs). --resume and --checkpoint may
+// be the same file: the run goes on from the checkpoint and keeps replacing it.
+std::string clashing_files(const Options& o) {
+  const std::pair<const char*, const std::string*> outputs[] = {
+      {"--out", &o.out},     {"--series", &o.series}, {"--record", &o.record},
+      {"--trace", &o.trace}, {"--log", &o.log},       {"--checkpoint", &o.checkpoint}};
+  for (size_t a = 0; a < std::size(outputs); ++a) {
+    if (outputs[a].second->empty()) continue;
+    const std::string& path = *outputs[a].second;
+    for (size_t b = a + 1; b < std::size(outputs); ++b)
+      if (!outputs[b].second->empty() && cli::same_file(path, *outputs[b].second))
+        return std::string(outputs[a].first) + " and " + outputs[b].first + " are given the same file '" + path + "'" +
+               (path == *outputs[b].second ? "" : " (as '" + *outputs[b].second + "')") +
+               ": each would overwrite the other";
+    if (!o.files.empty() && cli::same_file(path, o.files[0]))
+      return "'" + o.files[0] + "' is given as the file to run and as " + outputs[a].first + ": it would be overwritten";
+    if (!o.resume.empty() && outputs[a].second != &o.checkpoint && cli::same_file(path, o.resume))
+      return "'" + o.resume + "' is given as --resume and as " + outputs[a].first + ": it would be overwritten";
+  }
+  return {};
+}
+
 int cmd_run(const Options& o) {
+  if (std::string why = clashing_files(o); !why.empty()) return usage_error(why);
   const cli::MpiWorld& world = cli::mpi_world();
   if (world.launched && world.size > 1) {
     if (!world.built)

@@ -2,6 +2,8 @@
 // bad merge never leaves a half-written or overwritten OUT behind.
 #include "merge_command.hpp"
 
+#include <cerrno>
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -10,6 +12,7 @@
 
 #include "batch_result.hpp"
 #include "batch_summary.hpp"
+#include "output_target.hpp"
 #include "run_results.hpp"
 
 namespace thicket::cli {
@@ -108,12 +111,44 @@ int merge_command(int argc, char** argv, const char* usage) {
                                   : ends_with(series_path, ".csv") || series_path.rfind("/dev/", 0) == 0 ? "csv" : "?";
   if (series_kind == "?")
     return usage_error("--series writes CSV or JSON lines as its extension says: it needs FILE.csv or FILE.jsonl, got '" + series_path + "'");
+  if (!series_path.empty() && same_file(out_path, series_path))
+    return usage_error("OUT and --series are given the same file '" + out_path + "'" +
+                       (out_path == series_path ? "" : " (as '" + series_path + "')") + ": each would overwrite the other");
   std::vector<Part> parts(args.size() - 1);
   for (size_t a = 1; a < args.size(); ++a) {
-    if (args[a] == out_path || args[a] == series_path)
+    if (same_file(args[a], out_path) || (!series_path.empty() && same_file(args[a], series_path)))
       return usage_error("'" + args[a] + "' is given as a part and as an output: it would be overwritten");
     if (int status = read_part(args[a], parts[a - 1]); status != 0) return status;
   }
+  // Every run has the metrics of the first (a scenario's runs all have the same): a part that
+  // was edited or comes from elsewhere would shift the rows' columns.
+  const Part* model = nullptr;
+  size_t model_k = 0;
+  for (const Part& p : parts)
+    for (size_t k = 0; k < p.outcomes.size(); ++k) {
+      if (p.outcomes[k].load_failed) continue;
+      if (!model) {
+        model = &p;
+        model_k = k;
+        continue;
+      }
+      const auto& want = model->outcomes[model_k].result.metrics;
+      const auto& got = p.outcomes[k].result.metrics;
+      if (want.size() == got.size() &&
+          std::equal(want.begin(), want.end(), got.begin(), [](const auto& x, const auto& y) { return x.first == y.first; }))
+        continue;
+      const std::string where = "run " + std::to_string(model->outcomes[model_k].index + 1) + " (" + model->path + ":" +
+                                std::to_string(model->lines[model_k]) + ")";
+      std::string extra, lacking;
+      for (const auto& [name, v] : got)
+        if (!want.count(name)) extra = name;
+      for (const auto& [name, v] : want)
+        if (!got.count(name)) lacking = name;
+      const std::string run = "run " + std::to_string(p.outcomes[k].index + 1);
+      return part_error(p.path, p.lines[k],
+                        !extra.empty() ? run + " has a metric '" + extra + "' that " + where + " lacks: an edited part?"
+                                       : run + " lacks the metric '" + lacking + "' of " + where + ": an edited part?");
+    }
   // One batch, every shard once.
   const BatchInfo& first = parts.front().info;
   std::vector<const Part*> by_shard(first.shards, nullptr);
@@ -177,6 +212,15 @@ int merge_command(int argc, char** argv, const char* usage) {
       results.push_back(o.result);
     }
   }
+  // The batch's first run failed to load: one process stops before it opens its outputs.
+  if (load_failed && results.empty()) return kExitLoad;
+  // Both outputs are checked before either is opened (which empties it): one that cannot be
+  // written leaves the other as it was.
+  std::vector<std::string> outputs{out_path};
+  if (!series_path.empty()) outputs.push_back(series_path);
+  if (size_t bad = first_unwritable(outputs); bad < outputs.size())
+    return usage_error(bad == 0 ? "cannot write the output file '" + out_path + "'"
+                                : "cannot write the series file '" + series_path + "'");
   std::ofstream out(out_path, std::ios::binary);
   if (!out) return usage_error("cannot write the output file '" + out_path + "'");
   if (!series_path.empty()) {  // every kept run's samples, in run order (run 1's has the CSV header)

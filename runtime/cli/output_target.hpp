@@ -3,9 +3,12 @@
 // become a plain file (the file it pointed to left unchanged), and a device or pipe would be
 // replaced by a plain file (`-o /dev/null` once replaced the system's /dev/null).
 #pragma once
+#include <cerrno>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <system_error>
+#include <vector>
 
 namespace thicket::cli {
 
@@ -28,6 +31,54 @@ inline OutputTarget output_target(const std::string& path) {
   t.folder = fs::is_directory(status);
   t.in_place = !t.folder && !fs::is_regular_file(status);
   return t;
+}
+
+// Whether two outputs (or an input and an output) name the same file, so that writing one
+// would destroy the other: the same existing file (std::filesystem::equivalent: another
+// spelling, a link, /dev/stdout redirected to it), or for files not made yet the same path
+// once normalised (weakly_canonical: `./a.csv`, `d/../a.csv`). An existing device, pipe or
+// socket is never "the same": /dev/null or /dev/stdout on a terminal or a pipe may take
+// several outputs, whose writes go there in turn and truncate nothing.
+inline bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ea, eb;
+  const fs::file_status sa = fs::status(a, ea), sb = fs::status(b, eb);
+  const bool has_a = !ea && fs::exists(sa), has_b = !eb && fs::exists(sb);
+  if ((has_a && !fs::is_regular_file(sa)) || (has_b && !fs::is_regular_file(sb))) return false;
+  if (has_a != has_b) return false;
+  std::error_code ec;
+  if (has_a) return fs::equivalent(a, b, ec) && !ec;
+  const fs::path ca = fs::weakly_canonical(fs::absolute(a, ec), ec);
+  if (ec) return fs::absolute(a, ec).lexically_normal() == fs::absolute(b, ec).lexically_normal();
+  const fs::path cb = fs::weakly_canonical(fs::absolute(b, ec), ec);
+  return !ec && ca == cb;
+}
+
+// Whether every output can be written, found before any of them is opened for writing (which
+// empties it): each is opened to append, which leaves what it holds as it is (or makes it,
+// empty), and closed. An existing device, pipe or socket is left alone (a pipe's reader would
+// see a writer come and go). The index of the first that cannot be written, with errno saying
+// why, or paths.size(); then the files it made are removed again, so a refused command leaves
+// no empty file behind.
+inline size_t first_unwritable(const std::vector<std::string>& paths) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> made;
+  for (size_t k = 0; k < paths.size(); ++k) {
+    std::error_code ec;
+    const fs::file_status status = fs::status(paths[k], ec);
+    const bool exists = !ec && fs::exists(status);
+    if (exists && !fs::is_regular_file(status) && !fs::is_directory(status)) continue;
+    std::FILE* f = exists && fs::is_directory(status) ? nullptr : std::fopen(paths[k].c_str(), "ab");
+    if (!f) {
+      const int why = exists && fs::is_directory(status) ? EISDIR : errno;
+      for (const std::string& m : made) std::remove(m.c_str());
+      errno = why;
+      return k;
+    }
+    std::fclose(f);
+    if (!exists) made.push_back(paths[k]);
+  }
+  return paths.size();
 }
 
 }  // namespace thicket::cli

@@ -6,8 +6,10 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <variant>
 
 #include "series.hpp"        // append_number
+#include "sweep.hpp"         // sweep_value
 #include "trace_format.hpp"  // json_escape
 
 namespace thicket::cli {
@@ -38,27 +40,15 @@ std::set<std::string> gauge_names(const std::vector<RunResult>& results) {
   return names;
 }
 
-// A parameter's value as JSON: a number or true/false as written when it is one, else a string.
+// A parameter's value as JSON: the value the run used (sweep_value, as a blackboard reads it;
+// a count or a vehicle's number reads the same), so a number is written as the number it is
+// (.5 as 0.5, 007 as 7, 1e2 as 100, in append_number's shortest form) and true/false as they
+// are; anything else, as text. (CSV keeps the text as written.)
 std::string json_param(const std::string& text) {
-  if (text == "true" || text == "false") return text;
-  // JSON's number grammar: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
-  size_t i = 0;
-  auto digits = [&] {
-    size_t from = i;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
-    return i > from;
-  };
-  bool ok = true;
-  if (i < text.size() && text[i] == '-') ++i;
-  if (i < text.size() && text[i] == '0') ++i;
-  else ok = digits();
-  if (ok && i < text.size() && text[i] == '.') ++i, ok = digits();
-  if (ok && i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
-    ++i;
-    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
-    ok = digits();
-  }
-  if (ok && i == text.size()) return text;
+  const Value v = sweep_value(text);
+  if (const auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
+  if (const auto* d = std::get_if<double>(&v)) return num(*d, true);
+  if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
   return '"' + json_escape(text) + '"';
 }
 

@@ -17,7 +17,8 @@ namespace thicket::cli {
 void write_run_rows(std::ostream& out, bool jsonl, const std::vector<RunResult>& results);
 // The same for a sweep (issue 15): result i is run plan[i]; its parameter set's values follow
 // `seed`, one column (JSONL: one field) per key of sets.names, named by the key. JSONL values
-// are numbers or true/false when their text is one, else strings.
+// are the numbers or true/false the runs used (.5 as 0.5, 007 as 7), else strings; CSV keeps
+// the text as written.
 void write_run_rows(std::ostream& out, bool jsonl, const std::vector<RunResult>& results, const ParamSets& sets,
                     const std::vector<RunSpec>& plan);
 

@@ -80,6 +80,11 @@ printf 'sweep:\n  groups.west_post.count: [20, 60]\n' >> "$dir/sweep.yaml"
 split_and_merge sweep csv 2 "$dir/sweep.yaml" --ticks 20 --runs 3 --threads 1 --set groups.players.vehicle.max_speed=4,6
 same_as_single sweep csv
 grep -q '^thicket: set 4 ' "$dir/sweep-merged.err" && ok || bad "the merge's summary by set: $(cat "$dir/sweep-merged.err")"
+# Swept numbers in JSONL rows are the numbers used (.5 as 0.5), merged or not.
+split_and_merge typed jsonl 2 "$dir/sweep.yaml" --ticks 5 --runs 1 --threads 1 --set groups.east_post.blackboard.home_x=.5,007,5.
+same_as_single typed jsonl
+[[ $(grep -o '"groups.east_post.blackboard.home_x":[^,]*' "$dir/typed-merged.jsonl" | cut -d: -f2 | sort -u | tr '\n' ' ') == "0.5 5 7 " ]] &&
+  ok || bad "merged JSONL swept numbers: $(grep -o '"groups.east_post.blackboard.home_x":[^,]*' "$dir/typed-merged.jsonl")"
 
 # ---- script errors (exit 1), and --strict, which ends the batch at its first stopped run
 mkdir "$dir/w"
@@ -149,6 +154,35 @@ merge_fails "no parts" 64 "thicket merge needs OUT.csv or OUT.jsonl, then the pa
 merge_fails "a missing file" 2 "nowhere.jsonl:0:0: error: cannot read this part file" "$p1" "$dir/nowhere.jsonl"
 "$thicket" merge "$dir/out.txt" "$p1" "$p2" "$p3" 2>/dev/null
 [[ $? == 64 ]] && ok || bad "merge into OUT.txt should be a usage error"
+# A run line with a metric the others lack, or lacking one, would shift the CSV's columns (or
+# crash the summary): an error at that line, nothing written.
+sed '2s/"metrics":{/"metrics":{"zzz":1,/' "$p1" > "$dir/extra1.jsonl"
+merge_fails "a run with a metric the others lack" 2 "extra1.jsonl:3:1: error: run 4 lacks the metric 'zzz' of run 1 (.*extra1.jsonl:2)" \
+  "$dir/extra1.jsonl" "$p2" "$p3"
+sed '2s/"metrics":{/"metrics":{"zzz":1,/' "$p2" > "$dir/extra2.jsonl"
+merge_fails "a later part with an extra metric" 2 "extra2.jsonl:2:1: error: run 2 has a metric 'zzz' that run 1 (.*arena-part1.jsonl:2) lacks" \
+  "$p1" "$dir/extra2.jsonl" "$p3"
+sed -E '2s/"metrics":\{"([a-z_]+)":[^,]*,/"metrics":{/' "$p3" > "$dir/less3.jsonl"
+merge_fails "a part with a metric missing" 2 "less3.jsonl:2:1: error: run 3 lacks the metric 'chases' of run 1" "$p1" "$p2" "$dir/less3.jsonl"
+# OUT and --series: one file for both, a part as either, one that cannot be written: nothing written.
+s1="$dir/series-part1.jsonl" s2="$dir/series-part2.jsonl"
+merge_fails "--series as OUT" 64 "OUT and --series are given the same file" --series "$dir/out.csv" "$s1" "$s2"
+merge_fails "--series as OUT, spelt otherwise" 64 "OUT and --series are given the same file .* (as '.*/\./out.csv')" \
+  --series "$dir/./out.csv" "$s1" "$s2"
+merge_fails "a part as --series" 64 "is given as a part and as an output" --series "$s1" "$s1" "$s2"
+merge_fails "a part as OUT, spelt otherwise" 64 "is given as a part and as an output" "$dir/../$(basename "$dir")/out.csv" "$s1" "$s2"
+merge_fails "--series that cannot be written" 64 "cannot write the series file '.*/nowhere/s.csv'" --series "$dir/nowhere/s.csv" "$s1" "$s2"
+echo keep > "$dir/s_keep.csv"
+chmod a-w "$dir/s_keep.csv"
+if [[ -w "$dir/s_keep.csv" ]]; then ok; ok; ok  # (root writes anyway)
+else
+  merge_fails "a read-only --series" 64 "cannot write the series file" --series "$dir/s_keep.csv" "$s1" "$s2"
+fi
+chmod u+w "$dir/s_keep.csv"
+"$thicket" merge "$dir/nowhere/o.csv" "$s1" "$s2" --series "$dir/s_keep.csv" 2>/dev/null
+[[ $? == 64 && $(cat "$dir/s_keep.csv") == keep ]] && ok || bad "an OUT that cannot be written emptied --series"
+# The batch's first run failed to load: the merge says why (as one process) and writes nothing.
+merge_fails "parts whose first run failed to load" 2 "its brain .*bad.yaml failed to load" "$dir/load-part1.jsonl" "$dir/load-part2.jsonl"
 
 # ---- --shard's usage errors
 for args in "--shard 0/3" "--shard 4/3" "--shard 1/0" "--shard a/b" "--shard 3" \
@@ -196,7 +230,7 @@ spread_same() {
     "$thicket" run "$@" --threads $k --quiet --out "$dir/$name$k.csv" --series "$dir/$name$k-s.csv" \
       >"$dir/$name$k.out" 2>"$dir/$name$k.err"
     echo $? > "$dir/$name$k.rc"
-    no_wall_csv "$dir/$name$k.csv" > "$dir/$name$k.rows"
+    if [[ -e "$dir/$name$k.csv" ]]; then no_wall_csv "$dir/$name$k.csv"; fi > "$dir/$name$k.rows"  # (none if run 1 fails to load)
     sed -E 's/wall [0-9.]+ s, [0-9]+ agent-ticks\/s//; s/[0-9]+ thread\(s\)/K threads/' "$dir/$name$k.err" > "$dir/$name$k.errs"
   done
   for f in .rc .rows .out .errs -s.csv; do
@@ -209,6 +243,55 @@ grep -q "seed-run agent 1 tick 6" "$dir/talk2.out" && ok || bad "the runs' print
 spread_same talk_strict "$dir/w/talk_s.yaml" --runs 5 --strict
 spread_same talk_load "$dir/w/bad_s.yaml" --runs 4
 spread_same sweep "$dir/sweep.yaml" --ticks 20 --runs 3 --set groups.players.vehicle.max_speed=4,6
+
+# ---- outputs: checked before any is opened, never two for one file
+# A brain that does not load stops the batch before any output is opened: what they held stays.
+for f in out.csv series.csv rec.jsonl trace.jsonl; do echo keep > "$dir/keep-$f"; done
+for threads in 1 2; do
+  "$thicket" run "$dir/w/bad_s.yaml" --runs 3 --threads $threads --quiet --out "$dir/keep-out.csv" --series "$dir/keep-series.csv" \
+    --record "$dir/keep-rec.jsonl" --trace "$dir/keep-trace.jsonl" --series-every 1 2>"$dir/keep.err"
+  [[ $? == 2 ]] && ok || bad "a brain that does not load: exit 2 expected ($threads thread(s))"
+  grep -q "bad.lua" "$dir/keep.err" && grep -q "its brain .*bad.yaml failed to load" "$dir/keep.err" && ok ||
+    bad "a brain that does not load: its diagnostics: $(cat "$dir/keep.err")"
+  for f in out.csv series.csv rec.jsonl trace.jsonl; do
+    [[ $(cat "$dir/keep-$f" 2>/dev/null) == keep ]] && ok || bad "a brain that does not load emptied $f ($threads thread(s))"
+  done
+  "$thicket" run "$dir/w/bad_s.yaml" --quiet --out "$dir/new-out.csv" --series "$dir/new-series.csv" 2>/dev/null
+  [[ ! -e "$dir/new-out.csv" && ! -e "$dir/new-series.csv" ]] && ok || bad "a brain that does not load made empty outputs"
+done
+# An output that cannot be written leaves the others as they were (and makes no new file).
+"$thicket" run "$dir/w/s.yaml" --quiet --record "$dir/keep-rec.jsonl" --trace "$dir/keep-trace.jsonl" --out "$dir/fresh.csv" \
+  --series "$dir/nowhere/s.csv" 2>"$dir/keep.err"
+[[ $? == 64 ]] && grep -q "cannot write the series file" "$dir/keep.err" && ok || bad "an unwritable --series: $(head -2 "$dir/keep.err")"
+[[ $(cat "$dir/keep-rec.jsonl") == keep && $(cat "$dir/keep-trace.jsonl") == keep && ! -e "$dir/fresh.csv" ]] && ok ||
+  bad "an unwritable --series emptied --record or --trace, or made --out"
+"$thicket" run "$dir/w/s.yaml" --quiet --out "$dir/keep-out.csv" --record "$dir/nowhere/r.jsonl" 2>"$dir/keep.err"
+[[ $? == 64 ]] && grep -q "cannot write the record file '.*nowhere/r.jsonl': No such file or directory" "$dir/keep.err" &&
+  [[ $(cat "$dir/keep-out.csv") == keep ]] && ok || bad "an unwritable --record: $(head -1 "$dir/keep.err")"
+# Two outputs for one file (or an input as an output): a usage error, nothing touched.
+cd "$dir" || exit 1
+for args in "--out same.jsonl --series same.jsonl" "--out same.jsonl --record ./same.jsonl" \
+            "--trace same.jsonl --record same.jsonl" "--checkpoint same.jsonl --every 2 --out same.jsonl" \
+            "--log same.jsonl --series $dir/same.jsonl" "--out same.jsonl --trace w/../same.jsonl" \
+            "--out same.jsonl --series link.jsonl" "--log w/s.yaml" "--resume same.jsonl --out same.jsonl"; do
+  echo keep > same.jsonl
+  ln -sf same.jsonl link.jsonl
+  cp w/s.yaml s_copy.yaml
+  # shellcheck disable=SC2086
+  "$thicket" run w/s.yaml --quiet $args 2>"$dir/same.err"
+  [[ $? == 64 ]] && ok || bad "run $args: exit 64 expected: $(head -1 "$dir/same.err")"
+  grep -Eq "are given the same file|is given as the file to run|is given as --resume" "$dir/same.err" && ok ||
+    bad "run $args: the message: $(head -1 "$dir/same.err")"
+  [[ $(cat same.jsonl) == keep ]] && cmp -s w/s.yaml s_copy.yaml && ok || bad "run $args: a file was changed"
+done
+# A device may take several outputs; --resume and --checkpoint may be one file. (w/s.yaml's
+# script error makes these exit 1.)
+"$thicket" run w/s.yaml --quiet --out /dev/null --series /dev/null --trace /dev/null 2>/dev/null
+[[ $? == 1 ]] && ok || bad "/dev/null for several outputs should do"
+"$thicket" run w/s.yaml --ticks 4 --quiet --checkpoint ck.snap --every 2 2>/dev/null
+"$thicket" run w/s.yaml --ticks 6 --quiet --resume ck.snap --checkpoint ck.snap --every 2 2>"$dir/same.err"
+[[ $? == 1 ]] && ok || bad "--resume F --checkpoint F: $(cat "$dir/same.err")"
+cd - >/dev/null || exit 1
 
 echo "batch: $pass passed, $fail failed"
 [[ $fail == 0 ]]

@@ -130,9 +130,12 @@ cp "$dir/edited/fighter.yaml" "$dir/fighter.kept"
 # So does a brain that changed kind (a hot reload refuses that too): a tree saved, an fsm now.
 printf 'fsm: fighter\nleaves: [fighter.lua]\nblackboard: {health: 15, sees_enemy: false, suspicious: false, last_x: 0, last_y: 0}\nstates:\n  roam: {act: Roam}\n' \
   >"$dir/edited/fighter.yaml"
-"$thicket" run "$dir/edited/skirmish.yaml" --ticks 20 --threads 1 --resume "$dir/e.snap" --quiet 2>"$dir/err"
+echo keep > "$dir/out.csv"
+"$thicket" run "$dir/edited/skirmish.yaml" --ticks 20 --threads 1 --resume "$dir/e.snap" --out "$dir/out.csv" --quiet 2>"$dir/err"
 [[ $? == 2 ]] && grep -q "fighter.yaml is an fsm now and was a tree in the snapshot" "$dir/err" && ! grep -q "note:" "$dir/err" \
   && ok || bad "a brain that changed kind: $(cat "$dir/err")"
+# (refused before any output is opened, as the run's first setup is checked first)
+[[ $(cat "$dir/out.csv") == keep ]] && ok || bad "a resume refused for a brain that changed kind emptied --out"
 cp "$dir/fighter.kept" "$dir/edited/fighter.yaml"
 
 # Time-sliced path searches in progress are saved (what each was started with and the nodes it

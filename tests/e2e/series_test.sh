@@ -28,6 +28,43 @@ grep -q '^thicket: gauge minions_left per tick: mean 240.00, min 240.00, max 240
 [[ $(wc -l < "$dir/s.jsonl") == 4 ]] && ok || bad "--runs 2 --series-every 10 over 20 ticks should write 4 lines"
 grep -q '^{"run":2,"seed":8,"tick":20,"metrics":{"chases":[0-9]*,"damage_dealt":' "$dir/s.jsonl" \
   && ok || bad "JSONL series: $(cat "$dir/s.jsonl")"
+# A run with no sampled tick still gets the whole header: --ticks 0, or --series-every past
+# the run's last tick (also when merged from shards).
+want_header="run,seed,tick,chases,damage_dealt,deaths,escapes,minions_left,returns,strikes"
+"$thicket" run "$arena" --ticks 0 --series "$dir/none0.csv" --quiet 2>/dev/null
+[[ $(cat "$dir/none0.csv") == "$want_header" ]] && ok || bad "--ticks 0: the series header lacks the metrics: $(cat "$dir/none0.csv")"
+"$thicket" run "$arena" --ticks 5 --runs 2 --threads 2 --series-every 10 --series "$dir/none10.csv" --quiet 2>/dev/null
+[[ $(cat "$dir/none10.csv") == "$want_header" ]] && ok || bad "--series-every 10 of 5 ticks: the header: $(cat "$dir/none10.csv")"
+for i in 1 2; do
+  "$thicket" run "$arena" --ticks 5 --runs 2 --threads 1 --series-every 10 --series "$dir/unused.csv" --shard $i/2 \
+    --out "$dir/none-p$i.jsonl" --quiet 2>/dev/null
+done
+"$thicket" merge "$dir/none-m.csv" "$dir/none-p1.jsonl" "$dir/none-p2.jsonl" --series "$dir/none-ms.csv" 2>/dev/null
+cmp -s "$dir/none10.csv" "$dir/none-ms.csv" && ok || bad "merged header-only series: $(cat "$dir/none-ms.csv")"
+
+# Scripts may not report inf or nan (a script error), but sums may overflow: inf in CSV, null
+# in JSONL, in --series and --out alike.
+mkdir -p "$dir/inf"
+cat > "$dir/inf/big.lua" <<'LUA'
+local thicket = require("thicket")
+local L = {}
+function L.Big(agent)
+  thicket.metric("total", 1e308)
+  thicket.gauge("level", 1e308)
+  if agent.id == 1 then thicket.gauge("bad", 0/0) end
+  return thicket.RUNNING
+end
+return L
+LUA
+printf 'tree: big\nleaves: [big.lua]\nroot: {action: Big}\n' > "$dir/inf/big.yaml"
+printf 'scenario: big\nticks: 2\nworld: {size: [10, 10]}\nteams: [a]\ngroups:\n  - {name: g, team: a, count: 2, brain: big.yaml, spawn: {centre: [5, 5], radius: 1}}\nmetrics: [total, level, bad]\n' > "$dir/inf/s.yaml"
+"$thicket" run "$dir/inf/s.yaml" --threads 1 --series "$dir/inf/s.csv" --out "$dir/inf/o.jsonl" --quiet 2>"$dir/inf/err"
+[[ $? == 1 ]] && ok || bad "a gauge fed nan should be a script error (exit 1)"
+grep -q "bad argument #2 to 'gauge' (a metric's value must be a finite number)" "$dir/inf/err" && ok ||
+  bad "the script error for nan: $(head -3 "$dir/inf/err")"
+[[ $(tail -1 "$dir/inf/s.csv") == "1,1,2,0,0,0,inf,inf" ]] && ok || bad "overflowed sums in CSV: $(cat "$dir/inf/s.csv")"
+grep -q '"metrics":{"bad":0,"damage_dealt":0,"deaths":0,"level":null,"total":null,"level_mean":null,' "$dir/inf/o.jsonl" &&
+  ok || bad "overflowed sums in JSONL: $(cat "$dir/inf/o.jsonl")"
 grep -q '"minions_left_mean":240,"minions_left_min":240,"minions_left_max":240}' "$dir/o.jsonl" \
   && ok || bad "JSONL --out lacks the gauge's statistics: $(head -1 "$dir/o.jsonl")"
 

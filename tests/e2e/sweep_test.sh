@@ -88,6 +88,44 @@ grep -q "^thicket: error: --set: sweep key 'groups.west_post.vehicle.max_sped': 
 [[ $? == 2 ]] && grep -q "bb2.yaml:$((line + 2)):44: error: .*the value 7 does not fit 'invincible'" "$dir/check_bb2" &&
   grep -q "bb2.yaml:$((line + 2)):53: error: .*the value x does not fit 'invincible'" "$dir/check_bb2" && ok ||
   bad "each bad sweep value at its place: $(cat "$dir/check_bb2")"
+# A value listed twice in another spelling (the same value as its key reads it) would repeat a
+# parameter set: refused in the file (exit 2, at the value) and on the command line (exit 64).
+{ cat "$dir/sweep.yaml"; printf '  groups.players.vehicle.max_speed: [3, 3.0, 3e0]\n'; } > "$dir/dup.yaml"
+sed -i 's/seed: \[3, 50\]/seed: [1, 01]/' "$dir/dup.yaml"
+"$thicket" run "$dir/dup.yaml" --ticks 1 --quiet --out "$dir/dup.csv" 2>"$dir/dup_err"
+[[ $? == 2 ]] && ok || bad "duplicate sweep values in the file should exit 2: $(cat "$dir/dup_err")"
+grep -q "dup.yaml:$((line + 2)):41: error: sweep key 'groups.players.vehicle.max_speed' lists the value 3 twice (as 3 and 3.0, the same value for this key)" "$dir/dup_err" &&
+  grep -q "dup.yaml:$((line + 2)):46: error: sweep key 'groups.players.vehicle.max_speed' lists the value 3 twice (as 3 and 3e0," "$dir/dup_err" &&
+  grep -q "dup.yaml:$((line + 1)):13: error: sweep key 'seed' lists the value 1 twice (as 1 and 01," "$dir/dup_err" && ok ||
+  bad "duplicate sweep values in the file: $(cat "$dir/dup_err")"
+[[ ! -e "$dir/dup.csv" ]] && ok || bad "a refused sweep wrote --out"
+for set in groups.west_post.count=1,01 groups.players.vehicle.max_speed=3,3.0 groups.east_post.blackboard.home_x=1,1.0 \
+           groups.east_post.blackboard.home_x=100,1e2 seed=1,01 groups.west_post.blackboard.invincible=true,true; do
+  "$thicket" run "$arena_dir/arena.yaml" --ticks 1 --quiet --set "$set" 2>"$dir/dup_set"
+  [[ $? == 64 ]] && grep -q "^thicket: error: --set ${set%%=*}: the value [0-9a-z]* is listed twice" "$dir/dup_set" && ok ||
+    bad "--set $set: a value listed twice should exit 64: $(cat "$dir/dup_set")"
+done
+"$thicket" run "$arena_dir/arena.yaml" --ticks 1 --quiet --set groups.east_post.blackboard.home_x=1,1.5 2>/dev/null
+[[ $? == 0 ]] && ok || bad "1 and 1.5 are two values"
+# Text that is not UTF-8 is refused (the part files of thicket merge carry UTF-8 only).
+"$thicket" run "$arena_dir/arena.yaml" --ticks 1 --quiet --set $'groups.west_post.blackboard.name=a\xffb' 2>"$dir/utf8_err"
+[[ $? == 64 ]] && LC_ALL=C grep -q "^thicket: error: --set: sweep key 'groups.west_post.blackboard.name': the value '.*' is not UTF-8 text (byte 0xff at 2)" "$dir/utf8_err" &&
+  ok || bad "a --set value that is not UTF-8: $(cat "$dir/utf8_err")"
+{ cat "$dir/sweep.yaml"; printf '  groups.players.blackboard.name: [x, "a\xffb"]\n'; } > "$dir/utf8.yaml"
+"$thicket" run "$dir/utf8.yaml" --ticks 1 --quiet 2>"$dir/utf8_err2"
+[[ $? == 2 ]] && LC_ALL=C grep -q "utf8.yaml:$((line + 2)):39: error: sweep key 'groups.players.blackboard.name': the value '.*' is not UTF-8 text" "$dir/utf8_err2" &&
+  ok || bad "a sweep value in the file that is not UTF-8: $(cat "$dir/utf8_err2")"
+
+# JSONL rows carry each swept number as the number the runs used; CSV keeps the text.
+"$thicket" run "$arena_dir/arena.yaml" --ticks 1 --threads 1 --quiet --set groups.east_post.blackboard.home_x=.5,007,5.,1e2,1.50 \
+  --out "$dir/typed.jsonl" 2>/dev/null
+[[ $(grep -o '"groups.east_post.blackboard.home_x":[^,]*' "$dir/typed.jsonl" | cut -d: -f2 | tr '\n' ' ') == "0.5 7 5 100 1.5 " ]] &&
+  ok || bad "JSONL swept numbers: $(grep -o '"groups.east_post.blackboard.home_x":[^,]*' "$dir/typed.jsonl")"
+"$thicket" run "$arena_dir/arena.yaml" --ticks 1 --threads 1 --quiet --set groups.east_post.blackboard.home_x=.5,007,5.,1e2,1.50 \
+  --out "$dir/typed.csv" 2>/dev/null
+[[ $(cut -d, -f3 "$dir/typed.csv" | tr '\n' ' ') == "groups.east_post.blackboard.home_x .5 007 5. 1e2 1.50 " ]] &&
+  ok || bad "CSV swept values as written: $(cut -d, -f3 "$dir/typed.csv")"
+
 "$thicket" run "$arena_dir/player.yaml" --set seed=1 2>/dev/null
 [[ $? == 64 ]] && ok || bad "--set on a brain file should exit 64"
 "$thicket" run "$dir/sweep.yaml" --watch 2>/dev/null

@@ -12,6 +12,10 @@ namespace thicket {
 // well-formed UTF-8 sequence as \ufffd (the replacement character).
 void append_json_escaped(std::string& out, std::string_view s);
 
+// The offset of the first byte of s that belongs to no well-formed UTF-8 sequence, or
+// std::string_view::npos when s is UTF-8 text.
+size_t first_invalid_utf8(std::string_view s);
+
 // s as a JSON string, quotes included.
 inline void append_json_string(std::string& out, std::string_view s) {
   out.push_back('"');

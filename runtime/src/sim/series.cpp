@@ -44,15 +44,17 @@ std::optional<SeriesFormat> series_format(const std::string& path) {
   return std::nullopt;
 }
 
+void SeriesBuffer::set_names(const std::vector<std::string>& names) {
+  order_.resize(names.size());
+  std::iota(order_.begin(), order_.end(), size_t(0));
+  std::sort(order_.begin(), order_.end(), [&](size_t a, size_t b) { return names[a] < names[b]; });
+  sorted_.clear();
+  for (size_t k : order_) sorted_.push_back(names[k]);
+}
+
 void SeriesBuffer::sample(uint64_t tick, const std::vector<std::string>& names, const std::vector<double>& values) {
   if (tick % every_ != 0) return;
-  if (order_.size() != names.size()) {
-    order_.resize(names.size());
-    std::iota(order_.begin(), order_.end(), size_t(0));
-    std::sort(order_.begin(), order_.end(), [&](size_t a, size_t b) { return names[a] < names[b]; });
-    sorted_.clear();
-    for (size_t k : order_) sorted_.push_back(names[k]);
-  }
+  if (order_.size() != names.size()) set_names(names);
   const std::string head = std::to_string(run_) + (format_ == SeriesFormat::Csv ? "," : ",\"seed\":") +
                            std::to_string(seed_) + (format_ == SeriesFormat::Csv ? "," : ",\"tick\":") + std::to_string(tick);
   if (format_ == SeriesFormat::Csv) {

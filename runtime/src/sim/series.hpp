@@ -36,6 +36,10 @@ class SeriesBuffer {
   // metric order) when the tick is a multiple of `every`.
   void sample(uint64_t tick, const std::vector<std::string>& names, const std::vector<double>& values);
 
+  // The run's metrics (Simulation::run says them before its first tick), so that the CSV
+  // header names them even when no tick is sampled (--ticks 0, --series-every past the run).
+  void set_names(const std::vector<std::string>& names);
+
   // The CSV header for this run's metrics ("run,seed,tick,a,b\n"); "" for JSONL.
   std::string header() const;
   const std::string& text() const { return text_; }

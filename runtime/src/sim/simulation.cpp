@@ -294,6 +294,7 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
   auto started = std::chrono::steady_clock::now();
   const double dt = s.options.dt;
   if (s.recorder) s.recorder->header();
+  if (s.options.series) s.options.series->set_names(s.metric_names);  // a header even if no tick is sampled
   // A pool of K-1 threads, kept for the whole run, meets this thread at four barriers a tick:
   // all tick their agents; this thread applies the effects; all move their agents. The barrier
   // spins briefly before it sleeps: at 1,000 agents a phase is a fraction of a millisecond.

@@ -5,8 +5,11 @@
 #include <charconv>
 #include <cmath>
 #include <numbers>
+#include <cstdio>
 #include <set>
+#include <variant>
 
+#include "sim/json_text.hpp"
 #include "suggest.hpp"
 #include "yaml_scalar.hpp"
 
@@ -267,6 +270,46 @@ bool set_value(ScenarioSpec& spec, const Target& t, const std::string& key, cons
   }
 }
 
+// A value as its key reads it, to find a value listed twice: 3, 3.0 and 3e0 of a number key,
+// 1 and 01 of a whole number, 1 and 1.0 of a blackboard value (a number either way) are one
+// value and would repeat a parameter set. (The value was checked: it reads.)
+std::string value_identity(const Target& t, const std::string& text) {
+  auto shortest = [](double v) {
+    if (v == 0) v = 0;  // -0 is 0
+    char buf[32];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    return "n" + std::string(buf, ec == std::errc() ? end : buf);
+  };
+  if (t.kind == Target::Kind::Seed || t.kind == Target::Kind::Count) return "n" + std::to_string(whole(text).value_or(0));
+  if (t.kind != Target::Kind::Blackboard) return shortest(number(text).value_or(0));
+  const Value v = sweep_value(text);
+  if (const auto* i = std::get_if<int64_t>(&v)) {  // the same number as a double, when one holds it exactly
+    const double d = static_cast<double>(*i);
+    if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 && static_cast<int64_t>(d) == *i) return shortest(d);
+    return "i" + std::to_string(*i);
+  }
+  if (const auto* d = std::get_if<double>(&v)) return shortest(*d);
+  if (const auto* b = std::get_if<bool>(&v)) return *b ? "btrue" : "bfalse";
+  return "t" + text;
+}
+
+// "" or why a key or value cannot be swept: the rows (JSONL) and thicket merge's part files
+// carry text as UTF-8, so other bytes would come out changed.
+std::string not_utf8(const std::string& key, const std::string& text, bool is_key) {
+  const size_t at = first_invalid_utf8(text);
+  if (at == std::string::npos) return {};
+  char byte[8];
+  std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(text[at])));
+  return "sweep key '" + key + "': " + (is_key ? std::string("the key") : "the value '" + text + "'") +
+         " is not UTF-8 text (byte " + byte + " at " + std::to_string(at + 1) +
+         "): sweep keys and values are written to --out and to thicket merge's part files as UTF-8";
+}
+
+std::string listed_twice(const std::string& key, const std::string& first, const std::string& again) {
+  return "sweep key '" + key + "' lists the value " + first + " twice" +
+         (first == again ? std::string() : " (as " + first + " and " + again + ", the same value for this key)");
+}
+
 void add_error(std::vector<Diagnostic>& diags, const std::string& path, const YAML::Node& at, const std::string& message) {
   Diagnostic d;
   d.file = path;
@@ -317,10 +360,16 @@ void read_sweep(const YAML::Node& key, const YAML::Node& value, ScenarioSpec& sp
       continue;
     }
     std::string why;
-    if (!resolve(spec, axis.key, why)) {
+    const auto target = resolve(spec, axis.key, why);
+    if (!target) {
       add_error(diags, path, k, why);
       continue;
     }
+    if (std::string bad = not_utf8(axis.key, axis.key, true); !bad.empty()) {
+      add_error(diags, path, k, bad);
+      continue;
+    }
+    std::vector<std::string> identities;  // of axis.values
     std::vector<YAML::Node> items;
     if (v.IsSequence())
       for (const YAML::Node& item : v) items.push_back(item);
@@ -339,13 +388,23 @@ void read_sweep(const YAML::Node& key, const YAML::Node& value, ScenarioSpec& sp
       }
       const std::string text = item.Scalar();
       ScenarioSpec scratch = spec;  // checked by applying it: one code path for the file and --set
-      if (!apply_param(scratch, axis.key, text, why)) add_error(diags, path, place, why);
-      else if (std::find(axis.values.begin(), axis.values.end(), text) != axis.values.end())
-        add_error(diags, path, place, "sweep key '" + axis.key + "' lists the value " + text + " twice");
-      else {
-        axis.values.push_back(text);
-        axis.value_at.emplace_back(place.Mark().line + 1, place.Mark().column + 1);
+      if (std::string bad = not_utf8(axis.key, text, false); !bad.empty()) {
+        add_error(diags, path, place, bad);
+        continue;
       }
+      if (!apply_param(scratch, axis.key, text, why)) {
+        add_error(diags, path, place, why);
+        continue;
+      }
+      const std::string identity = value_identity(*target, text);
+      auto seen = std::find(identities.begin(), identities.end(), identity);
+      if (seen != identities.end()) {
+        add_error(diags, path, place, listed_twice(axis.key, axis.values[seen - identities.begin()], text));
+        continue;
+      }
+      identities.push_back(identity);
+      axis.values.push_back(text);
+      axis.value_at.emplace_back(place.Mark().line + 1, place.Mark().column + 1);
     }
     if (axis.values.size() == items.size()) spec.sweep.push_back(std::move(axis));
   }
@@ -359,10 +418,16 @@ std::optional<SweepAxis> parse_set_option(const std::string& arg, const Scenario
   }
   SweepAxis axis;
   axis.key = arg.substr(0, eq);
-  if (!resolve(spec, axis.key, why)) {
+  const auto target = resolve(spec, axis.key, why);
+  if (!target) {
     why = "--set: " + why;
     return std::nullopt;
   }
+  if (std::string bad = not_utf8(axis.key, axis.key, true); !bad.empty()) {
+    why = "--set: " + bad;
+    return std::nullopt;
+  }
+  std::vector<std::string> identities;  // of axis.values
   const std::string list = arg.substr(eq + 1);
   for (size_t from = 0;;) {
     const size_t comma = list.find(',', from);
@@ -372,14 +437,22 @@ std::optional<SweepAxis> parse_set_option(const std::string& arg, const Scenario
       why = "--set " + axis.key + ": an empty value in '" + list + "' (values are separated by commas)";
       return std::nullopt;
     }
+    if (std::string bad = not_utf8(axis.key, text, false); !bad.empty()) {
+      why = "--set: " + bad;
+      return std::nullopt;
+    }
     if (!apply_param(scratch, axis.key, text, why)) {
       why = "--set: " + why;
       return std::nullopt;
     }
-    if (std::find(axis.values.begin(), axis.values.end(), text) != axis.values.end()) {
-      why = "--set " + axis.key + ": the value " + text + " is listed twice";
+    const std::string identity = value_identity(*target, text);
+    if (auto seen = std::find(identities.begin(), identities.end(), identity); seen != identities.end()) {
+      const std::string& first = axis.values[seen - identities.begin()];
+      why = "--set " + axis.key + ": the value " + first + " is listed twice" +
+            (first == text ? std::string() : " (as " + first + " and " + text + ", the same value for this key)");
       return std::nullopt;
     }
+    identities.push_back(identity);
     axis.values.push_back(text);
     if (comma == std::string::npos) break;
     from = comma + 1;

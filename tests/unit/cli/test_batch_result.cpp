@@ -4,10 +4,16 @@
 // what a single process would have run.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "../../../runtime/cli/batch_result.hpp"
+#include "../../../runtime/cli/output_target.hpp"
 #include "../../../runtime/cli/run_results.hpp"
 
 namespace {
@@ -169,6 +175,57 @@ TEST_CASE("run rows: metrics and gauge statistics are written to the last digit"
   }
   CHECK(json.find("\"big\":1234567,") != std::string::npos);
   CHECK(json.find("\"third\":0.3333333333333333") != std::string::npos);
+}
+
+TEST_CASE("run rows: swept values are the numbers the runs used in JSON lines, as written in CSV") {
+  ParamSets sets;
+  sets.names = {"k"};
+  sets.values = {{".5"}, {"007"}, {"5."}, {"1e2"}, {"1.50"}, {"-0"}, {"true"}, {"abc"}, {"1e400"}, {"0x10"}};
+  const std::vector<RunSpec> plan = plan_runs(sets, 1, 1);
+  const std::vector<RunResult> results(plan.size());
+  std::ostringstream json, csv;
+  write_run_rows(json, true, results, sets, plan);
+  write_run_rows(csv, false, results, sets, plan);
+  std::string fields, columns;
+  std::istringstream jl(json.str()), cl(csv.str());
+  for (std::string line; std::getline(jl, line);) {
+    const size_t at = line.find("\"k\":") + 4;
+    fields += line.substr(at, line.find(",\"ticks\"") - at) + " ";
+  }
+  std::getline(cl, columns);  // the header
+  columns.clear();
+  for (std::string line; std::getline(cl, line);) {  // run,seed,k,...
+    const size_t at = line.find(',', line.find(',') + 1) + 1;
+    columns += line.substr(at, line.find(',', at) - at) + " ";
+  }
+  CHECK(fields == "0.5 7 5 100 1.5 0 true \"abc\" \"1e400\" \"0x10\" ");
+  CHECK(columns == ".5 007 5. 1e2 1.50 -0 true abc 1e400 0x10 ");
+}
+
+TEST_CASE("output files: the same file in any spelling, but not a device") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("thicket_same_" + std::to_string(::getpid()));
+  auto at = [&](const char* name) { return (dir / name).string(); };
+  fs::remove_all(dir);
+  fs::create_directories(dir / "sub");
+  std::ofstream(at("a.csv")) << "x";
+  fs::create_symlink(at("a.csv"), at("link.csv"));
+  CHECK(same_file(at("a.csv"), at("a.csv")));
+  CHECK(same_file(at("a.csv"), at("sub/../a.csv")));
+  CHECK(same_file(at("a.csv"), at("link.csv")));
+  CHECK(same_file(at("new.csv"), at("./new.csv")));  // neither there yet
+  CHECK_FALSE(same_file(at("a.csv"), at("b.csv")));
+  CHECK_FALSE(same_file(at("new.csv"), at("sub/new.csv")));
+  CHECK_FALSE(same_file("/dev/null", "/dev/null"));
+  // Checked before anything is written: what a file holds stays; a file made for the check is
+  // removed again when another cannot be written.
+  CHECK(first_unwritable({at("a.csv"), at("made.csv")}) == 2);
+  std::ifstream in(at("a.csv"));
+  CHECK(std::string(std::istreambuf_iterator<char>(in), {}) == "x");
+  CHECK(first_unwritable({at("fresh.csv"), at("nowhere/b.csv")}) == 1);
+  CHECK_FALSE(fs::exists(at("fresh.csv")));
+  CHECK(first_unwritable({at("sub")}) == 0);
+  fs::remove_all(dir);
 }
 
 TEST_CASE("run rows: a metric that is not a number is null in JSON lines, as in --series") {

@@ -29,4 +29,14 @@ TEST_CASE("json strings: escapes, UTF-8 kept, bytes that are not UTF-8 replaced"
   CHECK(json_string(std::string("\xFF\0\n\"", 4)) == "\"\\ufffd\\u0000\\n\\\"\"");  // the fuzzed blackboard value
 }
 
+TEST_CASE("json strings: the first byte that is not UTF-8") {
+  using thicket::first_invalid_utf8;
+  CHECK(first_invalid_utf8("") == std::string_view::npos);
+  CHECK(first_invalid_utf8("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80") == std::string_view::npos);
+  CHECK(first_invalid_utf8("a\xFFz") == 1);
+  CHECK(first_invalid_utf8("ab\xC3") == 2);
+  CHECK(first_invalid_utf8("\xC3\xA9\xC0\xAF") == 2);
+  CHECK(first_invalid_utf8("x\xED\xA0\x80") == 1);
+}
+
 }  // TEST_SUITE

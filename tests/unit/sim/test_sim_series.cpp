@@ -88,6 +88,13 @@ TEST_CASE("series: CSV and JSONL lines hold every metric in name order at every 
   CHECK(jsonl.header() == "");
   CHECK(jsonl.text() == "{\"run\":3,\"seed\":9,\"tick\":2,\"metrics\":{\"a\":0,\"b\":2.5}}\n"
                         "{\"run\":3,\"seed\":9,\"tick\":4,\"metrics\":{\"a\":0,\"b\":null}}\n");
+  // Told the metrics before any tick, a run with no sampled tick still has its whole header.
+  SeriesBuffer none(SeriesFormat::Csv, 10, 1, 7);
+  CHECK(none.header() == "run,seed,tick\n");
+  none.set_names(names);
+  none.sample(5, names, {1, 2});
+  CHECK(none.header() == "run,seed,tick,a,b\n");
+  CHECK(none.text().empty());
   CHECK(series_format("x.csv") == SeriesFormat::Csv);
   CHECK(series_format("x.jsonl") == SeriesFormat::Jsonl);
   CHECK(!series_format("x.txt"));

@@ -156,6 +156,18 @@ TEST_CASE("sweep: --set parses KEY=V1,V2 and checks keys and values, with did yo
   CHECK(fails("groups.minions.count=0").find("must be a whole number from 1 to 100000, got '0'") != std::string::npos);
   CHECK(fails("groups.minions.count=2,x").find("got 'x'") != std::string::npos);
   CHECK(fails("groups.minions.count=2,2").find("listed twice") != std::string::npos);
+  // The same value in another spelling, as the key reads it, is listed twice too.
+  CHECK(fails("groups.minions.count=1,01").find("the value 1 is listed twice (as 1 and 01") != std::string::npos);
+  CHECK(fails("seed=1,01").find("listed twice") != std::string::npos);
+  CHECK(fails("groups.minions.vehicle.max_speed=3,3.0").find("listed twice (as 3 and 3.0") != std::string::npos);
+  CHECK(fails("groups.minions.vehicle.max_speed=3,3e0").find("listed twice") != std::string::npos);
+  CHECK(fails("groups.minions.senses.sight.cones.0.range=8,8.00").find("listed twice") != std::string::npos);
+  CHECK(fails("groups.minions.blackboard.home_x=1,1.0").find("listed twice (as 1 and 1.0") != std::string::npos);
+  CHECK(fails("groups.minions.blackboard.home_x=100,1e2").find("listed twice") != std::string::npos);
+  CHECK(fails("groups.minions.blackboard.home_x=0,-0").find("listed twice") != std::string::npos);
+  CHECK(thicket::parse_set_option("groups.minions.blackboard.home_x=1,1.5,x,true", spec, why).has_value());
+  // Text that is not UTF-8 could not come out of --out or a merge as it went in.
+  CHECK(fails("groups.minions.blackboard.home_x=a\xff").find("is not UTF-8 text (byte 0xff at 2)") != std::string::npos);
   CHECK(fails("groups.minions.count=2,,3").find("empty value") != std::string::npos);
   CHECK(fails("groups.minions.count").find("KEY=V1,V2") != std::string::npos);
   CHECK(fails("groups.minions.spawn=1").find("cannot be swept") != std::string::npos);
@@ -185,6 +197,12 @@ TEST_CASE("sweep: errors in a sweep block are at the key or value, with did you 
         std::string::npos);
   CHECK(errors("sweep: 3\n").find("17:8: error: 'sweep' must be a mapping") != std::string::npos);
   CHECK(errors("sweep:\n  groups.minions.count: [1, 1]\n").find("lists the value 1 twice") != std::string::npos);
+  CHECK(errors("sweep:\n  groups.minions.vehicle.max_speed: [3, 3.0, 3e0]\n") ==
+        "sweep.yaml:18:41: error: sweep key 'groups.minions.vehicle.max_speed' lists the value 3 twice (as 3 and 3.0, the "
+        "same value for this key)\n"
+        "sweep.yaml:18:46: error: sweep key 'groups.minions.vehicle.max_speed' lists the value 3 twice (as 3 and 3e0, the "
+        "same value for this key)\n");
+  CHECK(errors("sweep:\n  seed: [1, 01]\n").find("sweep key 'seed' lists the value 1 twice (as 1 and 01") != std::string::npos);
   CHECK(errors("sweep:\n  groups.minions.count: [{a: 1}]\n").find("must be a number, true/false or text") != std::string::npos);
   CHECK(errors("swep:\n  seed: [1]\n").find("did you mean 'sweep'?") != std::string::npos);
   // A single value is a one-value axis.
