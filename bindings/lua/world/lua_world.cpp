@@ -11,7 +11,7 @@
 //   thicket.gauge("alive", 1)   -- summed over agents per tick; the run reports the latest sum
 //   thicket.move_to(agent, x, y [, options])  -- a task: plans a path (navmesh, waypoints or map), walks it
 //   thicket.move_to(agent, id [, options])    -- follows another agent, re-planning as it moves
-//   thicket.follow_path(agent, {{x, y}, ...} [, {loop = true}])
+//   thicket.follow_path(agent, {{x, y}, ...} [, {loop = true, radius = ...}])  -- move_to each point
 //   local points, length = thicket.find_path(x0, y0, x1, y1 [, options])  -- or nil, reason
 //   local points, length = agent:path_to(x, y, {budget = 2000})  -- false while still planning
 //   local x, y = agent:locate(id)            -- another agent's position; nil when gone
@@ -22,6 +22,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -89,27 +91,102 @@ int team(lua_State* L) {
   return 1;
 }
 
-// {enemies = true} | {team = "name"} (| {friends = true}) -> a filter excluding oneself.
-world::QueryFilter filter_from(lua_State* L, int idx, const Self& s) {
-  idx = lua_absindex(L, idx);
+// A number as a message quotes it ("nan", not the platform's "-nan").
+const char* number_text(double v, char (&buf)[40]) {
+  if (std::isnan(v)) return "nan";
+  std::snprintf(buf, sizeof buf, "%.14g", v);
+  return buf;
+}
+
+// Raises the message on top of the stack at the caller's line. The callers build it in a block
+// of their own: no C++ object is left alive when lua_error jumps out.
+int raise_top(lua_State* L) {
+  luaL_where(L, 1);
+  lua_insert(L, -2);
+  lua_concat(L, 2);
+  return lua_error(L);
+}
+
+// What agent:neighbours(r [, filter]) and agent:nearest(r [, filter]) look for: the radius and
+// the filter {enemies = true} | {friends = true} | {team = "name"}, with fov = degrees and
+// sight = true; excluding oneself. A wrong type, an unknown key or a radius that is NaN or
+// negative is an error naming it (they all read as "everyone" before).
+struct Query {
   world::QueryFilter f;
-  f.excluded = s.agent->entity;
-  if (lua_type(L, idx) != LUA_TTABLE) return f;
-  if (lua_getfield(L, idx, "enemies") != LUA_TNIL && lua_toboolean(L, -1)) f.teams = world::TeamFilter::all_but(s.entity->team);
-  lua_pop(L, 1);
-  if (lua_getfield(L, idx, "friends") != LUA_TNIL && lua_toboolean(L, -1)) f.teams = world::TeamFilter::only(s.entity->team);
-  lua_pop(L, 1);
-  if (lua_getfield(L, idx, "team") == LUA_TSTRING) {
+  double radius = 0;
+  bool sight = false, has_fov = false;
+  double half = 0;  // half the fov, in radians
+};
+const char* const kFilterKeys[] = {"enemies", "friends", "team", "fov", "sight"};
+
+Query query_from(lua_State* L, const Self& s, const char* what) {
+  Query q;
+  q.f.excluded = s.agent->entity;
+  q.radius = luaL_checknumber(L, 2);
+  char buf[40];
+  if (!(q.radius >= 0)) luaL_error(L, "%s: the radius is a number >= 0, got %s", what, number_text(q.radius, buf));
+  const int t = lua_type(L, 3);
+  if (t == LUA_TNONE || t == LUA_TNIL) return q;
+  if (t != LUA_TTABLE)
+    luaL_error(L, "%s: the filter is a table: {enemies = true}, {friends = true} or {team = \"name\"}, "
+                  "with fov = degrees and sight = true if need be; got %s", what, luaL_typename(L, 3));
+  lua_pushnil(L);
+  while (lua_next(L, 3) != 0) {
+    lua_pop(L, 1);
+    const char* key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : nullptr;
+    bool known = false;
+    for (const char* k : kFilterKeys) known = known || (key && std::strcmp(k, key) == 0);
+    if (!known) {
+      {
+        const std::string name = key ? key : luaL_tolstring(L, -1, nullptr);
+        const std::vector<std::string> keys(std::begin(kFilterKeys), std::end(kFilterKeys));
+        const std::string msg = std::string(what) + ": unknown filter key '" + clipped(name) + "'" +
+                                did_you_mean(name, keys) + " (keys: " + join_names(keys) + ")";
+        lua_pushlstring(L, msg.data(), msg.size());
+      }
+      raise_top(L);
+    }
+  }
+  auto flag = [&](const char* key) {
+    const int type = lua_getfield(L, 3, key);
+    if (type != LUA_TNIL && type != LUA_TBOOLEAN)
+      luaL_error(L, "%s: filter key '%s' is true or false, got %s", what, key, luaL_typename(L, -1));
+    const bool on = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return on;
+  };
+  if (flag("enemies")) q.f.teams = world::TeamFilter::all_but(s.entity->team);
+  if (flag("friends")) q.f.teams = world::TeamFilter::only(s.entity->team);
+  q.sight = flag("sight");
+  if (const int type = lua_getfield(L, 3, "team"); type == LUA_TSTRING) {
     const char* name = lua_tostring(L, -1);
     const auto& teams = s.worker->sim->spec.teams;
-    int32_t t = -1;
+    int32_t team = -1;
     for (size_t k = 0; k < teams.size(); ++k)
-      if (teams[k] == name) t = static_cast<int32_t>(k);
-    if (t < 0) luaL_error(L, "unknown team '%s'", name);
-    f.teams = world::TeamFilter::only(t);
+      if (teams[k] == name) team = static_cast<int32_t>(k);
+    if (team < 0) {
+      {
+        const std::string msg = std::string(what) + ": unknown team '" + clipped(name) + "'" + did_you_mean(name, teams) +
+                                " (teams: " + join_names(teams) + ")";
+        lua_pushlstring(L, msg.data(), msg.size());
+      }
+      raise_top(L);
+    }
+    q.f.teams = world::TeamFilter::only(team);
+  } else if (type != LUA_TNIL) {
+    luaL_error(L, "%s: filter key 'team' is a team's name (a string), got %s", what, luaL_typename(L, -1));
   }
   lua_pop(L, 1);
-  return f;
+  if (const int type = lua_getfield(L, 3, "fov"); type != LUA_TNIL) {
+    const double fov = lua_tonumber(L, -1);
+    if (type != LUA_TNUMBER || !(fov >= 0 && fov <= 360))
+      luaL_error(L, "%s: filter key 'fov' is the cone's whole angle in degrees, 0 to 360, got %s", what,
+                 type == LUA_TNUMBER ? number_text(fov, buf) : luaL_typename(L, -1));
+    q.has_fov = true;
+    q.half = fov * M_PI / 360.0;
+  }
+  lua_pop(L, 1);
+  return q;
 }
 
 void push_entity(lua_State* L, const Self& s, world::EntityId id) {
@@ -128,14 +205,7 @@ void push_entity(lua_State* L, const Self& s, world::EntityId id) {
   lua_setfield(L, -2, "distance");
 }
 
-// {sight = true}: only those the agent sees (no obstacle or wall cell between the centres).
-bool wants_sight(lua_State* L, int idx) {
-  if (lua_type(L, idx) != LUA_TTABLE) return false;
-  bool sight = lua_getfield(L, idx, "sight") != LUA_TNIL && lua_toboolean(L, -1);
-  lua_pop(L, 1);
-  return sight;
-}
-
+// sight = true: only those the agent sees (no obstacle or wall cell between the centres).
 void keep_visible(const Self& s, std::vector<world::EntityId>& ids) {
   const auto& sim = *s.worker->sim;
   std::erase_if(ids, [&](world::EntityId id) {
@@ -145,19 +215,11 @@ void keep_visible(const Self& s, std::vector<world::EntityId>& ids) {
 
 int neighbours(lua_State* L) {
   Self s = self(L);
-  double radius = luaL_checknumber(L, 2);
-  world::QueryFilter f = filter_from(L, 3, s);
-  const bool sight = wants_sight(L, 3);
+  const Query q = query_from(L, s, "neighbours");
   auto& out = s.worker->scratch;
-  if (lua_type(L, 3) == LUA_TTABLE && lua_getfield(L, 3, "fov") == LUA_TNUMBER) {
-    double half = lua_tonumber(L, -1) * M_PI / 360.0;  // fov in degrees, whole angle
-    lua_pop(L, 1);
-    s.worker->sim->hash.in_field_of_view(s.entity->position, s.entity->heading, radius, half, out, f);
-  } else {
-    if (lua_type(L, 3) == LUA_TTABLE) lua_pop(L, 1);
-    s.worker->sim->hash.within_radius(s.entity->position, radius, out, f);
-  }
-  if (sight) keep_visible(s, out);
+  if (q.has_fov) s.worker->sim->hash.in_field_of_view(s.entity->position, s.entity->heading, q.radius, q.half, out, q.f);
+  else s.worker->sim->hash.within_radius(s.entity->position, q.radius, out, q.f);
+  if (q.sight) keep_visible(s, out);
   lua_createtable(L, static_cast<int>(out.size()), 0);
   for (size_t k = 0; k < out.size(); ++k) {
     push_entity(L, s, out[k]);
@@ -168,20 +230,15 @@ int neighbours(lua_State* L) {
 
 int nearest(lua_State* L) {
   Self s = self(L);
-  double radius = luaL_checknumber(L, 2);
-  world::QueryFilter f = filter_from(L, 3, s);
+  const Query q = query_from(L, s, "nearest");
   world::EntityId id = world::EntityId::none();
-  bool has_fov = lua_type(L, 3) == LUA_TTABLE && lua_getfield(L, 3, "fov") == LUA_TNUMBER;
-  double half = has_fov ? lua_tonumber(L, -1) * M_PI / 360.0 : 0.0;  // fov in degrees, whole angle
-  if (lua_type(L, 3) == LUA_TTABLE) lua_pop(L, 1);
-  const bool sight = wants_sight(L, 3);
-  if (sight || has_fov) {
+  if (q.sight || q.has_fov) {
     // The nearest one in view: the candidates by distance (then id, as nearest() breaks ties).
     auto& out = s.worker->scratch;
     const auto& sim = *s.worker->sim;
-    if (has_fov) sim.hash.in_field_of_view(s.entity->position, s.entity->heading, radius, half, out, f);
-    else sim.hash.within_radius(s.entity->position, radius, out, f);
-    if (sight) keep_visible(s, out);
+    if (q.has_fov) sim.hash.in_field_of_view(s.entity->position, s.entity->heading, q.radius, q.half, out, q.f);
+    else sim.hash.within_radius(s.entity->position, q.radius, out, q.f);
+    if (q.sight) keep_visible(s, out);
     double best = 0;
     for (world::EntityId c : out) {
       double d = (sim.world.entity(c)->position - s.entity->position).length_squared();
@@ -191,7 +248,7 @@ int nearest(lua_State* L) {
       }
     }
   } else {
-    id = s.worker->sim->hash.nearest(s.entity->position, radius, f);
+    id = s.worker->sim->hash.nearest(s.entity->position, q.radius, q.f);
   }
   if (id.is_none()) {
     lua_pushnil(L);
@@ -337,23 +394,42 @@ int damage(lua_State* L) {
   return 0;
 }
 
+// agent:signal(id, key, value): the value crosses to the target's blackboard after the tick,
+// perhaps to another worker's Lua state: nil, a boolean, a number or a string. Whether the
+// target declares the key with that type is known only then (check_signals, sim_phases.cpp):
+// the call's "file:line: " goes with it for the report.
 int signal(lua_State* L) {
   Self s = self(L);
   const uint32_t target = agent_id_at(L, 2);
-  const char* key = luaL_checkstring(L, 3);
+  size_t key_len = 0;
+  const char* key = luaL_checklstring(L, 3, &key_len);
+  const int t = lua_type(L, 4);
+  if (t != LUA_TNONE && t != LUA_TNIL && t != LUA_TBOOLEAN && t != LUA_TNUMBER && t != LUA_TSTRING)
+    return luaL_error(L, "signal: the value is nil, a boolean, a number or a string (it goes to the target's "
+                         "blackboard after the tick, from this Lua state to the target's), got %s", luaL_typename(L, 4));
+  luaL_where(L, 1);
+  size_t where_len = 0;
+  const char* where = lua_tolstring(L, -1, &where_len);
   Effect e = make_effect(s, target);
   e.kind = Effect::Kind::Signal;
-  e.key = key;
-  switch (lua_type(L, 4)) {
+  e.key.assign(key, key_len);
+  e.where.assign(where, where_len);
+  switch (t) {
     case LUA_TBOOLEAN: e.value = static_cast<bool>(lua_toboolean(L, 4)); break;
     case LUA_TNUMBER:
       if (lua_isinteger(L, 4)) e.value = static_cast<int64_t>(lua_tointeger(L, 4));
       else e.value = lua_tonumber(L, 4);
       break;
-    case LUA_TSTRING: e.value = std::string(lua_tostring(L, 4)); break;
+    case LUA_TSTRING: {
+      size_t len = 0;
+      const char* text = lua_tolstring(L, 4, &len);
+      e.value = std::string(text, len);
+      break;
+    }
     default: e.value = std::monostate{};
   }
   s.worker->effects.push_back(std::move(e));
+  lua_pop(L, 1);
   return 0;
 }
 
@@ -548,7 +624,7 @@ nav::PathOptions path_options(lua_State* L, int idx, SimWorker& worker, uint64_t
   worker.danger_scratch.clear();
   if (budget) *budget = 0;
   if (lua_isnoneornil(L, idx)) return o;
-  luaL_checktype(L, idx, LUA_TTABLE);
+  if (!lua_istable(L, idx)) luaL_error(L, "path options: the options are a table, got %s", luaL_typename(L, idx));
   idx = lua_absindex(L, idx);
   // A misspelt option is an error, not a silent default. radius, replan and stuck are
   // thicket.move_to's own (it passes its options on).
@@ -587,11 +663,22 @@ nav::PathOptions path_options(lua_State* L, int idx, SimWorker& worker, uint64_t
     if (!budget)
       luaL_error(L, "path options: thicket.find_path is a whole search and takes no 'budget' "
                     "(agent:path_to spreads a search over ticks)");
-    if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 0)
-      luaL_error(L, "path options: 'budget' is a whole number of search nodes per tick (0: no limit)");
-    if (budget) *budget = static_cast<uint64_t>(lua_tointeger(L, -1));
+    int whole = 0;  // 2.0 too (a whole float, as a blackboard integer write takes it)
+    const lua_Integer n = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &whole) : 0;
+    if (!whole || n < 0) luaL_error(L, "path options: 'budget' is a whole number of search nodes per tick (0: no limit)");
+    if (budget) *budget = static_cast<uint64_t>(n);
   }
   lua_pop(L, 1);
+  // thicket.move_to's own options, which it passes on: checked here too (path_to took any).
+  for (const char* key : {"radius", "replan", "stuck"}) {
+    if (const int t = lua_getfield(L, idx, key); t != LUA_TNIL) {
+      char buf[40];
+      if (t != LUA_TNUMBER || !(lua_tonumber(L, -1) > 0))
+        luaL_error(L, "path options: '%s' (thicket.move_to's) is a number > 0, got %s", key,
+                   t == LUA_TNUMBER ? number_text(lua_tonumber(L, -1), buf) : luaL_typename(L, -1));
+    }
+    lua_pop(L, 1);
+  }
   if (lua_getfield(L, idx, "danger") != LUA_TNIL) {
     if (!lua_istable(L, -1)) luaL_error(L, "path options: 'danger' is a list of zones {x, y, radius [, cost]}");
     const nav::PathMethod method = nav::method_of(worker.sim->nav.world);
@@ -601,22 +688,30 @@ nav::PathOptions path_options(lua_State* L, int idx, SimWorker& worker, uint64_t
     const lua_Integer n = luaL_len(L, -1);
     for (lua_Integer k = 1; k <= n; ++k) {
       lua_rawgeti(L, -1, k);
-      nav::DangerZone z;
       bool ok = lua_istable(L, -1);
-      if (ok) {
-        double v[4] = {0, 0, 0, 50};
-        for (int f = 0; f < 4 && ok; ++f) {
-          lua_rawgeti(L, -1, f + 1);
-          if (lua_isnumber(L, -1)) v[f] = lua_tonumber(L, -1);
-          else if (f < 3) ok = false;
-          lua_pop(L, 1);
-        }
-        z = {{v[0], v[1]}, v[2], v[3]};
-        ok = ok && z.radius > 0 && std::isfinite(z.cost) && z.cost >= 0;
+      const char* cost_type = nullptr;  // a cost that is not a number: its type
+      double v[4] = {0, 0, 0, 50};
+      for (int f = 0; f < 4 && ok; ++f) {
+        lua_rawgeti(L, -1, f + 1);
+        if (lua_isnumber(L, -1)) v[f] = lua_tonumber(L, -1);
+        else if (f < 3) ok = false;
+        else if (!lua_isnil(L, -1)) cost_type = luaL_typename(L, -1);
+        lua_pop(L, 1);
       }
-      if (!ok) luaL_error(L, "path options: danger zone %d must be {x, y, radius [, cost]}, radius > 0", static_cast<int>(k));
+      const int zone = static_cast<int>(k);
+      char buf[40];
+      if (!ok || !(v[2] > 0))
+        luaL_error(L, "path options: danger zone %d must be {x, y, radius [, cost]}, radius > 0", zone);
+      if (cost_type) luaL_error(L, "path options: danger zone %d: its cost must be a finite number >= 0, got %s", zone, cost_type);
+      // Each part on its own: which is wrong is said (NaN and infinities were taken).
+      if (!std::isfinite(v[0]) || !std::isfinite(v[1]))
+        luaL_error(L, "path options: danger zone %d: its centre x, y must be finite numbers", zone);
+      if (!std::isfinite(v[2]))
+        luaL_error(L, "path options: danger zone %d: its radius must be a finite number > 0, got %s", zone, number_text(v[2], buf));
+      if (!std::isfinite(v[3]) || v[3] < 0)
+        luaL_error(L, "path options: danger zone %d: its cost must be a finite number >= 0, got %s", zone, number_text(v[3], buf));
       lua_pop(L, 1);
-      worker.danger_scratch.push_back(z);
+      worker.danger_scratch.push_back({{v[0], v[1]}, v[2], v[3]});
     }
   }
   lua_pop(L, 1);
@@ -710,28 +805,92 @@ int locate(lua_State* L) {
   return 2;
 }
 
-const char* kWorldLua = R"LUA(
-local thicket = ...
-local yield, huge, type = coroutine.yield, math.huge, type
+// suggest(word, {names...}): "; did you mean 'x'?" or "", for the option checks of kWorldLua.
+int suggest(lua_State* L) {
+  size_t n = 0;
+  const char* word = luaL_checklstring(L, 1, &n);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  const lua_Integer count = luaL_len(L, 2);
+  {  // (nothing below raises a Lua error while these live, but for want of memory)
+    std::vector<std::string> names;
+    for (lua_Integer k = 1; k <= count; ++k) {
+      if (lua_rawgeti(L, 2, k) == LUA_TSTRING) names.emplace_back(lua_tostring(L, -1));
+      lua_pop(L, 1);
+    }
+    const std::string hint = did_you_mean(std::string_view(word, n), names);
+    lua_pushlstring(L, hint.data(), hint.size());
+  }
+  return 1;
+}
 
--- thicket.move_to(agent, x, y [, options]) or (agent, id [, options]): plan a path with what the
--- world has (navmesh, waypoints, grid map; else a straight line), walk it with the steering
--- (seek, arrive on the last point, avoid), re-plan when stuck or when a followed agent has
--- moved more than options.replan metres from where the path ends. true on arrival (within
--- options.radius); false when the goal is unreachable, the followed agent has gone, or the
--- agent stays stuck after re-planning. options: radius (0.5), replan (2), stuck (seconds
--- without progress before re-planning, 2), budget/danger/algorithm (as thicket.find_path).
-function thicket.move_to(agent, x, y, options)
-  local follow
-  if type(y) ~= "number" then follow, options = x, y end
-  if type(options) == "number" then options = {radius = options} end
-  options = options or {}
+const char* kWorldLua = R"LUA(
+local thicket, suggest = ...
+local coyield, huge, type, tostring, tointeger = coroutine.yield, math.huge, type, tostring, math.tointeger
+local error, pcall, ipairs, pairs, concat = error, pcall, ipairs, pairs, table.concat
+
+-- Every pause of move_to and follow_path is counted: a lap of a looping follow_path that made
+-- none (the agent stood on every point) gives the tick back, or it would loop until the
+-- watchdog stops it. (A coroutine that does not yield lets no other one run in between.)
+local pauses = 0
+local function yield()
+  pauses = pauses + 1
+  coyield()
+end
+
+-- A value as a message quotes it.
+local function describe(v)
+  if type(v) == "number" or type(v) == "boolean" then return tostring(v) end
+  if type(v) == "string" then return "'" .. (#v > 40 and v:sub(1, 40) .. "..." or v) .. "'" end
+  return type(v)
+end
+
+-- The helpers below raise at `level` as their caller would call error(message, level): 2 is
+-- the line that called thicket.move_to or thicket.follow_path, never a line of this chunk.
+local function check_agent(name, agent, level)
+  if type(agent) ~= "table" or type(agent.path_to) ~= "function" then
+    error(name .. ": argument #1 is the agent (the table the leaf is given), got " ..
+          (type(agent) == "table" and "a table that is not an agent" or describe(agent)), level + 1)
+  end
+end
+
+local function check_move_options(name, options, level)
+  if options == nil then return {} end
+  if type(options) ~= "table" then
+    error(name .. ": the options are a table" .. (name == "move_to" and " (or, after x and y, a number: the radius)" or "") ..
+          ", got " .. describe(options), level + 1)
+  end
   for _, k in ipairs({"radius", "replan", "stuck"}) do
     local v = options[k]
     if v ~= nil and (type(v) ~= "number" or not (v > 0)) then
-      error("move_to: option '" .. k .. "' is a number > 0, got " .. (type(v) == "number" and tostring(v) or type(v)), 2)
+      error(name .. ": option '" .. k .. "' is a number > 0, got " .. (type(v) == "number" and tostring(v) or type(v)), level + 1)
     end
   end
+  return options
+end
+
+-- move_to's arguments: returns the agent id followed (or nil), x, y and the options (a table).
+local function move_args(agent, x, y, options, level)
+  check_agent("move_to", agent, level + 1)
+  local follow
+  if type(x) == "number" and type(y) == "number" then
+    if type(options) == "number" then options = {radius = options} end
+  elseif type(x) == "number" and (y == nil or type(y) == "table") then
+    if options ~= nil then
+      error("move_to: argument #3 (y) is nil: move_to(agent, x, y [, options]) or move_to(agent, id [, options])", level + 1)
+    end
+    follow = tointeger(x)
+    if not follow then error("move_to: an agent id is a whole number, got " .. describe(x), level + 1) end
+    options = y
+  elseif type(x) == "number" then
+    error("move_to: argument #3 is y (a number) or, after an agent id, the options (a table); got " .. describe(y), level + 1)
+  else
+    error("move_to: argument #2 is x (a number) or the id of an agent to follow, got " .. describe(x), level + 1)
+  end
+  return follow, x, y, check_move_options("move_to", options, level + 1)
+end
+
+-- Walks to (x, y), or after agent `follow`: see thicket.move_to. Its arguments are checked.
+local function walk(agent, follow, x, y, options, level)
   local radius = options.radius or 0.5
   local replan = options.replan or 2
   local stuck_after = options.stuck or 2
@@ -740,7 +899,7 @@ function thicket.move_to(agent, x, y, options)
     return x, y
   end
   local gx, gy = goal()
-  if not gx then return false end
+  if not gx then return false, "agent " .. follow .. " is not in the world" end
   local replans = 0
   while true do
     local points, why, method
@@ -748,7 +907,7 @@ function thicket.move_to(agent, x, y, options)
       -- A mistake in the options is reported at the caller's line, not inside this chunk.
       local ok
       ok, points, why, method = pcall(agent.path_to, agent, gx, gy, options)
-      if not ok then error((tostring(points):gsub("^%(thicket%):%d+: ", "")), 2) end
+      if not ok then error((tostring(points):gsub("^%(thicket%):%d+: ", "")), level + 1) end
       if points == false then yield() end
     until points ~= false
     if not points then return false, why end
@@ -803,10 +962,64 @@ function thicket.move_to(agent, x, y, options)
     end
   end
 end
+
+-- thicket.move_to(agent, x, y [, options]) or (agent, id [, options]): plan a path with what the
+-- world has (navmesh, waypoints, grid map; else a straight line), walk it with the steering
+-- (seek, arrive on the last point, avoid), re-plan when stuck or when a followed agent has
+-- moved more than options.replan metres from where the path ends. true on arrival (within
+-- options.radius); false, why when the goal is unreachable, the followed agent is not in the
+-- world or has gone, or the agent stays stuck after re-planning. options: radius (0.5), replan
+-- (2), stuck (seconds without progress before re-planning, 2), budget/danger/algorithm/smooth
+-- (as agent:path_to). A wrong argument is an error at the caller's line.
+function thicket.move_to(agent, x, y, options)
+  local follow
+  follow, x, y, options = move_args(agent, x, y, options, 2)
+  local ok, why = walk(agent, follow, x, y, options, 2)  -- not a tail call: the levels count this frame
+  return ok, why
+end
+
+-- thicket.follow_path(agent, {{x, y}, ...} [, options]): move_to each point in turn; with
+-- loop = true, round and round. true at the end; false, why, k when point k fails (as
+-- move_to). The other options are move_to's, for every point.
+local follow_keys = {"loop", "radius", "replan", "stuck", "algorithm", "smooth", "budget", "danger"}
+local follow_known = {}
+for _, k in ipairs(follow_keys) do follow_known[k] = true end
 function thicket.follow_path(agent, points, options)
+  check_agent("follow_path", agent, 2)
+  if type(points) ~= "table" then
+    error("follow_path: argument #2 is a list of points {{x, y}, ...}, got " .. describe(points), 2)
+  end
+  for k, p in ipairs(points) do
+    if type(p) ~= "table" or type(p[1]) ~= "number" or type(p[2]) ~= "number" then
+      error("follow_path: point " .. k .. " is not {x, y}, got " .. describe(p), 2)
+    end
+  end
+  local loop, pass = false, nil
+  if options ~= nil then
+    if type(options) ~= "table" then error("follow_path: the options are a table, got " .. describe(options), 2) end
+    pass = {}
+    for k, v in pairs(options) do
+      if type(k) ~= "string" or not follow_known[k] then
+        local name = type(k) == "string" and k or tostring(k)
+        error("follow_path: unknown option " .. describe(k) .. suggest(name, follow_keys) ..
+              " (options: " .. concat(follow_keys, ", ") .. ")", 2)
+      elseif k == "loop" then
+        if type(v) ~= "boolean" then error("follow_path: option 'loop' is true or false, got " .. describe(v), 2) end
+        loop = v
+      else
+        pass[k] = v
+      end
+    end
+  end
+  pass = check_move_options("follow_path", pass, 2)
   repeat
-    for _, p in ipairs(points) do thicket.move_to(agent, p[1], p[2], options and options.radius) end
-  until not (options and options.loop)
+    local before = pauses
+    for k, p in ipairs(points) do
+      local ok, why = walk(agent, nil, p[1], p[2], pass, 2)
+      if not ok then return false, why, k end
+    end
+    if loop and pauses == before then yield() end
+  until not loop
   return true
 end
 )LUA";
@@ -850,7 +1063,8 @@ void install_lua_world(SimWorker& worker) {
   host.journal_wrap(-1, "thicket.", {"metric", "gauge", "find_path", "noise", "pickups", "areas"});
   luaL_loadbuffer(L, kWorldLua, std::strlen(kWorldLua), "=(thicket)");
   lua_pushvalue(L, -2);
-  lua_call(L, 1, 0);
+  lua_pushcfunction(L, suggest);
+  lua_call(L, 2, 0);
   lua_pop(L, 1);
 }
 

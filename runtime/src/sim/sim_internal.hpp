@@ -39,6 +39,7 @@ struct Effect {
   double amount = 0;
   std::string key;
   Value value;
+  std::string where;  // a signal's "file:line: " of the call (check_signals reports with it)
 };
 
 struct MetricSample {
@@ -158,6 +159,7 @@ void deliver_brain_events(Simulation::Impl& sim);
 // their forces (the world's walls and bounds); the workers' effects and metric samples, taken
 // from them into tick_effects and tick_samples in agent-id order.
 void move_worker(SimWorker& worker, double dt);
+// (gather_effects also checks the signals against their targets' blackboards: check_signals.)
 void gather_effects(Simulation::Impl& sim);
 
 // Gives back the agent's time-sliced path search, if it holds one (simulation.cpp).

@@ -1,9 +1,13 @@
 // Two parts of a scenario tick outside the brains (simulation.cpp runs them): every worker
 // moving its own agents, and the workers' effects and metric samples put in agent-id order.
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <iterator>
 
+#include "runtime_impl.hpp"
 #include "sim_internal.hpp"
+#include "suggest.hpp"
 #include "thicket/nav.hpp"
 
 namespace thicket {
@@ -54,11 +58,69 @@ void merge_runs(std::vector<std::unique_ptr<SimWorker>>& workers, std::vector<T>
   if (!sorted) std::sort(out.begin(), out.end(), less);
 }
 
+bool holds(ValueType type, const Value& v) {
+  switch (type) {
+    case ValueType::Number: return std::holds_alternative<double>(v) || std::holds_alternative<int64_t>(v);
+    case ValueType::Integer: return std::holds_alternative<int64_t>(v);
+    case ValueType::Boolean: return std::holds_alternative<bool>(v);
+    case ValueType::String: return std::holds_alternative<std::string>(v);
+    case ValueType::Any: return true;
+  }
+  return false;
+}
+
+std::string describe(const Value& v) {
+  if (std::holds_alternative<std::monostate>(v)) return "nil";
+  if (auto d = std::get_if<double>(&v)) {
+    char text[40];
+    std::snprintf(text, sizeof text, "%.14g", *d);
+    return std::string("a number (") + text + ")";
+  }
+  if (auto i = std::get_if<int64_t>(&v)) return "an integer (" + std::to_string(*i) + ")";
+  if (auto b = std::get_if<bool>(&v)) return std::string("a boolean (") + (*b ? "true" : "false") + ")";
+  return "a string ('" + clipped(std::get<std::string>(v)) + "')";
+}
+
+// A signal meets its target's blackboard here, on the main thread once every worker has ticked
+// (the target may be another worker's, so agent:signal cannot look). A whole float goes to an
+// integer key as a blackboard write takes it (agent.bb.k = 5.0); a key the target's brain does
+// not declare, or a value of another type, is a script error of the sender, reported at its
+// call and counted with the script errors (the exit status, --strict), and the signal is lost.
+void check_signals(Simulation::Impl& s) {
+  std::erase_if(s.tick_effects, [&](Effect& e) {
+    if (e.kind != Effect::Kind::Signal) return false;
+    SimAgent* target = s.agent(e.target);
+    if (!target || !target->alive) return false;  // no one to tell: dropped as it is applied
+    Runtime& rt = *s.workers[target->worker]->rt;
+    const BrainHandle brain = rt.brain_of(target->handle);
+    const std::optional<ValueType> type = rt.blackboard_type(brain, e.key);
+    if (type == ValueType::Integer)
+      if (const double* d = std::get_if<double>(&e.value); d && *d == std::floor(*d) && *d >= -0x1p63 && *d < 0x1p63)
+        e.value = static_cast<int64_t>(*d);
+    if (type && holds(*type, e.value)) return false;
+    std::string msg = "error: " + e.where + "agent " + std::to_string(e.source) + " signalled '" + clipped(e.key) +
+                      "' to agent " + std::to_string(e.target) + " (tick " + std::to_string(s.tick) + "): its blackboard ";
+    if (type) {
+      msg += "key '" + clipped(e.key) + "' is declared " + std::string(value_type_name(*type)) + "; cannot set it to " +
+             describe(e.value);
+    } else {
+      msg += "has no key '" + clipped(e.key) + "'";
+      const std::string hint = did_you_mean(e.key, rt.blackboard_keys(brain));  // "; did you mean 'x'?"
+      if (!hint.empty()) msg += " (" + hint.substr(2) + ")";
+    }
+    s.log(msg + "; the signal is lost");
+    SimAgent* source = s.agent(e.source);
+    ++s.workers[source ? source->worker : target->worker]->rt->impl().brain_errors;
+    return true;
+  });
+}
+
 }  // namespace
 
 void gather_effects(Simulation::Impl& s) {
   merge_runs(s.workers, &SimWorker::effects, s.tick_effects, s.spare_effects,
              [](const Effect& x, const Effect& y) { return x.source != y.source ? x.source < y.source : x.seq < y.seq; });
+  check_signals(s);
   merge_runs(s.workers, &SimWorker::metrics, s.tick_samples, s.spare_samples, [](const MetricSample& x, const MetricSample& y) {
     return x.agent != y.agent ? x.agent < y.agent : x.seq < y.seq;
   });
