@@ -464,7 +464,15 @@ void Manager::update_memory(SensorState& s) {
     memory.resize(kept);
     s.next_forget = next;
   }
-  const std::uint64_t memory_ticks = ticks_for(s.senses->memory);
+  // round(memory / dt) once per value, not per agent and tick (most agents share one value).
+  thread_local struct {
+    const Manager* manager = nullptr;
+    double seconds = -1;
+    std::uint64_t ticks = 0;
+  } memory_cache;
+  if (memory_cache.manager != this || memory_cache.seconds != s.senses->memory)
+    memory_cache = {this, s.senses->memory, ticks_for(s.senses->memory)};
+  const std::uint64_t memory_ticks = memory_cache.ticks;
   auto less = [](const MemoryEntry& a, const MemoryEntry& b) { return a.kind != b.kind ? a.kind < b.kind : a.id < b.id; };
   // Percepts of one sense come sorted by (kind, id), and so mostly do their memory keys: each
   // search starts where the last one ended when the key is not below that entry's.
