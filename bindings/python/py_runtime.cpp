@@ -124,18 +124,6 @@ Value from_python(const py::handle& o, const Value& like, const std::string& key
   return wrong();
 }
 
-// Does v fit a key declared with type t (as RuntimeImpl::set_value decides: a number key takes
-// an integer too)?
-bool fits(const Value& v, thicket::ValueType t) {
-  switch (t) {
-    case thicket::ValueType::Number: return std::holds_alternative<double>(v) || std::holds_alternative<int64_t>(v);
-    case thicket::ValueType::Integer: return std::holds_alternative<int64_t>(v);
-    case thicket::ValueType::Boolean: return std::holds_alternative<bool>(v);
-    case thicket::ValueType::String: return std::holds_alternative<std::string>(v);
-    case thicket::ValueType::Any: return true;
-  }
-  return false;
-}
 // A value of the declared type, as from_python's `like`.
 Value like_of(thicket::ValueType t) {
   switch (t) {
@@ -287,7 +275,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
           }
           const Value like = like_of(*type);
           Value v = from_python(item.second, like, key);
-          if (!fits(v, *type))
+          if (!thicket::value_fits(*type, v))
             throw py::type_error("blackboard key '" + key + "' is " + type_name(like) + ", not " +
                                  std::string(py::str(py::type::of(item.second).attr("__name__"))));
           values.emplace_back(key, std::move(v));

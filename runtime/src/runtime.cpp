@@ -546,33 +546,30 @@ bool RuntimeImpl::get_value(const AgentInfo& a, const std::string& key, Value& o
   return true;
 }
 
+bool value_fits(ValueType t, const Value& v) {
+  switch (t) {
+    case ValueType::Number: return std::holds_alternative<double>(v) || std::holds_alternative<int64_t>(v);
+    case ValueType::Integer: return std::holds_alternative<int64_t>(v);
+    case ValueType::Boolean: return std::holds_alternative<bool>(v);
+    case ValueType::String: return std::holds_alternative<std::string>(v);
+    case ValueType::Any: return true;
+  }
+  return false;
+}
+
 bool RuntimeImpl::set_value(const AgentInfo& a, const std::string& key, const Value& v) {
   uint32_t slot;
   const BlackboardKey* k = find_key(program_of(a), key, slot);
-  if (!k) return false;
+  if (!k || !value_fits(k->type, v)) return false;
   Slot& s = slots_of(a)[slot];
   switch (k->type) {
     case ValueType::Number:
-      if (auto d = std::get_if<double>(&v)) s.num = *d;
-      else if (auto i = std::get_if<int64_t>(&v)) s.num = static_cast<double>(*i);
-      else return false;
+      s.num = std::holds_alternative<double>(v) ? std::get<double>(v) : static_cast<double>(std::get<int64_t>(v));
       return true;
-    case ValueType::Integer:
-      if (auto i = std::get_if<int64_t>(&v)) s.i = *i;
-      else return false;
-      return true;
-    case ValueType::Boolean:
-      if (auto b = std::get_if<bool>(&v)) s.i = *b;
-      else return false;
-      return true;
-    case ValueType::String:
-      if (auto str = std::get_if<std::string>(&v)) s.str = strings.intern(*str);
-      else return false;
-      return true;
-    case ValueType::Any: {
-      s.ref = script->set_any_value(a, s.ref, v);
-      return true;
-    }
+    case ValueType::Integer: s.i = std::get<int64_t>(v); return true;
+    case ValueType::Boolean: s.i = std::get<bool>(v); return true;
+    case ValueType::String: s.str = strings.intern(std::get<std::string>(v)); return true;
+    case ValueType::Any: s.ref = script->set_any_value(a, s.ref, v); return true;
   }
   return false;
 }

@@ -36,6 +36,9 @@ struct AgentHandle {
 
 // A blackboard value as C++ sees it. std::monostate is nil (for `any` keys).
 using Value = std::variant<std::monostate, double, int64_t, bool, std::string>;
+// Whether Runtime::set takes v for a key declared with type t: a number key takes an integer
+// too; an `any` key takes every value.
+THICKET_API bool value_fits(ValueType t, const Value& v);
 
 // The agent's clock and id as a leaf reads them: the first fields of the runtime's agent
 // record, so LeafContext's accessors below are plain loads, inlined into the leaf.

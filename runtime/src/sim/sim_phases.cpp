@@ -58,17 +58,6 @@ void merge_runs(std::vector<std::unique_ptr<SimWorker>>& workers, std::vector<T>
   if (!sorted) std::sort(out.begin(), out.end(), less);
 }
 
-bool holds(ValueType type, const Value& v) {
-  switch (type) {
-    case ValueType::Number: return std::holds_alternative<double>(v) || std::holds_alternative<int64_t>(v);
-    case ValueType::Integer: return std::holds_alternative<int64_t>(v);
-    case ValueType::Boolean: return std::holds_alternative<bool>(v);
-    case ValueType::String: return std::holds_alternative<std::string>(v);
-    case ValueType::Any: return true;
-  }
-  return false;
-}
-
 std::string describe(const Value& v) {
   if (std::holds_alternative<std::monostate>(v)) return "nil";
   if (auto d = std::get_if<double>(&v)) {
@@ -97,7 +86,7 @@ void check_signals(Simulation::Impl& s) {
     if (type == ValueType::Integer)
       if (const double* d = std::get_if<double>(&e.value); d && *d == std::floor(*d) && *d >= -0x1p63 && *d < 0x1p63)
         e.value = static_cast<int64_t>(*d);
-    if (type && holds(*type, e.value)) return false;
+    if (type && value_fits(*type, e.value)) return false;
     std::string msg = "error: " + e.where + "agent " + std::to_string(e.source) + " signalled '" + clipped(e.key) +
                       "' to agent " + std::to_string(e.target) + " (tick " + std::to_string(s.tick) + "): its blackboard ";
     if (type) {

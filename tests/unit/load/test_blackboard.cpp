@@ -384,6 +384,21 @@ TEST_CASE("blackboard: set_number / get_number by slot from the game loop") {
   CHECK(keys[*phase] == "phase");
   CHECK(keys[*name] == "name");
   CHECK(rt.blackboard_keys(thicket::BrainHandle{}).empty());
+  // blackboard_type: a declared key's type (nullopt for an undeclared key or a bad handle), and
+  // value_fits: what Runtime::set takes for that type (the Python module and a scenario's
+  // signals check values with it before they reach an agent).
+  CHECK(rt.blackboard_type(*b, "phase") == thicket::ValueType::Number);
+  CHECK(rt.blackboard_type(*b, "name") == thicket::ValueType::String);
+  CHECK_FALSE(rt.blackboard_type(*b, "nope"));
+  CHECK_FALSE(rt.blackboard_type(thicket::BrainHandle{}, "phase"));
+  CHECK(thicket::value_fits(thicket::ValueType::Number, thicket::Value{int64_t{3}}));
+  CHECK_FALSE(thicket::value_fits(thicket::ValueType::Integer, thicket::Value{3.0}));
+  CHECK_FALSE(thicket::value_fits(thicket::ValueType::Boolean, thicket::Value{int64_t{1}}));
+  CHECK(thicket::value_fits(thicket::ValueType::Any, thicket::Value{}));
+  CHECK_FALSE(thicket::value_fits(thicket::ValueType::String, thicket::Value{}));
+  CHECK_FALSE(rt.set(a, "name", thicket::Value{1.0}));  // set refuses what value_fits refuses
+  CHECK(rt.set(a, "phase", thicket::Value{int64_t{2}}));
+  CHECK(std::get<double>(*rt.get(a, "phase")) == 2.0);
   CHECK(rt.brain_of(a).index == b->index);  // the agent's brain, e.g. to list its keys
   CHECK(rt.set_number(a, *phase, 7.5));
   CHECK(rt.get_number(a, *phase) == 7.5);
