@@ -138,7 +138,12 @@ Query query_from(lua_State* L, const Self& s, const char* what) {
     for (const char* k : kFilterKeys) known = known || (key && std::strcmp(k, key) == 0);
     if (!known) {
       {
-        const std::string name = key ? key : luaL_tolstring(L, -1, nullptr);
+        // (A table or other key with a metatable is named by its type: luaL_tolstring could run
+        // a __tostring that raises, skipping this block's destructors.)
+        const int type = lua_type(L, -1);
+        const std::string name = key ? key
+                                 : type == LUA_TNUMBER || type == LUA_TBOOLEAN ? luaL_tolstring(L, -1, nullptr)
+                                                                             : std::string("(a ") + luaL_typename(L, -1) + " key)";
         const std::vector<std::string> keys(std::begin(kFilterKeys), std::end(kFilterKeys));
         const std::string msg = std::string(what) + ": unknown filter key '" + clipped(name) + "'" +
                                 did_you_mean(name, keys) + " (keys: " + join_names(keys) + ")";
