@@ -499,11 +499,7 @@ int cmd_scenario(const Options& o) {
     if (!o.record.empty() || !o.trace.empty() || o.explain || o.watch || o.live.serve)
       return usage_error("--record, --trace, --explain, --watch and --serve do not go with --shard (run them unsharded or under mpirun)");
   }
-  std::ofstream log_file;
-  if (!o.log.empty() && batch.prints()) {
-    log_file.open(o.log);
-    if (!log_file) return usage_error("cannot write the log file '" + o.log + "'");
-  }
+  std::ofstream log_file;  // opened (emptied) with the other outputs, once the batch can start
   if (o.agents_set) return usage_error("--agents is for brain files; a scenario's groups say how many agents there are");
   if (o.max_agents_set)
     return usage_error("--max-agents is for brain files; a scenario's leaves cannot spawn (its groups make its agents)");
@@ -626,11 +622,16 @@ int cmd_scenario(const Options& o) {
     add(batch.prints(), o.trace, "trace");
     add(writes_series, o.series, "series");
     add(batch.prints(), o.out, "output");
+    add(batch.prints(), o.log, "log");
     if (size_t bad = cli::first_unwritable(paths); bad < paths.size()) {
       const int err = errno;
       return usage_error("cannot write the " + whats[bad] + " file '" + paths[bad] + "'" +
                          (whats[bad] == "record" ? std::string(": ") + std::strerror(err) : std::string()));
     }
+  }
+  if (!o.log.empty() && batch.prints()) {
+    log_file.open(o.log);
+    if (!log_file) return usage_error("cannot write the log file '" + o.log + "'");
   }
   std::ofstream out, series;
   std::unique_ptr<RecordFile> record;
@@ -909,11 +910,16 @@ int cmd_run(const Options& o) {
     return usage_error("--threads, --runs, --out, --record (with --record-every, --record-keys), --series and --set are for scenario files");
   if (o.live.serve || o.live.speed_set || o.live.exit_when_done)
     return usage_error("--serve, --speed and --serve-exit are for scenario files");
+  // The log file is emptied when the run starts, not before the brain loads: a brain that does
+  // not load leaves the last run's log as it was. (Checked for writing now; a line logged while
+  // loading opens it at once.)
   std::ofstream log_file;
-  if (!o.log.empty()) {
-    log_file.open(o.log);
-    if (!log_file) return usage_error("cannot write the log file '" + o.log + "'");
-  }
+  if (!o.log.empty() && cli::first_unwritable({o.log}) == 0)
+    return usage_error("cannot write the log file '" + o.log + "'");
+  auto open_log = [&] {
+    if (!o.log.empty() && !log_file.is_open()) log_file.open(o.log);
+    return log_file.is_open();
+  };
   RuntimeOptions ro;
   ro.seed = o.seed;
   ro.trusted = o.trusted;
@@ -923,7 +929,7 @@ int cmd_run(const Options& o) {
   ro.lua_memory_limit = static_cast<size_t>(o.lua_memory_mb) << 20;
   ro.max_script_agents = static_cast<size_t>(o.max_agents);
   ro.log = [&](const std::string& line) {
-    if (log_file.is_open()) log_file << line << "\n";
+    if (open_log()) log_file << line << "\n";
     else std::cerr << line << "\n";
   };
   Runtime rt(ro);
@@ -931,6 +937,7 @@ int cmd_run(const Options& o) {
   auto brain = rt.load_file(o.files[0], diags);
   print_diagnostics(diags);
   if (!brain) return kExitLoad;
+  if (!o.log.empty() && !open_log()) return usage_error("cannot write the log file '" + o.log + "'");
 
   std::ofstream trace;
   if (!o.trace.empty()) {

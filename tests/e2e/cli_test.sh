@@ -11,6 +11,18 @@ cases="$here/tests/e2e/cases"
 grep -q "leaves.lua:7: attempt to index a nil value" "$dir/run.log" && ok || bad "the log file lacks the script error"
 grep -q "error:" "$dir/err" && bad "stderr should not carry the log with --log" || ok
 grep -q "^thicket: root status" "$dir/err" && ok || bad "the summary should stay on stderr"
+# A brain or scenario that does not load leaves the last run's log as it was (the log is emptied
+# when a run starts, as --out, --trace and --record are); a clean run empties it.
+echo "the last run's log" > "$dir/keep.log"
+"$thicket" run "$cases/bad_fsm/brain.yaml" --ticks 3 --log "$dir/keep.log" >/dev/null 2>&1
+[[ $? == 2 && $(cat "$dir/keep.log") == "the last run's log" ]] && ok || bad "a brain that does not load emptied --log: $(cat "$dir/keep.log")"
+sed 's/^    brain: boid.yaml/    brain: no_such_brain.yaml/' "$here/scripts/examples/flock/flock.yaml" > "$dir/no_brain.yaml"
+"$thicket" run "$dir/no_brain.yaml" --log "$dir/keep.log" >/dev/null 2>&1
+[[ $? == 2 && $(cat "$dir/keep.log") == "the last run's log" ]] && ok || bad "a scenario that does not load emptied --log: $(cat "$dir/keep.log")"
+"$thicket" run "$here/scripts/examples/flock/flock.yaml" --ticks 2 --log "$dir/keep.log" >/dev/null 2>&1
+[[ $? == 0 && ! -s "$dir/keep.log" ]] && ok || bad "a clean scenario run should empty --log: $(head -c 200 "$dir/keep.log")"
+"$thicket" run "$cases/bad_fsm/brain.yaml" --log "$dir/no/such/dir.log" >/dev/null 2>"$dir/err"
+[[ $? == 64 ]] && grep -q "cannot write the log file" "$dir/err" && ok || bad "an unwritable --log should be a usage error: $(cat "$dir/err")"
 
 # --trace: one JSON object per agent per tick, with the running nodes in depth-first order.
 "$thicket" run "$here/tests/spec_examples/seed000_guard.yaml" --ticks 3 --dt 0.5 --agents 2 --trace "$dir/t.jsonl" >/dev/null 2>&1
