@@ -167,6 +167,12 @@ bool parse_uint(const std::string& s, uint64_t& out) {
   out = std::stoull(s);
   return true;
 }
+// What parse_uint's message adds when the value was refused for its length alone.
+std::string digits_note(const std::string& s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos && s.size() > 18
+             ? " (whole numbers here have at most 18 digits)"
+             : "";
+}
 
 // Parses argv; returns 0 or an exit code.
 int parse_args(int argc, char** argv, Options& o) {
@@ -209,10 +215,10 @@ int parse_args(int argc, char** argv, Options& o) {
       }
       if (o.command != "run") return usage_error(a + " is an option of 'thicket run'");
       if (a == "--agents" && (!parse_uint(value, o.agents) || o.agents == 0))
-        return usage_error("--agents needs a whole number >= 1, got '" + value + "'");
+        return usage_error("--agents needs a whole number >= 1, got '" + value + "'" + digits_note(value));
       if (a == "--ticks" && !parse_uint(value, o.ticks))
-        return usage_error("--ticks needs a whole number >= 0, got '" + value + "'");
-      if (a == "--seed" && !parse_uint(value, o.seed)) return usage_error("--seed needs a whole number >= 0, got '" + value + "'");
+        return usage_error("--ticks needs a whole number >= 0, got '" + value + "'" + digits_note(value));
+      if (a == "--seed" && !parse_uint(value, o.seed)) return usage_error("--seed needs a whole number >= 0, got '" + value + "'" + digits_note(value));
       if (a == "--dt") {
         char* end = nullptr;
         o.dt = std::strtod(value.c_str(), &end);
@@ -220,7 +226,7 @@ int parse_args(int argc, char** argv, Options& o) {
           return usage_error("--dt needs a number of seconds > 0, got '" + value + "'");
       }
       if (a == "--budget" && !parse_uint(value, o.budget))
-        return usage_error("--budget needs a whole number of Lua instructions (0 = no budget), got '" + value + "'");
+        return usage_error("--budget needs a whole number of Lua instructions (0 = no budget), got '" + value + "'" + digits_note(value));
       if (a == "--leaf-timeout") {
         char* end = nullptr;
         o.leaf_timeout = std::strtod(value.c_str(), &end);
@@ -228,22 +234,22 @@ int parse_args(int argc, char** argv, Options& o) {
           return usage_error("--leaf-timeout needs a number of seconds >= 0 (0 = no limit), got '" + value + "'");
       }
       if (a == "--lua-memory" && (!parse_uint(value, o.lua_memory_mb) || o.lua_memory_mb > (uint64_t(1) << 30)))
-        return usage_error("--lua-memory needs a whole number of MiB (0 = no cap), got '" + value + "'");
+        return usage_error("--lua-memory needs a whole number of MiB (0 = no cap), got '" + value + "'" + digits_note(value));
       if (a == "--max-agents" && (!parse_uint(value, o.max_agents) || o.max_agents > (uint64_t(1) << 32)))
-        return usage_error("--max-agents needs a whole number of agents (0 = no cap), got '" + value + "'");
+        return usage_error("--max-agents needs a whole number of agents (0 = no cap), got '" + value + "'" + digits_note(value));
       if (a == "--threads" && (!parse_uint(value, o.threads) || o.threads == 0 || o.threads > 256))
-        return usage_error("--threads needs a whole number from 1 to 256, got '" + value + "'");
+        return usage_error("--threads needs a whole number from 1 to 256, got '" + value + "'" + digits_note(value));
       // (at most 1,000,000: a batch keeps a result per run; --runs 1e11 asked for terabytes)
       if (a == "--runs" && (!parse_uint(value, o.runs) || o.runs == 0 || o.runs > 1'000'000))
-        return usage_error("--runs needs a whole number from 1 to 1000000, got '" + value + "'");
+        return usage_error("--runs needs a whole number from 1 to 1000000, got '" + value + "'" + digits_note(value));
       if (a == "--series-every" && (!parse_uint(value, o.series_every) || o.series_every == 0))
-        return usage_error("--series-every needs a whole number of ticks >= 1, got '" + value + "'");
+        return usage_error("--series-every needs a whole number of ticks >= 1, got '" + value + "'" + digits_note(value));
       if (a == "--out" || a == "--trace" || a == "--series")
         if (std::string why = output_file_error(a, value); !why.empty()) return usage_error(why);
       if (a == "--record")
         if (std::string why = record_file_name_error(value); !why.empty()) return usage_error(why);
       if (a == "--record-every" && (!parse_uint(value, o.record_every) || o.record_every == 0 || o.record_every > 1'000'000))
-        return usage_error("--record-every needs a whole number of ticks from 1 to 1000000, got '" + value + "'");
+        return usage_error("--record-every needs a whole number of ticks from 1 to 1000000, got '" + value + "'" + digits_note(value));
       if (a == "--record-keys") {
         o.record_keys_set = true;
         std::stringstream list(value);
@@ -256,7 +262,7 @@ int parse_args(int argc, char** argv, Options& o) {
       if (a == "--serve" || a == "--speed")
         if (std::string why = cli::parse_live_option(a, value, o.live); !why.empty()) return usage_error(why);
       if (a == "--every" && (!parse_uint(value, o.checkpoint_every) || o.checkpoint_every == 0))
-        return usage_error("--every needs a whole number of ticks >= 1, got '" + value + "'");
+        return usage_error("--every needs a whole number of ticks >= 1, got '" + value + "'" + digits_note(value));
       if (a == "--checkpoint") o.checkpoint = value;
       if (a == "--resume") o.resume = value;
       if (a == "--out") o.out = value;

@@ -24,6 +24,10 @@ sed 's/^    brain: boid.yaml/    brain: no_such_brain.yaml/' "$here/scripts/exam
 "$thicket" run "$cases/bad_fsm/brain.yaml" --log "$dir/no/such/dir.log" >/dev/null 2>"$dir/err"
 [[ $? == 64 ]] && grep -q "cannot write the log file" "$dir/err" && ok || bad "an unwritable --log should be a usage error: $(cat "$dir/err")"
 
+# A number too long for the options: the message says the limit.
+"$thicket" run "$cases/bad_fsm/brain.yaml" --seed 12345678901234567890 >/dev/null 2>"$dir/err"
+[[ $? == 64 ]] && grep -q "at most 18 digits" "$dir/err" && ok || bad "--seed of 20 digits: $(head -1 "$dir/err")"
+
 # --trace: one JSON object per agent per tick, with the running nodes in depth-first order.
 "$thicket" run "$here/tests/spec_examples/seed000_guard.yaml" --ticks 3 --dt 0.5 --agents 2 --trace "$dir/t.jsonl" >/dev/null 2>&1
 [[ $(wc -l < "$dir/t.jsonl") == 6 ]] && ok || bad "trace should have 6 lines (2 agents x 3 ticks)"
