@@ -75,6 +75,10 @@ run warehouse --frames 100 --autoplay --press 30:p --press 40:n --press 41:n --p
 # 100 loop iterations, 20 of them paused (P at 30 and 50) but for two N steps: 82 frames.
 grep -q "^Warehouse: playing at frame 82 " "$tmp/inspect" && ok "P pauses, N steps one frame (82 frames in 100 iterations)" ||
   bad "pause/step: $(head -1 "$tmp/inspect")"
+# A held key's repeats change nothing: P held from iteration 30 pauses once (29 frames in 100).
+run warehouse --frames 100 --autoplay --press 30:p --repeat 31:p --repeat 32:p --repeat 33:c --inspect >"$tmp/held"
+grep -q "^Warehouse: playing at frame 29 " "$tmp/held" && ok "a held P pauses once (its key repeats are not presses)" ||
+  bad "a held P: $(head -1 "$tmp/held")"
 for want in "| guard 3 at" "| states: duty > calm > patrol" "|   duty/act" "|   route = \"13,12 27,10 27,16 9,16\"" "| percepts:" "| memory:"; do
   grep -qF -- "$want" "$tmp/inspect" || bad "the clicked guard's debugger lacks '$want'"
 done

@@ -40,7 +40,8 @@ struct Edit {
 // run goes through the same key and mouse handling as a person's).
 struct Scripted {
   long iteration = 0;
-  SDL_Keycode key = 0;   // a key press, or
+  SDL_Keycode key = 0;   // a key press (repeat: the repeat a held key sends), or
+  bool repeat = false;
   uint32_t guard = 0;    // a left click on this guard (where it is drawn), or
   int x = -1, y = -1;    // a left click at this window pixel
 };
@@ -61,12 +62,13 @@ struct Args {
 const char* kUsage =
     "usage: thicket-game [LEVEL] [--levels DIR] [--mods DIR] [--threads N]\n"
     "       thicket-game --frames N [--autoplay] [--screenshot FILE.png] [--select ID] [--inspect]\n"
-    "                    [--log FILE] [--edit FRAME:FILE:SOURCE]... [--press I:KEY]... [--click I:guard:ID]... [LEVEL]\n"
+    "                    [--log FILE] [--edit FRAME:FILE:SOURCE]... [--press I:KEY]... [--repeat I:KEY]... [--click I:guard:ID]... [LEVEL]\n"
     "       thicket-game --bench [--frames N] [LEVEL]\n"
     "LEVEL: a name in the levels folder (warehouse, courtyard, arena) or a .level file.\n"
     "--frames N: N fixed-step frames (1/30 s) headless under SDL's offscreen video driver, then quit.\n"
     "--edit FRAME:FILE:SOURCE: at the end of frame FRAME, copy SOURCE over the mod file FILE (tests).\n"
-    "--press I:KEY, --click I:guard:ID or I:X:Y: a key press or a left click at loop iteration I (tests).\n";
+    "--press I:KEY, --click I:guard:ID or I:X:Y: a key press or a left click at loop iteration I (tests);\n"
+    "--repeat I:KEY: the repeat a held key sends (which changes nothing).\n";
 
 // The folder the executable lives in: its levels/ and mods/ are beside it.
 fs::path exe_dir(const char* argv0) {
@@ -139,23 +141,24 @@ bool parse(int argc, char** argv, Args& a, std::string& error) {
         return false;
       }
       a.edits.push_back({uint64_t(frame), t.substr(c1 + 1, c2 - c1 - 1), t.substr(c2 + 1)});
-    } else if (s == "--press" || s == "--click") {
-      // --press ITERATION:KEY (p, n, c, r, tab, esc) / --click ITERATION:guard:ID or ITERATION:X:Y
+    } else if (s == "--press" || s == "--repeat" || s == "--click") {
+      // --press/--repeat ITERATION:KEY (p, n, c, r, tab, esc) / --click ITERATION:guard:ID or ITERATION:X:Y
       if (!(v = value())) return false;
       std::string t = v;
       size_t c1 = t.find(':');
       long iteration = 0;
       if (c1 == std::string::npos || !number(s + "'s ITERATION", t.substr(0, c1).c_str(), iteration)) {
-        if (error.empty()) error = s + " takes ITERATION:" + (s == "--press" ? "KEY" : "guard:ID or ITERATION:X:Y") + ", not '" + t + "'";
+        if (error.empty()) error = s + " takes ITERATION:" + (s != "--click" ? "KEY" : "guard:ID or ITERATION:X:Y") + ", not '" + t + "'";
         return false;
       }
       Scripted sc;
       sc.iteration = iteration;
       std::string rest = t.substr(c1 + 1);
-      if (s == "--press") {
+      if (s != "--click") {
+        sc.repeat = s == "--repeat";
         sc.key = rest == "tab" ? SDLK_TAB : rest == "esc" ? SDLK_ESCAPE : rest.size() == 1 ? SDL_Keycode(rest[0]) : 0;
         if (!sc.key || std::string("pncr\t\x1b").find(char(sc.key)) == std::string::npos) {
-          error = "--press: unknown key '" + rest + "' (p, n, c, r, tab, esc)";
+          error = s + ": unknown key '" + rest + "' (p, n, c, r, tab, esc)";
           return false;
         }
       } else {
@@ -289,6 +292,7 @@ void push_scripted(const Scripted& s, const game::Game& g, const game::View& vie
     e.type = SDL_KEYDOWN;
     e.key.state = SDL_PRESSED;
     e.key.keysym.sym = s.key;
+    e.key.repeat = s.repeat ? 1 : 0;
     SDL_PushEvent(&e);
     return;
   }
@@ -379,7 +383,9 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
     SDL_Event e;
     while (SDL_PollEvent(&e)) {
       if (e.type == SDL_QUIT) quit = true;
-      if (e.type == SDL_KEYDOWN) {
+      // (A held key sends repeats: they would toggle pause and the cones, and restart or skip
+      // levels, at the keyboard's repeat rate.)
+      if (e.type == SDL_KEYDOWN && !e.key.repeat) {
         switch (e.key.keysym.sym) {
           case SDLK_ESCAPE: quit = true; break;
           case SDLK_p: ui.paused = !ui.paused; break;
