@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "thicket/export.hpp"
@@ -106,14 +107,22 @@ THICKET_API double distance_to_obstacle(const Obstacle& obstacle, Vec2 p);
 
 // A vehicle's physical limits (the steering toolkit's Vehicle: a point mass with a body radius).
 struct Vehicle {
-  double mass = 1.0;       // kg, > 0
-  double max_speed = 1.0;  // m/s, >= 0
-  double max_force = 1.0;  // N, >= 0; the steering force is truncated to it every tick
-  double radius = 0.5;     // m, >= 0; the body, used by obstacle avoidance
+  double mass = 1.0;       // kg, [kMinMass, kMaxMass]
+  double max_speed = 1.0;  // m/s, [0, kMaxSpeed]
+  double max_force = 1.0;  // N, [0, kMaxForce]; the steering force is truncated to it every tick
+  double radius = 0.5;     // m, [0, kMaxRadius]; the body, used by obstacle avoidance
+  // The bounds keep a tick's motion finite (force / mass, speed * dt): a mass of 1e-310 made
+  // the acceleration infinite and the position NaN, a speed of 1e308 the position infinite.
+  static constexpr double kMinMass = 1e-6, kMaxMass = 1e12;
+  static constexpr double kMaxSpeed = 1e6, kMaxForce = 1e15, kMaxRadius = 1e6;
 };
 
 // True when every limit above holds (and none is NaN).
 THICKET_API bool is_valid(const Vehicle& vehicle);
+// What a vehicle field ("mass", "max_speed", "max_force" or "radius") takes, for messages:
+// "a number from 1e-06 to 1e+12", ...; and whether v is such a number.
+THICKET_API const char* vehicle_field_range(std::string_view field);
+THICKET_API bool vehicle_field_fits(std::string_view field, double v);
 
 // A stable handle to an entity (Recast-style): the slot index in the low 22 bits, the slot's
 // generation in the high 10 bits. A handle kept past its entity's despawn no longer resolves,

@@ -833,10 +833,13 @@ class ScenarioReader {
       return;
     }
     reject_unknown_keys(vehicle.value, kVehicleKeys, "key", " in 'vehicle'");
-    read_measure(vehicle.value, "mass", /*positive=*/true, out.mass);
-    read_measure(vehicle.value, "max_speed", /*positive=*/false, out.max_speed);
-    read_measure(vehicle.value, "max_force", /*positive=*/false, out.max_force);
-    read_measure(vehicle.value, "radius", /*positive=*/false, out.radius);
+    for (auto [key, slot] : {std::pair{"mass", &out.mass}, {"max_speed", &out.max_speed}, {"max_force", &out.max_force},
+                             {"radius", &out.radius}})
+      if (Field f = field(vehicle.value, key)) {
+        auto v = finite_number(f.value);
+        if (v && world::vehicle_field_fits(key, *v)) *slot = *v;
+        else error(f, std::string("'") + key + "' must be " + world::vehicle_field_range(key) + ", got " + shown(f.value));
+      }
   }
 
   // A group's initial `blackboard:` values, or what a pickup `gives:` (what_value: "initial

@@ -230,7 +230,7 @@ bool set_value(ScenarioSpec& spec, const Target& t, const std::string& key, cons
   switch (t.kind) {
     case Target::Kind::Vehicle: {
       const bool mass = t.field == "mass";
-      if (!v || (mass ? *v <= 0 : *v < 0)) return bad(mass ? "a number > 0" : "a number >= 0");
+      if (!v || !world::vehicle_field_fits(t.field, *v)) return bad(world::vehicle_field_range(t.field));
       double& slot = mass ? g.vehicle.mass
                           : t.field == "max_speed" ? g.vehicle.max_speed
                                                    : t.field == "max_force" ? g.vehicle.max_force : g.vehicle.radius;

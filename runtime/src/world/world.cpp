@@ -16,10 +16,26 @@ constexpr std::uint32_t kGenerationCount = 1u << (32 - EntityId::kIndexBits);
 
 }  // namespace
 
+bool vehicle_field_fits(std::string_view field, double v) {
+  if (!std::isfinite(v)) return false;
+  if (field == "mass") return v >= Vehicle::kMinMass && v <= Vehicle::kMaxMass;
+  if (field == "max_speed") return v >= 0 && v <= Vehicle::kMaxSpeed;
+  if (field == "max_force") return v >= 0 && v <= Vehicle::kMaxForce;
+  if (field == "radius") return v >= 0 && v <= Vehicle::kMaxRadius;
+  return false;
+}
+
+const char* vehicle_field_range(std::string_view field) {
+  if (field == "mass") return "a number from 0.000001 to 1e12 (kg)";
+  if (field == "max_speed") return "a number from 0 to 1e6 (m/s)";
+  if (field == "max_force") return "a number from 0 to 1e15 (N)";
+  if (field == "radius") return "a number from 0 to 1e6 (m)";
+  return "?";
+}
+
 bool is_valid(const Vehicle& vehicle) {
-  return std::isfinite(vehicle.mass) && vehicle.mass > 0.0 &&
-         is_finite_at_least(vehicle.max_speed, 0.0) &&
-         is_finite_at_least(vehicle.max_force, 0.0) && is_finite_at_least(vehicle.radius, 0.0);
+  return vehicle_field_fits("mass", vehicle.mass) && vehicle_field_fits("max_speed", vehicle.max_speed) &&
+         vehicle_field_fits("max_force", vehicle.max_force) && vehicle_field_fits("radius", vehicle.radius);
 }
 
 namespace {

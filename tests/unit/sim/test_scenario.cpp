@@ -213,7 +213,7 @@ metrics: [kills, kills]
         "guard_posts.yaml:15:12: error: 'count' must be a whole number >= 1, got 0\n"
         "guard_posts.yaml:16:12: error: brain file 'missing.yaml' not found (looked for missing.yaml)\n"
         "guard_posts.yaml:17:39: error: 'radius' must be a number >= 0, got -1\n"
-        "guard_posts.yaml:18:21: error: 'mass' must be a number > 0, got 0\n"
+        "guard_posts.yaml:18:21: error: 'mass' must be a number from 0.000001 to 1e12 (kg), got 0\n"
         "guard_posts.yaml:18:24: error: unknown key 'max_sped' in 'vehicle'; did you mean 'max_speed'? "
         "(allowed: mass, max_speed, max_force, radius)\n"
         "guard_posts.yaml:19:24: error: the initial value of 'home' must be a number, true/false or text, got a list\n"

@@ -174,7 +174,12 @@ TEST_CASE("sweep: --set parses KEY=V1,V2 and checks keys and values, with did yo
   CHECK(fails("groups.players.senses.hearing.threshold=1").find("it has no hearing") != std::string::npos);
   CHECK(fails("groups.minions.senses.sight.cones.1.range=4").find("1 cone(s)") != std::string::npos);
   CHECK(fails("groups.minions.senses.sight.range=4").find("cones.0.range") != std::string::npos);
-  CHECK(fails("groups.minions.vehicle.mass=0").find("a number > 0") != std::string::npos);
+  CHECK(fails("groups.minions.vehicle.mass=0").find("a number from 0.000001 to 1e12 (kg)") != std::string::npos);
+  // Values that would make a tick's motion overflow (force / mass, speed * dt) are refused.
+  CHECK(fails("groups.minions.vehicle.mass=1e-310").find("from 0.000001 to 1e12") != std::string::npos);
+  CHECK(fails("groups.minions.vehicle.max_speed=1e308").find("from 0 to 1e6 (m/s)") != std::string::npos);
+  CHECK(fails("groups.minions.vehicle.max_force=1e300").find("from 0 to 1e15 (N)") != std::string::npos);
+  CHECK(fails("groups.minions.vehicle.radius=2e6").find("from 0 to 1e6 (m)") != std::string::npos);
   CHECK(fails("seed=-1").find("whole number >= 0") != std::string::npos);
 
   // --set replaces the file's axis of the same key, others are appended.

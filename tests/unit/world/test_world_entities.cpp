@@ -90,7 +90,25 @@ TEST_CASE("world: invalid vehicles are refused and unknown ids resolve to nothin
   CHECK(world.spawn({0, 0}, Vehicle{.max_speed = -1}).is_none());
   CHECK(world.spawn({0, 0}, Vehicle{.max_force = std::nan("")}).is_none());
   CHECK(world.spawn({0, 0}, Vehicle{.radius = -0.1}).is_none());
+  // Limits that keep a tick's motion finite: force / mass, speed * dt.
+  CHECK(world.spawn({0, 0}, Vehicle{.mass = 1e-310}).is_none());
+  CHECK(world.spawn({0, 0}, Vehicle{.mass = 2e12}).is_none());
+  CHECK(world.spawn({0, 0}, Vehicle{.max_speed = 1e308}).is_none());
+  CHECK(world.spawn({0, 0}, Vehicle{.max_force = 1e300}).is_none());
+  CHECK(world.spawn({0, 0}, Vehicle{.radius = 2e6}).is_none());
   CHECK(world.live_count() == 0);
+  CHECK(is_valid(Vehicle{.mass = Vehicle::kMinMass, .max_speed = Vehicle::kMaxSpeed, .max_force = Vehicle::kMaxForce,
+                         .radius = Vehicle::kMaxRadius}));
+  // At the limits, with the largest force for the smallest mass, motion stays finite.
+  {
+    World w(kArena);
+    const EntityId id = w.spawn({0, 0}, Vehicle{.mass = Vehicle::kMinMass, .max_speed = Vehicle::kMaxSpeed,
+                                                .max_force = Vehicle::kMaxForce, .radius = 0.5});
+    std::vector<Vec2> forces(1, Vec2{1e300, -1e300});
+    for (int k = 0; k < 3; ++k) w.move_entities(forces, 1e6);
+    CHECK(std::isfinite(w.entity(id)->position.x));
+    CHECK(std::isfinite(w.entity(id)->velocity.y));
+  }
   CHECK(world.entity(EntityId::none()) == nullptr);
   CHECK(world.entity(EntityId::from(5, 0)) == nullptr);
   CHECK_FALSE(world.despawn(EntityId::none()));
