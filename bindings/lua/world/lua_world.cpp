@@ -755,10 +755,22 @@ int find_path(lua_State* L) {
   return push_path(L, s.worker->path);
 }
 
+// Whether a search in progress was started with these options (the budget aside, which is per
+// call): a call that changes them asks for another search.
+bool same_search(const nav::PathOptions& a, const nav::PathOptions& b) {
+  if (a.algorithm != b.algorithm || a.smooth != b.smooth || a.danger.size() != b.danger.size()) return false;
+  for (size_t k = 0; k < a.danger.size(); ++k) {
+    const nav::DangerZone &x = a.danger[k], &y = b.danger[k];
+    if (!(x.centre == y.centre) || x.radius != y.radius || x.cost != y.cost) return false;
+  }
+  return true;
+}
+
 // agent:path_to(x, y [, options]): from the agent's position. With a budget, the search runs
 // that many nodes per call and returns false until it is done; the agent keeps its search
-// between calls (a call for another goal starts over, and so does one after a tick without a
-// call: the search was left behind, by an aborted task say, and the agent has moved since).
+// between calls (a call for another goal or with other options starts over, and so does one
+// after a tick without a call: the search was left behind, by an aborted task say, and the
+// agent has moved since).
 int path_to(lua_State* L) {
   Self s = self(L);
   world::Vec2 goal{luaL_checknumber(L, 2), luaL_checknumber(L, 3)};
@@ -776,7 +788,8 @@ int path_to(lua_State* L) {
   const uint64_t tick = w.sim->tick;
   if (a.pending_path >= 0) {
     request = w.path_pool[a.pending_path].get();
-    if (!(request->to() == goal) || tick > a.pending_tick + 1) request = nullptr, release_path(w, a);
+    if (!(request->to() == goal) || !same_search(request->options(), o) || tick > a.pending_tick + 1)
+      request = nullptr, release_path(w, a);
   }
   a.pending_tick = tick;
   if (!request) {
