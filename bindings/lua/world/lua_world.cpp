@@ -755,20 +755,16 @@ int find_path(lua_State* L) {
   return push_path(L, s.worker->path);
 }
 
-// Whether a search in progress was started with these options (the budget aside, which is per
-// call): a call that changes them asks for another search.
+// Whether a search in progress asks what these options ask: the same algorithm and smoothing.
+// (Not the danger zones: zones drawn round moving guards change every tick, and a search
+// started over each tick might never finish; it keeps the zones of the call that started it.)
 bool same_search(const nav::PathOptions& a, const nav::PathOptions& b) {
-  if (a.algorithm != b.algorithm || a.smooth != b.smooth || a.danger.size() != b.danger.size()) return false;
-  for (size_t k = 0; k < a.danger.size(); ++k) {
-    const nav::DangerZone &x = a.danger[k], &y = b.danger[k];
-    if (!(x.centre == y.centre) || x.radius != y.radius || x.cost != y.cost) return false;
-  }
-  return true;
+  return a.algorithm == b.algorithm && a.smooth == b.smooth;
 }
 
 // agent:path_to(x, y [, options]): from the agent's position. With a budget, the search runs
 // that many nodes per call and returns false until it is done; the agent keeps its search
-// between calls (a call for another goal or with other options starts over, and so does one
+// between calls (a call for another goal, algorithm or smoothing starts over, and so does one
 // after a tick without a call: the search was left behind, by an aborted task say, and the
 // agent has moved since).
 int path_to(lua_State* L) {
