@@ -77,8 +77,10 @@ std::string not_json(std::string_view text) {
 
 bool is_index(const json& v) { return v.is_number_integer() && v.get<std::int64_t>() >= 0; }
 
-// What is wrong with one entry of a tick line's `agents`, or "".
-std::string agent_entry_error(const json& a, std::size_t groups, std::size_t keys) {
+// What is wrong with one entry of a tick line's `agents`, or "". node_counts: per group, the
+// length its node strings must have (empty: not known).
+std::string agent_entry_error(const json& a, std::size_t groups, std::size_t keys,
+                              const std::vector<std::size_t>& node_counts) {
   if (!a.is_array()) return "must be an array, got " + shown(a);
   if (a.size() < 9) return "has " + std::to_string(a.size()) + " fields, not 9 (id, x, y, heading, group, alive, status, nodes, keys)";
   if (!a[0].is_number_integer() || a[0].get<std::int64_t>() < 1) return ": field 0 (id) must be an agent id >= 1, got " + shown(a[0]);
@@ -94,6 +96,12 @@ std::string agent_entry_error(const json& a, std::size_t groups, std::size_t key
   for (char c : a[7].get_ref<const std::string&>())
     if (c != 'R' && c != 'S' && c != 'F' && c != '.')
       return ": field 7 (nodes) holds '" + std::string(1, c) + "': only R, S, F and . are node statuses";
+  if (const std::size_t group = a[4].get<std::size_t>(); group < node_counts.size()) {
+    const std::size_t have = a[7].get_ref<const std::string&>().size(), want = node_counts[group];
+    if (have != want)
+      return ": field 7 (nodes) has " + std::to_string(have) + " node status(es); its group's brain has " +
+             std::to_string(want) + " node(s)";
+  }
   if (!a[8].is_array() && !a[8].is_null()) return ": field 8 (keys) must be an array, got " + shown(a[8]);
   if (a[8].is_array() && a[8].size() != keys)
     return ": field 8 (keys) has " + std::to_string(a[8].size()) + " value(s) for the header's " + std::to_string(keys) + " key(s)";
@@ -119,6 +127,57 @@ std::string RecordCheck::header(std::string_view text) {
   groups_ = h.value("groups", json::array()).size();
   keys_ = h.value("keys", json::array()).size();
   metrics_ = h.value("metrics", json::array()).size();
+  const std::size_t teams = h.value("teams", json::array()).size();
+  if (h.contains("brains")) {
+    if (std::string why = read_brains(&h["brains"], "the header's"); !why.empty()) return why;
+    brains_known_ = true;
+  }
+  // Each group indexes a team and a brain (the viewer draws its agents with them).
+  const json groups = h.value("groups", json::array());
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const json& group = groups[g];
+    const std::string which = "the header's " + ordinal(g + 1) + " group";
+    if (!group.is_object()) return which + " must be an object, got " + shown(group);
+    if (h.contains("teams") && (!is_index(group.value("team", json())) || group["team"].get<std::size_t>() >= teams))
+      return which + "'s team must index the header's " + std::to_string(teams) + " team(s), got " + shown(group.value("team", json()));
+    if (brains_known_) {
+      const json& brain = group.value("brain", json());
+      if (!is_index(brain) || brain.get<std::size_t>() >= node_counts_.size())
+        return which + "'s brain must index the header's " + std::to_string(node_counts_.size()) + " brain(s), got " + shown(brain);
+      group_brain_.push_back(brain.get<std::size_t>());
+    }
+  }
+  return {};
+}
+
+// A brains array (the header's, or a brains line's): each brain an object whose nodes are
+// listed depth-first, each node's parent -1 (the root) or an earlier node. Keeps the counts.
+std::string RecordCheck::read_brains(const void* p, const char* where) {
+  const json& brains = *static_cast<const json*>(p);
+  if (!brains.is_array()) return std::string(where) + " brains must be an array, got " + shown(brains);
+  std::vector<std::size_t> counts;
+  for (std::size_t b = 0; b < brains.size(); ++b) {
+    const json& brain = brains[b];
+    const std::string which = std::string(where) + " " + ordinal(b + 1) + " brain";
+    if (!brain.is_object() || !brain.value("nodes", json()).is_array())
+      return which + " must be an object with a nodes array, got " + shown(brain);
+    const json& nodes = brain["nodes"];
+    for (std::size_t n = 0; n < nodes.size(); ++n) {
+      const json parent = nodes[n].is_object() ? nodes[n].value("parent", json()) : json();
+      const bool ok = parent.is_number_integer() &&
+                      (n == 0 ? parent.get<std::int64_t>() == -1
+                              : parent.get<std::int64_t>() >= 0 && parent.get<std::uint64_t>() < n);
+      if (!ok)
+        return which + "'s node " + std::to_string(n) + " must be an object whose parent is " +
+               (n == 0 ? std::string("-1 (the root)") : "an earlier node (0.." + std::to_string(n - 1) + ")") +
+               ", got " + shown(nodes[n]);
+    }
+    counts.push_back(nodes.size());
+  }
+  if (brains_known_ && counts.size() != node_counts_.size())
+    return std::string(where) + " brains are " + std::to_string(counts.size()) + " where the header has " +
+           std::to_string(node_counts_.size()) + " (a hot reload changes brains, not how many there are)";
+  node_counts_ = std::move(counts);
   return {};
 }
 
@@ -131,8 +190,10 @@ std::string RecordCheck::tick_line(const void* p) {
   last_tick_ = tick;
   const json& agents = t.value("agents", json());
   if (!agents.is_array()) return "tick " + std::to_string(tick) + ": agents must be an array, got " + shown(agents);
+  std::vector<std::size_t> node_counts;  // per group
+  for (std::size_t brain : group_brain_) node_counts.push_back(node_counts_[brain]);
   for (std::size_t i = 0; i < agents.size(); ++i)
-    if (std::string why = agent_entry_error(agents[i], groups_, keys_); !why.empty())
+    if (std::string why = agent_entry_error(agents[i], groups_, keys_, node_counts); !why.empty())
       return "tick " + std::to_string(tick) + ": the " + ordinal(i + 1) + " entry of agents" + (why[0] == ':' ? "" : " ") + why;
   const json& events = t.value("events", json::array());
   if (!events.is_array()) return "tick " + std::to_string(tick) + ": events must be an array, got " + shown(events);
@@ -165,6 +226,7 @@ std::string RecordCheck::line(std::string_view text, bool unterminated) {
   if (j.contains("brains_at")) {
     if (!is_index(j["brains_at"])) return "a brains line's brains_at must be a tick, got " + shown(j["brains_at"]);
     if (!j.value("brains", json()).is_array()) return "a brains line needs a brains array";
+    if (brains_known_) return read_brains(&j["brains"], "a brains line's");
     return {};
   }
   if (j.contains("end")) {

@@ -28,10 +28,16 @@ class RecordCheck {
  private:
   std::string header(std::string_view text);
   std::string tick_line(const void* json);
+  std::string read_brains(const void* brains, const char* where);
 
   int lines_ = 0;
   bool ended_ = false;
   std::size_t groups_ = 0, keys_ = 0, metrics_ = 0;
+  // The brains' node counts (from the header, then each brains line) and each group's brain:
+  // an agent's node string has one character per node of its group's brain.
+  bool brains_known_ = false;
+  std::vector<std::size_t> node_counts_;
+  std::vector<std::size_t> group_brain_;
   std::int64_t last_tick_ = -1;
   std::uint64_t ticks_ = 0, agent_ticks_ = 0, max_agents_ = 0;
 };
