@@ -666,17 +666,25 @@ root:
     - wait: -1
     - action: 5
     - repeat: {times: 1.5, child: {action: A}}
-    - log: {message: 3, child: {subtree: {tree: 7}}}
+    - log: {message: [3], child: {subtree: {tree: 7}}}
 )");
   CHECK(joined(errors) ==
         "5:13: 'wait' must be a number >= 0, got -1\n"
         "6:15: expected a leaf name or a leaf call, got an integer\n"
         "7:23: expected an integer >= 1, got a number\n"
-        "8:22: expected text, got an integer\n"
-        "8:49: expected a tree name, got an integer\n");
+        "8:22: expected a number, true/false or text, got a list\n"
+        "8:51: expected a tree name, got an integer\n");
 }
 
 TEST_CASE("schema: a blackboard key declared with nothing (`key:` or `key: null`) is an any key, as the loader has it") {
   CHECK(check_brain("tree: t\nroot: {action: A}\nblackboard: {target: null, other: , n: 1}\n").empty());
   CHECK(check_brain("fsm: f\ninitial: a\nstates:\n  a: {act: A}\nblackboard: {plan: null}\n").empty());
+}
+
+TEST_CASE("schema: a node name or log message given as a number or true/false is its text, as the loader has it") {
+  CHECK(check_brain("tree: t\nroot:\n  log: {message: 5, name: 7, child: {wait: {seconds: 1, name: true}}}\n").empty());
+  CHECK(check_brain("fsm: f\ninitial: a\nstates:\n  a: {tree: {log: {message: 2.5, name: 4, child: {action: A}}}}\n").empty());
+  // Not lists or mappings: those are no text.
+  CHECK(joined(check_brain("tree: t\nroot:\n  log: {message: [1], child: {action: A}}\n")) ==
+        "3:18: expected a number, true/false or text, got a list\n");
 }

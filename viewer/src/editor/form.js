@@ -77,7 +77,9 @@ function inputFor(schemas, f, leaves) {
   }
   const isLeaf = f.key === 'leaf' || s._def === 'leaf_name' || s._def === 'leaf_ref';
   const text = v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
-  const type = s.type === 'number' || s.type === 'integer' ? 'number' : (vs.some(x => x.type === 'integer' || x.type === 'number') ? 'scalar' : (s.type === 'string' || isLeaf ? 'string' : 'yaml'));
+  // (A type list that takes text, as a node name's ["string", "number", "boolean"], is text.)
+  const st = Array.isArray(s.type) ? (s.type.includes('string') ? 'string' : s.type[0]) : s.type;
+  const type = st === 'number' || st === 'integer' ? 'number' : (vs.some(x => x.type === 'integer' || x.type === 'number') ? 'scalar' : (st === 'string' || isLeaf ? 'string' : 'yaml'));
   const list = isLeaf ? ' list="leaf-names"' : f.key === 'go' || f.key === 'initial' ? ' list="state-names"' : '';
   return `<input type="text" id="${id}" data-key="${esc(f.key)}" data-type="${type}" value="${esc(text)}" title="${title}"${list}${f.required ? ' data-required="1" required' : ''} spellcheck="false" autocomplete="off">`;
 }
