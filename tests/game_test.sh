@@ -168,6 +168,19 @@ else
   cat "$tmp/err"
   bad "a bad level file"
 fi
+# A cell too far, a second map line, a folder named as a level: each said as what it is.
+printf 'name Far\nmap warehouse.map\nmap warehouse.map\nplayer 2000000 1\nexit 45 27\n' >"$tmp/far.level"
+run "$tmp/far.level" --frames 5 >/dev/null
+if [[ $? == 1 ]] && grep -q "far.level:3:1: error: a second 'map' line: the level's map is named at line 2" "$tmp/err" &&
+  grep -q "far.level:4:8: error: '2000000' is too far: a cell's column and row are from -1000000 to 1000000" "$tmp/err"; then
+  ok "a cell too far and a second map line: said so"
+else
+  bad "a cell too far, a second map: $(cat "$tmp/err")"
+fi
+mkdir -p "$tmp/folder.level"
+run "$tmp/folder.level" --frames 5 >/dev/null
+[[ $? == 1 ]] && grep -q "folder.level: error: a folder, not a level file" "$tmp/err" && ok "a folder named as a level: said so" ||
+  bad "a folder named as a level: $(cat "$tmp/err")"
 # A level whose map is missing: one error at its map line (it also said "the level names no map").
 printf 'name Lost\nmap nothere.map\nplayer 1 1\nexit 2 2\n' >"$tmp/lost.level"
 run "$tmp/lost.level" --frames 5 >/dev/null
@@ -182,6 +195,7 @@ fi
 mkdir -p "$tmp/lv"
 cp "$game/levels/warehouse.level" "$game/levels/warehouse.map" "$tmp/lv/"
 cp "$tmp/lost.level" "$tmp/lv/zlost.level"
+mkdir -p "$tmp/lv/afolder.level"  # a folder is no level: Tab passes it by
 run --levels "$tmp/lv" warehouse --frames 40 --press 5:tab --log "$tmp/tab.log" >"$tmp/out"
 if [[ $? == 0 ]] && grep -q "^Warehouse: playing at frame 40" "$tmp/out" && grep -q "zlost.level:2:5: error: map file 'nothere.map' not found" "$tmp/err" &&
   grep -q "showing error: .*zlost.level:2:5: error: map file 'nothere.map' not found" "$tmp/tab.log"; then

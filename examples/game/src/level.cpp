@@ -1,6 +1,7 @@
 #include "level.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -29,16 +30,16 @@ std::vector<Word> words_of(const std::string& line) {
   return out;
 }
 
-bool to_int(const std::string& text, int& out) {
-  try {
-    size_t used = 0;
-    long v = std::stol(text, &used);
-    if (used != text.size() || v < -1000000 || v > 1000000) return false;
-    out = int(v);
-    return true;
-  } catch (...) {
-    return false;
-  }
+// A cell's column or row: a whole number within ±kMaxCell. Returns "" or what is wrong.
+constexpr long kMaxCell = 1000000;
+std::string to_int(const std::string& text, int& out) {
+  size_t at = text[0] == '-' || text[0] == '+' ? 1 : 0;
+  if (at == text.size() || text.find_first_not_of("0123456789", at) != std::string::npos)
+    return "not a whole number: '" + text + "'";
+  if (text.size() - at > 7 || std::abs(std::stol(text)) > kMaxCell)
+    return "'" + text + "' is too far: a cell's column and row are from -1000000 to 1000000";
+  out = int(std::stol(text));
+  return {};
 }
 
 }  // namespace
@@ -53,6 +54,11 @@ bool load_level(const std::string& path, Level& level, std::vector<Diagnostic>& 
     d.message = std::move(message);
     diags.push_back(std::move(d));
   };
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    error(0, 0, "a folder, not a level file");
+    return false;
+  }
   std::ifstream in(path);
   if (!in) {
     error(0, 0, "cannot open the level file");
@@ -80,8 +86,8 @@ bool load_level(const std::string& path, Level& level, std::vector<Diagnostic>& 
       }
       for (size_t i = at; i + 1 < w.size(); i += 2) {
         int x = 0, y = 0;
-        if (!to_int(w[i].text, x)) return error(number, w[i].column, "not a whole number: '" + w[i].text + "'"), false;
-        if (!to_int(w[i + 1].text, y)) return error(number, w[i + 1].column, "not a whole number: '" + w[i + 1].text + "'"), false;
+        if (std::string why = to_int(w[i].text, x); !why.empty()) return error(number, w[i].column, why), false;
+        if (std::string why = to_int(w[i + 1].text, y); !why.empty()) return error(number, w[i + 1].column, why), false;
         out.push_back({{x, y}, number, w[i].column});
       }
       return true;
@@ -92,6 +98,10 @@ bool load_level(const std::string& path, Level& level, std::vector<Diagnostic>& 
     } else if (key == "map") {
       if (w.size() != 2) {
         error(number, w[0].column, "'map' takes one file name");
+        continue;
+      }
+      if (map_line != 0) {
+        error(number, w[0].column, "a second 'map' line: the level's map is named at line " + std::to_string(map_line));
         continue;
       }
       std::filesystem::path file = std::filesystem::path(path).parent_path() / w[1].text;

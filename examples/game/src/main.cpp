@@ -197,8 +197,9 @@ std::vector<fs::path> level_files(const fs::path& dir) {
     if (fs::exists(dir / (std::string(name) + ".level"))) out.push_back(dir / (std::string(name) + ".level"));
   std::vector<fs::path> more;
   std::error_code ec;
-  for (auto& e : fs::directory_iterator(dir, ec))
-    if (e.path().extension() == ".level" && std::find(out.begin(), out.end(), e.path()) == out.end()) more.push_back(e.path());
+  for (auto& e : fs::directory_iterator(dir, ec))  // (a folder named x.level is no level)
+    if (e.path().extension() == ".level" && !e.is_directory(ec) && std::find(out.begin(), out.end(), e.path()) == out.end())
+      more.push_back(e.path());
   std::sort(more.begin(), more.end());
   out.insert(out.end(), more.begin(), more.end());
   return out;
