@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "suggest.hpp"
@@ -212,7 +213,40 @@ ApiReply LiveDebugger::request(const std::string& method, const std::string& pat
       breakpoints_ = set;
       seen_.clear();
       if (!done_) scan(false);  // what the agents run now is the "before" of the next tick
-      return reply(200, Json{{"ok", true}, {"count", breakpoints_.size()}});
+      // Each breakpoint that names no node of a running brain is set all the same (a hot reload
+      // may bring its node) and listed, with why: no running brain of that file or name, or no
+      // such node in it (with the closest node id).
+      Json unmatched = Json::array();
+      if (sim_) sim_->live_agents(refs_);
+      for (const Breakpoint& bp : breakpoints_) {
+        std::vector<std::string> brains, ids;
+        bool found = false, brain_found = false;
+        std::set<std::pair<Runtime*, uint32_t>> done;
+        for (const auto& a : sim_ ? refs_ : std::vector<Simulation::AgentRef>{}) {
+          const BrainHandle b = a.runtime->brain_of(a.handle);
+          if (!done.insert({a.runtime, b.index}).second) continue;
+          const std::string path = a.runtime->brain_path(b), name = a.runtime->brain_name(b);
+          if (bp.file.empty() ? bp.brain != name : bp.file != normal_path(path)) {
+            brains.push_back(bp.file.empty() ? name : path);
+            continue;
+          }
+          brain_found = true;
+          for (const NodeInfo& n : a.runtime->nodes(b)) {
+            if (n.id == bp.node) found = true;
+            ids.push_back(n.id);
+          }
+        }
+        if (found) continue;
+        std::sort(brains.begin(), brains.end());
+        brains.erase(std::unique(brains.begin(), brains.end()), brains.end());
+        const std::string what = bp.file.empty() ? "brain '" + bp.brain + "'" : "brain file '" + bp.file + "'";
+        const std::string why =
+            brain_found ? "no node '" + bp.node + "' in " + what + did_you_mean(bp.node, ids)
+                        : "no agent runs " + what + (bp.file.empty() ? did_you_mean(bp.brain, brains) : "") +
+                              (brains.empty() ? "" : " (running: " + join_names(brains) + ")");
+        unmatched.push_back(Json{{"node", bp.node}, {"why", why}});
+      }
+      return reply(200, Json{{"ok", true}, {"count", breakpoints_.size()}, {"unmatched", unmatched}});
     });
   }
 

@@ -218,8 +218,16 @@ try:
     # Breakpoints: the guard enters fight_or_flight when it spots an enemy (2% a tick, 20 guards).
     weird = os.path.join(folder, "..", "guard", "guard.yaml")  # compared after normalising
     status, body = run.post("/api/breakpoints", {"breakpoints": [{"file": weird, "node": "fight_or_flight"},
-                                                                 {"file": weird, "node": "no/such/node"}]})
-    expect(status == 200 and body == {"ok": True, "count": 2}, "POST /api/breakpoints: %s" % body)
+                                                                 {"file": weird, "node": "fight_or_fligth"},
+                                                                 {"brain": "gaurd", "node": "x"}]})
+    # Set all the same (a reload may bring the node), but said: the node is not in the brain, no
+    # agent runs that brain.
+    expect(status == 200 and body["ok"] is True and body["count"] == 3 and len(body["unmatched"]) == 2
+           and body["unmatched"][0]["node"] == "fight_or_fligth"
+           and "no node 'fight_or_fligth' in brain file" in body["unmatched"][0]["why"]
+           and "did you mean 'fight_or_flight'?" in body["unmatched"][0]["why"]
+           and body["unmatched"][1]["why"].startswith("no agent runs brain 'gaurd'; did you mean 'guard'?"),
+           "POST /api/breakpoints: %s" % body)
     debug = run.wait_for("a breakpoint hit", lambda: (lambda s, d: d if d["paused"] and d["hit"] else None)(*run.get("/api/debug")))
     if debug:
         hit = debug["hit"]
@@ -232,7 +240,7 @@ try:
         expect(again["paused"] and again["tick"] == debug["tick"], "a breakpoint hit pauses the run")
         # Resume: it goes on, and the next entry pauses again (breakpoints by brain name too).
         status, body = run.post("/api/breakpoints", {"breakpoints": [{"brain": "guard", "node": "fight_or_flight"}]})
-        expect(body == {"ok": True, "count": 1}, "a breakpoint by brain name")
+        expect(body == {"ok": True, "count": 1, "unmatched": []}, "a breakpoint by brain name")
         status, body = run.post("/api/resume")
         expect(body["ok"] and not body["paused"], "resume after a hit")
         status, d = run.get("/api/debug")
@@ -240,7 +248,7 @@ try:
         second = run.wait_for("a second hit", lambda: (lambda s, d: d if d["paused"] and d["hit"] and d["tick"] > debug["tick"] else None)(*run.get("/api/debug")))
         expect(bool(second) and second["hit"]["node"] == "fight_or_flight", "a later entry pauses again")
     status, body = run.post("/api/breakpoints", {"breakpoints": []})
-    expect(body == {"ok": True, "count": 0}, "breakpoints cleared")
+    expect(body == {"ok": True, "count": 0, "unmatched": []}, "breakpoints cleared")
     status, body = run.post("/api/resume")
 
     # Reload: an edited copy (while running), then a broken one (the run goes on), then fixed
