@@ -27,6 +27,7 @@
 #include "thicket/runtime.hpp"
 #include "utf8_text.hpp"
 #include "yaml_limits.hpp"
+#include <yaml-cpp/yaml.h>
 
 namespace thicket::cli {
 
@@ -154,9 +155,36 @@ struct Editor {
       for (const LeafInfo& l : rt.leaves())
         if (!l.file.empty()) leaves.push_back({{"name", l.name}, {"file", l.file}});
       last_leaves = leaves;
+    } else if (Json leaves = leaves_of_broken(text); !leaves.empty()) {
+      last_leaves = std::move(leaves);
     }
     out["nodes"] = std::move(nodes);
     out["leaves"] = last_leaves;  // a failed check keeps the palette of the last good one
+    return out;
+  }
+
+  // The palette of a brain that does not load: the leaves of the Lua files its `leaves:` lists,
+  // when its YAML reads and those files load (loaded under a stand-in brain of one wait node).
+  // A file opened broken had no palette at all; empty when there is nothing to show.
+  Json leaves_of_broken(const std::string& text) {
+    Json out = Json::array();
+    std::vector<Diagnostic> ignored;
+    if (!unsavable(text).empty()) return out;
+    std::optional<YAML::Node> doc = load_yaml_checked(text, path, ignored);
+    if (!doc || !doc->IsMap() || !(*doc)["leaves"]) return out;
+    const YAML::Node files = (*doc)["leaves"];
+    std::string list;
+    for (const YAML::Node& f : files.IsSequence() ? files : YAML::Node(YAML::NodeType::Sequence)) {
+      if (!f.IsScalar()) return out;
+      list += (list.empty() ? "" : ", ") + Json(f.Scalar()).dump();  // a JSON string is a YAML one
+    }
+    if (files.IsScalar()) list = Json(files.Scalar()).dump();
+    if (list.empty()) return out;
+    Runtime rt;
+    std::vector<Diagnostic> diags;
+    if (!rt.load_string("tree: palette\nleaves: [" + list + "]\nroot: {wait: 0}\n", path, diags)) return out;
+    for (const LeafInfo& l : rt.leaves())
+      if (!l.file.empty()) out.push_back({{"name", l.name}, {"file", l.file}});
     return out;
   }
 

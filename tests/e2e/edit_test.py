@@ -193,6 +193,25 @@ try:
     finally:
         ed.stop()
 
+    # A brain opened broken: its palette comes from the Lua files its `leaves:` lists (it was
+    # empty until the brain first loaded); a `leaves:` whose file does not load gives none.
+    broken_start = original.decode().replace("leaf: Patrol", "leaf: Patroll")
+    open(os.path.join(tmp, "guard/broken_start.yaml"), "w").write(broken_start)
+    ed = Editor(tmp, "guard/broken_start.yaml")
+    try:
+        status, c = ed.json("/api/check", broken_start)
+        expect(not c["ok"] and {"name": "Attack", "file": "guard/guard.lua"} in c["leaves"] and len(c["leaves"]) == 5,
+               "a brain opened broken has the palette of its Lua files: %s" % c["leaves"])
+    finally:
+        ed.stop()
+    open(os.path.join(tmp, "guard/broken_lua.yaml"), "w").write(broken_start.replace("guard.lua", "nothere.lua"))
+    ed = Editor(tmp, "guard/broken_lua.yaml")
+    try:
+        status, c = ed.json("/api/check", broken_start.replace("guard.lua", "nothere.lua"))
+        expect(not c["ok"] and c["leaves"] == [], "no palette when the Lua files do not load: %s" % c["leaves"])
+    finally:
+        ed.stop()
+
     # Attached to a port where nothing runs: the proxy says it cannot reach the run.
     ed = Editor(tmp, "npc/npc.yaml", "--attach", "127.0.0.1:9")
     try:
