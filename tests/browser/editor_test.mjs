@@ -185,6 +185,7 @@ try {
   // 2. The guard tree, edited; names from the file are text, never markup.
   if (part('guard')) await guard();
   if (part('guard')) await hostileNames();
+  if (part('guard')) await crlfFile();
   if (part('big')) await large();
   if (part('attach')) await attached();
 } finally {
@@ -209,6 +210,26 @@ async function hostileNames() {
   const ids = await page.$$eval('[data-node-id]', els => els.map(e => e.dataset.nodeId));
   check(ids.includes(evil), 'a state named like markup is drawn, its id intact');
   check(await page.locator('.pwn').count() === 0 && errors.length === 0, 'names that look like markup stay text (no element injected)');
+  await page.close();
+  ed.stop();
+}
+
+// A file with CRLF line ends keeps them when the editor inserts a node (it inserted LF lines).
+async function crlfFile() {
+  const dir = join(work, 'crlf');
+  cpSync(join(examples, 'guard'), dir, { recursive: true });
+  const file = join(dir, 'guard.yaml');
+  const original = readFileSync(file, 'utf8').replace(/\r?\n/g, '\r\n');
+  writeFileSync(file, original);
+  const ed = await edit(file);
+  const { page } = await open(browser, ed.url);
+  await selectNode(page, 'flee');
+  await page.click('#palette button[data-leaf="Patrol"][data-as="action"]');
+  const c = await settled(page);
+  await save(page);
+  const now = readFileSync(file, 'utf8');
+  check(c.ok && now.length > original.length && /- action: Patrol\r\n/.test(now) && !/[^\r]\n/.test(now),
+    'a node added to a CRLF file is written with CRLF, and no line of the file ends in a bare LF');
   await page.close();
   ed.stop();
 }

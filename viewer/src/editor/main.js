@@ -46,6 +46,7 @@ function snapshot() { return { text: S.text, offsets: S.offsets.slice(), nodes: 
 // disk: the page must hold what the file holds, or a save would overwrite it unseen).
 function commit(splices, coalesce = null, force = false) {
   if (!splices || !splices.length) return false;
+  crlf(splices);
   const t0 = performance.now();
   const text = Y.applySplices(S.text, splices);
   if (text === S.text) return false;
@@ -524,6 +525,15 @@ function moveBy(d) {
   commit(splices);
   afterStructural();
 }
+// A file whose lines end in CRLF keeps them: what an edit inserts (written with \n, or a
+// textarea's text, which browsers hold with \n) gets the file's line ends. In place, and
+// idempotent (commitSelecting measures the inserts before commit sees them).
+function crlf(splices) {
+  const eol = S.text.indexOf('\n');
+  if (eol <= 0 || S.text[eol - 1] !== '\r') return splices;
+  for (const sp of splices) sp.insert = sp.insert.replace(/\r?\n/g, '\r\n');
+  return splices;
+}
 // The new-text region of a splice's inserted text (other splices before it shift it).
 function regionOf(splices, target, skip = 0) {
   let delta = 0;
@@ -533,6 +543,7 @@ function regionOf(splices, target, skip = 0) {
 // Commits splices and selects, after the check, the node whose YAML starts first inside the
 // inserted text of `target` (the added, moved or wrapped node).
 function commitSelecting(splices, target = splices[0]) {
+  crlf(splices);
   S.pendingSelect = target ? regionOf(splices, target) : null;
   const ok = commit(splices);
   if (!ok) S.pendingSelect = null;
