@@ -313,8 +313,12 @@ bool is_scenario(const std::string& path);
 
 // A scenario checks as it loads: the file, then every group's brain (in one worker).
 bool check_scenario(const std::string& file, std::vector<Diagnostic>& diags) {
-  auto spec = load_scenario(file, diags);
-  if (!spec) return false;
+  ScenarioSpec partial;
+  auto spec = load_scenario(file, diags, &partial);
+  if (!spec) {
+    check_groups_of_failed_load(partial, diags);  // all of the file's errors at once
+    return false;
+  }
   check_sweep_blackboard(*spec, spec->sweep, false, diags);  // swept blackboard values against the brains
   std::string why;
   if (!spec->sweep.empty() && !sweep_sets(*spec, spec->sweep, why))  // e.g. too many agents in some set
@@ -513,7 +517,9 @@ int cmd_scenario(const Options& o) {
   if ((o.live.speed_set || o.live.exit_when_done) && !o.live.serve) return usage_error("--speed and --serve-exit go with --serve");
   if (o.live.serve && o.runs > 1) return usage_error("--serve shows one run as it goes: it takes no --runs");
   std::vector<Diagnostic> diags;
-  auto spec = load_scenario(o.files[0], diags);
+  ScenarioSpec partial;
+  auto spec = load_scenario(o.files[0], diags, &partial);
+  if (!spec) check_groups_of_failed_load(partial, diags);  // all of the file's errors at once
   print_diagnostics(diags);
   if (!spec) return kExitLoad;
   // The batch: every parameter set x seed, in index order (run_plan.hpp); no sweep: --runs seeds.

@@ -1218,8 +1218,21 @@ class ScenarioReader {
 
 }  // namespace
 
+// In file order, as a reader goes through the file (the reader checks in a different order);
+// errors in other files (a map, a brain) first, each file's in its own order, since the
+// scenario's error at `map:` points at them "above".
+void sort_scenario_diagnostics(const std::string& path, std::vector<Diagnostic>& diags, size_t from) {
+  std::stable_sort(diags.begin() + static_cast<std::ptrdiff_t>(from), diags.end(),
+                   [&path](const Diagnostic& a, const Diagnostic& b) {
+                     bool a_here = a.file == path, b_here = b.file == path;
+                     if (a_here != b_here) return b_here;
+                     if (a.file != b.file) return false;
+                     return std::pair(a.line, a.column) < std::pair(b.line, b.column);
+                   });
+}
+
 std::optional<ScenarioSpec> load_scenario_text(const std::string& text, const std::string& path,
-                                               std::vector<Diagnostic>& diags) {
+                                               std::vector<Diagnostic>& diags, ScenarioSpec* partial) {
   const size_t diags_before = diags.size();
   ScenarioSpec spec;
   spec.path = path;
@@ -1234,29 +1247,24 @@ std::optional<ScenarioSpec> load_scenario_text(const std::string& text, const st
   } catch (const std::exception& e) {  // yaml-cpp throws on node misuse; a load never does
     diags.push_back({Severity::Error, path, 0, 0, std::string("internal error reading the scenario: ") + e.what()});
   }
-  // In file order, as a reader goes through the file (the reader checks in a different order);
-  // errors in other files (a map) first, each file's in its own order, since the scenario's
-  // error at `map:` points at them "above".
-  std::stable_sort(diags.begin() + static_cast<std::ptrdiff_t>(diags_before), diags.end(),
-                   [&path](const Diagnostic& a, const Diagnostic& b) {
-                     bool a_here = a.file == path, b_here = b.file == path;
-                     if (a_here != b_here) return b_here;
-                     if (a.file != b.file) return false;
-                     return std::pair(a.line, a.column) < std::pair(b.line, b.column);
-                   });
+  sort_scenario_diagnostics(path, diags, diags_before);
   columns_in_characters(text, path, diags, diags_before);
   for (size_t i = diags_before; i < diags.size(); ++i)
-    if (diags[i].severity == Severity::Error) return std::nullopt;
+    if (diags[i].severity == Severity::Error) {
+      if (partial) *partial = std::move(spec);
+      return std::nullopt;
+    }
   return spec;
 }
 
-std::optional<ScenarioSpec> load_scenario(const std::string& path, std::vector<Diagnostic>& diags) {
+std::optional<ScenarioSpec> load_scenario(const std::string& path, std::vector<Diagnostic>& diags,
+                                          ScenarioSpec* partial) {
   std::string text, why;
   if (!read_limited(path, kMaxYamlBytes, text, why)) {
     diags.push_back({Severity::Error, path, 0, 0, "cannot open file: " + why});
     return std::nullopt;
   }
-  return load_scenario_text(text, path, diags);
+  return load_scenario_text(text, path, diags, partial);
 }
 
 }  // namespace thicket

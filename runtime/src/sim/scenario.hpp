@@ -137,8 +137,15 @@ struct ScenarioSpec {
 };
 
 // Reads and validates a scenario file; nullopt with every diagnostic on error.
-std::optional<ScenarioSpec> load_scenario(const std::string& path, std::vector<Diagnostic>& diags);
+// Puts diags[from..] in a scenario's order: other files' (a map, a brain) first, each in its
+// own order, then the scenario's by line and column.
+void sort_scenario_diagnostics(const std::string& path, std::vector<Diagnostic>& diags, size_t from);
+
+// partial: when the file has errors but reads as YAML, what was read of it (for
+// check_groups_of_failed_load in simulation.hpp); untouched otherwise.
+std::optional<ScenarioSpec> load_scenario(const std::string& path, std::vector<Diagnostic>& diags,
+                                          ScenarioSpec* partial = nullptr);
 std::optional<ScenarioSpec> load_scenario_text(const std::string& text, const std::string& path,
-                                               std::vector<Diagnostic>& diags);
+                                               std::vector<Diagnostic>& diags, ScenarioSpec* partial = nullptr);
 
 }  // namespace thicket

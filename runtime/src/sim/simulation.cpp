@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <optional>
 #include <cmath>
 #include <thread>
@@ -100,6 +101,41 @@ bool build_nav(Simulation::Impl& sim, std::vector<Diagnostic>& diags) {
 }
 
 }  // namespace
+
+void check_groups_of_failed_load(const ScenarioSpec& partial, std::vector<Diagnostic>& diags) {
+  // Each group alone, one agent on an empty world of one team (only its brain and its
+  // blackboard values can fail), so that a broken brain does not hide another group's values.
+  // A group whose brain file was not found is said so already; a brain two groups share says
+  // its errors once.
+  SimOptions options;
+  options.threads = 1;
+  options.ticks = 0;
+  options.log = [](const std::string&) {};
+  options.print = [](const std::string&) {};  // (a leaf file's prints as it loads)
+  auto same = [](const Diagnostic& a, const Diagnostic& b) {
+    return a.file == b.file && a.line == b.line && a.column == b.column && a.message == b.message;
+  };
+  for (const AgentGroup& g : partial.groups) {
+    std::error_code ec;
+    if (g.brain.empty() || !std::filesystem::is_regular_file(g.brain, ec)) continue;
+    ScenarioSpec s;
+    s.path = partial.path;
+    s.teams = {"t"};
+    AgentGroup copy;
+    copy.name = g.name;
+    copy.team = "t";
+    copy.brain = g.brain;
+    copy.spawn.centre = (s.bounds.min + s.bounds.max) * 0.5;
+    copy.blackboard = g.blackboard;
+    copy.blackboard_at = g.blackboard_at;
+    s.groups.push_back(std::move(copy));
+    std::vector<Diagnostic> found;
+    Simulation::create(s, options, found);
+    for (const Diagnostic& d : found)
+      if (std::none_of(diags.begin(), diags.end(), [&](const Diagnostic& e) { return same(d, e); })) diags.push_back(d);
+  }
+  sort_scenario_diagnostics(partial.path, diags, 0);
+}
 
 std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const SimOptions& options,
                                                std::vector<Diagnostic>& diags) {

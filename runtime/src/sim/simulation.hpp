@@ -97,6 +97,13 @@ struct SnapshotInfo {
 class SnapshotWriter;
 class SnapshotReader;
 
+// After a scenario file that did not load (load_scenario's `partial`): the checks a run makes
+// of the groups that were read, so that a file's errors come at once rather than one stage
+// after another: each group's brain loads (its own errors and warnings), and the group's
+// blackboard values fit it. What the file's other errors would make follow (the world, spawns,
+// senses) is left out. Adds to diags (the failed load's) and puts them in the scenario's order.
+void check_groups_of_failed_load(const ScenarioSpec& partial, std::vector<Diagnostic>& diags);
+
 class Simulation {
  public:
   // Loads every group's brain into every worker and spawns the agents; nullptr with the

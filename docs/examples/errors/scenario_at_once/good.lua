@@ -1,0 +1,1 @@
+return { Idle = function() return "running" end }
