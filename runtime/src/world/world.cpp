@@ -7,10 +7,6 @@ namespace thicket::world {
 
 namespace {
 
-bool is_finite_at_least(double value, double minimum) {
-  return std::isfinite(value) && value >= minimum;
-}
-
 // Generations wrap within the handle's high bits.
 constexpr std::uint32_t kGenerationCount = 1u << (32 - EntityId::kIndexBits);
 
