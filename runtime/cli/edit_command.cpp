@@ -173,12 +173,12 @@ struct Editor {
     std::optional<YAML::Node> doc = load_yaml_checked(text, path, ignored);
     if (!doc || !doc->IsMap() || !(*doc)["leaves"]) return out;
     const YAML::Node files = (*doc)["leaves"];
-    std::string list;
-    for (const YAML::Node& f : files.IsSequence() ? files : YAML::Node(YAML::NodeType::Sequence)) {
-      if (!f.IsScalar()) return out;
-      list += (list.empty() ? "" : ", ") + Json(f.Scalar()).dump();  // a JSON string is a YAML one
-    }
+    std::string list;  // the file names as a flow list (a JSON string is a YAML one)
     if (files.IsScalar()) list = Json(files.Scalar()).dump();
+    for (const YAML::Node& f : files.IsSequence() ? files : YAML::Node()) {
+      if (!f.IsScalar()) return out;
+      list += (list.empty() ? "" : ", ") + Json(f.Scalar()).dump();
+    }
     if (list.empty()) return out;
     Runtime rt;
     std::vector<Diagnostic> diags;

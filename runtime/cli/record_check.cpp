@@ -145,6 +145,7 @@ std::string RecordCheck::header(std::string_view text) {
       if (!is_index(brain) || brain.get<std::size_t>() >= node_counts_.size())
         return which + "'s brain must index the header's " + std::to_string(node_counts_.size()) + " brain(s), got " + shown(brain);
       group_brain_.push_back(brain.get<std::size_t>());
+      group_nodes_.push_back(node_counts_[group_brain_.back()]);
     }
   }
   return {};
@@ -178,6 +179,7 @@ std::string RecordCheck::read_brains(const void* p, const char* where) {
     return std::string(where) + " brains are " + std::to_string(counts.size()) + " where the header has " +
            std::to_string(node_counts_.size()) + " (a hot reload changes brains, not how many there are)";
   node_counts_ = std::move(counts);
+  for (std::size_t g = 0; g < group_brain_.size(); ++g) group_nodes_[g] = node_counts_[group_brain_[g]];
   return {};
 }
 
@@ -190,10 +192,8 @@ std::string RecordCheck::tick_line(const void* p) {
   last_tick_ = tick;
   const json& agents = t.value("agents", json());
   if (!agents.is_array()) return "tick " + std::to_string(tick) + ": agents must be an array, got " + shown(agents);
-  std::vector<std::size_t> node_counts;  // per group
-  for (std::size_t brain : group_brain_) node_counts.push_back(node_counts_[brain]);
   for (std::size_t i = 0; i < agents.size(); ++i)
-    if (std::string why = agent_entry_error(agents[i], groups_, keys_, node_counts); !why.empty())
+    if (std::string why = agent_entry_error(agents[i], groups_, keys_, group_nodes_); !why.empty())
       return "tick " + std::to_string(tick) + ": the " + ordinal(i + 1) + " entry of agents" + (why[0] == ':' ? "" : " ") + why;
   const json& events = t.value("events", json::array());
   if (!events.is_array()) return "tick " + std::to_string(tick) + ": events must be an array, got " + shown(events);

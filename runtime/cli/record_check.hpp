@@ -38,6 +38,7 @@ class RecordCheck {
   bool brains_known_ = false;
   std::vector<std::size_t> node_counts_;
   std::vector<std::size_t> group_brain_;
+  std::vector<std::size_t> group_nodes_;  // per group: its brain's node count (set when brains change)
   std::int64_t last_tick_ = -1;
   std::uint64_t ticks_ = 0, agent_ticks_ = 0, max_agents_ = 0;
 };

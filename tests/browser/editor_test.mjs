@@ -265,6 +265,8 @@ async function guard() {
   check(c.ok && (await pageText(page)).includes('abort: self'), 'the abort enum of a sequence is set from a select and checks ok');
   await page.click('#undo');
   await selectNode(page, 'root/0/1');
+  // (The schema takes a name as text, a number or true/false: its field stays a text field.)
+  check(await page.locator('#f-name').getAttribute('data-type') === 'string', 'a node name is a text field');
   await page.locator('#f-name').pressSequentially('inner', { delay: 60 });
   c = await settled(page);
   check(c.ok && (await ids(page)).includes('inner'), 'naming a short-form active_selector, typed key by key, turns it into the parameter form (id inner)');
