@@ -89,11 +89,10 @@ thread_local std::vector<EntityId> tl_bodies;
 // Sorts now[start..] (this tick's percepts of one sense), gives each its phase against the
 // previous tick's percepts of that sense in `before`, and appends an Exit for each of those no
 // longer perceived (they come out sorted, as `before` is).
-void assign_phases(std::vector<Percept>& now, std::size_t start, const std::vector<Percept>& before,
-                   Sense sense) {
+void assign_phases(PerceptBuffer& now, std::size_t start, const PerceptBuffer& before, Sense sense) {
   // (Through a lambda: given the function itself, std::sort called it through a pointer at
   // every comparison instead of inlining it.)
-  std::sort(now.begin() + std::ptrdiff_t(start), now.end(), [](const Percept& a, const Percept& b) { return key_less(a, b); });
+  std::sort(now.begin() + start, now.end(), [](const Percept& a, const Percept& b) { return key_less(a, b); });
   std::size_t b0 = 0;
   while (b0 < before.size() && before[b0].sense < sense) ++b0;
   std::size_t b1 = b0;
@@ -140,17 +139,12 @@ void Manager::add_sensor(std::uint32_t agent, const Senses& senses) {
   auto& owned = sensors_[agent - 1];
   if (!owned) {
     owned = std::make_unique<SensorState>();
-    // Room for a typical tick from the start, so that few agents grow their buffers while the
-    // run goes on (each grows only past its own largest tick so far).
-    owned->now.reserve(8);
-    owned->before.reserve(8);
     owned->sightings.reserve(4);
-    owned->memory.reserve(8);
   }
   // A new registration starts afresh (its buffers are kept).
   owned->senses = &senses;
-  owned->now.clear();
-  owned->before.clear();
+  owned->percepts[0].clear();
+  owned->percepts[1].clear();
   owned->sightings.clear();
   owned->memory.clear();
   owned->next_forget = 0;
@@ -269,27 +263,27 @@ void Manager::sense(std::uint32_t agent, Stats* stats) {
   if (!has_sensor(agent)) return;
   SensorState& s = *sensor_of_[agent - 1];
   // Agents are mostly sensed in id order (each worker its own agents, ascending), each one's
-  // state in blocks of its own. While this one is sensed: the record of the agent three on, the
-  // buffers of the one two on into the second-level cache, and the next one's from there into
-  // the first (the hardware follows on from a buffer's start). Fetching all of the next one's
+  // state one block (its lists inline; see InlineBuffer). While this one is sensed: the start
+  // of the agent three on's, the lists of the one two on into the second-level cache, and the
+  // next one's from there into the first (the hardware follows on from a list's start). Fetching all of the next one's
   // ~30 lines from memory at once filled the first-level cache's miss buffers and stalled on
   // the prefetches themselves; in two steps the open map of bench_perception ran ~10% faster.
   if (agent + 2 < sensor_of_.size() && sensor_of_[agent + 2] != nullptr) __builtin_prefetch(sensor_of_[agent + 2]);
   if (agent + 1 < sensor_of_.size() && sensor_of_[agent + 1] != nullptr) {
     const SensorState& after = *sensor_of_[agent + 1];
-    prefetch_lines<1>(after.now, 16);
-    prefetch_lines<1>(after.before, 16);
+    prefetch_lines<1>(after.now(), 16);
+    prefetch_lines<1>(after.before(), 16);
     prefetch_lines<1>(after.memory, 32);
   }
   if (agent < sensor_of_.size() && sensor_of_[agent] != nullptr) {
     const SensorState& next = *sensor_of_[agent];
-    prefetch_lines<3>(next.now, 16);
-    prefetch_lines<3>(next.before, 16);
+    prefetch_lines<3>(next.now(), 16);
+    prefetch_lines<3>(next.before(), 16);
     prefetch_lines<3>(next.memory, 32);
   }
   s.agent = agent;
-  std::swap(s.now, s.before);
-  s.now.clear();
+  s.swap_ticks();
+  s.now().clear_inline();
   if (stats != nullptr) ++stats->sensed;
   const Entity* self = entity_of_agent(agent);
   if (self != nullptr) {
@@ -300,7 +294,7 @@ void Manager::sense(std::uint32_t agent, Stats* stats) {
   } else {
     // Not in the world (yet, or any more): everything perceived before exits.
     for (Sense sense : {Sense::Sight, Sense::Hearing, Sense::Touch})
-      assign_phases(s.now, s.now.size(), s.before, sense);
+      assign_phases(s.now(), s.now().size(), s.before(), sense);
   }
   update_memory(s);
 }
@@ -308,7 +302,7 @@ void Manager::sense(std::uint32_t agent, Stats* stats) {
 void Manager::sense_sight(SensorState& s, const Entity& self, const QueryFilter& filter,
                           Stats* stats) {
   const SightSpec& sight = s.senses->sight;
-  const std::size_t start = s.now.size();
+  const std::size_t start = s.now().size();
   if (sight.cones.empty()) return;
 
   // Level of detail: off-tick and nothing of interest near, the last check's sightings stand.
@@ -326,8 +320,8 @@ void Manager::sense_sight(SensorState& s, const Entity& self, const QueryFilter&
     if (stats != nullptr) ++stats->lod_skips;
     // ... except those that left the world since (a dead agent is not seen, LOD or not).
     for (const Percept& p : s.sightings)
-      if (entity_of_agent(p.id) != nullptr) s.now.push_back(p);
-    assign_phases(s.now, start, s.before, Sense::Sight);
+      if (entity_of_agent(p.id) != nullptr) s.now().push_back(p);
+    assign_phases(s.now(), start, s.before(), Sense::Sight);
     return;
   }
   if (stats != nullptr) ++stats->sight_checks;
@@ -375,23 +369,23 @@ void Manager::sense_sight(SensorState& s, const Entity& self, const QueryFilter&
         continue;
       p.strength = std::max(p.strength, 1.0 - p.distance / cone.range);
     }
-    s.now.push_back(p);
+    s.now().push_back(p);
   }
   if (stats != nullptr) {
     stats->candidates += cost.entries;
     stats->los_tests += los_tests;
   }
-  assign_phases(s.now, start, s.before, Sense::Sight);
+  assign_phases(s.now(), start, s.before(), Sense::Sight);
   // What stands on the ticks LOD skips: this check's sightings (their phase is reassigned then).
   if (!lod) return;
   s.sightings.clear();
-  for (std::size_t i = start; i < s.now.size(); ++i)
-    if (s.now[i].phase != Phase::Exit) s.sightings.push_back(s.now[i]);
+  for (std::size_t i = start; i < s.now().size(); ++i)
+    if (s.now()[i].phase != Phase::Exit) s.sightings.push_back(s.now()[i]);
 }
 
 void Manager::sense_touch(SensorState& s, const Entity& self, const QueryFilter& filter) {
   const TouchSpec& touch = s.senses->touch;
-  const std::size_t start = s.now.size();
+  const std::size_t start = s.now().size();
   if (!touch.enabled) return;
   const double reach = std::max(0.0, touch.reach);
   const double r = self.radius();
@@ -412,7 +406,7 @@ void Manager::sense_touch(SensorState& s, const Entity& self, const QueryFilter&
     p.position = body.position;
     p.distance = d;
     p.strength = 1;
-    s.now.push_back(p);
+    s.now().push_back(p);
   }
   for (std::size_t a = 0; a < areas_.size(); ++a) {
     const Area& area = areas_[a];
@@ -424,7 +418,7 @@ void Manager::sense_touch(SensorState& s, const Entity& self, const QueryFilter&
     p.position = area.shape.centre;
     p.distance = world::distance(self.position, area.shape.centre);
     p.strength = 1;
-    s.now.push_back(p);
+    s.now().push_back(p);
   }
   for (std::size_t k = 0; k < pickups_.size(); ++k) {
     if (!pickup_touchable_[k]) continue;
@@ -440,16 +434,16 @@ void Manager::sense_touch(SensorState& s, const Entity& self, const QueryFilter&
     p.strength = 1;
     for (const Take& take : takes_)
       if (take.pickup == k && take.agent == s.agent) p.taken = true;
-    s.now.push_back(p);
+    s.now().push_back(p);
   }
-  assign_phases(s.now, start, s.before, Sense::Touch);
+  assign_phases(s.now(), start, s.before(), Sense::Touch);
 }
 
 // Memory holds agents (perceived by any sense; a sound with a source is its source heard) and
 // anonymous sounds, sorted by (kind, id). When one thing is perceived by several senses in a
 // tick, the first in percept order (sight, hearing, touch) gives the entry its sense and place.
 void Manager::update_memory(SensorState& s) {
-  std::vector<MemoryEntry>& memory = s.memory;
+  MemoryBuffer& memory = s.memory;
   if (s.next_forget <= tick_) {
     // Forget what is due, and learn when the next entry is (entries refreshed below only move
     // later, entries added below lower it).
@@ -477,7 +471,7 @@ void Manager::update_memory(SensorState& s) {
   // Percepts of one sense come sorted by (kind, id), and so mostly do their memory keys: each
   // search starts where the last one ended when the key is not below that entry's.
   std::size_t hint = 0;
-  for (const Percept& p : s.now) {
+  for (const Percept& p : s.now()) {
     if (p.phase == Phase::Exit) continue;
     MemoryEntry entry;
     if (p.kind == Kind::Agent || (p.kind == Kind::Sound && p.id != 0)) {
@@ -517,12 +511,12 @@ void Manager::update_memory(SensorState& s) {
 
 std::span<const Percept> Manager::percepts(std::uint32_t agent) const {
   if (!has_sensor(agent)) return {};
-  return sensor_of_[agent - 1]->now;
+  return sensor_of_[agent - 1]->now();
 }
 
 std::span<const MemoryEntry> Manager::memory(std::uint32_t agent) const {
   if (!has_sensor(agent)) return {};
-  return sensor_of_[agent - 1]->memory;
+  return {sensor_of_[agent - 1]->memory.data(), sensor_of_[agent - 1]->memory.size()};
 }
 
 bool Manager::sees(std::uint32_t agent, std::uint32_t target) const {
@@ -540,9 +534,8 @@ std::size_t Manager::bytes_per_sensor() const {
     ++count;
     total += sizeof(SensorState) + sizeof(SensorState*) + sizeof(std::unique_ptr<SensorState>) +
              sizeof(std::uint32_t) +  // slot_of_agent_
-             (owned->now.capacity() + owned->before.capacity() + owned->sightings.capacity()) *
-                 sizeof(Percept) +
-             owned->memory.capacity() * sizeof(MemoryEntry);
+             owned->percepts[0].heap_bytes() + owned->percepts[1].heap_bytes() +
+             owned->sightings.capacity() * sizeof(Percept) + owned->memory.heap_bytes();
   }
   return count == 0 ? 0 : total / count;
 }

@@ -4,6 +4,7 @@
 // orders them by (source, emission order) whatever queue holds them, so a snapshot taken with
 // K threads resumes the same with any other count.
 #include <cmath>
+#include <span>
 #include <string>
 
 #include "perception_internal.hpp"
@@ -28,7 +29,7 @@ E get_enum(SnapshotReader& in, std::uint8_t count, const char* what) {
   return static_cast<E>(v);
 }
 
-void put_percepts(SnapshotWriter& out, const std::vector<Percept>& list) {
+void put_percepts(SnapshotWriter& out, std::span<const Percept> list) {
   out.u32(static_cast<std::uint32_t>(list.size()));
   for (const Percept& p : list) {
     out.u8(static_cast<std::uint8_t>(p.sense));
@@ -54,7 +55,8 @@ bool count_fits(SnapshotReader& in, std::uint32_t n, std::size_t bytes_each, std
   return true;
 }
 
-void get_percepts(SnapshotReader& in, std::size_t total, std::vector<Percept>& list) {
+template <class List>  // std::vector<Percept> or PerceptBuffer
+void get_percepts(SnapshotReader& in, std::size_t total, List& list) {
   std::uint32_t n = in.u32();
   list.clear();
   if (!in.ok() || !count_fits(in, n, 45, total - in.offset())) return;
@@ -74,7 +76,7 @@ void get_percepts(SnapshotReader& in, std::size_t total, std::vector<Percept>& l
   }
 }
 
-void put_memory(SnapshotWriter& out, const std::vector<MemoryEntry>& list) {
+void put_memory(SnapshotWriter& out, const MemoryBuffer& list) {
   out.u32(static_cast<std::uint32_t>(list.size()));
   for (const MemoryEntry& m : list) {
     out.u8(static_cast<std::uint8_t>(m.kind));
@@ -86,7 +88,7 @@ void put_memory(SnapshotWriter& out, const std::vector<MemoryEntry>& list) {
   }
 }
 
-void get_memory(SnapshotReader& in, std::size_t total, std::vector<MemoryEntry>& list) {
+void get_memory(SnapshotReader& in, std::size_t total, MemoryBuffer& list) {
   std::uint32_t n = in.u32();
   list.clear();
   if (!in.ok() || !count_fits(in, n, 38, total - in.offset())) return;
@@ -126,12 +128,12 @@ void Manager::save(SnapshotWriter& out) const {
   for (const SensorState* s : sensor_of_) {
     out.u8(s ? 1 : 0);
     if (!s) continue;
-    put_percepts(out, s->now);
+    put_percepts(out, s->now());
     if (lod_skips(s->senses->sight)) {
       put_percepts(out, s->sightings);
     } else {  // not kept without LOD: they are this tick's sight percepts but the exits
       std::vector<Percept> sightings;
-      for (const Percept& p : s->now)
+      for (const Percept& p : s->now())
         if (p.sense == Sense::Sight && p.phase != Phase::Exit) sightings.push_back(p);
       put_percepts(out, sightings);
     }
@@ -183,15 +185,15 @@ void Manager::restore(SnapshotReader& in) {
       return;
     }
     s->agent = a + 1;
-    s->before.clear();
-    get_percepts(in, total, s->now);
+    s->before().clear();
+    get_percepts(in, total, s->now());
     get_percepts(in, total, s->sightings);
     get_memory(in, total, s->memory);
     s->next_forget = 0;
     // Area and pickup percepts name them by index (readers index areas() and pickups() with it),
     // a sighting its cone; positions must be numbers.
-    for (const auto* list : {&s->now, &s->sightings})
-      for (const Percept& p : *list) {
+    for (std::span<const Percept> list : {std::span<const Percept>(s->now()), std::span<const Percept>(s->sightings)})
+      for (const Percept& p : list) {
         const bool bad_id = (p.kind == Kind::Area && (p.id == 0 || p.id > areas_.size())) ||
                             (p.kind == Kind::Pickup && (p.id == 0 || p.id > pickups_.size()));
         const bool bad_cone = p.sense == Sense::Sight && p.cone >= s->senses->sight.cones.size();

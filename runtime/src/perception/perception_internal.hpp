@@ -1,26 +1,130 @@
 // What the perception manager keeps per sensing agent (private to runtime/src/perception).
 #pragma once
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "thicket/perception.hpp"
 
 namespace thicket::perception {
 
+// A list of trivially copyable records whose first N live inside it (beyond them, on the heap):
+// what a sensing agent keeps, inside its SensorState. At 10,000 agents most of perception's
+// time went to fetching each agent's lists from memory; held inline, one agent's state is one
+// block, and agents registered one after another lie one after another, which the hardware
+// fetches ahead (std::vectors, reallocated as they grew, lay scattered over the heap). Not
+// copyable or movable: it lives where its SensorState was made.
+template <class T, std::size_t N>
+class InlineBuffer {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+ public:
+  InlineBuffer() = default;
+  InlineBuffer(const InlineBuffer&) = delete;
+  InlineBuffer& operator=(const InlineBuffer&) = delete;
+
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  std::size_t capacity() const { return capacity_; }
+  // Heap bytes held beyond the inline records.
+  std::size_t heap_bytes() const { return heap_ ? capacity_ * sizeof(T) : 0; }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  T* begin() { return data(); }
+  T* end() { return data() + size_; }
+  const T* begin() const { return data(); }
+  const T* end() const { return data() + size_; }
+  T& operator[](std::size_t i) { return data()[i]; }
+  const T& operator[](std::size_t i) const { return data()[i]; }
+  void clear() { size_ = 0; }
+  // Empties it and gives back any heap: a tick with more records than fit inline is rare, and
+  // the buffer that grew for it would hold the agent's later ticks away from its other state.
+  void clear_inline() {
+    size_ = 0;
+    if (heap_) {
+      heap_.reset();
+      data_ = inline_;
+      capacity_ = N;
+    }
+  }
+  void push_back(const T& value) {
+    if (size_ == capacity_) {
+      const T copy = value;  // value may live in this buffer
+      grow(size_ + 1);
+      data_[size_++] = copy;
+      return;
+    }
+    data_[size_++] = value;
+  }
+  // Inserts before `at` (in begin()..end()); returns where the value now is.
+  T* insert(T* at, const T& value) {
+    const std::size_t i = std::size_t(at - begin());
+    const T copy = value;
+    if (size_ == capacity()) grow(size_ + 1);
+    T* d = data();
+    std::memmove(static_cast<void*>(d + i + 1), d + i, (size_ - i) * sizeof(T));
+    d[i] = copy;
+    ++size_;
+    return d + i;
+  }
+  // Shrinks (keeping the first n; back inline when they fit there) or grows with default
+  // records.
+  void resize(std::size_t n) {
+    if (n > capacity_) grow(n);
+    for (std::size_t i = size_; i < n; ++i) data_[i] = T{};
+    size_ = n;
+    if (heap_ && n <= N) {
+      std::memcpy(static_cast<void*>(inline_), data_, n * sizeof(T));
+      heap_.reset();
+      data_ = inline_;
+      capacity_ = N;
+    }
+  }
+
+ private:
+  void grow(std::size_t at_least) {
+    const std::size_t capacity = std::max(at_least, 2 * this->capacity());
+    std::unique_ptr<T[]> bigger(new T[capacity]);
+    std::memcpy(static_cast<void*>(bigger.get()), data(), size_ * sizeof(T));
+    heap_ = std::move(bigger);
+    data_ = heap_.get();
+    capacity_ = capacity;
+  }
+  T* data_ = inline_;  // inline_ or heap_'s
+  std::size_t size_ = 0, capacity_ = N;
+  std::unique_ptr<T[]> heap_;  // null while the records fit inline
+  T inline_[N];
+};
+
+// Inline room per agent: a typical tick's percepts and memory on bench_perception's open map
+// (~9 percepts and exits a tick, ~28 remembered); more go to the heap.
+inline constexpr std::size_t kInlinePercepts = 16, kInlineMemory = 32;
+using PerceptBuffer = InlineBuffer<Percept, kInlinePercepts>;
+using MemoryBuffer = InlineBuffer<MemoryEntry, kInlineMemory>;
+
 struct Manager::SensorState {
   const Senses* senses = nullptr;
   std::uint32_t agent = 0;
-  // This tick's percepts and the previous sense()'s, swapped each tick so that neither
-  // allocates once grown; phases come from comparing the two.
-  std::vector<Percept> now, before;
+  // This tick's percepts and the previous sense()'s, which swap roles each tick (so that
+  // neither is copied); phases come from comparing the two.
+  PerceptBuffer& now() { return percepts[current]; }
+  PerceptBuffer& before() { return percepts[current ^ 1]; }
+  const PerceptBuffer& now() const { return percepts[current]; }
+  const PerceptBuffer& before() const { return percepts[current ^ 1]; }
+  void swap_ticks() { current ^= 1; }
+  std::uint8_t current = 0;
   // The last cone check's sightings (Enter/Stay only): what stands on ticks LOD skips. Kept
   // only with LOD on (lod_skips); without it every tick is a check, and a snapshot takes them
   // from `now` (the same percepts), so nothing is copied per tick that nothing reads.
   std::vector<Percept> sightings;
-  std::vector<MemoryEntry> memory;  // sorted by (kind, id)
+  MemoryBuffer memory;  // sorted by (kind, id)
   // No entry of memory is forgotten before this tick (a lower bound: refreshing an entry only
   // moves its forget tick later), so update_memory looks for expired entries only from then on.
   // 0 after anything that replaces memory wholesale (registration, a snapshot).
   std::uint64_t next_forget = 0;
+  PerceptBuffer percepts[2];  // now() and before()
 };
 
 // True when a sensor's sight may skip cone checks (level of detail), so it keeps its sightings.
@@ -29,7 +133,6 @@ inline bool lod_skips(const SightSpec& sight) { return sight.lod_distance > 0 &&
 // Sorts now[start..] (this tick's percepts of one sense, appended by its sense_*), gives each
 // its phase against the previous tick's percepts of that sense in `before`, and appends an Exit
 // for each of those no longer perceived.
-void assign_phases(std::vector<Percept>& now, std::size_t start, const std::vector<Percept>& before,
-                   Sense sense);
+void assign_phases(PerceptBuffer& now, std::size_t start, const PerceptBuffer& before, Sense sense);
 
 }  // namespace thicket::perception

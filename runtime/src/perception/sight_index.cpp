@@ -196,6 +196,25 @@ bool SightIndex::in_cones(Vec2 eye, Vec2 heading, std::span<const SpatialHash::V
   const EntityId* ids = ids_.data();
   const EntityId excluded = filter.excluded;
   const double eye_x = eye.x, eye_y = eye.y, forward_x = forward.x, forward_y = forward.y;
+  // Every stretch's lines asked for first, so that their fetches overlap (the walk below
+  // would meet each one's miss in turn).
+  for (std::size_t t = 0; t < teams_.size(); ++t) {
+    if (!filter.teams.accepts(teams_[t])) continue;
+    const std::uint32_t* starts = cell_start_.data() + t * (cells + 1);
+    for (std::int32_t y = y0; y <= y1; ++y) {
+      const std::size_t row = std::size_t(y) * std::size_t(columns_);
+      const std::uint32_t begin = starts[row + std::size_t(x0)];
+      const std::uint32_t end = starts[row + std::size_t(x1) + 1];
+      for (std::uint32_t i = begin; i < end; i += 8) {
+        __builtin_prefetch(xs + i);
+        __builtin_prefetch(ys + i);
+      }
+      if (begin < end) {
+        __builtin_prefetch(xs + end - 1);
+        __builtin_prefetch(ys + end - 1);
+      }
+    }
+  }
   for (std::size_t t = 0; t < teams_.size(); ++t) {
     if (!filter.teams.accepts(teams_[t])) continue;
     const std::uint32_t* starts = cell_start_.data() + t * (cells + 1);

@@ -134,7 +134,7 @@ void Manager::build_sound_index() {
 
 void Manager::sense_hearing(SensorState& s, const world::Entity& self, Stats* stats) {
   const HearingSpec& hearing = s.senses->hearing;
-  const std::size_t start = s.now.size();
+  const std::size_t start = s.now().size();
   if (!hearing.enabled) return;
   const Targets targets = s.senses->targets;
   const bool damped = walls_ != nullptr && hearing.walls < 1;
@@ -164,7 +164,7 @@ void Manager::sense_hearing(SensorState& s, const world::Entity& self, Stats* st
     p.position = sound.position;
     p.distance = d;
     p.strength = strength;
-    s.now.push_back(p);
+    s.now().push_back(p);
   };
 
   if (!sound_bucket_items_.empty()) {
@@ -179,7 +179,7 @@ void Manager::sense_hearing(SensorState& s, const world::Entity& self, Stats* st
   }
   for (std::uint32_t i : loud_sounds_) hear(i);
   if (stats != nullptr) stats->sound_candidates += candidates;
-  assign_phases(s.now, start, s.before, Sense::Hearing);
+  assign_phases(s.now(), start, s.before(), Sense::Hearing);
 }
 
 }  // namespace thicket::perception
