@@ -47,6 +47,9 @@ namespace detail {
 // line_of_sight (metres), answered without the cell walk when open_blocks (the map's blocked-cell
 // counts, current; or null) show the box the two end cells span to be wall-free. Walls uses it.
 bool sight_line(const GridMap& map, const BlockedCounts* open_blocks, Vec2 a, Vec2 b);
+// True when open_blocks show the cells of the box lo..hi (metres, finite, ordered) to lie on the
+// map and wall-free: then sight_line(map, open_blocks, a, b) holds for any a and b in it.
+bool sight_region(const GridMap& map, const BlockedCounts& open_blocks, Vec2 lo, Vec2 hi);
 }  // namespace detail
 
 // A grid of cells, each blocked or passable with a terrain cost (a multiplier of the move's
@@ -266,6 +269,14 @@ class THICKET_API Walls {
   // Exact (no sampling): with radius > 0 a body that just fits (distance == radius) passes;
   // cells outside the map count as blocked. Metres.
   bool clear(Vec2 a, Vec2 b, double radius = 0) const;
+  // True when clear(a, b) (radius 0) holds for every a and b in the box lo..hi (lo.x <= hi.x,
+  // lo.y <= hi.y), known at once: no obstacle, and the box lies on the map over wall-free
+  // blocks of cells. False says nothing (a box with a wall, any obstacle, an edited map): ask
+  // clear() then. One question for all of an agent's sight lines over open ground.
+  bool region_clear(Vec2 lo, Vec2 hi) const;
+  // False when region_clear is false for every box (obstacles, or a map without a wall-free
+  // block): a caller may skip gathering its box.
+  bool may_have_clear_regions() const { return obstacles_.empty() && (map_ == nullptr || open_blocks_ != nullptr); }
   // True when p is inside an obstacle or a blocked cell (or outside the map, when there is one).
   bool blocked(Vec2 p) const;
 

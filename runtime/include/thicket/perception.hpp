@@ -174,7 +174,8 @@ struct Stats {
   std::uint64_t sight_checks = 0;     // agents whose cones were checked (not skipped by LOD)
   std::uint64_t lod_skips = 0;        // agents whose cone check LOD skipped
   std::uint64_t candidates = 0;       // bodies examined by sight queries
-  std::uint64_t los_tests = 0;        // line-of-sight tests run
+  std::uint64_t los_tests = 0;        // sight lines asked about (over open ground, all of an
+                                      // agent's at once: Walls::region_clear)
   std::uint64_t sound_candidates = 0; // sounds examined by hearing
 };
 

@@ -166,6 +166,26 @@ bool detail::sight_line(const GridMap& map, const BlockedCounts* open_blocks, Ve
   return detail::walk_segment(ga, gb, [&](Cell c) { return map.passable(c); });
 }
 
+// Why it holds: sight_line maps each end to the grid by subtraction, division by the cell size,
+// a clamp to the last cell and truncation, each monotone (IEEE operations round monotonically),
+// so an end between lo and hi lands between lo's and hi's results, inside the map when both
+// are; its walk stays in the box of the two end cells, inside lo..hi's, whose blocks hold no
+// blocked cell, so its own box test passes.
+bool detail::sight_region(const GridMap& map, const BlockedCounts& open_blocks, Vec2 lo, Vec2 hi) {
+  const double cell = map.cell_size;
+  if (!(cell > 0)) return false;
+  double x0 = lo.x - map.origin.x, y0 = lo.y - map.origin.y, x1 = hi.x - map.origin.x, y1 = hi.y - map.origin.y;
+  if (cell != 1) x0 /= cell, y0 /= cell, x1 /= cell, y1 /= cell;
+  const double w = map.width(), h = map.height();
+  if (!(x0 >= 0 && y0 >= 0 && x1 <= w + GridMap::kEdgeSlack && y1 <= h + GridMap::kEdgeSlack && x0 <= x1 && y0 <= y1))
+    return false;
+  x1 = std::min(x1, std::nextafter(w, 0.0));
+  y1 = std::min(y1, std::nextafter(h, 0.0));
+  x0 = std::min(x0, x1);
+  y0 = std::min(y0, y1);
+  return open_blocks.box_clear(std::int32_t(x0), std::int32_t(y0), std::int32_t(x1), std::int32_t(y1));
+}
+
 bool line_of_sight(const GridMap& map, Vec2 a, Vec2 b) { return detail::sight_line(map, nullptr, a, b); }
 
 void smooth_path(const GridMap& map, std::span<const Cell> cells, std::vector<Vec2>& out) {

@@ -160,6 +160,15 @@ bool Walls::clear(Vec2 a, Vec2 b, double radius) const {
                        radius / map_->cell_size);
 }
 
+bool Walls::region_clear(Vec2 lo, Vec2 hi) const {
+  if (!std::isfinite(lo.x) || !std::isfinite(lo.y) || !std::isfinite(hi.x) || !std::isfinite(hi.y) ||
+      !(lo.x <= hi.x && lo.y <= hi.y) || !obstacles_.empty())
+    return false;
+  if (map_ == nullptr) return true;
+  if (open_blocks_ == nullptr || tables_->stamp != map_->stamp()) return false;
+  return detail::sight_region(*map_, *open_blocks_, lo, hi);
+}
+
 namespace {
 
 // A polygon with fewer than 3 corners encloses nothing; obstacle_contains would call every

@@ -338,8 +338,21 @@ void Manager::sense_sight(SensorState& s, const Entity& self, const QueryFilter&
   if (!sight_index_->in_cones(self.position, self.heading, t.cones, t.seen, filter, &cost))
     hash_->in_cones(self.position, self.heading, t.cones, t.seen, filter, &cost);
 
-  const bool walls = sight.walls && walls_ != nullptr;
+  bool walls = sight.walls && walls_ != nullptr;
   std::uint64_t los_tests = 0;
+  if (walls && !t.seen.empty() && walls_->may_have_clear_regions()) {
+    // Over open ground every sight line is clear: one question for the box of the eye and all
+    // it may see answers them all (the same answers as asking each).
+    world::Vec2 lo = self.position, hi = self.position;
+    for (const world::SpatialHash::Sighting& seen : t.seen) {
+      lo = {std::min(lo.x, seen.position.x), std::min(lo.y, seen.position.y)};
+      hi = {std::max(hi.x, seen.position.x), std::max(hi.y, seen.position.y)};
+    }
+    if (walls_->region_clear(lo, hi)) {
+      walls = false;
+      for (const world::SpatialHash::Sighting& seen : t.seen) los_tests += agent_of(seen.id) != 0;
+    }
+  }
   // What the strength loop below compares with, once per call (the same values each time).
   double cosines[256];
   for (std::size_t c = 1; c < cone_count; ++c) cosines[c] = world::cached_cosine(sight.cones[c].half_angle);

@@ -176,6 +176,91 @@ TEST_CASE("sight lines over open ground: Walls agrees with line_of_sight, open b
   CHECK(blocked_seen > 2000);
 }
 
+TEST_CASE("region_clear: a box over open ground answers for every sight line in it") {
+  // Maps as above (rooms, a wall, scattered blocks; cell sizes 1 and 0.5, an origin off 0);
+  // random boxes, some reaching or passing the map's edges. Wherever region_clear says yes,
+  // clear() holds between random points of the box, its corners and edges included.
+  int yes = 0, no = 0;
+  for (unsigned seed = 1; seed <= 6; ++seed) {
+    GridMap map(90, 70);
+    std::mt19937 rng(seed);
+    for (int k = 0; k < 12; ++k) map.set_passable({std::int32_t(rng() % 90), std::int32_t(rng() % 70)}, false);
+    const std::int32_t wall_x = 20 + std::int32_t(rng() % 50);
+    for (std::int32_t y = 10; y < 60; ++y) map.set_passable({wall_x, y}, false);
+    map.cell_size = seed % 2 ? 1.0 : 0.5;
+    map.origin = {seed % 3 ? 0.0 : -3.25, 2.0};
+    Walls walls({}, &map);
+    CHECK(walls.may_have_clear_regions());
+    auto unit = [&] { return (rng() % 100001) / 100000.0; };
+    for (int i = 0; i < 2000; ++i) {
+      // Corners in cells, from a little off the map to a little past its far edges (exactly on
+      // them a quarter of the time).
+      auto corner = [&](double extent) { return rng() % 4 == 0 ? extent : -2 + unit() * (extent + 4); };
+      double x0 = corner(90), x1 = x0 + unit() * 25, y0 = corner(70), y1 = y0 + unit() * 25;
+      if (rng() % 8 == 0) x1 = 90;
+      const Vec2 lo{map.origin.x + x0 * map.cell_size, map.origin.y + y0 * map.cell_size};
+      const Vec2 hi{map.origin.x + std::max(x0, x1) * map.cell_size, map.origin.y + std::max(y0, y1) * map.cell_size};
+      if (!walls.region_clear(lo, hi)) {
+        ++no;
+        continue;
+      }
+      ++yes;
+      auto inside = [&] {
+        const std::uint32_t pick = rng() % 5;  // corners and edges too
+        const double x = pick == 0 ? lo.x : pick == 1 ? hi.x : lo.x + unit() * (hi.x - lo.x);
+        const double y = pick == 2 ? lo.y : pick == 3 ? hi.y : lo.y + unit() * (hi.y - lo.y);
+        return Vec2{std::min(x, hi.x), std::min(y, hi.y)};
+      };
+      for (int k = 0; k < 20; ++k) {
+        const Vec2 a = inside(), b = inside();
+        REQUIRE(walls.clear(a, b));
+        REQUIRE(line_of_sight(map, a, b));
+      }
+      CHECK(walls.clear(lo, hi));
+      CHECK(walls.clear({lo.x, hi.y}, {hi.x, lo.y}));
+    }
+  }
+  CHECK(yes > 1000);
+  CHECK(no > 1000);
+}
+
+TEST_CASE("region_clear: says yes only where it knows") {
+  GridMap map(64, 64);
+  Walls walls({}, &map);
+  CHECK(walls.region_clear({1, 1}, {60, 60}));
+  CHECK(walls.region_clear({0, 0}, {64, 64}));  // edges included, as clear()'s
+  CHECK(walls.region_clear({3, 3}, {3, 3}));
+  CHECK_FALSE(walls.region_clear({-0.5, 1}, {10, 10}));   // off the map
+  CHECK_FALSE(walls.region_clear({1, 1}, {64.01, 10}));
+  CHECK_FALSE(walls.region_clear({10, 10}, {1, 1}));      // not ordered
+  CHECK_FALSE(walls.region_clear({1, 1}, {NAN, 10}));
+  map.set_passable({40, 40}, false);
+  CHECK_FALSE(walls.region_clear({1, 1}, {60, 60}));  // an edited map: its counts are stale
+  CHECK_FALSE(walls.region_clear({1, 1}, {10, 10}));
+  Walls edited({}, &map);
+  CHECK(edited.region_clear({1, 1}, {10, 10}));
+  CHECK_FALSE(edited.region_clear({1, 1}, {60, 60}));  // the wall's block
+  CHECK_FALSE(edited.region_clear({44, 44}, {46, 46}));  // beside it, in its 8 x 8 block
+  CHECK(edited.region_clear({38, 38}, {39.9, 39.9}));    // beside it, in the next block
+  CHECK(edited.region_clear({48, 1}, {60, 60}));
+
+  const Obstacle posts[] = {Obstacle::circle({100, 100}, 1)};  // far away, but any obstacle: no
+  Walls with_obstacle(posts, &map);
+  CHECK_FALSE(with_obstacle.may_have_clear_regions());
+  CHECK_FALSE(with_obstacle.region_clear({1, 1}, {10, 10}));
+
+  Walls nothing;  // no map, no obstacle: everything is clear
+  CHECK(nothing.may_have_clear_regions());
+  CHECK(nothing.region_clear({-1e6, -5}, {1e6, 5}));
+
+  GridMap walled(64, 64);
+  for (std::int32_t y = 0; y < 64; y += 4)
+    for (std::int32_t x = 0; x < 64; x += 4) walled.set_passable({x, y}, false);
+  Walls no_open_block({}, &walled);  // every block has a wall
+  CHECK_FALSE(no_open_block.may_have_clear_regions());
+  CHECK_FALSE(no_open_block.region_clear({1, 1}, {2, 2}));
+}
+
 TEST_CASE("a map edited after its Walls were made: sight lines see the new wall") {
   GridMap map(64, 64);
   Walls walls({}, &map);
