@@ -10,18 +10,20 @@
 
 namespace thicket::perception {
 
-// A list of trivially copyable records whose first N live inside it (beyond them, on the heap):
-// what a sensing agent keeps, inside its SensorState. At 10,000 agents most of perception's
-// time went to fetching each agent's lists from memory; held inline, one agent's state is one
-// block, and agents registered one after another lie one after another, which the hardware
-// fetches ahead (std::vectors, reallocated as they grew, lay scattered over the heap). Not
-// copyable or movable: it lives where its SensorState was made.
+// A list of trivially copyable records whose first N live in storage its owner keeps beside it
+// (beyond them, on the heap): what a sensing agent keeps, inside its SensorState. At 10,000
+// agents most of perception's time went to fetching each agent's lists from memory; held
+// inline, one agent's state is one block, and agents registered one after another lie one
+// after another, which the hardware fetches ahead (std::vectors, reallocated as they grew, lay
+// scattered over the heap). The storage is apart so that an agent's lists' sizes and places
+// share its state's first lines (sense() asks for those ahead). Not copyable or movable: it
+// lives where its SensorState was made.
 template <class T, std::size_t N>
 class InlineBuffer {
   static_assert(std::is_trivially_copyable_v<T>);
 
  public:
-  InlineBuffer() = default;
+  explicit InlineBuffer(T* storage) : data_(storage), storage_(storage) {}  // N records
   InlineBuffer(const InlineBuffer&) = delete;
   InlineBuffer& operator=(const InlineBuffer&) = delete;
 
@@ -32,12 +34,12 @@ class InlineBuffer {
   std::size_t heap_bytes() const { return heap_ ? capacity_ * sizeof(T) : 0; }
   T* data() { return data_; }
   const T* data() const { return data_; }
-  T* begin() { return data(); }
-  T* end() { return data() + size_; }
-  const T* begin() const { return data(); }
-  const T* end() const { return data() + size_; }
-  T& operator[](std::size_t i) { return data()[i]; }
-  const T& operator[](std::size_t i) const { return data()[i]; }
+  T* begin() { return data_; }
+  T* end() { return data_ + size_; }
+  const T* begin() const { return data_; }
+  const T* end() const { return data_ + size_; }
+  T& operator[](std::size_t i) { return data_[i]; }
+  const T& operator[](std::size_t i) const { return data_[i]; }
   void clear() { size_ = 0; }
   // Empties it and gives back any heap: a tick with more records than fit inline is rare, and
   // the buffer that grew for it would hold the agent's later ticks away from its other state.
@@ -45,7 +47,7 @@ class InlineBuffer {
     size_ = 0;
     if (heap_) {
       heap_.reset();
-      data_ = inline_;
+      data_ = storage_;
       capacity_ = N;
     }
   }
@@ -58,44 +60,51 @@ class InlineBuffer {
     }
     data_[size_++] = value;
   }
+  // A new default record at the end, to be filled in place (a record built apart and copied
+  // in was written field by field and read back whole: a store-forwarding stall each time).
+  T& emplace_back() {
+    if (size_ == capacity_) grow(size_ + 1);
+    T& added = data_[size_++];
+    added = T{};
+    return added;
+  }
   // Inserts before `at` (in begin()..end()); returns where the value now is.
   T* insert(T* at, const T& value) {
     const std::size_t i = std::size_t(at - begin());
     const T copy = value;
-    if (size_ == capacity()) grow(size_ + 1);
-    T* d = data();
-    std::memmove(static_cast<void*>(d + i + 1), d + i, (size_ - i) * sizeof(T));
-    d[i] = copy;
+    if (size_ == capacity_) grow(size_ + 1);
+    std::memmove(static_cast<void*>(data_ + i + 1), data_ + i, (size_ - i) * sizeof(T));
+    data_[i] = copy;
     ++size_;
-    return d + i;
+    return data_ + i;
   }
   // Shrinks (keeping the first n; back inline when they fit there) or grows with default
   // records.
   void resize(std::size_t n) {
     if (n > capacity_) grow(n);
     for (std::size_t i = size_; i < n; ++i) data_[i] = T{};
-    size_ = n;
+    size_ = std::uint32_t(n);
     if (heap_ && n <= N) {
-      std::memcpy(static_cast<void*>(inline_), data_, n * sizeof(T));
+      std::memcpy(static_cast<void*>(storage_), data_, n * sizeof(T));
       heap_.reset();
-      data_ = inline_;
+      data_ = storage_;
       capacity_ = N;
     }
   }
 
  private:
-  void grow(std::size_t at_least) {
-    const std::size_t capacity = std::max(at_least, 2 * this->capacity());
+  [[gnu::noinline]] void grow(std::size_t at_least) {  // (rare: kept out of the callers)
+    const std::size_t capacity = std::max(at_least, 2 * std::size_t(capacity_));
     std::unique_ptr<T[]> bigger(new T[capacity]);
-    std::memcpy(static_cast<void*>(bigger.get()), data(), size_ * sizeof(T));
+    std::memcpy(static_cast<void*>(bigger.get()), data_, size_ * sizeof(T));
     heap_ = std::move(bigger);
     data_ = heap_.get();
-    capacity_ = capacity;
+    capacity_ = std::uint32_t(capacity);
   }
-  T* data_ = inline_;  // inline_ or heap_'s
-  std::size_t size_ = 0, capacity_ = N;
+  T* data_;                    // storage_ or heap_'s
+  std::uint32_t size_ = 0, capacity_ = N;
   std::unique_ptr<T[]> heap_;  // null while the records fit inline
-  T inline_[N];
+  T* storage_;
 };
 
 // Inline room per agent: a typical tick's percepts and memory on bench_perception's open map
@@ -104,7 +113,12 @@ inline constexpr std::size_t kInlinePercepts = 16, kInlineMemory = 32;
 using PerceptBuffer = InlineBuffer<Percept, kInlinePercepts>;
 using MemoryBuffer = InlineBuffer<MemoryEntry, kInlineMemory>;
 
-struct Manager::SensorState {
+// Its first lines hold everything but the lists' records (sense() asks for them ahead).
+struct alignas(64) Manager::SensorState {
+  SensorState() = default;
+  SensorState(const SensorState&) = delete;
+  SensorState& operator=(const SensorState&) = delete;
+
   const Senses* senses = nullptr;
   std::uint32_t agent = 0;
   // This tick's percepts and the previous sense()'s, which swap roles each tick (so that
@@ -115,16 +129,19 @@ struct Manager::SensorState {
   const PerceptBuffer& before() const { return percepts[current ^ 1]; }
   void swap_ticks() { current ^= 1; }
   std::uint8_t current = 0;
-  // The last cone check's sightings (Enter/Stay only): what stands on ticks LOD skips. Kept
-  // only with LOD on (lod_skips); without it every tick is a check, and a snapshot takes them
-  // from `now` (the same percepts), so nothing is copied per tick that nothing reads.
-  std::vector<Percept> sightings;
-  MemoryBuffer memory;  // sorted by (kind, id)
   // No entry of memory is forgotten before this tick (a lower bound: refreshing an entry only
   // moves its forget tick later), so update_memory looks for expired entries only from then on.
   // 0 after anything that replaces memory wholesale (registration, a snapshot).
   std::uint64_t next_forget = 0;
-  PerceptBuffer percepts[2];  // now() and before()
+  PerceptBuffer percepts[2]{PerceptBuffer(percept_records[0]), PerceptBuffer(percept_records[1])};  // now(), before()
+  MemoryBuffer memory{memory_records};  // sorted by (kind, id)
+  // The last cone check's sightings (Enter/Stay only): what stands on ticks LOD skips. Kept
+  // only with LOD on (lod_skips); without it every tick is a check, and a snapshot takes them
+  // from `now` (the same percepts), so nothing is copied per tick that nothing reads.
+  std::vector<Percept> sightings;
+
+  Percept percept_records[2][kInlinePercepts];
+  MemoryEntry memory_records[kInlineMemory];
 };
 
 // True when a sensor's sight may skip cone checks (level of detail), so it keeps its sightings.

@@ -156,7 +156,7 @@ void Manager::sense_hearing(SensorState& s, const world::Entity& self, Stats* st
       strength *= hearing.walls;
       if (!(strength >= hearing.threshold)) return;
     }
-    Percept p;
+    Percept& p = s.now().emplace_back();
     p.sense = Sense::Hearing;
     p.kind = Kind::Sound;
     p.id = sound.source;
@@ -164,7 +164,6 @@ void Manager::sense_hearing(SensorState& s, const world::Entity& self, Stats* st
     p.position = sound.position;
     p.distance = d;
     p.strength = strength;
-    s.now().push_back(p);
   };
 
   if (!sound_bucket_items_.empty()) {

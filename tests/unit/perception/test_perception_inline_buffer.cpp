@@ -24,27 +24,24 @@ bool same_as(const InlineBuffer<Record, N>& buffer, const std::vector<Record>& m
   return true;
 }
 
-bool inside_object(const void* p, const void* object, std::size_t bytes) {
-  auto at = reinterpret_cast<std::uintptr_t>(p), start = reinterpret_cast<std::uintptr_t>(object);
-  return at >= start && at < start + bytes;
-}
 
 }  // namespace
 
 TEST_CASE("inline buffer: inline up to N, on the heap beyond, back inline when it fits again") {
-  InlineBuffer<Record, 4> b;
+  Record storage[4];
+  InlineBuffer<Record, 4> b(storage);
   CHECK(b.capacity() == 4);
   CHECK(b.heap_bytes() == 0);
   for (std::uint32_t k = 0; k < 4; ++k) b.push_back({k, double(k)});
-  CHECK(inside_object(b.data(), &b, sizeof b));
+  CHECK(b.data() == storage);
   b.push_back({4, 4.0});  // the fifth goes to the heap, with the four before it
-  CHECK_FALSE(inside_object(b.data(), &b, sizeof b));
+  CHECK(b.data() != storage);
   CHECK(b.capacity() >= 5);
   CHECK(b.heap_bytes() == b.capacity() * sizeof(Record));
   for (std::uint32_t k = 0; k < 5; ++k) CHECK(b[k].key == k);
 
   b.resize(3);  // fits inline again: moved back, heap given up
-  CHECK(inside_object(b.data(), &b, sizeof b));
+  CHECK(b.data() == storage);
   CHECK(b.heap_bytes() == 0);
   REQUIRE(b.size() == 3);
   CHECK(b[2].key == 2);
@@ -57,10 +54,21 @@ TEST_CASE("inline buffer: inline up to N, on the heap beyond, back inline when i
   CHECK(b.heap_bytes() == 0);
   CHECK(b.empty());
   CHECK(b.capacity() == 4);
+  CHECK(b.data() == storage);
+  Record& added = b.emplace_back();  // a default record, in place
+  CHECK(&added == storage);
+  CHECK(added.key == 7);
+  CHECK(b.size() == 1);
+  for (int k = 0; k < 4; ++k) b.emplace_back().key = 40 + k;  // the fifth goes to the heap
+  REQUIRE(b.size() == 5);
+  CHECK(b.data() != storage);
+  CHECK(b[0].key == 7);
+  CHECK(b[4].key == 43);
 }
 
 TEST_CASE("inline buffer: push_back of its own record while it grows") {
-  InlineBuffer<Record, 2> b;
+  Record storage[2];
+  InlineBuffer<Record, 2> b(storage);
   b.push_back({1, 1.0});
   b.push_back({2, 2.0});
   b.push_back(b[0]);  // the source moves to the heap with the rest
@@ -79,13 +87,17 @@ TEST_CASE("inline buffer: random edits agree with std::vector") {
     rng = rng * 6364136223846793005ull + 1442695040888963407ull;
     return std::uint32_t(rng >> 33);
   };
-  InlineBuffer<Record, 5> b;
+  Record storage[5];
+  InlineBuffer<Record, 5> b(storage);
   std::vector<Record> model;
   for (int step = 0; step < 20000; ++step) {
     const std::uint32_t op = next() % 10;
     const Record r{next(), double(next() % 1000) / 7};
-    if (op < 4) {
+    if (op < 4) {  // (op 4: emplace_back)
       b.push_back(r);
+      model.push_back(r);
+    } else if (op == 4) {
+      b.emplace_back() = r;
       model.push_back(r);
     } else if (op < 7) {
       const std::size_t at = model.empty() ? 0 : next() % (model.size() + 1);
