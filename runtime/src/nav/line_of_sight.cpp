@@ -179,8 +179,8 @@ bool detail::sight_region(const GridMap& map, const BlockedCounts& open_blocks, 
   const double w = map.width(), h = map.height();
   if (!(x0 >= 0 && y0 >= 0 && x1 <= w + GridMap::kEdgeSlack && y1 <= h + GridMap::kEdgeSlack && x0 <= x1 && y0 <= y1))
     return false;
-  x1 = std::min(x1, std::nextafter(w, 0.0));
-  y1 = std::min(y1, std::nextafter(h, 0.0));
+  if (x1 >= w) x1 = std::nextafter(w, 0.0);  // as sight_line: an end on the edge is in the last cell
+  if (y1 >= h) y1 = std::nextafter(h, 0.0);
   x0 = std::min(x0, x1);
   y0 = std::min(y0, y1);
   return open_blocks.box_clear(std::int32_t(x0), std::int32_t(y0), std::int32_t(x1), std::int32_t(y1));
