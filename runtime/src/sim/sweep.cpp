@@ -278,7 +278,9 @@ std::string value_identity(const Target& t, const std::string& text) {
     if (v == 0) v = 0;  // -0 is 0
     char buf[32];
     auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-    return "n" + std::string(buf, ec == std::errc() ? end : buf);
+    std::string identity = "n";  // (appended: GCC 12's -Wrestrict misreads "n" + std::string)
+    identity.append(buf, ec == std::errc() ? end : buf);
+    return identity;
   };
   if (t.kind == Target::Kind::Seed || t.kind == Target::Kind::Count) return "n" + std::to_string(whole(text).value_or(0));
   if (t.kind != Target::Kind::Blackboard) return shortest(number(text).value_or(0));

@@ -168,6 +168,7 @@ struct World {
         case TraceEvent::Type::Abort: out << "abort " << e.composite << " " << e.condition << " " << e.aborted; break;
         case TraceEvent::Type::Transition: out << "transition " << e.from_name << "->" << e.to_name; break;
         case TraceEvent::Type::Switch: out << "switch " << e.from_name << "->" << e.to_name; break;
+        case TraceEvent::Type::Event: out << "event " << e.event << " " << e.taken_by; break;
       }
       trace.push_back(out.str());
     });
