@@ -199,79 +199,76 @@ bool SightIndex::in_cones(Vec2 eye, Vec2 heading, std::span<const SpatialHash::V
   const EntityId* ids = ids_.data();
   const EntityId excluded = filter.excluded;
   const double eye_x = eye.x, eye_y = eye.y, forward_x = forward.x, forward_y = forward.y;
+  // Each accepted team's stretch of each row of the box: f(begin, end) over its bodies.
+  auto for_each_stretch = [&](auto&& f) {
+    for (std::size_t t = 0; t < teams_.size(); ++t) {
+      if (!filter.teams.accepts(teams_[t])) continue;
+      const std::uint32_t* starts = cell_start_.data() + t * (cells + 1);
+      for (std::int32_t y = y0; y <= y1; ++y) {
+        const std::size_t row = std::size_t(y) * std::size_t(columns_);
+        f(starts[row + std::size_t(x0)], starts[row + std::size_t(x1) + 1]);
+      }
+    }
+  };
   // Every stretch's lines asked for first, so that their fetches overlap (the walk below
   // would meet each one's miss in turn).
-  for (std::size_t t = 0; t < teams_.size(); ++t) {
-    if (!filter.teams.accepts(teams_[t])) continue;
-    const std::uint32_t* starts = cell_start_.data() + t * (cells + 1);
-    for (std::int32_t y = y0; y <= y1; ++y) {
-      const std::size_t row = std::size_t(y) * std::size_t(columns_);
-      const std::uint32_t begin = starts[row + std::size_t(x0)];
-      const std::uint32_t end = starts[row + std::size_t(x1) + 1];
-      for (std::uint32_t i = begin; i < end; i += 8) {
-        __builtin_prefetch(xs + i);
-        __builtin_prefetch(ys + i);
-      }
-      if (begin < end) {
-        __builtin_prefetch(xs + end - 1);
-        __builtin_prefetch(ys + end - 1);
-      }
+  for_each_stretch([&](std::uint32_t begin, std::uint32_t end) {
+    for (std::uint32_t i = begin; i < end; i += 8) {
+      __builtin_prefetch(xs + i);
+      __builtin_prefetch(ys + i);
     }
-  }
-  for (std::size_t t = 0; t < teams_.size(); ++t) {
-    if (!filter.teams.accepts(teams_[t])) continue;
-    const std::uint32_t* starts = cell_start_.data() + t * (cells + 1);
-    for (std::int32_t y = y0; y <= y1; ++y) {
-      const std::size_t row = std::size_t(y) * std::size_t(columns_);
-      const std::uint32_t begin = starts[row + std::size_t(x0)];
-      const std::uint32_t end = starts[row + std::size_t(x1) + 1];
-      if (cost != nullptr) {
-        cost->cells += std::uint64_t(x1 - x0 + 1);
-        cost->entries += end - begin;
-      }
-      for (std::uint32_t chunk = begin; chunk < end; chunk += kChunk) {
-        const std::uint32_t stop = std::min(end, chunk + kChunk);
-        std::uint32_t count = 0;
-        std::uint32_t i = chunk;
+    if (begin < end) {
+      __builtin_prefetch(xs + end - 1);
+      __builtin_prefetch(ys + end - 1);
+    }
+  });
+  for_each_stretch([&](std::uint32_t begin, std::uint32_t end) {
+    if (cost != nullptr) {
+      cost->cells += std::uint64_t(x1 - x0 + 1);
+      cost->entries += end - begin;
+    }
+    for (std::uint32_t chunk = begin; chunk < end; chunk += kChunk) {
+      const std::uint32_t stop = std::min(end, chunk + kChunk);
+      std::uint32_t count = 0;
+      std::uint32_t i = chunk;
 #if defined(__SSE2__)
-        // Two bodies at a time: the same operations in the same order as the loop below (no
-        // fused multiply-add either way), so the same values; !(a > b) and !(a < b) hold for
-        // NaN as the scalar tests do.
-        const __m128d eye_xs = _mm_set1_pd(eye_x), eye_ys = _mm_set1_pd(eye_y);
-        const __m128d forward_xs = _mm_set1_pd(forward_x), forward_ys = _mm_set1_pd(forward_y);
-        const __m128d max_range_squareds = _mm_set1_pd(max_range_squared), zeros = _mm_setzero_pd();
-        for (; i + 2 <= stop; i += 2) {
-          const __m128d dx = _mm_sub_pd(_mm_loadu_pd(xs + i), eye_xs), dy = _mm_sub_pd(_mm_loadu_pd(ys + i), eye_ys);
-          const __m128d distance_squared = _mm_add_pd(_mm_mul_pd(dx, dx), _mm_mul_pd(dy, dy));
-          const __m128d along = _mm_add_pd(_mm_mul_pd(forward_xs, dx), _mm_mul_pd(forward_ys, dy));
-          const int kept = _mm_movemask_pd(
-              _mm_and_pd(_mm_cmpngt_pd(distance_squared, max_range_squareds), _mm_cmpnlt_pd(along, zeros)));
-          near[count] = i;
-          _mm_storel_pd(near_d2 + count, distance_squared);
-          _mm_storel_pd(near_along + count, along);
-          count += std::uint32_t(kept & 1);
-          near[count] = i + 1;
-          _mm_storeh_pd(near_d2 + count, distance_squared);
-          _mm_storeh_pd(near_along + count, along);
-          count += std::uint32_t(kept >> 1);
-        }
+      // Two bodies at a time: the same operations in the same order as the loop below (no
+      // fused multiply-add either way), so the same values; !(a > b) and !(a < b) hold for
+      // NaN as the scalar tests do.
+      const __m128d eye_xs = _mm_set1_pd(eye_x), eye_ys = _mm_set1_pd(eye_y);
+      const __m128d forward_xs = _mm_set1_pd(forward_x), forward_ys = _mm_set1_pd(forward_y);
+      const __m128d max_range_squareds = _mm_set1_pd(max_range_squared), zeros = _mm_setzero_pd();
+      for (; i + 2 <= stop; i += 2) {
+        const __m128d dx = _mm_sub_pd(_mm_loadu_pd(xs + i), eye_xs), dy = _mm_sub_pd(_mm_loadu_pd(ys + i), eye_ys);
+        const __m128d distance_squared = _mm_add_pd(_mm_mul_pd(dx, dx), _mm_mul_pd(dy, dy));
+        const __m128d along = _mm_add_pd(_mm_mul_pd(forward_xs, dx), _mm_mul_pd(forward_ys, dy));
+        const int kept = _mm_movemask_pd(
+            _mm_and_pd(_mm_cmpngt_pd(distance_squared, max_range_squareds), _mm_cmpnlt_pd(along, zeros)));
+        near[count] = i;
+        _mm_storel_pd(near_d2 + count, distance_squared);
+        _mm_storel_pd(near_along + count, along);
+        count += std::uint32_t(kept & 1);
+        near[count] = i + 1;
+        _mm_storeh_pd(near_d2 + count, distance_squared);
+        _mm_storeh_pd(near_along + count, along);
+        count += std::uint32_t(kept >> 1);
+      }
 #endif
-        for (; i < stop; ++i) {
-          const double dx = xs[i] - eye_x, dy = ys[i] - eye_y;
-          const double distance_squared = dx * dx + dy * dy;  // as Vec2's length_squared and dot
-          const double along = forward_x * dx + forward_y * dy;
-          near[count] = i;
-          near_d2[count] = distance_squared;
-          near_along[count] = along;
-          count += std::uint32_t(!(distance_squared > max_range_squared) & !(along < 0));
-        }
-        for (std::uint32_t k = 0; k < count; ++k) {
-          const std::uint32_t i = near[k];
-          if (ids[i] != excluded) test(Vec2{xs[i], ys[i]}, ids[i], near_d2[k], near_along[k]);
-        }
+      for (; i < stop; ++i) {
+        const double dx = xs[i] - eye_x, dy = ys[i] - eye_y;
+        const double distance_squared = dx * dx + dy * dy;  // as Vec2's length_squared and dot
+        const double along = forward_x * dx + forward_y * dy;
+        near[count] = i;
+        near_d2[count] = distance_squared;
+        near_along[count] = along;
+        count += std::uint32_t(!(distance_squared > max_range_squared) & !(along < 0));
+      }
+      for (std::uint32_t k = 0; k < count; ++k) {
+        const std::uint32_t i = near[k];
+        if (ids[i] != excluded) test(Vec2{xs[i], ys[i]}, ids[i], near_d2[k], near_along[k]);
       }
     }
-  }
+  });
   return true;
 }
 

@@ -145,19 +145,26 @@ TEST_CASE("thick segments on random maps agree with sampling the capsule") {
   CHECK(clear_seen > 50);
 }
 
+// 90 x 70 cells of open ground with a wall across and 12 scattered blocked cells, drawn from rng;
+// cell size 1 or 0.5 and an origin at 0 or off it, by seed.
+GridMap open_ground_map(unsigned seed, std::mt19937& rng) {
+  GridMap map(90, 70);
+  for (int k = 0; k < 12; ++k) map.set_passable({std::int32_t(rng() % 90), std::int32_t(rng() % 70)}, false);
+  const std::int32_t wall_x = 20 + std::int32_t(rng() % 50);
+  for (std::int32_t y = 10; y < 60; ++y) map.set_passable({wall_x, y}, false);
+  map.cell_size = seed % 2 ? 1.0 : 0.5;
+  map.origin = {seed % 3 ? 0.0 : -3.25, 2.0};
+  return map;
+}
+
 TEST_CASE("sight lines over open ground: Walls agrees with line_of_sight, open blocks or not") {
   // Rooms of open ground with a few walls and scattered blocks: many sight lines span only open
   // 8 x 8 blocks (Walls answers them from its blocked-cell counts), many cross a wall or a
   // block, some end exactly on cell edges and corners. Cell sizes 1 and 0.5, an origin off 0.
   int open_seen = 0, blocked_seen = 0;
   for (unsigned seed = 1; seed <= 6; ++seed) {
-    GridMap map(90, 70);
     std::mt19937 rng(seed);
-    for (int k = 0; k < 12; ++k) map.set_passable({std::int32_t(rng() % 90), std::int32_t(rng() % 70)}, false);
-    const std::int32_t wall_x = 20 + std::int32_t(rng() % 50);
-    for (std::int32_t y = 10; y < 60; ++y) map.set_passable({wall_x, y}, false);
-    map.cell_size = seed % 2 ? 1.0 : 0.5;
-    map.origin = {seed % 3 ? 0.0 : -3.25, 2.0};
+    GridMap map = open_ground_map(seed, rng);
     Walls walls({}, &map);
     for (int i = 0; i < 3000; ++i) {
       auto coordinate = [&](double extent, double origin) {
@@ -182,13 +189,8 @@ TEST_CASE("region_clear: a box over open ground answers for every sight line in 
   // clear() holds between random points of the box, its corners and edges included.
   int yes = 0, no = 0;
   for (unsigned seed = 1; seed <= 6; ++seed) {
-    GridMap map(90, 70);
     std::mt19937 rng(seed);
-    for (int k = 0; k < 12; ++k) map.set_passable({std::int32_t(rng() % 90), std::int32_t(rng() % 70)}, false);
-    const std::int32_t wall_x = 20 + std::int32_t(rng() % 50);
-    for (std::int32_t y = 10; y < 60; ++y) map.set_passable({wall_x, y}, false);
-    map.cell_size = seed % 2 ? 1.0 : 0.5;
-    map.origin = {seed % 3 ? 0.0 : -3.25, 2.0};
+    GridMap map = open_ground_map(seed, rng);
     Walls walls({}, &map);
     CHECK(walls.may_have_clear_regions());
     auto unit = [&] { return (rng() % 100001) / 100000.0; };
