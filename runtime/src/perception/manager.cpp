@@ -263,11 +263,12 @@ void Manager::sense(std::uint32_t agent, Stats* stats) {
   if (!has_sensor(agent)) return;
   SensorState& s = *sensor_of_[agent - 1];
   // Agents are mostly sensed in id order (each worker its own agents, ascending), each one's
-  // state one block (its lists inline; see InlineBuffer). While this one is sensed: the start
-  // of the agent three on's, the lists of the one two on into the second-level cache, and the
-  // next one's from there into the first (the hardware follows on from a list's start). Fetching all of the next one's
-  // ~30 lines from memory at once filled the first-level cache's miss buffers and stalled on
-  // the prefetches themselves; in two steps the open map of bench_perception ran ~10% faster.
+  // state one block (its lists inline; see InlineBuffer). While this one is sensed: the first
+  // lines of the agent three on's, the lists of the one two on into the second-level cache,
+  // and the next one's from there into the first (the hardware follows on from a list's
+  // start). Fetching all of the next one's ~30 lines from memory at once filled the
+  // first-level cache's miss buffers and stalled on the prefetches themselves; in two steps
+  // the open map of bench_perception ran ~10% faster.
   if (agent + 2 < sensor_of_.size() && sensor_of_[agent + 2] != nullptr) {
     const char* later = reinterpret_cast<const char*>(sensor_of_[agent + 2]);
     static_assert(offsetof(SensorState, percept_records) <= 192, "SensorState: its first lines hold all but the records");

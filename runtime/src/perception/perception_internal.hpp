@@ -78,13 +78,14 @@ class InlineBuffer {
     ++size_;
     return data_ + i;
   }
-  // Shrinks (keeping the first n; back inline when they fit there) or grows with default
+  // Shrinks (keeping the first n; back inline once they fill at most half of it, so that a
+  // list hovering about N does not go to the heap and back every tick) or grows with default
   // records.
   void resize(std::size_t n) {
     if (n > capacity_) grow(n);
     for (std::size_t i = size_; i < n; ++i) data_[i] = T{};
     size_ = std::uint32_t(n);
-    if (heap_ && n <= N) {
+    if (heap_ && n <= N / 2) {
       std::memcpy(static_cast<void*>(storage_), data_, n * sizeof(T));
       heap_.reset();
       data_ = storage_;
