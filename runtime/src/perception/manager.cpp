@@ -343,7 +343,8 @@ void Manager::sense_sight(SensorState& s, const Entity& self, const QueryFilter&
   if (!sight_index_->in_cones(self.position, self.heading, t.cones, t.seen, filter, &cost))
     hash_->in_cones(self.position, self.heading, t.cones, t.seen, filter, &cost);
 
-  bool walls = sight.walls && walls_ != nullptr;
+  const bool asks_walls = sight.walls && walls_ != nullptr;
+  bool walls = asks_walls;  // each line still to be tested on its own
   std::uint64_t los_tests = 0;
   if (walls && !t.seen.empty() && walls_->may_have_clear_regions()) {
     // Over open ground every sight line is clear: one question for the box of the eye and all
@@ -353,10 +354,7 @@ void Manager::sense_sight(SensorState& s, const Entity& self, const QueryFilter&
       lo = {std::min(lo.x, seen.position.x), std::min(lo.y, seen.position.y)};
       hi = {std::max(hi.x, seen.position.x), std::max(hi.y, seen.position.y)};
     }
-    if (walls_->region_clear(lo, hi)) {
-      walls = false;
-      for (const world::SpatialHash::Sighting& seen : t.seen) los_tests += agent_of(seen.id) != 0;
-    }
+    if (walls_->region_clear(lo, hi)) walls = false;
   }
   // What the strength loop below compares with, once per call (the same values each time).
   double cosines[256];
@@ -365,10 +363,8 @@ void Manager::sense_sight(SensorState& s, const Entity& self, const QueryFilter&
   for (const world::SpatialHash::Sighting& seen : t.seen) {
     std::uint32_t target = agent_of(seen.id);
     if (target == 0) continue;  // a body that is no agent has no id to report
-    if (walls) {
-      ++los_tests;
-      if (!walls_->clear(self.position, seen.position)) continue;
-    }
+    los_tests += asks_walls;      // (answered at once or one by one)
+    if (walls && !walls_->clear(self.position, seen.position)) continue;
     Percept& p = s.now().emplace_back();
     p.sense = Sense::Sight;
     p.kind = Kind::Agent;

@@ -183,6 +183,40 @@ TEST_CASE("sight: a blocked grid-map cell hides a target") {
   CHECK(sc.find(eye, Sense::Sight, Kind::Agent, visible)->phase == Phase::Stay);
 }
 
+TEST_CASE("sight over open ground: every line counted, answered at once or one by one") {
+  // A wall far off in the map's last 8 x 8 block: the eye's box of sightings lies in open
+  // blocks (its lines answered at once, Walls::region_clear), then a second eye whose box holds
+  // the wall (each line walked). Both count every line they ask about.
+  std::vector<Diagnostic> diags;
+  Scene sc;
+  std::string rows;
+  for (int y = 0; y < 32; ++y) rows += y == 28 ? std::string(27, '.') + "@...." + "\n" : std::string(32, '.') + "\n";
+  sc.map = nav::parse_grid_map("type octile\nheight 32\nwidth 32\nmap\n" + rows, "open.map", diags);
+  REQUIRE(sc.map.has_value());
+  Senses senses = two_cones();
+  std::uint32_t eye = sc.spawn({2.5, 2.5}, 0);
+  std::uint32_t near = sc.spawn({9.5, 2.5}, 1), farther = sc.spawn({14.5, 3.5}, 1);
+  std::uint32_t corner = sc.spawn({20.5, 28.5}, 0);              // faces +x, along the wall's row
+  std::uint32_t hidden = sc.spawn({30.5, 28.5}, 1), shown = sc.spawn({25.5, 28.5}, 1);
+  sc.start();
+  REQUIRE(sc.walls->may_have_clear_regions());
+  CHECK(sc.walls->region_clear({2.5, 2.5}, {14.5, 3.5}));
+  CHECK_FALSE(sc.walls->region_clear({20.5, 28.5}, {30.5, 28.5}));
+  sc.manager->add_sensor(eye, senses);
+  Stats stats;
+  sc.step(&stats);
+  CHECK(sc.manager->sees(eye, near));
+  CHECK(sc.manager->sees(eye, farther));
+  CHECK(stats.los_tests == 2);
+  sc.manager->remove_sensor(eye);
+  sc.manager->add_sensor(corner, senses);
+  Stats corner_stats;
+  sc.step(&corner_stats);
+  CHECK(sc.manager->sees(corner, shown));
+  CHECK_FALSE(sc.manager->sees(corner, hidden));  // behind the wall at cell (27, 28)
+  CHECK(corner_stats.los_tests == 2);
+}
+
 TEST_CASE("sight: team filters") {
   Scene sc;
   Senses enemies = two_cones(), friends = two_cones(), all = two_cones();
