@@ -203,6 +203,7 @@ struct Stats {
 //   remembered.
 
 class SightIndex;  // private to the implementation (runtime/src/perception/sight_index.hpp)
+class SlabStore;   // likewise (runtime/src/perception/sensor_store.hpp)
 
 class THICKET_API Manager {
  public:
@@ -294,7 +295,7 @@ class THICKET_API Manager {
   double dt_;
   std::uint64_t tick_ = 0;
   std::vector<SensorState*> sensor_of_;  // by agent id - 1 (null: none)
-  std::vector<std::unique_ptr<SensorState>> sensors_;  // by agent id - 1 (owns sensor_of_'s)
+  std::unique_ptr<SlabStore> sensor_store_;  // where sensor_of_'s states live (the manager owns them)
   std::vector<std::uint32_t> slot_of_agent_;  // by agent id - 1, this tick (kNoSlot: none)
   double max_body_radius_ = 0;                // over live entities, this tick
   // Bodies for sight, rebuilt from the hash at begin_tick when some sensor has cones: answers

@@ -11,6 +11,7 @@
 #include <numbers>
 
 #include "perception/perception_internal.hpp"
+#include "perception/sensor_store.hpp"
 #include "perception/sight_index.hpp"
 #include "world/cone_geometry.hpp"
 
@@ -124,21 +125,23 @@ void assign_phases(PerceptBuffer& now, std::size_t start, const PerceptBuffer& b
 Manager::Manager(const world::World& world, const world::SpatialHash& hash, const nav::Walls* walls,
                  const std::vector<std::uint32_t>& agent_of_slot, double dt)
     : world_(&world), hash_(&hash), walls_(walls), agent_of_slot_(&agent_of_slot),
-      dt_(dt > 0 && std::isfinite(dt) ? dt : 1.0), sight_index_(std::make_unique<SightIndex>()) {
+      dt_(dt > 0 && std::isfinite(dt) ? dt : 1.0),
+      sensor_store_(std::make_unique<SlabStore>(sizeof(SensorState), alignof(SensorState))),
+      sight_index_(std::make_unique<SightIndex>()) {
   queues_.resize(1);
 }
 
-Manager::~Manager() = default;
+Manager::~Manager() {
+  for (SensorState* s : sensor_of_)
+    if (s != nullptr) s->~SensorState();  // (their store's slabs go with it)
+}
 
 void Manager::add_sensor(std::uint32_t agent, const Senses& senses) {
   if (agent == 0) return;
-  if (sensor_of_.size() < agent) {
-    sensor_of_.resize(agent, nullptr);
-    sensors_.resize(agent);
-  }
-  auto& owned = sensors_[agent - 1];
-  if (!owned) {
-    owned = std::make_unique<SensorState>();
+  if (sensor_of_.size() < agent) sensor_of_.resize(agent, nullptr);
+  SensorState*& owned = sensor_of_[agent - 1];
+  if (owned == nullptr) {
+    owned = new (sensor_store_->take()) SensorState();
     owned->sightings.reserve(4);
   }
   // A new registration starts afresh (its buffers are kept).
@@ -148,13 +151,13 @@ void Manager::add_sensor(std::uint32_t agent, const Senses& senses) {
   owned->sightings.clear();
   owned->memory.clear();
   owned->next_forget = 0;
-  sensor_of_[agent - 1] = owned.get();
 }
 
 void Manager::remove_sensor(std::uint32_t agent) {
-  if (agent == 0 || agent > sensor_of_.size()) return;
+  if (agent == 0 || agent > sensor_of_.size() || sensor_of_[agent - 1] == nullptr) return;
+  sensor_of_[agent - 1]->~SensorState();
+  sensor_store_->give_back(sensor_of_[agent - 1]);
   sensor_of_[agent - 1] = nullptr;
-  sensors_[agent - 1].reset();
 }
 
 void Manager::add_area(Area area) { areas_.push_back(std::move(area)); }
@@ -547,11 +550,10 @@ bool Manager::sees(std::uint32_t agent, std::uint32_t target) const {
 
 std::size_t Manager::bytes_per_sensor() const {
   std::size_t total = 0, count = 0;
-  for (const auto& owned : sensors_) {
-    if (!owned) continue;
+  for (const SensorState* owned : sensor_of_) {
+    if (owned == nullptr) continue;
     ++count;
-    total += sizeof(SensorState) + sizeof(SensorState*) + sizeof(std::unique_ptr<SensorState>) +
-             sizeof(std::uint32_t) +  // slot_of_agent_
+    total += sizeof(SensorState) + sizeof(SensorState*) + sizeof(std::uint32_t) +  // slot_of_agent_
              owned->percepts[0].heap_bytes() + owned->percepts[1].heap_bytes() +
              owned->sightings.capacity() * sizeof(Percept) + owned->memory.heap_bytes();
   }
