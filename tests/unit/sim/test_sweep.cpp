@@ -129,7 +129,7 @@ TEST_CASE("sweep: applying a parameter set changes a copy of the spec") {
   // More agents than a scenario may have.
   CHECK_FALSE(thicket::apply_param_set(spec, {"groups.minions.count", "groups.players.count"}, {"60000", "60000"}, why));
   CHECK(why == "it gives 120000 agents; a scenario may have at most 100000 agents in all");
-  std::vector<thicket::SweepAxis> axes = {{"groups.minions.count", {"10", "60000"}, 1, 1}, {"groups.players.count", {"60000"}, 2, 1}};
+  std::vector<thicket::SweepAxis> axes = {{"groups.minions.count", {"10", "60000"}, 1, 1, {}}, {"groups.players.count", {"60000"}, 2, 1, {}}};
   CHECK_FALSE(thicket::sweep_sets(spec, axes, why));
   CHECK(why == "parameter set 2 (groups.minions.count=60000 groups.players.count=60000): it gives 120000 agents; a scenario "
                "may have at most 100000 agents in all");
@@ -183,8 +183,8 @@ TEST_CASE("sweep: --set parses KEY=V1,V2 and checks keys and values, with did yo
   CHECK(fails("seed=-1").find("whole number >= 0") != std::string::npos);
 
   // --set replaces the file's axis of the same key, others are appended.
-  std::vector<thicket::SweepAxis> file = {{"seed", {"1"}, 3, 3}, {"groups.minions.count", {"1", "2"}, 4, 3}};
-  auto merged = thicket::merge_axes(file, {{"groups.minions.count", {"7"}, 0, 0}, {"groups.players.count", {"2"}, 0, 0}});
+  std::vector<thicket::SweepAxis> file = {{"seed", {"1"}, 3, 3, {}}, {"groups.minions.count", {"1", "2"}, 4, 3, {}}};
+  auto merged = thicket::merge_axes(file, {{"groups.minions.count", {"7"}, 0, 0, {}}, {"groups.players.count", {"2"}, 0, 0, {}}});
   REQUIRE(merged.size() == 3);
   CHECK(merged[1].values == std::vector<std::string>{"7"});
   CHECK(merged[2].key == "groups.players.count");
