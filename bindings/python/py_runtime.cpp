@@ -562,7 +562,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
 
 [[noreturn]] void raise_load_error(const std::string& what, const std::vector<Diagnostic>& diagnostics) {
   std::string message = what;
-  for (const Diagnostic& d : diagnostics) message += "\n" + thicket::format_diagnostic(d);
+  for (const Diagnostic& d : diagnostics) message.append("\n").append(thicket::format_diagnostic(d));
   py::object err = g_load_error(message);
   err.attr("diagnostics") = py::cast(diagnostics);
   PyErr_SetObject(g_load_error.ptr(), err.ptr());

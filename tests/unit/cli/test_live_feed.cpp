@@ -41,7 +41,7 @@ TEST_CASE("live feed: a reader gets the header, then every line in order, then t
 TEST_CASE("live feed: a late reader gets what is kept, a later one after the end too") {
   LiveFeed feed(2);
   feed.write(Kind::Header, "H");
-  for (int t = 0; t < 5; ++t) feed.write(Kind::Tick, "t" + std::to_string(t));
+  for (int t = 0; t < 5; ++t) feed.write(Kind::Tick, std::string("t").append(std::to_string(t)));
   LiveFeed::Reader* late = feed.connect();
   feed.write(Kind::Tick, "t5");
   feed.write(Kind::End, "E");
@@ -58,7 +58,7 @@ TEST_CASE("live feed: a slow reader loses its oldest tick lines, counted, never 
   feed.write(Kind::Header, "H");
   feed.write(Kind::Tick, "t0");
   feed.write(Kind::Brains, "B");
-  for (int t = 1; t < 6; ++t) feed.write(Kind::Tick, "t" + std::to_string(t));
+  for (int t = 1; t < 6; ++t) feed.write(Kind::Tick, std::string("t").append(std::to_string(t)));
   feed.write(Kind::End, "E");
   CHECK(drain(feed, slow) == std::vector<std::string>{"H", "B", "t3", "t4", "t5", "E"});
   CHECK(feed.dropped() == 3);
@@ -68,7 +68,7 @@ TEST_CASE("live feed: the history is bounded in bytes, keeping the brains line i
   LiveFeed feed(64, 6);  // room for three two-byte lines
   feed.write(Kind::Header, "H");
   feed.write(Kind::Brains, "B1");
-  for (int t = 0; t < 5; ++t) feed.write(Kind::Tick, "t" + std::to_string(t));
+  for (int t = 0; t < 5; ++t) feed.write(Kind::Tick, std::string("t").append(std::to_string(t)));
   CHECK(drain(feed, feed.connect()) == std::vector<std::string>{"H", "B1", "t2", "t3", "t4"});
 }
 
@@ -85,7 +85,7 @@ TEST_CASE("live feed: close wakes a waiting reader, and a reader on another thre
     }
   });
   feed.write(Kind::Header, "H");
-  for (int t = 0; t < 100; ++t) feed.write(Kind::Tick, "t" + std::to_string(t));
+  for (int t = 0; t < 100; ++t) feed.write(Kind::Tick, std::string("t").append(std::to_string(t)));
   feed.write(Kind::End, "E");
   consumer.join();
   REQUIRE(got.size() == 102);
