@@ -85,12 +85,22 @@ struct SightScratch {
 thread_local SightScratch tl_sight;
 thread_local std::vector<EntityId> tl_bodies;
 
+// Room for a busy tick's percepts inline (more go to its heap, kept for the thread's later
+// ticks).
+struct BuildingPercepts {
+  Percept records[64];
+  BuildingBuffer list{records};
+};
+thread_local BuildingPercepts tl_building;
+
 }  // namespace
+
+BuildingBuffer& percepts_being_built() { return tl_building.list; }
 
 // Sorts now[start..] (this tick's percepts of one sense), gives each its phase against the
 // previous tick's percepts of that sense in `before`, and appends an Exit for each of those no
 // longer perceived (they come out sorted, as `before` is).
-void assign_phases(PerceptBuffer& now, std::size_t start, const PerceptBuffer& before, Sense sense) {
+void assign_phases(BuildingBuffer& now, std::size_t start, const PerceptBuffer& before, Sense sense) {
   // (Through a lambda: given the function itself, std::sort called it through a pointer at
   // every comparison instead of inlining it.)
   std::sort(now.begin() + start, now.end(), [](const Percept& a, const Percept& b) { return key_less(a, b); });
@@ -146,8 +156,7 @@ void Manager::add_sensor(std::uint32_t agent, const Senses& senses) {
   }
   // A new registration starts afresh (its buffers are kept).
   owned->senses = &senses;
-  owned->percepts[0].clear();
-  owned->percepts[1].clear();
+  owned->percepts.clear();
   owned->sightings.clear();
   owned->memory.clear();
   owned->next_forget = 0;
@@ -279,19 +288,20 @@ void Manager::sense(std::uint32_t agent, Stats* stats) {
   }
   if (agent + 1 < sensor_of_.size() && sensor_of_[agent + 1] != nullptr) {
     const SensorState& after = *sensor_of_[agent + 1];
-    prefetch_lines<1>(after.now(), 16);
-    prefetch_lines<1>(after.before(), 16);
+    prefetch_lines<1>(after.percepts, 16);
     prefetch_lines<1>(after.memory, 32);
   }
   if (agent < sensor_of_.size() && sensor_of_[agent] != nullptr) {
     const SensorState& next = *sensor_of_[agent];
-    prefetch_lines<3>(next.now(), 16);
-    prefetch_lines<3>(next.before(), 16);
+    prefetch_lines<3>(next.percepts, 16);
     prefetch_lines<3>(next.memory, 32);
   }
   s.agent = agent;
-  s.swap_ticks();
-  s.now().clear_inline();
+  // This tick's percepts are built apart (phased against s.percepts, the last tick's), then
+  // copied over the last tick's: the agent's state keeps one list, its lines written where
+  // they were just read.
+  BuildingBuffer& now = percepts_being_built();
+  now.clear();
   if (stats != nullptr) ++stats->sensed;
   const Entity* self = entity_of_agent(agent);
   if (self != nullptr) {
@@ -301,16 +311,17 @@ void Manager::sense(std::uint32_t agent, Stats* stats) {
     sense_touch(s, *self, filter);
   } else {
     // Not in the world (yet, or any more): everything perceived before exits.
-    for (Sense sense : {Sense::Sight, Sense::Hearing, Sense::Touch})
-      assign_phases(s.now(), s.now().size(), s.before(), sense);
+    for (Sense sense : {Sense::Sight, Sense::Hearing, Sense::Touch}) assign_phases(now, now.size(), s.percepts, sense);
   }
+  s.percepts.assign(now.begin(), now.end());
   update_memory(s);
 }
 
 void Manager::sense_sight(SensorState& s, const Entity& self, const QueryFilter& filter,
                           Stats* stats) {
   const SightSpec& sight = s.senses->sight;
-  const std::size_t start = s.now().size();
+  BuildingBuffer& now = percepts_being_built();
+  const std::size_t start = now.size();
   if (sight.cones.empty()) return;
 
   // Level of detail: off-tick and nothing of interest near, the last check's sightings stand.
@@ -328,8 +339,8 @@ void Manager::sense_sight(SensorState& s, const Entity& self, const QueryFilter&
     if (stats != nullptr) ++stats->lod_skips;
     // ... except those that left the world since (a dead agent is not seen, LOD or not).
     for (const Percept& p : s.sightings)
-      if (entity_of_agent(p.id) != nullptr) s.now().push_back(p);
-    assign_phases(s.now(), start, s.before(), Sense::Sight);
+      if (entity_of_agent(p.id) != nullptr) now.push_back(p);
+    assign_phases(now, start, s.percepts, Sense::Sight);
     return;
   }
   if (stats != nullptr) ++stats->sight_checks;
@@ -368,7 +379,7 @@ void Manager::sense_sight(SensorState& s, const Entity& self, const QueryFilter&
     if (target == 0) continue;  // a body that is no agent has no id to report
     los_tests += asks_walls;      // (answered at once or one by one)
     if (walls && !walls_->clear(self.position, seen.position)) continue;
-    Percept& p = s.now().emplace_back();
+    Percept& p = now.emplace_back();
     p.sense = Sense::Sight;
     p.kind = Kind::Agent;
     p.cone = std::uint8_t(seen.cone);
@@ -391,17 +402,18 @@ void Manager::sense_sight(SensorState& s, const Entity& self, const QueryFilter&
     stats->candidates += cost.entries;
     stats->los_tests += los_tests;
   }
-  assign_phases(s.now(), start, s.before(), Sense::Sight);
+  assign_phases(now, start, s.percepts, Sense::Sight);
   // What stands on the ticks LOD skips: this check's sightings (their phase is reassigned then).
   if (!lod) return;
   s.sightings.clear();
-  for (std::size_t i = start; i < s.now().size(); ++i)
-    if (s.now()[i].phase != Phase::Exit) s.sightings.push_back(s.now()[i]);
+  for (std::size_t i = start; i < now.size(); ++i)
+    if (now[i].phase != Phase::Exit) s.sightings.push_back(now[i]);
 }
 
 void Manager::sense_touch(SensorState& s, const Entity& self, const QueryFilter& filter) {
   const TouchSpec& touch = s.senses->touch;
-  const std::size_t start = s.now().size();
+  BuildingBuffer& now = percepts_being_built();
+  const std::size_t start = now.size();
   if (!touch.enabled) return;
   const double reach = std::max(0.0, touch.reach);
   const double r = self.radius();
@@ -415,7 +427,7 @@ void Manager::sense_touch(SensorState& s, const Entity& self, const QueryFilter&
     const Entity& body = slots[id.index()];
     double d = world::distance(self.position, body.position);
     if (!(d <= r + body.radius() + reach)) continue;
-    Percept& p = s.now().emplace_back();
+    Percept& p = now.emplace_back();
     p.sense = Sense::Touch;
     p.kind = Kind::Agent;
     p.id = target;
@@ -426,7 +438,7 @@ void Manager::sense_touch(SensorState& s, const Entity& self, const QueryFilter&
   for (std::size_t a = 0; a < areas_.size(); ++a) {
     const Area& area = areas_[a];
     if (!(world::distance_to_obstacle(area.shape, self.position) <= r + reach)) continue;
-    Percept& p = s.now().emplace_back();
+    Percept& p = now.emplace_back();
     p.sense = Sense::Touch;
     p.kind = Kind::Area;
     p.id = std::uint32_t(a + 1);
@@ -439,7 +451,7 @@ void Manager::sense_touch(SensorState& s, const Entity& self, const QueryFilter&
     const PickupSpec& pickup = pickups_[k];
     double d = world::distance(self.position, pickup.position);
     if (!(d <= r + pickup.radius + reach)) continue;
-    Percept& p = s.now().emplace_back();
+    Percept& p = now.emplace_back();
     p.sense = Sense::Touch;
     p.kind = Kind::Pickup;
     p.id = std::uint32_t(k + 1);
@@ -449,7 +461,7 @@ void Manager::sense_touch(SensorState& s, const Entity& self, const QueryFilter&
     for (const Take& take : takes_)
       if (take.pickup == k && take.agent == s.agent) p.taken = true;
   }
-  assign_phases(s.now(), start, s.before(), Sense::Touch);
+  assign_phases(now, start, s.percepts, Sense::Touch);
 }
 
 // Memory holds agents (perceived by any sense; a sound with a source is its source heard) and
@@ -488,7 +500,7 @@ void Manager::update_memory(SensorState& s) {
   // Percepts of one sense come sorted by (kind, id), and so mostly do their memory keys: each
   // search starts where the last one ended when the key is not below that entry's.
   std::size_t hint = 0;
-  for (const Percept& p : s.now()) {
+  for (const Percept& p : s.percepts) {
     if (p.phase == Phase::Exit) continue;
     Key key;
     if (p.kind == Kind::Agent || (p.kind == Kind::Sound && p.id != 0)) {
@@ -532,7 +544,8 @@ void Manager::update_memory(SensorState& s) {
 
 std::span<const Percept> Manager::percepts(std::uint32_t agent) const {
   if (!has_sensor(agent)) return {};
-  return sensor_of_[agent - 1]->now();
+  const PerceptBuffer& list = sensor_of_[agent - 1]->percepts;
+  return {list.data(), list.size()};
 }
 
 std::span<const MemoryEntry> Manager::memory(std::uint32_t agent) const {
@@ -554,7 +567,7 @@ std::size_t Manager::bytes_per_sensor() const {
     if (owned == nullptr) continue;
     ++count;
     total += sizeof(SensorState) + sizeof(SensorState*) + sizeof(std::uint32_t) +  // slot_of_agent_
-             owned->percepts[0].heap_bytes() + owned->percepts[1].heap_bytes() +
+             owned->percepts.heap_bytes() +
              owned->sightings.capacity() * sizeof(Percept) + owned->memory.heap_bytes();
   }
   return count == 0 ? 0 : total / count;

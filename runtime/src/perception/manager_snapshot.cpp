@@ -128,12 +128,12 @@ void Manager::save(SnapshotWriter& out) const {
   for (const SensorState* s : sensor_of_) {
     out.u8(s ? 1 : 0);
     if (!s) continue;
-    put_percepts(out, s->now());
+    put_percepts(out, s->percepts);
     if (lod_skips(s->senses->sight)) {
       put_percepts(out, s->sightings);
     } else {  // not kept without LOD: they are this tick's sight percepts but the exits
       std::vector<Percept> sightings;
-      for (const Percept& p : s->now())
+      for (const Percept& p : s->percepts)
         if (p.sense == Sense::Sight && p.phase != Phase::Exit) sightings.push_back(p);
       put_percepts(out, sightings);
     }
@@ -185,14 +185,13 @@ void Manager::restore(SnapshotReader& in) {
       return;
     }
     s->agent = a + 1;
-    s->before().clear();
-    get_percepts(in, total, s->now());
+    get_percepts(in, total, s->percepts);
     get_percepts(in, total, s->sightings);
     get_memory(in, total, s->memory);
     s->next_forget = 0;
     // Area and pickup percepts name them by index (readers index areas() and pickups() with it),
     // a sighting its cone; positions must be numbers.
-    for (std::span<const Percept> list : {std::span<const Percept>(s->now()), std::span<const Percept>(s->sightings)})
+    for (std::span<const Percept> list : {std::span<const Percept>(s->percepts.data(), s->percepts.size()), std::span<const Percept>(s->sightings)})
       for (const Percept& p : list) {
         const bool bad_id = (p.kind == Kind::Area && (p.id == 0 || p.id > areas_.size())) ||
                             (p.kind == Kind::Pickup && (p.id == 0 || p.id > pickups_.size()));

@@ -51,6 +51,15 @@ class InlineBuffer {
       capacity_ = N;
     }
   }
+  // Becomes a copy of [first, last) (records of another list), its heap given back first as
+  // clear_inline does.
+  void assign(const T* first, const T* last) {
+    clear_inline();
+    const std::size_t n = std::size_t(last - first);
+    if (n > capacity_) grow(n);
+    std::memcpy(static_cast<void*>(data_), first, n * sizeof(T));
+    size_ = std::uint32_t(n);
+  }
   void push_back(const T& value) {
     if (size_ == capacity_) {
       const T copy = value;  // value may live in this buffer
@@ -122,28 +131,28 @@ struct alignas(64) Manager::SensorState {
 
   const Senses* senses = nullptr;
   std::uint32_t agent = 0;
-  // This tick's percepts and the previous sense()'s, which swap roles each tick (so that
-  // neither is copied); phases come from comparing the two.
-  PerceptBuffer& now() { return percepts[current]; }
-  PerceptBuffer& before() { return percepts[current ^ 1]; }
-  const PerceptBuffer& now() const { return percepts[current]; }
-  const PerceptBuffer& before() const { return percepts[current ^ 1]; }
-  void swap_ticks() { current ^= 1; }
-  std::uint8_t current = 0;
   // No entry of memory is forgotten before this tick (a lower bound: refreshing an entry only
   // moves its forget tick later), so update_memory looks for expired entries only from then on.
   // 0 after anything that replaces memory wholesale (registration, a snapshot).
   std::uint64_t next_forget = 0;
-  PerceptBuffer percepts[2]{PerceptBuffer(percept_records[0]), PerceptBuffer(percept_records[1])};  // now(), before()
+  // The last sense()'s percepts, sorted by sense then key, each sense's exits after its others.
+  // sense() builds the next ones apart (phases come from comparing the two) and copies them in.
+  PerceptBuffer percepts{percept_records};
   MemoryBuffer memory{memory_records};  // sorted by (kind, id)
   // The last cone check's sightings (Enter/Stay only): what stands on ticks LOD skips. Kept
   // only with LOD on (lod_skips); without it every tick is a check, and a snapshot takes them
-  // from `now` (the same percepts), so nothing is copied per tick that nothing reads.
+  // from `percepts` (the same ones), so nothing is copied per tick that nothing reads.
   std::vector<Percept> sightings;
 
-  Percept percept_records[2][kInlinePercepts];
+  Percept percept_records[kInlinePercepts];
   MemoryEntry memory_records[kInlineMemory];
 };
+
+// The percepts sense() is building, this thread's (sense() may run on many threads at once):
+// built apart from the agent's state and copied in once phased, so that the agent's state holds
+// one list of percepts, not two.
+using BuildingBuffer = InlineBuffer<Percept, 64>;
+BuildingBuffer& percepts_being_built();
 
 // True when a sensor's sight may skip cone checks (level of detail), so it keeps its sightings.
 inline bool lod_skips(const SightSpec& sight) { return sight.lod_distance > 0 && sight.lod_every > 1; }
@@ -151,6 +160,6 @@ inline bool lod_skips(const SightSpec& sight) { return sight.lod_distance > 0 &&
 // Sorts now[start..] (this tick's percepts of one sense, appended by its sense_*), gives each
 // its phase against the previous tick's percepts of that sense in `before`, and appends an Exit
 // for each of those no longer perceived.
-void assign_phases(PerceptBuffer& now, std::size_t start, const PerceptBuffer& before, Sense sense);
+void assign_phases(BuildingBuffer& now, std::size_t start, const PerceptBuffer& before, Sense sense);
 
 }  // namespace thicket::perception

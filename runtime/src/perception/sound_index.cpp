@@ -134,7 +134,8 @@ void Manager::build_sound_index() {
 
 void Manager::sense_hearing(SensorState& s, const world::Entity& self, Stats* stats) {
   const HearingSpec& hearing = s.senses->hearing;
-  const std::size_t start = s.now().size();
+  BuildingBuffer& now = percepts_being_built();
+  const std::size_t start = now.size();
   if (!hearing.enabled) return;
   const Targets targets = s.senses->targets;
   const bool damped = walls_ != nullptr && hearing.walls < 1;
@@ -156,7 +157,7 @@ void Manager::sense_hearing(SensorState& s, const world::Entity& self, Stats* st
       strength *= hearing.walls;
       if (!(strength >= hearing.threshold)) return;
     }
-    Percept& p = s.now().emplace_back();
+    Percept& p = now.emplace_back();
     p.sense = Sense::Hearing;
     p.kind = Kind::Sound;
     p.id = sound.source;
@@ -178,7 +179,7 @@ void Manager::sense_hearing(SensorState& s, const world::Entity& self, Stats* st
   }
   for (std::uint32_t i : loud_sounds_) hear(i);
   if (stats != nullptr) stats->sound_candidates += candidates;
-  assign_phases(s.now(), start, s.before(), Sense::Hearing);
+  assign_phases(now, start, s.percepts, Sense::Hearing);
 }
 
 }  // namespace thicket::perception

@@ -663,6 +663,62 @@ TEST_CASE("phases and order: sight, hearing, touch; current before exits") {
   CHECK((ps[3].sense == Sense::Touch && ps[3].id == y && ps[3].phase == Phase::Enter));
 }
 
+TEST_CASE("a crowd: more percepts in a tick than any list holds inline, phases kept across ticks") {
+  // One watcher facing a crowd of 90 in its near cone (more than the 64 a tick is built in
+  // before its heap, and the 16 an agent keeps inline); then half of them step out of sight,
+  // then the crowd shrinks to 10 (the kept list back inline).
+  Scene sc;
+  Senses eye;
+  eye.sight.cones = {{20, 80 * kDegree}};
+  eye.touch.enabled = true;
+  eye.touch.reach = 100;  // touches every body too: two long lists in one tick
+  std::uint32_t me = sc.spawn({10, 50}, 0);
+  std::vector<std::uint32_t> crowd;
+  for (int i = 0; i < 90; ++i) crowd.push_back(sc.spawn({15 + (i % 10), 45 + (i / 10)}, 1));
+  sc.start(false);
+  sc.manager->add_sensor(me, eye);
+  auto check = [&](Sense sense, const std::vector<std::uint32_t>& ids, Phase phase) {
+    std::vector<Percept> got = sc.of(me, sense);
+    std::vector<std::uint32_t> now;
+    for (const Percept& p : got)
+      if (p.phase == phase) now.push_back(p.id);
+    CHECK(now == ids);
+  };
+  sc.step();
+  check(Sense::Sight, crowd, Phase::Enter);
+  check(Sense::Touch, crowd, Phase::Enter);
+  CHECK(sc.manager->percepts(me).size() == 180);
+  sc.step();
+  check(Sense::Sight, crowd, Phase::Stay);
+  check(Sense::Touch, crowd, Phase::Stay);
+  // Every odd one steps behind the watcher: out of sight, still touched.
+  std::vector<std::uint32_t> even, odd;
+  for (std::size_t i = 0; i < crowd.size(); ++i) {
+    (i % 2 ? odd : even).push_back(crowd[i]);
+    if (i % 2) sc.place(crowd[i], {5, 40 + double(i) / 10});
+  }
+  sc.step();
+  check(Sense::Sight, even, Phase::Stay);
+  check(Sense::Sight, odd, Phase::Exit);
+  check(Sense::Touch, crowd, Phase::Stay);
+  // All but ten leave the world's reach: the list shrinks below its inline room.
+  for (std::size_t i = 10; i < crowd.size(); ++i) sc.place(crowd[i], {95, 95});
+  eye.touch.reach = 0;
+  sc.step();
+  std::vector<std::uint32_t> first_ten(crowd.begin(), crowd.begin() + 10), seen_ten;
+  for (std::uint32_t id : first_ten)
+    if (std::find(even.begin(), even.end(), id) != even.end()) seen_ten.push_back(id);
+  check(Sense::Sight, seen_ten, Phase::Stay);
+  std::vector<std::uint32_t> left_sight;
+  for (std::size_t i = 10; i < crowd.size(); i += 2) left_sight.push_back(crowd[i]);
+  check(Sense::Sight, left_sight, Phase::Exit);
+  check(Sense::Touch, {}, Phase::Stay);
+  check(Sense::Touch, crowd, Phase::Exit);
+  sc.step();
+  CHECK(sc.manager->percepts(me).size() == seen_ten.size());
+  CHECK(sc.manager->memory(me).size() == 90);  // all remembered (5 s)
+}
+
 TEST_CASE("1 vs 2 threads, any order: identical percepts and memory") {
   // A 60 x 60 map with random blocks, 300 agents of two teams, sounds every tick.
   auto run = [](int mode) {

@@ -28,6 +28,28 @@ bool same_as(const InlineBuffer<Record, N>& buffer, const std::vector<Record>& m
 
 }  // namespace
 
+TEST_CASE("inline buffer: assign copies another list, inline when it fits, its heap given back first") {
+  Record storage[4];
+  InlineBuffer<Record, 4> b(storage);
+  std::vector<Record> six, three;
+  for (std::uint32_t k = 0; k < 6; ++k) six.push_back({k + 10, double(k)});
+  for (std::uint32_t k = 0; k < 3; ++k) three.push_back({k + 20, double(-k)});
+  b.assign(three.data(), three.data() + three.size());
+  CHECK(same_as(b, three));
+  CHECK(b.data() == storage);
+  b.assign(six.data(), six.data() + six.size());  // more than N: on the heap
+  CHECK(same_as(b, six));
+  CHECK(b.data() != storage);
+  CHECK(b.heap_bytes() >= 6 * sizeof(Record));
+  b.assign(three.data(), three.data() + three.size());  // fits again: back inline, heap freed
+  CHECK(same_as(b, three));
+  CHECK(b.data() == storage);
+  CHECK(b.heap_bytes() == 0);
+  b.assign(three.data(), three.data());  // nothing
+  CHECK(b.empty());
+  CHECK(b.data() == storage);
+}
+
 TEST_CASE("inline buffer: inline up to N, on the heap beyond, back inline when it fits again") {
   Record storage[4];
   InlineBuffer<Record, 4> b(storage);
