@@ -674,7 +674,7 @@ TEST_CASE("a crowd: more percepts in a tick than any list holds inline, phases k
   eye.touch.reach = 100;  // touches every body too: two long lists in one tick
   std::uint32_t me = sc.spawn({10, 50}, 0);
   std::vector<std::uint32_t> crowd;
-  for (int i = 0; i < 90; ++i) crowd.push_back(sc.spawn({15 + (i % 10), 45 + (i / 10)}, 1));
+  for (int i = 0; i < 90; ++i) crowd.push_back(sc.spawn({15.0 + (i % 10), 45.0 + (i / 10)}, 1));
   sc.start(false);
   sc.manager->add_sensor(me, eye);
   auto check = [&](Sense sense, const std::vector<std::uint32_t>& ids, Phase phase) {
