@@ -513,7 +513,10 @@ void Manager::update_memory(SensorState& s) {
     Kind kind;
     std::uint32_t id;
   };
-  auto below = [](const MemoryEntry& m, Key k) { return m.kind != k.kind ? m.kind < k.kind : m.id < k.id; };
+  // (kind, id) as one number: one comparison, no branch on the kind.
+  auto below = [](const MemoryEntry& m, Key k) {
+    return ((std::uint64_t(m.kind) << 32) | m.id) < ((std::uint64_t(k.kind) << 32) | k.id);
+  };
   // Percepts of one sense come sorted by (kind, id), and so mostly do their memory keys: each
   // search starts where the last one ended when the key is not below that entry's.
   std::size_t hint = 0;
