@@ -35,6 +35,9 @@ struct ConeTest {
   double range_squared;
   double min_cosine;
   double min_cosine_squared;
+  // min_cosine_squared * (1 - 2e-12): along^2 below distance^2 times this (squares normal
+  // numbers) is outside by twice the test's margin, whatever the roundings.
+  double outside_factor;
 };
 
 }  // namespace
@@ -132,6 +135,7 @@ bool SightIndex::in_cones(Vec2 eye, Vec2 heading, std::span<const SpatialHash::V
     t.range_squared = range * range;
     t.min_cosine = world::cached_cosine(cone.half_angle);
     t.min_cosine_squared = t.min_cosine * t.min_cosine;
+    t.outside_factor = t.min_cosine_squared * (1 - 2e-12);
     max_range_squared = std::max(max_range_squared, t.range_squared);
     world::cone_wedge(eye, forward, t.min_cosine, range, extend);  // its box, into lo..hi
   }
@@ -187,10 +191,14 @@ bool SightIndex::in_cones(Vec2 eye, Vec2 heading, std::span<const SpatialHash::V
   // bounding circle meets a cone took a ~20-cell walk of cone tests per query, more than
   // the few more bodies the branch-free cut below drops; bench_perception 6-8% faster).
   const std::size_t cells = std::size_t(columns_) * std::size_t(rows_);
-  // The bodies of a stretch in two passes. First, without a branch per body, those within the
-  // widest cone's range and in front of the eye (as the test's own first check; most bodies
-  // of a stretch fail it, at random, which as a branch was mispredicted about every other
-  // body); then the cone tests on those alone. Chunks bound the list on the stack.
+  // The bodies of a stretch in two passes. First, without a branch per body, those in front of
+  // the eye and not clearly outside every cone (most bodies of a stretch are, at random, which
+  // as branches in the cone tests was mispredicted about every other body); then the cone
+  // tests on those alone. The first pass takes two bodies at a time where SSE2 is (x86-64):
+  // beyond the widest range or behind the eye as the scalar loop, and besides beyond each
+  // cone's range or clearly beside it (on bench_perception's maps it leaves ~8.5 bodies of
+  // ~13 to the cone tests, nearly all inside, and ran 8% faster than the range test alone).
+  // Chunks bound the list on the stack.
   constexpr std::uint32_t kChunk = 128;
   std::uint32_t near[kChunk];
   double near_d2[kChunk], near_along[kChunk];
@@ -232,18 +240,29 @@ bool SightIndex::in_cones(Vec2 eye, Vec2 heading, std::span<const SpatialHash::V
       std::uint32_t count = 0;
       std::uint32_t i = chunk;
 #if defined(__SSE2__)
-      // Two bodies at a time: the same operations in the same order as the loop below (no
-      // fused multiply-add either way), so the same values; !(a > b) and !(a < b) hold for
-      // NaN as the scalar tests do.
+      // Two bodies at a time: distance and along by the same operations in the same order as
+      // the loop below (no fused multiply-add either way), so the same values; !(a > b) and
+      // !(a < b) hold for NaN as the scalar tests do (a NaN is never clearly outside: kept).
       const __m128d eye_xs = _mm_set1_pd(eye_x), eye_ys = _mm_set1_pd(eye_y);
       const __m128d forward_xs = _mm_set1_pd(forward_x), forward_ys = _mm_set1_pd(forward_y);
-      const __m128d max_range_squareds = _mm_set1_pd(max_range_squared), zeros = _mm_setzero_pd();
+      const __m128d zeros = _mm_setzero_pd(), tiny = _mm_set1_pd(1e-200);
       for (; i + 2 <= stop; i += 2) {
         const __m128d dx = _mm_sub_pd(_mm_loadu_pd(xs + i), eye_xs), dy = _mm_sub_pd(_mm_loadu_pd(ys + i), eye_ys);
         const __m128d distance_squared = _mm_add_pd(_mm_mul_pd(dx, dx), _mm_mul_pd(dy, dy));
         const __m128d along = _mm_add_pd(_mm_mul_pd(forward_xs, dx), _mm_mul_pd(forward_ys, dy));
-        const int kept = _mm_movemask_pd(
-            _mm_and_pd(_mm_cmpngt_pd(distance_squared, max_range_squareds), _mm_cmpnlt_pd(along, zeros)));
+        // In some cone unless clearly outside each: beyond its range, or (where the squares
+        // are normal numbers) clearly beside it, by a margin twice the test's own (see
+        // ConeTest::outside_factor): a body dropped here fails the test for every cone.
+        const __m128d along_squared = _mm_mul_pd(along, along);
+        const __m128d normal = _mm_cmpge_pd(distance_squared, tiny);
+        __m128d outside_all = _mm_cmpeq_pd(zeros, zeros);  // all bits set
+        for (std::size_t k = 0; k < used; ++k) {
+          const __m128d beyond = _mm_cmpgt_pd(distance_squared, _mm_set1_pd(tests[k].range_squared));
+          const __m128d bound = _mm_mul_pd(distance_squared, _mm_set1_pd(tests[k].outside_factor));
+          const __m128d beside = _mm_and_pd(normal, _mm_cmplt_pd(along_squared, bound));
+          outside_all = _mm_and_pd(outside_all, _mm_or_pd(beyond, beside));
+        }
+        const int kept = _mm_movemask_pd(_mm_andnot_pd(outside_all, _mm_cmpnlt_pd(along, zeros)));
         near[count] = i;
         _mm_storel_pd(near_d2 + count, distance_squared);
         _mm_storel_pd(near_along + count, along);

@@ -84,3 +84,80 @@ TEST_CASE("sight index: the same sightings as the hash's in_cones") {
 }
 
 }  // TEST_SUITE
+
+TEST_SUITE("perception") {
+
+// The index's first pass drops bodies clearly outside every cone before the cone tests; it must
+// never drop one the hash would report. Bodies on every cone's edges (as near as rounding
+// allows, either side), within a hair of the eye (distances whose squares are subnormal or
+// zero), at the range's end, for near-flat cones (half angles a hair under pi/2, cosines
+// ~1e-16) and narrow ones: the same sightings as the hash, bit for bit.
+TEST_CASE("sight index: the first pass drops nothing the cone tests would keep") {
+  std::uint64_t rng = 20261130;
+  int reported = 0, compared = 0, seen = 0;
+  for (int round = 0; round < 60; ++round) {
+    // Every other eye at the origin, where a body a hair away is a hair away (elsewhere its
+    // position rounds to the eye's).
+    World world({{-100, -100}, {100, 100}});
+    const Vec2 eye = round % 2 == 0 ? Vec2{0, 0} : Vec2{uniform(rng, -40, 40), uniform(rng, -40, 40)};
+    world.spawn(eye, Vehicle{}, 0);
+    const double angle = uniform(rng, -std::numbers::pi, std::numbers::pi);
+    const Vec2 heading{std::cos(angle), std::sin(angle)};
+    std::vector<SpatialHash::ViewCone> cones;
+    const int count = 1 + round % 3;
+    for (int c = 0; c < count; ++c) {
+      double half = round % 5 == 0 ? std::nextafter(std::numbers::pi / 2, 0.0) - c * 1e-15 : uniform(rng, 0.05, 1.5);
+      cones.push_back({uniform(rng, 5, 50), half});
+    }
+    // Bodies on both edges of each cone, at random distances and at its range's end, nudged by a
+    // few units in the last place; bodies a hair from the eye; bodies just past each range.
+    for (const SpatialHash::ViewCone& cone : cones) {
+      for (int side : {-1, 1}) {
+        for (int k = 0; k < 12; ++k) {
+          const double a = angle + side * cone.half_angle;
+          const double d = k == 0 ? cone.range : uniform(rng, 0.001, cone.range);
+          Vec2 p{eye.x + d * std::cos(a), eye.y + d * std::sin(a)};
+          for (int nudge = 0; nudge < k % 4; ++nudge) p.x = std::nextafter(p.x, side > 0 ? 1e9 : -1e9);
+          world.spawn(p, Vehicle{}, 1);
+        }
+      }
+      // Near the edges and so near the eye that the squares are subnormal, where a product keeps
+      // a few digits only (the first pass must leave these to the cone tests).
+      if (eye == Vec2{0, 0})
+        for (int k = 0; k < 300; ++k) {
+          const double a = angle + (k % 2 ? 1 : -1) * cone.half_angle * (1 + uniform(rng, -1e-6, 1e-6));
+          const double d = std::ldexp(uniform(rng, 1, 2), -520 - int(splitmix64(rng) % 16));
+          world.spawn({d * std::cos(a), d * std::sin(a)}, Vehicle{}, 1);
+        }
+      const double past = std::nextafter(cone.range, 1e9);
+      world.spawn({eye.x + past * heading.x, eye.y + past * heading.y}, Vehicle{}, 1);
+      world.spawn({eye.x + cone.range * heading.x, eye.y + cone.range * heading.y}, Vehicle{}, 1);
+    }
+    for (double tiny : {0.0, 1e-320, 1e-200, 1e-160, 1e-110, 1e-101, 1e-99})
+      for (int dir = 0; dir < 4; ++dir) {
+        const double a = angle + dir * std::numbers::pi / 2 + 0.1;
+        world.spawn({eye.x + tiny * std::cos(a), eye.y + tiny * std::sin(a)}, Vehicle{}, 1);
+      }
+    SpatialHash hash(8.0);
+    hash.rebuild(world);
+    SightIndex index;
+    const std::vector<std::uint32_t> agent_of_slot(world.entities().size(), 1);
+    index.rebuild(hash, world.bounds(), agent_of_slot);
+    const QueryFilter filter{world.entities()[0].id, TeamFilter::any()};
+    std::vector<SpatialHash::Sighting> a, b;
+    hash.in_cones(eye, heading, cones, a, filter);
+    if (!index.in_cones(eye, heading, cones, b, filter, nullptr)) continue;
+    ++compared;
+    seen += int(a.size());
+    std::sort(b.begin(), b.end(), [](const auto& x, const auto& y) { return x.id < y.id; });
+    bool same = a.size() == b.size();
+    for (std::size_t i = 0; same && i < a.size(); ++i)
+      same = a[i].id == b[i].id && a[i].cone == b[i].cone && a[i].position == b[i].position;
+    if (!same && reported++ < 3) FAIL_CHECK("round " << round << ": hash " << a.size() << " sightings, index " << b.size());
+  }
+  CHECK(reported == 0);
+  CHECK(compared >= 50);
+  CHECK(seen > 1000);
+}
+
+}  // TEST_SUITE
