@@ -101,11 +101,9 @@ BuildingBuffer& percepts_being_built() { return tl_building.list; }
 // previous tick's percepts of that sense in `before`, and appends an Exit for each of those no
 // longer perceived (they come out sorted, as `before` is).
 void assign_phases(BuildingBuffer& now, std::size_t start, const PerceptBuffer& before, Sense sense) {
-  // (Through a lambda: given the function itself, std::sort called it through a pointer at
-  // every comparison instead of inlining it.)
   if (sense == Sense::Sight) {
-    // Sight's percepts are all agents, without a sound, each seen once: their keys differ by
-    // id alone. A few a tick: sorted by insertion on that one field.
+    // sense_sight makes agents' percepts only, without a sound, each agent once: their keys
+    // differ by id alone. A few a tick: sorted by insertion on that one field.
     Percept* first = now.begin() + start;
     Percept* last = now.end();
     for (Percept* i = first + (first != last); i < last; ++i) {
@@ -119,6 +117,8 @@ void assign_phases(BuildingBuffer& now, std::size_t start, const PerceptBuffer& 
       *j = moved;
     }
   } else {
+    // (Through a lambda: given the function itself, std::sort called it through a pointer at
+    // every comparison instead of inlining it.)
     std::sort(now.begin() + start, now.end(), [](const Percept& a, const Percept& b) { return key_less(a, b); });
   }
   // This sense's stretch of `before` (sorted by sense).
