@@ -190,13 +190,18 @@ void Manager::restore(SnapshotReader& in) {
     get_memory(in, total, s->memory);
     s->next_forget = 0;
     // Area and pickup percepts name them by index (readers index areas() and pickups() with it),
-    // a sighting its cone; positions must be numbers.
+    // a sighting its cone; each sense perceives its own kinds only (sight agents, hearing sounds,
+    // touch anything but sounds: sight's phases sort by id alone on that premise); positions
+    // must be numbers.
     for (std::span<const Percept> list : {std::span<const Percept>(s->percepts.data(), s->percepts.size()), std::span<const Percept>(s->sightings)})
       for (const Percept& p : list) {
         const bool bad_id = (p.kind == Kind::Area && (p.id == 0 || p.id > areas_.size())) ||
                             (p.kind == Kind::Pickup && (p.id == 0 || p.id > pickups_.size()));
         const bool bad_cone = p.sense == Sense::Sight && p.cone >= s->senses->sight.cones.size();
-        if (bad_id || bad_cone || !std::isfinite(p.position.x) || !std::isfinite(p.position.y))
+        const bool bad_kind = (p.sense == Sense::Sight && p.kind != Kind::Agent) ||
+                              (p.sense == Sense::Hearing && p.kind != Kind::Sound) ||
+                              (p.sense == Sense::Touch && p.kind == Kind::Sound);
+        if (bad_id || bad_cone || bad_kind || !std::isfinite(p.position.x) || !std::isfinite(p.position.y))
           in.fail("agent " + std::to_string(a + 1) + " has a percept of something the scenario does not have");
       }
     for (const MemoryEntry& m : s->memory)

@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <numbers>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -613,6 +615,53 @@ TEST_CASE("LOD: a sensor whose every tick is a check saves the bytes of one with
     CAPTURE(t);
     CHECK(off[t] == on[t]);
   }
+}
+
+TEST_CASE("restore refuses a percept no sense makes: a sighting of a sound, a cone it lacks, a place not a number") {
+  // One watcher sees one target; its snapshot's first percept starts at byte 17 (tick u64,
+  // sensor count u32, present u8, percept count u32): sense, kind, phase, cone, id, ...
+  auto saved = [] {
+    Scene sc;
+    std::uint32_t me = sc.spawn({10, 10}, 0);
+    sc.spawn({14, 10}, 1, {-1, 0});
+    sc.start(false);
+    const Senses senses = two_cones();  // (the manager keeps a pointer to it)
+    sc.manager->add_sensor(me, senses);
+    sc.step();
+    REQUIRE(sc.manager->percepts(me).size() == 1);
+    SnapshotWriter w;
+    sc.manager->save(w);
+    return w.bytes();
+  };
+  const std::string good = saved();
+  REQUIRE(good.size() > 30);
+  REQUIRE(good[17] == char(Sense::Sight));
+  REQUIRE(good[18] == char(Kind::Agent));
+  auto restore = [](const std::string& bytes) {
+    Scene sc;
+    std::uint32_t me = sc.spawn({10, 10}, 0);
+    sc.spawn({14, 10}, 1, {-1, 0});
+    sc.start(false);
+    Senses senses = two_cones();
+    sc.manager->add_sensor(me, senses);
+    SnapshotReader in(bytes);
+    sc.manager->restore(in);
+    return in.error();
+  };
+  CHECK(restore(good).empty());
+  std::string sound = good;
+  sound[18] = char(Kind::Sound);  // a sighting of a sound: sight sees agents only
+  CHECK(restore(sound).find("agent 1 has a percept of something the scenario does not have") != std::string::npos);
+  std::string cone = good;
+  cone[20] = 2;  // the watcher has cones 0 and 1
+  CHECK(restore(cone).find("has a percept of something") != std::string::npos);
+  std::string heard = good;
+  heard[17] = char(Sense::Hearing);  // hearing of an agent: hearing perceives sounds
+  CHECK(restore(heard).find("has a percept of something") != std::string::npos);
+  std::string place = good;
+  const double nan = std::nan("");
+  std::memcpy(&place[17 + 12], &nan, sizeof nan);  // the position's x
+  CHECK(restore(place).find("has a percept of something") != std::string::npos);
 }
 
 TEST_CASE("remove_sensor: its percepts and memory go; others go on") {
