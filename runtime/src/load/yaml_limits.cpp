@@ -388,6 +388,23 @@ bool has_top_level_key(const std::string& path, const std::string& key) {
   return finder.found;
 }
 
+namespace {
+// The column (1-based) of the first tab among the leading blanks of line `line` (0-based) of
+// `text`, or 0. YAML indents with spaces only; given a tab there, yaml-cpp says "illegal map
+// value" or "illegal block entry", which names neither the tab nor where it is.
+int tab_in_indentation(const std::string& text, int line) {
+  size_t at = 0;
+  for (int k = 0; k < line; ++k) {
+    at = text.find('\n', at);
+    if (at == std::string::npos) return 0;
+    ++at;
+  }
+  for (size_t i = at; i < text.size() && (text[i] == ' ' || text[i] == '\t'); ++i)
+    if (text[i] == '\t') return static_cast<int>(i - at) + 1;
+  return 0;
+}
+}  // namespace
+
 std::optional<YAML::Node> load_yaml_checked(const std::string& text, const std::string& path,
                                             std::vector<Diagnostic>& diags) {
   if (auto deep = find_deep_nesting(text)) {
@@ -419,7 +436,11 @@ std::optional<YAML::Node> load_yaml_checked(const std::string& text, const std::
                      "nesting too deep for the YAML parser (more than " + std::to_string(kMaxYamlDepth) +
                          " levels) near here"});
   } catch (const YAML::ParserException& e) {
-    diags.push_back({Severity::Error, path, e.mark.line + 1, e.mark.column + 1, "YAML syntax: " + e.msg});
+    if (const int tab = e.mark.line >= 0 ? tab_in_indentation(text, e.mark.line) : 0)
+      diags.push_back({Severity::Error, path, e.mark.line + 1, tab,
+                       "a tab in this line's indentation; YAML indents with spaces only (the parser: " + e.msg + ")"});
+    else
+      diags.push_back({Severity::Error, path, e.mark.line + 1, e.mark.column + 1, "YAML syntax: " + e.msg});
   } catch (const YAML::Exception& e) {
     diags.push_back({Severity::Error, path, 0, 0, std::string("YAML: ") + e.what()});
   }

@@ -195,3 +195,23 @@ TEST_CASE("an any key given a default says it starts as nil, not that the defaul
   CHECK(r.errors.find("hostile.yaml:2:38: error: 'k' is an any key, which starts as nil: leave its default out (got "
                       "an integer), or give it a type") == 0);
 }
+
+TEST_CASE("a tab in a line's indentation is named, at the tab, whatever the parser calls it") {
+  // yaml-cpp says "illegal map value" or "illegal block entry" here, at the end of the key or
+  // at the dash: neither names the tab.
+  Loaded key = load("tree: t\nblackboard:\n\thp: 3\nroot: {action: Work}\n");
+  CHECK_FALSE(key.ok);
+  CHECK(key.errors.find("hostile.yaml:3:1: error: a tab in this line's indentation; YAML indents with spaces only "
+                        "(the parser: illegal map value)") == 0);
+  Loaded entry = load("tree: t\nroot:\n  sequence:\n  \t  - action: Work\n");
+  CHECK_FALSE(entry.ok);
+  CHECK(entry.errors.find("hostile.yaml:4:3: error: a tab in this line's indentation") == 0);
+  // A syntax error on a line indented with spaces keeps the parser's own words and place.
+  Loaded other = load("tree: t\nroot: {sequence: [{action: Work}\n\n");
+  CHECK_FALSE(other.ok);
+  CHECK(other.errors.find("error: YAML syntax: ") != std::string::npos);
+  CHECK(other.errors.find("tab") == std::string::npos);
+  // A tab after the indentation (here inside a flow list) is no indentation: it loads.
+  Loaded inside = load("tree: t\nroot: {sequence: [\t{action: Work}]}\n");
+  CHECK_MESSAGE(inside.ok, inside.errors);
+}
