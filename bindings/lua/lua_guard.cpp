@@ -4,6 +4,7 @@
 #include "thicket/runtime.hpp"
 
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <condition_variable>
 #include <mutex>
@@ -138,6 +139,28 @@ void request_lua_stop() { g_stop.store(true, std::memory_order_relaxed); }
 void clear_lua_stop() { g_stop.store(false, std::memory_order_relaxed); }
 bool lua_stop_requested() { return g_stop.load(std::memory_order_relaxed); }
 
+namespace {
+// Fills heap.refused_at from the running Lua thread's stack, from inside the allocator. Safe in
+// Lua up to 5.4.4: a growing stack is copied into a new block (the old one stays valid and
+// every pointer into it with it) and the call infos are linked before or after their
+// allocation, never during; from 5.4.5 on, the stack's pointers are offsets while it is
+// reallocated, so reading the stack then is not safe, and the position is left out.
+void note_refused_at(LuaHeap& heap) {
+  heap.refused_at[0] = '\0';
+#if LUA_VERSION_RELEASE_NUM <= 50404
+  lua_State* L = heap.guard->running.load(std::memory_order_relaxed);
+  if (L == nullptr) return;
+  lua_Debug ar;
+  // The innermost Lua function (string.rep and the like are C functions: their caller).
+  for (int level = 0; level < 32 && lua_getstack(L, level, &ar); ++level) {
+    if (lua_getinfo(L, "Sl", &ar) == 0 || ar.currentline <= 0) continue;
+    std::snprintf(heap.refused_at, sizeof heap.refused_at, "%s:%d", ar.short_src, ar.currentline);
+    return;
+  }
+#endif
+}
+}  // namespace
+
 void* lua_heap_alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
   auto* heap = static_cast<LuaHeap*>(ud);
   const size_t old = ptr ? osize : 0;  // without a block, osize tells the kind of object
@@ -152,6 +175,7 @@ void* lua_heap_alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
     // its cap would otherwise run a full collection per allocation).
     const uint64_t call = heap->guard->serial.load(std::memory_order_relaxed);
     if (heap->used - old + nsize > heap->cap || (heap->refused && heap->refused_call == call)) {
+      if (!(heap->refused && heap->refused_call == call)) note_refused_at(*heap);
       heap->refused = true;
       heap->refused_call = call;
       return nullptr;

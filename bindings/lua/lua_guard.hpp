@@ -57,6 +57,10 @@ struct LuaHeap {
   bool refused = false;  // an allocation was refused since the last check
   uint64_t refused_call = 0;  // in this call (LuaGuard::serial)
   const LuaGuard* guard = nullptr;
+  // "file.lua:LINE" of the innermost Lua function running when the call's first allocation was
+  // refused ("" if none, or where this Lua cannot tell it safely): Lua's "not enough memory"
+  // carries no position, and the stack is unwound by the time the caller sees it.
+  char refused_at[LUA_IDSIZE + 16] = "";
 };
 void* lua_heap_alloc(void* ud, void* ptr, size_t osize, size_t nsize);
 

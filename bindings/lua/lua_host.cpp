@@ -150,6 +150,12 @@ LuaHost::~LuaHost() {
   if (L_) lua_close(L_);
 }
 
+std::string LuaHost::refused_at_prefix() const {
+  std::string out = heap_.refused_at;  // "file.lua:LINE", or empty
+  if (!out.empty()) out += ": ";
+  return out;
+}
+
 void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string& message) {
   // Ctrl-C stopped the call where it was: said where, but no error of the script's (a clean
   // run interrupted exits 0); the leaf's call fails and the run stops after this tick.
@@ -162,7 +168,7 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
   }
   if (heap_.refused && first == "not enough memory") {
     heap_.refused = false;
-    first = "the Lua heap reached its cap of " + std::to_string(heap_.cap >> 20) +
+    first = refused_at_prefix() + "the Lua heap reached its cap of " + std::to_string(heap_.cap >> 20) +
             " MiB (a leaf that keeps growing a table or a string?); the allocation failed and the leaf stopped "
             "(--lua-memory sets the cap)";
   }
@@ -840,7 +846,7 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
     std::string message = lua_tostring(L_, -1) ? lua_tostring(L_, -1) : "error while running the file";
     if (heap_.refused && message.rfind("not enough memory", 0) == 0) {  // Lua gives it no position
       heap_.refused = false;
-      message = "the Lua heap reached its cap of " + std::to_string(heap_.cap >> 20) +
+      message = refused_at_prefix() + "the Lua heap reached its cap of " + std::to_string(heap_.cap >> 20) +
                 " MiB while the file ran (a table or string that keeps growing at its top level?); "
                 "the allocation failed and the file did not load (--lua-memory sets the cap)";
     }

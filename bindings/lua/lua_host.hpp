@@ -171,6 +171,8 @@ class LuaHost final : public ScriptHost {
   std::string task_label(const AgentInfo& a, const Program& p, uint32_t node) const;
   void task_release(const CallSite& at, bool cancel);
   void report(const CallSite& at, const LeafDef& leaf, const std::string& message);
+  // "file.lua:LINE: " where the heap's cap was met in the last refused call, or "".
+  std::string refused_at_prefix() const;
   Status to_status(int idx, const CallSite& at, const LeafDef& leaf, bool condition);
   void push_args(const CallSite& at);
   void push_mem_table(const CallSite& at);
