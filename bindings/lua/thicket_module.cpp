@@ -623,15 +623,37 @@ struct LuaApi {
 
 // A helper Lua chunk for what reads best in Lua: wait and defer.
 static const char* kThicketLua = R"LUA(
-local thicket, yield, isyieldable = ...
+local thicket, yield, isyieldable, where = ...
+local cancelling = 0  -- thicket.defer cleanups running while their task is cancelled
 function thicket.wait(seconds)
-  if not isyieldable() then error("thicket.wait can only be called inside a thicket.task", 2) end
+  if not isyieldable() then
+    if cancelling > 0 then
+      error("thicket.wait in a thicket.defer cleanup of a cancelled task: the cleanup runs to its end at once, it cannot wait", 2)
+    end
+    error("thicket.wait can only be called inside a thicket.task", 2)
+  end
   if type(seconds) ~= "number" then error("thicket.wait expects a number of seconds, got " .. type(seconds), 2) end
   local t0 = thicket.time()
   while thicket.time() - t0 < seconds - 1e-9 do yield() end
 end
-local Defer = { __close = function(self) local fn = self[1]; self[1] = nil; if fn then fn() end end,
-                __name = "thicket.defer", __metatable = "protected" }
+-- Lua's own words for a yield there have no position and name no cleanup.
+local function yield_in_cleanup(message)
+  if message == "attempt to yield across a C-call boundary" then
+    return where() .. "a thicket.defer cleanup of a cancelled task cannot yield (coroutine.yield): it runs to its end at once"
+  end
+  return message
+end
+local function close(self)
+  local fn = self[1]
+  self[1] = nil
+  if not fn then return end
+  if isyieldable() then return fn() end  -- a task ending by itself: its cleanups may yield
+  cancelling = cancelling + 1
+  local ok, message = xpcall(fn, yield_in_cleanup)
+  cancelling = cancelling - 1
+  if not ok then error(message, 0) end
+end
+local Defer = { __close = close, __name = "thicket.defer", __metatable = "protected" }
 function thicket.defer(fn)
   if type(fn) ~= "function" then error("thicket.defer expects a function", 2) end
   return setmetatable({ fn }, Defer)
@@ -965,7 +987,19 @@ void LuaHost::open_thicket_module() {
   lua_getfield(L_, -1, "yield");
   lua_getfield(L_, -2, "isyieldable");
   lua_remove(L_, -3);
-  lua_call(L_, 3, 0);
+  // where(): "file.lua:LINE: " of the innermost Lua function below the caller (a message
+  // handler's: the line that raised the error, past C functions such as coroutine.yield).
+  lua_pushcfunction(L_, [](lua_State* L) -> int {
+    lua_Debug ar;
+    for (int level = 2; level < 32 && lua_getstack(L, level, &ar); ++level) {
+      if (lua_getinfo(L, "Sl", &ar) == 0 || ar.currentline <= 0) continue;
+      lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+      return 1;
+    }
+    lua_pushliteral(L, "");
+    return 1;
+  });
+  lua_call(L_, 4, 0);
   // math.random draws from the agent's stream too.
   lua_getglobal(L_, "math");
   lua_pushlightuserdata(L_, this);

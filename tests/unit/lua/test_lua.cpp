@@ -38,8 +38,15 @@ using Lines = thicket_test::LogLines;
 // A runtime whose log is kept; leaves and brains live in a scratch folder.
 class LuaRt : public thicket_test::LuaRuntime {
  public:
-  explicit LuaRt(uint64_t seed = 1, bool trusted = false)
-      : LuaRuntime(thicket::RuntimeOptions{.seed = seed, .trusted = trusted}) {}
+  explicit LuaRt(uint64_t seed = 1, bool trusted = false) : LuaRuntime(options(seed, trusted)) {}
+
+ private:
+  static thicket::RuntimeOptions options(uint64_t seed, bool trusted) {
+    thicket::RuntimeOptions o;
+    o.seed = seed;
+    o.trusted = trusted;
+    return o;
+  }
 };
 
 // Captures what is written to file descriptor 1 (Lua's print goes through C stdio's stdout).
@@ -773,6 +780,75 @@ root:
   CHECK(t.rt.tick(wa, 0.5) == Status::Success);  // 1.0 s at dt 0.5: the third tick
   CHECK(t.marks() == Lines{"3 waited"});
   CHECK(t.rt.script_errors() == 0);
+}
+
+TEST_CASE("lua: a thicket.defer cleanup that yields or waits while its task is cancelled is an error at its line") {
+  // Lua's own words were "attempt to yield across a C-call boundary", with no position; and
+  // thicket.wait said it "can only be called inside a thicket.task", which it was.
+  LuaRt t;
+  t.write("task.lua", R"LUA(
+local thicket = require("thicket")
+local L = {}
+local function job(cleanup)
+  return thicket.task(function(agent, args)
+    local guard <close> = thicket.defer(cleanup)
+    while true do coroutine.yield() end
+  end)
+end
+L.Yields = job(function()
+  coroutine.yield()
+end)
+L.Waits = job(function()
+  thicket.wait(1)
+end)
+L.Breaks = job(function()
+  local x = nil
+  return x.y
+end)
+L.Fine = job(function() thicket.log("@" .. thicket.tick() .. " cleaned") end)
+-- Finishing by itself (not cancelled), a task's cleanup may still yield: one more tick.
+L.Ends = thicket.task(function()
+  local guard <close> = thicket.defer(function()
+    thicket.log("@" .. thicket.tick() .. " closing")
+    coroutine.yield()
+    thicket.log("@" .. thicket.tick() .. " closed")
+  end)
+  return thicket.SUCCESS
+end)
+function L.At(agent, args) return thicket.tick() == args.at end
+return L
+)LUA");
+  for (const char* leaf : {"Yields", "Waits", "Breaks", "Fine"}) {
+    CAPTURE(leaf);
+    t.log.clear();
+    auto b = t.load(std::string("tree: t\nleaves: [task.lua]\nroot:\n  active_selector:\n") +
+                    "    - condition: {leaf: At, args: {at: 2}}\n    - action: " + leaf + "\n");
+    auto a = t.rt.spawn(b);
+    for (int i = 0; i < 3; ++i) t.rt.tick(a, 0.5);
+    const std::string log = t.joined_log();
+    INFO(log);
+    const std::string name = leaf;
+    const std::string closing = "error: while closing the cancelled task: ";  // then the file's path
+    if (name == "Yields")
+      CHECK(log.find("/task.lua:11: a thicket.defer cleanup of a cancelled task cannot yield (coroutine.yield): it "
+                     "runs to its end at once") != std::string::npos);
+    if (name == "Waits")
+      CHECK(log.find("/task.lua:14: thicket.wait in a thicket.defer cleanup of a cancelled task: the cleanup runs to "
+                     "its end at once, it cannot wait") != std::string::npos);
+    if (name == "Breaks") CHECK(log.find("/task.lua:18: attempt to index a nil value") != std::string::npos);
+    if (name == "Fine") {
+      CHECK(t.marks() == Lines{"2 cleaned"});
+      CHECK(log.find(closing) == std::string::npos);
+    } else {
+      CHECK(log.find(closing) != std::string::npos);
+    }
+  }
+  CHECK(t.rt.script_errors() == 3);
+  t.log.clear();
+  auto e = t.rt.spawn(t.load("tree: e\nleaves: [task.lua]\nroot:\n  action: Ends\n"));
+  CHECK(t.rt.tick(e, 0.5) == Status::Running);  // the cleanup yielded
+  CHECK(t.rt.tick(e, 0.5) == Status::Success);
+  CHECK(t.marks() == Lines{"1 closing", "2 closed"});
 }
 
 // SPEC 3.1: "tick k (k = 1, 2, ...) of a run happens at sim time (k-1) * dt". With dt 0.1 the
