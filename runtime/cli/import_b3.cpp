@@ -268,13 +268,11 @@ class B3Importer {
 bool import_b3(const std::string& path, const std::string& text, const std::string& tree, ImportedBrain& out,
                std::vector<ImportError>& errors) {
   out.file = path;
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    // e.byte: where the parser stopped; give it as a line and column.
-    int line = 1, column = 1;
-    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+  // The line and column of byte `byte` (0-based) of the text.
+  auto place = [&](size_t byte, int& line, int& column) {
+    line = 1;
+    column = 1;
+    for (size_t i = 0; i < byte && i < text.size(); ++i) {
       if (text[i] == '\n') {
         ++line;
         column = 1;
@@ -282,13 +280,49 @@ bool import_b3(const std::string& path, const std::string& text, const std::stri
         ++column;
       }
     }
+  };
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    // e.byte: where the parser stopped (1-based).
+    int line, column;
+    place(e.byte > 0 ? e.byte - 1 : 0, line, column);
     std::string what = e.what();
     auto at = what.find("parse error");
     errors.push_back({path, line, column, "malformed JSON: " + (at == std::string::npos ? what : what.substr(at))});
     return false;
+  } catch (const json::exception& e) {
+    // A number beyond a double's range ("number overflow parsing '1e400'"): at the number's
+    // first occurrence in the text.
+    std::string what = e.what();
+    int line = 0, column = 0;
+    const size_t quote = what.find('\'');
+    const size_t end = quote == std::string::npos ? quote : what.find('\'', quote + 1);
+    if (end != std::string::npos) {
+      const size_t at = text.find(what.substr(quote + 1, end - quote - 1));
+      if (at != std::string::npos) place(at, line, column);
+    }
+    const size_t bracket = what.find("] ");
+    errors.push_back({path, line, column,
+                      "malformed JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)) +
+                          " (a number beyond what a double holds, about 1.8e308)"});
+    return false;
   }
   B3Importer imp(path, out, errors);
-  return imp.run(doc, tree) && errors.empty();
+  try {
+    return imp.run(doc, tree) && errors.empty();
+  } catch (const json::exception& e) {
+    // A field of the wrong type where the importer reads it (e.g. a number for a title or a
+    // category): nlohmann says which type it found, not where.
+    std::string what = e.what();
+    const size_t bracket = what.find("] ");
+    errors.push_back({path, 0, 0,
+                      "not a behavior3 file as the importer reads it: " +
+                          (bracket == std::string::npos ? what : what.substr(bracket + 2)) +
+                          " (a name, id, title or category is text in quotes)"});
+    return false;
+  }
 }
 
 }  // namespace thicket::cli
