@@ -27,8 +27,9 @@ class FileWatcher {
     if (files_.count(path)) return;
     files_[path] = stamp(path, true);
     if (inotify_ < 0) return;
-    std::string dir = std::filesystem::path(path).parent_path().string();
-    if (dir.empty()) dir = ".";
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    // (Not `dir = "."` after the fact: GCC 12 warns of a -Wrestrict false positive there.)
+    const std::string dir = parent.empty() ? std::string(".") : parent.string();
     if (dirs_.count(dir)) return;
     int wd = inotify_add_watch(inotify_, dir.c_str(), IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_MODIFY | IN_DELETE);
     if (wd >= 0) dirs_.insert(dir);

@@ -60,6 +60,10 @@ size_t RuntimeImpl::reload_paths(const std::vector<std::string>& changed, std::v
   if (!any_stale) touched.clear();
   if (changed.empty() && touched.empty()) return 0;
   std::set<std::string> pending(changed.begin(), changed.end());
+  // What triggers a brain's recompile: every changed file, for every brain that reads it (two
+  // brains may be loaded from one file, e.g. two groups of a scenario; `pending` loses a file
+  // once the first of them has recompiled).
+  const std::set<std::string> yaml_changed(changed.begin(), changed.end());
   // A touched file (same content) only retries brains whose last reload failed.
   std::set<std::string> retry(touched.begin(), touched.end());
   retry.insert(changed.begin(), changed.end());
@@ -72,7 +76,7 @@ size_t RuntimeImpl::reload_paths(const std::vector<std::string>& changed, std::v
     // the one it was missing.
     std::string trigger;
     for (const auto& f : b->program->yaml_files)
-      if (trigger.empty() && pending.count(f)) trigger = f;
+      if (trigger.empty() && yaml_changed.count(f)) trigger = f;
     if (trigger.empty() && b->stale)
       for (const auto& f : b->stale->files)
         if (trigger.empty() && retry.count(f)) trigger = f;

@@ -245,6 +245,29 @@ TEST_CASE("reload: a recompiled tree keeps running nodes and blackboard values; 
   CHECK(get_number(r.rt, a, "count") == 3);  // the blackboard survived both reloads
 }
 
+TEST_CASE("reload: a YAML file loaded as two brains (two groups of a scenario) recompiles both") {
+  // The first brain to recompile took the file off the list of changes: the second ran the
+  // old version, silently.
+  Scratch s;
+  s.write("leaves.lua", kLeaves);
+  std::string brain = s.write("brain.yaml", kTree);
+  Run r;
+  std::vector<thicket::Diagnostic> d;
+  auto b1 = r.rt.load_file(brain, d);
+  auto b2 = r.rt.load_file(brain, d);
+  REQUIRE(b1);
+  REQUIRE(b2);
+  auto a1 = r.rt.spawn(*b1), a2 = r.rt.spawn(*b2);
+  r.rt.tick(a1, 0.1);
+  r.rt.tick(a2, 0.1);
+  std::string v2 = kTree;
+  v2.replace(v2.find("  log: \"\""), 0, "  extra: 7\n");
+  s.write("brain.yaml", v2);
+  CHECK(r.rt.reload_changed() == 2);
+  CHECK(get_number(r.rt, a1, "extra") == 7);
+  CHECK(get_number(r.rt, a2, "extra") == 7);
+}
+
 TEST_CASE("reload: a broken tree, or a blackboard key that changes type, leaves the old brain running") {
   Scratch s;
   s.write("leaves.lua", kLeaves);
