@@ -194,10 +194,17 @@ std::vector<std::string> Recorder::checked_keys(const ScenarioSpec& spec, const 
 Recorder::Recorder(Simulation::Impl& sim, std::vector<std::string> keys) : sim_(sim), keys_(std::move(keys)) {
   every_ = sim.options.record_every ? sim.options.record_every : sim.spec.record.every;
   if (every_ == 0) every_ = 1;
-  const SimWorker& w = *sim.workers[0];
+  find_key_slots();
+}
+
+// Where each recorded key lies in each group's blackboard (-1: not declared: null), from the
+// brains as they are now: at the start and after every reload (a new version may order its
+// keys differently, or drop one).
+void Recorder::find_key_slots() {
+  const SimWorker& w = *sim_.workers[0];
   const RuntimeImpl& rt = w.rt->impl();
-  key_slots_.resize(sim.spec.groups.size());
-  for (size_t g = 0; g < sim.spec.groups.size(); ++g) {
+  key_slots_.assign(sim_.spec.groups.size(), {});
+  for (size_t g = 0; g < sim_.spec.groups.size(); ++g) {
     const Program& p = *rt.brains[w.brains[g].index]->program;
     for (const std::string& key : keys_) {
       KeySlot ks;
@@ -401,6 +408,7 @@ void Recorder::put_brains(std::string& out, std::vector<uint32_t>& brain_of_grou
 
 void Recorder::reloads(const std::vector<ReloadReport>& reports) {
   const uint64_t tick = sim_.tick + 1;  // the first tick that runs what was reloaded
+  find_key_slots();
   for (const ReloadReport& r : reports) {
     begin_event(events_, r.ok ? "reload" : "reload_failed", tick);
     events_.push_back(',');

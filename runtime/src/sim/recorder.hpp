@@ -70,6 +70,7 @@ class Recorder {
     ValueType type = ValueType::Number;
   };
   std::vector<std::vector<KeySlot>> key_slots_;
+  void find_key_slots();
   std::string brain_events_, effect_events_;        // this tick's
   std::string events_;                               // since the last tick line
   std::vector<std::pair<uint32_t, std::string>> dead_;  // agents that died since: id, entry

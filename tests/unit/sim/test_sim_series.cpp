@@ -9,6 +9,9 @@
 #include <limits>
 #include <sstream>
 
+#include <regex>
+
+#include "record_file.hpp"
 #include "simulation.hpp"
 
 namespace fs = std::filesystem;
@@ -245,4 +248,51 @@ TEST_CASE("simulation: after a watch reload, senses write into the new version's
     got += rest.substr(0, rest.find(',')) + "/" + rest.substr(rest.rfind(',') + 1) + " ";
   }
   CHECK(got == "0/2 0/2 0/2 0/2 0/2 0/2 ");
+}
+
+TEST_CASE("simulation: after a watch reload, the record's keys are read from the new version's slots") {
+  // The record kept the slots of the first version: a reload that reordered the keys recorded
+  // another key's value under the name, and a dropped key's slot went on being read.
+  Scratch d;
+  d.write("idle.lua", "local thicket = require('thicket')\nlocal L = {}\nfunction L.Idle() return thicket.RUNNING end\nreturn L\n");
+  d.write("pair.yaml", "tree: pair\nleaves: [idle.lua]\nblackboard: {home: 0, other: 1}\nroot: {action: Idle}\n");
+  std::string path = d.write(
+      "s.yaml",
+      "scenario: s\nticks: 6\nworld: {size: [20, 20]}\nteams: [a]\ngroups:\n"
+      "  - {name: west, team: a, count: 1, brain: pair.yaml, spawn: {centre: [5, 5], radius: 1}, blackboard: {home: 40}}\n"
+      "  - {name: east, team: a, count: 1, brain: pair.yaml, spawn: {centre: [15, 5], radius: 1}, blackboard: {home: 50}}\n");
+  std::vector<Diagnostic> diags;
+  auto spec = load_scenario(path, diags);
+  for (const auto& dg : diags) MESSAGE(format_diagnostic(dg));
+  REQUIRE(spec);
+  SimOptions o;
+  o.threads = 1;
+  o.ticks = spec->ticks;
+  o.watch = true;
+  o.record_keys = {"home", "other"};
+  RecordString record;
+  o.record = &record;
+  std::string log;
+  o.log = [&log](const std::string& line) { log += line + "\n"; };
+  auto sim = Simulation::create(*spec, o, diags);
+  for (const auto& dg : diags) MESSAGE(format_diagnostic(dg));
+  REQUIRE(sim);
+  sim->run([&](uint64_t done, uint64_t) {
+    if (done == 2)  // the same keys, the other way round
+      d.write("pair.yaml", "tree: pair\nleaves: [idle.lua]\nblackboard: {other: 1, home: 0}\nroot: {action: Idle}\n");
+    if (done == 4)  // 'other' dropped
+      d.write("pair.yaml", "tree: pair\nleaves: [idle.lua]\nblackboard: {home: 0}\nroot: {action: Idle}\n");
+  });
+  CHECK_MESSAGE(log.find("error") == std::string::npos, log);
+  // Each tick line's agents end with their recorded keys: [home, other].
+  std::istringstream lines(record.text);
+  std::string got;
+  const std::regex keys(R"re(",\[([^\[\]]*)\]\])re");
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("{\"tick\":", 0) != 0) continue;
+    for (auto m = std::sregex_iterator(line.begin(), line.end(), keys); m != std::sregex_iterator(); ++m)
+      got += (*m)[1].str() + " ";
+    got += "| ";
+  }
+  CHECK(got == "40,1 50,1 | 40,1 50,1 | 40,1 50,1 | 40,1 50,1 | 40,null 50,null | 40,null 50,null | ");
 }
