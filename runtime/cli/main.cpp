@@ -365,6 +365,7 @@ int cmd_check(const Options& o) {
 }
 
 int cmd_scenario_text(const Options& o);
+std::string output_over_input(const Options& o, const std::vector<std::string>& inputs);
 
 int cmd_text(const Options& o) {
   if (is_scenario(o.files[0])) return cmd_scenario_text(o);
@@ -604,6 +605,7 @@ int cmd_scenario(const Options& o) {
       if (batch.prints()) print_diagnostics(probe_diags);
       return kExitLoad;
     }
+    if (std::string why = output_over_input(o, sim->files_read()); !why.empty()) return usage_error(why);
     if (resume) {
       std::vector<Diagnostic> resume_diags;
       if (!sim->restore(resume->bytes, o.resume, resume_diags)) {
@@ -898,6 +900,22 @@ std::string clashing_files(const Options& o) {
   return {};
 }
 
+// An output given a file the run reads (a brain, a leaf file, a module, the map) would empty
+// it: the next run, or a reload, would find it gone. Known once the run has loaded.
+std::string output_over_input(const Options& o, const std::vector<std::string>& inputs) {
+  const std::pair<const char*, const std::string*> outputs[] = {
+      {"--out", &o.out},     {"--series", &o.series}, {"--record", &o.record},
+      {"--trace", &o.trace}, {"--log", &o.log},       {"--checkpoint", &o.checkpoint}};
+  for (const auto& [option, path] : outputs) {
+    if (path->empty()) continue;
+    for (const std::string& input : inputs)
+      if (cli::same_file(*path, input))
+        return "'" + *path + "' is given as " + option + " but the run reads it" +
+               (*path == input ? std::string() : " (as '" + input + "')") + ": it would be overwritten";
+  }
+  return {};
+}
+
 int cmd_run(const Options& o) {
   if (std::string why = clashing_files(o); !why.empty()) return usage_error(why);
   const cli::MpiWorld& world = cli::mpi_world();
@@ -923,13 +941,16 @@ int cmd_run(const Options& o) {
   if (o.live.serve || o.live.speed_set || o.live.exit_when_done)
     return usage_error("--serve, --speed and --serve-exit are for scenario files");
   // The log file is emptied when the run starts, not before the brain loads: a brain that does
-  // not load leaves the last run's log as it was. (Checked for writing now; a line logged while
-  // loading opens it at once.)
+  // not load leaves the last run's log as it was, and a log given a file the brain reads is
+  // refused before it is opened. (Checked for writing now; lines logged while loading wait
+  // for it, and go to standard error if the brain does not load.)
   std::ofstream log_file;
   if (!o.log.empty() && cli::first_unwritable({o.log}) == 0)
     return usage_error("cannot write the log file '" + o.log + "'");
+  bool log_may_open = false;
+  std::vector<std::string> early_lines;
   auto open_log = [&] {
-    if (!o.log.empty() && !log_file.is_open()) log_file.open(o.log);
+    if (!o.log.empty() && !log_file.is_open() && log_may_open) log_file.open(o.log);
     return log_file.is_open();
   };
   RuntimeOptions ro;
@@ -941,15 +962,21 @@ int cmd_run(const Options& o) {
   ro.lua_memory_limit = static_cast<size_t>(o.lua_memory_mb) << 20;
   ro.max_script_agents = static_cast<size_t>(o.max_agents);
   ro.log = [&](const std::string& line) {
-    if (open_log()) log_file << line << "\n";
+    if (!o.log.empty() && !log_may_open) early_lines.push_back(line);
+    else if (open_log()) log_file << line << "\n";
     else std::cerr << line << "\n";
   };
   Runtime rt(ro);
   std::vector<Diagnostic> diags;
   auto brain = rt.load_file(o.files[0], diags);
+  if (!brain)
+    for (const std::string& line : early_lines) std::cerr << line << "\n";
   print_diagnostics(diags);
   if (!brain) return kExitLoad;
+  if (std::string why = output_over_input(o, files_read(rt)); !why.empty()) return usage_error(why);
+  log_may_open = true;
   if (!o.log.empty() && !open_log()) return usage_error("cannot write the log file '" + o.log + "'");
+  for (const std::string& line : early_lines) log_file << line << "\n";
 
   std::ofstream trace;
   if (!o.trace.empty()) {

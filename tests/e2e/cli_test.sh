@@ -24,6 +24,25 @@ sed 's/^    brain: boid.yaml/    brain: no_such_brain.yaml/' "$here/scripts/exam
 "$thicket" run "$cases/bad_fsm/brain.yaml" --log "$dir/no/such/dir.log" >/dev/null 2>"$dir/err"
 [[ $? == 64 ]] && grep -q "cannot write the log file" "$dir/err" && ok || bad "an unwritable --log should be a usage error: $(cat "$dir/err")"
 
+# An output given a file the run reads (a leaf file, a group's brain, a module) is refused
+# before it is opened: the file stays as it was.
+mkdir -p "$dir/own" && cp "$here/docs/examples/hello/"* "$dir/own/"
+cp "$dir/own/chicken.lua" "$dir/own/chicken.lua.orig"
+"$thicket" run "$dir/own/chicken.yaml" --ticks 2 --log "$dir/own/chicken.lua" >/dev/null 2>"$dir/err"
+[[ $? == 64 ]] && grep -q "is given as --log but the run reads it: it would be overwritten" "$dir/err" &&
+  cmp -s "$dir/own/chicken.lua" "$dir/own/chicken.lua.orig" && ok || bad "--log naming the brain's leaf file: $(head -1 "$dir/err")"
+(cd "$dir/own" && "$thicket" run chicken.yaml --ticks 2 --log ../own/chicken.lua >/dev/null 2>"$dir/err")
+[[ $? == 64 ]] && grep -q "'../own/chicken.lua' is given as --log but the run reads it (as 'chicken.lua')" "$dir/err" &&
+  cmp -s "$dir/own/chicken.lua" "$dir/own/chicken.lua.orig" && ok || bad "--log naming the leaf file by another path: $(head -1 "$dir/err")"
+mkdir -p "$dir/flock" && cp "$here/scripts/examples/flock/"* "$dir/flock/"
+cp "$dir/flock/boid.yaml" "$dir/boid.yaml.orig"
+for output in "--log" "--checkpoint"; do
+  extra=(); [[ $output == --checkpoint ]] && extra=(--every 1)
+  "$thicket" run "$dir/flock/flock.yaml" --ticks 2 --quiet "$output" "$dir/flock/boid.yaml" "${extra[@]}" >/dev/null 2>"$dir/err"
+  [[ $? == 64 ]] && grep -q "is given as $output but the run reads it" "$dir/err" &&
+    cmp -s "$dir/flock/boid.yaml" "$dir/boid.yaml.orig" && ok || bad "$output naming a group's brain: $(head -1 "$dir/err")"
+done
+
 # A number too long for the options: the message says the limit.
 "$thicket" run "$cases/bad_fsm/brain.yaml" --seed 12345678901234567890 >/dev/null 2>"$dir/err"
 [[ $? == 64 ]] && grep -q "at most 18 digits" "$dir/err" && ok || bad "--seed of 20 digits: $(head -1 "$dir/err")"

@@ -48,15 +48,25 @@ uint64_t hash_bytes(const std::string& path, bool& exists) {
 // Every file a worker's brains read (their YAML and leaf files, the modules those require, and
 // the files a failed version named): the same in every worker once they agree, so worker 0's
 // list serves.
-Fingerprint fingerprint(const Simulation::Impl& sim) {
+std::set<std::string> brain_files(RuntimeImpl& rt) {
   std::set<std::string> files;
-  for (const auto& [module, users] : sim.workers[0]->rt->impl().script->module_users()) files.insert(module);
-  for (const auto& b : sim.workers[0]->rt->impl().brains) {
+  if (rt.script)
+    for (const auto& [module, users] : rt.script->module_users()) files.insert(module);
+  for (const auto& b : rt.brains) {
     if (b->from_text) continue;
     files.insert(b->program->yaml_files.begin(), b->program->yaml_files.end());
     files.insert(b->program->leaf_files.begin(), b->program->leaf_files.end());
     if (b->stale) files.insert(b->stale->files.begin(), b->stale->files.end());
   }
+  return files;
+}
+
+std::set<std::string> brain_files(const Simulation::Impl& sim) {
+  return sim.workers.empty() ? std::set<std::string>{} : brain_files(sim.workers[0]->rt->impl());
+}
+
+Fingerprint fingerprint(const Simulation::Impl& sim) {
+  const std::set<std::string> files = brain_files(sim);
   Fingerprint f;
   for (const auto& path : files) {
     bool exists = false;
@@ -155,6 +165,18 @@ std::vector<ReloadReport> Simulation::reload_changed() {
   }
   rebind_senses(s);
   return reports;
+}
+
+std::vector<std::string> files_read(Runtime& rt) {
+  const std::set<std::string> files = brain_files(rt.impl());
+  return {files.begin(), files.end()};
+}
+
+std::vector<std::string> Simulation::files_read() const {
+  std::set<std::string> files = brain_files(*impl_);
+  files.insert(impl_->spec.path);
+  if (!impl_->spec.nav.map_path.empty()) files.insert(impl_->spec.nav.map_path);
+  return {files.begin(), files.end()};
 }
 
 std::vector<ReloadReport> Simulation::reload_and_report() {

@@ -126,6 +126,9 @@ class Simulation {
   // /api/reload). When the workers could not agree on a version, the run stops before its
   // next tick (RunResult::stopped_reload).
   std::vector<ReloadReport> reload_and_report();
+  // Every file the run reads: the scenario, its map, its brains' YAML and leaf files and the
+  // modules those require (a run's outputs must not be one of them).
+  std::vector<std::string> files_read() const;
 
   // For a debugger of the run (cli/live_debug.cpp), between ticks on the run's thread (or
   // after run() returned): the live agents in id order (the order effects apply in), each with
@@ -159,5 +162,9 @@ class Simulation {
   bool restore_brains(SnapshotReader& in, const std::string& name, std::vector<Diagnostic>& diags);
   std::unique_ptr<Impl> impl_;
 };
+
+// Every file the brains loaded into `rt` read: their YAML and leaf files and the modules those
+// require (sim_reload.cpp).
+std::vector<std::string> files_read(Runtime& rt);
 
 }  // namespace thicket
