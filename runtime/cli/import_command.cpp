@@ -3,6 +3,7 @@
 // writer, and the BT.CPP XML writer over a compiled tree.
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -215,11 +216,24 @@ bool read_file(const std::string& path, std::string& text, std::string& why) {
   return read_limited(path, kMaxYamlBytes, text, why, "a tree to import");
 }
 
-int write_output(const std::string& out_path, const std::string& text) {
+// Writes text to out_path (standard output when empty) in one piece. `inputs`: the files the
+// command read (the tree, --leaves, a brain's files): -o naming one of them would replace it.
+int write_output(const std::string& out_path, const std::string& text, const std::vector<std::string>& inputs) {
   if (out_path.empty()) {
     std::cout << text;
+    std::cout.flush();
+    if (!std::cout) {
+      std::cerr << "thicket: cannot write to standard output (a full disk, a closed pipe?)\n";
+      return 2;
+    }
     return 0;
   }
+  for (const std::string& input : inputs)
+    if (same_file(out_path, input)) {
+      std::cerr << "thicket: '" << out_path << "' is given as -o but the command reads it"
+                << (out_path == input ? std::string() : " (as '" + input + "')") << ": it would be overwritten\n";
+      return 64;
+    }
   const OutputTarget target = output_target(out_path);
   if (target.folder) {
     std::cerr << "thicket: cannot write " << out_path << ": it is a folder\n";
@@ -337,7 +351,15 @@ int import_command(int argc, char** argv, const char* usage) {
                    " them to the brain's `leaves:` list\n";
     }
   }
-  return write_output(out_path, brain_yaml(brain, leaves));
+  // A --leaves file is written as given, so the brain finds it beside itself: the one it names
+  // is that path from the output's folder (and as typed, from here).
+  std::vector<std::string> inputs = leaves;
+  inputs.push_back(file);
+  if (!out_path.empty())
+    for (const std::string& leaf : leaves)
+      if (std::filesystem::path(leaf).is_relative())
+        inputs.push_back((std::filesystem::path(out_path).parent_path() / leaf).string());
+  return write_output(out_path, brain_yaml(brain, leaves), inputs);
 }
 
 // ---- export: a compiled tree as BT.CPP 4 XML ----
@@ -408,6 +430,7 @@ std::string bt_script(const std::string& check) {
 std::string msec(double seconds) { return std::to_string(static_cast<int64_t>(std::llround(seconds * 1000.0))); }
 
 struct XmlExporter {
+  explicit XmlExporter(const Program& program) : p(program) {}
   const Program& p;
   std::string error;
   std::map<std::string, bool> leaves;  // name -> condition
@@ -616,7 +639,7 @@ int export_command(int argc, char** argv, const char* usage) {
     return 2;
   }
   const Program& p = *brain.program;
-  XmlExporter x{p, {}, {}, {}};
+  XmlExporter x(p);
   std::string id = p.name.empty() ? "Main" : p.name;
   x.out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   x.out << "<root BTCPP_format=\"4\" main_tree_to_execute=\"" << xml_escape(id) << "\">\n";
@@ -679,7 +702,9 @@ int export_command(int argc, char** argv, const char* usage) {
               << shown << "\n";
     return 2;
   }
-  return write_output(out_path, xml);
+  std::vector<std::string> inputs = rt.impl().files_read();
+  inputs.push_back(file);
+  return write_output(out_path, xml, inputs);
 }
 
 }  // namespace thicket::cli

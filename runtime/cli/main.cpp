@@ -41,6 +41,7 @@
 #include "schema_findings.hpp"
 #include "schema.hpp"
 #include "yaml_limits.hpp"
+#include "runtime_impl.hpp"
 #include "simulation.hpp"
 #include "sweep.hpp"
 #include "sweep_plan.hpp"
@@ -973,7 +974,7 @@ int cmd_run(const Options& o) {
     for (const std::string& line : early_lines) std::cerr << line << "\n";
   print_diagnostics(diags);
   if (!brain) return kExitLoad;
-  if (std::string why = output_over_input(o, files_read(rt)); !why.empty()) return usage_error(why);
+  if (std::string why = output_over_input(o, rt.impl().files_read()); !why.empty()) return usage_error(why);
   log_may_open = true;
   if (!o.log.empty() && !open_log()) return usage_error("cannot write the log file '" + o.log + "'");
   for (const std::string& line : early_lines) log_file << line << "\n";

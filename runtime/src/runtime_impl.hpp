@@ -148,6 +148,10 @@ class RuntimeImpl {
   // Hot reload (SPEC 10): reload.cpp.
   void watch_brain(const Brain& b);
   size_t reload_changed();
+  // Every file the loaded brains read: their YAML and leaf files, the modules those require,
+  // and the files a version whose reload failed names (reload.cpp). What --watch watches, and
+  // what no output of a run may be.
+  std::vector<std::string> files_read() const;
   // The reload of these files (changed: new content; touched: same content, retries failed brains).
   size_t reload_paths(const std::vector<std::string>& changed, std::vector<std::string> touched);
   std::vector<ReloadReport>* reload_reports = nullptr;  // while a reload runs: where its outcomes go

@@ -43,6 +43,22 @@ for output in "--log" "--checkpoint"; do
     cmp -s "$dir/flock/boid.yaml" "$dir/boid.yaml.orig" && ok || bad "$output naming a group's brain: $(head -1 "$dir/err")"
 done
 
+# export and import -o refuse to replace what they read (the brain, the tree, a --leaves file);
+# a failed write to standard output is an error.
+"$thicket" export "$dir/own/chicken.yaml" --to btcpp -o "$dir/own/chicken.yaml" >/dev/null 2>"$dir/err"
+[[ $? == 64 ]] && grep -q "is given as -o but the command reads it" "$dir/err" && grep -q "^tree: chicken" "$dir/own/chicken.yaml" &&
+  ok || bad "export -o onto its own brain: $(head -1 "$dir/err")"
+"$thicket" export "$dir/own/chicken.yaml" --to btcpp -o "$dir/own/c.xml" >/dev/null 2>&1
+"$thicket" import "$dir/own/c.xml" --leaves chicken.lua -o "$dir/own/chicken.lua" >/dev/null 2>"$dir/err"
+[[ $? == 64 ]] && grep -q "is given as -o but the command reads it" "$dir/err" &&
+  cmp -s "$dir/own/chicken.lua" "$dir/own/chicken.lua.orig" && ok || bad "import -o onto its --leaves file: $(tail -1 "$dir/err")"
+"$thicket" import "$dir/own/c.xml" -o "$dir/own/c.xml" >/dev/null 2>"$dir/err"
+[[ $? == 64 ]] && grep -q "<root BTCPP_format" "$dir/own/c.xml" && ok || bad "import -o onto its own tree: $(tail -1 "$dir/err")"
+if [[ -w /dev/full ]]; then
+  "$thicket" export "$dir/own/chicken.yaml" --to btcpp >/dev/full 2>"$dir/err"
+  [[ $? == 2 ]] && grep -q "cannot write to standard output" "$dir/err" && ok || bad "export to a full stdout: $(head -1 "$dir/err")"
+fi
+
 # A number too long for the options: the message says the limit.
 "$thicket" run "$cases/bad_fsm/brain.yaml" --seed 12345678901234567890 >/dev/null 2>"$dir/err"
 [[ $? == 64 ]] && grep -q "at most 18 digits" "$dir/err" && ok || bad "--seed of 20 digits: $(head -1 "$dir/err")"

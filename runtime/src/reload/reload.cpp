@@ -29,6 +29,19 @@ void RuntimeImpl::watch_brain(const Brain& b) {
     for (const auto& f : b.stale->files) watcher->add(f);
 }
 
+std::vector<std::string> RuntimeImpl::files_read() const {
+  std::set<std::string> files;
+  if (script)
+    for (const auto& [module, users] : script->module_users()) files.insert(module);
+  for (const auto& b : brains) {
+    if (b->from_text) continue;
+    files.insert(b->program->yaml_files.begin(), b->program->yaml_files.end());
+    files.insert(b->program->leaf_files.begin(), b->program->leaf_files.end());
+    if (b->stale) files.insert(b->stale->files.begin(), b->stale->files.end());
+  }
+  return {files.begin(), files.end()};
+}
+
 size_t RuntimeImpl::reload_changed() {
   if (!watcher) return 0;
   std::vector<std::string> touched;

@@ -45,28 +45,14 @@ uint64_t hash_bytes(const std::string& path, bool& exists) {
   return h;
 }
 
-// Every file a worker's brains read (their YAML and leaf files, the modules those require, and
-// the files a failed version named): the same in every worker once they agree, so worker 0's
+// Every file a worker's brains read: the same in every worker once they agree, so worker 0's
 // list serves.
-std::set<std::string> brain_files(RuntimeImpl& rt) {
-  std::set<std::string> files;
-  if (rt.script)
-    for (const auto& [module, users] : rt.script->module_users()) files.insert(module);
-  for (const auto& b : rt.brains) {
-    if (b->from_text) continue;
-    files.insert(b->program->yaml_files.begin(), b->program->yaml_files.end());
-    files.insert(b->program->leaf_files.begin(), b->program->leaf_files.end());
-    if (b->stale) files.insert(b->stale->files.begin(), b->stale->files.end());
-  }
-  return files;
-}
-
-std::set<std::string> brain_files(const Simulation::Impl& sim) {
-  return sim.workers.empty() ? std::set<std::string>{} : brain_files(sim.workers[0]->rt->impl());
+std::vector<std::string> brain_files(const Simulation::Impl& sim) {
+  return sim.workers.empty() ? std::vector<std::string>{} : sim.workers[0]->rt->impl().files_read();
 }
 
 Fingerprint fingerprint(const Simulation::Impl& sim) {
-  const std::set<std::string> files = brain_files(sim);
+  const std::vector<std::string> files = brain_files(sim);
   Fingerprint f;
   for (const auto& path : files) {
     bool exists = false;
@@ -167,16 +153,11 @@ std::vector<ReloadReport> Simulation::reload_changed() {
   return reports;
 }
 
-std::vector<std::string> files_read(Runtime& rt) {
-  const std::set<std::string> files = brain_files(rt.impl());
-  return {files.begin(), files.end()};
-}
-
 std::vector<std::string> Simulation::files_read() const {
-  std::set<std::string> files = brain_files(*impl_);
-  files.insert(impl_->spec.path);
-  if (!impl_->spec.nav.map_path.empty()) files.insert(impl_->spec.nav.map_path);
-  return {files.begin(), files.end()};
+  std::vector<std::string> files = brain_files(*impl_);
+  files.push_back(impl_->spec.path);
+  if (!impl_->spec.nav.map_path.empty()) files.push_back(impl_->spec.nav.map_path);
+  return files;
 }
 
 std::vector<ReloadReport> Simulation::reload_and_report() {

@@ -163,8 +163,4 @@ class Simulation {
   std::unique_ptr<Impl> impl_;
 };
 
-// Every file the brains loaded into `rt` read: their YAML and leaf files and the modules those
-// require (sim_reload.cpp).
-std::vector<std::string> files_read(Runtime& rt);
-
 }  // namespace thicket
