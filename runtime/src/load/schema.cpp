@@ -18,6 +18,19 @@
 
 namespace thicket {
 
+std::string pattern_safe(const std::string& text) {
+  if (text.size() <= kPatternSafeLength) return text;
+  std::string out = text.substr(0, kPatternSafeLength);
+  for (size_t i = kPatternSafeLength; i < text.size(); ++i) {
+    const char c = text[i];
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) {
+      out.push_back(c);
+      break;
+    }
+  }
+  return out;
+}
+
 namespace {
 
 using Schema = SchemaStore::Schema;
@@ -39,12 +52,14 @@ uint8_t bit_of(vc::TypeConstraint::JsonType t) {
 // ---------------------------------------------------------------- YAML -> JSON
 
 // The document as JSON, typed by the YAML 1.2 core schema; what lies deeper than kMaxDepth
-// levels becomes null (the walk reports it).
+// levels becomes null (the walk reports it). Long texts and keys are cut (pattern_safe): the
+// patterns are matched by std::regex, which recursed once per character and overflowed the
+// stack on a 30,000-character name.
 Json to_json(const YAML::Node& n, int depth) {
   if (!n.IsDefined() || n.IsNull() || depth > kMaxDepth + 1) return nullptr;
   if (n.IsMap()) {
     Json out = Json::object();
-    for (auto it = n.begin(); it != n.end(); ++it) out[it->first.Scalar()] = to_json(it->second, depth + 1);
+    for (auto it = n.begin(); it != n.end(); ++it) out[pattern_safe(it->first.Scalar())] = to_json(it->second, depth + 1);
     return out;
   }
   if (n.IsSequence()) {
@@ -58,9 +73,9 @@ Json to_json(const YAML::Node& n, int depth) {
     case ScalarKind::Bool: return s.boolean;
     case ScalarKind::Integer: return s.integer;
     case ScalarKind::Float: return s.number;
-    case ScalarKind::String: return n.Scalar();
+    case ScalarKind::String: return pattern_safe(n.Scalar());
   }
-  return n.Scalar();
+  return pattern_safe(n.Scalar());
 }
 
 // ---------------------------------------------------------------- loading

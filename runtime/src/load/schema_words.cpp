@@ -379,7 +379,7 @@ void Validator::check_object(const Schema& s, const YAML::Node& x, const Json& j
     const YAML::Node key = it->first;
     const YAML::Node value = it->second;
     const std::string key_text = key.Scalar();
-    auto found = j.find(key_text);
+    auto found = j.find(pattern_safe(key_text));  // (to_json's key)
     const Json& child_json = found != j.end() ? *found : null_json();
     const Place child{&place, key_text, -1, place.depth + 1, &key, false};
     bool matched = false;
@@ -390,7 +390,7 @@ void Validator::check_object(const Schema& s, const YAML::Node& x, const Json& j
         break;
       }
     for (const auto& [re, sub] : s.pattern_properties)
-      if (std::regex_search(key_text, re)) {
+      if (std::regex_search(pattern_safe(key_text), re)) {
         descend(sub, value, child_json, child, out);
         matched = true;
       }
@@ -405,7 +405,7 @@ void Validator::check_object(const Schema& s, const YAML::Node& x, const Json& j
     if (matched) ++progress.known_keys;
     if (s.property_names >= 0) {
       const Place as_key{&place, key_text, -1, place.depth + 1, &key, true};
-      descend(s.property_names, key, Json(key_text), as_key, out);
+      descend(s.property_names, key, Json(pattern_safe(key_text)), as_key, out);
     }
   }
 

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-#include <regex>
 
 namespace thicket {
 namespace {
@@ -15,14 +14,33 @@ bool any_of(const std::string& s, std::initializer_list<const char*> words) {
   return false;
 }
 
+// The YAML 1.2 core schema's number forms, scanned by hand: std::regex matched them by
+// recursion, one stack frame per character, and a number of some 30,000 digits overflowed the
+// stack.
+bool digits(const std::string& s, size_t& i, int (*is)(int)) {
+  const size_t from = i;
+  while (i < s.size() && is(static_cast<unsigned char>(s[i]))) ++i;
+  return i > from;
+}
+int is_octal(int c) { return c >= '0' && c <= '7'; }
+int is_decimal(int c) { return c >= '0' && c <= '9'; }
+int is_hex(int c) { return is_decimal(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
 bool parse_integer(const std::string& s, int64_t& out) {
-  static const std::regex dec("[-+]?[0-9]+"), oct("0o[0-7]+"), hex("0x[0-9a-fA-F]+");
   int base = 0;
   const char* begin = s.c_str();
-  if (std::regex_match(s, dec)) base = 10;
-  else if (std::regex_match(s, oct)) { base = 8; begin += 2; }
-  else if (std::regex_match(s, hex)) { base = 16; begin += 2; }
-  else return false;
+  size_t i = 0;
+  if (s.size() > 2 && s[0] == '0' && s[1] == 'o') {  // 0o[0-7]+
+    i = 2;
+    if (digits(s, i, is_octal) && i == s.size()) base = 8, begin += 2;
+  } else if (s.size() > 2 && s[0] == '0' && s[1] == 'x') {  // 0x[0-9a-fA-F]+
+    i = 2;
+    if (digits(s, i, is_hex) && i == s.size()) base = 16, begin += 2;
+  } else {  // [-+]?[0-9]+
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    if (digits(s, i, is_decimal) && i == s.size()) base = 10;
+  }
+  if (base == 0) return false;
   errno = 0;
   char* end = nullptr;
   long long v = std::strtoll(begin, &end, base);
@@ -31,9 +49,30 @@ bool parse_integer(const std::string& s, int64_t& out) {
   return true;
 }
 
+// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+bool plain_float(const std::string& s) {
+  size_t i = 0;
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (!digits(s, i, is_decimal)) return false;
+  } else {
+    if (!digits(s, i, is_decimal)) return false;
+    if (i < s.size() && s[i] == '.') {
+      ++i;
+      digits(s, i, is_decimal);
+    }
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    if (!digits(s, i, is_decimal)) return false;
+  }
+  return i == s.size();
+}
+
 bool parse_float(const std::string& s, double& out) {
-  static const std::regex num("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
-  if (std::regex_match(s, num)) {
+  if (plain_float(s)) {
     out = std::strtod(s.c_str(), nullptr);
     return true;
   }

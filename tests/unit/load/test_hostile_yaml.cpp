@@ -9,6 +9,7 @@
 
 #include "thicket/runtime.hpp"
 #include "yaml_limits.hpp"
+#include "yaml_scalar.hpp"
 
 namespace {
 
@@ -214,4 +215,31 @@ TEST_CASE("a tab in a line's indentation is named, at the tab, whatever the pars
   // A tab after the indentation (here inside a flow list) is no indentation: it loads.
   Loaded inside = load("tree: t\nroot: {sequence: [\t{action: Work}]}\n");
   CHECK_MESSAGE(inside.ok, inside.errors);
+}
+
+TEST_CASE("plain scalars are typed as YAML 1.2's core schema says, however long") {
+  using thicket::ScalarKind;
+  auto kind = [](const std::string& text) { return thicket::classify_scalar(YAML::Load("v: " + text)["v"]).kind; };
+  for (const char* integer : {"12", "-3", "+4", "0", "0o17", "0x1F", "0xff"}) {
+    CAPTURE(integer);
+    CHECK(kind(integer) == ScalarKind::Integer);
+  }
+  for (const char* number : {"1.5", ".5", "1.", "-.5e+2", "1e3", "1E-3", "+2.5E10", ".inf", "-.Inf", ".nan", "99999999999999999999"}) {
+    CAPTURE(number);
+    CHECK(kind(number) == ScalarKind::Float);
+  }
+  for (const char* text : {"1e", "e3", ".", "+", "0x", "0o", "0o8", "0xg", "1.2.3", "12a", "1e+", "--1", "0X1F", "1_000"}) {
+    CAPTURE(text);
+    CHECK(kind(text) == ScalarKind::String);
+  }
+  CHECK(thicket::classify_scalar(YAML::Load("v: 0o17")["v"]).integer == 15);
+  CHECK(thicket::classify_scalar(YAML::Load("v: 0x1F")["v"]).integer == 31);
+  // std::regex matched these one stack frame per character: some 30,000 digits overflowed the
+  // stack (SIGSEGV) at load.
+  const std::string many(200000, '7');
+  CHECK(kind(many) == ScalarKind::Float);  // too large for an integer
+  CHECK(kind("0." + many) == ScalarKind::Float);
+  CHECK(kind(many + "x") == ScalarKind::String);
+  Loaded r = load("tree: t\nroot: {wait: 0." + many + "}\n");
+  CHECK_MESSAGE(r.ok, r.errors);
 }

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "schema.hpp"
+#include "schema_store.hpp"
 
 #ifndef THICKET_SOURCE_DIR
 #error "THICKET_SOURCE_DIR (the repository's root) must be defined; CMakeLists.txt does"
@@ -687,4 +688,22 @@ TEST_CASE("schema: a node name or log message given as a number or true/false is
   // Not lists or mappings: those are no text.
   CHECK(joined(check_brain("tree: t\nroot:\n  log: {message: [1], child: {action: A}}\n")) ==
         "3:18: expected a number, true/false or text, got a list\n");
+}
+
+TEST_CASE("schema: a name of 100,000 characters is checked as a short one is (std::regex recursed per character)") {
+  // std::regex matched the name patterns one stack frame per character: some 30,000
+  // characters overflowed the stack (SIGSEGV) in thicket check.
+  const std::string name(100000, 'P');
+  // (A key this long must be an explicit one, `? KEY`: YAML's implicit keys end at 1024.)
+  CHECK(check_brain("tree: t\nblackboard:\n  ? " + name + "\n  : 1\nroot: {action: " + name + "}\n").empty());
+  // A character the pattern refuses, far past the part matched in full, is still refused; a
+  // '.' is a leaf name's but no blackboard key's.
+  const auto bad = check_brain("tree: t\nroot: {action: " + name + "-x}\n");
+  REQUIRE(bad.size() == 1);
+  CHECK_MESSAGE(bad[0].rfind("2:16: 'action' must be a leaf name matching", 0) == 0, bad[0].substr(0, 80));
+  CHECK(check_brain("tree: t\nroot: {action: " + name + ".x}\n").empty());
+  const auto dotted_key = check_brain("tree: t\nblackboard:\n  ? " + name + ".x\n  : 1\nroot: {action: A}\n");
+  CHECK(dotted_key.size() == 1);
+  CHECK(thicket::pattern_safe(name).size() == thicket::kPatternSafeLength);
+  CHECK(thicket::pattern_safe(name + "-x") == name.substr(0, thicket::kPatternSafeLength) + "-");
 }
