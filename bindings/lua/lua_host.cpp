@@ -87,15 +87,20 @@ void LuaHost::guard_hook(lua_State* L, lua_Debug*) {
   }
 }
 
+bool LuaHost::told_to_stop(lua_State* L) {
+  if (lua_stop_requested()) return true;
+  LuaHost* h = *static_cast<LuaHost**>(lua_getextraspace(L));
+  if (h == nullptr) return false;
+  // Past its instruction budget (the hook raises again each slice from then on).
+  if (h->hook_serial_ == h->call_serial_ && h->hook_count_ > kBudgetSlices) return true;
+  const uint64_t want = h->guard_.interrupt_serial.load(std::memory_order_acquire);
+  return want != 0 && want == h->guard_.serial.load(std::memory_order_relaxed) &&
+         h->guard_.running.load(std::memory_order_relaxed) != nullptr;
+}
+
 void LuaHost::check_stop(lua_State* L) {
   // Level 1: the position of the Lua code that called the C function.
-  if (lua_stop_requested()) raise_stop(L, 1);
-  LuaHost* h = *static_cast<LuaHost**>(lua_getextraspace(L));
-  if (h == nullptr) return;
-  const uint64_t want = h->guard_.interrupt_serial.load(std::memory_order_acquire);
-  if (want != 0 && want == h->guard_.serial.load(std::memory_order_relaxed) &&
-      h->guard_.running.load(std::memory_order_relaxed) != nullptr)
-    raise_stop(L, 1);
+  if (told_to_stop(L)) raise_stop(L, 1);
 }
 
 // Raises the watchdog's error where the code was stopped (no C++ object lives in this frame).

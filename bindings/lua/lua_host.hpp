@@ -28,6 +28,8 @@ class LuaHost final : public ScriptHost {
   // For C functions that run long without returning to Lua (the pattern matcher): raises the
   // watchdog's error in the running call if it has been told to stop (its time limit, Ctrl-C).
   static void check_stop(lua_State* L);
+  // Whether the call running on L has been told to stop (its time limit, Ctrl-C).
+  static bool told_to_stop(lua_State* L);
   explicit LuaHost(RuntimeImpl& rt);
   ~LuaHost() override;
   LuaHost(const LuaHost&) = delete;

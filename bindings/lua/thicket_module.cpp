@@ -792,7 +792,24 @@ void LuaHost::open_sandbox() {
   lua_setfield(L_, -2, "resume");
   lua_pop(L_, 1);
   static const char kSandboxLua[] = R"LUA(
-local create, resume, close, error, type, rawget, setmetatable, tasks = ...
+local create, resume, close, error, type, rawget, setmetatable, tasks, stopping = ...
+-- A message handler runs where the error was raised. Once the watchdog (time limit, Ctrl-C)
+-- has told the call to stop, the handler is not called: its stop error, raised by a hook, ran
+-- the handler with hooks off, and one that looped held the host for ever (and one that looped
+-- on an ordinary error was stopped into itself, the same way).
+-- The stop itself passes through the xpcall: caught, it would end the call as a success.
+local xpcall_raw = xpcall
+local function passed(ok, ...)
+  if not ok and stopping() then error((...), 0) end
+  return ok, ...
+end
+xpcall = function(f, msgh, ...)
+  if type(msgh) ~= "function" then return xpcall_raw(f, msgh, ...) end
+  return passed(xpcall_raw(f, function(m)
+    if stopping() then return m end
+    return msgh(m)
+  end, ...))
+end
 -- A task's coroutine is thicket's: closed by a leaf, its cleanups ran inside that leaf's call.
 coroutine.close = function(co)
   if tasks[co] then
@@ -903,7 +920,11 @@ end
   lua_getglobal(L_, "rawget");
   lua_getglobal(L_, "setmetatable");
   lua_rawgeti(L_, LUA_REGISTRYINDEX, task_threads_ref_);
-  lua_call(L_, 8, 1);
+  lua_pushcfunction(L_, [](lua_State* L) -> int {
+    lua_pushboolean(L, LuaHost::told_to_stop(L));
+    return 1;
+  });
+  lua_call(L_, 9, 1);
   env_maker_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   lua_newtable(L_);
   envs_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);

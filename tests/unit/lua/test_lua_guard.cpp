@@ -38,6 +38,9 @@ function L.Grow()
 end
 function L.BigString() return #string.rep("x", 1 << 30) > 0 end
 function L.Fine() thicket.log("@fine " .. thicket.tick()); return true end
+-- A message handler that never returns: on an ordinary error, and on the stop itself.
+function L.HandlerSpin() xpcall(function() error("x") end, function(m) while true do end end) end
+function L.BothSpin() xpcall(function() while true do end end, function(m) while true do end end) end
 return L
 )LUA";
 
@@ -56,7 +59,9 @@ thicket::RuntimeOptions timed(double seconds) {
 }  // namespace
 
 TEST_CASE("guard: a leaf that never returns is stopped at its time limit with leaf, node, agent and file:line") {
-  for (const char* leaf : {"Spin", "Swallow", "OwnCoroutine", "ResumeForever", "HookSpin", "TaskSpin"}) {
+  // (HandlerSpin, BothSpin: an xpcall message handler runs where the error was raised; a stop
+  // raised by the watchdog's hook ran it with hooks off, so a looping handler held the host.)
+  for (const char* leaf : {"Spin", "Swallow", "OwnCoroutine", "ResumeForever", "HookSpin", "TaskSpin", "HandlerSpin", "BothSpin"}) {
     CAPTURE(leaf);
     LuaRuntime t(timed(0.02));
     t.write("run.lua", kRunaways);
@@ -291,4 +296,22 @@ return leaves
   auto a = t.rt.spawn(again);
   CHECK(t.rt.tick(a, 0.1) == Status::Success);  // big .. "1": written on the writer's first tick
   CHECK(t.marks() == thicket_test::LogLines{"again ok"});
+}
+
+TEST_CASE("guard: a looping xpcall message handler is stopped by the instruction budget too") {
+  thicket::RuntimeOptions o;
+  o.leaf_timeout = 0;  // the budget alone
+  o.instruction_budget = 1000000;
+  o.budget_all_leaves = true;
+  for (const char* leaf : {"HandlerSpin", "BothSpin"}) {
+    CAPTURE(leaf);
+    LuaRuntime t(o);
+    t.write("run.lua", kRunaways);
+    auto a = t.rt.spawn(t.load(brain_with(leaf)));
+    t.rt.tick(a, 0.1);
+    CHECK(t.rt.script_errors() == 1);
+    INFO(t.joined_log());
+    CHECK(t.joined_log().find("ran past its instruction budget") != std::string::npos);
+    CHECK(t.joined_log().find("@fine 1") != std::string::npos);
+  }
 }
