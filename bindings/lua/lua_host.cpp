@@ -106,6 +106,9 @@ void LuaHost::check_stop(lua_State* L) {
 // Raises the watchdog's error where the code was stopped (no C++ object lives in this frame).
 int LuaHost::raise_stop(lua_State* L, int level) {
   LuaHost* h = *static_cast<LuaHost**>(lua_getextraspace(L));
+  // The first Lua line from `level` out (table.sort's comparison is called by a C function).
+  lua_Debug ar;
+  while (lua_getstack(L, level, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline <= 0 && level < 16) ++level;
   luaL_where(L, level);
   if (lua_stop_requested())
     lua_pushliteral(L, "stopped: the run was interrupted (Ctrl-C)");
