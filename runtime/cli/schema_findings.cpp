@@ -39,9 +39,11 @@ void add_schema_findings_text(const std::string& file, const std::string& text, 
   if (schema.empty() || !schemas->has(schema)) return;
   std::vector<SchemaError> found;
   schemas->validate(doc, schema, found);
+  // Lines the loader already gave an error (a warning there, e.g. an unreachable state, says
+  // nothing of what is wrong with it: the schema's error still counts).
   std::set<int> lines_reported;  // a set: a file with many errors must not take n^2 time here
   for (const auto& d : diags)
-    if (d.file == file) lines_reported.insert(d.line);
+    if (d.file == file && d.severity == Severity::Error) lines_reported.insert(d.line);
   const size_t first = diags.size();
   for (const auto& e : found) {
     bool reported = lines_reported.count(e.line) > 0;

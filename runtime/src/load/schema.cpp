@@ -192,7 +192,10 @@ class Extract : public vc::ConstraintVisitor {
     static constexpr uint8_t kOrder[] = {kInteger, kNumber, kBoolean, kString, kObject, kArray, kNull};
     auto rank = [](uint8_t t) { return std::find(std::begin(kOrder), std::end(kOrder), t) - std::begin(kOrder); };
     std::stable_sort(s_.types.begin(), s_.types.end(), [&](uint8_t a, uint8_t b) { return rank(a) < rank(b); });
-    return other();
+    // `{type: object, required: [...]}` still asks only which keys are there (a `not` of it
+    // lets a null state through, which a bare `required` would refuse).
+    if (!(s_.types.size() == 1 && s_.types[0] == kObject)) s_.only_key_presence = false;
+    return true;
   }
   // Checked by valijson, worded generically; no brain schema uses them.
   bool visit(const vc::ConditionalConstraint& c) override { return unusual(c); }

@@ -707,3 +707,14 @@ TEST_CASE("schema: a name of 100,000 characters is checked as a short one is (st
   CHECK(thicket::pattern_safe(name).size() == thicket::kPatternSafeLength);
   CHECK(thicket::pattern_safe(name + "-x") == name.substr(0, thicket::kPatternSafeLength) + "-");
 }
+
+TEST_CASE("schema: an empty args and an empty state are accepted, as the loader reads them") {
+  // `args:` with nothing after it is no arguments; `rest:` alone an empty state. The loader ran
+  // both; thicket check refused them ("expected leaf arguments, got nothing (null)").
+  CHECK(check_brain("tree: t\nroot:\n  action:\n    leaf: Patrol\n    args:\n").empty());
+  CHECK(check_brain("fsm: f\ninitial: a\nstates:\n  a: {act: {leaf: Patrol, args: }, transitions: {tired: rest}}\n  rest:\n").empty());
+  CHECK(check_brain("machine: m\nbehaviors:\n  - {name: b, check: C, run: {leaf: R, args: }}\n").empty());
+  // The body rules still hold for a state with keys.
+  CHECK(joined(check_brain("fsm: f\ninitial: a\nstates:\n  a: {act: A, tree: t}\n")) ==
+        "4:15: 'act' and 'tree' cannot be used together in state\n");
+}
