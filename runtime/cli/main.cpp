@@ -941,6 +941,9 @@ int cmd_run(const Options& o) {
     return usage_error("--threads, --runs, --out, --record (with --record-every, --record-keys), --series and --set are for scenario files");
   if (o.live.serve || o.live.speed_set || o.live.exit_when_done)
     return usage_error("--serve, --speed and --serve-exit are for scenario files");
+  if (!o.checkpoint.empty() || o.checkpoint_every || !o.resume.empty())
+    return usage_error("--checkpoint, --every and --resume save and continue a scenario's run; a brain file's run has no checkpoint "
+                       "(from C++, Runtime::save saves one)");
   // The log file is emptied when the run starts, not before the brain loads: a brain that does
   // not load leaves the last run's log as it was, and a log given a file the brain reads is
   // refused before it is opened. (Checked for writing now; lines logged while loading wait

@@ -59,6 +59,14 @@ if [[ -w /dev/full ]]; then
   [[ $? == 2 ]] && grep -q "cannot write to standard output" "$dir/err" && ok || bad "export to a full stdout: $(head -1 "$dir/err")"
 fi
 
+# Checkpoints are a scenario's: on a brain file --checkpoint, --every and --resume are usage
+# errors (they were ignored: a user who thought the run was saved got nothing).
+for opts in "--checkpoint $dir/q.snap --every 1" "--resume $dir/does-not-exist.snap" "--every 2"; do
+  "$thicket" run "$dir/own/chicken.yaml" --ticks 3 $opts >/dev/null 2>"$dir/err"
+  [[ $? == 64 ]] && grep -q "a brain file's run has no checkpoint" "$dir/err" && [[ ! -e "$dir/q.snap" ]] && ok ||
+    bad "$opts on a brain file: $(head -1 "$dir/err")"
+done
+
 # A number too long for the options: the message says the limit.
 "$thicket" run "$cases/bad_fsm/brain.yaml" --seed 12345678901234567890 >/dev/null 2>"$dir/err"
 [[ $? == 64 ]] && grep -q "at most 18 digits" "$dir/err" && ok || bad "--seed of 20 digits: $(head -1 "$dir/err")"
