@@ -312,6 +312,16 @@ using cli::add_schema_findings;
 
 bool is_scenario(const std::string& path);
 
+// False, said on stderr, when an output file could not be written in full (a full disk): the
+// run's exit status then says so (2), as a failed checkpoint's does.
+bool written_in_full(std::ofstream& f, const std::string& path, const char* what) {
+  if (!f.is_open()) return true;
+  f.flush();
+  if (f) return true;
+  std::cerr << "thicket: error: the " << what << " file '" << path << "' could not be written in full (a full disk?)\n";
+  return false;
+}
+
 // A scenario checks as it loads: the file, then every group's brain (in one worker).
 bool check_scenario(const std::string& file, std::vector<Diagnostic>& diags) {
   ScenarioSpec partial;
@@ -649,6 +659,7 @@ int cmd_scenario(const Options& o) {
     if (!log_file) return usage_error("cannot write the log file '" + o.log + "'");
   }
   std::ofstream out, series;
+  bool output_failed = false;  // an output not written in full (the run goes on; exit 2)
   std::unique_ptr<RecordFile> record;
   if (!o.record.empty() && batch.prints()) {  // run 1 is rank 0's
     std::string why;
@@ -709,7 +720,10 @@ int cmd_scenario(const Options& o) {
         std::remove(o.record.c_str());
       } else if (r == 0 && record) {
         std::string why;
-        if (!record->close(why)) std::cerr << "thicket: " << why << " (" << o.record << " is cut short)\n";
+        if (!record->close(why)) {
+          std::cerr << "thicket: " << why << " (" << o.record << " is cut short)\n";
+          output_failed = true;
+        }
       }
       if (d.failed) return;
       results.push_back(d.res);
@@ -841,7 +855,10 @@ int cmd_scenario(const Options& o) {
       }
     if (r == 0 && record) {  // complete before the summary: a viewer may open it right away
       std::string why;
-      if (!record->close(why)) std::cerr << "thicket: " << why << " (" << o.record << " is cut short)\n";
+      if (!record->close(why)) {
+        std::cerr << "thicket: " << why << " (" << o.record << " is cut short)\n";
+        output_failed = true;
+      }
     }
     results.push_back(res);
     batch.done(res);
@@ -873,7 +890,10 @@ int cmd_scenario(const Options& o) {
   const uint64_t ticks = o.watch ? results.back().ticks : so.ticks;  // --watch --ticks 0 runs until Ctrl-C
   std::cerr << cli::batch_summary({spec->name, ticks, so.dt, so.threads, g_interrupted != 0}, results, *sets, plan) << "\n";
   if (live) live->finish([] { return g_interrupted != 0; });
-  if (checkpoint_failed) return kExitLoad;
+  if (!written_in_full(out, o.out, "output") | !written_in_full(series, o.series, "series") |
+      !written_in_full(trace, o.trace, "trace") | !written_in_full(log_file, o.log, "log"))
+    output_failed = true;
+  if (checkpoint_failed || output_failed) return kExitLoad;
   return cli::batch_exit_status(results);
 }
 
@@ -1041,6 +1061,7 @@ int cmd_run(const Options& o) {
     if (g_interrupted) s << " (interrupted)";
     std::cerr << s.str() << "\n";
   }
+  if (!written_in_full(trace, o.trace, "trace") | !written_in_full(log_file, o.log, "log")) return kExitLoad;
   return rt.script_errors() > 0 ? kExitScriptErrors : kExitOk;
 }
 

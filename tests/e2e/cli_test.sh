@@ -67,6 +67,18 @@ for opts in "--checkpoint $dir/q.snap --every 1" "--resume $dir/does-not-exist.s
     bad "$opts on a brain file: $(head -1 "$dir/err")"
 done
 
+# An output that cannot be written in full (a full disk: /dev/full) is an error, exit 2 (was:
+# lost without a word, exit 0).
+if [[ -w /dev/full ]]; then
+  "$thicket" run "$dir/own/chicken.yaml" --ticks 3 --trace /dev/full >/dev/null 2>"$dir/err"
+  [[ $? == 2 ]] && grep -q "the trace file '/dev/full' could not be written in full" "$dir/err" && ok ||
+    bad "--trace to a full disk: $(grep -v '^thicket: [0-9]\|root status' "$dir/err" | head -1)"
+  for output in --out --series --trace --record; do
+    "$thicket" run "$dir/flock/flock.yaml" --ticks 2 --quiet "$output" /dev/full >/dev/null 2>"$dir/err"
+    [[ $? == 2 ]] && grep -q "/dev/full" "$dir/err" && ok || bad "$output to a full disk: exit $?"
+  done
+fi
+
 # A number too long for the options: the message says the limit.
 "$thicket" run "$cases/bad_fsm/brain.yaml" --seed 12345678901234567890 >/dev/null 2>"$dir/err"
 [[ $? == 64 ]] && grep -q "at most 18 digits" "$dir/err" && ok || bad "--seed of 20 digits: $(head -1 "$dir/err")"
