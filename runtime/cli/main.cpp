@@ -60,6 +60,7 @@ const std::map<std::string, std::string>& embedded_schemas();  // generated from
 namespace {
 
 constexpr int kExitOk = 0, kExitScriptErrors = 1, kExitLoad = 2, kExitUsage = 64;
+constexpr uint64_t kMaxCliAgents = 10000000;  // --agents
 
 const char* kUsage =
     "usage: thicket run FILE [--agents N] [--ticks T] [--dt S] [--seed S] [--watch]\n"
@@ -217,6 +218,11 @@ int parse_args(int argc, char** argv, Options& o) {
       if (o.command != "run") return usage_error(a + " is an option of 'thicket run'");
       if (a == "--agents" && (!parse_uint(value, o.agents) || o.agents == 0))
         return usage_error("--agents needs a whole number >= 1, got '" + value + "'" + digits_note(value));
+      // Each agent is a few hundred bytes of state and a Lua table: 99,999,999,999 took the
+      // machine's memory before the first tick.
+      if (a == "--agents" && o.agents > kMaxCliAgents)
+        return usage_error("--agents is at most " + std::to_string(kMaxCliAgents) + " (each agent takes a few hundred bytes and its "
+                           "Lua table), got " + value);
       if (a == "--ticks" && !parse_uint(value, o.ticks))
         return usage_error("--ticks needs a whole number >= 0, got '" + value + "'" + digits_note(value));
       if (a == "--seed" && !parse_uint(value, o.seed)) return usage_error("--seed needs a whole number >= 0, got '" + value + "'" + digits_note(value));

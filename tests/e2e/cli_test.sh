@@ -79,6 +79,10 @@ if [[ -w /dev/full ]]; then
   done
 fi
 
+# --agents has a ceiling: 99,999,999,999 took the machine's memory before the first tick.
+"$thicket" run "$dir/own/chicken.yaml" --agents 99999999999 >/dev/null 2>"$dir/err"
+[[ $? == 64 ]] && grep -q -- "--agents is at most 10000000" "$dir/err" && ok || bad "--agents 99999999999: $(head -1 "$dir/err")"
+
 # A number too long for the options: the message says the limit.
 "$thicket" run "$cases/bad_fsm/brain.yaml" --seed 12345678901234567890 >/dev/null 2>"$dir/err"
 [[ $? == 64 ]] && grep -q "at most 18 digits" "$dir/err" && ok || bad "--seed of 20 digits: $(head -1 "$dir/err")"
