@@ -320,11 +320,27 @@ struct LuaApi {
       tried += "\n\tno file '" + p + "'";
       std::error_code exists_error;
       if (!fs::exists(p, exists_error)) continue;
+      // A module that requires one still loading (itself, or one that required it) would
+      // load them again and again until Lua's C stack overflowed ("C stack overflow", no line).
+      if (auto at = std::find(h.modules_loading_.begin(), h.modules_loading_.end(), p); at != h.modules_loading_.end()) {
+        std::string cycle;
+        for (auto m = at; m != h.modules_loading_.end(); ++m) cycle += fs::path(*m).stem().string() + " -> ";
+        cycle += name;
+        where_in_script(L);  // the line of the require
+        lua_pushfstring(L, "module '%s' is required while it is still loading (a require cycle: %s); break the cycle, "
+                           "e.g. require it inside the function that needs it",
+                        name.c_str(), cycle.c_str());
+        lua_concat(L, 2);
+        return -1;
+      }
       if (luaL_loadfilex(L, p.c_str(), "t") != LUA_OK) return -1;
       h.push_file_env(L, p);  // a module has its own globals too
       lua_setupvalue(L, -2, 1);
       lua_pushstring(L, name.c_str());
-      if (lua_pcall(L, 1, 1, 0) != LUA_OK) return -1;
+      h.modules_loading_.push_back(p);
+      const int loaded = lua_pcall(L, 1, 1, 0);
+      h.modules_loading_.pop_back();
+      if (loaded != LUA_OK) return -1;
       if (lua_isnil(L, -1)) {
         lua_pop(L, 1);
         lua_pushboolean(L, 1);

@@ -294,3 +294,25 @@ TEST_CASE("sandbox: a module that is not found is reported at the line of its re
   for (const auto& x : d) at_line = at_line || (x.line == 1 && x.message.find("module 'nosuch' not found") == 0);
   CHECK(at_line);
 }
+
+TEST_CASE("sandbox: a require cycle is reported at the require that closes it, with the cycle") {
+  // Each module required the other again and again until Lua's C stack overflowed: "C stack
+  // overflow", with no line and no module named.
+  LuaRuntime t;
+  t.write("mod_a.lua", "local b = require(\"mod_b\")\nreturn {a = 1}\n");
+  t.write("mod_b.lua", "local x = 1\nlocal a = require(\"mod_a\")\nreturn {b = 2}\n");
+  t.write("uses.lua", "local a = require(\"mod_a\")\nreturn {A = function() return true end}\n");
+  std::vector<thicket::Diagnostic> d;
+  CHECK_FALSE(t.try_load("tree: t\nleaves: [uses.lua]\nroot: {action: A}\n", d));
+  std::string all;
+  for (const auto& x : d) all += thicket::format_diagnostic(x) + "\n";
+  INFO(all);
+  CHECK(all.find("mod_b.lua:2: module 'mod_a' is required while it is still loading (a require cycle: mod_a -> mod_b -> mod_a)") !=
+        std::string::npos);
+  CHECK(all.find("stack overflow") == std::string::npos);
+  // The same modules load once the cycle is broken; a module required twice in a row is fine.
+  t.write("mod_b.lua", "local x = 1\nreturn {b = 2}\n");
+  t.write("uses.lua", "local a = require(\"mod_a\")\nlocal b = require(\"mod_b\")\nreturn {A = function() return a.a + b.b == 3 end}\n");
+  auto a = t.rt.spawn(t.load("tree: t\nleaves: [uses.lua]\nroot: {action: A}\n", "again.yaml"));
+  CHECK(t.rt.tick(a, 0.1) == Status::Success);
+}
