@@ -2,6 +2,7 @@
 // docs/import.md). Node names resolve as behavior3js 0.2.2's BehaviorTree.load does: custom
 // nodes first, then the built-ins; a name that is another tree's id in a project runs that tree.
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include <set>
@@ -199,36 +200,47 @@ class B3Importer {
     if (name == "Failer") n.value = "failure";
     if (name == "Error") n.value = "error";
     if (name == "Runner") n.value = "running";
-    auto integer = [&](const char* key) -> int64_t {
+    // A number property: a JSON number, or text that reads as one (behavior3 compares it with
+    // JavaScript's <, which converts such text); anything else cannot be mapped.
+    auto number = [&](const char* key, double& out) {
       const json& v = props[key];
       if (v.is_number()) {
-        // (beyond about 2^53 milliseconds or loops, which no tree means, it is "for ever" anyway:
-        // clamped rather than cast, which overflowed to a negative number)
-        const double d = v.get<double>();
-        if (!(d == d)) return 1;
-        return static_cast<int64_t>(std::clamp(d, -9.0e15, 9.0e15));
+        out = v.get<double>();
+        if (out == out) return true;
       }
       if (v.is_string()) {
-        try {
-          return std::stoll(v.get<std::string>());
-        } catch (...) {
-        }
+        const std::string text = v.get<std::string>();
+        char* end = nullptr;
+        out = std::strtod(text.c_str(), &end);
+        if (!text.empty() && end && *end == '\0' && out == out) return true;
       }
-      return 1;
+      fail(id, std::string("'") + key + "' must be a number, got " + v.dump());
+      return false;
     };
+    // A loop count: behavior3 compares i < maxLoop, so 2.5 loops are 3 (the next whole number).
+    // (Beyond about 2^53 it is "for ever" anyway: clamped rather than cast, which overflowed.)
+    auto loops = [](double d) { return static_cast<int64_t>(std::clamp(std::ceil(d), -9.0e15, 9.0e15)); };
+    double v = 0;
     if (name == "Limiter") {
+      // Negative: i < maxLoop never holds, the child never runs: FAILURE each tick, as max_loop 0.
       if (!truthy(props, "maxLoop")) fail(id, "Limiter needs maxLoop (behavior3 throws without it)");
-      else n.params.push_back({"max_loop", std::to_string(integer("maxLoop"))});
+      else if (number("maxLoop", v)) n.params.push_back({"max_loop", std::to_string(std::max<int64_t>(0, loops(v)))});
     }
-    if (name == "Repeater" || name == "RepeatUntilFailure" || name == "RepeatUntilSuccess")
-      n.params.push_back({"max_loop", truthy(props, "maxLoop") ? std::to_string(integer("maxLoop")) : "-1"});
+    if (name == "Repeater" || name == "RepeatUntilFailure" || name == "RepeatUntilSuccess") {
+      // Negative: maxLoop < 0 repeats for ever, as max_loop -1.
+      if (!truthy(props, "maxLoop")) n.params.push_back({"max_loop", "-1"});
+      else if (number("maxLoop", v)) n.params.push_back({"max_loop", std::to_string(v < 0 ? -1 : loops(v))});
+    }
     if (name == "MaxTime") {
       if (!truthy(props, "maxTime")) fail(id, "MaxTime needs maxTime in milliseconds (behavior3 throws without it)");
-      else n.params.push_back({"seconds", yaml_number(static_cast<double>(integer("maxTime")) / 1000.0)});
+      else if (number("maxTime", v)) n.params.push_back({"seconds", yaml_number(v / 1000.0)});
     }
-    if (name == "Wait")
-      n.params.push_back({"seconds", yaml_number(truthy(props, "milliseconds") ? static_cast<double>(integer("milliseconds")) / 1000.0 : 0.0)});
+    if (name == "Wait") {
+      if (!truthy(props, "milliseconds")) n.params.push_back({"seconds", yaml_number(0.0)});
+      else if (number("milliseconds", v)) n.params.push_back({"seconds", yaml_number(v / 1000.0)});
+    }
     if (b->shape == 'c') {
+      if (spec.contains("children") && !spec["children"].is_array()) fail(id, "'children' must be a list of node ids, got " + spec["children"].dump());
       if (spec.contains("children") && spec["children"].is_array()) {
         for (const auto& ch : spec["children"]) {
           if (!ch.is_string()) {
@@ -243,6 +255,8 @@ class B3Importer {
         n.value = name == "Sequence" || name == "MemSequence" ? "success" : "failure";
       }
     } else if (b->shape == 'd') {
+      if (spec.contains("child") && !spec["child"].is_string() && !spec["child"].is_null())
+        fail(id, "'child' must be a node id, got " + spec["child"].dump());
       if (!spec.contains("child") || !spec["child"].is_string()) {  // behavior3: a decorator without a child errs
         return ImportNode{"always", {}, {}, "", {}, "error"};
       }

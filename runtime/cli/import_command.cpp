@@ -325,6 +325,46 @@ int import_command(int argc, char** argv, const char* usage) {
     if (errors.empty()) std::cerr << file << ": error: nothing to import\n";
     return 2;
   }
+  // The brain as it will be written must load: what the importer let through but thicket
+  // refuses (a Repeat of -5 cycles, a script the check language cannot parse) is an error of
+  // the import, and nothing is written (SPEC 13). Checked with every leaf it names standing in
+  // as a native leaf, so that only the brain itself is judged, not the --leaves files.
+  {
+    Runtime judge;
+    std::set<std::string> leaf_names;
+    std::vector<const ImportNode*> todo{&brain.root};
+    while (!todo.empty()) {
+      const ImportNode* n = todo.back();
+      todo.pop_back();
+      if (!n->leaf.empty()) leaf_names.insert(n->leaf);
+      for (const auto& c : n->children) todo.push_back(&c);
+    }
+    for (const std::string& name : leaf_names) {
+      NativeLeaf stand_in;
+      stand_in.tick = [](LeafContext&) { return Status::Success; };
+      judge.register_leaf(name, stand_in);
+    }
+    std::vector<Diagnostic> found;
+    const std::string text = brain_yaml(brain, {});
+    if (!judge.load_string(text, file, found) || has_errors(found)) {
+      // Where in the written brain, with that line, since the source's own place is not known.
+      std::vector<std::string> lines;
+      std::istringstream in(text);
+      for (std::string line; std::getline(in, line);) lines.push_back(line);
+      for (const Diagnostic& d : found) {
+        if (d.severity != Severity::Error) continue;
+        std::string where;
+        if (d.line >= 1 && static_cast<size_t>(d.line) <= lines.size()) {
+          std::string line = lines[static_cast<size_t>(d.line) - 1];
+          line.erase(0, line.find_first_not_of(' '));
+          if (line.size() > 100) line = line.substr(0, 100) + "...";
+          where = " (in the brain it would write: " + line + ")";
+        }
+        std::cerr << file << ": error: the imported brain would not load: " << d.message << where << "\n";
+      }
+      return 2;
+    }
+  }
   if (leaves.empty()) {
     // Without --leaves the brain names leaves no file defines: thicket check would call each
     // one unknown. Said here, where the fix (an option of this command) is plain.
