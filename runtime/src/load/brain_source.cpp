@@ -115,6 +115,9 @@ std::optional<std::string> SourceReader::read_file(const std::string& path, cons
       d.line = from.Mark().line + 1;
       d.column = from.Mark().column + 1;
       d.message = "cannot open '" + path + "': " + why;
+      std::error_code ec;
+      if (!fs::exists(path, ec))
+        d.message += did_you_mean(fs::path(path).filename().string(), files_beside(path, {".yaml", ".yml"}));
     }
     diags_.push_back(std::move(d));
     return std::nullopt;
@@ -230,15 +233,7 @@ void SourceReader::read_leaves(const SourceRef& ref, const YAML::Node& leaves) {
 }
 
 // The .lua files in the folder `path` names, for a did-you-mean.
-std::vector<std::string> SourceReader::lua_files_beside(const std::string& path) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  fs::path dir = fs::path(path).parent_path();
-  for (fs::directory_iterator it(dir.empty() ? "." : dir, ec), end; !ec && it != end; it.increment(ec))
-    if (it->path().extension() == ".lua" && names.size() < 1000) names.push_back(it->path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> SourceReader::lua_files_beside(const std::string& path) { return files_beside(path, {".lua"}); }
 
 void SourceReader::add_tree(const SourceRef& ref, const std::string& name, const YAML::Node& key, const YAML::Node& root) {
   if (src_.trees.count(name)) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <string>
 
 namespace thicket {
@@ -62,6 +63,23 @@ std::string join_names(const std::vector<std::string>& names) {
     out += n;
   }
   return out;
+}
+
+std::vector<std::string> files_beside(const std::string& path, const std::vector<std::string>& extensions) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> names;
+  std::error_code ec;
+  const fs::path dir = fs::path(path).parent_path();
+  for (fs::directory_iterator it(dir.empty() ? "." : dir, ec), end; !ec && it != end && names.size() < 1000; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    for (const std::string& extension : extensions)
+      if (name.size() > extension.size() && name.compare(name.size() - extension.size(), extension.size(), extension) == 0) {
+        names.push_back(name);
+        break;
+      }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 }  // namespace thicket

@@ -21,6 +21,10 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
 // cutting a UTF-8 sequence) and "... (N bytes)", so that a huge value makes a short message.
 std::string clipped(std::string_view text, size_t max = 80);
 
+// The names of the files beside `path` (in its folder) whose names end with one of
+// `extensions` (".yaml"), sorted; at most 1000: candidates for a file name's did-you-mean.
+std::vector<std::string> files_beside(const std::string& path, const std::vector<std::string>& extensions);
+
 // "a, b, c" — candidates joined for "allowed: ..." lists.
 std::string join_names(const std::vector<std::string>& names);
 

@@ -347,7 +347,8 @@ class ScenarioReader {
     }
     std::string path = beside(path_, map.value.Scalar());
     if (std::string why = not_a_file(path); !why.empty()) {
-      error(map, "map file '" + map.value.Scalar() + "' " + why + " (looked for " + path + ")");
+      error(map, "map file '" + map.value.Scalar() + "' " + why + " (looked for " + path + ")" +
+                     did_you_mean(std::filesystem::path(path).filename().string(), files_beside(path, {".map"})));
       return;
     }
     size_t before = diags_.size();
@@ -755,7 +756,8 @@ class ScenarioReader {
     }
     std::string path = beside(path_, brain.value.Scalar());
     if (std::string why = not_a_file(path); !why.empty()) {
-      error(brain, "brain file '" + brain.value.Scalar() + "' " + why + " (looked for " + path + ")");
+      error(brain, "brain file '" + brain.value.Scalar() + "' " + why + " (looked for " + path + ")" +
+                       did_you_mean(std::filesystem::path(path).filename().string(), files_beside(path, {".yaml", ".yml"})));
       return;
     }
     group.brain = path;

@@ -1,0 +1,3 @@
+local L = {}
+function L.Idle() return "running" end
+return L
