@@ -43,6 +43,7 @@
 #include "yaml_limits.hpp"
 #include "runtime_impl.hpp"
 #include "simulation.hpp"
+#include "suggest.hpp"
 #include "sweep.hpp"
 #include "sweep_plan.hpp"
 #include "sweep_summary.hpp"
@@ -189,8 +190,11 @@ int parse_args(int argc, char** argv, Options& o) {
     std::cout << "thicket " << THICKET_VERSION_STRING << "\n";
     return -1;
   }
-  if (o.command != "run" && o.command != "check" && o.command != "dot" && o.command != "dump")
-    return usage_error("unknown command '" + o.command + "' (commands: run, check, dot, dump, path, view, merge, import, export, version)");
+  if (o.command != "run" && o.command != "check" && o.command != "dot" && o.command != "dump") {
+    const std::vector<std::string> commands = {"run", "check", "dot", "dump", "path", "view", "merge", "import", "export", "edit", "version"};
+    return usage_error("unknown command '" + o.command + "'" + did_you_mean(o.command, commands) + " (commands: " +
+                       join_names(commands) + ")");
+  }
   std::map<std::string, int> valued = {{"--agents", 0}, {"--ticks", 0}, {"--dt", 0},
                                        {"--seed", 0},   {"--trace", 0}, {"--log", 0}, {"--budget", 0},
                                        {"--threads", 0}, {"--runs", 0},  {"--out", 0}, {"--record", 0},
@@ -198,8 +202,11 @@ int parse_args(int argc, char** argv, Options& o) {
                                        {"--series", 0}, {"--series-every", 0},
                                        {"--serve", 0}, {"--speed", 0}, {"--set", 0}, {"--shard", 0},
                                        {"--checkpoint", 0}, {"--every", 0}, {"--resume", 0}};
+  const std::vector<std::string> flags = {"--watch", "--strict", "--quiet", "--trusted", "--explain", "--budget-all", "--serve-exit"};
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
+    if (a.size() > 1 && a[0] == '-' && a[1] != '-' && !(a[1] >= '0' && a[1] <= '9'))  // -t: not a file
+      return usage_error("unknown option '" + a + "' (options start with --, e.g. --ticks)");
     if (a.rfind("--", 0) != 0) {
       o.files.push_back(a);
       continue;
@@ -230,7 +237,7 @@ int parse_args(int argc, char** argv, Options& o) {
         char* end = nullptr;
         o.dt = std::strtod(value.c_str(), &end);
         if (value.empty() || *end || !(o.dt > 0) || o.dt > 1e6)
-          return usage_error("--dt needs a number of seconds > 0, got '" + value + "'");
+          return usage_error("--dt needs a number of seconds > 0 and at most 1000000, got '" + value + "'");
       }
       if (a == "--budget" && !parse_uint(value, o.budget))
         return usage_error("--budget needs a whole number of Lua instructions (0 = no budget), got '" + value + "'" + digits_note(value));
@@ -295,7 +302,11 @@ int parse_args(int argc, char** argv, Options& o) {
     else if (a == "--explain") o.explain = true;
     else if (a == "--budget-all") o.budget_all = true;
     else if (a == "--serve-exit") o.live.exit_when_done = true;
-    else return usage_error("unknown option '" + a + "'");
+    else {
+      std::vector<std::string> known = flags;
+      for (const auto& [name, unused] : valued) known.push_back(name);
+      return usage_error("unknown option '" + a + "'" + did_you_mean(a, known));
+    }
     if (o.command != "run") return usage_error(a + " is an option of 'thicket run'");
   }
   if (o.files.empty()) return usage_error("missing FILE");

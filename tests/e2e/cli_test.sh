@@ -83,6 +83,14 @@ fi
 "$thicket" run "$dir/own/chicken.yaml" --agents 99999999999 >/dev/null 2>"$dir/err"
 [[ $? == 64 ]] && grep -q -- "--agents is at most 10000000" "$dir/err" && ok || bad "--agents 99999999999: $(head -1 "$dir/err")"
 
+# Mistyped commands and options get a did-you-mean; a one-dash option is no file name.
+"$thicket" chek "$dir/own/chicken.yaml" >/dev/null 2>"$dir/err"
+[[ $? == 64 ]] && grep -q "unknown command 'chek'; did you mean 'check'?" "$dir/err" && ok || bad "chek: $(head -1 "$dir/err")"
+"$thicket" run "$dir/own/chicken.yaml" --tick 5 >/dev/null 2>"$dir/err"
+[[ $? == 64 ]] && grep -q "unknown option '--tick'; did you mean '--ticks'?" "$dir/err" && ok || bad "--tick: $(head -1 "$dir/err")"
+"$thicket" run "$dir/own/chicken.yaml" -t 5 >/dev/null 2>"$dir/err"
+[[ $? == 64 ]] && grep -q "unknown option '-t'" "$dir/err" && ok || bad "-t 5: $(head -1 "$dir/err")"
+
 # A number too long for the options: the message says the limit.
 "$thicket" run "$cases/bad_fsm/brain.yaml" --seed 12345678901234567890 >/dev/null 2>"$dir/err"
 [[ $? == 64 ]] && grep -q "at most 18 digits" "$dir/err" && ok || bad "--seed of 20 digits: $(head -1 "$dir/err")"
