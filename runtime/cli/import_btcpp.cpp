@@ -116,6 +116,17 @@ class BtImporter {
       error(root, "the top element must be <root BTCPP_format=\"4\">");
       return false;
     }
+    // Version 3's nodes are not version 4's (SequenceStar, the ports of Repeat and Retry...):
+    // imported as 4, such a tree would not make the calls it made. Without the attribute, as
+    // BT.CPP 4 does, it is read as 4 (BT.CPP prints a warning; the brain's notes say so).
+    if (const char* format = root->Attribute("BTCPP_format"); format && std::string(format) != "4") {
+      error(root, std::string("BTCPP_format=\"") + format +
+                      "\": thicket imports BehaviorTree.CPP 4 trees (version 3's nodes behave differently; Groot2 "
+                      "converts a version 3 file to 4)");
+      return false;
+    } else if (!format) {
+      out_.notes.push_back("The file's <root> has no BTCPP_format: read as BehaviorTree.CPP 4, as that library does.");
+    }
     int count_elements = 0;
     for (auto* e = root->FirstChildElement(); e; e = e->NextSiblingElement()) ++count_elements;
     // A blackboard `thicket export` wrote: "key: declaration" lines in a comment.
