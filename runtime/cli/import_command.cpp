@@ -365,12 +365,13 @@ int import_command(int argc, char** argv, const char* usage) {
       return 2;
     }
   }
-  // A --leaves file is written as given, and the brain looks for it beside itself: said when
-  // there is no such file there (it may be written later; the brain will not load until then).
-  for (const std::string& leaf : leaves) {
-    const std::filesystem::path where =
-        out_path.empty() || std::filesystem::path(leaf).is_absolute() ? std::filesystem::path(leaf)
-                                                                       : std::filesystem::path(out_path).parent_path() / leaf;
+  // A --leaves file is written as given, and the brain looks for it beside itself: with -o,
+  // said when there is no such file there (it may be written later; the brain will not load
+  // until then). (Without -o, where the brain goes is the shell's business.)
+  for (const std::string& leaf : out_path.empty() ? std::vector<std::string>{} : leaves) {
+    const std::filesystem::path where = std::filesystem::path(leaf).is_absolute()
+                                            ? std::filesystem::path(leaf)
+                                            : std::filesystem::path(out_path).parent_path() / leaf;
     std::error_code ec;
     if (!std::filesystem::is_regular_file(where, ec))
       std::cerr << file << ": warning: --leaves " << leaf << ": no such file where the brain will look for it ("

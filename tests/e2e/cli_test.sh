@@ -91,6 +91,16 @@ fi
 "$thicket" run "$dir/own/chicken.yaml" -t 5 >/dev/null 2>"$dir/err"
 [[ $? == 64 ]] && grep -q "unknown option '-t'" "$dir/err" && ok || bad "-t 5: $(head -1 "$dir/err")"
 
+# import -o with a --leaves file that is not beside the output: a warning says where the brain
+# will look for it (the brain names it as given).
+mkdir -p "$dir/imported"
+"$thicket" import "$here/docs/examples/import/door.xml" --leaves door.lua -o "$dir/imported/door.yaml" >/dev/null 2>"$dir/err"
+[[ $? == 0 ]] && grep -q -- "--leaves door.lua: no such file where the brain will look for it ($dir/imported/door.lua)" "$dir/err" &&
+  ok || bad "import --leaves not beside -o: $(head -1 "$dir/err")"
+cp "$here/docs/examples/import/door.lua" "$dir/imported/"
+"$thicket" import "$here/docs/examples/import/door.xml" --leaves door.lua -o "$dir/imported/door.yaml" >/dev/null 2>"$dir/err"
+[[ $? == 0 && ! -s "$dir/err" ]] && ok || bad "import --leaves beside -o: $(head -1 "$dir/err")"
+
 # A number too long for the options: the message says the limit.
 "$thicket" run "$cases/bad_fsm/brain.yaml" --seed 12345678901234567890 >/dev/null 2>"$dir/err"
 [[ $? == 64 ]] && grep -q "at most 18 digits" "$dir/err" && ok || bad "--seed of 20 digits: $(head -1 "$dir/err")"
