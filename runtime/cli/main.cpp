@@ -181,7 +181,7 @@ std::string digits_note(const std::string& s) {
 int parse_args(int argc, char** argv, Options& o) {
   if (argc < 2) return usage_error("missing command");
   o.command = argv[1];
-  if (o.command == "--help" || o.command == "-h" || o.command == "help") {
+  if (o.command == "help") {  // (--help and -h anywhere: thicket_main)
     std::cout << kUsage;
     return -1;
   }
@@ -1085,6 +1085,13 @@ int cmd_run(const Options& o) {
 }  // namespace
 
 int thicket_main(int argc, char** argv) {
+  // --help (or -h) anywhere: the usage, whatever the command (before the commands that parse
+  // their own arguments, which would call it an unknown option).
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::cout << kUsage;
+      return kExitOk;
+    }
   // path has options of its own and none of run's: it parses its arguments itself.
   if (argc >= 2 && std::strcmp(argv[1], "path") == 0) return cli::path_command(argc, argv, kUsage);
   if (argc >= 2 && std::strcmp(argv[1], "view") == 0) return cli::view_command(argc, argv, kUsage);

@@ -101,6 +101,12 @@ cp "$here/docs/examples/import/door.lua" "$dir/imported/"
 "$thicket" import "$here/docs/examples/import/door.xml" --leaves door.lua -o "$dir/imported/door.yaml" >/dev/null 2>"$dir/err"
 [[ $? == 0 && ! -s "$dir/err" ]] && ok || bad "import --leaves beside -o: $(head -1 "$dir/err")"
 
+# --help (or -h) anywhere prints the usage and exits 0, whatever the command.
+for args in "--help" "run $dir/own/chicken.yaml --help" "import x.xml -h" "path -h"; do
+  "$thicket" $args >"$dir/out" 2>"$dir/err"
+  [[ $? == 0 ]] && grep -q "^usage: thicket run FILE" "$dir/out" && ok || bad "thicket $args: $(head -1 "$dir/err")"
+done
+
 # A number too long for the options: the message says the limit.
 "$thicket" run "$cases/bad_fsm/brain.yaml" --seed 12345678901234567890 >/dev/null 2>"$dir/err"
 [[ $? == 64 ]] && grep -q "at most 18 digits" "$dir/err" && ok || bad "--seed of 20 digits: $(head -1 "$dir/err")"
