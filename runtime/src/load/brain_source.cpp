@@ -95,6 +95,14 @@ std::string relative_to(const std::string& base_file, const std::string& path) {
   return (dir / p).lexically_normal().string();
 }
 
+// One file, however it is spelled (b.yaml, ../here/b.yaml, a link to it): imported or listed
+// twice, it is read once.
+bool same_file(const std::string& a, const std::string& b) {
+  if (fs::path(a).lexically_normal() == fs::path(b).lexically_normal()) return true;
+  std::error_code ec;
+  return fs::equivalent(a, b, ec) && !ec;
+}
+
 }  // namespace
 
 // Parses text into a document, reporting YAML syntax errors with their position.
@@ -227,7 +235,7 @@ void SourceReader::read_leaves(const SourceRef& ref, const YAML::Node& leaves) {
       if (std::find(failed.begin(), failed.end(), item.Scalar()) == failed.end()) failed.push_back(item.Scalar());
       continue;
     }
-    if (std::find(src_.leaf_files.begin(), src_.leaf_files.end(), path) == src_.leaf_files.end())
+    if (std::none_of(src_.leaf_files.begin(), src_.leaf_files.end(), [&](const std::string& f) { return same_file(f, path); }))
       src_.leaf_files.push_back(path);
   }
 }
@@ -273,7 +281,7 @@ void SourceReader::read_imports(const SourceRef& ref, const YAML::Node& imports)
     }
     std::string path = relative_to(ref.src.files[ref.file].path, item.Scalar());
     bool seen = false;
-    for (const auto& f : src_.files) seen = seen || fs::path(f.path).lexically_normal() == fs::path(path);
+    for (const auto& f : src_.files) seen = seen || same_file(f.path, path);
     if (seen) continue;  // imported already (or a cycle of imports): its trees are known
     auto text = read_file(path, ref.src.files[ref.file].path, item);
     if (text) add_file(*text, path, /*is_import=*/true);
