@@ -419,8 +419,17 @@ struct LuaApi {
   static constexpr int kDeepShown = 10;
   static int traceback(lua_State* L) {
     const char* msg = lua_tostring(L, 1);
-    if (!msg) msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
     lua_Debug ar;
+    if (!msg) {
+      // error({...}) carries no position: the line that raised it (past `error`, a C function).
+      const char* where = "";
+      for (int level = 1; level < 16 && lua_getstack(L, level, &ar); ++level)
+        if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+          where = lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+          break;
+        }
+      msg = lua_pushfstring(L, "%s(error object is a %s value)", where, luaL_typename(L, 1));
+    }
     if (!lua_getstack(L, kDeepStack, &ar)) {
       luaL_traceback(L, L, msg, 1);
       return 1;
@@ -550,7 +559,9 @@ struct LuaApi {
     lua_pop(L, 1);
     if (t == LUA_TSTRING) value = "'" + value + "'";
     std::string msg = "blackboard key '" + key.name + "' is declared " + std::string(value_type_name(key.type)) +
-                      "; cannot set it to " + (got == "integer" ? "an " : "a ") + got + " (" + value + ")";
+                      "; cannot set it to " +
+                      (t == LUA_TNIL ? std::string("nil (a declared key always holds a value: set its default instead)")
+                                     : (got == "integer" ? "an " : "a ") + got + " (" + value + ")");
     luaL_where(L, 1);
     lua_pushstring(L, msg.c_str());
     lua_concat(L, 2);
@@ -813,6 +824,17 @@ local create, resume, close, error, type, rawget, setmetatable, tasks, stopping 
 -- has told the call to stop, the handler is not called: its stop error, raised by a hook, ran
 -- the handler with hooks off, and one that looped held the host for ever (and one that looped
 -- on an ordinary error was stopped into itself, the same way).
+-- A yield in a plain leaf (on no coroutine): Lua's "attempt to yield from outside a coroutine"
+-- has no position and no hint.
+local yield_raw, running = coroutine.yield, coroutine.running
+coroutine.yield = function(...)
+  local _, main = running()
+  if main then
+    error("coroutine.yield outside a coroutine: a plain leaf answers in the tick it is called; to let ticks pass, " ..
+          "make it a task (leaves.X = thicket.task(function(agent, args) ... end))", 2)
+  end
+  return yield_raw(...)
+end
 -- The stop itself passes through the xpcall: caught, it would end the call as a success.
 local xpcall_raw = xpcall
 local function passed(ok, ...)
@@ -1030,6 +1052,7 @@ void LuaHost::open_thicket_module() {
     lua_Debug ar;
     for (int level = 2; level < 32 && lua_getstack(L, level, &ar); ++level) {
       if (lua_getinfo(L, "Sl", &ar) == 0 || ar.currentline <= 0) continue;
+      if (std::strcmp(ar.source, "=(thicket)") == 0) continue;  // the sandbox's own Lua (coroutine.yield)
       lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
       return 1;
     }

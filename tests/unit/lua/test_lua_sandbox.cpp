@@ -316,3 +316,30 @@ TEST_CASE("sandbox: a require cycle is reported at the require that closes it, w
   auto a = t.rt.spawn(t.load("tree: t\nleaves: [uses.lua]\nroot: {action: A}\n", "again.yaml"));
   CHECK(t.rt.tick(a, 0.1) == Status::Success);
 }
+
+TEST_CASE("sandbox: messages a first-time modder can act on: a yield in a plain leaf, an error object, a nil blackboard write") {
+  // Lua said "attempt to yield from outside a coroutine" (no line), "(error object is a table
+  // value)" (no line), and "cannot set it to a nil (nil)".
+  LuaRuntime t;
+  t.write("first.lua", R"LUA(local L = {}
+function L.Yield()
+  coroutine.yield()
+end
+function L.Table() error({code = 1}) end
+function L.Nil(agent) agent.bb.hp = nil end
+return L
+)LUA");
+  for (const char* leaf : {"Yield", "Table", "Nil"}) {
+    auto a = t.rt.spawn(t.load(std::string("tree: t\nleaves: [first.lua]\nblackboard: {hp: 3}\nroot: {action: ") + leaf + "}\n",
+                               std::string(leaf) + ".yaml"));
+    t.rt.tick(a, 0.1);
+  }
+  const std::string log = t.joined_log();
+  INFO(log);
+  CHECK(log.find("/first.lua:3: coroutine.yield outside a coroutine: a plain leaf answers in the tick it is called; to let "
+                 "ticks pass, make it a task") != std::string::npos);
+  CHECK(log.find("/first.lua:5: (error object is a table value)") != std::string::npos);
+  CHECK(log.find("/first.lua:6: blackboard key 'hp' is declared number; cannot set it to nil (a declared key always holds "
+                 "a value: set its default instead)") != std::string::npos);
+  CHECK(t.rt.script_errors() == 3);
+}
