@@ -151,7 +151,7 @@ void TreeCompiler::fsm_state(uint16_t index) {
       if (!st[key]) return false;
       Scalar s = classify_scalar(st[key]);
       if (!st[key].IsScalar() || s.kind != ScalarKind::Bool) {
-        error(st[key], std::string("'") + key + "' is true or false, got " + describe_node(st[key]));
+        error(st[key], std::string("'") + key + "' is true or false, got " + describe_node(st[key]) + yaml11_boolean_hint(st[key]));
         return false;
       }
       return s.boolean;

@@ -88,7 +88,7 @@ void TreeCompiler::imported_params(NodeKind kind, const YAML::Node& v, uint32_t 
       n.a = 0;
       if (v["async"]) {
         if (auto b = read_bool(v["async"])) n.a = *b;
-        else error(v["async"], std::string("'async' must be true or false, got ") + describe_node(v["async"]));
+        else error(v["async"], std::string("'async' must be true or false, got ") + describe_node(v["async"]) + yaml11_boolean_hint(v["async"]));
       }
       break;
     case NodeKind::BtParallel: {
@@ -114,7 +114,8 @@ void TreeCompiler::imported_params(NodeKind kind, const YAML::Node& v, uint32_t 
       n.a = 1;
       if (v["then_skip"]) {
         if (auto b = read_bool(v["then_skip"])) n.a = *b;
-        else error(v["then_skip"], std::string("'then_skip' must be true or false, got ") + describe_node(v["then_skip"]));
+        else error(v["then_skip"], std::string("'then_skip' must be true or false, got ") + describe_node(v["then_skip"]) +
+                                   yaml11_boolean_hint(v["then_skip"]));
       }
       break;
     case NodeKind::BtTimeout:

@@ -68,7 +68,8 @@ uint32_t TreeCompiler::leaf(NodeKind kind, const YAML::Node& v, const std::strin
     name = read_name(v, prefix);
     if (is_condition && v["negate"]) {
       Scalar s = classify_scalar(v["negate"]);
-      if (s.kind != ScalarKind::Bool) error(v["negate"], std::string("'negate' must be true or false, got ") + describe_node(v["negate"]));
+      if (s.kind != ScalarKind::Bool)
+        error(v["negate"], std::string("'negate' must be true or false, got ") + describe_node(v["negate"]) + yaml11_boolean_hint(v["negate"]));
       negate = s.boolean;
     }
     if (is_condition && v["check"]) {

@@ -136,4 +136,11 @@ const char* describe_node(const YAML::Node& node) {
   return "text";
 }
 
+std::string yaml11_boolean_hint(const YAML::Node& node) {
+  if (!node || !node.IsScalar()) return "";
+  const std::string& s = node.Scalar();
+  if (!any_of(s, {"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"})) return "";
+  return " ('" + s + "' is text in YAML 1.2; write true or false)";
+}
+
 }  // namespace thicket

@@ -27,4 +27,9 @@ Scalar classify_scalar(const YAML::Node& node);
 // "a list", "a number", "text", "true/false", "nothing (null)".
 const char* describe_node(const YAML::Node& node);
 
+// For a "true or false" message: " ('yes' is text in YAML 1.2; write true or false)" when the
+// node is one of YAML 1.1's words for a boolean (yes, no, on, off, y, n in any usual case),
+// else "".
+std::string yaml11_boolean_hint(const YAML::Node& node);
+
 }  // namespace thicket

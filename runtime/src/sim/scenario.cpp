@@ -883,7 +883,7 @@ class ScenarioReader {
   std::optional<bool> boolean(const Field& f) {
     Scalar s = classify_scalar(f.value);
     if (f.value.IsScalar() && s.kind == ScalarKind::Bool) return s.boolean;
-    error(f, "'" + f.key.Scalar() + "' must be true or false, got " + shown(f.value));
+    error(f, "'" + f.key.Scalar() + "' must be true or false, got " + shown(f.value) + yaml11_boolean_hint(f.value));
     return std::nullopt;
   }
 

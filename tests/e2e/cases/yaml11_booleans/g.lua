@@ -1,0 +1,3 @@
+local L = {}
+function L.Patrol() return "running" end
+return L
