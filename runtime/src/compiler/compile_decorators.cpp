@@ -99,7 +99,7 @@ void TreeCompiler::decorator_params(NodeKind kind, const YAML::Node& v, uint32_t
 std::optional<uint32_t> TreeCompiler::read_times(const YAML::Node& t) {
   auto v = yaml_integer(t);
   if (!v) {
-    error(t, std::string("'times' must be a whole number >= 1, got ") + describe_node(t));
+    error(t, std::string("'times' must be a whole number >= 1, got ") + describe_node(t) + whole_number_hint(t));
     return std::nullopt;
   }
   if (*v < 1 || *v > 0x7FFFFFFF) {

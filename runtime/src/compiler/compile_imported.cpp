@@ -43,7 +43,8 @@ std::optional<int64_t> TreeCompiler::read_int(const YAML::Node& v, const char* w
   auto i = yaml_integer(v);
   if (!i || *i < lo || *i > hi) {
     error(v, std::string("'") + what + "' must be a whole number from " + std::to_string(lo) + " to " +
-                 std::to_string(hi) + ", got " + (v.IsScalar() ? "'" + v.Scalar() + "'" : std::string(describe_node(v))));
+                 std::to_string(hi) + ", got " + (v.IsScalar() ? "'" + v.Scalar() + "'" : std::string(describe_node(v))) +
+                 whole_number_hint(v));
     return std::nullopt;
   }
   return i;

@@ -143,4 +143,12 @@ std::string yaml11_boolean_hint(const YAML::Node& node) {
   return " ('" + s + "' is text in YAML 1.2; write true or false)";
 }
 
+std::string whole_number_hint(const YAML::Node& node) {
+  const Scalar s = classify_scalar(node);
+  if (s.kind != ScalarKind::Float || !std::isfinite(s.number) || s.number != std::floor(s.number) || std::fabs(s.number) > 9e15)
+    return "";
+  return " (" + s.text + " is written as a number with a fraction or an exponent, which YAML reads as no whole number: write " +
+         std::to_string(static_cast<long long>(s.number)) + ")";
+}
+
 }  // namespace thicket

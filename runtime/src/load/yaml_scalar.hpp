@@ -32,4 +32,9 @@ const char* describe_node(const YAML::Node& node);
 // else "".
 std::string yaml11_boolean_hint(const YAML::Node& node);
 
+// For a "whole number" message: " (1e3 is written as a number with a fraction or an exponent,
+// which YAML reads as no whole number: write 1000)" when the node is such a number with a whole
+// value, else "".
+std::string whole_number_hint(const YAML::Node& node);
+
 }  // namespace thicket
