@@ -23,6 +23,15 @@
 
 namespace thicket {
 
+// (Here, not in schema_store.hpp: a test that includes valijson's headers compiles its inline
+// error functions without the core's VALIJSON_USE_EXCEPTIONS, and the linker may keep that
+// copy, which aborts instead of throwing.)
+// Texts and keys longer than this are matched against patterns as their first this-many
+// bytes, plus the first later byte that is no letter, digit or '_' (so an identifier pattern,
+// with or without '.', gives the whole text's answer). std::regex recurses once per character.
+constexpr size_t kPatternSafeLength = 1024;
+std::string pattern_safe(const std::string& text);
+
 // One problem in an instance document. line and column are 1-based, taken from the
 // offending node's Mark() (for an empty value, the mark of its key).
 struct SchemaError {

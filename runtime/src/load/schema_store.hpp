@@ -79,11 +79,6 @@ enum TypeBit : uint8_t {
 // levels deep), so the schema checks every file the loader reads; the bound keeps a
 // hostile document from exhausting the stack all the same.
 constexpr int kMaxDepth = 320;
-// Texts and keys longer than this are matched against patterns as their first this-many
-// bytes, plus the first later byte that is no letter, digit or '_' (so an identifier pattern,
-// with or without '.', gives the whole text's answer). std::regex recurses once per character.
-constexpr size_t kPatternSafeLength = 1024;
-std::string pattern_safe(const std::string& text);
 
 inline std::string in_quotes(std::string_view s) { return "'" + std::string(s) + "'"; }
 

@@ -13,6 +13,7 @@
 #include <regex>
 #include <unordered_map>
 
+#include "schema.hpp"
 #include "schema_store.hpp"
 #include "yaml_scalar.hpp"
 

@@ -9,7 +9,6 @@
 #include <sstream>
 
 #include "schema.hpp"
-#include "schema_store.hpp"
 
 #ifndef THICKET_SOURCE_DIR
 #error "THICKET_SOURCE_DIR (the repository's root) must be defined; CMakeLists.txt does"
