@@ -206,11 +206,18 @@ uint32_t TreeCompiler::expr_of(const YAML::Node& e, const std::string& what) {
                               src_.files[file_].path + ":" + std::to_string(e.Mark().line + 1) + ":" +
                               std::to_string(e.Mark().column + 1) + ")"});
     }
+  const auto text = src_.texts.find(src_.files[file_].path);
   for (const auto& err : errors) {
     Diagnostic d;
     d.file = src_.files[file_].path;
     d.line = e.Mark().line + 1;
     d.column = e.Mark().column + 1 + quote + static_cast<int>(err.column);
+    // In a block scalar, a quoted text with escapes or a folded line: where it is in the file.
+    if (text != src_.texts.end())
+      if (auto [line, column] = scalar_position(text->second, e.Mark(), err.column); line > 0) {
+        d.line = line;
+        d.column = column;
+      }
     d.message = "in check expression: " + err.message + because;
     diags_.push_back(std::move(d));
   }

@@ -151,4 +151,75 @@ std::string whole_number_hint(const YAML::Node& node) {
          std::to_string(static_cast<long long>(s.number)) + ")";
 }
 
+std::pair<int, int> scalar_position(const std::string& text, const YAML::Mark& mark, size_t offset) {
+  if (mark.pos < 0 || static_cast<size_t>(mark.pos) >= text.size()) return {0, 0};
+  size_t i = static_cast<size_t>(mark.pos);
+  int line = mark.line + 1, column = mark.column + 1;
+  auto step = [&] {  // one byte of the text forward, keeping line and column
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+    ++i;
+  };
+  auto blank = [&](size_t k) { return k < text.size() && (text[k] == ' ' || text[k] == '\t'); };
+  const char style = text[i];
+  size_t produced = 0;  // bytes of the value made so far
+  if (style == '|' || style == '>') {  // a block scalar: its header, then lines at an indentation
+    while (i < text.size() && text[i] != '\n') step();
+    if (i < text.size()) step();
+    size_t indent = 0;  // of the first line with text
+    for (size_t k = i; k < text.size() && text[k] == ' '; ++k) ++indent;
+    while (i < text.size()) {
+      for (size_t n = 0; n < indent && i < text.size() && text[i] == ' '; ++n) step();
+      while (i < text.size() && text[i] != '\n') {
+        if (produced == offset) return {line, column};
+        ++produced;
+        step();
+      }
+      if (produced == offset) return {line, column};
+      ++produced;  // the line break: a newline (|) or a space (>)
+      if (i < text.size()) step();
+    }
+    return {line, column};
+  }
+  const bool single = style == '\'', dbl = style == '"';
+  if (single || dbl) step();
+  while (i < text.size()) {
+    if (produced == offset) return {line, column};
+    const char c = text[i];
+    if ((single && c == '\'' && !(i + 1 < text.size() && text[i + 1] == '\'')) || (dbl && c == '"')) break;
+    if (c == '\n' || c == '\r') {  // a folded line break: one space, the next line's indentation dropped
+      while (i < text.size() && (text[i] == '\n' || text[i] == '\r')) step();
+      while (blank(i)) step();
+      ++produced;
+      continue;
+    }
+    if (single && c == '\'') {  // '' is one quote
+      step();
+      step();
+      ++produced;
+      continue;
+    }
+    if (dbl && c == '\\' && i + 1 < text.size()) {
+      const char e = text[i + 1];
+      size_t raw = 2, made = 1;
+      if (e == 'x') raw = 4;
+      else if (e == 'u') raw = 6, made = 3;   // (a UTF-8 sequence of up to 3 bytes)
+      else if (e == 'U') raw = 10, made = 4;
+      else if (e == '\n') made = 0;          // an escaped line break joins the lines
+      for (size_t n = 0; n < raw && i < text.size(); ++n) step();
+      if (e == '\n')
+        while (blank(i)) step();
+      produced += made;
+      continue;
+    }
+    step();
+    ++produced;
+  }
+  return {line, column};
+}
+
 }  // namespace thicket

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace thicket {
 
@@ -36,5 +37,11 @@ std::string yaml11_boolean_hint(const YAML::Node& node);
 // which YAML reads as no whole number: write 1000)" when the node is such a number with a whole
 // value, else "".
 std::string whole_number_hint(const YAML::Node& node);
+
+// Where, in the file's text, byte `offset` of a scalar's value lies (1-based line and byte
+// column): the scalar starts at `mark`, and its value is what YAML made of the text there
+// (escapes in double quotes, '' in single quotes, lines folded, a block scalar's header and
+// indentation). {0, 0} when the mark is not in the text.
+std::pair<int, int> scalar_position(const std::string& text, const YAML::Mark& mark, size_t offset);
 
 }  // namespace thicket
