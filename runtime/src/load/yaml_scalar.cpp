@@ -206,10 +206,13 @@ std::pair<int, int> scalar_position(const std::string& text, const YAML::Mark& m
     if (dbl && c == '\\' && i + 1 < text.size()) {
       const char e = text[i + 1];
       size_t raw = 2, made = 1;
-      if (e == 'x') raw = 4;
-      else if (e == 'u') raw = 6, made = 3;   // (a UTF-8 sequence of up to 3 bytes)
-      else if (e == 'U') raw = 10, made = 4;
-      else if (e == '\n') made = 0;          // an escaped line break joins the lines
+      if (e == 'x' || e == 'u' || e == 'U') {  // a code point, made into its UTF-8 bytes
+        raw = e == 'x' ? 4 : e == 'u' ? 6 : 10;
+        const unsigned long code = std::strtoul(text.substr(i + 2, raw - 2).c_str(), nullptr, 16);
+        made = code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+      } else if (e == '\n') {
+        made = 0;  // an escaped line break joins the lines
+      }
       for (size_t n = 0; n < raw && i < text.size(); ++n) step();
       if (e == '\n')
         while (blank(i)) step();

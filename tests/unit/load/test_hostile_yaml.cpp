@@ -243,3 +243,20 @@ TEST_CASE("plain scalars are typed as YAML 1.2's core schema says, however long"
   Loaded r = load("tree: t\nroot: {wait: 0." + many + "}\n");
   CHECK_MESSAGE(r.ok, r.errors);
 }
+
+TEST_CASE("scalar_position: a byte of a scalar's value at its place in the file") {
+  auto at = [](const std::string& text, const std::string& key, size_t offset) {
+    const YAML::Node doc = YAML::Load(text);
+    return thicket::scalar_position(text, doc[key].Mark(), offset);
+  };
+  using P = std::pair<int, int>;
+  CHECK(at("a: hello\n", "a", 2) == P{1, 6});                        // plain
+  CHECK(at("a: 'it''s x'\n", "a", 5) == P{1, 11});                   // '' is one quote
+  CHECK(at("a: \"\\u00e9 x\"\n", "a", 3) == P{1, 12});               // \u00e9 is 2 bytes of value, 6 of text
+  CHECK(at("a: \"one\n  two\"\n", "a", 4) == P{2, 3});               // folded: the break is one space
+  CHECK(at("a: >\n  one\n  two\n", "a", 4) == P{3, 3});              // folded block
+  CHECK(at("a: |\n    one\n    two\n", "a", 5) == P{3, 6});          // literal block, deeper indent
+  CHECK(at("a: x\r\n", "a", 0) == P{1, 4});                          // CRLF
+  CHECK(thicket::scalar_position("a: x\n", YAML::Mark::null_mark(), 0) == P{0, 0});  // no mark: no place
+  CHECK(at("a: \"\\U0001F600 x\"\n", "a", 5) == P{1, 16});          // 4 bytes of value, 10 of text
+}
