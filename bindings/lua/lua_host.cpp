@@ -174,6 +174,18 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
     first = message.substr(0, cut);
     frames = lua_frames(message.substr(cut + 1));
   }
+  if (first == "attempt to yield from outside a coroutine") {
+    // A yield in a plain leaf: Lua's words have no line and no hint. The line is the first of
+    // the traceback's frames ("    file.lua:3: in function <...>").
+    std::string where;
+    const size_t at = frames.find_first_not_of(" \n");
+    if (at != std::string::npos) {
+      const size_t end = frames.find(": in ", at);
+      if (end != std::string::npos) where = frames.substr(at, end - at) + ": ";
+    }
+    first = where + "coroutine.yield outside a coroutine: a plain leaf answers in the tick it is called; to let ticks pass, "
+                    "make it a task (leaves.X = thicket.task(function(agent, args) ... end))";
+  }
   if (heap_.refused && first == "not enough memory") {
     heap_.refused = false;
     first = refused_at_prefix() + "the Lua heap reached its cap of " + std::to_string(heap_.cap >> 20) +

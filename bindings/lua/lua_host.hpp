@@ -228,7 +228,6 @@ class LuaHost final : public ScriptHost {
   // The leaf files of the brain being loaded (require() looks beside them at load time).
   std::vector<std::string> loading_files_;
   std::string staging_file_;  // the leaf file stage_leaf_file runs now ("" between)
-  int raw_yield_ref_ = LUA_NOREF;  // Lua's coroutine.yield, unwrapped
   std::vector<std::string> modules_loading_;  // require: the modules being loaded, outermost first
   std::map<std::string, std::set<std::string>> module_users_;  // module file -> leaf files that required it
   std::map<std::string, int> forgotten_modules_;               // module file -> registry ref of its old copy

@@ -818,28 +818,12 @@ void LuaHost::open_sandbox() {
   lua_pushcclosure(L_, LuaApi::co_resume, 1);
   lua_setfield(L_, -2, "resume");
   lua_pop(L_, 1);
-  // Lua's own coroutine.yield, before the sandbox wraps it (thicket.wait takes this one).
-  lua_getglobal(L_, "coroutine");
-  lua_getfield(L_, -1, "yield");
-  raw_yield_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
-  lua_pop(L_, 1);
   static const char kSandboxLua[] = R"LUA(
 local create, resume, close, error, type, rawget, setmetatable, tasks, stopping = ...
 -- A message handler runs where the error was raised. Once the watchdog (time limit, Ctrl-C)
 -- has told the call to stop, the handler is not called: its stop error, raised by a hook, ran
 -- the handler with hooks off, and one that looped held the host for ever (and one that looped
 -- on an ordinary error was stopped into itself, the same way).
--- A yield in a plain leaf (on no coroutine): Lua's "attempt to yield from outside a coroutine"
--- has no position and no hint.
-local yield_raw, running = coroutine.yield, coroutine.running
-coroutine.yield = function(...)
-  local _, main = running()
-  if main then
-    error("coroutine.yield outside a coroutine: a plain leaf answers in the tick it is called; to let ticks pass, " ..
-          "make it a task (leaves.X = thicket.task(function(agent, args) ... end))", 2)
-  end
-  return yield_raw(...)
-end
 -- The stop itself passes through the xpcall: caught, it would end the call as a success.
 local xpcall_raw = xpcall
 local function passed(ok, ...)
@@ -1047,10 +1031,10 @@ void LuaHost::open_thicket_module() {
   // wait and defer, in Lua.
   luaL_loadbuffer(L_, kThicketLua, std::strlen(kThicketLua), "=(thicket)");
   lua_pushvalue(L_, -2);
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, raw_yield_ref_);  // (thicket.wait yields each tick: not through the sandbox's check)
   lua_getglobal(L_, "coroutine");
-  lua_getfield(L_, -1, "isyieldable");
-  lua_remove(L_, -2);
+  lua_getfield(L_, -1, "yield");
+  lua_getfield(L_, -2, "isyieldable");
+  lua_remove(L_, -3);
   // where(): "file.lua:LINE: " of the innermost Lua function below the caller (a message
   // handler's: the line that raised the error, past C functions such as coroutine.yield).
   lua_pushcfunction(L_, [](lua_State* L) -> int {
