@@ -126,6 +126,7 @@ class TreeCompiler {
   std::vector<std::string> leaf_names_, tree_names_;
   std::vector<ExprKey> expr_keys_;
   std::map<std::string, uint32_t> ids_;
+  std::vector<bool> named_;  // by node index: its id is a name (`name:`), not its place in the tree
   int depth_ = 0;
   bool too_deep_ = false, too_many_nodes_ = false;
 
