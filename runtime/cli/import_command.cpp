@@ -218,6 +218,19 @@ bool read_file(const std::string& path, std::string& text, std::string& why) {
 
 // Writes text to out_path (standard output when empty) in one piece. `inputs`: the files the
 // command read (the tree, --leaves, a brain's files): -o naming one of them would replace it.
+// Every leaf an imported tree calls, by name.
+std::set<std::string> leaf_names_of(const ImportNode& root) {
+  std::set<std::string> names;
+  std::vector<const ImportNode*> todo{&root};
+  while (!todo.empty()) {
+    const ImportNode* n = todo.back();
+    todo.pop_back();
+    if (!n->leaf.empty()) names.insert(n->leaf);
+    for (const auto& c : n->children) todo.push_back(&c);
+  }
+  return names;
+}
+
 int write_output(const std::string& out_path, const std::string& text, const std::vector<std::string>& inputs) {
   if (out_path.empty()) {
     std::cout << text;
@@ -331,15 +344,7 @@ int import_command(int argc, char** argv, const char* usage) {
   // as a native leaf, so that only the brain itself is judged, not the --leaves files.
   {
     Runtime judge;
-    std::set<std::string> leaf_names;
-    std::vector<const ImportNode*> todo{&brain.root};
-    while (!todo.empty()) {
-      const ImportNode* n = todo.back();
-      todo.pop_back();
-      if (!n->leaf.empty()) leaf_names.insert(n->leaf);
-      for (const auto& c : n->children) todo.push_back(&c);
-    }
-    for (const std::string& name : leaf_names) {
+    for (const std::string& name : leaf_names_of(brain.root)) {
       NativeLeaf stand_in;
       stand_in.tick = [](LeafContext&) { return Status::Success; };
       judge.register_leaf(name, stand_in);
@@ -380,14 +385,7 @@ int import_command(int argc, char** argv, const char* usage) {
   if (leaves.empty()) {
     // Without --leaves the brain names leaves no file defines: thicket check would call each
     // one unknown. Said here, where the fix (an option of this command) is plain.
-    std::set<std::string> names;
-    std::vector<const ImportNode*> todo{&brain.root};
-    while (!todo.empty()) {
-      const ImportNode* n = todo.back();
-      todo.pop_back();
-      if (!n->leaf.empty()) names.insert(n->leaf);
-      for (const auto& c : n->children) todo.push_back(&c);
-    }
+    const std::set<std::string> names = leaf_names_of(brain.root);
     if (!names.empty()) {
       std::string list;
       size_t shown = 0;

@@ -201,6 +201,24 @@ TEST_CASE("simulation: watch reloads a leaf file in every worker between ticks; 
   CHECK(count(": reload of ") == 1);
 }
 
+namespace {
+// The scenario at `path`, run with --watch (its own ticks, options `o` else), its log kept in
+// `log`.
+std::unique_ptr<Simulation> watched(const std::string& path, SimOptions o, std::string& log) {
+  std::vector<Diagnostic> diags;
+  auto spec = load_scenario(path, diags);
+  for (const auto& dg : diags) MESSAGE(format_diagnostic(dg));
+  REQUIRE(spec);
+  o.ticks = spec->ticks;
+  o.watch = true;
+  o.log = [&log](const std::string& line) { log += line + "\n"; };
+  auto sim = Simulation::create(*spec, o, diags);
+  for (const auto& dg : diags) MESSAGE(format_diagnostic(dg));
+  REQUIRE(sim);
+  return sim;
+}
+}  // namespace
+
 TEST_CASE("simulation: after a watch reload, senses write into the new version's blackboard slots") {
   Scratch d;
   const char* lua = "local thicket = require('thicket')\nlocal L = {}\n"
@@ -218,21 +236,12 @@ TEST_CASE("simulation: after a watch reload, senses write into the new version's
       " vehicle: {max_speed: 0.001}, senses: {sight: {cones: [{range: 30, angle: 360}]}, blackboard: {seen: spotted}}}\n"
       "  - {name: targets, team: b, count: 1, brain: target.yaml, spawn: {centre: [8, 8], radius: 1}, vehicle: {max_speed: 0.001}}\n"
       "metrics: [spotted, alert]\n");
-  std::vector<Diagnostic> diags;
-  auto spec = load_scenario(path, diags);
-  for (const auto& dg : diags) MESSAGE(format_diagnostic(dg));
-  REQUIRE(spec);
   SimOptions o;
   o.threads = 2;
-  o.ticks = spec->ticks;
-  o.watch = true;
-  std::string log;
-  o.log = [&log](const std::string& line) { log += line + "\n"; };
   SeriesBuffer series(SeriesFormat::Csv, 1, 1, 1);
   o.series = &series;
-  auto sim = Simulation::create(*spec, o, diags);
-  for (const auto& dg : diags) MESSAGE(format_diagnostic(dg));
-  REQUIRE(sim);
+  std::string log;
+  auto sim = watched(path, o, log);
   // Version 2 declares the keys the other way round: the slot `seen` was bound to is now `alert`.
   sim->run([&](uint64_t done, uint64_t) {
     if (done == 2)
@@ -261,22 +270,13 @@ TEST_CASE("simulation: after a watch reload, the record's keys are read from the
       "scenario: s\nticks: 6\nworld: {size: [20, 20]}\nteams: [a]\ngroups:\n"
       "  - {name: west, team: a, count: 1, brain: pair.yaml, spawn: {centre: [5, 5], radius: 1}, blackboard: {home: 40}}\n"
       "  - {name: east, team: a, count: 1, brain: pair.yaml, spawn: {centre: [15, 5], radius: 1}, blackboard: {home: 50}}\n");
-  std::vector<Diagnostic> diags;
-  auto spec = load_scenario(path, diags);
-  for (const auto& dg : diags) MESSAGE(format_diagnostic(dg));
-  REQUIRE(spec);
   SimOptions o;
   o.threads = 1;
-  o.ticks = spec->ticks;
-  o.watch = true;
   o.record_keys = {"home", "other"};
   RecordString record;
   o.record = &record;
   std::string log;
-  o.log = [&log](const std::string& line) { log += line + "\n"; };
-  auto sim = Simulation::create(*spec, o, diags);
-  for (const auto& dg : diags) MESSAGE(format_diagnostic(dg));
-  REQUIRE(sim);
+  auto sim = watched(path, o, log);
   sim->run([&](uint64_t done, uint64_t) {
     if (done == 2)  // the same keys, the other way round
       d.write("pair.yaml", "tree: pair\nleaves: [idle.lua]\nblackboard: {other: 1, home: 0}\nroot: {action: Idle}\n");
