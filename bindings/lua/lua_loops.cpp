@@ -161,7 +161,7 @@ int sort_less(lua_State* L) {
 
 // table.sort(list [, comp]): the library's own, given sort_less when no comp is given and the
 // list is long enough to take a while (a Lua comp is Lua code the hook reaches).
-constexpr lua_Integer kWatchedSortLength = 1024;
+constexpr lua_Integer kWatchedSortLength = 1 << 16;  // (below, Lua's C sort takes a few ms at most)
 int tab_sort(lua_State* L) {
   if (lua_type(L, 1) == LUA_TTABLE && lua_isnoneornil(L, 2) && luaL_len(L, 1) >= kWatchedSortLength) {
     lua_settop(L, 1);
