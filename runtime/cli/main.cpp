@@ -1014,7 +1014,10 @@ int cmd_run(const Options& o) {
     for (const std::string& line : early_lines) std::cerr << line << "\n";
   print_diagnostics(diags);
   if (!brain) return kExitLoad;
-  if (std::string why = output_over_input(o, rt.impl().files_read()); !why.empty()) return usage_error(why);
+  if (std::string why = output_over_input(o, rt.impl().files_read()); !why.empty()) {
+    for (const std::string& line : early_lines) std::cerr << line << "\n";  // (the log is not opened)
+    return usage_error(why);
+  }
   log_may_open = true;
   if (!o.log.empty() && !open_log()) return usage_error("cannot write the log file '" + o.log + "'");
   for (const std::string& line : early_lines) log_file << line << "\n";
