@@ -121,8 +121,8 @@ class BtImporter {
     // BT.CPP 4 does, it is read as 4 (BT.CPP prints a warning; the brain's notes say so).
     if (const char* format = root->Attribute("BTCPP_format"); format && std::string(format) != "4") {
       error(root, std::string("BTCPP_format=\"") + format +
-                      "\": thicket imports BehaviorTree.CPP 4 trees (version 3's nodes behave differently; Groot2 "
-                      "converts a version 3 file to 4)");
+                      "\": thicket imports BehaviorTree.CPP 4 trees (version 3's nodes behave differently; the "
+                      "convert_v3_to_v4.py script of BehaviorTree.CPP converts a version 3 file)");
       return false;
     } else if (!format) {
       out_.notes.push_back("The file's <root> has no BTCPP_format: read as BehaviorTree.CPP 4, as that library does.");
