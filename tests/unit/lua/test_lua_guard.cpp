@@ -49,6 +49,12 @@ std::string brain_with(const std::string& leaf) {
          "    - force_success: {action: " + leaf + "}\n    - action: Fine\n";
 }
 
+// An agent of brain_with(leaf), its leaves the runaways.
+thicket::AgentHandle spawn_runaway(LuaRuntime& t, const std::string& leaf) {
+  t.write("run.lua", kRunaways);
+  return t.rt.spawn(t.load(brain_with(leaf)));
+}
+
 thicket::RuntimeOptions timed(double seconds) {
   thicket::RuntimeOptions o;
   o.leaf_timeout = seconds;
@@ -173,8 +179,7 @@ TEST_CASE("guard: a leaf that allocates without bound fails at the heap cap; the
   for (const char* leaf : {"Grow", "BigString"}) {
     CAPTURE(leaf);
     LuaRuntime t(o);
-    t.write("run.lua", kRunaways);
-    auto a = t.rt.spawn(t.load(brain_with(leaf)));
+    auto a = spawn_runaway(t, leaf);
     t.rt.tick(a, 0.1);
     t.rt.tick(a, 0.1);
     CHECK(t.rt.script_errors() == 2);
@@ -306,8 +311,7 @@ TEST_CASE("guard: a looping xpcall message handler is stopped by the instruction
   for (const char* leaf : {"HandlerSpin", "BothSpin"}) {
     CAPTURE(leaf);
     LuaRuntime t(o);
-    t.write("run.lua", kRunaways);
-    auto a = t.rt.spawn(t.load(brain_with(leaf)));
+    auto a = spawn_runaway(t, leaf);
     t.rt.tick(a, 0.1);
     CHECK(t.rt.script_errors() == 1);
     INFO(t.joined_log());
