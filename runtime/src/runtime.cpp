@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
+#include <tuple>
 
 #include "file_watcher.hpp"
 #include "runtime_impl.hpp"
@@ -230,6 +232,17 @@ std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& te
     const BrainSource& src;
     size_t from;
     ~Columns() {
+      // A node reached twice through a YAML alias (`*name`) is compiled twice: its findings,
+      // all at the anchor, are said once.
+      std::set<std::tuple<Severity, std::string, int, int, std::string>> said;
+      size_t kept = from;
+      for (size_t i = from; i < diags.size(); ++i) {
+        const Diagnostic& d = diags[i];
+        if (!said.emplace(d.severity, d.file, d.line, d.column, d.message).second) continue;
+        if (kept != i) diags[kept] = std::move(diags[i]);
+        ++kept;
+      }
+      diags.resize(kept);
       for (const auto& [file, file_text] : src.texts) columns_in_characters(file_text, file, diags, from);
     }
   } columns{diags, *src, diags.size()};

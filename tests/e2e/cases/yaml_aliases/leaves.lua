@@ -1,0 +1,3 @@
+local leaves = {}
+function leaves.Patrol(agent, args) return true end
+return leaves
