@@ -473,11 +473,10 @@ void RuntimeImpl::despawn(AgentHandle h) {
   AgentInfo* a = agent_ptr(h);
   if (!a) return;
   Brain& b = *brains[a->brain];
-  // Its running leaves' stop hooks see the clock of its last tick, as thicket.tick() does: after
-  // a tick the clock already holds the next tick's time (a time-sliced agent's does not move on).
-  const bool sliced = h.index < extras.size() && extras[h.index].sliced;
-  if (!sliced && a->steps > 0) a->time = a->epoch + static_cast<double>(a->steps - 1) * a->dt;
-  engine->abort_all(*b.program, *a, b.block(a->row));  // running leaves get stop("aborted")
+  {
+    LastTickClock last(*a, is_sliced(h.index));
+    engine->abort_all(*b.program, *a, b.block(a->row));  // running leaves get stop("aborted")
+  }
   script->destroy_agent(*a);
   by_id.erase(a->id);
   AgentExtra& x = extras[h.index];

@@ -275,6 +275,7 @@ class RuntimeImpl {
   }
   std::vector<TickJob> parallel_jobs;  // tick_all(dt, executor)'s jobs: one per lane, then chunks
   size_t sliced_agents = 0;        // agents with AgentExtra::sliced (they take the general path)
+  bool is_sliced(uint32_t index) const { return index < extras.size() && extras[index].sliced; }
   int64_t pending_events = 0;      // events queued over the agents of brains other than fsm ones
   // The call clock (SPEC 8.2): tick_all calls so far, and their sim time, drift-free as an
   // agent's clock is (epoch + steps * dt while dt stays the same).
@@ -339,5 +340,19 @@ inline void clock_before(AgentInfo& a, double dt) {
   }
 }
 inline void clock_after(AgentInfo& a, double dt) { a.time = a.epoch + static_cast<double>(++a.steps) * dt; }
+
+// While the running nodes of an agent are stopped between its ticks (a despawn, a hot reload),
+// its clock shows its last tick, as thicket.tick() does: after a tick the clock already holds
+// the next tick's time (a time-sliced agent's does not move on). Put back when done.
+struct LastTickClock {
+  AgentInfo& a;
+  double next;
+  LastTickClock(AgentInfo& agent, bool sliced) : a(agent), next(agent.time) {
+    if (!sliced && a.steps > 0) a.time = a.epoch + static_cast<double>(a.steps - 1) * a.dt;
+  }
+  ~LastTickClock() { a.time = next; }
+  LastTickClock(const LastTickClock&) = delete;
+  LastTickClock& operator=(const LastTickClock&) = delete;
+};
 
 }  // namespace thicket

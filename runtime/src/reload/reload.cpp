@@ -146,14 +146,18 @@ size_t RuntimeImpl::reload_paths(const std::vector<std::string>& changed, std::v
 }
 
 std::string RuntimeImpl::reload_clock() const {
-  // The clock of the agent furthest along: a reload done now takes effect from its next tick.
-  uint64_t ticks = 0;
-  double time = 0;
-  for (const auto& a : agents)
-    if (a.alive && a.ticks >= ticks) {
-      ticks = a.ticks;
-      time = a.time;
-    }
+  // The next tick_all's sim time and number (from 1): a reload done now takes effect there,
+  // whichever agents that call ticks (time-sliced ones skip calls, late spawns count their
+  // own ticks from their spawn). Without tick_all (agents ticked one by one with
+  // Runtime::tick), the next tick of the agent furthest along.
+  uint64_t ticks = calls;
+  double time = call_time();
+  if (calls == 0)
+    for (const auto& a : agents)
+      if (a.alive && a.ticks >= ticks) {
+        ticks = a.ticks;
+        time = a.time;
+      }
   std::ostringstream out;
   out << "t=" << time << " tick " << ticks + 1;
   return out.str();

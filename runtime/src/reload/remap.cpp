@@ -261,12 +261,16 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
     a.resume_leaf = kNoNode;  // node indices change: walk the tree next tick
     uint8_t* src = b.block(row);
     auto* old_status = reinterpret_cast<Status*>(src);
-    // 1. Running nodes that are gone stop now, on the old program.
-    for (uint32_t i : remap.removed)
-      if (old_status[i] == Status::Running) {
-        engine->abort_node(old, a, src, i);
-        ++aborted;
-      }
+    // 1. Running nodes that are gone stop now, on the old program (at the clock of the agent's
+    //    last tick, as a despawn's do).
+    {
+      LastTickClock last(a, is_sliced(b.row_agent[row]));
+      for (uint32_t i : remap.removed)
+        if (old_status[i] == Status::Running) {
+          engine->abort_node(old, a, src, i);
+          ++aborted;
+        }
+    }
     // 2. Kept nodes keep their status and state; blackboard values survive by key (new keys
     //    have their defaults, from the blank block).
     remap.copy(src, dst);
@@ -296,6 +300,7 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
     }
     // Outer nodes come first (depth-first order): aborting one stops what runs below it, and
     // a later abort of a node that no longer runs does nothing.
+    LastTickClock last(a, is_sliced(b.row_agent[row]));
     for (uint32_t i : restart) engine->abort_node(p, a, block, i);
   }
   const size_t kept = remap.kept;

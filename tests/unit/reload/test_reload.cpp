@@ -476,3 +476,61 @@ return L
   for (size_t at = 0; (at = r.log.find("@speed ", at)) != std::string::npos; at += 7) speeds += r.log.substr(at + 7, 1);
   CHECK(speeds == "1779");
 }
+
+TEST_CASE("reload: the notice names the next tick_all's time and number, also when agents are time-sliced") {
+  Scratch s;
+  s.write("leaves.lua", kLeaves);
+  std::string tree = kTree;
+  tree.replace(tree.find("leaves: [leaves.lua]"), 0, "tick_every: 3\n");
+  std::string brain = s.write("brain.yaml", tree);
+  Run r;
+  std::vector<thicket::Diagnostic> d;
+  auto b = r.rt.load_file(brain, d);
+  REQUIRE(b);
+  for (int i = 0; i < 3; ++i) r.rt.spawn(*b);
+  for (int i = 0; i < 11; ++i) r.rt.tick_all(0.1);  // each agent ticked 3 or 4 times
+  std::string v2 = kLeaves;
+  v2.replace(v2.find(" v1 "), 4, " v2 ");
+  s.write("leaves.lua", v2);
+  CHECK(r.rt.reload_changed() == 1);
+  // The 12th call, at t = 1.1, is the first to run the new version (it was "t=1 tick 5": the
+  // clock of the agent ticked last, and that agent's own next tick count).
+  CHECK(r.log.find("t=1.1 tick 12: reloaded ") != std::string::npos);
+  // An agent spawned late counts its own ticks from 1; the notice keeps the run's calls.
+  r.rt.spawn(*b);
+  r.rt.tick_all(0.1);
+  s.write("leaves.lua", kLeaves);
+  CHECK(r.rt.reload_changed() == 1);
+  CHECK(r.log.find("t=1.2 tick 13: reloaded ") != std::string::npos);
+}
+
+TEST_CASE("reload: a running node the reload removes stops at the clock of the agent's last tick, as on despawn") {
+  Scratch s;
+  s.write("leaves.lua", R"(
+local thicket = require("thicket")
+local L = {}
+L.Work = {
+  tick = function(agent, args, mem) return thicket.RUNNING end,
+  stop = function(agent, args, mem, status) print("stop " .. status .. " tick " .. thicket.tick() .. " t=" .. thicket.time()) end,
+}
+return L
+)");
+  const std::string tree = "tree: clock\nleaves: [leaves.lua]\nroot:\n  sequence:\n    - action: {leaf: Work, name: work}\n";
+  std::string brain = s.write("brain.yaml", tree + "    - action: {leaf: Work, name: after}\n");
+  std::string printed;
+  thicket::Runtime rt;
+  rt.on_print([&](const std::string& l) { printed += l + "\n"; });
+  std::vector<thicket::Diagnostic> d;
+  auto b = rt.load_file(brain, d);
+  REQUIRE(b);
+  auto a = rt.spawn(*b);
+  for (int i = 0; i < 3; ++i) rt.tick_all(0.5);
+  s.write("brain.yaml", tree.substr(0, tree.find("    - action: {leaf: Work, name: work}")) +
+                            "    - action: {leaf: Work, name: after}\n");
+  CHECK(rt.reload_changed() == 1);
+  // Tick 3 was at t = 1 (it said t=1.5, the time of a tick 4 that had not happened).
+  CHECK(printed == "stop aborted tick 3 t=1.0\n");
+  rt.tick_all(0.5);  // `after` starts at tick 4, t = 1.5
+  rt.despawn(a);
+  CHECK(printed == "stop aborted tick 3 t=1.0\nstop aborted tick 4 t=1.5\n");
+}
