@@ -1,5 +1,6 @@
 // Watching loaded files for hot reload (SPEC 10).
 #pragma once
+#include <errno.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,13 +28,8 @@ class FileWatcher {
     if (files_.count(path)) return;
     files_[path] = stamp(path, true);
     if (inotify_ < 0) return;
-    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-    // (Not `dir = "."` after the fact: GCC 12 warns of a -Wrestrict false positive there.)
-    const std::string dir = parent.empty() ? std::string(".") : parent.string();
-    if (dirs_.count(dir)) return;
-    int wd = inotify_add_watch(inotify_, dir.c_str(), IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_MODIFY | IN_DELETE);
-    if (wd >= 0) dirs_.insert(dir);
-    else polling_ = true;  // out of watches: fall back to looking every time
+    watch(folder_of(path));
+    watch_target(path);
   }
 
   // Files whose content changed. `touched` (optional) gets those whose time or size changed
@@ -43,7 +39,25 @@ class FileWatcher {
       alignas(inotify_event) char buf[8192];
       bool any = false;
       ssize_t n;
-      while ((n = read(inotify_, buf, sizeof buf)) > 0) any = true;
+      while ((n = read(inotify_, buf, sizeof buf)) > 0) {
+        any = true;
+        for (char* at = buf; at < buf + n;) {
+          const auto* ev = reinterpret_cast<const inotify_event*>(at);
+          // A folder deleted (its watch is gone) or moved away (its watch follows it
+          // elsewhere): watch its path again once something is there.
+          if (ev->mask & IN_MOVE_SELF) inotify_rm_watch(inotify_, ev->wd);
+          if (ev->mask & (IN_IGNORED | IN_MOVE_SELF)) lose(ev->wd);
+          at += sizeof(inotify_event) + ev->len;
+        }
+      }
+      for (auto it = lost_.begin(); it != lost_.end();) {  // a deploy step's rm -rf + mkdir
+        if (watch_now(*it)) {
+          any = true;  // what it holds now may have come before the watch
+          it = lost_.erase(it);
+        } else {
+          ++it;
+        }
+      }
       if (!any && !pending_) return {};
       pending_ = false;
     }
@@ -60,11 +74,49 @@ class FileWatcher {
       old = now;
       if (differs) out.push_back(path);
       else if (touched) touched->push_back(path);
+      if (inotify_ >= 0) watch_target(path);  // a link may point elsewhere now
     }
     return out;
   }
 
  private:
+  static std::string folder_of(const std::string& path) {
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    // (Not `dir = "."` after the fact: GCC 12 warns of a -Wrestrict false positive there.)
+    return parent.empty() ? std::string(".") : parent.string();
+  }
+  // A file reached through a symbolic link changes where the link's target is: that folder
+  // is watched too (folders on the way are followed by inotify itself).
+  void watch_target(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_symlink(path, ec)) return;
+    const std::filesystem::path target = std::filesystem::canonical(path, ec);
+    if (!ec) watch(folder_of(target.string()));
+  }
+  void watch(const std::string& dir) {
+    if (dirs_.count(dir) || lost_.count(dir)) return;
+    if (!watch_now(dir) && !polling_) lost_.insert(dir);  // not there (yet): tried at each look
+  }
+  bool watch_now(const std::string& dir) {
+    const int wd = inotify_add_watch(inotify_, dir.c_str(),
+                                     IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_MODIFY | IN_DELETE | IN_MOVE_SELF);
+    if (wd >= 0) {
+      dirs_[dir] = wd;
+      return true;
+    }
+    if (errno != ENOENT && errno != ENOTDIR) polling_ = true;  // out of watches: look every time
+    return false;
+  }
+  void lose(int wd) {
+    for (auto it = dirs_.begin(); it != dirs_.end();) {
+      if (it->second == wd) {
+        lost_.insert(it->first);
+        it = dirs_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
   struct Stamp {
     bool exists = false;
     int64_t mtime_ns = 0;
@@ -94,7 +146,8 @@ class FileWatcher {
   int inotify_ = -1;
   bool polling_ = false, pending_ = false;
   std::map<std::string, Stamp> files_;
-  std::set<std::string> dirs_;
+  std::map<std::string, int> dirs_;  // watched folders (as named) and their watches
+  std::set<std::string> lost_;       // folders to watch that are not there now
 };
 
 }  // namespace thicket

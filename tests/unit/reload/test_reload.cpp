@@ -534,3 +534,43 @@ return L
   rt.despawn(a);
   CHECK(printed == "stop aborted tick 3 t=1.0\nstop aborted tick 4 t=1.5\n");
 }
+
+TEST_CASE("reload: files reached through symbolic links, and a folder deleted and made again, keep reloading") {
+  Scratch s;
+  fs::create_directories(s.dir / "real");
+  fs::create_directories(s.dir / "mod");
+  s.write("real/leaves.lua", kLeaves);
+  s.write("real/brain.yaml", kTree);
+  fs::create_symlink("../real/leaves.lua", s.dir / "mod" / "leaves.lua");
+  fs::create_symlink("../real/brain.yaml", s.dir / "mod" / "brain.yaml");
+  Run r;
+  std::vector<thicket::Diagnostic> d;
+  auto b = r.rt.load_file(s.path("mod/brain.yaml"), d);
+  REQUIRE(b);
+  auto a = r.rt.spawn(*b);
+  r.rt.tick(a, 0.1);
+  // The link's target changes (its own folder has no event): seen (it was not).
+  std::string v2 = kLeaves;
+  v2.replace(v2.find("mem.n = mem.n + 1"), 17, "mem.n = mem.n + 10");
+  s.write("real/leaves.lua", v2);
+  CHECK(r.rt.reload_changed() == 1);
+  r.rt.tick(a, 0.1);
+  CHECK(get_number(r.rt, a, "count") == 11);
+
+  // A deploy step replaces the whole folder: the new files reload, and so do later edits (the
+  // folder's watch died with the old folder, and nothing was seen again).
+  fs::remove_all(s.dir / "real");
+  CHECK(r.rt.reload_changed() == 0);  // gone: the old version runs on
+  fs::create_directories(s.dir / "real");
+  s.write("real/brain.yaml", kTree);
+  std::string v3 = kLeaves;
+  v3.replace(v3.find("mem.n = mem.n + 1"), 17, "mem.n = mem.n + 100");
+  s.write("real/leaves.lua", v3);
+  CHECK(r.rt.reload_changed() == 1);
+  r.rt.tick(a, 0.1);
+  CHECK(get_number(r.rt, a, "count") == 111);
+  s.write("real/leaves.lua", kLeaves);
+  CHECK(r.rt.reload_changed() == 1);
+  r.rt.tick(a, 0.1);
+  CHECK(get_number(r.rt, a, "count") == 112);
+}
