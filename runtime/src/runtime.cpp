@@ -679,6 +679,12 @@ bool Runtime::set_tick_every(AgentHandle agent, uint32_t every) {
     x.ticked = a->ticks > 0;
     x.last = impl_->call_time() - impl_->call_dt;
     x.born = impl_->call_time() - a->time;
+  } else if (every == 1 && x.sliced) {  // ticked by every call again: its own clock goes on
+    x.sliced = false;
+    --impl_->sliced_agents;
+    a->time = impl_->call_time() - x.born;  // from where the call clock had it
+    a->epoch = a->time;
+    a->steps = 0;
   }
   return true;
 }

@@ -81,7 +81,7 @@ struct Deferred {
 // reads): tick_all looks here only while some agent is sliced or has events queued.
 struct AgentExtra {
   uint32_t every = 1;     // ticked by every k-th tick_all (SPEC 8.2)
-  bool sliced = false;    // its clock is the call clock (set once every was ever > 1)
+  bool sliced = false;    // its clock is the call clock (while every > 1)
   bool ticked = false;    // ticked since it was sliced
   double born = 0;        // the call clock when it was spawned
   double last = 0;        // the call clock of its last tick

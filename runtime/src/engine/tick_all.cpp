@@ -71,6 +71,17 @@ Status RuntimeImpl::tick_in_job(TickJob& job, uint32_t index, double dt, double 
       a.time = now - x->born;
       x->last = now;
       x->ticked = true;
+    } else if (x->sliced) {
+      // Runtime::tick of a sliced agent: at the call clock's time, by its own dt, which moves
+      // its clock ahead of the run's by dt (as an unsliced agent's own clock moves), so the
+      // clock never goes back at its next tick_all.
+      sliced = true;
+      ++a.ticks;
+      a.dt = dt;
+      a.time = now - x->born;
+      x->born -= dt;
+      x->last = now - dt;
+      x->ticked = true;
     }
   }
   if (!sliced) clock_before(a, dt);

@@ -358,6 +358,37 @@ TEST_CASE("time slicing set per agent: tick_every from C++, and a brain file's t
   CHECK(d[0].message.find("got a list") != std::string::npos);
 }
 
+TEST_CASE("time slicing: tick(agent) of a sliced agent moves its clock on; set back to 1, it gets each call's dt") {
+  thicket_test::LuaRuntime t;
+  t.write("sliced.lua", example("sliced.lua"));
+  std::vector<std::string> printed;
+  t.rt.impl().print_sink = [&](const std::string& l) { printed.push_back(l); };
+  std::string yaml = example("sliced.yaml");
+  auto b = t.load(yaml.replace(yaml.find("tick_every: 3"), 13, "tick_every: 1"));
+  auto a = t.rt.spawn(b);   // id 1
+  auto c = t.rt.spawn(b);   // id 2, never sliced: the comparison
+  CHECK(t.rt.set_tick_every(a, 2));
+  t.rt.tick_all(0.1);       // call 0: agent 2 only
+  t.rt.tick_all(0.1);       // call 1: both, at t = 0.1
+  t.rt.tick(a, 1.0);        // agent 1 by 1 s at the call clock's 0.2: its clock is 1 s ahead after
+  t.rt.tick(a, 1.0);
+  t.rt.tick_all(0.1);       // call 2 (t = 0.2): agent 2 only
+  t.rt.tick_all(0.1);       // call 3 (t = 0.3): agent 1 at 2.3 (it said 0.3, going back from 1.2)
+  CHECK(t.rt.set_tick_every(a, 1));
+  t.rt.tick_all(0.5);       // call 4 (t = 0.4)
+  t.rt.tick_all(0.1);       // call 5 (t = 0.9): each agent's dt is the call's (it was 0.5 for agent 1)
+  std::vector<std::string> one, two;
+  for (const auto& l : printed) (l.rfind("agent 1 ", 0) == 0 ? one : two).push_back(l);
+  CHECK(LogLines(one) == LogLines{"agent 1 tick 1 time 0.10 dt 0.10", "agent 1 tick 2 time 0.20 dt 1.00",
+                                  "agent 1 tick 3 time 1.20 dt 1.00", "agent 1 woke at 1.20",
+                                  "agent 1 tick 4 time 2.30 dt 1.10",
+                                  "agent 1 tick 5 time 2.40 dt 0.50", "agent 1 tick 6 time 2.90 dt 0.10"});
+  CHECK(LogLines(two) == LogLines{"agent 2 tick 1 time 0.00 dt 0.10", "agent 2 tick 2 time 0.10 dt 0.10",
+                                  "agent 2 tick 3 time 0.20 dt 0.10", "agent 2 tick 4 time 0.30 dt 0.10",
+                                  "agent 2 tick 5 time 0.40 dt 0.50", "agent 2 tick 6 time 0.90 dt 0.10"});
+  (void)c;
+}
+
 namespace {
 const char* kStatefulYaml = R"(tree: stateful
 leaves: [stateful.lua]
