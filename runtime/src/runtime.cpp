@@ -2,6 +2,7 @@
 #include "thicket/runtime.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <filesystem>
 #include <fstream>
@@ -714,12 +715,25 @@ std::optional<AgentHandle> Runtime::find_agent(uint32_t id) const {
   if (!index) return std::nullopt;
   return AgentHandle{*index, impl_->agents[*index].generation};
 }
+// A frame timer's 0/0 or a paused clock's 0 must not reach the clocks: one NaN would stay in
+// the call clock for good, and every wait, cooldown and timeout would never end.
+bool RuntimeImpl::refuse_dt(const char* what, double dt) {
+  if (std::isfinite(dt) && dt > 0) return false;
+  std::ostringstream v;
+  v << dt;
+  log(std::string("error: ") + what + ": dt must be a positive number of seconds, got " + v.str() + "; nothing ticked");
+  return true;
+}
 Status Runtime::tick(AgentHandle agent, double dt) {
-  if (!impl_->agent_ptr(agent)) return Status::Invalid;
+  if (!impl_->agent_ptr(agent) || impl_->refuse_dt("tick", dt)) return Status::Invalid;
   return impl_->tick(agent.index, dt);
 }
-void Runtime::tick_all(double dt) { impl_->tick_all(dt); }
-void Runtime::tick_all(double dt, const Executor& executor) { impl_->tick_all(dt, executor); }
+void Runtime::tick_all(double dt) {
+  if (!impl_->refuse_dt("tick_all", dt)) impl_->tick_all(dt);
+}
+void Runtime::tick_all(double dt, const Executor& executor) {
+  if (!impl_->refuse_dt("tick_all", dt)) impl_->tick_all(dt, executor);
+}
 Status Runtime::status(AgentHandle agent) const {
   const AgentInfo* a = impl_->agent_ptr(agent);
   if (!a) return Status::Invalid;

@@ -257,7 +257,8 @@ class THICKET_API Runtime {
   // Ticks one agent, or every live agent in slot order (agents()' order), by dt seconds. A
   // spawned agent takes the slot of the agent despawned most recently whose slot is still free,
   // else a new slot after all the others (a restore keeps the saved slots): without despawns,
-  // that is spawn order.
+  // that is spawn order. A dt that is not a positive number of seconds (0, negative, NaN,
+  // infinite) ticks nothing and logs an error (tick returns Status::Invalid).
   Status tick(AgentHandle agent, double dt);
   void tick_all(double dt);
   // The same on the game's threads (SPEC 8.2): the agents are split into independent jobs that

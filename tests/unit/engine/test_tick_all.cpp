@@ -4,9 +4,11 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <fstream>
 #include <iterator>
-#include <atomic>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -387,6 +389,28 @@ TEST_CASE("time slicing: tick(agent) of a sliced agent moves its clock on; set b
                                   "agent 2 tick 3 time 0.20 dt 0.10", "agent 2 tick 4 time 0.30 dt 0.10",
                                   "agent 2 tick 5 time 0.40 dt 0.50", "agent 2 tick 6 time 0.90 dt 0.10"});
   (void)c;
+}
+
+TEST_CASE("tick and tick_all refuse a dt that is not a positive number of seconds: the clocks stay right") {
+  thicket_test::LuaRuntime t;
+  auto b = t.load("tree: w\nroot: {wait: 0.5}\n");
+  auto a = t.rt.spawn(b);
+  for (int i = 0; i < 3; ++i) t.rt.tick_all(0.1);
+  t.rt.tick_all(std::nan(""));  // a frame timer's 0/0
+  t.rt.tick_all(0.0);
+  t.rt.tick_all(-1.0, [](size_t n, const std::function<void(size_t)>& job) {
+    for (size_t i = 0; i < n; ++i) job(i);
+  });
+  CHECK(t.rt.tick(a, std::numeric_limits<double>::infinity()) == Status::Invalid);
+  CHECK(t.rt.agent_ticks() == 3);
+  REQUIRE(t.log.size() == 4);
+  CHECK(t.log[0] == "error: tick_all: dt must be a positive number of seconds, got nan; nothing ticked");
+  CHECK(t.log[3] == "error: tick: dt must be a positive number of seconds, got inf; nothing ticked");
+  t.rt.tick_all(0.1);
+  t.rt.tick_all(0.1);
+  CHECK(t.rt.status(a) == Status::Running);  // at 0.4
+  t.rt.tick_all(0.1);
+  CHECK(t.rt.status(a) == Status::Success);  // at 0.5 (after a NaN, never)
 }
 
 namespace {
