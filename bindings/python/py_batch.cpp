@@ -41,11 +41,9 @@ py::dict run_batch(const std::string& path, uint64_t runs, uint64_t ticks, uint3
   std::vector<SweepAxis> command_line;
   for (const auto& [key, values] : axes) {
     if (values.empty()) throw py::value_error("sweep key '" + key + "' has no values");
-    std::string arg = key + "=";
-    for (size_t i = 0; i < values.size(); ++i) arg += (i ? "," : "") + values[i];
-    std::string why;
-    auto axis = parse_set_option(arg, *spec, why);
-    if (!axis) throw py::value_error("sweep key '" + key + "': " + why);
+    std::string why;  // each element one value, commas and all (not a --set text split again)
+    auto axis = sweep_axis(key, values, *spec, "", why);
+    if (!axis) throw py::value_error(why.rfind("sweep key '", 0) == 0 ? why : "sweep key '" + key + "': " + why);
     command_line.push_back(*axis);
   }
   std::vector<SweepAxis> merged = merge_axes(use_file_sweep ? spec->sweep : std::vector<SweepAxis>{}, command_line);

@@ -373,6 +373,41 @@ def test_sweep_matches_the_cli(tmp_path):
     pd.testing.assert_frame_equal(result.metrics.drop(columns=timing), pd.read_csv(csv).drop(columns=timing))
 
 
+TAGS = """scenario: tags
+seed: 1
+ticks: 1
+world: {size: [10, 10]}
+teams: [a]
+groups:
+  - {name: g, team: a, count: 1, brain: tagger.yaml, spawn: {centre: [5, 5], radius: 1},
+     vehicle: {mass: 1, max_speed: 1, max_force: 1, radius: 0.5}}
+metrics: [commas]
+"""
+TAGGER = """tree: tagger
+leaves: [tagger.lua]
+blackboard: {tag: "x"}
+root: {action: Tag}
+"""
+TAGGER_LUA = """local thicket = require("thicket")
+return { Tag = function(agent)
+  local _, n = string.gsub(agent.bb.tag, ",", ",")
+  thicket.metric("commas", n)
+  return true
+end }
+"""
+
+
+def test_a_grid_value_is_one_value_commas_and_all(tmp_path):
+    path = write(tmp_path, {"tags.yaml": TAGS, "tagger.yaml": TAGGER, "tagger.lua": TAGGER_LUA})
+    key = "groups.g.blackboard.tag"
+    result = thicket.sweep(path, {key: ["Smith, J", "Doe"]})
+    # Two points (it was three: "Smith", " J", "Doe", split as --set splits its text).
+    assert list(result.metrics[key]) == ["Smith, J", "Doe"]
+    assert list(result.metrics["commas"]) == [1, 0]
+    with pytest.raises(ValueError, match=f"sweep key '{key}': an empty value$"):
+        thicket.sweep(path, {key: ["", "Doe"]})
+
+
 def test_batch_errors(tmp_path):
     with pytest.raises(thicket.LoadError) as e:
         thicket.run(str(tmp_path / "missing.yaml"))

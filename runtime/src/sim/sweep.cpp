@@ -418,46 +418,63 @@ std::optional<SweepAxis> parse_set_option(const std::string& arg, const Scenario
     why = "--set needs KEY=V1,V2,... (e.g. --set groups.minions.count=40,80), got '" + arg + "'";
     return std::nullopt;
   }
+  const std::string list = arg.substr(eq + 1);
+  std::vector<std::string> values;
+  for (size_t from = 0;;) {
+    const size_t comma = list.find(',', from);
+    values.push_back(list.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+    if (values.back().empty()) {
+      why = "--set " + arg.substr(0, eq) + ": an empty value in '" + list + "' (values are separated by commas)";
+      return std::nullopt;
+    }
+    if (comma == std::string::npos) break;
+    from = comma + 1;
+  }
+  return sweep_axis(arg.substr(0, eq), values, spec, "--set", why);
+}
+
+std::optional<SweepAxis> sweep_axis(const std::string& key, const std::vector<std::string>& values, const ScenarioSpec& spec,
+                                    const std::string& origin, std::string& why) {
   SweepAxis axis;
-  axis.key = arg.substr(0, eq);
+  axis.key = key;
+  // "--set: why", "--set KEY: why" (keyed); a caller that names the key itself passes no origin.
+  auto said = [&](const std::string& text, bool keyed) {
+    return origin.empty() ? text : origin + (keyed ? " " + key : std::string()) + ": " + text;
+  };
   const auto target = resolve(spec, axis.key, why);
   if (!target) {
-    why = "--set: " + why;
+    why = said(why, false);
     return std::nullopt;
   }
   if (std::string bad = not_utf8(axis.key, axis.key, true); !bad.empty()) {
-    why = "--set: " + bad;
+    why = said(bad, false);
     return std::nullopt;
   }
   std::vector<std::string> identities;  // of axis.values
-  const std::string list = arg.substr(eq + 1);
-  for (size_t from = 0;;) {
-    const size_t comma = list.find(',', from);
-    std::string text = list.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+  for (const std::string& text : values) {
     ScenarioSpec scratch = spec;
     if (text.empty()) {
-      why = "--set " + axis.key + ": an empty value in '" + list + "' (values are separated by commas)";
+      why = said("an empty value", true);
       return std::nullopt;
     }
     if (std::string bad = not_utf8(axis.key, text, false); !bad.empty()) {
-      why = "--set: " + bad;
+      why = said(bad, false);
       return std::nullopt;
     }
     if (!apply_param(scratch, axis.key, text, why)) {
-      why = "--set: " + why;
+      why = said(why, false);
       return std::nullopt;
     }
     const std::string identity = value_identity(*target, text);
     if (auto seen = std::find(identities.begin(), identities.end(), identity); seen != identities.end()) {
       const std::string& first = axis.values[seen - identities.begin()];
-      why = "--set " + axis.key + ": the value " + first + " is listed twice" +
-            (first == text ? std::string() : " (as " + first + " and " + text + ", the same value for this key)");
+      why = said("the value " + first + " is listed twice" +
+                     (first == text ? std::string() : " (as " + first + " and " + text + ", the same value for this key)"),
+                 true);
       return std::nullopt;
     }
     identities.push_back(identity);
     axis.values.push_back(text);
-    if (comma == std::string::npos) break;
-    from = comma + 1;
   }
   return axis;
 }

@@ -39,6 +39,10 @@ bool apply_param(ScenarioSpec& spec, const std::string& key, const std::string& 
 // `--set KEY=V1,V2,...`: the axis (line 0), or nullopt with why. The key and every value are
 // checked against spec.
 std::optional<SweepAxis> parse_set_option(const std::string& arg, const ScenarioSpec& spec, std::string& why);
+// An axis from its key and values, each value whole (a grid from Python: commas are part of a
+// value); messages start with `origin` ("--set"), or, without one, with what is wrong.
+std::optional<SweepAxis> sweep_axis(const std::string& key, const std::vector<std::string>& values, const ScenarioSpec& spec,
+                                    const std::string& origin, std::string& why);
 
 // The scenario's axes with the command line's: a --set key replaces the file's axis of that key,
 // others are appended in command-line order.
