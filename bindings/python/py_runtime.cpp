@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -172,6 +173,10 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
  public:
   PyRuntime(uint64_t seed, bool trusted, uint32_t script_states, double leaf_timeout, size_t lua_memory_limit,
             size_t max_script_agents) {
+    // A negative or NaN time limit would turn the runaway-leaf guard off without a word.
+    if (!(leaf_timeout >= 0) || !std::isfinite(leaf_timeout))
+      throw py::value_error("leaf_timeout must be a number of seconds >= 0 (0 = no limit), got " +
+                            std::string(py::repr(py::float_(leaf_timeout))));
     thicket::RuntimeOptions o;
     o.seed = seed;
     o.trusted = trusted;
@@ -404,6 +409,12 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
         py::object r = fn(agent);
         cut();
         if (py::isinstance<py::bool_>(r)) return r.cast<bool>() ? Status::Success : Status::Failure;
+        const std::string_view type = Py_TYPE(r.ptr())->tp_name;  // what numpy's comparisons give
+        if (type == "numpy.bool_" || type == "numpy.bool") {
+          const int truth = PyObject_IsTrue(r.ptr());
+          if (truth < 0) throw py::error_already_set();
+          return truth ? Status::Success : Status::Failure;
+        }
         if (r.is_none()) return Status::Failure;
         if (py::isinstance<py::str>(r)) {
           std::string s = r.cast<std::string>();

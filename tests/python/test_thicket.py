@@ -238,6 +238,14 @@ root:
     with pytest.raises(ValueError, match="belongs to a call that has returned"):
         kept[0].id
 
+    # numpy's comparisons give numpy.bool_: a bool like any other (it was "returned True; a leaf
+    # returns ... True or False").
+    rt3 = thicket.Runtime()
+    rt3.register_leaf("Bump", lambda agent: np.float64(agent.tick) > 1.5)
+    rt3.register_leaf("IsEven", lambda agent: np.bool_(True))
+    a3 = rt3.spawn(rt3.load_string(tree, "py.yaml"))
+    assert rt3.tick(a3, 0.1) == "failure" and rt3.tick(a3, 0.1) == "success"
+
     rt.register_leaf("Bump", lambda agent: 3)
     with pytest.raises(TypeError, match="leaf 'Bump' returned 3"):
         rt.tick(a, 0.1)
@@ -278,6 +286,14 @@ function leaves.Hog(agent)
 end
 return leaves
 """
+
+
+def test_a_time_limit_that_is_no_number_of_seconds_is_refused():
+    # -1 or NaN turned the runaway-leaf guard off without a word (0 is the way to say so).
+    for bad in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="leaf_timeout must be a number of seconds >= 0"):
+            thicket.Runtime(leaf_timeout=bad)
+    thicket.Runtime(leaf_timeout=0)
 
 
 def test_script_caps(tmp_path):
