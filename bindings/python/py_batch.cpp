@@ -63,9 +63,11 @@ py::dict run_batch(const std::string& path, uint64_t runs, uint64_t ticks, uint3
   std::vector<RunResult> results;
   std::string series_text, record_text, log_text;
   std::vector<Diagnostic> run_diags;
+  CtrlC ctrl_c;  // stops the run in progress at its next tick (its Lua calls at once)
   {
     py::gil_scoped_release release;
     for (const cli::RunSpec& r : plan) {
+      if (ctrl_c.interrupted()) break;
       SimOptions so;
       so.threads = threads == 0 ? 1 : threads;
       so.seed = r.seed;
@@ -88,11 +90,12 @@ py::dict run_batch(const std::string& path, uint64_t runs, uint64_t ticks, uint3
       }
       auto sim = Simulation::create(*run_spec, so, run_diags);
       if (!sim) break;
-      results.push_back(sim->run());
+      results.push_back(sim->run({}, [&] { return ctrl_c.interrupted(); }));
       if (series) series_text += (r.index == 0 ? series->header() : "") + series->text();
       if (so.record) record_text = std::move(record_sink.text);
     }
   }
+  ctrl_c.finish();
   if (results.size() != plan.size()) raise_load_error(path + ": a run did not start", run_diags);
   std::ostringstream rows;
   if (sweeping) cli::write_run_rows(rows, false, results, params, plan);

@@ -16,6 +16,29 @@ void register_runtime(py::module_& m);
 // run, sweep and read_record's C++ halves (py_batch.cpp, py_record.cpp).
 void register_batch(py::module_& m);
 
+// Ctrl-C during a long call made with the GIL released (tick_all(times=N), run, sweep): Python's
+// own handler only notes the signal for when bytecode runs again, which is after all the work.
+// While a Ctrl-C scope lives (made with the GIL held, on the main thread, while SIGINT has
+// Python's default handler), SIGINT stops the Lua calls in progress (thicket::interrupt_scripts,
+// as the CLI does) and `interrupted()` turns true, so the loop stops after the tick or run in
+// progress; `finish()` (GIL held) puts Python's handler back and raises KeyboardInterrupt. A
+// second Ctrl-C while it lasts ends the process, as the CLI's does.
+class CtrlC {
+ public:
+  CtrlC();
+  ~CtrlC();
+  bool interrupted() const;
+  void finish();  // GIL held: raises KeyboardInterrupt if interrupted
+  CtrlC(const CtrlC&) = delete;
+  CtrlC& operator=(const CtrlC&) = delete;
+
+ private:
+  bool installed_ = false;
+  bool finished_ = false;
+  struct Saved;
+  Saved* saved_ = nullptr;
+};
+
 // Raises thicket.LoadError(message) with `.diagnostics` (a list of Diagnostic) set.
 [[noreturn]] void raise_load_error(const std::string& what, const std::vector<thicket::Diagnostic>& diagnostics);
 

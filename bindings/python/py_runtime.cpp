@@ -374,12 +374,14 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
   }
   void tick_all(double dt, uint32_t times) {
     check_dt(dt);
+    CtrlC ctrl_c;  // stops after the tick in progress (its Lua calls stopped at once)
     {
       Busy busy(*this);
       Ticking ticking(*this);
       py::gil_scoped_release release;
-      for (uint32_t i = 0; i < times && !python_error_; ++i) rt_->tick_all(dt);
+      for (uint32_t i = 0; i < times && !python_error_ && !ctrl_c.interrupted(); ++i) rt_->tick_all(dt);
     }
+    if (!python_error_) ctrl_c.finish();
     raise_python_error();
   }
   static void check_dt(double dt) {

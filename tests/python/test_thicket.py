@@ -2,6 +2,7 @@
 THICKET_BIN=build/thicket (the CLI the batches are compared with). No test reads the clock."""
 import os
 import re
+import signal
 import subprocess
 import warnings
 
@@ -294,6 +295,59 @@ def test_a_time_limit_that_is_no_number_of_seconds_is_refused():
         with pytest.raises(ValueError, match="leaf_timeout must be a number of seconds >= 0"):
             thicket.Runtime(leaf_timeout=bad)
     thicket.Runtime(leaf_timeout=0)
+
+
+SPIN = """tree: spin
+leaves: [spin.lua]
+root:
+  sequence:
+    - action: Count
+    - action: Spin
+"""
+SPIN_LUA = """local thicket = require("thicket")
+return { Spin = function() if thicket.tick() == 3 then while true do end end return true end }
+"""
+
+
+def test_ctrl_c_stops_a_long_tick_all_after_the_tick_in_progress(tmp_path):
+    # Python's own handler only notes a SIGINT for when bytecode runs again: tick_all(times=1000)
+    # ran all 1000 ticks first, and a looping Lua leaf was stopped only by its time limit.
+    path = write(tmp_path, {"spin.yaml": SPIN, "spin.lua": SPIN_LUA})
+    rt = thicket.Runtime(leaf_timeout=1.0)
+    ticks = []
+
+    def count(agent):
+        ticks.append(agent.tick)
+        if agent.tick == 3:
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C, just before Spin loops
+        return True
+
+    rt.register_leaf("Count", count)
+    rt.spawn(rt.load(path))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(KeyboardInterrupt):
+            rt.tick_all(0.1, times=1000)
+    assert ticks == [1, 2, 3]
+    assert any("stopped: the run was interrupted (Ctrl-C)" in str(w.message) for w in caught)
+    rt.tick_all(0.1, times=2)  # scripts run again afterwards
+    assert ticks == [1, 2, 3, 4, 5]
+
+
+def test_ctrl_c_stops_a_batch_at_the_next_tick(tmp_path):
+    marks = tmp_path / "ticks.txt"
+    lua = f"""local thicket = require("thicket")
+return {{ Tag = function(agent)
+  local f = io.open({str(marks)!r}, "a"); f:write("t\\n"); f:close()
+  if thicket.tick() == 5 then io.popen("kill -INT {os.getpid()}"):close() end
+  return true
+end }}
+"""
+    path = write(tmp_path, {"tags.yaml": TAGS.replace("ticks: 1", "ticks: 50"), "tagger.yaml": TAGGER, "tagger.lua": lua})
+    with pytest.raises(KeyboardInterrupt):
+        thicket.run(path, runs=20, trusted=True)
+    # Stopped in the first run, at its next tick (all 20 runs of 50 ticks ran before).
+    assert 5 <= len(marks.read_text().splitlines()) <= 6
 
 
 def test_script_caps(tmp_path):
