@@ -502,8 +502,7 @@ static int64_t spawn(thicket_runtime* rt, const char* what, int32_t brain, uint3
     // Refused. The brain and the id were checked above: what is left is the run's ids.
     if (!with_id)
       return fail(rt, THICKET_ERR_ARG, what,
-                  "the run has given out every agent id (1 to " + std::to_string(kMaxAgentId) +
-                      "): no agent spawned (thicket_spawn_with_id takes a free id)"),
+                  "every agent id (1 to " + std::to_string(kMaxAgentId) + ") is in use: no agent spawned"),
              -1;
     return fail(rt, THICKET_ERR_ARG, what, "agent id " + std::to_string(id) + " was refused (the log says why)"), -1;
   });

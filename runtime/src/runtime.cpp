@@ -437,9 +437,22 @@ std::optional<BrainHandle> RuntimeImpl::load_checked(const std::optional<std::st
 AgentHandle RuntimeImpl::spawn(BrainHandle bh, const std::vector<std::pair<std::string, Value>>& bb) {
   if (bh.index >= brains.size()) return {};
   // Ids run from 1 to kMaxAgentId: 0 is "no agent", and a snapshot records the next id to give.
-  if (next_agent_id == 0 || next_agent_id > kMaxAgentId) {
-    log("error: spawn: the run has given out every agent id (1 to " + std::to_string(kMaxAgentId) + "); no agent spawned");
-    return {};
+  // Past the largest (a spawn chose an id near it, and the count goes on after the largest id
+  // given), ids no live agent has are given, from 1 up: reused, rather than no agent at all.
+  uint32_t id = next_agent_id;
+  if (id == 0 || id > kMaxAgentId) {
+    if (!reusing_ids) {
+      reusing_ids = true;
+      log("warning: spawn: automatic agent ids have passed the largest, " + std::to_string(kMaxAgentId) +
+          " (they go on after the largest id given, also a chosen one); from now on they reuse ids no live agent has, "
+          "from 1 up");
+    }
+    while (reuse_cursor <= kMaxAgentId && by_id.count(reuse_cursor)) ++reuse_cursor;
+    if (reuse_cursor > kMaxAgentId) {
+      log("error: spawn: every agent id (1 to " + std::to_string(kMaxAgentId) + ") is in use; no agent spawned");
+      return {};
+    }
+    id = reuse_cursor;
   }
   Brain& b = *brains[bh.index];
   uint32_t index;
@@ -454,7 +467,9 @@ AgentHandle RuntimeImpl::spawn(BrainHandle bh, const std::vector<std::pair<std::
   uint32_t generation = a.generation;
   a = AgentInfo{};
   a.generation = generation;
-  a.id = next_agent_id++;
+  a.id = id;
+  if (id == next_agent_id) ++next_agent_id;
+  else ++reuse_cursor;
   a.brain = static_cast<uint16_t>(bh.index);
   a.alive = true;
   a.rng = Rng::seeded(options.seed, a.id);

@@ -301,6 +301,8 @@ class RuntimeImpl {
   std::vector<uint32_t> split_native;
   std::vector<uint32_t> free_agents;
   uint32_t next_agent_id = 1;
+  bool reusing_ids = false;    // next_agent_id passed kMaxAgentId: ids no live agent has are given
+  uint32_t reuse_cursor = 1;   // the lowest id that may be free then
   size_t live_agents = 0;
   std::unique_ptr<ScriptHost> script;  // Lua leaves (bindings/lua); made before the engine
   // The script lanes (script_lanes.cpp): one host per RuntimeOptions::script_states; with

@@ -128,12 +128,12 @@ int thicket_reload_changed(thicket_runtime *rt);
 
 /* ---- Agents ---- */
 /* Spawns an agent of a loaded brain with its blackboard defaults. Returns its handle (>= 0), or
-** -1 on error. Agent ids count 1, 2, ... per runtime, up to 4294967294. Called by a leaf during
+** -1 on error. Agent ids count 1, 2, ... per runtime, up to 4294967294 (they go on after the
+** largest id given, a chosen one too; past 4294967294, ids no live agent has). Called by a leaf during
 ** a tick, the spawn waits for the end of the tick and this returns -1 with
 ** THICKET_ERR_DEFERRED (only then): use thicket_spawn_with_id and find it afterwards with
 ** thicket_find_agent. Refused (-1, THICKET_ERR_ARG, the reason in thicket_last_error): an
-** unknown brain, or a run that has given out every id (thicket_spawn_with_id still takes a
-** free one). */
+** unknown brain, or every id in use. */
 int64_t thicket_spawn(thicket_runtime *rt, int32_t brain);
 /* The same with a chosen agent id (1 .. 4294967294, unused; else THICKET_ERR_ARG). */
 int64_t thicket_spawn_with_id(thicket_runtime *rt, int32_t brain, uint32_t id);

@@ -745,7 +745,7 @@ TEST_CASE("a leaf that loads, restores, reloads or registers during a tick is re
   CHECK(rt.load_string("tree: y\nroot: {action: Meddle}\n", "y.yaml", d).has_value());
 }
 
-TEST_CASE("agent ids stop at 4294967294, so the id after the last one still fits a snapshot") {
+TEST_CASE("agent ids stop at 4294967294, so the id after the last one still fits a snapshot; automatic ids go on") {
   std::vector<std::string> log;
   thicket::RuntimeOptions o;
   o.log = [&](const std::string& l) { log.push_back(l); };
@@ -756,10 +756,17 @@ TEST_CASE("agent ids stop at 4294967294, so the id after the last one still fits
   REQUIRE(b);
   CHECK_FALSE(rt.spawn(*b, {}, 0xFFFFFFFFu).valid());
   CHECK(log.back() == "error: spawn: agent id 4294967295 is past the largest, 4294967294; no agent spawned");
+  auto first = rt.spawn(*b);  // id 1
   auto last = rt.spawn(*b, {}, 0xFFFFFFFEu);
   REQUIRE(last.valid());
-  CHECK_FALSE(rt.spawn(*b).valid());  // the automatic ids have run out too
-  CHECK(log.back() == "error: spawn: the run has given out every agent id (1 to 4294967294); no agent spawned");
+  // The automatic ids go on after the largest given: past it, they take ids no live agent has
+  // (no agent at all could be spawned so after one chosen id, despawned or not).
+  auto next = rt.spawn(*b);
+  REQUIRE(next.valid());
+  CHECK(rt.agent_id(next) == 2);
+  CHECK(log.back().rfind("warning: spawn: automatic agent ids have passed the largest, 4294967294", 0) == 0);
+  rt.despawn(first);
+  CHECK(rt.agent_id(rt.spawn(*b)) == 3);  // the lowest free id past the last one given
   rt.tick_all(0.1);
   std::ostringstream out;
   REQUIRE(rt.save(out));
