@@ -35,7 +35,7 @@
 // times < 1, an undeclared blackboard key, a subtree cycle) are the loader's: Load() returns them
 // as it would for a file, with line:col pointing into Yaml().
 //
-// Units: seconds of sim time. Limits: those of the loader (runtime.hpp): up to 65,535 children
+// Units: seconds of sim time. Limits: those of the loader (runtime.hpp): up to 65,534 children
 // per composite, about a million nodes per tree. Leaf arguments are scalars (a number, an
 // integer, true/false, text, or nil); list and map arguments need a YAML file.
 #pragma once

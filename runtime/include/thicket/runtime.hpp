@@ -1,7 +1,7 @@
 // thicket's embedding face (SPEC 8): load brains, register native leaves, spawn agents,
 // tick them, read their state, receive trace events, reload changed files.
 //
-// Units: time in seconds of sim time; dt > 0. Limits: up to 65,535 children per composite,
+// Units: time in seconds of sim time; dt > 0. Limits: up to 65,534 children per composite,
 // 100,000 nodes and 256 levels of nesting per brain loaded from YAML, 2^32 agents.
 #pragma once
 #include <cstdint>

@@ -195,8 +195,9 @@ int64_t thicket_script_errors(thicket_runtime *rt);
 /* ---- Blackboard (SPEC 6) ----
 ** Keys are declared and typed by the brain: number (double), integer (int64_t), boolean (int:
 ** 0 or 1) and string. Undeclared key: THICKET_ERR_KEY; another type: THICKET_ERR_TYPE (a number
-** key also takes an integer through thicket_set_integer, as in C++). `any` keys (Lua values)
-** are not reachable from C. */
+** key also takes an integer through thicket_set_integer, as in C++). An `any` key (a Lua value)
+** takes and gives numbers, integers, booleans and strings; other Lua values in it (a table, a
+** function) read as nil. */
 int thicket_set_number(thicket_runtime *rt, int64_t agent, const char *key, double v);
 int thicket_get_number(thicket_runtime *rt, int64_t agent, const char *key, double *out);
 int thicket_set_integer(thicket_runtime *rt, int64_t agent, const char *key, int64_t v);
