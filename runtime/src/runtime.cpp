@@ -296,6 +296,10 @@ std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& te
       diags.push_back({Severity::Warning, def.file, 0, 0,
                        "leaf '" + def.name + "' replaces the one from " + leaves[known->second].file +
                            " for every brain of this runtime (leaf names are shared)"});
+    else if (known != leaf_ids.end() && leaves[known->second].shape == LeafShape::Native)
+      diags.push_back({Severity::Warning, def.file, 0, 0,
+                       "leaf '" + def.name + "' replaces the native leaf the game registered, for every brain of this "
+                           "runtime (leaf names are shared: rename one of them)"});
   }
   std::unique_ptr<Program> program;
   if (src->kind == BrainKind::Tree) {
@@ -670,6 +674,9 @@ void RuntimeImpl::register_native(LeafDef def) {
     leaf_ids[def.name] = static_cast<uint32_t>(leaves.size());
     leaves.push_back(std::move(def));
   } else {
+    if (!leaves[it->second].file.empty())  // a Lua leaf: every brain that calls it gets the native one
+      log("warning: register_leaf: '" + def.name + "' replaces the Lua leaf from " + leaves[it->second].file +
+          " for every brain of this runtime (leaf names are shared)");
     script->release_leaf(leaves[it->second]);
     leaves[it->second] = std::move(def);
   }

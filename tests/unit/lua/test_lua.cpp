@@ -138,6 +138,30 @@ TEST_CASE("lua: plain action functions: status constants, their strings, true / 
   CHECK(t.rt.script_errors() == 0);
 }
 
+TEST_CASE("lua: a leaf name shared by a native leaf and a Lua leaf, or two Lua files, is replaced with a warning") {
+  LuaRt t;
+  t.rt.register_leaf("Native", thicket::NativeLeaf{[](thicket::LeafContext&) { return Status::Failure; }, {}, {}});
+  t.write("a.lua", "return { Native = function() return true end, Shared = function() return true end }");
+  t.write("b.lua", "return { Shared = function() return false end }");
+  std::vector<thicket::Diagnostic> d;
+  auto a = t.try_load("tree: a\nleaves: [a.lua]\nroot: {action: Native}\n", d, "a.yaml");
+  REQUIRE(a);
+  REQUIRE(d.size() == 1);  // it replaced the game's leaf without a word
+  CHECK(d[0].severity == thicket::Severity::Warning);
+  CHECK(d[0].message == "leaf 'Native' replaces the native leaf the game registered, for every brain of this runtime "
+                        "(leaf names are shared: rename one of them)");
+  CHECK(t.rt.tick(t.rt.spawn(*a), 0.1) == Status::Success);
+  d.clear();
+  REQUIRE(t.try_load("tree: b\nleaves: [b.lua]\nroot: {action: Shared}\n", d, "b.yaml"));
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].message.find("leaf 'Shared' replaces the one from ") == 0);
+  // And the other way: the game's register_leaf over a Lua leaf's name says so in the log.
+  t.log.clear();
+  t.rt.register_leaf("Shared", thicket::NativeLeaf{[](thicket::LeafContext&) { return Status::Success; }, {}, {}});
+  REQUIRE(t.log.size() == 1);
+  CHECK(t.log[0].find("warning: register_leaf: 'Shared' replaces the Lua leaf from ") == 0);
+}
+
 TEST_CASE("lua: conditions: truthy success, falsy failure; status values count as such; running is an error") {
   LuaRt t;
   t.write("status.lua", kStatusLeaves);
