@@ -24,6 +24,7 @@
 // does), which for an unchanged brain is a copy.
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <istream>
 #include <iterator>
 #include <map>
@@ -499,16 +500,26 @@ class SnapshotParser {
   // Each saved brain goes to the loaded brain of the same file (the n-th of a path to the
   // n-th loaded from it), remapped by node id; the blackboard by key name.
   void match_brains(std::vector<SavedBrain>& saved) {
+    // One file under two spellings (mix.yaml, ./mix.yaml, its absolute path) is one file.
+    auto file_key = [](const std::string& path) {
+      std::error_code ec;
+      const std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
+      return ec ? std::filesystem::path(path).lexically_normal().string() : p.string();
+    };
     std::map<std::string, std::vector<uint32_t>> loaded;
-    for (uint32_t i = 0; i < rt_.brains.size(); ++i) loaded[rt_.brains[i]->path].push_back(i);
+    for (uint32_t i = 0; i < rt_.brains.size(); ++i) loaded[file_key(rt_.brains[i]->path)].push_back(i);
     std::map<std::string, size_t> used;
     for (auto& sb : saved) {
-      auto it = loaded.find(sb.path);
-      size_t nth = used[sb.path]++;
+      const std::string key = file_key(sb.path);
+      auto it = loaded.find(key);
+      size_t nth = used[key]++;
       sb.key_to.assign(sb.skeleton.blackboard.size(), kUnmapped);
       if (it == loaded.end() || nth >= it->second.size()) {
+        std::string have;
+        for (const auto& b : rt_.brains) have += (have.empty() ? "" : ", ") + b->path;
         sb.errors.push_back("the snapshot's brain " + sb.path + " (" + sb.name +
-                            ") is not loaded in this runtime: load it before restoring");
+                            ") is not loaded in this runtime: load it before restoring (loaded: " +
+                            (have.empty() ? std::string("none") : have) + ")");
         continue;
       }
       const Program& p = *rt_.brains[it->second[nth]]->program;

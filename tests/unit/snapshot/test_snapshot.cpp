@@ -437,12 +437,23 @@ root:
   CHECK(c.agent_count() == 1);
   CHECK(c.agent_id(mine) == 1);
 
-  // A brain that is not loaded is named.
+  // A brain that is not loaded is named, with those that are.
   Runtime d;
   diags.clear();
   SnapshotReader third(w.bytes());
   CHECK(!d.restore(third, diags));
-  CHECK(all_diags(diags).find("is not loaded in this runtime") != std::string::npos);
+  CHECK(all_diags(diags).find("is not loaded in this runtime: load it before restoring (loaded: none)") != std::string::npos);
+
+  // The same file under another spelling is the same brain (it "was not loaded").
+  dir.write("t.yaml", v2);
+  Runtime e;
+  const std::string spelled = (dir.path() / "." / ".." / dir.path().filename() / "t.yaml").string();
+  REQUIRE(spelled != path);
+  REQUIRE(e.load_file(spelled, diags));
+  diags.clear();
+  SnapshotReader fourth(w.bytes());
+  CHECK_MESSAGE(e.restore(fourth, diags), all_diags(diags));
+  CHECK(e.agent_count() == 1);
 }
 
 TEST_CASE("snapshot: other versions, truncations and damaged bytes are refused; the runtime stays as it was") {
