@@ -230,6 +230,19 @@ async function crlfFile() {
   const now = readFileSync(file, 'utf8');
   check(c.ok && now.length > original.length && /- action: Patrol\r\n/.test(now) && !/[^\r]\n/.test(now),
     'a node added to a CRLF file is written with CRLF, and no line of the file ends in a bare LF');
+  // Typing in the YAML panel (a textarea holds its text with \n): one line changes, the file's
+  // other lines keep their CRLF (the last line lost its \r).
+  await page.evaluate(() => { document.getElementById('yaml-details').open = true; });
+  await page.waitForFunction(() => document.getElementById('yaml-text').value.length > 0);
+  await page.locator('#yaml-text').focus();
+  await page.evaluate(() => { const t = document.getElementById('yaml-text'); const i = t.value.indexOf('"calm"') + 5; t.setSelectionRange(i, i); });
+  await page.keyboard.type('X');
+  const typed = await settled(page);
+  await save(page);
+  const after = readFileSync(file, 'utf8');
+  const d = lineDiff(now, after);
+  check(typed.ok && d.sameCount && d.changed.length === 1 && after.includes('"calmX"\r\n') && !/[^\r]\n/.test(after),
+    `typing in the YAML panel of a CRLF file changes one line and keeps every CRLF (lines changed: ${JSON.stringify(d)})`);
   await page.close();
   ed.stop();
 }

@@ -528,11 +528,31 @@ function moveBy(d) {
 // A file whose lines end in CRLF keeps them: what an edit inserts (written with \n, or a
 // textarea's text, which browsers hold with \n) gets the file's line ends. In place, and
 // idempotent (commitSelecting measures the inserts before commit sees them).
+// A file of mixed line ends gets those of most of its lines.
 function crlf(splices) {
-  const eol = S.text.indexOf('\n');
-  if (eol <= 0 || S.text[eol - 1] !== '\r') return splices;
+  const crlfs = (S.text.match(/\r\n/g) || []).length;
+  const lfs = (S.text.match(/\n/g) || []).length;
+  if (!crlfs || crlfs < lfs - crlfs) return splices;
   for (const sp of splices) sp.insert = sp.insert.replace(/\r?\n/g, '\r\n');
   return splices;
+}
+// The edit that the YAML panel's text `t` (a textarea's: line ends as \n) makes to the file's
+// text (which may hold \r\n): found on the file's text with \r\n read as \n, then placed at the
+// file's own offsets, so lines the edit does not touch keep their line ends (diffing the two
+// texts as they are dropped a \r at the edit's ends). null: no change.
+function textareaSplice(text, t) {
+  if (text.indexOf('\r\n') < 0) return text === t ? null : minimalSplice(text, t);
+  const norm = text.replace(/\r\n/g, '\n');
+  if (norm === t) return null;
+  const sp = minimalSplice(norm, t);
+  const at = new Array(norm.length + 1);  // offset in `text` of each offset in `norm`
+  let j = 0;
+  for (let k = 0; k < norm.length; k++) {
+    at[k] = j;
+    j += text[j] === '\r' && text[j + 1] === '\n' ? 2 : 1;
+  }
+  at[norm.length] = text.length;
+  return { start: at[sp.start], end: at[sp.end], insert: sp.insert };
 }
 // The new-text region of a splice's inserted text (other splices before it shift it).
 function regionOf(splices, target, skip = 0) {
@@ -1035,8 +1055,8 @@ function wire() {
   });
   $('yaml-details').addEventListener('toggle', () => { if ($('yaml-details').open) $('yaml-text').value = S.text; });
   $('yaml-text').addEventListener('input', () => {
-    const t = $('yaml-text').value;
-    if (t !== S.text) commit([minimalSplice(S.text, t)], 'yaml-text');
+    const sp = textareaSplice(S.text, $('yaml-text').value);
+    if (sp) commit([sp], 'yaml-text');
   });
   $('yaml-text').addEventListener('blur', () => { S.lastCoalesce = null; });
   // the keyboard on the drawing: arrows walk the visible nodes, left/right fold, Enter edits
