@@ -17,7 +17,8 @@ struct Diagnostic {
   std::string message;
 };
 
-// "FILE:LINE:COL: error: MESSAGE" (LINE and COL left out where unknown).
+// "FILE:LINE:COL: error: MESSAGE" (LINE and COL left out where unknown; "error: MESSAGE" without
+// a file, e.g. for a snapshot's bytes).
 THICKET_API std::string format_diagnostic(const Diagnostic& d);
 
 inline bool has_errors(const std::vector<Diagnostic>& ds) {

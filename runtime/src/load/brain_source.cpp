@@ -117,7 +117,7 @@ std::optional<std::string> SourceReader::read_file(const std::string& path, cons
     Diagnostic d;
     if (from_file.empty()) {
       d.file = path;
-      d.message = "cannot open file: " + why;
+      d.message = path.empty() ? "no file to load: the path is empty" : "cannot open file: " + why;
     } else {
       d.file = from_file;
       d.line = from.Mark().line + 1;
@@ -322,7 +322,8 @@ std::string format_diagnostic(const Diagnostic& d) {
     out += ":" + std::to_string(d.line);
     if (d.column > 0) out += ":" + std::to_string(d.column);
   }
-  out += d.severity == Severity::Error ? ": error: " : d.severity == Severity::Warning ? ": warning: " : ": note: ";
+  if (!out.empty()) out += ": ";  // no file (a snapshot's bytes, an empty path): "error: ..."
+  out += d.severity == Severity::Error ? "error: " : d.severity == Severity::Warning ? "warning: " : "note: ";
   out += d.message;
   return out;
 }

@@ -260,3 +260,12 @@ TEST_CASE("scalar_position: a byte of a scalar's value at its place in the file"
   CHECK(thicket::scalar_position("a: x\n", YAML::Mark::null_mark(), 0) == P{0, 0});  // no mark: no place
   CHECK(at("a: \"\\U0001F600 x\"\n", "a", 5) == P{1, 16});          // 4 bytes of value, 10 of text
 }
+
+TEST_CASE("an empty path says so, and a diagnostic without a file reads 'error: ...'") {
+  thicket::Runtime rt;
+  std::vector<thicket::Diagnostic> d;
+  CHECK(!rt.load_file("", d));
+  REQUIRE(d.size() == 1);
+  // It was ": error: cannot open file: no such file".
+  CHECK(thicket::format_diagnostic(d[0]) == "error: no file to load: the path is empty");
+}
