@@ -225,6 +225,8 @@ struct LeafInfo {
 class THICKET_API Runtime {
  public:
   explicit Runtime(RuntimeOptions options = {});
+  // The agents go as they are: no stop hooks, no task cleanups (despawn them first when those
+  // release resources of the game's).
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;

@@ -94,7 +94,8 @@ void thicket_options_init(thicket_options *options);
 thicket_runtime *thicket_runtime_new(void);
 thicket_runtime *thicket_runtime_new_with(const thicket_options *options);
 /* Frees the runtime, its agents and its C leaves' bookkeeping (never the leaves' `user` data).
-** NULL is a no-op. Not from inside a callback. */
+** Its agents go as they are: no stop hooks, no task cleanups (despawn them first when those
+** release resources of yours). NULL is a no-op. Not from inside a callback. */
 void thicket_runtime_free(thicket_runtime *rt);
 
 /* The message of the last failed call on this runtime ("" if none has failed yet; a call that
