@@ -13,6 +13,48 @@
 namespace thicket {
 
 namespace {
+// What a recompile changed besides the nodes, for its log line (SPEC 10: "what changed"):
+// blackboard keys added and removed (values survive by key; new keys start at their default),
+// defaults that changed (they count for agents spawned from now on), and tick_every (given at
+// spawn: the agents there are keep theirs).
+std::string what_else_changed(const Program& before, const Program& after) {
+  auto find = [](const Program& p, const std::string& name) -> const BlackboardKey* {
+    for (const auto& k : p.blackboard)
+      if (k.name == name) return &k;
+    return nullptr;
+  };
+  auto list = [](const std::vector<std::string>& names) {
+    std::string s;
+    for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+    return s;
+  };
+  std::vector<std::string> added, removed, defaults;
+  for (const auto& k : after.blackboard) {
+    const BlackboardKey* old = find(before, k.name);
+    if (!old) {
+      added.push_back(k.name);
+    } else if (old->type == k.type) {
+      const bool same = k.type == ValueType::String ? old->text_default == k.text_default
+                        : k.type == ValueType::Number ? old->initial.num == k.initial.num
+                        : k.type == ValueType::Any    ? true
+                                                      : old->initial.i == k.initial.i;
+      if (!same) defaults.push_back(k.name);
+    }
+  }
+  for (const auto& k : before.blackboard)
+    if (!find(after, k.name)) removed.push_back(k.name);
+  std::string out;
+  if (!added.empty()) out += "; blackboard keys added: " + list(added);
+  if (!removed.empty()) out += "; blackboard keys removed: " + list(removed);
+  if (!defaults.empty()) out += "; new defaults (for agents spawned from now on): " + list(defaults);
+  if (before.tick_every != after.tick_every)
+    out += "; tick_every " + std::to_string(before.tick_every) + " -> " + std::to_string(after.tick_every) +
+           " for agents spawned from now on (the agents there are keep theirs)";
+  return out;
+}
+}  // namespace
+
+namespace {
 
 bool has_position(NodeKind k) {
   return k == NodeKind::Sequence || k == NodeKind::Selector || k == NodeKind::Filter ||
@@ -308,6 +350,7 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
   out << reload_clock() << ": reloaded " << what << ": brain " << p.name << " recompiled: " << kept << " nodes kept, "
       << p.nodes.size() - kept << " added, " << previous->nodes.size() - kept << " removed";
   if (aborted) out << " (" << aborted << " running node(s) aborted)";
+  out << what_else_changed(*previous, p);
   log(out.str());
   report_reload(b.path, true, {});
   return true;
