@@ -331,13 +331,20 @@ TEST_CASE("time slicing: tick_every k ticks each agent every k-th call, phases s
   CHECK(LogLines(run(scrambled(3, 4))) == LogLines(printed));
 }
 
+namespace {
+// The guide's sliced example with its tick_every set back to 1; its prints go to `printed`.
+thicket::BrainHandle load_unsliced_example(thicket_test::LuaRuntime& t, std::vector<std::string>& printed) {
+  t.write("sliced.lua", example("sliced.lua"));
+  t.rt.impl().print_sink = [&printed](const std::string& l) { printed.push_back(l); };
+  std::string yaml = example("sliced.yaml");
+  return t.load(yaml.replace(yaml.find("tick_every: 3"), 13, "tick_every: 1"));
+}
+}  // namespace
+
 TEST_CASE("time slicing set per agent: tick_every from C++, and a brain file's tick_every checked") {
   thicket_test::LuaRuntime t;
-  t.write("sliced.lua", example("sliced.lua"));
   std::vector<std::string> printed;
-  t.rt.impl().print_sink = [&](const std::string& l) { printed.push_back(l); };
-  std::string yaml = example("sliced.yaml");
-  auto b = t.load(yaml.replace(yaml.find("tick_every: 3"), 13, "tick_every: 1"));
+  auto b = load_unsliced_example(t, printed);
   auto a = t.rt.spawn(b);
   t.rt.tick_all(0.1);
   CHECK(t.rt.set_tick_every(a, 4));
@@ -362,11 +369,8 @@ TEST_CASE("time slicing set per agent: tick_every from C++, and a brain file's t
 
 TEST_CASE("time slicing: tick(agent) of a sliced agent moves its clock on; set back to 1, it gets each call's dt") {
   thicket_test::LuaRuntime t;
-  t.write("sliced.lua", example("sliced.lua"));
   std::vector<std::string> printed;
-  t.rt.impl().print_sink = [&](const std::string& l) { printed.push_back(l); };
-  std::string yaml = example("sliced.yaml");
-  auto b = t.load(yaml.replace(yaml.find("tick_every: 3"), 13, "tick_every: 1"));
+  auto b = load_unsliced_example(t, printed);
   auto a = t.rt.spawn(b);   // id 1
   auto c = t.rt.spawn(b);   // id 2, never sliced: the comparison
   CHECK(t.rt.set_tick_every(a, 2));
