@@ -83,7 +83,11 @@ try {
   await page.waitForFunction(t => thicketViewer.tick >= t + 5, first, { timeout: 60000 });
   const later = await page.evaluate(() => ({ tick: thicketViewer.tick, live: thicketViewer.live, n: thicketViewer.agents().length }));
   check(later.live && later.tick >= first + 5, `ticks arrive and the page follows them (tick ${first}, then ${later.tick})`);
-  check(later.n > 600, `the newest tick holds the agents (${later.n})`);
+  // The arena starts with 640 agents and loses some as it runs (610 alive at tick 20, 597 at 24,
+  // 497 at 100, 423 at 200): the page shows the newest tick's, whichever tick the paced run
+  // (10 ticks a second) has reached when we look (a busy machine: later; it said > 600, and
+  // failed at tick 24).
+  check(later.n > 400 && later.n <= 640, `the newest tick holds the agents (${later.n} at tick ${later.tick})`);
   await page.screenshot({ path: join(artifacts, 'live_running.png') });
 
   // Players give up wandering: their tree's root fails from the tick after the reload.
