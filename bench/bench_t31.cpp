@@ -1100,6 +1100,19 @@ int main() {
       t1k.push_back(load(y1k));
       parse1k.push_back(time_ns([&] { YAML::Node n = YAML::Load(y1k); }));
     }
+    // A runtime holding many brains (a game's every unit type, a test loading thousands): the
+    // load of one more costs as the first did (each load prepared every brain before it once).
+    std::vector<double> t31_crowded;
+    {
+      thicket::Runtime crowded;
+      register_native(crowded, nullptr);
+      for (int k = 0; k < 1000; ++k)
+        if (!crowded.load_string(y31, "t.yaml", diags)) fail_load(diags);
+      for (int r = 0; r < 21; ++r)
+        t31_crowded.push_back(time_ns([&] {
+          if (!crowded.load_string(y31, "t.yaml", diags)) fail_load(diags);
+        }));
+    }
     for (int r = 0; r < 9; ++r) {
       thicket::Runtime lrt;
       lua31.push_back(time_ns([&] {
@@ -1112,6 +1125,7 @@ int main() {
         stat_of(t31).median / 1e3, stat_of(parse31).median / 1e3, stat_of(lua31).median / 1e3);
     std::printf("  1,001-node tree       %8.1f us   = %.1f us per 1,000 nodes; yaml-cpp parsing alone %.1f us\n",
                 stat_of(t1k).median / 1e3, stat_of(t1k).median / 1e3 * 1000.0 / 1001.0, stat_of(parse1k).median / 1e3);
+    std::printf("  T31 into a runtime already holding 1,000 brains %.1f us\n", stat_of(t31_crowded).median / 1e3);
     std::printf("  seed000 builds its T31 object tree in %.2f us (no file to parse, once per agent)\n",
                 stat_of(seed31).median / 1e3);
   }

@@ -353,38 +353,51 @@ void native_stop_thunk(LeafContext& c, Status s, void* u) { static_cast<NativeLe
 Status no_tick(LeafContext&, void*) { return Status::Failure; }
 }  // namespace
 
-void RuntimeImpl::refresh_hooked() {
-  ++layout_version;
-  for (auto& b : brains) {
-    Program& p = *b->program;
-    p.hot.resize(p.calls.size());
-    for (size_t k = 0; k < p.calls.size(); ++k) {
-      LeafDef& def = leaves[p.calls[k].leaf_id];
-      HotCall& h = p.hot[k];
-      h.native = {};
-      if (def.shape == LeafShape::Native) {
-        if (def.native_fn.tick) {
-          h.native = def.native_fn;
-        } else if (!def.native.tick) {
-          h.native = def.native_fn;  // its start/stop, if any
-          h.native.tick = no_tick;
-        } else {
-          h.native.tick = native_tick_thunk;
-          if (def.native.start) h.native.start = native_start_thunk;
-          if (def.native.stop) h.native.stop = native_stop_thunk;
-          h.native.user = &def.native;
-          h.native.agent_local = def.native.agent_local;
-        }
-        h.hooked = h.native.start || h.native.stop;
+void RuntimeImpl::refresh_brain(Brain& b) {
+  Program& p = *b.program;
+  p.hot.resize(p.calls.size());
+  for (size_t k = 0; k < p.calls.size(); ++k) {
+    LeafDef& def = leaves[p.calls[k].leaf_id];
+    HotCall& h = p.hot[k];
+    h.native = {};
+    if (def.shape == LeafShape::Native) {
+      if (def.native_fn.tick) {
+        h.native = def.native_fn;
+      } else if (!def.native.tick) {
+        h.native = def.native_fn;  // its start/stop, if any
+        h.native.tick = no_tick;
       } else {
-        h.hooked = def.shape == LeafShape::Hooks || def.shape == LeafShape::Task;
+        h.native.tick = native_tick_thunk;
+        if (def.native.start) h.native.start = native_start_thunk;
+        if (def.native.stop) h.native.stop = native_stop_thunk;
+        h.native.user = &def.native;
+        h.native.agent_local = def.native.agent_local;
       }
+      h.hooked = h.native.start || h.native.stop;
+    } else {
+      h.hooked = def.shape == LeafShape::Hooks || def.shape == LeafShape::Task;
     }
-    Engine::prepare_ops(p, fast_ops);
-    b->scripted = false;
-    for (const HotCall& h : p.hot) b->scripted |= h.native.tick == nullptr;
-    for (const BlackboardKey& k : p.blackboard) b->scripted |= k.type == ValueType::Any;
   }
+  Engine::prepare_ops(p, fast_ops);
+  b.scripted = false;
+  for (const HotCall& h : p.hot) b.scripted |= h.native.tick == nullptr;
+  for (const BlackboardKey& k : p.blackboard) b.scripted |= k.type == ValueType::Any;
+}
+
+void RuntimeImpl::refresh_callers(const std::vector<uint32_t>& ids) {
+  if (ids.empty()) return;
+  std::vector<bool> changed(leaves.size(), false);
+  for (uint32_t id : ids) changed[id] = true;
+  for (auto& b : brains)
+    for (const LeafCall& call : b->program->calls)
+      if (changed[call.leaf_id]) {
+        refresh_brain(*b);
+        break;
+      }
+}
+
+void RuntimeImpl::refresh_layout() {
+  ++layout_version;
   // The batched walk's buffers, sized here so that tick_all allocates nothing.
   any_batchable = false;
   uint16_t depth = 0;
@@ -400,6 +413,7 @@ void RuntimeImpl::refresh_hooked() {
 
 std::vector<std::string> RuntimeImpl::commit_leaves(std::vector<LeafDef>& staged) {
   std::vector<std::string> names;
+  std::vector<uint32_t> replaced;  // a new leaf has no caller yet; a replaced one may have many
   for (auto& def : staged) {
     names.push_back(def.name);
     auto it = leaf_ids.find(def.name);
@@ -409,10 +423,12 @@ std::vector<std::string> RuntimeImpl::commit_leaves(std::vector<LeafDef>& staged
     } else {  // a new definition replaces the old by name, from the next call on
       script->release_leaf(leaves[it->second]);
       leaves[it->second] = std::move(def);
+      replaced.push_back(it->second);
     }
   }
   staged.clear();
-  refresh_hooked();
+  refresh_callers(replaced);
+  refresh_layout();
   return names;
 }
 
@@ -433,7 +449,8 @@ std::optional<BrainHandle> RuntimeImpl::load_checked(const std::optional<std::st
   auto index = static_cast<uint32_t>(brains.size());
   script->install_brain(*brain, index);
   brains.push_back(std::move(brain));
-  refresh_hooked();
+  refresh_brain(*brains.back());
+  refresh_layout();
   if (!text) watch_brain(*brains.back());
   return BrainHandle{index};
 }
@@ -679,8 +696,9 @@ void RuntimeImpl::register_native(LeafDef def) {
           " for every brain of this runtime (leaf names are shared)");
     script->release_leaf(leaves[it->second]);
     leaves[it->second] = std::move(def);
+    refresh_callers({it->second});
   }
-  refresh_hooked();
+  refresh_layout();
 }
 AgentHandle Runtime::spawn(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb) {
   return impl_->spawn_or_defer(brain, bb, 0);

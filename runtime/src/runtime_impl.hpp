@@ -1,6 +1,7 @@
 // The runtime's insides, shared by the runtime, the engine, the script host and the CLI.
 #pragma once
 #include <atomic>
+#include <deque>
 #include <exception>
 #include <map>
 #include <mutex>
@@ -32,7 +33,7 @@ struct Brain {
   std::vector<int> lane_bb_meta;    // the same in script lanes 1..
   bool from_text = false;           // loaded from a string: nothing to watch
   // Its agents need the script host when ticked (a script leaf, or an `any` blackboard key):
-  // tick_all(dt, executor) ticks them in their script lane's job (refresh_hooked).
+  // tick_all(dt, executor) ticks them in their script lane's job (refresh_brain).
   bool scripted = false;
   // A YAML reload that failed (SPEC 10): the brain keeps running its previous version, and
   // the reload is tried again whenever one of `files` (its YAML and leaf files, old and as
@@ -141,9 +142,13 @@ class RuntimeImpl {
                                  std::vector<std::string>* read = nullptr);
   // Installs staged leaves by name; returns their names.
   std::vector<std::string> commit_leaves(std::vector<LeafDef>& staged);
-  // Marks which call sites need start/stop and points native call sites at their leaf
-  // (after leaves change: `leaves` may have moved).
-  void refresh_hooked();
+  // Marks which call sites need start/stop and points native call sites at their leaf, for
+  // one brain (refresh_brain: loaded or reloaded) or for the brains that call any of `ids`
+  // (leaves replaced by name); then sizes the batched walk's buffers (refresh_layout). A load
+  // refreshes its own brain only: loading the n-th brain costs the same as loading the first.
+  void refresh_brain(Brain& b);
+  void refresh_callers(const std::vector<uint32_t>& ids);
+  void refresh_layout();
   void register_native(LeafDef def);  // Runtime::register_leaf, both forms
   // Hot reload (SPEC 10): reload.cpp.
   void watch_brain(const Brain& b);
@@ -262,7 +267,9 @@ class RuntimeImpl {
 
   RuntimeOptions options;
   StringTable strings;
-  std::vector<LeafDef> leaves;
+  // A deque: brains' hot calls point at its elements (NativeLeaf), which a push_back leaves
+  // where they are.
+  std::deque<LeafDef> leaves;
   std::map<std::string, uint32_t> leaf_ids;
   std::vector<std::unique_ptr<Brain>> brains;
   std::vector<AgentInfo> agents;
@@ -295,7 +302,7 @@ class RuntimeImpl {
   std::vector<std::unique_ptr<Engine>> job_engines;  // engines of parallel jobs (made on demand)
   // tick_all(dt, executor)'s split of the agents, kept while no agent, brain or leaf changes:
   // the agents of scripted brains per lane, then the others, each list in index order.
-  uint64_t layout_version = 0;     // bumped by spawn, despawn, restore, refresh_hooked
+  uint64_t layout_version = 0;     // bumped by spawn, despawn, restore, refresh_layout
   uint64_t split_version = UINT64_MAX;
   std::vector<std::vector<uint32_t>> split_lanes;
   std::vector<uint32_t> split_native;
@@ -326,7 +333,7 @@ class RuntimeImpl {
     Engine::BatchAgent agents[Engine::kBatchMax];
   };
   std::vector<BrainBatch> batches;  // tick_all's batch per brain
-  bool any_batchable = false;       // some brain's program is batchable (refresh_hooked)
+  bool any_batchable = false;       // some brain's program is batchable (refresh_layout)
   std::unique_ptr<TraceSink> abort_tracer;
   std::unique_ptr<class FileWatcher> watcher;
   bool snapshot_drops_reported = false;  // a save left script values out, and said so (snapshot.cpp)

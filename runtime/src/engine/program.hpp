@@ -129,7 +129,7 @@ struct LeafCall {
 // What the tick loop needs of a call site, in one small record (Program::hot, parallel to
 // calls): the native leaf's functions, called directly, or none (a script leaf, called through
 // the script host), and whether the leaf has start/stop work. Set whenever the runtime's leaves
-// change (RuntimeImpl::refresh_hooked).
+// change (RuntimeImpl::refresh_brain).
 struct HotCall {
   NativeLeafFn native;  // native.tick == nullptr: a script leaf
   bool hooked = true;   // the leaf has start/stop work (hooks, tasks); false: the tick loop skips them
@@ -137,7 +137,7 @@ struct HotCall {
 
 // What the tree walk does at a node (Program::ops, parallel to nodes): the node's kind folded
 // with its flags and its leaf's form, fixed whenever the runtime's leaves change
-// (RuntimeImpl::refresh_hooked), so a visit to a common node does only its own work and reads
+// (RuntimeImpl::refresh_brain), so a visit to a common node does only its own work and reads
 // one record. Nodes with aborts, stamps, random order, hooks or script leaves take the general
 // path (tick.cpp), which handles every kind.
 enum class Op : uint8_t {
@@ -315,6 +315,7 @@ struct Program {
   // subtree with abort_span. Set by prepare_ops, with plain_walk.
   bool span_abort = false;
   uint16_t composite_depth = 0;        // composites on the longest root-to-leaf path (batchable only)
+  uint32_t prepared = 0;               // times prepare_ops ran on it (a load, a reload, a caller's leaf replaced)
   std::vector<CompiledExpr> exprs;     // check conditions
   std::vector<std::string> messages;   // log decorators; bt_switch: its variable, cases, then
                                        // a '1' per case ('0': a null case, never matching)

@@ -54,6 +54,7 @@ void Engine::init_block(const Program& p, uint8_t* block, const StringTable* str
 }
 
 void Engine::prepare_ops(Program& p, bool fast) {
+  ++p.prepared;
   p.ops.assign(p.nodes.size(), NodeOp{});
   for (size_t i = 0; i < p.nodes.size(); ++i) {
     const Node& n = p.nodes[i];

@@ -105,7 +105,7 @@ class alignas(64) Engine {
   static constexpr uint32_t kBatchDepth = 64;
   void tick_batch(const Program& p, const BatchAgent* agents, uint32_t n);
   // Sizes the batched walk's lists for programs up to `composite_depth` composites deep (at
-  // load: RuntimeImpl::refresh_hooked), so tick_batch allocates nothing.
+  // load: RuntimeImpl::refresh_layout), so tick_batch allocates nothing.
   void reserve_batches(uint16_t composite_depth);
 
   TraceSink* trace = nullptr;

@@ -327,7 +327,8 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
   b.program = std::move(fresh);
   b.storage = std::move(storage);
   script->install_brain(b, 0);
-  refresh_hooked();
+  refresh_brain(b);
+  refresh_layout();
   const Program& p = *b.program;
   std::vector<uint32_t> restart;
   for (uint32_t row = 0; row < b.row_agent.size(); ++row) {

@@ -237,3 +237,46 @@ TEST_CASE("the plain walk's one-pass abort is not used where an aborted node has
   CHECK(aborted == 1);
   CHECK(rt.running_nodes(agent).empty());
 }
+
+TEST_CASE("a load prepares its own brain only; a leaf replaced by name prepares the brains that call it") {
+  // Loading the n-th brain cost a pass over the n - 1 before it (each load prepared every brain's
+  // ops again): a runtime loading thousands of brains spent most of its time there.
+  thicket::Runtime rt;
+  int calls = 0, starts = 0;
+  thicket::NativeLeaf first;  // the std::function form: brains' hot calls point at the leaf
+  first.tick = [&](LeafContext&) { return ++calls, Status::Success; };
+  rt.register_leaf("First", first);
+  std::vector<thicket::Diagnostic> diags;
+  auto a = rt.load_string("tree: a\nroot: {action: First}\n", "a.yaml", diags);
+  REQUIRE(a);
+  const thicket::Program& pa = *rt.impl().brains[a->index]->program;
+  CHECK(pa.prepared == 1);
+  auto agent = rt.spawn(*a);
+  CHECK(rt.tick(agent, 0.1) == Status::Success);
+  // Many leaves and brains later (new leaves: no brain calls them yet), `a` was not prepared again
+  // and still calls its leaf where it is (a growing vector of leaves would have moved it).
+  std::vector<thicket::BrainHandle> others;
+  for (int k = 0; k < 300; ++k) {
+    const std::string leaf = "Other" + std::to_string(k);
+    thicket::NativeLeaf other;
+    other.tick = [](LeafContext&) { return Status::Failure; };
+    rt.register_leaf(leaf, other);
+    auto b = rt.load_string("tree: b" + std::to_string(k) + "\nroot: {action: " + leaf + "}\n", "b.yaml", diags);
+    REQUIRE(b);
+    others.push_back(*b);
+  }
+  CHECK(pa.prepared == 1);
+  CHECK(rt.tick(agent, 0.1) == Status::Success);
+  CHECK(calls == 2);
+  // `First` replaced, now with a start hook: `a` is prepared again (its action is hooked now,
+  // off the shortcut), and no other brain is.
+  thicket::NativeLeaf hooked;
+  hooked.tick = [&](LeafContext&) { return ++calls, Status::Success; };
+  hooked.start = [&](LeafContext&) { ++starts; };
+  rt.register_leaf("First", hooked);
+  CHECK(pa.prepared == 2);
+  CHECK(rt.tick(agent, 0.1) == Status::Success);
+  CHECK(starts == 1);
+  CHECK(calls == 3);
+  for (auto b : others) CHECK(rt.impl().brains[b.index]->program->prepared == 1);
+}
