@@ -49,7 +49,8 @@ tools/build.sh build-asan None -DCMAKE_CXX_FLAGS=-g1 -DCMAKE_C_FLAGS=-g1 -DTHICK
 # random trees of each batch there (all 7,000 in the Release build above).
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 THICKET_REFERENCE_TREES=300 ctest --output-on-failure -j2)
 # tick_all on the game's threads under ThreadSanitizer: only the threaded tests' target
-# (tests/unit/engine/test_tick_all.cpp: native and Lua brains on 1-16 threads, deferred calls, slicing).
+# (tests/unit/engine/test_tick_all.cpp: native and Lua brains on 1-16 threads, deferred calls, slicing;
+# tests/unit/sim/test_spin_barrier.cpp: the scenario workers' barrier orders their plain writes).
 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS=-g1 -DTHICKET_TSAN=ON -DTHICKET_BENCH=OFF \
   -DCMAKE_UNITY_BUILD=ON >/dev/null
 ninja -C build-tsan -j "$(nproc)" thicket_threads_test | tail -n 1
