@@ -1,6 +1,7 @@
 #include "edit_command.hpp"
 
 #include <httplib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -103,6 +104,7 @@ struct Editor {
   std::string dev_dir;  // THICKET_EDITOR_DIR: the page's files read from here on each request
   int port = 0;
   std::mutex mutex;  // one check or save at a time
+  mode_t create_mask = 022;  // the process's umask, read before the server's threads start
   Json last_leaves = Json::array();
   Json schemas;
 
@@ -201,12 +203,16 @@ struct Editor {
       return {{"ok", false}, {"error", "not saved: " + why}};
     }
     // A link is followed: the file it names is replaced (a rename over the link would put a
-    // plain file in its place and leave that file as it was).
+    // plain file in its place and leave that file as it was), or made again when it was
+    // removed (a dangling link: a forced save after the file went away), as an editor's save
+    // writes through a link. Followed a level at a time, as the kernel does (at most 40).
     fs::path target(path);
-    std::error_code link_ec;
-    if (fs::is_symlink(fs::symlink_status(target, link_ec))) {
-      const fs::path real = fs::canonical(target, link_ec);
-      if (!link_ec) target = real;
+    for (int hops = 0; hops < 40; ++hops) {
+      std::error_code link_ec;
+      if (!fs::is_symlink(fs::symlink_status(target, link_ec)) || link_ec) break;
+      const fs::path to = fs::read_symlink(target, link_ec);
+      if (link_ec) break;
+      target = to.is_absolute() ? to : target.parent_path() / to;
     }
     // A name of its own, made by mkstemp (created, never an existing file or a link planted
     // under a name known in advance).
@@ -237,9 +243,12 @@ struct Editor {
         return {{"ok", false}, {"error", "cannot write " + temp.string()}};
       }
     }
+    // The file keeps its mode; one made anew gets a new file's (0666 less the umask), not
+    // mkstemp's 0600.
     std::error_code ec;
-    const fs::perms mode = fs::status(target, ec).permissions();
-    if (!ec) fs::permissions(temp, mode, ec);
+    fs::perms mode = fs::status(target, ec).permissions();
+    if (ec || mode == fs::perms::unknown) mode = fs::perms(0666 & ~create_mask);
+    fs::permissions(temp, mode, ec);
     fs::rename(temp, target, ec);
     if (ec) {
       status = 500;
@@ -319,6 +328,8 @@ int edit_command(int argc, char** argv, const char* usage) {
     return kExitUsage;
   };
   Editor ed;
+  ed.create_mask = ::umask(0);  // read (umask has no read-only form) and put back at once,
+  ::umask(ed.create_mask);      // here on the one thread there is
   std::string port_text = "0";
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];

@@ -190,6 +190,17 @@ try:
         status, s = ed.json("/api/save", json.dumps({"text": huge, "base_mtime": stamp}), {"Content-Type": "application/json"})
         expect(status == 400 and "may be at most 16 MB" in s["error"], "a too large text is not saved")
         expect(open(os.path.join(tmp, "real/guard/guard.yaml")).read() == edited, "the refused save changed nothing")
+        # The file the link names removed while the page is open (the link dangles): a forced
+        # save makes that file again, with a new file's mode, and the link stays a link.
+        os.remove(os.path.join(tmp, "real/guard/guard.yaml"))
+        status, s = ed.json("/api/save", json.dumps({"text": edited, "base_mtime": stamp, "force": True}))
+        expect(status == 200 and s["ok"], "a forced save through a dangling link works: %r" % (s,))
+        expect(os.path.islink(os.path.join(tmp, "link/guard.yaml")), "a forced save keeps a dangling link a link")
+        expect(open(os.path.join(tmp, "real/guard/guard.yaml")).read() == edited, "a forced save makes the file the link names")
+        mask = os.umask(0)
+        os.umask(mask)
+        mode = os.stat(os.path.join(tmp, "real/guard/guard.yaml")).st_mode & 0o777
+        expect(mode == 0o666 & ~mask, "a file made anew has a new file's mode (%o), not %o" % (0o666 & ~mask, mode))
     finally:
         ed.stop()
 
