@@ -188,8 +188,8 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
   }
   if (heap_.refused && first == "not enough memory") {
     heap_.refused = false;
-    first = refused_at_prefix() + "the Lua heap reached its cap of " + std::to_string(heap_.cap >> 20) +
-            " MiB (a leaf that keeps growing a table or a string?); the allocation failed and the leaf stopped "
+    first = refused_at_prefix() + "the Lua heap reached its cap of " + byte_size(heap_.cap) +
+            " (a leaf that keeps growing a table or a string?); the allocation failed and the leaf stopped "
             "(--lua-memory sets the cap)";
   }
   // The same error at the same node (thousands of agents running one broken leaf) is printed
@@ -866,8 +866,8 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
     std::string message = lua_tostring(L_, -1) ? lua_tostring(L_, -1) : "error while running the file";
     if (heap_.refused && message.rfind("not enough memory", 0) == 0) {  // Lua gives it no position
       heap_.refused = false;
-      message = refused_at_prefix() + "the Lua heap reached its cap of " + std::to_string(heap_.cap >> 20) +
-                " MiB while the file ran (a table or string that keeps growing at its top level?); "
+      message = refused_at_prefix() + "the Lua heap reached its cap of " + byte_size(heap_.cap) +
+                " while the file ran (a table or string that keeps growing at its top level?); "
                 "the allocation failed and the file did not load (--lua-memory sets the cap)";
     }
     lua_error(message);

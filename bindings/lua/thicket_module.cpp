@@ -135,8 +135,8 @@ struct LuaApi {
     const std::string msg = std::string(what) + ": a new text of " + std::to_string(text.size()) +
                             " bytes, and the run's texts (every distinct text scripts have written to a "
                             "blackboard, spawned with or sent as an event, kept for the whole run) already take " +
-                            std::to_string(h.rt_.strings.bytes() >> 20) + " MiB of the " + std::to_string(cap >> 20) +
-                            " MiB cap (--lua-memory); write fewer distinct texts (a number instead of a formatted text?)";
+                            byte_size(h.rt_.strings.bytes()) + " of the " + byte_size(cap) +
+                            " cap (--lua-memory); write fewer distinct texts (a number instead of a formatted text?)";
     luaL_where(L, 1);  // FILE:LINE: of the script's line, as luaL_error gives
     lua_pushstring(L, msg.c_str());
     lua_concat(L, 2);

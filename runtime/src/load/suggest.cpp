@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 
@@ -54,6 +55,19 @@ std::string clipped(std::string_view text, size_t max) {
   size_t cut = max;
   while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // inside a UTF-8 sequence
   return std::string(text.substr(0, cut)) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
+std::string byte_size(size_t bytes) {
+  auto in = [&](unsigned shift, const char* unit) {
+    const size_t whole = bytes >> shift, rest = bytes - (whole << shift);
+    if (rest == 0) return std::to_string(whole) + " " + unit;
+    char text[48];
+    std::snprintf(text, sizeof text, "%.1f %s", static_cast<double>(bytes) / static_cast<double>(size_t(1) << shift), unit);
+    return std::string(text);
+  };
+  if (bytes >= (size_t(1) << 20)) return in(20, "MiB");
+  if (bytes >= (size_t(1) << 10)) return in(10, "KiB");
+  return std::to_string(bytes) + " bytes";
 }
 
 std::string join_names(const std::vector<std::string>& names) {

@@ -25,6 +25,10 @@ std::string clipped(std::string_view text, size_t max = 80);
 // `extensions` (".yaml"), sorted; at most 1000: candidates for a file name's did-you-mean.
 std::vector<std::string> files_beside(const std::string& path, const std::vector<std::string>& extensions);
 
+// A size as a message gives it: "512 MiB", "256 KiB", "1.5 MiB", "300 bytes" (a cap under 1 MiB
+// said "0 MiB").
+std::string byte_size(size_t bytes);
+
 // "a, b, c" — candidates joined for "allowed: ..." lists.
 std::string join_names(const std::vector<std::string>& names);
 

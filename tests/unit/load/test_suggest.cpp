@@ -38,4 +38,13 @@ TEST_CASE("clipped: short texts whole, long ones cut with their size, never insi
   CHECK(clipped("aaa\xC3\xA9xyz", 5) == "aaa\xC3\xA9... (8 bytes)");
 }
 
+TEST_CASE("byte_size: whole units as such, others to a tenth, never '0 MiB' for a small cap") {
+  CHECK(byte_size(size_t(512) << 20) == "512 MiB");
+  CHECK(byte_size(size_t(16) << 20) == "16 MiB");
+  CHECK(byte_size(size_t(256) << 10) == "256 KiB");
+  CHECK(byte_size((size_t(3) << 20) / 2) == "1.5 MiB");
+  CHECK(byte_size(1000) == "1000 bytes");
+  CHECK(byte_size(0) == "0 bytes");
+}
+
 }  // TEST_SUITE

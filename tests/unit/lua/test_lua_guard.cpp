@@ -190,6 +190,12 @@ TEST_CASE("guard: a leaf that allocates without bound fails at the heap cap; the
     CHECK(t.joined_log().find(at + "the Lua heap reached its cap of 16 MiB") != std::string::npos);
     CHECK(t.joined_log().find("@fine 2") != std::string::npos);
   }
+  // A cap under 1 MiB is said as such (it read "0 MiB").
+  o.lua_memory_limit = size_t(768) << 10;
+  LuaRuntime small(o);
+  small.rt.tick(spawn_runaway(small, "Grow"), 0.1);
+  INFO(small.joined_log());
+  CHECK(small.joined_log().find("the Lua heap reached its cap of 768 KiB (") != std::string::npos);
 }
 
 TEST_CASE("guard: interrupt_scripts stops every Lua call until resume_scripts") {
