@@ -366,8 +366,10 @@ thicket_runtime* thicket_runtime_new_with(const thicket_options* given) {
       std::memcpy(&o, given, given->struct_size < sizeof o ? given->struct_size : sizeof o);
       o.struct_size = sizeof o;
     }
-    if (o.script_states == 0) {
-      fail(nullptr, THICKET_ERR_ARG, what, "options.script_states must be at least 1");
+    if (o.script_states == 0 || o.script_states > thicket::RuntimeOptions::kMaxScriptStates) {
+      fail(nullptr, THICKET_ERR_ARG, what,
+           "options.script_states must be 1 to " + std::to_string(thicket::RuntimeOptions::kMaxScriptStates) + ", got " +
+               std::to_string(o.script_states));
       return nullptr;
     }
     if (!(o.leaf_timeout >= 0)) {

@@ -189,7 +189,11 @@ std::unique_ptr<ScriptHost> make_script_host(RuntimeImpl& rt) {
 }
 
 RuntimeImpl::RuntimeImpl(RuntimeOptions opts) : options(std::move(opts)) {
-  script = make_script_hosts(*this, std::clamp<uint32_t>(options.script_states, 1, 64), lane_hosts);
+  const uint32_t states = std::clamp<uint32_t>(options.script_states, 1, RuntimeOptions::kMaxScriptStates);
+  if (states != options.script_states)
+    log("warning: script_states " + std::to_string(options.script_states) + " is outside 1 to " +
+        std::to_string(RuntimeOptions::kMaxScriptStates) + ": " + std::to_string(states) + " made");
+  script = make_script_hosts(*this, states, lane_hosts);
   engine = std::make_unique<Engine>(*this, script.get(), strings);
   abort_tracer = std::make_unique<AbortTracer>(*this);
   ev_success = strings.intern("success");

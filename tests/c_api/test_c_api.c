@@ -247,6 +247,9 @@ static void test_options(void) {
   CHECK(thicket_runtime_new_with(&o) == NULL);
   CHECK(thicket_errcode(NULL) == THICKET_ERR_ARG);
   CHECK(strstr(thicket_last_error(NULL), "script_states") != NULL);
+  o.script_states = 65; /* the most is 64 (it was brought to 64 without a word) */
+  CHECK(thicket_runtime_new_with(&o) == NULL);
+  CHECK(strstr(thicket_last_error(NULL), "options.script_states must be 1 to 64, got 65") != NULL);
   o.script_states = 1;
   o.struct_size = 0; /* not filled by thicket_options_init */
   CHECK(thicket_runtime_new_with(&o) == NULL);

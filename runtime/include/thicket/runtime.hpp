@@ -133,6 +133,8 @@ struct RuntimeOptions {
   // whole life (agent id modulo this), every state loads every leaf file, and
   // tick_all(dt, executor) ticks the agents of different states on different threads. 1 (the
   // default) keeps Lua brains on one thread at a time; native leaves are never limited by it.
+  // 1 to kMaxScriptStates; a value outside is brought into that range, with a warning in the log.
+  static constexpr uint32_t kMaxScriptStates = 64;
   uint32_t script_states = 1;
   // Journals running Lua tasks so that save() keeps them exactly (guide 11.6): every world
   // call a task makes (the thicket module, the agent's methods, agent.bb, print) records its

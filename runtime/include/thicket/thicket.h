@@ -77,7 +77,7 @@ typedef struct thicket_options {
   uint32_t struct_size;         /* sizeof(thicket_options), set by thicket_options_init */
   uint64_t seed;                /* run seed: agents' random streams derive from it (default 1) */
   int trusted;                  /* nonzero: scripts get io, os, debug and C modules (default 0) */
-  uint32_t script_states;       /* Lua states the agents are spread over, >= 1 (default 1):
+  uint32_t script_states;       /* Lua states the agents are spread over, 1 to 64 (default 1):
                                 ** more lets thicket_tick_all_parallel run Lua leaves on more threads */
   uint64_t instruction_budget;  /* Lua instructions per task resume, 0 = no limit (default 10,000,000) */
   int budget_all_leaves;        /* nonzero: the budget guards plain Lua leaves too (default 0) */

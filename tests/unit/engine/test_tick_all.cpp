@@ -513,6 +513,26 @@ TEST_CASE("script states: a hot reload reaches every state; snapshots move agent
   }
 }
 
+TEST_CASE("script states outside 1 to 64 are brought into range, and the log says so") {
+  for (uint32_t asked : {0u, 65u, 1000u}) {
+    CAPTURE(asked);
+    std::vector<std::string> lines;
+    thicket::RuntimeOptions o;
+    o.script_states = asked;
+    o.log = [&](const std::string& line) { lines.push_back(line); };
+    thicket::Runtime rt(o);
+    const std::string made = asked == 0 ? "1" : "64";
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0] == "warning: script_states " + std::to_string(asked) + " is outside 1 to 64: " + made + " made");
+  }
+  std::vector<std::string> lines;
+  thicket::RuntimeOptions o;
+  o.script_states = 64;
+  o.log = [&](const std::string& line) { lines.push_back(line); };
+  thicket::Runtime rt(o);
+  CHECK(lines.empty());
+}
+
 TEST_CASE("a native leaf that throws ends its agent's tick; the others tick; tick_all rethrows the first in agent order") {
   for (int threaded = 0; threaded < 2; ++threaded) {
     Runtime rt;
