@@ -177,26 +177,41 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     if (!(leaf_timeout >= 0) || !std::isfinite(leaf_timeout))
       throw py::value_error("leaf_timeout must be a number of seconds >= 0 (0 = no limit), got " +
                             std::string(py::repr(py::float_(leaf_timeout))));
+    if (script_states == 0 || script_states > thicket::RuntimeOptions::kMaxScriptStates)
+      throw py::value_error("script_states must be 1 to " + std::to_string(thicket::RuntimeOptions::kMaxScriptStates) +
+                            ", got " + std::to_string(script_states));
     thicket::RuntimeOptions o;
     o.seed = seed;
     o.trusted = trusted;
-    o.script_states = script_states == 0 ? 1 : script_states;
+    o.script_states = script_states;
     o.leaf_timeout = leaf_timeout;
     o.lua_memory_limit = lua_memory_limit;
     o.max_script_agents = max_script_agents;
     // The run's log: script errors become Python warnings (with the Lua position), the rest
     // goes to the logging module's "thicket" logger. Called on the thread that ticks, with the
-    // GIL released around the tick: taken here.
-    o.log = [](const std::string& line) {
+    // GIL released around the tick: taken here. Warnings turned into errors (-W error,
+    // warnings.simplefilter("error")): the first is raised from tick_all after the tick, as a
+    // Python leaf's exception is (the tick goes on; a multi-tick call stops there).
+    o.log = [this](const std::string& line) {
       py::gil_scoped_acquire gil;
       if (line.rfind("error: ", 0) == 0) {
-        PyErr_WarnEx(PyExc_RuntimeWarning, line.c_str(), 1);
-        if (PyErr_Occurred()) PyErr_Clear();  // warnings turned into errors: the tick goes on
+        if (PyErr_WarnEx(PyExc_RuntimeWarning, line.c_str(), 1) < 0) keep_error(py::error_already_set());
       } else {
         py::module_::import("logging").attr("getLogger")("thicket").attr("info")(line);
       }
     };
     rt_ = std::make_unique<thicket::Runtime>(std::move(o));
+    // Lua `print` lines go to Python's sys.stdout (a notebook shows them, contextlib's
+    // redirect_stdout takes them), not to the process's file descriptor 1.
+    rt_->on_print([this](const std::string& line) {
+      py::gil_scoped_acquire gil;
+      try {
+        py::object out = py::module_::import("sys").attr("stdout");
+        if (!out.is_none()) out.attr("write")(line + "\n");
+      } catch (py::error_already_set& e) {
+        keep_error(std::move(e));
+      }
+    });
   }
 
   // A Runtime is used by one thread at a time. Its ticks, loads and reloads release the GIL,
@@ -243,6 +258,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
       b = rt_->load_file(path, diags);
     }
     if (!b) raise_load_error(path + ": the brain did not load", diags);
+    raise_python_error_outside_tick();  // a warning turned into an error while it loaded
     return brain(*b);
   }
   Brain load_string(const std::string& yaml, const std::string& name) {
@@ -592,7 +608,25 @@ void register_runtime(py::module_& m) {
         return d.severity == thicket::Severity::Error ? "error" : d.severity == thicket::Severity::Warning ? "warning" : "note";
       })
       .def("__str__", [](const Diagnostic& d) { return thicket::format_diagnostic(d); })
-      .def("__repr__", [](const Diagnostic& d) { return "<Diagnostic " + thicket::format_diagnostic(d) + ">"; });
+      .def("__repr__", [](const Diagnostic& d) { return "<Diagnostic " + thicket::format_diagnostic(d) + ">"; })
+      // Pickled whole, so that a LoadError raised in a worker process (multiprocessing,
+      // concurrent.futures) reaches the parent with its diagnostics.
+      .def(py::pickle(
+          [](const Diagnostic& d) {
+            return py::make_tuple(static_cast<int>(d.severity), d.file, d.line, d.column, d.message);
+          },
+          [](const py::tuple& t) {
+            const int severity = t.size() == 5 ? t[0].cast<int>() : -1;
+            if (severity < 0 || severity > static_cast<int>(thicket::Severity::Note))
+              throw py::value_error("not a pickled thicket.Diagnostic");
+            Diagnostic d;
+            d.severity = static_cast<thicket::Severity>(severity);
+            d.file = t[1].cast<std::string>();
+            d.line = t[2].cast<int>();
+            d.column = t[3].cast<int>();
+            d.message = t[4].cast<std::string>();
+            return d;
+          }));
 
   g_load_error = py::exception<std::runtime_error>(m, "LoadError", PyExc_ValueError);
   g_load_error.attr("__doc__") =
@@ -669,7 +703,12 @@ void register_runtime(py::module_& m) {
            py::arg("trusted") = false, py::arg("script_states") = 1, py::arg("leaf_timeout") = 0.05,
            py::arg("lua_memory_limit") = thicket::RuntimeOptions{}.lua_memory_limit,
            py::arg("max_script_agents") = thicket::RuntimeOptions{}.max_script_agents)
-      .def("load", &PyRuntime::load, py::arg("path"), "Loads a brain file; raises LoadError with every diagnostic.")
+      .def("load", [](PyRuntime& r, const py::object& path) {
+             // A str or any os.PathLike (pathlib.Path), as thicket.run and read_record take.
+             py::object text = py::module_::import("os").attr("fspath")(path);
+             if (!py::isinstance<py::str>(text)) throw py::type_error("load: the path must be a str or a path-like of str, not bytes");
+             return r.load(text.cast<std::string>());
+           }, py::arg("path"), "Loads a brain file (a str or a pathlib.Path); raises LoadError with every diagnostic.")
       .def("load_string", &PyRuntime::load_string, py::arg("yaml"), py::arg("name") = "<string>")
       .def("register_leaf", &PyRuntime::register_leaf, py::arg("name"), py::arg("fn"),
            "A Python callable as a leaf, fn(agent: LeafAgent) -> 'success' | 'failure' | 'running' | bool. For "

@@ -1,6 +1,10 @@
 """The Python module (issue 33): run by tests/python_test.sh with PYTHONPATH=build/python and
 THICKET_BIN=build/thicket (the CLI the batches are compared with). No test reads the clock."""
+import contextlib
+import io
 import os
+import pathlib
+import pickle
 import re
 import signal
 import subprocess
@@ -123,6 +127,20 @@ def test_load_error_carries_every_diagnostic(tmp_path):
     assert "did you mean 'sequence'" in str(e.value)
     with pytest.raises(thicket.LoadError, match="cannot open|not found|No such"):
         rt.load(str(tmp_path / "missing.yaml"))
+    # A LoadError crosses a process boundary whole (multiprocessing pickles what a worker raises).
+    again = pickle.loads(pickle.dumps(e.value))
+    assert type(again) is thicket.LoadError and str(again) == str(e.value)
+    assert [str(x) for x in again.diagnostics] == [str(x) for x in diags]
+    assert (again.diagnostics[0].line, again.diagnostics[0].severity) == (10, "error")
+
+
+def test_load_takes_a_path_object(tmp_path):
+    path = write(tmp_path, {"counter.yaml": COUNTER, "counter.lua": COUNTER_LUA})
+    rt = thicket.Runtime()
+    brain = rt.load(pathlib.Path(path))
+    assert brain.path == path
+    with pytest.raises(TypeError, match="not bytes"):
+        rt.load(path.encode())
 
 
 ANY = """
@@ -270,6 +288,28 @@ def test_lua_error_is_a_warning_with_its_position(tmp_path):
     with pytest.warns(RuntimeWarning, match=r"counter\.lua:5: blackboard has no key 'nope'"):
         rt.tick_all(0.1)
     assert rt.script_errors == 1
+    # Warnings turned into errors (-W error): raised from tick_all after the tick, not lost;
+    # a call of several ticks stops after the first that had one.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(RuntimeWarning, match=r"counter\.lua:5: blackboard has no key 'nope'"):
+            rt.tick_all(0.1, times=5)
+    assert rt.script_errors == 2
+    with pytest.warns(RuntimeWarning):  # and the next tick is as before
+        rt.tick_all(0.1)
+    assert rt.script_errors == 3
+
+
+def test_lua_print_goes_to_sys_stdout(tmp_path):
+    # Python's sys.stdout, not file descriptor 1: a notebook shows the lines, redirect_stdout takes them.
+    path = write(tmp_path, {"hi.yaml": "tree: hi\nleaves: [hi.lua]\nroot: {action: Hi}\n",
+                            "hi.lua": "return { Hi = function(agent) print('hi from', agent.id); return true end }\n"})
+    rt = thicket.Runtime()
+    rt.spawn(rt.load(path))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rt.tick_all(0.1, times=2)
+    assert out.getvalue() == "hi from\t1\nhi from\t1\n"
 
 
 BREEDER = "tree: breeder\nleaves: [breeder.lua]\nroot: {action: Breed}\n"
@@ -289,12 +329,16 @@ return leaves
 """
 
 
-def test_a_time_limit_that_is_no_number_of_seconds_is_refused():
+def test_a_time_limit_or_script_states_out_of_range_are_refused():
     # -1 or NaN turned the runaway-leaf guard off without a word (0 is the way to say so).
     for bad in (-1.0, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="leaf_timeout must be a number of seconds >= 0"):
             thicket.Runtime(leaf_timeout=bad)
     thicket.Runtime(leaf_timeout=0)
+    for bad in (0, 65):
+        with pytest.raises(ValueError, match=f"script_states must be 1 to 64, got {bad}"):
+            thicket.Runtime(script_states=bad)
+    thicket.Runtime(script_states=64)
 
 
 SPIN = """tree: spin
