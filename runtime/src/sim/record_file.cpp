@@ -12,10 +12,6 @@
 namespace thicket {
 namespace {
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 constexpr size_t kBuffer = size_t(1) << 20;
 
 class PlainFile final : public RecordFile {
@@ -100,7 +96,8 @@ class GzipFile final : public RecordFile {
 }  // namespace
 
 std::string record_file_name_error(const std::string& path) {
-  if (ends_with(path, ".jsonl") || ends_with(path, ".jsonl.gz") || path.rfind("/dev/", 0) == 0) return {};
+  if (file_name_ends_with(path, ".jsonl") || file_name_ends_with(path, ".jsonl.gz") || path.rfind("/dev/", 0) == 0)
+    return {};
   return "--record writes JSON lines, plain or gzip-compressed as its extension says: it needs FILE.jsonl or FILE.jsonl.gz, got '" +
          path + "'";
 }
@@ -113,7 +110,7 @@ std::unique_ptr<RecordFile> RecordFile::open(const std::string& path, std::strin
     error = "cannot write the record file '" + path + "': " + std::strerror(errno);
     return nullptr;
   }
-  if (!ends_with(path, ".gz")) return std::make_unique<PlainFile>(f);
+  if (!file_name_ends_with(path, ".gz")) return std::make_unique<PlainFile>(f);
   auto gz = std::make_unique<GzipFile>(f, gzip_level);
   if (!gz->ok()) {
     error = "cannot start gzip compression for '" + path + "'";

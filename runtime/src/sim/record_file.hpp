@@ -36,4 +36,10 @@ class RecordString : public RecordSink {
 // "" when `path` names a record file (.jsonl or .jsonl.gz), else why not.
 std::string record_file_name_error(const std::string& path);
 
+// Whether a file name ends with `suffix` (".csv", ".jsonl.gz") after at least one more byte:
+// how --record, --out and --series choose a format by name (".csv" alone is no CSV file's name).
+inline bool file_name_ends_with(const std::string& path, const std::string& suffix) {
+  return path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 }  // namespace thicket

@@ -1,6 +1,7 @@
 // Metrics over time: see series.hpp.
 #include "series.hpp"
 #include "sim/json_text.hpp"
+#include "sim/record_file.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -11,10 +12,6 @@
 namespace thicket {
 
 namespace {
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -39,8 +36,8 @@ void append_number(std::string& out, double v, SeriesFormat format) {
 }
 
 std::optional<SeriesFormat> series_format(const std::string& path) {
-  if (ends_with(path, ".jsonl")) return SeriesFormat::Jsonl;
-  if (ends_with(path, ".csv") || path.rfind("/dev/", 0) == 0) return SeriesFormat::Csv;
+  if (file_name_ends_with(path, ".jsonl")) return SeriesFormat::Jsonl;
+  if (file_name_ends_with(path, ".csv") || path.rfind("/dev/", 0) == 0) return SeriesFormat::Csv;
   return std::nullopt;
 }
 
