@@ -71,6 +71,8 @@ struct thicket_runtime {
   thicket_log_fn log_fn = nullptr;
   void* log_user = nullptr;
   std::deque<std::string> brain_names, brain_paths;  // a deque: its strings never move
+  int reload_failed = 0;        // the last thicket_reload_changed's failed reloads (thicket_reload_failures)
+  std::string reload_failures;  // ... and their diagnostics, a line each
 
   // The last failure. A mutex, because leaves may call spawn/despawn/send from several threads.
   std::mutex error_mutex;
@@ -475,8 +477,24 @@ int thicket_reload_changed(thicket_runtime* rt) {
   return guard(rt, "thicket_reload_changed", THICKET_ERR_INTERNAL, [&] {
     if (!rt) return no_runtime("thicket_reload_changed");
     if (in_tick(rt)) return refuse_in_tick(rt, "thicket_reload_changed");
-    const size_t n = rt->rt.reload_changed();
+    std::vector<thicket::ReloadReport> reports;
+    const size_t n = rt->rt.reload_changed(&reports);
+    rt->reload_failed = 0;
+    rt->reload_failures.clear();
+    for (const auto& r : reports) {
+      if (r.ok) continue;
+      ++rt->reload_failed;
+      for (const auto& d : r.diagnostics) rt->reload_failures += thicket::format_diagnostic(d) + "\n";
+    }
     return n > static_cast<size_t>(INT32_MAX) ? INT32_MAX : static_cast<int>(n);
+  });
+}
+
+int thicket_reload_failures(thicket_runtime* rt, const char** text) {
+  return guard(rt, "thicket_reload_failures", THICKET_ERR_INTERNAL, [&] {
+    if (!rt) return no_runtime("thicket_reload_failures");
+    if (text) *text = rt->reload_failures.c_str();
+    return rt->reload_failed;
   });
 }
 

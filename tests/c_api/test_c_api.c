@@ -802,6 +802,7 @@ static void test_reload(void) {
   int32_t brain;
   int64_t a;
   double d;
+  const char *failures = NULL;
   CHECK(mkdtemp(dir) != NULL);
   snprintf(path, sizeof path, "%s/lamp.yaml", dir);
   write_file(path, LAMP_KEYS "root:\n  action: CCount\n");
@@ -817,9 +818,15 @@ static void test_reload(void) {
   CHECK(thicket_tick(rt, a, 0.5) == THICKET_SUCCESS);
   CHECK(thicket_get_number(rt, a, "calls", &d) == THICKET_OK && d == 3);
   /* A broken edit: not reloaded, the old brain stays, the log says why. */
+  CHECK(thicket_reload_failures(rt, &failures) == 0 && strcmp(failures, "") == 0);
   write_file(path, "tree: lamp\nroot:\n  action: CCuont\n");
   CHECK(thicket_reload_changed(rt) == 0);
   CHECK(strstr(text_str(&log), "CCuont") != NULL);
+  /* ... and thicket_reload_failures gives the modder's diagnostics, as thicket_load_file would. */
+  CHECK(thicket_reload_failures(rt, &failures) == 1);
+  CHECK(strstr(failures, "lamp.yaml:3:11: error: ") != NULL && strstr(failures, "did you mean 'CCount'") != NULL);
+  CHECK(thicket_reload_failures(rt, NULL) == 1);
+  CHECK(thicket_reload_failures(NULL, &failures) == THICKET_ERR_ARG);
   CHECK(thicket_tick(rt, a, 0.5) == THICKET_SUCCESS);
   thicket_runtime_free(rt);
   remove(path);

@@ -124,8 +124,14 @@ const char *thicket_brain_path(thicket_runtime *rt, int32_t brain);
 
 /* Checks loaded files for changes and reloads them (SPEC 10): how many reloaded (>= 0), or
 ** negative: THICKET_ERR_IN_TICK during a tick (nothing is reloaded then; call it between
-** ticks). A file that fails to reload keeps its old version; the log says why. */
+** ticks). A file that fails to reload keeps its old version; the log says why, and so does
+** thicket_reload_failures. */
 int thicket_reload_changed(thicket_runtime *rt);
+/* How many files the last thicket_reload_changed failed to reload (0: none failed, or no reload
+** was tried yet), or negative on error. *text (when text is not NULL) gets their diagnostics,
+** one a line ("FILE:LINE:COL: error: MESSAGE", warnings too), as thicket_load_file's: what a
+** game shows its modder. Valid until the next thicket_reload_changed or the runtime is freed. */
+int thicket_reload_failures(thicket_runtime *rt, const char **text);
 
 /* ---- Agents ---- */
 /* Spawns an agent of a loaded brain with its blackboard defaults. Returns its handle (>= 0), or
