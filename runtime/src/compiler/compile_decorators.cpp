@@ -10,7 +10,7 @@ namespace thicket {
 
 uint32_t TreeCompiler::decorator(NodeKind kind, const YAML::Node& v, const std::string& path, const std::string& prefix) {
   const std::string kind_name = kind_info(kind).name;
-  std::vector<std::string> kinds = all_kind_names();
+  const std::vector<std::string>& kinds = all_kind_names();
   if (!v.IsMap()) {
     error(v, kind_name + " takes its child node (" + kind_name + ": {action: X}) or a mapping with 'child'; got " +
                  describe_node(v));

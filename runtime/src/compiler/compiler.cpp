@@ -37,12 +37,15 @@ std::optional<NodeKind> kind_from_name(const std::string& name) {
 
 }  // namespace
 
-std::vector<std::string> all_kind_names() {
-  std::vector<std::string> out;
-  for (size_t i = 0; i < kKindCount; ++i)
-    if (is_yaml_kind(static_cast<NodeKind>(i))) out.push_back(kKindInfo[i].name);
-  out.push_back("subtree");
-  return out;
+const std::vector<std::string>& all_kind_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (size_t i = 0; i < kKindCount; ++i)
+      if (is_yaml_kind(static_cast<NodeKind>(i))) out.push_back(kKindInfo[i].name);
+    out.push_back("subtree");
+    return out;
+  }();
+  return names;
 }
 
 bool takes_abort(NodeKind k) {
@@ -110,7 +113,7 @@ uint32_t TreeCompiler::node_at_depth(const YAML::Node& n, const std::string& pat
     error(n, "empty node: a node is a mapping with one kind, such as 'action: Patrol' or 'sequence: [...]'");
     return kNone;
   }
-  std::vector<std::string> kinds = all_kind_names();
+  const std::vector<std::string>& kinds = all_kind_names();
   YAML::Node kind_key, value;  // yaml-cpp: rebind with reset(); `=` would write into the node
   bool found_kind = false;
   std::string kind_name;

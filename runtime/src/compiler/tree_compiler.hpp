@@ -23,8 +23,9 @@ namespace thicket {
 
 constexpr uint32_t kNone = 0xFFFFFFFF;
 
-// Names a tree may use as a node's kind, "subtree" included.
-std::vector<std::string> all_kind_names();
+// Names a tree may use as a node's kind, "subtree" included (made once: every node's
+// compile looks its keys up here).
+const std::vector<std::string>& all_kind_names();
 // Whether `k` takes an `abort` parameter (sequence, selector, filter and random_*).
 bool takes_abort(NodeKind k);
 // Parameters each kind accepts in its parameter mapping.
