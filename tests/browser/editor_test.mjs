@@ -400,7 +400,6 @@ async function guard() {
   await selectNode(page, 'root');
   await page.click('#palette button[data-kind="wait"]');
   c = await settled(page);
-  await page.fill('#f-leaf', 'RunAway').catch(() => {});
   await selectNode(page, 'root/0/1/0/1');
   await page.fill('#f-leaf', 'RunAway');
   c = await settled(page);
