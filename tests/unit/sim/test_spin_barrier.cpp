@@ -19,7 +19,7 @@ namespace {
 // slots' plain reads and writes for races) a tenth of the rounds: there every phase costs the
 // sanitizer's work on each atomic and, with more parties than cores, a wake-up of a preempted
 // thread (milliseconds on a loaded 2-core machine: 2000 rounds took 13-33 s a test).
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(THICKET_UNDER_SANITIZER)
 constexpr std::uint32_t kRoundsDivisor = 10;
 #else
 constexpr std::uint32_t kRoundsDivisor = 1;
