@@ -500,11 +500,18 @@ class SnapshotParser {
   // Each saved brain goes to the loaded brain of the same file (the n-th of a path to the
   // n-th loaded from it), remapped by node id; the blackboard by key name.
   void match_brains(std::vector<SavedBrain>& saved) {
-    // One file under two spellings (mix.yaml, ./mix.yaml, its absolute path) is one file.
-    auto file_key = [](const std::string& path) {
-      std::error_code ec;
-      const std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
-      return ec ? std::filesystem::path(path).lexically_normal().string() : p.string();
+    // One file under two spellings (mix.yaml, ./mix.yaml, its absolute path) is one file. A
+    // spelling is resolved once (the saved brains mostly repeat the loaded ones' paths, and
+    // each resolution asks the file system about every folder on the way).
+    std::map<std::string, std::string> keys;
+    auto file_key = [&keys](const std::string& path) -> const std::string& {
+      auto [it, fresh] = keys.try_emplace(path);
+      if (fresh) {
+        std::error_code ec;
+        const std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
+        it->second = ec ? std::filesystem::path(path).lexically_normal().string() : p.string();
+      }
+      return it->second;
     };
     std::map<std::string, std::vector<uint32_t>> loaded;
     for (uint32_t i = 0; i < rt_.brains.size(); ++i) loaded[file_key(rt_.brains[i]->path)].push_back(i);
