@@ -1046,6 +1046,7 @@ int cmd_run(const Options& o) {
       rt.reload_changed();
       auto due = started + std::chrono::duration<double>(o.dt * static_cast<double>(t));
       while (std::chrono::steady_clock::now() < due && !g_interrupted) usleep(1000);
+      if (g_interrupted) break;  // Ctrl-C while waiting for the tick: it is not run
     }
     rt.tick_all(o.dt);
     ++ticks_done;
