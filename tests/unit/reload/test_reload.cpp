@@ -4,6 +4,9 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "thicket/runtime.hpp"
 
@@ -74,17 +77,27 @@ double get_number(thicket::Runtime& rt, thicket::AgentHandle a, const std::strin
   return std::get<double>(*v);
 }
 
-}  // namespace
-
-TEST_CASE("reload: a changed Lua leaf is used from the next call on; running hooks keep their mem") {
+// The set-up most tests here start from: kLeaves and kTree written to a scratch folder, the
+// brain loaded (b) and one agent spawned (a), not yet ticked.
+struct ReloadFixture {
   Scratch s;
-  s.write("leaves.lua", kLeaves);
-  std::string brain = s.write("brain.yaml", kTree);
+  std::string brain;
   Run r;
   std::vector<thicket::Diagnostic> d;
-  auto b = r.rt.load_file(brain, d);
-  REQUIRE(b);
-  auto a = r.rt.spawn(*b);
+  std::optional<thicket::BrainHandle> b;
+  thicket::AgentHandle a;
+  ReloadFixture() {
+    s.write("leaves.lua", kLeaves);
+    brain = s.write("brain.yaml", kTree);
+    b = r.rt.load_file(brain, d);
+    REQUIRE(b);
+    a = r.rt.spawn(*b);
+  }
+};
+
+}  // namespace
+
+TEST_CASE_FIXTURE(ReloadFixture, "reload: a changed Lua leaf is used from the next call on; running hooks keep their mem") {
   r.rt.tick(a, 0.1);
   r.rt.tick(a, 0.1);
   CHECK(get_number(r.rt, a, "count") == 2);
@@ -99,15 +112,7 @@ TEST_CASE("reload: a changed Lua leaf is used from the next call on; running hoo
   CHECK(get_string(r.rt, a, "log") == "start w;");
 }
 
-TEST_CASE("reload: a broken Lua file changes nothing and is reported; fixing it reloads") {
-  Scratch s;
-  s.write("leaves.lua", kLeaves);
-  std::string brain = s.write("brain.yaml", kTree);
-  Run r;
-  std::vector<thicket::Diagnostic> d;
-  auto b = r.rt.load_file(brain, d);
-  REQUIRE(b);
-  auto a = r.rt.spawn(*b);
+TEST_CASE_FIXTURE(ReloadFixture, "reload: a broken Lua file changes nothing and is reported; fixing it reloads") {
   r.rt.tick(a, 0.1);
   s.write("leaves.lua", "local L = {}\nfunction L.Say( return L\n");
   CHECK(r.rt.reload_changed() == 0);
@@ -210,15 +215,7 @@ TEST_CASE("reload: on_reload is called after a Lua file reloads") {
   CHECK(r.log.find("reloaded!") != std::string::npos);
 }
 
-TEST_CASE("reload: a recompiled tree keeps running nodes and blackboard values; removed running nodes are aborted") {
-  Scratch s;
-  s.write("leaves.lua", kLeaves);
-  std::string brain = s.write("brain.yaml", kTree);
-  Run r;
-  std::vector<thicket::Diagnostic> d;
-  auto b = r.rt.load_file(brain, d);
-  REQUIRE(b);
-  auto a = r.rt.spawn(*b);
+TEST_CASE_FIXTURE(ReloadFixture, "reload: a recompiled tree keeps running nodes and blackboard values; removed running nodes are aborted") {
   r.rt.tick(a, 0.1);
   r.rt.tick(a, 0.1);
   REQUIRE(r.rt.running_nodes(a) == std::vector<std::string>{"root", "work"});
@@ -268,15 +265,7 @@ TEST_CASE("reload: a YAML file loaded as two brains (two groups of a scenario) r
   CHECK(get_number(r.rt, a2, "extra") == 7);
 }
 
-TEST_CASE("reload: a broken tree, or a blackboard key that changes type, leaves the old brain running") {
-  Scratch s;
-  s.write("leaves.lua", kLeaves);
-  std::string brain = s.write("brain.yaml", kTree);
-  Run r;
-  std::vector<thicket::Diagnostic> d;
-  auto b = r.rt.load_file(brain, d);
-  REQUIRE(b);
-  auto a = r.rt.spawn(*b);
+TEST_CASE_FIXTURE(ReloadFixture, "reload: a broken tree, or a blackboard key that changes type, leaves the old brain running") {
   r.rt.tick(a, 0.1);
   std::string before = r.rt.dump(*b);
   std::string broken = kTree;
@@ -305,15 +294,7 @@ TEST_CASE("reload: a broken tree, or a blackboard key that changes type, leaves 
   CHECK(get_number(r.rt, a, "count") == 2);
 }
 
-TEST_CASE("reload: a YAML change rejected for a missing leaf is retried when the leaf is added to its Lua file") {
-  Scratch s;
-  s.write("leaves.lua", kLeaves);
-  std::string brain = s.write("brain.yaml", kTree);
-  Run r;
-  std::vector<thicket::Diagnostic> d;
-  auto b = r.rt.load_file(brain, d);
-  REQUIRE(b);
-  auto a = r.rt.spawn(*b);
+TEST_CASE_FIXTURE(ReloadFixture, "reload: a YAML change rejected for a missing leaf is retried when the leaf is added to its Lua file") {
   for (int i = 0; i < 3; ++i) r.rt.tick(a, 0.1);
   // The YAML uses a leaf that does not exist yet: rejected, and the brain says so.
   std::string v2 = kTree;
@@ -575,15 +556,7 @@ TEST_CASE("reload: files reached through symbolic links, and a folder deleted an
   CHECK(get_number(r.rt, a, "count") == 112);
 }
 
-TEST_CASE("reload: the notice says what changed besides the nodes: keys, defaults, tick_every") {
-  Scratch s;
-  s.write("leaves.lua", kLeaves);
-  std::string brain = s.write("brain.yaml", kTree);
-  Run r;
-  std::vector<thicket::Diagnostic> d;
-  auto b = r.rt.load_file(brain, d);
-  REQUIRE(b);
-  auto a = r.rt.spawn(*b);
+TEST_CASE_FIXTURE(ReloadFixture, "reload: the notice says what changed besides the nodes: keys, defaults, tick_every") {
   r.rt.tick_all(0.1);
   std::string v2 = kTree;
   v2.replace(v2.find("  count: 0\n"), 11, "  count: 5\n");  // a new default
