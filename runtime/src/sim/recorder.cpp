@@ -453,8 +453,10 @@ void Recorder::brain_event(const TraceEvent& e) {
       put_string(out, status_name(e.to));
       out.push_back(']');
       break;
-    case TraceEvent::Type::Transition:
-      begin_event(out, "transition", sim_.tick);
+    case TraceEvent::Type::Transition:  // an fsm changed state
+    case TraceEvent::Type::Switch: {    // a behavior machine changed behavior
+      const bool transition = e.type == TraceEvent::Type::Transition;
+      begin_event(out, transition ? "transition" : "switch", sim_.tick);
       out.push_back(',');
       put_uint(out, e.agent);
       out.push_back(',');
@@ -463,22 +465,13 @@ void Recorder::brain_event(const TraceEvent& e) {
       put_name_or_null(out, e.from_name);
       out.push_back(',');
       put_string(out, e.to_name);
-      out.push_back(',');
-      put_name_or_null(out, e.transition.empty() ? e.cause : e.transition);
+      if (transition) {  // and the transition's name, or what caused it
+        out.push_back(',');
+        put_name_or_null(out, e.transition.empty() ? e.cause : e.transition);
+      }
       out.push_back(']');
       break;
-    case TraceEvent::Type::Switch:
-      begin_event(out, "switch", sim_.tick);
-      out.push_back(',');
-      put_uint(out, e.agent);
-      out.push_back(',');
-      put_string(out, e.brain);
-      out.push_back(',');
-      put_name_or_null(out, e.from_name);
-      out.push_back(',');
-      put_string(out, e.to_name);
-      out.push_back(']');
-      break;
+    }
     case TraceEvent::Type::Tick: break;
     // Events an HSM takes or drops are not in the record (docs/record-format.md): what they
     // caused is, as the transitions.
