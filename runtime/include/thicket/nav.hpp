@@ -168,7 +168,7 @@ enum class SearchState : std::uint8_t {
 
 struct SearchOptions {
   Algorithm algorithm = Algorithm::Auto;
-  std::span<const DangerZone> danger;  // must outlive the search
+  std::span<const DangerZone> danger = {};  // must outlive the search
   // Jump point search (Auto/Jps on a uniform map without danger zones) guides itself by a
   // differential heuristic: 16 landmarks with their exact distance to every cell, and the
   // map's connected components (a goal in another one is NoPath at once, from start()). Built

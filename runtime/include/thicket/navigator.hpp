@@ -26,8 +26,8 @@ struct NavWorld {
   const GridMap* map = nullptr;
   const WaypointGraph* waypoints = nullptr;
   const NavMesh* navmesh = nullptr;
-  Walls walls;                         // obstacles and the map's walls (line of sight)
-  std::span<const DangerZone> danger;  // the world's danger zones: in every grid search
+  Walls walls = {};                         // obstacles and the map's walls (line of sight)
+  std::span<const DangerZone> danger = {};  // the world's danger zones: in every grid search
 };
 
 // Which structure plans, in this order of preference: navmesh, waypoints, grid, straight line.
@@ -36,9 +36,9 @@ THICKET_API PathMethod method_of(const NavWorld& world);
 THICKET_API const char* method_name(PathMethod method);
 
 struct PathOptions {
-  Algorithm algorithm = Algorithm::Auto;  // grid searches
-  std::span<const DangerZone> danger;     // added to the world's for this request (copied)
-  bool smooth = true;                     // grid paths: line-of-sight smoothing (else cell centres)
+  Algorithm algorithm = Algorithm::Auto;    // grid searches
+  std::span<const DangerZone> danger = {};  // added to the world's for this request (copied)
+  bool smooth = true;                       // grid paths: line-of-sight smoothing (else cell centres)
 };
 
 // One path request and its buffers (a GridSearch, a Detour query). Reuse it: it stops

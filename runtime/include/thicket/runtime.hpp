@@ -98,10 +98,12 @@ struct NativeLeafFn {
 
 // A native leaf as C++ callables: the convenient form (lambdas with captures). The runtime
 // calls them through NativeLeafFn thunks, one indirect call more than NativeLeafFn.
+// (Each member has its initializer, so `NativeLeaf{.tick = ...}` compiles without a warning
+// under gcc's -Wextra, as NativeLeafFn{.tick = ...} does.)
 struct NativeLeaf {
-  std::function<Status(LeafContext&)> tick;
-  std::function<void(LeafContext&)> start;
-  std::function<void(LeafContext&, Status)> stop;
+  std::function<Status(LeafContext&)> tick = nullptr;
+  std::function<void(LeafContext&)> start = nullptr;
+  std::function<void(LeafContext&, Status)> stop = nullptr;
   bool agent_local = false;  // as NativeLeafFn::agent_local
 };
 

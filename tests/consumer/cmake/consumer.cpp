@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "thicket/nav.hpp"
+#include "thicket/navigator.hpp"
 #include "thicket/runtime.hpp"
 #include "thicket/version.hpp"
 
@@ -67,6 +69,37 @@ int main(int argc, char** argv) {
     expect(got == c.count, "agent " + std::to_string(i) + " count " + std::to_string(got));
   }
   expect(rt.script_errors() == 0, "script errors");
+
+  // Native leaves in both forms, written as the guide writes them (designated initializers
+  // naming only the callables a leaf has): this file compiles with -Wall -Wextra -Werror.
+  int ready_calls = 0;
+  rt.register_leaf("Ready", thicket::NativeLeafFn{.tick = [](thicket::LeafContext&, void* user) {
+                                                    ++*static_cast<int*>(user);
+                                                    return thicket::Status::Success;
+                                                  },
+                                                  .user = &ready_calls});
+  rt.register_leaf("Wave", thicket::NativeLeaf{.tick = [](thicket::LeafContext&) { return thicket::Status::Success; }});
+  auto native = rt.load_string("tree: native\nroot:\n  sequence:\n    - condition: Ready\n    - action: Wave\n",
+                               "native.yaml", diagnostics);
+  for (const auto& d : diagnostics) std::fprintf(stderr, "%s\n", thicket::format_diagnostic(d).c_str());
+  expect(native.has_value(), "the native brain loads");
+  if (native) {
+    auto agent = rt.spawn(*native);
+    rt.tick_all(0.1);
+    expect(rt.status(agent) == thicket::Status::Success && ready_calls == 1, "the native leaves ran");
+    std::printf("native leaves: %s after one tick\n", std::string(thicket::status_name(rt.status(agent))).c_str());
+  }
+  // Navigation's option structs, likewise named field by field.
+  thicket::nav::GridMap map(8, 8);
+  thicket::nav::GridSearch grid;
+  expect(grid.find(map, {0, 0}, {7, 7}, {.algorithm = thicket::nav::Algorithm::AStar}) ==
+             thicket::nav::SearchState::Found,
+         "a grid search on an open map");
+  thicket::nav::PathRequest request;
+  const thicket::nav::NavWorld world{.map = &map};
+  expect(request.find(world, {0.5, 0.5}, {7.5, 0.5}, {.smooth = false}) == thicket::nav::SearchState::Found &&
+             request.length() > 6.9 && request.length() < 7.1,
+         "a path request on an open map");
   std::printf("%s\n", failures == 0 ? "ok" : "FAILED");
   return failures == 0 ? 0 : 1;
 }
