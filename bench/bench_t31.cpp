@@ -991,7 +991,8 @@ Timed time_ticks(const TempDir& dir, const TempDir& local_dir, const std::string
         "  ratios (%s): native/floor %.2fx (target <= 5x)   seed000/native %.2fx (target > 1)   "
         "lua/pure-lua %.2fx (target <= 1.3x)   lua/bare-lua %.2fx   lua-local/pure-lua %.2fx\n",
         best ? "of bests  " : "of medians", rows.ratio("native", "floor", best), rows.ratio("seed000", "native", best),
-        rows.ratio("lua", "pure-lua", best), rows.ratio("lua", "bare-lua", best), rows.ratio("lua-local", "pure-lua", best));
+        rows.ratio("lua", "pure-lua", best), rows.ratio("lua", "bare-lua", best),
+        rows.ratio("lua-local", "pure-lua", best));
     std::printf("                     native-std/floor %.2fx, native-batch/floor %.2fx   seed000/native-std %.2fx, "
                 "seed000/native-batch %.2fx\n",
                 rows.ratio("native-std", "floor", best), rows.ratio("native-batch", "floor", best),
@@ -1043,7 +1044,8 @@ void time_cli(const TempDir& dir, const TempDir& local_dir, const Timed& in_proc
       }
   double ns[3];
   for (int k = 0; k < 3; ++k) ns[k] = (best[k][1] - best[k][0]) * 1e6 / ((t2 - t1) * 10000.0);
-  const char* what[3] = {"whole process", "leaves with the clock in a local", "pure Lua as a whole process (the same PureLua world alone)"};
+  const char* what[3] = {"whole process", "leaves with the clock in a local",
+                         "pure Lua as a whole process (the same PureLua world alone)"};
   for (int k = 0; k < 3; ++k)
     std::printf("  %s: %.0f ms at %d ticks, %.0f ms at %d ticks (best of 7) -> %.1f ns per agent-tick\n", what[k],
                 best[k][0], t1, best[k][1], t2, ns[k]);

@@ -210,7 +210,8 @@ int main(int argc, char** argv) {
   dir.write("t31.yaml", t31_yaml(true));
   dir.write("t31.lua", t31_lua());
   std::printf("bench_tick_all: tick_all(dt, executor) on a job system of N threads vs tick_all(dt), same run\n");
-  std::printf("machine: %u hardware threads, load average %.2f\n", std::thread::hardware_concurrency(), bench::load_average());
+  std::printf("machine: %u hardware threads, load average %s\n", std::thread::hardware_concurrency(),
+              bench::load_average().c_str());
   const std::vector<unsigned> thread_counts = quick ? std::vector<unsigned>{1, 2} : std::vector<unsigned>{1, 2, 4, 8, 16};
   const std::vector<size_t> sizes = quick ? std::vector<size_t>{1000} : std::vector<size_t>{1000, 10000, 100000};
   bool all_match = true;

@@ -15,7 +15,7 @@ namespace {
 
 MpiWorld g_world;
 bool g_compared = false;
-bool g_setup_failed = false;  // then there is no batch, and no status to share after it
+[[maybe_unused]] bool g_setup_failed = false;  // (MPI) then there is no batch, nor a status to share after it
 
 // The first of these variables that is set: Open MPI's mpirun, then PMI(x), which Slurm's
 // srun and MPICH's launchers set.

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <deque>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,13 @@ inline std::size_t scenario_stride() {
 using thicket::nav::Cell;
 using thicket::nav::GridMap;
 using thicket::nav::Vec2;
+
+// The length of a path given as its points.
+inline double polyline_length(std::span<const Vec2> points) {
+  double total = 0;
+  for (std::size_t i = 1; i < points.size(); ++i) total += thicket::world::distance(points[i - 1], points[i]);
+  return total;
+}
 
 // A map of data/movingai ("arena", "AR0500SR", "random512-20-0", "maze512-2-5") and its
 // scenarios with their published optimal lengths; both REQUIREd to load.

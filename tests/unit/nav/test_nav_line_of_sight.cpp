@@ -11,12 +11,6 @@ namespace {
 
 Vec2 centre(Cell c) { return {c.x + 0.5, c.y + 0.5}; }
 
-double polyline_length(const std::vector<Vec2>& points) {
-  double total = 0;
-  for (std::size_t i = 1; i < points.size(); ++i) total += distance(points[i - 1], points[i]);
-  return total;
-}
-
 }  // namespace
 
 TEST_SUITE("nav_line_of_sight") {

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "nav_fixture.hpp"
 #include "thicket/nav_mesh.hpp"
 
 using namespace thicket;
@@ -16,6 +17,7 @@ using nav::NavMeshParams;
 using nav::NavMeshQuery;
 using world::Obstacle;
 using world::Vec2;
+using nav_fixture::polyline_length;
 
 namespace {
 
@@ -43,12 +45,6 @@ double clearance(std::span<const Vec2> path, std::span<const Obstacle> obstacles
     }
   }
   return least;
-}
-
-double polyline_length(std::span<const Vec2> path) {
-  double sum = 0;
-  for (std::size_t i = 1; i < path.size(); ++i) sum += world::distance(path[i - 1], path[i]);
-  return sum;
 }
 
 // A wall across x = 10 (boxes 1 m thick, 2 m long) with a 4 m gap between y = 8 and y = 12.
