@@ -761,12 +761,10 @@ std::optional<AgentHandle> Runtime::find_agent(uint32_t id) const {
 }
 // A frame timer's 0/0 or a paused clock's 0 must not reach the clocks: one NaN would stay in
 // the call clock for good, and every wait, cooldown and timeout would never end.
-bool RuntimeImpl::refuse_dt(const char* what, double dt) {
-  if (std::isfinite(dt) && dt > 0) return false;
+void RuntimeImpl::log_bad_dt(const char* what, double dt) {
   std::ostringstream v;
   v << dt;
   log(std::string("error: ") + what + ": dt must be a positive number of seconds, got " + v.str() + "; nothing ticked");
-  return true;
 }
 Status Runtime::tick(AgentHandle agent, double dt) {
   if (!impl_->agent_ptr(agent) || impl_->refuse_dt("tick", dt)) return Status::Invalid;

@@ -1,6 +1,7 @@
 // The runtime's insides, shared by the runtime, the engine, the script host and the CLI.
 #pragma once
 #include <atomic>
+#include <cmath>
 #include <deque>
 #include <exception>
 #include <map>
@@ -282,7 +283,14 @@ class RuntimeImpl {
   }
   std::vector<TickJob> parallel_jobs;  // tick_all(dt, executor)'s jobs: one per lane, then chunks
   size_t sliced_agents = 0;        // agents with AgentExtra::sliced (they take the general path)
-  bool refuse_dt(const char* what, double dt);  // true (and logged) unless dt is finite and > 0
+  // True (and logged) unless dt is finite and > 0. Inline: every tick_all asks.
+  bool refuse_dt(const char* what, double dt) {
+    if (std::isfinite(dt) && dt > 0) [[likely]]
+      return false;
+    log_bad_dt(what, dt);
+    return true;
+  }
+  void log_bad_dt(const char* what, double dt);
   bool is_sliced(uint32_t index) const { return index < extras.size() && extras[index].sliced; }
   int64_t pending_events = 0;      // events queued over the agents of brains other than fsm ones
   // The call clock (SPEC 8.2): tick_all calls so far, and their sim time, drift-free as an
