@@ -208,7 +208,7 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
   rt_.log(out.str());
 }
 
-bool LuaHost::pcall(int nargs, int nresults, const CallSite& at, const LeafDef& leaf) {
+[[gnu::always_inline]] inline bool LuaHost::pcall(int nargs, int nresults, const CallSite& at, const LeafDef& leaf) {
   const CallSite* saved = current_;
   current_ = &at;
   int rc;
@@ -217,29 +217,31 @@ bool LuaHost::pcall(int nargs, int nresults, const CallSite& at, const LeafDef& 
     rc = lua_pcall(L_, nargs, nresults, kHandlerSlot);  // the traceback handler lives at slot 1
   }
   current_ = saved;
-  if (rc != LUA_OK) {
-    const char* msg = lua_tostring(L_, -1);
-    report(at, leaf, msg ? msg : "(error object is not a string)");
-    lua_pop(L_, 1);
+  if (rc != LUA_OK) [[unlikely]] {
+    call_failed(at, leaf);
     return false;
   }
   return true;
 }
 
-Status LuaHost::to_status(int idx, const CallSite& at, const LeafDef& leaf, bool condition) {
+// The error of a failed call, on the top of the stack: reported and popped.
+void LuaHost::call_failed(const CallSite& at, const LeafDef& leaf) {
+  const char* msg = lua_tostring(L_, -1);
+  report(at, leaf, msg ? msg : "(error object is not a string)");
+  lua_pop(L_, 1);
+}
+
+[[gnu::always_inline]] inline Status LuaHost::to_status(int idx, const CallSite& at, const LeafDef& leaf,
+                                                        bool condition) {
   int t = lua_type(L_, idx);
-  if (t == LUA_TNIL) return Status::Failure;
   if (t == LUA_TBOOLEAN) return lua_toboolean(L_, idx) ? Status::Success : Status::Failure;
+  if (t == LUA_TNIL) return Status::Failure;
   if (t == LUA_TSTRING) {
     const char* s = lua_tostring(L_, idx);
     // Short strings are interned: the constants compare by address.
     if (s == status_strings_[0]) return Status::Success;
     if (s == status_strings_[1]) return Status::Failure;
-    if (s == status_strings_[2]) {
-      if (!condition) return Status::Running;
-      report(at, leaf, "condition '" + leaf.name + "' returned running; a condition answers true or false in the tick it is called");
-      return Status::Failure;
-    }
+    if (s == status_strings_[2] && !condition) return Status::Running;
   }
   return complain_status(idx, at, leaf, condition);
 }
@@ -248,6 +250,11 @@ Status LuaHost::to_status(int idx, const CallSite& at, const LeafDef& leaf, bool
 Status LuaHost::complain_status(int idx, const CallSite& at, const LeafDef& leaf, bool condition) {
   static const std::vector<std::string> statuses = {"success", "failure", "running"};
   int t = lua_type(L_, idx);
+  if (condition && t == LUA_TSTRING && lua_tostring(L_, idx) == status_strings_[2]) {
+    report(at, leaf,
+           "condition '" + leaf.name + "' returned running; a condition answers true or false in the tick it is called");
+    return Status::Failure;
+  }
   std::string hint;
   if (t == LUA_TSTRING) {
     size_t len = 0;
@@ -273,7 +280,7 @@ Status LuaHost::complain_status(int idx, const CallSite& at, const LeafDef& leaf
   return Status::Failure;
 }
 
-void LuaHost::push_args(const CallSite& at) {
+[[gnu::always_inline]] inline void LuaHost::push_args(const CallSite& at) {
   lua_rawgeti(L_, LUA_REGISTRYINDEX, args_ref(at.program->calls[at.program->nodes[at.node].a]));
 }
 
@@ -290,7 +297,7 @@ void LuaHost::push_mem(AgentInfo& a) {
   lua_rawgeti(L_, LUA_REGISTRYINDEX, a.lua_mem);
 }
 
-static const LeafDef& leaf_of(RuntimeImpl& rt, const CallSite& at) {
+[[gnu::always_inline]] inline static const LeafDef& leaf_of(RuntimeImpl& rt, const CallSite& at) {
   return rt.leaves[at.program->calls[at.program->nodes[at.node].a].leaf_id];
 }
 

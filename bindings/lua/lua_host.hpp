@@ -153,6 +153,7 @@ class LuaHost final : public ScriptHost {
   void open_sandbox();
   void open_thicket_module();
   bool pcall(int nargs, int nresults, const CallSite& at, const LeafDef& leaf);
+  void call_failed(const CallSite& at, const LeafDef& leaf);
   Status task_resume(const CallSite& at, const LeafDef& leaf, bool first);
   // A coroutine for a new run of the task at `at` (from the pool when one is idle), stored
   // in the agent's mem under the node, with the task's function on its stack.
