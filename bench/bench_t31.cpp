@@ -1067,13 +1067,14 @@ int main(int argc, char** argv) {
     w.run(std::stoi(argv[3]));
     return 0;
   }
-  // `bench_t31 --alone native|seed000 N T`: one world alone, N agents, T ticks (for profilers).
+  // `bench_t31 --alone native|object-graph N T`: one world alone (thicket's native leaves, or
+  // baseline A, seed000's object graph), N agents, T ticks (for profilers).
   if (argc == 5 && std::string(argv[1]) == "--alone") {
     const std::string which = argv[2];
     const size_t n = std::stoul(argv[3]);
     const int ticks = std::stoi(argv[4]);
     if (which == "native") ThicketWorld(n, nullptr, "").run(ticks);
-    else if (which == "seed000") seed::World(n, nullptr, std::false_type{}).run(ticks);
+    else if (which == "object-graph") seed::World(n, nullptr, std::false_type{}).run(ticks);
     else return 64;
     return 0;
   }
