@@ -48,8 +48,9 @@ timeout 300 tests/game_test.sh build
 # 595 s; TSan build and run 72 s against 93 s), and the tests ran no slower under its ASan
 # (ctest 308 s against 354-383 s): the CI's budget is 20 minutes. gcc's sanitizers remain
 # a configure away (drop CC and CXX).
+# -DTHICKET_WERROR=ON: clang's -Wall -Wextra warnings fail this build (the tree has none).
 CC=clang CXX=clang++ tools/build.sh build-asan None -DCMAKE_CXX_FLAGS=-g1 -DCMAKE_C_FLAGS=-g1 -DTHICKET_SANITIZE=ON -DTHICKET_BENCH=OFF \
-  -DCMAKE_UNITY_BUILD=ON
+  -DCMAKE_UNITY_BUILD=ON -DTHICKET_WERROR=ON
 # The sanitizer build runs ~10x slower: the reference-model comparison takes the first 300
 # random trees of each batch there (all 7,000 in the Release build above).
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 THICKET_REFERENCE_TREES=300 ctest --output-on-failure -j2)

@@ -15,6 +15,7 @@
 #include <iostream>
 #include <algorithm>
 #include <atomic>
+#include <iterator>
 #include <mutex>
 #include <map>
 #include <optional>
@@ -907,9 +908,10 @@ int cmd_scenario(const Options& o) {
   const uint64_t ticks = o.watch ? results.back().ticks : so.ticks;  // --watch --ticks 0 runs until Ctrl-C
   std::cerr << cli::batch_summary({spec->name, ticks, so.dt, so.threads, g_interrupted != 0}, results, *sets, plan) << "\n";
   if (live) live->finish([] { return g_interrupted != 0; });
-  if (!written_in_full(out, o.out, "output") | !written_in_full(series, o.series, "series") |
-      !written_in_full(trace, o.trace, "trace") | !written_in_full(log_file, o.log, "log"))
-    output_failed = true;
+  // Every output is checked and reported (a braced list is evaluated in order, all of it).
+  const bool written[] = {written_in_full(out, o.out, "output"), written_in_full(series, o.series, "series"),
+                          written_in_full(trace, o.trace, "trace"), written_in_full(log_file, o.log, "log")};
+  if (std::find(std::begin(written), std::end(written), false) != std::end(written)) output_failed = true;
   if (checkpoint_failed || output_failed) return kExitLoad;
   return cli::batch_exit_status(results);
 }
@@ -1082,7 +1084,8 @@ int cmd_run(const Options& o) {
     if (g_interrupted) s << " (interrupted)";
     std::cerr << s.str() << "\n";
   }
-  if (!written_in_full(trace, o.trace, "trace") | !written_in_full(log_file, o.log, "log")) return kExitLoad;
+  const bool trace_written = written_in_full(trace, o.trace, "trace");  // both checked and reported
+  if (!written_in_full(log_file, o.log, "log") || !trace_written) return kExitLoad;
   return rt.script_errors() > 0 ? kExitScriptErrors : kExitOk;
 }
 

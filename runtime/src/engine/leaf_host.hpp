@@ -82,8 +82,8 @@ class ScriptHost {
   // next require runs the file again, and settle_module puts the old copy back if no require
   // loaded a new one since (the new version failed: what runs keeps the old one).
   virtual std::map<std::string, std::set<std::string>> module_users() const { return {}; }
-  virtual void forget_module(const std::string& path) {}
-  virtual void settle_module(const std::string& path) {}
+  virtual void forget_module(const std::string& /*path*/) {}
+  virtual void settle_module(const std::string& /*path*/) {}
   // The args of a program's call sites, made once at load, and freed.
   virtual void install_args(Program& p) = 0;
   virtual void release_args(Program& p) = 0;
@@ -121,7 +121,7 @@ class ScriptHost {
   virtual int any_from_plain(const AgentInfo& a, const PlainValue& v) = 0;
   // Script lanes (SPEC 8.2, script_lanes.cpp): this host is lane `lane` of `lanes`; a host of
   // lane k > 0 keeps its references in the lane's slots (LeafDef::lane_refs, ...).
-  virtual void set_lane(uint32_t lane) {}
+  virtual void set_lane(uint32_t /*lane*/) {}
 };
 
 // The script binding registers itself here (bindings/lua does, from a static initializer in

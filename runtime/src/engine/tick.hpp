@@ -66,10 +66,10 @@ struct SwitchEvent {
 // loop tests the pointer only where an abort, a transition or a switch happens).
 struct TraceSink {
   virtual ~TraceSink() = default;
-  virtual void on_abort(const Program& p, const AgentInfo& a, const AbortEvent& e) {}
-  virtual void on_transition(const Program& p, const AgentInfo& a, const TransitionEvent& e) {}
-  virtual void on_switch(const Program& p, const AgentInfo& a, const SwitchEvent& e) {}
-  virtual void on_event(const Program& p, const AgentInfo& a, const QueueEvent& e) {}
+  virtual void on_abort(const Program&, const AgentInfo&, const AbortEvent&) {}
+  virtual void on_transition(const Program&, const AgentInfo&, const TransitionEvent&) {}
+  virtual void on_switch(const Program&, const AgentInfo&, const SwitchEvent&) {}
+  virtual void on_event(const Program&, const AgentInfo&, const QueueEvent&) {}
 };
 
 // Aligned to a cache line: the engines of parallel jobs are written (trace) by their own threads.

@@ -299,9 +299,10 @@ void Manager::sense(std::uint32_t agent, Stats* stats) {
   // first-level cache's miss buffers and stalled on the prefetches themselves; in two steps
   // the open map of bench_perception ran ~10% faster.
   if (agent + 2 < sensor_of_.size() && sensor_of_[agent + 2] != nullptr) {
-    const char* later = reinterpret_cast<const char*>(sensor_of_[agent + 2]);
-    static_assert(offsetof(SensorState, percept_records) <= 192, "SensorState: its first lines hold all but the records");
-    for (std::size_t line = 0; line < offsetof(SensorState, percept_records); line += 64) __builtin_prefetch(later + line);
+    // Its lines up to the records (not offsetof: SensorState is not standard-layout).
+    const SensorState& later = *sensor_of_[agent + 2];
+    const char* const records = reinterpret_cast<const char*>(later.percept_records);
+    for (const char* line = reinterpret_cast<const char*>(&later); line < records; line += 64) __builtin_prefetch(line);
   }
   if (agent + 1 < sensor_of_.size() && sensor_of_[agent + 1] != nullptr) {
     const SensorState& after = *sensor_of_[agent + 1];

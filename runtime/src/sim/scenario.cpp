@@ -15,6 +15,7 @@
 #include <numbers>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "suggest.hpp"
 #include "sweep.hpp"
@@ -43,8 +44,10 @@ const std::vector<std::string> kVehicleKeys = {"mass", "max_speed", "max_force",
 // A key and its value in a mapping; both undefined when the key is absent. Never assigned:
 // assigning a YAML::Node writes into the node it refers to.
 struct Field {
-  YAML::Node key, value;
+  Field(YAML::Node k, YAML::Node v) : key(std::move(k)), value(std::move(v)) {}
+  Field(const Field&) = default;
   Field& operator=(const Field&) = delete;
+  YAML::Node key, value;
   explicit operator bool() const { return key.IsDefined(); }
 };
 
