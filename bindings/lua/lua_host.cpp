@@ -843,6 +843,13 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
     d.message = msg;
     diags.push_back(std::move(d));
   };
+  // Only a plain file is run (the brain's loader says so at its line; this covers a file swapped
+  // for a pipe before a reload): a pipe nothing writes to would block here for ever.
+  std::error_code kind_error;
+  if (!std::filesystem::is_regular_file(path, kind_error)) {
+    diags.push_back({Severity::Error, path, 0, 0, "cannot run the leaf file: it is not a plain file (a pipe, a device or a folder)"});
+    return false;
+  }
   allow_module_dir(std::filesystem::path(path).parent_path().string());
   int top = lua_gettop(L_);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, traceback_ref_);

@@ -333,6 +333,12 @@ struct LuaApi {
         lua_concat(L, 2);
         return -1;
       }
+      if (!fs::is_regular_file(p, exists_error)) {  // a pipe nothing writes to would block for ever
+        where_in_script(L);
+        lua_pushfstring(L, "module '%s' (%s) is not a plain file (a pipe, a device or a folder)", name.c_str(), p.c_str());
+        lua_concat(L, 2);
+        return -1;
+      }
       if (luaL_loadfilex(L, p.c_str(), "t") != LUA_OK) return -1;
       h.push_file_env(L, p);  // a module has its own globals too
       lua_setupvalue(L, -2, 1);

@@ -273,5 +273,23 @@ sleep 0.2
 [[ -p "$dir/pipe" ]] && ok || bad "--checkpoint PIPE replaced the pipe with a file"
 [[ -s "$dir/piped_checkpoint" ]] && ok || bad "--checkpoint PIPE: nothing came through the pipe"
 
+# Files named in a brain are plain files: a leaf file, an import or a required module that is a
+# pipe (nothing writing to it would block the load for ever), a device or a folder is an error
+# at its line, and the load goes on to report the rest.
+mkdir -p "$dir/plain" && rm -f "$dir/plain/p.lua" "$dir/plain/p.yaml" "$dir/plain/m.lua" && mkfifo "$dir/plain/p.lua" "$dir/plain/p.yaml" "$dir/plain/m.lua"
+printf 'tree: t\nroot: {action: A}\nleaves: [p.lua, /dev/zero, ., ok.lua]\nimport: [p.yaml]\n' > "$dir/plain/b.yaml"
+printf 'return {A = function() return "success" end}\n' > "$dir/plain/ok.lua"
+timeout 20 "$thicket" check "$dir/plain/b.yaml" >/dev/null 2>"$dir/err"
+[[ $? == 2 ]] && grep -q "b.yaml:3:10: error: leaf file 'p.lua' is not a plain file (.*p.lua is a pipe or a socket)" "$dir/err" &&
+  grep -q "b.yaml:3:17: error: leaf file '/dev/zero' is not a plain file (/dev/zero is a device)" "$dir/err" &&
+  grep -q "b.yaml:3:28: error: leaf file '.' is not a plain file (.* is a folder)" "$dir/err" &&
+  grep -q "b.yaml:4:10: error: cannot open '.*p.yaml': not a plain file (a pipe or a socket)" "$dir/err" &&
+  grep -q "b.yaml: 4 error(s)" "$dir/err" && ok || bad "leaf files and imports that are not plain files: $(cat "$dir/err")"
+printf 'local m = require("m")\nreturn {A = function() return "success" end}\n' > "$dir/plain/r.lua"
+printf 'tree: t\nroot: {action: A}\nleaves: [r.lua]\n' > "$dir/plain/r.yaml"
+timeout 20 "$thicket" check "$dir/plain/r.yaml" >/dev/null 2>"$dir/err"
+[[ $? == 2 ]] && grep -q "r.lua:1: error: module 'm' (.*m.lua) is not a plain file" "$dir/err" && ok ||
+  bad "a required module that is a pipe: $(cat "$dir/err")"
+
 echo "cli: $pass passed, $fail failed"
 [[ $fail == 0 ]]

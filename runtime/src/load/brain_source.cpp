@@ -113,7 +113,11 @@ std::optional<YAML::Node> SourceReader::parse_text(const std::string& text, cons
 std::optional<std::string> SourceReader::read_file(const std::string& path, const std::string& from_file,
                                                    const YAML::Node& from) {
   std::string text, why;
-  if (!read_limited(path, kMaxYamlBytes, text, why)) {
+  // A file named in another (an import) must be a plain file: a pipe nothing writes to would block
+  // the load for ever. (The file the user gives is read as it is, up to the size limit.)
+  const bool named_in_file = !from_file.empty() && path_kind(path) == PathKind::Other;
+  if (named_in_file) why = "not a plain file (a pipe or a socket); an imported file is a brain file";
+  if (named_in_file || !read_limited(path, kMaxYamlBytes, text, why)) {
     Diagnostic d;
     if (from_file.empty()) {
       d.file = path;
@@ -227,10 +231,17 @@ void SourceReader::read_leaves(const SourceRef& ref, const YAML::Node& leaves) {
       continue;
     }
     std::string path = relative_to(ref.src.files[ref.file].path, item.Scalar());
-    std::error_code ec;  // a path the file system rejects (too long, ...) is not found either
-    if (!fs::exists(path, ec) || fs::is_directory(path, ec)) {
-      ref.error(item, "leaf file '" + item.Scalar() + "' not found (looked for " + path + ")" +
-                          did_you_mean(fs::path(item.Scalar()).filename().string(), lua_files_beside(path)));
+    // A path the file system rejects (too long, ...) is not found either. Only a plain file is
+    // run: a pipe nothing writes to would block the load for ever, and a device never ends.
+    const PathKind kind = path_kind(path);
+    if (kind != PathKind::File) {
+      if (kind == PathKind::Missing)
+        ref.error(item, "leaf file '" + item.Scalar() + "' not found (looked for " + path + ")" +
+                            did_you_mean(fs::path(item.Scalar()).filename().string(), lua_files_beside(path)));
+      else
+        ref.error(item, "leaf file '" + item.Scalar() + "' is not a plain file (" + path + " is " +
+                            (kind == PathKind::Folder ? "a folder" : kind == PathKind::Device ? "a device" : "a pipe or a socket") +
+                            "); a leaf file is a Lua file");
       auto& failed = src_.failed_leaf_files;  // named once, however often it is listed
       if (std::find(failed.begin(), failed.end(), item.Scalar()) == failed.end()) failed.push_back(item.Scalar());
       continue;
