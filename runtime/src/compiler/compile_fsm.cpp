@@ -20,6 +20,13 @@ const std::vector<std::string>& state_keys() {
 }
 }  // namespace
 
+namespace {
+// A state's or a transition's name: text, not empty (`~` and "" are no name; nor is a list).
+bool is_named(const YAML::Node& key) {
+  return key.IsScalar() && !key.Scalar().empty() && classify_scalar(key).kind != ScalarKind::Null;
+}
+}  // namespace
+
 // One pass over the nested `states:` mappings: every state gets its index (depth-first, file
 // order), its parent and children, so targets anywhere in the brain resolve by name.
 void TreeCompiler::fsm_outline(const YAML::Node& states, uint16_t parent, uint16_t depth,
@@ -27,6 +34,10 @@ void TreeCompiler::fsm_outline(const YAML::Node& states, uint16_t parent, uint16
   if (!states || !states.IsMap() || states.size() == 0) return;
   for (auto it = states.begin(); it != states.end(); ++it) {
     const std::string name = it->first.Scalar();
+    if (!is_named(it->first)) {  // `~`, "" or a list: no name a transition or a trace could use
+      error(it->first, std::string("a state's name must be text, got ") + (it->first.IsScalar() && name.empty() && classify_scalar(it->first).kind != ScalarKind::Null ? "empty text" : describe_node(it->first)));
+      continue;
+    }
     if (name == "root") {  // the fsm itself is node "root" (traces, running lists, reload matching)
       error(it->first, "a state may not be named 'root': that is the fsm's own node id; rename the state");
       continue;
@@ -230,6 +241,11 @@ void TreeCompiler::fsm_state(uint16_t index) {
         for (auto t = tr.begin(); t != tr.end(); ++t) {
           const std::string ev = t->first.Scalar();
           const YAML::Node v = t->second;
+          if (!is_named(t->first)) {  // no event or reason is named so: it could never be taken
+            error(t->first, std::string("a transition's event or reason name must be text, got ") +
+                                (t->first.IsScalar() && ev.empty() && classify_scalar(t->first).kind != ScalarKind::Null ? "empty text" : describe_node(t->first)));
+            continue;
+          }
           FsmTransition rec;
           rec.name = ev;
           YAML::Node go;

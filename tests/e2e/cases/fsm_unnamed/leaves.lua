@@ -1,0 +1,2 @@
+local thicket = require("thicket")
+return {Run = function(agent, args) return thicket.RUNNING end}
