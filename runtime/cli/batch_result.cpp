@@ -122,6 +122,19 @@ std::string encode_outcome(const RunOutcome& o) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+int decode_end_line(const std::string& line, uint64_t& outcomes, std::string& why) {
+  json j;
+  std::string not_json;
+  if (!parse_line(line, j, not_json) || !j.contains("end")) return 0;
+  const json& n = j.contains("outcomes") ? j["outcomes"] : json();
+  if (j.size() != 2 || j["end"] != true || !n.is_number_unsigned()) {
+    why = "an end line is {\"end\":true,\"outcomes\":N} (N: the count of runs above it)";
+    return -1;
+  }
+  outcomes = n.get<uint64_t>();
+  return 1;
+}
+
 bool decode_outcome(const std::string& line, RunOutcome& o, std::string& why) {
   json j;
   if (!parse_line(line, j, why)) return false;

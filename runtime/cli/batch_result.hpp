@@ -42,6 +42,10 @@ struct BatchInfo {
 
 std::string encode_outcome(const RunOutcome& outcome);  // one line, without its newline
 bool decode_outcome(const std::string& line, RunOutcome& outcome, std::string& why);
+// A part's end line, {"end":true,"outcomes":N}, read as JSON (any spacing; a CR before the
+// newline): 1 when `line` is one (N in `outcomes`), 0 when it is no end line (no "end" key),
+// -1 when it has an "end" key but is not such a line (why set).
+int decode_end_line(const std::string& line, uint64_t& outcomes, std::string& why);
 std::string encode_batch_info(const BatchInfo& info);
 bool decode_batch_info(const std::string& line, BatchInfo& info, std::string& why);
 // Whether two parts describe the same batch (all but threads and the shard number); why not.

@@ -54,9 +54,12 @@ int read_part(const std::string& path, Part& part) {
   while (std::getline(in, line)) {
     ++n;
     if (ended) return part_error(path, n, "a line after the part's end line");
-    if (line.rfind("{\"end\":", 0) == 0) {
-      if (line != "{\"end\":true,\"outcomes\":" + std::to_string(part.outcomes.size()) + "}")
-        return part_error(path, n, "the end line does not count the " + std::to_string(part.outcomes.size()) + " run(s) above it");
+    uint64_t counted = 0;
+    if (const int end = decode_end_line(line, counted, why); end != 0) {
+      if (end < 0) return part_error(path, n, why);
+      if (counted != part.outcomes.size())
+        return part_error(path, n, "the end line counts " + std::to_string(counted) + " run(s), not the " +
+                                       std::to_string(part.outcomes.size()) + " above it");
       ended = true;
       continue;
     }

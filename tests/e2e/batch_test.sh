@@ -140,6 +140,17 @@ sed -e "s|brain: |brain: $arena_dir/|" "$arena" > "$dir/edited.yaml"
 merge_fails "a part from an edited scenario" 2 "edited2.jsonl:1:1: error: not a part of the same batch as .*: the scenario or its brain files were edited" "$p1" "$dir/edited2.jsonl" "$p3"
 head -n 2 "$p2" > "$dir/cut2.jsonl"
 merge_fails "a part cut short" 2 "cut2.jsonl:2:1: error: the part is cut short (no end line)" "$p1" "$dir/cut2.jsonl" "$p3"
+# The end line is read as JSON: another spacing or CRLF line ends merge as the part itself does
+# (it was compared as text); a count that is wrong, or an end line that is not one, is an error.
+python3 -c 'import json,sys; [print(json.dumps(json.loads(l))) for l in open(sys.argv[1])]' "$p2" > "$dir/spaced2.jsonl"
+sed 's/$/\r/' "$p3" > "$dir/crlf3.jsonl"
+"$thicket" merge "$dir/respaced.jsonl" "$p1" "$dir/spaced2.jsonl" "$dir/crlf3.jsonl" 2>/dev/null
+cmp -s <(no_wall_jsonl "$dir/arena-merged.jsonl") <(no_wall_jsonl "$dir/respaced.jsonl") && ok ||
+  bad "parts respaced or with CRLF should merge as the parts themselves: $(head -c 300 "$dir/respaced.jsonl")"
+sed '$s/"outcomes":[0-9]*/"outcomes":9/' "$p2" > "$dir/count2.jsonl"
+merge_fails "an end line with a wrong count" 2 "count2.jsonl:4:1: error: the end line counts 9 run(s), not the 2 above it" "$p1" "$dir/count2.jsonl" "$p3"
+sed '$s/"end":true/"end":"yes"/' "$p2" > "$dir/endyes2.jsonl"
+merge_fails "a malformed end line" 2 'endyes2.jsonl:4:1: error: an end line is {"end":true,"outcomes":N}' "$p1" "$dir/endyes2.jsonl" "$p3"
 merge_fails "--series without series in the parts" 2 "the shards ran without --series" --series "$dir/s.csv" "$p1" "$p2" "$p3"
 merge_fails "a CSV given as a part" 2 "arena-single.csv:1:1: error: it does not start with a part header" "$p1" "$dir/arena-single.csv" "$p3"
 sed '1s/"thicket_part":1/"thicket_part":99/' "$p2" > "$dir/v99.jsonl"
