@@ -1,8 +1,10 @@
 // `thicket import FILE.xml|FILE.json [-o OUT.yaml] [--tree ID] [--leaves LUA]...` and
 // `thicket export FILE --to btcpp [-o OUT.xml]` (SPEC 13): the commands, the brain's YAML
 // writer, and the BT.CPP XML writer over a compiled tree.
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -257,7 +259,7 @@ int write_output(const std::string& out_path, const std::string& text, const std
     f << text;
     f.flush();
     if (!f) {
-      std::cerr << "thicket: cannot write " << out_path << "\n";
+      std::cerr << "thicket: cannot write " << out_path << ": " << std::strerror(errno) << "\n";
       return 2;
     }
     return 0;
@@ -265,14 +267,22 @@ int write_output(const std::string& out_path, const std::string& text, const std
   const std::string tmp = target.path + ".tmp";
   {
     std::ofstream f(tmp, std::ios::binary);
-    f << text;
     if (!f) {
-      std::cerr << "thicket: cannot write " << out_path << "\n";
+      std::cerr << "thicket: cannot write " << out_path << ": " << std::strerror(errno) << "\n";
+      return 2;
+    }
+    f << text;
+    f.flush();
+    if (!f) {
+      std::cerr << "thicket: cannot write " << out_path << " in full (a full disk?)\n";
+      f.close();
+      std::remove(tmp.c_str());
       return 2;
     }
   }
   if (std::rename(tmp.c_str(), target.path.c_str()) != 0) {
-    std::cerr << "thicket: cannot write " << out_path << "\n";
+    std::cerr << "thicket: cannot write " << out_path << ": " << std::strerror(errno) << "\n";
+    std::remove(tmp.c_str());
     return 2;
   }
   return 0;
@@ -668,6 +678,10 @@ int export_command(int argc, char** argv, const char* usage) {
       std::cerr << "thicket: export takes one file\n" << usage;
       return 64;
     }
+  }
+  if (!file.empty() && !to.empty() && to != "btcpp") {
+    std::cerr << "thicket: export cannot write '" << to << "' (--to btcpp: BehaviorTree.CPP's XML, which Groot2 opens too)\n";
+    return 64;
   }
   if (file.empty() || to != "btcpp") {
     std::cerr << "thicket: usage: thicket export FILE --to btcpp [-o OUT.xml]\n";

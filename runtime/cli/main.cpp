@@ -146,6 +146,14 @@ int usage_error(const std::string& message) {
   return kExitUsage;
 }
 
+// An output file that cannot be opened: the system's reason, and no usage text (the command
+// line was right). Exit 64 all the same, as before. Call it right after the failed open (errno).
+int output_error(const std::string& what, const std::string& path) {
+  const int err = errno;
+  std::cerr << "thicket: cannot write the " + what + " file '" + path + "': " + std::strerror(err) + "\n";
+  return kExitUsage;
+}
+
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -666,15 +674,11 @@ int cmd_scenario(const Options& o) {
     add(writes_series, o.series, "series");
     add(batch.prints(), o.out, "output");
     add(batch.prints(), o.log, "log");
-    if (size_t bad = cli::first_unwritable(paths); bad < paths.size()) {
-      const int err = errno;
-      return usage_error("cannot write the " + whats[bad] + " file '" + paths[bad] + "'" +
-                         (whats[bad] == "record" ? std::string(": ") + std::strerror(err) : std::string()));
-    }
+    if (size_t bad = cli::first_unwritable(paths); bad < paths.size()) return output_error(whats[bad], paths[bad]);
   }
   if (!o.log.empty() && batch.prints()) {
     log_file.open(o.log);
-    if (!log_file) return usage_error("cannot write the log file '" + o.log + "'");
+    if (!log_file) return output_error("log", o.log);
   }
   std::ofstream out, series;
   bool output_failed = false;  // an output not written in full (the run goes on; exit 2)
@@ -682,23 +686,26 @@ int cmd_scenario(const Options& o) {
   if (!o.record.empty() && batch.prints()) {  // run 1 is rank 0's
     std::string why;
     record = RecordFile::open(o.record, why);
-    if (!record) return usage_error(why);
+    if (!record) {  // the file cannot be made: its reason, no usage text (as output_error)
+      std::cerr << "thicket: " + why + "\n";
+      return kExitUsage;
+    }
   }
   std::ofstream trace;
   if (!o.trace.empty() && batch.prints()) {
     trace.open(o.trace);
-    if (!trace) return usage_error("cannot write the trace file '" + o.trace + "'");
+    if (!trace) return output_error("trace", o.trace);
   }
   std::optional<SeriesFormat> series_fmt;
   if (!o.series.empty()) {
     if (writes_series) series.open(o.series);
-    if (writes_series && !series) return usage_error("cannot write the series file '" + o.series + "'");
+    if (writes_series && !series) return output_error("series", o.series);
     series_fmt = series_format(o.series);
   }
   const bool jsonl = o.out.size() > 6 && o.out.compare(o.out.size() - 6, 6, ".jsonl") == 0;
   if (!o.out.empty() && batch.prints()) {  // with --shard: the part file
     out.open(o.out);
-    if (!out) return usage_error("cannot write the output file '" + o.out + "'");
+    if (!out) return output_error("output", o.out);
   }
   RecordTee record_tee(record.get(), live ? live->sink() : nullptr);
   const bool progress = !o.quiet && isatty(STDERR_FILENO) && !o.watch && batch.prints();
@@ -988,8 +995,7 @@ int cmd_run(const Options& o) {
   // refused before it is opened. (Checked for writing now; lines logged while loading wait
   // for it, and go to standard error if the brain does not load.)
   std::ofstream log_file;
-  if (!o.log.empty() && cli::first_unwritable({o.log}) == 0)
-    return usage_error("cannot write the log file '" + o.log + "'");
+  if (!o.log.empty() && cli::first_unwritable({o.log}) == 0) return output_error("log", o.log);
   bool log_may_open = false;
   std::vector<std::string> early_lines;
   auto open_log = [&] {
@@ -1021,13 +1027,13 @@ int cmd_run(const Options& o) {
     return usage_error(why);
   }
   log_may_open = true;
-  if (!o.log.empty() && !open_log()) return usage_error("cannot write the log file '" + o.log + "'");
+  if (!o.log.empty() && !open_log()) return output_error("log", o.log);
   for (const std::string& line : early_lines) log_file << line << "\n";
 
   std::ofstream trace;
   if (!o.trace.empty()) {
     trace.open(o.trace);
-    if (!trace) return usage_error("cannot write the trace file '" + o.trace + "'");
+    if (!trace) return output_error("trace", o.trace);
   }
   std::map<Status, uint64_t> final_status;
   std::vector<AgentHandle> agents;

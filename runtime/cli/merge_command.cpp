@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -221,14 +222,19 @@ int merge_command(int argc, char** argv, const char* usage) {
   // written leaves the other as it was.
   std::vector<std::string> outputs{out_path};
   if (!series_path.empty()) outputs.push_back(series_path);
+  // An output that cannot be opened: the system's reason, no usage text (the command was right).
+  auto cannot_write = [](const char* what, const std::string& path) {
+    const int err = errno;
+    std::cerr << "thicket: cannot write the " << what << " file '" << path << "': " << std::strerror(err) << "\n";
+    return 64;
+  };
   if (size_t bad = first_unwritable(outputs); bad < outputs.size())
-    return usage_error(bad == 0 ? "cannot write the output file '" + out_path + "'"
-                                : "cannot write the series file '" + series_path + "'");
+    return bad == 0 ? cannot_write("output", out_path) : cannot_write("series", series_path);
   std::ofstream out(out_path, std::ios::binary);
-  if (!out) return usage_error("cannot write the output file '" + out_path + "'");
+  if (!out) return cannot_write("output", out_path);
   if (!series_path.empty()) {  // every kept run's samples, in run order (run 1's has the CSV header)
     std::ofstream series(series_path, std::ios::binary);
-    if (!series) return usage_error("cannot write the series file '" + series_path + "'");
+    if (!series) return cannot_write("series", series_path);
     for (const RunOutcome& o : all) series << o.series;
   }
   write_run_rows(out, jsonl, results, first.sets, plan);

@@ -22,7 +22,16 @@ sed 's/^    brain: boid.yaml/    brain: no_such_brain.yaml/' "$here/scripts/exam
 "$thicket" run "$here/scripts/examples/flock/flock.yaml" --ticks 2 --log "$dir/keep.log" >/dev/null 2>&1
 [[ $? == 0 && ! -s "$dir/keep.log" ]] && ok || bad "a clean scenario run should empty --log: $(head -c 200 "$dir/keep.log")"
 "$thicket" run "$cases/bad_fsm/brain.yaml" --log "$dir/no/such/dir.log" >/dev/null 2>"$dir/err"
-[[ $? == 64 ]] && grep -q "cannot write the log file" "$dir/err" && ok || bad "an unwritable --log should be a usage error: $(cat "$dir/err")"
+[[ $? == 64 ]] && grep -q "cannot write the log file '.*/no/such/dir.log': No such file or directory" "$dir/err" && ok || bad "an unwritable --log should be a usage error: $(cat "$dir/err")"
+# An output that cannot be opened says why, and no usage text follows (the command line was right).
+grep -q "usage:" "$dir/err" && bad "an unwritable --log printed the usage text" || ok
+"$thicket" run "$here/scripts/examples/flock/flock.yaml" --ticks 2 --out "$dir/no/such/o.csv" >/dev/null 2>"$dir/err"
+[[ $? == 64 && $(wc -l < "$dir/err") == 1 ]] && grep -q "cannot write the output file '.*/no/such/o.csv': No such file or directory" "$dir/err" &&
+  ok || bad "an unwritable --out: $(head -3 "$dir/err")"
+"$thicket" export "$here/docs/examples/hello/chicken.yaml" --to btcpp -o "$dir/no/such/x.xml" >/dev/null 2>"$dir/err"
+[[ $? == 2 ]] && grep -q "cannot write .*/no/such/x.xml: No such file or directory" "$dir/err" && ok || bad "export -o unwritable: $(cat "$dir/err")"
+"$thicket" export "$here/docs/examples/hello/chicken.yaml" --to groot >/dev/null 2>"$dir/err"
+[[ $? == 64 ]] && grep -q "export cannot write 'groot' (--to btcpp" "$dir/err" && ok || bad "export --to an unknown target: $(cat "$dir/err")"
 
 # An output given a file the run reads (a leaf file, a group's brain, a module) is refused
 # before it is opened: the file stays as it was.
