@@ -26,7 +26,7 @@
 #include "live_server.hpp"
 #include "schema_findings.hpp"
 #include "thicket/runtime.hpp"
-#include "utf8_text.hpp"
+#include "json_text.hpp"  // first_invalid_utf8
 #include "yaml_limits.hpp"
 #include <yaml-cpp/yaml.h>
 
@@ -54,7 +54,7 @@ std::string unsavable(const std::string& text) {
   if (text.size() > kMaxYamlBytes)
     return "larger than " + std::to_string(kMaxYamlBytes >> 20) + " MB; a brain file may be at most " +
            std::to_string(kMaxYamlBytes >> 20) + " MB";
-  if (const size_t bad = first_non_utf8(text); bad != std::string::npos) {
+  if (const size_t bad = first_invalid_utf8(text); bad != std::string::npos) {
     size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n'));
     char byte[8];
     std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(text[bad])));

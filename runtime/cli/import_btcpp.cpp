@@ -16,7 +16,7 @@
 
 #include "import_tree.hpp"
 #include "suggest.hpp"
-#include "utf8_text.hpp"
+#include "json_text.hpp"  // first_invalid_utf8
 
 namespace thicket::cli {
 
@@ -95,7 +95,7 @@ class BtImporter {
   bool run(const std::string& wanted) {
     // The brain is written as YAML, which holds UTF-8 only (as BT.CPP's XML is: tinyxml2 reads
     // the bytes without checking them).
-    if (const size_t bad = first_non_utf8(text_); bad != std::string::npos) {
+    if (const size_t bad = first_invalid_utf8(text_); bad != std::string::npos) {
       const auto [line, column] = line_column(bad);
       char byte[8];
       std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(text_[bad])));

@@ -161,15 +161,16 @@ return leaves
         elif runs[1].stdout != runs[0].stdout:
             failed.append("blackboard round trip: the values differ\n--- brain\n%s--- import(export(brain))\n%s%s" %
                           (runs[0].stdout, runs[1].stdout, runs[1].stderr))
-        # Texts no XML document can hold: the export says so and writes nothing.
+        # Texts no XML document can hold: the export says so and writes nothing. (A brain file
+        # with bytes that are not UTF-8 does not load at all: the loader says where.)
         bad = {"control": ('  action: {leaf: Show, args: {msg: "a\\x01b"}}\n', "the character U+0001, which XML 1.0 cannot hold"),
-               "bytes": ('  action: {leaf: Show, args: {msg: "a\xffb"}}\n', "byte 0xff, which is not UTF-8")}
+               "bytes": ('  action: {leaf: Show, args: {msg: "a\xffb"}}\n', "bytes.yaml:4:38: error: the file is not UTF-8 (byte 0xff here)")}
         for name, (root, reason) in bad.items():
             with open(os.path.join(work, name + ".yaml"), "wb") as f:
                 f.write(("tree: bad\nleaves: [show.lua]\nroot:\n").encode() + root.encode("latin-1"))
             r = subprocess.run([thicket, "export", name + ".yaml", "--to", "btcpp", "-o", name + ".xml"], cwd=work,
                                capture_output=True, text=True, errors="replace")
-            if r.returncode != 2 or reason not in r.stderr or "nothing is written" not in r.stderr or \
+            if r.returncode != 2 or reason not in r.stderr or (name != "bytes" and "nothing is written" not in r.stderr) or \
                     os.path.exists(os.path.join(work, name + ".xml")):
                 failed.append("export of a text XML cannot hold (%s): rc %d, %s" % (name, r.returncode, r.stderr))
 

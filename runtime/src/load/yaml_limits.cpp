@@ -2,6 +2,7 @@
 #include "yaml_limits.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -10,6 +11,8 @@
 
 #include <map>
 #include <sstream>
+
+#include "json_text.hpp"
 
 namespace thicket {
 
@@ -405,8 +408,41 @@ int tab_in_indentation(const std::string& text, int line) {
 }
 }  // namespace
 
+namespace {
+// The first bytes a YAML file of ours cannot hold, as a diagnostic: text that is not UTF-8
+// (YAML's UTF-16 and UTF-32 included: the limits' scans and the error positions read UTF-8),
+// a NUL (no YAML text holds one; yaml-cpp reported it as a bad escape, or not at all in a
+// comment), or a line ended by CR alone (YAML allows it, yaml-cpp reads no line break there).
+std::optional<Diagnostic> unreadable_bytes(const std::string& text, const std::string& path) {
+  auto at = [&](size_t offset, const std::string& message) {
+    const size_t line_start = offset == 0 ? 0 : text.rfind('\n', offset - 1) + 1;  // npos + 1 == 0
+    const auto line = static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n')) + 1;
+    return Diagnostic{Severity::Error, path, line, static_cast<int>(offset - line_start) + 1, message};
+  };
+  auto byte = [&](size_t offset) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(text[offset])));
+    return std::string(hex);
+  };
+  if (text.size() >= 2 && ((text[0] == '\xFF' && text[1] == '\xFE') || (text[0] == '\xFE' && text[1] == '\xFF')))
+    return at(0, "the file is UTF-16 text; save it as UTF-8");
+  if (const size_t bad = first_invalid_utf8(text); bad != std::string::npos)
+    return at(bad, "the file is not UTF-8 (byte " + byte(bad) + " here); save it as UTF-8");
+  if (const size_t nul = text.find('\0'); nul != std::string::npos)
+    return at(nul, "a NUL byte (0x00) here: a YAML file holds text (is it the right file?)");
+  for (size_t cr = text.find('\r'); cr != std::string::npos; cr = text.find('\r', cr + 1))
+    if (cr + 1 == text.size() || text[cr + 1] != '\n')
+      return at(cr, "a line ends with CR alone here (an old Mac line end); save the file with LF or CRLF line ends");
+  return std::nullopt;
+}
+}  // namespace
+
 std::optional<YAML::Node> load_yaml_checked(const std::string& text, const std::string& path,
                                             std::vector<Diagnostic>& diags) {
+  if (auto bytes = unreadable_bytes(text, path)) {
+    diags.push_back(std::move(*bytes));
+    return std::nullopt;
+  }
   if (auto deep = find_deep_nesting(text)) {
     diags.push_back({Severity::Error, path, deep->line, deep->column,
                      "nesting deeper than " + std::to_string(kMaxYamlDepth) + " levels at line " +

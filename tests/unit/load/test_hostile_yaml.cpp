@@ -190,6 +190,26 @@ TEST_CASE("a second YAML document is an error where it starts, not dropped unrea
   CHECK_MESSAGE(one.ok, one.errors);
 }
 
+TEST_CASE("bytes no YAML text of ours holds are named where they are: not UTF-8, NUL, CR alone, UTF-16") {
+  using namespace std::string_literals;
+  Loaded latin1 = load("tree: t\nroot: {action: Work}\n# caf\xe9\n");
+  CHECK_FALSE(latin1.ok);
+  CHECK(latin1.errors == "hostile.yaml:3:6: error: the file is not UTF-8 (byte 0xe9 here); save it as UTF-8\n");
+  // A NUL in a comment passed unseen; in a flow mapping yaml-cpp called it a bad escape.
+  Loaded nul = load("tree: t\nroot: {action: Work}\n# a\0b\n"s);
+  CHECK_FALSE(nul.ok);
+  CHECK(nul.errors.find("hostile.yaml:3:4: error: a NUL byte (0x00) here") == 0);
+  Loaded mac = load("tree: t\rroot: {action: Work}\r");
+  CHECK_FALSE(mac.ok);
+  CHECK(mac.errors.find("hostile.yaml:1:8: error: a line ends with CR alone here") == 0);
+  Loaded utf16 = load("\xff\xfet\0r\0"s);
+  CHECK_FALSE(utf16.ok);
+  CHECK(utf16.errors.find("hostile.yaml:1:1: error: the file is UTF-16 text; save it as UTF-8") == 0);
+  // UTF-8 past ASCII, CRLF line ends and a BOM load as before.
+  Loaded fine = load("\xEF\xBB\xBFtree: t\r\nroot: {action: Work}\r\n# caf\xc3\xa9 \xe2\x82\xac\r\n");
+  CHECK_MESSAGE(fine.ok, fine.errors);
+}
+
 TEST_CASE("an any key given a default says it starts as nil, not that the default must be 'any value'") {
   Loaded r = load("tree: t\nblackboard: {k: {type: any, default: 3}}\nroot: {action: Work}\n");
   CHECK_FALSE(r.ok);
