@@ -43,14 +43,17 @@ class B3Importer {
 
   bool run(const json& doc, const std::string& wanted) {
     if (!doc.is_object()) return fail("", "the file is not a behavior3 export (a JSON object with nodes and root)");
+    if (doc.contains("custom_nodes") && !doc["custom_nodes"].is_array())
+      fail("", "'custom_nodes' must be a list of {name, category}, got " + shown(doc["custom_nodes"]));
     if (doc.contains("custom_nodes") && doc["custom_nodes"].is_array())
       for (const auto& c : doc["custom_nodes"])
         if (c.is_object() && c.contains("name") && c["name"].is_string())
           custom_[c["name"].get<std::string>()] = c.value("category", std::string("action"));
     const json* main = &doc;
     if (doc.value("scope", std::string()) == "project" || doc.contains("trees")) {
-      if (!doc.contains("trees") || !doc["trees"].is_array() || doc["trees"].empty())
+      if (!doc.contains("trees") || !doc["trees"].is_array())
         return fail("", "a project export needs 'trees', a list of trees");
+      if (doc["trees"].empty()) return fail("", "'trees' is empty: the project has no tree to import");
       for (const auto& t : doc["trees"]) {
         if (!t.is_object()) return fail("", "each of 'trees' must be a tree export");
         std::string id = t.value("id", std::string());
@@ -81,6 +84,11 @@ class B3Importer {
     errors_.push_back({path_, 0, 0, node.empty() ? msg : "node \"" + node + "\": " + msg});
     return false;
   }
+  // A JSON value in a message: short ones whole, long ones cut.
+  static std::string shown(const json& v) {
+    std::string text = v.dump(-1, ' ', false, json::error_handler_t::replace);
+    return text.size() <= 60 ? text : text.substr(0, 57) + "...";
+  }
   static std::string identifier(const std::string& s, const std::string& fallback) {
     std::string out;
     for (char ch : s) out += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') ? ch : '_';
@@ -94,7 +102,9 @@ class B3Importer {
       return ImportNode{"always", {}, {}, "", {}, "error"};
     }
     if (!t.contains("root") || !t["root"].is_string()) {
-      fail("", "the tree '" + t.value("title", std::string()) + "' has no root node");
+      const json& title = t.contains("title") ? t["title"] : json();
+      fail("", std::string(title.is_string() && !title.get<std::string>().empty() ? "the tree '" + title.get<std::string>() + "'" : "the tree") +
+                   " has no root node ('root' must be the id of one of its 'nodes', got " + (t.contains("root") ? shown(t["root"]) : "none") + ")");
       return ImportNode{"always", {}, {}, "", {}, "error"};
     }
     std::string tid = t.value("id", std::string());
@@ -161,8 +171,8 @@ class B3Importer {
     }
     const std::string name = spec["name"].get<std::string>();
     const json props = spec.contains("properties") && spec["properties"].is_object() ? spec["properties"] : json::object();
-    if (++visits_ > 100000) {
-      fail(id, "the tree passes 100000 nodes (subtrees count once per use)");
+    if (++visits_ > 100000) {  // said once, where it happened: every node above would say it again
+      if (visits_ == 100001) fail(id, "the tree passes 100000 nodes (subtrees count once per use)");
       return ImportNode{"always", {}, {}, "", {}, "error"};
     }
     // Custom nodes first, as BehaviorTree.load does.
@@ -240,11 +250,12 @@ class B3Importer {
       else if (number("milliseconds", v)) n.params.push_back({"seconds", yaml_number(v / 1000.0)});
     }
     if (b->shape == 'c') {
-      if (spec.contains("children") && !spec["children"].is_array()) fail(id, "'children' must be a list of node ids, got " + spec["children"].dump());
+      if (spec.contains("children") && !spec["children"].is_array()) fail(id, "'children' must be a list of node ids, got " + shown(spec["children"]));
       if (spec.contains("children") && spec["children"].is_array()) {
-        for (const auto& ch : spec["children"]) {
+        for (size_t k = 0; k < spec["children"].size(); ++k) {
+          const json& ch = spec["children"][k];
           if (!ch.is_string()) {
-            fail(id, "'children' must list node ids");
+            fail(id, "'children' must list node ids (text); child " + std::to_string(k + 1) + " is " + shown(ch));
             continue;
           }
           n.children.push_back(node(nodes, ch.get<std::string>(), "node \"" + id + "\""));
@@ -256,7 +267,7 @@ class B3Importer {
       }
     } else if (b->shape == 'd') {
       if (spec.contains("child") && !spec["child"].is_string() && !spec["child"].is_null())
-        fail(id, "'child' must be a node id, got " + spec["child"].dump());
+        fail(id, "'child' must be a node id, got " + shown(spec["child"]));
       if (!spec.contains("child") || !spec["child"].is_string()) {  // behavior3: a decorator without a child errs
         return ImportNode{"always", {}, {}, "", {}, "error"};
       }

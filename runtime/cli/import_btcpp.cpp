@@ -16,7 +16,6 @@
 
 #include "import_tree.hpp"
 #include "suggest.hpp"
-#include "json_text.hpp"  // first_invalid_utf8
 
 namespace thicket::cli {
 
@@ -93,15 +92,6 @@ class BtImporter {
   }
 
   bool run(const std::string& wanted) {
-    // The brain is written as YAML, which holds UTF-8 only (as BT.CPP's XML is: tinyxml2 reads
-    // the bytes without checking them).
-    if (const size_t bad = first_invalid_utf8(text_); bad != std::string::npos) {
-      const auto [line, column] = line_column(bad);
-      char byte[8];
-      std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(text_[bad])));
-      error_at(line, column, std::string("the file is not UTF-8 (byte ") + byte + " here): save it as UTF-8");
-      return false;
-    }
     if (doc_.Parse(text_.c_str(), text_.size()) != tinyxml2::XML_SUCCESS) {
       // tinyxml2 gives the line of the element it was in; for these two, where it is.
       int line = std::max(doc_.ErrorLineNum(), 1), column = 1;

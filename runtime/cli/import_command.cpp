@@ -1,9 +1,11 @@
 // `thicket import FILE.xml|FILE.json [-o OUT.yaml] [--tree ID] [--leaves LUA]...` and
 // `thicket export FILE --to btcpp [-o OUT.xml]` (SPEC 13): the commands, the brain's YAML
 // writer, and the BT.CPP XML writer over a compiled tree.
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +14,7 @@
 #include <sstream>
 
 #include "import_tree.hpp"
+#include "json_text.hpp"  // first_invalid_utf8
 #include "output_target.hpp"
 #include "program.hpp"
 #include "runtime_impl.hpp"
@@ -326,6 +329,21 @@ int import_command(int argc, char** argv, const char* usage) {
   std::string text, why;
   if (!read_file(file, text, why)) {
     std::cerr << file << ": error: cannot read the file: " << why << "\n";
+    return 2;
+  }
+  // The brain is written as YAML, which holds UTF-8 only (as BT.CPP's XML and behavior3's JSON
+  // are: tinyxml2 reads the bytes without checking them, and a JSON parser's message would show
+  // the stray byte itself).
+  if (const size_t bad = first_invalid_utf8(text); bad != std::string::npos) {
+    const size_t line_start = bad == 0 ? 0 : text.rfind('\n', bad - 1) + 1;  // npos + 1 == 0
+    const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n') + 1;
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(text[bad])));
+    // The column in characters (the text before the byte is UTF-8): continuation bytes do not count.
+    const auto column = std::count_if(text.begin() + static_cast<std::ptrdiff_t>(line_start), text.begin() + static_cast<std::ptrdiff_t>(bad),
+                                      [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }) + 1;
+    std::cerr << file << ":" << line << ":" << column << ": error: the file is not UTF-8 (byte " << byte
+              << " here): save it as UTF-8\n";
     return 2;
   }
   ImportedBrain brain;

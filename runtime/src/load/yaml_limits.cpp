@@ -417,7 +417,7 @@ std::optional<Diagnostic> unreadable_bytes(const std::string& text, const std::s
   auto at = [&](size_t offset, const std::string& message) {
     const size_t line_start = offset == 0 ? 0 : text.rfind('\n', offset - 1) + 1;  // npos + 1 == 0
     const auto line = static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n')) + 1;
-    return Diagnostic{Severity::Error, path, line, static_cast<int>(offset - line_start) + 1, message};
+    return Diagnostic{Severity::Error, path, line, static_cast<int>(offset - line_start) + 1, message};  // in bytes, as yaml-cpp's: columns_in_characters converts them
   };
   auto byte = [&](size_t offset) {
     char hex[8];

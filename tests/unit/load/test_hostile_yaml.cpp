@@ -195,6 +195,9 @@ TEST_CASE("bytes no YAML text of ours holds are named where they are: not UTF-8,
   Loaded latin1 = load("tree: t\nroot: {action: Work}\n# caf\xe9\n");
   CHECK_FALSE(latin1.ok);
   CHECK(latin1.errors == "hostile.yaml:3:6: error: the file is not UTF-8 (byte 0xe9 here); save it as UTF-8\n");
+  // The column counts characters: two é before the stray byte are two columns, not four bytes.
+  Loaded after = load("tree: t\nroot: {action: Work}\n# \xc3\xa9\xc3\xa9\xff\n");
+  CHECK(after.errors.find("hostile.yaml:3:5: error: the file is not UTF-8 (byte 0xff here)") == 0);
   // A NUL in a comment passed unseen; in a flow mapping yaml-cpp called it a bad escape.
   Loaded nul = load("tree: t\nroot: {action: Work}\n# a\0b\n"s);
   CHECK_FALSE(nul.ok);
