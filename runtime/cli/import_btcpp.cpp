@@ -92,12 +92,20 @@ class BtImporter {
   }
 
   bool run(const std::string& wanted) {
+    if (const size_t nul = text_.find('\0'); nul != std::string::npos) {  // tinyxml2 would stop reading there
+      const auto [line, column] = line_column(nul);
+      error_at(line, column, "a NUL byte (0x00) here: an XML file holds text (is it the right file?)");
+      return false;
+    }
     if (doc_.Parse(text_.c_str(), text_.size()) != tinyxml2::XML_SUCCESS) {
-      // tinyxml2 gives the line of the element it was in; for these two, where it is.
+      // tinyxml2 gives the line of the element it was in; for these, where it is.
       int line = std::max(doc_.ErrorLineNum(), 1), column = 1;
       std::string detail;
-      if (doc_.ErrorID() == tinyxml2::XML_ELEMENT_DEPTH_EXCEEDED || doc_.ErrorID() == tinyxml2::XML_ERROR_MISMATCHED_ELEMENT)
+      const tinyxml2::XMLError id = doc_.ErrorID();
+      if (id == tinyxml2::XML_ELEMENT_DEPTH_EXCEEDED || id == tinyxml2::XML_ERROR_MISMATCHED_ELEMENT || id == tinyxml2::XML_ERROR_PARSING)
         if (const size_t at = tag_problem(detail); at != std::string::npos) std::tie(line, column) = line_column(at);
+      if (id == tinyxml2::XML_ERROR_PARSING_ATTRIBUTE)
+        if (const size_t at = attribute_twice(line, detail); at != std::string::npos) std::tie(line, column) = line_column(at);
       error_at(line, column, "malformed XML: " + why(doc_.ErrorID()) + detail);
       return false;
     }
@@ -219,6 +227,7 @@ class BtImporter {
       case tinyxml2::XML_ERROR_EMPTY_DOCUMENT: return "the file is empty";
       case tinyxml2::XML_ERROR_PARSING_TEXT: return "stray text where an element belongs";
       case tinyxml2::XML_ERROR_PARSING_COMMENT: return "a comment is not closed (-->)";
+      case tinyxml2::XML_ERROR_PARSING: return "the file ends before its elements are closed, or holds something that is no XML";
       case tinyxml2::XML_ELEMENT_DEPTH_EXCEEDED:
         return "elements nest " + std::to_string(TINYXML2_MAX_ELEMENT_DEPTH) +
                " deep here, as deep as the XML reader (the system's tinyxml2) goes (BT.CPP's own copy goes to 500): "
@@ -303,6 +312,45 @@ class BtImporter {
         if (t[j - 1] != '/') open.push_back({name, i});
         i = j + 1;
       }
+    }
+    if (!open.empty()) {  // the text ends inside elements: the innermost one open is named
+      detail = ": <" + open.back().first + "> (line " + std::to_string(line_column(open.back().second).first) +
+               ") is not closed";
+      if (open.size() > 1) detail += ", nor " + std::to_string(open.size() - 1) + " element(s) around it";
+      return open.back().second;
+    }
+    return std::string::npos;
+  }
+  // An attribute given twice in a tag on line `line` (tinyxml2 calls it an attribute not written
+  // properly): the offset of the second one, its name in `detail`; npos when there is none.
+  size_t attribute_twice(int line, std::string& detail) const {
+    if (line < 1 || static_cast<size_t>(line) > lines_.size()) return std::string::npos;
+    size_t start = 0;  // the line's offset in the text
+    for (int k = 1; k < line; ++k) start = text_.find('\n', start) + 1;
+    const std::string& l = lines_[static_cast<size_t>(line) - 1];
+    std::vector<std::string> names;  // of the tag being read
+    for (size_t i = 0; i < l.size(); ++i) {
+      if (l[i] == '<') names.clear();
+      if (l[i] == '"' || l[i] == '\'') {  // a value: skipped whole
+        const size_t close = l.find(l[i], i + 1);
+        if (close == std::string::npos) break;
+        i = close;
+        continue;
+      }
+      if (l[i] != '=') continue;
+      size_t end = i;
+      while (end > 0 && std::isspace(static_cast<unsigned char>(l[end - 1]))) --end;
+      size_t begin = end;
+      while (begin > 0 && !std::isspace(static_cast<unsigned char>(l[begin - 1])) && l[begin - 1] != '<' && l[begin - 1] != '"' &&
+             l[begin - 1] != '\'')
+        --begin;
+      const std::string name = l.substr(begin, end - begin);
+      if (name.empty()) continue;
+      if (std::find(names.begin(), names.end(), name) != names.end()) {
+        detail = ": the attribute '" + name + "' is given twice in one element";
+        return start + begin;
+      }
+      names.push_back(name);
     }
     return std::string::npos;
   }
