@@ -500,7 +500,18 @@ Status LuaHost::task_resume(const CallSite& at, const LeafDef& leaf, bool) {
     }
     return s;
   }
-  std::string msg = lua_tostring(co, -1) ? lua_tostring(co, -1) : "(error object is not a string)";
+  std::string msg;
+  if (const char* text = lua_tostring(co, -1)) {
+    msg = text;
+  } else {  // error({...}) carries no position: the line that raised it (past `error`, a C function)
+    msg = std::string("(error object is a ") + luaL_typename(co, -1) + " value)";
+    lua_Debug ar;
+    for (int level = 0; level < 16 && lua_getstack(co, level, &ar); ++level)
+      if (lua_getinfo(co, "Sl", &ar) && ar.currentline > 0) {
+        msg = std::string(ar.short_src) + ":" + std::to_string(ar.currentline) + ": " + msg;
+        break;
+      }
+  }
   luaL_traceback(L_, co, msg.c_str(), 0);
   report(at, leaf, lua_tostring(L_, -1));
   lua_pop(L_, 1);
@@ -532,6 +543,15 @@ void LuaHost::task_release(const CallSite& at, bool cancel) {
     // watchdog could not stop the next task run on it.
     const int ended = lua_status(co);
     const bool reusable = ended == LUA_OK || ended == LUA_YIELD;
+    // A run that failed keeps its error on its stack (reported already): closing its
+    // to-be-closed variables may raise another, which is reported if it is not the same one.
+    const bool failed = !reusable;
+    if (failed && lua_gettop(co) > 0) {
+      lua_pushvalue(co, -1);
+      lua_xmove(co, L_, 1);
+    } else if (failed) {
+      lua_pushnil(L_);
+    }
     int rc;
     {
       CallScope scope(*this, co);  // closing runs the task's to-be-closed variables
@@ -542,10 +562,21 @@ void LuaHost::task_release(const CallSite& at, bool cancel) {
 #endif
     }
     current_ = saved;
-    if (rc != LUA_OK && cancel) {
-      const char* msg = lua_tostring(co, -1);
-      report(at, leaf_of(rt_, at), std::string("while closing the cancelled task: ") + (msg ? msg : "?"));
+    if (rc != LUA_OK && (cancel || failed)) {
+      bool same = false;  // the run's own error, passed on by the closing
+      if (failed && lua_gettop(co) > 0) {
+        lua_pushvalue(co, -1);
+        lua_xmove(co, L_, 1);
+        same = lua_rawequal(L_, -1, -2);
+        lua_pop(L_, 1);
+      }
+      if (!same) {
+        const char* msg = lua_tostring(co, -1);
+        report(at, leaf_of(rt_, at), std::string(failed ? "while closing the failed task: " : "while closing the cancelled task: ") +
+                                         (msg ? msg : "(error object is not a string)"));
+      }
     }
+    if (failed) lua_pop(L_, 1);  // the run's error
     lua_settop(co, 0);
     if (reusable && rc == LUA_OK) {  // back to the pool for the next run
       restore_hook(co);
