@@ -29,7 +29,8 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 std::string closest_name(std::string_view word, const std::vector<std::string>& candidates) {
-  if (word.size() > kMaxSuggested) return {};
+  // An empty word is no typo of anything (every one-letter name is one edit from it).
+  if (word.empty() || word.size() > kMaxSuggested) return {};
   std::string best;
   size_t best_d = static_cast<size_t>(-1);
   for (const auto& c : candidates) {

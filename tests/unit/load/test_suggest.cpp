@@ -16,6 +16,9 @@ TEST_CASE("suggestions: near misses, and none for a huge word") {
   CHECK(closest_name("succes", statuses) == "success");
   CHECK(closest_name("Runing", statuses) == "running");
   CHECK(closest_name("banana", statuses).empty());
+  // "" is no typo of a one-letter name (a reason that returned "" was asked "did you mean '1'?").
+  CHECK(closest_name("", {"1", "a"}).empty());
+  CHECK(closest_name("b", {"1", "a"}) == "1");
   CHECK(edit_distance("ab", "ba") == 1);  // a swap of neighbours is one edit
   CHECK(edit_distance("kitten", "sitting") == 3);
   CHECK(edit_distance("", "abc") == 3);
