@@ -207,27 +207,65 @@ struct LuaApi {
     }
     std::vector<std::pair<std::string, Value>> bb;
     if (!lua_isnoneornil(L, 2)) {
+      // Each value is checked against the brain's declaration, as agent.bb.KEY = value is: an
+      // undeclared key or a value of another type is an error at the call's line (it was
+      // dropped without a word, and the agent started with the default).
+      const Program& p = *h.rt_.brains[brain->index]->program;
+      auto refuse = [&](const std::string& msg) {
+        lua_settop(L, 3);
+        luaL_where(L, 1);
+        lua_pushstring(L, ("thicket.spawn: " + msg).c_str());
+        lua_concat(L, 2);
+        return false;
+      };
       lua_pushnil(L);
       while (lua_next(L, 2)) {
-        if (lua_type(L, -2) == LUA_TSTRING) {
-          Value v;
-          switch (lua_type(L, -1)) {
-            case LUA_TBOOLEAN: v = static_cast<bool>(lua_toboolean(L, -1)); break;
-            case LUA_TNUMBER:
-              if (lua_isinteger(L, -1)) v = static_cast<int64_t>(lua_tointeger(L, -1));
-              else v = static_cast<double>(lua_tonumber(L, -1));
-              break;
-            case LUA_TSTRING: {
-              size_t len;
-              const char* text = lua_tolstring(L, -1, &len);
-              if (!text_fits(L, h, std::string_view(text, len), "thicket.spawn")) return false;
-              v = std::string(text, len);
-              break;
-            }
-            default: break;
-          }
-          bb.emplace_back(lua_tostring(L, -2), std::move(v));
+        if (lua_type(L, -2) != LUA_TSTRING) {  // (its text is not read: lua_tostring would change the key under lua_next)
+          const std::string type = luaL_typename(L, -2);
+          return refuse("the blackboard table's keys are names (text), got a key that is a " + type +
+                        (lua_isinteger(L, -2) ? " (" + std::to_string(lua_tointeger(L, -2)) + ": a list?)" : std::string()));
         }
+        const std::string key = lua_tostring(L, -2);
+        const BlackboardKey* declared = nullptr;
+        std::vector<std::string> keys;
+        for (const BlackboardKey& k : p.blackboard) {
+          keys.push_back(k.name);
+          if (k.name == key) declared = &k;
+        }
+        if (!declared)
+          return refuse("brain '" + p.name + "' has no blackboard key '" + clipped(key) + "'" + did_you_mean(key, keys) +
+                        (keys.empty() ? " (it declares none)" : " (declared: " + join_names(keys) + ")"));
+        const int t = lua_type(L, -1);
+        Value v;
+        int is_int = 0;
+        const lua_Integer whole = t == LUA_TNUMBER ? lua_tointegerx(L, -1, &is_int) : 0;
+        switch (t) {
+          case LUA_TBOOLEAN: v = static_cast<bool>(lua_toboolean(L, -1)); break;
+          case LUA_TNUMBER:
+            // An integer key takes a float with a whole value (2.0), as agent.bb does.
+            if (declared->type == ValueType::Integer && is_int) v = static_cast<int64_t>(whole);
+            else if (lua_isinteger(L, -1)) v = static_cast<int64_t>(lua_tointeger(L, -1));
+            else v = static_cast<double>(lua_tonumber(L, -1));
+            break;
+          case LUA_TSTRING: {
+            size_t len;
+            const char* text = lua_tolstring(L, -1, &len);
+            if (!text_fits(L, h, std::string_view(text, len), "thicket.spawn")) return false;
+            v = std::string(text, len);
+            break;
+          }
+          default:
+            return refuse("blackboard key '" + key + "' is given a " + luaL_typename(L, -1) +
+                          "; a spawn's values are numbers, integers, booleans and strings (a leaf of the new agent may "
+                          "set other values of an any key)");
+        }
+        if (!value_fits(declared->type, v))
+          return refuse("blackboard key '" + key + "' is declared " + std::string(value_type_name(declared->type)) +
+                        "; cannot spawn with it " + (t == LUA_TNUMBER ? (lua_isinteger(L, -1) ? "an integer" : "a number") : std::string("a ") + luaL_typename(L, -1)) +
+                        " (" + (t == LUA_TBOOLEAN ? std::string(lua_toboolean(L, -1) ? "true" : "false")
+                                                : t == LUA_TSTRING ? "'" + clipped(lua_tostring(L, -1)) + "'"
+                                                                   : std::string(lua_tostring(L, -1))) + ")");
+        bb.emplace_back(key, std::move(v));
         lua_pop(L, 1);
       }
     }

@@ -115,6 +115,9 @@ struct alignas(64) TickJob {
   std::exception_ptr error;
   uint32_t error_agent = UINT32_MAX;
 };
+// Whether a blackboard key of type `t` takes `v` (runtime.cpp; set, spawn).
+bool value_fits(ValueType t, const Value& v);
+
 // The job the calling thread is running (null outside tick_all).
 TickJob*& current_job();
 // Makes `job` the calling thread's job for its lifetime.
