@@ -28,6 +28,7 @@
 #include "batch_runs.hpp"
 #include "batch_summary.hpp"
 #include "checkpoint.hpp"
+#include "compiler.hpp"  // dot_escaped, dot_quote
 #include "live_run.hpp"
 #include "merge_command.hpp"
 #include "import_tree.hpp"
@@ -462,11 +463,7 @@ std::string dot_body(const std::string& dot, const std::string& prefix, std::str
   return body.str();
 }
 
-std::string dot_quoted(const std::string& s) {
-  std::string r = "\"";
-  for (char c : s) r += c == '"' ? std::string("\\\"") : std::string(1, c);
-  return r + "\"";
-}
+std::string dot_quoted(const std::string& s) { return dot_quote(dot_escaped(s)); }
 
 // `thicket dot SCENARIO`: one graph with a node per group (its team and agent count) and a
 // cluster per brain file, holding that brain's own graph; each group points at its brain.
@@ -519,7 +516,7 @@ int cmd_scenario_text(const Options& o) {
       << ";\n  labelloc=t;\n  fontname=\"Helvetica\";\n  compound=true;\n  node [fontname=\"Helvetica\"];\n";
   for (size_t i = 0; i < spec->groups.size(); ++i) {
     const AgentGroup& g = spec->groups[i];
-    out << "  g" << i << " [label=" << dot_quoted(g.name + "\\n" + describe(g)) << ", shape=house, style=filled, fillcolor=lightgrey];\n";
+    out << "  g" << i << " [label=" << dot_quote(dot_escaped(g.name) + "\\n" + dot_escaped(describe(g))) << ", shape=house, style=filled, fillcolor=lightgrey];\n";
   }
   std::vector<std::string> entries(files.size());
   for (size_t k = 0; k < files.size(); ++k) {

@@ -5,6 +5,7 @@
 #include <functional>
 #include <sstream>
 
+#include "compiler.hpp"
 #include "runtime_impl.hpp"
 
 namespace thicket {
@@ -185,10 +186,14 @@ std::string dump_program(const Program& p) {
   return out.str();
 }
 
-static std::string dot_quote(const std::string& s) {
+std::string dot_escaped(std::string_view text) {
   std::string r;
-  for (char c : s) r += c == '"' ? std::string("\\\"") : std::string(1, c);
-  return "\"" + r + "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') r += '\\';
+    if (c == '\n') r += "\\n";
+    else if (c != '\r') r += c;
+  }
+  return r;
 }
 
 // An fsm is drawn as its states and transitions: that graph is the design. A composite state
@@ -198,7 +203,7 @@ static std::string dot_quote(const std::string& s) {
 static std::string dot_fsm(const Program& p) {
   std::ostringstream out;
   const bool nested = std::any_of(p.fsm_states.begin(), p.fsm_states.end(), [](const FsmState& s) { return !s.children.empty(); });
-  out << "digraph " << dot_quote(p.name) << " {\n" << (nested ? "  compound=true;\n" : "")
+  out << "digraph " << dot_quote(dot_escaped(p.name)) << " {\n" << (nested ? "  compound=true;\n" : "")
       << "  rankdir=LR;\n  node [shape=ellipse, fontname=\"Helvetica\"];\n"
       << "  edge [fontname=\"Helvetica\", fontsize=10];\n  start [shape=point];\n";
   // Without `initial`, the children a selection may pick: in order, up to the first without an
@@ -212,8 +217,8 @@ static std::string dot_fsm(const Program& p) {
   };
   std::function<void(uint16_t, const std::string&)> state = [&](uint16_t s, const std::string& indent) {
     const FsmState& st = p.fsm_states[s];
-    std::string label = st.name;
-    if (st.body != kNoNode) label += "\\n" + p.labels[st.body];
+    std::string label = dot_escaped(st.name);
+    if (st.body != kNoNode) label += "\\n" + dot_escaped(p.labels[st.body]);
     if (st.history) label += "\\n(history)";
     if (st.children.empty()) {
       out << indent << "s" << s << " [label=" << dot_quote(label) << (st.final ? ", shape=doublecircle" : "") << "];\n";
@@ -236,7 +241,7 @@ static std::string dot_fsm(const Program& p) {
   for (size_t s = 0; s < p.fsm_states.size(); ++s) {
     const auto from = static_cast<uint16_t>(s);
     for (const FsmTransition& t : p.fsm_states[s].transitions)
-      out << "  s" << s << " -> s" << t.target << " [label=" << dot_quote(t.guard == kNoNode ? t.name : t.name + " [" + p.labels[t.guard] + "]")
+      out << "  s" << s << " -> s" << t.target << " [label=" << dot_quote(dot_escaped(t.guard == kNoNode ? t.name : t.name + " [" + p.labels[t.guard] + "]"))
           << clip("ltail", from) << clip("lhead", t.target) << "];\n";
     for (const FsmWhen& w : p.fsm_states[s].when) {
       std::string label = "when";
@@ -246,6 +251,7 @@ static std::string dot_fsm(const Program& p) {
         label += a.str();
       }
       if (w.cond != kNoNode) label += " " + p.labels[w.cond];
+      label = dot_escaped(label);
       out << "  s" << s << " -> s" << w.target << " [label=" << dot_quote(label) << ", style=dashed" << clip("ltail", from)
           << clip("lhead", w.target) << "];\n";
     }
@@ -289,14 +295,14 @@ std::string dot_program(const Program& p) {
   if (!p.nodes.empty() && p.nodes[0].kind == NodeKind::Fsm) return dot_fsm(p);
   std::ostringstream out;
   auto quote = dot_quote;
-  out << "digraph " << quote(p.name) << " {\n  node [shape=box, fontname=\"Helvetica\"];\n";
+  out << "digraph " << quote(dot_escaped(p.name)) << " {\n  node [shape=box, fontname=\"Helvetica\"];\n";
   for (uint32_t i = 0; i < p.nodes.size(); ++i) {
     const Node& n = p.nodes[i];
     Shape shape = kind_info(n.kind).shape;
-    std::string label = p.labels[i];
-    if (std::string words = dot_params(p, i); !words.empty()) label += "\\n" + words;
+    std::string label = dot_escaped(p.labels[i]);
+    if (std::string words = dot_params(p, i); !words.empty()) label += "\\n" + dot_escaped(words);
     if (n.abort() != AbortMode::None && shape == Shape::Composite) label += "\\nabort: " + std::string(abort_mode_name(n.abort()));
-    if (p.ids[i].find('/') == std::string::npos && p.ids[i] != "root") label += "\\n(" + p.ids[i] + ")";
+    if (p.ids[i].find('/') == std::string::npos && p.ids[i] != "root") label += "\\n(" + dot_escaped(p.ids[i]) + ")";
     const char* style = shape == Shape::Leaf ? (n.kind == NodeKind::Action || n.kind == NodeKind::Wait ? "shape=box, style=rounded"
                                                                                                        : "shape=ellipse")
                         : shape == Shape::Decorator ? "shape=diamond" : "shape=box, style=bold";

@@ -175,6 +175,21 @@ grep -q '"name":"lost_sight","taken_by":"alarm"' "$dir/p.jsonl" && ok || bad "pe
 [[ $(grep -c '^  n[0-9]* \[label=' "$dir/g.dot") == 11 ]] && ok || bad "dot should have 11 nodes"
 [[ $(grep -c ' -> ' "$dir/g.dot") == 10 ]] && ok || bad "dot should have 10 edges"
 head -1 "$dir/g.dot" | grep -q '^digraph "seed000_guard" {' && ok || bad "dot header"
+# Names with a backslash or a quote are escaped in the labels, and the label's own line breaks
+# stay line breaks (a state named 'x\' ran into its act's line as a literal '\n').
+mkdir -p "$dir/dotname"
+printf 'return {Run = function() return "running" end}\n' > "$dir/dotname/l.lua"
+cat > "$dir/dotname/b.yaml" <<'YAML'
+fsm: 'q"'
+leaves: [l.lua]
+initial: 'x\'
+states:
+  'x\': {act: Run, transitions: {'say "hi"': y}}
+  y: {act: Run}
+YAML
+"$thicket" dot "$dir/dotname/b.yaml" > "$dir/dotname.dot" 2>"$dir/err"
+grep -qF 's0 [label="x\\\naction Run"];' "$dir/dotname.dot" && grep -qF '[label="say \"hi\""]' "$dir/dotname.dot" &&
+  head -1 "$dir/dotname.dot" | grep -qF 'digraph "q\"" {' && ok || bad "dot of names with a backslash and quotes: $(cat "$dir/dotname.dot" "$dir/err")"
 
 root="$here"
 arena="$root/scripts/examples/arena/arena.yaml"

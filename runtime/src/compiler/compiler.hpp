@@ -107,5 +107,10 @@ std::vector<std::string> map_keys(const YAML::Node& map);
 void layout_state(Program& p);
 // `thicket dump`'s text of a compiled program (dump.cpp); snapshots hash it.
 std::string dump_program(const Program& p);
+// Text as it goes inside a quoted DOT string (dump.cpp): backslashes and quotes escaped, a line
+// break as \n. Labels join such pieces with "\\n" (a line break of the drawing).
+std::string dot_escaped(std::string_view text);
+// `"` + already-escaped text + `"`.
+inline std::string dot_quote(const std::string& escaped) { return "\"" + escaped + "\""; }
 
 }  // namespace thicket
