@@ -192,6 +192,10 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
             " (a leaf that keeps growing a table or a string?); the allocation failed and the leaf stopped "
             "(--lua-memory sets the cap)";
   }
+  // A message of megabytes (error(string.rep("x", 5e6))) is shown by its start and its size:
+  // a log line a reader can take in, and a bounded key for the repeat count below.
+  constexpr size_t kMaxShownMessage = 2000;
+  if (first.size() > kMaxShownMessage) first = clipped(first, kMaxShownMessage);
   // The same error at the same node (thousands of agents running one broken leaf) is printed
   // a few times, then counted: every occurrence still counts as a script error.
   uint64_t seen = 0;

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "sim/json_text.hpp"
+#include "suggest.hpp"  // clipped
 
 namespace thicket::cli {
 
@@ -62,6 +63,9 @@ void write_trace_event(std::ostream& trace, const TraceEvent& e) {
 }
 
 std::string explain_event(const TraceEvent& e) {
+  // An event name of a megabyte (a script's) is shown by its start and size in the explanation,
+  // a line for a reader; the trace keeps it whole.
+  const std::string event = clipped(e.event, 200);
   std::ostringstream why;
   switch (e.type) {
     case TraceEvent::Type::Tick: return {};
@@ -74,7 +78,7 @@ std::string explain_event(const TraceEvent& e) {
       else why << (fsm ? " went from " : " switched from ") << e.from_name << " to " << e.to_name;
       if (fsm && e.from_name.empty()) why << " (its initial state" << (e.entered.size() > 1 ? "s" : "") << ")";
       else if (fsm && e.reload) why << " (a hot reload removed its active child state)";
-      else if (fsm && !e.event.empty()) why << " (event " << e.event << ", taken by " << e.from_name << ")";
+      else if (fsm && !e.event.empty()) why << " (event " << event << ", taken by " << e.from_name << ")";
       else if (fsm && !e.transition.empty()) why << " (transition " << e.transition << ", by reason " << e.cause_label << ")";
       else why << " (" << (fsm ? "when " : "") << e.cause_label << " passed)";
       if (fsm && (e.entered.size() > 1 || e.exited.size() > 1)) {  // a hierarchical transition: say what moved
@@ -88,7 +92,7 @@ std::string explain_event(const TraceEvent& e) {
       break;
     }
     case TraceEvent::Type::Event:
-      why << "tick " << e.tick << " agent " << e.agent << ": event " << e.event;
+      why << "tick " << e.tick << " agent " << e.agent << ": event " << event;
       if (!e.taken_by.empty())
         why << " taken by " << e.taken_by;
       else if (e.brain.empty())

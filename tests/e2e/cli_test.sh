@@ -315,5 +315,25 @@ timeout 20 "$thicket" check "$dir/plain/r.yaml" >/dev/null 2>"$dir/err"
 [[ $? == 2 ]] && grep -q "r.lua:1: error: module 'm' (.*m.lua) is not a plain file" "$dir/err" && ok ||
   bad "a required module that is a pipe: $(cat "$dir/err")"
 
+# Messages of megabytes are shown by their start and size: a script error's message (the log
+# keeps a line a reader can take in) and an event's name in --explain (the trace keeps it whole).
+mkdir -p "$dir/huge"
+cat > "$dir/huge/big.lua" <<'LUA'
+local thicket = require("thicket")
+local L = {}
+L.ErrHuge = function(a) error(string.rep("z", 100000)) end
+L.SendHuge = function(a) a:send(string.rep("x", 100000)) return thicket.RUNNING end
+return L
+LUA
+printf 'tree: t\nleaves: [big.lua]\nroot: {action: ErrHuge}\n' > "$dir/huge/err.yaml"
+printf 'fsm: f\nleaves: [big.lua]\nstates:\n  a: {act: SendHuge}\n' > "$dir/huge/ev.yaml"
+"$thicket" run "$dir/huge/err.yaml" --ticks 1 >/dev/null 2>"$dir/err"
+longest=$(awk '{ print length }' "$dir/err" | sort -n | tail -1)
+[[ $longest -lt 2100 ]] && grep -q "big.lua:3: zzz.*\.\.\. ([0-9]* bytes)" "$dir/err" && ok || bad "a huge error message: its longest line is $longest bytes"
+"$thicket" run "$dir/huge/ev.yaml" --ticks 2 --explain --trace "$dir/huge/t.jsonl" >/dev/null 2>"$dir/err"
+longest=$(awk '{ print length }' "$dir/err" | sort -n | tail -1)
+[[ $longest -lt 400 ]] && grep -q "event xxx.*\.\.\. (100000 bytes) dropped" "$dir/err" && awk 'length($0) > 100000 { whole = 1 } END { exit !whole }' "$dir/huge/t.jsonl" && ok ||
+  bad "a huge event name in --explain: its longest line is $longest bytes"
+
 echo "cli: $pass passed, $fail failed"
 [[ $fail == 0 ]]
