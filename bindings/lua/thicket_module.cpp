@@ -149,7 +149,7 @@ struct LuaApi {
     if (h.world && !(h.current() && h.current()->agent->id == id)) return refuse_in_scenario(L, "thicket.send to another agent");
     size_t len;
     const char* name = luaL_checklstring(L, 2, &len);
-    luaL_argcheck(L, len > 0, 2, "an event name is not empty");
+    luaL_argcheck(L, len > 0, 2, "an event name must not be empty");
     if (!text_fits(L, h, std::string_view(name, len), "thicket.send")) return lua_error(L);
     lua_pushboolean(L, h.rt_.send_or_defer(handle_of(h, id), std::string(name, len)));
     return 1;

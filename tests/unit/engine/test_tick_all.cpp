@@ -669,7 +669,7 @@ return leaves
   REQUIRE(got.size() == 5);
   CHECK(got[0].find("no loaded brain is called 'spawnr'; did you mean 'spawner'?") != std::string::npos);
   CHECK(got[1].find("an agent id is a whole number from 1") != std::string::npos);
-  CHECK(got[2].find("an event name is not empty") != std::string::npos);
+  CHECK(got[2].find("an event name must not be empty") != std::string::npos);
   CHECK(got[3] == "despawn 42 false");
   CHECK(got[4] == "send 42 false");
   CHECK(t.rt.agent_count() == 1);  // nothing was spawned
