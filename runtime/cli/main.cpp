@@ -1074,8 +1074,10 @@ int cmd_run(const Options& o) {
   {
     const uint64_t agent_ticks = rt.agent_ticks();  // a time-sliced agent counts when it ticks
     std::ostringstream s;
-    s << "thicket: " << o.agents << " agent(s), " << ticks_done << " tick(s) at dt " << o.dt << " s, wall "
-      << std::fixed;
+    s << "thicket: " << o.agents << " agent(s)";
+    // Leaves that spawned or despawned: the count at the end too (the root statuses count those).
+    if (const size_t live = rt.agents().size(); live != o.agents) s << " (" << live << " at the end)";
+    s << ", " << ticks_done << " tick(s) at dt " << o.dt << " s, wall " << std::fixed;
     s.precision(3);
     s << wall << " s, ";
     s.precision(0);

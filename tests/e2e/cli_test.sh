@@ -335,5 +335,11 @@ longest=$(awk '{ print length }' "$dir/err" | sort -n | tail -1)
 [[ $longest -lt 400 ]] && grep -q "event xxx.*\.\.\. (100000 bytes) dropped" "$dir/err" && awk 'length($0) > 100000 { whole = 1 } END { exit !whole }' "$dir/huge/t.jsonl" && ok ||
   bad "a huge event name in --explain: its longest line is $longest bytes"
 
+# The summary counts the agents at the end too when leaves spawned or despawned (the root
+# statuses count those): "1 agent(s) (2 at the end)".
+(cd "$cases/spawn_blackboard_checked" && "$thicket" run brain.yaml --ticks 2 >/dev/null 2>"$dir/err")
+grep -q "^thicket: 1 agent(s) (2 at the end), 2 tick(s)" "$dir/err" && grep -q "root status: running=2" "$dir/err" && ok ||
+  bad "the summary of a run whose leaves spawned: $(grep '^thicket' "$dir/err")"
+
 echo "cli: $pass passed, $fail failed"
 [[ $fail == 0 ]]
