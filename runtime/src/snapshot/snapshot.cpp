@@ -233,7 +233,7 @@ struct SnapshotSaver {
   void report_drops() {
     if (!drops.count || rt.snapshot_drops_reported) return;
     rt.snapshot_drops_reported = true;  // once per runtime: checkpoints repeat it otherwise
-    rt.log("snapshot: " + std::to_string(drops.count) +
+    rt.log("warning: snapshot: " + std::to_string(drops.count) +
            " script value(s) that are not plain data were left out (first: " + drops.first +
            "); functions, userdata, coroutines, tables with metatables and cycles are not saved");
   }
