@@ -881,7 +881,8 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
   // Only a plain file is run (the brain's loader says so at its line; this covers a file swapped
   // for a pipe before a reload): a pipe nothing writes to would block here for ever.
   std::error_code kind_error;
-  if (!std::filesystem::is_regular_file(path, kind_error)) {
+  const auto kind = std::filesystem::status(path, kind_error);
+  if (std::filesystem::exists(kind) && !std::filesystem::is_regular_file(kind)) {  // (a missing file: Lua says so below)
     diags.push_back({Severity::Error, path, 0, 0, "cannot run the leaf file: it is not a plain file (a pipe, a device or a folder)"});
     return false;
   }

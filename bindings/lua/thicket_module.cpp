@@ -371,7 +371,7 @@ struct LuaApi {
         lua_concat(L, 2);
         return -1;
       }
-      if (!fs::is_regular_file(p, exists_error)) {  // a pipe nothing writes to would block for ever
+      if (!fs::is_regular_file(fs::status(p, exists_error))) {  // a pipe nothing writes to would block for ever
         where_in_script(L);
         lua_pushfstring(L, "module '%s' (%s) is not a plain file (a pipe, a device or a folder)", name.c_str(), p.c_str());
         lua_concat(L, 2);
