@@ -581,6 +581,7 @@ int thicket_tick(thicket_runtime* rt, int64_t agent, double dt) {
     AgentHandle h;
     if (int c = check_agent(rt, "thicket_tick", agent, h)) return c;
     if (!good_dt(dt)) return fail(rt, THICKET_ERR_ARG, "thicket_tick", "dt must be a positive number of seconds");
+    if (in_tick(rt)) return refuse_in_tick(rt, "thicket_tick");  // a leaf's tick would run inside its own
     TickScope scope(rt);
     return static_cast<int>(rt->rt.tick(h, dt));
   });
@@ -591,6 +592,7 @@ int thicket_tick_all_parallel(thicket_runtime* rt, double dt, thicket_executor_f
   return guard(rt, what, THICKET_ERR_INTERNAL, [&] {
     if (!rt) return no_runtime(what);
     if (!good_dt(dt)) return fail(rt, THICKET_ERR_ARG, what, "dt must be a positive number of seconds");
+    if (in_tick(rt)) return refuse_in_tick(rt, what);  // a leaf's tick_all would tick its agent inside its own tick
     TickScope scope(rt);
     if (!executor) {
       rt->rt.tick_all(dt);

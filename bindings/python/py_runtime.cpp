@@ -378,6 +378,8 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
   std::string tick(const Agent& a, double dt) {
     check(a);
     check_dt(dt);
+    check_thread();  // another thread's call: "busy on another thread"
+    refuse_in_tick("tick");  // from a leaf: a tick inside a tick
     Status s;
     {
       Busy busy(*this);
@@ -390,6 +392,8 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
   }
   void tick_all(double dt, uint32_t times) {
     check_dt(dt);
+    check_thread();  // another thread's call: "busy on another thread"
+    refuse_in_tick("tick_all");  // from a leaf: its agent would be ticked inside its own tick
     CtrlC ctrl_c;  // stops after the tick in progress (its Lua calls stopped at once)
     {
       Busy busy(*this);

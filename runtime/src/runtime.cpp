@@ -535,8 +535,7 @@ void RuntimeImpl::despawn(AgentHandle h) {
 
 Status RuntimeImpl::tick(uint32_t index, double dt) {
   // One agent now, whatever its slicing, as a job (deferred calls included): tick_all(dt)'s
-  // job, kept from call to call, or, called from a leaf during a tick, a job of its own.
-  if (ticking.load(std::memory_order_relaxed)) return tick_nested(index, dt);
+  // job, kept from call to call (a tick during a tick is refused by Runtime::tick).
   TickJob& job = call_job;
   job.rt = this;
   job.engine = engine.get();
@@ -548,19 +547,6 @@ Status RuntimeImpl::tick(uint32_t index, double dt) {
     ticking.store(false, std::memory_order_release);
   }
   end_call(job);
-  return s;
-}
-
-Status RuntimeImpl::tick_nested(uint32_t index, double dt) {
-  TickJob job;
-  job.rt = this;
-  job.engine = engine.get();
-  Status s;
-  {
-    JobScope scope(job);
-    s = tick_in_job(job, index, dt, call_time(), /*forced=*/true);
-  }
-  if (job.error) std::rethrow_exception(job.error);
   return s;
 }
 
@@ -766,15 +752,19 @@ void RuntimeImpl::log_bad_dt(const char* what, double dt) {
   v << dt;
   log(std::string("error: ") + what + ": dt must be a positive number of seconds, got " + v.str() + "; nothing ticked");
 }
+// A tick from inside a tick (a leaf's or a callback's call) is refused: it would tick the
+// calling agent inside its own walk, and a leaf that always does would recurse until the stack
+// overflows.
 Status Runtime::tick(AgentHandle agent, double dt) {
-  if (!impl_->agent_ptr(agent) || impl_->refuse_dt("tick", dt)) return Status::Invalid;
+  if (!impl_->agent_ptr(agent) || impl_->refuse_dt("tick", dt) || impl_->refuse_mid_tick("tick", "", nullptr))
+    return Status::Invalid;
   return impl_->tick(agent.index, dt);
 }
 void Runtime::tick_all(double dt) {
-  if (!impl_->refuse_dt("tick_all", dt)) impl_->tick_all(dt);
+  if (!impl_->refuse_dt("tick_all", dt) && !impl_->refuse_mid_tick("tick_all", "", nullptr)) impl_->tick_all(dt);
 }
 void Runtime::tick_all(double dt, const Executor& executor) {
-  if (!impl_->refuse_dt("tick_all", dt)) impl_->tick_all(dt, executor);
+  if (!impl_->refuse_dt("tick_all", dt) && !impl_->refuse_mid_tick("tick_all", "", nullptr)) impl_->tick_all(dt, executor);
 }
 Status Runtime::status(AgentHandle agent) const {
   const AgentInfo* a = impl_->agent_ptr(agent);

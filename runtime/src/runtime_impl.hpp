@@ -174,10 +174,8 @@ class RuntimeImpl {
   AgentHandle spawn(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb);
   void despawn(AgentHandle agent);
   Status tick(uint32_t agent, double dt);
-  Status tick_nested(uint32_t agent, double dt);  // tick() from a leaf, during a tick
   void tick_all(double dt);  // every live agent, in index order
-  void tick_all_in(TickJob& job, double dt);  // its body, in call_job or (nested) a job of its own
-  void tick_all_nested(double dt);
+  void tick_all_in(TickJob& job, double dt);  // its body, in call_job
   void tick_all(double dt, const Executor& executor);  // the same on the game's threads
   // tick_all's pieces (tick_all.cpp): the call clock, one agent's tick in a job, the end.
   // begin_call: a new step size restarts the count of steps; returns the call's time, with

@@ -870,6 +870,9 @@ static int cmeddle(thicket_leaf_ctx *ctx, void *user) {
   thicket_leaf_set_integer(ctx, "restore", thicket_restore(m->rt, m->snapshot, m->snapshot_len));
   thicket_leaf_set_integer(ctx, "restore_agent", thicket_restore_agent(m->rt, m->snapshot, m->snapshot_len));
   thicket_leaf_set_integer(ctx, "reload", thicket_reload_changed(m->rt));
+  /* a tick inside a tick: the leaf's own agent would be ticked inside its own walk */
+  thicket_leaf_set_integer(ctx, "tick_all", thicket_tick_all(m->rt, 0.1));
+  thicket_leaf_set_integer(ctx, "tick", thicket_tick(m->rt, thicket_find_agent(m->rt, (uint32_t)id), 0.1));
   thicket_leaf_set_integer(ctx, "hooks", thicket_register_leaf_hooks(m->rt, "Other", cnoop, NULL, NULL, NULL, 0));
   thicket_leaf_set_integer(ctx, "reg", thicket_register_leaf(m->rt, "Other", cnoop, NULL));
   thicket_leaf_set_integer(ctx, "done", 1);
@@ -890,6 +893,8 @@ static void check_meddled(thicket_runtime *rt, int64_t agent, int parallel) {
   CHECK(thicket_get_integer(rt, agent, "restore", &v) == THICKET_OK && v == THICKET_ERR_IN_TICK);
   CHECK(thicket_get_integer(rt, agent, "restore_agent", &v) == THICKET_OK && v == -1);
   CHECK(thicket_get_integer(rt, agent, "reload", &v) == THICKET_OK && v == THICKET_ERR_IN_TICK);
+  CHECK(thicket_get_integer(rt, agent, "tick_all", &v) == THICKET_OK && v == THICKET_ERR_IN_TICK);
+  CHECK(thicket_get_integer(rt, agent, "tick", &v) == THICKET_OK && v == THICKET_ERR_IN_TICK);
   CHECK(thicket_get_integer(rt, agent, "hooks", &v) == THICKET_OK && v == THICKET_ERR_IN_TICK);
   CHECK(thicket_get_integer(rt, agent, "reg", &v) == THICKET_OK && v == THICKET_ERR_IN_TICK);
 }
@@ -900,7 +905,8 @@ static void check_meddled(thicket_runtime *rt, int64_t agent, int parallel) {
   "  bad_id_err: {type: integer, default: 0}\n  load_err: {type: integer, default: 0}\n"                \
   "  load: {type: integer, default: 0}\n  restore: {type: integer, default: 0}\n"                        \
   "  restore_agent: {type: integer, default: 0}\n  reload: {type: integer, default: 0}\n"                \
-  "  hooks: {type: integer, default: 0}\n  reg: {type: integer, default: 0}\nroot:\n  action: Meddle\n"
+  "  hooks: {type: integer, default: 0}\n  reg: {type: integer, default: 0}\n"                              \
+  "  tick_all: {type: integer, default: 0}\n  tick: {type: integer, default: 0}\nroot:\n  action: Meddle\n"
 
 static void test_in_tick(int parallel) {
   thicket_runtime *rt = thicket_runtime_new();

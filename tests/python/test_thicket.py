@@ -596,6 +596,28 @@ def test_register_leaf_and_reload_from_a_leaf_raise():
         rt.tick_all(0.1)
 
 
+def test_tick_from_a_leaf_raises():
+    # A tick inside a tick would tick the leaf's own agent inside its walk (and a leaf that
+    # always does recursed until Python's RecursionError): refused, as an exception.
+    rt = thicket.Runtime()
+    agents = []
+
+    def ticker(agent):
+        if agent.tick == 1:
+            rt.tick_all(0.1)
+        else:
+            rt.tick(agents[0], 0.1)
+        return "running"
+
+    rt.register_leaf("Maker", ticker)
+    agents.append(rt.spawn(rt.load_string(MAKER, "maker.yaml")))
+    with pytest.raises(ValueError, match=r"tick_all cannot be called during a tick"):
+        rt.tick_all(0.1)
+    with pytest.raises(ValueError, match=r"^tick cannot be called during a tick"):
+        rt.tick_all(0.1)
+    assert rt.agent_ticks == 2
+
+
 def test_spawn_from_a_python_leaf_waits_for_the_end_of_the_tick():
     # From a leaf during a tick the spawn is deferred: rt.spawn returns None, raises nothing,
     # and the agent arrives when the tick ends, with its blackboard values.

@@ -123,19 +123,9 @@ Status RuntimeImpl::tick_in_job(TickJob& job, uint32_t index, double dt, double 
 }
 
 void RuntimeImpl::tick_all(double dt) {
-  // The job is kept from call to call, so a call builds and frees nothing; a tick_all called
-  // from inside one (a leaf's doing) gets a job of its own, made off this path (an optional
-  // here would be zeroed, 192 bytes, on every call).
-  if (ticking.load(std::memory_order_relaxed)) {
-    tick_all_nested(dt);
-    return;
-  }
+  // The job is kept from call to call, so a call builds and frees nothing (a tick_all from
+  // inside one is refused by Runtime::tick_all).
   tick_all_in(call_job, dt);
-}
-
-void RuntimeImpl::tick_all_nested(double dt) {
-  TickJob job;
-  tick_all_in(job, dt);
 }
 
 void RuntimeImpl::tick_all_in(TickJob& job, double dt) {

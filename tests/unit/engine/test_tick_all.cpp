@@ -765,6 +765,26 @@ TEST_CASE("a leaf that loads, restores, reloads or registers during a tick is re
   bool late = false;
   for (const auto& l : log) late = late || l.find("error: register_leaf cannot be called during a tick") == 0;
   CHECK(late);
+  // Nor can a leaf tick: its agent would be ticked inside its own walk, and a leaf that always
+  // does would recurse until the stack overflows. Refused, logged, nothing ticked.
+  log.clear();
+  thicket::Runtime rt2(o);
+  thicket::AgentHandle self;
+  Status inner = Status::Success;
+  rt2.register_leaf("Recurse", thicket::NativeLeaf{[&](thicket::LeafContext&) {
+                      rt2.tick_all(0.1);
+                      inner = rt2.tick(self, 0.1);
+                      return Status::Running;
+                    }});
+  auto rb = rt2.load_string("tree: r\nroot: {action: Recurse}\n", "r.yaml", d);
+  REQUIRE(rb);
+  self = rt2.spawn(*rb);
+  rt2.tick_all(0.1);
+  CHECK(rt2.agent_ticks() == 1);
+  CHECK(inner == Status::Invalid);
+  REQUIRE(log.size() == 2);
+  CHECK(log[0] == "error: tick_all cannot be called during a tick (from a leaf): call it before or after tick_all");
+  CHECK(log[1] == "error: tick cannot be called during a tick (from a leaf): call it before or after tick_all");
   // Between ticks, all of it works.
   CHECK(rt.load_string("tree: y\nroot: {action: Meddle}\n", "y.yaml", d).has_value());
 }
