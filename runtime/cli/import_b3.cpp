@@ -73,6 +73,10 @@ class B3Importer {
     }
     out_.source = "behavior3";
     out_.name = identifier(main->value("title", std::string()), "tree");
+    if (main->contains("nodes") && (*main)["nodes"].is_object() && main->contains("root") && (*main)["root"].is_string() &&
+        expanded((*main)["nodes"], (*main)["root"].get<std::string>(), 0) > kMaxNodes)
+      return fail("", "the tree passes " + std::to_string(kMaxNodes) +
+                          " nodes once its shared nodes are expanded (each use of a node or a tree is a node of its own)");
     ImportNode body = tree(*main);
     out_.root.kind = "b3_tree";
     out_.root.children.push_back(std::move(body));
@@ -81,7 +85,9 @@ class B3Importer {
 
  private:
   bool fail(const std::string& node, const std::string& msg) {
-    errors_.push_back({path_, 0, 0, node.empty() ? msg : "node \"" + node + "\": " + msg});
+    // Once each: a node named from many parents is walked once per use.
+    std::string text = node.empty() ? msg : "node \"" + node + "\": " + msg;
+    if (said_.insert(text).second) errors_.push_back({path_, 0, 0, std::move(text)});
     return false;
   }
   // A JSON value in a message: short ones whole, long ones cut.
@@ -147,6 +153,35 @@ class B3Importer {
     return !v.is_null();
   }
 
+  // The nodes `id`'s subtree becomes (a behavior3 node or tree may be named by many parents:
+  // each use is imported as a node of its own), at most kMaxNodes + 1, counted once per
+  // (nodes, id): a file past the cap is refused before the walk, which took seconds to reach
+  // it one use at a time (a DAG of 2^40 uses). A loop back counts 1 (the walk reports it).
+  size_t expanded(const json& nodes, const std::string& id, int depth) {
+    if (depth > kMaxDepth || !nodes.contains(id)) return 1;
+    const auto key = std::make_pair(&nodes, id);
+    if (auto it = sizes_.find(key); it != sizes_.end()) return it->second;
+    sizes_[key] = 1;  // while it is counted
+    const json& spec = nodes[id];
+    size_t n = 1;
+    auto add = [&](size_t k) { n = std::min(kMaxNodes + 1, n + k); };
+    const std::string name = spec.is_object() && spec.contains("name") && spec["name"].is_string() ? spec["name"].get<std::string>() : "";
+    if (custom_.count(name)) {
+      // a leaf
+    } else if (auto t = trees_.find(name); t != trees_.end()) {
+      const json& tree = *t->second;
+      if (tree.contains("nodes") && tree["nodes"].is_object() && tree.contains("root") && tree["root"].is_string())
+        n = expanded(tree["nodes"], tree["root"].get<std::string>(), depth + 1);
+    } else if (spec.is_object()) {
+      if (spec.contains("children") && spec["children"].is_array())
+        for (const json& c : spec["children"])
+          if (c.is_string()) add(expanded(nodes, c.get<std::string>(), depth + 1));
+      if (spec.contains("child") && spec["child"].is_string()) add(expanded(nodes, spec["child"].get<std::string>(), depth + 1));
+    }
+    sizes_[key] = n;
+    return n;
+  }
+
   ImportNode node(const json& nodes, const std::string& id, const std::string& from) {
     if (depth_ >= kMaxDepth) {  // a chain of ids that loops back, or a tree too deep for thicket
       if (!too_deep_) fail(id, "the tree nests deeper than " + std::to_string(kMaxDepth) + " levels here (do its ids loop?)");
@@ -171,8 +206,8 @@ class B3Importer {
     }
     const std::string name = spec["name"].get<std::string>();
     const json props = spec.contains("properties") && spec["properties"].is_object() ? spec["properties"] : json::object();
-    if (++visits_ > 100000) {  // said once, where it happened: every node above would say it again
-      if (visits_ == 100001) fail(id, "the tree passes 100000 nodes (subtrees count once per use)");
+    if (++visits_ > kMaxNodes) {  // (expanded() refuses such a file first) said once, where it happened
+      if (visits_ == kMaxNodes + 1) fail(id, "the tree passes 100000 nodes (subtrees count once per use)");
       return ImportNode{"always", {}, {}, "", {}, "error"};
     }
     // Custom nodes first, as BehaviorTree.load does.
@@ -192,6 +227,8 @@ class B3Importer {
     for (const auto& x : b3_builtins())
       if (name == x.name) b = &x;
     if (!b) {
+      // Said and its children walked at its first use; its other uses are the same error.
+      if (!unknown_.insert(std::make_pair(&nodes, id)).second) return ImportNode{"always", {}, {}, "", {}, "error"};
       std::vector<std::string> names;
       for (const auto& x : b3_builtins()) names.push_back(x.name);
       for (const auto& [k, v] : custom_) names.push_back(k);
@@ -283,6 +320,10 @@ class B3Importer {
   std::map<std::string, const json*> trees_;
   std::vector<std::string> tree_ids_, stack_;
   size_t visits_ = 0;
+  static constexpr size_t kMaxNodes = 100000;
+  std::map<std::pair<const json*, std::string>, size_t> sizes_;  // expanded()'s counts
+  std::set<std::pair<const json*, std::string>> unknown_;         // nodes of an unknown name, said
+  std::set<std::string> said_;                                     // the errors reported
   static constexpr int kMaxDepth = 250;  // thicket's trees nest at most 256 levels, b3_tree included
   int depth_ = 0;
   bool too_deep_ = false;
