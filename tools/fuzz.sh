@@ -7,7 +7,7 @@
 #   THICKET_FUZZ_TIMEOUT  seconds one input may take before it counts as a hang (default 5)
 #   THICKET_FUZZ_JOBS     parallel fuzzing processes per target (default 1)
 #   THICKET_FUZZ_ARGS     more libFuzzer flags, e.g. "-max_len=4096 -only_ascii=1"
-# Targets: brain, expr, scenario, map, checkpoint (default: all).
+# Targets: brain, expr, scenario, map, checkpoint, import (default: all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
