@@ -179,6 +179,11 @@ std::optional<Target> resolve(const ScenarioSpec& spec, const std::string& key, 
     auto i = whole(tail.substr(0, dot));
     const std::string what = dot == std::string::npos ? "" : tail.substr(dot + 1);
     if (i && (what == "range" || what == "angle")) {
+      // One spelling per cone: cones.00 and cones.0 were two keys for one value (both runs of
+      // --set ...cones.0.range=5,6 --set ...cones.00.range=7 used 7, and their rows said 5 and 6).
+      if (tail.substr(0, dot) != std::to_string(*i))
+        return unknown(": a cone's number is written as " + std::to_string(*i) + " (" + prefix + group.name +
+                       ".senses.sight.cones." + std::to_string(*i) + "." + what + ")");
       if (*i >= s.sight.cones.size())
         return unknown(s.sight.cones.empty() ? std::string(": it has no sight")
                                              : ": its sight has " + std::to_string(s.sight.cones.size()) +

@@ -174,6 +174,9 @@ TEST_CASE("sweep: --set parses KEY=V1,V2 and checks keys and values, with did yo
   CHECK(fails("groups.players.senses.hearing.threshold=1").find("it has no hearing") != std::string::npos);
   CHECK(fails("groups.minions.senses.sight.cones.1.range=4").find("1 cone(s)") != std::string::npos);
   CHECK(fails("groups.minions.senses.sight.range=4").find("cones.0.range") != std::string::npos);
+  // One spelling per cone: cones.00 was a second key for cone 0 (two --set of one value).
+  CHECK(fails("groups.minions.senses.sight.cones.00.range=4").find("a cone's number is written as 0") != std::string::npos);
+  CHECK(fails("groups.minions.senses.sight.cones.+0.range=4").find("has no") != std::string::npos);
   CHECK(fails("groups.minions.vehicle.mass=0").find("a number from 0.000001 to 1e12 (kg)") != std::string::npos);
   // Values that would make a tick's motion overflow (force / mass, speed * dt) are refused.
   CHECK(fails("groups.minions.vehicle.mass=1e-310").find("from 0.000001 to 1e12") != std::string::npos);
