@@ -33,6 +33,10 @@ constexpr int64_t kMaxAgents = 100000;
 const std::vector<std::string> kTopKeys = {"scenario", "seed", "ticks", "dt", "world", "teams", "groups", "metrics", "record", "sweep"};
 const std::vector<std::string> kWorldKeys = {"size", "obstacles", "map", "cell", "origin", "terrain", "danger", "waypoints", "navmesh",
                                              "areas", "pickups"};
+// The columns of --out's rows before the metrics (runtime/cli/run_results.cpp): no metric
+// may take one of these names.
+constexpr const char* kRunColumns[] = {"run",         "seed",   "ticks",           "agents_start", "agents_end",
+                                       "agent_ticks", "wall_s", "agent_ticks_per_s", "script_errors"};
 const std::vector<std::string> kGroupKeys = {"name", "team", "count", "brain", "spawn", "vehicle", "blackboard", "senses"};
 const std::vector<std::string> kSensesKeys = {"sight", "hearing", "touch", "targets", "memory", "blackboard", "events"};
 const std::vector<std::string> kPickupKeys = {"name", "kind", "at", "radius", "respawn", "teams", "gives"};
@@ -650,6 +654,12 @@ class ScenarioReader {
         good = false;
       } else if (std::find(out.begin(), out.end(), item.Scalar()) != out.end()) {
         error(item, what + " '" + item.Scalar() + "' is listed twice in '" + key + "'");
+      } else if (what == "metric" && std::find(std::begin(kRunColumns), std::end(kRunColumns), item.Scalar()) != std::end(kRunColumns)) {
+        // It would be a second column of that name in --out's rows (pandas renamed it run.1).
+        error(item, "metric '" + item.Scalar() + "' has the name of a column every run's row has already (" +
+                        "run, seed, ticks, agents_start, agents_end, agent_ticks, wall_s, agent_ticks_per_s, script_errors): "
+                        "give it another name");
+        good = false;
       } else {
         out.push_back(item.Scalar());
       }

@@ -197,7 +197,7 @@ groups:
     team: players
     brain: minion_world.yaml
     spawn: {box: [[0, 0], [500, 10]]}
-metrics: [kills, kills]
+metrics: [kills, kills, wall_s]
 )");
   CHECK(errors ==
         "guard_posts.yaml:2:7: error: 'seed' must be a whole number >= 0, got -1\n"
@@ -220,7 +220,10 @@ metrics: [kills, kills]
         "guard_posts.yaml:19:32: error: a blackboard key must be a name (letters, digits, _; not starting with a "
         "digit), got '2x'\n"
         "guard_posts.yaml:20:11: error: a group named 'minions' is defined twice\n"
-        "guard_posts.yaml:24:18: error: metric 'kills' is listed twice in 'metrics'\n");
+        "guard_posts.yaml:24:18: error: metric 'kills' is listed twice in 'metrics'\n"
+        "guard_posts.yaml:24:25: error: metric 'wall_s' has the name of a column every run's row has already (run, "
+        "seed, ticks, agents_start, agents_end, agent_ticks, wall_s, agent_ticks_per_s, script_errors): give it another "
+        "name\n");
 }
 
 TEST_CASE("scenario: a world size of the wrong length is quoted as written") {
