@@ -69,7 +69,7 @@ grep -q "bad.yaml:$line:3: error: sweep key 'groups.west_pots.count': unknown gr
 [[ $? != 0 ]] && ok || bad "check should refuse a bad sweep"
 sed -i 's/seed: \[3, 50\]/seed: [3, -1]/' "$dir/bad.yaml"
 "$thicket" run "$dir/bad.yaml" --ticks 5 2>"$dir/bad_err2"
-grep -q "bad.yaml:$((line + 1)):13: error: sweep key 'seed': the value must be a whole number >= 0, got '-1'" "$dir/bad_err2" && ok || bad "bad file value: $(cat "$dir/bad_err2")"
+grep -q "bad.yaml:$((line + 1)):13: error: sweep key 'seed': the value must be a whole number from 0 to 9223372036854775807, got '-1'" "$dir/bad_err2" && ok || bad "bad file value: $(cat "$dir/bad_err2")"
 "$thicket" run "$dir/sweep.yaml" --ticks 5 --set groups.west_post.vehicle.max_sped=1 2>"$dir/set_bad"
 [[ $? == 64 ]] && ok || bad "a bad --set key should exit 64"
 grep -q "^thicket: error: --set: sweep key 'groups.west_post.vehicle.max_sped': group 'west_post' has no 'vehicle.max_sped'; did you mean 'vehicle.max_speed'?" "$dir/set_bad" && ok || bad "bad --set key: $(cat "$dir/set_bad")"

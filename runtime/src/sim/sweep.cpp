@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <cstdio>
 #include <set>
@@ -209,8 +210,11 @@ bool set_value(ScenarioSpec& spec, const Target& t, const std::string& key, cons
     return false;
   };
   if (t.kind == Target::Kind::Seed) {
+    // At most the scenario's own 'seed:' (2^63 - 1): run k's seed is the base + k - 1, and a base
+    // near 2^64 wrapped, so that two runs of a batch had one seed.
     auto v = whole(text);
-    if (!v) return bad("a whole number >= 0");
+    if (!v || *v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      return bad("a whole number from 0 to " + std::to_string(std::numeric_limits<int64_t>::max()));
     spec.seed = *v;
     spec.has_seed = true;
     return true;

@@ -174,6 +174,8 @@ TEST_CASE("sweep: --set parses KEY=V1,V2 and checks keys and values, with did yo
   CHECK(fails("groups.players.senses.hearing.threshold=1").find("it has no hearing") != std::string::npos);
   CHECK(fails("groups.minions.senses.sight.cones.1.range=4").find("1 cone(s)") != std::string::npos);
   CHECK(fails("groups.minions.senses.sight.range=4").find("cones.0.range") != std::string::npos);
+  // A seed past the scenario's own limit: run k's seed (base + k - 1) wrapped past 2^64.
+  CHECK(fails("seed=18446744073709551615").find("a whole number from 0 to 9223372036854775807") != std::string::npos);
   // One spelling per cone: cones.00 was a second key for cone 0 (two --set of one value).
   CHECK(fails("groups.minions.senses.sight.cones.00.range=4").find("a cone's number is written as 0") != std::string::npos);
   CHECK(fails("groups.minions.senses.sight.cones.+0.range=4").find("has no") != std::string::npos);
@@ -183,7 +185,7 @@ TEST_CASE("sweep: --set parses KEY=V1,V2 and checks keys and values, with did yo
   CHECK(fails("groups.minions.vehicle.max_speed=1e308").find("from 0 to 1e6 (m/s)") != std::string::npos);
   CHECK(fails("groups.minions.vehicle.max_force=1e300").find("from 0 to 1e15 (N)") != std::string::npos);
   CHECK(fails("groups.minions.vehicle.radius=2e6").find("from 0 to 1e6 (m)") != std::string::npos);
-  CHECK(fails("seed=-1").find("whole number >= 0") != std::string::npos);
+  CHECK(fails("seed=-1").find("a whole number from 0 to ") != std::string::npos);
 
   // --set replaces the file's axis of the same key, others are appended.
   std::vector<thicket::SweepAxis> file = {{"seed", {"1"}, 3, 3, {}}, {"groups.minions.count", {"1", "2"}, 4, 3, {}}};
