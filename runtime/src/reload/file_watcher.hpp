@@ -134,6 +134,12 @@ class FileWatcher {
     return s;
   }
   static uint64_t hash_file(const std::string& path) {  // FNV-1a
+    // Only a plain file is read: a pipe nothing writes to would block the game here for ever,
+    // and a device never ends. Another kind hashes as its kind: it differs from the file it
+    // replaced, and the reload then says why it cannot be loaded.
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return 0;
+    if (!S_ISREG(st.st_mode)) return 0x9e3779b97f4a7c15ULL ^ static_cast<uint64_t>(st.st_mode & S_IFMT);
     std::ifstream in(path, std::ios::binary);
     uint64_t h = 1469598103934665603ULL;
     char buf[4096];

@@ -1,5 +1,6 @@
 // Hot reload (SPEC 10) through the C++ API: files change at known ticks, deterministically.
 #include <doctest/doctest.h>
+#include <sys/stat.h>  // mkfifo
 
 #include <chrono>
 #include <filesystem>
@@ -129,6 +130,17 @@ TEST_CASE_FIXTURE(ReloadFixture, "reload: a broken Lua file changes nothing and 
   CHECK(get_number(r.rt, a, "count") == 3);
   s.write("leaves.lua", std::string(kLeaves) + "\n-- fixed\n");
   CHECK(r.rt.reload_changed() == 1);
+}
+
+TEST_CASE_FIXTURE(ReloadFixture, "reload: a leaf file swapped for a pipe is refused, not waited on; the old version runs on") {
+  // A pipe nothing writes to would block the reload (and the game) for ever.
+  r.rt.tick(a, 0.1);
+  fs::remove(s.path("leaves.lua"));
+  REQUIRE(::mkfifo(s.path("leaves.lua").c_str(), 0600) == 0);
+  CHECK(r.rt.reload_changed() == 0);
+  CHECK(r.log.find("not a plain file") != std::string::npos);
+  r.rt.tick(a, 0.1);
+  CHECK(get_number(r.rt, a, "count") == 2);
 }
 
 TEST_CASE("reload: a leaf that must stay a plain function may not become a task or hook table") {
