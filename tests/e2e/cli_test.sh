@@ -309,6 +309,9 @@ timeout 20 "$thicket" check "$dir/plain/b.yaml" >/dev/null 2>"$dir/err"
   grep -q "b.yaml:3:28: error: leaf file '.' is not a plain file (.* is a folder)" "$dir/err" &&
   grep -q "b.yaml:4:10: error: cannot open '.*p.yaml': not a plain file (a pipe or a socket)" "$dir/err" &&
   grep -q "b.yaml: 4 error(s)" "$dir/err" && ok || bad "leaf files and imports that are not plain files: $(cat "$dir/err")"
+timeout 20 "$thicket" check "$dir/plain/p.yaml" >/dev/null 2>"$dir/err"
+[[ $? == 2 ]] && grep -q "p.yaml: error: cannot open file: not a plain file (a pipe or a socket)" "$dir/err" && ok ||
+  bad "a brain file that is a pipe: $(cat "$dir/err")"
 printf 'local m = require("m")\nreturn {A = function() return "success" end}\n' > "$dir/plain/r.lua"
 printf 'tree: t\nroot: {action: A}\nleaves: [r.lua]\n' > "$dir/plain/r.yaml"
 timeout 20 "$thicket" check "$dir/plain/r.yaml" >/dev/null 2>"$dir/err"

@@ -113,11 +113,7 @@ std::optional<YAML::Node> SourceReader::parse_text(const std::string& text, cons
 std::optional<std::string> SourceReader::read_file(const std::string& path, const std::string& from_file,
                                                    const YAML::Node& from) {
   std::string text, why;
-  // A file named in another (an import) must be a plain file: a pipe nothing writes to would block
-  // the load for ever. (The file the user gives is read as it is, up to the size limit.)
-  const bool named_in_file = !from_file.empty() && path_kind(path) == PathKind::Other;
-  if (named_in_file) why = "not a plain file (a pipe or a socket); an imported file is a brain file";
-  if (named_in_file || !read_limited(path, kMaxYamlBytes, text, why)) {
+  if (!read_limited(path, kMaxYamlBytes, text, why)) {
     Diagnostic d;
     if (from_file.empty()) {
       d.file = path;

@@ -307,15 +307,18 @@ bool read_limited(const std::string& path, size_t max_bytes, std::string& text, 
     case PathKind::Missing: why = "no such file"; return false;
     case PathKind::Folder: why = "not a readable file"; return false;
     case PathKind::Device: why = "a device, not a file"; return false;  // /dev/zero would never end
-    case PathKind::File:
-    case PathKind::Other: break;  // a pipe is read up to the limit below
+    // A pipe nothing writes to would block for ever (a load, a hot reload of a file swapped for
+    // one, the editor's check); and each file is read more than once (what kind of file, then
+    // the load, then the schema), which a pipe cannot give.
+    case PathKind::Other: why = "not a plain file (a pipe or a socket)"; return false;
+    case PathKind::File: break;
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     why = "not a readable file";
     return false;
   }
-  // A pipe has no size to ask for: read up to one byte past the limit.
+  // Read up to one byte past the limit (a file may grow while it is read).
   text.clear();
   char buffer[1 << 16];
   while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {

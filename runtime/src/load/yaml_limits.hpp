@@ -24,10 +24,11 @@ constexpr size_t kMaxYamlBytes = 16u << 20;
 enum class PathKind { File, Missing, Folder, Device, Other };
 PathKind path_kind(const std::string& path);
 
-// Reads a whole file of at most max_bytes into text. False, with why ("no such file", "not a
-// readable file", "a device, not a file", "larger than 16 MB; <kind> may be at most 16 MB
-// ..."), when it cannot: a device such as /dev/zero would never end, and a huge file would
-// take the memory of its document many times over.
+// Reads a whole plain file of at most max_bytes into text. False, with why ("no such file",
+// "not a readable file", "a device, not a file", "not a plain file (a pipe or a socket)",
+// "larger than 16 MB; <kind> may be at most 16 MB ..."), when it cannot: a device such as
+// /dev/zero would never end, a pipe nothing writes to would block for ever, and a huge file
+// would take the memory of its document many times over.
 bool read_limited(const std::string& path, size_t max_bytes, std::string& text, std::string& why,
                   const char* kind = "a brain, import or scenario file");
 
