@@ -227,14 +227,14 @@ struct LuaApi {
         }
         const std::string key = lua_tostring(L, -2);
         const BlackboardKey* declared = nullptr;
-        std::vector<std::string> keys;
-        for (const BlackboardKey& k : p.blackboard) {
-          keys.push_back(k.name);
+        for (const BlackboardKey& k : p.blackboard)
           if (k.name == key) declared = &k;
-        }
-        if (!declared)
+        if (!declared) {  // the names, for the message only
+          std::vector<std::string> keys;
+          for (const BlackboardKey& k : p.blackboard) keys.push_back(k.name);
           return refuse("brain '" + p.name + "' has no blackboard key '" + clipped(key) + "'" + did_you_mean(key, keys) +
                         (keys.empty() ? " (it declares none)" : " (declared: " + join_names(keys) + ")"));
+        }
         const int t = lua_type(L, -1);
         Value v;
         int is_int = 0;

@@ -56,9 +56,7 @@ std::string unsavable(const std::string& text) {
            std::to_string(kMaxYamlBytes >> 20) + " MB";
   if (const size_t bad = first_invalid_utf8(text); bad != std::string::npos) {
     size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n'));
-    char byte[8];
-    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(text[bad])));
-    return std::string("not UTF-8 (byte ") + byte + " on line " + std::to_string(line) +
+    return "not UTF-8 (byte " + hex_byte(text[bad]) + " on line " + std::to_string(line) +
            "): the editor works in UTF-8; save the file as UTF-8 first";
   }
   return {};

@@ -89,8 +89,7 @@ static std::string xml_text_problem(const std::string& s) {
     const CodePoint c = utf8_at(s, i);
     char buf[96];
     if (c.length == 0) {
-      std::snprintf(buf, sizeof buf, "byte 0x%02x, which is not UTF-8", static_cast<unsigned>(static_cast<unsigned char>(s[i])));
-      return buf;
+      return "byte " + hex_byte(s[i]) + ", which is not UTF-8";
     }
     // XML 1.0's Char: tab, newline, carriage return, and U+0020..U+D7FF, U+E000..U+FFFD, U+10000 on.
     const uint32_t v = c.value;
@@ -337,12 +336,10 @@ int import_command(int argc, char** argv, const char* usage) {
   if (const size_t bad = first_invalid_utf8(text); bad != std::string::npos) {
     const size_t line_start = bad == 0 ? 0 : text.rfind('\n', bad - 1) + 1;  // npos + 1 == 0
     const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n') + 1;
-    char byte[8];
-    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(text[bad])));
     // The column in characters (the text before the byte is UTF-8): continuation bytes do not count.
     const auto column = std::count_if(text.begin() + static_cast<std::ptrdiff_t>(line_start), text.begin() + static_cast<std::ptrdiff_t>(bad),
                                       [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }) + 1;
-    std::cerr << file << ":" << line << ":" << column << ": error: the file is not UTF-8 (byte " << byte
+    std::cerr << file << ":" << line << ":" << column << ": error: the file is not UTF-8 (byte " << hex_byte(text[bad])
               << " here): save it as UTF-8\n";
     return 2;
   }

@@ -147,14 +147,6 @@ int usage_error(const std::string& message) {
   return kExitUsage;
 }
 
-// An output file that cannot be opened: the system's reason, and no usage text (the command
-// line was right). Exit 64 all the same, as before. Call it right after the failed open (errno).
-int output_error(const std::string& what, const std::string& path) {
-  const int err = errno;
-  std::cerr << "thicket: cannot write the " + what + " file '" + path + "': " + std::strerror(err) + "\n";
-  return kExitUsage;
-}
-
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -671,11 +663,11 @@ int cmd_scenario(const Options& o) {
     add(writes_series, o.series, "series");
     add(batch.prints(), o.out, "output");
     add(batch.prints(), o.log, "log");
-    if (size_t bad = cli::first_unwritable(paths); bad < paths.size()) return output_error(whats[bad], paths[bad]);
+    if (size_t bad = cli::first_unwritable(paths); bad < paths.size()) return cli::cannot_write(whats[bad], paths[bad]);
   }
   if (!o.log.empty() && batch.prints()) {
     log_file.open(o.log);
-    if (!log_file) return output_error("log", o.log);
+    if (!log_file) return cli::cannot_write("log", o.log);
   }
   std::ofstream out, series;
   bool output_failed = false;  // an output not written in full (the run goes on; exit 2)
@@ -691,18 +683,18 @@ int cmd_scenario(const Options& o) {
   std::ofstream trace;
   if (!o.trace.empty() && batch.prints()) {
     trace.open(o.trace);
-    if (!trace) return output_error("trace", o.trace);
+    if (!trace) return cli::cannot_write("trace", o.trace);
   }
   std::optional<SeriesFormat> series_fmt;
   if (!o.series.empty()) {
     if (writes_series) series.open(o.series);
-    if (writes_series && !series) return output_error("series", o.series);
+    if (writes_series && !series) return cli::cannot_write("series", o.series);
     series_fmt = series_format(o.series);
   }
   const bool jsonl = o.out.size() > 6 && o.out.compare(o.out.size() - 6, 6, ".jsonl") == 0;
   if (!o.out.empty() && batch.prints()) {  // with --shard: the part file
     out.open(o.out);
-    if (!out) return output_error("output", o.out);
+    if (!out) return cli::cannot_write("output", o.out);
   }
   RecordTee record_tee(record.get(), live ? live->sink() : nullptr);
   const bool progress = !o.quiet && isatty(STDERR_FILENO) && !o.watch && batch.prints();
@@ -992,7 +984,7 @@ int cmd_run(const Options& o) {
   // refused before it is opened. (Checked for writing now; lines logged while loading wait
   // for it, and go to standard error if the brain does not load.)
   std::ofstream log_file;
-  if (!o.log.empty() && cli::first_unwritable({o.log}) == 0) return output_error("log", o.log);
+  if (!o.log.empty() && cli::first_unwritable({o.log}) == 0) return cli::cannot_write("log", o.log);
   bool log_may_open = false;
   std::vector<std::string> early_lines;
   auto open_log = [&] {
@@ -1024,13 +1016,13 @@ int cmd_run(const Options& o) {
     return usage_error(why);
   }
   log_may_open = true;
-  if (!o.log.empty() && !open_log()) return output_error("log", o.log);
+  if (!o.log.empty() && !open_log()) return cli::cannot_write("log", o.log);
   for (const std::string& line : early_lines) log_file << line << "\n";
 
   std::ofstream trace;
   if (!o.trace.empty()) {
     trace.open(o.trace);
-    if (!trace) return output_error("trace", o.trace);
+    if (!trace) return cli::cannot_write("trace", o.trace);
   }
   std::map<Status, uint64_t> final_status;
   std::vector<AgentHandle> agents;

@@ -222,12 +222,6 @@ int merge_command(int argc, char** argv, const char* usage) {
   // written leaves the other as it was.
   std::vector<std::string> outputs{out_path};
   if (!series_path.empty()) outputs.push_back(series_path);
-  // An output that cannot be opened: the system's reason, no usage text (the command was right).
-  auto cannot_write = [](const char* what, const std::string& path) {
-    const int err = errno;
-    std::cerr << "thicket: cannot write the " << what << " file '" << path << "': " << std::strerror(err) << "\n";
-    return 64;
-  };
   if (size_t bad = first_unwritable(outputs); bad < outputs.size())
     return bad == 0 ? cannot_write("output", out_path) : cannot_write("series", series_path);
   std::ofstream out(out_path, std::ios::binary);

@@ -5,6 +5,7 @@
 #pragma once
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <system_error>
@@ -60,6 +61,14 @@ inline bool same_file(const std::string& a, const std::string& b) {
 // see a writer come and go). The index of the first that cannot be written, with errno saying
 // why, or paths.size(); then the files it made are removed again, so a refused command leaves
 // no empty file behind.
+// An output file that cannot be opened, said with the system's reason (errno, so call it right
+// after the failed open) and no usage text: the command line was right. Exit 64 (as before).
+inline int cannot_write(const std::string& what, const std::string& path) {
+  const int err = errno;
+  std::fprintf(stderr, "thicket: cannot write the %s file '%s': %s\n", what.c_str(), path.c_str(), std::strerror(err));
+  return 64;
+}
+
 inline size_t first_unwritable(const std::vector<std::string>& paths) {
   namespace fs = std::filesystem;
   std::vector<std::string> made;

@@ -422,15 +422,10 @@ std::optional<Diagnostic> unreadable_bytes(const std::string& text, const std::s
     const auto line = static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n')) + 1;
     return Diagnostic{Severity::Error, path, line, static_cast<int>(offset - line_start) + 1, message};  // in bytes, as yaml-cpp's: columns_in_characters converts them
   };
-  auto byte = [&](size_t offset) {
-    char hex[8];
-    std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(text[offset])));
-    return std::string(hex);
-  };
   if (text.size() >= 2 && ((text[0] == '\xFF' && text[1] == '\xFE') || (text[0] == '\xFE' && text[1] == '\xFF')))
     return at(0, "the file is UTF-16 text; save it as UTF-8");
   if (const size_t bad = first_invalid_utf8(text); bad != std::string::npos)
-    return at(bad, "the file is not UTF-8 (byte " + byte(bad) + " here); save it as UTF-8");
+    return at(bad, "the file is not UTF-8 (byte " + hex_byte(text[bad]) + " here); save it as UTF-8");
   if (const size_t nul = text.find('\0'); nul != std::string::npos)
     return at(nul, "a NUL byte (0x00) here: a YAML file holds text (is it the right file?)");
   for (size_t cr = text.find('\r'); cr != std::string::npos; cr = text.find('\r', cr + 1))

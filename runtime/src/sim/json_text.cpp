@@ -27,6 +27,12 @@ size_t utf8_sequence(std::string_view s, size_t i) {
 
 }  // namespace
 
+std::string hex_byte(char byte) {
+  char hex[8];
+  std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(byte)));
+  return hex;
+}
+
 size_t first_invalid_utf8(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
     if (static_cast<unsigned char>(s[i]) < 0x80) {

@@ -15,6 +15,8 @@ void append_json_escaped(std::string& out, std::string_view s);
 // The offset of the first byte of s that belongs to no well-formed UTF-8 sequence, or
 // std::string_view::npos when s is UTF-8 text.
 size_t first_invalid_utf8(std::string_view s);
+// A byte as messages about bytes that are not UTF-8 name it: "0xff".
+std::string hex_byte(char byte);
 
 // s as a JSON string, quotes included.
 inline void append_json_string(std::string& out, std::string_view s) {

@@ -309,8 +309,7 @@ std::string value_identity(const Target& t, const std::string& text) {
 std::string not_utf8(const std::string& key, const std::string& text, bool is_key) {
   const size_t at = first_invalid_utf8(text);
   if (at == std::string::npos) return {};
-  char byte[8];
-  std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(text[at])));
+  const std::string byte = hex_byte(text[at]);
   return "sweep key '" + key + "': " + (is_key ? std::string("the key") : "the value '" + text + "'") +
          " is not UTF-8 text (byte " + byte + " at " + std::to_string(at + 1) +
          "): sweep keys and values are written to --out and to thicket merge's part files as UTF-8";
