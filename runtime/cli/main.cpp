@@ -238,7 +238,7 @@ int parse_args(int argc, char** argv, Options& o) {
       if (a == "--dt") {
         char* end = nullptr;
         o.dt = std::strtod(value.c_str(), &end);
-        if (value.empty() || *end || !(o.dt > 0) || o.dt > 1e6)
+        if (value.empty() || *end || !(o.dt > 0) || o.dt > kMaxDt)
           return usage_error("--dt needs a number of seconds > 0 and at most 1000000, got '" + value + "'");
       }
       if (a == "--budget" && !parse_uint(value, o.budget))

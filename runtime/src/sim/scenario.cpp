@@ -83,11 +83,18 @@ std::string shown(const YAML::Node& node) {
   return s.text;
 }
 
-// A short list of scalars as written ("[100]", "[0, x]"), else as shown() says it.
-std::string shown_list(const YAML::Node& node) {
+// A short list of scalars as written ("[100]", "[0, x]"), or of such lists ("[[.nan, 1], [2,
+// 3]]"), else as shown() says it.
+std::string shown_list(const YAML::Node& node, int depth = 0) {
   if (!node.IsSequence() || node.size() > 4) return shown(node);
   std::string out = "[";
   for (std::size_t i = 0; i < node.size(); ++i) {
+    if (node[i].IsSequence() && depth == 0) {
+      std::string inner = shown_list(node[i], 1);
+      if (inner.empty() || inner[0] != '[') return shown(node);
+      out += (i ? ", " : "") + inner;
+      continue;
+    }
     if (!node[i].IsScalar()) return shown(node);
     const std::string item = clipped(node[i].Scalar(), 20);
     const bool text = classify_scalar(node[i]).kind == ScalarKind::String;  // as written: [1, "2"], not [1, 2]
@@ -101,6 +108,14 @@ std::string point_text(world::Vec2 p) {
   std::snprintf(buf, sizeof buf, "(%g, %g)", p.x, p.y);
   return buf;
 }
+
+// A bound as a message writes it: 1000000, not 1e+06.
+std::string number_text(double bound) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f", bound);
+  return buf;
+}
+constexpr double kNoBound = std::numeric_limits<double>::infinity();
 
 std::string beside(const std::string& scenario_file, const std::string& path) {
   fs::path p(path);
@@ -221,10 +236,13 @@ class ScenarioReader {
     Scalar s = classify_scalar(f.value);
     if (f.value.IsScalar() && s.kind == ScalarKind::Integer && s.integer >= at_least && s.integer <= at_most)
       return s.integer;
-    bool too_large = s.kind == ScalarKind::Integer && s.integer > at_most;
+    // A number of digits past int64 reads as a float: it is too large, not "no whole number".
+    const std::string& text = f.value.IsScalar() ? f.value.Scalar() : std::string();
+    bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+    bool too_large = (s.kind == ScalarKind::Integer && s.integer > at_most) || (s.kind == ScalarKind::Float && digits);
     std::string limit = too_large ? " and <= " + std::to_string(at_most) : "";
     error(f, "'" + f.key.Scalar() + "' must be a whole number >= " + std::to_string(at_least) + limit + ", got " +
-                 shown(f.value));
+                 shown(f.value) + whole_number_hint(f.value));
     return std::nullopt;
   }
 
@@ -235,18 +253,20 @@ class ScenarioReader {
     return std::nullopt;
   }
 
-  // A finite number; above zero when `positive`, else zero or above.
-  std::optional<double> measure(const Field& f, bool positive) {
+  // A finite number; above zero when `positive`, else zero or above; at most `at_most`.
+  std::optional<double> measure(const Field& f, bool positive, double at_most = kNoBound) {
     auto v = finite_number(f.value);
-    if (v && (positive ? *v > 0 : *v >= 0)) return v;
-    error(f, "'" + f.key.Scalar() + "' must be a number " + (positive ? "> 0" : ">= 0") + ", got " + shown(f.value));
+    if (v && (positive ? *v > 0 : *v >= 0) && *v <= at_most) return v;
+    std::string limit = at_most < kNoBound ? " and at most " + number_text(at_most) : "";
+    error(f, "'" + f.key.Scalar() + "' must be a number " + (positive ? "> 0" : ">= 0") + limit + ", got " + shown(f.value));
     return std::nullopt;
   }
 
   // An optional measure: `out` keeps its default when the key is absent or wrong.
-  void read_measure(const YAML::Node& map, const std::string& key, bool positive, double& out) {
+  void read_measure(const YAML::Node& map, const std::string& key, bool positive, double& out,
+                    double at_most = kNoBound) {
     if (Field f = field(map, key))
-      if (auto v = measure(f, positive)) out = *v;
+      if (auto v = measure(f, positive, at_most)) out = *v;
   }
 
   static std::optional<world::Vec2> as_point(const YAML::Node& node) {
@@ -258,7 +278,7 @@ class ScenarioReader {
 
   std::optional<world::Vec2> point(const Field& f) {
     if (auto p = as_point(f.value)) return p;
-    error(f, "'" + f.key.Scalar() + "' must be a point [x, y], got " + shown(f.value));
+    error(f, "'" + f.key.Scalar() + "' must be a point [x, y] of two finite numbers, got " + shown_list(f.value));
     return std::nullopt;
   }
 
@@ -268,7 +288,7 @@ class ScenarioReader {
       auto a = as_point(f.value[0]), b = as_point(f.value[1]);
       if (a && b) return std::pair{*a, *b};
     }
-    error(f, "'" + f.key.Scalar() + "' must be two corners [[x0, y0], [x1, y1]], got " + shown(f.value));
+    error(f, "'" + f.key.Scalar() + "' must be two corners [[x0, y0], [x1, y1]] of finite numbers, got " + shown_list(f.value));
     return std::nullopt;
   }
 
@@ -278,7 +298,7 @@ class ScenarioReader {
     constexpr int64_t kNoLimit = std::numeric_limits<int64_t>::max();
     if (Field f = field(doc, "seed")) keep(whole_number(f, 0, kNoLimit), spec.seed, spec.has_seed);
     if (Field f = field(doc, "ticks")) keep(whole_number(f, 0, kNoLimit), spec.ticks, spec.has_ticks);
-    if (Field f = field(doc, "dt")) keep(measure(f, /*positive=*/true), spec.dt, spec.has_dt);
+    if (Field f = field(doc, "dt")) keep(measure(f, /*positive=*/true, kMaxDt), spec.dt, spec.has_dt);
   }
 
   template <class T, class Read>
@@ -395,8 +415,8 @@ class ScenarioReader {
       }
       auto v = finite_number(it->second);
       if (!v || *v <= 0 || *v > 1e6) {
-        error(it->second, "the terrain cost of '" + sym + "' must be a number > 0 (a multiplier of the move's length) or "
-                          "'blocked', got " + shown(it->second), it->first);
+        error(it->second, "the terrain cost of '" + sym + "' must be a number > 0 and at most 1000000 (a multiplier of "
+                          "the move's length) or 'blocked', got " + shown(it->second), it->first);
         continue;
       }
       rules.emplace_back(sym[0], static_cast<float>(*v));
@@ -949,7 +969,7 @@ class ScenarioReader {
       else
         error(t, "'targets' must be one of enemies, friends, all, got " + shown(t.value));
     }
-    read_measure(map, "memory", /*positive=*/false, senses.memory);
+    read_measure(map, "memory", /*positive=*/false, senses.memory, kMaxSeconds);
     const bool senses_read_well = diags_.size() == errors_before;
     if (Field bb = field(map, "blackboard")) {
       read_sense_keys(bb, group.sense_keys);
@@ -1171,7 +1191,7 @@ class ScenarioReader {
           check_reachable(at, p.name, *where, spec);
         }
       read_measure(item, "radius", /*positive=*/true, p.radius);
-      read_measure(item, "respawn", /*positive=*/false, p.respawn);
+      read_measure(item, "respawn", /*positive=*/false, p.respawn, kMaxSeconds);
       if (Field teams = field(item, "teams")) read_pickup_teams(teams, decl, spec);
       if (Field gives = field(item, "gives")) read_blackboard(gives, decl.gives, "given value");
       if (diags_.size() == errors_before) spec.pickups.push_back(std::move(decl));

@@ -271,7 +271,7 @@ bool set_value(ScenarioSpec& spec, const Target& t, const std::string& key, cons
       s.touch.reach = *v;
       return true;
     case Target::Kind::Memory:
-      if (!v || *v < 0) return bad("a number >= 0 (seconds)");
+      if (!v || *v < 0 || *v > kMaxSeconds) return bad("a number >= 0 and at most 1000000000 (seconds)");
       s.memory = *v;
       return true;
     default:

@@ -203,10 +203,10 @@ metrics: [kills, kills, wall_s]
         "guard_posts.yaml:2:7: error: 'seed' must be a whole number >= 0, got -1\n"
         "guard_posts.yaml:3:1: error: unknown top-level key 'tick'; did you mean 'ticks'? "
         "(allowed: scenario, seed, ticks, dt, world, teams, groups, metrics, record, sweep)\n"
-        "guard_posts.yaml:4:5: error: 'dt' must be a number > 0, got 0\n"
+        "guard_posts.yaml:4:5: error: 'dt' must be a number > 0 and at most 1000000, got 0\n"
         "guard_posts.yaml:6:9: error: 'size' must be [width, height], both numbers > 0, got [120, 0]\n"
         "guard_posts.yaml:8:34: error: 'radius' must be a number > 0, got 0\n"
-        "guard_posts.yaml:9:13: error: 'box' must be two corners [[x0, y0], [x1, y1]], got a list\n"
+        "guard_posts.yaml:9:13: error: 'box' must be two corners [[x0, y0], [x1, y1]] of finite numbers, got [[10, 10]]\n"
         "guard_posts.yaml:10:8: error: unknown key 'square' in an obstacle (allowed: circle, radius, box, polygon)\n"
         "guard_posts.yaml:11:27: error: team 'minions' is listed twice in 'teams'\n"
         "guard_posts.yaml:14:11: error: unknown team 'minion'; did you mean 'minions'? (teams: minions, players)\n"
@@ -229,7 +229,7 @@ metrics: [kills, kills, wall_s]
 TEST_CASE("scenario: a world size of the wrong length is quoted as written") {
   for (const auto& [size, shown] : std::vector<std::pair<std::string, std::string>>{
            {"[100]", "[100]"}, {"[1, 2, 3]", "[1, 2, 3]"}, {"[x, 2]", "[\"x\", 2]"}, {"[1, \"2\"]", "[1, \"2\"]"},
-           {"[1, 2, \"\"]", "[1, 2, \"\"]"}, {"[[1, 2]]", "a list"}}) {
+           {"[1, 2, \"\"]", "[1, 2, \"\"]"}, {"[[1, 2]]", "[[1, 2]]"}, {"[[1, [2]]]", "a list"}}) {
     const std::string errors = errors_of("scenario: s\nworld: {size: " + size + "}\n");
     INFO(errors);
     CHECK(errors.find("'size' must be [width, height], both numbers > 0, got " + shown + "\n") != std::string::npos);
@@ -309,7 +309,15 @@ TEST_CASE("scenario: wrong types say what was expected and what the file has") {
   CHECK(errors_of(small_with("scenario: s\n", "scenario: 12\nticks: lots\ndt: .inf\n")) ==
         "guard_posts.yaml:1:11: error: 'scenario' names the scenario and must be text, got 12\n"
         "guard_posts.yaml:2:8: error: 'ticks' must be a whole number >= 0, got text 'lots'\n"
-        "guard_posts.yaml:3:5: error: 'dt' must be a number > 0, got .inf\n");
+        "guard_posts.yaml:3:5: error: 'dt' must be a number > 0 and at most 1000000, got .inf\n");
+  // A whole number written as a float, one past int64, a dt past the CLI's own bound, a
+  // corner that is no finite number: each message names that problem.
+  CHECK(errors_of(small_with("scenario: s\n", "scenario: s\nticks: 1e3\nseed: 100000000000000000000\ndt: 1e300\n")) ==
+        "guard_posts.yaml:2:8: error: 'ticks' must be a whole number >= 0, got 1e3 (1e3 is written as a number with a "
+        "fraction or an exponent, which YAML reads as no whole number: write 1000)\n"
+        "guard_posts.yaml:3:7: error: 'seed' must be a whole number >= 0 and <= 9223372036854775807, got "
+        "100000000000000000000\n"
+        "guard_posts.yaml:4:5: error: 'dt' must be a number > 0 and at most 1000000, got 1e300\n");
   CHECK(errors_of(kSmall + "    vehicle: fast\n    blackboard: [1]\n") ==
         "guard_posts.yaml:9:14: error: 'vehicle' must be a mapping {mass, max_speed, max_force, radius}, "
         "got text 'fast'\n"
@@ -376,7 +384,9 @@ TEST_CASE("scenario: brains must exist and spawn areas must lie inside the world
         "guard_posts.yaml:8:12: error: 'spawn' is {centre: [x, y], radius: R} or {box: [[x0, y0], [x1, y1]]}, "
         "got text 'here'\n");
   CHECK(spawning("spawn: {center: [1, x], radius: 1}") ==
-        "guard_posts.yaml:8:21: error: 'center' must be a point [x, y], got a list\n");
+        "guard_posts.yaml:8:21: error: 'center' must be a point [x, y] of two finite numbers, got [1, \"x\"]\n");
+  CHECK(spawning("spawn: {box: [[.nan, 1], [2, 2]]}") ==
+        "guard_posts.yaml:8:18: error: 'box' must be two corners [[x0, y0], [x1, y1]] of finite numbers, got [[.nan, 1], [2, 2]]\n");
 }
 
 TEST_CASE("scenario: odd YAML is reported, never thrown") {

@@ -74,8 +74,8 @@ TEST_CASE("scenario nav: map mistakes") {
   CHECK(errors_of(scenario("{map: room.map, terrain: {X: 2}}")) ==
         "nav.yaml:2:34: error: a terrain key is one map symbol (. G S @ O T W), got text 'X'\n");
   CHECK(errors_of(scenario("{map: room.map, terrain: {T: 0}}")) ==
-        "nav.yaml:2:37: error: the terrain cost of 'T' must be a number > 0 (a multiplier of the move's length) or "
-        "'blocked', got 0\n");
+        "nav.yaml:2:37: error: the terrain cost of 'T' must be a number > 0 and at most 1000000 (a multiplier of the "
+        "move's length) or 'blocked', got 0\n");
   CHECK(errors_of(scenario("{map: room.map}", "{centre: [3, 2.5], radius: 0.4}")) ==
         "nav.yaml:5:50: error: the spawn area of group 'g' has no free cell of the map: every cell in (2.6, 2.1)..(3.4, 2.9) "
         "is blocked, and agents never spawn inside a wall\n");

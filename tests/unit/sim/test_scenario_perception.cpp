@@ -264,9 +264,11 @@ TEST_CASE("scenario perception: bad hearing, touch, targets and memory") {
         "perception.yaml:5:117: error: unknown targets 'enemys'; did you mean 'enemies'? (allowed: enemies, friends, all)\n");
   CHECK(senses_error("{touch: true, targets: [enemies]}") ==
         "perception.yaml:5:117: error: 'targets' must be one of enemies, friends, all, got a list\n");
-  CHECK(senses_error("{touch: true, memory: -1}") == "perception.yaml:5:116: error: 'memory' must be a number >= 0, got -1\n");
+  CHECK(senses_error("{touch: true, memory: -1}") == "perception.yaml:5:116: error: 'memory' must be a number >= 0 and at most 1000000000, got -1\n");
+  CHECK(senses_error("{touch: true, memory: 1e300}") ==
+        "perception.yaml:5:116: error: 'memory' must be a number >= 0 and at most 1000000000, got 1e300\n");
   CHECK(senses_error("{touch: true, memory: soon}") ==
-        "perception.yaml:5:116: error: 'memory' must be a number >= 0, got text 'soon'\n");
+        "perception.yaml:5:116: error: 'memory' must be a number >= 0 and at most 1000000000, got text 'soon'\n");
   CHECK(senses_error("{touch: true, smell: true}") ==
         "perception.yaml:5:108: error: unknown key 'smell' in 'senses' (allowed: sight, hearing, touch, targets, memory, "
         "blackboard, events)\n");
@@ -356,7 +358,7 @@ TEST_CASE("scenario perception: bad pickups") {
         "perception.yaml:2:50: error: pickup 'kit' at (2.5, 2.5) is in a blocked cell of the map: it could never be taken\n");
   CHECK(errors_of(scenario(", pickups: [{name: kit, at: [1, 1], radius: 0, respawn: -1, kind: 3}]")) ==
         "perception.yaml:2:68: error: 'radius' must be a number > 0, got 0\n"
-        "perception.yaml:2:80: error: 'respawn' must be a number >= 0, got -1\n"
+        "perception.yaml:2:80: error: 'respawn' must be a number >= 0 and at most 1000000000, got -1\n"
         "perception.yaml:2:90: error: 'kind' must be text (what brains are told it is: health, ammo, ...), got 3\n");
   CHECK(errors_of(scenario(", pickups: [{name: kit, at: [1, 1], gives: {hp: [1]}, give: {}}]")) ==
         "perception.yaml:2:72: error: the given value of 'hp' must be a number, true/false or text, got a list\n"
@@ -366,7 +368,7 @@ TEST_CASE("scenario perception: bad pickups") {
         "perception.yaml:2:67: error: 'gives' must be a mapping of key: given value, got 25\n");
   CHECK(errors_of(scenario(", pickups: [{at: here}]")) ==
         "perception.yaml:2:36: error: a pickup needs 'name: NAME'\n"
-        "perception.yaml:2:41: error: 'at' must be a point [x, y], got text 'here'\n");
+        "perception.yaml:2:41: error: 'at' must be a point [x, y] of two finite numbers, got text 'here'\n");
   CHECK(errors_of(scenario(", pickups: [{name: kit}]")) == "perception.yaml:2:36: error: a pickup needs 'at: [x, y]', where it lies\n");
   CHECK(errors_of(scenario(", pickups: [kit]")) ==
         "perception.yaml:2:36: error: a pickup is {name: NAME, at: [x, y], kind: K, radius: R, respawn: SECONDS, teams: "

@@ -214,6 +214,8 @@ TEST_CASE("sweep: errors in a sweep block are at the key or value, with did you 
         "same value for this key)\n");
   CHECK(errors("sweep:\n  seed: [1, 01]\n").find("sweep key 'seed' lists the value 1 twice (as 1 and 01") != std::string::npos);
   CHECK(errors("sweep:\n  groups.minions.count: [{a: 1}]\n").find("must be a number, true/false or text") != std::string::npos);
+  CHECK(errors("sweep:\n  groups.minions.senses.memory: [1e300]\n").find("a number >= 0 and at most 1000000000 (seconds)") !=
+        std::string::npos);  // as the scenario's own memory
   CHECK(errors("swep:\n  seed: [1]\n").find("did you mean 'sweep'?") != std::string::npos);
   // A single value is a one-value axis.
   std::vector<Diagnostic> diags;
