@@ -349,7 +349,7 @@ class ScenarioReader {
     Field danger = field(world.value, "danger"), waypoints = field(world.value, "waypoints"),
           navmesh = field(world.value, "navmesh");
     if (danger) read_danger(danger, spec.nav);
-    if (waypoints) read_waypoints(waypoints, spec.nav);
+    if (waypoints) read_waypoints(waypoints, spec.obstacles, spec.nav);
     if (navmesh) read_navmesh(navmesh, spec);
     // What plans is the navmesh, else the waypoints, else the map: a key the planner would
     // ignore is an error, not a silent no-op.
@@ -467,7 +467,7 @@ class ScenarioReader {
 
   // `waypoints: [[x, y], ...]` (edges between points that see each other), or
   // `waypoints: {points: [...], max_length: L}` or `{points: [...], edges: [[0, 1], ...]}`.
-  void read_waypoints(const Field& wp, NavSpec& nav) {
+  void read_waypoints(const Field& wp, const std::vector<world::Obstacle>& obstacles, NavSpec& nav) {
     const YAML::Node* points = nullptr;
     Field points_field = field(wp.value, "points");
     if (wp.value.IsSequence()) {
@@ -495,8 +495,14 @@ class ScenarioReader {
         error(item, "a waypoint must be a point [x, y], got " + shown(item), wp.key);
         continue;
       }
+      const std::string which = "waypoint " + std::to_string(nav.waypoints.size()) + " at " + point_text(*p);
+      auto same = std::find(nav.waypoints.begin(), nav.waypoints.end(), *p);
       if (world_known_ && !world_bounds_contains(*p))
-        error(item, "waypoint " + point_text(*p) + " is outside the world");
+        error(item, which + " is outside the world");
+      else if (same != nav.waypoints.end())
+        error(item, which + " is where waypoint " + std::to_string(same - nav.waypoints.begin()) + " is: list each place once");
+      else if (std::string in = inside_wall(*p, obstacles, nav); !in.empty())
+        error(item, which + " is " + in + ": no route could reach it");
       nav.waypoints.push_back(*p);
     }
     nav.has_waypoints = true;
@@ -527,8 +533,29 @@ class ScenarioReader {
                         std::to_string(nav.waypoints.size()) + ", numbered from 0)");
         continue;
       }
-      nav.waypoint_edges.emplace_back(static_cast<uint32_t>(ends[0]), static_cast<uint32_t>(ends[1]));
+      const std::string name = "edge " + std::to_string(ends[0]) + "-" + std::to_string(ends[1]);
+      const std::pair<uint32_t, uint32_t> edge{static_cast<uint32_t>(std::min(ends[0], ends[1])),
+                                               static_cast<uint32_t>(std::max(ends[0], ends[1]))};
+      if (ends[0] == ends[1]) {
+        error(item, name + " joins waypoint " + std::to_string(ends[0]) + " to itself");
+        continue;
+      }
+      if (std::find(nav.waypoint_edges.begin(), nav.waypoint_edges.end(), edge) != nav.waypoint_edges.end()) {
+        error(item, name + " is listed twice (an edge goes both ways: " + std::to_string(edge.first) + "-" +
+                        std::to_string(edge.second) + " and " + std::to_string(edge.second) + "-" +
+                        std::to_string(edge.first) + " are one edge)");
+        continue;
+      }
+      nav.waypoint_edges.push_back(edge);
     }
+  }
+
+  // "inside an obstacle" or "in a blocked cell of the map" when p is, else "".
+  static std::string inside_wall(world::Vec2 p, const std::vector<world::Obstacle>& obstacles, const NavSpec& nav) {
+    for (const world::Obstacle& o : obstacles)
+      if (world::obstacle_contains(o, p)) return "inside an obstacle";
+    if (nav.map && !nav.map->passable(nav.map->cell_at(p))) return "in a blocked cell of the map";
+    return "";
   }
 
   // `navmesh: true` or `navmesh: {cell: 0.2, agent_radius: 0.5}`.
@@ -1135,6 +1162,17 @@ class ScenarioReader {
       bool good = read_unique_name(item, "area", names, area.name);
       auto shape = read_shape(item, words);
       if (good && shape) {
+        // An area wholly outside the world could never be touched (one that reaches out of it
+        // is touched where it overlaps).
+        const world::Obstacle& o = *shape;
+        const world::Vec2 half = o.shape == world::ObstacleShape::Circle ? world::Vec2{o.radius, o.radius} : o.half_extents;
+        const world::Vec2 lo = o.centre - half, hi = o.centre + half;
+        if (world_known_ && (hi.x < known_bounds_.min.x || lo.x > known_bounds_.max.x || hi.y < known_bounds_.min.y ||
+                             lo.y > known_bounds_.max.y)) {
+          error(item, "area '" + area.name + "' spans " + point_text(lo) + ".." + point_text(hi) + ", wholly outside the world " +
+                          point_text(known_bounds_.min) + ".." + point_text(known_bounds_.max) + ": it could never be touched");
+          continue;
+        }
         area.shape = std::move(*shape);
         spec.areas.push_back(std::move(area));
       }
@@ -1206,13 +1244,8 @@ class ScenarioReader {
                     point_text(known_bounds_.max) + ": it could never be taken");
       return;
     }
-    for (const world::Obstacle& o : spec.obstacles)
-      if (world::obstacle_contains(o, p)) {
-        error(at, which + " at " + point_text(p) + " is inside an obstacle: it could never be taken");
-        return;
-      }
-    if (spec.nav.map && !spec.nav.map->passable(spec.nav.map->cell_at(p)))
-      error(at, which + " at " + point_text(p) + " is in a blocked cell of the map: it could never be taken");
+    if (std::string in = inside_wall(p, spec.obstacles, spec.nav); !in.empty())
+      error(at, which + " at " + point_text(p) + " is " + in + ": it could never be taken");
   }
 
   // `teams: [guards]`: the teams that may take it, by name, resolved to their ids.

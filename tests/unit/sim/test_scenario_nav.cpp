@@ -111,7 +111,16 @@ TEST_CASE("scenario nav: danger zones, waypoints and navmesh settings") {
   CHECK(errors_of(scenario("{size: [50, 50], waypoints: {points: [[1, 1]], edges: [[0, 3]]}}")) ==
         "nav.yaml:2:63: error: edge 0-3 names a waypoint that does not exist (there are 1, numbered from 0)\n");
   CHECK(errors_of(scenario("{size: [50, 50], waypoints: [[1, 1], [70, 1]]}")) ==
-        "nav.yaml:2:45: error: waypoint (70, 1) is outside the world\n");
+        "nav.yaml:2:45: error: waypoint 1 at (70, 1) is outside the world\n");
+  // A waypoint no route can use, listed twice, or an edge that is no link.
+  CHECK(errors_of(scenario("{size: [50, 50], obstacles: [{circle: [20, 20], radius: 3}], waypoints: [[1, 1], [21, 20], [1, 1]]}")) ==
+        "nav.yaml:2:89: error: waypoint 1 at (21, 20) is inside an obstacle: no route could reach it\n"
+        "nav.yaml:2:99: error: waypoint 2 at (1, 1) is where waypoint 0 is: list each place once\n");
+  CHECK(errors_of(scenario("{map: room.map, waypoints: [[1.5, 1.5], [2.5, 2.5]]}")) ==
+        "nav.yaml:2:48: error: waypoint 1 at (2.5, 2.5) is in a blocked cell of the map: no route could reach it\n");
+  CHECK(errors_of(scenario("{size: [50, 50], waypoints: {points: [[1, 1], [9, 9]], edges: [[1, 1], [0, 1], [1, 0]]}}")) ==
+        "nav.yaml:2:71: error: edge 1-1 joins waypoint 1 to itself\n"
+        "nav.yaml:2:87: error: edge 1-0 is listed twice (an edge goes both ways: 0-1 and 1-0 are one edge)\n");
   CHECK(errors_of(scenario("{map: room.map, danger: [{centre: [1, 1]}]}")) ==
         "nav.yaml:2:33: error: a danger zone needs 'radius: R'\n");
   CHECK(errors_of(scenario("{size: [50, 50], navmesh: yes please}")) ==

@@ -316,6 +316,15 @@ TEST_CASE("scenario perception: blackboard slots") {
 }
 
 TEST_CASE("scenario perception: bad areas") {
+  // Wholly outside the world it could never be touched; reaching out of it is fine.
+  CHECK(errors_of(scenario(", areas: [{name: door, box: [[120, 1], [130, 2]]}, {name: pond, circle: [-3, 5], radius: 2}]")) ==
+        "perception.yaml:2:34: error: area 'door' spans (120, 1)..(130, 2), wholly outside the world (0, 0)..(100, 80): it "
+        "could never be touched\n"
+        "perception.yaml:2:75: error: area 'pond' spans (-5, 3)..(-1, 7), wholly outside the world (0, 0)..(100, 80): it "
+        "could never be touched\n");
+  std::vector<Diagnostic> diags;
+  CHECK(load(scenario(", areas: [{name: door, box: [[90, 1], [130, 2]]}, {name: pond, circle: [-1, 5], radius: 2}]"), diags));
+  CHECK(diags.empty());
   CHECK(errors_of(scenario(", areas: [{name: goal, box: [[1, 1], [2, 2]]}, {name: goal, circle: [5, 5], radius: 1}]")) ==
         "perception.yaml:2:78: error: an area named 'goal' is defined twice\n");
   CHECK(errors_of(scenario(", areas: [{name: pond, circle: [5, 5]}]")) ==
