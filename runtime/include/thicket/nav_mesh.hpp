@@ -146,6 +146,7 @@ class THICKET_API NavMeshQuery {
   //     guess at a detour, not a path, so it is refused rather than followed;
   //   "search ran out of nodes": the corridor is longer than max_nodes allows (also partial);
   //   "path too long": more corners than the buffers hold (max_nodes);
+  //   "the navmesh has nothing walkable": it has no polygon (see ok());
   //   "query not initialised": see ok().
   bool find_path(Vec2 from, Vec2 to, std::vector<Vec2>& out, double* length = nullptr,
                  std::string* why = nullptr);

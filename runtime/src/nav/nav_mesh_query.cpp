@@ -80,7 +80,7 @@ bool NavMeshQuery::find_path(Vec2 from, Vec2 to, std::vector<Vec2>& out, double*
     out.clear();
     return false;
   };
-  if (!ok_) return fail("query not initialised");
+  if (!ok_) return fail(impl_->mesh && !impl_->mesh->mesh ? "the navmesh has nothing walkable" : "query not initialised");
   Impl& m = *impl_;
   float start[3], goal[3];
   dtPolyRef start_ref = m.snap(from, snap_distance_, start);

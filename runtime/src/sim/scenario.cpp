@@ -116,6 +116,9 @@ std::string number_text(double bound) {
   return buf;
 }
 constexpr double kNoBound = std::numeric_limits<double>::infinity();
+// A world's side (metres): a million kilometres, past any game and far from where doubles
+// lose the centimetre.
+constexpr double kMaxWorldSide = 1e9;
 
 std::string beside(const std::string& scenario_file, const std::string& path) {
   fs::path p(path);
@@ -328,12 +331,12 @@ class ScenarioReader {
     } else if (!map) {
       if (Field given = required(world.value, "size", "'world' needs 'size: [width, height]' (or 'map: FILE.map')")) {
         auto wh = as_point(given.value);
-        if (wh && wh->x > 0 && wh->y > 0) {
+        if (wh && wh->x > 0 && wh->y > 0 && wh->x <= kMaxWorldSide && wh->y <= kMaxWorldSide) {
           spec.bounds = {{0, 0}, *wh};
           known_bounds_ = spec.bounds;
           world_known_ = true;
         } else {
-          error(given, "'size' must be [width, height], both numbers > 0, got " +
+          error(given, "'size' must be [width, height], both numbers > 0 and at most 1000000000 (metres), got " +
                            (wh ? "[" + point_text(*wh).substr(1, point_text(*wh).size() - 2) + "]" : shown_list(given.value)));
         }
       }

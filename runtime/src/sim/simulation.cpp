@@ -55,6 +55,16 @@ bool build_navmesh(Simulation::Impl& sim, std::vector<Diagnostic>& diags) {
                      "the navmesh could not be built: " + error + " (navmesh: {cell: ...} in the scenario)"});
     return false;
   }
+  if (mesh->stats().polygons == 0) {
+    // Every path on it would fail; say why at the scenario's line, not at each agent's query.
+    const world::Bounds& b = sim.world.bounds();
+    char text[320];
+    std::snprintf(text, sizeof text, "the navmesh has nothing walkable: cells of %g m over a %g x %g m world, less its "
+                  "obstacles and the agents' radius (%g m), leave no polygon; use a smaller 'cell', or leave the agents some open ground",
+                  params.cell_size, b.max.x - b.min.x, b.max.y - b.min.y, params.agent_radius);
+    diags.push_back({Severity::Error, sim.spec.path, spec.navmesh_line, spec.navmesh_column, text});
+    return false;
+  }
   sim.nav.navmesh = mesh;
   sim.nav.world.navmesh = mesh.get();
   return true;

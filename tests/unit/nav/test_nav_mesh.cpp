@@ -350,7 +350,7 @@ TEST_CASE("nav mesh: bad input is an error, not a crash") {
   std::vector<Vec2> path;
   std::string why;
   CHECK_FALSE(query.find_path({1, 1}, {2, 2}, path, nullptr, &why));
-  CHECK(why == "query not initialised");
+  CHECK(why == "the navmesh has nothing walkable");
   CHECK_FALSE(query.raycast({1, 1}, {2, 2}));
   bool found = true;
   CHECK(query.nearest_point({1, 1}, &found) == Vec2{1, 1});

@@ -785,4 +785,8 @@ TEST_CASE("nav scenario: errors found when the run is made point at their key") 
   INFO(big);
   CHECK(big.rfind("2:29: the navmesh could not be built: ", 0) == 0);
   CHECK(big.find("(navmesh: {cell: ...} in the scenario)") != std::string::npos);
+  // Cells so coarse that nothing is left walkable: said once, not by every path's failure.
+  CHECK(errors("{size: [45, 20], navmesh: {cell: 1000}}", "{centre: [5, 5], radius: 1}") ==
+        "2:25: the navmesh has nothing walkable: cells of 1000 m over a 45 x 20 m world, less its obstacles and the "
+        "agents' radius (0.5 m), leave no polygon; use a smaller 'cell', or leave the agents some open ground\n");
 }

@@ -204,7 +204,7 @@ metrics: [kills, kills, wall_s]
         "guard_posts.yaml:3:1: error: unknown top-level key 'tick'; did you mean 'ticks'? "
         "(allowed: scenario, seed, ticks, dt, world, teams, groups, metrics, record, sweep)\n"
         "guard_posts.yaml:4:5: error: 'dt' must be a number > 0 and at most 1000000, got 0\n"
-        "guard_posts.yaml:6:9: error: 'size' must be [width, height], both numbers > 0, got [120, 0]\n"
+        "guard_posts.yaml:6:9: error: 'size' must be [width, height], both numbers > 0 and at most 1000000000 (metres), got [120, 0]\n"
         "guard_posts.yaml:8:34: error: 'radius' must be a number > 0, got 0\n"
         "guard_posts.yaml:9:13: error: 'box' must be two corners [[x0, y0], [x1, y1]] of finite numbers, got [[10, 10]]\n"
         "guard_posts.yaml:10:8: error: unknown key 'square' in an obstacle (allowed: circle, radius, box, polygon)\n"
@@ -229,10 +229,10 @@ metrics: [kills, kills, wall_s]
 TEST_CASE("scenario: a world size of the wrong length is quoted as written") {
   for (const auto& [size, shown] : std::vector<std::pair<std::string, std::string>>{
            {"[100]", "[100]"}, {"[1, 2, 3]", "[1, 2, 3]"}, {"[x, 2]", "[\"x\", 2]"}, {"[1, \"2\"]", "[1, \"2\"]"},
-           {"[1, 2, \"\"]", "[1, 2, \"\"]"}, {"[[1, 2]]", "[[1, 2]]"}, {"[[1, [2]]]", "a list"}}) {
+           {"[1, 2, \"\"]", "[1, 2, \"\"]"}, {"[[1, 2]]", "[[1, 2]]"}, {"[[1, [2]]]", "a list"}, {"[1e300, 5]", "[1e+300, 5]"}}) {
     const std::string errors = errors_of("scenario: s\nworld: {size: " + size + "}\n");
     INFO(errors);
-    CHECK(errors.find("'size' must be [width, height], both numbers > 0, got " + shown + "\n") != std::string::npos);
+    CHECK(errors.find("'size' must be [width, height], both numbers > 0 and at most 1000000000 (metres), got " + shown + "\n") != std::string::npos);
   }
 }
 
