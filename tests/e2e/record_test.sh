@@ -182,6 +182,12 @@ set_block 'record: {keys: [helth, invincible, nowhere]}'
   grep -q "arena.yaml:39:36: error: key 'nowhere' is not declared by any group's brain" "$dir/err" && ok || bad "unknown scenario keys (all at once, at their places): $(cat "$dir/err")"
 "$thicket" check "$dir/arena/arena.yaml" 2>"$dir/err" >/dev/null
 [[ $? == 2 ]] && grep -q "2 error(s)" "$dir/err" && ok || bad "check should report the unknown keys: $(cat "$dir/err")"
+# With another error in the file, the keys are still checked against the brains: every error at once.
+set_block 'record: {keys: [helth], every: 0}'
+"$thicket" check "$dir/arena/arena.yaml" 2>"$dir/err" >/dev/null
+[[ $? == 2 ]] && grep -q "arena.yaml:39:17: error: key 'helth' is not declared by any group's brain" "$dir/err" &&
+  grep -q "arena.yaml:39:32: error: 'every' must be a whole number >= 1, got 0" "$dir/err" && grep -q "2 error(s)" "$dir/err" &&
+  ok || bad "unknown recorded keys beside another error: $(cat "$dir/err")"
 
 echo "e2e_record: $pass passed, $fail failed"
 [[ $fail == 0 ]]

@@ -750,13 +750,16 @@ class ScenarioReader {
                         (groups.value.IsSequence() ? std::string("an empty list") : shown(groups.value)));
       return;
     }
+    spec.groups_complete = true;
     for (const YAML::Node& item : groups.value) {
       if (!item.IsMap()) {
         error(item, "a group is a mapping {name, team, brain, spawn, ...}, got " + shown(item), groups.key);
+        spec.groups_complete = false;
         continue;
       }
       AgentGroup group;
       if (read_group(item, group, spec)) spec.groups.push_back(std::move(group));
+      else spec.groups_complete = false;
     }
   }
 

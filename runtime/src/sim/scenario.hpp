@@ -140,6 +140,9 @@ struct ScenarioSpec {
   std::vector<PickupDecl> pickups;
   RecordSpec record;
   std::vector<SweepAxis> sweep;         // `sweep:` in file order; empty without one
+  // Every group of the file was read, so `groups` names every brain (of a partial spec: see
+  // load_scenario).
+  bool groups_complete = false;
 };
 
 // Reads and validates a scenario file; nullopt with every diagnostic on error.

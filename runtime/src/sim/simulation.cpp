@@ -125,24 +125,47 @@ void check_groups_of_failed_load(const ScenarioSpec& partial, std::vector<Diagno
   auto same = [](const Diagnostic& a, const Diagnostic& b) {
     return a.file == b.file && a.line == b.line && a.column == b.column && a.message == b.message;
   };
-  for (const AgentGroup& g : partial.groups) {
+  auto brain_file = [](const AgentGroup& g) {
     std::error_code ec;
-    if (g.brain.empty() || !std::filesystem::is_regular_file(g.brain, ec)) continue;
+    return !g.brain.empty() && std::filesystem::is_regular_file(g.brain, ec);
+  };
+  auto probe = [&] {  // a scenario of one team on an empty world
     ScenarioSpec s;
     s.path = partial.path;
     s.teams = {"t"};
-    AgentGroup copy;
+    return s;
+  };
+  auto add_one_agent = [](ScenarioSpec& s, const AgentGroup& g) -> AgentGroup& {
+    AgentGroup& copy = s.groups.emplace_back();
     copy.name = g.name;
     copy.team = "t";
     copy.brain = g.brain;
     copy.spawn.centre = (s.bounds.min + s.bounds.max) * 0.5;
-    copy.blackboard = g.blackboard;
-    copy.blackboard_at = g.blackboard_at;
-    s.groups.push_back(std::move(copy));
+    return copy;
+  };
+  auto report = [&](const ScenarioSpec& s) {
     std::vector<Diagnostic> found;
     Simulation::create(s, options, found);
     for (const Diagnostic& d : found)
       if (std::none_of(diags.begin(), diags.end(), [&](const Diagnostic& e) { return same(d, e); })) diags.push_back(d);
+  };
+  for (const AgentGroup& g : partial.groups) {
+    if (!brain_file(g)) continue;
+    ScenarioSpec s = probe();
+    AgentGroup& copy = add_one_agent(s, g);
+    copy.blackboard = g.blackboard;
+    copy.blackboard_at = g.blackboard_at;
+    report(s);
+  }
+  // The recorded keys, against every group's brain at once (a key need be declared by one):
+  // only when every group was read and every brain loads, else a key of a brain not seen
+  // would be called undeclared.
+  if (partial.groups_complete && !partial.record.keys.empty() &&
+      std::all_of(partial.groups.begin(), partial.groups.end(), brain_file)) {
+    ScenarioSpec s = probe();
+    s.record = partial.record;
+    for (const AgentGroup& g : partial.groups) add_one_agent(s, g);
+    report(s);
   }
   sort_scenario_diagnostics(partial.path, diags, 0);
 }
