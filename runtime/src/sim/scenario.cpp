@@ -1019,13 +1019,16 @@ class ScenarioReader {
                                   needs + ", and this group has no " + needs});
         }
     }
-    if (Field ev = field(map, "events")) read_sense_events(ev, group.sense_events);
+    if (Field ev = field(map, "events")) {
+      group.sense_events_at = {ev.key.Mark().line + 1, ev.key.Mark().column + 1};
+      read_sense_events(ev, group.sense_events, group.sense_event_at);
+    }
     group.has_senses = true;
   }
 
   // `events: {seen: saw_enemy, lost_sight: lost_enemy, heard: noise, forgot: false}`: the event
   // each percept change sends (SPEC 4.1); false: none.
-  void read_sense_events(const Field& f, std::vector<std::string>& names) {
+  void read_sense_events(const Field& f, std::vector<std::string>& names, std::vector<std::pair<int, int>>& places) {
     static const std::vector<std::string> kinds(std::begin(kPerceptEventNames), std::end(kPerceptEventNames));
     if (!f.value.IsMap()) {
       error(f, "'events' of 'senses' renames the perception events, a mapping {EVENT: name or false} (events: " +
@@ -1043,6 +1046,7 @@ class ScenarioReader {
         names[kind - kinds.begin()].clear();
       } else if (is_text(value) && !value.Scalar().empty()) {
         names[kind - kinds.begin()] = value.Scalar();
+        places[kind - kinds.begin()] = {value.Mark().line + 1, value.Mark().column + 1};
       } else {
         error(value, "perception event '" + *kind + "' is renamed to an event name, or switched off with false, got " + shown(value),
               it->first);

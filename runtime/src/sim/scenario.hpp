@@ -88,6 +88,10 @@ struct AgentGroup {
   // kPerceptEventNames order; `senses: {events: {seen: saw_enemy, forgot: false}}` renames them
   // ("" : not sent). Sent to fsm brains only.
   std::vector<std::string> sense_events{std::begin(kPerceptEventNames), std::end(kPerceptEventNames)};
+  // Where `events:` is (0: not given) and each name given in it (0: the default name), for the
+  // checks against the brain when the run is made.
+  std::pair<int, int> sense_events_at{0, 0};
+  std::vector<std::pair<int, int>> sense_event_at = std::vector<std::pair<int, int>>(std::size(kPerceptEventNames));
 };
 
 // Navigation in a scenario's world (issue 12): a grid map, waypoints, a navmesh, danger zones.

@@ -116,6 +116,38 @@ void check_gifts(const Simulation::Impl& sim, std::vector<Diagnostic>& diags) {
 
 }  // namespace
 
+namespace {
+
+// A group's `events:` against its brain: only an fsm takes events, and a name given there
+// that no state's transition takes is dropped every time it is sent (a typo, most often).
+void check_sense_events(const ScenarioSpec& spec, const AgentGroup& group, const Program& program,
+                        std::vector<Diagnostic>& diags) {
+  if (group.sense_events_at.first == 0) return;
+  const std::string which = "senses of group '" + group.name + "': ";
+  if (program.nodes.empty() || program.nodes[0].kind != NodeKind::Fsm) {
+    diags.push_back({Severity::Error, spec.path, group.sense_events_at.first, group.sense_events_at.second,
+                     which + "'events' names the perception events its brain " + group.brain +
+                         " is sent, but that brain is not an fsm, and only fsm brains take events"});
+    return;
+  }
+  std::vector<std::string> taken;  // the transitions' names, in file order
+  for (const FsmState& st : program.fsm_states)
+    for (const FsmTransition& t : st.transitions)
+      if (std::find(taken.begin(), taken.end(), t.name) == taken.end()) taken.push_back(t.name);
+  for (size_t k = 0; k < group.sense_events.size(); ++k) {
+    const std::string& name = group.sense_events[k];
+    const auto [line, column] = group.sense_event_at[k];
+    if (line == 0 || name.empty() || std::find(taken.begin(), taken.end(), name) != taken.end()) continue;
+    diags.push_back({Severity::Error, spec.path, line, column,
+                     which + "perception event '" + kPerceptEventNames[k] + "' is sent as '" + name +
+                         "', which no state of its brain " + group.brain + " takes" + did_you_mean(name, taken) +
+                         (taken.empty() ? " (it has no transitions)" : " (its transitions: " + join_names(taken) + ")") +
+                         "; switch it off with false if it is not wanted"});
+  }
+}
+
+}  // namespace
+
 bool setup_perception(Simulation::Impl& sim, std::vector<Diagnostic>& diags) {
   const ScenarioSpec& spec = sim.spec;
   sim.perception = std::make_unique<perception::Manager>(sim.world, sim.hash, &sim.nav.world.walls, sim.agent_of_slot,
@@ -136,6 +168,7 @@ bool setup_perception(Simulation::Impl& sim, std::vector<Diagnostic>& diags) {
       const AgentGroup& group = spec.groups[g];
       const Program& program = *worker->rt->impl().brains[worker->brains[g].index]->program;
       worker->sense_events[g] = group.has_senses && program.nodes[0].kind == NodeKind::Fsm;
+      if (worker->index == 0) check_sense_events(spec, group, program, diags);
       for (const SenseBinding& b : group.sense_keys) {
         const bool boolean = slot_is_boolean(b.slot);
         const char* slot_name = kSenseSlotNames[static_cast<int>(b.slot)];
