@@ -418,6 +418,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
 
   void register_leaf(const std::string& name, py::function fn) {
     refuse_in_tick("register_leaf");
+    if (name.empty()) throw py::value_error("register_leaf: the leaf name is empty (a brain names its leaves: 'leaf: Name')");
     auto self = this;
     thicket::NativeLeaf leaf;
     leaf.tick = [fn, self, name](thicket::LeafContext& c) -> Status {
@@ -487,6 +488,9 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
       rt().on_trace({}, false);
       return;
     }
+    if (!PyCallable_Check(callback.ptr()))
+      throw py::type_error("on_trace: the callback must be callable (a function of one event dict) or None, not " +
+                           std::string(py::str(py::type::of(callback).attr("__name__"))));
     auto self = this;  // the runtime owns the sink: `this` outlives it
     rt().on_trace(
         [callback, self](const thicket::TraceEvent& e) {

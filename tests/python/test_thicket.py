@@ -269,6 +269,12 @@ root:
     with pytest.raises(TypeError, match="leaf 'Bump' returned 3"):
         rt.tick(a, 0.1)
 
+    # Refused when given, not at the next tick or never.
+    with pytest.raises(ValueError, match="the leaf name is empty"):
+        rt.register_leaf("", lambda agent: True)
+    with pytest.raises(TypeError, match="the callback must be callable .* not int"):
+        rt.on_trace(5)
+
     def broken(agent):
         raise ZeroDivisionError("leaf bug")
 
@@ -532,6 +538,14 @@ def test_batch_errors(tmp_path):
         thicket.run(ARENA, runs="3")
     with pytest.raises(ValueError, match="runs must be at least 1"):
         thicket.run(ARENA, runs=0)
+    # The CLI's bounds: 1000 threads for a small run started 1000 threads; a seed past int64
+    # was refused by the private binding's signature.
+    with pytest.raises(ValueError, match="threads must be at most 256, got 1000"):
+        thicket.run(ARENA, threads=1000)
+    with pytest.raises(ValueError, match="seed must be at most 9223372036854775807"):
+        thicket.run(ARENA, seed=2**64 - 1)
+    with pytest.raises(ValueError, match="runs must be at most 1000000"):
+        thicket.run(ARENA, runs=10**7)
     with pytest.raises(ValueError, match="did you mean 'players'"):
         thicket.run(ARENA, ticks=1, overrides={"groups.playrs.count": 5})
     with pytest.raises(ValueError, match="sweep key"):

@@ -101,11 +101,13 @@ def _text(value):
     raise TypeError(f"a scenario value must be a number, a bool or a string, not {type(value).__name__}")
 
 
-def _check_int(name, value, least):
+def _check_int(name, value, least, most=2**63 - 1):
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be an int, not {type(value).__name__}")
     if value < least:
         raise ValueError(f"{name} must be at least {least}, got {value}")
+    if value > most:
+        raise ValueError(f"{name} must be at most {most}, got {value}")
     return value
 
 
@@ -121,10 +123,11 @@ def _batch(scenario, axes, use_file_sweep, runs, ticks, threads, seed, overrides
     if not isinstance(overrides, dict):
         raise TypeError(f"overrides must be a dict of key: value, not {type(overrides).__name__}")
     raw = _thicket._run_batch(
-        scenario, _check_int("runs", runs, 1), _check_int("ticks", ticks, 0), _check_int("threads", threads, 1),
+        # The bounds of `thicket run`'s --runs, --threads and --record-every.
+        scenario, _check_int("runs", runs, 1, 1_000_000), _check_int("ticks", ticks, 0), _check_int("threads", threads, 1, 256),
         -1 if seed is None else _check_int("seed", seed, 0), [(str(k), _text(v)) for k, v in overrides.items()],
         [(str(k), [_text(v) for v in vs]) for k, vs in axes], use_file_sweep, _check_int("series_every", series_every, 0),
-        bool(record), _check_int("record_every", record_every, 0), bool(trusted))
+        bool(record), _check_int("record_every", record_every, 0, 1_000_000), bool(trusted))
     return Result(raw)
 
 
