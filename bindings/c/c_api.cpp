@@ -22,6 +22,8 @@
 #include "thicket/thicket.h"
 #pragma GCC visibility pop
 
+#include "json_text.hpp"  // first_invalid_utf8, hex_byte
+#include "suggest.hpp"    // clipped
 #include "thicket/diagnostic.hpp"
 #include "thicket/runtime.hpp"
 #include "thicket/snapshot.hpp"
@@ -230,9 +232,20 @@ int read_value(const std::optional<Value>& v, T& out) {
   return THICKET_ERR_TYPE;
 }
 
+// "" when `text` is UTF-8, else why a name that is not could never match a brain's (brains are
+// UTF-8 YAML): "the leaf name is not UTF-8 (byte 0xff at offset 0), so no brain could name it".
+std::string not_utf8(const char* text, const char* noun, const char* verb) {
+  const std::string_view s(text);
+  const size_t at = thicket::first_invalid_utf8(s);
+  if (at >= s.size()) return "";
+  return std::string("the ") + noun + " is not UTF-8 (byte " + thicket::hex_byte(s[at]) +
+         " at offset " + std::to_string(at) + "), so no brain could " + verb + " it";
+}
+
 // ---- The runtime-level blackboard calls ----
 
-std::string key_message(thicket_runtime* rt, AgentHandle h, const char* key, int code, const char* wanted) {
+std::string key_message(thicket_runtime* rt, AgentHandle h, const char* key_arg, int code, const char* wanted) {
+  const std::string key = thicket::clipped(key_arg);  // a 100 kB key is not echoed whole
   if (code == THICKET_ERR_KEY) return std::string("agent ") + std::to_string(rt->rt.agent_id(h)) + " has no blackboard key '" + key + "'";
   std::optional<Value> v = rt->rt.get(h, key);
   const std::string held = v ? type_name(*v) : "value of another type";
@@ -701,6 +714,7 @@ int thicket_send(thicket_runtime* rt, int64_t agent, const char* event) {
     AgentHandle h;
     if (int c = check_agent(rt, "thicket_send", agent, h)) return c;
     if (!event || !*event) return fail(rt, THICKET_ERR_ARG, "thicket_send", "the event name is NULL or empty");
+    if (std::string why = not_utf8(event, "event name", "take"); !why.empty()) return fail(rt, THICKET_ERR_ARG, "thicket_send", why);
     if (!rt->rt.send(h, event)) return fail(rt, THICKET_ERR_STALE, "thicket_send", "the agent is gone");
     return THICKET_OK;
   });
@@ -714,6 +728,7 @@ int thicket_register_leaf_hooks(thicket_runtime* rt, const char* name, thicket_l
   return guard(rt, what, THICKET_ERR_INTERNAL, [&] {
     if (!rt) return no_runtime(what);
     if (!name || !*name) return fail(rt, THICKET_ERR_ARG, what, "the leaf name is NULL or empty");
+    if (std::string why = not_utf8(name, "leaf name", "name"); !why.empty()) return fail(rt, THICKET_ERR_ARG, what, why);
     if (!tick) return fail(rt, THICKET_ERR_ARG, what, std::string("leaf '") + name + "': the tick function is NULL");
     if (flags & ~THICKET_LEAF_AGENT_LOCAL) return fail(rt, THICKET_ERR_ARG, what, "unknown flags");
     // Before rt->leaves is touched: a leaf on an executor's thread may be calling.

@@ -335,6 +335,8 @@ static void test_agents(void) {
   register_guard_leaves(rt, &ccount_calls);
   CHECK(thicket_register_leaf(rt, NULL, ccount, NULL) == THICKET_ERR_ARG);
   CHECK(thicket_register_leaf(rt, "X", NULL, NULL) == THICKET_ERR_ARG);
+  CHECK(thicket_register_leaf(rt, "L\xff", ccount, NULL) == THICKET_ERR_ARG);
+  CHECK(strstr(thicket_last_error(rt), "the leaf name is not UTF-8 (byte 0xff at offset 1), so no brain could name it") != NULL);
   CHECK(thicket_register_leaf_hooks(rt, "X", ccount, NULL, NULL, NULL, 0x80) == THICKET_ERR_ARG);
   brain = thicket_load_file(rt, fixture("guard.yaml"));
   OK(rt, brain);
@@ -391,6 +393,13 @@ static void test_agents(void) {
   CHECK(thicket_get_number(rt, a, "nope", &d) == THICKET_ERR_KEY);
   CHECK(strstr(thicket_last_error(rt), "no blackboard key 'nope'") != NULL);
   CHECK(thicket_set_number(rt, a, "nope", 1) == THICKET_ERR_KEY);
+  {
+    /* a huge unknown key is named by its start, not echoed whole */
+    static char big[100001];
+    memset(big, 'k', 100000);
+    CHECK(thicket_set_number(rt, a, big, 1) == THICKET_ERR_KEY);
+    CHECK(strlen(thicket_last_error(rt)) < 300);
+  }
   CHECK(thicket_get_number(rt, a, "ammo", &d) == THICKET_ERR_TYPE);
   CHECK(strstr(thicket_last_error(rt), "blackboard key 'ammo' holds an integer, not a number") != NULL);
   CHECK(thicket_set_number(rt, a, "ammo", 1.5) == THICKET_ERR_TYPE);
@@ -451,6 +460,9 @@ static void test_agents(void) {
   /* Events: a tree takes none, so the event is dropped, and traced. */
   CHECK(thicket_send(rt, a, NULL) == THICKET_ERR_ARG);
   CHECK(thicket_send(rt, a, "") == THICKET_ERR_ARG);
+  /* a name no brain (UTF-8 YAML) could take */
+  CHECK(thicket_send(rt, a, "\xc3") == THICKET_ERR_ARG);
+  CHECK(strstr(thicket_last_error(rt), "the event name is not UTF-8 (byte 0xc3 at offset 0), so no brain could take it") != NULL);
   CHECK(thicket_send(rt, 12345, "noise") == THICKET_ERR_STALE);
   OK(rt, thicket_send(rt, a, "noise"));
   CHECK(tl.events == 0);
