@@ -387,6 +387,8 @@ int edit_command(int argc, char** argv, const char* usage) {
 
   httplib::Server server;
   server.new_task_queue = [] { return new httplib::ThreadPool(8); };
+  server.set_read_timeout(1, 0);  // idle or half-sent connections free their thread soon (live_server.cpp)
+  server.set_keep_alive_timeout(1);
   server.set_payload_max_length(64u << 20);  // a brain larger than this is no brain to edit by hand
   server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (res.body.empty()) res.set_content(http_error_body(res.status), "application/json");

@@ -97,6 +97,12 @@ std::unique_ptr<LiveServer> LiveServer::start(const LiveAddress& address, LiveFe
   // Each open stream holds one of the server's threads while it lasts; a few viewers and the
   // page requests beside them fit.
   self->server.new_task_queue = [] { return new httplib::ThreadPool(16); };
+  // A connection holds a thread while its request is read and while it is kept alive: with
+  // httplib's 5 s defaults, 16 clients that open a connection and send half a request (or a
+  // browser's idle keep-alive connections) kept the page's requests waiting for seconds. The
+  // clients are local: a request comes in well under a second.
+  self->server.set_read_timeout(1, 0);
+  self->server.set_keep_alive_timeout(1);
   // httplib's default sets SO_REUSEPORT, with which a second thicket would quietly share a port
   // in use; SO_REUSEADDR alone still lets a restarted run take its port back at once.
   self->server.set_socket_options([](socket_t sock) {

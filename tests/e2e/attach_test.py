@@ -141,6 +141,20 @@ try:
     expect(status == 404 and body["error"] == "no agent 999", "an unknown agent: 404 (%d %s)" % (status, body))
     status, body = run.get("/api/nothing")
     expect(status == 404, "an unknown endpoint: 404")
+    # Connections that send half a request and wait hold a server thread each until the read
+    # times out: 16 of them (the pool) kept the page's requests waiting 9 s; now about 1 s.
+    import socket
+    port = int(run.base.rsplit(":", 1)[1])
+    idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(16)]
+    for sock in idle:
+        sock.sendall(b"GET /api/debug HTTP/1.1\r\nHost: x\r\n")
+    try:
+        with urllib.request.urlopen(run.base + "/api/debug", timeout=6) as r:
+            expect(r.status == 200, "GET /api/debug beside 16 half-sent connections")
+    except OSError as e:
+        expect(False, "GET /api/debug beside 16 half-sent connections: %s" % e)
+    for sock in idle:
+        sock.close()
     status, body = run.get("/api/pause")
     expect(status == 405, "GET on a POST endpoint: 405")
     # Every answer is JSON, httplib's own errors too (they came with an empty body).
