@@ -65,6 +65,29 @@ const std::vector<Builtin>& builtins() {
   return table;
 }
 
+}  // namespace
+
+bool btcpp_reserved_id(const std::string& id) {
+  // BehaviorTreeFactory's own nodes (its constructor registers them; registering another node
+  // under one of these IDs throws), beside the XML's own element names.
+  static const std::set<std::string> more = {
+      "SetBlackboard", "UnsetBlackboard", "SubTree",  "LoopInt",           "LoopBool",        "LoopDouble",
+      "LoopString",    "WasEntryUpdated", "TryCatch", "SkipUnlessUpdated", "WaitValueUpdate", "Action",
+      "Condition",     "Control",         "Decorator", "BehaviorTree",     "TreeNodesModel",  "root"};
+  if (more.count(id)) return true;
+  for (const auto& b : builtins())
+    if (id == b.id) return true;
+  return false;
+}
+
+bool btcpp_port_name(const std::string& name) {
+  // BT.CPP's IsAllowedPortName: a letter first; `name` and `ID` are the node's own attributes,
+  // and names starting with '_' are its special attributes (_skipIf, _onSuccess, _autoremap, ...).
+  return !name.empty() && std::isalpha(static_cast<unsigned char>(name[0])) && name != "name" && name != "ID";
+}
+
+namespace {
+
 const Builtin* find_builtin(const std::string& id) {
   for (const auto& b : builtins())
     if (id == b.id) return &b;
@@ -535,7 +558,9 @@ class BtImporter {
         else if (t.text == ":=" || t.text == "=" || t.text.size() == 2)
           return fail("it assigns ('" + t.text + "'); thicket's check language reads the blackboard and cannot assign");
         else
-          return fail("'" + t.text + "' has no equivalent in thicket's check language (and or not, comparisons, + - * /)");
+          return fail(std::string("&|^~.?:").find(t.text) != std::string::npos
+                          ? "'" + t.text + "' has no equivalent in thicket's check language (and or not, comparisons, + - * / %)"
+                          : "'" + t.text + "' is no operator of BT.CPP's script language");
       } else if (t.kind == 'n') {
         piece = t.text;
       } else if (t.kind == 's') {

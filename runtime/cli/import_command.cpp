@@ -471,8 +471,10 @@ bool xml_name(const std::string& s) {
   return true;
 }
 
-// A check expression in BT.CPP's script language (and -> &&, or -> ||, not -> !, "x" -> 'x').
-std::string bt_script(const std::string& check) {
+// A check expression in BT.CPP's script language (and -> &&, or -> ||, not -> !, "x" -> 'x'),
+// or "" with `why` when BT.CPP's language cannot say it: it has no '%', and its texts are
+// written in '...' with no escape, so a text cannot hold a '.
+std::string bt_script(const std::string& check, std::string& why) {
   std::string out;
   size_t i = 0;
   while (i < check.size()) {
@@ -484,9 +486,17 @@ std::string bt_script(const std::string& check) {
         if (check[j] == '\\' && j + 1 < check.size()) ++j;
         body += check[j++];
       }
+      if (body.find('\'') != std::string::npos) {
+        why = "the text \"" + body + "\" holds a ', which BT.CPP's script texts ('...', without escapes) cannot hold";
+        return "";
+      }
       out += "'" + body + "'";
       i = j + 1;
       continue;
+    }
+    if (ch == '%') {
+      why = "BT.CPP's script language has no '%' (remainder)";
+      return "";
     }
     if (std::isalpha(static_cast<unsigned char>(ch)) || ch == '_') {
       size_t j = i;
@@ -502,7 +512,15 @@ std::string bt_script(const std::string& check) {
   return out;
 }
 
-std::string msec(double seconds) { return std::to_string(static_cast<int64_t>(std::llround(seconds * 1000.0))); }
+// Milliseconds, BT.CPP's unit of time, or -1 when `seconds` is no whole number of them (0.0004 s
+// would become 0 ms: a Sleep that ends at once, a Timeout that never fires).
+int64_t msec_exact(double seconds) {
+  const double ms = seconds * 1000.0;
+  const double whole = std::round(ms);
+  if (!(std::fabs(ms - whole) <= 1e-6 * std::max(1.0, std::fabs(ms))) || whole > 9e15) return -1;
+  return static_cast<int64_t>(whole);
+}
+
 
 struct XmlExporter {
   explicit XmlExporter(const Program& program) : p(program) {}
@@ -514,12 +532,41 @@ struct XmlExporter {
   std::map<std::string, std::string> subtrees;  // <BehaviorTree> ID -> its body
   std::vector<std::string> subtree_order;
 
+  static std::string port_name_problem(const std::string& k) {
+    if (!xml_name(k))
+      return "the leaf argument '" + k + "' cannot be a BT.CPP port (an XML attribute): its name must be an ASCII letter " +
+             "followed by ASCII letters, digits, '_', '-' or '.'";
+    return "the leaf argument '" + k + "' cannot be a BT.CPP port: " +
+           (k[0] == '_' ? std::string("names starting with '_' are BT.CPP's own attributes (_skipIf, _onSuccess, ...)")
+                        : "'" + k + "' is BT.CPP's own attribute of every node") + "; rename the argument";
+  }
+
+  // A time attribute in whole milliseconds, or false (with the error) when it is none.
+  bool msec_attr(uint32_t i, const char* attr, double seconds, std::string& text) {
+    const int64_t ms = msec_exact(seconds);
+    if (ms < 0) {
+      if (error.empty())
+        error = "node '" + p.ids[i] + "': " + yaml_number(seconds) + " s is no whole number of milliseconds, BT.CPP's unit (" +
+                attr + "); it would become " + std::to_string(std::llround(seconds * 1000.0)) + " ms";
+      return false;
+    }
+    text = std::string(" ") + attr + "=\"" + std::to_string(ms) + "\"";
+    return true;
+  }
+
+  // A check expression as BT.CPP script, or false (with the error).
+  bool script_of(uint32_t i, const std::string& check, std::string& text) {
+    std::string why;
+    text = bt_script(check, why);
+    if (why.empty()) return true;
+    if (error.empty()) error = "node '" + p.ids[i] + "': " + why;
+    return false;
+  }
+
   void arg_attrs(const ArgValue& args) {
     for (const auto& [k, v] : args.entries) {
-      if (!xml_name(k)) {
-        if (error.empty())
-          error = "the leaf argument '" + k + "' cannot be a BT.CPP port (an XML attribute): its name must be a letter or '_' " +
-                  "followed by letters, digits, '_', '-' or '.'";
+      if (!xml_name(k) || !btcpp_port_name(k)) {
+        if (error.empty()) error = port_name_problem(k);
         continue;
       }
       std::string text;
@@ -563,12 +610,13 @@ struct XmlExporter {
         if (n.flags & kNegate) return fail("a negated condition has no BT.CPP attribute; wrap it in invert");
         if (n.kind == NodeKind::Condition && (n.flags & kObserved)) return fail("conditional aborts have no BT.CPP equivalent");
         if (!xml_name(call.leaf))
-          return fail("the leaf '" + call.leaf + "' cannot be a BT.CPP node (an XML element): its name must be a letter or " +
-                      "'_' followed by letters, digits, '_', '-' or '.'");
+          return fail("the leaf '" + call.leaf + "' cannot be a BT.CPP node (an XML element): its name must be an ASCII " +
+                      "letter or '_' followed by ASCII letters, digits, '_', '-' or '.'");
+        if (btcpp_reserved_id(call.leaf))
+          return fail("the leaf '" + call.leaf + "' has the name of a node of BT.CPP's own (" + call.leaf +
+                      " would be read as that node, and BT.CPP cannot register a leaf under it): rename the leaf");
         for (const auto& [k, v] : call.args.entries)
-          if (!xml_name(k))
-            return fail("the leaf argument '" + k + "' cannot be a BT.CPP port (an XML attribute): its name must be a " +
-                        "letter or '_' followed by letters, digits, '_', '-' or '.'");
+          if (!xml_name(k) || !btcpp_port_name(k)) return fail(port_name_problem(k));
         leaves[call.leaf] = n.kind == NodeKind::Condition;
         for (const auto& [k, v] : call.args.entries) ports[call.leaf].insert(k);
         out << pad << "<" << call.leaf;
@@ -576,10 +624,13 @@ struct XmlExporter {
         out << "/>\n";
         return error.empty();
       }
-      case NodeKind::Check:
+      case NodeKind::Check: {
         if (n.flags & kNegate) return fail("a negated check has no BT.CPP attribute; write 'not (...)'");
-        out << pad << "<ScriptCondition code=\"" << xml_escape(bt_script(p.labels[i].substr(6))) << "\"/>\n";
+        std::string code;
+        if (!script_of(i, p.labels[i].substr(6), code)) return false;
+        out << pad << "<ScriptCondition code=\"" << xml_escape(code) << "\"/>\n";
         return true;
+      }
       case NodeKind::Sequence:
       case NodeKind::Filter:
         if (n.abort() != AbortMode::None) return fail("conditional aborts have no BT.CPP equivalent");
@@ -595,7 +646,13 @@ struct XmlExporter {
       case NodeKind::Invert: return open("Inverter", "");
       case NodeKind::ForceSuccess: return open("ForceSuccess", "");
       case NodeKind::ForceFailure: return open("ForceFailure", "");
-      case NodeKind::Wait: out << pad << "<Sleep msec=\"" << msec(n.seconds) << "\"/>\n"; return true;
+      case NodeKind::Wait:
+      case NodeKind::BtSleep: {
+        std::string attr;
+        if (!msec_attr(i, "msec", n.seconds, attr)) return false;
+        out << pad << "<Sleep" << attr << "/>\n";
+        return true;
+      }
       case NodeKind::BtSequence: return open(n.a ? "AsyncSequence" : "Sequence", "");
       case NodeKind::BtFallback: return open(n.a ? "AsyncFallback" : "Fallback", "");
       case NodeKind::BtSequenceMemory: return open("SequenceWithMemory", "");
@@ -620,8 +677,13 @@ struct XmlExporter {
       case NodeKind::BtRetry: return open("RetryUntilSuccessful", count_attr("num_attempts", n.a));
       case NodeKind::BtKeepRunning: return open("KeepRunningUntilFailure", "");
       case NodeKind::BtRunOnce: return open("RunOnce", std::string(" then_skip=\"") + (n.a ? "true" : "false") + "\"");
-      case NodeKind::BtTimeout: return open("Timeout", " msec=\"" + msec(n.seconds) + "\"");
-      case NodeKind::BtDelay: return open("Delay", " delay_msec=\"" + msec(n.seconds) + "\"");
+      case NodeKind::BtTimeout:
+      case NodeKind::BtDelay: {
+        const bool timeout = n.kind == NodeKind::BtTimeout;
+        std::string attr;
+        if (!msec_attr(i, timeout ? "msec" : "delay_msec", n.seconds, attr)) return false;
+        return open(timeout ? "Timeout" : "Delay", attr);
+      }
       case NodeKind::BtSubtree: {
         // Its own <BehaviorTree>, shared by every use with the same body; _autoremap, since the
         // importer already gave its keys the brain's names.
@@ -645,14 +707,20 @@ struct XmlExporter {
         const std::string otherwise = std::string(status_name(static_cast<Status>(n.b & 0xFF)));
         std::string upper = otherwise == "invalid" ? "SKIPPED" : otherwise;
         for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-        return open("Precondition", " if=\"" + xml_escape(bt_script(p.messages[n.b >> 8])) + "\" else=\"" + upper + "\"");
+        std::string code;
+        if (!script_of(i, p.messages[n.b >> 8], code)) return false;
+        return open("Precondition", " if=\"" + xml_escape(code) + "\" else=\"" + upper + "\"");
       }
       case NodeKind::BtGuard: {
         // The attributes go on the node it holds.
         static const char* attrs[4] = {"_failureIf", "_successIf", "_skipIf", "_while"};
         std::string extra;
-        for (int k = 0; k < 4; ++k)
-          if (!p.messages[n.b + k].empty()) extra += std::string(" ") + attrs[k] + "=\"" + xml_escape(bt_script(p.messages[n.b + k])) + "\"";
+        for (int k = 0; k < 4; ++k) {
+          if (p.messages[n.b + k].empty()) continue;
+          std::string code;
+          if (!script_of(i, p.messages[n.b + k], code)) return false;
+          extra += std::string(" ") + attrs[k] + "=\"" + xml_escape(code) + "\"";
+        }
         std::ostringstream inner;
         std::swap(inner, out);
         bool ok = node(i + 1, depth);
@@ -663,7 +731,6 @@ struct XmlExporter {
         out << text.substr(0, at) << extra << text.substr(at);
         return true;
       }
-      case NodeKind::BtSleep: out << pad << "<Sleep msec=\"" << msec(n.seconds) << "\"/>\n"; return true;
       case NodeKind::Always:
         if (n.a == static_cast<uint32_t>(Status::Success)) out << pad << "<AlwaysSuccess/>\n";
         else if (n.a == static_cast<uint32_t>(Status::Failure)) out << pad << "<AlwaysFailure/>\n";

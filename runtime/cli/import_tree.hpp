@@ -50,6 +50,11 @@ std::string yaml_number(double v);                     // shortest text that rea
 // A literal as BT.CPP reads it for a typed port: integer, real, boolean, else text.
 std::string yaml_literal(const std::string& text);
 
+// Export's name checks: an ID BT.CPP's factory registers itself (or an element of the XML's
+// own), which no node of ours may take; a name BT.CPP takes as a port.
+bool btcpp_reserved_id(const std::string& id);
+bool btcpp_port_name(const std::string& name);
+
 int import_command(int argc, char** argv, const char* usage);
 int export_command(int argc, char** argv, const char* usage);
 
