@@ -391,6 +391,13 @@ class BtImporter {
       const char* id = e->Attribute("ID");
       if (!id) continue;
       category_[id] = e->Name();
+      // A port declared type="std::string" holds text, whatever its value looks like ("007",
+      // "true": BT.CPP converts a port's text by its declared type; so does this import).
+      for (auto* p = e->FirstChildElement(); p; p = p->NextSiblingElement()) {
+        const char* port = p->Attribute("name");
+        const char* type = p->Attribute("type");
+        if (port && type && std::string(type) == "std::string") text_ports_[id].insert(port);
+      }
       if (std::string(e->Name()) == "SubTree")
         for (auto* p = e->FirstChildElement(); p; p = p->NextSiblingElement()) {
           const char* port = p->Attribute("name");
@@ -623,7 +630,9 @@ class BtImporter {
           n.args.push_back({name, yaml_quote(r)});
         }
       } else {
-        n.args.push_back({name, yaml_literal(a->Value())});
+        const auto text = text_ports_.find(id);
+        const bool is_text = text != text_ports_.end() && text->second.count(name);
+        n.args.push_back({name, is_text ? yaml_quote(a->Value()) : yaml_literal(a->Value())});
       }
     }
     return n;
@@ -913,6 +922,7 @@ class BtImporter {
   std::vector<std::string> tree_order_;
   std::map<std::string, std::string> category_;
   std::map<std::string, std::vector<Port>> subtree_ports_;
+  std::map<std::string, std::set<std::string>> text_ports_;  // leaf ID -> its ports of type std::string
   std::map<std::string, std::string> types_;
   std::set<std::string> declared_;
   std::map<std::string, int> instances_;

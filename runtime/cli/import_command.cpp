@@ -528,6 +528,9 @@ struct XmlExporter {
   std::string error;
   std::map<std::string, bool> leaves;  // name -> condition
   std::map<std::string, std::set<std::string>> ports;  // name -> its args' names
+  // name -> its args that are text at every call: declared type="std::string" in the model, so
+  // that "007" or "true" is read back as text, not as a number or a boolean.
+  std::map<std::string, std::map<std::string, bool>> text_ports;
   std::ostringstream out;
   std::map<std::string, std::string> subtrees;  // <BehaviorTree> ID -> its body
   std::vector<std::string> subtree_order;
@@ -618,7 +621,12 @@ struct XmlExporter {
         for (const auto& [k, v] : call.args.entries)
           if (!xml_name(k) || !btcpp_port_name(k)) return fail(port_name_problem(k));
         leaves[call.leaf] = n.kind == NodeKind::Condition;
-        for (const auto& [k, v] : call.args.entries) ports[call.leaf].insert(k);
+        for (const auto& [k, v] : call.args.entries) {
+          ports[call.leaf].insert(k);
+          const bool text = v.type == ArgValue::Type::String;
+          auto [it, first] = text_ports[call.leaf].emplace(k, text);
+          if (!first) it->second = it->second && text;
+        }
         out << pad << "<" << call.leaf;
         arg_attrs(call.args);
         out << "/>\n";
@@ -826,7 +834,9 @@ int export_command(int argc, char** argv, const char* usage) {
       continue;
     }
     x.out << ">\n";
-    for (const auto& port : x.ports[leaf]) x.out << "      <input_port name=\"" << xml_escape(port) << "\"/>\n";
+    for (const auto& port : x.ports[leaf])
+      x.out << "      <input_port name=\"" << xml_escape(port) << "\"" << (x.text_ports[leaf][port] ? " type=\"std::string\"" : "")
+            << "/>\n";
     x.out << "    </" << tag << ">\n";
   }
   x.out << "  </TreeNodesModel>\n</root>\n";
