@@ -153,6 +153,20 @@ class BtImporter {
     // A blackboard `thicket export` wrote: "key: declaration" lines in a comment.
     for (auto* n = root->FirstChild(); n; n = n->NextSibling()) {
       const tinyxml2::XMLComment* comment = n->ToComment();
+      // "thicket tick_every: K (...)": the exported brain's time slicing.
+      const std::string slicing = " thicket tick_every: ";
+      if (comment && std::string(comment->Value()).rfind(slicing, 0) == 0) {
+        const std::string text = comment->Value();
+        unsigned long k = 0;
+        auto [end, ec] = std::from_chars(text.data() + slicing.size(), text.data() + text.size(), k);
+        if (ec != std::errc() || k < 1 || k > 1000000)
+          error_at(comment->GetLineNum(), 1, "the thicket tick_every comment needs a whole number from 1 to 1000000, got '" +
+                                                 trimmed(text) + "'");
+        else
+          out_.tick_every = static_cast<uint32_t>(k);
+        (void)end;
+        continue;
+      }
       const std::string head = "thicket blackboard";
       if (!comment || std::string(comment->Value()).find(head) == std::string::npos) continue;
       std::istringstream lines(comment->Value());

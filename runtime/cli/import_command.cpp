@@ -204,6 +204,7 @@ std::string brain_yaml(const ImportedBrain& b, const std::vector<std::string>& l
       << "); its nodes keep that library's semantics (docs/import.md).\n";
   for (const auto& n : b.notes) out << "# " << n << "\n";
   out << "tree: " << yaml_name(b.name) << "\n";
+  if (b.tick_every > 1) out << "tick_every: " << b.tick_every << "\n";
   out << "leaves: [";
   for (size_t i = 0; i < leaves.size(); ++i) out << (i ? ", " : "") << yaml_name(leaves[i]);
   out << "]\n";
@@ -816,6 +817,8 @@ int export_command(int argc, char** argv, const char* usage) {
     keys += "    " + without_double_dash(name) + ": " + without_double_dash(decl) + "\n";
   }
   if (!keys.empty()) x.out << "  <!-- thicket blackboard (read back by thicket import):\n" << keys << "  -->\n";
+  // Time slicing, which BT.CPP has no word for, likewise.
+  if (p.tick_every > 1) x.out << "  <!-- thicket tick_every: " << p.tick_every << " (read back by thicket import) -->\n";
   x.out << "  <BehaviorTree ID=\"" << xml_escape(id) << "\">\n";
   x.node(0, 2);
   if (!x.error.empty()) {

@@ -26,6 +26,7 @@ struct ImportedBrain {
   std::string file;     // the file it came from
   ImportNode root;
   std::map<std::string, std::string> blackboard;  // key -> YAML declaration
+  uint32_t tick_every = 1;                        // `tick_every:` (1: every tick), from export's comment
   std::vector<std::string> notes;                 // comments written at the top
 };
 
