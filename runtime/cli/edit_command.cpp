@@ -42,9 +42,12 @@ constexpr int kExitOk = 0, kExitServe = 1, kExitLoad = 2, kExitUsage = 64;
 std::atomic<bool> g_edit_stop{false};
 void on_edit_sigint(int) { g_edit_stop = true; }
 
-std::optional<std::string> read_all(const std::string& path) {
+std::optional<std::string> read_all(const std::string& path, std::string* why_not = nullptr) {
   std::string text, why;
-  if (!read_limited(path, kMaxYamlBytes, text, why)) return std::nullopt;
+  if (!read_limited(path, kMaxYamlBytes, text, why)) {
+    if (why_not) *why_not = why;
+    return std::nullopt;
+  }
   return text;
 }
 
@@ -66,7 +69,19 @@ std::string unsavable(const std::string& text) {
 // size. Not the modification time: two writes within the clock's granularity share one.
 std::string disk_stamp(const std::string& path) {
   auto text = read_all(path);
-  if (!text) return "missing";
+  if (!text) {
+    // Only a file that is not there is "missing": one that cannot be read (too large, a
+    // folder now) is something else, which a save from a page that saw it missing must not
+    // replace unasked.
+    std::error_code ec;
+    const fs::file_status st = fs::symlink_status(path, ec);
+    if (ec || !fs::exists(st)) return "missing";
+    char buf[80];
+    const auto size = fs::is_regular_file(path, ec) ? fs::file_size(path, ec) : 0;
+    std::snprintf(buf, sizeof buf, "unreadable:%d:%llu", static_cast<int>(fs::status(path, ec).type()),
+                  static_cast<unsigned long long>(size));
+    return buf;
+  }
   uint64_t h = 1469598103934665603ull;
   for (unsigned char ch : *text) h = (h ^ ch) * 1099511628211ull;
   char buf[40];
@@ -250,7 +265,8 @@ struct Editor {
     fs::rename(temp, target, ec);
     if (ec) {
       status = 500;
-      fs::remove(temp, ec);
+      std::error_code ignored;  // (the rename's reason is the one to tell)
+      fs::remove(temp, ignored);
       return {{"ok", false}, {"error", "cannot replace " + path + ": " + ec.message()}};
     }
     status = 200;
@@ -357,9 +373,10 @@ int edit_command(int argc, char** argv, const char* usage) {
     std::cerr << ed.path << ": error: cannot read the file (the editor opens an existing brain file)\n";
     return kExitLoad;
   }
-  auto text = read_all(ed.path);
+  std::string why_not;
+  auto text = read_all(ed.path, &why_not);
   if (!text) {
-    std::cerr << ed.path << ": error: cannot read the file (the editor opens an existing brain file)\n";
+    std::cerr << ed.path << ": error: cannot read the file: " << why_not << "\n";
     return kExitLoad;
   }
   if (const std::string why = unsavable(*text); !why.empty()) {
@@ -424,9 +441,10 @@ int edit_command(int argc, char** argv, const char* usage) {
   });
   server.Get("/api/file", [&ed](const httplib::Request&, httplib::Response& res) {
     std::string stamp = disk_stamp(ed.path);
-    auto now = read_all(ed.path);
+    std::string why_not;
+    auto now = read_all(ed.path, &why_not);
     if (!now) {
-      send_json(res, {{"error", "cannot read " + ed.path}}, 500);
+      send_json(res, {{"error", "cannot read " + ed.path + ": " + why_not}}, 500);
       return;
     }
     if (const std::string why = unsavable(*now); !why.empty()) {

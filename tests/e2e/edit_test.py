@@ -135,6 +135,30 @@ try:
             expect(status == 400 and not why["ok"] and "force" in why["error"] and open(brain, "rb").read() == original,
                    "a save with a field of the wrong type is a 400 with why, nothing written: %r" % (bad,))
 
+        # A brain file that cannot be read any more is not "missing" (a page that saw it missing
+        # must not replace it unasked), its reading says why, and a failed replace says the
+        # rename's reason (the removal of the temporary file overwrote it: "Success").
+        os.rename(brain, brain + ".keep")
+        os.mkdir(brain)
+        stamp = ed.json("/api/disk")[1]["mtime"]
+        expect(stamp != "missing", "a folder where the brain was is no missing file: " + stamp)
+        status, body = ed.json("/api/file")
+        expect(status == 500 and "not a readable file" in body["error"], "/api/file says why it cannot read: %s" % body)
+        status, s = ed.json("/api/save", json.dumps({"text": original.decode(), "base_mtime": stamp, "force": True}))
+        expect(status == 500 and s["error"].endswith("Is a directory"), "a failed replace says why: %s" % s)
+        os.rmdir(brain)
+        os.rename(brain + ".keep", brain)
+        big = original + b"#" + b"x" * (16 << 20) + b"\n"
+        open(brain, "wb").write(big)
+        stamp = ed.json("/api/disk")[1]["mtime"]
+        status, body = ed.json("/api/file")
+        expect(stamp != "missing" and "larger than 16 MB" in body["error"], "a brain grown too large is named so: %s" % body)
+        status, s = ed.json("/api/save", json.dumps({"text": original.decode(), "base_mtime": "missing"}))
+        expect(status == 409 and os.path.getsize(brain) == len(big), "a save that saw it missing does not replace it")
+        r = run("edit", "guard/guard.yaml", cwd=tmp)
+        expect(r.returncode == 2 and "larger than 16 MB" in r.stderr, "edit on a file too large says so: " + r.stderr)
+        open(brain, "wb").write(original)
+
         # The page's files, the schemas; other sites and not-attached proxies refused.
         status, text = ed.request("/yaml/index.js")
         expect(status == 200 and "export" in text, "the yaml package is served")
