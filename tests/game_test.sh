@@ -172,7 +172,8 @@ fi
 printf 'name Far\nmap warehouse.map\nmap warehouse.map\nplayer 2000000 1\nexit 45 27\n' >"$tmp/far.level"
 run "$tmp/far.level" --frames 5 >/dev/null
 if [[ $? == 1 ]] && grep -q "far.level:3:1: error: a second 'map' line: the level's map is named at line 2" "$tmp/err" &&
-  grep -q "far.level:4:8: error: '2000000' is too far: a cell's column and row are from -1000000 to 1000000" "$tmp/err"; then
+  grep -q "far.level:4:8: error: '2000000' is too far: a cell's column and row are from -1000000 to 1000000" "$tmp/err" &&
+  ! grep -q "has no 'player' cell" "$tmp/err"; then  # (the player is given, on a wrong cell)
   ok "a cell too far and a second map line: said so"
 else
   bad "a cell too far, a second map: $(cat "$tmp/err")"

@@ -124,6 +124,9 @@ bool load_level(const std::string& path, Level& level, std::vector<Diagnostic>& 
       has_map = true;
       map_line = number;
     } else if (key == "player" || key == "exit") {
+      // Given, even when its cell is wrong: that line's error is the one to read, not "the
+      // level has no 'player' cell" besides.
+      (key == "player" ? has_player : has_exit) = true;
       std::vector<Point> out;
       if (!cells(1, out)) continue;
       if (out.size() != 1) {
@@ -131,7 +134,6 @@ bool load_level(const std::string& path, Level& level, std::vector<Diagnostic>& 
         continue;
       }
       (key == "player" ? level.player : level.exit) = out[0].cell;
-      (key == "player" ? has_player : has_exit) = true;
       points.push_back({key, out[0]});
     } else if (key == "guard") {
       std::vector<Point> out;
