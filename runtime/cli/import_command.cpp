@@ -587,8 +587,11 @@ struct XmlExporter {
     }
   }
 
+  int deepest = 0;  // the deepest node's depth (its element's nesting level less one)
+
   bool node(uint32_t i, int depth) {
     const Node& n = p.nodes[i];
+    deepest = std::max(deepest, depth);
     const std::string pad(2 * depth, ' ');
     auto fail = [&](const std::string& why) {
       if (error.empty()) error = "node '" + p.ids[i] + "' (" + kind_info(n.kind).name + "): " + why;
@@ -861,6 +864,11 @@ int export_command(int argc, char** argv, const char* usage) {
               << shown << "\n";
     return 2;
   }
+  // node()'s depth is its indentation in pairs of spaces: <root> is level 1 at depth 0.
+  if (x.deepest + 1 >= 100)
+    std::cerr << file << ": warning: the XML nests " << x.deepest + 1 << " elements deep: BT.CPP reads it (its tinyxml2 "
+              << "goes to 500 levels), but thicket import (the system's tinyxml2) stops at 100; a branch in a "
+              << "bt_subtree of its own is a <BehaviorTree> of its own, which keeps the nesting low\n";
   std::vector<std::string> inputs = rt.impl().files_read();
   inputs.push_back(file);
   return write_output(out_path, xml, inputs);
