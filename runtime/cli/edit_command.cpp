@@ -364,6 +364,9 @@ int edit_command(int argc, char** argv, const char* usage) {
     return usage_error("--port needs a port number (0 to 65535; 0 picks a free one), got '" + port_text + "'");
   if (!ed.attach.empty()) {
     std::string why = parse_live_address(ed.attach, ed.attach_address);
+    // Port 0 picks a free port to listen on; a run to attach to is at a port of its own.
+    if (why.empty() && ed.attach_address.port == 0) why = "port 0";
+    if (why.empty() && ed.attach_address.host.find_first_of(" \t") != std::string::npos) why = "a host with a space";
     if (!why.empty()) return usage_error("--attach needs HOST:PORT of a 'thicket run ... --serve', got '" + ed.attach + "'");
   }
   std::error_code ec;

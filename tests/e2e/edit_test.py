@@ -74,6 +74,9 @@ try:
     expect(r.returncode == 64 and "--port needs a port number" in r.stderr, "a bad --port is a usage error")
     r = run("edit", "guard/guard.yaml", "--attach", "nowhere", cwd=tmp)
     expect(r.returncode == 64 and "--attach needs HOST:PORT" in r.stderr, "a bad --attach is a usage error")
+    for bad in ("127.0.0.1:0", "a b:80"):
+        r = run("edit", "guard/guard.yaml", "--attach", bad, cwd=tmp)
+        expect(r.returncode == 64 and "--attach needs HOST:PORT" in r.stderr, "--attach %s is a usage error" % bad)
     r = run("edit", "guard/nope.yaml", cwd=tmp)
     expect(r.returncode == 2 and "guard/nope.yaml: error: cannot read the file" in r.stderr, "a missing file: exit 2")
     shutil.copytree(os.path.join(SOURCE, "scripts/examples/stealth"), os.path.join(tmp, "stealth"))
