@@ -3,6 +3,7 @@
 // nested arrays skipped) rather than through a JSON DOM: a 1,000-agent, 600-tick record is
 // ~30 MB of text, and a DOM would spend most of its time building objects no one reads.
 #include "py_record.hpp"
+#include "yaml_limits.hpp"  // not_plain_file
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
@@ -300,6 +301,8 @@ py::dict read_record_file(const std::string& path) {
   RecordParser parser(path);
   {
     py::gil_scoped_release release;
+    if (const char* problem = not_plain_file(path); *problem && thicket::path_kind(path) != thicket::PathKind::Missing)
+      throw std::runtime_error(path + ": cannot open the record: " + problem);
     gzFile f = gzopen(path.c_str(), "rb");  // plain files read through too
     if (!f) throw std::runtime_error(path + ": cannot open the record");
     gzbuffer(f, 1 << 18);

@@ -15,6 +15,7 @@
 #include "batch_summary.hpp"
 #include "output_target.hpp"
 #include "run_results.hpp"
+#include "yaml_limits.hpp"  // not_plain_file
 
 namespace thicket::cli {
 
@@ -40,6 +41,10 @@ int part_error(const std::string& path, size_t line, const std::string& message)
 
 // Reads and checks one part on its own; 0 or the exit status (the error printed).
 int read_part(const std::string& path, Part& part) {
+  if (const char* problem = not_plain_file(path); *problem && path_kind(path) != PathKind::Missing) {
+    std::cerr << path << ":0:0: error: cannot read this part file: " << problem << "\n";
+    return kExitLoad;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     std::cerr << path << ":0:0: error: cannot read this part file\n";

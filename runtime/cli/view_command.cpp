@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "record_check.hpp"
+#include "yaml_limits.hpp"  // not_plain_file
 #include "viewer_page.hpp"
 
 namespace thicket::cli {
@@ -187,6 +188,11 @@ int view_command(int argc, char** argv, const char* usage) {
     return usage_error(usage, "thicket view reads a record: RECORD.jsonl or RECORD.jsonl.gz, got '" + record + "'");
   if (out.empty()) out = record.substr(0, record.size() - (gzip ? 9 : 6)) + ".html";
 
+  // (A missing record is said by the open below, with the system's words.)
+  if (const char* problem = not_plain_file(record); *problem && path_kind(record) != PathKind::Missing) {
+    std::cerr << record << ": error: cannot open the record: " << problem << "\n";
+    return kExitLoad;
+  }
   errno = 0;
   RecordReader reader(record, gzip);
   if (!reader.opened()) {

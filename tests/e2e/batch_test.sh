@@ -47,6 +47,17 @@ same_as_single arena csv
 grep -q '^thicket: shard 2/3 of scenario arena: 2 of the batch.s 7 run(s) (run 2, 5)' "$dir/arena-part2.err" && ok ||
   bad "shard 2/3's line: $(cat "$dir/arena-part2.err")"
 "$thicket" merge "$dir/arena-merged.jsonl" "$dir"/arena-part*.jsonl 2>/dev/null && ok || bad "merge into JSONL failed"
+# A part that is no plain file is refused at once: a pipe would wait for ever, /dev/zero never
+# ends, a folder is no "empty part".
+mkfifo "$dir/pipe.jsonl"; mkdir -p "$dir/folder.jsonl"
+for part in "$dir/pipe.jsonl" /dev/zero "$dir/folder.jsonl"; do
+  timeout 20 "$thicket" merge "$dir/never.jsonl" "$dir/arena-part1.jsonl" "$part" 2>"$dir/merge.err"
+  [[ $? == 2 ]] && grep -q "cannot read this part file: \(not a plain file\|a device, not a file\|a folder, not a file\)" "$dir/merge.err" &&
+    ok || bad "merge of a part that is no plain file ($part): $(cat "$dir/merge.err")"
+done
+timeout 20 "$thicket" view "$dir/pipe.jsonl" -o "$dir/never.html" 2>"$dir/view.err"
+[[ $? == 2 ]] && grep -q "pipe.jsonl: error: cannot open the record: not a plain file (a pipe or a socket)" "$dir/view.err" && ok ||
+  bad "view of a pipe: $(cat "$dir/view.err")"
 "$thicket" run "$arena" --ticks 40 --runs 7 --threads 1 --quiet --out "$dir/arena-single.jsonl" 2>/dev/null
 cmp -s <(no_wall_jsonl "$dir/arena-single.jsonl") <(no_wall_jsonl "$dir/arena-merged.jsonl") && ok ||
   bad "the merged JSONL differs from one process's"

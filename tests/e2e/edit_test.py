@@ -146,7 +146,7 @@ try:
         stamp = ed.json("/api/disk")[1]["mtime"]
         expect(stamp != "missing", "a folder where the brain was is no missing file: " + stamp)
         status, body = ed.json("/api/file")
-        expect(status == 500 and "not a readable file" in body["error"], "/api/file says why it cannot read: %s" % body)
+        expect(status == 500 and "a folder, not a file" in body["error"], "/api/file says why it cannot read: %s" % body)
         status, s = ed.json("/api/save", json.dumps({"text": original.decode(), "base_mtime": stamp, "force": True}))
         expect(status == 500 and s["error"].endswith("Is a directory"), "a failed replace says why: %s" % s)
         os.rmdir(brain)

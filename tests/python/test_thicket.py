@@ -553,6 +553,10 @@ def test_batch_errors(tmp_path):
 
 
 def test_read_record_errors(tmp_path):
+    with pytest.raises(RuntimeError, match="cannot open the record: a device, not a file"):
+        thicket.read_record("/dev/zero")  # it read for ever
+    with pytest.raises(RuntimeError, match="cannot open the record: a folder, not a file"):
+        thicket.read_record(tmp_path)
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"format":"thicket-record","version":1,"metrics":[]}\n{"tick":1,"agents":[[1,2,oops]]}\n')
     with pytest.raises(RuntimeError, match=r"bad\.jsonl: line 2: expected a number"):

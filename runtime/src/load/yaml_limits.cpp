@@ -302,16 +302,24 @@ PathKind path_kind(const std::string& path) {
   return fs::is_regular_file(st) ? PathKind::File : PathKind::Other;
 }
 
-bool read_limited(const std::string& path, size_t max_bytes, std::string& text, std::string& why, const char* kind) {
+const char* not_plain_file(const std::string& path) {
   switch (path_kind(path)) {
-    case PathKind::Missing: why = "no such file"; return false;
-    case PathKind::Folder: why = "not a readable file"; return false;
-    case PathKind::Device: why = "a device, not a file"; return false;  // /dev/zero would never end
+    case PathKind::Missing: return "no such file";
+    case PathKind::Folder: return "a folder, not a file";
+    case PathKind::Device: return "a device, not a file";  // /dev/zero would never end
     // A pipe nothing writes to would block for ever (a load, a hot reload of a file swapped for
     // one, the editor's check); and each file is read more than once (what kind of file, then
     // the load, then the schema), which a pipe cannot give.
-    case PathKind::Other: why = "not a plain file (a pipe or a socket)"; return false;
+    case PathKind::Other: return "not a plain file (a pipe or a socket)";
     case PathKind::File: break;
+  }
+  return "";
+}
+
+bool read_limited(const std::string& path, size_t max_bytes, std::string& text, std::string& why, const char* kind) {
+  if (const char* problem = not_plain_file(path); *problem) {
+    why = problem;
+    return false;
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {

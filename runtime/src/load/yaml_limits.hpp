@@ -23,9 +23,13 @@ constexpr size_t kMaxYamlBytes = 16u << 20;
 // would never end: /dev/zero), or something else (a socket, a pipe).
 enum class PathKind { File, Missing, Folder, Device, Other };
 PathKind path_kind(const std::string& path);
+// Why a path is no plain file to read ("no such file", "a folder, not a file", "a device, not
+// a file", "not a plain file (a pipe or a socket)"), or "" when it is one: for every reader of
+// a file named by a user (a pipe nothing writes to would block for ever, /dev/zero never ends).
+const char* not_plain_file(const std::string& path);
 
-// Reads a whole plain file of at most max_bytes into text. False, with why ("no such file",
-// "not a readable file", "a device, not a file", "not a plain file (a pipe or a socket)",
+// Reads a whole plain file of at most max_bytes into text. False, with why (not_plain_file's,
+// "not a readable file", "not a plain file (a pipe or a socket)",
 // "larger than 16 MB; <kind> may be at most 16 MB ..."), when it cannot: a device such as
 // /dev/zero would never end, a pipe nothing writes to would block for ever, and a huge file
 // would take the memory of its document many times over.

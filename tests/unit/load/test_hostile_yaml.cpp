@@ -140,7 +140,7 @@ TEST_CASE("files are read within bounds: devices and huge files are refused, not
   CHECK_FALSE(thicket::read_limited((dir / "missing.yaml").string(), thicket::kMaxYamlBytes, text, why));
   CHECK(why == "no such file");
   CHECK_FALSE(thicket::read_limited(dir.string(), thicket::kMaxYamlBytes, text, why));
-  CHECK(why == "not a readable file");
+  CHECK(why == "a folder, not a file");
   {
     std::ofstream(dir / "big.yaml") << std::string(2u << 20, '#');
     std::ofstream(dir / "small.yaml") << "scenario: s\n";

@@ -254,7 +254,7 @@ TEST_CASE("scenario: the whole file's problems: empty, not a mapping, YAML synta
   diags.clear();
   CHECK_FALSE(thicket::load_scenario(scenario_dir().string(), diags).has_value());
   REQUIRE(diags.size() == 1);
-  CHECK(diags[0].message == "cannot open file: not a readable file");
+  CHECK(diags[0].message == "cannot open file: a folder, not a file");
 }
 
 TEST_CASE("scenario: load_scenario reads a file and resolves brains beside it") {
