@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "json_text.hpp"  // valid_utf8
 #include "py_parts.hpp"
 #include "thicket/runtime.hpp"
 #include "thicket/snapshot.hpp"
@@ -195,9 +196,9 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     o.log = [this](const std::string& line) {
       py::gil_scoped_acquire gil;
       if (line.rfind("error: ", 0) == 0) {
-        if (PyErr_WarnEx(PyExc_RuntimeWarning, line.c_str(), 1) < 0) keep_error(py::error_already_set());
+        if (PyErr_WarnEx(PyExc_RuntimeWarning, thicket::valid_utf8(line).c_str(), 1) < 0) keep_error(py::error_already_set());
       } else {
-        py::module_::import("logging").attr("getLogger")("thicket").attr("info")(line);
+        py::module_::import("logging").attr("getLogger")("thicket").attr("info")(thicket::valid_utf8(line));
       }
     };
     rt_ = std::make_unique<thicket::Runtime>(std::move(o));
@@ -560,9 +561,9 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     py::list out;
     for (const auto& r : reports) {
       py::dict d;
-      d["file"] = r.file;
+      d["file"] = thicket::valid_utf8(r.file);
       d["ok"] = r.ok;
-      d["error"] = r.ok ? py::object(py::none()) : py::object(py::str(r.first_error));
+      d["error"] = r.ok ? py::object(py::none()) : py::object(py::str(thicket::valid_utf8(r.first_error)));
       d["diagnostics"] = r.diagnostics;
       out.append(d);
     }
@@ -600,7 +601,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
 [[noreturn]] void raise_load_error(const std::string& what, const std::vector<Diagnostic>& diagnostics) {
   std::string message = what;
   for (const Diagnostic& d : diagnostics) message.append("\n").append(thicket::format_diagnostic(d));
-  py::object err = g_load_error(message);
+  py::object err = g_load_error(thicket::valid_utf8(message));
   err.attr("diagnostics") = py::cast(diagnostics);
   PyErr_SetObject(g_load_error.ptr(), err.ptr());
   throw py::error_already_set();
@@ -608,20 +609,22 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
 
 void register_runtime(py::module_& m) {
   py::class_<Diagnostic>(m, "Diagnostic", "One problem found in a file: where, and what.")
-      .def_readonly("file", &Diagnostic::file)
+      // Texts quoting a file's raw bytes (a Latin-1 Lua file's syntax error) with U+FFFD for
+      // the bytes that are not UTF-8, which a str cannot hold.
+      .def_property_readonly("file", [](const Diagnostic& d) { return thicket::valid_utf8(d.file); })
       .def_readonly("line", &Diagnostic::line)
       .def_readonly("column", &Diagnostic::column)
-      .def_readonly("message", &Diagnostic::message)
+      .def_property_readonly("message", [](const Diagnostic& d) { return thicket::valid_utf8(d.message); })
       .def_property_readonly("severity", [](const Diagnostic& d) {
         return d.severity == thicket::Severity::Error ? "error" : d.severity == thicket::Severity::Warning ? "warning" : "note";
       })
-      .def("__str__", [](const Diagnostic& d) { return thicket::format_diagnostic(d); })
-      .def("__repr__", [](const Diagnostic& d) { return "<Diagnostic " + thicket::format_diagnostic(d) + ">"; })
+      .def("__str__", [](const Diagnostic& d) { return thicket::valid_utf8(thicket::format_diagnostic(d)); })
+      .def("__repr__", [](const Diagnostic& d) { return "<Diagnostic " + thicket::valid_utf8(thicket::format_diagnostic(d)) + ">"; })
       // Pickled whole, so that a LoadError raised in a worker process (multiprocessing,
       // concurrent.futures) reaches the parent with its diagnostics.
       .def(py::pickle(
           [](const Diagnostic& d) {
-            return py::make_tuple(static_cast<int>(d.severity), d.file, d.line, d.column, d.message);
+            return py::make_tuple(static_cast<int>(d.severity), thicket::valid_utf8(d.file), d.line, d.column, thicket::valid_utf8(d.message));
           },
           [](const py::tuple& t) {
             const int severity = t.size() == 5 ? t[0].cast<int>() : -1;

@@ -134,6 +134,22 @@ def test_load_error_carries_every_diagnostic(tmp_path):
     assert (again.diagnostics[0].line, again.diagnostics[0].severity) == (10, "error")
 
 
+def test_messages_quoting_bytes_that_are_not_utf8(tmp_path):
+    # A Latin-1 Lua file's syntax error, and a leaf's error() with such a byte: the messages
+    # quote raw bytes, which came out as UnicodeDecodeError instead of LoadError or a warning.
+    (tmp_path / "lamp.lua").write_bytes(b"return {}\n'caf\xe9'\n")
+    (tmp_path / "lamp.yaml").write_text("tree: lamp\nleaves: [lamp.lua]\nroot:\n  action: Glow\n")
+    rt = thicket.Runtime()
+    with pytest.raises(thicket.LoadError) as e:
+        rt.load(str(tmp_path / "lamp.yaml"))
+    assert "caf\ufffd" in str(e.value) and any("lamp.lua:2" in str(d) for d in e.value.diagnostics)
+    (tmp_path / "boom.lua").write_bytes(b"local t = require('thicket')\nreturn {Boom = function() error('caf\xe9') end}\n")
+    (tmp_path / "boom.yaml").write_text("tree: boom\nleaves: [boom.lua]\nroot:\n  action: Boom\n")
+    rt.spawn(rt.load(str(tmp_path / "boom.yaml")))
+    with pytest.warns(RuntimeWarning, match="boom.lua:2: caf\ufffd"):
+        rt.tick_all(0.1)
+
+
 def test_load_takes_a_path_object(tmp_path):
     path = write(tmp_path, {"counter.yaml": COUNTER, "counter.lua": COUNTER_LUA})
     rt = thicket.Runtime()

@@ -46,6 +46,22 @@ size_t first_invalid_utf8(std::string_view s) {
   return std::string_view::npos;
 }
 
+std::string valid_utf8(std::string_view s) {
+  if (first_invalid_utf8(s) == std::string_view::npos) return std::string(s);
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = static_cast<unsigned char>(s[i]) < 0x80 ? 1 : utf8_sequence(s, i);
+    if (n == 0) {
+      out.append("\xef\xbf\xbd");  // U+FFFD
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
 void append_json_escaped(std::string& out, std::string_view s) {
   for (size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);

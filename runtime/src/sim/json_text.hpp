@@ -15,6 +15,10 @@ void append_json_escaped(std::string& out, std::string_view s);
 // The offset of the first byte of s that belongs to no well-formed UTF-8 sequence, or
 // std::string_view::npos when s is UTF-8 text.
 size_t first_invalid_utf8(std::string_view s);
+// s with each byte that belongs to no well-formed UTF-8 sequence replaced by U+FFFD: a message
+// that quotes a file's or a script's raw bytes, made fit for a reader that takes UTF-8 only
+// (Python's str).
+std::string valid_utf8(std::string_view s);
 // A byte as messages about bytes that are not UTF-8 name it: "0xff".
 std::string hex_byte(char byte);
 
