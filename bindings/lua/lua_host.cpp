@@ -390,16 +390,18 @@ Status LuaHost::tick(const CallSite& at) {
       return s;
     }
     case LeafShape::Hooks: {
+      // A run started under an older definition (a plain function's has no slot; a task's
+      // holds its coroutine, or a restored task's mark) starts now: a fresh mem table, and the
+      // hook table's `start`, before this tick.
+      push_mem_table(at);
+      const bool fresh = lua_rawgeti(L_, -1, at.node + 1) != LUA_TTABLE || is_journal_record(-1);
+      lua_pop(L_, 2);
+      if (fresh && start(at) != Status::Running) return Status::Failure;
       lua_rawgeti(L_, LUA_REGISTRYINDEX, refs(leaf).tick);
       lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
       push_args(at);
       push_mem_table(at);
-      if (lua_rawgeti(L_, -1, at.node + 1) == LUA_TNIL) {  // started under an older definition
-        lua_pop(L_, 1);
-        lua_newtable(L_);
-        lua_pushvalue(L_, -1);
-        lua_rawseti(L_, -3, at.node + 1);
-      }
+      lua_rawgeti(L_, -1, at.node + 1);
       lua_remove(L_, -2);
       if (!pcall(3, 1, at, leaf)) return Status::Failure;
       Status s = to_status(-1, at, leaf, false);
@@ -422,7 +424,10 @@ void LuaHost::stop(const CallSite& at, Status s) {
         lua_rawgeti(L_, LUA_REGISTRYINDEX, refs(leaf).stop);
         lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
         push_args(at);
-        lua_rawgeti(L_, -4, at.node + 1);
+        if (lua_rawgeti(L_, -4, at.node + 1) != LUA_TTABLE || is_journal_record(-1)) {  // started under an older definition
+          lua_pop(L_, 1);
+          lua_newtable(L_);
+        }
         lua_pushstring(L_, std::string(status_name(s)).c_str());
         pcall(4, 0, at, leaf);
       }
@@ -457,7 +462,8 @@ Status LuaHost::task_resume(const CallSite& at, const LeafDef& leaf, bool) {
     if (journal_) journals_[co].restarted = true;
     mark_restored(co);
   }
-  if (!co) return Status::Failure;
+  // Started under an older definition (a plain function, a hook table): the task starts now.
+  if (!co) co = new_task_thread(at, leaf);
   // A fresh run has only its function on the stack: pass (agent, args) on the first resume.
   int nargs = 0;
   if (lua_status(co) == LUA_OK && lua_gettop(co) == 1) {

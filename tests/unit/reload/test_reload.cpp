@@ -113,6 +113,33 @@ TEST_CASE_FIXTURE(ReloadFixture, "reload: a changed Lua leaf is used from the ne
   CHECK(get_string(r.rt, a, "log") == "start w;");
 }
 
+TEST_CASE_FIXTURE(ReloadFixture, "reload: a running leaf whose form changes (hooks, task, function) runs on in its new form") {
+  // The running Work is a hook table (mem.n = 2). Reloaded as a task, its run starts the task
+  // (the node's slot held the hooks' mem table: the task failed at once); reloaded as hooks
+  // again, the run starts afresh: `start` with a new mem table, then `tick` (the tick was
+  // handed the task's coroutine as mem: "attempt to index a thread value").
+  r.rt.tick(a, 0.1);
+  r.rt.tick(a, 0.1);
+  CHECK(get_number(r.rt, a, "count") == 2);
+  std::string task = kLeaves;
+  const size_t from = task.find("L.Work = {"), to = task.find("}\n", from) + 2;
+  task.replace(from, to - from,
+               "L.Work = thicket.task(function(agent, args)\n"
+               "  while true do agent.bb.count = agent.bb.count + 100; coroutine.yield() end\n"
+               "end)\n");
+  s.write("leaves.lua", task);
+  CHECK(r.rt.reload_changed() == 1);
+  CHECK(r.rt.tick(a, 0.1) == thicket::Status::Running);
+  CHECK(get_number(r.rt, a, "count") == 102);
+  s.write("leaves.lua", kLeaves);  // hooks again, while the task runs
+  CHECK(r.rt.reload_changed() == 1);
+  CHECK(r.rt.tick(a, 0.1) == thicket::Status::Running);
+  CHECK(r.rt.script_errors() == 0);
+  CHECK(get_number(r.rt, a, "count") == 1);  // start set mem.n = 0, tick made it 1
+  CHECK(get_string(r.rt, a, "log") == "start w;start w;");
+  INFO(r.log);
+}
+
 TEST_CASE_FIXTURE(ReloadFixture, "reload: a broken Lua file changes nothing and is reported; fixing it reloads") {
   r.rt.tick(a, 0.1);
   s.write("leaves.lua", "local L = {}\nfunction L.Say( return L\n");
