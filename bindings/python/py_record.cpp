@@ -5,6 +5,8 @@
 #include "py_record.hpp"
 #include "yaml_limits.hpp"  // not_plain_file
 
+#include <nlohmann/json.hpp>
+
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 #include <zlib.h>
@@ -56,9 +58,18 @@ struct Scan {
     }
     double v = 0;
     auto r = std::from_chars(p, end, v);
-    if (r.ec != std::errc()) fail("expected a number");
+    // (from_chars also reads nan and inf, which are no JSON: thicket writes null for those.)
+    if (r.ec != std::errc() || !std::isfinite(v)) fail("expected a number");
     p = r.ptr;
     return v;
+  }
+  // A whole number from `least` to `most` (a JSON number with no fraction).
+  uint64_t whole(const char* what, double least, double most) {
+    const double v = number();
+    if (!(v >= least && v <= most && v == std::floor(v)))
+      fail(std::string(what) + " must be a whole number from " + std::to_string(uint64_t(least)) + " to " +
+           std::to_string(uint64_t(most)));
+    return uint64_t(v);
   }
   std::string_view string() {
     ws();
@@ -121,8 +132,11 @@ class RecordParser {
       if (l.find("\"format\":\"thicket-record\"") == std::string_view::npos)
         throw std::runtime_error(name_ + ": line 1: not a thicket record (no \"format\":\"thicket-record\")");
       header_ = std::string(l);
+      read_header();
       return;
     }
+    if (!end_line_.empty())
+      throw std::runtime_error(name_ + ": line " + std::to_string(line_) + ": a line after the record's end line");
     if (l.rfind("{\"tick\":", 0) != 0) {
       if (l.rfind("{\"end\":", 0) == 0) end_line_ = std::string(l);
       return;  // brains lines
@@ -136,6 +150,9 @@ class RecordParser {
 
   py::dict arrays() {
     if (header_.empty()) throw std::runtime_error(name_ + ": an empty record");
+    if (end_line_.empty())
+      throw std::runtime_error(name_ + ": line " + std::to_string(line_) +
+                               ": the record stops without its end line (the run was cut short, or the file was)");
     // The agents: every id seen, ascending; one column each.
     std::vector<uint32_t> ids;
     for (const Row& r : rows_) ids.push_back(r.id);
@@ -197,11 +214,31 @@ class RecordParser {
     int8_t alive, status;
   };
 
+  // The header's version (a newer one is refused: never misread), group and metric counts.
+  void read_header() {
+    nlohmann::json h = nlohmann::json::parse(header_, nullptr, false);
+    if (!h.is_object()) throw std::runtime_error(name_ + ": line 1: the header is no JSON object");
+    const auto version = h.find("version");
+    if (version == h.end() || !version->is_number_integer() || version->get<int64_t>() < 1)
+      throw std::runtime_error(name_ + ": line 1: the header has no version");
+    if (version->get<int64_t>() > kRecordVersion)
+      throw std::runtime_error(name_ + ": line 1: a record of version " + std::to_string(version->get<int64_t>()) +
+                               "; this thicket reads version " + std::to_string(kRecordVersion) +
+                               " (a newer thicket wrote it)");
+    if (const auto g = h.find("groups"); g != h.end() && g->is_array()) groups_ = g->size();
+    if (const auto m = h.find("metrics"); m != h.end() && m->is_array()) {
+      metric_count_ = m->size();
+      metrics_known_ = true;
+    }
+  }
+
   void tick_line(std::string_view l) {
     Scan s{l.data(), l.data() + l.size(), line_};
     s.expect('{');
     if (!s.key("tick")) s.fail("no tick");
-    uint64_t tick = uint64_t(s.number());
+    const uint64_t tick = s.whole("the tick", 0, 9007199254740992.0);
+    if (!ticks_.empty() && tick <= ticks_.back())
+      s.fail("tick " + std::to_string(tick) + " after tick " + std::to_string(ticks_.back()) + ": ticks go up");
     uint32_t ti = uint32_t(ticks_.size());
     ticks_.push_back(tick);
     if (s.key("agents")) {
@@ -211,7 +248,7 @@ class RecordParser {
           s.expect('[');
           Row r{};
           r.tick_index = ti;
-          r.id = uint32_t(s.number());
+          r.id = uint32_t(s.whole("an agent id", 1, 4294967294.0));
           s.expect(',');
           r.x = s.number();
           s.expect(',');
@@ -219,7 +256,9 @@ class RecordParser {
           s.expect(',');
           r.heading = s.number();
           s.expect(',');
-          r.group = int32_t(s.number());
+          r.group = int32_t(s.whole("a group index", 0, 2147483647.0));
+          if (size_t(r.group) >= groups_)
+            s.fail("group " + std::to_string(r.group) + ", but the header names " + std::to_string(groups_) + " group(s)");
           s.expect(',');
           r.alive = int8_t(s.number());
           s.expect(',');
@@ -241,7 +280,7 @@ class RecordParser {
         } while (s.eat(','));
         s.expect(']');
       }
-      if (ti == 0) metric_count_ = n;
+      if (ti == 0 && !metrics_known_) metric_count_ = n;
       if (n != metric_count_)
         s.fail("a tick line with " + std::to_string(n) + " metrics, not " + std::to_string(metric_count_));
     } else if (metric_count_) {
@@ -249,8 +288,11 @@ class RecordParser {
     }
   }
 
+  static constexpr int64_t kRecordVersion = 1;  // the newest version this reader knows (docs/record-format.md)
   std::string name_;
   int line_ = 0;
+  size_t groups_ = 0;
+  bool metrics_known_ = false;
   std::vector<Row> rows_;
   std::vector<uint64_t> ticks_;
   std::vector<double> metrics_;  // ticks x metric_count_

@@ -577,6 +577,25 @@ def test_read_record_errors(tmp_path):
     bad.write_text('{"format":"thicket-record","version":1,"metrics":[]}\n{"tick":1,"agents":[[1,2,oops]]}\n')
     with pytest.raises(RuntimeError, match=r"bad\.jsonl: line 2: expected a number"):
         thicket.read_record(bad)
+    # What thicket view refuses, read_record refuses too (it read each as if whole).
+    head = '{"format":"thicket-record","version":1,"groups":[{"name":"g"}],"metrics":["m"]}\n'
+    tick = '{"tick":%d,"agents":[[%s,1.0,2.0,0.0,%s,1,"running"]],"metrics":[0]}\n'
+    end = '{"end":true}\n'
+    for name, text, why in [
+            ("v2", head.replace('"version":1', '"version":2') + tick % (1, 1, 0) + end, "line 1: a record of version 2"),
+            ("cut", head + tick % (1, 1, 0), "line 2: the record stops without its end line"),
+            ("back", head + tick % (2, 1, 0) + tick % (1, 1, 0) + end, "line 3: tick 1 after tick 2: ticks go up"),
+            ("after", head + tick % (1, 1, 0) + end + tick % (2, 1, 0), "line 4: a line after the record's end line"),
+            ("id", head + tick % (1, -1, 0) + end, "line 2: an agent id must be a whole number from 1"),
+            ("group", head + tick % (1, 1, 7) + end, "line 2: group 7, but the header names 1 group"),
+            ("nan", head + tick.replace("1.0", "NaN") % (1, 1, 0) + end, "line 2: expected a number"),
+            ("metrics", head + tick.replace('"metrics":[0]', '"metrics":[]') % (1, 1, 0) + end,
+             "line 2: a tick line with 0 metrics, not 1")]:
+        (tmp_path / (name + ".jsonl")).write_text(text)
+        with pytest.raises(RuntimeError, match=re.escape(name + ".jsonl: " + why)):
+            thicket.read_record(tmp_path / (name + ".jsonl"))
+    (tmp_path / "ok.jsonl").write_text(head + tick % (1, 1, 0) + tick % (3, 1, 0) + end)
+    assert list(thicket.read_record(tmp_path / "ok.jsonl").ticks) == [1, 3]
     (tmp_path / "x.jsonl").write_text("hello\n")
     with pytest.raises(RuntimeError, match="not a thicket record"):
         thicket.read_record(tmp_path / "x.jsonl")
