@@ -318,7 +318,10 @@ std::optional<SnapshotInfo> Simulation::read_header(std::string_view bytes, std:
   const uint64_t length = raw_u(bytes, 12, 8);
   const uint32_t crc = static_cast<uint32_t>(raw_u(bytes, 20, 4));
   if (bytes.size() - kPrefix != length) {
-    error = bytes.size() - kPrefix < length
+    // A length no file holds (a damaged header: length + the header would wrap past 2^64) is
+    // said as such, not as "truncated: 86668 bytes of 23".
+    error = length > (uint64_t{1} << 48) ? "corrupt: its header announces " + std::to_string(length) + " bytes"
+            : bytes.size() - kPrefix < length
                 ? "truncated: " + std::to_string(bytes.size()) + " bytes of " + std::to_string(length + kPrefix)
                 : "has " + std::to_string(bytes.size() - kPrefix - length) + " bytes after its end";
     return std::nullopt;

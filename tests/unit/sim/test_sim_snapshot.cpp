@@ -187,6 +187,11 @@ TEST_CASE("checkpoint: every truncation, flipped bytes, another format version: 
     CHECK_FALSE(Simulation::read_header(flipped, error));
     CHECK(error.find("corrupt") != std::string::npos);
   }
+  // A length field near 2^64 (length + header wrapped round): said as a damaged header.
+  std::string huge = bytes;
+  for (int k = 12; k < 20; ++k) huge[k] = static_cast<char>(0xff);
+  CHECK_FALSE(Simulation::read_header(huge, error));
+  CHECK(error == "corrupt: its header announces 18446744073709551615 bytes");
   std::string newer = bytes;
   newer[8] = 4;
   CHECK_FALSE(Simulation::read_header(newer, error));
