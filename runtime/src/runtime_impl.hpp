@@ -265,6 +265,13 @@ class RuntimeImpl {
   bool set_value(const AgentInfo& a, const std::string& key, const Value& v);
 
   void log(const std::string& line) const;
+  // A reload notice: logged once per reload_paths pass, however many brains of the file say it
+  // (two groups of a scenario load one brain file as two brains).
+  void reload_log(const std::string& line) {
+    if (reload_said && !reload_said->insert(line).second) return;
+    log(line);
+  }
+  std::set<std::string>* reload_said = nullptr;  // set during reload_paths
   std::function<void(const std::string&)> print_sink;  // Lua print (null: standard output)
 
   RuntimeOptions options;

@@ -81,6 +81,12 @@ size_t RuntimeImpl::reload_paths(const std::vector<std::string>& changed, std::v
   std::set<std::string> retry(touched.begin(), touched.end());
   retry.insert(changed.begin(), changed.end());
   size_t reloaded = 0;
+  std::set<std::string> said;
+  reload_said = &said;
+  struct Forget {
+    std::set<std::string>*& said;
+    ~Forget() { said = nullptr; }
+  } forget{reload_said};
   std::set<const Brain*> failed;  // their failure is in the log already
   for (auto& b : brains) {
     if (b->from_text) continue;
@@ -138,7 +144,7 @@ size_t RuntimeImpl::reload_paths(const std::vector<std::string>& changed, std::v
   // them must not look like one that did.
   for (const auto& b : brains)
     if (b->stale && !failed.count(b.get()))
-      log(reload_clock() + ": brain " + b->path + " still runs its previous version: " + b->stale->why +
+      reload_log(reload_clock() + ": brain " + b->path + " still runs its previous version: " + b->stale->why +
           " (the reload failed at " + b->stale->since + "; it is retried when its files change)");
   for (auto& b : brains)
     if (!b->from_text) watch_brain(*b);  // a reload may have added files

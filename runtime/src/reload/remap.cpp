@@ -277,7 +277,7 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
     for (const auto& f : old.leaf_files) stale.files.push_back(f);
     b.stale = std::move(stale);
     report_reload(b.path, false, diags);
-    log(reload_clock() + ": reload of " + what + " failed; the old version keeps running:" + [&] {
+    reload_log(reload_clock() + ": reload of " + what + " failed; the old version keeps running:" + [&] {
       std::string s;
       for (const auto& d : diags) s += "\n  " + format_diagnostic(d);
       return s;
@@ -352,7 +352,7 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
       << p.nodes.size() - kept << " added, " << previous->nodes.size() - kept << " removed";
   if (aborted) out << " (" << aborted << " running node(s) aborted)";
   out << what_else_changed(*previous, p);
-  log(out.str());
+  reload_log(out.str());
   report_reload(b.path, true, {});
   return true;
 }

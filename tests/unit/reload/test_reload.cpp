@@ -302,6 +302,17 @@ TEST_CASE("reload: a YAML file loaded as two brains (two groups of a scenario) r
   CHECK(r.rt.reload_changed() == 2);
   CHECK(get_number(r.rt, a1, "extra") == 7);
   CHECK(get_number(r.rt, a2, "extra") == 7);
+  // The notice is said once, not once per brain (a scenario's log said each reload twice).
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = r.log.find(what); at != std::string::npos; at = r.log.find(what, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count(": reloaded ") == 1);
+  s.write("brain.yaml", kTree + std::string("root: {}\n"));  // a key given twice: both brains fail
+  CHECK(r.rt.reload_changed() == 0);
+  CHECK(count("failed; the old version keeps running") == 1);
+  INFO(r.log);
 }
 
 TEST_CASE_FIXTURE(ReloadFixture, "reload: a broken tree, or a blackboard key that changes type, leaves the old brain running") {
