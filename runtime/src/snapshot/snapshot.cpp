@@ -405,7 +405,8 @@ class SnapshotParser {
     bool ok = true;
     for (const auto& sb : out.brains) {
       if (!sb.used) continue;
-      for (const auto& e : sb.errors) error(e);
+      for (const auto& e : sb.errors)
+        if (!e.empty()) error(e);  // (an empty one: said with another brain)
       ok = ok && sb.errors.empty();
     }
     // How changed brains are remapped: only for a restore that goes ahead.
@@ -521,7 +522,20 @@ class SnapshotParser {
       auto it = loaded.find(key);
       size_t nth = used[key]++;
       sb.key_to.assign(sb.skeleton.blackboard.size(), kUnmapped);
-      if (it == loaded.end() || nth >= it->second.size()) {
+      if (it != loaded.end() && nth >= it->second.size()) {
+        // The file is loaded, fewer times than the snapshot's runtime had loaded it.
+        const size_t wanted = static_cast<size_t>(std::count_if(saved.begin(), saved.end(), [&](const SavedBrain& other) {
+          return file_key(other.path) == key;
+        }));
+        if (nth == it->second.size())  // said once, at the first brain past those loaded
+          sb.errors.push_back("the snapshot has " + std::to_string(wanted) + " brains loaded from " + sb.path +
+                              ", and this runtime loaded it " + std::to_string(it->second.size()) +
+                              " time(s): load it as many times before restoring (each load is a brain of its own)");
+        else
+          sb.errors.push_back("");
+        continue;
+      }
+      if (it == loaded.end()) {
         std::string have;
         for (const auto& b : rt_.brains) have += (have.empty() ? "" : ", ") + b->path;
         sb.errors.push_back("the snapshot's brain " + sb.path + " (" + sb.name +

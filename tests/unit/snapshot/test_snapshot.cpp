@@ -445,6 +445,27 @@ root:
   CHECK(!d.restore(third, diags));
   CHECK(all_diags(diags).find("is not loaded in this runtime: load it before restoring (loaded: none)") != std::string::npos);
 
+  // A file the snapshot's runtime loaded twice (two brains), loaded once here: said so (it said
+  // the brain "is not loaded", naming it among those loaded).
+  {
+    Runtime twice;
+    auto t1 = twice.load_file(path, diags), t2 = twice.load_file(path, diags);
+    REQUIRE(t1);
+    REQUIRE(t2);
+    twice.spawn(*t1);
+    twice.spawn(*t2);
+    SnapshotWriter both;
+    twice.save(both);
+    Runtime once;
+    REQUIRE(once.load_file(path, diags));
+    diags.clear();
+    SnapshotReader in2(both.bytes());
+    CHECK(!once.restore(in2, diags));
+    CHECK(all_diags(diags).find("the snapshot has 2 brains loaded from " + path + ", and this runtime loaded it 1 time(s)") !=
+          std::string::npos);
+    CHECK(all_diags(diags).find("is not loaded") == std::string::npos);
+  }
+
   // The same file under another spelling is the same brain (it "was not loaded").
   dir.write("t.yaml", v2);
   Runtime e;
