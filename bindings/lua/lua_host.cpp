@@ -390,18 +390,18 @@ Status LuaHost::tick(const CallSite& at) {
       return s;
     }
     case LeafShape::Hooks: {
-      // A run started under an older definition (a plain function's has no slot; a task's
-      // holds its coroutine, or a restored task's mark) starts now: a fresh mem table, and the
-      // hook table's `start`, before this tick.
-      push_mem_table(at);
-      const bool fresh = lua_rawgeti(L_, -1, at.node + 1) != LUA_TTABLE || is_journal_record(-1);
-      lua_pop(L_, 2);
-      if (fresh && start(at) != Status::Running) return Status::Failure;
       lua_rawgeti(L_, LUA_REGISTRYINDEX, refs(leaf).tick);
       lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
       push_args(at);
       push_mem_table(at);
-      lua_rawgeti(L_, -1, at.node + 1);
+      if (lua_rawgeti(L_, -1, at.node + 1) != LUA_TTABLE || is_journal_record(-1)) {
+        // A run started under an older definition (a plain function's has no slot; a task's
+        // holds its coroutine, or a restored task's mark) starts now: `start` with a fresh
+        // mem table, then this tick (the slot holds that table then: no second round).
+        lua_pop(L_, 5);
+        if (start(at) != Status::Running) return Status::Failure;
+        return tick(at);
+      }
       lua_remove(L_, -2);
       if (!pcall(3, 1, at, leaf)) return Status::Failure;
       Status s = to_status(-1, at, leaf, false);

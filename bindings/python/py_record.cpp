@@ -343,7 +343,7 @@ py::dict read_record_file(const std::string& path) {
   RecordParser parser(path);
   {
     py::gil_scoped_release release;
-    if (const char* problem = not_plain_file(path); *problem && thicket::path_kind(path) != thicket::PathKind::Missing)
+    if (const char* problem = not_plain_file(path, /*missing_ok=*/true); *problem)
       throw std::runtime_error(path + ": cannot open the record: " + problem);
     gzFile f = gzopen(path.c_str(), "rb");  // plain files read through too
     if (!f) throw std::runtime_error(path + ": cannot open the record");

@@ -41,7 +41,7 @@ int part_error(const std::string& path, size_t line, const std::string& message)
 
 // Reads and checks one part on its own; 0 or the exit status (the error printed).
 int read_part(const std::string& path, Part& part) {
-  if (const char* problem = not_plain_file(path); *problem && path_kind(path) != PathKind::Missing) {
+  if (const char* problem = not_plain_file(path, /*missing_ok=*/true); *problem) {
     std::cerr << path << ":0:0: error: cannot read this part file: " << problem << "\n";
     return kExitLoad;
   }

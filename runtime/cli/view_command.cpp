@@ -189,7 +189,7 @@ int view_command(int argc, char** argv, const char* usage) {
   if (out.empty()) out = record.substr(0, record.size() - (gzip ? 9 : 6)) + ".html";
 
   // (A missing record is said by the open below, with the system's words.)
-  if (const char* problem = not_plain_file(record); *problem && path_kind(record) != PathKind::Missing) {
+  if (const char* problem = not_plain_file(record, /*missing_ok=*/true); *problem) {
     std::cerr << record << ": error: cannot open the record: " << problem << "\n";
     return kExitLoad;
   }

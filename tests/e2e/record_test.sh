@@ -188,6 +188,13 @@ set_block 'record: {keys: [helth], every: 0}'
 [[ $? == 2 ]] && grep -q "arena.yaml:39:17: error: key 'helth' is not declared by any group's brain" "$dir/err" &&
   grep -q "arena.yaml:39:32: error: 'every' must be a whole number >= 1, got 0" "$dir/err" && grep -q "2 error(s)" "$dir/err" &&
   ok || bad "unknown recorded keys beside another error: $(cat "$dir/err")"
+# ... but only once every group reads: with both minion groups refused (count 0), the key only
+# their brain declares is not called undeclared.
+set_block 'record: {keys: [invincible]}'
+sed 's/^    count: 120$/    count: 0/' "$dir/arena/arena.yaml" > "$dir/arena/nominions.yaml"
+"$thicket" check "$dir/arena/nominions.yaml" 2>"$dir/err" >/dev/null
+[[ $? == 2 ]] && grep -q "nominions.yaml:20:12: error: 'count' must be a whole number >= 1" "$dir/err" &&
+  ! grep -q "not declared by any group's brain" "$dir/err" && ok || bad "record keys of groups that did not read: $(cat "$dir/err")"
 
 echo "e2e_record: $pass passed, $fail failed"
 [[ $fail == 0 ]]

@@ -302,9 +302,9 @@ PathKind path_kind(const std::string& path) {
   return fs::is_regular_file(st) ? PathKind::File : PathKind::Other;
 }
 
-const char* not_plain_file(const std::string& path) {
+const char* not_plain_file(const std::string& path, bool missing_ok) {
   switch (path_kind(path)) {
-    case PathKind::Missing: return "no such file";
+    case PathKind::Missing: return missing_ok ? "" : "no such file";
     case PathKind::Folder: return "a folder, not a file";
     case PathKind::Device: return "a device, not a file";  // /dev/zero would never end
     // A pipe nothing writes to would block for ever (a load, a hot reload of a file swapped for

@@ -26,7 +26,8 @@ PathKind path_kind(const std::string& path);
 // Why a path is no plain file to read ("no such file", "a folder, not a file", "a device, not
 // a file", "not a plain file (a pipe or a socket)"), or "" when it is one: for every reader of
 // a file named by a user (a pipe nothing writes to would block for ever, /dev/zero never ends).
-const char* not_plain_file(const std::string& path);
+// missing_ok: "" for a path where nothing is (the caller's own open says so, in its words).
+const char* not_plain_file(const std::string& path, bool missing_ok = false);
 
 // Reads a whole plain file of at most max_bytes into text. False, with why (not_plain_file's,
 // "not a readable file", "not a plain file (a pipe or a socket)",

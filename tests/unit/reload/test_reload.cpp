@@ -140,6 +140,24 @@ TEST_CASE_FIXTURE(ReloadFixture, "reload: a running leaf whose form changes (hoo
   INFO(r.log);
 }
 
+TEST_CASE_FIXTURE(ReloadFixture, "reload: a running task become a hook table is stopped with a mem table, not the coroutine") {
+  // Despawned before its next tick, the run's stop hook gets a fresh mem (it got the task's
+  // coroutine: "attempt to index a thread value", a script error).
+  std::string task = kLeaves;
+  const size_t from = task.find("L.Work = {"), to = task.find("}\n", from) + 2;
+  task.replace(from, to - from, "L.Work = thicket.task(function(agent, args) while true do coroutine.yield() end end)\n");
+  s.write("leaves.lua", task);
+  CHECK(r.rt.reload_changed() == 1);
+  CHECK(r.rt.tick(a, 0.1) == thicket::Status::Running);
+  std::string hooks = kLeaves;
+  hooks.replace(hooks.find("agent.bb.log = agent.bb.log .. \"stop \""), 0, "local n = mem.n; ");
+  s.write("leaves.lua", hooks);
+  CHECK(r.rt.reload_changed() == 1);
+  r.rt.despawn(a);
+  CHECK(r.rt.script_errors() == 0);
+  INFO(r.log);
+}
+
 TEST_CASE_FIXTURE(ReloadFixture, "reload: a broken Lua file changes nothing and is reported; fixing it reloads") {
   r.rt.tick(a, 0.1);
   s.write("leaves.lua", "local L = {}\nfunction L.Say( return L\n");
