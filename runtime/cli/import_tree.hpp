@@ -1,6 +1,6 @@
 // `thicket import` and `thicket export` (SPEC 13): trees from BehaviorTree.CPP 4 XML and
 // behavior3 JSON become thicket brains (import_btcpp.cpp, import_b3.cpp, written out by
-// import_command.cpp); a thicket tree becomes BT.CPP 4 XML (export_btcpp.cpp).
+// import_command.cpp); a thicket tree becomes BT.CPP 4 XML (export_command.cpp).
 #pragma once
 #include <map>
 #include <string>
@@ -50,6 +50,14 @@ std::string yaml_name(const std::string& s);           // plain when safe, else 
 std::string yaml_number(double v);                     // shortest text that reads back as v
 // A literal as BT.CPP reads it for a typed port: integer, real, boolean, else text.
 std::string yaml_literal(const std::string& text);
+
+// Shared by import and export: what in s no XML 1.0 document can hold ("" when nothing; the
+// first such byte or character); a double-quoted YAML scalar with each '-' after a '-' written
+// \x2d, so that it can stand in an XML comment; the command's output written to out_path
+// (standard output when empty) in one piece, refusing to replace one of `inputs`.
+std::string xml_text_problem(const std::string& s);
+std::string without_double_dash(const std::string& quoted);
+int write_output(const std::string& out_path, const std::string& text, const std::vector<std::string>& inputs);
 
 // Export's name checks: an ID BT.CPP's factory registers itself (or an element of the XML's
 // own), which no node of ours may take; a name BT.CPP takes as a port.

@@ -147,23 +147,19 @@ int usage_error(const std::string& message) {
   return kExitUsage;
 }
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // An output file's format follows its extension, so any other extension is a usage error
 // rather than a file silently written in the wrong format. A device (/dev/stdout) is accepted.
 std::string output_file_error(const std::string& option, const std::string& value) {
   if (value.rfind("/dev/", 0) == 0) return {};
   if (option == "--series") {
-    if (ends_with(value, ".csv") || ends_with(value, ".jsonl")) return {};
+    if (cli::named_with_extension(value, ".csv") || cli::named_with_extension(value, ".jsonl")) return {};
     return "--series writes CSV or JSON lines as its extension says: it needs FILE.csv or FILE.jsonl, got '" + value + "'";
   }
   if (option == "--out") {
-    if (ends_with(value, ".csv") || ends_with(value, ".jsonl")) return {};
+    if (cli::named_with_extension(value, ".csv") || cli::named_with_extension(value, ".jsonl")) return {};
     return "--out writes CSV or JSON lines as its extension says: it needs FILE.csv or FILE.jsonl, got '" + value + "'";
   }
-  if (ends_with(value, ".jsonl")) return {};
+  if (cli::named_with_extension(value, ".jsonl")) return {};
   return option + " writes JSON lines: it needs FILE.jsonl, got '" + value + "'";
 }
 
@@ -531,7 +527,7 @@ int cmd_scenario(const Options& o) {
   // Which runs this process runs (all of them, a --shard's, an MPI rank's): batch_runs.hpp.
   cli::BatchRuns batch(o.shard, o.shards, cli::mpi_world());
   if (o.shards) {
-    if (!ends_with(o.out, ".jsonl"))
+    if (!cli::named_with_extension(o.out, ".jsonl"))
       return usage_error("--shard writes its runs to a part file of JSON lines for thicket merge: it needs --out PART.jsonl");
     if (!o.record.empty() || !o.trace.empty() || o.explain || o.watch || o.live.serve)
       return usage_error("--record, --trace, --explain, --watch and --serve do not go with --shard (run them unsharded or under mpirun)");

@@ -23,10 +23,6 @@ namespace {
 
 constexpr int kExitLoad = 2, kExitUsage = 64;
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 struct Part {
   std::string path;
   BatchInfo info;
@@ -112,12 +108,12 @@ int merge_command(int argc, char** argv, const char* usage) {
   }
   if (args.size() < 2) return usage_error("thicket merge needs OUT.csv or OUT.jsonl, then the part files of every shard");
   const std::string out_path = args[0];
-  const bool jsonl = ends_with(out_path, ".jsonl");
-  if (!jsonl && !ends_with(out_path, ".csv") && out_path.rfind("/dev/", 0) != 0)
+  const bool jsonl = named_with_extension(out_path, ".jsonl");
+  if (!jsonl && !named_with_extension(out_path, ".csv") && out_path.rfind("/dev/", 0) != 0)
     return usage_error("thicket merge writes CSV or JSON lines as OUT's extension says: it needs OUT.csv or OUT.jsonl, got '" + out_path + "'");
   const std::string series_kind = series_path.empty() ? ""
-                                  : ends_with(series_path, ".jsonl") ? "jsonl"
-                                  : ends_with(series_path, ".csv") || series_path.rfind("/dev/", 0) == 0 ? "csv" : "?";
+                                  : named_with_extension(series_path, ".jsonl") ? "jsonl"
+                                  : named_with_extension(series_path, ".csv") || series_path.rfind("/dev/", 0) == 0 ? "csv" : "?";
   if (series_kind == "?")
     return usage_error("--series writes CSV or JSON lines as its extension says: it needs FILE.csv or FILE.jsonl, got '" + series_path + "'");
   if (!series_path.empty() && same_file(out_path, series_path))

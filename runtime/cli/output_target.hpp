@@ -13,6 +13,11 @@
 
 namespace thicket::cli {
 
+// Whether a file name is a name and then `ext` (".jsonl"): ".jsonl" alone is no record's name.
+inline bool named_with_extension(const std::string& name, const std::string& ext) {
+  return name.size() > ext.size() && name.ends_with(ext);
+}
+
 struct OutputTarget {
   std::string path;       // a link's target, else the path as given
   bool in_place = false;  // an existing device, pipe or socket: written to as it is, no rename

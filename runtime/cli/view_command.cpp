@@ -7,6 +7,7 @@
 // record's text compresses several times over, and the page reads it as it inflates.
 // Without -o the replay goes beside the record: RECORD less .jsonl / .jsonl.gz, plus .html.
 #include "view_command.hpp"
+#include "output_target.hpp"  // named_with_extension
 
 #include <zlib.h>
 
@@ -30,10 +31,6 @@ namespace thicket::cli {
 namespace {
 
 constexpr int kExitOk = 0, kExitLoad = 2, kExitUsage = 64;
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 int usage_error(const char* usage, const std::string& message) {
   std::cerr << "thicket: " << message << "\n" << usage;
@@ -167,7 +164,7 @@ int view_command(int argc, char** argv, const char* usage) {
     if (a == "-o" || a == "--out") {
       if (i + 1 >= argc) return usage_error(usage, a + " needs a file name (OUT.html)");
       out = argv[++i];
-      if (!ends_with(out, ".html") && out.rfind("/dev/", 0) != 0)
+      if (!named_with_extension(out, ".html") && out.rfind("/dev/", 0) != 0)
         return usage_error(usage, "thicket view writes HTML: -o needs FILE.html, got '" + out + "'");
     } else if (a.size() > 1 && a[0] == '-') {
       return usage_error(usage, "unknown option '" + a + "' of 'thicket view' (it takes -o OUT.html)");
@@ -183,8 +180,8 @@ int view_command(int argc, char** argv, const char* usage) {
               << "`thicket run SCENARIO --record FILE.jsonl[.gz]` writes it\n";
     return kExitLoad;
   }
-  const bool gzip = ends_with(record, ".jsonl.gz");
-  if (!gzip && !ends_with(record, ".jsonl"))
+  const bool gzip = named_with_extension(record, ".jsonl.gz");
+  if (!gzip && !named_with_extension(record, ".jsonl"))
     return usage_error(usage, "thicket view reads a record: RECORD.jsonl or RECORD.jsonl.gz, got '" + record + "'");
   if (out.empty()) out = record.substr(0, record.size() - (gzip ? 9 : 6)) + ".html";
 

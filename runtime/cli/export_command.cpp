@@ -1,0 +1,453 @@
+// `thicket export FILE --to btcpp [-o OUT.xml]` (SPEC 13): a compiled tree brain as
+// BehaviorTree.CPP 4 XML, refusing what BT.CPP would read as something else (docs/import.md).
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "import_tree.hpp"
+#include "program.hpp"
+#include "runtime_impl.hpp"
+#include "thicket/runtime.hpp"
+
+namespace thicket::cli {
+
+namespace {
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      // In an attribute value a reader turns a raw tab, newline or carriage return into a space.
+      case '\t': out += "&#9;"; break;
+      case '\n': out += "&#10;"; break;
+      case '\r': out += "&#13;"; break;
+      default: out += ch;
+    }
+  }
+  return out;
+}
+
+// True when s can be an XML element or attribute name as written here: a letter or '_' first,
+// then letters, digits, '_', '-' or '.' (non-ASCII letters are left out: BT.CPP's own names are
+// ASCII). A leaf or port named otherwise cannot be written as BT.CPP XML.
+bool xml_name(const std::string& s) {
+  if (s.empty()) return false;
+  auto letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
+  if (!letter(s[0])) return false;
+  for (char c : s)
+    if (!letter(c) && !std::isdigit(static_cast<unsigned char>(c)) && c != '-' && c != '.') return false;
+  return true;
+}
+
+// A check expression in BT.CPP's script language (and -> &&, or -> ||, not -> !, "x" -> 'x'),
+// or "" with `why` when BT.CPP's language cannot say it: it has no '%', and its texts are
+// written in '...' with no escape, so a text cannot hold a '.
+std::string bt_script(const std::string& check, std::string& why) {
+  std::string out;
+  size_t i = 0;
+  while (i < check.size()) {
+    char ch = check[i];
+    if (ch == '"' || ch == '\'') {
+      size_t j = i + 1;
+      std::string body;
+      while (j < check.size() && check[j] != ch) {
+        if (check[j] == '\\' && j + 1 < check.size()) ++j;
+        body += check[j++];
+      }
+      if (body.find('\'') != std::string::npos) {
+        why = "the text \"" + body + "\" holds a ', which BT.CPP's script texts ('...', without escapes) cannot hold";
+        return "";
+      }
+      out += "'" + body + "'";
+      i = j + 1;
+      continue;
+    }
+    if (ch == '%') {
+      why = "BT.CPP's script language has no '%' (remainder)";
+      return "";
+    }
+    if (std::isalpha(static_cast<unsigned char>(ch)) || ch == '_') {
+      size_t j = i;
+      while (j < check.size() && (std::isalnum(static_cast<unsigned char>(check[j])) || check[j] == '_')) ++j;
+      std::string word = check.substr(i, j - i);
+      out += word == "and" ? "&&" : word == "or" ? "||" : word == "not" ? "!" : word;
+      i = j;
+      continue;
+    }
+    out += ch;
+    ++i;
+  }
+  return out;
+}
+
+// Milliseconds, BT.CPP's unit of time, or -1 when `seconds` is no whole number of them (0.0004 s
+// would become 0 ms: a Sleep that ends at once, a Timeout that never fires).
+int64_t msec_exact(double seconds) {
+  const double ms = seconds * 1000.0;
+  const double whole = std::round(ms);
+  if (!(std::fabs(ms - whole) <= 1e-6 * std::max(1.0, std::fabs(ms))) || whole > 9e15) return -1;
+  return static_cast<int64_t>(whole);
+}
+
+
+struct XmlExporter {
+  explicit XmlExporter(const Program& program) : p(program) {}
+  const Program& p;
+  std::string error;
+  std::map<std::string, bool> leaves;  // name -> condition
+  std::map<std::string, std::set<std::string>> ports;  // name -> its args' names
+  // name -> its args that are text at every call: declared type="std::string" in the model, so
+  // that "007" or "true" is read back as text, not as a number or a boolean.
+  std::map<std::string, std::map<std::string, bool>> text_ports;
+  std::ostringstream out;
+  std::map<std::string, std::string> subtrees;  // <BehaviorTree> ID -> its body
+  std::vector<std::string> subtree_order;
+
+  static std::string port_name_problem(const std::string& k) {
+    if (!xml_name(k))
+      return "the leaf argument '" + k + "' cannot be a BT.CPP port (an XML attribute): its name must be an ASCII letter " +
+             "followed by ASCII letters, digits, '_', '-' or '.'";
+    return "the leaf argument '" + k + "' cannot be a BT.CPP port: " +
+           (k[0] == '_' ? std::string("names starting with '_' are BT.CPP's own attributes (_skipIf, _onSuccess, ...)")
+                        : "'" + k + "' is BT.CPP's own attribute of every node") + "; rename the argument";
+  }
+
+  // A time attribute in whole milliseconds, or false (with the error) when it is none.
+  bool msec_attr(uint32_t i, const char* attr, double seconds, std::string& text) {
+    const int64_t ms = msec_exact(seconds);
+    if (ms < 0) {
+      if (error.empty())
+        error = "node '" + p.ids[i] + "': " + yaml_number(seconds) + " s is no whole number of milliseconds, BT.CPP's unit (" +
+                attr + "); it would become " + std::to_string(std::llround(seconds * 1000.0)) + " ms";
+      return false;
+    }
+    text = std::string(" ") + attr + "=\"" + std::to_string(ms) + "\"";
+    return true;
+  }
+
+  // A check expression as BT.CPP script, or false (with the error).
+  bool script_of(uint32_t i, const std::string& check, std::string& text) {
+    std::string why;
+    text = bt_script(check, why);
+    if (why.empty()) return true;
+    if (error.empty()) error = "node '" + p.ids[i] + "': " + why;
+    return false;
+  }
+
+  void arg_attrs(const ArgValue& args) {
+    for (const auto& [k, v] : args.entries) {
+      if (!xml_name(k) || !btcpp_port_name(k)) {
+        if (error.empty()) error = port_name_problem(k);
+        continue;
+      }
+      std::string text;
+      switch (v.type) {
+        case ArgValue::Type::Bool: text = v.boolean ? "true" : "false"; break;
+        case ArgValue::Type::Integer: text = std::to_string(v.integer); break;
+        case ArgValue::Type::Number: text = yaml_number(v.number); break;
+        case ArgValue::Type::String: text = v.text; break;
+        default:
+          if (error.empty()) error = "the leaf argument '" + k + "' is a list or mapping; BT.CPP ports take single values";
+          continue;
+      }
+      out << " " << k << "=\"" << xml_escape(text) << "\"";
+    }
+  }
+
+  int deepest = 0;  // the deepest node's depth (its element's nesting level less one)
+
+  bool node(uint32_t i, int depth) {
+    const Node& n = p.nodes[i];
+    deepest = std::max(deepest, depth);
+    const std::string pad(2 * depth, ' ');
+    auto fail = [&](const std::string& why) {
+      if (error.empty()) error = "node '" + p.ids[i] + "' (" + kind_info(n.kind).name + "): " + why;
+      return false;
+    };
+    auto open = [&](const std::string& tag, const std::string& attrs) {
+      out << pad << "<" << tag << attrs;
+      if (n.count == 0) {
+        out << "/>\n";
+        return true;
+      }
+      out << ">\n";
+      for (uint16_t k = 0; k < n.count; ++k)
+        if (!node(p.child(n, k), depth + 1)) return false;
+      out << pad << "</" << tag << ">\n";
+      return true;
+    };
+    auto count_attr = [&](const char* key, uint32_t v) { return std::string(" ") + key + "=\"" + std::to_string(static_cast<int32_t>(v)) + "\""; };
+    switch (n.kind) {
+      case NodeKind::Action:
+      case NodeKind::Condition: {
+        const LeafCall& call = p.calls[n.a];
+        if (n.flags & kNegate) return fail("a negated condition has no BT.CPP attribute; wrap it in invert");
+        if (n.kind == NodeKind::Condition && (n.flags & kObserved)) return fail("conditional aborts have no BT.CPP equivalent");
+        if (!xml_name(call.leaf))
+          return fail("the leaf '" + call.leaf + "' cannot be a BT.CPP node (an XML element): its name must be an ASCII " +
+                      "letter or '_' followed by ASCII letters, digits, '_', '-' or '.'");
+        if (btcpp_reserved_id(call.leaf))
+          return fail("the leaf '" + call.leaf + "' has the name of a node of BT.CPP's own (" + call.leaf +
+                      " would be read as that node, and BT.CPP cannot register a leaf under it): rename the leaf");
+        for (const auto& [k, v] : call.args.entries)
+          if (!xml_name(k) || !btcpp_port_name(k)) return fail(port_name_problem(k));
+        leaves[call.leaf] = n.kind == NodeKind::Condition;
+        for (const auto& [k, v] : call.args.entries) {
+          ports[call.leaf].insert(k);
+          const bool text = v.type == ArgValue::Type::String;
+          auto [it, first] = text_ports[call.leaf].emplace(k, text);
+          if (!first) it->second = it->second && text;
+        }
+        out << pad << "<" << call.leaf;
+        arg_attrs(call.args);
+        out << "/>\n";
+        return error.empty();
+      }
+      case NodeKind::Check: {
+        if (n.flags & kNegate) return fail("a negated check has no BT.CPP attribute; write 'not (...)'");
+        std::string code;
+        if (!script_of(i, p.labels[i].substr(6), code)) return false;
+        out << pad << "<ScriptCondition code=\"" << xml_escape(code) << "\"/>\n";
+        return true;
+      }
+      case NodeKind::Sequence:
+      case NodeKind::Filter:
+        if (n.abort() != AbortMode::None) return fail("conditional aborts have no BT.CPP equivalent");
+        return open("Sequence", "");
+      case NodeKind::Selector:
+        if (n.abort() != AbortMode::None) return fail("conditional aborts have no BT.CPP equivalent");
+        return open("Fallback", "");
+      case NodeKind::ActiveSelector: return open("ReactiveFallback", "");
+      case NodeKind::Parallel:
+        // thicket fails at `failure` failures; BT.CPP also as soon as success became impossible.
+        if (n.b > n.count - n.a + 1) return fail("a parallel whose failure threshold is above children - success + 1 has no BT.CPP equivalent");
+        return open("Parallel", count_attr("success_count", n.a) + count_attr("failure_count", n.b));
+      case NodeKind::Invert: return open("Inverter", "");
+      case NodeKind::ForceSuccess: return open("ForceSuccess", "");
+      case NodeKind::ForceFailure: return open("ForceFailure", "");
+      case NodeKind::Wait:
+      case NodeKind::BtSleep: {
+        std::string attr;
+        if (!msec_attr(i, "msec", n.seconds, attr)) return false;
+        out << pad << "<Sleep" << attr << "/>\n";
+        return true;
+      }
+      case NodeKind::BtSequence: return open(n.a ? "AsyncSequence" : "Sequence", "");
+      case NodeKind::BtFallback: return open(n.a ? "AsyncFallback" : "Fallback", "");
+      case NodeKind::BtSequenceMemory: return open("SequenceWithMemory", "");
+      case NodeKind::BtReactiveSequence: return open("ReactiveSequence", "");
+      case NodeKind::BtReactiveFallback: return open("ReactiveFallback", "");
+      case NodeKind::BtParallel: return open("Parallel", count_attr("success_count", n.a) + count_attr("failure_count", n.b));
+      case NodeKind::BtParallelAll: return open("ParallelAll", count_attr("max_failures", n.a));
+      case NodeKind::BtIfThenElse: return open("IfThenElse", "");
+      case NodeKind::BtWhileDoElse: return open("WhileDoElse", "");
+      case NodeKind::BtSwitch: {
+        if (n.count < 3 || n.count > 7) return fail("BT.CPP has Switch2 to Switch6");
+        std::string attrs = " variable=\"" + xml_escape(p.messages[n.b]) + "\"";
+        for (uint16_t k = 0; k + 1 < n.count; ++k)  // a null case: left out, as it came
+          if (p.messages[n.b + n.count][k] == '1')
+            attrs += " case_" + std::to_string(k + 1) + "=\"" + xml_escape(p.messages[n.b + 1 + k]) + "\"";
+        return open("Switch" + std::to_string(n.count - 1), attrs);
+      }
+      case NodeKind::BtInverter: return open("Inverter", "");
+      case NodeKind::BtForceSuccess: return open("ForceSuccess", "");
+      case NodeKind::BtForceFailure: return open("ForceFailure", "");
+      case NodeKind::BtRepeat: return open("Repeat", count_attr("num_cycles", n.a));
+      case NodeKind::BtRetry: return open("RetryUntilSuccessful", count_attr("num_attempts", n.a));
+      case NodeKind::BtKeepRunning: return open("KeepRunningUntilFailure", "");
+      case NodeKind::BtRunOnce: return open("RunOnce", std::string(" then_skip=\"") + (n.a ? "true" : "false") + "\"");
+      case NodeKind::BtTimeout:
+      case NodeKind::BtDelay: {
+        const bool timeout = n.kind == NodeKind::BtTimeout;
+        std::string attr;
+        if (!msec_attr(i, timeout ? "msec" : "delay_msec", n.seconds, attr)) return false;
+        return open(timeout ? "Timeout" : "Delay", attr);
+      }
+      case NodeKind::BtSubtree: {
+        // Its own <BehaviorTree>, shared by every use with the same body; _autoremap, since the
+        // importer already gave its keys the brain's names.
+        std::string id = p.messages[n.a].empty() ? "SubTree" : p.messages[n.a];
+        std::ostringstream body;
+        std::swap(body, out);
+        bool ok = node(i + 1, 2);
+        std::string text = out.str();
+        std::swap(body, out);
+        if (!ok) return false;
+        std::string unique = id;
+        for (int k = 2; subtrees.count(unique) && subtrees[unique] != text; ++k) unique = id + "_" + std::to_string(k);
+        if (!subtrees.count(unique)) {
+          subtrees[unique] = text;
+          subtree_order.push_back(unique);
+        }
+        out << pad << "<SubTree ID=\"" << xml_escape(unique) << "\" _autoremap=\"true\"/>\n";
+        return true;
+      }
+      case NodeKind::BtPrecondition: {
+        const std::string otherwise = std::string(status_name(static_cast<Status>(n.b & 0xFF)));
+        std::string upper = otherwise == "invalid" ? "SKIPPED" : otherwise;
+        for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+        std::string code;
+        if (!script_of(i, p.messages[n.b >> 8], code)) return false;
+        return open("Precondition", " if=\"" + xml_escape(code) + "\" else=\"" + upper + "\"");
+      }
+      case NodeKind::BtGuard: {
+        // The attributes go on the node it holds.
+        static const char* attrs[4] = {"_failureIf", "_successIf", "_skipIf", "_while"};
+        std::string extra;
+        for (int k = 0; k < 4; ++k) {
+          if (p.messages[n.b + k].empty()) continue;
+          std::string code;
+          if (!script_of(i, p.messages[n.b + k], code)) return false;
+          extra += std::string(" ") + attrs[k] + "=\"" + xml_escape(code) + "\"";
+        }
+        std::ostringstream inner;
+        std::swap(inner, out);
+        bool ok = node(i + 1, depth);
+        std::string text = out.str();
+        std::swap(inner, out);
+        if (!ok) return false;
+        size_t at = text.find_first_of(" />", text.find('<') + 1);
+        out << text.substr(0, at) << extra << text.substr(at);
+        return true;
+      }
+      case NodeKind::Always:
+        if (n.a == static_cast<uint32_t>(Status::Success)) out << pad << "<AlwaysSuccess/>\n";
+        else if (n.a == static_cast<uint32_t>(Status::Failure)) out << pad << "<AlwaysFailure/>\n";
+        else return fail("BT.CPP has AlwaysSuccess and AlwaysFailure only");
+        return true;
+      default: break;
+    }
+    return fail("BT.CPP has no node that behaves as " + std::string(kind_info(n.kind).name) +
+                " (docs/import.md lists what exports)");
+  }
+};
+
+}  // namespace
+
+int export_command(int argc, char** argv, const char* usage) {
+  std::string file, to, out_path;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    if ((a == "--to" || a == "-o" || a == "--out") && i + 1 < argc) {
+      (a == "--to" ? to : out_path) = argv[++i];
+    } else if (a.rfind("-", 0) == 0) {
+      std::cerr << "thicket: unknown option '" << a << "' for export (options: --to btcpp, -o)\n" << usage;
+      return 64;
+    } else if (file.empty()) {
+      file = a;
+    } else {
+      std::cerr << "thicket: export takes one file\n" << usage;
+      return 64;
+    }
+  }
+  if (!file.empty() && !to.empty() && to != "btcpp") {
+    std::cerr << "thicket: export cannot write '" << to << "' (--to btcpp: BehaviorTree.CPP's XML, which Groot2 opens too)\n";
+    return 64;
+  }
+  if (file.empty() || to != "btcpp") {
+    std::cerr << "thicket: usage: thicket export FILE --to btcpp [-o OUT.xml]\n";
+    return 64;
+  }
+  Runtime rt;
+  std::vector<Diagnostic> diags;
+  auto handle = rt.load_file(file, diags);
+  bool failed = !handle;
+  for (const auto& d : diags) {
+    std::cerr << d.file << ":" << d.line << ":" << d.column << ": " << (d.severity == Severity::Error ? "error" : "warning")
+              << ": " << d.message << "\n";
+    failed = failed || d.severity == Severity::Error;
+  }
+  if (failed) return 2;
+  const Brain& brain = *rt.impl().brains[handle->index];
+  if (brain.kind != BrainKind::Tree) {
+    std::cerr << file << ": error: only tree brains export to BT.CPP (an fsm or a machine has no BT.CPP form)\n";
+    return 2;
+  }
+  const Program& p = *brain.program;
+  XmlExporter x(p);
+  std::string id = p.name.empty() ? "Main" : p.name;
+  x.out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  x.out << "<root BTCPP_format=\"4\" main_tree_to_execute=\"" << xml_escape(id) << "\">\n";
+  // The brain's blackboard, which BT.CPP XML has no place for, in a comment that `thicket
+  // import` reads back (BT.CPP and Groot2 skip it), so a round trip keeps every key.
+  std::string keys;
+  for (const BlackboardKey& k : p.blackboard) {
+    std::string decl;
+    switch (k.type) {
+      case ValueType::Number: decl = yaml_number(k.initial.num); break;
+      case ValueType::Integer: decl = "{type: integer, default: " + std::to_string(k.initial.i) + "}"; break;
+      case ValueType::Boolean: decl = k.initial.i ? "true" : "false"; break;
+      case ValueType::String: decl = yaml_quote(k.text_default); break;
+      case ValueType::Any: decl = "{type: any}"; break;
+    }
+    // XML comments may not hold "--": a key or a text with it is written double-quoted with
+    // each such second '-' as \x2d, which YAML (and so the import) reads back as '-'.
+    std::string name = yaml_name(k.name);
+    if (name.find("--") != std::string::npos) name = yaml_quote(k.name);
+    keys += "    " + without_double_dash(name) + ": " + without_double_dash(decl) + "\n";
+  }
+  if (!keys.empty()) x.out << "  <!-- thicket blackboard (read back by thicket import):\n" << keys << "  -->\n";
+  // Time slicing, which BT.CPP has no word for, likewise.
+  if (p.tick_every > 1) x.out << "  <!-- thicket tick_every: " << p.tick_every << " (read back by thicket import) -->\n";
+  x.out << "  <BehaviorTree ID=\"" << xml_escape(id) << "\">\n";
+  x.node(0, 2);
+  if (!x.error.empty()) {
+    std::cerr << file << ": error: " << x.error << "\n";
+    return 2;
+  }
+  x.out << "  </BehaviorTree>\n";
+  for (const auto& sub : x.subtree_order)
+    x.out << "  <BehaviorTree ID=\"" << xml_escape(sub) << "\">\n" << x.subtrees[sub] << "  </BehaviorTree>\n";
+  x.out << "  <TreeNodesModel>\n";
+  for (const auto& [leaf, condition] : x.leaves) {
+    const char* tag = condition ? "Condition" : "Action";
+    x.out << "    <" << tag << " ID=\"" << xml_escape(leaf) << "\"";
+    if (x.ports[leaf].empty()) {
+      x.out << "/>\n";
+      continue;
+    }
+    x.out << ">\n";
+    for (const auto& port : x.ports[leaf])
+      x.out << "      <input_port name=\"" << xml_escape(port) << "\"" << (x.text_ports[leaf][port] ? " type=\"std::string\"" : "")
+            << "/>\n";
+    x.out << "    </" << tag << ">\n";
+  }
+  x.out << "  </TreeNodesModel>\n</root>\n";
+  // A text no XML can hold (bytes that are not UTF-8, control characters): said, not written.
+  const std::string xml = x.out.str();
+  std::istringstream lines(xml);
+  for (std::string line; std::getline(lines, line);) {
+    const std::string problem = xml_text_problem(line);
+    if (problem.empty()) continue;
+    // The line it would be on, every byte outside printable ASCII as \xNN.
+    std::string shown;
+    for (unsigned char ch : line.substr(line.find_first_not_of(' '))) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(ch));
+      shown += ch >= 0x20 && ch < 0x7F ? std::string(1, static_cast<char>(ch)) : std::string(buf);
+    }
+    std::cerr << file << ": error: a text of the brain holds " << problem
+              << ", so the brain cannot be written as BT.CPP XML; nothing is written. The line it would be on:\n  "
+              << shown << "\n";
+    return 2;
+  }
+  // node()'s depth is its indentation in pairs of spaces: <root> is level 1 at depth 0.
+  if (x.deepest + 1 >= 100)
+    std::cerr << file << ": warning: the XML nests " << x.deepest + 1 << " elements deep: BT.CPP reads it (its tinyxml2 "
+              << "goes to 500 levels), but thicket import (the system's tinyxml2) stops at 100; a branch in a "
+              << "bt_subtree of its own is a <BehaviorTree> of its own, which keeps the nesting low\n";
+  std::vector<std::string> inputs = rt.impl().files_read();
+  inputs.push_back(file);
+  return write_output(out_path, xml, inputs);
+}
+
+}  // namespace thicket::cli
