@@ -643,12 +643,10 @@ Runtime::~Runtime() = default;
 
 // Loading, restoring and reloading change the brains and agents a tick is walking: a leaf
 // that asks for one during a tick is refused (the game does it between ticks).
-bool RuntimeImpl::refuse_mid_tick(const char* what, const std::string& file, std::vector<Diagnostic>* diagnostics) {
-  if (!ticking.load(std::memory_order_acquire)) return false;
+void RuntimeImpl::say_mid_tick(const char* what, std::string_view file, std::vector<Diagnostic>* diagnostics) {
   const std::string message = std::string(what) + " cannot be called during a tick (from a leaf): call it before or after tick_all";
-  if (diagnostics) diagnostics->push_back({Severity::Error, file, 0, 0, message});
+  if (diagnostics) diagnostics->push_back({Severity::Error, std::string(file), 0, 0, message});
   else log("error: " + message);
-  return true;
 }
 std::optional<BrainHandle> Runtime::load_file(const std::string& path, std::vector<Diagnostic>& diagnostics) {
   if (impl_->refuse_mid_tick("load_file", path, &diagnostics)) return std::nullopt;

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -186,7 +187,14 @@ class RuntimeImpl {
   static constexpr uint32_t kMaxAgentId = 0xFFFFFFFEu;
   // True (with an error in diagnostics, else in the log) when a tick is in progress: `what`
   // (load, restore, reload, register_leaf) would change what the tick walks.
-  bool refuse_mid_tick(const char* what, const std::string& file, std::vector<Diagnostic>* diagnostics);
+  // Inline: tick_all asks it on every call, and at one agent its test is a measurable share.
+  bool refuse_mid_tick(const char* what, std::string_view file, std::vector<Diagnostic>* diagnostics) {
+    if (!ticking.load(std::memory_order_acquire)) [[likely]]
+      return false;
+    say_mid_tick(what, file, diagnostics);
+    return true;
+  }
+  void say_mid_tick(const char* what, std::string_view file, std::vector<Diagnostic>* diagnostics);
   void begin_step(double dt) {
     if (dt != call_dt) {  // a new step size: count steps from the current call time
       call_epoch = call_time();
