@@ -289,13 +289,8 @@ struct Editor {
   // Only this machine's pages may use the server: a Host that is not loopback (DNS
   // rebinding) or another site's Origin (a form posted from a web page) is refused.
   bool allowed(const httplib::Request& req) const {
-    const std::string host = req.get_header_value("Host");
-    const std::string p = ":" + std::to_string(port);
-    const bool host_ok = host.empty() || host == "127.0.0.1" + p || host == "localhost" + p || host == "[::1]" + p;
-    if (!host_ok) return false;
-    if (!req.has_header("Origin")) return true;
-    const std::string origin = req.get_header_value("Origin");
-    return origin == "http://127.0.0.1" + p || origin == "http://localhost" + p || origin == "http://[::1]" + p;
+    return same_site_request(LiveAddress{}, port, req.get_header_value("Host"), req.get_header_value("Origin"),
+                             req.has_header("Origin"));
   }
 };
 

@@ -38,6 +38,22 @@ std::string parse_live_address(const std::string& text, LiveAddress& out) {
   return {};
 }
 
+bool same_site_request(const LiveAddress& bound, int port, const std::string& host, const std::string& origin,
+                       bool has_origin) {
+  const std::string p = ":" + std::to_string(port);
+  const std::string own = (bound.host.find(':') != std::string::npos ? "[" + bound.host + "]" : bound.host) + p;
+  auto loopback_name = [&](const std::string& name) {
+    return name == "127.0.0.1" + p || name == "localhost" + p || name == "[::1]" + p || name == own;
+  };
+  const bool loopback = bound.loopback();
+  if (loopback && !host.empty() && !loopback_name(host)) return false;
+  if (!has_origin) return true;
+  const std::string scheme = "http://";
+  if (origin.rfind(scheme, 0) != 0) return false;  // "null" (a file or sandboxed page), https, ...
+  const std::string name = origin.substr(scheme.size());
+  return loopback ? loopback_name(name) : name == host;
+}
+
 std::string http_error_body(int status) {
   const char* why = status == 400   ? "a malformed request"
                     : status == 404 ? "no such path"
@@ -108,6 +124,16 @@ std::unique_ptr<LiveServer> LiveServer::start(const LiveAddress& address, LiveFe
   self->server.set_socket_options([](socket_t sock) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
+  // Only pages of the run's own address may read or drive it (the editor's rule: a page of
+  // another site could otherwise pause the run, write blackboards or reload it).
+  self->server.set_pre_routing_handler([self, bound = address](const httplib::Request& req, httplib::Response& res) {
+    if (same_site_request(bound, self->port, req.get_header_value("Host"), req.get_header_value("Origin"),
+                          req.has_header("Origin")))
+      return httplib::Server::HandlerResponse::Unhandled;
+    res.status = 403;
+    res.set_content("{\"error\":\"refused: the run answers pages of its own address only\"}", "application/json");
+    return httplib::Server::HandlerResponse::Handled;
   });
   self->server.Get("/", [self](const httplib::Request&, httplib::Response& res) {
     res.set_content(self->page, "text/html; charset=utf-8");

@@ -25,6 +25,17 @@ struct LiveAddress {
 // Empty on success, else why `text` is not an address (for a usage error).
 std::string parse_live_address(const std::string& text, LiveAddress& out);
 
+// Whether a request may be answered by a server of this machine (the live monitor, the editor)
+// listening at `bound` (port: the one it got): a web page of another site must not drive it.
+// `host` and `origin` are the request's headers ("" when absent). An Origin, when sent (browsers
+// send it with every POST and cross-site request), must be the server's own address; and a server
+// on loopback answers only Host names of loopback, so a page whose name an attacker re-pointed at
+// 127.0.0.1 (DNS rebinding) is refused although it is "same origin" to itself. Requests with
+// neither header (curl, scripts, the editor's proxy) pass. A server bound to another address
+// checks only that the Origin is the Host it was asked as (the run warned it is reachable).
+bool same_site_request(const LiveAddress& bound, int port, const std::string& host, const std::string& origin,
+                       bool has_origin);
+
 // The JSON body of an error answer that has none of its own (httplib's: a malformed request, an
 // unknown path or method, a URL too long), so every answer of the live and editor servers is JSON.
 std::string http_error_body(int status);

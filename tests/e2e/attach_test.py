@@ -58,10 +58,12 @@ class Run:
             raise SystemExit("thicket run --serve did not print its address: " + line)
         self.base = "http://127.0.0.1:" + m.group(1)
 
-    def request(self, path, body=None):
+    def request(self, path, body=None, headers=None):
         data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.base + path, data=data, method="GET" if body is None else "POST",
-                                     headers={"Content-Type": "application/json"} if body is not None else {})
+        sent = dict(headers or {})
+        if body is not None:
+            sent["Content-Type"] = "application/json"
+        req = urllib.request.Request(self.base + path, data=data, method="GET" if body is None else "POST", headers=sent)
         try:
             with urllib.request.urlopen(req, timeout=20) as r:
                 return r.status, json.loads(r.read().decode()), r.headers.get("Content-Type")
@@ -155,6 +157,18 @@ try:
         expect(False, "GET /api/debug beside 16 half-sent connections: %s" % e)
     for sock in idle:
         sock.close()
+    # Pages of other sites are refused (as the editor refuses them): a POST from one would pause
+    # the run, and a page whose name points at 127.0.0.1 (DNS rebinding) would read it.
+    status, body, _ = run.request("/api/pause", {}, {"Origin": "http://example.com"})
+    expect(status == 403 and "own address" in body["error"], "a POST from another site is refused: %d %s" % (status, body))
+    status, body, _ = run.request("/api/agents", headers={"Host": "evil.example:%d" % port})
+    expect(status == 403, "a request for another host name is refused (DNS rebinding): %d" % status)
+    status, body, _ = run.request("/api/agents", headers={"Origin": "null"})
+    expect(status == 403, "a request from a file page (Origin: null) is refused: %d" % status)
+    status, body = run.get("/api/debug")
+    expect(status == 200 and body["paused"] is False, "the refused pause did not pause the run")
+    status, body, _ = run.request("/api/agents", headers={"Origin": "http://localhost:%d" % port, "Host": "localhost:%d" % port})
+    expect(status == 200, "the run's own page (as localhost) is answered: %d" % status)
     status, body = run.get("/api/pause")
     expect(status == 405, "GET on a POST endpoint: 405")
     # Every answer is JSON, httplib's own errors too (they came with an empty body).
