@@ -124,6 +124,10 @@ int8_t status_code(std::string_view s) {
 class RecordParser {
  public:
   explicit RecordParser(std::string name) : name_(std::move(name)) {}
+  // The line being read (not yet added) is longer than any record line: say so at its number.
+  [[noreturn]] void line_too_long() const {
+    throw std::runtime_error(name_ + ": line " + std::to_string(line_ + 1) + ": " + kRecordLineTooLong);
+  }
 
   void add(std::string_view l) {
     ++line_;
@@ -308,6 +312,7 @@ void feed(RecordParser& parser, std::string& carry, std::string_view chunk) {
     size_t nl = chunk.find('\n');
     if (nl == std::string_view::npos) {
       carry.append(chunk);
+      if (carry.size() > kMaxRecordLine) parser.line_too_long();
       return;
     }
     carry.append(chunk.substr(0, nl));
@@ -322,6 +327,7 @@ void feed(RecordParser& parser, std::string& carry, std::string_view chunk) {
     pos = nl + 1;
   }
   carry.assign(chunk.substr(pos));
+  if (carry.size() > kMaxRecordLine) parser.line_too_long();
 }
 
 }  // namespace
@@ -349,10 +355,13 @@ py::dict read_record_file(const std::string& path) {
     if (!f) throw std::runtime_error(path + ": cannot open the record");
     gzbuffer(f, 1 << 18);
     std::mutex m;
-    std::condition_variable cv;
+    std::condition_variable cv, room;
     std::deque<std::string> chunks;
-    bool done = false;
+    bool done = false, stop = false;
     std::string read_error;
+    // At most kAhead chunks wait for the parser (inflating a gzip of zeros outruns any parse),
+    // and the reader stops at once when the parse failed.
+    constexpr size_t kAhead = 8;
     std::thread reader([&] {
       for (;;) {
         std::string chunk(1 << 20, '\0');
@@ -361,8 +370,9 @@ py::dict read_record_file(const std::string& path) {
           int err = 0;
           read_error = gzerror(f, &err);
         }
-        std::lock_guard<std::mutex> lock(m);
-        if (n <= 0) {
+        std::unique_lock<std::mutex> lock(m);
+        room.wait(lock, [&] { return stop || chunks.size() < kAhead; });
+        if (n <= 0 || stop) {
           done = true;
           cv.notify_one();
           return;
@@ -382,12 +392,16 @@ py::dict read_record_file(const std::string& path) {
         if (chunks.empty()) break;
         chunk = std::move(chunks.front());
         chunks.pop_front();
+        room.notify_one();
       }
-      if (failed) continue;  // drain: the reader finishes its file
       try {
         feed(parser, carry, chunk);
       } catch (...) {
         failed = std::current_exception();
+        std::lock_guard<std::mutex> lock(m);
+        stop = true;  // the reader ends its file here
+        chunks.clear();
+        room.notify_one();
       }
     }
     reader.join();

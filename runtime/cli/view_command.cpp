@@ -224,6 +224,7 @@ int view_command(int argc, char** argv, const char* usage) {
       start = nl + 1;
     }
     pending.append(chunk, start);
+    if (pending.size() > kMaxRecordLine) return fail(check.lines() + 1, kRecordLineTooLong);
     if (!gzip) gzipped.add(chunk);
   }
   if (!reader.error().empty()) return fail(check.lines() + 1, reader.error());

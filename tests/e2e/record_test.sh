@@ -196,5 +196,17 @@ sed 's/^    count: 120$/    count: 0/' "$dir/arena/arena.yaml" > "$dir/arena/nom
 [[ $? == 2 ]] && grep -q "nominions.yaml:20:12: error: 'count' must be a whole number >= 1" "$dir/err" &&
   ! grep -q "not declared by any group's brain" "$dir/err" && ok || bad "record keys of groups that did not read: $(cat "$dir/err")"
 
+# A 3 MB gzip holding one endless line (a header, then 520 MB without a newline): view names the
+# line past 512 MB instead of taking all it inflates to.
+head -n 1 "$dir/a1.jsonl" > "$dir/bomb.jsonl"
+python3 -c 'import gzip, sys
+with gzip.open(sys.argv[2], "wb", compresslevel=1) as f:
+    f.write(open(sys.argv[1], "rb").read())
+    block = b"x" * (1 << 20)
+    for _ in range(520): f.write(block)' "$dir/bomb.jsonl" "$dir/bomb.jsonl.gz"
+timeout 60 "$thicket" view "$dir/bomb.jsonl.gz" -o "$dir/bomb.html" 2>"$dir/err" >/dev/null
+[[ $? == 2 ]] && grep -q "bomb.jsonl.gz:2: error: a line longer than 512 MB: no record has one" "$dir/err" && [[ ! -e "$dir/bomb.html" ]] &&
+  ok || bad "view of a gzip with one endless line: $(cat "$dir/err")"
+
 echo "e2e_record: $pass passed, $fail failed"
 [[ $fail == 0 ]]

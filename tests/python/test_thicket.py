@@ -1,6 +1,7 @@
 """The Python module (issue 33): run by tests/python_test.sh with PYTHONPATH=build/python and
 THICKET_BIN=build/thicket (the CLI the batches are compared with). No test reads the clock."""
 import contextlib
+import gzip
 import io
 import os
 import pathlib
@@ -601,6 +602,15 @@ def test_read_record_errors(tmp_path):
         thicket.read_record(tmp_path / "x.jsonl")
     with pytest.raises(RuntimeError, match="cannot open"):
         thicket.read_record(tmp_path / "none.jsonl")
+    # A 3 MB gzip holding one endless line: refused past 512 MB (it took what it inflated to).
+    bomb = tmp_path / "bomb.jsonl.gz"
+    with gzip.open(bomb, "wb", compresslevel=1) as f:
+        f.write(head.encode())
+        block = b"x" * (1 << 20)
+        for _ in range(520):
+            f.write(block)
+    with pytest.raises(RuntimeError, match=r"bomb\.jsonl\.gz: line 2: a line longer than 512 MB"):
+        thicket.read_record(bomb)
 
 
 def test_the_example_sweeps_and_plots(tmp_path):

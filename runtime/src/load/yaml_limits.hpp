@@ -19,6 +19,14 @@ namespace thicket {
 // generated 100,000-node brain about 4 MB).
 constexpr size_t kMaxYamlBytes = 16u << 20;
 
+// Longest line a record reader (thicket view, Python's read_record) takes before it calls the
+// file no record: the largest real one, a header holding an 8192 x 8192 grid map, is about 70
+// MB. Without a bound a small gzip file holding one endless line (a "zip bomb") took all the
+// memory it inflated to before the reader could say anything.
+constexpr size_t kMaxRecordLine = 512u << 20;
+inline constexpr const char* kRecordLineTooLong =
+    "a line longer than 512 MB: no record has one (the longest, a header with an 8192 x 8192 map, is about 70 MB)";
+
 // What stands at a path a file is read from: a regular file, nothing, a folder, a device (which
 // would never end: /dev/zero), or something else (a socket, a pipe).
 enum class PathKind { File, Missing, Folder, Device, Other };
