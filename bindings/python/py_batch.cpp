@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "py_parts.hpp"
+#include "json_text.hpp"  // valid_utf8
 #include "py_record.hpp"
 #include "record_file.hpp"
 #include "run_plan.hpp"
@@ -118,7 +119,13 @@ void register_batch(py::module_& m) {
   m.def("_run_batch", &run_batch, py::arg("path"), py::arg("runs"), py::arg("ticks"), py::arg("threads"),
         py::arg("seed"), py::arg("overrides"), py::arg("axes"), py::arg("use_file_sweep"), py::arg("series_every"),
         py::arg("record"), py::arg("record_every"), py::arg("trusted"));
-  m.def("_read_record", &read_record_file, py::arg("path"));
+  m.def("_read_record", [](const std::string& path) {
+    try {
+      return read_record_file(path);
+    } catch (const std::runtime_error& e) {  // a path that is no UTF-8 in the message: Python's str wants UTF-8
+      throw std::runtime_error(valid_utf8(e.what()));
+    }
+  }, py::arg("path"));
   m.def("_parse_record", [](const std::string& text, const std::string& name) { return parse_record(text, name); },
         py::arg("text"), py::arg("name") = "<record>");
 }

@@ -645,10 +645,14 @@ void register_runtime(py::module_& m) {
   g_load_error.attr("diagnostics") = py::list();
 
   py::class_<Brain>(m, "Brain", "A loaded brain (a handle; cheap to copy).")
-      .def_readonly("name", &Brain::name)
-      .def_readonly("path", &Brain::path)
+      .def_property_readonly("name", [](const Brain& b) { return thicket::valid_utf8(b.name); })
+      // The file system's name back as Python spells it (os.fsdecode: bytes that are no UTF-8
+      // as surrogates, so the path opens again).
+      .def_property_readonly("path", [](const Brain& b) { return py::module_::import("os").attr("fsdecode")(py::bytes(b.path)); })
       .def_readonly("type", &Brain::type, "'tree', 'fsm' or 'machine'")
-      .def("__repr__", [](const Brain& b) { return "<thicket.Brain " + b.type + " " + b.name + " from " + b.path + ">"; });
+      .def("__repr__", [](const Brain& b) {
+        return thicket::valid_utf8("<thicket.Brain " + b.type + " " + b.name + " from " + b.path + ">");
+      });
 
   py::class_<Agent>(m, "Agent", "An agent of a runtime (a handle; `id` is its agent id).")
       .def_readonly("id", &Agent::id)
@@ -716,9 +720,11 @@ void register_runtime(py::module_& m) {
            py::arg("max_script_agents") = thicket::RuntimeOptions{}.max_script_agents)
       .def("load", [](PyRuntime& r, const py::object& path) {
              // A str or any os.PathLike (pathlib.Path), as thicket.run and read_record take.
-             py::object text = py::module_::import("os").attr("fspath")(path);
+             py::module_ os = py::module_::import("os");
+             py::object text = os.attr("fspath")(path);
              if (!py::isinstance<py::str>(text)) throw py::type_error("load: the path must be a str or a path-like of str, not bytes");
-             return r.load(text.cast<std::string>());
+             // The file system's bytes: a name that is no UTF-8 reaches Python as surrogates.
+             return r.load(os.attr("fsencode")(text).cast<std::string>());
            }, py::arg("path"), "Loads a brain file (a str or a pathlib.Path); raises LoadError with every diagnostic.")
       .def("load_string", &PyRuntime::load_string, py::arg("yaml"), py::arg("name") = "<string>")
       .def("register_leaf", &PyRuntime::register_leaf, py::arg("name"), py::arg("fn"),

@@ -7,6 +7,7 @@ import os
 import pathlib
 import pickle
 import re
+import shutil
 import signal
 import subprocess
 import warnings
@@ -158,6 +159,26 @@ def test_load_takes_a_path_object(tmp_path):
     assert brain.path == path
     with pytest.raises(TypeError, match="not bytes"):
         rt.load(path.encode())
+
+
+def test_file_names_that_are_no_utf8(tmp_path):
+    # Python spells such a name with surrogates (os.fsdecode); each call passes the file
+    # system's bytes on ("Unable to cast" and "incompatible function arguments" before).
+    folder = tmp_path / "arena"
+    shutil.copytree(os.path.dirname(ARENA), folder)
+    brain = os.fsdecode(os.fsencode(str(folder)) + b"/minion\xff.yaml")
+    shutil.copy(folder / "minion.yaml", brain)
+    rt = thicket.Runtime()
+    b = rt.load(brain)
+    assert b.path == brain and "minion\ufffd.yaml" in repr(b)
+    scenario = os.fsdecode(os.fsencode(str(folder)) + b"/arena\xfe.yaml")
+    shutil.copy(ARENA, scenario)
+    result = thicket.run(scenario, ticks=3, record=True)
+    assert result.record.header["scenario"] == "arena" and list(result.metrics["ticks"]) == [3]
+    with pytest.raises(RuntimeError, match="arena\ufffd.yaml: line 1: not a thicket record"):
+        thicket.read_record(scenario)
+    with pytest.raises(thicket.LoadError, match="nothing\ufffd.yaml: error: cannot open file: no such file"):
+        rt.load(os.fsdecode(os.fsencode(str(folder)) + b"/nothing\xfd.yaml"))
 
 
 ANY = """

@@ -119,6 +119,10 @@ def _batch(scenario, axes, use_file_sweep, runs, ticks, threads, seed, overrides
             scenario = os.fspath(scenario)
         else:
             raise TypeError(f"scenario must be a path (str), not {type(scenario).__name__}")
+    if not isinstance(scenario, str):
+        raise TypeError(f"scenario must be a path (str), not {type(scenario).__name__}")
+    import os
+    scenario = os.fsencode(scenario)  # the file system's bytes: a name that is no UTF-8 comes as surrogates
     overrides = overrides or {}
     if not isinstance(overrides, dict):
         raise TypeError(f"overrides must be a dict of key: value, not {type(overrides).__name__}")
@@ -159,4 +163,4 @@ def sweep(scenario, grid=None, *, runs=1, ticks=0, threads=1, seed=None, overrid
 def read_record(path):
     """Loads a record file (`thicket run ... --record FILE.jsonl[.gz]`) into a Record."""
     import os
-    return Record(_thicket._read_record(os.fspath(path)))
+    return Record(_thicket._read_record(os.fsencode(os.fspath(path))))
