@@ -468,10 +468,17 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
       }
     }
     if (s.recorder && !dying.empty()) s.recorder->deaths(dying);  // their last state, before they go
-    for (uint32_t id : dying) {  // the dead leave the world (their running leaves stop, aborted)
+    // The dead leave the world: first their running leaves stop (aborted), all of them while
+    // every one of this tick's dead still stands in the world (a stop hook's world calls, e.g.
+    // nearest or neighbours, find the others; once one had left, the next one's found an entity
+    // the spatial hash still listed and the world no longer held), then they go.
+    for (uint32_t id : dying) {
       SimAgent& a = s.agents[id - 1];
       release_path(*s.workers[a.worker], a);
       s.workers[a.worker]->rt->despawn(a.handle);
+    }
+    for (uint32_t id : dying) {
+      SimAgent& a = s.agents[id - 1];
       s.world.despawn(a.entity);
       a.alive = false;
       s.metric_totals[deaths] += 1;
