@@ -551,6 +551,16 @@ struct LuaApi {
       lua_xmove(co, L, nres);
       return nres + 1;
     }
+    // Stopped (time limit, instruction budget, Ctrl-C): the stop goes on into the resumer, as
+    // it passes through pcall and xpcall, with its message (the line the coroutine was stopped
+    // at). Handed back as (false, message), a leaf that resumed fresh coroutines in a loop
+    // caught every stop and ran for ever. The hook, set to fire at every instruction, raises
+    // the stop again after any pcall around this resume.
+    if (LuaHost::told_to_stop(L)) {
+      lua_sethook(L, LuaHost::guard_hook, LUA_MASKCOUNT, 1);
+      lua_xmove(co, L, 1);
+      return lua_error(L);
+    }
     lua_pushboolean(L, 0);
     lua_xmove(co, L, 1);  // the error object
     return 2;
