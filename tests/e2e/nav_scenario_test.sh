@@ -100,5 +100,55 @@ grep -q "broken.yaml:2:14: error: the map 'bad.map' has errors" "$dir/broken_err
 [[ $? == 2 ]] && ok || bad "check of a scenario with a broken map should exit 2"
 grep -q "bad.map:6:2: error:" "$dir/broken_check" && ok || bad "check should report bad.map:6:2: $(cat "$dir/broken_check")"
 
+# Long searches from Lua answer to the leaf time limit. A 4096 x 4096 map whose goal is walled
+# in: a whole A* search expands all 16M cells (7 s); it is stopped inside find_path (line 5),
+# where before it ran to the end and the stop came at the next line.
+mkdir -p "$dir/big"
+python3 -c 'import sys
+n = 4096
+rows = [["."] * n for _ in range(n)]
+for k in range(n - 11, n): rows[n - 11][k] = rows[k][n - 11] = "@"
+with open(sys.argv[1], "w") as f:
+    f.write("type octile\nheight %d\nwidth %d\nmap\n" % (n, n))
+    for r in rows: f.write("".join(r) + "\n")' "$dir/big/big.map"
+cat > "$dir/big/big.yaml" <<'EOF'
+scenario: big
+ticks: 1
+world: {map: big.map}
+teams: [red]
+groups:
+  - {name: g, team: red, count: 1, brain: seeker.yaml, spawn: {box: [[5, 5], [6, 6]]}}
+EOF
+printf 'tree: seeker\nleaves: [seeker.lua]\nroot: {action: Seek}\n' > "$dir/big/seeker.yaml"
+cat > "$dir/big/seeker.lua" <<'EOF'
+local thicket = require("thicket")
+local L = {}
+function L.Seek(agent)
+  -- the goal is walled in: the search visits every cell
+  local path = thicket.find_path(1, 1, 4090, 4090, {algorithm = "astar"})
+  print("the search returned")
+  return thicket.SUCCESS
+end
+return L
+EOF
+"$thicket" run "$dir/big/big.yaml" --threads 1 >"$dir/big/out" 2>"$dir/big/err"
+[[ $? == 1 ]] && grep -q "seeker.lua:5: stopped after running for more than 50 ms" "$dir/big/err" && ! grep -q returned "$dir/big/out" &&
+  ok || bad "a whole search over a big map is stopped inside find_path: $(head -3 "$dir/big/err")"
+# Danger zones are priced before the search starts: their squares may span 4M cells in all.
+cat > "$dir/big/seeker.lua" <<'EOF'
+local thicket = require("thicket")
+local L = {}
+function L.Seek(agent)
+  local zones = {}
+  for i = 1, 3 do zones[i] = {2000, 2000, 1000, 5} end
+  print(pcall(thicket.find_path, 1, 1, 100, 100, {danger = zones}))
+  return thicket.SUCCESS
+end
+return L
+EOF
+"$thicket" run "$dir/big/big.yaml" --threads 1 >"$dir/big/out" 2>"$dir/big/err"
+grep -q "^false	path options: the danger zones span 12012003 cells of the map in all (each zone's square, zone by zone); one search prices at most 4194304: fewer or smaller zones$" "$dir/big/out" &&
+  ok || bad "danger zones spanning too many cells: $(cat "$dir/big/out" "$dir/big/err" | head -3)"
+
 echo "nav scenario: $pass passed, $fail failed"
 [[ $fail == 0 ]]

@@ -621,6 +621,21 @@ int areas(lua_State* L) {
 
 // ------------------------------------------------------------------ navigation
 
+// The cells the danger zones' squares span on the map, counted zone by zone (as the grid
+// search prices them), and the most one search may price (about 35 ms of work).
+constexpr uint64_t kMaxDangerCells = uint64_t(1) << 22;
+uint64_t danger_cells(const nav::GridMap& m, std::span<const nav::DangerZone> zones) {
+  uint64_t cells = 0;
+  for (const nav::DangerZone& z : zones) {
+    const nav::Cell lo = m.cell_at({z.centre.x - z.radius, z.centre.y - z.radius});
+    const nav::Cell hi = m.cell_at({z.centre.x + z.radius, z.centre.y + z.radius});
+    const int64_t x0 = std::max(lo.x, 0), y0 = std::max(lo.y, 0);
+    const int64_t x1 = std::min(hi.x, m.width() - 1), y1 = std::min(hi.y, m.height() - 1);
+    if (x1 >= x0 && y1 >= y0) cells += uint64_t(x1 - x0 + 1) * uint64_t(y1 - y0 + 1);
+  }
+  return cells;
+}
+
 // Path options from a Lua table: {algorithm = "auto"|"astar"|"jps", smooth = bool,
 // danger = {{x, y, radius [, cost]}, ...}, budget = nodes per call}. The danger zones go into
 // the worker's scratch (no C++ object of this frame outlives a Lua error).
@@ -718,10 +733,26 @@ nav::PathOptions path_options(lua_State* L, int idx, SimWorker& worker, uint64_t
       lua_pop(L, 1);
       worker.danger_scratch.push_back({{v[0], v[1]}, v[2], v[3]});
     }
+    // Each zone prices the cells of its square before the search starts, all in one go (the
+    // time limit cannot stop it): 300,000 zones over a small map took 10 s of one leaf call.
+    const nav::GridMap& map = *worker.sim->nav.world.map;
+    const uint64_t cells = danger_cells(map, worker.danger_scratch) + danger_cells(map, worker.sim->nav.world.danger);
+    if (cells > kMaxDangerCells)
+      luaL_error(L, "path options: the danger zones span %I cells of the map in all (each zone's square, zone by zone); "
+                    "one search prices at most %I: fewer or smaller zones",
+                 static_cast<lua_Integer>(cells), static_cast<lua_Integer>(kMaxDangerCells));
   }
   lua_pop(L, 1);
   o.danger = worker.danger_scratch;
   return o;
+}
+
+// A whole search, in stretches with a look at the time limit between them: a search over a
+// big map is a long C loop, which the watchdog's hook cannot stop (it runs between Lua
+// instructions). No C++ object of this frame outlives a stop (a Lua error).
+void search_whole(lua_State* L, nav::PathRequest& request) {
+  constexpr uint64_t kStretch = 1 << 14;  // grid nodes expanded between two looks
+  while (request.step(kStretch) == nav::SearchState::Running) LuaHost::check_stop(L);
 }
 
 // Pushes points, length, method (Found) or nil, reason.
@@ -751,7 +782,8 @@ int find_path(lua_State* L) {
   Self s = self(L);
   world::Vec2 a{luaL_checknumber(L, 1), luaL_checknumber(L, 2)}, b{luaL_checknumber(L, 3), luaL_checknumber(L, 4)};
   nav::PathOptions o = path_options(L, 5, *s.worker, nullptr);
-  s.worker->path.find(s.worker->sim->nav.world, a, b, o);
+  s.worker->path.start(s.worker->sim->nav.world, a, b, o);
+  search_whole(L, s.worker->path);
   return push_path(L, s.worker->path);
 }
 
@@ -777,7 +809,8 @@ int path_to(lua_State* L) {
   SimAgent& a = *s.agent;
   if (budget == 0) {
     release_path(w, a);
-    w.path.find(nw, s.entity->position, goal, o);
+    w.path.start(nw, s.entity->position, goal, o);
+    search_whole(L, w.path);
     return push_path(L, w.path);
   }
   nav::PathRequest* request = nullptr;
