@@ -134,6 +134,20 @@ EOF
 "$thicket" run "$dir/big/big.yaml" --threads 1 >"$dir/big/out" 2>"$dir/big/err"
 [[ $? == 1 ]] && grep -q "seeker.lua:5: stopped after running for more than 50 ms" "$dir/big/err" && ! grep -q returned "$dir/big/out" &&
   ok || bad "a whole search over a big map is stopped inside find_path: $(head -3 "$dir/big/err")"
+# ... and so does a budgeted one, whatever its budget.
+cat > "$dir/big/seeker.lua" <<'EOF'
+local thicket = require("thicket")
+local L = {}
+function L.Seek(agent)
+  local done = agent:path_to(4090, 4090, {algorithm = "astar", budget = 100000000})
+  print("the search returned")
+  return thicket.SUCCESS
+end
+return L
+EOF
+"$thicket" run "$dir/big/big.yaml" --threads 1 >"$dir/big/out" 2>"$dir/big/err"
+[[ $? == 1 ]] && grep -q "seeker.lua:4: stopped after running for more than 50 ms" "$dir/big/err" && ! grep -q returned "$dir/big/out" &&
+  ok || bad "a budgeted search over a big map is stopped inside path_to: $(head -3 "$dir/big/err")"
 # Danger zones are priced before the search starts: their squares may span 4M cells in all.
 cat > "$dir/big/seeker.lua" <<'EOF'
 local thicket = require("thicket")

@@ -747,12 +747,21 @@ nav::PathOptions path_options(lua_State* L, int idx, SimWorker& worker, uint64_t
   return o;
 }
 
-// A whole search, in stretches with a look at the time limit between them: a search over a
-// big map is a long C loop, which the watchdog's hook cannot stop (it runs between Lua
-// instructions). No C++ object of this frame outlives a stop (a Lua error).
-void search_whole(lua_State* L, nav::PathRequest& request) {
+// Up to `budget` grid nodes of a search (0: to its end), in stretches with a look at the time
+// limit between them: a search over a big map is a long C loop, which the watchdog's hook
+// cannot stop (it runs between Lua instructions). Stretches add up to the same search (a
+// search's state depends only on the nodes expanded in all). No C++ object of this frame
+// outlives a stop (a Lua error).
+nav::SearchState search(lua_State* L, nav::PathRequest& request, uint64_t budget) {
   constexpr uint64_t kStretch = 1 << 14;  // grid nodes expanded between two looks
-  while (request.step(kStretch) == nav::SearchState::Running) LuaHost::check_stop(L);
+  const bool whole = budget == 0;
+  for (;;) {
+    const uint64_t n = whole ? kStretch : std::min(budget, kStretch);
+    const nav::SearchState state = request.step(n);
+    if (!whole) budget -= n;
+    if (state != nav::SearchState::Running || (!whole && budget == 0)) return state;
+    LuaHost::check_stop(L);
+  }
 }
 
 // Pushes points, length, method (Found) or nil, reason.
@@ -783,7 +792,7 @@ int find_path(lua_State* L) {
   world::Vec2 a{luaL_checknumber(L, 1), luaL_checknumber(L, 2)}, b{luaL_checknumber(L, 3), luaL_checknumber(L, 4)};
   nav::PathOptions o = path_options(L, 5, *s.worker, nullptr);
   s.worker->path.start(s.worker->sim->nav.world, a, b, o);
-  search_whole(L, s.worker->path);
+  search(L, s.worker->path, 0);
   return push_path(L, s.worker->path);
 }
 
@@ -810,7 +819,7 @@ int path_to(lua_State* L) {
   if (budget == 0) {
     release_path(w, a);
     w.path.start(nw, s.entity->position, goal, o);
-    search_whole(L, w.path);
+    search(L, w.path, 0);
     return push_path(L, w.path);
   }
   nav::PathRequest* request = nullptr;
@@ -831,7 +840,7 @@ int path_to(lua_State* L) {
     request = w.path_pool[a.pending_path].get();
     request->start(nw, s.entity->position, goal, o);
   }
-  if (request->step(budget) == nav::SearchState::Running) {
+  if (search(L, *request, budget) == nav::SearchState::Running) {
     lua_pushboolean(L, 0);
     return 1;
   }
