@@ -58,6 +58,8 @@ py::dict run_batch(const std::string& path, uint64_t runs, uint64_t ticks, uint3
   params.names = sets->names;
   params.values = sets->values.empty() ? std::vector<std::vector<std::string>>{{}} : sets->values;
   params.seeds = sets->seeds;
+  if (cli::planned_runs(params, runs) > cli::kMaxBatchRuns)
+    throw py::value_error(cli::too_many_runs(params, runs) + ": fewer runs or fewer values to sweep");
   std::vector<cli::RunSpec> plan = cli::plan_runs(params, seed, runs);
   const bool sweeping = !params.names.empty() || !params.seeds.empty();
 

@@ -579,6 +579,10 @@ int cmd_scenario(const Options& o) {
     return usage_error("--checkpoint and --resume save and continue one run; a sweep (a scenario's 'sweep:', --set) has many");
   // A resumed run goes on with the seed it was saved with.
   const uint64_t first_seed = o.seed_set ? o.seed : resume ? resume->info.seed : spec->seed;
+  if (cli::planned_runs(*sets, o.runs) > cli::kMaxBatchRuns) {  // (the usage text would bury it)
+    std::cerr << "thicket: error: " << cli::too_many_runs(*sets, o.runs) << ": fewer runs or fewer values to sweep\n";
+    return kExitUsage;
+  }
   const std::vector<cli::RunSpec> plan = cli::plan_runs(*sets, first_seed, o.runs);
   std::optional<cli::Checkpointer> checkpointer;
   if (!o.checkpoint.empty()) checkpointer.emplace(o.checkpoint, o.checkpoint_every);

@@ -183,6 +183,8 @@ int merge_command(int argc, char** argv, const char* usage) {
     return kExitLoad;
   }
   // The runs as one process would have kept them, each where the plan says it is.
+  if (planned_runs(first.sets, first.runs) > kMaxBatchRuns)
+    return part_error(parts.front().path, 1, too_many_runs(first.sets, first.runs) + ": no thicket batch is that big");
   const std::vector<RunSpec> plan = plan_runs(first.sets, first.first_seed, first.runs);
   if (plan.size() != first.plan_size)
     return part_error(parts.front().path, 1, "its batch plans " + std::to_string(plan.size()) + " run(s), not " +

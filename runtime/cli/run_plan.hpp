@@ -4,6 +4,7 @@
 // runs' results in index order, so ranks and shards only move results, never decide them.
 #pragma once
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,31 @@ struct ParamSets {
   std::vector<std::vector<std::string>> values{{}};
   std::vector<uint64_t> seeds;
 };
+
+// The most runs one batch may have (parameter sets x base seeds x runs): the plan, and the
+// results of the runs a process makes, are kept in memory (about 1 kB a run). --runs alone
+// goes to 1,000,000 and a sweep to 100,000 sets; their product aborted for want of memory.
+inline constexpr uint64_t kMaxBatchRuns = 1'000'000;
+// How many runs plan_runs would plan (at most kMaxBatchRuns + 1: past the bound it stops
+// counting), and the sentence a refusal says: "the batch has 2000000 runs (20 parameter sets x
+// 1 seed x 100000 runs); at most 1000000 in one batch".
+inline uint64_t planned_runs(const ParamSets& sets, uint64_t runs) {
+  const uint64_t n_sets = sets.values.empty() ? 1 : sets.values.size();
+  const uint64_t bases = sets.seeds.empty() ? 1 : sets.seeds.size();
+  if (runs > kMaxBatchRuns || n_sets > kMaxBatchRuns || bases > kMaxBatchRuns) return kMaxBatchRuns + 1;
+  const uint64_t n = n_sets * bases * runs;  // each factor <= 10^6: no overflow below 10^18
+  return n > kMaxBatchRuns ? kMaxBatchRuns + 1 : n;
+}
+inline std::string too_many_runs(const ParamSets& sets, uint64_t runs) {
+  const uint64_t n_sets = sets.values.empty() ? 1 : sets.values.size();
+  const uint64_t bases = sets.seeds.empty() ? 1 : sets.seeds.size();
+  const long double all = static_cast<long double>(n_sets) * bases * runs;
+  char total[64];
+  std::snprintf(total, sizeof total, all < 1e18L ? "%.0Lf" : "%.3Lg", all);
+  return "the batch has " + std::string(total) + " runs (" + std::to_string(n_sets) + " parameter set(s) x " +
+         std::to_string(bases) + " seed(s) x " + std::to_string(runs) + " run(s)); at most " +
+         std::to_string(kMaxBatchRuns) + " in one batch";
+}
 
 // The batch: every parameter set x every base seed x `runs` seeds, param set major, then base
 // seed, then run: run i of base seed s has seed s + i. Without a sweep this is exactly the

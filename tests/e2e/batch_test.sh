@@ -149,6 +149,10 @@ merge_fails "another shard count" 2 "shard count 3 against 4" "$p1" "$dir/four2.
 sed -e "s|brain: |brain: $arena_dir/|" "$arena" > "$dir/edited.yaml"
 "$thicket" run "$dir/edited.yaml" --ticks 40 --runs 7 --threads 1 --quiet --shard 2/3 --out "$dir/edited2.jsonl" 2>/dev/null
 merge_fails "a part from an edited scenario" 2 "edited2.jsonl:1:1: error: not a part of the same batch as .*: the scenario or its brain files were edited" "$p1" "$dir/edited2.jsonl" "$p3"
+# Headers that all claim a batch bigger than any (runs edited to 10^12 in each): refused, where
+# planning it aborted for want of memory.
+for k in 1 2 3; do sed '1s/"runs":7,/"runs":1000000000000,/' "$dir/arena-part$k.jsonl" > "$dir/huge$k.jsonl"; done
+merge_fails "parts claiming 10^12 runs" 2 "huge1.jsonl:1:1: error: the batch has 1000000000000 runs (1 parameter set(s) x 1 seed(s) x 1000000000000 run(s)); at most 1000000 in one batch" "$dir/huge1.jsonl" "$dir/huge2.jsonl" "$dir/huge3.jsonl"
 head -n 2 "$p2" > "$dir/cut2.jsonl"
 merge_fails "a part cut short" 2 "cut2.jsonl:2:1: error: the part is cut short (no end line)" "$p1" "$dir/cut2.jsonl" "$p3"
 # The end line is read as JSON: another spacing or CRLF line ends merge as the part itself does

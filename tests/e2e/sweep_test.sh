@@ -131,6 +131,12 @@ done
 [[ $? == 64 ]] && ok || bad "--set on a brain file should exit 64"
 "$thicket" run "$dir/sweep.yaml" --watch 2>/dev/null
 [[ $? == 64 ]] && ok || bad "--watch with a sweep should exit 64"
+# A batch of more runs than memory keeps (sets x seeds x runs, each within its own bound;
+# the file sweeps two seeds):
+# refused before it starts, where it aborted (std::bad_alloc).
+"$thicket" run "$dir/sweep.yaml" --quiet --runs 1000000 --set groups.west_post.count=1,2,3,4,5,6,7,8,9,10 --out /dev/null 2>"$dir/err"
+[[ $? == 64 ]] && grep -q "^thicket: error: the batch has 20000000 runs (10 parameter set(s) x 2 seed(s) x 1000000 run(s)); at most 1000000 in one batch: fewer runs or fewer values to sweep$" "$dir/err" &&
+  ok || bad "a batch of 2 x 10^7 runs: $(head -3 "$dir/err")"
 
 "$thicket" check "$here/docs/examples/sweep/arena_sweep.yaml" >/dev/null 2>&1 && ok || bad "check on the guide's sweep example failed"
 echo "sweep: $pass passed, $fail failed"

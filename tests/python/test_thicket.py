@@ -588,6 +588,10 @@ def test_batch_errors(tmp_path):
         thicket.run(ARENA, ticks=1, overrides={"groups.playrs.count": 5})
     with pytest.raises(ValueError, match="sweep key"):
         thicket.sweep(ARENA, {"groups.players.count": ["many"]}, ticks=1)
+    # More runs than one batch keeps (sets x runs, each within its own bound): refused at once.
+    with pytest.raises(ValueError, match=re.escape("the batch has 10000000 runs (10 parameter set(s) x 1 seed(s) x "
+                                                   "1000000 run(s)); at most 1000000 in one batch")):
+        thicket.sweep(ARENA, {"groups.players.count": list(range(1, 11))}, runs=1_000_000)
 
 
 def test_read_record_errors(tmp_path):
