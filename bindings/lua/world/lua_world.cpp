@@ -26,6 +26,7 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "agent.hpp"
@@ -291,9 +292,67 @@ uint32_t agent_id_at(lua_State* L, int index) {
   return id >= 1 && id < static_cast<lua_Integer>(UINT32_MAX) ? static_cast<uint32_t>(id) : 0;
 }
 
+// The keys agent:steer takes, in the order of the value slots steer reads them from; any other
+// key is an error (a misspelt behaviour did nothing).
+enum SteerKey { kSeek, kFlee, kArrive, kPursue, kEvade, kWander, kAvoid, kWalls, kSeparation, kAlignment, kCohesion,
+                kRadius, kSteerKeyCount };
+constexpr std::string_view kSteerKeys[kSteerKeyCount] = {"seek",   "flee",  "arrive", "pursue",     "evade",     "wander",
+                                                         "avoid",  "walls", "separation", "alignment", "cohesion", "radius"};
+
+// A number that must be finite, and > 0 when positive, at stack index `at` (nil: `fallback`).
+// An error names the key, and the behaviour it belongs to (`of`).
+double steer_number(lua_State* L, int at, const char* key, const char* of, double fallback, bool positive) {
+  const int t = lua_type(L, at);
+  if (t == LUA_TNIL || t == LUA_TNONE) return fallback;
+  const double v = lua_tonumber(L, at);
+  if (t != LUA_TNUMBER || !std::isfinite(v) || (positive && !(v > 0))) {
+    char buf[40];
+    luaL_error(L, "steer: %s%s%s'%s' is %s, got %s", of ? "'" : "", of ? of : "", of ? "': " : "", key,
+               positive ? "a distance (a finite number > 0)" : "a weight (a finite number; 0: off)",
+               t == LUA_TNUMBER ? number_text(v, buf) : luaL_typename(L, at));
+  }
+  return v;
+}
+// The same for field `key` of the table at stack index `table` (a point's weight, arrive's slow).
+double steer_field(lua_State* L, int table, const char* key, const char* of, double fallback, bool positive) {
+  if (lua_type(L, table) != LUA_TTABLE) return fallback;
+  lua_getfield(L, table, key);
+  const double v = steer_number(L, -1, key, of, fallback, positive);
+  lua_pop(L, 1);
+  return v;
+}
+
 int steer(lua_State* L) {
   Self s = self(L);
   luaL_checktype(L, 2, LUA_TTABLE);
+  // One pass over the table: each value goes to its key's slot (stack 3 .. 14), and a key that
+  // is none of steer's is an error. (Cheaper than a lookup of every key steer knows: a boid's
+  // table has a few of the twelve.)
+  constexpr int kSlots = 3;
+  lua_settop(L, kSlots - 1 + kSteerKeyCount);
+  lua_pushnil(L);
+  while (lua_next(L, 2) != 0) {
+    int key = -1;
+    if (lua_type(L, -2) == LUA_TSTRING) {
+      size_t n = 0;
+      const char* text = lua_tolstring(L, -2, &n);
+      for (int k = 0; k < kSteerKeyCount && key < 0; ++k)
+        if (kSteerKeys[k] == std::string_view(text, n)) key = k;
+    }
+    if (key >= 0) {
+      lua_replace(L, kSlots + key);  // the value, popped into its slot
+      continue;
+    }
+    {  // the message is on the Lua stack before lua_error: no C++ string is left to destroy
+      const std::string name = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : luaL_tolstring(L, -2, nullptr);
+      const std::vector<std::string> names(std::begin(kSteerKeys), std::end(kSteerKeys));
+      const std::string msg = "steer: unknown behaviour '" + clipped(name) + "'" + did_you_mean(name, names) + " (" +
+                              join_names(names) + ")";
+      lua_pushlstring(L, msg.data(), msg.size());
+    }
+    return raise_top(L);
+  }
+  auto slot = [](SteerKey k) { return kSlots + static_cast<int>(k); };
   auto& sim = *s.worker->sim;
   // A fixed array, not a vector: luaL_error below must not skip a destructor.
   world::WeightedForce part_store[13];
@@ -305,59 +364,55 @@ int steer(lua_State* L) {
   } parts{part_store, count};
   world::Vec2 p;
   const world::Entity& me = *s.entity;
-  auto target_of = [&](const char* key, world::Vec2& out, double& weight) {
-    if (lua_getfield(L, 2, key) == LUA_TNIL) {
-      lua_pop(L, 1);
-      return false;
+  // A point {x, y} of finite numbers (a nan point steered nowhere, without a word).
+  auto point_of = [&](SteerKey k, const char* form) {
+    const char* key = kSteerKeys[k].data();
+    if (!read_point(L, slot(k), p)) luaL_error(L, "steer: '%s' needs a point %s", key, form);
+    if (!std::isfinite(p.x) || !std::isfinite(p.y)) {
+      char bx[40], by[40];
+      luaL_error(L, "steer: '%s' needs a point of finite numbers, got {%s, %s}", key, number_text(p.x, bx), number_text(p.y, by));
     }
-    if (!read_point(L, -1, out)) luaL_error(L, "steer: '%s' needs a point {x, y}", key);
-    weight = field_number(L, -1, "weight", 1.0);
-    lua_pop(L, 1);
+  };
+  auto target_of = [&](SteerKey k, double& weight) {
+    if (lua_isnil(L, slot(k))) return false;
+    point_of(k, "{x, y}");
+    weight = steer_field(L, slot(k), "weight", kSteerKeys[k].data(), 1.0, false);
     return true;
   };
   double w;
-  if (target_of("seek", p, w)) parts.push_back({world::seek(me, p), w});
-  if (target_of("flee", p, w)) parts.push_back({world::flee(me, p), w});
-  if (lua_getfield(L, 2, "arrive") != LUA_TNIL) {
-    if (!read_point(L, -1, p)) luaL_error(L, "steer: 'arrive' needs a point {x, y, slow = radius}");
-    parts.push_back({world::arrive(me, p, field_number(L, -1, "slow", 3.0)), field_number(L, -1, "weight", 1.0)});
+  if (target_of(kSeek, w)) parts.push_back({world::seek(me, p), w});
+  if (target_of(kFlee, w)) parts.push_back({world::flee(me, p), w});
+  if (!lua_isnil(L, slot(kArrive))) {
+    point_of(kArrive, "{x, y, slow = radius}");
+    const double slow = steer_field(L, slot(kArrive), "slow", "arrive", 3.0, true);
+    parts.push_back({world::arrive(me, p, slow), steer_field(L, slot(kArrive), "weight", "arrive", 1.0, false)});
   }
-  lua_pop(L, 1);
-  for (const char* key : {"pursue", "evade"}) {
-    if (lua_getfield(L, 2, key) != LUA_TNIL) {
-      // An id (a whole float too: agent.bb.seen_id is a number key), or a table with `id`.
-      int whole = 0;
-      lua_Integer id = lua_tointegerx(L, -1, &whole);
-      if (!whole) id = lua_istable(L, -1) ? static_cast<lua_Integer>(field_number(L, -1, "id", 0)) : 0;
-      if (!whole && !lua_istable(L, -1)) luaL_error(L, "steer: '%s' takes an agent id (a whole number) or {id = ...}", key);
-      SimAgent* other = id >= 1 && id < static_cast<lua_Integer>(UINT32_MAX) ? sim.agent(static_cast<uint32_t>(id)) : nullptr;
-      if (other && other->alive) {
-        const world::Entity& e = *sim.world.entity(other->entity);
-        bool pursue = key[0] == 'p';
-        parts.push_back({pursue ? world::pursuit(me, e) : world::evade(me, e), field_number(L, -1, "weight", 1.0)});
-      }
+  for (SteerKey k : {kPursue, kEvade}) {
+    const int at = slot(k);
+    if (lua_isnil(L, at)) continue;
+    const char* key = kSteerKeys[k].data();
+    // An id (a whole float too: agent.bb.seen_id is a number key), or a table with `id`.
+    int whole = 0;
+    lua_Integer id = lua_tointegerx(L, at, &whole);
+    if (!whole) id = lua_istable(L, at) ? static_cast<lua_Integer>(field_number(L, at, "id", 0)) : 0;
+    if (!whole && !lua_istable(L, at)) luaL_error(L, "steer: '%s' takes an agent id (a whole number) or {id = ...}", key);
+    const double weight = steer_field(L, at, "weight", key, 1.0, false);
+    SimAgent* other = id >= 1 && id < static_cast<lua_Integer>(UINT32_MAX) ? sim.agent(static_cast<uint32_t>(id)) : nullptr;
+    if (other && other->alive) {
+      const world::Entity& e = *sim.world.entity(other->entity);
+      parts.push_back({k == kPursue ? world::pursuit(me, e) : world::evade(me, e), weight});
     }
-    lua_pop(L, 1);
   }
-  auto weight_of = [&](const char* key) {
-    double v = 0;
-    if (lua_getfield(L, 2, key) == LUA_TNUMBER) v = lua_tonumber(L, -1);
-    lua_pop(L, 1);
-    return v;
-  };
-  if (double ww = weight_of("wander"); ww > 0) parts.push_back({world::wander(me, {}, s.agent->wander, s.agent->wander_rng), ww});
-  const double wa = weight_of("avoid");
+  auto weight_of = [&](SteerKey k) { return steer_number(L, slot(k), kSteerKeys[k].data(), nullptr, 0.0, false); };
+  if (double ww = weight_of(kWander); ww > 0) parts.push_back({world::wander(me, {}, s.agent->wander, s.agent->wander_rng), ww});
+  const double wa = weight_of(kAvoid);
   if (wa > 0) parts.push_back({world::avoid_obstacles(me, sim.world.obstacles(), {}), wa});
   // The map walls' feelers weigh `walls` when given, else as much as `avoid`.
-  double ww = wa;
-  if (int t = lua_getfield(L, 2, "walls"); t == LUA_TNUMBER) ww = lua_tonumber(L, -1);
-  else if (t != LUA_TNIL) luaL_error(L, "steer: 'walls' is a weight for the map walls' feelers (a number; 0: off)");
-  lua_pop(L, 1);
+  const double ww = steer_number(L, slot(kWalls), "walls", nullptr, wa, false);
   if (ww > 0 && sim.nav.world.map) parts.push_back({nav::avoid_walls(me, *sim.nav.world.map, {}), ww});
-  double ws = weight_of("separation"), wl = weight_of("alignment"), wc = weight_of("cohesion");
+  double ws = weight_of(kSeparation), wl = weight_of(kAlignment), wc = weight_of(kCohesion);
   if (ws > 0 || wl > 0 || wc > 0) {
-    double radius = weight_of("radius");
-    if (radius <= 0) radius = 5.0;
+    const double radius = steer_number(L, slot(kRadius), "radius", nullptr, 5.0, true);
     auto& out = s.worker->scratch;
     world::QueryFilter f;
     f.excluded = s.agent->entity;
@@ -412,6 +467,10 @@ int signal(lua_State* L) {
   if (t != LUA_TNONE && t != LUA_TNIL && t != LUA_TBOOLEAN && t != LUA_TNUMBER && t != LUA_TSTRING)
     return luaL_error(L, "signal: the value is nil, a boolean, a number or a string (it goes to the target's "
                          "blackboard after the tick, from this Lua state to the target's), got %s", luaL_typename(L, 4));
+  // As damage refuses it: a health of nan never reaches 0 (the target could not die).
+  if (t == LUA_TNUMBER && !lua_isinteger(L, 4) && std::isnan(lua_tonumber(L, 4)))
+    return luaL_error(L, "signal: the value is nan (not a number): a key of nan compares false with everything "
+                         "(a health of nan never reaches 0)");
   luaL_where(L, 1);
   size_t where_len = 0;
   const char* where = lua_tolstring(L, -1, &where_len);

@@ -1,7 +1,9 @@
 -- Agent ids past 2^32 are no agent (they wrapped round to a real one: 2^32 + 3 hit agent 3);
 -- steer's pursue takes a whole float as an id (a number key holds ids as floats); a steering
 -- force that is not finite is an error at the line (it left the agent at NaN for good); the
--- simulation's own metrics are not the scripts' to add to (a script reported 5 deaths).
+-- simulation's own metrics are not the scripts' to add to (a script reported 5 deaths). Every
+-- number steer takes is checked, and its keys; a signal of nan is refused (nan health never
+-- reached 0: the agent could not die).
 local thicket = require("thicket")
 local leaves = {}
 local function try(what, f, ...)
@@ -17,6 +19,13 @@ function leaves.Probe(agent)
     try("steer flee nan weight", function() agent:steer{flee = {10, 10, weight = 0/0}} end)
     try("steer wander inf", function() agent:steer{wander = math.huge} end)
     try("steer pursue 'two'", function() agent:steer{pursue = "two"} end)
+    -- nan points and weights steered nowhere without a word; a misspelt behaviour did nothing
+    try("steer seek nan", function() agent:steer{seek = {0/0, 10}} end)
+    try("steer arrive slow -1", function() agent:steer{arrive = {10, 10, slow = -1}} end)
+    try("steer cohesion radius -1", function() agent:steer{cohesion = 1, radius = -1} end)
+    try("steer avoid 'yes'", function() agent:steer{avoid = "yes"} end)
+    try("steer seperation", function() agent:steer{seperation = 2} end)
+    try("signal nan", function() agent:signal(3, "health", 0/0) end)
     try("metric deaths", function() thicket.metric("deaths", 5) end)
     try("gauge damage_dealt", function() thicket.gauge("damage_dealt", 0) end)
   end
