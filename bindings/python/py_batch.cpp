@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <set>
 #include <sstream>
 
 #include "py_parts.hpp"
@@ -35,12 +36,24 @@ py::dict run_batch(const std::string& path, uint64_t runs, uint64_t ticks, uint3
   auto spec = load_scenario(path, diags);
   if (!spec) raise_load_error(path + ": the scenario did not load", diags);
   const uint64_t seed = seed_arg < 0 ? spec->seed : uint64_t(seed_arg);  // the scenario's `seed:`, as the CLI
+  // Overrides are single-value --set's (KEY=V): the rows carry their column and a `seed`
+  // override is the base seed, as on the command line (it was checked, then dropped: the seed
+  // had been read). Then the grid's keys; a key in both is refused, as a --set given twice.
+  std::vector<SweepAxis> command_line;
+  std::set<std::string> given;
   for (const auto& [key, value] : overrides) {
     std::string why;
-    if (!apply_param(*spec, key, value, why)) throw py::value_error("overrides['" + key + "']: " + why);
+    auto axis = sweep_axis(key, {value}, *spec, "", why);
+    if (!axis) {
+      const std::string prefix = "sweep key '" + key + "': ";  // said as the override it is
+      throw py::value_error("overrides['" + key + "']: " + (why.rfind(prefix, 0) == 0 ? why.substr(prefix.size()) : why));
+    }
+    given.insert(axis->key);
+    command_line.push_back(*axis);
   }
-  std::vector<SweepAxis> command_line;
   for (const auto& [key, values] : axes) {
+    if (given.count(key))
+      throw py::value_error("sweep key '" + key + "' is both in overrides and in the grid; give its values in one of them");
     if (values.empty()) throw py::value_error("sweep key '" + key + "' has no values");
     std::string why;  // each element one value, commas and all (not a --set text split again)
     auto axis = sweep_axis(key, values, *spec, "", why);

@@ -724,7 +724,10 @@ void register_runtime(py::module_& m) {
              py::object text = os.attr("fspath")(path);
              if (!py::isinstance<py::str>(text)) throw py::type_error("load: the path must be a str or a path-like of str, not bytes");
              // The file system's bytes: a name that is no UTF-8 reaches Python as surrogates.
-             return r.load(os.attr("fsencode")(text).cast<std::string>());
+             const std::string name = os.attr("fsencode")(text).cast<std::string>();
+             // A NUL would cut the name short where the file is opened ("a.yaml\0x" loaded a.yaml).
+             if (name.find('\0') != std::string::npos) throw py::value_error("load: embedded null byte");
+             return r.load(name);
            }, py::arg("path"), "Loads a brain file (a str or a pathlib.Path); raises LoadError with every diagnostic.")
       .def("load_string", &PyRuntime::load_string, py::arg("yaml"), py::arg("name") = "<string>")
       .def("register_leaf", &PyRuntime::register_leaf, py::arg("name"), py::arg("fn"),

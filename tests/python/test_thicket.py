@@ -529,6 +529,24 @@ def test_sweep_matches_the_cli(tmp_path):
     cli_rows("--runs", "2", "--ticks", "20", "--set", f"{key}=50,100", "--out", str(csv))
     timing = ["wall_s", "agent_ticks_per_s"]
     pd.testing.assert_frame_equal(result.metrics.drop(columns=timing), pd.read_csv(csv).drop(columns=timing))
+    # Overrides are single-value --set's: a column each, and `seed` the base seed (it was
+    # checked, then dropped); a key in both the grid and the overrides is refused.
+    result = thicket.run(ARENA, ticks=20, overrides={"seed": 5, key: 60})
+    assert list(result.metrics["seed"]) == [5] and list(result.metrics[key]) == [60]
+    cli_rows("--ticks", "20", "--set", "seed=5", "--set", f"{key}=60", "--out", str(csv))
+    pd.testing.assert_frame_equal(result.metrics.drop(columns=timing), pd.read_csv(csv).drop(columns=timing))
+    with pytest.raises(ValueError, match=f"sweep key '{key}' is both in overrides and in the grid"):
+        thicket.sweep(ARENA, {key: [50, 100]}, overrides={key: 60}, ticks=1)
+    # numpy's scalars are the numbers and bools they hold (np.int64 was "not a number").
+    result = thicket.sweep(ARENA, {key: np.arange(50, 52)}, ticks=1, seed=np.int64(3),
+                           overrides={"groups.west_post.vehicle.max_speed": np.float32(4.5)})
+    assert list(result.metrics[key]) == [50, 51] and list(result.metrics["seed"]) == [3, 3]
+    assert list(result.metrics["groups.west_post.vehicle.max_speed"]) == [4.5, 4.5]
+    # A NUL cuts no path short ("arena.yaml\0.txt" ran arena.yaml).
+    for call in (lambda: thicket.run(ARENA + "\0.txt", ticks=1), lambda: thicket.read_record(ARENA + "\0x"),
+                 lambda: thicket.Runtime().load(GUARD + "\0/../x")):
+        with pytest.raises(ValueError, match="embedded null byte"):
+            call()
 
 
 TAGS = """scenario: tags
@@ -564,6 +582,11 @@ def test_a_grid_value_is_one_value_commas_and_all(tmp_path):
     assert list(result.metrics["commas"]) == [1, 0]
     with pytest.raises(ValueError, match=f"sweep key '{key}': an empty value$"):
         thicket.sweep(path, {key: ["", "Doe"]})
+    # Text that pandas takes for a missing value stays text (it was NaN: a groupby lost the sets).
+    labels = ["NA", "N/A", "null", "nan", "#N/A", "x"]
+    result = thicket.sweep(path, {key: labels})
+    assert list(result.metrics[key]) == labels
+    assert len(result.metrics.groupby(key)["commas"].sum()) == len(labels)
 
 
 def test_batch_errors(tmp_path):

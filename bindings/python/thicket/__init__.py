@@ -20,6 +20,8 @@ The guide's chapter "Python" (docs/guide.md) has the whole API.
 """
 import io
 import json
+import math
+import numbers
 
 from ._thicket import (Agent, Blackboard, Brain, Diagnostic, LeafAgent, LoadError, Runtime,  # noqa: F401
                        __version__)
@@ -82,28 +84,67 @@ class Result:
 
     def __init__(self, raw):
         import pandas as pd
-        self.metrics = pd.read_csv(io.StringIO(raw["rows_csv"]))
+        self.params = list(raw["params"])
+        # A swept key's values as pandas would read them (numbers, booleans), but text stays
+        # text: "NA", "N/A", "null", "nan" or "" were read as NaN, and a groupby lost their sets.
+        self.metrics = pd.read_csv(io.StringIO(raw["rows_csv"]), converters={p: _param_value for p in self.params})
         self.series = pd.read_csv(io.StringIO(raw["series_csv"])) if raw["series_csv"] else None
         self.record = Record(raw["record"]) if raw["record"] is not None else None
         self.statuses = raw["statuses"]
         self.log = raw["log"]
-        self.params = list(raw["params"])
 
     def __repr__(self):
         return f"<thicket.Result {len(self.metrics)} runs>"
 
 
+def _param_value(text):
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        number = float(text)
+        if math.isfinite(number):  # "nan" and "inf" are no swept number: text
+            return number
+    except ValueError:
+        pass
+    return text
+
+
+def _is_bool(value):
+    return isinstance(value, bool) or type(value).__name__ == "bool_"  # numpy's too
+
+
 def _text(value):
-    if isinstance(value, bool):
+    # numpy's scalars (np.int64, np.float32, np.bool_) count as the int, float or bool they hold.
+    if _is_bool(value):
         return "true" if value else "false"
-    if isinstance(value, (int, float, str)):
-        return str(value)
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        return str(float(value))
+    if isinstance(value, str):
+        return value
     raise TypeError(f"a scenario value must be a number, a bool or a string, not {type(value).__name__}")
 
 
+def _path(value, what):
+    # The file system's bytes (a name that is no UTF-8 comes as surrogates); a NUL would cut
+    # the name short where the file is opened, so it is refused as open() refuses it.
+    import os
+    encoded = os.fsencode(value)
+    if b"\0" in encoded:
+        raise ValueError(f"{what}: embedded null byte")
+    return encoded
+
+
 def _check_int(name, value, least, most=2**63 - 1):
-    if isinstance(value, bool) or not isinstance(value, int):
+    if _is_bool(value) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    value = int(value)
     if value < least:
         raise ValueError(f"{name} must be at least {least}, got {value}")
     if value > most:
@@ -121,8 +162,7 @@ def _batch(scenario, axes, use_file_sweep, runs, ticks, threads, seed, overrides
             raise TypeError(f"scenario must be a path (str), not {type(scenario).__name__}")
     if not isinstance(scenario, str):
         raise TypeError(f"scenario must be a path (str), not {type(scenario).__name__}")
-    import os
-    scenario = os.fsencode(scenario)  # the file system's bytes: a name that is no UTF-8 comes as surrogates
+    scenario = _path(scenario, "scenario")
     overrides = overrides or {}
     if not isinstance(overrides, dict):
         raise TypeError(f"overrides must be a dict of key: value, not {type(overrides).__name__}")
@@ -163,4 +203,4 @@ def sweep(scenario, grid=None, *, runs=1, ticks=0, threads=1, seed=None, overrid
 def read_record(path):
     """Loads a record file (`thicket run ... --record FILE.jsonl[.gz]`) into a Record."""
     import os
-    return Record(_thicket._read_record(os.fsencode(os.fspath(path))))
+    return Record(_thicket._read_record(_path(os.fspath(path), "path")))
