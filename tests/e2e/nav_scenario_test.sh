@@ -101,7 +101,7 @@ grep -q "broken.yaml:2:14: error: the map 'bad.map' has errors" "$dir/broken_err
 grep -q "bad.map:6:2: error:" "$dir/broken_check" && ok || bad "check should report bad.map:6:2: $(cat "$dir/broken_check")"
 
 # Long searches from Lua answer to the leaf time limit. A 4096 x 4096 map whose goal is walled
-# in: a whole A* search expands all 16M cells (7 s); it is stopped inside find_path (line 5),
+# in: a whole A* search expands all 16M cells (7 s); it is stopped inside find_path,
 # where before it ran to the end and the stop came at the next line.
 mkdir -p "$dir/big"
 python3 -c 'import sys
@@ -120,34 +120,17 @@ groups:
   - {name: g, team: red, count: 1, brain: seeker.yaml, spawn: {box: [[5, 5], [6, 6]]}}
 EOF
 printf 'tree: seeker\nleaves: [seeker.lua]\nroot: {action: Seek}\n' > "$dir/big/seeker.yaml"
-cat > "$dir/big/seeker.lua" <<'EOF'
-local thicket = require("thicket")
-local L = {}
-function L.Seek(agent)
-  -- the goal is walled in: the search visits every cell
-  local path = thicket.find_path(1, 1, 4090, 4090, {algorithm = "astar"})
-  print("the search returned")
-  return thicket.SUCCESS
-end
-return L
-EOF
-"$thicket" run "$dir/big/big.yaml" --threads 1 >"$dir/big/out" 2>"$dir/big/err"
-[[ $? == 1 ]] && grep -q "seeker.lua:5: stopped after running for more than 50 ms" "$dir/big/err" && ! grep -q returned "$dir/big/out" &&
-  ok || bad "a whole search over a big map is stopped inside find_path: $(head -3 "$dir/big/err")"
-# ... and so does a budgeted one, whatever its budget.
-cat > "$dir/big/seeker.lua" <<'EOF'
-local thicket = require("thicket")
-local L = {}
-function L.Seek(agent)
-  local done = agent:path_to(4090, 4090, {algorithm = "astar", budget = 100000000})
-  print("the search returned")
-  return thicket.SUCCESS
-end
-return L
-EOF
-"$thicket" run "$dir/big/big.yaml" --threads 1 >"$dir/big/out" 2>"$dir/big/err"
-[[ $? == 1 ]] && grep -q "seeker.lua:4: stopped after running for more than 50 ms" "$dir/big/err" && ! grep -q returned "$dir/big/out" &&
-  ok || bad "a budgeted search over a big map is stopped inside path_to: $(head -3 "$dir/big/err")"
+stopped_inside() {  # stopped_inside WHAT CALL: the leaf makes CALL on its line 4 and is stopped there
+  printf 'local thicket = require("thicket")\nlocal L = {}\nfunction L.Seek(agent)\n  local path = %s\n  print("the search returned")\n  return "success"\nend\nreturn L\n' \
+    "$2" > "$dir/big/seeker.lua"
+  "$thicket" run "$dir/big/big.yaml" --threads 1 >"$dir/big/out" 2>"$dir/big/err"
+  [[ $? == 1 ]] && grep -q "seeker.lua:4: stopped after running for more than 50 ms" "$dir/big/err" && ! grep -q returned "$dir/big/out" &&
+    ok || bad "$1 over a big map is stopped inside the call: $(head -3 "$dir/big/err")"
+}
+# (the goal is walled in: the search visits every cell)
+stopped_inside "a whole search" 'thicket.find_path(1, 1, 4090, 4090, {algorithm = "astar"})'
+# ... and so is a budgeted one, whatever its budget.
+stopped_inside "a budgeted search" 'agent:path_to(4090, 4090, {algorithm = "astar", budget = 100000000})'
 # Danger zones are priced before the search starts: their squares may span 4M cells in all.
 cat > "$dir/big/seeker.lua" <<'EOF'
 local thicket = require("thicket")
