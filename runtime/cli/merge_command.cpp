@@ -2,8 +2,8 @@
 // bad merge never leaves a half-written or overwritten OUT behind.
 #include "merge_command.hpp"
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -38,12 +38,14 @@ int part_error(const std::string& path, size_t line, const std::string& message)
 // Reads and checks one part on its own; 0 or the exit status (the error printed).
 int read_part(const std::string& path, Part& part) {
   if (const char* problem = not_plain_file(path, /*missing_ok=*/true); *problem) {
-    std::cerr << path << ":0:0: error: cannot read this part file: " << problem << "\n";
+    std::cerr << path << ": error: cannot read this part file: " << problem << "\n";
     return kExitLoad;
   }
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::cerr << path << ":0:0: error: cannot read this part file\n";
+  if (!in) {  // the file as a whole: no line to name (it said ':0:0:' and no reason)
+    const int why = errno;
+    std::cerr << path << ": error: cannot read this part file" << (why ? std::string(": ") + std::strerror(why) : "") << "\n";
     return kExitLoad;
   }
   part.path = path;

@@ -177,7 +177,7 @@ merge_fails "a run of another shard" 2 "index2.jsonl:2:1: error: run 3 is not on
 sed '2s/"metrics":{/"metrics":[/' "$p2" > "$dir/json2.jsonl"
 merge_fails "a malformed run line" 2 "json2.jsonl:2:1: error: not a run of a part" "$p1" "$dir/json2.jsonl" "$p3"
 merge_fails "no parts" 64 "thicket merge needs OUT.csv or OUT.jsonl, then the part files"
-merge_fails "a missing file" 2 "nowhere.jsonl:0:0: error: cannot read this part file" "$p1" "$dir/nowhere.jsonl"
+merge_fails "a missing file" 2 "nowhere.jsonl: error: cannot read this part file: No such file or directory$" "$p1" "$dir/nowhere.jsonl"
 "$thicket" merge "$dir/out.txt" "$p1" "$p2" "$p3" 2>/dev/null
 [[ $? == 64 ]] && ok || bad "merge into OUT.txt should be a usage error"
 # A run line with a metric the others lack, or lacking one, would shift the CSV's columns (or
