@@ -62,7 +62,8 @@ py::dict run_batch(const std::string& path, uint64_t runs, uint64_t ticks, uint3
   }
   std::vector<SweepAxis> merged = merge_axes(use_file_sweep ? spec->sweep : std::vector<SweepAxis>{}, command_line);
   std::vector<Diagnostic> bb_diags;
-  check_sweep_blackboard(*spec, merged, trusted, bb_diags);
+  std::vector<std::string> text_keys;
+  check_sweep_blackboard(*spec, merged, trusted, bb_diags, &text_keys);
   if (has_errors(bb_diags)) raise_load_error(path + ": the sweep does not fit the brains", bb_diags);
   std::string why;
   auto sets = sweep_sets(*spec, merged, why);
@@ -71,6 +72,7 @@ py::dict run_batch(const std::string& path, uint64_t runs, uint64_t ticks, uint3
   params.names = sets->names;
   params.values = sets->values.empty() ? std::vector<std::vector<std::string>>{{}} : sets->values;
   params.seeds = sets->seeds;
+  params.text_keys = text_keys;
   if (cli::planned_runs(params, runs) > cli::kMaxBatchRuns)
     throw py::value_error(cli::too_many_runs(params, runs) + ": fewer runs or fewer values to sweep");
   std::vector<cli::RunSpec> plan = cli::plan_runs(params, seed, runs);
@@ -121,6 +123,7 @@ py::dict run_batch(const std::string& path, uint64_t runs, uint64_t ticks, uint3
   out["series_csv"] = series_text;
   out["log"] = log_text;
   out["params"] = params.names;
+  out["text_params"] = text_keys;
   out["record"] = record_text.empty() ? py::object(py::none()) : py::object(parse_record(record_text, path + " (run 1's record)"));
   py::list statuses;
   for (const RunResult& res : results) statuses.append(res.statuses);

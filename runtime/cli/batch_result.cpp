@@ -187,6 +187,7 @@ std::string encode_batch_info(const BatchInfo& b) {
             {"threads", b.threads},
             {"params", b.sets.names},
             {"param_values", b.sets.values},
+            {"text_params", b.sets.text_keys},
             {"base_seeds", b.sets.seeds}};
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -212,6 +213,7 @@ bool decode_batch_info(const std::string& line, BatchInfo& b, std::string& why) 
   try {  // the types of the lists; nlohmann throws on a mismatch, caught here and said
     b.sets.names = j.at("params").get<std::vector<std::string>>();
     b.sets.values = j.at("param_values").get<std::vector<std::vector<std::string>>>();
+    b.sets.text_keys = j.value("text_params", std::vector<std::string>{});  // (absent from older parts)
     b.sets.seeds = j.at("base_seeds").get<std::vector<uint64_t>>();
   } catch (const json::exception&) {
     why = "its parameter lists (params, param_values, base_seeds) are malformed";

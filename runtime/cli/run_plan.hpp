@@ -27,6 +27,9 @@ struct ParamSets {
   std::vector<std::string> names;
   std::vector<std::vector<std::string>> values{{}};
   std::vector<uint64_t> seeds;
+  // Keys whose values are text as written (a blackboard key its brain declares as a string):
+  // JSON rows write them as strings ("007", not 7).
+  std::vector<std::string> text_keys;
 };
 
 // The most runs one batch may have (parameter sets x base seeds x runs): the plan, and the

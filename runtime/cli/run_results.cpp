@@ -43,8 +43,10 @@ std::set<std::string> gauge_names(const std::vector<RunResult>& results) {
 // A parameter's value as JSON: the value the run used (sweep_value, as a blackboard reads it;
 // a count or a vehicle's number reads the same), so a number is written as the number it is
 // (.5 as 0.5, 007 as 7, 1e2 as 100, in append_number's shortest form) and true/false as they
-// are; anything else, as text. (CSV keeps the text as written.)
-std::string json_param(const std::string& text) {
+// are; anything else, and every value of a key the brain takes as text, as text. (CSV keeps the
+// text as written.)
+std::string json_param(const std::string& text, bool as_text) {
+  if (as_text) return '"' + json_escape(text) + '"';
   const Value v = sweep_value(text);
   if (const auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
   if (const auto* d = std::get_if<double>(&v)) return num(*d, true);
@@ -85,7 +87,7 @@ void write_run_rows(std::ostream& out, bool jsonl, const std::vector<RunResult>&
       out << "{\"run\":" << r + 1 << ",\"seed\":" << res.seed;
       if (const auto* p = params(r))
         for (size_t k = 0; k < sets.names.size() && k < p->size(); ++k)
-          out << ",\"" << json_escape(sets.names[k]) << "\":" << json_param((*p)[k]);
+          out << ",\"" << json_escape(sets.names[k]) << "\":" << json_param((*p)[k], std::find(sets.text_keys.begin(), sets.text_keys.end(), sets.names[k]) != sets.text_keys.end());
       out << ",\"ticks\":" << res.ticks << ",\"agents_start\":"
           << res.agents_at_start << ",\"agents_end\":" << res.agents_at_end << ",\"agent_ticks\":" << res.agent_ticks
           << ",\"wall_s\":" << res.wall_seconds << ",\"agent_ticks_per_s\":" << rate << ",\"script_errors\":"

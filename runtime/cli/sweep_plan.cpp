@@ -31,7 +31,8 @@ std::optional<ParamSets> sweep_param_sets(const ScenarioSpec& spec, const std::v
     return std::nullopt;
   }
   std::vector<Diagnostic> found;
-  check_sweep_blackboard(spec, axes, trusted, found);
+  std::vector<std::string> text_keys;
+  check_sweep_blackboard(spec, axes, trusted, found, &text_keys);
   for (const Diagnostic& d : found)
     if (d.line == 0) {  // from --set
       why = d.message;
@@ -46,6 +47,7 @@ std::optional<ParamSets> sweep_param_sets(const ScenarioSpec& spec, const std::v
   out.names = std::move(sets->names);
   out.values = std::move(sets->values);
   out.seeds = std::move(sets->seeds);
+  out.text_keys = std::move(text_keys);
   return out;
 }
 

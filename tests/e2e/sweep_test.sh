@@ -131,6 +131,18 @@ done
 [[ $? == 64 ]] && ok || bad "--set on a brain file should exit 64"
 "$thicket" run "$dir/sweep.yaml" --watch 2>/dev/null
 [[ $? == 64 ]] && ok || bad "--watch with a sweep should exit 64"
+# A string key swept over text that reads as a number or a bool: JSON rows write it as text, as
+# the runs took it (tests/e2e/cases/sweep_string_key_text shows what the leaves saw), and so do
+# shards merged.
+labels="$here/tests/e2e/cases/sweep_string_key_text/labels.yaml"
+"$thicket" run "$labels" --threads 1 --quiet --out "$dir/labels.jsonl" >/dev/null 2>&1
+for k in 1 2; do "$thicket" run "$labels" --threads 1 --quiet --shard $k/2 --out "$dir/labels$k.jsonl" >/dev/null 2>&1; done
+"$thicket" merge "$dir/labels-merged.jsonl" "$dir/labels1.jsonl" "$dir/labels2.jsonl" 2>/dev/null
+for f in labels labels-merged; do
+  [[ $(grep -o '"groups.g.blackboard.label":[^,]*,"groups.g.blackboard.size":[^,]*' "$dir/$f.jsonl" | tr '\n' ' ') == \
+     '"groups.g.blackboard.label":"007","groups.g.blackboard.size":2 "groups.g.blackboard.label":"true","groups.g.blackboard.size":2 "groups.g.blackboard.label":"x","groups.g.blackboard.size":2 ' ]] &&
+    ok || bad "$f: a string key's values as text in JSON rows: $(head -c 300 "$dir/$f.jsonl")"
+done
 # A batch of more runs than memory keeps (sets x seeds x runs, each within its own bound;
 # the file sweeps two seeds):
 # refused before it starts, where it aborted (std::bad_alloc).

@@ -587,6 +587,10 @@ def test_a_grid_value_is_one_value_commas_and_all(tmp_path):
     result = thicket.sweep(path, {key: labels})
     assert list(result.metrics[key]) == labels
     assert len(result.metrics.groupby(key)["commas"].sum()) == len(labels)
+    # The brain declares the tag a string: text that reads as a number or a bool stays text (it
+    # was refused: "the value 007 does not fit 'tag'"), in the runs and in the rows.
+    result = thicket.sweep(path, {key: ["007", "true", "1.50"]})
+    assert list(result.metrics[key]) == ["007", "true", "1.50"]
 
 
 def test_batch_errors(tmp_path):

@@ -87,7 +87,10 @@ class Result:
         self.params = list(raw["params"])
         # A swept key's values as pandas would read them (numbers, booleans), but text stays
         # text: "NA", "N/A", "null", "nan" or "" were read as NaN, and a groupby lost their sets.
-        self.metrics = pd.read_csv(io.StringIO(raw["rows_csv"]), converters={p: _param_value for p in self.params})
+        # A key its brain declares as a string is text whatever it looks like ("007", "true").
+        text = set(raw["text_params"])
+        self.metrics = pd.read_csv(io.StringIO(raw["rows_csv"]),
+                                   converters={p: (str if p in text else _param_value) for p in self.params})
         self.series = pd.read_csv(io.StringIO(raw["series_csv"])) if raw["series_csv"] else None
         self.record = Record(raw["record"]) if raw["record"] is not None else None
         self.statuses = raw["statuses"]

@@ -80,6 +80,10 @@ struct AgentGroup {
   world::Vehicle vehicle;               // mass, max_speed, max_force, radius
   std::vector<std::pair<std::string, Value>> blackboard;  // initial values (checked against the brain at load)
   std::vector<std::pair<int, int>> blackboard_at;         // line and column of each of those keys in the file
+  // The values a sweep (`sweep:`, --set) wrote, by key, as their text: the brain's declaration
+  // types them when the run is made (swept_blackboard_value), so a string key keeps "007" and
+  // "true" as text, where the text alone read them as a number and a bool.
+  std::vector<std::pair<std::string, std::string>> blackboard_swept;
   // `senses:` (issue 13): sight cones, hearing, touch, memory; none when the group has no key.
   bool has_senses = false;
   perception::Senses senses;

@@ -16,9 +16,11 @@
 
 #include "agent.hpp"
 #include "leaf_host.hpp"
+#include "runtime_impl.hpp"
 #include "sim_internal.hpp"
 #include "spin_barrier.hpp"
 #include "suggest.hpp"
+#include "sweep.hpp"
 #include "thicket/nav_mesh.hpp"
 
 namespace thicket {
@@ -155,6 +157,7 @@ void check_groups_of_failed_load(const ScenarioSpec& partial, std::vector<Diagno
     AgentGroup& copy = add_one_agent(s, g);
     copy.blackboard = g.blackboard;
     copy.blackboard_at = g.blackboard_at;
+    copy.blackboard_swept = g.blackboard_swept;
     report(s);
   }
   // The recorded keys, against every group's brain at once (a key need be declared by one):
@@ -232,6 +235,23 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
   // another worker's.
   Rng placement = Rng::seeded(options.seed, 0x5eed5eedULL);
   uint32_t id = 0;
+  // Each group's initial blackboard, the values a sweep wrote typed by its brain's declarations
+  // (every worker loaded the same brains: the first one's say).
+  std::vector<std::vector<std::pair<std::string, Value>>> initial(spec.groups.size());
+  for (uint32_t g = 0; g < spec.groups.size(); ++g) {
+    initial[g] = spec.groups[g].blackboard;
+    const SimWorker& first = *impl->workers[0];
+    const Program& program = *first.rt->impl().brains[first.brains[g].index]->program;
+    for (const auto& swept : spec.groups[g].blackboard_swept) {
+      const std::string& key = swept.first;  // (not a structured binding: the lambdas below take it)
+      const std::string& text = swept.second;
+      auto declared = std::find_if(program.blackboard.begin(), program.blackboard.end(),
+                                   [&](const BlackboardKey& k) { return k.name == key; });
+      auto value = std::find_if(initial[g].begin(), initial[g].end(), [&](const auto& kv) { return kv.first == key; });
+      if (declared != program.blackboard.end() && value != initial[g].end())
+        value->second = swept_blackboard_value(text, declared->type);
+    }
+  }
   for (uint32_t g = 0; g < spec.groups.size(); ++g) {
     const AgentGroup& group = spec.groups[g];
     int32_t team = static_cast<int32_t>(std::find(spec.teams.begin(), spec.teams.end(), group.team) - spec.teams.begin());
@@ -252,7 +272,7 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
       a.entity = impl->world.spawn(*at, group.vehicle, team);
       a.wander_rng = Rng::seeded(options.seed ^ 0x77616e646572ULL, a.id).state;
       SimWorker& worker = *impl->workers[a.worker];
-      a.handle = worker.rt->spawn(worker.brains[g], group.blackboard, a.id);
+      a.handle = worker.rt->spawn(worker.brains[g], initial[g], a.id);
       if (!a.handle.valid()) {
         diags.push_back({Severity::Error, spec.path, 0, 0, "group '" + group.name + "': could not spawn an agent"});
         return nullptr;
@@ -267,8 +287,8 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
   // Each at its key's place in the file (a swept key added by a sweep set has none: 0:0).
   for (uint32_t g = 0; g < spec.groups.size(); ++g) {
     const AgentGroup& group = spec.groups[g];
-    for (size_t k = 0; k < group.blackboard.size(); ++k) {
-      const auto& [key, value] = group.blackboard[k];
+    for (size_t k = 0; k < initial[g].size(); ++k) {
+      const auto& [key, value] = initial[g][k];
       const auto [line, column] = k < group.blackboard_at.size() ? group.blackboard_at[k] : std::pair<int, int>{0, 0};
       for (const SimAgent& a : impl->agents)
         if (a.group == g) {

@@ -60,6 +60,10 @@ Value sweep_value(const std::string& text) {
   return text;
 }
 
+Value swept_blackboard_value(const std::string& text, ValueType type) {
+  return type == ValueType::String ? Value(text) : sweep_value(text);
+}
+
 namespace {
 
 // What a key names, once resolved against a spec.
@@ -232,6 +236,9 @@ bool set_value(ScenarioSpec& spec, const Target& t, const std::string& key, cons
     auto at = std::find_if(g.blackboard.begin(), g.blackboard.end(), [&](const auto& kv) { return kv.first == t.field; });
     if (at != g.blackboard.end()) at->second = std::move(v);
     else g.blackboard.emplace_back(t.field, std::move(v));
+    auto swept = std::find_if(g.blackboard_swept.begin(), g.blackboard_swept.end(), [&](const auto& kv) { return kv.first == t.field; });
+    if (swept != g.blackboard_swept.end()) swept->second = text;
+    else g.blackboard_swept.emplace_back(t.field, text);
     return true;
   }
   auto v = number(text);

@@ -68,6 +68,9 @@ std::optional<ScenarioSpec> apply_param_set(const ScenarioSpec& spec, const std:
 // A swept blackboard value's type comes from its text: a whole number, a number, true/false,
 // else text (as a plain YAML scalar reads; quotes in the file do not make "5" text).
 Value sweep_value(const std::string& text);
+// A swept value for a blackboard key the brain declares as `type`: a string key takes the text
+// as it is; any other key sweep_value's reading (which the blackboard's set then checks).
+Value swept_blackboard_value(const std::string& text, ValueType type);
 
 // For a key groups.NAME.blackboard.KEY: the group's index and KEY; nullopt for other keys.
 std::optional<std::pair<size_t, std::string>> blackboard_target(const ScenarioSpec& spec, const std::string& key);
@@ -75,8 +78,9 @@ std::optional<std::pair<size_t, std::string>> blackboard_target(const ScenarioSp
 // Every swept blackboard value against its group's brain (sweep_brains.cpp): the brain must
 // declare the key ("did you mean") and the value must fit its type. An axis from the file is
 // reported at its key; one from --set (line 0) with "--set: " before the message. Brains that
-// fail to load are left to the run, which reports them.
+// fail to load are left to the run, which reports them. text_keys (when given) gets the swept
+// keys whose brain declares them as strings: their values are text as written.
 void check_sweep_blackboard(const ScenarioSpec& spec, const std::vector<SweepAxis>& axes, bool trusted,
-                            std::vector<Diagnostic>& diags);
+                            std::vector<Diagnostic>& diags, std::vector<std::string>* text_keys = nullptr);
 
 }  // namespace thicket

@@ -12,7 +12,7 @@
 namespace thicket {
 
 void check_sweep_blackboard(const ScenarioSpec& spec, const std::vector<SweepAxis>& axes, bool trusted,
-                            std::vector<Diagnostic>& diags) {
+                            std::vector<Diagnostic>& diags, std::vector<std::string>* text_keys) {
   RuntimeOptions ro;
   ro.trusted = trusted;
   ro.log = [](const std::string&) {};  // a leaf file's load-time prints belong to the run
@@ -59,8 +59,11 @@ void check_sweep_blackboard(const ScenarioSpec& spec, const std::vector<SweepAxi
     }
     auto declared = std::find_if(program.blackboard.begin(), program.blackboard.end(),
                                  [&](const BlackboardKey& k) { return k.name == key; });
+    if (text_keys && declared != program.blackboard.end() && declared->type == ValueType::String)
+      text_keys->push_back(axis.key);
     for (size_t v = 0; v < axis.values.size(); ++v)  // every value that does not fit, each at its place
-      if (const std::string& text = axis.values[v]; !rt->set(agent, key, sweep_value(text)))
+      if (const std::string& text = axis.values[v];
+          !rt->set(agent, key, declared == program.blackboard.end() ? sweep_value(text) : swept_blackboard_value(text, declared->type)))
         report(where + "the value " + text + " does not fit '" + key + "', which the brain " + group.brain + " declares as " +
                    (declared == program.blackboard.end() ? std::string("another type")
                                                          : std::string(value_type_name(declared->type))),
