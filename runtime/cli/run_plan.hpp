@@ -37,8 +37,8 @@ struct ParamSets {
 // goes to 1,000,000 and a sweep to 100,000 sets; their product aborted for want of memory.
 inline constexpr uint64_t kMaxBatchRuns = 1'000'000;
 // How many runs plan_runs would plan (at most kMaxBatchRuns + 1: past the bound it stops
-// counting), and the sentence a refusal says: "the batch has 2000000 runs (20 parameter sets x
-// 1 seed x 100000 runs); at most 1000000 in one batch".
+// counting), and the sentence a refusal says: "the batch has 2000000 runs (20 parameter set(s) x
+// 1 seed(s) x 100000 run(s)); at most 1000000 in one batch".
 inline uint64_t planned_runs(const ParamSets& sets, uint64_t runs) {
   const uint64_t n_sets = sets.values.empty() ? 1 : sets.values.size();
   const uint64_t bases = sets.seeds.empty() ? 1 : sets.seeds.size();
