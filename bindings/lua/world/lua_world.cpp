@@ -329,6 +329,9 @@ int steer(lua_State* L) {
   // is none of steer's is an error. (Cheaper than a lookup of every key steer knows: a boid's
   // table has a few of the twelve.)
   constexpr int kSlots = 3;
+  // The slots, lua_next's key and value, and what the checks below push on top (a point's two
+  // numbers, a field, an error's message and place): past the 20 a C function is sure of.
+  luaL_checkstack(L, kSteerKeyCount + 10, "steer");
   lua_settop(L, kSlots - 1 + kSteerKeyCount);
   lua_pushnil(L);
   while (lua_next(L, 2) != 0) {
