@@ -199,25 +199,23 @@ struct LuaApi {
       names.push_back(h.rt_.brains[k]->program->name);
       if (!brain && names.back() == name) brain = BrainHandle{k};
     }
-    if (!brain) {
-      const std::string msg = "thicket.spawn: no loaded brain is called '" + clipped(name) + "'" +
-                              did_you_mean(name, names) + " (loaded: " + join_names(names) + ")";
-      lua_pushstring(L, msg.c_str());
+    // Pushes "FILE:LINE: thicket.spawn: MSG" (the caller's place, as luaL_error gives it).
+    auto refuse = [&](const std::string& msg) {
+      lua_settop(L, 3);
+      luaL_where(L, 1);
+      lua_pushstring(L, ("thicket.spawn: " + msg).c_str());
+      lua_concat(L, 2);
       return false;
-    }
+    };
+    if (!brain)
+      return refuse("no loaded brain is called '" + clipped(name) + "'" + did_you_mean(name, names) +
+                    " (loaded: " + join_names(names) + ")");
     std::vector<std::pair<std::string, Value>> bb;
     if (!lua_isnoneornil(L, 2)) {
       // Each value is checked against the brain's declaration, as agent.bb.KEY = value is: an
       // undeclared key or a value of another type is an error at the call's line (it was
       // dropped without a word, and the agent started with the default).
       const Program& p = *h.rt_.brains[brain->index]->program;
-      auto refuse = [&](const std::string& msg) {
-        lua_settop(L, 3);
-        luaL_where(L, 1);
-        lua_pushstring(L, ("thicket.spawn: " + msg).c_str());
-        lua_concat(L, 2);
-        return false;
-      };
       lua_pushnil(L);
       while (lua_next(L, 2)) {
         if (lua_type(L, -2) != LUA_TSTRING) {  // (its text is not read: lua_tostring would change the key under lua_next)
@@ -271,15 +269,10 @@ struct LuaApi {
     }
     const size_t cap = h.rt_.options.max_script_agents;
     const size_t agents = h.rt_.live_agents + h.rt_.queued_spawns.load(std::memory_order_relaxed);
-    if (cap > 0 && agents >= cap) {
-      const std::string msg = "thicket.spawn: the run already has " + std::to_string(agents) +
-                              " agents, counting the spawns queued this tick; scripts may spawn up to " +
-                              std::to_string(cap) +
-                              "; no agent spawned (raise it with RuntimeOptions::max_script_agents, "
-                              "or thicket run --max-agents N)";
-      lua_pushstring(L, msg.c_str());
-      return false;
-    }
+    if (cap > 0 && agents >= cap)
+      return refuse("the run already has " + std::to_string(agents) +
+                    " agents, counting the spawns queued this tick; scripts may spawn up to " + std::to_string(cap) +
+                    "; no agent spawned (raise it with RuntimeOptions::max_script_agents, or thicket run --max-agents N)");
     const bool deferred = h.rt_.ticking;
     const AgentHandle made = h.rt_.spawn_or_defer(*brain, bb, id);
     if (deferred) lua_pushboolean(L, 1);

@@ -653,7 +653,7 @@ TEST_CASE("thicket.spawn, despawn and send refuse bad arguments with a clear mes
   t.write("bad.lua", R"(local thicket = require("thicket")
 local leaves = {}
 function leaves.Try(agent)
-  thicket.log("@" .. tostring(select(2, pcall(thicket.spawn, "spawnr"))))
+  thicket.log("@" .. tostring(select(2, pcall(function() return thicket.spawn("spawnr") end))))
   thicket.log("@" .. tostring(select(2, pcall(thicket.spawn, "spawner", {}, 0))))
   thicket.log("@" .. tostring(select(2, pcall(thicket.send, 1, ""))))
   thicket.log("@despawn 42 " .. tostring(thicket.despawn(42)))
@@ -667,7 +667,7 @@ return leaves
   t.rt.tick_all(0.1);
   const LogLines got = t.marks();
   REQUIRE(got.size() == 5);
-  CHECK(got[0].find("no loaded brain is called 'spawnr'; did you mean 'spawner'?") != std::string::npos);
+  CHECK(got[0].find("bad.lua:4: thicket.spawn: no loaded brain is called 'spawnr'; did you mean 'spawner'?") != std::string::npos);
   CHECK(got[1].find("an agent id is a whole number from 1") != std::string::npos);
   CHECK(got[2].find("an event name must not be empty") != std::string::npos);
   CHECK(got[3] == "despawn 42 false");
