@@ -540,8 +540,11 @@ struct LuaApi {
         lua_pushliteral(L, "too many results to resume");
         return 2;
       }
-      lua_pushboolean(L, 1);
+      // The results first, then true under them, as the standard resume does: a coroutine
+      // resuming itself is L (lua_xmove of a thread to itself does nothing).
       lua_xmove(co, L, nres);
+      lua_pushboolean(L, 1);
+      lua_insert(L, -(nres + 1));
       return nres + 1;
     }
     // Stopped (time limit, instruction budget, Ctrl-C): the stop goes on into the resumer, as
@@ -554,8 +557,9 @@ struct LuaApi {
       lua_xmove(co, L, 1);
       return lua_error(L);
     }
+    lua_xmove(co, L, 1);  // the error object ("cannot resume non-suspended coroutine" on L itself)
     lua_pushboolean(L, 0);
-    lua_xmove(co, L, 1);  // the error object
+    lua_insert(L, -2);
     return 2;
   }
 
@@ -866,7 +870,7 @@ void LuaHost::open_sandbox() {
   lua_setfield(L_, -2, "resume");
   lua_pop(L_, 1);
   static const char kSandboxLua[] = R"LUA(
-local create, resume, close, error, type, rawget, setmetatable, tasks, stopping = ...
+local create, resume, close, status, error, type, rawget, setmetatable, tasks, stopping = ...
 -- A message handler runs where the error was raised. Once the watchdog (time limit, Ctrl-C)
 -- has told the call to stop, the handler is not called: its stop error, raised by a hook, ran
 -- the handler with hooks off, and one that looped held the host for ever (and one that looped
@@ -892,12 +896,14 @@ coroutine.close = function(co)
   return close(co)
 end
 -- coroutine.wrap on the guarded resume; errors pass through as the standard wrap's do.
+-- Only a coroutine its error ended is closed (its to-be-closed variables run): one resuming
+-- itself is running, and one resumed after its end has nothing to close.
 coroutine.wrap = function(fn)
   local co = create(fn)
   local function finish(ok, ...)
     if ok then return ... end
     local err = ...
-    close(co)
+    if status(co) == "dead" then close(co) end
     error(err, 0)
   end
   return function(...) return finish(resume(co, ...)) end
@@ -988,7 +994,8 @@ end
   lua_getfield(L_, -1, "create");
   lua_getfield(L_, -2, "resume");
   lua_getfield(L_, -3, "close");
-  lua_remove(L_, -4);
+  lua_getfield(L_, -4, "status");
+  lua_remove(L_, -5);
   lua_getglobal(L_, "error");
   lua_getglobal(L_, "type");
   lua_getglobal(L_, "rawget");
@@ -998,7 +1005,7 @@ end
     lua_pushboolean(L, LuaHost::told_to_stop(L));
     return 1;
   });
-  lua_call(L_, 9, 1);
+  lua_call(L_, 10, 1);
   env_maker_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   lua_newtable(L_);
   envs_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);

@@ -602,6 +602,44 @@ TEST_CASE("lua: trusted scripts get io, os, debug, dofile and loadfile") {
                            "setmetatable=present"});
 }
 
+TEST_CASE("lua: the guarded coroutine.resume and wrap answer as the standard ones (a coroutine resuming itself, a dead one, an error)") {
+  LuaRt t;
+  t.write("co.lua", R"LUA(local thicket = require("thicket")
+local L = {}
+local function add(out, ...)
+  local t = table.pack(...)
+  for i = 1, t.n do t[i] = tostring(t[i]) end
+  out[#out + 1] = table.concat(t, ",")
+end
+function L.Co()
+  local out = {}
+  local co
+  co = coroutine.create(function() add(out, coroutine.resume(co)) end)
+  coroutine.resume(co)
+  local f
+  f = coroutine.wrap(function() add(out, pcall(f)) return "done" end)
+  add(out, f())
+  local closed = false
+  local g = coroutine.wrap(function()
+    local x <close> = setmetatable({}, {__close = function() closed = true end})
+    error("boom", 0)
+  end)
+  add(out, pcall(g))
+  add(out, closed)
+  local h = coroutine.wrap(function() return 1 end)
+  h()
+  add(out, pcall(h))
+  thicket.log("@" .. table.concat(out, " | "))
+  return true
+end
+return L
+)LUA");
+  auto b = t.load("tree: c\nleaves: [co.lua]\nroot:\n  action: Co\n");
+  CHECK(t.rt.tick(t.rt.spawn(b), 0.5) == thicket::Status::Success);
+  CHECK(t.marks() == Lines{"false,cannot resume non-suspended coroutine | false,cannot resume non-suspended coroutine | done | "
+                           "false,boom | true | false,cannot resume dead coroutine"});
+}
+
 TEST_CASE("lua: require finds a module beside the leaf file and nothing else") {
   TempDir elsewhere;
   elsewhere.write("far.lua", "return { answer = 'far' }\n");
