@@ -153,7 +153,9 @@ class PlainSaver {
   static std::string key_text(const SavedKey& k) {
     if (k.type == LUA_TSTRING) return k.text;
     if (k.type == LUA_TBOOLEAN) return k.boolean ? "[true]" : "[false]";
-    return "[" + (k.integer ? std::to_string(k.i) : std::to_string(k.num)) + "]";
+    std::string text = "[";  // (appended: GCC 12's -Wrestrict misreads "[" + std::string)
+    text += k.integer ? std::to_string(k.i) : std::to_string(k.num);
+    return text + "]";
   }
   void push_key(const SavedKey& k) {
     if (k.type == LUA_TBOOLEAN) lua_pushboolean(L, k.boolean);
