@@ -514,7 +514,10 @@ void RuntimeImpl::despawn(AgentHandle h) {
   AgentInfo* a = agent_ptr(h);
   if (!a) return;
   Brain& b = *brains[a->brain];
+  bool outer;
   {
+    HookScope hooks(ticking);
+    outer = hooks.outer();
     LastTickClock last(*a, is_sliced(h.index));
     engine->abort_all(*b.program, *a, b.block(a->row));  // running leaves get stop("aborted")
   }
@@ -531,6 +534,7 @@ void RuntimeImpl::despawn(AgentHandle h) {
   free_agents.push_back(h.index);
   ++layout_version;
   --live_agents;
+  if (outer) run_hook_calls();  // what the stop hooks spawned, despawned and sent
 }
 
 Status RuntimeImpl::tick(uint32_t index, double dt) {
@@ -542,9 +546,8 @@ Status RuntimeImpl::tick(uint32_t index, double dt) {
   Status s;
   {
     JobScope scope(job);
-    ticking.store(true, std::memory_order_release);  // as in tick_all: no locked exchange
+    TickingFlag in_tick(ticking);  // as in tick_all: no locked exchange
     s = tick_in_job(job, index, dt, call_time(), /*forced=*/true);
-    ticking.store(false, std::memory_order_release);
   }
   end_call(job);
   return s;

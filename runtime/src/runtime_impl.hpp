@@ -217,6 +217,9 @@ class RuntimeImpl {
   uint8_t lane_for(uint32_t id) const { return static_cast<uint8_t>((id / kLaneRun) % lane_hosts.size()); }
   Engine* lane_engine(size_t job);
   void finish_call(TickJob* const* jobs, size_t n);
+  void run_deferred(std::vector<Deferred>& deferred);  // in their order (spawn, despawn, send)
+  // After a HookScope: the calls its hooks deferred, and those theirs defer, until none is left.
+  void run_hook_calls();
   void end_call(TickJob& job);  // after a call on one job: its counts, or finish_call when it has more
   // Gives the agent in slot `index` fresh slicing (its brain's tick_every) and an empty queue.
   void reset_extra(uint32_t index, const Program& p);
@@ -314,7 +317,10 @@ class RuntimeImpl {
   uint64_t calls = 0;
   double call_epoch = 0, call_dt = 0;
   uint64_t call_steps = 0;
-  std::atomic<bool> ticking{false};  // a tick_all is running: spawn/despawn/send are deferred
+  // A tick_all is running, or leaves' hooks outside one (HookScope): spawn/despawn/send are
+  // deferred, and load, restore, reload, tick and register_leaf refused.
+  std::atomic<bool> ticking{false};
+  bool running_hook_calls = false;  // run_hook_calls is at work (a nested one leaves it the rest)
   uint64_t agent_ticks = 0;        // agent ticks done by tick_all and tick (Runtime::agent_ticks)
   TickJob outside_job;             // deferred calls from threads not running a job
   TickJob call_job;                // tick_all(dt)'s one job, kept from call to call (nothing built per call)
@@ -378,6 +384,40 @@ inline void clock_after(AgentInfo& a, double dt) { a.time = a.epoch + static_cas
 // While the running nodes of an agent are stopped between its ticks (a despawn, a hot reload),
 // its clock shows its last tick, as thicket.tick() does: after a tick the clock already holds
 // the next tick's time (a time-sliced agent's does not move on). Put back when done.
+// `ticking` for a tick's scope, put back however the scope ends: a trace sink that threw left
+// the runtime "in a tick" for good (every later tick_all, load and reload refused).
+struct TickingFlag {
+  std::atomic<bool>& flag;
+  explicit TickingFlag(std::atomic<bool>& f) : flag(f) { flag.store(true, std::memory_order_release); }
+  ~TickingFlag() { flag.store(false, std::memory_order_release); }
+  TickingFlag(const TickingFlag&) = delete;
+  TickingFlag& operator=(const TickingFlag&) = delete;
+};
+
+// Leaves' hooks that run between ticks (a despawn's stop hooks, a reload's for its removed
+// nodes, a restore's for the nodes it restarts) are a tick's leaves to the runtime: their
+// spawn, despawn and send wait until the hooks are done, and load, restore, reload, tick and
+// register_leaf are refused. The caller holds pointers into the agent and brain arrays across
+// the hooks: a stop hook's spawn grew them under it, and a despawn of its own agent despawned
+// it again from inside. The outermost scope's owner calls RuntimeImpl::run_hook_calls after it.
+class HookScope {
+ public:
+  explicit HookScope(std::atomic<bool>& ticking)
+      : flag_(ticking), outer_(!ticking.load(std::memory_order_acquire)) {
+    if (outer_) flag_.store(true, std::memory_order_release);
+  }
+  ~HookScope() {
+    if (outer_) flag_.store(false, std::memory_order_release);
+  }
+  bool outer() const { return outer_; }
+  HookScope(const HookScope&) = delete;
+  HookScope& operator=(const HookScope&) = delete;
+
+ private:
+  std::atomic<bool>& flag_;
+  bool outer_;
+};
+
 struct LastTickClock {
   AgentInfo& a;
   double next;

@@ -278,7 +278,9 @@ class THICKET_API Runtime {
   // and take effect when the tick_all ends, in agent order, then in call order: an agent
   // despawned during a tick finishes that tick and is never ticked again; an agent spawned
   // during a tick is first ticked by the next tick_all (spawn then returns an invalid handle:
-  // choose the id with the id form of spawn to find it afterwards).
+  // choose the id with the id form of spawn to find it afterwards). Stop hooks that despawn,
+  // a hot reload or restore run between ticks are treated the same: their calls are queued until
+  // that call is done, and load, restore, reload, tick and register_leaf are refused.
   void tick_all(double dt, const Executor& executor);
   // Time slicing (SPEC 8.2): the agent is ticked only by every k-th tick_all (k >= 1; the
   // brain's `tick_every`, or 1, at spawn), on the calls where (call number mod k) equals

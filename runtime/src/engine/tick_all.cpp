@@ -136,7 +136,7 @@ void RuntimeImpl::tick_all_in(TickJob& job, double dt) {
     JobScope scope(job);
     // Leaves call spawn/despawn/send on this thread, or on the executor's jobs, which start
     // after this store: release is enough (a plain store on x86, not a locked exchange).
-    ticking.store(true, std::memory_order_release);
+    TickingFlag in_tick(ticking);
     if (trace_sink || sliced_agents > 0 || pending_events > 0) {
       const double now = begin_call(dt);
       for (uint32_t i = 0; i < agents.size(); ++i)
@@ -144,7 +144,6 @@ void RuntimeImpl::tick_all_in(TickJob& job, double dt) {
     } else {
       tick_plain(job, dt);
     }
-    ticking.store(false, std::memory_order_release);
   }
   ++call_steps;
   ++calls;
@@ -327,15 +326,16 @@ void RuntimeImpl::tick_all(double dt, const Executor& executor) {
     }
     if (plain) job.ticked += n;
   };
-  ticking = true;
   std::exception_ptr executor_error;
-  try {
-    executor(jobs.size(), run);
-  } catch (...) {
-    executor_error = std::current_exception();
+  {
+    TickingFlag in_tick(ticking);
+    try {
+      executor(jobs.size(), run);
+    } catch (...) {
+      executor_error = std::current_exception();
+    }
+    for (size_t j = 0; j < jobs.size(); ++j) run(j);
   }
-  for (size_t j = 0; j < jobs.size(); ++j) run(j);
-  ticking = false;
   ++call_steps;
   ++calls;
   finish_call(jobs.data(), jobs.size());
@@ -386,6 +386,11 @@ void RuntimeImpl::finish_call(TickJob* const* jobs, size_t n) {
   }
   std::stable_sort(deferred.begin(), deferred.end(), [](const Deferred& x, const Deferred& y) { return x.caller < y.caller; });
   queued_spawns.store(0, std::memory_order_relaxed);
+  run_deferred(deferred);
+  if (error) std::rethrow_exception(error);
+}
+
+void RuntimeImpl::run_deferred(std::vector<Deferred>& deferred) {
   for (Deferred& d : deferred) {
     switch (d.kind) {
       case Deferred::Kind::Spawn: spawn_or_defer(d.brain, d.bb, d.id); break;
@@ -395,7 +400,28 @@ void RuntimeImpl::finish_call(TickJob* const* jobs, size_t n) {
         break;
     }
   }
-  if (error) std::rethrow_exception(error);
+}
+
+void RuntimeImpl::run_hook_calls() {
+  // One loop for the whole chain: a despawn run here runs its agent's hooks, whose calls this
+  // loop takes next (a chain of stop hooks each despawning the next agent nests no deeper).
+  if (running_hook_calls) return;
+  running_hook_calls = true;
+  try {
+    while (outside_pending.exchange(false)) {
+      std::vector<Deferred> deferred;
+      {
+        std::lock_guard<std::mutex> lock(outside_mutex);
+        deferred.swap(outside_job.deferred);
+      }
+      queued_spawns.store(0, std::memory_order_relaxed);
+      run_deferred(deferred);
+    }
+  } catch (...) {
+    running_hook_calls = false;
+    throw;
+  }
+  running_hook_calls = false;
 }
 
 // ---- calls that wait for the end of a tick_all ----

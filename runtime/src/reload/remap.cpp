@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "remap.hpp"
@@ -285,6 +286,9 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
     return false;
   }
   b.stale.reset();
+  // From here stop hooks run (of removed and restarted nodes): what they spawn, despawn and
+  // send waits for the end, while this loop holds the brain's rows and the agents.
+  std::optional<HookScope> hooks(std::in_place, ticking);
   commit_leaves(staged);
   for (auto& call : fresh->calls) call.leaf_id = leaf_ids.at(call.leaf);
   script->install_args(*fresh);
@@ -346,6 +350,8 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
     LastTickClock last(a, is_sliced(b.row_agent[row]));
     for (uint32_t i : restart) engine->abort_node(p, a, block, i);
   }
+  const bool outer = hooks->outer();
+  hooks.reset();
   const size_t kept = remap.kept;
   std::ostringstream out;
   out << reload_clock() << ": reloaded " << what << ": brain " << p.name << " recompiled: " << kept << " nodes kept, "
@@ -354,6 +360,7 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
   out << what_else_changed(*previous, p);
   reload_log(out.str());
   report_reload(b.path, true, {});
+  if (outer) run_hook_calls();
   return true;
 }
 

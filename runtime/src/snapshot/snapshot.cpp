@@ -854,7 +854,13 @@ bool Runtime::restore(SnapshotReader& in, std::vector<Diagnostic>& diagnostics) 
   rt.free_agents = parsed.free_slots;
   rt.next_agent_id = parsed.next_id;
   rt.live_agents = 0;
-  for (auto& pa : parsed.agents) install_agent(rt, pa.slot, pa);
+  bool outer;
+  {
+    HookScope hooks(rt.ticking);  // the stop hooks of restarted nodes: their calls wait for the end
+    outer = hooks.outer();
+    for (auto& pa : parsed.agents) install_agent(rt, pa.slot, pa);
+  }
+  if (outer) rt.run_hook_calls();
   return true;
 }
 
@@ -883,7 +889,15 @@ std::optional<AgentHandle> Runtime::restore_agent(SnapshotReader& in, std::vecto
     rt.agents.emplace_back();
   }
   rt.next_agent_id = std::max(rt.next_agent_id, pa.id + 1);
-  return install_agent(rt, index, pa);
+  AgentHandle made;
+  bool outer;
+  {
+    HookScope hooks(rt.ticking);
+    outer = hooks.outer();
+    made = install_agent(rt, index, pa);
+  }
+  if (outer) rt.run_hook_calls();
+  return made;
 }
 
 bool Runtime::save(std::ostream& out) const {

@@ -789,6 +789,102 @@ TEST_CASE("a leaf that loads, restores, reloads or registers during a tick is re
   CHECK(rt.load_string("tree: y\nroot: {action: Meddle}\n", "y.yaml", d).has_value());
 }
 
+TEST_CASE("stop hooks run between ticks (despawn, reload, restore) are a tick's leaves: their calls wait, loads and ticks are refused") {
+  // The runtime holds pointers into its agent and brain arrays while it runs those hooks: a
+  // spawn from one grew them under it (use after free), a despawn of its own agent despawned
+  // it again from inside (the agent count went negative, two spawns got one handle).
+  std::vector<std::string> log;
+  RuntimeOptions o;
+  o.log = [&](const std::string& l) { log.push_back(l); };
+  Runtime rt(o);
+  std::vector<thicket::Diagnostic> d;
+  BrainHandle loot{0};
+  std::string snapshot;
+  int stops = 0;
+  std::vector<bool> spawned_at_once;
+  bool restored = true, loaded = false;
+  Status inner = Status::Success;
+  rt.register_leaf("Guard", thicket::NativeLeaf{
+                                .tick = [](thicket::LeafContext&) { return Status::Running; },
+                                .stop =
+                                    [&](thicket::LeafContext& c, Status) {
+                                      ++stops;
+                                      auto me = rt.find_agent(c.agent_id());
+                                      REQUIRE(me.has_value());
+                                      // enough spawns to move the agent array, if they were made at once
+                                      for (int k = 0; k < 64; ++k) spawned_at_once.push_back(rt.spawn(loot).valid());
+                                      rt.despawn(*me);  // its own agent, again
+                                      inner = rt.tick(*me, 0.1);
+                                      std::istringstream in(snapshot);
+                                      std::vector<thicket::Diagnostic> r;
+                                      restored = rt.restore(in, r);
+                                      loaded = rt.load_string("tree: z\nroot: {action: Guard}\n", "z.yaml", r).has_value();
+                                      rt.register_leaf("Late", thicket::NativeLeaf{[](thicket::LeafContext&) { return Status::Success; }});
+                                    },
+                            });
+  ScratchDir dir;
+  auto guard = rt.load_file(dir.write("guard.yaml", "tree: guard\nroot: {action: Guard}\n").string(), d);
+  auto l = rt.load_string("tree: loot\nroot: {condition: Guard}\n", "loot.yaml", d);
+  REQUIRE(guard);
+  REQUIRE(l);
+  loot = *l;
+  const AgentHandle a = rt.spawn(*guard);
+  rt.spawn(*guard);
+  std::ostringstream out;
+  REQUIRE(rt.save(out));
+  snapshot = out.str();
+  rt.tick_all(0.1);  // both guards run
+
+  rt.despawn(a);  // the game's despawn, between ticks
+  CHECK(stops == 1);
+  CHECK(std::count(spawned_at_once.begin(), spawned_at_once.end(), true) == 0);  // made after the hooks
+  CHECK(rt.agent_count() == 1 + 64);
+  CHECK(inner == Status::Invalid);
+  CHECK_FALSE(restored);
+  CHECK_FALSE(loaded);
+  CHECK(rt.brain_count() == 2);
+  CHECK(std::count_if(log.begin(), log.end(), [](const std::string& l) {
+          return l.rfind("error: register_leaf cannot be called during a tick (from a leaf)", 0) == 0 ||
+                 l.rfind("error: tick cannot be called during a tick (from a leaf)", 0) == 0;
+        }) == 2);
+  // Between ticks again: the next spawn has a slot and a handle of its own.
+  const AgentHandle x = rt.spawn(loot), y = rt.spawn(loot);
+  CHECK(x.valid());
+  CHECK(y.valid());
+  CHECK(rt.agent_id(x) != rt.agent_id(y));
+  CHECK(rt.agent_count() == 1 + 64 + 2);
+
+  SUBCASE("a reload's stop hooks (the running node is gone)") {
+    spawned_at_once.clear();
+    stops = 0;
+    dir.rewrite("guard.yaml", "tree: guard\nroot: {condition: Guard}\n");
+    REQUIRE(rt.reload_changed() == 1);
+    CHECK(stops == 1);  // the other guard's running action
+    CHECK(std::count(spawned_at_once.begin(), spawned_at_once.end(), true) == 0);
+    CHECK(rt.agent_count() == 64 + 2 + 64);  // the guard despawned itself after the hooks
+  }
+}
+
+TEST_CASE("a trace sink that throws ends the tick_all with its exception, and the next tick_all runs") {
+  RuntimeOptions o;
+  o.log = [](const std::string&) {};
+  Runtime rt(o);
+  rt.register_leaf("Go", thicket::NativeLeaf{[](thicket::LeafContext&) { return Status::Success; }});
+  std::vector<thicket::Diagnostic> d;
+  auto b = rt.load_string("tree: g\nroot: {action: Go}\n", "g.yaml", d);
+  REQUIRE(b);
+  rt.spawn(*b);
+  int traced = 0;
+  rt.on_trace([&](const TraceEvent&) {
+    if (++traced == 1) throw std::runtime_error("sink failed");
+  });
+  CHECK_THROWS_AS(rt.tick_all(0.1), std::runtime_error);
+  const uint64_t before = rt.agent_ticks();
+  rt.tick_all(0.1);  // refused for good before: "tick_all cannot be called during a tick"
+  CHECK(rt.agent_ticks() > before);
+  CHECK(rt.load_string("tree: h\nroot: {action: Go}\n", "h.yaml", d).has_value());
+}
+
 TEST_CASE("agent ids stop at 4294967294, so the id after the last one still fits a snapshot; automatic ids go on") {
   std::vector<std::string> log;
   thicket::RuntimeOptions o;
