@@ -81,9 +81,10 @@ struct thicket_runtime {
   std::string error;
   int errcode = THICKET_OK;
 
-  // How many thicket_tick* calls are in progress on this runtime (a leaf may tick too): the
-  // runtime defers spawns then, and refuses loads, restores, reloads and registrations. Read
-  // by leaves on the executor's threads, hence atomic.
+  // How many thicket_tick* calls are in progress on this runtime (a leaf may tick too), and
+  // calls that run stop hooks between ticks (despawn, reload, restore): the runtime defers
+  // spawns then, and refuses loads, restores, reloads and registrations. Read by leaves on the
+  // executor's threads, hence atomic.
   std::atomic<int> ticking{0};
 
   thicket::Runtime rt;
@@ -491,7 +492,11 @@ int thicket_reload_changed(thicket_runtime* rt) {
     if (!rt) return no_runtime("thicket_reload_changed");
     if (in_tick(rt)) return refuse_in_tick(rt, "thicket_reload_changed");
     std::vector<thicket::ReloadReport> reports;
-    const size_t n = rt->rt.reload_changed(&reports);
+    size_t n;
+    {
+      TickScope hooks(rt);  // stop hooks of removed nodes run: leaves to the calls they make
+      n = rt->rt.reload_changed(&reports);
+    }
     rt->reload_failed = 0;
     rt->reload_failures.clear();
     for (const auto& r : reports) {
@@ -550,6 +555,7 @@ int thicket_despawn(thicket_runtime* rt, int64_t agent) {
   return guard(rt, "thicket_despawn", THICKET_ERR_INTERNAL, [&] {
     AgentHandle h;
     if (int c = check_agent(rt, "thicket_despawn", agent, h)) return c;
+    TickScope hooks(rt);  // its stop hooks run: leaves to the calls they make (a spawn is deferred)
     rt->rt.despawn(h);
     return THICKET_OK;
   });
@@ -883,7 +889,12 @@ int thicket_restore(thicket_runtime* rt, const void* bytes, size_t len) {
     if (!bytes && len > 0) return fail(rt, THICKET_ERR_ARG, what, "bytes is NULL");
     thicket::SnapshotReader in(std::string_view(static_cast<const char*>(bytes), bytes ? len : 0));
     std::vector<thicket::Diagnostic> diagnostics;
-    if (!rt->rt.restore(in, diagnostics)) {
+    bool restored;
+    {
+      TickScope hooks(rt);  // stop hooks of restarted nodes run: leaves to the calls they make
+      restored = rt->rt.restore(in, diagnostics);
+    }
+    if (!restored) {
       std::string why = joined(diagnostics);
       return fail(rt, THICKET_ERR_SNAPSHOT, what, why.empty() ? "the snapshot was refused" : why);
     }
@@ -899,7 +910,11 @@ int64_t thicket_restore_agent(thicket_runtime* rt, const void* bytes, size_t len
     if (!bytes && len > 0) return fail(rt, THICKET_ERR_ARG, what, "bytes is NULL"), -1;
     thicket::SnapshotReader in(std::string_view(static_cast<const char*>(bytes), bytes ? len : 0));
     std::vector<thicket::Diagnostic> diagnostics;
-    std::optional<AgentHandle> h = rt->rt.restore_agent(in, diagnostics);
+    std::optional<AgentHandle> h;
+    {
+      TickScope hooks(rt);
+      h = rt->rt.restore_agent(in, diagnostics);
+    }
     if (!h) {
       std::string why = joined(diagnostics);
       return fail(rt, THICKET_ERR_SNAPSHOT, what, why.empty() ? "the snapshot was refused" : why), -1;

@@ -982,6 +982,84 @@ static void test_in_tick(int parallel) {
   free(log.s);
 }
 
+/* Stop hooks that run between ticks (a despawn's, a reload's, a restore's) are leaves to the
+** calls they make: their spawn is deferred to the end of the call that ran them, a despawn of
+** their own agent too, and a tick, restore or registration is refused. Made at once, the spawn
+** grew the agent array under the despawn running the hook (use after free), and the despawn of
+** its own agent recursed until the stack overflowed. */
+typedef struct {
+  thicket_runtime *rt;
+  int32_t loot;
+  int spawn_err, tick_err, reg_err, restore_err, stops;
+  const void *snapshot;
+  size_t snapshot_len;
+} reentry_data;
+static int crun(thicket_leaf_ctx *ctx, void *user) {
+  (void)ctx;
+  (void)user;
+  return THICKET_RUNNING;
+}
+static void creenter(thicket_leaf_ctx *ctx, int status, void *user) {
+  reentry_data *r = (reentry_data *)user;
+  int k;
+  (void)status;
+  ++r->stops;
+  for (k = 0; k < 40; ++k) { /* enough to move the agent array, were they made at once */
+    CHECK(thicket_spawn(r->rt, r->loot) == -1);
+    r->spawn_err = thicket_errcode(r->rt);
+  }
+  CHECK(thicket_despawn(r->rt, thicket_leaf_agent(ctx)) == THICKET_OK);
+  r->tick_err = thicket_tick(r->rt, thicket_leaf_agent(ctx), 0.1);
+  r->restore_err = thicket_restore(r->rt, r->snapshot, r->snapshot_len);
+  r->reg_err = thicket_register_leaf(r->rt, "Late", cnoop, NULL);
+}
+static void test_stop_hooks_between_ticks(void) {
+  thicket_runtime *rt = thicket_runtime_new();
+  reentry_data r;
+  text log = {0};
+  int32_t guard;
+  int64_t a, b, x, y;
+  void *bytes = NULL;
+  size_t len = 0;
+  memset(&r, 0, sizeof r);
+  r.rt = rt;
+  OK(rt, thicket_set_log(rt, log_to_text, &log));
+  OK(rt, thicket_register_leaf_hooks(rt, "Reenter", crun, NULL, creenter, &r, 0));
+  guard = thicket_load_string(rt, "tree: guard\nroot:\n  action: Reenter\n", "guard.yaml");
+  OK(rt, guard);
+  r.loot = thicket_load_string(rt, "tree: loot\nroot:\n  wait: 5\n", "loot.yaml");
+  OK(rt, r.loot);
+  a = thicket_spawn(rt, guard);
+  b = thicket_spawn(rt, guard);
+  OK(rt, a);
+  OK(rt, b);
+  OK(rt, thicket_save(rt, &bytes, &len));
+  r.snapshot = bytes;
+  r.snapshot_len = len;
+  OK(rt, thicket_tick_all(rt, 0.1));
+  OK(rt, thicket_despawn(rt, a));
+  CHECK(r.stops == 1);
+  CHECK(r.spawn_err == THICKET_ERR_DEFERRED);
+  CHECK(r.tick_err == THICKET_ERR_IN_TICK);
+  CHECK(r.restore_err == THICKET_ERR_IN_TICK);
+  CHECK(r.reg_err == THICKET_ERR_IN_TICK);
+  CHECK(thicket_agent_count(rt) == 1 + 40);
+  CHECK(thicket_despawn(rt, a) == THICKET_ERR_STALE);
+  x = thicket_spawn(rt, r.loot);
+  y = thicket_spawn(rt, r.loot);
+  OK(rt, x);
+  OK(rt, y);
+  CHECK(x != y && thicket_agent_id(rt, x) != thicket_agent_id(rt, y));
+  CHECK(thicket_agent_count(rt) == 1 + 40 + 2);
+  /* The other guard, despawned by the game: the same again. */
+  OK(rt, thicket_despawn(rt, b));
+  CHECK(r.stops == 2);
+  CHECK(thicket_agent_count(rt) == 40 + 2 + 40);
+  thicket_free_bytes(bytes);
+  thicket_runtime_free(rt);
+  free(log.s);
+}
+
 /* A refused spawn between ticks is THICKET_ERR_ARG with its reason, never DEFERRED. */
 static void test_agent_ids(void) {
   thicket_runtime *rt = thicket_runtime_new();
@@ -1095,6 +1173,7 @@ int main(int argc, char **argv) {
   test_agents();
   test_leaf_ctx_types();
   test_snapshots();
+  test_stop_hooks_between_ticks();
   test_parallel();
   test_time_slicing();
   test_reload();

@@ -146,7 +146,9 @@ int64_t thicket_spawn(thicket_runtime *rt, int32_t brain);
 int64_t thicket_spawn_with_id(thicket_runtime *rt, int32_t brain, uint32_t id);
 /* Despawns: its running nodes are aborted (stop hooks get THICKET_ABORTED). Its handle is stale
 ** from then on, so a second despawn returns THICKET_ERR_STALE. From a leaf during a tick: at the
-** end of the tick. */
+** end of the tick. Its stop hooks are leaves to the calls they make: a spawn there is deferred
+** to the end of this despawn (THICKET_ERR_DEFERRED), a tick, load, restore, reload or
+** registration refused (THICKET_ERR_IN_TICK); so are the stop hooks a reload or restore runs. */
 int thicket_despawn(thicket_runtime *rt, int64_t agent);
 /* How many agents are live, or negative. */
 int64_t thicket_agent_count(thicket_runtime *rt);
