@@ -338,6 +338,11 @@ class RuntimeImpl {
   std::vector<uint32_t> split_native;
   std::vector<uint32_t> free_agents;
   uint32_t next_agent_id = 1;
+  // A snapshot's brain paths and the loaded brains' paths they stand for, when they are spelt
+  // differently: a scenario's checkpoint names its groups' brains as the saving run did
+  // (relative to its working folder), and a resume from another folder loads them under other
+  // paths (Simulation::restore fills it for the length of a restore).
+  std::map<std::string, std::string> restore_paths;
   bool reusing_ids = false;    // next_agent_id passed kMaxAgentId: ids no live agent has are given
   uint32_t reuse_cursor = 1;   // the lowest id that may be free then
   size_t live_agents = 0;

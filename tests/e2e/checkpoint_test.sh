@@ -147,6 +147,35 @@ check_same paths21 "$paths" 7 2 1
 "$thicket" run "$paths" --ticks 14 --threads 2 --resume "$dir/paths1/cp.snap" --quiet 2>"$dir/err" && ok || bad "paths resume: $(cat "$dir/err")"
 grep -q "note:" "$dir/err" && bad "a note on resuming searches: $(cat "$dir/err")" || ok
 
+# The stop hooks of the dead count metrics at once and damage and signal after the next tick:
+# a checkpoint of a tick with deaths keeps what they did (it was lost: the metrics counted only
+# in the next tick, the damage and signals waited in lists a checkpoint did not save).
+last_words="$here/tests/e2e/checkpoint/last_words.yaml"
+check_same last_words3 "$last_words" 3 1 1
+check_same last_words5 "$last_words" 5 2 1
+check_same last_words6 "$last_words" 6 1 2
+"$thicket" run "$last_words" --ticks 3 --threads 1 --out "$dir/lw3.csv" --quiet 2>/dev/null
+# deaths, revenge and stops: agent 7 died at tick 3
+[[ $(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i } NR == 2 { print $c["deaths"] "," $c["revenge"] "," $c["stops"] }' \
+      "$dir/lw3.csv") == "1,1,1" ]] && ok \
+  || bad "a run of 3 ticks: the stop hook of tick 3's dead is not counted: $(tail -1 "$dir/lw3.csv")"
+
+# A checkpoint names the brains as the saving run did (relative to its working folder): a
+# resume from another folder, or of a copy of the files, finds them group by group.
+mkdir -p "$dir/moved/A"
+cp "$here"/tests/e2e/checkpoint/{last_words.yaml,avenger.yaml,avenger.lua} "$dir/moved/A/"
+(cd "$dir/moved" && "$thicket" run A/last_words.yaml --ticks 5 --threads 1 --checkpoint cp.snap --every 5 --quiet 2>/dev/null)
+(cd "$dir/moved/A" && "$thicket" run last_words.yaml --ticks 10 --threads 1 --resume ../cp.snap --out ../inside.csv --quiet 2>"$dir/err") \
+  && ok || bad "a resume from the scenario's own folder: $(cat "$dir/err")"
+cp -r "$dir/moved/A" "$dir/moved/B"
+(cd "$dir/moved" && "$thicket" run B/last_words.yaml --ticks 10 --threads 1 --resume cp.snap --out copy.csv --quiet 2>"$dir/err") \
+  && ok || bad "a resume of a copy of the files: $(cat "$dir/err")"
+"$thicket" run "$last_words" --ticks 10 --threads 1 --out "$dir/moved/full.csv" --quiet 2>/dev/null
+for f in inside copy; do
+  cmp -s <(row "$dir/moved/full.csv" | cut -d, -f2-) <(row "$dir/moved/$f.csv" | cut -d, -f2-) && ok \
+    || bad "the resumed run ($f) differs from the uninterrupted one"
+done
+
 # Usage errors.
 for args in "--checkpoint $dir/x.snap" "--every 5" "--checkpoint $dir/x.snap --every 0" \
             "--checkpoint $dir/x.snap --every 5 --runs 2" "--resume $good --runs 2" "--resume $good --watch"; do

@@ -161,6 +161,9 @@ void deliver_brain_events(Simulation::Impl& sim);
 void move_worker(SimWorker& worker, double dt);
 // (gather_effects also checks the signals against their targets' blackboards: check_signals.)
 void gather_effects(Simulation::Impl& sim);
+// The workers' metric samples only, into tick_samples (the stop hooks of a tick's dead: their
+// metrics count in that tick; their effects wait for the next tick's gather_effects).
+void gather_metrics(Simulation::Impl& sim);
 
 // Gives back the agent's time-sliced path search, if it holds one (simulation.cpp).
 void release_path(SimWorker& worker, SimAgent& agent);

@@ -110,10 +110,14 @@ void gather_effects(Simulation::Impl& s) {
   merge_runs(s.workers, &SimWorker::effects, s.tick_effects, s.spare_effects,
              [](const Effect& x, const Effect& y) { return x.source != y.source ? x.source < y.source : x.seq < y.seq; });
   check_signals(s);
+  gather_metrics(s);
+  for (auto& w : s.workers) w->seq = 0;
+}
+
+void gather_metrics(Simulation::Impl& s) {
   merge_runs(s.workers, &SimWorker::metrics, s.tick_samples, s.spare_samples, [](const MetricSample& x, const MetricSample& y) {
     return x.agent != y.agent ? x.agent < y.agent : x.seq < y.seq;
   });
-  for (auto& w : s.workers) w->seq = 0;
 }
 
 }  // namespace thicket

@@ -10,7 +10,10 @@
 //                agents (alive, wander state and stream, its time-sliced path search if one is
 //                in progress, noise counter), the world's entity slots, perception, the
 //                recorder's pending events, and the agents' brains (Runtime snapshots, per
-//                worker).
+//                worker). From format 4, between the agents and the world: the damage and
+//                signals the stop hooks of the tick's dead made, which land with the next
+//                tick's effects (u32 count; each u32 source, seq, target, u8 kind, f64 amount,
+//                str key, a value: u8 tag 0 none 1 bool 2 number 3 integer 4 text, then it).
 //   an agent:    u8 alive, u32 entity, f64 x2 wander target, u64 wander stream, u8 searching;
 //                if searching (agent:path_to with a budget, not done): f64 x4 from and goal,
 //                u8 algorithm, u8 smooth, u32 zones + f64 x4 each (the call's own danger
@@ -33,6 +36,7 @@
 #include <sstream>
 #include <thread>
 
+#include "runtime_impl.hpp"
 #include "sim_internal.hpp"
 #include "thicket/snapshot.hpp"
 #include "thicket/version.hpp"
@@ -43,8 +47,9 @@ namespace thicket {
 namespace {
 
 constexpr char kMagic[8] = {'T', 'H', 'K', 'T', 'S', 'I', 'M', '\n'};
-// 2: perception-event state per agent, runtime snapshots of format 2; 3: path searches in progress
-constexpr uint32_t kFormat = 3;
+// 2: perception-event state per agent, runtime snapshots of format 2; 3: path searches in
+// progress; 4: the stop hooks' pending damage and signals
+constexpr uint32_t kFormat = 4;
 constexpr size_t kPrefix = 8 + 4 + 8 + 4;  // magic, format, body length, CRC
 
 // FNV-1a, 64 bits: the content hash of the scenario and brain files (identity, not security).
@@ -116,6 +121,70 @@ void save_search(const Simulation::Impl& s, const SimAgent& a, SnapshotWriter& o
 
 // Brings the search back in a request of the worker that ticks the agent now: started as it
 // was, then stepped by as many nodes as it had expanded (in one step: the same state).
+// The damage and signals the stop hooks of the last tick's dead made: in the workers' lists
+// until the next tick's gather_effects (their order there is by source and seq, whatever the
+// worker holds them).
+void save_pending_effects(const Simulation::Impl& s, SnapshotWriter& out) {
+  uint32_t n = 0;
+  for (const auto& w : s.workers) n += static_cast<uint32_t>(w->effects.size());
+  out.u32(n);
+  for (const auto& w : s.workers)
+    for (const Effect& e : w->effects) {
+      out.u32(e.source);
+      out.u32(e.seq);
+      out.u32(e.target);
+      out.u8(e.kind == Effect::Kind::Damage ? 0 : 1);
+      out.f64(e.amount);
+      out.str(e.key);
+      if (const auto* b = std::get_if<bool>(&e.value)) {
+        out.u8(1);
+        out.u8(*b ? 1 : 0);
+      } else if (const auto* d = std::get_if<double>(&e.value)) {
+        out.u8(2);
+        out.f64(*d);
+      } else if (const auto* i = std::get_if<int64_t>(&e.value)) {
+        out.u8(3);
+        out.i64(*i);
+      } else if (const auto* t = std::get_if<std::string>(&e.value)) {
+        out.u8(4);
+        out.str(*t);
+      } else {
+        out.u8(0);
+      }
+      out.str(e.where);
+    }
+}
+
+void restore_pending_effects(Simulation::Impl& s, SnapshotReader& in) {
+  for (auto& w : s.workers) w->effects.clear();
+  const uint32_t n = in.u32();
+  for (uint32_t k = 0; k < n && in.ok(); ++k) {
+    Effect e;
+    e.source = in.u32();
+    e.seq = in.u32();
+    e.target = in.u32();
+    const uint8_t kind = in.u8();
+    e.amount = in.f64();
+    e.key = in.str();
+    switch (in.u8()) {
+      case 0: break;
+      case 1: e.value = in.u8() != 0; break;
+      case 2: e.value = in.f64(); break;
+      case 3: e.value = in.i64(); break;
+      case 4: e.value = in.str(); break;
+      default: in.fail("a pending effect has a bad value type");
+    }
+    e.where = in.str();
+    if (!in.ok()) break;
+    if (kind > 1 || !s.agent(e.source) || !s.agent(e.target)) {
+      in.fail("a pending effect is bad (agent " + std::to_string(e.source) + " on " + std::to_string(e.target) + ")");
+      break;
+    }
+    e.kind = kind == 0 ? Effect::Kind::Damage : Effect::Kind::Signal;
+    s.workers[s.agent(e.source)->worker]->effects.push_back(std::move(e));
+  }
+}
+
 bool restore_search(Simulation::Impl& s, SimAgent& a, SnapshotReader& in) {
   const uint8_t searching = in.u8();
   if (!in.ok() || searching == 0) return in.ok();
@@ -423,6 +492,7 @@ std::string Simulation::save(std::string& bytes) const {
     out.u32(a.noises);
     out.u8(a.sensed);
   }
+  save_pending_effects(s, out);
   world::save_world(s.world, out);
   s.perception->save(out);
   if (s.recorder) s.recorder->save(out);
@@ -490,6 +560,7 @@ bool Simulation::restore(std::string_view bytes, const std::string& name, std::v
       return fail("corrupt: agent " + std::to_string(a.id) + "'s wander target is not a number");
     a.alive = alive;
   }
+  if (in.ok()) restore_pending_effects(s, in);
   if (in.ok()) world::restore_world(s.world, in);
   // An agent is alive exactly when its body is in the world, and of its group's team (the Lua
   // world API counts on both).
@@ -506,7 +577,17 @@ bool Simulation::restore(std::string_view bytes, const std::string& name, std::v
     if (s.recorder) s.recorder->restore(in);
     else Recorder::skip(in);
   }
-  if (in.ok() && !restore_brains(in, name, diags) && in.ok()) return false;  // the brains' own errors, in diags
+  // The groups' brains as the saving run named them are this run's (the scenario's content
+  // is the same, so group by group): a resume from another working folder spells them otherwise.
+  for (auto& w : s.workers) {
+    auto& paths = w->rt->impl().restore_paths;
+    paths.clear();
+    for (size_t g = 0; g < info->brains.size() && g < s.spec.groups.size(); ++g)
+      paths.emplace(info->brains[g].first, s.spec.groups[g].brain);
+  }
+  const bool brains_ok = !in.ok() || restore_brains(in, name, diags);
+  for (auto& w : s.workers) w->rt->impl().restore_paths.clear();
+  if (!brains_ok && in.ok()) return false;  // the brains' own errors, in diags
   if (!in.ok()) return fail("corrupt: " + in.error());
   if (!in.at_end()) return fail("corrupt: bytes left over after its end");
   s.tick = info->tick;

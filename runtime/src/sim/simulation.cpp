@@ -451,14 +451,17 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
     // Counters add up; a gauge is the sum of the latest tick in which it was reported.
     std::vector<uint8_t>& reset = s.gauge_reset;
     reset.assign(s.metric_totals.size(), 0);
-    for (const auto& m : s.tick_samples) {
-      if (m.gauge) s.metric_is_gauge[m.metric] = true;
-      if (s.metric_is_gauge[m.metric] && !reset[m.metric]) {
-        reset[m.metric] = 1;
-        s.metric_totals[m.metric] = 0;
+    auto count_samples = [&] {
+      for (const auto& m : s.tick_samples) {
+        if (m.gauge) s.metric_is_gauge[m.metric] = true;
+        if (s.metric_is_gauge[m.metric] && !reset[m.metric]) {
+          reset[m.metric] = 1;
+          s.metric_totals[m.metric] = 0;
+        }
+        s.metric_totals[m.metric] += m.value;
       }
-      s.metric_totals[m.metric] += m.value;
-    }
+    };
+    count_samples();
     std::vector<uint32_t>& dying = s.dying;
     dying.clear();
     const uint32_t deaths = s.deaths_metric, dealt = s.dealt_metric;
@@ -502,6 +505,14 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
       s.world.despawn(a.entity);
       a.alive = false;
       s.metric_totals[deaths] += 1;
+    }
+    // What their stop hooks counted counts in this tick (guide 11.1: a metric counts at once; it
+    // waited for the next tick's, so the last tick's dead were never counted and a checkpoint
+    // lost them). Their damage and signals land after the next tick, with its effects; a
+    // checkpoint keeps them (sim_snapshot.cpp).
+    if (!dying.empty()) {
+      gather_metrics(s);
+      count_samples();
     }
     if (s.workers.size() == 1) {  // each worker moves its own agents
       move_worker(*s.workers[0], dt);

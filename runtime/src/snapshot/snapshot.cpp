@@ -517,15 +517,19 @@ class SnapshotParser {
     std::map<std::string, std::vector<uint32_t>> loaded;
     for (uint32_t i = 0; i < rt_.brains.size(); ++i) loaded[file_key(rt_.brains[i]->path)].push_back(i);
     std::map<std::string, size_t> used;
+    auto saved_key = [&](const std::string& path) -> std::string {  // through restore_paths
+      const auto alias = rt_.restore_paths.find(path);
+      return file_key(alias != rt_.restore_paths.end() ? alias->second : path);
+    };
     for (auto& sb : saved) {
-      const std::string key = file_key(sb.path);
+      const std::string key = saved_key(sb.path);
       auto it = loaded.find(key);
       size_t nth = used[key]++;
       sb.key_to.assign(sb.skeleton.blackboard.size(), kUnmapped);
       if (it != loaded.end() && nth >= it->second.size()) {
         // The file is loaded, fewer times than the snapshot's runtime had loaded it.
         const size_t wanted = static_cast<size_t>(std::count_if(saved.begin(), saved.end(), [&](const SavedBrain& other) {
-          return file_key(other.path) == key;
+          return saved_key(other.path) == key;
         }));
         if (nth == it->second.size())  // said once, at the first brain past those loaded
           sb.errors.push_back("the snapshot has " + std::to_string(wanted) + " brains loaded from " + sb.path +
