@@ -279,8 +279,13 @@ std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& te
     }
   script->set_loading_files({});
   src->leaf_files_failed = !leaves_ok;
+  // What the brain may call: the game's native leaves and the leaves of its own leaf files
+  // (its `leaves:`, and its imports'). Another brain's Lua leaves are not: a brain that named
+  // one loaded or not by the order of the loads, and a hot reload took it where a fresh run
+  // refused the brain.
   LeafNames names;
   for (const auto& def : leaves) {
+    if (!def.file.empty()) continue;
     names[def.name] = def.shape;
     if (def.declares_args) src->leaf_args[def.name] = def.args;
   }

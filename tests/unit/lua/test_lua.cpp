@@ -602,6 +602,30 @@ TEST_CASE("lua: trusted scripts get io, os, debug, dofile and loadfile") {
                            "setmetatable=present"});
 }
 
+TEST_CASE("lua: a brain calls the leaves of its own leaf files and the game's, not another brain's, whatever the load order") {
+  // Loaded after the brain whose file defines it, a brain that named another file's leaf
+  // loaded; before it, it did not; and a hot reload took what a fresh run refused.
+  LuaRt t;
+  t.write("minion.lua", "local L = {}\nfunction L.EnemyNear() return true end\nreturn L\n");
+  t.write("player.lua", "local L = {}\nfunction L.MinionNear() return true end\nreturn L\n");
+  t.rt.register_leaf("Native", thicket::NativeLeaf{[](thicket::LeafContext&) { return thicket::Status::Success; }});
+  t.load("tree: player\nleaves: [player.lua]\nroot: {condition: MinionNear}\n", "player.yaml");
+  std::vector<thicket::Diagnostic> d;
+  CHECK_FALSE(t.try_load("tree: minion\nleaves: [minion.lua]\nroot:\n  sequence: [{condition: MinionNear}, {action: Native}]\n", d,
+                         "minion.yaml"));
+  REQUIRE(!d.empty());
+  CHECK(d[0].line == 4);
+  CHECK(d[0].message == "unknown leaf 'MinionNear' (defined: EnemyNear, Native)");
+  d.clear();
+  const fs::path minion = t.write("minion.yaml", "tree: minion\nleaves: [minion.lua]\nroot:\n  sequence: [{condition: EnemyNear}, {action: Native}]\n");
+  REQUIRE(t.rt.load_file(minion.string(), d));
+  t.dir.rewrite("minion.yaml", "tree: minion\nleaves: [minion.lua]\nroot:\n  sequence: [{condition: MinionNear}, {action: Native}]\n");
+  std::vector<thicket::ReloadReport> reports;
+  CHECK(t.rt.reload_changed(&reports) == 0);
+  REQUIRE(reports.size() == 1);
+  CHECK_FALSE(reports[0].ok);
+}
+
 TEST_CASE("lua: the guarded coroutine.resume and wrap answer as the standard ones (a coroutine resuming itself, a dead one, an error)") {
   LuaRt t;
   t.write("co.lua", R"LUA(local thicket = require("thicket")
