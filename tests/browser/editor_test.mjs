@@ -456,6 +456,17 @@ async function guard() {
   await page.click('#disk-reload');
   check(await until(async () => (await pageText(page)) === external, 5000), 'the mended file reloads');
   await settled(page);
+  // saved from the page, then the disk back to a text it had before (a checkout, another tab):
+  // offered again (the page remembered that text's stamp as already offered)
+  await selectNode(page, 'root/0/0');
+  await page.locator('#args tr[data-arg="chance"] .arg-value').fill('0.08');
+  await settled(page);
+  await save(page);
+  writeFileSync(gfile, external);
+  check(await until(() => page.locator('#disk-banner').isVisible(), 5000), 'the disk back to an earlier text after a save is offered again');
+  await page.click('#disk-reload');
+  check(await until(async () => (await pageText(page)) === external, 5000), 'and reloads');
+  await settled(page);
   check(realErrors().length === 0, `guard: no page errors${realErrors().length ? ': ' + realErrors().join('; ') : ''}`);
   if (shots) {
     await selectNode(page, 'root/0/0');
@@ -622,5 +633,29 @@ async function attached() {
   check(real.length === 0, `attached: no page errors${real.length ? ': ' + real.join('; ') : ''}`);
   await page.close();
   ed.stop();
+  // a brain no agent of the run runs: no agent to pick, and no other brain's statuses on its nodes
+  const gdir = join(work, 'guard-unrun');
+  cpSync(join(examples, 'guard'), gdir, { recursive: true });
+  const other = await edit(join(gdir, 'guard.yaml'), ['--attach', served]);
+  const o = await open(browser, other.url);
+  check(await until(async () => /no agent of the run runs this file/.test(await o.page.locator('#agent-picker').textContent()), 10000),
+    `a brain no agent runs lists no agent: "${(await o.page.locator('#agent-picker').textContent()).slice(0, 200)}"`);
+  await new Promise(r => setTimeout(r, 1000)); // a few polls
+  check(await o.page.locator('[data-node-id][class*="status-"]').count() === 0,
+    'and no statuses are drawn on its nodes');
+  await o.page.close();
+  other.stop();
+  // the minions' brain, which two groups run: the run reports it twice, the page names it once
+  const med = await edit(join(adir, 'minion.yaml'), ['--attach', served]);
+  const m = await open(browser, med.url);
+  await m.page.locator('#yaml-details summary').click();
+  await m.page.locator('#yaml-text').fill((await pageText(m.page)).replace('limit: 20', 'limit: 21'));
+  await settled(m.page);
+  await save(m.page);
+  check(await until(async () => /hot-reloaded/.test(await m.page.locator('#reload-result').textContent()), 5000), 'the minions\' brain is hot-reloaded');
+  const reloaded = await m.page.locator('#reload-result').textContent();
+  check(reloaded === 'hot-reloaded into the run: minion.yaml', `a file two groups run is named once: "${reloaded}"`);
+  await m.page.close();
+  med.stop();
   run.kill('SIGTERM');
 }

@@ -741,6 +741,7 @@ async function save(force = false) {
     return false;
   }
   S.mtime = r.body.mtime;
+  S.diskNotified = null;  // a later change on disk is offered again, even back to a text it had
   S.fileEpoch = (S.fileEpoch || 0) + 1;
   S.savedText = text;
   S.lastSaved = text;
@@ -757,6 +758,7 @@ async function loadFile(keepHistory = false) {
   const f = r.body;
   S.path = f.path;
   S.mtime = f.mtime;
+  S.diskNotified = null;
   S.fileEpoch = (S.fileEpoch || 0) + 1;
   S.attach = f.attach;
   S.savedText = f.text;
@@ -837,17 +839,27 @@ async function pollAgents() {
   const b = r.body;
   S.paused = !!b.paused;
   $('live-tick').textContent = `tick ${b.tick}${b.paused ? ' · paused' : ''}${b.done ? ' · done' : ''}`;
-  const mine = (b.agents || []).filter(a => sameBrainFile(a.file));
-  const list = mine.length ? mine : (b.agents || []);
+  // Only the agents of this file: another brain's statuses painted on these nodes would lie.
+  const list = (b.agents || []).filter(a => sameBrainFile(a.file));
   const picker = $('agent-picker');
-  const want = list.map(a => `${a.id}`).join(',');
+  const want = list.length ? list.map(a => `${a.id}`).join(',') : `none of ${(b.agents || []).length}`;
   if (picker.dataset.ids !== want) {
     const keep = picker.value;
-    picker.innerHTML = list.slice(0, 500).map(a => `<option value="${a.id}">${a.id} · ${escapeHtml(a.brain)}${a.status ? ' · ' + a.status : ''}</option>`).join('');
+    picker.innerHTML = list.length
+      ? list.slice(0, 500).map(a => `<option value="${a.id}">${a.id} · ${escapeHtml(a.brain)}${a.status ? ' · ' + a.status : ''}</option>`).join('')
+      : `<option value="" disabled selected>no agent of the run runs this file (it has ${(b.agents || []).length} of other brains)</option>`;
     picker.dataset.ids = want;
     if (keep && list.some(a => String(a.id) === keep)) picker.value = keep;
   }
   if (picker.value !== '') await pollAgent(picker.value);
+  else if (!list.length) {
+    S.agent = null;
+    S.statuses = '';
+    applyStatuses();
+    $('bb-agent').textContent = 'no agent of this file';
+    $('blackboard').tBodies[0].innerHTML = '';
+    $('blackboard').tBodies[0].dataset.keys = '';
+  }
 }
 // The run names brain files as it was given them: the same file as ours if the paths are
 // equal, or else if they end the same (a relative path, another working directory).
@@ -967,8 +979,10 @@ async function hotReload() {
   const reports = r.body.reports || [];
   const bad = reports.filter(x => !x.ok);
   el.className = 'banner ' + (r.body.ok && !bad.length ? 'ok' : 'warn');
-  el.textContent = r.body.ok && !bad.length ? `hot-reloaded into the run${reports.length ? ': ' + reports.map(x => x.file.split('/').pop()).join(', ') : ''}`
-    : 'hot reload failed: ' + (bad.length ? bad.map(x => x.first_error || x.file).join('; ') : (r.body.error || 'not ok'));
+  // One line per file and per error: a run reports a brain once per group that runs it.
+  const once = xs => [...new Set(xs)];
+  el.textContent = r.body.ok && !bad.length ? `hot-reloaded into the run${reports.length ? ': ' + once(reports.map(x => x.file.split('/').pop())).join(', ') : ''}`
+    : 'hot reload failed: ' + (bad.length ? once(bad.map(x => x.first_error || x.file)).join('; ') : (r.body.error || 'not ok'));
 }
 function startAttach() {
   document.body.classList.add('attached');
