@@ -270,6 +270,20 @@ async function guard() {
   check(d.sameCount && d.changed.length === 1 && now.split('\n')[d.changed[0]].includes('{chance: 0.05}'),
     `saving a parameter edit changes exactly one line (${d.changed.map(i => i + 1).join(',')})`);
   const afterParam = now;
+  // a number keeps its text: 1.0 is a float to the leaf (written as 1, an integer), and a whole
+  // number past 2^53 keeps its digits
+  await chance.fill('1.0');
+  await settled(page);
+  check((await pageText(page)).includes('{chance: 1.0}'), 'a number typed as 1.0 is written as 1.0');
+  await selectNode(page, 'root/0/1');
+  await selectNode(page, 'root/0/0');
+  check(await page.locator('#args tr[data-arg="chance"] .arg-value').inputValue() === '1.0', 'and shown as 1.0 in the form');
+  await page.locator('#args tr[data-arg="chance"] .arg-value').fill('9007199254740993');
+  await settled(page);
+  check((await pageText(page)).includes('{chance: 9007199254740993}'), 'a whole number past 2^53 keeps its digits');
+  await page.locator('#args tr[data-arg="chance"] .arg-value').fill('0.05');
+  c = await settled(page);
+  check(c.ok && await pageText(page) === afterParam, 'and 0.05 again gives the saved text');
 
   // an enum of a composite's parameters (abort), and a name given to a short-form composite
   await selectNode(page, 'flee');

@@ -1,6 +1,7 @@
 // Parameter forms and the palette, generated from the JSON Schemas the loader validates
 // against (GET /api/schemas): one field per parameter of the node's kind (numbers, strings,
 // booleans, enums), a leaf's args as key/value rows.
+import { NumberText } from './yamltext.js';
 
 const esc = s => String(s).replace(/[&<>"']/g, c => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 
@@ -102,7 +103,10 @@ export function parseInput(type, raw, checked) {
 }
 export function parseArg(raw) {
   const t = raw.trim();
-  if (/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(t)) return Number(t);
+  if (/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(t)) {
+    const n = Number(t);
+    return String(n) === t ? n : new NumberText(t);  // 1.0 stays 1.0 (a float), not 1
+  }
   if (t === 'true' || t === 'false') return t === 'true';
   if (/^[[{]/.test(t)) { try { return JSON.parse(t); } catch { /* text */ } }
   return raw;
@@ -123,7 +127,7 @@ export function buildForm(el, spec, schemas, leaves) {
     rows.push('<div class="args-head">args</div><table class="args" id="args"><tbody>');
     const args = spec.args || {};
     for (const [k, v] of Object.entries(args)) {
-      const t = typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
+      const t = v instanceof NumberText ? v.text : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
       rows.push(`<tr data-arg="${esc(k)}"><td><input class="arg-key" value="${esc(k)}" spellcheck="false" aria-label="argument name"></td>` +
         `<td><input class="arg-value" value="${esc(t)}" spellcheck="false" aria-label="value of ${esc(k)}"></td>` +
         `<td><button type="button" class="arg-del" title="remove ${esc(k)}" aria-label="remove ${esc(k)}">×</button></td></tr>`);

@@ -336,6 +336,20 @@ function paramSchema(t, values) {
   return t.base === 'check' ? S.schemas.def('check_condition') : S.schemas.def('leaf_call');
 }
 
+// A leaf's args for the form, a number as its text says it (1.0 is shown as 1.0, not 1).
+function argsAsWritten(t, args) {
+  const node = t.V && isMap(t.V) ? t.V.get('args', true) : null;
+  if (!node || !isMap(node)) return args;
+  const out = { ...args };
+  for (const p of node.items) {
+    const k = p.key && isScalar(p.key) ? String(p.key.value) : null;
+    if (k === null || !(k in out) || !isScalar(p.value) || typeof p.value.value !== 'number' || !p.value.range) continue;
+    const src = S.text.slice(p.value.range[0], p.value.range[1]);
+    if (src !== String(p.value.value) && /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(src)) out[k] = new Y.NumberText(src);
+  }
+  return out;
+}
+
 function formSpec(i) {
   const n = S.nodes[i];
   const e = entityOf(i);
@@ -348,7 +362,7 @@ function formSpec(i) {
     const ps = paramSchema(t, values);
     spec.fields = fieldsOf(S.schemas, ps, values).filter(f => !(e.type === 'behavior' && f.key === 'name'));
     if (e.type === 'behavior') spec.fields.unshift({ key: 'name', schema: { type: 'string', description: 'The behavior\'s name.' }, value: valueJS(e.map.get('name', true)), bmap: true });
-    if (ps && ps.properties && ps.properties.args) { spec.argsAllowed = true; spec.args = values.args && typeof values.args === 'object' ? values.args : {}; }
+    if (ps && ps.properties && ps.properties.args) { spec.argsAllowed = true; spec.args = argsAsWritten(t, values.args && typeof values.args === 'object' ? values.args : {}); }
   } else if (e.type === 'state') {
     const v = valueJS(e.pair.value) || {};
     spec.fields = fieldsOf(S.schemas, S.schemas.def('state'), v).filter(f => f.key !== 'transitions');

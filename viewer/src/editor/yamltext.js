@@ -155,11 +155,21 @@ function withPlace(ix, e) {
 }
 
 // ---------- writing YAML ----------
+// A number as the user wrote it (1.0, 9007199254740993, 1e400): its text is what is written,
+// so the brain reads the value and the type that were typed (Number() made 1.0 the integer 1,
+// which a Lua leaf sees as another type, and rounded or overflowed the others).
+export class NumberText {
+  constructor(text) { this.text = text; }
+  valueOf() { return Number(this.text); }
+  toString() { return this.text; }
+  toJSON() { return Number(this.text); }
+}
 const RESERVED = /^(true|false|null|~|True|False|TRUE|FALSE|Null|NULL|)$/;
 const NUMBERISH = /^[-+]?(\.?[0-9]|\.(inf|Inf|INF|nan|NaN|NAN))|^0[xo]/;
 // A scalar as YAML text; `like` (an existing scalar node) keeps its quoting.
 export function scalarText(v, like, flow = true) {
   if (v === null || v === undefined) return 'null';
+  if (v instanceof NumberText) return v.text;
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : v > 0 ? '.inf' : v < 0 ? '-.inf' : '.nan';
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   const s = String(v);
@@ -169,7 +179,7 @@ export function scalarText(v, like, flow = true) {
     !/\s$/.test(s) && !/ #|: /.test(s) && !(flow && /[,[\]{}]/.test(s));
   return plainOk ? s : JSON.stringify(s);
 }
-const isPlainObject = v => v && typeof v === 'object' && !Array.isArray(v);
+const isPlainObject = v => v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof NumberText);
 // A value in flow style: {a: 1, b: [x, y]}.
 export function flowText(v) {
   if (Array.isArray(v)) return `[${v.map(flowText).join(', ')}]`;
