@@ -350,8 +350,9 @@ class SnapshotParser {
     if (in.ok() && out.kind != kWhole && out.kind != kOneAgent)
       return byte_error(in, "the snapshot is of an unknown kind " + std::to_string(out.kind));
     if (in.ok() && length + 8 > in.remaining())
-      return byte_error(in, "the snapshot is truncated: it announces " + std::to_string(length) + " bytes of agents and " +
-                                std::to_string(in.remaining()) + " are left");
+      return byte_error(in, "the snapshot is truncated: it announces " + std::to_string(length) +
+                                " bytes of agents and an 8-byte checksum, and " + std::to_string(in.remaining()) +
+                                " bytes are left");
     std::string_view payload = in.raw(static_cast<size_t>(length));
     uint64_t sum = in.u64();
     if (!in.ok()) return byte_error(in, in.error());
