@@ -628,7 +628,9 @@ int thicket_set_tick_every(thicket_runtime* rt, int64_t agent, uint32_t k) {
   return guard(rt, "thicket_set_tick_every", THICKET_ERR_INTERNAL, [&] {
     AgentHandle h;
     if (int c = check_agent(rt, "thicket_set_tick_every", agent, h)) return c;
-    if (k == 0) return fail(rt, THICKET_ERR_ARG, "thicket_set_tick_every", "k must be at least 1");
+    // At most INT32_MAX: thicket_tick_every gives k back as an int (a larger k read back clipped).
+    if (k == 0 || k > static_cast<uint32_t>(INT32_MAX))
+      return fail(rt, THICKET_ERR_ARG, "thicket_set_tick_every", "k must be from 1 to 2147483647, got " + std::to_string(k));
     rt->rt.set_tick_every(h, k);
     return THICKET_OK;
   });
@@ -637,7 +639,7 @@ int thicket_set_tick_every(thicket_runtime* rt, int64_t agent, uint32_t k) {
 int thicket_tick_every(thicket_runtime* rt, int64_t agent) {
   AgentHandle h;
   if (int c = check_agent(rt, "thicket_tick_every", agent, h)) return c;
-  const uint32_t k = rt->rt.tick_every(h);
+  const uint32_t k = rt->rt.tick_every(h);  // (a C++ set_tick_every may have set more)
   return k > static_cast<uint32_t>(INT32_MAX) ? INT32_MAX : static_cast<int>(k);
 }
 

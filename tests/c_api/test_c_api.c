@@ -782,6 +782,11 @@ static void test_time_slicing(void) {
   b = thicket_spawn(rt, brain);
   CHECK(thicket_tick_every(rt, a) == 1);
   CHECK(thicket_set_tick_every(rt, a, 0) == THICKET_ERR_ARG);
+  /* past INT32_MAX: thicket_tick_every could not give it back */
+  CHECK(thicket_set_tick_every(rt, a, 0xFFFFFFFFu) == THICKET_ERR_ARG);
+  CHECK(strstr(thicket_last_error(rt), "k must be from 1 to 2147483647, got 4294967295") != NULL);
+  OK(rt, thicket_set_tick_every(rt, a, 2147483647u));
+  CHECK(thicket_tick_every(rt, a) == 2147483647);
   OK(rt, thicket_set_tick_every(rt, a, 3));
   CHECK(thicket_tick_every(rt, a) == 3);
   CHECK(thicket_tick_every(rt, 12345) == THICKET_ERR_STALE);

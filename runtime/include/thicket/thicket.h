@@ -184,7 +184,8 @@ typedef void (*thicket_executor_fn)(size_t n, void (*job)(void *job_ctx, size_t 
 int thicket_tick_all_parallel(thicket_runtime *rt, double dt, thicket_executor_fn executor, void *user);
 
 /* Time slicing (SPEC 8.2): the agent is ticked only by every k-th tick_all (k >= 1), and then
-** gets the sim time since its last tick as its dt. Default: its brain's `tick_every`, or 1. */
+** gets the sim time since its last tick as its dt. Default: its brain's `tick_every`, or 1.
+** k from 1 to 2147483647 (else THICKET_ERR_ARG). */
 int thicket_set_tick_every(thicket_runtime *rt, int64_t agent, uint32_t k);
 /* The agent's k (>= 1), or negative. */
 int thicket_tick_every(thicket_runtime *rt, int64_t agent);
