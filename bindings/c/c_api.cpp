@@ -185,7 +185,7 @@ int check_agent(thicket_runtime* rt, const char* what, int64_t agent, AgentHandl
 
 bool check_brain(thicket_runtime* rt, int32_t brain) { return brain >= 0 && static_cast<size_t>(brain) < rt->rt.brain_count(); }
 
-bool good_dt(double dt) { return std::isfinite(dt) && dt > 0; }
+bool good_dt(double dt) { return dt > 0 && dt <= 1e6; }  // as Runtime::tick_all (NaN and inf fail)
 
 std::string joined(const std::vector<thicket::Diagnostic>& diagnostics) {
   std::string text;
@@ -599,7 +599,7 @@ int thicket_tick(thicket_runtime* rt, int64_t agent, double dt) {
   return guard(rt, "thicket_tick", THICKET_ERR_INTERNAL, [&] {
     AgentHandle h;
     if (int c = check_agent(rt, "thicket_tick", agent, h)) return c;
-    if (!good_dt(dt)) return fail(rt, THICKET_ERR_ARG, "thicket_tick", "dt must be a positive number of seconds");
+    if (!good_dt(dt)) return fail(rt, THICKET_ERR_ARG, "thicket_tick", "dt must be a positive number of seconds, at most 1000000");
     if (in_tick(rt)) return refuse_in_tick(rt, "thicket_tick");  // a leaf's tick would run inside its own
     TickScope scope(rt);
     return static_cast<int>(rt->rt.tick(h, dt));
@@ -610,7 +610,7 @@ int thicket_tick_all_parallel(thicket_runtime* rt, double dt, thicket_executor_f
   const char* what = executor ? "thicket_tick_all_parallel" : "thicket_tick_all";
   return guard(rt, what, THICKET_ERR_INTERNAL, [&] {
     if (!rt) return no_runtime(what);
-    if (!good_dt(dt)) return fail(rt, THICKET_ERR_ARG, what, "dt must be a positive number of seconds");
+    if (!good_dt(dt)) return fail(rt, THICKET_ERR_ARG, what, "dt must be a positive number of seconds, at most 1000000");
     if (in_tick(rt)) return refuse_in_tick(rt, what);  // a leaf's tick_all would tick its agent inside its own tick
     TickScope scope(rt);
     if (!executor) {

@@ -756,7 +756,8 @@ std::optional<AgentHandle> Runtime::find_agent(uint32_t id) const {
 void RuntimeImpl::log_bad_dt(const char* what, double dt) {
   std::ostringstream v;
   v << dt;
-  log(std::string("error: ") + what + ": dt must be a positive number of seconds, got " + v.str() + "; nothing ticked");
+  log(std::string("error: ") + what + ": dt must be a positive number of seconds, at most 1000000, got " + v.str() +
+      "; nothing ticked");
 }
 // A tick from inside a tick (a leaf's or a callback's call) is refused: it would tick the
 // calling agent inside its own walk, and a leaf that always does would recurse until the stack

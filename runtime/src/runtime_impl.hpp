@@ -302,9 +302,12 @@ class RuntimeImpl {
   }
   std::vector<TickJob> parallel_jobs;  // tick_all(dt, executor)'s jobs: one per lane, then chunks
   size_t sliced_agents = 0;        // agents with AgentExtra::sliced (they take the general path)
-  // True (and logged) unless dt is finite and > 0. Inline: every tick_all asks.
+  // The largest step a tick takes (the CLI's --dt bound too): a step near DBL_MAX made every
+  // agent's clock inf after two ticks, for good.
+  static constexpr double kMaxDt = 1e6;
+  // True (and logged) unless 0 < dt <= kMaxDt (which NaN and inf fail). Inline: every tick_all asks.
   bool refuse_dt(const char* what, double dt) {
-    if (std::isfinite(dt) && dt > 0) [[likely]]
+    if (dt > 0 && dt <= kMaxDt) [[likely]]
       return false;
     log_bad_dt(what, dt);
     return true;
