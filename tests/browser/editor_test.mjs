@@ -378,6 +378,17 @@ async function guard() {
   await page.click('#undo');
   c = await settled(page);
   check(await pageText(page) === afterParam && await ta.inputValue() === afterParam, 'undo takes the typed change back');
+  // a node kind misspelt there: its error at that node (it no longer resolves as a monitor, so
+  // the error went to its parent), and the root's at the root (it went to no node)
+  for (const [from, to, node] of [['- monitor:', '- monitr:', 'fight'], ['active_selector:', 'active_selecto:', 'root']]) {
+    await ta.fill(afterParam.replace(from, to));
+    c = await settled(page);
+    const at = await page.$$eval('.node-error', els => els.map(e => e.dataset.nodeId));
+    check(!c.ok && at.length === 1 && at[0] === node, `a misspelt kind (${to}) is shown at its node ${node}: at ${at.join(', ') || 'no node'}`);
+    await page.click('#undo');
+    c = await settled(page);
+  }
+  check(await pageText(page) === afterParam, 'and undone');
   await page.click('#yaml-details summary');
   // the keyboard on the drawing
   await selectNode(page, 'root');

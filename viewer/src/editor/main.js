@@ -269,6 +269,12 @@ function showErrors() {
       let best = null;
       for (const r of ranges) if (r[0] <= off && off <= r[1] && (!best || r[1] - r[0] < best[1] - best[0])) best = r;
       if (best) at = best[2];
+      // A node the edit gave an unknown kind (monitr) no longer resolves as its kind, so the
+      // range around it won (the parent, or none for the root): an error at the key whose value
+      // is a node (the node starts right after `monitr:`) is that node's.
+      let next = -1;
+      S.offsets.forEach((o, i) => { if (o > off && (next < 0 || o < S.offsets[next])) next = i; });
+      if (next >= 0 && /^[\w-]+:\s*[{[]?\s*$/.test(S.text.slice(off, S.offsets[next]))) at = next;
     }
     if (at >= 0 && S.view && S.view.els[at]) {
       const el = S.view.els[at];
