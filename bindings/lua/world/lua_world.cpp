@@ -507,7 +507,9 @@ int signal(lua_State* L) {
 int record_metric(lua_State* L, bool gauge) {
   Self s = self(L);
   const char* name = luaL_checkstring(L, 1);
-  double value = luaL_optnumber(L, 2, 1.0);
+  // A counter's value defaults to 1 (thicket.metric("hits")); a gauge reports a level and has
+  // no default (gauge("alive") without one added 1 to a sum the run reports as a level).
+  double value = gauge ? luaL_checknumber(L, 2) : luaL_optnumber(L, 2, 1.0);
   luaL_argcheck(L, std::isfinite(value), 2, "a metric's value must be a finite number");  // NaN spoils its totals
   const auto& names = s.worker->sim->metric_names;
   const auto& declared = s.worker->sim->spec.metrics;

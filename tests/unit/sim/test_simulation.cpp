@@ -216,11 +216,13 @@ TEST_CASE("simulation: damage and metric values that are not finite numbers are 
   d.write("nan.lua", "local thicket = require('thicket')\nlocal L = {}\n"
                      "function L.Hit(agent)\n  if agent.id == 1 and thicket.tick() == 2 then\n"
                      "    agent:damage(2, 0/0)\n  end\n  if agent.id == 1 and thicket.tick() == 3 then\n"
-                     "    thicket.metric('strikes', 1/0)\n  end\n  return 'running'\nend\nreturn L\n");
+                     "    thicket.metric('strikes', 1/0)\n  end\n"
+                     "  if agent.id == 2 and thicket.tick() == 4 then thicket.gauge('level') end\n"  // a gauge has no default
+                     "  return 'running'\nend\nreturn L\n");
   d.write("nan.yaml", "tree: nan\nleaves: [nan.lua]\nblackboard: {health: 100}\nroot: {action: Hit}\n");
   std::string path = d.write("s.yaml", "scenario: nan\nticks: 5\nworld: {size: [20, 20]}\nteams: [a]\ngroups:\n"
                                        "  - {name: g, team: a, count: 2, brain: nan.yaml, spawn: {box: [[2, 2], [8, 8]]}}\n"
-                                       "metrics: [strikes]\n");
+                                       "metrics: [strikes, level]\n");
   std::vector<Diagnostic> diags;
   auto spec = load_scenario(path, diags);
   REQUIRE(spec);
@@ -230,7 +232,9 @@ TEST_CASE("simulation: damage and metric values that are not finite numbers are 
   auto sim = Simulation::create(*spec, o, diags);
   REQUIRE(sim);
   RunResult r = sim->run();
-  CHECK(r.script_errors == 2);
+  CHECK(r.script_errors == 3);
+  CHECK(log.find("nan.lua:10: bad argument #2 to 'gauge' (number expected, got no value)") != std::string::npos);
+  CHECK(r.metrics.at("level") == 0);
   CHECK(log.find("nan.lua:5: bad argument #2 to 'damage' (damage must be a finite number)") != std::string::npos);
   CHECK(log.find("nan.lua:8: bad argument #2 to 'metric' (a metric's value must be a finite number)") != std::string::npos);
   CHECK(r.metrics.at("damage_dealt") == 0);
