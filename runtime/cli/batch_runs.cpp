@@ -43,10 +43,22 @@ void BatchRuns::begin(uint64_t index) {
   outcomes_.back().index = index;
 }
 
+std::string unseen_warnings(const std::string& text, std::set<std::string>& seen) {
+  std::string out;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    end = end == std::string::npos ? text.size() : end + 1;
+    const std::string line = text.substr(at, end - at);
+    if (line.find(": warning: ") == std::string::npos || seen.insert(line).second) out += line;
+    at = end;
+  }
+  return out;
+}
+
 void BatchRuns::diagnostics(const std::vector<Diagnostic>& diags) {
   std::string text;
   for (const auto& d : diags) text += format_diagnostic(d) + "\n";
-  if (!capturing()) std::cerr << text;
+  if (!capturing()) std::cerr << unseen_warnings(text, warned_);
   // A shard keeps them too: a load failure's are what `thicket merge` prints for it.
   if (collects()) outcomes_.back().diagnostics = std::move(text);
 }

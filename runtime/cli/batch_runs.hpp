@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,11 @@
 #include "thicket/diagnostic.hpp"
 
 namespace thicket::cli {
+
+// The lines of `text` (formatted diagnostics) less the warnings already in `seen`, which takes
+// the new ones: every run of a batch loads the same brains, and a brain's warning (its
+// tick_every, which a scenario ignores, say) is said once, not once per run. Errors all stay.
+std::string unseen_warnings(const std::string& text, std::set<std::string>& seen);
 
 // "I/K" with 1 <= I <= K <= 1000000; false with why.
 bool parse_shard(const std::string& text, uint32_t& shard, uint32_t& shards, std::string& why);
@@ -41,7 +47,7 @@ class BatchRuns {
   // The run's life on this process, in order: begin, diagnostics, then load_failed or
   // (log lines while it runs) done, series.
   void begin(uint64_t index);
-  void diagnostics(const std::vector<Diagnostic>& diags);  // printed now unless capturing
+  void diagnostics(const std::vector<Diagnostic>& diags);  // printed now unless capturing (warnings once)
   void log(const std::string& line);                      // capturing only
   void load_failed();
   void done(const RunResult& result);
@@ -64,6 +70,7 @@ class BatchRuns {
   uint32_t rank_ = 0;
   bool mpi_ = false, sharded_ = false;
   std::vector<RunOutcome> outcomes_;
+  std::set<std::string> warned_;  // warnings printed (diagnostics)
 };
 
 }  // namespace thicket::cli

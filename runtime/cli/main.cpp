@@ -722,9 +722,10 @@ int cmd_scenario(const Options& o) {
     std::atomic<uint64_t> next{0}, stop_at{UINT64_MAX};
     std::mutex m;
     uint64_t written = 0, finished = 0;
+    std::set<std::string> warned;  // each warning once (every run loads the same brains)
     auto write = [&](uint64_t r) {  // under m, in run order
       Done& d = runs[r];
-      std::cerr << d.diags;
+      std::cerr << cli::unseen_warnings(d.diags, warned);
       if (log_file.is_open()) log_file << d.log;
       else std::cerr << d.log;
       std::fwrite(d.print.data(), 1, d.print.size(), stdout);

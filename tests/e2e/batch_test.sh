@@ -319,5 +319,14 @@ done
 [[ $? == 1 ]] && ok || bad "--resume F --checkpoint F: $(cat "$dir/same.err")"
 cd - >/dev/null || exit 1
 
+# Every run of a batch loads the same brains: a brain's warning is said once, not once per run
+# (the runs in parallel, and one after another with --threads 1).
+sliced="$here/tests/e2e/cases/scenario_tick_every_warns/s.yaml"
+for args in "--runs 3 --threads 2" "--set seed=1,2,3 --threads 1"; do
+  # shellcheck disable=SC2086
+  n=$("$thicket" run "$sliced" $args --quiet 2>&1 >/dev/null | grep -c "warning: tick_every: 3 has no effect")
+  [[ $n == 1 ]] && ok || bad "run $args: the brain's warning is said $n times, not once"
+done
+
 echo "batch: $pass passed, $fail failed"
 [[ $fail == 0 ]]

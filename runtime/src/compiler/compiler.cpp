@@ -397,6 +397,7 @@ std::unique_ptr<Program> compile_with(const BrainSource& src, const std::string&
     auto p = std::make_unique<Program>();
     p->name = program_name;
     p->tick_every = src.tick_every;
+    p->tick_every_pos = src.tick_every_pos;
     for (const auto& f : src.files) {
       p->files.push_back(f.path);
       p->yaml_files.push_back(f.path);

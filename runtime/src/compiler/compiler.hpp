@@ -51,6 +51,7 @@ struct BrainSource {
   BrainKind kind = BrainKind::Tree;
   std::string name;
   uint32_t tick_every = 1;                   // `tick_every: k` (SPEC 8.2): ticked by every k-th tick_all
+  SourcePos tick_every_pos;                  // where it is written (a scenario warns that it ignores it)
   std::vector<YamlFile> files;               // [0] the brain file, then imports
   std::map<std::string, std::string> texts;  // each YAML file's text by path (columns_in_characters)
   std::vector<std::string> leaf_files;       // resolved paths, load order, no duplicates

@@ -288,6 +288,7 @@ inline uint32_t node_state_bytes(const Node& n) {
 struct Program {
   std::string name;                    // the tree's name
   uint32_t tick_every = 1;             // the brain's `tick_every` (SPEC 8.2): its agents' slicing at spawn
+  SourcePos tick_every_pos;            // where the brain file says it (line 0: it does not)
   std::vector<Node> nodes;             // depth-first; nodes[0] is the root
   std::vector<uint32_t> child_index;   // children of composites and decorators
   std::vector<uint32_t> observed;      // observed conditions of composites with aborts

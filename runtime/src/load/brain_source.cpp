@@ -205,8 +205,10 @@ std::optional<uint32_t> SourceReader::add_file(const std::string& text, const st
                                    (s.kind == ScalarKind::Integer || s.kind == ScalarKind::Float
                                         ? clipped(every.Scalar())
                                         : std::string(describe_node(every))));
-    else
+    else {
       src_.tick_every = static_cast<uint32_t>(s.integer);
+      src_.tick_every_pos = {ref.file, every.Mark().line + 1, every.Mark().column + 1};
+    }
   }
   read_leaves(ref, d["leaves"]);
   read_blackboard(ref, d["blackboard"]);

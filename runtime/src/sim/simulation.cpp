@@ -227,6 +227,17 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
         return nullptr;
       }
       worker->brains.push_back(*brain);
+      // A scenario ticks every agent every tick (guide 10.2): a brain's slicing would be ignored
+      // without a word. Said once per brain file.
+      const Program& program = *worker->rt->impl().brains[brain->index]->program;
+      if (w == 0 && program.tick_every > 1 &&
+          std::none_of(spec.groups.begin(), spec.groups.begin() + (&group - spec.groups.data()),
+                       [&](const AgentGroup& earlier) { return earlier.brain == group.brain; }))
+        diags.push_back({Severity::Warning,
+                         program.tick_every_pos.line > 0 ? program.files[program.tick_every_pos.file] : group.brain,
+                         program.tick_every_pos.line, program.tick_every_pos.column,
+                         "tick_every: " + std::to_string(program.tick_every) +
+                             " has no effect in a scenario: the scenario ticks every agent every tick"});
     }
     impl->workers.push_back(std::move(worker));
   }
