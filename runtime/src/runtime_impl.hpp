@@ -389,9 +389,6 @@ inline void clock_before(AgentInfo& a, double dt) {
 }
 inline void clock_after(AgentInfo& a, double dt) { a.time = a.epoch + static_cast<double>(++a.steps) * dt; }
 
-// While the running nodes of an agent are stopped between its ticks (a despawn, a hot reload),
-// its clock shows its last tick, as thicket.tick() does: after a tick the clock already holds
-// the next tick's time (a time-sliced agent's does not move on). Put back when done.
 // `ticking` for a tick's scope, put back however the scope ends: a trace sink that threw left
 // the runtime "in a tick" for good (every later tick_all, load and reload refused).
 struct TickingFlag {
@@ -426,6 +423,9 @@ class HookScope {
   bool outer_;
 };
 
+// While the running nodes of an agent are stopped between its ticks (a despawn, a hot reload),
+// its clock shows its last tick, as thicket.tick() does: after a tick the clock already holds
+// the next tick's time (a time-sliced agent's does not move on). Put back when done.
 struct LastTickClock {
   AgentInfo& a;
   double next;

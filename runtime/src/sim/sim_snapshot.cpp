@@ -119,8 +119,6 @@ void save_search(const Simulation::Impl& s, const SimAgent& a, SnapshotWriter& o
   out.u64(request->expanded());
 }
 
-// Brings the search back in a request of the worker that ticks the agent now: started as it
-// was, then stepped by as many nodes as it had expanded (in one step: the same state).
 // The damage and signals the stop hooks of the last tick's dead made: in the workers' lists
 // until the next tick's gather_effects (their order there is by source and seq, whatever the
 // worker holds them).
@@ -185,6 +183,8 @@ void restore_pending_effects(Simulation::Impl& s, SnapshotReader& in) {
   }
 }
 
+// Brings the search back in a request of the worker that ticks the agent now: started as it
+// was, then stepped by as many nodes as it had expanded (in one step: the same state).
 bool restore_search(Simulation::Impl& s, SimAgent& a, SnapshotReader& in) {
   const uint8_t searching = in.u8();
   if (!in.ok() || searching == 0) return in.ok();
