@@ -73,6 +73,12 @@ grep -q "bad.yaml:$((line + 1)):13: error: sweep key 'seed': the value must be a
 "$thicket" run "$dir/sweep.yaml" --ticks 5 --set groups.west_post.vehicle.max_sped=1 2>"$dir/set_bad"
 [[ $? == 64 ]] && ok || bad "a bad --set key should exit 64"
 grep -q "^thicket: error: --set: sweep key 'groups.west_post.vehicle.max_sped': group 'west_post' has no 'vehicle.max_sped'; did you mean 'vehicle.max_speed'?" "$dir/set_bad" && ok || bad "bad --set key: $(cat "$dir/set_bad")"
+# A key that stops at the group names the group, not an unknown one.
+for key in groups.west_post groups.west_post.; do
+  "$thicket" run "$dir/sweep.yaml" --ticks 5 --set "$key=5" 2>"$dir/set_short"
+  [[ $? == 64 ]] && grep -q "^thicket: error: --set: sweep key '$key' names group 'west_post' but no field of it; did you mean 'groups.west_post.count'?" "$dir/set_short" \
+    && ok || bad "--set $key=5: $(cat "$dir/set_short")"
+done
 "$thicket" run "$dir/sweep.yaml" --ticks 5 --set groups.west_post.count=5,0 2>"$dir/set_bad2"
 [[ $? == 64 ]] && grep -q "must be a whole number from 1 to 100000, got '0'" "$dir/set_bad2" && ok || bad "bad --set value: $(cat "$dir/set_bad2")"
 "$thicket" run "$dir/sweep.yaml" --ticks 5 --set groups.west_post.blackboard.hom_x=1 2>"$dir/set_bad3"

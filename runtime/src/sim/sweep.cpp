@@ -115,6 +115,16 @@ std::optional<Target> resolve(const ScenarioSpec& spec, const std::string& key, 
   std::vector<std::string> names;
   for (const AgentGroup& g : spec.groups) names.push_back(g.name);
   auto g = group_of(spec, rest);
+  // A key that stops at the group ("groups.minions", "groups.minions."): the group is known, its
+  // field is missing (it was blamed on an unknown group 'minions').
+  const bool no_field = !g ? std::find(names.begin(), names.end(), rest) != names.end()
+                           : rest.size() == spec.groups[*g].name.size() + 1;
+  if (no_field) {
+    const std::string name = g ? spec.groups[*g].name : rest;
+    why = "sweep key '" + key + "' names group '" + name + "' but no field of it; did you mean 'groups." + name +
+          ".count'? (keys: " + kSweepKeyForms + ")";
+    return std::nullopt;
+  }
   if (!g) {
     const std::string name = rest.substr(0, rest.find('.'));
     why = "sweep key '" + key + "': unknown group '" + name + "'" + did_you_mean(name, names) + " (groups: " +
