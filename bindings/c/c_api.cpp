@@ -185,7 +185,7 @@ int check_agent(thicket_runtime* rt, const char* what, int64_t agent, AgentHandl
 
 bool check_brain(thicket_runtime* rt, int32_t brain) { return brain >= 0 && static_cast<size_t>(brain) < rt->rt.brain_count(); }
 
-bool good_dt(double dt) { return dt > 0 && dt <= 1e6; }  // as Runtime::tick_all (NaN and inf fail)
+bool good_dt(double dt) { return dt > 0 && dt <= thicket::kMaxDt; }  // as Runtime::tick_all (NaN and inf fail)
 
 std::string joined(const std::vector<thicket::Diagnostic>& diagnostics) {
   std::string text;

@@ -302,10 +302,8 @@ class RuntimeImpl {
   }
   std::vector<TickJob> parallel_jobs;  // tick_all(dt, executor)'s jobs: one per lane, then chunks
   size_t sliced_agents = 0;        // agents with AgentExtra::sliced (they take the general path)
-  // The largest step a tick takes (the CLI's --dt bound too): a step near DBL_MAX made every
-  // agent's clock inf after two ticks, for good.
-  static constexpr double kMaxDt = 1e6;
-  // True (and logged) unless 0 < dt <= kMaxDt (which NaN and inf fail). Inline: every tick_all asks.
+  // True (and logged) unless 0 < dt <= kMaxDt (runtime.hpp; NaN and inf fail). Inline: every
+  // tick_all asks.
   bool refuse_dt(const char* what, double dt) {
     if (dt > 0 && dt <= kMaxDt) [[likely]]
       return false;

@@ -21,6 +21,10 @@
 
 namespace thicket {
 
+// The longest tick, in seconds: tick and tick_all refuse a longer dt (a step near DBL_MAX made
+// every agent's clock inf after two ticks), and so do a scenario's `dt` and `thicket run --dt`.
+inline constexpr double kMaxDt = 1e6;
+
 class RuntimeImpl;
 
 // A loaded brain. Index handles (STYLE: Recast/Detour): cheap to copy, checked on use.
@@ -263,8 +267,9 @@ class THICKET_API Runtime {
   // Ticks one agent, or every live agent in slot order (agents()' order), by dt seconds. A
   // spawned agent takes the slot of the agent despawned most recently whose slot is still free,
   // else a new slot after all the others (a restore keeps the saved slots): without despawns,
-  // that is spawn order. A dt that is not a positive number of seconds (0, negative, NaN,
-  // infinite) ticks nothing and logs an error (tick returns Status::Invalid).
+  // that is spawn order. A dt that is not a positive number of seconds up to kMaxDt (0,
+  // negative, NaN, infinite, or so large the clocks would overflow) ticks nothing and logs an
+  // error (tick returns Status::Invalid).
   Status tick(AgentHandle agent, double dt);
   void tick_all(double dt);
   // The same on the game's threads (SPEC 8.2): the agents are split into independent jobs that

@@ -15,8 +15,6 @@
 
 namespace thicket {
 
-// The longest tick (seconds), in a scenario's `dt` and in `thicket run --dt`.
-inline constexpr double kMaxDt = 1e6;
 // The longest duration (seconds) a scenario may give a memory or a pickup's respawn: about 32
 // years, "for ever" in any game, and still a whole number of ticks at any usual dt.
 inline constexpr double kMaxSeconds = 1e9;

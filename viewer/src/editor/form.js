@@ -1,7 +1,7 @@
 // Parameter forms and the palette, generated from the JSON Schemas the loader validates
 // against (GET /api/schemas): one field per parameter of the node's kind (numbers, strings,
 // booleans, enums), a leaf's args as key/value rows.
-import { NumberText } from './yamltext.js';
+import { NumberText, NUMBER_TEXT } from './yamltext.js';
 
 const esc = s => String(s).replace(/[&<>"']/g, c => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 
@@ -103,7 +103,7 @@ export function parseInput(type, raw, checked) {
 }
 export function parseArg(raw) {
   const t = raw.trim();
-  if (/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(t)) {
+  if (NUMBER_TEXT.test(t)) {
     const n = Number(t);
     return String(n) === t ? n : new NumberText(t);  // 1.0 stays 1.0 (a float), not 1
   }

@@ -351,7 +351,7 @@ function argsAsWritten(t, args) {
     const k = p.key && isScalar(p.key) ? String(p.key.value) : null;
     if (k === null || !(k in out) || !isScalar(p.value) || typeof p.value.value !== 'number' || !p.value.range) continue;
     const src = S.text.slice(p.value.range[0], p.value.range[1]);
-    if (src !== String(p.value.value) && /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(src)) out[k] = new Y.NumberText(src);
+    if (src !== String(p.value.value) && Y.NUMBER_TEXT.test(src)) out[k] = new Y.NumberText(src);
   }
   return out;
 }

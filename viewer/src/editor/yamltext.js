@@ -158,6 +158,8 @@ function withPlace(ix, e) {
 // A number as the user wrote it (1.0, 9007199254740993, 1e400): its text is what is written,
 // so the brain reads the value and the type that were typed (Number() made 1.0 the integer 1,
 // which a Lua leaf sees as another type, and rounded or overflowed the others).
+// A number as a form field takes it (digits, a point, an exponent; no .inf or 0x).
+export const NUMBER_TEXT = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 export class NumberText {
   constructor(text) { this.text = text; }
   valueOf() { return Number(this.text); }
