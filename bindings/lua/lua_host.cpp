@@ -1065,7 +1065,7 @@ namespace {
 // them: each table is handed out as a read-only view, an empty table whose metatable reads the
 // real table (__index: the VM follows it without a call), answers # and pairs, and refuses
 // every write (all keys are absent from the view, so all writes reach __newindex) with an
-// error naming the node. The leaf files' rawset refuses views (thicket_module.cpp). Nested
+// error naming the node. The leaf files' rawset refuses views (lua_sandbox.cpp). Nested
 // tables are views too. type() says "table"; only next() and rawget() see the view empty.
 int args_refuse_write(lua_State* L) {
   return luaL_error(L, "the args of node '%s' are read-only (one table shared by every agent); copy what you need "

@@ -24,7 +24,7 @@ const char* const kSweepKeyForms =
 
 namespace {
 
-// As the scenario reader's limit (scenario.cpp): a count is memory, a typo must not exhaust it.
+// As the scenario reader's limit (scenario_groups.cpp): a count is memory, a typo must not exhaust it.
 constexpr uint64_t kMaxAgents = 100000;
 
 std::optional<uint64_t> whole(const std::string& text) {

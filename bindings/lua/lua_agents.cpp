@@ -1,0 +1,241 @@
+// The agent and blackboard objects leaves see (SPEC 6 and 7): agent.bb.key reads and writes,
+// typed; agent:send; each brain's blackboard metatable and each agent's Lua table.
+#include <string>
+#include <vector>
+
+#include "lua_api.hpp"
+#include "lua_host.hpp"
+#include "runtime_impl.hpp"
+#include "suggest.hpp"
+
+namespace thicket {
+
+int LuaApi::agent_send(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_getfield(L, 1, "id");
+  const lua_Integer id = lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  lua_remove(L, 1);
+  lua_pushinteger(L, id);
+  lua_insert(L, 1);
+  return send(L);
+}
+
+bool LuaApi::own_blackboard(lua_State* L, LuaHost& h, const AgentInfo& a) {
+  const CallSite* at = h.current();
+  if (!at || at->agent == &a) return true;
+  luaL_where(L, 1);
+  lua_pushfstring(L,
+                  "agent %I's blackboard, reached from agent %I's leaf (kept in a shared table or an upvalue): a "
+                  "leaf reads and writes only its own agent's blackboard (to reach another agent: agent:signal "
+                  "in a scenario, thicket.send)",
+                  static_cast<lua_Integer>(a.id), static_cast<lua_Integer>(at->agent->id));
+  lua_concat(L, 2);
+  return false;
+}
+
+void LuaApi::push_unknown_key(lua_State* L, LuaHost& h, const AgentInfo& a, const char* key) {
+  const Program& p = h.rt_.program_of(a);
+  std::vector<std::string> names;
+  for (const auto& k : p.blackboard) names.push_back(k.name);
+  std::string msg = "blackboard has no key '" + clipped(key) + "'" + did_you_mean(key, names) +
+                    (names.empty() ? " (no keys are declared: add them under 'blackboard:' in the brain file)"
+                                   : " (declared: " + join_names(names) + ")");
+  luaL_where(L, 1);
+  lua_pushstring(L, msg.c_str());
+  lua_concat(L, 2);
+}
+
+void LuaApi::push_wrong_type(lua_State* L, const BlackboardKey& key) {
+  int t = lua_type(L, 3);
+  std::string got = luaL_typename(L, 3);
+  if (t == LUA_TNUMBER) got = lua_isinteger(L, 3) ? "integer" : "number";
+  size_t len = 0;
+  const char* text = luaL_tolstring(L, 3, &len);
+  std::string value = clipped(std::string_view(text, len));
+  lua_pop(L, 1);
+  if (t == LUA_TSTRING) value = "'" + value + "'";
+  std::string msg = "blackboard key '" + key.name + "' is declared " + std::string(value_type_name(key.type)) +
+                    "; cannot set it to " +
+                    (t == LUA_TNIL ? std::string("nil (a declared key always holds a value: set its default instead)")
+                                   : (got == "integer" ? "an " : "a ") + got + " (" + value + ")");
+  luaL_where(L, 1);
+  lua_pushstring(L, msg.c_str());
+  lua_concat(L, 2);
+}
+
+int LuaApi::bb_index(lua_State* L) {
+  LuaHost& h = host(L);
+  AgentInfo& a = bb_agent(L, h);
+  if (!own_blackboard(L, h, a)) return lua_error(L);
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNUMBER) {
+    push_unknown_key(L, h, a, luaL_tolstring(L, 2, nullptr));
+    return lua_error(L);
+  }
+  auto slot = static_cast<uint32_t>(lua_tointeger(L, -1));
+  const Slot& v = h.rt_.slots_of(a)[slot];
+  switch (h.rt_.program_of(a).blackboard[slot].type) {
+    case ValueType::Number: lua_pushnumber(L, v.num); break;
+    case ValueType::Integer: lua_pushinteger(L, v.i); break;
+    case ValueType::Boolean: lua_pushboolean(L, v.i != 0); break;
+    case ValueType::String: {
+      std::string_view s = h.rt_.strings.get(v.str);
+      lua_pushlstring(L, s.data(), s.size());
+      break;
+    }
+    case ValueType::Any: lua_rawgeti(L, LUA_REGISTRYINDEX, v.ref); break;
+  }
+  return 1;
+}
+
+int LuaApi::bb_newindex(lua_State* L) {
+  LuaHost& h = host(L);
+  AgentInfo& a = bb_agent(L, h);
+  if (!own_blackboard(L, h, a)) return lua_error(L);
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNUMBER) {
+    push_unknown_key(L, h, a, luaL_tolstring(L, 2, nullptr));
+    return lua_error(L);
+  }
+  auto slot = static_cast<uint32_t>(lua_tointeger(L, -1));
+  lua_pop(L, 1);
+  const BlackboardKey& key = h.rt_.program_of(a).blackboard[slot];
+  Slot& v = h.rt_.slots_of(a)[slot];
+  int t = lua_type(L, 3);
+  auto wrong = [&]() {
+    push_wrong_type(L, key);
+    return lua_error(L);
+  };
+  switch (key.type) {
+    case ValueType::Number:
+      if (t != LUA_TNUMBER) return wrong();
+      v.num = lua_tonumber(L, 3);
+      break;
+    case ValueType::Integer: {
+      int is_int = 0;
+      lua_Integer i = lua_tointegerx(L, 3, &is_int);  // floats with an exact integer value pass
+      if (t != LUA_TNUMBER || !is_int) return wrong();
+      v.i = i;
+      break;
+    }
+    case ValueType::Boolean:
+      if (t != LUA_TBOOLEAN) return wrong();
+      v.i = lua_toboolean(L, 3);
+      break;
+    case ValueType::String: {
+      if (t != LUA_TSTRING) return wrong();
+      size_t len;
+      const char* s = lua_tolstring(L, 3, &len);
+      if (!text_fits(L, h, std::string_view(s, len), "blackboard")) return lua_error(L);
+      v.str = h.rt_.strings.intern(std::string_view(s, len));
+      break;
+    }
+    case ValueType::Any:
+      if (v.ref != LUA_NOREF && v.ref != LUA_REFNIL) luaL_unref(L, LUA_REGISTRYINDEX, v.ref);
+      lua_pushvalue(L, 3);
+      v.ref = luaL_ref(L, LUA_REGISTRYINDEX);
+      break;
+  }
+  return 0;
+}
+
+int LuaApi::bb_tostring(lua_State* L) {
+  LuaHost& h = host(L);
+  AgentInfo& a = bb_agent(L, h);
+  lua_pushfstring(L, "blackboard of agent %d", static_cast<int>(a.id));
+  return 1;
+}
+
+int& LuaHost::bb_meta_slot(Brain& b) {
+  if (lane_ == 0) return b.bb_meta;
+  if (b.lane_bb_meta.size() < lane_) b.lane_bb_meta.resize(lane_, LUA_NOREF);
+  return b.lane_bb_meta[lane_ - 1];
+}
+
+void LuaHost::set_agent_metatable(int ref) {
+  agent_methods_ref_ = ref;
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref);  // every agent has send among its methods
+  lua_getfield(L_, -1, "__index");
+  lua_pushlightuserdata(L_, this);
+  lua_pushcclosure(L_, LuaApi::agent_send, 1);
+  lua_setfield(L_, -2, "send");
+  journal_wrap(-1, "agent:");  // every method (a simulation's world methods too)
+  lua_pop(L_, 2);
+}
+
+void LuaHost::install_brain(Brain& b, uint32_t brain_index) {
+  // key -> slot map shared by the metatable's closures; rebuilt when the brain reloads.
+  lua_newtable(L_);
+  const Program& p = *b.program;
+  for (size_t k = 0; k < p.blackboard.size(); ++k) {
+    lua_pushinteger(L_, static_cast<lua_Integer>(k));
+    lua_setfield(L_, -2, p.blackboard[k].name.c_str());
+  }
+  int& bb_meta = bb_meta_slot(b);
+  if (bb_meta == LUA_NOREF) {
+    lua_newtable(L_);
+    lua_pushvalue(L_, -1);
+    bb_meta = luaL_ref(L_, LUA_REGISTRYINDEX);
+  } else {
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, bb_meta);
+  }
+  lua_pushlightuserdata(L_, this);
+  lua_pushvalue(L_, -3);
+  lua_pushcclosure(L_, LuaApi::bb_index, 2);
+  lua_setfield(L_, -2, "__index");
+  lua_pushlightuserdata(L_, this);
+  lua_pushvalue(L_, -3);
+  lua_pushcclosure(L_, LuaApi::bb_newindex, 2);
+  lua_setfield(L_, -2, "__newindex");
+  lua_pushlightuserdata(L_, this);
+  lua_pushcclosure(L_, LuaApi::bb_tostring, 1);
+  lua_setfield(L_, -2, "__tostring");
+  lua_pushstring(L_, "thicket.blackboard");
+  lua_setfield(L_, -2, "__name");
+  lua_pushliteral(L_, "protected: the blackboard's metatable is shared by every agent of the brain");
+  lua_setfield(L_, -2, "__metatable");
+  journal_wrap(-1, "agent.bb ", {"__index", "__newindex", "__tostring"});
+  lua_pop(L_, 2);
+  (void)brain_index;
+}
+
+void LuaHost::create_agent(AgentInfo& a) {
+  lua_createtable(L_, 0, 2);  // id, bb; a leaf's own fields grow it
+  lua_pushinteger(L_, a.id);
+  lua_setfield(L_, -2, "id");
+  auto* ref = static_cast<LuaApi::BbRef*>(lua_newuserdatauv(L_, sizeof(LuaApi::BbRef), 0));
+  ref->agent = static_cast<uint32_t>(&a - rt_.agents.data());
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, bb_meta_slot(*rt_.brains[a.brain]));
+  lua_setmetatable(L_, -2);
+  lua_setfield(L_, -2, "bb");
+  if (agent_methods_ref_ != LUA_NOREF) {  // a simulation's world methods: agent:position() ...
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, agent_methods_ref_);
+    lua_setmetatable(L_, -2);
+  }
+  a.lua_agent = luaL_ref(L_, LUA_REGISTRYINDEX);
+  a.lua_mem = LUA_NOREF;  // made on first use (push_mem)
+}
+
+void LuaHost::destroy_agent(AgentInfo& a) {
+  // `any` blackboard values hold registry references.
+  const Program& p = rt_.program_of(a);
+  Slot* slots = rt_.slots_of(a);
+  for (size_t k = 0; k < p.blackboard.size(); ++k)
+    if (p.blackboard[k].type == ValueType::Any && slots[k].ref != LUA_NOREF && slots[k].ref != LUA_REFNIL)
+      luaL_unref(L_, LUA_REGISTRYINDEX, slots[k].ref);
+  if (journal_ && a.lua_mem != LUA_NOREF) {  // its running tasks' journals go with it
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, a.lua_mem);
+    lua_pushnil(L_);
+    while (lua_next(L_, -2)) {
+      if (lua_type(L_, -1) == LUA_TTHREAD) journals_.erase(lua_tothread(L_, -1));
+      lua_pop(L_, 1);
+    }
+    lua_pop(L_, 1);
+  }
+  luaL_unref(L_, LUA_REGISTRYINDEX, a.lua_agent);
+  luaL_unref(L_, LUA_REGISTRYINDEX, a.lua_mem);
+  a.lua_agent = a.lua_mem = LUA_NOREF;
+}
+
+}  // namespace thicket

@@ -1,0 +1,131 @@
+// The Lua-callable functions of the sandbox (SPEC 7): the `thicket` module, require, the
+// sandbox's guarded coroutine and traceback pieces, and the blackboard objects. Defined in
+// thicket_module.cpp (the module and require), lua_sandbox.cpp (the sandbox pieces) and
+// lua_agents.cpp (the agent and blackboard objects); private to those files.
+#pragma once
+#include <lua.hpp>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lua_host.hpp"
+#include "runtime_impl.hpp"
+
+namespace thicket {
+
+// The Lua-callable functions; a struct so they can reach LuaHost's insides.
+struct LuaApi {
+  // The host from the state's extra space (set at creation; threads inherit it): a load, where
+  // the functions' upvalue would be an API call on every call from Lua.
+  static LuaHost& host(lua_State* L) { return **static_cast<LuaHost**>(lua_getextraspace(L)); }
+  static const AgentInfo* agent(lua_State* L) {
+    const CallSite* at = host(L).current();
+    return at ? at->agent : nullptr;
+  }
+
+  static int time(lua_State* L);
+  static int dt(lua_State* L);
+  static int tick(lua_State* L);
+  // Pushes the arguments converted with tostring and joined by tabs (print's way). A __tostring
+  // that raises does so here, before the caller makes any C++ object that lua_error would skip.
+  // (Through a luaL_Buffer, which keeps the stack within what Lua grants a C function: pushing
+  // every piece first overran it from about ten arguments, corrupting memory.)
+  static void push_joined(lua_State* L);
+  static int log(lua_State* L);
+  // thicket.random([m [, n]]) and math.random: the agent's own stream while a leaf runs.
+  static int random(lua_State* L);
+  // thicket.restored(): true inside a task run that started again because its agent was
+  // restored from a snapshot while the task was running (snapshot docs); false elsewhere.
+  static int restored(lua_State* L);
+  // ---- other agents (SPEC 8.2): spawn, despawn and send wait for the end of tick_all ----
+  // The live agent with this id, or an invalid handle.
+  static AgentHandle handle_of(LuaHost& h, lua_Integer id);
+  // print(...): as Lua's, through the runtime, so that lines printed by jobs on several
+  // threads come out in agent order.
+  static int print(lua_State* L);
+  // Scenarios split their agents over worker runtimes and own their bodies: there a leaf may
+  // send only to its own agent, and spawn and despawn are the world's (groups, deaths).
+  static int refuse_in_scenario(lua_State* L, const char* what);
+  // Texts a script writes to the blackboard, passes to thicket.spawn or sends as event names
+  // are kept in the runtime's table of texts for the whole run (each distinct text once), out
+  // of the Lua heap: past RuntimeOptions::lua_memory_limit bytes there, a new text is refused,
+  // so a leaf writing a new 1 MB text every tick cannot use up the host's memory. Pushes the
+  // message and returns false then (the caller raises it, with its own frame gone).
+  static bool text_fits(lua_State* L, LuaHost& h, std::string_view text, const char* what);
+  // thicket.send(agent_id, name): an event to that agent (SPEC 4.1); false when no agent has the id.
+  static int send(lua_State* L);
+  // agent:send(name): an event to this agent; from its own leaf it joins the queue at once.
+  static int agent_send(lua_State* L);
+  // thicket.despawn(agent_id): false when no agent has the id.
+  static int despawn(lua_State* L);
+  // thicket.spawn(brain [, blackboard [, id]]): a new agent of the loaded brain with that name
+  // (`tree: NAME`), its blackboard values from the table; during a tick it is made at the end
+  // of the tick_all (true), else at once (its id).
+  // Every argument is checked before a C++ object lives in this frame: lua_error longjmps,
+  // and would skip their destructors (the rule of the helpers above).
+  static int spawn(lua_State* L);
+  // spawn's work: pushes its result and returns true, or pushes the message of an unknown brain
+  // and returns false (the caller raises it, with this frame's objects gone).
+  static bool spawn_checked(lua_State* L, LuaHost& h, const char* name, uint32_t id);
+  static int task(lua_State* L);
+  // require(name): the thicket module, or NAME.lua beside the brain's leaf files.
+  static int require(lua_State* L);
+  // The folders the calling brain may require from: beside its own leaf files (a leaf call
+  // knows its program; a file being loaded knows its brain's files).
+  static std::vector<std::string> require_dirs(LuaHost& h);
+  // luaL_where for the script's own code: the first calling frame not in the sandbox's Lua
+  // (the per-file require is a wrapper there, so level 1 would name it, "(thicket):87:").
+  static void where_in_script(lua_State* L);
+  static int require_impl(lua_State* L);
+
+  // ---- the read-only thicket module ----
+  // Each leaf file gets its own copy of the module table (push_file_env), so what one file
+  // does to its copy reaches no other. Reading a field the module does not have is an error
+  // (thicket.SUCESS would be nil and the leaf would silently fail); adding a field is one too.
+  // Trusted modules loaded by Lua's own require get a userdata face with the same rules.
+  static void push_unknown_field(lua_State* L, const char* key);
+  // __index of a file's copy of the module (upvalue 1: the module table): a field added to
+  // the module after the copy was made (the world's functions), or an error.
+  static int module_missing(lua_State* L);
+  static int module_write(lua_State* L);
+  static int module_pairs(lua_State* L);  // pairs(thicket) walks the module table
+  static int module_has(lua_State* L);  // thicket.has(name): whether the module has the field
+
+  // ---- sandbox pieces ----
+  // The message handler of every protected call: a C function, so no count hook fires in it
+  // (a stopped call's hook keeps firing in Lua code until the call ends).
+  // A call stack deeper than kDeepStack levels (a runaway recursion: Lua lets it reach about
+  // a million) gets its first levels only: luaL_traceback also shows the last ones, and finding
+  // them walks the whole stack some forty times (lua_getstack steps from the top, one frame at
+  // a time), seconds at that depth.
+  static constexpr int kDeepStack = 1000;
+  static constexpr int kDeepShown = 10;
+  static int traceback(lua_State* L);
+  // coroutine.resume that tells the watchdog which Lua thread runs (a leaf's own coroutine
+  // that loops for ever is stopped too); otherwise the standard one.
+  static int co_resume(lua_State* L);
+
+  // ---- blackboard objects: agent.bb.key reads and writes, typed (SPEC 6) ----
+  struct BbRef {
+    uint32_t agent;
+  };
+  static AgentInfo& bb_agent(lua_State* L, LuaHost& h) {
+    auto* ref = static_cast<BbRef*>(lua_touserdata(L, 1));
+    return h.rt_.agents[ref->agent];
+  }
+  // Inside a leaf call, only the running agent's blackboard: another's (kept from its own call
+  // in a shared table or an upvalue) would be read or written from another agent's leaf, on
+  // another worker's thread perhaps (SPEC 8.2: a leaf touches only its own agent; the results
+  // changed with --threads). Pushes the error and returns false; the caller raises.
+  static bool own_blackboard(lua_State* L, LuaHost& h, const AgentInfo& a);
+  // Errors are raised (lua_error longjmps) only from frames with no live C++ objects:
+  // these helpers push the message and return, the caller raises.
+  static void push_unknown_key(lua_State* L, LuaHost& h, const AgentInfo& a, const char* key);
+  static void push_wrong_type(lua_State* L, const BlackboardKey& key);
+  static int bb_index(lua_State* L);
+  static int bb_newindex(lua_State* L);
+  static int bb_tostring(lua_State* L);
+};
+
+}  // namespace thicket
