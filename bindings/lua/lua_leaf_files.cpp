@@ -1,0 +1,465 @@
+// Leaf files: staging a file (its leaves, hooks and declared arg types, with every error at
+// once), the modules it requires, and the read-only `args` tables of a program's nodes.
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "lua_call_scope.hpp"
+#include "lua_host.hpp"
+#include "runtime_impl.hpp"
+#include "suggest.hpp"
+
+namespace thicket {
+
+namespace {
+// Where a leaf file declares things, for its errors' line:column. Lua keeps no positions for a
+// table's keys, so a leaf's line is the first line of its first function (the leaf itself, or
+// one of its hooks), and a key is found as a word near it in the file's text.
+struct DeclLines {
+  std::vector<std::string> lines;
+  explicit DeclLines(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+  }
+  struct Pos {
+    int line = 0, column = 0;
+  };
+  // The column (1-based) of `word` as a whole word in line `n` (1-based), 0 if absent.
+  int column_of(int n, const std::string& word) const {
+    if (n < 1 || n > static_cast<int>(lines.size()) || word.empty()) return 0;
+    const std::string& l = lines[static_cast<size_t>(n - 1)];
+    auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    for (size_t at = l.find(word); at != std::string::npos; at = l.find(word, at + 1)) {
+      const bool left = at == 0 || !ident(l[at - 1]);
+      const bool right = at + word.size() >= l.size() || !ident(l[at + word.size()]);
+      if (left && right) return static_cast<int>(at) + 1;
+    }
+    return 0;
+  }
+  // `word` nearest to line `from`: at or before it (30 lines back at most), then after it;
+  // line `from` itself (column 1) when not found; nothing when from is 0 and it is nowhere.
+  Pos near(int from, const std::string& word) const {
+    const int n = static_cast<int>(lines.size());
+    if (from < 1) {
+      for (int k = 1; k <= n; ++k)
+        if (int c = column_of(k, word)) return {k, c};
+      return {};
+    }
+    for (int k = from; k >= 1 && k > from - 30; --k)
+      if (int c = column_of(k, word)) return {k, c};
+    for (int k = from + 1; k <= n && k < from + 30; ++k)
+      if (int c = column_of(k, word)) return {k, c};
+    return {from, 1};
+  }
+  // `word` at or after line `from` (30 lines at most); line `from` itself when not found.
+  Pos after(int from, const std::string& word) const {
+    const int n = static_cast<int>(lines.size());
+    for (int k = std::max(from, 1); k <= n && k < std::max(from, 1) + 30; ++k)
+      if (int c = column_of(k, word)) return {k, c};
+    return {from, from ? 1 : 0};
+  }
+};
+// The first line of the function at `index`, or of the first function among a table's values
+// (one level: a hook table, {fn = ...}, a task's table), 0 when there is none.
+int first_line(lua_State* L, int index) {
+  index = lua_absindex(L, index);
+  int best = 0;
+  auto take = [&](int i) {
+    if (!lua_isfunction(L, i) || lua_iscfunction(L, i)) return;
+    lua_Debug ar;
+    lua_pushvalue(L, i);
+    if (lua_getinfo(L, ">S", &ar) && ar.linedefined > 0 && (best == 0 || ar.linedefined < best)) best = ar.linedefined;
+  };
+  take(index);
+  if (lua_istable(L, index)) {
+    lua_pushnil(L);
+    while (lua_next(L, index)) {
+      take(-1);
+      if (lua_istable(L, -1)) {
+        lua_rawgeti(L, -1, 1);  // thicket.task(fn): the function
+        take(-1);
+        lua_pop(L, 1);
+      }
+      lua_pop(L, 1);
+    }
+  }
+  return best;
+}
+}  // namespace
+
+// The value on top of the stack is a leaf's `args = {name = "type", ...}`: reads it into def.
+// `decl` and `leaf_line` place its errors.
+static bool read_arg_types(lua_State* L_, LeafDef& def, const std::string& path, std::vector<Diagnostic>& diags,
+                           const DeclLines& decl, int key_line) {
+  const DeclLines::Pos args_at = decl.after(key_line, "args");
+  static const std::vector<std::string> types = {"number", "integer", "string", "boolean", "table"};
+  def.declares_args = true;
+  if (!lua_istable(L_, -1)) {
+    diags.push_back({Severity::Error, path, args_at.line, args_at.column, "'args' of leaf '" + def.name + "' must be a table {name = \"type\", ...}, got " + luaL_typename(L_, -1)});
+    return false;
+  }
+  bool ok = true;
+  lua_pushnil(L_);
+  while (lua_next(L_, -2)) {
+    if (lua_type(L_, -2) != LUA_TSTRING || lua_type(L_, -1) != LUA_TSTRING) {
+      diags.push_back({Severity::Error, path, args_at.line, args_at.column, "'args' of leaf '" + def.name + "' maps arg names to type names, e.g. args = {per_log = \"number\"}"});
+      ok = false;
+    } else {
+      LeafArgSpec spec;
+      spec.name = lua_tostring(L_, -2);
+      spec.type = lua_tostring(L_, -1);
+      if (!spec.type.empty() && spec.type.back() == '?') {
+        spec.optional = true;
+        spec.type.pop_back();
+      }
+      if (std::find(types.begin(), types.end(), spec.type) == types.end()) {
+        const DeclLines::Pos at = decl.after(args_at.line, spec.name);
+        diags.push_back({Severity::Error, path, at.line, at.column, "arg '" + spec.name + "' of leaf '" + def.name + "' has an unknown type '" + spec.type + "'" +
+                                                          did_you_mean(spec.type, types) + " (types: number, integer, string, boolean, table; a trailing ? makes it optional)"});
+        ok = false;
+      } else {
+        def.args.push_back(std::move(spec));
+      }
+    }
+    lua_pop(L_, 1);
+  }
+  std::sort(def.args.begin(), def.args.end(), [](const LeafArgSpec& a, const LeafArgSpec& b) { return a.name < b.name; });
+  // A broken declaration is the error to fix: call sites are not checked against what is left
+  // of it (a dropped arg would show as "leaf has no arg" at every call).
+  if (!ok) def.declares_args = false;
+  return ok;
+}
+
+void LuaHost::forget_module(const std::string& path) {
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, loaded_ref_);
+  lua_getfield(L_, -1, path.c_str());
+  if (lua_isnil(L_, -1) || forgotten_modules_.count(path)) {
+    lua_pop(L_, 2);
+    return;
+  }
+  forgotten_modules_[path] = luaL_ref(L_, LUA_REGISTRYINDEX);  // pops the old copy
+  lua_pushnil(L_);
+  lua_setfield(L_, -2, path.c_str());
+  lua_pop(L_, 1);
+}
+
+void LuaHost::settle_module(const std::string& path) {
+  auto it = forgotten_modules_.find(path);
+  if (it == forgotten_modules_.end()) return;
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, loaded_ref_);
+  if (lua_getfield(L_, -1, path.c_str()) == LUA_TNIL) {  // nothing loaded it anew: the old copy stays
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, it->second);
+    lua_setfield(L_, -3, path.c_str());
+  }
+  lua_pop(L_, 2);
+  luaL_unref(L_, LUA_REGISTRYINDEX, it->second);
+  forgotten_modules_.erase(it);
+}
+
+// Runs a leaf file in the sandbox and collects the leaves of the table it returns.
+bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out, std::vector<Diagnostic>& diags) {
+  // Which file the requires made while it runs belong to (module_users).
+  struct Staging {
+    std::string& file;
+    ~Staging() { file.clear(); }
+  } staging{staging_file_};
+  staging_file_ = path;
+  auto lua_error = [&](const std::string& raw) {
+    // "path:LINE: message" -> a diagnostic at that line.
+    Diagnostic d;
+    d.file = path;
+    std::string msg = raw;
+    if (msg.rfind(path + ":", 0) == 0) {
+      size_t colon = msg.find(':', path.size() + 1);
+      std::string line = msg.substr(path.size() + 1, colon - path.size() - 1);
+      if (colon != std::string::npos && !line.empty() && line.find_first_not_of("0123456789") == std::string::npos) {
+        d.line = std::stoi(line);
+        msg = msg.substr(colon + 1);
+        if (!msg.empty() && msg[0] == ' ') msg.erase(0, 1);
+      }
+    }
+    size_t tb = msg.find("\nstack traceback:");
+    if (tb != std::string::npos) msg = msg.substr(0, tb);
+    d.message = msg;
+    diags.push_back(std::move(d));
+  };
+  // Only a plain file is run (the brain's loader says so at its line; this covers a file swapped
+  // for a pipe before a reload): a pipe nothing writes to would block here for ever.
+  std::error_code kind_error;
+  const auto kind = std::filesystem::status(path, kind_error);
+  if (std::filesystem::exists(kind) && !std::filesystem::is_regular_file(kind)) {  // (a missing file: Lua says so below)
+    diags.push_back({Severity::Error, path, 0, 0, "cannot run the leaf file: it is not a plain file (a pipe, a device or a folder)"});
+    return false;
+  }
+  allow_module_dir(std::filesystem::path(path).parent_path().string());
+  int top = lua_gettop(L_);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, traceback_ref_);
+  if (luaL_loadfilex(L_, path.c_str(), "t") != LUA_OK) {
+    lua_error(lua_tostring(L_, -1));
+    lua_settop(L_, top);
+    return false;
+  }
+  // The file's own globals: a new environment carrying the globals of its last good run, kept
+  // only if this run succeeds (a failed reload leaves the running version's globals alone).
+  push_new_env(L_, path, true);
+  lua_pushvalue(L_, -1);
+  lua_setupvalue(L_, -3, 1);
+  lua_insert(L_, -2);  // handler, env, chunk
+  // Running a leaf file is guarded by the budget too (an endless loop at load must not hang),
+  // and by the watchdog with a longer limit (a file may build big tables once).
+  const bool guard = budget_slice_ > 0 && !rt_.options.budget_all_leaves;
+  if (guard) lua_sethook(L_, guard_hook, LUA_MASKCOUNT, budget_slice_);
+  guard_.limit_scale.store(kLoadLimitScale, std::memory_order_relaxed);
+  int rc;
+  {
+    CallScope scope(*this, L_);
+    rc = lua_pcall(L_, 0, 1, top + 1);
+  }
+  guard_.limit_scale.store(1, std::memory_order_relaxed);
+  if (guard) lua_sethook(L_, nullptr, 0, 0);
+  if (rc != LUA_OK) {
+    std::string message = lua_tostring(L_, -1) ? lua_tostring(L_, -1) : "error while running the file";
+    if (heap_.refused && message.rfind("not enough memory", 0) == 0) {  // Lua gives it no position
+      heap_.refused = false;
+      message = refused_at_prefix() + "the Lua heap reached its cap of " + byte_size(heap_.cap) +
+                " while the file ran (a table or string that keeps growing at its top level?); "
+                "the allocation failed and the file did not load (--lua-memory sets the cap)";
+    }
+    lua_error(message);
+    lua_settop(L_, top);
+    return false;
+  }
+  if (!lua_istable(L_, -1)) {
+    // At the file's last `return` (its last line when it has none).
+    const DeclLines text(path);
+    DeclLines::Pos at{static_cast<int>(text.lines.size()), 1};
+    for (int k = static_cast<int>(text.lines.size()); k >= 1; --k)
+      if (int c = text.column_of(k, "return")) {
+        at = {k, c};
+        break;
+      }
+    diags.push_back({Severity::Error, path, at.line, at.column,
+                     std::string("a leaf file must return a table of leaves (end it with 'return leaves'), it returned ") +
+                         luaL_typename(L_, -1)});
+    lua_settop(L_, top);
+    return false;
+  }
+  bool ok = true;
+  const DeclLines decl(path);
+  lua_pushnil(L_);
+  while (lua_next(L_, -2)) {
+    if (lua_type(L_, -2) != LUA_TSTRING) {
+      lua_pop(L_, 1);
+      continue;  // array part: not leaves
+    }
+    LeafDef def;
+    def.name = lua_tostring(L_, -2);
+    def.file = path;
+    const int leaf_line = first_line(L_, -1);
+    // Where the leaf is named (its key), near its first function; a part of it by its word.
+    const DeclLines::Pos leaf_at = decl.near(leaf_line, def.name);
+    auto part_at = [&](const std::string& word) { return decl.after(leaf_at.line, word); };
+    int t = lua_type(L_, -1);
+    if (t == LUA_TFUNCTION) {
+      def.shape = LeafShape::Function;
+      lua_pushvalue(L_, -1);
+      def.fn = luaL_ref(L_, LUA_REGISTRYINDEX);
+    } else if (t == LUA_TTABLE && lua_getmetatable(L_, -1)) {
+      lua_rawgeti(L_, LUA_REGISTRYINDEX, task_meta_ref_);
+      bool is_task = lua_rawequal(L_, -1, -2);
+      lua_pop(L_, 2);
+      if (!is_task) {
+        diags.push_back({Severity::Error, path, leaf_at.line, leaf_at.column, "leaf '" + def.name + "' is a table with a metatable; a leaf is a function, a table of hooks or thicket.task(fn)"});
+        ok = false;
+      } else {
+        def.shape = LeafShape::Task;
+        lua_rawgeti(L_, -1, 1);
+        def.fn = luaL_ref(L_, LUA_REGISTRYINDEX);
+      }
+    } else if (t == LUA_TTABLE) {
+      // A table of hooks {start, tick, stop}, or {fn = function or thicket.task(...)}; either
+      // may declare its args' types: args = {name = "number", other = "string?"}.
+      def.shape = LeafShape::Hooks;
+      static const std::vector<std::string> hooks = {"start", "tick", "stop", "fn", "args"};
+      bool has_fn = false, fn_is_task = false;
+      lua_pushnil(L_);
+      while (lua_next(L_, -2)) {
+        std::string hook = lua_type(L_, -2) == LUA_TSTRING ? lua_tostring(L_, -2) : "?";
+        int* slot = hook == "start" ? &def.start : hook == "tick" ? &def.tick : hook == "stop" ? &def.stop : nullptr;
+        if (hook == "args") {
+          ok = read_arg_types(L_, def, path, diags, decl, leaf_at.line) && ok;
+        } else if (hook == "fn") {
+          bool is_task = false;
+          if (lua_istable(L_, -1) && lua_getmetatable(L_, -1)) {
+            lua_rawgeti(L_, LUA_REGISTRYINDEX, task_meta_ref_);
+            is_task = lua_rawequal(L_, -1, -2);
+            lua_pop(L_, 2);
+          }
+          if (is_task) lua_rawgeti(L_, -1, 1);
+          else lua_pushvalue(L_, -1);
+          if (!lua_isfunction(L_, -1)) {
+            lua_pop(L_, 1);
+            const DeclLines::Pos at = part_at("fn");
+            diags.push_back({Severity::Error, path, at.line, at.column, "'fn' of leaf '" + def.name + "' must be a function or thicket.task(fn), got " + luaL_typename(L_, -1)});
+            ok = false;
+          } else {
+            def.fn = luaL_ref(L_, LUA_REGISTRYINDEX);
+            has_fn = true;
+            fn_is_task = is_task;
+          }
+        } else if (!slot) {
+          const DeclLines::Pos at = part_at(hook);
+          diags.push_back({Severity::Error, path, at.line, at.column, "leaf '" + def.name + "' has an unknown hook '" + hook + "'" +
+                                                            did_you_mean(hook, hooks) + " (hooks: start, tick, stop; or fn; and args)"});
+          ok = false;
+        } else if (!lua_isfunction(L_, -1)) {
+          const DeclLines::Pos at = part_at(hook);
+          diags.push_back({Severity::Error, path, at.line, at.column, "hook '" + hook + "' of leaf '" + def.name + "' must be a function, got " + luaL_typename(L_, -1)});
+          ok = false;
+        } else {
+          lua_pushvalue(L_, -1);
+          *slot = luaL_ref(L_, LUA_REGISTRYINDEX);
+        }
+        lua_pop(L_, 1);
+      }
+      if (has_fn) {
+        def.shape = fn_is_task ? LeafShape::Task : LeafShape::Function;
+        if (def.start != LUA_NOREF || def.tick != LUA_NOREF || def.stop != LUA_NOREF) {
+          diags.push_back({Severity::Error, path, leaf_at.line, leaf_at.column, "leaf '" + def.name + "' has both 'fn' and hooks; give fn (a function or a task) or start/tick/stop hooks"});
+          ok = false;
+        }
+      } else if (def.tick == LUA_NOREF && ok) {
+        diags.push_back({Severity::Error, path, leaf_at.line, leaf_at.column, "leaf '" + def.name + "' is a hook table without 'tick'; give it tick = function(agent, args, mem) ... end (or fn = function(agent, args) ... end)"});
+        ok = false;
+      }
+    } else {
+      lua_pop(L_, 1);
+      continue;  // data beside the leaves (numbers, strings): not a leaf
+    }
+    out.push_back(std::move(def));
+    lua_pop(L_, 1);
+  }
+  if (ok) {  // the file ran and its leaves are good: its globals are the ones to keep
+    lua_pushvalue(L_, top + 2);
+    keep_file_env(path);
+    lua_pop(L_, 1);
+  }
+  lua_settop(L_, top);
+  return ok;
+}
+
+void LuaHost::release_leaf(LeafDef& def) {
+  if (lane_ > 0 && def.lane_refs.size() < lane_) return;  // never staged in this lane
+  LeafDef::Refs lane_refs{def.fn, def.start, def.tick, def.stop};
+  LeafDef::Refs& r = lane_ == 0 ? lane_refs : def.lane_refs[lane_ - 1];
+  for (int* ref : {&r.fn, &r.start, &r.tick, &r.stop}) {
+    if (*ref != LUA_NOREF) luaL_unref(L_, LUA_REGISTRYINDEX, *ref);
+    *ref = LUA_NOREF;
+  }
+  if (lane_ == 0) def.fn = def.start = def.tick = def.stop = LUA_NOREF;
+}
+
+namespace {
+// A node's args are built once and shared by every agent (SPEC 7), so a leaf must not change
+// them: each table is handed out as a read-only view, an empty table whose metatable reads the
+// real table (__index: the VM follows it without a call), answers # and pairs, and refuses
+// every write (all keys are absent from the view, so all writes reach __newindex) with an
+// error naming the node. The leaf files' rawset refuses views (lua_sandbox.cpp). Nested
+// tables are views too. type() says "table"; only next() and rawget() see the view empty.
+int args_refuse_write(lua_State* L) {
+  return luaL_error(L, "the args of node '%s' are read-only (one table shared by every agent); copy what you need "
+                       "into a local table",
+                    lua_tostring(L, lua_upvalueindex(1)));
+}
+void push_args_table(lua_State* L, int view) {  // the real table behind the view at index `view`
+  lua_getmetatable(L, view);
+  lua_getfield(L, -1, "__index");
+  lua_remove(L, -2);
+}
+int args_len(lua_State* L) {
+  push_args_table(L, 1);
+  lua_pushinteger(L, static_cast<lua_Integer>(lua_rawlen(L, -1)));
+  return 1;
+}
+int args_pairs(lua_State* L) {
+  lua_getglobal(L, "next");
+  if (lua_isnil(L, -1)) {  // a sandbox without next: the base library's own
+    lua_pop(L, 1);
+    luaL_requiref(L, LUA_GNAME, luaopen_base, 0);
+    lua_getfield(L, -1, "next");
+    lua_remove(L, -2);
+  }
+  push_args_table(L, 1);
+  lua_pushnil(L);
+  return 3;
+}
+// Replaces the table on top of the stack with its read-only view.
+void make_read_only(lua_State* L, const std::string& node) {
+  lua_createtable(L, 0, 0);
+  lua_createtable(L, 0, 5);
+  lua_pushvalue(L, -3);
+  lua_setfield(L, -2, "__index");
+  lua_pushlstring(L, node.data(), node.size());
+  lua_pushcclosure(L, args_refuse_write, 1);
+  lua_setfield(L, -2, "__newindex");
+  lua_pushcfunction(L, args_len);
+  lua_setfield(L, -2, "__len");
+  lua_pushcfunction(L, args_pairs);
+  lua_setfield(L, -2, "__pairs");
+  lua_pushliteral(L, "read-only args");
+  lua_setfield(L, -2, "__metatable");
+  lua_setmetatable(L, -2);
+  lua_remove(L, -2);
+}
+
+void push_arg(lua_State* L, const ArgValue& v, const std::string& node) {
+  switch (v.type) {
+    case ArgValue::Type::Nil: lua_pushnil(L); break;
+    case ArgValue::Type::Bool: lua_pushboolean(L, v.boolean); break;
+    case ArgValue::Type::Integer: lua_pushinteger(L, v.integer); break;
+    case ArgValue::Type::Number: lua_pushnumber(L, v.number); break;
+    case ArgValue::Type::String: lua_pushlstring(L, v.text.data(), v.text.size()); break;
+    case ArgValue::Type::List:
+      lua_createtable(L, static_cast<int>(v.items.size()), 0);
+      for (size_t i = 0; i < v.items.size(); ++i) {
+        push_arg(L, v.items[i], node);
+        lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+      }
+      make_read_only(L, node);
+      break;
+    case ArgValue::Type::Map:
+      lua_createtable(L, 0, static_cast<int>(v.entries.size()));
+      for (const auto& [k, item] : v.entries) {
+        push_arg(L, item, node);
+        lua_setfield(L, -2, k.c_str());
+      }
+      make_read_only(L, node);
+      break;
+  }
+}
+}  // namespace
+
+void LuaHost::install_args(Program& p) {
+  std::vector<const std::string*> node_of(p.calls.size(), nullptr);  // a call site's node id, for errors
+  for (size_t i = 0; i < p.nodes.size(); ++i)
+    if ((p.nodes[i].kind == NodeKind::Action || p.nodes[i].kind == NodeKind::Condition) && p.nodes[i].a < node_of.size())
+      node_of[p.nodes[i].a] = &p.ids[i];
+  static const std::string kUnknown = "?";
+  for (size_t k = 0; k < p.calls.size(); ++k) {
+    LeafCall& call = p.calls[k];
+    push_arg(L_, call.args, node_of[k] ? *node_of[k] : kUnknown);
+    args_slot(call) = luaL_ref(L_, LUA_REGISTRYINDEX);
+  }
+}
+
+void LuaHost::release_args(Program& p) {
+  for (auto& call : p.calls) {
+    int& ref = args_slot(call);
+    if (ref != LUA_NOREF) luaL_unref(L_, LUA_REGISTRYINDEX, ref);
+    ref = LUA_NOREF;
+  }
+}
+
+}  // namespace thicket
