@@ -307,7 +307,11 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
       // (Valid when the runtime spawned at once: a callback after the tick proper, before it returns.)
       return h.valid() ? py::cast(agent(h)) : py::object(py::none());
     }
-    AgentHandle h = id ? rt().spawn(b.handle, {}, *id) : rt().spawn(b.handle);
+    AgentHandle h;
+    {
+      Busy busy(*this);
+      h = id ? rt_->spawn(b.handle, {}, *id) : rt_->spawn(b.handle);
+    }
     if (!h.valid()) throw py::value_error("the agent could not be spawned (the log says why)");
     Agent a = agent(h);
     if (!blackboard.is_none()) {
@@ -363,8 +367,10 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     return agent(*h);
   }
 
-  // A tick in progress (tick, tick_all): spawns from Python leaves are deferred then. Set and
-  // read with the GIL held, on the thread that ticks.
+  // A tick in progress (tick, tick_all), or a call that runs stop hooks between ticks (despawn,
+  // reload, restore), which the runtime treats as a tick's leaves: spawns from Python leaves and
+  // callbacks are deferred then, to the end of that call. Set and read with the GIL held, on
+  // the thread that ticks.
   struct Ticking {
     explicit Ticking(PyRuntime& r) : rt(r) { ++rt.ticking_; }
     ~Ticking() { --rt.ticking_; }
@@ -379,8 +385,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
   std::string tick(const Agent& a, double dt) {
     check(a);
     check_dt(dt);
-    check_thread();  // another thread's call: "busy on another thread"
-    refuse_in_tick("tick");  // from a leaf: a tick inside a tick
+    refuse_in_tick("tick");  // another thread's call: "busy"; from a leaf: a tick inside a tick
     Status s;
     {
       Busy busy(*this);
@@ -393,8 +398,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
   }
   void tick_all(double dt, uint32_t times) {
     check_dt(dt);
-    check_thread();  // another thread's call: "busy on another thread"
-    refuse_in_tick("tick_all");  // from a leaf: its agent would be ticked inside its own tick
+    refuse_in_tick("tick_all");  // another thread's call: "busy"; from a leaf: its agent would tick in its own tick
     CtrlC ctrl_c;  // stops after the tick in progress (its Lua calls stopped at once)
     {
       Busy busy(*this);
@@ -406,24 +410,43 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     raise_python_error();
   }
   static void check_dt(double dt) {
-    if (!(dt > 0) || dt > 1e9) throw py::value_error("dt must be a number of seconds > 0");
+    if (!(dt > 0) || dt > thicket::kMaxDt)
+      throw py::value_error("dt must be a number of seconds > 0 and at most 1000000 (the runtime's bound), got " +
+                            std::string(py::repr(py::float_(dt))));
   }
 
   // What would change what a tick walks is refused during one, as an exception (the runtime
   // only logged its refusal).
   void refuse_in_tick(const char* what) const {
+    check_thread();  // another thread's call during this one's tick: "busy", not "during a tick"
     if (ticking_ > 0)
       throw py::value_error(std::string(what) +
                             " cannot be called during a tick (from a Python leaf or callback): call it before or after tick_all");
   }
+
+  // A Python object kept by a leaf the runtime owns. The runtime drops a leaf where it is
+  // replaced, by a load or reload of a Lua file of the same name or by another register_leaf,
+  // and loads and reloads run with the GIL released: the last owner lets go with the GIL taken.
+  struct GilHeld {
+    explicit GilHeld(py::object o) : object(std::move(o)) {}
+    ~GilHeld() {
+      py::gil_scoped_acquire gil;
+      object = py::object();
+    }
+    GilHeld(const GilHeld&) = delete;
+    GilHeld& operator=(const GilHeld&) = delete;
+    py::object object;
+  };
 
   void register_leaf(const std::string& name, py::function fn) {
     refuse_in_tick("register_leaf");
     if (name.empty()) throw py::value_error("register_leaf: the leaf name is empty (a brain names its leaves: 'leaf: Name')");
     auto self = this;
     thicket::NativeLeaf leaf;
-    leaf.tick = [fn, self, name](thicket::LeafContext& c) -> Status {
+    auto held = std::make_shared<GilHeld>(std::move(fn));
+    leaf.tick = [held, self, name](thicket::LeafContext& c) -> Status {
       py::gil_scoped_acquire gil;
+      const py::object& fn = held->object;
       if (self->leaf_failed_) return Status::Failure;  // the first error ends the tick's Python leaf calls
       // The LeafAgent is a Python object of its own (a leaf may keep it); it is cut off from
       // the call's context when the call returns, so a kept one raises instead of reading freed memory.
@@ -493,12 +516,16 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
       throw py::type_error("on_trace: the callback must be callable (a function of one event dict) or None, not " +
                            std::string(py::str(py::type::of(callback).attr("__name__"))));
     auto self = this;  // the runtime owns the sink: `this` outlives it
+    // Set from inside the callback, the new sink takes the old one's place when the callback
+    // returns, on the thread that ticks with the GIL released: the old one's callback is let go
+    // with the GIL taken.
+    auto held = std::make_shared<GilHeld>(std::move(callback));
     rt().on_trace(
-        [callback, self](const thicket::TraceEvent& e) {
+        [held, self](const thicket::TraceEvent& e) {
           py::gil_scoped_acquire gil;
           if (self->trace_failed_) return;
           try {
-            self->trace(callback, e);
+            self->trace(held->object, e);
           } catch (py::error_already_set& err) {
             self->trace_failed_ = true;
             self->keep_error(std::move(err));
@@ -554,6 +581,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     std::vector<thicket::ReloadReport> reports;
     {
       Busy busy(*this);
+      Ticking ticking(*this);  // its stop hooks' spawns wait for its end
       py::gil_scoped_release release;
       rt_->reload_changed(&reports);
     }
@@ -576,10 +604,17 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     return py::bytes(out.str());
   }
   void restore(const py::bytes& data) {
+    refuse_in_tick("restore");
     std::string bytes = data;
     std::istringstream in(bytes);
     std::vector<Diagnostic> diags;
-    if (!rt().restore(in, diags)) raise_load_error("the snapshot was not restored", diags);
+    bool restored;
+    {
+      Busy busy(*this);  // its stop hooks may call Python (a print), which may let another thread in
+      Ticking ticking(*this);
+      restored = rt_->restore(in, diags);
+    }
+    if (!restored) raise_load_error("the snapshot was not restored", diags);
     raise_python_error_outside_tick();
   }
 
@@ -737,7 +772,13 @@ void register_runtime(py::module_& m) {
            py::arg("id") = py::none())
       .def("despawn", [](PyRuntime& r, const Agent& a) {
         r.check(a);
-        r.rt().despawn(a.handle);
+        {
+          // Its stop hooks are a tick's leaves to the runtime: a spawn they make (from Python: a
+          // print's sys.stdout) waits for the despawn's end, and another thread waits too.
+          PyRuntime::Busy busy(r);
+          PyRuntime::Ticking ticking(r);
+          r.rt().despawn(a.handle);
+        }
         r.raise_python_error_outside_tick();
       })
       .def("tick", &PyRuntime::tick, py::arg("agent"), py::arg("dt"), "Ticks one agent; returns its root status.")
@@ -771,7 +812,11 @@ void register_runtime(py::module_& m) {
       .def("send", [](PyRuntime& r, const Agent& a, const std::string& event) {
         r.check(a);
         if (event.empty()) throw py::value_error("an event has a name");
-        const bool sent = r.rt().send(a.handle, event);
+        bool sent;
+        {
+          PyRuntime::Busy busy(r);  // a full queue traces: the callback may let another thread in
+          sent = r.rt().send(a.handle, event);
+        }
         r.raise_python_error_outside_tick();
         return sent;
       }, py::arg("agent"), py::arg("event"))

@@ -850,6 +850,10 @@ double Runtime::get_number(AgentHandle agent, uint32_t slot) const {
   return impl_->slots_of(*const_cast<AgentInfo*>(a))[slot].num;
 }
 void Runtime::on_trace(std::function<void(const TraceEvent&)> sink, bool ticks) {
+  if (impl_->trace_calls > 0) {  // from the sink itself: when its call returns
+    impl_->trace_next.emplace(std::move(sink), ticks);
+    return;
+  }
   impl_->trace_sink = std::move(sink);
   impl_->trace_ticks = ticks;
 }

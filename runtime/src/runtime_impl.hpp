@@ -354,6 +354,11 @@ class RuntimeImpl {
   std::unique_ptr<Engine> engine;
   std::function<void(const TraceEvent&)> trace_sink;
   bool trace_ticks = true;  // deliver a Tick record per agent tick (false: events only)
+  // A sink set (or cleared) by Runtime::on_trace while the sink is being called: it takes the
+  // sink's place when that call returns (replacing a std::function destroys the one running).
+  int trace_calls = 0;
+  std::optional<std::pair<std::function<void(const TraceEvent&)>, bool>> trace_next;
+  void call_trace_sink(const TraceEvent& ev);
   // The walk's shortcuts for common nodes (Program::ops); false sends every node through the
   // general path, which tests compare the shortcuts with.
   bool fast_ops = true;

@@ -13,7 +13,7 @@
     result.record.x           # numpy array, ticks x agents (run 1's positions)
 
     grid = thicket.sweep("scripts/examples/arena/arena.yaml",
-                         {"groups.minions.count": [80, 160]}, runs=3)
+                         {"groups.players.count": [200, 400]}, runs=3)
     thicket.read_record("build/arena.jsonl.gz")
 
 The guide's chapter "Python" (docs/guide.md) has the whole API.
@@ -181,7 +181,7 @@ def _batch(scenario, axes, use_file_sweep, runs, ticks, threads, seed, overrides
 def run(scenario, *, runs=1, ticks=0, threads=1, seed=None, overrides=None, series_every=0, record=False,
         record_every=0, trusted=False):
     """Runs a scenario `runs` times (seeds seed, seed+1, ...; seed=None: the scenario's `seed:`) as
-    `thicket run SCENARIO --runs N` does, and returns a Result. ticks=0: the scenario's own. overrides: {"groups.minions.count": 80,
+    `thicket run SCENARIO --runs N` does, and returns a Result. ticks=0: the scenario's own. overrides: {"groups.players.count": 200,
     ...}, the keys of `--set` (guide 11). The scenario's own `sweep:` is not applied: use sweep()."""
     return _batch(scenario, [], False, runs, ticks, threads, seed, overrides, series_every, record, record_every, trusted)
 

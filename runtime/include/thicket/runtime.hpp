@@ -325,7 +325,8 @@ class THICKET_API Runtime {
 
   // Trace events: every agent tick (Tick), every conditional abort (Abort), fsm transition
   // (Transition) and machine switch (Switch). Without a sink, none is made; with ticks false,
-  // only the events are (no per-agent Tick record is built, e.g. for --explain alone).
+  // only the events are (no per-agent Tick record is built, e.g. for --explain alone). Called
+  // from inside the sink, the new sink (or none) takes its place when that call returns.
   void on_trace(std::function<void(const TraceEvent&)> sink, bool ticks = true);
 
   // Checks loaded files for changes and reloads them (SPEC 10); returns how many reloaded.

@@ -351,7 +351,7 @@ void RuntimeImpl::finish_call(TickJob* const* jobs, size_t n) {
     std::stable_sort(out.begin(), out.end(), [](const TickJob::Out* x, const TickJob::Out* y) { return x->agent < y->agent; });
     for (const TickJob::Out* o : out) {
       switch (o->kind) {
-        case TickJob::Out::Kind::Trace: if (trace_sink) trace_sink(o->trace); break;
+        case TickJob::Out::Kind::Trace: if (trace_sink) call_trace_sink(o->trace); break;
         case TickJob::Out::Kind::Log: log(o->text); break;
         case TickJob::Out::Kind::Print: print(o->text); break;
       }
@@ -549,7 +549,23 @@ void RuntimeImpl::emit_trace(const TraceEvent& ev) {
     job->out.push_back({TickJob::Out::Kind::Trace, job->agent, ev, {}});
     return;
   }
-  if (trace_sink) trace_sink(ev);
+  if (trace_sink) call_trace_sink(ev);
+}
+
+void RuntimeImpl::call_trace_sink(const TraceEvent& ev) {
+  struct Call {  // also when the sink throws
+    RuntimeImpl& rt;
+    explicit Call(RuntimeImpl& r) : rt(r) { ++rt.trace_calls; }
+    ~Call() {
+      if (--rt.trace_calls > 0 || !rt.trace_next) return;
+      rt.trace_sink = std::move(rt.trace_next->first);
+      rt.trace_ticks = rt.trace_next->second;
+      rt.trace_next.reset();
+    }
+    Call(const Call&) = delete;
+    Call& operator=(const Call&) = delete;
+  } call(*this);
+  trace_sink(ev);
 }
 
 void RuntimeImpl::log(const std::string& line) const {

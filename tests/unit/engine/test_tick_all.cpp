@@ -887,6 +887,36 @@ TEST_CASE("a trace sink that throws ends the tick_all with its exception, and th
   CHECK(rt.load_string("tree: h\nroot: {action: Go}\n", "h.yaml", d).has_value());
 }
 
+TEST_CASE("a trace sink that replaces or clears itself goes on safely; the new sink takes over when its call returns") {
+  RuntimeOptions o;
+  o.log = [](const std::string&) {};
+  Runtime rt(o);
+  rt.register_leaf("Go", thicket::NativeLeaf{[](thicket::LeafContext&) { return Status::Success; }});
+  std::vector<thicket::Diagnostic> d;
+  auto b = rt.load_string("tree: g\nroot: {action: Go}\n", "g.yaml", d);
+  REQUIRE(b);
+  for (int k = 0; k < 4; ++k) rt.spawn(*b);
+  std::vector<std::string> seen;
+  auto second = [&seen](const TraceEvent& e) { seen.push_back("second " + std::to_string(e.agent)); };
+  // The first sink's captured text is read after it set the next sink: replacing the running
+  // std::function destroyed it (a heap use after free under ASan, garbage without).
+  const std::string name(100, 'f');  // past the small-string buffer: on the heap of the capture
+  rt.on_trace([&rt, &seen, second, name](const TraceEvent& e) {
+    rt.on_trace(second);
+    seen.push_back(name.substr(0, 5) + " " + std::to_string(e.agent));
+  });
+  rt.tick_all(0.1);
+  CHECK(seen == std::vector<std::string>{"fffff 1", "second 2", "second 3", "second 4"});
+  seen.clear();
+  rt.on_trace([&rt, &seen, name](const TraceEvent& e) {
+    rt.on_trace({});
+    seen.push_back(name.substr(0, 5) + " " + std::to_string(e.agent));
+  });
+  rt.tick_all(0.1);
+  rt.tick_all(0.1);
+  CHECK(seen == std::vector<std::string>{"fffff 1"});
+}
+
 TEST_CASE("agent ids stop at 4294967294, so the id after the last one still fits a snapshot; automatic ids go on") {
   std::vector<std::string> log;
   thicket::RuntimeOptions o;

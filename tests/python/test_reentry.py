@@ -1,0 +1,152 @@
+"""The Python module called back into from inside its own calls: leaves the runtime replaces,
+trace callbacks that replace themselves, spawns from stop hooks that run in despawn, and the
+bounds of dt. Run as test_thicket.py is (tests/python_test.sh). No test reads the clock."""
+import gc
+import sys
+
+import pytest
+
+import thicket
+
+COUNTER = """
+tree: counter
+leaves: [counter.lua]
+blackboard:
+  count: {type: integer, default: 0}
+root:
+  action: Count
+"""
+COUNTER_LUA = """
+local leaves = {}
+function leaves.Count(agent) agent.bb.count = agent.bb.count + 1; return "success" end
+return leaves
+"""
+HOLD = """
+tree: hold
+leaves: [hold.lua]
+root:
+  action: Hold
+"""
+HOLD_LUA = """
+local leaves = {}
+leaves.Hold = {
+  tick = function(agent, args, mem) return "running" end,
+  stop = function(agent, args, mem, status) print("stop " .. status) end,
+}
+return leaves
+"""
+
+
+def write(tmp_path, files):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    return str(tmp_path / next(iter(files)))
+
+
+def test_a_python_leaf_replaced_by_a_lua_leaf_of_its_name_is_let_go_safely(tmp_path):
+    # The load replaces the Python leaf (leaf names are shared) with the GIL released: the
+    # callable was freed without the GIL and the interpreter crashed.
+    path = write(tmp_path, {"counter.yaml": COUNTER, "counter.lua": COUNTER_LUA})
+    for _ in range(20):
+        rt = thicket.Runtime()
+        rt.register_leaf("Count", lambda agent: True)
+        brain = rt.load(path)
+        a = rt.spawn(brain)
+        rt.tick_all(0.1)
+        assert rt.blackboard(a)["count"] == 1  # the Lua leaf runs
+        gc.collect()
+
+
+def test_a_trace_callback_that_replaces_or_clears_itself(tmp_path):
+    # Replacing the sink destroyed the callback that was running; it then wrote through its
+    # freed capture (a crash when it raised).
+    rt = thicket.Runtime()
+    b = rt.load_string("tree: t\nroot:\n  wait: 1.0\n")
+    for _ in range(5):
+        rt.spawn(b)
+    seen = []
+
+    def second(event):
+        seen.append(("second", event["agent"]))
+
+    for i in range(200):
+        class Once:
+            junk = [object() for _ in range(10)]
+
+            def __call__(self, event):
+                seen.append(("first", event["agent"]))
+                rt.on_trace(second if i % 2 else None)  # its own sink replaced while it runs
+                gc.collect()
+                if not i % 2:
+                    raise KeyError(i)
+
+        seen.clear()
+        rt.on_trace(Once())
+        if i % 2:  # the replacement takes over when the first call returns
+            rt.tick_all(0.1)
+            assert seen == [("first", 1)] + [("second", k) for k in range(2, 6)]
+        else:  # cleared, then raised: the exception comes out of tick_all, no sink is left
+            with pytest.raises(KeyError):
+                rt.tick_all(0.1)
+            assert seen == [("first", 1)]
+            rt.tick_all(0.1)
+            assert seen == [("first", 1)]
+
+
+def test_spawn_from_a_stop_hook_run_by_despawn_waits_for_its_end(tmp_path):
+    # despawn runs the leaf's stop hook; its print reaches sys.stdout, whose write spawns. The
+    # runtime defers that spawn to the end of the despawn: spawn gives None and the agent is
+    # there afterwards (it raised "could not be spawned", yet spawned).
+    rt = thicket.Runtime()
+    brain = rt.load(write(tmp_path, {"hold.yaml": HOLD, "hold.lua": HOLD_LUA}))
+    a = rt.spawn(brain)
+    rt.tick_all(0.1)
+    answers = []
+
+    class Out:
+        def write(self, text):
+            answers.append(rt.spawn(brain, id=77))
+
+        def flush(self):
+            pass
+
+    real, sys.stdout = sys.stdout, Out()
+    try:
+        rt.despawn(a)
+    finally:
+        sys.stdout = real
+    assert answers == [None]
+    assert [x.id for x in rt.agents()] == [77]
+    # Loading from there is refused as from a leaf.
+    refused = []
+
+    class Loads:
+        def write(self, text):
+            with pytest.raises(ValueError, match="during a tick"):
+                rt.load_string("tree: u\nroot:\n  wait: 1.0\n")
+            refused.append(text)
+
+        def flush(self):
+            pass
+
+    rt.tick_all(0.1)
+    sys.stdout = Loads()
+    try:
+        rt.despawn(rt.find(77))
+    finally:
+        sys.stdout = real
+    assert refused == ["stop aborted\n"]
+
+
+@pytest.mark.parametrize("dt", [5e6, 1e6 * 1.0000001, float("inf")])
+def test_dt_past_the_runtimes_bound_is_refused(dt):
+    rt = thicket.Runtime()
+    b = rt.load_string("tree: t\nroot:\n  wait: 1.0\n")
+    a = rt.spawn(b)
+    with pytest.raises(ValueError, match="at most 1000000"):
+        rt.tick_all(dt)
+    with pytest.raises(ValueError, match="at most 1000000"):
+        rt.tick(a, dt)
+    assert rt.agent_ticks == 0
+    rt.tick_all(1e6)  # the bound itself is a tick
+    assert rt.agent_ticks == 1
