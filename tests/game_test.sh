@@ -154,6 +154,27 @@ if grep -q "^frame 101 script error: error: $tmp/raise/guard.lua:18: oops" "$tmp
 else
   bad "a Lua error in a leaf: $(grep -m1 'script error' "$tmp/raise.log"); $(cat "$tmp/out")"
 fi
+# A mod that spawns agents (thicket.spawn: with the next id, and with id 1) and despawns a guard:
+# the guards are the level's, so the game despawns the strangers and spawns the guard again,
+# and says so (a stranger's MoveTo wrote past the guards: a crash; Tab into a level whose guard
+# ids a stranger held: a crash).
+sed 's/^function leaves.Watch(agent)$/function leaves.Watch(agent)\n  if agent.id == 2 and not SPAWNED then SPAWNED = true; thicket.spawn("guard", {x = agent.bb.x, y = agent.bb.y, route = agent.bb.route}); thicket.spawn("guard", {route = agent.bb.route}, 1) end\n  if agent.id == 3 and not GONE then GONE = true; thicket.despawn(4) end/' \
+  "$game/mods/guard.lua" >"$tmp/spawner.lua"
+fresh_mods spawner
+run warehouse --frames 200 --autoplay --mods "$tmp/spawner" --log "$tmp/spawner.log" --edit "100:guard.lua:$tmp/spawner.lua" --press 150:tab >"$tmp/out"
+if [[ $? == 0 ]] && grep -q "^frame 101 script error: error: a mod spawned agent [18] (thicket.spawn): the guards are the level's, so the game despawned it" "$tmp/spawner.log" &&
+  [[ $(grep -c "error: a mod spawned agent" "$tmp/err") == 2 ]] &&
+  grep -q "error: a mod despawned guard 4 (thicket.despawn): the guards are the level's, so the game spawned it again" "$tmp/err" &&
+  grep -q "^frame 102 guard 4 " "$tmp/spawner.log" && grep -q "^Courtyard: playing at frame 51 .*; 5 guards, 0 script errors" "$tmp/out"; then
+  ok "a mod's thicket.spawn and thicket.despawn leave the level's guards as they are, are reported, and Tab goes on"
+else
+  bad "a mod that spawns and despawns: $(cat "$tmp/out" "$tmp/err" | head -5)"
+fi
+# A mod saved while the game is paused is reloaded then, not when play goes on.
+fresh_mods paused
+run warehouse --frames 80 --autoplay --mods "$tmp/paused" --edit "50:guard.lua:$tmp/far.lua" --press 51:p >"$tmp/out"
+grep -q "^frame 50: $tmp/paused/guard.lua reloaded" "$tmp/out" && ok "a mod saved while paused is reloaded at once (frame 50, paused)" ||
+  bad "reload while paused: $(grep -m2 reload "$tmp/out")"
 fresh_mods banner
 check_shot banner --banner -- warehouse --frames 120 --autoplay --mods "$tmp/banner" --edit "100:guard.yaml:$tmp/broken.yaml"
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <random>
+#include <sstream>
 
 namespace game {
 
@@ -124,7 +125,7 @@ void Game::resolve_slots() {
 }
 
 void Game::clear_level() {
-  for (Guard& g : guards_) rt_->despawn(g.agent);
+  for (thicket::AgentHandle a : rt_->agents()) rt_->despawn(a);  // a mod's spawns too
   guards_.clear();
   perception_.reset();
   hash_.reset();
@@ -137,6 +138,13 @@ void Game::clear_level() {
   player_path_.clear();
   player_next_ = 0;
   next_step_sound_ = 0;
+}
+
+// The guard's agent, where it stands, its route in its blackboard ("13,12 27,10 ...").
+thicket::AgentHandle Game::spawn_guard(const Guard& g) {
+  std::ostringstream route;
+  for (size_t k = 0; k < g.route.size(); ++k) route << (k ? " " : "") << g.route[k].x << "," << g.route[k].y;
+  return rt_->spawn(brain_, {{"route", route.str()}, {"x", g.position.x}, {"y", g.position.y}}, g.id);
 }
 
 bool Game::start_level(const Level& level, std::string& error) {
@@ -181,9 +189,7 @@ bool Game::start_level(const Level& level, std::string& error) {
     g.route = routes[i];
     g.position = centre(routes[i][0]);
     g.entity = world_->spawn(g.position, body, 0);
-    std::string route;
-    for (nav::Cell c : routes[i]) route += (route.empty() ? "" : " ") + std::to_string(c.x) + "," + std::to_string(c.y);
-    g.agent = rt_->spawn(brain_, {{"route", route}, {"x", g.position.x}, {"y", g.position.y}}, g.id);
+    g.agent = spawn_guard(g);
     if (!g.agent.valid()) {
       error = "cannot spawn guard " + std::to_string(g.id);
       return false;
@@ -346,6 +352,7 @@ void Game::step(const Input& input) {
   sense();
   auto t1 = std::chrono::steady_clock::now();
   rt_->tick_all(kDt, executor_);
+  keep_own_agents();
   auto t2 = std::chrono::steady_clock::now();
   sense_seconds_ = std::chrono::duration<double>(t1 - t0).count();
   ai_seconds_ = std::chrono::duration<double>(t2 - t0).count();
@@ -363,6 +370,35 @@ void Game::step(const Input& input) {
     }
   }
   if (level_->map.cell_at(player_) == level_->exit) outcome_ = Outcome::Escaped;
+}
+
+// The guards are the level's: a mod script may call thicket.spawn and thicket.despawn (the
+// sandbox has them), but an agent the game did not spawn has no body, and a guard without its
+// agent would stand frozen. After each tick: the first are despawned, the second spawned again
+// where they stand (with their route: they start their brain afresh). Either is reported.
+void Game::keep_own_agents() {
+  for (Guard& g : guards_) {
+    if (rt_->agent_id(g.agent) == g.id) continue;
+    g.agent = spawn_guard(g);
+    g.has_path = false;
+    report_mod("error: a mod despawned guard " + std::to_string(g.id) +
+               " (thicket.despawn): the guards are the level's, so the game spawned it again where it stood");
+  }
+  if (rt_->agent_count() == guards_.size()) return;
+  for (thicket::AgentHandle a : rt_->agents()) {
+    const uint32_t id = rt_->agent_id(a);
+    const Guard* g = guard(id);
+    if (g && g->agent.index == a.index && g->agent.generation == a.generation) continue;
+    rt_->despawn(a);
+    report_mod("error: a mod spawned agent " + std::to_string(id) +
+               " (thicket.spawn): the guards are the level's, so the game despawned it");
+  }
+}
+
+void Game::report_mod(const std::string& line) {
+  log_.push_back(line);
+  last_script_error_ = line;
+  last_script_error_frame_ = frame_;
 }
 
 Input Game::autoplay() {
@@ -400,8 +436,9 @@ Input Game::autoplay() {
 // ---- The native leaf MoveTo ----
 
 void Game::start_move(LeafContext& c) {
-  Guard& g = guards_[c.agent_id() - 2];
-  g.has_path = false;
+  uint32_t id = c.agent_id();  // an agent a mod spawned is no guard (see keep_own_agents)
+  if (id < 2 || id - 2 >= guards_.size()) return;
+  guards_[id - 2].has_path = false;
 }
 
 Status Game::move_guard(LeafContext& c) {

@@ -95,6 +95,9 @@ class Game {
   bool start_level(const Level& level, std::string& error);
 
   void step(const Input& input);
+  // Reloads the mod files that changed (step does it first; main calls it when no frame is
+  // stepped: paused, caught, escaped).
+  void poll_mods();
   // The scripted player (--autoplay): walks the shortest way to the exit, running while a guard
   // is near.
   Input autoplay();
@@ -137,10 +140,12 @@ class Game {
 
  private:
   void resolve_slots();
-  void poll_mods();
   void move_player(const Input& input);
   void sense();
   void clear_level();
+  void keep_own_agents();
+  thicket::AgentHandle spawn_guard(const Guard& g);
+  void report_mod(const std::string& line);
 
   Options options_;
   std::unique_ptr<Jobs> jobs_;

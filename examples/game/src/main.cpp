@@ -423,10 +423,7 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
       step_once = false;
       behind = 0;
     }
-    for (int k = 0; k < steps; ++k) {
-      if (g.outcome() != game::Outcome::Playing) break;
-      g.step(ui.autoplay ? g.autoplay() : in);
-      print_log(g);
+    auto report_reloads = [&] {
       for (const auto& r : g.reloads()) {
         if (r.ok) {
           ui.notice = "reloaded " + fs::path(r.file).filename().string() + " at frame " + std::to_string(g.frame());
@@ -435,6 +432,14 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
         std::printf("frame %llu: %s %s\n", static_cast<unsigned long long>(g.frame()), r.file.c_str(),
                     r.ok ? "reloaded" : ("did not load: " + r.first_error).c_str());
       }
+    };
+    int stepped = 0;
+    for (int k = 0; k < steps; ++k) {
+      if (g.outcome() != game::Outcome::Playing) break;
+      g.step(ui.autoplay ? g.autoplay() : in);
+      ++stepped;
+      print_log(g);
+      report_reloads();
       if (log) log_frame(log, g);
       // The tests' deterministic edit: a mod file replaced at the end of a given frame, picked
       // up by the next frame's reload poll (as a save from an editor would be).
@@ -448,6 +453,13 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
           return 2;
         }
       }
+    }
+    // Paused, caught or out: no frame is stepped, but a mod saved now is reloaded now (its
+    // errors shown) rather than when play goes on.
+    if (stepped == 0) {
+      g.poll_mods();
+      print_log(g);
+      report_reloads();
     }
     if (headless) {
       if (g.outcome() != game::Outcome::Playing && a.scripted.empty()) break;
