@@ -102,8 +102,10 @@ size_t RuntimeImpl::reload_paths(const std::vector<std::string>& changed, std::v
     if (trigger.empty()) continue;
     if (reload_brain(*b, trigger)) {
       ++reloaded;
-      // The brain recompiled with its leaf files, so those are done too.
-      for (const auto& lf : b->program->leaf_files) pending.erase(lf);
+      // The brain recompiled with its leaf files, so those are done too: a changed one is
+      // reported loaded (a report of its earlier failure would otherwise stand for good).
+      for (const auto& lf : b->program->leaf_files)
+        if (pending.erase(lf) && lf != b->path) report_reload(lf, true, {});
       for (const auto& yf : b->program->yaml_files) pending.erase(yf);
     } else {
       failed.insert(b.get());

@@ -638,3 +638,28 @@ TEST_CASE_FIXTURE(ReloadFixture, "reload: the notice says what changed besides t
   CHECK(r.rt.tick_every(a) == 1);
   CHECK(r.rt.tick_every(r.rt.spawn(*b)) == 2);
 }
+
+TEST_CASE_FIXTURE(ReloadFixture, "reload: a Lua file fixed while its brain waits on it is reported loaded (a game's banner for it stood for good)") {
+  // The Lua file breaks (reported failed); the YAML is saved meanwhile (its recompile reads the
+  // broken file and fails: the brain waits); the Lua file is fixed: the brain recompiles with
+  // it, and both files are reported loaded.
+  std::vector<thicket::ReloadReport> reports;
+  s.write("leaves.lua", std::string(kLeaves) + "local = =\n");
+  CHECK(r.rt.reload_changed(&reports) == 0);
+  REQUIRE(reports.size() == 1);
+  CHECK(reports[0].file == s.path("leaves.lua"));
+  CHECK_FALSE(reports[0].ok);
+  std::string v2 = kTree;
+  v2.replace(v2.find("  log: \"\""), 0, "  extra: 7\n");
+  s.write("brain.yaml", v2);
+  reports.clear();
+  CHECK(r.rt.reload_changed(&reports) == 0);
+  for (const auto& rep : reports) CHECK_FALSE(rep.ok);
+  s.write("leaves.lua", kLeaves);
+  reports.clear();
+  CHECK(r.rt.reload_changed(&reports) == 1);
+  std::vector<std::pair<std::string, bool>> got;
+  for (const auto& rep : reports) got.emplace_back(rep.file, rep.ok);
+  CHECK(got == std::vector<std::pair<std::string, bool>>{{brain, true}, {s.path("leaves.lua"), true}});
+  CHECK(get_number(r.rt, a, "extra") == 7);
+}
