@@ -13,6 +13,9 @@ namespace thicket::cli {
 
 namespace {
 
+// The most breakpoints one POST /api/breakpoints sets (each is matched against every live agent).
+constexpr size_t kMaxBreakpoints = 1000;
+
 using Json = nlohmann::ordered_json;
 
 std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
@@ -198,6 +201,12 @@ ApiReply LiveDebugger::request(const std::string& method, const std::string& pat
   if (path == "/api/breakpoints") {
     if (!in.contains("breakpoints") || !in["breakpoints"].is_array())
       return reply(400, Json{{"ok", false}, {"error", "/api/breakpoints needs \"breakpoints\": [{\"file\": ..., \"node\": ...}, ...]"}});
+    // Each is matched against every live agent on the run's own thread: 100,000 of them held
+    // the run for seconds (and the reply came too late, as a 503, though they were set).
+    if (in["breakpoints"].size() > kMaxBreakpoints)
+      return reply(400, Json{{"ok", false},
+                             {"error", "at most " + std::to_string(kMaxBreakpoints) + " breakpoints, got " +
+                                           std::to_string(in["breakpoints"].size())}});
     std::vector<Breakpoint> set;
     for (const Json& b : in["breakpoints"]) {
       const bool file = b.is_object() && b.contains("file") && b["file"].is_string();

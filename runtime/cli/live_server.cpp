@@ -64,6 +64,9 @@ std::string http_error_body(int status) {
   return std::string("{\"error\":\"") + why + " (HTTP " + std::to_string(status) + ")\"}";
 }
 
+// The most /record streams served at once (the 17th of 16 pool threads locked the API out).
+constexpr int kMaxStreams = 24;
+
 struct LiveServer::Impl {
   httplib::Server server;
   std::thread thread;
@@ -71,6 +74,7 @@ struct LiveServer::Impl {
   std::string page;
   int port = 0;
   std::atomic<bool> stopped{false}, listen_returned{false};
+  std::atomic<int> streams{0};  // open /record streams
 };
 
 namespace {
@@ -110,9 +114,11 @@ std::unique_ptr<LiveServer> LiveServer::start(const LiveAddress& address, LiveFe
   impl->feed = &feed;
   impl->page = std::move(page);
   Impl* self = impl.get();
-  // Each open stream holds one of the server's threads while it lasts; a few viewers and the
-  // page requests beside them fit.
-  self->server.new_task_queue = [] { return new httplib::ThreadPool(16); };
+  // Each open stream holds one of the server's threads while it lasts (a run that ended keeps
+  // its streams open for the pages that show it): at most kMaxStreams viewers, so that the page
+  // and the debug API always have threads left (with every thread held by a stream, 17 tabs
+  // locked the API out for good).
+  self->server.new_task_queue = [] { return new httplib::ThreadPool(kMaxStreams + 8); };
   // A connection holds a thread while its request is read and while it is kept alive: with
   // httplib's 5 s defaults, 16 clients that open a connection and send half a request (or a
   // browser's idle keep-alive connections) kept the page's requests waiting for seconds. The
@@ -139,6 +145,14 @@ std::unique_ptr<LiveServer> LiveServer::start(const LiveAddress& address, LiveFe
     res.set_content(self->page, "text/html; charset=utf-8");
   });
   self->server.Get("/record", [self](const httplib::Request&, httplib::Response& res) {
+    if (self->streams.fetch_add(1) >= kMaxStreams) {
+      self->streams.fetch_sub(1);
+      res.status = 503;
+      res.set_content("{\"error\":\"" + std::to_string(kMaxStreams) +
+                          " viewers are watching this run already; close one (a tab of this page) and reload\"}",
+                      "application/json");
+      return;
+    }
     LiveFeed::Reader* reader = self->feed->connect();
     res.set_header("Cache-Control", "no-cache");
     res.set_header("X-Accel-Buffering", "no");
@@ -163,11 +177,21 @@ std::unique_ptr<LiveServer> LiveServer::start(const LiveAddress& address, LiveFe
             }
           }
         },
-        [self, reader](bool) { self->feed->disconnect(reader); });
+        [self, reader](bool) {
+          self->feed->disconnect(reader);
+          self->streams.fetch_sub(1);
+        });
   });
 
-  self->server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-    if (res.body.empty()) res.set_content(http_error_body(res.status), "application/json");
+  self->server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    // httplib reads a form body (curl -d's Content-Type) up to 8 KB only; the API reads JSON.
+    if (res.status == 413 && req.get_header_value("Content-Type").rfind("application/x-www-form-urlencoded", 0) == 0)
+      res.set_content("{\"error\":\"the request is too large for a form body (8 KB): send it as JSON, with "
+                      "'Content-Type: application/json' (curl -d sends a form: add -H 'Content-Type: application/json')\"}",
+                      "application/json");
+    else
+      res.set_content(http_error_body(res.status), "application/json");
   });
   if (api) {
     auto answer = [api](const httplib::Request& req, httplib::Response& res) {

@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -277,6 +278,34 @@ try:
         expect(bool(second) and second["hit"]["node"] == "fight_or_flight", "a later entry pauses again")
     status, body = run.post("/api/breakpoints", {"breakpoints": []})
     expect(body == {"ok": True, "count": 0, "unmatched": []}, "breakpoints cleared")
+    # Bounded: each breakpoint is matched against every agent on the run's thread.
+    status, body = run.post("/api/breakpoints", {"breakpoints": [{"brain": "guard", "node": "x"}] * 1001})
+    expect(status == 400 and body["error"] == "at most 1000 breakpoints, got 1001", "1001 breakpoints: %s %.200s" % (status, body))
+    # A form body (curl -d's Content-Type) past httplib's 8 KB for forms: told to send JSON.
+    big = json.dumps({"breakpoints": [{"brain": "guard", "node": "fight_or_flight"}] * 300}).encode()
+    req = urllib.request.Request(run.base + "/api/breakpoints", data=big, method="POST",
+                                 headers={"Content-Type": "application/x-www-form-urlencoded"})
+    try:
+        urllib.request.urlopen(req, timeout=20)
+        expect(False, "a 10 KB form body was taken")
+    except urllib.error.HTTPError as e:
+        why = json.loads(e.read().decode())["error"]
+        expect(e.code == 413 and "'Content-Type: application/json'" in why, "a 10 KB form body: %s %s" % (e.code, why))
+    # At most 24 viewers stream the record at once; the 25th is told so, and the API still
+    # answers (with every server thread held by a stream, 17 tabs locked it out).
+    port = int(run.base.rsplit(":", 1)[1])
+    streams = []
+    for _ in range(25):
+        s = socket.create_connection(("127.0.0.1", port), timeout=20)
+        s.sendall(b"GET /record HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % port)
+        streams.append(s)
+    firsts = [s.recv(12).decode(errors="replace") for s in streams]
+    expect(firsts.count("HTTP/1.1 200") == 24 and firsts.count("HTTP/1.1 503") == 1,
+           "25 streams: 24 served, 1 refused (%s)" % sorted(set(firsts)))
+    status, body = run.get("/api/debug")
+    expect(status == 200 and "tick" in body, "the API answers beside 24 streams")
+    for s in streams:
+        s.close()
     status, body = run.post("/api/resume")
 
     # Reload: an edited copy (while running), then a broken one (the run goes on), then fixed
