@@ -145,6 +145,7 @@ class alignas(64) Engine {
   Status tick_imported(Ctx& c, uint32_t i, Status& kept);  // kept: the status the node keeps
   Status tick_kind(Ctx& c, uint32_t i);
   Status bt_decorator(Ctx& c, uint32_t i);
+  Status bt_child(Ctx& c, uint32_t child);  // BT.CPP's executeTick of a child
   void bt_reset(Ctx& c, uint32_t child);
   void bt_reset_children(Ctx& c, uint32_t i);
   void imported_halt(Ctx& c, uint32_t i);

@@ -62,6 +62,15 @@ void Engine::bt_reset(Ctx& c, uint32_t ch) {
   c.status(ch) = Status::Invalid;
 }
 
+// A child of a BT.CPP node, ticked as BT.CPP's executeTick would: an action is a
+// StatefulActionNode there, which ticked again while it still holds a finished status (its
+// parent did not reset it: WhileDoElse's condition while a branch runs, a two-child
+// IfThenElse's failed condition) returns that status without a call (action_node.cpp).
+Status Engine::bt_child(Ctx& c, uint32_t ch) {
+  if (c.nodes[ch].kind == NodeKind::Action && completed(c.status(ch))) return c.status(ch);
+  return tick_node(c, ch);
+}
+
 void Engine::bt_reset_children(Ctx& c, uint32_t i) {
   const Node& n = c.nodes[i];
   for (uint16_t pos = 0; pos < n.count; ++pos) bt_reset(c, c.kids[n.children + pos]);
@@ -138,7 +147,7 @@ Status Engine::tick_kind(Ctx& c, uint32_t i) {
       while (*idx < count) {
         const uint32_t ch = kid(*idx);
         const bool was_idle = !active(c.status(ch));
-        const Status s = tick_node(c, ch);
+        const Status s = bt_child(c, ch);
         if (s == Status::Running) return s;
         if (s == ends) {
           if (memory) {
@@ -168,7 +177,7 @@ Status Engine::tick_kind(Ctx& c, uint32_t i) {
       const Status ends = fallback ? Status::Success : Status::Failure;
       bool all_skipped = true;
       for (uint16_t pos = 0; pos < count; ++pos) {
-        const Status s = tick_node(c, kid(pos));
+        const Status s = bt_child(c, kid(pos));
         all_skipped = all_skipped && s == kSkipped;
         if (s == Status::Running) {
           for (uint16_t k = 0; k < count; ++k)
@@ -197,7 +206,7 @@ Status Engine::tick_kind(Ctx& c, uint32_t i) {
       for (uint16_t pos = 0; pos < count; ++pos) {
         const uint32_t ch = kid(pos);
         if (!completed(c.status(ch))) {
-          const Status s = tick_node(c, ch);
+          const Status s = bt_child(c, ch);
           skipped += s == kSkipped;
           successes += s == Status::Success;
           failures += s == Status::Failure;
@@ -220,7 +229,7 @@ Status Engine::tick_kind(Ctx& c, uint32_t i) {
       for (uint16_t pos = 0; pos < count; ++pos) {
         const uint32_t ch = kid(pos);
         if (completed(c.status(ch))) continue;
-        skipped += tick_node(c, ch) == kSkipped;
+        skipped += bt_child(c, ch) == kSkipped;
       }
       if (skipped == count) return kSkipped;
       int32_t done = 0, failures = 0;
@@ -239,28 +248,28 @@ Status Engine::tick_kind(Ctx& c, uint32_t i) {
       uint16_t& branch = c.state<uint16_t>(n);
       if (branch >= count) branch = 0;  // a hot reload took its branch away
       if (branch == 0) {
-        const Status s = tick_node(c, kid(0));
+        const Status s = bt_child(c, kid(0));
         if (s == Status::Running) return s;
         if (s == Status::Success) branch = 1;
         else if (s == Status::Failure && count == 3) branch = 2;
         else return Status::Failure;  // 2 children: no reset (BT.CPP); a skipped condition: BT.CPP throws
       }
-      const Status s = tick_node(c, kid(branch));
+      const Status s = bt_child(c, kid(branch));
       if (s == Status::Running) return s;
       bt_reset_children(c, i);
       branch = 0;
       return s;
     }
     case NodeKind::BtWhileDoElse: {
-      const Status cond = tick_node(c, kid(0));
+      const Status cond = bt_child(c, kid(0));
       if (cond == Status::Running) return cond;
       Status s = Status::Failure;  // a skipped condition: BT.CPP throws
       if (cond == Status::Success) {
         if (count == 3) bt_reset(c, kid(2));
-        s = tick_node(c, kid(1));
+        s = bt_child(c, kid(1));
       } else if (cond == Status::Failure && count == 3) {
         bt_reset(c, kid(1));
-        s = tick_node(c, kid(2));
+        s = bt_child(c, kid(2));
       }
       if (s == Status::Running) return s;
       bt_reset_children(c, i);
@@ -297,7 +306,7 @@ Status Engine::tick_kind(Ctx& c, uint32_t i) {
           break;
         }
       if (running != 0 && running - 1 != match) bt_reset(c, kid(running - 1));
-      const Status s = tick_node(c, kid(match));
+      const Status s = bt_child(c, kid(match));
       if (s == kSkipped) {
         running = 0;
       } else if (s == Status::Running) {
@@ -329,7 +338,7 @@ Status Engine::tick_kind(Ctx& c, uint32_t i) {
           return kSkipped;
         }
       }
-      return tick_node(c, child);
+      return bt_child(c, child);
     }
     case NodeKind::BtSleep: {
       double& started = c.state<double>(n);
@@ -349,18 +358,18 @@ Status Engine::bt_decorator(Ctx& c, uint32_t i) {
   const uint32_t child = i + 1;
   switch (n.kind) {
     case NodeKind::BtInverter: {
-      const Status s = tick_node(c, child);
+      const Status s = bt_child(c, child);
       return s == Status::Success ? Status::Failure : s == Status::Failure ? Status::Success : s;
     }
     case NodeKind::BtForceSuccess: {
-      const Status s = tick_node(c, child);
+      const Status s = bt_child(c, child);
       return completed(s) ? Status::Success : s;
     }
     case NodeKind::BtForceFailure: {
-      const Status s = tick_node(c, child);
+      const Status s = bt_child(c, child);
       return completed(s) ? Status::Failure : s;
     }
-    case NodeKind::BtSubtree: return tick_node(c, child);
+    case NodeKind::BtSubtree: return bt_child(c, child);
     case NodeKind::BtRepeat:
     case NodeKind::BtRetry: {
       const bool retry = n.kind == NodeKind::BtRetry;
@@ -370,7 +379,7 @@ Status Engine::bt_decorator(Ctx& c, uint32_t i) {
       bool loop = static_cast<int64_t>(done) < limit || limit == -1;
       while (loop) {
         const bool was_idle = !active(c.status(child));
-        const Status s = tick_node(c, child);
+        const Status s = bt_child(c, child);
         if (s == again) {
           ++done;
           loop = static_cast<int64_t>(done) < limit || limit == -1;
@@ -391,7 +400,7 @@ Status Engine::bt_decorator(Ctx& c, uint32_t i) {
       return retry ? Status::Failure : Status::Success;
     }
     case NodeKind::BtKeepRunning: {
-      const Status s = tick_node(c, child);
+      const Status s = bt_child(c, child);
       if (s == Status::Failure) {
         bt_reset(c, child);
         return s;
@@ -402,7 +411,7 @@ Status Engine::bt_decorator(Ctx& c, uint32_t i) {
     case NodeKind::BtRunOnce: {
       uint16_t& once = c.state<uint16_t>(n);  // low byte: done; high byte: the status it ended with
       if (once & 1) return n.a ? kSkipped : static_cast<Status>(once >> 8);
-      const Status s = tick_node(c, child);
+      const Status s = bt_child(c, child);
       if (completed(s)) {
         once = static_cast<uint16_t>(1 | (static_cast<uint16_t>(s) << 8));
         bt_reset(c, child);
@@ -426,7 +435,7 @@ Status Engine::bt_decorator(Ctx& c, uint32_t i) {
           return Status::Failure;
         }
       }
-      const Status s = tick_node(c, child);
+      const Status s = bt_child(c, child);
       if (completed(s)) {
         started = 0;
         bt_reset(c, child);
@@ -442,7 +451,7 @@ Status Engine::bt_decorator(Ctx& c, uint32_t i) {
         return Status::Running;
       }
       if (c.now - started_at < n.seconds - kTimeEpsilon) return Status::Running;
-      const Status s = tick_node(c, child);
+      const Status s = bt_child(c, child);
       if (completed(s)) {
         started = 0;
         bt_reset(c, child);
@@ -454,7 +463,7 @@ Status Engine::bt_decorator(Ctx& c, uint32_t i) {
       if (!running)
         running = c.p.exprs[n.a].eval(reinterpret_cast<const Slot*>(c.block + c.p.bb_offset), strings_) ? 1 : 0;
       if (!running) return static_cast<Status>(n.b & 0xFF);
-      const Status s = tick_node(c, child);
+      const Status s = bt_child(c, child);
       if (completed(s)) {
         bt_reset(c, child);
         running = 0;
