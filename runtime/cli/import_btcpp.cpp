@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "import_tree.hpp"
+#include "program.hpp"  // kNoPos: a brain node's most children
 #include "suggest.hpp"
 
 namespace thicket::cli {
@@ -35,6 +36,7 @@ const std::vector<Builtin>& builtins() {
       {"Fallback", "bt_fallback", 'c', {}},
       {"AsyncFallback", "bt_fallback", 'c', {}},
       {"SequenceWithMemory", "bt_sequence_with_memory", 'c', {}},
+      {"SequenceStar", "bt_sequence_with_memory", 'c', {}},  // BT.CPP 4's alias of SequenceWithMemory
       {"ReactiveSequence", "bt_reactive_sequence", 'c', {}},
       {"ReactiveFallback", "bt_reactive_fallback", 'c', {}},
       {"Parallel", "bt_parallel", 'c', {"success_count", "failure_count"}},
@@ -754,6 +756,16 @@ class BtImporter {
     std::vector<const tinyxml2::XMLElement*> kids;
     for (auto* k = e->FirstChildElement(); k; k = k->NextSiblingElement()) kids.push_back(k);
     const Builtin* b = find_builtin(id);
+    if (!b && btcpp_reserved_id(id) && !generic.count(id) && id != "BehaviorTree" && id != "TreeNodesModel" && id != "root") {
+      // A node of BT.CPP's own that has no thicket equivalent: read as a leaf of that name, the
+      // tree would call a Lua leaf instead (a SetBlackboard's write lost without a word).
+      std::vector<std::string> names;
+      for (const auto& x : builtins()) names.push_back(x.id);
+      error(e, "'" + id + "' is a node of BT.CPP's own that the import does not support (the nodes it supports: " +
+                   join_names(names) + "); a leaf of your own cannot take this name in BT.CPP either");
+      for (auto* k : kids) node(k, scope);  // their errors too: all of the file's at once
+      return ImportNode{"always", {}, {}, "", {}, "failure"};
+    }
     if (!b) {
       if (!kids.empty() || tag == "Control" || tag == "Decorator") {
         std::vector<std::string> names;
@@ -781,10 +793,14 @@ class BtImporter {
       ports[name] = a->Value();
     }
     const size_t want_min = b->shape == 'c' ? 1 : b->shape == 'd' ? 1 : 0;
-    const size_t want_max = b->shape == 'c' ? 100000 : b->shape == 'd' ? 1 : 0;
+    const size_t want_max = b->shape == 'c' ? kNoPos - 1 : b->shape == 'd' ? 1 : 0;
     if (kids.size() < want_min || kids.size() > want_max) {
-      error(e, id + (b->shape == 'c' ? " needs at least one child" : b->shape == 'd' ? " takes exactly one child" : " takes no children") +
-                   ", got " + std::to_string(kids.size()));
+      const std::string want = b->shape == 'c' && kids.size() > want_max
+                                   ? " may have at most " + std::to_string(want_max) + " children (a thicket node's most)"
+                               : b->shape == 'c' ? " needs at least one child"
+                               : b->shape == 'd' ? " takes exactly one child"
+                                                 : " takes no children";
+      error(e, id + want + ", got " + std::to_string(kids.size()));
       return ImportNode{"always", {}, {}, "", {}, "failure"};
     }
     ImportNode n;

@@ -63,6 +63,12 @@ done
   cmp -s "$dir/own/chicken.lua" "$dir/own/chicken.lua.orig" && ok || bad "import -o onto its --leaves file: $(tail -1 "$dir/err")"
 "$thicket" import "$dir/own/c.xml" -o "$dir/own/c.xml" >/dev/null 2>"$dir/err"
 [[ $? == 64 ]] && grep -q "<root BTCPP_format" "$dir/own/c.xml" && ok || bad "import -o onto its own tree: $(tail -1 "$dir/err")"
+# A control with more children than a thicket node may have: said at the XML's line (it said
+# "needs at least one child, got 70000", or pointed into the brain the import would write).
+python3 -c 'print("<root BTCPP_format=\"4\"><BehaviorTree ID=\"M\">\n<Sequence>" + "<Action ID=\"A\"/>" * 70000 + "</Sequence></BehaviorTree></root>")' >"$dir/wide.xml"
+"$thicket" import "$dir/wide.xml" -o "$dir/wide.yaml" >/dev/null 2>"$dir/err"
+[[ $? == 2 ]] && grep -q "wide.xml:2:1: error: Sequence may have at most 65534 children (a thicket node's most), got 70000" "$dir/err" && ok ||
+  bad "a control with 70000 children: $(head -c 300 "$dir/err")"
 if [[ -w /dev/full ]]; then
   "$thicket" export "$dir/own/chicken.yaml" --to btcpp >/dev/full 2>"$dir/err"
   [[ $? == 2 ]] && grep -q "cannot write to standard output" "$dir/err" && ok || bad "export to a full stdout: $(head -1 "$dir/err")"

@@ -107,7 +107,7 @@ void TreeCompiler::imported_params(NodeKind kind, const YAML::Node& v, uint32_t 
     case NodeKind::BtParallelAll: set_int("max_failures", 1, -int64_t(n.count) - 1, n.count, false); break;
     case NodeKind::BtRepeat: set_int("num_cycles", -1, -1, 0x7FFFFFFF, true); break;
     case NodeKind::BtRetry: set_int("num_attempts", -1, -1, 0x7FFFFFFF, true); break;
-    case NodeKind::B3Limiter: set_int("max_loop", 1, 1, 0x7FFFFFFF, true); break;
+    case NodeKind::B3Limiter: set_int("max_loop", 1, 0, 0x7FFFFFFF, true); break;  // 0: a negative maxLoop (FAILURE, child never run)
     case NodeKind::B3Repeater:
     case NodeKind::B3RepeatUntilFailure:
     case NodeKind::B3RepeatUntilSuccess: set_int("max_loop", -1, -1, 0x7FFFFFFF, false); break;
