@@ -230,6 +230,16 @@ struct XmlExporter {
       case NodeKind::Parallel:
         // thicket fails at `failure` failures; BT.CPP also as soon as success became impossible.
         if (n.b > n.count - n.a + 1) return fail("a parallel whose failure threshold is above children - success + 1 has no BT.CPP equivalent");
+        // BT.CPP keeps its counts from tick to tick and tests them after each child it ticks;
+        // thicket counts afresh each tick, a child that finished on an earlier tick when the walk
+        // reaches it. With a threshold of 1 or of every child, both stop at the same child;
+        // in between, BT.CPP may stop before a running child that thicket still ticks.
+        for (uint32_t t : {n.a, n.b})
+          if (t != 1 && t != n.count)
+            return fail("a parallel with a threshold of " + std::to_string(t) + " of its " + std::to_string(n.count) +
+                        " children has no BT.CPP equivalent: BT.CPP counts a child that finished on an earlier tick at once, "
+                        "thicket when its walk reaches it, so they stop at different children (thresholds of 1 or of every "
+                        "child export)");
         return open("Parallel", count_attr("success_count", n.a) + count_attr("failure_count", n.b));
       case NodeKind::Invert: return open("Inverter", "");
       case NodeKind::ForceSuccess: return open("ForceSuccess", "");
