@@ -143,6 +143,12 @@ struct XmlExporter {
     return false;
   }
 
+  static bool text_is_entry(const std::string& text) {
+    if (text == "=") return true;
+    const size_t a = text.find_first_not_of(' '), b = text.find_last_not_of(' ');
+    return a != std::string::npos && b - a + 1 >= 3 && text[a] == '{' && text[b] == '}';
+  }
+
   void arg_attrs(const ArgValue& args) {
     for (const auto& [k, v] : args.entries) {
       if (!xml_name(k) || !btcpp_port_name(k)) {
@@ -153,8 +159,24 @@ struct XmlExporter {
       switch (v.type) {
         case ArgValue::Type::Bool: text = v.boolean ? "true" : "false"; break;
         case ArgValue::Type::Integer: text = std::to_string(v.integer); break;
-        case ArgValue::Type::Number: text = yaml_number(v.number); break;
-        case ArgValue::Type::String: text = v.text; break;
+        case ArgValue::Type::Number:
+          if (!std::isfinite(v.number)) {  // written as .inf, it came back as the text ".inf"
+            if (error.empty()) error = "the leaf argument '" + k + "' is " + yaml_number(v.number) + ", a number no BT.CPP port reads";
+            continue;
+          }
+          text = yaml_number(v.number);
+          break;
+        case ArgValue::Type::String:
+          // BT.CPP reads "=" and "{...}" (spaces around allowed) as blackboard entries
+          // (TreeNode::isBlackboardPointer, getRemappedKey), and has no way to escape them.
+          if (text_is_entry(v.text)) {
+            if (error.empty())
+              error = "the text '" + v.text + "' of leaf argument '" + k +
+                      "' would be read by BT.CPP as a blackboard entry ({key}, '='); no port value can hold it";
+            continue;
+          }
+          text = v.text;
+          break;
         default:
           if (error.empty()) error = "the leaf argument '" + k + "' is a list or mapping; BT.CPP ports take single values";
           continue;

@@ -1,0 +1,3 @@
+local L = {}
+function L.A() return "success" end
+return L
