@@ -203,6 +203,30 @@ mkdir -p "$tmp/folder.level"
 run "$tmp/folder.level" --frames 5 >/dev/null
 [[ $? == 1 ]] && grep -q "folder.level: error: a folder, not a level file" "$tmp/err" && ok "a folder named as a level: said so" ||
   bad "a folder named as a level: $(cat "$tmp/err")"
+# A level that cannot be won (walls between the player and the exit), a map wider than the
+# screen shows, and a level file's control characters (an escape sequence in its name or a
+# keyword reached the terminal as written): each refused or shown as '?'.
+printf 'type octile\nheight 3\nwidth 5\nmap\n..@..\n..@..\n..@..\n' >"$tmp/walled.map"
+printf 'name Walled\nmap walled.map\nplayer 0 0\nexit 4 2\n' >"$tmp/walled.level"
+run "$tmp/walled.level" --frames 5 >/dev/null
+[[ $? == 1 ]] && grep -q "walled.level:4:6: error: exit cell (4, 2) cannot be reached from the player's cell (0, 0): walls close it off" "$tmp/err" &&
+  ok "a level whose exit cannot be reached: said at its exit line" || bad "an unreachable exit: $(cat "$tmp/err")"
+python3 -c 'print("type octile\nheight 2\nwidth 1000\nmap\n" + ("." * 1000 + "\n") * 2, end="")' >"$tmp/wide.map"
+printf 'name Wide\nmap wide.map\nplayer 0 0\nexit 9 1\n' >"$tmp/wide.level"
+run "$tmp/wide.level" --frames 5 >/dev/null
+[[ $? == 1 ]] && grep -q "wide.level:2:5: error: the map is 1000 x 2 cells; the game shows at most 960 x 720" "$tmp/err" &&
+  ok "a map wider than the screen: refused" || bad "a 1000-cell-wide map: $(cat "$tmp/err")"
+printf 'name Esc\033[31mRed\nmap warehouse.map\nplayer 3 3\nexit 45 27\nbell\007\033[2J 1\n' >"$tmp/esc.level"
+run "$tmp/esc.level" --frames 5 >"$tmp/out"
+if [[ $? == 1 ]] && grep -q "esc.level:5:1: error: unknown keyword 'bell??\[2J'" "$tmp/err" && ! grep -q $'\033' "$tmp/err"; then
+  ok "a level file's control characters are shown as '?'"
+else
+  bad "control characters of a level file: $(cat -v "$tmp/err")"
+fi
+printf 'name Esc\033[31mRed\nmap warehouse.map\nplayer 3 3\nexit 45 27\n' >"$tmp/esc.level"
+run "$tmp/esc.level" --frames 5 >"$tmp/out"
+grep -q "^Esc?\[31mRed: playing at frame 5" "$tmp/out" && ok "a level name's control characters are shown as '?'" ||
+  bad "a level name with an escape: $(cat -v "$tmp/out")"
 # A level whose map is missing: one error at its map line (it also said "the level names no map").
 printf 'name Lost\nmap nothere.map\nplayer 1 1\nexit 2 2\n' >"$tmp/lost.level"
 run "$tmp/lost.level" --frames 5 >/dev/null

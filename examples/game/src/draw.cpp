@@ -88,6 +88,9 @@ View::~View() {
   SDL_Quit();
 }
 
+static_assert(View::kWidth - View::kPanel == kMaxMapWidth && View::kHeight == kMaxMapHeight,
+              "level.hpp's largest map is the map's area of the window");
+
 View::Layout View::layout_of(const Game& game) {
   const auto& map = game.level().map;
   int area_w = kWidth - kPanel, area_h = kHeight;

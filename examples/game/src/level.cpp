@@ -42,6 +42,37 @@ std::string to_int(const std::string& text, int& out) {
   return {};
 }
 
+// A text of the file as a message shows it: control characters as '?' (a level file must not
+// write escape sequences to the player's terminal), at most `max` bytes.
+std::string shown(const std::string& text, size_t max = 60) {
+  std::string out;
+  for (char c : text.substr(0, max)) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+  return text.size() > max ? out + "..." : out;
+}
+
+// Whether `to` can be walked to from `from` over passable cells. thicket's paths cut no
+// corners (a diagonal step needs both cells beside it free), so steps along rows and columns
+// reach the same cells.
+bool reachable(const thicket::nav::GridMap& map, Cell from, Cell to) {
+  std::vector<char> seen(size_t(map.width()) * size_t(map.height()), 0);
+  std::vector<Cell> todo{from};
+  seen[size_t(from.y) * size_t(map.width()) + size_t(from.x)] = 1;
+  while (!todo.empty()) {
+    const Cell c = todo.back();
+    todo.pop_back();
+    if (c.x == to.x && c.y == to.y) return true;
+    for (Cell n : {Cell{c.x + 1, c.y}, Cell{c.x - 1, c.y}, Cell{c.x, c.y + 1}, Cell{c.x, c.y - 1}}) {
+      if (!map.passable(n)) continue;
+      char& s = seen[size_t(n.y) * size_t(map.width()) + size_t(n.x)];
+      if (!s) {
+        s = 1;
+        todo.push_back(n);
+      }
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 bool load_level(const std::string& path, Level& level, std::vector<Diagnostic>& diags) {
@@ -95,6 +126,7 @@ bool load_level(const std::string& path, Level& level, std::vector<Diagnostic>& 
     if (key == "name") {
       level.name = line.substr(size_t(w.size() > 1 ? w[1].column - 1 : line.size()));
       while (!level.name.empty() && (level.name.back() == '\r' || level.name.back() == ' ')) level.name.pop_back();
+      level.name = shown(level.name);
     } else if (key == "map") {
       if (w.size() != 2) {
         error(number, w[0].column, "'map' takes one file name");
@@ -118,6 +150,13 @@ bool load_level(const std::string& path, Level& level, std::vector<Diagnostic>& 
       if (!map) {
         for (auto& d : map_diags) diags.push_back(d);
         if (map_diags.empty()) error(number, w[1].column, "cannot read the map " + file.string());
+        continue;
+      }
+      if (map->width() > kMaxMapWidth || map->height() > kMaxMapHeight) {
+        error(number, w[1].column,
+              "the map is " + std::to_string(map->width()) + " x " + std::to_string(map->height()) +
+                  " cells; the game shows at most " + std::to_string(kMaxMapWidth) + " x " + std::to_string(kMaxMapHeight) +
+                  " (a pixel a cell, no scrolling)");
         continue;
       }
       level.map = std::move(*map);
@@ -149,7 +188,7 @@ bool load_level(const std::string& path, Level& level, std::vector<Diagnostic>& 
       }
       level.routes.push_back(std::move(route));
     } else {
-      error(number, w[0].column, "unknown keyword '" + key + "' (a level has: name, map, player, exit, guard)");
+      error(number, w[0].column, "unknown keyword '" + shown(key, 40) + "' (a level has: name, map, player, exit, guard)");
     }
   }
   if (!has_map && map_line == 0) error(1, 1, "the level names no map ('map FILE.map')");
@@ -161,6 +200,13 @@ bool load_level(const std::string& path, Level& level, std::vector<Diagnostic>& 
         error(p.line, p.column, what + " cell (" + std::to_string(p.cell.x) + ", " + std::to_string(p.cell.y) +
                                     ") is " + (level.map.in_bounds(p.cell) ? "a wall" : "outside the map"));
     }
+    // A level that cannot be won: walls between the player and the exit.
+    for (auto& [what, p] : points)
+      if (what == "exit" && level.map.passable(level.player) && level.map.passable(level.exit) &&
+          !reachable(level.map, level.player, level.exit))
+        error(p.line, p.column, "exit cell (" + std::to_string(level.exit.x) + ", " + std::to_string(level.exit.y) +
+                                    ") cannot be reached from the player's cell (" + std::to_string(level.player.x) + ", " +
+                                    std::to_string(level.player.y) + "): walls close it off");
   }
   if (level.name.empty()) level.name = std::filesystem::path(path).stem().string();
   // In the file's order, whatever check found them.

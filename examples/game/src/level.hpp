@@ -16,6 +16,9 @@
 
 namespace game {
 
+// The largest map the game shows: a pixel a cell in the map's area of the window (draw.hpp).
+constexpr int kMaxMapWidth = 960, kMaxMapHeight = 720;
+
 struct Level {
   std::string name;
   std::string path;  // the .level file
