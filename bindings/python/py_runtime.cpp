@@ -279,8 +279,24 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
   // An Agent; None when called from a leaf during a tick: the spawn then waits for the end of
   // the tick (the runtime has no handle to give before), with its blackboard values, checked
   // now. Give it an id to find it afterwards.
-  py::object spawn(const Brain& b, const py::object& blackboard, std::optional<uint32_t> id) {
+  py::object spawn(const Brain& b, const py::object& blackboard, const py::object& id_arg) {
     check(b);
+    if (!blackboard.is_none() && !py::isinstance(blackboard, py::module_::import("collections.abc").attr("Mapping")))
+      throw py::type_error("spawn: blackboard must be a mapping of key to value (a dict) or None, not " +
+                           std::string(py::str(py::type::of(blackboard).attr("__name__"))));
+    if (!id_arg.is_none() && (py::isinstance<py::bool_>(id_arg) || !PyIndex_Check(id_arg.ptr())))
+      throw py::type_error("spawn: id must be an int (the agent's id, from 1) or None, not " +
+                           std::string(py::str(py::type::of(id_arg).attr("__name__"))));
+    std::optional<uint32_t> id;
+    if (!id_arg.is_none()) {
+      auto whole = py::reinterpret_steal<py::object>(PyNumber_Index(id_arg.ptr()));  // numpy's ints too
+      if (!whole) throw py::error_already_set();
+      int overflow = 0;
+      const long long v = PyLong_AsLongLongAndOverflow(whole.ptr(), &overflow);
+      if (overflow || v < 0 || v > 0xFFFFFFFFll)
+        throw py::value_error("spawn: agent ids are 1 to 4294967294, got " + std::string(py::str(whole)));
+      id = static_cast<uint32_t>(v);
+    }
     if (id && *id == 0) throw py::value_error("agent ids start at 1");
     if (id && rt().find_agent(*id)) throw py::value_error("agent " + std::to_string(*id) + " is alive already");
     if (ticking_ > 0) {
@@ -713,6 +729,11 @@ void register_runtime(py::module_& m) {
         if (!a.c->get(key, v)) throw py::key_error("'" + key + "' is not a blackboard key of this agent's brain");
         return to_python(v);
       })
+      .def("__repr__", [](const LeafAgent& a) {
+        if (!a.c) return std::string("<thicket.LeafAgent of a call that has returned>");
+        return "<thicket.LeafAgent " + std::to_string(a.c->agent_id()) + " at node '" + thicket::valid_utf8(a.c->node_id()) +
+               "', tick " + std::to_string(a.c->tick()) + ">";
+      })
       .def("set", [](LeafAgent& a, const std::string& key, const py::object& value) {
         a.check();
         Value now;
@@ -724,6 +745,11 @@ void register_runtime(py::module_& m) {
 
   py::class_<Blackboard>(m, "Blackboard", "A live view of one agent's blackboard: bb['health'] reads, bb['health'] = 3 writes.")
       .def("__getitem__", [](Blackboard& b, const std::string& key) { return b.rt->get(b.agent, key); })
+      .def("get", [](Blackboard& b, const std::string& key, const py::object& fallback) {
+        b.rt->check(b.agent);
+        auto v = b.rt->rt().get(b.agent.handle, key);
+        return v ? to_python(*v) : fallback;
+      }, py::arg("key"), py::arg("default") = py::none(), "The key's value, or `default` for a key the brain does not declare.")
       .def("__setitem__", [](Blackboard& b, const std::string& key, const py::object& v) { b.rt->set(b.agent, key, v); })
       .def("__contains__", [](Blackboard& b, const std::string& key) {
         b.rt->check(b.agent);
@@ -812,6 +838,7 @@ void register_runtime(py::module_& m) {
       .def("send", [](PyRuntime& r, const Agent& a, const std::string& event) {
         r.check(a);
         if (event.empty()) throw py::value_error("an event has a name");
+        if (event.find('\0') != std::string::npos) throw py::value_error("an event name cannot hold a NUL character");
         bool sent;
         {
           PyRuntime::Busy busy(r);  // a full queue traces: the callback may let another thread in

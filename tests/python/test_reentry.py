@@ -150,3 +150,28 @@ def test_dt_past_the_runtimes_bound_is_refused(dt):
     assert rt.agent_ticks == 0
     rt.tick_all(1e6)  # the bound itself is a tick
     assert rt.agent_ticks == 1
+
+
+def test_argument_checks_and_reprs():
+    rt = thicket.Runtime()
+    b = rt.load_string("tree: t\nblackboard:\n  hp: 3\nroot:\n  wait: 1.0\n")
+    with pytest.raises(TypeError, match="blackboard must be a mapping"):
+        rt.spawn(b, [])
+    with pytest.raises(TypeError, match="id must be an int"):
+        rt.spawn(b, id=True)  # was agent 1
+    with pytest.raises(ValueError, match="agent ids are 1 to 4294967294, got 99999999999999999999999"):
+        rt.spawn(b, id=99999999999999999999999)
+    import numpy as np
+    a = rt.spawn(b, {"hp": 5}, id=np.int64(7))
+    assert a.id == 7
+    bb = rt.blackboard(a)
+    assert bb.get("hp") == 5 and bb.get("nope") is None and bb.get("nope", 0) == 0
+    with pytest.raises(ValueError, match="NUL"):
+        rt.send(a, "a\x00b")
+    seen = []
+    rt.register_leaf("Look", lambda agent: seen.append((repr(agent), agent)) or True)
+    b2 = rt.load_string("tree: u\nroot:\n  action: Look\n")
+    rt.spawn(b2, id=9)
+    rt.tick_all(0.1)
+    assert seen[0][0] == "<thicket.LeafAgent 9 at node 'root', tick 1>"
+    assert repr(seen[0][1]) == "<thicket.LeafAgent of a call that has returned>"
