@@ -143,10 +143,19 @@ struct XmlExporter {
     return false;
   }
 
-  static bool text_is_entry(const std::string& text) {
+  // A text BT.CPP reads as a blackboard entry ("=", "{...}" with spaces around allowed:
+  // TreeNode::isBlackboardPointer, getRemappedKey) that the import would not give back as the
+  // same text: only "{key}" of a key name round-trips (written as the port {key}).
+  static bool entry_not_kept(const std::string& text) {
     if (text == "=") return true;
     const size_t a = text.find_first_not_of(' '), b = text.find_last_not_of(' ');
-    return a != std::string::npos && b - a + 1 >= 3 && text[a] == '{' && text[b] == '}';
+    if (a == std::string::npos || b - a + 1 < 3 || text[a] != '{' || text[b] != '}') return false;
+    if (a != 0 || b != text.size() - 1) return true;
+    const std::string key = text.substr(1, text.size() - 2);
+    if (std::isdigit(static_cast<unsigned char>(key[0]))) return true;
+    for (char c : key)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return true;
+    return false;
   }
 
   void arg_attrs(const ArgValue& args) {
@@ -169,10 +178,11 @@ struct XmlExporter {
         case ArgValue::Type::String:
           // BT.CPP reads "=" and "{...}" (spaces around allowed) as blackboard entries
           // (TreeNode::isBlackboardPointer, getRemappedKey), and has no way to escape them.
-          if (text_is_entry(v.text)) {
+          if (entry_not_kept(v.text)) {
             if (error.empty())
               error = "the text '" + v.text + "' of leaf argument '" + k +
-                      "' would be read by BT.CPP as a blackboard entry ({key}, '='); no port value can hold it";
+                      "' would be read by BT.CPP as a blackboard entry, and not as the text it is; only \"{key}\" of a "
+                      "blackboard key name is written (as the port {key})";
             continue;
           }
           text = v.text;
