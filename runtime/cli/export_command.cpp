@@ -103,6 +103,9 @@ struct XmlExporter {
   explicit XmlExporter(const Program& program) : p(program) {}
   const Program& p;
   std::string error;
+  // The node whose export failed (the innermost node() call that returned with `error` set):
+  // the error is said at its place in the brain file.
+  uint32_t error_node = UINT32_MAX;
   std::map<std::string, bool> leaves;  // name -> condition
   std::map<std::string, std::set<std::string>> ports;  // name -> its args' names
   // name -> its args that are text at every call: declared type="std::string" in the model, so
@@ -198,6 +201,13 @@ struct XmlExporter {
   int deepest = 0;  // the deepest node's depth (its element's nesting level less one)
 
   bool node(uint32_t i, int depth) {
+    struct Place {
+      XmlExporter& x;
+      uint32_t i;
+      ~Place() {
+        if (!x.error.empty() && x.error_node == UINT32_MAX) x.error_node = i;
+      }
+    } place{*this, i};
     const Node& n = p.nodes[i];
     deepest = std::max(deepest, depth);
     const std::string pad(2 * depth, ' ');
@@ -404,8 +414,7 @@ int export_command(int argc, char** argv, const char* usage) {
   auto handle = rt.load_file(file, diags);
   bool failed = !handle;
   for (const auto& d : diags) {
-    std::cerr << d.file << ":" << d.line << ":" << d.column << ": " << (d.severity == Severity::Error ? "error" : "warning")
-              << ": " << d.message << "\n";
+    std::cerr << format_diagnostic(d) << "\n";  // (a file that cannot be read has no line: no ":0:0")
     failed = failed || d.severity == Severity::Error;
   }
   if (failed) return 2;
@@ -443,7 +452,14 @@ int export_command(int argc, char** argv, const char* usage) {
   x.out << "  <BehaviorTree ID=\"" << xml_escape(id) << "\">\n";
   x.node(0, 2);
   if (!x.error.empty()) {
-    std::cerr << file << ": error: " << x.error << "\n";
+    Diagnostic d{Severity::Error, file, 0, 0, x.error};
+    if (x.error_node < p.positions.size() && p.positions[x.error_node].file < p.files.size()) {
+      const SourcePos& at = p.positions[x.error_node];
+      d.file = p.files[at.file];
+      d.line = at.line;
+      d.column = at.column;
+    }
+    std::cerr << format_diagnostic(d) << "\n";
     return 2;
   }
   x.out << "  </BehaviorTree>\n";
