@@ -8,6 +8,7 @@
 
 #include "lua_call_scope.hpp"
 #include "lua_host.hpp"
+#include "lua_order.hpp"
 #include "runtime_impl.hpp"
 #include "suggest.hpp"
 
@@ -383,16 +384,9 @@ int args_len(lua_State* L) {
   lua_pushinteger(L, static_cast<lua_Integer>(lua_rawlen(L, -1)));
   return 1;
 }
-int args_pairs(lua_State* L) {
-  lua_getglobal(L, "next");
-  if (lua_isnil(L, -1)) {  // a sandbox without next: the base library's own
-    lua_pop(L, 1);
-    luaL_requiref(L, LUA_GNAME, luaopen_base, 0);
-    lua_getfield(L, -1, "next");
-    lua_remove(L, -2);
-  }
+int args_pairs(lua_State* L) {  // in the same order in every run (lua_order.cpp)
   push_args_table(L, 1);
-  lua_pushnil(L);
+  push_ordered_pairs(L, -1);
   return 3;
 }
 // Replaces the table on top of the stack with its read-only view.

@@ -7,6 +7,7 @@
 #include "lua_api.hpp"
 #include "lua_host.hpp"
 #include "lua_loops.hpp"
+#include "lua_order.hpp"
 #include "lua_patterns.hpp"
 #include "runtime_impl.hpp"
 
@@ -188,8 +189,17 @@ void LuaHost::open_sandbox() {
   lua_setfield(L_, -2, "__mode");
   lua_setmetatable(L_, -2);
   task_threads_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  // Tables walk in the same order in every run (Lua's own order of string keys follows a hash
+  // seeded from the clock and addresses): deterministic runs need it (lua_order.cpp).
+  auto ordered_walks = [this] {
+    lua_pushcfunction(L_, ordered_pairs);
+    lua_setglobal(L_, "pairs");
+    lua_pushcfunction(L_, ordered_next);
+    lua_setglobal(L_, "next");
+  };
   if (rt_.options.trusted) {
     luaL_openlibs(L_);
+    ordered_walks();
   } else {
     const luaL_Reg libs[] = {{LUA_GNAME, luaopen_base},        {LUA_STRLIBNAME, luaopen_string},
                              {LUA_TABLIBNAME, luaopen_table},  {LUA_MATHLIBNAME, luaopen_math},
@@ -198,6 +208,7 @@ void LuaHost::open_sandbox() {
       luaL_requiref(L_, lib.name, lib.func, 1);
       lua_pop(L_, 1);
     }
+    ordered_walks();
     for (const char* name : {"dofile", "loadfile"}) {
       lua_pushnil(L_);
       lua_setglobal(L_, name);
@@ -342,7 +353,7 @@ return function(module, module_meta, previous)
   local own = setmetatable({}, {
     __index = data,
     __newindex = rawget(module_meta, "__newindex"),
-    __pairs = function() return next, data, nil end,
+    __pairs = function() return pairs(data) end,
     __metatable = rawget(module_meta, "__metatable"),
   })
   -- rawset skips __newindex: refused on the module copy, which the file's leaves share.

@@ -10,6 +10,7 @@
 
 
 #include "lua_api.hpp"
+#include "lua_order.hpp"
 #include "lua_host.hpp"
 #include "runtime_impl.hpp"
 #include "suggest.hpp"
@@ -391,13 +392,9 @@ int LuaApi::module_write(lua_State* L) {
   return lua_error(L);
 }
 
-int LuaApi::module_pairs(lua_State* L) {
-  lua_pushcfunction(L, [](lua_State* L2) {
-    lua_settop(L2, 2);
-    return lua_next(L2, 1) ? 2 : (lua_pushnil(L2), 1);
-  });
+int LuaApi::module_pairs(lua_State* L) {  // in the same order in every run (lua_order.cpp)
   lua_pushvalue(L, lua_upvalueindex(1));
-  lua_pushnil(L);
+  push_ordered_pairs(L, -1);
   return 3;
 }
 
