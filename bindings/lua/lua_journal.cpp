@@ -24,6 +24,7 @@
 #include <cmath>
 
 #include "lua_host.hpp"
+#include "lua_order.hpp"
 #include "runtime_impl.hpp"
 
 namespace thicket {
@@ -69,7 +70,7 @@ const char* encode_value(lua_State* L, SnapshotWriter& w, int idx, int depth, st
       const void* self = lua_topointer(L, idx);
       if (std::find(path.begin(), path.end(), self) != path.end()) return "a table that contains itself";
       if (depth + 1 >= kPlainMaxDepth) return "a table nested too deep";
-      if (!lua_checkstack(L, 4)) return "a table nested too deep";
+      if (!lua_checkstack(L, 10)) return "a table nested too deep";
       uint32_t count = 0;
       lua_pushnil(L);
       while (lua_next(L, idx)) {
@@ -80,20 +81,25 @@ const char* encode_value(lua_State* L, SnapshotWriter& w, int idx, int depth, st
       w.u32(static_cast<uint32_t>(std::min<lua_Unsigned>(lua_rawlen(L, idx), count)));
       w.u32(count);
       path.push_back(self);
-      lua_pushnil(L);
-      while (lua_next(L, idx)) {
+      // In the same order in every run (lua_order.cpp), so a snapshot's bytes are too.
+      push_ordered_keys(L, idx);
+      for (uint32_t k = 1; k <= count; ++k) {
+        lua_rawgeti(L, -1, k);
+        lua_pushvalue(L, -1);
+        lua_rawget(L, idx);
         const int kt = lua_type(L, -2);
         const char* why = nullptr;
         if (kt != LUA_TBOOLEAN && kt != LUA_TNUMBER && kt != LUA_TSTRING) why = "a table with a key that is not a boolean, number or string";
         if (!why) why = encode_value(L, w, -2, depth + 1, path);
         if (!why) why = encode_value(L, w, -1, depth + 1, path);
+        lua_pop(L, 2);
         if (why) {
-          lua_pop(L, 2);
+          lua_pop(L, 1);
           path.clear();
           return why;
         }
-        lua_pop(L, 1);
       }
+      lua_pop(L, 1);
       path.pop_back();
       return nullptr;
     }

@@ -9,8 +9,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <string_view>
-#include <vector>
+#include <type_traits>
 
 namespace thicket {
 namespace {
@@ -89,26 +90,43 @@ int ordered_step(lua_State* L) {
 
 }  // namespace
 
-void push_ordered_pairs(lua_State* L, int table) {
+// (No C++ object with a destructor lives here: an allocation Lua refuses (the heap cap) raises
+// with a longjmp. The keys are sorted in a userdata the collector frees.)
+void push_ordered_keys(lua_State* L, int table) {
   table = lua_absindex(L, table);
-  luaL_checkstack(L, 8, "pairs");
-  lua_newtable(L);  // the keys in the table's own order
+  luaL_checkstack(L, 6, "pairs");
+  size_t n = 0;
+  lua_pushnil(L);
+  while (lua_next(L, table)) {
+    lua_pop(L, 1);
+    ++n;
+  }
+  static_assert(std::is_trivially_destructible_v<Key>);
+  Key* keys = static_cast<Key*>(lua_newuserdatauv(L, n * sizeof(Key) + 1, 0));
+  lua_createtable(L, static_cast<int>(n), 0);  // the keys in the table's own order
   const int raw = lua_gettop(L);
-  std::vector<Key> keys;
+  size_t got = 0;
   lua_pushnil(L);
   while (lua_next(L, table)) {
     lua_pop(L, 1);
     lua_pushvalue(L, -1);
-    lua_rawseti(L, raw, static_cast<lua_Integer>(keys.size() + 1));
-    keys.push_back(key_at(L, -1, static_cast<int>(keys.size())));
+    lua_rawseti(L, raw, static_cast<lua_Integer>(got + 1));
+    new (&keys[got]) Key(key_at(L, -1, static_cast<int>(got)));
+    ++got;
   }
-  std::sort(keys.begin(), keys.end(), before);
-  lua_createtable(L, static_cast<int>(keys.size()), 0);  // the keys in order
-  for (size_t k = 0; k < keys.size(); ++k) {
+  std::sort(keys, keys + got, before);
+  lua_createtable(L, static_cast<int>(got), 0);  // the keys in order
+  for (size_t k = 0; k < got; ++k) {
     lua_rawgeti(L, raw, keys[k].raw + 1);
     lua_rawseti(L, -2, static_cast<lua_Integer>(k + 1));
   }
-  lua_remove(L, raw);
+  lua_replace(L, raw - 1);  // over the userdata
+  lua_pop(L, 1);            // the keys in the table's own order
+}
+
+void push_ordered_pairs(lua_State* L, int table) {
+  table = lua_absindex(L, table);
+  push_ordered_keys(L, table);
   lua_pushvalue(L, table);
   lua_insert(L, -2);
   lua_pushinteger(L, 0);

@@ -5,6 +5,8 @@
 
 namespace thicket {
 
+// Pushes a sequence of the table's keys in that order.
+void push_ordered_keys(lua_State* L, int table);
 // Pushes the three values of `for k, v in pairs(t)` over the table at `table`, in that order
 // (a snapshot of its keys: keys added during the walk are not seen, removed ones are passed over).
 void push_ordered_pairs(lua_State* L, int table);

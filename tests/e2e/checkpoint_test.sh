@@ -73,6 +73,12 @@ for k in 1 2; do
   [[ $(tail -1 "$dir/arena$k.csv" | cut -d, -f1-4) == "1,7,60,640" ]] && ok || bad "arena resumed row: $(tail -1 "$dir/arena$k.csv")"
 done
 
+# The same run's checkpoint is the same bytes in another process: the task journals' tables
+# (world answers such as nearest's {id, x, y, ...}) are written in a fixed key order (they were
+# written in Lua's order of string keys, which follows a hash seeded from the clock and addresses).
+"$thicket" run "$arena" --ticks 30 --threads 1 --checkpoint "$dir/again.snap" --every 30 --quiet 2>/dev/null
+cmp -s "$dir/arena1.snap" "$dir/again.snap" && ok || bad "the arena's checkpoint differs from one process to the next"
+
 # A checkpoint in the middle of a run is replaced each time, atomically.
 "$thicket" run "$arena" --ticks 20 --threads 1 --checkpoint "$dir/m.snap" --every 5 --quiet 2>/dev/null && ok || bad "checkpoint every 5"
 [[ -f "$dir/m.snap" && ! -e "$dir/m.snap.tmp" ]] && ok || bad "checkpoint file or .tmp"
