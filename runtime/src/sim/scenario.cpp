@@ -186,6 +186,21 @@ Field ScenarioReader::required(const YAML::Node& map, const std::string& key, co
   return f;
 }
 
+std::optional<std::string> ScenarioReader::file_beside(const Field& f, const std::string& what, const std::string& noun,
+                                                       const std::vector<std::string>& extensions) {
+  if (!is_text(f.value) || f.value.Scalar().empty()) {
+    error(f, "'" + f.key.Scalar() + "' must be the path of " + what + ", relative to this scenario, got " + shown(f.value));
+    return std::nullopt;
+  }
+  std::string path = beside(path_, f.value.Scalar());
+  if (std::string why = not_a_file(path); !why.empty()) {
+    error(f, noun + " '" + f.value.Scalar() + "' " + why + " (looked for " + path + ")" +
+                 did_you_mean(std::filesystem::path(path).filename().string(), files_beside(path, extensions)));
+    return std::nullopt;
+  }
+  return path;
+}
+
 std::optional<int64_t> ScenarioReader::whole_number(const Field& f, int64_t at_least, int64_t at_most) {
   Scalar s = classify_scalar(f.value);
   if (f.value.IsScalar() && s.kind == ScalarKind::Integer && s.integer >= at_least && s.integer <= at_most)

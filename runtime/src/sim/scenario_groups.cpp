@@ -150,17 +150,7 @@ void ScenarioReader::read_team(const Field& team, AgentGroup& group, const Scena
 }
 
 void ScenarioReader::read_brain(const Field& brain, AgentGroup& group) {
-  if (!is_text(brain.value) || brain.value.Scalar().empty()) {
-    error(brain, "'brain' must be the path of a brain file, relative to this scenario, got " + shown(brain.value));
-    return;
-  }
-  std::string path = beside(path_, brain.value.Scalar());
-  if (std::string why = not_a_file(path); !why.empty()) {
-    error(brain, "brain file '" + brain.value.Scalar() + "' " + why + " (looked for " + path + ")" +
-                     did_you_mean(std::filesystem::path(path).filename().string(), files_beside(path, {".yaml", ".yml"})));
-    return;
-  }
-  group.brain = path;
+  if (auto path = file_beside(brain, "a brain file", "brain file", {".yaml", ".yml"})) group.brain = *path;
 }
 
 void ScenarioReader::read_spawn(const Field& spawn, SpawnArea& area, const ScenarioSpec& spec, const std::string& where) {

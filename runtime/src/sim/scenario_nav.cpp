@@ -17,16 +17,9 @@ void ScenarioReader::read_map(const YAML::Node& world, const Field& map, Scenari
   read_measure(world, "cell", /*positive=*/true, cell);
   if (Field o = field(world, "origin"))
     if (auto p = point(o)) origin = *p;
-  if (!is_text(map.value) || map.value.Scalar().empty()) {
-    error(map, "'map' must be the path of a Moving AI .map file, relative to this scenario, got " + shown(map.value));
-    return;
-  }
-  std::string path = beside(path_, map.value.Scalar());
-  if (std::string why = not_a_file(path); !why.empty()) {
-    error(map, "map file '" + map.value.Scalar() + "' " + why + " (looked for " + path + ")" +
-                   did_you_mean(std::filesystem::path(path).filename().string(), files_beside(path, {".map"})));
-    return;
-  }
+  const std::optional<std::string> found = file_beside(map, "a Moving AI .map file", "map file", {".map"});
+  if (!found) return;
+  const std::string& path = *found;
   size_t before = diags_.size();
   std::optional<nav::GridMap> grid = nav::load_grid_map(path, diags_);
   if (!grid) {

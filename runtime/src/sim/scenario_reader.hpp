@@ -71,6 +71,11 @@ class ScenarioReader {
   // its own "did you mean" error already, so it does not also count as missing.
   Field required(const YAML::Node& map, const std::string& key, const std::string& message);
 
+  // The path of the file `f` names beside the scenario (`what`: "a brain file"), or nullopt with
+  // an error: not text, or no such file (`noun` 'x' not found, with a did-you-mean of `extensions`).
+  std::optional<std::string> file_beside(const Field& f, const std::string& what, const std::string& noun,
+                                         const std::vector<std::string>& extensions);
+
   // ------------------------------------------------------------------ scalars and points
 
   std::optional<int64_t> whole_number(const Field& f, int64_t at_least, int64_t at_most);
