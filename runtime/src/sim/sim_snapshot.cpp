@@ -36,6 +36,7 @@
 #include <sstream>
 #include <thread>
 
+#include "fnv1a.hpp"
 #include "runtime_impl.hpp"
 #include "sim_internal.hpp"
 #include "thicket/snapshot.hpp"
@@ -46,21 +47,11 @@ namespace thicket {
 
 namespace {
 
-constexpr char kMagic[8] = {'T', 'H', 'K', 'T', 'S', 'I', 'M', '\n'};
+constexpr char kCheckpointMagic[8] = {'T', 'H', 'K', 'T', 'S', 'I', 'M', '\n'};
 // 2: perception-event state per agent, runtime snapshots of format 2; 3: path searches in
 // progress; 4: the stop hooks' pending damage and signals
 constexpr uint32_t kFormat = 4;
 constexpr size_t kPrefix = 8 + 4 + 8 + 4;  // magic, format, body length, CRC
-
-// FNV-1a, 64 bits: the content hash of the scenario and brain files (identity, not security).
-uint64_t fnv1a(std::string_view bytes) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
 
 uint64_t file_hash(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -369,7 +360,7 @@ bool Simulation::restore_brains(SnapshotReader& in, const std::string& name, std
 }
 
 std::optional<SnapshotInfo> Simulation::read_header(std::string_view bytes, std::string& error) {
-  if (bytes.size() < 8 || bytes.substr(0, 8) != std::string_view(kMagic, 8)) {
+  if (bytes.size() < 8 || bytes.substr(0, 8) != std::string_view(kCheckpointMagic, 8)) {
     error = "not a thicket checkpoint (it does not start with the checkpoint magic)";
     return std::nullopt;
   }
@@ -502,7 +493,7 @@ std::string Simulation::save(std::string& bytes) const {
   std::string body = out.take();
   const size_t start = bytes.size();
   bytes.resize(start + kPrefix);
-  std::copy(kMagic, kMagic + 8, bytes.begin() + static_cast<std::ptrdiff_t>(start));
+  std::copy(kCheckpointMagic, kCheckpointMagic + 8, bytes.begin() + static_cast<std::ptrdiff_t>(start));
   put_raw_u32(bytes, start + 8, kFormat);
   put_raw_u64(bytes, start + 12, body.size());
   put_raw_u32(bytes, start + 20, crc_of(body));

@@ -31,6 +31,7 @@
 #include <ostream>
 #include <set>
 
+#include "fnv1a.hpp"
 #include "remap.hpp"
 #include "runtime_impl.hpp"
 
@@ -38,20 +39,9 @@ namespace thicket {
 
 namespace {
 
-constexpr char kMagic[8] = {'t', 'h', 'k', 's', 'n', 'a', 'p', 0x1a};
+constexpr char kSnapshotMagic[8] = {'t', 'h', 'k', 's', 'n', 'a', 'p', 0x1a};
 constexpr uint32_t kFormatVersion = 3;  // 2: hierarchical fsm states and event queues (SPEC 4.1); 3: task journals
 constexpr uint8_t kWhole = 1, kOneAgent = 2;
-
-// FNV-1a, 64 bits: brain hashes and the payload checksum (not cryptographic: it catches
-// damage, not forgery).
-uint64_t fnv1a(std::string_view s) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
 
 }  // namespace
 
@@ -215,7 +205,7 @@ struct SnapshotSaver {
 
   // Wraps a payload: magic, version, kind, length, payload, checksum.
   static void envelope(uint8_t kind, const std::string& payload, SnapshotWriter& out) {
-    out.raw(std::string_view(kMagic, sizeof kMagic));
+    out.raw(std::string_view(kSnapshotMagic, sizeof kSnapshotMagic));
     out.u32(kFormatVersion);
     out.u8(kind);
     out.u64(payload.size());
@@ -338,8 +328,8 @@ class SnapshotParser {
 
   // Reads the envelope and the payload; false (with diagnostics) on any problem.
   bool parse(SnapshotReader& in, Parsed& out) {
-    std::string_view magic = in.raw(sizeof kMagic);
-    if (!in.ok() || magic != std::string_view(kMagic, sizeof kMagic))
+    std::string_view magic = in.raw(sizeof kSnapshotMagic);
+    if (!in.ok() || magic != std::string_view(kSnapshotMagic, sizeof kSnapshotMagic))
       return byte_error(in, "this is not a thicket snapshot (its first bytes are not thicket's snapshot mark)");
     uint32_t version = in.u32();
     if (in.ok() && version != kFormatVersion)
