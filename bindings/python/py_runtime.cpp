@@ -427,7 +427,8 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
   }
   static void check_dt(double dt) {
     if (!(dt > 0) || dt > thicket::kMaxDt)
-      throw py::value_error("dt must be a number of seconds > 0 and at most 1000000 (the runtime's bound), got " +
+      throw py::value_error("dt must be a number of seconds > 0 and at most " +
+                            std::string(py::str(py::int_(static_cast<long long>(thicket::kMaxDt)))) + " (the runtime's bound), got " +
                             std::string(py::repr(py::float_(dt))));
   }
 

@@ -867,14 +867,27 @@ TEST_CASE("stop hooks run between ticks (despawn, reload, restore) are a tick's 
   }
 }
 
-TEST_CASE("a trace sink that throws ends the tick_all with its exception, and the next tick_all runs") {
-  RuntimeOptions o;
-  o.log = [](const std::string&) {};
-  Runtime rt(o);
-  rt.register_leaf("Go", thicket::NativeLeaf{[](thicket::LeafContext&) { return Status::Success; }});
+namespace {
+// A quiet runtime with brain g (root: the native action Go, which succeeds), for the trace
+// sink cases below.
+struct GoRuntime {
+  RuntimeOptions quiet() {
+    RuntimeOptions o;
+    o.log = [](const std::string&) {};
+    return o;
+  }
+  Runtime rt{quiet()};
   std::vector<thicket::Diagnostic> d;
-  auto b = rt.load_string("tree: g\nroot: {action: Go}\n", "g.yaml", d);
-  REQUIRE(b);
+  std::optional<thicket::BrainHandle> b;
+  GoRuntime() {
+    rt.register_leaf("Go", thicket::NativeLeaf{[](thicket::LeafContext&) { return Status::Success; }});
+    b = rt.load_string("tree: g\nroot: {action: Go}\n", "g.yaml", d);
+    REQUIRE(b);
+  }
+};
+}  // namespace
+
+TEST_CASE_FIXTURE(GoRuntime, "a trace sink that throws ends the tick_all with its exception, and the next tick_all runs") {
   rt.spawn(*b);
   int traced = 0;
   rt.on_trace([&](const TraceEvent&) {
@@ -887,28 +900,21 @@ TEST_CASE("a trace sink that throws ends the tick_all with its exception, and th
   CHECK(rt.load_string("tree: h\nroot: {action: Go}\n", "h.yaml", d).has_value());
 }
 
-TEST_CASE("a trace sink that replaces or clears itself goes on safely; the new sink takes over when its call returns") {
-  RuntimeOptions o;
-  o.log = [](const std::string&) {};
-  Runtime rt(o);
-  rt.register_leaf("Go", thicket::NativeLeaf{[](thicket::LeafContext&) { return Status::Success; }});
-  std::vector<thicket::Diagnostic> d;
-  auto b = rt.load_string("tree: g\nroot: {action: Go}\n", "g.yaml", d);
-  REQUIRE(b);
+TEST_CASE_FIXTURE(GoRuntime, "a trace sink that replaces or clears itself goes on safely; the new sink takes over when its call returns") {
   for (int k = 0; k < 4; ++k) rt.spawn(*b);
   std::vector<std::string> seen;
   auto second = [&seen](const TraceEvent& e) { seen.push_back("second " + std::to_string(e.agent)); };
   // The first sink's captured text is read after it set the next sink: replacing the running
   // std::function destroyed it (a heap use after free under ASan, garbage without).
   const std::string name(100, 'f');  // past the small-string buffer: on the heap of the capture
-  rt.on_trace([&rt, &seen, second, name](const TraceEvent& e) {
+  rt.on_trace([this, &seen, second, name](const TraceEvent& e) {
     rt.on_trace(second);
     seen.push_back(name.substr(0, 5) + " " + std::to_string(e.agent));
   });
   rt.tick_all(0.1);
   CHECK(seen == std::vector<std::string>{"fffff 1", "second 2", "second 3", "second 4"});
   seen.clear();
-  rt.on_trace([&rt, &seen, name](const TraceEvent& e) {
+  rt.on_trace([this, &seen, name](const TraceEvent& e) {
     rt.on_trace({});
     seen.push_back(name.substr(0, 5) + " " + std::to_string(e.agent));
   });
