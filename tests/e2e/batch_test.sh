@@ -8,6 +8,10 @@ set -u
 . "$(dirname "$0")/lib.sh"  # thicket, here, dir, ok, bad
 arena_dir="$here/scripts/examples/arena"
 arena="$arena_dir/arena.yaml"
+# The arena's batches run THICKET_BATCH_TICKS ticks (40; the sanitizer build, ten times slower,
+# takes 12: the splits and merges are the same, the runs shorter), the sweep's half as many.
+ticks=${THICKET_BATCH_TICKS:-40}
+sweep_ticks=$((ticks / 2))
 
 # The summary (its "thicket:" lines; the shards printed their runs' script errors themselves)
 # less its wall figures.
@@ -41,7 +45,7 @@ same_as_single() {
 }
 
 # ---- the arena, 7 runs over 3 shards (3 does not divide 7), CSV and JSONL
-split_and_merge arena csv 3 "$arena" --ticks 40 --runs 7 --threads 1
+split_and_merge arena csv 3 "$arena" --ticks "$ticks" --runs 7 --threads 1
 same_as_single arena csv
 [[ $(($(wc -l < "$dir/arena-merged.csv") - 1)) == 7 ]] && ok || bad "7 rows expected: $(cat "$dir/arena-merged.csv")"
 grep -q '^thicket: shard 2/3 of scenario arena: 2 of the batch.s 7 run(s) (run 2, 5)' "$dir/arena-part2.err" && ok ||
@@ -58,7 +62,7 @@ done
 timeout 20 "$thicket" view "$dir/pipe.jsonl" -o "$dir/never.html" 2>"$dir/view.err"
 [[ $? == 2 ]] && grep -q "pipe.jsonl: error: cannot open the record: not a plain file (a pipe or a socket)" "$dir/view.err" && ok ||
   bad "view of a pipe: $(cat "$dir/view.err")"
-"$thicket" run "$arena" --ticks 40 --runs 7 --threads 1 --quiet --out "$dir/arena-single.jsonl" 2>/dev/null
+"$thicket" run "$arena" --ticks "$ticks" --runs 7 --threads 1 --quiet --out "$dir/arena-single.jsonl" 2>/dev/null
 cmp -s <(no_wall_jsonl "$dir/arena-single.jsonl") <(no_wall_jsonl "$dir/arena-merged.jsonl") && ok ||
   bad "the merged JSONL differs from one process's"
 # The wall times travel exactly: the merged rows carry the parts' figures.
@@ -88,7 +92,7 @@ grep -q 'no run of the batch.s 1' "$dir/one-part3.err" && ok || bad "an idle sha
 # ---- a sweep (rows carry their parameters, the summary groups by set), 2 shards
 sed -e "s|brain: |brain: $arena_dir/|" "$arena" > "$dir/sweep.yaml"
 printf 'sweep:\n  groups.west_post.count: [20, 60]\n' >> "$dir/sweep.yaml"
-split_and_merge sweep csv 2 "$dir/sweep.yaml" --ticks 20 --runs 3 --threads 1 --set groups.players.vehicle.max_speed=4,6
+split_and_merge sweep csv 2 "$dir/sweep.yaml" --ticks "$sweep_ticks" --runs 3 --threads 1 --set groups.players.vehicle.max_speed=4,6
 same_as_single sweep csv
 grep -q '^thicket: set 4 ' "$dir/sweep-merged.err" && ok || bad "the merge's summary by set: $(cat "$dir/sweep-merged.err")"
 # Swept numbers in JSONL rows are the numbers used (.5 as 0.5), merged or not.
@@ -141,13 +145,13 @@ merge_fails() {  # merge_fails WHAT EXPECTED_RC EXPECTED_MESSAGE PARTS...
 }
 merge_fails "a missing shard" 2 "the part of shard 2/3 is missing; nothing written" "$p1" "$p3"
 merge_fails "a shard twice" 2 "arena-part1.jsonl:1:1: error: shard 1/3 again (also .*arena-part1.jsonl)" "$p1" "$p2" "$p3" "$p1"
-"$thicket" run "$arena" --ticks 41 --runs 7 --threads 1 --quiet --shard 2/3 --out "$dir/other2.jsonl" 2>/dev/null
-merge_fails "a part of another batch" 2 "other2.jsonl:1:1: error: not a part of the same batch as .*: --ticks 40 against 41" "$p1" "$dir/other2.jsonl" "$p3"
-"$thicket" run "$arena" --ticks 40 --runs 7 --threads 1 --quiet --shard 2/4 --out "$dir/four2.jsonl" 2>/dev/null
+"$thicket" run "$arena" --ticks "$((ticks + 1))" --runs 7 --threads 1 --quiet --shard 2/3 --out "$dir/other2.jsonl" 2>/dev/null
+merge_fails "a part of another batch" 2 "other2.jsonl:1:1: error: not a part of the same batch as .*: --ticks $ticks against $((ticks + 1))" "$p1" "$dir/other2.jsonl" "$p3"
+"$thicket" run "$arena" --ticks "$ticks" --runs 7 --threads 1 --quiet --shard 2/4 --out "$dir/four2.jsonl" 2>/dev/null
 merge_fails "another shard count" 2 "shard count 3 against 4" "$p1" "$dir/four2.jsonl" "$p3"
 # The same scenario edited (here: its brains named by full path) between two shards' starts.
 sed -e "s|brain: |brain: $arena_dir/|" "$arena" > "$dir/edited.yaml"
-"$thicket" run "$dir/edited.yaml" --ticks 40 --runs 7 --threads 1 --quiet --shard 2/3 --out "$dir/edited2.jsonl" 2>/dev/null
+"$thicket" run "$dir/edited.yaml" --ticks "$ticks" --runs 7 --threads 1 --quiet --shard 2/3 --out "$dir/edited2.jsonl" 2>/dev/null
 merge_fails "a part from an edited scenario" 2 "edited2.jsonl:1:1: error: not a part of the same batch as .*: the scenario or its brain files were edited" "$p1" "$dir/edited2.jsonl" "$p3"
 # Headers that all claim a batch bigger than any (runs edited to 10^12 in each): refused, where
 # planning it aborted for want of memory.
@@ -268,7 +272,7 @@ spread_same talk "$dir/w/talk_s.yaml" --runs 5
 grep -q "seed-run agent 1 tick 6" "$dir/talk2.out" && ok || bad "the runs' prints are missing"
 spread_same talk_strict "$dir/w/talk_s.yaml" --runs 5 --strict
 spread_same talk_load "$dir/w/bad_s.yaml" --runs 4
-spread_same sweep "$dir/sweep.yaml" --ticks 20 --runs 3 --set groups.players.vehicle.max_speed=4,6
+spread_same sweep "$dir/sweep.yaml" --ticks "$sweep_ticks" --runs 3 --set groups.players.vehicle.max_speed=4,6
 
 # ---- outputs: checked before any is opened, never two for one file
 # A brain that does not load stops the batch before any output is opened: what they held stays.
