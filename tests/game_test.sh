@@ -255,6 +255,21 @@ run --frames 5 --select 4294967298 >/dev/null
   bad "--select 4294967298: $(cat "$tmp/err")"
 run --frames 99999999999999999999999 >/dev/null
 [[ $? == 2 ]] && grep -q -- "--frames takes a whole number" "$tmp/err" && ok "--frames past a long: refused" || bad "--frames huge: $(cat "$tmp/err")"
+# Arguments that were bent without a word: --threads 0 (raised to 1), a screenshot named .jpg
+# (written as a PNG), a second level (the last one played); and "no level" listed the game's
+# own levels, not those of the --levels folder in use.
+run --frames 5 --threads 0 >/dev/null
+[[ $? == 2 ]] && grep -q -- "--threads takes a whole number from 1 to 64, not '0'" "$tmp/err" && ok "--threads 0: refused" ||
+  bad "--threads 0: $(cat "$tmp/err")"
+run --frames 5 --screenshot "$tmp/shot.jpg" >/dev/null
+[[ $? == 2 && ! -e $tmp/shot.jpg ]] && grep -q -- "--screenshot writes a PNG: name a .png file, not '.*shot.jpg'" "$tmp/err" &&
+  ok "--screenshot x.jpg: refused" || bad "--screenshot x.jpg: $(cat "$tmp/err")"
+run warehouse courtyard --frames 5 >/dev/null
+[[ $? == 2 ]] && grep -q -- "one level at a time: 'warehouse' and 'courtyard'" "$tmp/err" && ok "two levels: refused" ||
+  bad "two levels: $(cat "$tmp/err")"
+run --levels "$tmp/lv" nowhere --frames 5 >/dev/null
+[[ $? == 2 ]] && grep -q -- "no level .*nowhere.level (levels in .*lv: warehouse, zlost)" "$tmp/err" &&
+  ok "no level: the --levels folder's levels listed" || bad "no level: $(cat "$tmp/err")"
 # A level named by its path comes once in the Tab cycle (it came twice: the path never equalled
 # the levels folder's own name for it). From the courtyard, Tab twice: arena, then warehouse
 # (the cycle was courtyard, warehouse, courtyard, arena).

@@ -10,6 +10,7 @@
 #include <SDL.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <chrono>
@@ -108,8 +109,13 @@ bool parse(int argc, char** argv, Args& a, std::string& error) {
     } else if (s == "--frames") {
       if (!(v = value()) || !number(s, v, a.frames)) return false;
     } else if (s == "--threads") {
-      if (!(v = value()) || !number(s, v, n)) return false;
-      a.threads = int(std::clamp(n, 1L, 64L));
+      // 1 to 64 (0 was raised to 1 without a word, 65 and more lowered to 64).
+      if (!(v = value()) || !number(s, v, n, 64)) return false;
+      if (n == 0) {
+        error = "--threads takes a whole number from 1 to 64, not '0'";
+        return false;
+      }
+      a.threads = int(n);
     } else if (s == "--select") {
       if (!(v = value()) || !number(s, v, n, UINT32_MAX)) return false;
       a.select = uint32_t(n);
@@ -122,6 +128,13 @@ bool parse(int argc, char** argv, Args& a, std::string& error) {
     } else if (s == "--screenshot") {
       if (!(v = value())) return false;
       a.screenshot = v;
+      // A PNG whatever the name said (x.jpg was a PNG named .jpg): the name must say so.
+      std::string ext = fs::path(a.screenshot).extension().string();
+      std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+      if (ext != ".png") {
+        error = "--screenshot writes a PNG: name a .png file, not '" + a.screenshot + "'";
+        return false;
+      }
     } else if (s == "--log") {
       if (!(v = value())) return false;
       a.log = v;
@@ -181,6 +194,9 @@ bool parse(int argc, char** argv, Args& a, std::string& error) {
       a.scripted.push_back(sc);
     } else if (!s.empty() && s[0] == '-') {
       error = "unknown option " + s;
+      return false;
+    } else if (a.level_given) {  // (the last one was played, the others ignored without a word)
+      error = "one level at a time: '" + a.level + "' and '" + s + "' (Tab moves to the next level in play)";
       return false;
     } else {
       a.level = s;
@@ -528,8 +544,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   fs::path first = level_path(a, levels_dir);
-  if (!fs::exists(first)) {
-    std::fprintf(stderr, "thicket-game: no level %s (levels: warehouse, courtyard, arena)\n", first.c_str());
+  if (!fs::exists(first)) {  // the levels of the folder in use (--levels DIR), not the game's own
+    std::string names;
+    for (const fs::path& p : level_files(levels_dir)) names += (names.empty() ? "" : ", ") + p.stem().string();
+    std::fprintf(stderr, "thicket-game: no level %s (levels in %s: %s)\n", first.c_str(), levels_dir.c_str(),
+                 names.empty() ? "none" : names.c_str());
     return 2;
   }
   if (a.bench) {
