@@ -19,6 +19,14 @@ constexpr size_t kMaxBreakpoints = 1000;
 using Json = nlohmann::ordered_json;
 
 std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+// A submitted key or value as an error names it: its first 60 bytes and its length past that
+// (a refused 1 MB string was echoed whole).
+std::string excerpt(const std::string& text) {
+  if (text.size() <= 60) return text;
+  size_t cut = 60;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+  return text.substr(0, cut) + "... (" + std::to_string(text.size()) + " bytes)";
+}
 
 ApiReply reply(int status, const Json& j) { return {status, dump(j)}; }
 ApiReply error_reply(int status, const std::string& why) { return reply(status, Json{{"error", why}}); }
@@ -176,7 +184,7 @@ ApiReply LiveDebugger::request(const std::string& method, const std::string& pat
         const std::vector<std::string> keys = a.runtime->blackboard_keys(b);
         auto now = a.runtime->get(a.handle, key);
         if (!now)
-          return failed("brain " + a.runtime->brain_name(b) + " declares no blackboard key '" + key + "'" +
+          return failed("brain " + a.runtime->brain_name(b) + " declares no blackboard key '" + excerpt(key) + "'" +
                         did_you_mean(key, keys));
         Value v;
         if (j.is_boolean()) v = j.get<bool>();
@@ -187,11 +195,11 @@ ApiReply LiveDebugger::request(const std::string& method, const std::string& pat
         if (std::holds_alternative<int64_t>(*now) && std::holds_alternative<double>(v)) {  // an integer key
           const double d = std::get<double>(v);
           if (!(d == std::floor(d) && std::fabs(d) < 9.2e18))
-            return failed("'" + key + "' is an integer key: " + dump(j) + " is not a whole number");
+            return failed("'" + key + "' is an integer key: " + excerpt(dump(j)) + " is not a whole number");
           v = static_cast<int64_t>(d);
         }
         if (!a.runtime->set(a.handle, key, v))
-          return failed("'" + key + "' holds " + type_name(*now) + ", not " + type_name(v) + " (" + dump(j) + ")");
+          return failed("'" + key + "' holds " + type_name(*now) + ", not " + type_name(v) + " (" + excerpt(dump(j)) + ")");
         return reply(200, Json{{"ok", true}});
       }
       return failed("no agent " + std::to_string(id));

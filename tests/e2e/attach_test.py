@@ -225,6 +225,13 @@ try:
     expect(body["ok"] is False and "whole number" in body["error"], "an integer key takes whole numbers: %s" % body)
     status, body = run.post("/api/blackboard", {"id": 3, "key": "mood", "value": 5})
     expect(body["ok"] is False and "string" in body["error"], "a wrong type: %s" % body)
+    # A refused value or key is named by its first 60 bytes (a 200 KB string came back whole).
+    status, body = run.post("/api/blackboard", {"id": 3, "key": "health", "value": "é" * 100000})
+    expect(body["ok"] is False and "not a string" in body["error"] and "... (200002 bytes)" in body["error"]
+           and len(body["error"]) < 200, "a long refused value: its excerpt (%d bytes of error)" % len(body["error"]))
+    status, body = run.post("/api/blackboard", {"id": 3, "key": "k" * 5000, "value": 1})
+    expect(body["ok"] is False and "'" + "k" * 60 + "... (5000 bytes)'" in body["error"] and len(body["error"]) < 200,
+           "a long unknown key: its excerpt (%d bytes of error)" % len(body["error"]))
     status, body = run.post("/api/blackboard", {"id": 999, "key": "health", "value": 5})
     expect(body["ok"] is False and "no agent 999" in body["error"], "no such agent: %s" % body)
     status, body = run.post("/api/blackboard", {"id": 3})
