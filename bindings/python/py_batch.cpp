@@ -115,6 +115,12 @@ py::dict run_batch(const std::string& path, uint64_t runs, uint64_t ticks, uint3
   }
   ctrl_c.finish();
   if (results.size() != plan.size()) raise_load_error(path + ": a run did not start", run_diags);
+  // The warnings the CLI prints (the scenario's, the sweep's, each run's brains'), each once, at
+  // the caller of thicket.run / sweep (three frames up: _batch, run or sweep, the caller).
+  std::vector<Diagnostic> warnings = diags;
+  warnings.insert(warnings.end(), bb_diags.begin(), bb_diags.end());
+  warnings.insert(warnings.end(), run_diags.begin(), run_diags.end());
+  warn_diagnostics(warnings, 3);
   std::ostringstream rows;
   if (sweeping) cli::write_run_rows(rows, false, results, params, plan);
   else cli::write_run_rows(rows, false, results);

@@ -41,5 +41,9 @@ class CtrlC {
 
 // Raises thicket.LoadError(message) with `.diagnostics` (a list of Diagnostic) set.
 [[noreturn]] void raise_load_error(const std::string& what, const std::vector<thicket::Diagnostic>& diagnostics);
+// The warnings among a successful load's diagnostics as Python UserWarnings ("FILE:LINE:COL:
+// warning: ..."), each text once, at the Python frame `stack_level` up (1: the caller of the C++
+// function). GIL held. A warning filtered into an error ("error") is raised.
+void warn_diagnostics(const std::vector<thicket::Diagnostic>& diagnostics, int stack_level);
 
 }  // namespace thicket_py

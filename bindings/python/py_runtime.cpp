@@ -10,6 +10,7 @@
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -260,12 +261,14 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     }
     if (!b) raise_load_error(path + ": the brain did not load", diags);
     raise_python_error_outside_tick();  // a warning turned into an error while it loaded
+    warn_diagnostics(diags, 1);  // loaded, with warnings (a Lua leaf replacing a Python one, ...)
     return brain(*b);
   }
   Brain load_string(const std::string& yaml, const std::string& name) {
     std::vector<Diagnostic> diags;
     auto b = rt().load_string(yaml, name, diags);
     if (!b) raise_load_error(name + ": the brain did not load", diags);
+    warn_diagnostics(diags, 1);
     return brain(*b);
   }
   Brain brain(BrainHandle b) const {
@@ -657,6 +660,16 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
   err.attr("diagnostics") = py::cast(diagnostics);
   PyErr_SetObject(g_load_error.ptr(), err.ptr());
   throw py::error_already_set();
+}
+
+void warn_diagnostics(const std::vector<Diagnostic>& diagnostics, int stack_level) {
+  std::set<std::string> seen;  // a batch's runs warn alike: each text once, as the CLI prints it
+  for (const Diagnostic& d : diagnostics) {
+    if (d.severity != thicket::Severity::Warning) continue;
+    const std::string text = thicket::valid_utf8(thicket::format_diagnostic(d));
+    if (!seen.insert(text).second) continue;
+    if (PyErr_WarnEx(PyExc_UserWarning, text.c_str(), stack_level) < 0) throw py::error_already_set();
+  }
 }
 
 void register_runtime(py::module_& m) {

@@ -1,0 +1,72 @@
+"""Load warnings reach Python as UserWarnings at the caller's line, as `thicket check` and
+`thicket run` print them (they were dropped: a Lua leaf replacing a Python one said nothing).
+Run as test_thicket.py is (tests/python_test.sh). No test reads the clock."""
+import os
+import warnings
+
+import pytest
+
+import thicket
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+TICK_EVERY = os.path.join(ROOT, "tests", "e2e", "cases", "scenario_tick_every_warns", "s.yaml")
+
+TEXT_ON = """
+tree: v
+blackboard:
+  mode: on
+root: {action: Work}
+"""
+WORK = """
+tree: work
+leaves: [work.lua]
+root: {action: Work}
+"""
+WORK_LUA = """
+local leaves = {}
+function leaves.Work(agent) return "success" end
+return leaves
+"""
+
+
+def test_load_string_warns_at_the_callers_line():
+    rt = thicket.Runtime()
+    rt.register_leaf("Work", lambda agent: "success")
+    with pytest.warns(UserWarning, match=r"<string>:4:9: warning: `on` is the text 'on' in YAML 1\.2") as got:
+        rt.load_string(TEXT_ON)
+    assert len(got) == 1
+    assert got[0].filename == __file__
+
+
+def test_a_lua_leaf_replacing_a_python_one_warns(tmp_path):
+    (tmp_path / "work.yaml").write_text(WORK)
+    (tmp_path / "work.lua").write_text(WORK_LUA)
+    rt = thicket.Runtime()
+    rt.register_leaf("Work", lambda agent: "failure")
+    with pytest.warns(UserWarning, match="leaf 'Work' replaces the native leaf the game registered") as got:
+        rt.load(tmp_path / "work.yaml")
+    assert got[0].filename == __file__
+
+
+def test_run_warns_once_for_all_its_runs():
+    with pytest.warns(UserWarning, match=r"b\.yaml:4:13: warning: tick_every: 3 has no effect in a scenario") as got:
+        result = thicket.run(TICK_EVERY, runs=3)
+    assert len(result.metrics) == 3
+    assert len([w for w in got if "tick_every" in str(w.message)]) == 1
+    assert all(w.filename == __file__ for w in got)
+
+
+def test_a_warning_filtered_into_an_error_is_raised():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(UserWarning, match="tick_every: 3 has no effect"):
+            thicket.sweep(TICK_EVERY, {"seed": [1, 2]})
+
+
+def test_no_warning_no_noise(tmp_path):
+    (tmp_path / "work.yaml").write_text(WORK)
+    (tmp_path / "work.lua").write_text(WORK_LUA)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        thicket.Runtime().load(tmp_path / "work.yaml")
