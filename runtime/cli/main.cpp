@@ -558,8 +558,11 @@ int cmd_scenario(const Options& o) {
     print_diagnostics(sweep_diags);
     return kExitLoad;
   }
-  if (cli::is_sweep(*sets) && (o.watch || o.live.serve))
-    return usage_error("--watch and --serve show one run; a sweep (a scenario's 'sweep:', --set) has many");
+  // --watch and --serve show one run: a --set (or a file's `sweep:`) of one value each, and one
+  // seed at most, is one run, with its values (it was refused as a sweep).
+  const bool one_run = sets->values.size() == 1 && sets->seeds.size() <= 1;
+  if (!one_run && (o.watch || o.live.serve))
+    return usage_error("--watch and --serve show one run; a sweep (a scenario's 'sweep:', --set with several values) has many");
   if ((o.record_every || o.record_keys_set) && o.record.empty())
     return usage_error("--record-every and --record-keys say what --record FILE keeps; give --record too");
   if (o.checkpoint.empty() != (o.checkpoint_every == 0))

@@ -137,6 +137,13 @@ done
 [[ $? == 64 ]] && ok || bad "--set on a brain file should exit 64"
 "$thicket" run "$dir/sweep.yaml" --watch 2>/dev/null
 [[ $? == 64 ]] && ok || bad "--watch with a sweep should exit 64"
+# One value per key is one run, which --watch shows with those values (it was refused as a sweep).
+timeout 60 "$thicket" run "$arena_dir/arena.yaml" --watch --ticks 2 --set groups.players.count=3 >/dev/null 2>"$dir/watch1.err"
+[[ $? == 0 ]] && grep -q "agents alive at the end: 243;" "$dir/watch1.err" && ok ||
+  bad "--watch with a one-value --set (3 players + 240 minions): $(tail -2 "$dir/watch1.err")"
+"$thicket" run "$arena_dir/arena.yaml" --watch --ticks 2 --set groups.players.count=3,4 2>"$dir/watch2.err"
+[[ $? == 64 ]] && grep -q "a sweep (a scenario's 'sweep:', --set with several values) has many" "$dir/watch2.err" && ok ||
+  bad "--watch with a two-value --set should exit 64: $(cat "$dir/watch2.err")"
 # A string key swept over text that reads as a number or a bool: JSON rows write it as text, as
 # the runs took it (tests/e2e/cases/sweep_string_key_text shows what the leaves saw), and so do
 # shards merged.
