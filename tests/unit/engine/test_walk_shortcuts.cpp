@@ -15,6 +15,7 @@
 #include "rolled_leaves.hpp"
 #include "runtime_impl.hpp"
 #include "thicket/runtime.hpp"
+#include "sanitizer_sample.hpp"
 
 namespace {
 
@@ -145,7 +146,8 @@ Run run(const std::string& yaml, bool fast) {
 TEST_CASE("the walk's shortcuts make the general path's calls and results on random trees") {
   std::mt19937_64 rng(20261124);
   size_t trees_with_shortcuts = 0, calls = 0;
-  for (int k = 0; k < 400; ++k) {
+  const int trees = sanitizer_sample(400);
+  for (int k = 0; k < trees; ++k) {
     std::string yaml = "tree: w" + std::to_string(k) + "\nroot:\n";
     emit(rng, 0, "  ", yaml);
     Run fast = run(yaml, true), general = run(yaml, false);
@@ -154,8 +156,8 @@ TEST_CASE("the walk's shortcuts make the general path's calls and results on ran
     calls += fast.lines.size();
     REQUIRE_MESSAGE(fast.lines == general.lines, "tree " << k << ":\n" << yaml);
   }
-  CHECK(trees_with_shortcuts > 350);  // the comparison exercised the shortcuts
-  CHECK(calls > 50000);
+  CHECK(trees_with_shortcuts > size_t(trees) * 7 / 8);  // the comparison exercised the shortcuts
+  CHECK(calls > size_t(trees) * 125);
 }
 
 TEST_CASE("the plain walk makes the general path's calls and results on random trees") {
@@ -163,7 +165,8 @@ TEST_CASE("the plain walk makes the general path's calls and results on random t
   // composites, parallels, decorators, waits) is handed to the general walk and back.
   std::mt19937_64 rng(20261125);
   size_t plain = 0, calls = 0;
-  for (int k = 0; k < 300; ++k) {
+  const int trees = sanitizer_sample(300);
+  for (int k = 0; k < trees; ++k) {
     std::string yaml = "tree: p" + std::to_string(k) + "\nroot:\n";
     emit(rng, 0, "  ", yaml, true);
     Run fast = run(yaml, true), general = run(yaml, false);
@@ -172,8 +175,8 @@ TEST_CASE("the plain walk makes the general path's calls and results on random t
     calls += fast.lines.size();
     REQUIRE_MESSAGE(fast.lines == general.lines, "tree " << k << ":\n" << yaml);
   }
-  CHECK(plain > 200);  // the rest have conditions an abort observes: the general walk
-  CHECK(calls > 30000);
+  CHECK(plain > size_t(trees) * 2 / 3);  // the rest have conditions an abort observes: the general walk
+  CHECK(calls > size_t(trees) * 100);
   // Deeper than the plain walk's recursion (32 composites): the rest goes to the general walk.
   std::string deep = "tree: deep\nroot:\n  ";
   for (int d = 0; d < 40; ++d) deep += d % 2 ? "{selector: [{condition: C}, " : (d ? "{sequence: [{condition: C}, " : "sequence: [{condition: C}, ");

@@ -6,6 +6,7 @@
 #include <numbers>
 
 #include "thicket/world.hpp"
+#include "sanitizer_sample.hpp"
 
 using namespace thicket::world;
 
@@ -383,7 +384,7 @@ TEST_CASE("world: team-filtered queries read only the accepted teams' entries, a
     std::vector<EntityId> found;
     std::vector<SpatialHash::Sighting> seen;
     const SpatialHash::ViewCone cones[] = {{9, 0.6}, {4, 2.0}};
-    for (int q = 0; q < 300; ++q) {
+    for (int q = 0; q < sanitizer_sample(300); ++q) {
       Vec2 point{uniform(rng, 60, 140), uniform(rng, 60, 140)};
       Vec2 heading{uniform(rng, -1, 1), uniform(rng, -1, 1)};
       double radius = uniform(rng, 0, 12);
