@@ -156,7 +156,7 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
     heap_.refused = false;
     first = refused_at_prefix() + "the Lua heap reached its cap of " + byte_size(heap_.cap) +
             " (a leaf that keeps growing a table or a string?); the allocation failed and the leaf stopped "
-            "(--lua-memory sets the cap)";
+            "(--lua-memory sets the cap; lua_memory_limit when embedded)";
   }
   // A message of megabytes (error(string.rep("x", 5e6))) is shown by its start and its size:
   // a log line a reader can take in, and a bounded key for the repeat count below.

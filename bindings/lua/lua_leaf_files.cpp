@@ -226,7 +226,7 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
       heap_.refused = false;
       message = refused_at_prefix() + "the Lua heap reached its cap of " + byte_size(heap_.cap) +
                 " while the file ran (a table or string that keeps growing at its top level?); "
-                "the allocation failed and the file did not load (--lua-memory sets the cap)";
+                "the allocation failed and the file did not load (--lua-memory sets the cap; lua_memory_limit when embedded)";
     }
     lua_error(message);
     lua_settop(L_, top);

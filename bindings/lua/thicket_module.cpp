@@ -119,7 +119,7 @@ bool LuaApi::text_fits(lua_State* L, LuaHost& h, std::string_view text, const ch
                           " bytes, and the run's texts (every distinct text scripts have written to a "
                           "blackboard, spawned with or sent as an event, kept for the whole run) already take " +
                           byte_size(h.rt_.strings.bytes()) + " of the " + byte_size(cap) +
-                          " cap (--lua-memory); write fewer distinct texts (a number instead of a formatted text?)";
+                          " cap (--lua-memory; lua_memory_limit when embedded); write fewer distinct texts (a number instead of a formatted text?)";
   luaL_where(L, 1);  // FILE:LINE: of the script's line, as luaL_error gives
   lua_pushstring(L, msg.c_str());
   lua_concat(L, 2);

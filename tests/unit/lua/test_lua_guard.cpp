@@ -254,7 +254,7 @@ return L
   for (const auto& x : d) all += thicket::format_diagnostic(x) + "\n";
   INFO(all);
   CHECK(all.find("hoard.lua:4: error: the Lua heap reached its cap of 16 MiB while the file ran") != std::string::npos);
-  CHECK(all.find("(--lua-memory sets the cap)") != std::string::npos);
+  CHECK(all.find("(--lua-memory sets the cap; lua_memory_limit when embedded)") != std::string::npos);
 }
 
 TEST_CASE("guard: new texts past the cap are refused to the blackboard, thicket.spawn and thicket.send") {
