@@ -64,16 +64,17 @@ void LuaApi::push_wrong_type(lua_State* L, const BlackboardKey& key) {
   lua_concat(L, 2);
 }
 
-// The slot of the key at index 2 (upvalue 2: the brain's key -> slot table), or -1 with the
-// error pushed (the caller raises): another agent's blackboard, an undeclared key.
-int64_t LuaApi::bb_slot(lua_State* L, LuaHost& h, const AgentInfo& a) {
-  if (!own_blackboard(L, h, a)) return -1;
+// The slot of the key at index 2 (upvalue 2: the brain's key -> slot table); raises the Lua
+// error for another agent's blackboard or an undeclared key. (lua_error longjmps out of this
+// frame and its caller's: neither holds an object with a destructor when it is called.)
+uint32_t LuaApi::bb_slot(lua_State* L, LuaHost& h, const AgentInfo& a) {
+  if (!own_blackboard(L, h, a)) lua_error(L);
   lua_pushvalue(L, 2);
   if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNUMBER) {
     push_unknown_key(L, h, a, luaL_tolstring(L, 2, nullptr));
-    return -1;
+    lua_error(L);
   }
-  const int64_t slot = lua_tointeger(L, -1);
+  const auto slot = static_cast<uint32_t>(lua_tointeger(L, -1));
   lua_pop(L, 1);
   return slot;
 }
@@ -81,9 +82,7 @@ int64_t LuaApi::bb_slot(lua_State* L, LuaHost& h, const AgentInfo& a) {
 int LuaApi::bb_index(lua_State* L) {
   LuaHost& h = host(L);
   AgentInfo& a = bb_agent(L, h);
-  const int64_t found = bb_slot(L, h, a);
-  if (found < 0) return lua_error(L);
-  auto slot = static_cast<uint32_t>(found);
+  const uint32_t slot = bb_slot(L, h, a);
   const Slot& v = h.rt_.slots_of(a)[slot];
   switch (h.rt_.program_of(a).blackboard[slot].type) {
     case ValueType::Number: lua_pushnumber(L, v.num); break;
@@ -102,9 +101,7 @@ int LuaApi::bb_index(lua_State* L) {
 int LuaApi::bb_newindex(lua_State* L) {
   LuaHost& h = host(L);
   AgentInfo& a = bb_agent(L, h);
-  const int64_t found = bb_slot(L, h, a);
-  if (found < 0) return lua_error(L);
-  auto slot = static_cast<uint32_t>(found);
+  const uint32_t slot = bb_slot(L, h, a);
   const BlackboardKey& key = h.rt_.program_of(a).blackboard[slot];
   Slot& v = h.rt_.slots_of(a)[slot];
   int t = lua_type(L, 3);

@@ -123,7 +123,9 @@ struct LuaApi {
   // these helpers push the message and return, the caller raises.
   static void push_unknown_key(lua_State* L, LuaHost& h, const AgentInfo& a, const char* key);
   static void push_wrong_type(lua_State* L, const BlackboardKey& key);
-  static int64_t bb_slot(lua_State* L, LuaHost& h, const AgentInfo& a);
+  // The slot of the key at index 2 of a blackboard read or write; raises (no C++ object lives
+  // in its frame or its callers') for another agent's blackboard or an undeclared key.
+  static uint32_t bb_slot(lua_State* L, LuaHost& h, const AgentInfo& a);
   static int bb_index(lua_State* L);
   static int bb_newindex(lua_State* L);
   static int bb_tostring(lua_State* L);

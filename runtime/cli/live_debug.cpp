@@ -21,12 +21,7 @@ using Json = nlohmann::ordered_json;
 std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 // A submitted key or value as an error names it: its first 60 bytes and its length past that
 // (a refused 1 MB string was echoed whole).
-std::string excerpt(const std::string& text) {
-  if (text.size() <= 60) return text;
-  size_t cut = 60;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
-  return text.substr(0, cut) + "... (" + std::to_string(text.size()) + " bytes)";
-}
+std::string excerpt(const std::string& text) { return clipped(text, 60); }
 
 ApiReply reply(int status, const Json& j) { return {status, dump(j)}; }
 ApiReply error_reply(int status, const std::string& why) { return reply(status, Json{{"error", why}}); }
