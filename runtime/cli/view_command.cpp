@@ -7,7 +7,7 @@
 // record's text compresses several times over, and the page reads it as it inflates.
 // Without -o the replay goes beside the record: RECORD less .jsonl / .jsonl.gz, plus .html.
 #include "view_command.hpp"
-#include "output_target.hpp"  // named_with_extension
+#include "output_target.hpp"  // named_with_extension, same_file
 
 #include <zlib.h>
 
@@ -184,6 +184,9 @@ int view_command(int argc, char** argv, const char* usage) {
   if (!gzip && !named_with_extension(record, ".jsonl"))
     return usage_error(usage, "thicket view reads a record: RECORD.jsonl or RECORD.jsonl.gz, got '" + record + "'");
   if (out.empty()) out = record.substr(0, record.size() - (gzip ? 9 : 6)) + ".html";
+  if (same_file(out, record))  // a link named .html to the record: writing the page would replace it
+    return usage_error(usage, "'" + out + "' is given as -o but the command reads it" +
+                                  (out == record ? std::string() : " (as '" + record + "')") + ": it would be overwritten");
 
   // (A missing record is said by the open below, with the system's words.)
   if (const char* problem = not_plain_file(record, /*missing_ok=*/true); *problem) {

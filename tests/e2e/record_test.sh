@@ -208,5 +208,16 @@ timeout 60 "$thicket" view "$dir/bomb.jsonl.gz" -o "$dir/bomb.html" 2>"$dir/err"
 [[ $? == 2 ]] && grep -q "bomb.jsonl.gz:2: error: a line longer than 512 MB: no record has one" "$dir/err" && [[ ! -e "$dir/bomb.html" ]] &&
   ok || bad "view of a gzip with one endless line: $(cat "$dir/err")"
 
+# -o naming the record through a link (a symbolic or a hard one, named .html) would replace the
+# record with the page: refused, the record untouched.
+cp "$dir/a1.jsonl" "$dir/keep.jsonl"
+ln -sf keep.jsonl "$dir/soft.html"
+ln -f "$dir/keep.jsonl" "$dir/hard.html"
+for link in soft hard; do
+  "$thicket" view "$dir/keep.jsonl" -o "$dir/$link.html" 2>"$dir/err" >/dev/null
+  [[ $? == 64 ]] && grep -q "is given as -o but the command reads it (as '$dir/keep.jsonl'): it would be overwritten" "$dir/err" &&
+    cmp -s "$dir/keep.jsonl" "$dir/a1.jsonl" && ok || bad "view -o through a $link link to the record: $(head -n 2 "$dir/err")"
+done
+
 echo "e2e_record: $pass passed, $fail failed"
 [[ $fail == 0 ]]
