@@ -1,4 +1,5 @@
 #include "live_run.hpp"
+#include "numbers.hpp"
 
 #include <cstdlib>
 #include <iostream>
@@ -12,10 +13,8 @@ std::string parse_live_option(const std::string& option, const std::string& valu
     o.serve = true;
     return parse_live_address(value, o.address);
   }
-  char* end = nullptr;
-  o.speed = std::strtod(value.c_str(), &end);
   o.speed_set = true;
-  if (value.empty() || *end || !(o.speed >= 0) || o.speed > 1e6)
+  if (!parse_decimal(value, o.speed) || !(o.speed >= 0) || o.speed > 1e6)
     return "--speed needs a number >= 0 (1 = the sim clock, 2 = twice as fast, 0 = as fast as it goes), got '" + value + "'";
   return {};
 }

@@ -34,6 +34,7 @@
 #include "import_tree.hpp"
 #include "mpi_runs.hpp"
 #include "output_target.hpp"
+#include "numbers.hpp"
 #include "path_command.hpp"
 #include "record_file.hpp"
 #include "record_tee.hpp"
@@ -232,17 +233,13 @@ int parse_args(int argc, char** argv, Options& o) {
         return usage_error("--ticks needs a whole number >= 0, got '" + value + "'" + digits_note(value));
       if (a == "--seed" && !parse_uint(value, o.seed)) return usage_error("--seed needs a whole number >= 0, got '" + value + "'" + digits_note(value));
       if (a == "--dt") {
-        char* end = nullptr;
-        o.dt = std::strtod(value.c_str(), &end);
-        if (value.empty() || *end || !(o.dt > 0) || o.dt > kMaxDt)
+        if (!cli::parse_decimal(value, o.dt) || !(o.dt > 0) || o.dt > kMaxDt)
           return usage_error("--dt needs a number of seconds > 0 and at most 1000000, got '" + value + "'");
       }
       if (a == "--budget" && !parse_uint(value, o.budget))
         return usage_error("--budget needs a whole number of Lua instructions (0 = no budget), got '" + value + "'" + digits_note(value));
       if (a == "--leaf-timeout") {
-        char* end = nullptr;
-        o.leaf_timeout = std::strtod(value.c_str(), &end);
-        if (value.empty() || *end || !(o.leaf_timeout >= 0) || o.leaf_timeout > 1e6)
+        if (!cli::parse_decimal(value, o.leaf_timeout) || !(o.leaf_timeout >= 0) || o.leaf_timeout > 1e6)
           return usage_error("--leaf-timeout needs a number of seconds >= 0 (0 = no limit), got '" + value + "'");
       }
       if (a == "--lua-memory" && (!parse_uint(value, o.lua_memory_mb) || o.lua_memory_mb > (uint64_t(1) << 30)))

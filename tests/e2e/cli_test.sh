@@ -350,5 +350,17 @@ longest=$(awk '{ print length }' "$dir/err" | sort -n | tail -1)
 grep -q "^thicket: 1 agent(s) (2 at the end), 2 tick(s)" "$dir/err" && grep -q "root status: running=2" "$dir/err" && ok ||
   bad "the summary of a run whose leaves spawned: $(grep '^thicket' "$dir/err")"
 
+# Seconds (--dt, --leaf-timeout, --speed) are plain decimals: no hex ("0x10" was 16 s), sign or
+# space, and a value too small for a double is refused rather than read as 0 (for --leaf-timeout,
+# "no limit": a leaf that never returns then hung the run).
+chicken="$here/docs/examples/hello/chicken.yaml"
+for flag_value in "--leaf-timeout 1e-400" "--dt 1e-400" "--dt 0x10" "--dt +5" "--dt  5" "--leaf-timeout 0x1" "--speed +1"; do
+  read -r flag value <<<"$flag_value"
+  [[ $flag_value == "--dt  5" ]] && value=" 5"
+  "$thicket" run "$chicken" --ticks 1 "$flag" "$value" >/dev/null 2>"$dir/err"
+  [[ $? == 64 ]] && grep -q "^thicket: $flag needs a number .*got '$value'" "$dir/err" && ok || bad "$flag '$value' should be refused: $(head -1 "$dir/err")"
+done
+"$thicket" run "$chicken" --ticks 1 --dt 5. --leaf-timeout .5 >/dev/null 2>"$dir/err" && ok || bad "--dt 5. --leaf-timeout .5: $(head -1 "$dir/err")"
+
 echo "cli: $pass passed, $fail failed"
 [[ $fail == 0 ]]
