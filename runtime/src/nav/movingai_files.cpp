@@ -128,6 +128,11 @@ std::optional<std::string> read_whole_file(const std::string& path, std::vector<
     diags.push_back({Severity::Error, path, 0, 0, "cannot read the file: it is a device, not a file"});  // /dev/zero: no end
     return std::nullopt;
   }
+  if (const auto st = std::filesystem::status(path, ec); !ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
+    // A pipe nothing writes to would block for ever.
+    diags.push_back({Severity::Error, path, 0, 0, "cannot read the file: it is not a plain file (a pipe or a socket)"});
+    return std::nullopt;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     diags.push_back({Severity::Error, path, 0, 0, "cannot read the file"});

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <sys/stat.h>  // mkfifo
 #include <unistd.h>
 
 #include "thicket/nav.hpp"
@@ -251,11 +252,20 @@ TEST_CASE("nav files: the Moving AI maps and scenarios of data/movingai load") {
   }
 }
 
-TEST_CASE("nav files: a directory is not a map; width before height is read too") {
+TEST_CASE("nav files: a directory or a pipe is not a map; width before height is read too") {
   std::vector<Diagnostic> diags;
   CHECK_FALSE(load_grid_map(std::filesystem::temp_directory_path().string(), diags).has_value());
   REQUIRE(diags.size() == 1);
   CHECK(diags[0].message == "cannot read the file: it is a directory");
+  diags.clear();
+  // A pipe nothing writes to is refused, not read (the read would wait for ever).
+  const std::string fifo = (std::filesystem::temp_directory_path() / ("thicket_map_fifo_" + std::to_string(::getpid()))).string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_FALSE(load_grid_map(fifo, diags).has_value());
+  CHECK_FALSE(load_scen(fifo, nullptr, diags).has_value());
+  std::filesystem::remove(fifo);
+  REQUIRE(diags.size() == 2);
+  CHECK(diags[0].message == "cannot read the file: it is not a plain file (a pipe or a socket)");
   diags.clear();
   auto swapped = parse_grid_map("type octile\nwidth 3\nheight 2\nmap\n.@.\n...\n", "s.map", diags);
   REQUIRE(swapped.has_value());
