@@ -117,6 +117,7 @@ struct Editor {
   std::string dev_dir;  // THICKET_EDITOR_DIR: the page's files read from here on each request
   int port = 0;
   std::mutex mutex;  // one check or save at a time
+  std::atomic<int> proxied{0};  // /attach requests waiting on the attached run
   mode_t create_mask = 022;  // the process's umask, read before the server's threads start
   Json last_leaves = Json::array();
   Json schemas;
@@ -300,16 +301,40 @@ void send_json(httplib::Response& res, const Json& body, int status = 200) {
   res.set_content(body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
 }
 
-// Passes /attach/REST on to the served run's /api/REST, as it came (method, query, body).
+// Passes /attach/REST on to the served run's /api/REST, as it came (method, query, body). REST is
+// a path of the debug API (letters, digits, _ - and /, no `..`), the answer is the run's JSON
+// or a 502 saying why there is none, and at most kMaxProxied requests wait on the run at once:
+// a run that stops answering holds them for up to 15 s, and the rest of the server's threads
+// stay free for the editor's own API.
+constexpr int kMaxProxied = 4;  // of the server's 8 threads
+
 void proxy(Editor& ed, const httplib::Request& req, httplib::Response& res, bool post) {
   if (ed.attach.empty()) {
     send_json(res, {{"error", "not attached: start thicket edit with --attach HOST:PORT"}}, 404);
     return;
   }
+  const std::string rest = req.matches[1].str();
+  const bool plain = rest.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-/") ==
+                         std::string::npos &&
+                     rest.find("..") == std::string::npos && rest.find("//") == std::string::npos;
+  if (!plain) {
+    send_json(res, {{"error", "/attach/ takes a path of the run's debug API (e.g. /attach/agents), not '" + rest + "'"}}, 400);
+    return;
+  }
+  struct Waiting {
+    std::atomic<int>& n;
+    ~Waiting() { n.fetch_sub(1); }
+  } waiting{ed.proxied};
+  if (ed.proxied.fetch_add(1) >= kMaxProxied) {
+    send_json(res, {{"error", "the run at " + ed.attach + " is slow to answer: " + std::to_string(kMaxProxied) +
+                                  " requests are already waiting on it"}},
+              503);
+    return;
+  }
   httplib::Client client(ed.attach_address.host, ed.attach_address.port);
   client.set_connection_timeout(2, 0);
   client.set_read_timeout(15, 0);  // a step waits for its tick
-  std::string target = "/api/" + req.matches[1].str();
+  std::string target = "/api/" + rest;
   if (!req.params.empty()) {
     std::string query;
     for (const auto& [k, v] : req.params)
@@ -319,13 +344,24 @@ void proxy(Editor& ed, const httplib::Request& req, httplib::Response& res, bool
   }
   httplib::Result r = post ? client.Post(target, req.body, "application/json") : client.Get(target);
   if (!r) {
-    send_json(res, {{"error", "cannot reach the run at " + ed.attach + ": " + httplib::to_string(r.error())}}, 502);
+    const httplib::Error e = r.error();
+    const std::string why = e == httplib::Error::Connection ? "nothing answers there (is 'thicket run ... --serve' running?)"
+                            : e == httplib::Error::Read     ? "no answer within 15 s"
+                                                            : "the connection failed (" + httplib::to_string(e) + ")";
+    send_json(res, {{"error", "cannot reach the run at " + ed.attach + ": " + why}}, 502);
+    return;
+  }
+  // Only a thicket run's JSON is passed on: the page of some other server (its HTML, its
+  // scripts) is not served from the editor's address.
+  if (r->get_header_value("Content-Type").rfind("application/json", 0) != 0) {
+    send_json(res, {{"error", "the server at " + ed.attach + " is not a thicket run's debug API (it answered HTTP " +
+                                  std::to_string(r->status) + ", not JSON)"}},
+              502);
     return;
   }
   res.status = r->status;
   res.set_header("Cache-Control", "no-store");
-  const std::string type = r->get_header_value("Content-Type");
-  res.set_content(r->body, type.empty() ? "application/json" : type);
+  res.set_content(r->body, "application/json");
 }
 
 }  // namespace
@@ -405,14 +441,20 @@ int edit_command(int argc, char** argv, const char* usage) {
   server.set_read_timeout(1, 0);  // idle or half-sent connections free their thread soon (live_server.cpp)
   server.set_keep_alive_timeout(1);
   server.set_payload_max_length(64u << 20);  // a brain larger than this is no brain to edit by hand
-  server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-    if (res.body.empty()) res.set_content(http_error_body(res.status), "application/json");
+  server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (res.body.empty()) res.set_content(http_error_body(res.status, req.get_header_value("Content-Type")), "application/json");
   });
   server.set_socket_options([](socket_t sock) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
   server.set_pre_routing_handler([&ed](const httplib::Request& req, httplib::Response& res) {
+    if (std::string why = refused_body(req.get_header_value("Transfer-Encoding")); !why.empty() && ed.allowed(req)) {
+      res.status = 411;
+      res.set_header("Connection", "close");  // its body is not read: the connection cannot go on
+      res.set_content(why, "application/json");
+      return httplib::Server::HandlerResponse::Handled;
+    }
     if (ed.allowed(req)) {
       // Answers go uncompressed: this httplib compresses with brotli at its slowest setting
       // whenever the browser accepts it (0.5 s for the check of a 2,000-node brain, 0.08 s

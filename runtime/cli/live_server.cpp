@@ -1,5 +1,6 @@
 #include "live_server.hpp"
 
+#include <cctype>
 #include <httplib.h>
 #include <netdb.h>
 #include <sys/socket.h>
@@ -54,7 +55,10 @@ bool same_site_request(const LiveAddress& bound, int port, const std::string& ho
   return loopback ? loopback_name(name) : name == host;
 }
 
-std::string http_error_body(int status) {
+std::string http_error_body(int status, const std::string& content_type) {
+  if (status == 413 && content_type.rfind("application/x-www-form-urlencoded", 0) == 0)
+    return "{\"error\":\"the request is too large for a form body (8 KB): send it with "
+           "'Content-Type: application/json' (curl -d sends a form: add -H 'Content-Type: application/json')\"}";
   const char* why = status == 400   ? "a malformed request"
                     : status == 404 ? "no such path"
                     : status == 405 ? "this path does not take that method"
@@ -62,6 +66,13 @@ std::string http_error_body(int status) {
                     : status == 414 ? "the URL is too long"
                                     : "the request failed";
   return std::string("{\"error\":\"") + why + " (HTTP " + std::to_string(status) + ")\"}";
+}
+
+std::string refused_body(const std::string& transfer_encoding) {
+  std::string te = transfer_encoding;
+  for (char& c : te) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (te.find("chunked") == std::string::npos) return {};
+  return "{\"error\":\"a chunked request body is not taken: send it with a Content-Length\"}";
 }
 
 // The most /record streams served at once (the 17th of 16 pool threads locked the API out).
@@ -134,12 +145,19 @@ std::unique_ptr<LiveServer> LiveServer::start(const LiveAddress& address, LiveFe
   // Only pages of the run's own address may read or drive it (the editor's rule: a page of
   // another site could otherwise pause the run, write blackboards or reload it).
   self->server.set_pre_routing_handler([self, bound = address](const httplib::Request& req, httplib::Response& res) {
-    if (same_site_request(bound, self->port, req.get_header_value("Host"), req.get_header_value("Origin"),
-                          req.has_header("Origin")))
-      return httplib::Server::HandlerResponse::Unhandled;
-    res.status = 403;
-    res.set_content("{\"error\":\"refused: the run answers pages of its own address only\"}", "application/json");
-    return httplib::Server::HandlerResponse::Handled;
+    if (!same_site_request(bound, self->port, req.get_header_value("Host"), req.get_header_value("Origin"),
+                           req.has_header("Origin"))) {
+      res.status = 403;
+      res.set_content("{\"error\":\"refused: the run answers pages of its own address only\"}", "application/json");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    if (std::string why = refused_body(req.get_header_value("Transfer-Encoding")); !why.empty()) {
+      res.status = 411;
+      res.set_header("Connection", "close");  // its body is not read: the connection cannot go on
+      res.set_content(why, "application/json");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
   });
   self->server.Get("/", [self](const httplib::Request&, httplib::Response& res) {
     res.set_content(self->page, "text/html; charset=utf-8");
@@ -184,14 +202,7 @@ std::unique_ptr<LiveServer> LiveServer::start(const LiveAddress& address, LiveFe
   });
 
   self->server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (!res.body.empty()) return;
-    // httplib reads a form body (curl -d's Content-Type) up to 8 KB only; the API reads JSON.
-    if (res.status == 413 && req.get_header_value("Content-Type").rfind("application/x-www-form-urlencoded", 0) == 0)
-      res.set_content("{\"error\":\"the request is too large for a form body (8 KB): send it as JSON, with "
-                      "'Content-Type: application/json' (curl -d sends a form: add -H 'Content-Type: application/json')\"}",
-                      "application/json");
-    else
-      res.set_content(http_error_body(res.status), "application/json");
+    if (res.body.empty()) res.set_content(http_error_body(res.status, req.get_header_value("Content-Type")), "application/json");
   });
   if (api) {
     auto answer = [api](const httplib::Request& req, httplib::Response& res) {

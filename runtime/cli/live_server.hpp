@@ -38,7 +38,14 @@ bool same_site_request(const LiveAddress& bound, int port, const std::string& ho
 
 // The JSON body of an error answer that has none of its own (httplib's: a malformed request, an
 // unknown path or method, a URL too long), so every answer of the live and editor servers is JSON.
-std::string http_error_body(int status);
+// `content_type`: the request's; httplib reads a form body (curl -d's default) up to 8 KB only,
+// and a 413 for one says to send JSON or text instead.
+std::string http_error_body(int status, const std::string& content_type = {});
+
+// Why a request's body is refused before it is read, or "": a chunked body (Transfer-Encoding:
+// chunked), which this httplib reads whole whatever the payload limit (600 MB took 1.6 GB).
+// Browsers and scripts send a Content-Length, which the limit applies to.
+std::string refused_body(const std::string& transfer_encoding);
 
 // An answer of the debug API: the HTTP status and a JSON body.
 struct ApiReply {

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -173,6 +174,16 @@ try:
         expect(status == 403, "a request for another host name is refused (DNS rebinding)")
         status, body = ed.json("/attach/agents")
         expect(status == 404 and "not attached" in body["error"], "/attach without --attach says so")
+        # A chunked body is refused before it is read (this httplib read one whole whatever its size).
+        port = int(ed.base.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port)) as raw:
+            raw.sendall(b"POST /api/check HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n\r\n" % port)
+            raw.settimeout(10)
+            head = raw.recv(4096).decode("latin-1")
+        expect(head.startswith("HTTP/1.1 411") and "with a Content-Length" in head, "a chunked body is refused: %r" % head[:200])
+        # A form body (curl -d, urllib's default type) over httplib's 8 KB: the answer says what to send.
+        status, body = ed.json("/api/check", "#" + "x" * 9000 + "\n", {"Content-Type": "application/x-www-form-urlencoded"})
+        expect(status == 413 and "Content-Type: application/json" in body["error"], "a large form body says to send JSON: %s" % body)
     finally:
         ed.stop()
 
@@ -249,6 +260,67 @@ try:
         expect(not c["ok"] and c["leaves"] == [], "no palette when the Lua files do not load: %s" % c["leaves"])
     finally:
         ed.stop()
+
+    # Attached to a server that accepts and does not answer (a run stuck, or no run at all): at
+    # most four requests wait on it, the next is told so at once, and the editor's own API answers
+    # meanwhile; when the server hangs up, the waiting ones get a 502 with a reason in words.
+    # Attached to a server that is not a thicket run: its pages are not served from the editor's
+    # address, and `..` does not leave the run's /api/.
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(16)
+    held = []
+    ed = Editor(tmp, "npc/npc.yaml", "--attach", "127.0.0.1:%d" % silent.getsockname()[1])
+    try:
+        import threading
+        answers = []
+        waiting = [threading.Thread(target=lambda: answers.append(ed.json("/attach/agents"))) for _ in range(4)]
+        for t in waiting:
+            t.start()
+        while len(held) < 4:
+            held.append(silent.accept()[0])
+        status, body = ed.json("/attach/agents")
+        expect(status == 503 and "4 requests are already waiting on it" in body["error"], "a fifth /attach request: 503 (%d %s)" % (status, body))
+        status, body = ed.json("/api/disk")
+        expect(status == 200 and "mtime" in body, "the editor's API answers while /attach requests wait")
+        for conn in held:
+            conn.close()
+        for t in waiting:
+            t.join(30)
+        expect(len(answers) == 4 and all(s == 502 and "cannot reach the run" in b["error"] and "Read" not in b["error"] for s, b in answers),
+               "the waiting /attach requests: 502 with a reason in words: %s" % answers)
+    finally:
+        ed.stop()
+        silent.close()
+    import http.server
+    class Other(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = b"<script>alert(1)</script>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            seen.append(self.path)
+        def log_message(self, *args):
+            pass
+    seen = []
+    other = http.server.HTTPServer(("127.0.0.1", 0), Other)
+    import threading
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    ed = Editor(tmp, "npc/npc.yaml", "--attach", "127.0.0.1:%d" % other.server_address[1])
+    try:
+        status, text = ed.request("/attach/page")
+        expect(status == 502 and "not a thicket run" in text and "<script>" not in text, "another server's page is not passed on: %d %s" % (status, text))
+        import http.client
+        conn = http.client.HTTPConnection("127.0.0.1", int(ed.base.rsplit(":", 1)[1]), timeout=10)
+        conn.request("GET", "/attach/../outside.txt")
+        r = conn.getresponse()
+        text = r.read().decode()
+        expect(r.status == 400 and "debug API" in text and "/api/../outside.txt" not in seen, "/attach/.. is refused: %d %s %s" % (r.status, text, seen))
+    finally:
+        ed.stop()
+        other.shutdown()
 
     # Attached to a port where nothing runs: the proxy says it cannot reach the run.
     ed = Editor(tmp, "npc/npc.yaml", "--attach", "127.0.0.1:9")
