@@ -362,5 +362,11 @@ for flag_value in "--leaf-timeout 1e-400" "--dt 1e-400" "--dt 0x10" "--dt +5" "-
 done
 "$thicket" run "$chicken" --ticks 1 --dt 5. --leaf-timeout .5 >/dev/null 2>"$dir/err" && ok || bad "--dt 5. --leaf-timeout .5: $(head -1 "$dir/err")"
 
+# dump of a long check: expression (200,000 terms, 0.8 MB) in time proportional to its size: the
+# disassembly scanned back over the whole expression at each term (this took over a minute).
+python3 -c "print('tree: a\nblackboard: {x: 1}\nroot: {condition: {check: \"' + ' + '.join(['x'] * 200000) + ' > 0\"}}')" > "$dir/long_check.yaml"
+timeout 30 "$thicket" dump "$dir/long_check.yaml" > "$dir/long_check.txt" 2>"$dir/err"
+[[ $? == 0 ]] && grep -q "expr=(x x + x + .* x + 0 >)" "$dir/long_check.txt" && ok || bad "dump of a 200,000-term check: $(head -c 300 "$dir/err")"
+
 echo "cli: $pass passed, $fail failed"
 [[ $fail == 0 ]]
