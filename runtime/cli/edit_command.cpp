@@ -379,7 +379,7 @@ int edit_command(int argc, char** argv, const char* usage) {
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--port" || a == "--attach") {
-      if (i + 1 >= argc) return usage_error(a + " needs a value");
+      if (i + 1 >= argc || !*argv[i + 1]) return usage_error(a + " needs a value");  // ('--attach ""' ran unattached)
       (a == "--port" ? port_text : ed.attach) = argv[++i];
     } else if (!a.empty() && a[0] == '-') {
       return usage_error("unknown option '" + a + "' for 'thicket edit'");

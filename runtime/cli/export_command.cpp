@@ -389,7 +389,11 @@ int export_command(int argc, char** argv, const char* usage) {
   std::string file, to, out_path;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
-    if ((a == "--to" || a == "-o" || a == "--out") && i + 1 < argc) {
+    if (a == "--to" || a == "-o" || a == "--out") {
+      if (i + 1 >= argc || !*argv[i + 1]) {  // at the end, or empty ('-o ""' wrote to stdout)
+        std::cerr << "thicket: " << a << (a == "--to" ? " needs a format (--to btcpp)" : " needs a file") << "\n" << usage;
+        return 64;
+      }
       (a == "--to" ? to : out_path) = argv[++i];
     } else if (a.rfind("-", 0) == 0) {
       std::cerr << "thicket: unknown option '" << a << "' for export (options: --to btcpp, -o)\n" << usage;

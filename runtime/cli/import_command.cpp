@@ -294,8 +294,8 @@ int import_command(int argc, char** argv, const char* usage) {
   std::vector<std::string> leaves;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
-    auto value = [&](std::string& to) {
-      if (i + 1 >= argc) return false;
+    auto value = [&](std::string& to) {  // an empty value is none ('-o ""' wrote to stdout)
+      if (i + 1 >= argc || !*argv[i + 1]) return false;
       to = argv[++i];
       return true;
     };

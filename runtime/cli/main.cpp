@@ -286,6 +286,7 @@ int parse_args(int argc, char** argv, Options& o) {
       if (a == "--agents") o.agents_set = true;
       if (a == "--max-agents") o.max_agents_set = true;
       if (a == "--trace") o.trace = value;
+      if (a == "--log" && value.empty()) return usage_error("--log needs a file");  // ('--log ""' logged to stderr)
       if (a == "--log") o.log = value;
       continue;
     }

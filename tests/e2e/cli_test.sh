@@ -362,6 +362,26 @@ for flag_value in "--leaf-timeout 1e-400" "--dt 1e-400" "--dt 0x10" "--dt +5" "-
 done
 "$thicket" run "$chicken" --ticks 1 --dt 5. --leaf-timeout .5 >/dev/null 2>"$dir/err" && ok || bad "--dt 5. --leaf-timeout .5: $(head -1 "$dir/err")"
 
+# An empty value is no value ('--log ""' logged to stderr, 'import -o ""' wrote to stdout,
+# 'edit --attach ""' ran unattached), and a value missing at the end is said so, not called an
+# unknown option (export).
+door="$here/docs/examples/import"
+while IFS='|' read -r want args; do
+  eval "set -- $args"
+  timeout 10 "$thicket" "$@" >/dev/null 2>"$dir/err" </dev/null
+  [[ $? == 64 ]] && [[ $(head -1 "$dir/err") == "thicket: $want" ]] && ok || bad "thicket $args: $(head -1 "$dir/err")"
+done <<EOF
+--log needs a file|run "$chicken" --log ''
+--log needs a file|run "$chicken" --log=
+--attach needs a value|edit "$chicken" --attach ''
+-o needs a file|import "$door/door.xml" -o ''
+--tree needs an ID|import "$door/door.xml" --tree ''
+--leaves needs a Lua file|import "$door/door.xml" --leaves ''
+-o needs a file|export "$door/door.yaml" --to btcpp -o ''
+-o needs a file|export "$door/door.yaml" --to btcpp -o
+--to needs a format (--to btcpp)|export "$door/door.yaml" --to
+EOF
+
 # dump of a long check: expression (200,000 terms, 0.8 MB) in time proportional to its size: the
 # disassembly scanned back over the whole expression at each term (this took over a minute).
 python3 -c "print('tree: a\nblackboard: {x: 1}\nroot: {condition: {check: \"' + ' + '.join(['x'] * 200000) + ' > 0\"}}')" > "$dir/long_check.yaml"
