@@ -664,6 +664,7 @@ int cmd_scenario(const Options& o) {
     add(writes_series, o.series, "series");
     add(batch.prints(), o.out, "output");
     add(batch.prints(), o.log, "log");
+    add(batch.prints(), o.checkpoint, "checkpoint");  // (its folder: found at the first save, after the run, before)
     if (size_t bad = cli::first_unwritable(paths); bad < paths.size()) return cli::cannot_write(whats[bad], paths[bad]);
   }
   if (!o.log.empty() && batch.prints()) {

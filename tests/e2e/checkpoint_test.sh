@@ -190,5 +190,11 @@ for args in "--checkpoint $dir/x.snap" "--every 5" "--checkpoint $dir/x.snap --e
   [[ $? == 64 ]] && ok || bad "'run arena $args' should be a usage error (64)"
 done
 
+# A checkpoint in a folder that does not exist is refused before the run (it ran to the end and
+# then said it could not write CHECKPOINT.tmp), as the other outputs are.
+"$thicket" run "$flock" --quiet --ticks 5 --checkpoint "$dir/no/such/cp.snap" --every 2 >/dev/null 2>"$dir/err"
+[[ $? == 64 && $(cat "$dir/err") == "thicket: cannot write the checkpoint file '$dir/no/such/cp.snap': No such file or directory" ]] &&
+  ok || bad "--checkpoint into a missing folder: $(cat "$dir/err")"
+
 echo "checkpoint_test: $pass passed, $fail failed"
 [[ $fail == 0 ]]
