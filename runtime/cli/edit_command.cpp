@@ -1,6 +1,7 @@
 #include "edit_command.hpp"
 
 #include <httplib.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -234,7 +236,12 @@ struct Editor {
     const int fd = ::mkstemp(temp_name.data());
     if (fd < 0) {
       status = 500;
-      return {{"ok", false}, {"error", "cannot write beside " + target.string()}};
+      return {{"ok", false}, {"error", "cannot write beside " + target.string() + ": " + std::strerror(errno)}};
+    }
+    // The file keeps its owner and group where this process may give them (root editing a
+    // user's file left it root's); elsewhere the new file is the editor's, as any save makes it.
+    if (struct stat before {}; ::stat(target.c_str(), &before) == 0 && ::fchown(fd, before.st_uid, before.st_gid) != 0) {
+      [[maybe_unused]] const int group_only = ::fchown(fd, static_cast<uid_t>(-1), before.st_gid);  // the group at least
     }
     const fs::path temp(temp_name);
     {
@@ -249,6 +256,7 @@ struct Editor {
         }
         done += static_cast<size_t>(n);
       }
+      if (written && ::fsync(fd) != 0) written = false;  // on disk before the rename makes it the brain
       if (::close(fd) != 0) written = false;
       if (!written) {
         status = 500;
@@ -269,6 +277,11 @@ struct Editor {
       std::error_code ignored;  // (the rename's reason is the one to tell)
       fs::remove(temp, ignored);
       return {{"ok", false}, {"error", "cannot replace " + path + ": " + ec.message()}};
+    }
+    // The rename itself on disk too: a crash after the answer keeps the new brain.
+    if (const int dir = ::open(target.parent_path().empty() ? "." : target.parent_path().c_str(), O_RDONLY | O_DIRECTORY); dir >= 0) {
+      ::fsync(dir);
+      ::close(dir);
     }
     status = 200;
     return {{"ok", true}, {"mtime", disk_stamp(path)}};
@@ -471,8 +484,7 @@ int edit_command(int argc, char** argv, const char* usage) {
       res.set_header("Cache-Control", "no-store");
       res.set_content(*body, content_type(url));
     } else {
-      res.status = 404;
-      res.set_content("not found: " + url + "\n", "text/plain");
+      send_json(res, {{"error", "no such file of the editor's page"}}, 404);  // (not the path echoed back as text)
     }
   };
   server.Get("/", [&](const httplib::Request&, httplib::Response& res) { serve_asset("/editor/index.html", res); });
@@ -504,7 +516,13 @@ int edit_command(int argc, char** argv, const char* usage) {
     send_json(res, ed.check(req.body));
   });
   server.Post("/api/save", [&ed](const httplib::Request& req, httplib::Response& res) {
-    Json body = Json::parse(req.body, nullptr, false);
+    Json body;
+    try {
+      body = Json::parse(req.body);
+    } catch (const Json::parse_error& e) {  // e.g. text that is not UTF-8: said, not "save needs ..."
+      send_json(res, {{"ok", false}, {"error", std::string("the body is not JSON: ") + e.what()}}, 400);
+      return;
+    }
     // (every field of its type: a wrong one is a 400 with why, not nlohmann's exception, a 500)
     const bool ok_mtime = !body.is_object() || !body.contains("base_mtime") || body["base_mtime"].is_string();
     const bool ok_force = !body.is_object() || !body.contains("force") || body["force"].is_boolean();
@@ -512,6 +530,13 @@ int edit_command(int argc, char** argv, const char* usage) {
       send_json(res,
                 {{"ok", false},
                  {"error", "save needs {\"text\": string, \"base_mtime\": string, \"force\": true|false}"}},
+                400);
+      return;
+    }
+    if (!body.contains("base_mtime") && !body.value("force", false)) {  // (it was taken as a conflict, a 409)
+      send_json(res,
+                {{"ok", false},
+                 {"error", "save needs \"base_mtime\" (the \"mtime\" /api/file or /api/disk gave) or \"force\": true"}},
                 400);
       return;
     }

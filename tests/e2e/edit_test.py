@@ -138,6 +138,23 @@ try:
             status, why = ed.json("/api/save", json.dumps(bad))
             expect(status == 400 and not why["ok"] and "force" in why["error"] and open(brain, "rb").read() == original,
                    "a save with a field of the wrong type is a 400 with why, nothing written: %r" % (bad,))
+        # No stamp and no force: a malformed save, not a conflict; text that is no UTF-8 is said so.
+        status, why = ed.json("/api/save", json.dumps({"text": "x"}))
+        expect(status == 400 and "needs \"base_mtime\"" in why["error"] and open(brain, "rb").read() == original,
+               "a save without base_mtime or force is a 400: %d %s" % (status, why))
+        status, why = ed.json("/api/save", b'{"text": "N\xffap", "base_mtime": "x"}')
+        expect(status == 400 and "not JSON" in why["error"] and "UTF-8" in why["error"], "a save of text that is no UTF-8 says so: %s" % why)
+        # A save keeps the file's owner and group (root saving a user's brain made it root's).
+        if os.geteuid() == 0:
+            os.chown(brain, 1234, 1235)
+            stamp = ed.json("/api/disk")[1]["mtime"]
+            status, s = ed.json("/api/save", json.dumps({"text": original.decode(), "base_mtime": stamp}))
+            st = os.stat(brain)
+            expect(status == 200 and (st.st_uid, st.st_gid) == (1234, 1235), "a save keeps the owner: %d:%d" % (st.st_uid, st.st_gid))
+            os.chown(brain, 0, 0)
+        # A page file that does not exist: a JSON 404, the path not echoed back.
+        status, text = ed.request("/editor/none%00.js")
+        expect(status == 404 and json.loads(text)["error"] == "no such file of the editor's page", "an unknown page file: %d %s" % (status, text))
 
         # A brain file that cannot be read any more is not "missing" (a page that saw it missing
         # must not replace it unasked), its reading says why, and a failed replace says the
