@@ -205,7 +205,9 @@ int parse_args(int argc, char** argv, Options& o) {
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (a.size() > 1 && a[0] == '-' && a[1] != '-' && !(a[1] >= '0' && a[1] <= '9'))  // -t: not a file
-      return usage_error("unknown option '" + a + "' (options start with --, e.g. --ticks)");
+      return usage_error("unknown option '" + a + "'" +
+                         (o.command == "run" ? " (options start with --, e.g. --ticks)" : " ('thicket " + o.command + "' takes FILE only)"));
+    if (a.empty()) return usage_error("an empty FILE ('')");  // (it was a load error of no file, exit 2)
     if (a.rfind("--", 0) != 0) {
       o.files.push_back(a);
       continue;

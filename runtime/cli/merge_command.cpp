@@ -102,8 +102,8 @@ int merge_command(int argc, char** argv, const char* usage) {
     if (arg == "--series") {
       if (a + 1 >= argc) return usage_error("--series needs FILE.csv or FILE.jsonl");
       series_path = argv[++a];
-    } else if (arg.rfind("--", 0) == 0) {
-      return usage_error("unknown option '" + arg + "' of thicket merge (it has --series FILE)");
+    } else if (arg.size() > 1 && arg[0] == '-') {  // (-o was read as a part file)
+      return usage_error("unknown option '" + arg + "' of thicket merge (it has --series FILE; OUT is the first file)");
     } else {
       args.push_back(arg);
     }

@@ -380,6 +380,9 @@ done <<EOF
 -o needs a file|export "$door/door.yaml" --to btcpp -o ''
 -o needs a file|export "$door/door.yaml" --to btcpp -o
 --to needs a format (--to btcpp)|export "$door/door.yaml" --to
+an empty FILE ('')|check ''
+unknown option '-o' ('thicket check' takes FILE only)|check "$chicken" -o x
+unknown option '-o' of thicket merge (it has --series FILE; OUT is the first file)|merge "$dir/m.csv" "$dir/p.jsonl" -o x
 EOF
 
 # dump of a long check: expression (200,000 terms, 0.8 MB) in time proportional to its size: the
