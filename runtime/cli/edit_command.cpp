@@ -29,6 +29,7 @@
 #include "schema_findings.hpp"
 #include "thicket/runtime.hpp"
 #include "json_text.hpp"  // first_invalid_utf8
+#include "output_target.hpp"  // named_with_extension
 #include "yaml_limits.hpp"
 #include <yaml-cpp/yaml.h>
 
@@ -416,8 +417,13 @@ int edit_command(int argc, char** argv, const char* usage) {
   std::error_code ec;
   // Not a pipe (reading one would wait for a writer), a device or a folder; checked before
   // reading.
-  if (!fs::is_regular_file(ed.path, ec)) {
-    std::cerr << ed.path << ": error: cannot read the file (the editor opens an existing brain file)\n";
+  if (const char* problem = not_plain_file(ed.path); *problem) {
+    std::cerr << ed.path << ": error: cannot read the file: " << problem << " (the editor opens an existing brain file)\n";
+    return kExitLoad;
+  }
+  if (named_with_extension(ed.path, ".lua")) {  // (it opened as a brain, every line a YAML error)
+    std::cerr << ed.path << ": error: a Lua leaf file: the editor opens a brain's YAML (open the brain whose "
+              << "'leaves:' lists it, and edit the Lua in an editor of your own)\n";
     return kExitLoad;
   }
   std::string why_not;

@@ -78,6 +78,10 @@ try:
     for bad in ("127.0.0.1:0", "a b:80"):
         r = run("edit", "guard/guard.yaml", "--attach", bad, cwd=tmp)
         expect(r.returncode == 64 and "--attach needs HOST:PORT" in r.stderr, "--attach %s is a usage error" % bad)
+    r = run("edit", "guard", cwd=tmp)
+    expect(r.returncode == 2 and "cannot read the file: a folder, not a file" in r.stderr, "a folder is said to be one: " + r.stderr)
+    r = run("edit", "guard/guard.lua", cwd=tmp)
+    expect(r.returncode == 2 and "a Lua leaf file: the editor opens a brain's YAML" in r.stderr, "a Lua file is not opened as a brain: " + r.stderr)
     r = run("edit", "guard/nope.yaml", cwd=tmp)
     expect(r.returncode == 2 and "guard/nope.yaml: error: cannot read the file" in r.stderr, "a missing file: exit 2")
     shutil.copytree(os.path.join(SOURCE, "scripts/examples/stealth"), os.path.join(tmp, "stealth"))
