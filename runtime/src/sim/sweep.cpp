@@ -444,6 +444,10 @@ std::optional<SweepAxis> parse_set_option(const std::string& arg, const Scenario
     return std::nullopt;
   }
   const std::string list = arg.substr(eq + 1);
+  if (list.empty()) {
+    why = "--set " + arg.substr(0, eq) + " needs a value after '=' (--set KEY=V1,V2,...), got '" + arg + "'";
+    return std::nullopt;
+  }
   std::vector<std::string> values;
   for (size_t from = 0;;) {
     const size_t comma = list.find(',', from);

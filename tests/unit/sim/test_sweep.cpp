@@ -169,6 +169,7 @@ TEST_CASE("sweep: --set parses KEY=V1,V2 and checks keys and values, with did yo
   // Text that is not UTF-8 could not come out of --out or a merge as it went in.
   CHECK(fails("groups.minions.blackboard.home_x=a\xff").find("is not UTF-8 text (byte 0xff at 2)") != std::string::npos);
   CHECK(fails("groups.minions.count=2,,3").find("empty value") != std::string::npos);
+  CHECK(fails("seed=") == "--set seed needs a value after '=' (--set KEY=V1,V2,...), got 'seed='");
   CHECK(fails("groups.minions.count").find("KEY=V1,V2") != std::string::npos);
   CHECK(fails("groups.minions.spawn=1").find("cannot be swept") != std::string::npos);
   CHECK(fails("groups.players.senses.hearing.threshold=1").find("it has no hearing") != std::string::npos);
