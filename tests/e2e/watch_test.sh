@@ -101,3 +101,34 @@ ok=1
 [[ $(grep -c '^tick ' "$dir/out4") == 1 ]] || { echo "FAIL: not exactly the first tick's line: $(grep '^tick ' "$dir/out4" | tr '\n' ' ')"; ok=0; }
 grep -q '^thicket: 1 agent(s), 1 tick(s) at dt 5 s' "$dir/err4" || { echo "FAIL: the summary does not count 1 tick"; ok=0; }
 if [[ $ok == 1 ]]; then echo "watch interrupt: 1 passed, 0 failed"; else sed 's/^/  stderr: /' "$dir/err4"; echo "watch interrupt: 0 passed, 1 failed"; exit 1; fi
+
+# A scenario's watched leaf file swapped for a pipe (then put back): the fingerprint that makes
+# the workers agree opened it and waited for a writer for ever, every worker stopped. The
+# reload now fails as the loader says ("not a plain file"), the run goes on with the old
+# version, and the file put back is taken.
+mkdir "$dir/fifo"
+cat > "$dir/fifo/leaves.lua" <<'LUA'
+local thicket = require("thicket")
+local L = {}
+function L.Show(agent) if agent.id == 1 then print("v1 tick " .. thicket.tick()) end return thicket.RUNNING end
+return L
+LUA
+printf 'tree: f\nleaves: [leaves.lua]\nroot: {action: Show}\n' > "$dir/fifo/brain.yaml"
+printf 'scenario: f\nseed: 1\nticks: 0\ndt: 0.02\nworld: {size: [20, 20]}\nteams: [a]\ngroups:\n  - {name: g, team: a, count: 4, brain: brain.yaml, spawn: {box: [[2, 2], [18, 18]]}}\n' > "$dir/fifo/s.yaml"
+"$thicket" run "$dir/fifo/s.yaml" --watch --threads 2 >"$dir/out5" 2>"$dir/err5" &
+pid=$!
+ok=1
+wait_for '^v1 tick' "$dir/out5"
+cp "$dir/fifo/leaves.lua" "$dir/fifo/keep.lua"
+rm "$dir/fifo/leaves.lua" && mkfifo "$dir/fifo/leaves.lua"
+wait_for 'not a plain file' "$dir/err5" || { echo "FAIL: the pipe in the leaf file's place was not reported"; ok=0; }
+before=$(grep -c '^v1 tick' "$dir/out5")
+for _ in $(seq 1 100); do [[ $(grep -c '^v1 tick' "$dir/out5") -gt $((before + 3)) ]] && break; sleep 0.05; done
+[[ $(grep -c '^v1 tick' "$dir/out5") -gt $((before + 3)) ]] || { echo "FAIL: the run stopped ticking while the leaf file was a pipe"; ok=0; }
+rm "$dir/fifo/leaves.lua" && sed 's/"v1 tick "/"v2 tick "/' "$dir/fifo/keep.lua" > "$dir/fifo/leaves.lua"
+wait_for '^v2 tick' "$dir/out5" || { echo "FAIL: the leaf file put back was not taken"; ok=0; }
+kill -INT $pid 2>/dev/null
+for _ in $(seq 1 100); do kill -0 $pid 2>/dev/null || break; sleep 0.05; done
+kill -0 $pid 2>/dev/null && { echo "FAIL: Ctrl-C did not end the run"; kill -9 $pid; ok=0; }
+wait $pid 2>/dev/null
+if [[ $ok == 1 ]]; then echo "watch pipe: 1 passed, 0 failed"; else sed 's/^/  stderr: /' "$dir/err5" | head; echo "watch pipe: 0 passed, 1 failed"; exit 1; fi
