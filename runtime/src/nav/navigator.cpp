@@ -180,6 +180,12 @@ SearchState PathRequest::start(const NavWorld& world, Vec2 from, Vec2 to, const 
   m.reason.clear();
   if (!std::isfinite(from.x) || !std::isfinite(from.y) || !std::isfinite(to.x) || !std::isfinite(to.y))
     return m.fail(SearchState::Invalid, "the start and goal must be finite numbers");
+  // A goal inside an obstacle is refused on a navmesh or waypoint graph as on a grid (a navmesh
+  // moved it to the nearest point of the mesh within reach, so a goal in a thin wall got a path
+  // to the wall's side, and move_to walked there and then reported "stuck"). The start is not:
+  // an agent pushed against an obstacle plans from the nearest point of the mesh.
+  if ((m.method == PathMethod::NavMesh || m.method == PathMethod::Waypoints) && world.walls.blocked(to))
+    return m.fail(SearchState::Invalid, "the goal " + at(to) + " is inside an obstacle");
   switch (m.method) {
     case PathMethod::Straight:
       m.points = {from, to};

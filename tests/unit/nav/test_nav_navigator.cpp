@@ -1,6 +1,9 @@
 // nav::PathRequest (navigator.cpp): what thicket.find_path and move_to plan with.
 #include <doctest/doctest.h>
 
+#include <string>
+
+#include "thicket/nav_mesh.hpp"
 #include "thicket/navigator.hpp"
 
 using namespace thicket;
@@ -103,5 +106,27 @@ TEST_CASE("navigator: a sliced search comes back exactly from options(), from(),
       CHECK(first.length() == second.length());
       CHECK(first.length() == whole.length());
     }
+  }
+}
+
+TEST_CASE("navigator: a goal inside an obstacle is refused on a navmesh and on waypoints, as on a grid") {
+  // A thin wall (2 m): its middle lies within the navmesh's snapping reach of either side, which
+  // gave a path to the wall's side (and move_to walked there, then said "stuck").
+  const world::Obstacle wall[] = {world::Obstacle::box({20, 0}, {22, 30})};
+  std::string error;
+  auto mesh = NavMesh::build(world::Bounds{{0, 0}, {60, 40}}, wall, {}, error);
+  REQUIRE(mesh);
+  WaypointGraph graph({{2, 2}, {10, 35}, {30, 35}, {55, 35}});
+  const Walls walls(wall, nullptr);
+  graph.connect(walls);
+  for (NavWorld world : {NavWorld{.navmesh = mesh.get(), .walls = walls}, NavWorld{.waypoints = &graph, .walls = walls}}) {
+    CAPTURE(method_name(method_of(world)));
+    PathRequest request;
+    CHECK(request.find(world, {2, 2}, {21, 10}) == SearchState::Invalid);
+    CHECK(request.reason() == "the goal (21, 10) is inside an obstacle");
+    CHECK(request.points().empty());
+    // Beside the wall: planned, and round it.
+    REQUIRE(request.find(world, {2, 2}, {55, 35}) == SearchState::Found);
+    CHECK(request.length() > world::distance({2, 2}, {55, 35}) + 1);
   }
 }
