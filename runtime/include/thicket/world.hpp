@@ -43,7 +43,12 @@ struct Vec2 {
   // The z of the 3-D cross product: > 0 when o is counter-clockwise of this vector.
   constexpr double cross(Vec2 o) const { return x * o.y - y * o.x; }
   constexpr double length_squared() const { return x * x + y * y; }
-  double length() const { return std::sqrt(length_squared()); }
+  // (Past ~1e154 a component's square overflows: hypot then, so that a huge force still has its
+  // length and direction, and is truncated to max_force rather than to nothing.)
+  double length() const {
+    const double sq = length_squared();
+    return sq <= std::numeric_limits<double>::max() ? std::sqrt(sq) : std::hypot(x, y);
+  }
   // The vector turned a quarter turn counter-clockwise: "to the left" of a heading.
   constexpr Vec2 perpendicular() const { return {-y, x}; }
   // Unit vector in the same direction; the zero vector stays zero (it has no direction).
@@ -53,9 +58,8 @@ struct Vec2 {
   }
   // The same vector shortened to max_length if it is longer. max_length: >= 0.
   Vec2 truncated(double max_length) const {
-    double len_sq = length_squared();
-    if (len_sq <= max_length * max_length) return *this;
-    return *this * (max_length / std::sqrt(len_sq));
+    if (length_squared() <= max_length * max_length) return *this;
+    return *this * (max_length / length());
   }
 };
 

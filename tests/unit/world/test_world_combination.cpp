@@ -17,6 +17,13 @@ TEST_CASE("world: weighted truncated sum") {
   CHECK(weighted_truncated_sum(forces, 10) == Vec2{2, 3});
   CHECK_VEC(weighted_truncated_sum(forces, 1), 2 / std::sqrt(13.0), 3 / std::sqrt(13.0));
   CHECK(weighted_truncated_sum({}, 5) == Vec2{});
+  // A weight so large that the sum's squared length overflows (1e160²) is still cut to
+  // max_force in its direction: it was cut to nothing, and the agent stood still.
+  const WeightedForce huge[] = {{{0.6, 0.8}, 1e160}};
+  CHECK_VEC(weighted_truncated_sum(huge, 5), 3, 4);
+  CHECK_VEC(prioritised_sum(huge, 5), 3, 4);
+  CHECK(Vec2{3e200, 4e200}.length() == doctest::Approx(5e200));
+  CHECK_VEC((Vec2{3e200, 4e200}.normalized()), 0.6, 0.8);
 }
 
 TEST_CASE("world: prioritised sum scales the first force that does not fit and drops the rest") {
