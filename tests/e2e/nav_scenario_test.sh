@@ -100,6 +100,19 @@ grep -q "broken.yaml:2:14: error: the map 'bad.map' has errors" "$dir/broken_err
 [[ $? == 2 ]] && ok || bad "check of a scenario with a broken map should exit 2"
 grep -q "bad.map:6:2: error:" "$dir/broken_check" && ok || bad "check should report bad.map:6:2: $(cat "$dir/broken_check")"
 
+# A map's origin past 1e9 m (1e300 + 4 == 1e300: a world with no width) and cells out of range
+# are errors at their keys.
+printf 'type octile\nheight 2\nwidth 3\nmap\n...\n...\n' > "$dir/broken/good.map"
+for world_line in "{map: good.map, origin: [1e300, 0]}|'origin' must be within 1000000000 m of (0, 0) on each axis" \
+                  "{map: good.map, cell: 1e-300}|'cell' must be at least 0.001 (metres), got 1e-300" \
+                  "{map: good.map, cell: 1e300}|'cell' must be a number > 0 and at most 1000000, got 1e300"; do
+  printf 'scenario: far\nworld: %s\nteams: [a]\ngroups:\n  - {name: g, team: a, brain: guard.yaml, spawn: {centre: [1, 1], radius: 0.5}}\n' \
+    "${world_line%%|*}" > "$dir/broken/far.yaml"
+  "$thicket" check "$dir/broken/far.yaml" 2>"$dir/far_err"
+  [[ $? == 2 ]] && grep -qF "far.yaml:2:" "$dir/far_err" && grep -qF "${world_line#*|}" "$dir/far_err" && ok ||
+    bad "world ${world_line%%|*}: $(cat "$dir/far_err")"
+done
+
 # Long searches from Lua answer to the leaf time limit. A 4096 x 4096 map whose goal is walled
 # in: a whole A* search expands all 16M cells (7 s); it is stopped inside find_path,
 # where before it ran to the end and the stop came at the next line.

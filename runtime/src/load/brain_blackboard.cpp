@@ -1,6 +1,7 @@
 // Stage one of loading, continued: a brain or import file's blackboard declarations (key:
 // default, or key: {type, default}), checked and merged into the brain's blackboard.
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 
 #include "source_reader.hpp"
@@ -85,6 +86,12 @@ void SourceReader::read_blackboard(const SourceRef& ref, const YAML::Node& bb) {
       for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       if (lower == "yes" || lower == "no" || lower == "on" || lower == "off" || lower == "y" || lower == "n")
         src_.yaml11_bools.push_back({key.name, s.text, {ref.file, def.Mark().line + 1, def.Mark().column + 1}});
+    }
+    if (s.kind == ScalarKind::Float && std::isnan(s.number)) {  // (as agent:signal refuses it: nan compares false to all)
+      ref.error(def, "the default of '" + key.name + "' is nan, which is no number to compare or count with (a health of nan "
+                         "never reaches 0): give it a number");
+      declare_anyway(key, key.type);
+      continue;
     }
     if (!set_default(key, s)) {
       if (key.type == ValueType::Any)  // an any key starts as nil: it takes no default

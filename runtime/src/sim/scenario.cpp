@@ -23,9 +23,6 @@ namespace {
 const std::vector<std::string> kTopKeys = {"scenario", "seed", "ticks", "dt", "world", "teams", "groups", "metrics", "record", "sweep"};
 const std::vector<std::string> kWorldKeys = {"size", "obstacles", "map", "cell", "origin", "terrain", "danger", "waypoints", "navmesh",
                                              "areas", "pickups"};
-// A world's side (metres): a million kilometres, past any game and far from where doubles
-// lose the centimetre.
-constexpr double kMaxWorldSide = 1e9;
 
 // A short list of scalars as written ("[100]", "[0, x]"), or of such lists ("[[.nan, 1], [2,
 // 3]]"), else as shown() says it.
@@ -132,16 +129,22 @@ void ScenarioReader::read(const YAML::Node& doc, ScenarioSpec& spec) {
     if (Field areas = field(world.value, "areas")) read_areas(areas, spec);
     if (Field pickups = field(world.value, "pickups")) read_pickups(pickups, spec);
   }
+  // The sweep names groups and their senses: read when they read well (sweep.cpp), whatever
+  // else is wrong (a bad metric name made the sweep's mistakes come out in the schema's words).
+  const size_t before_groups = diags_.size();
+  bool groups_read = false;
   if (Field groups = required(doc, "groups", "a scenario needs 'groups:', a list of agent groups "
-                                             "(each with name, team, brain and spawn)"))
+                                             "(each with name, team, brain and spawn)")) {
     read_groups(groups, spec);
+    groups_read = true;
+  }
+  const bool groups_well = groups_read && teams_known_ &&
+                           std::none_of(diags_.begin() + static_cast<std::ptrdiff_t>(before_groups), diags_.end(),
+                                        [](const Diagnostic& d) { return d.severity == Severity::Error; });
   if (Field metrics = field(doc, "metrics")) read_names(metrics, "metric", spec.metrics, /*may_be_empty=*/true);
   if (Field record = field(doc, "record")) read_record(record, spec.record);
-  // The sweep names groups and their senses: read once they read well (sweep.cpp).
   if (Field sweep = field(doc, "sweep"))
-    if (std::none_of(diags_.begin() + static_cast<std::ptrdiff_t>(diags_at_start_), diags_.end(),
-                     [](const Diagnostic& d) { return d.severity == Severity::Error; }))
-      read_sweep(sweep.key, sweep.value, spec, path_, diags_);
+    if (groups_well) read_sweep(sweep.key, sweep.value, spec, path_, diags_);
 }
 
 void ScenarioReader::error(const YAML::Node& at, const std::string& message,
@@ -353,19 +356,34 @@ std::optional<world::Obstacle> ScenarioReader::read_shape(const YAML::Node& item
   }
   if (polygon && words.polygon) {
     reject_unknown_keys(item, allowed({"polygon"}), "key", " in a polygon " + words.noun);
-    return read_polygon(polygon);
+    if (auto shape = read_polygon(polygon)) return reachable(polygon, std::move(*shape));
+    return std::nullopt;
   }
   if (box) {
     reject_unknown_keys(item, allowed({"box"}), "key", " in a box " + words.noun);
-    if (auto c = corners(box)) return world::Obstacle::box(c->first, c->second);
+    if (auto c = corners(box)) return reachable(box, world::Obstacle::box(c->first, c->second));
     return std::nullopt;
   }
   reject_unknown_keys(item, allowed({"circle", "radius"}), "key", " in a circle " + words.noun);
   auto centre = point(circle);
   std::optional<double> radius;
   if (Field r = required(item, "radius", "a circle " + words.noun + " needs 'radius: R'")) radius = measure(r, /*positive=*/true);
-  if (centre && radius) return world::Obstacle::circle(*centre, *radius);
+  if (centre && radius) return reachable(circle, world::Obstacle::circle(*centre, *radius));
   return std::nullopt;
+}
+
+// A shape every number of which is within kMaxCoordinate of the origin: past ~1e154 the squares
+// in its point-in-shape tests overflow, and a shape of 1e300 was no obstacle to the agents
+// spawned inside it.
+std::optional<world::Obstacle> ScenarioReader::reachable(const Field& f, world::Obstacle shape) {
+  const world::Vec2 half = shape.shape == world::ObstacleShape::Circle ? world::Vec2{shape.radius, shape.radius} : shape.half_extents;
+  for (double v : {shape.centre.x - half.x, shape.centre.y - half.y, shape.centre.x + half.x, shape.centre.y + half.y})
+    if (!(std::abs(v) <= kMaxCoordinate)) {
+      error(f, "the " + f.key.Scalar() + " reaches past 10000000000 m from (0, 0): no world goes so far (a side is at "
+                   "most 1000000000 m)");
+      return std::nullopt;
+    }
+  return shape;
 }
 
 std::optional<world::Obstacle> ScenarioReader::read_polygon(const Field& f) {

@@ -47,6 +47,11 @@ bool ScenarioReader::read_names(const Field& list, const std::string& what, std:
                       "run, seed, ticks, agents_start, agents_end, agent_ticks, wall_s, agent_ticks_per_s, script_errors): "
                       "give it another name");
       good = false;
+    } else if (what == "metric" && (item.Scalar() == "deaths" || item.Scalar() == "damage_dealt" || item.Scalar() == "pickups_taken")) {
+      // Declared, a leaf's thicket.metric could add to what the run counts itself.
+      error(item, "metric '" + item.Scalar() + "' is built in (the run counts deaths, damage_dealt and, in a world "
+                      "with pickups, pickups_taken itself): give yours another name");
+      good = false;
     } else {
       out.push_back(item.Scalar());
     }
@@ -252,7 +257,14 @@ void ScenarioReader::read_blackboard(const Field& blackboard, std::vector<std::p
     Value value;
     switch (it->second.IsScalar() ? s.kind : ScalarKind::Null) {
       case ScalarKind::Integer: value = s.integer; break;
-      case ScalarKind::Float: value = s.number; break;
+      case ScalarKind::Float:
+        if (std::isnan(s.number)) {  // (as agent:signal refuses it: a health of nan never reaches 0)
+          error(it->second, "the " + what_value + " of '" + key + "' is nan, which is no number to compare or count with: give it a number",
+                it->first);
+          continue;
+        }
+        value = s.number;
+        break;
       case ScalarKind::Bool: value = s.boolean; break;
       case ScalarKind::String: value = s.text; break;
       case ScalarKind::Null:

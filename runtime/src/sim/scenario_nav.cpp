@@ -14,9 +14,17 @@ namespace thicket::scenario_read {
 void ScenarioReader::read_map(const YAML::Node& world, const Field& map, ScenarioSpec& spec) {
   double cell = 1.0;
   world::Vec2 origin{0, 0};
-  read_measure(world, "cell", /*positive=*/true, cell);
+  read_measure(world, "cell", /*positive=*/true, cell, /*at_most=*/1e6);
+  if (Field c = field(world, "cell"); c && cell < 1e-3) {  // (1e-300 made a world of 1e-300 m)
+    error(c, "'cell' must be at least 0.001 (metres), got " + shown(c.value));
+    cell = 1.0;
+  }
   if (Field o = field(world, "origin"))
-    if (auto p = point(o)) origin = *p;
+    if (auto p = point(o)) {
+      if (std::abs(p->x) <= kMaxWorldSide && std::abs(p->y) <= kMaxWorldSide) origin = *p;
+      else  // (1e300 + 4 == 1e300: the world had no width)
+        error(o, "'origin' must be within 1000000000 m of (0, 0) on each axis, got " + shown(o.value));
+    }
   const std::optional<std::string> found = file_beside(map, "a Moving AI .map file", "map file", {".map"});
   if (!found) return;
   const std::string& path = *found;

@@ -22,6 +22,11 @@
 namespace thicket::scenario_read {
 
 constexpr double kNoBound = std::numeric_limits<double>::infinity();
+// A world's side (metres): a million kilometres, past any game and far from where doubles
+// lose the centimetre. A map's origin is at most that far from (0, 0), so every point of a
+// world, and of its shapes, is within kMaxCoordinate.
+constexpr double kMaxWorldSide = 1e9;
+constexpr double kMaxCoordinate = 1e10;
 
 
 // A key and its value in a mapping; both undefined when the key is absent. Never assigned:
@@ -49,7 +54,7 @@ std::string not_a_file(const std::string& path);
 class ScenarioReader {
  public:
   ScenarioReader(const std::string& path, std::vector<Diagnostic>& diags)
-      : path_(path), diags_(diags), diags_at_start_(diags.size()) {}
+      : path_(path), diags_(diags) {}
 
   std::optional<YAML::Node> parse(const std::string& text) { return load_yaml_checked(text, path_, diags_); }
 
@@ -84,6 +89,7 @@ class ScenarioReader {
 
   // A finite number; above zero when `positive`, else zero or above; at most `at_most`.
   std::optional<double> measure(const Field& f, bool positive, double at_most = kNoBound);
+  std::optional<world::Obstacle> reachable(const Field& f, world::Obstacle shape);
 
   // An optional measure: `out` keeps its default when the key is absent or wrong.
   void read_measure(const YAML::Node& map, const std::string& key, bool positive, double& out,
@@ -219,7 +225,6 @@ class ScenarioReader {
 
   std::string path_;
   std::vector<Diagnostic>& diags_;
-  size_t diags_at_start_;
   bool world_known_ = false;  // the world's size read well, so spawn areas can be checked against it
   world::Bounds known_bounds_{};
   bool teams_known_ = false;  // the teams list read well, so an unknown team is the group's fault

@@ -220,6 +220,17 @@ TEST_CASE("an any key given a default says it starts as nil, not that the defaul
                       "an integer), or give it a type") == 0);
 }
 
+TEST_CASE("a blackboard default of nan is refused (a health of nan never reaches 0); inf is a number") {
+  for (const char* decl : {"{health: .nan}", "{health: {type: number, default: .NaN}}"}) {
+    Loaded r = load(std::string("tree: t\nblackboard: ") + decl + "\nroot: {action: Work}\n");
+    CHECK_FALSE(r.ok);
+    CHECK(r.errors.find("error: the default of 'health' is nan, which is no number to compare or count with (a health of nan "
+                        "never reaches 0): give it a number") != std::string::npos);
+  }
+  Loaded far = load("tree: t\nblackboard: {best: .inf, worst: {type: number, default: -.inf}}\nroot: {action: Work}\n");
+  CHECK_MESSAGE(far.ok, far.errors);
+}
+
 TEST_CASE("a tab in a line's indentation is named, at the tab, whatever the parser calls it") {
   // yaml-cpp says "illegal map value" or "illegal block entry" here, at the end of the key or
   // at the dash: neither names the tab.

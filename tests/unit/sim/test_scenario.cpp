@@ -226,6 +226,56 @@ metrics: [kills, kills, wall_s]
         "name\n");
 }
 
+TEST_CASE("scenario: a built-in metric declared under metrics: is an error (leaves could then add to it)") {
+  for (const char* name : {"deaths", "damage_dealt", "pickups_taken"}) {
+    const std::string errors = errors_of(std::string("scenario: s\nworld: {size: [10, 10]}\nmetrics: [kills, ") + name + "]\n");
+    INFO(errors);
+    CHECK(errors.find(std::string("3:18: error: metric '") + name + "' is built in (the run counts deaths, damage_dealt and, in a world "
+                      "with pickups, pickups_taken itself): give yours another name\n") != std::string::npos);
+  }
+}
+
+TEST_CASE("scenario: a group's blackboard value or a pickup's given value of nan is an error") {
+  const std::string errors = errors_of(kSmall + "    blackboard: {health: .nan}\n");
+  INFO(errors);
+  CHECK(errors.find("error: the initial value of 'health' is nan, which is no number to compare or count with: give it a number") !=
+        std::string::npos);
+  const std::string given = errors_of(edited(kSmall, "world: {size: [100, 100]}",
+                                             "world: {size: [100, 100], pickups: [{name: p, at: [5, 5], gives: {health: .nan}}]}"));
+  INFO(given);
+  CHECK(given.find("error: the given value of 'health' is nan, which is no number to compare or count with: give it a number") !=
+        std::string::npos);
+}
+
+TEST_CASE("scenario: shapes past 1e10 m, a map origin past 1e9 m and cells out of range are errors") {
+  // Past ~1e154 the shapes' point tests overflowed (agents spawned inside a 1e300 polygon), and
+  // an origin of 1e300 gave a world with no width (1e300 + 4 == 1e300).
+  for (const auto& [shape, key] : std::vector<std::pair<std::string, std::string>>{
+           {"{box: [[0, 0], [1e300, 5]]}", "box"},
+           {"{circle: [1e200, 3], radius: 1e200}", "circle"},
+           {"{polygon: [[1e300, 1e300], [-1e300, 1e300], [0, -1e300]]}", "polygon"},
+           {"{box: [[0, 0], [2e10, 5]]}", "box"}}) {
+    const std::string errors = errors_of(edited(kSmall, "world: {size: [100, 100]}", "world: {size: [100, 100], obstacles: [" + shape + "]}"));
+    INFO(errors);
+    CHECK(errors.find("error: the " + key + " reaches past 10000000000 m from (0, 0): no world goes so far") != std::string::npos);
+  }
+  std::vector<Diagnostic> diags;
+  CHECK(load(edited(kSmall, "world: {size: [100, 100]}", "world: {size: [100, 100], obstacles: [{box: [[90, 90], [9e9, 95]]}]}"), diags));
+}
+
+TEST_CASE("scenario: the sweep's mistakes are said in its own words whatever else is wrong, once the groups read well") {
+  const std::string errors = errors_of(kSmall + "metrics: [m1, \"a b\"]\nsweep: {seed: [1, 1], groups.g.count: [0], ticks: [5]}\n");
+  INFO(errors);
+  CHECK(errors.find("error: a metric name must be a name") != std::string::npos);
+  CHECK(errors.find("sweep key 'seed' lists the value 1 twice") != std::string::npos);
+  CHECK(errors.find("unknown sweep key 'ticks'") != std::string::npos);
+  // A group that does not read: its sweep keys could not be told from unknown ones, so the
+  // sweep waits for it.
+  const std::string broken_group = errors_of(edited(kSmall, "    team: a\n", "    team: a\n    count: 0\n") + "sweep: {seed: [1, 1]}\n");
+  CHECK(broken_group.find("'count' must be a whole number >= 1") != std::string::npos);
+  CHECK(broken_group.find("sweep key") == std::string::npos);
+}
+
 TEST_CASE("scenario: a world size of the wrong length is quoted as written") {
   for (const auto& [size, shown] : std::vector<std::pair<std::string, std::string>>{
            {"[100]", "[100]"}, {"[1, 2, 3]", "[1, 2, 3]"}, {"[x, 2]", "[\"x\", 2]"}, {"[1, \"2\"]", "[1, \"2\"]"},
