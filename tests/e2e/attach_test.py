@@ -23,6 +23,8 @@ import time
 import urllib.error
 import urllib.request
 
+import raw_http
+
 THICKET, SOURCE = sys.argv[1], sys.argv[2]
 failures = []
 
@@ -160,13 +162,7 @@ try:
         sock.close()
     # A chunked body is refused before it is read (this httplib read one whole, whatever its
     # size: 600 MB took 1.6 GB); the page and scripts send a Content-Length.
-    with socket.create_connection(("127.0.0.1", port)) as raw:
-        raw.sendall(b"POST /api/pause HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n" % port)
-        raw.settimeout(10)
-        head = b""
-        while chunk := raw.recv(4096):  # the whole answer: the server closes after it
-            head += chunk
-        head = head.decode("latin-1")
+    head = raw_http.chunked_post(port, "/api/pause", b"{}")
     expect(head.startswith("HTTP/1.1 411") and "with a Content-Length" in head, "a chunked body is refused: %r" % head[:200])
     # Pages of other sites are refused (as the editor refuses them): a POST from one would pause
     # the run, and a page whose name points at 127.0.0.1 (DNS rebinding) would read it.

@@ -19,6 +19,8 @@ import tempfile
 import urllib.error
 import urllib.request
 
+import raw_http
+
 THICKET, SOURCE = sys.argv[1], sys.argv[2]
 failures = []
 
@@ -197,13 +199,7 @@ try:
         expect(status == 404 and "not attached" in body["error"], "/attach without --attach says so")
         # A chunked body is refused before it is read (this httplib read one whole whatever its size).
         port = int(ed.base.rsplit(":", 1)[1])
-        with socket.create_connection(("127.0.0.1", port)) as raw:
-            raw.sendall(b"POST /api/check HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n\r\n" % port)
-            raw.settimeout(10)
-            head = b""
-            while chunk := raw.recv(4096):  # the whole answer: the server closes after it
-                head += chunk
-            head = head.decode("latin-1")
+        head = raw_http.chunked_post(port, "/api/check", b"x")
         expect(head.startswith("HTTP/1.1 411") and "with a Content-Length" in head, "a chunked body is refused: %r" % head[:200])
         # A form body (curl -d, urllib's default type) over httplib's 8 KB: the answer says what to send.
         status, body = ed.json("/api/check", "#" + "x" * 9000 + "\n", {"Content-Type": "application/x-www-form-urlencoded"})

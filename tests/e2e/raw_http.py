@@ -1,0 +1,17 @@
+"""A request sent as bytes on a socket (what urllib will not send: a chunked body), for the
+servers' tests (attach_test.py, edit_test.py)."""
+import socket
+
+
+def chunked_post(port, path, body):
+    """POSTs `body` (bytes) to 127.0.0.1:port as one chunk; the whole answer, as text (the
+    servers close the connection after refusing such a body)."""
+    request = b"POST %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n" % (
+        path.encode(), port, len(body), body)
+    with socket.create_connection(("127.0.0.1", port)) as raw:
+        raw.sendall(request)
+        raw.settimeout(10)
+        answer = b""
+        while chunk := raw.recv(4096):
+            answer += chunk
+    return answer.decode("latin-1")
