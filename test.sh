@@ -3,8 +3,10 @@
 # build and on an AddressSanitizer + UndefinedBehaviorSanitizer build, the installed package
 # and thicket-game built against it and played headless, the threaded tests under
 # ThreadSanitizer; then each fuzz target
-# for a bounded time (THICKET_FUZZ_SECONDS each, default 10; 0 skips fuzzing). ctest runs two
-# tests at a time (the machines have 2 cores; no test reads the wall clock).
+# for a bounded time (THICKET_FUZZ_SECONDS each, default 10; 0 skips fuzzing). ctest runs three
+# tests at a time on the 2 cores: several wait on a browser, mpirun or a server much of their
+# time, and at -j2 a core stood idle then (Release ctest 169 -> 142 s, ASan 263 -> 245 s on
+# the 2-vCPU VM; no test reads the wall clock, and their time limits are far from it).
 set -euo pipefail
 cd "$(dirname "$0")"
 tools/install_deps.sh
@@ -20,7 +22,7 @@ fi
 # -DTHICKET_BENCH=OFF: no test runs the benchmarks, and building them takes a minute of the 2
 # cores (./setup.sh builds them, with -DTHICKET_BENCH=ON).
 tools/build.sh build Release -DTHICKET_PYTHON=ON -DTHICKET_BENCH=OFF "${mpi[@]}"
-(cd build && ctest --output-on-failure -j2)
+(cd build && ctest --output-on-failure -j3)
 # The library as a package (SPEC 8.1): build/ installed into a temporary prefix, and a CMake and
 # a pkg-config (C) consumer built and run against it (tests/consumer; about 10 s).
 # THICKET_SHARED_CHECK=1 also builds libthicket.so alone, unoptimised, in build-shared/ (about
@@ -56,7 +58,7 @@ CC=clang CXX=clang++ tools/build.sh build-asan None -DCMAKE_CXX_FLAGS=-g1 -DCMAK
   "${clang_tree[@]}" -DTHICKET_WERROR=ON
 # The sanitizer build runs ~10x slower: the reference-model comparison takes the first 300
 # random trees of each batch there (all 7,000 in the Release build above).
-(cd build-asan && ASAN_OPTIONS=detect_leaks=1 THICKET_REFERENCE_TREES=300 ctest --output-on-failure -j2)
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 THICKET_REFERENCE_TREES=300 ctest --output-on-failure -j3)
 # tick_all on the game's threads under ThreadSanitizer: only the threaded tests' target
 # (tests/unit/engine/test_tick_all.cpp: native and Lua brains on 1-16 threads, deferred calls, slicing;
 # tests/unit/sim/test_spin_barrier.cpp: the scenario workers' barrier orders their plain writes).
