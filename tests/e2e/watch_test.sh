@@ -61,8 +61,13 @@ local L = {}
 function L.Show(agent) print("agent " .. agent.id .. " module=" .. cfg.speed) return thicket.RUNNING end
 return L
 LUA
-printf 'tree: mod\nleaves: [leaves.lua]\nroot: {action: Show}\n' > "$dir/mod/brain.yaml"
-printf 'scenario: mod\nseed: 1\nticks: 400\ndt: 0.02\nworld: {size: [20, 20]}\nteams: [a]\ngroups:\n  - {name: g, team: a, count: 4, brain: brain.yaml, spawn: {box: [[2, 2], [18, 18]]}}\n' > "$dir/mod/s.yaml"
+# A brain whose one action is the leaf file's Show, in a 4-agent scenario of TICKS ticks (0:
+# until Ctrl-C) beside it: four_agents DIR TICKS.
+four_agents() {
+  printf 'tree: t\nleaves: [leaves.lua]\nroot: {action: Show}\n' > "$1/brain.yaml"
+  printf 'scenario: s\nseed: 1\nticks: %d\ndt: 0.02\nworld: {size: [20, 20]}\nteams: [a]\ngroups:\n  - {name: g, team: a, count: 4, brain: brain.yaml, spawn: {box: [[2, 2], [18, 18]]}}\n' "$2" > "$1/s.yaml"
+}
+four_agents "$dir/mod" 400
 "$thicket" run "$dir/mod/s.yaml" --watch --threads 2 >"$dir/out3" 2>"$dir/err3" &
 pid=$!
 wait_for 'module=1' "$dir/out3"
@@ -113,8 +118,7 @@ local L = {}
 function L.Show(agent) if agent.id == 1 then print("v1 tick " .. thicket.tick()) end return thicket.RUNNING end
 return L
 LUA
-printf 'tree: f\nleaves: [leaves.lua]\nroot: {action: Show}\n' > "$dir/fifo/brain.yaml"
-printf 'scenario: f\nseed: 1\nticks: 0\ndt: 0.02\nworld: {size: [20, 20]}\nteams: [a]\ngroups:\n  - {name: g, team: a, count: 4, brain: brain.yaml, spawn: {box: [[2, 2], [18, 18]]}}\n' > "$dir/fifo/s.yaml"
+four_agents "$dir/fifo" 0
 "$thicket" run "$dir/fifo/s.yaml" --watch --threads 2 >"$dir/out5" 2>"$dir/err5" &
 pid=$!
 ok=1
