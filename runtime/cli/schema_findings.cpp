@@ -8,6 +8,7 @@
 
 #include "schema.hpp"
 #include "yaml_limits.hpp"
+#include "yaml_merge.hpp"
 
 namespace thicket::cli {
 
@@ -32,6 +33,8 @@ void add_schema_findings_text(const std::string& file, const std::string& text, 
     // Too deep, or an alias bomb: the loader has refused it; a walk of it would not end.
     if (find_deep_nesting(text) || find_alias_bomb(text)) return;
     doc = YAML::Load(text);
+    std::vector<Diagnostic> merge_errors;  // the loader reports them
+    expand_merge_keys(doc, file, merge_errors);
   } catch (const std::exception&) {
     return;  // not YAML: the loader has said so
   }

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "json_text.hpp"
+#include "yaml_merge.hpp"
 
 namespace thicket {
 
@@ -126,6 +127,11 @@ class ExpansionCounter : public YAML::EventHandler {
     leaf(mark, anchor);
   }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    for (const auto& [open, start] : open_)
+      if (open == anchor) {  // `&a [*a]`: a node that would hold itself, which no walk of it ends
+        hit = YamlSizeHit{total_, mark.line + 1, mark.column + 1, true, true};
+        throw TooBig{};
+      }
     auto size = sizes_.find(anchor);
     add(mark, size == sizes_.end() ? 1 : size->second, true);
   }
@@ -457,7 +463,11 @@ std::optional<YAML::Node> load_yaml_checked(const std::string& text, const std::
     return std::nullopt;
   }
   if (auto bomb = find_alias_bomb(text)) {
-    if (bomb->by_alias)
+    if (bomb->recursive)
+      diags.push_back({Severity::Error, path, bomb->line, bomb->column,
+                       "this alias names a node it stands inside (its anchor's node is not finished here), so the "
+                       "node would hold itself without end; an alias may name only a node written before it"});
+    else if (bomb->by_alias)
       diags.push_back({Severity::Error, path, bomb->line, bomb->column,
                        "aliases expand to more than " + std::to_string(kMaxYamlNodes) +
                            " nodes here (each alias is a copy of its anchor's node; a file may have at most " +
@@ -472,6 +482,7 @@ std::optional<YAML::Node> load_yaml_checked(const std::string& text, const std::
   try {
     YAML::Node doc = YAML::Load(text);
     find_duplicate_keys(text, path, diags);
+    expand_merge_keys(doc, path, diags);
     return doc;
   } catch (const YAML::DeepRecursion& e) {
     diags.push_back({Severity::Error, path, e.mark.line + 1, e.mark.column + 1,

@@ -71,12 +71,13 @@ struct YamlSizeHit {
   uint64_t nodes = 0;        // the expanded count when the limit was passed
   int line = 0, column = 0;  // the node or alias that passed it
   bool by_alias = false;     // an alias passed it
+  bool recursive = false;    // an alias inside the node its anchor names (`&a [*a]`): endless
 };
 
 // The number of nodes of the first document with aliases expanded, counted from the parser's
 // events (each anchor's size is remembered, so this is linear in the file, not in the
 // expansion); the first node or alias that takes it past `limit`. Syntax errors are left to
-// the loader.
+// the loader. An alias inside the node its anchor names is a hit at once (`recursive`).
 std::optional<YamlSizeHit> find_alias_bomb(const std::string& text, uint64_t limit = kMaxYamlNodes);
 
 // Keys given twice in one mapping, anywhere in doc: an error at the second, naming the first;
@@ -84,7 +85,8 @@ std::optional<YamlSizeHit> find_alias_bomb(const std::string& text, uint64_t lim
 // events: linear in the file; aliases are not expanded.)
 void find_duplicate_keys(const std::string& text, const std::string& path, std::vector<Diagnostic>& diags);
 
-// YAML::Load with both limits, duplicate keys and syntax errors reported as diagnostics at FILE:LINE:COL;
+// YAML::Load with both limits, duplicate keys and syntax errors reported as diagnostics at FILE:LINE:COL,
+// and merge keys (`<<: *defaults`) expanded (yaml_merge.hpp);
 // nullopt when the file was refused.
 std::optional<YAML::Node> load_yaml_checked(const std::string& text, const std::string& path,
                                             std::vector<Diagnostic>& diags);

@@ -1,5 +1,6 @@
 // Hostile or careless YAML (issue 10): alias bombs, deep nesting and huge trees are refused
-// with a position, quickly, instead of hanging the loader or overflowing its stack.
+// with a position, quickly, instead of hanging the loader or overflowing its stack. At the
+// end, YAML merge keys (`<<: *anchor`), expanded after parsing (yaml_merge.hpp).
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 
 #include "thicket/runtime.hpp"
 #include "yaml_limits.hpp"
+#include "yaml_merge.hpp"
 #include "yaml_scalar.hpp"
 
 namespace {
@@ -62,6 +64,17 @@ TEST_CASE("an alias bomb is refused at the alias that passes the node limit, in 
 TEST_CASE("aliases below the limit load as before") {
   Loaded r = load("tree: t\ntrees:\n  x: &w {action: Work}\nroot: {sequence: [*w, *w, *w]}\n");
   CHECK_MESSAGE(r.ok, r.errors);
+}
+
+TEST_CASE("an alias inside the node its anchor names is refused there, not walked until the stack ends") {
+  // `root: &a {sequence: [*a]}` is a node holding itself: it crashed the compiler's walk.
+  Loaded l = load("tree: t\nroot: &a {sequence: [*a]}\n");
+  CHECK(!l.ok);
+  CHECK(l.errors.find("hostile.yaml:2:22: error: this alias names a node it stands inside") != std::string::npos);
+  l = load("tree: t\nroot:\n  sequence:\n    - &b {sequence: [{action: Work}, *b]}\n");
+  CHECK(!l.ok);
+  CHECK(l.errors.find("hostile.yaml:4:38: error: this alias names") != std::string::npos);
+  CHECK(load("tree: t\ntrees: {w: &w {action: Work}}\nroot: {sequence: [*w, *w]}\n").ok);  // after it: fine
 }
 
 TEST_CASE("a file nested 20,000 levels deep says it is too deep, and where") {
@@ -303,3 +316,100 @@ TEST_CASE("an empty path says so, and a diagnostic without a file reads 'error: 
   // It was ": error: cannot open file: no such file".
   CHECK(thicket::format_diagnostic(d[0]) == "error: no file to load: the path is empty");
 }
+
+// YAML merge keys (`<<: *anchor`), which yaml-cpp 0.7 reads as a plain key: expanded in place
+// after parsing, own keys first, earlier sources before later ones, marks kept.
+namespace merge_keys_test {  // named: this file shares a unity batch with others
+
+using thicket::Diagnostic;
+
+struct Parsed {
+  YAML::Node doc;
+  std::vector<Diagnostic> diags;
+};
+
+Parsed parse(const std::string& text) {
+  Parsed p;
+  auto doc = thicket::load_yaml_checked(text, "m.yaml", p.diags);
+  REQUIRE(doc.has_value());
+  p.doc = *doc;
+  return p;
+}
+
+std::string keys(const YAML::Node& map) {
+  std::string out;
+  for (auto it = map.begin(); it != map.end(); ++it) out += (out.empty() ? "" : ",") + it->first.Scalar();
+  return out;
+}
+
+
+TEST_CASE("merge keys: a mapping's entries where the << stood, its own keys winning") {
+  Parsed p = parse("base: &b {x: 1, y: 2, z: 3}\nuse: {a: 0, <<: *b, y: 20}\n");
+  CHECK(p.diags.empty());
+  const YAML::Node use = p.doc["use"];
+  CHECK(keys(use) == "a,x,z,y");
+  CHECK(use["x"].as<int>() == 1);
+  CHECK(use["y"].as<int>() == 20);
+  CHECK(use["z"].as<int>() == 3);
+  CHECK(keys(p.doc["base"]) == "x,y,z");  // the source is untouched
+}
+
+TEST_CASE("merge keys: in a list of sources the earlier ones win; chains merge through") {
+  Parsed p = parse(
+      "a: &a {k: a, only_a: 1}\n"
+      "b: &b {<<: *a, k: b, only_b: 2}\n"
+      "c: {<<: [*b, {k: x, only_x: 3}]}\n");
+  CHECK(p.diags.empty());
+  const YAML::Node c = p.doc["c"];
+  CHECK(c["k"].as<std::string>() == "b");
+  CHECK(c["only_a"].as<int>() == 1);
+  CHECK(c["only_b"].as<int>() == 2);
+  CHECK(c["only_x"].as<int>() == 3);
+  CHECK(!c["<<"]);
+  CHECK(!p.doc["b"]["<<"]);
+}
+
+TEST_CASE("merge keys: a merged entry keeps the mark of where it is written") {
+  Parsed p = parse("base: &b\n  x: 1\nuse:\n  <<: *b\n  y: 2\n");
+  const YAML::Node use = p.doc["use"];
+  for (auto it = use.begin(); it != use.end(); ++it) {
+    if (it->first.Scalar() == "x") CHECK(it->first.Mark().line == 1);  // 0-based: under the anchor
+    if (it->first.Scalar() == "y") CHECK(it->first.Mark().line == 4);
+  }
+}
+
+TEST_CASE("merge keys: a << naming no mapping is an error at its place, and is dropped") {
+  Parsed p = parse("a: {<<: 5, k: 1}\nb: {<<: [{x: 1}, 7]}\nc: {<<: }\n");
+  REQUIRE(p.diags.size() == 3);
+  CHECK(p.diags[0].line == 1);
+  CHECK(p.diags[0].message.find("takes a mapping") != std::string::npos);
+  CHECK(p.diags[1].line == 2);
+  CHECK(p.diags[1].message.find("holds mappings only") != std::string::npos);
+  CHECK(p.diags[2].message.find("this is empty") != std::string::npos);
+  CHECK(keys(p.doc["a"]) == "k");
+  CHECK(keys(p.doc["b"]) == "x");
+}
+
+TEST_CASE("merge keys: a mapping that merges itself is an error, not an endless walk") {
+  // The loader refuses the alias first (it names a node it stands inside) ...
+  std::vector<Diagnostic> diags;
+  CHECK(!thicket::load_yaml_checked("a: &a\n  <<: *a\n  x: 1\n", "m.yaml", diags).has_value());
+  REQUIRE(diags.size() == 1);
+  CHECK(diags[0].line == 2);
+  CHECK(diags[0].message.find("names a node it stands inside") != std::string::npos);
+  // ... and the expansion alone drops such a merge with an error.
+  YAML::Node doc = YAML::Load("a: &a\n  <<: *a\n  x: 1\n");
+  diags.clear();
+  thicket::expand_merge_keys(doc, "m.yaml", diags);
+  REQUIRE(diags.size() == 1);
+  CHECK(diags[0].message.find("merges itself") != std::string::npos);
+  CHECK(keys(doc["a"]) == "x");
+}
+
+TEST_CASE("merge keys: a quoted \"<<\" is an ordinary key") {
+  Parsed p = parse("a: &a {x: 1}\nb: {\"<<\": *a}\n");
+  CHECK(p.diags.empty());
+  CHECK(keys(p.doc["b"]) == "<<");
+}
+
+}  // namespace merge_keys_test
