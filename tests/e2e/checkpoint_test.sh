@@ -150,6 +150,10 @@ paths="$here/tests/e2e/checkpoint/paths.yaml"
 check_same paths1 "$paths" 7 1 1
 check_same paths12 "$paths" 7 1 2
 check_same paths21 "$paths" 7 2 1
+# A brain with tick_every (no effect in a scenario) whose leaves read the clock and wait: the
+# resumed agents' clocks go on (they restarted at 0 before snapshot format 4).
+check_same sliced1 "$here/tests/e2e/checkpoint/sliced.yaml" 10 1 1
+check_same sliced12 "$here/tests/e2e/checkpoint/sliced.yaml" 10 1 2
 "$thicket" run "$paths" --ticks 14 --threads 2 --resume "$dir/paths1/cp.snap" --quiet 2>"$dir/err" && ok || bad "paths resume: $(cat "$dir/err")"
 grep -q "note:" "$dir/err" && bad "a note on resuming searches: $(cat "$dir/err")" || ok
 

@@ -49,8 +49,9 @@ namespace {
 
 constexpr char kCheckpointMagic[8] = {'T', 'H', 'K', 'T', 'S', 'I', 'M', '\n'};
 // 2: perception-event state per agent, runtime snapshots of format 2; 3: path searches in
-// progress; 4: the stop hooks' pending damage and signals
-constexpr uint32_t kFormat = 4;
+// progress; 4: the stop hooks' pending damage and signals; 5: runtime snapshots of format 4
+// (each agent's slicing: a tick_every brain's clock restarted at a resume)
+constexpr uint32_t kFormat = 5;
 constexpr size_t kPrefix = 8 + 4 + 8 + 4;  // magic, format, body length, CRC
 
 uint64_t file_hash(const std::string& path) {

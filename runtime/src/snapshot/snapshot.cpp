@@ -11,9 +11,13 @@
 //   u64 run seed (informative); u32 brain count, per brain: str path, u64 hash (of `thicket
 //   dump`'s text), str name, u32 nodes, per node: str id, u8 kind, u8 flags, u16 count, u32
 //   child per child; u32 keys, per key: str name, u8 type.
-//   kWhole: u32 agent slots, u32 next id, u32 free slots + each.
+//   kWhole: u32 agent slots, u32 next id, u32 free slots + each; the call clock: u64 tick_all
+//   calls, f64 epoch, u64 steps, f64 dt (RuntimeImpl's: which calls tick a sliced agent, and
+//   the time it sees; a whole restore takes it over exactly).
 //   u32 agents, per agent: [kWhole: u32 slot], u32 id, u32 brain, f64 time, f64 dt, f64 epoch,
-//   u64 random state, u32 steps, u32 ticks, u32 stamp; per node its status (u8) then per node
+//   u64 random state, u32 steps, u32 ticks, u32 stamp; its slicing: u32 tick_every, u8 ticked
+//   since sliced, f64 born, f64 last (kWhole: on the call clock; kOneAgent: from the saving
+//   runtime's call time, so a sliced agent's clock goes on in the runtime it joins); per node its status (u8) then per node
 //   its state by kind (node_state_bytes); per key its value by type; the script side
 //   (snapshot_plain.hpp).
 //
@@ -23,6 +27,7 @@
 // node table is rebuilt from the snapshot and remapped by node id (BrainRemap, as a hot reload
 // does), which for an unchanged brain is a copy.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <istream>
@@ -40,7 +45,9 @@ namespace thicket {
 namespace {
 
 constexpr char kSnapshotMagic[8] = {'t', 'h', 'k', 's', 'n', 'a', 'p', 0x1a};
-constexpr uint32_t kFormatVersion = 3;  // 2: hierarchical fsm states and event queues (SPEC 4.1); 3: task journals
+// 2: hierarchical fsm states and event queues (SPEC 4.1); 3: task journals; 4: the call clock and
+// each agent's slicing (a tick_every agent restarted its clock and phase at a restore)
+constexpr uint32_t kFormatVersion = 4;
 constexpr uint8_t kWhole = 1, kOneAgent = 2;
 
 }  // namespace
@@ -165,7 +172,9 @@ struct SnapshotSaver {
   RuntimeImpl& rt;
   SnapshotDrops drops;
 
-  void agent(const AgentInfo& a, uint32_t brain, bool with_slot, uint32_t slot, SnapshotWriter& out) {
+  // origin: the call time its slicing's times are written from (one agent: the call time now).
+  void agent(const AgentInfo& a, uint32_t brain, bool with_slot, uint32_t slot, SnapshotWriter& out,
+             double origin = 0) {
     Brain& b = *rt.brains[a.brain];
     const Program& p = *b.program;
     uint8_t* block = b.block(a.row);
@@ -179,6 +188,12 @@ struct SnapshotSaver {
     out.u32(a.steps);
     out.u32(a.ticks);
     out.u32(a.stamp);
+    const size_t index = static_cast<size_t>(&a - rt.agents.data());
+    const AgentExtra x = index < rt.extras.size() ? rt.extras[index] : AgentExtra{};
+    out.u32(x.every);
+    out.u8(x.ticked ? 1 : 0);
+    out.f64(x.born - origin);
+    out.f64(x.last - origin);
     write_node_states(p, block, out);
     const Slot* slots = reinterpret_cast<const Slot*>(block + p.bb_offset);
     for (size_t k = 0; k < p.blackboard.size(); ++k) {
@@ -192,7 +207,6 @@ struct SnapshotSaver {
     }
     rt.script->save_agent(a, out, drops);
     // Its event queue (SPEC 4.1): names, and the state a runtime event is offered to first.
-    const size_t index = static_cast<size_t>(&a - rt.agents.data());
     static const std::vector<QueuedEvent> kEmpty;
     const std::vector<QueuedEvent>& q = index < rt.extras.size() ? rt.extras[index].events : kEmpty;
     out.u32(static_cast<uint32_t>(q.size()));
@@ -201,6 +215,13 @@ struct SnapshotSaver {
       out.str(ev.origin < p.fsm_states.size() ? p.fsm_states[ev.origin].name : std::string());
       out.u32(ev.serial);
     }
+  }
+
+  void call_clock(SnapshotWriter& out) const {
+    out.u64(rt.calls);
+    out.f64(rt.call_epoch);
+    out.u64(rt.call_steps);
+    out.f64(rt.call_dt);
   }
 
   // Wraps a payload: magic, version, kind, length, payload, checksum.
@@ -252,6 +273,7 @@ bool Runtime::save(SnapshotWriter& out, std::vector<Diagnostic>& diagnostics) co
   payload.u32(rt.next_agent_id);
   payload.u32(static_cast<uint32_t>(rt.free_agents.size()));
   for (uint32_t f : rt.free_agents) payload.u32(f);
+  saver.call_clock(payload);
   payload.u32(static_cast<uint32_t>(rt.live_agents));
   for (uint32_t i = 0; i < rt.agents.size(); ++i)
     if (rt.agents[i].alive) saver.agent(rt.agents[i], rt.agents[i].brain, true, i, payload);
@@ -271,7 +293,7 @@ bool Runtime::save(AgentHandle agent, SnapshotWriter& out, std::vector<Diagnosti
   payload.u32(1);
   write_brain(*rt.brains[a->brain], payload);
   payload.u32(1);
-  saver.agent(*a, 0, false, 0, payload);
+  saver.agent(*a, 0, false, 0, payload, rt.call_time());
   if (saver.refused(diagnostics)) return false;
   SnapshotSaver::envelope(kOneAgent, payload.bytes(), out);
   saver.report_drops();
@@ -302,6 +324,9 @@ struct SavedBrain {
 struct ParsedAgent {
   uint32_t slot = 0, id = 0, brain = 0;  // brain: index in the runtime
   AgentInfo clock;                       // time, dt, epoch, rng, steps, ticks, stamp
+  uint32_t every = 1;                    // its slicing (AgentExtra), on the saved call clock
+  bool ticked = false;
+  double born = 0, last = 0;
   std::vector<uint8_t> block;            // the loaded program's layout
   std::vector<std::pair<uint32_t, std::string>> strings;  // string keys (interned at commit)
   std::vector<std::pair<uint32_t, PlainValue>> anys;      // `any` keys
@@ -319,6 +344,9 @@ struct Parsed {
   std::vector<SavedBrain> brains;
   uint32_t slots = 0, next_id = 1;
   std::vector<uint32_t> free_slots;
+  uint64_t calls = 0, call_steps = 0;  // the call clock (kWhole)
+  double call_epoch = 0, call_dt = 0;
+  double call_time() const { return call_epoch + static_cast<double>(call_steps) * call_dt; }
   std::vector<ParsedAgent> agents;
 };
 
@@ -382,6 +410,13 @@ class SnapshotParser {
       uint32_t free = in.u32();
       if (in.ok() && free > in.remaining() / 4) in.fail("the free slot count is larger than the snapshot");
       for (uint32_t f = 0; f < free && in.ok(); ++f) out.free_slots.push_back(in.u32());
+      out.calls = in.u64();
+      out.call_epoch = in.f64();
+      out.call_steps = in.u64();
+      out.call_dt = in.f64();
+      if (in.ok() && (!std::isfinite(out.call_epoch) || !std::isfinite(out.call_dt) || out.call_dt < 0 ||
+                      !std::isfinite(out.call_time())))
+        in.fail("the call clock is not a time");
     }
     agents = in.u32();
     if (in.ok() && out.kind == kOneAgent && agents != 1) in.fail("a one-agent snapshot holds " + std::to_string(agents) + " agents");
@@ -669,6 +704,12 @@ class SnapshotParser {
     a.clock.steps = in.u32();
     a.clock.ticks = in.u32();
     a.clock.stamp = in.u32();
+    a.every = in.u32();
+    a.ticked = in.u8() != 0;
+    a.born = in.f64();
+    a.last = in.f64();
+    if (in.ok() && (a.every == 0 || !std::isfinite(a.born) || !std::isfinite(a.last)))
+      in.fail("agent " + std::to_string(a.id) + "'s slicing is not a tick_every and two times");
     if (!in.ok()) return;
     if (brain >= parsed.brains.size() || a.id == 0) {
       in.fail("agent " + std::to_string(a.id) + " names brain " + std::to_string(brain) + " of " +
@@ -775,7 +816,9 @@ class SnapshotParser {
 };
 
 // Makes a parsed agent live in slot `index` (agents[index] is free and sized).
-AgentHandle install_agent(RuntimeImpl& rt, uint32_t index, ParsedAgent& pa) {
+// `moved`: the time to add to its slicing's times (restore_agent: this runtime's call time, as
+// they were written from the saving one's; a whole restore takes the clock over, 0).
+AgentHandle install_agent(RuntimeImpl& rt, uint32_t index, ParsedAgent& pa, double moved) {
   AgentInfo& a = rt.agents[index];
   uint32_t generation = a.generation;
   a = pa.clock;
@@ -789,6 +832,15 @@ AgentHandle install_agent(RuntimeImpl& rt, uint32_t index, ParsedAgent& pa) {
   a.row = b.take_row(index);
   rt.by_id[a.id] = index;
   rt.reset_extra(index, *b.program);
+  // Its slicing as saved (tick_every is the agent's, as at a reload), its clock from this one's.
+  AgentExtra& x = rt.extras[index];
+  rt.sliced_agents -= x.sliced;
+  x.every = pa.every;
+  x.sliced = x.every > 1;
+  rt.sliced_agents += x.sliced;
+  x.ticked = pa.ticked;
+  x.born = pa.born + moved;
+  x.last = pa.last + moved;
   for (const auto& ev : pa.events) {
     QueuedEvent q;
     q.name = rt.strings.intern(ev.name);
@@ -848,12 +900,16 @@ bool Runtime::restore(SnapshotReader& in, std::vector<Diagnostic>& diagnostics) 
   for (auto& a : rt.agents) ++a.generation;  // handles from before the restore are stale
   rt.free_agents = parsed.free_slots;
   rt.next_agent_id = parsed.next_id;
+  rt.calls = parsed.calls;  // which calls tick each sliced agent, and the time they see
+  rt.call_epoch = parsed.call_epoch;
+  rt.call_steps = parsed.call_steps;
+  rt.call_dt = parsed.call_dt;
   rt.live_agents = 0;
   bool outer;
   {
     HookScope hooks(rt.ticking);  // the stop hooks of restarted nodes: their calls wait for the end
     outer = hooks.outer();
-    for (auto& pa : parsed.agents) install_agent(rt, pa.slot, pa);
+    for (auto& pa : parsed.agents) install_agent(rt, pa.slot, pa, 0);
   }
   if (outer) rt.run_hook_calls();
   return true;
@@ -889,7 +945,7 @@ std::optional<AgentHandle> Runtime::restore_agent(SnapshotReader& in, std::vecto
   {
     HookScope hooks(rt.ticking);
     outer = hooks.outer();
-    made = install_agent(rt, index, pa);
+    made = install_agent(rt, index, pa, rt.call_time());
   }
   if (outer) rt.run_hook_calls();
   return made;

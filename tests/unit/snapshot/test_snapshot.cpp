@@ -506,12 +506,12 @@ TEST_CASE("snapshot: other versions, truncations and damaged bytes are refused; 
   };
 
   std::string other = bytes;
-  for (char version : {2, 4}) {  // 2: before task journals; 4: a newer thicket's
+  for (char version : {3, 5}) {  // 3: before each agent's slicing; 5: a newer thicket's
     other[8] = version;
     SnapshotReader in(other);
     std::vector<Diagnostic> diags;
     CHECK(!target.rt.restore(in, diags));
-    CHECK(all_diags(diags).find("format version " + std::to_string(version) + "; this thicket reads version 3 only") !=
+    CHECK(all_diags(diags).find("format version " + std::to_string(version) + "; this thicket reads version 4 only") !=
           std::string::npos);
   }
   CHECK(refused("not a snapshot at all"));
@@ -667,4 +667,87 @@ TEST_CASE("snapshot: a brain that no saved agent uses need not be loaded") {
   REQUIRE_MESSAGE(b.restore(in, diags), all_diags(diags));
   CHECK(diags.empty());
   CHECK(b.agent_count() == 1);
+}
+
+TEST_CASE("snapshot: time-sliced agents keep their turn, their clock and their tick_every") {
+  // A brain ticked by every 3rd tick_all, one agent set to every 2nd, a wait of 0.5 s: a run of
+  // 2T calls and a run of T calls, saved, restored into a fresh runtime and run T more tick the
+  // same agents at the same calls with the same clocks (format 3 restarted each sliced agent's
+  // clock at 0 and the call count, so the turns moved and waits ended late).
+  ScratchDir dir;
+  dir.write("sliced.yaml", "tree: sliced\ntick_every: 3\nroot:\n  sequence:\n    - action: Clock\n"
+                           "    - wait: 0.5\n    - action: Clock\n");
+  struct Sliced {
+    explicit Sliced(const ScratchDir& dir) {
+      NativeLeaf clock;
+      clock.tick = [this](LeafContext& x) {
+        std::ostringstream line;
+        line << "a" << x.agent_id() << " tick " << x.tick() << " time " << x.time() << " dt " << x.dt();
+        seen.push_back(line.str());
+        return Status::Success;
+      };
+      rt.register_leaf("Clock", clock);
+      std::vector<Diagnostic> d;
+      auto b = rt.load_file((dir.path() / "sliced.yaml").string(), d);
+      REQUIRE_MESSAGE(b.has_value(), all_diags(d));
+      brain = *b;
+    }
+    void spawn() {
+      for (int k = 0; k < 5; ++k) rt.spawn(brain);
+      REQUIRE(rt.set_tick_every(*rt.find_agent(4), 2));
+    }
+    Runtime rt;
+    BrainHandle brain;
+    std::vector<std::string> seen;
+  };
+  const int T = 8;
+  const double dt = 0.1;
+  Sliced whole(dir);
+  whole.spawn();
+  for (int t = 0; t < T; ++t) whole.rt.tick_all(dt);
+  const size_t first_half = whole.seen.size();
+  for (int t = 0; t < T; ++t) whole.rt.tick_all(dt);
+  std::vector<std::string> second_half(whole.seen.begin() + static_cast<long>(first_half), whole.seen.end());
+  REQUIRE(second_half.size() > 4);
+
+  Sliced half(dir);
+  half.spawn();
+  for (int t = 0; t < T; ++t) half.rt.tick_all(dt);
+  SnapshotWriter w;
+  half.rt.save(w);
+  const std::string bytes = w.take();
+
+  Sliced resumed(dir);
+  resumed.rt.tick_all(dt);  // its own call count and clock, which the restore replaces
+  SnapshotReader in(bytes);
+  std::vector<Diagnostic> diags;
+  REQUIRE_MESSAGE(resumed.rt.restore(in, diags), all_diags(diags));
+  CHECK(resumed.rt.tick_every(*resumed.rt.find_agent(4)) == 2);
+  CHECK(resumed.rt.tick_every(*resumed.rt.find_agent(5)) == 3);
+  resumed.seen.clear();
+  for (int t = 0; t < T; ++t) resumed.rt.tick_all(dt);
+  CHECK(resumed.seen == second_half);
+
+  // One agent into another runtime, whose call clock is elsewhere: its clock goes on from its
+  // own time (its turn is the new runtime's).
+  SnapshotWriter one;
+  half.rt.save(*half.rt.find_agent(2), one);
+  const std::string agent_bytes = one.take();
+  Sliced other(dir);
+  for (int t = 0; t < 4; ++t) other.rt.tick_all(dt);
+  SnapshotReader agent_in(agent_bytes);
+  auto restored = other.rt.restore_agent(agent_in, diags);
+  REQUIRE_MESSAGE(restored.has_value(), all_diags(diags));
+  // The time of agent 2's last tick in a list of lines.
+  auto last_time = [](const std::vector<std::string>& lines) {
+    for (auto it = lines.rbegin(); it != lines.rend(); ++it)
+      if (it->rfind("a2 ", 0) == 0) return std::stod(it->substr(it->find(" time ") + 6));
+    return -1.0;
+  };
+  const double time_at_save = last_time(half.seen);
+  CHECK(time_at_save == doctest::Approx(0.2));  // its first Clock; then it waits from 0.2 to 0.7
+  for (int t = 0; t < 3; ++t) other.rt.tick_all(dt);
+  // Saved at call time 0.8, 0.8 s after its spawn; restored at the other runtime's call time 0.4
+  // and ticked at its call 5 (0.5): 0.9 s after its spawn, so its wait is over.
+  CHECK(last_time(other.seen) == doctest::Approx(0.9));
 }
