@@ -3,6 +3,7 @@
 // nested arrays skipped) rather than through a JSON DOM: a 1,000-agent, 600-tick record is
 // ~30 MB of text, and a DOM would spend most of its time building objects no one reads.
 #include "py_record.hpp"
+#include "record_check.hpp"  // thicket view's checks, for every line but the canonical tick lines
 #include "yaml_limits.hpp"  // not_plain_file
 
 #include <nlohmann/json.hpp>
@@ -121,6 +122,10 @@ int8_t status_code(std::string_view s) {
 }
 
 // Reads a record line by line (add), then makes the arrays (arrays). No Python inside add.
+// A tick line as thicket writes it (`{"tick":` first, then agents, then metrics) is read by the
+// scanner; every other line (the header, brains and end lines, and tick lines written another
+// way) by thicket view's RecordCheck, whose messages it gives, and a tick line so checked is read
+// from its JSON. (Checking every tick line as view does would take ~10x the scan's time.)
 class RecordParser {
  public:
   explicit RecordParser(std::string name) : name_(std::move(name)) {}
@@ -129,7 +134,8 @@ class RecordParser {
     throw std::runtime_error(name_ + ": line " + std::to_string(line_ + 1) + ": " + kRecordLineTooLong);
   }
 
-  void add(std::string_view l) {
+  // unterminated: the file ends inside this line (no newline after it).
+  void add(std::string_view l, bool unterminated = false) {
     ++line_;
     if (l.empty()) return;
     if (line_ == 1) {
@@ -137,19 +143,33 @@ class RecordParser {
         throw std::runtime_error(name_ + ": line 1: not a thicket record (no \"format\":\"thicket-record\")");
       header_ = std::string(l);
       read_header();
+      checked(l, unterminated);
       return;
     }
     if (!end_line_.empty())
       throw std::runtime_error(name_ + ": line " + std::to_string(line_) + ": a line after the record's end line");
-    if (l.rfind("{\"tick\":", 0) != 0) {
-      if (l.rfind("{\"end\":", 0) == 0) end_line_ = std::string(l);
-      return;  // brains lines
+    if (l.rfind("{\"tick\":", 0) == 0) {
+      const size_t rows = rows_.size(), ticks = ticks_.size(), metrics = metrics_.size();
+      try {
+        tick_line(l);
+        return;
+      } catch (const std::runtime_error& e) {
+        // Not as thicket writes it (keys in another order, say): read as JSON if it is a tick
+        // line view takes; else the scanner's message.
+        rows_.resize(rows);
+        ticks_.resize(ticks);
+        metrics_.resize(metrics);
+        if (!check_.line(l, unterminated).empty()) throw std::runtime_error(name_ + ": " + e.what());
+        tick_line_json(l);
+        return;
+      }
     }
-    try {
-      tick_line(l);
-    } catch (const std::runtime_error& e) {
-      throw std::runtime_error(name_ + ": " + e.what());
-    }
+    checked(l, unterminated);
+    nlohmann::json j = nlohmann::json::parse(l, nullptr, false);  // RecordCheck took it: an object
+    if (j.contains("tick"))
+      tick_line_json(l);
+    else if (j.contains("end"))
+      end_line_ = std::string(l);
   }
 
   py::dict arrays() {
@@ -165,6 +185,13 @@ class RecordParser {
     std::unordered_map<uint32_t, size_t> column;
     for (size_t i = 0; i < ids.size(); ++i) column[ids[i]] = i;
     size_t T = ticks_.size(), A = ids.size();
+    // numpy imported the Python way first: pybind11 finds its C API once, in a function-local
+    // static whose first call imports numpy. If that import is where two threads meet, one waits
+    // on the static's guard holding the GIL while the other needs the GIL to finish importing:
+    // both hang for ever (two threads reading records before the program imported numpy). With
+    // numpy imported, the static's first call does not give the GIL up. Python's import locks
+    // make this import safe from any number of threads.
+    py::module_::import("numpy");
     py::array_t<double> x({T, A}), y({T, A}), heading({T, A});
     py::array_t<int8_t> status({T, A});
     py::array_t<bool> alive({T, A});
@@ -218,6 +245,38 @@ class RecordParser {
     int8_t alive, status;
   };
 
+  // A line thicket view's checks must take; its message, at this line, if they do not.
+  void checked(std::string_view l, bool unterminated) {
+    if (std::string why = check_.line(l, unterminated); !why.empty())
+      throw std::runtime_error(name_ + ": line " + std::to_string(line_) + ": " + why);
+  }
+
+  // A tick line RecordCheck has taken, read from its JSON (its fields' shapes are checked).
+  void tick_line_json(std::string_view l) {
+    const nlohmann::json t = nlohmann::json::parse(l);
+    const uint64_t tick = t["tick"].get<uint64_t>();
+    if (!ticks_.empty() && tick <= ticks_.back())
+      throw std::runtime_error(name_ + ": line " + std::to_string(line_) + ": tick " + std::to_string(tick) +
+                               " after tick " + std::to_string(ticks_.back()) + ": ticks go up");
+    const uint32_t ti = uint32_t(ticks_.size());
+    ticks_.push_back(tick);
+    for (const auto& a : t["agents"]) {
+      Row r{};
+      r.tick_index = ti;
+      r.id = a[0].get<uint32_t>();
+      r.x = a[1].get<double>();
+      r.y = a[2].get<double>();
+      r.heading = a[3].get<double>();
+      r.group = a[4].get<int32_t>();
+      r.alive = int8_t(a[5].get<int>());
+      r.status = status_code(a[6].get<std::string>());
+      rows_.push_back(r);
+    }
+    const nlohmann::json metrics = t.value("metrics", nlohmann::json::array());
+    for (const auto& m : metrics) metrics_.push_back(m.is_number() ? m.get<double>() : std::nan(""));
+    if (ti == 0 && !metrics_known_) metric_count_ = metrics.size();
+  }
+
   // The header's version (a newer one is refused: never misread), group and metric counts.
   void read_header() {
     nlohmann::json h = nlohmann::json::parse(header_, nullptr, false);
@@ -264,9 +323,15 @@ class RecordParser {
           if (size_t(r.group) >= groups_)
             s.fail("group " + std::to_string(r.group) + ", but the header names " + std::to_string(groups_) + " group(s)");
           s.expect(',');
-          r.alive = int8_t(s.number());
+          const double alive = s.number();
+          if (alive != 0 && alive != 1) s.fail("field 5 (alive) of agent " + std::to_string(r.id) + " must be 0 or 1");
+          r.alive = int8_t(alive);
           s.expect(',');
-          r.status = status_code(s.string());
+          const std::string_view status = s.string();
+          r.status = status_code(status);
+          if (r.status == 0 && status != "invalid")
+            s.fail("field 6 (status) of agent " + std::to_string(r.id) +
+                   " must be running, success, failure or invalid, got '" + std::string(status) + "'");
           while (s.eat(',')) s.skip();  // nodes, keys
           s.expect(']');
           rows_.push_back(r);
@@ -302,6 +367,7 @@ class RecordParser {
   std::vector<double> metrics_;  // ticks x metric_count_
   size_t metric_count_ = 0;
   std::string header_, end_line_;
+  thicket::cli::RecordCheck check_;
 };
 
 // Feeds the complete lines of `chunk` (after `carry`, the last chunk's unfinished line) to the
@@ -338,7 +404,7 @@ py::dict parse_record(std::string_view text, const std::string& name) {
     py::gil_scoped_release release;
     std::string carry;
     feed(parser, carry, text);
-    if (!carry.empty()) parser.add(carry);
+    if (!carry.empty()) parser.add(carry, true);
   }
   return parser.arrays();
 }
@@ -366,9 +432,13 @@ py::dict read_record_file(const std::string& path) {
       for (;;) {
         std::string chunk(1 << 20, '\0');
         int n = gzread(f, chunk.data(), unsigned(chunk.size()));
-        if (n < 0) {
+        if (n <= 0) {
+          // A gzip stream that stops early (cut short, or its trailer cut) ends as a short read
+          // with Z_BUF_ERROR, not as a failed one: said as thicket view says it.
           int err = 0;
-          read_error = gzerror(f, &err);
+          const char* why = gzerror(f, &err);
+          if (err == Z_BUF_ERROR) read_error = "the gzip data ends early: the file was cut short";
+          else if (n < 0) read_error = why;
         }
         std::unique_lock<std::mutex> lock(m);
         room.wait(lock, [&] { return stop || chunks.size() < kAhead; });
@@ -408,7 +478,7 @@ py::dict read_record_file(const std::string& path) {
     gzclose(f);
     if (failed) std::rethrow_exception(failed);
     if (!read_error.empty()) throw std::runtime_error(path + ": the record cannot be read: " + read_error);
-    if (!carry.empty()) parser.add(carry);
+    if (!carry.empty()) parser.add(carry, true);
   }
   return parser.arrays();
 }

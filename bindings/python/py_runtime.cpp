@@ -45,7 +45,9 @@ py::object to_python(const Value& v) {
   if (auto* d = std::get_if<double>(&v)) return py::float_(*d);
   if (auto* i = std::get_if<int64_t>(&v)) return py::int_(*i);
   if (auto* b = std::get_if<bool>(&v)) return py::bool_(*b);
-  if (auto* s = std::get_if<std::string>(&v)) return py::str(*s);
+  // A Lua string may hold any bytes; a Python str holds text: bytes that are not UTF-8 read as
+  // U+FFFD (they raised UnicodeDecodeError, so such a key could not be read at all).
+  if (auto* s = std::get_if<std::string>(&v)) return py::str(thicket::valid_utf8(*s));
   return py::none();
 }
 
@@ -209,7 +211,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
       py::gil_scoped_acquire gil;
       try {
         py::object out = py::module_::import("sys").attr("stdout");
-        if (!out.is_none()) out.attr("write")(line + "\n");
+        if (!out.is_none()) out.attr("write")(thicket::valid_utf8(line) + "\n");  // any bytes a Lua print gave
       } catch (py::error_already_set& e) {
         keep_error(std::move(e));
       }
@@ -259,7 +261,10 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
       py::gil_scoped_release release;
       b = rt_->load_file(path, diags);
     }
-    if (!b) raise_load_error(path + ": the brain did not load", diags);
+    if (!b) {
+      if (ticking_ == 0) python_error_.reset();  // a print's or a log line's: the diagnostics say more
+      raise_load_error(path + ": the brain did not load", diags);
+    }
     raise_python_error_outside_tick();  // a warning turned into an error while it loaded
     warn_diagnostics(diags, 1);  // loaded, with warnings (a Lua leaf replacing a Python one, ...)
     return brain(*b);
@@ -267,7 +272,13 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
   Brain load_string(const std::string& yaml, const std::string& name) {
     std::vector<Diagnostic> diags;
     auto b = rt().load_string(yaml, name, diags);
-    if (!b) raise_load_error(name + ": the brain did not load", diags);
+    if (!b) {
+      if (ticking_ == 0) python_error_.reset();  // as load's
+      raise_load_error(name + ": the brain did not load", diags);
+    }
+    // A print of its leaf file's top level, or a log line turned into an error: raised here, not
+    // by the next tick_all (which stopped at it before its first tick).
+    raise_python_error_outside_tick();
     warn_diagnostics(diags, 1);
     return brain(*b);
   }
@@ -296,7 +307,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
       if (!whole) throw py::error_already_set();
       int overflow = 0;
       const long long v = PyLong_AsLongLongAndOverflow(whole.ptr(), &overflow);
-      if (overflow || v < 0 || v > 0xFFFFFFFFll)
+      if (overflow || v < 0 || v >= 0xFFFFFFFFll)
         throw py::value_error("spawn: agent ids are 1 to 4294967294, got " + std::string(py::str(whole)));
       id = static_cast<uint32_t>(v);
     }
@@ -331,6 +342,9 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
       Busy busy(*this);
       h = id ? rt_->spawn(b.handle, {}, *id) : rt_->spawn(b.handle);
     }
+    // The log line saying why it was not spawned, turned into an error (warnings as errors), or
+    // a start hook's print that failed: raised here, not by the next tick_all.
+    raise_python_error();
     if (!h.valid()) throw py::value_error("the agent could not be spawned (the log says why)");
     Agent a = agent(h);
     if (!blackboard.is_none()) {
@@ -583,13 +597,13 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
         d["to"] = e.to_name;
         if (e.type == thicket::TraceEvent::Type::Transition) {
           d["transition"] = e.transition;
-          d["event"] = e.event;
+          d["event"] = thicket::valid_utf8(e.event);  // an event name a leaf sent: any bytes
           d["exited"] = e.exited;
           d["entered"] = e.entered;
         }
         break;
       case thicket::TraceEvent::Type::Event:
-        d["name"] = e.event;
+        d["name"] = thicket::valid_utf8(e.event);
         d["taken_by"] = e.taken_by.empty() ? py::object(py::none()) : py::object(py::str(e.taken_by));
         break;
     }

@@ -10,6 +10,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -871,3 +872,83 @@ def test_numpy_scalars_are_blackboard_values():
                          env=os.environ)
     assert run.returncode == 0, run.stderr
     assert run.stdout == "blackboard key 'n' is an integer, not object\n3 2.0 True\n"
+
+
+def test_records_read_from_threads_before_numpy_is_imported(tmp_path):
+    # pybind11 finds numpy's C API in a function-local static whose first call imports numpy:
+    # two threads meeting there (one waiting on the static holding the GIL, the other needing
+    # the GIL to finish the import) hung for ever. A fresh interpreter, numpy not imported.
+    record = tmp_path / "arena.jsonl.gz"
+    subprocess.run([THICKET, "run", ARENA, "--ticks", "5", "--record", str(record), "--quiet"], check=True,
+                   capture_output=True)
+    script = (
+        "import sys, threading, thicket\n"
+        "assert 'numpy' not in sys.modules\n"
+        "out = []\n"
+        "def read():\n"
+        "    out.append(len(thicket.read_record(sys.argv[1]).ticks))\n"
+        "threads = [threading.Thread(target=read) for _ in range(4)]\n"
+        "for t in threads: t.start()\n"
+        "for t in threads: t.join()\n"
+        "print(out)\n")
+    for _ in range(3):
+        done = subprocess.run([sys.executable, "-c", script, str(record)], capture_output=True, text=True,
+                              timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "[5, 5, 5, 5]"
+
+
+def test_lua_text_that_is_not_utf8_reads_with_replacement_characters(tmp_path, capsys):
+    # A Lua string holds any bytes ("caf\233" is Latin-1): its print, a blackboard key holding
+    # it and an event named by it raised UnicodeDecodeError (tick_all stopped after one tick,
+    # and the key could not be read at all).
+    write(tmp_path, {
+        "latin1.yaml": "tree: latin1\nleaves: [latin1.lua]\nblackboard: {name: ''}\nroot: {condition: {leaf: Latin1}}\n",
+        "latin1.lua": 'local leaves = {}\nfunction leaves.Latin1(agent)\n  print("caf\\233")\n'
+                      '  agent.bb.name = "Jos\\233"\n  agent:send("caf\\233")\n  return true\nend\nreturn leaves\n'})
+    rt = thicket.Runtime()
+    events = []
+    rt.on_trace(lambda e: events.append(e.get("name")), ticks=False)
+    agent = rt.spawn(rt.load(str(tmp_path / "latin1.yaml")))
+    rt.tick_all(0.1, times=3)
+    assert rt.agent_ticks == 3
+    assert capsys.readouterr().out == "caf\ufffd\n" * 3
+    assert rt.blackboard(agent)["name"] == "Jos\ufffd"
+    assert rt.blackboard(agent).to_dict() == {"name": "Jos\ufffd"}
+    assert events == ["caf\ufffd"] * 2  # each tick's event is dropped at the next (not an fsm)
+
+
+def test_read_record_reads_and_refuses_what_thicket_view_does(tmp_path):
+    head = '{"format":"thicket-record","version":1,"groups":[{"name":"g"}],"metrics":["m"]}\n'
+    tick = '{"tick":%d,"agents":[[1,%s,2.0,0.0,0,%s,"%s",".",[]]],"metrics":[0]}\n'
+    end = '{"end":true}\n'
+
+    def read(name, text):
+        (tmp_path / name).write_text(text)
+        return thicket.read_record(tmp_path / name)
+
+    # Tick lines written otherwise than thicket writes them, which view reads: a space after the
+    # brace (was skipped without a word), metrics before agents (was "a tick line without metrics").
+    r = read("space.jsonl", head + tick % (1, "1.0", 1, "running") + '{ "tick": 2, "agents": [[1, 3.0, 2.0, 0.0, 0, 1, '
+             '"success", ".", []]], "metrics": [5]}\n' + end)
+    assert list(r.ticks) == [1, 2] and list(r.x[:, 0]) == [1.0, 3.0] and list(r.status[:, 0]) == [1, 2]
+    assert list(r.metrics[:, 0]) == [0.0, 5.0]
+    r = read("order.jsonl", head + '{"tick":1,"metrics":[7],"agents":[[1,4.0,2.0,0.0,0,1,"failure",".",[]]]}\n' + end)
+    assert list(r.ticks) == [1] and r.x[0, 0] == 4.0 and r.status[0, 0] == 3
+    # What view refuses: a line that is no JSON, alive neither 0 nor 1, an unknown status, an end
+    # line whose end is not true (each was read as if whole).
+    for name, text, why in [
+            ("hello", head + "hello\n" + end, "line 2: this line is not JSON"),
+            ("alive", head + tick % (1, "1.0", 0.5, "running") + end, "line 2: field 5 (alive) of agent 1 must be 0 or 1"),
+            ("status", head + tick % (1, "1.0", 1, "bogus") + end, "line 2: field 6 (status) of agent 1 must be"),
+            ("end", head + tick % (1, "1.0", 1, "running") + '{"end":false}\n', "line 3: an end line's end must be true"),
+            ("other", head + '{"what":1}\n' + end, "line 2: a line that is neither a tick, a brains nor an end line")]:
+        with pytest.raises(RuntimeError, match=re.escape(name + ".jsonl: " + why)):
+            read(name + ".jsonl", text)
+    # A gzip record cut short, even inside its 8-byte trailer: said so (it was read as whole, or
+    # gave a JSON error naming no file).
+    whole = gzip.compress((head + tick % (1, "1.0", 1, "running") + end).encode())
+    for cut in (4, 15):
+        (tmp_path / "cut.jsonl.gz").write_bytes(whole[:-cut])
+        with pytest.raises(RuntimeError, match="the gzip data ends early: the file was cut short"):
+            thicket.read_record(tmp_path / "cut.jsonl.gz")

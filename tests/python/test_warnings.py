@@ -70,3 +70,43 @@ def test_no_warning_no_noise(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         thicket.Runtime().load(tmp_path / "work.yaml")
+
+
+class BrokenStdout:
+    def write(self, text):
+        raise OSError("stdout is closed")
+
+    def flush(self):
+        pass
+
+
+def test_an_error_of_load_string_is_raised_by_it_not_by_the_next_tick_all(tmp_path, monkeypatch):
+    # A leaf file that prints at its top level while sys.stdout fails: load_string kept the
+    # error, and the next tick_all raised it before its first tick (0 of 3 ticks done).
+    (tmp_path / "pr.lua").write_text('print("loading")\nlocal leaves = {}\n'
+                                     'function leaves.Hello(agent) return true end\nreturn leaves\n')
+    rt = thicket.Runtime()
+    with monkeypatch.context() as m:
+        m.setattr("sys.stdout", BrokenStdout())
+        with pytest.raises(OSError, match="stdout is closed"):
+            rt.load_string("tree: pr\nleaves: [pr.lua]\nroot: {condition: {leaf: Hello}}\n",
+                           name=str(tmp_path / "pr.yaml"))
+    brain = rt.load_string("tree: ok\nroot: {condition: {check: 'true'}}\n")
+    rt.spawn(brain)
+    rt.tick_all(0.1, times=3)
+    assert rt.agent_ticks == 3
+
+
+def test_the_largest_spawn_id_is_refused_before_the_runtime_logs_it():
+    # 4294967295 passed the binding's check (the message says 1 to 4294967294): the runtime then
+    # logged an error, which with warnings as errors was raised by the next tick_all instead.
+    rt = thicket.Runtime()
+    brain = rt.load_string("tree: t\nroot: {condition: {check: 'true'}}\n")
+    rt.spawn(brain)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="agent ids are 1 to 4294967294, got 4294967295"):
+            rt.spawn(brain, id=2**32 - 1)
+        assert rt.spawn(brain, id=2**32 - 2).id == 2**32 - 2
+        rt.tick_all(0.1, times=10)
+    assert rt.agent_ticks == 20
