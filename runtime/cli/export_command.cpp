@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "import_tree.hpp"
 #include "program.hpp"
@@ -51,9 +52,21 @@ bool xml_name(const std::string& s) {
 // A check expression in BT.CPP's script language (and -> &&, or -> ||, not -> !, "x" -> 'x'),
 // or "" with `why` when BT.CPP's language cannot say it: it has no '%', and its texts are
 // written in '...' with no escape, so a text cannot hold a '.
+// thicket's `not` takes everything up to the next `and`, `or` or closing parenthesis (it binds
+// looser than comparisons: `not ammo < 3` is `not (ammo < 3)`); BT.CPP's `!` takes one operand
+// (it binds tighter than any other operator: `! ammo < 3` is `(!ammo) < 3`, always true). So
+// `not` is written `!(` and closed where its operand ends.
 std::string bt_script(const std::string& check, std::string& why) {
   std::string out;
   size_t i = 0;
+  int depth = 0;            // parentheses open
+  std::vector<int> nots;    // the depth of each `!(` not closed yet
+  auto close_nots = [&] {   // at an `and`, an `or`, a `)` or the end: the operands there end
+    while (!nots.empty() && nots.back() == depth) {
+      out += ")";
+      nots.pop_back();
+    }
+  };
   while (i < check.size()) {
     char ch = check[i];
     if (ch == '"' || ch == '\'') {
@@ -79,13 +92,30 @@ std::string bt_script(const std::string& check, std::string& why) {
       size_t j = i;
       while (j < check.size() && (std::isalnum(static_cast<unsigned char>(check[j])) || check[j] == '_')) ++j;
       std::string word = check.substr(i, j - i);
-      out += word == "and" ? "&&" : word == "or" ? "||" : word == "not" ? "!" : word;
+      if (word == "and" || word == "or") {
+        while (!out.empty() && out.back() == ' ') out.pop_back();  // `)` against its operand
+        close_nots();
+        out += word == "and" ? " &&" : " ||";
+      } else if (word == "not") {
+        out += "!(";
+        nots.push_back(depth);
+        while (j < check.size() && check[j] == ' ') ++j;  // `!(x`, not `!( x`
+      } else {
+        out += word;
+      }
       i = j;
       continue;
+    }
+    if (ch == '(') ++depth;
+    if (ch == ')') {
+      close_nots();
+      --depth;
     }
     out += ch;
     ++i;
   }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  close_nots();
   return out;
 }
 

@@ -570,13 +570,22 @@ class BtImporter {
     if (toks.empty()) return fail("the script is empty");
     static const std::set<std::string> cmp = {"==", "!=", "<", "<=", ">", ">="}, arith = {"+", "-", "*", "/"};
     std::string outp;
+    // BT.CPP's `!` binds tighter than any other operator (`!ammo > 0` is `(!ammo) > 0`);
+    // thicket's `not` looser than comparisons (`not ammo > 0` is `not (ammo > 0)`). So `!x` is
+    // written `(not x)`, closed after its operand: one value, or a parenthesised group.
+    int depth = 0;          // parentheses open
+    std::vector<int> nots;  // the depth of each `(not` whose operand has not ended yet
     for (size_t k = 0; k < toks.size(); ++k) {
       const Tok& t = toks[k];
       std::string piece;
+      bool operand_ends = t.kind != 'o';  // a value ends an operand; so does a group's `)`
       if (t.kind == 'o') {
         if (t.text == "&&") piece = "and";
         else if (t.text == "||") piece = "or";
-        else if (t.text == "!") piece = "not";
+        else if (t.text == "!") {
+          piece = "(not";
+          nots.push_back(depth);
+        }
         else if (cmp.count(t.text) || arith.count(t.text) || t.text == "(" || t.text == ")") piece = t.text;
         else if (t.text == ":=" || t.text == "=" || t.text.size() == 2)
           return fail("it assigns ('" + t.text + "'); thicket's check language reads the blackboard and cannot assign");
@@ -619,9 +628,19 @@ class BtImporter {
           piece = key;
         }
       }
+      if (t.kind == 'o' && t.text == "(") ++depth;
+      if (t.kind == 'o' && t.text == ")") {
+        --depth;
+        operand_ends = true;
+      }
       if (!outp.empty() && piece != ")" && outp.back() != '(') outp += ' ';
       outp += piece;
+      while (operand_ends && !nots.empty() && nots.back() == depth) {
+        outp += ")";
+        nots.pop_back();
+      }
     }
+    if (!nots.empty()) return fail("a '!' has nothing after it to negate");
     return outp;
   }
 
