@@ -667,7 +667,13 @@ int cmd_scenario(const Options& o) {
     add(batch.prints(), o.out, "output");
     add(batch.prints(), o.log, "log");
     add(batch.prints(), o.checkpoint, "checkpoint");  // (its folder: found at the first save, after the run, before)
+    std::error_code ec;
+    const bool checkpoint_was = !o.checkpoint.empty() && std::filesystem::exists(o.checkpoint, ec);
     if (size_t bad = cli::first_unwritable(paths); bad < paths.size()) return cli::cannot_write(whats[bad], paths[bad]);
+    // The check made the checkpoint empty if it was not there: gone again, so that until the
+    // first save there is no file (an empty one is no checkpoint: a `--resume` of it failed,
+    // and "resume if the file exists" scripts broke on a run stopped before its first save).
+    if (!o.checkpoint.empty() && !checkpoint_was && batch.prints()) std::filesystem::remove(o.checkpoint, ec);
   }
   if (!o.log.empty() && batch.prints()) {
     log_file.open(o.log);

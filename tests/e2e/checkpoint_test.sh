@@ -150,6 +150,12 @@ paths="$here/tests/e2e/checkpoint/paths.yaml"
 check_same paths1 "$paths" 7 1 1
 check_same paths12 "$paths" 7 1 2
 check_same paths21 "$paths" 7 2 1
+# No save before the run ends (--every past it): no file, not an empty one (the writability check
+# made it, and a --resume of it said "not a thicket checkpoint").
+rm -f "$dir/none.snap"
+"$thicket" run "$skirmish" --ticks 6 --checkpoint "$dir/none.snap" --every 10 --quiet 2>/dev/null && [[ ! -e "$dir/none.snap" ]] \
+  && ok || bad "a run that saved no checkpoint left $(ls -la "$dir/none.snap" 2>&1)"
+
 # A brain with tick_every (no effect in a scenario) whose leaves read the clock and wait: the
 # resumed agents' clocks go on (they restarted at 0 before snapshot format 4).
 check_same sliced1 "$here/tests/e2e/checkpoint/sliced.yaml" 10 1 1
