@@ -141,8 +141,13 @@ struct XmlExporter {
   // name -> its args that are text at every call: declared type="std::string" in the model, so
   // that "007" or "true" is read back as text, not as a number or a boolean.
   std::map<std::string, std::map<std::string, bool>> text_ports;
+  // name -> arg -> a text of it that BT.CPP would read as a number or a boolean ("007", "true"),
+  // and whether some call gives it a value that is not text: both cannot come back as they were.
+  std::map<std::string, std::map<std::string, std::string>> lookalike_texts;
+  std::map<std::string, std::map<std::string, bool>> untext_ports;
   std::ostringstream out;
   std::map<std::string, std::string> subtrees;  // <BehaviorTree> ID -> its body
+  std::string main_id;  // the main tree's <BehaviorTree> ID, which no subtree may take
   std::vector<std::string> subtree_order;
 
   static std::string port_name_problem(const std::string& k) {
@@ -272,12 +277,27 @@ struct XmlExporter {
                       " would be read as that node, and BT.CPP cannot register a leaf under it): rename the leaf");
         for (const auto& [k, v] : call.args.entries)
           if (!xml_name(k) || !btcpp_port_name(k)) return fail(port_name_problem(k));
-        leaves[call.leaf] = n.kind == NodeKind::Condition;
+        // BT.CPP registers a node ID as one kind (an action or a condition), and the import
+        // reads the kind from <TreeNodesModel>: a leaf called both ways would come back one way.
+        if (auto [it, first] = leaves.emplace(call.leaf, n.kind == NodeKind::Condition);
+            !first && it->second != (n.kind == NodeKind::Condition))
+          return fail("the leaf '" + call.leaf + "' is called as an action and as a condition; BT.CPP registers a node " +
+                      "as one kind, so the export cannot keep both: use two leaves (one can call the other)");
         for (const auto& [k, v] : call.args.entries) {
           ports[call.leaf].insert(k);
           const bool text = v.type == ArgValue::Type::String;
           auto [it, first] = text_ports[call.leaf].emplace(k, text);
           if (!first) it->second = it->second && text;
+          if (text && yaml_literal(v.text).front() != '"') lookalike_texts[call.leaf].emplace(k, v.text);
+          if (!text) untext_ports[call.leaf][k] = true;
+          // A port is declared text only when every call gives it text: a "007" among numbers
+          // would be read back as the number 7.
+          if (auto t = lookalike_texts[call.leaf].find(k); t != lookalike_texts[call.leaf].end() && untext_ports[call.leaf][k])
+            return fail("the argument '" + k + "' of leaf '" + call.leaf + "' is the text \"" + t->second +
+                        "\" at one call and not text at another; BT.CPP's model gives a port one type, so the text " +
+                        "would come back as a " + (yaml_literal(t->second) == "true" || yaml_literal(t->second) == "false"
+                                                       ? "boolean" : "number") +
+                        ": give it text at every call, or no such text");
         }
         out << pad << "<" << call.leaf;
         arg_attrs(call.args);
@@ -365,7 +385,8 @@ struct XmlExporter {
         std::swap(body, out);
         if (!ok) return false;
         std::string unique = id;
-        for (int k = 2; subtrees.count(unique) && subtrees[unique] != text; ++k) unique = id + "_" + std::to_string(k);
+        for (int k = 2; (subtrees.count(unique) && subtrees[unique] != text) || unique == main_id; ++k)
+          unique = id + "_" + std::to_string(k);
         if (!subtrees.count(unique)) {
           subtrees[unique] = text;
           subtree_order.push_back(unique);
@@ -460,6 +481,7 @@ int export_command(int argc, char** argv, const char* usage) {
   const Program& p = *brain.program;
   XmlExporter x(p);
   std::string id = p.name.empty() ? "Main" : p.name;
+  x.main_id = id;
   x.out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   x.out << "<root BTCPP_format=\"4\" main_tree_to_execute=\"" << xml_escape(id) << "\">\n";
   // The brain's blackboard, which BT.CPP XML has no place for, in a comment that `thicket

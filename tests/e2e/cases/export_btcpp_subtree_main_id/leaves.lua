@@ -1,0 +1,3 @@
+local leaves = {}
+function leaves.Foo() return "success" end
+return leaves
