@@ -251,6 +251,7 @@ class BtImporter {
     }
     out_.name = main;
     out_.source = "BehaviorTree.CPP 4";
+    collect_names(root);
     Scope top;
     stack_.push_back(main);
     out_.root = tree_root(trees_[main], top);
@@ -422,6 +423,51 @@ class BtImporter {
           subtree_ports_[id].push_back({port, def ? def : "", def != nullptr});
         }
     }
+  }
+
+  // Every word that could name a key anywhere in the file (in `{key}` references and scripts;
+  // more words than that, which only makes a prefix longer): no private key may take one.
+  void collect_names(const tinyxml2::XMLElement* root) {
+    std::vector<const tinyxml2::XMLElement*> todo{root};
+    while (!todo.empty()) {
+      const tinyxml2::XMLElement* e = todo.back();
+      todo.pop_back();
+      for (auto* a = e->FirstAttribute(); a; a = a->Next()) {
+        const std::string v = a->Value();
+        for (size_t i = 0; i < v.size();) {
+          const auto word = [&](size_t at) { return std::isalnum(static_cast<unsigned char>(v[at])) || v[at] == '_'; };
+          if (!word(i)) {
+            ++i;
+            continue;
+          }
+          size_t j = i;
+          while (j < v.size() && word(j)) ++j;
+          names_.insert(v.substr(i, j - i));
+          i = j;
+        }
+      }
+      for (auto* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) todo.push_back(c);
+    }
+  }
+
+  // The prefix of one use's private keys: ID, use number, '_' (Sub1_ammo); ID, use number, 'v',
+  // a count, '_' (Sub1v1_ammo) while a name of the file starts with it (the parent's own key
+  // Sub1_ammo would be shared with the subtree's private ammo) or it and another use's prefix
+  // start one another (A11_ is both A's 11th use and A1's first). (Made longer with '_' it
+  // would still start with the prefix it met.)
+  std::string fresh_prefix(const std::string& id) {
+    const std::string base = id + std::to_string(++instances_[id]);
+    std::string p = base + "_";
+    auto clashes = [&](const std::string& q) {
+      auto it = names_.lower_bound(q);
+      if (it != names_.end() && it->compare(0, q.size(), q) == 0) return true;
+      for (const std::string& given : prefixes_)
+        if (given.rfind(q, 0) == 0 || q.rfind(given, 0) == 0) return true;
+      return false;
+    };
+    for (int k = 1; clashes(p); ++k) p = base + "v" + std::to_string(k) + "_";
+    prefixes_.push_back(p);
+    return p;
   }
 
   ImportNode tree_root(const tinyxml2::XMLElement* tree, const Scope& scope) {
@@ -690,7 +736,7 @@ class BtImporter {
     }
     Scope inner;
     inner.parent = &scope;
-    inner.prefix = id + std::to_string(++instances_[id]) + "_";
+    inner.prefix = fresh_prefix(id);
     for (auto* a = e->FirstAttribute(); a; a = a->Next()) {
       std::string name = a->Name(), v = trimmed(a->Value());
       if (name == "_autoremap") {
@@ -975,6 +1021,8 @@ class BtImporter {
   std::map<std::string, std::string> types_;
   std::set<std::string> declared_;
   std::map<std::string, int> instances_;
+  std::set<std::string> names_;            // every name-like word in the file's attributes
+  std::vector<std::string> prefixes_;      // the private-key prefixes given so far
   std::vector<std::string> stack_;
   int depth_ = 0;
   bool too_deep_ = false;
