@@ -193,11 +193,23 @@ void write_node(std::ostream& out, const ImportNode& n, int indent) {
   }
 }
 
+// Text for a comment line: its line breaks written as \n and \r (a file named "x\ntick_every: 7"
+// would otherwise end the comment and add a key to the brain).
+std::string comment_text(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else out += c;
+  }
+  return out;
+}
+
 std::string brain_yaml(const ImportedBrain& b, const std::vector<std::string>& leaves) {
   std::ostringstream out;
-  out << "# Imported by `thicket import` from " << b.file << " (" << b.source
+  out << "# Imported by `thicket import` from " << comment_text(b.file) << " (" << b.source
       << "); its nodes keep that library's semantics (docs/import.md).\n";
-  for (const auto& n : b.notes) out << "# " << n << "\n";
+  for (const auto& n : b.notes) out << "# " << comment_text(n) << "\n";
   out << "tree: " << yaml_name(b.name) << "\n";
   if (b.tick_every > 1) out << "tick_every: " << b.tick_every << "\n";
   out << "leaves: [";

@@ -112,6 +112,9 @@ refuse "another scenario" "$dir/flock1/cp.snap" "it was made from scenario"
 [[ $? == 2 ]] && grep -q "past the run's end" "$dir/err" && ok || bad "--ticks before the checkpoint's tick: $(cat "$dir/err")"
 "$thicket" run "$skirmish" --ticks 60 --seed 9 --resume "$good" --quiet 2>"$dir/err"
 [[ $? == 2 ]] && grep -q "made with seed 11, not 9" "$dir/err" && ok || bad "another seed: $(cat "$dir/err")"
+# Another dt, however near: said in full ("made with dt 0.1 s, not 0.1 s" at six digits).
+"$thicket" run "$skirmish" --ticks 60 --dt 0.10000001 --resume "$good" --quiet 2>"$dir/err"
+[[ $? == 2 ]] && grep -q "made with dt 0.1 s, not 0.10000001 s" "$dir/err" && ok || bad "another dt: $(cat "$dir/err")"
 
 # A brain changed since the checkpoint: a note, and the run goes on.
 mkdir "$dir/edited"

@@ -391,5 +391,13 @@ python3 -c "print('tree: a\nblackboard: {x: 1}\nroot: {condition: {check: \"' + 
 timeout 30 "$thicket" dump "$dir/long_check.yaml" > "$dir/long_check.txt" 2>"$dir/err"
 [[ $? == 0 ]] && grep -q "expr=(x x + x + .* x + 0 >)" "$dir/long_check.txt" && ok || bad "dump of a 200,000-term check: $(head -c 300 "$dir/err")"
 
+# A tree file whose name holds a line break: the brain's first comment writes it as \n (the
+# name "x<newline>tick_every: 7<newline>#.xml" added a tick_every key to the imported brain).
+odd="$dir/x"$'\n'"tick_every: 7"$'\n'"#.xml"
+cp "$dir/own/c.xml" "$odd"
+"$thicket" import "$odd" -o "$dir/odd.yaml" 2>"$dir/err"
+[[ $? == 0 ]] && ! grep -q "^tick_every" "$dir/odd.yaml" && grep -qF 'x\ntick_every: 7\n#.xml' "$dir/odd.yaml" \
+  && ok || bad "import of a file named with line breaks: $(head -3 "$dir/odd.yaml") $(cat "$dir/err")"
+
 echo "cli: $pass passed, $fail failed"
 [[ $fail == 0 ]]

@@ -31,6 +31,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -421,9 +422,13 @@ std::string Simulation::mismatch(const SnapshotInfo& info, const ScenarioSpec& s
   if (info.seed != options.seed)
     return "it was made with seed " + std::to_string(info.seed) + ", not " + std::to_string(options.seed);
   if (info.dt != options.dt) {
-    std::ostringstream why;
-    why << "it was made with dt " << info.dt << " s, not " << options.dt << " s";
-    return why.str();
+    // In the shortest form that reads back exactly: at six digits 0.1 and 0.10000001 both read
+    // "0.1" ("made with dt 0.1 s, not 0.1 s").
+    auto exact = [](double v) {
+      char buf[32];
+      return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+    };
+    return "it was made with dt " + exact(info.dt) + " s, not " + exact(options.dt) + " s";
   }
   uint64_t agents = 0;
   for (const AgentGroup& g : spec.groups) agents += g.count;
