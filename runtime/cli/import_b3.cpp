@@ -2,7 +2,9 @@
 // docs/import.md). Node names resolve as behavior3js 0.2.2's BehaviorTree.load does: custom
 // nodes first, then the built-ins; a name that is another tree's id in a project runs that tree.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include <set>
@@ -57,7 +59,9 @@ class B3Importer {
       for (const auto& t : doc["trees"]) {
         if (!t.is_object()) return fail("", "each of 'trees' must be a tree export");
         std::string id = t.value("id", std::string());
-        trees_[id] = &t;
+        if (auto [it, fresh] = trees_.emplace(id, &t); !fresh)  // one would be lost (the last kept)
+          return fail("", "two trees have the id '" + id + "' ('" + it->second->value("title", std::string()) + "' and '" +
+                              t.value("title", std::string()) + "'); a project's tree ids are its trees' names");
         tree_ids_.push_back(id);
       }
       std::string pick = wanted.empty() ? (doc.contains("selectedTree") && doc["selectedTree"].is_string()
@@ -124,9 +128,68 @@ class B3Importer {
     return n;
   }
 
+  // Text as JavaScript's Number() (and so its < against a number) reads it: spaces around it
+  // dropped, "" is 0, Infinity with a sign or none, 0x / 0o / 0b integers without a sign, else a
+  // decimal number; false where it gives NaN ("0x1p3", "-0x10", "inf", "5 apples").
+  static bool js_number(const std::string& text, double& out) {
+    size_t a = 0, b = text.size();
+    auto space = [&](size_t i) { return std::string(" \t\n\v\f\r").find(text[i]) != std::string::npos; };
+    while (a < b && space(a)) ++a;
+    while (b > a && space(b - 1)) --b;
+    const std::string s = text.substr(a, b - a);
+    if (s.empty()) {
+      out = 0;
+      return true;
+    }
+    if (s == "Infinity" || s == "+Infinity" || s == "-Infinity") {
+      out = s[0] == '-' ? -HUGE_VAL : HUGE_VAL;
+      return true;
+    }
+    if (s.size() > 2 && s[0] == '0' && std::string("xXoObB").find(s[1]) != std::string::npos) {
+      const int base = (s[1] == 'x' || s[1] == 'X') ? 16 : (s[1] == 'o' || s[1] == 'O') ? 8 : 2;
+      double v = 0;
+      for (size_t i = 2; i < s.size(); ++i) {
+        const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(s[i])));
+        const int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : 99;
+        if (d >= base) return false;
+        v = v * base + d;
+      }
+      out = v;
+      return true;
+    }
+    // [+-] digits [. digits] [e [+-] digits], or [+-] . digits [e ...]: nothing else.
+    size_t i = 0, digits = 0;
+    if (s[i] == '+' || s[i] == '-') ++i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++digits;
+    if (i < s.size() && s[i] == '.') {
+      ++i;
+      while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++digits;
+    }
+    if (digits == 0) return false;
+    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+      ++i;
+      if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+      size_t exp = 0;
+      while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++exp;
+      if (exp == 0) return false;
+    }
+    if (i != s.size()) return false;
+    out = std::strtod(s.c_str(), nullptr);
+    return true;
+  }
+
   static std::string value_yaml(const json& v) {
     if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-    if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
+    // behavior3 is JavaScript, whose numbers are doubles: an integer past 2^53 is the double
+    // nearest it (and one past 2^63 wrapped round to a negative int64 here).
+    if (v.is_number_unsigned()) {
+      const uint64_t u = v.get<uint64_t>();
+      return u <= (uint64_t(1) << 53) ? std::to_string(u) : yaml_number(static_cast<double>(u));
+    }
+    if (v.is_number_integer()) {
+      const int64_t i = v.get<int64_t>();
+      return i >= -(int64_t(1) << 53) && i <= (int64_t(1) << 53) ? std::to_string(i) : yaml_number(static_cast<double>(i));
+    }
     if (v.is_number()) return yaml_number(v.get<double>());
     if (v.is_string()) return yaml_quote(v.get<std::string>());
     if (v.is_null()) return "null";
@@ -255,12 +318,7 @@ class B3Importer {
         out = v.get<double>();
         if (out == out) return true;
       }
-      if (v.is_string()) {
-        const std::string text = v.get<std::string>();
-        char* end = nullptr;
-        out = std::strtod(text.c_str(), &end);
-        if (!text.empty() && end && *end == '\0' && out == out) return true;
-      }
+      if (v.is_string() && js_number(v.get<std::string>(), out)) return true;
       fail(id, std::string("'") + key + "' must be a number, got " + v.dump());
       return false;
     };
