@@ -99,6 +99,14 @@ thread_local int null_errcode = THICKET_OK;
 // under the caller's feet.
 thread_local std::string error_copy;
 
+// Text handed to C as a NUL-terminated string: a NUL inside it (a name written "L\0x" in a
+// YAML file, a Lua string) as the two characters \0, or C would see the text end there (and
+// the diagnostics after it would be lost).
+std::string c_text(std::string s) {
+  for (size_t at = s.find('\0'); at != std::string::npos; at = s.find('\0', at + 2)) s.replace(at, 1, "\\0");
+  return s;
+}
+
 // Records a failure (the message is `what: why`) and returns its code. Never throws: if even
 // the message cannot be made, the code is still recorded.
 int fail(thicket_runtime* rt, int code, std::string_view what, std::string_view why) noexcept {
@@ -106,6 +114,7 @@ int fail(thicket_runtime* rt, int code, std::string_view what, std::string_view 
     std::string message;
     message.reserve(what.size() + 2 + why.size());
     message.append(what).append(": ").append(why);
+    message = c_text(std::move(message));
     if (!rt) {
       null_error = std::move(message);
       null_errcode = code;
@@ -193,13 +202,14 @@ std::string joined(const std::vector<thicket::Diagnostic>& diagnostics) {
     if (!text.empty()) text += '\n';
     text += thicket::format_diagnostic(d);
   }
-  return text;
+  return c_text(std::move(text));
 }
 
 // Where load warnings go when the load succeeds: the log callback, or standard error.
 void log_line(thicket_runtime* rt, const std::string& line) {
-  if (rt->log_fn) rt->log_fn(line.c_str(), rt->log_user);
-  else std::fprintf(stderr, "%s\n", line.c_str());
+  const std::string text = c_text(line);
+  if (rt->log_fn) rt->log_fn(text.c_str(), rt->log_user);
+  else std::fprintf(stderr, "%s\n", text.c_str());
 }
 
 const char* type_name(const Value& v) {
@@ -477,7 +487,7 @@ static const char* brain_string(thicket_runtime* rt, const char* what, int32_t b
     std::deque<std::string>& cache = name ? rt->brain_names : rt->brain_paths;
     while (cache.size() <= static_cast<size_t>(brain)) cache.emplace_back();
     const BrainHandle b{static_cast<uint32_t>(brain)};
-    std::string now = name ? rt->rt.brain_name(b) : rt->rt.brain_path(b);
+    std::string now = c_text(name ? rt->rt.brain_name(b) : rt->rt.brain_path(b));
     std::string& kept = cache[static_cast<size_t>(brain)];
     if (kept != now) kept = std::move(now);  // the same text keeps the same pointer
     return kept.c_str();
@@ -847,7 +857,7 @@ int thicket_set_log(thicket_runtime* rt, thicket_log_fn fn, void* user) {
     rt->log_fn = fn;
     rt->log_user = user;
     if (!fn) rt->rt.on_log({});
-    else rt->rt.on_log([rt](const std::string& line) { rt->log_fn(line.c_str(), rt->log_user); });
+    else rt->rt.on_log([rt](const std::string& line) { rt->log_fn(c_text(line).c_str(), rt->log_user); });
     return THICKET_OK;
   });
 }

@@ -1166,6 +1166,25 @@ static void test_tick_order(void) {
   thicket_runtime_free(rt);
 }
 
+/* A NUL inside a text (a YAML "\0" escape) reaches C as the two characters \0: it cut
+** thicket_last_error short (the diagnostics after it were lost) and brain names with it. */
+static void test_nul_in_text(void) {
+  thicket_runtime *rt = thicket_runtime_new();
+  int32_t b;
+  CHECK(rt != NULL);
+  b = thicket_load_string(rt, "tree: t\nroot:\n  sequence:\n    - action: \"L\\0x\"\n    - action: Nope\n", "nul.yaml");
+  CHECK(b == -1);
+  CHECK(strstr(thicket_last_error(rt), "nul.yaml:4:") != NULL);
+  CHECK(strstr(thicket_last_error(rt), "L\\0x") != NULL);
+  CHECK(strstr(thicket_last_error(rt), "nul.yaml:5:") != NULL); /* the error after it */
+  b = thicket_load_string(rt, "tree: \"guard\\0x\"\nroot:\n  wait: 1\n", "name.yaml");
+  OK(rt, b);
+  CHECK(strcmp(thicket_brain_name(rt, b), "guard\\0x") == 0);
+  CHECK(thicket_load_string(rt, "tree: u\nroot: {action: \"M\\0y\"}\n", "u.yaml") == -1);
+  CHECK(strstr(thicket_last_error(rt), "M\\0y") != NULL);
+  thicket_runtime_free(rt);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s FIXTURES_DIR\n", argv[0]);
@@ -1187,6 +1206,7 @@ int main(int argc, char **argv) {
   test_agent_ids();
   test_null_error_pointer();
   test_tick_order();
+  test_nul_in_text();
   printf("c_api: %d checks passed\n", checks);
   return 0;
 }
