@@ -290,6 +290,7 @@ std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& te
     if (def.declares_args) src->leaf_args[def.name] = def.args;
   }
   std::map<std::string, std::string> defined_in;
+  std::vector<size_t> replacing;  // the warnings that a leaf replaces another: only if it loads
   for (const auto& def : staged) {
     auto [it, fresh] = defined_in.emplace(def.name, def.file);
     if (!fresh && it->second != def.file)
@@ -301,6 +302,9 @@ std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& te
     else src->leaf_args.erase(def.name);
     // Leaf names are one name space (SPEC 8): say so when another file's leaf is replaced.
     auto known = leaf_ids.find(def.name);
+    if (known != leaf_ids.end() && (!leaves[known->second].file.empty() ? leaves[known->second].file != def.file
+                                                                        : leaves[known->second].shape == LeafShape::Native))
+      replacing.push_back(diags.size());
     if (known != leaf_ids.end() && !leaves[known->second].file.empty() && leaves[known->second].file != def.file)
       diags.push_back({Severity::Warning, def.file, 0, 0,
                        "leaf '" + def.name + "' replaces the one from " + leaves[known->second].file +
@@ -323,6 +327,8 @@ std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& te
   bool failed = !leaves_ok || !program;
   for (size_t i = first_diag; i < diags.size(); ++i) failed = failed || diags[i].severity == Severity::Error;
   if (failed) {
+    // Nothing was replaced: a failed load leaves the runtime's leaves as they were.
+    for (auto at = replacing.rbegin(); at != replacing.rend(); ++at) diags.erase(diags.begin() + static_cast<std::ptrdiff_t>(*at));
     for (auto& def : staged) script->release_leaf(def);
     staged.clear();
     return nullptr;

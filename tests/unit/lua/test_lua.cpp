@@ -138,6 +138,20 @@ TEST_CASE("lua: plain action functions: status constants, their strings, true / 
   CHECK(t.rt.script_errors() == 0);
 }
 
+TEST_CASE("lua: a load that fails replaces no leaf, and does not say it does") {
+  LuaRt t;
+  t.rt.register_leaf("Native", thicket::NativeLeaf{[](thicket::LeafContext&) { return Status::Failure; }, {}, {}});
+  t.write("c.lua", "return { Native = function() return true end }");
+  std::vector<thicket::Diagnostic> d;
+  CHECK(!t.try_load("tree: c\nleaves: [c.lua]\nroot:\n  sequence: [{action: Native}, {action: Typo}]\n", d, "c.yaml"));
+  std::string all;
+  for (const auto& x : d) all += x.message + "\n";
+  CHECK(all.find("unknown leaf 'Typo'") != std::string::npos);
+  CHECK(all.find("replaces") == std::string::npos);  // it said the game's leaf was replaced
+  auto b = t.load("tree: n\nroot: {action: Native}\n");
+  CHECK(t.rt.tick(t.rt.spawn(b), 0.1) == Status::Failure);  // still the game's
+}
+
 TEST_CASE("lua: a leaf name shared by a native leaf and a Lua leaf, or two Lua files, is replaced with a warning") {
   LuaRt t;
   t.rt.register_leaf("Native", thicket::NativeLeaf{[](thicket::LeafContext&) { return Status::Failure; }, {}, {}});
