@@ -452,6 +452,7 @@ static int32_t load(thicket_runtime* rt, const char* what, const char* yaml, con
     std::vector<thicket::Diagnostic> diagnostics;
     std::optional<BrainHandle> brain;
     if (yaml) brain = rt->rt.load_string(yaml, path ? path : "<string>", diagnostics);
+    else if (path && !*path) return fail(rt, THICKET_ERR_ARG, what, "the path is empty"), -1;
     else if (path) brain = rt->rt.load_file(path, diagnostics);
     else return fail(rt, THICKET_ERR_ARG, what, "the path is NULL"), -1;
     if (!brain) {

@@ -1177,6 +1177,9 @@ static void test_nul_in_text(void) {
   CHECK(strstr(thicket_last_error(rt), "nul.yaml:4:") != NULL);
   CHECK(strstr(thicket_last_error(rt), "L\\0x") != NULL);
   CHECK(strstr(thicket_last_error(rt), "nul.yaml:5:") != NULL); /* the error after it */
+  CHECK(thicket_load_file(rt, "") == -1); /* an empty path is a bad argument, as a NULL one */
+  CHECK(thicket_errcode(rt) == THICKET_ERR_ARG);
+  CHECK(strcmp(thicket_last_error(rt), "thicket_load_file: the path is empty") == 0);
   b = thicket_load_string(rt, "tree: \"guard\\0x\"\nroot:\n  wait: 1\n", "name.yaml");
   OK(rt, b);
   CHECK(strcmp(thicket_brain_name(rt, b), "guard\\0x") == 0);

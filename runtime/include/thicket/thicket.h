@@ -109,7 +109,8 @@ int thicket_errcode(thicket_runtime *rt);
 /* ---- Brains ---- */
 /* Loads a brain file with its imports and leaf files. Returns its brain id (>= 0), or -1 with
 ** every diagnostic ("FILE:LINE:COL: error: MESSAGE", one a line) in thicket_last_error; the
-** runtime is then as it was. Register C leaves before loading brains that use them. */
+** runtime is then as it was. Register C leaves before loading brains that use them. An empty
+** or NULL path is THICKET_ERR_ARG. */
 int32_t thicket_load_file(thicket_runtime *rt, const char *path);
 /* The same from YAML text; `name` stands for the file in messages, and relative leaf files
 ** resolve against its folder. */
@@ -146,7 +147,8 @@ int64_t thicket_spawn(thicket_runtime *rt, int32_t brain);
 int64_t thicket_spawn_with_id(thicket_runtime *rt, int32_t brain, uint32_t id);
 /* Despawns: its running nodes are aborted (stop hooks get THICKET_ABORTED). Its handle is stale
 ** from then on, so a second despawn returns THICKET_ERR_STALE. From a leaf during a tick: at the
-** end of the tick. Its stop hooks are leaves to the calls they make: a spawn there is deferred
+** end of the tick (until then its handle is valid, and another despawn of it returns THICKET_OK:
+** it is despawned once). Its stop hooks are leaves to the calls they make: a spawn there is deferred
 ** to the end of this despawn (THICKET_ERR_DEFERRED), a tick, load, restore, reload or
 ** registration refused (THICKET_ERR_IN_TICK); so are the stop hooks a reload or restore runs. */
 int thicket_despawn(thicket_runtime *rt, int64_t agent);
@@ -163,7 +165,7 @@ int64_t thicket_agent_id(thicket_runtime *rt, int64_t agent);
 int64_t thicket_find_agent(thicket_runtime *rt, uint32_t id);
 
 /* ---- Ticking ---- */
-/* Ticks every live agent by dt (> 0) seconds, in slot order (thicket_agents' order): an agent
+/* Ticks every live agent by dt seconds (more than 0, at most 1,000,000; else THICKET_ERR_ARG), in slot order (thicket_agents' order): an agent
 ** takes the slot of the agent despawned most recently whose slot is still free, else a new slot
 ** after all the others; a restore keeps the saved order. Without despawns that is spawn order.
 ** 0 or negative. */
@@ -178,7 +180,9 @@ typedef void (*thicket_executor_fn)(size_t n, void (*job)(void *job_ctx, size_t 
 /* thicket_tick_all on the game's threads: the agents are split into n independent jobs that
 ** `executor` runs. The result is that of thicket_tick_all, byte for byte (blackboards, traces,
 ** log lines, random streams), whatever order the jobs run in; traces and log lines are
-** delivered after the jobs, in agent order, on this thread. A job the executor never runs is
+** delivered after the jobs, in agent order, on this thread (so a trace callback that reads
+** another agent sees it after the whole call, where thicket_tick_all's sees it as the walk left
+** it: read the agent the record is about). A job the executor never runs is
 ** run here after it returns. C leaves run concurrently (see Threads above); Lua leaves on as
 ** many threads as thicket_options.script_states allows. executor NULL: thicket_tick_all. */
 int thicket_tick_all_parallel(thicket_runtime *rt, double dt, thicket_executor_fn executor, void *user);
