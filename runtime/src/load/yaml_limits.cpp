@@ -246,6 +246,39 @@ class DuplicateKeys : public YAML::EventHandler {
 
 namespace {
 
+// Where each quoted scalar of the block structure starts ('...' or "..."; not inside [ ] or
+// { }, where a text may go on at any indentation), to find one whose closing quote is missing.
+class QuotedScalars : public YAML::EventHandler {
+ public:
+  std::vector<YAML::Mark> marks;
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark& m, const std::string& tag, YAML::anchor_t, const std::string&) override {
+    if (tag == "!" && flow_ == 0) marks.push_back(m);  // "!": quoted (a plain scalar's tag is "?")
+  }
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value s) override {
+    open(s);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value s) override { open(s); }
+  void OnMapEnd() override { close(); }
+
+ private:
+  void open(YAML::EmitterStyle::value s) {
+    styles_.push_back(s == YAML::EmitterStyle::Flow);
+    flow_ += styles_.back();
+  }
+  void close() {
+    if (styles_.empty()) return;
+    flow_ -= styles_.back();
+    styles_.pop_back();
+  }
+  std::vector<bool> styles_;
+  int flow_ = 0;
+};
+
 // Where a second document starts (its first event), to say that it is not read.
 class FirstEvent : public YAML::EventHandler {
  public:
@@ -269,6 +302,48 @@ class FirstEvent : public YAML::EventHandler {
 };
 
 }  // namespace
+
+void find_runaway_quotes(const std::string& text, const std::string& path, std::vector<Diagnostic>& diags) {
+  std::istringstream in(text);
+  QuotedScalars quoted;
+  try {
+    YAML::Parser parser(in);
+    parser.HandleNextDocument(quoted);
+  } catch (const std::exception&) {
+    // A syntax error further on (the quote the text ran on to, say): the quotes before it are
+    // checked still, and YAML::Load reports the error.
+  }
+  for (const YAML::Mark& m : quoted.marks) {
+    const size_t open = static_cast<size_t>(m.pos);
+    if (open >= text.size() || (text[open] != '\'' && text[open] != '"')) continue;
+    const char q = text[open];
+    size_t close = open + 1;  // its closing quote ('' and \" are no end)
+    while (close < text.size()) {
+      if (q == '\'' && text[close] == '\'' && close + 1 < text.size() && text[close + 1] == '\'') close += 2;
+      else if (q == '"' && text[close] == '\\') close += 2;
+      else if (text[close] == q) break;
+      else ++close;
+    }
+    const size_t line_start = text.rfind('\n', open) == std::string::npos ? 0 : text.rfind('\n', open) + 1;
+    const size_t indent = text.find_first_not_of(' ', line_start) - line_start;
+    // The lines it runs on to: one indented no deeper than the line it opens on is where YAML
+    // says a new key or item begins (yaml-cpp reads on, and takes it into the text).
+    int line = m.line + 1;
+    for (size_t at = text.find('\n', open); at != std::string::npos && at < close; at = text.find('\n', at + 1)) {
+      ++line;
+      const size_t start = at + 1, first = text.find_first_not_of(" \r", start);
+      if (first == std::string::npos || first >= close || text[first] == '\n') continue;  // blank, or its end
+      if (first - start > indent) continue;
+      const size_t end = std::min({text.find('\n', start), close, start + 40});
+      diags.push_back({Severity::Error, path, m.line + 1, m.column + 1,
+                       std::string("this quoted text has no closing ") + q + " on its line: it runs on to line " +
+                           std::to_string(line) + " ('" + text.substr(first, end - first) +
+                           "'), which is indented no deeper than this line, so it would be taken into the text; "
+                           "close the quote where the text ends"});
+      break;
+    }
+  }
+}
 
 void find_duplicate_keys(const std::string& text, const std::string& path, std::vector<Diagnostic>& diags) {
   std::istringstream in(text);
@@ -482,6 +557,7 @@ std::optional<YAML::Node> load_yaml_checked(const std::string& text, const std::
   try {
     YAML::Node doc = YAML::Load(text);
     find_duplicate_keys(text, path, diags);
+    find_runaway_quotes(text, path, diags);
     expand_merge_keys(doc, path, diags);
     return doc;
   } catch (const YAML::DeepRecursion& e) {
@@ -489,6 +565,7 @@ std::optional<YAML::Node> load_yaml_checked(const std::string& text, const std::
                      "nesting too deep for the YAML parser (more than " + std::to_string(kMaxYamlDepth) +
                          " levels) near here"});
   } catch (const YAML::ParserException& e) {
+    find_runaway_quotes(text, path, diags);  // the cause of many a syntax error further on
     if (const int tab = e.mark.line >= 0 ? tab_in_indentation(text, e.mark.line) : 0)
       diags.push_back({Severity::Error, path, e.mark.line + 1, tab,
                        "a tab in this line's indentation; YAML indents with spaces only (the parser: " + e.msg + ")"});

@@ -85,6 +85,12 @@ std::optional<YamlSizeHit> find_alias_bomb(const std::string& text, uint64_t lim
 // events: linear in the file; aliases are not expanded.)
 void find_duplicate_keys(const std::string& text, const std::string& path, std::vector<Diagnostic>& diags);
 
+// Quoted scalars that run on past their line to a line indented no deeper than their own (a
+// missing closing quote: `mood: 'calm` takes the keys below it into its text, up to the next
+// quote; YAML calls such a line the start of a new key, yaml-cpp reads on): an error each, at
+// the opening quote, naming the line it ran on to.
+void find_runaway_quotes(const std::string& text, const std::string& path, std::vector<Diagnostic>& diags);
+
 // YAML::Load with both limits, duplicate keys and syntax errors reported as diagnostics at FILE:LINE:COL,
 // and merge keys (`<<: *defaults`) expanded (yaml_merge.hpp);
 // nullopt when the file was refused.

@@ -77,6 +77,24 @@ TEST_CASE("an alias inside the node its anchor names is refused there, not walke
   CHECK(load("tree: t\ntrees: {w: &w {action: Work}}\nroot: {sequence: [*w, *w]}\n").ok);  // after it: fine
 }
 
+TEST_CASE("a quote never closed is said where it opens, not taken as a text holding the keys below") {
+  // yaml-cpp reads `mood: 'calm` on to the next quote, or to the end of the file: the keys below
+  // it became its text and the load went on (health was no key), or failed far from the cause.
+  Loaded l = load("tree: t\nroot:\n  action: Work\nblackboard:\n  mood: 'calm\n  health: 100\n  ammo: 6\n");
+  CHECK(!l.ok);
+  CHECK(l.errors.find("hostile.yaml:5:9: error: this quoted text has no closing ' on its line: it runs on to line 6 "
+                      "('health: 100')") != std::string::npos);
+  l = load("tree: t\nblackboard:\n  mood: \"calm\nroot:\n  action: Work\n");
+  CHECK(!l.ok);
+  CHECK(l.errors.find("hostile.yaml:3:9: error: this quoted text has no closing \" on its line: it runs on to line 4 "
+                      "('root:')") != std::string::npos);
+  // A text that goes on over lines indented deeper, or inside { } or [ ], is a text.
+  CHECK_MESSAGE(load("tree: t\nroot:\n  action: {leaf: Work, args: {a: 'x\n y', b: \"one\n  two\"}}\n").ok,
+                "flow context");
+  l = load("tree: t\nroot:\n  action:\n    leaf: Work\n    args:\n      text: 'a long\n        text'\n      n: 1\n");
+  CHECK_MESSAGE(l.ok, l.errors);
+}
+
 TEST_CASE("a file nested 20,000 levels deep says it is too deep, and where") {
   const int depth = 20000;
   Loaded flow = load("tree: deep\nroot: " + std::string(depth, '[') + std::string(depth, ']') + "\n");
