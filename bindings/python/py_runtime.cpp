@@ -394,7 +394,23 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     for (AgentHandle h : rt().agents()) out.push_back(agent(h));
     return out;
   }
-  std::optional<Agent> find(uint32_t id) const {
+  // A Python int (numpy's too; not a bool) from least to most, or a TypeError / ValueError that
+  // names it: pybind11's own "incompatible function arguments" listed signatures instead.
+  static uint64_t whole(const py::handle& o, const char* what, uint64_t least, uint64_t most) {
+    if (py::isinstance<py::bool_>(o) || !PyIndex_Check(o.ptr()))
+      throw py::type_error(std::string(what) + " must be an int, not " +
+                           std::string(py::str(py::type::of(o).attr("__name__"))));
+    auto v = py::reinterpret_steal<py::object>(PyNumber_Index(o.ptr()));
+    if (!v) throw py::error_already_set();
+    int overflow = 0;
+    const long long n = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+    if (overflow || n < 0 || static_cast<uint64_t>(n) < least || static_cast<uint64_t>(n) > most)
+      throw py::value_error(std::string(what) + " must be from " + std::to_string(least) + " to " + std::to_string(most) +
+                            ", got " + std::string(py::str(v)));
+    return static_cast<uint64_t>(n);
+  }
+  std::optional<Agent> find(const py::object& id_arg) const {
+    const auto id = static_cast<uint32_t>(whole(id_arg, "find: an agent id", 1, 4294967294ull));
     auto h = rt().find_agent(id);
     if (!h) return std::nullopt;
     return agent(*h);
@@ -429,7 +445,8 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     raise_python_error();
     return py_status(s);
   }
-  void tick_all(double dt, uint32_t times) {
+  void tick_all(double dt, const py::object& times_arg) {
+    const auto times = static_cast<uint32_t>(whole(times_arg, "tick_all: times", 0, 4294967295ull));
     check_dt(dt);
     refuse_in_tick("tick_all");  // another thread's call: "busy"; from a leaf: its agent would tick in its own tick
     CtrlC ctrl_c;  // stops after the tick in progress (its Lua calls stopped at once)
@@ -721,7 +738,9 @@ void register_runtime(py::module_& m) {
   g_load_error = py::exception<std::runtime_error>(m, "LoadError", PyExc_ValueError);
   g_load_error.attr("__doc__") =
       "A brain, scenario or snapshot did not load. `diagnostics` holds every problem found (file, line, column, message).";
-  g_load_error.attr("diagnostics") = py::list();
+  // The class's own, for a LoadError made by hand: empty and immutable (a list there was one
+  // list shared by every such LoadError, so an append to one showed in all the others).
+  g_load_error.attr("diagnostics") = py::tuple();
 
   py::class_<Brain>(m, "Brain", "A loaded brain (a handle; cheap to copy).")
       .def_property_readonly("name", [](const Brain& b) { return thicket::valid_utf8(b.name); })

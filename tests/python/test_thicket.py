@@ -952,3 +952,29 @@ def test_read_record_reads_and_refuses_what_thicket_view_does(tmp_path):
         (tmp_path / "cut.jsonl.gz").write_bytes(whole[:-cut])
         with pytest.raises(RuntimeError, match="the gzip data ends early: the file was cut short"):
             thicket.read_record(tmp_path / "cut.jsonl.gz")
+
+
+def test_a_load_error_made_by_hand_shares_no_diagnostics():
+    # The class's default was one list shared by every LoadError made without diagnostics.
+    first = thicket.LoadError("a")
+    assert list(first.diagnostics) == []
+    with pytest.raises(AttributeError):
+        first.diagnostics.append("x")
+    assert list(thicket.LoadError("b").diagnostics) == []
+
+
+def test_counts_and_ids_out_of_range_are_named():
+    # pybind11's "incompatible function arguments" listed the signatures instead.
+    rt = thicket.Runtime()
+    with pytest.raises(ValueError, match="tick_all: times must be from 0 to 4294967295, got -1"):
+        rt.tick_all(0.1, times=-1)
+    with pytest.raises(ValueError, match="got 1000000000000"):
+        rt.tick_all(0.1, times=10**12)
+    with pytest.raises(TypeError, match="tick_all: times must be an int, not str"):
+        rt.tick_all(0.1, times="3")
+    with pytest.raises(ValueError, match="find: an agent id must be from 1 to 4294967294, got -1"):
+        rt.find(-1)
+    with pytest.raises(TypeError, match="not bool"):
+        rt.find(True)
+    assert rt.find(np.uint32(7)) is None
+    rt.tick_all(0.1, times=np.int64(2))
