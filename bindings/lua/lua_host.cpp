@@ -620,7 +620,14 @@ void LuaHost::call_on_reload(const LeafDef& hook, const std::string& file) {
   }
   if (rc != LUA_OK) {
     ++errors;
-    rt_.log(std::string("error: in on_reload of ") + file + ": " + (lua_tostring(L_, -1) ? lua_tostring(L_, -1) : "?"));
+    // As a leaf's error reads: FILE:LINE: message first, then where, then the Lua frames.
+    const std::string message = lua_tostring(L_, -1) ? lua_tostring(L_, -1) : "?";
+    std::string first = message, frames;
+    if (const size_t cut = message.find("\nstack traceback:"); cut != std::string::npos) {
+      first = message.substr(0, cut);
+      frames = lua_frames(message.substr(cut + 1));
+    }
+    rt_.log("error: " + first + "\n  in on_reload of " + file + (frames.empty() ? "" : "\n  stack traceback:" + frames));
     lua_pop(L_, 1);
   }
   lua_pop(L_, 1);

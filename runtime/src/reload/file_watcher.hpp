@@ -64,9 +64,12 @@ class FileWatcher {
     std::vector<std::string> out;
     for (auto& [path, old] : files_) {
       Stamp now = stamp(path, false);
+      if (now.exists) missing_.erase(path);
       if (now.exists && now.mtime_ns == old.mtime_ns && now.size == old.size) continue;
       if (!now.exists) {  // mid-save (rename) or deleted: look again next time
         pending_ = true;
+        // Still missing at the next look: not a save that deletes and writes again.
+        if (++missing_[path] == 2) gone_.push_back(path);
         continue;
       }
       now.hash = hash_file(path);
@@ -76,6 +79,14 @@ class FileWatcher {
       else if (touched) touched->push_back(path);
       if (inotify_ >= 0) watch_target(path);  // a link may point elsewhere now
     }
+    return out;
+  }
+
+  // The files found missing at two looks in a row since the last call (deleted or moved away,
+  // not mid-save): each said once until it is back.
+  std::vector<std::string> take_gone() {
+    std::vector<std::string> out;
+    out.swap(gone_);
     return out;
   }
 
@@ -117,6 +128,8 @@ class FileWatcher {
       }
     }
   }
+  std::map<std::string, int> missing_;  // path -> looks in a row it was missing at
+  std::vector<std::string> gone_;
   struct Stamp {
     bool exists = false;
     int64_t mtime_ns = 0;

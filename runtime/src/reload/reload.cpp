@@ -46,6 +46,10 @@ size_t RuntimeImpl::reload_changed() {
   if (!watcher) return 0;
   std::vector<std::string> touched;
   std::vector<std::string> changed = watcher->changed(&touched);
+  // A watched file deleted or moved away: nothing reloads (the running version stays), said once.
+  for (const auto& f : watcher->take_gone())
+    log(reload_clock() + ": " + f + " is gone (deleted or moved away): the running version stays, and it reloads "
+                                    "when the file is back");
   return reload_paths(changed, std::move(touched));
 }
 

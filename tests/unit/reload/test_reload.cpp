@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 #include <sys/stat.h>  // mkfifo
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -257,6 +258,31 @@ states:
   }
 }
 
+TEST_CASE("reload: a watched file deleted is said gone once; back again, it reloads") {
+  Scratch s;
+  s.write("leaves.lua", kLeaves);
+  std::string brain = s.write("brain.yaml", kTree);
+  Run r;
+  std::vector<thicket::Diagnostic> d;
+  REQUIRE(r.rt.load_file(brain, d));
+  fs::rename(s.path("leaves.lua"), s.path("leaves.lua.away"));
+  r.log.clear();
+  CHECK(r.rt.reload_changed() == 0);  // (a save that deletes and writes again looks like this once)
+  CHECK(r.log.empty());
+  CHECK(r.rt.reload_changed() == 0);
+  CHECK(r.rt.reload_changed() == 0);
+  INFO(r.log);
+  const std::string said = s.path("leaves.lua") + " is gone (deleted or moved away): the running version stays";
+  CHECK(r.log.find(said) != std::string::npos);
+  CHECK(r.log.find(said) == r.log.rfind(said));  // once
+  std::string v2 = kLeaves;
+  v2.replace(v2.find("return L"), 8, "function L.on_reload() thicket.log('back!') end\nreturn L");
+  fs::rename(s.path("leaves.lua.away"), s.path("leaves.lua"));
+  s.write("leaves.lua", v2);
+  CHECK(r.rt.reload_changed() == 1);
+  CHECK(r.log.find("back!") != std::string::npos);
+}
+
 TEST_CASE("reload: on_reload is called after a Lua file reloads") {
   Scratch s;
   s.write("leaves.lua", kLeaves);
@@ -270,6 +296,17 @@ TEST_CASE("reload: on_reload is called after a Lua file reloads") {
   s.write("leaves.lua", v2);
   CHECK(r.rt.reload_changed() == 1);
   CHECK(r.log.find("reloaded!") != std::string::npos);
+  // An error in it reads as a leaf's: FILE:LINE: message, then where, then the frames.
+  std::string v3 = kLeaves;
+  v3.replace(v3.find("return L"), 8, "function L.on_reload()\n  error('no map')\nend\nreturn L");
+  s.write("leaves.lua", v3);
+  r.log.clear();
+  CHECK(r.rt.reload_changed() == 1);
+  const auto line = std::count(v3.begin(), v3.begin() + static_cast<std::ptrdiff_t>(v3.find("  error('no map')")), '\n') + 1;
+  INFO(r.log);
+  CHECK(r.log.find("\nerror: ") != std::string::npos);  // after the line saying it reloaded
+  CHECK(r.log.find("leaves.lua:" + std::to_string(line) + ": no map\n  in on_reload of ") != std::string::npos);
+  CHECK(r.log.find("\n  stack traceback:") != std::string::npos);
 }
 
 TEST_CASE_FIXTURE(ReloadFixture, "reload: a recompiled tree keeps running nodes and blackboard values; removed running nodes are aborted") {
