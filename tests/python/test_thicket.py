@@ -978,3 +978,13 @@ def test_counts_and_ids_out_of_range_are_named():
         rt.find(True)
     assert rt.find(np.uint32(7)) is None
     rt.tick_all(0.1, times=np.int64(2))
+
+
+def test_handles_cannot_be_made_empty_with_new():
+    # LeafAgent.__new__(LeafAgent).id crashed the interpreter (no C++ object behind it).
+    for cls in (thicket.Agent, thicket.Brain, thicket.Blackboard, thicket.LeafAgent):
+        with pytest.raises(TypeError, match="objects are made by a Runtime"):
+            cls.__new__(cls)
+    rt = thicket.Runtime()
+    agent = rt.spawn(rt.load_string("tree: t\nroot: {condition: {check: 'true'}}\n"))
+    assert rt.find(agent.id) == agent and rt.blackboard(agent).to_dict() == {}
