@@ -458,15 +458,19 @@ class BtImporter {
   std::string fresh_prefix(const std::string& id) {
     const std::string base = id + std::to_string(++instances_[id]);
     std::string p = base + "_";
+    // (Sorted sets: a tree used 100,000 times must not compare every prefix with every other.)
+    auto starts = [](const std::set<std::string>& set, const std::string& q) {  // an element starts with q
+      auto it = set.lower_bound(q);
+      return it != set.end() && it->compare(0, q.size(), q) == 0;
+    };
     auto clashes = [&](const std::string& q) {
-      auto it = names_.lower_bound(q);
-      if (it != names_.end() && it->compare(0, q.size(), q) == 0) return true;
-      for (const std::string& given : prefixes_)
-        if (given.rfind(q, 0) == 0 || q.rfind(given, 0) == 0) return true;
+      if (starts(names_, q) || starts(prefixes_, q)) return true;
+      for (size_t cut = 0; (cut = q.find('_', cut)) != std::string::npos; ++cut)  // a given prefix starts q
+        if (prefixes_.count(q.substr(0, cut + 1))) return true;
       return false;
     };
     for (int k = 1; clashes(p); ++k) p = base + "v" + std::to_string(k) + "_";
-    prefixes_.push_back(p);
+    prefixes_.insert(p);
     return p;
   }
 
@@ -1022,7 +1026,7 @@ class BtImporter {
   std::set<std::string> declared_;
   std::map<std::string, int> instances_;
   std::set<std::string> names_;            // every name-like word in the file's attributes
-  std::vector<std::string> prefixes_;      // the private-key prefixes given so far
+  std::set<std::string> prefixes_;         // the private-key prefixes given so far
   std::vector<std::string> stack_;
   int depth_ = 0;
   bool too_deep_ = false;
