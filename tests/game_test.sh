@@ -107,6 +107,18 @@ if grep -q "^frame 101 reload guard.lua ok" "$tmp/far.log" &&
 else
   bad "reload: sight after the edit: $(frame_lines "$tmp/far.log" '100|101|102' | head -3)"
 fi
+# A leaf that fails every tick from frame 101 (guard 4's Watch): the runtime prints its error a
+# few times and then only counts it; the overlay stays while the count grows (it went five
+# seconds after the 6th printed error, the leaf still failing).
+sed 's/^function leaves.Watch(agent)$/&\n  if agent.id == 4 then error("oops") end/' "$game/mods/guard.lua" >"$tmp/raise.lua"
+grep -q 'error("oops")' "$tmp/raise.lua" || bad "the edit of guard.lua did not apply (leaves.Watch not found)"
+fresh_mods raise
+run warehouse --frames 400 --mods "$tmp/raise" --log "$tmp/raise.log" --edit "100:guard.lua:$tmp/raise.lua" >/dev/null
+if grep -q "^frame 101 script error: .*oops" "$tmp/raise.log" && grep -q "^frame 400 script error: .*oops" "$tmp/raise.log"; then
+  ok "a leaf failing every tick keeps its error on screen (frames 101 to 400)"
+else
+  bad "a leaf failing every tick: script error frames $(grep 'script error' "$tmp/raise.log" | awk '{print $2}' | paste -sd' ')"
+fi
 base_end=$(tail -1 "$tmp/base.log") far_end=$(tail -1 "$tmp/far.log")
 [[ $base_end != "$far_end" ]] && ok "reload: the guards play differently ($base_end -> $far_end)" ||
   bad "reload: the same outcome with sight 12 ($far_end)"

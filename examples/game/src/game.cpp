@@ -351,7 +351,12 @@ void Game::step(const Input& input) {
   auto t0 = std::chrono::steady_clock::now();  // the benchmark's figure only; nothing depends on it
   sense();
   auto t1 = std::chrono::steady_clock::now();
+  const uint64_t errors_before = rt_->script_errors();
   rt_->tick_all(kDt, executor_);
+  // A leaf that fails every tick is printed a few times, then only counted (the runtime keeps a
+  // log readable): its error stays on screen while the count grows, not five seconds after its
+  // last printed line.
+  if (rt_->script_errors() > errors_before && !last_script_error_.empty()) last_script_error_frame_ = frame_;
   keep_own_agents();
   auto t2 = std::chrono::steady_clock::now();
   sense_seconds_ = std::chrono::duration<double>(t1 - t0).count();
