@@ -294,6 +294,26 @@ sed -i 's/^  x: 0.0/  x: "here"/' "$tmp/typed/guard.yaml"
 run warehouse --frames 5 --mods "$tmp/typed" >/dev/null
 [[ $? == 1 ]] && grep -q "guard.yaml's blackboard key 'x' is string; the game needs a number there" "$tmp/err" &&
   ok "a key of the wrong type is refused" || bad "a key of the wrong type: $(cat "$tmp/err")"
+fresh_mods route
+sed -i 's/^  route: .*/  route: 0/' "$tmp/route/guard.yaml"
+run warehouse --frames 5 --mods "$tmp/route" >/dev/null
+[[ $? == 1 ]] && grep -q "guard.yaml's blackboard key 'route' is number; the game gives each guard its round there as text" "$tmp/err" &&
+  ok "a route of the wrong type is refused (every guard stood still)" || bad "a route of the wrong type: $(cat "$tmp/err")"
+# A level that is a pipe or a device: refused (a pipe nothing writes to froze the game, and
+# /dev/zero's endless line took all the memory).
+mkfifo "$tmp/fifo.level"
+timeout 20 ./thicket-game "$tmp/fifo.level" --frames 2 >/dev/null 2>"$tmp/err"
+[[ $? == 1 ]] && grep -q "not a plain file" "$tmp/err" && ok "a level that is a pipe is refused" ||
+  bad "a level that is a pipe: $(cat "$tmp/err")"
+# --bench stops on Ctrl-C as the game does (SDL makes SIGINT a quit event, which it never polled).
+timeout --preserve-status -s INT -k 20 3 ./thicket-game --bench --frames 100000 --threads 1 >"$tmp/bench" 2>"$tmp/err"
+rc=$?
+[[ $rc == 130 ]] && grep -q "stopped" "$tmp/bench" && ok "--bench stops on Ctrl-C" ||
+  bad "--bench and Ctrl-C: exit $rc ($(tail -1 "$tmp/bench"))"
+ln -s /dev/zero "$tmp/zero.level"
+timeout 20 ./thicket-game "$tmp/zero.level" --frames 2 >/dev/null 2>"$tmp/err"
+[[ $? == 1 ]] && grep -q "not a plain file" "$tmp/err" && ok "a level that is a device is refused" ||
+  bad "a level that is a device: $(cat "$tmp/err")"
 fresh_mods nomods
 rm "$tmp/nomods/guard.lua"
 run warehouse --frames 10 --mods "$tmp/nomods" >/dev/null

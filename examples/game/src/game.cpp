@@ -122,6 +122,12 @@ void Game::resolve_slots() {
   find("hearing", slots_.hearing);
   find("look", slots_.look);
   find("sees_player", slots_.sees_player, true);
+  // The round each guard is given at spawn is text ("x,y x,y ..."): a key of another type took
+  // no value (spawn keeps a value only where its type is the declared one), and every guard
+  // stood still without a word.
+  if (const auto type = rt_->blackboard_type(brain_, "route"); type && *type != thicket::ValueType::String)
+    slot_problem_ += (slot_problem_.empty() ? "" : "; ") + std::string("guard.yaml's blackboard key 'route' is ") +
+                     std::string(thicket::value_type_name(*type)) + "; the game gives each guard its round there as text";
 }
 
 void Game::clear_level() {

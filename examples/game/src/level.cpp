@@ -90,6 +90,12 @@ bool load_level(const std::string& path, Level& level, std::vector<Diagnostic>& 
     error(0, 0, "a folder, not a level file");
     return false;
   }
+  // A pipe nothing writes to would block the game here for ever, and a device such as /dev/zero
+  // never ends (one endless line took all the memory): a level is a plain file, as a map is.
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+    error(0, 0, "not a plain file (a pipe, a device or a socket); a level is a text file");
+    return false;
+  }
   std::ifstream in(path);
   if (!in) {
     error(0, 0, "cannot open the level file");

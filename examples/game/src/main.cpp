@@ -286,6 +286,13 @@ int run_bench(const Args& a, const fs::path& mods, const game::Level& level) {
       game::Ui ui;
       double ai = 0, sensing = 0, total = 0;
       for (long f = 0; f < 30 + frames; ++f) {
+        // SDL turns Ctrl-C and SIGTERM into a quit event: the bench stops on it, as the game
+        // does (it polled no events, so neither stopped it; a whole bench takes minutes).
+        for (SDL_Event e; SDL_PollEvent(&e);)
+          if (e.type == SDL_QUIT) {
+            std::printf("thicket-game --bench: stopped\n");
+            return 130;
+          }
         auto t0 = std::chrono::steady_clock::now();
         g.step(g.autoplay());
         view.draw(g, ui);
