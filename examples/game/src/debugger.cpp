@@ -61,6 +61,7 @@ std::vector<std::string> debugger_lines(const Game& game, const Guard& g) {
                   fmt(", %.1f s ago", ago, 0));
   }
   if (out.size() == shown) out.push_back("  (nothing)");
+  for (std::string& line : out) line = printable(line);  // a blackboard text a script wrote
   return out;
 }
 

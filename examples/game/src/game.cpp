@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <random>
 #include <sstream>
@@ -50,7 +51,8 @@ Game::Game(Options options) : options_(std::move(options)) {
   thicket::RuntimeOptions ro;
   ro.seed = options_.seed;
   ro.script_states = uint32_t(std::max(1, options_.threads));
-  ro.log = [this](const std::string& line) {
+  ro.log = [this](const std::string& raw) {
+    const std::string line = printable(raw);
     log_.push_back(line);
     if (line.rfind("error: ", 0) == 0) {
       last_script_error_ = line.substr(0, line.find('\n'));
@@ -58,6 +60,8 @@ Game::Game(Options options) : options_(std::move(options)) {
     }
   };
   rt_ = std::make_unique<thicket::Runtime>(std::move(ro));
+  // A mod's print: to standard output, as the runtime's own would, without control characters.
+  rt_->on_print([](const std::string& line) { std::printf("%s\n", printable(line).c_str()); });
   // The native leaf the brain's trees call to walk: MoveTo (guard.yaml). It touches only its
   // own guard and the map, which no leaf changes (agent_local).
   thicket::NativeLeafFn move{};
@@ -406,7 +410,8 @@ void Game::keep_own_agents() {
   }
 }
 
-void Game::report_mod(const std::string& line) {
+void Game::report_mod(const std::string& raw) {
+  const std::string line = printable(raw);
   log_.push_back(line);
   last_script_error_ = line;
   last_script_error_frame_ = frame_;
