@@ -172,6 +172,40 @@ int View::text_width(const std::string& s) {
   return w;
 }
 
+std::vector<std::string> View::fitted(const std::vector<std::string>& lines, int width, size_t most, size_t keep_last) {
+  std::vector<std::string> out;
+  for (const std::string& whole : lines) {
+    std::string rest = whole;
+    bool first = true;
+    while (true) {
+      const std::string shown = first ? rest : "  " + rest;
+      if (text_width(shown) <= width) {
+        out.push_back(shown);
+        break;
+      }
+      // The longest start that fits, not cutting a UTF-8 character, at least one character.
+      size_t lo = 1, hi = rest.size();
+      while (lo < hi) {
+        const size_t mid = (lo + hi + 1) / 2;
+        if (text_width((first ? "" : "  ") + rest.substr(0, mid)) <= width) lo = mid;
+        else hi = mid - 1;
+      }
+      while (lo > 1 && lo < rest.size() && (static_cast<unsigned char>(rest[lo]) & 0xC0) == 0x80) --lo;
+      out.push_back((first ? "" : "  ") + rest.substr(0, lo));
+      rest = rest.substr(lo);
+      first = false;
+    }
+  }
+  if (out.size() > most && most > keep_last + 1) {
+    const size_t head = most - keep_last - 1, cut = out.size() - head - keep_last;
+    std::vector<std::string> kept(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(head));
+    kept.push_back("... " + std::to_string(cut) + " more line(s): the console has them all");
+    kept.insert(kept.end(), out.end() - static_cast<std::ptrdiff_t>(keep_last), out.end());
+    out = std::move(kept);
+  }
+  return out;
+}
+
 void View::text(const std::string& s, int x, int y, SDL_Color colour) {
   if (s.empty()) return;
   std::string key = s + '\x01' + char(colour.r) + char(colour.g) + char(colour.b);
@@ -273,6 +307,9 @@ void View::draw_errors(const Game& game) {
     for (const std::string& l : m.lines) lines.push_back(l);
   }
   lines.push_back("Fix the file and save it again.");
+  // Within the map area: long lines wrapped, and as many lines as fit (the advice kept).
+  const int most_width = kWidth - kPanel - 32;
+  lines = fitted(lines, most_width, size_t(std::max(3, (kHeight - 28) / line_height_)), 1);
   int w = 0;
   for (auto& l : lines) w = std::max(w, text_width(l));
   SDL_Rect box{8, 8, std::min(w + 16, kWidth - kPanel - 16), int(lines.size()) * line_height_ + 12};
@@ -288,6 +325,7 @@ void View::draw_script_error(const Game& game) {
   std::vector<std::string> lines{"A Lua leaf failed (" + std::to_string(game.runtime().script_errors()) +
                                      " script errors so far; the console has the traceback):",
                                  game.last_script_error()};
+  lines = fitted(lines, kWidth - kPanel - 32, 8);  // a long message wrapped; at most 8 lines
   int w = 0;
   for (auto& l : lines) w = std::max(w, text_width(l));
   int h = int(lines.size()) * line_height_ + 12;

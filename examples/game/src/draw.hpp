@@ -50,6 +50,10 @@ class View {
   SDL_Point to_screen(Vec2 p) const;
   void text(const std::string& s, int x, int y, SDL_Color colour);
   int text_width(const std::string& s);
+  // Lines made to fit a box `width` pixels wide and at most `most` lines high: a long line
+  // wrapped (its rest indented), and past `most` the last lines kept and "... N more lines"
+  // said where the cut is (`keep_last`: lines at the end that always stay, such as the advice).
+  std::vector<std::string> fitted(const std::vector<std::string>& lines, int width, size_t most, size_t keep_last = 0);
   void fill(SDL_Rect r, SDL_Color c);
   void disc(Vec2 centre, double radius, SDL_Color c);
   void cone(const Game& game, Vec2 eye, Vec2 heading, double range, double half_angle, SDL_Color c);
