@@ -235,6 +235,20 @@ printf 'name Walled\nmap walled.map\nplayer 0 0\nexit 4 2\n' >"$tmp/walled.level
 run "$tmp/walled.level" --frames 5 >/dev/null
 [[ $? == 1 ]] && grep -q "walled.level:4:6: error: exit cell (4, 2) cannot be reached from the player's cell (0, 0): walls close it off" "$tmp/err" &&
   ok "a level whose exit cannot be reached: said at its exit line" || bad "an unreachable exit: $(cat "$tmp/err")"
+# A second player or exit line (the last was taken without a word), the exit on the player's
+# cell (escaped at frame 1), and a cell written with leading zeros (00000002 was "too far").
+printf 'name Twice\nmap walled.map\nplayer 0 0\nplayer 1 0\nexit 0 2\nexit 1 2\n' >"$tmp/twice.level"
+run "$tmp/twice.level" --frames 5 >/dev/null
+[[ $? == 1 ]] && grep -q "twice.level:4:1: error: a second 'player' line: the level's player cell is given at line 3" "$tmp/err" &&
+  grep -q "twice.level:6:1: error: a second 'exit' line" "$tmp/err" && ok "a second player or exit line: said there" ||
+  bad "a second player or exit line: $(cat "$tmp/err")"
+printf 'name Same\nmap walled.map\nplayer 1 1\nexit 1 1\n' >"$tmp/same.level"
+run "$tmp/same.level" --frames 5 >/dev/null
+[[ $? == 1 ]] && grep -q "same.level:4:6: error: exit cell (1, 1) is the player's cell" "$tmp/err" &&
+  ok "an exit on the player's cell: refused" || bad "an exit on the player's cell: $(cat "$tmp/err")"
+printf 'name Zeros\nmap walled.map\nplayer 00000000 0000001\nexit 00000001 2\n' >"$tmp/zeros.level"
+run "$tmp/zeros.level" --frames 5 >/dev/null && ok "cells with leading zeros read as numbers" ||
+  bad "cells with leading zeros: $(cat "$tmp/err")"
 python3 -c 'print("type octile\nheight 2\nwidth 1000\nmap\n" + ("." * 1000 + "\n") * 2, end="")' >"$tmp/wide.map"
 printf 'name Wide\nmap wide.map\nplayer 0 0\nexit 9 1\n' >"$tmp/wide.level"
 run "$tmp/wide.level" --frames 5 >/dev/null
@@ -285,6 +299,12 @@ run --frames 99999999999999999999999 >/dev/null
 run --frames 5 --threads 0 >/dev/null
 [[ $? == 2 ]] && grep -q -- "--threads takes a whole number from 1 to 64, not '0'" "$tmp/err" && ok "--threads 0: refused" ||
   bad "--threads 0: $(cat "$tmp/err")"
+run --frames 5 --threads 65 >/dev/null  # the same words as for 0 (it said "from 0 to 64")
+[[ $? == 2 ]] && grep -q -- "--threads takes a whole number from 1 to 64, not '65'" "$tmp/err" && ok "--threads 65: refused" ||
+  bad "--threads 65: $(cat "$tmp/err")"
+run warehouse --frames 5 --log /dev/full >/dev/null  # the log lost, with exit 0
+[[ $? == 2 ]] && grep -q "cannot write /dev/full: the log is incomplete" "$tmp/err" && ok "a log that cannot be written: said" ||
+  bad "--log /dev/full: $(cat "$tmp/err")"
 run --frames 5 --screenshot "$tmp/shot.jpg" >/dev/null
 [[ $? == 2 && ! -e $tmp/shot.jpg ]] && grep -q -- "--screenshot writes a PNG: name a .png file, not '.*shot.jpg'" "$tmp/err" &&
   ok "--screenshot x.jpg: refused" || bad "--screenshot x.jpg: $(cat "$tmp/err")"

@@ -36,7 +36,9 @@ std::string to_int(const std::string& text, int& out) {
   size_t at = text[0] == '-' || text[0] == '+' ? 1 : 0;
   if (at == text.size() || text.find_first_not_of("0123456789", at) != std::string::npos)
     return "not a whole number: '" + text + "'";
-  if (text.size() - at > 7 || std::abs(std::stol(text)) > kMaxCell)
+  // (The digits after leading zeros: 00000002 is 2.)
+  const size_t digits = text.size() - std::min(text.find_first_not_of('0', at), text.size());
+  if (digits > 7 || std::abs(std::stol(text)) > kMaxCell)
     return "'" + text + "' is too far: a cell's column and row are from -1000000 to 1000000";
   out = int(std::stol(text));
   return {};
@@ -104,6 +106,7 @@ bool load_level(const std::string& path, Level& level, std::vector<Diagnostic>& 
   level = Level{};
   level.path = path;
   bool has_map = false, has_player = false, has_exit = false;
+  int player_line = 0, exit_line = 0;
   int map_line = 0;
   struct Point {
     Cell cell;
@@ -169,6 +172,14 @@ bool load_level(const std::string& path, Level& level, std::vector<Diagnostic>& 
       has_map = true;
       map_line = number;
     } else if (key == "player" || key == "exit") {
+      // One of each, as one map: a second was taken instead of the first without a word.
+      int& given_at = key == "player" ? player_line : exit_line;
+      if (given_at) {
+        error(number, w[0].column, "a second '" + key + "' line: the level's " + key + " cell is given at line " +
+                                       std::to_string(given_at));
+        continue;
+      }
+      given_at = number;
       // Given, even when its cell is wrong: that line's error is the one to read, not "the
       // level has no 'player' cell" besides.
       (key == "player" ? has_player : has_exit) = true;
@@ -206,6 +217,11 @@ bool load_level(const std::string& path, Level& level, std::vector<Diagnostic>& 
         error(p.line, p.column, what + " cell (" + std::to_string(p.cell.x) + ", " + std::to_string(p.cell.y) +
                                     ") is " + (level.map.in_bounds(p.cell) ? "a wall" : "outside the map"));
     }
+    // A level won before it is played: the exit on the player's cell.
+    for (auto& [what, p] : points)
+      if (what == "exit" && level.exit == level.player)
+        error(p.line, p.column, "exit cell (" + std::to_string(level.exit.x) + ", " + std::to_string(level.exit.y) +
+                                    ") is the player's cell: the level would be escaped at its first frame");
     // A level that cannot be won: walls between the player and the exit.
     for (auto& [what, p] : points)
       if (what == "exit" && level.map.passable(level.player) && level.map.passable(level.exit) &&

@@ -82,12 +82,13 @@ fs::path exe_dir(const char* argv0) {
 bool parse(int argc, char** argv, Args& a, std::string& error) {
   // A whole number from 0 to max (past it, or past what a long holds, is an error: it once
   // wrapped round or was capped without a word).
-  auto number = [&](const std::string& flag, const char* text, long& out, long max = LONG_MAX) {
+  auto number = [&](const std::string& flag, const char* text, long& out, long max = LONG_MAX, long min = 0) {
     char* end = nullptr;
     errno = 0;
     out = std::strtol(text, &end, 10);
-    if (!*text || *end || out < 0 || errno == ERANGE || out > max) {
-      error = flag + " takes a whole number from 0 to " + std::to_string(max) + ", not '" + text + "'";
+    if (!*text || *end || out < min || errno == ERANGE || out > max) {
+      error = flag + " takes a whole number from " + std::to_string(min) + " to " + std::to_string(max) + ", not '" +
+              text + "'";
       return false;
     }
     return true;
@@ -110,11 +111,8 @@ bool parse(int argc, char** argv, Args& a, std::string& error) {
       if (!(v = value()) || !number(s, v, a.frames)) return false;
     } else if (s == "--threads") {
       // 1 to 64 (0 was raised to 1 without a word, 65 and more lowered to 64).
-      if (!(v = value()) || !number(s, v, n, 64)) return false;
-      if (n == 0) {
-        error = "--threads takes a whole number from 1 to 64, not '0'";
-        return false;
-      }
+      // (One message for 0 and 65: "from 0 to 64", then "from 1 to 64", read as two rules.)
+      if (!(v = value()) || !number(s, v, n, 64, 1)) return false;
       a.threads = int(n);
     } else if (s == "--select") {
       if (!(v = value()) || !number(s, v, n, UINT32_MAX)) return false;
@@ -500,7 +498,14 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
   }
   if (!headless) return 0;
 
-  if (log) log << "outcome " << game::outcome_name(g.outcome()) << " frame " << g.frame() << "\n";
+  if (!a.log.empty()) {
+    log << "outcome " << game::outcome_name(g.outcome()) << " frame " << g.frame() << "\n";
+    log.close();  // written whole, or said (a full disk, /dev/full: the log was lost with exit 0)
+    if (log.fail()) {
+      std::fprintf(stderr, "thicket-game: cannot write %s: the log is incomplete\n", a.log.c_str());
+      return 2;
+    }
+  }
   std::printf("%s: %s at frame %llu (t = %.1f s)", g.level().name.c_str(), game::outcome_name(g.outcome()),
               static_cast<unsigned long long>(g.frame()), g.time());
   if (g.outcome() == game::Outcome::Caught) std::printf(" by guard %u", g.caught_by());
