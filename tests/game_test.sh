@@ -302,6 +302,20 @@ run --frames 5 --threads 0 >/dev/null
 run --frames 5 --threads 65 >/dev/null  # the same words as for 0 (it said "from 0 to 64")
 [[ $? == 2 ]] && grep -q -- "--threads takes a whole number from 1 to 64, not '65'" "$tmp/err" && ok "--threads 65: refused" ||
   bad "--threads 65: $(cat "$tmp/err")"
+# An --edit that can never be made (frame 0, past --frames, no SOURCE) is refused (it was
+# ignored without a word); one made is made once, not again when R restarts the frame count.
+refused=1
+for bad_edit in "0:guard.lua:$tmp/far.lua" "9:guard.lua:$tmp/far.lua" "3:guard.lua:$tmp/none.lua"; do
+  run warehouse --frames 5 --edit "$bad_edit" >/dev/null
+  [[ $? == 2 ]] && grep -q -- "--edit" "$tmp/err" || { refused=0; bad "--edit $bad_edit: $(head -1 "$tmp/err")"; }
+done
+[[ $refused == 1 ]] && ok "an --edit that can never be made: refused"
+fresh_mods once
+cp "$game/mods/guard.lua" "$tmp/near.lua"
+run warehouse --frames 20 --mods "$tmp/once" --log "$tmp/once.log" --edit "5:guard.lua:$tmp/far.lua" \
+  --edit "7:guard.lua:$tmp/near.lua" --press 9:r >/dev/null
+[[ $(grep -c "reload guard.lua" "$tmp/once.log") == 2 ]] && ok "an --edit is made once, whatever R does" ||
+  bad "an --edit after R: $(grep 'reload' "$tmp/once.log" | paste -sd';')"
 run warehouse --frames 5 --log /dev/full >/dev/null  # the log lost, with exit 0
 [[ $? == 2 ]] && grep -q "cannot write /dev/full: the log is incomplete" "$tmp/err" && ok "a log that cannot be written: said" ||
   bad "--log /dev/full: $(cat "$tmp/err")"

@@ -35,6 +35,7 @@ namespace {
 struct Edit {
   uint64_t frame = 0;
   std::string file, source;
+  bool made = false;
 };
 
 // What a test does at a given loop iteration, through SDL's own event queue (so the offscreen
@@ -201,6 +202,19 @@ bool parse(int argc, char** argv, Args& a, std::string& error) {
       a.level_given = true;
     }
   }
+  // An edit that could never be made was ignored without a word (and its SOURCE never read).
+  for (const Edit& e : a.edits) {
+    std::error_code ec;
+    if (e.frame == 0 || (a.frames >= 0 && e.frame > static_cast<uint64_t>(a.frames))) {
+      error = "--edit at frame " + std::to_string(e.frame) + " is never made: frames are 1 to " +
+              (a.frames >= 0 ? std::to_string(a.frames) + " (--frames)" : std::string("the last one"));
+      return false;
+    }
+    if (!fs::is_regular_file(e.source, ec)) {
+      error = "--edit's SOURCE " + e.source + (fs::exists(e.source, ec) ? " is not a plain file" : " does not exist");
+      return false;
+    }
+  }
   return true;
 }
 
@@ -334,6 +348,7 @@ void push_scripted(const Scripted& s, const game::Game& g, const game::View& vie
 // The game loop, on screen or headless (--frames N: N iterations, one fixed step each unless
 // paused, no pacing, SDL's offscreen driver).
 int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const fs::path& mods) {
+  std::vector<Edit> edits = a.edits;  // each made once
   bool headless = a.frames >= 0;
   game::View view;
   std::string error;
@@ -464,8 +479,9 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
       if (log) log_frame(log, g);
       // The tests' deterministic edit: a mod file replaced at the end of a given frame, picked
       // up by the next frame's reload poll (as a save from an editor would be).
-      for (const Edit& edit : a.edits) {
-        if (edit.frame != g.frame()) continue;
+      for (Edit& edit : edits) {
+        if (edit.frame != g.frame() || edit.made) continue;  // once (R and Tab count frames from 1 again)
+        edit.made = true;
         std::error_code ec;
         fs::copy_file(edit.source, mods / edit.file, fs::copy_options::overwrite_existing, ec);
         if (ec) {
