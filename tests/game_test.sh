@@ -316,6 +316,9 @@ run warehouse --frames 20 --mods "$tmp/once" --log "$tmp/once.log" --edit "5:gua
   --edit "7:guard.lua:$tmp/near.lua" --press 9:r >/dev/null
 [[ $(grep -c "reload guard.lua" "$tmp/once.log") == 2 ]] && ok "an --edit is made once, whatever R does" ||
   bad "an --edit after R: $(grep 'reload' "$tmp/once.log" | paste -sd';')"
+run warehouse --frames 5 --screenshot "$tmp/no/such/folder/x.png" >/dev/null  # said after the run
+[[ $? == 2 ]] && grep -q "no/such/folder is no folder" "$tmp/err" && ok "a screenshot's missing folder: said at the start" ||
+  bad "a screenshot's missing folder: $(head -1 "$tmp/err")"
 run warehouse --frames 5 --log /dev/full >/dev/null  # the log lost, with exit 0
 [[ $? == 2 ]] && grep -q "cannot write /dev/full: the log is incomplete" "$tmp/err" && ok "a log that cannot be written: said" ||
   bad "--log /dev/full: $(cat "$tmp/err")"

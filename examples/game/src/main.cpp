@@ -7,6 +7,8 @@
 //                [--log FILE] [--edit FRAME:FILE:SOURCE]...
 //                                         N fixed-step frames headless (SDL's offscreen driver)
 //   thicket-game --bench [--frames N]     AI milliseconds per frame at 100, 1,000 and 5,000 guards
+#include <unistd.h>  // access
+
 #include <SDL.h>
 
 #include <algorithm>
@@ -200,6 +202,16 @@ bool parse(int argc, char** argv, Args& a, std::string& error) {
     } else {
       a.level = s;
       a.level_given = true;
+    }
+  }
+  // A screenshot's folder that cannot take it: said now, not after the whole run.
+  if (!a.screenshot.empty()) {
+    const fs::path folder = fs::path(a.screenshot).parent_path().empty() ? fs::path(".") : fs::path(a.screenshot).parent_path();
+    std::error_code ec;
+    if (!fs::is_directory(folder, ec) || ::access(folder.c_str(), W_OK) != 0) {
+      error = "--screenshot " + a.screenshot + ": " + folder.string() +
+              (fs::is_directory(folder, ec) ? " cannot be written" : " is no folder");
+      return false;
     }
   }
   // An edit that could never be made was ignored without a word (and its SOURCE never read).
