@@ -81,8 +81,9 @@ struct YamlSizeHit {
 std::optional<YamlSizeHit> find_alias_bomb(const std::string& text, uint64_t limit = kMaxYamlNodes);
 
 // Keys given twice in one mapping, anywhere in doc: an error at the second, naming the first;
-// and an error where a second document starts (the loaders read one). (From the parser's
-// events: linear in the file; aliases are not expanded.)
+// and an error where a second document starts (the loaders read one); and find_runaway_quotes'
+// errors, found in the same parse. (From the parser's events: linear in the file; aliases are
+// not expanded.)
 void find_duplicate_keys(const std::string& text, const std::string& path, std::vector<Diagnostic>& diags);
 
 // Quoted scalars that run on past their line to a line indented no deeper than their own (a
