@@ -81,6 +81,13 @@ double get_number(thicket::Runtime& rt, thicket::AgentHandle a, const std::strin
 
 // The set-up most tests here start from: kLeaves and kTree written to a scratch folder, the
 // brain loaded (b) and one agent spawned (a), not yet ticked.
+// kLeaves with `lines` added before its `return L`.
+std::string leaves_with(const std::string& lines) {
+  std::string text = kLeaves;
+  text.replace(text.find("return L"), 8, lines + "\nreturn L");
+  return text;
+}
+
 struct ReloadFixture {
   Scratch s;
   std::string brain;
@@ -258,13 +265,7 @@ states:
   }
 }
 
-TEST_CASE("reload: a watched file deleted is said gone once; back again, it reloads") {
-  Scratch s;
-  s.write("leaves.lua", kLeaves);
-  std::string brain = s.write("brain.yaml", kTree);
-  Run r;
-  std::vector<thicket::Diagnostic> d;
-  REQUIRE(r.rt.load_file(brain, d));
+TEST_CASE_FIXTURE(ReloadFixture, "reload: a watched file deleted is said gone once; back again, it reloads") {
   fs::rename(s.path("leaves.lua"), s.path("leaves.lua.away"));
   r.log.clear();
   CHECK(r.rt.reload_changed() == 0);  // (a save that deletes and writes again looks like this once)
@@ -275,10 +276,8 @@ TEST_CASE("reload: a watched file deleted is said gone once; back again, it relo
   const std::string said = s.path("leaves.lua") + " is gone (deleted or moved away): the running version stays";
   CHECK(r.log.find(said) != std::string::npos);
   CHECK(r.log.find(said) == r.log.rfind(said));  // once
-  std::string v2 = kLeaves;
-  v2.replace(v2.find("return L"), 8, "function L.on_reload() thicket.log('back!') end\nreturn L");
   fs::rename(s.path("leaves.lua.away"), s.path("leaves.lua"));
-  s.write("leaves.lua", v2);
+  s.write("leaves.lua", leaves_with("function L.on_reload() thicket.log('back!') end"));
   CHECK(r.rt.reload_changed() == 1);
   CHECK(r.log.find("back!") != std::string::npos);
 }
@@ -291,14 +290,11 @@ TEST_CASE("reload: on_reload is called after a Lua file reloads") {
   std::vector<thicket::Diagnostic> d;
   auto b = r.rt.load_file(brain, d);
   REQUIRE(b);
-  std::string v2 = kLeaves;
-  v2.replace(v2.find("return L"), 8, "function L.on_reload() thicket.log('reloaded!') end\nreturn L");
-  s.write("leaves.lua", v2);
+  s.write("leaves.lua", leaves_with("function L.on_reload() thicket.log('reloaded!') end"));
   CHECK(r.rt.reload_changed() == 1);
   CHECK(r.log.find("reloaded!") != std::string::npos);
   // An error in it reads as a leaf's: FILE:LINE: message, then where, then the frames.
-  std::string v3 = kLeaves;
-  v3.replace(v3.find("return L"), 8, "function L.on_reload()\n  error('no map')\nend\nreturn L");
+  const std::string v3 = leaves_with("function L.on_reload()\n  error('no map')\nend");
   s.write("leaves.lua", v3);
   r.log.clear();
   CHECK(r.rt.reload_changed() == 1);
