@@ -16,16 +16,16 @@ namespace {
 // The most breakpoints one POST /api/breakpoints sets (each is matched against every live agent).
 constexpr size_t kMaxBreakpoints = 1000;
 
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
-std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+std::string dump(const OrderedJson& j) { return j.dump(-1, ' ', false, OrderedJson::error_handler_t::replace); }
 // A submitted key or value as an error names it: its first 60 bytes and its length past that
 // (a refused 1 MB string was echoed whole).
 std::string excerpt(const std::string& text) { return clipped(text, 60); }
 
-ApiReply reply(int status, const Json& j) { return {status, dump(j)}; }
-ApiReply error_reply(int status, const std::string& why) { return reply(status, Json{{"error", why}}); }
-ApiReply failed(const std::string& why) { return reply(200, Json{{"ok", false}, {"error", why}}); }
+ApiReply reply(int status, const OrderedJson& j) { return {status, dump(j)}; }
+ApiReply error_reply(int status, const std::string& why) { return reply(status, OrderedJson{{"error", why}}); }
+ApiReply failed(const std::string& why) { return reply(200, OrderedJson{{"ok", false}, {"error", why}}); }
 
 std::string normal_path(const std::string& path) {
   std::error_code ec;
@@ -33,12 +33,12 @@ std::string normal_path(const std::string& path) {
   return ec ? std::filesystem::path(path).lexically_normal().string() : p.string();
 }
 
-Json value_json(const Value& v) {
-  if (auto d = std::get_if<double>(&v)) return std::isfinite(*d) ? Json(*d) : Json(std::to_string(*d));
-  if (auto i = std::get_if<int64_t>(&v)) return Json(*i);
-  if (auto b = std::get_if<bool>(&v)) return Json(*b);
-  if (auto s = std::get_if<std::string>(&v)) return Json(*s);
-  return Json(nullptr);
+OrderedJson value_json(const Value& v) {
+  if (auto d = std::get_if<double>(&v)) return std::isfinite(*d) ? OrderedJson(*d) : OrderedJson(std::to_string(*d));
+  if (auto i = std::get_if<int64_t>(&v)) return OrderedJson(*i);
+  if (auto b = std::get_if<bool>(&v)) return OrderedJson(*b);
+  if (auto s = std::get_if<std::string>(&v)) return OrderedJson(*s);
+  return OrderedJson(nullptr);
 }
 
 const char* type_name(const Value& v) {
@@ -67,7 +67,7 @@ bool entered(char before, char now) {
   return false;
 }
 
-std::optional<uint64_t> parse_id(const Json& j) {
+std::optional<uint64_t> parse_id(const OrderedJson& j) {
   if (j.is_number_unsigned()) return j.get<uint64_t>();
   if (j.is_number_integer() && j.get<int64_t>() >= 0) return static_cast<uint64_t>(j.get<int64_t>());
   return std::nullopt;
@@ -99,16 +99,16 @@ ApiReply LiveDebugger::request(const std::string& method, const std::string& pat
   auto known = kMethods.find(path);
   if (known == kMethods.end()) return error_reply(404, "no API endpoint " + path);
   if (method != known->second) return error_reply(405, path + " takes " + known->second);
-  Json in;
+  OrderedJson in;
   if (method == "POST") {
-    in = Json::parse(body.empty() ? std::string("{}") : body, nullptr, false);
-    if (in.is_discarded()) return reply(400, Json{{"ok", false}, {"error", "the body is not JSON"}});
-    if (!in.is_object()) return reply(400, Json{{"ok", false}, {"error", "the body must be a JSON object"}});
+    in = OrderedJson::parse(body.empty() ? std::string("{}") : body, nullptr, false);
+    if (in.is_discarded()) return reply(400, OrderedJson{{"ok", false}, {"error", "the body is not JSON"}});
+    if (!in.is_object()) return reply(400, OrderedJson{{"ok", false}, {"error", "the body must be a JSON object"}});
   }
 
   if (path == "/api/agents")
     return submit([this]() -> std::optional<ApiReply> {
-      Json agents = Json::array();
+      OrderedJson agents = OrderedJson::array();
       if (sim_) sim_->live_agents(refs_);
       for (const auto& a : refs_) {
         if (agents.size() >= kMaxListed) break;
@@ -118,7 +118,7 @@ ApiReply LiveDebugger::request(const std::string& method, const std::string& pat
                           {"file", a.runtime->brain_path(b)},
                           {"status", std::string(status_name(a.runtime->status(a.handle)))}});
       }
-      return reply(200, Json{{"tick", tick_}, {"paused", paused_}, {"done", done_}, {"count", refs_.size()},
+      return reply(200, OrderedJson{{"tick", tick_}, {"paused", paused_}, {"done", done_}, {"count", refs_.size()},
                              {"agents", std::move(agents)}});
     });
 
@@ -136,10 +136,10 @@ ApiReply LiveDebugger::request(const std::string& method, const std::string& pat
         const BrainHandle b = a.runtime->brain_of(a.handle);
         statuses_.clear();
         a.runtime->node_statuses(a.handle, statuses_);
-        Json bb = Json::object();
+        OrderedJson bb = OrderedJson::object();
         for (const std::string& key : a.runtime->blackboard_keys(b))
           if (auto v = a.runtime->get(a.handle, key)) bb[key] = value_json(*v);
-        return reply(200, Json{{"id", a.id},
+        return reply(200, OrderedJson{{"id", a.id},
                                {"brain", a.runtime->brain_name(b)},
                                {"file", a.runtime->brain_path(b)},
                                {"tick", tick_},
@@ -153,22 +153,22 @@ ApiReply LiveDebugger::request(const std::string& method, const std::string& pat
 
   if (path == "/api/debug")
     return submit([this]() -> std::optional<ApiReply> {
-      Json hit = nullptr;
+      OrderedJson hit = nullptr;
       if (hit_)
-        hit = Json{{"agent", hit_->agent}, {"file", hit_->file}, {"brain", hit_->brain}, {"node", hit_->node}, {"tick", hit_->tick}};
-      return reply(200, Json{{"paused", paused_}, {"tick", tick_}, {"done", done_}, {"breakpoints", breakpoints_.size()},
+        hit = OrderedJson{{"agent", hit_->agent}, {"file", hit_->file}, {"brain", hit_->brain}, {"node", hit_->node}, {"tick", hit_->tick}};
+      return reply(200, OrderedJson{{"paused", paused_}, {"tick", tick_}, {"done", done_}, {"breakpoints", breakpoints_.size()},
                              {"hit", std::move(hit)}});
     });
 
   if (path == "/api/blackboard") {
     auto id = in.contains("id") ? parse_id(in["id"]) : std::nullopt;
-    if (!id) return reply(400, Json{{"ok", false}, {"error", "/api/blackboard needs \"id\": an agent id"}});
+    if (!id) return reply(400, OrderedJson{{"ok", false}, {"error", "/api/blackboard needs \"id\": an agent id"}});
     if (!in.contains("key") || !in["key"].is_string())
-      return reply(400, Json{{"ok", false}, {"error", "/api/blackboard needs \"key\": a blackboard key"}});
-    if (!in.contains("value")) return reply(400, Json{{"ok", false}, {"error", "/api/blackboard needs \"value\""}});
-    const Json& j = in["value"];
+      return reply(400, OrderedJson{{"ok", false}, {"error", "/api/blackboard needs \"key\": a blackboard key"}});
+    if (!in.contains("value")) return reply(400, OrderedJson{{"ok", false}, {"error", "/api/blackboard needs \"value\""}});
+    const OrderedJson& j = in["value"];
     if (j.is_structured())
-      return reply(400, Json{{"ok", false}, {"error", "a blackboard value is a number, a boolean, a string or null"}});
+      return reply(400, OrderedJson{{"ok", false}, {"error", "a blackboard value is a number, a boolean, a string or null"}});
     std::string key = in["key"].get<std::string>();
     return submit([this, id = *id, key, j]() -> std::optional<ApiReply> {
       if (done_) return failed("the run is over");
@@ -195,7 +195,7 @@ ApiReply LiveDebugger::request(const std::string& method, const std::string& pat
         }
         if (!a.runtime->set(a.handle, key, v))
           return failed("'" + key + "' holds " + type_name(*now) + ", not " + type_name(v) + " (" + excerpt(dump(j)) + ")");
-        return reply(200, Json{{"ok", true}});
+        return reply(200, OrderedJson{{"ok", true}});
       }
       return failed("no agent " + std::to_string(id));
     });
@@ -203,19 +203,19 @@ ApiReply LiveDebugger::request(const std::string& method, const std::string& pat
 
   if (path == "/api/breakpoints") {
     if (!in.contains("breakpoints") || !in["breakpoints"].is_array())
-      return reply(400, Json{{"ok", false}, {"error", "/api/breakpoints needs \"breakpoints\": [{\"file\": ..., \"node\": ...}, ...]"}});
+      return reply(400, OrderedJson{{"ok", false}, {"error", "/api/breakpoints needs \"breakpoints\": [{\"file\": ..., \"node\": ...}, ...]"}});
     // Each is matched against every live agent on the run's own thread: 100,000 of them held
     // the run for seconds (and the reply came too late, as a 503, though they were set).
     if (in["breakpoints"].size() > kMaxBreakpoints)
-      return reply(400, Json{{"ok", false},
+      return reply(400, OrderedJson{{"ok", false},
                              {"error", "at most " + std::to_string(kMaxBreakpoints) + " breakpoints, got " +
                                            std::to_string(in["breakpoints"].size())}});
     std::vector<Breakpoint> set;
-    for (const Json& b : in["breakpoints"]) {
+    for (const OrderedJson& b : in["breakpoints"]) {
       const bool file = b.is_object() && b.contains("file") && b["file"].is_string();
       const bool brain = b.is_object() && b.contains("brain") && b["brain"].is_string();
       if (!b.is_object() || !b.contains("node") || !b["node"].is_string() || (!file && !brain))
-        return reply(400, Json{{"ok", false},
+        return reply(400, OrderedJson{{"ok", false},
                                {"error", "a breakpoint is {\"file\": BRAIN.yaml, \"node\": ID} or {\"brain\": NAME, \"node\": ID}, got " +
                                              dump(b)}});
       set.push_back({file ? normal_path(b["file"].get<std::string>()) : "", file ? "" : b["brain"].get<std::string>(),
@@ -228,7 +228,7 @@ ApiReply LiveDebugger::request(const std::string& method, const std::string& pat
       // Each breakpoint that names no node of a running brain is set all the same (a hot reload
       // may bring its node) and listed, with why: no running brain of that file or name, or no
       // such node in it (with the closest node id).
-      Json unmatched = Json::array();
+      OrderedJson unmatched = OrderedJson::array();
       if (sim_) sim_->live_agents(refs_);
       for (const Breakpoint& bp : breakpoints_) {
         std::vector<std::string> brains, ids;
@@ -256,9 +256,9 @@ ApiReply LiveDebugger::request(const std::string& method, const std::string& pat
             brain_found ? "no node '" + bp.node + "' in " + what + did_you_mean(bp.node, ids)
                         : "no agent runs " + what + (bp.file.empty() ? did_you_mean(bp.brain, brains) : "") +
                               (brains.empty() ? "" : " (running: " + join_names(brains) + ")");
-        unmatched.push_back(Json{{"node", bp.node}, {"why", why}});
+        unmatched.push_back(OrderedJson{{"node", bp.node}, {"why", why}});
       }
-      return reply(200, Json{{"ok", true}, {"count", breakpoints_.size()}, {"unmatched", unmatched}});
+      return reply(200, OrderedJson{{"ok", true}, {"count", breakpoints_.size()}, {"unmatched", unmatched}});
     });
   }
 
@@ -284,23 +284,23 @@ ApiReply LiveDebugger::request(const std::string& method, const std::string& pat
 
   // /api/reload
   return submit([this]() -> std::optional<ApiReply> {
-    if (done_ || !sim_) return reply(200, Json{{"ok", false}, {"error", "the run is over"}, {"reports", Json::array()}});
-    Json reports = Json::array();
+    if (done_ || !sim_) return reply(200, OrderedJson{{"ok", false}, {"error", "the run is over"}, {"reports", OrderedJson::array()}});
+    OrderedJson reports = OrderedJson::array();
     bool ok = true;
     for (const ReloadReport& r : sim_->reload_and_report()) {
-      Json diagnostics = Json::array();
+      OrderedJson diagnostics = OrderedJson::array();
       for (const Diagnostic& d : r.diagnostics) diagnostics.push_back(format_diagnostic(d));
       reports.push_back({{"file", r.file}, {"ok", r.ok}, {"first_error", r.first_error}, {"diagnostics", std::move(diagnostics)}});
       ok = ok && r.ok;
     }
-    return reply(200, Json{{"ok", ok}, {"reports", std::move(reports)}});
+    return reply(200, OrderedJson{{"ok", ok}, {"reports", std::move(reports)}});
   });
 }
 
 // ---- the run's thread ----
 
 ApiReply LiveDebugger::control_reply(bool ok, const std::string& error) const {
-  Json j{{"ok", ok}};
+  OrderedJson j{{"ok", ok}};
   if (!ok) j["error"] = error;
   j["paused"] = paused_;
   j["tick"] = tick_;
