@@ -137,6 +137,11 @@ for k in 1 2; do
   diff -u slots.expected "$dir/slots$k" > "$dir/diff" && ok || bad "slots.yaml on $k thread(s):
 $(head -30 "$dir/diff")"
 done
+# A pickup's integer gift wraps around as Lua's integer + does (tests/e2e/perception/hoard.yaml;
+# under UBSan the sum was a signed overflow).
+printf '1\t9223372036854775807\tinteger\n2\t-2\tinteger\n3\t9223372036854775805\tinteger\n4\t-4\tinteger\n' > "$dir/hoard_want"
+"$thicket" run hoard.yaml --ticks 4 --quiet 2> "$dir/hoard_err" > "$dir/hoard"
+diff -u "$dir/hoard_want" "$dir/hoard" > "$dir/diff" && ok || bad "hoard.yaml: $(cat "$dir/diff" "$dir/hoard_err" | head -20)"
 # Bindings reach every agent of their group on any thread count, even when another group's
 # brain declares the same key with another type (log lines of two workers interleave: sorted).
 for k in 1 2; do

@@ -292,8 +292,10 @@ void apply_takes(Simulation::Impl& sim) {
       bool done = false;
       if (type == ValueType::Number && (add || add_int))
         done = rt.set_number(a->handle, *slot, rt.get_number(a->handle, *slot) + (add ? *add : static_cast<double>(*add_int)));
-      else if (type == ValueType::Integer && (add || add_int))
-        done = rt.set(a->handle, key, std::get<int64_t>(*rt.get(a->handle, key)) + (add ? std::llround(*add) : *add_int));
+      else if (type == ValueType::Integer && (add || add_int))  // wraps around, as Lua's integer + does
+        done = rt.set(a->handle, key,
+                      static_cast<int64_t>(static_cast<uint64_t>(std::get<int64_t>(*rt.get(a->handle, key))) +
+                                           static_cast<uint64_t>(add ? std::llround(*add) : *add_int)));
       else
         done = rt.set(a->handle, key, value);
       if (!done)  // the load check makes this unreachable; say so rather than lose it quietly

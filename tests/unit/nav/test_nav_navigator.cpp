@@ -130,3 +130,24 @@ TEST_CASE("navigator: a goal inside an obstacle is refused on a navmesh and on w
     CHECK(request.length() > world::distance({2, 2}, {55, 35}) + 1);
   }
 }
+
+TEST_CASE("navigator: on a navmesh a start inside an obstacle plans from the mesh within reach, not beyond") {
+  // An agent pushed into an obstacle still plans: from the nearest point of the mesh, when that
+  // lies within 2 x agent_radius + 1 m (2 m here); from deeper inside, "start is off the mesh".
+  const world::Obstacle block[] = {world::Obstacle::box({20, 0}, {30, 30})};
+  std::string error;
+  auto mesh = NavMesh::build(world::Bounds{{0, 0}, {60, 40}}, block, {}, error);
+  REQUIRE(mesh);
+  const Walls walls(block, nullptr);
+  const NavWorld world{.navmesh = mesh.get(), .walls = walls};
+  PathRequest request;
+  REQUIRE(request.find(world, {21, 10}, {5, 10}) == SearchState::Found);
+  REQUIRE(!request.points().empty());
+  CHECK(request.points().front().x < 20);  // the nearest point of the mesh, west of the block
+  CHECK(request.points().front().x > 19);
+  CHECK(request.points().back().x == doctest::Approx(5).epsilon(1e-5));
+  CHECK(request.points().back().y == doctest::Approx(10).epsilon(1e-5));
+  CHECK(request.find(world, {25, 10}, {5, 10}) == SearchState::NoPath);
+  CHECK(request.reason() == "start is off the mesh");
+  CHECK(request.points().empty());
+}
