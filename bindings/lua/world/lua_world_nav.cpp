@@ -275,7 +275,8 @@ int suggest(lua_State* L) {
 
 extern const char* const kWorldLua = R"LUA(
 local thicket, suggest = ...
-local coyield, huge, type, tostring, tointeger = coroutine.yield, math.huge, type, tostring, math.tointeger
+local coyield, isyieldable, huge, type, tostring, tointeger = coroutine.yield, coroutine.isyieldable, math.huge, type,
+  tostring, math.tointeger
 local error, pcall, ipairs, pairs, concat = error, pcall, ipairs, pairs, table.concat
 
 -- Every pause of move_to and follow_path is counted: a lap of a looping follow_path that made
@@ -292,6 +293,15 @@ local function describe(v)
   if type(v) == "number" or type(v) == "boolean" then return tostring(v) end
   if type(v) == "string" then return "'" .. (#v > 40 and v:sub(1, 40) .. "..." or v) .. "'" end
   return type(v)
+end
+
+-- move_to and follow_path walk over many ticks: a plain leaf, which answers in the tick it is
+-- called, cannot call them (Lua's own words for the yield name neither the call nor the fix).
+local function check_task(name, level)
+  if not isyieldable() then
+    error("thicket." .. name .. " can only be called inside a thicket.task (it walks over many ticks): make the leaf " ..
+          "a task, leaves.X = thicket.task(function(agent, args) ... end)", level + 1)
+  end
 end
 
 -- The helpers below raise at `level` as their caller would call error(message, level): 2 is
@@ -422,6 +432,7 @@ end
 -- (2), stuck (seconds without progress before re-planning, 2), budget/danger/algorithm/smooth
 -- (as agent:path_to). A wrong argument is an error at the caller's line.
 function thicket.move_to(agent, x, y, options)
+  check_task("move_to", 2)
   local follow
   follow, x, y, options = move_args(agent, x, y, options, 2)
   local ok, why = walk(agent, follow, x, y, options, 2)  -- not a tail call: the levels count this frame
@@ -435,6 +446,7 @@ local follow_keys = {"loop", "radius", "replan", "stuck", "algorithm", "smooth",
 local follow_known = {}
 for _, k in ipairs(follow_keys) do follow_known[k] = true end
 function thicket.follow_path(agent, points, options)
+  check_task("follow_path", 2)
   check_agent("follow_path", agent, 2)
   if type(points) ~= "table" then
     error("follow_path: argument #2 is a list of points {{x, y}, ...}, got " .. describe(points), 2)
