@@ -79,6 +79,12 @@ void BatchRuns::series(const std::string& text) {
   if (collects()) outcomes_.back().series += text;
 }
 
+void BatchRuns::interrupted(uint64_t ticks) {
+  if (!sharded_ || outcomes_.empty()) return;
+  cut_.emplace(outcomes_.back().index, ticks);
+  outcomes_.pop_back();
+}
+
 BatchRuns::End BatchRuns::finish(const BatchInfo& info, std::ostream* out, std::ostream& err, std::ostream& log,
                                  std::ostream* series) {
   End end;
@@ -109,14 +115,18 @@ BatchRuns::End BatchRuns::finish(const BatchInfo& info, std::ostream* out, std::
     line << ", wall " << wall << " s, script errors: " << errors;
     if (!outcomes_.empty() && outcomes_.back().load_failed)
       line << "; run " << outcomes_.back().index + 1 << " failed to load, which ends the batch";
-    line << "; join the parts with: thicket merge OUT.csv|OUT.jsonl PART...";
+    if (cut_)
+      line << "; interrupted: run " << cut_->first + 1 << " was stopped at tick " << cut_->second
+           << " and is not in the part (nor the runs after it): run this shard again";
+    else
+      line << "; join the parts with: thicket merge OUT.csv|OUT.jsonl PART...";
     if (out && !*out) {
       err << "thicket: error: the part file could not be written in full (disk full?)\n";
       end.status = 2;
       return end;
     }
     err << line.str() << "\n";
-    end.status = end.load_failed ? 2 : batch_exit_status(mine);
+    end.status = end.load_failed ? 2 : cut_ ? 130 : batch_exit_status(mine);  // 130: as a shell's for Ctrl-C
     return end;
   }
   if (!mpi_) return end;

@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include <ostream>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -52,6 +53,9 @@ class BatchRuns {
   void load_failed();
   void done(const RunResult& result);
   void series(const std::string& text);
+  // --shard: the run begun last was stopped (Ctrl-C, SIGTERM) after `ticks` of its ticks: it is
+  // left out of the part, so that a merge cannot take a cut-short run for a whole one.
+  void interrupted(uint64_t ticks);
 
   struct End {
     bool goes_on = false;         // rank 0 (MPI): write rows and the summary from `results`
@@ -70,6 +74,7 @@ class BatchRuns {
   uint32_t rank_ = 0;
   bool mpi_ = false, sharded_ = false;
   std::vector<RunOutcome> outcomes_;
+  std::optional<std::pair<uint64_t, uint64_t>> cut_;  // interrupted: the run left out, at its tick
   std::set<std::string> warned_;  // warnings printed (diagnostics)
 };
 

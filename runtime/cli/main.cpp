@@ -109,10 +109,10 @@ constexpr uint64_t kSpreadAgents = 1000;
 volatile std::sig_atomic_t g_interrupted = 0;
 // Ctrl-C: the run stops after the current tick, with its summary; a Lua call in progress is
 // stopped where it is (an endless loop cannot hold the run). A second Ctrl-C ends at once.
-void on_sigint(int) {
+void on_sigint(int sig) {
   if (g_interrupted) {
-    std::signal(SIGINT, SIG_DFL);
-    std::raise(SIGINT);
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
     return;
   }
   g_interrupted = 1;
@@ -711,8 +711,10 @@ int cmd_scenario(const Options& o) {
   std::vector<RunResult> results;
   // Under MPI every rank has now opened what it needs: one that could not stops them all.
   if (int status = cli::mpi_agree_setup(0); status != 0) return status;
+  // SIGTERM (how Slurm ends a job at its time limit, and `kill`'s default) as Ctrl-C: the runs
+  // done are written (--out, a shard's part) rather than lost with the process.
   std::signal(SIGINT, on_sigint);
-  if (checkpointer) std::signal(SIGTERM, on_sigint);
+  std::signal(SIGTERM, on_sigint);
   // Many small runs (a sweep, --runs N) go to the threads whole: each run on one thread, with
   // one worker, several runs at once; big runs go one after another, their agents over the
   // threads. Either way every run is the same as on any thread count (SPEC 8.2), and what the
@@ -884,6 +886,10 @@ int cmd_scenario(const Options& o) {
         std::cerr << "thicket: " << why << " (" << o.record << " is cut short)\n";
         output_failed = true;
       }
+    }
+    if (g_interrupted && batch.sharded() && res.ticks < so.ticks) {  // not a whole run: not in the part
+      batch.interrupted(res.ticks);
+      break;
     }
     results.push_back(res);
     batch.done(res);

@@ -332,5 +332,49 @@ for args in "--runs 3 --threads 2" "--set seed=1,2,3 --threads 1"; do
   [[ $n == 1 ]] && ok || bad "run $args: the brain's warning is said $n times, not once"
 done
 
+# ---- stopped: Ctrl-C or SIGTERM (Slurm at a job's time limit) in the middle of a run
+# A shard leaves the run it was in out of its part (the merge then says which run is missing),
+# says so and exits 130; it wrote the cut-short run as a whole one, exited 0 and merged.
+mkdir -p "$dir/stop"
+cat > "$dir/stop/talk.lua" <<'LUA'
+local thicket = require("thicket")
+local leaves = {}
+function leaves.Talk(agent)
+  if thicket.tick() == 3 then print("ticking " .. agent.id) end
+  return thicket.RUNNING
+end
+return leaves
+LUA
+printf 'tree: talk\nleaves: [talk.lua]\nroot: {action: Talk}\n' > "$dir/stop/talk.yaml"
+printf 'scenario: stop\nworld: {size: [10, 10]}\nteams: [a]\ngroups: [{name: g, team: a, count: 1, brain: talk.yaml, spawn: {box: [[1, 1], [2, 2]]}}]\n' \
+  > "$dir/stop/stop.yaml"
+stop_after_print() {  # stop_after_print SIGNAL OUT_PREFIX ARGS...: waits for "ticking" in stdout
+  local sig=$1 pre=$2
+  shift 2
+  "$thicket" run "$dir/stop/stop.yaml" "$@" --quiet >"$pre.out" 2>"$pre.err" &
+  local pid=$!
+  for _ in $(seq 1 400); do grep -q ticking "$pre.out" 2>/dev/null && break; sleep 0.05; done
+  kill -"$sig" $pid 2>/dev/null
+  wait $pid
+  echo $? > "$pre.rc"
+}
+stop_after_print INT "$dir/stop/shard" --ticks 100000000 --runs 2 --threads 1 --shard 1/2 --out "$dir/stop/p1.jsonl"
+[[ $(cat "$dir/stop/shard.rc") == 130 ]] && ok || bad "an interrupted shard: exit $(cat "$dir/stop/shard.rc"), expected 130"
+grep -q "interrupted: run 1 was stopped at tick [0-9]* and is not in the part (nor the runs after it): run this shard again" \
+  "$dir/stop/shard.err" && ok || bad "an interrupted shard should say so: $(cat "$dir/stop/shard.err")"
+stop_after_print INT "$dir/stop/shard2" --ticks 100000000 --runs 2 --threads 1 --shard 2/2 --out "$dir/stop/p2.jsonl"
+grep -c '"index"' "$dir/stop/p1.jsonl" | grep -qx 0 && ok || bad "the cut-short run is in the part: $(cat "$dir/stop/p1.jsonl")"
+echo keep > "$dir/stop/m.csv"
+"$thicket" merge "$dir/stop/m.csv" "$dir/stop/p1.jsonl" "$dir/stop/p2.jsonl" 2>"$dir/stop/merge.err"
+[[ $? == 2 && $(cat "$dir/stop/m.csv") == keep ]] && grep -q "run 1 is in no part (shard 1/2's part .*p1.jsonl lacks it: was that shard interrupted?)" \
+  "$dir/stop/merge.err" && ok || bad "merging interrupted shards: $(cat "$dir/stop/merge.err")"
+# SIGTERM, one process: the runs finished are written (it was killed: an empty --out).
+echo old > "$dir/stop/term.csv"
+stop_after_print TERM "$dir/stop/term" --ticks 100000000 --runs 3 --threads 1 --out "$dir/stop/term.csv"
+[[ $(cat "$dir/stop/term.rc") == 0 ]] && grep -q "(interrupted)" "$dir/stop/term.err" && ok ||
+  bad "SIGTERM should stop the batch as Ctrl-C does: exit $(cat "$dir/stop/term.rc"), $(tail -1 "$dir/stop/term.err")"
+[[ $(head -c 4 "$dir/stop/term.csv") == run, && $(wc -l < "$dir/stop/term.csv") == 2 ]] && ok ||
+  bad "SIGTERM: --out should hold the header and the run stopped: $(cat "$dir/stop/term.csv")"
+
 echo "batch: $pass passed, $fail failed"
 [[ $fail == 0 ]]
