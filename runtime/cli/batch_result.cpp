@@ -15,7 +15,7 @@ namespace {
 using nlohmann::json;
 
 // The format's version: a part file from another version is refused, never misread.
-constexpr int kPartVersion = 1;
+constexpr int kPartVersion = 2;  // 2: "options"; the map and leaf files in the fingerprint
 
 json number(double v) {
   if (std::isnan(v)) return "nan";
@@ -178,6 +178,7 @@ std::string encode_batch_info(const BatchInfo& b) {
             {"shards", b.shards},
             {"scenario", b.scenario},
             {"fingerprint", b.fingerprint},
+            {"options", b.options},
             {"series", b.series},
             {"ticks", b.ticks},
             {"dt", number(b.dt)},
@@ -206,7 +207,7 @@ bool decode_batch_info(const std::string& line, BatchInfo& b, std::string& why) 
   Reader in{j, why};
   b = BatchInfo{};
   if (!in.u32("shard", b.shard) || !in.u32("shards", b.shards) || !in.text("scenario", b.scenario) ||
-      !in.text("fingerprint", b.fingerprint) || !in.text("series", b.series) ||
+      !in.text("fingerprint", b.fingerprint) || !in.text("options", b.options) || !in.text("series", b.series) ||
       !in.u64("ticks", b.ticks) || !in.real("dt", b.dt) || !in.u64("first_seed", b.first_seed) ||
       !in.u64("runs", b.runs) || !in.u64("plan_size", b.plan_size) || !in.u32("threads", b.threads))
     return false;
@@ -233,8 +234,9 @@ bool same_batch(const BatchInfo& a, const BatchInfo& b, std::string& why) {
   };
   if (a.scenario != b.scenario) return differ("scenario", a.scenario, b.scenario);
   if (a.fingerprint != b.fingerprint)
-    return differ("the scenario or its brain files were edited between the shards: fingerprint", a.fingerprint,
-                  b.fingerprint);
+    return differ("the scenario, its map, brain or leaf files were edited between the shards: fingerprint",
+                  a.fingerprint, b.fingerprint);
+  if (a.options != b.options) return differ("the run options", "'" + a.options + "'", "'" + b.options + "'");
   if (a.shards != b.shards) return differ("shard count", std::to_string(a.shards), std::to_string(b.shards));
   if (a.ticks != b.ticks) return differ("--ticks", std::to_string(a.ticks), std::to_string(b.ticks));
   if (a.dt != b.dt) return differ("--dt", json(a.dt).dump(), json(b.dt).dump());

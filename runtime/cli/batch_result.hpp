@@ -29,9 +29,12 @@ struct RunOutcome {
 // What the rows and the summary of a batch need besides its runs: the first line of a part file.
 struct BatchInfo {
   std::string scenario;  // the scenario's name (`scenario:`)
-  // The scenario file's and its brain files' bytes, hashed (batch_fingerprint): parts made
-  // from edited files do not merge. Empty: not checked.
+  // The bytes of the files the batch reads (the scenario, its map, brains, leaf files), hashed
+  // (batch_fingerprint): parts made from edited files do not merge. Empty: not checked.
   std::string fingerprint;
+  // The run options that change results (--strict, --budget, --series-every, ...), as written
+  // on the command line: parts run with others do not merge.
+  std::string options;
   uint64_t ticks = 0, first_seed = 0, runs = 0, plan_size = 0;
   double dt = 0;
   std::string series;    // "csv" or "jsonl": the runs carry --series lines in that format; "": none

@@ -812,6 +812,7 @@ int cmd_scenario(const Options& o) {
       return kExitLoad;
     }
   }
+  std::vector<std::string> files_read;  // by the first run that loaded: the scenario, its map, brains, leaf files
   for (uint64_t r = 0; r < plan.size() && !g_interrupted && !spread; ++r) {
     if (!batch.mine(r)) continue;
     batch.begin(r);
@@ -837,6 +838,7 @@ int cmd_scenario(const Options& o) {
                                          : std::optional<ScenarioSpec>(*spec);
     if (!run_spec) sim_diags.push_back({Severity::Error, o.files[0], 0, 0, set_why});
     auto sim = run_spec ? Simulation::create(*run_spec, so, sim_diags) : nullptr;
+    if (sim && batch.collects() && files_read.empty()) files_read = sim->files_read();  // for the part's hash
     batch.diagnostics(sim_diags);  // printed (under MPI: kept for rank 0)
     if (sim && resume && !cli::resume(*sim, *resume, o.resume)) sim.reset();
     if (!sim) {
@@ -902,10 +904,31 @@ int cmd_scenario(const Options& o) {
     if (res.stopped_strict || res.stopped_reload) break;
   }
   if (batch.collects()) {  // a shard's part file; under MPI, every rank's runs to rank 0
-    std::vector<std::string> files{spec->path};
-    for (const auto& g : spec->groups) files.push_back(g.brain);
+    // The files the batch reads, hashed: the scenario, its map, its brains and their leaf files
+    // (a part made from other bytes does not merge). A process none of whose runs loaded (it
+    // had none, or they failed) loads the scenario once to know them.
+    std::vector<std::string> files = files_read;
+    if (files.empty() && batch.sharded()) {  // (MPI ranks send results, not a part)
+      SimOptions probe;
+      probe.seed = so.seed;
+      probe.dt = so.dt;
+      probe.trusted = so.trusted;
+      probe.log = probe.print = [](const std::string&) {};
+      std::vector<Diagnostic> ignored;
+      if (auto sim = Simulation::create(*spec, probe, ignored)) files = sim->files_read();
+    }
+    if (files.empty()) {
+      files.push_back(spec->path);
+      for (const auto& g : spec->groups) files.push_back(g.brain);
+    }
     const std::string series_kind = !series_fmt ? "" : *series_fmt == SeriesFormat::Jsonl ? "jsonl" : "csv";
-    const cli::BatchInfo info{spec->name, cli::batch_fingerprint(files), so.ticks, first_seed,
+    // The options that change what a run gives, as a merge compares them.
+    std::ostringstream options;
+    options << "--series-every " << (series_fmt ? o.series_every : 0) << (so.strict ? " --strict" : "")
+            << (so.trusted ? " --trusted" : "") << " --budget " << so.instruction_budget
+            << (so.budget_all_leaves ? " --budget-all" : "") << " --leaf-timeout " << so.leaf_timeout
+            << " --lua-memory " << o.lua_memory_mb;
+    const cli::BatchInfo info{spec->name, cli::batch_fingerprint(files), options.str(), so.ticks, first_seed,
                               o.runs, plan.size(), so.dt, series_kind, so.threads, *sets,
                               o.shards ? o.shard : 1, o.shards ? o.shards : 1};
     std::ostream& log_to = log_file.is_open() ? static_cast<std::ostream&>(log_file) : std::cerr;

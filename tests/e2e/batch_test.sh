@@ -152,7 +152,18 @@ merge_fails "another shard count" 2 "shard count 3 against 4" "$p1" "$dir/four2.
 # The same scenario edited (here: its brains named by full path) between two shards' starts.
 sed -e "s|brain: |brain: $arena_dir/|" "$arena" > "$dir/edited.yaml"
 "$thicket" run "$dir/edited.yaml" --ticks "$ticks" --runs 7 --threads 1 --quiet --shard 2/3 --out "$dir/edited2.jsonl" 2>/dev/null
-merge_fails "a part from an edited scenario" 2 "edited2.jsonl:1:1: error: not a part of the same batch as .*: the scenario or its brain files were edited" "$p1" "$dir/edited2.jsonl" "$p3"
+merge_fails "a part from an edited scenario" 2 "edited2.jsonl:1:1: error: not a part of the same batch as .*: the scenario, its map, brain or leaf files were edited" "$p1" "$dir/edited2.jsonl" "$p3"
+# A leaf file edited between two shards' starts (the hash had only the scenario and its brains,
+# and such parts merged); the same bytes elsewhere are the same batch.
+mkdir -p "$dir/arena_copy" && cp "$arena_dir"/* "$dir/arena_copy/"
+"$thicket" run "$dir/arena_copy/arena.yaml" --ticks "$ticks" --runs 7 --threads 1 --quiet --shard 2/3 --out "$dir/copy2.jsonl" 2>/dev/null
+"$thicket" merge "$dir/copy.csv" "$p1" "$dir/copy2.jsonl" "$p3" 2>/dev/null && ok || bad "a copy of the arena's files should merge with the original's parts"
+echo "-- edited" >> "$dir/arena_copy/minion.lua"
+"$thicket" run "$dir/arena_copy/arena.yaml" --ticks "$ticks" --runs 7 --threads 1 --quiet --shard 2/3 --out "$dir/leaf2.jsonl" 2>/dev/null
+merge_fails "a part run with an edited leaf file" 2 "leaf2.jsonl:1:1: error: not a part of the same batch as .*: the scenario, its map, brain or leaf files were edited" "$p1" "$dir/leaf2.jsonl" "$p3"
+# Options that change the results: --strict, --series-every, the Lua limits (they merged).
+"$thicket" run "$arena" --ticks "$ticks" --runs 7 --threads 1 --quiet --shard 2/3 --strict --out "$dir/strict2.jsonl" 2>/dev/null
+merge_fails "a part run with --strict" 2 "strict2.jsonl:1:1: error: not a part of the same batch as .*: the run options '--series-every 0 --budget 10000000 --leaf-timeout 0.05 --lua-memory 512' against '--series-every 0 --strict --budget" "$p1" "$dir/strict2.jsonl" "$p3"
 # Headers that all claim a batch bigger than any (runs edited to 10^12 in each): refused, where
 # planning it aborted for want of memory.
 for k in 1 2 3; do sed '1s/"runs":7,/"runs":1000000000000,/' "$dir/arena-part$k.jsonl" > "$dir/huge$k.jsonl"; done
@@ -172,7 +183,7 @@ sed '$s/"end":true/"end":"yes"/' "$p2" > "$dir/endyes2.jsonl"
 merge_fails "a malformed end line" 2 'endyes2.jsonl:4:1: error: an end line is {"end":true,"outcomes":N}' "$p1" "$dir/endyes2.jsonl" "$p3"
 merge_fails "--series without series in the parts" 2 "the shards ran without --series" --series "$dir/s.csv" "$p1" "$p2" "$p3"
 merge_fails "a CSV given as a part" 2 "arena-single.csv:1:1: error: it does not start with a part header" "$p1" "$dir/arena-single.csv" "$p3"
-sed '1s/"thicket_part":1/"thicket_part":99/' "$p2" > "$dir/v99.jsonl"
+sed '1s/"thicket_part":2/"thicket_part":99/' "$p2" > "$dir/v99.jsonl"
 merge_fails "a part of another format" 2 "v99.jsonl:1:1: error: it is a part of format 99" "$p1" "$dir/v99.jsonl" "$p3"
 sed '2s/"seed":[0-9]*/"seed":12345/' "$p2" > "$dir/seed2.jsonl"
 merge_fails "a run with a wrong seed" 2 "seed2.jsonl:2:1: error: run 2 has seed 12345; the batch gives it seed 8" "$p1" "$dir/seed2.jsonl" "$p3"

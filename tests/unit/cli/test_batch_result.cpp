@@ -121,10 +121,16 @@ TEST_CASE("batch result: part headers say which batch they belong to") {
   b.fingerprint = "0123456789abcdee";
   CHECK_FALSE(same_batch(a, b, why));
   CHECK(why.find("edited between the shards") != std::string::npos);
+  b = a;  // the options that change results (a part had none: --strict or --series-every merged)
+  b.options = "--series-every 2 --strict";
+  CHECK_FALSE(same_batch(a, b, why));
+  CHECK(why == "the run options '' against '--series-every 2 --strict'");
+  REQUIRE(decode_batch_info(encode_batch_info(b), b, why));
+  CHECK(b.options == "--series-every 2 --strict");
   std::string line = encode_batch_info(a);
-  line.replace(line.find("\"thicket_part\":1"), 16, "\"thicket_part\":2");
+  line.replace(line.find("\"thicket_part\":2"), 16, "\"thicket_part\":3");
   CHECK_FALSE(decode_batch_info(line, b, why));
-  CHECK(why.find("format 2") != std::string::npos);
+  CHECK(why.find("format 3") != std::string::npos);
   CHECK_FALSE(decode_batch_info("{\"run\":1}", b, why));
 }
 
