@@ -1,6 +1,7 @@
 // --out rows and the metrics' summary of a scenario run: see run_results.hpp.
 #include "run_results.hpp"
 
+#include <cmath>
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -49,9 +50,9 @@ std::string json_param(const std::string& text, bool as_text) {
   if (as_text) return '"' + json_escape(text) + '"';
   const Value v = sweep_value(text);
   if (const auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
-  if (const auto* d = std::get_if<double>(&v)) return num(*d, true);
+  if (const auto* d = std::get_if<double>(&v); d && std::isfinite(*d)) return num(*d, true);
   if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
-  return '"' + json_escape(text) + '"';
+  return '"' + json_escape(text) + '"';  // text, and .inf / -.inf as written (JSON has no infinity)
 }
 
 }  // namespace

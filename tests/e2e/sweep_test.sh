@@ -108,11 +108,31 @@ grep -q "dup.yaml:$((line + 2)):41: error: sweep key 'groups.players.vehicle.max
 for set in groups.west_post.count=1,01 groups.players.vehicle.max_speed=3,3.0 groups.east_post.blackboard.home_x=1,1.0 \
            groups.east_post.blackboard.home_x=100,1e2 seed=1,01 groups.west_post.blackboard.invincible=true,true; do
   "$thicket" run "$arena_dir/arena.yaml" --ticks 1 --quiet --set "$set" 2>"$dir/dup_set"
-  [[ $? == 64 ]] && grep -q "^thicket: error: --set ${set%%=*}: the value [0-9a-z]* is listed twice" "$dir/dup_set" && ok ||
+  [[ $? == 64 ]] && grep -Eq "^thicket: error: --set(: sweep key '${set%%=*}':| ${set%%=*}:) the value [0-9a-z.]* is listed twice" "$dir/dup_set" && ok ||
     bad "--set $set: a value listed twice should exit 64: $(cat "$dir/dup_set")"
 done
 "$thicket" run "$arena_dir/arena.yaml" --ticks 1 --quiet --set groups.east_post.blackboard.home_x=1,1.5 2>/dev/null
 [[ $? == 0 ]] && ok || bad "1 and 1.5 are two values"
+# A string key's values are texts: "007" and "7" are two (they were refused as one number), and
+# "" is a text (it was refused as no value).
+mkdir -p "$dir/text"
+printf 'local L = {}\nfunction L.Idle() return "running" end\nreturn L\n' > "$dir/text/idle.lua"
+printf 'tree: t\nleaves: [idle.lua]\nblackboard:\n  tag: ""\n  n: 0.0\nroot: {action: Idle}\n' > "$dir/text/t.yaml"
+printf 'scenario: text\nworld: {size: [10, 10]}\nteams: [a]\ngroups: [{name: g, team: a, count: 1, brain: t.yaml, spawn: {box: [[1, 1], [2, 2]]}}]\nsweep:\n  groups.g.blackboard.tag: ["007", "7", ""]\n' \
+  > "$dir/text/s.yaml"
+"$thicket" run "$dir/text/s.yaml" --ticks 1 --quiet --out "$dir/text/out.csv" 2>"$dir/text/err"
+[[ $? == 0 && $(cut -d, -f3 "$dir/text/out.csv" | tr '\n' ' ') == 'groups.g.blackboard.tag 007 7  ' ]] && ok ||
+  bad "a string key's \"007\", \"7\" and \"\" are three values: $(cat "$dir/text/err" "$dir/text/out.csv")"
+"$thicket" run "$dir/text/s.yaml" --ticks 1 --quiet --set groups.g.blackboard.tag=007,7 --out /dev/null 2>"$dir/text/err"
+[[ $? == 0 ]] && ok || bad "--set of a string key: 007 and 7 are two values: $(cat "$dir/text/err")"
+"$thicket" run "$dir/text/s.yaml" --ticks 1 --quiet --set groups.g.blackboard.n=3,3.0 2>"$dir/text/err"
+[[ $? == 64 ]] && grep -q "the value 3.0 is listed twice (as 3 and 3.0, the same value for this key)" "$dir/text/err" && ok ||
+  bad "a number key's 3 and 3.0 are one value: $(cat "$dir/text/err")"
+# YAML's .inf is a number, as in a group's blackboard: (it was refused as text); JSONL rows
+# write it as its text (JSON has no infinity).
+"$thicket" run "$dir/text/s.yaml" --ticks 1 --quiet --set groups.g.blackboard.n=.inf,-.inf,1 --out "$dir/text/inf.jsonl" 2>"$dir/text/err"
+[[ $? == 0 ]] && grep -q '"groups.g.blackboard.n":".inf"' "$dir/text/inf.jsonl" && grep -q '"groups.g.blackboard.n":"-.inf"' "$dir/text/inf.jsonl" &&
+  grep -q '"groups.g.blackboard.n":1,' "$dir/text/inf.jsonl" && ok || bad ".inf swept for a number key: $(cat "$dir/text/err" "$dir/text/inf.jsonl")"
 # Text that is not UTF-8 is refused (the part files of thicket merge carry UTF-8 only).
 "$thicket" run "$arena_dir/arena.yaml" --ticks 1 --quiet --set $'groups.west_post.blackboard.name=a\xffb' 2>"$dir/utf8_err"
 [[ $? == 64 ]] && LC_ALL=C grep -q "^thicket: error: --set: sweep key 'groups.west_post.blackboard.name': the value '.*' is not UTF-8 text (byte 0xff at 2)" "$dir/utf8_err" &&

@@ -55,6 +55,11 @@ Value sweep_value(const std::string& text) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), i);
   if (ec == std::errc() && end == text.data() + text.size() && !text.empty()) return i;
   if (auto d = number(text)) return *d;
+  // YAML's infinities, as a group's `blackboard:` reads them (.nan stays text: no number).
+  for (const char* inf : {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"})
+    if (text == inf) return std::numeric_limits<double>::infinity();
+  for (const char* inf : {"-.inf", "-.Inf", "-.INF"})
+    if (text == inf) return -std::numeric_limits<double>::infinity();
   if (text == "true") return true;
   if (text == "false") return false;
   return text;
@@ -240,8 +245,7 @@ bool set_value(ScenarioSpec& spec, const Target& t, const std::string& key, cons
     g.count = static_cast<uint32_t>(*v);
     return true;
   }
-  if (t.kind == Target::Kind::Blackboard) {
-    if (text.empty()) return bad("a number, true/false or text");
+  if (t.kind == Target::Kind::Blackboard) {  // ("" is text: a string key's empty value, `tag: [""]`)
     Value v = sweep_value(text);
     auto at = std::find_if(g.blackboard.begin(), g.blackboard.end(), [&](const auto& kv) { return kv.first == t.field; });
     if (at != g.blackboard.end()) at->second = std::move(v);
@@ -299,25 +303,20 @@ bool set_value(ScenarioSpec& spec, const Target& t, const std::string& key, cons
 // A value as its key reads it, to find a value listed twice: 3, 3.0 and 3e0 of a number key,
 // 1 and 01 of a whole number, 1 and 1.0 of a blackboard value (a number either way) are one
 // value and would repeat a parameter set. (The value was checked: it reads.)
+std::string shortest_identity(double v) {
+  if (v == 0) v = 0;  // -0 is 0
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  std::string identity = "n";  // (appended: GCC 12's -Wrestrict misreads "n" + std::string)
+  identity.append(buf, ec == std::errc() ? end : buf);
+  return identity;
+}
+
+// (A blackboard value's identity depends on the key's declared type, which the brain gives:
+// blackboard_value_identity, checked with the brains. Here only the same text twice.)
 std::string value_identity(const Target& t, const std::string& text) {
-  auto shortest = [](double v) {
-    if (v == 0) v = 0;  // -0 is 0
-    char buf[32];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-    std::string identity = "n";  // (appended: GCC 12's -Wrestrict misreads "n" + std::string)
-    identity.append(buf, ec == std::errc() ? end : buf);
-    return identity;
-  };
   if (t.kind == Target::Kind::Seed || t.kind == Target::Kind::Count) return "n" + std::to_string(whole(text).value_or(0));
-  if (t.kind != Target::Kind::Blackboard) return shortest(number(text).value_or(0));
-  const Value v = sweep_value(text);
-  if (const auto* i = std::get_if<int64_t>(&v)) {  // the same number as a double, when one holds it exactly
-    const double d = static_cast<double>(*i);
-    if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 && static_cast<int64_t>(d) == *i) return shortest(d);
-    return "i" + std::to_string(*i);
-  }
-  if (const auto* d = std::get_if<double>(&v)) return shortest(*d);
-  if (const auto* b = std::get_if<bool>(&v)) return *b ? "btrue" : "bfalse";
+  if (t.kind != Target::Kind::Blackboard) return shortest_identity(number(text).value_or(0));
   return "t" + text;
 }
 
@@ -349,6 +348,19 @@ void add_error(std::vector<Diagnostic>& diags, const std::string& path, const YA
 }
 
 }  // namespace
+
+std::string blackboard_value_identity(const std::string& text, ValueType type) {
+  if (type == ValueType::String) return "t" + text;
+  const Value v = sweep_value(text);
+  if (const auto* i = std::get_if<int64_t>(&v)) {  // the same number as a double, when one holds it exactly
+    const double d = static_cast<double>(*i);
+    if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 && static_cast<int64_t>(d) == *i) return shortest_identity(d);
+    return "i" + std::to_string(*i);
+  }
+  if (const auto* d = std::get_if<double>(&v)) return shortest_identity(*d);
+  if (const auto* b = std::get_if<bool>(&v)) return *b ? "btrue" : "bfalse";
+  return "t" + text;
+}
 
 std::optional<std::pair<size_t, std::string>> blackboard_target(const ScenarioSpec& spec, const std::string& key) {
   std::string why;

@@ -71,6 +71,10 @@ Value sweep_value(const std::string& text);
 // A swept value for a blackboard key the brain declares as `type`: a string key takes the text
 // as it is; any other key sweep_value's reading (which the blackboard's set then checks).
 Value swept_blackboard_value(const std::string& text, ValueType type);
+// What makes two swept values of a blackboard key of that type one value (a parameter set
+// repeated): 3, 3.0 and 3e0 of a number key, 1 and 1.0 of an any key; a string key's texts
+// only when they are the same text ("007" and "7" are two).
+std::string blackboard_value_identity(const std::string& text, ValueType type);
 
 // For a key groups.NAME.blackboard.KEY: the group's index and KEY; nullopt for other keys.
 std::optional<std::pair<size_t, std::string>> blackboard_target(const ScenarioSpec& spec, const std::string& key);

@@ -61,13 +61,27 @@ void check_sweep_blackboard(const ScenarioSpec& spec, const std::vector<SweepAxi
                                  [&](const BlackboardKey& k) { return k.name == key; });
     if (text_keys && declared != program.blackboard.end() && declared->type == ValueType::String)
       text_keys->push_back(axis.key);
-    for (size_t v = 0; v < axis.values.size(); ++v)  // every value that does not fit, each at its place
-      if (const std::string& text = axis.values[v];
-          !rt->set(agent, key, declared == program.blackboard.end() ? sweep_value(text) : swept_blackboard_value(text, declared->type)))
-        report(where + "the value " + text + " does not fit '" + key + "', which the brain " + group.brain + " declares as " +
-                   (declared == program.blackboard.end() ? std::string("another type")
-                                                         : std::string(value_type_name(declared->type))),
+    const ValueType type = declared == program.blackboard.end() ? ValueType::Any : declared->type;
+    std::vector<std::string> identities;  // of the values that fit
+    for (size_t v = 0; v < axis.values.size(); ++v) {  // every value that does not fit, each at its place
+      const std::string& text = axis.values[v];
+      const std::string shown = text.empty() ? "\"\"" : text;
+      if (!rt->set(agent, key, declared == program.blackboard.end() ? sweep_value(text) : swept_blackboard_value(text, type))) {
+        report(where + "the value " + shown + " does not fit '" + key + "', which the brain " + group.brain + " declares as " +
+                   (declared == program.blackboard.end() ? std::string("another type") : std::string(value_type_name(type))),
                v);
+        continue;
+      }
+      // One value twice repeats a parameter set: 3 and 3.0 of a number key (the texts differ;
+      // the same text twice was said when the sweep was read). A string key's "007" and "7" are two.
+      const std::string identity = blackboard_value_identity(text, type);
+      auto seen = std::find(identities.begin(), identities.end(), identity);
+      if (seen != identities.end())
+        report(where + "the value " + shown + " is listed twice (as " + axis.values[seen - identities.begin()] + " and " +
+                   shown + ", the same value for this key)",
+               v);
+      identities.push_back(identity);
+    }
   }
 }
 

@@ -162,9 +162,11 @@ TEST_CASE("sweep: --set parses KEY=V1,V2 and checks keys and values, with did yo
   CHECK(fails("groups.minions.vehicle.max_speed=3,3.0").find("listed twice (as 3 and 3.0") != std::string::npos);
   CHECK(fails("groups.minions.vehicle.max_speed=3,3e0").find("listed twice") != std::string::npos);
   CHECK(fails("groups.minions.senses.sight.cones.0.range=8,8.00").find("listed twice") != std::string::npos);
-  CHECK(fails("groups.minions.blackboard.home_x=1,1.0").find("listed twice (as 1 and 1.0") != std::string::npos);
-  CHECK(fails("groups.minions.blackboard.home_x=100,1e2").find("listed twice") != std::string::npos);
-  CHECK(fails("groups.minions.blackboard.home_x=0,-0").find("listed twice") != std::string::npos);
+  // A blackboard value is one value twice by the key's declared type, which the brain gives:
+  // checked with the brains (check_sweep_blackboard: 1 and 1.0 of a number key are one, "007"
+  // and "7" of a string key two); here only the same text twice.
+  CHECK(fails("groups.minions.blackboard.home_x=1,1").find("the value 1 is listed twice") != std::string::npos);
+  CHECK(thicket::parse_set_option("groups.minions.blackboard.home_x=1,1.0", spec, why).has_value());
   CHECK(thicket::parse_set_option("groups.minions.blackboard.home_x=1,1.5,x,true", spec, why).has_value());
   // Text that is not UTF-8 could not come out of --out or a merge as it went in.
   CHECK(fails("groups.minions.blackboard.home_x=a\xff").find("is not UTF-8 text (byte 0xff at 2)") != std::string::npos);
