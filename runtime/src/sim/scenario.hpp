@@ -149,6 +149,10 @@ struct ScenarioSpec {
   // Every group of the file was read, so `groups` names every brain (of a partial spec: see
   // load_scenario).
   bool groups_complete = false;
+  // Groups read with errors of their own (a bad count, a blackboard value of nan): not in
+  // `groups`, but what of them did read (their brain, their other blackboard values) is still
+  // checked against the brains when the file fails to load (check_groups_of_failed_load).
+  std::vector<AgentGroup> groups_with_errors;
 };
 
 // Reads and validates a scenario file; nullopt with every diagnostic on error.

@@ -98,8 +98,12 @@ void ScenarioReader::read_groups(const Field& groups, ScenarioSpec& spec) {
       continue;
     }
     AgentGroup group;
-    if (read_group(item, group, spec)) spec.groups.push_back(std::move(group));
-    else spec.groups_complete = false;
+    if (read_group(item, group, spec)) {
+      spec.groups.push_back(std::move(group));
+    } else {
+      spec.groups_complete = false;
+      spec.groups_with_errors.push_back(std::move(group));
+    }
   }
 }
 

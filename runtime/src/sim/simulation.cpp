@@ -151,7 +151,11 @@ void check_groups_of_failed_load(const ScenarioSpec& partial, std::vector<Diagno
     for (const Diagnostic& d : found)
       if (std::none_of(diags.begin(), diags.end(), [&](const Diagnostic& e) { return same(d, e); })) diags.push_back(d);
   };
-  for (const AgentGroup& g : partial.groups) {
+  std::vector<const AgentGroup*> groups;  // (what they find is sorted by place below)
+  for (const AgentGroup& g : partial.groups) groups.push_back(&g);
+  for (const AgentGroup& g : partial.groups_with_errors) groups.push_back(&g);
+  for (const AgentGroup* group : groups) {
+    const AgentGroup& g = *group;
     if (!brain_file(g)) continue;
     ScenarioSpec s = probe();
     AgentGroup& copy = add_one_agent(s, g);

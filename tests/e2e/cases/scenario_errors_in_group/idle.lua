@@ -1,0 +1,3 @@
+local leaves = {}
+function leaves.Idle(agent) return "running" end
+return leaves
