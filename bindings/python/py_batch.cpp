@@ -76,6 +76,7 @@ py::dict run_batch(const std::string& path, uint64_t runs, uint64_t ticks, uint3
   if (cli::planned_runs(params, runs) > cli::kMaxBatchRuns)
     throw py::value_error(cli::too_many_runs(params, runs) + ": fewer runs or fewer values to sweep");
   std::vector<cli::RunSpec> plan = cli::plan_runs(params, seed, runs);
+  spec->sweep.clear();  // planned: a run's spec (a copy for each run of a sweep) needs it no more
   const bool sweeping = !params.names.empty() || !params.seeds.empty();
 
   std::vector<RunResult> results;

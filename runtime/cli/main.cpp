@@ -558,6 +558,7 @@ int cmd_scenario(const Options& o) {
     print_diagnostics(sweep_diags);
     return kExitLoad;
   }
+  spec->sweep.clear();  // planned: a run's spec (a copy for each run of a sweep) needs it no more
   // --watch and --serve show one run: a --set (or a file's `sweep:`) of one value each, and one
   // seed at most, is one run, with its values (it was refused as a sweep).
   const bool one_run = sets->values.size() == 1 && sets->seeds.size() <= 1;

@@ -3,6 +3,7 @@
 // every parameter set at once, at the sweep's place, with the brain's keys to suggest from.
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 #include "runtime_impl.hpp"
 #include "suggest.hpp"
@@ -62,7 +63,7 @@ void check_sweep_blackboard(const ScenarioSpec& spec, const std::vector<SweepAxi
     if (text_keys && declared != program.blackboard.end() && declared->type == ValueType::String)
       text_keys->push_back(axis.key);
     const ValueType type = declared == program.blackboard.end() ? ValueType::Any : declared->type;
-    std::vector<std::string> identities;  // of the values that fit
+    std::unordered_map<std::string, size_t> identities;  // of the values that fit: the index of each
     for (size_t v = 0; v < axis.values.size(); ++v) {  // every value that does not fit, each at its place
       const std::string& text = axis.values[v];
       const std::string shown = text.empty() ? "\"\"" : text;
@@ -75,12 +76,10 @@ void check_sweep_blackboard(const ScenarioSpec& spec, const std::vector<SweepAxi
       // One value twice repeats a parameter set: 3 and 3.0 of a number key (the texts differ;
       // the same text twice was said when the sweep was read). A string key's "007" and "7" are two.
       const std::string identity = blackboard_value_identity(text, type);
-      auto seen = std::find(identities.begin(), identities.end(), identity);
-      if (seen != identities.end())
-        report(where + "the value " + shown + " is listed twice (as " + axis.values[seen - identities.begin()] + " and " +
-                   shown + ", the same value for this key)",
+      if (auto [seen, fresh] = identities.emplace(identity, v); !fresh)
+        report(where + "the value " + shown + " is listed twice (as " + axis.values[seen->second] + " and " + shown +
+                   ", the same value for this key)",
                v);
-      identities.push_back(identity);
     }
   }
 }

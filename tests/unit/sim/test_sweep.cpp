@@ -270,6 +270,8 @@ TEST_CASE("sweep: the schema takes the key forms and refuses others") {
   CHECK(schema_errors("sweep: {sed: [1]}\n") > 0);
   CHECK(schema_errors("sweep: {groups.minions.spawn: [1]}\n") > 0);
   CHECK(schema_errors("sweep: {groups.minions.count: []}\n") > 0);
-  CHECK(schema_errors("sweep: {groups.minions.count: [1, 1]}\n") > 0);
+  // A value listed twice is the loader's to say, as the key reads it (3 and 3.0 of a number key are one,
+  // "007" and "7" of a string key two); the schema's uniqueItems checked every pair (25 s for 32,000).
+  CHECK(schema_errors("sweep: {groups.minions.count: [1, 1]}\n") == 0);
   CHECK(schema_errors("sweep: {groups.minions.count: [[1]]}\n") > 0);
 }
