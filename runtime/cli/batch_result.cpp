@@ -245,9 +245,25 @@ bool same_batch(const BatchInfo& a, const BatchInfo& b, std::string& why) {
     return differ("--series", a.series.empty() ? "(none)" : a.series, b.series.empty() ? "(none)" : b.series);
   if (a.runs != b.runs) return differ("--runs", std::to_string(a.runs), std::to_string(b.runs));
   if (a.sets.names != b.sets.names || a.sets.values != b.sets.values || a.sets.seeds != b.sets.seeds ||
-      a.plan_size != b.plan_size)
-    return differ("sweep", json(a.sets.names).dump() + json(a.sets.values).dump(),
-                  json(b.sets.names).dump() + json(b.sets.values).dump());
+      a.plan_size != b.plan_size) {
+    // Said as the sweep would be given: KEY=V1,V2 for each key, seed=S1,S2 for the base seeds.
+    auto said = [](const BatchInfo& x) {
+      std::string text;
+      for (size_t k = 0; k < x.sets.names.size(); ++k) {
+        std::vector<std::string> values;  // axis k's values, in order of first appearance
+        for (const auto& set : x.sets.values)
+          if (k < set.size() && std::find(values.begin(), values.end(), set[k]) == values.end()) values.push_back(set[k]);
+        text += (text.empty() ? "" : " ") + x.sets.names[k] + "=";
+        for (size_t v = 0; v < values.size(); ++v) text += (v ? "," : "") + values[v];
+      }
+      if (!x.sets.seeds.empty()) {
+        text += std::string(text.empty() ? "" : " ") + "seed=";
+        for (size_t v = 0; v < x.sets.seeds.size(); ++v) text += (v ? "," : "") + std::to_string(x.sets.seeds[v]);
+      }
+      return text.empty() ? std::string("(none)") : text;
+    };
+    return differ("sweep", said(a), said(b));
+  }
   return true;
 }
 

@@ -9,7 +9,7 @@
 namespace thicket::cli {
 
 bool parse_shard(const std::string& text, uint32_t& shard, uint32_t& shards, std::string& why) {
-  why = "--shard needs I/K, this process's share of K shards (1 <= I <= K), e.g. 2/8; got '" + text + "'";
+  why = "--shard needs I/K, this process's share of K shards (1 <= I <= K <= 1000000), e.g. 2/8; got '" + text + "'";
   size_t slash = text.find('/');
   if (slash == std::string::npos) return false;
   std::string i = text.substr(0, slash), k = text.substr(slash + 1);

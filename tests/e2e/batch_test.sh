@@ -161,6 +161,10 @@ mkdir -p "$dir/arena_copy" && cp "$arena_dir"/* "$dir/arena_copy/"
 echo "-- edited" >> "$dir/arena_copy/minion.lua"
 "$thicket" run "$dir/arena_copy/arena.yaml" --ticks "$ticks" --runs 7 --threads 1 --quiet --shard 2/3 --out "$dir/leaf2.jsonl" 2>/dev/null
 merge_fails "a part run with an edited leaf file" 2 "leaf2.jsonl:1:1: error: not a part of the same batch as .*: the scenario, its map, brain or leaf files were edited" "$p1" "$dir/leaf2.jsonl" "$p3"
+# Another sweep, said as it would be given (it was the header's raw lists: "[][[]] against [][[]]").
+"$thicket" run "$arena" --ticks "$ticks" --runs 7 --threads 1 --quiet --shard 2/3 --set seed=1,2 --set groups.players.count=3,4 \
+  --out "$dir/swept2.jsonl" 2>/dev/null
+merge_fails "a part of a sweep" 2 "swept2.jsonl:1:1: error: not a part of the same batch as .*: sweep (none) against groups.players.count=3,4 seed=1,2" "$p1" "$dir/swept2.jsonl" "$p3"
 # Options that change the results: --strict, --series-every, the Lua limits (they merged).
 "$thicket" run "$arena" --ticks "$ticks" --runs 7 --threads 1 --quiet --shard 2/3 --strict --out "$dir/strict2.jsonl" 2>/dev/null
 merge_fails "a part run with --strict" 2 "strict2.jsonl:1:1: error: not a part of the same batch as .*: the run options '--series-every 0 --budget 10000000 --leaf-timeout 0.05 --lua-memory 512' against '--series-every 0 --strict --budget" "$p1" "$dir/strict2.jsonl" "$p3"

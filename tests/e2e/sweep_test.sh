@@ -128,6 +128,11 @@ printf 'scenario: text\nworld: {size: [10, 10]}\nteams: [a]\ngroups: [{name: g, 
 "$thicket" run "$dir/text/s.yaml" --ticks 1 --quiet --set groups.g.blackboard.n=3,3.0 2>"$dir/text/err"
 [[ $? == 64 ]] && grep -q "the value 3.0 is listed twice (as 3 and 3.0, the same value for this key)" "$dir/text/err" && ok ||
   bad "a number key's 3 and 3.0 are one value: $(cat "$dir/text/err")"
+# More than 100,000 parameter sets: refused with the sizes that make them (it gave no numbers).
+"$thicket" run "$dir/text/s.yaml" --ticks 1 --quiet --set "groups.g.blackboard.n=$(seq -s, 1 400)" \
+  --set "groups.g.blackboard.tag=$(seq -s, 1 400)" 2>"$dir/text/err"
+[[ $? == 64 ]] && grep -q "the sweep has more than 100000 parameter sets (400 x 400 values of its keys); at most 100000" "$dir/text/err" &&
+  ok || bad "too many parameter sets: $(cat "$dir/text/err")"
 # YAML's .inf is a number, as in a group's blackboard: (it was refused as text); JSONL rows
 # write it as its text (JSON has no infinity).
 "$thicket" run "$dir/text/s.yaml" --ticks 1 --quiet --set groups.g.blackboard.n=.inf,-.inf,1 --out "$dir/text/inf.jsonl" 2>"$dir/text/err"

@@ -556,7 +556,11 @@ std::optional<SweepSets> sweep_sets(const ScenarioSpec& spec, const std::vector<
     params.push_back(&a);
     sets.names.push_back(a.key);
     if (a.values.empty() || n > kMaxParamSets / a.values.size()) {
-      why = "the sweep has more than " + std::to_string(kMaxParamSets) + " parameter sets";
+      std::string product;  // the sizes of the axes, each key's values (seeds are runs, not sets)
+      for (const SweepAxis& b : axes)
+        if (b.key != "seed") product += (product.empty() ? "" : " x ") + std::to_string(b.values.size());
+      why = "the sweep has more than " + std::to_string(kMaxParamSets) + " parameter sets (" + product +
+            " values of its keys); at most " + std::to_string(kMaxParamSets) + ": fewer values to sweep";
       return std::nullopt;
     }
     n *= a.values.size();
