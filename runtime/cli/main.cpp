@@ -727,7 +727,10 @@ int cmd_scenario(const Options& o) {
   if (spread) {
     struct Done {
       bool done = false, failed = false;
-      std::string diags, log, print;
+      std::string diags;
+      // The run's log lines (false) and Lua prints (true) in the order it made them, so that
+      // standard output and error sent to one file read as one run at a time would write them.
+      std::vector<std::pair<bool, std::string>> said;
       std::optional<SeriesBuffer> series;
       RunResult res;
     };
@@ -739,9 +742,16 @@ int cmd_scenario(const Options& o) {
     auto write = [&](uint64_t r) {  // under m, in run order
       Done& d = runs[r];
       std::cerr << cli::unseen_warnings(d.diags, warned);
-      if (log_file.is_open()) log_file << d.log;
-      else std::cerr << d.log;
-      std::fwrite(d.print.data(), 1, d.print.size(), stdout);
+      for (const auto& [printed, text] : d.said) {
+        if (printed) {
+          std::fwrite(text.data(), 1, text.size(), stdout);
+        } else if (log_file.is_open()) {
+          log_file << text;
+        } else {
+          std::fflush(stdout);
+          std::cerr << text;
+        }
+      }
       std::fflush(stdout);
       if (r == 0 && record && d.failed && o.record.rfind("/dev/", 0) != 0) {  // no empty record left behind
         record.reset();
@@ -768,8 +778,8 @@ int cmd_scenario(const Options& o) {
         SimOptions sr = so;
         sr.threads = 1;
         sr.seed = plan[r].seed;
-        sr.log = [&d](const std::string& line) { d.log += line + "\n"; };
-        sr.print = [&d](const std::string& line) { d.print += line + "\n"; };
+        sr.log = [&d](const std::string& line) { d.said.emplace_back(false, line + "\n"); };
+        sr.print = [&d](const std::string& line) { d.said.emplace_back(true, line + "\n"); };
         sr.record = r == 0 && record ? &record_tee : nullptr;
         sr.record_every = static_cast<uint32_t>(o.record_every);
         sr.record_keys = o.record_keys;
@@ -779,7 +789,7 @@ int cmd_scenario(const Options& o) {
         if (sr.trace || sr.explain)
           sr.brain_events = [&d, explain = sr.explain, to = sr.trace](const TraceEvent& e) {
             if (to) cli::write_trace_event(*to, e);
-            if (explain && e.type != TraceEvent::Type::Tick) d.log += cli::explain_event(e) + "\n";
+            if (explain && e.type != TraceEvent::Type::Tick) d.said.emplace_back(false, cli::explain_event(e) + "\n");
           };
         sr.brain_event_ticks = sr.trace != nullptr;
         if (series_fmt) d.series.emplace(*series_fmt, o.series_every, r + 1, sr.seed);

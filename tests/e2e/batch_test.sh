@@ -347,6 +347,29 @@ for args in "--runs 3 --threads 2" "--set seed=1,2,3 --threads 1"; do
   [[ $n == 1 ]] && ok || bad "run $args: the brain's warning is said $n times, not once"
 done
 
+# ---- runs at once (--threads 2) write their prints and errors in the order each run made them:
+# standard output and error in one file read as on one thread (the errors came before the prints)
+mkdir -p "$dir/order"
+cat > "$dir/order/t.lua" <<'LUA'
+local thicket = require("thicket")
+local leaves = {}
+function leaves.Talk(agent)
+  print("before the error, tick " .. thicket.tick())
+  if thicket.tick() == 2 then error("boom") end
+  print("after, tick " .. thicket.tick())
+  return "running"
+end
+return leaves
+LUA
+printf 'tree: t\nleaves: [t.lua]\nroot: {action: Talk}\n' > "$dir/order/t.yaml"
+printf 'scenario: order\nworld: {size: [10, 10]}\nteams: [a]\ngroups: [{name: g, team: a, count: 1, brain: t.yaml, spawn: {box: [[1, 1], [2, 2]]}}]\n' \
+  > "$dir/order/s.yaml"
+for k in 1 2; do
+  "$thicket" run "$dir/order/s.yaml" --ticks 3 --runs 3 --threads $k --quiet 2>&1 | grep -v '^thicket: scenario order' > "$dir/order/all$k"
+done
+grep -q "boom" "$dir/order/all1" && cmp -s "$dir/order/all1" "$dir/order/all2" && ok ||
+  bad "prints and errors of runs at once, in one file: $(diff "$dir/order/all1" "$dir/order/all2" | head -10)"
+
 # ---- stopped: Ctrl-C or SIGTERM (Slurm at a job's time limit) in the middle of a run
 # A shard leaves the run it was in out of its part (the merge then says which run is missing),
 # says so and exits 130; it wrote the cut-short run as a whole one, exited 0 and merged.
