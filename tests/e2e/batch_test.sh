@@ -370,6 +370,11 @@ done
 grep -q "boom" "$dir/order/all1" && cmp -s "$dir/order/all1" "$dir/order/all2" && ok ||
   bad "prints and errors of runs at once, in one file: $(diff "$dir/order/all1" "$dir/order/all2" | head -10)"
 
+# --ticks 0 on a batch: each run is made and ended at once, a row each with ticks 0 (as the guide says).
+"$thicket" run "$dir/order/s.yaml" --runs 2 --ticks 0 --quiet --out "$dir/order/t0.csv" --series "$dir/order/t0s.csv" 2>/dev/null
+[[ $(cut -d, -f1-3 "$dir/order/t0.csv" | tr '\n' ' ') == "run,seed,ticks 1,1,0 2,2,0 " && $(wc -l < "$dir/order/t0s.csv") == 1 ]] && ok ||
+  bad "--ticks 0 on a batch: $(cat "$dir/order/t0.csv" "$dir/order/t0s.csv")"
+
 # ---- stopped: Ctrl-C or SIGTERM (Slurm at a job's time limit) in the middle of a run
 # A shard leaves the run it was in out of its part (the merge then says which run is missing),
 # says so and exits 130; it wrote the cut-short run as a whole one, exited 0 and merged.
