@@ -37,6 +37,10 @@ int part_error(const std::string& path, size_t line, const std::string& message)
 
 // Reads and checks one part on its own; 0 or the exit status (the error printed).
 int read_part(const std::string& path, Part& part) {
+  if (path.empty()) {
+    std::cerr << "thicket: error: merge: a part file named '' (an empty path)\n";
+    return kExitLoad;
+  }
   if (const char* problem = not_plain_file(path, /*missing_ok=*/true); *problem) {
     std::cerr << path << ": error: cannot read this part file: " << problem << "\n";
     return kExitLoad;
@@ -50,8 +54,10 @@ int read_part(const std::string& path, Part& part) {
   }
   part.path = path;
   std::string line, why;
+  // A last line without its newline that does not read: the shard stopped while it wrote it.
+  const std::string cut = "the part is cut short (its last line stops mid-way): was its shard stopped while it wrote?";
   if (!std::getline(in, line)) return part_error(path, 1, "the part is empty: did its shard fail before it ran?");
-  if (!decode_batch_info(line, part.info, why)) return part_error(path, 1, why);
+  if (!decode_batch_info(line, part.info, why)) return part_error(path, 1, in.eof() && !line.empty() && line[0] == '{' ? cut : why);
   size_t n = 1;
   bool ended = false;
   std::map<uint64_t, size_t> seen;  // run index -> line
@@ -68,7 +74,7 @@ int read_part(const std::string& path, Part& part) {
       continue;
     }
     RunOutcome o;
-    if (!decode_outcome(line, o, why)) return part_error(path, n, "not a run of a part: " + why);
+    if (!decode_outcome(line, o, why)) return part_error(path, n, in.eof() ? cut : "not a run of a part: " + why);
     const uint32_t k = part.info.shards, i = part.info.shard;
     if (o.index >= part.info.plan_size)
       return part_error(path, n, "run " + std::to_string(o.index + 1) + " is past the batch's " +

@@ -174,6 +174,13 @@ for k in 1 2 3; do sed '1s/"runs":7,/"runs":1000000000000,/' "$dir/arena-part$k.
 merge_fails "parts claiming 10^12 runs" 2 "huge1.jsonl:1:1: error: the batch has 1000000000000 runs (1 parameter set(s) x 1 seed(s) x 1000000000000 run(s)); at most 1000000 in one batch" "$dir/huge1.jsonl" "$dir/huge2.jsonl" "$dir/huge3.jsonl"
 head -n 2 "$p2" > "$dir/cut2.jsonl"
 merge_fails "a part cut short" 2 "cut2.jsonl:2:1: error: the part is cut short (no end line)" "$p1" "$dir/cut2.jsonl" "$p3"
+# Cut in the middle of a line (a shard killed while writing, a full disk): said so, not "not a
+# JSON object"; in the header too. A part named '' says so.
+head -c "$(( $(head -n 2 "$p2" | wc -c) - 9 ))" "$p2" > "$dir/midline2.jsonl"
+merge_fails "a part cut mid-line" 2 "midline2.jsonl:2:1: error: the part is cut short (its last line stops mid-way)" "$p1" "$dir/midline2.jsonl" "$p3"
+head -c 40 "$p2" > "$dir/midhead2.jsonl"
+merge_fails "a part cut in its header" 2 "midhead2.jsonl:1:1: error: the part is cut short (its last line stops mid-way)" "$p1" "$dir/midhead2.jsonl" "$p3"
+merge_fails "a part named ''" 2 "merge: a part file named '' (an empty path)" "$p1" "" "$p3"
 # The end line is read as JSON: another spacing or CRLF line ends merge as the part itself does
 # (it was compared as text); a count that is wrong, or an end line that is not one, is an error.
 python3 -c 'import json,sys; [print(json.dumps(json.loads(l))) for l in open(sys.argv[1])]' "$p2" > "$dir/spaced2.jsonl"
