@@ -566,6 +566,8 @@ int cmd_scenario(const Options& o) {
     return usage_error("--watch and --serve show one run; a sweep (a scenario's 'sweep:', --set with several values) has many");
   if ((o.record_every || o.record_keys_set) && o.record.empty())
     return usage_error("--record-every and --record-keys say what --record FILE keeps; give --record too");
+  if (o.series_every != 1 && o.series.empty())  // (it was ignored without a word)
+    return usage_error("--series-every says how often --series FILE samples; give --series too");
   if (o.checkpoint.empty() != (o.checkpoint_every == 0))
     return usage_error("--checkpoint FILE and --every T go together: the file is replaced every T ticks");
   if ((!o.checkpoint.empty() || !o.resume.empty()) && (o.runs > 1 || o.watch))

@@ -28,6 +28,9 @@ grep -q '^thicket: gauge minions_left per tick: mean 240.00, min 240.00, max 240
 [[ $(wc -l < "$dir/s.jsonl") == 4 ]] && ok || bad "--runs 2 --series-every 10 over 20 ticks should write 4 lines"
 grep -q '^{"run":2,"seed":8,"tick":20,"metrics":{"chases":[0-9]*,"damage_dealt":' "$dir/s.jsonl" \
   && ok || bad "JSONL series: $(cat "$dir/s.jsonl")"
+# --series-every without --series: a usage error, as --record-every without --record (it was ignored).
+"$thicket" run "$arena" --ticks 2 --series-every 5 --quiet 2>"$dir/err" >/dev/null
+[[ $? == 64 ]] && grep -q "give --series too" "$dir/err" && ok || bad "--series-every without --series: $(head -1 "$dir/err")"
 # A run with no sampled tick still gets the whole header: --ticks 0, or --series-every past
 # the run's last tick (also when merged from shards).
 want_header="run,seed,tick,chases,damage_dealt,deaths,escapes,minions_left,returns,strikes"
