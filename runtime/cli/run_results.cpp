@@ -1,14 +1,15 @@
 // --out rows and the metrics' summary of a scenario run: see run_results.hpp.
 #include "run_results.hpp"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
 #include <sstream>
 #include <variant>
 
+#include "numbers.hpp"       // summary_number
 #include "series.hpp"        // append_number
 #include "sweep.hpp"         // sweep_value
 #include "trace_format.hpp"  // json_escape
@@ -139,15 +140,16 @@ std::string metrics_summary(const std::vector<RunResult>& results) {
   sum.precision(2);
   if (results.empty()) return {};
   for (const auto& [name, v0] : results.front().metrics) {
-    double lo = v0, hi = v0, total = 0;
+    double lo = v0, hi = v0, mean = 0;
+    size_t k = 0;
     for (const auto& res : results) {
       double v = res.metrics.at(name);
       lo = std::min(lo, v);
       hi = std::max(hi, v);
-      total += v;
+      mean += (v - mean) / static_cast<double>(++k);  // a running mean: a sum of 1e308s would be inf
     }
-    sum << "thicket: metric " << name << ": mean " << total / static_cast<double>(results.size()) << ", min " << lo
-        << ", max " << hi << "\n";
+    sum << "thicket: metric " << name << ": mean " << summary_number(mean)
+        << ", min " << summary_number(lo) << ", max " << summary_number(hi) << "\n";
   }
   // A gauge's value over the ticks: the mean of the runs' means (each run weighs the same),
   // the lowest and highest value of any tick of any run in which it was a gauge.
@@ -162,8 +164,8 @@ std::string metrics_summary(const std::vector<RunResult>& results) {
       means += g->second.mean;
       ++runs;
     }
-    sum << "thicket: gauge " << name << " per tick: mean " << means / static_cast<double>(runs) << ", min " << lo << ", max "
-        << hi << "\n";
+    sum << "thicket: gauge " << name << " per tick: mean " << summary_number(means / static_cast<double>(runs)) << ", min "
+        << summary_number(lo) << ", max " << summary_number(hi) << "\n";
   }
   return sum.str();
 }

@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "numbers.hpp"
 #include "sample_stats.hpp"
 #include "sweep_plan.hpp"
 
@@ -13,9 +14,9 @@ namespace thicket::cli {
 namespace {
 
 void write_stats(std::ostream& out, const SampleStats& s, double lo, double hi) {
-  out << "mean " << s.mean << ", min " << lo << ", max " << hi << ", 95% CI ";
+  out << "mean " << summary_number(s.mean) << ", min " << summary_number(lo) << ", max " << summary_number(hi) << ", 95% CI ";
   if (s.n < 2) out << "n/a (1 run)";
-  else out << "[" << s.mean - s.half_width << ", " << s.mean + s.half_width << "]";
+  else out << "[" << summary_number(s.mean - s.half_width) << ", " << summary_number(s.mean + s.half_width) << "]";
   out << "\n";
 }
 

@@ -382,6 +382,16 @@ grep -q "boom" "$dir/order/all1" && cmp -s "$dir/order/all1" "$dir/order/all2" &
 [[ $(cut -d, -f1-3 "$dir/order/t0.csv" | tr '\n' ' ') == "run,seed,ticks 1,1,0 2,2,0 " && $(wc -l < "$dir/order/t0s.csv") == 1 ]] && ok ||
   bad "--ticks 0 on a batch: $(cat "$dir/order/t0.csv" "$dir/order/t0s.csv")"
 
+# A huge metric in the summary: the shortest exact form, not 309 digits and two decimals.
+printf 'local thicket = require("thicket")\nlocal L = {}\nfunction L.M() thicket.metric("m1", 1e308) thicket.metric("m2", 12.5) return "running" end\nreturn L\n' \
+  > "$dir/order/big.lua"
+printf 'tree: t\nleaves: [big.lua]\nroot: {action: M}\n' > "$dir/order/big.yaml"
+sed -e 's/brain: t.yaml/brain: big.yaml/' "$dir/order/s.yaml" > "$dir/order/big_s.yaml" && echo 'metrics: [m1, m2]' >> "$dir/order/big_s.yaml"
+"$thicket" run "$dir/order/big_s.yaml" --ticks 1 --runs 2 --quiet 2>"$dir/order/big.err" >/dev/null
+grep -q "^thicket: metric m1: mean 1e+308, min 1e+308, max 1e+308$" "$dir/order/big.err" &&
+  grep -q "^thicket: metric m2: mean 12.50, min 12.50, max 12.50$" "$dir/order/big.err" && ok ||
+  bad "a huge metric in the summary: $(grep metric "$dir/order/big.err")"
+
 # ---- stopped: Ctrl-C or SIGTERM (Slurm at a job's time limit) in the middle of a run
 # A shard leaves the run it was in out of its part (the merge then says which run is missing),
 # says so and exits 130; it wrote the cut-short run as a whole one, exited 0 and merged.
