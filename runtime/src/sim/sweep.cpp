@@ -143,6 +143,16 @@ std::optional<Target> resolve(const ScenarioSpec& spec, const std::string& key, 
   Target t;
   t.group = *g;
   auto unknown = [&](const std::string& hint) {
+    // A part that has fields (`vehicle`, `senses.sight`): which fields (it said the group had no
+    // 'vehicle', with no suggestion).
+    std::vector<std::string> under;
+    for (const std::string& field : group_fields(group))
+      if (field.rfind(f + ".", 0) == 0) under.push_back(field);
+    if (hint.empty() && !under.empty()) {
+      why = "sweep key '" + key + "' names '" + f + "' of group '" + group.name + "' but none of its fields: one of " +
+            join_names(under);
+      return std::nullopt;
+    }
     // The list of every key form only when there is no nearer help.
     const std::string near = hint.empty() ? did_you_mean(f, group_fields(group)) : hint;
     why = "sweep key '" + key + "': group '" + group.name + "' has no '" + f + "'" +

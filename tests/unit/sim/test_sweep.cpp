@@ -153,6 +153,9 @@ TEST_CASE("sweep: --set parses KEY=V1,V2 and checks keys and values, with did yo
   CHECK(fails("groups.minions.cont=1").find("did you mean 'count'?") != std::string::npos);
   CHECK(fails("sed=1").find("did you mean 'seed'?") != std::string::npos);
   CHECK(fails("groups.minions.vehicle.max_sped=1").find("did you mean 'vehicle.max_speed'?") != std::string::npos);
+  // A part with fields, given without one: its fields (it said the group had no 'vehicle').
+  CHECK(fails("groups.minions.vehicle=1").find("names 'vehicle' of group 'minions' but none of its fields: one of vehicle.mass, "
+                                               "vehicle.max_speed") != std::string::npos);
   CHECK(fails("groups.minions.count=0").find("must be a whole number from 1 to 100000, got '0'") != std::string::npos);
   CHECK(fails("groups.minions.count=2,x").find("got 'x'") != std::string::npos);
   CHECK(fails("groups.minions.count=2,2").find("listed twice") != std::string::npos);
