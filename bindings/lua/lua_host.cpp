@@ -547,9 +547,12 @@ void LuaHost::task_release(const CallSite& at, bool cancel) {
         lua_pop(L_, 1);
       }
       if (!same) {
-        const char* msg = lua_tostring(co, -1);
-        report(at, leaf_of(rt_, at), std::string(failed ? "while closing the failed task: " : "while closing the cancelled task: ") +
-                                         (msg ? msg : "(error object is not a string)"));
+        // An error object that is no text is named by its type, as Lua's own messages name it
+        // (the closing has unwound the handler's frame: no line to give).
+        const char* msg = lua_type(co, -1) == LUA_TSTRING || lua_type(co, -1) == LUA_TNUMBER ? lua_tostring(co, -1) : nullptr;
+        report(at, leaf_of(rt_, at),
+               std::string(failed ? "while closing the failed task: " : "while closing the cancelled task: ") +
+                   (msg ? std::string(msg) : std::string("(error object is a ") + luaL_typename(co, -1) + " value)"));
       }
     }
     if (failed) lua_pop(L_, 1);  // the run's error
