@@ -311,9 +311,7 @@ bool set_value(ScenarioSpec& spec, const Target& t, const std::string& key, cons
   }
 }
 
-// A value as its key reads it, to find a value listed twice: 3, 3.0 and 3e0 of a number key,
-// 1 and 01 of a whole number, 1 and 1.0 of a blackboard value (a number either way) are one
-// value and would repeat a parameter set. (The value was checked: it reads.)
+// A number as an identity: its shortest exact text (3, 3.0 and 3e0 are "n3"; -0 is 0).
 std::string shortest_identity(double v) {
   if (v == 0) v = 0;  // -0 is 0
   char buf[32];
@@ -323,8 +321,10 @@ std::string shortest_identity(double v) {
   return identity;
 }
 
-// (A blackboard value's identity depends on the key's declared type, which the brain gives:
-// blackboard_value_identity, checked with the brains. Here only the same text twice.)
+// A value as its key reads it, to find a value listed twice: 3, 3.0 and 3e0 of a number key,
+// 1 and 01 of a whole number are one value and would repeat a parameter set. (The value was
+// checked: it reads.) A blackboard value's identity depends on the key's declared type, which
+// the brain gives (blackboard_value_identity, checked with the brains): here the text.
 std::string value_identity(const Target& t, const std::string& text) {
   if (t.kind == Target::Kind::Seed || t.kind == Target::Kind::Count) return "n" + std::to_string(whole(text).value_or(0));
   if (t.kind != Target::Kind::Blackboard) return shortest_identity(number(text).value_or(0));
