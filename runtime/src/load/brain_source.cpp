@@ -158,8 +158,13 @@ std::optional<uint32_t> SourceReader::add_file(const std::string& text, const st
     if (d[k]) kinds_found.push_back(k);
   BrainKind kind = BrainKind::Tree;
   if (kinds_found.empty()) {
-    // A scenario file (a group's `brain:` naming one), or one whose `scenario:` is misspelt (the
-    // CLI took it for a brain): one error that says so, not every scenario key as unknown here.
+    // Each top-level key, once. A scenario file (a group's `brain:` naming one), or one whose
+    // `scenario:` is misspelt (the CLI took it for a brain): one error that says so, not every
+    // scenario key as unknown here. A misspelt kind (`tre: x`): the unknown-key error below says
+    // what was meant. Keys a tree file allows (`trees:`, a library's) are no misspelling: the
+    // file still needs its kind.
+    const std::vector<std::string> tree_keys = top_keys_for(BrainKind::Tree);
+    bool misspelt = false;
     for (auto it = d.begin(); it != d.end(); ++it) {
       const std::string key = it->first.Scalar();
       if (key == "scenario") {
@@ -167,22 +172,16 @@ std::optional<uint32_t> SourceReader::add_file(const std::string& text, const st
                              "'tree: NAME', 'fsm: NAME' or 'machine: NAME'");
         return std::nullopt;
       }
-      const std::vector<std::string> tree_keys = top_keys_for(BrainKind::Tree);
-      if (std::find(tree_keys.begin(), tree_keys.end(), key) == tree_keys.end() &&
-          did_you_mean(key, {"tree", "fsm", "machine"}).empty() && !did_you_mean(key, {"scenario"}).empty()) {
-        ref.error(it->first, "unknown top-level key '" + key + "'" + did_you_mean(key, {"scenario"}) +
+      if (std::find(tree_keys.begin(), tree_keys.end(), key) != tree_keys.end()) continue;
+      if (!did_you_mean(key, {"tree", "fsm", "machine"}).empty()) {
+        misspelt = true;
+      } else if (const std::string near = did_you_mean(key, {"scenario"}); !near.empty()) {
+        ref.error(it->first, "unknown top-level key '" + key + "'" + near +
                                  " (a scenario file starts with 'scenario: NAME'; a brain file with 'tree: NAME', "
                                  "'fsm: NAME' or 'machine: NAME')");
         return std::nullopt;
       }
     }
-    // A misspelt kind (`tre: x`): the unknown-key error below says what was meant. Keys a tree
-    // file allows (`trees:`, a library's) are no misspelling: the file still needs its kind.
-    bool misspelt = false;
-    const std::vector<std::string> tree_keys = top_keys_for(BrainKind::Tree);
-    for (const auto& key : map_keys(d))
-      misspelt = misspelt || (std::find(tree_keys.begin(), tree_keys.end(), key) == tree_keys.end() &&
-                              !did_you_mean(key, {"tree", "fsm", "machine"}).empty());
     if (!misspelt)
       ref.error(d, "a brain file needs exactly one of 'tree: NAME', 'fsm: NAME' or 'machine: NAME' at the top level");
   } else {
