@@ -102,6 +102,11 @@ void ScenarioReader::read_groups(const Field& groups, ScenarioSpec& spec) {
       spec.groups.push_back(std::move(group));
     } else {
       spec.groups_complete = false;
+      // Its messages still name it: by the name it gave (read_group keeps none that is taken twice).
+      if (group.name.empty())
+        group.name = item.IsMap() && item["name"] && item["name"].IsScalar() && !item["name"].Scalar().empty()
+                         ? item["name"].Scalar()
+                         : "(unnamed)";
       spec.groups_with_errors.push_back(std::move(group));
     }
   }
