@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 namespace thicket::cli {
@@ -280,6 +281,14 @@ std::string batch_fingerprint(const std::vector<std::string>& files) {
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
   return hex;
+}
+
+std::string batch_run_options(const SimOptions& so, uint64_t series_every, uint64_t lua_memory_mb) {
+  std::ostringstream text;
+  text << "--series-every " << series_every << (so.strict ? " --strict" : "") << (so.trusted ? " --trusted" : "")
+       << " --budget " << so.instruction_budget << (so.budget_all_leaves ? " --budget-all" : "") << " --leaf-timeout "
+       << so.leaf_timeout << " --lua-memory " << lua_memory_mb;
+  return text.str();
 }
 
 void keep_batch_prefix(std::vector<RunOutcome>& outcomes) {

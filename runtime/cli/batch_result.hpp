@@ -56,6 +56,9 @@ bool same_batch(const BatchInfo& a, const BatchInfo& b, std::string& why);
 // FNV-1a (64 bits, hex) over the files' bytes in order; a file that cannot be read counts as
 // its name alone.
 std::string batch_fingerprint(const std::vector<std::string>& files);
+// BatchInfo::options: the run options that change what a run gives, as the command line writes
+// them (series_every 0: no --series).
+std::string batch_run_options(const SimOptions& options, uint64_t series_every, uint64_t lua_memory_mb);
 
 // What a single process would have kept of these outcomes (any order, distinct indices): sorted
 // by index, runs 0, 1, 2 ... while consecutive, up to and including a run stopped by --strict,

@@ -935,13 +935,8 @@ int cmd_scenario(const Options& o) {
       for (const auto& g : spec->groups) files.push_back(g.brain);
     }
     const std::string series_kind = !series_fmt ? "" : *series_fmt == SeriesFormat::Jsonl ? "jsonl" : "csv";
-    // The options that change what a run gives, as a merge compares them.
-    std::ostringstream options;
-    options << "--series-every " << (series_fmt ? o.series_every : 0) << (so.strict ? " --strict" : "")
-            << (so.trusted ? " --trusted" : "") << " --budget " << so.instruction_budget
-            << (so.budget_all_leaves ? " --budget-all" : "") << " --leaf-timeout " << so.leaf_timeout
-            << " --lua-memory " << o.lua_memory_mb;
-    const cli::BatchInfo info{spec->name, cli::batch_fingerprint(files), options.str(), so.ticks, first_seed,
+    const std::string options = cli::batch_run_options(so, series_fmt ? o.series_every : 0, o.lua_memory_mb);
+    const cli::BatchInfo info{spec->name, cli::batch_fingerprint(files), options, so.ticks, first_seed,
                               o.runs, plan.size(), so.dt, series_kind, so.threads, *sets,
                               o.shards ? o.shard : 1, o.shards ? o.shards : 1};
     std::ostream& log_to = log_file.is_open() ? static_cast<std::ostream&>(log_file) : std::cerr;
