@@ -734,7 +734,9 @@ int thicket_send(thicket_runtime* rt, int64_t agent, const char* event) {
     if (int c = check_agent(rt, "thicket_send", agent, h)) return c;
     if (!event || !*event) return fail(rt, THICKET_ERR_ARG, "thicket_send", "the event name is NULL or empty");
     if (std::string why = not_utf8(event, "event name", "take"); !why.empty()) return fail(rt, THICKET_ERR_ARG, "thicket_send", why);
-    if (!rt->rt.send(h, event)) return fail(rt, THICKET_ERR_STALE, "thicket_send", "the agent is gone");
+    if (!rt->rt.send(h, event))  // the handle was checked: the queue is full
+      return fail(rt, THICKET_ERR_RANGE, "thicket_send",
+                  "the agent's event queue is full (4096 events): the event is dropped (a leaf sending events in a loop?)");
     return THICKET_OK;
   });
 }

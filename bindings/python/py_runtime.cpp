@@ -888,7 +888,10 @@ void register_runtime(py::module_& m) {
         if (event.find('\0') != std::string::npos) throw py::value_error("an event name cannot hold a NUL character");
         bool sent;
         {
-          PyRuntime::Busy busy(r);  // a full queue traces: the callback may let another thread in
+          // A full queue traces and logs: to the runtime that callback is a stop hook (its spawns
+          // wait for send's end), and it may let another thread in.
+          PyRuntime::Busy busy(r);
+          PyRuntime::Ticking ticking(r);
           sent = r.rt().send(a.handle, event);
         }
         r.raise_python_error_outside_tick();

@@ -229,7 +229,9 @@ class RuntimeImpl {
   AgentHandle spawn_or_defer(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb, uint32_t id);
   void despawn_or_defer(AgentHandle agent);
   bool send_or_defer(AgentHandle agent, const std::string& event);
-  void queue_event(uint32_t index, const std::string& event);
+  // Queues the event at once; false (with a trace event and a log line) when the queue is full.
+  bool queue_event(uint32_t index, const std::string& event);
+  void drop_event(uint32_t index, const std::string& event);  // queue_event's full queue
   // The event queue of an agent (an element of `agents`) and the bookkeeping of what its own
   // tick puts on it and takes off it (pending_events, through the running job when there is one).
   // (An AgentInfo outside `agents`, as engine tests tick, gets a queue of its own.)

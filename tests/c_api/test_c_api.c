@@ -478,6 +478,16 @@ static void test_agents(void) {
   OK(rt, thicket_tick_all(rt, 0.5));
   CHECK(strcmp(text_str(&tl.out), "4 t5 a1 event again taken_by ''\n") == 0);
   OK(rt, thicket_set_trace(rt, NULL, NULL, 1));
+  /* A full queue (4096 events): the send is dropped, and says so. */
+  {
+    int i, sent = 0;
+    for (i = 0; i < 4096; ++i) sent += thicket_send(rt, a, "flood") == THICKET_OK;
+    CHECK(sent == 4096);
+    CHECK(thicket_send(rt, a, "flood") == THICKET_ERR_RANGE);
+    CHECK(strstr(thicket_last_error(rt), "thicket_send: the agent's event queue is full (4096 events): the event is dropped") != NULL);
+    OK(rt, thicket_tick_all(rt, 0.5)); /* 64 a tick are taken off */
+    OK(rt, thicket_send(rt, a, "flood"));
+  }
   text_clear(&tl.out);
   OK(rt, thicket_tick_all(rt, 0.5));
   CHECK(tl.out.len == 0);

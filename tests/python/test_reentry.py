@@ -176,3 +176,39 @@ def test_argument_checks_and_reprs():
     rt.tick_all(0.1)
     assert seen[0][0] == "<thicket.LeafAgent 9 at node 'root', tick 1>"
     assert repr(seen[0][1]) == "<thicket.LeafAgent of a call that has returned>"
+
+
+FSM = """fsm: f
+initial: idle
+states:
+  idle:
+    act: {leaf: Act}
+    transitions: {go: busy}
+  busy:
+    act: {leaf: Act}
+    transitions: {back: idle}
+"""
+
+
+def test_a_trace_callback_that_spawns_when_a_full_queue_drops_an_event():
+    # The drop's trace callback runs inside send: its spawns wait until send returns (they grew
+    # the agent array under a reference send held: a segfault).
+    rt = thicket.Runtime()
+    rt.register_leaf("Act", lambda a: "running")
+    b = rt.load_string(FSM, "f.yaml")
+    for _ in range(100):
+        last = rt.spawn(b)
+    seen = []
+
+    def on_event(ev):
+        if ev["type"] == "event" and ev["name"] == "overflow" and not seen:
+            seen.append(len(rt.agents()))
+            for _ in range(3000):
+                rt.spawn(b)
+
+    rt.on_trace(on_event, ticks=False)
+    for i in range(4096):
+        assert rt.send(last, "go" if i % 2 == 0 else "back")
+    assert rt.send(last, "overflow") is False
+    assert seen == [100]
+    assert len(rt.agents()) == 3100

@@ -295,8 +295,12 @@ class THICKET_API Runtime {
   uint32_t tick_every(AgentHandle agent) const;  // 0 for a stale handle
 
   // Events (SPEC 4.1): queues `event` for the agent; false for a stale handle or an empty
-  // name. From outside a tick the event joins the agent's queue at once; from a leaf during
-  // tick_all it joins at the end of the tick_all (a leaf's send to its own agent: at once).
+  // name, and when the agent's queue is full (4,096 events: the event is dropped, with a trace
+  // Event whose queue_full is set and a log line once per brain). From outside a tick the event
+  // joins the agent's queue at once; from a leaf during tick_all it joins at the end of the
+  // tick_all (a leaf's send to its own agent: at once), and such a deferred send returns true
+  // (a full queue drops it then). A trace or log callback reached from here is a stop hook to
+  // the runtime: its spawn, despawn and send wait until send returns, its loads are refused.
   // The agent's next tick takes queued events off in order (at most 64 a tick); a brain with no
   // state machine that takes events drops them, with a trace Event whose taken_by is "".
   bool send(AgentHandle agent, const std::string& event);

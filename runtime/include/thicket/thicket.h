@@ -228,7 +228,10 @@ int thicket_get_string(thicket_runtime *rt, int64_t agent, const char *key, char
 /* ---- Events (SPEC 4.1) ---- */
 /* Queues a named event for the agent, taken at its next tick (at most 64 a tick); a brain with no
 ** state machine that takes it drops it, with a trace event (THICKET_TRACE_EVENT, taken_by "").
-** From a leaf during a tick: at the end of the tick (to its own agent: at once). */
+** From a leaf during a tick: at the end of the tick (to its own agent: at once). An agent's
+** queue holds 4096 events: a send to a full queue drops the event and returns
+** THICKET_ERR_RANGE (a send a leaf made to another agent returns THICKET_OK, and the drop is
+** traced and logged at the end of the tick). */
 int thicket_send(thicket_runtime *rt, int64_t agent, const char *event);
 
 /* ---- C leaves ---- */

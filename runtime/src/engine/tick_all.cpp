@@ -482,14 +482,9 @@ void RuntimeImpl::despawn_or_defer(AgentHandle agent) {
 bool RuntimeImpl::send_or_defer(AgentHandle agent, const std::string& event) {
   if (event.empty() || !agent_ptr(agent)) return false;
   TickJob* job = current_job();
-  if (!ticking) {
-    queue_event(agent.index, event);
-    return true;
-  }
-  if (job && job->rt == this && job->agent == agent.index) {  // a leaf's send to its own agent: at once
-    queue_event(agent.index, event);
-    return true;
-  }
+  if (!ticking) return queue_event(agent.index, event);
+  if (job && job->rt == this && job->agent == agent.index)  // a leaf's send to its own agent: at once
+    return queue_event(agent.index, event);
   Deferred d;
   d.kind = Deferred::Kind::Send;
   d.target = agent;
@@ -498,32 +493,45 @@ bool RuntimeImpl::send_or_defer(AgentHandle agent, const std::string& event) {
   return true;
 }
 
-void RuntimeImpl::queue_event(uint32_t index, const std::string& event) {
+bool RuntimeImpl::queue_event(uint32_t index, const std::string& event) {
   if (extras.size() < agents.size()) extras.resize(agents.size());
   std::vector<QueuedEvent>& q = extras[index].events;
-  const AgentInfo& a = agents[index];
-  if (q.size() >= kMaxQueuedEvents) {  // a storm: the queue is full, the event is dropped
-    if (trace_sink) {
-      TraceEvent ev;
-      ev.type = TraceEvent::Type::Event;
-      ev.tick = a.ticks;
-      ev.agent = a.id;
-      ev.event = event;
-      ev.queue_full = true;
-      if (takes_events(program_of(a))) ev.brain = program_of(a).name;
-      emit_trace(ev);
-    }
-    const Program& p = program_of(a);
-    report_once(p, "queue full",
-                (p.files.empty() ? p.name : p.files[0]) + ": error: agent " + std::to_string(a.id) + ": its event queue holds " + std::to_string(kMaxQueuedEvents) +
-                    " events; event '" + event + "' and any further ones are dropped until it drains (a leaf sending events in a loop?)\n"
-                    "  reported once; first at tick " + std::to_string(a.ticks));
-    return;
+  if (q.size() >= kMaxQueuedEvents) [[unlikely]] {  // a storm: the queue is full, the event is dropped
+    drop_event(index, event);
+    return false;
   }
   QueuedEvent e;
   e.name = strings.intern(event);
   q.push_back(e);
-  if (!takes_events(program_of(a))) count_events(1);
+  if (!takes_events(program_of(agents[index]))) count_events(1);
+  return true;
+}
+
+void RuntimeImpl::drop_event(uint32_t index, const std::string& event) {
+  // The trace sink and the log are the game's code. What they call is treated as a stop hook's
+  // call (a spawn waits, a load is refused), and nothing read from the agent is held across
+  // them: a trace callback's spawns grew the agent array under a held reference.
+  const AgentInfo& a = agents[index];
+  const Program& p = program_of(a);  // a brain's program outlives this call: reloads are refused
+  TraceEvent ev;
+  ev.type = TraceEvent::Type::Event;
+  ev.tick = a.ticks;
+  ev.agent = a.id;
+  ev.event = event;
+  ev.queue_full = true;
+  if (takes_events(p)) ev.brain = p.name;
+  const std::string message = (p.files.empty() ? p.name : p.files[0]) + ": error: agent " + std::to_string(a.id) +
+                              ": its event queue holds " + std::to_string(kMaxQueuedEvents) + " events; event '" +
+                              event + "' and any further ones are dropped until it drains (a leaf sending events in a loop?)\n"
+                              "  reported once; first at tick " + std::to_string(a.ticks);
+  bool outer;
+  {
+    HookScope hooks(ticking);
+    outer = hooks.outer();
+    if (trace_sink) emit_trace(ev);
+    report_once(p, "queue full", message);
+  }
+  if (outer) run_hook_calls();
 }
 
 void RuntimeImpl::count_events(int64_t delta) {

@@ -214,3 +214,41 @@ TEST_CASE("hsm: a snapshot taken mid-run resumes exactly as the uninterrupted ru
     CHECK(running(second, a2) == running(whole, aw));
   }
 }
+
+TEST_CASE("hsm: a send to a full queue returns false; what its trace callback calls waits until send returns") {
+  // The drop's trace sink once ran with a reference into the agent array held across it: a sink
+  // that spawned grew the array under it (a use after free; Python's send reached it).
+  Scratch s;
+  s.write("leaves.lua", kLeaves);
+  Run r;
+  std::vector<thicket::Diagnostic> d;
+  auto b = r.rt.load_file(s.write("brain.yaml", kBrain), d);
+  REQUIRE(b);
+  thicket::AgentHandle last{};
+  for (int i = 0; i < 50; ++i) last = r.rt.spawn(*b);
+  int full = 0, agents_in_sink = -1;
+  bool load_refused = false;
+  r.rt.on_trace(
+      [&](const thicket::TraceEvent& ev) {
+        if (!ev.queue_full) return;
+        ++full;
+        if (full > 1) return;
+        for (int i = 0; i < 5000; ++i) r.rt.spawn(*b);  // waits: the array does not grow under send
+        agents_in_sink = static_cast<int>(r.rt.agents().size());
+        std::vector<thicket::Diagnostic> diags;
+        load_refused = !r.rt.load_string("tree: t\nroot: {action: Idle}\n", "t.yaml", diags) && !diags.empty() &&
+                       diags[0].message.find("cannot be called during a tick") != std::string::npos;
+      },
+      false);
+  for (int i = 0; i < 4096; ++i) REQUIRE(r.rt.send(last, i % 2 ? "calm_down" : "fight"));
+  CHECK_FALSE(r.rt.send(last, "fight"));  // dropped
+  CHECK(full == 1);
+  CHECK(agents_in_sink == 50);
+  CHECK(load_refused);
+  CHECK(r.rt.agents().size() == 5050);  // the sink's spawns, once send returned
+  CHECK(r.log.find("its event queue holds 4096 events; event 'fight' and any further ones are dropped") !=
+        std::string::npos);
+  CHECK_FALSE(r.rt.send(last, "fight"));  // still full: traced again, logged once
+  CHECK(full == 2);
+  CHECK(r.rt.agents().size() == 5050);
+}
