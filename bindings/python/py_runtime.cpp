@@ -703,6 +703,39 @@ void warn_diagnostics(const std::vector<Diagnostic>& diagnostics, int stack_leve
   }
 }
 
+namespace {
+
+// tp_new of the classes only the module makes (Diagnostic, Brain, Agent, LeafAgent, Blackboard):
+// an object made with Cls.__new__(Cls) held no C++ object, and using it crashed the interpreter.
+// Set on the type itself, so that the base's __new__ (pybind11_object.__new__(Cls)) is refused
+// too, as "not safe"; pybind11 makes the module's own objects with tp_alloc, not tp_new.
+PyObject* made_by_thicket(PyTypeObject* type, PyObject*, PyObject*) {
+  std::string name = type->tp_name;
+  name = name.substr(name.rfind('.') + 1);
+  const char* by = name == "Diagnostic" ? "a failed load (LoadError.diagnostics)"
+                                        : "a Runtime (load, spawn, blackboard, a leaf's argument)";
+  PyErr_Format(PyExc_TypeError, "thicket.%s objects are made by %s, not by %s.__new__", name.c_str(), by, name.c_str());
+  return nullptr;
+}
+
+// Cls.__new__ as the type's own entry (as Python's types have theirs): without one, the name
+// finds the base's __new__, which refuses to make a Cls as "not safe", with pybind11's names.
+PyObject* new_entry(PyObject* type, PyObject* args, PyObject* kwargs) {
+  return made_by_thicket(reinterpret_cast<PyTypeObject*>(type), args, kwargs);
+}
+PyMethodDef new_entry_def = {"__new__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(new_entry)),
+                             METH_VARARGS | METH_KEYWORDS, "Refused: the module makes these objects."};
+
+void made_only_by_thicket(const py::handle& cls) {
+  auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  type->tp_new = made_by_thicket;
+  py::object entry = py::reinterpret_steal<py::object>(PyCFunction_NewEx(&new_entry_def, cls.ptr(), nullptr));
+  if (!entry || PyDict_SetItemString(type->tp_dict, "__new__", entry.ptr()) < 0) throw py::error_already_set();
+  PyType_Modified(type);
+}
+
+}  // namespace
+
 void register_runtime(py::module_& m) {
   py::class_<Diagnostic>(m, "Diagnostic", "One problem found in a file: where, and what.")
       // Texts quoting a file's raw bytes (a Latin-1 Lua file's syntax error) with U+FFFD for
@@ -717,23 +750,24 @@ void register_runtime(py::module_& m) {
       .def("__str__", [](const Diagnostic& d) { return thicket::valid_utf8(thicket::format_diagnostic(d)); })
       .def("__repr__", [](const Diagnostic& d) { return "<Diagnostic " + thicket::valid_utf8(thicket::format_diagnostic(d)) + ">"; })
       // Pickled whole, so that a LoadError raised in a worker process (multiprocessing,
-      // concurrent.futures) reaches the parent with its diagnostics.
-      .def(py::pickle(
-          [](const Diagnostic& d) {
-            return py::make_tuple(static_cast<int>(d.severity), thicket::valid_utf8(d.file), d.line, d.column, thicket::valid_utf8(d.message));
-          },
-          [](const py::tuple& t) {
-            const int severity = t.size() == 5 ? t[0].cast<int>() : -1;
-            if (severity < 0 || severity > static_cast<int>(thicket::Severity::Note))
-              throw py::value_error("not a pickled thicket.Diagnostic");
-            Diagnostic d;
-            d.severity = static_cast<thicket::Severity>(severity);
-            d.file = t[1].cast<std::string>();
-            d.line = t[2].cast<int>();
-            d.column = t[3].cast<int>();
-            d.message = t[4].cast<std::string>();
-            return d;
-          }));
+      // concurrent.futures) reaches the parent with its diagnostics. Through __reduce__ and
+      // thicket._diagnostic, not __setstate__, which needs a __new__ that makes an empty one.
+      .def("__reduce__", [](const Diagnostic& d) {
+        return py::make_tuple(py::module_::import("thicket").attr("_diagnostic"),
+                              py::make_tuple(static_cast<int>(d.severity), thicket::valid_utf8(d.file), d.line, d.column,
+                                             thicket::valid_utf8(d.message)));
+      });
+  m.def("_diagnostic", [](int severity, const std::string& file, int line, int column, const std::string& message) {
+    if (severity < 0 || severity > static_cast<int>(thicket::Severity::Note))
+      throw py::value_error("not a pickled thicket.Diagnostic");
+    Diagnostic d;
+    d.severity = static_cast<thicket::Severity>(severity);
+    d.file = file;
+    d.line = line;
+    d.column = column;
+    d.message = message;
+    return d;
+  });
 
   g_load_error = py::exception<std::runtime_error>(m, "LoadError", PyExc_ValueError);
   g_load_error.attr("__doc__") =
@@ -820,6 +854,8 @@ void register_runtime(py::module_& m) {
         for (const auto& k : b.rt->keys(b.agent)) out[py::str(k)] = b.rt->get(b.agent, k);
         return "<thicket.Blackboard of agent " + std::to_string(b.agent.id) + " " + std::string(py::repr(out)) + ">";
       });
+
+  for (const char* name : {"Diagnostic", "Brain", "Agent", "LeafAgent", "Blackboard"}) made_only_by_thicket(m.attr(name));
 
   py::class_<PyRuntime, std::shared_ptr<PyRuntime>>(m, "Runtime", "Loads brains, spawns agents and ticks them (SPEC 8).")
       .def(py::init<uint64_t, bool, uint32_t, double, size_t, size_t>(), py::kw_only(), py::arg("seed") = 1,

@@ -987,6 +987,19 @@ def test_handles_cannot_be_made_empty_with_new():
     for cls in (thicket.Agent, thicket.Brain, thicket.Blackboard, thicket.LeafAgent):
         with pytest.raises(TypeError, match="objects are made by a Runtime"):
             cls.__new__(cls)
+        with pytest.raises(TypeError, match="objects are made by a Runtime"):
+            cls()
+        # The base class's __new__ went round a guard set in Python.
+        with pytest.raises(TypeError, match="is not safe"):
+            cls.__mro__[1].__new__(cls)
+    # Diagnostic too: Diagnostic.__new__(Diagnostic).file crashed.
+    with pytest.raises(TypeError, match=r"thicket.Diagnostic objects are made by a failed load \(LoadError.diagnostics\), "
+                                        r"not by Diagnostic.__new__"):
+        thicket.Diagnostic.__new__(thicket.Diagnostic)
+    with pytest.raises(thicket.LoadError) as failed:
+        thicket.Runtime().load_string("tree: t\nroot: {action: Nope}\n", "t.yaml")
+    d = failed.value.diagnostics[0]
+    assert (d.file, d.line) == ("t.yaml", 2) and "Nope" in d.message
     rt = thicket.Runtime()
     agent = rt.spawn(rt.load_string("tree: t\nroot: {condition: {check: 'true'}}\n"))
     assert rt.find(agent.id) == agent and rt.blackboard(agent).to_dict() == {}

@@ -30,18 +30,12 @@ from . import _thicket
 __all__ = ["Runtime", "Brain", "Agent", "Blackboard", "LeafAgent", "Diagnostic", "LoadError", "Record", "Result",
            "run", "sweep", "read_record", "__version__"]
 
+def _diagnostic(*state):
+    """Makes a Diagnostic again from what its __reduce__ gave (pickle names this function)."""
+    return _thicket._diagnostic(*state)
+
+
 STATUS_NAMES = ("invalid", "running", "success", "failure")  # status codes 0..3 of Record.status (-1: absent)
-
-
-def _made_by_a_runtime(cls, *args, **kwargs):
-    raise TypeError(f"thicket.{cls.__name__} objects are made by a Runtime (load, spawn, blackboard, a leaf's "
-                    f"argument), not by {cls.__name__}.__new__")
-
-
-# An object of these made with Cls.__new__(Cls) held no C++ object, and using it crashed the
-# interpreter; the runtime makes them without calling __new__.
-for _made in (Agent, Brain, Blackboard, LeafAgent):
-    _made.__new__ = staticmethod(_made_by_a_runtime)
 
 
 class Record:
