@@ -618,6 +618,26 @@ def test_batch_errors(tmp_path):
         thicket.run(ARENA, ticks=1, overrides={"groups.playrs.count": 5})
     with pytest.raises(ValueError, match="sweep key"):
         thicket.sweep(ARENA, {"groups.players.count": ["many"]}, ticks=1)
+    # A flag that is not a bool: bool("false") is True, and trusted="false" turned the sandbox off.
+    for flag in ("trusted", "record"):
+        for bad in ("false", "no", 0, 1, None, [0]):
+            with pytest.raises(TypeError, match=f"{flag} must be True or False"):
+                thicket.run(ARENA, ticks=1, **{flag: bad})
+    assert thicket.run(ARENA, ticks=1, record=np.bool_(False)).record is None
+    # Keys and values that are no text: a NUL cut a value short (two values labelled alike), a
+    # lone surrogate met the private binding's signature, a 0-d array could not be iterated.
+    with pytest.raises(ValueError, match=r"the value of 'groups.players.weapon' holds a NUL character: 'a\\x00b'"):
+        thicket.sweep(ARENA, {"groups.players.weapon": ["a\0b", "a\0c"]}, ticks=1)
+    with pytest.raises(ValueError, match="holds a NUL character"):
+        thicket.run(ARENA, ticks=1, overrides={"groups.players.weapon": "\0"})
+    with pytest.raises(ValueError, match="the scenario key holds a NUL character"):
+        thicket.run(ARENA, ticks=1, overrides={"groups.players\0.count": 3})
+    with pytest.raises(ValueError, match="the value of 'groups.players.weapon' is not valid text"):
+        thicket.sweep(ARENA, {"groups.players.weapon": ["\udc80"]}, ticks=1)
+    with pytest.raises(TypeError, match="a scenario key must be a string"):
+        thicket.run(ARENA, ticks=1, overrides={3: 3})
+    grid = thicket.sweep(ARENA, {"groups.players.count": np.array(3)}, ticks=1)
+    assert list(grid.metrics["groups.players.count"]) == [3]
     # More runs than one batch keeps (sets x runs, each within its own bound): refused at once.
     with pytest.raises(ValueError, match=re.escape("the batch has 10000000 runs (10 parameter set(s) x 1 seed(s) x "
                                                    "1000000 run(s)); at most 1000000 in one batch")):

@@ -126,7 +126,25 @@ def _is_bool(value):
     return isinstance(value, bool) or type(value).__name__ == "bool_"  # numpy's too
 
 
-def _text(value):
+def _utf8_text(text, what):
+    # A NUL cut the text short on its way to the run (a sweep's two values "a\0x" and "a\0y"
+    # were labelled "a" both); a lone surrogate is no UTF-8 text and met a private TypeError.
+    if "\0" in text:
+        raise ValueError(f"{what} holds a NUL character: {text!r}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{what} is not valid text (a lone surrogate?): {text!r}") from None
+    return text
+
+
+def _key(key):
+    if not isinstance(key, str):
+        raise TypeError(f"a scenario key must be a string such as 'groups.players.count', not {type(key).__name__}")
+    return _utf8_text(key, "the scenario key")
+
+
+def _text(value, key):
     # numpy's scalars (np.int64, np.float32, np.bool_) count as the int, float or bool they hold.
     if _is_bool(value):
         return "true" if value else "false"
@@ -135,8 +153,15 @@ def _text(value):
     if isinstance(value, numbers.Real):
         return str(float(value))
     if isinstance(value, str):
-        return value
-    raise TypeError(f"a scenario value must be a number, a bool or a string, not {type(value).__name__}")
+        return _utf8_text(value, f"the value of {key!r}")
+    raise TypeError(f"{key!r}: a scenario value must be a number, a bool or a string, not {type(value).__name__}")
+
+
+def _check_flag(name, value):
+    # bool("false") is True: a value read from a config file as text turned the sandbox off.
+    if not _is_bool(value):
+        raise TypeError(f"{name} must be True or False, not {type(value).__name__} {value!r}")
+    return bool(value)
 
 
 def _path(value, what):
@@ -177,9 +202,9 @@ def _batch(scenario, axes, use_file_sweep, runs, ticks, threads, seed, overrides
     raw = _thicket._run_batch(
         # The bounds of `thicket run`'s --runs, --threads and --record-every.
         scenario, _check_int("runs", runs, 1, 1_000_000), _check_int("ticks", ticks, 0), _check_int("threads", threads, 1, 256),
-        -1 if seed is None else _check_int("seed", seed, 0), [(str(k), _text(v)) for k, v in overrides.items()],
-        [(str(k), [_text(v) for v in vs]) for k, vs in axes], use_file_sweep, _check_int("series_every", series_every, 0),
-        bool(record), _check_int("record_every", record_every, 0, 1_000_000), bool(trusted))
+        -1 if seed is None else _check_int("seed", seed, 0), [(_key(k), _text(v, k)) for k, v in overrides.items()],
+        [(_key(k), [_text(v, k) for v in vs]) for k, vs in axes], use_file_sweep, _check_int("series_every", series_every, 0),
+        _check_flag("record", record), _check_int("record_every", record_every, 0, 1_000_000), _check_flag("trusted", trusted))
     return Result(raw)
 
 
@@ -201,7 +226,9 @@ def sweep(scenario, grid=None, *, runs=1, ticks=0, threads=1, seed=None, overrid
         raise TypeError(f"grid must be a dict of key: [values], not {type(grid).__name__}")
     axes = []
     for key, values in grid.items():
-        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        if getattr(values, "ndim", None) == 0:  # a 0-d numpy array: one value
+            values = [values.item()]
+        elif isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
             values = [values]
         axes.append((key, list(values)))
     return _batch(scenario, axes, True, runs, ticks, threads, seed, overrides, series_every, record, record_every,
