@@ -201,7 +201,13 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
       if (line.rfind("error: ", 0) == 0) {
         if (PyErr_WarnEx(PyExc_RuntimeWarning, thicket::valid_utf8(line).c_str(), 1) < 0) keep_error(py::error_already_set());
       } else {
-        py::module_::import("logging").attr("getLogger")("thicket").attr("info")(thicket::valid_utf8(line));
+        // Kept, as a print's: an exception (a logging filter's, a Ctrl-C) unwound through Lua's
+        // C frames, and after a few hundred of them every Lua call failed.
+        try {
+          py::module_::import("logging").attr("getLogger")("thicket").attr("info")(thicket::valid_utf8(line));
+        } catch (py::error_already_set& e) {
+          keep_error(std::move(e));
+        }
       }
     };
     rt_ = std::make_unique<thicket::Runtime>(std::move(o));

@@ -212,3 +212,42 @@ def test_a_trace_callback_that_spawns_when_a_full_queue_drops_an_event():
     assert rt.send(last, "overflow") is False
     assert seen == [100]
     assert len(rt.agents()) == 3100
+
+
+def test_a_logging_filter_that_raises_leaves_the_runtime_whole(tmp_path):
+    # The "thicket" logger's call was not guarded: its exception unwound through Lua's C frames
+    # (the despawned agent stayed alive; after ~200 of them every Lua call failed for good).
+    import logging
+
+    lua = HOLD_LUA.replace('print("stop " .. status)', 'thicket.log("stopping " .. agent.id)')
+    lua = 'local thicket = require("thicket")\n' + lua
+    (tmp_path / "hold.lua").write_text(lua)
+    (tmp_path / "hold.yaml").write_text(HOLD)
+
+    class Raising(logging.Filter):
+        def filter(self, record):
+            raise ZeroDivisionError("filter: " + record.getMessage())
+
+    log = logging.getLogger("thicket")
+    old_level = log.level
+    log.setLevel(logging.INFO)
+    rt = thicket.Runtime()
+    brain = rt.load(str(tmp_path / "hold.yaml"))
+    keep = rt.spawn(brain)
+    raising = Raising()
+    try:
+        for _ in range(250):
+            a = rt.spawn(brain)
+            rt.tick_all(0.1)
+            log.addFilter(raising)
+            with pytest.raises(ZeroDivisionError, match=f"stopping {a.id}"):
+                rt.despawn(a)
+            log.removeFilter(raising)
+            assert rt.find(a.id) is None
+    finally:
+        log.removeFilter(raising)
+        log.setLevel(old_level)
+    before = rt.script_errors
+    rt.tick_all(0.1)
+    assert rt.script_errors == before and rt.status(keep) == "running"
+    assert rt.agent_count == 1
