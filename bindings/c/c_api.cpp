@@ -86,6 +86,8 @@ struct thicket_runtime {
   // spawns then, and refuses loads, restores, reloads and registrations. Read by leaves on the
   // executor's threads, hence atomic.
   std::atomic<int> ticking{0};
+  // How many loads, restores, reloads and registrations are in progress (ChangeScope).
+  std::atomic<int> changing{0};
 
   thicket::Runtime rt;
 };
@@ -164,16 +166,40 @@ constexpr uint32_t kMaxAgentId = 0xFFFFFFFEu;
 // A tick in progress on the runtime, for the calls it refuses then (they would change what the
 // tick walks): THICKET_ERR_IN_TICK with the reason, before anything is touched (a leaf on an
 // executor's thread may be the caller).
-bool in_tick(const thicket_runtime* rt) { return rt->ticking.load(std::memory_order_acquire) > 0; }
+bool in_tick(const thicket_runtime* rt) { return rt->ticking.load(std::memory_order_seq_cst) > 0; }
 int refuse_in_tick(thicket_runtime* rt, const char* what) noexcept {
   return fail(rt, THICKET_ERR_IN_TICK, what,
               "cannot be called during a tick (from a leaf, a callback or another thread): call it before or after the tick");
 }
 
+// A load, restore, reload or registration (which change what a tick walks), for the length of
+// the call. With TickScope it is a handshake: each side first announces itself (an atomic
+// read-modify-write), then looks at the other (seq_cst both), so of a tick and a load started
+// at once on two threads at least one sees the other and steps back. Before, a load that
+// passed its look at `ticking` just before another thread's tick began ran beside the tick (a
+// use after free). `busy()`: another change was in progress when this one began (a load from
+// a callback of a load, or two threads loading at once): refused too, after the tick's refusal
+// (leaves on two of the executor's threads that both load are told "during a tick").
+struct ChangeScope {
+  explicit ChangeScope(thicket_runtime* r) : rt(r), busy_(rt->changing.fetch_add(1, std::memory_order_seq_cst) > 0) {}
+  ~ChangeScope() { rt->changing.fetch_sub(1, std::memory_order_seq_cst); }
+  ChangeScope(const ChangeScope&) = delete;
+  ChangeScope& operator=(const ChangeScope&) = delete;
+  bool busy() const { return busy_; }
+  thicket_runtime* rt;
+  bool busy_;
+};
+bool changing(const thicket_runtime* rt) { return rt->changing.load(std::memory_order_seq_cst) > 0; }
+int refuse_busy(thicket_runtime* rt, const char* what) noexcept {
+  return fail(rt, THICKET_ERR_BUSY, what,
+              "cannot be called while the runtime loads, restores, reloads or registers a leaf (from one of its "
+              "callbacks or another thread): a runtime is used by one thread at a time");
+}
+
 // Marks a tick in progress for the length of a thicket_tick* call.
 struct TickScope {
-  explicit TickScope(thicket_runtime* r) : rt(r) { rt->ticking.fetch_add(1, std::memory_order_acq_rel); }
-  ~TickScope() { rt->ticking.fetch_sub(1, std::memory_order_acq_rel); }
+  explicit TickScope(thicket_runtime* r) : rt(r) { rt->ticking.fetch_add(1, std::memory_order_seq_cst); }
+  ~TickScope() { rt->ticking.fetch_sub(1, std::memory_order_seq_cst); }
   TickScope(const TickScope&) = delete;
   TickScope& operator=(const TickScope&) = delete;
   thicket_runtime* rt;
@@ -448,7 +474,9 @@ int thicket_errcode(thicket_runtime* rt) {
 static int32_t load(thicket_runtime* rt, const char* what, const char* yaml, const char* path) {
   return guard<int32_t>(rt, what, -1, [&]() -> int32_t {
     if (!rt) return no_runtime(what), -1;
+    ChangeScope change(rt);
     if (in_tick(rt)) return refuse_in_tick(rt, what), -1;
+    if (change.busy()) return refuse_busy(rt, what), -1;
     std::vector<thicket::Diagnostic> diagnostics;
     std::optional<BrainHandle> brain;
     if (yaml) brain = rt->rt.load_string(yaml, path ? path : "<string>", diagnostics);
@@ -501,7 +529,9 @@ const char* thicket_brain_path(thicket_runtime* rt, int32_t brain) { return brai
 int thicket_reload_changed(thicket_runtime* rt) {
   return guard(rt, "thicket_reload_changed", THICKET_ERR_INTERNAL, [&] {
     if (!rt) return no_runtime("thicket_reload_changed");
+    ChangeScope change(rt);
     if (in_tick(rt)) return refuse_in_tick(rt, "thicket_reload_changed");
+    if (change.busy()) return refuse_busy(rt, "thicket_reload_changed");
     std::vector<thicket::ReloadReport> reports;
     size_t n;
     {
@@ -613,6 +643,7 @@ int thicket_tick(thicket_runtime* rt, int64_t agent, double dt) {
     if (!good_dt(dt)) return fail(rt, THICKET_ERR_ARG, "thicket_tick", "dt must be a positive number of seconds, at most 1000000");
     if (in_tick(rt)) return refuse_in_tick(rt, "thicket_tick");  // a leaf's tick would run inside its own
     TickScope scope(rt);
+    if (changing(rt)) return refuse_busy(rt, "thicket_tick");
     return static_cast<int>(rt->rt.tick(h, dt));
   });
 }
@@ -624,6 +655,7 @@ int thicket_tick_all_parallel(thicket_runtime* rt, double dt, thicket_executor_f
     if (!good_dt(dt)) return fail(rt, THICKET_ERR_ARG, what, "dt must be a positive number of seconds, at most 1000000");
     if (in_tick(rt)) return refuse_in_tick(rt, what);  // a leaf's tick_all would tick its agent inside its own tick
     TickScope scope(rt);
+    if (changing(rt)) return refuse_busy(rt, what);
     if (!executor) {
       rt->rt.tick_all(dt);
       return THICKET_OK;
@@ -753,7 +785,9 @@ int thicket_register_leaf_hooks(thicket_runtime* rt, const char* name, thicket_l
     if (!tick) return fail(rt, THICKET_ERR_ARG, what, std::string("leaf '") + name + "': the tick function is NULL");
     if (flags & ~THICKET_LEAF_AGENT_LOCAL) return fail(rt, THICKET_ERR_ARG, what, "unknown flags");
     // Before rt->leaves is touched: a leaf on an executor's thread may be calling.
+    ChangeScope change(rt);
     if (in_tick(rt)) return refuse_in_tick(rt, what);
+    if (change.busy()) return refuse_busy(rt, what);
     auto leaf = std::make_unique<CLeaf>(CLeaf{tick, start, stop, user});
     thicket::NativeLeafFn fn;
     fn.tick = c_tick;
@@ -900,7 +934,9 @@ int thicket_restore(thicket_runtime* rt, const void* bytes, size_t len) {
   const char* what = "thicket_restore";
   return guard(rt, what, THICKET_ERR_INTERNAL, [&] {
     if (!rt) return no_runtime(what);
+    ChangeScope change(rt);
     if (in_tick(rt)) return refuse_in_tick(rt, what);
+    if (change.busy()) return refuse_busy(rt, what);
     if (!bytes && len > 0) return fail(rt, THICKET_ERR_ARG, what, "bytes is NULL");
     thicket::SnapshotReader in(std::string_view(static_cast<const char*>(bytes), bytes ? len : 0));
     std::vector<thicket::Diagnostic> diagnostics;
@@ -921,7 +957,9 @@ int64_t thicket_restore_agent(thicket_runtime* rt, const void* bytes, size_t len
   const char* what = "thicket_restore_agent";
   return guard<int64_t>(rt, what, -1, [&]() -> int64_t {
     if (!rt) return no_runtime(what), -1;
+    ChangeScope change(rt);
     if (in_tick(rt)) return refuse_in_tick(rt, what), -1;
+    if (change.busy()) return refuse_busy(rt, what), -1;
     if (!bytes && len > 0) return fail(rt, THICKET_ERR_ARG, what, "bytes is NULL"), -1;
     thicket::SnapshotReader in(std::string_view(static_cast<const char*>(bytes), bytes ? len : 0));
     std::vector<thicket::Diagnostic> diagnostics;

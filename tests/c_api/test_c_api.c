@@ -1198,6 +1198,75 @@ static void test_nul_in_text(void) {
   thicket_runtime_free(rt);
 }
 
+/* Loads on one thread while another ticks: each load is made or refused, each tick made or
+** refused, never both at once (a load that passed its look at the tick flag just before the
+** other thread's tick began ran beside it: a use after free, a crash within a few runs). And a
+** load from a log callback of a load is refused: THICKET_ERR_BUSY. */
+static thicket_runtime *race_rt;
+static volatile int race_stop;
+static long race_ticks, race_busy_ticks;
+static void *race_ticker(void *unused) {
+  (void)unused;
+  while (!__atomic_load_n(&race_stop, __ATOMIC_SEQ_CST)) {
+    int code = thicket_tick_all(race_rt, 0.01);
+    if (code == THICKET_OK) ++race_ticks;
+    else if (code == THICKET_ERR_BUSY) ++race_busy_ticks;
+    else {
+      fprintf(stderr, "tick_all returned %d\n", code);
+      exit(1);
+    }
+  }
+  return NULL;
+}
+static int nested_code;
+static void load_from_log(const char *line, void *user) {
+  thicket_runtime *rt = (thicket_runtime *)user;
+  (void)line;
+  if (nested_code == 0)
+    nested_code = thicket_load_string(rt, "tree: inner\nroot:\n  wait: 1\n", "inner.yaml") < 0 ? thicket_errcode(rt) : 1;
+}
+static void test_load_beside_a_tick(void) {
+  pthread_t t;
+  int k, loaded = 0, refused = 0, b;
+  thicket_runtime *rt = thicket_runtime_new();
+  race_rt = rt;
+  b = thicket_load_string(rt, "tree: w\nroot:\n  wait: 100\n", "w.yaml");
+  CHECK(b >= 0);
+  for (k = 0; k < 300; ++k) OK(rt, thicket_spawn(rt, b));
+  CHECK(pthread_create(&t, NULL, race_ticker, NULL) == 0);
+  for (k = 0; k < 400; ++k) {
+    if (thicket_load_string(rt, "tree: late\nroot:\n  wait: 1\n", "late.yaml") >= 0) ++loaded;
+    else ++refused;
+  }
+  __atomic_store_n(&race_stop, 1, __ATOMIC_SEQ_CST);
+  CHECK(pthread_join(t, NULL) == 0);
+  CHECK(loaded + refused == 400);
+  CHECK(race_ticks + race_busy_ticks > 0);
+  /* between ticks, on one thread: made */
+  CHECK(thicket_load_string(rt, "tree: late\nroot:\n  wait: 1\n", "late.yaml") >= 0);
+  /* a load from a log callback of a load (its leaf file logs as it loads): refused */
+  {
+    char dir[] = "/tmp/thicket_c_api_XXXXXX", yaml[64], lua[64];
+    FILE *f;
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(yaml, sizeof yaml, "%s/noisy.yaml", dir);
+    snprintf(lua, sizeof lua, "%s/noisy.lua", dir);
+    CHECK((f = fopen(lua, "w")) != NULL);
+    fputs("require('thicket').log('loading')\nreturn {Quiet = function() return true end}\n", f);
+    fclose(f);
+    CHECK((f = fopen(yaml, "w")) != NULL);
+    fputs("tree: noisy\nleaves: [noisy.lua]\nroot: {action: Quiet}\n", f);
+    fclose(f);
+    OK(rt, thicket_set_log(rt, load_from_log, rt));
+    OK(rt, thicket_load_file(rt, yaml));
+    CHECK(nested_code == THICKET_ERR_BUSY);
+    remove(yaml);
+    remove(lua);
+    rmdir(dir);
+  }
+  thicket_runtime_free(rt);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s FIXTURES_DIR\n", argv[0]);
@@ -1220,6 +1289,7 @@ int main(int argc, char **argv) {
   test_null_error_pointer();
   test_tick_order();
   test_nul_in_text();
+  test_load_beside_a_tick();
   printf("c_api: %d checks passed\n", checks);
   return 0;
 }

@@ -27,7 +27,8 @@
 ** Loading, restoring, reloading and registering leaves, which would change what the tick
 ** walks, are refused during a tick (from a leaf, a callback or another thread) with
 ** THICKET_ERR_IN_TICK and the message "...: cannot be called during a tick ...", and change
-** nothing.
+** nothing. While one of them is in progress, a tick, or another of them (from one of its
+** callbacks or another thread), is refused with THICKET_ERR_BUSY and changes nothing.
 **
 ** Using a runtime after thicket_runtime_free is undefined behaviour (as for any freed
 ** pointer); so is using a thicket_leaf_ctx outside the call it was given to.
@@ -55,6 +56,7 @@ extern "C" {
 #define THICKET_ERR_DEFERRED (-9) /* spawn from a leaf during a tick: the agent comes at the end of the tick */
 #define THICKET_ERR_INTERNAL (-10) /* an unexpected failure inside the runtime (the message says what) */
 #define THICKET_ERR_IN_TICK (-11) /* refused during a tick: loading, restoring, reloading, registering a leaf */
+#define THICKET_ERR_BUSY (-12)    /* refused while a load, restore, reload or registration is in progress */
 
 /* ---- Statuses (thicket_status, thicket_tick, leaf results and stop hooks) ---- */
 #define THICKET_INVALID 0  /* not ticked yet */
