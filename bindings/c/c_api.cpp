@@ -938,7 +938,11 @@ int thicket_restore(thicket_runtime* rt, const void* bytes, size_t len) {
     if (in_tick(rt)) return refuse_in_tick(rt, what);
     if (change.busy()) return refuse_busy(rt, what);
     if (!bytes && len > 0) return fail(rt, THICKET_ERR_ARG, what, "bytes is NULL");
-    thicket::SnapshotReader in(std::string_view(static_cast<const char*>(bytes), bytes ? len : 0));
+    const std::string_view given(static_cast<const char*>(bytes), bytes ? len : 0);
+    // One snapshot's bytes: more than it holds (a wrong len, two joined) are refused.
+    if (std::string extra = thicket::snapshot_extra_bytes(given); !extra.empty())
+      return fail(rt, THICKET_ERR_SNAPSHOT, what, extra + "; nothing was restored");
+    thicket::SnapshotReader in(given);
     std::vector<thicket::Diagnostic> diagnostics;
     bool restored;
     {
@@ -961,7 +965,11 @@ int64_t thicket_restore_agent(thicket_runtime* rt, const void* bytes, size_t len
     if (in_tick(rt)) return refuse_in_tick(rt, what), -1;
     if (change.busy()) return refuse_busy(rt, what), -1;
     if (!bytes && len > 0) return fail(rt, THICKET_ERR_ARG, what, "bytes is NULL"), -1;
-    thicket::SnapshotReader in(std::string_view(static_cast<const char*>(bytes), bytes ? len : 0));
+    const std::string_view given(static_cast<const char*>(bytes), bytes ? len : 0);
+    // One snapshot's bytes: more than it holds (a wrong len, two joined) are refused.
+    if (std::string extra = thicket::snapshot_extra_bytes(given); !extra.empty())
+      return fail(rt, THICKET_ERR_SNAPSHOT, what, extra + "; nothing was restored"), -1;
+    thicket::SnapshotReader in(given);
     std::vector<thicket::Diagnostic> diagnostics;
     std::optional<AgentHandle> h;
     {

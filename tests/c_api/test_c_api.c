@@ -594,6 +594,21 @@ static void test_snapshots(void) {
   CHECK(strlen(thicket_last_error(rt)) > strlen("thicket_restore: "));
   CHECK(thicket_restore(rt, bytes, len / 2) == THICKET_ERR_SNAPSHOT);
   CHECK(thicket_restore(rt, NULL, 4) == THICKET_ERR_ARG);
+  /* More bytes than the snapshot holds (a wrong len, two joined): refused, not half read. */
+  {
+    char *longer = malloc(len + 5);
+    CHECK(longer != NULL);
+    memcpy(longer, bytes, len);
+    memcpy(longer + len, "junk!", 5);
+    OK(rt, thicket_despawn(rt, list[1]));
+    CHECK(thicket_restore(rt, longer, len + 5) == THICKET_ERR_SNAPSHOT);
+    CHECK(strstr(thicket_last_error(rt), "the bytes go on past the snapshot: it is ") != NULL);
+    CHECK(strstr(thicket_last_error(rt), " were given (a wrong length, or two snapshots joined?); nothing was restored") != NULL);
+    CHECK(thicket_agent_count(rt) == 1); /* as it was */
+    free(longer);
+    OK(rt, thicket_restore(rt, bytes, len));
+    CHECK(thicket_agents(rt, list, 4) == 2);
+  }
   CHECK(thicket_agent_count(rt) == 2);
   CHECK(thicket_get_number(rt, list[0], "health", &d) == THICKET_OK && d == 12.25);
 
@@ -609,6 +624,19 @@ static void test_snapshots(void) {
   CHECK(thicket_get_string(rt, one, "mood", buf, sizeof buf, NULL) == THICKET_OK && strcmp(buf, "saved") == 0);
   CHECK(thicket_restore_agent(rt, agent_bytes, agent_len) == -1); /* its id is taken now */
   CHECK(thicket_errcode(rt) == THICKET_ERR_SNAPSHOT);
+  {
+    /* two agents' snapshots joined: the second was dropped without a word */
+    char *two = malloc(2 * agent_len);
+    CHECK(two != NULL);
+    memcpy(two, agent_bytes, agent_len);
+    memcpy(two + agent_len, agent_bytes, agent_len);
+    OK(rt, thicket_despawn(rt, one));
+    CHECK(thicket_restore_agent(rt, two, 2 * agent_len) == -1);
+    CHECK(thicket_errcode(rt) == THICKET_ERR_SNAPSHOT);
+    CHECK(strstr(thicket_last_error(rt), "two snapshots joined?") != NULL);
+    CHECK(thicket_agent_count(rt) == 1);
+    free(two);
+  }
 
   thicket_free_bytes(bytes);
   thicket_free_bytes(agent_bytes);

@@ -479,6 +479,10 @@ def test_save_restore_and_reload(tmp_path):
     data = rt.save()
     assert isinstance(data, bytes) and len(data) > 0
     rt.tick_all(0.1, times=3)
+    # Bytes past the snapshot (two joined, a wrong slice): refused, nothing changed.
+    with pytest.raises(thicket.LoadError, match=r"the bytes go on past the snapshot: it is \d+ bytes long and \d+ were given"):
+        rt.restore(data + data)
+    assert rt.blackboard(rt.agents()[0])["count"] == 6
     rt.restore(data)
     (agent,) = rt.agents()
     assert agent.id == a.id and rt.blackboard(agent)["count"] == 3

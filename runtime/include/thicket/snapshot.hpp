@@ -57,4 +57,10 @@ class THICKET_API SnapshotReader {
   std::string error_;
 };
 
+// Bytes given as one snapshot that go on past it (a wrong length, or two snapshots joined):
+// the error to report, read from the snapshot's header alone; "" when they end with it, or
+// when they are too short or too damaged to tell (restoring them says why). Runtime::restore
+// from a SnapshotReader takes a snapshot inside bigger bytes; from a stream it refuses these.
+THICKET_API std::string snapshot_extra_bytes(std::string_view bytes);
+
 }  // namespace thicket

@@ -962,10 +962,27 @@ bool Runtime::save(std::ostream& out) const {
   return static_cast<bool>(out);
 }
 
+std::string snapshot_extra_bytes(std::string_view bytes) {
+  SnapshotReader in(bytes);
+  in.raw(sizeof kSnapshotMagic);
+  in.u32();  // version
+  in.u8();   // kind
+  const uint64_t length = in.u64();
+  if (!in.ok() || length > in.remaining() || in.remaining() - length <= 8) return "";
+  const uint64_t size = in.offset() + length + 8;
+  return "the bytes go on past the snapshot: it is " + std::to_string(size) + " bytes long and " +
+         std::to_string(bytes.size()) + " were given (a wrong length, or two snapshots joined?)";
+}
+
 bool Runtime::restore(std::istream& in, std::vector<Diagnostic>& diagnostics) {
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) {
     diagnostics.push_back({Severity::Error, "", 0, 0, "the snapshot could not be read"});
+    return false;
+  }
+  // The stream is one snapshot, whole: bytes after it are refused before anything changes.
+  if (std::string extra = snapshot_extra_bytes(bytes); !extra.empty()) {
+    diagnostics.push_back({Severity::Error, "", 0, 0, std::move(extra)});
     return false;
   }
   SnapshotReader r(bytes);
