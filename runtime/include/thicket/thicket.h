@@ -145,7 +145,11 @@ int thicket_reload_failures(thicket_runtime *rt, const char **text);
 ** thicket_find_agent. Refused (-1, THICKET_ERR_ARG, the reason in thicket_last_error): an
 ** unknown brain, or every id in use. */
 int64_t thicket_spawn(thicket_runtime *rt, int32_t brain);
-/* The same with a chosen agent id (1 .. 4294967294, unused; else THICKET_ERR_ARG). */
+/* The same with a chosen agent id (1 .. 4294967294, unused; else THICKET_ERR_ARG). A deferred
+** one (from a leaf) is checked when it is made at the end of the tick, with the tick's other
+** deferred calls in agent order: when two leaves spawn one id in a tick, the first in agent
+** order is made and the other is dropped with a log line "spawn: agent id N is in use"
+** (checked at the call, which one was refused would depend on the threads of a parallel tick). */
 int64_t thicket_spawn_with_id(thicket_runtime *rt, int32_t brain, uint32_t id);
 /* Despawns: its running nodes are aborted (stop hooks get THICKET_ABORTED). Its handle is stale
 ** from then on, so a second despawn returns THICKET_ERR_STALE. From a leaf during a tick: at the
