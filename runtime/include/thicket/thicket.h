@@ -307,7 +307,8 @@ typedef struct thicket_trace_event {
   const char *from_name, *to_name;              /* TRANSITION, SWITCH: states or behaviors ("" = none before) */
   const char *transition;                       /* TRANSITION: the name its reason returned */
   const char *cause, *cause_label;              /* TRANSITION, SWITCH: the leaf or check that caused it */
-  const char *event, *taken_by;                 /* EVENT: its name, the state that took it ("" = dropped) */
+  const char *event, *taken_by;                 /* EVENT: its name, the state that took it ("" = dropped);
+                                                   TRANSITION: event is the event that caused it ("" = none) */
 } thicket_trace_event;
 
 typedef void (*thicket_trace_fn)(const thicket_trace_event *event, void *user);
@@ -317,8 +318,10 @@ typedef void (*thicket_trace_fn)(const thicket_trace_event *event, void *user);
 int thicket_set_trace(thicket_runtime *rt, thicket_trace_fn fn, void *user, int ticks);
 
 typedef void (*thicket_log_fn)(const char *line, void *user);
-/* Sends the run's log (log decorators, thicket.log, script errors, reloads) to fn, one line a
-** call, without a newline (NULL: standard error, the default). */
+/* Sends the run's log (log decorators, thicket.log, script errors, reloads) to fn, one message a
+** call, without a final newline (NULL: standard error, the default). A message is one line but
+** for the reports that hold several, whose lines are joined by '\n': a failed reload's
+** diagnostics, a script error's traceback, a once-only report's "reported once" line. */
 int thicket_set_log(thicket_runtime *rt, thicket_log_fn fn, void *user);
 
 /* ---- Snapshots (guide 9.1) ---- */
