@@ -253,7 +253,9 @@ typedef void (*thicket_leaf_stop_fn)(thicket_leaf_ctx *ctx, int status, void *us
 
 /* Registers (or replaces) a native leaf, in the same name space as Lua leaves. Register before
 ** loading the brains that use it; never during a tick (THICKET_ERR_IN_TICK). `user` is passed
-** back unchanged; it is the caller's and must outlive the runtime (or the leaf's replacement). */
+** back unchanged; it is the caller's and must outlive the runtime (or the leaf's replacement).
+** A node running when its leaf is replaced goes on with the new functions (the new stop ends
+** its run: a start/stop pair that holds something is best replaced while no agent runs it). */
 int thicket_register_leaf(thicket_runtime *rt, const char *name, thicket_leaf_fn tick, void *user);
 /* With hooks (either may be NULL; a hook costs a little per tick, so leave unused ones NULL) and
 ** flags: THICKET_LEAF_AGENT_LOCAL promises that the leaf touches only its own agent (its ctx)
