@@ -47,5 +47,17 @@ done
 cmp -s "$dir/logs/log1.txt" "$dir/logs/log2.txt" && cmp -s "$dir/logs/log1.txt" "$dir/logs/log3.txt" && ok ||
   bad "the log differs between 1, 2 and 3 threads: $(diff "$dir/logs/log1.txt" "$dir/logs/log2.txt" | head -5)"
 
+# A gauge NAME has the columns NAME_mean, NAME_min and NAME_max in the rows: a metric the
+# scenario declares under one of those names was a second column of that name in --out.
+mkdir -p "$dir/clash"
+printf 'local thicket = require("thicket")\nreturn { Probe = function(agent)\n  thicket.gauge("load", 1)\n  return "running"\nend }\n' > "$dir/clash/b.lua"
+printf 'tree: b\nleaves: [b.lua]\nroot: {action: Probe}\n' > "$dir/clash/b.yaml"
+printf 'scenario: s\nticks: 1\nworld: {size: [10, 10]}\nteams: [a]\ngroups:\n  - {name: g, team: a, brain: b.yaml, spawn: {centre: [5, 5], radius: 1}}\nmetrics: [load, load_mean]\n' > "$dir/clash/s.yaml"
+"$thicket" run "$dir/clash/s.yaml" --quiet --out "$dir/clash/o.csv" 2>"$dir/clash/err"
+[[ $? == 1 ]] && ok || bad "a gauge whose column is a declared metric should be a script error (exit 1)"
+grep -q "b.lua:3: gauge 'load' has the columns load_mean, load_min and load_max in the rows, and 'load_mean' is a metric of the scenario too: rename one of them" "$dir/clash/err" &&
+  ok || bad "the gauge's column clash should be named: $(head -3 "$dir/clash/err")"
+[[ $(head -1 "$dir/clash/o.csv" | tr ',' '\n' | sort | uniq -d) == "" ]] && ok || bad "--out has a column twice: $(head -1 "$dir/clash/o.csv")"
+
 echo "scenario: $pass passed, $fail failed"
 [[ $fail == 0 ]]

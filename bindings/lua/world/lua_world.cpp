@@ -518,6 +518,14 @@ int record_metric(lua_State* L, bool gauge) {
       if (std::find(declared.begin(), declared.end(), names[m]) == declared.end())
         return luaL_error(L, "metric '%s' is counted by the simulation itself; scripts add only to the metrics "
                              "declared under 'metrics:' in the scenario", name);
+      // A gauge NAME has the columns NAME_mean, NAME_min and NAME_max in the rows: a declared
+      // metric of one of those names was a second column of that name (pandas renamed it .1).
+      if (gauge)
+        for (const char* stat : {"_mean", "_min", "_max"})
+          if (std::find(declared.begin(), declared.end(), names[m] + stat) != declared.end())
+            return luaL_error(L, "gauge '%s' has the columns %s_mean, %s_min and %s_max in the rows, and '%s%s' is a "
+                                 "metric of the scenario too: rename one of them",
+                              name, name, name, name, name, stat);
       s.worker->metrics.push_back({s.agent->id, s.worker->seq++, m, value, gauge});
       return 0;
     }
