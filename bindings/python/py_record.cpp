@@ -304,6 +304,7 @@ class RecordParser {
       s.fail("tick " + std::to_string(tick) + " after tick " + std::to_string(ticks_.back()) + ": ticks go up");
     uint32_t ti = uint32_t(ticks_.size());
     ticks_.push_back(tick);
+    const size_t first_row = rows_.size();
     if (s.key("agents")) {
       s.expect('[');
       if (!s.eat(']')) {
@@ -339,6 +340,12 @@ class RecordParser {
         s.expect(']');
       }
     }
+    // An agent once a tick, as view checks (a second entry of one id took the first one's cell).
+    line_ids_.clear();
+    for (size_t i = first_row; i < rows_.size(); ++i) line_ids_.push_back(rows_[i].id);
+    std::sort(line_ids_.begin(), line_ids_.end());
+    if (auto twice = std::adjacent_find(line_ids_.begin(), line_ids_.end()); twice != line_ids_.end())
+      s.fail("tick " + std::to_string(tick) + ": agent " + std::to_string(*twice) + " is listed twice");
     if (s.key("metrics")) {
       s.expect('[');
       size_t n = 0;
@@ -363,6 +370,7 @@ class RecordParser {
   size_t groups_ = 0;
   bool metrics_known_ = false;
   std::vector<Row> rows_;
+  std::vector<uint32_t> line_ids_;  // one tick line's agent ids, for the once-a-tick check
   std::vector<uint64_t> ticks_;
   std::vector<double> metrics_;  // ticks x metric_count_
   size_t metric_count_ = 0;

@@ -83,7 +83,9 @@ std::string agent_entry_error(const json& a, std::size_t groups, std::size_t key
                               const std::vector<std::size_t>& node_counts) {
   if (!a.is_array()) return "must be an array, got " + shown(a);
   if (a.size() < 9) return "has " + std::to_string(a.size()) + " fields, not 9 (id, x, y, heading, group, alive, status, nodes, keys)";
-  if (!a[0].is_number_integer() || a[0].get<std::int64_t>() < 1) return ": field 0 (id) must be an agent id >= 1, got " + shown(a[0]);
+  // Ids are 1 .. 4294967294 (an id past 2^32 was read modulo 2^32: another agent's).
+  if (!is_index(a[0]) || a[0].get<std::uint64_t>() < 1 || a[0].get<std::uint64_t>() > 4294967294u)
+    return ": field 0 (id) must be an agent id from 1 to 4294967294, got " + shown(a[0]);
   static const char* kCoordinates[] = {"x", "y", "heading"};
   for (int k = 1; k <= 3; ++k)
     if (!a[k].is_number()) return ": field " + std::to_string(k) + " (" + kCoordinates[k - 1] + ") must be a number, got " + shown(a[k]);
@@ -195,6 +197,12 @@ std::string RecordCheck::tick_line(const void* p) {
   for (std::size_t i = 0; i < agents.size(); ++i)
     if (std::string why = agent_entry_error(agents[i], groups_, keys_, group_nodes_); !why.empty())
       return "tick " + std::to_string(tick) + ": the " + ordinal(i + 1) + " entry of agents" + (why[0] == ':' ? "" : " ") + why;
+  // An agent once a tick (a second entry of one id took the first one's place).
+  ids_.clear();
+  for (const json& a : agents) ids_.push_back(a[0].get<std::uint64_t>());
+  std::sort(ids_.begin(), ids_.end());
+  if (auto twice = std::adjacent_find(ids_.begin(), ids_.end()); twice != ids_.end())
+    return "tick " + std::to_string(tick) + ": agent " + std::to_string(*twice) + " is listed twice";
   const json& events = t.value("events", json::array());
   if (!events.is_array()) return "tick " + std::to_string(tick) + ": events must be an array, got " + shown(events);
   for (std::size_t i = 0; i < events.size(); ++i)

@@ -667,6 +667,12 @@ def test_read_record_errors(tmp_path):
             ("back", head + tick % (2, 1, 0) + tick % (1, 1, 0) + end, "line 3: tick 1 after tick 2: ticks go up"),
             ("after", head + tick % (1, 1, 0) + end + tick % (2, 1, 0), "line 4: a line after the record's end line"),
             ("id", head + tick % (1, -1, 0) + end, "line 2: an agent id must be a whole number from 1"),
+            # An id past 2^32 was read modulo 2^32 (agent 4294967297 took agent 1's cell), and a
+            # second entry of one id in a tick took the first one's.
+            ("wrap", head + tick.replace(']],', '],[4294967297,7.0,2.0,0.0,0,1,"running"]],') % (1, 1, 0) + end,
+             "line 2: an agent id must be a whole number from 1 to 4294967294"),
+            ("twice", head + tick.replace(']],', '],[1,7.0,2.0,0.0,0,1,"running"]],') % (1, 1, 0) + end,
+             "line 2: tick 1: agent 1 is listed twice"),
             ("group", head + tick % (1, 1, 7) + end, "line 2: group 7, but the header names 1 group"),
             ("nan", head + tick.replace("1.0", "NaN") % (1, 1, 0) + end, "line 2: expected a number"),
             ("metrics", head + tick.replace('"metrics":[0]', '"metrics":[]') % (1, 1, 0) + end,
