@@ -212,6 +212,7 @@ class RecordParser {
       std::fill(pg, pg + A, -1);
       for (const Row& r : rows_) {
         size_t c = column[r.id], k = size_t(r.tick_index) * A + c;
+        if (pa[k] && !r.alive) continue;  // the new agent of a dead one's id: the cell is the living one's
         px[k] = r.x;
         py_[k] = r.y;
         ph[k] = r.heading;
@@ -340,12 +341,13 @@ class RecordParser {
         s.expect(']');
       }
     }
-    // An agent once a tick, as view checks (a second entry of one id took the first one's cell).
+    // An agent once a tick, as view checks (a second entry of one id took the first one's cell);
+    // once alive and once dead is an agent that died and a new one spawned with its id.
     line_ids_.clear();
-    for (size_t i = first_row; i < rows_.size(); ++i) line_ids_.push_back(rows_[i].id);
+    for (size_t i = first_row; i < rows_.size(); ++i) line_ids_.push_back(uint64_t(rows_[i].id) * 2 + (rows_[i].alive ? 1 : 0));
     std::sort(line_ids_.begin(), line_ids_.end());
     if (auto twice = std::adjacent_find(line_ids_.begin(), line_ids_.end()); twice != line_ids_.end())
-      s.fail("tick " + std::to_string(tick) + ": agent " + std::to_string(*twice) + " is listed twice");
+      s.fail("tick " + std::to_string(tick) + ": agent " + std::to_string(*twice / 2) + " is listed twice");
     if (s.key("metrics")) {
       s.expect('[');
       size_t n = 0;
@@ -370,7 +372,7 @@ class RecordParser {
   size_t groups_ = 0;
   bool metrics_known_ = false;
   std::vector<Row> rows_;
-  std::vector<uint32_t> line_ids_;  // one tick line's agent ids, for the once-a-tick check
+  std::vector<uint64_t> line_ids_;  // one tick line's agent ids and alive flags, for the once-a-tick check
   std::vector<uint64_t> ticks_;
   std::vector<double> metrics_;  // ticks x metric_count_
   size_t metric_count_ = 0;

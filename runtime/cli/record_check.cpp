@@ -197,12 +197,14 @@ std::string RecordCheck::tick_line(const void* p) {
   for (std::size_t i = 0; i < agents.size(); ++i)
     if (std::string why = agent_entry_error(agents[i], groups_, keys_, group_nodes_); !why.empty())
       return "tick " + std::to_string(tick) + ": the " + ordinal(i + 1) + " entry of agents" + (why[0] == ':' ? "" : " ") + why;
-  // An agent once a tick (a second entry of one id took the first one's place).
+  // An agent once a tick (a second entry of one id took the first one's place). Once alive and
+  // once dead is not twice: an agent that died since the last line, and a new one a script
+  // spawned with its id.
   ids_.clear();
-  for (const json& a : agents) ids_.push_back(a[0].get<std::uint64_t>());
+  for (const json& a : agents) ids_.push_back(a[0].get<std::uint64_t>() * 2 + (a[5] == 1 ? 1 : 0));
   std::sort(ids_.begin(), ids_.end());
   if (auto twice = std::adjacent_find(ids_.begin(), ids_.end()); twice != ids_.end())
-    return "tick " + std::to_string(tick) + ": agent " + std::to_string(*twice) + " is listed twice";
+    return "tick " + std::to_string(tick) + ": agent " + std::to_string(*twice / 2) + " is listed twice";
   const json& events = t.value("events", json::array());
   if (!events.is_array()) return "tick " + std::to_string(tick) + ": events must be an array, got " + shown(events);
   for (std::size_t i = 0; i < events.size(); ++i)

@@ -41,7 +41,7 @@ class RecordCheck {
   std::vector<std::size_t> group_nodes_;  // per group: its brain's node count (set when brains change)
   std::int64_t last_tick_ = -1;
   std::uint64_t ticks_ = 0, agent_ticks_ = 0, max_agents_ = 0;
-  std::vector<std::uint64_t> ids_;  // a tick line's agent ids, for the once-a-tick check
+  std::vector<std::uint64_t> ids_;  // a tick line's agent ids and alive flags, for the once-a-tick check
 };
 
 }  // namespace thicket::cli

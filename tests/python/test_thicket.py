@@ -682,6 +682,11 @@ def test_read_record_errors(tmp_path):
             thicket.read_record(tmp_path / (name + ".jsonl"))
     (tmp_path / "ok.jsonl").write_text(head + tick % (1, 1, 0) + tick % (3, 1, 0) + end)
     assert list(thicket.read_record(tmp_path / "ok.jsonl").ticks) == [1, 3]
+    # Once alive and once dead in a tick: a new agent spawned with the id of one that died.
+    (tmp_path / "reborn.jsonl").write_text(
+        head + tick.replace(']],', '],[1,7.0,2.0,0.0,0,0,"failure"]],') % (1, 1, 0) + end)
+    reborn = thicket.read_record(tmp_path / "reborn.jsonl")
+    assert reborn.x.tolist() == [[1.0]] and reborn.alive.tolist() == [[True]]
     (tmp_path / "x.jsonl").write_text("hello\n")
     with pytest.raises(RuntimeError, match="not a thicket record"):
         thicket.read_record(tmp_path / "x.jsonl")
