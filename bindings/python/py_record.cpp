@@ -185,6 +185,13 @@ class RecordParser {
     std::unordered_map<uint32_t, size_t> column;
     for (size_t i = 0; i < ids.size(); ++i) column[ids[i]] = i;
     size_t T = ticks_.size(), A = ids.size();
+    // The arrays are dense, ticks x agents: a small file whose every tick names new ids asked
+    // for tens of GB. At most kMaxCells cells (26 bytes each: about 1.7 GB), said in numbers.
+    if (A > 0 && T > kMaxCells / A)
+      throw std::runtime_error(name_ + ": the record has " + std::to_string(T) + " tick lines and " + std::to_string(A) +
+                               " agent ids, and its arrays (ticks x agents) would have more than " +
+                               std::to_string(kMaxCells) +
+                               " cells (about 1.7 GB); record fewer ticks (--record-every) or fewer agents");
     // numpy imported the Python way first: pybind11 finds its C API once, in a function-local
     // static whose first call imports numpy. If that import is where two threads meet, one waits
     // on the static's guard holding the GIL while the other needs the GIL to finish importing:
@@ -366,6 +373,7 @@ class RecordParser {
     }
   }
 
+  static constexpr size_t kMaxCells = size_t(1) << 26;  // arrays() refuses more ticks x agents
   static constexpr int64_t kRecordVersion = 1;  // the newest version this reader knows (docs/record-format.md)
   std::string name_;
   int line_ = 0;

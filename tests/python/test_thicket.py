@@ -701,6 +701,13 @@ def test_read_record_errors(tmp_path):
             f.write(block)
     with pytest.raises(RuntimeError, match=r"bomb\.jsonl\.gz: line 2: a line longer than 512 MB"):
         thicket.read_record(bomb)
+    # 9,000 ticks, each with a new id: dense arrays of 81 million cells (2 GB from a 60 kB file).
+    diagonal = tmp_path / "diagonal.jsonl.gz"
+    with gzip.open(diagonal, "wt") as f:
+        f.write(head + "".join(tick % (t, t, 0) for t in range(1, 9001)) + end)
+    with pytest.raises(RuntimeError, match=r"diagonal\.jsonl\.gz: the record has 9000 tick lines and 9000 agent ids, "
+                                           r"and its arrays \(ticks x agents\) would have more than 67108864 cells"):
+        thicket.read_record(diagonal)
 
 
 def test_the_example_sweeps_and_plots(tmp_path):
