@@ -141,6 +141,9 @@ class RecordParser {
     if (line_ == 1) {
       if (l.find("\"format\":\"thicket-record\"") == std::string_view::npos)
         throw std::runtime_error(name_ + ": line 1: not a thicket record (no \"format\":\"thicket-record\")");
+      // A BOM before it (an editor's save) is no JSON for Python's json, which reads the header
+      // again: dropped here, as thicket view's JSON parser skips it.
+      if (l.substr(0, 3) == "\xEF\xBB\xBF") l.remove_prefix(3);
       header_ = std::string(l);
       read_header();
       checked(l, unterminated);

@@ -682,6 +682,9 @@ def test_read_record_errors(tmp_path):
             thicket.read_record(tmp_path / (name + ".jsonl"))
     (tmp_path / "ok.jsonl").write_text(head + tick % (1, 1, 0) + tick % (3, 1, 0) + end)
     assert list(thicket.read_record(tmp_path / "ok.jsonl").ticks) == [1, 3]
+    # A BOM before the header (view takes it): json.JSONDecodeError from the package before.
+    (tmp_path / "bom.jsonl").write_text("\ufeff" + head + tick % (1, 1, 0) + end)
+    assert thicket.read_record(tmp_path / "bom.jsonl").header["format"] == "thicket-record"
     # Once alive and once dead in a tick: a new agent spawned with the id of one that died.
     (tmp_path / "reborn.jsonl").write_text(
         head + tick.replace(']],', '],[1,7.0,2.0,0.0,0,0,"failure"]],') % (1, 1, 0) + end)
