@@ -260,6 +260,8 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
   };
 
   Brain load(const std::string& path) {
+    refuse_changing("load");
+    Changing changing(*this);
     std::vector<Diagnostic> diags;
     std::optional<BrainHandle> b;
     {
@@ -276,6 +278,8 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     return brain(*b);
   }
   Brain load_string(const std::string& yaml, const std::string& name) {
+    refuse_changing("load_string");
+    Changing changing(*this);
     std::vector<Diagnostic> diags;
     auto b = rt().load_string(yaml, name, diags);
     if (!b) {
@@ -441,6 +445,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     check(a);
     check_dt(dt);
     refuse_in_tick("tick");  // another thread's call: "busy"; from a leaf: a tick inside a tick
+    refuse_changing("tick");
     Status s;
     {
       Busy busy(*this);
@@ -455,6 +460,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     const auto times = static_cast<uint32_t>(whole(times_arg, "tick_all: times", 0, 4294967295ull));
     check_dt(dt);
     refuse_in_tick("tick_all");  // another thread's call: "busy"; from a leaf: its agent would tick in its own tick
+    refuse_changing("tick_all");
     CtrlC ctrl_c;  // stops after the tick in progress (its Lua calls stopped at once)
     {
       Busy busy(*this);
@@ -474,6 +480,23 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
 
   // What would change what a tick walks is refused during one, as an exception (the runtime
   // only logged its refusal).
+  // A load, restore, reload or registration in progress: the Python a print or log line of it
+  // reaches (a leaf file's top level prints as it loads) may not tick, load, restore, reload or
+  // register into the middle of it (all of it ran, nested in the outer load).
+  struct Changing {
+    explicit Changing(PyRuntime& r) : rt(r) { ++rt.changing_; }
+    ~Changing() { --rt.changing_; }
+    Changing(const Changing&) = delete;
+    Changing& operator=(const Changing&) = delete;
+    PyRuntime& rt;
+  };
+  void refuse_changing(const char* what) const {
+    check_thread();
+    if (changing_ > 0)
+      throw py::value_error(std::string(what) +
+                            " cannot be called while the runtime loads, restores, reloads or registers a leaf (from a print "
+                            "or a log line of it): call it after that call returns");
+  }
   void refuse_in_tick(const char* what) const {
     check_thread();  // another thread's call during this one's tick: "busy", not "during a tick"
     if (ticking_ > 0)
@@ -497,6 +520,8 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
 
   void register_leaf(const std::string& name, py::function fn) {
     refuse_in_tick("register_leaf");
+    refuse_changing("register_leaf");
+    Changing changing(*this);
     if (name.empty()) throw py::value_error("register_leaf: the leaf name is empty (a brain names its leaves: 'leaf: Name')");
     auto self = this;
     thicket::NativeLeaf leaf;
@@ -635,6 +660,8 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
 
   py::list reload() {
     refuse_in_tick("reload");
+    refuse_changing("reload");
+    Changing changing(*this);
     std::vector<thicket::ReloadReport> reports;
     {
       Busy busy(*this);
@@ -662,6 +689,8 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
   }
   void restore(const py::bytes& data) {
     refuse_in_tick("restore");
+    refuse_changing("restore");
+    Changing changing(*this);
     std::string bytes = data;
     std::istringstream in(bytes);
     std::vector<Diagnostic> diags;
@@ -681,6 +710,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
   std::unique_ptr<py::error_already_set> python_error_;
   bool leaf_failed_ = false, trace_failed_ = false;
   int ticking_ = 0;  // ticks in progress (see Ticking)
+  int changing_ = 0;  // loads, restores, reloads and registrations in progress (see Changing)
 
  private:
   const uint64_t serial_ = ++g_runtimes;

@@ -251,3 +251,30 @@ def test_a_logging_filter_that_raises_leaves_the_runtime_whole(tmp_path):
     rt.tick_all(0.1)
     assert rt.script_errors == before and rt.status(keep) == "running"
     assert rt.agent_count == 1
+
+
+def test_python_reached_from_a_load_cannot_tick_load_or_restore_into_it(tmp_path):
+    # A leaf file's top level prints as it loads; the print reaches sys.stdout, whose write ran a
+    # tick_all, a restore or another load in the middle of the load.
+    (tmp_path / "noisy.lua").write_text('print("loading")\nreturn {Quiet = function() return "success" end}\n')
+    (tmp_path / "noisy.yaml").write_text("tree: noisy\nleaves: [noisy.lua]\nroot: {action: Quiet}\n")
+    rt = thicket.Runtime()
+    snapshot = rt.save()
+    for call, name in [(lambda: rt.tick_all(0.1), "tick_all"), (lambda: rt.restore(snapshot), "restore"),
+                       (lambda: rt.load_string("tree: t\nroot: {condition: {check: 'true'}}\n"), "load_string"),
+                       (lambda: rt.reload(), "reload")]:
+        class Out:
+            def write(self, text, call=call):
+                call()
+
+            def flush(self):
+                pass
+
+        saved = sys.stdout
+        sys.stdout = Out()
+        try:
+            with pytest.raises(ValueError, match=f"{name} cannot be called while the runtime loads"):
+                rt.load(str(tmp_path / "noisy.yaml"))
+        finally:
+            sys.stdout = saved
+    rt.tick_all(0.1)  # and after it, as ever
