@@ -762,6 +762,29 @@ PyObject* new_entry(PyObject* type, PyObject* args, PyObject* kwargs) {
 PyMethodDef new_entry_def = {"__new__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(new_entry)),
                              METH_VARARGS | METH_KEYWORDS, "Refused: the module makes these objects."};
 
+// Runtime's keyword arguments: ints (numpy's too, not bools) from 0 to `most`, a number, a bool.
+uint64_t whole_arg(const py::object& v, const char* name, uint64_t most) {
+  if (PyBool_Check(v.ptr()) || !PyIndex_Check(v.ptr()))
+    throw py::type_error(std::string(name) + " must be an int, not " + std::string(py::str(v.get_type().attr("__name__"))));
+  const py::int_ i = py::reinterpret_steal<py::int_>(PyNumber_Index(v.ptr()));
+  if (!i) throw py::error_already_set();
+  if (i < py::int_(0)) throw py::value_error(std::string(name) + " must be at least 0, got " + std::string(py::str(py::object(i))));
+  if (i > py::int_(most))
+    throw py::value_error(std::string(name) + " must be at most " + std::to_string(most) + ", got " + std::string(py::str(py::object(i))));
+  return PyLong_AsUnsignedLongLong(i.ptr());
+}
+double number_arg(const py::object& v, const char* name) {
+  if (PyBool_Check(v.ptr()) || !(PyFloat_Check(v.ptr()) || PyIndex_Check(v.ptr()) || py::hasattr(v, "__float__")))
+    throw py::type_error(std::string(name) + " must be a number, not " + std::string(py::str(v.get_type().attr("__name__"))));
+  return py::float_(v).cast<double>();
+}
+bool flag_arg(const py::object& v, const char* name) {
+  const std::string type = py::str(v.get_type().attr("__name__"));
+  if (!PyBool_Check(v.ptr()) && type != "bool_")
+    throw py::type_error(std::string(name) + " must be True or False, not " + type);
+  return py::bool_(v);
+}
+
 void made_only_by_thicket(const py::handle& cls) {
   auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
   type->tp_new = made_by_thicket;
@@ -894,7 +917,18 @@ void register_runtime(py::module_& m) {
   for (const char* name : {"Diagnostic", "Brain", "Agent", "LeafAgent", "Blackboard"}) made_only_by_thicket(m.attr(name));
 
   py::class_<PyRuntime, std::shared_ptr<PyRuntime>>(m, "Runtime", "Loads brains, spawns agents and ticks them (SPEC 8).")
-      .def(py::init<uint64_t, bool, uint32_t, double, size_t, size_t>(), py::kw_only(), py::arg("seed") = 1,
+      // The arguments as objects, checked here: pybind11's own conversion said only "incompatible
+      // constructor arguments" with a signature, naming no argument (seed=-1), and took seed=True.
+      .def(py::init([](const py::object& seed, const py::object& trusted, const py::object& script_states,
+                       const py::object& leaf_timeout, const py::object& lua_memory_limit,
+                       const py::object& max_script_agents) {
+             return std::make_shared<PyRuntime>(
+                 whole_arg(seed, "seed", UINT64_MAX), flag_arg(trusted, "trusted"),
+                 static_cast<uint32_t>(whole_arg(script_states, "script_states", UINT32_MAX)),
+                 number_arg(leaf_timeout, "leaf_timeout"), static_cast<size_t>(whole_arg(lua_memory_limit, "lua_memory_limit", SIZE_MAX)),
+                 static_cast<size_t>(whole_arg(max_script_agents, "max_script_agents", SIZE_MAX)));
+           }),
+           py::kw_only(), py::arg("seed") = 1,
            py::arg("trusted") = false, py::arg("script_states") = 1, py::arg("leaf_timeout") = 0.05,
            py::arg("lua_memory_limit") = thicket::RuntimeOptions{}.lua_memory_limit,
            py::arg("max_script_agents") = thicket::RuntimeOptions{}.max_script_agents)

@@ -384,6 +384,18 @@ def test_a_time_limit_or_script_states_out_of_range_are_refused():
         with pytest.raises(ValueError, match=f"script_states must be 1 to 64, got {bad}"):
             thicket.Runtime(script_states=bad)
     thicket.Runtime(script_states=64)
+    # Each argument named: pybind11 said "incompatible constructor arguments" with a signature,
+    # and took seed=True.
+    for kw, error, message in [({"seed": -1}, ValueError, "seed must be at least 0, got -1"),
+                               ({"seed": 2**64}, ValueError, "seed must be at most 18446744073709551615"),
+                               ({"seed": True}, TypeError, "seed must be an int, not bool"),
+                               ({"seed": "3"}, TypeError, "seed must be an int, not str"),
+                               ({"trusted": "false"}, TypeError, "trusted must be True or False, not str"),
+                               ({"leaf_timeout": "x"}, TypeError, "leaf_timeout must be a number, not str"),
+                               ({"lua_memory_limit": 1.5}, TypeError, "lua_memory_limit must be an int, not float")]:
+        with pytest.raises(error, match=re.escape(message)):
+            thicket.Runtime(**kw)
+    thicket.Runtime(seed=np.uint64(2**64 - 1), trusted=np.bool_(True), leaf_timeout=np.float32(0.5), script_states=np.int8(2))
 
 
 SPIN = """tree: spin
@@ -466,7 +478,7 @@ def test_script_caps(tmp_path):
     rt.spawn(rt.load(path))
     rt.tick_all(0.1)
     assert rt.script_errors == 0
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match="max_script_agents must be at least 0, got -1"):
         thicket.Runtime(max_script_agents=-1)
 
 
