@@ -898,6 +898,11 @@ void register_runtime(py::module_& m) {
       .def("keys", [](Blackboard& b) { return b.rt->keys(b.agent); })
       .def("__iter__", [](Blackboard& b) { return py::iter(py::cast(b.rt->keys(b.agent))); })
       .def("__len__", [](Blackboard& b) { return b.rt->keys(b.agent).size(); })
+      .def("values", [](Blackboard& b) {
+        py::list out;
+        for (const auto& k : b.rt->keys(b.agent)) out.append(b.rt->get(b.agent, k));
+        return out;
+      })
       .def("items", [](Blackboard& b) {
         py::list out;
         for (const auto& k : b.rt->keys(b.agent)) out.append(py::make_tuple(k, b.rt->get(b.agent, k)));

@@ -82,6 +82,12 @@ def test_load_spawn_tick_and_read(tmp_path):
     assert [x.id for x in rt.agents()] == [a.id, 42]
     assert rt.find(42) == b and rt.find(7) is None
     assert rt.agent_count == 2 and rt.agent_ticks == 10
+    # A live view is a Mapping: dict(bb), and a spawn copying another agent's blackboard.
+    import collections.abc
+    assert isinstance(bb, collections.abc.Mapping) and dict(bb) == bb.to_dict()
+    assert sorted(bb.values(), key=str) == sorted(bb.to_dict().values(), key=str)
+    twin = rt.spawn(brain, bb)
+    assert rt.blackboard(twin).to_dict() == bb.to_dict()
 
 
 def test_bad_blackboard_values_raise(tmp_path):

@@ -26,6 +26,10 @@ import numbers
 from ._thicket import (Agent, Blackboard, Brain, Diagnostic, LeafAgent, LoadError, Runtime,  # noqa: F401
                        __version__)
 from . import _thicket
+import collections.abc
+
+# A live view of a blackboard reads as a mapping (isinstance, dict(bb), rt.spawn(brain, bb)).
+collections.abc.Mapping.register(Blackboard)
 
 __all__ = ["Runtime", "Brain", "Agent", "Blackboard", "LeafAgent", "Diagnostic", "LoadError", "Record", "Result",
            "run", "sweep", "read_record", "__version__"]
