@@ -13,6 +13,9 @@ namespace thicket::cli {
 namespace {
 
 // "640", or "540 to 560" when a sweep's counts differ between runs.
+// The end line lists each run's agents alive up to this many runs; past it, their mean, min, max.
+constexpr size_t kListedRuns = 10;
+
 std::string agents_text(const std::vector<RunResult>& results) {
   uint32_t lo = results.front().agents_at_start, hi = lo;
   for (const RunResult& r : results) lo = std::min(lo, r.agents_at_start), hi = std::max(hi, r.agents_at_start);
@@ -41,7 +44,20 @@ std::string batch_summary(const BatchFacts& facts, const std::vector<RunResult>&
   sum << (wall > 0 ? static_cast<double>(agent_ticks) / wall : 0.0) << " agent-ticks/s\n";
   sum << (is_sweep(sets) ? sweep_summary(results, sets, plan) : metrics_summary(results));
   sum << "thicket: agents alive at the end:";
-  for (const auto& res : results) sum << " " << res.agents_at_end;
+  if (results.size() <= kListedRuns) {
+    for (const auto& res : results) sum << " " << res.agents_at_end;
+  } else {  // a number per run made a line of a million numbers for a big sweep
+    uint64_t total = 0;
+    uint32_t lo = results.front().agents_at_end, hi = lo;
+    for (const auto& res : results) {
+      total += res.agents_at_end;
+      lo = std::min(lo, res.agents_at_end);
+      hi = std::max(hi, res.agents_at_end);
+    }
+    sum.precision(1);
+    sum << " mean " << static_cast<double>(total) / static_cast<double>(results.size()) << ", min " << lo << ", max "
+        << hi << " over the " << results.size() << " runs";
+  }
   sum << "; root status (last run):";
   for (const auto& [name, n] : results.back().statuses) sum << " " << name << "=" << n;
   sum << "; script errors: " << errors;

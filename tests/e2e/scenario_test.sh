@@ -47,6 +47,15 @@ done
 cmp -s "$dir/logs/log1.txt" "$dir/logs/log2.txt" && cmp -s "$dir/logs/log1.txt" "$dir/logs/log3.txt" && ok ||
   bad "the log differs between 1, 2 and 3 threads: $(diff "$dir/logs/log1.txt" "$dir/logs/log2.txt" | head -5)"
 
+# The end line lists each run's agents alive up to 10 runs; past that their mean, min and max
+# (a big sweep's line held a number per run).
+"$thicket" run "$dir/logs/s.yaml" --runs 11 --quiet --log "$dir/logs/many.txt" 2>"$dir/logs/many.err"
+grep -q "^thicket: agents alive at the end: mean 36.0, min 36, max 36 over the 11 runs; root status" "$dir/logs/many.err" &&
+  ok || bad "11 runs' end line: $(grep 'alive at the end' "$dir/logs/many.err")"
+"$thicket" run "$dir/logs/s.yaml" --runs 10 --quiet --log "$dir/logs/ten.txt" 2>"$dir/logs/ten.err"
+grep -q "^thicket: agents alive at the end: 36 36 36 36 36 36 36 36 36 36; root status" "$dir/logs/ten.err" &&
+  ok || bad "10 runs' end line: $(grep 'alive at the end' "$dir/logs/ten.err")"
+
 # A gauge NAME has the columns NAME_mean, NAME_min and NAME_max in the rows: a metric the
 # scenario declares under one of those names was a second column of that name in --out.
 mkdir -p "$dir/clash"
