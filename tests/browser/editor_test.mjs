@@ -187,6 +187,7 @@ try {
   if (part('guard')) await guard();
   if (part('guard')) await hostileNames();
   if (part('guard')) await crlfFile();
+  if (part('guard')) await sweepFixes();
   if (part('big')) await large();
   if (part('attach')) await attached();
 } finally {
@@ -211,6 +212,72 @@ async function hostileNames() {
   const ids = await page.$$eval('[data-node-id]', els => els.map(e => e.dataset.nodeId));
   check(ids.includes(evil), 'a state named like markup is drawn, its id intact');
   check(await page.locator('.pwn').count() === 0 && errors.length === 0, 'names that look like markup stay text (no element injected)');
+  await page.close();
+  ed.stop();
+}
+
+// What a sweep of the page found (each failed before its fix): a move at the end of a file with
+// no final newline, a double-clicked save, a failed reload's reason, a reload of a CRLF file
+// rewritten with LF, and a reason that already says "not saved".
+async function sweepFixes() {
+  const dir = join(work, 'sweep');
+  cpSync(join(examples, 'guard'), dir, { recursive: true });
+  const file = join(dir, 'guard.yaml');
+  const text0 = readFileSync(file, 'utf8').replace(/\n$/, '');
+  writeFileSync(file, text0);
+  const ed = await edit(file);
+  const { page, errors } = await open(browser, ed.url);
+  // Down on the root's first child swaps it with the file's last line, which has no newline:
+  // they were joined into one line ("...}}    - sequence:"), refused, and the check's status
+  // hid the refusal.
+  await selectNode(page, 'fight_or_flight');
+  await page.click('#move-down');
+  const moved = await settled(page);
+  const t1 = await pageText(page);
+  check(moved.ok && t1 !== text0 && t1.indexOf('action: Patrol') < t1.indexOf('fight_or_flight') && !/\}\}[ \t]+- /.test(t1),
+    'a node moved down past the last line of a file with no final newline: moved, each item on its own line');
+  // Double-clicked Save: the second waits for the first, which wrote its text (it was a 409).
+  await page.evaluate(() => { document.getElementById('yaml-details').open = true; });
+  await page.waitForFunction(() => document.getElementById('yaml-text').value.length > 0);
+  await page.locator('#yaml-text').focus();
+  await page.evaluate(() => { const t = document.getElementById('yaml-text'); const i = t.value.indexOf('"calm"') + 5; t.setSelectionRange(i, i); });
+  await page.keyboard.type('Z');
+  await settled(page);
+  const edited = await pageText(page);
+  await page.evaluate(() => { document.getElementById('status').textContent = ''; });
+  await page.dblclick('#save');
+  await page.waitForFunction(() => !window.thicketEditor.saving && /saved/.test(document.getElementById('status').textContent));
+  const st = await page.locator('#status').textContent();
+  check(/^saved/.test(st) && await page.locator('#conflict-banner').isHidden() && edited.includes('"calmZ"') && readFileSync(file, 'utf8') === edited,
+    `a double-clicked Save saves once, with no conflict (status: ${st})`);
+  // A reload that cannot read the file keeps its reason (a check said "loads cleanly" over it).
+  writeFileSync(file, Buffer.concat([Buffer.from('tree: guard\n# caf'), Buffer.from([0xe9]), Buffer.from('\n')]));
+  await until(async () => await page.locator('#disk-banner').isVisible());
+  await page.click('#disk-reload');
+  await sleep(600);
+  const why = await page.locator('#status').textContent();
+  check(/^cannot read the file: .*not UTF-8/.test(why), `a reload that cannot read the file says why, and it stays said (${why})`);
+  // A reload takes the file as it is: the page's CRLF lines were written back.
+  const crlf = text0.replace(/\n/g, '\r\n');
+  writeFileSync(file, crlf);
+  await until(async () => await page.locator('#disk-banner').isVisible());
+  await page.click('#disk-reload');
+  await settled(page);
+  const lf = crlf.replace(/\r\n/g, '\n').replace('"calm"', '"calmer"');
+  writeFileSync(file, lf);
+  await until(async () => await page.locator('#disk-banner').isVisible());
+  await page.click('#disk-reload');
+  await settled(page);
+  check(await pageText(page) === lf, 'a reload of a CRLF file rewritten with LF takes it as it is on disk');
+  // A reason that says "not saved" already is not said twice.
+  await page.route('**/api/save', route => route.fulfill({ status: 413, contentType: 'application/json',
+    body: JSON.stringify({ ok: false, error: 'not saved: larger than 16 MB; a brain file may be at most 16 MB' }) }));
+  const big = await save(page);
+  await page.unroute('**/api/save');
+  check(big === 'not saved: larger than 16 MB; a brain file may be at most 16 MB', `a refused save's reason is said once (${big})`);
+  // (the refused reload and save answer 500 and 413: the browser logs those responses)
+  const unexpected = errors.filter(e => !/status of (500|413)/.test(e));
+  check(unexpected.length === 0, `the sweep's cases raise no page errors${unexpected.length ? ': ' + unexpected.join('; ') : ''}`);
   await page.close();
   ed.stop();
 }
@@ -672,6 +739,16 @@ async function attached() {
     'and no statuses are drawn on its nodes');
   await o.page.close();
   other.stop();
+  // a file whose path ends as a run's file does (player.yaml, opened from the folder it is in)
+  // but which is another brain: the run's players were listed and painted on its nodes
+  const twin = join(work, 'player.yaml');
+  writeFileSync(twin, readFileSync(join(adir, 'player.yaml'), 'utf8').replace(/^tree: player$/m, 'tree: other_player'));
+  const td = await edit(twin, ['--attach', served]);
+  const t = await open(browser, td.url);
+  check(await until(async () => /no agent of the run runs this file/.test(await t.page.locator('#agent-picker').textContent()), 10000),
+    `another brain in a file of the same name lists no agent: "${(await t.page.locator('#agent-picker').textContent()).slice(0, 120)}"`);
+  await t.page.close();
+  td.stop();
   // the minions' brain, which two groups run: the run reports it twice, the page names it once
   const med = await edit(join(adir, 'minion.yaml'), ['--attach', served]);
   const m = await open(browser, med.url);

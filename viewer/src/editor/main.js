@@ -44,9 +44,11 @@ function snapshot() { return { text: S.text, offsets: S.offsets.slice(), nodes: 
 // Applies an edit: splices of the current text; coalesce: a key that merges consecutive edits
 // of one field into one undo step; force: taken even when it breaks the YAML (a reload from
 // disk: the page must hold what the file holds, or a save would overwrite it unseen).
-function commit(splices, coalesce = null, force = false) {
+// verbatim: the splices are applied as they are (a reload: the file as it is on disk), not with
+// the file's line ends.
+function commit(splices, coalesce = null, force = false, verbatim = false) {
   if (!splices || !splices.length) return false;
-  crlf(splices);
+  if (!verbatim) crlf(splices);
   const t0 = performance.now();
   const text = Y.applySplices(S.text, splices);
   if (text === S.text) return false;
@@ -713,7 +715,9 @@ function moveNode(from, to, into) {
     let at;
     if (index < n) at = Y.itemSpan(text, seq, index)[0];
     else { at = Y.itemSpan(text, seq, n - 1)[1]; }
-    ins = [{ start: at, end: at, insert: chunk }];
+    // after a last line with no newline (the file's end): the chunk starts a line of its own
+    const nl = index >= n && at > 0 && text[at - 1] !== '\n' ? '\n' : '';
+    ins = [{ start: at, end: at, insert: nl + chunk }];
   }
   // the deleted span and the insertion point never overlap (no move into itself)
   return commitSelecting([...del, ...ins], ins[0]);
@@ -739,17 +743,32 @@ function minimalSplice(a, b) {
 }
 
 // ---------- save, conflicts, the file on disk ----------
+// Saves one at a time: a second click (a double-click, Ctrl+S pressed twice) waits for the first
+// to answer, and sends nothing when the first wrote its text. Sent at once, it carried the old
+// disk stamp and met the first one's write as a conflict.
 async function save(force = false) {
+  const before = S.saveChain || Promise.resolve();
+  let finished;
+  S.saveChain = new Promise(resolve => { finished = resolve; });
+  const queued = !!S.saving;
+  S.saving = (S.saving || 0) + 1;
+  try {
+    await before;
+    if (queued && !force && S.text === S.lastSaved) { status('saved', 'good'); return true; }
+    return await saveNow(force);
+  } finally {
+    S.saving--;
+    finished();
+  }
+}
+async function saveNow(force) {
   const text = S.text;
   status('saving…');
-  S.saving = (S.saving || 0) + 1;
   let r;
   try {
     r = await api('/api/save', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ text, base_mtime: S.mtime, force }) });
   } catch (e) {
     r = { status: 0, ok: false, body: { error: 'cannot reach thicket edit: ' + e.message } };
-  } finally {
-    S.saving--;
   }
   if (r.status === 409 || (r.body && r.body.conflict)) {
     $('conflict-banner').hidden = false;
@@ -757,7 +776,8 @@ async function save(force = false) {
     return false;
   }
   if (!r.ok || !r.body || !r.body.ok) {
-    status('not saved: ' + ((r.body && r.body.error) || `HTTP ${r.status}`), 'bad');
+    const why = (r.body && r.body.error) || `HTTP ${r.status}`;
+    status(why.startsWith('not saved: ') ? why : 'not saved: ' + why, 'bad');
     return false;
   }
   S.mtime = r.body.mtime;
@@ -774,7 +794,8 @@ async function save(force = false) {
 }
 async function loadFile(keepHistory = false) {
   const r = await api('/api/file');
-  if (!r.ok) { status('cannot read the file: ' + ((r.body && r.body.error) || r.status), 'bad'); return; }
+  // false: the reason stays in the status (a check run after it said "loads cleanly" over it)
+  if (!r.ok) { status('cannot read the file: ' + ((r.body && r.body.error) || r.status), 'bad'); return false; }
   const f = r.body;
   S.path = f.path;
   S.mtime = f.mtime;
@@ -784,11 +805,12 @@ async function loadFile(keepHistory = false) {
   S.savedText = f.text;
   $('file-name').textContent = f.path;
   $('file-name').title = f.path;
-  if (keepHistory && S.history.length) commit([minimalSplice(S.text, f.text)], null, true);
+  if (keepHistory && S.history.length) commit([minimalSplice(S.text, f.text)], null, true, true);
   else resetHistory(f.text);
   $('disk-banner').hidden = true;
   $('conflict-banner').hidden = true;
   setDoc(S.text);
+  return true;
 }
 async function pollDisk() {
   try {
@@ -860,7 +882,10 @@ async function pollAgents() {
   S.paused = !!b.paused;
   $('live-tick').textContent = `tick ${b.tick}${b.paused ? ' · paused' : ''}${b.done ? ' · done' : ''}`;
   // Only the agents of this file: another brain's statuses painted on these nodes would lie.
-  const list = (b.agents || []).filter(a => sameBrainFile(a.file));
+  // A path that ends the same may still be another file (stealth/guard.yaml in the run, this
+  // editor's guard.yaml of another folder): the brain's name must be this file's too.
+  const name = ourBrainName();
+  const list = (b.agents || []).filter(a => sameBrainFile(a.file) && (name === null || a.brain === name));
   const picker = $('agent-picker');
   const want = list.length ? list.map(a => `${a.id}`).join(',') : `none of ${(b.agents || []).length}`;
   if (picker.dataset.ids !== want) {
@@ -883,6 +908,13 @@ async function pollAgents() {
 }
 // The run names brain files as it was given them: the same file as ours if the paths are
 // equal, or else if they end the same (a relative path, another working directory).
+// The name this file gives its brain (tree:, fsm: or machine:), or null when it gives none yet.
+function ourBrainName() {
+  if (!S.doc || !isMap(S.doc.contents)) return null;
+  const kind = ['tree', 'fsm', 'machine'].find(k => S.doc.contents.has(k));
+  const value = kind ? S.doc.contents.get(kind) : null;
+  return typeof value === 'string' ? value : null;
+}
 function sameBrainFile(file) {
   if (!file) return false;
   if (file === S.path) return true;
@@ -1126,10 +1158,10 @@ function wire() {
   $('delete').onclick = deleteSelected;
   $('wrap').onclick = wrapSelected;
   $('bp-toggle').onclick = () => { if (S.selected >= 0) toggleBreakpoint(S.selected); };
-  $('disk-reload').onclick = () => loadFile(true).then(() => scheduleCheck(0));
+  $('disk-reload').onclick = () => loadFile(true).then(read => { if (read) scheduleCheck(0); });
   $('disk-dismiss').onclick = () => { $('disk-banner').hidden = true; };
   $('conflict-overwrite').onclick = () => save(true);
-  $('conflict-reload').onclick = () => loadFile(true).then(() => scheduleCheck(0));
+  $('conflict-reload').onclick = () => loadFile(true).then(read => { if (read) scheduleCheck(0); });
   $('conflict-cancel').onclick = () => { $('conflict-banner').hidden = true; };
   let searchTimer = 0;
   $('search').addEventListener('input', () => { clearTimeout(searchTimer); searchTimer = setTimeout(() => runSearch(true), 150); });

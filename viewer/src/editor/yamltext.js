@@ -400,8 +400,18 @@ export function deleteItem(text, seq, i) {
 export function swapItems(text, seq, i) {
   const [a0, a1] = itemSpan(text, seq, i);
   const [b0, b1] = itemSpan(text, seq, i + 1);
-  const A = text.slice(a0, a1), B = text.slice(b0, b1);
-  if (flowOf(text, seq)) return [{ start: a0, end: a1, insert: B }, { start: b0, end: b1, insert: A }];
+  if (flowOf(text, seq)) return [{ start: a0, end: a1, insert: text.slice(b0, b1) }, { start: b0, end: b1, insert: text.slice(a0, a1) }];
+  return swapLines(text, a0, a1, b0, b1);
+}
+// Block spans [a0, a1) before [b0, b1), swapped. The second may end the file without a newline:
+// the first's line end goes with the line that now comes first (they ran into one line: "...}}    - x").
+function swapLines(text, a0, a1, b0, b1) {
+  let A = text.slice(a0, a1), B = text.slice(b0, b1);
+  if (A.endsWith('\n') && !B.endsWith('\n')) {
+    const nl = A.endsWith('\r\n') ? '\r\n' : '\n';
+    A = A.slice(0, -nl.length);
+    B += nl;
+  }
   return [{ start: a0, end: b1, insert: B + text.slice(a1, b0) + A }];
 }
 // Swaps pairs i and i+1 of a block mapping (fsm states), or of a flow one.
@@ -415,8 +425,8 @@ export function swapPairs(text, map, i) {
     return [lineStart(text, p.key.range[0]), end];
   };
   const [a0, a1] = span(i), [b0, b1] = span(i + 1);
-  const A = text.slice(a0, a1), B = text.slice(b0, b1);
-  return [{ start: a0, end: b1, insert: B + text.slice(a1, b0) + A }];
+  if (flowOf(text, map)) return [{ start: a0, end: b1, insert: text.slice(b0, b1) + text.slice(a1, b0) + text.slice(a0, a1) }];
+  return swapLines(text, a0, a1, b0, b1);
 }
 
 // Wraps a node mapping {kind: ...} into {wrapper: {kind: ...}} (a decorator's short form), or,
