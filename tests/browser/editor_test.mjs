@@ -90,6 +90,14 @@ async function save(page, press = () => page.click('#save')) {
   await page.waitForFunction(() => !window.thicketEditor.saving && /saved|not saved/.test(document.getElementById('status').textContent), null, { timeout: 10000 });
   return page.evaluate(() => document.getElementById('status').textContent);
 }
+// Types `keys` in the YAML panel just inside the guard's quoted "calm" (the panel opened first).
+async function typeAfterCalm(page, keys) {
+  await page.evaluate(() => { document.getElementById('yaml-details').open = true; });
+  await page.waitForFunction(() => document.getElementById('yaml-text').value.length > 0);
+  await page.locator('#yaml-text').focus();
+  await page.evaluate(() => { const t = document.getElementById('yaml-text'); const i = t.value.indexOf('"calm"') + 5; t.setSelectionRange(i, i); });
+  await page.keyboard.type(keys);
+}
 const ids = page => page.evaluate(() => window.thicketEditor.nodes.map(n => n.id));
 const lineDiff = (a, b) => {
   const x = a.split('\n'), y = b.split('\n');
@@ -237,11 +245,7 @@ async function sweepFixes() {
   check(moved.ok && t1 !== text0 && t1.indexOf('action: Patrol') < t1.indexOf('fight_or_flight') && !/\}\}[ \t]+- /.test(t1),
     'a node moved down past the last line of a file with no final newline: moved, each item on its own line');
   // Double-clicked Save: the second waits for the first, which wrote its text (it was a 409).
-  await page.evaluate(() => { document.getElementById('yaml-details').open = true; });
-  await page.waitForFunction(() => document.getElementById('yaml-text').value.length > 0);
-  await page.locator('#yaml-text').focus();
-  await page.evaluate(() => { const t = document.getElementById('yaml-text'); const i = t.value.indexOf('"calm"') + 5; t.setSelectionRange(i, i); });
-  await page.keyboard.type('Z');
+  await typeAfterCalm(page, 'Z');
   await settled(page);
   const edited = await pageText(page);
   await page.evaluate(() => { document.getElementById('status').textContent = ''; });
@@ -300,11 +304,7 @@ async function crlfFile() {
     'a node added to a CRLF file is written with CRLF, and no line of the file ends in a bare LF');
   // Typing in the YAML panel (a textarea holds its text with \n): one line changes, the file's
   // other lines keep their CRLF (the last line lost its \r).
-  await page.evaluate(() => { document.getElementById('yaml-details').open = true; });
-  await page.waitForFunction(() => document.getElementById('yaml-text').value.length > 0);
-  await page.locator('#yaml-text').focus();
-  await page.evaluate(() => { const t = document.getElementById('yaml-text'); const i = t.value.indexOf('"calm"') + 5; t.setSelectionRange(i, i); });
-  await page.keyboard.type('X');
+  await typeAfterCalm(page, 'X');
   const typed = await settled(page);
   await save(page);
   const after = readFileSync(file, 'utf8');
