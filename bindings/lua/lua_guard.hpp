@@ -3,10 +3,12 @@
 // capped allocator per Lua state.
 //
 // How a call is stopped: the watchdog sees the same call in progress for longer than the
-// limit (in CPU time of the thread running it, so a busy machine does not stop a leaf), marks it, and sends a signal to the OS thread running it; the signal handler, on
-// that thread, installs a count hook on the running Lua thread with lua_sethook (the one Lua
-// function that may be called asynchronously). The hook raises an error in the call. Between
-// calls nothing is hooked, so the guard costs a few plain stores per call.
+// limit (in CPU time of the thread running it, so a busy machine does not stop a leaf), marks
+// it, and sends a signal to the OS thread running it; the signal handler, on that thread,
+// installs a count hook on the running Lua thread with lua_sethook (the one Lua function that
+// may be called asynchronously). The hook gives the call a grace of kStopGraceInstructions,
+// then raises an error in it. Between calls nothing is hooked, so the guard costs a few plain
+// stores per call.
 #pragma once
 #include <lua.hpp>
 #include <pthread.h>
@@ -16,6 +18,13 @@
 #include <cstdint>
 
 namespace thicket {
+
+// A call past its time limit may run this many more Lua instructions (about 0.1 ms) before it is
+// stopped: a call whose thread was charged CPU time it did not use (interrupts and page faults
+// are charged to the thread they land on, and on a busy machine they add up to tens of ms) has
+// returned by then, while an endless loop is stopped a moment later. Not a multiple of 1000, so
+// the instruction budget's hook interval (1000 or more) can tell it apart.
+constexpr int kStopGraceInstructions = 10007;
 
 // What the watchdog sees of one Lua state; one per LuaHost, registered while it lives.
 struct LuaGuard {

@@ -15,25 +15,32 @@
 
 namespace thicket {
 
-// The count hook. Installed with count 1 by the watchdog's signal: stops the call it was
-// meant for (again and again while that call runs, so a pcall inside the leaf cannot swallow
-// it), or, when that call has ended, gives the thread its usual hook back. Otherwise it is the
-// instruction budget: set on a thread once, it fires every budget/8 instructions; a call that
-// sees more than eight firings has run past its budget (no lua_sethook per call).
+// The count hook. Installed with count 1 by the watchdog's signal when a call has used its time
+// limit of CPU time: the call gets a grace of kStopGraceInstructions more (the hook re-set with
+// that count); if it is still running Lua when they are done, it is stopped (and again at every
+// instruction while that call runs, so a pcall inside the leaf cannot swallow it). A call whose
+// thread was only charged time it did not use (an interrupt, a page fault on a busy machine)
+// returns within the grace and is not stopped. When the call it was meant for has ended, the
+// hook gives the thread its usual one back. Otherwise it is the instruction budget: set on a
+// thread once, it fires every budget/8 instructions; a call that sees more than eight firings
+// has run past its budget (no lua_sethook per call).
 void LuaHost::guard_hook(lua_State* L, lua_Debug*) {
   LuaHost* h = *static_cast<LuaHost**>(lua_getextraspace(L));
   if (lua_stop_requested()) {
     raise_stop(L);
     return;
   }
-  if (lua_gethookcount(L) == 1) {
-    uint64_t want = h->guard_.interrupt_serial.load(std::memory_order_acquire);
-    if (want != 0 && want == h->guard_.serial.load(std::memory_order_relaxed) &&
-        h->guard_.running.load(std::memory_order_relaxed) != nullptr) {
-      raise_stop(L);
+  const int count = lua_gethookcount(L);
+  if (count == 1 || count == kStopGraceInstructions) {
+    const uint64_t want = h->guard_.interrupt_serial.load(std::memory_order_acquire);
+    const bool marked = want != 0 && want == h->guard_.serial.load(std::memory_order_relaxed) &&
+                        h->guard_.running.load(std::memory_order_relaxed) != nullptr;
+    if (marked && (count == kStopGraceInstructions || h->stopping_serial_ == want)) {
+      raise_stop(L);  // ran on past its grace, or was stopped once already
       return;
     }
-    h->restore_hook(L);
+    if (marked) lua_sethook(L, guard_hook, LUA_MASKCOUNT, kStopGraceInstructions);  // the grace
+    else h->restore_hook(L);
     return;
   }
   if (h->hook_serial_ != h->call_serial_) {
@@ -59,14 +66,28 @@ bool LuaHost::told_to_stop(lua_State* L) {
   if (h == nullptr) return false;
   // Past its instruction budget (the hook raises again each slice from then on).
   if (h->hook_serial_ == h->call_serial_ && h->hook_count_ > kBudgetSlices) return true;
-  const uint64_t want = h->guard_.interrupt_serial.load(std::memory_order_acquire);
-  return want != 0 && want == h->guard_.serial.load(std::memory_order_relaxed) &&
-         h->guard_.running.load(std::memory_order_relaxed) != nullptr;
+  // Stopped at its time limit once already (past the grace), and still running.
+  return h->stopping_serial_ != 0 && h->stopping_serial_ == marked_call(*h);
+}
+
+// The call the watchdog marked as past its time limit, if that call is the one running; else 0.
+uint64_t LuaHost::marked_call(const LuaHost& h) {
+  const uint64_t want = h.guard_.interrupt_serial.load(std::memory_order_acquire);
+  const bool marked = want != 0 && want == h.guard_.serial.load(std::memory_order_relaxed) &&
+                      h.guard_.running.load(std::memory_order_relaxed) != nullptr;
+  return marked ? want : 0;
 }
 
 void LuaHost::check_stop(lua_State* L) {
   // Level 1: the position of the Lua code that called the C function.
   if (told_to_stop(L)) raise_stop(L, 1);
+  // A call past its time limit has the grace of one more poll of its loop (as a count hook's
+  // grace: a call charged time it did not use has returned by then).
+  LuaHost* h = *static_cast<LuaHost**>(lua_getextraspace(L));
+  const uint64_t marked = h ? marked_call(*h) : 0;
+  if (marked == 0) return;
+  if (h->loop_grace_serial_ == marked) raise_stop(L, 1);
+  h->loop_grace_serial_ = marked;
 }
 
 // Raises the watchdog's error where the code was stopped (no C++ object lives in this frame).
@@ -76,12 +97,18 @@ int LuaHost::raise_stop(lua_State* L, int level) {
   lua_Debug ar;
   while (lua_getstack(L, level, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline <= 0 && level < 16) ++level;
   luaL_where(L, level);
+  // From now on the hook raises the stop at every instruction of the call (set once: each
+  // lua_sethook walks the thread's whole call stack).
+  if (!(lua_gethook(L) == guard_hook && lua_gethookmask(L) == LUA_MASKCOUNT && lua_gethookcount(L) == 1))
+    lua_sethook(L, guard_hook, LUA_MASKCOUNT, 1);
   if (lua_stop_requested())
     lua_pushliteral(L, "stopped: the run was interrupted (Ctrl-C)");
-  else
+  else {
+    h->stopping_serial_ = h->guard_.serial.load(std::memory_order_relaxed);
     lua_pushfstring(L, "stopped after running for more than %d ms without returning or yielding (an endless loop? "
                        "a task lets time pass with coroutine.yield() or thicket.wait(); --leaf-timeout sets the limit)",
                     static_cast<int>(h->guard_.timeout * 1000 * h->guard_.limit_scale.load() + 0.5));
+  }
   lua_concat(L, 2);
   return lua_error(L);
 }

@@ -182,9 +182,10 @@ class LuaHost final : public ScriptHost {
   void push_mem(AgentInfo& a);  // the agent's mem table, made on first use
 
   // One count hook for both guards: the instruction budget (every budget/8 instructions) and
-  // the watchdog's stop (count 1, installed asynchronously).
+  // the watchdog's stop (count 1, installed asynchronously; then kStopGraceInstructions).
   static void guard_hook(lua_State* L, lua_Debug* ar);
   static int raise_stop(lua_State* L, int level = 0);  // level: luaL_where's, of the position shown
+  static uint64_t marked_call(const LuaHost& h);
   void restore_hook(lua_State* L);
   Status complain_status(int idx, const CallSite& at, const LeafDef& leaf, bool condition);
   static constexpr uint64_t kBudgetSlices = 8;
@@ -200,6 +201,8 @@ class LuaHost final : public ScriptHost {
   uint64_t call_serial_ = 0;  // bumped by every leaf call and resume
   uint64_t hook_serial_ = 0;  // the call the budget hook last fired in
   uint64_t hook_count_ = 0;   // how often it fired in that call
+  uint64_t stopping_serial_ = 0;    // the call stopped at its time limit (past its grace)
+  uint64_t loop_grace_serial_ = 0;  // the call a C loop's poll found past its time limit
   const CallSite* current_ = nullptr;
   int traceback_ref_ = -2;
   int thicket_ref_ = -2;

@@ -5,6 +5,7 @@
 // is a script error of that leaf; the run goes on.
 #include <doctest/doctest.h>
 
+#include <ctime>
 #include <regex>
 
 #include <string>
@@ -85,6 +86,49 @@ TEST_CASE("guard: a leaf that never returns is stopped at its time limit with le
     CHECK(log.find("@fine 1") != std::string::npos);
     CHECK(log.find("@fine 2") != std::string::npos);
   }
+}
+
+// A leaf whose thread is charged CPU time while it waits in C (here: a log line whose sink
+// burns 60 ms; on a busy machine, interrupts and page faults charged to the thread) passes its
+// time limit without running any Lua: the watchdog marks it, and the call returns within its
+// grace of a few thousand instructions, so it is not stopped. One that goes on running Lua
+// after the stall is stopped all the same.
+TEST_CASE("guard: a leaf charged time outside Lua that then returns is not stopped; one that loops on is") {
+  thicket_test::ScratchDir dir;
+  std::vector<std::string> log;
+  thicket::RuntimeOptions o = timed(0.01);
+  o.log = [&log](const std::string& line) {
+    log.push_back(line);
+    if (line.find("@stall") == std::string::npos) return;
+    timespec start{}, now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
+    do clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    while ((now.tv_sec - start.tv_sec) * 1e3 + (now.tv_nsec - start.tv_nsec) / 1e6 < 60);
+  };
+  thicket::Runtime rt(o);
+  dir.write("stall.lua", R"LUA(
+local thicket = require("thicket")
+local L = {}
+function L.Stall() thicket.log("@stall"); local n = 0; for i = 1, 100 do n = n + i end; return n == 5050 end
+function L.StallSpin() thicket.log("@stall"); while true do end end
+return L
+)LUA");
+  auto brain = [&](const char* leaf) {
+    std::vector<thicket::Diagnostic> d;
+    auto b = rt.load_string("tree: t\nleaves: [stall.lua]\nroot: {action: " + std::string(leaf) + "}\n",
+                            (dir.path() / (std::string(leaf) + ".yaml")).string(), d);
+    REQUIRE(b.has_value());
+    return *b;
+  };
+  auto quiet = rt.spawn(brain("Stall"));
+  CHECK(rt.tick(quiet, 0.1) == Status::Success);
+  CHECK(rt.script_errors() == 0);
+  auto looping = rt.spawn(brain("StallSpin"));
+  CHECK(rt.tick(looping, 0.1) == Status::Failure);
+  CHECK(rt.script_errors() == 1);
+  std::string all;
+  for (const auto& l : log) all += l + "\n";
+  CHECK(all.find("stall.lua:5: stopped after running for more than 10 ms") != std::string::npos);
 }
 
 TEST_CASE("guard: a stopped task still runs its to-be-closed cleanup") {
