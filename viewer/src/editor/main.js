@@ -129,9 +129,14 @@ async function runCheck() {
   S.timing.apply = performance.now() - t1;
 }
 // A check that lands after a save of the same text keeps the save's word in the status line
-// (it used to replace 'saved', so a slow check made the save look as if it never ended).
+// (it used to replace 'saved', so a slow check made the save look as if it never ended), and
+// after a refused save, its reason (a late check said "loads cleanly" over "not saved: ...").
 function savedNote() {
-  return S.lastSaved !== undefined && S.text === S.lastSaved ? 'saved; ' : '';
+  if (S.lastSaved !== undefined && S.text === S.lastSaved) return 'saved; ';
+  return S.saveRefused && S.saveRefused.text === S.text ? S.saveRefused.why + '; ' : '';
+}
+function noteClass(cls) {
+  return S.saveRefused && S.saveRefused.text === S.text ? 'bad' : cls;
 }
 function applyCheck(res, text) {
   S.checkedText = text;
@@ -155,7 +160,7 @@ function applyCheck(res, text) {
     else updateLabels(old);
     S.history[S.hpos] = snapshot();
     if (S.pendingSelect) selectPending();
-    status(savedNote() + (S.errors.length ? `loads, ${S.errors.length} warning(s)` : 'loads cleanly'), 'good');
+    status(savedNote() + (S.errors.length ? `loads, ${S.errors.length} warning(s)` : 'loads cleanly'), noteClass('good'));
   } else {
     const n = S.errors.filter(e => e.severity === 'error').length;
     if (!S.everOk) {
@@ -772,14 +777,17 @@ async function saveNow(force) {
   }
   if (r.status === 409 || (r.body && r.body.conflict)) {
     $('conflict-banner').hidden = false;
-    status('not saved: the file changed on disk', 'bad');
+    S.saveRefused = { text, why: 'not saved: the file changed on disk' };
+    status(S.saveRefused.why, 'bad');
     return false;
   }
   if (!r.ok || !r.body || !r.body.ok) {
     const why = (r.body && r.body.error) || `HTTP ${r.status}`;
-    status(why.startsWith('not saved: ') ? why : 'not saved: ' + why, 'bad');
+    S.saveRefused = { text, why: why.startsWith('not saved: ') ? why : 'not saved: ' + why };
+    status(S.saveRefused.why, 'bad');
     return false;
   }
+  S.saveRefused = null;
   S.mtime = r.body.mtime;
   S.diskNotified = null;  // a later change on disk is offered again, even back to a text it had
   S.fileEpoch = (S.fileEpoch || 0) + 1;
@@ -1030,10 +1038,17 @@ async function hotReload() {
   if (!r.ok || !r.body) { el.className = 'banner warn'; el.textContent = 'hot reload failed: ' + ((r.body && r.body.error) || `HTTP ${r.status}`); return; }
   const reports = r.body.reports || [];
   const bad = reports.filter(x => !x.ok);
+  // A run reloads the files of its own that changed on disk: none, when it runs no file of
+  // this name (the page said "hot-reloaded into the run" all the same).
+  if (r.body.ok && !reports.length) {
+    el.className = 'banner warn';
+    el.textContent = 'the run reloaded nothing: no file it runs has changed on disk';
+    return;
+  }
   el.className = 'banner ' + (r.body.ok && !bad.length ? 'ok' : 'warn');
   // One line per file and per error: a run reports a brain once per group that runs it.
   const once = xs => [...new Set(xs)];
-  el.textContent = r.body.ok && !bad.length ? `hot-reloaded into the run${reports.length ? ': ' + once(reports.map(x => x.file.split('/').pop())).join(', ') : ''}`
+  el.textContent = r.body.ok && !bad.length ? 'hot-reloaded into the run: ' + once(reports.map(x => x.file.split('/').pop())).join(', ')
     : 'hot reload failed: ' + (bad.length ? once(bad.map(x => x.first_error || x.file)).join('; ') : (r.body.error || 'not ok'));
 }
 function startAttach() {
