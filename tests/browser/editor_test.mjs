@@ -780,5 +780,22 @@ async function attached() {
   check(reloaded === 'hot-reloaded into the run: minion.yaml', `a file two groups run is named once: "${reloaded}"`);
   await m.page.close();
   med.stop();
+  // the run ends while the page is attached: its statuses and agents were left on the page as
+  // if live, and the page polled the dead run four times a second (a 502 in the console each)
+  const led = await edit(file, ['--attach', served]);
+  const l = await open(browser, led.url);
+  check(await until(async () => (await l.page.locator('[data-node-id][class*="status-"]').count()) > 0, 10000),
+    'attached again: statuses on the nodes');
   run.kill('SIGTERM');
+  check(await until(async () => /run not reachable/.test(await l.page.locator('#live-tick').textContent()), 10000),
+    'the run ended: the page says it does not answer');
+  const gone502 = () => l.errors.filter(e => /status of 502/.test(e)).length;
+  const before = gone502();
+  await sleep(3000);
+  const polled = gone502() - before;
+  check(await l.page.locator('[data-node-id][class*="status-"]').count() === 0 &&
+    /no run/.test(await l.page.locator('#agent-picker').textContent()) && polled <= 3,
+    `and its statuses and agents are gone from the page, polled slowly (${polled} failed polls in 3 s)`);
+  await l.page.close();
+  led.stop();
 }

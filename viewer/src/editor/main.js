@@ -885,7 +885,8 @@ function zoomFit() {
 let agentTimer = 0;
 async function pollAgents() {
   const r = await api('/attach/agents').catch(() => null);
-  if (!r || !r.ok || !r.body) { $('live-tick').textContent = 'run not reachable'; return; }
+  if (!r || !r.ok || !r.body) { runGone(); return; }
+  S.runGone = false;
   const b = r.body;
   S.paused = !!b.paused;
   $('live-tick').textContent = `tick ${b.tick}${b.paused ? ' · paused' : ''}${b.done ? ' · done' : ''}`;
@@ -913,6 +914,26 @@ async function pollAgents() {
     $('blackboard').tBodies[0].innerHTML = '';
     $('blackboard').tBodies[0].dataset.keys = '';
   }
+}
+// The run stopped answering (it ended, or was killed): what the page showed of it is dropped,
+// not left painted on the nodes as if it were live, and the polls slow down (each failed one
+// is an error in the browser's console).
+function runGone() {
+  S.runGone = true;
+  $('live-tick').textContent = 'run not reachable (it stopped, or does not answer)';
+  const picker = $('agent-picker');
+  if (picker.dataset.ids !== 'gone') {
+    picker.innerHTML = '<option value="" disabled selected>no run to pick an agent from</option>';
+    picker.dataset.ids = 'gone';
+  }
+  S.agent = null;
+  S.statuses = '';
+  applyStatuses();
+  $('bb-agent').textContent = 'no run';
+  $('blackboard').tBodies[0].innerHTML = '';
+  $('blackboard').tBodies[0].dataset.keys = '';
+  $('paused-banner').hidden = true;
+  for (const el of document.querySelectorAll('.paused-here')) el.classList.remove('paused-here');
 }
 // The run names brain files as it was given them: the same file as ours if the paths are
 // equal, or else if they end the same (a relative path, another working directory).
@@ -1057,8 +1078,8 @@ function startAttach() {
   $('bp-toggle').hidden = false;
   const tick = async () => {
     await pollAgents().catch(() => {});
-    await pollDebug().catch(() => {});
-    agentTimer = setTimeout(tick, 250);
+    if (!S.runGone) await pollDebug().catch(() => {});
+    agentTimer = setTimeout(tick, S.runGone ? 2000 : 250);
   };
   tick();
 }
