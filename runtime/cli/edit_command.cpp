@@ -231,6 +231,20 @@ struct Editor {
       if (link_ec) break;
       target = to.is_absolute() ? to : target.parent_path() / to;
     }
+    // A read-only file stays as it is, forced or not: the save is a rename over it, which the
+    // file's mode does not stop (only its folder's), so its mode is looked at here. No write
+    // bit at all counts even for root, whom access() lets write anything.
+    if (struct stat st {}; ::stat(target.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      const bool no_write_bit = (st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0;
+      if (no_write_bit || (::access(target.c_str(), W_OK) != 0 && (errno == EACCES || errno == EROFS))) {
+        char mode[8];
+        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+        status = 403;
+        return {{"ok", false},
+                {"error", "not saved: " + target.string() + " is read-only (mode " + mode +
+                              (no_write_bit ? "" : ", not writable by this user") + "); make it writable (chmod u+w) and save again"}};
+      }
+    }
     // A name of its own, made by mkstemp (created, never an existing file or a link planted
     // under a name known in advance).
     std::string temp_name = (target.parent_path() / ("." + target.filename().string() + ".thicket-edit-XXXXXX")).string();

@@ -158,6 +158,15 @@ try:
             st = os.stat(brain)
             expect(status == 200 and (st.st_uid, st.st_gid) == (1234, 1235), "a save keeps the owner: %d:%d" % (st.st_uid, st.st_gid))
             os.chown(brain, 0, 0)
+        # A read-only file is not replaced, forced or not (a save is a rename over it, which
+        # its mode does not stop): it was overwritten, keeping its mode 0444.
+        os.chmod(brain, 0o444)
+        stamp = ed.json("/api/disk")[1]["mtime"]
+        for force in (False, True):
+            status, s = ed.json("/api/save", json.dumps({"text": edited, "base_mtime": stamp, "force": force}))
+            expect(status == 403 and "is read-only (mode 0444)" in s["error"] and s["error"].startswith("not saved: ")
+                   and open(brain, "rb").read() == original, "a read-only file is not saved over (force %s): %d %s" % (force, status, s))
+        os.chmod(brain, 0o644)
         # A page file that does not exist: a JSON 404, the path not echoed back.
         status, text = ed.request("/editor/none%00.js")
         expect(status == 404 and json.loads(text)["error"] == "no such file of the editor's page", "an unknown page file: %d %s" % (status, text))
