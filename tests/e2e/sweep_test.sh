@@ -140,8 +140,12 @@ printf 'scenario: text\nworld: {size: [10, 10]}\nteams: [a]\ngroups: [{name: g, 
   grep -q '"groups.g.blackboard.n":1,' "$dir/text/inf.jsonl" && ok || bad ".inf swept for a number key: $(cat "$dir/text/err" "$dir/text/inf.jsonl")"
 # Text that is not UTF-8 is refused (the part files of thicket merge carry UTF-8 only).
 "$thicket" run "$arena_dir/arena.yaml" --ticks 1 --quiet --set $'groups.west_post.blackboard.name=a\xffb' 2>"$dir/utf8_err"
-[[ $? == 64 ]] && LC_ALL=C grep -q "^thicket: error: --set: sweep key 'groups.west_post.blackboard.name': the value '.*' is not UTF-8 text (byte 0xff at 2)" "$dir/utf8_err" &&
-  ok || bad "a --set value that is not UTF-8: $(cat "$dir/utf8_err")"
+[[ $? == 64 ]] && LC_ALL=C grep -qF "thicket: error: --set: sweep key 'groups.west_post.blackboard.name': the value 'a\xFFb' is not UTF-8 text (byte 0xff at 2)" "$dir/utf8_err" &&
+  ! LC_ALL=C grep -q $'\xff' "$dir/utf8_err" && ok || bad "a --set value that is not UTF-8, echoed with the byte escaped: $(cat "$dir/utf8_err")"
+# A key that is not UTF-8: said so (it was an unknown group), the byte escaped (echoed raw).
+"$thicket" run "$arena_dir/arena.yaml" --ticks 1 --quiet --set $'groups.west\xffpost.count=2' 2>"$dir/utf8_key"
+[[ $? == 64 ]] && LC_ALL=C grep -qF "thicket: error: --set: sweep key 'groups.west\xFFpost.count': the key is not UTF-8 text (byte 0xff at 12)" "$dir/utf8_key" &&
+  ! LC_ALL=C grep -q $'\xff' "$dir/utf8_key" && ok || bad "a --set key that is not UTF-8: $(cat "$dir/utf8_key")"
 { cat "$dir/sweep.yaml"; printf '  groups.players.blackboard.name: [x, "a\xffb"]\n'; } > "$dir/utf8.yaml"
 "$thicket" run "$dir/utf8.yaml" --ticks 1 --quiet 2>"$dir/utf8_err2"
 # (The file itself is refused now: a scenario file holds UTF-8 only, so the byte is named where it is.)

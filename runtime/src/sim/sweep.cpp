@@ -337,7 +337,7 @@ std::string not_utf8(const std::string& key, const std::string& text, bool is_ke
   const size_t at = first_invalid_utf8(text);
   if (at == std::string::npos) return {};
   const std::string byte = hex_byte(text[at]);
-  return "sweep key '" + key + "': " + (is_key ? std::string("the key") : "the value '" + text + "'") +
+  return "sweep key '" + escaped_utf8(key) + "': " + (is_key ? std::string("the key") : "the value '" + escaped_utf8(text) + "'") +
          " is not UTF-8 text (byte " + byte + " at " + std::to_string(at + 1) +
          "): sweep keys and values are written to --out and to thicket merge's part files as UTF-8";
 }
@@ -410,13 +410,13 @@ void read_sweep(const YAML::Node& key, const YAML::Node& value, ScenarioSpec& sp
       continue;
     }
     std::string why;
+    if (std::string bad = not_utf8(axis.key, axis.key, true); !bad.empty()) {
+      add_error(diags, path, k, bad);
+      continue;
+    }
     const auto target = resolve(spec, axis.key, why);
     if (!target) {
       add_error(diags, path, k, why);
-      continue;
-    }
-    if (std::string bad = not_utf8(axis.key, axis.key, true); !bad.empty()) {
-      add_error(diags, path, k, bad);
       continue;
     }
     std::unordered_map<std::string, size_t> identities;  // of axis.values: the index of each (a set, not a list:
@@ -492,13 +492,14 @@ std::optional<SweepAxis> sweep_axis(const std::string& key, const std::vector<st
   auto said = [&](const std::string& text, bool keyed) {
     return origin.empty() ? text : origin + (keyed ? " " + key : std::string()) + ": " + text;
   };
+  // Bytes that are not UTF-8 first: the other messages echo the key as it is.
+  if (std::string bad = not_utf8(axis.key, axis.key, true); !bad.empty()) {
+    why = said(bad, false);
+    return std::nullopt;
+  }
   const auto target = resolve(spec, axis.key, why);
   if (!target) {
     why = said(why, false);
-    return std::nullopt;
-  }
-  if (std::string bad = not_utf8(axis.key, axis.key, true); !bad.empty()) {
-    why = said(bad, false);
     return std::nullopt;
   }
   std::unordered_map<std::string, size_t> identities;  // of axis.values: the index of each
