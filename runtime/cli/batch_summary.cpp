@@ -38,7 +38,9 @@ std::string batch_summary(const BatchFacts& facts, const std::vector<RunResult>&
   sum.setf(std::ios::fixed);
   sum.precision(3);
   sum << "thicket: scenario " << facts.scenario << ": " << results.size() << " run(s) of " << facts.ticks
-      << " tick(s) at dt " << facts.dt << " s on " << facts.threads << " thread(s); " << agents_text(results)
+      << " tick(s) at dt " << facts.dt << " s on " << facts.threads
+      << (facts.threads_max > facts.threads ? " to " + std::to_string(facts.threads_max) : std::string()) << " thread(s); "
+      << agents_text(results)
       << " agents; wall " << wall << " s, ";
   sum.precision(0);
   sum << (wall > 0 ? static_cast<double>(agent_ticks) / wall : 0.0) << " agent-ticks/s\n";

@@ -16,6 +16,7 @@ struct BatchFacts {
   uint64_t ticks = 0;    // per run
   double dt = 0;
   uint32_t threads = 1;
+  uint32_t threads_max = 0;  // merged parts run on different thread counts: threads to threads_max
   bool interrupted = false;  // Ctrl-C
 };
 

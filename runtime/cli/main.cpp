@@ -950,7 +950,9 @@ int cmd_scenario(const Options& o) {
   }
   if (out.is_open()) cli::write_run_rows(out, jsonl, results, *sets, plan);  // at the end: gauge columns are the union over runs
   const uint64_t ticks = o.watch ? results.back().ticks : so.ticks;  // --watch --ticks 0 runs until Ctrl-C
-  std::cerr << cli::batch_summary({spec->name, ticks, so.dt, so.threads, g_interrupted != 0}, results, *sets, plan) << "\n";
+  const cli::BatchFacts facts{.scenario = spec->name, .ticks = ticks, .dt = so.dt, .threads = so.threads,
+                              .interrupted = g_interrupted != 0};
+  std::cerr << cli::batch_summary(facts, results, *sets, plan) << "\n";
   if (live) live->finish([] { return g_interrupted != 0; });
   // Every output is checked and reported (a braced list is evaluated in order, all of it).
   const bool written[] = {written_in_full(out, o.out, "output"), written_in_full(series, o.series, "series"),

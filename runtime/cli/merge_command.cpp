@@ -249,7 +249,13 @@ int merge_command(int argc, char** argv, const char* usage) {
     return kExitLoad;
   }
   if (load_failed || results.empty()) return kExitLoad;
-  std::cerr << batch_summary({first.scenario, first.ticks, first.dt, first.threads, false}, results, first.sets, plan) << "\n";
+  // The parts may have run on different thread counts (the results do not depend on them).
+  BatchFacts facts{.scenario = first.scenario, .ticks = first.ticks, .dt = first.dt, .threads = first.threads, .threads_max = first.threads};
+  for (const Part& p : parts) {
+    facts.threads = std::min(facts.threads, p.info.threads);
+    facts.threads_max = std::max(facts.threads_max, p.info.threads);
+  }
+  std::cerr << batch_summary(facts, results, first.sets, plan) << "\n";
   return batch_exit_status(results);
 }
 

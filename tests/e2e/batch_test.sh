@@ -51,6 +51,14 @@ same_as_single arena csv
 grep -q '^thicket: shard 2/3 of scenario arena: 2 of the batch.s 7 run(s) (run 2, 5)' "$dir/arena-part2.err" && ok ||
   bad "shard 2/3's line: $(cat "$dir/arena-part2.err")"
 "$thicket" merge "$dir/arena-merged.jsonl" "$dir"/arena-part*.jsonl 2>/dev/null && ok || bad "merge into JSONL failed"
+# Parts run on different thread counts: the summary gives the range (it gave the first part's).
+"$thicket" run "$arena" --ticks 3 --runs 2 --threads 1 --quiet --shard 1/2 --out "$dir/thr-part1.jsonl" 2>/dev/null
+"$thicket" run "$arena" --ticks 3 --runs 2 --threads 2 --quiet --shard 2/2 --out "$dir/thr-part2.jsonl" 2>/dev/null
+for order in "1 2" "2 1"; do
+  "$thicket" merge "$dir/thr.csv" "$dir/thr-part${order% *}.jsonl" "$dir/thr-part${order#* }.jsonl" 2>"$dir/thr.err" &&
+    grep -q "^thicket: scenario arena: 2 run(s) of 3 tick(s) at dt [0-9.]* s on 1 to 2 thread(s); " "$dir/thr.err" &&
+    ok || bad "merge of parts on 1 and 2 threads (parts $order): $(head -1 "$dir/thr.err")"
+done
 # A part that is no plain file is refused at once: a pipe would wait for ever, /dev/zero never
 # ends, a folder is no "empty part".
 mkfifo "$dir/pipe.jsonl"; mkdir -p "$dir/folder.jsonl"
