@@ -176,6 +176,16 @@ bool lengths_match(double found, double optimal) {
   return std::abs(found - optimal) <= kLengthTolerance * std::max(1.0, std::abs(optimal));
 }
 
+// Writes the result lines to standard output; false, said on stderr, when they could not be
+// written (a full disk: the answer was lost with exit status 0).
+bool written_out(const std::string& out) {
+  std::cout << out;
+  std::cout.flush();
+  if (std::cout) return true;
+  std::cerr << "thicket: error: cannot write to standard output: the paths were not written in full\n";
+  return false;
+}
+
 int one_search(const GridMap& map, const std::string& map_file, const PathOptions& o) {
   bool outside = false;
   for (auto [name, p] : {std::pair{"--from", *o.from}, std::pair{"--to", *o.to}})
@@ -193,8 +203,7 @@ int one_search(const GridMap& map, const std::string& map_file, const PathOption
   const SearchState state = search.find(map, from, to, options);
   std::string out;
   append_line(out, from, to, search, state == SearchState::Found, o.paths);
-  std::cout << out;
-  return kExitOk;
+  return written_out(out) ? kExitOk : kExitMismatch;
 }
 
 int scenario_searches(const GridMap& map, const std::string& scen_file, const PathOptions& o) {
@@ -232,17 +241,16 @@ int scenario_searches(const GridMap& map, const std::string& scen_file, const Pa
       continue;
     }
     without_path += !found;
-    char buf[160];
+    // (The path in a fixed buffer was cut off, line and lengths with it, past 160 bytes.)
+    char lengths[96];
     if (found)
-      std::snprintf(buf, sizeof buf, "%s:%d: note: length %.8f, the file's optimal length is %.8f",
-                    scen_file.c_str(), e.line, search.length(), e.optimal_length);
+      std::snprintf(lengths, sizeof lengths, "length %.8f, the file's optimal length is %.8f", search.length(),
+                    e.optimal_length);
     else
-      std::snprintf(buf, sizeof buf, "%s:%d: note: no path found, the file's optimal length is %.8f",
-                    scen_file.c_str(), e.line, e.optimal_length);
-    differences.push_back(buf);
+      std::snprintf(lengths, sizeof lengths, "no path found, the file's optimal length is %.8f", e.optimal_length);
+    differences.push_back(scen_file + ":" + std::to_string(e.line) + ": note: " + lengths);
   }
-  std::cout << out;
-  std::cout.flush();
+  const bool written = written_out(out);
 
   constexpr std::size_t kNotesShown = 10;  // a broken search must not bury the summary
   for (std::size_t i = 0; i < differences.size() && i < kNotesShown; ++i)
@@ -262,7 +270,7 @@ int scenario_searches(const GridMap& map, const std::string& scen_file, const Pa
   std::snprintf(buf, sizeof buf, "thicket: nodes expanded: %llu, mean %.1f per search\n",
                 static_cast<unsigned long long>(expanded), n ? double(expanded) / double(n) : 0.0);
   std::cerr << buf;
-  return matched == n ? kExitOk : kExitMismatch;
+  return matched == n && written ? kExitOk : kExitMismatch;
 }
 
 }  // namespace

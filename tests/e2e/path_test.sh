@@ -115,6 +115,22 @@ usage_case "'thicket path' takes either SCEN.scen or --from and --to, not both" 
 [[ "$(cat "$dir/err")" == "thicket: error: --from 99999999999,1 is outside $m (width 49, height 49)
 thicket: error: --to -1,0 is outside $m (width 49, height 49)" ]] && ok || bad "far points: $(cat "$dir/err")"
 
+# Standard output that cannot be written (a full disk): said, exit 1 (the paths were lost with exit 0).
+for args in "$s" "--from 1,1 --to 2,2"; do
+  # shellcheck disable=SC2086
+  "$thicket" path "$m" $args >/dev/full 2>"$dir/err"
+  rc=$?
+  [[ $rc == 1 ]] && grep -q "^thicket: error: cannot write to standard output" "$dir/err" && ok ||
+    bad "thicket path $args >/dev/full: exit $rc: $(head -2 "$dir/err")"
+done
+# A scenario whose length differs, under a long path: the note keeps its line and lengths (it was
+# cut at 160 bytes).
+long="$dir/$(printf 'a%.0s' {1..150})"
+mkdir -p "$long"
+sed '3s/\t[0-9.]*$/\t1.5/' "$s" > "$long/wrong.scen"
+"$thicket" path "$m" "$long/wrong.scen" >/dev/null 2>"$dir/err"
+[[ $? == 1 ]] && grep -q "^$long/wrong.scen:3: note: length [0-9.]*, the file's optimal length is 1.50000000$" "$dir/err" && ok ||
+  bad "a differing length under a long path: $(head -1 "$dir/err")"
 # The help text names the command.
 "$thicket" --help | grep -q "^       thicket path MAP.map --from X,Y --to X,Y" && ok || bad "--help lacks thicket path"
 
