@@ -7,7 +7,7 @@
 // record's text compresses several times over, and the page reads it as it inflates.
 // Without -o the replay goes beside the record: RECORD less .jsonl / .jsonl.gz, plus .html.
 #include "view_command.hpp"
-#include "output_target.hpp"  // named_with_extension, same_file
+#include "output_target.hpp"  // named_with_extension, same_file, first_unwritable
 
 #include <zlib.h>
 
@@ -252,11 +252,14 @@ int view_command(int argc, char** argv, const char* usage) {
   }
 
   const std::string page = viewer_page(record_data_script(embedded), false);
+  // An output that cannot be opened is said with the system's reason, as run's outputs are
+  // (exit 64); looked at only now, so a record that fails its check leaves OUT as it was.
+  if (first_unwritable({out}) == 0) return cannot_write("output", out);
   std::ofstream file(out, std::ios::binary);
   file.write(page.data(), static_cast<std::streamsize>(page.size()));
   file.close();
   if (!file) {
-    std::cerr << "thicket: cannot write '" << out << "'\n";
+    std::cerr << "thicket: the output file '" << out << "' could not be written in full (a full disk?)\n";
     return kExitLoad;
   }
   std::cout << "thicket: wrote " << out << " (" << check.ticks() << " ticks, up to " << check.max_agents()

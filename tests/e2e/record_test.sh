@@ -219,5 +219,17 @@ for link in soft hard; do
     cmp -s "$dir/keep.jsonl" "$dir/a1.jsonl" && ok || bad "view -o through a $link link to the record: $(head -n 2 "$dir/err")"
 done
 
+# An output that cannot be opened says why (it said only "cannot write 'X'", exit 2), as run's
+# outputs do (exit 64); one that cannot be written in full is a failure of the command (exit 2).
+mkdir -p "$dir/folder.html"
+for out in "$dir/folder.html:Is a directory" "$dir/none/x.html:No such file or directory"; do
+  "$thicket" view "$dir/a1.jsonl" -o "${out%%:*}" 2>"$dir/err" >/dev/null
+  [[ $? == 64 ]] && [[ "$(cat "$dir/err")" == "thicket: cannot write the output file '${out%%:*}': ${out#*:}" ]] && ok ||
+    bad "view -o ${out%%:*}: $(cat "$dir/err")"
+done
+"$thicket" view "$dir/a1.jsonl" -o /dev/full 2>"$dir/err" >/dev/null
+[[ $? == 2 ]] && grep -q "^thicket: the output file '/dev/full' could not be written in full" "$dir/err" && ok ||
+  bad "view -o /dev/full: $(cat "$dir/err")"
+
 echo "e2e_record: $pass passed, $fail failed"
 [[ $fail == 0 ]]
