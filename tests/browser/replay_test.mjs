@@ -9,7 +9,7 @@
 // --record BUILD_DIR/artifacts/NAME.jsonl.gz, and its record replayed; SCENARIO.yaml#a,b
 // records the blackboard keys a and b too (--record-keys a,b).
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -27,6 +27,7 @@ const STATUS_OF = { R: 'running', S: 'success', F: 'failure', '.': 'not ticked' 
 const { browser, close } = await launch();
 try {
   for (const [k, recordPath] of records.entries()) await testRecord(recordPath, k === records.length - 1);
+  await oddRecords();
 } finally {
   await close();
 }
@@ -204,4 +205,56 @@ async function testRecord(recordPath, last) {
   check(true, 'play advances the tick');
   check(errors.length === 0, `no page errors and no network requests${errors.length ? ': ' + errors.join('; ') : ''}`);
   await page.close();
+}
+
+// Records `thicket view` accepts that the page read wrongly (each failed before its fix): a map's
+// 'G' and 'S' cells (passable) drawn as walls, a "format" field on a tick line taken for a new
+// header (the record started again), an agent id past 2^31 and a group index past 65,535
+// wrapped by the page's typed arrays, and a line error written over by the progress line.
+async function oddRecords() {
+  console.log('# records the page once read wrongly');
+  const groups = Array.from({ length: 65537 }, (_, g) => ({ name: g === 65536 ? 'far' : `g${g}`, team: g === 65536 ? 1 : 0,
+    brain: 0, count: g === 65536 ? 1 : 0, first: 1, radius: 0.3 }));
+  const header = { format: 'thicket-record', version: 1, scenario: 'odd', seed: 1, dt: 0.1, ticks: 2, every: 1,
+    world: { bounds: [0, 0, 6, 4], map: { width: 6, height: 4, cell: 1, origin: [0, 0], rows: ['......', 'GGSS@@', '......', '......'] } },
+    teams: ['a', 'b'], groups, keys: [], metrics: [],
+    brains: [{ file: 'odd.yaml', name: 'odd', type: 'tree', nodes: [{ id: 'root', kind: 'action', label: 'action Wait', parent: -1 }] }] };
+  const agent = x => [3000000000, x, 3.5, 0, 65536, 1, 'running', 'R', []];
+  const lines = [header, { tick: 0, agents: [agent(0.5)] }, { tick: 1, format: 'thicket-record', agents: [agent(0.7)] },
+    { end: true, ticks: 2, gauges: [], script_errors: 0 }];
+  const file = join(artifacts, 'odd.jsonl'), html = join(artifacts, 'odd_replay.html');
+  writeFileSync(file, lines.map(l => JSON.stringify(l)).join('\n') + '\n');
+  execFileSync(thicket, ['view', file, '-o', html], { encoding: 'utf8' });
+  const { page, errors } = await openPage(browser, pathToFileURL(html).href);
+  const v = (fn, arg) => page.evaluate(fn, arg);
+  await v(() => thicketViewer.ready);
+  check(await v(() => thicketViewer.frameCount) === 2 && (await v(() => thicketViewer.errors)).length === 0,
+    `a "format" field on a tick line is ignored: ${await v(() => thicketViewer.frameCount)} ticks, errors ${JSON.stringify(await v(() => thicketViewer.errors))}`);
+  await v(t => thicketViewer.seek(t), 1);
+  const [a] = await v(() => thicketViewer.agents());
+  check(a && a[0] === 3000000000 && a[3] === 1, `an id past 2^31 and a group past 65,535 stay as recorded: ${JSON.stringify(a)}`);
+  await v(id => thicketViewer.select(id), 3000000000);
+  check(await v(() => thicketViewer.selected) === 3000000000 && /far/.test(await page.locator('.agent-facts').first().textContent().catch(() => '')),
+    `that agent can be selected, its group named: ${await page.locator('.agent-facts').first().textContent().catch(e => e.message)}`);
+  const cell = async (x, y) => canvasPixel(page, ...(await v(([x, y]) => thicketViewer.worldToCanvas(x, y), [x, y])));
+  const free = await cell(2.5, 0.5), wall = await cell(4.5, 1.5);
+  check(!sameColor(free, wall), `free and blocked cells differ (${free} / ${wall})`);
+  for (const [x, what] of [[0.5, 'G'], [2.5, 'S']])
+    check(sameColor(await cell(x, 1.5), free), `a '${what}' cell is drawn passable, as a '.' one (${await cell(x, 1.5)} against ${free})`);
+  check(errors.length === 0, `the odd record raises no page errors${errors.length ? ': ' + errors.join('; ') : ''}`);
+  await page.close();
+
+  // A line the page cannot use (an end line whose gauges are no list): its error stays in the
+  // status line (the next chunk's progress wrote over it), with the line number.
+  header.metrics = ['m'];
+  lines[1].metrics = [1];
+  lines[2].metrics = [2];
+  lines[3] = { end: true, ticks: 2, gauges: 5, script_errors: 0 };
+  writeFileSync(file, lines.map(l => JSON.stringify(l)).join('\n') + '\n');
+  execFileSync(thicket, ['view', file, '-o', html], { encoding: 'utf8' });
+  const bad = await openPage(browser, pathToFileURL(html).href);
+  await bad.page.evaluate(() => thicketViewer.ready);
+  const status = await bad.page.evaluate(() => [document.getElementById('status').textContent, document.getElementById('status').className]);
+  check(/^record line 4: /.test(status[0]) && /error/.test(status[1]), `a line's error is shown when the record is read: "${status[0]}" (${status[1]})`);
+  await bad.page.close();
 }

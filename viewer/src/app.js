@@ -289,11 +289,14 @@
     source.onerror = () => setStatus(record.end ? `run ended after ${record.end.ticks} ticks` : 'disconnected; retrying…', !record.end);
   } else if (thicketRecordGzipBase64) {
     setStatus('reading the record…');
-    loadEmbeddedRecord(thicketRecordGzipBase64, record, onLineError, n => setStatus(`reading the record… ${n} ticks`))
+    // The progress line gives way to a line's error (it wrote over it after the next chunk).
+    loadEmbeddedRecord(thicketRecordGzipBase64, record, onLineError,
+      n => { if (!state.errors.length) setStatus(`reading the record… ${n} ticks`); })
       .then(() => {
         thicketRecordGzipBase64 = null; // the frames hold it all now
         state.loaded = true;
         if (!state.errors.length) setStatus(`${frameCount()} ticks`);
+        else setStatus(`record ${state.errors[0]}${state.errors.length > 1 ? ` (and ${state.errors.length - 1} more)` : ''}`, true);
         state.dirty = true;
         render();
         resolveReady();

@@ -181,7 +181,9 @@ class WorldView {
       for (let r = 0; r < h; r++) {
         const row = rows[r];
         for (let col = 0; col < wd; col++) {
-          const blocked = col < row.length ? row[col] !== '.' : true;
+          // Passable as in a Moving AI map: '.', 'G' (ground) and 'S' (swamp); they were drawn blocked.
+          const ch = col < row.length ? row[col] : '@';
+          const blocked = ch !== '.' && ch !== 'G' && ch !== 'S';
           const o = (r * wd + col) * 4;
           img.data[o] = blocked ? 74 : 35; img.data[o + 1] = blocked ? 80 : 39;
           img.data[o + 2] = blocked ? 94 : 46; img.data[o + 3] = 255;
