@@ -3,6 +3,7 @@
 #include "record_check.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 namespace thicket::cli {
@@ -110,6 +111,57 @@ std::string agent_entry_error(const json& a, std::size_t groups, std::size_t key
   return {};
 }
 
+bool finite_numbers(const json& a, std::size_t n) {
+  if (!a.is_array() || a.size() != n) return false;
+  for (const json& v : a)
+    if (!v.is_number() || !std::isfinite(v.get<double>())) return false;
+  return true;
+}
+
+// Whether `points` is a polygon: [[x, y], ...], 3 points or more.
+bool polygon_ok(const json& points) {
+  if (!points.is_array() || points.size() < 3) return false;
+  for (const json& p : points)
+    if (!finite_numbers(p, 2)) return false;
+  return true;
+}
+
+// "" or why `shape` (an obstacle or an area) is not one the viewer draws: an object with a
+// circle [x, y, r >= 0], a box [x0, y0, x1, y1] or a polygon [[x, y], ...].
+std::string shape_error(const json& shape, const std::string& which) {
+  if (shape.is_object()) {
+    if (shape.contains("circle") && finite_numbers(shape["circle"], 3) && shape["circle"][2].get<double>() >= 0) return {};
+    if (shape.contains("box") && finite_numbers(shape["box"], 4)) return {};
+    if (shape.contains("polygon") && polygon_ok(shape["polygon"])) return {};
+  }
+  return which + " must be an object with a circle [x, y, radius >= 0], a box [x0, y0, x1, y1] or a polygon "
+                 "[[x, y], ...], got " + shown(shape);
+}
+
+// "" or why the header's world holds what the viewer cannot draw (a negative radius, obstacles
+// that are no list: the page failed there and drew nothing more of the world).
+std::string world_error(const json& world) {
+  for (const char* list : {"obstacles", "areas"}) {
+    const json& shapes = world.value(list, json());
+    if (shapes.is_null()) continue;
+    if (!shapes.is_array()) return std::string("the header's world.") + list + " must be an array, got " + shown(shapes);
+    for (std::size_t k = 0; k < shapes.size(); ++k)
+      if (std::string why = shape_error(shapes[k], std::string("the header's ") + ordinal(k + 1) + " world." + list + " entry");
+          !why.empty())
+        return why;
+  }
+  const json& navmesh = world.value("navmesh", json());
+  if (!navmesh.is_null()) {
+    const json& polygons = navmesh.is_object() ? navmesh.value("polygons", json()) : json();
+    if (!polygons.is_array()) return "the header's world.navmesh must be an object with a polygons array, got " + shown(navmesh);
+    for (std::size_t k = 0; k < polygons.size(); ++k)
+      if (!polygon_ok(polygons[k]))
+        return "the header's world.navmesh's " + ordinal(k + 1) + " polygon must be [[x, y], ...] (3 points or more), got " +
+               shown(polygons[k]);
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string RecordCheck::header(std::string_view text) {
@@ -126,6 +178,8 @@ std::string RecordCheck::header(std::string_view text) {
   for (const char* list : {"teams", "brains", "groups", "keys", "metrics"})
     if (h.contains(list) && !h[list].is_array()) return std::string("the header's ") + list + " must be an array, got " + shown(h[list]);
   if (h.contains("world") && !h["world"].is_object()) return "the header's world must be an object, got " + shown(h["world"]);
+  if (h.contains("world"))
+    if (std::string why = world_error(h["world"]); !why.empty()) return why;
   groups_ = h.value("groups", json::array()).size();
   keys_ = h.value("keys", json::array()).size();
   metrics_ = h.value("metrics", json::array()).size();
@@ -174,6 +228,16 @@ std::string RecordCheck::read_brains(const void* p, const char* where) {
         return which + "'s node " + std::to_string(n) + " must be an object whose parent is " +
                (n == 0 ? std::string("-1 (the root)") : "an earlier node (0.." + std::to_string(n - 1) + ")") +
                ", got " + shown(nodes[n]);
+      // Extra edges [target, label], drawn beside the tree's (a number here broke the drawing).
+      const json& links = nodes[n].value("links", json());
+      if (links.is_null()) continue;
+      bool links_ok = links.is_array();
+      for (std::size_t k = 0; links_ok && k < links.size(); ++k)
+        links_ok = links[k].is_array() && links[k].size() == 2 && is_index(links[k][0]) &&
+                   links[k][0].get<std::size_t>() < nodes.size() && links[k][1].is_string();
+      if (!links_ok)
+        return which + "'s node " + std::to_string(n) + "'s links must be [[target node, label], ...] within its " +
+               std::to_string(nodes.size()) + " node(s), got " + shown(links);
     }
     counts.push_back(nodes.size());
   }
@@ -241,6 +305,11 @@ std::string RecordCheck::line(std::string_view text, bool unterminated) {
   }
   if (j.contains("end")) {
     if (j["end"] != true) return "an end line's end must be true, got " + shown(j["end"]);
+    // The gauges: the metrics whose plots show mean, min and max (a number broke every plot).
+    const json& gauges = j.value("gauges", json::array());
+    bool gauges_ok = gauges.is_array();
+    for (std::size_t k = 0; gauges_ok && k < gauges.size(); ++k) gauges_ok = gauges[k].is_string();
+    if (!gauges_ok) return "an end line's gauges must be an array of metric names, got " + shown(gauges);
     ended_ = true;
     return {};
   }
