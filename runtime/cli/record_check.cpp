@@ -70,10 +70,15 @@ class ErrorColumn : public nlohmann::json_sax<json> {
   std::size_t column = 0;
 };
 
-std::string not_json(std::string_view text) {
+// The column where `text` stops being JSON.
+std::size_t json_break_column(std::string_view text) {
   ErrorColumn where;
   json::sax_parse(text, &where, json::input_format_t::json, false);
-  return "this line is not JSON (it breaks at column " + std::to_string(where.column) + ")";
+  return where.column;
+}
+
+std::string not_json(std::string_view text) {
+  return "this line is not JSON (it breaks at column " + std::to_string(json_break_column(text)) + ")";
 }
 
 bool is_index(const json& v) { return v.is_number_integer() && v.get<std::int64_t>() >= 0; }
@@ -168,7 +173,11 @@ std::string RecordCheck::header(std::string_view text) {
   if (nesting(text, kMaxNesting) > kMaxNesting)
     return "not a thicket record: its first line nests deeper than " + std::to_string(kMaxNesting) + " levels";
   json h = json::parse(text, nullptr, false);
-  if (h.is_discarded() || !h.is_object() || h.value("format", json()) != "thicket-record")
+  // (A first line that is no JSON at all, a lone surrogate or a NUL in it, said where it breaks.)
+  if (h.is_discarded())
+    return "not a thicket record: its first line is not JSON (it breaks at column " +
+           std::to_string(json_break_column(text)) + ")";
+  if (!h.is_object() || h.value("format", json()) != "thicket-record")
     return "not a thicket record: its first line is not a header with \"format\":\"thicket-record\"";
   const json& v = h.value("version", json());
   if (!is_index(v)) return "the header's version must be a whole number, got " + shown(v);
