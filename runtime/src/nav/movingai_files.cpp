@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "json_text.hpp"  // escaped_utf8
 #include "thicket/nav.hpp"
 
 namespace thicket::nav {
@@ -47,10 +48,21 @@ std::string show_char(char c) {
   return buf;
 }
 
+// A field as a message shows it: at most 40 bytes, and control characters and bytes that are
+// not UTF-8 as \xHH (a NUL, an ESC or a lone CR went into the message as they were).
 std::string quoted(std::string_view s) {
   constexpr std::size_t kMax = 40;
   std::string out = "'";
-  out.append(s.substr(0, kMax));
+  for (const char c : escaped_utf8(s.substr(0, kMax))) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b >= 0x20 && b != 0x7f) {
+      out.push_back(c);
+      continue;
+    }
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "\\x%02X", static_cast<unsigned>(b));
+    out += hex;
+  }
   if (s.size() > kMax) out += "...";
   return out + "'";
 }
@@ -337,7 +349,8 @@ std::optional<std::vector<ScenarioEntry>> load_scen(const std::string& path, con
     for (int k : {0, 2, 3, 4, 5, 6, 7}) {
       if (!parse_number(f[k].text, ints[k]) || ints[k] < 0 || ints[k] > 1000000000) {
         report.error(line.number, f[k].column,
-                     std::string("the ") + kNames[k] + " must be a whole number >= 0, found " + quoted(f[k].text));
+                     std::string("the ") + kNames[k] + " must be a whole number from 0 to 1000000000, found " +
+                         quoted(f[k].text));
         ok = false;
       }
     }
