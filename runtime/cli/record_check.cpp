@@ -21,8 +21,16 @@ std::string ordinal(std::size_t n) {
 // How deep arrays and objects nest in a line's JSON text (strings skipped), up to `limit`+1:
 // a record nests a few levels; a line nested 100,000 deep overflowed the stack when its value
 // was printed or freed (nlohmann recurses there), so such a line is refused before it is parsed.
-int nesting(std::string_view text, int limit) {
-  int depth = 0, deepest = 0;
+// How deep a line nests and about how many JSON values it holds (commas and containers outside
+// strings: an upper bound), found in one pass before it is parsed: a parse builds a tree ~16
+// bytes a value, so a 100 MB array of zeros (a gzip of 100 KB) took gigabytes.
+struct LineShape {
+  int deepest = 0;
+  std::size_t values = 1;
+};
+LineShape line_shape(std::string_view text, int limit) {
+  LineShape shape;
+  int depth = 0;
   bool in_string = false, escaped = false;
   for (char c : text) {
     if (in_string) {
@@ -32,16 +40,30 @@ int nesting(std::string_view text, int limit) {
       continue;
     }
     if (c == '"') in_string = true;
+    else if (c == ',') ++shape.values;
     else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-      if (deepest > limit) return deepest;
+      ++shape.values;
+      shape.deepest = std::max(shape.deepest, ++depth);
+      if (shape.deepest > limit) return shape;
     } else if (c == ']' || c == '}') {
       --depth;
     }
   }
-  return deepest;
+  return shape;
 }
 constexpr int kMaxNesting = 256;
+constexpr std::size_t kMaxValues = std::size_t(1) << 24;  // a tick of 1M agents with a few keys fits
+
+// "" or why a line is refused before it is parsed: too deep, or too many values.
+std::string shape_refusal(std::string_view text, const char* what) {
+  const LineShape shape = line_shape(text, kMaxNesting);
+  if (shape.deepest > kMaxNesting)
+    return std::string(what) + " nests deeper than " + std::to_string(kMaxNesting) + " levels (a record's lines nest a few)";
+  if (shape.values > kMaxValues)
+    return std::string(what) + " holds more than " + std::to_string(kMaxValues) + " values (" +
+           std::to_string(shape.values) + "): more than a record's line holds, and more than the replay page could show";
+  return {};
+}
 
 std::string shown(const json& v) {
   std::string s = v.dump();
@@ -170,8 +192,7 @@ std::string world_error(const json& world) {
 }  // namespace
 
 std::string RecordCheck::header(std::string_view text) {
-  if (nesting(text, kMaxNesting) > kMaxNesting)
-    return "not a thicket record: its first line nests deeper than " + std::to_string(kMaxNesting) + " levels";
+  if (std::string why = shape_refusal(text, "its first line"); !why.empty()) return "not a thicket record: " + why;
   json h = json::parse(text, nullptr, false);
   // (A first line that is no JSON at all, a lone surrogate or a NUL in it, said where it breaks.)
   if (h.is_discarded())
@@ -298,8 +319,7 @@ std::string RecordCheck::line(std::string_view text, bool unterminated) {
   if (lines_ == 1) return header(text);
   if (text.find_first_not_of(" \t\r") == std::string_view::npos) return {};  // a blank line says nothing
   if (ended_) return "a line after the end line";
-  if (nesting(text, kMaxNesting) > kMaxNesting)
-    return "the line nests deeper than " + std::to_string(kMaxNesting) + " levels (a record's lines nest a few)";
+  if (std::string why = shape_refusal(text, "the line"); !why.empty()) return why;
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded())
     return unterminated ? "the last line is cut short: the run was cut short (killed, or the disk filled)"

@@ -219,6 +219,16 @@ for link in soft hard; do
     cmp -s "$dir/keep.jsonl" "$dir/a1.jsonl" && ok || bad "view -o through a $link link to the record: $(head -n 2 "$dir/err")"
 done
 
+# A small gzip whose header holds 17 million values (a list of zeros): refused before it is
+# parsed (the parse took ~40 bytes a value: a 100 KB file took 2.7 GB).
+python3 -c '
+import gzip, sys
+with gzip.open(sys.argv[1], "wt") as f:
+    f.write("{\"format\":\"thicket-record\",\"version\":1,\"teams\":[" + "0," * (1 << 24) + "0]}\n{\"end\":true}\n")
+' "$dir/many.jsonl.gz"
+"$thicket" view "$dir/many.jsonl.gz" -o "$dir/many.html" 2>"$dir/err" >/dev/null
+[[ $? == 2 ]] && grep -q "many.jsonl.gz:1: error: not a thicket record: its first line holds more than 16777216 values (16777221)" "$dir/err" &&
+  [[ ! -e "$dir/many.html" ]] && ok || bad "a header of 17 million values: $(cat "$dir/err")"
 # An output that cannot be opened says why (it said only "cannot write 'X'", exit 2), as run's
 # outputs do (exit 64); one that cannot be written in full is a failure of the command (exit 2).
 mkdir -p "$dir/folder.html"
