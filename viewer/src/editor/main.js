@@ -906,14 +906,16 @@ async function pollAgents() {
     if (keep && list.some(a => String(a.id) === keep)) picker.value = keep;
   }
   if (picker.value !== '') await pollAgent(picker.value);
-  else if (!list.length) {
-    S.agent = null;
-    S.statuses = '';
-    applyStatuses();
-    $('bb-agent').textContent = 'no agent of this file';
-    $('blackboard').tBodies[0].innerHTML = '';
-    $('blackboard').tBodies[0].dataset.keys = '';
-  }
+  else if (!list.length) clearAgent('no agent of this file');
+}
+// No agent to show: no statuses on the nodes, an empty blackboard under `why`.
+function clearAgent(why) {
+  S.agent = null;
+  S.statuses = '';
+  applyStatuses();
+  $('bb-agent').textContent = why;
+  $('blackboard').tBodies[0].innerHTML = '';
+  $('blackboard').tBodies[0].dataset.keys = '';
 }
 // The run stopped answering (it ended, or was killed): what the page showed of it is dropped,
 // not left painted on the nodes as if it were live, and the polls slow down (each failed one
@@ -926,12 +928,7 @@ function runGone() {
     picker.innerHTML = '<option value="" disabled selected>no run to pick an agent from</option>';
     picker.dataset.ids = 'gone';
   }
-  S.agent = null;
-  S.statuses = '';
-  applyStatuses();
-  $('bb-agent').textContent = 'no run';
-  $('blackboard').tBodies[0].innerHTML = '';
-  $('blackboard').tBodies[0].dataset.keys = '';
+  clearAgent('no run');
   $('paused-banner').hidden = true;
   for (const el of document.querySelectorAll('.paused-here')) el.classList.remove('paused-here');
 }
