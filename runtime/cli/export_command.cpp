@@ -6,10 +6,12 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <vector>
 
+#include "cli_args.hpp"
 #include "import_tree.hpp"
 #include "program.hpp"
 #include "runtime_impl.hpp"
@@ -439,13 +441,15 @@ struct XmlExporter {
 int export_command(int argc, char** argv, const char* usage) {
   std::string file, to, out_path;
   for (int i = 2; i < argc; ++i) {
-    std::string a = argv[i];
+    std::optional<std::string> joined;
+    const std::string a = option_name(argv[i], joined);
     if (a == "--to" || a == "-o" || a == "--out") {
-      if (i + 1 >= argc || !*argv[i + 1]) {  // at the end, or empty ('-o ""' wrote to stdout)
+      const std::optional<std::string> value = option_value(joined, i, argc, argv);
+      if (!value) {  // at the end, or empty ('-o ""' wrote to stdout)
         std::cerr << "thicket: " << a << (a == "--to" ? " needs a format (--to btcpp)" : " needs a file") << "\n" << usage;
         return 64;
       }
-      (a == "--to" ? to : out_path) = argv[++i];
+      (a == "--to" ? to : out_path) = *value;
     } else if (a.rfind("-", 0) == 0) {
       std::cerr << "thicket: unknown option '" << a << "' for export (options: --to btcpp, -o)\n" << usage;
       return 64;

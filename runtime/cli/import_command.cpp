@@ -9,9 +9,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <sstream>
 
+#include "cli_args.hpp"
 #include "import_tree.hpp"
 #include "json_text.hpp"  // first_invalid_utf8
 #include "output_target.hpp"
@@ -305,11 +307,12 @@ int import_command(int argc, char** argv, const char* usage) {
   std::string file, out_path, tree;
   std::vector<std::string> leaves;
   for (int i = 2; i < argc; ++i) {
-    std::string a = argv[i];
+    std::optional<std::string> joined;
+    const std::string a = option_name(argv[i], joined);
     auto value = [&](std::string& to) {  // an empty value is none ('-o ""' wrote to stdout)
-      if (i + 1 >= argc || !*argv[i + 1]) return false;
-      to = argv[++i];
-      return true;
+      const std::optional<std::string> v = option_value(joined, i, argc, argv);
+      if (v) to = *v;
+      return v.has_value();
     };
     std::string v;
     if (a == "-o" || a == "--out") {

@@ -7,6 +7,7 @@
 // record's text compresses several times over, and the page reads it as it inflates.
 // Without -o the replay goes beside the record: RECORD less .jsonl / .jsonl.gz, plus .html.
 #include "view_command.hpp"
+#include "cli_args.hpp"
 #include "output_target.hpp"  // named_with_extension, same_file, first_unwritable
 
 #include <zlib.h>
@@ -18,6 +19,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -160,10 +162,12 @@ std::string megabytes(std::size_t bytes) {
 int view_command(int argc, char** argv, const char* usage) {
   std::string record, out;
   for (int i = 2; i < argc; ++i) {
-    const std::string a = argv[i];
+    std::optional<std::string> joined;
+    const std::string a = option_name(argv[i], joined);
     if (a == "-o" || a == "--out") {
-      if (i + 1 >= argc) return usage_error(usage, a + " needs a file name (OUT.html)");
-      out = argv[++i];
+      const std::optional<std::string> value = option_value(joined, i, argc, argv);
+      if (!value) return usage_error(usage, a + " needs a file name (OUT.html)");
+      out = *value;
       if (!named_with_extension(out, ".html") && out.rfind("/dev/", 0) != 0)
         return usage_error(usage, "thicket view writes HTML: -o needs FILE.html, got '" + out + "'");
     } else if (a.size() > 1 && a[0] == '-') {
