@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli_args.hpp"
 #include "edit_assets.hpp"
 #include "live_server.hpp"
 #include "schema_findings.hpp"
@@ -405,10 +406,12 @@ int edit_command(int argc, char** argv, const char* usage) {
   ::umask(ed.create_mask);      // here on the one thread there is
   std::string port_text = "0";
   for (int i = 2; i < argc; ++i) {
-    const std::string a = argv[i];
+    std::optional<std::string> joined;
+    const std::string a = option_name(argv[i], joined);
     if (a == "--port" || a == "--attach") {
-      if (i + 1 >= argc || !*argv[i + 1]) return usage_error(a + " needs a value");  // ('--attach ""' ran unattached)
-      (a == "--port" ? port_text : ed.attach) = argv[++i];
+      const std::optional<std::string> value = option_value(joined, i, argc, argv);
+      if (!value) return usage_error(a + " needs a value");  // ('--attach ""' ran unattached)
+      (a == "--port" ? port_text : ed.attach) = *value;
     } else if (!a.empty() && a[0] == '-') {
       return usage_error("unknown option '" + a + "' for 'thicket edit'");
     } else if (ed.path.empty()) {

@@ -8,11 +8,13 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "batch_result.hpp"
 #include "batch_summary.hpp"
+#include "cli_args.hpp"
 #include "output_target.hpp"
 #include "run_results.hpp"
 #include "yaml_limits.hpp"  // not_plain_file
@@ -104,10 +106,12 @@ int merge_command(int argc, char** argv, const char* usage) {
   std::vector<std::string> args;
   std::string series_path;
   for (int a = 2; a < argc; ++a) {
-    const std::string arg = argv[a];
+    std::optional<std::string> joined;
+    const std::string arg = option_name(argv[a], joined);
     if (arg == "--series") {
-      if (a + 1 >= argc) return usage_error("--series needs FILE.csv or FILE.jsonl");
-      series_path = argv[++a];
+      const std::optional<std::string> value = option_value(joined, a, argc, argv);
+      if (!value) return usage_error("--series needs FILE.csv or FILE.jsonl");
+      series_path = *value;
     } else if (arg.size() > 1 && arg[0] == '-') {  // (-o was read as a part file)
       return usage_error("unknown option '" + arg + "' of thicket merge (it has --series FILE; OUT is the first file)");
     } else {

@@ -89,6 +89,9 @@ done
 "$thicket" run "$arena" --ticks 30 --runs 5 --threads 1 --quiet --series "$dir/series-single-s.csv" --series-every 10 2>/dev/null
 cmp -s "$dir/series-single-s.csv" "$dir/series-merged-s.csv" && ok ||
   bad "the merged series differs from one process's: $(diff "$dir/series-single-s.csv" "$dir/series-merged-s.csv" | head -5)"
+# --series=FILE, as run takes its options (it was an unknown option of merge).
+"$thicket" merge "$dir/series-merged2.csv" --series="$dir/series-merged2-s.csv" "$dir/series-part1.jsonl" "$dir/series-part2.jsonl" 2>"$dir/err" &&
+  cmp -s "$dir/series-single-s.csv" "$dir/series-merged2-s.csv" && ok || bad "merge --series=FILE: $(head -1 "$dir/err")"
 "$thicket" merge "$dir/x.csv" --series "$dir/x.jsonl" "$dir/series-part1.jsonl" "$dir/series-part2.jsonl" 2>"$dir/err"
 [[ $? == 2 ]] && grep -q 'wants jsonl lines, but the shards kept csv lines' "$dir/err" && ok || bad "a series format mismatch: $(cat "$dir/err")"
 

@@ -374,6 +374,9 @@ done <<EOF
 --log needs a file|run "$chicken" --log ''
 --log needs a file|run "$chicken" --log=
 --attach needs a value|edit "$chicken" --attach ''
+--attach needs a value|edit "$chicken" --attach=
+--series needs FILE.csv or FILE.jsonl|merge "$dir/m.csv" "$dir/p.jsonl" --series=
+--out needs a file|import "$door/door.xml" --out=
 -o needs a file|import "$door/door.xml" -o ''
 --tree needs an ID|import "$door/door.xml" --tree ''
 --leaves needs a Lua file|import "$door/door.xml" --leaves ''
