@@ -22,8 +22,8 @@ namespace thicket {
 // A call past its time limit may run this many more Lua instructions (about 0.1 ms) before it is
 // stopped: a call whose thread was charged CPU time it did not use (interrupts and page faults
 // are charged to the thread they land on, and on a busy machine they add up to tens of ms) has
-// returned by then, while an endless loop is stopped a moment later. Not a multiple of 1000, so
-// the instruction budget's hook interval (1000 or more) can tell it apart.
+// returned by then, while an endless loop is stopped a moment later. The instruction budget's
+// hook interval is never this count (LuaHost moves it one up), so the hook tells them apart.
 constexpr int kStopGraceInstructions = 10007;
 
 // What the watchdog sees of one Lua state; one per LuaHost, registered while it lives.

@@ -32,14 +32,12 @@ void LuaHost::guard_hook(lua_State* L, lua_Debug*) {
   }
   const int count = lua_gethookcount(L);
   if (count == 1 || count == kStopGraceInstructions) {
-    const uint64_t want = h->guard_.interrupt_serial.load(std::memory_order_acquire);
-    const bool marked = want != 0 && want == h->guard_.serial.load(std::memory_order_relaxed) &&
-                        h->guard_.running.load(std::memory_order_relaxed) != nullptr;
-    if (marked && (count == kStopGraceInstructions || h->stopping_serial_ == want)) {
+    const uint64_t marked = marked_call(*h);
+    if (marked != 0 && (count == kStopGraceInstructions || h->stopping_serial_ == marked)) {
       raise_stop(L);  // ran on past its grace, or was stopped once already
       return;
     }
-    if (marked) lua_sethook(L, guard_hook, LUA_MASKCOUNT, kStopGraceInstructions);  // the grace
+    if (marked != 0) lua_sethook(L, guard_hook, LUA_MASKCOUNT, kStopGraceInstructions);  // the grace
     else h->restore_hook(L);
     return;
   }

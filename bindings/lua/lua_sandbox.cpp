@@ -136,6 +136,8 @@ LuaHost::LuaHost(RuntimeImpl& rt) : rt_(rt) {
   if (rt.options.instruction_budget > 0) {
     uint64_t slice = std::max<uint64_t>(1000, rt.options.instruction_budget / kBudgetSlices);
     budget_slice_ = static_cast<int>(std::min<uint64_t>(slice, INT32_MAX));
+    // The hook tells the budget from the stop's grace by its count: never the same.
+    if (budget_slice_ == kStopGraceInstructions) ++budget_slice_;
     if (rt.options.budget_all_leaves) lua_sethook(L_, guard_hook, LUA_MASKCOUNT, budget_slice_);
   }
   load_rng_ = Rng::seeded(rt.options.seed, 0);

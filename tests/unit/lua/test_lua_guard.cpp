@@ -111,6 +111,8 @@ local thicket = require("thicket")
 local L = {}
 function L.Stall() thicket.log("@stall"); local n = 0; for i = 1, 100 do n = n + i end; return n == 5050 end
 function L.StallSpin() thicket.log("@stall"); while true do end end
+-- A library loop that looks at the watchdog once (string.rep polls every ~16,000 one-byte copies).
+function L.StallRep() thicket.log("@stall"); return #string.rep("x", 20000) == 20000 end
 return L
 )LUA");
   auto brain = [&](const char* leaf) {
@@ -122,6 +124,10 @@ return L
   };
   auto quiet = rt.spawn(brain("Stall"));
   CHECK(rt.tick(quiet, 0.1) == Status::Success);
+  CHECK(rt.script_errors() == 0);
+  // A library loop's look at the watchdog right after the stall has the same grace (one look).
+  auto repeating = rt.spawn(brain("StallRep"));
+  CHECK(rt.tick(repeating, 0.1) == Status::Success);
   CHECK(rt.script_errors() == 0);
   auto looping = rt.spawn(brain("StallSpin"));
   CHECK(rt.tick(looping, 0.1) == Status::Failure);
