@@ -12,9 +12,10 @@ namespace thicket::cli {
 
 namespace {
 
-// "640", or "540 to 560" when a sweep's counts differ between runs.
 // The end line lists each run's agents alive up to this many runs; past it, their mean, min, max.
 constexpr size_t kListedRuns = 10;
+
+// "640", or "540 to 560" when a sweep's counts differ between runs.
 
 std::string agents_text(const std::vector<RunResult>& results) {
   uint32_t lo = results.front().agents_at_start, hi = lo;

@@ -52,17 +52,7 @@ std::string show_char(char c) {
 // not UTF-8 as \xHH (a NUL, an ESC or a lone CR went into the message as they were).
 std::string quoted(std::string_view s) {
   constexpr std::size_t kMax = 40;
-  std::string out = "'";
-  for (const char c : escaped_utf8(s.substr(0, kMax))) {
-    const auto b = static_cast<unsigned char>(c);
-    if (b >= 0x20 && b != 0x7f) {
-      out.push_back(c);
-      continue;
-    }
-    char hex[8];
-    std::snprintf(hex, sizeof hex, "\\x%02X", static_cast<unsigned>(b));
-    out += hex;
-  }
+  std::string out = "'" + escaped_utf8(s.substr(0, kMax));
   if (s.size() > kMax) out += "...";
   return out + "'";
 }

@@ -46,13 +46,18 @@ size_t first_invalid_utf8(std::string_view s) {
   return std::string_view::npos;
 }
 
-std::string valid_utf8(std::string_view s) {
-  if (first_invalid_utf8(s) == std::string_view::npos) return std::string(s);
+namespace {
+
+// s with each byte that belongs to no well-formed UTF-8 sequence, and each control character
+// when `controls`, written by `bad` instead.
+template <typename Bad>
+std::string recoded(std::string_view s, bool controls, Bad bad) {
   std::string out;
   for (size_t i = 0; i < s.size();) {
-    const size_t n = static_cast<unsigned char>(s[i]) < 0x80 ? 1 : utf8_sequence(s, i);
+    const auto b = static_cast<unsigned char>(s[i]);
+    const size_t n = b < 0x80 ? ((controls && (b < 0x20 || b == 0x7f)) ? 0 : 1) : utf8_sequence(s, i);
     if (n == 0) {
-      out.append("\xef\xbf\xbd");  // U+FFFD
+      bad(out, s[i]);
       ++i;
     } else {
       out.append(s.substr(i, n));
@@ -62,21 +67,19 @@ std::string valid_utf8(std::string_view s) {
   return out;
 }
 
+}  // namespace
+
+std::string valid_utf8(std::string_view s) {
+  if (first_invalid_utf8(s) == std::string_view::npos) return std::string(s);
+  return recoded(s, false, [](std::string& out, char) { out.append("\xef\xbf\xbd"); });  // U+FFFD
+}
+
 std::string escaped_utf8(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size();) {
-    const size_t n = static_cast<unsigned char>(s[i]) < 0x80 ? 1 : utf8_sequence(s, i);
-    if (n == 0) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02X", static_cast<unsigned>(static_cast<unsigned char>(s[i])));
-      out += hex;
-      ++i;
-    } else {
-      out.append(s.substr(i, n));
-      i += n;
-    }
-  }
-  return out;
+  return recoded(s, true, [](std::string& out, char c) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "\\x%02X", static_cast<unsigned>(static_cast<unsigned char>(c)));
+    out += hex;
+  });
 }
 
 void append_json_escaped(std::string& out, std::string_view s) {

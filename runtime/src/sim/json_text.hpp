@@ -19,8 +19,9 @@ size_t first_invalid_utf8(std::string_view s);
 // that quotes a file's or a script's raw bytes, made fit for a reader that takes UTF-8 only
 // (Python's str).
 std::string valid_utf8(std::string_view s);
-// s with each byte that belongs to no well-formed UTF-8 sequence written as \xHH: a message
-// that echoes what the user typed (a --set key or value) without passing the raw bytes on.
+// s with each byte that belongs to no well-formed UTF-8 sequence, and each control character,
+// written as \xHH: a message that echoes what the user typed or a file held (a --set key or
+// value, a scenario file's field) without passing raw bytes on to the terminal.
 std::string escaped_utf8(std::string_view s);
 // A byte as messages about bytes that are not UTF-8 name it: "0xff".
 std::string hex_byte(char byte);
