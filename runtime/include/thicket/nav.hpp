@@ -77,7 +77,7 @@ class THICKET_API GridMap {
   // a search keys what it derives from a map (bit rows for jump point search) by it.
   std::uint64_t stamp() const { return stamp_; }
   // Where searches keep the tables they derive from the map (bit rows, jump distances,
-  // landmarks): built once per version of the map, shared by every GridSearch on any thread.
+  // components, landmarks): built once per version of the map, shared by every GridSearch on any thread.
   // A copy shares the cache; a default-constructed map has none.
   const std::shared_ptr<GridTableCache>& table_cache() const { return tables_; }
 
@@ -170,12 +170,13 @@ struct SearchOptions {
   Algorithm algorithm = Algorithm::Auto;
   std::span<const DangerZone> danger = {};  // must outlive the search
   // Jump point search (Auto/Jps on a uniform map without danger zones) guides itself by a
-  // differential heuristic: 16 landmarks with their exact distance to every cell, and the
-  // map's connected components (a goal in another one is NoPath at once, from start()). Built
-  // on the first such search of a map (and again after an edit), kept in the map's table cache and shared by all its searches:
-  // 68 bytes a cell, about 17 Dijkstras over the map to build (see bench_grid; maps of more
-  // than 2^20 cells get none). The path is as short either way; false: the octile distance
-  // only (no table, no build).
+  // differential heuristic: 16 landmarks with their exact distance to every cell. Built on the
+  // first such search of a map (and again after an edit), kept in the map's table cache and
+  // shared by all its searches: 64 bytes a cell, about 17 Dijkstras over the map to build (see
+  // bench_grid; maps of more than 2^20 cells get none). The path is as short either way;
+  // false: the octile distance only (no table, no build). Whatever the options, every search
+  // reads the map's connected components (4 bytes a cell, one pass over the map, built and
+  // kept the same way): a goal in another component than the start is NoPath at once.
   bool landmarks = true;
 };
 
@@ -188,8 +189,9 @@ struct SearchStats {
   int landmarks = 0;  // landmarks guiding the heuristic (0: the octile distance alone)
 };
 
-// Builds now the tables searches derive from the map (bit rows; on a uniform-cost map also the
-// jump distances and landmark distances of jump point search: ~0.2 s and ~18 MB for 512 x 512),
+// Builds now the tables searches derive from the map (bit rows, connected components; on a
+// uniform-cost map also the jump distances and landmark distances of jump point search: ~0.2 s
+// and ~18 MB for 512 x 512),
 // which the first search needing them would otherwise build. A game calls it at load, so that
 // no frame (and no leaf call, with its time limit) pays for it.
 THICKET_API void prepare_search_tables(const GridMap& map);
@@ -203,8 +205,8 @@ class THICKET_API GridSearch {
   GridSearch& operator=(GridSearch&&) noexcept;
 
   // Sets up a search (the map and options must outlive it). Returns Invalid, Found (start ==
-  // goal: a one-cell path of length 0), NoPath (with landmarks: start and goal in different
-  // components) or Running.
+  // goal: a one-cell path of length 0), NoPath (start and goal in different components: no
+  // path, nothing expanded) or Running.
   SearchState start(const GridMap& map, Cell from, Cell to, const SearchOptions& options = {});
   // Expands up to max_expansions nodes (0: no limit) and returns the state.
   SearchState step(std::uint64_t max_expansions = 0);

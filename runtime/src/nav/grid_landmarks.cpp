@@ -1,6 +1,8 @@
-// Building GridLandmarks (grid_landmarks.hpp): components, landmark placement, distances.
+// Building GridComponents and GridLandmarks (grid_landmarks.hpp): components, landmark
+// placement, distances.
 #include "grid_landmarks.hpp"
 
+#include <algorithm>
 #include <limits>
 
 namespace thicket::nav {
@@ -10,7 +12,7 @@ constexpr std::uint32_t kMaxSteps = 0xfffeu;
 
 }  // namespace
 
-void GridLandmarks::build(const GridMap& map, const GridBits& bits) {
+void GridLandmarks::build(const GridMap& map, const GridBits& bits, const GridComponents& components) {
   if (built_ && map.stamp() == stamp_ && map.width() == width_ && map.height() == height_) return;
   built_ = true;
   stamp_ = map.stamp();
@@ -21,33 +23,26 @@ void GridLandmarks::build(const GridMap& map, const GridBits& bits) {
   dist_.clear();
   const std::size_t cells = std::size_t(width_) * std::size_t(height_);
   if (cells > max_cells) {
-    comp_.clear();
-    comp_.shrink_to_fit();
     dist_.shrink_to_fit();
     return;
   }
-  label_components(bits);
-
-  std::vector<std::uint32_t> sizes;
-  for (std::uint32_t c : comp_)
-    if (c != kNoComponent) {
-      if (c >= sizes.size()) sizes.resize(c + 1, 0);
-      ++sizes[c];
-    }
-  if (sizes.empty()) return;
+  if (components.count() == 0) return;
+  std::vector<std::uint32_t> sizes(components.count(), 0);
+  for (std::size_t i = 0; i < cells; ++i)
+    if (components.of(i) != GridComponents::kNone) ++sizes[components.of(i)];
   // The largest component (the first of equals, for determinism) gets the landmarks: it is
   // where long searches happen; searches elsewhere keep the octile distance.
   std::uint32_t largest = 0;
   for (std::uint32_t c = 1; c < sizes.size(); ++c)
     if (sizes[c] > sizes[largest]) largest = c;
   std::uint32_t seed = 0;
-  while (comp_[seed] != largest) ++seed;
+  while (components.of(seed) != largest) ++seed;
 
   Scratch s;
   auto farthest = [&](const std::vector<double>& key) {
     std::uint32_t best = seed;
     for (std::size_t i = 0; i < cells; ++i)
-      if (comp_[i] == largest && key[i] > key[best]) best = std::uint32_t(i);
+      if (components.of(i) == largest && key[i] > key[best]) best = std::uint32_t(i);
     return best;
   };
   if (!dijkstra(seed, bits, s)) return;
@@ -76,31 +71,48 @@ void GridLandmarks::build(const GridMap& map, const GridBits& bits) {
   count_ = int(landmarks_.size());
 }
 
-void GridLandmarks::label_components(const GridBits& bits) {
-  const std::size_t cells = std::size_t(width_) * std::size_t(height_);
-  comp_.assign(cells, kNoComponent);
-  std::vector<std::uint32_t> stack;
-  std::uint32_t next = 0;
-  for (std::size_t start = 0; start < cells; ++start) {
-    const std::int32_t sx = std::int32_t(start % std::size_t(width_)), sy = std::int32_t(start / std::size_t(width_));
-    if (comp_[start] != kNoComponent || !bits.free(sx, sy)) continue;
-    comp_[start] = next;
-    stack.push_back(std::uint32_t(start));
-    while (!stack.empty()) {
-      const std::uint32_t i = stack.back();
-      stack.pop_back();
-      const std::int32_t x = std::int32_t(i % std::uint32_t(width_)), y = std::int32_t(i / std::uint32_t(width_));
-      static constexpr std::int32_t kDx[4] = {1, -1, 0, 0}, kDy[4] = {0, 0, 1, -1};
-      for (int d = 0; d < 4; ++d) {
-        const std::int32_t nx = x + kDx[d], ny = y + kDy[d];
-        if (!bits.free(nx, ny)) continue;  // the border is blocked: never leaves the map
-        const std::size_t n = std::size_t(ny) * std::size_t(width_) + std::size_t(nx);
-        if (comp_[n] != kNoComponent) continue;
-        comp_[n] = next;
-        stack.push_back(std::uint32_t(n));
+// Two passes over the rows (a flood fill's stack walks memory at random: 1.4 s on an open
+// 8192 x 8192 map, this ~0.2 s). First each run of free cells in a row gets a number of its
+// own, joined (union-find) with each run above it that it touches; a run's root is always the
+// lowest number of its set, so one forward pass then resolves every run to its root, and the
+// second pass numbers the roots in the order of their first cells.
+void GridComponents::build(const GridBits& bits, std::int32_t width, std::int32_t height) {
+  const std::size_t w = std::size_t(std::max(0, width)), cells = w * std::size_t(std::max(0, height));
+  label_.assign(cells, kNone);
+  count_ = 0;
+  std::vector<std::uint32_t> parent;  // per run
+  auto root = [&](std::uint32_t r) {
+    while (parent[r] != r) r = parent[r] = parent[parent[r]];
+    return r;
+  };
+  for (std::int32_t y = 0; y < height; ++y) {
+    std::uint32_t* row = label_.data() + std::size_t(y) * w;
+    const std::uint32_t* above = y > 0 ? row - w : nullptr;
+    for (std::int32_t x = 0; x < width;) {
+      if (!bits.free(x, y)) {
+        ++x;
+        continue;
+      }
+      const std::uint32_t run = std::uint32_t(parent.size());
+      parent.push_back(run);
+      std::uint32_t touched = kNone;  // the run above last joined (one join per run above)
+      for (; x < width && bits.free(x, y); ++x) {
+        row[x] = run;
+        if (above == nullptr || above[x] == kNone || above[x] == touched) continue;
+        touched = above[x];
+        const std::uint32_t a = root(run), b = root(touched);
+        if (a < b) parent[b] = a;
+        else if (b < a) parent[a] = b;
       }
     }
-    ++next;
+  }
+  for (std::uint32_t& p : parent) p = parent[p];  // p < its index: parent[p] is a root already
+  std::vector<std::uint32_t> number(parent.size(), kNone);
+  for (std::uint32_t& l : label_) {
+    if (l == kNone) continue;
+    std::uint32_t& n = number[parent[l]];
+    if (n == kNone) n = count_++;
+    l = n;
   }
 }
 

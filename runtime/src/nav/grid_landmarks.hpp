@@ -1,5 +1,12 @@
+// GridComponents: the connected components of a grid map's free cells, for every search
+// (GridSearch: a goal out of the start's component is NoPath at once, where a search would
+// expand the start's whole component to learn it: on an open 8192 x 8192 map, over 40 s of
+// A*). A diagonal move needs both cells beside it free, so 8-connected without corner cutting
+// joins exactly what 4-connected does; a flood fill numbers them, and two cells in different
+// components have no path between them. 4 bytes a cell, built in one linear pass.
+//
 // GridLandmarks: a differential heuristic (ALT: Goldberg & Harrelson 2005; Sturtevant et al.
-// 2009) and connected components for uniform-cost grid maps, for GridSearch's jump point search.
+// 2009) for uniform-cost grid maps, for GridSearch's jump point search.
 //
 // K landmarks are placed farthest-first (the first is the cell farthest from the first free
 // cell of the largest component, each next one the cell farthest from all placed so far), and
@@ -20,13 +27,9 @@
 // nodes on random512-20-0 but take twice the memory for ~10% less time; a lazy heuristic
 // (reading the table only when a node comes off the open list) was slower.
 //
-// Components: a diagonal move needs both cells beside it free, so 8-connected without corner
-// cutting joins exactly what 4-connected does; a flood fill numbers them, and two cells in
-// different components have no path between them.
-//
 // Everything is keyed by the map's stamp() (like GridBits) and rebuilt when it changes. Cost:
-// K + 1 Dijkstras over the map (a bucket queue: linear), and (K·4 + 4) bytes a cell: for a
-// 512 x 512 map 17.8 MB and about 0.2-0.3 s (Release, bench_grid), 50 ms for 320 x 320.
+// K + 1 Dijkstras over the map (a bucket queue: linear), and K·4 bytes a cell: for a
+// 512 x 512 map 16.8 MB and about 0.2-0.3 s (Release, bench_grid), 50 ms for 320 x 320.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -37,19 +40,32 @@
 
 namespace thicket::nav {
 
+class GridComponents {
+ public:
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+  // bits: built from a map of width x height.
+  void build(const GridBits& bits, std::int32_t width, std::int32_t height);
+  // The component of a cell (kNone for a blocked one), numbered from 0 in the order of their
+  // first cells (row by row).
+  std::uint32_t of(std::size_t cell) const { return label_[cell]; }
+  std::uint32_t count() const { return count_; }
+  std::size_t bytes() const { return label_.capacity() * sizeof(std::uint32_t); }
+
+ private:
+  std::vector<std::uint32_t> label_;
+  std::uint32_t count_ = 0;
+};
+
 class GridLandmarks {
  public:
   static constexpr int kCount = 16;
-  static constexpr std::uint32_t kNoComponent = 0xffffffffu;
 
-  // Rebuilds unless already built from this map as it is now. bits: built from the same map.
-  void build(const GridMap& map, const GridBits& bits);
-  // Larger maps get neither table (at 68 bytes a cell they would cost more than they save):
-  // their searches keep the octile distance and learn of a walled-off goal by searching.
+  // Rebuilds unless already built from this map as it is now. bits and components: built from
+  // the same map.
+  void build(const GridMap& map, const GridBits& bits, const GridComponents& components);
+  // Larger maps get no table (at 64 bytes a cell it would cost more than it saves): their
+  // searches keep the octile distance.
   std::size_t max_cells = std::size_t(1) << 20;
-  // The component of a cell (kNoComponent for a blocked one); 0 for every cell of a map over
-  // max_cells.
-  std::uint32_t component(std::size_t cell) const { return comp_.empty() ? 0 : comp_[cell]; }
   // A search's goal as the table sees it: its distances to every landmark. The table is
   // read-only once built, so any number of searches (threads) share one.
   struct Goal {
@@ -79,13 +95,12 @@ class GridLandmarks {
   int count() const { return count_; }
   const std::vector<std::uint32_t>& landmarks() const { return landmarks_; }
   // The tables kept (the build's scratch is freed once built).
-  std::size_t bytes() const { return (dist_.capacity() + comp_.capacity() + landmarks_.capacity()) * 4; }
+  std::size_t bytes() const { return (dist_.capacity() + landmarks_.capacity()) * 4; }
 
  private:
   static constexpr double kSqrt2 = 1.4142135623730951;
   static constexpr std::uint32_t kUnreached = 0xffffffffu;
 
-  void label_components(const GridBits& bits);
   struct Scratch {
     std::vector<std::uint32_t> packed;  // per cell: straight << 16 | diagonal, or kUnreached
     std::vector<double> key;            // its value a + b·sqrt(2)
@@ -100,7 +115,6 @@ class GridLandmarks {
   bool built_ = false;
   int count_ = 0;
   std::vector<std::uint32_t> landmarks_;
-  std::vector<std::uint32_t> comp_;
   std::vector<std::uint32_t> dist_;  // per cell, kCount packed distances (kUnreached: none)
   std::size_t skew_ = 0;             // where the first cell's start, aligned to 64 bytes
   const std::uint32_t* row(std::size_t cell) const { return dist_.data() + skew_ + cell * kCount; }

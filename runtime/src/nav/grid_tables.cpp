@@ -7,14 +7,15 @@ namespace thicket::nav {
 
 namespace {
 
-std::shared_ptr<const GridTables> build(const GridMap& map, bool distances, bool landmarks) {
+std::shared_ptr<const GridTables> build(const GridMap& map, TableNeeds needs) {
   auto t = std::make_shared<GridTables>();
   t->stamp = map.stamp();
-  t->distances = distances;
-  t->landmarks = landmarks;
-  t->bits.build(map, distances);
+  needs.components = needs.components || needs.landmarks;  // the landmarks are placed by component
+  t->has = needs;
+  t->bits.build(map, needs.distances);
   t->blocked.build(map);
-  if (landmarks) t->marks.build(map, t->bits);
+  if (needs.components) t->components.build(t->bits, map.width(), map.height());
+  if (needs.landmarks) t->marks.build(map, t->bits, t->components);
   return t;
 }
 
@@ -39,24 +40,27 @@ void BlockedCounts::build(const GridMap& map) {
       sum_[by * stride_ + bx] += sum_[by * stride_ + bx - 1] + sum_[(by - 1) * stride_ + bx] - sum_[(by - 1) * stride_ + bx - 1];
 }
 
-std::shared_ptr<const GridTables> tables_for(const GridMap& map, bool distances, bool landmarks) {
+std::shared_ptr<const GridTables> tables_for(const GridMap& map, TableNeeds needs) {
   GridTableCache* cache = map.table_cache().get();
-  if (!cache) return build(map, distances, landmarks);
+  if (!cache) return build(map, needs);
   std::lock_guard<std::mutex> lock(cache->mutex);
   const auto& have = cache->latest;
   if (have && have->stamp == map.stamp()) {
-    if ((have->distances || !distances) && (have->landmarks || !landmarks)) return have;
+    const TableNeeds& h = have->has;
+    if ((h.distances || !needs.distances) && (h.components || !needs.components) && (h.landmarks || !needs.landmarks))
+      return have;
     // Same version, more wanted: build the union, so that the next search of either kind fits.
-    distances = distances || have->distances;
-    landmarks = landmarks || have->landmarks;
+    needs.distances = needs.distances || h.distances;
+    needs.components = needs.components || h.components;
+    needs.landmarks = needs.landmarks || h.landmarks;
   }
-  cache->latest = build(map, distances, landmarks);
+  cache->latest = build(map, needs);
   return cache->latest;
 }
 
 void prepare_search_tables(const GridMap& map) {
   const bool uniform = map.uniform_cost();
-  tables_for(map, /*distances=*/uniform, /*landmarks=*/uniform);
+  tables_for(map, {.distances = uniform, .components = true, .landmarks = uniform});
 }
 
 }  // namespace thicket::nav

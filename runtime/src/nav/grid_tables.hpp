@@ -1,6 +1,6 @@
-// The tables searches derive from a grid map — bit rows, jump distances (grid_bits.hpp) and
-// landmark distances (grid_landmarks.hpp), and the blocked-cell counts line of sight reads
-// (below) — built once per version of the map and shared,
+// The tables searches derive from a grid map — bit rows, jump distances (grid_bits.hpp),
+// connected components and landmark distances (grid_landmarks.hpp), and the blocked-cell
+// counts line of sight reads (below) — built once per version of the map and shared,
 // read-only, by every GridSearch on any thread: a 512 x 512 map's tables are ~25 MB and take
 // ~0.3 s to build, too much to repeat per search object (a scenario keeps one search per
 // worker and one per agent with a time-sliced search in progress).
@@ -45,11 +45,19 @@ class BlockedCounts {
   std::vector<std::uint32_t> sum_;  // [y * stride + x]: blocked cells in blocks [0, x) × [0, y)
 };
 
+// What a user of the tables needs beyond the bits and the blocked counts (always built).
+struct TableNeeds {
+  bool distances = false;   // the jump distances (jump point search)
+  bool components = false;  // the connected components (every search: a goal out of the
+                            // start's component is NoPath before anything is expanded)
+  bool landmarks = false;   // the landmark distances (guided jump point search)
+};
+
 struct GridTables {
   std::uint64_t stamp = 0;  // the map version they were built from
-  bool distances = false;   // bits has the jump distances
-  bool landmarks = false;   // marks is built
+  TableNeeds has;           // what of the above is built
   GridBits bits;
+  GridComponents components;
   GridLandmarks marks;
   BlockedCounts blocked;    // always
 };
@@ -64,6 +72,6 @@ struct GridTableCache {
 // they fit, else built now (under the cache's lock: a second search of the same map waits for
 // the first one's build rather than repeating it). A map without a cache (default-constructed)
 // gets tables of its own.
-std::shared_ptr<const GridTables> tables_for(const GridMap& map, bool distances, bool landmarks);
+std::shared_ptr<const GridTables> tables_for(const GridMap& map, TableNeeds needs);
 
 }  // namespace thicket::nav

@@ -127,7 +127,7 @@ bool capsule_clear(const GridMap& map, Vec2 a, Vec2 b, double r) {
 }  // namespace
 
 Walls::Walls(std::span<const world::Obstacle> obstacles, const GridMap* map)
-    : obstacles_(obstacles), map_(map), tables_(map != nullptr ? tables_for(*map, false, false) : nullptr) {
+    : obstacles_(obstacles), map_(map), tables_(map != nullptr ? tables_for(*map, {}) : nullptr) {
   if (tables_ && tables_->blocked.any_open()) open_blocks_ = &tables_->blocked;
 }
 

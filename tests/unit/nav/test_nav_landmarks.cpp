@@ -1,6 +1,6 @@
 // JPS guided by landmarks (grid_landmarks.*, SearchOptions::landmarks): exact on every Moving
-// AI scenario and on random maps with walled-off parts, NoPath at once between components,
-// and the tables follow an edited map.
+// AI scenario and on random maps with walled-off parts, NoPath at once between components
+// (for every search: GridComponents), and the tables follow an edited map.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -107,9 +107,77 @@ TEST_CASE("nav landmarks: cells in different components are NoPath from start(),
   // falls back on the octile distance there.
   REQUIRE(s.find(map, {22, 0}, {39, 29}) == SearchState::Found);
   CHECK(s.cost() == doctest::Approx(12 + 17 * kSqrt2));
-  // Without landmarks the search has to exhaust the start's part to learn it.
-  CHECK(s.find(map, {2, 5}, {35, 20}, kOctile) == SearchState::NoPath);
-  CHECK(s.stats().expanded > 0);
+  // Without landmarks, and with A*, the components answer the same, at once: the search does
+  // not exhaust the start's part to learn it.
+  for (const SearchOptions& o : {kOctile, kAStar}) {
+    CHECK(s.start(map, {2, 5}, {35, 20}, o) == SearchState::NoPath);
+    CHECK(s.stats().expanded == 0);
+    CHECK(s.stats().pushed == 0);
+  }
+  // A* over costs, and around danger zones: costs and dangers never wall a cell off.
+  GridMap costly = walled(-1);
+  costly.set_cost({3, 5}, 4.0f);
+  const DangerZone zones[] = {{{5.5, 5.5}, 3.0, 10.0}};
+  CHECK(s.start(costly, {2, 5}, {35, 20}) == SearchState::NoPath);
+  CHECK(s.stats().used == Algorithm::AStar);
+  CHECK(s.start(map, {2, 5}, {35, 20}, {Algorithm::Auto, zones}) == SearchState::NoPath);
+  CHECK(s.stats().expanded == 0);
+  REQUIRE(s.find(costly, {2, 5}, {19, 29}) == SearchState::Found);
+  REQUIRE(s.find(map, {2, 5}, {19, 29}, {Algorithm::Auto, zones}) == SearchState::Found);
+}
+
+TEST_CASE("nav components: the labels are a flood fill's, numbered by first cell, on random maps") {
+  int maps = 0;
+  for (unsigned seed = 1; seed <= 40; ++seed) {
+    const std::int32_t w = 1 + std::int32_t(seed * 7 % 53), h = 1 + std::int32_t(seed * 11 % 47);
+    GridMap map = nav_fixture::random_map(w, h, seed % 8 * 8, seed);  // 0-56% blocked
+    GridBits bits;
+    bits.build(map);
+    GridComponents components;
+    components.build(bits, w, h);
+    // The reference: a breadth-first fill from each unlabelled free cell, row by row.
+    std::vector<std::uint32_t> want(std::size_t(w) * std::size_t(h), GridComponents::kNone);
+    std::uint32_t next = 0;
+    for (std::int32_t y = 0; y < h; ++y)
+      for (std::int32_t x = 0; x < w; ++x) {
+        if (!map.passable({x, y}) || want[map.index({x, y})] != GridComponents::kNone) continue;
+        std::vector<Cell> queue{{x, y}};
+        want[map.index({x, y})] = next;
+        for (std::size_t q = 0; q < queue.size(); ++q)
+          for (Cell d : {Cell{1, 0}, Cell{-1, 0}, Cell{0, 1}, Cell{0, -1}}) {
+            const Cell n{queue[q].x + d.x, queue[q].y + d.y};
+            if (n.x < 0 || n.y < 0 || n.x >= w || n.y >= h || !map.passable(n) || want[map.index(n)] != GridComponents::kNone)
+              continue;
+            want[map.index(n)] = next;
+            queue.push_back(n);
+          }
+        ++next;
+      }
+    INFO("seed ", seed, ", ", w, " x ", h);
+    CHECK(components.count() == next);
+    bool same = true;
+    for (std::size_t i = 0; i < want.size(); ++i) same = same && components.of(i) == want[i];
+    CHECK(same);
+    maps += next > 3;
+  }
+  CHECK(maps > 10);  // many maps with several components
+}
+
+TEST_CASE("nav components: a map too large for landmarks still knows a walled-off goal at once") {
+  // 1100 x 1000 cells, over GridLandmarks::max_cells: no landmark table, but components.
+  GridMap map(1100, 1000);
+  for (int y = 0; y < 1000; ++y) map.set_passable({700, y}, false);
+  GridSearch s;
+  for (const SearchOptions& o : {kGuided, kOctile, kAStar}) {
+    CHECK(s.start(map, {3, 500}, {1000, 20}, o) == SearchState::NoPath);
+    CHECK(s.stats().expanded == 0);
+    CHECK(s.stats().landmarks == 0);
+  }
+  map.set_passable({700, 999}, true);  // a gap: one component again, and a path through it
+  REQUIRE(s.find(map, {3, 500}, {1000, 20}, kAStar) == SearchState::Found);
+  GridSearch jps;
+  REQUIRE(jps.find(map, {3, 500}, {1000, 20}, kGuided) == SearchState::Found);
+  CHECK(jps.cost() == doctest::Approx(s.cost()));
 }
 
 TEST_CASE("nav landmarks: the tables are rebuilt after an edit of the map") {
@@ -143,8 +211,10 @@ TEST_CASE("nav landmarks: the bound is a lower bound of every distance, and exac
       if (rng() % 100 < 25) map.set_passable({x, y}, false);
   GridBits bits;
   bits.build(map);
+  GridComponents components;
+  components.build(bits, map.width(), map.height());
   GridLandmarks marks;
-  marks.build(map, bits);
+  marks.build(map, bits, components);
   REQUIRE(marks.count() == GridLandmarks::kCount);
   GridSearch astar;
   for (int q = 0; q < 200; ++q) {
@@ -160,7 +230,7 @@ TEST_CASE("nav landmarks: the bound is a lower bound of every distance, and exac
       while (!map.passable(b));
     }
     INFO("query ", q);
-    const bool same = marks.component(map.index(a)) == marks.component(map.index(b));
+    const bool same = components.of(map.index(a)) == components.of(map.index(b));
     const SearchState sa = astar.find(map, a, b, kAStar);
     CHECK((sa == SearchState::Found) == same);
     if (!same) continue;
@@ -177,11 +247,16 @@ TEST_CASE("nav landmarks: maps over max_cells get no tables, and search as befor
   for (int y = 0; y < 20; ++y) map.set_passable({15, y}, false);
   GridBits bits;
   bits.build(map);
+  GridComponents components;
+  components.build(bits, map.width(), map.height());
+  CHECK(components.count() == 2);
+  CHECK(components.of(map.index({0, 0})) == 0);
+  CHECK(components.of(map.index({15, 0})) == GridComponents::kNone);
+  CHECK(components.of(map.index({29, 0})) == 1);
   GridLandmarks marks;
   marks.max_cells = 599;
-  marks.build(map, bits);
+  marks.build(map, bits, components);
   CHECK(marks.count() == 0);
-  CHECK(marks.component(map.index({0, 0})) == marks.component(map.index({29, 0})));
   GridLandmarks::Goal goal;
   CHECK_FALSE(marks.set_goal(map.index({29, 0}), goal));
   CHECK(marks.bytes() < 4096);

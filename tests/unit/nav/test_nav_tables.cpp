@@ -17,19 +17,20 @@ using namespace thicket::nav;
 TEST_CASE("nav tables: one set per map version, shared by searches, rebuilt after an edit") {
   GridMap map(64, 48);
   for (int y = 5; y < 40; ++y) map.set_passable({30, y}, false);
-  auto first = tables_for(map, /*distances=*/true, /*landmarks=*/true);
-  CHECK(tables_for(map, true, true) == first);
-  CHECK(tables_for(map, false, false) == first);  // less than it has: the same tables
+  const TableNeeds all{.distances = true, .components = true, .landmarks = true};
+  auto first = tables_for(map, all);
+  CHECK(tables_for(map, all) == first);
+  CHECK(tables_for(map, {}) == first);  // less than it has: the same tables
   GridMap copy = map;
-  CHECK(tables_for(copy, true, true) == first);  // a copy shares them while it is the same
+  CHECK(tables_for(copy, all) == first);  // a copy shares them while it is the same
 
   GridSearch a, b;
   REQUIRE(a.find(map, {1, 1}, {60, 46}) == SearchState::Found);
   REQUIRE(b.find(map, {2, 1}, {61, 46}) == SearchState::Found);
-  CHECK(tables_for(map, true, true) == first);  // the searches built nothing of their own
+  CHECK(tables_for(map, all) == first);  // the searches built nothing of their own
 
   map.set_passable({30, 2}, false);
-  auto second = tables_for(map, true, true);
+  auto second = tables_for(map, all);
   CHECK(second != first);
   CHECK(second->stamp == map.stamp());
   REQUIRE(a.find(map, {1, 1}, {60, 46}) == SearchState::Found);
@@ -44,11 +45,28 @@ TEST_CASE("nav tables: one set per map version, shared by searches, rebuilt afte
   CHECK(a.length() == doctest::Approx(b2.length()).epsilon(1e-12));
 }
 
+TEST_CASE("nav tables: more wanted of the same version builds the union; landmarks bring components") {
+  GridMap map(10, 10);
+  auto c = tables_for(map, {.components = true});
+  CHECK(c->has.components);
+  CHECK_FALSE(c->has.distances);
+  auto d = tables_for(map, {.distances = true});
+  CHECK(d != c);
+  CHECK(d->has.distances);
+  CHECK(d->has.components);  // kept: a search of either kind now fits
+  CHECK(tables_for(map, {.components = true}) == d);
+  CHECK(d->components.count() == 1);
+  GridMap other(10, 10);
+  auto l = tables_for(other, {.landmarks = true});
+  CHECK(l->has.components);  // the landmarks are placed by component
+  CHECK(l->components.count() == 1);
+}
+
 TEST_CASE("nav tables: a map without a cache still searches (with tables of its own)") {
   GridMap empty;
-  auto t = tables_for(empty, true, true);
+  auto t = tables_for(empty, {.distances = true, .components = true, .landmarks = true});
   CHECK(t != nullptr);
-  CHECK(tables_for(empty, true, true) != t);
+  CHECK(tables_for(empty, {.components = true}) != t);
 }
 
 TEST_CASE("nav tables: searches on two threads share one map and find what one thread finds") {
@@ -81,7 +99,7 @@ TEST_CASE("nav tables: blocked-cell counts answer a box as the blocks over it, a
     // Sizes that are not multiples of the block; sparse blocks, so that some blocks stay open.
     const std::int32_t w = 37 + std::int32_t(seed * 7), h = 29 + std::int32_t(seed * 5);
     GridMap map = nav_fixture::random_map(w, h, 1, seed);
-    auto tables = tables_for(map, false, false);
+    auto tables = tables_for(map, {});
     const BlockedCounts& counts = tables->blocked;
     REQUIRE(counts.built());
     std::mt19937 rng(seed);
@@ -102,7 +120,7 @@ TEST_CASE("nav tables: blocked-cell counts answer a box as the blocks over it, a
     CHECK(open > 100);
   }
   GridMap walled = nav_fixture::random_map(64, 64, 30, 9);
-  CHECK_FALSE(tables_for(walled, false, false)->blocked.any_open());
+  CHECK_FALSE(tables_for(walled, {})->blocked.any_open());
   GridMap open_map(64, 64);
-  CHECK(tables_for(open_map, false, false)->blocked.any_open());
+  CHECK(tables_for(open_map, {})->blocked.any_open());
 }

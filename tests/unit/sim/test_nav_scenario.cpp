@@ -760,8 +760,9 @@ TEST_CASE("nav scenario: a map's search tables are built when the run is made, n
   const auto& built = s->nav.map->table_cache()->latest;
   REQUIRE(built != nullptr);
   CHECK(built->stamp == s->nav.map->stamp());
-  CHECK(built->distances);
-  CHECK(built->landmarks);
+  CHECK(built->has.distances);
+  CHECK(built->has.components);
+  CHECK(built->has.landmarks);
 }
 
 TEST_CASE("nav scenario: errors found when the run is made point at their key") {
