@@ -51,17 +51,18 @@ static_assert(THICKET_TRACE_TICK == static_cast<int>(thicket::TraceEvent::Type::
               THICKET_TRACE_SWITCH == static_cast<int>(thicket::TraceEvent::Type::Switch) &&
               THICKET_TRACE_EVENT == static_cast<int>(thicket::TraceEvent::Type::Event));
 
-namespace {
-
-// A C leaf's functions: what its NativeLeafFn's `user` points at.
+// A C leaf's functions: what its NativeLeafFn's `user` points at. In a named namespace, not an
+// anonymous one: thicket_runtime holds them, and in a unity build gcc warns of a field whose
+// type has internal linkage (-Wsubobject-linkage).
+namespace thicket::c_api {
 struct CLeaf {
   thicket_leaf_fn tick = nullptr;
   thicket_leaf_start_fn start = nullptr;
   thicket_leaf_stop_fn stop = nullptr;
   void* user = nullptr;
 };
-
-}  // namespace
+}  // namespace thicket::c_api
+using thicket::c_api::CLeaf;
 
 struct thicket_runtime {
   explicit thicket_runtime(thicket::RuntimeOptions options) : rt(std::move(options)) {}

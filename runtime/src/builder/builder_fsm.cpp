@@ -11,7 +11,9 @@
 namespace thicket {
 using namespace builder;
 
-namespace {
+// Named, not anonymous: FsmBuilder::Impl holds these, and in a unity build gcc warns of a field
+// whose type has internal linkage (-Wsubobject-linkage).
+namespace fsm_builder {
 
 struct StateLeafCall {
   std::string leaf;
@@ -189,7 +191,8 @@ void write_state(YAML::Emitter& out, const BuiltState& s) {
 
 std::string leaf_call_text(const char* method, const std::string& leaf) { return std::string(method) + "(" + quoted(leaf) + ")"; }
 
-}  // namespace
+}  // namespace fsm_builder
+using namespace fsm_builder;
 
 struct FsmBuilder::Impl {
   std::string fsm;

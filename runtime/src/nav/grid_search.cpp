@@ -38,11 +38,9 @@
 #include "thicket/nav.hpp"
 
 namespace thicket::nav {
-namespace {
-
-constexpr double kSqrt2 = 1.4142135623730951;
-constexpr std::uint32_t kNone = 0xffffffffu;
-constexpr std::uint32_t kTooMany = 0x7fffffffu;  // cells: more cannot be numbered with a mark bit
+// Named, not anonymous: GridSearch::Impl holds these, and in a unity build gcc warns of a field
+// whose type has internal linkage (-Wsubobject-linkage).
+namespace search_parts {
 
 // 16 bytes, four to a cache line: the table is read at random, so its size is its speed.
 struct Node {
@@ -56,6 +54,16 @@ struct HeapEntry {
   double g;  // ties on f go to the larger g: the node nearer the goal
   std::uint32_t node;
 };
+
+}  // namespace search_parts
+using search_parts::HeapEntry;
+using search_parts::Node;
+
+namespace {
+
+constexpr double kSqrt2 = 1.4142135623730951;
+constexpr std::uint32_t kNone = 0xffffffffu;
+constexpr std::uint32_t kTooMany = 0x7fffffffu;  // cells: more cannot be numbered with a mark bit
 
 bool before(const HeapEntry& a, const HeapEntry& b) { return a.f < b.f || (a.f == b.f && a.g > b.g); }
 
