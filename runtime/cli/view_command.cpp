@@ -119,6 +119,18 @@ class RecordReader {
         z_.avail_in = got;
       }
       if (!in_member_) {
+        // Between members, zero bytes are padding (gzip -d and Python's gzip skip them too);
+        // anything else must start another gzip member: said so here, where zlib would call it
+        // "incorrect header check".
+        if (members_ > 0)
+          while (z_.avail_in > 0 && *z_.next_in == 0) ++z_.next_in, --z_.avail_in;
+        if (z_.avail_in == 0) continue;
+        if (*z_.next_in != 0x1f) {
+          error_ = members_ == 0 ? "not gzip data: the file does not start with gzip's bytes 1f 8b (a plain record "
+                                   "is read as such when its name does not end in .gz)"
+                                 : "bytes after the gzip data that are neither another gzip member nor zero padding";
+          return false;
+        }
         // A new member: anything after the last one must be another gzip stream.
         inflateReset(&z_);
         in_member_ = true;

@@ -1,6 +1,7 @@
 // The Moving AI benchmark formats (https://movingai.com/benchmarks): .map grids and .scen
 // scenario lists. Every problem of a file is reported, each at the line and column of the
 // thing that is wrong, so that one run shows a map's author everything to fix.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -38,6 +39,15 @@ std::vector<Line> split_lines(std::string_view text) {
   }
   return lines;
 }
+
+// True when the text's lines end in CR alone (classic Mac OS): no LF anywhere, and a CR with
+// more after it. Such a file reads as one long line; better to say why than what that line holds.
+bool cr_line_ends(std::string_view text) {
+  const std::size_t cr = text.find('\r');
+  return text.find('\n') == std::string_view::npos && cr != std::string_view::npos && cr + 1 < text.size();
+}
+constexpr const char* kCrLineEnds =
+    "the file's lines end in CR alone (classic Mac OS line ends); save it with LF or CR LF line ends";
 
 // 'x', or \xNN for what would not print.
 std::string show_char(char c) {
@@ -189,6 +199,10 @@ std::int32_t parse_size_line(const Line& line, std::string_view word, Reporter& 
 std::optional<GridMap> parse_grid_map(std::string_view text, const std::string& path,
                                       std::vector<Diagnostic>& diags) {
   Reporter report{path, diags};
+  if (cr_line_ends(text)) {
+    report.error(1, 1, kCrLineEnds);
+    return std::nullopt;
+  }
   std::vector<Line> lines = split_lines(text);
   // Blank lines at the end are an editor's habit, not extra rows.
   while (!lines.empty() && lines.back().text.find_first_not_of(" \t") == std::string_view::npos)
@@ -295,6 +309,10 @@ std::optional<std::vector<ScenarioEntry>> load_scen(const std::string& path, con
   auto text = read_whole_file(path, diags);
   if (!text) return std::nullopt;
   Reporter report{path, diags};
+  if (cr_line_ends(*text)) {
+    report.error(1, 1, kCrLineEnds);
+    return std::nullopt;
+  }
   const std::vector<Line> lines = split_lines(*text);
 
   std::size_t first = 0;
@@ -321,6 +339,18 @@ std::optional<std::vector<ScenarioEntry>> load_scen(const std::string& path, con
     const Line& line = lines[i];
     const auto f = split_fields(line.text);
     if (f.empty()) continue;  // blank lines carry nothing
+    // Two tabs in a row make an empty field (whitespace-separated lines have none): said where
+    // it is, not as one field too many at the end of the line.
+    const auto empty = std::find_if(f.begin(), f.end(), [](const Field& x) {
+      return x.text.find_first_not_of(' ') == std::string_view::npos;
+    });
+    if (empty != f.end()) {
+      const std::size_t k = std::size_t(empty - f.begin());
+      report.error(line.number, empty->column,
+                   "field " + std::to_string(k + 1) + (k < 9 ? std::string(" (the ") + kNames[k] + ")" : std::string()) +
+                       " is empty: two tabs in a row");
+      continue;
+    }
     if (f.size() < 9) {
       report.error(line.number, int(line.text.size()) + 1,
                    "too few fields: " + std::to_string(f.size()) + " of 9 (missing the " + kNames[f.size()] +

@@ -97,6 +97,27 @@ TEST_CASE("nav map: CRLF line ends and trailing blank lines are accepted") {
   CHECK_FALSE(map->passable({1, 1}));
 }
 
+TEST_CASE("nav files: CR-only line ends are said as such, in maps and scenarios") {
+  // Classic Mac OS line ends read as one long line: the first-line errors quoted all of it.
+  std::vector<Diagnostic> diags;
+  CHECK_FALSE(parse_grid_map("type octile\rheight 2\rwidth 2\rmap\r..\r.@\r", "m.map", diags).has_value());
+  REQUIRE(diags.size() == 1);
+  CHECK(diags[0].line == 1);
+  CHECK(diags[0].message ==
+        "the file's lines end in CR alone (classic Mac OS line ends); save it with LF or CR LF line ends");
+  TempFile scen("cr.scen", "version 1\r0 m.map 2 2 0 0 1 0 1\r");
+  diags.clear();
+  CHECK_FALSE(load_scen(scen.path.string(), nullptr, diags).has_value());
+  REQUIRE(diags.size() == 1);
+  CHECK(diags[0].message.find("lines end in CR alone") != std::string::npos);
+  // One line ending in CR (no other line) is an ordinary one-line file: its CR is dropped.
+  diags.clear();
+  TempFile one("one.scen", "version 1\r");
+  auto entries = load_scen(one.path.string(), nullptr, diags);
+  CHECK(diags.empty());
+  CHECK((entries.has_value() && entries->empty()));
+}
+
 TEST_CASE("nav map: set_cost keeps the lowest cost and makes the map non-uniform") {
   GridMap map(3, 3);
   const auto stamp = map.stamp();
@@ -210,7 +231,9 @@ TEST_CASE("nav scen: a good file and every error at its field") {
                "0\tm.map\t10\t8\t10\t2\t3\t8\t2.8\r\n"     // line 5: start x 10, goal y 8 outside
                "0\tm.map\t10\t8\t1\t2\t3\t4\tfar\r\n"      // line 6: bad length
                "0\tm.map\t10\t8\t1\t2\t3\t4\t2.8\t9\r\n"   // line 7: too many fields
-               "0\tm.map\t10\t9\t1\t2\t3\t4\t2.8\r\n");     // line 8: height differs
+               "0\tm.map\t10\t9\t1\t2\t3\t4\t2.8\r\n"      // line 8: height differs
+               "0\t\tm.map\t10\t8\t1\t2\t3\t4\t2.8\r\n"    // line 9: an empty field (two tabs)
+               "0\tm.map\t10\t8\t1\t2\t3\t4\t2.8\t \t1\r\n");  // line 10: an empty 10th field
   diags.clear();
   CHECK_FALSE(load_scen(bad.path.string(), &map, diags).has_value());
   INFO(dump(diags));
@@ -222,7 +245,9 @@ TEST_CASE("nav scen: a good file and every error at its field") {
   CHECK(has(diags, 6, 22, "optimal length must be a number"));
   CHECK(has(diags, 7, 26, "too many fields"));
   CHECK(has(diags, 8, 12, "map height 9 differs from the map's 8"));
-  CHECK(diags.size() == 8);
+  CHECK(has(diags, 9, 3, "field 2 (the map name) is empty: two tabs in a row"));
+  CHECK(has(diags, 10, 26, "field 10 is empty: two tabs in a row"));
+  CHECK(diags.size() == 10);
 
   TempFile noversion("nover.scen", "0\tm.map\t10\t8\t1\t2\t3\t4\t2.8\n");
   diags.clear();
