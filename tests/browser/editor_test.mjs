@@ -267,6 +267,10 @@ async function sweepFixes() {
   writeFileSync(file, crlf);
   await until(async () => await page.locator('#disk-banner').isVisible());
   await page.click('#disk-reload');
+  // The reload's read must land before the file changes again: read after the next write, it
+  // takes that text, hides the banner, and there is no change left to offer (a loaded CI
+  // machine did so; settled() alone saw the text before the reload already checked).
+  await until(async () => await pageText(page) === crlf);
   await settled(page);
   const lf = crlf.replace(/\r\n/g, '\n').replace('"calm"', '"calmer"');
   writeFileSync(file, lf);
