@@ -175,7 +175,7 @@ struct SearchOptions {
   // shared by all its searches: 64 bytes a cell, about 17 Dijkstras over the map to build (see
   // bench_grid; maps of more than 2^20 cells get none). The path is as short either way;
   // false: the octile distance only (no table, no build). Whatever the options, every search
-  // reads the map's connected components (4 bytes a cell, one pass over the map, built and
+  // reads the map's connected components (4 bytes a cell, two passes over the map, built and
   // kept the same way): a goal in another component than the start is NoPath at once.
   bool landmarks = true;
 };

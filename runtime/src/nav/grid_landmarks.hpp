@@ -3,7 +3,7 @@
 // expand the start's whole component to learn it: on an open 8192 x 8192 map, over 40 s of
 // A*). A diagonal move needs both cells beside it free, so 8-connected without corner cutting
 // joins exactly what 4-connected does; a flood fill numbers them, and two cells in different
-// components have no path between them. 4 bytes a cell, built in one linear pass.
+// components have no path between them. 4 bytes a cell, built in two linear passes over the rows.
 //
 // GridLandmarks: a differential heuristic (ALT: Goldberg & Harrelson 2005; Sturtevant et al.
 // 2009) for uniform-cost grid maps, for GridSearch's jump point search.
