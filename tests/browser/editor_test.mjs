@@ -259,6 +259,9 @@ async function sweepFixes() {
   writeFileSync(file, Buffer.concat([Buffer.from('tree: guard\n# caf'), Buffer.from([0xe9]), Buffer.from('\n')]));
   await until(async () => await page.locator('#disk-banner').isVisible());
   await page.click('#disk-reload');
+  // said once the refused read has answered (on a loaded machine that took over the 600 ms
+  // below), and still said 600 ms later (a check once said "loads cleanly" over it)
+  await until(async () => /^cannot read the file/.test(await page.locator('#status').textContent()));
   await sleep(600);
   const why = await page.locator('#status').textContent();
   check(/^cannot read the file: .*not UTF-8/.test(why), `a reload that cannot read the file says why, and it stays said (${why})`);
@@ -276,8 +279,11 @@ async function sweepFixes() {
   writeFileSync(file, lf);
   await until(async () => await page.locator('#disk-banner').isVisible());
   await page.click('#disk-reload');
+  // Waited for as the reload above is: settled() passes at once on the CRLF text, checked
+  // already, when the reload's read has not landed yet (it failed so on an idle machine too).
+  const tookLf = await until(async () => await pageText(page) === lf);
   await settled(page);
-  check(await pageText(page) === lf, 'a reload of a CRLF file rewritten with LF takes it as it is on disk');
+  check(tookLf && await pageText(page) === lf, 'a reload of a CRLF file rewritten with LF takes it as it is on disk');
   // A reason that says "not saved" already is not said twice; a check that lands after the
   // refused save keeps the reason in the status (a check of the reload above may still land
   // late, so the text is edited and edited back: the check of that text is awaited).
