@@ -4,15 +4,16 @@
 // ~30 MB of text, and a DOM would spend most of its time building objects no one reads.
 #include "py_record.hpp"
 #include "record_check.hpp"  // thicket view's checks, for every line but the canonical tick lines
+#include "record_reader.hpp"  // thicket view's reader of plain and gzip files
 #include "yaml_limits.hpp"  // not_plain_file
 
 #include <nlohmann/json.hpp>
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
-#include <zlib.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <condition_variable>
@@ -438,9 +439,13 @@ py::dict read_record_file(const std::string& path) {
     py::gil_scoped_release release;
     if (const char* problem = not_plain_file(path, /*missing_ok=*/true); *problem)
       throw std::runtime_error(path + ": cannot open the record: " + problem);
-    gzFile f = gzopen(path.c_str(), "rb");  // plain files read through too
-    if (!f) throw std::runtime_error(path + ": cannot open the record");
-    gzbuffer(f, 1 << 18);
+    // gzip when named so (then it must be gzip data, as thicket view says) or when it starts
+    // as gzip; read by thicket view's reader, so that both refuse the same files in the same words.
+    const bool gzip = (path.size() >= 3 && path.compare(path.size() - 3, 3, ".gz") == 0) || thicket::cli::starts_as_gzip(path);
+    errno = 0;
+    thicket::cli::RecordReader f(path, gzip);
+    if (!f.opened())
+      throw std::runtime_error(path + ": cannot open the record" + (errno ? std::string(": ") + std::strerror(errno) : ""));
     std::mutex m;
     std::condition_variable cv, room;
     std::deque<std::string> chunks;
@@ -451,24 +456,16 @@ py::dict read_record_file(const std::string& path) {
     constexpr size_t kAhead = 8;
     std::thread reader([&] {
       for (;;) {
-        std::string chunk(1 << 20, '\0');
-        int n = gzread(f, chunk.data(), unsigned(chunk.size()));
-        if (n <= 0) {
-          // A gzip stream that stops early (cut short, or its trailer cut) ends as a short read
-          // with Z_BUF_ERROR, not as a failed one: said as thicket view says it.
-          int err = 0;
-          const char* why = gzerror(f, &err);
-          if (err == Z_BUF_ERROR) read_error = "the gzip data ends early: the file was cut short";
-          else if (n < 0) read_error = why;
-        }
+        std::string chunk;
+        const bool more = f.next(chunk, 1 << 20);
+        if (!more) read_error = f.error();
         std::unique_lock<std::mutex> lock(m);
         room.wait(lock, [&] { return stop || chunks.size() < kAhead; });
-        if (n <= 0 || stop) {
+        if (!more || stop) {
           done = true;
           cv.notify_one();
           return;
         }
-        chunk.resize(size_t(n));
         chunks.push_back(std::move(chunk));
         cv.notify_one();
       }
@@ -496,7 +493,6 @@ py::dict read_record_file(const std::string& path) {
       }
     }
     reader.join();
-    gzclose(f);
     if (failed) std::rethrow_exception(failed);
     if (!read_error.empty()) throw std::runtime_error(path + ": the record cannot be read: " + read_error);
     if (!carry.empty()) parser.add(carry, true);

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "record_check.hpp"
+#include "record_reader.hpp"
 #include "yaml_limits.hpp"  // not_plain_file
 #include "viewer_page.hpp"
 
@@ -73,94 +74,6 @@ class Gzipper {
   z_stream z_{};
   bool ok_ = false;
   std::string out_;
-};
-
-// Reads the record's text, plain or gzip (any number of gzip members, as `cat a.gz b.gz`
-// makes), in chunks. A read or inflate error is a message, not an exception.
-class RecordReader {
- public:
-  RecordReader(const std::string& path, bool gzip) : in_(path, std::ios::binary), gzip_(gzip) {
-    if (gzip_) inflate_ready_ = inflateInit2(&z_, 15 + 16) == Z_OK;
-  }
-  ~RecordReader() {
-    if (gzip_) inflateEnd(&z_);
-  }
-  RecordReader(const RecordReader&) = delete;
-  RecordReader& operator=(const RecordReader&) = delete;
-
-  bool opened() const { return static_cast<bool>(in_); }
-  int gzip_members() const { return members_; }
-  const std::string& error() const { return error_; }
-
-  // The next chunk of text into `out` (replacing it); false at the end or on an error.
-  bool next(std::string& out) {
-    out.clear();
-    if (!gzip_) {
-      out.resize(1 << 20);
-      in_.read(out.data(), static_cast<std::streamsize>(out.size()));
-      out.resize(static_cast<std::size_t>(in_.gcount()));
-      if (in_.bad()) error_ = "cannot read the file";
-      return !out.empty() && error_.empty();
-    }
-    if (!inflate_ready_) {
-      error_ = "cannot start zlib";
-      return false;
-    }
-    while (out.empty()) {
-      if (z_.avail_in == 0) {
-        in_.read(input_, sizeof input_);
-        const auto got = static_cast<uInt>(in_.gcount());
-        if (got == 0) {
-          if (in_.bad()) error_ = "cannot read the file";
-          else if (in_member_) error_ = "the gzip data ends early: the file was cut short";
-          return false;
-        }
-        z_.next_in = reinterpret_cast<Bytef*>(input_);
-        z_.avail_in = got;
-      }
-      if (!in_member_) {
-        // Between members, zero bytes are padding (gzip -d and Python's gzip skip them too);
-        // anything else must start another gzip member: said so here, where zlib would call it
-        // "incorrect header check".
-        if (members_ > 0)
-          while (z_.avail_in > 0 && *z_.next_in == 0) ++z_.next_in, --z_.avail_in;
-        if (z_.avail_in == 0) continue;
-        if (*z_.next_in != 0x1f) {
-          error_ = members_ == 0 ? "not gzip data: the file does not start with gzip's bytes 1f 8b (a plain record "
-                                   "is read as such when its name does not end in .gz)"
-                                 : "bytes after the gzip data that are neither another gzip member nor zero padding";
-          return false;
-        }
-        // A new member: anything after the last one must be another gzip stream.
-        inflateReset(&z_);
-        in_member_ = true;
-      }
-      char buffer[1 << 16];
-      z_.next_out = reinterpret_cast<Bytef*>(buffer);
-      z_.avail_out = sizeof buffer;
-      const int rc = inflate(&z_, Z_NO_FLUSH);
-      if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
-        error_ = std::string("corrupt gzip data (") + (z_.msg ? z_.msg : "zlib error " + std::to_string(rc)) + ")";
-        return false;
-      }
-      out.append(buffer, sizeof buffer - z_.avail_out);
-      if (rc == Z_STREAM_END) {
-        in_member_ = false;
-        ++members_;
-      }
-    }
-    return true;
-  }
-
- private:
-  std::ifstream in_;
-  bool gzip_;
-  z_stream z_{};
-  bool inflate_ready_ = false;
-  bool in_member_ = false;
-  int members_ = 0;
-  char input_[1 << 16];
-  std::string error_;
 };
 
 std::string megabytes(std::size_t bytes) {

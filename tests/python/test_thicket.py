@@ -1017,6 +1017,25 @@ def test_read_record_reads_and_refuses_what_thicket_view_does(tmp_path):
         (tmp_path / "cut.jsonl.gz").write_bytes(whole[:-cut])
         with pytest.raises(RuntimeError, match="the gzip data ends early: the file was cut short"):
             thicket.read_record(tmp_path / "cut.jsonl.gz")
+    # Read by view's reader: zero padding after the gzip data and a second member are read as
+    # view reads them; other bytes after it, and a file named .gz that is no gzip, are refused in
+    # view's words (zlib's gzread ignored the first and read the second as plain text).
+    (tmp_path / "padded.jsonl.gz").write_bytes(whole + bytes(700))
+    assert list(thicket.read_record(tmp_path / "padded.jsonl.gz").ticks) == [1]
+    two = gzip.compress((head + tick % (1, "1.0", 1, "running")).encode()) + gzip.compress(
+        (tick % (2, "5.0", 1, "success") + end).encode())
+    (tmp_path / "two.jsonl.gz").write_bytes(two)
+    r = thicket.read_record(tmp_path / "two.jsonl.gz")
+    assert list(r.ticks) == [1, 2] and list(r.x[:, 0]) == [1.0, 5.0]
+    (tmp_path / "garbage.jsonl.gz").write_bytes(whole + b"hello")
+    with pytest.raises(RuntimeError, match="bytes after the gzip data that are neither another gzip member nor zero padding"):
+        thicket.read_record(tmp_path / "garbage.jsonl.gz")
+    (tmp_path / "plain.jsonl.gz").write_text(head + tick % (1, "1.0", 1, "running") + end)
+    with pytest.raises(RuntimeError, match="not gzip data: the file does not start with gzip's bytes 1f 8b"):
+        thicket.read_record(tmp_path / "plain.jsonl.gz")
+    # Any other name is read as what it holds, plain or gzip, as before.
+    (tmp_path / "zipped.jsonl").write_bytes(whole)
+    assert list(thicket.read_record(tmp_path / "zipped.jsonl").ticks) == [1]
 
 
 def test_a_load_error_made_by_hand_shares_no_diagnostics():
