@@ -17,6 +17,9 @@ std::string viewer_page(std::string_view data_script, bool live) {
                world_js.size() + brain_js.size() + plots_js.size() + app_js.size() + data_script.size() + 1024);
   page += "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  // No icon: said, so that a browser does not ask the live server for /favicon.ico (a 404 in
+  // its console and the server's log) nor look for one beside a replay file.
+  page += "<link rel=\"icon\" href=\"data:,\">\n";
   page += live ? "<title>thicket live</title>\n" : "<title>thicket replay</title>\n";
   page += "<style>\n";
   page += uplot_css;

@@ -128,6 +128,10 @@ try {
   check(lines.length === 22 && lines[0].format === 'thicket-record' && lines[21].end === true &&
         lines.slice(1, 21).every((l, k) => l.tick === k + 1 || l.tick === k),
         `a reader after the end gets the header, the 20 ticks and the end line (${lines.length} lines)`);
+  // The page names no icon, so that the browser does not ask the server for /favicon.ico (a 404
+  // in its console: headless Chromium asked until the page said so).
+  const livePage = await (await fetch(doneUrl)).text();
+  check(livePage.includes('<link rel="icon" href="data:,">'), 'the live page says it has no icon');
   const other = await fetch(doneUrl + 'nothing-here');
   check(other.status === 404, `anything else is 404 (${other.status})`);
   const port = new URL(doneUrl).port;

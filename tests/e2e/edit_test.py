@@ -167,6 +167,10 @@ try:
             expect(status == 403 and "is read-only (mode 0444)" in s["error"] and s["error"].startswith("not saved: ")
                    and open(brain, "rb").read() == original, "a read-only file is not saved over (force %s): %d %s" % (force, status, s))
         os.chmod(brain, 0o644)
+        # The page names no icon, so that a browser does not ask for /favicon.ico, a 404 in its
+        # console (headless Chromium asked for it until the page said so).
+        status, text = ed.request("/")
+        expect(status == 200 and '<link rel="icon" href="data:,">' in text, "the page says it has no icon: %d" % status)
         # A page file that does not exist: a JSON 404, the path not echoed back.
         status, text = ed.request("/editor/none%00.js")
         expect(status == 404 and json.loads(text)["error"] == "no such file of the editor's page", "an unknown page file: %d %s" % (status, text))
