@@ -53,12 +53,8 @@ timeout 300 tests/game_test.sh build
 # Unity builds need no precompiled headers (with them the ASan tree built no faster), and clang
 # links with lld (3.5 s -> 0.8 s for the ASan thicket_tests; ~40 s of the tree's linking).
 clang_tree=(-DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld)
-# -DTHICKET_FUZZ=ON: the fuzz targets are built in this tree too, and fuzzed from it at the end
-# (tools/fuzz.sh, THICKET_FUZZ_TREE): a separate -O1 fuzz tree cost 288 s of CPU to build (~148 s
-# of the run), where the edge counters cost this tree 31 s more to build and its tests 17% more
-# CPU (CMakeLists.txt).
 CC=clang CXX=clang++ tools/build.sh build-asan None -DCMAKE_CXX_FLAGS=-g1 -DCMAKE_C_FLAGS=-g1 -DTHICKET_SANITIZE=ON -DTHICKET_BENCH=OFF \
-  "${clang_tree[@]}" -DTHICKET_WERROR=ON -DTHICKET_FUZZ=ON
+  "${clang_tree[@]}" -DTHICKET_WERROR=ON
 # The sanitizer build runs ~10x slower: the reference-model comparison takes the first 300
 # random trees of each batch there (all 7,000 in the Release build above).
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 THICKET_REFERENCE_TREES=300 ctest --output-on-failure -j3)
@@ -70,4 +66,4 @@ CC=clang CXX=clang++ cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=None -
 ninja -C build-tsan -j "$(nproc)" thicket_threads_test | tail -n 1
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build-tsan/thicket_threads_test
 fuzz_seconds=${THICKET_FUZZ_SECONDS:-10}
-if [[ $fuzz_seconds -gt 0 ]]; then THICKET_FUZZ_SECONDS=$fuzz_seconds THICKET_FUZZ_TREE=build-asan tools/fuzz.sh; fi
+if [[ $fuzz_seconds -gt 0 ]]; then THICKET_FUZZ_SECONDS=$fuzz_seconds tools/fuzz.sh; fi
