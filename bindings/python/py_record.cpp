@@ -135,6 +135,9 @@ class RecordParser {
     throw std::runtime_error(name_ + ": line " + std::to_string(line_ + 1) + ": " + kRecordLineTooLong);
   }
 
+  // The number of the line not yet added: where a read that stops early stopped (as view says it).
+  int next_line() const { return line_ + 1; }
+
   // unterminated: the file ends inside this line (no newline after it).
   void add(std::string_view l, bool unterminated = false) {
     ++line_;
@@ -494,7 +497,8 @@ py::dict read_record_file(const std::string& path) {
     }
     reader.join();
     if (failed) std::rethrow_exception(failed);
-    if (!read_error.empty()) throw std::runtime_error(path + ": the record cannot be read: " + read_error);
+    if (!read_error.empty())
+      throw std::runtime_error(path + ": line " + std::to_string(parser.next_line()) + ": the record cannot be read: " + read_error);
     if (!carry.empty()) parser.add(carry, true);
   }
   return parser.arrays();

@@ -18,7 +18,8 @@ namespace thicket::cli {
 
 class RecordReader {
  public:
-  // gzip: the file must be gzip data (its name ends in .gz); else it is read as it is.
+  // gzip: the file must be gzip data (view: its name ends in .gz; Python: that, or it starts as
+  // gzip); else it is read as it is.
   RecordReader(const std::string& path, bool gzip);
   ~RecordReader();
   RecordReader(const RecordReader&) = delete;

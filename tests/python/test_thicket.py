@@ -1028,11 +1028,18 @@ def test_read_record_reads_and_refuses_what_thicket_view_does(tmp_path):
     r = thicket.read_record(tmp_path / "two.jsonl.gz")
     assert list(r.ticks) == [1, 2] and list(r.x[:, 0]) == [1.0, 5.0]
     (tmp_path / "garbage.jsonl.gz").write_bytes(whole + b"hello")
-    with pytest.raises(RuntimeError, match="bytes after the gzip data that are neither another gzip member nor zero padding"):
+    with pytest.raises(RuntimeError, match=re.escape("garbage.jsonl.gz: line 4: the record cannot be read: bytes after the "
+                                                     "gzip data that are neither another gzip member nor zero padding")):
         thicket.read_record(tmp_path / "garbage.jsonl.gz")
     (tmp_path / "plain.jsonl.gz").write_text(head + tick % (1, "1.0", 1, "running") + end)
-    with pytest.raises(RuntimeError, match="not gzip data: the file does not start with gzip's bytes 1f 8b"):
+    with pytest.raises(RuntimeError, match=re.escape("plain.jsonl.gz: line 1: the record cannot be read: not gzip data: "
+                                                     "the file does not start with gzip's bytes 1f 8b")):
         thicket.read_record(tmp_path / "plain.jsonl.gz")
+    # The text before damage is read first: a bad line there is what is said, as view says it
+    # (the reader returns what it inflated before the damage, then the damage).
+    (tmp_path / "bad_then_garbage.jsonl.gz").write_bytes(gzip.compress((head + "hello\n" + end).encode()) + b"junk")
+    with pytest.raises(RuntimeError, match=re.escape("bad_then_garbage.jsonl.gz: line 2: this line is not JSON")):
+        thicket.read_record(tmp_path / "bad_then_garbage.jsonl.gz")
     # Any other name is read as what it holds, plain or gzip, as before.
     (tmp_path / "zipped.jsonl").write_bytes(whole)
     assert list(thicket.read_record(tmp_path / "zipped.jsonl").ticks) == [1]
