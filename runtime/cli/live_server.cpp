@@ -41,7 +41,8 @@ std::string parse_live_address(const std::string& text, LiveAddress& out) {
 
 bool same_site_request(const LiveAddress& bound, int port, const std::string& host, const std::string& origin,
                        bool has_origin) {
-  const std::string p = ":" + std::to_string(port);
+  std::string p(1, ':');  // not ":" + to_string(port): gcc 12 warns on it (-Wstringop-overflow, a false alarm)
+  p += std::to_string(port);
   const std::string own = (bound.host.find(':') != std::string::npos ? "[" + bound.host + "]" : bound.host) + p;
   auto loopback_name = [&](const std::string& name) {
     return name == "127.0.0.1" + p || name == "localhost" + p || name == "[::1]" + p || name == own;

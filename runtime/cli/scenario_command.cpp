@@ -397,7 +397,8 @@ int cmd_scenario(const Options& o) {
               checkpoint_failed = true;
             }
           if (live) live->pace(done, so.dt, [] { return g_interrupted != 0; });
-          if (!progress || (done % 16 != 0 && done != total)) return;
+          // Every 16 ticks, or at most ~1,000 redraws a run (each writes to the terminal).
+          if (!progress || (done % std::max<uint64_t>(16, total / 1000) != 0 && done != total)) return;
           int width = 30, filled = static_cast<int>(width * done / std::max<uint64_t>(total, 1));
           std::fprintf(stderr, "\r run %llu/%llu [%s%s] %llu/%llu ticks", static_cast<unsigned long long>(r + 1),
                        static_cast<unsigned long long>(plan.size()), std::string(filled, '#').c_str(),

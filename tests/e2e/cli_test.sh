@@ -402,5 +402,16 @@ cp "$dir/own/c.xml" "$odd"
 [[ $? == 0 ]] && ! grep -q "^tick_every" "$dir/odd.yaml" && grep -qF 'x\ntick_every: 7\n#.xml' "$dir/odd.yaml" \
   && ok || bad "import of a file named with line breaks: $(head -3 "$dir/odd.yaml") $(cat "$dir/err")"
 
+# The progress bar (standard error a terminal: `script` gives the run one) is redrawn at most
+# ~1,000 times a run: it was redrawn every 64 ticks, ~3,100 times here, which cost a long run
+# of a small brain a third of its speed. The last redraw shows the last tick.
+printf 'tree: p\nroot: {wait: 100}\n' > "$dir/progress.yaml"
+if command -v script >/dev/null 2>&1; then
+  script -qec "'$thicket' run '$dir/progress.yaml' --ticks 200000" /dev/null > "$dir/progress.out" 2>&1
+  draws=$(tr '\r' '\n' < "$dir/progress.out" | grep -c '] [0-9]*/200000 ticks')
+  [[ $draws -ge 100 && $draws -le 1001 ]] && grep -q '200000/200000 ticks' "$dir/progress.out" && ok ||
+    bad "the progress bar was drawn $draws times over 200,000 ticks (at most ~1,000, the last at 200000)"
+fi
+
 echo "cli: $pass passed, $fail failed"
 [[ $fail == 0 ]]

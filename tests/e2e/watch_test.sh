@@ -50,6 +50,28 @@ grep -q "^t=[0-9.]* tick [0-9]*: reloaded $dir/brain.yaml (retried: $dir/leaves.
 grep -q '^wave$' "$dir/out2" || { echo "FAIL: the new leaf never ran"; ok=0; }
 if [[ $ok == 1 ]]; then echo "watch retry: 1 passed, 0 failed"; else sed 's/^/  stderr: /' "$dir/err2"; echo "watch retry: 0 passed, 1 failed"; exit 1; fi
 
+# A file saved while --watch waits for the next tick is in that tick (SPEC 10: reloaded at the
+# next tick boundary). The files were looked at before the wait, so a save during it (nearly
+# every save) showed one tick late: tick 2 here printed v1. The wait is 3 s of wall time, far
+# more than this script takes to see tick 1's line and save.
+mkdir "$dir/next"
+cat > "$dir/next/leaves.lua" <<'LUA'
+local thicket = require("thicket")
+local L = {}
+function L.Say(agent) print("v1 tick " .. thicket.tick()) return thicket.RUNNING end
+return L
+LUA
+printf 'tree: next\nleaves: [leaves.lua]\nroot: {action: Say}\n' > "$dir/next/brain.yaml"
+"$thicket" run "$dir/next/brain.yaml" --watch --ticks 2 --dt 3 >"$dir/out6" 2>"$dir/err6" &
+pid=$!
+wait_for '^v1 tick 1$' "$dir/out6"
+sed 's/"v1 tick "/"v2 tick "/' "$dir/next/leaves.lua" > "$dir/next/leaves.lua.tmp" && mv "$dir/next/leaves.lua.tmp" "$dir/next/leaves.lua"
+wait $pid
+ok=1
+[[ $(tr '\n' ' ' < "$dir/out6") == "v1 tick 1 v2 tick 2 " ]] || { echo "FAIL: the save did not show at the next tick: $(tr '\n' ' ' < "$dir/out6")"; ok=0; }
+grep -q "^t=[0-9.]* tick 2: reloaded .*leaves.lua" "$dir/err6" || { echo "FAIL: the reload is not logged at tick 2"; ok=0; }
+if [[ $ok == 1 ]]; then echo "watch next tick: 1 passed, 0 failed"; else sed 's/^/  stderr: /' "$dir/err6"; echo "watch next tick: 0 passed, 1 failed"; exit 1; fi
+
 # A module the leaf file requires, edited while a scenario runs on 2 threads: every worker's
 # leaf file reloads with the new module (module=1 lines, then only module=7 ones).
 mkdir "$dir/mod"
