@@ -39,8 +39,9 @@ void write_arg(std::ostream& out, const ArgValue& v) {
 
 namespace {
 
-// The parameters of node i as `key=value` words.
-std::string params(const Program& p, uint32_t i) {
+// The parameters of node i as `key=value` words. by_id: other nodes named by id, not by index
+// (node_settings: the same words before and after a reload that moved nodes).
+std::string params(const Program& p, uint32_t i, bool by_id = false) {
   const Node& n = p.nodes[i];
   std::ostringstream out;
   switch (n.kind) {
@@ -51,7 +52,11 @@ std::string params(const Program& p, uint32_t i) {
     case NodeKind::RandomSequence:
       if (n.abort() != AbortMode::None) {
         out << " abort=" << abort_mode_name(n.abort()) << " observes=[";
-        for (uint32_t k = 0; k < n.b; ++k) out << (k ? " " : "") << p.observed[n.a + k];
+        for (uint32_t k = 0; k < n.b; ++k) {
+          out << (k ? " " : "");
+          if (by_id) out << p.ids[p.observed[n.a + k]];
+          else out << p.observed[n.a + k];
+        }
         out << "]";
       }
       if (n.kind == NodeKind::RandomSelector || n.kind == NodeKind::RandomSequence) {
@@ -144,7 +149,10 @@ std::string params(const Program& p, uint32_t i) {
         for (size_t k = 0; k < st.transitions.size(); ++k) {
           const FsmTransition& t = st.transitions[k];
           out << (k ? ", " : "") << t.name << "->" << p.fsm_states[t.target].name;
-          if (t.guard != kNoNode) out << " if " << t.guard;
+          if (t.guard != kNoNode) {
+            if (by_id) out << " if " << p.ids[t.guard];
+            else out << " if " << t.guard;
+          }
         }
         out << "}";
       }
@@ -165,6 +173,8 @@ std::vector<int> depths(const Program& p) {
 }
 
 }  // namespace
+
+std::string node_settings(const Program& p, uint32_t i) { return params(p, i, true); }
 
 std::string dump_program(const Program& p) {
   std::ostringstream out;

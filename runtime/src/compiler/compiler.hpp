@@ -108,6 +108,9 @@ std::vector<std::string> map_keys(const YAML::Node& map);
 void layout_state(Program& p);
 // `thicket dump`'s text of a compiled program (dump.cpp); snapshots hash it.
 std::string dump_program(const Program& p);
+// Node i's settings as `thicket dump` words (its leaf and args, seconds, times, abort mode, ...),
+// other nodes named by id: equal for a node a reload left as it was (remap.cpp).
+std::string node_settings(const Program& p, uint32_t i);
 // Text as it goes inside a quoted DOT string (dump.cpp): backslashes and quotes escaped, a line
 // break as \n. Labels join such pieces with "\\n" (a line break of the drawing).
 std::string dot_escaped(std::string_view text);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 
+#include "compiler.hpp"
 #include "remap.hpp"
 #include "runtime_impl.hpp"
 #include "suggest.hpp"
@@ -17,7 +18,7 @@ namespace {
 // What a recompile changed besides the nodes, for its log line (SPEC 10: "what changed"):
 // blackboard keys added and removed (values survive by key; new keys start at their default),
 // defaults that changed (they count for agents spawned from now on), and tick_every (given at
-// spawn: the agents there are keep theirs).
+// spawn: the agents there keep theirs).
 std::string what_else_changed(const Program& before, const Program& after) {
   auto find = [](const Program& p, const std::string& name) -> const BlackboardKey* {
     for (const auto& k : p.blackboard)
@@ -50,8 +51,23 @@ std::string what_else_changed(const Program& before, const Program& after) {
   if (!defaults.empty()) out += "; new defaults (for agents spawned from now on): " + list(defaults);
   if (before.tick_every != after.tick_every)
     out += "; tick_every " + std::to_string(before.tick_every) + " -> " + std::to_string(after.tick_every) +
-           " for agents spawned from now on (the agents there are keep theirs)";
+           " for agents spawned from now on (the agents there keep theirs)";
   return out;
+}
+// The kept nodes whose settings changed (leaf, args, seconds, times, abort mode, ...): an edit
+// of a value alone is said too (SPEC 10: a reload is logged with what changed), by node id,
+// the first eight and a count of the rest.
+std::string changed_nodes(const Program& before, const Program& after, const BrainRemap& remap) {
+  std::string names;
+  size_t changed = 0;
+  for (uint32_t i = 0; i < after.nodes.size(); ++i) {
+    const uint32_t o = remap.to_old[i];
+    if (o == kUnmapped || node_settings(before, o) == node_settings(after, i)) continue;
+    if (++changed <= 8) names += (changed > 1 ? ", " : "") + after.ids[i];
+  }
+  if (!changed) return {};
+  if (changed > 8) names += " and " + std::to_string(changed - 8) + " more";
+  return "; " + std::to_string(changed) + " changed: " + names;
 }
 }  // namespace
 
@@ -348,7 +364,12 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
     // Outer nodes come first (depth-first order): aborting one stops what runs below it, and
     // a later abort of a node that no longer runs does nothing.
     LastTickClock last(a, is_sliced(b.row_agent[row]));
-    for (uint32_t i : restart) engine->abort_node(p, a, block, i);
+    for (uint32_t i : restart) {
+      // A running node that cannot resume where it was (its running child moved, or an fsm
+      // state left the active path) stops: an abort as a removed node's is, and counted so.
+      if (reinterpret_cast<const Status*>(block)[i] == Status::Running) ++aborted;
+      engine->abort_node(p, a, block, i);
+    }
   }
   const bool outer = hooks->outer();
   hooks.reset();
@@ -357,7 +378,7 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
   out << reload_clock() << ": reloaded " << what << ": brain " << p.name << " recompiled: " << kept << " nodes kept, "
       << p.nodes.size() - kept << " added, " << previous->nodes.size() - kept << " removed";
   if (aborted) out << " (" << aborted << " running node(s) aborted)";
-  out << what_else_changed(*previous, p);
+  out << changed_nodes(*previous, p, remap) << what_else_changed(*previous, p);
   reload_log(out.str());
   report_reload(b.path, true, {});
   if (outer) run_hook_calls();

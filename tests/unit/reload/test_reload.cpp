@@ -316,7 +316,10 @@ TEST_CASE_FIXTURE(ReloadFixture, "reload: a recompiled tree keeps running nodes 
   v2.replace(v2.find("  log: \"\""), 0, "  extra: 7\n");
   s.write("brain.yaml", v2);
   CHECK(r.rt.reload_changed() == 1);
-  CHECK(r.log.find("nodes kept, 1 added, 0 removed; blackboard keys added: extra\n") != std::string::npos);
+  INFO(r.log);
+  // Unnamed nodes go by their path: the new node took root/0, whose args it changed, and the
+  // old root/0 (now root/1) counts as added.
+  CHECK(r.log.find("nodes kept, 1 added, 0 removed; 1 changed: root/0; blackboard keys added: extra\n") != std::string::npos);
   CHECK(get_number(r.rt, a, "extra") == 7);
   r.rt.tick(a, 0.1);
   CHECK(get_number(r.rt, a, "count") == 3);  // Work went on: not restarted
@@ -666,10 +669,86 @@ TEST_CASE_FIXTURE(ReloadFixture, "reload: the notice says what changed besides t
   s.write("brain.yaml", v2);  // (the Work leaf's writes of bb.log fail from now on: not looked at here)
   CHECK(r.rt.reload_changed() == 1);
   CHECK(r.log.find("0 removed; blackboard keys removed: log; new defaults (for agents spawned from now on): count; "
-                   "tick_every 1 -> 2 for agents spawned from now on (the agents there are keep theirs)\n") !=
+                   "tick_every 1 -> 2 for agents spawned from now on (the agents there keep theirs)\n") !=
         std::string::npos);
   CHECK(r.rt.tick_every(a) == 1);
   CHECK(r.rt.tick_every(r.rt.spawn(*b)) == 2);
+}
+
+TEST_CASE_FIXTURE(ReloadFixture, "reload: the notice names the kept nodes whose settings changed (an edit of args alone)") {
+  r.rt.tick_all(0.1);
+  std::string v2 = kTree;
+  v2.replace(v2.find("{id: a}"), 7, "{id: b}");  // one arg's value: no node added or removed
+  s.write("brain.yaml", v2);
+  CHECK(r.rt.reload_changed() == 1);
+  INFO(r.log);
+  CHECK(r.log.find("recompiled: 3 nodes kept, 0 added, 0 removed; 1 changed: root/0\n") != std::string::npos);
+  // Many changed: the first eight by id, then a count.
+  std::string many = "tree: reload\nleaves: [leaves.lua]\nroot:\n  sequence:\n";
+  for (int k = 0; k < 10; ++k) many += "    - action: {leaf: Say, args: {id: x}, name: n" + std::to_string(k) + "}\n";
+  s.write("brain.yaml", many);
+  r.log.clear();
+  CHECK(r.rt.reload_changed() == 1);
+  std::string many2 = many;
+  for (size_t at = many2.find("{id: x}"); at != std::string::npos; at = many2.find("{id: x}")) many2.replace(at, 7, "{id: y}");
+  s.write("brain.yaml", many2);
+  r.log.clear();
+  CHECK(r.rt.reload_changed() == 1);
+  CHECK(r.log.find("11 nodes kept, 0 added, 0 removed; 10 changed: n0, n1, n2, n3, n4, n5, n6, n7 and 2 more\n") !=
+        std::string::npos);
+  // A touch that changes nothing says nothing changed.
+  s.write("brain.yaml", many2 + "# a comment\n");
+  r.log.clear();
+  CHECK(r.rt.reload_changed() == 1);
+  CHECK(r.log.find("11 nodes kept, 0 added, 0 removed\n") != std::string::npos);
+}
+
+TEST_CASE("reload: an active fsm state moved under another parent stops, and the notice counts it aborted") {
+  Scratch s;
+  s.write("leaves.lua", kLeaves);
+  const std::string before = R"(
+fsm: mv
+leaves: [leaves.lua]
+blackboard: {count: 0, log: ""}
+initial: p
+states:
+  p:
+    states:
+      c:
+        act: {leaf: Work, args: {id: c}}
+  q:
+    act: {leaf: Work, args: {id: q}}
+)";
+  std::string brain = s.write("brain.yaml", before);
+  Run r;
+  std::vector<thicket::Diagnostic> d;
+  auto b = r.rt.load_file(brain, d);
+  REQUIRE(b);
+  auto a = r.rt.spawn(*b);
+  r.rt.tick_all(0.1);
+  REQUIRE(get_string(r.rt, a, "log") == "start c;");
+  // c moves from p to q: it still exists, but p/c is no longer a path of the machine.
+  const std::string after = R"(
+fsm: mv
+leaves: [leaves.lua]
+blackboard: {count: 0, log: ""}
+initial: p
+states:
+  p:
+    states:
+      d:
+        act: {leaf: Say, args: {id: d}}
+  q:
+    act: {leaf: Work, args: {id: q}}
+    states:
+      c:
+        act: {leaf: Work, args: {id: c}}
+)";
+  s.write("brain.yaml", after);
+  CHECK(r.rt.reload_changed() == 1);
+  INFO(r.log);
+  CHECK(get_string(r.rt, a, "log") == "start c;stop c aborted;");
+  CHECK(r.log.find("(1 running node(s) aborted)") != std::string::npos);
 }
 
 TEST_CASE_FIXTURE(ReloadFixture, "reload: a Lua file fixed while its brain waits on it is reported loaded (a game's banner for it stood for good)") {
