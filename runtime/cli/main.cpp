@@ -237,9 +237,9 @@ int parse_args(int argc, char** argv, Options& o) {
           return usage_error("--leaf-timeout needs a number of seconds >= 0 (0 = no limit), got '" + value + "'");
       }
       if (a == "--lua-memory" && (!parse_uint(value, o.lua_memory_mb) || o.lua_memory_mb > (uint64_t(1) << 30)))
-        return usage_error("--lua-memory needs a whole number of MiB (0 = no cap), got '" + value + "'" + digits_note(value));
+        return usage_error("--lua-memory needs a whole number of MiB from 0 (no cap) to 1073741824, got '" + value + "'" + digits_note(value));
       if (a == "--max-agents" && (!parse_uint(value, o.max_agents) || o.max_agents > (uint64_t(1) << 32)))
-        return usage_error("--max-agents needs a whole number of agents (0 = no cap), got '" + value + "'" + digits_note(value));
+        return usage_error("--max-agents needs a whole number of agents from 0 (no cap) to 4294967296, got '" + value + "'" + digits_note(value));
       if (a == "--threads" && (!parse_uint(value, o.threads) || o.threads == 0 || o.threads > 256))
         return usage_error("--threads needs a whole number from 1 to 256, got '" + value + "'" + digits_note(value));
       // (at most 1,000,000: a batch keeps a result per run; --runs 1e11 asked for terabytes)
@@ -735,6 +735,15 @@ int thicket_main(int argc, char** argv) {
 int main(int argc, char** argv) {
   cli::mpi_start(&argc, &argv);  // joins an MPI job when mpirun / srun started this process
   int status = thicket_main(argc, argv);
+  // What went to standard output (dump, dot, check's lines, Lua prints, a run's rows) and could
+  // not be written is an error, not a success with the output lost: `thicket dump b.yaml >
+  // /dev/full` said nothing and exited 0. (A command that failed already said why.)
+  std::cout.flush();
+  const bool out_failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);
+  if (out_failed && (status == kExitOk || status == kExitScriptErrors)) {
+    std::cerr << "thicket: error: cannot write to standard output (a full disk, a closed pipe?): what it printed is lost\n";
+    status = kExitLoad;
+  }
   cli::mpi_end();
   return status;
 }

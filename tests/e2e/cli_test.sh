@@ -92,6 +92,13 @@ if [[ -w /dev/full ]]; then
     "$thicket" run "$dir/flock/flock.yaml" --ticks 2 --quiet "$output" /dev/full >/dev/null 2>"$dir/err"
     [[ $? == 2 ]] && grep -q "/dev/full" "$dir/err" && ok || bad "$output to a full disk: exit $?"
   done
+  # Standard output on a full disk: dump, dot and a run's Lua prints (they exited 0, the output lost).
+  for command in "dump $cases/script_errors/brain.yaml" "dot $cases/script_errors/brain.yaml" "run $here/docs/examples/reload/lamp.yaml --ticks 2"; do
+    # shellcheck disable=SC2086
+    "$thicket" $command >/dev/full 2>"$dir/err"
+    rc=$?
+    [[ $rc == 2 ]] && grep -q "^thicket: error: cannot write to standard output" "$dir/err" && ok || bad "$command > /dev/full: exit $rc, $(tail -1 "$dir/err")"
+  done
 fi
 
 # --agents has a ceiling: 99,999,999,999 took the machine's memory before the first tick.

@@ -63,11 +63,15 @@ wait $pid
 [[ $? == 64 ]] && ok || bad "--leaf-timeout -1 is a usage error"
 "$thicket" run "$budget" --lua-memory lots >/dev/null 2>&1
 [[ $? == 64 ]] && ok || bad "--lua-memory lots is a usage error"
-for value in x -1 1e3 ''; do
+for value in x -1 1e3 '' 4294967297; do
   "$thicket" run "$budget" --max-agents "$value" >/dev/null 2>"$dir/err"
-  [[ $? == 64 ]] && grep -q "^thicket: --max-agents needs a whole number of agents (0 = no cap), got '$value'" "$dir/err" && ok ||
+  [[ $? == 64 ]] && grep -q "^thicket: --max-agents needs a whole number of agents from 0 (no cap) to 4294967296, got '$value'" "$dir/err" && ok ||
     bad "--max-agents '$value' is a usage error: $(head -1 "$dir/err")"
 done
+# A value past the cap says the cap (it said "needs a whole number of MiB", as if 9999999999 were none).
+"$thicket" run "$budget" --lua-memory 9999999999 >/dev/null 2>"$dir/err"
+[[ $? == 64 ]] && grep -q "^thicket: --lua-memory needs a whole number of MiB from 0 (no cap) to 1073741824, got '9999999999'" "$dir/err" && ok ||
+  bad "--lua-memory 9999999999: $(head -1 "$dir/err")"
 # A scenario's leaves cannot spawn: the flag is refused there, with why.
 "$thicket" run "$root/docs/examples/checkpoint/hoard.yaml" --max-agents 5 >/dev/null 2>"$dir/err"
 [[ $? == 64 ]] && grep -q "^thicket: --max-agents is for brain files; a scenario's leaves cannot spawn" "$dir/err" && ok ||

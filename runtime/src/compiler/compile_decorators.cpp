@@ -98,12 +98,20 @@ void TreeCompiler::decorator_params(NodeKind kind, const YAML::Node& v, uint32_t
 
 std::optional<uint32_t> TreeCompiler::read_times(const YAML::Node& t) {
   auto v = yaml_integer(t);
+  if (!v && too_large_integer(t)) {
+    error(t, "'times' must be at most 2147483647, got " + t.Scalar());
+    return std::nullopt;
+  }
   if (!v) {
     error(t, std::string("'times' must be a whole number >= 1, got ") + describe_node(t) + whole_number_hint(t));
     return std::nullopt;
   }
-  if (*v < 1 || *v > 0x7FFFFFFF) {
+  if (*v < 1) {
     error(t, "'times' must be >= 1, got " + t.Scalar());
+    return std::nullopt;
+  }
+  if (*v > 0x7FFFFFFF) {  // a count the node keeps in 31 bits (this said ">= 1" of 2147483648)
+    error(t, "'times' must be at most 2147483647, got " + t.Scalar());
     return std::nullopt;
   }
   return static_cast<uint32_t>(*v);

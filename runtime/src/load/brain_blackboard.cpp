@@ -98,7 +98,8 @@ void SourceReader::read_blackboard(const SourceRef& ref, const YAML::Node& bb) {
         ref.error(def, "'" + key.name + "' is an any key, which starts as nil: leave its default out (got " +
                            describe_node(def) + "), or give it a type");
       else
-        ref.error(def, "the default of '" + key.name + "' must be " + type_phrase(key.type) + ", got " + describe_node(def));
+        ref.error(def, "the default of '" + key.name + "' must be " + type_phrase(key.type) + ", got " + describe_node(def) +
+                           (key.type == ValueType::Integer ? whole_number_hint(def) : std::string()));
       declare_anyway(key, key.type);
       continue;
     }

@@ -26,7 +26,9 @@ int is_octal(int c) { return c >= '0' && c <= '7'; }
 int is_decimal(int c) { return c >= '0' && c <= '9'; }
 int is_hex(int c) { return is_decimal(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
-bool parse_integer(const std::string& s, int64_t& out) {
+// How an integer is written (YAML 1.2 core schema: decimal, 0o octal, 0x hex); `range`: also
+// whether it fits 64 bits.
+bool parse_integer(const std::string& s, int64_t& out, bool* range = nullptr) {
   int base = 0;
   const char* begin = s.c_str();
   size_t i = 0;
@@ -44,6 +46,7 @@ bool parse_integer(const std::string& s, int64_t& out) {
   errno = 0;
   char* end = nullptr;
   long long v = std::strtoll(begin, &end, base);
+  if (range) *range = errno != ERANGE;
   if (errno == ERANGE) return false;  // too large for an integer: read as a float
   out = v;
   return true;
@@ -143,8 +146,16 @@ std::string yaml11_boolean_hint(const YAML::Node& node) {
   return " ('" + s + "' is text in YAML 1.2; write true or false)";
 }
 
+bool too_large_integer(const YAML::Node& node) {
+  const Scalar s = classify_scalar(node);
+  bool fits = true;
+  int64_t ignored = 0;
+  return s.kind == ScalarKind::Float && !parse_integer(s.text, ignored, &fits) && !fits;
+}
+
 std::string whole_number_hint(const YAML::Node& node) {
   const Scalar s = classify_scalar(node);
+  if (too_large_integer(node)) return " (" + s.text + " is too large for a whole number: at most 9223372036854775807)";
   if (s.kind != ScalarKind::Float || !std::isfinite(s.number) || s.number != std::floor(s.number) || std::fabs(s.number) > 9e15)
     return "";
   return " (" + s.text + " is written as a number with a fraction or an exponent, which YAML reads as no whole number: write " +

@@ -35,8 +35,11 @@ std::string yaml11_boolean_hint(const YAML::Node& node);
 
 // For a "whole number" message: " (1e3 is written as a number with a fraction or an exponent,
 // which YAML reads as no whole number: write 1000)" when the node is such a number with a whole
-// value, else "".
+// value; " (99999999999999999999 is too large for a whole number: at most 9223372036854775807)"
+// for a whole number past 64 bits (YAML reads it as a number with a fraction); else "".
 std::string whole_number_hint(const YAML::Node& node);
+// A whole number written past 64 bits (99999999999999999999), which YAML reads as a float.
+bool too_large_integer(const YAML::Node& node);
 
 // Where, in the file's text, byte `offset` of a scalar's value lies (1-based line and byte
 // column): the scalar starts at `mark`, and its value is what YAML made of the text there
