@@ -195,11 +195,14 @@ std::optional<uint32_t> SourceReader::add_file(const std::string& text, const st
     if (name.IsNull())
       for (auto it = d.begin(); it != d.end(); ++it)
         if (it->first.Scalar() == kinds_found[0]) name_at.reset(it->first);
-    if (!name.IsScalar() || classify_scalar(name).kind != ScalarKind::String)
-      ref.error(name_at, "'" + kinds_found[0] + "' names the brain and must be text, got " + describe_node(name));
-    else if (!is_import) {
+    const bool text = name.IsScalar() && classify_scalar(name).kind == ScalarKind::String;
+    if (!text) ref.error(name_at, "'" + kinds_found[0] + "' names the brain and must be text, got " + describe_node(name));
+    if (!is_import) {
+      // A name that is no text is reported, and the brain is read on under a stand-in name
+      // (the load fails all the same), so the file's other errors are reported with it: they
+      // were hidden until the name was fixed.
       src_.kind = kind;
-      src_.name = name.Scalar();
+      src_.name = text ? name.Scalar() : name.IsScalar() && !name.Scalar().empty() ? name.Scalar() : "(unnamed)";
     }
     if (is_import && kind != BrainKind::Tree)
       ref.error(name, "an imported file must be a tree file (its trees become subtrees), not a " +

@@ -285,6 +285,8 @@ void Validator::apply(int index, const YAML::Node& x, const Json& j, const Place
     static const std::regex yaml11_boolean("y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF");
     if (wants_boolean && bits == kString && std::regex_match(x.Scalar(), yaml11_boolean))
       message += " (" + in_quotes(x.Scalar()) + " is text in YAML 1.2; write true or false)";
+    // 1e3 for an integer (YAML reads it as no whole number), or one past 64 bits.
+    if (!place.is_key && std::find(s.types.begin(), s.types.end(), kInteger) != s.types.end()) message += whole_number_hint(x);
     out.push_back({mark_of(x, place), place.depth, message});
     progress.type_ok = false;
     return;
@@ -533,9 +535,14 @@ void Validator::check_alternatives(const std::vector<int>& branches, bool exactl
 
   if (std::none_of(trials.begin(), trials.end(), [](const Trial& t) { return t.progress.type_ok; })) {
     std::vector<std::string> expected;
-    for (int b : branches) expected.push_back(expectation(b));
+    bool wants_integer = false;
+    for (int b : branches) {
+      expected.push_back(expectation(b));
+      wants_integer |= expected.back().find("integer") != std::string::npos;
+    }
     out.push_back({mark_of(x, place), place.depth,
-                   "expected " + join_alternatives(expected) + ", got " + (place.is_key ? "text" : describe_node(x))});
+                   "expected " + join_alternatives(expected) + ", got " + (place.is_key ? "text" : describe_node(x)) +
+                       (wants_integer && !place.is_key ? whole_number_hint(x) : std::string())});
     progress.type_ok = false;
     return;
   }
