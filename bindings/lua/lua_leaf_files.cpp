@@ -232,8 +232,8 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
     lua_settop(L_, top);
     return false;
   }
-  if (!lua_istable(L_, -1)) {
-    // At the file's last `return` (its last line when it has none).
+  // Where the file returns its table: its last `return` (its last line when it has none).
+  auto return_at = [&path] {
     const DeclLines text(path);
     DeclLines::Pos at{static_cast<int>(text.lines.size()), 1};
     for (int k = static_cast<int>(text.lines.size()); k >= 1; --k)
@@ -241,6 +241,10 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
         at = {k, c};
         break;
       }
+    return at;
+  };
+  if (!lua_istable(L_, -1)) {
+    const DeclLines::Pos at = return_at();
     diags.push_back({Severity::Error, path, at.line, at.column,
                      std::string("a leaf file must return a table of leaves (end it with 'return leaves'), it returned ") +
                          luaL_typename(L_, -1)});
@@ -249,6 +253,7 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
   }
   bool ok = true;
   const DeclLines decl(path);
+  const size_t leaves_before = out.size();
   lua_pushnil(L_);
   while (lua_next(L_, -2)) {
     if (lua_type(L_, -2) != LUA_TSTRING) {
@@ -335,12 +340,30 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
         diags.push_back({Severity::Error, path, leaf_at.line, leaf_at.column, "leaf '" + def.name + "' is a hook table without 'tick'; give it tick = function(agent, args, mem) ... end (or fn = function(agent, args) ... end)"});
         ok = false;
       }
+    } else if (t == LUA_TTHREAD) {
+      // coroutine.create(fn) where thicket.task(fn) was meant: said, not passed over as data.
+      diags.push_back({Severity::Error, path, leaf_at.line, leaf_at.column,
+                       "leaf '" + def.name + "' is a coroutine; a leaf that runs over several ticks is thicket.task(function(agent, args) ... end), "
+                       "which makes a coroutine for each agent"});
+      ok = false;
+      lua_pop(L_, 1);
+      continue;
     } else {
       lua_pop(L_, 1);
       continue;  // data beside the leaves (numbers, strings): not a leaf
     }
     out.push_back(std::move(def));
     lua_pop(L_, 1);
+  }
+  if (ok && out.size() == leaves_before && lua_getmetatable(L_, -1)) {
+    // setmetatable({}, {__index = ...}): the leaves are read from the table's own fields (as
+    // pairs would list them without __pairs), so this file's are nowhere to be found.
+    lua_pop(L_, 1);
+    const DeclLines::Pos at = return_at();
+    diags.push_back({Severity::Error, path, at.line, at.column,
+                     "the table this file returns has a metatable and no leaves of its own; the leaves are read from "
+                     "its own fields (not through __index): return a plain table of leaves"});
+    ok = false;
   }
   if (ok) {  // the file ran and its leaves are good: its globals are the ones to keep
     lua_pushvalue(L_, top + 2);

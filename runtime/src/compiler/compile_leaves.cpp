@@ -25,6 +25,10 @@ bool TreeCompiler::resolve_leaf(const YAML::Node& at, const std::string& name, b
     }
     else if (src_.leaf_files_failed)
       msg += " (a leaf file failed to load; see its errors)";
+    else if (leaf_names_.empty() && !src_.leaf_files.empty())  // listed, loaded, and empty of leaves
+      msg += std::string(" (") + (src_.leaf_files.size() > 1 ? "the leaf files " : "the leaf file ") +
+             join_names(src_.leaf_files) + (src_.leaf_files.size() > 1 ? " define" : " defines") +
+             " no leaves: a leaf is a function, a table of hooks or thicket.task(fn) under a name in the table the file returns)";
     else if (leaf_names_.empty())
       msg += " (no leaves are defined: list Lua files under 'leaves:' at the top of the brain file)";
     else if (did_you_mean(name, leaf_names_).empty())

@@ -35,6 +35,18 @@ std::optional<NodeKind> kind_from_name(const std::string& name) {
   return std::nullopt;
 }
 
+// Other tools' names for thicket's kinds (BehaviorTree.CPP, behavior3, Unreal, the usual
+// vocabulary): a modder who writes one is told thicket's name, not the nearest spelling
+// ('fallback' was answered with 'bt_fallback', the imported node with BT.CPP's semantics).
+const char* thicket_name_for(const std::string& name) {
+  static const std::pair<const char*, const char*> kAliases[] = {
+      {"fallback", "selector"},       {"priority", "selector"}, {"inverter", "invert"},
+      {"succeeder", "force_success"}, {"repeater", "repeat"},   {"sleep", "wait"}};
+  for (const auto& [other, ours] : kAliases)
+    if (name == other) return ours;
+  return nullptr;
+}
+
 }  // namespace
 
 const std::vector<std::string>& all_kind_names() {
@@ -144,13 +156,16 @@ uint32_t TreeCompiler::node_at_depth(const YAML::Node& n, const std::string& pat
     else if (found_kind)
       error(it->first, "unexpected key '" + key + "' beside the kind '" + kind_name +
                            "'; a node's parameters go inside it, e.g. " + kind_name + ": {" + key + ": ...}");
+    else if (const char* ours = thicket_name_for(key))
+      error(it->first, "unknown node kind '" + key + "'; thicket calls it '" + ours + "' (docs/guide.md lists the node kinds)");
     else
       error(it->first, "unknown node kind '" + key + "'" + did_you_mean(key, kinds));
   }
   if (!found_kind && n.size() == 1) {
     // A misspelt kind: check the node as the kind it most likely means, so the errors
     // inside it are reported now too (the load fails anyway).
-    std::string guess = closest_name(n.begin()->first.Scalar(), kinds);
+    const char* ours = thicket_name_for(n.begin()->first.Scalar());
+    std::string guess = ours ? std::string(ours) : closest_name(n.begin()->first.Scalar(), kinds);
     if (guess.empty()) return kNone;
     found_kind = true;
     kind_name = guess;

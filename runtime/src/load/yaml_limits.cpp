@@ -534,7 +534,10 @@ int tab_in_indentation(const std::string& text, int line) {
     if (at == std::string::npos) return 0;
     ++at;
   }
-  for (size_t i = at; i < text.size() && (text[i] == ' ' || text[i] == '\t'); ++i)
+  // The indentation, and that of a list item's content after its dash ("-\taction: x": the
+  // parser says "illegal map value" at the colon, nothing of the tab).
+  auto blank = [&](size_t i) { return i < text.size() && (text[i] == ' ' || text[i] == '\t'); };
+  for (size_t i = at; blank(i) || (i < text.size() && text[i] == '-' && blank(i + 1)); ++i)
     if (text[i] == '\t') return static_cast<int>(i - at) + 1;
   return 0;
 }

@@ -272,6 +272,11 @@ TEST_CASE("a tab in a line's indentation is named, at the tab, whatever the pars
   Loaded entry = load("tree: t\nroot:\n  sequence:\n  \t  - action: Work\n");
   CHECK_FALSE(entry.ok);
   CHECK(entry.errors.find("hostile.yaml:4:3: error: a tab in this line's indentation") == 0);
+  // After a list item's dash, before its content, a tab is that content's indentation (the
+  // parser said "illegal map value" at the colon).
+  Loaded dash = load("tree: t\nroot:\n  sequence:\n    -\taction: Work\n");
+  CHECK_FALSE(dash.ok);
+  CHECK(dash.errors.find("hostile.yaml:4:6: error: a tab in this line's indentation") == 0);
   // A syntax error on a line indented with spaces keeps the parser's own words and place.
   Loaded other = load("tree: t\nroot: {sequence: [{action: Work}\n\n");
   CHECK_FALSE(other.ok);

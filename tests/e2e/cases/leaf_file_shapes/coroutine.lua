@@ -1,0 +1,3 @@
+local L = {}
+L.Patrol = coroutine.create(function(agent) end)
+return L

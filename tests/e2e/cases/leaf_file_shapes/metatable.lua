@@ -1,0 +1,2 @@
+local impl = {Fly = function() return true end}
+return setmetatable({}, {__index = impl})

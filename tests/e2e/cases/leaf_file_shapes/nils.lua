@@ -1,0 +1,1 @@
+return {Guard = guard_leaf, Patrol = patrol_leaf}
