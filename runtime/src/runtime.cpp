@@ -278,7 +278,7 @@ std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& te
       src->failed_leaf_files.push_back(file);
     }
   script->set_loading_files({});
-  src->leaf_files_failed = !leaves_ok;
+  src->leaf_files_failed = src->leaf_files_failed || !leaves_ok;  // (the loader sets it for an empty file name)
   // What the brain may call: the game's native leaves and the leaves of its own leaf files
   // (its `leaves:`, and its imports'). Another brain's Lua leaves are not: a brain that named
   // one loaded or not by the order of the loads, and a hot reload took it where a fresh run

@@ -37,7 +37,8 @@ uint32_t TreeCompiler::machine_node(const YAML::Node& doc, const YAML::Node& at,
     std::set<std::string> names;
     size_t index = 0;
     for (const auto& b : behaviors) {
-      std::string fallback = "behavior " + std::to_string(index++);
+      std::string fallback = "behavior " + std::to_string(index + 1);  // counted from 1, as a modder counts them
+      ++index;
       if (!b.IsMap()) {
         error(b, std::string("a behavior is a mapping {name, check, run}, got ") + describe_node(b));
         continue;

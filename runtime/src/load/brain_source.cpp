@@ -197,6 +197,8 @@ std::optional<uint32_t> SourceReader::add_file(const std::string& text, const st
         if (it->first.Scalar() == kinds_found[0]) name_at.reset(it->first);
     const bool text = name.IsScalar() && classify_scalar(name).kind == ScalarKind::String;
     if (!text) ref.error(name_at, "'" + kinds_found[0] + "' names the brain and must be text, got " + describe_node(name));
+    else if (name.Scalar().empty())  // tree: "" (a brain is found by its name: spawn, subtrees, the log)
+      ref.error(name_at, "'" + kinds_found[0] + "' names the brain and must not be empty");
     if (!is_import) {
       // A name that is no text is reported, and the brain is read on under a stand-in name
       // (the load fails all the same), so the file's other errors are reported with it: they
@@ -246,6 +248,11 @@ void SourceReader::read_leaves(const SourceRef& ref, const YAML::Node& leaves) {
   for (const auto& item : leaves) {
     if (!item.IsScalar() || classify_scalar(item).kind != ScalarKind::String) {
       ref.error(item, std::string("a leaf file must be a path (text), got ") + describe_node(item));
+      continue;
+    }
+    if (item.Scalar().empty()) {  // said "leaf file '' not found (looked for )"
+      ref.error(item, "a leaf file's name is empty; write the Lua file's path, e.g. leaves: [guard.lua]");
+      src_.leaf_files_failed = true;  // its leaves are unknown for that reason, not for want of files
       continue;
     }
     std::string path = relative_to(ref.src.files[ref.file].path, item.Scalar());

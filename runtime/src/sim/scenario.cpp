@@ -214,7 +214,7 @@ std::optional<int64_t> ScenarioReader::whole_number(const Field& f, int64_t at_l
   bool too_large = (s.kind == ScalarKind::Integer && s.integer > at_most) || (s.kind == ScalarKind::Float && digits);
   std::string limit = too_large ? " and <= " + std::to_string(at_most) : "";
   error(f, "'" + f.key.Scalar() + "' must be a whole number >= " + std::to_string(at_least) + limit + ", got " +
-               shown(f.value) + whole_number_hint(f.value));
+               shown(f.value) + (too_large ? std::string() : whole_number_hint(f.value)));  // (the limit is said)
   return std::nullopt;
 }
 

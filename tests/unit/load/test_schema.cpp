@@ -419,7 +419,12 @@ TEST_CASE("schema keyword: type follows the YAML 1.2 core schema") {
   CHECK(check_schema(schema, "{i: 0x1F, n: 1e3, s: '1', b: False, z: null, either: text}").empty());
   CHECK(check_schema(schema, "{n: .inf, s: on}").empty());
   CHECK(check_schema(schema, "i: -0x1F") == std::vector<std::string>{"1:4: expected an integer, got text"});  // hex is unsigned
-  CHECK(check_schema(schema, "i: 1.0") == std::vector<std::string>{"1:4: expected an integer, got a number"});
+  CHECK(check_schema(schema, "i: 1.0") ==
+        std::vector<std::string>{"1:4: expected an integer, got a number (1.0 is written as a number with a fraction or an "
+                                 "exponent, which YAML reads as no whole number: write 1)"});
+  CHECK(check_schema(schema, "i: 99999999999999999999") ==
+        std::vector<std::string>{"1:4: expected an integer, got a number (99999999999999999999 is too large for a whole "
+                                 "number: at most 9223372036854775807)"});
   CHECK(check_schema(schema, "i: '1'") == std::vector<std::string>{"1:4: expected an integer, got text"});
   CHECK(check_schema(schema, "s: 12") == std::vector<std::string>{"1:4: expected text, got an integer"});
   CHECK(check_schema(schema, "b: no") ==
