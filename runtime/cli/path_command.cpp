@@ -183,6 +183,8 @@ bool written_out(const std::string& out) {
   std::cout.flush();
   if (std::cout) return true;
   std::cerr << "thicket: error: cannot write to standard output: the paths were not written in full\n";
+  std::cout.clear();  // said: main's check of standard output at the end does not say it again
+  std::clearerr(stdout);
   return false;
 }
 
