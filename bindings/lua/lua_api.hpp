@@ -102,9 +102,28 @@ struct LuaApi {
   static constexpr int kDeepStack = 1000;
   static constexpr int kDeepShown = 10;
   static int traceback(lua_State* L);
-  // coroutine.resume that tells the watchdog which Lua thread runs (a leaf's own coroutine
-  // that loops for ever is stopped too); otherwise the standard one.
+  // coroutine.resume, wrap and close that tell the watchdog which Lua thread runs (a leaf's
+  // own coroutine that loops for ever is stopped too) and refuse a task's coroutine; otherwise
+  // the standard ones. xpcall passes a stop through without calling the script's handler.
+  // All in C, as the library's: a Lua function that is tail-called takes its caller's frame
+  // away, and its errors named neither the caller's line nor the name it was called by.
   static int co_resume(lua_State* L);
+  static int co_wrap(lua_State* L);
+  static int co_wrapped(lua_State* L);  // the function wrap returns (upvalue 1: its coroutine)
+  static int co_close(lua_State* L);
+  static int xpcall(lua_State* L);
+  static int resume_watched(lua_State* L, lua_State* co, int narg);
+  static int close_watched(lua_State* L, lua_State* co);
+  static bool is_task_thread(lua_State* L, int idx);  // the value at idx is a task run's coroutine
+  // collectgarbage, setmetatable, load, and a leaf file's rawset and require (lua_sandbox.cpp).
+  static int collect_garbage(lua_State* L);
+  static int set_metatable(lua_State* L);
+  static int load(lua_State* L);
+  static int file_rawset(lua_State* L);
+  static int file_require(lua_State* L);
+  // thicket.wait(seconds) and thicket.defer(fn) (the module's Lua chunk makes their upvalues).
+  static int wait(lua_State* L);
+  static int defer(lua_State* L);
 
   // ---- blackboard objects: agent.bb.key reads and writes, typed (SPEC 6) ----
   struct BbRef {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -91,23 +92,40 @@ void LuaHost::check_stop(lua_State* L) {
 // Raises the watchdog's error where the code was stopped (no C++ object lives in this frame).
 int LuaHost::raise_stop(lua_State* L, int level) {
   LuaHost* h = *static_cast<LuaHost**>(lua_getextraspace(L));
-  // The first Lua line from `level` out (table.sort's comparison is called by a C function).
-  lua_Debug ar;
-  while (lua_getstack(L, level, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline <= 0 && level < 16) ++level;
-  luaL_where(L, level);
   // From now on the hook raises the stop at every instruction of the call (set once: each
   // lua_sethook walks the thread's whole call stack).
   if (!(lua_gethook(L) == guard_hook && lua_gethookmask(L) == LUA_MASKCOUNT && lua_gethookcount(L) == 1))
     lua_sethook(L, guard_hook, LUA_MASKCOUNT, 1);
+  const uint64_t serial = h->guard_.serial.load(std::memory_order_relaxed);
+  // Raised again (after a pcall, through a message handler, out of a coroutine), the stop keeps
+  // the line it was first raised at, the script's loop: raised anew, it named the line that
+  // ran next (the pcall's caller, or the sandbox's own Lua: "(thicket):15:").
+  if (!lua_stop_requested() && h->stopping_serial_ == serial && h->stop_message_serial_ == serial) {
+    lua_pushlstring(L, h->stop_message_.data(), h->stop_message_.size());
+    return lua_error(L);
+  }
+  // The first script line from `level` out: past C functions (table.sort's comparison is
+  // called by one) and the sandbox's own Lua, which is not the modder's.
+  lua_Debug ar;
+  while (level < 16 && lua_getstack(L, level, &ar) && lua_getinfo(L, "Sl", &ar) &&
+         (ar.currentline <= 0 || std::strcmp(ar.source, "=(thicket)") == 0))
+    ++level;
+  luaL_where(L, level);
   if (lua_stop_requested())
     lua_pushliteral(L, "stopped: the run was interrupted (Ctrl-C)");
   else {
-    h->stopping_serial_ = h->guard_.serial.load(std::memory_order_relaxed);
+    h->stopping_serial_ = serial;
     lua_pushfstring(L, "stopped after running for more than %d ms without returning or yielding (an endless loop? "
                        "a task lets time pass with coroutine.yield() or thicket.wait(); --leaf-timeout sets the limit)",
                     static_cast<int>(h->guard_.timeout * 1000 * h->guard_.limit_scale.load() + 0.5));
   }
   lua_concat(L, 2);
+  if (!lua_stop_requested()) {
+    size_t len = 0;
+    const char* text = lua_tolstring(L, -1, &len);
+    h->stop_message_.assign(text, len);
+    h->stop_message_serial_ = serial;
+  }
   return lua_error(L);
 }
 

@@ -163,6 +163,11 @@ int sort_less(lua_State* L) {
 // list is long enough to take a while (a Lua comp is Lua code the hook reaches).
 constexpr lua_Integer kWatchedSortLength = 1 << 16;  // (below, Lua's C sort takes a few ms at most)
 int tab_sort(lua_State* L) {
+  // The library's argument checks, made here first: made by the library's function, called
+  // from this C function, their errors named no line and called it '?' (Lua takes both from
+  // the caller). A value with a metatable is the library's to check.
+  if (lua_type(L, 1) != LUA_TTABLE) table_argument(L, 1);
+  if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TFUNCTION);
   if (lua_type(L, 1) == LUA_TTABLE && lua_isnoneornil(L, 2) && luaL_len(L, 1) >= kWatchedSortLength) {
     lua_settop(L, 1);
     lua_pushcfunction(L, sort_less);

@@ -58,32 +58,21 @@ int LuaApi::traceback(lua_State* L) {
   return 1;
 }
 
-int LuaApi::co_resume(lua_State* L) {
+// Resumes co from L with the top narg values of L as its arguments, telling the watchdog that
+// co runs meanwhile. Returns the number of results, moved onto L; or -1 with the error object
+// on L (a refusal: a dead coroutine, one resuming itself; or the coroutine's own error).
+// A stop (time limit, instruction budget, Ctrl-C) is not returned: it goes on into L.
+int LuaApi::resume_watched(lua_State* L, lua_State* co, int narg) {
   LuaHost& h = host(L);
-  lua_State* co = lua_tothread(L, 1);
-  luaL_argexpected(L, co, 1, "coroutine");
-  // A task's coroutine (another agent's, or another node's, got through a shared table) runs
-  // only when thicket resumes it: resumed from a leaf, its body ran inside that leaf's call.
-  lua_rawgeti(L, LUA_REGISTRYINDEX, h.task_threads_ref_);
-  lua_pushvalue(L, 1);
-  const bool task = lua_rawget(L, -2) != LUA_TNIL;
-  lua_pop(L, 2);
-  if (task) {
-    lua_pushboolean(L, 0);
-    lua_pushliteral(L, "cannot resume a task's coroutine: thicket resumes each task itself, once a tick (a leaf "
-                       "resumes only coroutines it made)");
-    return 2;
-  }
-  int narg = lua_gettop(L) - 1;
-  if (lua_status(co) == LUA_OK && lua_gettop(co) == 0) {
-    lua_pushboolean(L, 0);
+  // (A coroutine resuming itself is L, whose stack is this C function's: lua_resume says it is
+  // not suspended.)
+  if (co != L && lua_status(co) == LUA_OK && lua_gettop(co) == 0) {
     lua_pushliteral(L, "cannot resume dead coroutine");
-    return 2;
+    return -1;
   }
   if (!lua_checkstack(co, narg)) {
-    lua_pushboolean(L, 0);
     lua_pushliteral(L, "too many arguments to resume");
-    return 2;
+    return -1;
   }
   lua_xmove(L, co, narg);
   lua_State* outer = h.guard_.running.load(std::memory_order_relaxed);
@@ -94,16 +83,11 @@ int LuaApi::co_resume(lua_State* L) {
   if (status == LUA_OK || status == LUA_YIELD) {
     if (!lua_checkstack(L, nres + 1)) {
       lua_pop(co, nres);
-      lua_pushboolean(L, 0);
       lua_pushliteral(L, "too many results to resume");
-      return 2;
+      return -1;
     }
-    // The results first, then true under them, as the standard resume does: a coroutine
-    // resuming itself is L (lua_xmove of a thread to itself does nothing).
-    lua_xmove(co, L, nres);
-    lua_pushboolean(L, 1);
-    lua_insert(L, -(nres + 1));
-    return nres + 1;
+    lua_xmove(co, L, nres);  // (a coroutine resuming itself is L: lua_xmove does nothing then)
+    return nres;
   }
   // Stopped (time limit, instruction budget, Ctrl-C): the stop goes on into the resumer, as
   // it passes through pcall and xpcall, with its message (the line the coroutine was stopped
@@ -116,9 +100,277 @@ int LuaApi::co_resume(lua_State* L) {
     return lua_error(L);
   }
   lua_xmove(co, L, 1);  // the error object ("cannot resume non-suspended coroutine" on L itself)
+  return -1;
+}
+
+// Closes co (runs its pending to-be-closed variables) as lua_closethread does, telling the
+// watchdog that co runs meanwhile: a __close that looped for ever used to hold the host, the
+// watchdog's hook being set on the leaf's thread, not on co. Returns the status; the error
+// object, if any, is pushed on L. A stop goes on into L, as from resume_watched.
+int LuaApi::close_watched(lua_State* L, lua_State* co) {
+  LuaHost& h = host(L);
+  lua_State* outer = h.guard_.running.load(std::memory_order_relaxed);
+  if (outer) h.guard_.running.store(co, std::memory_order_release);
+#if LUA_VERSION_RELEASE_NUM >= 50406
+  const int status = lua_closethread(co, L);
+#else
+  const int status = lua_resetthread(co);
+#endif
+  if (outer) h.guard_.running.store(outer, std::memory_order_release);
+  if (status == LUA_OK) return status;
+  lua_xmove(co, L, 1);
+  if (LuaHost::told_to_stop(L)) {
+    lua_sethook(L, LuaHost::guard_hook, LUA_MASKCOUNT, 1);
+    return lua_error(L);
+  }
+  return status;
+}
+
+bool LuaApi::is_task_thread(lua_State* L, int idx) {
+  idx = lua_absindex(L, idx);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, host(L).task_threads_ref_);
+  lua_pushvalue(L, idx);
+  const bool task = lua_rawget(L, -2) != LUA_TNIL;
+  lua_pop(L, 2);
+  return task;
+}
+
+int LuaApi::co_resume(lua_State* L) {
+  lua_State* co = lua_tothread(L, 1);
+  luaL_argexpected(L, co, 1, "coroutine");
+  // A task's coroutine (another agent's, or another node's, got through a shared table) runs
+  // only when thicket resumes it: resumed from a leaf, its body ran inside that leaf's call.
+  if (is_task_thread(L, 1)) {
+    lua_pushboolean(L, 0);
+    lua_pushliteral(L, "cannot resume a task's coroutine: thicket resumes each task itself, once a tick (a leaf "
+                       "resumes only coroutines it made)");
+    return 2;
+  }
+  const int nres = resume_watched(L, co, lua_gettop(L) - 1);
+  // The results first, then true under them, as the standard resume does; false and the error.
+  lua_pushboolean(L, nres >= 0);
+  lua_insert(L, nres >= 0 ? -(nres + 1) : -2);
+  return nres >= 0 ? nres + 1 : 2;
+}
+
+// The function coroutine.wrap returns (upvalue 1: its coroutine).
+int LuaApi::co_wrapped(lua_State* L) {
+  lua_State* co = lua_tothread(L, lua_upvalueindex(1));
+  const int nres = resume_watched(L, co, lua_gettop(L));
+  if (nres >= 0) return nres;
+  const int status = lua_status(co);
+  if (status != LUA_OK && status != LUA_YIELD) {
+    // The coroutine's own error, passed on as it is (it names its line already); the
+    // coroutine it ended is closed first, so its to-be-closed variables run (given the error).
+    if (lua_checkstack(co, 1)) {
+      lua_pushvalue(L, -1);
+      lua_xmove(L, co, 1);
+    }
+    if (close_watched(L, co) != LUA_OK) lua_pop(L, 1);  // (a __close's own error is left out)
+  } else if (lua_type(L, -1) == LUA_TSTRING) {
+    // A refusal (a dead coroutine, one resuming itself): at the caller's line, as Lua's wrap.
+    luaL_where(L, 1);
+    lua_insert(L, -2);
+    lua_concat(L, 2);
+  }
+  return lua_error(L);
+}
+
+// Written in C, as the library's own: a C function keeps its caller's frame (a Lua one that
+// is tail-called replaces it), so its argument errors name the caller's line and the name the
+// caller gave it, as Lua's do.
+int LuaApi::co_wrap(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  lua_State* co = lua_newthread(L);
+  lua_pushvalue(L, 1);
+  lua_xmove(L, co, 1);
+  lua_pushcclosure(L, co_wrapped, 1);
+  return 1;
+}
+
+int LuaApi::co_close(lua_State* L) {
+  lua_State* co = lua_tothread(L, 1);
+  luaL_argexpected(L, co, 1, "coroutine");
+  // A task's coroutine is thicket's: closed by a leaf, its cleanups ran inside that leaf's call.
+  if (is_task_thread(L, 1))
+    return luaL_error(L, "cannot close a task's coroutine: thicket ends each task itself (a leaf closes only "
+                         "coroutines it made)");
+  // The standard close's rule: a suspended or dead coroutine is closed; a running or a normal
+  // one (it resumed the running one) is an error.
+  const char* busy = nullptr;
+  lua_Debug ar;
+  if (co == L) busy = "running";
+  else if (lua_status(co) == LUA_OK && lua_getstack(co, 0, &ar)) busy = "normal";
+  if (busy) return luaL_error(L, "cannot close a %s coroutine", busy);
+  if (close_watched(L, co) == LUA_OK) {
+    lua_pushboolean(L, 1);
+    return 1;
+  }
   lua_pushboolean(L, 0);
   lua_insert(L, -2);
   return 2;
+}
+
+// xpcall's message handler (upvalue 1: the script's). A message handler runs where the error
+// was raised. Once the watchdog (time limit, Ctrl-C) has told the call to stop, the script's
+// handler is not called: the stop error, raised by a hook, ran the handler with hooks off, and
+// one that looped held the host for ever (and one that looped on an ordinary error was stopped
+// into itself, the same way).
+static int xpcall_handler(lua_State* L) {
+  if (LuaHost::told_to_stop(L)) return 1;  // the message, as it is
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, 1);
+  return 1;
+}
+
+// The end of xpcall, also its continuation after a yield: the stop passes through (caught, it
+// would end the call as a success).
+static int xpcall_done(lua_State* L, int status, lua_KContext extra) {
+  if (status != LUA_OK && status != LUA_YIELD) {
+    if (LuaHost::told_to_stop(L)) return lua_error(L);
+    lua_pushboolean(L, 0);
+    lua_pushvalue(L, -2);
+    return 2;
+  }
+  return lua_gettop(L) - static_cast<int>(extra);
+}
+
+// xpcall(f, msgh, ...): Lua's own (lbaselib.c), with the message handler behind xpcall_handler.
+int LuaApi::xpcall(lua_State* L) {
+  const int n = lua_gettop(L);
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  lua_pushvalue(L, 2);
+  lua_pushcclosure(L, xpcall_handler, 1);
+  lua_replace(L, 2);
+  lua_pushboolean(L, 1);  // the first result, when f raises no error
+  lua_pushvalue(L, 1);
+  lua_rotate(L, 3, 2);  // f, handler, true, f, args...
+  const int status = lua_pcallk(L, n - 2, LUA_MULTRET, 2, 2, xpcall_done);
+  return xpcall_done(L, status, 2);
+}
+
+// ---- the sandbox's other replacements, in C for the same reason as co_wrap ----
+
+// collectgarbage(option): a script may read the collector, not stop or retune it (upvalue 1:
+// Lua's collectgarbage).
+int LuaApi::collect_garbage(lua_State* L) {
+  const char* option = lua_type(L, 1) == LUA_TSTRING ? lua_tostring(L, 1) : nullptr;
+  if (option && (std::strcmp(option, "count") == 0 || std::strcmp(option, "isrunning") == 0)) {
+    lua_settop(L, 1);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, 1, 1);
+    return 1;
+  }
+  if (lua_toboolean(L, 1)) luaL_tolstring(L, 1, nullptr);
+  else lua_pushliteral(L, "collect");
+  size_t len = 0;
+  const char* text = lua_tolstring(L, -1, &len);
+  lua_pushlstring(L, text, std::min<size_t>(len, 40));
+  return luaL_error(L, "collectgarbage('%s') is not allowed in leaf scripts: the collector is shared by every mod's "
+                       "leaves (allowed: 'count', 'isrunning')", lua_tostring(L, -1));
+}
+
+// setmetatable(t, mt): Lua's own (lbaselib.c), refusing a metatable with __gc.
+int LuaApi::set_metatable(lua_State* L) {
+  const int t = lua_type(L, 2);
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_argexpected(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table");
+  if (t == LUA_TTABLE) {
+    lua_pushliteral(L, "__gc");
+    const bool gc = lua_rawget(L, 2) != LUA_TNIL;
+    lua_pop(L, 1);
+    if (gc) return luaL_error(L, "__gc metamethods are not allowed in leaf scripts (they would run outside any leaf call)");
+  }
+  if (luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL) return luaL_error(L, "cannot change a protected metatable");
+  lua_settop(L, 2);
+  lua_setmetatable(L, 1);
+  return 1;
+}
+
+// A leaf file's rawset (upvalue 1: the file's copy of the module): rawset skips __newindex, so
+// it is refused on the module copy, which the file's leaves share, and on a node's args.
+int LuaApi::file_rawset(lua_State* L) {
+  if (lua_rawequal(L, 1, lua_upvalueindex(1)))
+    return luaL_error(L, "the thicket module is read-only (rawset included); keep your own values in a local table");
+  const int protection = luaL_getmetafield(L, 1, "__metatable");
+  const bool args = protection == LUA_TSTRING && std::strcmp(lua_tostring(L, -1), "read-only args") == 0;
+  if (protection != LUA_TNIL) lua_pop(L, 1);
+  if (args)
+    return luaL_error(L, "a node's args are read-only (rawset included: one table shared by every agent); copy what "
+                         "you need into a local table");
+  luaL_checktype(L, 1, LUA_TTABLE);  // Lua's own checks (lbaselib.c)
+  luaL_checkany(L, 2);
+  luaL_checkany(L, 3);
+  lua_settop(L, 3);
+  lua_rawset(L, 1);
+  return 1;
+}
+
+// A leaf file's require (upvalue 1: the file's copy of the module; 2: the base require):
+// "thicket" is that copy; other names go to the base require.
+int LuaApi::file_require(lua_State* L) {
+  const char* name = luaL_checkstring(L, 1);
+  if (std::strcmp(name, "thicket") == 0) {
+    lua_pushvalue(L, lua_upvalueindex(1));
+    return 1;
+  }
+  // The sandbox's require runs in this frame: its errors name the line of the require.
+  if (lua_tocfunction(L, lua_upvalueindex(2)) == LuaApi::require) return LuaApi::require(L);
+  const int args = lua_gettop(L);
+  lua_pushvalue(L, lua_upvalueindex(2));
+  lua_insert(L, 1);
+  lua_call(L, args, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+// load's reader of a function's pieces (lbaselib.c's generic_reader): the piece is kept in
+// stack slot 5.
+static const char* load_piece(lua_State* L, void*, size_t* size) {
+  luaL_checkstack(L, 2, "too many nested functions");
+  lua_pushvalue(L, 1);
+  lua_call(L, 0, 1);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    *size = 0;
+    return nullptr;
+  }
+  if (!lua_isstring(L, -1)) luaL_error(L, "reader function must return a string");
+  lua_replace(L, 5);
+  return lua_tolstring(L, 5, size);
+}
+
+// load(chunk [, chunkname [, mode [, env]]]): Lua's own (lbaselib.c), of text only when upvalue 1
+// is true (binary chunks can break the sandbox), in the environment of upvalue 2 when none is
+// given (a leaf file's load: its own globals).
+int LuaApi::load(lua_State* L) {
+  size_t len = 0;
+  const char* text = lua_tolstring(L, 1, &len);
+  const char* mode = lua_toboolean(L, lua_upvalueindex(1)) ? "t" : luaL_optstring(L, 3, "bt");
+  int env = 0;
+  if (!lua_isnone(L, 4) && lua_toboolean(L, 4)) env = 4;
+  else if (!lua_isnil(L, lua_upvalueindex(2))) env = lua_upvalueindex(2);
+  else if (!lua_isnone(L, 4)) env = 4;
+  int status;
+  if (text) {
+    status = luaL_loadbufferx(L, text, len, luaL_optstring(L, 2, text), mode);
+  } else {
+    const char* chunkname = luaL_optstring(L, 2, "=(load)");
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_settop(L, 5);  // slot 5 keeps the reader's piece
+    status = lua_load(L, load_piece, nullptr, chunkname, mode);
+  }
+  if (status != LUA_OK) {
+    luaL_pushfail(L);
+    lua_insert(L, -2);
+    return 2;
+  }
+  if (env != 0) {
+    lua_pushvalue(L, env);
+    if (!lua_setupvalue(L, -2, 1)) lua_pop(L, 1);
+  }
+  return 1;
 }
 
 LuaHost::LuaHost(RuntimeImpl& rt) : rt_(rt) {
@@ -216,27 +468,34 @@ void LuaHost::open_sandbox() {
       lua_setglobal(L_, name);
     }
     // load() of text only: binary chunks can break the sandbox.
-    static const char kLoadText[] = "local load = load; _G.load = function(chunk, name, mode, env) "
-                                   "return load(chunk, name, 't', env) end; string.dump = nil";
-    luaL_loadbuffer(L_, kLoadText, sizeof kLoadText - 1, "=(thicket)");
-    lua_call(L_, 0, 0);
+    lua_pushboolean(L_, 1);
+    lua_pushnil(L_);
+    lua_pushcclosure(L_, LuaApi::load, 2);
+    lua_setglobal(L_, "load");
+    lua_getglobal(L_, "string");
+    lua_pushnil(L_);
+    lua_setfield(L_, -2, "dump");
+    lua_pop(L_, 1);
     // The collector is every mod's: a script may read it, not stop or retune it (a mod that
     // stopped it made another mod's leaves hit the heap cap).
-    static const char kCollect[] =
-        "local collect, tostring, error = collectgarbage, tostring, error; "
-        "_G.collectgarbage = function(option) "
-        "if option == 'count' or option == 'isrunning' then return collect(option) end "
-        "error(\"collectgarbage('\" .. tostring(option or 'collect'):sub(1, 40) .. \"') is not allowed in leaf scripts: \" .. "
-        "\"the collector is shared by every mod's leaves (allowed: 'count', 'isrunning')\", 2) end";
-    luaL_loadbuffer(L_, kCollect, sizeof kCollect - 1, "=(thicket)");
-    lua_call(L_, 0, 0);
-    // os: only the clocks.
-    luaL_requiref(L_, "__os", luaopen_os, 0);
+    lua_getglobal(L_, "collectgarbage");
+    lua_pushcclosure(L_, LuaApi::collect_garbage, 1);
+    lua_setglobal(L_, "collectgarbage");
+    // os: only the clocks. Lua names a function called with no name at its call
+    // (pcall(os.time, 5)) by where a loaded library holds it: this table is registered as the
+    // library "os", so errors say 'os.time' (the full library, registered as "__os", made it
+    // '__os.time').
+    lua_pushcfunction(L_, luaopen_os);
+    lua_call(L_, 0, 1);
     lua_newtable(L_);
     for (const char* name : {"clock", "time"}) {
       lua_getfield(L_, -2, name);
       lua_setfield(L_, -2, name);
     }
+    luaL_getsubtable(L_, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_pushvalue(L_, -2);
+    lua_setfield(L_, -2, "os");
+    lua_pop(L_, 1);
     lua_setglobal(L_, "os");
     lua_pop(L_, 1);
   }
@@ -258,81 +517,26 @@ void LuaHost::open_sandbox() {
   lua_pushliteral(L_, "protected: the string metatable is shared by every script");
   lua_setfield(L_, -2, "__metatable");
   lua_pop(L_, 2);
-  // coroutine.resume (and wrap, built on it) tell the watchdog which coroutine runs.
+  // coroutine.resume, wrap and close tell the watchdog which coroutine runs, and keep a
+  // task's coroutine thicket's; xpcall passes a stop through. In C, as the library's own.
   lua_getglobal(L_, "coroutine");
-  lua_pushlightuserdata(L_, this);
-  lua_pushcclosure(L_, LuaApi::co_resume, 1);
+  lua_pushcfunction(L_, LuaApi::co_resume);
   lua_setfield(L_, -2, "resume");
+  lua_pushcfunction(L_, LuaApi::co_wrap);
+  lua_setfield(L_, -2, "wrap");
+  lua_pushcfunction(L_, LuaApi::co_close);
+  lua_setfield(L_, -2, "close");
   lua_pop(L_, 1);
+  lua_pushcfunction(L_, LuaApi::xpcall);
+  lua_setglobal(L_, "xpcall");
   static const char kSandboxLua[] = R"LUA(
-local create, resume, close, status, error, type, rawget, setmetatable, tasks, stopping = ...
--- A message handler runs where the error was raised. Once the watchdog (time limit, Ctrl-C)
--- has told the call to stop, the handler is not called: its stop error, raised by a hook, ran
--- the handler with hooks off, and one that looped held the host for ever (and one that looped
--- on an ordinary error was stopped into itself, the same way).
--- The stop itself passes through the xpcall: caught, it would end the call as a success.
-local xpcall_raw = xpcall
-local function passed(ok, ...)
-  if not ok and stopping() then error((...), 0) end
-  return ok, ...
-end
-xpcall = function(f, msgh, ...)
-  if type(msgh) ~= "function" then return xpcall_raw(f, msgh, ...) end
-  return passed(xpcall_raw(f, function(m)
-    if stopping() then return m end
-    return msgh(m)
-  end, ...))
-end
--- A task's coroutine is thicket's: closed by a leaf, its cleanups ran inside that leaf's call.
-coroutine.close = function(co)
-  if tasks[co] then
-    error("cannot close a task's coroutine: thicket ends each task itself (a leaf closes only coroutines it made)", 2)
-  end
-  return close(co)
-end
--- coroutine.wrap on the guarded resume; errors pass through as the standard wrap's do.
--- Only a coroutine its error ended is closed (its to-be-closed variables run): one resuming
--- itself is running, and one resumed after its end has nothing to close.
-coroutine.wrap = function(fn)
-  local co = create(fn)
-  local function finish(ok, ...)
-    if ok then return ... end
-    local err = ...
-    if status(co) == "dead" then close(co) end
-    error(err, 0)
-  end
-  return function(...) return finish(resume(co, ...)) end
-end
--- Finalizers run at unpredictable times, outside any leaf call: scripts may not set them.
--- Its errors name the leaf's line, as the library's own do (called from here, they named this
--- chunk's): the argument checks are made here, the rest is raised again one level up.
-local pcall, select, getmetatable = pcall, select, getmetatable
-_G.setmetatable = function(...)
-  local t, mt = ...
-  if type(t) ~= "table" then
-    error("bad argument #1 to 'setmetatable' (table expected, got " .. (select("#", ...) == 0 and "no value" or type(t)) .. ")", 2)
-  end
-  if mt ~= nil and type(mt) ~= "table" or select("#", ...) < 2 then
-    error("bad argument #2 to 'setmetatable' (nil or table expected, got " .. (select("#", ...) < 2 and "no value" or type(mt)) .. ")", 2)
-  end
-  if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
-    error("__gc metamethods are not allowed in leaf scripts (they would run outside any leaf call)", 2)
-  end
-  -- Only a table that has a metatable can refuse a new one (a protected metatable); the
-  -- common case, a fresh table, skips the protected call.
-  if getmetatable(t) == nil then return setmetatable(t, mt) end
-  local ok, err = pcall(setmetatable, t, mt)
-  if not ok then error(err, 2) end
-  return t
-end
+local type, rawget, setmetatable, bind, file_load, file_rawset, file_require, text_only = ...
 -- A fresh environment for one leaf file: its own globals, its own copies of the libraries and
 -- of the thicket module (as fast to read as a plain table; what one file does to its copy
 -- reaches no other file), and a require that gives that copy.
 local pairs, next = pairs, next
 local libraries = { string = true, table = true, math = true, utf8 = true, coroutine = true, os = true }
 local base = _G
-local base_load = base.load
-local base_rawset, rawequal, base_getmetatable = base.rawset, base.rawequal, base.getmetatable
 return function(module, module_meta, previous)
   local env = {}
   for k, v in next, base do
@@ -345,7 +549,8 @@ return function(module, module_meta, previous)
     end
   end
   env._G = env
-  env.load = function(chunk, name, mode, e) return base_load(chunk, name, mode, e or env) end
+  -- load, rawset and require of this file: C functions (lua_sandbox.cpp), given their upvalues.
+  env.load = bind(file_load, text_only, env)
   -- The file's copy of the module, behind an empty face: every write, to a new field or an
   -- existing one, reaches __newindex and is refused, so no leaf changes the module for the
   -- other leaves of its file; reads go through __index to the copy (unknown names: did-you-mean).
@@ -358,22 +563,8 @@ return function(module, module_meta, previous)
     __pairs = function() return pairs(data) end,
     __metatable = rawget(module_meta, "__metatable"),
   })
-  -- rawset skips __newindex: refused on the module copy, which the file's leaves share.
-  if base_rawset then
-    env.rawset = function(t, k, v)
-      if rawequal(t, own) then error("the thicket module is read-only (rawset included); keep your own values in a local table", 2) end
-      if base_getmetatable(t) == "read-only args" then
-        error("a node's args are read-only (rawset included: one table shared by every agent); copy what you need into a local table", 2)
-      end
-      if type(t) ~= "table" then error("bad argument #1 to 'rawset' (table expected, got " .. type(t) .. ")", 2) end
-      return base_rawset(t, k, v)
-    end
-  end
-  local base_require = base.require
-  env.require = function(name, ...)
-    if name == "thicket" then return own end
-    return base_require(name, ...)
-  end
+  env.rawset = bind(file_rawset, own)
+  env.require = bind(file_require, own, base.require)
   -- A reload starts from the globals the file's previous version made (not the standard ones,
   -- which are fresh): `count = count or 0` survives an edit.
   if previous then
@@ -385,22 +576,21 @@ return function(module, module_meta, previous)
 end
 )LUA";
   luaL_loadbuffer(L_, kSandboxLua, sizeof kSandboxLua - 1, "=(thicket)");
-  lua_getglobal(L_, "coroutine");
-  lua_getfield(L_, -1, "create");
-  lua_getfield(L_, -2, "resume");
-  lua_getfield(L_, -3, "close");
-  lua_getfield(L_, -4, "status");
-  lua_remove(L_, -5);
-  lua_getglobal(L_, "error");
   lua_getglobal(L_, "type");
   lua_getglobal(L_, "rawget");
   lua_getglobal(L_, "setmetatable");
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, task_threads_ref_);
-  lua_pushcfunction(L_, [](lua_State* L) -> int {
-    lua_pushboolean(L, LuaHost::told_to_stop(L));
+  lua_pushcfunction(L_, [](lua_State* L) -> int {  // bind(f, ...): the C function f with upvalues ...
+    lua_pushcclosure(L, lua_tocfunction(L, 1), lua_gettop(L) - 1);
     return 1;
   });
-  lua_call(L_, 10, 1);
+  lua_pushcfunction(L_, LuaApi::load);
+  lua_pushcfunction(L_, LuaApi::file_rawset);
+  lua_pushcfunction(L_, LuaApi::file_require);
+  lua_pushboolean(L_, !rt_.options.trusted);
+  lua_call(L_, 8, 1);
+  // Finalizers run at unpredictable times, outside any leaf call: scripts may not set them.
+  lua_pushcfunction(L_, LuaApi::set_metatable);
+  lua_setglobal(L_, "setmetatable");
   env_maker_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   lua_newtable(L_);
   envs_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);

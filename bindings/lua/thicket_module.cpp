@@ -405,21 +405,12 @@ int LuaApi::module_has(lua_State* L) {
   return 1;
 }
 
-// A helper Lua chunk for what reads best in Lua: wait and defer.
+// thicket.defer's cleanups, in Lua: what the closing of a defer value does reads best there.
+// The chunk gives back the metatable of the values thicket.defer makes, and a function that
+// tells whether a cancelled task's cleanup is running (thicket.wait cannot wait then).
 static const char* kThicketLua = R"LUA(
-local thicket, yield, isyieldable, where = ...
+local isyieldable, where = ...
 local cancelling = 0  -- thicket.defer cleanups running while their task is cancelled
-function thicket.wait(seconds)
-  if not isyieldable() then
-    if cancelling > 0 then
-      error("thicket.wait in a thicket.defer cleanup of a cancelled task: the cleanup runs to its end at once, it cannot wait", 2)
-    end
-    error("thicket.wait can only be called inside a thicket.task", 2)
-  end
-  if type(seconds) ~= "number" then error("thicket.wait expects a number of seconds, got " .. type(seconds), 2) end
-  local t0 = thicket.time()
-  while thicket.time() - t0 < seconds - 1e-9 do yield() end
-end
 -- Lua's own words for a yield there have no position and name no cleanup.
 local function yield_in_cleanup(message)
   if message == "attempt to yield across a C-call boundary" then
@@ -438,12 +429,83 @@ local function close(self)
   if not ok then error(message, 0) end
 end
 local Defer = { __close = close, __name = "thicket.defer", __metatable = "protected" }
-function thicket.defer(fn)
-  if type(fn) ~= "function" then error("thicket.defer expects a function", 2) end
-  return setmetatable({ fn }, Defer)
-end
+return Defer, function() return cancelling > 0 end
 )LUA";
 
+// thicket.wait and thicket.defer are C functions, as the library's own: a Lua function that is
+// tail-called (`return thicket.wait(x)`) takes its caller's frame away, and its errors named no
+// line. Their errors are raised with luaL_error and luaL_argerror: at the caller's line.
+
+// thicket.defer(fn): a to-be-closed value that calls fn when closed (upvalue 1: its metatable).
+int LuaApi::defer(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  lua_createtable(L, 1, 0);
+  lua_pushvalue(L, 1);
+  lua_rawseti(L, -2, 1);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_setmetatable(L, -2);
+  return 1;
+}
+
+// The sim time, from the module's time function (upvalue 1: the module), which a journaled
+// task's replay answers from its journal.
+static lua_Number wait_clock(lua_State* L) {
+  lua_getfield(L, lua_upvalueindex(1), "time");
+  lua_call(L, 0, 1);
+  const lua_Number now = lua_tonumber(L, -1);
+  lua_pop(L, 1);
+  return now;
+}
+
+// thicket.wait's loop, and its continuation after each yield: stack 1 the seconds, 2 the
+// time of the call. The test of the wait node (SPEC 3.1): elapsed >= seconds, within 1e-9.
+static int wait_more(lua_State* L, int, lua_KContext) {
+  lua_settop(L, 2);
+  if (wait_clock(L) - lua_tonumber(L, 2) < lua_tonumber(L, 1) - 1e-9) return lua_yieldk(L, 0, 0, wait_more);
+  return 0;
+}
+
+// thicket.wait(seconds): yields the task until that much sim time has passed (upvalue 1: the
+// module; 2: whether a cancelled task's cleanup runs).
+int LuaApi::wait(lua_State* L) {
+  LuaHost& h = host(L);
+  const CallSite* at = h.current();
+  const bool in_task = at && h.rt_.leaves[at->program->calls[at->program->nodes[at->node].a].leaf_id].shape ==
+                                 LeafShape::Task;
+  if (!lua_isyieldable(L)) {
+    lua_pushvalue(L, lua_upvalueindex(2));
+    lua_call(L, 0, 1);
+    if (lua_toboolean(L, -1))
+      return luaL_error(L, "thicket.wait in a thicket.defer cleanup of a cancelled task: the cleanup runs to its "
+                           "end at once, it cannot wait");
+    lua_pushthread(L);
+    if (in_task && is_task_thread(L, -1))
+      return luaL_error(L, "thicket.wait cannot wait here: it is called by a library function that cannot pause "
+                           "(a table.sort comparison, a string.gsub replacement); wait in the task's own code");
+    return luaL_error(L, "thicket.wait can only be called inside a thicket.task");
+  }
+  lua_pushthread(L);
+  const bool task_thread = is_task_thread(L, -1);
+  lua_pop(L, 1);
+  // Inside a coroutine the leaf made, a yield pauses that coroutine only: the wait returned at
+  // once to whoever resumed it, and the task went on without waiting.
+  if (!task_thread && in_task)
+    return luaL_error(L, "thicket.wait must be called from the task itself, not from a coroutine inside it (there "
+                         "it would pause only that coroutine, and the task would go on at once)");
+  if (!task_thread) return luaL_error(L, "thicket.wait can only be called inside a thicket.task");
+  // As the wait node's seconds (a load error there): a negative or NaN wait would end at once,
+  // hiding the mistake. An infinite one waits for ever, as `wait: .inf` does.
+  if (lua_type(L, 1) != LUA_TNUMBER) return luaL_typeerror(L, 1, "number of seconds");
+  const lua_Number seconds = lua_tonumber(L, 1);
+  if (std::isnan(seconds)) return luaL_argerror(L, 1, "a number of seconds expected, got nan (not a number)");
+  if (seconds < 0) {
+    lua_pushfstring(L, "seconds must not be negative, got %s", luaL_tolstring(L, 1, nullptr));
+    return luaL_argerror(L, 1, lua_tostring(L, -1));
+  }
+  lua_settop(L, 1);
+  lua_pushnumber(L, wait_clock(L));
+  return wait_more(L, LUA_OK, 0);
+}
 
 void LuaHost::push_leaf_global(const char* name) {
   lua_rawgeti(L_, LUA_REGISTRYINDEX, envs_ref_);
@@ -516,13 +578,11 @@ void LuaHost::open_thicket_module() {
   lua_pushliteral(L_, "protected");
   lua_setfield(L_, -2, "__metatable");
   task_meta_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
-  // wait and defer, in Lua.
+  // wait and defer (the cleanups of defer values in Lua).
   luaL_loadbuffer(L_, kThicketLua, std::strlen(kThicketLua), "=(thicket)");
-  lua_pushvalue(L_, -2);
   lua_getglobal(L_, "coroutine");
-  lua_getfield(L_, -1, "yield");
-  lua_getfield(L_, -2, "isyieldable");
-  lua_remove(L_, -3);
+  lua_getfield(L_, -1, "isyieldable");
+  lua_remove(L_, -2);
   // where(): "file.lua:LINE: " of the innermost Lua function below the caller (a message
   // handler's: the line that raised the error, past C functions such as coroutine.yield).
   lua_pushcfunction(L_, [](lua_State* L) -> int {
@@ -536,7 +596,13 @@ void LuaHost::open_thicket_module() {
     lua_pushliteral(L, "");
     return 1;
   });
-  lua_call(L_, 4, 0);
+  lua_call(L_, 2, 2);  // the metatable of defer values; whether a cancelled task's cleanup runs
+  lua_pushvalue(L_, -3);  // the module
+  lua_insert(L_, -2);
+  lua_pushcclosure(L_, LuaApi::wait, 2);
+  lua_setfield(L_, -3, "wait");
+  lua_pushcclosure(L_, LuaApi::defer, 1);
+  lua_setfield(L_, -2, "defer");
   // math.random draws from the agent's stream too.
   lua_getglobal(L_, "math");
   lua_pushlightuserdata(L_, this);
@@ -562,6 +628,12 @@ void LuaHost::open_thicket_module() {
     lua_pushlightuserdata(L_, this);
     lua_pushcclosure(L_, LuaApi::require, 1);
     lua_setglobal(L_, "require");
+    // Lua names a function called with no name at its call (pcall(thicket.wait, -1)) by where
+    // a loaded library holds it: "'thicket.wait'", not "'?'". (Scripts cannot reach this table.)
+    luaL_getsubtable(L_, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_pushvalue(L_, -2);
+    lua_setfield(L_, -2, "thicket");
+    lua_pop(L_, 1);
   }
   lua_pop(L_, 1);  // the module table
 }

@@ -951,6 +951,53 @@ return L
   CHECK(t.marks() == Lines{"1 closing", "2 closed"});
 }
 
+TEST_CASE("lua: thicket.wait refuses what would not wait: a coroutine inside the task, negative or NaN seconds") {
+  // In a coroutine the leaf made, thicket.wait yielded that coroutine, not the task: it
+  // returned at once and the task went on. wait(-1) and wait(0/0) returned at once too, where
+  // the wait node's `wait: -1` and `wait: .nan` are load errors. A plain leaf's own coroutine
+  // was taken for a task, and a comparison inside table.sort in a task said the task was none.
+  LuaRt t;
+  t.write("wait.lua", R"LUA(local thicket = require("thicket")
+local L = {}
+local function at(ok, message) return (tostring(message):gsub("^.*/wait%.lua", "wait.lua")) end
+L.Inner = thicket.task(function()
+  coroutine.wrap(function() thicket.wait(1.0) end)()
+  return true
+end)
+L.Args = thicket.task(function()
+  thicket.log("@" .. at(pcall(function() return thicket.wait(-1) end)))
+  thicket.log("@" .. at(pcall(function() thicket.wait(0/0) end)))
+  thicket.log("@" .. at(pcall(function() thicket.wait("2") end)))
+  thicket.log("@" .. at(pcall(table.sort, {2, 1}, function(a, b) thicket.wait(1) return a < b end)))
+  thicket.wait(math.huge)  -- for ever, as `wait: .inf`
+  return true
+end)
+function L.Plain()
+  coroutine.wrap(function() thicket.wait(1.0) end)()
+  return true
+end
+return L
+)LUA");
+  auto inner = t.rt.spawn(t.load("tree: t\nleaves: [wait.lua]\nroot: {action: Inner}\n", "inner.yaml"));
+  CHECK(t.rt.tick(inner, 0.5) == Status::Failure);
+  CHECK(t.joined_log().find("/wait.lua:5: thicket.wait must be called from the task itself, not from a coroutine inside "
+                            "it (there it would pause only that coroutine, and the task would go on at once)") !=
+        std::string::npos);
+  auto args = t.rt.spawn(t.load("tree: t\nleaves: [wait.lua]\nroot: {action: Args}\n", "args.yaml"));
+  for (int i = 0; i < 3; ++i) CHECK(t.rt.tick(args, 0.5) == Status::Running);
+  CHECK(t.marks() == Lines{"wait.lua:9: bad argument #1 to 'wait' (seconds must not be negative, got -1)",
+                           "wait.lua:10: bad argument #1 to 'wait' (a number of seconds expected, got nan (not a number))",
+                           "wait.lua:11: bad argument #1 to 'wait' (number of seconds expected, got string)",
+                           "wait.lua:12: thicket.wait cannot wait here: it is called by a library function that cannot "
+                           "pause (a table.sort comparison, a string.gsub replacement); wait in the task's own code"});
+  auto plain = t.rt.spawn(t.load("tree: t\nleaves: [wait.lua]\nroot: {action: Plain}\n", "plain.yaml"));
+  CHECK(t.rt.tick(plain, 0.5) == Status::Failure);
+  const std::string log = t.joined_log();
+  INFO(log);
+  CHECK(log.find("/wait.lua:17: thicket.wait can only be called inside a thicket.task") != std::string::npos);
+  CHECK(t.rt.script_errors() == 2);
+}
+
 // SPEC 3.1: "tick k (k = 1, 2, ...) of a run happens at sim time (k-1) * dt". With dt 0.1 the
 // eleventh tick is at 10 * 0.1 == 1.0 exactly; a clock that sums dt gives 0.9999999999999999
 // there, and a leaf testing `thicket.time() >= 1.0` misses its moment.

@@ -173,7 +173,7 @@ return { W = thicket.task(function() helper() end) }
   t.rt.tick(a, 0.1);
   const std::string log = t.joined_log();
   INFO(log);
-  CHECK(log.find("w.lua:3: thicket.wait expects a number of seconds, got string") != std::string::npos);
+  CHECK(log.find("w.lua:3: bad argument #1 to 'wait' (number of seconds expected, got string)") != std::string::npos);
   CHECK(log.find("w.lua:3: in upvalue 'helper'") != std::string::npos);
   CHECK(log.find("[string") == std::string::npos);
   CHECK(log.find("(thicket)") == std::string::npos);
@@ -273,10 +273,129 @@ return L
 )LUA");
   auto a = t.rt.spawn(t.load("tree: t\nleaves: [mt.lua]\nroot: {action: A}\n"));
   CHECK(t.rt.tick(a, 0.1) == Status::Success);
-  CHECK(t.marks() == LogLines{"mt.lua:5: bad argument #1 to 'setmetatable' (table expected, got userdata)",
+  // (Lua's own names a userdata by its metatable's __name.)
+  CHECK(t.marks() == LogLines{"mt.lua:5: bad argument #1 to 'setmetatable' (table expected, got thicket.blackboard)",
                               "mt.lua:6: bad argument #2 to 'setmetatable' (nil or table expected, got number)",
                               "mt.lua:7: bad argument #2 to 'setmetatable' (nil or table expected, got no value)",
                               "mt.lua:8: cannot change a protected metatable", "7 nil"});
+}
+
+TEST_CASE("sandbox: the replaced library functions raise at the leaf's line, with the name it called them by") {
+  // xpcall, coroutine.wrap and close, setmetatable, rawset, collectgarbage, load and require
+  // were Lua functions of the sandbox, and thicket.defer one of the module: their errors named
+  // their own lines ("(thicket):14:") and the C functions they called ('xpcall_raw', 'create',
+  // 'base_require'), and a tail call to them took the leaf's frame away (no line at all). table.sort's argument errors, raised by the library's
+  // sort called from thicket's, had no line and the name '?'; os.time through pcall was
+  // '__os.time'.
+  LuaRuntime t;
+  t.write("args.lua", R"LUA(local thicket = require("thicket")
+local L = {}
+local function at(ok, message) return (tostring(message):gsub("^.*/args%.lua", "args.lua")) end
+function L.A()
+  -- Each is a tail call, in a function of its own.
+  thicket.log("@" .. at(pcall(function() return xpcall(print) end)))
+  thicket.log("@" .. at(pcall(function() return coroutine.wrap(5) end)))
+  thicket.log("@" .. at(pcall(function() return coroutine.close(coroutine.running()) end)))
+  thicket.log("@" .. at(pcall(function() return table.sort(5) end)))
+  thicket.log("@" .. at(pcall(function() return table.sort({}, 5) end)))
+  thicket.log("@" .. at(pcall(function() return thicket.defer(5) end)))
+  local done = coroutine.wrap(function() end)
+  done()
+  thicket.log("@" .. at(pcall(function() return done() end)))
+  local xp = xpcall
+  thicket.log("@" .. at(pcall(function() return xp(print) end)))
+  thicket.log("@" .. at(pcall(function() return setmetatable({}, {__gc = true}) end)))
+  thicket.log("@" .. at(pcall(function() return rawset({}) end)))
+  thicket.log("@" .. at(pcall(function() return collectgarbage("stop") end)))
+  thicket.log("@" .. at(pcall(function() return load({}) end)))
+  thicket.log("@" .. at(pcall(function() return require({}) end)))
+  -- Called through pcall, with no name at the call: the library's name, as Lua gives it.
+  thicket.log("@" .. at(pcall(os.time, 5)))
+  thicket.log("@" .. at(pcall(coroutine.wrap, 5)))
+  thicket.log("@" .. at(pcall(thicket.defer, 5)))
+  return true
+end
+function L.Tail()
+  return xpcall(print)
+end
+return L
+)LUA");
+  auto a = t.rt.spawn(t.load("tree: t\nleaves: [args.lua]\nroot: {action: A}\n"));
+  CHECK(t.rt.tick(a, 0.1) == Status::Success);
+  CHECK(t.marks() == LogLines{"args.lua:6: bad argument #2 to 'xpcall' (function expected, got no value)",
+                              "args.lua:7: bad argument #1 to 'wrap' (function expected, got number)",
+                              "args.lua:8: cannot close a running coroutine",
+                              "args.lua:9: bad argument #1 to 'sort' (table expected, got number)",
+                              "args.lua:10: bad argument #2 to 'sort' (function expected, got number)",
+                              "args.lua:11: bad argument #1 to 'defer' (function expected, got number)",
+                              "args.lua:14: cannot resume dead coroutine",
+                              "args.lua:16: bad argument #2 to 'xp' (function expected, got no value)",
+                              "args.lua:17: __gc metamethods are not allowed in leaf scripts (they would run outside "
+                              "any leaf call)",
+                              "args.lua:18: bad argument #2 to 'rawset' (value expected)",
+                              "args.lua:19: collectgarbage('stop') is not allowed in leaf scripts: the collector is "
+                              "shared by every mod's leaves (allowed: 'count', 'isrunning')",
+                              "args.lua:20: bad argument #1 to 'load' (function expected, got table)",
+                              "args.lua:21: bad argument #1 to 'require' (string expected, got table)",
+                              "bad argument #1 to 'os.time' (table expected, got number)",
+                              "bad argument #1 to 'coroutine.wrap' (function expected, got number)",
+                              "bad argument #1 to 'thicket.defer' (function expected, got number)"});
+  // The leaf's own frame is in the report's traceback.
+  auto tail = t.rt.spawn(t.load("tree: t\nleaves: [args.lua]\nroot: {action: Tail}\n", "tail.yaml"));
+  CHECK(t.rt.tick(tail, 0.1) == Status::Failure);
+  const std::string log = t.joined_log();
+  INFO(log);
+  CHECK(log.find("/args.lua:29: bad argument #2 to 'xpcall' (function expected, got no value)\n") != std::string::npos);
+  CHECK(log.find("/args.lua:29: in function <") != std::string::npos);
+  CHECK(log.find("(thicket)") == std::string::npos);
+}
+
+TEST_CASE("sandbox: a loop stopped inside an xpcall handler, a coroutine or a __close is named at its own line") {
+  // Stopped once, a call is stopped again at every instruction until it ends: each new stop
+  // named the line that ran next, so the message read "(thicket):15:" (the sandbox's xpcall,
+  // after the handler) or the line after a pcall, not the loop. A __close that looped while
+  // coroutine.close closed its coroutine was never stopped (the watchdog hooked the leaf's
+  // thread, not the coroutine's): the host hung.
+  thicket::RuntimeOptions o;
+  o.leaf_timeout = 0.05;
+  o.instruction_budget = 0;  // the time limit alone
+  LuaRuntime t(o);
+  t.write("stop.lua", R"LUA(local L = {}
+function L.Handler()
+  return xpcall(error, function(m)
+    while true do end
+  end, "x")
+end
+function L.Wrapped()
+  local f = coroutine.wrap(function()
+    while true do end
+  end)
+  local ok = pcall(f)
+  return ok
+end
+function L.Closing()
+  local co = coroutine.create(function()
+    local x <close> = setmetatable({}, {__close = function() while true do end end})
+    coroutine.yield()
+  end)
+  coroutine.resume(co)
+  pcall(coroutine.close, co)
+  return true
+end
+return L
+)LUA");
+  for (const char* leaf : {"Handler", "Wrapped", "Closing"}) {
+    auto a = t.rt.spawn(t.load(std::string("tree: t\nleaves: [stop.lua]\nroot: {action: ") + leaf + "}\n",
+                               std::string(leaf) + ".yaml"));
+    CHECK(t.rt.tick(a, 0.1) == Status::Failure);
+  }
+  const std::string log = t.joined_log();
+  INFO(log);
+  for (const char* line : {"/stop.lua:4: stopped after running", "/stop.lua:9: stopped after running",
+                           "/stop.lua:16: stopped after running"})
+    CHECK_MESSAGE(log.find(line) != std::string::npos, line);
+  CHECK(log.find("(thicket)") == std::string::npos);
+  CHECK(t.rt.script_errors() == 3);
 }
 
 TEST_CASE("sandbox: a module that is not found is reported at the line of its require") {
