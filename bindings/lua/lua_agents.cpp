@@ -1,5 +1,6 @@
 // The agent and blackboard objects leaves see (SPEC 6 and 7): agent.bb.key reads and writes,
 // typed; agent:send; each brain's blackboard metatable and each agent's Lua table.
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,7 @@ void LuaApi::push_wrong_type(lua_State* L, const BlackboardKey& key) {
   std::string value = clipped(std::string_view(text, len));
   lua_pop(L, 1);
   if (t == LUA_TSTRING) value = "'" + value + "'";
+  if (t == LUA_TNUMBER && std::isnan(lua_tonumber(L, 3))) value = "nan, not a number: 0/0?";  // Lua prints "-nan"
   std::string msg = "blackboard key '" + key.name + "' is declared " + std::string(value_type_name(key.type)) +
                     "; cannot set it to " +
                     (t == LUA_TNIL ? std::string("nil (a declared key always holds a value: set its default instead)")

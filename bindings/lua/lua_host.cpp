@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -53,7 +54,10 @@ void LuaHost::guard_hook(lua_State* L, lua_Debug*) {
     lua_pushfstring(L, "%s ran past its instruction budget (%I instructions) without returning or yielding "
                        "(an endless loop? a task lets time pass with coroutine.yield() or thicket.wait())",
                     h->guard_.limit_scale.load(std::memory_order_relaxed) > 1 ? "the file, while it loads," : "the leaf",
-                    static_cast<lua_Integer>(h->rt_.options.instruction_budget));
+                    // The budget it keeps: eighths of at least 1,000 (a budget of 1 said "1 instructions"
+                    // of a stop after ~8,000).
+                    static_cast<lua_Integer>(std::max<uint64_t>(h->rt_.options.instruction_budget,
+                                                                uint64_t(h->budget_slice_) * kBudgetSlices)));
     lua_concat(L, 2);
     lua_error(L);
   }
@@ -283,6 +287,7 @@ Status LuaHost::complain_status(int idx, const CallSite& at, const LeafDef& leaf
     const char* text = lua_tolstring(L_, idx, &len);
     got = "the text '" + clipped(std::string_view(text, len)) + "'" + hint;
   }
+  else if (t == LUA_TNUMBER && std::isnan(lua_tonumber(L_, idx))) got = "nan (not a number: 0/0?)";  // Lua prints "-nan"
   else if (t == LUA_TNUMBER) got = std::string("the number ") + lua_tostring(L_, idx);
   else got = std::string("a ") + luaL_typename(L_, idx);
   if (condition)

@@ -260,15 +260,17 @@ void SourceReader::read_leaves(const SourceRef& ref, const YAML::Node& leaves) {
     // run: a pipe nothing writes to would block the load for ever, and a device never ends.
     const PathKind kind = path_kind(path);
     if (kind != PathKind::File) {
+      // Names clipped: a 2 MB name printed 6 MB of message.
       if (kind == PathKind::Missing)
-        ref.error(item, "leaf file '" + item.Scalar() + "' not found (looked for " + path + ")" +
+        ref.error(item, "leaf file '" + clipped(item.Scalar(), 200) + "' not found (looked for " + clipped(path, 200) + ")" +
                             did_you_mean(fs::path(item.Scalar()).filename().string(), lua_files_beside(path)));
       else
-        ref.error(item, "leaf file '" + item.Scalar() + "' is not a plain file (" + path + " is " +
+        ref.error(item, "leaf file '" + clipped(item.Scalar(), 200) + "' is not a plain file (" + clipped(path, 200) + " is " +
                             (kind == PathKind::Folder ? "a folder" : kind == PathKind::Device ? "a device" : "a pipe or a socket") +
                             "); a leaf file is a Lua file");
       auto& failed = src_.failed_leaf_files;  // named once, however often it is listed
-      if (std::find(failed.begin(), failed.end(), item.Scalar()) == failed.end()) failed.push_back(item.Scalar());
+      if (std::find(failed.begin(), failed.end(), clipped(item.Scalar(), 200)) == failed.end())
+        failed.push_back(clipped(item.Scalar(), 200));  // (only named in messages)
       continue;
     }
     if (std::none_of(src_.leaf_files.begin(), src_.leaf_files.end(), [&](const std::string& f) { return same_file(f, path); }))

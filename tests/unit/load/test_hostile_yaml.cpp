@@ -436,3 +436,14 @@ TEST_CASE("merge keys: a quoted \"<<\" is an ordinary key") {
 }
 
 }  // namespace merge_keys_test
+
+TEST_CASE("a huge leaf file or leaf name is clipped in its message") {
+  // A 2 MB leaf file name printed 6 MB of message (the name, the path, the list of failed files).
+  const std::string file(100000, 'f'), leaf(100000, 'L');
+  Loaded r = load("tree: t\nleaves: [" + file + ".lua]\nroot: {action: " + leaf + "}\n");
+  CHECK_FALSE(r.ok);
+  CHECK(r.errors.find("leaf file 'fff") != std::string::npos);
+  CHECK(r.errors.find("(100004 bytes)") != std::string::npos);
+  CHECK(r.errors.find("unknown leaf 'LLL") != std::string::npos);
+  CHECK(r.errors.size() < 3000);
+}

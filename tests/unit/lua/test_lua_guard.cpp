@@ -161,6 +161,20 @@ TEST_CASE("guard: the instruction budget stops a spinning task on every tick and
   CHECK(t.joined_log().find("ran past its instruction budget (100000 instructions)") != std::string::npos);
 }
 
+TEST_CASE("guard: a budget under 8,000 instructions counts as 8,000, and the message says so") {
+  // The hook fires once an eighth of the budget, an eighth being at least 1,000 instructions:
+  // a budget of 10 let ~8,000 run and said "(10 instructions)".
+  thicket::RuntimeOptions o;
+  o.leaf_timeout = 0;
+  o.instruction_budget = 10;
+  LuaRuntime t(o);
+  t.write("run.lua", kRunaways);
+  auto a = t.rt.spawn(t.load(brain_with("TaskSpin")));
+  t.rt.tick(a, 0.1);
+  CHECK(t.rt.script_errors() == 1);
+  CHECK(t.joined_log().find("ran past its instruction budget (8000 instructions)") != std::string::npos);
+}
+
 TEST_CASE("guard: the budget's error names the line, and a file's own code while it loads") {
   thicket::RuntimeOptions o;
   o.leaf_timeout = 0;  // only the budget

@@ -398,6 +398,23 @@ return L
   CHECK(t.rt.script_errors() == 3);
 }
 
+TEST_CASE("sandbox: a NaN a leaf returns or writes is said as nan, not Lua's '-nan'") {
+  LuaRuntime t;
+  t.write("nan.lua", "local L = {}\nfunction L.Ret() return 0/0 end\nfunction L.Bb(agent) agent.bb.n = 0/0 end\nreturn L\n");
+  for (const char* leaf : {"Ret", "Bb"}) {
+    auto a = t.rt.spawn(t.load(std::string("tree: t\nleaves: [nan.lua]\nblackboard: {n: {type: integer, default: 0}}\nroot: {action: ") +
+                                   leaf + "}\n",
+                               std::string(leaf) + ".yaml"));
+    t.rt.tick(a, 0.1);
+  }
+  const std::string log = t.joined_log();
+  INFO(log);
+  CHECK(log.find("action 'Ret' returned nan (not a number: 0/0?); an action returns") != std::string::npos);
+  CHECK(log.find("/nan.lua:3: blackboard key 'n' is declared integer; cannot set it to a number (nan, not a number: 0/0?)") !=
+        std::string::npos);
+  CHECK(log.find("-nan") == std::string::npos);
+}
+
 TEST_CASE("sandbox: a module that is not found is reported at the line of its require") {
   // The per-file require is a wrapper in the sandbox's own Lua: the position named its line,
   // "(thicket):87:", not the script's.
