@@ -248,6 +248,12 @@ std::string TreeCompiler::read_name(const YAML::Node& params, const std::string&
     error(name, std::string("'name' must be text, got ") + describe_node(name));
     return {};
   }
+  // A name is an id in traces, dumps, dot and the log: no NUL (a "\0" escape put one in dot's
+  // output) and no line break (it split a log line in two).
+  if (name.Scalar().find_first_of(std::string("\0\n\r", 3)) != std::string::npos) {
+    error(name, "'name' must not hold a NUL character or a line break");
+    return {};
+  }
   return prefix + name.Scalar();
 }
 

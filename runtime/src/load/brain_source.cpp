@@ -250,6 +250,11 @@ void SourceReader::read_leaves(const SourceRef& ref, const YAML::Node& leaves) {
       ref.error(item, std::string("a leaf file must be a path (text), got ") + describe_node(item));
       continue;
     }
+    if (item.Scalar().find('\0') != std::string::npos) {  // "l.lua\0junk" quietly loaded l.lua
+      ref.error(item, "a leaf file's name holds a NUL character (a \\0 escape); a file name cannot");
+      src_.leaf_files_failed = true;
+      continue;
+    }
     if (item.Scalar().empty()) {  // said "leaf file '' not found (looked for )"
       ref.error(item, "a leaf file's name is empty; write the Lua file's path, e.g. leaves: [guard.lua]");
       src_.leaf_files_failed = true;  // its leaves are unknown for that reason, not for want of files
@@ -315,6 +320,10 @@ void SourceReader::read_imports(const SourceRef& ref, const YAML::Node& imports)
   for (const auto& item : imports) {
     if (!item.IsScalar()) {
       ref.error(item, std::string("an import must be a path (text), got ") + describe_node(item));
+      continue;
+    }
+    if (item.Scalar().find('\0') != std::string::npos) {  // the path would end at the NUL
+      ref.error(item, "an import's name holds a NUL character (a \\0 escape); a file name cannot");
       continue;
     }
     std::string path = relative_to(ref.src.files[ref.file].path, item.Scalar());
