@@ -143,8 +143,11 @@ std::optional<uint32_t> SourceReader::add_file(const std::string& text, const st
   SourceRef ref{src_, index, diags_};
   const YAML::Node d = src_.files[index].doc;  // a handle: files may grow below
   if (!d || d.IsNull()) {
+    // Only blank lines and comments, or nothing at all: said as it is (a file of comments is not "empty").
+    const bool blank = text.find_first_not_of(" \t\r\n") == std::string::npos;
     diags_.push_back({Severity::Error, path, 1, 1,
-                      "the file is empty; a brain file starts with 'tree: NAME', 'fsm: NAME' or 'machine: NAME'"});
+                      std::string(blank ? "the file is empty" : "the file holds no YAML value (only comments?)") +
+                          "; a brain file starts with 'tree: NAME', 'fsm: NAME' or 'machine: NAME'"});
     return std::nullopt;
   }
   if (!d.IsMap()) {

@@ -527,6 +527,27 @@ namespace {
 // The column (1-based) of the first tab among the leading blanks of line `line` (0-based) of
 // `text`, or 0. YAML indents with spaces only; given a tab there, yaml-cpp says "illegal map
 // value" or "illegal block entry", which names neither the tab nor where it is.
+// " (a key longer than 1024 characters? ...)" when line `line` (0-based) or the one before it
+// holds a run of 1024 or more characters without a ':' or ',': the parser takes no longer key
+// and says "illegal map value" or "end of map flow not found", nothing of the length.
+std::string long_key_hint(const std::string& text, int line) {
+  size_t from = 0;  // the start of the line before the error's
+  for (int k = 0; k < line - 1; ++k) {
+    from = text.find('\n', from);
+    if (from == std::string::npos) return {};
+    ++from;
+  }
+  size_t run = 0;
+  int lines = 0;
+  for (size_t i = from; i < text.size() && lines < 2; ++i) {
+    const char c = text[i];
+    if (c == '\n') ++lines;
+    run = (c == ':' || c == ',' || c == '\n' || c == '{' || c == '[') ? 0 : run + 1;
+    if (run >= 1024) return " (a key longer than 1024 characters? the YAML parser takes no longer key)";
+  }
+  return {};
+}
+
 int tab_in_indentation(const std::string& text, int line) {
   size_t at = 0;
   for (int k = 0; k < line; ++k) {
@@ -612,7 +633,8 @@ std::optional<YAML::Node> load_yaml_checked(const std::string& text, const std::
       diags.push_back({Severity::Error, path, e.mark.line + 1, tab,
                        "a tab in this line's indentation; YAML indents with spaces only (the parser: " + e.msg + ")"});
     else
-      diags.push_back({Severity::Error, path, e.mark.line + 1, e.mark.column + 1, "YAML syntax: " + e.msg});
+      diags.push_back({Severity::Error, path, e.mark.line + 1, e.mark.column + 1,
+                       "YAML syntax: " + e.msg + long_key_hint(text, e.mark.line)});
   } catch (const YAML::Exception& e) {
     diags.push_back({Severity::Error, path, 0, 0, std::string("YAML: ") + e.what()});
   }

@@ -447,3 +447,20 @@ TEST_CASE("a huge leaf file or leaf name is clipped in its message") {
   CHECK(r.errors.find("unknown leaf 'LLL") != std::string::npos);
   CHECK(r.errors.size() < 3000);
 }
+
+TEST_CASE("a key past the parser's 1024 characters is named as the likely cause; a file of comments is not called empty") {
+  // yaml-cpp takes no plain key longer than 1024 characters and says "illegal map value" (in a
+  // block mapping) or "end of map flow not found" (in a flow one), nothing of the length.
+  const std::string key(1100, 'A');
+  for (const std::string& yaml : {"tree: t\nroot:\n  " + key + ": 1\n", "tree: t\nroot: {" + key + ": 1}\n"}) {
+    Loaded r = load(yaml);
+    CHECK_FALSE(r.ok);
+    CHECK(r.errors.find("(a key longer than 1024 characters? the YAML parser takes no longer key)") != std::string::npos);
+  }
+  Loaded other = load("tree: t\nroot: {sequence: [{action: Work}\n\n");  // a syntax error of another cause
+  CHECK(other.errors.find("1024") == std::string::npos);
+  Loaded comments = load("# a brain to come\n# tree: t\n");
+  CHECK(comments.errors.find("error: the file holds no YAML value (only comments?)") != std::string::npos);
+  Loaded empty = load("\n  \n");
+  CHECK(empty.errors.find("error: the file is empty;") != std::string::npos);
+}
