@@ -39,13 +39,15 @@ uint32_t TreeCompiler::composite(NodeKind kind, const YAML::Node& v, const std::
   } else if (v.IsSequence()) {
     children_of(v, path, prefix, children, kind_name, 0);
   } else if (!params["children"]) {
-    error(v, kind_name + " needs 'children', a list of nodes" + (params.size() ? "" : "; got an empty mapping"));
+    if (!misspelt(params, "children"))  // (chidren: said as an unknown parameter, with the right name)
+      error(v, kind_name + " needs 'children', a list of nodes" + (params.size() ? "" : "; got an empty mapping"));
   } else {
     children_of(params["children"], path, prefix, children, "'children'", 0);
   }
   const YAML::Node& list = v.IsSequence() ? v : params["children"];
-  if (children.empty() && (!list || !list.IsSequence() || list.size() == 0) && kind != NodeKind::Filter)
-    error(list ? list : v, kind_name + " needs at least one child");
+  // (No list at all: "needs 'children'" above has said it, or the misspelt key's error.)
+  if (list && children.empty() && (!list.IsSequence() || list.size() == 0) && kind != NodeKind::Filter)
+    error(list, kind_name + " needs at least one child");
   if (kind == NodeKind::Filter && children.empty() && (params["conditions"] || params["do"]) &&
       (!params["do"] || (params["do"].IsSequence() && params["do"].size() == 0)) &&
       (!params["conditions"] || (params["conditions"].IsSequence() && params["conditions"].size() == 0)))

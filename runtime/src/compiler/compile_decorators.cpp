@@ -74,14 +74,14 @@ void TreeCompiler::decorator_params(NodeKind kind, const YAML::Node& v, uint32_t
   if (kind == NodeKind::Repeat || kind == NodeKind::Limit) {
     if (v["times"]) {
       if (auto t = read_times(v["times"])) p_.nodes[index].a = *t;
-    } else if (kind == NodeKind::Limit) {
+    } else if (kind == NodeKind::Limit && !misspelt(v, "times")) {
       error(v, "limit needs 'times', the number of starts allowed");
     }
   }
   if (kind == NodeKind::Timeout || kind == NodeKind::Cooldown) {
     if (v["seconds"]) {
       if (auto s = read_seconds(v["seconds"], "'seconds'")) p_.nodes[index].seconds = *s;
-    } else {
+    } else if (!misspelt(v, "seconds")) {
       error(v, kind_name + " needs 'seconds'");
     }
   }

@@ -50,7 +50,9 @@ uint32_t TreeCompiler::leaf(NodeKind kind, const YAML::Node& v, const std::strin
     if (v.IsMap()) {
       check_params(kind, v, kind_name);
       uint32_t index = emit(kind, v, path, read_name(v, prefix), "wait");
-      if (!v["seconds"]) error(v, "wait needs 'seconds'");
+      if (!v["seconds"]) {
+        if (!misspelt(v, "seconds")) error(v, "wait needs 'seconds'");
+      }
       else if (auto s = read_seconds(v["seconds"], "'seconds'")) p_.nodes[index].seconds = *s;
       p_.nodes[index].end = index + 1;
       return index;

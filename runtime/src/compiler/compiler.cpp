@@ -241,6 +241,14 @@ void TreeCompiler::check_params(NodeKind kind, const YAML::Node& params, const s
   }
 }
 
+bool TreeCompiler::misspelt(const YAML::Node& params, const std::string& wanted) {
+  if (!params.IsMap()) return false;
+  for (auto it = params.begin(); it != params.end(); ++it)
+    if (it->first.IsScalar() && it->first.Scalar() != wanted && closest_name(it->first.Scalar(), {wanted}) == wanted)
+      return true;
+  return false;
+}
+
 std::string TreeCompiler::read_name(const YAML::Node& params, const std::string& prefix) {
   const YAML::Node name = params["name"];
   if (!name) return {};

@@ -61,6 +61,9 @@ class TreeCompiler {
   uint32_t emit(NodeKind kind, const YAML::Node& at, const std::string& path, const std::string& name,
                 const std::string& label);
   void check_params(NodeKind kind, const YAML::Node& params, const std::string& kind_name);
+  // Whether the mapping has a key that is a misspelling of `wanted` (the unknown-parameter error
+  // says "did you mean 'wanted'?"): "needs 'wanted'" would say the same mistake twice.
+  static bool misspelt(const YAML::Node& params, const std::string& wanted);
   std::string read_name(const YAML::Node& params, const std::string& prefix);
   std::optional<double> read_seconds(const YAML::Node& s, const std::string& what);
   void children_of(const YAML::Node& list, const std::string& path, const std::string& prefix,
