@@ -8,18 +8,39 @@
 
 namespace thicket {
 
-size_t edit_distance(std::string_view a, std::string_view b) {
+namespace {
+// The characters of UTF-8 text (a byte that starts no sequence counts as one), ASCII letters in
+// lower case: an edit is one character, so 'Oké' is one edit from 'Ok', not two.
+std::u32string characters(std::string_view text) {
+  std::u32string out;
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 1;
+    char32_t cp = len == 1 ? c : c & (0x7F >> len);
+    size_t k = 1;
+    for (; k < len && i + k < text.size() && (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80; ++k)
+      cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    if (k < len) cp = c, k = 1;  // a cut sequence: its first byte alone
+    out.push_back(cp < 0x80 ? static_cast<char32_t>(std::tolower(static_cast<int>(cp))) : cp);
+    i += k;
+  }
+  return out;
+}
+}  // namespace
+
+size_t edit_distance(std::string_view a_text, std::string_view b_text) {
+  const std::u32string a = characters(a_text), b = characters(b_text);
   // Three rows of the table (the swap of neighbours looks two rows back), not the whole of it.
   const size_t n = a.size(), m = b.size();
   std::vector<size_t> two_up(m + 1), up(m + 1), row(m + 1);
   for (size_t j = 0; j <= m; ++j) up[j] = j;
-  auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  // (ASCII letters are in lower case: characters() made them so)
   for (size_t i = 1; i <= n; ++i) {
     row[0] = i;
     for (size_t j = 1; j <= m; ++j) {
-      size_t cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
+      size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
       row[j] = std::min({up[j] + 1, row[j - 1] + 1, up[j - 1] + cost});
-      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) && lower(a[i - 2]) == lower(b[j - 1]))
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
         row[j] = std::min(row[j], two_up[j - 2] + 1);
     }
     std::swap(two_up, up);
@@ -41,7 +62,7 @@ std::string closest_name(std::string_view word, const std::vector<std::string>& 
     }
   }
   // A typo is a small share of the word: 1 edit for short names, about a third for long.
-  size_t limit = std::max<size_t>(1, std::max(word.size(), best.size()) / 3);
+  size_t limit = std::max<size_t>(1, std::max(characters(word).size(), characters(best).size()) / 3);
   if (best.empty() || best_d > limit || best == word) return {};
   return best;
 }

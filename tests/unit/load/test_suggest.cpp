@@ -22,6 +22,12 @@ TEST_CASE("suggestions: near misses, and none for a huge word") {
   CHECK(edit_distance("ab", "ba") == 1);  // a swap of neighbours is one edit
   CHECK(edit_distance("kitten", "sitting") == 3);
   CHECK(edit_distance("", "abc") == 3);
+  // Characters, not bytes: "é" (two bytes) is one edit, so 'Oké' is a typo of 'Ok' (it was two
+  // edits, past a short name's one).
+  CHECK(edit_distance("Ok\xC3\xA9", "Ok") == 1);
+  CHECK(edit_distance("\xC3\xA9t\xC3\xA9", "\xC3\xA9t\xC3\xA8") == 1);
+  CHECK(closest_name("Ok\xC3\xA9", {"Ok", "Cond"}) == "Ok");
+  CHECK(edit_distance("a\xC3", "a") == 1);  // a cut sequence: its byte counts as one character
   // 10 MB: answered at once, no suggestion (was one heap row per byte: gigabytes).
   const std::string huge(10'000'000, 's');
   CHECK(closest_name(huge, statuses).empty());
