@@ -80,7 +80,7 @@ class Lexer {
         return std::move(tokens_);
       }
       char c = src_[pos_];
-      if (is_ident_start(c)) word();
+      if (is_ident_start(c) || letters_past_ascii()) word();
       else if (is_digit(c) || (c == '.' && is_digit(peek(1)))) number();
       else if (c == '"' || c == '\'') string();
       else punctuation();
@@ -89,6 +89,13 @@ class Lexer {
 
  private:
   char peek(size_t ahead) const { return pos_ + ahead < src_.size() ? src_[pos_ + ahead] : '\0'; }
+  // Bytes past ASCII that run into a name's characters ('élan'): read as a word (one error), not
+  // a character on its own ('→': an unexpected character).
+  bool letters_past_ascii() const {
+    size_t end = pos_;
+    while (end < src_.size() && static_cast<unsigned char>(src_[end]) >= 0x80) ++end;
+    return end > pos_ && end < src_.size() && is_ident_char(src_[end]);
+  }
 
   void push(Tok kind, size_t begin, size_t size) {
     tokens_.push_back(Token{kind, static_cast<uint32_t>(begin), static_cast<uint32_t>(size), 0, {}});
@@ -100,8 +107,16 @@ class Lexer {
 
   void word() {
     size_t end = pos_;
-    while (end < src_.size() && is_ident_char(src_[end])) ++end;
+    bool ascii = true;  // a word with letters past ASCII ('héllo') is one error, not 'h' and 'é'
+    while (end < src_.size() && (is_ident_char(src_[end]) || static_cast<unsigned char>(src_[end]) >= 0x80)) {
+      ascii = ascii && static_cast<unsigned char>(src_[end]) < 0x80;
+      ++end;
+    }
     std::string_view w = src_.substr(pos_, end - pos_);
+    if (!ascii) {
+      error(pos_, "'" + std::string(w) + "' is no blackboard key: a key's name is ASCII letters, digits and _");
+      return push(Tok::Bad, pos_, end - pos_);
+    }
     Tok kind = Tok::Key;
     for (const Keyword& k : kKeywords)
       if (k.word == w) kind = k.kind;
