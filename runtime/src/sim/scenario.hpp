@@ -73,6 +73,7 @@ struct AgentGroup {
   std::string team;                     // one of ScenarioSpec::teams
   uint32_t count = 1;
   std::string brain;                    // brain file path, resolved relative to the scenario file
+  int brain_line = 0, brain_column = 0;  // where its `brain:` value is, for a brain that does not load
   SpawnArea spawn;
   int spawn_line = 0, spawn_column = 0;  // where `spawn:` is, for errors found when the run is made
   world::Vehicle vehicle;               // mass, max_speed, max_force, radius

@@ -164,7 +164,11 @@ void ScenarioReader::read_team(const Field& team, AgentGroup& group, const Scena
 }
 
 void ScenarioReader::read_brain(const Field& brain, AgentGroup& group) {
-  if (auto path = file_beside(brain, "a brain file", "brain file", {".yaml", ".yml"})) group.brain = *path;
+  if (auto path = file_beside(brain, "a brain file", "brain file", {".yaml", ".yml"})) {
+    group.brain = *path;
+    group.brain_line = brain.value.Mark().line + 1;
+    group.brain_column = brain.value.Mark().column + 1;
+  }
 }
 
 void ScenarioReader::read_spawn(const Field& spawn, SpawnArea& area, const ScenarioSpec& spec, const std::string& where) {

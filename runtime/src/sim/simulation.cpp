@@ -142,6 +142,8 @@ void check_groups_of_failed_load(const ScenarioSpec& partial, std::vector<Diagno
     copy.name = g.name;
     copy.team = "t";
     copy.brain = g.brain;
+    copy.brain_line = g.brain_line;  // (a brain that does not load is said at its group's line)
+    copy.brain_column = g.brain_column;
     copy.spawn.centre = (s.bounds.min + s.bounds.max) * 0.5;
     return copy;
   };
@@ -227,7 +229,9 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
       auto brain = worker->rt->load_file(group.brain, brain_diags);
       if (w == 0) diags.insert(diags.end(), brain_diags.begin(), brain_diags.end());
       if (!brain) {
-        if (w == 0) diags.push_back({Severity::Error, spec.path, 0, 0, "group '" + group.name + "': its brain " + group.brain + " failed to load"});
+        if (w == 0)  // at the group's `brain:` (0:0 for a spec built in code)
+          diags.push_back({Severity::Error, spec.path, group.brain_line, group.brain_column,
+                           "group '" + group.name + "': its brain " + group.brain + " failed to load"});
         return nullptr;
       }
       worker->brains.push_back(*brain);
