@@ -102,7 +102,9 @@ cp "$good" "$dir/flip.snap"
 printf '\x5a' | dd of="$dir/flip.snap" bs=1 seek=$((size / 3)) conv=notrunc 2>/dev/null
 refuse "a flipped byte" "$dir/flip.snap" "corrupt"
 { printf 'NOTASNAP'; tail -c +9 "$good"; } > "$dir/magic.snap"
-refuse "wrong magic" "$dir/magic.snap" "not a thicket checkpoint"
+refuse "wrong magic" "$dir/magic.snap" "not a thicket checkpoint: it does not start as one; --resume takes the file"
+# The scenario given to --resume (a likely slip): said as text, in the user's words ("magic" said nothing).
+refuse "the scenario itself" "$skirmish" "not a thicket checkpoint: it is text (a scenario or brain file?)"
 cp "$good" "$dir/newer.snap"
 printf '\x63' | dd of="$dir/newer.snap" bs=1 seek=8 conv=notrunc 2>/dev/null
 refuse "a newer format" "$dir/newer.snap" "checkpoint format version 99 is newer"

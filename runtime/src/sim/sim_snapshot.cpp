@@ -363,7 +363,12 @@ bool Simulation::restore_brains(SnapshotReader& in, const std::string& name, std
 
 std::optional<SnapshotInfo> Simulation::read_header(std::string_view bytes, std::string& error) {
   if (bytes.size() < 8 || bytes.substr(0, 8) != std::string_view(kCheckpointMagic, 8)) {
-    error = "not a thicket checkpoint (it does not start with the checkpoint magic)";
+    // Said in the user's words ("magic" said nothing): most often the scenario itself was given.
+    const bool text = !bytes.empty() && std::all_of(bytes.begin(), bytes.begin() + std::min<size_t>(bytes.size(), 64), [](char c) {
+      return c == '\n' || c == '\r' || c == '\t' || static_cast<unsigned char>(c) >= 0x20;
+    });
+    error = std::string("not a thicket checkpoint: ") + (text ? "it is text (a scenario or brain file?)" : "it does not start as one") +
+            "; --resume takes the file a run's --checkpoint FILE wrote";
     return std::nullopt;
   }
   if (bytes.size() < kPrefix) {
