@@ -411,7 +411,7 @@ TEST_CASE("expr: syntax errors") {
   CHECK(b.errors("health < 30 \xE2\x82\xAC") == "12: unexpected character '\xE2\x82\xAC'\n");
   // A word with letters past ASCII is one error (it was "unknown key 'h'" and "unexpected
   // character" after it); a symbol past ASCII on its own is still a character.
-  CHECK(b.errors("h\xC3\xA9alth < 30") == "0: 'h\xC3\xA9alth' is no blackboard key: a key's name is ASCII letters, digits and _\n");
+  CHECK(b.errors("h\xC3\xA9" "alth < 30") == "0: 'h\xC3\xA9" "alth' is no blackboard key: a key's name is ASCII letters, digits and _\n");
   CHECK(b.errors("health < 30 or \xC3\xA9lan") == "15: '\xC3\xA9lan' is no blackboard key: a key's name is ASCII letters, digits and _\n");
   CHECK(b.errors("mood == \"calm") == "8: unterminated string (no closing \")\n");
   CHECK(b.errors("mood == 'calm\\'") == "8: unterminated string (no closing ')\n");
