@@ -76,9 +76,11 @@ int LuaApi::random(lua_State* L) {
       lua_pushinteger(L, static_cast<lua_Integer>(rng->next()));
       return 1;
     }
-  } else {
+  } else if (n == 2) {
     lo = luaL_checkinteger(L, 1);
     hi = luaL_checkinteger(L, 2);
+  } else {
+    return luaL_error(L, "wrong number of arguments");  // as Lua 5.4's math.random (a third was ignored)
   }
   luaL_argcheck(L, lo <= hi, n == 1 ? 1 : 2, "interval is empty");
   lua_pushinteger(L, rng->range(lo, hi));

@@ -13,7 +13,7 @@ namespace thicket {
 bool TreeCompiler::resolve_leaf(const YAML::Node& at, const std::string& name, bool is_condition) {
   auto it = leaves_.find(name);
   if (it == leaves_.end()) {
-    std::string msg = "unknown leaf '" + clipped(name, 200) + "'" + did_you_mean(name, leaf_names_);
+    std::string msg = "unknown leaf '" + shown_name(name) + "'" + did_you_mean(name, leaf_names_);
     if (!src_.failed_leaf_files.empty())
     {
       const auto& files = src_.failed_leaf_files;

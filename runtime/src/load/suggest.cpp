@@ -79,6 +79,24 @@ std::string clipped(std::string_view text, size_t max) {
   return std::string(text.substr(0, cut)) + "... (" + std::to_string(text.size()) + " bytes)";
 }
 
+std::string shown_name(std::string_view name, size_t max) {
+  std::string out;
+  for (char c : clipped(name, max)) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\r') out += "\\r";
+    else if (u < 0x20 || u == 0x7F) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02X", u);
+      out += hex;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string byte_size(size_t bytes) {
   auto in = [&](unsigned shift, const char* unit) {
     const size_t whole = bytes >> shift, rest = bytes - (whole << shift);

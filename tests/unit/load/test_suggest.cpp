@@ -37,6 +37,15 @@ TEST_CASE("suggestions: near misses, and none for a huge word") {
         std::string(kMaxSuggested - 1, 'x'));
 }
 
+TEST_CASE("shown_name: a name's control characters are escapes, so a message stays one line") {
+  // (unknown leaf 'Ok<line break>' split the message in two)
+  CHECK(shown_name("Ok") == "Ok");
+  CHECK(shown_name("Ok\n") == "Ok\\n");
+  CHECK(shown_name("a\tb\x01\x7F") == "a\\tb\\x01\\x7F");
+  CHECK(shown_name("caf\xC3\xA9") == "caf\xC3\xA9");  // letters past ASCII stay as they are
+  CHECK(shown_name(std::string(1000, 'n')).size() < 260);
+}
+
 TEST_CASE("clipped: short texts whole, long ones cut with their size, never inside a UTF-8 sequence") {
   CHECK(clipped("success") == "success");
   CHECK(clipped(std::string(80, 'a')) == std::string(80, 'a'));

@@ -477,6 +477,21 @@ TEST_CASE("lua: math.random continues the same stream as thicket.random") {
   CHECK(x == y);
 }
 
+TEST_CASE("lua: math.random and thicket.random refuse a third argument, as Lua 5.4 does") {
+  // (It was ignored: math.random(1, 2, 3) drew from 1..2 without a word.)
+  LuaRt t;
+  t.write("r3.lua", "local thicket = require('thicket')\nlocal L = {}\nfunction L.M() return math.random(1, 2, 3) end\nfunction L.T() return thicket.random(1, 2, 3) end\nreturn L\n");
+  for (const char* leaf : {"M", "T"}) {
+    auto a = t.rt.spawn(t.load(std::string("tree: r\nleaves: [r3.lua]\nroot: {action: ") + leaf + "}\n", std::string(leaf) + ".yaml"));
+    t.rt.tick(a, 0.5);
+  }
+  CHECK(t.rt.script_errors() == 2);
+  const std::string log = t.joined_log();
+  INFO(log);
+  CHECK(log.find("r3.lua:3: wrong number of arguments") != std::string::npos);
+  CHECK(log.find("r3.lua:4: wrong number of arguments") != std::string::npos);
+}
+
 TEST_CASE("lua: print writes to standard output") {
   LuaRt t;
   t.write("p.lua", R"LUA(
