@@ -274,7 +274,10 @@ void SourceReader::read_leaves(const SourceRef& ref, const YAML::Node& leaves) {
                             did_you_mean(fs::path(item.Scalar()).filename().string(), lua_files_beside(path)));
       else
         ref.error(item, "leaf file '" + clipped(item.Scalar(), 200) + "' is not a plain file (" + clipped(path, 200) + " is " +
-                            (kind == PathKind::Folder ? "a folder" : kind == PathKind::Device ? "a device" : "a pipe or a socket") +
+                            (kind == PathKind::Folder   ? "a folder"
+                             : kind == PathKind::Device ? "a device"
+                             : kind == PathKind::Loop   ? "a symbolic link that leads round in a loop"
+                                                        : "a pipe or a socket") +
                             "); a leaf file is a Lua file");
       auto& failed = src_.failed_leaf_files;  // named once, however often it is listed
       if (std::find(failed.begin(), failed.end(), clipped(item.Scalar(), 200)) == failed.end())

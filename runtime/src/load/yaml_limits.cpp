@@ -417,6 +417,7 @@ void find_duplicate_keys(const std::string& text, const std::string& path, std::
 PathKind path_kind(const std::string& path) {
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
+  if (ec == std::errc::too_many_symbolic_link_levels) return PathKind::Loop;  // (it was "no such file")
   if (ec || !fs::exists(st)) return PathKind::Missing;
   if (fs::is_directory(st)) return PathKind::Folder;
   if (fs::is_character_file(st) || fs::is_block_file(st)) return PathKind::Device;
@@ -432,6 +433,7 @@ const char* not_plain_file(const std::string& path, bool missing_ok) {
     // one, the editor's check); and each file is read more than once (what kind of file, then
     // the load, then the schema), which a pipe cannot give.
     case PathKind::Other: return "not a plain file (a pipe or a socket)";
+    case PathKind::Loop: return "a symbolic link that leads round in a loop (to itself, or through others back to itself)";
     case PathKind::File: break;
   }
   return "";

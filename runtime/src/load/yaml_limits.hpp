@@ -29,7 +29,7 @@ inline constexpr const char* kRecordLineTooLong =
 
 // What stands at a path a file is read from: a regular file, nothing, a folder, a device (which
 // would never end: /dev/zero), or something else (a socket, a pipe).
-enum class PathKind { File, Missing, Folder, Device, Other };
+enum class PathKind { File, Missing, Folder, Device, Other, Loop };  // Loop: symbolic links that lead round
 PathKind path_kind(const std::string& path);
 // Why a path is no plain file to read ("no such file", "a folder, not a file", "a device, not
 // a file", "not a plain file (a pipe or a socket)"), or "" when it is one: for every reader of

@@ -99,6 +99,7 @@ std::string not_a_file(const std::string& path) {
     case PathKind::Missing: return "not found";
     case PathKind::Folder: return "is a folder, not a file";
     case PathKind::Device: return "cannot be read: a device, not a file";
+    case PathKind::Loop: return "cannot be read: a symbolic link that leads round in a loop";
     case PathKind::Other: break;
   }
   return "is not a regular file";

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -463,4 +464,22 @@ TEST_CASE("a key past the parser's 1024 characters is named as the likely cause;
   CHECK(comments.errors.find("error: the file holds no YAML value (only comments?)") != std::string::npos);
   Loaded empty = load("\n  \n");
   CHECK(empty.errors.find("error: the file is empty;") != std::string::npos);
+}
+
+TEST_CASE("a symbolic link that leads round in a loop is said so, not 'not found'") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("thicket_link_loop_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::create_symlink("b.lua", dir / "a.lua");
+  fs::create_symlink("a.lua", dir / "b.lua");
+  Runtime rt;
+  std::vector<Diagnostic> d;
+  CHECK_FALSE(rt.load_string("tree: t\nleaves: [a.lua]\nimport: [b.lua]\nroot: {wait: 1}\n", (dir / "t.yaml").string(), d));
+  const std::string errors = all(d);
+  INFO(errors);
+  CHECK(errors.find("a.lua is a symbolic link that leads round in a loop") != std::string::npos);
+  CHECK(errors.find("b.lua': a symbolic link that leads round in a loop") != std::string::npos);
+  CHECK(errors.find("not found") == std::string::npos);
+  fs::remove_all(dir);
 }
