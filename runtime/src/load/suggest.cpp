@@ -83,7 +83,8 @@ std::string shown_name(std::string_view name, size_t max) {
   std::string out;
   for (char c : clipped(name, max)) {
     const auto u = static_cast<unsigned char>(c);
-    if (c == '\n') out += "\\n";
+    if (c == '\0') out += "\\0";  // as the C API writes a NUL in its texts
+    else if (c == '\n') out += "\\n";
     else if (c == '\t') out += "\\t";
     else if (c == '\r') out += "\\r";
     else if (u < 0x20 || u == 0x7F) {

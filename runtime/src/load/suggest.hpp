@@ -21,7 +21,7 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
 // cutting a UTF-8 sequence) and "... (N bytes)", so that a huge value makes a short message.
 std::string clipped(std::string_view text, size_t max = 80);
 // A name as a one-line message shows it: clipped, its control characters written as escapes
-// (\n, \t, \x01), so a name with a line break cannot split the message or hide in it.
+// (\n, \t, \0, \x01), so a name with a line break cannot split the message or hide in it.
 std::string shown_name(std::string_view name, size_t max = 200);
 
 // The names of the files beside `path` (in its folder) whose names end with one of

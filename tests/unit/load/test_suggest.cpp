@@ -42,6 +42,7 @@ TEST_CASE("shown_name: a name's control characters are escapes, so a message sta
   CHECK(shown_name("Ok") == "Ok");
   CHECK(shown_name("Ok\n") == "Ok\\n");
   CHECK(shown_name("a\tb\x01\x7F") == "a\\tb\\x01\\x7F");
+  CHECK(shown_name(std::string("L\0x", 3)) == "L\\0x");  // as the C API writes a NUL
   CHECK(shown_name("caf\xC3\xA9") == "caf\xC3\xA9");  // letters past ASCII stay as they are
   CHECK(shown_name(std::string(1000, 'n')).size() < 260);
 }
