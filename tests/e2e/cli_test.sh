@@ -418,6 +418,12 @@ if command -v script >/dev/null 2>&1; then
   draws=$(tr '\r' '\n' < "$dir/progress.out" | grep -c '] [0-9]*/200000 ticks')
   [[ $draws -ge 100 && $draws -le 1001 ]] && grep -q '200000/200000 ticks' "$dir/progress.out" && ok ||
     bad "the progress bar was drawn $draws times over 200,000 ticks (at most ~1,000, the last at 200000)"
+  # A scenario's bar likewise (it was redrawn every 16 ticks: 2,500 times here).
+  printf 'scenario: s\nseed: 1\nticks: 40000\ndt: 0.1\nworld: {size: [20, 20]}\nteams: [a]\ngroups:\n  - {name: g, team: a, count: 1, brain: progress.yaml, spawn: {centre: [5, 5], radius: 1}}\n' > "$dir/progress_s.yaml"
+  script -qec "'$thicket' run '$dir/progress_s.yaml'" /dev/null > "$dir/progress_s.out" 2>&1
+  draws=$(tr '\r' '\n' < "$dir/progress_s.out" | grep -c '] [0-9]*/40000 ticks')
+  [[ $draws -ge 100 && $draws -le 1001 ]] && grep -q '40000/40000 ticks' "$dir/progress_s.out" && ok ||
+    bad "a scenario's progress bar was drawn $draws times over 40,000 ticks (at most ~1,000, the last at 40000)"
 fi
 
 echo "cli: $pass passed, $fail failed"
