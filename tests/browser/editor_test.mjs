@@ -467,6 +467,22 @@ async function guard() {
   await page.click('#undo');
   c = await settled(page);
   check(await pageText(page) === afterParam && await ta.inputValue() === afterParam, 'undo takes the typed change back');
+  // Keys typed there are not parsed one by one (a 2,000-node file took ~150 ms a key, 30,000
+  // nodes over a second): the text is parsed when read, once the check of the text that stood
+  // still is applied. So no more parses while typing than checks applied meanwhile.
+  const counts = () => page.evaluate(() => [window.thicketEditor.parses, window.thicketEditor.checksApplied]);
+  await ta.focus();
+  await page.evaluate(() => { const t = document.getElementById('yaml-text'); t.setSelectionRange(t.value.length, t.value.length); });
+  const [parses0, checks0] = await counts();
+  await page.keyboard.type('# typed, key by key');
+  const [parses1, checks1] = await counts();
+  check(parses1 - parses0 <= checks1 - checks0, `typing 19 keys in the YAML panel parses the text only for the checks applied meanwhile (${parses1 - parses0} parses, ${checks1 - checks0} checks)`);
+  c = await settled(page);
+  check(c.ok && await pageText(page) === afterParam + '# typed, key by key' && String(await page.evaluate(() => window.thicketEditor.doc.comment)).includes('typed, key by key'),
+        'and once it stands still, the document the page reads is the typed text');
+  await page.click('#undo');
+  c = await settled(page);
+  check(await pageText(page) === afterParam, 'undo takes the typing back in one step');
   // a node kind misspelt there: its error at that node (it no longer resolves as a monitor, so
   // the error went to its parent), and the root's at the root (it went to no node)
   for (const [from, to, node] of [['- monitor:', '- monitr:', 'fight'], ['active_selector:', 'active_selecto:', 'root']]) {
