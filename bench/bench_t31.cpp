@@ -1067,13 +1067,15 @@ int main(int argc, char** argv) {
     w.run(std::stoi(argv[3]));
     return 0;
   }
-  // `bench_t31 --alone native|object-graph N T`: one world alone (thicket's native leaves, or
-  // baseline A, seed000's object graph), N agents, T ticks (for profilers).
+  // `bench_t31 --alone native|native-batch|object-graph N T`: one world alone (thicket's native
+  // leaves, the same agent_local, or baseline A, seed000's object graph), N agents, T ticks
+  // (for profilers).
   if (argc == 5 && std::string(argv[1]) == "--alone") {
     const std::string which = argv[2];
     const size_t n = std::stoul(argv[3]);
     const int ticks = std::stoi(argv[4]);
     if (which == "native") ThicketWorld(n, nullptr, "").run(ticks);
+    else if (which == "native-batch") ThicketWorld(n, nullptr, "", false, true).run(ticks);
     else if (which == "object-graph") seed::World(n, nullptr, std::false_type{}).run(ticks);
     else return 64;
     return 0;
