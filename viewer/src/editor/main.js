@@ -971,10 +971,13 @@ function runGone() {
 // The run names brain files as it was given them: the same file as ours if the paths are
 // equal, or else if they end the same (a relative path, another working directory).
 // The name this file gives its brain (tree:, fsm: or machine:), or null when it gives none yet.
+// Read from the document as last parsed: the polls must not parse the text at every poll while
+// the user types in the YAML panel (setDoc).
 function ourBrainName() {
-  if (!S.doc || !isMap(S.doc.contents)) return null;
-  const kind = ['tree', 'fsm', 'machine'].find(k => S.doc.contents.has(k));
-  const value = kind ? S.doc.contents.get(kind) : null;
+  const doc = parsed.doc || S.doc;
+  if (!doc || !isMap(doc.contents)) return null;
+  const kind = ['tree', 'fsm', 'machine'].find(k => doc.contents.has(k));
+  const value = kind ? doc.contents.get(kind) : null;
   return typeof value === 'string' ? value : null;
 }
 function sameBrainFile(file) {
