@@ -254,6 +254,7 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
   bool ok = true;
   const DeclLines decl(path);
   const size_t leaves_before = out.size();
+  const size_t diags_before = diags.size();
   lua_pushnil(L_);
   while (lua_next(L_, -2)) {
     if (lua_type(L_, -2) != LUA_TSTRING) {
@@ -262,6 +263,7 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
     }
     LeafDef def;
     def.name = lua_tostring(L_, -2);
+    const size_t diags_before_leaf = diags.size();  // this leaf's errors come after
     def.file = path;
     const int leaf_line = first_line(L_, -1);
     // Where the leaf is named (its key), near its first function; a part of it by its word.
@@ -336,7 +338,7 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
           diags.push_back({Severity::Error, path, leaf_at.line, leaf_at.column, "leaf '" + def.name + "' has both 'fn' and hooks; give fn (a function or a task) or start/tick/stop hooks"});
           ok = false;
         }
-      } else if (def.tick == LUA_NOREF && ok) {
+      } else if (def.tick == LUA_NOREF && diags.size() == diags_before_leaf) {  // not after a misspelt hook's error
         diags.push_back({Severity::Error, path, leaf_at.line, leaf_at.column, "leaf '" + def.name + "' is a hook table without 'tick'; give it tick = function(agent, args, mem) ... end (or fn = function(agent, args) ... end)"});
         ok = false;
       }
@@ -355,6 +357,12 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
     out.push_back(std::move(def));
     lua_pop(L_, 1);
   }
+  // The leaves were visited in the table's order, which changes from run to run: the errors are
+  // said in the file's order (by line and column), the same each time.
+  std::stable_sort(diags.begin() + static_cast<std::ptrdiff_t>(diags_before), diags.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) {
+                     return a.line != b.line ? a.line < b.line : a.column < b.column;
+                   });
   if (ok && out.size() == leaves_before && lua_getmetatable(L_, -1)) {
     // setmetatable({}, {__index = ...}): the leaves are read from the table's own fields (as
     // pairs would list them without __pairs), so this file's are nowhere to be found.
