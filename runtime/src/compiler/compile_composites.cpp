@@ -108,18 +108,30 @@ void TreeCompiler::read_weights(const YAML::Node& w, size_t count) {
     return;
   }
   if (w.size() != count) {
-    error(w, "'weights' has " + std::to_string(w.size()) + " entries but there are " + std::to_string(count) + " children");
+    auto many = [](size_t n, const char* one, const char* more) { return std::to_string(n) + " " + (n == 1 ? one : more); };
+    error(w, "'weights' has " + many(w.size(), "entry", "entries") + " but there " + (count == 1 ? "is " : "are ") +
+                 many(count, "child", "children"));
     return;
   }
   size_t base = p_.child_index.size() - count, i = 0;
+  bool all = true;
+  double sum = 0;
   for (const auto& item : w) {
     auto v = yaml_number(item);
-    if (!v || !(*v > 0) || std::isinf(*v))
+    if (!v || !(*v > 0) || std::isinf(*v)) {
       error(item, std::string("a weight must be a number > 0, got ") + (item.IsScalar() ? item.Scalar() : describe_node(item)));
-    else
+      all = false;
+    } else {
       p_.weights[base + i] = *v;
+      sum += *v;
+    }
     ++i;
   }
+  // The draw takes a share of the sum: a sum past the largest double (inf) would draw the
+  // same order every time, silently.
+  if (all && std::isinf(sum))
+    error(w, "the weights add up to more than the largest number (about 1.8e308); only their ratios count: "
+             "divide them all by the same number");
 }
 
 }  // namespace thicket

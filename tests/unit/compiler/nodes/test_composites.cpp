@@ -373,3 +373,26 @@ root:
   }
   CHECK(c_first / double(n) == doctest::Approx(0.8).epsilon(0.04));
 }
+
+TEST_CASE("nodes: weights that add up past the largest double are refused (the draw took a share of inf)") {
+  auto errors_of = [](const std::string& weights, int children) {
+    Bt t;
+    std::string kids;
+    for (int k = 0; k < children; ++k) {
+      t.act("a" + std::to_string(k), "S");
+      kids += std::string(k ? ", " : "") + "{action: a" + std::to_string(k) + "}";
+    }
+    std::vector<thicket::Diagnostic> d;
+    t.rt.load_string("tree: w\nroot:\n  random_sequence:\n    weights: " + weights + "\n    children: [" + kids + "]\n",
+                     "w.yaml", d);
+    std::string all;
+    for (const auto& x : d) all += thicket::format_diagnostic(x) + "\n";
+    return all;
+  };
+  CHECK(errors_of("[1e308, 1e308, 1]", 3) ==
+        "w.yaml:4:14: error: the weights add up to more than the largest number (about 1.8e308); only their ratios "
+        "count: divide them all by the same number\n");
+  CHECK(errors_of("[1e308, 1e307, 1]", 3) == "");  // the largest sums that stay finite are fine
+  CHECK(errors_of("[1, 2]", 1) == "w.yaml:4:14: error: 'weights' has 2 entries but there is 1 child\n");
+  CHECK(errors_of("[1]", 2) == "w.yaml:4:14: error: 'weights' has 1 entry but there are 2 children\n");
+}
