@@ -22,6 +22,10 @@ void SourceRef::error(const YAML::Node& at, const std::string& message) const {
   if (at) {
     d.line = at.Mark().line + 1;
     d.column = at.Mark().column + 1;
+    if (at.IsNull() && at.Mark().pos >= 0) {
+      const auto text = src.texts.find(d.file);
+      if (text != src.texts.end()) empty_value_at(text->second, static_cast<size_t>(at.Mark().pos), d.line, d.column);
+    }
   }
   d.message = message;
   diags.push_back(std::move(d));
@@ -371,9 +375,13 @@ std::optional<BrainSource> parse_brain_text(const std::string& text, const std::
 
 std::string format_diagnostic(const Diagnostic& d) {
   std::string out = d.file;
-  if (d.line > 0) {
-    out += ":" + std::to_string(d.line);
-    if (d.column > 0) out += ":" + std::to_string(d.column);
+  if (d.line > 0) {  // appended piece by piece: gcc 12 warns falsely (-Wstringop-overflow) at ":" + string
+    out += ':';
+    out += std::to_string(d.line);
+    if (d.column > 0) {
+      out += ':';
+      out += std::to_string(d.column);
+    }
   }
   if (!out.empty()) out += ": ";  // no file (a snapshot's bytes, an empty path): "error: ..."
   out += d.severity == Severity::Error ? "error: " : d.severity == Severity::Warning ? "warning: " : "note: ";

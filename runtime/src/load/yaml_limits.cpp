@@ -2,6 +2,7 @@
 #include "yaml_limits.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -660,5 +661,50 @@ void columns_in_characters(const std::string& text, const std::string& path, std
     d.column = characters + 1;
   }
 }
+
+// A value left out (`action:` or a bare `-`) is a null node that yaml-cpp marks at the next
+// token, often on a later line (the next item, or past the end of the file). Its place is
+// the key it belongs to (where the schema puts it too), or the dash. `pos` is the mark's byte
+// offset; returns false for a null written out (`~`, `null`) or when the text says otherwise.
+bool empty_value_at(const std::string& text, size_t pos, int& line, int& column) {
+  if (pos > text.size()) pos = text.size();
+  if (pos < text.size() && text[pos] == '~') return false;
+  for (const char* written : {"null", "Null", "NULL"})
+    if (text.compare(pos, 4, written) == 0) return false;
+  size_t end = pos;  // look at the text before `end` on its line, then at earlier lines
+  while (true) {
+    const size_t start = end == 0 ? 0 : text.rfind('\n', end - 1) == std::string::npos ? 0 : text.rfind('\n', end - 1) + 1;
+    // The line's text up to `end`, without a comment (a '#' at its start or after a blank,
+    // outside quotes).
+    size_t stop = end;
+    char quote = 0;
+    for (size_t k = start; k < end; ++k) {
+      const char c = text[k];
+      if (quote) {
+        if (c == quote) quote = 0;
+      } else if (c == '"' || c == '\'') {
+        quote = c;
+      } else if (c == '#' && (k == start || text[k - 1] == ' ' || text[k - 1] == '\t')) {
+        stop = k;
+        break;
+      }
+    }
+    size_t last = stop;
+    while (last > start && (text[last - 1] == ' ' || text[last - 1] == '\t' || text[last - 1] == '\r')) --last;
+    if (last > start) {
+      const char c = text[last - 1];
+      if (c != ':' && c != '-') return false;
+      size_t at = last - 1;
+      if (c == ':')  // back to the key's first character
+        while (at > start && !std::strchr(" \t{[,", text[at - 1])) --at;
+      line = static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(start), '\n')) + 1;
+      column = static_cast<int>(at - start) + 1;
+      return true;
+    }
+    if (start == 0) return false;
+    end = start - 1;  // the line before (its '\n' excluded)
+  }
+}
+
 
 }  // namespace thicket

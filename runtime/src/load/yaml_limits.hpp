@@ -105,4 +105,10 @@ std::optional<YAML::Node> load_yaml_checked(const std::string& text, const std::
 void columns_in_characters(const std::string& text, const std::string& path, std::vector<Diagnostic>& diags,
                            size_t from);
 
+// A value left out (`action:` or a bare `-`) is a null node that yaml-cpp marks at the next
+// token, often on a later line. Given that mark's byte offset, sets line and column (1-based,
+// in bytes) to the key the value belongs to, or to the dash; false for a null written out
+// (`~`, `null`) or when the text before the mark ends in neither ':' nor '-'.
+bool empty_value_at(const std::string& text, size_t pos, int& line, int& column);
+
 }  // namespace thicket
