@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "run_plan.hpp"
@@ -18,7 +19,15 @@ struct BatchFacts {
   uint32_t threads = 1;
   uint32_t threads_max = 0;  // merged parts run on different thread counts: threads to threads_max
   bool interrupted = false;  // Ctrl-C
+  // The real time the batch's runs ticked, when they ran at once (runs spread over threads):
+  // the union of their ticking spans. Negative: the runs ran one after another (or in other
+  // processes, merged), and the summary's wall is the sum of their times.
+  double wall = -1;
 };
+
+// The length of the union of the spans [first, second] (seconds): how long at least one of
+// them was going on.
+double union_seconds(std::vector<std::pair<double, double>> spans);
 
 // "thicket: scenario NAME: N run(s) of T tick(s) ...", the metric (or per parameter set) lines,
 // "thicket: agents alive at the end: ...; script errors: E"; without a final newline. Needs at

@@ -248,7 +248,10 @@ int cmd_scenario(const Options& o) {
   for (const auto& g : spec->groups) agents_per_run += g.count;
   const bool spread = plan.size() > 1 && so.threads > 1 && !o.watch && !live && !checkpointer && !resume &&
                       !batch.collects() && (agents_per_run < kSpreadAgents || plan.size() >= 4 * so.threads);
+  double spread_wall = -1;  // the union of the spread runs' ticking spans (BatchFacts::wall)
   if (spread) {
+    const auto batch_start = std::chrono::steady_clock::now();
+    std::vector<std::pair<double, double>> ticking;  // under m: each run's ticking, since batch_start
     struct Done {
       bool done = false, failed = false;
       std::string diags;
@@ -325,10 +328,16 @@ int cmd_scenario(const Options& o) {
         if (!run_spec) diags.push_back({Severity::Error, o.files[0], 0, 0, set_why});
         auto sim = run_spec ? Simulation::create(*run_spec, sr, diags) : nullptr;
         for (const auto& x : diags) d.diags += format_diagnostic(x) + "\n";
-        if (sim) d.res = sim->run({}, [] { return g_interrupted != 0; });
-        else d.failed = true;
+        double ended = 0;
+        if (sim) {
+          d.res = sim->run({}, [] { return g_interrupted != 0; });
+          ended = std::chrono::duration<double>(std::chrono::steady_clock::now() - batch_start).count();
+        } else {
+          d.failed = true;
+        }
         sim.reset();
         std::lock_guard<std::mutex> lock(m);
+        if (!d.failed) ticking.emplace_back(ended - d.res.wall_seconds, ended);
         d.done = true;
         ++finished;
         if (d.failed || d.res.stopped_strict || d.res.stopped_reload) stop_at = std::min<uint64_t>(stop_at.load(), r);
@@ -341,6 +350,7 @@ int cmd_scenario(const Options& o) {
     std::vector<std::thread> pool;
     for (uint64_t k = 0; k < std::min<uint64_t>(so.threads, plan.size()); ++k) pool.emplace_back(work);
     for (auto& t : pool) t.join();
+    spread_wall = cli::union_seconds(ticking);
     if (progress) std::fprintf(stderr, "\n");
     if (stop_at.load() < plan.size() && runs[stop_at.load()].failed) {  // a run that failed to load ends the batch
       if (out.is_open()) cli::write_run_rows(out, jsonl, results, *sets, plan);  // the runs before it
@@ -474,7 +484,7 @@ int cmd_scenario(const Options& o) {
   if (out.is_open()) cli::write_run_rows(out, jsonl, results, *sets, plan);  // at the end: gauge columns are the union over runs
   const uint64_t ticks = o.watch ? results.back().ticks : so.ticks;  // --watch --ticks 0 runs until Ctrl-C
   const cli::BatchFacts facts{.scenario = spec->name, .ticks = ticks, .dt = so.dt, .threads = so.threads,
-                              .interrupted = g_interrupted != 0};
+                              .interrupted = g_interrupted != 0, .wall = spread_wall};
   std::cerr << cli::batch_summary(facts, results, *sets, plan) << "\n";
   if (live) live->finish([] { return g_interrupted != 0; });
   // Every output is checked and reported (a braced list is evaluated in order, all of it).

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "../../../runtime/cli/batch_result.hpp"
+#include "../../../runtime/cli/batch_summary.hpp"
 #include "../../../runtime/cli/output_target.hpp"
 #include "../../../runtime/cli/run_results.hpp"
 
@@ -240,4 +241,29 @@ TEST_CASE("run rows: a metric that is not a number is null in JSON lines, as in 
   const std::string csv = rows({r}, false), json = rows({r}, true);
   CHECK(json.find("\"metrics\":{\"a_nan\":null,\"b_inf\":null,\"c_zero\":0}") != std::string::npos);
   CHECK(csv.find(",nan,inf,0\n") != std::string::npos);
+}
+
+TEST_CASE("batch summary: runs that ran at once count their real time once") {
+  // The union of ticking spans: overlaps once, gaps not at all, any order.
+  CHECK(union_seconds({}) == 0);
+  CHECK(union_seconds({{3, 4}, {0, 1}, {0.5, 2}}) == doctest::Approx(3.0));
+  CHECK(union_seconds({{0, 2}, {0.5, 1}}) == doctest::Approx(2.0));
+  CHECK(union_seconds({{0, 1}, {1, 2}}) == doctest::Approx(2.0));
+  // Two runs of 1 s each: one after another the wall is their sum; at once (spread over
+  // threads) it is what the batch says it took, and the rate follows it.
+  std::vector<RunResult> results(2);
+  for (auto& r : results) {
+    r.ticks = 10;
+    r.agent_ticks = 1000;
+    r.wall_seconds = 1.0;
+    r.agents_at_start = r.agents_at_end = 100;
+  }
+  ParamSets sets;
+  const std::vector<RunSpec> plan{{0, 1, 0}, {1, 2, 0}};
+  BatchFacts facts{.scenario = "s", .ticks = 10, .dt = 0.1, .threads = 2};
+  const std::string one_by_one = batch_summary(facts, results, sets, plan);
+  CHECK(one_by_one.find("wall 2.000 s, 1000 agent-ticks/s") != std::string::npos);
+  facts.wall = 1.25;
+  const std::string at_once = batch_summary(facts, results, sets, plan);
+  CHECK(at_once.find("wall 1.250 s, 1600 agent-ticks/s") != std::string::npos);
 }
