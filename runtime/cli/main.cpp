@@ -103,6 +103,7 @@ const char* kUsage =
     "       thicket run SCENARIO [--threads K] [--runs N] [--out FILE.csv|FILE.jsonl]\n"
     "                            [--record FILE.jsonl[.gz]] [--record-every N] [--record-keys KEY,...]\n"
     "                            [--ticks T] [--dt S] [--seed S] [--log FILE] [--quiet] [--trusted] [--budget N]\n"
+    "                            [--budget-all] [--leaf-timeout S] [--lua-memory MB]   as for a brain file\n"
     "                            [--trace OUT.jsonl] [--explain]   brain and percept events (first run)\n"
     "                            [--series FILE.csv|FILE.jsonl] [--series-every N]   metrics per tick\n"
     "                            [--strict] [--watch]   (--watch: one run)\n"
