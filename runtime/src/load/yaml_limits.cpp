@@ -176,7 +176,15 @@ class ExpansionCounter : public YAML::EventHandler {
 
 }  // namespace
 
+namespace {
+// The last text load_yaml_checked found within the limits on this thread: `thicket check` and
+// the editor's check read a file's schema findings right after loading it, and a second parse
+// of the same bytes (an eighth of the check's time) would find the same.
+thread_local std::string last_within_limits;
+}  // namespace
+
 std::optional<YamlSizeHit> find_alias_bomb(const std::string& text, uint64_t limit) {
+  if (limit >= kMaxYamlNodes && !last_within_limits.empty() && text == last_within_limits) return std::nullopt;
   std::istringstream in(text);
   ExpansionCounter counter(limit);
   try {
@@ -383,6 +391,10 @@ void find_runaway_quotes(const std::string& text, const std::string& path, std::
   report_runaway_quotes(text, path, quoted.marks, diags);
 }
 
+namespace {
+void second_document(YAML::Parser& parser, const std::string& path, std::vector<Diagnostic>& diags);
+}  // namespace
+
 void find_duplicate_keys(const std::string& text, const std::string& path, std::vector<Diagnostic>& diags) {
   std::istringstream in(text);
   DuplicateKeys finder(path, diags);
@@ -395,7 +407,14 @@ void find_duplicate_keys(const std::string& text, const std::string& path, std::
     return;  // a syntax error: YAML::Load reports it
   }
   report_runaway_quotes(text, path, quoted.marks, diags);
-  // The loaders read the first document only: anything after it would be dropped unread.
+  second_document(parser, path, diags);
+}
+
+namespace {
+
+// The loaders read the first document only: anything after it would be dropped unread. Called
+// once the parser has read the first.
+void second_document(YAML::Parser& parser, const std::string& path, std::vector<Diagnostic>& diags) {
   FirstEvent next;
   bool more = false;
   YAML::Mark at;
@@ -414,6 +433,36 @@ void find_duplicate_keys(const std::string& text, const std::string& path, std::
                      "a second YAML document starts here (after '---' or '...'); a file holds one document, and "
                      "the rest would not be read"});
 }
+
+// The checks made from parser events before YAML::Load, in one parse (each parse of a file is
+// about a third of its load: yaml-cpp takes ~1,100 instructions a byte): the nodes aliases
+// expand to (returned when too many, and then nothing else is said), keys given twice, quoted
+// texts that run on, a second document. A syntax error ends it saying nothing: YAML::Load
+// says it, at its place.
+std::optional<YamlSizeHit> check_events(const std::string& text, const std::string& path,
+                                        std::vector<Diagnostic>& found) {
+  std::istringstream in(text);
+  ExpansionCounter counter(kMaxYamlNodes);
+  DuplicateKeys finder(path, found);
+  QuotedScalars quoted;
+  BothHandlers checks(finder, quoted);
+  BothHandlers all(counter, checks);
+  YAML::Parser parser(in);
+  try {
+    parser.HandleNextDocument(all);
+  } catch (const TooBig&) {
+    found.clear();
+    return counter.hit;
+  } catch (const std::exception&) {
+    found.clear();
+    return std::nullopt;
+  }
+  report_runaway_quotes(text, path, quoted.marks, found);
+  second_document(parser, path, found);
+  return std::nullopt;
+}
+
+}  // namespace
 
 PathKind path_kind(const std::string& path) {
   std::error_code ec;
@@ -604,7 +653,8 @@ std::optional<YAML::Node> load_yaml_checked(const std::string& text, const std::
                          " levels (lists, mappings and brackets inside each other)"});
     return std::nullopt;
   }
-  if (auto bomb = find_alias_bomb(text)) {
+  std::vector<Diagnostic> found;  // said once the text is known to load
+  if (auto bomb = check_events(text, path, found)) {
     if (bomb->recursive)
       diags.push_back({Severity::Error, path, bomb->line, bomb->column,
                        "this alias names a node it stands inside (its anchor's node is not finished here), so the "
@@ -623,7 +673,9 @@ std::optional<YAML::Node> load_yaml_checked(const std::string& text, const std::
   }
   try {
     YAML::Node doc = YAML::Load(text);
-    find_duplicate_keys(text, path, diags);  // and runaway quotes, in the same parse
+    if (text.size() <= (4u << 20)) last_within_limits = text;  // (a copy per thread that loads: small files only)
+    else last_within_limits.clear();
+    diags.insert(diags.end(), found.begin(), found.end());  // keys twice, runaway quotes, a second document
     expand_merge_keys(doc, path, diags);
     return doc;
   } catch (const YAML::DeepRecursion& e) {
