@@ -528,11 +528,12 @@ class SnapshotParser {
   // n-th loaded from it), remapped by node id; the blackboard by key name.
   void match_brains(std::vector<SavedBrain>& saved) {
     // One file under two spellings (mix.yaml, ./mix.yaml, its absolute path) is one file. A
-    // spelling is resolved once (the saved brains mostly repeat the loaded ones' paths, and
-    // each resolution asks the file system about every folder on the way).
-    std::map<std::string, std::string> keys;
-    auto file_key = [&keys](const std::string& path) -> const std::string& {
-      auto [it, fresh] = keys.try_emplace(path);
+    // spelling is resolved once per working folder for the runtime's life (RuntimeImpl::path_keys).
+    std::error_code cwd_error;
+    const std::string cwd = std::filesystem::current_path(cwd_error).string() + '\n';  // (a path holds no '\n' here)
+    std::map<std::string, std::string>& keys = rt_.path_keys;
+    auto file_key = [&keys, &cwd](const std::string& path) -> const std::string& {
+      auto [it, fresh] = keys.try_emplace(cwd + path);
       if (fresh) {
         std::error_code ec;
         const std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
