@@ -104,6 +104,7 @@ uint32_t TreeCompiler::leaf(NodeKind kind, const YAML::Node& v, const std::strin
   p_.nodes[index].end = index + 1;
   if (negate) p_.nodes[index].flags |= kNegate;
   if (!leaf_name.empty() && resolve_leaf(leaf_at, leaf_name, is_condition)) check_args(leaf_name, v, args);
+  if (args) args_keys(args);
   LeafCall call;
   call.leaf = leaf_name;
   call.args = args ? yaml_to_arg(args) : ArgValue{};
@@ -258,6 +259,21 @@ std::string TreeCompiler::yaml11_meaning(const std::string& text) {
   std::string lower = text;
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return lower == "yes" || lower == "on" || lower == "y" ? "true" : "false";
+}
+
+// Mappings in args become Lua tables with text keys: a key given as nothing (`~: x`) or as a
+// list or mapping has no text, and was dropped or read as "" without a word.
+// (The file's nesting is bounded at load, kMaxYamlDepth, and so is this recursion.)
+void TreeCompiler::args_keys(const YAML::Node& value) {
+  if (value.IsSequence())
+    for (const auto& item : value) args_keys(item);
+  if (!value.IsMap()) return;
+  for (auto it = value.begin(); it != value.end(); ++it) {
+    if (!it->first.IsScalar() || classify_scalar(it->first).kind == ScalarKind::Null)
+      error(it->first, std::string("a key in 'args' must be a name, a number or true/false (Lua gets it as text), got ") +
+                           describe_node(it->first));
+    args_keys(it->second);
+  }
 }
 
 }  // namespace thicket

@@ -89,6 +89,7 @@ class TreeCompiler {
   // 'enter', 'exit', 'reason'): set around the call; "" names the node by its kind.
   std::string leaf_shown_as_;
   void check_args(const std::string& leaf_name, const YAML::Node& at, const YAML::Node& args);
+  void args_keys(const YAML::Node& value);  // keys of mappings in args that have no text: errors
   static std::string arg_type_phrase(const std::string& type);
   static bool arg_fits(const YAML::Node& v, const std::string& type);
   static std::string shown_arg(const YAML::Node& v);

@@ -305,6 +305,11 @@ TEST_CASE("plain scalars are typed as YAML 1.2's core schema says, however long"
   }
   CHECK(thicket::classify_scalar(YAML::Load("v: 0o17")["v"]).integer == 15);
   CHECK(thicket::classify_scalar(YAML::Load("v: 0x1F")["v"]).integer == 31);
+  // Tags: !!str is text, !!float a float even when written as an integer (a Lua float 3.0).
+  CHECK(kind("!!str 12") == ScalarKind::String);
+  CHECK(kind("!!float 3") == ScalarKind::Float);
+  CHECK(thicket::classify_scalar(YAML::Load("v: !!float 3")["v"]).number == 3.0);
+  CHECK(kind("!!float 2.5") == ScalarKind::Float);
   // std::regex matched these one stack frame per character: some 30,000 digits overflowed the
   // stack (SIGSEGV) at load.
   const std::string many(200000, '7');
