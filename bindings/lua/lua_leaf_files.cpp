@@ -268,6 +268,8 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
     const int leaf_line = first_line(L_, -1);
     // Where the leaf is named (its key), near its first function; a part of it by its word.
     const DeclLines::Pos leaf_at = decl.near(leaf_line, def.name);
+    def.line = leaf_at.line;
+    def.column = leaf_at.column;
     auto part_at = [&](const std::string& word) { return decl.after(leaf_at.line, word); };
     int t = lua_type(L_, -1);
     if (t == LUA_TFUNCTION) {

@@ -294,7 +294,7 @@ std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& te
   for (const auto& def : staged) {
     auto [it, fresh] = defined_in.emplace(def.name, def.file);
     if (!fresh && it->second != def.file)
-      diags.push_back({Severity::Warning, def.file, 0, 0,
+      diags.push_back({Severity::Warning, def.file, def.line, def.column,
                        "leaf '" + def.name + "' is also defined in " + it->second + "; this file's definition is used"});
     it->second = def.file;
     names[def.name] = def.shape;
@@ -306,11 +306,11 @@ std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& te
                                                                         : leaves[known->second].shape == LeafShape::Native))
       replacing.push_back(diags.size());
     if (known != leaf_ids.end() && !leaves[known->second].file.empty() && leaves[known->second].file != def.file)
-      diags.push_back({Severity::Warning, def.file, 0, 0,
+      diags.push_back({Severity::Warning, def.file, def.line, def.column,
                        "leaf '" + def.name + "' replaces the one from " + leaves[known->second].file +
                            " for every brain of this runtime (leaf names are shared)"});
     else if (known != leaf_ids.end() && leaves[known->second].shape == LeafShape::Native)
-      diags.push_back({Severity::Warning, def.file, 0, 0,
+      diags.push_back({Severity::Warning, def.file, def.line, def.column,
                        "leaf '" + def.name + "' replaces the native leaf the game registered, for every brain of this "
                            "runtime (leaf names are shared: rename one of them)"});
   }

@@ -38,6 +38,7 @@ struct LeafDef {
   std::string name;
   LeafShape shape = LeafShape::Function;
   std::string file;  // the script file that defined it ("" for native)
+  int line = 0, column = 0;  // where that file names it (0: not known)
   int fn = -2, start = -2, tick = -2, stop = -2;  // script references (LUA_NOREF = -2: none)
   NativeLeaf native;     // registered as callables (called through thunks), or
   NativeLeafFn native_fn;  // registered as plain functions (native_fn.tick set)

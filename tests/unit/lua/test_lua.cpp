@@ -164,11 +164,13 @@ TEST_CASE("lua: a leaf name shared by a native leaf and a Lua leaf, or two Lua f
   CHECK(d[0].severity == thicket::Severity::Warning);
   CHECK(d[0].message == "leaf 'Native' replaces the native leaf the game registered, for every brain of this runtime "
                         "(leaf names are shared: rename one of them)");
+  CHECK((d[0].line == 1 && d[0].column == 10));  // where a.lua names it
   CHECK(t.rt.tick(t.rt.spawn(*a), 0.1) == Status::Success);
   d.clear();
   REQUIRE(t.try_load("tree: b\nleaves: [b.lua]\nroot: {action: Shared}\n", d, "b.yaml"));
   REQUIRE(d.size() == 1);
   CHECK(d[0].message.find("leaf 'Shared' replaces the one from ") == 0);
+  CHECK((d[0].line == 1 && d[0].column == 10));
   // And the other way: the game's register_leaf over a Lua leaf's name says so in the log.
   t.log.clear();
   t.rt.register_leaf("Shared", thicket::NativeLeaf{[](thicket::LeafContext&) { return Status::Success; }, {}, {}});
