@@ -103,7 +103,12 @@ std::optional<uint32_t> TreeCompiler::read_times(const YAML::Node& t) {
     return std::nullopt;
   }
   if (!v) {
-    error(t, std::string("'times' must be a whole number >= 1, got ") + describe_node(t) + whole_number_hint(t));
+    const std::string hint = whole_number_hint(t);
+    error(t, std::string("'times' must be a whole number >= 1, got ") + describe_node(t) +
+                 (hint.empty() && t.IsScalar() && !t.Scalar().empty()
+                      ? classify_scalar(t).kind == ScalarKind::String ? " ('" + shown_name(t.Scalar()) + "')"
+                                                                      : " (" + t.Scalar() + ")"
+                      : hint));
     return std::nullopt;
   }
   if (*v < 1) {

@@ -97,7 +97,7 @@ uint32_t TreeCompiler::leaf(NodeKind kind, const YAML::Node& v, const std::strin
       error(args, std::string("'args' must be a mapping (args: {radius: 10}), got ") + describe_node(args));
   } else {
     error(v, shown + " takes a leaf name (" + shown + ": Name) or a mapping {leaf: Name, args: {...}}; got " +
-                 describe_node(v));
+                 (v.IsScalar() && v.Scalar().empty() && !v.IsNull() ? std::string("an empty name ('')") : describe_node(v)));
     return kNone;
   }
   uint32_t index = emit(kind, v, path, name, kind_name + " " + leaf_name);

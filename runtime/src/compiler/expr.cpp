@@ -6,6 +6,7 @@
 #include "suggest.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <iterator>
@@ -300,8 +301,14 @@ class Parser {
     const Token& extra = peek();
     if (extra.kind == Tok::Bad) return;  // already reported
     if (extra.kind == Tok::RParen) return syntax_error(extra.begin, "unexpected ')' with no matching '('");
-    if (extra.kind != Tok::End)
-      return syntax_error(extra.begin, "unexpected " + show(extra) + " after a complete expression");
+    if (extra.kind != Tok::End) {
+      // `a AND b`: the words are lower case (a key named AND would need none of this).
+      std::string lower(src_.substr(extra.begin, extra.size));
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      const bool keyword = extra.kind == Tok::Key && (lower == "and" || lower == "or" || lower == "not");
+      return syntax_error(extra.begin, "unexpected " + show(extra) + " after a complete expression" +
+                                           (keyword ? "; did you mean '" + lower + "'? (the words are lower case)" : ""));
+    }
     if (t != Type::Boolean && t != Type::Unknown)
       error(start, "the expression must be a boolean (true/false), got " + std::string(type_name(t)));
   }
