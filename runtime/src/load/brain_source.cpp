@@ -191,6 +191,9 @@ std::optional<uint32_t> SourceReader::add_file(const std::string& text, const st
     }
     if (!misspelt)
       ref.error(d, "a brain file needs exactly one of 'tree: NAME', 'fsm: NAME' or 'machine: NAME' at the top level");
+    // With a `root:`, it is read on as a tree under a stand-in name (the load fails all the
+    // same), so the errors of its nodes are reported now too.
+    if (!is_import && d["root"]) src_.name = "(unnamed)";
   } else {
     if (kinds_found.size() > 1)
       ref.error(d[kinds_found[1]], "a brain file has exactly one of 'tree', 'fsm' and 'machine'; found '" +
@@ -306,11 +309,16 @@ void SourceReader::add_tree(const SourceRef& ref, const std::string& name, const
 }
 
 void SourceReader::read_trees(const SourceRef& ref, const YAML::Node& d, BrainKind kind) {
-  if (kind == BrainKind::Tree && d["tree"] && d["tree"].IsScalar()) {
+  // The brain file's root goes under the brain's name, a stand-in when its name is no text
+  // (reported already): its nodes' errors are reported with that one.
+  const bool named = d["tree"] ? d["tree"].IsScalar() || ref.file == 0
+                               : ref.file == 0 && !d["fsm"] && !d["machine"] && src_.name == "(unnamed)";
+  if (kind == BrainKind::Tree && named) {
     if (!d["root"])
       ref.error(d, "a tree file needs 'root:', the tree's root node");
     else
-      add_tree(ref, d["tree"].Scalar(), d["tree"], d["root"]);
+      add_tree(ref, d["tree"] && d["tree"].IsScalar() ? d["tree"].Scalar() : src_.name, d["tree"] ? d["tree"] : d["root"],
+               d["root"]);
   }
   const YAML::Node trees = d["trees"];
   if (!trees) return;
