@@ -42,23 +42,14 @@ void add_schema_findings_text(const std::string& file, const std::string& text, 
   std::string schema = brain_schema_file(doc);
   if (schema.empty() || !schemas->has(schema)) return;
   std::vector<SchemaError> found;
-  schemas->validate(doc, schema, found);
+  schemas->validate(doc, schema, found, &text);  // (the text: where values left out belong)
   // Lines the loader already gave an error (a warning there, e.g. an unreachable state, says
   // nothing of what is wrong with it: the schema's error still counts).
   std::set<int> lines_reported;  // a set: a file with many errors must not take n^2 time here
   for (const auto& d : diags)
     if (d.file == file && d.severity == Severity::Error) lines_reported.insert(d.line);
-  // Byte offsets of the lines' starts: a null item's place is corrected as the loader's is.
-  std::vector<size_t> starts{0};
-  for (size_t k = text.find('\n'); k != std::string::npos; k = text.find('\n', k + 1)) starts.push_back(k + 1);
   const size_t first = diags.size();
-  for (auto e : found) {
-    // A list item left out (a bare `-`) is marked at the next token; the schema's "got
-    // nothing (null)" is then said where the loader says it, at the dash.
-    if (e.message.find("got nothing (null)") != std::string::npos && e.line >= 1 &&
-        static_cast<size_t>(e.line) <= starts.size())
-      empty_value_at(text, starts[static_cast<size_t>(e.line) - 1] + static_cast<size_t>(std::max(e.column - 1, 0)),
-                     e.line, e.column);
+  for (const auto& e : found) {
     bool reported = lines_reported.count(e.line) > 0;
     if (!reported) diags.push_back({Severity::Error, file, e.line, e.column, e.message + " (schema " + schema + ")"});
   }

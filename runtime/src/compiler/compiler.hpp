@@ -54,6 +54,7 @@ struct BrainSource {
   SourcePos tick_every_pos;                  // where it is written (a scenario warns that it ignores it)
   std::vector<YamlFile> files;               // [0] the brain file, then imports
   std::map<std::string, std::string> texts;  // each YAML file's text by path (columns_in_characters)
+  std::map<std::string, std::vector<size_t>> line_starts;  // of each text (places of values left out)
   std::vector<std::string> leaf_files;       // resolved paths, load order, no duplicates
   std::map<std::string, TreeSource> trees;   // subtree targets by name
   std::vector<BlackboardKey> blackboard;     // merged declarations

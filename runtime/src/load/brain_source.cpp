@@ -24,7 +24,9 @@ void SourceRef::error(const YAML::Node& at, const std::string& message) const {
     d.column = at.Mark().column + 1;
     if (at.IsNull() && at.Mark().pos >= 0) {
       const auto text = src.texts.find(d.file);
-      if (text != src.texts.end()) empty_value_at(text->second, static_cast<size_t>(at.Mark().pos), d.line, d.column);
+      const auto starts = src.line_starts.find(d.file);
+      if (text != src.texts.end() && starts != src.line_starts.end())
+        empty_value_at(text->second, starts->second, static_cast<size_t>(at.Mark().pos), d.line, d.column);
     }
   }
   d.message = message;
@@ -75,7 +77,16 @@ ArgValue yaml_to_arg(const YAML::Node& node) {
   switch (s.kind) {
     case ScalarKind::Null: break;
     case ScalarKind::Bool: v.type = ArgValue::Type::Bool; v.boolean = s.boolean; break;
-    case ScalarKind::Integer: v.type = ArgValue::Type::Integer; v.integer = s.integer; break;
+    case ScalarKind::Integer:
+      if (node.Tag() == "tag:yaml.org,2002:float") {  // !!float 3: the float 3.0 in Lua (YAML's core schema)
+        v.type = ArgValue::Type::Number;
+        v.number = static_cast<double>(s.integer);
+        if (s.integer == 0 && !s.text.empty() && s.text[0] == '-') v.number = -0.0;  // !!float -0
+        break;
+      }
+      v.type = ArgValue::Type::Integer;
+      v.integer = s.integer;
+      break;
     case ScalarKind::Float: v.type = ArgValue::Type::Number; v.number = s.number; break;
     case ScalarKind::String: v.type = ArgValue::Type::String; v.text = s.text; break;
   }
@@ -140,6 +151,7 @@ std::optional<std::string> SourceReader::read_file(const std::string& path, cons
 // Reads one brain or import file's document and its common keys; returns its index.
 std::optional<uint32_t> SourceReader::add_file(const std::string& text, const std::string& path, bool is_import) {
   src_.texts[path] = text;
+  src_.line_starts[path] = line_starts(text);
   auto doc = parse_text(text, path);
   if (!doc) return std::nullopt;
   auto index = static_cast<uint32_t>(src_.files.size());

@@ -408,7 +408,8 @@ bool SchemaSet::has(const std::string& schema_file) const {
   return store_ && store_->roots.count(schema_file) > 0;
 }
 
-void SchemaSet::validate(const YAML::Node& doc, const std::string& schema_file, std::vector<SchemaError>& out) const {
+void SchemaSet::validate(const YAML::Node& doc, const std::string& schema_file, std::vector<SchemaError>& out,
+                         const std::string* text) const {
   if (!has(schema_file)) {
     out.push_back({1, 1, "no schema " + in_quotes(schema_file) + " is loaded"});
     return;
@@ -416,7 +417,7 @@ void SchemaSet::validate(const YAML::Node& doc, const std::string& schema_file, 
   const int root = store_->roots.at(schema_file);
   const Json json = to_json(doc, 0);
   if (schema_accepts(*store_, root, json)) return;  // the usual case: nothing to word
-  std::vector<Issue> issues = schema_findings(*store_, root, doc, json);
+  std::vector<Issue> issues = schema_findings(*store_, root, doc, json, text);
 
   std::stable_sort(issues.begin(), issues.end(), [](const Issue& a, const Issue& b) {
     return std::tie(a.mark.line, a.mark.column) < std::tie(b.mark.line, b.mark.column);

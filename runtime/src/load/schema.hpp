@@ -33,7 +33,8 @@ constexpr size_t kPatternSafeLength = 1024;
 std::string pattern_safe(const std::string& text);
 
 // One problem in an instance document. line and column are 1-based, taken from the
-// offending node's Mark() (for an empty value, the mark of its key).
+// offending node's Mark() (for an empty value, the mark of its key; for an empty list item,
+// with the document's text given to validate, its dash).
 struct SchemaError {
   int line;
   int column;
@@ -57,7 +58,7 @@ class SchemaSet {
   // and appends its errors to `out`, sorted by position. For a failed oneOf/anyOf the errors
   // of the branch that got furthest are reported, not "matched none of N schemas".
   void validate(const YAML::Node& doc, const std::string& schema_file,
-                std::vector<SchemaError>& out) const;
+                std::vector<SchemaError>& out, const std::string* text = nullptr) const;
 
   // Whether a schema file of that name was loaded.
   bool has(const std::string& schema_file) const;

@@ -94,6 +94,8 @@ bool schema_accepts(const SchemaStore& store, int root, const Json& json);
 
 // What is wrong with `doc` (`json` is the same document as JSON), in a modder's words, at
 // the offending nodes' marks; unsorted. Only for a document schema_accepts refuses.
-std::vector<Issue> schema_findings(const SchemaStore& store, int root, const YAML::Node& doc, const Json& json);
+// text: the document's text, if known (an empty list item is then placed at its dash).
+std::vector<Issue> schema_findings(const SchemaStore& store, int root, const YAML::Node& doc, const Json& json,
+                                   const std::string* text = nullptr);
 
 }  // namespace thicket

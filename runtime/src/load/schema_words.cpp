@@ -15,6 +15,7 @@
 
 #include "schema.hpp"
 #include "schema_store.hpp"
+#include "yaml_limits.hpp"
 #include "yaml_scalar.hpp"
 
 namespace thicket {
@@ -144,6 +145,9 @@ struct Place {
   int depth = 0;
   const YAML::Node* key_node = nullptr;  // its key, where an empty value is reported
   bool is_key = false;                   // the instance is a mapping key (propertyNames)
+  // The root's only: the document's text and its line starts, if known (empty list items).
+  const std::string* text = nullptr;
+  const std::vector<size_t>* starts = nullptr;
 };
 
 // What validating one instance found out about the instance itself, so that a failed
@@ -168,6 +172,18 @@ std::string name_of(std::string_view title, const Place& at) {
 YAML::Mark mark_of(const YAML::Node& x, const Place& at) {
   // yaml-cpp marks an empty value where the next token starts; its key is where it was meant.
   if ((!x.IsDefined() || x.IsNull()) && at.key_node) return at.key_node->Mark();
+  // An empty list item (a bare `-`): at its dash, as the loader says it (empty_value_at).
+  if (x.IsDefined() && x.IsNull() && x.Mark().pos >= 0) {
+    const Place* root = &at;
+    while (root->parent) root = root->parent;
+    int line = 0, column = 0;
+    if (root->text && root->starts && empty_value_at(*root->text, *root->starts, static_cast<size_t>(x.Mark().pos), line, column)) {
+      YAML::Mark m = x.Mark();
+      m.line = line - 1;
+      m.column = column - 1;
+      return m;
+    }
+  }
   return x.Mark();
 }
 
@@ -666,11 +682,16 @@ bool schema_accepts(const SchemaStore& store, int root, const Json& json) {
   return Validator(store).valid(root, json);
 }
 
-std::vector<Issue> schema_findings(const SchemaStore& store, int root, const YAML::Node& doc, const Json& json) {
+std::vector<Issue> schema_findings(const SchemaStore& store, int root, const YAML::Node& doc, const Json& json,
+                                   const std::string* text) {
   Validator validator(store);
   std::vector<Issue> issues;
   Progress progress;
-  validator.apply(root, doc, json, Place{}, issues, progress, {});
+  const std::vector<size_t> starts = text ? line_starts(*text) : std::vector<size_t>{};
+  Place top;
+  top.text = text;
+  top.starts = text ? &starts : nullptr;
+  validator.apply(root, doc, json, top, issues, progress, {});
   if (issues.empty()) issues = valijson_findings(*store.schemas[static_cast<size_t>(root)].sub, doc, json);
   return issues;
 }

@@ -718,23 +718,36 @@ void columns_in_characters(const std::string& text, const std::string& path, std
 // token, often on a later line (the next item, or past the end of the file). Its place is
 // the key it belongs to (where the schema puts it too), or the dash. `pos` is the mark's byte
 // offset; returns false for a null written out (`~`, `null`) or when the text says otherwise.
-bool empty_value_at(const std::string& text, size_t pos, int& line, int& column) {
+std::vector<size_t> line_starts(const std::string& text) {
+  std::vector<size_t> starts{0};
+  for (size_t k = text.find('\n'); k != std::string::npos; k = text.find('\n', k + 1)) starts.push_back(k + 1);
+  return starts;
+}
+
+bool empty_value_at(const std::string& text, const std::vector<size_t>& starts, size_t pos, int& line, int& column) {
+  // yaml-cpp's offsets do not count a UTF-8 byte order mark at the start of the text.
+  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) pos += 3;
   if (pos > text.size()) pos = text.size();
-  if (pos < text.size() && text[pos] == '~') return false;
-  for (const char* written : {"null", "Null", "NULL"})
-    if (text.compare(pos, 4, written) == 0) return false;
+  // A null written out (`~`, `null`) is marked at itself: a word that only starts so
+  // (`nullify:`, `~x`) is the next token, not the null.
+  auto written = [&](size_t n) {
+    return pos + n >= text.size() || std::strchr(" \t\r\n,]}#", text[pos + n]) != nullptr;
+  };
+  if (pos < text.size() && text[pos] == '~' && written(1)) return false;
+  for (const char* word : {"null", "Null", "NULL"})
+    if (text.compare(pos, 4, word) == 0 && written(4)) return false;
   size_t end = pos;  // look at the text before `end` on its line, then at earlier lines
   while (true) {
     const size_t start = end == 0 ? 0 : text.rfind('\n', end - 1) == std::string::npos ? 0 : text.rfind('\n', end - 1) + 1;
     // The line's text up to `end`, without a comment (a '#' at its start or after a blank,
-    // outside quotes).
+    // outside quotes; a quote opens only where a scalar may start: `don't:` holds none).
     size_t stop = end;
     char quote = 0;
     for (size_t k = start; k < end; ++k) {
       const char c = text[k];
       if (quote) {
         if (c == quote) quote = 0;
-      } else if (c == '"' || c == '\'') {
+      } else if ((c == '"' || c == '\'') && (k == start || std::strchr(" \t[{,", text[k - 1]))) {
         quote = c;
       } else if (c == '#' && (k == start || text[k - 1] == ' ' || text[k - 1] == '\t')) {
         stop = k;
@@ -747,9 +760,18 @@ bool empty_value_at(const std::string& text, size_t pos, int& line, int& column)
       const char c = text[last - 1];
       if (c != ':' && c != '-') return false;
       size_t at = last - 1;
-      if (c == ':')  // back to the key's first character
-        while (at > start && !std::strchr(" \t{[,", text[at - 1])) --at;
-      line = static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(start), '\n')) + 1;
+      if (c == ':') {  // back to the key's first character: `key:`, `"a key" :`, `{key:`
+        while (at > start && (text[at - 1] == ' ' || text[at - 1] == '\t')) --at;
+        if (at > start && (text[at - 1] == '"' || text[at - 1] == '\'')) {
+          const char q = text[at - 1];
+          size_t open = at - 1;
+          while (open > start && text[open - 1] != q) --open;
+          at = open > start ? open - 1 : at;
+        } else {
+          while (at > start && !std::strchr(" \t{[,", text[at - 1])) --at;
+        }
+      }
+      line = static_cast<int>(std::upper_bound(starts.begin(), starts.end(), start) - starts.begin());
       column = static_cast<int>(at - start) + 1;
       return true;
     }

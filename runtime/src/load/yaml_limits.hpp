@@ -105,10 +105,13 @@ std::optional<YAML::Node> load_yaml_checked(const std::string& text, const std::
 void columns_in_characters(const std::string& text, const std::string& path, std::vector<Diagnostic>& diags,
                            size_t from);
 
+// The byte offset of each line's start (line 1 at [0]).
+std::vector<size_t> line_starts(const std::string& text);
 // A value left out (`action:` or a bare `-`) is a null node that yaml-cpp marks at the next
 // token, often on a later line. Given that mark's byte offset, sets line and column (1-based,
 // in bytes) to the key the value belongs to, or to the dash; false for a null written out
-// (`~`, `null`) or when the text before the mark ends in neither ':' nor '-'.
-bool empty_value_at(const std::string& text, size_t pos, int& line, int& column);
+// (`~`, `null`) or when the text before the mark ends in neither ':' nor '-'. `starts`: the
+// text's line_starts.
+bool empty_value_at(const std::string& text, const std::vector<size_t>& starts, size_t pos, int& line, int& column);
 
 }  // namespace thicket
