@@ -112,13 +112,6 @@ Scalar classify_scalar(const YAML::Node& node) {
     out.boolean = s[0] == 't' || s[0] == 'T';
     return out;
   }
-  // !!float 3 is the float 3.0 (YAML's core schema): a Lua float, not the integer 3.
-  if (node.Tag() == "tag:yaml.org,2002:float" && parse_integer(s, out.integer)) {
-    out.kind = ScalarKind::Float;
-    out.number = static_cast<double>(out.integer);
-    out.integer = 0;
-    return out;
-  }
   if (parse_integer(s, out.integer)) {
     out.kind = ScalarKind::Integer;
     out.number = static_cast<double>(out.integer);

@@ -3,12 +3,14 @@
 // end, YAML merge keys (`<<: *anchor`), expanded after parsing (yaml_merge.hpp).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
 #include <string>
 #include <vector>
 
+#include "compiler.hpp"
 #include "thicket/runtime.hpp"
 #include "yaml_limits.hpp"
 #include "yaml_merge.hpp"
@@ -305,11 +307,14 @@ TEST_CASE("plain scalars are typed as YAML 1.2's core schema says, however long"
   }
   CHECK(thicket::classify_scalar(YAML::Load("v: 0o17")["v"]).integer == 15);
   CHECK(thicket::classify_scalar(YAML::Load("v: 0x1F")["v"]).integer == 31);
-  // Tags: !!str is text, !!float a float even when written as an integer (a Lua float 3.0).
+  // Tags: !!str is text. (!!float 3 stays a whole number here, for whole-number settings such as
+  // times: args give it to Lua as the float 3.0: yaml_to_arg.)
   CHECK(kind("!!str 12") == ScalarKind::String);
-  CHECK(kind("!!float 3") == ScalarKind::Float);
-  CHECK(thicket::classify_scalar(YAML::Load("v: !!float 3")["v"]).number == 3.0);
   CHECK(kind("!!float 2.5") == ScalarKind::Float);
+  const thicket::ArgValue tagged = thicket::yaml_to_arg(YAML::Load("v: !!float 3")["v"]);
+  CHECK((tagged.type == thicket::ArgValue::Type::Number && tagged.number == 3.0));
+  const thicket::ArgValue minus = thicket::yaml_to_arg(YAML::Load("v: !!float -0")["v"]);
+  CHECK((minus.type == thicket::ArgValue::Type::Number && std::signbit(minus.number)));
   // std::regex matched these one stack frame per character: some 30,000 digits overflowed the
   // stack (SIGSEGV) at load.
   const std::string many(200000, '7');
