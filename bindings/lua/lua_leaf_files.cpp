@@ -263,7 +263,7 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
     }
     LeafDef def;
     def.name = lua_tostring(L_, -2);
-    const size_t diags_before_leaf = diags.size();  // this leaf's errors come after
+    bool hook_trouble = false;  // a misnamed hook or a hook that is no function: said, not also "without 'tick'"
     def.file = path;
     const int leaf_line = first_line(L_, -1);
     // Where the leaf is named (its key), near its first function; a part of it by its word.
@@ -314,6 +314,7 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
             const DeclLines::Pos at = part_at("fn");
             diags.push_back({Severity::Error, path, at.line, at.column, "'fn' of leaf '" + def.name + "' must be a function or thicket.task(fn), got " + luaL_typename(L_, -1)});
             ok = false;
+            hook_trouble = true;
           } else {
             def.fn = luaL_ref(L_, LUA_REGISTRYINDEX);
             has_fn = true;
@@ -324,10 +325,12 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
           diags.push_back({Severity::Error, path, at.line, at.column, "leaf '" + def.name + "' has an unknown hook '" + hook + "'" +
                                                             did_you_mean(hook, hooks) + " (hooks: start, tick, stop; or fn; and args)"});
           ok = false;
+          hook_trouble = true;
         } else if (!lua_isfunction(L_, -1)) {
           const DeclLines::Pos at = part_at(hook);
           diags.push_back({Severity::Error, path, at.line, at.column, "hook '" + hook + "' of leaf '" + def.name + "' must be a function, got " + luaL_typename(L_, -1)});
           ok = false;
+          hook_trouble = true;
         } else {
           lua_pushvalue(L_, -1);
           *slot = luaL_ref(L_, LUA_REGISTRYINDEX);
@@ -340,7 +343,7 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
           diags.push_back({Severity::Error, path, leaf_at.line, leaf_at.column, "leaf '" + def.name + "' has both 'fn' and hooks; give fn (a function or a task) or start/tick/stop hooks"});
           ok = false;
         }
-      } else if (def.tick == LUA_NOREF && diags.size() == diags_before_leaf) {  // not after a misspelt hook's error
+      } else if (def.tick == LUA_NOREF && !hook_trouble) {
         diags.push_back({Severity::Error, path, leaf_at.line, leaf_at.column, "leaf '" + def.name + "' is a hook table without 'tick'; give it tick = function(agent, args, mem) ... end (or fn = function(agent, args) ... end)"});
         ok = false;
       }
