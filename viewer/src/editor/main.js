@@ -27,6 +27,7 @@ const S = {
   bps: new Set(), statuses: '', agent: null, paused: false, timing: {},
 };
 window.thicketEditor = S; // for tests and the curious
+window.thicketEditorBrainName = () => ourBrainName(); // what the attached polls read (tests)
 window.thicketEditorEntity = i => { const e = entityOf(i); return e ? { type: e.type, range: e.range, movable: !!(e.seq && e.seq.items.length > 1) || (e.type === 'state' && e.map.items.length > 1) } : null; };
 
 // ---------- text and history ----------
@@ -41,16 +42,19 @@ function parsedDoc() {
   if (parsed.text !== S.text) {
     parsed.doc = Y.parse(S.text);
     parsed.ix = Y.indexDoc(parsed.doc);
-    parsed.text = S.text;
     S.parses++;
   }
+  // Kept as S.text itself, also when only equal to it (a reload of unchanged bytes): later
+  // reads compare one string with itself, not two copies of a large file character by character.
+  parsed.text = S.text;
   return parsed;
 }
 Object.defineProperty(S, 'doc', { get: () => parsedDoc().doc, enumerable: true });
 Object.defineProperty(S, 'ix', { get: () => parsedDoc().ix, enumerable: true });
 Object.defineProperty(S, 'starts', {
   get: () => {
-    if (parsed.startsFor !== S.text) { parsed.starts = Y.lineStarts(S.text); parsed.startsFor = S.text; }
+    if (parsed.startsFor !== S.text) parsed.starts = Y.lineStarts(S.text);
+    parsed.startsFor = S.text;
     return parsed.starts;
   },
   enumerable: true,
