@@ -303,6 +303,12 @@ class RuntimeImpl {
     return it->second;
   }
   std::vector<TickJob> parallel_jobs;  // tick_all(dt, executor)'s jobs: one per lane, then chunks
+  // tick_all(dt, executor)'s list of this call's jobs and their started flags, kept between
+  // calls: a call allocates nothing once they are as large as it needs (SPEC 11).
+  std::vector<TickJob*> parallel_list;
+  std::unique_ptr<std::atomic<bool>[]> parallel_started;
+  size_t parallel_started_size = 0;
+  std::vector<Deferred> deferred_spare;  // finish_call's list of deferred calls, kept likewise
   size_t sliced_agents = 0;        // agents with AgentExtra::sliced (they take the general path)
   // True (and logged) unless 0 < dt <= kMaxDt (runtime.hpp; NaN and inf fail). Inline: every
   // tick_all asks.

@@ -270,7 +270,8 @@ void RuntimeImpl::tick_all(double dt, const Executor& executor) {
   const size_t chunks = native.empty() ? 0
                         : std::min(kMaxNativeJobs, (native.size() + kMinJobAgents - 1) / kMinJobAgents);
   parallel_jobs.resize(std::max(parallel_jobs.size(), lanes + chunks));
-  std::vector<TickJob*> jobs;
+  std::vector<TickJob*>& jobs = parallel_list;  // (no call runs inside another: ticking is refused)
+  jobs.clear();
   for (size_t k = 0; k < lanes; ++k)
     if (!split_lanes[k].empty()) {
       parallel_jobs[k].span = {split_lanes[k].data(), split_lanes[k].size()};
@@ -290,12 +291,25 @@ void RuntimeImpl::tick_all(double dt, const Executor& executor) {
   }
   // Each job runs once, whatever the executor does: a job it runs twice does nothing the
   // second time, and one it never runs is run here after it returns.
-  std::unique_ptr<std::atomic<bool>[]> started(new std::atomic<bool>[jobs.size()]);
-  for (size_t j = 0; j < jobs.size(); ++j) started[j] = false;
+  if (parallel_started_size < jobs.size()) {
+    parallel_started.reset(new std::atomic<bool>[jobs.size()]);
+    parallel_started_size = jobs.size();
+  }
+  for (size_t j = 0; j < jobs.size(); ++j) parallel_started[j] = false;
   // No trace, slicing or events: each job's agents take tick_plain's steps, without tick_in_job's
   // tests (the common case; tick_in_job costs ~5 ns more an agent on T31).
-  const bool plain = !trace_sink && sliced_agents == 0 && pending_events == 0;
-  auto run = [&](size_t j) {
+  struct Call {
+    const std::vector<TickJob*>& jobs;
+    std::atomic<bool>* started;
+    bool plain;
+    double dt, now;
+  } call{jobs, parallel_started.get(), !trace_sink && sliced_agents == 0 && pending_events == 0, dt, now};
+  // Two pointers: small enough for std::function to hold without an allocation.
+  auto run = [this, &call](size_t j) {
+    const auto& jobs = call.jobs;
+    std::atomic<bool>* const started = call.started;
+    const bool plain = call.plain;
+    const double dt = call.dt, now = call.now;
     if (j >= jobs.size() || started[j].exchange(true)) return;
     TickJob& job = *jobs[j];
     JobScope scope(job);
@@ -360,7 +374,10 @@ void RuntimeImpl::finish_call(TickJob* const* jobs, size_t n) {
   // Counts, and the exception of the lowest agent index, whatever job met it.
   std::exception_ptr error;
   uint32_t error_agent = UINT32_MAX;
-  std::vector<Deferred> deferred;
+  // The list of the call's deferred calls reuses the last call's buffer (moved out, so that a
+  // call made from run_deferred's hooks would take a fresh one, not this one).
+  std::vector<Deferred> deferred = std::move(deferred_spare);
+  deferred.clear();
   for (size_t j = 0; j < n; ++j) {
     TickJob& job = *jobs[j];
     pending_events += job.events_delta;
@@ -384,9 +401,15 @@ void RuntimeImpl::finish_call(TickJob* const* jobs, size_t n) {
     for (auto& d : outside_job.deferred) deferred.push_back(std::move(d));
     outside_job.deferred.clear();
   }
-  std::stable_sort(deferred.begin(), deferred.end(), [](const Deferred& x, const Deferred& y) { return x.caller < y.caller; });
+  // Jobs hold their agents in order, so the list is usually in order already (stable_sort takes
+  // a buffer of its own).
+  auto by_caller = [](const Deferred& x, const Deferred& y) { return x.caller < y.caller; };
+  if (!std::is_sorted(deferred.begin(), deferred.end(), by_caller))
+    std::stable_sort(deferred.begin(), deferred.end(), by_caller);
   queued_spawns.store(0, std::memory_order_relaxed);
   run_deferred(deferred);
+  deferred.clear();
+  deferred_spare = std::move(deferred);
   if (error) std::rethrow_exception(error);
 }
 
