@@ -520,9 +520,17 @@ int record_metric(lua_State* L, bool gauge) {
                              "declared under 'metrics:' in the scenario", name);
       // A gauge NAME has the columns NAME_mean, NAME_min and NAME_max in the rows: a declared
       // metric of one of those names was a second column of that name (pandas renamed it .1).
+      // (Compared in place: building names[m] + stat allocated three strings a call.)
+      auto declared_as = [&](std::string_view stat) {
+        const std::string& base = names[m];
+        return std::any_of(declared.begin(), declared.end(), [&](const std::string& d) {
+          return d.size() == base.size() + stat.size() && d.compare(0, base.size(), base) == 0 &&
+                 d.compare(base.size(), stat.size(), stat) == 0;
+        });
+      };
       if (gauge)
         for (const char* stat : {"_mean", "_min", "_max"})
-          if (std::find(declared.begin(), declared.end(), names[m] + stat) != declared.end())
+          if (declared_as(stat))
             return luaL_error(L, "gauge '%s' has the columns %s_mean, %s_min and %s_max in the rows, and '%s%s' is a "
                                  "metric of the scenario too: rename one of them",
                               name, name, name, name, name, stat);
