@@ -16,6 +16,10 @@
 namespace thicket {
 namespace fs = std::filesystem;
 
+// The name a brain file is read on under when it gives none that is text (the load fails all
+// the same), so that its nodes' errors are reported with the top level's.
+constexpr const char* kStandInName = "(unnamed)";
+
 void SourceRef::error(const YAML::Node& at, const std::string& message) const {
   Diagnostic d;
   d.file = src.files[file].path;
@@ -205,7 +209,7 @@ std::optional<uint32_t> SourceReader::add_file(const std::string& text, const st
       ref.error(d, "a brain file needs exactly one of 'tree: NAME', 'fsm: NAME' or 'machine: NAME' at the top level");
     // With a `root:`, it is read on as a tree under a stand-in name (the load fails all the
     // same), so the errors of its nodes are reported now too.
-    if (!is_import && d["root"]) src_.name = "(unnamed)";
+    if (!is_import && d["root"]) src_.name = kStandInName;
   } else {
     if (kinds_found.size() > 1)
       ref.error(d[kinds_found[1]], "a brain file has exactly one of 'tree', 'fsm' and 'machine'; found '" +
@@ -226,7 +230,7 @@ std::optional<uint32_t> SourceReader::add_file(const std::string& text, const st
       // (the load fails all the same), so the file's other errors are reported with it: they
       // were hidden until the name was fixed.
       src_.kind = kind;
-      src_.name = text ? name.Scalar() : name.IsScalar() && !name.Scalar().empty() ? name.Scalar() : "(unnamed)";
+      src_.name = text ? name.Scalar() : name.IsScalar() && !name.Scalar().empty() ? name.Scalar() : kStandInName;
     }
     if (is_import && kind != BrainKind::Tree)
       ref.error(name, "an imported file must be a tree file (its trees become subtrees), not a " +
@@ -324,7 +328,7 @@ void SourceReader::read_trees(const SourceRef& ref, const YAML::Node& d, BrainKi
   // The brain file's root goes under the brain's name, a stand-in when its name is no text
   // (reported already): its nodes' errors are reported with that one.
   const bool named = d["tree"] ? d["tree"].IsScalar() || ref.file == 0
-                               : ref.file == 0 && !d["fsm"] && !d["machine"] && src_.name == "(unnamed)";
+                               : ref.file == 0 && !d["fsm"] && !d["machine"] && src_.name == kStandInName;
   if (kind == BrainKind::Tree && named) {
     if (!d["root"])
       ref.error(d, "a tree file needs 'root:', the tree's root node");

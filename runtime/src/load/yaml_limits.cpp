@@ -392,25 +392,6 @@ void find_runaway_quotes(const std::string& text, const std::string& path, std::
 }
 
 namespace {
-void second_document(YAML::Parser& parser, const std::string& path, std::vector<Diagnostic>& diags);
-}  // namespace
-
-void find_duplicate_keys(const std::string& text, const std::string& path, std::vector<Diagnostic>& diags) {
-  std::istringstream in(text);
-  DuplicateKeys finder(path, diags);
-  QuotedScalars quoted;  // find_runaway_quotes' check, from the same parse
-  BothHandlers both(finder, quoted);
-  YAML::Parser parser(in);
-  try {
-    parser.HandleNextDocument(both);
-  } catch (const std::exception&) {
-    return;  // a syntax error: YAML::Load reports it
-  }
-  report_runaway_quotes(text, path, quoted.marks, diags);
-  second_document(parser, path, diags);
-}
-
-namespace {
 
 // The loaders read the first document only: anything after it would be dropped unread. Called
 // once the parser has read the first.
@@ -714,16 +695,15 @@ void columns_in_characters(const std::string& text, const std::string& path, std
   }
 }
 
-// A value left out (`action:` or a bare `-`) is a null node that yaml-cpp marks at the next
-// token, often on a later line (the next item, or past the end of the file). Its place is
-// the key it belongs to (where the schema puts it too), or the dash. `pos` is the mark's byte
-// offset; returns false for a null written out (`~`, `null`) or when the text says otherwise.
 std::vector<size_t> line_starts(const std::string& text) {
   std::vector<size_t> starts{0};
   for (size_t k = text.find('\n'); k != std::string::npos; k = text.find('\n', k + 1)) starts.push_back(k + 1);
   return starts;
 }
 
+// A value left out (`action:` or a bare `-`) is a null node that yaml-cpp marks at the next
+// token, often on a later line (the next item, or past the end of the file). Its place is
+// the key it belongs to (where the schema puts it too), or the dash.
 bool empty_value_at(const std::string& text, const std::vector<size_t>& starts, size_t pos, int& line, int& column) {
   // yaml-cpp's offsets do not count a UTF-8 byte order mark at the start of the text.
   if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) pos += 3;

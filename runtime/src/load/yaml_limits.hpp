@@ -77,14 +77,11 @@ struct YamlSizeHit {
 // The number of nodes of the first document with aliases expanded, counted from the parser's
 // events (each anchor's size is remembered, so this is linear in the file, not in the
 // expansion); the first node or alias that takes it past `limit`. Syntax errors are left to
-// the loader. An alias inside the node its anchor names is a hit at once (`recursive`).
+// the loader. An alias inside the node its anchor names is a hit at once (`recursive`). The
+// text load_yaml_checked last loaded on this thread (up to 4 MB) is within the limit already:
+// it is not parsed again.
 std::optional<YamlSizeHit> find_alias_bomb(const std::string& text, uint64_t limit = kMaxYamlNodes);
 
-// Keys given twice in one mapping, anywhere in doc: an error at the second, naming the first;
-// and an error where a second document starts (the loaders read one); and find_runaway_quotes'
-// errors, found in the same parse. (From the parser's events: linear in the file; aliases are
-// not expanded.)
-void find_duplicate_keys(const std::string& text, const std::string& path, std::vector<Diagnostic>& diags);
 
 // Quoted scalars that run on past their line to a line indented no deeper than their own (a
 // missing closing quote: `mood: 'calm` takes the keys below it into its text, up to the next
@@ -92,7 +89,8 @@ void find_duplicate_keys(const std::string& text, const std::string& path, std::
 // the opening quote, naming the line it ran on to.
 void find_runaway_quotes(const std::string& text, const std::string& path, std::vector<Diagnostic>& diags);
 
-// YAML::Load with both limits, duplicate keys and syntax errors reported as diagnostics at FILE:LINE:COL,
+// YAML::Load with both limits, duplicate keys, runaway quotes, a second document and syntax
+// errors reported as diagnostics at FILE:LINE:COL (the checks in one pass of parser events first),
 // and merge keys (`<<: *defaults`) expanded (yaml_merge.hpp);
 // nullopt when the file was refused.
 std::optional<YAML::Node> load_yaml_checked(const std::string& text, const std::string& path,

@@ -25,6 +25,7 @@ const S = {
   selected: -1, collapsed: new Set(), view: null, zoom: 1,
   structureKey: '', checkTimer: 0, checkSeq: 0, diskNotified: '',
   bps: new Set(), statuses: '', agent: null, paused: false, timing: {},
+  checksApplied: 0, // checks whose answer the page applied (for tests, as S.parses)
 };
 window.thicketEditor = S; // for tests and the curious
 window.thicketEditorBrainName = () => ourBrainName(); // what the attached polls read (tests)
@@ -177,7 +178,7 @@ function noteClass(cls) {
   return S.saveRefused && S.saveRefused.text === S.text ? 'bad' : cls;
 }
 function applyCheck(res, text) {
-  S.checksApplied = (S.checksApplied || 0) + 1;
+  S.checksApplied++;
   S.checkedText = text;
   S.checkOk = !!res.ok;
   S.errors = res.errors || [];
