@@ -184,6 +184,7 @@ void* lua_heap_alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
   }
   void* block = std::realloc(ptr, nsize);
   if (!block) return nullptr;
+  ++heap->reallocs;
   heap->used = heap->used - old + nsize;
   if (heap->used > heap->peak) heap->peak = heap->used;
   return block;

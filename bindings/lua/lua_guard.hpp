@@ -63,6 +63,7 @@ struct LuaHeap {
   size_t used = 0;
   size_t cap = 0;  // 0: no cap
   size_t peak = 0;
+  uint64_t reallocs = 0;  // blocks made, grown or shrunk (for tests: what a warm tick allocates)
   bool refused = false;  // an allocation was refused since the last check
   uint64_t refused_call = 0;  // in this call (LuaGuard::serial)
   const LuaGuard* guard = nullptr;

@@ -576,8 +576,11 @@ void LuaHost::task_release(const CallSite& at, bool cancel) {
     } else if (failed) {
       lua_pushnil(L_);
     }
-    int rc;
-    {
+    // A run that returned (or never started) has nothing left to close: its frames are gone
+    // and their to-be-closed variables ran as they returned. Closing it anyway would shrink its
+    // stack, which the next run on it grows again: one or two reallocations a run.
+    int rc = LUA_OK;
+    if (ended != LUA_OK) {
       CallScope scope(*this, co);  // closing runs the task's to-be-closed variables
 #if LUA_VERSION_RELEASE_NUM >= 50406
       rc = lua_closethread(co, L_);

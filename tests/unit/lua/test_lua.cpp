@@ -24,6 +24,7 @@
 #include <lua.hpp>
 
 #include "lua_fixture.hpp"
+#include "lua_host.hpp"
 #include "runtime_impl.hpp"
 #include "thicket/runtime.hpp"
 
@@ -896,6 +897,29 @@ root:
   CHECK(t.rt.tick(wa, 0.5) == Status::Running);
   CHECK(t.rt.tick(wa, 0.5) == Status::Success);  // 1.0 s at dt 0.5: the third tick
   CHECK(t.marks() == Lines{"3 waited"});
+  CHECK(t.rt.script_errors() == 0);
+}
+
+TEST_CASE("lua: a task run that returns leaves its coroutine as it is: the next run allocates nothing") {
+  // Closing a returned run's coroutine would shrink its stack, and the next run on it would
+  // grow it again when it needs more: one or two reallocations a run, for a coroutine with
+  // nothing left to close.
+  LuaRt t;
+  t.write("once.lua", R"LUA(
+local thicket = require("thicket")
+local L = {}
+L.Once = thicket.task(function(agent, args)
+  local a, b, c, d, e, f = 1, 2, 3, 4, 5, 6
+  return thicket.SUCCESS
+end)
+return L
+)LUA");
+  auto b = t.load("tree: once\nleaves: [once.lua]\nroot:\n  action: Once\n");
+  for (int i = 0; i < 10; ++i) t.rt.spawn(b);
+  for (int i = 0; i < 20; ++i) t.rt.tick_all(0.1);  // warm: pooled coroutines, memory tables
+  const uint64_t before = thicket::lua_host(t.rt.impl()).heap().reallocs;
+  for (int i = 0; i < 50; ++i) t.rt.tick_all(0.1);
+  CHECK(thicket::lua_host(t.rt.impl()).heap().reallocs - before == 0);  // 500 runs
   CHECK(t.rt.script_errors() == 0);
 }
 
