@@ -77,7 +77,7 @@ struct Deferred {
   uint32_t id = 0;                                     // Spawn: a chosen id (0: the next)
   std::vector<std::pair<std::string, Value>> bb;       // Spawn
   AgentHandle target;                                  // Despawn, Send
-  std::string event;                                   // Send
+  uint32_t event = 0;                                  // Send: the name, interned
 };
 
 // An agent's slicing and event queue, beside its AgentInfo (kept out of the record the walk
@@ -228,10 +228,12 @@ class RuntimeImpl {
   // Spawn, despawn and send as the public API does them: queued while a tick_all runs.
   AgentHandle spawn_or_defer(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb, uint32_t id);
   void despawn_or_defer(AgentHandle agent);
-  bool send_or_defer(AgentHandle agent, const std::string& event);
+  bool send_or_defer(AgentHandle agent, std::string_view event);
   // Queues the event at once; false (with a trace event and a log line) when the queue is full.
-  bool queue_event(uint32_t index, const std::string& event);
-  void drop_event(uint32_t index, const std::string& event);  // queue_event's full queue
+  // The name is interned only when it is queued; a deferred send holds it interned.
+  bool queue_event(uint32_t index, std::string_view event);
+  bool queue_event(uint32_t index, uint32_t interned);
+  void drop_event(uint32_t index, std::string_view event);  // queue_event's full queue
   // The event queue of an agent (an element of `agents`) and the bookkeeping of what its own
   // tick puts on it and takes off it (pending_events, through the running job when there is one).
   // (An AgentInfo outside `agents`, as engine tests tick, gets a queue of its own.)

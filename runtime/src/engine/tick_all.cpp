@@ -502,7 +502,7 @@ void RuntimeImpl::despawn_or_defer(AgentHandle agent) {
   defer(std::move(d));
 }
 
-bool RuntimeImpl::send_or_defer(AgentHandle agent, const std::string& event) {
+bool RuntimeImpl::send_or_defer(AgentHandle agent, std::string_view event) {
   if (event.empty() || !agent_ptr(agent)) return false;
   TickJob* job = current_job();
   if (!ticking) return queue_event(agent.index, event);
@@ -511,26 +511,35 @@ bool RuntimeImpl::send_or_defer(AgentHandle agent, const std::string& event) {
   Deferred d;
   d.kind = Deferred::Kind::Send;
   d.target = agent;
-  d.event = event;
+  d.event = strings.intern(event);  // an id, not a copy: a name past 15 bytes allocated a string a send
   defer(std::move(d));
   return true;
 }
 
-bool RuntimeImpl::queue_event(uint32_t index, const std::string& event) {
+bool RuntimeImpl::queue_event(uint32_t index, std::string_view event) {
   if (extras.size() < agents.size()) extras.resize(agents.size());
-  std::vector<QueuedEvent>& q = extras[index].events;
-  if (q.size() >= kMaxQueuedEvents) [[unlikely]] {  // a storm: the queue is full, the event is dropped
+  if (extras[index].events.size() >= kMaxQueuedEvents) [[unlikely]] {  // a storm: the event is dropped
     drop_event(index, event);
     return false;
   }
+  return queue_event(index, strings.intern(event));
+}
+
+bool RuntimeImpl::queue_event(uint32_t index, uint32_t interned) {
+  if (extras.size() < agents.size()) extras.resize(agents.size());
+  std::vector<QueuedEvent>& q = extras[index].events;
+  if (q.size() >= kMaxQueuedEvents) [[unlikely]] {  // a storm: the queue is full, the event is dropped
+    drop_event(index, strings.get(interned));
+    return false;
+  }
   QueuedEvent e;
-  e.name = strings.intern(event);
+  e.name = interned;
   q.push_back(e);
   if (!takes_events(program_of(agents[index]))) count_events(1);
   return true;
 }
 
-void RuntimeImpl::drop_event(uint32_t index, const std::string& event) {
+void RuntimeImpl::drop_event(uint32_t index, std::string_view event) {
   // The trace sink and the log are the game's code. What they call is treated as a stop hook's
   // call (a spawn waits, a load is refused), and nothing read from the agent is held across
   // them: a trace callback's spawns grew the agent array under a held reference.
@@ -540,12 +549,12 @@ void RuntimeImpl::drop_event(uint32_t index, const std::string& event) {
   ev.type = TraceEvent::Type::Event;
   ev.tick = a.ticks;
   ev.agent = a.id;
-  ev.event = event;
+  ev.event = std::string(event);
   ev.queue_full = true;
   if (takes_events(p)) ev.brain = p.name;
   const std::string message = (p.files.empty() ? p.name : p.files[0]) + ": error: agent " + std::to_string(a.id) +
                               ": its event queue holds " + std::to_string(kMaxQueuedEvents) + " events; event '" +
-                              event + "' and any further ones are dropped until it drains (a leaf sending events in a loop?)\n"
+                              std::string(event) + "' and any further ones are dropped until it drains (a leaf sending events in a loop?)\n"
                               "  reported once; first at tick " + std::to_string(a.ticks);
   bool outer;
   {

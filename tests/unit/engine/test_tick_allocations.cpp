@@ -77,4 +77,33 @@ states:
         }) == 0);
 }
 
+TEST_CASE("tick_all allocates nothing once warm: event names past a short string's 15 bytes, to others and to self") {
+  // A send holds the name interned, not as a std::string: one allocation a send before.
+  thicket_test::LuaRuntime t;
+  t.write("l.lua", R"(
+local thicket = require("thicket")
+return {
+  Shout = function(agent, args)
+    thicket.send(agent.id % 10 + 1, "enemy_spotted_by_the_watchtower")  -- deferred to the end of tick_all
+    agent:send("reinforcements_are_on_their_way")                       -- its own queue, at once
+    return thicket.RUNNING
+  end,
+}
+)");
+  auto b = t.load(R"(
+fsm: shout
+leaves: [l.lua]
+initial: a
+states:
+  a: {act: Shout, transitions: {enemy_spotted_by_the_watchtower: b}}
+  b: {act: Shout, transitions: {reinforcements_are_on_their_way: a}}
+)");
+  for (int i = 0; i < 10; ++i) t.rt.spawn(b);
+  for (int i = 0; i < 20; ++i) t.rt.tick_all(0.1);
+  CHECK(news_in([&] {
+          for (int i = 0; i < 50; ++i) t.rt.tick_all(0.1);
+        }) == 0);
+  CHECK(t.rt.script_errors() == 0);
+}
+
 #endif  // THICKET_SANITIZED
