@@ -90,11 +90,7 @@ int LuaApi::bb_index(lua_State* L) {
     case ValueType::Number: lua_pushnumber(L, v.num); break;
     case ValueType::Integer: lua_pushinteger(L, v.i); break;
     case ValueType::Boolean: lua_pushboolean(L, v.i != 0); break;
-    case ValueType::String: {
-      std::string_view s = h.rt_.strings.get(v.str);
-      lua_pushlstring(L, s.data(), s.size());
-      break;
-    }
+    case ValueType::String: h.push_text(L, v.str); break;
     case ValueType::Any: lua_rawgeti(L, LUA_REGISTRYINDEX, v.ref); break;
   }
   return 1;

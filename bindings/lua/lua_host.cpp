@@ -622,6 +622,26 @@ void LuaHost::task_release(const CallSite& at, bool cancel) {
   lua_pop(L_, 1);
 }
 
+void LuaHost::push_text(lua_State* L, uint32_t id) {
+  const std::string_view s = rt_.strings.get(id);
+  constexpr size_t kShortString = 40;  // Lua 5.4's LUAI_MAXSHORTLEN: shorter ones Lua interns itself
+  if (s.size() <= kShortString) {
+    lua_pushlstring(L, s.data(), s.size());
+    return;
+  }
+  const uint32_t k = id % kTextCache;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, text_cache_ref_);
+  if (text_cache_ids_[k] == id) {
+    lua_rawgeti(L, -1, k + 1);
+  } else {
+    lua_pushlstring(L, s.data(), s.size());
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, -3, k + 1);
+    text_cache_ids_[k] = id;
+  }
+  lua_remove(L, -2);
+}
+
 // Puts a task run's coroutine in the set of runs restarted by a restore (thicket.restored()).
 void LuaHost::mark_restored(lua_State* co) {
   lua_rawgeti(L_, LUA_REGISTRYINDEX, restored_ref_);

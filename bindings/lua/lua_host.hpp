@@ -129,6 +129,12 @@ class LuaHost final : public ScriptHost {
   // The call in progress (for thicket.time() and friends); null between calls.
   const CallSite* current() const { return current_; }
 
+  // Pushes the interned text `id` on L (a thread of this state). A text past Lua's short
+  // strings (40 bytes), which Lua would make anew on every push, comes from a small cache of
+  // the long texts pushed last: a leaf reading the same long text tick after tick allocates
+  // nothing.
+  void push_text(lua_State* L, uint32_t id);
+
   uint64_t errors = 0;
 
   // The Lua heap of this state (bytes in use, the cap) and its watchdog guard.
@@ -210,6 +216,9 @@ class LuaHost final : public ScriptHost {
   int thicket_ref_ = -2;
   int task_meta_ref_ = -2;
   int thread_pool_ref_ = -2;  // a Lua array of idle coroutines, reused across task runs
+  static constexpr uint32_t kTextCache = 256;
+  int text_cache_ref_ = -2;                   // push_text's Lua strings, slot id % kTextCache + 1
+  uint32_t text_cache_ids_[kTextCache] = {};  // the text id in each slot (0, the empty text: none)
   int thread_pool_size_ = 0;
   int task_threads_ref_ = -2; // weak-keyed set of every task run's coroutine (no script resumes or closes one)
   int restored_ref_ = -2;     // weak-keyed set of the coroutines of task runs restarted by a restore

@@ -409,6 +409,12 @@ LuaHost::LuaHost(RuntimeImpl& rt) : rt_(rt) {
   }
   lua_newtable(L_);
   thread_pool_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  lua_createtable(L_, kTextCache, 0);  // every slot filled, so a store into it never grows the table
+  for (uint32_t k = 1; k <= kTextCache; ++k) {
+    lua_pushboolean(L_, 0);
+    lua_rawseti(L_, -2, k);
+  }
+  text_cache_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   lua_newtable(L_);  // agent tables' metatable: agent:send (a simulation's adds the world methods)
   lua_newtable(L_);
   lua_pushliteral(L_, "protected: the agent methods are shared by every agent");

@@ -923,6 +923,63 @@ return L
   CHECK(t.rt.script_errors() == 0);
 }
 
+TEST_CASE("lua: a blackboard text past Lua's short strings, read every tick, allocates nothing once read") {
+  // Lua makes a string over 40 bytes anew on every push: the host keeps the long texts it
+  // pushed last, so a leaf reading the same one tick after tick costs no allocation.
+  LuaRt t;
+  t.write("read.lua", R"LUA(
+local thicket = require("thicket")
+return {
+  Read = function(agent, args)
+    local text = agent.bb.orders
+    if #text ~= 62 or text:sub(1, 6) ~= "patrol" then error("read " .. text) end
+    if agent.bb.short ~= "calm" then error("read " .. agent.bb.short) end
+    return thicket.RUNNING
+  end,
+}
+)LUA");
+  auto b = t.load(R"(
+tree: reader
+leaves: [read.lua]
+blackboard:
+  orders: "patrol the eastern gate and the courtyard until the bell rings"
+  short: calm
+root:
+  action: Read
+)");
+  for (int i = 0; i < 10; ++i) t.rt.spawn(b);
+  for (int i = 0; i < 5; ++i) t.rt.tick_all(0.1);
+  const uint64_t before = thicket::lua_host(t.rt.impl()).heap().reallocs;
+  for (int i = 0; i < 50; ++i) t.rt.tick_all(0.1);
+  CHECK(thicket::lua_host(t.rt.impl()).heap().reallocs - before == 0);  // 500 reads
+  CHECK(t.rt.script_errors() == 0);
+
+  // A text written from Lua reads back as written; many distinct long texts go through the
+  // cache's slots and each reads back as itself.
+  t.write("many.lua", R"LUA(
+local thicket = require("thicket")
+return {
+  Many = function(agent, args)
+    for i = 1, 600 do
+      local text = string.rep("x", 41) .. i
+      agent.bb.note = text
+      if agent.bb.note ~= text then error("read " .. agent.bb.note .. " for " .. text) end
+    end
+    for i = 600, 1, -1 do
+      local text = string.rep("x", 41) .. i
+      agent.bb.note = text
+      if agent.bb.note ~= text then error("read " .. agent.bb.note .. " for " .. text) end
+    end
+    return thicket.SUCCESS
+  end,
+}
+)LUA");
+  auto m = t.load("tree: many\nleaves: [many.lua]\nblackboard: {note: \"\"}\nroot:\n  action: Many\n");
+  auto ma = t.rt.spawn(m);
+  CHECK(t.rt.tick(ma, 0.1) == Status::Success);
+  CHECK(t.rt.script_errors() == 0);
+}
+
 TEST_CASE("lua: a thicket.defer cleanup that yields or waits while its task is cancelled is an error at its line") {
   // Lua's own words were "attempt to yield across a C-call boundary", with no position; and
   // thicket.wait said it "can only be called inside a thicket.task", which it was.
