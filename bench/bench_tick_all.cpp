@@ -145,7 +145,7 @@ void register_t31(thicket::Runtime& rt) {
       const auto j = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(u));
       return ((c.tick() + c.agent_id() + j) & kCondMask[j]) != 0 ? Status::Success : Status::Failure;
     };
-    rt.register_leaf("C" + std::to_string(j), f);
+    rt.register_leaf(std::string(1, 'C').append(std::to_string(j)), f);  // not "C" + ...: gcc 12's false -Wrestrict
   }
   for (int k = 0; k < kActs; ++k) {
     thicket::NativeLeafFn f;
@@ -155,7 +155,7 @@ void register_t31(thicket::Runtime& rt) {
       const uint64_t v = (((c.tick() + c.agent_id()) >> 1) + k) & kActMask[k];
       return v == 0 ? Status::Running : v == 2 ? Status::Failure : Status::Success;
     };
-    rt.register_leaf("A" + std::to_string(k), f);
+    rt.register_leaf(std::string(1, 'A').append(std::to_string(k)), f);  // not "A" + ...: gcc 12's false -Wrestrict
   }
 }
 

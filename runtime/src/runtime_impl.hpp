@@ -433,6 +433,11 @@ class HookScope {
     if (outer_) flag_.store(false, std::memory_order_release);
   }
   bool outer() const { return outer_; }
+  // Ends the scope before its end of block (read outer() first: it is false after).
+  void end() {
+    if (outer_) flag_.store(false, std::memory_order_release);
+    outer_ = false;
+  }
   HookScope(const HookScope&) = delete;
   HookScope& operator=(const HookScope&) = delete;
 

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
-#include <optional>
 #include <sstream>
 
 #include "compiler.hpp"
@@ -304,7 +303,7 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
   b.stale.reset();
   // From here stop hooks run (of removed and restarted nodes): what they spawn, despawn and
   // send waits for the end, while this loop holds the brain's rows and the agents.
-  std::optional<HookScope> hooks(std::in_place, ticking);
+  HookScope hooks(ticking);
   commit_leaves(staged);
   for (auto& call : fresh->calls) call.leaf_id = leaf_ids.at(call.leaf);
   script->install_args(*fresh);
@@ -371,8 +370,8 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
       engine->abort_node(p, a, block, i);
     }
   }
-  const bool outer = hooks->outer();
-  hooks.reset();
+  const bool outer = hooks.outer();
+  hooks.end();
   const size_t kept = remap.kept;
   std::ostringstream out;
   out << reload_clock() << ": reloaded " << what << ": brain " << p.name << " recompiled: " << kept << " nodes kept, "
