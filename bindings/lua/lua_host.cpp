@@ -183,11 +183,13 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
   if (!(lua_stop_requested() && message.find("stopped: the run was interrupted (Ctrl-C)") != std::string::npos)) ++errors;
   std::string first = message, frames;
   size_t cut = message.find("\nstack traceback:");
-  if (cut != std::string::npos) {
-    first = message.substr(0, cut);
-    frames = lua_frames(message.substr(cut + 1));
-  }
+  if (cut != std::string::npos) first = message.substr(0, cut);
+  // The frames, when the report is printed (or its words need them).
+  auto read_frames = [&] {
+    if (cut != std::string::npos && frames.empty()) frames = lua_frames(message.substr(cut + 1));
+  };
   if (first == "attempt to yield from outside a coroutine") {
+    read_frames();
     // A yield in a plain leaf: Lua's words have no line and no hint. The line is the first of
     // the traceback's frames ("    file.lua:3: in function <...>").
     std::string where;
@@ -205,9 +207,6 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
             " (a leaf that keeps growing a table or a string?); the allocation failed and the leaf stopped "
             "(--lua-memory sets the cap; lua_memory_limit when embedded)";
   }
-  // A message of megabytes (error(string.rep("x", 5e6))) is shown by its start and its size:
-  // a log line a reader can take in, and a bounded key for the repeat count below.
-  constexpr size_t kMaxShownMessage = 2000;
   if (first.size() > kMaxShownMessage) first = clipped(first, kMaxShownMessage);
   // The same error at the same node (thousands of agents running one broken leaf) is printed
   // a few times, then counted: every occurrence still counts as a script error.
@@ -215,6 +214,7 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
   if (repeats_.size() < kMaxRepeatKeys || repeats_.count({at.program, at.node, first}))
     seen = ++repeats_[{at.program, at.node, first}];
   if (seen > kPrintedRepeats + 1) return;
+  read_frames();
   std::ostringstream out;
   out << "error: " << first << "\n  in leaf '" << leaf.name << "' at node " << at.program->ids[at.node]
       << ", agent " << at.agent->id << ", tick " << at.agent->ticks;
@@ -223,6 +223,15 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
     out << "\n  (this error has now happened " << seen << " times at this node; further ones are counted in the "
         << "summary's script errors, not printed)";
   rt_.log(out.str());
+}
+
+bool LuaHost::repeat_silenced(const CallSite& at, std::string_view message) const {
+  // report() words these two from the traceback and the heap: no shortcut for them.
+  if (message == "attempt to yield from outside a coroutine" || message == "not enough memory") return false;
+  std::string first(message);
+  if (first.size() > kMaxShownMessage) first = clipped(first, kMaxShownMessage);
+  const auto it = repeats_.find({at.program, at.node, first});
+  return it != repeats_.end() && it->second > kPrintedRepeats;
 }
 
 [[gnu::always_inline]] inline bool LuaHost::pcall(int nargs, int nresults, const CallSite& at, const LeafDef& leaf) {
@@ -535,6 +544,10 @@ Status LuaHost::task_resume(const CallSite& at, const LeafDef& leaf, bool) {
         msg = std::string(ar.short_src) + ":" + std::to_string(ar.currentline) + ": " + msg;
         break;
       }
+  }
+  if (repeat_silenced(at, msg)) {  // counted, not printed: no traceback to make
+    report(at, leaf, msg);
+    return Status::Failure;
   }
   luaL_traceback(L_, co, msg.c_str(), 0);
   report(at, leaf, lua_tostring(L_, -1));

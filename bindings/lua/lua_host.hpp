@@ -180,6 +180,11 @@ class LuaHost final : public ScriptHost {
   std::string task_label(const AgentInfo& a, const Program& p, uint32_t node) const;
   void task_release(const CallSite& at, bool cancel);
   void report(const CallSite& at, const LeafDef& leaf, const std::string& message);
+  // Whether report() would only count `message` (an error without its traceback) at `at`, its
+  // repeats there printed already: the message handler then makes no traceback, the costliest
+  // part of a failing leaf call (luaL_traceback searches the loaded libraries for the name of
+  // every frame's function).
+  bool repeat_silenced(const CallSite& at, std::string_view message) const;
   // "file.lua:LINE: " where the heap's cap was met in the last refused call, or "".
   std::string refused_at_prefix() const;
   Status to_status(int idx, const CallSite& at, const LeafDef& leaf, bool condition);
@@ -252,6 +257,9 @@ class LuaHost final : public ScriptHost {
   std::set<std::pair<const void*, std::string>> unmapped_reported_;  // (program, "state/transition")
   static constexpr uint64_t kPrintedRepeats = 5;     // an error repeated at one node prints this often
   static constexpr size_t kMaxRepeatKeys = 10000;
+  // A message of megabytes (error(string.rep("x", 5e6))) is shown by its start and its size:
+  // a log line a reader can take in, and a bounded key for the repeat count.
+  static constexpr size_t kMaxShownMessage = 2000;
   std::map<std::tuple<const void*, uint32_t, std::string>, uint64_t> repeats_;  // interned "success", "failure", "running"
 
   friend struct LuaApi;

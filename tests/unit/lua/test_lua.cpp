@@ -980,6 +980,50 @@ return {
   CHECK(t.rt.script_errors() == 0);
 }
 
+TEST_CASE("lua: a leaf failing again where its error was printed enough makes no traceback (plain leaves and tasks)") {
+  // The traceback is the costliest part of a failing call (luaL_traceback searches the loaded
+  // libraries for the name of every frame's function): thousands of agents running one broken
+  // leaf ran ~100x slower for it, tracebacks nobody reads once the repeats are only counted.
+  // Counted here by the Lua heap's reallocations: the error message's strings are left.
+  LuaRt t;
+  t.write("broken.lua", R"LUA(
+local thicket = require("thicket")
+local function deeper(n) error("the door is jammed") end
+local function deep(n) deeper(n) end
+local L = {}
+function L.Broken(agent, args) deep(agent.id) return thicket.SUCCESS end
+L.BrokenTask = thicket.task(function(agent, args) deep(agent.id) return thicket.SUCCESS end)
+return L
+)LUA");
+  for (const char* leaf : {"Broken", "BrokenTask"}) {
+    CAPTURE(leaf);
+    auto b = t.load(std::string("tree: broken_") + leaf + "\nleaves: [broken.lua]\nroot:\n  action: " + leaf + "\n");
+    std::vector<thicket::AgentHandle> agents;
+    for (int i = 0; i < 10; ++i) agents.push_back(t.rt.spawn(b));
+    const uint64_t errors0 = t.rt.script_errors();
+    for (int i = 0; i < 5; ++i) t.rt.tick_all(0.1);  // 50 errors: 6 printed, the rest counted
+    const uint64_t before = thicket::lua_host(t.rt.impl()).heap().reallocs;
+    for (int i = 0; i < 50; ++i) t.rt.tick_all(0.1);
+    const uint64_t per_call = (thicket::lua_host(t.rt.impl()).heap().reallocs - before) / 500;
+    // Lua 5.4.4: 3 and 8 (a failed task's coroutine is not reused: a new one each run); with
+    // the traceback, 8 and 13.
+    CHECK(per_call <= (std::string(leaf) == "Broken" ? 4u : 9u));
+    CHECK(t.rt.script_errors() - errors0 == 550);  // every one still counted
+    for (auto a : agents) t.rt.despawn(a);
+  }
+  // The printed ones keep their traceback, and the sixth says that the rest are counted.
+  const std::string log = t.joined_log();
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = log.find(what); at != std::string::npos; at = log.find(what, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count("error: ") == 12);
+  CHECK(count("stack traceback:") == 12);
+  CHECK(count("in upvalue 'deeper'") == 12);
+  CHECK(count("this error has now happened 6 times at this node") == 2);
+}
+
 TEST_CASE("lua: a thicket.defer cleanup that yields or waits while its task is cancelled is an error at its line") {
   // Lua's own words were "attempt to yield across a C-call boundary", with no position; and
   // thicket.wait said it "can only be called inside a thicket.task", which it was.
