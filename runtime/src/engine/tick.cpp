@@ -694,6 +694,19 @@ void Engine::draw_order(Ctx& c, uint32_t i) {
   uint16_t* order = &c.state<uint16_t>(n, 2);
   for (uint16_t k = 0; k < n.count; ++k) order[k] = k;
   const double* w = c.p.weights.data() + n.children;
+  // Every weight 1 (no `weights:`): the remaining total is count - k exactly, and the walk
+  // below stops at k + floor(r) (r - 1 is exact for r < 2^53), so the pick is found at once.
+  // The same draws give the same order, in time linear in the children, not quadratic: a
+  // random_selector of 1,000 children took ~0.7 ms a start.
+  if (std::all_of(w, w + n.count, [](double x) { return x == 1.0; })) {
+    for (uint16_t k = 0; k < n.count; ++k) {
+      const uint16_t left = static_cast<uint16_t>(n.count - k);
+      const double r = c.agent.rng.uniform() * static_cast<double>(left);
+      const double skip = std::min(std::floor(r), static_cast<double>(left - 1));
+      std::swap(order[k], order[k + static_cast<uint16_t>(skip)]);
+    }
+    return;
+  }
   for (uint16_t k = 0; k < n.count; ++k) {
     double total = 0;
     for (uint16_t m = k; m < n.count; ++m) total += w[order[m]];

@@ -293,6 +293,39 @@ root:
   CHECK(per_run.size() > 1);
 }
 
+TEST_CASE("nodes: random_selector without weights draws the orders the weighted draw gives for equal weights") {
+  // Unweighted children take a shortcut (each pick at once, not by walking the remaining
+  // weights): it must give, draw for draw, the order of the general weighted walk. Weights all
+  // 2 go the general way and pick exactly as weights all 1 would (every sum and difference
+  // is exact, doubled).
+  constexpr int kChildren = 37;
+  std::string kids, twos;
+  for (int k = 0; k < kChildren; ++k) {
+    kids += std::string(k ? ", " : "") + "{action: a" + std::to_string(k) + "}";
+    twos += std::string(k ? ", " : "") + "2";
+  }
+  auto make = [&](const std::string& params) {
+    auto t = std::make_unique<Bt>(7);
+    for (int k = 0; k < kChildren; ++k) t->act("a" + std::to_string(k), "F");
+    t->load("tree: rnd\nroot:\n  random_selector: " + params + "\n");
+    return t;
+  };
+  auto plain = make("[ " + kids + " ]");
+  auto weighted = make("{weights: [" + twos + "], children: [ " + kids + " ]}");
+  std::set<std::vector<std::string>> distinct;
+  for (int i = 0; i < 6; ++i) {
+    auto a = plain->rt.spawn(plain->brain);
+    auto b = weighted->rt.spawn(weighted->brain);
+    for (int run = 0; run < 5; ++run) {
+      const auto order = one_run_order(*plain, a);
+      CHECK(order.size() == kChildren);
+      CHECK(order == one_run_order(*weighted, b));
+      distinct.insert(order);
+    }
+  }
+  CHECK(distinct.size() == 30);  // 37! orders: no two runs alike
+}
+
 TEST_CASE("nodes: random_selector stops at the first success; random_sequence runs all in order and resumes a running child") {
   Bt t(5);
   t.act("a", "S");
