@@ -260,7 +260,11 @@ class LuaHost final : public ScriptHost {
   // A message of megabytes (error(string.rep("x", 5e6))) is shown by its start and its size:
   // a log line a reader can take in, and a bounded key for the repeat count.
   static constexpr size_t kMaxShownMessage = 2000;
-  std::map<std::tuple<const void*, uint32_t, std::string>, uint64_t> repeats_;  // interned "success", "failure", "running"
+  std::map<std::tuple<const void*, uint32_t, std::string>, uint64_t> repeats_;
+  // Reports printed per node, whatever their texts: errors whose texts differ every time (an
+  // agent id or the tick in the message) are printed this often at a node, then counted.
+  static constexpr uint32_t kPrintedPerNode = 20;
+  std::map<std::pair<const void*, uint32_t>, uint32_t> printed_at_;  // interned "success", "failure", "running"
 
   friend struct LuaApi;
 };
