@@ -293,10 +293,21 @@ Status LuaHost::complain_status(int idx, const CallSite& at, const LeafDef& leaf
   }
   std::string hint;
   if (t == LUA_TSTRING) {
+    // A near status name ("sucess") is a typo, said as a hint. Only a text of 5 to 10
+    // characters can be one (closest_name allows a third of the length in edits: 5 to 40
+    // bytes), and a leaf answering with the same text tick after tick (a condition returning
+    // s:match(...), true by its truth) is looked at once, not on every call.
     size_t len = 0;
     const char* text = lua_tolstring(L_, idx, &len);
-    std::string near = closest_name(std::string_view(text, len), statuses);
-    if (!near.empty()) hint = " (did you mean '" + near + "'?)";
+    const std::string_view said(text, len);
+    if (len >= 5 && len <= 40) {
+      if (said != status_text_seen_) {
+        status_text_seen_.assign(said);
+        const std::string near = closest_name(said, statuses);
+        status_text_hint_ = near.empty() ? std::string() : " (did you mean '" + near + "'?)";
+      }
+      hint = status_text_hint_;
+    }
   }
   // A condition answers with any value's truth, but a near-miss status name is a typo.
   if (condition && hint.empty()) return lua_toboolean(L_, idx) ? Status::Success : Status::Failure;

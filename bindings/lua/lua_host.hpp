@@ -264,6 +264,7 @@ class LuaHost final : public ScriptHost {
   // Reports printed per node, whatever their texts: errors whose texts differ every time (an
   // agent id or the tick in the message) are printed this often at a node, then counted.
   static constexpr uint32_t kPrintedPerNode = 20;
+  std::string status_text_seen_, status_text_hint_;  // complain_status: the last text and its hint
   std::map<std::pair<const void*, uint32_t>, uint32_t> printed_at_;  // interned "success", "failure", "running"
 
   friend struct LuaApi;

@@ -1064,6 +1064,33 @@ root:
   CHECK(log.find("agent 1 lost its target at tick 3") == std::string::npos);
 }
 
+TEST_CASE("lua: a condition's text answers by its truth, a near status name is a typo, whatever came before") {
+  // The hint for a near status name is looked for once per text in a row, not on every call:
+  // texts in turn must still each get their own answer.
+  LuaRt t;
+  t.write("texts.lua", R"LUA(
+local thicket = require("thicket")
+local said = { "sucess", "banana", "sucess", "failur", "failur", string.rep("orc ", 15), "sucess" }
+return { Says = function(agent, args) return said[thicket.tick()] end }
+)LUA");
+  auto b = t.load("tree: texts\nleaves: [texts.lua]\nroot:\n  condition: Says\n");
+  auto a = t.rt.spawn(b);
+  std::vector<Status> got;
+  for (int i = 0; i < 7; ++i) got.push_back(t.rt.tick(a, 0.1));
+  CHECK(got == std::vector<Status>{Status::Failure, Status::Success, Status::Failure, Status::Failure, Status::Failure,
+                                   Status::Success, Status::Failure});
+  const std::string log = t.joined_log();
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = log.find(what); at != std::string::npos; at = log.find(what, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count("returned the text 'sucess' (did you mean 'success'?)") == 3);
+  CHECK(count("returned the text 'failur' (did you mean 'failure'?)") == 2);
+  CHECK(count("banana") == 0);
+  CHECK(t.rt.script_errors() == 5);
+}
+
 TEST_CASE("lua: a thicket.defer cleanup that yields or waits while its task is cancelled is an error at its line") {
   // Lua's own words were "attempt to yield across a C-call boundary", with no position; and
   // thicket.wait said it "can only be called inside a thicket.task", which it was.
