@@ -37,13 +37,17 @@ bool LuaApi::own_blackboard(lua_State* L, LuaHost& h, const AgentInfo& a) {
 
 void LuaApi::push_unknown_key(lua_State* L, LuaHost& h, const AgentInfo& a, const char* key) {
   const Program& p = h.rt_.program_of(a);
-  std::vector<std::string> names;
-  for (const auto& k : p.blackboard) names.push_back(k.name);
-  std::string msg = "blackboard has no key '" + clipped(key) + "'" + did_you_mean(key, names) +
-                    (names.empty() ? " (no keys are declared: add them under 'blackboard:' in the brain file)"
-                                   : " (declared: " + join_names(names) + ")");
+  std::string asked = "blackboard " + std::to_string(reinterpret_cast<uintptr_t>(&p)) + " " + key;
+  if (asked != h.missing_key_) {  // a leaf reading the same undeclared key every tick: once
+    std::vector<std::string> names;
+    for (const auto& k : p.blackboard) names.push_back(k.name);
+    h.missing_msg_ = "blackboard has no key '" + clipped(key) + "'" + did_you_mean(key, names) +
+                     (names.empty() ? " (no keys are declared: add them under 'blackboard:' in the brain file)"
+                                    : " (declared: " + join_names(names) + ")");
+    h.missing_key_ = std::move(asked);
+  }
   luaL_where(L, 1);
-  lua_pushstring(L, msg.c_str());
+  lua_pushlstring(L, h.missing_msg_.data(), h.missing_msg_.size());
   lua_concat(L, 2);
 }
 

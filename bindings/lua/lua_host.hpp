@@ -137,6 +137,11 @@ class LuaHost final : public ScriptHost {
 
   uint64_t errors = 0;
 
+  // The message of the last unknown name a leaf asked for (a blackboard key, a module field),
+  // with what it was asked of: a leaf asking every tick builds its did-you-mean once. Cleared
+  // whenever a brain's program is installed (a program may take a freed one's address).
+  std::string missing_key_, missing_msg_;
+
   // The Lua heap of this state (bytes in use, the cap) and its watchdog guard.
   const LuaHeap& heap() const { return heap_; }
 

@@ -363,17 +363,23 @@ int LuaApi::require_impl(lua_State* L) {
 }
 
 void LuaApi::push_unknown_field(lua_State* L, const char* key) {
-  std::vector<std::string> names;
-  lua_pushnil(L);
-  while (lua_next(L, lua_upvalueindex(1))) {
-    if (lua_type(L, -2) == LUA_TSTRING) names.push_back(lua_tostring(L, -2));
-    lua_pop(L, 1);
+  LuaHost& h = host(L);
+  std::string asked = "module " + std::to_string(reinterpret_cast<uintptr_t>(lua_topointer(L, lua_upvalueindex(1)))) +
+                      " " + key;
+  if (asked != h.missing_key_) {  // a leaf reading the same misspelt field every tick: once
+    std::vector<std::string> names;
+    lua_pushnil(L);
+    while (lua_next(L, lua_upvalueindex(1))) {
+      if (lua_type(L, -2) == LUA_TSTRING) names.push_back(lua_tostring(L, -2));
+      lua_pop(L, 1);
+    }
+    std::sort(names.begin(), names.end());
+    h.missing_msg_ = "the thicket module has no field '" + clipped(key) + "'" + did_you_mean(key, names) +
+                     " (fields: " + join_names(names) + "; thicket.has(name) asks without an error)";
+    h.missing_key_ = std::move(asked);
   }
-  std::sort(names.begin(), names.end());
-  std::string msg = "the thicket module has no field '" + clipped(key) + "'" + did_you_mean(key, names) +
-                    " (fields: " + join_names(names) + "; thicket.has(name) asks without an error)";
   luaL_where(L, 1);
-  lua_pushstring(L, msg.c_str());
+  lua_pushlstring(L, h.missing_msg_.data(), h.missing_msg_.size());
   lua_concat(L, 2);
 }
 

@@ -1091,6 +1091,43 @@ return { Says = function(agent, args) return said[thicket.tick()] end }
   CHECK(t.rt.script_errors() == 5);
 }
 
+TEST_CASE("lua: an unknown blackboard key or module field read every tick: each asked name gets its own message, and a reload's keys") {
+  // The message (with its did-you-mean over every declared name) is built once per name asked
+  // in a row, not on every call: names in turn, and a brain reloaded with other keys, must
+  // still each be told as they are.
+  LuaRt t;
+  t.write("ask.lua", R"LUA(
+local thicket = require("thicket")
+return {
+  Ask = function(agent, args)
+    local tick = thicket.tick()
+    if tick % 3 == 1 then return agent.bb.helth end
+    if tick % 3 == 2 then return agent.bb.mana end
+    return thicket.SUCESS
+  end,
+}
+)LUA");
+  const fs::path brain = t.write("ask.yaml", "tree: ask\nleaves: [ask.lua]\nblackboard: {health: 1}\nroot:\n  action: Ask\n");
+  std::vector<thicket::Diagnostic> d;
+  const auto b = t.rt.load_file(brain.string(), d);
+  REQUIRE(b);
+  auto a = t.rt.spawn(*b);
+  for (int i = 0; i < 6; ++i) t.rt.tick(a, 0.1);
+  t.dir.rewrite("ask.yaml", "tree: ask\nleaves: [ask.lua]\nblackboard: {health: 1, helix: 2}\nroot:\n  action: Ask\n");
+  REQUIRE(t.rt.reload_changed() == 1);
+  t.rt.tick(a, 0.1);  // tick 7: helth again, now beside helix
+  const std::string log = t.joined_log();
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = log.find(what); at != std::string::npos; at = log.find(what, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count("blackboard has no key 'helth'; did you mean 'health'? (declared: health)") == 2);
+  CHECK(count("blackboard has no key 'mana' (declared: health)") == 2);
+  CHECK(count("the thicket module has no field 'SUCESS'; did you mean 'SUCCESS'?") == 2);
+  CHECK(count("blackboard has no key 'helth'; did you mean 'health'? (declared: health, helix)") == 1);
+}
+
 TEST_CASE("lua: a thicket.defer cleanup that yields or waits while its task is cancelled is an error at its line") {
   // Lua's own words were "attempt to yield across a C-call boundary", with no position; and
   // thicket.wait said it "can only be called inside a thicket.task", which it was.
