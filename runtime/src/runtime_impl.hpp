@@ -349,6 +349,10 @@ class RuntimeImpl {
   std::vector<uint32_t> split_native;
   std::vector<uint32_t> free_agents;
   uint32_t next_agent_id = 1;
+  // Spawns refused for an id in use, said this often, then refused without a word (a leaf that
+  // "makes sure its companion exists" by spawning its id every tick wrote a line a tick).
+  static constexpr uint32_t kInUseSaid = 6;
+  uint32_t in_use_said = 0;
   // A snapshot's brain paths and the loaded brains' paths they stand for, when they are spelt
   // differently: a scenario's checkpoint names its groups' brains as the saving run did
   // (relative to its working folder), and a resume from another folder loads them under other

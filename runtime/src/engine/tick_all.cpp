@@ -481,7 +481,11 @@ AgentHandle RuntimeImpl::spawn_or_defer(BrainHandle brain, const std::vector<std
     return {};
   }
   if (find_index(id)) {
-    log("error: spawn: agent id " + std::to_string(id) + " is in use; no agent spawned");
+    if (++in_use_said <= kInUseSaid)
+      log("error: spawn: agent id " + std::to_string(id) + " is in use; no agent spawned" +
+          (in_use_said == kInUseSaid ? "\n  (said " + std::to_string(kInUseSaid) +
+                                           " times; further spawns of an id in use are refused without a word)"
+                                     : std::string()));
     return {};
   }
   const uint32_t saved = next_agent_id;

@@ -1128,6 +1128,30 @@ return {
   CHECK(count("blackboard has no key 'helth'; did you mean 'health'? (declared: health, helix)") == 1);
 }
 
+TEST_CASE("lua: spawning an id in use every tick is refused each time, said six times") {
+  LuaRt t;
+  t.write("owner.lua", R"LUA(
+local thicket = require("thicket")
+return {
+  KeepPet = function(agent, args) thicket.spawn("pet", nil, 100) return thicket.RUNNING end,
+  Idle = function(agent, args) return thicket.RUNNING end,
+}
+)LUA");
+  t.load("tree: pet\nleaves: [owner.lua]\nroot:\n  action: Idle\n", "pet.yaml");
+  auto owner = t.load("tree: owner\nleaves: [owner.lua]\nroot:\n  action: KeepPet\n", "owner.yaml");
+  t.rt.spawn(owner);
+  for (int i = 0; i < 10; ++i) t.rt.tick_all(0.1);  // the pet spawned after tick 1; 9 refusals
+  CHECK(t.rt.agent_count() == 2);
+  CHECK_FALSE(t.rt.spawn(owner, {}, 100).valid());  // the game's own spawn is refused too, quietly now
+  const std::string log = t.joined_log();
+  size_t lines = 0;
+  for (size_t at = log.find("error: spawn: agent id 100 is in use; no agent spawned"); at != std::string::npos;
+       at = log.find("error: spawn: agent id 100 is in use", at + 1))
+    ++lines;
+  CHECK(lines == 6);
+  CHECK(log.find("(said 6 times; further spawns of an id in use are refused without a word)") != std::string::npos);
+}
+
 TEST_CASE("lua: a thicket.defer cleanup that yields or waits while its task is cancelled is an error at its line") {
   // Lua's own words were "attempt to yield across a C-call boundary", with no position; and
   // thicket.wait said it "can only be called inside a thicket.task", which it was.
