@@ -208,40 +208,24 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
             "(--lua-memory sets the cap; lua_memory_limit when embedded)";
   }
   if (first.size() > kMaxShownMessage) first = clipped(first, kMaxShownMessage);
-  // A node that printed its share of reports prints no more (every error still counts as a
-  // script error in the summary), and its messages are not kept either.
-  uint32_t& printed = printed_at_[{at.program, at.node}];
-  if (printed >= kPrintedPerNode) return;
-  // The same error at the same node (thousands of agents running one broken leaf) is printed
-  // a few times, then counted.
-  uint64_t seen = 0;
-  if (repeats_.size() < kMaxRepeatKeys || repeats_.count({at.program, at.node, first}))
-    seen = ++repeats_[{at.program, at.node, first}];
-  if (seen > kPrintedRepeats + 1) return;
-  ++printed;
+  // Printed or only counted by the runtime, in agent order (the same log on any number of
+  // threads); one it will not print is not even worded.
+  if (rt_.script_error_silenced(at.program, at.node, first)) return;
   read_frames();
   std::ostringstream out;
   out << "error: " << first << "\n  in leaf '" << leaf.name << "' at node " << at.program->ids[at.node]
       << ", agent " << at.agent->id << ", tick " << at.agent->ticks;
   if (!frames.empty()) out << "\n  stack traceback:" << frames;
-  if (seen == kPrintedRepeats + 1)
-    out << "\n  (this error has now happened " << seen << " times at this node; further ones are counted in the "
-        << "summary's script errors, not printed)";
-  else if (printed == kPrintedPerNode)
-    out << "\n  (" << kPrintedPerNode << " errors at this node have now been printed; further ones, whatever they "
-        << "say, are counted in the summary's script errors, not printed)";
-  rt_.log(out.str());
+  rt_.script_error(at.program, at.node, std::move(first), out.str());
 }
 
 bool LuaHost::repeat_silenced(const CallSite& at, std::string_view message) const {
-  if (const auto node = printed_at_.find({at.program, at.node}); node != printed_at_.end() && node->second >= kPrintedPerNode)
-    return true;
-  // report() words these two from the traceback and the heap: no shortcut for them.
-  if (message == "attempt to yield from outside a coroutine" || message == "not enough memory") return false;
+  // report() words these two from the traceback and the heap: no shortcut for them, but for a
+  // node that prints nothing more.
   std::string first(message);
-  if (first.size() > kMaxShownMessage) first = clipped(first, kMaxShownMessage);
-  const auto it = repeats_.find({at.program, at.node, first});
-  return it != repeats_.end() && it->second > kPrintedRepeats;
+  if (message == "attempt to yield from outside a coroutine" || message == "not enough memory") first.clear();
+  else if (first.size() > kMaxShownMessage) first = clipped(first, kMaxShownMessage);
+  return rt_.script_error_silenced(at.program, at.node, first);
 }
 
 [[gnu::always_inline]] inline bool LuaHost::pcall(int nargs, int nresults, const CallSite& at, const LeafDef& leaf) {

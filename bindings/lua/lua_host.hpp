@@ -185,10 +185,10 @@ class LuaHost final : public ScriptHost {
   std::string task_label(const AgentInfo& a, const Program& p, uint32_t node) const;
   void task_release(const CallSite& at, bool cancel);
   void report(const CallSite& at, const LeafDef& leaf, const std::string& message);
-  // Whether report() would only count `message` (an error without its traceback) at `at`, its
-  // repeats there printed already: the message handler then makes no traceback, the costliest
-  // part of a failing leaf call (luaL_traceback searches the loaded libraries for the name of
-  // every frame's function).
+  // Whether the runtime would only count `message` (an error without its traceback) at `at`
+  // (RuntimeImpl::script_error_silenced): the message handler then makes no traceback, the
+  // costliest part of a failing leaf call (luaL_traceback searches the loaded libraries for the
+  // name of every frame's function).
   bool repeat_silenced(const CallSite& at, std::string_view message) const;
   // "file.lua:LINE: " where the heap's cap was met in the last refused call, or "".
   std::string refused_at_prefix() const;
@@ -258,19 +258,12 @@ class LuaHost final : public ScriptHost {
   std::map<std::string, int> forgotten_modules_;               // module file -> registry ref of its old copy
  private:
   Rng load_rng_;                        // math.random while files load (no agent yet)
-  const char* status_strings_[3] = {};
+  const char* status_strings_[3] = {};  // interned "success", "failure", "running"
   std::set<std::pair<const void*, std::string>> unmapped_reported_;  // (program, "state/transition")
-  static constexpr uint64_t kPrintedRepeats = 5;     // an error repeated at one node prints this often
-  static constexpr size_t kMaxRepeatKeys = 10000;
   // A message of megabytes (error(string.rep("x", 5e6))) is shown by its start and its size:
   // a log line a reader can take in, and a bounded key for the repeat count.
   static constexpr size_t kMaxShownMessage = 2000;
-  std::map<std::tuple<const void*, uint32_t, std::string>, uint64_t> repeats_;
-  // Reports printed per node, whatever their texts: errors whose texts differ every time (an
-  // agent id or the tick in the message) are printed this often at a node, then counted.
-  static constexpr uint32_t kPrintedPerNode = 20;
   std::string status_text_seen_, status_text_hint_;  // complain_status: the last text and its hint
-  std::map<std::pair<const void*, uint32_t>, uint32_t> printed_at_;  // interned "success", "failure", "running"
 
   friend struct LuaApi;
 };

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "compiler.hpp"
 #include "leaf_host.hpp"
 #include "program.hpp"
+#include "script_errors.hpp"
 #include "string_table.hpp"
 #include "thicket/runtime.hpp"
 #include "tick.hpp"
@@ -103,10 +105,11 @@ struct alignas(64) TickJob {
   std::pair<const uint32_t*, size_t> span{nullptr, 0};  // the agents (parallel jobs), in index order
   std::vector<Deferred> deferred;
   struct Out {
-    enum class Kind : uint8_t { Trace, Log, Print } kind;
+    enum class Kind : uint8_t { Trace, Log, Print, ScriptError } kind;
     uint32_t agent;
     TraceEvent trace;
     std::string text;
+    ScriptErrorBook::Entry error{};  // ScriptError
   };
   std::vector<Out> out;
   int64_t events_delta = 0;     // queued events taken (-) and sent to own agents (+)
@@ -349,6 +352,21 @@ class RuntimeImpl {
   std::vector<uint32_t> split_native;
   std::vector<uint32_t> free_agents;
   uint32_t next_agent_id = 1;
+  // A leaf's error report (a script host's): printed or only counted, in agent order, so that
+  // the log is the same on any number of threads. The same error at a node (thousands of
+  // agents running one broken leaf) is printed kPrintedRepeats + 1 times, and a node prints
+  // kPrintedPerNode reports whatever they say (an agent id or the tick in each message); the
+  // rest are counted in the summary's script errors only.
+  void script_error(const void* program, uint32_t node, std::string key, std::string text);
+  // Whether script_error would not print this one (key "": only whether the node prints no
+  // more). A true answer holds for good (the counts only grow), so a host may skip wording the
+  // error. Read by workers during a parallel tick_all; written only between, at delivery.
+  bool script_error_silenced(const void* program, uint32_t node, const std::string& key) const;
+  ScriptErrorBook own_errors;
+  ScriptErrorBook* errors = &own_errors;  // a simulation's workers share theirs
+  // Set by a simulation whose workers (a runtime each) tick at once: it holds their errors
+  // with their lines and has the shared book judge them in agent order.
+  std::function<void(ScriptErrorBook::Entry)> error_sink;
   // Spawns refused for an id in use, said this often, then refused without a word (a leaf that
   // "makes sure its companion exists" by spawning its id every tick wrote a line a tick).
   static constexpr uint32_t kInUseSaid = 6;

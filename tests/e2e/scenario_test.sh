@@ -46,6 +46,17 @@ done
 [[ $(grep -c "boom? " "$dir/logs/log1.txt") == 144 ]] && ok || bad "the log run should log 144 lines of its own: $(head -3 "$dir/logs/log1.txt")"
 cmp -s "$dir/logs/log1.txt" "$dir/logs/log2.txt" && cmp -s "$dir/logs/log1.txt" "$dir/logs/log3.txt" && ok ||
   bad "the log differs between 1, 2 and 3 threads: $(diff "$dir/logs/log1.txt" "$dir/logs/log2.txt" | head -5)"
+# Which script errors are printed is judged in agent order over all the workers: 72 errors
+# naming their agent, 20 printed (a node's share), the twentieth saying so, on any threads.
+[[ $(grep -c "^error: " "$dir/logs/log1.txt") == 20 ]] && ok || bad "20 of the varied errors should be printed: $(grep -c "^error: " "$dir/logs/log1.txt")"
+grep -q "20 errors at this node have now been printed" "$dir/logs/log3.txt" && ok || bad "the twentieth error should say the rest are counted"
+# The same error from every agent: printed six times in all, not six times per worker.
+sed -i 's/error("boom " .. agent.id)/error("boom")/' "$dir/logs/b.lua"
+for k in 1 2; do
+  "$thicket" run "$dir/logs/s.yaml" --threads $k --quiet --log "$dir/logs/same$k.txt" 2>/dev/null
+done
+[[ $(grep -c "^error: " "$dir/logs/same1.txt") == 6 ]] && cmp -s "$dir/logs/same1.txt" "$dir/logs/same2.txt" && ok ||
+  bad "one error from every agent: 6 printed on 1 and 2 threads alike: $(grep -c "^error: " "$dir/logs/same1.txt") $(grep -c "^error: " "$dir/logs/same2.txt")"
 
 # The end line lists each run's agents alive up to 10 runs; past that their mean, min and max
 # (a big sweep's line held a number per run).

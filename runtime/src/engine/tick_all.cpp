@@ -368,6 +368,9 @@ void RuntimeImpl::finish_call(TickJob* const* jobs, size_t n) {
         case TickJob::Out::Kind::Trace: if (trace_sink) call_trace_sink(o->trace); break;
         case TickJob::Out::Kind::Log: log(o->text); break;
         case TickJob::Out::Kind::Print: print(o->text); break;
+        case TickJob::Out::Kind::ScriptError:
+          if (auto said = errors->say(o->error)) log(*said);
+          break;
       }
     }
   }
@@ -619,7 +622,27 @@ void RuntimeImpl::log(const std::string& line) const {
     return;
   }
   if (options.log) options.log(line);
-  else std::cerr << line << "\n";
+  else std::cerr << line + '\n';  // one write, not two (std::cerr is unbuffered)
+}
+
+void RuntimeImpl::script_error(const void* program, uint32_t node, std::string key, std::string text) {
+  ScriptErrorBook::Entry e{static_cast<const Program*>(program)->name, node, std::move(key), std::move(text)};
+  if (error_sink) {
+    error_sink(std::move(e));
+    return;
+  }
+  TickJob* job = current_job();
+  if (job && job->rt == this && job->buffered) {
+    TickJob::Out o{TickJob::Out::Kind::ScriptError, job->agent, {}, {}};
+    o.error = std::move(e);
+    job->out.push_back(std::move(o));
+    return;
+  }
+  if (auto said = errors->say(std::move(e))) log(*said);
+}
+
+bool RuntimeImpl::script_error_silenced(const void* program, uint32_t node, const std::string& key) const {
+  return errors->silenced(static_cast<const Program*>(program)->name, node, key);
 }
 
 void RuntimeImpl::print(const std::string& line) {

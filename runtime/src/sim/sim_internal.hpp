@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "recorder.hpp"
+#include "script_errors.hpp"
 #include "simulation.hpp"
 #include "thicket/navigator.hpp"
 #include "thicket/perception.hpp"
@@ -62,7 +63,12 @@ struct SimWorker {
   // made them, and written after the phase in agent order: a run's log is the same on any
   // number of threads (SPEC 8.2), not the two workers' lines interleaved as they happened.
   uint32_t ticking_agent = 0;
-  std::vector<std::pair<uint32_t, std::string>> held_log;
+  struct HeldLine {
+    uint32_t agent = 0;
+    std::string text;
+    std::optional<ScriptErrorBook::Entry> error;  // a script error, judged when written (in agent order)
+  };
+  std::vector<HeldLine> held_log;
   std::vector<world::EntityId> scratch;  // query results, reused
   // Navigation: whole searches share one request; time-sliced ones (agent:path_to with a
   // budget) each hold a pooled request until they finish, so an agent's search carries over
@@ -112,6 +118,7 @@ struct Simulation::Impl {
   std::vector<uint32_t> dying;
   std::vector<GaugeStats> gauge_stats;      // per metric, once it is a gauge: mean holds the sum until the end
   bool quiet_workers = false;               // --watch reloading: workers 1.. repeat worker 0's notices; drop them
+  ScriptErrorBook errors;                   // the workers' script errors, judged in agent order
   bool hold_logs = false;                   // the workers tick at once: their lines wait (SimWorker::held_log)
   bool workers_disagree = false;            // --watch: a reload worked in some workers only; the run stops
   uint64_t tick = 0;

@@ -216,12 +216,24 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
       if (w != 0 && sim->quiet_workers) return;
       if (sim->hold_logs && w < sim->workers.size()) {  // set only while the workers tick at once
         SimWorker& me = *sim->workers[w];
-        me.held_log.emplace_back(me.ticking_agent, line);
+        me.held_log.push_back({me.ticking_agent, line, std::nullopt});
         return;
       }
       sim->log(line);
     };
     worker->rt = std::make_unique<Runtime>(ro);
+    // One book for the workers' script errors, so that which are printed does not depend on
+    // how the agents are spread over the threads.
+    worker->rt->impl().errors = &sim->errors;
+    worker->rt->impl().error_sink = [sim, w](ScriptErrorBook::Entry e) {
+      if (w != 0 && sim->quiet_workers) return;
+      if (sim->hold_logs && w < sim->workers.size()) {
+        SimWorker& me = *sim->workers[w];
+        me.held_log.push_back({me.ticking_agent, {}, std::move(e)});
+        return;
+      }
+      if (auto said = sim->errors.say(std::move(e))) sim->log(*said);
+    };
     if (options.print) worker->rt->on_print(options.print);
     if (script_binding().install_world) script_binding().install_world(*worker);
     for (const auto& group : spec.groups) {
@@ -357,14 +369,17 @@ namespace {
 // The lines the workers held while they ticked at once, in agent order (an agent's own lines
 // in the order it made them: an agent is on one worker), as one thread would have written them.
 void write_held_logs(Simulation::Impl& s) {
-  std::vector<std::pair<uint32_t, std::string>> lines;
+  std::vector<SimWorker::HeldLine> lines;
   for (auto& w : s.workers) {
     for (auto& line : w->held_log) lines.push_back(std::move(line));
     w->held_log.clear();
   }
   if (lines.empty()) return;
-  std::stable_sort(lines.begin(), lines.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-  for (const auto& line : lines) s.log(line.second);
+  std::stable_sort(lines.begin(), lines.end(), [](const auto& x, const auto& y) { return x.agent < y.agent; });
+  for (auto& line : lines) {
+    if (!line.error) s.log(line.text);
+    else if (auto said = s.errors.say(std::move(*line.error))) s.log(*said);
+  }
 }
 
 void tick_worker(SimWorker& w, double dt) {
