@@ -960,3 +960,42 @@ TEST_CASE("agent ids stop at 4294967294, so the id after the last one still fits
   CHECK(d.empty());
   CHECK(rt.find_agent(0xFFFFFFFEu).has_value());
 }
+
+TEST_CASE("script errors: which are printed is the same with one script state or several on threads") {
+  // The repeat counts were kept per script state: a broken leaf's error was printed six times
+  // per lane, so the log depended on the lanes and on which agents each ticked.
+  ScratchDir dir;  // one folder: the messages name the file
+  auto run = [&dir](uint32_t states, const Executor& executor) {
+    dir.write("broken.lua", "return { Broken = function(agent) error('the door is jammed') end,\n"
+                            "  Varied = function(agent) error('agent ' .. agent.id .. ' lost its way') end }\n");
+    RuntimeOptions o;
+    o.script_states = states;
+    std::vector<std::string> log;
+    o.log = [&](const std::string& l) { log.push_back(l); };
+    Runtime rt(o);
+    std::vector<thicket::Diagnostic> d;
+    auto b = rt.load_string("tree: broken\nleaves: [broken.lua]\nroot: {sequence: [{action: Broken}]}\n",
+                            (dir.path() / "broken.yaml").string(), d);
+    auto v = rt.load_string("tree: varied\nleaves: [broken.lua]\nroot: {sequence: [{action: Varied}]}\n",
+                            (dir.path() / "varied.yaml").string(), d);
+    REQUIRE(b.has_value());
+    REQUIRE(v.has_value());
+    for (int i = 0; i < 40; ++i) rt.spawn(i % 2 ? *b : *v);
+    for (int t = 0; t < 3; ++t) {
+      if (executor) rt.tick_all(0.1, executor);
+      else rt.tick_all(0.1);
+    }
+    CHECK(rt.script_errors() == 120);
+    return log;
+  };
+  const auto one = run(1, nullptr);
+  size_t jammed = 0, varied = 0;
+  for (const auto& l : one) {
+    jammed += l.find("the door is jammed") != std::string::npos;
+    varied += l.find("lost its way") != std::string::npos;
+  }
+  CHECK(jammed == 6);
+  CHECK(varied == 20);
+  CHECK(LogLines(run(3, scrambled(3, 5))) == LogLines(one));
+  CHECK(LogLines(run(2, backwards())) == LogLines(one));
+}
