@@ -210,13 +210,13 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
   if (first.size() > kMaxShownMessage) first = clipped(first, kMaxShownMessage);
   // Printed or only counted by the runtime, in agent order (the same log on any number of
   // threads); one it will not print is not even worded.
-  if (rt_.script_error_silenced(at.program, at.node, first)) return;
+  if (rt_.script_error_silenced(*at.program, at.node, first)) return;
   read_frames();
   std::ostringstream out;
   out << "error: " << first << "\n  in leaf '" << leaf.name << "' at node " << at.program->ids[at.node]
       << ", agent " << at.agent->id << ", tick " << at.agent->ticks;
   if (!frames.empty()) out << "\n  stack traceback:" << frames;
-  rt_.script_error(at.program, at.node, std::move(first), out.str());
+  rt_.script_error(*at.program, at.node, std::move(first), out.str());
 }
 
 bool LuaHost::repeat_silenced(const CallSite& at, std::string_view message) const {
@@ -225,7 +225,7 @@ bool LuaHost::repeat_silenced(const CallSite& at, std::string_view message) cons
   std::string first(message);
   if (message == "attempt to yield from outside a coroutine" || message == "not enough memory") first.clear();
   else if (first.size() > kMaxShownMessage) first = clipped(first, kMaxShownMessage);
-  return rt_.script_error_silenced(at.program, at.node, first);
+  return rt_.script_error_silenced(*at.program, at.node, first);
 }
 
 [[gnu::always_inline]] inline bool LuaHost::pcall(int nargs, int nresults, const CallSite& at, const LeafDef& leaf) {

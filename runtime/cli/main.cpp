@@ -352,7 +352,7 @@ bool check_scenario(const std::string& file, std::vector<Diagnostic>& diags) {
     diags.push_back({Severity::Error, file, spec->sweep.front().line, spec->sweep.front().column, why});
   SimOptions so;
   so.ticks = 0;
-  so.log = [](const std::string& line) { std::cerr << line << "\n"; };
+  so.log = [](const std::string& line) { std::cerr << line + '\n'; };  // one write, not two
   return Simulation::create(*spec, so, diags) != nullptr;
 }
 
@@ -618,7 +618,7 @@ int cmd_run(const Options& o) {
   ro.log = [&](const std::string& line) {
     if (!o.log.empty() && !log_may_open) early_lines.push_back(line);
     else if (open_log()) log_file << line << "\n";
-    else std::cerr << line << "\n";
+    else std::cerr << line + '\n';  // one write, not two (std::cerr is unbuffered)
   };
   Runtime rt(ro);
   std::vector<Diagnostic> diags;

@@ -130,7 +130,7 @@ int cmd_scenario(const Options& o) {
   so.log = [&](const std::string& line) {
     if (batch.capturing()) batch.log(line);  // under MPI: printed by rank 0 in run order
     else if (log_file.is_open()) log_file << line << "\n";
-    else std::cerr << line << "\n";
+    else std::cerr << line + '\n';  // one write, not two (std::cerr is unbuffered)
   };
   so.strict = o.strict;
   so.watch = o.watch;

@@ -357,11 +357,11 @@ class RuntimeImpl {
   // agents running one broken leaf) is printed kPrintedRepeats + 1 times, and a node prints
   // kPrintedPerNode reports whatever they say (an agent id or the tick in each message); the
   // rest are counted in the summary's script errors only.
-  void script_error(const void* program, uint32_t node, std::string key, std::string text);
+  void script_error(const Program& program, uint32_t node, std::string key, std::string text);
   // Whether script_error would not print this one (key "": only whether the node prints no
   // more). A true answer holds for good (the counts only grow), so a host may skip wording the
   // error. Read by workers during a parallel tick_all; written only between, at delivery.
-  bool script_error_silenced(const void* program, uint32_t node, const std::string& key) const;
+  bool script_error_silenced(const Program& program, uint32_t node, const std::string& key) const;
   ScriptErrorBook own_errors;
   ScriptErrorBook* errors = &own_errors;  // a simulation's workers share theirs
   // Set by a simulation whose workers (a runtime each) tick at once: it holds their errors

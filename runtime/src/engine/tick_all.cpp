@@ -625,8 +625,8 @@ void RuntimeImpl::log(const std::string& line) const {
   else std::cerr << line + '\n';  // one write, not two (std::cerr is unbuffered)
 }
 
-void RuntimeImpl::script_error(const void* program, uint32_t node, std::string key, std::string text) {
-  ScriptErrorBook::Entry e{static_cast<const Program*>(program)->name, node, std::move(key), std::move(text)};
+void RuntimeImpl::script_error(const Program& program, uint32_t node, std::string key, std::string text) {
+  ScriptErrorBook::Entry e{program.name, node, std::move(key), std::move(text)};
   if (error_sink) {
     error_sink(std::move(e));
     return;
@@ -641,8 +641,8 @@ void RuntimeImpl::script_error(const void* program, uint32_t node, std::string k
   if (auto said = errors->say(std::move(e))) log(*said);
 }
 
-bool RuntimeImpl::script_error_silenced(const void* program, uint32_t node, const std::string& key) const {
-  return errors->silenced(static_cast<const Program*>(program)->name, node, key);
+bool RuntimeImpl::script_error_silenced(const Program& program, uint32_t node, const std::string& key) const {
+  return errors->silenced(program.name, node, key);
 }
 
 void RuntimeImpl::print(const std::string& line) {
