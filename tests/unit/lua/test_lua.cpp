@@ -29,6 +29,13 @@
 #include "thicket/runtime.hpp"
 
 namespace fs = std::filesystem;
+
+// How often `what` occurs in `text`.
+static size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
 using thicket::Status;
 
 namespace {
@@ -1013,11 +1020,7 @@ return L
   }
   // The printed ones keep their traceback, and the sixth says that the rest are counted.
   const std::string log = t.joined_log();
-  auto count = [&](const std::string& what) {
-    size_t n = 0;
-    for (size_t at = log.find(what); at != std::string::npos; at = log.find(what, at + 1)) ++n;
-    return n;
-  };
+  auto count = [&](const std::string& what) { return occurrences(log, what); };
   CHECK(count("error: ") == 12);
   CHECK(count("stack traceback:") == 12);
   CHECK(count("in upvalue 'deeper'") == 12);
@@ -1052,11 +1055,7 @@ root:
   CHECK((thicket::lua_host(t.rt.impl()).heap().reallocs - before) / 200 <= 5);
   CHECK(t.rt.script_errors() == 230);
   const std::string log = t.joined_log();
-  auto count = [&](const std::string& what) {
-    size_t n = 0;
-    for (size_t at = log.find(what); at != std::string::npos; at = log.find(what, at + 1)) ++n;
-    return n;
-  };
+  auto count = [&](const std::string& what) { return occurrences(log, what); };
   CHECK(count("error: ") == 20);
   CHECK(count("stack traceback:") == 20);
   CHECK(count("20 errors at this node have now been printed; further ones, whatever they say, are counted") == 1);
@@ -1080,11 +1079,7 @@ return { Says = function(agent, args) return said[thicket.tick()] end }
   CHECK(got == std::vector<Status>{Status::Failure, Status::Success, Status::Failure, Status::Failure, Status::Failure,
                                    Status::Success, Status::Failure});
   const std::string log = t.joined_log();
-  auto count = [&](const std::string& what) {
-    size_t n = 0;
-    for (size_t at = log.find(what); at != std::string::npos; at = log.find(what, at + 1)) ++n;
-    return n;
-  };
+  auto count = [&](const std::string& what) { return occurrences(log, what); };
   CHECK(count("returned the text 'sucess' (did you mean 'success'?)") == 3);
   CHECK(count("returned the text 'failur' (did you mean 'failure'?)") == 2);
   CHECK(count("banana") == 0);
@@ -1117,11 +1112,7 @@ return {
   REQUIRE(t.rt.reload_changed() == 1);
   t.rt.tick(a, 0.1);  // tick 7: helth again, now beside helix
   const std::string log = t.joined_log();
-  auto count = [&](const std::string& what) {
-    size_t n = 0;
-    for (size_t at = log.find(what); at != std::string::npos; at = log.find(what, at + 1)) ++n;
-    return n;
-  };
+  auto count = [&](const std::string& what) { return occurrences(log, what); };
   CHECK(count("blackboard has no key 'helth'; did you mean 'health'? (declared: health)") == 2);
   CHECK(count("blackboard has no key 'mana' (declared: health)") == 2);
   CHECK(count("the thicket module has no field 'SUCESS'; did you mean 'SUCCESS'?") == 2);
