@@ -116,7 +116,7 @@ int LuaApi::refuse_in_scenario(lua_State* L, const char* what) {
 
 bool LuaApi::text_fits(lua_State* L, LuaHost& h, std::string_view text, const char* what) {
   const size_t cap = h.rt_.options.lua_memory_limit;
-  if (cap == 0 || h.rt_.strings.bytes() + text.size() <= cap || h.rt_.strings.contains(text)) return true;
+  if (cap == 0 || h.rt_.strings.bytes() + StringTable::cost(text.size()) <= cap || h.rt_.strings.contains(text)) return true;
   const std::string msg = std::string(what) + ": a new text of " + std::to_string(text.size()) +
                           " bytes, and the run's texts (every distinct text scripts have written to a "
                           "blackboard, spawned with or sent as an event, kept for the whole run) already take " +

@@ -373,6 +373,27 @@ return leaves
   CHECK(t.marks() == thicket_test::LogLines{"again ok"});
 }
 
+TEST_CASE("guard: short unique texts are held to the cap with what holding each one costs, not its letters alone") {
+  // A 3-letter text takes ~84 bytes of memory once held (its slot, its index entry, malloc's
+  // headers): counted by its letters, a 1 MiB cap let ~300,000 of them through (~25 MiB).
+  thicket::RuntimeOptions o;
+  o.leaf_timeout = 0;
+  o.lua_memory_limit = size_t(1) << 20;
+  LuaRuntime t(o);
+  t.write("names.lua", R"(
+return { Name = function(agent)
+  for i = 1, 300000 do agent.bb.note = "n" .. i end
+  return true
+end }
+)");
+  auto b = t.load("tree: names\nleaves: [names.lua]\nblackboard: {note: \"\"}\nroot: {action: Name}\n");
+  auto a = t.rt.spawn(b);
+  CHECK(t.rt.tick(a, 0.1) == Status::Failure);  // refused past the cap
+  CHECK(t.rt.impl().strings.size() < 20000);  // ~10,000 at ~100 bytes each; ~160,000 by their letters
+  CHECK(t.rt.impl().strings.bytes() <= (size_t(1) << 20));
+  CHECK(t.joined_log().find("blackboard: a new text of") != std::string::npos);
+}
+
 TEST_CASE("guard: a looping xpcall message handler is stopped by the instruction budget too") {
   thicket::RuntimeOptions o;
   o.leaf_timeout = 0;  // the budget alone
