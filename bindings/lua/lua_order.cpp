@@ -8,6 +8,7 @@
 #include "lua_order.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <string_view>
@@ -24,6 +25,7 @@ struct Key {
   lua_Integer i = 0;
   lua_Number d = 0;
   std::string_view text;  // valid while the key stays in the table (it is kept in `raw` too)
+  std::uint64_t prefix = 0;  // the text's first 8 bytes, big-endian (zeros past its end)
   bool boolean = false;
   int raw = 0;  // place in the table's own order: the tie-break, and the order of other keys
 };
@@ -32,17 +34,20 @@ Key key_at(lua_State* L, int idx, int raw) {
   Key k;
   k.raw = raw;
   switch (lua_type(L, idx)) {
-    case LUA_TNUMBER:
+    case LUA_TNUMBER: {
       k.group = kNumber;
-      k.is_int = lua_isinteger(L, idx);
-      if (k.is_int) k.i = lua_tointeger(L, idx);
-      k.d = lua_tonumber(L, idx);
+      int is_int = 0;
+      k.i = lua_tointegerx(L, idx, &is_int);
+      k.is_int = is_int && lua_isinteger(L, idx);  // (a float of integral value converts too)
+      k.d = k.is_int ? static_cast<lua_Number>(k.i) : lua_tonumber(L, idx);
       break;
+    }
     case LUA_TSTRING: {
       k.group = kString;
       size_t n = 0;
       const char* s = lua_tolstring(L, idx, &n);
       k.text = std::string_view(s, n);
+      for (size_t b = 0; b < 8; ++b) k.prefix = k.prefix << 8 | (b < n ? static_cast<unsigned char>(s[b]) : 0u);
       break;
     }
     case LUA_TBOOLEAN:
@@ -61,38 +66,85 @@ bool before(const Key& a, const Key& b) {
       if (a.is_int && b.is_int) return a.i < b.i;
       if (a.d != b.d) return a.d < b.d;
       return a.raw < b.raw;  // an integer and a float of one value are one key: no tie
-    case kString: return a.text < b.text;
+    // Byte order, as string_view's: the prefixes decide unless they are equal.
+    case kString: return a.prefix != b.prefix ? a.prefix < b.prefix : a.text < b.text;
     case kBoolean: return !a.boolean && b.boolean;
     default: return a.raw < b.raw;
   }
 }
 
-// The iterator pairs gives: upvalues 1 the table, 2 its keys in order, 3 the next position.
-// A key whose value was set to nil during the walk is passed over, as next passes it.
+// A walk's keys, sorted: a userdata of this header and `count` Keys after it (only `raw` is
+// read once sorted: where each key is in the sequence of the table's keys).
+struct Walk {
+  lua_Integer next = 0;  // the place in the sorted keys the walk goes on from
+  lua_Integer count = 0;
+  Key* keys() { return reinterpret_cast<Key*>(this + 1); }
+};
+static_assert(sizeof(Walk) % alignof(Key) == 0 && std::is_trivially_destructible_v<Walk>);
+
+// The iterator pairs gives: upvalues 1 the table, 2 its keys in the table's own order (a
+// sequence), 3 the Walk. A key whose value was set to nil during the walk is passed over, as
+// next passes it.
 int ordered_step(lua_State* L) {
-  lua_Integer pos = lua_tointeger(L, lua_upvalueindex(3));
-  for (;;) {
-    ++pos;
-    if (lua_rawgeti(L, lua_upvalueindex(2), pos) == LUA_TNIL) {
-      lua_pushinteger(L, pos - 1);
-      lua_replace(L, lua_upvalueindex(3));
-      return 1;  // nil: the end
-    }
+  Walk* walk = static_cast<Walk*>(lua_touserdata(L, lua_upvalueindex(3)));
+  const Key* keys = walk->keys();
+  for (; walk->next < walk->count; ++walk->next) {
+    lua_rawgeti(L, lua_upvalueindex(2), keys[walk->next].raw + 1);
     lua_pushvalue(L, -1);
     if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) {
-      lua_pushinteger(L, pos);
-      lua_replace(L, lua_upvalueindex(3));
+      ++walk->next;
       return 2;
     }
     lua_pop(L, 2);
   }
+  lua_pushnil(L);
+  return 1;  // nil: the end
 }
 
-}  // namespace
+// The iterator of a table whose keys are the integers 1..n and nothing else (an array without
+// holes), in that order already: no keys to keep, only n (upvalue 1). The loop's control value
+// is the last key; the table is the loop's state.
+int array_step(lua_State* L) {
+  const lua_Integer last = lua_tointeger(L, lua_upvalueindex(1));
+  int exact = 0;
+  const lua_Integer after = lua_isnil(L, 2) ? 0 : lua_tointegerx(L, 2, &exact);
+  if (lua_isnil(L, 2) || exact) {
+    for (lua_Integer i = after + 1; i >= 1 && i <= last; ++i) {
+      if (lua_rawgeti(L, 1, i) != LUA_TNIL) {
+        lua_pushinteger(L, i);
+        lua_insert(L, -2);
+        return 2;
+      }
+      lua_pop(L, 1);
+    }
+  }
+  lua_pushnil(L);
+  return 1;
+}
 
+// Whether the table's keys, in its own order, are 1, 2, ..., n; n is set to their number.
+// (Lua keeps integer keys 1..size in the table's array part and walks that part first, in
+// order, so an array without holes walks so.)
+bool keys_are_one_to_n(lua_State* L, int table, lua_Integer& n) {
+  n = 0;
+  lua_pushnil(L);
+  while (lua_next(L, table)) {
+    lua_pop(L, 1);
+    int exact = 0;
+    if (lua_type(L, -1) != LUA_TNUMBER || lua_tointegerx(L, -1, &exact) != n + 1 || !exact) {
+      lua_pop(L, 1);
+      return false;
+    }
+    ++n;
+  }
+  return true;
+}
+
+// The table's keys, sorted: pushes the keys in the table's own order (a sequence) and above it
+// a Walk of their Keys in the order above, each naming its key's place in the sequence.
 // (No C++ object with a destructor lives here: an allocation Lua refuses (the heap cap) raises
 // with a longjmp. The keys are sorted in a userdata the collector frees.)
-void push_ordered_keys(lua_State* L, int table) {
+Walk* push_sorted_keys(lua_State* L, int table) {
   table = lua_absindex(L, table);
   luaL_checkstack(L, 6, "pairs");
   size_t n = 0;
@@ -102,9 +154,10 @@ void push_ordered_keys(lua_State* L, int table) {
     ++n;
   }
   static_assert(std::is_trivially_destructible_v<Key>);
-  Key* keys = static_cast<Key*>(lua_newuserdatauv(L, n * sizeof(Key) + 1, 0));
   lua_createtable(L, static_cast<int>(n), 0);  // the keys in the table's own order
   const int raw = lua_gettop(L);
+  Walk* walk = new (lua_newuserdatauv(L, sizeof(Walk) + n * sizeof(Key), 0)) Walk;
+  Key* keys = walk->keys();
   size_t got = 0;
   lua_pushnil(L);
   while (lua_next(L, table)) {
@@ -114,22 +167,41 @@ void push_ordered_keys(lua_State* L, int table) {
     new (&keys[got]) Key(key_at(L, -1, static_cast<int>(got)));
     ++got;
   }
-  std::sort(keys, keys + got, before);
-  lua_createtable(L, static_cast<int>(got), 0);  // the keys in order
-  for (size_t k = 0; k < got; ++k) {
-    lua_rawgeti(L, raw, keys[k].raw + 1);
-    lua_rawseti(L, -2, static_cast<lua_Integer>(k + 1));
+  walk->count = static_cast<lua_Integer>(got);
+  // (Through a lambda, so that the comparison is inlined rather than called through a pointer.
+  // The table's own order is often the sorted one already: integer keys in its array part.)
+  auto less = [](const Key& a, const Key& b) { return before(a, b); };
+  if (!std::is_sorted(keys, keys + got, less)) std::sort(keys, keys + got, less);
+  return walk;
+}
+
+}  // namespace
+
+void push_ordered_keys(lua_State* L, int table) {
+  Walk* walk = push_sorted_keys(L, table);
+  const Key* keys = walk->keys();
+  lua_createtable(L, static_cast<int>(walk->count), 0);  // the keys in order
+  for (lua_Integer k = 0; k < walk->count; ++k) {
+    lua_rawgeti(L, -3, keys[k].raw + 1);
+    lua_rawseti(L, -2, k + 1);
   }
-  lua_replace(L, raw - 1);  // over the userdata
-  lua_pop(L, 1);            // the keys in the table's own order
+  lua_replace(L, -3);  // over the keys in the table's own order
+  lua_pop(L, 1);       // the Walk
 }
 
 void push_ordered_pairs(lua_State* L, int table) {
   table = lua_absindex(L, table);
-  push_ordered_keys(L, table);
+  luaL_checkstack(L, 6, "pairs");
+  lua_Integer n = 0;
+  if (keys_are_one_to_n(L, table, n)) {
+    lua_pushinteger(L, n);
+    lua_pushcclosure(L, array_step, 1);
+    lua_pushvalue(L, table);
+    lua_pushnil(L);
+    return;
+  }
   lua_pushvalue(L, table);
-  lua_insert(L, -2);
-  lua_pushinteger(L, 0);
+  push_sorted_keys(L, table);
   lua_pushcclosure(L, ordered_step, 3);
   lua_pushvalue(L, table);
   lua_pushnil(L);
