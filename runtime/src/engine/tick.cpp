@@ -22,10 +22,26 @@ bool is_selector(NodeKind k) { return k == NodeKind::Selector || k == NodeKind::
 
 }  // namespace
 
+// A log node's line is one line whatever its message holds: a line break in it (`message:
+// |` in YAML, or "a\nb") is written as \n, other control characters but the tab as \xNN, so
+// the next line of the log is always the next entry.
 void Engine::log_node(const CallSite& at, const std::string& what, const char* event) {
   std::ostringstream out;
-  out << "t=" << at.agent->time << " agent " << at.agent->id << " log " << at.program->ids[at.node] << ": " << what
-      << ": " << event;
+  out << "t=" << at.agent->time << " agent " << at.agent->id << " log " << at.program->ids[at.node] << ": ";
+  for (const char ch : what) {
+    const auto byte = static_cast<unsigned char>(ch);
+    if (byte == '\n') {
+      out << "\\n";
+    } else if (byte == '\r') {
+      out << "\\r";
+    } else if ((byte < 0x20 && byte != '\t') || byte == 0x7f) {
+      static const char kHex[] = "0123456789abcdef";
+      out << "\\x" << kHex[byte >> 4] << kHex[byte & 15];
+    } else {
+      out << ch;
+    }
+  }
+  out << ": " << event;
   rt_.log(out.str());
 }
 
