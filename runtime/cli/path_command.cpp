@@ -225,6 +225,7 @@ int scenario_searches(const GridMap& map, const std::string& scen_file, const Pa
   std::uint64_t expanded = 0;
   double total_us = 0, worst_us = 0;
   Algorithm used = o.algorithm;
+  int landmarks = 0;  // of the last search (the same for every search of one map)
   std::vector<std::string> differences;
   for (const nav::ScenarioEntry& e : *entries) {
     // Wall-clock timing is what this summary is for; nothing else here depends on it.
@@ -236,6 +237,7 @@ int scenario_searches(const GridMap& map, const std::string& scen_file, const Pa
     worst_us = std::max(worst_us, us);
     expanded += search.stats().expanded;
     used = search.stats().used;
+    landmarks = search.stats().landmarks;
     const bool found = state == SearchState::Found;
     append_line(out, e.start, e.goal, search, found, o.paths);
     if (found && lengths_match(search.length(), e.optimal_length)) {
@@ -261,7 +263,9 @@ int scenario_searches(const GridMap& map, const std::string& scen_file, const Pa
     std::cerr << "thicket: ... and " << differences.size() - kNotesShown << " more\n";
   const std::size_t n = entries->size();
   std::cerr << "thicket: " << n << " scenario" << (n == 1 ? "" : "s") << " ("
-            << (n == 0 ? algorithm_name(o.algorithm) : algorithm_name(used)) << "): " << matched
+            << (n == 0 ? algorithm_name(o.algorithm) : algorithm_name(used))
+            << (n > 0 && landmarks > 0 ? ", guided by " + std::to_string(landmarks) + " landmarks" : std::string())
+            << "): " << matched
             << " match the optimal length, " << n - matched << " differ";
   if (without_path) std::cerr << " (" << without_path << " without a path)";
   std::cerr << "\n";
