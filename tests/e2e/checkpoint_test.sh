@@ -83,6 +83,31 @@ cmp -s "$dir/arena1.snap" "$dir/again.snap" && ok || bad "the arena's checkpoint
 "$thicket" run "$arena" --ticks 20 --threads 1 --checkpoint "$dir/m.snap" --every 5 --quiet 2>/dev/null && ok || bad "checkpoint every 5"
 [[ -f "$dir/m.snap" && ! -e "$dir/m.snap.tmp" ]] && ok || bad "checkpoint file or .tmp"
 
+# Which script errors are printed carries over a resume: the log of T ticks and the resumed
+# run's log together are the 2T run's log. One error from four agents every other tick is
+# printed six times in all, then only counted; one naming its tick every third tick is
+# printed each time. (The book was not saved: the resumed run printed the first error's six
+# repeats again, 8 errors instead of 2.)
+mkdir -p "$dir/errs"
+cat > "$dir/errs/b.lua" <<'LUA'
+local thicket = require("thicket")
+local leaves = {}
+function leaves.Boom(agent)
+  if thicket.tick() % 2 == 0 and agent.id % 3 == 0 then error("boom") end
+  if thicket.tick() % 3 == 0 and agent.id == 1 then error("lost the target at tick " .. thicket.tick()) end
+  return true
+end
+return leaves
+LUA
+printf 'tree: b\nleaves: [b.lua]\nroot:\n  action: Boom\n' > "$dir/errs/b.yaml"
+printf 'scenario: errs\nseed: 1\nticks: 12\nworld: {size: [50, 50]}\nteams: [a]\ngroups:\n  - {name: g, team: a, count: 12, brain: b.yaml, spawn: {centre: [25, 25], radius: 5}}\n' > "$dir/errs/s.yaml"
+"$thicket" run "$dir/errs/s.yaml" --ticks 12 --quiet --log "$dir/errs/full.txt" 2>/dev/null
+"$thicket" run "$dir/errs/s.yaml" --ticks 6 --quiet --log "$dir/errs/first.txt" --checkpoint "$dir/errs/cp.snap" --every 6 2>/dev/null
+"$thicket" run "$dir/errs/s.yaml" --ticks 12 --threads 2 --quiet --log "$dir/errs/second.txt" --resume "$dir/errs/cp.snap" 2>/dev/null
+[[ $(grep -c "^error: " "$dir/errs/full.txt") == 10 && $(grep -c "^error: " "$dir/errs/second.txt") == 2 ]] && ok \
+  || bad "script errors printed: the 2T run $(grep -c "^error: " "$dir/errs/full.txt") (want 10), after the resume $(grep -c "^error: " "$dir/errs/second.txt") (want 2)"
+cat "$dir/errs/first.txt" "$dir/errs/second.txt" | cmp -s - "$dir/errs/full.txt" && ok || bad "the two halves' logs are not the 2T run's log"
+
 # Bad checkpoints: exit 2, "thicket: FILE: error: ...", no output file touched.
 good="$dir/skirmish1/cp.snap"
 size=$(stat -c %s "$good")

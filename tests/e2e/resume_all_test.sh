@@ -50,6 +50,9 @@ agents = take("<I")
 for _ in range(take("<I")): skip_str(); take("<Q")  # groups: brain file, hash
 for _ in range(take("<I")): skip_str(); p += 8 + 1 + 32 + 8  # metrics
 p += 16                                   # agent-ticks, script errors
+if struct.unpack_from("<I", b, 8)[0] >= 6:  # the script error book
+    for _ in range(take("<I")): skip_str(); take("<I"); skip_str(); take("<Q")
+    for _ in range(take("<I")): skip_str(); take("<I"); take("<I")
 n = 0
 for _ in range(agents):
     p += 1 + 4 + 16 + 8                   # alive, entity, wander target, wander stream

@@ -14,6 +14,10 @@
 //                signals the stop hooks of the tick's dead made, which land with the next
 //                tick's effects (u32 count; each u32 source, seq, target, u8 kind, f64 amount,
 //                str key, a value: u8 tag 0 none 1 bool 2 number 3 integer 4 text, then it).
+//                From format 6, after the script errors so far: the book of which leaf errors
+//                were printed (ScriptErrorBook: u32 count, each str brain, u32 node, str
+//                message, u64 times; u32 count, each str brain, u32 node, u32 printed), so a
+//                resumed run prints the errors the uninterrupted run would, no repeats again.
 //   an agent:    u8 alive, u32 entity, f64 x2 wander target, u64 wander stream, u8 searching;
 //                if searching (agent:path_to with a budget, not done): f64 x4 from and goal,
 //                u8 algorithm, u8 smooth, u32 zones + f64 x4 each (the call's own danger
@@ -52,7 +56,7 @@ constexpr char kCheckpointMagic[8] = {'T', 'H', 'K', 'T', 'S', 'I', 'M', '\n'};
 // 2: perception-event state per agent, runtime snapshots of format 2; 3: path searches in
 // progress; 4: the stop hooks' pending damage and signals; 5: runtime snapshots of format 4
 // (each agent's slicing: a tick_every brain's clock restarted at a resume)
-constexpr uint32_t kFormat = 5;
+constexpr uint32_t kFormat = 6;
 constexpr size_t kPrefix = 8 + 4 + 8 + 4;  // magic, format, body length, CRC
 
 uint64_t file_hash(const std::string& path) {
@@ -446,6 +450,47 @@ std::string Simulation::mismatch(const SnapshotInfo& info, const ScenarioSpec& s
   return {};
 }
 
+namespace {
+
+// The script error book (format 6): which errors were said how often, and how many each node
+// printed.
+void save_error_book(const ScriptErrorBook& book, SnapshotWriter& out) {
+  out.u32(static_cast<uint32_t>(book.repeats.size()));
+  for (const auto& [key, times] : book.repeats) {
+    out.str(std::get<0>(key));
+    out.u32(std::get<1>(key));
+    out.str(std::get<2>(key));
+    out.u64(times);
+  }
+  out.u32(static_cast<uint32_t>(book.printed_at.size()));
+  for (const auto& [key, printed] : book.printed_at) {
+    out.str(key.first);
+    out.u32(key.second);
+    out.u32(printed);
+  }
+}
+
+void restore_error_book(ScriptErrorBook& book, SnapshotReader& in) {
+  book = ScriptErrorBook{};
+  const uint32_t repeats = in.u32();
+  for (uint32_t i = 0; i < repeats && in.ok(); ++i) {
+    std::string brain = in.str();
+    const uint32_t node = in.u32();
+    std::string message = in.str();
+    const uint64_t times = in.u64();
+    if (in.ok()) book.repeats[{std::move(brain), node, std::move(message)}] = times;
+  }
+  const uint32_t nodes = in.u32();
+  for (uint32_t i = 0; i < nodes && in.ok(); ++i) {
+    std::string brain = in.str();
+    const uint32_t node = in.u32();
+    const uint32_t printed = in.u32();
+    if (in.ok()) book.printed_at[{std::move(brain), node}] = printed;
+  }
+}
+
+}  // namespace
+
 std::string Simulation::save(std::string& bytes) const {
   const Impl& s = *impl_;
   SnapshotWriter out;
@@ -482,6 +527,7 @@ std::string Simulation::save(std::string& bytes) const {
   }
   out.u64(agent_ticks);
   out.u64(script_errors);
+  save_error_book(s.errors, out);
   for (const SimAgent& a : s.agents) {
     out.u8(a.alive ? 1 : 0);
     out.u32(a.entity.bits);
@@ -544,6 +590,8 @@ bool Simulation::restore(std::string_view bytes, const std::string& name, std::v
   }
   const uint64_t agent_ticks = in.u64();
   const uint64_t script_errors = in.u64();
+  ScriptErrorBook errors;
+  restore_error_book(errors, in);
   for (SimAgent& a : s.agents) {
     const bool alive = in.u8() != 0;
     const uint32_t entity = in.u32();
@@ -598,6 +646,7 @@ bool Simulation::restore(std::string_view bytes, const std::string& name, std::v
   for (auto& w : s.workers) w->agent_ticks = 0;
   s.workers[0]->agent_ticks = agent_ticks;
   s.script_errors_before = script_errors;
+  s.errors = std::move(errors);
   for (auto& w : s.workers) s.script_errors_before -= std::min(s.script_errors_before, w->rt->script_errors());
   return true;
 }
