@@ -29,6 +29,7 @@ namespace thicket {
 void LuaHost::guard_hook(lua_State* L, lua_Debug*) {
   LuaHost* h = *static_cast<LuaHost**>(lua_getextraspace(L));
   if (lua_stop_requested()) {
+    h->hook_raised_on_ = L;
     raise_stop(L);
     return;
   }
@@ -36,6 +37,7 @@ void LuaHost::guard_hook(lua_State* L, lua_Debug*) {
   if (count == 1 || count == kStopGraceInstructions) {
     const uint64_t marked = marked_call(*h);
     if (marked != 0 && (count == kStopGraceInstructions || h->stopping_serial_ == marked)) {
+      h->hook_raised_on_ = L;
       raise_stop(L);  // ran on past its grace, or was stopped once already
       return;
     }
@@ -59,6 +61,7 @@ void LuaHost::guard_hook(lua_State* L, lua_Debug*) {
                     static_cast<lua_Integer>(std::max<uint64_t>(h->rt_.options.instruction_budget,
                                                                 uint64_t(h->budget_slice_) * kBudgetSlices)));
     lua_concat(L, 2);
+    h->hook_raised_on_ = L;
     lua_error(L);
   }
 }
@@ -580,14 +583,17 @@ void LuaHost::task_release(const CallSite& at, bool cancel) {
     lua_pop(L_, 1);
     const CallSite* saved = current_;
     current_ = &at;
-    // A thread that ended in an error is not reused: Lua leaves such a thread with its hooks
-    // disabled (an error raised by a hook never re-enables them), so the budget and the
-    // watchdog could not stop the next task run on it.
+    // A thread whose run the count hook stopped is not reused: Lua leaves it with its hooks
+    // off (an error raised by a hook never turns them back on), so the budget and the watchdog
+    // could not stop the next task run on it. A run that failed otherwise (an error in the
+    // script: the usual way) leaves its thread as good as new once reset below: reusing it
+    // spares a new coroutine per failing run (~5,400 instructions of ~11,500 a run).
     const int ended = lua_status(co);
-    const bool reusable = ended == LUA_OK || ended == LUA_YIELD;
+    const bool failed = ended != LUA_OK && ended != LUA_YIELD;
+    const bool reusable = !failed || hook_raised_on_ != co;
+    if (hook_raised_on_ == co) hook_raised_on_ = nullptr;
     // A run that failed keeps its error on its stack (reported already): closing its
     // to-be-closed variables may raise another, which is reported if it is not the same one.
-    const bool failed = !reusable;
     if (failed && lua_gettop(co) > 0) {
       lua_pushvalue(co, -1);
       lua_xmove(co, L_, 1);
@@ -626,7 +632,9 @@ void LuaHost::task_release(const CallSite& at, bool cancel) {
     }
     if (failed) lua_pop(L_, 1);  // the run's error
     lua_settop(co, 0);
-    if (reusable && rc == LUA_OK) {  // back to the pool for the next run
+    // Back to the pool for the next run: reset (a failed run's reset answers its error, or
+    // the closing's, and leaves the thread ready all the same).
+    if (reusable && (rc == LUA_OK || failed)) {
       restore_hook(co);
       lua_rawgeti(L_, LUA_REGISTRYINDEX, thread_pool_ref_);
       lua_pushvalue(L_, -2);

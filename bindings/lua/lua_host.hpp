@@ -221,6 +221,10 @@ class LuaHost final : public ScriptHost {
   std::string stop_message_;        // that stop's message, raised again as it is while the call runs
   uint64_t stop_message_serial_ = 0;
   uint64_t loop_grace_serial_ = 0;  // the call a C loop's poll found past its time limit
+  // The thread the count hook last raised an error on. Lua leaves hooks off on a thread whose
+  // error was raised by a hook and ended its resume (a pcall inside it turns them back on), so
+  // a task's coroutine stopped by the hook is not reused; one that failed otherwise is.
+  lua_State* hook_raised_on_ = nullptr;
   const CallSite* current_ = nullptr;
   int traceback_ref_ = -2;
   int thicket_ref_ = -2;

@@ -211,6 +211,38 @@ return { A = thicket.task(function() while true do end end), B = thicket.task(fu
   CHECK(t.rt.script_errors() == 4);
 }
 
+TEST_CASE("guard: a task that failed by its own error hands its coroutine on; one the budget stopped does not") {
+  // A coroutine whose run ended in a script error is reset and reused (a new one per failing
+  // run cost ~40% of the run); the budget still stops the next run on it. One whose run the
+  // budget's hook stopped has its hooks off (Lua never turns them back on after a hook's
+  // error): a next run on it would loop for ever, so it gets a fresh one.
+  thicket::RuntimeOptions o;
+  o.leaf_timeout = 0;
+  o.instruction_budget = 100000;
+  LuaRuntime t(o);
+  t.write("flaky.lua", R"LUA(
+local thicket = require("thicket")
+local runs = 0
+return { Flaky = thicket.task(function()
+  runs = runs + 1
+  thicket.log("@run " .. runs .. " " .. tostring(coroutine.running()))
+  if runs % 2 == 1 then error("broken") end
+  while true do end
+end) }
+)LUA");
+  auto a = t.rt.spawn(t.load("tree: t\nleaves: [flaky.lua]\nroot: {action: Flaky}\n"));
+  for (int i = 0; i < 4; ++i) t.rt.tick(a, 0.1);  // broken, spins, broken, spins
+  CHECK(t.rt.script_errors() == 4);
+  const std::string log = t.joined_log();
+  CHECK_MESSAGE(log.find("ran past its instruction budget") != std::string::npos, log);
+  const thicket_test::LogLines marks = t.marks();
+  REQUIRE(marks.size() == 4);
+  auto thread = [&](size_t i) { return marks[i].substr(marks[i].find("thread")); };
+  CHECK(thread(1) == thread(0));  // failed by its error: the same coroutine again
+  CHECK(thread(2) != thread(1));  // stopped by the budget: a fresh one
+  CHECK(thread(3) == thread(2));
+}
+
 TEST_CASE("guard: an endless loop in on_reload or at a leaf file's top level is stopped") {
   LuaRuntime t(timed(0.01));
   // Loading may take 20 limits (0.2 s here), then the file is a load error.
@@ -406,7 +438,7 @@ TEST_CASE("guard: a looping xpcall message handler is stopped by the instruction
     t.rt.tick(a, 0.1);
     CHECK(t.rt.script_errors() == 1);
     INFO(t.joined_log());
-    CHECK(t.joined_log().find("ran past its instruction budget") != std::string::npos);
+    CHECK_MESSAGE(t.joined_log().find("ran past its instruction budget") != std::string::npos, t.joined_log());
     CHECK(t.joined_log().find("@fine 1") != std::string::npos);
   }
 }
