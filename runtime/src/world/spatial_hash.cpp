@@ -442,14 +442,74 @@ EntityId SpatialHash::nearest(Vec2 point, double radius, const QueryFilter& filt
   if (!(radius >= 0)) return EntityId::none();
   EntityId best = EntityId::none();  // sorts after every real id, so ties go to real ones
   double best_distance_squared = radius * radius;
-  for_each_entry_near(point, radius, filter.teams, cost, [&](const Entry& entry) {
+  auto consider = [&](const Entry& entry) {
     if (!passes(filter, entry.id, entry.team)) return;
     double d = (entry.position - point).length_squared();
     if (d < best_distance_squared || (d == best_distance_squared && entry.id < best)) {
       best = entry.id;
       best_distance_squared = d;
     }
-  });
+  };
+  // The cells of the query's box, as for_each_entry_in takes them.
+  const Vec2 lo = point - Vec2{radius, radius}, hi = point + Vec2{radius, radius};
+  const double slack = 1e-9 * (std::max({std::abs(lo.x), std::abs(lo.y), std::abs(hi.x), std::abs(hi.y)}) +
+                               (hi.x - lo.x) + (hi.y - lo.y) + 1.0);
+  const std::int64_t x0 = cell_of(lo.x - slack), x1 = cell_of(hi.x + slack);
+  const std::int64_t y0 = cell_of(lo.y - slack), y1 = cell_of(hi.y + slack);
+  const std::uint64_t box_cells = static_cast<std::uint64_t>(x1 - x0 + 1) * static_cast<std::uint64_t>(y1 - y0 + 1);
+  const bool ordinary = std::isfinite(point.x) && std::isfinite(point.y) &&
+                        std::abs(point.x) + std::abs(point.y) + radius < 0.5 * kCellLimit * cell_size_;
+  if (!ordinary || box_cells <= 9) {
+    for_each_entry_near(point, radius, filter.teams, cost, consider);
+    return best;
+  }
+  // A wide radius: ring by ring out from the point's own cell, each ring clipped to the box,
+  // until a ring lies farther than the nearest found so far (a wide box read whole cost time
+  // in its area however near the answer: "the nearest enemy within 100 m" read 2,601 cells
+  // for one 3 m away). Every entry of ring k (cells k apart in x or in y) lies at least k - 1
+  // cells away; the same answer as the whole box, for the minimum is the least (distance, id)
+  // whatever the order of the visits. Past as many cells as there are entries, one pass over
+  // every entry is the cheaper way to finish.
+  const std::int64_t cx = cell_of(point.x), cy = cell_of(point.y);
+  const std::int64_t reach = std::max({cx - x0, x1 - cx, cy - y0, y1 - cy});
+  std::uint64_t visited = 0;
+  auto visit_cell = [&](std::int64_t x, std::int64_t y) {
+    if (x < x0 || x > x1 || y < y0 || y > y1) return;
+    ++visited;
+    if (cost != nullptr) cost->cells += 1;
+    const std::int32_t x32 = static_cast<std::int32_t>(x), y32 = static_cast<std::int32_t>(y);
+    const std::uint32_t bucket = bucket_of(x32, y32);
+    for_each_range(bucket, bucket, filter.teams, cost, [&](std::uint32_t begin, std::uint32_t end) {
+      for (std::uint32_t i = begin; i < end; ++i) {
+        const Entry& entry = entries_[i];
+        if (entry.cell_x == x32 && entry.cell_y == y32) consider(entry);
+      }
+    });
+  };
+  for (std::int64_t k = 0; k <= reach; ++k) {
+    if (k >= 2) {
+      const double gap = static_cast<double>(k - 1) * cell_size_;
+      const double near_edge = gap - 1e-9 * (std::abs(point.x) + std::abs(point.y) + gap + cell_size_ + 1.0);
+      if (near_edge > 0 && near_edge * near_edge > best_distance_squared) break;
+    }
+    if (visited + 8 * static_cast<std::uint64_t>(k) >= entries_.size()) {
+      if (cost != nullptr) cost->entries += entries_.size();
+      for (const Entry& entry : entries_) consider(entry);
+      return best;
+    }
+    if (k == 0) {
+      visit_cell(cx, cy);
+      continue;
+    }
+    for (std::int64_t x = cx - k; x <= cx + k; ++x) {
+      visit_cell(x, cy - k);
+      visit_cell(x, cy + k);
+    }
+    for (std::int64_t y = cy - k + 1; y <= cy + k - 1; ++y) {
+      visit_cell(cx - k, y);
+      visit_cell(cx + k, y);
+    }
+  }
   return best;
 }
 
