@@ -253,6 +253,9 @@ class RuntimeImpl {
   static bool takes_events(const Program& p) { return !p.nodes.empty() && p.nodes[0].kind == NodeKind::Fsm; }
   // Says `message` once per program and key (the event storm, a failed initial descent).
   bool report_once(const Program& p, const std::string& key, const std::string& message);  // false: said before
+  // Whether report_once(p, key, ...) has spoken: a caller that would build its message on
+  // every call (a flood of drops, a storm every tick) asks first. (A short key: no allocation.)
+  bool reported_before(const Program& p, const std::string& key);
   std::mutex report_mutex;
   // Errors the brains made at run time outside any leaf (an fsm's initial descent that cannot
   // be selected): counted with the script errors (Runtime::script_errors), so --strict stops.

@@ -552,23 +552,32 @@ void RuntimeImpl::drop_event(uint32_t index, std::string_view event) {
   // them: a trace callback's spawns grew the agent array under a held reference.
   const AgentInfo& a = agents[index];
   const Program& p = program_of(a);  // a brain's program outlives this call: reloads are refused
+  // Most drops come after the first, which alone is logged: with no trace to write they cost
+  // a look-up (they built the trace event and the log line each time, ~3x a delivered send).
+  const std::string key = "queue full";
+  const bool said = reported_before(p, key);
+  if (said && !trace_sink) return;
   TraceEvent ev;
-  ev.type = TraceEvent::Type::Event;
-  ev.tick = a.ticks;
-  ev.agent = a.id;
-  ev.event = std::string(event);
-  ev.queue_full = true;
-  if (takes_events(p)) ev.brain = p.name;
-  const std::string message = (p.files.empty() ? p.name : p.files[0]) + ": error: agent " + std::to_string(a.id) +
-                              ": its event queue holds " + std::to_string(kMaxQueuedEvents) + " events; event '" +
-                              std::string(event) + "' and any further ones are dropped until it drains (a leaf sending events in a loop?)\n"
-                              "  reported once; first at tick " + std::to_string(a.ticks);
+  if (trace_sink) {
+    ev.type = TraceEvent::Type::Event;
+    ev.tick = a.ticks;
+    ev.agent = a.id;
+    ev.event = std::string(event);
+    ev.queue_full = true;
+    if (takes_events(p)) ev.brain = p.name;
+  }
+  std::string message;
+  if (!said)
+    message = (p.files.empty() ? p.name : p.files[0]) + ": error: agent " + std::to_string(a.id) +
+              ": its event queue holds " + std::to_string(kMaxQueuedEvents) + " events; event '" + std::string(event) +
+              "' and any further ones are dropped until it drains (a leaf sending events in a loop?)\n"
+              "  reported once; first at tick " + std::to_string(a.ticks);
   bool outer;
   {
     HookScope hooks(ticking);
     outer = hooks.outer();
     if (trace_sink) emit_trace(ev);
-    report_once(p, "queue full", message);
+    if (!said) report_once(p, key, message);
   }
   if (outer) run_hook_calls();
 }
@@ -577,6 +586,11 @@ void RuntimeImpl::count_events(int64_t delta) {
   TickJob* job = current_job();
   if (job && job->rt == this) job->events_delta += delta;
   else pending_events += delta;
+}
+
+bool RuntimeImpl::reported_before(const Program& p, const std::string& key) {
+  std::lock_guard<std::mutex> lock(report_mutex);
+  return reported.count({&p, key}) != 0;
 }
 
 bool RuntimeImpl::report_once(const Program& p, const std::string& key, const std::string& message) {

@@ -218,7 +218,8 @@ struct Engine::Hsm {
     }
     if (k == 0) return;
     queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(k));
-    if (k == kEventsPerTick && !queue.empty()) {
+    // (Asked first: a storm lasts many ticks, and its line was built on each.)
+    if (k == kEventsPerTick && !queue.empty() && !e.rt_.reported_before(p, "event storm")) {
       std::ostringstream out;
       out << p.files[p.positions[fsm].file] << ": error: agent " << c.agent.id << " has more than " << kEventsPerTick
           << " events to handle in one tick (a leaf sending events in a loop, or transitions whose enter leaves send"

@@ -86,4 +86,34 @@ states:
   CHECK(t.rt.script_errors() == 0);
 }
 
+TEST_CASE("tick_all allocates nothing once warm when sends overflow an agent's event queue") {
+  // Every agent sends agent 1 more events than its queue holds: after the first drop, which is
+  // logged, a dropped send made its trace event and its log line each time (~3x a delivered
+  // send), only for the log to say nothing.
+  thicket_test::LuaRuntime t;
+  t.write("l.lua", R"(
+local thicket = require("thicket")
+return {
+  Flood = function(agent, args)
+    for i = 1, 20 do thicket.send(1, "report_to_the_captain") end
+    return thicket.RUNNING
+  end,
+}
+)");
+  auto b = t.load(R"(
+fsm: flood
+leaves: [l.lua]
+initial: a
+states:
+  a: {act: Flood, transitions: {report_to_the_captain: a}}
+)");
+  for (int i = 0; i < 10; ++i) t.rt.spawn(b);
+  // 200 sends a tick, 64 handled: its queue of 4,096 is full from tick 30 on.
+  for (int i = 0; i < 40; ++i) t.rt.tick_all(0.1);
+  CHECK(t.joined_log().find("its event queue holds 4096 events") != std::string::npos);  // the first drop, said once
+  CHECK(news_in([&] {
+          for (int i = 0; i < 50; ++i) t.rt.tick_all(0.1);
+        }) == 0);
+}
+
 #endif  // THICKET_SANITIZED
