@@ -141,6 +141,11 @@ class LuaHost final : public ScriptHost {
   // with what it was asked of: a leaf asking every tick builds its did-you-mean once. Cleared
   // whenever a brain's program is installed (a program may take a freed one's address).
   std::string missing_key_, missing_msg_;
+  // Where a leaf's require found each module (brain, name -> the module's file), so that a
+  // require inside a leaf does not search the folders again on every call (with the module in
+  // a brain's second leaf folder, each call tested for a file in the first: a stat a call).
+  // Cleared whenever a program is installed (install_args).
+  std::map<std::pair<const Program*, std::string>, std::string> require_found_;
 
   // The Lua heap of this state (bytes in use, the cap) and its watchdog guard.
   const LuaHeap& heap() const { return heap_; }

@@ -473,6 +473,7 @@ void push_arg(lua_State* L, const ArgValue& v, const std::string& node) {
 
 void LuaHost::install_args(Program& p) {
   missing_key_.clear();
+  require_found_.clear();
   missing_msg_.clear();
   std::vector<const std::string*> node_of(p.calls.size(), nullptr);  // a call site's node id, for errors
   for (size_t i = 0; i < p.nodes.size(); ++i)

@@ -300,6 +300,14 @@ int LuaApi::require_impl(lua_State* L) {
     lua_getfield(L, -1, "thicket");
     return 1;
   }
+  // Found before by this brain's leaves (and still loaded): no search.
+  const Program* brain = h.current() && h.staging_file_.empty() ? h.current()->program : nullptr;
+  if (brain) {
+    if (auto found = h.require_found_.find({brain, name}); found != h.require_found_.end()) {
+      if (lua_getfield(L, -1, found->second.c_str()) != LUA_TNIL) return 1;
+      lua_pop(L, 1);
+    }
+  }
   std::string rel = name;
   for (char& ch : rel)
     if (ch == '.') ch = '/';
@@ -315,7 +323,10 @@ int LuaApi::require_impl(lua_State* L) {
     // Which leaf file needs it, for hot reload (module_users): the one loading now.
     if (!h.staging_file_.empty() && fs::exists(p)) h.module_users_[p].insert(h.staging_file_);
     // Modules are cached by file, so two brains' modules of one name stay apart.
-    if (lua_getfield(L, -1, p.c_str()) != LUA_TNIL) return 1;
+    if (lua_getfield(L, -1, p.c_str()) != LUA_TNIL) {
+      if (brain) h.require_found_[{brain, name}] = p;
+      return 1;
+    }
     lua_pop(L, 1);
     tried += "\n\tno file '" + p + "'";
     std::error_code exists_error;
@@ -353,6 +364,7 @@ int LuaApi::require_impl(lua_State* L) {
     }
     lua_pushvalue(L, -1);
     lua_setfield(L, -3, p.c_str());
+    if (brain) h.require_found_[{brain, name}] = p;
     return 1;
   }
   where_in_script(L);  // the line of the require
