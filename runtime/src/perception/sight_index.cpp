@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
-#include <type_traits>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -145,9 +144,9 @@ bool SightIndex::in_cones(Vec2 eye, Vec2 heading, std::span<const SpatialHash::V
   // first cone that holds the body. The caller has already dropped the bodies beyond every
   // cone's range or behind the eye (every cone here has min_cosine > 0, so along < 0 fails each
   // one's angle test whatever the distance): those are in no cone.
-  auto test = [&](Vec2 position, EntityId id, double distance_squared, double along, std::size_t cone_count) {
+  auto test = [&](Vec2 position, EntityId id, double distance_squared, double along) {
     double distance = -1;  // computed once, when a cone needs it
-    for (std::size_t k = 0; k < cone_count; ++k) {
+    for (std::size_t k = 0; k < used; ++k) {
       const ConeTest& t = tests[k];
       if (distance_squared > t.range_squared) continue;
       // The hash's angle test is along >= sqrt(d2) * cos, rounded. Squared (along^2 against
@@ -175,7 +174,7 @@ bool SightIndex::in_cones(Vec2 eye, Vec2 heading, std::span<const SpatialHash::V
     const Vec2 offset = stray.position - eye;
     const double distance_squared = offset.length_squared(), along = forward.dot(offset);
     if (distance_squared > max_range_squared || along < 0) continue;
-    test(stray.position, stray.id, distance_squared, along, used);
+    test(stray.position, stray.id, distance_squared, along);
   }
 
   // The cells the wedges' bounding box covers (a hair wider), clamped to the grid: a body in a
@@ -231,74 +230,64 @@ bool SightIndex::in_cones(Vec2 eye, Vec2 heading, std::span<const SpatialHash::V
       __builtin_prefetch(ys + end - 1);
     }
   });
-  // The walk, with the number of cones a constant where it is 1 or 2 (nearly every sensor has
-  // one or two): the compiler then keeps each cone's bounds in registers and unrolls the cone
-  // loops. Same operations in the same order either way, so the same answers.
-  auto walk = [&](auto fixed_cones) {
-    constexpr std::size_t kFixed = decltype(fixed_cones)::value;
-    const std::size_t cone_count = kFixed != 0 ? kFixed : used;
-    for_each_stretch([&](std::uint32_t begin, std::uint32_t end) {
-      if (cost != nullptr) {
-        cost->cells += std::uint64_t(x1 - x0 + 1);
-        cost->entries += end - begin;
+  for_each_stretch([&](std::uint32_t begin, std::uint32_t end) {
+    if (cost != nullptr) {
+      cost->cells += std::uint64_t(x1 - x0 + 1);
+      cost->entries += end - begin;
+    }
+    for (std::uint32_t chunk = begin; chunk < end; chunk += kChunk) {
+      const std::uint32_t stop = std::min(end, chunk + kChunk);
+      std::uint32_t count = 0;
+      std::uint32_t i = chunk;
+#if defined(__SSE2__)
+      // Two bodies at a time: distance and along by the same operations in the same order as
+      // the loop below (no fused multiply-add either way), so the same values; !(a > b) and
+      // !(a < b) hold for NaN as the scalar tests do (a NaN is never clearly outside: kept).
+      const __m128d eye_xs = _mm_set1_pd(eye_x), eye_ys = _mm_set1_pd(eye_y);
+      const __m128d forward_xs = _mm_set1_pd(forward_x), forward_ys = _mm_set1_pd(forward_y);
+      const __m128d zeros = _mm_setzero_pd(), tiny = _mm_set1_pd(1e-200);
+      for (; i + 2 <= stop; i += 2) {
+        const __m128d dx = _mm_sub_pd(_mm_loadu_pd(xs + i), eye_xs), dy = _mm_sub_pd(_mm_loadu_pd(ys + i), eye_ys);
+        const __m128d distance_squared = _mm_add_pd(_mm_mul_pd(dx, dx), _mm_mul_pd(dy, dy));
+        const __m128d along = _mm_add_pd(_mm_mul_pd(forward_xs, dx), _mm_mul_pd(forward_ys, dy));
+        // In some cone unless clearly outside each: beyond its range, or (where the squares
+        // are normal numbers) clearly beside it, by a margin twice the test's own (see
+        // ConeTest::outside_factor): a body dropped here fails the test for every cone.
+        const __m128d along_squared = _mm_mul_pd(along, along);
+        const __m128d normal = _mm_cmpge_pd(distance_squared, tiny);
+        __m128d outside_all = _mm_cmpeq_pd(zeros, zeros);  // all bits set
+        for (std::size_t k = 0; k < used; ++k) {
+          const __m128d beyond = _mm_cmpgt_pd(distance_squared, _mm_set1_pd(tests[k].range_squared));
+          const __m128d bound = _mm_mul_pd(distance_squared, _mm_set1_pd(tests[k].outside_factor));
+          const __m128d beside = _mm_and_pd(normal, _mm_cmplt_pd(along_squared, bound));
+          outside_all = _mm_and_pd(outside_all, _mm_or_pd(beyond, beside));
+        }
+        const int kept = _mm_movemask_pd(_mm_andnot_pd(outside_all, _mm_cmpnlt_pd(along, zeros)));
+        near[count] = i;
+        _mm_storel_pd(near_d2 + count, distance_squared);
+        _mm_storel_pd(near_along + count, along);
+        count += std::uint32_t(kept & 1);
+        near[count] = i + 1;
+        _mm_storeh_pd(near_d2 + count, distance_squared);
+        _mm_storeh_pd(near_along + count, along);
+        count += std::uint32_t(kept >> 1);
       }
-      for (std::uint32_t chunk = begin; chunk < end; chunk += kChunk) {
-        const std::uint32_t stop = std::min(end, chunk + kChunk);
-        std::uint32_t count = 0;
-        std::uint32_t i = chunk;
-  #if defined(__SSE2__)
-        // Two bodies at a time: distance and along by the same operations in the same order as
-        // the loop below (no fused multiply-add either way), so the same values; !(a > b) and
-        // !(a < b) hold for NaN as the scalar tests do (a NaN is never clearly outside: kept).
-        const __m128d eye_xs = _mm_set1_pd(eye_x), eye_ys = _mm_set1_pd(eye_y);
-        const __m128d forward_xs = _mm_set1_pd(forward_x), forward_ys = _mm_set1_pd(forward_y);
-        const __m128d zeros = _mm_setzero_pd(), tiny = _mm_set1_pd(1e-200);
-        for (; i + 2 <= stop; i += 2) {
-          const __m128d dx = _mm_sub_pd(_mm_loadu_pd(xs + i), eye_xs), dy = _mm_sub_pd(_mm_loadu_pd(ys + i), eye_ys);
-          const __m128d distance_squared = _mm_add_pd(_mm_mul_pd(dx, dx), _mm_mul_pd(dy, dy));
-          const __m128d along = _mm_add_pd(_mm_mul_pd(forward_xs, dx), _mm_mul_pd(forward_ys, dy));
-          // In some cone unless clearly outside each: beyond its range, or (where the squares
-          // are normal numbers) clearly beside it, by a margin twice the test's own (see
-          // ConeTest::outside_factor): a body dropped here fails the test for every cone.
-          const __m128d along_squared = _mm_mul_pd(along, along);
-          const __m128d normal = _mm_cmpge_pd(distance_squared, tiny);
-          __m128d outside_all = _mm_cmpeq_pd(zeros, zeros);  // all bits set
-          for (std::size_t k = 0; k < cone_count; ++k) {
-            const __m128d beyond = _mm_cmpgt_pd(distance_squared, _mm_set1_pd(tests[k].range_squared));
-            const __m128d bound = _mm_mul_pd(distance_squared, _mm_set1_pd(tests[k].outside_factor));
-            const __m128d beside = _mm_and_pd(normal, _mm_cmplt_pd(along_squared, bound));
-            outside_all = _mm_and_pd(outside_all, _mm_or_pd(beyond, beside));
-          }
-          const int kept = _mm_movemask_pd(_mm_andnot_pd(outside_all, _mm_cmpnlt_pd(along, zeros)));
-          near[count] = i;
-          _mm_storel_pd(near_d2 + count, distance_squared);
-          _mm_storel_pd(near_along + count, along);
-          count += std::uint32_t(kept & 1);
-          near[count] = i + 1;
-          _mm_storeh_pd(near_d2 + count, distance_squared);
-          _mm_storeh_pd(near_along + count, along);
-          count += std::uint32_t(kept >> 1);
-        }
-  #endif
-        for (; i < stop; ++i) {
-          const double dx = xs[i] - eye_x, dy = ys[i] - eye_y;
-          const double distance_squared = dx * dx + dy * dy;  // as Vec2's length_squared and dot
-          const double along = forward_x * dx + forward_y * dy;
-          near[count] = i;
-          near_d2[count] = distance_squared;
-          near_along[count] = along;
-          count += std::uint32_t(!(distance_squared > max_range_squared) & !(along < 0));
-        }
-        for (std::uint32_t k = 0; k < count; ++k) {
-          const std::uint32_t i = near[k];
-          if (ids[i] != excluded) test(Vec2{xs[i], ys[i]}, ids[i], near_d2[k], near_along[k], cone_count);
-        }
+#endif
+      for (; i < stop; ++i) {
+        const double dx = xs[i] - eye_x, dy = ys[i] - eye_y;
+        const double distance_squared = dx * dx + dy * dy;  // as Vec2's length_squared and dot
+        const double along = forward_x * dx + forward_y * dy;
+        near[count] = i;
+        near_d2[count] = distance_squared;
+        near_along[count] = along;
+        count += std::uint32_t(!(distance_squared > max_range_squared) & !(along < 0));
       }
-    });
-  };
-  if (used == 2) walk(std::integral_constant<std::size_t, 2>{});
-  else if (used == 1) walk(std::integral_constant<std::size_t, 1>{});
-  else walk(std::integral_constant<std::size_t, 0>{});
+      for (std::uint32_t k = 0; k < count; ++k) {
+        const std::uint32_t i = near[k];
+        if (ids[i] != excluded) test(Vec2{xs[i], ys[i]}, ids[i], near_d2[k], near_along[k]);
+      }
+    }
+  });
   return true;
 }
 
