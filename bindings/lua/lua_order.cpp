@@ -102,21 +102,24 @@ int ordered_step(lua_State* L) {
 }
 
 // The iterator of a table whose keys are the integers 1..n and nothing else (an array without
-// holes), in that order already: no keys to keep, only n (upvalue 1). The loop's control value
-// is the last key; the table is the loop's state.
+// holes), in that order already: no keys to keep, only the table (upvalue 1) and n (upvalue
+// 2). The loop's control value, its argument 2, is the last key. (The table is an upvalue, not
+// the loop's state in argument 1: the iterator may be called by hand, with anything.)
 int array_step(lua_State* L) {
-  const lua_Integer last = lua_tointeger(L, lua_upvalueindex(1));
-  int exact = 0;
-  const lua_Integer after = lua_isnil(L, 2) ? 0 : lua_tointegerx(L, 2, &exact);
-  if (lua_isnil(L, 2) || exact) {
-    for (lua_Integer i = after + 1; i >= 1 && i <= last; ++i) {
-      if (lua_rawgeti(L, 1, i) != LUA_TNIL) {
-        lua_pushinteger(L, i);
-        lua_insert(L, -2);
-        return 2;
-      }
-      lua_pop(L, 1);
+  const lua_Integer last = lua_tointeger(L, lua_upvalueindex(2));
+  lua_Integer from = 1;
+  if (!lua_isnoneornil(L, 2)) {
+    int exact = 0;
+    const lua_Integer after = lua_tointegerx(L, 2, &exact);
+    from = exact && after >= 0 && after < last ? after + 1 : last + 1;  // not a key of it: the end
+  }
+  for (lua_Integer i = from; i <= last; ++i) {
+    if (lua_rawgeti(L, lua_upvalueindex(1), i) != LUA_TNIL) {
+      lua_pushinteger(L, i);
+      lua_insert(L, -2);
+      return 2;
     }
+    lua_pop(L, 1);
   }
   lua_pushnil(L);
   return 1;
@@ -194,8 +197,9 @@ void push_ordered_pairs(lua_State* L, int table) {
   luaL_checkstack(L, 6, "pairs");
   lua_Integer n = 0;
   if (keys_are_one_to_n(L, table, n)) {
+    lua_pushvalue(L, table);
     lua_pushinteger(L, n);
-    lua_pushcclosure(L, array_step, 1);
+    lua_pushcclosure(L, array_step, 2);
     lua_pushvalue(L, table);
     lua_pushnil(L);
     return;

@@ -60,11 +60,11 @@ for round = 1, rounds do
   while k ~= nil do walked[#walked + 1] = k; k = onext(t, k) end
   if show(got) ~= show(expected) then error("round " .. round .. ": pairs gave " .. show(got) .. ", not " .. show(expected)) end
   if show(walked) ~= show(expected) then error("round " .. round .. ": next gave " .. show(walked) .. ", not " .. show(expected)) end
-  -- Which way pairs took: an array without holes keeps no keys (its iterator holds n alone).
+  -- Which way pairs took: an array without holes keeps no keys (its iterator holds the table and n).
   local is_array = true
   for j, k2 in ipairs(expected) do is_array = is_array and math.type(k2) == "integer" and k2 == j end
   local ups = debug.getinfo((pairs(t))).nups
-  if ups ~= (is_array and 1 or 3) then error("round " .. round .. ": pairs' iterator has " .. ups .. " upvalues") end
+  if ups ~= (is_array and 2 or 3) then error("round " .. round .. ": pairs' iterator has " .. ups .. " upvalues") end
   if is_array then arrays = arrays + 1 end
   -- A walk that removes keys ahead of it and adds new ones: the removed are passed over,
   -- the added never seen.
@@ -122,6 +122,9 @@ TEST_CASE("lua order: an array's pairs and its iterator called by hand") {
     out[#out + 1] = tostring(f(t, 3))                    -- after the last: nil
     out[#out + 1] = tostring(f(t, 1.5))                  -- not a key of it: nil, no error
     out[#out + 1] = tostring(f(t, "x"))
+    out[#out + 1] = tostring(f())                        -- by hand, no arguments: the first
+    out[#out + 1] = tostring(f("not a table", math.maxinteger))
+    out[#out + 1] = tostring(f(nil, math.mininteger))
     local e = 0
     for _ in pairs({}) do e = e + 1 end
     out[#out + 1] = tostring(e)
@@ -131,6 +134,6 @@ TEST_CASE("lua order: an array's pairs and its iterator called by hand") {
     return table.concat(out, "|")
   )LUA";
   REQUIRE(luaL_dostring(L, script) == LUA_OK);
-  CHECK(std::string(lua_tostring(L, -1)) == "true nil|1=a|3=c|nil|nil|nil|0|number:x,string:y");
+  CHECK(std::string(lua_tostring(L, -1)) == "true nil|1=a|3=c|nil|nil|nil|1|nil|nil|0|number:x,string:y");
   lua_close(L);
 }
