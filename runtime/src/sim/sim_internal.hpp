@@ -70,6 +70,7 @@ struct SimWorker {
   };
   std::vector<HeldLine> held_log;
   std::vector<world::EntityId> scratch;  // query results, reused
+  std::vector<std::pair<double, size_t>> by_distance;  // agent:nearest's candidates in sight order
   // Navigation: whole searches share one request; time-sliced ones (agent:path_to with a
   // budget) each hold a pooled request until they finish, so an agent's search carries over
   // ticks without depending on which worker ticks which agent.
