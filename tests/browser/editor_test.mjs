@@ -66,6 +66,14 @@ async function open(browser, url) {
   return o;
 }
 const pageText = page => page.evaluate(() => window.thicketEditor.text);
+// Opens the YAML panel and waits until it shows the page's text: the panel is filled by the
+// details' toggle event, which comes after the click; a fill before it selected the old empty
+// text, then the toggle set the text and put the caret at its end, and the fill's text went
+// in after it (a save of the file twice over: "key 'machine' is given twice").
+async function openYaml(page) {
+  await page.locator('#yaml-details summary').click();
+  await page.waitForFunction(() => document.getElementById('yaml-text').value === window.thicketEditor.text);
+}
 // Waits until the page's latest text has been checked; returns that check's outcome.
 async function settled(page, ms = 10000) {
   await page.waitForFunction(() => {
@@ -781,7 +789,7 @@ async function attached() {
   check(await o.page.locator('[data-node-id][class*="status-"]').count() === 0,
     'and no statuses are drawn on its nodes');
   // saved, it is reloaded into nothing, and the page says so (it said "hot-reloaded into the run")
-  await o.page.locator('#yaml-details summary').click();
+  await openYaml(o.page);
   await o.page.locator('#yaml-text').fill((await pageText(o.page)).replace('"calm"', '"calm2"'));
   await settled(o.page);
   await save(o.page);
@@ -803,7 +811,7 @@ async function attached() {
   // the minions' brain, which two groups run: the run reports it twice, the page names it once
   const med = await edit(join(adir, 'minion.yaml'), ['--attach', served]);
   const m = await open(browser, med.url);
-  await m.page.locator('#yaml-details summary').click();
+  await openYaml(m.page);
   await m.page.locator('#yaml-text').fill((await pageText(m.page)).replace('limit: 20', 'limit: 21'));
   await settled(m.page);
   await save(m.page);
