@@ -34,6 +34,21 @@ size_t news_in(F&& f) {
   g_counting = false;
   return g_news.load();
 }
+// Ten agents of the FSM `brain` (its leaves in l.lua, `leaves`), ticked `warm` times: their
+// queues, lists and buffers at their size.
+void ten_warm_agents(thicket_test::LuaRuntime& t, const char* leaves, const char* brain, int warm) {
+  t.write("l.lua", leaves);
+  auto b = t.load(brain);
+  for (int i = 0; i < 10; ++i) t.rt.spawn(b);
+  for (int i = 0; i < warm; ++i) t.rt.tick_all(0.1);
+}
+
+// The operator news of 50 more tick_all calls (with the executor, if one is given).
+size_t news_in_50_ticks(thicket_test::LuaRuntime& t, const thicket::Executor* executor = nullptr) {
+  return news_in([&] {
+    for (int i = 0; i < 50; ++i) executor ? t.rt.tick_all(0.1, *executor) : t.rt.tick_all(0.1);
+  });
+}
 }  // namespace
 
 void* operator new(std::size_t n) {
@@ -48,7 +63,7 @@ TEST_CASE("tick_all allocates nothing once warm: events sent to other agents and
   // A send holds the event's name interned, not as a std::string: a name past a short
   // string's 15 bytes cost an allocation a send before.
   thicket_test::LuaRuntime t;
-  t.write("l.lua", R"(
+  ten_warm_agents(t, R"(
 local thicket = require("thicket")
 return {
   -- each agent sends its neighbour events every tick (deferred calls of tick_all), and itself one
@@ -59,8 +74,7 @@ return {
     return thicket.RUNNING
   end,
 }
-)");
-  auto b = t.load(R"(
+)", R"(
 fsm: so
 leaves: [l.lua]
 initial: a
@@ -68,21 +82,15 @@ states:
   a: {act: SendOther, transitions: {poke: b}}
   b: {act: SendOther, transitions: {enemy_spotted_by_the_watchtower: c}}
   c: {act: SendOther, transitions: {reinforcements_are_on_their_way: a}}
-)");
-  for (int i = 0; i < 10; ++i) t.rt.spawn(b);
-  for (int i = 0; i < 20; ++i) t.rt.tick_all(0.1);  // warm: queues, lists and buffers at their size
-  CHECK(news_in([&] {
-          for (int i = 0; i < 50; ++i) t.rt.tick_all(0.1);
-        }) == 0);
+)", 20);
+  CHECK(news_in_50_ticks(t) == 0);
   // The executor form (SPEC 8.2): its list of jobs, their started flags and the function it is
   // handed are kept or held without an allocation.
   const thicket::Executor in_turn = [](size_t n, const std::function<void(size_t)>& job) {
     for (size_t j = 0; j < n; ++j) job(j);
   };
   for (int i = 0; i < 20; ++i) t.rt.tick_all(0.1, in_turn);
-  CHECK(news_in([&] {
-          for (int i = 0; i < 50; ++i) t.rt.tick_all(0.1, in_turn);
-        }) == 0);
+  CHECK(news_in_50_ticks(t, &in_turn) == 0);
   CHECK(t.rt.script_errors() == 0);
 }
 
@@ -91,7 +99,8 @@ TEST_CASE("tick_all allocates nothing once warm when sends overflow an agent's e
   // logged, a dropped send made its trace event and its log line each time (~3x a delivered
   // send), only for the log to say nothing.
   thicket_test::LuaRuntime t;
-  t.write("l.lua", R"(
+  // 200 sends a tick, 64 handled: its queue of 4,096 is full from tick 30 on.
+  ten_warm_agents(t, R"(
 local thicket = require("thicket")
 return {
   Flood = function(agent, args)
@@ -99,21 +108,15 @@ return {
     return thicket.RUNNING
   end,
 }
-)");
-  auto b = t.load(R"(
+)", R"(
 fsm: flood
 leaves: [l.lua]
 initial: a
 states:
   a: {act: Flood, transitions: {report_to_the_captain: a}}
-)");
-  for (int i = 0; i < 10; ++i) t.rt.spawn(b);
-  // 200 sends a tick, 64 handled: its queue of 4,096 is full from tick 30 on.
-  for (int i = 0; i < 40; ++i) t.rt.tick_all(0.1);
+)", 40);
   CHECK(t.joined_log().find("its event queue holds 4096 events") != std::string::npos);  // the first drop, said once
-  CHECK(news_in([&] {
-          for (int i = 0; i < 50; ++i) t.rt.tick_all(0.1);
-        }) == 0);
+  CHECK(news_in_50_ticks(t) == 0);
 }
 
 #endif  // THICKET_SANITIZED
