@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1237,8 +1238,8 @@ static void *race_ticker(void *unused) {
   (void)unused;
   while (!__atomic_load_n(&race_stop, __ATOMIC_SEQ_CST)) {
     int code = thicket_tick_all(race_rt, 0.01);
-    if (code == THICKET_OK) ++race_ticks;
-    else if (code == THICKET_ERR_BUSY) ++race_busy_ticks;
+    if (code == THICKET_OK) __atomic_add_fetch(&race_ticks, 1, __ATOMIC_SEQ_CST);
+    else if (code == THICKET_ERR_BUSY) __atomic_add_fetch(&race_busy_ticks, 1, __ATOMIC_SEQ_CST);
     else {
       fprintf(stderr, "tick_all returned %d\n", code);
       exit(1);
@@ -1262,6 +1263,10 @@ static void test_load_beside_a_tick(void) {
   CHECK(b >= 0);
   for (k = 0; k < 300; ++k) OK(rt, thicket_spawn(rt, b));
   CHECK(pthread_create(&t, NULL, race_ticker, NULL) == 0);
+  /* The loads start once the other thread ticks: on a busy machine it could be scheduled only
+  ** after all 400 loads were done, and no load ran beside a tick (a CI run failed so). */
+  while (__atomic_load_n(&race_ticks, __ATOMIC_SEQ_CST) + __atomic_load_n(&race_busy_ticks, __ATOMIC_SEQ_CST) == 0)
+    sched_yield();
   for (k = 0; k < 400; ++k) {
     if (thicket_load_string(rt, "tree: late\nroot:\n  wait: 1\n", "late.yaml") >= 0) ++loaded;
     else ++refused;
