@@ -19,6 +19,36 @@ uint32_t TreeCompiler::decorator(NodeKind kind, const YAML::Node& v, const std::
   if (!v["child"]) {
     bool has_kind = false;
     for (const auto& key : map_keys(v)) has_kind = has_kind || std::find(kinds.begin(), kinds.end(), key) != kinds.end();
+    // Parameters beside the child's kind ({seconds: 2, action: Patrol}): a short form with
+    // parameters, which thicket has not. Said at the child's kind (so the schema's "unknown
+    // key" there is not said as well), then both halves are checked for their own errors.
+    const std::vector<std::string> params = params_of(kind);
+    auto is_param = [&](const std::string& key) {
+      return key != "name" && key != "child" && std::find(params.begin(), params.end(), key) != params.end();
+    };
+    std::string given, child_kind;
+    YAML::Node child_key;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      const std::string key = it->first.Scalar();
+      if (is_param(key) && given.empty())
+        given = key + ": " + (it->second.IsScalar() && it->second.Scalar().size() <= 20 ? it->second.Scalar() : "...");
+      if (child_kind.empty() && std::find(kinds.begin(), kinds.end(), key) != kinds.end()) {
+        child_kind = key;
+        child_key.reset(it->first);
+      }
+    }
+    if (has_kind && !given.empty()) {
+      error(child_key, kind_name + "'s child goes under 'child' when it has parameters: " + kind_name + ": {" + given +
+                           ", child: {" + child_kind + ": ...}}");
+      uint32_t index = emit(kind, v, path, read_name(v, prefix), kind_name);
+      decorator_params(kind, v, index, kind_name);
+      YAML::Node child(YAML::NodeType::Map);
+      for (auto it = v.begin(); it != v.end(); ++it)
+        if (!is_param(it->first.Scalar()) && it->first.Scalar() != "name") child.force_insert(it->first, it->second);
+      uint32_t c = node(child, path + "/0", prefix);
+      finish_children(index, c == kNone ? std::vector<uint32_t>{} : std::vector<uint32_t>{c});
+      return index;
+    }
     if (has_kind) {
       // Short form: the mapping is the child node itself.
       if (kind == NodeKind::Limit || kind == NodeKind::Timeout || kind == NodeKind::Cooldown)
