@@ -223,6 +223,10 @@ class Lexer {
         if (next != '|') break;
         error(pos_, "'||' is not an operator; use 'or'");
         return push(Tok::Or, pos_, 2);
+      case '~':  // Lua's not-equal, from a modder who writes leaves in Lua
+        if (next != '=') break;
+        error(pos_, "'~=' is Lua's not-equal; here it is written '!='");
+        return push(Tok::Ne, pos_, 2);
       default: break;
     }
     // One character; a UTF-8 sequence counts as one.

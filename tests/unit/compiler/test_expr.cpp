@@ -442,6 +442,13 @@ TEST_CASE("expr: C-style operators are errors that say what to write") {
   CHECK(b.errors("!alert") == "0: '!' is not an operator; use 'not'\n");
   CHECK(b.errors("health = 3") == "7: '=' is not an operator; use '==' to compare\n");
   CHECK(b.errors("alert & armed") == "6: unexpected character '&'\n");
+  // Lua's not-equal, one error (not '~' and then '=' read as '=='), the meaning kept.
+  CHECK(b.errors("health ~= 3") == "7: '~=' is Lua's not-equal; here it is written '!='\n");
+  CHECK(b.errors("health ~= 3 and (health ~= true)") ==
+        "7: '~=' is Lua's not-equal; here it is written '!='\n"
+        "24: '~=' is Lua's not-equal; here it is written '!='\n"
+        "24: '~=' needs two values of the same type (two numbers, two booleans or two strings), got number and boolean\n");
+  CHECK(b.errors("health ~ 3") == "7: unexpected character '~'\n");
   // Read as meant, so the rest of the expression is still checked.
   CHECK(b.errors("!health") ==
         "0: '!' is not an operator; use 'not'\n"
