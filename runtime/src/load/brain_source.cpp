@@ -153,7 +153,8 @@ std::optional<std::string> SourceReader::read_file(const std::string& path, cons
 }
 
 // Reads one brain or import file's document and its common keys; returns its index.
-std::optional<uint32_t> SourceReader::add_file(const std::string& text, const std::string& path, bool is_import) {
+std::optional<uint32_t> SourceReader::add_file(const std::string& text, const std::string& path, bool is_import,
+                                               const SourceRef* importer, const YAML::Node* import_item) {
   src_.texts[path] = text;
   src_.line_starts[path] = line_starts(text);
   auto doc = parse_text(text, path);
@@ -232,9 +233,17 @@ std::optional<uint32_t> SourceReader::add_file(const std::string& text, const st
       src_.kind = kind;
       src_.name = text ? name.Scalar() : name.IsScalar() && !name.Scalar().empty() ? name.Scalar() : kStandInName;
     }
-    if (is_import && kind != BrainKind::Tree)
-      ref.error(name, "an imported file must be a tree file (its trees become subtrees), not a " +
-                          std::string(brain_kind_name(kind)));
+    if (is_import && kind != BrainKind::Tree) {
+      // The mistake is the import, not the file: said at the importing file's list entry, and
+      // the file is read no further (its states are no business of the importing brain).
+      const std::string what = kind == BrainKind::Fsm ? "an fsm" : "a machine";
+      if (importer != nullptr && import_item != nullptr)
+        importer->error(*import_item, "'" + import_item->Scalar() + "' is " + what +
+                                          " file; only tree files can be imported (their trees become subtrees)");
+      else
+        ref.error(name, "an imported file must be a tree file (its trees become subtrees), not " + what);
+      return std::nullopt;
+    }
   }
   // Unknown top-level keys.
   std::vector<std::string> allowed = top_keys_for(kind);
@@ -364,8 +373,15 @@ void SourceReader::read_imports(const SourceRef& ref, const YAML::Node& imports)
     bool seen = false;
     for (const auto& f : src_.files) seen = seen || same_file(f.path, path);
     if (seen) continue;  // imported already (or a cycle of imports): its trees are known
+    const size_t diags_before = diags_.size();
     auto text = read_file(path, ref.src.files[ref.file].path, item);
-    if (text) add_file(*text, path, /*is_import=*/true);
+    if (text) add_file(*text, path, /*is_import=*/true, &ref, &item);
+    // Not found, unreadable or with errors of its own: a subtree not found may be in it. (Not
+    // one of another kind: that is the import's error, and its trees are not for import.)
+    const bool broken = !text || std::any_of(diags_.begin() + std::ptrdiff_t(diags_before), diags_.end(), [&](const Diagnostic& d) {
+                          return d.severity == Severity::Error && d.file == path;
+                        });
+    if (broken) src_.failed_imports.push_back(item.Scalar());
   }
 }
 

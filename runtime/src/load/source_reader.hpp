@@ -20,7 +20,10 @@ class SourceReader {
   std::optional<YAML::Node> parse_text(const std::string& text, const std::string& path);
   std::optional<std::string> read_file(const std::string& path, const std::string& from_file,
                                        const YAML::Node& from);
-  std::optional<uint32_t> add_file(const std::string& text, const std::string& path, bool is_import);
+  // is_import: read as a file of trees for subtrees; `import_item` is then the importing file's
+  // list entry naming it (where an import of the wrong kind of brain is reported).
+  std::optional<uint32_t> add_file(const std::string& text, const std::string& path, bool is_import,
+                                   const SourceRef* importer = nullptr, const YAML::Node* import_item = nullptr);
 
  private:
   // brain_source.cpp
