@@ -281,7 +281,13 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     refuse_changing("load_string");
     Changing changing(*this);
     std::vector<Diagnostic> diags;
-    auto b = rt().load_string(yaml, name, diags);
+    std::optional<BrainHandle> b;
+    {
+      // Busy as load is, though the GIL stays held: a print of the leaf file's top level runs
+      // Python (sys.stdout.write), which may let another thread in mid-load.
+      Busy busy(*this);
+      b = rt_->load_string(yaml, name, diags);
+    }
     if (!b) {
       if (ticking_ == 0) python_error_.reset();  // as load's
       raise_load_error(name + ": the brain did not load", diags);
@@ -565,7 +571,8 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
       }
       return Status::Failure;
     };
-    rt().register_leaf(name, std::move(leaf));
+    Busy busy(*this);  // a log line of the registration (a leaf replaced) runs Python, as load_string's print
+    rt_->register_leaf(name, std::move(leaf));
   }
   // Keeps the first Python exception of a call into the runtime (a leaf's, a trace callback's),
   // to raise when the call returns: an exception must not unwind through the runtime's tick.

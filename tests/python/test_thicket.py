@@ -239,6 +239,64 @@ def test_a_runtime_busy_on_one_thread_refuses_the_others(tmp_path):
     rt.tick_all(0.1)
 
 
+def test_a_runtime_loading_a_string_or_registering_a_leaf_refuses_the_others(tmp_path):
+    # load_string keeps the GIL, but a print of the leaf file's top level runs Python
+    # (sys.stdout.write), which lets another thread in mid-load; so does the log line of
+    # register_leaf replacing a Lua leaf (Python's logging). That thread is refused, as during load.
+    import logging
+    import sys
+    import threading
+    (tmp_path / "p.lua").write_text('print("loading")\nreturn { P = function(agent) return "running" end }\n')
+    yaml = "tree: p\nleaves: [p.lua]\nroot:\n  action: P\n"
+    rt = thicket.Runtime()
+    q = rt.load_string("tree: q\nroot:\n  wait: 100\n", "q.yaml")
+    inside, tried, errors = threading.Event(), threading.Event(), []
+
+    def pause():  # Python code inside the call: wait until the other thread has tried
+        inside.set()
+        tried.wait(30)
+
+    class Out:
+        def write(self, text):
+            pause()
+
+        def flush(self):
+            pass
+
+    class Pause(logging.Handler):
+        def emit(self, record):
+            pause()
+
+    def other():
+        inside.wait(30)
+        try:
+            rt.despawn(rt.spawn(q))
+            errors.append("let in")
+        except RuntimeError as e:
+            errors.append(str(e))
+        tried.set()
+
+    log, handler = logging.getLogger("thicket"), Pause()
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    try:
+        for step in (lambda: rt.load_string(yaml, str(tmp_path / "p.yaml")), lambda: rt.register_leaf("P", lambda a: "success")):
+            inside.clear()
+            tried.clear()
+            worker = threading.Thread(target=other)
+            worker.start()
+            old, sys.stdout = sys.stdout, Out()
+            try:
+                step()
+            finally:
+                sys.stdout = old
+                inside.set()
+                worker.join()
+    finally:
+        log.removeHandler(handler)
+    assert len(errors) == 2 and all("busy on another thread" in e for e in errors), errors
+
+
 def test_events_and_trace(tmp_path):
     fsm = """
 fsm: door
