@@ -89,6 +89,9 @@ struct thicket_runtime {
   std::atomic<int> ticking{0};
   // How many loads, restores, reloads and registrations are in progress (ChangeScope).
   std::atomic<int> changing{0};
+  // Of those, how many passed their checks and run (their stop hooks and log lines may call
+  // in): what a call refused then is told (THICKET_ERR_BUSY, not "during a tick").
+  std::atomic<int> changes_running{0};
 
   thicket::Runtime rt;
 };
@@ -183,18 +186,40 @@ int refuse_in_tick(thicket_runtime* rt, const char* what) noexcept {
 // (leaves on two of the executor's threads that both load are told "during a tick").
 struct ChangeScope {
   explicit ChangeScope(thicket_runtime* r) : rt(r), busy_(rt->changing.fetch_add(1, std::memory_order_seq_cst) > 0) {}
-  ~ChangeScope() { rt->changing.fetch_sub(1, std::memory_order_seq_cst); }
+  ~ChangeScope() {
+    if (running_) rt->changes_running.fetch_sub(1, std::memory_order_seq_cst);
+    rt->changing.fetch_sub(1, std::memory_order_seq_cst);
+  }
   ChangeScope(const ChangeScope&) = delete;
   ChangeScope& operator=(const ChangeScope&) = delete;
   bool busy() const { return busy_; }
+  void run() {
+    running_ = true;
+    rt->changes_running.fetch_add(1, std::memory_order_seq_cst);
+  }
   thicket_runtime* rt;
   bool busy_;
+  bool running_ = false;
 };
 bool changing(const thicket_runtime* rt) { return rt->changing.load(std::memory_order_seq_cst) > 0; }
 int refuse_busy(thicket_runtime* rt, const char* what) noexcept {
   return fail(rt, THICKET_ERR_BUSY, what,
               "cannot be called while the runtime loads, restores, reloads or registers a leaf (from one of its "
               "callbacks or another thread): a runtime is used by one thread at a time");
+}
+
+// A call refused because a tick is in progress (`ticking`): a change that runs marks its stop
+// hooks as ticking too, and a call from them (or from its log lines, or another thread then) is
+// told the runtime is busy with that change, as thicket.h says.
+int refuse_ticking(thicket_runtime* rt, const char* what) noexcept {
+  return rt->changes_running.load(std::memory_order_seq_cst) > 0 ? refuse_busy(rt, what) : refuse_in_tick(rt, what);
+}
+// The checks a change makes as it begins: THICKET_OK lets it run (and marks it running).
+int begin_change(thicket_runtime* rt, ChangeScope& change, const char* what) noexcept {
+  if (in_tick(rt)) return refuse_ticking(rt, what);
+  if (change.busy()) return refuse_busy(rt, what);
+  change.run();
+  return THICKET_OK;
 }
 
 // Marks a tick in progress for the length of a thicket_tick* call.
@@ -476,8 +501,7 @@ static int32_t load(thicket_runtime* rt, const char* what, const char* yaml, con
   return guard<int32_t>(rt, what, -1, [&]() -> int32_t {
     if (!rt) return no_runtime(what), -1;
     ChangeScope change(rt);
-    if (in_tick(rt)) return refuse_in_tick(rt, what), -1;
-    if (change.busy()) return refuse_busy(rt, what), -1;
+    if (begin_change(rt, change, what) != THICKET_OK) return -1;
     std::vector<thicket::Diagnostic> diagnostics;
     std::optional<BrainHandle> brain;
     if (yaml) brain = rt->rt.load_string(yaml, path ? path : "<string>", diagnostics);
@@ -531,8 +555,7 @@ int thicket_reload_changed(thicket_runtime* rt) {
   return guard(rt, "thicket_reload_changed", THICKET_ERR_INTERNAL, [&] {
     if (!rt) return no_runtime("thicket_reload_changed");
     ChangeScope change(rt);
-    if (in_tick(rt)) return refuse_in_tick(rt, "thicket_reload_changed");
-    if (change.busy()) return refuse_busy(rt, "thicket_reload_changed");
+    if (int c = begin_change(rt, change, "thicket_reload_changed")) return c;
     std::vector<thicket::ReloadReport> reports;
     size_t n;
     {
@@ -642,7 +665,7 @@ int thicket_tick(thicket_runtime* rt, int64_t agent, double dt) {
     AgentHandle h;
     if (int c = check_agent(rt, "thicket_tick", agent, h)) return c;
     if (!good_dt(dt)) return fail(rt, THICKET_ERR_ARG, "thicket_tick", "dt must be a positive number of seconds, at most 1000000");
-    if (in_tick(rt)) return refuse_in_tick(rt, "thicket_tick");  // a leaf's tick would run inside its own
+    if (in_tick(rt)) return refuse_ticking(rt, "thicket_tick");  // a leaf's tick would run inside its own
     TickScope scope(rt);
     if (changing(rt)) return refuse_busy(rt, "thicket_tick");
     return static_cast<int>(rt->rt.tick(h, dt));
@@ -654,7 +677,7 @@ int thicket_tick_all_parallel(thicket_runtime* rt, double dt, thicket_executor_f
   return guard(rt, what, THICKET_ERR_INTERNAL, [&] {
     if (!rt) return no_runtime(what);
     if (!good_dt(dt)) return fail(rt, THICKET_ERR_ARG, what, "dt must be a positive number of seconds, at most 1000000");
-    if (in_tick(rt)) return refuse_in_tick(rt, what);  // a leaf's tick_all would tick its agent inside its own tick
+    if (in_tick(rt)) return refuse_ticking(rt, what);  // a leaf's tick_all would tick its agent inside its own tick
     TickScope scope(rt);
     if (changing(rt)) return refuse_busy(rt, what);
     if (!executor) {
@@ -787,8 +810,7 @@ int thicket_register_leaf_hooks(thicket_runtime* rt, const char* name, thicket_l
     if (flags & ~THICKET_LEAF_AGENT_LOCAL) return fail(rt, THICKET_ERR_ARG, what, "unknown flags");
     // Before rt->leaves is touched: a leaf on an executor's thread may be calling.
     ChangeScope change(rt);
-    if (in_tick(rt)) return refuse_in_tick(rt, what);
-    if (change.busy()) return refuse_busy(rt, what);
+    if (int c = begin_change(rt, change, what)) return c;
     auto leaf = std::make_unique<CLeaf>(CLeaf{tick, start, stop, user});
     thicket::NativeLeafFn fn;
     fn.tick = c_tick;
@@ -936,8 +958,7 @@ int thicket_restore(thicket_runtime* rt, const void* bytes, size_t len) {
   return guard(rt, what, THICKET_ERR_INTERNAL, [&] {
     if (!rt) return no_runtime(what);
     ChangeScope change(rt);
-    if (in_tick(rt)) return refuse_in_tick(rt, what);
-    if (change.busy()) return refuse_busy(rt, what);
+    if (int c = begin_change(rt, change, what)) return c;
     if (!bytes && len > 0) return fail(rt, THICKET_ERR_ARG, what, "bytes is NULL");
     const std::string_view given(static_cast<const char*>(bytes), bytes ? len : 0);
     // One snapshot's bytes: more than it holds (a wrong len, two joined) are refused.
@@ -963,8 +984,7 @@ int64_t thicket_restore_agent(thicket_runtime* rt, const void* bytes, size_t len
   return guard<int64_t>(rt, what, -1, [&]() -> int64_t {
     if (!rt) return no_runtime(what), -1;
     ChangeScope change(rt);
-    if (in_tick(rt)) return refuse_in_tick(rt, what), -1;
-    if (change.busy()) return refuse_busy(rt, what), -1;
+    if (begin_change(rt, change, what) != THICKET_OK) return -1;
     if (!bytes && len > 0) return fail(rt, THICKET_ERR_ARG, what, "bytes is NULL"), -1;
     const std::string_view given(static_cast<const char*>(bytes), bytes ? len : 0);
     // One snapshot's bytes: more than it holds (a wrong len, two joined) are refused.

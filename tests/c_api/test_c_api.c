@@ -1300,6 +1300,48 @@ static void test_load_beside_a_tick(void) {
   thicket_runtime_free(rt);
 }
 
+/* A reload's log lines (its notice, a line the reloaded leaf file logs as it loads) come while
+** it runs: a tick or another reload called from them is refused with THICKET_ERR_BUSY, as during
+** a load (they were told THICKET_ERR_IN_TICK: a reload marks its stop hooks as ticking). */
+static thicket_runtime *busy_rt;
+static int busy_calls, busy_tick_code, busy_reload_code;
+static void calls_from_log(const char *line, void *user) {
+  (void)line;
+  (void)user;
+  ++busy_calls;
+  busy_tick_code = thicket_tick_all(busy_rt, 0.1);
+  busy_reload_code = thicket_reload_changed(busy_rt);
+}
+static void test_calls_during_a_reload(void) {
+  char dir[] = "/tmp/thicket_c_api_XXXXXX", yaml[64], lua[64];
+  thicket_runtime *rt = thicket_runtime_new();
+  int32_t b;
+  busy_rt = rt;
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(yaml, sizeof yaml, "%s/a.yaml", dir);
+  snprintf(lua, sizeof lua, "%s/a.lua", dir);
+  write_file(yaml, "tree: a\nleaves: [a.lua]\nroot:\n  action: A\n");
+  write_file(lua, "local t = require('thicket')\nreturn {A = function() return t.RUNNING end}\n");
+  b = thicket_load_file(rt, yaml);
+  OK(rt, b);
+  OK(rt, thicket_spawn(rt, b));
+  OK(rt, thicket_tick_all(rt, 0.1));
+  OK(rt, thicket_set_log(rt, calls_from_log, NULL));
+  write_file(lua, "local t = require('thicket')\nt.log('a.lua loads again')\nreturn {A = function() return t.SUCCESS end}\n");
+  CHECK(thicket_reload_changed(rt) == 1);
+  CHECK(busy_calls >= 1);
+  CHECK(busy_tick_code == THICKET_ERR_BUSY);
+  CHECK(busy_reload_code == THICKET_ERR_BUSY);
+  /* After it, both are made again. */
+  OK(rt, thicket_set_log(rt, NULL, NULL));
+  OK(rt, thicket_tick_all(rt, 0.1));
+  CHECK(thicket_reload_changed(rt) == 0);
+  thicket_runtime_free(rt);
+  remove(yaml);
+  remove(lua);
+  rmdir(dir);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s FIXTURES_DIR\n", argv[0]);
@@ -1323,6 +1365,7 @@ int main(int argc, char **argv) {
   test_tick_order();
   test_nul_in_text();
   test_load_beside_a_tick();
+  test_calls_during_a_reload();
   printf("c_api: %d checks passed\n", checks);
   return 0;
 }

@@ -156,7 +156,9 @@ int64_t thicket_spawn_with_id(thicket_runtime *rt, int32_t brain, uint32_t id);
 ** end of the tick (until then its handle is valid, and another despawn of it returns THICKET_OK:
 ** it is despawned once). Its stop hooks are leaves to the calls they make: a spawn there is deferred
 ** to the end of this despawn (THICKET_ERR_DEFERRED), a tick, load, restore, reload or
-** registration refused (THICKET_ERR_IN_TICK); so are the stop hooks a reload or restore runs. */
+** registration refused (THICKET_ERR_IN_TICK). The stop hooks a reload or restore runs (and its
+** log lines) are leaves to their calls likewise, but a call refused there gets THICKET_ERR_BUSY:
+** that change is in progress. */
 int thicket_despawn(thicket_runtime *rt, int64_t agent);
 /* How many agents are live, or negative. */
 int64_t thicket_agent_count(thicket_runtime *rt);
