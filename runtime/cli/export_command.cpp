@@ -121,6 +121,84 @@ std::string bt_script(const std::string& check, std::string& why) {
   return out;
 }
 
+// thicket's `==` and `!=` on numbers are exact; BT.CPP's count two numbers within FLT_EPSILON
+// of each other as equal (scripting/operators.hpp, IsSame). So each such comparison of the
+// compiled check is written `(L >= R and L <= R)`, or `(not (...))` for `!=`, which BT.CPP
+// compares exactly (its `>=` and `<=` are plain); the rest of the text stays as written.
+// The operands are found from the postfix code (numbers only: arithmetic, no jumps) and
+// widened to their balanced parentheses in the source.
+std::string exact_equalities(const CompiledExpr& e) {
+  const auto code = e.code();
+  const auto spans = e.spans();
+  const std::string src(e.source());
+  auto effect = [](ExprOp op) {  // values pushed minus values taken
+    switch (op) {
+      case ExprOp::PushNum: case ExprOp::PushBool: case ExprOp::PushStr: case ExprOp::LoadNum:
+      case ExprOp::LoadInt: case ExprOp::LoadBool: case ExprOp::LoadStr: return 1;
+      case ExprOp::Neg: case ExprOp::Not: return 0;
+      default: return -1;
+    }
+  };
+  // The instructions [start, end) of the operand that ends at end - 1.
+  auto operand_start = [&](size_t end) {
+    int needed = 1;
+    size_t j = end;
+    while (needed > 0 && j > 0) needed -= effect(code[--j].op);
+    return j;
+  };
+  auto source_range = [&](size_t b, size_t e2) {
+    size_t lo = src.size(), hi = 0;
+    for (size_t k = b; k < e2; ++k) {
+      lo = std::min<size_t>(lo, spans[k].begin);
+      hi = std::max<size_t>(hi, spans[k].begin + spans[k].size);
+    }
+    // Parentheses the operand's first or last tokens sit in: taken in with their partners.
+    for (;;) {
+      int depth = 0, lowest = 0;
+      for (size_t k = lo; k < hi; ++k) {
+        if (src[k] == '(') ++depth;
+        if (src[k] == ')') lowest = std::min(lowest, --depth);
+      }
+      if (lowest < 0) {  // a ')' closes a '(' before lo
+        size_t k = lo;
+        while (k > 0 && src[k - 1] != '(') --k;
+        if (k == 0) break;
+        lo = k - 1;
+      } else if (depth > lowest) {  // a '(' closed after hi
+        size_t k = hi;
+        while (k < src.size() && src[k] != ')') ++k;
+        if (k == src.size()) break;
+        hi = k + 1;
+      } else {
+        break;
+      }
+    }
+    return std::pair<size_t, size_t>{lo, hi};
+  };
+  struct Edit {
+    size_t lo, hi;
+    std::string text;
+  };
+  std::vector<Edit> edits;
+  for (size_t k = 0; k < code.size(); ++k) {
+    if (code[k].op != ExprOp::EqNum && code[k].op != ExprOp::NeNum) continue;
+    const size_t right = operand_start(k), left = operand_start(right);
+    const auto [llo, lhi] = source_range(left, right);
+    const auto [rlo, rhi] = source_range(right, k);
+    // An operand of one key or one number as it is; others in parentheses.
+    auto term = [&](size_t b, size_t e2, size_t lo, size_t hi) {
+      const std::string text = src.substr(lo, hi - lo);
+      return e2 - b == 1 ? text : "(" + text + ")";
+    };
+    const std::string l = term(left, right, llo, lhi), r = term(right, k, rlo, rhi);
+    const std::string same = "(" + l + " >= " + r + " and " + l + " <= " + r + ")";
+    edits.push_back({llo, rhi, code[k].op == ExprOp::EqNum ? same : "(not " + same + ")"});
+  }
+  std::string out = src;
+  for (auto it = edits.rbegin(); it != edits.rend(); ++it) out.replace(it->lo, it->hi - it->lo, it->text);
+  return out;
+}
+
 // Milliseconds, BT.CPP's unit of time, or -1 when `seconds` is no whole number of them (0.0004 s
 // would become 0 ms: a Sleep that ends at once, a Timeout that never fires).
 int64_t msec_exact(double seconds) {
@@ -175,9 +253,9 @@ struct XmlExporter {
   }
 
   // A check expression as BT.CPP script, or false (with the error).
-  bool script_of(uint32_t i, const std::string& check, std::string& text) {
+  bool script_of(uint32_t i, const CompiledExpr& check, std::string& text) {
     std::string why;
-    text = bt_script(check, why);
+    text = bt_script(exact_equalities(check), why);
     if (why.empty()) return true;
     if (error.empty()) error = "node '" + p.ids[i] + "': " + why;
     return false;
@@ -309,7 +387,7 @@ struct XmlExporter {
       case NodeKind::Check: {
         if (n.flags & kNegate) return fail("a negated check has no BT.CPP attribute; write 'not (...)'");
         std::string code;
-        if (!script_of(i, p.labels[i].substr(6), code)) return false;
+        if (!script_of(i, p.exprs[n.a], code)) return false;
         out << pad << "<ScriptCondition code=\"" << xml_escape(code) << "\"/>\n";
         return true;
       }
@@ -401,7 +479,7 @@ struct XmlExporter {
         std::string upper = otherwise == "invalid" ? "SKIPPED" : otherwise;
         for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
         std::string code;
-        if (!script_of(i, p.messages[n.b >> 8], code)) return false;
+        if (!script_of(i, p.exprs[n.a], code)) return false;
         return open("Precondition", " if=\"" + xml_escape(code) + "\" else=\"" + upper + "\"");
       }
       case NodeKind::BtGuard: {
@@ -409,9 +487,9 @@ struct XmlExporter {
         static const char* attrs[4] = {"_failureIf", "_successIf", "_skipIf", "_while"};
         std::string extra;
         for (int k = 0; k < 4; ++k) {
-          if (p.messages[n.b + k].empty()) continue;
+          if (p.guards[n.a][k] == kNoNode) continue;
           std::string code;
-          if (!script_of(i, p.messages[n.b + k], code)) return false;
+          if (!script_of(i, p.exprs[p.guards[n.a][k]], code)) return false;
           extra += std::string(" ") + attrs[k] + "=\"" + xml_escape(code) + "\"";
         }
         std::ostringstream inner;

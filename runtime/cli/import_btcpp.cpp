@@ -619,7 +619,7 @@ class BtImporter {
     }
     if (toks.empty()) return fail("the script is empty");
     static const std::set<std::string> cmp = {"==", "!=", "<", "<=", ">", ">="}, arith = {"+", "-", "*", "/"};
-    std::string outp;
+    std::vector<Piece> pieces;
     // BT.CPP's `!` binds tighter than any other operator (`!ammo > 0` is `(!ammo) > 0`);
     // thicket's `not` looser than comparisons (`not ammo > 0` is `not (ammo > 0)`). So `!x` is
     // written `(not x)`, closed after its operand: one value, or a parenthesised group.
@@ -627,7 +627,7 @@ class BtImporter {
     std::vector<int> nots;  // the depth of each `(not` whose operand has not ended yet
     for (size_t k = 0; k < toks.size(); ++k) {
       const Tok& t = toks[k];
-      std::string piece;
+      std::string piece, piece_key;
       bool operand_ends = t.kind != 'o';  // a value ends an operand; so does a group's `)`
       if (t.kind == 'o') {
         if (t.text == "&&") piece = "and";
@@ -676,22 +676,131 @@ class BtImporter {
           if (auto it = types_.find(key); it != types_.end() && it->second != "any") type = it->second;
           declare(key, type);
           piece = key;
+          piece_key = key;
         }
       }
+      Piece p{piece, "", depth, t.kind == 'o' && cmp.count(t.text) ? 'c' : t.kind == 'o' && (t.text == "&&" || t.text == "||") ? 'l' : t.kind, piece_key};
+      if (t.kind == 'i' && piece_key.empty())  // true/false, or a port remapped to a value
+        p.kind = piece == "true" || piece == "false" ? 'b' : !piece.empty() && piece[0] == '"' ? 's' : 'n';
       if (t.kind == 'o' && t.text == "(") ++depth;
       if (t.kind == 'o' && t.text == ")") {
-        --depth;
+        if (--depth < 0) return fail("a ')' closes nothing");
+        p.depth = depth;
         operand_ends = true;
       }
-      if (!outp.empty() && piece != ")" && outp.back() != '(') outp += ' ';
-      outp += piece;
       while (operand_ends && !nots.empty() && nots.back() == depth) {
-        outp += ")";
+        p.closers += ")";
         nots.pop_back();
       }
+      pieces.push_back(std::move(p));
     }
     if (!nots.empty()) return fail("a '!' has nothing after it to negate");
-    return outp;
+    if (depth != 0) return fail("a '(' is not closed");
+    return comparisons(pieces, 0, pieces.size());
+  }
+
+  // One piece of a script as thicket writes it: its text, the ")" that close `(not` groups after
+  // it, the parentheses it sits in (a "(" and its ")" count as outside), and its kind: 'c' a
+  // comparison, 'l' and/or, 'n' a number, 's' a text, 'b' true/false, 'i' a key, 'o' another
+  // operator.
+  struct Piece {
+    std::string text, closers;
+    int depth;
+    char kind;
+    std::string key;
+  };
+  static std::string joined(const std::vector<std::string>& parts) {
+    std::string out;
+    for (const std::string& part : parts) {
+      if (part.empty()) continue;
+      if (!out.empty() && part != ")" && part.front() != ')' && out.back() != '(') out += ' ';
+      out += part;
+    }
+    return out;
+  }
+  // The pieces [b, e) (all at depth >= that of b) as thicket's check, with BT.CPP's comparison
+  // rules made explicit (operators.hpp, ExprComparison::evaluate): two numbers are equal when
+  // they differ by at most FLT_EPSILON (IsSame), and comparisons chain (`1 < n < 3` is `1 < n`
+  // and `n < 3`, each operand evaluated as written; thicket's checks read no side effects).
+  std::string comparisons(const std::vector<Piece>& pieces, size_t b, size_t e) const {
+    if (b >= e) return "";
+    const int d = pieces[b].depth;
+    std::vector<std::string> out;
+    // An operand: pieces at depth d (values, arithmetic, `(not`) and parenthesised groups,
+    // whose insides are rewritten alike.
+    auto operand = [&](size_t ob, size_t oe) {
+      std::vector<std::string> parts;
+      for (size_t i = ob; i < oe; ++i) {
+        if (pieces[i].text == "(" && pieces[i].depth == d) {
+          size_t j = i + 1;
+          while (j < oe && !(pieces[j].depth == d && pieces[j].text == ")")) ++j;
+          parts.push_back("(" + pieces[i].closers);
+          parts.push_back(comparisons(pieces, i + 1, j));
+          if (j < oe) parts.push_back(")" + pieces[j].closers);
+          i = j;
+        } else {
+          parts.push_back(pieces[i].text + pieces[i].closers);
+        }
+      }
+      return joined(parts);
+    };
+    // Whether BT.CPP compares an operand's value as a number: no text or boolean in it.
+    auto numeric = [&](size_t ob, size_t oe) {
+      for (size_t i = ob; i < oe; ++i) {
+        if (pieces[i].kind == 's' || pieces[i].kind == 'b') return false;
+        if (!pieces[i].key.empty()) {
+          const auto it = types_.find(pieces[i].key);
+          const std::string type = it != types_.end() ? it->second : "";
+          const auto declared = out_.blackboard.find(pieces[i].key);
+          const bool text_default = declared != out_.blackboard.end() && !declared->second.empty() && declared->second[0] == '"';
+          if (type == "string" || type == "boolean" || (type.empty() && text_default)) return false;
+          if (type.empty() && declared != out_.blackboard.end() && (declared->second == "true" || declared->second == "false"))
+            return false;
+        }
+      }
+      return true;
+    };
+    // Each stretch between and/or at depth d: operands joined by comparisons.
+    size_t seg = b;
+    for (size_t i = b; i <= e; ++i) {
+      if (i < e && !(pieces[i].depth == d && pieces[i].kind == 'l')) continue;
+      std::vector<std::pair<size_t, size_t>> operands;
+      std::vector<size_t> ops;
+      size_t ob = seg;
+      for (size_t k = seg; k < i; ++k)
+        if (pieces[k].depth == d && pieces[k].kind == 'c') {
+          operands.push_back({ob, k});
+          ops.push_back(k);
+          ob = k + 1;
+        }
+      operands.push_back({ob, i});
+      std::vector<std::string> pairs;
+      for (size_t k = 0; k < ops.size(); ++k) {
+        const auto [lb, le] = operands[k];
+        const auto [rb, re] = operands[k + 1];
+        const std::string l = operand(lb, le), r = operand(rb, re), op = pieces[ops[k]].text;
+        if ((op == "==" || op == "!=") && numeric(lb, le) && numeric(rb, re)) {
+          constexpr const char* kEps = "0.00000011920928955078125";  // FLT_EPSILON, exactly
+          // Each side once as a term of a subtraction: a single piece as it is.
+          auto term = [&](const std::string& text, size_t tb, size_t te) { return te - tb == 1 ? text : "(" + text + ")"; };
+          const std::string tl = term(l, lb, le), tr = term(r, rb, re);
+          const std::string same = tl + " - " + tr + " <= " + kEps + " and " + tr + " - " + tl + " <= " + kEps;
+          pairs.push_back(op == "==" ? "(" + same + ")" : "(not (" + same + "))");
+        } else {
+          pairs.push_back(joined({l, op, r}));
+        }
+      }
+      if (ops.empty()) out.push_back(operand(ob, i));
+      else if (pairs.size() == 1) out.push_back(pairs[0]);
+      else {
+        std::string chain = "(" + pairs[0];
+        for (size_t k = 1; k < pairs.size(); ++k) chain += " and " + pairs[k];
+        out.push_back(chain + ")");
+      }
+      if (i < e) out.push_back(pieces[i].text + pieces[i].closers);
+      seg = i + 1;
+    }
+    return joined(out);
   }
 
   ImportNode leaf(const tinyxml2::XMLElement* e, const std::string& id, bool condition, const Scope& scope) {
