@@ -219,7 +219,7 @@ class BtImporter {
         std::string key = id ? id : "";
         if (key.empty()) {
           if (count_elements != 1) error(e, "a <BehaviorTree> without ID is allowed only when it is the only element");
-          key = "BehaviorTree_1";
+          key = "BehaviorTree_0";  // as BT.CPP names it (xml_parsing.cpp: suffix_count from 0)
         }
         if (trees_.count(key)) error(e, "two trees have the ID '" + key + "'");
         trees_[key] = e;
@@ -839,6 +839,9 @@ class BtImporter {
       return ImportNode{"always", {}, {}, "", {}, "failure"};
     }
     const std::string id = id_attr;
+    // BT.CPP refuses it (VerifyXML: "should not have any child"); dropping them would lose nodes.
+    if (e->FirstChildElement() != nullptr)
+      error(e, "<SubTree> with ID '" + id + "' has child elements; a SubTree runs its tree and holds no children (BT.CPP refuses them too)");
     if (!trees_.count(id)) {
       error(e, "SubTree names a missing tree '" + id + "'" + did_you_mean(id, tree_order_) + " (trees: " + join(tree_order_) + ")");
       return ImportNode{"always", {}, {}, "", {}, "failure"};
