@@ -222,9 +222,13 @@ class BtImporter {
           key = "BehaviorTree_0";  // as BT.CPP names it (xml_parsing.cpp: suffix_count from 0)
         }
         if (trees_.count(key)) error(e, "two trees have the ID '" + key + "'");
+        if (id && btcpp_reserved_id(key))  // VerifyXML: "must not use the name of a registered Node"
+          error(e, "the tree ID '" + key + "' is the name of one of BT.CPP's own nodes, which BT.CPP refuses; rename the tree");
         trees_[key] = e;
         tree_order_.push_back(key);
       } else if (name == "TreeNodesModel") {
+        if (e != root->FirstChildElement("TreeNodesModel"))  // as BT.CPP (xml_parsing.cpp, VerifyXML)
+          error(e, "a second <TreeNodesModel>; BT.CPP reads only one (\"Only a single node <TreeNodesModel> is supported\"): merge them");
         read_model(e);
       } else if (name == "include") {
         error(e, "<include> is not supported: put the included trees in this file");
@@ -957,10 +961,16 @@ class BtImporter {
         for (auto* k : kids) node(k, scope);  // their errors too: all of the file's at once
         return ImportNode{"always", {}, {}, "", {}, "failure"};
       }
+      if (id == "Root" || id == "root")  // BT.CPP's validateModelName
+        error(e, "'" + id + "' is a name BT.CPP reserves; no node can take it (rename the leaf)");
       auto cat = category_.find(id);
       const bool condition = tag == "Condition" || (cat != category_.end() && cat->second == "Condition");
       return leaf(e, id, condition, scope);
     }
+    if (id == "ReactiveSequence" &&
+        std::count_if(kids.begin(), kids.end(), [](auto* k) { return std::string(k->Name()) == "AsyncSequence"; }) > 1)
+      error(e, "a ReactiveSequence holds at most one AsyncSequence (BT.CPP refuses more: \"A ReactiveSequence cannot have "
+               "more than one async child\")");
     // A built-in: its ports, its children.
     std::map<std::string, std::string> ports;
     for (auto* a = e->FirstAttribute(); a; a = a->Next()) {

@@ -2,6 +2,7 @@
 // the command and the brain's YAML writer (export_command.cpp writes the other way).
 #include <algorithm>
 #include <cerrno>
+#include <tuple>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -367,6 +368,11 @@ int import_command(int argc, char** argv, const char* usage) {
     return 2;
   }
   if (!ok) {
+    // In the file's order (trees are read from the one to run, through its subtrees; the
+    // model and the other trees before), as a check lists them.
+    std::stable_sort(errors.begin(), errors.end(), [](const ImportError& a, const ImportError& b) {
+      return std::tie(a.line, a.column) < std::tie(b.line, b.column);
+    });
     for (const auto& e : errors) {
       std::cerr << e.file;
       if (e.line > 0) std::cerr << ":" << e.line << ":" << e.column;
