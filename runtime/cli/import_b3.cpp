@@ -122,6 +122,7 @@ class B3Importer {
       fail("", "the tree '" + tid + "' runs itself");
       return ImportNode{"always", {}, {}, "", {}, "error"};
     }
+    check_nodes(t["nodes"], t["root"].get<std::string>());
     stack_.push_back(tid);
     ImportNode n = node(t["nodes"], t["root"].get<std::string>(), "the root");
     stack_.pop_back();
@@ -243,6 +244,67 @@ class B3Importer {
     }
     sizes_[key] = n;
     return n;
+  }
+
+  // What behavior3js's BehaviorTree.load refuses, or builds in a way that thicket's nodes do
+  // not: it makes a node of every entry of `nodes` (an unknown name throws, used or not), one
+  // object per entry (a node listed as the child of two parents, or twice, is one node with one
+  // state there) whose state is kept by its `id` field (two entries with one id share it).
+  // Refused here, each at its node id; a tree used as a subtree is checked once.
+  void check_nodes(const json& nodes, const std::string& root) {
+    if (!checked_.insert(&nodes).second) return;
+    std::map<std::string, std::string> key_of_id;
+    std::map<std::string, std::vector<std::string>> parents;  // child -> each place it is listed, by parent
+    std::vector<std::string> order;                            // children in the order first met
+    std::set<std::string> reached;
+    std::vector<std::string> todo = {root};
+    while (!todo.empty()) {  // the entries the root reaches, depth first in file order
+      const std::string key = todo.back();
+      todo.pop_back();
+      if (!reached.insert(key).second || !nodes.contains(key) || !nodes[key].is_object()) continue;
+      const json& spec = nodes[key];
+      std::vector<std::string> kids;
+      if (spec.contains("children") && spec["children"].is_array())
+        for (const json& c : spec["children"])
+          if (c.is_string()) kids.push_back(c.get<std::string>());
+      if (spec.contains("child") && spec["child"].is_string()) kids.push_back(spec["child"].get<std::string>());
+      for (const std::string& kid : kids) {
+        if (parents[kid].empty()) order.push_back(kid);
+        parents[kid].push_back(key);
+      }
+      for (auto it = kids.rbegin(); it != kids.rend(); ++it) todo.push_back(*it);
+    }
+    for (const std::string& kid : order) {
+      const auto& places = parents[kid];
+      if (places.size() < 2 || !nodes.contains(kid)) continue;
+      std::string where;
+      for (size_t k = 0; k < places.size(); ++k)
+        where += (k == 0 ? "'" : k + 1 == places.size() ? " and '" : ", '") + places[k] + "'";
+      fail(kid, "the node is listed as a child " + std::to_string(places.size()) + " times (under " + where +
+                    "); behavior3 makes it one node with one state in all those places, thicket one node for each: "
+                    "give each place a node of its own");
+    }
+    for (auto it = nodes.begin(); it != nodes.end(); ++it) {
+      if (!it.value().is_object()) continue;
+      const json& spec = it.value();
+      const std::string id = spec.contains("id") && spec["id"].is_string() && !spec["id"].get<std::string>().empty()
+                                 ? spec["id"].get<std::string>() : it.key();
+      if (auto [at, fresh] = key_of_id.emplace(id, it.key()); !fresh)
+        fail(it.key(), "the nodes '" + at->second + "' and '" + it.key() + "' have the same id '" + id +
+                           "'; behavior3 keeps a node's state by its id, so they would share one: give each an id of its own");
+      if (reached.count(it.key()) || !spec.contains("name") || !spec["name"].is_string()) continue;
+      const std::string name = spec["name"].get<std::string>();
+      bool known = custom_.count(name) || trees_.count(name);
+      for (const auto& x : b3_builtins()) known = known || name == x.name;
+      if (!known) {
+        std::vector<std::string> names;
+        for (const auto& x : b3_builtins()) names.push_back(x.name);
+        for (const auto& [k, v] : custom_) names.push_back(k);
+        fail(it.key(), "unknown node name '" + name + "'" + did_you_mean(name, names) +
+                           " (neither a behavior3 built-in nor in custom_nodes; the node is not used, but behavior3 builds every "
+                           "node of 'nodes' and refuses the file all the same)");
+      }
+    }
   }
 
   ImportNode node(const json& nodes, const std::string& id, const std::string& from) {
@@ -381,6 +443,7 @@ class B3Importer {
   static constexpr size_t kMaxNodes = 100000;
   std::map<std::pair<const json*, std::string>, size_t> sizes_;  // expanded()'s counts
   std::set<std::pair<const json*, std::string>> unknown_;         // nodes of an unknown name, said
+  std::set<const json*> checked_;                                 // `nodes` objects check_nodes has seen
   std::set<std::string> said_;                                     // the errors reported
   static constexpr int kMaxDepth = 250;  // thicket's trees nest at most 256 levels, b3_tree included
   int depth_ = 0;
