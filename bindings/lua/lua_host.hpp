@@ -59,6 +59,10 @@ class LuaHost final : public ScriptHost {
   void forget_module(const std::string& path) override;
   void settle_module(const std::string& path) override;
   bool stage_leaf_file(const std::string& path, std::vector<LeafDef>& out, std::vector<Diagnostic>& diags) override;
+  std::map<std::string, std::string> data_entries(const std::string& path) const override {
+    auto it = data_entries_.find(path);
+    return it == data_entries_.end() ? std::map<std::string, std::string>{} : it->second;
+  }
   void release_leaf(LeafDef& def) override;
   void install_args(Program& p) override;
   void release_args(Program& p) override;
@@ -262,6 +266,7 @@ class LuaHost final : public ScriptHost {
   // The leaf files of the brain being loaded (require() looks beside them at load time).
   std::vector<std::string> loading_files_;
   std::string staging_file_;  // the leaf file stage_leaf_file runs now ("" between)
+  std::map<std::string, std::map<std::string, std::string>> data_entries_;  // leaf file -> data_entries()
   std::vector<std::string> modules_loading_;  // require: the modules being loaded, outermost first
   std::map<std::string, std::set<std::string>> module_users_;  // module file -> leaf files that required it
   std::map<std::string, int> forgotten_modules_;               // module file -> registry ref of its old copy

@@ -255,6 +255,8 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
   const DeclLines decl(path);
   const size_t leaves_before = out.size();
   const size_t diags_before = diags.size();
+  std::map<std::string, std::string>& data = data_entries_[path];
+  data.clear();
   lua_pushnil(L_);
   while (lua_next(L_, -2)) {
     if (lua_type(L_, -2) != LUA_TSTRING) {
@@ -356,8 +358,12 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
       lua_pop(L_, 1);
       continue;
     } else {
+      // Data beside the leaves (numbers, texts): not a leaf; kept to say so to a brain that
+      // names one as a leaf.
+      data[def.name] = path + (leaf_at.line > 0 ? ":" + std::to_string(leaf_at.line) : std::string()) + ": " +
+                       (t == LUA_TNUMBER ? "a number" : t == LUA_TSTRING ? "a text" : std::string("a ") + luaL_typename(L_, -1));
       lua_pop(L_, 1);
-      continue;  // data beside the leaves (numbers, strings): not a leaf
+      continue;
     }
     out.push_back(std::move(def));
     lua_pop(L_, 1);

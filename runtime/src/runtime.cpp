@@ -272,11 +272,13 @@ std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& te
   // Stage the leaf files: nothing is installed until the whole brain compiles.
   bool leaves_ok = true;
   script->set_loading_files(src->leaf_files);
-  for (const auto& file : src->leaf_files)
+  for (const auto& file : src->leaf_files) {
     if (!script->stage_leaf_file(file, staged, diags)) {
       leaves_ok = false;
       src->failed_leaf_files.push_back(file);
     }
+    for (auto& [name, what] : script->data_entries(file)) src->data_entries[name] = what;
+  }
   script->set_loading_files({});
   src->leaf_files_failed = src->leaf_files_failed || !leaves_ok;  // (the loader sets it for an empty file name)
   // What the brain may call: the game's native leaves and the leaves of its own leaf files

@@ -13,6 +13,13 @@ namespace thicket {
 bool TreeCompiler::resolve_leaf(const YAML::Node& at, const std::string& name, bool is_condition) {
   auto it = leaves_.find(name);
   if (it == leaves_.end()) {
+    if (auto data = src_.data_entries.find(name); data != src_.data_entries.end()) {
+      // `leaves.Patrol = 42` in the leaf file: there, but no leaf.
+      error(at, "'" + shown_name(name) + "' is no leaf: " + data->second.substr(0, data->second.rfind(": ")) + " makes it " +
+                    data->second.substr(data->second.rfind(": ") + 2) +
+                    "; a leaf is a function, a table of hooks or thicket.task(fn)");
+      return false;
+    }
     std::string msg = "unknown leaf '" + shown_name(name) + "'" + did_you_mean(name, leaf_names_);
     if (!src_.failed_leaf_files.empty())
     {

@@ -61,6 +61,7 @@ struct BrainSource {
   std::map<std::string, uint32_t> bb_index;  // name -> index in blackboard
   bool leaf_files_failed = false;            // set by the loader: unknown leaves may be in them
   std::vector<std::string> failed_leaf_files;  // listed leaf files not found or that failed to load
+  std::map<std::string, std::string> data_entries;  // set by the loader: leaf files' entries that are no leaves (ScriptHost)
   std::vector<std::string> failed_imports;     // imported files (as listed) not found or that failed to load
   // Blackboard defaults written yes/no/on/off/y/n, unquoted: booleans in YAML 1.1, text in 1.2.
   struct Yaml11Bool {

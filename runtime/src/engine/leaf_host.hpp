@@ -78,6 +78,13 @@ class ScriptHost {
   // error). Appends diagnostics; returns false on any error.
   virtual bool stage_leaf_file(const std::string& path, std::vector<LeafDef>& out, std::vector<Diagnostic>& diags) = 0;
   virtual void release_leaf(LeafDef& def) = 0;  // drops the references of a leaf no longer used
+  // The entries of the table a leaf file returned, at its last staging, that are data beside
+  // the leaves (a number, a text): name -> "FILE:LINE: a number". A brain that names one as a
+  // leaf is told what it is, not that no such leaf exists.
+  virtual std::map<std::string, std::string> data_entries(const std::string& path) const {
+    (void)path;
+    return {};
+  }
   // Modules (files a leaf file require()s as it loads), for hot reload: each module file with
   // the leaf files that required it; forget_module drops a module's loaded copy, so that the
   // next require runs the file again, and settle_module puts the old copy back if no require

@@ -43,6 +43,9 @@ class LanedHost final : public ScriptHost {
   void forget_module(const std::string& path) override {
     for (auto& h : lanes_) h->forget_module(path);
   }
+  std::map<std::string, std::string> data_entries(const std::string& path) const override {
+    return lanes_[0]->data_entries(path);
+  }
   void settle_module(const std::string& path) override {
     for (auto& h : lanes_) h->settle_module(path);
   }
