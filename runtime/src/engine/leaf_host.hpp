@@ -79,7 +79,7 @@ class ScriptHost {
   virtual bool stage_leaf_file(const std::string& path, std::vector<LeafDef>& out, std::vector<Diagnostic>& diags) = 0;
   virtual void release_leaf(LeafDef& def) = 0;  // drops the references of a leaf no longer used
   // The entries of the table a leaf file returned, at its last staging, that are data beside
-  // the leaves (a number, a text): name -> "FILE:LINE: a number". A brain that names one as a
+  // the leaves (a number, a text): name -> "FILE:LINE makes it a number". A brain that names one as a
   // leaf is told what it is, not that no such leaf exists.
   virtual std::map<std::string, std::string> data_entries(const std::string& path) const {
     (void)path;
