@@ -183,6 +183,28 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
     }
     size_t tb = msg.find("\nstack traceback:");
     if (tb != std::string::npos) msg = msg.substr(0, tb);
+    // "other.lua:LINE: message": an error in a module this file require()s (a syntax error, or
+    // one raised as it ran) is said at its own file and line, with the line of the require.
+    if (d.line == 0) {
+      const size_t ext = msg.find(".lua:");
+      const size_t colon = ext == std::string::npos ? ext : msg.find(':', ext + 5);
+      const std::string line = colon == std::string::npos ? "" : msg.substr(ext + 5, colon - ext - 5);
+      if (colon != std::string::npos && !line.empty() && line.size() < 9 &&
+          line.find_first_not_of("0123456789") == std::string::npos && msg.find('\n') > ext) {
+        d.file = msg.substr(0, ext + 4);
+        d.line = std::stoi(line);
+        msg = msg.substr(colon + 1);
+        if (!msg.empty() && msg[0] == ' ') msg.erase(0, 1);
+        const std::string from = "\n\t" + path + ":";  // the traceback's frame of this file
+        if (const size_t at = raw.find(from); at != std::string::npos) {
+          const size_t end = raw.find(':', at + from.size());
+          const std::string by = raw.substr(at + from.size(), end == std::string::npos ? 0 : end - at - from.size());
+          msg += " (required by " + path + (!by.empty() && by.find_first_not_of("0123456789") == std::string::npos ? ":" + by : "") + ")";
+        } else {
+          msg += " (required by " + path + ")";
+        }
+      }
+    }
     d.message = msg;
     diags.push_back(std::move(d));
   };
@@ -360,7 +382,7 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
     } else {
       // Data beside the leaves (numbers, texts): not a leaf; kept to say so to a brain that
       // names one as a leaf.
-      data[def.name] = path + (leaf_at.line > 0 ? ":" + std::to_string(leaf_at.line) : std::string()) + ": " +
+      data[def.name] = path + (leaf_at.line > 0 ? ":" + std::to_string(leaf_at.line) : std::string()) + " makes it " +
                        (t == LUA_TNUMBER ? "a number" : t == LUA_TSTRING ? "a text" : std::string("a ") + luaL_typename(L_, -1));
       lua_pop(L_, 1);
       continue;

@@ -1,0 +1,2 @@
+local u = require("util")
+return { Patrol = function() return u.x end }
