@@ -246,6 +246,14 @@ void TreeCompiler::fsm_state(uint16_t index) {
                                 (t->first.IsScalar() && ev.empty() && classify_scalar(t->first).kind != ScalarKind::Null ? "empty text" : describe_node(t->first)));
             continue;
           }
+          // A name a letter or two from one of the runtime's own events (success, failure, done)
+          // is most likely that event misspelt: it would wait for an event nothing sends.
+          static const std::vector<std::string> runtime_events = {"success", "failure", "done"};
+          if (std::find(runtime_events.begin(), runtime_events.end(), ev) == runtime_events.end())
+            if (const std::string near = did_you_mean(ev, runtime_events); !near.empty())
+              warning(t->first, "transition '" + ev + "' is no event the runtime sends" + near +
+                                    " (the runtime sends success and failure when a state's act, tree or machine "
+                                    "ends, and done when a final state is entered; other names come from agent:send or reasons)");
           FsmTransition rec;
           rec.name = ev;
           YAML::Node go;

@@ -54,6 +54,7 @@ class TreeCompiler {
  private:
   SourceRef ref() const { return SourceRef{src_, file_, diags_}; }
   void error(const YAML::Node& at, const std::string& msg) { ref().error(at, msg); }
+  void warning(const YAML::Node& at, const std::string& msg) { ref().warning(at, msg); }
 
   // compiler.cpp
   uint32_t node(const YAML::Node& n, const std::string& path, const std::string& name_prefix);
