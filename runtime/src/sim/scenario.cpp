@@ -144,8 +144,23 @@ void ScenarioReader::read(const YAML::Node& doc, ScenarioSpec& spec) {
                                         [](const Diagnostic& d) { return d.severity == Severity::Error; });
   if (Field metrics = field(doc, "metrics")) read_names(metrics, "metric", spec.metrics, /*may_be_empty=*/true);
   if (Field record = field(doc, "record")) read_record(record, spec.record);
-  if (Field sweep = field(doc, "sweep"))
-    if (groups_well) read_sweep(sweep.key, sweep.value, spec, path_, diags_);
+  if (Field sweep = field(doc, "sweep")) {
+    if (groups_well) {
+      read_sweep(sweep.key, sweep.value, spec, path_, diags_);
+    } else if (groups_read && teams_known_) {
+      // A group with an error of its own (a spawn outside the world) still has its name and the
+      // fields read beside it: the sweep's mistakes are said too, in its words (they came out
+      // only once the group was mended, or in the schema's). Read against a copy that holds
+      // every group; only its errors are kept (the load fails anyway).
+      ScenarioSpec every = spec;
+      for (const AgentGroup& g : spec.groups_with_errors)
+        if (g.name != "(unnamed)") every.groups.push_back(g);
+      std::vector<Diagnostic> said;
+      read_sweep(sweep.key, sweep.value, every, path_, said);
+      for (Diagnostic& d : said)
+        if (d.severity == Severity::Error) diags_.push_back(std::move(d));
+    }
+  }
 }
 
 void ScenarioReader::error(const YAML::Node& at, const std::string& message,
