@@ -555,7 +555,7 @@ class Parser {
       stopped_ = true;
       return Type::Unknown;
     }
-    std::string message = "missing ')' to close the '(' at column " + std::to_string(open.begin);
+    std::string message = "missing ')' to close the '(' that is character " + std::to_string(open.begin + 1) + " of the expression";
     if (close.kind != Tok::End) message += " (found " + show(close) + ")";
     syntax_error(close.begin, std::move(message));
     return Type::Unknown;
@@ -570,7 +570,14 @@ class Parser {
         break;
       }
     if (!found) {
-      error(t.begin, unknown_key_message(name, keys_));
+      std::string message = unknown_key_message(name, keys_);
+      // Compared with `==` or `!=` and no key near it: most likely a text without its quotes.
+      auto equality = [&](size_t at) { return at < tokens_.size() && (tokens_[at].kind == Tok::Eq || tokens_[at].kind == Tok::Ne); };
+      if (name == "nil")  // Lua's
+        message += "; a check has no nil: every declared key holds a value of its type";
+      else if (message.find("did you mean") == std::string::npos && ((next_ >= 2 && equality(next_ - 2)) || equality(next_)))
+        message += "; a text is written in quotes: \"" + std::string(name) + "\"";
+      error(t.begin, message);
       emit(ExprOp::PushNum, t);
       return Type::Unknown;
     }

@@ -328,6 +328,26 @@ TEST_CASE("expr: unknown keys, with a suggestion or the declared keys") {
   CHECK_FALSE(compile_expr("x", {}, b.strings, errors));
   REQUIRE(errors.size() == 1);
   CHECK(errors[0].message == "unknown blackboard key 'x'; the blackboard declares no keys");
+
+  // Beside == or != with no key near: a text without its quotes, most likely.
+  errors.clear();
+  keys.push_back({"mood", ValueType::String, 2});
+  CHECK_FALSE(compile_expr("mood == calm", keys, b.strings, errors));
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].message == "unknown blackboard key 'calm'; declared keys: alert, health, mood; a text is written in quotes: \"calm\"");
+  errors.clear();
+  CHECK_FALSE(compile_expr("calm != mood", keys, b.strings, errors));
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].column == 0);
+  CHECK(errors[0].message.find("a text is written in quotes: \"calm\"") != std::string::npos);
+  errors.clear();  // Lua's nil: no text in quotes either
+  CHECK_FALSE(compile_expr("mood != nil", keys, b.strings, errors));
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].message == "unknown blackboard key 'nil'; declared keys: alert, health, mood; a check has no nil: every declared key holds a value of its type");
+  errors.clear();  // not beside an equality: no such hint
+  CHECK_FALSE(compile_expr("calm < 3", keys, b.strings, errors));
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].message == "unknown blackboard key 'calm'; declared keys: alert, health, mood");
 }
 
 TEST_CASE("expr: every error is reported, sorted by column") {
@@ -418,9 +438,9 @@ TEST_CASE("expr: syntax errors") {
   CHECK(b.errors("mood == 'calm\\") == "8: unterminated string (no closing ')\n");
   CHECK(b.errors("mood == 'a\\nb'") ==
         "10: unknown escape '\\n' in a string; only \\\" \\' and \\\\ are allowed\n");
-  CHECK(b.errors("(health < 30") == "12: missing ')' to close the '(' at column 0\n");
+  CHECK(b.errors("(health < 30") == "12: missing ')' to close the '(' that is character 1 of the expression\n");
   CHECK(b.errors("alert and (health < 30 alert)") ==
-        "23: missing ')' to close the '(' at column 10 (found 'alert')\n");
+        "23: missing ')' to close the '(' that is character 11 of the expression (found 'alert')\n");
   CHECK(b.errors("health < 30 alert") == "12: unexpected 'alert' after a complete expression\n");
   CHECK(b.errors("health < 30)") == "11: unexpected ')' with no matching '('\n");
   CHECK(b.errors("health <") == "8: expected a value after '<', got the end of the expression\n");
