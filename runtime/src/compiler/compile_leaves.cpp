@@ -154,7 +154,7 @@ void TreeCompiler::check_args(const std::string& leaf_name, const YAML::Node& at
     }
     if (!arg_fits(value, spec.type))
       error(value, "arg '" + spec.name + "' of leaf '" + leaf_name + "' must be " + arg_type_phrase(spec.type) +
-                       ", got " + shown_arg(value));
+                       ", got " + shown_arg(value) + (spec.type == "integer" ? whole_number_hint(value) : std::string()));
   }
 }
 
