@@ -157,8 +157,16 @@ void ScenarioReader::read(const YAML::Node& doc, ScenarioSpec& spec) {
         if (g.name != "(unnamed)") every.groups.push_back(g);
       std::vector<Diagnostic> said;
       read_sweep(sweep.key, sweep.value, every, path_, said);
+      // Except what such a group may lack only because of its error: its blackboard keys and
+      // senses (count and vehicle fields are every group's).
+      auto unsure = [&](const Diagnostic& d) {
+        for (const AgentGroup& g : spec.groups_with_errors)
+          for (const char* part : {".blackboard", ".senses"})
+            if (d.message.rfind("sweep key 'groups." + g.name + part, 0) == 0) return true;
+        return false;
+      };
       for (Diagnostic& d : said)
-        if (d.severity == Severity::Error) diags_.push_back(std::move(d));
+        if (d.severity == Severity::Error && !unsure(d)) diags_.push_back(std::move(d));
     }
   }
 }

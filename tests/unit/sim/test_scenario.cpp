@@ -263,17 +263,23 @@ TEST_CASE("scenario: shapes past 1e10 m, a map origin past 1e9 m and cells out o
   CHECK(load(edited(kSmall, "world: {size: [100, 100]}", "world: {size: [100, 100], obstacles: [{box: [[90, 90], [9e9, 95]]}]}"), diags));
 }
 
-TEST_CASE("scenario: the sweep's mistakes are said in its own words whatever else is wrong, once the groups read well") {
+TEST_CASE("scenario: the sweep's mistakes are said in its own words whatever else is wrong") {
   const std::string errors = errors_of(kSmall + "metrics: [m1, \"a b\"]\nsweep: {seed: [1, 1], groups.g.count: [0], ticks: [5]}\n");
   INFO(errors);
   CHECK(errors.find("error: a metric name must be a name") != std::string::npos);
   CHECK(errors.find("sweep key 'seed' lists the value 1 twice") != std::string::npos);
   CHECK(errors.find("unknown sweep key 'ticks'") != std::string::npos);
-  // A group that does not read: its sweep keys could not be told from unknown ones, so the
-  // sweep waits for it.
-  const std::string broken_group = errors_of(edited(kSmall, "    team: a\n", "    team: a\n    count: 0\n") + "sweep: {seed: [1, 1]}\n");
+  // A group with an error of its own: the sweep's mistakes are said beside it, but not that
+  // the group lacks a blackboard key or a sense, which its error may be why.
+  const std::string broken_group =
+      errors_of(edited(kSmall, "    team: a\n", "    team: a\n    count: 0\n") +
+                "sweep: {seed: [1, 1], groups.g.cont: [1], groups.g.blackboard.nothere: [1], groups.g.senses.memory: [2]}\n");
+  INFO(broken_group);
   CHECK(broken_group.find("'count' must be a whole number >= 1") != std::string::npos);
-  CHECK(broken_group.find("sweep key") == std::string::npos);
+  CHECK(broken_group.find("sweep key 'seed' lists the value 1 twice") != std::string::npos);
+  CHECK(broken_group.find("sweep key 'groups.g.cont': group 'g' has no 'cont'; did you mean 'count'?") != std::string::npos);
+  CHECK(broken_group.find("nothere") == std::string::npos);
+  CHECK(broken_group.find("senses.memory") == std::string::npos);
 }
 
 TEST_CASE("scenario: a world size of the wrong length is quoted as written") {
