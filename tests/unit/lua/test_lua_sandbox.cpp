@@ -443,8 +443,10 @@ TEST_CASE("sandbox: a require cycle is reported at the require that closes it, w
   std::string all;
   for (const auto& x : d) all += thicket::format_diagnostic(x) + "\n";
   INFO(all);
-  CHECK(all.find("mod_b.lua:2: module 'mod_a' is required while it is still loading (a require cycle: mod_a -> mod_b -> mod_a)") !=
+  // Said at the module's line (the error is in it), with the leaf file's require.
+  CHECK(all.find("mod_b.lua:2: error: module 'mod_a' is required while it is still loading (a require cycle: mod_a -> mod_b -> mod_a)") !=
         std::string::npos);
+  CHECK(all.find("(required by " + (t.dir.path() / "uses.lua").string() + ":1)") != std::string::npos);
   CHECK(all.find("stack overflow") == std::string::npos);
   // The same modules load once the cycle is broken; a module required twice in a row is fine.
   t.write("mod_b.lua", "local x = 1\nreturn {b = 2}\n");
