@@ -109,6 +109,12 @@ Value from_python(const py::handle& o, const Value& like, const std::string& key
     const long long x = PyLong_AsLongLongAndOverflow(o.ptr(), &overflow);
     if (overflow != 0 || (x == -1 && PyErr_Occurred())) {
       PyErr_Clear();
+      if (std::holds_alternative<double>(like)) {  // a number key: the float nearest to it, as float(x)
+        const double d = PyLong_AsDouble(o.ptr());
+        if (!(d == -1.0 && PyErr_Occurred())) return d;
+        PyErr_Clear();
+        throw py::value_error("blackboard key '" + key + "': " + std::string(py::str(o)) + " is too large for a number");
+      }
       throw py::value_error("blackboard key '" + key + "': " + std::string(py::str(o)) +
                             " does not fit a 64-bit integer");
     }
@@ -529,6 +535,8 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     refuse_changing("register_leaf");
     Changing changing(*this);
     if (name.empty()) throw py::value_error("register_leaf: the leaf name is empty (a brain names its leaves: 'leaf: Name')");
+    if (name.find('\0') != std::string::npos)  // no brain file could name it (as the C API refuses it)
+      throw py::value_error("register_leaf: a leaf name cannot hold a NUL character");
     auto self = this;
     thicket::NativeLeaf leaf;
     auto held = std::make_shared<GilHeld>(std::move(fn));
@@ -1000,7 +1008,9 @@ void register_runtime(py::module_& m) {
       })
       .def("agents", &PyRuntime::agents, "The live agents, in tick order (restored ones included).")
       .def("find", &PyRuntime::find, py::arg("id"))
-      .def("send", [](PyRuntime& r, const Agent& a, const std::string& event) {
+      .def("send", [](PyRuntime& r, const Agent& a, const py::str& name) {
+        // A str (bytes converted too, and "\xff\xfe" was sent as a name no brain could map).
+        const std::string event = name.cast<std::string>();
         r.check(a);
         if (event.empty()) throw py::value_error("an event has a name");
         if (event.find('\0') != std::string::npos) throw py::value_error("an event name cannot hold a NUL character");

@@ -209,6 +209,24 @@ def test_an_any_key_takes_any_plain_value_whatever_it_holds(tmp_path):
         bb["target"] = [1, 2]
 
 
+def test_names_no_brain_can_use_are_refused_and_big_ints_fit_number_keys(tmp_path):
+    rt = thicket.Runtime()
+    b = rt.load_string("tree: n\nblackboard:\n  x: 0.5\n  k: {type: integer, default: 0}\nroot:\n  wait: 9\n", "n.yaml")
+    a = rt.spawn(b)
+    with pytest.raises(TypeError):  # bytes are no event name (b"\xff\xfe" was sent)
+        rt.send(a, b"\xff\xfe")
+    assert rt.send(a, "noise")
+    with pytest.raises(ValueError, match="NUL"):
+        rt.register_leaf("a\0b", lambda agent: True)
+    bb = rt.blackboard(a)
+    bb["x"] = 2**63  # a number key takes it as float(x) does
+    assert bb["x"] == float(2**63)
+    with pytest.raises(ValueError, match="too large for a number"):
+        bb["x"] = 10**400
+    with pytest.raises(ValueError, match="does not fit a 64-bit integer"):
+        bb["k"] = 2**63
+
+
 def test_a_runtime_busy_on_one_thread_refuses_the_others(tmp_path):
     # Ticks release the GIL; a second thread calling in meanwhile gets a RuntimeError (two
     # threads ticking one Runtime crashed the interpreter). Events, not timing, order the steps.
