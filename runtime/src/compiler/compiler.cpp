@@ -118,7 +118,16 @@ uint32_t TreeCompiler::node(const YAML::Node& n, const std::string& path, const 
 
 uint32_t TreeCompiler::node_at_depth(const YAML::Node& n, const std::string& path, const std::string& name_prefix) {
   if (!n.IsMap()) {
-    error(n, std::string("expected a node (a mapping with one kind, such as 'action: Patrol'), got ") + describe_node(n));
+    std::string hint;
+    // `action:Patrol`: text to YAML, for which ':' starts a value only when a space follows.
+    if (n.IsScalar() && n.Scalar().find(':') != std::string::npos && n.Scalar().find(": ") == std::string::npos &&
+        n.Scalar().find(':') + 1 < n.Scalar().size()) {
+      const std::string& t = n.Scalar();
+      const size_t colon = t.find(':');
+      hint = " ('" + t + "' is one text to YAML: a ':' starts a value only when a space follows it; write '" +
+             t.substr(0, colon) + ": " + t.substr(colon + 1) + "')";
+    }
+    error(n, std::string("expected a node (a mapping with one kind, such as 'action: Patrol'), got ") + describe_node(n) + hint);
     return kNone;
   }
   if (n.size() == 0) {

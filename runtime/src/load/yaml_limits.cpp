@@ -581,6 +581,136 @@ std::string long_key_hint(const std::string& text, int line) {
   return {};
 }
 
+// Plain words for yaml-cpp's commonest syntax errors, from the text around them (the parser
+// names what it met, "illegal map value", not what to mend): "" when no cause is clear. `line`
+// is 0-based, the parser's. May move `at` (1-based line, column) to where the mend goes.
+std::string syntax_hint(const std::string& text, const std::string& what, int line, std::pair<int, int>& at) {
+  std::vector<std::string> lines;
+  for (size_t from = 0; from <= text.size();) {
+    const size_t end = std::min(text.find('\n', from), text.size());
+    std::string l = text.substr(from, end - from);
+    if (!l.empty() && l.back() == '\r') l.pop_back();
+    lines.push_back(std::move(l));
+    from = end + 1;
+  }
+  auto indent = [](const std::string& l) { return static_cast<int>(l.find_first_not_of(' ')); };
+  auto blank = [](const std::string& l) {
+    const size_t i = l.find_first_not_of(" \t");
+    return i == std::string::npos || l[i] == '#';
+  };
+  const int last = std::min(line, static_cast<int>(lines.size()) - 1);
+  if (last < 0) return "";
+  // A quote opened and not closed on its line (outside a comment): YAML reads on to the next
+  // quote, lines later, and fails there.
+  auto open_quote = [&](int k, int& column) {
+    const std::string& l = lines[static_cast<size_t>(k)];
+    char in = 0;
+    for (size_t i = 0; i < l.size(); ++i) {
+      const char c = l[i];
+      if (in == 0) {
+        if (c == '#' && (i == 0 || l[i - 1] == ' ')) break;
+        if ((c == '"' || c == '\'') && (i == 0 || std::string(" \t[{,:-").find(l[i - 1]) != std::string::npos)) {
+          in = c;
+          column = static_cast<int>(i) + 1;
+        }
+      } else if (in == '"' && c == '\\') {
+        ++i;
+      } else if (c == in) {
+        if (in == '\'' && i + 1 < l.size() && l[i + 1] == '\'') ++i;  // '' inside '...'
+        else in = 0;
+      }
+    }
+    return in != 0;
+  };
+  if (what.find("end of") == 0 || what.find("flow") != std::string::npos) {
+    for (int k = last; k >= 0; --k) {
+      int column = 0;
+      if (!blank(lines[static_cast<size_t>(k)]) && open_quote(k, column)) {
+        at = {k + 1, column};
+        return "; the quote opened here is not closed on its line, so YAML read on to a later quote: close it";
+      }
+    }
+  }
+  if (what == "end of sequence flow not found" || what == "end of map flow not found") {
+    // The '[' or '{' left open: the last one not closed before the parser stopped.
+    const char want = what[7] == 's' ? '[' : '{';
+    std::vector<std::pair<char, std::pair<int, int>>> open;
+    for (int k = 0; k <= last; ++k) {
+      const std::string& l = lines[static_cast<size_t>(k)];
+      char in = 0;
+      for (size_t i = 0; i < l.size(); ++i) {
+        const char c = l[i];
+        if (in != 0) {
+          if (in == '"' && c == '\\') ++i;
+          else if (c == in) in = 0;
+        } else if (c == '"' || c == '\'') {
+          in = c;
+        } else if (c == '#' && (i == 0 || l[i - 1] == ' ')) {
+          break;
+        } else if (c == '[' || c == '{') {
+          open.push_back({c, {k + 1, static_cast<int>(i) + 1}});
+        } else if ((c == ']' || c == '}') && !open.empty()) {
+          open.pop_back();
+        }
+      }
+    }
+    for (auto it = open.rbegin(); it != open.rend(); ++it)
+      if (it->first == want)
+        return std::string("; the '") + want + "' opened at " + std::to_string(it->second.first) + ":" +
+               std::to_string(it->second.second) + " is not closed: close it with '" + (want == '[' ? ']' : '}') + "'";
+  }
+  if (what == "illegal map value") {
+    // `sequence` without its ':' above an indented block: YAML reads the word and the lines
+    // under it as one text, and the first ': ' is a value it did not expect.
+    for (int k = last - 1; k >= 0 && k >= last - 3; --k) {
+      const std::string& l = lines[static_cast<size_t>(k)];
+      if (blank(l)) continue;
+      std::string word = l.substr(static_cast<size_t>(indent(l)));
+      if (word.rfind("- ", 0) == 0) word = word.substr(2);
+      if (!word.empty() && word.find_first_of(":#\"'{}[],") == std::string::npos && word.find(' ') == std::string::npos &&
+          indent(lines[static_cast<size_t>(last)]) > indent(l)) {
+        at = {k + 1, static_cast<int>(l.size()) + 1};
+        return "; '" + word + "' has no ':' after it, so YAML read it and the lines under it as one text: write '" + word + ":'";
+      }
+      break;
+    }
+    return "; a ':' followed by a space starts a value: quote a text that holds ': ', or check the line above for a key "
+           "missing its ':'";
+  }
+  if (what == "end of map not found" || what == "end of sequence not found") {
+    const std::string& l = lines[static_cast<size_t>(last)];
+    if (blank(l)) return "";
+    const int mine = indent(l);
+    for (int k = last - 1; k >= 0; --k) {
+      const std::string& above = lines[static_cast<size_t>(k)];
+      if (blank(above)) continue;
+      const int theirs = indent(above);
+      const bool item_above = above.compare(static_cast<size_t>(theirs), 2, "- ") == 0;
+      const bool item_here = l.compare(static_cast<size_t>(mine), 2, "- ") == 0;
+      if (theirs == mine && item_above != item_here)
+        return item_above ? "; a key where the list above it goes on: at one indentation a mapping's keys and a list's "
+                            "items cannot mix (indent it under the item it belongs to, or start a new key above)"
+                          : "; a list item among a mapping's keys: indent it under the key it belongs to";
+      if (theirs < mine) {  // the line it would belong to is shallower: no level above matches
+        int sibling = -1;
+        for (int j = k + 1; j < last; ++j)
+          if (!blank(lines[static_cast<size_t>(j)])) {
+            sibling = indent(lines[static_cast<size_t>(j)]);
+            break;
+          }
+        if (sibling >= 0 && sibling != mine)
+          return "; this line is indented " + std::to_string(mine) + " spaces and the lines above it " +
+                 std::to_string(sibling) + ": indent it as the lines it belongs with";
+        return "";
+      }
+      if (theirs == mine) continue;
+      return "; this line is indented " + std::to_string(mine) + " spaces and the line above it " + std::to_string(theirs) +
+             ": indent it as the lines it belongs with";
+    }
+  }
+  return "";
+}
+
 int tab_in_indentation(const std::string& text, int line) {
   size_t at = 0;
   for (int k = 0; k < line; ++k) {
@@ -668,9 +798,12 @@ std::optional<YAML::Node> load_yaml_checked(const std::string& text, const std::
     if (const int tab = e.mark.line >= 0 ? tab_in_indentation(text, e.mark.line) : 0)
       diags.push_back({Severity::Error, path, e.mark.line + 1, tab,
                        "a tab in this line's indentation; YAML indents with spaces only (the parser: " + e.msg + ")"});
-    else
-      diags.push_back({Severity::Error, path, e.mark.line + 1, e.mark.column + 1,
-                       "YAML syntax: " + e.msg + long_key_hint(text, e.mark.line)});
+    else {
+      std::pair<int, int> at{e.mark.line + 1, e.mark.column + 1};
+      std::string hint = long_key_hint(text, e.mark.line);
+      if (hint.empty()) hint = syntax_hint(text, e.msg, e.mark.line, at);
+      diags.push_back({Severity::Error, path, at.first, at.second, "YAML syntax: " + e.msg + hint});
+    }
   } catch (const YAML::Exception& e) {
     diags.push_back({Severity::Error, path, 0, 0, std::string("YAML: ") + e.what()});
   }
