@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <algorithm>
@@ -351,6 +352,17 @@ bool thicket::run_command::written_in_full(std::ofstream& f, const std::string& 
 
 namespace {
 
+// A file of another kind given as the brain or scenario (`thicket check guard.lua`): said as
+// such, not as YAML that reads wrong (a Lua file is often no YAML at all). "" when it is none.
+std::string other_kind_of_file(const std::string& path) {
+  auto named = [&](const std::string& e) { return path.size() > e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0; };
+  if (named(".lua")) return path + ": error: this is a Lua file: give thicket the brain (.yaml) that lists it under 'leaves:'";
+  if (named(".xml"))
+    return path + ": error: this is an XML file: a BehaviorTree.CPP tree is brought in with 'thicket import " +
+           std::filesystem::path(path).filename().string() + "', which writes a brain";
+  return "";
+}
+
 // A scenario checks as it loads: the file, then every group's brain (in one worker).
 bool check_scenario(const std::string& file, std::vector<Diagnostic>& diags) {
   ScenarioSpec partial;
@@ -372,6 +384,11 @@ bool check_scenario(const std::string& file, std::vector<Diagnostic>& diags) {
 int cmd_check(const Options& o) {
   int worst = kExitOk;
   for (const auto& file : o.files) {
+    if (const std::string other = other_kind_of_file(file); !other.empty()) {
+      std::cerr << other << "\n" << file << ": 1 error(s)\n";
+      worst = kExitLoad;
+      continue;
+    }
     if (is_scenario(file)) {
       std::vector<Diagnostic> diags;
       bool ok = check_scenario(file, diags);
@@ -406,6 +423,7 @@ int cmd_scenario_text(const Options& o);
 using run_command::output_over_input;
 
 int cmd_text(const Options& o) {
+  if (const std::string other = other_kind_of_file(o.files[0]); !other.empty()) return std::cerr << other << "\n", kExitLoad;
   if (is_scenario(o.files[0])) return cmd_scenario_text(o);
   Runtime rt;
   std::vector<Diagnostic> diags;
@@ -582,6 +600,7 @@ namespace {
 
 int cmd_run(const Options& o) {
   if (std::string why = clashing_files(o); !why.empty()) return usage_error(why);
+  if (const std::string other = other_kind_of_file(o.files[0]); !other.empty()) return std::cerr << other << "\n", kExitLoad;
   const cli::MpiWorld& world = cli::mpi_world();
   if (world.launched && world.size > 1) {
     if (!world.built)

@@ -137,6 +137,9 @@ std::optional<std::string> SourceReader::read_file(const std::string& path, cons
     if (from_file.empty()) {
       d.file = path;
       d.message = path.empty() ? "no file to load: the path is empty" : "cannot open file: " + why;
+      std::error_code ec;
+      if (!path.empty() && !fs::exists(path, ec))  // the file named on the command line: a near one?
+        d.message += did_you_mean(fs::path(path).filename().string(), files_beside(path, {".yaml", ".yml"}));
     } else {
       d.file = from_file;
       d.line = from.Mark().line + 1;
