@@ -1,6 +1,8 @@
 // `thicket import FILE.xml|FILE.json [-o OUT.yaml] [--tree ID] [--leaves LUA]...` (SPEC 13):
 // the command and the brain's YAML writer (export_command.cpp writes the other way).
 #include <algorithm>
+#include <cctype>
+#include <cstdint>
 #include <cerrno>
 #include <tuple>
 #include <charconv>
@@ -355,6 +357,34 @@ int import_command(int argc, char** argv, const char* usage) {
     std::cerr << file << ":" << line << ":" << column << ": error: the file is not UTF-8 (byte " << hex_byte(text[bad])
               << " here): save it as UTF-8\n";
     return 2;
+  }
+  // A character reference to what XML 1.0 cannot hold (&#xD800;, &#x110000;, &#0;): tinyxml2
+  // turns it into bytes that are no UTF-8, and the brain was refused for "not UTF-8" with no
+  // place. Said at the reference.
+  if (named_with_extension(file, ".xml")) {
+    for (size_t at = text.find("&#"); at != std::string::npos; at = text.find("&#", at + 2)) {
+      const bool hex = at + 2 < text.size() && (text[at + 2] == 'x' || text[at + 2] == 'X');
+      size_t i = at + (hex ? 3 : 2);
+      uint64_t v = 0;
+      bool digits = false, huge = false;
+      for (; i < text.size() && (hex ? std::isxdigit(static_cast<unsigned char>(text[i])) : std::isdigit(static_cast<unsigned char>(text[i]))); ++i) {
+        const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(text[i])));
+        v = v * (hex ? 16 : 10) + static_cast<uint64_t>(std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : c - 'a' + 10);
+        huge = huge || v > 0x10FFFF;
+        if (huge) v = 0x110000;
+        digits = true;
+      }
+      if (!digits || i >= text.size() || text[i] != ';') continue;  // not a reference: tinyxml2 says what it makes of it
+      if (!huge && (v == 0x9 || v == 0xA || v == 0xD || (v >= 0x20 && v <= 0xD7FF) || (v >= 0xE000 && v <= 0xFFFD) || v >= 0x10000))
+        continue;
+      const size_t line_start = at == 0 ? 0 : text.rfind('\n', at - 1) + 1;  // npos + 1 == 0
+      const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n') + 1;
+      const auto column = std::count_if(text.begin() + static_cast<std::ptrdiff_t>(line_start), text.begin() + static_cast<std::ptrdiff_t>(at),
+                                        [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }) + 1;
+      std::cerr << file << ":" << line << ":" << column << ": error: the character reference " << text.substr(at, i + 1 - at)
+                << " names no character XML 1.0 allows (tab, line ends, U+0020..U+D7FF, U+E000..U+FFFD, U+10000..U+10FFFF)\n";
+      return 2;
+    }
   }
   ImportedBrain brain;
   std::vector<ImportError> errors;
