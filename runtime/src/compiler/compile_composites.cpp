@@ -107,21 +107,23 @@ void TreeCompiler::read_weights(const YAML::Node& w, size_t count) {
     error(w, std::string("'weights' must be a list of numbers, one per child, got ") + describe_node(w));
     return;
   }
-  if (w.size() != count) {
+  const bool counted = w.size() == count;
+  if (!counted) {
     auto many = [](size_t n, const char* one, const char* more) { return std::to_string(n) + " " + (n == 1 ? one : more); };
     error(w, "'weights' has " + many(w.size(), "entry", "entries") + " but there " + (count == 1 ? "is " : "are ") +
                  many(count, "child", "children"));
-    return;
   }
+  // Each entry is checked either way, so a wrong weight is said with a wrong count (it came out
+  // only once the count was mended).
   size_t base = p_.child_index.size() - count, i = 0;
-  bool all = true;
+  bool all = counted;
   double sum = 0;
   for (const auto& item : w) {
     auto v = yaml_number(item);
     if (!v || !(*v > 0) || std::isinf(*v)) {
       error(item, std::string("a weight must be a number > 0, got ") + (item.IsScalar() ? item.Scalar() : describe_node(item)));
       all = false;
-    } else {
+    } else if (counted) {
       p_.weights[base + i] = *v;
       sum += *v;
     }

@@ -105,6 +105,7 @@ uint16_t TreeCompiler::fsm_initial(const YAML::Node& at, uint16_t parent) {
   }
   for (uint16_t k : kids)
     if (p_.fsm_states[k].name == at.Scalar()) return k;
+  if (kids.empty()) return kNoPos;  // no states were read: the error of 'states' says why
   std::string where;
   for (const auto& s : p_.fsm_states)
     if (s.name == at.Scalar()) where = ": '" + s.name + "' is not " + (parent == kNoPos ? "a top-level state" : "a child of '" + p_.fsm_states[parent].name + "'");
