@@ -118,7 +118,7 @@ static bool read_arg_types(lua_State* L_, LeafDef& def, const std::string& path,
       if (std::find(types.begin(), types.end(), spec.type) == types.end()) {
         const DeclLines::Pos at = decl.after(args_at.line, spec.name);
         diags.push_back({Severity::Error, path, at.line, at.column, "arg '" + spec.name + "' of leaf '" + def.name + "' has an unknown type '" + spec.type + "'" +
-                                                          did_you_mean(spec.type, types) + " (types: number, integer, string, boolean, table; a trailing ? makes it optional)"});
+                                                          did_you_mean_type(spec.type, types) + " (types: number, integer, string, boolean, table; a trailing ? makes it optional)"});
         ok = false;
       } else {
         def.args.push_back(std::move(spec));

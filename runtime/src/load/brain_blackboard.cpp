@@ -56,7 +56,7 @@ void SourceReader::read_blackboard(const SourceRef& ref, const YAML::Node& bb) {
       std::string tn = t.IsScalar() ? t.Scalar() : "";
       auto found = std::find(types.begin(), types.end(), tn);
       if (found == types.end()) {
-        ref.error(t, "unknown type '" + tn + "' for '" + key.name + "'" + did_you_mean(tn, types) +
+        ref.error(t, "unknown type '" + tn + "' for '" + key.name + "'" + did_you_mean_type(tn, types) +
                          " (types: number, integer, boolean, string, any)");
         declare_anyway(key, ValueType::Any);
         continue;

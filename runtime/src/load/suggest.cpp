@@ -72,6 +72,18 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
   return best.empty() ? std::string() : "; did you mean '" + best + "'?";
 }
 
+std::string did_you_mean_type(std::string_view word, const std::vector<std::string>& types) {
+  if (std::string near = did_you_mean(word, types); !near.empty()) return near;
+  static const std::vector<std::pair<const char*, const char*>> other_names = {
+      {"int", "integer"},  {"long", "integer"}, {"float", "number"}, {"double", "number"}, {"real", "number"},
+      {"bool", "boolean"}, {"str", "string"},   {"text", "string"},  {"list", "table"},    {"dict", "table"},
+      {"map", "table"},    {"array", "table"}};
+  for (const auto& [name, ours] : other_names)
+    if (edit_distance(word, name) == 0 && std::find(types.begin(), types.end(), ours) != types.end())
+      return std::string("; did you mean '") + ours + "'?";
+  return "";
+}
+
 std::string clipped(std::string_view text, size_t max) {
   if (text.size() <= max) return std::string(text);
   size_t cut = max;

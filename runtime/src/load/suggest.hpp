@@ -16,6 +16,9 @@ std::string closest_name(std::string_view word, const std::vector<std::string>& 
 
 // "; did you mean 'x'?" or "".
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+// The same for a type name: also other languages' names of thicket's types (int, float,
+// double, bool, str, text, list, dict), when the type they mean is one of `types`.
+std::string did_you_mean_type(std::string_view word, const std::vector<std::string>& types);
 
 // Text as a message quotes it: whole when at most `max` bytes, else its first bytes (not
 // cutting a UTF-8 sequence) and "... (N bytes)", so that a huge value makes a short message.

@@ -66,4 +66,16 @@ TEST_CASE("byte_size: whole units as such, others to a tenth, never '0 MiB' for 
   CHECK(byte_size(0) == "0 bytes");
 }
 
+TEST_CASE("did_you_mean_type: near misses, and other languages' names of the types") {
+  const std::vector<std::string> bb = {"number", "integer", "boolean", "string", "any"};
+  CHECK(did_you_mean_type("nubmer", bb) == "; did you mean 'number'?");
+  CHECK(did_you_mean_type("int", bb) == "; did you mean 'integer'?");
+  CHECK(did_you_mean_type("float", bb) == "; did you mean 'number'?");
+  CHECK(did_you_mean_type("Bool", bb) == "; did you mean 'boolean'?");  // (case-insensitive, as edit_distance)
+  CHECK(did_you_mean_type("str", bb) == "; did you mean 'string'?");
+  CHECK(did_you_mean_type("dict", bb).empty());  // no table type on a blackboard
+  CHECK(did_you_mean_type("dict", {"number", "integer", "string", "boolean", "table"}) == "; did you mean 'table'?");
+  CHECK(did_you_mean_type("vector", bb).empty());
+}
+
 }  // TEST_SUITE
