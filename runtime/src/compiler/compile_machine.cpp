@@ -54,7 +54,13 @@ uint32_t TreeCompiler::machine_node(const YAML::Node& doc, const YAML::Node& at,
       const bool twice = !names.insert(name).second;
       if (twice) error(b["name"], "two behaviors are named '" + name + "'");
       // (a second one's nodes get ids of their own: the clash is said once, above)
-      const std::string id = prefix + name + (twice ? "#" + std::to_string(index - 1) : "");
+      // (Appended: this + chain made GCC 12 warn of an overflow that cannot happen.)
+      std::string id = prefix;
+      id += name;
+      if (twice) {
+        id += '#';
+        id += std::to_string(index - 1);
+      }
       uint32_t check = kNone;  // without one, the rest of the behavior is still checked
       if (!b["check"]) error(b, "behavior '" + name + "' needs 'check', the condition that selects it");
       else check = leaf(NodeKind::Condition, b["check"], id + "/check", "");
