@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cerrno>
 #include <tuple>
+#include <utility>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -87,6 +88,21 @@ std::string yaml_quote(const std::string& s) {
   return out + "\"";
 }
 
+// XML 1.0's Char: tab, newline, carriage return, and U+0020..U+D7FF, U+E000..U+FFFD, U+10000 on.
+bool xml_char(uint32_t v) {
+  return v == 0x9 || v == 0xA || v == 0xD || (v >= 0x20 && v <= 0xD7FF) || (v >= 0xE000 && v <= 0xFFFD) || (v >= 0x10000 && v <= 0x10FFFF);
+}
+
+// The 1-based line and column (in characters: the text before `at` is UTF-8) of byte `at`.
+std::pair<long, long> place_of(const std::string& text, size_t at) {
+  const size_t line_start = at == 0 ? 0 : text.rfind('\n', at - 1) + 1;  // npos + 1 == 0
+  const long line = static_cast<long>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 1;
+  const long column = static_cast<long>(std::count_if(text.begin() + static_cast<std::ptrdiff_t>(line_start),
+                                                      text.begin() + static_cast<std::ptrdiff_t>(at),
+                                                      [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; })) + 1;
+  return {line, column};
+}
+
 // What in s no XML 1.0 document can hold (empty: nothing): the first such byte or character.
 std::string xml_text_problem(const std::string& s) {
   for (size_t i = 0; i < s.size();) {
@@ -95,9 +111,8 @@ std::string xml_text_problem(const std::string& s) {
     if (c.length == 0) {
       return "byte " + hex_byte(s[i]) + ", which is not UTF-8";
     }
-    // XML 1.0's Char: tab, newline, carriage return, and U+0020..U+D7FF, U+E000..U+FFFD, U+10000 on.
     const uint32_t v = c.value;
-    if (!(v == 0x9 || v == 0xA || v == 0xD || (v >= 0x20 && v <= 0xD7FF) || (v >= 0xE000 && v <= 0xFFFD) || v >= 0x10000)) {
+    if (!xml_char(v)) {
       std::snprintf(buf, sizeof buf, "the character U+%04X, which XML 1.0 cannot hold", static_cast<unsigned>(v));
       return buf;
     }
@@ -349,11 +364,7 @@ int import_command(int argc, char** argv, const char* usage) {
   // are: tinyxml2 reads the bytes without checking them, and a JSON parser's message would show
   // the stray byte itself).
   if (const size_t bad = first_invalid_utf8(text); bad != std::string::npos) {
-    const size_t line_start = bad == 0 ? 0 : text.rfind('\n', bad - 1) + 1;  // npos + 1 == 0
-    const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n') + 1;
-    // The column in characters (the text before the byte is UTF-8): continuation bytes do not count.
-    const auto column = std::count_if(text.begin() + static_cast<std::ptrdiff_t>(line_start), text.begin() + static_cast<std::ptrdiff_t>(bad),
-                                      [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }) + 1;
+    const auto [line, column] = place_of(text, bad);
     std::cerr << file << ":" << line << ":" << column << ": error: the file is not UTF-8 (byte " << hex_byte(text[bad])
               << " here): save it as UTF-8\n";
     return 2;
@@ -375,12 +386,8 @@ int import_command(int argc, char** argv, const char* usage) {
         digits = true;
       }
       if (!digits || i >= text.size() || text[i] != ';') continue;  // not a reference: tinyxml2 says what it makes of it
-      if (!huge && (v == 0x9 || v == 0xA || v == 0xD || (v >= 0x20 && v <= 0xD7FF) || (v >= 0xE000 && v <= 0xFFFD) || v >= 0x10000))
-        continue;
-      const size_t line_start = at == 0 ? 0 : text.rfind('\n', at - 1) + 1;  // npos + 1 == 0
-      const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n') + 1;
-      const auto column = std::count_if(text.begin() + static_cast<std::ptrdiff_t>(line_start), text.begin() + static_cast<std::ptrdiff_t>(at),
-                                        [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }) + 1;
+      if (!huge && xml_char(static_cast<uint32_t>(v))) continue;
+      const auto [line, column] = place_of(text, at);
       std::cerr << file << ":" << line << ":" << column << ": error: the character reference " << text.substr(at, i + 1 - at)
                 << " names no character XML 1.0 allows (tab, line ends, U+0020..U+D7FF, U+E000..U+FFFD, U+10000..U+10FFFF)\n";
       return 2;
