@@ -216,7 +216,7 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
   if (rt_.script_error_silenced(*at.program, at.node, first)) return;
   read_frames();
   std::ostringstream out;
-  out << "error: " << first << "\n  in leaf '" << leaf.name << "' at node " << at.program->ids[at.node]
+  out << "error: " << first << sandbox_hint(first) << "\n  in leaf '" << leaf.name << "' at node " << at.program->ids[at.node]
       << ", agent " << at.agent->id << ", tick " << at.agent->ticks;
   if (!frames.empty()) out << "\n  stack traceback:" << frames;
   rt_.script_error(*at.program, at.node, std::move(first), out.str());

@@ -171,6 +171,10 @@ class LuaHost final : public ScriptHost {
  private:
   class CallScope;
   void open_sandbox();
+  // A hint for Lua's words about a name the sandbox leaves out ("attempt to index a nil value
+  // (global 'io')"): what the sandbox has and how to lift it. "" for any other message, and
+  // under --trusted.
+  std::string sandbox_hint(std::string_view message) const;
   void open_thicket_module();
   bool pcall(int nargs, int nresults, const CallSite& at, const LeafDef& leaf);
   void call_failed(const CallSite& at, const LeafDef& leaf);

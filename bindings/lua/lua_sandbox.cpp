@@ -448,6 +448,32 @@ LuaHost::LuaHost(RuntimeImpl& rt) : rt_(rt) {
   }
 }
 
+std::string LuaHost::sandbox_hint(std::string_view message) const {
+  if (rt_.options.trusted) return {};
+  // Lua 5.4 names what it found nil: "(global 'io')", or "(field 'exit')" for os.exit.
+  auto named = [&](const char* kind) -> std::string_view {
+    const std::string open = std::string("a nil value (") + kind + " '";
+    const size_t at = message.find(open);
+    if (at == std::string_view::npos) return {};
+    const size_t from = at + open.size(), end = message.find("')", from);
+    return end == std::string_view::npos ? std::string_view() : message.substr(from, end - from);
+  };
+  const std::string lift = "--trusted opens Lua's whole standard library; guide 8.10";
+  const std::string_view global = named("global");
+  for (const char* gone : {"io", "debug", "package", "dofile", "loadfile"})
+    if (global == gone) return std::string(" (leaf scripts run in a sandbox without ") + gone + ": " + lift + ")";
+  const std::string_view field = named("field");
+  if (field.empty()) return {};
+  for (const char* gone : {"exit", "execute", "getenv", "remove", "rename", "tmpname", "date", "difftime", "setlocale"})
+    if (field == gone)
+      return std::string(" (if this is os.") + gone + ": the sandbox's os has only os.clock and os.time; " + lift + ")";
+  if (field == "dump") return " (if this is string.dump: the sandbox has none, as binary chunks could break it; " + lift + ")";
+  if (field == "randomseed")
+    return " (if this is math.randomseed: there is none, even under --trusted: math.random is the agent's own stream, "
+           "seeded from the run's --seed)";
+  return {};
+}
+
 void LuaHost::open_sandbox() {
   lua_newtable(L_);  // the coroutines task runs are made in; weak keys
   lua_newtable(L_);
