@@ -453,9 +453,9 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
   // Ticks with the GIL released (Lua and native leaves run without Python); a Python leaf
   // takes the GIL for its call. The first exception of a Python leaf or trace callback is
   // raised here afterwards.
-  std::string tick(const Agent& a, double dt) {
+  std::string tick(const Agent& a, const py::object& dt_arg) {
     check(a);
-    check_dt(dt);
+    const double dt = seconds(dt_arg, "tick: dt");
     refuse_in_tick("tick");  // another thread's call: "busy"; from a leaf: a tick inside a tick
     refuse_changing("tick");
     Status s;
@@ -468,9 +468,9 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     raise_python_error();
     return py_status(s);
   }
-  void tick_all(double dt, const py::object& times_arg) {
+  void tick_all(const py::object& dt_arg, const py::object& times_arg) {
     const auto times = static_cast<uint32_t>(whole(times_arg, "tick_all: times", 0, 4294967295ull));
-    check_dt(dt);
+    const double dt = seconds(dt_arg, "tick_all: dt");
     refuse_in_tick("tick_all");  // another thread's call: "busy"; from a leaf: its agent would tick in its own tick
     refuse_changing("tick_all");
     CtrlC ctrl_c;  // stops after the tick in progress (its Lua calls stopped at once)
@@ -482,6 +482,18 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     }
     if (!python_error_) ctrl_c.finish();
     raise_python_error();
+  }
+  // A time step: an int or a float (numpy's too), not a bool (pybind11 took True as 1.0 s), then
+  // check_dt's bounds.
+  static double seconds(const py::handle& o, const char* what) {
+    const std::string type = py::str(py::type::of(o).attr("__name__"));
+    if (py::isinstance<py::bool_>(o) || type == "bool_" ||  // numpy's bool has a __float__ too
+        !(PyFloat_Check(o.ptr()) || PyIndex_Check(o.ptr()) || py::hasattr(o, "__float__")))
+      throw py::type_error(std::string(what) + " must be a number of seconds (an int or a float), not " + type);
+    const double dt = PyFloat_AsDouble(o.ptr());
+    if (dt == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+    check_dt(dt);
+    return dt;
   }
   static void check_dt(double dt) {
     if (!(dt > 0) || dt > thicket::kMaxDt)

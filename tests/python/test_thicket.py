@@ -109,10 +109,21 @@ def test_bad_blackboard_values_raise(tmp_path):
         bb["name"] = "\ud800"
     bb["health"] = 7  # a number key takes an int
     assert bb["health"] == 7.0 and isinstance(bb["health"], float)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"tick_all: dt must be a number of seconds \(an int or a float\), not str"):
         rt.tick_all("fast")
     with pytest.raises(ValueError, match="dt must be"):
         rt.tick_all(0)
+    # A bool is no time step (it was taken as 1.0 s); ints and numpy's floats are.
+    with pytest.raises(TypeError, match=r"tick_all: dt must be .*, not bool"):
+        rt.tick_all(True)
+    with pytest.raises(TypeError, match=r"tick: dt must be .*, not bool"):
+        rt.tick(a, True)
+    rt.tick_all(1)
+    rt.tick(a, 0.5)
+    np = pytest.importorskip("numpy")
+    rt.tick_all(np.float64(0.1))
+    with pytest.raises(TypeError, match=r"not bool_"):
+        rt.tick_all(np.bool_(True))
     # A spawn with a bad blackboard leaves no agent behind.
     with pytest.raises(KeyError):
         rt.spawn(rt.load(path), blackboard={"nope": 1})
