@@ -222,6 +222,13 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
   rt_.script_error(*at.program, at.node, std::move(first), out.str());
 }
 
+void LuaHost::warn(const CallSite& at, const LeafDef& leaf, const std::string& message) {
+  std::ostringstream out;
+  out << "warning: " << message << "\n  in leaf '" << leaf.name << "' at node " << at.program->ids[at.node] << ", agent "
+      << at.agent->id << ", tick " << at.agent->ticks << " (said once for this node)";
+  rt_.script_error(*at.program, at.node, message, out.str(), true);
+}
+
 bool LuaHost::repeat_silenced(const CallSite& at, std::string_view message) const {
   // report() words these two from the traceback and the heap: no shortcut for them, but for a
   // node that prints nothing more.
@@ -296,8 +303,17 @@ Status LuaHost::complain_status(int idx, const CallSite& at, const LeafDef& leaf
       hint = status_text_hint_;
     }
   }
-  // A condition answers with any value's truth, but a near-miss status name is a typo.
-  if (condition && hint.empty()) return lua_toboolean(L_, idx) ? Status::Success : Status::Failure;
+  // A condition answers with any value's truth (SPEC 3.4), a text included; a near-miss status
+  // name ("SUCCESS", "sucess") is likely a typo, said once at the node.
+  if (condition) {
+    if (!hint.empty()) {
+      size_t len = 0;
+      const char* text = lua_tolstring(L_, idx, &len);
+      warn(at, leaf, "condition '" + leaf.name + "' returned the text '" + clipped(std::string_view(text, len)) + "'" + hint +
+                         ": a text is true, so the condition succeeds; a condition returns true or false");
+    }
+    return lua_toboolean(L_, idx) ? Status::Success : Status::Failure;
+  }
   std::string got;
   if (t == LUA_TSTRING) {
     size_t len = 0;
@@ -307,11 +323,8 @@ Status LuaHost::complain_status(int idx, const CallSite& at, const LeafDef& leaf
   else if (t == LUA_TNUMBER && std::isnan(lua_tonumber(L_, idx))) got = "nan (not a number: 0/0?)";  // Lua prints "-nan"
   else if (t == LUA_TNUMBER) got = std::string("the number ") + lua_tostring(L_, idx);
   else got = std::string("a ") + luaL_typename(L_, idx);
-  if (condition)
-    report(at, leaf, "condition '" + leaf.name + "' returned " + got + "; a condition returns true or false");
-  else
-    report(at, leaf, "action '" + leaf.name + "' returned " + got +
-                         "; an action returns thicket.SUCCESS, thicket.FAILURE or thicket.RUNNING (or true/false)");
+  report(at, leaf, "action '" + leaf.name + "' returned " + got +
+                       "; an action returns thicket.SUCCESS, thicket.FAILURE or thicket.RUNNING (or true/false)");
   return Status::Failure;
 }
 

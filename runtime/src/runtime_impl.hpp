@@ -360,7 +360,9 @@ class RuntimeImpl {
   // agents running one broken leaf) is printed kPrintedRepeats + 1 times, and a node prints
   // kPrintedPerNode reports whatever they say (an agent id or the tick in each message); the
   // rest are counted in the summary's script errors only.
-  void script_error(const Program& program, uint32_t node, std::string key, std::string text);
+  // A warning (`warning`): printed the first time its key is said at the node, in the same
+  // order, and not counted as an error (--strict does not stop for it).
+  void script_error(const Program& program, uint32_t node, std::string key, std::string text, bool warning = false);
   // Whether script_error would not print this one (key "": only whether the node prints no
   // more). A true answer holds for good (the counts only grow), so a host may skip wording the
   // error. Read by workers during a parallel tick_all; written only between, at delivery.

@@ -87,7 +87,9 @@ cmp -s "$dir/arena1.snap" "$dir/again.snap" && ok || bad "the arena's checkpoint
 # run's log together are the 2T run's log. One error from four agents every other tick is
 # printed six times in all, then only counted; one naming its tick every third tick is
 # printed each time. (The book was not saved: the resumed run printed the first error's six
-# repeats again, 8 errors instead of 2.)
+# repeats again, 8 errors instead of 2.) A warning (a condition answering with a near status
+# name, every agent every tick) is said once in the whole run, on 1 or 2 threads, and not again
+# after the resume (its book is saved too, format 7).
 mkdir -p "$dir/errs"
 cat > "$dir/errs/b.lua" <<'LUA'
 local thicket = require("thicket")
@@ -97,9 +99,10 @@ function leaves.Boom(agent)
   if thicket.tick() % 3 == 0 and agent.id == 1 then error("lost the target at tick " .. thicket.tick()) end
   return true
 end
+function leaves.Sure(agent) return "sucess" end
 return leaves
 LUA
-printf 'tree: b\nleaves: [b.lua]\nroot:\n  action: Boom\n' > "$dir/errs/b.yaml"
+printf 'tree: b\nleaves: [b.lua]\nroot:\n  sequence:\n    - condition: Sure\n    - action: Boom\n' > "$dir/errs/b.yaml"
 printf 'scenario: errs\nseed: 1\nticks: 12\nworld: {size: [50, 50]}\nteams: [a]\ngroups:\n  - {name: g, team: a, count: 12, brain: b.yaml, spawn: {centre: [25, 25], radius: 5}}\n' > "$dir/errs/s.yaml"
 "$thicket" run "$dir/errs/s.yaml" --ticks 12 --quiet --log "$dir/errs/full.txt" 2>/dev/null
 "$thicket" run "$dir/errs/s.yaml" --ticks 6 --quiet --log "$dir/errs/first.txt" --checkpoint "$dir/errs/cp.snap" --every 6 2>/dev/null
@@ -107,6 +110,11 @@ printf 'scenario: errs\nseed: 1\nticks: 12\nworld: {size: [50, 50]}\nteams: [a]\
 [[ $(grep -c "^error: " "$dir/errs/full.txt") == 10 && $(grep -c "^error: " "$dir/errs/second.txt") == 2 ]] && ok \
   || bad "script errors printed: the 2T run $(grep -c "^error: " "$dir/errs/full.txt") (want 10), after the resume $(grep -c "^error: " "$dir/errs/second.txt") (want 2)"
 cat "$dir/errs/first.txt" "$dir/errs/second.txt" | cmp -s - "$dir/errs/full.txt" && ok || bad "the two halves' logs are not the 2T run's log"
+"$thicket" run "$dir/errs/s.yaml" --ticks 12 --threads 2 --quiet --log "$dir/errs/full2.txt" 2>/dev/null
+warnings() { grep -c "^warning: condition 'Sure' returned the text 'sucess'" "$1"; }
+[[ $(warnings "$dir/errs/full.txt") == 1 && $(warnings "$dir/errs/full2.txt") == 1 && $(warnings "$dir/errs/first.txt") == 1 &&
+   $(warnings "$dir/errs/second.txt") == 0 ]] && ok \
+  || bad "warnings said: the 2T run $(warnings "$dir/errs/full.txt") (want 1), on 2 threads $(warnings "$dir/errs/full2.txt") (want 1), first half $(warnings "$dir/errs/first.txt") (1), after the resume $(warnings "$dir/errs/second.txt") (0)"
 
 # Bad checkpoints: exit 2, "thicket: FILE: error: ...", no output file touched.
 good="$dir/skirmish1/cp.snap"

@@ -53,6 +53,8 @@ p += 16                                   # agent-ticks, script errors
 if struct.unpack_from("<I", b, 8)[0] >= 6:  # the script error book
     for _ in range(take("<I")): skip_str(); take("<I"); skip_str(); take("<Q")
     for _ in range(take("<I")): skip_str(); take("<I"); take("<I")
+if struct.unpack_from("<I", b, 8)[0] >= 7:  # the warnings said
+    for _ in range(take("<I")): skip_str(); take("<I"); skip_str()
 n = 0
 for _ in range(agents):
     p += 1 + 4 + 16 + 8                   # alive, entity, wander target, wander stream

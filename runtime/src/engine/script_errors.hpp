@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -21,6 +22,7 @@ struct ScriptErrorBook {
     uint32_t node = 0;
     std::string key;   // the message, as counted
     std::string text;  // the report
+    bool warning = false;  // not an error: printed the first time it is said at its node, never counted
   };
   static constexpr uint64_t kPrintedRepeats = 5;
   static constexpr size_t kMaxRepeatKeys = 10000;
@@ -35,6 +37,10 @@ struct ScriptErrorBook {
   }
   // Counts it; the report to print (with a note when it is the last of its kind), or nothing.
   std::optional<std::string> say(Entry e) {
+    if (e.warning) {
+      if (warned.size() >= kMaxRepeatKeys || !warned.insert({e.brain, e.node, e.key}).second) return std::nullopt;
+      return std::move(e.text);
+    }
     uint32_t& printed = printed_at[{e.brain, e.node}];
     if (printed >= kPrintedPerNode) return std::nullopt;  // its messages are not kept either
     uint64_t seen = 0;
@@ -52,6 +58,7 @@ struct ScriptErrorBook {
   }
   std::map<std::tuple<std::string, uint32_t, std::string>, uint64_t> repeats;
   std::map<std::pair<std::string, uint32_t>, uint32_t> printed_at;
+  std::set<std::tuple<std::string, uint32_t, std::string>> warned;
 };
 
 }  // namespace thicket

@@ -639,8 +639,8 @@ void RuntimeImpl::log(const std::string& line) const {
   else std::cerr << line + '\n';  // one write, not two (std::cerr is unbuffered)
 }
 
-void RuntimeImpl::script_error(const Program& program, uint32_t node, std::string key, std::string text) {
-  ScriptErrorBook::Entry e{program.name, node, std::move(key), std::move(text)};
+void RuntimeImpl::script_error(const Program& program, uint32_t node, std::string key, std::string text, bool warning) {
+  ScriptErrorBook::Entry e{program.name, node, std::move(key), std::move(text), warning};
   if (error_sink) {
     error_sink(std::move(e));
     return;

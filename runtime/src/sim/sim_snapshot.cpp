@@ -18,6 +18,8 @@
 //                were printed (ScriptErrorBook: u32 count, each str brain, u32 node, str
 //                message, u64 times; u32 count, each str brain, u32 node, u32 printed), so a
 //                resumed run prints the errors the uninterrupted run would, no repeats again.
+//                From format 7, after it: the warnings said (u32 count, each str brain, u32
+//                node, str message), which are said once.
 //   an agent:    u8 alive, u32 entity, f64 x2 wander target, u64 wander stream, u8 searching;
 //                if searching (agent:path_to with a budget, not done): f64 x4 from and goal,
 //                u8 algorithm, u8 smooth, u32 zones + f64 x4 each (the call's own danger
@@ -56,7 +58,7 @@ constexpr char kCheckpointMagic[8] = {'T', 'H', 'K', 'T', 'S', 'I', 'M', '\n'};
 // 2: perception-event state per agent, runtime snapshots of format 2; 3: path searches in
 // progress; 4: the stop hooks' pending damage and signals; 5: runtime snapshots of format 4
 // (each agent's slicing: a tick_every brain's clock restarted at a resume)
-constexpr uint32_t kFormat = 6;
+constexpr uint32_t kFormat = 7;
 constexpr size_t kPrefix = 8 + 4 + 8 + 4;  // magic, format, body length, CRC
 
 uint64_t file_hash(const std::string& path) {
@@ -453,7 +455,7 @@ std::string Simulation::mismatch(const SnapshotInfo& info, const ScenarioSpec& s
 namespace {
 
 // The script error book (format 6): which errors were said how often, and how many each node
-// printed.
+// printed; (format 7) which warnings were said.
 void save_error_book(const ScriptErrorBook& book, SnapshotWriter& out) {
   out.u32(static_cast<uint32_t>(book.repeats.size()));
   for (const auto& [key, times] : book.repeats) {
@@ -467,6 +469,12 @@ void save_error_book(const ScriptErrorBook& book, SnapshotWriter& out) {
     out.str(key.first);
     out.u32(key.second);
     out.u32(printed);
+  }
+  out.u32(static_cast<uint32_t>(book.warned.size()));
+  for (const auto& [brain, node, message] : book.warned) {
+    out.str(brain);
+    out.u32(node);
+    out.str(message);
   }
 }
 
@@ -486,6 +494,13 @@ void restore_error_book(ScriptErrorBook& book, SnapshotReader& in) {
     const uint32_t node = in.u32();
     const uint32_t printed = in.u32();
     if (in.ok()) book.printed_at[{std::move(brain), node}] = printed;
+  }
+  const uint32_t warned = in.u32();
+  for (uint32_t i = 0; i < warned && in.ok(); ++i) {
+    std::string brain = in.str();
+    const uint32_t node = in.u32();
+    std::string message = in.str();
+    if (in.ok()) book.warned.insert({std::move(brain), node, std::move(message)});
   }
 }
 

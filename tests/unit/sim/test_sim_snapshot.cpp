@@ -193,13 +193,13 @@ TEST_CASE("checkpoint: every truncation, flipped bytes, another format version: 
   CHECK_FALSE(Simulation::read_header(huge, error));
   CHECK(error == "corrupt: its header announces 18446744073709551615 bytes");
   std::string newer = bytes;
-  newer[8] = 7;
+  newer[8] = 8;
   CHECK_FALSE(Simulation::read_header(newer, error));
-  CHECK(error.find("format version 7 is newer") != std::string::npos);
+  CHECK(error.find("format version 8 is newer") != std::string::npos);
   std::string older = bytes;
-  older[8] = 5;  // format 5 had no script error book: refused, never misread
+  older[8] = 6;  // format 6 had no warnings in its script error book: refused, never misread
   CHECK_FALSE(Simulation::read_header(older, error));
-  CHECK(error.find("format version 5 is older") != std::string::npos);
+  CHECK(error.find("format version 6 is older") != std::string::npos);
   // A restore of a refused checkpoint says why, on the name given.
   auto sim = make(spec, options(spec, 1, 10), nullptr);
   std::vector<Diagnostic> diags;
