@@ -420,8 +420,21 @@ lua_State* LuaHost::new_task_thread(const CallSite& at, const LeafDef& leaf) {
   return co;
 }
 
+bool LuaHost::runs_old_task(const CallSite& at) {
+  if (at.agent->lua_mem == LUA_NOREF) return false;
+  push_mem_table(at);
+  const bool task = lua_rawgeti(L_, -1, at.node + 1) == LUA_TTHREAD;
+  lua_pop(L_, 2);
+  return task;
+}
+
 Status LuaHost::tick(const CallSite& at) {
   const LeafDef& leaf = leaf_of(rt_, at);
+  // A task that was running when its leaf became a plain function or a hook table (a Lua
+  // reload), or when its node was given another leaf (a YAML reload), finishes on the old code
+  // (SPEC 10); the new form runs from the node's next run.
+  if (forms_may_change_ && leaf.shape != LeafShape::Task && leaf.shape != LeafShape::Native && runs_old_task(at))
+    return task_resume(at, leaf, false);
   switch (leaf.shape) {
     case LeafShape::Native: return Status::Failure;  // the engine calls native leaves itself
     case LeafShape::Function: {
@@ -459,6 +472,10 @@ Status LuaHost::tick(const CallSite& at) {
 
 void LuaHost::stop(const CallSite& at, Status s) {
   const LeafDef& leaf = leaf_of(rt_, at);
+  if (forms_may_change_ && leaf.shape != LeafShape::Task && leaf.shape != LeafShape::Native && runs_old_task(at)) {
+    task_release(at, s == Status::Aborted);  // the old task's run ends (cancelled: closed, its cleanups run)
+    return;
+  }
   switch (leaf.shape) {
     case LeafShape::Native:  // the engine calls native leaves itself
     case LeafShape::Function: return;

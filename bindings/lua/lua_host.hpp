@@ -250,6 +250,14 @@ class LuaHost final : public ScriptHost {
   int text_cache_ref_ = -2;                   // push_text's Lua strings, slot id % kTextCache + 1
   uint32_t text_cache_ids_[kTextCache] = {};  // the text id in each slot (0, the empty text: none)
   int thread_pool_size_ = 0;
+  // Whether a leaf's form may have changed under a running node: set by the first reload (a
+  // leaf file staged again, a brain's program installed again). From then on a plain function
+  // or hook table leaf whose node holds a task's coroutine resumes that task, which finishes on
+  // the old code (SPEC 10); before, the tick path does not look.
+  bool forms_may_change_ = false;
+  std::set<std::string> staged_files_, installed_programs_;
+  // Whether the node's slot in the agent's mem table holds a task's coroutine (of an older form).
+  bool runs_old_task(const CallSite& at);
   int task_threads_ref_ = -2; // weak-keyed set of every task run's coroutine (no script resumes or closes one)
   int restored_ref_ = -2;     // weak-keyed set of the coroutines of task runs restarted by a restore
   int record_meta_ref_ = -2;  // metatable of a restored task's journal record {bytes, resumes, restarted}

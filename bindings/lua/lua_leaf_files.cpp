@@ -167,6 +167,7 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
     ~Staging() { file.clear(); }
   } staging{staging_file_};
   staging_file_ = path;
+  if (!staged_files_.insert(path).second) forms_may_change_ = true;  // a reload
   auto lua_error = [&](const std::string& raw) {
     // "path:LINE: message" -> a diagnostic at that line.
     Diagnostic d;
@@ -500,6 +501,7 @@ void push_arg(lua_State* L, const ArgValue& v, const std::string& node) {
 }  // namespace
 
 void LuaHost::install_args(Program& p) {
+  if (!installed_programs_.insert(p.name).second) forms_may_change_ = true;  // a brain's reload
   missing_key_.clear();
   require_found_.clear();
   missing_msg_.clear();

@@ -121,11 +121,12 @@ TEST_CASE_FIXTURE(ReloadFixture, "reload: a changed Lua leaf is used from the ne
   CHECK(get_string(r.rt, a, "log") == "start w;");
 }
 
-TEST_CASE_FIXTURE(ReloadFixture, "reload: a running leaf whose form changes (hooks, task, function) runs on in its new form") {
+TEST_CASE_FIXTURE(ReloadFixture, "reload: a running hook table become a task runs on in its new form; a running task finishes on the old code") {
   // The running Work is a hook table (mem.n = 2). Reloaded as a task, its run starts the task
-  // (the node's slot held the hooks' mem table: the task failed at once); reloaded as hooks
-  // again, the run starts afresh: `start` with a new mem table, then `tick` (the tick was
-  // handed the task's coroutine as mem: "attempt to index a thread value").
+  // (the node's slot held the hooks' mem table: the task failed at once). Reloaded as hooks
+  // again while that task runs, the task finishes on the old code (SPEC 10: "a coroutine task
+  // already running finishes on the old code"; it was dropped, its cleanups never run, and the
+  // hooks started afresh), and the hooks start with the node's next run.
   r.rt.tick(a, 0.1);
   r.rt.tick(a, 0.1);
   CHECK(get_number(r.rt, a, "count") == 2);
@@ -133,7 +134,9 @@ TEST_CASE_FIXTURE(ReloadFixture, "reload: a running leaf whose form changes (hoo
   const size_t from = task.find("L.Work = {"), to = task.find("}\n", from) + 2;
   task.replace(from, to - from,
                "L.Work = thicket.task(function(agent, args)\n"
-               "  while true do agent.bb.count = agent.bb.count + 100; coroutine.yield() end\n"
+               "  local done <close> = thicket.defer(function() agent.bb.log = agent.bb.log .. 'closed;' end)\n"
+               "  for i = 1, 3 do agent.bb.count = agent.bb.count + 100; coroutine.yield() end\n"
+               "  return thicket.SUCCESS\n"
                "end)\n");
   s.write("leaves.lua", task);
   CHECK(r.rt.reload_changed() == 1);
@@ -141,27 +144,89 @@ TEST_CASE_FIXTURE(ReloadFixture, "reload: a running leaf whose form changes (hoo
   CHECK(get_number(r.rt, a, "count") == 102);
   s.write("leaves.lua", kLeaves);  // hooks again, while the task runs
   CHECK(r.rt.reload_changed() == 1);
-  CHECK(r.rt.tick(a, 0.1) == thicket::Status::Running);
+  CHECK(r.rt.tick(a, 0.1) == thicket::Status::Running);  // the task's second step
+  CHECK(get_number(r.rt, a, "count") == 202);
+  CHECK(r.rt.tick(a, 0.1) == thicket::Status::Running);  // its third
+  CHECK(get_number(r.rt, a, "count") == 302);
+  CHECK(r.rt.tick(a, 0.1) == thicket::Status::Success);  // it returns: its cleanup runs
+  CHECK(get_string(r.rt, a, "log") == "start w;closed;");
+  CHECK(r.rt.tick(a, 0.1) == thicket::Status::Running);  // the next run: the hooks, afresh
+  CHECK(get_number(r.rt, a, "count") == 1);
+  CHECK(get_string(r.rt, a, "log") == "start w;closed;start w;");
   CHECK(r.rt.script_errors() == 0);
-  CHECK(get_number(r.rt, a, "count") == 1);  // start set mem.n = 0, tick made it 1
-  CHECK(get_string(r.rt, a, "log") == "start w;start w;");
   INFO(r.log);
 }
 
-TEST_CASE_FIXTURE(ReloadFixture, "reload: a running task become a hook table is stopped with a mem table, not the coroutine") {
-  // Despawned before its next tick, the run's stop hook gets a fresh mem (it got the task's
-  // coroutine: "attempt to index a thread value", a script error).
-  std::string task = kLeaves;
-  const size_t from = task.find("L.Work = {"), to = task.find("}\n", from) + 2;
-  task.replace(from, to - from, "L.Work = thicket.task(function(agent, args) while true do coroutine.yield() end end)\n");
-  s.write("leaves.lua", task);
+TEST_CASE_FIXTURE(ReloadFixture, "reload: a running task become a hook table or a function, then aborted, is closed: its cleanups run") {
+  // Despawned before it finished, the old task is cancelled: closed, its to-be-closed
+  // variables run, and no stop hook of the new form is called (it got the task's coroutine as
+  // its mem, then a fresh one; the task was never closed).
+  for (const bool to_function : {false, true}) {
+    CAPTURE(to_function);
+    auto agent = r.rt.spawn(*b);
+    std::string task = kLeaves;
+    const size_t from = task.find("L.Work = {"), to = task.find("}\n", from) + 2;
+    task.replace(from, to - from,
+                 "L.Work = thicket.task(function(agent, args)\n"
+                 "  local done <close> = thicket.defer(function() print('closed ' .. agent.id) end)\n"
+                 "  while true do coroutine.yield() end\n"
+                 "end)\n");
+    s.write("leaves.lua", task);
+    CHECK(r.rt.reload_changed() == 1);
+    CHECK(r.rt.tick(agent, 0.1) == thicket::Status::Running);
+    std::string next = kLeaves;
+    if (to_function) {
+      const size_t f = next.find("L.Work = {"), t = next.find("}\n", f) + 2;
+      next.replace(f, t - f, "function L.Work(agent, args) agent.bb.log = agent.bb.log .. 'fn;' return thicket.RUNNING end\n");
+    } else {
+      next.replace(next.find("agent.bb.log = agent.bb.log .. \"stop \""), 0, "local n = mem.n + 0; ");
+    }
+    s.write("leaves.lua", next);
+    CHECK(r.rt.reload_changed() == 1);
+    std::string out;
+    r.rt.on_print([&](const std::string& line) { out += line + "\n"; });
+    const uint32_t id = r.rt.agent_id(agent);
+    r.rt.despawn(agent);
+    CHECK(out == "closed " + std::to_string(id) + "\n");
+    CHECK(r.rt.script_errors() == 0);
+    r.rt.on_print(nullptr);
+  }
+  INFO(r.log);
+}
+
+TEST_CASE("reload: a YAML edit that gives a running node another leaf lets its task finish on the old code") {
+  // The node keeps its id and kind (its state is kept, SPEC 10); the task it runs finishes on
+  // the old code, and the new leaf (a hook table) starts with the node's next run. (The hook
+  // table's tick was called on the task's slot: the task was dropped unclosed, and `start`
+  // came a tick late.)
+  Scratch s;
+  s.write("leaves.lua", R"(
+local thicket = require("thicket")
+local L = {}
+L.T = thicket.task(function(agent)
+  local done <close> = thicket.defer(function() print(thicket.tick() .. " T closed") end)
+  for i = 1, 2 do print(thicket.tick() .. " T step " .. i); coroutine.yield() end
+  return thicket.SUCCESS
+end)
+L.H = {
+  start = function(agent, args, mem) mem.b = 100; print(thicket.tick() .. " H start") end,
+  tick = function(agent, args, mem) mem.b = mem.b + 1; print(thicket.tick() .. " H tick " .. mem.b); return thicket.RUNNING end,
+}
+return L
+)");
+  const std::string brain = s.write("brain.yaml", "tree: swap\nleaves: [leaves.lua]\nroot:\n  action: {leaf: T, name: job}\n");
+  Run r;
+  std::string out;
+  r.rt.on_print([&](const std::string& line) { out += line + "\n"; });
+  std::vector<thicket::Diagnostic> d;
+  auto b = r.rt.load_file(brain, d);
+  REQUIRE(b);
+  auto a = r.rt.spawn(*b);
+  r.rt.tick(a, 0.1);
+  s.write("brain.yaml", "tree: swap\nleaves: [leaves.lua]\nroot:\n  action: {leaf: H, name: job}\n");
   CHECK(r.rt.reload_changed() == 1);
-  CHECK(r.rt.tick(a, 0.1) == thicket::Status::Running);
-  std::string hooks = kLeaves;
-  hooks.replace(hooks.find("agent.bb.log = agent.bb.log .. \"stop \""), 0, "local n = mem.n; ");
-  s.write("leaves.lua", hooks);
-  CHECK(r.rt.reload_changed() == 1);
-  r.rt.despawn(a);
+  for (int i = 0; i < 4; ++i) r.rt.tick(a, 0.1);
+  CHECK(out == "1 T step 1\n2 T step 2\n3 T closed\n4 H start\n4 H tick 101\n5 H tick 102\n");
   CHECK(r.rt.script_errors() == 0);
   INFO(r.log);
 }
