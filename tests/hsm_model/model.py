@@ -21,7 +21,7 @@ EVENT_CAP = 64      # events taken off the queue per agent per tick (SPEC 4.1)
 OPTIONS = {
     # a composite without `initial`: if the first child whose enter_if passes cannot
     # complete its own descent, try the next child (StateTree-style backtracking)?
-    "backtrack_selection": False,
+    "backtrack_selection": True,
     # `done` of a nested final state is queued after its enter leaf ran (True) or before
     "done_after_enter": True,
     # a history state that the transition itself leaves: restore the child it is about to

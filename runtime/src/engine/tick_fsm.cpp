@@ -68,8 +68,15 @@ struct Engine::Hsm {
     } else if (p.nodes[fsm].a != kNoPos) {
       return descend(static_cast<uint16_t>(p.nodes[fsm].a), true, out);
     }
-    for (uint16_t k : parent == kNoPos ? p.fsm_top : st(parent).children)
-      if (passes(st(k).enter_if)) return descend(k, false, out);
+    // No initial: the first child, in order, whose enter_if passes and whose own descent can
+    // be selected (StateTree's selection: a child whose descent fails is passed over, and the
+    // next one tried).
+    for (uint16_t k : parent == kNoPos ? p.fsm_top : st(parent).children) {
+      if (!passes(st(k).enter_if)) continue;
+      const uint32_t mark = out.n;
+      if (descend(k, false, out)) return true;
+      out.n = mark;
+    }
     return false;
   }
   // State s and its descent; `test`: s's enter_if must pass first.
