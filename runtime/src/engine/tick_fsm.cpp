@@ -337,6 +337,16 @@ Status Engine::tick_fsm(Ctx& c, uint32_t i, bool starting) {
       }
     } else if (s == kNoPos || c.p.fsm_states[s].children.empty()) {
       rs.entered = 1;
+    } else if (const std::string key = "reload " + std::to_string(s); !rt_.reported_before(c.p, key)) {
+      // As the initial descent: said once, counted, tried again next tick.
+      const SourcePos& pos = c.p.positions[c.p.fsm_states[s].node];
+      std::ostringstream out;
+      out << c.p.files[pos.file] << ":" << pos.line << ":" << pos.column << ": error: fsm '" << c.p.name << "': state '"
+          << c.p.ids[c.p.fsm_states[s].node] << "' lost its active child in a reload and cannot enter another: an 'enter_if' on the"
+             " way down fails; it stays without one (its act and transitions go on), and the descent is tried again next tick\n"
+             "  reported once; first by agent "
+          << c.agent.id << " at tick " << c.agent.ticks;
+      if (rt_.report_once(c.p, key, out.str())) ++rt_.brain_errors;
     }
     if (h.ended) {
       h.end_brain();

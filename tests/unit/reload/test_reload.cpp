@@ -231,6 +231,39 @@ return L
   INFO(r.log);
 }
 
+TEST_CASE("reload: an fsm state whose active child is removed, with no child it can enter, says so once and retries") {
+  // SPEC 4.1: the nearest surviving ancestor re-enters its descent. When no child of it can be
+  // entered (here nap's enter_if fails), the state stays without an active child, as the
+  // initial descent would: reported once and counted (it was silent), then entered once it can.
+  Scratch s;
+  s.write("leaves.lua", "local L = {}\nfunction L.Act(agent, args) print(args.id) return \"running\" end\nreturn L\n");
+  const char* head = "fsm: r\nleaves: [leaves.lua]\nblackboard: {n: {type: integer, default: 0}}\ninitial: calm\nstates:\n"
+                     "  calm:\n    act: {leaf: Act, args: {id: calm}}\n    states:\n";
+  const std::string brain = s.write("brain.yaml", std::string(head) + "      rest: {act: {leaf: Act, args: {id: rest}}}\n");
+  Run r;
+  std::string out;
+  r.rt.on_print([&](const std::string& line) { out += line + ";"; });
+  std::vector<thicket::Diagnostic> d;
+  auto b = r.rt.load_file(brain, d);
+  REQUIRE(b);
+  auto a = r.rt.spawn(*b);
+  r.rt.tick(a, 0.1);
+  s.write("brain.yaml", std::string(head) + "      nap: {enter_if: \"n > 1\", act: {leaf: Act, args: {id: nap}}}\n");
+  CHECK(r.rt.reload_changed() == 1);
+  r.rt.tick(a, 0.1);
+  r.rt.tick(a, 0.1);
+  CHECK(out == "calm;rest;calm;calm;");
+  const std::string said = "state 'calm' lost its active child in a reload and cannot enter another";
+  CHECK(r.log.find(said) != std::string::npos);
+  CHECK(r.log.find(said) == r.log.rfind(said));  // once
+  CHECK(r.log.find("brain.yaml:6:3: error: fsm 'r'") != std::string::npos);
+  CHECK(r.rt.script_errors() == 1);
+  REQUIRE(r.rt.set(a, "n", int64_t{2}));
+  r.rt.tick(a, 0.1);
+  CHECK(out == "calm;rest;calm;calm;calm;nap;");
+  INFO(r.log);
+}
+
 TEST_CASE_FIXTURE(ReloadFixture, "reload: a broken Lua file changes nothing and is reported; fixing it reloads") {
   r.rt.tick(a, 0.1);
   s.write("leaves.lua", "local L = {}\nfunction L.Say( return L\n");
