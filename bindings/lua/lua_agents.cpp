@@ -51,7 +51,7 @@ void LuaApi::push_unknown_key(lua_State* L, LuaHost& h, const AgentInfo& a, cons
   lua_concat(L, 2);
 }
 
-void LuaApi::push_wrong_type(lua_State* L, const BlackboardKey& key) {
+void LuaApi::push_wrong_type(lua_State* L, const Program& p, const BlackboardKey& key) {
   int t = lua_type(L, 3);
   std::string got = luaL_typename(L, 3);
   if (t == LUA_TNUMBER) got = lua_isinteger(L, 3) ? "integer" : "number";
@@ -61,10 +61,14 @@ void LuaApi::push_wrong_type(lua_State* L, const BlackboardKey& key) {
   lua_pop(L, 1);
   if (t == LUA_TSTRING) value = "'" + value + "'";
   if (t == LUA_TNUMBER && std::isnan(lua_tonumber(L, 3))) value = "nan, not a number: 0/0?";  // Lua prints "-nan"
+  // SPEC 6: the error names the key and the declared keys.
+  std::vector<std::string> names;
+  for (const auto& k : p.blackboard) names.push_back(k.name);
+  const std::string declared = "declared: " + join_names(names);
   std::string msg = "blackboard key '" + key.name + "' is declared " + std::string(value_type_name(key.type)) +
                     "; cannot set it to " +
-                    (t == LUA_TNIL ? std::string("nil (a declared key always holds a value: set its default instead)")
-                                   : (got == "integer" ? "an " : "a ") + got + " (" + value + ")");
+                    (t == LUA_TNIL ? "nil (a declared key always holds a value: set its default instead; " + declared + ")"
+                                   : (got == "integer" ? "an " : "a ") + got + " (" + value + ") (" + declared + ")");
   luaL_where(L, 1);
   lua_pushstring(L, msg.c_str());
   lua_concat(L, 2);
@@ -108,7 +112,7 @@ int LuaApi::bb_newindex(lua_State* L) {
   Slot& v = h.rt_.slots_of(a)[slot];
   int t = lua_type(L, 3);
   auto wrong = [&]() {
-    push_wrong_type(L, key);
+    push_wrong_type(L, h.rt_.program_of(a), key);
     return lua_error(L);
   };
   switch (key.type) {

@@ -141,7 +141,7 @@ struct LuaApi {
   // Errors are raised (lua_error longjmps) only from frames with no live C++ objects:
   // these helpers push the message and return, the caller raises.
   static void push_unknown_key(lua_State* L, LuaHost& h, const AgentInfo& a, const char* key);
-  static void push_wrong_type(lua_State* L, const BlackboardKey& key);
+  static void push_wrong_type(lua_State* L, const Program& p, const BlackboardKey& key);
   // The slot of the key at index 2 of a blackboard read or write; raises (no C++ object lives
   // in its frame or its callers') for another agent's blackboard or an undeclared key.
   static uint32_t bb_slot(lua_State* L, LuaHost& h, const AgentInfo& a);

@@ -621,18 +621,27 @@ TEST_CASE("print and thicket.log take any number of arguments, in a leaf and in 
   CHECK(t.joined_log().find("agent 1: " + all_5000) != std::string::npos);
 }
 
-TEST_CASE("a blackboard write of the wrong type names the declared type and the value's") {
+TEST_CASE("a blackboard write of the wrong type names the declared type and the value's, and the declared keys") {
   thicket_test::LuaRuntime t;
   t.write("w.lua", "local leaves = {}\nfunction leaves.I(agent) agent.bb.alert = 3 return true end\n"
-                   "function leaves.S(agent) agent.bb.alert = 'yes' return true end\nreturn leaves\n");
-  auto b = t.load("tree: w\nleaves: [w.lua]\nblackboard: {alert: false}\nroot: {sequence: [{action: I}]}\n", "i.yaml");
-  auto c = t.load("tree: w\nleaves: [w.lua]\nblackboard: {alert: false}\nroot: {sequence: [{action: S}]}\n", "s.yaml");
+                   "function leaves.S(agent) agent.bb.alert = 'yes' return true end\n"
+                   "function leaves.N(agent) agent.bb.alert = nil return true end\nreturn leaves\n");
+  const std::string bb = "blackboard: {alert: false, hp: 10}\n";
+  auto b = t.load("tree: w\nleaves: [w.lua]\n" + bb + "root: {sequence: [{action: I}]}\n", "i.yaml");
+  auto c = t.load("tree: w\nleaves: [w.lua]\n" + bb + "root: {sequence: [{action: S}]}\n", "s.yaml");
+  auto d = t.load("tree: w\nleaves: [w.lua]\n" + bb + "root: {sequence: [{action: N}]}\n", "n.yaml");
   t.rt.spawn(b);
   t.rt.spawn(c);
+  t.rt.spawn(d);
   t.rt.tick_all(0.1);
   const std::string log = t.joined_log();
-  CHECK(log.find("w.lua:2: blackboard key 'alert' is declared boolean; cannot set it to an integer (3)") != std::string::npos);
-  CHECK(log.find("w.lua:3: blackboard key 'alert' is declared boolean; cannot set it to a string ('yes')") != std::string::npos);
+  // SPEC 6: "raises a Lua error naming the key and the declared keys".
+  CHECK(log.find("w.lua:2: blackboard key 'alert' is declared boolean; cannot set it to an integer (3) (declared: alert, hp)\n") !=
+        std::string::npos);
+  CHECK(log.find("w.lua:3: blackboard key 'alert' is declared boolean; cannot set it to a string ('yes') (declared: alert, hp)\n") !=
+        std::string::npos);
+  CHECK(log.find("w.lua:4: blackboard key 'alert' is declared boolean; cannot set it to nil (a declared key always holds a value: "
+                 "set its default instead; declared: alert, hp)\n") != std::string::npos);
 }
 
 TEST_CASE("StringTable: threads intern at once and agree on every id") {
