@@ -478,6 +478,6 @@ return L
                  "ticks pass, make it a task") != std::string::npos);
   CHECK(log.find("/first.lua:5: (error object is a table value)") != std::string::npos);
   CHECK(log.find("/first.lua:6: blackboard key 'hp' is declared number; cannot set it to nil (a declared key always holds "
-                 "a value: set its default instead)") != std::string::npos);
+                 "a value: set its default instead; declared: hp)") != std::string::npos);
   CHECK(t.rt.script_errors() == 3);
 }
