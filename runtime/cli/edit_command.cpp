@@ -497,6 +497,7 @@ int edit_command(int argc, char** argv, const char* usage) {
       // without), and nothing here crosses a network. The request is not const: httplib hands
       // the handlers the one it is about to route.
       const_cast<httplib::Request&>(req).headers.erase("Accept-Encoding");
+      bodiless_is_empty(req);
       return httplib::Server::HandlerResponse::Unhandled;
     }
     send_json(res, {{"error", "refused: the editor answers pages of this machine only"}}, 403);

@@ -76,6 +76,11 @@ std::string refused_body(const std::string& transfer_encoding) {
   return "{\"error\":\"a chunked request body is not taken: send it with a Content-Length\"}";
 }
 
+void bodiless_is_empty(const httplib::Request& req) {
+  if (!req.has_header("Content-Length") && !req.has_header("Transfer-Encoding"))
+    const_cast<httplib::Request&>(req).headers.emplace("Content-Length", "0");
+}
+
 // The most /record streams served at once (the 17th of 16 pool threads locked the API out).
 constexpr int kMaxStreams = 24;
 
@@ -158,6 +163,7 @@ std::unique_ptr<LiveServer> LiveServer::start(const LiveAddress& address, LiveFe
       res.set_content(why, "application/json");
       return httplib::Server::HandlerResponse::Handled;
     }
+    bodiless_is_empty(req);
     return httplib::Server::HandlerResponse::Unhandled;
   });
   self->server.Get("/", [self](const httplib::Request&, httplib::Response& res) {

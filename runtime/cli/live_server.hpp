@@ -14,6 +14,10 @@
 
 #include "live_feed.hpp"
 
+namespace httplib {
+struct Request;
+}
+
 namespace thicket::cli {
 
 // `[ADDR:]PORT`: 127.0.0.1 when only a port is given; an IPv6 address in brackets ([::1]:8080).
@@ -46,6 +50,12 @@ std::string http_error_body(int status, const std::string& content_type = {});
 // chunked), which this httplib reads whole whatever the payload limit (600 MB took 1.6 GB).
 // Browsers and scripts send a Content-Length, which the limit applies to.
 std::string refused_body(const std::string& transfer_encoding);
+
+// A request with neither a Content-Length nor a Transfer-Encoding has no body (RFC 9112 6.3:
+// its length is zero), e.g. `curl -X POST URL`; this httplib waited for one until its read timed
+// out, then answered 400. Given `Content-Length: 0`, it reads none. Called from the pre-routing
+// handlers, which httplib hands the request it is about to read and route.
+void bodiless_is_empty(const httplib::Request& req);
 
 // An answer of the debug API: the HTTP status and a JSON body.
 struct ApiReply {

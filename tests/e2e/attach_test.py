@@ -164,6 +164,13 @@ try:
     # size: 600 MB took 1.6 GB); the page and scripts send a Content-Length.
     head = raw_http.chunked_post(port, "/api/pause", b"{}")
     expect(head.startswith("HTTP/1.1 411") and "with a Content-Length" in head, "a chunked body is refused: %r" % head[:200])
+    # A POST with no Content-Length has an empty body (curl -X POST URL): answered at once (it
+    # waited for a body until the read timed out, then got a 400).
+    head, seconds = raw_http.bodiless_post(port, "/api/pause")
+    expect(head.startswith("HTTP/1.1 200") and '"paused":true' in head and seconds < 2,
+           "a POST without a body pauses: %r (%.1f s)" % (head[:300], seconds))
+    head, _ = raw_http.bodiless_post(port, "/api/resume")
+    expect(head.startswith("HTTP/1.1 200") and '"paused":false' in head, "and resumes: %r" % head[:300])
     # Pages of other sites are refused (as the editor refuses them): a POST from one would pause
     # the run, and a page whose name points at 127.0.0.1 (DNS rebinding) would read it.
     status, body, _ = run.request("/api/pause", {}, {"Origin": "http://example.com"})

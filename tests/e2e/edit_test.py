@@ -214,6 +214,11 @@ try:
         port = int(ed.base.rsplit(":", 1)[1])
         head = raw_http.chunked_post(port, "/api/check", b"x")
         expect(head.startswith("HTTP/1.1 411") and "with a Content-Length" in head, "a chunked body is refused: %r" % head[:200])
+        # A POST with no Content-Length has an empty body: answered at once, as one (it waited
+        # for a body until the read timed out, then got a 400).
+        head, seconds = raw_http.bodiless_post(port, "/api/save")
+        expect(head.startswith("HTTP/1.1 400") and "the body is not JSON" in head and seconds < 2,
+               "a POST without a body is read as an empty one: %r (%.1f s)" % (head[:300], seconds))
         # A form body (curl -d, urllib's default type) over httplib's 8 KB: the answer says what to send.
         status, body = ed.json("/api/check", "#" + "x" * 9000 + "\n", {"Content-Type": "application/x-www-form-urlencoded"})
         expect(status == 413 and "Content-Type: application/json" in body["error"], "a large form body says to send JSON: %s" % body)
