@@ -176,12 +176,12 @@ std::string_view AdvancedFSMBase::TransitionName(TransitionId id) const {
 
 std::string AdvancedFSMBase::StateLabel(StateId id) const {
   if (const FSMStateBase* s = FindState(id); s && !s->Name().empty()) return std::string(s->Name());
-  return "#" + std::to_string(id);
+  return std::string(1, '#').append(std::to_string(id));  // not "#" + ...: GCC 12's false -Wstringop-overflow
 }
 
 std::string AdvancedFSMBase::TransitionLabel(TransitionId id) const {
   if (std::string_view name = TransitionName(id); !name.empty()) return std::string(name);
-  return "#" + std::to_string(id);
+  return std::string(1, '#').append(std::to_string(id));
 }
 
 std::string AdvancedFSMBase::Describe(const FsmError& e) const {

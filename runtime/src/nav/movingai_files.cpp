@@ -62,7 +62,8 @@ std::string show_char(char c) {
 // not UTF-8 as \xHH (a NUL, an ESC or a lone CR went into the message as they were).
 std::string quoted(std::string_view s) {
   constexpr std::size_t kMax = 40;
-  std::string out = "'" + escaped_utf8(s.substr(0, kMax));
+  std::string out(1, '\'');  // appends, not "'" + ...: GCC 12's false -Wstringop-overflow
+  out += escaped_utf8(s.substr(0, kMax));
   if (s.size() > kMax) out += "...";
   return out + "'";
 }

@@ -76,8 +76,8 @@ void SeriesBuffer::sample(uint64_t tick, const std::vector<std::string>& names, 
 std::string SeriesBuffer::header() const {
   if (format_ != SeriesFormat::Csv) return {};
   std::string h = "run,seed,tick";
-  for (const auto& name : sorted_) h += "," + csv_field(name);
-  return h + "\n";
+  for (const auto& name : sorted_) h.append(1, ',').append(csv_field(name));  // appends: GCC 12's false -Wstringop-overflow on "," + ...
+  return h.append(1, '\n');
 }
 
 void write_series(std::ostream& out, const std::vector<SeriesBuffer>& runs) {
