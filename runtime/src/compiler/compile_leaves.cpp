@@ -26,14 +26,7 @@ bool TreeCompiler::resolve_leaf(const YAML::Node& at, const std::string& name, b
     }
     std::string msg = "unknown leaf '" + shown_name(name) + "'" + did_you_mean(name, leaf_names_);
     if (!src_.failed_leaf_files.empty())
-    {
-      const auto& files = src_.failed_leaf_files;
-      std::string in = files.back();
-      if (files.size() > 1)
-        in = join_names(std::vector<std::string>(files.begin(), files.end() - 1)) + " or " + in;
-      msg += " (it may be in " + in + ", which failed to load: see the error" + (files.size() > 1 ? "s" : "") +
-             " there)";
-    }
+      msg += maybe_in_failed(src_.failed_leaf_files);
     else if (src_.leaf_files_failed)
       msg += " (a leaf file failed to load; see its errors)";
     else if (leaf_names_.empty() && !src_.leaf_files.empty())  // listed, loaded, and empty of leaves

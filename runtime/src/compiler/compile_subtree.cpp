@@ -32,10 +32,7 @@ uint32_t TreeCompiler::subtree(const YAML::Node& v, const std::string& path, con
   auto it = src_.trees.find(target);
   if (it == src_.trees.end()) {
     const auto& failed = src_.failed_imports;
-    std::string in = failed.empty() ? "" : failed.back();
-    if (failed.size() > 1) in = join_names(std::vector<std::string>(failed.begin(), failed.end() - 1)) + " or " + in;
-    std::string known = !failed.empty() ? " (it may be in " + in + ", which failed to load: see the error" +
-                                              (failed.size() > 1 ? "s" : "") + " there)"
+    std::string known = !failed.empty() ? maybe_in_failed(failed)
                         : tree_names_.empty() ? " (no trees are defined: add them under 'trees:' or list files under 'import:')"
                         : did_you_mean(target, tree_names_).empty() ? " (trees: " + join_names(tree_names_) + ")"
                                                                     : "";

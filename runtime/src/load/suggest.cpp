@@ -132,6 +132,13 @@ std::string join_names(const std::vector<std::string>& names) {
   return out;
 }
 
+std::string maybe_in_failed(const std::vector<std::string>& files) {
+  if (files.empty()) return {};
+  std::string in = files.back();
+  if (files.size() > 1) in = join_names(std::vector<std::string>(files.begin(), files.end() - 1)) + " or " + in;
+  return " (it may be in " + in + ", which failed to load: see the error" + (files.size() > 1 ? "s" : "") + " there)";
+}
+
 std::vector<std::string> files_beside(const std::string& path, const std::vector<std::string>& extensions) {
   namespace fs = std::filesystem;
   std::vector<std::string> names;

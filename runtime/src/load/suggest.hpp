@@ -38,4 +38,8 @@ std::string byte_size(size_t bytes);
 // "a, b, c" — candidates joined for "allowed: ..." lists.
 std::string join_names(const std::vector<std::string>& names);
 
+// " (it may be in a.lua, b.lua or c.lua, which failed to load: see the errors there)", or "" for
+// no files: what an unknown name says when files that might define it did not load.
+std::string maybe_in_failed(const std::vector<std::string>& files);
+
 }  // namespace thicket
