@@ -524,6 +524,9 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
         s.recorder->signal(e.source, e.target, e.key);
       }
     }
+    // In id order (guide 11.1): the order in which the effects killed them is the order of their
+    // damage's sources, and the stop hooks ran in it (agent 1 killing 4 before 2 killed 3: 4, 3).
+    std::sort(dying.begin(), dying.end());
     if (s.recorder && !dying.empty()) s.recorder->deaths(dying);  // their last state, before they go
     // The dead leave the world: first their running leaves stop (aborted), all of them while
     // every one of this tick's dead still stands in the world (a stop hook's world calls, e.g.
