@@ -79,5 +79,12 @@ grep -q "b.lua:3: gauge 'load' has the columns load_mean, load_min and load_max 
   ok || bad "the gauge's column clash should be named: $(head -3 "$dir/clash/err")"
 [[ $(head -1 "$dir/clash/o.csv" | tr ',' '\n' | sort | uniq -d) == "" ]] && ok || bad "--out has a column twice: $(head -1 "$dir/clash/o.csv")"
 
+# agent:damage's rules (the e2e case scenario_damage_rules: its stdout and exit status there):
+# the invincible target's integer health is no error; the other one's is one, said and counted.
+"$thicket" run "$here/tests/e2e/cases/scenario_damage_rules/s.yaml" --threads 2 --quiet >/dev/null 2>"$dir/damage_err"
+[[ $(grep -c "damaged agent" "$dir/damage_err") == 1 ]] &&
+  grep -q "^error: agent 1 damaged agent 3 (tick 1), whose brain declares 'health' as integer: damage needs a number" "$dir/damage_err" &&
+  grep -q "script errors: 1$" "$dir/damage_err" && ok || bad "damage errors: $(cat "$dir/damage_err")"
+
 echo "scenario: $pass passed, $fail failed"
 [[ $fail == 0 ]]

@@ -463,6 +463,8 @@ int damage(lua_State* L) {
   const double amount = luaL_checknumber(L, 3);
   // NaN health could never reach 0, and NaN or infinite damage would spoil the run's totals.
   luaL_argcheck(L, std::isfinite(amount), 3, "damage must be a finite number");
+  // A negative amount healed, and counted against the run's damage_dealt.
+  luaL_argcheck(L, amount >= 0, 3, "damage must be >= 0 (to heal, signal the new health: agent:signal(id, 'health', h))");
   Effect e = make_effect(s, target);
   e.kind = Effect::Kind::Damage;
   e.amount = amount;

@@ -504,14 +504,22 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
       if (!target || !target->alive) continue;
       Runtime& rt = *s.workers[target->worker]->rt;
       if (e.kind == Effect::Kind::Damage) {
-        auto health = rt.get(target->handle, "health");
-        if (!health || !std::holds_alternative<double>(*health)) {
-          s.log("error: agent " + std::to_string(e.source) + " damaged agent " + std::to_string(e.target) +
-                ", whose brain declares no number 'health'; the damage is lost");
-          continue;
-        }
         auto shield = rt.get(target->handle, "invincible");  // a brain's own invincibility flag
         if (shield && std::holds_alternative<bool>(*shield) && std::get<bool>(*shield)) continue;
+        auto health = rt.get(target->handle, "health");
+        if (!health || !std::holds_alternative<double>(*health)) {
+          // A script error of the sender, as a signal's (check_signals): counted, so the exit
+          // status and --strict see it.
+          s.log("error: agent " + std::to_string(e.source) + " damaged agent " + std::to_string(e.target) + " (tick " +
+                std::to_string(s.tick) + "), whose brain " +
+                (health ? "declares 'health' as " + std::string(value_type_name(rt.blackboard_type(rt.brain_of(target->handle), "health").value_or(ValueType::Any))) +
+                              ": damage needs a number (health: 100.0, or {type: number, default: 100})"
+                        : std::string("declares no 'health' (a number: health: 100.0)")) +
+                "; the damage is lost");
+          SimAgent* source = s.agent(e.source);
+          ++s.workers[source ? source->worker : target->worker]->rt->impl().brain_errors;
+          continue;
+        }
         double h = std::get<double>(*health) - e.amount;
         rt.set(target->handle, "health", h);
         if (s.recorder) s.recorder->damage(e.source, e.target, e.amount);
