@@ -179,7 +179,8 @@ grep -q "^bad_gives.yaml:6:7: error: pickup 'kit' gives 'health' text, but the b
   grep -q "^bad_gives.yaml:7:7: error: pickup 'flag' gives 'health' true/false, but" "$dir/err" && ok || bad "gift messages: $(cat "$dir/err")"
 "$thicket" run bad_noise_scenario.yaml --quiet > /dev/null 2> "$dir/err"
 [[ $? == 1 ]] && ok || bad "a script error in a scenario should exit 1"
-grep -q "^error: bad_noise.lua:5: thicket.noise: loudness must be a number > 0" "$dir/err" && ok || bad "bad noise message: $(cat "$dir/err")"
+grep -q "^error: bad_noise.lua:5: thicket.noise: loudness must be a finite number > 0" "$dir/err" && ok || bad "bad noise message: $(cat "$dir/err")"
+grep -q "^error: bad_noise.lua:11: thicket.noise: seconds must be a finite number >= 0, got nan (not a number: 0/0?)$" "$dir/err" && ok || bad "a nan noise's message: $(cat "$dir/err")"
 grep -q "^error: bad_noise.lua:6: thicket.noise: agent 1 made more than 16 sounds this tick (a runaway loop?)$" "$dir/err" && ok || bad "noise loop message: $(cat "$dir/err")"
 
 echo "e2e_perception: $pass passed, $fail failed"

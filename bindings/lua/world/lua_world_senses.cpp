@@ -106,10 +106,15 @@ int noise(lua_State* L) {
   const double x = luaL_checknumber(L, 1), y = luaL_checknumber(L, 2), loudness = luaL_checknumber(L, 3);
   const double seconds = luaL_optnumber(L, 4, s.worker->sim->options.dt);
   if (!std::isfinite(x) || !std::isfinite(y)) return luaL_error(L, "thicket.noise: the point must be finite numbers");
-  if (!(loudness > 0) || !std::isfinite(loudness))
-    return luaL_error(L, "thicket.noise: loudness must be a number > 0 (its strength at 1 m), got %f", loudness);
-  if (!(seconds >= 0) || !std::isfinite(seconds))
-    return luaL_error(L, "thicket.noise: seconds must be a number >= 0, got %f", seconds);
+  // (Lua prints a nan as "-nan" or "nan" by its sign bit: said as what it is.)
+  if (!(loudness > 0) || !std::isfinite(loudness)) {
+    if (std::isnan(loudness)) return luaL_error(L, "thicket.noise: loudness must be a finite number > 0 (its strength at 1 m), got nan (not a number: 0/0?)");
+    return luaL_error(L, "thicket.noise: loudness must be a finite number > 0 (its strength at 1 m), got %f", loudness);
+  }
+  if (!(seconds >= 0) || !std::isfinite(seconds)) {
+    if (std::isnan(seconds)) return luaL_error(L, "thicket.noise: seconds must be a finite number >= 0, got nan (not a number: 0/0?)");
+    return luaL_error(L, "thicket.noise: seconds must be a finite number >= 0, got %f", seconds);
+  }
   SimAgent& a = *s.agent;
   const uint64_t tick = s.worker->sim->tick;
   if (a.noise_tick != tick) a.noise_tick = tick, a.noises = 0;

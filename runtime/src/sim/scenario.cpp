@@ -253,7 +253,11 @@ std::optional<double> ScenarioReader::measure(const Field& f, bool positive, dou
   auto v = finite_number(f.value);
   if (v && (positive ? *v > 0 : *v >= 0) && *v <= at_most) return v;
   std::string limit = at_most < kNoBound ? " and at most " + number_text(at_most) : "";
-  error(f, "'" + f.key.Scalar() + "' must be a number " + (positive ? "> 0" : ">= 0") + limit + ", got " + shown(f.value));
+  // ".inf" is a number > 0 as YAML reads it: said "finite" when it is the trouble.
+  const Scalar given = classify_scalar(f.value);
+  const bool infinite = f.value.IsScalar() && given.kind == ScalarKind::Float && !std::isfinite(given.number);
+  error(f, "'" + f.key.Scalar() + "' must be a " + (infinite ? "finite " : "") + "number " + (positive ? "> 0" : ">= 0") + limit +
+               ", got " + shown(f.value));
   return std::nullopt;
 }
 

@@ -365,7 +365,7 @@ TEST_CASE("scenario: wrong types say what was expected and what the file has") {
   CHECK(errors_of(small_with("scenario: s\n", "scenario: 12\nticks: lots\ndt: .inf\n")) ==
         "guard_posts.yaml:1:11: error: 'scenario' names the scenario and must be text, got 12\n"
         "guard_posts.yaml:2:8: error: 'ticks' must be a whole number >= 0, got text 'lots'\n"
-        "guard_posts.yaml:3:5: error: 'dt' must be a number > 0 and at most 1000000, got .inf\n");
+        "guard_posts.yaml:3:5: error: 'dt' must be a finite number > 0 and at most 1000000, got .inf\n");
   // A whole number written as a float, one past int64, a dt past the CLI's own bound, a
   // corner that is no finite number: each message names that problem.
   CHECK(errors_of(small_with("scenario: s\n", "scenario: s\nticks: 1e3\nseed: 100000000000000000000\ndt: 1e300\n")) ==
