@@ -200,6 +200,9 @@ std::optional<Target> resolve(const ScenarioSpec& spec, const std::string& key, 
     return t;
   }
   if (f == "senses.sight.lod.distance" && !s.sight.cones.empty()) {
+    // Without `lod: {every: N > 1}` the distance changes nothing: every point would be one run.
+    if (s.sight.lod_every <= 1)
+      return unknown(": its sight has no lod (give the group lod: {distance: D, every: N}, N > 1, to sweep the distance)");
     t.kind = Target::Kind::LodDistance;
     return t;
   }

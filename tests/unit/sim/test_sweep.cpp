@@ -178,6 +178,17 @@ TEST_CASE("sweep: --set parses KEY=V1,V2 and checks keys and values, with did yo
   CHECK(fails("groups.minions.count").find("KEY=V1,V2") != std::string::npos);
   CHECK(fails("groups.minions.spawn=1").find("cannot be swept") != std::string::npos);
   CHECK(fails("groups.players.senses.hearing.threshold=1").find("it has no hearing") != std::string::npos);
+  // A sight without lod: sweeping its distance changed nothing (every point ran alike); with one, it is a key.
+  CHECK(fails("groups.minions.senses.sight.lod.distance=3").find("its sight has no lod") != std::string::npos);
+  {
+    std::string with_lod = kBase;
+    const std::string sight = "{sight: {cones: [{range: 8, angle: 120}]}";
+    with_lod.replace(with_lod.find(sight), sight.size(), "{sight: {cones: [{range: 8, angle: 120}], lod: {distance: 5, every: 4}}");
+    std::vector<Diagnostic> d;
+    auto lod_spec = load(with_lod, d);
+    REQUIRE(lod_spec.has_value());
+    CHECK(thicket::parse_set_option("groups.minions.senses.sight.lod.distance=3,9", *lod_spec, why).has_value());
+  }
   CHECK(fails("groups.minions.senses.sight.cones.1.range=4").find("1 cone(s)") != std::string::npos);
   CHECK(fails("groups.minions.senses.sight.range=4").find("cones.0.range") != std::string::npos);
   // A seed past the scenario's own limit: run k's seed (base + k - 1) wrapped past 2^64.
