@@ -44,7 +44,7 @@ struct MovingAi {
   std::optional<std::vector<thicket::nav::ScenarioEntry>> scen;
 };
 inline MovingAi movingai(const std::string& name) {
-  const std::string base = std::string(THICKET_SOURCE_DIR) + "/data/movingai/" + name + ".map";
+  const std::string base = std::string(THICKET_SOURCE_DIR).append("/data/movingai/").append(name).append(".map");  // (appends: GCC 12's false -Warray-bounds)
   std::vector<thicket::Diagnostic> diags;
   MovingAi m;
   m.map = thicket::nav::load_grid_map(base, diags);
