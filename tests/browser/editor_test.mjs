@@ -744,6 +744,13 @@ async function attached() {
   const banner = paused ? await page.locator('#paused-banner').textContent() : '';
   check(paused && /^paused at breakpoint: root\/0\/0 \(agent \d+\)/.test(banner), `a breakpoint pauses the run: "${banner}"`);
   check(await page.locator('[data-node-id="root/0/0"].paused-here').count() === 1, 'the node it stopped at is highlighted');
+  // while paused there, another agent can be picked, and stays picked (every poll of the
+  // paused run set the picker back to the hit's agent)
+  const hitAgent = (banner.match(/agent (\d+)/) || [])[1];
+  const picked = await page.evaluate(a => [...document.querySelectorAll('#agent-picker option')].map(o => o.value).find(v => v && v !== a), hitAgent);
+  await page.selectOption('#agent-picker', picked);
+  await page.waitForTimeout(1600); // three polls
+  check(await page.locator('#agent-picker').inputValue() === picked, `while paused, a picked agent stays picked (${picked}, not ${hitAgent})`);
   if (shots) await page.screenshot({ path: join(shots, 'editor-attached.png') });
   const debug = () => page.evaluate(async () => (await fetch('/attach/debug')).json());
   const tick0 = (await debug()).tick;

@@ -1078,13 +1078,19 @@ async function pollDebug() {
   if (d.paused && d.hit) {
     banner.hidden = false;
     banner.textContent = `paused at breakpoint: ${d.hit.node} (agent ${d.hit.agent}) · tick ${d.hit.tick}`;
+    // A new hit opens its node and picks its agent, once: the polls after it leave the designer's
+    // own choices alone (they set the picker back to the hit's agent, and reopened folded
+    // branches, every 500 ms while paused).
+    const key = `${d.hit.tick}:${d.hit.agent}:${d.hit.node}`;
+    const fresh = key !== S.lastHit;
+    S.lastHit = key;
     const i = S.nodes.findIndex(n => n.id === d.hit.node);
     if (i >= 0) {
-      reveal(S.view, S.nodes, i, S.collapsed);
-      S.view.els[i].classList.add('paused-here');
+      if (fresh) reveal(S.view, S.nodes, i, S.collapsed);
+      if (S.view.els[i]) S.view.els[i].classList.add('paused-here');
     }
     const picker = $('agent-picker');
-    if (String(d.hit.agent) !== picker.value && [...picker.options].some(o => o.value === String(d.hit.agent))) {
+    if (fresh && String(d.hit.agent) !== picker.value && [...picker.options].some(o => o.value === String(d.hit.agent))) {
       picker.value = String(d.hit.agent);
       pollAgent(picker.value);
     }
