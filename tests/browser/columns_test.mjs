@@ -18,7 +18,7 @@ const dir = mkdtempSync(join(tmpdir(), 'thicket-columns-'));
 const source = readFileSync(join(viewer, 'src', 'editor', 'yamltext.js'), 'utf8')
   .replace("'/yaml/index.js'", JSON.stringify(pathToFileURL(join(viewer, 'node_modules', 'yaml', 'browser', 'index.js')).href));
 writeFileSync(join(dir, 'yamltext.mjs'), source);
-const { lineStarts, offsetOf } = await import(pathToFileURL(join(dir, 'yamltext.mjs')).href);
+const { lineStarts, offsetOf, parse, swapItems, deleteItem, insertItem, applySplices } = await import(pathToFileURL(join(dir, 'yamltext.mjs')).href);
 const thicket = process.argv[2] && resolve(process.argv[2]);
 if (!thicket) {
   console.error('usage: node columns_test.mjs THICKET');
@@ -55,6 +55,32 @@ try {
   // Past the line's end and out of range: clamped, and -1 for no such line.
   check(offsetOf(starts, text, 1, 500) === starts[1], 'a column past the line stops at its end');
   check(offsetOf(starts, text, 99, 1) === -1, 'a line past the text is -1');
+
+  // A block item's whole-line comments above it are its own: they go with it when it swaps
+  // places (Up/Down), is deleted or has an item put before it (they stayed where they were, so
+  // after a swap each comment sat above the other node).
+  const commented = [
+    'root:',
+    '  sequence:',
+    '    # first: look around',
+    '    - condition: SeesEnemy   # rarely',
+    '',
+    '    # second: the attack',
+    '    # (hard)',
+    '    - action: Attack',
+    '    - action: Patrol',
+    '',
+  ].join('\n');
+  const seqOf = t => parse(t).contents.get('root', true).get('sequence', true);
+  const swapped = applySplices(commented, swapItems(commented, seqOf(commented), 0));
+  check(swapped === ['root:', '  sequence:', '    # second: the attack', '    # (hard)', '    - action: Attack', '',
+    '    # first: look around', '    - condition: SeesEnemy   # rarely', '    - action: Patrol', ''].join('\n'),
+  `Up/Down carries each item's comment lines with it:\n${swapped}`);
+  const deleted = applySplices(commented, deleteItem(commented, seqOf(commented), 1));
+  check(deleted === ['root:', '  sequence:', '    # first: look around', '    - condition: SeesEnemy   # rarely', '',
+    '    - action: Patrol', ''].join('\n'), `a deleted item takes its comment lines, not the blank line above them:\n${deleted}`);
+  const inserted = applySplices(commented, insertItem(commented, seqOf(commented), 1, { action: 'Wait' }));
+  check(inserted.includes('    - action: Wait\n    # second: the attack\n'), `an item put before another goes above that one's comments:\n${inserted}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -429,6 +429,22 @@ async function guard() {
   await page.click('#delete');
   c = await settled(page);
   check(c.ok && (await ids(page)).length === before, 'delete removes the added action');
+  // the only child of a composite is not deleted: its list would be left empty, a brain that
+  // does not load (`children:` with nothing), which the palette could not add into again
+  await selectNode(page, 'fight');
+  await page.click('#palette button[data-kind="sequence"]');
+  c = await settled(page);
+  const seqId = await page.evaluate(() => window.thicketEditor.selectedId); // the added node is selected
+  const textWithSeq = await pageText(page);
+  await selectNode(page, seqId + '/0');
+  await page.click('#delete');
+  await settled(page);
+  check(await pageText(page) === textWithSeq && /^the only child of '/.test(await page.locator('#status').textContent()),
+    `the only child of a composite is not deleted: ${await page.locator('#status').textContent()}`);
+  await selectNode(page, seqId);
+  await page.click('#delete');
+  c = await settled(page);
+  check(c.ok && (await ids(page)).length === before, 'delete removes the added sequence');
   await save(page);
   check(readFileSync(gfile, 'utf8') === afterParam, 'after add and delete the file is back to its bytes before the add');
 

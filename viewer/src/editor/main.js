@@ -654,8 +654,15 @@ function deleteSelected() {
   if (!e || e.type === 'root' || S.nodes[i].parent < 0) return;
   let sp = null;
   const list = e.seq ? S.ix.parent.get(e.seq) : null;
+  const parentName = () => { const p = S.nodes[S.nodes[i].parent]; return p ? `'${p.id}'` : 'its parent'; };
   if (e.seq && e.seq.items.length === 1 && list && list.pair && Y.keyName(list.pair) === 'when') {
     sp = Y.deletePairAt(S.text, list.coll, list.coll.items.indexOf(list.pair)); // the last entry: no `when:` left
+  } else if (e.seq && e.seq.items.length === 1) {
+    // The last child: the list would be left empty (`children:` with nothing), a brain that does
+    // not load, and one the palette could not add into.
+    return status(`the only child of ${parentName()}: a composite needs one; add another first, or delete ${parentName()}`, 'bad');
+  } else if ((e.type === 'state') && e.map && e.map.items.length === 1) {
+    return status(`the only state ${S.nodes[i].parent >= 0 && S.nodes[S.nodes[i].parent].kind === 'state' ? 'of ' + parentName() : 'of the brain'}: add another first`, 'bad');
   } else if (e.seq) sp = Y.deleteItem(S.text, e.seq, e.index);
   else if (e.type === 'state' || e.type === 'part') sp = Y.deletePairAt(S.text, e.map, e.map.items.indexOf(e.pair));
   else if (e.slot) sp = Y.deletePairAt(S.text, e.slotMap, e.slotMap.items.indexOf(e.slot));
@@ -759,7 +766,7 @@ function moveNode(from, to, into) {
   } else {
     const n = seq.items.length;
     let at;
-    if (index < n) at = Y.itemSpan(text, seq, index)[0];
+    if (index < n) at = Y.withCommentsAbove(text, Y.itemSpan(text, seq, index)[0]);  // above the comments of the item it goes before
     else { at = Y.itemSpan(text, seq, n - 1)[1]; }
     // after a last line with no newline (the file's end): the chunk starts a line of its own
     const nl = index >= n && at > 0 && text[at - 1] !== '\n' ? '\n' : '';

@@ -245,6 +245,19 @@ export function itemSpan(text, seq, i) {
   }
   return [ls, end];
 }
+// Where the whole-line comments right above a block item begin (no blank line between): they
+// are the item's own (`# the attack` over `- action: Attack`), so they go where it goes when it
+// moves, swaps or is deleted. `s` is the item's line start; a "- - x" item has none of its own.
+export function withCommentsAbove(text, s) {
+  if (s !== lineStart(text, s)) return s;
+  let start = s;
+  while (start > 0) {
+    const prev = lineStart(text, start - 1);
+    if (!/^[ \t]*#/.test(text.slice(prev, start - 1))) break;
+    start = prev;
+  }
+  return start;
+}
 // Column of the "- " of a block sequence's items.
 export function dashColumn(text, seq) {
   const n = seq.items[0];
@@ -354,7 +367,7 @@ export function insertItem(text, seq, index, value) {
   const lines = blockLines(value, col + 2);
   const body = ' '.repeat(col) + '- ' + lines.join('\n') + '\n';
   if (index < n) {
-    const [s] = itemSpan(text, seq, index);
+    const s = withCommentsAbove(text, itemSpan(text, seq, index)[0]);
     return [{ start: s, end: s, insert: body }];
   }
   const [, e] = itemSpan(text, seq, n - 1);
@@ -370,7 +383,8 @@ export function itemTextFor(text, seq, i, targetFlow, col) {
     return flowText(node.toJSON());
   }
   if (flowOf(text, seq)) return ' '.repeat(col) + '- ' + text.slice(node.range[0], node.range[1]) + '\n';
-  const [s, e] = itemSpan(text, seq, i);
+  const [s0, e] = itemSpan(text, seq, i);
+  const s = withCommentsAbove(text, s0);
   const from = dashColumn(text, seq);
   let chunk = text.slice(s, e);
   if (!chunk.endsWith('\n')) chunk += '\n';
@@ -394,14 +408,15 @@ export function deleteItem(text, seq, i) {
     return [{ start: node.range[0], end: seq.items[1].range[0], insert: '' }];
   }
   const [s, e] = itemSpan(text, seq, i);
-  return [{ start: s, end: e, insert: '' }];
+  return [{ start: withCommentsAbove(text, s), end: e, insert: '' }];
 }
-// Swaps items i and i+1 of a sequence (their own text only; what lies between stays).
+// Swaps items i and i+1 of a sequence (their own text, with a block item's comment lines above
+// it; what lies between stays).
 export function swapItems(text, seq, i) {
   const [a0, a1] = itemSpan(text, seq, i);
   const [b0, b1] = itemSpan(text, seq, i + 1);
   if (flowOf(text, seq)) return [{ start: a0, end: a1, insert: text.slice(b0, b1) }, { start: b0, end: b1, insert: text.slice(a0, a1) }];
-  return swapLines(text, a0, a1, b0, b1);
+  return swapLines(text, withCommentsAbove(text, a0), a1, withCommentsAbove(text, b0), b1);
 }
 // Block spans [a0, a1) before [b0, b1), swapped. The second may end the file without a newline:
 // the first's line end goes with the line that now comes first (they ran into one line: "...}}    - x").
