@@ -28,6 +28,9 @@ struct NavWorld {
   const NavMesh* navmesh = nullptr;
   Walls walls = {};                         // obstacles and the map's walls (line of sight)
   std::span<const DangerZone> danger = {};  // the world's danger zones: in every grid search
+  // The world's rectangle, when it has one: a goal outside it is refused whatever plans (a
+  // straight line or a waypoint route led there, and an agent walking it stopped at the edge).
+  const world::Bounds* bounds = nullptr;
 };
 
 // Which structure plans, in this order of preference: navmesh, waypoints, grid, straight line.

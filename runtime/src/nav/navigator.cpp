@@ -184,6 +184,12 @@ SearchState PathRequest::start(const NavWorld& world, Vec2 from, Vec2 to, const 
   // moved it to the nearest point of the mesh within reach, so a goal in a thin wall got a path
   // to the wall's side, and move_to walked there and then reported "stuck"). The start is not:
   // an agent pushed against an obstacle plans from the nearest point of the mesh.
+  if (world.bounds && !world.bounds->contains(to) && m.method != PathMethod::Grid) {  // (a grid says "the map")
+    char size[96];
+    std::snprintf(size, sizeof size, "%g..%g x %g..%g", world.bounds->min.x, world.bounds->max.x, world.bounds->min.y,
+                  world.bounds->max.y);
+    return m.fail(SearchState::Invalid, "the goal " + at(to) + " is outside the world (" + size + ")");
+  }
   if ((m.method == PathMethod::NavMesh || m.method == PathMethod::Waypoints) && world.walls.blocked(to))
     return m.fail(SearchState::Invalid, "the goal " + at(to) + " is inside an obstacle");
   switch (m.method) {

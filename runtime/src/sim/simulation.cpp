@@ -102,6 +102,7 @@ bool build_nav(Simulation::Impl& sim, std::vector<Diagnostic>& diags) {
   if (w.map) nav::prepare_search_tables(*w.map);
   w.walls = nav::Walls(sim.world.obstacles(), w.map);
   w.danger = spec.danger;
+  w.bounds = &sim.world.bounds();
   if (spec.has_waypoints) {
     auto graph = std::make_shared<nav::WaypointGraph>(spec.waypoints);
     if (spec.waypoint_edges.empty()) graph->connect(w.walls, spec.waypoint_max_length);
