@@ -182,8 +182,11 @@ bool Walls::blocked(Vec2 p) const {
     if (!degenerate(o) && world::obstacle_contains(o, p)) return true;
   if (map_ == nullptr) return false;
   if (!(map_->cell_size > 0)) return true;
-  Vec2 g = detail::to_grid(*map_, p);
-  return !detail::inside_grid(*map_, g) || !map_->passable(detail::floor_cell(g));
+  // cell_at: a point on the east or south edge is in the last column or row, as the agents
+  // pushed there are (it was outside the grid: a spawn area on that edge was "covered by
+  // obstacles"); far or non-finite points land outside.
+  const Cell c = map_->cell_at(p);
+  return !map_->in_bounds(c) || !map_->passable(c);
 }
 
 }  // namespace thicket::nav

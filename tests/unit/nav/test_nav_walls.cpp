@@ -75,7 +75,12 @@ TEST_CASE("with a map: radius 0 is line of sight; a radius must fit between bloc
   CHECK(walls.blocked({1, 0.5}));
   CHECK_FALSE(walls.blocked({1, 1.5}));
   CHECK(walls.blocked({-1, 1.5}));  // outside the map
-  CHECK(walls.blocked({6, 1.5}));
+  CHECK(walls.blocked({6.01, 1.5}));
+  // On the east or south edge: in the last column or row, as an agent pushed there is (guide
+  // 12.2); the edge was outside, so a spawn area on it was "covered by obstacles".
+  CHECK_FALSE(walls.blocked({6, 1.5}));
+  CHECK(walls.blocked({3.5, 3}));  // the south edge of a blocked last row
+  CHECK(walls.blocked({6, 3.01}));
 }
 
 TEST_CASE("with a map and a radius: a block beside the line, corners, and the map's edge") {
