@@ -165,8 +165,16 @@ Query query_from(lua_State* L, const Self& s, const char* what) {
     lua_pop(L, 1);
     return on;
   };
-  if (flag("enemies")) q.f.teams = world::TeamFilter::all_but(s.entity->team);
-  if (flag("friends")) q.f.teams = world::TeamFilter::only(s.entity->team);
+  const bool enemies = flag("enemies"), friends = flag("friends");
+  // Which agents: one of the three ({enemies = true, friends = true} took friends, silently).
+  lua_getfield(L, 3, "team");
+  const bool team_given = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  if (enemies + friends + team_given > 1)
+    luaL_error(L, "%s: the filter takes one of enemies = true, friends = true and team = \"name\", got %s", what,
+               enemies && friends ? (team_given ? "all three" : "enemies and friends") : enemies ? "enemies and team" : "friends and team");
+  if (enemies) q.f.teams = world::TeamFilter::all_but(s.entity->team);
+  if (friends) q.f.teams = world::TeamFilter::only(s.entity->team);
   q.sight = flag("sight");
   if (const int type = lua_getfield(L, 3, "team"); type == LUA_TSTRING) {
     const char* name = lua_tostring(L, -1);

@@ -30,6 +30,9 @@ function leaves.Probe(agent)
   try("nearest radius -5", function() local n = agent:nearest(-5) return n and n.id end)
   try("nearest sihgt", function() local n = agent:nearest(10, {sihgt = true}) return n and n.id end)
   try("nearest friends 'yes'", function() local n = agent:nearest(10, {friends = "yes"}) return n and n.id end)
+  try("enemies and friends", function() local l = agent:neighbours(10, {enemies = true, friends = true}) return #l end)
+  try("friends and team", function() local n = agent:nearest(10, {friends = true, team = "blues"}) return n and n.id end)
+  try("enemies = false, friends", function() local l = agent:neighbours(10, {enemies = false, friends = true}) return #l end)
   return "running"
 end
 return leaves
