@@ -792,6 +792,8 @@ async function attached() {
   await save(page);
   check(await until(async () => /hot reload failed: .*unknown leaf 'Wandr'/.test(await page.locator('#reload-result').textContent()), 5000),
     `a brain that does not load is not hot-reloaded, with the first error: ${await page.locator('#reload-result').textContent()}`);
+  check(/^saved; 1 error: the saved brain does not load/.test(await page.locator('#status').textContent()),
+    `a save of a brain that does not load says so: ${await page.locator('#status').textContent()}`);
   await page.fill('#f-leaf', 'Wander');
   await settled(page);
   await page.keyboard.press('Control+s');

@@ -844,7 +844,9 @@ async function saveNow(force) {
   $('conflict-banner').hidden = true;
   $('disk-banner').hidden = true;
   setDoc(S.text);
-  status('saved', 'good');
+  // A brain saved with errors says so (it said "saved" alone, as for a clean one).
+  const bad = S.checkedText === text && !S.checkOk ? S.errors.filter(e => e.severity === 'error').length : 0;
+  status(bad ? `saved; ${bad} error${bad === 1 ? '' : 's'}: the saved brain does not load` : 'saved', bad ? 'bad' : 'good');
   if (S.attach) hotReload();
   return true;
 }
