@@ -88,6 +88,14 @@ std::string leaves_with(const std::string& lines) {
   return text;
 }
 
+// kLeaves with its Work hook table replaced by `lines` (a task, a function).
+std::string leaves_with_work(const std::string& lines) {
+  std::string text = kLeaves;
+  const size_t from = text.find("L.Work = {"), to = text.find("}\n", from) + 2;
+  text.replace(from, to - from, lines);
+  return text;
+}
+
 struct ReloadFixture {
   Scratch s;
   std::string brain;
@@ -130,15 +138,11 @@ TEST_CASE_FIXTURE(ReloadFixture, "reload: a running hook table become a task run
   r.rt.tick(a, 0.1);
   r.rt.tick(a, 0.1);
   CHECK(get_number(r.rt, a, "count") == 2);
-  std::string task = kLeaves;
-  const size_t from = task.find("L.Work = {"), to = task.find("}\n", from) + 2;
-  task.replace(from, to - from,
-               "L.Work = thicket.task(function(agent, args)\n"
-               "  local done <close> = thicket.defer(function() agent.bb.log = agent.bb.log .. 'closed;' end)\n"
-               "  for i = 1, 3 do agent.bb.count = agent.bb.count + 100; coroutine.yield() end\n"
-               "  return thicket.SUCCESS\n"
-               "end)\n");
-  s.write("leaves.lua", task);
+  s.write("leaves.lua", leaves_with_work("L.Work = thicket.task(function(agent, args)\n"
+                                         "  local done <close> = thicket.defer(function() agent.bb.log = agent.bb.log .. 'closed;' end)\n"
+                                         "  for i = 1, 3 do agent.bb.count = agent.bb.count + 100; coroutine.yield() end\n"
+                                         "  return thicket.SUCCESS\n"
+                                         "end)\n"));
   CHECK(r.rt.reload_changed() == 1);
   CHECK(r.rt.tick(a, 0.1) == thicket::Status::Running);
   CHECK(get_number(r.rt, a, "count") == 102);
@@ -164,20 +168,15 @@ TEST_CASE_FIXTURE(ReloadFixture, "reload: a running task become a hook table or 
   for (const bool to_function : {false, true}) {
     CAPTURE(to_function);
     auto agent = r.rt.spawn(*b);
-    std::string task = kLeaves;
-    const size_t from = task.find("L.Work = {"), to = task.find("}\n", from) + 2;
-    task.replace(from, to - from,
-                 "L.Work = thicket.task(function(agent, args)\n"
-                 "  local done <close> = thicket.defer(function() print('closed ' .. agent.id) end)\n"
-                 "  while true do coroutine.yield() end\n"
-                 "end)\n");
-    s.write("leaves.lua", task);
+    s.write("leaves.lua", leaves_with_work("L.Work = thicket.task(function(agent, args)\n"
+                                           "  local done <close> = thicket.defer(function() print('closed ' .. agent.id) end)\n"
+                                           "  while true do coroutine.yield() end\n"
+                                           "end)\n"));
     CHECK(r.rt.reload_changed() == 1);
     CHECK(r.rt.tick(agent, 0.1) == thicket::Status::Running);
     std::string next = kLeaves;
     if (to_function) {
-      const size_t f = next.find("L.Work = {"), t = next.find("}\n", f) + 2;
-      next.replace(f, t - f, "function L.Work(agent, args) agent.bb.log = agent.bb.log .. 'fn;' return thicket.RUNNING end\n");
+      next = leaves_with_work("function L.Work(agent, args) agent.bb.log = agent.bb.log .. 'fn;' return thicket.RUNNING end\n");
     } else {
       next.replace(next.find("agent.bb.log = agent.bb.log .. \"stop \""), 0, "local n = mem.n + 0; ");
     }
