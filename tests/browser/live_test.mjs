@@ -1,6 +1,6 @@
 // The live monitor end to end: `thicket run SCENARIO --serve 127.0.0.1:0 --watch` on a copy of
 // the arena example, the page opened in headless chromium while the run goes on: ticks arrive
-// (the page's state advances); a leaf file rewritten on disk shows up in the page (a reload
+// (the page's state advances); the brain file rewritten on disk shows up in the page (a reload
 // event, then the players' root status changes); the finished record stays served (history,
 // end line, 404 elsewhere); --serve-exit ends by itself; a port in use and a bad address are
 // refused with clear messages. Every wait is for a condition (generous limits), never a delay.
@@ -90,13 +90,14 @@ try {
   check(later.n > 400 && later.n <= 640, `the newest tick holds the agents (${later.n} at tick ${later.tick})`);
   await page.screenshot({ path: join(artifacts, 'live_running.png') });
 
-  // Players give up wandering: their tree's root fails from the tick after the reload.
+  // Players give up wandering: their tree's root fails from the tick after the reload. The brain
+  // is edited, not Wander's Lua: a Wander task already running would finish on the old code
+  // (SPEC 10), and it walks for ever; a node of another kind in its place aborts it.
   const players = header.groups.findIndex(g => g.name === 'players');
-  const leafFile = join(work, 'player.lua');
-  writeFileSync(leafFile, readFileSync(leafFile, 'utf8').replace(
-    /leaves\.Wander = thicket\.task\(function\(agent, args\)[\s\S]*?\nend\)\n/,
-    'function leaves.Wander(agent, args)\n  return thicket.FAILURE\nend\n'));
-  check(readFileSync(leafFile, 'utf8').includes('return thicket.FAILURE'), 'player.lua rewritten');
+  const brainFile = join(work, 'player.yaml');
+  writeFileSync(brainFile, readFileSync(brainFile, 'utf8').replace(
+    '    - action: {leaf: Wander, args: {margin: 5}}', '    - condition: {check: "health < 0"}'));
+  check(readFileSync(brainFile, 'utf8').includes('health < 0'), 'player.yaml rewritten');
   await page.waitForFunction(() => thicketViewer.record.frames.some(f => f.events.some(e => e[0] === 'reload')),
     null, { timeout: 60000 }).then(() => check(true, 'a reload event arrived in the page'),
     () => check(false, 'a reload event arrived in the page'));
