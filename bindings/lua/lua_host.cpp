@@ -222,11 +222,11 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
   rt_.script_error(*at.program, at.node, std::move(first), out.str());
 }
 
-void LuaHost::warn(const CallSite& at, const LeafDef& leaf, const std::string& message) {
+void LuaHost::warn(const CallSite& at, const LeafDef& leaf, const std::string& key, const std::string& message) {
   std::ostringstream out;
   out << "warning: " << message << "\n  in leaf '" << leaf.name << "' at node " << at.program->ids[at.node] << ", agent "
       << at.agent->id << ", tick " << at.agent->ticks << " (said once for this node)";
-  rt_.script_error(*at.program, at.node, message, out.str(), true);
+  rt_.script_error(*at.program, at.node, key, out.str(), true);
 }
 
 bool LuaHost::repeat_silenced(const CallSite& at, std::string_view message) const {
@@ -307,10 +307,14 @@ Status LuaHost::complain_status(int idx, const CallSite& at, const LeafDef& leaf
   // name ("SUCCESS", "sucess") is likely a typo, said once at the node.
   if (condition) {
     if (!hint.empty()) {
+      // Keyed by the text: a condition that answers it on every call words its warning once,
+      // not on every call (once said, script_warned holds).
       size_t len = 0;
       const char* text = lua_tolstring(L_, idx, &len);
-      warn(at, leaf, "condition '" + leaf.name + "' returned the text '" + clipped(std::string_view(text, len)) + "'" + hint +
-                         ": a text is true, so the condition succeeds; a condition returns true or false");
+      const std::string said = clipped(std::string_view(text, len)), key = "status text " + said;
+      if (!rt_.script_warned(*at.program, at.node, key))
+        warn(at, leaf, key, "condition '" + leaf.name + "' returned the text '" + said + "'" + hint +
+                                ": a text is true, so the condition succeeds; a condition returns true or false");
     }
     return lua_toboolean(L_, idx) ? Status::Success : Status::Failure;
   }

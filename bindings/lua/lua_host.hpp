@@ -198,9 +198,9 @@ class LuaHost final : public ScriptHost {
   std::string task_label(const AgentInfo& a, const Program& p, uint32_t node) const;
   void task_release(const CallSite& at, bool cancel);
   void report(const CallSite& at, const LeafDef& leaf, const std::string& message);
-  // A warning at a leaf call: said the first time `message` comes at its node, not counted as an
+  // A warning at a leaf call: said the first time `key` comes at its node, not counted as an
   // error (RuntimeImpl::script_error's warnings).
-  void warn(const CallSite& at, const LeafDef& leaf, const std::string& message);
+  void warn(const CallSite& at, const LeafDef& leaf, const std::string& key, const std::string& message);
   // Whether the runtime would only count `message` (an error without its traceback) at `at`
   // (RuntimeImpl::script_error_silenced): the message handler then makes no traceback, the
   // costliest part of a failing leaf call (luaL_traceback searches the loaded libraries for the

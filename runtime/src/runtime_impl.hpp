@@ -367,6 +367,10 @@ class RuntimeImpl {
   // more). A true answer holds for good (the counts only grow), so a host may skip wording the
   // error. Read by workers during a parallel tick_all; written only between, at delivery.
   bool script_error_silenced(const Program& program, uint32_t node, const std::string& key) const;
+  // Whether script_error would not print the warning `key` (said before): a host skips wording it.
+  bool script_warned(const Program& program, uint32_t node, const std::string& key) const {
+    return errors->warned_before(program.name, node, key);
+  }
   ScriptErrorBook own_errors;
   ScriptErrorBook* errors = &own_errors;  // a simulation's workers share theirs
   // Set by a simulation whose workers (a runtime each) tick at once: it holds their errors

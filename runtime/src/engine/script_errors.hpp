@@ -35,6 +35,10 @@ struct ScriptErrorBook {
     const auto it = repeats.find({brain, node, key});
     return it != repeats.end() && it->second > kPrintedRepeats;
   }
+  // Whether the warning `key` was said at the node (a true answer holds for good).
+  bool warned_before(const std::string& brain, uint32_t node, const std::string& key) const {
+    return warned.count({brain, node, key}) != 0;
+  }
   // Counts it; the report to print (with a note when it is the last of its kind), or nothing.
   std::optional<std::string> say(Entry e) {
     if (e.warning) {

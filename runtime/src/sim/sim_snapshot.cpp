@@ -19,7 +19,7 @@
 //                message, u64 times; u32 count, each str brain, u32 node, u32 printed), so a
 //                resumed run prints the errors the uninterrupted run would, no repeats again.
 //                From format 7, after it: the warnings said (u32 count, each str brain, u32
-//                node, str message), which are said once.
+//                node, str key), which are said once.
 //   an agent:    u8 alive, u32 entity, f64 x2 wander target, u64 wander stream, u8 searching;
 //                if searching (agent:path_to with a budget, not done): f64 x4 from and goal,
 //                u8 algorithm, u8 smooth, u32 zones + f64 x4 each (the call's own danger
@@ -57,7 +57,8 @@ namespace {
 constexpr char kCheckpointMagic[8] = {'T', 'H', 'K', 'T', 'S', 'I', 'M', '\n'};
 // 2: perception-event state per agent, runtime snapshots of format 2; 3: path searches in
 // progress; 4: the stop hooks' pending damage and signals; 5: runtime snapshots of format 4
-// (each agent's slicing: a tick_every brain's clock restarted at a resume)
+// (each agent's slicing: a tick_every brain's clock restarted at a resume); 6: the script error
+// book; 7: the warnings said, in the book
 constexpr uint32_t kFormat = 7;
 constexpr size_t kPrefix = 8 + 4 + 8 + 4;  // magic, format, body length, CRC
 
