@@ -109,18 +109,18 @@ class B3Importer {
   ImportNode tree(const json& t) {
     if (!t.contains("nodes") || !t["nodes"].is_object()) {
       fail("", "a tree needs 'nodes', an object of nodes by id");
-      return ImportNode{"always", {}, {}, "", {}, "error"};
+      return always_node("error");
     }
     if (!t.contains("root") || !t["root"].is_string()) {
       const json& title = t.contains("title") ? t["title"] : json();
       fail("", std::string(title.is_string() && !title.get<std::string>().empty() ? "the tree '" + title.get<std::string>() + "'" : "the tree") +
                    " has no root node ('root' must be the id of one of its 'nodes', got " + (t.contains("root") ? shown(t["root"]) : "none") + ")");
-      return ImportNode{"always", {}, {}, "", {}, "error"};
+      return always_node("error");
     }
     std::string tid = t.value("id", std::string());
     if (std::find(stack_.begin(), stack_.end(), tid) != stack_.end()) {
       fail("", "the tree '" + tid + "' runs itself");
-      return ImportNode{"always", {}, {}, "", {}, "error"};
+      return always_node("error");
     }
     check_nodes(t["nodes"], t["root"].get<std::string>());
     stack_.push_back(tid);
@@ -311,35 +311,45 @@ class B3Importer {
     if (depth_ >= kMaxDepth) {  // a chain of ids that loops back, or a tree too deep for thicket
       if (!too_deep_) fail(id, "the tree nests deeper than " + std::to_string(kMaxDepth) + " levels here (do its ids loop?)");
       too_deep_ = true;
-      return ImportNode{"always", {}, {}, "", {}, "error"};
+      return always_node("error");
     }
     ++depth_;
     ImportNode n = node_at(nodes, id, from);
     --depth_;
+    named_as(n, id);
     return n;
+  }
+
+  // Gives n, and what was made for it within it, the id of the node it came from: errors found
+  // only once the brain is written name it. (What has an id already came from a node of its
+  // own, and so did all below it.)
+  static void named_as(ImportNode& n, const std::string& id) {
+    if (!n.node_id.empty()) return;
+    n.node_id = id;
+    for (ImportNode& c : n.children) named_as(c, id);
   }
 
   ImportNode node_at(const json& nodes, const std::string& id, const std::string& from) {
     if (!nodes.contains(id)) {
       fail(id, "missing: " + from + " names it, but 'nodes' has no such id");
-      return ImportNode{"always", {}, {}, "", {}, "error"};
+      return always_node("error");
     }
     const json& spec = nodes[id];
     if (!spec.is_object() || !spec.contains("name") || !spec["name"].is_string()) {
       fail(id, "a node needs 'name', its kind");
-      return ImportNode{"always", {}, {}, "", {}, "error"};
+      return always_node("error");
     }
     const std::string name = spec["name"].get<std::string>();
     const json props = spec.contains("properties") && spec["properties"].is_object() ? spec["properties"] : json::object();
     if (++visits_ > kMaxNodes) {  // (expanded() refuses such a file first) said once, where it happened
       if (visits_ == kMaxNodes + 1) fail(id, "the tree passes 100000 nodes (subtrees count once per use)");
-      return ImportNode{"always", {}, {}, "", {}, "error"};
+      return always_node("error");
     }
     // Custom nodes first, as BehaviorTree.load does.
     if (auto c = custom_.find(name); c != custom_.end()) {
       if (c->second != "action" && c->second != "condition") {
         fail(id, "'" + name + "' is a custom " + c->second + "; only custom actions and conditions can be imported (as leaves)");
-        return ImportNode{"always", {}, {}, "", {}, "error"};
+        return always_node("error");
       }
       ImportNode n;
       n.kind = c->second;
@@ -353,7 +363,7 @@ class B3Importer {
       if (name == x.name) b = &x;
     if (!b) {
       // Said and its children walked at its first use; its other uses are the same error.
-      if (!unknown_.insert(std::make_pair(&nodes, id)).second) return ImportNode{"always", {}, {}, "", {}, "error"};
+      if (!unknown_.insert(std::make_pair(&nodes, id)).second) return always_node("error");
       std::vector<std::string> names;
       for (const auto& x : b3_builtins()) names.push_back(x.name);
       for (const auto& [k, v] : custom_) names.push_back(k);
@@ -364,7 +374,7 @@ class B3Importer {
         for (const auto& ch : spec["children"])
           if (ch.is_string()) node(nodes, ch.get<std::string>(), "node \"" + id + "\"");
       if (spec.contains("child") && spec["child"].is_string()) node(nodes, spec["child"].get<std::string>(), "node \"" + id + "\"");
-      return ImportNode{"always", {}, {}, "", {}, "error"};
+      return always_node("error");
     }
     ImportNode n;
     n.kind = b->kind;
@@ -426,7 +436,7 @@ class B3Importer {
       if (spec.contains("child") && !spec["child"].is_string() && !spec["child"].is_null())
         fail(id, "'child' must be a node id, got " + shown(spec["child"]));
       if (!spec.contains("child") || !spec["child"].is_string()) {  // behavior3: a decorator without a child errs
-        return ImportNode{"always", {}, {}, "", {}, "error"};
+        return always_node("error");
       }
       n.children.push_back(node(nodes, spec["child"].get<std::string>(), "node \"" + id + "\""));
     }

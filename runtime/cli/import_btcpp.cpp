@@ -398,13 +398,26 @@ class BtImporter {
     }
     return std::string::npos;
   }
-  void error(const tinyxml2::XMLElement* e, const std::string& msg) {
+  // An element's line, and its column: where its tag opens on that line (1 if not found there).
+  std::pair<int, int> place(const tinyxml2::XMLElement* e) const {
     int line = e ? e->GetLineNum() : 1, column = 1;
     if (e && line >= 1 && static_cast<size_t>(line) <= lines_.size()) {
       auto at = lines_[line - 1].find(std::string("<") + e->Name());
       if (at != std::string::npos) column = static_cast<int>(at) + 1;
     }
+    return {line, column};
+  }
+  void error(const tinyxml2::XMLElement* e, const std::string& msg) {
+    const auto [line, column] = place(e);
     error_at(line, column, msg);
+  }
+  // Gives n, and what was made for e within it (a guard's node, a stand-in), e's place: errors
+  // found only once the brain is written are said there. (What has a place already came from
+  // an element of its own, and so did all below it.)
+  void placed_at(ImportNode& n, const tinyxml2::XMLElement* e) const {
+    if (n.line != 0) return;
+    std::tie(n.line, n.column) = place(e);
+    for (ImportNode& c : n.children) placed_at(c, e);
   }
 
   void read_model(const tinyxml2::XMLElement* model) {
@@ -482,7 +495,7 @@ class BtImporter {
     const tinyxml2::XMLElement* only = tree->FirstChildElement();
     if (!only || only->NextSiblingElement()) {
       error(tree, "a <BehaviorTree> holds exactly one node");
-      return ImportNode{"always", {}, {}, "", {}, "failure"};
+      return always_node("failure");
     }
     return node(only, scope);
   }
@@ -840,7 +853,7 @@ class BtImporter {
     const char* id_attr = e->Attribute("ID");
     if (!id_attr) {
       error(e, "<SubTree> needs ID, the tree it runs");
-      return ImportNode{"always", {}, {}, "", {}, "failure"};
+      return always_node("failure");
     }
     const std::string id = id_attr;
     // BT.CPP refuses it (VerifyXML: "should not have any child"); dropping them would lose nodes.
@@ -848,11 +861,11 @@ class BtImporter {
       error(e, "<SubTree> with ID '" + id + "' has child elements; a SubTree runs its tree and holds no children (BT.CPP refuses them too)");
     if (!trees_.count(id)) {
       error(e, "SubTree names a missing tree '" + id + "'" + did_you_mean(id, tree_order_) + " (trees: " + join(tree_order_) + ")");
-      return ImportNode{"always", {}, {}, "", {}, "failure"};
+      return always_node("failure");
     }
     if (std::find(stack_.begin(), stack_.end(), id) != stack_.end()) {
       error(e, "SubTree '" + id + "' runs itself (" + join(stack_) + " -> " + id + ")");
-      return ImportNode{"always", {}, {}, "", {}, "failure"};
+      return always_node("failure");
     }
     Scope inner;
     inner.parent = &scope;
@@ -887,18 +900,19 @@ class BtImporter {
     if (depth_ >= 250) {  // thicket's trees nest at most 256 levels
       if (!too_deep_) error(e, "the tree nests deeper than 250 levels here (subtrees included)");
       too_deep_ = true;
-      return ImportNode{"always", {}, {}, "", {}, "failure"};
+      return always_node("failure");
     }
     // A brain holds at most 100,000 nodes (docs/errors.md): subtrees used several times each
     // at several levels multiply, so a small file could otherwise ask for billions.
     if (++visits_ > 100000) {
       if (!too_many_) error(e, "the tree passes 100000 nodes here (subtrees count once per use)");
       too_many_ = true;
-      return ImportNode{"always", {}, {}, "", {}, "failure"};
+      return always_node("failure");
     }
     ++depth_;
     ImportNode n = guarded(e, scope);
     --depth_;
+    placed_at(n, e);
     return n;
   }
 
@@ -932,7 +946,7 @@ class BtImporter {
       const char* idv = e->Attribute("ID");
       if (!idv) {
         error(e, "<" + tag + "> needs ID, the node's registered name");
-        return ImportNode{"always", {}, {}, "", {}, "failure"};
+        return always_node("failure");
       }
       id = idv;
     } else if (e->Attribute("ID")) {
@@ -949,7 +963,7 @@ class BtImporter {
       error(e, "'" + id + "' is a node of BT.CPP's own that the import does not support (the nodes it supports: " +
                    join_names(names) + "); a leaf of your own cannot take this name in BT.CPP either");
       for (auto* k : kids) node(k, scope);  // their errors too: all of the file's at once
-      return ImportNode{"always", {}, {}, "", {}, "failure"};
+      return always_node("failure");
     }
     if (!b) {
       if (!kids.empty() || tag == "Control" || tag == "Decorator") {
@@ -959,7 +973,7 @@ class BtImporter {
         error(e, "'" + id + "' has children but is no built-in BT.CPP control or decorator node" + did_you_mean(id, names) +
                      " (a custom control or decorator has no thicket equivalent)");
         for (auto* k : kids) node(k, scope);  // their errors too: all of the file's at once
-        return ImportNode{"always", {}, {}, "", {}, "failure"};
+        return always_node("failure");
       }
       if (id == "Root" || id == "root")  // BT.CPP's validateModelName
         error(e, "'" + id + "' is a name BT.CPP reserves; no node can take it (rename the leaf)");
@@ -992,7 +1006,7 @@ class BtImporter {
                                : b->shape == 'd' ? " takes exactly one child"
                                                  : " takes no children";
       error(e, id + want + ", got " + std::to_string(kids.size()));
-      return ImportNode{"always", {}, {}, "", {}, "failure"};
+      return always_node("failure");
     }
     ImportNode n;
     n.kind = b->kind;
@@ -1115,7 +1129,7 @@ class BtImporter {
       auto it = ports.find("code");
       if (it == ports.end()) {
         error(e, id + " needs its port 'code'");
-        return ImportNode{"always", {}, {}, "", {}, "failure"};
+        return always_node("failure");
       }
       std::string c = script(e, it->second, scope, id);
       if (id == "Script") {  // a script that only reads has no effect: it succeeds

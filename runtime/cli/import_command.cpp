@@ -171,8 +171,13 @@ std::string flow_map(const std::vector<std::pair<std::string, std::string>>& kv)
   return s + "}";
 }
 
+// Where each node's text begins in the written brain (offsets ascending, nodes in the order
+// written), for errors found in it.
+using NodeStarts = std::vector<std::pair<std::streamoff, const ImportNode*>>;
+
 // Writes node n as the value after "- " or "key: " (the caller wrote that much) at `indent`.
-void write_node(std::ostream& out, const ImportNode& n, int indent) {
+void write_node(std::ostream& out, const ImportNode& n, int indent, NodeStarts* starts) {
+  if (starts != nullptr) starts->push_back({std::streamoff(out.tellp()), &n});
   const std::string pad(indent, ' ');
   if (n.kind == "action" || (n.kind == "condition" && !n.leaf.empty())) {
     if (n.args.empty()) out << n.kind << ": " << yaml_name(n.leaf) << "\n";
@@ -202,14 +207,14 @@ void write_node(std::ostream& out, const ImportNode& n, int indent) {
     if (!n.params.empty()) out << pad << "  children:\n";
     for (const auto& c : n.children) {
       out << std::string(inner, ' ') << "- ";
-      write_node(out, c, inner + 2);
+      write_node(out, c, inner + 2, starts);
     }
   } else if (n.params.empty()) {  // a decorator's short form: the child itself
     out << pad << "  ";
-    write_node(out, n.children[0], indent + 2);
+    write_node(out, n.children[0], indent + 2, starts);
   } else {
     out << pad << "  child:\n" << pad << "    ";
-    write_node(out, n.children[0], indent + 4);
+    write_node(out, n.children[0], indent + 4, starts);
   }
 }
 
@@ -225,7 +230,7 @@ std::string comment_text(const std::string& s) {
   return out;
 }
 
-std::string brain_yaml(const ImportedBrain& b, const std::vector<std::string>& leaves) {
+std::string brain_yaml(const ImportedBrain& b, const std::vector<std::string>& leaves, NodeStarts* starts = nullptr) {
   std::ostringstream out;
   out << "# Imported by `thicket import` from " << comment_text(b.file) << " (" << b.source
       << "); its nodes keep that library's semantics (docs/import.md).\n";
@@ -240,7 +245,7 @@ std::string brain_yaml(const ImportedBrain& b, const std::vector<std::string>& l
     for (const auto& [k, v] : b.blackboard) out << "  " << yaml_name(k) << ": " << v << "\n";
   }
   out << "root:\n  ";
-  write_node(out, b.root, 2);
+  write_node(out, b.root, 2, starts);
   return out.str();
 }
 
@@ -259,6 +264,23 @@ std::set<std::string> leaf_names_of(const ImportNode& root) {
     for (const auto& c : n->children) todo.push_back(&c);
   }
   return names;
+}
+
+// Import's errors on standard error, in the file's order (trees are read from the one to run,
+// through its subtrees; the model and the other trees before), as a check lists them; each
+// once (a subtree used twice is one place).
+void print_errors(std::vector<ImportError>& errors) {
+  std::stable_sort(errors.begin(), errors.end(), [](const ImportError& a, const ImportError& b) {
+    return std::tie(a.line, a.column) < std::tie(b.line, b.column);
+  });
+  std::set<std::string> said;
+  for (const auto& e : errors) {
+    std::ostringstream text;
+    text << e.file;
+    if (e.line > 0) text << ":" << e.line << ":" << e.column;
+    text << ": error: " << e.message << "\n";
+    if (said.insert(text.str()).second) std::cerr << text.str();
+  }
 }
 
 }  // namespace
@@ -405,16 +427,7 @@ int import_command(int argc, char** argv, const char* usage) {
     return 2;
   }
   if (!ok) {
-    // In the file's order (trees are read from the one to run, through its subtrees; the
-    // model and the other trees before), as a check lists them.
-    std::stable_sort(errors.begin(), errors.end(), [](const ImportError& a, const ImportError& b) {
-      return std::tie(a.line, a.column) < std::tie(b.line, b.column);
-    });
-    for (const auto& e : errors) {
-      std::cerr << e.file;
-      if (e.line > 0) std::cerr << ":" << e.line << ":" << e.column;
-      std::cerr << ": error: " << e.message << "\n";
-    }
+    print_errors(errors);
     if (errors.empty()) std::cerr << file << ": error: nothing to import\n";
     return 2;
   }
@@ -430,23 +443,44 @@ int import_command(int argc, char** argv, const char* usage) {
       judge.register_leaf(name, stand_in);
     }
     std::vector<Diagnostic> found;
-    const std::string text = brain_yaml(brain, {});
+    NodeStarts starts;
+    const std::string text = brain_yaml(brain, {}, &starts);
     if (!judge.load_string(text, file, found) || has_errors(found)) {
-      // Where in the written brain, with that line, since the source's own place is not known.
+      // Said at the place of the node it is about in the source (the XML element, the
+      // behavior3 node), with the line of the written brain.
       std::vector<std::string> lines;
       std::istringstream in(text);
       for (std::string line; std::getline(in, line);) lines.push_back(line);
+      std::vector<std::pair<int, const ImportNode*>> node_lines;  // each node's first line, ascending
+      int line_number = 1;
+      std::streamoff counted = 0;
+      for (const auto& [offset, node] : starts) {
+        line_number += int(std::count(text.begin() + counted, text.begin() + offset, '\n'));
+        counted = offset;
+        node_lines.push_back({line_number, node});
+      }
+      std::vector<ImportError> unloadable;
       for (const Diagnostic& d : found) {
         if (d.severity != Severity::Error) continue;
-        std::string where;
+        ImportError e{file, 0, 0, "the imported brain would not load: " + d.message};
         if (d.line >= 1 && static_cast<size_t>(d.line) <= lines.size()) {
           std::string line = lines[static_cast<size_t>(d.line) - 1];
           line.erase(0, line.find_first_not_of(' '));
           if (line.size() > 100) line = line.substr(0, 100) + "...";
-          where = " (in the brain it would write: " + line + ")";
+          e.message += " (in the brain it would write: " + line + ")";
+          // The node whose text holds that line: the last to begin at or before it.
+          auto after = std::upper_bound(node_lines.begin(), node_lines.end(), d.line,
+                                        [](int l, const auto& entry) { return l < entry.first; });
+          if (after != node_lines.begin()) {
+            const ImportNode& n = *std::prev(after)->second;
+            e.line = n.line;
+            e.column = n.column;
+            if (!n.node_id.empty()) e.message = "node \"" + n.node_id + "\": " + e.message;
+          }
         }
-        std::cerr << file << ": error: the imported brain would not load: " << d.message << where << "\n";
+        unloadable.push_back(std::move(e));
       }
+      print_errors(unloadable);
       return 2;
     }
   }

@@ -18,7 +18,19 @@ struct ImportNode {
   std::string leaf;  // action, condition: the leaf's name
   std::vector<std::pair<std::string, std::string>> args;
   std::string value;  // a short form's value (always: success; condition check)
+  // Where it came from, for errors found once the brain is written: the XML element's line and
+  // column (0: unknown), or the behavior3 node's id.
+  int line = 0, column = 0;
+  std::string node_id;
 };
+
+// `always: value`: what stands in for a node that cannot be read (its error is said).
+inline ImportNode always_node(std::string value) {
+  ImportNode n;
+  n.kind = "always";
+  n.value = std::move(value);
+  return n;
+}
 
 struct ImportedBrain {
   std::string name;     // the tree's name
