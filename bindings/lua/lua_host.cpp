@@ -29,16 +29,16 @@ namespace thicket {
 void LuaHost::guard_hook(lua_State* L, lua_Debug*) {
   LuaHost* h = *static_cast<LuaHost**>(lua_getextraspace(L));
   if (lua_stop_requested()) {
-    h->hook_raised_on_ = L;
-    raise_stop(L);
+    push_stop(L);
+    stop_from_hook(h, L);
     return;
   }
   const int count = lua_gethookcount(L);
   if (count == 1 || count == kStopGraceInstructions) {
     const uint64_t marked = marked_call(*h);
     if (marked != 0 && (count == kStopGraceInstructions || h->stopping_serial_ == marked)) {
-      h->hook_raised_on_ = L;
-      raise_stop(L);  // ran on past its grace, or was stopped once already
+      push_stop(L);  // ran on past its grace, or was stopped once already
+      stop_from_hook(h, L);
       return;
     }
     if (marked != 0) lua_sethook(L, guard_hook, LUA_MASKCOUNT, kStopGraceInstructions);  // the grace
@@ -61,9 +61,41 @@ void LuaHost::guard_hook(lua_State* L, lua_Debug*) {
                     static_cast<lua_Integer>(std::max<uint64_t>(h->rt_.options.instruction_budget,
                                                                 uint64_t(h->budget_slice_) * kBudgetSlices)));
     lua_concat(L, 2);
-    h->hook_raised_on_ = L;
-    lua_error(L);
+    stop_from_hook(h, L);
   }
+}
+
+// Stops the code running on L with the message on top of L's stack, from the count hook. Lua
+// turns a thread's hooks off while a hook runs and turns them back on when it returns: an error
+// raised from a hook leaves them off, for good on a coroutine that it ends (only a pcall
+// inside that thread would turn them back on). The cleanups of such a coroutine (its `<close>`
+// variables, run when it is closed) would then run where neither the budget nor the watchdog
+// could stop them. So on a coroutine that can yield here (a task's, or one a leaf made, resumed
+// by thicket's resume), the hook yields instead, which a count hook may: its thread stays whole,
+// and the resumer (task_resume, resume_watched) raises the stop from there. Elsewhere (the main
+// thread, whose pcall turns the hooks back on; a coroutine inside a C call) it raises it.
+void LuaHost::stop_from_hook(LuaHost* h, lua_State* L) {
+  if (L != h->L_ && lua_isyieldable(L)) {
+    size_t len = 0;
+    const char* text = lua_tolstring(L, -1, &len);
+    h->stop_yield_message_.assign(text != nullptr ? text : "stopped", text != nullptr ? len : 7);
+    // Its traceback now: once it has yielded, Lua gives a hook-stopped function's line as
+    // that of the instruction before (the one it stopped at is to run again on a resume).
+    luaL_traceback(L, L, h->stop_yield_message_.c_str(), 0);
+    h->stop_yield_traceback_ = lua_tostring(L, -1);
+    lua_pop(L, 2);
+    h->stop_yielded_ = L;
+    lua_yield(L, 0);
+    return;
+  }
+  h->hook_raised_on_ = L;
+  lua_error(L);
+}
+
+bool LuaHost::take_stop_yield(lua_State* co) {
+  if (stop_yielded_ != co || co == nullptr) return false;
+  stop_yielded_ = nullptr;
+  return true;
 }
 
 bool LuaHost::told_to_stop(lua_State* L) {
@@ -98,6 +130,12 @@ void LuaHost::check_stop(lua_State* L) {
 
 // Raises the watchdog's error where the code was stopped (no C++ object lives in this frame).
 int LuaHost::raise_stop(lua_State* L, int level) {
+  push_stop(L, level);
+  return lua_error(L);
+}
+
+// The watchdog's error message, on top of L's stack.
+void LuaHost::push_stop(lua_State* L, int level) {
   LuaHost* h = *static_cast<LuaHost**>(lua_getextraspace(L));
   // From now on the hook raises the stop at every instruction of the call (set once: each
   // lua_sethook walks the thread's whole call stack).
@@ -109,7 +147,7 @@ int LuaHost::raise_stop(lua_State* L, int level) {
   // ran next (the pcall's caller, or the sandbox's own Lua: "(thicket):15:").
   if (!lua_stop_requested() && h->stopping_serial_ == serial && h->stop_message_serial_ == serial) {
     lua_pushlstring(L, h->stop_message_.data(), h->stop_message_.size());
-    return lua_error(L);
+    return;
   }
   // The first script line from `level` out: past C functions (table.sort's comparison is
   // called by one) and the sandbox's own Lua, which is not the modder's.
@@ -133,7 +171,6 @@ int LuaHost::raise_stop(lua_State* L, int level) {
     h->stop_message_.assign(text, len);
     h->stop_message_serial_ = serial;
   }
-  return lua_error(L);
 }
 
 // A thread's usual hook: the instruction budget on task threads (and on the main thread with
@@ -506,8 +543,23 @@ void LuaHost::stop(const CallSite& at, Status s) {
 }
 
 int LuaHost::resume_guarded(lua_State* co, int nargs, int* nres) {
-  CallScope scope(*this, co);
-  return lua_resume(co, L_, nargs, nres);
+  int rc;
+  {
+    CallScope scope(*this, co);
+    rc = lua_resume(co, L_, nargs, nres);
+  }
+  return stopped_task(co, rc, nres);
+}
+
+// A task's resume that the count hook ended by a yield (stop_from_hook) is a failed run: its
+// stop's message on its stack, as a run that raised an error keeps its error (task_release
+// tells the two kinds of failed run apart by their status).
+int LuaHost::stopped_task(lua_State* co, int rc, int* nres) {
+  if (rc != LUA_YIELD || !take_stop_yield(co)) return rc;
+  lua_pop(co, *nres);
+  *nres = 0;
+  lua_pushlstring(co, stop_yield_message_.data(), stop_yield_message_.size());
+  return LUA_ERRRUN;
 }
 
 // Resumes the run's coroutine once: a yield is `running`, a return gives the status.
@@ -554,6 +606,8 @@ Status LuaHost::task_resume(const CallSite& at, const LeafDef& leaf, bool) {
     CallScope scope(*this, co);
     rc = lua_resume(co, L_, nargs, &nres);
   }
+  const bool stopped = rc == LUA_YIELD && stop_yielded_ == co;
+  rc = stopped_task(co, rc, &nres);
   current_ = saved;
   live_journal_ = saved_journal;
   if (rc == LUA_YIELD) {
@@ -591,6 +645,10 @@ Status LuaHost::task_resume(const CallSite& at, const LeafDef& leaf, bool) {
     report(at, leaf, msg);
     return Status::Failure;
   }
+  if (stopped) {  // its traceback made where it was stopped (stop_from_hook)
+    report(at, leaf, stop_yield_traceback_);
+    return Status::Failure;
+  }
   luaL_traceback(L_, co, msg.c_str(), 0);
   report(at, leaf, lua_tostring(L_, -1));
   lua_pop(L_, 1);
@@ -623,7 +681,10 @@ void LuaHost::task_release(const CallSite& at, bool cancel) {
     // script: the usual way) leaves its thread as good as new once reset below: reusing it
     // spares a new coroutine per failing run (~5,400 instructions of ~11,500 a run).
     const int ended = lua_status(co);
-    const bool failed = ended != LUA_OK && ended != LUA_YIELD;
+    // A run the count hook stopped yielded, with the stop's message left on its stack
+    // (stopped_task); a suspended run has nothing there (its yields' values are taken).
+    const bool stopped = ended == LUA_YIELD && lua_gettop(co) > 0;
+    const bool failed = (ended != LUA_OK && ended != LUA_YIELD) || stopped;
     const bool reusable = !failed || hook_raised_on_ != co;
     if (hook_raised_on_ == co) hook_raised_on_ = nullptr;
     // A run that failed keeps its error on its stack (reported already): closing its

@@ -30,6 +30,10 @@ class LuaHost final : public ScriptHost {
   static void check_stop(lua_State* L);
   // Whether the call running on L has been told to stop (its time limit, Ctrl-C).
   static bool told_to_stop(lua_State* L);
+  // Whether the yield co's resume just returned was the count hook stopping it (stop_from_hook;
+  // its message in stop_yield_message()); taken once.
+  bool take_stop_yield(lua_State* co);
+  const std::string& stop_yield_message() const { return stop_yield_message_; }
   explicit LuaHost(RuntimeImpl& rt);
   ~LuaHost() override;
   LuaHost(const LuaHost&) = delete;
@@ -217,6 +221,9 @@ class LuaHost final : public ScriptHost {
   // the watchdog's stop (count 1, installed asynchronously; then kStopGraceInstructions).
   static void guard_hook(lua_State* L, lua_Debug* ar);
   static int raise_stop(lua_State* L, int level = 0);  // level: luaL_where's, of the position shown
+  static void push_stop(lua_State* L, int level = 0);  // raise_stop's message, pushed
+  static void stop_from_hook(LuaHost* h, lua_State* L);
+  int stopped_task(lua_State* co, int rc, int* nres);
   static uint64_t marked_call(const LuaHost& h);
   void restore_hook(lua_State* L);
   Status complain_status(int idx, const CallSite& at, const LeafDef& leaf, bool condition);
@@ -241,6 +248,11 @@ class LuaHost final : public ScriptHost {
   // error was raised by a hook and ended its resume (a pcall inside it turns them back on), so
   // a task's coroutine stopped by the hook is not reused; one that failed otherwise is.
   lua_State* hook_raised_on_ = nullptr;
+  // The coroutine the count hook stopped by a yield (stop_from_hook), and the stop's message:
+  // its resumer takes it (take_stop_yield) and raises the stop or reports it.
+  lua_State* stop_yielded_ = nullptr;
+  std::string stop_yield_message_;
+  std::string stop_yield_traceback_;
   const CallSite* current_ = nullptr;
   int traceback_ref_ = -2;
   int thicket_ref_ = -2;

@@ -86,6 +86,15 @@ int LuaApi::resume_watched(lua_State* L, lua_State* co, int narg) {
   int nres = 0;
   int status = lua_resume(co, L, narg, &nres);
   if (outer) h.guard_.running.store(outer, std::memory_order_release);
+  if (status == LUA_YIELD && h.take_stop_yield(co)) {
+    // Stopped by the count hook, which yields a coroutine it stops (stop_from_hook): the stop
+    // goes on into the resumer, as below; co stays suspended where it was stopped, its hooks
+    // whole, so that closing it runs its cleanups under the watchdog.
+    lua_pop(co, nres);
+    lua_sethook(L, LuaHost::guard_hook, LUA_MASKCOUNT, 1);
+    lua_pushlstring(L, h.stop_yield_message().data(), h.stop_yield_message().size());
+    return lua_error(L);
+  }
   if (status == LUA_OK || status == LUA_YIELD) {
     if (!lua_checkstack(L, nres + 1)) {
       lua_pop(co, nres);

@@ -211,11 +211,12 @@ return { A = thicket.task(function() while true do end end), B = thicket.task(fu
   CHECK(t.rt.script_errors() == 4);
 }
 
-TEST_CASE("guard: a task that failed by its own error hands its coroutine on; one the budget stopped does not") {
+TEST_CASE("guard: a task that failed, by its own error or stopped by the budget, hands its coroutine on") {
   // A coroutine whose run ended in a script error is reset and reused (a new one per failing
   // run cost ~40% of the run); the budget still stops the next run on it. One whose run the
-  // budget's hook stopped has its hooks off (Lua never turns them back on after a hook's
-  // error): a next run on it would loop for ever, so it gets a fresh one.
+  // budget's hook stopped was stopped by a yield of the hook (an error raised by a hook would
+  // leave its hooks off for good): its hooks are whole, so it is reused too, and the budget
+  // stops the next run on it (or this test would never end).
   thicket::RuntimeOptions o;
   o.leaf_timeout = 0;
   o.instruction_budget = 100000;
@@ -239,8 +240,71 @@ end) }
   REQUIRE(marks.size() == 4);
   auto thread = [&](size_t i) { return marks[i].substr(marks[i].find("thread")); };
   CHECK(thread(1) == thread(0));  // failed by its error: the same coroutine again
-  CHECK(thread(2) != thread(1));  // stopped by the budget: a fresh one
+  CHECK(thread(2) == thread(1));  // stopped by the budget: the same one again
   CHECK(thread(3) == thread(2));
+}
+
+TEST_CASE("guard: the cleanup of a task the budget or the time limit stopped is stopped too if it loops") {
+  // The hook stops a task by a yield (an error raised by a hook left the coroutine's hooks off
+  // for good): its looping cleanup, run as the task is closed, held the host for ever.
+  const char* kLeaves = R"LUA(
+local thicket = require("thicket")
+return { Spin = thicket.task(function()
+  local c <close> = thicket.defer(function() thicket.log("@cleanup"); while true do end end)
+  while true do end
+end) }
+)LUA";
+  for (bool budget : {true, false}) {
+    CAPTURE(budget);
+    thicket::RuntimeOptions o = timed(0.01);
+    if (budget) {
+      o.leaf_timeout = 0;
+      o.instruction_budget = 100000;
+    }
+    LuaRuntime t(o);
+    t.write("spin.lua", kLeaves);
+    auto a = t.rt.spawn(t.load("tree: t\nleaves: [spin.lua]\nroot: {action: Spin}\n"));
+    CHECK(t.rt.tick(a, 0.1) == Status::Failure);
+    CHECK(t.rt.tick(a, 0.1) == Status::Failure);
+    const std::string log = t.joined_log();
+    CHECK(t.marks() == thicket_test::LogLines{"cleanup", "cleanup"});
+    CHECK(t.rt.script_errors() == 4);  // each run, and each cleanup
+    CHECK_MESSAGE(log.find("spin.lua:4: ") != std::string::npos, log);
+    CHECK_MESSAGE(log.find("while closing the failed task: ") != std::string::npos, log);
+    // The traceback names the line the task was stopped at, as the message does.
+    CHECK_MESSAGE(log.find("spin.lua:5: in function <") != std::string::npos, log);
+  }
+}
+
+TEST_CASE("guard: a coroutine a leaf made, stopped at its limit, is closed later under the limit") {
+  // Stopped inside the coroutine, the stop goes on into the leaf; closing the coroutine on a
+  // later tick runs its looping __close, which the watchdog stops (it held the host for ever).
+  LuaRuntime t(timed(0.01));
+  t.write("co.lua", R"LUA(
+local thicket = require("thicket")
+local co
+return { Evil = function()
+  if not co then
+    co = coroutine.create(function()
+      local c <close> = setmetatable({}, {__close = function() thicket.log("@close"); while true do end end})
+      while true do end
+    end)
+    coroutine.resume(co)
+  else
+    thicket.log("@" .. coroutine.status(co))
+    coroutine.close(co)
+  end
+  return true
+end }
+)LUA");
+  auto a = t.rt.spawn(t.load("tree: t\nleaves: [co.lua]\nroot: {action: Evil}\n"));
+  CHECK(t.rt.tick(a, 0.1) == Status::Failure);
+  CHECK(t.rt.tick(a, 0.1) == Status::Failure);
+  CHECK(t.rt.tick(a, 0.1) == Status::Success);
+  const std::string log = t.joined_log();
+  CHECK(t.marks() == thicket_test::LogLines{"suspended", "close", "dead"});
+  CHECK_MESSAGE(log.find("co.lua:8: stopped after running") != std::string::npos, log);
+  CHECK_MESSAGE(log.find("co.lua:7: stopped after running") != std::string::npos, log);
 }
 
 TEST_CASE("guard: an endless loop in on_reload or at a leaf file's top level is stopped") {
