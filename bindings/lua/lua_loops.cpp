@@ -1,5 +1,5 @@
 // Watched versions of Lua's C loops (see lua_loops.hpp). Written from the reference manual
-// (6.4 string.rep, 6.6 table.insert, table.move, table.remove, table.sort) with the library's own argument
+// (6.4 string.rep, 6.6 table.concat, table.insert, table.move, table.remove, table.sort) with the library's own argument
 // checks and messages; tests/unit/lua/test_lua_loops.cpp compares them with the library's on
 // random arguments. No C++ object with a destructor lives in these frames: a Lua error (a bad
 // argument, a stop) unwinds them with longjmp.
@@ -148,6 +148,46 @@ int tab_move(lua_State* L) {
   return 1;
 }
 
+// table.concat(list [, sep [, i [, j]]]): the library's loop, asking the watchdog every
+// kLoopPollEvery elements. (The library's loop runs in C, and so may each element it reads: a
+// table whose __index is a C function, `setmetatable({}, {__index = table.concat})`, gave ""
+// for every index of 1..math.maxinteger without a Lua instruction or a byte of memory.)
+void concat_element(lua_State* L, luaL_Buffer& b, lua_Integer i) {
+  lua_geti(L, 1, i);
+  if (!lua_isstring(L, -1)) {
+    // The library's own error, worded as this Lua version words it: its concat of that one
+    // element (should a metamethod answer otherwise this time, the message is ours).
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_pushvalue(L, 1);
+    lua_pushliteral(L, "");
+    lua_pushinteger(L, i);
+    lua_pushinteger(L, i);
+    lua_call(L, 4, 0);
+    luaL_error(L, "invalid value (at index %I) in table for 'concat'", static_cast<LUAI_UACINT>(i));
+  }
+  luaL_addvalue(&b);
+}
+
+int tab_concat(lua_State* L) {
+  if (!table_argument(L, 1)) return call_original(L);
+  lua_Integer last = luaL_len(L, 1);
+  size_t lsep = 0;
+  const char* sep = luaL_optlstring(L, 2, "", &lsep);
+  lua_Integer i = luaL_optinteger(L, 3, 1);
+  last = luaL_optinteger(L, 4, last);
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  lua_Integer steps = 0;
+  for (; i < last; ++i) {
+    concat_element(L, b, i);
+    luaL_addlstring(&b, sep, lsep);
+    if (++steps % kLoopPollEvery == 0) LuaHost::check_stop(L);
+  }
+  if (i == last) concat_element(L, b, i);  // the last one (when the stretch is not empty)
+  luaL_pushresult(&b);
+  return 1;
+}
+
 // table.sort's comparison when none is given (a < b, metamethods respected, as the library's):
 // a C function the library's sort calls like any comparator, which asks the watchdog every
 // kLoopPollEvery comparisons. (The library compares in C, where the count hook never fires:
@@ -195,6 +235,7 @@ void install_watched_loops(lua_State* L) {
   replace_library_function(L, LUA_TABLIBNAME, "remove", tab_remove, true);
   replace_library_function(L, LUA_TABLIBNAME, "move", tab_move, true);
   replace_library_function(L, LUA_TABLIBNAME, "sort", tab_sort, true);
+  replace_library_function(L, LUA_TABLIBNAME, "concat", tab_concat, true);
 }
 
 }  // namespace thicket

@@ -96,6 +96,31 @@ for _, case in ipairs({{1, 10000, 3}, {3, 10002, 1}, {1, 10000, 5000}, {5000, 15
   checked = checked + 1
   if results[1] ~= results[2] then return checked, "long move " .. table.concat(case, ",") .. " differs" end
 end
+-- table.concat: lists with holes and values of every kind, separators, stretches (ours asks
+-- the watchdog as it goes; the results and errors must be the library's).
+for round = 1, 3000 do
+  local n = rand(10)
+  local args_seed = rng
+  local results = {}
+  for side, lib in ipairs({lua, ours}) do
+    rng = args_seed
+    local t = {}
+    for i = 1, n do
+      local k = rand(12)
+      t[i] = k == 0 and {} or k == 1 and true or k == 2 and 2.5 or k == 3 and nil or (k < 8 and i or "s" .. i)
+    end
+    local sep = ({nil, "", "-", "::"})[rand(4) + 1]
+    local form = rand(4)
+    local r
+    if form == 0 then r = outcome(pcall(lib.concat, t))
+    elseif form == 1 then r = outcome(pcall(lib.concat, t, sep))
+    elseif form == 2 then r = outcome(pcall(lib.concat, t, sep or "", int()))
+    else r = outcome(pcall(lib.concat, rand(5) == 0 and 7 or t, sep or "", int(), int())) end
+    results[side] = r
+  end
+  checked = checked + 1
+  if results[1] ~= results[2] then return checked, "concat round " .. round .. ":\n  lua:  " .. results[1] .. "\n  ours: " .. results[2] end
+end
 -- Sorts long enough that ours compares through its watched comparison (65,536 elements or more; shorter ones are the
 -- library's own, as are those given a comparison): the same order, and the same error for
 -- values that do not compare.
@@ -123,15 +148,16 @@ return checked, nil
 
 }  // namespace
 
-TEST_CASE("library loops: rep, insert, remove, move and sort answer as Lua 5.4's own on random arguments") {
+TEST_CASE("library loops: rep, concat, insert, remove, move and sort answer as Lua 5.4's own on random arguments") {
   lua_State* L = luaL_newstate();
   *static_cast<void**>(lua_getextraspace(L)) = nullptr;  // no host: nothing to poll
   luaL_openlibs(L);
-  // The five functions as the state has them now, in one table as the comparison wants.
+  // The six functions as the state has them now, in one table as the comparison wants.
   auto collect = [&](const char* global) {
     lua_newtable(L);
     for (auto [library, name] :
-         {std::pair{"string", "rep"}, {"table", "insert"}, {"table", "remove"}, {"table", "move"}, {"table", "sort"}}) {
+         {std::pair{"string", "rep"}, {"table", "insert"}, {"table", "remove"}, {"table", "move"}, {"table", "sort"},
+          {"table", "concat"}}) {
       lua_getglobal(L, library);
       lua_getfield(L, -1, name);
       lua_setfield(L, -3, name);
@@ -152,7 +178,7 @@ TEST_CASE("library loops: rep, insert, remove, move and sort answer as Lua 5.4's
   const lua_Integer checked = lua_tointeger(L, -2);
   const std::string differs = lua_isnil(L, -1) ? "" : lua_tostring(L, -1);
   CHECK_MESSAGE(differs.empty(), differs);
-  CHECK(checked >= 20013);
+  CHECK(checked >= 23013);
   lua_close(L);
 }
 
@@ -170,6 +196,7 @@ function L.Move() table.move({}, 1, 1e15, 2) return true end
 function L.Insert() table.insert(setmetatable({}, {__len = function() return 1 << 50 end}), 1, "x") return true end
 function L.Remove() table.remove(setmetatable({}, {__len = function() return 1 << 50 end}), 1) return true end
 function L.Rep() return #string.rep("ab", 1e9, "") > 0 end
+function L.Concat() return #table.concat(setmetatable({}, {__index = table.concat}), "", 1, math.maxinteger) > 0 end
 local big = {}  -- (built at load, which may take 20 limits)
 for i = 1, 2000000 do big[i] = (i * 7919) % 1000003 + 0.5 end
 function L.Sort() table.sort(big) return true end
@@ -195,7 +222,7 @@ return L
   auto empty = t.rt.spawn(t.load("tree: t\nleaves: [loops.lua]\nroot: {action: Empty}\n"));
   CHECK(t.rt.tick(empty, 0.1) == Status::Success);
   // Without the polls each of these ran for hours (the test's time limit would end it).
-  for (const char* leaf : {"Move", "Insert", "Remove", "Rep"}) {
+  for (const char* leaf : {"Move", "Insert", "Remove", "Rep", "Concat"}) {
     auto a = t.rt.spawn(t.load(std::string("tree: t\nleaves: [loops.lua]\nroot: {action: ") + leaf + "}\n"));
     CHECK(t.rt.tick(a, 0.1) == Status::Failure);
   }
@@ -203,12 +230,12 @@ return L
   auto errors = t.rt.spawn(t.load("tree: t\nleaves: [loops.lua]\nroot: {action: Errors}\n"));
   CHECK(t.rt.tick(errors, 0.1) == Status::Success);
   const std::string log = t.joined_log();
-  for (const char* message : {"loops.lua:21: bad argument #2 to 'remove' (position out of bounds)",
-                              "loops.lua:22: bad argument #2 to 'insert' (position out of bounds)",
-                              "loops.lua:23: wrong number of arguments to 'insert'",
-                              "loops.lua:24: bad argument #1 to 'insert' (table expected, got number)",
-                              "loops.lua:25: bad argument #4 to 'move' (destination wrap around)",
-                              "loops.lua:26: resulting string too large"})
+  for (const char* message : {"loops.lua:22: bad argument #2 to 'remove' (position out of bounds)",
+                              "loops.lua:23: bad argument #2 to 'insert' (position out of bounds)",
+                              "loops.lua:24: wrong number of arguments to 'insert'",
+                              "loops.lua:25: bad argument #1 to 'insert' (table expected, got number)",
+                              "loops.lua:26: bad argument #4 to 'move' (destination wrap around)",
+                              "loops.lua:27: resulting string too large"})
     {
     const std::string why = std::string(message) + " in:\n" + log;
     CHECK_MESSAGE(log.find(message) != std::string::npos, why);
@@ -221,6 +248,6 @@ return L
   CHECK(t.rt.tick(sorter, 0.1) == Status::Success);
   const std::string all = t.joined_log();  // (marks() takes the marks out of the log)
   CHECK(t.marks() == thicket_test::LogLines{"sorted false"});
-  for (const char* line : {"loops.lua:6:", "loops.lua:7:", "loops.lua:8:", "loops.lua:9:", "loops.lua:12:"})
+  for (const char* line : {"loops.lua:6:", "loops.lua:7:", "loops.lua:8:", "loops.lua:9:", "loops.lua:10:", "loops.lua:13:"})
     CHECK_MESSAGE(all.find(std::string(line) + " stopped after running for more than 50 ms") != std::string::npos, line);
 }
