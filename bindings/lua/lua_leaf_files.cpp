@@ -452,6 +452,10 @@ int args_len(lua_State* L) {
 int args_pairs(lua_State* L) {  // in the same order in every run (lua_order.cpp)
   push_args_table(L, 1);
   push_ordered_pairs(L, -1);
+  // The state handed to the loop is the view, not the real table (the iterator keeps that in
+  // its upvalues): `local _, s = pairs(args); s.x = 1` wrote into every agent's args.
+  lua_pushvalue(L, 1);
+  lua_replace(L, -3);
   return 3;
 }
 // Replaces the table on top of the stack with its read-only view.

@@ -607,7 +607,8 @@ return function(module, module_meta, previous)
   local own = setmetatable({}, {
     __index = data,
     __newindex = rawget(module_meta, "__newindex"),
-    __pairs = function() return pairs(data) end,
+    -- (the face, not the copy, as the loop's state: the iterator keeps the copy to itself)
+    __pairs = function(self) local step, _, first = pairs(data); return step, self, first end,
     __metatable = rawget(module_meta, "__metatable"),
   })
   env.rawset = bind(file_rawset, own)
