@@ -8,6 +8,7 @@
 #include "lua_order.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <new>
@@ -59,13 +60,31 @@ Key key_at(lua_State* L, int idx, int raw) {
   return k;
 }
 
+// An integer against a float, exactly, as Lua's own comparison (lvm.c, LTintfloat and its kin):
+// through a double, math.maxinteger and 2^63 were one value, so two different keys were
+// ordered by their places in the table, against the order of the integers around them, and
+// next() went round them for ever. (A table has no NaN key.)
+constexpr double kTwoTo63 = 9223372036854775808.0;
+bool int_below_float(lua_Integer i, double f) {  // i < f: i < ceil(f)
+  if (f >= kTwoTo63) return true;
+  if (f < -kTwoTo63) return false;
+  return i < static_cast<lua_Integer>(std::ceil(f));
+}
+bool float_below_int(double f, lua_Integer i) {  // f < i: floor(f) < i
+  if (f >= kTwoTo63) return false;
+  if (f < -kTwoTo63) return true;
+  return static_cast<lua_Integer>(std::floor(f)) < i;
+}
+
 bool before(const Key& a, const Key& b) {
   if (a.group != b.group) return a.group < b.group;
   switch (a.group) {
     case kNumber:
       if (a.is_int && b.is_int) return a.i < b.i;
+      if (a.is_int) return int_below_float(a.i, b.d);
+      if (b.is_int) return float_below_int(a.d, b.i);
       if (a.d != b.d) return a.d < b.d;
-      return a.raw < b.raw;  // an integer and a float of one value are one key: no tie
+      return a.raw < b.raw;  // (one float key is one value: no tie)
     // Byte order, as string_view's: the prefixes decide unless they are equal.
     case kString: return a.prefix != b.prefix ? a.prefix < b.prefix : a.text < b.text;
     case kBoolean: return !a.boolean && b.boolean;

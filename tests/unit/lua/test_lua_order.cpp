@@ -137,3 +137,26 @@ TEST_CASE("lua order: an array's pairs and its iterator called by hand") {
   CHECK(std::string(lua_tostring(L, -1)) == "true nil|1=a|3=c|nil|nil|nil|1|nil|nil|0|number:x,string:y");
   lua_close(L);
 }
+
+TEST_CASE("lua order: integers and floats near 2^63 are ordered exactly, and next walks them to the end") {
+  // Through a double, math.maxinteger and 2^63 compared equal: ordered by their places in the
+  // table instead, against the integers around them, and next went round them for ever.
+  lua_State* L = luaL_newstate();
+  luaL_openlibs(L);
+  lua_pushcfunction(L, thicket::ordered_pairs);
+  lua_setglobal(L, "pairs");
+  lua_pushcfunction(L, thicket::ordered_next);
+  lua_setglobal(L, "onext");
+  const char* script = R"LUA(
+    local t = {[math.maxinteger] = "a", [math.maxinteger - 1] = "b", [2^63] = "c", [-2^63 - 2^11] = "d",
+               [math.mininteger] = "e", [math.mininteger + 1] = "f", [1.5] = "g", [1] = "h"}
+    local walked, paired = {}, {}
+    local k = onext(t)
+    while k ~= nil and #walked < 20 do walked[#walked + 1] = t[k]; k = onext(t, k) end
+    for _, v in pairs(t) do paired[#paired + 1] = v end
+    return table.concat(walked) .. " " .. table.concat(paired)
+  )LUA";
+  REQUIRE(luaL_dostring(L, script) == LUA_OK);
+  CHECK(std::string(lua_tostring(L, -1)) == "defhgbac defhgbac");
+  lua_close(L);
+}
