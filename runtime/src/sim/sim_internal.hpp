@@ -1,6 +1,7 @@
 // The simulation's insides, shared by simulation.cpp and the Lua world API
 // (bindings/lua/world/lua_world.cpp).
 #pragma once
+#include <cstdio>
 #include <mutex>
 
 #include "recorder.hpp"
@@ -59,14 +60,16 @@ struct SimWorker {
   std::vector<MetricSample> metrics;
   uint32_t seq = 0;
   uint64_t agent_ticks = 0;
-  // While the workers tick at once, their log lines are held here with the agent whose tick
-  // made them, and written after the phase in agent order: a run's log is the same on any
-  // number of threads (SPEC 8.2), not the two workers' lines interleaved as they happened.
+  // While the workers tick at once, their log and print lines are held here with the agent
+  // whose tick made them, and written after the phase in agent order: a run's log and output
+  // are the same on any number of threads (SPEC 8.2), not the workers' lines interleaved as
+  // they happened.
   uint32_t ticking_agent = 0;
   struct HeldLine {
     uint32_t agent = 0;
     std::string text;
     std::optional<ScriptErrorBook::Entry> error;  // a script error, judged when written (in agent order)
+    bool print = false;                           // a Lua print line (standard output), not the log's
   };
   std::vector<HeldLine> held_log;
   std::vector<world::EntityId> scratch;  // query results, reused
@@ -134,6 +137,17 @@ struct Simulation::Impl {
   void log(const std::string& line) {
     std::lock_guard<std::mutex> lock(log_mutex);
     if (options.log) options.log(line);
+  }
+  // A Lua print line: to options.print, or standard output (as Runtime's own print).
+  void print(const std::string& line) {
+    std::lock_guard<std::mutex> lock(log_mutex);
+    if (options.print) {
+      options.print(line);
+      return;
+    }
+    std::fwrite(line.data(), 1, line.size(), stdout);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
   }
 };
 

@@ -235,7 +235,14 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
       }
       if (auto said = sim->errors.say(std::move(e))) sim->log(*said);
     };
-    if (options.print) worker->rt->on_print(options.print);
+    worker->rt->on_print([sim, w](const std::string& line) {
+      if (sim->hold_logs && w < sim->workers.size()) {  // held as the log's lines are
+        SimWorker& me = *sim->workers[w];
+        me.held_log.push_back({me.ticking_agent, line, std::nullopt, true});
+        return;
+      }
+      sim->print(line);
+    });
     if (script_binding().install_world) script_binding().install_world(*worker);
     for (const auto& group : spec.groups) {
       std::vector<Diagnostic> brain_diags;
@@ -378,7 +385,8 @@ void write_held_logs(Simulation::Impl& s) {
   if (lines.empty()) return;
   std::stable_sort(lines.begin(), lines.end(), [](const auto& x, const auto& y) { return x.agent < y.agent; });
   for (auto& line : lines) {
-    if (!line.error) s.log(line.text);
+    if (line.print) s.print(line.text);
+    else if (!line.error) s.log(line.text);
     else if (auto said = s.errors.say(std::move(*line.error))) s.log(*said);
   }
 }
