@@ -32,6 +32,9 @@ class View {
   ~View();
 
   void draw(const Game& game, const Ui& ui);
+  // The mods that do not load at start-up (`errors`: one diagnostic a line), while the game
+  // waits for them to be fixed.
+  void draw_load_errors(const std::string& mods, const std::string& errors);
   void present();
   bool screenshot(const std::string& path, std::string& error);
   // The guard under a window pixel (within a cell of it), 0 when none.

@@ -51,6 +51,8 @@ Game::Game(Options options) : options_(std::move(options)) {
   thicket::RuntimeOptions ro;
   ro.seed = options_.seed;
   ro.script_states = uint32_t(std::max(1, options_.threads));
+  ro.leaf_timeout = options_.leaf_timeout;
+  ro.lua_memory_limit = size_t(std::max(0L, options_.lua_memory_mb)) << 20;
   ro.log = [this](const std::string& raw) {
     const std::string line = printable(raw);
     log_.push_back(line);
@@ -252,16 +254,35 @@ std::vector<std::string> Game::states_of(const Guard& g) const {
 void Game::poll_mods() {
   reloads_.clear();
   if (rt_->reload_changed(&reloads_) == 0 && reloads_.empty()) return;
-  for (const auto& r : reloads_) {
-    // A file that loads clears its message; one that fails shows its first error (the old
-    // version goes on running).
-    std::erase_if(mod_errors_, [&](const ModMessage& m) { return m.file == r.file; });
-    if (r.ok) continue;
-    ModMessage m{r.file, {}};
-    for (const thicket::Diagnostic& d : r.diagnostics)
-      if (d.severity == thicket::Severity::Error) m.lines.push_back(thicket::format_diagnostic(d));
-    if (m.lines.empty()) m.lines.push_back(r.first_error);
-    mod_errors_.push_back(std::move(m));
+  auto take = [&](const std::vector<thicket::ReloadReport>& reports) {
+    for (const auto& r : reports) {
+      // A file that loads clears its message; one that fails shows its first error (the old
+      // version goes on running).
+      std::erase_if(mod_errors_, [&](const ModMessage& m) { return m.file == r.file; });
+      if (r.ok) continue;
+      ModMessage m{r.file, {}};
+      for (const thicket::Diagnostic& d : r.diagnostics)
+        if (d.severity == thicket::Severity::Error) m.lines.push_back(thicket::format_diagnostic(d));
+      if (m.lines.empty()) m.lines.push_back(r.first_error);
+      mod_errors_.push_back(std::move(m));
+    }
+  };
+  take(reloads_);
+  // A file refused because of another (guard.lua's leaf renamed while guard.yaml still named
+  // it) may load now that the other has: tried again once, so that its message does not stay
+  // up over a game that runs fine until the file is saved again.
+  if (std::any_of(reloads_.begin(), reloads_.end(), [](const auto& r) { return r.ok; })) {
+    std::vector<std::string> failed;
+    for (const ModMessage& m : mod_errors_)
+      if (m.file != "(blackboard)" && m.file != "(level)" &&
+          std::none_of(reloads_.begin(), reloads_.end(), [&](const auto& r) { return r.file == m.file; }))
+        failed.push_back(m.file);
+    if (!failed.empty()) {
+      std::vector<thicket::ReloadReport> again;
+      rt_->reload_files(failed, &again);
+      take(again);
+      reloads_.insert(reloads_.end(), again.begin(), again.end());
+    }
   }
   resolve_slots();
   std::erase_if(mod_errors_, [](const ModMessage& m) { return m.file == "(blackboard)"; });

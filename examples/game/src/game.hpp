@@ -85,6 +85,8 @@ struct Options {
   uint64_t seed = 1;
   int extra_guards = 0;              // --bench: this many guards at random cells instead of the level's
   bool no_catch = false;             // --bench: guards never catch the player (the run goes on)
+  double leaf_timeout = 0.01;        // --leaf-timeout: RuntimeOptions::leaf_timeout
+  long lua_memory_mb = 512;          // --lua-memory: RuntimeOptions::lua_memory_limit, in MiB (0: none)
 };
 
 // A mod file's trouble as the screen shows it.

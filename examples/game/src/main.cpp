@@ -58,18 +58,22 @@ struct Args {
   bool autoplay = false, bench = false, inspect = false;
   std::string screenshot, log;
   uint32_t select = 0;
+  double leaf_timeout = 0.01;  // s a Lua call may run (the runtime's default, 0.05 s, is a frame and a half)
+  long lua_memory_mb = 512;
   std::vector<Edit> edits;
   std::vector<Scripted> scripted;
   int threads = 2;
 };
 
 const char* kUsage =
-    "usage: thicket-game [LEVEL] [--levels DIR] [--mods DIR] [--threads N]\n"
+    "usage: thicket-game [LEVEL] [--levels DIR] [--mods DIR] [--threads N] [--leaf-timeout S] [--lua-memory MB]\n"
     "       thicket-game --frames N [--autoplay] [--screenshot FILE.png] [--select ID] [--inspect]\n"
     "                    [--log FILE] [--edit FRAME:FILE:SOURCE]... [--press I:KEY]... [--repeat I:KEY]... [--click I:guard:ID]... [LEVEL]\n"
     "       thicket-game --bench [--frames N] [LEVEL]\n"
     "LEVEL: a name in the levels folder (warehouse, courtyard, arena) or a .level file.\n"
     "--frames N: N fixed-step frames (1/30 s) headless under SDL's offscreen video driver, then quit.\n"
+    "--leaf-timeout S: seconds a mod's Lua call may run before it is stopped (default 0.01; 0: no limit).\n"
+    "--lua-memory MB: the cap of each Lua heap (default 512; 0: no cap).\n"
     "--edit FRAME:FILE:SOURCE: at the end of frame FRAME, copy SOURCE over the mod file FILE (tests).\n"
     "--press I:KEY, --click I:guard:ID or I:X:Y: a key press or a left click at loop iteration I (tests);\n"
     "--repeat I:KEY: the repeat a held key sends (which changes nothing).\n";
@@ -117,6 +121,19 @@ bool parse(int argc, char** argv, Args& a, std::string& error) {
       // (One message for 0 and 65: "from 0 to 64", then "from 1 to 64", read as two rules.)
       if (!(v = value()) || !number(s, v, n, 64, 1)) return false;
       a.threads = int(n);
+    } else if (s == "--leaf-timeout") {
+      // Seconds, as thicket run's option (its errors name it): 0 turns the limit off.
+      if (!(v = value())) return false;
+      char* end = nullptr;
+      const double t = std::strtod(v, &end);
+      if (!*v || *end || !(t >= 0 && t <= 3600)) {
+        error = "--leaf-timeout takes seconds from 0 (no limit) to 3600, not '" + std::string(v) + "'";
+        return false;
+      }
+      a.leaf_timeout = t;
+    } else if (s == "--lua-memory") {
+      if (!(v = value()) || !number(s, v, n, 1 << 20)) return false;
+      a.lua_memory_mb = n;
     } else if (s == "--select") {
       if (!(v = value()) || !number(s, v, n, UINT32_MAX)) return false;
       a.select = uint32_t(n);
@@ -372,10 +389,32 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
   game::Options o;
   o.mods = mods.string();
   o.threads = a.threads;
+  o.leaf_timeout = a.leaf_timeout;
+  o.lua_memory_mb = a.lua_memory_mb;
   game::Game g(o);
   if (!g.load_brain(error)) {
     std::fprintf(stderr, "%s", error.c_str());
-    return 1;
+    // The errors on screen too (a player who starts the game from a desktop sees no console):
+    // on screen, the game waits for the mod to be fixed, trying it twice a second; headless, a
+    // screenshot shows them, and the run ends.
+    bool quit = false;
+    while (!quit) {
+      view.draw_load_errors(mods.string(), error);
+      if (headless) {
+        if (!a.screenshot.empty() && !view.screenshot(a.screenshot, error)) std::fprintf(stderr, "thicket-game: %s\n", error.c_str());
+        return 1;
+      }
+      view.present();
+      for (int k = 0; k < 10 && !quit; ++k) {
+        SDL_Event e;
+        while (SDL_PollEvent(&e))
+          if (e.type == SDL_QUIT || (e.type == SDL_KEYDOWN && e.key.keysym.sym == SDLK_ESCAPE)) quit = true;
+        SDL_Delay(50);
+      }
+      if (!quit && g.load_brain(error)) break;
+    }
+    if (quit) return 1;
+    std::printf("%s loads: the game starts\n", (mods / "guard.yaml").c_str());
   }
   game::Level level;
   size_t level_starts = 0;  // levels started so far (R and Tab start one)
@@ -423,6 +462,7 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
                 level.name.c_str(), mods.c_str());
   Uint64 last = SDL_GetPerformanceCounter();
   double behind = 0;
+  double step_seconds = 0;  // what the last step took (on screen)
   bool step_once = false;
   for (long iteration = 1; !headless || iteration <= a.frames; ++iteration) {
     if (headless)
@@ -464,6 +504,10 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
       behind += double(now - last) / double(SDL_GetPerformanceFrequency());
       last = now;
       steps = std::min(5, int(behind / game::kDt));
+      // A step that takes longer than a frame (a mod's leaf that loops until its time limit,
+      // every guard every frame) is not caught up on: one step a drawn frame, in slow motion,
+      // so that the screen and the keys still answer while the mod is being fixed.
+      if (step_seconds > game::kDt) steps = std::min(steps, 1);
       behind = std::min(behind - steps * game::kDt, game::kDt);
     }
     if (ui.paused) {
@@ -484,7 +528,9 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
     int stepped = 0;
     for (int k = 0; k < steps; ++k) {
       if (g.outcome() != game::Outcome::Playing) break;
+      const Uint64 step_start = SDL_GetPerformanceCounter();
       g.step(ui.autoplay ? g.autoplay() : in);
+      step_seconds = double(SDL_GetPerformanceCounter() - step_start) / double(SDL_GetPerformanceFrequency());
       ++stepped;
       print_log(g);
       report_reloads();
