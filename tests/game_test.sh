@@ -355,6 +355,12 @@ if [[ $? == 0 ]] && grep -q "^Warehouse: playing at frame 40" "$tmp/out" && grep
 else
   bad "Tab into a bad level: $(cat "$tmp/out" "$tmp/err" | head -5)"
 fi
+# A second Tab goes on past the level that did not load (it tried that one again and again).
+sed 's/^name Warehouse$/name Second/' "$game/levels/warehouse.level" >"$tmp/lv/zzz.level"
+run --levels "$tmp/lv" warehouse --frames 40 --press 5:tab --press 10:tab >"$tmp/out"
+grep -q "^Second: playing at frame" "$tmp/out" && ok "a second Tab goes on past a level that did not load" ||
+  bad "Tab past a bad level: $(cat "$tmp/out" | head -2)"
+rm "$tmp/lv/zzz.level"
 # Numbers past what an option holds are refused (they wrapped round: --select 4294967298 was 2).
 run --frames 5 --select 4294967298 >/dev/null
 [[ $? == 2 ]] && grep -q -- "--select takes a whole number from 0 to 4294967295" "$tmp/err" && ok "--select past 2^32: refused" ||

@@ -306,7 +306,10 @@ void View::draw_errors(const Game& game) {
                                              : "A mod file did not load; the guards go on with its last good version:");
     for (const std::string& l : m.lines) lines.push_back(l);
   }
-  lines.push_back("Fix the file and save it again.");
+  const bool mod_trouble = std::any_of(game.mod_errors().begin(), game.mod_errors().end(),
+                                       [](const ModMessage& m) { return m.file != "(level)"; });
+  // (Levels are read when started, not reloaded: Tab tries the next one, R replays this one.)
+  lines.push_back(mod_trouble ? "Fix the file and save it again." : "Fix the level file; Tab tries the next level.");
   // Within the map area: long lines wrapped, and as many lines as fit (the advice kept).
   const int most_width = kWidth - kPanel - 32;
   lines = fitted(lines, most_width, size_t(std::max(3, (kHeight - 28) / line_height_)), 1);
@@ -396,11 +399,15 @@ void View::draw_panel(const Game& game, const Ui& ui) {
   legend(kChase, "chase: the player in sight");
   y += line_height_ / 2;
   line("mods (hot reload):", kText);
-  if (game.mod_errors().empty()) {
+  // The mod files' troubles (a level that did not load is no mod file: its own line).
+  const auto mod_troubles = std::count_if(game.mod_errors().begin(), game.mod_errors().end(),
+                                          [](const ModMessage& m) { return m.file != "(level)"; });
+  if (mod_troubles == 0) {
     line("guard.yaml, guard.lua: ok", kGood);
   } else {
-    line(std::to_string(game.mod_errors().size()) + " file(s) failed: see the map", kError);
+    line(std::to_string(mod_troubles) + " file(s) failed: see the map", kError);
   }
+  if (mod_troubles < std::ptrdiff_t(game.mod_errors().size())) line("a level did not load: see the map", kError);
   if (!ui.notice.empty() && game.frame() <= ui.notice_until) line(ui.notice, kGood);
   if (ui.selected == 0) {
     y += line_height_ / 2;

@@ -421,10 +421,12 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
   // Loads level i aside: only a level that loads replaces the one being played (the game
   // points at `level`; a failed load into it left a mixed state, once scored as an escape),
   // and the failure is shown on screen.
+  size_t tried_index = level_index;  // the level last tried (Tab goes on from it, past one that did not load)
   auto start = [&](size_t i) {
     game::Level next;
     std::vector<thicket::Diagnostic> diags;
     const size_t index = i % levels.size();
+    tried_index = index;
     if (!game::load_level(levels[index].string(), next, diags)) {
       std::vector<std::string> lines;
       for (auto& d : diags) {
@@ -481,7 +483,7 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
           case SDLK_n: if (ui.paused) step_once = true; break;
           case SDLK_c: ui.cones = !ui.cones; break;
           case SDLK_r: start(level_index); break;
-          case SDLK_TAB: start(level_index + 1); ui.selected = 0; break;
+          case SDLK_TAB: start(tried_index + 1); ui.selected = 0; break;
           default: break;
         }
       }
