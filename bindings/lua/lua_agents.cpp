@@ -22,6 +22,18 @@ int LuaApi::agent_send(lua_State* L) {
   return send(L);
 }
 
+AgentInfo& LuaApi::bb_agent(lua_State* L, LuaHost& h) {
+  const auto* ref = static_cast<const BbRef*>(lua_touserdata(L, 1));
+  AgentInfo& a = h.rt_.agents[ref->agent];
+  if (a.alive && a.generation == ref->generation) return a;
+  luaL_where(L, 1);
+  lua_pushliteral(L, "the blackboard of an agent that has been despawned (its agent table was kept after it went): "
+                     "it is gone, with its values");
+  lua_concat(L, 2);
+  lua_error(L);
+  return a;  // (not reached)
+}
+
 bool LuaApi::own_blackboard(lua_State* L, LuaHost& h, const AgentInfo& a) {
   const CallSite* at = h.current();
   if (!at || at->agent == &a) return true;
@@ -154,8 +166,10 @@ int LuaApi::bb_newindex(lua_State* L) {
 
 int LuaApi::bb_tostring(lua_State* L) {
   LuaHost& h = host(L);
-  AgentInfo& a = bb_agent(L, h);
-  lua_pushfstring(L, "blackboard of agent %d", static_cast<int>(a.id));
+  const auto* ref = static_cast<const BbRef*>(lua_touserdata(L, 1));
+  const AgentInfo& a = h.rt_.agents[ref->agent];
+  if (!a.alive || a.generation != ref->generation) lua_pushliteral(L, "blackboard of a despawned agent");
+  else lua_pushfstring(L, "blackboard of agent %d", static_cast<int>(a.id));
   return 1;
 }
 
@@ -218,6 +232,7 @@ void LuaHost::create_agent(AgentInfo& a) {
   lua_setfield(L_, -2, "id");
   auto* ref = static_cast<LuaApi::BbRef*>(lua_newuserdatauv(L_, sizeof(LuaApi::BbRef), 0));
   ref->agent = static_cast<uint32_t>(&a - rt_.agents.data());
+  ref->generation = a.generation;
   lua_rawgeti(L_, LUA_REGISTRYINDEX, bb_meta_slot(*rt_.brains[a.brain]));
   lua_setmetatable(L_, -2);
   lua_setfield(L_, -2, "bb");

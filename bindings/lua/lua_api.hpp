@@ -126,13 +126,17 @@ struct LuaApi {
   static int defer(lua_State* L);
 
   // ---- blackboard objects: agent.bb.key reads and writes, typed (SPEC 6) ----
+  // An agent table's `bb`: the agent's slot, and its generation then (AgentInfo::generation,
+  // bumped when the agent is despawned): an agent table kept after its agent went (in a file's
+  // globals, reached from on_reload or a file's own code) would otherwise reach whichever agent
+  // took the slot, and release its `any` values' registry references a second time.
   struct BbRef {
     uint32_t agent;
+    uint32_t generation;
   };
-  static AgentInfo& bb_agent(lua_State* L, LuaHost& h) {
-    auto* ref = static_cast<BbRef*>(lua_touserdata(L, 1));
-    return h.rt_.agents[ref->agent];
-  }
+  // The agent a blackboard belongs to; raises (no C++ object lives in its callers' frames) when
+  // that agent has been despawned.
+  static AgentInfo& bb_agent(lua_State* L, LuaHost& h);
   // Inside a leaf call, only the running agent's blackboard: another's (kept from its own call
   // in a shared table or an upvalue) would be read or written from another agent's leaf, on
   // another worker's thread perhaps (SPEC 8.2: a leaf touches only its own agent; the results

@@ -481,3 +481,35 @@ return L
                  "a value: set its default instead; declared: hp)") != std::string::npos);
   CHECK(t.rt.script_errors() == 3);
 }
+
+TEST_CASE("sandbox: an agent table kept after its agent was despawned reaches no blackboard") {
+  // Kept in a file's globals and used from on_reload (no leaf call runs then), agent 1's old
+  // table reached the agent that took its slot, and writing an `any` key released registry
+  // references a second time: another agent's leaf was then called with a number, or the host
+  // crashed.
+  LuaRuntime t;
+  const char* kLeaves = "keep = keep or {}\nreturn { G = function(agent) keep[agent.id] = agent; return true end%s }\n";
+  char text[512];
+  std::snprintf(text, sizeof text, kLeaves, "");
+  auto leaf = t.write("k.lua", text);
+  std::vector<thicket::Diagnostic> diags;
+  auto brain = t.rt.load_file(
+      t.write("k.yaml", "tree: t\nleaves: [k.lua]\nblackboard: {x: 0, stash: {type: any}}\nroot: {action: G}\n").string(), diags);
+  REQUIRE(brain.has_value());
+  auto first = t.rt.spawn(*brain, {{"x", thicket::Value(1.0)}});
+  t.rt.tick(first, 0.1);
+  t.rt.despawn(first);
+  auto next = t.rt.spawn(*brain, {{"x", thicket::Value(44.0)}});  // takes agent 1's slot
+  REQUIRE(next.index == first.index);
+  t.rt.tick(next, 0.1);
+  std::snprintf(text, sizeof text, kLeaves,
+                ",\n  on_reload = function()\n    thicket_read = pcall(function() return keep[1].bb.x end)\n"
+                "    keep[1].bb.x = 1001\n  end");
+  t.write("k.lua", text);
+  std::filesystem::last_write_time(leaf, std::filesystem::last_write_time(leaf) + std::chrono::seconds(2));
+  t.rt.reload_changed();
+  const std::string log = t.joined_log();
+  CHECK_MESSAGE(log.find("k.lua:5: the blackboard of an agent that has been despawned") != std::string::npos, log);
+  CHECK(std::get<double>(*t.rt.get(next, "x")) == 44.0);  // the agent in the slot now: untouched
+  CHECK(t.rt.tick(next, 0.1) == Status::Success);
+}
