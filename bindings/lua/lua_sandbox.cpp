@@ -343,6 +343,9 @@ int LuaApi::file_require(lua_State* L) {
 // load's reader of a function's pieces (lbaselib.c's generic_reader): the piece is kept in
 // stack slot 5.
 static const char* load_piece(lua_State* L, void*, size_t* size) {
+  // The watchdog is asked at every piece: a reader that is a C function (load(os.clock)) runs
+  // no Lua instruction for the count hook to stop, and its pieces came until the heap's cap.
+  LuaHost::check_stop(L);
   luaL_checkstack(L, 2, "too many nested functions");
   lua_pushvalue(L, 1);
   lua_call(L, 0, 1);

@@ -216,13 +216,14 @@ function L.Errors()
   thicket.log(select(2, pcall(function() return string.rep("ab", 1 << 40) end)))
   return true
 end
+function L.Load() return load(os.clock) ~= nil end  -- a C reader: its pieces come until the heap's cap
 return L
 )LUA");
   // Nothing to copy: done at once.
   auto empty = t.rt.spawn(t.load("tree: t\nleaves: [loops.lua]\nroot: {action: Empty}\n"));
   CHECK(t.rt.tick(empty, 0.1) == Status::Success);
   // Without the polls each of these ran for hours (the test's time limit would end it).
-  for (const char* leaf : {"Move", "Insert", "Remove", "Rep", "Concat"}) {
+  for (const char* leaf : {"Move", "Insert", "Remove", "Rep", "Concat", "Load"}) {
     auto a = t.rt.spawn(t.load(std::string("tree: t\nleaves: [loops.lua]\nroot: {action: ") + leaf + "}\n"));
     CHECK(t.rt.tick(a, 0.1) == Status::Failure);
   }
@@ -248,6 +249,6 @@ return L
   CHECK(t.rt.tick(sorter, 0.1) == Status::Success);
   const std::string all = t.joined_log();  // (marks() takes the marks out of the log)
   CHECK(t.marks() == thicket_test::LogLines{"sorted false"});
-  for (const char* line : {"loops.lua:6:", "loops.lua:7:", "loops.lua:8:", "loops.lua:9:", "loops.lua:10:", "loops.lua:13:"})
+  for (const char* line : {"loops.lua:6:", "loops.lua:7:", "loops.lua:8:", "loops.lua:9:", "loops.lua:10:", "loops.lua:13:", "loops.lua:30:"})
     CHECK_MESSAGE(all.find(std::string(line) + " stopped after running for more than 50 ms") != std::string::npos, line);
 }
