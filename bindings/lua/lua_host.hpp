@@ -222,6 +222,10 @@ class LuaHost final : public ScriptHost {
   static void guard_hook(lua_State* L, lua_Debug* ar);
   static int raise_stop(lua_State* L, int level = 0);  // level: luaL_where's, of the position shown
   static void push_stop(lua_State* L, int level = 0);  // raise_stop's message, pushed
+  // luaL_loadfilex(L, path, "t") from a file read once, within bounds (read_limited): a plain
+  // file of at most 64 MB, whatever it is swapped for while it is read.
+  // `text`: the file's text, when given.
+  static int load_lua_file(lua_State* L, const std::string& path, std::string* text = nullptr);
   static void stop_from_hook(LuaHost* h, lua_State* L);
   int stopped_task(lua_State* co, int rc, int* nres);
   static uint64_t marked_call(const LuaHost& h);

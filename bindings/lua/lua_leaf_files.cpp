@@ -11,6 +11,7 @@
 #include "lua_order.hpp"
 #include "runtime_impl.hpp"
 #include "suggest.hpp"
+#include "yaml_limits.hpp"
 
 namespace thicket {
 
@@ -20,9 +21,13 @@ namespace {
 // one of its hooks), and a key is found as a word near it in the file's text.
 struct DeclLines {
   std::vector<std::string> lines;
-  explicit DeclLines(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    for (std::string l; std::getline(in, l);) lines.push_back(l);
+  explicit DeclLines(std::string_view text) {  // the file's text, as it was loaded
+    while (!text.empty()) {
+      const size_t end = text.find('\n');
+      lines.emplace_back(text.substr(0, end));
+      if (end == std::string_view::npos) break;
+      text.remove_prefix(end + 1);
+    }
   }
   struct Pos {
     int line = 0, column = 0;
@@ -159,6 +164,30 @@ void LuaHost::settle_module(const std::string& path) {
   forgotten_modules_.erase(it);
 }
 
+int LuaHost::load_lua_file(lua_State* L, const std::string& path, std::string* text_out) {
+  // Asked of the file opened, not of its path before (a file swapped for /dev/zero or a pipe
+  // between the two, as a hot reload may meet, was read for ever), and within a size (a 300 MB
+  // leaf file held a game for seconds).
+  constexpr size_t kMaxLuaFileBytes = size_t(64) << 20;
+  std::string text, why;
+  if (!read_limited(path, kMaxLuaFileBytes, text, why, "a Lua file")) {
+    lua_pushfstring(L, "cannot read %s: %s", path.c_str(), why.c_str());
+    return LUA_ERRFILE;
+  }
+  // As luaL_loadfilex: a UTF-8 byte order mark is passed over, and a first line that starts
+  // with '#' (#!/usr/bin/lua) is a comment, its line break kept so that lines count the same.
+  std::string_view body(text);
+  if (body.substr(0, 3) == "\xEF\xBB\xBF") body.remove_prefix(3);
+  if (!body.empty() && body[0] == '#') {
+    const size_t end = body.find('\n');
+    body = end == std::string_view::npos ? std::string_view() : body.substr(end);
+  }
+  const std::string chunk = "@" + path;
+  const int status = luaL_loadbufferx(L, body.data(), body.size(), chunk.c_str(), "t");
+  if (text_out) *text_out = std::move(text);
+  return status;
+}
+
 // Runs a leaf file in the sandbox and collects the leaves of the table it returns.
 bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out, std::vector<Diagnostic>& diags) {
   // Which file the requires made while it runs belong to (module_users).
@@ -210,18 +239,16 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
     diags.push_back(std::move(d));
   };
   // Only a plain file is run (the brain's loader says so at its line; this covers a file swapped
-  // for a pipe before a reload): a pipe nothing writes to would block here for ever.
-  std::error_code kind_error;
-  const auto kind = std::filesystem::status(path, kind_error);
-  if (std::filesystem::exists(kind) && !std::filesystem::is_regular_file(kind)) {  // (a missing file: Lua says so below)
-    diags.push_back({Severity::Error, path, 0, 0, "cannot run the leaf file: it is not a plain file (a pipe, a device or a folder)"});
-    return false;
-  }
+  // for a pipe or a device before a reload, or while it is read): load_lua_file.
   allow_module_dir(std::filesystem::path(path).parent_path().string());
   int top = lua_gettop(L_);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, traceback_ref_);
-  if (luaL_loadfilex(L_, path.c_str(), "t") != LUA_OK) {
-    lua_error(lua_tostring(L_, -1));
+  std::string file_text;
+  if (const int loaded = load_lua_file(L_, path, &file_text); loaded != LUA_OK) {
+    if (loaded == LUA_ERRFILE)  // (no line: about the whole file)
+      diags.push_back({Severity::Error, path, 0, 0, std::string("cannot run the leaf file: ") + lua_tostring(L_, -1)});
+    else
+      lua_error(lua_tostring(L_, -1));
     lua_settop(L_, top);
     return false;
   }
@@ -256,8 +283,8 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
     return false;
   }
   // Where the file returns its table: its last `return` (its last line when it has none).
-  auto return_at = [&path] {
-    const DeclLines text(path);
+  auto return_at = [&file_text] {
+    const DeclLines text(file_text);
     DeclLines::Pos at{static_cast<int>(text.lines.size()), 1};
     for (int k = static_cast<int>(text.lines.size()); k >= 1; --k)
       if (int c = text.column_of(k, "return")) {
@@ -275,7 +302,7 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
     return false;
   }
   bool ok = true;
-  const DeclLines decl(path);
+  const DeclLines decl(file_text);
   const size_t leaves_before = out.size();
   const size_t diags_before = diags.size();
   std::map<std::string, std::string>& data = data_entries_[path];

@@ -350,7 +350,7 @@ int LuaApi::require_impl(lua_State* L) {
       lua_concat(L, 2);
       return -1;
     }
-    if (luaL_loadfilex(L, p.c_str(), "t") != LUA_OK) return -1;
+    if (LuaHost::load_lua_file(L, p) != LUA_OK) return -1;  // (read once: whatever the file is swapped for)
     h.push_file_env(L, p);  // a module has its own globals too
     lua_setupvalue(L, -2, 1);
     lua_pushstring(L, name.c_str());

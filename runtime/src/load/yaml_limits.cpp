@@ -1,6 +1,12 @@
 // Limits on untrusted YAML: a nesting pre-scan and an alias-expansion count (yaml_limits.hpp).
 #include "yaml_limits.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include <algorithm>
 #include <cstring>
 #include <cstdio>
@@ -475,23 +481,45 @@ bool read_limited(const std::string& path, size_t max_bytes, std::string& text, 
     why = problem;
     return false;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  // What is read is what was opened, asked again once open (without blocking: a pipe's open
+  // waits for a writer): a file swapped for /dev/zero or a pipe after the question above (a hot
+  // reload watching a file an editor or a script replaces) was read for ever.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
     why = "not a readable file";
+    return false;
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    why = S_ISDIR(st.st_mode)                       ? "a folder, not a file"
+          : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device, not a file"
+                                                      : "not a plain file (a pipe or a socket)";
+    ::close(fd);
     return false;
   }
   // Read up to one byte past the limit (a file may grow while it is read).
   text.clear();
   char buffer[1 << 16];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    text.append(buffer, static_cast<size_t>(in.gcount()));
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      ::close(fd);
+      text.clear();
+      why = "not a readable file";
+      return false;
+    }
+    if (n == 0) break;
+    text.append(buffer, static_cast<size_t>(n));
     if (text.size() > max_bytes) {
+      ::close(fd);
       text.clear();
       why = "larger than " + std::to_string(max_bytes >> 20) + " MB; " + kind + " may be at most " +
             std::to_string(max_bytes >> 20) + " MB (is it the right file?)";
       return false;
     }
   }
+  ::close(fd);
   return true;
 }
 

@@ -1,10 +1,12 @@
 // Watching loaded files for hot reload (SPEC 10).
 #pragma once
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -146,22 +148,51 @@ class FileWatcher {
     if (with_hash) s.hash = hash_file(path);
     return s;
   }
-  static uint64_t hash_file(const std::string& path) {  // FNV-1a
-    // Only a plain file is read: a pipe nothing writes to would block the game here for ever,
-    // and a device never ends. Another kind hashes as its kind: it differs from the file it
-    // replaced, and the reload then says why it cannot be loaded.
-    struct stat st;
-    if (::stat(path.c_str(), &st) != 0) return 0;
-    if (!S_ISREG(st.st_mode)) return 0x9e3779b97f4a7c15ULL ^ static_cast<uint64_t>(st.st_mode & S_IFMT);
-    std::ifstream in(path, std::ios::binary);
-    uint64_t h = 1469598103934665603ULL;
-    char buf[4096];
-    while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-      for (std::streamsize i = 0; i < in.gcount(); ++i) h = (h ^ static_cast<unsigned char>(buf[i])) * 1099511628211ULL;
-      if (!in) break;
+ public:
+  // FNV-1a of a plain file's bytes. Only a plain file is read: a pipe nothing writes to would
+  // block the game here for ever, and a device never ends. Another kind hashes as its kind: it
+  // differs from the file it replaced, and the reload then says why it cannot be loaded. The
+  // kind is that of what was opened (opened without blocking, then asked): asked first by
+  // path, a file swapped for /dev/zero or a pipe between the question and the opening was read
+  // for ever. Past `max_bytes`, its size and time stand for its bytes. `exists`: whether the
+  // path names anything.
+  static uint64_t hash_file(const std::string& path, bool* exists = nullptr, uint64_t max_bytes = UINT64_MAX) {
+    if (exists) *exists = false;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+      struct stat st;  // there but not to be opened (a socket, no permission): its kind
+      if (::stat(path.c_str(), &st) != 0) return 0;
+      if (exists) *exists = true;
+      return 0x9e3779b97f4a7c15ULL ^ static_cast<uint64_t>(st.st_mode & S_IFMT) ^ 0x5bd1e995ULL;
     }
+    if (exists) *exists = true;
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      const uint64_t kind = static_cast<uint64_t>(st.st_mode & S_IFMT);
+      ::close(fd);
+      return 0x9e3779b97f4a7c15ULL ^ kind;
+    }
+    if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+      ::close(fd);
+      return (static_cast<uint64_t>(st.st_size) * 1099511628211ULL) ^ static_cast<uint64_t>(st.st_mtim.tv_sec) ^
+             (static_cast<uint64_t>(st.st_mtim.tv_nsec) << 20);
+    }
+    uint64_t h = 1469598103934665603ULL;
+    unsigned char buf[4096];
+    uint64_t total = 0;
+    for (;;) {
+      const ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      for (ssize_t i = 0; i < n; ++i) h = (h ^ buf[i]) * 1099511628211ULL;
+      total += static_cast<uint64_t>(n);
+      if (total > max_bytes) break;  // (grown since it was asked: enough to see it changed)
+    }
+    ::close(fd);
     return h;
   }
+
+ private:
   int inotify_ = -1;
   bool polling_ = false, pending_ = false;
   std::map<std::string, Stamp> files_;

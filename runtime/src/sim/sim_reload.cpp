@@ -21,6 +21,7 @@
 #include <set>
 #include <thread>
 
+#include "file_watcher.hpp"
 #include "runtime_impl.hpp"
 #include "sim_internal.hpp"
 
@@ -40,25 +41,7 @@ using Fingerprint = std::map<std::string, std::pair<bool, uint64_t>>;  // file -
 constexpr uintmax_t kMaxHashedBytes = 64u << 20;
 
 uint64_t hash_bytes(const std::string& path, bool& exists) {
-  std::error_code ec;
-  const auto st = std::filesystem::status(path, ec);
-  exists = !ec && std::filesystem::exists(st);
-  if (!exists) return 0;
-  if (!std::filesystem::is_regular_file(st)) return 1 + static_cast<uint64_t>(st.type());
-  const uintmax_t size = std::filesystem::file_size(path, ec);
-  if (ec || size > kMaxHashedBytes) {
-    const auto when = std::filesystem::last_write_time(path, ec).time_since_epoch().count();
-    return (static_cast<uint64_t>(size) * 1099511628211ULL) ^ static_cast<uint64_t>(when);
-  }
-  std::ifstream in(path, std::ios::binary);
-  exists = static_cast<bool>(in);
-  uint64_t h = 1469598103934665603ULL;
-  char buf[4096];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    for (std::streamsize i = 0; i < in.gcount(); ++i) h = (h ^ static_cast<unsigned char>(buf[i])) * 1099511628211ULL;
-    if (!in) break;
-  }
-  return h;
+  return FileWatcher::hash_file(path, &exists, kMaxHashedBytes);
 }
 
 // Every file a worker's brains read: the same in every worker once they agree, so worker 0's

@@ -513,3 +513,20 @@ TEST_CASE("sandbox: an agent table kept after its agent was despawned reaches no
   CHECK(std::get<double>(*t.rt.get(next, "x")) == 44.0);  // the agent in the slot now: untouched
   CHECK(t.rt.tick(next, 0.1) == Status::Success);
 }
+
+TEST_CASE("sandbox: a leaf file is read once, as Lua reads one: a byte order mark and a #! line kept out, lines counted the same") {
+  // Leaf files and modules are read into memory (within bounds, whatever the file is swapped
+  // for while it is read) and loaded from there, as luaL_loadfilex would load them.
+  LuaRuntime t;
+  t.write("bom.lua", "\xEF\xBB\xBF#!/usr/bin/env lua\nlocal leaves = {}\nfunction leaves.B() error('third line') end\nreturn leaves\n");
+  auto a = t.rt.spawn(t.load("tree: t\nleaves: [bom.lua]\nroot: {action: B}\n"));
+  CHECK(t.rt.tick(a, 0.1) == Status::Failure);
+  const std::string log = t.joined_log();
+  CHECK_MESSAGE(log.find("bom.lua:3: third line") != std::string::npos, log);
+  std::vector<thicket::Diagnostic> d;
+  t.write("bin.lua", "\x1bLua binary?");
+  CHECK_FALSE(t.try_load("tree: t\nleaves: [bin.lua]\nroot: {action: X}\n", d).has_value());
+  std::string all;
+  for (const auto& x : d) all += thicket::format_diagnostic(x) + "\n";
+  CHECK_MESSAGE(all.find("attempt to load a binary chunk") != std::string::npos, all);
+}
