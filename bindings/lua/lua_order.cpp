@@ -7,6 +7,8 @@
 // either way (their hashes are their addresses).
 #include "lua_order.hpp"
 
+#include "lua_host.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -166,6 +168,11 @@ bool keys_are_one_to_n(lua_State* L, int table, lua_Integer& n) {
 // a Walk of their Keys in the order above, each naming its key's place in the sequence.
 // (No C++ object with a destructor lives here: an allocation Lua refuses (the heap cap) raises
 // with a longjmp. The keys are sorted in a userdata the collector frees.)
+// The watchdog is asked every kOrderPollEvery keys walked and comparisons made: a table of millions
+// of keys, grown over many ticks, took seconds a pairs() in C, where the count hook never fires.
+// (A stop raised here longjmps out of std::sort, whose frames hold nothing to destroy.)
+constexpr size_t kOrderPollEvery = 1 << 14;
+
 Walk* push_sorted_keys(lua_State* L, int table) {
   table = lua_absindex(L, table);
   luaL_checkstack(L, 6, "pairs");
@@ -173,7 +180,7 @@ Walk* push_sorted_keys(lua_State* L, int table) {
   lua_pushnil(L);
   while (lua_next(L, table)) {
     lua_pop(L, 1);
-    ++n;
+    if (++n % kOrderPollEvery == 0) LuaHost::check_stop(L);
   }
   static_assert(std::is_trivially_destructible_v<Key>);
   lua_createtable(L, static_cast<int>(n), 0);  // the keys in the table's own order
@@ -192,7 +199,11 @@ Walk* push_sorted_keys(lua_State* L, int table) {
   walk->count = static_cast<lua_Integer>(got);
   // (Through a lambda, so that the comparison is inlined rather than called through a pointer.
   // The table's own order is often the sorted one already: integer keys in its array part.)
-  auto less = [](const Key& a, const Key& b) { return before(a, b); };
+  size_t compared = 0;
+  auto less = [L, &compared](const Key& a, const Key& b) {
+    if (++compared % kOrderPollEvery == 0) LuaHost::check_stop(L);
+    return before(a, b);
+  };
   if (!std::is_sorted(keys, keys + got, less)) std::sort(keys, keys + got, less);
   return walk;
 }
@@ -257,6 +268,7 @@ int ordered_next(lua_State* L) {
   lua_pushnil(L);
   while (lua_next(L, 1)) {
     lua_pop(L, 1);
+    if ((raw + 1) % int(kOrderPollEvery) == 0) LuaHost::check_stop(L);
     const Key k = key_at(L, -1, raw++);
     bool later;
     if (from_start) {

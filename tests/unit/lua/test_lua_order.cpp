@@ -92,6 +92,7 @@ return checked, arrays
 
 TEST_CASE("lua order: pairs and next walk random tables in the guide's order, removed keys passed over, added ones unseen") {
   lua_State* L = luaL_newstate();
+  *static_cast<void**>(lua_getextraspace(L)) = nullptr;  // no host: nothing to ask
   luaL_openlibs(L);
   lua_pushcfunction(L, thicket::ordered_pairs);
   lua_setglobal(L, "pairs");
@@ -109,6 +110,7 @@ TEST_CASE("lua order: pairs and next walk random tables in the guide's order, re
 
 TEST_CASE("lua order: an array's pairs and its iterator called by hand") {
   lua_State* L = luaL_newstate();
+  *static_cast<void**>(lua_getextraspace(L)) = nullptr;  // no host: nothing to ask
   luaL_openlibs(L);
   lua_pushcfunction(L, thicket::ordered_pairs);
   lua_setglobal(L, "pairs");
@@ -142,6 +144,7 @@ TEST_CASE("lua order: integers and floats near 2^63 are ordered exactly, and nex
   // Through a double, math.maxinteger and 2^63 compared equal: ordered by their places in the
   // table instead, against the integers around them, and next went round them for ever.
   lua_State* L = luaL_newstate();
+  *static_cast<void**>(lua_getextraspace(L)) = nullptr;  // no host: nothing to ask
   luaL_openlibs(L);
   lua_pushcfunction(L, thicket::ordered_pairs);
   lua_setglobal(L, "pairs");
