@@ -455,6 +455,26 @@ int steer(lua_State* L) {
   return 0;
 }
 
+// Counts one agent:damage or agent:signal call of the running agent (with its signal's bytes);
+// raises (no C++ object lives in the callers' frames yet) for a call past kMaxEffectsPerTick
+// calls, or a signal past kMaxSignalBytesPerTick bytes, in one tick.
+void count_effect(lua_State* L, const Self& s, const char* what, size_t bytes) {
+  SimAgent& a = *s.agent;
+  const uint64_t tick = s.worker->sim->tick;
+  if (a.effects_tick != tick) a.effects_tick = tick, a.effects = 0, a.signal_bytes = 0;
+  // (A call refused here is not counted: what the agent made before stands, and so may what it
+  // makes after within the bounds.)
+  if (a.effects >= kMaxEffectsPerTick)
+    luaL_error(L, "%s: agent %d made more than %d damage and signal calls this tick (a runaway loop?)", what,
+               static_cast<int>(a.id), static_cast<int>(kMaxEffectsPerTick));
+  if (bytes > kMaxSignalBytesPerTick - a.signal_bytes)
+    luaL_error(L, "%s: agent %d's signals this tick carry more than %d MB of keys and texts (a runaway loop? a "
+                  "whole file sent as a value?)",
+               what, static_cast<int>(a.id), static_cast<int>(kMaxSignalBytesPerTick >> 20));
+  ++a.effects;
+  a.signal_bytes += bytes;
+}
+
 // The arguments are read before the Effect exists: a Lua error (a longjmp, Lua being C) must
 // not skip its destructor.
 Effect make_effect(const Self& s, uint32_t target) {
@@ -473,6 +493,7 @@ int damage(lua_State* L) {
   luaL_argcheck(L, std::isfinite(amount), 3, "damage must be a finite number");
   // A negative amount healed, and counted against the run's damage_dealt.
   luaL_argcheck(L, amount >= 0, 3, "damage must be >= 0 (to heal, signal the new health: agent:signal(id, 'health', h))");
+  count_effect(L, s, "damage", 0);
   Effect e = make_effect(s, target);
   e.kind = Effect::Kind::Damage;
   e.amount = amount;
@@ -497,6 +518,7 @@ int signal(lua_State* L) {
   if (t == LUA_TNUMBER && !lua_isinteger(L, 4) && std::isnan(lua_tonumber(L, 4)))
     return luaL_error(L, "signal: the value is nan (not a number): a key of nan compares false with everything "
                          "(a health of nan never reaches 0)");
+  count_effect(L, s, "signal", key_len + (t == LUA_TSTRING ? lua_rawlen(L, 4) : 0));
   luaL_where(L, 1);
   size_t where_len = 0;
   const char* where = lua_tolstring(L, -1, &where_len);

@@ -26,6 +26,9 @@ struct SimAgent {
   uint64_t pending_tick = 0;  // the tick it was last stepped in
   uint64_t noise_tick = 0;    // thicket.noise: the tick of the last sound made, and how many then
   uint32_t noises = 0;
+  uint64_t effects_tick = 0;  // agent:damage and agent:signal: the tick of the last call, the calls
+  uint32_t effects = 0;       // then and the bytes of their signals (kMaxEffectsPerTick, kMaxSignalBytesPerTick)
+  size_t signal_bytes = 0;
   uint8_t sensed = 0;         // perception events: what it sensed last tick (kSensed* bits)
 };
 inline constexpr uint8_t kSensedSight = 1, kSensedHearing = 2, kSensedTouch = 4, kSensedMemory = 8;
@@ -33,6 +36,11 @@ inline constexpr uint8_t kSensedSight = 1, kSensedHearing = 2, kSensedTouch = 4,
 // Sounds one agent may make in one tick (thicket.noise): a leaf looping over thicket.noise would
 // otherwise fill the sound queue (every sound is tested by every listener near it next tick).
 inline constexpr uint32_t kMaxNoisesPerTick = 16;
+// agent:damage and agent:signal calls one agent may make in one tick, and the bytes (keys and
+// texts) its signals may carry: each call is kept outside the Lua heap until the tick ends, so a
+// leaf looping over them took the host's memory past any --lua-memory (500 MB from 8 agents).
+inline constexpr uint32_t kMaxEffectsPerTick = 4096;
+inline constexpr size_t kMaxSignalBytesPerTick = size_t(1) << 20;
 
 // Something an agent did to another, applied after the tick in agent-id order.
 struct Effect {
