@@ -476,25 +476,44 @@ const char* not_plain_file(const std::string& path, bool missing_ok) {
   return "";
 }
 
+int open_plain(const std::string& path, PathKind& kind, uint64_t* size, int64_t* mtime_ns) {
+  auto kind_of = [](const struct stat& st) {
+    return S_ISREG(st.st_mode)                           ? PathKind::File
+           : S_ISDIR(st.st_mode)                         ? PathKind::Folder
+           : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? PathKind::Device
+                                                         : PathKind::Other;
+  };
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0) {  // not to be opened (no permission: a File then)
+    if (fd >= 0) ::close(fd);
+    kind = ::stat(path.c_str(), &st) != 0 ? PathKind::Missing : kind_of(st);
+    return -1;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    kind = kind_of(st);
+    return -1;
+  }
+  kind = PathKind::File;
+  if (size) *size = static_cast<uint64_t>(st.st_size);
+  if (mtime_ns) *mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  return fd;
+}
+
 bool read_limited(const std::string& path, size_t max_bytes, std::string& text, std::string& why, const char* kind) {
   if (const char* problem = not_plain_file(path); *problem) {
     why = problem;
     return false;
   }
-  // What is read is what was opened, asked again once open (without blocking: a pipe's open
-  // waits for a writer): a file swapped for /dev/zero or a pipe after the question above (a hot
-  // reload watching a file an editor or a script replaces) was read for ever.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  PathKind opened = PathKind::Other;
+  const int fd = open_plain(path, opened);
   if (fd < 0) {
-    why = "not a readable file";
-    return false;
-  }
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    why = S_ISDIR(st.st_mode)                       ? "a folder, not a file"
-          : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device, not a file"
-                                                      : "not a plain file (a pipe or a socket)";
-    ::close(fd);
+    why = opened == PathKind::Folder    ? "a folder, not a file"
+          : opened == PathKind::Device  ? "a device, not a file"
+          : opened == PathKind::Missing ? "no such file"
+          : opened == PathKind::Other   ? "not a plain file (a pipe or a socket)"
+                                        : "not a readable file";
     return false;
   }
   // Read up to one byte past the limit (a file may grow while it is read).

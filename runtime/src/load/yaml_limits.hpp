@@ -37,6 +37,13 @@ PathKind path_kind(const std::string& path);
 // missing_ok: "" for a path where nothing is (the caller's own open says so, in its words).
 const char* not_plain_file(const std::string& path, bool missing_ok = false);
 
+// Opens a path to read without waiting (a pipe's open waits for a writer) and tells what was
+// opened: the descriptor when it is a plain file (the caller closes it), else -1 with `kind`
+// that of what stands there (Missing when nothing does; File for a file it may not read). The
+// kind is asked of what was opened, not of the path before: a file swapped for /dev/zero or a
+// pipe between the two (a hot reload watching a file a script replaces) was read for ever.
+int open_plain(const std::string& path, PathKind& kind, uint64_t* size = nullptr, int64_t* mtime_ns = nullptr);
+
 // Reads a whole plain file of at most max_bytes into text. False, with why (not_plain_file's,
 // "not a readable file", "not a plain file (a pipe or a socket)",
 // "larger than 16 MB; <kind> may be at most 16 MB ..."), when it cannot: a device such as

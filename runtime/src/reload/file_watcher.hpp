@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "yaml_limits.hpp"
+
 namespace thicket {
 
 // Which watched files changed. inotify (when the kernel gives it) says when to look; the
@@ -157,25 +159,15 @@ class FileWatcher {
   // for ever. Past `max_bytes`, its size and time stand for its bytes. `exists`: whether the
   // path names anything.
   static uint64_t hash_file(const std::string& path, bool* exists = nullptr, uint64_t max_bytes = UINT64_MAX) {
-    if (exists) *exists = false;
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
-      struct stat st;  // there but not to be opened (a socket, no permission): its kind
-      if (::stat(path.c_str(), &st) != 0) return 0;
-      if (exists) *exists = true;
-      return 0x9e3779b97f4a7c15ULL ^ static_cast<uint64_t>(st.st_mode & S_IFMT) ^ 0x5bd1e995ULL;
-    }
-    if (exists) *exists = true;
-    struct stat st;
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      const uint64_t kind = static_cast<uint64_t>(st.st_mode & S_IFMT);
+    PathKind kind = PathKind::Missing;
+    uint64_t size = 0;
+    int64_t mtime_ns = 0;
+    const int fd = open_plain(path, kind, &size, &mtime_ns);
+    if (exists) *exists = kind != PathKind::Missing;
+    if (fd < 0) return kind == PathKind::Missing ? 0 : 0x9e3779b97f4a7c15ULL ^ static_cast<uint64_t>(kind);
+    if (size > max_bytes) {
       ::close(fd);
-      return 0x9e3779b97f4a7c15ULL ^ kind;
-    }
-    if (static_cast<uint64_t>(st.st_size) > max_bytes) {
-      ::close(fd);
-      return (static_cast<uint64_t>(st.st_size) * 1099511628211ULL) ^ static_cast<uint64_t>(st.st_mtim.tv_sec) ^
-             (static_cast<uint64_t>(st.st_mtim.tv_nsec) << 20);
+      return (size * 1099511628211ULL) ^ static_cast<uint64_t>(mtime_ns);
     }
     uint64_t h = 1469598103934665603ULL;
     unsigned char buf[4096];

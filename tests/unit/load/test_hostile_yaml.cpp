@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <string>
 #include <vector>
@@ -189,6 +190,32 @@ TEST_CASE("files are read within bounds: devices and huge files are refused, not
   std::vector<Diagnostic> d;
   CHECK_FALSE(rt.load_file("/dev/zero", d));
   CHECK(all(d) == "/dev/zero: error: cannot open file: a device, not a file\n");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("open_plain tells what it opened, and never waits on a pipe") {
+  // What a reader (read_limited, the hot reload's hash) reads is what open_plain opened and
+  // asked: a path swapped for a device or a pipe after a look at it cannot slip one in.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("thicket_open_plain_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  { std::ofstream(dir / "plain.lua") << "return {}\n"; }
+  REQUIRE(::mkfifo((dir / "pipe.lua").c_str(), 0600) == 0);  // nothing ever writes to it
+  thicket::PathKind kind = thicket::PathKind::Missing;
+  uint64_t size = 0;
+  const int fd = thicket::open_plain((dir / "plain.lua").string(), kind, &size);
+  CHECK(fd >= 0);
+  CHECK(kind == thicket::PathKind::File);
+  CHECK(size == 10);
+  if (fd >= 0) ::close(fd);
+  CHECK(thicket::open_plain((dir / "pipe.lua").string(), kind) == -1);  // at once: opened without waiting
+  CHECK(kind == thicket::PathKind::Other);
+  CHECK(thicket::open_plain("/dev/zero", kind) == -1);
+  CHECK(kind == thicket::PathKind::Device);
+  CHECK(thicket::open_plain(dir.string(), kind) == -1);
+  CHECK(kind == thicket::PathKind::Folder);
+  CHECK(thicket::open_plain((dir / "none.lua").string(), kind) == -1);
+  CHECK(kind == thicket::PathKind::Missing);
   fs::remove_all(dir);
 }
 
