@@ -269,6 +269,16 @@ grep -q "^$tmp/waiting/guard.yaml loads: the game starts" "$tmp/waiting.out" && 
 run warehouse --frames 5 --leaf-timeout abc >/dev/null
 [[ $? == 2 ]] && grep -q "leaf-timeout takes seconds" "$tmp/err" && ok "--leaf-timeout is the game's option too" ||
   bad "--leaf-timeout: $(cat "$tmp/err")"
+run warehouse --frames 5 --lua-memory -3 >/dev/null
+[[ $? == 2 ]] && grep -q -- "--lua-memory takes a whole number" "$tmp/err" && ok "--lua-memory is the game's option too" ||
+  bad "--lua-memory: $(cat "$tmp/err")"
+sed 's/^function leaves.Watch(agent)$/&\n  while true do end/' "$game/mods/guard.lua" >"$tmp/loop.lua"
+grep -q "while true do end" "$tmp/loop.lua" || bad "the edit of guard.lua did not apply (leaves.Watch not found)"
+fresh_mods looping
+run warehouse --frames 102 --mods "$tmp/looping" --log "$tmp/loop.log" --edit "100:guard.lua:$tmp/loop.lua" >/dev/null
+grep -q "^frame 101 script error: .*guard.lua:[0-9]*: stopped after running for more than 10 ms" "$tmp/loop.log" &&
+  ok "a leaf that never returns is stopped at the game's own limit (10 ms, not the runtime's 50)" ||
+  bad "a looping leaf: $(grep -m1 'script error' "$tmp/loop.log")"
 
 # ---- Bad input ----
 cp "$game/levels/warehouse.map" "$tmp/"
