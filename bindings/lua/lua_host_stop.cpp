@@ -1,0 +1,177 @@
+// How a running Lua call is stopped (guide 8.11): the count hook, which serves the instruction
+// budget and the watchdog's time limit (and Ctrl-C), the stop's message, and how it is raised:
+// by an error on the main thread, by a yield on a coroutine (whose hooks an error would leave
+// off for good); C loops ask through check_stop.
+#include <algorithm>
+#include <cstring>
+
+#include "lua_host.hpp"
+#include "runtime_impl.hpp"
+
+namespace thicket {
+
+// The count hook. Installed with count 1 by the watchdog's signal when a call has used its time
+// limit of CPU time: the call gets a grace of kStopGraceInstructions more (the hook re-set with
+// that count); if it is still running Lua when they are done, it is stopped (and again at every
+// instruction while that call runs, so a pcall inside the leaf cannot swallow it). A call whose
+// thread was only charged time it did not use (an interrupt, a page fault on a busy machine)
+// returns within the grace and is not stopped. When the call it was meant for has ended, the
+// hook gives the thread its usual one back. Otherwise it is the instruction budget: set on a
+// thread once, it fires every budget/8 instructions; a call that sees more than eight firings
+// has run past its budget (no lua_sethook per call).
+void LuaHost::guard_hook(lua_State* L, lua_Debug*) {
+  LuaHost* h = *static_cast<LuaHost**>(lua_getextraspace(L));
+  if (lua_stop_requested()) {
+    push_stop(L);
+    stop_from_hook(h, L);
+    return;
+  }
+  const int count = lua_gethookcount(L);
+  if (count == 1 || count == kStopGraceInstructions) {
+    const uint64_t marked = marked_call(*h);
+    if (marked != 0 && (count == kStopGraceInstructions || h->stopping_serial_ == marked)) {
+      push_stop(L);  // ran on past its grace, or was stopped once already
+      stop_from_hook(h, L);
+      return;
+    }
+    if (marked != 0) lua_sethook(L, guard_hook, LUA_MASKCOUNT, kStopGraceInstructions);  // the grace
+    else h->restore_hook(L);
+    return;
+  }
+  if (h->hook_serial_ != h->call_serial_) {
+    h->hook_serial_ = h->call_serial_;
+    h->hook_count_ = 0;
+  }
+  if (++h->hook_count_ > kBudgetSlices) {
+    // Where it was (level 0 in a hook: the Lua function running), and what ran: a leaf, or a
+    // leaf file's own code while it loads (its calls may take the load's scale of the limit).
+    luaL_where(L, 0);
+    lua_pushfstring(L, "%s ran past its instruction budget (%I instructions) without returning or yielding "
+                       "(an endless loop? a task lets time pass with coroutine.yield() or thicket.wait())",
+                    h->guard_.limit_scale.load(std::memory_order_relaxed) > 1 ? "the file, while it loads," : "the leaf",
+                    // The budget it keeps: eighths of at least 1,000 (a budget of 1 said "1 instructions"
+                    // of a stop after ~8,000).
+                    static_cast<lua_Integer>(std::max<uint64_t>(h->rt_.options.instruction_budget,
+                                                                uint64_t(h->budget_slice_) * kBudgetSlices)));
+    lua_concat(L, 2);
+    stop_from_hook(h, L);
+  }
+}
+
+// Stops the code running on L with the message on top of L's stack, from the count hook. Lua
+// turns a thread's hooks off while a hook runs and turns them back on when it returns: an error
+// raised from a hook leaves them off, for good on a coroutine that it ends (only a pcall
+// inside that thread would turn them back on). The cleanups of such a coroutine (its `<close>`
+// variables, run when it is closed) would then run where neither the budget nor the watchdog
+// could stop them. So on a coroutine that can yield here (a task's, or one a leaf made, resumed
+// by thicket's resume), the hook yields instead, which a count hook may: its thread stays whole,
+// and the resumer (task_resume, resume_watched) raises the stop from there. Elsewhere (the main
+// thread, whose pcall turns the hooks back on; a coroutine inside a C call) it raises it.
+void LuaHost::stop_from_hook(LuaHost* h, lua_State* L) {
+  if (L != h->L_ && lua_isyieldable(L)) {
+    size_t len = 0;
+    const char* text = lua_tolstring(L, -1, &len);
+    h->stop_yield_message_.assign(text != nullptr ? text : "stopped", text != nullptr ? len : 7);
+    // Its traceback now: once it has yielded, Lua gives a hook-stopped function's line as
+    // that of the instruction before (the one it stopped at is to run again on a resume).
+    luaL_traceback(L, L, h->stop_yield_message_.c_str(), 0);
+    h->stop_yield_traceback_ = lua_tostring(L, -1);
+    lua_pop(L, 2);
+    h->stop_yielded_ = L;
+    lua_yield(L, 0);
+    return;
+  }
+  h->hook_raised_on_ = L;
+  lua_error(L);
+}
+
+bool LuaHost::take_stop_yield(lua_State* co) {
+  if (stop_yielded_ != co || co == nullptr) return false;
+  stop_yielded_ = nullptr;
+  return true;
+}
+
+bool LuaHost::told_to_stop(lua_State* L) {
+  if (lua_stop_requested()) return true;
+  LuaHost* h = *static_cast<LuaHost**>(lua_getextraspace(L));
+  if (h == nullptr) return false;
+  // Past its instruction budget (the hook raises again each slice from then on).
+  if (h->hook_serial_ == h->call_serial_ && h->hook_count_ > kBudgetSlices) return true;
+  // Stopped at its time limit once already (past the grace), and still running.
+  return h->stopping_serial_ != 0 && h->stopping_serial_ == marked_call(*h);
+}
+
+// The call the watchdog marked as past its time limit, if that call is the one running; else 0.
+uint64_t LuaHost::marked_call(const LuaHost& h) {
+  const uint64_t want = h.guard_.interrupt_serial.load(std::memory_order_acquire);
+  const bool marked = want != 0 && want == h.guard_.serial.load(std::memory_order_relaxed) &&
+                      h.guard_.running.load(std::memory_order_relaxed) != nullptr;
+  return marked ? want : 0;
+}
+
+void LuaHost::check_stop(lua_State* L) {
+  // Level 1: the position of the Lua code that called the C function.
+  if (told_to_stop(L)) raise_stop(L, 1);
+  // A call past its time limit has the grace of one more poll of its loop (as a count hook's
+  // grace: a call charged time it did not use has returned by then).
+  LuaHost* h = *static_cast<LuaHost**>(lua_getextraspace(L));
+  const uint64_t marked = h ? marked_call(*h) : 0;
+  if (marked == 0) return;
+  if (h->loop_grace_serial_ == marked) raise_stop(L, 1);
+  h->loop_grace_serial_ = marked;
+}
+
+// Raises the watchdog's error where the code was stopped (no C++ object lives in this frame).
+int LuaHost::raise_stop(lua_State* L, int level) {
+  push_stop(L, level);
+  return lua_error(L);
+}
+
+// The watchdog's error message, on top of L's stack.
+void LuaHost::push_stop(lua_State* L, int level) {
+  LuaHost* h = *static_cast<LuaHost**>(lua_getextraspace(L));
+  // From now on the hook raises the stop at every instruction of the call (set once: each
+  // lua_sethook walks the thread's whole call stack).
+  if (!(lua_gethook(L) == guard_hook && lua_gethookmask(L) == LUA_MASKCOUNT && lua_gethookcount(L) == 1))
+    lua_sethook(L, guard_hook, LUA_MASKCOUNT, 1);
+  const uint64_t serial = h->guard_.serial.load(std::memory_order_relaxed);
+  // Raised again (after a pcall, through a message handler, out of a coroutine), the stop keeps
+  // the line it was first raised at, the script's loop: raised anew, it named the line that
+  // ran next (the pcall's caller, or the sandbox's own Lua: "(thicket):15:").
+  if (!lua_stop_requested() && h->stopping_serial_ == serial && h->stop_message_serial_ == serial) {
+    lua_pushlstring(L, h->stop_message_.data(), h->stop_message_.size());
+    return;
+  }
+  // The first script line from `level` out: past C functions (table.sort's comparison is
+  // called by one) and the sandbox's own Lua, which is not the modder's.
+  lua_Debug ar;
+  while (level < 16 && lua_getstack(L, level, &ar) && lua_getinfo(L, "Sl", &ar) &&
+         (ar.currentline <= 0 || std::strcmp(ar.source, "=(thicket)") == 0))
+    ++level;
+  luaL_where(L, level);
+  if (lua_stop_requested())
+    lua_pushliteral(L, "stopped: the run was interrupted (Ctrl-C)");
+  else {
+    h->stopping_serial_ = serial;
+    lua_pushfstring(L, "stopped after running for more than %d ms without returning or yielding (an endless loop? "
+                       "a task lets time pass with coroutine.yield() or thicket.wait(); --leaf-timeout sets the limit)",
+                    static_cast<int>(h->guard_.timeout * 1000 * h->guard_.limit_scale.load() + 0.5));
+  }
+  lua_concat(L, 2);
+  if (!lua_stop_requested()) {
+    size_t len = 0;
+    const char* text = lua_tolstring(L, -1, &len);
+    h->stop_message_.assign(text, len);
+    h->stop_message_serial_ = serial;
+  }
+}
+
+// A thread's usual hook: the instruction budget on task threads (and on the main thread with
+// --budget-all), none otherwise.
+void LuaHost::restore_hook(lua_State* L) {
+  bool budget = budget_slice_ > 0 && (L != L_ || rt_.options.budget_all_leaves);
+  if (budget) lua_sethook(L, guard_hook, LUA_MASKCOUNT, budget_slice_);
+  else lua_sethook(L, nullptr, 0, 0);
+}
+
+}  // namespace thicket
