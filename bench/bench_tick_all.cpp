@@ -10,8 +10,9 @@
 // Printed per brain and agent count: ns per agent-tick of tick_all(dt), then for 1, 2, 4, 8 and
 // 16 threads ns per agent-tick, the speed-up over tick_all(dt) and the efficiency (speed-up /
 // threads; above the machine's core count it can only fall). Time slicing: 10k agents with
-// tick_every k = 1, 2, 5, 10: the mean frame, the worst frame, and worst / mean (a stutter would
-// show as a worst frame far above the mean).
+// tick_every k = 1, 2, 5, 10: the mean frame, the worst frame, worst / mean (a stutter would
+// show as a worst frame far above the mean), and the mean beside the k = 1 row's divided by k
+// (what skipping the other phases' agents costs). `--slicing` prints that table alone.
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
@@ -206,6 +207,7 @@ double per_agent_tick(thicket::Runtime& rt, size_t agents, int warm, int ticks, 
 
 int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+  const bool slicing_only = argc > 1 && std::string(argv[1]) == "--slicing";  // the last table alone
   bench::TempDir dir("tick_all");
   dir.write("t31.yaml", t31_yaml(true));
   dir.write("t31.lua", t31_lua());
@@ -216,6 +218,7 @@ int main(int argc, char** argv) {
   const std::vector<size_t> sizes = quick ? std::vector<size_t>{1000} : std::vector<size_t>{1000, 10000, 100000};
   bool all_match = true;
   for (Brain brain : {Brain::T31Native, Brain::T31Lua, Brain::Guard}) {
+    if (slicing_only) break;
     for (size_t n : sizes) {
       if (brain != Brain::T31Native && n > 10000 && quick) continue;
       // Fewer ticks for the big, slow configurations; the budget is ~2 s of ticking per row.
@@ -242,8 +245,9 @@ int main(int argc, char** argv) {
   }
   // Time slicing: 10k T31 native agents (and guard), 100 frames, tick_every k.
   std::printf("\ntime slicing, 10000 agents, 100 frames of tick_all(dt) (2 thread job system in the last column)\n");
-  std::printf("  brain         k  mean frame us  worst frame us  worst/mean  mean frame us (2 threads)\n");
+  std::printf("  brain         k  mean frame us  worst frame us  worst/mean  vs k=1's / k  mean frame us (2 threads)\n");
   for (Brain brain : {Brain::T31Native, Brain::Guard}) {
+    double unsliced = 0;  // the k = 1 row's mean frame: k = 2, 5, 10 would ideally take 1/k of it
     for (uint32_t k : {1u, 2u, 5u, 10u}) {
       auto rt = make_world(brain, 10000, 1, dir, k);
       for (int t = 0; t < 10; ++t) rt->tick_all(0.1);
@@ -261,7 +265,9 @@ int main(int argc, char** argv) {
       double pmean = 0;
       const int pframes = quick ? 20 : 100;
       for (int t = 0; t < pframes; ++t) pmean += bench::time_ns([&] { prt->tick_all(0.1, ex); }) / 1e3 / pframes;
-      std::printf("  %-12s %2u  %13.1f  %14.1f  %10.2f  %13.1f\n", brain_name(brain), k, mean, worst, worst / mean, pmean);
+      if (k == 1) unsliced = mean;
+      std::printf("  %-12s %2u  %13.1f  %14.1f  %10.2f  %11.2fx  %13.1f\n", brain_name(brain), k, mean, worst, worst / mean,
+                  mean / (unsliced / k), pmean);
     }
   }
   bench::consistency(all_match, "every threaded world ends its ticks with the statuses of the tick_all(dt) world");

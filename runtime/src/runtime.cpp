@@ -718,6 +718,7 @@ bool Runtime::set_tick_every(AgentHandle agent, uint32_t every) {
   if (!a || every == 0) return false;
   AgentExtra& x = impl_->extras[agent.index];
   x.every = every;
+  x.due = AgentExtra::kDueUnknown;  // its next call, worked out anew
   if (every > 1 && !x.sliced) {  // from now on its clock is the call clock
     x.sliced = true;
     ++impl_->sliced_agents;

@@ -85,6 +85,11 @@ struct Deferred {
 // An agent's slicing and event queue, beside its AgentInfo (kept out of the record the walk
 // reads): tick_all looks here only while some agent is sliced or has events queued.
 struct AgentExtra {
+  // The call number of its next tick while sliced (one compare per call instead of two
+  // divisions); a value not in [calls, calls + every) is worked out again at its next tick_all
+  // (tick_in_job), so whoever changes `every` or the call count sets it to kDueUnknown.
+  static constexpr uint64_t kDueUnknown = UINT64_MAX;
+  uint64_t due = kDueUnknown;
   uint32_t every = 1;     // ticked by every k-th tick_all (SPEC 8.2)
   bool sliced = false;    // its clock is the call clock (while every > 1)
   bool ticked = false;    // ticked since it was sliced
@@ -208,6 +213,12 @@ class RuntimeImpl {
   // Ticks agent `index` in `job` if it is due (always when forced: Runtime::tick); returns its
   // root's status (Invalid when not ticked).
   Status tick_in_job(TickJob& job, uint32_t index, double dt, double now, bool forced = false);
+  // Whether a sliced agent sits this tick_all out, its next call known and later (tested
+  // before tick_in_job, which works out the rest: a sliced loop visits every agent).
+  bool sits_out(uint32_t index) const {
+    const AgentExtra& x = extras[index];
+    return x.sliced && x.due > calls && x.due - calls < x.every;
+  }
   void tick_plain(TickJob& job, double dt);
   void defer(Deferred d);
   // Script lanes (SPEC 8.2): the script states agents are spread over, and the engine of a

@@ -64,7 +64,13 @@ Status RuntimeImpl::tick_in_job(TickJob& job, uint32_t index, double dt, double 
     if (extras.size() < agents.size()) extras.resize(agents.size());  // forced: outside tick_all
     x = &extras[index];
     if (x->sliced && !forced) {
-      if (calls % x->every != a.id % x->every) return Status::Invalid;  // not this agent's call
+      // Its calls are those where (call number mod k) equals (id mod k): the next one is kept.
+      if (x->due != calls) [[likely]] {
+        if (x->due > calls && x->due - calls < x->every) return Status::Invalid;  // not yet
+        x->due = calls + (a.id % x->every + x->every - calls % x->every) % x->every;
+        if (x->due != calls) return Status::Invalid;  // not this agent's call
+      }
+      x->due = calls + x->every;
       sliced = true;
       ++a.ticks;
       a.dt = x->ticked ? now - x->last : dt;  // the sim time since its last tick
@@ -140,7 +146,7 @@ void RuntimeImpl::tick_all_in(TickJob& job, double dt) {
     if (trace_sink || sliced_agents > 0 || pending_events > 0) {
       const double now = begin_call(dt);
       for (uint32_t i = 0; i < agents.size(); ++i)
-        if (agents[i].alive) tick_in_job(job, i, dt, now);
+        if (agents[i].alive && !sits_out(i)) tick_in_job(job, i, dt, now);
     } else {
       tick_plain(job, dt);
     }
@@ -324,7 +330,7 @@ void RuntimeImpl::tick_all(double dt, const Executor& executor) {
         __builtin_prefetch(brains[ahead.brain]->block(ahead.row));
       }
       if (!plain) {
-        tick_in_job(job, list[k], dt, now);
+        if (!sits_out(list[k])) tick_in_job(job, list[k], dt, now);
         continue;
       }
       AgentInfo& a = agents[list[k]];

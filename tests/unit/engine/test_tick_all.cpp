@@ -356,6 +356,12 @@ TEST_CASE("time slicing set per agent: tick_every from C++, and a brain file's t
   // id 1 with k = 4: calls 1, 5 (its first tick was call 0).
   CHECK(LogLines(printed) == LogLines{"agent 1 tick 1 time 0.00 dt 0.10", "agent 1 tick 2 time 0.10 dt 0.10",
                                       "agent 1 tick 3 time 0.50 dt 0.40"});
+  // k = 3 from call 9 (k = 4 would have ticked it then): calls 10 and 13.
+  printed.clear();
+  CHECK(t.rt.set_tick_every(a, 3));
+  for (int i = 0; i < 5; ++i) t.rt.tick_all(0.1);
+  CHECK(LogLines(printed) == LogLines{"agent 1 tick 4 time 1.00 dt 0.50", "agent 1 woke at 1.00",
+                                      "agent 1 tick 5 time 1.30 dt 0.30"});
   t.rt.despawn(a);
   CHECK(t.rt.tick_every(a) == 0);
   std::vector<thicket::Diagnostic> d;
