@@ -466,10 +466,11 @@ Status LuaHost::task_resume(const CallSite& at, const LeafDef& leaf, bool) {
     return s;
   }
   std::string msg;
-  if (const char* text = lua_tostring(co, -1)) {
+  const bool number = lua_type(co, -1) == LUA_TNUMBER;
+  if (const char* text = number ? nullptr : lua_tostring(co, -1)) {
     msg = text;
-  } else {  // error({...}) carries no position: the line that raised it (past `error`, a C function)
-    msg = std::string("(error object is a ") + luaL_typename(co, -1) + " value)";
+  } else {  // error(42) or error({...}) carries no position: the line that raised it (past `error`)
+    msg = number ? std::string(lua_tostring(co, -1)) : std::string("(error object is a ") + luaL_typename(co, -1) + " value)";
     lua_Debug ar;
     for (int level = 0; level < 16 && lua_getstack(co, level, &ar); ++level)
       if (lua_getinfo(co, "Sl", &ar) && ar.currentline > 0) {

@@ -14,17 +14,20 @@
 namespace thicket {
 
 int LuaApi::traceback(lua_State* L) {
-  const char* msg = lua_tostring(L, 1);
+  // error(42) and error({...}) carry no position (Lua adds one to text only): the line that
+  // raised them (past `error`, a C function), then the number or the value's type.
+  const bool number = lua_type(L, 1) == LUA_TNUMBER;
+  const char* msg = number ? nullptr : lua_tostring(L, 1);
   lua_Debug ar;
   if (!msg) {
-    // error({...}) carries no position: the line that raised it (past `error`, a C function).
     const char* where = "";
     for (int level = 1; level < 16 && lua_getstack(L, level, &ar); ++level)
       if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
         where = lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
         break;
       }
-    msg = lua_pushfstring(L, "%s(error object is a %s value)", where, luaL_typename(L, 1));
+    msg = number ? lua_pushfstring(L, "%s%s", where, lua_tostring(L, 1))
+                 : lua_pushfstring(L, "%s(error object is a %s value)", where, luaL_typename(L, 1));
   }
   // A leaf failing again where its error was printed enough times is only counted: no
   // traceback (thousands of agents running one broken leaf ran ~100x slower for it).
