@@ -11,7 +11,7 @@
 #include "lua_order.hpp"
 #include "runtime_impl.hpp"
 #include "suggest.hpp"
-#include "yaml_limits.hpp"
+#include "plain_file.hpp"
 
 namespace thicket {
 

@@ -5,7 +5,7 @@
 #include "py_record.hpp"
 #include "record_check.hpp"  // thicket view's checks, for every line but the canonical tick lines
 #include "record_reader.hpp"  // thicket view's reader of plain and gzip files
-#include "yaml_limits.hpp"  // not_plain_file
+#include "plain_file.hpp"  // not_plain_file
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 // Checkpoint files: read whole and checked, written aside and renamed.
 #include "checkpoint.hpp"
 #include "output_target.hpp"
-#include "yaml_limits.hpp"
+#include "plain_file.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

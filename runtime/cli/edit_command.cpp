@@ -26,11 +26,12 @@
 
 #include "cli_args.hpp"
 #include "edit_assets.hpp"
+#include "json_text.hpp"  // first_invalid_utf8
 #include "live_server.hpp"
+#include "output_target.hpp"  // named_with_extension
+#include "plain_file.hpp"
 #include "schema_findings.hpp"
 #include "thicket/runtime.hpp"
-#include "json_text.hpp"  // first_invalid_utf8
-#include "output_target.hpp"  // named_with_extension
 #include "yaml_limits.hpp"
 #include <yaml-cpp/yaml.h>
 

@@ -21,6 +21,7 @@
 #include "import_tree.hpp"
 #include "json_text.hpp"  // first_invalid_utf8
 #include "output_target.hpp"
+#include "plain_file.hpp"
 #include "program.hpp"
 #include "runtime_impl.hpp"
 #include "thicket/runtime.hpp"

@@ -17,7 +17,7 @@
 #include "cli_args.hpp"
 #include "output_target.hpp"
 #include "run_results.hpp"
-#include "yaml_limits.hpp"  // not_plain_file
+#include "plain_file.hpp"  // not_plain_file
 
 namespace thicket::cli {
 

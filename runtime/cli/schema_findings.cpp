@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "plain_file.hpp"
 #include "schema.hpp"
 #include "yaml_limits.hpp"
 #include "yaml_merge.hpp"

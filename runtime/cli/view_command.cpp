@@ -26,7 +26,7 @@
 
 #include "record_check.hpp"
 #include "record_reader.hpp"
-#include "yaml_limits.hpp"  // not_plain_file
+#include "plain_file.hpp"  // not_plain_file
 #include "viewer_page.hpp"
 
 namespace thicket::cli {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "compiler.hpp"
+#include "plain_file.hpp"
 #include "source_reader.hpp"
 #include "suggest.hpp"
 #include "yaml_limits.hpp"

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "yaml_limits.hpp"
+#include "plain_file.hpp"
 
 namespace thicket {
 

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "plain_file.hpp"
 #include "scenario_reader.hpp"
 #include "suggest.hpp"
 #include "sweep.hpp"

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "compiler.hpp"
+#include "plain_file.hpp"
 #include "thicket/runtime.hpp"
 #include "yaml_limits.hpp"
 #include "yaml_merge.hpp"
