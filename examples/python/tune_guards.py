@@ -6,7 +6,7 @@ with several seeds, plots the players' mean escapes as a heat map and prints the
     python3 examples/python/tune_guards.py --ticks 100 --runs 1 --out /tmp/tune.png
 
 The runs are those of `thicket run scripts/examples/arena/arena.yaml --runs N --set KEY=V,...`
-(guide, "Python"); thicket.sweep returns their rows as a pandas DataFrame.
+(guide, 10.6 "From Python"); thicket.sweep returns their rows as a pandas DataFrame.
 """
 import argparse
 import os

@@ -102,6 +102,7 @@ const char* kUsage =
     "                        [--max-agents N]   agents leaves' thicket.spawn may bring the run to\n"
     "                                           (default 100000; 0 = no cap)\n"
     "       thicket run SCENARIO [--threads K] [--runs N] [--out FILE.csv|FILE.jsonl]\n"
+    "                            (--threads: default every core)\n"
     "                            [--record FILE.jsonl[.gz]] [--record-every N] [--record-keys KEY,...]\n"
     "                            [--ticks T] [--dt S] [--seed S] [--log FILE] [--quiet] [--trusted] [--budget N]\n"
     "                            [--budget-all] [--leaf-timeout S] [--lua-memory MB]   as for a brain file\n"
