@@ -10,6 +10,7 @@
 #include <set>
 
 #include "import_tree.hpp"
+#include "json_text.hpp"
 #include "suggest.hpp"
 
 namespace thicket::cli {
@@ -478,6 +479,17 @@ bool import_b3(const std::string& path, const std::string& text, const std::stri
       }
     }
   };
+  // Nesting first: nlohmann copies and prints a value by recursion, so a 2 MB `properties`
+  // value of nested brackets overflowed the stack.
+  constexpr int kMaxJsonNesting = 256;
+  if (const JsonShape shape = json_shape(text, kMaxJsonNesting); shape.deep_at != std::string_view::npos) {
+    int line, column;
+    place(shape.deep_at, line, column);
+    errors.push_back({path, line, column,
+                      "the JSON nests deeper than " + std::to_string(kMaxJsonNesting) +
+                          " levels here (arrays and objects; a behavior3 export nests a few)"});
+    return false;
+  }
   json doc;
   try {
     doc = json::parse(text);

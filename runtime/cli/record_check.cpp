@@ -6,6 +6,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "json_text.hpp"
+
 namespace thicket::cli {
 
 namespace {
@@ -17,46 +19,13 @@ std::string ordinal(std::size_t n) {
   return std::to_string(n) + suffix;
 }
 
-// A short rendering of a JSON value for messages.
-// How deep arrays and objects nest in a line's JSON text (strings skipped), up to `limit`+1:
-// a record nests a few levels; a line nested 100,000 deep overflowed the stack when its value
-// was printed or freed (nlohmann recurses there), so such a line is refused before it is parsed.
-// How deep a line nests and about how many JSON values it holds (commas and containers outside
-// strings: an upper bound), found in one pass before it is parsed: a parse builds a tree ~16
-// bytes a value, so a 100 MB array of zeros (a gzip of 100 KB) took gigabytes.
-struct LineShape {
-  int deepest = 0;
-  std::size_t values = 1;
-};
-LineShape line_shape(std::string_view text, int limit) {
-  LineShape shape;
-  int depth = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    else if (c == ',') ++shape.values;
-    else if (c == '[' || c == '{') {
-      ++shape.values;
-      shape.deepest = std::max(shape.deepest, ++depth);
-      if (shape.deepest > limit) return shape;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return shape;
-}
+// How deep a record's line may nest (it nests a few levels) and how many values it may hold.
 constexpr int kMaxNesting = 256;
 constexpr std::size_t kMaxValues = std::size_t(1) << 24;  // a tick of 1M agents with a few keys fits
 
 // "" or why a line is refused before it is parsed: too deep, or too many values.
 std::string shape_refusal(std::string_view text, const char* what) {
-  const LineShape shape = line_shape(text, kMaxNesting);
+  const JsonShape shape = json_shape(text, kMaxNesting);
   if (shape.deepest > kMaxNesting)
     return std::string(what) + " nests deeper than " + std::to_string(kMaxNesting) + " levels (a record's lines nest a few)";
   if (shape.values > kMaxValues)
@@ -65,6 +34,7 @@ std::string shape_refusal(std::string_view text, const char* what) {
   return {};
 }
 
+// A short rendering of a JSON value for messages.
 std::string shown(const json& v) {
   std::string s = v.dump();
   return s.size() > 40 ? s.substr(0, 37) + "..." : s;

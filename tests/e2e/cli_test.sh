@@ -69,6 +69,12 @@ python3 -c 'print("<root BTCPP_format=\"4\"><BehaviorTree ID=\"M\">\n<Sequence>"
 "$thicket" import "$dir/wide.xml" -o "$dir/wide.yaml" >/dev/null 2>"$dir/err"
 [[ $? == 2 ]] && grep -q "wide.xml:2:1: error: Sequence may have at most 65534 children (a thicket node's most), got 70000" "$dir/err" && ok ||
   bad "a control with 70000 children: $(head -c 300 "$dir/err")"
+# A behavior3 node's properties nested a million deep (2 MB): refused where the nesting passes
+# 256 levels (copying the value to write it out overflowed the stack: a segfault).
+python3 -c 'n = 1000000; print("{\"root\":\"a\",\"nodes\":{\"a\":{\"id\":\"a\",\"name\":\"Succeeder\",\"properties\":{\"x\":" + "[" * n + "]" * n + "}}}}")' >"$dir/deep.json"
+"$thicket" import "$dir/deep.json" >/dev/null 2>"$dir/err"
+[[ $? == 2 ]] && grep -q "deep.json:1:325: error: the JSON nests deeper than 256 levels here" "$dir/err" && ok ||
+  bad "a behavior3 value nested a million deep: $(head -c 300 "$dir/err")"
 if [[ -w /dev/full ]]; then
   "$thicket" export "$dir/own/chicken.yaml" --to btcpp >/dev/full 2>"$dir/err"
   [[ $? == 2 ]] && grep -q "cannot write to standard output" "$dir/err" && ok || bad "export to a full stdout: $(head -1 "$dir/err")"

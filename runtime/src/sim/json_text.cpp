@@ -1,6 +1,7 @@
-// JSON strings (json_text.hpp): escapes, and UTF-8 checked byte by byte.
+// JSON strings (json_text.hpp): escapes, and UTF-8 checked byte by byte; a JSON text's shape.
 #include "sim/json_text.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace thicket {
@@ -113,6 +114,36 @@ void append_json_escaped(std::string& out, std::string_view s) {
     }
     ++i;
   }
+}
+
+JsonShape json_shape(std::string_view text, int limit) {
+  JsonShape shape;
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == ',') {
+      ++shape.values;
+    } else if (c == '[' || c == '{') {
+      ++shape.values;
+      shape.deepest = std::max(shape.deepest, ++depth);
+      if (shape.deepest > limit) {
+        shape.deep_at = i;
+        return shape;
+      }
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return shape;
 }
 
 }  // namespace thicket

@@ -26,6 +26,19 @@ std::string escaped_utf8(std::string_view s);
 // A byte as messages about bytes that are not UTF-8 name it: "0xff".
 std::string hex_byte(char byte);
 
+// How deep arrays and objects nest in a JSON text (strings skipped) and about how many values it
+// holds (commas and containers outside strings: an upper bound), found in one pass before it is
+// parsed; the pass stops where the nesting first passes `limit` (deep_at: that bracket's offset,
+// else npos). nlohmann parses without recursing but copies, prints and compares values by
+// recursion: a 2 MB line of brackets overflowed the stack. And a parse builds a tree of ~16 bytes
+// a value: a 100 MB array of zeros (a gzip of 100 KB) took gigabytes.
+struct JsonShape {
+  int deepest = 0;
+  size_t values = 1;
+  size_t deep_at = std::string_view::npos;
+};
+JsonShape json_shape(std::string_view text, int limit);
+
 // s as a JSON string, quotes included.
 inline void append_json_string(std::string& out, std::string_view s) {
   out.push_back('"');
