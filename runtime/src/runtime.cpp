@@ -13,6 +13,7 @@
 
 #include "file_watcher.hpp"
 #include "runtime_impl.hpp"
+#include "suggest.hpp"
 #include "yaml_limits.hpp"
 
 namespace thicket {
@@ -227,6 +228,7 @@ std::optional<BrainHandle> RuntimeImpl::load(const std::optional<std::string>& t
 std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& text, const std::string& path,
                                             std::vector<Diagnostic>& diags, std::vector<LeafDef>& staged,
                                             BrainKind& kind, std::vector<std::string>* read) {
+  SuggestBudget suggestions;  // did-you-means of this brain's files: a bounded amount of work
   size_t first_diag = diags.size();
   auto src = text ? parse_brain_text(*text, path, diags) : parse_brain(path, diags);
   if (read) read->push_back(path);

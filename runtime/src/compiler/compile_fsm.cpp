@@ -85,8 +85,13 @@ uint16_t TreeCompiler::fsm_target(const YAML::Node& at, const std::string& what)
     return kNoPos;
   }
   if (auto it = fsm_index_.find(at.Scalar()); it != fsm_index_.end()) return it->second;
-  std::vector<std::string> names;
-  for (const auto& s : p_.fsm_states) names.push_back(s.name);
+  // The names are gathered once (a file of 20,000 states naming unknown ones copied them all for
+  // each error: quadratic).
+  std::vector<std::string>& names = fsm_names_;
+  if (names.size() != p_.fsm_states.size()) {
+    names.clear();
+    for (const auto& s : p_.fsm_states) names.push_back(s.name);
+  }
   // A big brain's list of states would drown the message: name at most 20.
   std::string listed = names.size() <= 20 ? " (states: " + join_names(names) + ")" : " (" + std::to_string(names.size()) + " states)";
   error(at, "unknown state '" + at.Scalar() + "'" + did_you_mean(at.Scalar(), names) + listed);

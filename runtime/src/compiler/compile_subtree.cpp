@@ -32,11 +32,12 @@ uint32_t TreeCompiler::subtree(const YAML::Node& v, const std::string& path, con
   auto it = src_.trees.find(target);
   if (it == src_.trees.end()) {
     const auto& failed = src_.failed_imports;
+    const std::string near = did_you_mean(target, tree_names_);
     std::string known = !failed.empty() ? maybe_in_failed(failed)
                         : tree_names_.empty() ? " (no trees are defined: add them under 'trees:' or list files under 'import:')"
-                        : did_you_mean(target, tree_names_).empty() ? " (trees: " + join_names(tree_names_) + ")"
-                                                                    : "";
-    error(at, "unknown tree '" + target + "'" + did_you_mean(target, tree_names_) + known);
+                        : near.empty() ? " (trees: " + join_names(tree_names_) + ")"
+                                       : "";
+    error(at, "unknown tree '" + target + "'" + near + known);
     return kNone;
   }
   used_trees_.insert(target);

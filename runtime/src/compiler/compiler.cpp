@@ -454,7 +454,7 @@ std::unique_ptr<Program> compile_with(const BrainSource& src, const std::string&
   for (const auto& [tree_name, tree] : src.trees) {
     if (tree.file != 0 || tc.used_trees_.count(tree_name)) continue;
     auto scratch = fresh(tree_name);
-    TreeCompiler unused(src, leaves, strings, diags, *scratch);
+    TreeCompiler unused(src, leaves, strings, diags, *scratch, tc.names());
     unused.compile(tree.root, tree.file, tree_name);
     tc.used_trees_.insert(tree_name);
     tc.used_trees_.insert(unused.used_trees_.begin(), unused.used_trees_.end());
@@ -467,7 +467,7 @@ std::unique_ptr<Program> compile_with(const BrainSource& src, const std::string&
       const std::string machine_name = it->first.Scalar();
       if (tc.used_machines_.count(machine_name)) continue;
       auto scratch = fresh(machine_name);
-      TreeCompiler unused(src, leaves, strings, diags, *scratch);
+      TreeCompiler unused(src, leaves, strings, diags, *scratch, tc.names());
       unused.unused_machine(it->second, machine_name);
       tc.yaml11_misused_.insert(unused.yaml11_misused_.begin(), unused.yaml11_misused_.end());
     }

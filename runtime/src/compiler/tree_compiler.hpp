@@ -12,6 +12,7 @@
 // Not part of the stage's interface: that is compiler.hpp.
 #pragma once
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -37,13 +38,21 @@ void check_imported(Program& p, const std::vector<std::string>& files, std::vect
 
 class TreeCompiler {
  public:
+  // The leaves' and trees' names, for did-you-means: made once per brain and shared by the
+  // compilers of its unused trees (each made its own copy: a file of 20,000 unused trees copied
+  // 20,000 names 20,000 times).
+  struct Names {
+    std::vector<std::string> leaves, trees;
+  };
   TreeCompiler(const BrainSource& src, const LeafNames& leaves, StringTable& strings,
-               std::vector<Diagnostic>& diags, Program& p)
-      : src_(src), leaves_(leaves), strings_(strings), diags_(diags), p_(p) {
-    for (const auto& [name, shape] : leaves) leaf_names_.push_back(name);
-    for (const auto& [name, t] : src.trees) tree_names_.push_back(name);
+               std::vector<Diagnostic>& diags, Program& p, std::shared_ptr<const Names> names = nullptr)
+      : src_(src), leaves_(leaves), strings_(strings), diags_(diags), p_(p),
+        names_(names ? std::move(names) : make_names(src, leaves)) {
     for (const auto& key : src.blackboard) expr_keys_.push_back({key.name, key.type, static_cast<uint32_t>(expr_keys_.size()), key.broken});
   }
+  TreeCompiler(const TreeCompiler&) = delete;  // leaf_names_ and tree_names_ refer into names_
+  TreeCompiler& operator=(const TreeCompiler&) = delete;
+  const std::shared_ptr<const Names>& names() const { return names_; }
 
   void compile(const YAML::Node& root, uint32_t file, const std::string& tree_name);
   void machine(const YAML::Node& doc, const std::string& machine_name);  // compile_machine.cpp
@@ -118,6 +127,7 @@ class TreeCompiler {
   uint32_t fsm_machine(const YAML::Node& v, const std::string& state);
   std::vector<YAML::Node> fsm_yaml_, fsm_key_;  // each state's mapping and its name, by state index
   std::map<std::string, uint16_t> fsm_index_;   // state name -> index
+  std::vector<std::string> fsm_names_;          // the states' names, for did-you-means (fsm_target)
 
   // compile_subtree.cpp
   uint32_t subtree(const YAML::Node& v, const std::string& path, const std::string& prefix);
@@ -129,7 +139,15 @@ class TreeCompiler {
   Program& p_;
   uint32_t file_ = 0;
   std::vector<std::string> subtrees_;
-  std::vector<std::string> leaf_names_, tree_names_;
+  std::shared_ptr<const Names> names_;
+  const std::vector<std::string>& leaf_names_ = names_->leaves;
+  const std::vector<std::string>& tree_names_ = names_->trees;
+  static std::shared_ptr<const Names> make_names(const BrainSource& src, const LeafNames& leaves) {
+    auto names = std::make_shared<Names>();
+    for (const auto& [name, shape] : leaves) names->leaves.push_back(name);
+    for (const auto& [name, t] : src.trees) names->trees.push_back(name);
+    return names;
+  }
   std::vector<ExprKey> expr_keys_;
   std::map<std::string, uint32_t> ids_;
   std::vector<bool> named_;  // by node index: its id is a name (`name:`), not its place in the tree

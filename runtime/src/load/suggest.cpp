@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -10,9 +11,9 @@ namespace thicket {
 
 namespace {
 // The characters of UTF-8 text (a byte that starts no sequence counts as one), ASCII letters in
-// lower case: an edit is one character, so 'Oké' is one edit from 'Ok', not two.
-std::u32string characters(std::string_view text) {
-  std::u32string out;
+// lower case, into `out`: an edit is one character, so 'Oké' is one edit from 'Ok', not two.
+void characters(std::string_view text, std::u32string& out) {
+  out.clear();
   for (size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
     const size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 1;
@@ -24,38 +25,82 @@ std::u32string characters(std::string_view text) {
     out.push_back(cp < 0x80 ? static_cast<char32_t>(std::tolower(static_cast<int>(cp))) : cp);
     i += k;
   }
+}
+std::u32string characters(std::string_view text) {
+  std::u32string out;
+  characters(text, out);
   return out;
 }
+
+// The edit distance of two character strings, with three rows of the table kept by the caller
+// (the swap of neighbours looks two rows back), so that comparing a word with many names
+// allocates once.
+struct DistanceRows {
+  std::vector<size_t> two_up, up, row;
+};
+size_t distance(const std::u32string& a, const std::u32string& b, DistanceRows& r) {
+  const size_t n = a.size(), m = b.size();
+  r.two_up.assign(m + 1, 0);
+  r.up.resize(m + 1);
+  r.row.assign(m + 1, 0);
+  for (size_t j = 0; j <= m; ++j) r.up[j] = j;
+  // (ASCII letters are in lower case: characters() made them so)
+  for (size_t i = 1; i <= n; ++i) {
+    r.row[0] = i;
+    for (size_t j = 1; j <= m; ++j) {
+      size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      r.row[j] = std::min({r.up[j] + 1, r.row[j - 1] + 1, r.up[j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        r.row[j] = std::min(r.row[j], r.two_up[j - 2] + 1);
+    }
+    std::swap(r.two_up, r.up);
+    std::swap(r.up, r.row);
+  }
+  return r.up[m];
+}
+
+// Comparisons left to the did-you-means of the SuggestBudget in force on this thread.
+thread_local size_t t_comparisons_left = SIZE_MAX;
+thread_local bool t_budget_open = false;
 }  // namespace
 
 size_t edit_distance(std::string_view a_text, std::string_view b_text) {
-  const std::u32string a = characters(a_text), b = characters(b_text);
-  // Three rows of the table (the swap of neighbours looks two rows back), not the whole of it.
-  const size_t n = a.size(), m = b.size();
-  std::vector<size_t> two_up(m + 1), up(m + 1), row(m + 1);
-  for (size_t j = 0; j <= m; ++j) up[j] = j;
-  // (ASCII letters are in lower case: characters() made them so)
-  for (size_t i = 1; i <= n; ++i) {
-    row[0] = i;
-    for (size_t j = 1; j <= m; ++j) {
-      size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      row[j] = std::min({up[j] + 1, row[j - 1] + 1, up[j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        row[j] = std::min(row[j], two_up[j - 2] + 1);
-    }
-    std::swap(two_up, up);
-    std::swap(up, row);
-  }
-  return up[m];
+  DistanceRows rows;
+  return distance(characters(a_text), characters(b_text), rows);
+}
+
+SuggestBudget::SuggestBudget(size_t comparisons) : outermost_(!t_budget_open) {
+  if (!outermost_) return;
+  t_budget_open = true;
+  t_comparisons_left = comparisons;
+}
+
+SuggestBudget::~SuggestBudget() {
+  if (!outermost_) return;
+  t_budget_open = false;
+  t_comparisons_left = SIZE_MAX;
 }
 
 std::string closest_name(std::string_view word, const std::vector<std::string>& candidates) {
   // An empty word is no typo of anything (every one-letter name is one edit from it).
   if (word.empty() || word.size() > kMaxSuggested) return {};
+  // Over the load's budget: no suggestion (the error is said all the same).
+  if (candidates.size() > t_comparisons_left) {
+    t_comparisons_left = 0;
+    return {};
+  }
+  t_comparisons_left -= candidates.size();
+  thread_local std::u32string w, c32;
+  thread_local DistanceRows rows;
+  characters(word, w);
   std::string best;
   size_t best_d = static_cast<size_t>(-1);
   for (const auto& c : candidates) {
-    size_t dist = edit_distance(word, c);
+    characters(c, c32);
+    // The lengths' difference is a floor of the distance: a name that cannot come closer than
+    // the best so far is not compared (the same answer, sooner).
+    if ((c32.size() > w.size() ? c32.size() - w.size() : w.size() - c32.size()) >= best_d) continue;
+    size_t dist = distance(w, c32, rows);
     if (dist < best_d) {
       best_d = dist;
       best = c;
@@ -125,9 +170,13 @@ std::string byte_size(size_t bytes) {
 
 std::string join_names(const std::vector<std::string>& names) {
   std::string out;
-  for (const auto& n : names) {
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i == kMaxJoinedNames && names.size() > kMaxJoinedNames + 1) {
+      out += ", ... (" + std::to_string(names.size()) + " in all)";
+      break;
+    }
     if (!out.empty()) out += ", ";
-    out += n;
+    out += names[i];
   }
   return out;
 }

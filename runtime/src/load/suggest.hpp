@@ -14,6 +14,24 @@ size_t edit_distance(std::string_view a, std::string_view b);
 inline constexpr size_t kMaxSuggested = 128;
 std::string closest_name(std::string_view word, const std::vector<std::string>& candidates);
 
+// Bounds the did-you-mean work of one load (a brain file with what it imports, a scenario): a
+// file of 20,000 states each naming an unknown one compared every name with every state, a
+// time that grows with the square of the file (70 s). Within the scope, once `comparisons`
+// candidate names have been looked at, later unknown names get no suggestion (their errors are
+// said all the same). Scopes nest: the outermost one's budget holds. Outside every scope there is
+// no bound (a single question has a single list).
+inline constexpr size_t kSuggestComparisons = 2'000'000;
+class SuggestBudget {
+ public:
+  explicit SuggestBudget(size_t comparisons = kSuggestComparisons);
+  ~SuggestBudget();
+  SuggestBudget(const SuggestBudget&) = delete;
+  SuggestBudget& operator=(const SuggestBudget&) = delete;
+
+ private:
+  bool outermost_;
+};
+
 // "; did you mean 'x'?" or "".
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 // The same for a type name: also other languages' names of thicket's types (int, float,
@@ -35,7 +53,10 @@ std::vector<std::string> files_beside(const std::string& path, const std::vector
 // said "0 MiB").
 std::string byte_size(size_t bytes);
 
-// "a, b, c" — candidates joined for "allowed: ..." lists.
+// "a, b, c" — candidates joined for "allowed: ..." lists; past kMaxJoinedNames, "a, b, ...
+// (4001 in all)": a file of 4,000 trees each naming an unknown one wrote every name in every
+// error (16 million names).
+inline constexpr size_t kMaxJoinedNames = 40;
 std::string join_names(const std::vector<std::string>& names);
 
 // " (it may be in a.lua, b.lua or c.lua, which failed to load: see the errors there)", or "" for

@@ -477,6 +477,7 @@ void sort_scenario_diagnostics(const std::string& path, std::vector<Diagnostic>&
 
 std::optional<ScenarioSpec> load_scenario_text(const std::string& text, const std::string& path,
                                                std::vector<Diagnostic>& diags, ScenarioSpec* partial) {
+  SuggestBudget suggestions;  // did-you-means of the scenario and its brains: a bounded amount of work
   const size_t diags_before = diags.size();
   ScenarioSpec spec;
   spec.path = path;

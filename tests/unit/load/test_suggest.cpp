@@ -37,6 +37,40 @@ TEST_CASE("suggestions: near misses, and none for a huge word") {
         std::string(kMaxSuggested - 1, 'x'));
 }
 
+TEST_CASE("did-you-means of one load are bounded; outside a budget they are not") {
+  std::vector<std::string> names;
+  for (int i = 0; i < 100; ++i) names.push_back("state" + std::to_string(i));
+  CHECK(closest_name("stat7", names) == "state7");
+  {
+    SuggestBudget budget(250);  // two questions of 100 names, not a third
+    CHECK(closest_name("stat1", names) == "state1");
+    {
+      SuggestBudget inner(1'000'000);  // a scope inside another: the outer budget holds
+      CHECK(closest_name("stat2", names) == "state2");
+    }
+    CHECK(closest_name("stat3", names).empty());
+    CHECK(did_you_mean("stat4", names).empty());
+  }
+  CHECK(closest_name("stat5", names) == "state5");  // the scope is over: no bound again
+  // The closest of names of other lengths is found as before (a name whose length alone puts it
+  // further than the best so far is skipped, not compared).
+  CHECK(closest_name("patrl", {"p", "patrols", "patrol", "pa"}) == "patrol");
+  CHECK(closest_name("Oké", {"ok", "okay"}) == "ok");
+}
+
+TEST_CASE("join_names: a long list names its first 40 and how many there are") {
+  std::vector<std::string> names;
+  for (int i = 0; i < 41; ++i) names.push_back("t" + std::to_string(i));
+  const std::string all = join_names(names);  // 41: all of them (the count would be longer)
+  CHECK(all.find("t40") != std::string::npos);
+  CHECK(all.find("in all") == std::string::npos);
+  names.push_back("t41");
+  const std::string some = join_names(names);
+  CHECK(some.find("t39, ... (42 in all)") != std::string::npos);
+  CHECK(some.find("t40") == std::string::npos);
+  CHECK(join_names({"a", "b"}) == "a, b");
+}
+
 TEST_CASE("shown_name: a name's control characters are escapes, so a message stays one line") {
   // (unknown leaf 'Ok<line break>' split the message in two)
   CHECK(shown_name("Ok") == "Ok");
