@@ -24,7 +24,8 @@ bool TreeCompiler::resolve_leaf(const YAML::Node& at, const std::string& name, b
       error(at, msg);
       return false;
     }
-    std::string msg = "unknown leaf '" + shown_name(name) + "'" + did_you_mean(name, leaf_names_);
+    const std::string near = did_you_mean(name, leaf_names_);
+    std::string msg = "unknown leaf '" + shown_name(name) + "'" + near;
     if (!src_.failed_leaf_files.empty())
       msg += maybe_in_failed(src_.failed_leaf_files);
     else if (src_.leaf_files_failed)
@@ -35,7 +36,7 @@ bool TreeCompiler::resolve_leaf(const YAML::Node& at, const std::string& name, b
              " no leaves: a leaf is a function, a table of hooks or thicket.task(fn) under a name in the table the file returns)";
     else if (leaf_names_.empty())
       msg += " (no leaves are defined: list Lua files under 'leaves:' at the top of the brain file)";
-    else if (did_you_mean(name, leaf_names_).empty())
+    else if (near.empty())
       msg += " (defined: " + join_names(leaf_names_) + ")";
     error(at, msg);
     return false;
