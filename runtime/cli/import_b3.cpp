@@ -70,9 +70,29 @@ class B3Importer {
                                                : tree_ids_.front())
                                         : wanted;
       main = nullptr;
+      std::vector<std::string> titled;  // ids of the trees whose title is `pick`
       for (const auto& [id, t] : trees_)
-        if (id == pick || t->value("title", std::string()) == pick) main = t;
-      if (!main) return fail("", "no tree with the id or title '" + pick + "'" + did_you_mean(pick, tree_ids_));
+        if (id == pick) main = t;
+      if (!main)
+        for (const auto& [id, t] : trees_)
+          if (t->value("title", std::string()) == pick) {
+            main = t;
+            titled.push_back(id);
+          }
+      if (titled.size() > 1)  // one was taken silently (the last)
+        return fail("", "several trees have the title '" + pick + "' (ids: " + join_names(titled) + "): pick one by its id with --tree");
+      if (!main) {
+        fail("", "no tree with the id or title '" + pick + "'" + did_you_mean(pick, tree_ids_));
+        // Every tree is read for its errors all the same (all errors of a file at once).
+        for (const std::string& id : tree_ids_) {
+          const json& t = *trees_[id];
+          if (t.contains("nodes") && t["nodes"].is_object() && t.contains("root") && t["root"].is_string() &&
+              expanded(t["nodes"], t["root"].get<std::string>(), 0) > kMaxNodes)
+            continue;  // too big to walk (said when it is imported)
+          (void)tree(t);
+        }
+        return false;
+      }
     } else if (!wanted.empty() && doc.value("id", std::string()) != wanted && doc.value("title", std::string()) != wanted) {
       return fail("", "--tree " + wanted + ": this file holds one tree, '" + doc.value("title", std::string()) + "'");
     }

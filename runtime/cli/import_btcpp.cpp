@@ -247,10 +247,12 @@ class BtImporter {
     }
     if (main.empty()) {
       error(root, "several trees and no main_tree_to_execute: pick one with --tree (" + join(tree_order_) + ")");
+      check_every_tree(root);
       return false;
     }
     if (!trees_.count(main)) {
       error(root, "no tree with the ID '" + main + "'" + did_you_mean(main, tree_order_) + " (trees: " + join(tree_order_) + ")");
+      check_every_tree(root);
       return false;
     }
     out_.name = main;
@@ -489,6 +491,22 @@ class BtImporter {
     for (int k = 1; clashes(p); ++k) p = base + "v" + std::to_string(k) + "_";
     prefixes_.insert(p);
     return p;
+  }
+
+  // With no main tree to import, every tree is read for its errors all the same, each as if it
+  // were the main one (all errors of a file at once; a subtree's said once, print_errors merges
+  // repeats): the file's trees' own mistakes were hidden behind a misspelt main_tree_to_execute.
+  void check_every_tree(const tinyxml2::XMLElement* root) {
+    collect_names(root);
+    for (const std::string& id : tree_order_) {
+      Scope top;
+      stack_.assign(1, id);
+      depth_ = 0;
+      visits_ = 0;
+      too_deep_ = too_many_ = false;
+      (void)tree_root(trees_[id], top);
+    }
+    stack_.clear();
   }
 
   ImportNode tree_root(const tinyxml2::XMLElement* tree, const Scope& scope) {
