@@ -404,8 +404,15 @@ class BtImporter {
   std::pair<int, int> place(const tinyxml2::XMLElement* e) const {
     int line = e ? e->GetLineNum() : 1, column = 1;
     if (e && line >= 1 && static_cast<size_t>(line) <= lines_.size()) {
-      auto at = lines_[line - 1].find(std::string("<") + e->Name());
-      if (at != std::string::npos) column = static_cast<int>(at) + 1;
+      const std::string& text = lines_[line - 1];
+      const size_t at = text.find(std::string("<") + e->Name());
+      if (at != std::string::npos) {
+        // In characters, as editors count them: neither a UTF-8 sequence's continuation bytes
+        // nor a byte order mark that starts the file.
+        const size_t from = line == 1 && text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+        for (size_t i = from; i < at; ++i)
+          if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++column;
+      }
     }
     return {line, column};
   }

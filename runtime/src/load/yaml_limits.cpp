@@ -767,7 +767,9 @@ void columns_in_characters(const std::string& text, const std::string& path, std
   for (size_t k = from; k < diags.size(); ++k) {
     Diagnostic& d = diags[k];
     if (d.file != path || d.line < 1 || d.column < 2 || static_cast<size_t>(d.line) > line_start.size()) continue;
-    const size_t start = line_start[static_cast<size_t>(d.line) - 1];
+    size_t start = line_start[static_cast<size_t>(d.line) - 1];
+    // yaml-cpp's columns on the first line do not count a byte order mark (nor does an editor).
+    if (d.line == 1 && text.compare(0, 3, "\xEF\xBB\xBF") == 0) start = 3;
     const size_t end = std::min(text.size(), start + static_cast<size_t>(d.column) - 1);
     int characters = 0;
     for (size_t i = start; i < end; ++i)
