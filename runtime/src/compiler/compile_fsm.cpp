@@ -411,7 +411,7 @@ void TreeCompiler::fsm(const YAML::Node& doc, const std::string& fsm_name) {
   }
   finish_children(root, children);
   // Reachability: the initial descent, every target (with its ancestors), and from each
-  // reached composite its `initial` child, or every child when it selects by enter_if.
+  // reached composite its `initial` child, or the children it may select by enter_if.
   const size_t n = p_.fsm_states.size();
   std::vector<bool> reached(n, false);
   std::vector<uint16_t> work;
@@ -421,8 +421,17 @@ void TreeCompiler::fsm(const YAML::Node& doc, const std::string& fsm_name) {
       work.push_back(k);
     }
   };
+  // Selecting by enter_if takes the first child, in order, whose enter_if passes and whose
+  // descent can be entered: a leaf state without enter_if always can, so none after it is
+  // ever selected (a flat fsm without `initial` enters its first state).
+  auto reach_selected = [&](const std::vector<uint16_t>& kids) {
+    for (uint16_t c : kids) {
+      reach(c);
+      if (p_.fsm_states[c].enter_if == kNoNode && p_.fsm_states[c].children.empty()) break;
+    }
+  };
   if (p_.nodes[root].a != kNoPos) reach(static_cast<uint16_t>(p_.nodes[root].a));
-  else if (!doc["initial"]) for (uint16_t t : p_.fsm_top) reach(t);
+  else if (!doc["initial"]) reach_selected(p_.fsm_top);
   for (const auto& s : p_.fsm_states) {
     for (const auto& t : s.transitions) reach(t.target);
     for (const auto& w : s.when) reach(w.target);
@@ -433,7 +442,7 @@ void TreeCompiler::fsm(const YAML::Node& doc, const std::string& fsm_name) {
     const FsmState& st = p_.fsm_states[s];
     if (st.children.empty()) continue;
     if (st.initial != kNoPos) reach(st.initial);
-    else for (uint16_t c : st.children) reach(c);
+    else reach_selected(st.children);
   }
   for (size_t k = 0; k < n; ++k)
     if (!reached[k])
