@@ -218,7 +218,8 @@ std::optional<uint32_t> SourceReader::add_file(const std::string& text, const st
   } else {
     if (kinds_found.size() > 1)
       ref.error(d[kinds_found[1]], "a brain file has exactly one of 'tree', 'fsm' and 'machine'; found '" +
-                                       kinds_found[0] + "' and '" + kinds_found[1] + "'");
+                                       kinds_found[0] + "'" + (kinds_found.size() > 2 ? ", '" + kinds_found[1] + "'" : "") +
+                                       " and '" + kinds_found.back() + "'");
     kind = kinds_found[0] == "tree" ? BrainKind::Tree : kinds_found[0] == "fsm" ? BrainKind::Fsm : BrainKind::Machine;
     const YAML::Node name = d[kinds_found[0]];
     // A null name (`tree:` and nothing) has no place of its own in the file: its key's.
