@@ -168,6 +168,11 @@ void ScenarioReader::read(const YAML::Node& doc, ScenarioSpec& spec) {
       };
       for (Diagnostic& d : said)
         if (d.severity == Severity::Error && !unsure(d)) diags_.push_back(std::move(d));
+    } else if (!sweep.value.IsMap() || sweep.value.size() == 0) {
+      // Its shape is wrong whatever the groups are: said now, in its words (`run` said nothing
+      // of it until the groups read well; `check` said it in the schema's words).
+      ScenarioSpec none;
+      read_sweep(sweep.key, sweep.value, none, path_, diags_);
     }
   }
 }
