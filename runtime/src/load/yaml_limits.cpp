@@ -393,7 +393,8 @@ namespace {
 
 // The loaders read the first document only: anything after it would be dropped unread. Called
 // once the parser has read the first.
-void second_document(YAML::Parser& parser, const std::string& path, std::vector<Diagnostic>& diags) {
+void second_document(YAML::Parser& parser, const std::string& text, const std::string& path,
+                     std::vector<Diagnostic>& diags) {
   FirstEvent next;
   bool more = false;
   YAML::Mark at;
@@ -407,10 +408,26 @@ void second_document(YAML::Parser& parser, const std::string& path, std::vector<
     more = true;
     at = e.mark;
   }
-  if (more)
-    diags.push_back({Severity::Error, path, at.line + 1, at.column + 1,
-                     "a second YAML document starts here (after '---' or '...'); a file holds one document, and "
-                     "the rest would not be read"});
+  if (!more) return;
+  // Said where the second document's first event is; when that is the end of the file (a file
+  // ending in '---' and a line break was told of line N + 1, past its last), at the '---' or
+  // '...' before it.
+  int line = at.line + 1, column = at.column + 1;
+  std::vector<size_t> starts{0};
+  for (size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n') starts.push_back(i + 1);
+  const bool at_end = static_cast<size_t>(line) >= starts.size() && starts.back() >= text.size();
+  for (int l = std::min<int>(line, static_cast<int>(starts.size())); at_end && l >= 1; --l) {
+    const size_t from = starts[static_cast<size_t>(l) - 1];
+    if (text.compare(from, 3, "---") == 0 || text.compare(from, 3, "...") == 0) {
+      line = l;
+      column = 1;
+      break;
+    }
+  }
+  diags.push_back({Severity::Error, path, line, column,
+                   "a second YAML document starts here (after '---' or '...'); a file holds one document, and "
+                   "the rest would not be read"});
 }
 
 // The checks made from parser events before YAML::Load, in one parse (each parse of a file is
@@ -437,7 +454,7 @@ std::optional<YamlSizeHit> check_events(const std::string& text, const std::stri
     return std::nullopt;
   }
   report_runaway_quotes(text, path, quoted.marks, found);
-  second_document(parser, path, found);
+  second_document(parser, text, path, found);
   return std::nullopt;
 }
 

@@ -247,6 +247,11 @@ TEST_CASE("a second YAML document is an error where it starts, not dropped unrea
   Loaded after_end = load("tree: t\nroot: {action: Work}\n...\ngarbage: [\n");
   CHECK_FALSE(after_end.ok);
   CHECK(after_end.errors.find("hostile.yaml:4:1: error: a second YAML document starts here") == 0);
+  // A file that ends in '---' and a line break: said at the '---' (the second document's place
+  // was the line after the file's last).
+  Loaded ends_in_marker = load("tree: t\nroot: {action: Work}\n---\n");
+  CHECK_FALSE(ends_in_marker.ok);
+  CHECK(ends_in_marker.errors.find("hostile.yaml:3:1: error: a second YAML document starts here") == 0);
   // One document, with its markers, or with a comment after its end: fine.
   Loaded one = load("---\ntree: t\nroot: {action: Work}\n...\n# the end\n");
   CHECK_MESSAGE(one.ok, one.errors);
