@@ -27,7 +27,9 @@ uint32_t TreeCompiler::machine_node(const YAML::Node& doc, const YAML::Node& at,
   }
   std::vector<uint32_t> children;
   const YAML::Node behaviors = doc["behaviors"];
-  if (!behaviors) {
+  if (!doc.IsMap()) {
+    error(doc, std::string("a machine is a mapping {check_every: S, behaviors: [{name, check, run}, ...]}, got ") + describe_node(doc));
+  } else if (!behaviors) {
     error(doc, "a machine needs 'behaviors', a list of {name, check, run} in priority order");
   } else if (!behaviors.IsSequence() || behaviors.size() == 0) {
     error(behaviors, std::string("'behaviors' must be a non-empty list of {name, check, run}, got ") +
@@ -63,10 +65,18 @@ uint32_t TreeCompiler::machine_node(const YAML::Node& doc, const YAML::Node& at,
       }
       uint32_t check = kNone;  // without one, the rest of the behavior is still checked
       if (!b["check"]) error(b, "behavior '" + name + "' needs 'check', the condition that selects it");
-      else check = leaf(NodeKind::Condition, b["check"], id + "/check", "");
+      else {
+        leaf_shown_as_ = "'check'";  // messages name the key the modder wrote
+        check = leaf(NodeKind::Condition, b["check"], id + "/check", "");
+        leaf_shown_as_.clear();
+      }
       uint32_t run = kNone;
       if (b["run"] && b["tree"]) error(b["tree"], "behavior '" + name + "' has both 'run' and 'tree'; give one");
-      if (b["run"]) run = leaf(NodeKind::Action, b["run"], id, "");
+      if (b["run"]) {
+        leaf_shown_as_ = "'run'";
+        run = leaf(NodeKind::Action, b["run"], id, "");
+        leaf_shown_as_.clear();
+      }
       else if (b["tree"] && b["tree"].IsScalar()) run = subtree(b["tree"], id, "");
       else if (b["tree"]) run = node(b["tree"], id, id + "/");
       else error(b, "behavior '" + name + "' needs 'run' (a task leaf) or 'tree' (a tree to run)");
