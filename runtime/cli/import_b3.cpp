@@ -83,12 +83,16 @@ class B3Importer {
         return fail("", "several trees have the title '" + pick + "' (ids: " + join_names(titled) + "): pick one by its id with --tree");
       if (!main) {
         fail("", "no tree with the id or title '" + pick + "'" + did_you_mean(pick, tree_ids_));
-        // Every tree is read for its errors all the same (all errors of a file at once).
+        // Every tree is read for its errors all the same (all errors of a file at once), within
+        // twice a brain's nodes in all (each tree may expand to kMaxNodes through the others).
+        size_t walked = 0;
         for (const std::string& id : tree_ids_) {
           const json& t = *trees_[id];
-          if (t.contains("nodes") && t["nodes"].is_object() && t.contains("root") && t["root"].is_string() &&
-              expanded(t["nodes"], t["root"].get<std::string>(), 0) > kMaxNodes)
-            continue;  // too big to walk (said when it is imported)
+          size_t size = 1;
+          if (t.contains("nodes") && t["nodes"].is_object() && t.contains("root") && t["root"].is_string())
+            size = expanded(t["nodes"], t["root"].get<std::string>(), 0);
+          if (size > kMaxNodes) continue;  // too big to walk (said when it is imported)
+          if ((walked += size) > 2 * kMaxNodes) break;
           (void)tree(t);
         }
         return false;
