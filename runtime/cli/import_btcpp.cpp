@@ -288,10 +288,11 @@ class BtImporter {
   }
   void error_at(int line, int column, const std::string& msg) { errors_.push_back({path_, line, column, msg}); }
 
-  // Line and column (1-based; the column in characters) of a byte offset of the text.
+  // Line and column (1-based; the column in characters, a byte order mark not counted) of a byte
+  // offset of the text.
   std::pair<int, int> line_column(size_t at) const {
     int line = 1, column = 1;
-    for (size_t i = 0; i < at && i < text_.size(); ++i) {
+    for (size_t i = text_.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0; i < at && i < text_.size(); ++i) {
       if (text_[i] == '\n') {
         ++line;
         column = 1;
@@ -408,7 +409,7 @@ class BtImporter {
       const size_t at = text.find(std::string("<") + e->Name());
       if (at != std::string::npos) {
         // In characters, as editors count them: neither a UTF-8 sequence's continuation bytes
-        // nor a byte order mark that starts the file.
+        // nor a byte order mark that starts the file (as line_column, within the line alone).
         const size_t from = line == 1 && text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
         for (size_t i = from; i < at; ++i)
           if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++column;
