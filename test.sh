@@ -52,12 +52,14 @@ timeout 300 tests/game_test.sh build
 # -DTHICKET_WERROR=ON: clang's -Wall -Wextra warnings fail this build (the tree has none).
 # Unity builds need no precompiled headers (with them the ASan tree built no faster), and clang
 # links with lld (3.5 s -> 0.8 s for the ASan thicket_tests; ~40 s of the tree's linking).
-clang_tree=(-DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld)
+clang_tree=(-DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON)
+clang_link=-fuse-ld=lld
 # The ASan tree's programs are linked as position-dependent (-no-pie): as PIEs the loader applied
 # ~750k relocations (17.9 MB, ASan's metadata of globals) at every start, a page fault each
-# (thicket --version 125 -> 93 ms on the 2-vCPU VM; the CLI suites start hundreds of them).
+# (thicket --version 125 -> 93 ms, ASan ctest 365 -> 343 s on the 2-vCPU AMD EPYC VM; the CLI
+# suites start hundreds of processes). The TSan tree stays a PIE (untried without).
 CC=clang CXX=clang++ tools/build.sh build-asan None -DCMAKE_CXX_FLAGS=-g1 -DCMAKE_C_FLAGS=-g1 -DTHICKET_SANITIZE=ON -DTHICKET_BENCH=OFF \
-  -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON "-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld -no-pie" -DTHICKET_WERROR=ON
+  "${clang_tree[@]}" "-DCMAKE_EXE_LINKER_FLAGS=$clang_link -no-pie" -DTHICKET_WERROR=ON
 # The sanitizer build runs ~10x slower: the reference-model comparison takes the first 300
 # random trees of each batch there (all 7,000 in the Release build above).
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 THICKET_REFERENCE_TREES=300 ctest --output-on-failure -j3)
@@ -65,7 +67,7 @@ CC=clang CXX=clang++ tools/build.sh build-asan None -DCMAKE_CXX_FLAGS=-g1 -DCMAK
 # (tests/unit/engine/test_tick_all.cpp: native and Lua brains on 1-16 threads, deferred calls, slicing;
 # tests/unit/sim/test_spin_barrier.cpp: the scenario workers' barrier orders their plain writes).
 CC=clang CXX=clang++ cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS=-g1 -DTHICKET_TSAN=ON -DTHICKET_BENCH=OFF \
-  "${clang_tree[@]}" >/dev/null
+  "${clang_tree[@]}" "-DCMAKE_EXE_LINKER_FLAGS=$clang_link" >/dev/null
 ninja -C build-tsan -j "$(nproc)" thicket_threads_test | tail -n 1
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build-tsan/thicket_threads_test
 fuzz_seconds=${THICKET_FUZZ_SECONDS:-10}
