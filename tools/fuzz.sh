@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # tools/fuzz.sh [TARGET...]: builds the libFuzzer targets (fuzz/*_fuzz.cpp) with clang, ASan
-# and UBSan in build-fuzz, and runs each for a bounded time on a working copy of its seed
-# corpus and regressions. Fails on the first crash, leak or timeout, leaving the input in
-# build-fuzz/artifacts/TARGET/; copy it to fuzz/regressions/TARGET/ once fixed.
+# and UBSan in build-fuzz (or THICKET_FUZZ_TREE), and runs each for a bounded time on a working
+# copy of its seed corpus and regressions. Fails on the first crash, leak or timeout, leaving the
+# input in the tree's artifacts/TARGET/; copy it to fuzz/regressions/TARGET/ once fixed.
 #   THICKET_FUZZ_SECONDS  time per target (default 60)
 #   THICKET_FUZZ_TIMEOUT  seconds one input may take before it counts as a hang (default 5)
 #   THICKET_FUZZ_JOBS     parallel fuzzing processes per target (default 1)
 #   THICKET_FUZZ_ARGS     more libFuzzer flags, e.g. "-max_len=4096 -only_ascii=1"
+#   THICKET_FUZZ_TREE     a build tree already configured with -DTHICKET_FUZZ=ON to build the
+#                         targets in, instead of build-fuzz (test.sh: its ASan tree)
 # Targets: brain, expr, scenario, map, checkpoint, import (default: all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,14 +25,20 @@ fi
 # still names file and line); asserts off, as before (NDEBUG). A unity build, as test.sh's
 # sanitizer builds (142 -> 113 s on 2 cores), without precompiled headers and linked by lld as
 # they are. (At -O0 it built in 80 s, not 150, but fuzzed ten times fewer inputs a second.)
-CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=None \
-  "-DCMAKE_CXX_FLAGS=-O1 -gline-tables-only -DNDEBUG" -DTHICKET_FUZZ=ON -DTHICKET_TESTS=OFF -DTHICKET_BENCH=OFF \
-  -DCMAKE_UNITY_BUILD=ON -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld >/dev/null
-ninja -C build-fuzz -j "$(nproc)" "${targets[@]/%/_fuzz}" | tail -n 1
+tree=${THICKET_FUZZ_TREE:-build-fuzz}
+if [[ -z ${THICKET_FUZZ_TREE:-} ]]; then
+  CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=None \
+    "-DCMAKE_CXX_FLAGS=-O1 -gline-tables-only -DNDEBUG" -DTHICKET_FUZZ=ON -DTHICKET_TESTS=OFF -DTHICKET_BENCH=OFF \
+    -DCMAKE_UNITY_BUILD=ON -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld >/dev/null
+elif ! grep -q '^THICKET_FUZZ:BOOL=ON' "$tree/CMakeCache.txt" 2>/dev/null; then
+  echo "fuzz: $tree is not a build tree configured with -DTHICKET_FUZZ=ON" >&2
+  exit 2
+fi
+ninja -C "$tree" -j "$(nproc)" "${targets[@]/%/_fuzz}" | tail -n 1
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-cd build-fuzz  # with -jobs, libFuzzer writes fuzz-N.log files here
+cd "$tree"  # with -jobs, libFuzzer writes fuzz-N.log files here
 # One target in a folder of its own (its -jobs logs stay apart from the others').
 fuzz_one() {
   local t=$1 work=corpus/$1 artifacts=artifacts/$1
@@ -45,7 +53,7 @@ fuzz_one() {
   if ! (cd "run-$t" && ../"${t}"_fuzz "../$work" "$root/fuzz/corpus/$t" "$root/fuzz/regressions/$t" "${flags[@]}" \
       ${THICKET_FUZZ_ARGS:-} >"../$t.log" 2>&1); then
     tail -n 60 "$t.log" "run-$t"/fuzz-*.log 2>/dev/null || true
-    echo "fuzz: $t FAILED: the input is in build-fuzz/$artifacts/ (log: build-fuzz/$t.log)" >&2
+    echo "fuzz: $t FAILED: the input is in $tree/$artifacts/ (log: $tree/$t.log)" >&2
     return 1
   fi
   echo "fuzz: $t for ${seconds}s: $(grep -E "stat::number_of_executed_units|stat::average_exec_per_sec" "$t.log" | tr -s ' ' | tr '\n' ' ')"
