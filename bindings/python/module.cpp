@@ -11,4 +11,5 @@ PYBIND11_MODULE(_thicket, m) {
   m.attr("__version__") = THICKET_VERSION_STRING;
   thicket_py::register_runtime(m);
   thicket_py::register_batch(m);
+  thicket_py::watch_python_exit();
 }

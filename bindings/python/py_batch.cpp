@@ -84,7 +84,7 @@ py::dict run_batch(const std::string& path, uint64_t runs, uint64_t ticks, uint3
   std::vector<Diagnostic> run_diags;
   CtrlC ctrl_c;  // stops the run in progress at its next tick (its Lua calls at once)
   {
-    py::gil_scoped_release release;
+    GilReleased release;
     for (const cli::RunSpec& r : plan) {
       if (ctrl_c.interrupted()) break;
       SimOptions so;

@@ -2,6 +2,7 @@
 #pragma once
 #include <pybind11/pybind11.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,36 @@ class CtrlC {
   struct Saved;
   Saved* saved_ = nullptr;
 };
+
+// The GIL, taken (GilTaken: a callback of the runtime on the thread that ticks) and given back
+// around long calls (GilReleased), as pybind11's gil_scoped_acquire and gil_scoped_release do;
+// but a thread that would take it once Python shuts down (a daemon thread still ticking when a
+// script ends) waits for the process to end instead, where Python would end it with
+// pthread_exit, an unwind through the tick loop's and Lua's frames that aborted the process,
+// and a callback's Python work under way is let finish before the shutdown begins (py_gil.cpp).
+// watch_python_exit() (at import) registers the atexit handler that does both.
+class GilTaken {
+ public:
+  GilTaken();
+  ~GilTaken();
+  GilTaken(const GilTaken&) = delete;
+  GilTaken& operator=(const GilTaken&) = delete;
+
+ private:
+  std::optional<py::gil_scoped_acquire> gil_;
+  bool counted_ = false;
+};
+class GilReleased {
+ public:
+  GilReleased();
+  ~GilReleased();
+  GilReleased(const GilReleased&) = delete;
+  GilReleased& operator=(const GilReleased&) = delete;
+
+ private:
+  std::optional<py::gil_scoped_release> released_;
+};
+void watch_python_exit();
 
 // Raises thicket.LoadError(message) with `.diagnostics` (a list of Diagnostic) set.
 [[noreturn]] void raise_load_error(const std::string& what, const std::vector<thicket::Diagnostic>& diagnostics);

@@ -217,7 +217,7 @@ class RecordParser {
       int8_t* ps = status.mutable_data();
       bool* pa = alive.mutable_data();
       int32_t* pg = group.mutable_data();
-      py::gil_scoped_release release;
+      GilReleased release;
       std::fill(px, px + T * A, std::nan(""));
       std::fill(py_, py_ + T * A, std::nan(""));
       std::fill(ph, ph + T * A, std::nan(""));
@@ -426,7 +426,7 @@ void feed(RecordParser& parser, std::string& carry, std::string_view chunk) {
 py::dict parse_record(std::string_view text, const std::string& name) {
   RecordParser parser(name);
   {
-    py::gil_scoped_release release;
+    GilReleased release;
     std::string carry;
     feed(parser, carry, text);
     if (!carry.empty()) parser.add(carry, true);
@@ -439,7 +439,7 @@ py::dict parse_record(std::string_view text, const std::string& name) {
 py::dict read_record_file(const std::string& path) {
   RecordParser parser(path);
   {
-    py::gil_scoped_release release;
+    GilReleased release;
     if (const char* problem = not_plain_file(path, /*missing_ok=*/true); *problem)
       throw std::runtime_error(path + ": cannot open the record: " + problem);
     // gzip when named so (then it must be gzip data, as thicket view says) or when it starts

@@ -203,7 +203,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     // warnings.simplefilter("error")): the first is raised from tick_all after the tick, as a
     // Python leaf's exception is (the tick goes on; a multi-tick call stops there).
     o.log = [this](const std::string& line) {
-      py::gil_scoped_acquire gil;
+      GilTaken gil;
       if (line.rfind("error: ", 0) == 0) {
         if (PyErr_WarnEx(PyExc_RuntimeWarning, thicket::valid_utf8(line).c_str(), 1) < 0) keep_error(py::error_already_set());
       } else {
@@ -220,7 +220,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     // Lua `print` lines go to Python's sys.stdout (a notebook shows them, contextlib's
     // redirect_stdout takes them), not to the process's file descriptor 1.
     rt_->on_print([this](const std::string& line) {
-      py::gil_scoped_acquire gil;
+      GilTaken gil;
       try {
         py::object out = py::module_::import("sys").attr("stdout");
         if (!out.is_none()) out.attr("write")(thicket::valid_utf8(line) + "\n");  // any bytes a Lua print gave
@@ -272,7 +272,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     std::optional<BrainHandle> b;
     {
       Busy busy(*this);
-      py::gil_scoped_release release;
+      GilReleased release;
       b = rt_->load_file(path, diags);
     }
     if (!b) {
@@ -462,7 +462,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     {
       Busy busy(*this);
       Ticking ticking(*this);
-      py::gil_scoped_release release;
+      GilReleased release;
       s = rt_->tick(a.handle, dt);
     }
     raise_python_error();
@@ -477,7 +477,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     {
       Busy busy(*this);
       Ticking ticking(*this);
-      py::gil_scoped_release release;
+      GilReleased release;
       for (uint32_t i = 0; i < times && !python_error_ && !ctrl_c.interrupted(); ++i) rt_->tick_all(dt);
     }
     if (!python_error_) ctrl_c.finish();
@@ -534,7 +534,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
   struct GilHeld {
     explicit GilHeld(py::object o) : object(std::move(o)) {}
     ~GilHeld() {
-      py::gil_scoped_acquire gil;
+      GilTaken gil;
       object = py::object();
     }
     GilHeld(const GilHeld&) = delete;
@@ -553,7 +553,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     thicket::NativeLeaf leaf;
     auto held = std::make_shared<GilHeld>(std::move(fn));
     leaf.tick = [held, self, name](thicket::LeafContext& c) -> Status {
-      py::gil_scoped_acquire gil;
+      GilTaken gil;
       const py::object& fn = held->object;
       if (self->leaf_failed_) return Status::Failure;  // the first error ends the tick's Python leaf calls
       // The LeafAgent is a Python object of its own (a leaf may keep it); it is cut off from
@@ -631,7 +631,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     auto held = std::make_shared<GilHeld>(std::move(callback));
     rt().on_trace(
         [held, self](const thicket::TraceEvent& e) {
-          py::gil_scoped_acquire gil;
+              GilTaken gil;
           if (self->trace_failed_) return;
           try {
             self->trace(held->object, e);
@@ -693,7 +693,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     {
       Busy busy(*this);
       Ticking ticking(*this);  // its stop hooks' spawns wait for its end
-      py::gil_scoped_release release;
+      GilReleased release;
       rt_->reload_changed(&reports);
     }
     raise_python_error_outside_tick();  // a trace callback's, if a reload traced
@@ -1003,7 +1003,7 @@ void register_runtime(py::module_& m) {
           PyRuntime::Busy busy(r);
           PyRuntime::Ticking ticking(r);
           thicket::Runtime& rt = r.rt();
-          py::gil_scoped_release release;
+          GilReleased release;
           auto t0 = std::chrono::steady_clock::now();
           for (uint32_t i = 0; i < times; ++i) rt.tick_all(dt);
           seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -1179,3 +1179,34 @@ def test_handles_cannot_be_made_empty_with_new():
     rt = thicket.Runtime()
     agent = rt.spawn(rt.load_string("tree: t\nroot: {condition: {check: 'true'}}\n"))
     assert rt.find(agent.id) == agent and rt.blackboard(agent).to_dict() == {}
+
+
+EXIT_WHILE_TICKING = """import sys, threading, thicket
+rt = thicket.Runtime()
+ticking = threading.Event()
+def leaf(agent):
+    ticking.set()
+    return "running"
+rt.register_leaf("L", leaf)
+b = rt.load(sys.argv[1])
+for i in range(200):
+    rt.spawn(b)
+threading.Thread(target=lambda: rt.tick_all(0.1, times=10**9), daemon=True).start()
+ticking.wait()
+print("exiting", flush=True)
+"""
+
+
+def test_a_script_ending_while_a_daemon_thread_ticks_exits_cleanly(tmp_path):
+    # Python ends a thread that takes the GIL while the interpreter shuts down (pthread_exit, a
+    # forced unwind): the tick loop caught it (catch (...)) and the process aborted ("FATAL:
+    # exception not rethrown"), or it died unwinding through Lua's frames from a print.
+    lua = 'return { P = function(agent) print("tick " .. agent.id) return true end }\n'
+    brain = "tree: t\nleaves: [p.lua]\nroot:\n  sequence:\n    - action: P\n    - action: L\n"
+    path = write(tmp_path, {"t.yaml": brain, "p.lua": lua})
+    script = tmp_path / "exit.py"
+    script.write_text(EXIT_WHILE_TICKING)
+    for _ in range(3):
+        done = subprocess.run([sys.executable, str(script), path], capture_output=True, text=True, timeout=120)
+        assert (done.returncode, done.stderr) == (0, "")
+        assert "exiting" in done.stdout

@@ -9,6 +9,7 @@
 // jobs in any order, on any threads, and the outcome is that of the single-threaded tick_all.
 #include <algorithm>
 #include <atomic>
+#include <cxxabi.h>
 #include <cstdio>
 #include <iostream>
 
@@ -113,6 +114,8 @@ Status RuntimeImpl::tick_in_job(TickJob& job, uint32_t index, double dt, double 
   Status s = Status::Invalid;
   try {
     s = e.tick(*b.program, a, b.block(a.row));
+  } catch (abi::__forced_unwind&) {  // the thread is being ended (pthread_exit): let it
+    throw;
   } catch (...) {
     note_error(job, index);
   }
@@ -181,6 +184,8 @@ void RuntimeImpl::end_call(TickJob& job) {
     ++job.ticked;
     try {
       e.tick(*b.program, a, b.block(a.row));
+    } catch (abi::__forced_unwind&) {  // the thread is being ended (pthread_exit): let it
+      throw;
     } catch (...) {
       note_error(job, static_cast<uint32_t>(i));
     }
@@ -229,6 +234,8 @@ void RuntimeImpl::end_call(TickJob& job) {
       } else {
         for (uint32_t k = 0; k < q.size; ++k) e.tick(p, *q.agents[k].agent, q.agents[k].block);
       }
+    } catch (abi::__forced_unwind&) {  // the thread is being ended (pthread_exit): let it
+      throw;
     } catch (...) {
       note_error(job, static_cast<uint32_t>(q.agents[0].agent - agents.data()));
     }
@@ -339,6 +346,8 @@ void RuntimeImpl::tick_all(double dt, const Executor& executor) {
       clock_before(a, dt);
       try {
         e.tick(*b.program, a, b.block(a.row));
+      } catch (abi::__forced_unwind&) {  // the thread is being ended (pthread_exit): let it
+        throw;
       } catch (...) {
         note_error(job, list[k]);
       }
