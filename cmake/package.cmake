@@ -26,6 +26,9 @@ if(BUILD_SHARED_LIBS)
   # Every symbol the objects need is resolved now, not in the program that loads the library.
   target_link_options(thicket_lib PRIVATE LINKER:--no-undefined)
   target_include_directories(thicket_lib INTERFACE ${THICKET_INCLUDE})
+  # The C++ headers are C++20 (std::span, defaulted comparisons): a game's target gets at least
+  # that (gcc 12 defaults to C++17) whatever it asks for itself. A C-only project is unaffected.
+  target_compile_features(thicket_lib INTERFACE cxx_std_20)
   target_compile_definitions(thicket_lib INTERFACE THICKET_SHARED)
   set(THICKET_INSTALLED_TARGETS thicket_lib)
   set(THICKET_PC_CFLAGS " -DTHICKET_SHARED")
@@ -34,6 +37,9 @@ else()
   add_library(thicket_lib_core STATIC $<TARGET_OBJECTS:thicket_core>)
   set_target_properties(thicket_lib_core PROPERTIES OUTPUT_NAME thicket EXPORT_NAME core)
   target_include_directories(thicket_lib_core INTERFACE ${THICKET_INCLUDE})
+  # The C++ headers are C++20 (std::span, defaulted comparisons): a game's target gets at least
+  # that (gcc 12 defaults to C++17) whatever it asks for itself. A C-only project is unaffected.
+  target_compile_features(thicket_lib_core INTERFACE cxx_std_20)
   # The dependencies as thicketConfig.cmake finds them (thicket::Recast, thicket::Detour and
   # PkgConfig::THICKET_LUA are made there), and the C++ runtime for programs a C compiler links
   # (a C-only CMake project). Nothing in this build links these targets.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "thicket/fsm.hpp"
 #include "thicket/nav.hpp"
 #include "thicket/navigator.hpp"
 #include "thicket/runtime.hpp"
