@@ -11,14 +11,26 @@
 
 namespace thicket {
 
+// agent:send(name): to the agent the table was made for, whatever its `id` field now holds (a
+// leaf may keep its own fields on the table, `id` too: the event went to that agent, or none).
+// A table kept past its agent's despawn sends to no one (false).
 int LuaApi::agent_send(lua_State* L) {
+  LuaHost& h = host(L);
   luaL_checktype(L, 1, LUA_TTABLE);
-  lua_getfield(L, 1, "id");
-  const lua_Integer id = lua_tointeger(L, -1);
-  lua_pop(L, 1);
-  lua_remove(L, 1);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, h.agent_of_ref_);
+  lua_pushvalue(L, 1);
+  lua_rawget(L, -2);
+  if (!lua_isinteger(L, -1))
+    return luaL_argerror(L, 1, "not an agent table: send is called on the agent a leaf is given, agent:send(name)");
+  const auto bound = static_cast<uint64_t>(lua_tointeger(L, -1));
+  lua_pop(L, 2);
+  const auto index = static_cast<uint32_t>(bound & 0xffffffffu);
+  const auto generation = static_cast<uint32_t>(bound >> 32);
+  lua_Integer id = 0;  // gone: thicket.send finds no agent 0
+  if (index < h.rt_.agents.size() && h.rt_.agents[index].alive && h.rt_.agents[index].generation == generation)
+    id = h.rt_.agents[index].id;
   lua_pushinteger(L, id);
-  lua_insert(L, 1);
+  lua_replace(L, 1);
   return send(L);
 }
 
@@ -236,6 +248,11 @@ void LuaHost::create_agent(AgentInfo& a) {
   lua_rawgeti(L_, LUA_REGISTRYINDEX, bb_meta_slot(*rt_.brains[a.brain]));
   lua_setmetatable(L_, -2);
   lua_setfield(L_, -2, "bb");
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, agent_of_ref_);
+  lua_pushvalue(L_, -2);
+  lua_pushinteger(L_, static_cast<lua_Integer>(uint64_t(a.generation) << 32 | ref->agent));
+  lua_rawset(L_, -3);
+  lua_pop(L_, 1);
   if (agent_methods_ref_ != LUA_NOREF) {  // a simulation's world methods: agent:position() ...
     lua_rawgeti(L_, LUA_REGISTRYINDEX, agent_methods_ref_);
     lua_setmetatable(L_, -2);

@@ -292,6 +292,7 @@ class LuaHost final : public ScriptHost {
   int env_maker_ref_ = -2;              // Lua function: base globals -> a fresh environment
   int module_meta_ref_ = -2;            // metatable of a file's copy of the thicket module
   int agent_methods_ref_ = -2;          // LUA_NOREF: plain agent tables
+  int agent_of_ref_ = -2;               // agent table -> (generation << 32 | index), weak keys: agent:send's target
   std::vector<std::string> module_dirs_;   // --trusted: package.path gets these
  public:
   // The leaf files of the brain being loaded (require() looks beside them at load time).

@@ -436,6 +436,12 @@ LuaHost::LuaHost(RuntimeImpl& rt) : rt_(rt) {
     lua_rawseti(L_, -2, k);
   }
   text_cache_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  lua_newtable(L_);  // which agent an agent table is (agent:send: not its `id` field, which a leaf may set); weak keys
+  lua_newtable(L_);
+  lua_pushliteral(L_, "k");
+  lua_setfield(L_, -2, "__mode");
+  lua_setmetatable(L_, -2);
+  agent_of_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   lua_newtable(L_);  // agent tables' metatable: agent:send (a simulation's adds the world methods)
   lua_newtable(L_);
   lua_pushliteral(L_, "protected: the agent methods are shared by every agent");
