@@ -82,8 +82,9 @@ class THICKET_API LeafContext {
 
 // A native leaf as plain function pointers, the form the tick loop calls (no std::function,
 // no capture: `user` comes back unchanged, e.g. a pointer to the leaf's own data). `tick` is
-// required (an action returns success, failure or running; a condition success or failure);
-// `start` and `stop` are optional hooks, as for Lua hook tables.
+// required (an action returns success, failure or running; a condition success or failure:
+// any other answer fails, and is logged as an error and counted by script_errors, as a Lua
+// leaf's would be); `start` and `stop` are optional hooks, as for Lua hook tables.
 struct NativeLeafFn {
   Status (*tick)(LeafContext&, void* user) = nullptr;
   void (*start)(LeafContext&, void* user) = nullptr;

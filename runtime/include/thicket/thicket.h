@@ -246,7 +246,8 @@ int thicket_send(thicket_runtime *rt, int64_t agent, const char *event);
 /* What a C leaf sees of the agent it runs for; valid only during the call it is given to. */
 typedef struct thicket_leaf_ctx thicket_leaf_ctx;
 /* A leaf's tick: an action returns THICKET_SUCCESS (1), THICKET_FAILURE (2) or THICKET_RUNNING
-** (3); a condition success or failure. Any other value counts as failure. */
+** (3); a condition success or failure. Any other value counts as failure; THICKET_RUNNING from a
+** condition fails too, and is logged as an error and counted by thicket_script_errors. */
 typedef int (*thicket_leaf_fn)(thicket_leaf_ctx *ctx, void *user);
 /* Optional hooks (SPEC 7): start before the first tick of a run, stop when a run ends, with how
 ** it ended (THICKET_SUCCESS, THICKET_FAILURE or THICKET_ABORTED). */

@@ -22,6 +22,27 @@ bool is_selector(NodeKind k) { return k == NodeKind::Selector || k == NodeKind::
 
 }  // namespace
 
+Status Engine::bad_native_status(RuntimeImpl& rt, const Program& p, const AgentInfo& a, uint32_t i, Status s,
+                                 bool condition) {
+  const std::string& leaf = p.calls[p.nodes[i].a].leaf;
+  const auto value = static_cast<unsigned>(s);
+  std::string first;
+  if (condition && s == Status::Running) {
+    first = "condition '" + leaf + "' returned running; a condition answers success or failure in the tick it is called";
+  } else {
+    first = std::string(condition ? "condition '" : "action '") + leaf + "' returned " +
+            (value <= static_cast<unsigned>(Status::Aborted) ? std::string(status_name(s)) : "the value " + std::to_string(value)) +
+            (condition ? ", not success or failure" : ", not success, failure or running") + "; taken as failure";
+  }
+  ++rt.brain_errors;
+  if (rt.script_error_silenced(p, i, first)) return Status::Failure;
+  std::ostringstream out;
+  out << "error: " << first << "\n  in leaf '" << leaf << "' at node " << p.ids[i] << ", agent " << a.id << ", tick "
+      << a.ticks;
+  rt.script_error(p, i, first, out.str());
+  return Status::Failure;
+}
+
 // A log node's line is one line whatever its message holds: a line break in it (`message:
 // |` in YAML, or "a\nb") is written as \n, other control characters but the tab as \xNN, so
 // the next line of the log is always the next entry.

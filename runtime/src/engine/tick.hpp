@@ -161,6 +161,11 @@ class alignas(64) Engine {
   void leaf_plain(Ctx& c, uint32_t i);
   bool leaf_reason(Ctx& c, uint32_t i, std::string_view& transition);
   void log_node(const CallSite& at, const std::string& what, const char* event);
+  // A native leaf at node i answered `s`, which its kind does not give (an action: success,
+  // failure or running; a condition: success or failure): reported as a Lua leaf's answer
+  // would be (an error, counted with the script errors) and taken as failure (tick.cpp).
+  [[gnu::cold, gnu::noinline]] static Status bad_native_status(RuntimeImpl& rt, const Program& p, const AgentInfo& a,
+                                                              uint32_t i, Status s, bool condition);
 
   RuntimeImpl& rt_;
   ScriptHost* script_;

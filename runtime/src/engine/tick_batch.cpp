@@ -70,12 +70,23 @@ void Engine::batch_leaf(Batch& b, uint32_t i, const uint16_t* in, uint32_t n, Fu
   const BatchAgent* const ag = b.agents;
   Status* const results = b.results;
   b.cs.node = i;
+  // Statuses the leaf's kind does not give, noted without a branch in the loop and mended after
+  // it (Engine::bad_native_status): a condition gives success (1) or failure (2), an action
+  // also running (3).
+  constexpr unsigned kLast = kCondition ? 1u : 2u;
+  bool bad = false;
   for (uint32_t k = 0; k < n; ++k) {
     const BatchAgent& a = ag[in[k]];
     b.lc.agent_ = a.agent;
     b.cs.agent = a.agent;
     b.cs.block = a.block;
     results[k] = tick(b.lc, user);
+    bad |= static_cast<uint8_t>(results[k]) - 1u > kLast;
+  }
+  if (bad) [[unlikely]] {
+    for (uint32_t k = 0; k < n; ++k)
+      if (static_cast<uint8_t>(results[k]) - 1u > kLast)
+        results[k] = bad_native_status(rt_, *b.cs.program, *ag[in[k]].agent, i, results[k], kCondition);
   }
   if (kFused) {
     Fuse fuse = *f;

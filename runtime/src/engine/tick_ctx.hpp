@@ -63,7 +63,10 @@ struct Engine::Ctx {
   // Native leaves on the shortcuts (Op::NativeCond, Op::NativeAction) at node i.
   [[gnu::always_inline]] Status native_condition(const NodeOp& o, uint32_t i) {
     cs.node = i;
-    return o.tick(lc, o.user) == Status::Success ? Status::Success : Status::Failure;
+    const Status s = o.tick(lc, o.user);
+    if (static_cast<uint8_t>(s) - 1u > 1u) [[unlikely]]  // not success (1) or failure (2)
+      return Engine::bad_native_status(*lc.rt_, p, agent, i, s, true);
+    return s;
   }
   [[gnu::always_inline]] Status native_action(const NodeOp& o, uint32_t i) {
     if (i == pending_leaf) {  // finished in this tick's resume (Engine::tick)
@@ -71,7 +74,10 @@ struct Engine::Ctx {
       return pending_status;
     }
     cs.node = i;
-    return o.tick(lc, o.user);
+    const Status s = o.tick(lc, o.user);
+    if (static_cast<uint8_t>(s) - 1u > 2u) [[unlikely]]  // not success (1), failure (2) or running (3)
+      return Engine::bad_native_status(*lc.rt_, p, agent, i, s, false);
+    return s;
   }
   uint32_t& stamp(const Node& n) { return *reinterpret_cast<uint32_t*>(block + stamp_offset(n)); }
 };
@@ -83,7 +89,10 @@ inline Status Engine::leaf_condition(Ctx& c, uint32_t i) {
   const HotCall& h = c.hot(i);
   c.cs.node = i;
   if (!h.native.tick) return script_->condition(c.cs);
-  return h.native.tick(c.lc, h.native.user) == Status::Success ? Status::Success : Status::Failure;
+  const Status s = h.native.tick(c.lc, h.native.user);
+  if (static_cast<uint8_t>(s) - 1u > 1u) [[unlikely]]
+    return bad_native_status(rt_, c.p, c.agent, i, s, true);
+  return s;
 }
 
 inline Status Engine::leaf_start(Ctx& c, uint32_t i) {
@@ -98,7 +107,10 @@ inline Status Engine::leaf_tick(Ctx& c, uint32_t i) {
   const HotCall& h = c.hot(i);
   c.cs.node = i;
   if (!h.native.tick) return script_->tick(c.cs);
-  return h.native.tick(c.lc, h.native.user);
+  const Status s = h.native.tick(c.lc, h.native.user);
+  if (static_cast<uint8_t>(s) - 1u > 2u) [[unlikely]]
+    return bad_native_status(rt_, c.p, c.agent, i, s, false);
+  return s;
 }
 
 inline void Engine::leaf_stop(Ctx& c, uint32_t i, Status s) {
