@@ -297,15 +297,23 @@ void TreeCompiler::fsm_state(uint16_t index) {
         size_t k = 0;
         for (const auto& w : when) {
           std::string path = name + "/when/" + std::to_string(k++);
-          if (!w.IsMap() || !w["go"] || (!w["check"] && !w["condition"] && !w["after"])) {
-            error(w, "an entry of 'when' is {check: \"expression\", go: state}, {condition: Leaf, go: state} or {after: seconds, go: state}");
-            continue;
+          // Unknown keys first, each named (a typo, `chek:` or `goto:`, is why a key is missing);
+          // the entry's shape is said only when no key was unknown.
+          bool unknown = false;
+          if (w.IsMap()) {
+            for (auto e = w.begin(); e != w.end(); ++e) {
+              std::string key = e->first.Scalar();
+              if (key != "check" && key != "condition" && key != "go" && key != "after") {
+                error(e->first, "unknown key '" + key + "' in a 'when' entry" + did_you_mean(key, {"check", "condition", "go", "after"}) +
+                                    " (allowed: check, condition, after, go)");
+                unknown = true;
+              }
+            }
           }
-          for (auto e = w.begin(); e != w.end(); ++e) {
-            std::string key = e->first.Scalar();
-            if (key != "check" && key != "condition" && key != "go" && key != "after")
-              error(e->first, "unknown key '" + key + "' in a 'when' entry" + did_you_mean(key, {"check", "condition", "go", "after"}) +
-                                  " (allowed: check, condition, after, go)");
+          if (!w.IsMap() || !w["go"] || (!w["check"] && !w["condition"] && !w["after"])) {
+            if (!unknown)
+              error(w, "an entry of 'when' is {check: \"expression\", go: state}, {condition: Leaf, go: state} or {after: seconds, go: state}");
+            continue;
           }
           if (w["check"] && w["condition"]) error(w, "a 'when' entry has both 'check' and 'condition'; give one");
           FsmWhen rec;
