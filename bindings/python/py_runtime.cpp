@@ -912,28 +912,30 @@ void register_runtime(py::module_& m) {
 
   py::class_<Blackboard>(m, "Blackboard", "A live view of one agent's blackboard: bb['health'] reads, bb['health'] = 3 writes.")
       .def("__getitem__", [](Blackboard& b, const std::string& key) { return b.rt->get(b.agent, key); })
-      .def("get", [](Blackboard& b, const std::string& key, const py::object& fallback) {
+      // A Mapping's (collections.abc.Mapping.register in __init__.py): any key may be asked for
+      // (a key that is no str is not there), keys(), values() and items() are views, and a
+      // blackboard equals a mapping of the same items (as a dict does).
+      .def("get", [](Blackboard& b, const py::object& key, const py::object& fallback) {
         b.rt->check(b.agent);
-        auto v = b.rt->rt().get(b.agent.handle, key);
+        if (!py::isinstance<py::str>(key)) return fallback;
+        auto v = b.rt->rt().get(b.agent.handle, key.cast<std::string>());
         return v ? to_python(*v) : fallback;
       }, py::arg("key"), py::arg("default") = py::none(), "The key's value, or `default` for a key the brain does not declare.")
       .def("__setitem__", [](Blackboard& b, const std::string& key, const py::object& v) { b.rt->set(b.agent, key, v); })
-      .def("__contains__", [](Blackboard& b, const std::string& key) {
+      .def("__contains__", [](Blackboard& b, const py::object& key) {
         b.rt->check(b.agent);
-        return b.rt->rt().get(b.agent.handle, key).has_value();
+        return py::isinstance<py::str>(key) && b.rt->rt().get(b.agent.handle, key.cast<std::string>()).has_value();
       })
-      .def("keys", [](Blackboard& b) { return b.rt->keys(b.agent); })
+      .def("keys", [](const py::object& self) { return py::module_::import("collections.abc").attr("KeysView")(self); })
       .def("__iter__", [](Blackboard& b) { return py::iter(py::cast(b.rt->keys(b.agent))); })
       .def("__len__", [](Blackboard& b) { return b.rt->keys(b.agent).size(); })
-      .def("values", [](Blackboard& b) {
-        py::list out;
-        for (const auto& k : b.rt->keys(b.agent)) out.append(b.rt->get(b.agent, k));
-        return out;
-      })
-      .def("items", [](Blackboard& b) {
-        py::list out;
-        for (const auto& k : b.rt->keys(b.agent)) out.append(py::make_tuple(k, b.rt->get(b.agent, k)));
-        return out;
+      .def("values", [](const py::object& self) { return py::module_::import("collections.abc").attr("ValuesView")(self); })
+      .def("items", [](const py::object& self) { return py::module_::import("collections.abc").attr("ItemsView")(self); })
+      .def("__eq__", [](Blackboard& b, const py::object& other) -> py::object {
+        if (!py::isinstance(other, py::module_::import("collections.abc").attr("Mapping"))) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+        py::dict mine;
+        for (const auto& k : b.rt->keys(b.agent)) mine[py::str(k)] = b.rt->get(b.agent, k);
+        return py::bool_(mine.equal(py::dict(other.attr("items")())));
       })
       .def("to_dict", [](Blackboard& b) {
         py::dict out;
@@ -1022,7 +1024,13 @@ void register_runtime(py::module_& m) {
       .def("find", &PyRuntime::find, py::arg("id"))
       .def("send", [](PyRuntime& r, const Agent& a, const py::str& name) {
         // A str (bytes converted too, and "\xff\xfe" was sent as a name no brain could map).
-        const std::string event = name.cast<std::string>();
+        Py_ssize_t size = 0;
+        const char* text = PyUnicode_AsUTF8AndSize(name.ptr(), &size);
+        if (!text) {  // pybind11's cast said only "Unable to cast Python instance to C++ type"
+          PyErr_Clear();
+          throw py::value_error("send: the event name cannot be written as UTF-8 (a lone surrogate?)");
+        }
+        const std::string event(text, static_cast<size_t>(size));
         r.check(a);
         if (event.empty()) throw py::value_error("an event has a name");
         if (event.find('\0') != std::string::npos) throw py::value_error("an event name cannot hold a NUL character");

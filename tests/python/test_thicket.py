@@ -86,6 +86,11 @@ def test_load_spawn_tick_and_read(tmp_path):
     import collections.abc
     assert isinstance(bb, collections.abc.Mapping) and dict(bb) == bb.to_dict()
     assert sorted(bb.values(), key=str) == sorted(bb.to_dict().values(), key=str)
+    # ... and behaves as one: equality with a mapping of the same items, any key asked for,
+    # views for keys, values and items (a TypeError, False and lists before).
+    assert bb == bb.to_dict() and bb.to_dict() == bb and bb != {} and bb != 3
+    assert 5 not in bb and bb.get(5, "d") == "d" and bb.get("nope") is None
+    assert bb.keys() & {"health", "x"} == {"health"} and ("count", 5) in bb.items() and 5 in bb.values()
     twin = rt.spawn(brain, bb)
     assert rt.blackboard(twin).to_dict() == bb.to_dict()
 
@@ -226,6 +231,8 @@ def test_names_no_brain_can_use_are_refused_and_big_ints_fit_number_keys(tmp_pat
     a = rt.spawn(b)
     with pytest.raises(TypeError):  # bytes are no event name (b"\xff\xfe" was sent)
         rt.send(a, b"\xff\xfe")
+    with pytest.raises(ValueError, match="event name cannot be written as UTF-8"):  # was a RuntimeError of pybind11's
+        rt.send(a, "\ud800")
     assert rt.send(a, "noise")
     with pytest.raises(ValueError, match="NUL"):
         rt.register_leaf("a\0b", lambda agent: True)
