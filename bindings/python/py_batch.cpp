@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -83,6 +84,22 @@ py::dict run_batch(const std::string& path, uint64_t runs, uint64_t ticks, uint3
   std::string series_text, record_text, log_text;
   std::vector<Diagnostic> run_diags;
   CtrlC ctrl_c;  // stops the run in progress at its next tick (its Lua calls at once)
+  // Lua `print` lines go to Python's sys.stdout, as a Runtime's do (a notebook shows them,
+  // contextlib's redirect_stdout takes them), not to the process's file descriptor 1: each
+  // line with the GIL taken, on the thread the simulation writes it from (one at a time, in
+  // the order a one-thread run prints). An exception of the write is raised after the batch;
+  // the lines after it are dropped.
+  std::optional<py::error_already_set> print_error;
+  auto print_line = [&print_error](const std::string& line) {
+    GilTaken gil;
+    if (print_error) return;
+    try {
+      py::object out = py::module_::import("sys").attr("stdout");
+      if (!out.is_none()) out.attr("write")(thicket::valid_utf8(line) + "\n");
+    } catch (py::error_already_set& e) {
+      print_error.emplace(std::move(e));
+    }
+  };
   {
     GilReleased release;
     for (const cli::RunSpec& r : plan) {
@@ -94,6 +111,7 @@ py::dict run_batch(const std::string& path, uint64_t runs, uint64_t ticks, uint3
       so.dt = spec->dt;
       so.trusted = trusted;
       so.log = [&](const std::string& line) { log_text += line + "\n"; };
+      so.print = print_line;
       RecordString record_sink;
       so.record = record && r.index == 0 ? &record_sink : nullptr;  // the first run's, as --record
       so.record_every = record_every;
@@ -115,6 +133,7 @@ py::dict run_batch(const std::string& path, uint64_t runs, uint64_t ticks, uint3
     }
   }
   ctrl_c.finish();
+  if (print_error) throw std::move(*print_error);
   if (results.size() != plan.size()) raise_load_error(path + ": a run did not start", run_diags);
   // The warnings the CLI prints (the scenario's, the sweep's, each run's brains'), each once, at
   // the caller of thicket.run / sweep (three frames up: _batch, run or sweep, the caller).

@@ -1217,3 +1217,26 @@ def test_a_script_ending_while_a_daemon_thread_ticks_exits_cleanly(tmp_path):
         done = subprocess.run([sys.executable, str(script), path], capture_output=True, text=True, timeout=120)
         assert (done.returncode, done.stderr) == (0, "")
         assert "exiting" in done.stdout
+
+
+def test_a_batchs_lua_prints_go_to_sys_stdout_in_order(tmp_path):
+    # thicket.run and sweep wrote them to file descriptor 1 (past redirect_stdout, outside a
+    # notebook, after Python's own buffered output); a Runtime's went to sys.stdout already.
+    lua = """local thicket = require("thicket")
+return { Tag = function(agent) print("tick " .. thicket.tick() .. " tag " .. agent.bb.tag) return true end }
+"""
+    path = write(tmp_path, {"tags.yaml": TAGS.replace("count: 1", "count: 2").replace("ticks: 1", "ticks: 2"),
+                            "tagger.yaml": TAGGER, "tagger.lua": lua})
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        thicket.run(path, runs=2, threads=2)
+        thicket.sweep(path, {"groups.g.blackboard.tag": ["p", "q"]})
+    lines = ["tick 1 tag x", "tick 1 tag x", "tick 2 tag x", "tick 2 tag x"] * 2
+    lines += [f"tick {t} tag {v}" for v in "pq" for t in (1, 1, 2, 2)]
+    assert out.getvalue().splitlines() == lines
+
+    class Broken(io.StringIO):
+        def write(self, text):
+            raise OSError("stdout is gone")
+    with contextlib.redirect_stdout(Broken()), pytest.raises(OSError, match="stdout is gone"):
+        thicket.run(path)
