@@ -83,7 +83,7 @@ class Watchdog {
       wake_.wait_for(lock, kPollPeriod);
       const auto now = std::chrono::steady_clock::now();
       const bool stop = g_stop.load(std::memory_order_relaxed);
-      for (LuaGuard* g : guards_) check(*g, now, stop);
+      for (LuaGuard* g : guards_) check(*g, now, stop || (g->interrupt && g->interrupt->load(std::memory_order_relaxed)));
     }
   }
   // The CPU time the thread running the call has used, in seconds: a call is timed by the

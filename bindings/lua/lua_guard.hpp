@@ -36,6 +36,7 @@ struct LuaGuard {
   std::atomic<uint32_t> limit_scale{1};       // loading a file may take this many limits
   double timeout = 0.05;                      // CPU seconds a call may run; 0: no limit (Ctrl-C still stops)
   lua_Hook hook = nullptr;                    // installed with count 1 to stop the call
+  const std::atomic<bool>* interrupt = nullptr;  // RuntimeOptions::interrupt: a stop of this state's runtime only
   // The watchdog's own bookkeeping.
   uint64_t seen_serial = 0;
   double seen_cpu = 0;  // the running thread's CPU seconds when the call was first seen
@@ -55,6 +56,10 @@ void unwatch_lua(LuaGuard* guard);
 void request_lua_stop();
 void clear_lua_stop();
 bool lua_stop_requested();
+// The same, or this guard's runtime's own interrupt (RuntimeOptions::interrupt).
+inline bool lua_stop_requested(const LuaGuard& g) {
+  return lua_stop_requested() || (g.interrupt != nullptr && g.interrupt->load(std::memory_order_relaxed));
+}
 
 // A Lua allocator with a cap: past `cap` bytes an allocation made while a guarded call runs
 // fails (Lua raises "not enough memory" in the call); the engine's own allocations between

@@ -56,7 +56,7 @@ std::string LuaHost::refused_at_prefix() const {
 void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string& message) {
   // Ctrl-C stopped the call where it was: said where, but no error of the script's (a clean
   // run interrupted exits 0); the leaf's call fails and the run stops after this tick.
-  if (!(lua_stop_requested() && message.find("stopped: the run was interrupted (Ctrl-C)") != std::string::npos)) ++errors;
+  if (!(lua_stop_requested(guard_) && message.find("stopped: the run was interrupted (Ctrl-C)") != std::string::npos)) ++errors;
   std::string first = message, frames;
   size_t cut = message.find("\nstack traceback:");
   if (cut != std::string::npos) first = message.substr(0, cut);

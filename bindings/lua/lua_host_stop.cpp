@@ -21,7 +21,7 @@ namespace thicket {
 // has run past its budget (no lua_sethook per call).
 void LuaHost::guard_hook(lua_State* L, lua_Debug*) {
   LuaHost* h = *static_cast<LuaHost**>(lua_getextraspace(L));
-  if (lua_stop_requested()) {
+  if (lua_stop_requested(h->guard_)) {
     push_stop(L);
     stop_from_hook(h, L);
     return;
@@ -92,9 +92,9 @@ bool LuaHost::take_stop_yield(lua_State* co) {
 }
 
 bool LuaHost::told_to_stop(lua_State* L) {
-  if (lua_stop_requested()) return true;
   LuaHost* h = *static_cast<LuaHost**>(lua_getextraspace(L));
-  if (h == nullptr) return false;
+  if (h == nullptr) return lua_stop_requested();
+  if (lua_stop_requested(h->guard_)) return true;
   // Past its instruction budget (the hook raises again each slice from then on).
   if (h->hook_serial_ == h->call_serial_ && h->hook_count_ > kBudgetSlices) return true;
   // Stopped at its time limit once already (past the grace), and still running.
@@ -138,7 +138,8 @@ void LuaHost::push_stop(lua_State* L, int level) {
   // Raised again (after a pcall, through a message handler, out of a coroutine), the stop keeps
   // the line it was first raised at, the script's loop: raised anew, it named the line that
   // ran next (the pcall's caller, or the sandbox's own Lua: "(thicket):15:").
-  if (!lua_stop_requested() && h->stopping_serial_ == serial && h->stop_message_serial_ == serial) {
+  const bool interrupted = lua_stop_requested(h->guard_);
+  if (!interrupted && h->stopping_serial_ == serial && h->stop_message_serial_ == serial) {
     lua_pushlstring(L, h->stop_message_.data(), h->stop_message_.size());
     return;
   }
@@ -149,7 +150,7 @@ void LuaHost::push_stop(lua_State* L, int level) {
          (ar.currentline <= 0 || std::strcmp(ar.source, "=(thicket)") == 0))
     ++level;
   luaL_where(L, level);
-  if (lua_stop_requested())
+  if (interrupted)
     lua_pushliteral(L, "stopped: the run was interrupted (Ctrl-C)");
   else {
     h->stopping_serial_ = serial;
@@ -158,7 +159,7 @@ void LuaHost::push_stop(lua_State* L, int level) {
                     static_cast<int>(h->guard_.timeout * 1000 * h->guard_.limit_scale.load() + 0.5));
   }
   lua_concat(L, 2);
-  if (!lua_stop_requested()) {
+  if (!interrupted) {
     size_t len = 0;
     const char* text = lua_tolstring(L, -1, &len);
     h->stop_message_.assign(text, len);

@@ -404,6 +404,7 @@ LuaHost::LuaHost(RuntimeImpl& rt) : rt_(rt) {
   });
   *static_cast<LuaHost**>(lua_getextraspace(L_)) = this;  // threads inherit it: the hooks find us
   guard_.timeout = rt.options.leaf_timeout;
+  guard_.interrupt = rt.options.interrupt;
   guard_.hook = guard_hook;
   watch_lua(&guard_);
   if (rt.options.instruction_budget > 0) {

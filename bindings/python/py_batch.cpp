@@ -83,7 +83,8 @@ py::dict run_batch(const std::string& path, uint64_t runs, uint64_t ticks, uint3
   std::vector<RunResult> results;
   std::string series_text, record_text, log_text;
   std::vector<Diagnostic> run_diags;
-  CtrlC ctrl_c;  // stops the run in progress at its next tick (its Lua calls at once)
+  std::atomic<bool> interrupt{false};  // the batch's runtimes' (SimOptions::interrupt), raised by a Ctrl-C
+  CtrlC ctrl_c(interrupt);  // stops the run in progress at its next tick (its Lua calls at once)
   // Lua `print` lines go to Python's sys.stdout, as a Runtime's do (a notebook shows them,
   // contextlib's redirect_stdout takes them), not to the process's file descriptor 1: each
   // line with the GIL taken, on the thread the simulation writes it from (one at a time, in
@@ -112,6 +113,7 @@ py::dict run_batch(const std::string& path, uint64_t runs, uint64_t ticks, uint3
       so.trusted = trusted;
       so.log = [&](const std::string& line) { log_text += line + "\n"; };
       so.print = print_line;
+      so.interrupt = &interrupt;
       RecordString record_sink;
       so.record = record && r.index == 0 ? &record_sink : nullptr;  // the first run's, as --record
       so.record_every = record_every;

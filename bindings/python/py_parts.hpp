@@ -2,6 +2,7 @@
 #pragma once
 #include <pybind11/pybind11.h>
 
+#include <atomic>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,13 +21,15 @@ void register_batch(py::module_& m);
 // Ctrl-C during a long call made with the GIL released (tick_all(times=N), run, sweep): Python's
 // own handler only notes the signal for when bytecode runs again, which is after all the work.
 // While a Ctrl-C scope lives (made with the GIL held, on the main thread, while SIGINT has
-// Python's default handler), SIGINT stops the Lua calls in progress (thicket::interrupt_scripts,
-// as the CLI does) and `interrupted()` turns true, so the loop stops after the tick or run in
-// progress; `finish()` (GIL held) puts Python's handler back and raises KeyboardInterrupt. A
-// second Ctrl-C while it lasts ends the process, as the CLI's does.
+// Python's default handler), SIGINT raises `target`, the interrupt of the runtimes the call
+// ticks (RuntimeOptions::interrupt, SimOptions::interrupt: their Lua calls in progress stop at
+// once, other threads' runtimes go on), and `interrupted()` turns true, so the loop stops after
+// the tick or run in progress; `finish()` (GIL held) puts Python's handler back and raises
+// KeyboardInterrupt. A scope made inside another (a Python leaf's call) has its target raised
+// too. A second Ctrl-C while it lasts ends the process, as the CLI's does.
 class CtrlC {
  public:
-  CtrlC();
+  explicit CtrlC(std::atomic<bool>& target);
   ~CtrlC();
   bool interrupted() const;
   void finish();  // GIL held: raises KeyboardInterrupt if interrupted
@@ -34,7 +37,11 @@ class CtrlC {
   CtrlC& operator=(const CtrlC&) = delete;
 
  private:
-  bool installed_ = false;
+  void release();
+  std::atomic<bool>* target_;
+  bool installed_ = false;  // the outermost scope: SIGINT's handler is ours
+  bool nested_ = false;     // a scope inside it, at depth_
+  int depth_ = 0;
   bool finished_ = false;
   struct Saved;
   Saved* saved_ = nullptr;

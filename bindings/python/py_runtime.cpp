@@ -197,6 +197,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     o.leaf_timeout = leaf_timeout;
     o.lua_memory_limit = lua_memory_limit;
     o.max_script_agents = max_script_agents;
+    o.interrupt = &interrupt_;  // raised by a Ctrl-C during this runtime's calls only (CtrlC)
     // The run's log: script errors become Python warnings (with the Lua position), the rest
     // goes to the logging module's "thicket" logger. Called on the thread that ticks, with the
     // GIL released around the tick: taken here. Warnings turned into errors (-W error,
@@ -473,7 +474,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     const double dt = seconds(dt_arg, "tick_all: dt");
     refuse_in_tick("tick_all");  // another thread's call: "busy"; from a leaf: its agent would tick in its own tick
     refuse_changing("tick_all");
-    CtrlC ctrl_c;  // stops after the tick in progress (its Lua calls stopped at once)
+    CtrlC ctrl_c(interrupt_);  // stops after the tick in progress (its Lua calls stopped at once)
     {
       Busy busy(*this);
       Ticking ticking(*this);
@@ -741,6 +742,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
 
  private:
   const uint64_t serial_ = ++g_runtimes;
+  std::atomic<bool> interrupt_{false};  // RuntimeOptions::interrupt (CtrlC raises it); outlives rt_
   std::unique_ptr<thicket::Runtime> rt_;
   std::atomic<std::thread::id> owner_{};  // the thread it is busy on (see rt()); none when idle
 };

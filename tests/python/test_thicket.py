@@ -1240,3 +1240,45 @@ return { Tag = function(agent) print("tick " .. thicket.tick() .. " tag " .. age
             raise OSError("stdout is gone")
     with contextlib.redirect_stdout(Broken()), pytest.raises(OSError, match="stdout is gone"):
         thicket.run(path)
+
+
+def test_ctrl_c_stops_the_main_threads_call_and_not_another_threads_runtime(tmp_path):
+    # The Ctrl-C of a main-thread call stopped every Lua call of the process while it lasted
+    # (a process-wide flag): a batch on another thread lost runs to "stopped: the run was
+    # interrupted", silently. Now it raises the interrupt of the call's own runtimes only.
+    import threading
+    path = write(tmp_path, {"spin.yaml": SPIN, "spin.lua": SPIN_LUA.replace("thicket.tick() == 3", "false")})
+    # The other thread's leaf works a while (no time limit): the watchdog, which looks every
+    # 5 ms, stopped such a call when the flag was the process's.
+    busy = write(tmp_path, {"busy.yaml": "tree: busy\nleaves: [busy.lua]\nroot: {action: Busy}\n",
+                            "busy.lua": "return { Busy = function() local n = 0 for i = 1, 30000000 do n = n + 1 end return true end }\n"})
+    go, done = threading.Event(), threading.Event()
+    other = {}
+
+    def worker():
+        rt2 = thicket.Runtime(leaf_timeout=0)
+        rt2.spawn(rt2.load(busy))
+        go.wait()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            rt2.tick_all(0.1)  # its Lua leaf runs while the main thread's Ctrl-C lasts
+        other["errors"], other["warnings"] = rt2.script_errors, [str(w.message) for w in caught]
+        done.set()
+
+    rt = thicket.Runtime()
+
+    def count(agent):
+        if agent.tick == 2:
+            os.kill(os.getpid(), signal.SIGINT)
+            go.set()
+            assert done.wait(60)
+        return True
+
+    rt.register_leaf("Count", count)
+    rt.spawn(rt.load(path))
+    th = threading.Thread(target=worker)
+    th.start()
+    with pytest.raises(KeyboardInterrupt):
+        rt.tick_all(0.1, times=1000)
+    th.join()
+    assert other == {"errors": 0, "warnings": []}

@@ -4,6 +4,7 @@
 // Units: time in seconds of sim time; dt > 0. Limits: up to 65,534 children per composite,
 // 100,000 nodes and 256 levels of nesting per brain loaded from YAML, 2^32 agents.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -152,6 +153,11 @@ struct RuntimeOptions {
   // after a restore, with thicket.restored() true. On, save() is refused (with the reason)
   // when a running task cannot be kept exactly.
   bool journal_tasks = false;
+  // While it reads true, this runtime's Lua calls are stopped as interrupt_scripts() stops every
+  // runtime's ("stopped: the run was interrupted"): a Ctrl-C meant for one runtime, not the
+  // others of the process (the Python module's, each call its own). Set from any thread or a
+  // signal handler; it must outlive the runtime. Null (the default): none.
+  const std::atomic<bool>* interrupt = nullptr;
 };
 
 // The game's job system (SPEC 8.2): runs job(i) once for every i < n, in any order, on any

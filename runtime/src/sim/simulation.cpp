@@ -212,6 +212,7 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
     ro.leaf_timeout = options.leaf_timeout;
     ro.lua_memory_limit = options.lua_memory_limit;
     ro.journal_tasks = options.journal_tasks;
+    ro.interrupt = options.interrupt;
     Impl* sim = impl.get();
     ro.log = [sim, w](const std::string& line) {
       if (w != 0 && sim->quiet_workers) return;

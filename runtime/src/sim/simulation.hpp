@@ -3,6 +3,7 @@
 // the world is read as it was at the start of the tick, steering and effects are applied
 // after every brain has ticked, in agent-id order, so a run is the same for any K.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -32,6 +33,9 @@ struct SimOptions {
   double leaf_timeout = 0.05;                // RuntimeOptions::leaf_timeout of every worker
   size_t lua_memory_limit = size_t(512) << 20;  // per worker's Lua state
   std::function<void(const std::string&)> log;  // the run's log (thread-safe: called under a lock)
+  // RuntimeOptions::interrupt of every worker's runtime: while true, their Lua calls are stopped
+  // (a Ctrl-C for this run alone; the caller also stops the run, through run()'s `stop`).
+  const std::atomic<bool>* interrupt = nullptr;
   // Lua `print` lines of a one-worker run (Runtime::on_print); empty: standard output. The CLI
   // sets it when it runs several runs at once, so each run's lines are written in run order.
   std::function<void(const std::string&)> print;
