@@ -5,6 +5,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -29,9 +30,18 @@ std::string quoted(const std::string& s) { return "\"" + s + "\""; }
 // ---- YAML text ----
 
 // Plain text that the loader would read as a number, true/false or null must be quoted to
-// stay text; the loader's own classifier decides, so the two can never disagree.
+// stay text; the loader's own classifier decides, so the two can never disagree. So is text
+// with a control character (yaml-cpp writes a lone carriage return plain: the loader read it
+// as an old Mac line end, or the value as null) and YAML 1.1's words for a boolean (`yes`
+// plain draws the loader's "quote it" warning, which a builder's user cannot act on).
 void write_text(YAML::Emitter& out, const std::string& s) {
-  if (classify_scalar(YAML::Node(s)).kind != ScalarKind::String) out << YAML::DoubleQuoted;
+  const bool control = std::any_of(s.begin(), s.end(), [](char ch) {
+    const auto byte = static_cast<unsigned char>(ch);
+    return byte < 0x20 || byte == 0x7f;
+  });
+  const YAML::Node node(s);
+  if (control || classify_scalar(node).kind != ScalarKind::String || !yaml11_boolean_hint(node).empty())
+    out << YAML::DoubleQuoted;
   out << s;
 }
 

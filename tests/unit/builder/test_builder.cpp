@@ -319,6 +319,28 @@ TEST_CASE("builder: text that looks like a number, a boolean or null stays text;
   CHECK(rt.get(a, "empty") == std::optional<Value>(std::string()));
 }
 
+TEST_CASE("builder: text with control characters or YAML 1.1's boolean words loads as that text, without a warning") {
+  // yaml-cpp wrote "\r" plain: the load failed ("a line ends with CR alone") or read nil; `yes`
+  // plain drew the loader's warning to quote it.
+  TreeBuilder b("t");
+  b.Blackboard("cr", "\r").Blackboard("mid", "a\rb").Blackboard("bell", "\a").Blackboard("tab", "a\tb");
+  b.Blackboard("yes", "yes").Blackboard("off", "Off");
+  b.Wait(1.0);
+  b.End();
+  Runtime rt;
+  std::vector<Diagnostic> d;
+  auto brain = b.Load(rt, d);
+  REQUIRE_MESSAGE(brain, all(d));
+  CHECK_MESSAGE(d.empty(), all(d));
+  auto a = rt.spawn(*brain);
+  for (const char* key : {"cr", "mid", "bell", "tab", "yes", "off"}) {
+    CAPTURE(key);
+    const std::string want = std::string(key) == "cr" ? "\r" : std::string(key) == "mid" ? "a\rb" : std::string(key) == "bell" ? "\a"
+                           : std::string(key) == "tab" ? "a\tb" : std::string(key) == "yes" ? "yes" : "Off";
+    CHECK(rt.get(a, key) == std::optional<Value>(want));
+  }
+}
+
 TEST_CASE("builder: Lua leaves see integer args as integers and double args as floats") {
   fs::path dir = fs::temp_directory_path() / ("thicket_test_builder_" + std::to_string(::getpid()));
   fs::create_directories(dir);
