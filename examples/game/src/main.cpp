@@ -618,6 +618,9 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Line by line, also into a pipe or a file: a launcher (or a test) reading the game's log
+  // sees "loads: the game starts" and each reload as it happens, not when 4 kB have gathered.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   Args a;
   std::string error;
   if (!parse(argc, argv, a, error)) {
