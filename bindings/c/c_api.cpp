@@ -904,6 +904,7 @@ int thicket_set_trace(thicket_runtime* rt, thicket_trace_fn fn, void* user, int 
           c.cause_label = e.cause_label.c_str();
           c.event = e.event.c_str();
           c.taken_by = e.taken_by.c_str();
+          c.ended = e.ended ? 1 : 0;
           rt->trace_fn(&c, rt->trace_user);
         },
         ticks != 0);

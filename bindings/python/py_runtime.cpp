@@ -670,8 +670,9 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
       case thicket::TraceEvent::Type::Switch:
         d["brain"] = e.brain;
         d["from"] = e.from_name.empty() ? py::object(py::none()) : py::object(py::str(e.from_name));
-        d["to"] = e.to_name;
+        d["to"] = e.to_name.empty() ? py::object(py::none()) : py::object(py::str(e.to_name));  // an fsm's end
         if (e.type == thicket::TraceEvent::Type::Transition) {
+          d["ended"] = e.ended;
           d["transition"] = e.transition;
           d["event"] = thicket::valid_utf8(e.event);  // an event name a leaf sent: any bytes
           d["exited"] = e.exited;

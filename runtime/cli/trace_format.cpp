@@ -37,6 +37,7 @@ void write_trace_event(std::ostream& trace, const TraceEvent& e) {
       else if (!e.event.empty()) trace << ",\"by\":" << quoted(e.transition) << ",\"event\":" << quoted(e.event);
       else if (!e.transition.empty()) trace << ",\"by\":" << quoted(e.transition) << ",\"reason\":" << quoted(e.cause);
       else if (e.reload) trace << ",\"reload\":true";
+      else if (e.ended) trace << ",\"ended\":true";  // to is null: the brain left its final state
       else if (!e.from_name.empty()) trace << ",\"when\":" << quoted(e.cause);
       if (fsm) {  // SPEC 4.1: the states left (innermost first) and entered (outermost first)
         auto list = [&](const char* key, const std::vector<std::string>& names) {
@@ -75,9 +76,11 @@ std::string explain_event(const TraceEvent& e) {
       why << "tick " << e.tick << " agent " << e.agent << ": " << (fsm ? "fsm " : "machine ") << e.brain;
       if (e.from_name.empty()) why << (fsm ? " starts in " : " starts with ") << e.to_name;
       else if (fsm && e.reload) why << " enters " << e.from_name << "'s descent again";
+      else if (fsm && e.ended) why << " ends in " << e.from_name;
       else why << (fsm ? " went from " : " switched from ") << e.from_name << " to " << e.to_name;
       if (fsm && e.from_name.empty()) why << " (its initial state" << (e.entered.size() > 1 ? "s" : "") << ")";
       else if (fsm && e.reload) why << " (a hot reload removed its active child state)";
+      else if (fsm && e.ended) why << " (a top-level final state: it is left, and the next tick starts the brain again)";
       else if (fsm && !e.event.empty()) why << " (event " << event << ", taken by " << e.from_name << ")";
       else if (fsm && !e.transition.empty()) why << " (transition " << e.transition << ", by reason " << e.cause_label << ")";
       else why << " (" << (fsm ? "when " : "") << e.cause_label << " passed)";

@@ -47,10 +47,11 @@ struct AbortTracer : TraceSink {
     TraceEvent ev = start(TraceEvent::Type::Transition, a);
     ev.brain = p.name;
     if (e.from != kNoPos) ev.from_name = p.fsm_states[e.from].name;
-    ev.to_name = p.fsm_states[e.to].name;
+    if (e.to != kNoPos) ev.to_name = p.fsm_states[e.to].name;
     ev.transition = std::string(e.transition);
     if (e.by_event) ev.event = ev.transition;
     ev.reload = e.reload;
+    ev.ended = e.ended;
     if (e.cause != kNoNode) {
       ev.cause = p.ids[e.cause];
       const Node& n = p.nodes[e.cause];  // a reason is an action node: name its leaf

@@ -1135,6 +1135,34 @@ static void test_agent_ids(void) {
   free(log.s);
 }
 
+/* An fsm brain's trace: its transitions, and its end (the top-level final state left) a
+** TRANSITION record of its own, ended 1, to_name "". */
+static void trace_fsm(const thicket_trace_event *e, void *user) {
+  if (e->type == THICKET_TRACE_TRANSITION)
+    text_add((text *)user, "t%llu %s>%s ended=%d;", (unsigned long long)e->tick, e->from_name, e->to_name, e->ended);
+}
+
+static void test_fsm_end_trace(void) {
+  thicket_runtime *rt = thicket_runtime_new();
+  text out = {0};
+  int32_t brain;
+  int64_t a;
+  CHECK(rt != NULL);
+  brain = thicket_load_string(rt, "fsm: door\ninitial: closed\nstates:\n  closed: {transitions: {leave: gone}}\n"
+                                  "  gone: {final: true}\n", "door.yaml");
+  OK(rt, brain);
+  a = thicket_spawn(rt, brain);
+  OK(rt, a);
+  OK(rt, thicket_set_trace(rt, trace_fsm, &out, 0));
+  OK(rt, thicket_tick_all(rt, 0.1));
+  OK(rt, thicket_send(rt, a, "leave"));
+  OK(rt, thicket_tick_all(rt, 0.1));
+  OK(rt, thicket_tick_all(rt, 0.1));
+  CHECK(strcmp(text_str(&out), "t1 >closed ended=0;t2 closed>gone ended=0;t2 gone> ended=1;t3 >closed ended=0;") == 0);
+  thicket_runtime_free(rt);
+  free(out.s);
+}
+
 /* thicket_last_error(NULL)'s pointer stays valid (and unchanged) until the thread's next
 ** thicket_last_error call, whatever fails meanwhile. */
 static void test_null_error_pointer(void) {
@@ -1361,6 +1389,7 @@ int main(int argc, char **argv) {
   test_in_tick(0);
   test_in_tick(1);
   test_agent_ids();
+  test_fsm_end_trace();
   test_null_error_pointer();
   test_tick_order();
   test_nul_in_text();

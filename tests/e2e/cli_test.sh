@@ -165,6 +165,19 @@ grep -qx '{"tick":6,"agent":1,"event":{"name":"noise","taken_by":"calm"}}' "$dir
 [[ $(grep -A1 '"name":"noise"' "$dir/h.jsonl" | tail -1) == '{"tick":6,"agent":1,"transition":{"fsm":"guard","from":"calm","to":"alert","by":"noise","event":"noise","exited":["rest","calm"],"entered":["alert"]}}' ]] && ok || bad "hsm trace: the noise transition: $(grep -A1 '"name":"noise"' "$dir/h.jsonl" | tail -1)"
 grep -qx '{"tick":9,"agent":1,"transition":{"fsm":"guard","from":"alert","to":"calm","by":"success","event":"success","exited":\["alert"\],"entered":\["calm","patrol"\]}}' "$dir/h.jsonl" && ok || bad "hsm trace: alert's success should enter calm, patrol"
 
+# --trace of a brain's end: entering the top-level final state `gone` (tick 11) is a transition,
+# and leaving it (its exit leaf runs) a record of its own, `"to":null,"ended":true`, before the
+# tick's status line; tick 12 starts the brain again with the initial descent.
+(cd "$cases/hsm_history_final" && "$thicket" run brain.yaml --ticks 12 --trace "$dir/e.jsonl" >/dev/null 2>&1)
+[[ $(grep '"tick":11,' "$dir/e.jsonl" | tail -3 | paste -sd'|') == '{"tick":11,"agent":1,"transition":{"fsm":"hist","from":"idle","to":"gone","by":"quit","event":"quit","exited":["idle"],"entered":["gone"]}}|{"tick":11,"agent":1,"transition":{"fsm":"hist","from":"gone","to":null,"ended":true,"exited":["gone"],"entered":[]}}|{"tick":11,"agent":1,"status":"success","running":[]}' ]] &&
+  ok || bad "hsm trace: the brain's end at tick 11: $(grep '"tick":11,' "$dir/e.jsonl" | tail -3)"
+grep -qx '{"tick":12,"agent":1,"transition":{"fsm":"hist","from":null,"to":"combat","exited":\[\],"entered":\["combat","engage"\]}}' "$dir/e.jsonl" && ok || bad "hsm trace: tick 12 should start the brain again"
+# ... and a scenario's record lists the transition into `gone`, not the end (its `to` is a state).
+(cd "$cases/hsm_history_final" && "$thicket" run scenario.yaml --quiet --record "$dir/e.record.jsonl" >/dev/null 2>&1)
+[[ $(grep -o '\["transition",[^]]*\]' "$dir/e.record.jsonl" | grep -c '"gone"') == 1 ]] &&
+  grep -q '\["transition",11,1,"hist","idle","gone",' "$dir/e.record.jsonl" && ! grep -q '"gone","",\|"gone",null' "$dir/e.record.jsonl" &&
+  ok || bad "hsm record: the transitions to and from gone: $(grep -o '\["transition",[^]]*\]' "$dir/e.record.jsonl" | grep gone)"
+
 # --trace of a behavior machine: a switch line when the behavior changes (and for the first
 # pick); `running` names the active behavior.
 "$thicket" run "$cases/../../spec_examples/machine_every_tick.yaml" --ticks 6 --dt 0.5 --trace "$dir/m.jsonl" >/dev/null 2>&1

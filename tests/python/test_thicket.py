@@ -339,7 +339,8 @@ fsm: door
 initial: closed
 states:
   closed: {transitions: {open_it: open}}
-  open: {transitions: {close_it: closed}}
+  open: {transitions: {close_it: closed, leave: gone}}
+  gone: {final: true}
 """
     path = write(tmp_path, {"door.yaml": fsm})
     rt = thicket.Runtime()
@@ -355,6 +356,15 @@ states:
     assert transitions[1]["from"] == "closed" and transitions[1]["to"] == "open" and transitions[1]["event"] == "open_it"
     events = [e for e in seen if e["type"] == "event"]
     assert events[0]["name"] == "open_it" and events[0]["taken_by"] == "closed"
+    assert not any(e["ended"] for e in transitions)
+    # The brain's end: its top-level final state left, a transition of its own (to None, ended).
+    assert rt.send(a, "leave")
+    rt.tick_all(0.1)
+    transitions = [e for e in seen if e["type"] == "transition"]
+    assert transitions[-2]["from"] == "open" and transitions[-2]["to"] == "gone" and not transitions[-2]["ended"]
+    end = transitions[-1]
+    assert end["from"] == "gone" and end["to"] is None and end["ended"]
+    assert end["exited"] == ["gone"] and end["entered"] == []
     rt.on_trace(None)
 
 

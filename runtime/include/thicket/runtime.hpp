@@ -190,9 +190,11 @@ struct TraceEvent {
                                         // (e.g. "b/when/0", "check n >= 1"); "" for the initial state, an
                                         // event (then `event` names it) and an `after` entry
   // Transition (SPEC 4.1): the states left, innermost first, and entered, outermost first;
-  // `reload`: a hot reload removed from_name's active child, and its descent is entered again.
+  // `reload`: a hot reload removed from_name's active child, and its descent is entered again;
+  // `ended`: the brain ended, its top-level final state from_name left (to_name "", nothing
+  // entered; the next tick enters the initial state again, as the brain's first).
   std::vector<std::string> exited, entered;
-  bool reload = false;
+  bool reload = false, ended = false;
   // Event: an event (SPEC 4.1) taken off the agent's queue: its name, and the state that took
   // it ("" when no state took it and it was dropped). Transition: the event that caused it ("" if none).
   std::string event, taken_by;

@@ -314,6 +314,8 @@ typedef struct thicket_trace_event {
   const char *cause, *cause_label;              /* TRANSITION, SWITCH: the leaf or check that caused it */
   const char *event, *taken_by;                 /* EVENT: its name, the state that took it ("" = dropped);
                                                    TRANSITION: event is the event that caused it ("" = none) */
+  int ended;                                    /* TRANSITION: 1 = the brain ended: its top-level final state
+                                                   from_name was left (to_name "") */
 } thicket_trace_event;
 
 typedef void (*thicket_trace_fn)(const thicket_trace_event *event, void *user);

@@ -26,7 +26,8 @@ struct AbortEvent {
   uint32_t aborted;    // the running child that was aborted
 };
 
-// An fsm took a transition (SPEC 4, 4.1), or entered its initial descent (from == kNoPos).
+// An fsm took a transition (SPEC 4, 4.1), entered its initial descent (from == kNoPos), or
+// ended (`ended`: its top-level final state left).
 struct TransitionEvent {
   uint32_t fsm;                 // the Fsm node
   uint16_t from, to;            // state indices (Program::fsm_states): the state whose transition it
@@ -41,6 +42,8 @@ struct TransitionEvent {
   uint32_t entered_count = 0;
   int32_t when_entry = -1;            // a `when` entry of `from`: its position (-1: none)
   bool reload = false;                // a hot reload removed from's active child: its descent again
+  bool ended = false;                 // the brain ended: `from`, a top-level final state, was left
+                                      // (to: kNoPos; nothing entered)
 };
 
 // An event taken off an agent's queue (SPEC 4.1): taken by a state, or dropped (kNoPos).

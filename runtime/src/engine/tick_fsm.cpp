@@ -174,10 +174,16 @@ struct Engine::Hsm {
   }
 
   // The brain ends (a top-level final state was entered): the final state is left, the queue
-  // and the history memory are cleared, and the next tick starts as the first.
+  // and the history memory are cleared, and the next tick starts as the first. The trace gets
+  // a transition record of the leaving (`ended`), its exit as any transition's.
   void end_brain() {
     uint16_t exited[kMaxStateDepth];
-    exit_inside(kNoPos, exited);
+    const uint32_t n_exited = exit_inside(kNoPos, exited);
+    if (e.trace && n_exited > 0) {
+      TransitionEvent t{fsm, exited[n_exited - 1], kNoPos, kNoNode, {}, false, exited, n_exited, nullptr, 0};
+      t.ended = true;
+      e.trace->on_transition(p, c.agent, t);
+    }
     queue.clear();
     for (const FsmState& s : p.fsm_states)
       if (!s.children.empty()) ss(static_cast<uint16_t>(&s - p.fsm_states.data())).history = kNoPos;

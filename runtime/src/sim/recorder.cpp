@@ -456,6 +456,9 @@ void Recorder::brain_event(const TraceEvent& e) {
     case TraceEvent::Type::Transition:  // an fsm changed state
     case TraceEvent::Type::Switch: {    // a behavior machine changed behavior
       const bool transition = e.type == TraceEvent::Type::Transition;
+      // An fsm's end (its top-level final state left) is not in the record (docs/record-format.md):
+      // the transition into that state is, and the root's status of the tick.
+      if (e.ended) break;
       begin_event(out, transition ? "transition" : "switch", sim_.tick);
       out.push_back(',');
       put_uint(out, e.agent);

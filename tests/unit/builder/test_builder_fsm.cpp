@@ -474,6 +474,7 @@ states:
         "14 reload->engage by success exited [reload] entered [engage]\n"   // Reload succeeded at 13
         "15 dropped wounded\n"                                              // the Hurt guard fails
         "16 combat->fled by wounded exited [engage,combat] entered [fled]\n"
+        "16 fled-> exited [fled] entered []\n"  // the brain's end: the final state left
         "16 success\n"                                                      // a top-level final state
         "17 ->calm exited [] entered [calm,patrol]\n"                       // starts again
         "shouts 2\n");
