@@ -32,6 +32,7 @@ bool is_named(const YAML::Node& key) {
 void TreeCompiler::fsm_outline(const YAML::Node& states, uint16_t parent, uint16_t depth,
                                std::map<std::string, YAML::Node>& where) {
   if (!states || !states.IsMap() || states.size() == 0) return;
+  bool alias_said = false;  // these states are a YAML alias's copy: said once
   for (auto it = states.begin(); it != states.end(); ++it) {
     const std::string name = it->first.Scalar();
     if (!is_named(it->first)) {  // `~`, "" or a list: no name a transition or a trace could use
@@ -49,9 +50,20 @@ void TreeCompiler::fsm_outline(const YAML::Node& states, uint16_t parent, uint16
       bool same_map = false;
       for (auto k = states.begin(); k != it && !same_map; ++k) same_map = k->first.is(first);
       if (same_map) continue;
+      const std::string first_at = src_.files[file_].path + ":" + std::to_string(first.Mark().line + 1) + ":" +
+                                   std::to_string(first.Mark().column + 1);
+      if (it->first.is(first) && parent != kNoPos) {
+        // The very same key, reached again through a YAML alias (`b: *a`): both places would be
+        // the anchor's. Said once, at the state whose body is the copy (where the alias is).
+        if (!alias_said)
+          error(fsm_key_[parent], "state '" + name + "' is defined twice: state '" + p_.fsm_states[parent].name +
+                                      "' repeats, through a YAML alias, the states defined at " + first_at +
+                                      " (an alias copies them, names included); state names are unique in the whole brain");
+        alias_said = true;
+        continue;
+      }
       error(it->first, "state '" + name + "' is defined twice: state names are unique in the whole brain (first at " +
-                           src_.files[file_].path + ":" + std::to_string(first.Mark().line + 1) + ":" +
-                           std::to_string(first.Mark().column + 1) + ")");
+                           first_at + ")");
       continue;
     }
     if (depth >= kMaxStateDepth) {
@@ -178,9 +190,11 @@ void TreeCompiler::fsm_state(uint16_t index) {
     if (st["states"] && (!st["states"].IsMap() || st["states"].size() == 0))
       error(st["states"], std::string("'states' of state '" + name + "' must be a non-empty mapping of state name to state, got ") +
                               (st["states"].IsMap() ? "an empty mapping" : describe_node(st["states"])));
-    if (st["history"] && !composite)
+    // (A state whose `states` are all in error, e.g. an alias's copy of names already taken, has
+    // been reported; its `initial` is not then said to be misplaced.)
+    if (st["history"] && !composite && !st["states"])
       error(st["history"], "'history' applies to a composite state (one with 'states'); state '" + name + "' has none");
-    if (st["initial"] && !composite)
+    if (st["initial"] && !composite && !st["states"])
       error(st["initial"], "'initial' applies to a composite state (one with 'states'); state '" + name + "' has none");
     if (info().final) {
       for (const char* key : {"states", "reason", "act", "tree", "machine", "transitions", "when", "history", "initial"})
