@@ -100,8 +100,11 @@ ArgValue yaml_to_arg(const YAML::Node& node) {
 
 namespace {
 
+// The top-level keys of a brain file of kind k: its own kind key (not the other two: a file is
+// one kind), the common keys, and the kind's.
 std::vector<std::string> top_keys_for(BrainKind k) {
-  std::vector<std::string> keys = {"tree", "fsm", "machine", "leaves", "blackboard", "import", "tick_every"};
+  std::vector<std::string> keys = {k == BrainKind::Tree ? "tree" : k == BrainKind::Fsm ? "fsm" : "machine", "leaves",
+                                   "blackboard", "import", "tick_every"};
   if (k == BrainKind::Tree) keys.insert(keys.end(), {"root", "trees"});
   if (k == BrainKind::Fsm) keys.insert(keys.end(), {"initial", "states", "trees", "machines"});
   if (k == BrainKind::Machine) keys.insert(keys.end(), {"check_every", "behaviors", "trees"});
@@ -252,8 +255,10 @@ std::optional<uint32_t> SourceReader::add_file(const std::string& text, const st
   }
   // Unknown top-level keys.
   std::vector<std::string> allowed = top_keys_for(kind);
+  if (kinds_found.empty()) allowed.insert(allowed.begin() + 1, {"fsm", "machine"});  // `fms: x` is 'fsm'
   for (auto it = d.begin(); it != d.end(); ++it) {
     const std::string key = it->first.Scalar();
+    if (key == "tree" || key == "fsm" || key == "machine") continue;  // a second kind: said above
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
       ref.error(it->first, "unknown top-level key '" + key + "'" + did_you_mean(key, allowed) +
                                " (allowed in a " + brain_kind_name(kind) + " file: " + join_names(allowed) + ")");

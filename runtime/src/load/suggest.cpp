@@ -95,15 +95,22 @@ std::string closest_name(std::string_view word, const std::vector<std::string>& 
   characters(word, w);
   std::string best;
   size_t best_d = static_cast<size_t>(-1);
+  // Of names equally close, the first that starts as the word does (a first letter is seldom
+  // the typo: 'Rn' is 'Run', not 'In'), else the first.
+  bool best_same_start = false;
   for (const auto& c : candidates) {
     characters(c, c32);
+    const bool same_start = !c32.empty() && c32[0] == w[0];
     // The lengths' difference is a floor of the distance: a name that cannot come closer than
-    // the best so far is not compared (the same answer, sooner).
-    if ((c32.size() > w.size() ? c32.size() - w.size() : w.size() - c32.size()) >= best_d) continue;
+    // the best so far (or only as close, without the better start) is not compared (the same
+    // answer, sooner).
+    const size_t floor = c32.size() > w.size() ? c32.size() - w.size() : w.size() - c32.size();
+    if (floor > best_d || (floor == best_d && (best_same_start || !same_start))) continue;
     size_t dist = distance(w, c32, rows);
-    if (dist < best_d) {
+    if (dist < best_d || (dist == best_d && same_start && !best_same_start)) {
       best_d = dist;
       best = c;
+      best_same_start = same_start;
     }
   }
   // A typo is a small share of the word: 1 edit for short names, about a third for long.

@@ -19,6 +19,12 @@ TEST_CASE("suggestions: near misses, and none for a huge word") {
   // "" is no typo of a one-letter name (a reason that returned "" was asked "did you mean '1'?").
   CHECK(closest_name("", {"1", "a"}).empty());
   CHECK(closest_name("b", {"1", "a"}) == "1");
+  // Of names equally close, the one that starts as the word does, in either order ('Rn' was
+  // "did you mean 'In'?"); a closer name still wins over a better start.
+  CHECK(closest_name("Rn", {"In", "Run"}) == "Run");
+  CHECK(closest_name("Rn", {"Run", "In"}) == "Run");
+  CHECK(closest_name("Wiat", {"Hit", "Wait"}) == "Wait");
+  CHECK(closest_name("xun", {"Run", "xunxxx"}) == "Run");
   CHECK(edit_distance("ab", "ba") == 1);  // a swap of neighbours is one edit
   CHECK(edit_distance("kitten", "sitting") == 3);
   CHECK(edit_distance("", "abc") == 3);
