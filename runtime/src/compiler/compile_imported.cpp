@@ -206,17 +206,20 @@ uint32_t TreeCompiler::imported_leaf(NodeKind kind, const YAML::Node& v, const s
   const std::string kind_name = kind_info(kind).name;
   if (kind == NodeKind::Always) {
     const std::vector<std::string> allowed = {"success", "failure", "running", "error"};
+    // (A missing key is a node yaml-cpp will not let another Node be reset to: asked first.)
     YAML::Node status = v;
+    bool given = true;
     std::string name;
     if (v.IsMap()) {
       check_params(kind, v, kind_name);
       name = read_name(v, prefix);
-      status.reset(v["status"]);
+      given = static_cast<bool>(v["status"]);
+      if (given) status.reset(v["status"]);
     }
     uint32_t index = emit(kind, v, path, name, "always");
     p_.nodes[index].end = index + 1;
     p_.nodes[index].a = static_cast<uint32_t>(Status::Success);
-    if (!status) {
+    if (!given) {
       error(v, "always needs 'status': success, failure, running or error");
     } else if (auto s = read_status(status, allowed)) {
       p_.nodes[index].a = static_cast<uint32_t>(*s);
@@ -230,15 +233,17 @@ uint32_t TreeCompiler::imported_leaf(NodeKind kind, const YAML::Node& v, const s
   }
   // bt_sleep, b3_wait: seconds, in the short form or a mapping
   YAML::Node seconds = v;
+  bool given = true;
   std::string name;
   if (v.IsMap()) {
     check_params(kind, v, kind_name);
     name = read_name(v, prefix);
-    seconds.reset(v["seconds"]);
+    given = static_cast<bool>(v["seconds"]);
+    if (given) seconds.reset(v["seconds"]);
   }
   uint32_t index = emit(kind, v, path, name, kind_name);
   p_.nodes[index].end = index + 1;
-  if (!seconds) error(v, kind_name + " needs 'seconds'");
+  if (!given) error(v, kind_name + " needs 'seconds'");
   else if (auto s = read_seconds(seconds, "'seconds'")) p_.nodes[index].seconds = *s;
   return index;
 }
