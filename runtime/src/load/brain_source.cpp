@@ -204,8 +204,11 @@ std::optional<uint32_t> SourceReader::add_file(const std::string& text, const st
         return std::nullopt;
       }
       if (std::find(tree_keys.begin(), tree_keys.end(), key) != tree_keys.end()) continue;
-      if (!did_you_mean(key, {"tree", "fsm", "machine"}).empty()) {
+      if (const std::string meant = closest_name(key, {"tree", "fsm", "machine"}); !meant.empty()) {
+        // The file's other keys are then checked against the kind it meant (`fms:` beside
+        // `states:`: one error, not `states` unknown in a tree file as well).
         misspelt = true;
+        kind = meant == "tree" ? BrainKind::Tree : meant == "fsm" ? BrainKind::Fsm : BrainKind::Machine;
       } else if (const std::string near = did_you_mean(key, {"scenario"}); !near.empty()) {
         ref.error(it->first, "unknown top-level key '" + key + "'" + near +
                                  " (a scenario file starts with 'scenario: NAME'; a brain file with 'tree: NAME', "
@@ -255,13 +258,16 @@ std::optional<uint32_t> SourceReader::add_file(const std::string& text, const st
   }
   // Unknown top-level keys.
   std::vector<std::string> allowed = top_keys_for(kind);
-  if (kinds_found.empty()) allowed.insert(allowed.begin() + 1, {"fsm", "machine"});  // `fms: x` is 'fsm'
+  if (kinds_found.empty()) {  // no kind key yet: any of the three may be the one meant (`fms: x`)
+    allowed.erase(allowed.begin());
+    allowed.insert(allowed.begin(), {"tree", "fsm", "machine"});
+  }
   for (auto it = d.begin(); it != d.end(); ++it) {
     const std::string key = it->first.Scalar();
     if (key == "tree" || key == "fsm" || key == "machine") continue;  // a second kind: said above
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
       ref.error(it->first, "unknown top-level key '" + key + "'" + did_you_mean(key, allowed) +
-                               " (allowed in a " + brain_kind_name(kind) + " file: " + join_names(allowed) + ")");
+                               " (allowed in " + (kind == BrainKind::Fsm ? "an " : "a ") + brain_kind_name(kind) + " file: " + join_names(allowed) + ")");
   }
   if (const YAML::Node every = d["tick_every"]; every && !is_import) {
     // Time slicing (SPEC 8.2): the brain's agents are ticked by every k-th tick_all.
