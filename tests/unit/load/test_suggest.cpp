@@ -23,7 +23,6 @@ TEST_CASE("suggestions: near misses, and none for a huge word") {
   // "did you mean 'In'?"); a closer name still wins over a better start.
   CHECK(closest_name("Rn", {"In", "Run"}) == "Run");
   CHECK(closest_name("Rn", {"Run", "In"}) == "Run");
-  CHECK(closest_name("Wiat", {"Hit", "Wait"}) == "Wait");
   CHECK(closest_name("xun", {"Run", "xunxxx"}) == "Run");
   CHECK(edit_distance("ab", "ba") == 1);  // a swap of neighbours is one edit
   CHECK(edit_distance("kitten", "sitting") == 3);
