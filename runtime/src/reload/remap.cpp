@@ -262,7 +262,14 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
   if (std::find(b.program->yaml_files.begin(), b.program->yaml_files.end(), changed) == b.program->yaml_files.end())
     what = b.path + " (retried: " + changed + " changed)";
   std::vector<std::string> read;
-  std::unique_ptr<Program> fresh = build(std::nullopt, b.path, diags, staged, kind, &read);
+  std::unique_ptr<Program> fresh;
+  try {
+    fresh = build(std::nullopt, b.path, diags, staged, kind, &read);
+  } catch (const std::exception& e) {
+    // A bug in the loader must not take the game down, as in load(): it becomes a diagnostic,
+    // and the old version keeps running (what was staged is released below).
+    diags.push_back({Severity::Error, b.path, 0, 0, std::string("internal error while loading (please report it): ") + e.what()});
+  }
   const Program& old = *b.program;
   if (fresh && kind != b.kind)
     diags.push_back({Severity::Error, b.path, 1, 1, std::string("the brain changed kind from ") + brain_kind_name(b.kind) +
