@@ -3,7 +3,7 @@
 # build and on an AddressSanitizer + UndefinedBehaviorSanitizer build, the installed package
 # and thicket-game built against it and played headless, the threaded tests under
 # ThreadSanitizer; then each fuzz target (built in the ASan tree)
-# for a bounded time (THICKET_FUZZ_SECONDS each, default 10; 0 skips fuzzing). ctest runs three
+# for a bounded time (THICKET_FUZZ_SECONDS each, default 8; 0 skips fuzzing). ctest runs three
 # tests at a time on the 2 cores: several wait on a browser, mpirun or a server much of their
 # time, and at -j2 a core stood idle then (Release ctest 169 -> 142 s, ASan 263 -> 245 s on
 # the 2-vCPU VM; no test reads the wall clock, and their time limits are far from it).
@@ -91,5 +91,5 @@ CC=clang CXX=clang++ cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=None -
   "${clang_tree[@]}" "-DCMAKE_EXE_LINKER_FLAGS=$clang_link" >/dev/null
 ninja -C build-tsan -j "$(nproc)" thicket_threads_test | tail -n 1
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build-tsan/thicket_threads_test
-fuzz_seconds=${THICKET_FUZZ_SECONDS:-10}
+fuzz_seconds=${THICKET_FUZZ_SECONDS:-8}  # seven targets, two at a time: four rounds
 if [[ $fuzz_seconds -gt 0 ]]; then THICKET_FUZZ_SECONDS=$fuzz_seconds THICKET_FUZZ_TREE=build-asan tools/fuzz.sh; fi
