@@ -156,3 +156,26 @@ end }
   CHECK(log.find("slow.lua:3: stopped after running for more than 50 ms") != std::string::npos);
   CHECK(log.find("slow.lua:5: stopped after running for more than 50 ms") != std::string::npos);
 }
+
+TEST_CASE("patterns: plain find is linear: a long needle missing from a long subject answers within the time limit") {
+  // The first-character-then-memcmp search compared ~2.5e11 bytes here (~20 s in C, past the
+  // limit: the loop after it was stopped and the leaf failed); the search must finish well
+  // inside it, with "not found".
+  thicket::RuntimeOptions o;
+  o.leaf_timeout = 2;
+  LuaRuntime t(o);
+  t.write("find.lua", R"LUA(
+return { Missing = function()
+  local subject, needle = string.rep("a", 1000000), string.rep("a", 500000) .. "b"
+  local plain = string.find(subject, needle, 1, true)
+  local text = string.find(subject, needle)  -- no specials: plain text too
+  local found = string.find(subject .. "b", needle, 1, true)
+  for _ = 1, 100000 do end  -- Lua code, where the count hook sees a passed limit
+  if plain == nil and text == nil and found == 500001 then return "success" end
+  return "failure"
+end }
+)LUA");
+  auto a = t.rt.spawn(t.load("tree: t\nleaves: [find.lua]\nroot: {action: Missing}\n"));
+  CHECK(t.rt.tick(a, 0.1) == Status::Success);
+  CHECK(t.joined_log().empty());
+}
