@@ -30,6 +30,12 @@ class LuaHost final : public ScriptHost {
   static void check_stop(lua_State* L);
   // Whether the call running on L has been told to stop (its time limit, Ctrl-C).
   static bool told_to_stop(lua_State* L);
+  // lua_load of Lua text (luaL_loadbufferx's arguments) in pieces, asking check_stop between
+  // two: Lua's compiler runs in C, where the count hook never fires, and some texts take it
+  // quadratic time (an if/elseif chain thousands of branches long: each elseif walks the list
+  // of jumps pending before it; 2.8 MB of one took 60 s). A compile past the running call's
+  // time limit fails with the watchdog's error.
+  static int load_text(lua_State* L, const char* text, size_t len, const char* chunkname, const char* mode);
   // Whether the yield co's resume just returned was the count hook stopping it (stop_from_hook;
   // its message in stop_yield_message()); taken once.
   bool take_stop_yield(lua_State* co);

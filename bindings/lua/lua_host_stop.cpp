@@ -121,6 +121,32 @@ void LuaHost::check_stop(lua_State* L) {
   h->loop_grace_serial_ = marked;
 }
 
+namespace {
+struct TextPieces {
+  const char* at;
+  size_t left;
+  bool first;
+};
+// 4 KB: between two looks at the watchdog the worst text known (an elseif chain) compiles for
+// tens of milliseconds, not seconds; an ordinary file is compiled as fast as in one piece.
+constexpr size_t kTextPiece = 4096;
+const char* text_piece(lua_State* L, void* data, size_t* size) {
+  auto& t = *static_cast<TextPieces*>(data);
+  if (!t.first) LuaHost::check_stop(L);  // (no C++ object lives in this frame)
+  t.first = false;
+  *size = std::min(t.left, kTextPiece);
+  const char* piece = t.at;
+  t.at += *size;
+  t.left -= *size;
+  return *size > 0 ? piece : nullptr;
+}
+}  // namespace
+
+int LuaHost::load_text(lua_State* L, const char* text, size_t len, const char* chunkname, const char* mode) {
+  TextPieces pieces{text, len, true};
+  return lua_load(L, text_piece, &pieces, chunkname, mode);
+}
+
 // Raises the watchdog's error where the code was stopped (no C++ object lives in this frame).
 int LuaHost::raise_stop(lua_State* L, int level) {
   push_stop(L, level);

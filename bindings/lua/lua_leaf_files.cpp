@@ -183,7 +183,7 @@ int LuaHost::load_lua_file(lua_State* L, const std::string& path, std::string* t
     body = end == std::string_view::npos ? std::string_view() : body.substr(end);
   }
   const std::string chunk = "@" + path;
-  const int status = luaL_loadbufferx(L, body.data(), body.size(), chunk.c_str(), "t");
+  const int status = load_text(L, body.data(), body.size(), chunk.c_str(), "t");
   if (text_out) *text_out = std::move(text);
   return status;
 }
@@ -244,7 +244,24 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
   int top = lua_gettop(L_);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, traceback_ref_);
   std::string file_text;
-  if (const int loaded = load_lua_file(L_, path, &file_text); loaded != LUA_OK) {
+  // Its compile is watched as its run below is, with the same limit (load_text).
+  guard_.limit_scale.store(kLoadLimitScale, std::memory_order_relaxed);
+  int loaded;
+  bool compile_stopped;
+  {
+    CallScope scope(*this, L_);
+    loaded = load_lua_file(L_, path, &file_text);
+    compile_stopped = loaded != LUA_OK && told_to_stop(L_);
+  }
+  guard_.limit_scale.store(1, std::memory_order_relaxed);
+  if (compile_stopped) {
+    lua_pop(L_, 1);
+    lua_pushfstring(L_, "compiling the file took more than %d ms, and it was stopped (Lua's compiler is slow on some "
+                        "texts, e.g. an if/elseif chain of thousands of branches: a table does the same lookup; a file's "
+                        "load may take %d times --leaf-timeout)",
+                    static_cast<int>(guard_.timeout * 1000 * kLoadLimitScale + 0.5), static_cast<int>(kLoadLimitScale));
+  }
+  if (loaded != LUA_OK) {
     if (loaded == LUA_ERRFILE)  // (no line: about the whole file)
       diags.push_back({Severity::Error, path, 0, 0, std::string("cannot run the leaf file: ") + lua_tostring(L_, -1)});
     else

@@ -375,7 +375,7 @@ int LuaApi::load(lua_State* L) {
   else if (!lua_isnone(L, 4)) env = 4;
   int status;
   if (text) {
-    status = luaL_loadbufferx(L, text, len, luaL_optstring(L, 2, text), mode);
+    status = LuaHost::load_text(L, text, len, luaL_optstring(L, 2, text), mode);
   } else {
     const char* chunkname = luaL_optstring(L, 2, "=(load)");
     luaL_checktype(L, 1, LUA_TFUNCTION);

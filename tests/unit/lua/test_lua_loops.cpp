@@ -252,3 +252,38 @@ return L
   for (const char* line : {"loops.lua:6:", "loops.lua:7:", "loops.lua:8:", "loops.lua:9:", "loops.lua:10:", "loops.lua:13:", "loops.lua:30:"})
     CHECK_MESSAGE(all.find(std::string(line) + " stopped after running for more than 50 ms") != std::string::npos, line);
 }
+
+TEST_CASE("library loops: Lua's compiler, quadratic on a long elseif chain, stops at the time limit (load() and leaf files)") {
+  // Each elseif walks the list of jumps pending before it: 60,000 of them compiled for seconds
+  // in C (a leaf's load() returned a function, and the leaf succeeded; a leaf file loaded).
+  thicket::RuntimeOptions o;
+  o.leaf_timeout = 0.02;  // a leaf file's load: 20 times that
+  LuaRuntime t(o);
+  t.write("compile.lua", R"LUA(
+local L = {}
+local chain = "local x if x then " .. string.rep("elseif x then ", 60000) .. "end"
+function L.Compile()
+  local f = load(chain)
+  return f ~= nil
+end
+return L
+)LUA");
+  auto a = t.rt.spawn(t.load("tree: t\nleaves: [compile.lua]\nroot: {action: Compile}\n"));
+  CHECK(t.rt.tick(a, 0.1) == Status::Failure);
+  CHECK(t.joined_log().find("compile.lua:5: stopped after running for more than 20 ms") != std::string::npos);
+  // The same chain as a leaf file's own text.
+  t.write("chain.lua", "local x if x then " + [] {
+    std::string s;
+    for (int i = 0; i < 60000; ++i) s += "elseif x then ";
+    return s;
+  }() + "end\nreturn {}\n");
+  std::vector<thicket::Diagnostic> d;
+  CHECK_FALSE(t.try_load("tree: c\nleaves: [chain.lua]\nroot: {action: Compile}\n", d));
+  REQUIRE_FALSE(d.empty());
+  CHECK(d[0].file.find("chain.lua") != std::string::npos);
+  CHECK(d[0].message.find("compiling the file took more than 400 ms, and it was stopped") != std::string::npos);
+  // An ordinary file still loads, and its leaves run (the watchdog's stop did not stay set).
+  t.write("fine.lua", "return { Fine = function() return true end }\n");
+  auto fine = t.rt.spawn(t.load("tree: f\nleaves: [fine.lua]\nroot: {action: Fine}\n"));
+  CHECK(t.rt.tick(fine, 0.1) == Status::Success);
+}
