@@ -123,6 +123,15 @@ struct alignas(64) TickJob {
   // the others go on, and tick_all rethrows the one of the lowest agent index at its end.
   std::exception_ptr error;
   uint32_t error_agent = UINT32_MAX;
+  // A send storm (send_or_defer): an agent's sends in one tick, and past kMaxQueuedEvents of
+  // them, its sends per target (filled then from its entries in `deferred`).
+  uint32_t storm_caller = UINT32_MAX;
+  uint32_t storm_sends = 0;
+  std::unordered_map<uint32_t, uint32_t> storm_targets;
+  // Whether this tick's agent's deferred send to `target` is kept: all are, but for those to
+  // one target past kMaxQueuedEvents + 1, which delivery would drop without a word (the queue
+  // holds kMaxQueuedEvents; the one after them is kept, so that delivery logs the drop).
+  bool keeps_send(uint32_t target);
 };
 // Whether a blackboard key of type `t` takes `v` (runtime.cpp; set, spawn).
 bool value_fits(ValueType t, const Value& v);

@@ -1015,3 +1015,44 @@ TEST_CASE("script errors: which are printed is the same with one script state or
   CHECK(LogLines(run(3, scrambled(3, 5))) == LogLines(one));
   CHECK(LogLines(run(2, backwards())) == LogLines(one));
 }
+
+TEST_CASE("tick_all: a leaf's send storm keeps, per target, no more sends than the queue holds (and the one it logs)") {
+  // 20,000 sends of one tick to agent 1 were all kept until the tick's end (a 40-ms storm on
+  // 30 agents held 730 MB), for delivery to drop all but 4,096. The outcome is the same
+  // either way, and with a trace sink, where each drop is a record, all are kept still.
+  for (bool traced : {false, true}) {
+    CAPTURE(traced);
+    thicket_test::LuaRuntime t;
+    t.write("storm.lua", R"(
+local thicket = require("thicket")
+return {
+  Storm = function(agent)
+    if agent.id ~= 2 then return thicket.RUNNING end
+    for i = 1, 10000 do thicket.send(1, "e") end
+    for i = 1, 10 do thicket.send(3, "f") end
+    for i = 1, 10000 do thicket.send(1, "e") end
+    return thicket.RUNNING
+  end,
+}
+)");
+    auto b = t.load("fsm: storm\nleaves: [storm.lua]\ninitial: a\nstates:\n  a: {act: Storm}\n");
+    for (int i = 0; i < 3; ++i) t.rt.spawn(b);
+    size_t records = 0;
+    if (traced) t.rt.on_trace([&](const thicket::TraceEvent& ev) { records += ev.queue_full; }, false);
+    t.rt.tick_all(0.1);
+    auto& impl = t.rt.impl();
+    CHECK(impl.extras[0].events.size() == 4096);
+    CHECK(impl.extras[2].events.size() == 10);
+    const std::string log = t.joined_log();
+    const std::string said = "its event queue holds 4096 events; event 'e' and any further ones are dropped";
+    CHECK(log.find(said) != std::string::npos);
+    CHECK(log.find(said) == log.rfind(said));  // once
+    const size_t kept = std::max(impl.call_job.deferred.capacity(), impl.deferred_spare.capacity());
+    if (traced) {
+      CHECK(records == 20000 - 4096);
+      CHECK(kept >= 20010);
+    } else {
+      CHECK(kept <= 8192);  // 4,096 + 1 + 10 kept, in a vector that doubles; 20,010: 32,768
+    }
+  }
+}
