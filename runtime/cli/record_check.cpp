@@ -175,6 +175,16 @@ std::string RecordCheck::header(std::string_view text) {
   if (v.get<std::int64_t>() > kVersion)
     return "the record is version " + std::to_string(v.get<std::int64_t>()) + "; this thicket reads version " +
            std::to_string(kVersion) + " and older (a newer thicket wrote it: update thicket)";
+  // The run's clock, which the viewer's time line is drawn from: dt seconds a tick, a tick line
+  // every `every` ticks, `ticks` in the run.
+  if (const json& dt = h.value("dt", json(1)); !dt.is_number() || !(dt.get<double>() > 0) || !std::isfinite(dt.get<double>()))
+    return "the header's dt must be a positive number of seconds, got " + shown(dt);
+  if (const json& every = h.value("every", json(1)); !is_index(every) || every.get<std::int64_t>() < 1)
+    return "the header's every must be a whole number of ticks, 1 or more, got " + shown(every);
+  if (const json& ticks = h.value("ticks", json(0)); !is_index(ticks))
+    return "the header's ticks must be a whole number, 0 or more, got " + shown(ticks);
+  if (const json& seed = h.value("seed", json(0)); !seed.is_number_integer())
+    return "the header's seed must be a whole number, got " + shown(seed);
   for (const char* list : {"teams", "brains", "groups", "keys", "metrics"})
     if (h.contains(list) && !h[list].is_array()) return std::string("the header's ") + list + " must be an array, got " + shown(h[list]);
   if (h.contains("world") && !h["world"].is_object()) return "the header's world must be an object, got " + shown(h["world"]);
