@@ -46,6 +46,7 @@ class B3Importer {
 
   bool run(const json& doc, const std::string& wanted) {
     if (!doc.is_object()) return fail("", "the file is not a behavior3 export (a JSON object with nodes and root)");
+    if (!text_fields(doc)) return false;
     if (doc.contains("custom_nodes") && !doc["custom_nodes"].is_array())
       fail("", "'custom_nodes' must be a list of {name, category}, got " + shown(doc["custom_nodes"]));
     if (doc.contains("custom_nodes") && doc["custom_nodes"].is_array())
@@ -113,6 +114,37 @@ class B3Importer {
   }
 
  private:
+  // The fields the importer reads as text without asking their type first (ids, titles,
+  // categories), checked first, all at once and where they are: a number for a title came out
+  // as nlohmann's "type must be string, but is number", one a run. A node's name is asked
+  // again where the node is read (node_at: the same message, said once), and the walk goes
+  // on for the file's other errors; false when one of the others is wrong (the walk cannot).
+  bool text_fields(const json& doc) {
+    bool walkable = true;
+    auto text = [&](const json& where, const char* key, const std::string& node, const std::string& in) {
+      if (!where.contains(key) || where[key].is_string()) return;
+      fail(node, in + "'" + key + "' must be text in quotes, got " + shown(where[key]));
+      walkable = walkable && std::string(key) == "name";
+    };
+    auto tree = [&](const json& t, const std::string& in) {
+      for (const char* key : {"id", "title"}) text(t, key, "", in);
+      if (!t.contains("nodes") || !t["nodes"].is_object()) return;
+      for (const auto& [id, spec] : t["nodes"].items())
+        if (spec.is_object())  // (a node that is not is said by the walk)
+          for (const char* key : {"id", "name", "title", "category"}) text(spec, key, id, "");
+    };
+    if (doc.contains("custom_nodes") && doc["custom_nodes"].is_array())
+      for (const auto& c : doc["custom_nodes"])
+        if (c.is_object())
+          for (const char* key : {"name", "category"}) text(c, key, "", "a custom node's ");
+    if (doc.contains("trees") && doc["trees"].is_array()) {
+      for (size_t k = 0; k < doc["trees"].size(); ++k)
+        if (doc["trees"][k].is_object()) tree(doc["trees"][k], "tree " + std::to_string(k + 1) + " of 'trees': ");
+    } else {
+      tree(doc, "");
+    }
+    return walkable;
+  }
   bool fail(const std::string& node, const std::string& msg) {
     // Once each: a node named from many parents is walked once per use.
     std::string text = node.empty() ? msg : "node \"" + node + "\": " + msg;
@@ -361,7 +393,8 @@ class B3Importer {
     }
     const json& spec = nodes[id];
     if (!spec.is_object() || !spec.contains("name") || !spec["name"].is_string()) {
-      fail(id, "a node needs 'name', its kind");
+      if (spec.is_object() && spec.contains("name")) fail(id, "'name' must be text in quotes, got " + shown(spec["name"]));
+      else fail(id, "a node needs 'name', its kind");
       return always_node("error");
     }
     const std::string name = spec["name"].get<std::string>();
@@ -422,16 +455,22 @@ class B3Importer {
     // A loop count: behavior3 compares i < maxLoop, so 2.5 loops are 3 (the next whole number).
     // (Beyond about 2^53 it is "for ever" anyway: clamped rather than cast, which overflowed.)
     auto loops = [](double d) { return static_cast<int64_t>(std::clamp(std::ceil(d), -9.0e15, 9.0e15)); };
+    // thicket's max_loop holds up to 2^31 - 1 loops: beyond, the file's own number is said.
+    auto within = [&](double d) {
+      if (std::ceil(d) <= 2147483647.0) return true;
+      fail(id, "'maxLoop' must be at most 2147483647 (thicket's max_loop), got " + shown(props["maxLoop"]));
+      return false;
+    };
     double v = 0;
     if (name == "Limiter") {
       // Negative: i < maxLoop never holds, the child never runs: FAILURE each tick, as max_loop 0.
       if (!truthy(props, "maxLoop")) fail(id, "Limiter needs maxLoop (behavior3 throws without it)");
-      else if (number("maxLoop", v)) n.params.push_back({"max_loop", std::to_string(std::max<int64_t>(0, loops(v)))});
+      else if (number("maxLoop", v) && within(v)) n.params.push_back({"max_loop", std::to_string(std::max<int64_t>(0, loops(v)))});
     }
     if (name == "Repeater" || name == "RepeatUntilFailure" || name == "RepeatUntilSuccess") {
       // Negative: maxLoop < 0 repeats for ever, as max_loop -1.
       if (!truthy(props, "maxLoop")) n.params.push_back({"max_loop", "-1"});
-      else if (number("maxLoop", v)) n.params.push_back({"max_loop", std::to_string(v < 0 ? -1 : loops(v))});
+      else if (number("maxLoop", v) && within(v)) n.params.push_back({"max_loop", std::to_string(v < 0 ? -1 : loops(v))});
     }
     if (name == "MaxTime") {
       if (!truthy(props, "maxTime")) fail(id, "MaxTime needs maxTime in milliseconds (behavior3 throws without it)");
