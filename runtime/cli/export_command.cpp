@@ -212,10 +212,11 @@ int64_t msec_exact(double seconds) {
 struct XmlExporter {
   explicit XmlExporter(const Program& program) : p(program) {}
   const Program& p;
-  std::string error;
-  // The node whose export failed (the innermost node() call that returned with `error` set):
-  // the error is said at its place in the brain file.
-  uint32_t error_node = UINT32_MAX;
+  // Every node that cannot be exported, with why (all of them: the walk goes on past one),
+  // each said at its node's place in the brain file; `at` is the node being written.
+  std::vector<std::pair<uint32_t, std::string>> errors;
+  uint32_t at = 0;
+  void say(const std::string& why) { errors.emplace_back(at, why); }
   std::map<std::string, bool> leaves;  // name -> condition
   std::map<std::string, std::set<std::string>> ports;  // name -> its args' names
   // name -> its args that are text at every call: declared type="std::string" in the model, so
@@ -243,9 +244,8 @@ struct XmlExporter {
   bool msec_attr(uint32_t i, const char* attr, double seconds, std::string& text) {
     const int64_t ms = msec_exact(seconds);
     if (ms < 0) {
-      if (error.empty())
-        error = "node '" + p.ids[i] + "': " + yaml_number(seconds) + " s is no whole number of milliseconds, BT.CPP's unit (" +
-                attr + "); it would become " + std::to_string(std::llround(seconds * 1000.0)) + " ms";
+      say("node '" + p.ids[i] + "': " + yaml_number(seconds) + " s is no whole number of milliseconds, BT.CPP's unit (" +
+                attr + "); it would become " + std::to_string(std::llround(seconds * 1000.0)) + " ms");
       return false;
     }
     text = std::string(" ") + attr + "=\"" + std::to_string(ms) + "\"";
@@ -257,7 +257,7 @@ struct XmlExporter {
     std::string why;
     text = bt_script(exact_equalities(check), why);
     if (why.empty()) return true;
-    if (error.empty()) error = "node '" + p.ids[i] + "': " + why;
+    say("node '" + p.ids[i] + "': " + why);
     return false;
   }
 
@@ -279,7 +279,7 @@ struct XmlExporter {
   void arg_attrs(const ArgValue& args) {
     for (const auto& [k, v] : args.entries) {
       if (!xml_name(k) || !btcpp_port_name(k)) {
-        if (error.empty()) error = port_name_problem(k);
+        say(port_name_problem(k));
         continue;
       }
       std::string text;
@@ -288,7 +288,7 @@ struct XmlExporter {
         case ArgValue::Type::Integer: text = std::to_string(v.integer); break;
         case ArgValue::Type::Number:
           if (!std::isfinite(v.number)) {  // written as .inf, it came back as the text ".inf"
-            if (error.empty()) error = "the leaf argument '" + k + "' is " + yaml_number(v.number) + ", a number no BT.CPP port reads";
+            say("the leaf argument '" + k + "' is " + yaml_number(v.number) + ", a number no BT.CPP port reads");
             continue;
           }
           text = yaml_number(v.number);
@@ -297,16 +297,15 @@ struct XmlExporter {
           // BT.CPP reads "=" and "{...}" (spaces around allowed) as blackboard entries
           // (TreeNode::isBlackboardPointer, getRemappedKey), and has no way to escape them.
           if (entry_not_kept(v.text)) {
-            if (error.empty())
-              error = "the text '" + v.text + "' of leaf argument '" + k +
+            say("the text '" + v.text + "' of leaf argument '" + k +
                       "' would be read by BT.CPP as a blackboard entry, and not as the text it is; only \"{key}\" of a "
-                      "blackboard key name is written (as the port {key})";
+                      "blackboard key name is written (as the port {key})");
             continue;
           }
           text = v.text;
           break;
         default:
-          if (error.empty()) error = "the leaf argument '" + k + "' is a list or mapping; BT.CPP ports take single values";
+          say("the leaf argument '" + k + "' is a list or mapping; BT.CPP ports take single values");
           continue;
       }
       out << " " << k << "=\"" << xml_escape(text) << "\"";
@@ -316,18 +315,17 @@ struct XmlExporter {
   int deepest = 0;  // the deepest node's depth (its element's nesting level less one)
 
   bool node(uint32_t i, int depth) {
-    struct Place {
+    struct Place {  // what is said while this node is written is said at its place
       XmlExporter& x;
-      uint32_t i;
-      ~Place() {
-        if (!x.error.empty() && x.error_node == UINT32_MAX) x.error_node = i;
-      }
-    } place{*this, i};
+      uint32_t outer;
+      ~Place() { x.at = outer; }
+    } place{*this, at};
+    at = i;
     const Node& n = p.nodes[i];
     deepest = std::max(deepest, depth);
     const std::string pad(2 * depth, ' ');
     auto fail = [&](const std::string& why) {
-      if (error.empty()) error = "node '" + p.ids[i] + "' (" + kind_info(n.kind).name + "): " + why;
+      say("node '" + p.ids[i] + "' (" + kind_info(n.kind).name + "): " + why);
       return false;
     };
     auto open = [&](const std::string& tag, const std::string& attrs) {
@@ -337,10 +335,10 @@ struct XmlExporter {
         return true;
       }
       out << ">\n";
-      for (uint16_t k = 0; k < n.count; ++k)
-        if (!node(p.child(n, k), depth + 1)) return false;
+      bool ok = true;
+      for (uint16_t k = 0; k < n.count; ++k) ok = node(p.child(n, k), depth + 1) && ok;  // every child's errors
       out << pad << "</" << tag << ">\n";
-      return true;
+      return ok;
     };
     auto count_attr = [&](const char* key, uint32_t v) { return std::string(" ") + key + "=\"" + std::to_string(static_cast<int32_t>(v)) + "\""; };
     switch (n.kind) {
@@ -380,9 +378,10 @@ struct XmlExporter {
                         ": give it text at every call, or no such text");
         }
         out << pad << "<" << call.leaf;
+        const size_t said = errors.size();
         arg_attrs(call.args);
         out << "/>\n";
-        return error.empty();
+        return errors.size() == said;
       }
       case NodeKind::Check: {
         if (n.flags & kNegate) return fail("a negated check has no BT.CPP attribute; write 'not (...)'");
@@ -589,15 +588,18 @@ int export_command(int argc, char** argv, const char* usage) {
   if (p.tick_every > 1) x.out << "  <!-- thicket tick_every: " << p.tick_every << " (read back by thicket import) -->\n";
   x.out << "  <BehaviorTree ID=\"" << xml_escape(id) << "\">\n";
   x.node(0, 2);
-  if (!x.error.empty()) {
-    Diagnostic d{Severity::Error, file, 0, 0, x.error};
-    if (x.error_node < p.positions.size() && p.positions[x.error_node].file < p.files.size()) {
-      const SourcePos& at = p.positions[x.error_node];
-      d.file = p.files[at.file];
-      d.line = at.line;
-      d.column = at.column;
+  if (!x.errors.empty()) {
+    std::set<std::string> said;  // (a subtree used twice is walked twice)
+    for (const auto& [node, why] : x.errors) {
+      Diagnostic d{Severity::Error, file, 0, 0, why};
+      if (node < p.positions.size() && p.positions[node].file < p.files.size()) {
+        const SourcePos& at = p.positions[node];
+        d.file = p.files[at.file];
+        d.line = at.line;
+        d.column = at.column;
+      }
+      if (said.insert(format_diagnostic(d)).second) std::cerr << format_diagnostic(d) << "\n";
     }
-    std::cerr << format_diagnostic(d) << "\n";
     return 2;
   }
   x.out << "  </BehaviorTree>\n";
