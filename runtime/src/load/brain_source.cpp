@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include <sys/stat.h>
+
 #include "compiler.hpp"
 #include "plain_file.hpp"
 #include "source_reader.hpp"
@@ -118,15 +120,33 @@ std::string relative_to(const std::string& base_file, const std::string& path) {
   return (dir / p).lexically_normal().string();
 }
 
-// One file, however it is spelled (b.yaml, ../here/b.yaml, a link to it): imported or listed
-// twice, it is read once.
+// A file's device and inode: one file, however it is spelled (b.yaml, ../here/b.yaml, a link to
+// it); nullopt when it cannot be asked (it does not exist).
+std::optional<std::pair<uint64_t, uint64_t>> file_id(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return std::pair<uint64_t, uint64_t>(st.st_dev, st.st_ino);
+}
+
 bool same_file(const std::string& a, const std::string& b) {
   if (fs::path(a).lexically_normal() == fs::path(b).lexically_normal()) return true;
-  std::error_code ec;
-  return fs::equivalent(a, b, ec) && !ec;
+  const auto id = file_id(a);
+  return id && id == file_id(b);
 }
 
 }  // namespace
+
+// Imported or listed twice, a file is read once.
+bool SourceReader::already_read(const std::string& path) {
+  for (; known_files_ < src_.files.size(); ++known_files_) {
+    const std::string& f = src_.files[known_files_].path;
+    known_paths_.insert(fs::path(f).lexically_normal().string());
+    if (auto id = file_id(f)) known_ids_.insert(*id);
+  }
+  if (known_paths_.count(fs::path(path).lexically_normal().string())) return true;
+  auto id = file_id(path);
+  return id && known_ids_.count(*id);
+}
 
 // Parses text into a document, reporting YAML syntax errors with their position.
 std::optional<YAML::Node> SourceReader::parse_text(const std::string& text, const std::string& path) {
@@ -386,9 +406,12 @@ void SourceReader::read_imports(const SourceRef& ref, const YAML::Node& imports)
       continue;
     }
     std::string path = relative_to(ref.src.files[ref.file].path, item.Scalar());
-    bool seen = false;
-    for (const auto& f : src_.files) seen = seen || same_file(f.path, path);
-    if (seen) continue;  // imported already (or a cycle of imports): its trees are known
+    if (already_read(path)) {  // imported already (or a cycle of imports): its trees are known
+      const std::string& self = ref.src.files[ref.file].path;
+      if (same_file(path, self))
+        ref.warning(item, "the file imports itself: the import does nothing (a file's own trees are known to it)");
+      continue;
+    }
     const size_t diags_before = diags_.size();
     auto text = read_file(path, ref.src.files[ref.file].path, item);
     if (text) add_file(*text, path, /*is_import=*/true, &ref, &item);

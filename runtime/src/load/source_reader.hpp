@@ -5,6 +5,7 @@
 // Not part of the stage's interface: that is parse_brain() in compiler.hpp.
 #pragma once
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,8 +40,14 @@ class SourceReader {
   static bool set_default(BlackboardKey& key, const Scalar& s);
   static bool is_identifier(const std::string& s);
 
+  // Whether a file of src_.files is `path`, however it is spelled (its normal path, or its device
+  // and inode): looked up, not compared with each file (a chain of 2,000 imports took 7 s).
+  bool already_read(const std::string& path);
   BrainSource& src_;
   std::vector<Diagnostic>& diags_;
+  size_t known_files_ = 0;  // how many of src_.files the two sets below hold
+  std::set<std::string> known_paths_;
+  std::set<std::pair<uint64_t, uint64_t>> known_ids_;
 };
 
 }  // namespace thicket

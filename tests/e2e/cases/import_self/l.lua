@@ -1,0 +1,1 @@
+return { Run = function() return "running" end }
