@@ -16,11 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string path = std::string(THICKET_FUZZ_FILES) + "/input.yaml";
   const std::string text(reinterpret_cast<const char*>(data), size);
 
-  thicket::RuntimeOptions options;
-  options.instruction_budget = 200'000;  // the example leaves never need more
-  options.budget_all_leaves = true;
-  options.log = [](const std::string&) {};
-  thicket::Runtime rt(options);
+  thicket::Runtime rt(thicket::fuzz::runtime_options());
   thicket::fuzz::register_stubs(rt);
   size_t events = 0;
   rt.on_trace([&](const thicket::TraceEvent& e) { events += e.running.size() + e.composite.size(); });

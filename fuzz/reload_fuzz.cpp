@@ -19,7 +19,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <tuple>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "fuzz_target.hpp"
@@ -113,22 +114,19 @@ void run(thicket::Runtime& rt, int ticks) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > thicket::fuzz::kMaxInput) return -1;
   const std::string input(reinterpret_cast<const char*>(data), size);
-  // The text before and after the first line that is exactly `marker` (and whether there is one).
-  auto split = [](const std::string& text, const std::string& marker) {
+  // The text before and after the first line that is exactly `marker`, if there is one.
+  auto split = [](const std::string& text, const std::string& marker) -> std::optional<std::pair<std::string, std::string>> {
     for (size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at + 1))
-      if (at == 0 || text[at - 1] == '\n') return std::tuple{text.substr(0, at), text.substr(at + marker.size()), true};
-    return std::tuple{text, text, false};
+      if (at == 0 || text[at - 1] == '\n') return std::pair{text.substr(0, at), text.substr(at + marker.size())};
+    return std::nullopt;
   };
-  const auto [brains, lua, has_lua] = split(input, "#lua\n");
-  const auto [first, second, reloads] = split(brains, "#reload\n");
-  const auto [lua_first, lua_second, lua_reloads] = split(lua, "#reload\n");
-  (void)reloads, (void)lua_reloads;
+  const auto lua_part = split(input, "#lua\n");
+  const std::string brains = lua_part ? lua_part->first : input, lua = lua_part ? lua_part->second : "";
+  const bool has_lua = lua_part.has_value();
+  const auto [first, second] = split(brains, "#reload\n").value_or(std::pair{brains, brains});
+  const auto [lua_first, lua_second] = split(lua, "#reload\n").value_or(std::pair{lua, lua});
 
-  thicket::RuntimeOptions options;
-  options.instruction_budget = 200'000;  // the example leaves never need more
-  options.budget_all_leaves = true;
-  options.log = [](const std::string&) {};
-  thicket::Runtime rt(options);
+  thicket::Runtime rt(thicket::fuzz::runtime_options());
   thicket::fuzz::register_stubs(rt);
   rt.on_print([](const std::string&) {});
 

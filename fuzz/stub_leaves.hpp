@@ -1,14 +1,26 @@
-// Shared by the brain and reload fuzz targets: the native leaves their inputs may name.
+// Shared by the brain and reload fuzz targets: their runtime's options, and the native leaves
+// their inputs may name.
 // Succeed, Fail, Run and Flip besides the Lua ones, and a native stand-in for every leaf name
 // the seed corpus uses (a Lua leaf of the same name replaces it).
 #pragma once
 #include <cstddef>
 #include <iterator>
+#include <string>
 #include <variant>
 
 #include "thicket/runtime.hpp"
 
 namespace thicket::fuzz {
+
+// A Lua leaf that loops is stopped by the instruction budget (the example leaves never need
+// more), whatever the machine's speed; the log goes nowhere.
+inline RuntimeOptions runtime_options() {
+  RuntimeOptions options;
+  options.instruction_budget = 200'000;
+  options.budget_all_leaves = true;
+  options.log = [](const std::string&) {};
+  return options;
+}
 
 inline void register_stubs(Runtime& rt) {
   rt.register_leaf("Succeed", {[](LeafContext&) { return Status::Success; }, {}, {}});
