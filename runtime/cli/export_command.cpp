@@ -245,7 +245,7 @@ struct XmlExporter {
     const int64_t ms = msec_exact(seconds);
     if (ms < 0) {
       say("node '" + p.ids[i] + "': " + yaml_number(seconds) + " s is no whole number of milliseconds, BT.CPP's unit (" +
-                attr + "); it would become " + std::to_string(std::llround(seconds * 1000.0)) + " ms");
+          attr + "); it would become " + std::to_string(std::llround(seconds * 1000.0)) + " ms");
       return false;
     }
     text = std::string(" ") + attr + "=\"" + std::to_string(ms) + "\"";
@@ -298,8 +298,8 @@ struct XmlExporter {
           // (TreeNode::isBlackboardPointer, getRemappedKey), and has no way to escape them.
           if (entry_not_kept(v.text)) {
             say("the text '" + v.text + "' of leaf argument '" + k +
-                      "' would be read by BT.CPP as a blackboard entry, and not as the text it is; only \"{key}\" of a "
-                      "blackboard key name is written (as the port {key})");
+                "' would be read by BT.CPP as a blackboard entry, and not as the text it is; only \"{key}\" of a "
+                "blackboard key name is written (as the port {key})");
             continue;
           }
           text = v.text;

@@ -412,6 +412,7 @@ void RuntimeImpl::finish_call(TickJob* const* jobs, size_t n) {
     job.error_agent = UINT32_MAX;
     for (auto& d : job.deferred) deferred.push_back(std::move(d));
     job.deferred.clear();
+    job.storm_caller = UINT32_MAX;  // the next call counts afresh (keeps_send)
   }
   // Deferred calls, in the order of the agents that made them, then of the calls.
   if (outside_pending.exchange(false)) {
@@ -525,7 +526,7 @@ void RuntimeImpl::despawn_or_defer(AgentHandle agent) {
 }
 
 bool TickJob::keeps_send(uint32_t target) {
-  if (storm_caller != agent || deferred.empty()) {  // another agent's tick, or another tick_all
+  if (storm_caller != agent) {  // another agent's tick (finish_call forgets it after each call)
     storm_caller = agent;
     storm_sends = 0;
     storm_targets.clear();

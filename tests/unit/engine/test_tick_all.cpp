@@ -1056,3 +1056,28 @@ return {
     }
   }
 }
+
+TEST_CASE("tick_all: a send storm's count is the tick's own: the next tick's sends to that agent are kept") {
+  // The count outlived the tick_all when another agent's deferred call (a despawn) came before
+  // the storming agent's next send: its sends to the same agent were all dropped the tick after.
+  thicket_test::LuaRuntime t;
+  t.write("storm.lua", R"(
+local thicket = require("thicket")
+return {
+  Storm = function(agent)
+    if thicket.tick() == 1 and agent.id == 2 then for i = 1, 20000 do thicket.send(1, "e") end end
+    if thicket.tick() == 2 and agent.id == 1 then thicket.despawn(4) end
+    if thicket.tick() == 2 and agent.id == 2 then for i = 1, 10 do thicket.send(1, "e") end end
+    return thicket.RUNNING
+  end,
+}
+)");
+  auto b = t.load("fsm: storm\nleaves: [storm.lua]\ninitial: a\nstates:\n  a: {act: Storm}\n");
+  for (int i = 0; i < 4; ++i) t.rt.spawn(b);
+  t.rt.tick_all(0.1);
+  auto& impl = t.rt.impl();
+  CHECK(impl.extras[0].events.size() == 4096);
+  t.rt.tick_all(0.1);  // agent 1 takes 64 of them, then agent 2's 10 join
+  CHECK(impl.extras[0].events.size() == 4096 - 64 + 10);
+  CHECK(t.rt.agent_count() == 3);
+}
