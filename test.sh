@@ -39,14 +39,18 @@ fi
 # Both run in the background beside the Release tests and the ASan tree's build below (they only
 # read build/): half their time is spent waiting on a game's frames or a consumer's configure.
 # Their output is printed, and their failure fails this script, before the ASan tests start.
-# Background jobs run in their own process groups (setsid -w: its exit status is the job's), so
+# Background jobs are started with job control on (set -m), each in its own process group, so
 # that a failure here ends them and their children (a compiler, a game) too, not just a shell.
+# Not setsid: under the kernel's autogroup scheduling (Debian's default) a new session is weighed
+# as an equal of this one's whatever its nice value (the Release tests ran at half speed so).
 background=()
 trap 'for p in "${background[@]}"; do kill -- "-$p" 2>/dev/null || true; done' EXIT
 package_log=$(mktemp)
-setsid -w bash -c 'timeout 300 tests/package_test.sh "$@" && timeout 300 tests/game_test.sh build' _ build "${shared[@]}" \
-  >"$package_log" 2>&1 &
+set -m
+(timeout 300 tests/package_test.sh build "${shared[@]}" && timeout 300 tests/game_test.sh build) \
+  </dev/null >"$package_log" 2>&1 &
 package_pid=$!
+set +m
 background+=("$package_pid")
 # The sanitizer builds are at -O1 (TSan's THICKET_TSAN adds it) with line tables only (-g1: a
 # report still names file and line), which builds them about a sixth (ASan) and a third (TSan)
@@ -76,10 +80,12 @@ clang_link=-fuse-ld=lld
 # keeps the 2 cores only ~1.6 busy (its tests wait on browsers, servers, mpirun), and the
 # compilers take what it leaves, never its share.
 asan_log=$(mktemp)
-CC=clang CXX=clang++ setsid -w nice -n 19 tools/build.sh build-asan None "-DCMAKE_CXX_FLAGS=-O1 -g1" "-DCMAKE_C_FLAGS=-O1 -g1" \
+set -m
+CC=clang CXX=clang++ nice -n 19 tools/build.sh build-asan None "-DCMAKE_CXX_FLAGS=-O1 -g1" "-DCMAKE_C_FLAGS=-O1 -g1" \
   -DTHICKET_SANITIZE=ON -DTHICKET_FUZZ=ON -DTHICKET_BENCH=OFF \
-  "${clang_tree[@]}" "-DCMAKE_EXE_LINKER_FLAGS=$clang_link -no-pie" -DTHICKET_WERROR=ON >"$asan_log" 2>&1 &
+  "${clang_tree[@]}" "-DCMAKE_EXE_LINKER_FLAGS=$clang_link -no-pie" -DTHICKET_WERROR=ON </dev/null >"$asan_log" 2>&1 &
 asan_pid=$!
+set +m
 background+=("$asan_pid")
 (cd build && ctest --output-on-failure -j3)
 package_rc=0
@@ -105,10 +111,12 @@ fi
 # tests/unit/sim/test_spin_barrier.cpp: the scenario workers' barrier orders their plain writes).
 # Built at nice 19 while the ASan tests run, as the ASan tree was beside the Release tests.
 tsan_log=$(mktemp)
-CC=clang CXX=clang++ setsid -w nice -n 19 bash -c 'set -o pipefail; cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS=-g1 \
+set -m
+CC=clang CXX=clang++ nice -n 19 bash -c 'set -o pipefail; cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS=-g1 \
   -DTHICKET_TSAN=ON -DTHICKET_BENCH=OFF "$@" >/dev/null && ninja -C build-tsan -j "$(nproc)" thicket_threads_test | tail -n 1' \
-  _ "${clang_tree[@]}" "-DCMAKE_EXE_LINKER_FLAGS=$clang_link" >"$tsan_log" 2>&1 &
+  _ "${clang_tree[@]}" "-DCMAKE_EXE_LINKER_FLAGS=$clang_link" </dev/null >"$tsan_log" 2>&1 &
 tsan_pid=$!
+set +m
 background+=("$tsan_pid")
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 THICKET_REFERENCE_TREES=300 ctest --output-on-failure -j3)
 tsan_rc=0
