@@ -22,6 +22,7 @@ fi
 # -DTHICKET_BENCH=OFF: no test runs the benchmarks, and building them takes a minute of the 2
 # cores (./setup.sh builds them, with -DTHICKET_BENCH=ON).
 tools/build.sh build Release -DTHICKET_PYTHON=ON -DTHICKET_BENCH=OFF "${mpi[@]}"
+(cd build && ctest --output-on-failure -j3)
 # The library as a package (SPEC 8.1): build/ installed into a temporary prefix, and a CMake and
 # a pkg-config (C) consumer built and run against it (tests/consumer; about 10 s).
 # THICKET_SHARED_CHECK=1 also builds libthicket.so alone, unoptimised, in build-shared/ (about
@@ -36,22 +37,19 @@ fi
 # thicket-game (examples/game, issue 29) built against build/ installed into a fresh prefix and
 # played headless under SDL's offscreen driver: outcomes, screenshots (pixel checks), the
 # debugger, pause/step, hot reload of its mod files during play, broken files (about 35 s).
-# Both run in the background beside the Release tests and the ASan tree's build below (they only
-# read build/): half their time is spent waiting on a game's frames or a consumer's configure.
-# Their output is printed, and their failure fails this script, before the ASan tests start.
-# Background jobs are started with job control on (set -m), each in its own process group, so
-# that a failure here ends them and their children (a compiler, a game) too, not just a shell.
-# Not setsid: under the kernel's autogroup scheduling (Debian's default) a new session is weighed
-# as an equal of this one's whatever its nice value (the Release tests ran at half speed so).
-background=()
-trap 'for p in "${background[@]}"; do kill -- "-$p" 2>/dev/null || true; done' EXIT
+# Both run in the background while the ASan tree below builds (they only read build/): half
+# their time is spent waiting on a game's frames or a consumer's configure, which the build's
+# compilers fill. Their output is printed, and their failure fails this script, before the ASan
+# tests start.
+# The job is started with job control on (set -m), in its own process group, so that a failure
+# of the build below ends it and its children (a game, a compiler) too, not just its shell.
 package_log=$(mktemp)
 set -m
 (timeout 300 tests/package_test.sh build "${shared[@]}" && timeout 300 tests/game_test.sh build) \
   </dev/null >"$package_log" 2>&1 &
 package_pid=$!
 set +m
-background+=("$package_pid")
+trap 'kill -- "-$package_pid" 2>/dev/null || true' EXIT  # e.g. when the ASan build fails
 # The sanitizer builds are at -O1 (TSan's THICKET_TSAN adds it) with line tables only (-g1: a
 # report still names file and line), which builds them about a sixth (ASan) and a third (TSan)
 # faster than full debug information on 2 cores; and as unity builds (several
@@ -76,58 +74,27 @@ clang_link=-fuse-ld=lld
 # libFuzzer wants: one tree instead of two. On the AMD EPYC VM: build 180 -> 352 s, ctest
 # 343 -> 236 s (a `thicket check` starts in 140 ms, not 370), and no 153 s build of build-fuzz;
 # the fuzzers ran as many inputs a second (asserts stay on here; build-fuzz had NDEBUG).
-# The ASan tree builds at the lowest priority (nice 19) while the Release tests run: ctest -j3
-# keeps the 2 cores only ~1.6 busy (its tests wait on browsers, servers, mpirun), and the
-# compilers take what it leaves, never its share.
-asan_log=$(mktemp)
-set -m
-CC=clang CXX=clang++ nice -n 19 tools/build.sh build-asan None "-DCMAKE_CXX_FLAGS=-O1 -g1" "-DCMAKE_C_FLAGS=-O1 -g1" \
+CC=clang CXX=clang++ tools/build.sh build-asan None "-DCMAKE_CXX_FLAGS=-O1 -g1" "-DCMAKE_C_FLAGS=-O1 -g1" \
   -DTHICKET_SANITIZE=ON -DTHICKET_FUZZ=ON -DTHICKET_BENCH=OFF \
-  "${clang_tree[@]}" "-DCMAKE_EXE_LINKER_FLAGS=$clang_link -no-pie" -DTHICKET_WERROR=ON </dev/null >"$asan_log" 2>&1 &
-asan_pid=$!
-set +m
-background+=("$asan_pid")
-(cd build && ctest --output-on-failure -j3)
+  "${clang_tree[@]}" "-DCMAKE_EXE_LINKER_FLAGS=$clang_link -no-pie" -DTHICKET_WERROR=ON
 package_rc=0
 wait "$package_pid" || package_rc=$?
+trap - EXIT
 cat "$package_log"
 rm -f "$package_log"
 if [[ $package_rc != 0 ]]; then
   echo "test.sh: the package or game test failed (exit status $package_rc)" >&2
   exit "$package_rc"
 fi
-asan_rc=0
-wait "$asan_pid" || asan_rc=$?
-cat "$asan_log"
-rm -f "$asan_log"
-if [[ $asan_rc != 0 ]]; then
-  echo "test.sh: the ASan tree did not build (exit status $asan_rc)" >&2
-  exit "$asan_rc"
-fi
 # The sanitizer build runs ~10x slower: the reference-model comparison takes the first 300
 # random trees of each batch there (all 7,000 in the Release build above).
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 THICKET_REFERENCE_TREES=300 ctest --output-on-failure -j3)
 # tick_all on the game's threads under ThreadSanitizer: only the threaded tests' target
 # (tests/unit/engine/test_tick_all.cpp: native and Lua brains on 1-16 threads, deferred calls, slicing;
 # tests/unit/sim/test_spin_barrier.cpp: the scenario workers' barrier orders their plain writes).
-# Built at nice 19 while the ASan tests run, as the ASan tree was beside the Release tests.
-tsan_log=$(mktemp)
-set -m
-CC=clang CXX=clang++ nice -n 19 bash -c 'set -o pipefail; cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS=-g1 \
-  -DTHICKET_TSAN=ON -DTHICKET_BENCH=OFF "$@" >/dev/null && ninja -C build-tsan -j "$(nproc)" thicket_threads_test | tail -n 1' \
-  _ "${clang_tree[@]}" "-DCMAKE_EXE_LINKER_FLAGS=$clang_link" </dev/null >"$tsan_log" 2>&1 &
-tsan_pid=$!
-set +m
-background+=("$tsan_pid")
-(cd build-asan && ASAN_OPTIONS=detect_leaks=1 THICKET_REFERENCE_TREES=300 ctest --output-on-failure -j3)
-tsan_rc=0
-wait "$tsan_pid" || tsan_rc=$?
-trap - EXIT
-cat "$tsan_log"
-rm -f "$tsan_log"
-if [[ $tsan_rc != 0 ]]; then
-  echo "test.sh: the TSan tree did not build (exit status $tsan_rc)" >&2
-  exit "$tsan_rc"
-fi
+CC=clang CXX=clang++ cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS=-g1 -DTHICKET_TSAN=ON -DTHICKET_BENCH=OFF \
+  "${clang_tree[@]}" "-DCMAKE_EXE_LINKER_FLAGS=$clang_link" >/dev/null
+ninja -C build-tsan -j "$(nproc)" thicket_threads_test | tail -n 1
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build-tsan/thicket_threads_test
 fuzz_seconds=${THICKET_FUZZ_SECONDS:-8}  # seven targets, two at a time: four rounds
 if [[ $fuzz_seconds -gt 0 ]]; then THICKET_FUZZ_SECONDS=$fuzz_seconds THICKET_FUZZ_TREE=build-asan tools/fuzz.sh; fi
