@@ -8,7 +8,7 @@
 # a server much of their time, and at -j2 a core stood idle then (Release ctest 169 -> 142 s,
 # ASan 263 -> 245 s on the 2-vCPU VM). The Release tests took 364 CPU-s in 226 s at -j3; at -j4,
 # in two pairs of runs side by side, 213 s against 241 and 265 against 275 (the ASan tests keep
-# -j3: they kept the cores ~1.8 busy). No test reads the wall clock, and their time limits are
+# -j3: they kept the cores ~1.8 busy, and at -j4 took 280 s against 248, side by side). No test reads the wall clock, and their time limits are
 # far from it.
 set -euo pipefail
 cd "$(dirname "$0")"
