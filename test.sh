@@ -8,8 +8,8 @@
 # a server much of their time, and at -j2 a core stood idle then (Release ctest 169 -> 142 s,
 # ASan 263 -> 245 s on the 2-vCPU VM). The Release tests took 364 CPU-s in 226 s at -j3; at -j4,
 # in two pairs of runs side by side, 213 s against 241 and 265 against 275 (the ASan tests keep
-# -j3: they kept the cores ~1.8 busy, and at -j4 took 280 s against 248, side by side). No test reads the wall clock, and their time limits are
-# far from it.
+# -j3: they kept the cores ~1.8 busy, and at -j4 took 280 s against 248, side by side). No test
+# reads the wall clock, and their time limits are far from it.
 set -euo pipefail
 cd "$(dirname "$0")"
 tools/install_deps.sh
@@ -44,15 +44,15 @@ fi
 # their time is spent waiting on a game's frames or a consumer's configure, which the build's
 # compilers fill. Their output is printed, and their failure fails this script, before the ASan
 # tests start.
-# The job is started with job control on (set -m), in its own process group, so that a failure
-# of the build below ends it and its children (a game, a compiler) too, not just its shell.
+# When the build below fails, the trap ends the job with its children: each `timeout` runs its
+# test in a process group of its own and passes a SIGTERM on to that group (a game, a compiler),
+# so the job's direct children, the timeouts, are signalled before its shell. (Signalling only
+# the shell, as before, or the shell's process group, left the running test and its game on.)
 package_log=$(mktemp)
-set -m
 (timeout 300 tests/package_test.sh build "${shared[@]}" && timeout 300 tests/game_test.sh build) \
   </dev/null >"$package_log" 2>&1 &
 package_pid=$!
-set +m
-trap 'kill -- "-$package_pid" 2>/dev/null || true' EXIT  # e.g. when the ASan build fails
+trap 'pkill -TERM -P "$package_pid" 2>/dev/null; kill "$package_pid" 2>/dev/null || true' EXIT
 # The sanitizer builds are at -O1 (TSan's THICKET_TSAN adds it) with line tables only (-g1: a
 # report still names file and line), which builds them about a sixth (ASan) and a third (TSan)
 # faster than full debug information on 2 cores; and as unity builds (several

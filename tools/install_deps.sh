@@ -20,7 +20,8 @@ set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config liblua5.4-dev libyaml-cpp-dev libvalijson-dev nlohmann-json3-dev doctest-dev clang libfuzzer-14-dev libclang-rt-14-dev lld librecast-dev libtinyxml2-dev
           zlib1g-dev libcpp-httplib-dev chromium libopenmpi-dev openmpi-bin python3
           libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev fonts-dejavu-core
-          pybind11-dev python3-dev python3-numpy python3-pandas python3-matplotlib python3-pytest)
+          pybind11-dev python3-dev python3-numpy python3-pandas python3-matplotlib python3-pytest
+          procps)  # pkill: test.sh ends its background job's tests when a build fails
 # Node.js and npm build the viewer's page (its charting library comes from the npm registry).
 # A machine that has them already (e.g. from NodeSource) keeps its own.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
