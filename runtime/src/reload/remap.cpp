@@ -97,7 +97,36 @@ uint32_t running_child(const Program& p, const Node& n, const uint8_t* block, ui
   return pos < n.count ? p.child(n, pos) : kUnmapped;
 }
 
+// The old and new node have the same children, kept, in the same places.
+bool same_children(const Program& old, const Program& p, const Node& on, const Node& n, const std::vector<uint32_t>& to_new) {
+  if (on.count != n.count) return false;
+  for (uint16_t k = 0; k < n.count; ++k)
+    if (to_new[old.child(on, k)] != p.child(n, k)) return false;
+  return true;
+}
+
 }  // namespace
+
+bool BrainRemap::same_children(const Program& old, const Program& p, const Node& on, const Node& n) const {
+  return thicket::same_children(old, p, on, n, to_new);
+}
+
+// Whether running node `up` runs its child `i`: a sequence, selector or active_selector (and a
+// random one, through its drawn order) holds the position of the one child it runs; any other
+// running parent (a decorator, a parallel, an fsm state, a machine) runs the running children it has.
+bool BrainRemap::runs_child(const Program& p, const uint8_t* block, uint32_t up, uint32_t i) {
+  if (reinterpret_cast<const Status*>(block)[up] != Status::Running) return false;
+  const Node& n = p.nodes[up];
+  switch (n.kind) {
+    case NodeKind::Sequence:
+    case NodeKind::Selector:
+    case NodeKind::Filter:
+    case NodeKind::ActiveSelector:
+    case NodeKind::RandomSelector:
+    case NodeKind::RandomSequence: return running_child(p, n, block, n.state) == i;
+    default: return true;  // (and the imported bt_* and b3_* kinds, which halt their own children)
+  }
+}
 
 uint16_t BrainRemap::state_to_new(const Program& old, const Program& p, uint16_t s) const {
   if (s == kNoPos || s >= old.fsm_states.size()) return kNoPos;
@@ -197,7 +226,15 @@ BrainRemap BrainRemap::make(const Program& old, const Program& fresh, bool black
     uint32_t o = r.to_old[i];
     if (o == kUnmapped) continue;
     uint32_t bytes = node_state_bytes(fresh.nodes[i]);
-    if (bytes && bytes == node_state_bytes(old.nodes[o])) add_range(old.nodes[o].state, fresh.nodes[i].state, bytes);
+    if (bytes && bytes == node_state_bytes(old.nodes[o])) {
+      add_range(old.nodes[o].state, fresh.nodes[i].state, bytes);
+      continue;
+    }
+    // A holder's or observed condition's stamp came or went (an `abort:` added or removed
+    // here or around it): the kind's own state (a sequence's position...) sits first in both
+    // layouts and carries over; the stamp starts at 0 or goes.
+    const uint32_t base = base_state_bytes(fresh.nodes[i]);
+    if (base && base == base_state_bytes(old.nodes[o])) add_range(old.nodes[o].state, fresh.nodes[i].state, base);
   }
   if (blackboard)
     for (size_t j = 0; j < old.blackboard.size(); ++j) {
@@ -215,6 +252,9 @@ BrainRemap BrainRemap::make(const Program& old, const Program& fresh, bool black
   for (uint32_t i = 0; r.same_indices && i < old.nodes.size(); ++i) r.same_indices = r.to_new[i] == i;
   for (uint32_t i = 0; i < fresh.nodes.size(); ++i)
     if (has_position(fresh.nodes[i].kind) && r.to_old[i] != kUnmapped) r.positioned.push_back(i);
+  r.parent.assign(fresh.nodes.size(), kUnmapped);
+  for (uint32_t i = 0; i < fresh.nodes.size(); ++i)
+    for (uint16_t k = 0; k < fresh.nodes[i].count; ++k) r.parent[fresh.child(fresh.nodes[i], k)] = i;
   return r;
 }
 
@@ -233,11 +273,16 @@ void BrainRemap::mend(const Program& old, const Program& p, uint8_t* block, std:
       mend_fsm(old, p, i, block, restart);
       continue;
     }
+    const bool random = n.kind == NodeKind::RandomSelector || n.kind == NodeKind::RandomSequence;
+    if (random && !same_children(old, p, on, n)) {
+      // Its drawn order names children by their old places (and a new count gave it a blank
+      // state): it cannot resume, it restarts and draws again.
+      restart.push_back(i);
+      continue;
+    }
     uint32_t old_child = running_child(old, on, block, n.state);
     if (old_child == kUnmapped) continue;  // nothing was running below it
     int pos = to_new[old_child] == kUnmapped ? -1 : find_position(p, n, to_new[old_child]);
-    bool random = n.kind == NodeKind::RandomSelector || n.kind == NodeKind::RandomSequence;
-    if (random && (n.count != on.count || pos < 0)) pos = -1;
     if (n.kind == NodeKind::Machine) {
       auto* cur = reinterpret_cast<uint16_t*>(block + n.state + 8);
       if (pos >= 0 && pos % 2 == 1) *cur = static_cast<uint16_t>(pos / 2);
@@ -251,6 +296,16 @@ void BrainRemap::mend(const Program& old, const Program& p, uint8_t* block, std:
     if (pos >= 0) *reinterpret_cast<uint16_t*>(block + n.state) = static_cast<uint16_t>(pos);
     else restart.push_back(i);  // it cannot resume where it was: it restarts
   }
+  // A running node whose parent does not run it any more (it moved under another parent, or
+  // its decorator's subtree shifted) would be left running on its own, resumed mid-way when its
+  // new parent reached it: it stops (its stop hook gets "aborted", its task closes).
+  for (uint32_t i = 1; i < p.nodes.size(); ++i)
+    if (status[i] == Status::Running && parent[i] != kUnmapped && !is_imported_kind(p.nodes[parent[i]].kind) &&
+        !runs_child(p, block, parent[i], i))
+      restart.push_back(i);
+  // Outer nodes first (depth-first order), each once: an outer abort stops what runs below it.
+  std::sort(restart.begin(), restart.end());
+  restart.erase(std::unique(restart.begin(), restart.end()), restart.end());
 }
 
 bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {

@@ -22,6 +22,7 @@ struct BrainRemap {
   std::vector<uint32_t> removed;         // old nodes that are gone
   std::vector<uint32_t> removed_any_slots;  // old `any` blackboard slots whose key is gone
   std::vector<uint32_t> positioned;      // kept new nodes that hold a child position
+  std::vector<uint32_t> parent;          // each new node's parent (kUnmapped: the root)
   bool same_indices = false;             // every node kept at its index
 
   // Plans the move. With `blackboard`, slots whose key survives carry over byte for byte
@@ -38,6 +39,10 @@ struct BrainRemap {
   void mend_fsm(const Program& old, const Program& fresh, uint32_t root, uint8_t* block, std::vector<uint32_t>& restart) const;
   void mend_events(const Program& old, const Program& fresh, std::vector<QueuedEvent>& queue, int64_t& removed) const;
   uint16_t state_to_new(const Program& old, const Program& fresh, uint16_t s) const;  // kNoPos: gone
+  // The old node and the new have the same children in the same places.
+  bool same_children(const Program& old, const Program& fresh, const Node& on, const Node& n) const;
+  // Whether running node `up` of `fresh` runs its child `i` (by the position it holds).
+  static bool runs_child(const Program& fresh, const uint8_t* block, uint32_t up, uint32_t i);
 };
 
 }  // namespace thicket

@@ -873,3 +873,123 @@ TEST_CASE_FIXTURE(ReloadFixture, "reload: a Lua file fixed while its brain waits
   CHECK(got == std::vector<std::pair<std::string, bool>>{{brain, true}, {s.path("leaves.lua"), true}});
   CHECK(get_number(r.rt, a, "extra") == 7);
 }
+
+namespace {
+// A brain of kLeaves plus Mark (a leaf that notes its call in the log), loaded from `before`,
+// one agent ticked `ticks` times, then `after` written and reloaded.
+struct Edit {
+  Scratch s;
+  Run r;
+  thicket::AgentHandle a;
+  Edit(const std::string& before, int ticks) {
+    s.write("leaves.lua", leaves_with(
+        "function L.Mark(agent, args) agent.bb.log = agent.bb.log .. \"mark \" .. args.id .. \";\" return thicket.SUCCESS end\n"
+        "function L.No() return false end"));
+    std::vector<thicket::Diagnostic> d;
+    auto b = r.rt.load_file(s.write("brain.yaml", before), d);
+    REQUIRE(b);
+    a = r.rt.spawn(*b);
+    for (int k = 0; k < ticks; ++k) r.rt.tick_all(0.1);
+  }
+  void reload(const std::string& after) {
+    s.write("brain.yaml", after);
+    REQUIRE(r.rt.reload_changed() == 1);
+  }
+};
+}  // namespace
+
+TEST_CASE("reload: a running node moved under another parent (a branch inserted above it) stops, and starts afresh there") {
+  Edit e(R"(
+tree: mv
+leaves: [leaves.lua]
+blackboard: {count: 0, log: ""}
+root:
+  sequence:
+    - sequence:
+        - action: {leaf: Mark, args: {id: a}}
+        - action: {leaf: Work, args: {id: w}, name: work}
+)", 2);
+  REQUIRE(get_string(e.r.rt, e.a, "log") == "mark a;start w;");
+  REQUIRE(get_number(e.r.rt, e.a, "count") == 2);
+  // A new first branch takes root/0's path; the old root/0 is now root/1, a new node, and the
+  // named work moved under it: its old parent no longer runs it.
+  e.reload(R"(
+tree: mv
+leaves: [leaves.lua]
+blackboard: {count: 0, log: ""}
+root:
+  sequence:
+    - sequence:
+        - action: {leaf: Mark, args: {id: new}}
+    - sequence:
+        - action: {leaf: Mark, args: {id: a}}
+        - action: {leaf: Work, args: {id: w}, name: work}
+)");
+  INFO(e.r.log);
+  CHECK(get_string(e.r.rt, e.a, "log") == "mark a;start w;stop w aborted;");
+  CHECK(e.r.log.find("(2 running node(s) aborted)") != std::string::npos);  // root/0 and work
+  e.r.rt.tick_all(0.1);
+  // Reached again by its new parent, work starts afresh (its mem too), not resumed mid-way.
+  CHECK(get_string(e.r.rt, e.a, "log") == "mark a;start w;stop w aborted;mark new;mark a;start w;");
+  CHECK(get_number(e.r.rt, e.a, "count") == 1);
+  CHECK(e.r.rt.running_nodes(e.a) == std::vector<std::string>{"root", "root/1", "work"});
+}
+
+TEST_CASE("reload: a running random_sequence given another child stops its running child and draws again") {
+  const std::string before = R"(
+tree: rs
+leaves: [leaves.lua]
+blackboard: {count: 0, log: ""}
+root:
+  random_sequence:
+    name: rs
+    children:
+      - action: {leaf: Mark, args: {id: a}, name: a}
+      - action: {leaf: Work, args: {id: w}, name: work}
+)";
+  Edit e(before, 1);
+  REQUIRE(e.r.rt.running_nodes(e.a) == std::vector<std::string>{"rs", "work"});
+  std::string after = before + "      - action: {leaf: Mark, args: {id: c}, name: c}\n";
+  e.reload(after);
+  INFO(e.r.log);
+  // Its drawn order named two children: with three it cannot resume (before, its position and
+  // order came out blank, running child 0 again and again, and work ran on unstopped).
+  const std::string drawn = get_string(e.r.rt, e.a, "log");  // "mark a;" first or not: the draw's
+  CHECK(drawn.size() >= 23);
+  CHECK(drawn.substr(drawn.size() - 23) == "start w;stop w aborted;");
+  CHECK(e.r.log.find("(1 running node(s) aborted)") != std::string::npos);  // rs, and work below it
+  e.r.rt.tick_all(0.1);
+  const std::string log = get_string(e.r.rt, e.a, "log");
+  CHECK(log.find("start w;", log.find("aborted")) != std::string::npos);  // work started again in the new draw
+  CHECK(e.r.rt.running_nodes(e.a) == std::vector<std::string>{"rs", "work"});
+}
+
+TEST_CASE("reload: an abort mode added to a running sequence keeps its place (a finished action is not run again)") {
+  const std::string before = R"(
+tree: ab
+leaves: [leaves.lua]
+blackboard: {count: 0, log: ""}
+root:
+  selector:
+    - sequence:
+        - condition: No
+        - action: {leaf: Mark, args: {id: x}}
+    - sequence:
+        name: s2
+        children:
+          - action: {leaf: Mark, args: {id: a}}
+          - action: {leaf: Work, args: {id: w}, name: work}
+)";
+  Edit e(before, 2);
+  REQUIRE(get_string(e.r.rt, e.a, "log") == "mark a;start w;");
+  std::string after = before;
+  after.replace(after.find("        children:"), 0, "        abort: lower_priority\n");
+  // (The abort mode gives s2 a stamp beside its position: its state grew from 2 bytes to 8,
+  // and was not carried over, so it resumed at child 0.)
+  e.reload(after);
+  INFO(e.r.log);
+  e.r.rt.tick_all(0.1);
+  CHECK(get_string(e.r.rt, e.a, "log") == "mark a;start w;");
+  CHECK(get_number(e.r.rt, e.a, "count") == 3);
+  CHECK(e.r.rt.running_nodes(e.a) == std::vector<std::string>{"root", "s2", "work"});
+}
