@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -19,8 +20,13 @@
 namespace thicket {
 
 // Which watched files changed. inotify (when the kernel gives it) says when to look; the
-// look itself compares size, mtime and a content hash, so editors that save by rename or
-// by truncate-and-write both work, and several quick saves make one reload.
+// look itself compares size, times and a content hash, so editors that save by rename or
+// by truncate-and-write both work, and several quick saves make one reload. A save written
+// in place is waited for: while a watched file written to since it was opened is still open
+// (inotify's opens and closes of its name, counted), for at most kSaveWait, no file is looked
+// at, so a half-written file (a tick fell between two of its writes, or between `cat > f`
+// emptying it and writing) is never loaded. (A write without an open seen, such as a time set
+// by `touch -m`, or by a writer that opened the file before it was watched, is not waited for.)
 class FileWatcher {
  public:
   FileWatcher() { inotify_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC); }
@@ -28,9 +34,12 @@ class FileWatcher {
     if (inotify_ >= 0) close(inotify_);
   }
 
+  static constexpr std::chrono::milliseconds kSaveWait{1000};
+
   void add(const std::string& path) {
     if (files_.count(path)) return;
     files_[path] = stamp(path, true);
+    names_.insert(std::filesystem::path(path).filename().string());
     if (inotify_ < 0) return;
     watch(folder_of(path));
     watch_target(path);
@@ -44,13 +53,21 @@ class FileWatcher {
       bool any = false;
       ssize_t n;
       while ((n = read(inotify_, buf, sizeof buf)) > 0) {
-        any = true;
         for (char* at = buf; at < buf + n;) {
           const auto* ev = reinterpret_cast<const inotify_event*>(at);
+          // (Opening and reading change nothing: the looks' own reads come back as such.)
+          if (ev->mask & ~(IN_OPEN | IN_CLOSE_NOWRITE | IN_ISDIR)) any = true;
+          if (ev->mask & IN_Q_OVERFLOW) {  // events were lost: the counts no longer hold
+            opens_.clear();
+            writing_.clear();
+            truncated_.clear();
+          }
           // A folder deleted (its watch is gone) or moved away (its watch follows it
           // elsewhere): watch its path again once something is there.
           if (ev->mask & IN_MOVE_SELF) inotify_rm_watch(inotify_, ev->wd);
           if (ev->mask & (IN_IGNORED | IN_MOVE_SELF)) lose(ev->wd);
+          // A write to a watched file's name opens a save; its writer's close ends it.
+          if (ev->len > 0 && names_.count(ev->name)) saving(*ev);
           at += sizeof(inotify_event) + ev->len;
         }
       }
@@ -64,12 +81,25 @@ class FileWatcher {
       }
       if (!any && !pending_) return {};
       pending_ = false;
+      if (!writing_.empty()) {  // a save under way: look once it is closed
+        const auto now = std::chrono::steady_clock::now();
+        if (!waiting_) {
+          waiting_ = true;
+          waiting_since_ = now;
+        }
+        if (now - waiting_since_ < kSaveWait) {
+          pending_ = true;
+          return {};
+        }
+        writing_.clear();  // a writer that keeps the file open: what it wrote so far counts
+      }
+      waiting_ = false;
     }
     std::vector<std::string> out;
     for (auto& [path, old] : files_) {
       Stamp now = stamp(path, false);
       if (now.exists) missing_.erase(path);
-      if (now.exists && now.mtime_ns == old.mtime_ns && now.size == old.size) continue;
+      if (now.exists && now.mtime_ns == old.mtime_ns && now.ctime_ns == old.ctime_ns && now.size == old.size) continue;
       if (!now.exists) {  // mid-save (rename) or deleted: look again next time
         pending_ = true;
         // Still missing at the next look: not a save that deletes and writes again.
@@ -106,7 +136,9 @@ class FileWatcher {
     std::error_code ec;
     if (!std::filesystem::is_symlink(path, ec)) return;
     const std::filesystem::path target = std::filesystem::canonical(path, ec);
-    if (!ec) watch(folder_of(target.string()));
+    if (ec) return;
+    watch(folder_of(target.string()));
+    names_.insert(target.filename().string());
   }
   void watch(const std::string& dir) {
     if (dirs_.count(dir) || lost_.count(dir)) return;
@@ -114,7 +146,9 @@ class FileWatcher {
   }
   bool watch_now(const std::string& dir) {
     const int wd = inotify_add_watch(inotify_, dir.c_str(),
-                                     IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_MODIFY | IN_DELETE | IN_MOVE_SELF);
+                                     IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_MODIFY | IN_DELETE | IN_MOVE_SELF |
+                                         IN_ATTRIB |  // (a chmod that makes a file readable again)
+                                         IN_OPEN | IN_CLOSE_NOWRITE);  // (saves under way: opens counted)
     if (wd >= 0) {
       dirs_[dir] = wd;
       return true;
@@ -132,11 +166,29 @@ class FileWatcher {
       }
     }
   }
+  // A save under way: an open of a watched name counted, a write to it while open marks it
+  // written, and once its opens are all closed (or it is deleted) it is done.
+  void saving(const inotify_event& ev) {
+    const std::pair<int, std::string> key{ev.wd, ev.name};
+    // open(O_TRUNC) empties the file (a write) before its open is told: that open is a save's.
+    const bool truncated = truncated_.erase(key) && (ev.mask & IN_OPEN);
+    if ((ev.mask & IN_MODIFY) && !opens_.count(key)) truncated_.insert(key);
+    if (ev.mask & IN_OPEN) ++opens_[key];
+    if (truncated) writing_.insert(key);
+    if (ev.mask & (IN_CLOSE_WRITE | IN_CLOSE_NOWRITE)) {
+      auto it = opens_.find(key);
+      if (it != opens_.end() && --it->second <= 0) opens_.erase(it);
+    }
+    if (ev.mask & IN_DELETE) opens_.erase(key);
+    if ((ev.mask & IN_MODIFY) && opens_.count(key)) writing_.insert(key);
+    if (!opens_.count(key)) writing_.erase(key);
+  }
   std::map<std::string, int> missing_;  // path -> looks in a row it was missing at
   std::vector<std::string> gone_;
   struct Stamp {
     bool exists = false;
     int64_t mtime_ns = 0;
+    int64_t ctime_ns = 0;  // changes with the mode too: a file made readable again is looked at
     uint64_t size = 0;
     uint64_t hash = 0;
   };
@@ -146,6 +198,7 @@ class FileWatcher {
     if (::stat(path.c_str(), &st) != 0) return s;
     s.exists = true;
     s.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    s.ctime_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
     s.size = static_cast<uint64_t>(st.st_size);
     if (with_hash) s.hash = hash_file(path);
     return s;
@@ -187,6 +240,12 @@ class FileWatcher {
  private:
   int inotify_ = -1;
   bool polling_ = false, pending_ = false;
+  std::set<std::string> names_;                     // watched files' names (and their links' targets')
+  std::map<std::pair<int, std::string>, int> opens_;  // (folder's watch, name): opens not closed
+  std::set<std::pair<int, std::string>> writing_;      // of those, the ones written to: saves under way
+  std::set<std::pair<int, std::string>> truncated_;    // written to while not open: an open(O_TRUNC)'s?
+  bool waiting_ = false;                            // on writing_, since waiting_since_
+  std::chrono::steady_clock::time_point waiting_since_;
   std::map<std::string, Stamp> files_;
   std::map<std::string, int> dirs_;  // watched folders (as named) and their watches
   std::set<std::string> lost_;       // folders to watch that are not there now

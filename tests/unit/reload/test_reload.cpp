@@ -1,6 +1,8 @@
 // Hot reload (SPEC 10) through the C++ API: files change at known ticks, deterministically.
 #include <doctest/doctest.h>
+#include <fcntl.h>     // open: a save in two writes
 #include <sys/stat.h>  // mkfifo
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -992,4 +994,41 @@ root:
   CHECK(get_string(e.r.rt, e.a, "log") == "mark a;start w;");
   CHECK(get_number(e.r.rt, e.a, "count") == 3);
   CHECK(e.r.rt.running_nodes(e.a) == std::vector<std::string>{"root", "s2", "work"});
+}
+
+TEST_CASE_FIXTURE(ReloadFixture, "reload: a save written in place in two writes is loaded once its writer closes it, never half") {
+  r.rt.tick(a, 0.1);
+  r.rt.tick(a, 0.1);
+  REQUIRE(r.rt.running_nodes(a) == std::vector<std::string>{"root", "work"});
+  // The tree with a node added at its end, written as an editor writing in place does: emptied,
+  // a first part (valid YAML without the running work), a look between, then the rest.
+  const std::string v2 = std::string(kTree) + "    - action: {leaf: Say, args: {id: b}}\n";
+  const size_t cut = v2.find("    - action: {leaf: Work");
+  const int fd = ::open(brain.c_str(), O_WRONLY | O_TRUNC);
+  REQUIRE(fd >= 0);
+  CHECK(r.rt.reload_changed() == 0);  // emptied, nothing written: not "the file is empty"
+  REQUIRE(::write(fd, v2.data(), cut) == static_cast<ssize_t>(cut));
+  CHECK(r.rt.reload_changed() == 0);  // half of it: waited for, work not aborted
+  REQUIRE(::write(fd, v2.data() + cut, v2.size() - cut) == static_cast<ssize_t>(v2.size() - cut));
+  CHECK(r.rt.reload_changed() == 0);  // all of it, still open
+  ::close(fd);
+  CHECK(r.rt.reload_changed() == 1);
+  INFO(r.log);
+  CHECK(r.log.find("the file is empty") == std::string::npos);
+  CHECK(r.log.find("aborted") == std::string::npos);
+  CHECK(r.log.find("nodes kept, 1 added, 0 removed") != std::string::npos);
+  CHECK(get_string(r.rt, a, "log") == "start w;");
+  CHECK(r.rt.running_nodes(a) == std::vector<std::string>{"root", "work"});
+}
+
+TEST_CASE_FIXTURE(ReloadFixture, "reload: a change that keeps the file's size and modification time (cp -p, touch -r) is seen") {
+  // (As is a chmod that makes an unreadable save readable: the change time moves with both.)
+  const auto when = fs::last_write_time(brain);
+  std::string v2 = kTree;
+  v2.replace(v2.find("{id: a}"), 7, "{id: z}");  // same size
+  { std::ofstream(brain, std::ios::trunc) << v2; }
+  fs::last_write_time(brain, when);
+  CHECK(r.rt.reload_changed() == 1);
+  INFO(r.log);
+  CHECK(r.log.find("1 changed: root/0") != std::string::npos);
 }
