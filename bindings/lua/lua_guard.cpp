@@ -36,9 +36,9 @@ void on_guard_signal(int sig, siginfo_t* info, void* context) {
     // a million frames deep took longer than the watchdog's 5 ms between signals, so the
     // thread did nothing but handle signals.
     if (running && want != 0 && want == g->serial.load(std::memory_order_relaxed) &&
-        !(lua_gethook(running) == g->hook && lua_gethookmask(running) == LUA_MASKCOUNT &&
+        !(lua_gethook(running) == g->hook && lua_gethookmask(running) == kStopMask &&
           (lua_gethookcount(running) == 1 || lua_gethookcount(running) == kStopGraceInstructions)))
-      lua_sethook(running, g->hook, LUA_MASKCOUNT, 1);
+      lua_sethook(running, g->hook, kStopMask, 1);
   }
   // Someone else's SIGURG handler keeps working.
   if (g_previous_action.sa_flags & SA_SIGINFO) {

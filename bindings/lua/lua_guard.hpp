@@ -25,6 +25,10 @@ namespace thicket {
 // returned by then, while an endless loop is stopped a moment later. The instruction budget's
 // hook interval is never this count (LuaHost moves it one up), so the hook tells them apart.
 constexpr int kStopGraceInstructions = 10007;
+// The hook that stops a call fires on every function call too (C functions' included): a leaf
+// made only of C calls (`__index = pcall`, `__call = table.unpack`, each calling the next) runs
+// no Lua instruction for a count hook to fire at. The grace counts those calls as instructions.
+constexpr int kStopMask = LUA_MASKCOUNT | LUA_MASKCALL;
 
 // What the watchdog sees of one Lua state; one per LuaHost, registered while it lives.
 struct LuaGuard {

@@ -251,6 +251,7 @@ class LuaHost final : public ScriptHost {
   uint64_t hook_serial_ = 0;  // the call the budget hook last fired in
   uint64_t hook_count_ = 0;   // how often it fired in that call
   uint64_t stopping_serial_ = 0;    // the call stopped at its time limit (past its grace)
+  uint64_t grace_calls_ = 0;        // function calls made during the grace (kStopMask's calls)
   std::string stop_message_;        // that stop's message, raised again as it is while the call runs
   uint64_t stop_message_serial_ = 0;
   uint64_t loop_grace_serial_ = 0;  // the call a C loop's poll found past its time limit

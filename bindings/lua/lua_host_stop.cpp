@@ -19,8 +19,13 @@ namespace thicket {
 // hook gives the thread its usual one back. Otherwise it is the instruction budget: set on a
 // thread once, it fires every budget/8 instructions; a call that sees more than eight firings
 // has run past its budget (no lua_sethook per call).
-void LuaHost::guard_hook(lua_State* L, lua_Debug*) {
+void LuaHost::guard_hook(lua_State* L, lua_Debug* ar) {
   LuaHost* h = *static_cast<LuaHost**>(lua_getextraspace(L));
+  // A function call (the stop's hook has kStopMask): counted as an instruction of the grace. A
+  // call hook may not yield, so on a coroutine that would stop by yielding it waits for the
+  // next instruction (a C-only chain inside a coroutine is not stopped there: see the guide).
+  const bool call = ar->event == LUA_HOOKCALL || ar->event == LUA_HOOKTAILCALL;
+  if (call && L != h->L_ && lua_isyieldable(L)) return;
   if (lua_stop_requested(h->guard_)) {
     push_stop(L);
     stop_from_hook(h, L);
@@ -29,15 +34,22 @@ void LuaHost::guard_hook(lua_State* L, lua_Debug*) {
   const int count = lua_gethookcount(L);
   if (count == 1 || count == kStopGraceInstructions) {
     const uint64_t marked = marked_call(*h);
-    if (marked != 0 && (count == kStopGraceInstructions || h->stopping_serial_ == marked)) {
+    const bool grace_over = count == kStopGraceInstructions &&
+                            (!call || ++h->grace_calls_ >= static_cast<uint64_t>(kStopGraceInstructions));
+    if (marked != 0 && (grace_over || h->stopping_serial_ == marked)) {
       push_stop(L);  // ran on past its grace, or was stopped once already
       stop_from_hook(h, L);
       return;
     }
-    if (marked != 0) lua_sethook(L, guard_hook, LUA_MASKCOUNT, kStopGraceInstructions);  // the grace
-    else h->restore_hook(L);
+    if (marked != 0 && count == 1) {  // the grace
+      h->grace_calls_ = 0;
+      lua_sethook(L, guard_hook, kStopMask, kStopGraceInstructions);
+    } else if (marked == 0) {
+      h->restore_hook(L);
+    }
     return;
   }
+  if (call) return;  // (a budget hook never has calls in its mask)
   if (h->hook_serial_ != h->call_serial_) {
     h->hook_serial_ = h->call_serial_;
     h->hook_count_ = 0;
@@ -158,8 +170,8 @@ void LuaHost::push_stop(lua_State* L, int level) {
   LuaHost* h = *static_cast<LuaHost**>(lua_getextraspace(L));
   // From now on the hook raises the stop at every instruction of the call (set once: each
   // lua_sethook walks the thread's whole call stack).
-  if (!(lua_gethook(L) == guard_hook && lua_gethookmask(L) == LUA_MASKCOUNT && lua_gethookcount(L) == 1))
-    lua_sethook(L, guard_hook, LUA_MASKCOUNT, 1);
+  if (!(lua_gethook(L) == guard_hook && lua_gethookmask(L) == kStopMask && lua_gethookcount(L) == 1))
+    lua_sethook(L, guard_hook, kStopMask, 1);
   const uint64_t serial = h->guard_.serial.load(std::memory_order_relaxed);
   // Raised again (after a pcall, through a message handler, out of a coroutine), the stop keeps
   // the line it was first raised at, the script's loop: raised anew, it named the line that
@@ -172,7 +184,7 @@ void LuaHost::push_stop(lua_State* L, int level) {
   // The first script line from `level` out: past C functions (table.sort's comparison is
   // called by one) and the sandbox's own Lua, which is not the modder's.
   lua_Debug ar;
-  while (level < 16 && lua_getstack(L, level, &ar) && lua_getinfo(L, "Sl", &ar) &&
+  while (level < 256 && lua_getstack(L, level, &ar) && lua_getinfo(L, "Sl", &ar) &&
          (ar.currentline <= 0 || std::strcmp(ar.source, "=(thicket)") == 0))
     ++level;
   luaL_where(L, level);

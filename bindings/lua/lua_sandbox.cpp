@@ -94,7 +94,7 @@ int LuaApi::resume_watched(lua_State* L, lua_State* co, int narg) {
     // goes on into the resumer, as below; co stays suspended where it was stopped, its hooks
     // whole, so that closing it runs its cleanups under the watchdog.
     lua_pop(co, nres);
-    lua_sethook(L, LuaHost::guard_hook, LUA_MASKCOUNT, 1);
+    lua_sethook(L, LuaHost::guard_hook, kStopMask, 1);
     lua_pushlstring(L, h.stop_yield_message().data(), h.stop_yield_message().size());
     return lua_error(L);
   }
@@ -113,7 +113,7 @@ int LuaApi::resume_watched(lua_State* L, lua_State* co, int narg) {
   // caught every stop and ran for ever. The hook, set to fire at every instruction, raises
   // the stop again after any pcall around this resume.
   if (LuaHost::told_to_stop(L)) {
-    lua_sethook(L, LuaHost::guard_hook, LUA_MASKCOUNT, 1);
+    lua_sethook(L, LuaHost::guard_hook, kStopMask, 1);
     lua_xmove(co, L, 1);
     return lua_error(L);
   }
@@ -138,7 +138,7 @@ int LuaApi::close_watched(lua_State* L, lua_State* co) {
   if (status == LUA_OK) return status;
   lua_xmove(co, L, 1);
   if (LuaHost::told_to_stop(L)) {
-    lua_sethook(L, LuaHost::guard_hook, LUA_MASKCOUNT, 1);
+    lua_sethook(L, LuaHost::guard_hook, kStopMask, 1);
     return lua_error(L);
   }
   return status;

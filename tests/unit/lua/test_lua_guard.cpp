@@ -42,6 +42,13 @@ function L.Fine() thicket.log("@fine " .. thicket.tick()); return true end
 -- A message handler that never returns: on an ordinary error, and on the stop itself.
 function L.HandlerSpin() xpcall(function() error("x") end, function(m) while true do end end) end
 function L.BothSpin() xpcall(function() while true do end end, function(m) while true do end end) end
+-- Only C functions, each calling the next, no Lua instruction between: t[i] calls pcall(t, i),
+-- which calls table.unpack(t, i), which reads t[i + 1]...; pcall swallows the C stack overflow at
+-- the bottom and the walk goes on (20 times longer with each nil: 8 nils ran for hours).
+function L.CChain()
+  local t = setmetatable({nil, nil, nil, nil, nil, nil, nil, nil, 1}, {__index = pcall, __call = table.unpack})
+  table.unpack(t)
+end
 return L
 )LUA";
 
@@ -67,8 +74,10 @@ thicket::RuntimeOptions timed(double seconds) {
 
 TEST_CASE("guard: a leaf that never returns is stopped at its time limit with leaf, node, agent and file:line") {
   // (HandlerSpin, BothSpin: an xpcall message handler runs where the error was raised; a stop
-  // raised by the watchdog's hook ran it with hooks off, so a looping handler held the host.)
-  for (const char* leaf : {"Spin", "Swallow", "OwnCoroutine", "ResumeForever", "HookSpin", "TaskSpin", "HandlerSpin", "BothSpin"}) {
+  // raised by the watchdog's hook ran it with hooks off, so a looping handler held the host.
+  // CChain: no Lua instruction runs for a count hook to fire at; the stop's hook fires on calls.)
+  for (const char* leaf : {"Spin", "Swallow", "OwnCoroutine", "ResumeForever", "HookSpin", "TaskSpin", "HandlerSpin", "BothSpin",
+                           "CChain"}) {
     CAPTURE(leaf);
     LuaRuntime t(timed(0.02));
     t.write("run.lua", kRunaways);
