@@ -351,7 +351,10 @@ int LuaApi::require_impl(lua_State* L) {
       return -1;
     }
     if (LuaHost::load_lua_file(L, p) != LUA_OK) return -1;  // (read once: whatever the file is swapped for)
-    h.push_file_env(L, p);  // a module has its own globals too
+    // A module has its own globals too, apart from those of a leaf file of the same path: a
+    // leaf file required by another as a module runs again in globals of its own, not in the
+    // leaf file's (whose counters and state it reset, one mod breaking another).
+    h.push_file_env(L, "(module) " + p);
     lua_setupvalue(L, -2, 1);
     lua_pushstring(L, name.c_str());
     h.modules_loading_.push_back(p);

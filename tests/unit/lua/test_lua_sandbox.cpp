@@ -145,6 +145,20 @@ TEST_CASE("sandbox: one leaf file tampering with globals and libraries does not 
   CHECK(t.marks() == LogLines{"module: false false success", "same file: nil nil 42", "victim A,B,x 1 function 1"});
 }
 
+TEST_CASE("sandbox: a leaf file required by another as a module does not reset the first one's globals") {
+  LuaRuntime t;
+  t.write("b.lua", "local thicket = require('thicket')\ncount = 0\n"
+                   "return { CountB = function() count = count + 1; thicket.log('@b ' .. count); return true end }\n");
+  t.write("a.lua", "local thicket = require('thicket')\n"
+                   "return { Meddle = function() if thicket.tick() == 2 then thicket.log('@a ' .. type(require('b'))) end "
+                   "return true end }\n");
+  t.rt.spawn(t.load("tree: t\nleaves: [b.lua, a.lua]\nroot:\n  sequence: [{action: CountB}, {action: Meddle}]\n"));
+  for (int k = 0; k < 4; ++k) t.rt.tick_all(0.1);
+  CHECK(t.rt.script_errors() == 0);
+  // (b.lua's top level ran again, as a module, in globals of its own: b's count went on.)
+  CHECK(t.marks() == LogLines{"b 1", "b 2", "a table", "b 3", "b 4"});
+}
+
 TEST_CASE("sandbox: a leaf file's globals survive its hot reload (one environment per file)") {
   LuaRuntime t;
   auto leaf = t.write("g.lua", "count = count or 0\nreturn { G = function() count = count + 1; "
