@@ -35,9 +35,11 @@ void on_guard_signal(int sig, siginfo_t* info, void* context) {
     // lua_sethook marks every frame of the thread's call stack, which for a runaway recursion
     // a million frames deep took longer than the watchdog's 5 ms between signals, so the
     // thread did nothing but handle signals.
+    // A call in its grace past twice its limit is hooked again at count 1, which ends the grace.
+    const bool grace_over = want == g->grace_over_serial.load(std::memory_order_relaxed);
     if (running && want != 0 && want == g->serial.load(std::memory_order_relaxed) &&
         !(lua_gethook(running) == g->hook && lua_gethookmask(running) == kStopMask &&
-          (lua_gethookcount(running) == 1 || lua_gethookcount(running) == kStopGraceInstructions)))
+          (lua_gethookcount(running) == 1 || (lua_gethookcount(running) == kStopGraceInstructions && !grace_over))))
       lua_sethook(running, g->hook, kStopMask, 1);
   }
   // Someone else's SIGURG handler keeps working.
@@ -110,8 +112,12 @@ class Watchdog {
       if (!stop) return;
     }
     double limit = g.timeout * g.limit_scale.load(std::memory_order_relaxed);
-    bool overdue = g.timeout > 0 && thread_seconds(thread, now) - g.seen_cpu >= limit;
+    const double cpu = thread_seconds(thread, now);
+    bool overdue = g.timeout > 0 && cpu - g.seen_cpu >= limit;
     if (!stop && !overdue) return;
+    if (overdue && g.grace_serial.load(std::memory_order_acquire) == serial &&
+        cpu - static_cast<double>(g.grace_start_ns.load(std::memory_order_relaxed)) * 1e-9 >= limit)
+      g.grace_over_serial.store(serial, std::memory_order_release);
     // Marked, then signalled (again on every look while it still runs: a call that caught the
     // error with pcall, or moved into a coroutine of its own, is hooked again).
     g.interrupt_serial.store(serial, std::memory_order_release);

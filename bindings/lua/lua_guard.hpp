@@ -36,6 +36,12 @@ struct LuaGuard {
   std::atomic<lua_State*> running{nullptr};   // the Lua thread running now; null between calls
   std::atomic<uint64_t> serial{0};            // the call in progress (bumped by every call)
   std::atomic<uint64_t> interrupt_serial{0};  // the call asked to stop (0: none)
+  // A call's grace (kStopGraceInstructions) started at grace_start_ns of its thread's CPU time
+  // (grace_serial: that call); once the grace has used the limit again, of instructions that each
+  // take long (a loop of string.upper on megabytes), it is over (grace_over_serial: that call).
+  std::atomic<uint64_t> grace_serial{0};
+  std::atomic<int64_t> grace_start_ns{0};
+  std::atomic<uint64_t> grace_over_serial{0};
   std::atomic<pthread_t> os_thread{};         // the OS thread of the outermost call
   std::atomic<uint32_t> limit_scale{1};       // loading a file may take this many limits
   double timeout = 0.05;                      // CPU seconds a call may run; 0: no limit (Ctrl-C still stops)

@@ -4,6 +4,7 @@
 // off for good); C loops ask through check_stop.
 #include <algorithm>
 #include <cstring>
+#include <ctime>
 
 #include "lua_host.hpp"
 #include "runtime_impl.hpp"
@@ -34,15 +35,22 @@ void LuaHost::guard_hook(lua_State* L, lua_Debug* ar) {
   const int count = lua_gethookcount(L);
   if (count == 1 || count == kStopGraceInstructions) {
     const uint64_t marked = marked_call(*h);
-    const bool grace_over = count == kStopGraceInstructions &&
-                            (!call || ++h->grace_calls_ >= static_cast<uint64_t>(kStopGraceInstructions));
+    // The grace ends after its instructions (and calls), or once it has used the limit again
+    // (the watchdog says so: each of its instructions may take long).
+    const bool grace_over =
+        (count == kStopGraceInstructions && (!call || ++h->grace_calls_ >= static_cast<uint64_t>(kStopGraceInstructions))) ||
+        (marked != 0 && h->guard_.grace_over_serial.load(std::memory_order_acquire) == marked);
     if (marked != 0 && (grace_over || h->stopping_serial_ == marked)) {
       push_stop(L);  // ran on past its grace, or was stopped once already
       stop_from_hook(h, L);
       return;
     }
-    if (marked != 0 && count == 1) {  // the grace
+    if (marked != 0 && count == 1) {  // the grace, timed from now by the thread's CPU clock
       h->grace_calls_ = 0;
+      timespec ts{};
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+      h->guard_.grace_start_ns.store(static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec, std::memory_order_relaxed);
+      h->guard_.grace_serial.store(marked, std::memory_order_release);
       lua_sethook(L, guard_hook, kStopMask, kStopGraceInstructions);
     } else if (marked == 0) {
       h->restore_hook(L);

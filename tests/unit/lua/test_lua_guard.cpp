@@ -515,3 +515,27 @@ TEST_CASE("guard: a looping xpcall message handler is stopped by the instruction
     CHECK(t.joined_log().find("@fine 1") != std::string::npos);
   }
 }
+
+// The grace of kStopGraceInstructions is instructions: a loop of instructions that each take long
+// (string.upper on 8 MB, a few ms) made it seconds per call (10,000 of them), for every agent
+// and tick. The grace also ends once it has used the time limit again.
+TEST_CASE("guard: a loop whose every instruction takes long is stopped within its grace's time") {
+  LuaRuntime t(timed(0.02));
+  t.write("big.lua", R"LUA(
+local thicket = require("thicket")
+local BIG = string.rep("p", 8 * 1024 * 1024)
+n = 0
+return {
+  Shout = function() while true do n = n + 1; local loud = BIG:upper() end end,
+  Count = function() thicket.log("@" .. n); return true end,
+}
+)LUA");
+  auto a = t.rt.spawn(t.load("tree: t\nleaves: [big.lua]\nroot:\n  sequence:\n    - force_success: {action: Shout}\n"
+                             "    - action: Count\n"));
+  t.rt.tick(a, 0.1);
+  CHECK(t.rt.script_errors() == 1);
+  const auto marks = t.marks();
+  REQUIRE(marks.size() == 1);
+  // ~2,000 loops (10,007 instructions of ~5 a loop) before; now the limit and as much again.
+  CHECK(std::stoi(marks[0]) < 500);
+}
