@@ -19,6 +19,25 @@ namespace thicket {
 
 namespace {
 
+// A script's text in an error report: its line breaks and tabs kept, every other control
+// character (an escape sequence's ESC, a carriage return, DEL) written as \xNN, so a mod's
+// error text cannot drive the terminal the report is printed on or overwrite a line of it.
+std::string without_controls(std::string text) {
+  static const char* kHex = "0123456789ABCDEF";  // (as shown_name writes them)
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if ((byte < 0x20 && c != '\n' && c != '\t') || byte == 0x7f) {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 // Keeps the Lua frames of a traceback, indented, for error reports.
 std::string lua_frames(const std::string& traceback) {
   std::istringstream in(traceback);
@@ -83,6 +102,7 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
             " (a leaf that keeps growing a table or a string?); the allocation failed and the leaf stopped "
             "(--lua-memory sets the cap; lua_memory_limit when embedded)";
   }
+  first = without_controls(std::move(first));
   if (first.size() > kMaxShownMessage) first = clipped(first, kMaxShownMessage);
   // Printed or only counted by the runtime, in agent order (the same log on any number of
   // threads); one it will not print is not even worded.
@@ -91,13 +111,13 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
   std::ostringstream out;
   out << "error: " << first << sandbox_hint(first) << "\n  in leaf '" << leaf.name << "' at node " << at.program->ids[at.node]
       << ", agent " << at.agent->id << ", tick " << at.agent->ticks;
-  if (!frames.empty()) out << "\n  stack traceback:" << frames;
+  if (!frames.empty()) out << "\n  stack traceback:" << without_controls(frames);
   rt_.script_error(*at.program, at.node, std::move(first), out.str());
 }
 
 void LuaHost::warn(const CallSite& at, const LeafDef& leaf, const std::string& key, const std::string& message) {
   std::ostringstream out;
-  out << "warning: " << message << "\n  in leaf '" << leaf.name << "' at node " << at.program->ids[at.node] << ", agent "
+  out << "warning: " << without_controls(message) << "\n  in leaf '" << leaf.name << "' at node " << at.program->ids[at.node] << ", agent "
       << at.agent->id << ", tick " << at.agent->ticks << " (said once for this node)";
   rt_.script_error(*at.program, at.node, key, out.str(), true);
 }
@@ -184,7 +204,7 @@ Status LuaHost::complain_status(int idx, const CallSite& at, const LeafDef& leaf
       // not on every call (once said, script_warned holds).
       size_t len = 0;
       const char* text = lua_tolstring(L_, idx, &len);
-      const std::string said = clipped(std::string_view(text, len)), key = "status text " + said;
+      const std::string said = shown_name(std::string_view(text, len), 80), key = "status text " + said;
       if (!rt_.script_warned(*at.program, at.node, key))
         warn(at, leaf, key, "condition '" + leaf.name + "' returned the text '" + said + "'" + hint +
                                 ": a text is true, so the condition succeeds; a condition returns true or false");
@@ -195,7 +215,7 @@ Status LuaHost::complain_status(int idx, const CallSite& at, const LeafDef& leaf
   if (t == LUA_TSTRING) {
     size_t len = 0;
     const char* text = lua_tolstring(L_, idx, &len);
-    got = "the text '" + clipped(std::string_view(text, len)) + "'" + hint;
+    got = "the text '" + shown_name(std::string_view(text, len), 80) + "'" + hint;
   }
   else if (t == LUA_TNUMBER && std::isnan(lua_tonumber(L_, idx))) got = "nan (not a number: 0/0?)";  // Lua prints "-nan"
   else if (t == LUA_TNUMBER) got = std::string("the number ") + lua_tostring(L_, idx);

@@ -544,3 +544,14 @@ TEST_CASE("sandbox: a leaf file is read once, as Lua reads one: a byte order mar
   for (const auto& x : d) all += thicket::format_diagnostic(x) + "\n";
   CHECK_MESSAGE(all.find("attempt to load a binary chunk") != std::string::npos, all);
 }
+
+TEST_CASE("sandbox: a script's control characters in an error report are written as escapes") {
+  LuaRuntime t;
+  t.write("esc.lua", "return { T = function() error('\\27[2J\\27[31mFAKE\\r\\n  in leaf \\'Other\\'') end }\n");
+  auto a = t.rt.spawn(t.load("tree: t\nleaves: [esc.lua]\nroot: {action: T}\n"));
+  t.rt.tick(a, 0.1);
+  const std::string log = t.joined_log();
+  CHECK(log.find('\x1b') == std::string::npos);
+  CHECK(log.find('\r') == std::string::npos);
+  CHECK(log.find("esc.lua:1: \\x1B[2J\\x1B[31mFAKE\\x0D\n  in leaf 'Other'\n  in leaf 'T' at node root") != std::string::npos);
+}
