@@ -879,6 +879,11 @@ TEST_CASE_FIXTURE(ReloadFixture, "reload: a Lua file fixed while its brain waits
 namespace {
 // A brain of kLeaves plus Mark (a leaf that notes its call in the log), loaded from `before`,
 // one agent ticked `ticks` times, then `after` written and reloaded.
+// The text of a brain of those leaves called `name`, with `root` the lines under its root.
+std::string edit_brain(const std::string& name, const std::string& root) {
+  return "tree: " + name + "\nleaves: [leaves.lua]\nblackboard: {count: 0, log: \"\"}\nroot:\n" + root;
+}
+
 struct Edit {
   Scratch s;
   Run r;
@@ -901,32 +906,19 @@ struct Edit {
 }  // namespace
 
 TEST_CASE("reload: a running node moved under another parent (a branch inserted above it) stops, and starts afresh there") {
-  Edit e(R"(
-tree: mv
-leaves: [leaves.lua]
-blackboard: {count: 0, log: ""}
-root:
-  sequence:
-    - sequence:
-        - action: {leaf: Mark, args: {id: a}}
-        - action: {leaf: Work, args: {id: w}, name: work}
-)", 2);
-  REQUIRE(get_string(e.r.rt, e.a, "log") == "mark a;start w;");
-  REQUIRE(get_number(e.r.rt, e.a, "count") == 2);
-  // A new first branch takes root/0's path; the old root/0 is now root/1, a new node, and the
-  // named work moved under it: its old parent no longer runs it.
-  e.reload(R"(
-tree: mv
-leaves: [leaves.lua]
-blackboard: {count: 0, log: ""}
-root:
-  sequence:
-    - sequence:
-        - action: {leaf: Mark, args: {id: new}}
+  const std::string before = edit_brain("mv", R"(  sequence:
     - sequence:
         - action: {leaf: Mark, args: {id: a}}
         - action: {leaf: Work, args: {id: w}, name: work}
 )");
+  Edit e(before, 2);
+  REQUIRE(get_string(e.r.rt, e.a, "log") == "mark a;start w;");
+  REQUIRE(get_number(e.r.rt, e.a, "count") == 2);
+  // A new first branch takes root/0's path; the old root/0 is now root/1, a new node, and the
+  // named work moved under it: its old parent no longer runs it.
+  std::string after = before;
+  after.replace(after.find("    - sequence:"), 0, "    - sequence:\n        - action: {leaf: Mark, args: {id: new}}\n");
+  e.reload(after);
   INFO(e.r.log);
   CHECK(get_string(e.r.rt, e.a, "log") == "mark a;start w;stop w aborted;");
   CHECK(e.r.log.find("(2 running node(s) aborted)") != std::string::npos);  // root/0 and work
@@ -938,17 +930,12 @@ root:
 }
 
 TEST_CASE("reload: a running random_sequence given another child stops its running child and draws again") {
-  const std::string before = R"(
-tree: rs
-leaves: [leaves.lua]
-blackboard: {count: 0, log: ""}
-root:
-  random_sequence:
+  const std::string before = edit_brain("rs", R"(  random_sequence:
     name: rs
     children:
       - action: {leaf: Mark, args: {id: a}, name: a}
       - action: {leaf: Work, args: {id: w}, name: work}
-)";
+)");
   Edit e(before, 1);
   REQUIRE(e.r.rt.running_nodes(e.a) == std::vector<std::string>{"rs", "work"});
   std::string after = before + "      - action: {leaf: Mark, args: {id: c}, name: c}\n";
@@ -967,12 +954,7 @@ root:
 }
 
 TEST_CASE("reload: an abort mode added to a running sequence keeps its place (a finished action is not run again)") {
-  const std::string before = R"(
-tree: ab
-leaves: [leaves.lua]
-blackboard: {count: 0, log: ""}
-root:
-  selector:
+  const std::string before = edit_brain("ab", R"(  selector:
     - sequence:
         - condition: No
         - action: {leaf: Mark, args: {id: x}}
@@ -981,7 +963,7 @@ root:
         children:
           - action: {leaf: Mark, args: {id: a}}
           - action: {leaf: Work, args: {id: w}, name: work}
-)";
+)");
   Edit e(before, 2);
   REQUIRE(get_string(e.r.rt, e.a, "log") == "mark a;start w;");
   std::string after = before;
