@@ -252,9 +252,20 @@ BrainRemap BrainRemap::make(const Program& old, const Program& fresh, bool black
   for (uint32_t i = 0; r.same_indices && i < old.nodes.size(); ++i) r.same_indices = r.to_new[i] == i;
   for (uint32_t i = 0; i < fresh.nodes.size(); ++i)
     if (has_position(fresh.nodes[i].kind) && r.to_old[i] != kUnmapped) r.positioned.push_back(i);
+  // The kept nodes that now hang under another parent than before (a new one, or another
+  // kept one): the only ones a running parent may have lost (mend looks at them alone, so a
+  // reload of a big tree costs no pass over all its nodes per agent).
   r.parent.assign(fresh.nodes.size(), kUnmapped);
   for (uint32_t i = 0; i < fresh.nodes.size(); ++i)
     for (uint16_t k = 0; k < fresh.nodes[i].count; ++k) r.parent[fresh.child(fresh.nodes[i], k)] = i;
+  std::vector<uint32_t> old_parent(old.nodes.size(), kUnmapped);
+  for (uint32_t i = 0; i < old.nodes.size(); ++i)
+    for (uint16_t k = 0; k < old.nodes[i].count; ++k) old_parent[old.child(old.nodes[i], k)] = i;
+  for (uint32_t i = 1; i < fresh.nodes.size(); ++i) {
+    if (r.to_old[i] == kUnmapped || r.parent[i] == kUnmapped) continue;
+    const uint32_t was = old_parent[r.to_old[i]];
+    if (was == kUnmapped || r.to_new[was] != r.parent[i]) r.moved.push_back(i);
+  }
   return r;
 }
 
@@ -299,9 +310,8 @@ void BrainRemap::mend(const Program& old, const Program& p, uint8_t* block, std:
   // A running node whose parent does not run it any more (it moved under another parent, or
   // its decorator's subtree shifted) would be left running on its own, resumed mid-way when its
   // new parent reached it: it stops (its stop hook gets "aborted", its task closes).
-  for (uint32_t i = 1; i < p.nodes.size(); ++i)
-    if (status[i] == Status::Running && parent[i] != kUnmapped && !is_imported_kind(p.nodes[parent[i]].kind) &&
-        !runs_child(p, block, parent[i], i))
+  for (uint32_t i : moved)
+    if (status[i] == Status::Running && !is_imported_kind(p.nodes[parent[i]].kind) && !runs_child(p, block, parent[i], i))
       restart.push_back(i);
   // Outer nodes first (depth-first order), each once: an outer abort stops what runs below it.
   std::sort(restart.begin(), restart.end());

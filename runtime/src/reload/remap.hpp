@@ -23,6 +23,7 @@ struct BrainRemap {
   std::vector<uint32_t> removed_any_slots;  // old `any` blackboard slots whose key is gone
   std::vector<uint32_t> positioned;      // kept new nodes that hold a child position
   std::vector<uint32_t> parent;          // each new node's parent (kUnmapped: the root)
+  std::vector<uint32_t> moved;           // kept nodes under another parent than before
   bool same_indices = false;             // every node kept at its index
 
   // Plans the move. With `blackboard`, slots whose key survives carry over byte for byte
