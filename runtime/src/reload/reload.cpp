@@ -47,9 +47,14 @@ size_t RuntimeImpl::reload_changed() {
   std::vector<std::string> touched;
   std::vector<std::string> changed = watcher->changed(&touched);
   // A watched file deleted or moved away: nothing reloads (the running version stays), said once.
-  for (const auto& f : watcher->take_gone())
-    log(reload_clock() + ": " + f + " is gone (deleted or moved away): the running version stays, and it reloads "
-                                    "when the file is back");
+  for (const auto& f : watcher->take_gone()) {
+    // A path that names a loop of symbolic links is there, but leads nowhere: said so.
+    struct stat st;
+    const bool loop = ::stat(f.c_str(), &st) != 0 && errno == ELOOP;
+    log(reload_clock() + ": " + f +
+        (loop ? " is a loop of symbolic links (it leads to no file)" : " is gone (deleted or moved away)") +
+        ": the running version stays, and it reloads when the file is back");
+  }
   return reload_paths(changed, std::move(touched));
 }
 

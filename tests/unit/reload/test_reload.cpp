@@ -1014,3 +1014,15 @@ TEST_CASE_FIXTURE(ReloadFixture, "reload: a change that keeps the file's size an
   INFO(r.log);
   CHECK(r.log.find("1 changed: root/0") != std::string::npos);
 }
+
+TEST_CASE_FIXTURE(ReloadFixture, "reload: a watched file replaced by a loop of symbolic links is said to be one, not gone") {
+  fs::remove(s.path("leaves.lua"));
+  fs::create_symlink("leaves.lua", s.path("leaves.lua"));  // a link to itself
+  r.log.clear();
+  CHECK(r.rt.reload_changed() == 0);
+  CHECK(r.rt.reload_changed() == 0);
+  INFO(r.log);
+  CHECK(r.log.find(s.path("leaves.lua") + " is a loop of symbolic links (it leads to no file): the running version stays") !=
+        std::string::npos);
+  CHECK(r.log.find("is gone") == std::string::npos);
+}
