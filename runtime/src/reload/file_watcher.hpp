@@ -22,11 +22,13 @@ namespace thicket {
 // Which watched files changed. inotify (when the kernel gives it) says when to look; the
 // look itself compares size, times and a content hash, so editors that save by rename or
 // by truncate-and-write both work, and several quick saves make one reload. A save written
-// in place is waited for: while a watched file written to since it was opened is still open
-// (inotify's opens and closes of its name, counted), for at most kSaveWait, no file is looked
-// at, so a half-written file (a tick fell between two of its writes, or between `cat > f`
-// emptying it and writing) is never loaded. (A write without an open seen, such as a time set
-// by `touch -m`, or by a writer that opened the file before it was watched, is not waited for.)
+// in place is waited for: from a write to a watched file's name that was opened since its last
+// close after writing, until that close (IN_CLOSE_WRITE), for at most kSaveWait, no file is
+// looked at, so a half-written file (a tick fell between two of its writes, or between
+// `cat > f` emptying it and writing) is never loaded. Opens are remembered, not counted: the
+// kernel merges identical events that follow one another (two processes' opens make one), so
+// a count went wrong whenever another process read the file meanwhile. (A write with no open
+// since the last close, such as a time set by `touch -m`, is not waited for.)
 class FileWatcher {
  public:
   FileWatcher() { inotify_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC); }
@@ -57,8 +59,8 @@ class FileWatcher {
           const auto* ev = reinterpret_cast<const inotify_event*>(at);
           // (Opening and reading change nothing: the looks' own reads come back as such.)
           if (ev->mask & ~(IN_OPEN | IN_CLOSE_NOWRITE | IN_ISDIR)) any = true;
-          if (ev->mask & IN_Q_OVERFLOW) {  // events were lost: the counts no longer hold
-            opens_.clear();
+          if (ev->mask & IN_Q_OVERFLOW) {  // events were lost: what was remembered no longer holds
+            opened_.clear();
             writing_.clear();
             truncated_.clear();
           }
@@ -71,6 +73,7 @@ class FileWatcher {
           at += sizeof(inotify_event) + ev->len;
         }
       }
+      truncated_.clear();  // (an O_TRUNC's write and its open come in one read)
       for (auto it = lost_.begin(); it != lost_.end();) {  // a deploy step's rm -rf + mkdir
         if (watch_now(*it)) {
           any = true;  // what it holds now may have come before the watch
@@ -92,6 +95,7 @@ class FileWatcher {
           return {};
         }
         writing_.clear();  // a writer that keeps the file open: what it wrote so far counts
+        opened_.clear();
       }
       waiting_ = false;
     }
@@ -148,7 +152,7 @@ class FileWatcher {
     const int wd = inotify_add_watch(inotify_, dir.c_str(),
                                      IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_MODIFY | IN_DELETE | IN_MOVE_SELF |
                                          IN_ATTRIB |  // (a chmod that makes a file readable again)
-                                         IN_OPEN | IN_CLOSE_NOWRITE);  // (saves under way: opens counted)
+                                         IN_OPEN | IN_CLOSE_NOWRITE);  // (saves under way: opens seen)
     if (wd >= 0) {
       dirs_[dir] = wd;
       return true;
@@ -166,22 +170,23 @@ class FileWatcher {
       }
     }
   }
-  // A save under way: an open of a watched name counted, a write to it while open marks it
-  // written, and once its opens are all closed (or it is deleted) it is done.
+  // A save under way: a write to a watched name opened since its last close after writing
+  // marks it; that close (or the name deleted, or saved over by a rename) ends it.
   void saving(const inotify_event& ev) {
     const std::pair<int, std::string> key{ev.wd, ev.name};
-    // open(O_TRUNC) empties the file (a write) before its open is told: that open is a save's.
-    const bool truncated = truncated_.erase(key) && (ev.mask & IN_OPEN);
-    if ((ev.mask & IN_MODIFY) && !opens_.count(key)) truncated_.insert(key);
-    if (ev.mask & IN_OPEN) ++opens_[key];
-    if (truncated) writing_.insert(key);
-    if (ev.mask & (IN_CLOSE_WRITE | IN_CLOSE_NOWRITE)) {
-      auto it = opens_.find(key);
-      if (it != opens_.end() && --it->second <= 0) opens_.erase(it);
+    if (ev.mask & IN_OPEN) {
+      opened_.insert(key);
+      // On some kernels open(O_TRUNC) tells its write (the emptying) before its open.
+      if (truncated_.erase(key)) writing_.insert(key);
     }
-    if (ev.mask & IN_DELETE) opens_.erase(key);
-    if ((ev.mask & IN_MODIFY) && opens_.count(key)) writing_.insert(key);
-    if (!opens_.count(key)) writing_.erase(key);
+    if (ev.mask & IN_MODIFY) {
+      if (opened_.count(key)) writing_.insert(key);
+      else truncated_.insert(key);
+    }
+    if (ev.mask & (IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_TO)) {
+      opened_.erase(key);
+      writing_.erase(key);
+    }
   }
   std::map<std::string, int> missing_;  // path -> looks in a row it was missing at
   std::vector<std::string> gone_;
@@ -241,9 +246,9 @@ class FileWatcher {
   int inotify_ = -1;
   bool polling_ = false, pending_ = false;
   std::set<std::string> names_;                     // watched files' names (and their links' targets')
-  std::map<std::pair<int, std::string>, int> opens_;  // (folder's watch, name): opens not closed
-  std::set<std::pair<int, std::string>> writing_;      // of those, the ones written to: saves under way
-  std::set<std::pair<int, std::string>> truncated_;    // written to while not open: an open(O_TRUNC)'s?
+  std::set<std::pair<int, std::string>> opened_;     // (folder's watch, name): opened since its last write-close
+  std::set<std::pair<int, std::string>> writing_;    // of those, the ones written to: saves under way
+  std::set<std::pair<int, std::string>> truncated_;  // written to while not opened, in this read: an O_TRUNC's?
   bool waiting_ = false;                            // on writing_, since waiting_since_
   std::chrono::steady_clock::time_point waiting_since_;
   std::map<std::string, Stamp> files_;
