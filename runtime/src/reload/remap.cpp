@@ -124,7 +124,7 @@ bool BrainRemap::runs_child(const Program& p, const uint8_t* block, uint32_t up,
     case NodeKind::ActiveSelector:
     case NodeKind::RandomSelector:
     case NodeKind::RandomSequence: return running_child(p, n, block, n.state) == i;
-    default: return true;  // (and the imported bt_* and b3_* kinds, which halt their own children)
+    default: return true;  // (and the imported bt_* and b3_* kinds: a running one runs its running children)
   }
 }
 
@@ -311,8 +311,7 @@ void BrainRemap::mend(const Program& old, const Program& p, uint8_t* block, std:
   // its decorator's subtree shifted) would be left running on its own, resumed mid-way when its
   // new parent reached it: it stops (its stop hook gets "aborted", its task closes).
   for (uint32_t i : moved)
-    if (status[i] == Status::Running && !is_imported_kind(p.nodes[parent[i]].kind) && !runs_child(p, block, parent[i], i))
-      restart.push_back(i);
+    if (status[i] == Status::Running && !runs_child(p, block, parent[i], i)) restart.push_back(i);
   // Outer nodes first (depth-first order), each once: an outer abort stops what runs below it.
   std::sort(restart.begin(), restart.end());
   restart.erase(std::unique(restart.begin(), restart.end()), restart.end());

@@ -1056,3 +1056,27 @@ TEST_CASE_FIXTURE(ReloadFixture, "reload: a save in place is waited for also whi
   s.write("brain.yaml", v2);
   CHECK(r.rt.reload_changed() == 1);  // at once, not after the 1 s a stuck count waited
 }
+
+TEST_CASE("reload: a running node moved under an imported kind's node (bt_sequence) stops too") {
+  const std::string before = edit_brain("b", R"(  sequence:
+    - sequence:
+        name: s1
+        children:
+          - action: {leaf: Mark, args: {id: m1}}
+          - action: {leaf: Work, args: {id: w}, name: work}
+    - bt_sequence:
+        name: bs
+        children:
+          - action: {leaf: Mark, args: {id: other}}
+)");
+  Edit e(before, 2);
+  REQUIRE(get_string(e.r.rt, e.a, "log") == "mark m1;start w;");
+  std::string after = before;
+  const std::string moved = "          - action: {leaf: Work, args: {id: w}, name: work}\n";
+  after.erase(after.find(moved), moved.size());
+  e.reload(after + moved);
+  INFO(e.r.log);
+  CHECK(get_string(e.r.rt, e.a, "log") == "mark m1;start w;stop w aborted;");
+  e.r.rt.tick_all(0.1);
+  CHECK(get_string(e.r.rt, e.a, "log") == "mark m1;start w;stop w aborted;mark m1;mark other;start w;");
+}
