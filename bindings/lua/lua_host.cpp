@@ -19,25 +19,6 @@ namespace thicket {
 
 namespace {
 
-// A script's text in an error report: its line breaks and tabs kept, every other control
-// character (an escape sequence's ESC, a carriage return, DEL) written as \xNN, so a mod's
-// error text cannot drive the terminal the report is printed on or overwrite a line of it.
-std::string without_controls(std::string text) {
-  static const char* kHex = "0123456789ABCDEF";  // (as shown_name writes them)
-  std::string out;
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if ((byte < 0x20 && c != '\n' && c != '\t') || byte == 0x7f) {
-      out += "\\x";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 15];
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 // Keeps the Lua frames of a traceback, indented, for error reports.
 std::string lua_frames(const std::string& traceback) {
   std::istringstream in(traceback);
@@ -102,8 +83,8 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
             " (a leaf that keeps growing a table or a string?); the allocation failed and the leaf stopped "
             "(--lua-memory sets the cap; lua_memory_limit when embedded)";
   }
-  first = without_controls(std::move(first));
   if (first.size() > kMaxShownMessage) first = clipped(first, kMaxShownMessage);
+  first = without_controls(first);  // (after the clip: no escape cut in half)
   // Printed or only counted by the runtime, in agent order (the same log on any number of
   // threads); one it will not print is not even worded.
   if (rt_.script_error_silenced(*at.program, at.node, first)) return;

@@ -235,7 +235,7 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
         }
       }
     }
-    d.message = msg + sandbox_hint(msg);
+    d.message = without_controls(msg) + sandbox_hint(msg);
     diags.push_back(std::move(d));
   };
   // Only a plain file is run (the brain's loader says so at its line; this covers a file swapped

@@ -313,7 +313,7 @@ int LuaApi::require_impl(lua_State* L) {
     if (ch == '.') ch = '/';
   if (rel.find("..") != std::string::npos || (!rel.empty() && rel[0] == '/')) {
     where_in_script(L);  // the line of the require
-    lua_pushfstring(L, "module '%s' not found: modules are found only beside the brain's leaf files", name.c_str());
+    lua_pushfstring(L, "module '%s' not found: modules are found only beside the brain's leaf files", shown_name(name).c_str());
     lua_concat(L, 2);
     return -1;
   }
@@ -346,7 +346,8 @@ int LuaApi::require_impl(lua_State* L) {
     }
     if (!fs::is_regular_file(fs::status(p, exists_error))) {  // a pipe nothing writes to would block for ever
       where_in_script(L);
-      lua_pushfstring(L, "module '%s' (%s) is not a plain file (a pipe, a device or a folder)", name.c_str(), p.c_str());
+      lua_pushfstring(L, "module '%s' (%s) is not a plain file (a pipe, a device or a folder)", shown_name(name).c_str(),
+                      shown_name(p).c_str());
       lua_concat(L, 2);
       return -1;
     }
@@ -371,8 +372,8 @@ int LuaApi::require_impl(lua_State* L) {
     return 1;
   }
   where_in_script(L);  // the line of the require
-  lua_pushfstring(L, "module '%s' not found (modules are found only beside the brain's leaf files):%s", name.c_str(),
-                  tried.c_str());
+  lua_pushfstring(L, "module '%s' not found (modules are found only beside the brain's leaf files):%s", shown_name(name).c_str(),
+                  without_controls(tried).c_str());
   lua_concat(L, 2);
   return -1;
 }

@@ -162,6 +162,22 @@ std::string shown_name(std::string_view name, size_t max) {
   return out;
 }
 
+std::string without_controls(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7F) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02X", u);
+      out += hex;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string byte_size(size_t bytes) {
   auto in = [&](unsigned shift, const char* unit) {
     const size_t whole = bytes >> shift, rest = bytes - (whole << shift);

@@ -44,6 +44,10 @@ std::string clipped(std::string_view text, size_t max = 80);
 // A name as a one-line message shows it: clipped, its control characters written as escapes
 // (\n, \t, \0, \x01), so a name with a line break cannot split the message or hide in it.
 std::string shown_name(std::string_view name, size_t max = 200);
+// A script's text in a message (a Lua error's): its line breaks and tabs kept, every other
+// control character (an escape sequence's ESC, a carriage return, DEL) written as \xNN, so a
+// mod's text cannot drive the terminal a report is printed on or overwrite a line of it.
+std::string without_controls(std::string_view text);
 
 // The names of the files beside `path` (in its folder) whose names end with one of
 // `extensions` (".yaml"), sorted; at most 1000: candidates for a file name's did-you-mean.

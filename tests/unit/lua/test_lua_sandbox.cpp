@@ -555,3 +555,20 @@ TEST_CASE("sandbox: a script's control characters in an error report are written
   CHECK(log.find('\r') == std::string::npos);
   CHECK(log.find("esc.lua:1: \\x1B[2J\\x1B[31mFAKE\\x0D\n  in leaf 'Other'\n  in leaf 'T' at node root") != std::string::npos);
 }
+
+TEST_CASE("sandbox: control characters in a leaf file's load errors and in a module's name are written as escapes") {
+  LuaRuntime t;
+  t.write("boom.lua", "error('\\27[31mLOADFAIL\\r')\nreturn {}\n");
+  t.write("req.lua", "local m = require('\\27[2Jmod')\nreturn {}\n");
+  for (const char* file : {"boom.lua", "req.lua"}) {
+    CAPTURE(file);
+    std::vector<thicket::Diagnostic> diags;
+    t.rt.load_string(std::string("tree: t\nleaves: [") + file + "]\nroot: {action: X}\n",
+                     (t.dir.path() / "b.yaml").string(), diags);
+    std::string all;
+    for (const auto& d : diags) all += d.message + "\n";
+    CHECK(all.find('\x1b') == std::string::npos);
+    CHECK(all.find('\r') == std::string::npos);
+    CHECK(all.find("\\x1B[") != std::string::npos);
+  }
+}
