@@ -62,7 +62,6 @@ class FileWatcher {
           if (ev->mask & IN_Q_OVERFLOW) {  // events were lost: what was remembered no longer holds
             opened_.clear();
             writing_.clear();
-            truncated_.clear();
           }
           // A folder deleted (its watch is gone) or moved away (its watch follows it
           // elsewhere): watch its path again once something is there.
@@ -73,7 +72,6 @@ class FileWatcher {
           at += sizeof(inotify_event) + ev->len;
         }
       }
-      truncated_.clear();  // (an O_TRUNC's write and its open come in one read)
       for (auto it = lost_.begin(); it != lost_.end();) {  // a deploy step's rm -rf + mkdir
         if (watch_now(*it)) {
           any = true;  // what it holds now may have come before the watch
@@ -174,15 +172,9 @@ class FileWatcher {
   // marks it; that close (or the name deleted, or saved over by a rename) ends it.
   void saving(const inotify_event& ev) {
     const std::pair<int, std::string> key{ev.wd, ev.name};
-    if (ev.mask & IN_OPEN) {
-      opened_.insert(key);
-      // On some kernels open(O_TRUNC) tells its write (the emptying) before its open.
-      if (truncated_.erase(key)) writing_.insert(key);
-    }
-    if (ev.mask & IN_MODIFY) {
-      if (opened_.count(key)) writing_.insert(key);
-      else truncated_.insert(key);
-    }
+    // (open(O_TRUNC) tells its open before its emptying write.)
+    if (ev.mask & IN_OPEN) opened_.insert(key);
+    if ((ev.mask & IN_MODIFY) && opened_.count(key)) writing_.insert(key);
     if (ev.mask & (IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_TO)) {
       opened_.erase(key);
       writing_.erase(key);
@@ -248,7 +240,6 @@ class FileWatcher {
   std::set<std::string> names_;                     // watched files' names (and their links' targets')
   std::set<std::pair<int, std::string>> opened_;     // (folder's watch, name): opened since its last write-close
   std::set<std::pair<int, std::string>> writing_;    // of those, the ones written to: saves under way
-  std::set<std::pair<int, std::string>> truncated_;  // written to while not opened, in this read: an O_TRUNC's?
   bool waiting_ = false;                            // on writing_, since waiting_since_
   std::chrono::steady_clock::time_point waiting_since_;
   std::map<std::string, Stamp> files_;
