@@ -143,14 +143,20 @@ std::string clipped(std::string_view text, size_t max) {
   return std::string(text.substr(0, cut)) + "... (" + std::to_string(text.size()) + " bytes)";
 }
 
-std::string shown_name(std::string_view name, size_t max) {
+namespace {
+// Text with its control characters written as escapes: on one line (a name), line breaks,
+// tabs, carriage returns and NULs by their C escapes; else (a script's message) line breaks
+// and tabs as they are; every other control character as \xNN.
+std::string escaped(std::string_view text, bool one_line) {
   std::string out;
-  for (char c : clipped(name, max)) {
+  out.reserve(text.size());
+  for (const char c : text) {
     const auto u = static_cast<unsigned char>(c);
-    if (c == '\0') out += "\\0";  // as the C API writes a NUL in its texts
-    else if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (c == '\r') out += "\\r";
+    if (!one_line && (c == '\n' || c == '\t')) out += c;
+    else if (one_line && c == '\0') out += "\\0";  // as the C API writes a NUL in its texts
+    else if (one_line && c == '\n') out += "\\n";
+    else if (one_line && c == '\t') out += "\\t";
+    else if (one_line && c == '\r') out += "\\r";
     else if (u < 0x20 || u == 0x7F) {
       char hex[8];
       std::snprintf(hex, sizeof hex, "\\x%02X", u);
@@ -161,22 +167,11 @@ std::string shown_name(std::string_view name, size_t max) {
   }
   return out;
 }
+}  // namespace
 
-std::string without_controls(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7F) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02X", u);
-      out += hex;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
+std::string shown_name(std::string_view name, size_t max) { return escaped(clipped(name, max), true); }
+
+std::string without_controls(std::string_view text) { return escaped(text, false); }
 
 std::string byte_size(size_t bytes) {
   auto in = [&](unsigned shift, const char* unit) {
