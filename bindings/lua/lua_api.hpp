@@ -111,6 +111,26 @@ struct LuaApi {
   static int co_wrap(lua_State* L);
   static int co_wrapped(lua_State* L);  // the function wrap returns (upvalue 1: its coroutine)
   static int co_close(lua_State* L);
+  static int co_create(lua_State* L);
+  // The base of every coroutine a script runs on (a leaf's own: co_base, its body upvalue 1; a
+  // task run's: task_base, its body under its arguments): the body under a pcall, whose error
+  // is raised again as it is. Lua turns a thread's hooks off while a hook runs and back on when
+  // the hook returns, or where a pcall on that thread catches an error: a stop the count hook
+  // raised as an error inside a C call (a table.sort comparison) left a coroutine with no pcall
+  // of its own unguarded for good, and its cleanups ran with no limit. Under the base pcall
+  // they run guarded, at once, as the error unwinds (the hook's yield, where it may yield,
+  // leaves the coroutine suspended instead: its cleanups run when it is closed).
+  static int co_base(lua_State* L);
+  static int task_base(lua_State* L);
+  // A stopped call's cleanups run with a grace (coroutine_unwinds).
+  static int co_handler(lua_State* L);
+  // A task run's error reported where it was raised (its traceback), then as co_handler.
+  static int task_handler(lua_State* L);
+  static int run_based(lua_State* L, lua_CFunction handler);  // [body, args...] under the base pcall
+  static int based_k(lua_State* L, int status, lua_KContext);  // its continuation
+  // Whether a thicket.defer cleanup running now may yield: in a task ending by itself, not in
+  // one cancelled or failing (its error unwinding it).
+  static int cleanup_may_yield(lua_State* L);
   static int xpcall(lua_State* L);
   static int resume_watched(lua_State* L, lua_State* co, int narg);
   static int close_watched(lua_State* L, lua_State* co);

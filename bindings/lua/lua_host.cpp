@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "lua_api.hpp"
 #include "lua_call_scope.hpp"
 #include "runtime_impl.hpp"
 #include "suggest.hpp"
@@ -293,6 +294,7 @@ lua_State* LuaHost::new_task_thread(const CallSite& at, const LeafDef& leaf) {
   }
   lua_rawseti(L_, -3, at.node + 1);
   lua_pop(L_, 2);
+  lua_pushcfunction(co, LuaApi::task_base);  // the run's body under its base pcall
   lua_rawgeti(co, LUA_REGISTRYINDEX, refs(leaf).fn);
   if (journal_) journals_[co] = TaskJournal{};  // this run's journal starts empty
   return co;
@@ -379,12 +381,31 @@ void LuaHost::stop(const CallSite& at, Status s) {
   }
 }
 
+bool LuaHost::inside_xpcall(lua_State* co) {
+  lua_Debug ar;
+  int level = 0;
+  for (; level < 64 && lua_getstack(co, level, &ar); ++level) {
+    if (!lua_checkstack(co, 1) || !lua_getinfo(co, "f", &ar)) return true;
+    const bool xpcall = lua_tocfunction(co, -1) == LuaApi::xpcall;
+    lua_pop(co, 1);
+    if (xpcall) return true;
+  }
+  return level == 64;  // deeper: not walked further (a runaway recursion), taken as inside one
+}
+
+int LuaHost::push_task_start(lua_State* co, const CallSite& at) {
+  lua_rawgeti(co, LUA_REGISTRYINDEX, at.agent->lua_agent);
+  lua_rawgeti(co, LUA_REGISTRYINDEX, args_ref(at.program->calls[at.program->nodes[at.node].a]));
+  return 3;  // the body and its two arguments, for the base
+}
+
 int LuaHost::resume_guarded(lua_State* co, int nargs, int* nres) {
   int rc;
   {
     CallScope scope(*this, co);
     rc = lua_resume(co, L_, nargs, nres);
   }
+  end_unwind();
   return stopped_task(co, rc, nres);
 }
 
@@ -418,13 +439,8 @@ Status LuaHost::task_resume(const CallSite& at, const LeafDef& leaf, bool) {
   }
   // Started under an older definition (a plain function, a hook table): the task starts now.
   if (!co) co = new_task_thread(at, leaf);
-  // A fresh run has only its function on the stack: pass (agent, args) on the first resume.
-  int nargs = 0;
-  if (lua_status(co) == LUA_OK && lua_gettop(co) == 1) {
-    lua_rawgeti(co, LUA_REGISTRYINDEX, at.agent->lua_agent);
-    lua_rawgeti(co, LUA_REGISTRYINDEX, args_ref(at.program->calls[at.program->nodes[at.node].a]));
-    nargs = 2;
-  }
+  // A fresh run has only its base and its function on the stack: pass (agent, args) on the first resume.
+  const int nargs = lua_status(co) == LUA_OK && lua_gettop(co) == 2 ? push_task_start(co, at) : 0;
   const CallSite* saved = current_;
   current_ = &at;
   TaskJournal* saved_journal = live_journal_;
@@ -439,14 +455,27 @@ Status LuaHost::task_resume(const CallSite& at, const LeafDef& leaf, bool) {
   }
   int nres = 0;
   int rc;
+  task_resuming_ = &at;
+  task_leaf_ = &leaf;
+  task_reported_ = nullptr;
   {
     CallScope scope(*this, co);
     rc = lua_resume(co, L_, nargs, &nres);
   }
+  task_resuming_ = nullptr;
+  end_unwind();
   const bool stopped = rc == LUA_YIELD && stop_yielded_ == co;
   rc = stopped_task(co, rc, &nres);
   current_ = saved;
   live_journal_ = saved_journal;
+  if (rc == LUA_YIELD && task_reported_ == co) {
+    // A cleanup yielded as the run's error unwound it (a `__close` of its own: thicket.defer's
+    // cannot): a failed run ends in the tick it failed, and its closing runs the rest.
+    lua_pop(co, nres);
+    report(at, leaf, "while closing the failed task: a cleanup yielded (coroutine.yield); the cleanups of a failed "
+                     "task run to their end at once");
+    return Status::Failure;
+  }
   if (rc == LUA_YIELD) {
     lua_pop(co, nres);
     return Status::Running;
@@ -466,6 +495,12 @@ Status LuaHost::task_resume(const CallSite& at, const LeafDef& leaf, bool) {
     }
     return s;
   }
+  if (task_reported_ == co) {  // reported where it was raised (LuaApi::task_handler)
+    // A cleanup the unwinding ran, stopped in its turn past the grace it had.
+    if (stopped) report(at, leaf, "while closing the failed task: " + stop_yield_message_);
+    return Status::Failure;
+  }
+  // An error the handler did not see (the heap's cap: Lua calls no handler for it).
   std::string msg;
   const bool number = lua_type(co, -1) == LUA_TNUMBER;
   if (const char* text = number ? nullptr : lua_tostring(co, -1)) {
@@ -513,18 +548,20 @@ void LuaHost::task_release(const CallSite& at, bool cancel) {
     lua_pop(L_, 1);
     const CallSite* saved = current_;
     current_ = &at;
-    // A thread whose run the count hook stopped is not reused: Lua leaves it with its hooks
-    // off (an error raised by a hook never turns them back on), so the budget and the watchdog
-    // could not stop the next task run on it. A run that failed otherwise (an error in the
-    // script: the usual way) leaves its thread as good as new once reset below: reusing it
-    // spares a new coroutine per failing run (~5,400 instructions of ~11,500 a run).
+    // The thread goes back to the pool once reset below (its base pcall turned its hooks back
+    // on after an error the count hook raised): reusing it spares a new coroutine per failing
+    // or cancelled run (~5,400 instructions of ~11,500 a run). Before Lua 5.4.7 the reset of a
+    // thread closed while suspended keeps the message handler of the pcall it was suspended in,
+    // which an error outside any pcall on it calls: its base's is in the same stack slot on the
+    // next run (LuaApi::based_k sees to it), but a script's xpcall's would be whatever then lies
+    // in its slot, so a thread suspended inside an xpcall is not reused.
     const int ended = lua_status(co);
     // A run the count hook stopped yielded, with the stop's message left on its stack
     // (stopped_task); a suspended run has nothing there (its yields' values are taken).
     const bool stopped = ended == LUA_YIELD && lua_gettop(co) > 0;
     const bool failed = (ended != LUA_OK && ended != LUA_YIELD) || stopped;
-    const bool reusable = !failed || hook_raised_on_ != co;
-    if (hook_raised_on_ == co) hook_raised_on_ = nullptr;
+    // Before Lua 5.4.7 its reset keeps the message handler of the pcall it was suspended in.
+    const bool stale_handler = ended == LUA_YIELD && LUA_VERSION_RELEASE_NUM < 50407 && inside_xpcall(co);
     // A run that failed keeps its error on its stack (reported already): closing its
     // to-be-closed variables may raise another, which is reported if it is not the same one.
     if (failed && lua_gettop(co) > 0) {
@@ -545,6 +582,7 @@ void LuaHost::task_release(const CallSite& at, bool cancel) {
       rc = lua_resetthread(co);
 #endif
     }
+    end_unwind();
     current_ = saved;
     if (rc != LUA_OK && (cancel || failed)) {
       bool same = false;  // the run's own error, passed on by the closing
@@ -567,7 +605,7 @@ void LuaHost::task_release(const CallSite& at, bool cancel) {
     lua_settop(co, 0);
     // Back to the pool for the next run: reset (a failed run's reset answers its error, or
     // the closing's, and leaves the thread ready all the same).
-    if (reusable && (rc == LUA_OK || failed)) {
+    if ((rc == LUA_OK || failed) && !stale_handler) {
       restore_hook(co);
       lua_rawgeti(L_, LUA_REGISTRYINDEX, thread_pool_ref_);
       lua_pushvalue(L_, -2);

@@ -198,6 +198,10 @@ class LuaHost final : public ScriptHost {
   lua_State* replay_task(const CallSite& at, const LeafDef& leaf);
   bool is_journal_record(int idx);
   int resume_guarded(lua_State* co, int nargs, int* nres);  // lua_resume under the watchdog
+  // A fresh run's arguments (agent, args), pushed on co above its body; the count for lua_resume.
+  int push_task_start(lua_State* co, const CallSite& at);
+  // Whether suspended co runs inside a script's xpcall (task_release).
+  static bool inside_xpcall(lua_State* co);
   static int journal_gate(lua_State* L);
   // A gate's upvalues: the gated function's own first (it may run on the gate's frame), then these.
   static constexpr int kGateOwnUpvalues = 2;
@@ -232,7 +236,7 @@ class LuaHost final : public ScriptHost {
   // file of at most 64 MB, whatever it is swapped for while it is read.
   // `text`: the file's text, when given.
   static int load_lua_file(lua_State* L, const std::string& path, std::string* text = nullptr);
-  static void stop_from_hook(LuaHost* h, lua_State* L);
+  static void stop_from_hook(LuaHost* h, lua_State* L, bool may_yield);
   int stopped_task(lua_State* co, int rc, int* nres);
   static uint64_t marked_call(const LuaHost& h);
   void restore_hook(lua_State* L);
@@ -255,10 +259,25 @@ class LuaHost final : public ScriptHost {
   std::string stop_message_;        // that stop's message, raised again as it is while the call runs
   uint64_t stop_message_serial_ = 0;
   uint64_t loop_grace_serial_ = 0;  // the call a C loop's poll found past its time limit
-  // The thread the count hook last raised an error on. Lua leaves hooks off on a thread whose
-  // error was raised by a hook and ended its resume (a pcall inside it turns them back on), so
-  // a task's coroutine stopped by the hook is not reused; one that failed otherwise is.
-  lua_State* hook_raised_on_ = nullptr;
+  // The task run task_resume is resuming: its message handler (LuaApi::task_handler) reports
+  // the run's error where it was raised, before the unwinding runs its cleanups, and marks the
+  // coroutine it reported (null: not yet).
+  const CallSite* task_resuming_ = nullptr;
+  const LeafDef* task_leaf_ = nullptr;
+  lua_State* task_reported_ = nullptr;
+  // A stop lifted while a coroutine's cleanups run as its error unwinds (LuaApi::co_handler):
+  // the call it stopped, raised on again by LuaApi::based_k.
+  uint64_t unwind_stop_serial_ = 0;
+  // The coroutine whose error is unwinding it: a thicket.defer cleanup runs to its end there,
+  // as a cancelled task's does (LuaApi::cleanup_may_yield).
+  lua_State* unwinding_ = nullptr;
+  // The lifted stop back in force, once the cleanups ran (after a resume or a close ends).
+  void end_unwind() {
+    unwinding_ = nullptr;
+    if (unwind_stop_serial_ == 0) return;
+    if (unwind_stop_serial_ == marked_call(*this)) stopping_serial_ = unwind_stop_serial_;
+    unwind_stop_serial_ = 0;
+  }
   // The coroutine the count hook stopped by a yield (stop_from_hook), and the stop's message:
   // its resumer takes it (take_stop_yield) and raises the stop or reports it.
   lua_State* stop_yielded_ = nullptr;

@@ -1,7 +1,7 @@
 // How a running Lua call is stopped (guide 8.11): the count hook, which serves the instruction
 // budget and the watchdog's time limit (and Ctrl-C), the stop's message, and how it is raised:
-// by an error on the main thread, by a yield on a coroutine (whose hooks an error would leave
-// off for good); C loops ask through check_stop.
+// by an error on the main thread, by a yield on a coroutine where it may yield (an error
+// elsewhere, which the coroutine's base pcall catches); C loops ask through check_stop.
 #include <algorithm>
 #include <cstring>
 #include <ctime>
@@ -23,13 +23,11 @@ namespace thicket {
 void LuaHost::guard_hook(lua_State* L, lua_Debug* ar) {
   LuaHost* h = *static_cast<LuaHost**>(lua_getextraspace(L));
   // A function call (the stop's hook has kStopMask): counted as an instruction of the grace. A
-  // call hook may not yield, so on a coroutine that would stop by yielding it waits for the
-  // next instruction (a C-only chain inside a coroutine is not stopped there: see the guide).
+  // call hook may not yield: it stops a coroutine by an error (stop_from_hook).
   const bool call = ar->event == LUA_HOOKCALL || ar->event == LUA_HOOKTAILCALL;
-  if (call && L != h->L_ && lua_isyieldable(L)) return;
   if (lua_stop_requested(h->guard_)) {
     push_stop(L);
-    stop_from_hook(h, L);
+    stop_from_hook(h, L, !call);
     return;
   }
   const int count = lua_gethookcount(L);
@@ -42,7 +40,7 @@ void LuaHost::guard_hook(lua_State* L, lua_Debug* ar) {
         (marked != 0 && h->guard_.grace_over_serial.load(std::memory_order_acquire) == marked);
     if (marked != 0 && (grace_over || h->stopping_serial_ == marked)) {
       push_stop(L);  // ran on past its grace, or was stopped once already
-      stop_from_hook(h, L);
+      stop_from_hook(h, L, !call);
       return;
     }
     if (marked != 0 && count == 1) {  // the grace, timed from now by the thread's CPU clock
@@ -74,21 +72,21 @@ void LuaHost::guard_hook(lua_State* L, lua_Debug* ar) {
                     static_cast<lua_Integer>(std::max<uint64_t>(h->rt_.options.instruction_budget,
                                                                 uint64_t(h->budget_slice_) * kBudgetSlices)));
     lua_concat(L, 2);
-    stop_from_hook(h, L);
+    stop_from_hook(h, L, true);
   }
 }
 
-// Stops the code running on L with the message on top of L's stack, from the count hook. Lua
-// turns a thread's hooks off while a hook runs and turns them back on when it returns: an error
-// raised from a hook leaves them off, for good on a coroutine that it ends (only a pcall
-// inside that thread would turn them back on). The cleanups of such a coroutine (its `<close>`
-// variables, run when it is closed) would then run where neither the budget nor the watchdog
-// could stop them. So on a coroutine that can yield here (a task's, or one a leaf made, resumed
-// by thicket's resume), the hook yields instead, which a count hook may: its thread stays whole,
-// and the resumer (task_resume, resume_watched) raises the stop from there. Elsewhere (the main
-// thread, whose pcall turns the hooks back on; a coroutine inside a C call) it raises it.
-void LuaHost::stop_from_hook(LuaHost* h, lua_State* L) {
-  if (L != h->L_ && lua_isyieldable(L)) {
+// Stops the code running on L with the message on top of L's stack, from the count hook. On
+// a coroutine that can yield here (a task's, or one a leaf made, resumed by thicket's resume)
+// the hook yields, which a count hook may: the coroutine stays suspended where it was stopped,
+// and the resumer (task_resume, resume_watched) raises the stop from there; closing it later
+// runs its cleanups. Elsewhere (the main thread; a coroutine inside a C call, such as a
+// table.sort comparison; a call hook, which may not yield) it raises the stop as an error.
+// Lua turns a thread's hooks off while a hook runs and back on only when the hook returns or
+// where a pcall on that thread catches an error: the main thread's leaf call is one, and so is
+// every coroutine's base (LuaApi::co_base, task_base), so no thread is left unguarded.
+void LuaHost::stop_from_hook(LuaHost* h, lua_State* L, bool may_yield) {
+  if (may_yield && L != h->L_ && lua_isyieldable(L)) {
     size_t len = 0;
     const char* text = lua_tolstring(L, -1, &len);
     h->stop_yield_message_.assign(text != nullptr ? text : "stopped", text != nullptr ? len : 7);
@@ -101,7 +99,6 @@ void LuaHost::stop_from_hook(LuaHost* h, lua_State* L) {
     lua_yield(L, 0);
     return;
   }
-  h->hook_raised_on_ = L;
   lua_error(L);
 }
 

@@ -341,12 +341,7 @@ lua_State* LuaHost::replay_task(const CallSite& at, const LeafDef& leaf) {
     live_journal_ = nullptr;
     current_ = &at;
     for (lua_Integer k = 0; k < resumes && !r.diverged; ++k) {
-      int nargs = 0;
-      if (k == 0) {
-        lua_rawgeti(co, LUA_REGISTRYINDEX, a.lua_agent);
-        lua_rawgeti(co, LUA_REGISTRYINDEX, args_ref(at.program->calls[at.program->nodes[at.node].a]));
-        nargs = 2;
-      }
+      const int nargs = k == 0 ? push_task_start(co, at) : 0;
       int nres = 0;
       const int rc = resume_guarded(co, nargs, &nres);
       if (rc == LUA_YIELD) lua_pop(co, nres);

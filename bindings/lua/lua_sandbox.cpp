@@ -89,6 +89,7 @@ int LuaApi::resume_watched(lua_State* L, lua_State* co, int narg) {
   int nres = 0;
   int status = lua_resume(co, L, narg, &nres);
   if (outer) h.guard_.running.store(outer, std::memory_order_release);
+  h.end_unwind();
   if (status == LUA_YIELD && h.take_stop_yield(co)) {
     // Stopped by the count hook, which yields a coroutine it stops (stop_from_hook): the stop
     // goes on into the resumer, as below; co stays suspended where it was stopped, its hooks
@@ -135,6 +136,7 @@ int LuaApi::close_watched(lua_State* L, lua_State* co) {
   const int status = lua_resetthread(co);
 #endif
   if (outer) h.guard_.running.store(outer, std::memory_order_release);
+  h.end_unwind();
   if (status == LUA_OK) return status;
   lua_xmove(co, L, 1);
   if (LuaHost::told_to_stop(L)) {
@@ -201,6 +203,7 @@ int LuaApi::co_wrap(lua_State* L) {
   luaL_checktype(L, 1, LUA_TFUNCTION);
   lua_State* co = lua_newthread(L);
   lua_pushvalue(L, 1);
+  lua_pushcclosure(L, co_base, 1);
   lua_xmove(L, co, 1);
   lua_pushcclosure(L, co_wrapped, 1);
   return 1;
@@ -227,6 +230,89 @@ int LuaApi::co_close(lua_State* L) {
   lua_pushboolean(L, 0);
   lua_insert(L, -2);
   return 2;
+}
+
+int LuaApi::co_create(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  lua_State* co = lua_newthread(L);
+  lua_pushvalue(L, 1);
+  lua_pushcclosure(L, co_base, 1);
+  lua_xmove(L, co, 1);
+  return 1;
+}
+
+int LuaApi::co_base(lua_State* L) {
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  return run_based(L, co_handler);
+}
+
+int LuaApi::task_base(lua_State* L) { return run_based(L, task_handler); }
+
+int LuaApi::run_based(lua_State* L, lua_CFunction handler) {
+  lua_pushcfunction(L, handler);
+  lua_insert(L, 1);
+  return based_k(L, lua_pcallk(L, lua_gettop(L) - 2, LUA_MULTRET, 1, 0, based_k), 0);
+}
+
+int LuaApi::based_k(lua_State* L, int status, lua_KContext) {
+  if (status == LUA_OK || status == LUA_YIELD) return lua_gettop(L) - 1;  // the results, above the handler
+  // The error, raised again by a C function, not a hook: the coroutine ends with its hooks on.
+  // A stop whose grace co_handler gave the cleanups goes on as the stop it is. Before Lua
+  // 5.4.7 a reused task thread may still name this frame's handler slot as its message handler
+  // (a reset keeps the handler of the pcall it was suspended in: task_release), so the slot
+  // gets one that passes the error on as it is.
+  host(L).end_unwind();
+  lua_pushcfunction(L, [](lua_State* L) -> int { return 1; });
+  lua_replace(L, 1);
+  return lua_error(L);
+}
+
+// Where the error was raised, before the unwinding runs the coroutine's cleanups: a call
+// stopped at its time limit would stop them at their first instruction (a cleanup may not be
+// cut before it starts), so they get the stop's grace, as a call past its limit does: the
+// stop is lifted until based_k raises it on, and a cleanup still running after the grace is
+// stopped in turn (the watchdog goes on hooking the call meanwhile). A stop by the instruction
+// budget gives them the next slice of the budget; Ctrl-C stops them at once.
+int LuaApi::co_handler(lua_State* L) {
+  LuaHost& h = host(L);
+  h.unwinding_ = L;
+  const uint64_t marked = LuaHost::marked_call(h);
+  if (marked != 0 && h.stopping_serial_ == marked && !lua_stop_requested(h.guard_)) {
+    h.unwind_stop_serial_ = marked;
+    h.stopping_serial_ = 0;
+  }
+  lua_settop(L, 1);
+  return 1;
+}
+
+int LuaApi::cleanup_may_yield(lua_State* L) {
+  lua_pushboolean(L, lua_isyieldable(L) && host(L).unwinding_ != L);
+  return 1;
+}
+
+int LuaApi::task_handler(lua_State* L) {
+  LuaHost& h = host(L);
+  if (h.task_resuming_ != nullptr && lua_gettop(L) >= 1) {
+    const CallSite& at = *h.task_resuming_;
+    const LeafDef& leaf = *h.task_leaf_;
+    if (h.task_reported_ != L) {
+      h.task_reported_ = L;
+      const char* text = lua_type(L, 1) == LUA_TSTRING ? lua_tostring(L, 1) : nullptr;
+      if (!text || !h.repeat_silenced(at, text)) {
+        traceback(L);  // the message and its traceback
+        text = lua_tostring(L, -1);
+      }
+      h.report(at, leaf, text ? text : "(error object is not a string)");
+    } else {  // a cleanup's error, as the failed run unwinds
+      lua_pushvalue(L, 1);
+      const char* text = lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER ? lua_tostring(L, -1) : nullptr;
+      h.report(at, leaf, std::string("while closing the failed task: ") +
+                             (text ? std::string(text) : std::string("(error object is a ") + luaL_typename(L, 1) + " value)"));
+    }
+    lua_settop(L, 1);
+  }
+  return co_handler(L);
 }
 
 // xpcall's message handler (upvalue 1: the script's). A message handler runs where the error
@@ -586,6 +672,8 @@ void LuaHost::open_sandbox() {
   lua_setfield(L_, -2, "wrap");
   lua_pushcfunction(L_, LuaApi::co_close);
   lua_setfield(L_, -2, "close");
+  lua_pushcfunction(L_, LuaApi::co_create);
+  lua_setfield(L_, -2, "create");
   lua_pop(L_, 1);
   lua_pushcfunction(L_, LuaApi::xpcall);
   lua_setglobal(L_, "xpcall");

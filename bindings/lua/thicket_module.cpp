@@ -433,7 +433,7 @@ int LuaApi::module_has(lua_State* L) {
 // The chunk gives back the metatable of the values thicket.defer makes, and a function that
 // tells whether a cancelled task's cleanup is running (thicket.wait cannot wait then).
 static const char* kThicketLua = R"LUA(
-local isyieldable, where = ...
+local may_yield, where, call_at_once = ...
 local cancelling = 0  -- thicket.defer cleanups running while their task is cancelled
 -- Lua's own words for a yield there have no position and name no cleanup.
 local function yield_in_cleanup(message)
@@ -446,9 +446,9 @@ local function close(self)
   local fn = self[1]
   self[1] = nil
   if not fn then return end
-  if isyieldable() then return fn() end  -- a task ending by itself: its cleanups may yield
+  if may_yield() then return fn() end  -- a task ending by itself: its cleanups may yield
   cancelling = cancelling + 1
-  local ok, message = xpcall(fn, yield_in_cleanup)
+  local ok, message = call_at_once(fn, yield_in_cleanup)
   cancelling = cancelling - 1
   if not ok then error(message, 0) end
 end
@@ -604,9 +604,7 @@ void LuaHost::open_thicket_module() {
   task_meta_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
   // wait and defer (the cleanups of defer values in Lua).
   luaL_loadbuffer(L_, kThicketLua, std::strlen(kThicketLua), "=(thicket)");
-  lua_getglobal(L_, "coroutine");
-  lua_getfield(L_, -1, "isyieldable");
-  lua_remove(L_, -2);
+  lua_pushcfunction(L_, LuaApi::cleanup_may_yield);
   // where(): "file.lua:LINE: " of the innermost Lua function below the caller (a message
   // handler's: the line that raised the error, past C functions such as coroutine.yield).
   lua_pushcfunction(L_, [](lua_State* L) -> int {
@@ -620,7 +618,17 @@ void LuaHost::open_thicket_module() {
     lua_pushliteral(L, "");
     return 1;
   });
-  lua_call(L_, 2, 2);  // the metatable of defer values; whether a cancelled task's cleanup runs
+  // call_at_once(fn, handler): xpcall(fn, handler) called where it may not yield (so neither
+  // may fn), whether the caller may or not (a failed task's cleanups run as its error unwinds
+  // it, where a yield would suspend the task).
+  lua_pushcfunction(L_, [](lua_State* L) -> int {
+    lua_settop(L, 2);
+    lua_pushcfunction(L, LuaApi::xpcall);
+    lua_insert(L, 1);
+    lua_call(L, 2, LUA_MULTRET);  // no continuation: not yieldable
+    return lua_gettop(L);
+  });
+  lua_call(L_, 3, 2);  // the metatable of defer values; whether a cancelled task's cleanup runs
   lua_pushvalue(L_, -3);  // the module
   lua_insert(L_, -2);
   lua_pushcclosure(L_, LuaApi::wait, 2);

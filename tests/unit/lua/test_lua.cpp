@@ -1012,9 +1012,10 @@ return L
     const uint64_t before = thicket::lua_host(t.rt.impl()).heap().reallocs;
     for (int i = 0; i < 50; ++i) t.rt.tick_all(0.1);
     const uint64_t per_call = (thicket::lua_host(t.rt.impl()).heap().reallocs - before) / 500;
-    // Lua 5.4.4: 3 and 3 (a failed task's coroutine is reset and reused; a new one each run
-    // made it 8); with the traceback, 8 and 13.
-    CHECK(per_call <= 4u);
+    // Lua 5.4.4: 3 and 6 (a failed task's coroutine is reset and reused, a new one each run
+    // made it 8; its base pcall frees call frames as the error unwinds, which the next run
+    // makes again); with the traceback, 8 and 13.
+    CHECK(per_call <= (std::string(leaf) == "Broken" ? 4u : 6u));
     CHECK(t.rt.script_errors() - errors0 == 550);  // every one still counted
     for (auto a : agents) t.rt.despawn(a);
   }

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <ctime>
+#include <lua.hpp>
 #include <regex>
 
 #include <string>
@@ -222,10 +223,9 @@ return { A = thicket.task(function() while true do end end), B = thicket.task(fu
 
 TEST_CASE("guard: a task that failed, by its own error or stopped by the budget, hands its coroutine on") {
   // A coroutine whose run ended in a script error is reset and reused (a new one per failing
-  // run cost ~40% of the run); the budget still stops the next run on it. One whose run the
-  // budget's hook stopped was stopped by a yield of the hook (an error raised by a hook would
-  // leave its hooks off for good): its hooks are whole, so it is reused too, and the budget
-  // stops the next run on it (or this test would never end).
+  // run cost ~40% of the run); the budget still stops the next run on it (or this test would
+  // never end). One whose run the budget's hook stopped by a yield is closed while suspended,
+  // its hooks whole, and is reused too.
   thicket::RuntimeOptions o;
   o.leaf_timeout = 0;
   o.instruction_budget = 100000;
@@ -251,6 +251,73 @@ end) }
   CHECK(thread(1) == thread(0));  // failed by its error: the same coroutine again
   CHECK(thread(2) == thread(1));  // stopped by the budget: the same one again
   CHECK(thread(3) == thread(2));
+}
+
+TEST_CASE("guard: a task thread closed while suspended is reused, its error reported once; not one inside an xpcall") {
+  // Before Lua 5.4.7 a thread reset while suspended inside a pcall keeps that pcall's message
+  // handler: an error raised outside any pcall on its next run called whatever lay in the
+  // handler's stack slot. The base pcall's slot holds its own handler again on the next run,
+  // which reported the error a second time ("while closing the failed task: ... boom").
+  LuaRuntime t(timed(0.05));
+  t.write("cut.lua", R"LUA(
+local thicket = require("thicket")
+local runs = 0
+local function wait_here() coroutine.yield() end
+return { Cut = thicket.task(function()
+  runs = runs + 1
+  thicket.log("@run " .. runs .. " " .. tostring(coroutine.running()))
+  if runs == 1 then while true do coroutine.yield() end end
+  if runs == 3 then xpcall(function() while true do coroutine.yield() end end, function(m) return m end) end
+  error("boom")
+end) }
+)LUA");
+  auto a = t.rt.spawn(t.load("tree: t\nleaves: [cut.lua]\nroot:\n  timeout:\n    seconds: 0.15\n    child: {action: Cut}\n"));
+  // Run 1 yields until the timeout cancels it; run 2 fails; run 3 yields inside an xpcall until
+  // cancelled; run 4 fails.
+  for (int i = 0; i < 8; ++i) t.rt.tick(a, 0.1);
+  const std::string log = t.joined_log();
+  INFO(log);
+  CHECK(t.rt.script_errors() == 2);
+  CHECK(log.find("while closing") == std::string::npos);
+  const thicket_test::LogLines marks = t.marks();
+  REQUIRE(marks.size() == 4);
+  auto thread = [&](size_t i) { return marks[i].substr(marks[i].find("thread")); };
+  CHECK(thread(1) == thread(0));  // cancelled while suspended: reused
+  CHECK(thread(2) == thread(1));  // failed: reused
+  if (LUA_VERSION_RELEASE_NUM < 50407) CHECK(thread(3) != thread(2));  // cancelled inside an xpcall: a new one
+}
+
+TEST_CASE("guard: a failed task's cleanups run at once as its error unwinds it, and cannot wait or yield") {
+  // Its cleanups now run under the base pcall, where a coroutine may yield: a thicket.defer
+  // cleanup that waited, or a __close that yielded, left the failed task running for ticks.
+  thicket::RuntimeOptions o;
+  o.leaf_timeout = 0;
+  LuaRuntime t(o);
+  t.write("fail.lua", R"LUA(
+local thicket = require("thicket")
+return {
+  Waits = thicket.task(function()
+    local c <close> = thicket.defer(function() thicket.log("@defer"); thicket.wait(0.2); thicket.log("@never") end)
+    error("boom")
+  end),
+  Yields = thicket.task(function()
+    local c <close> = setmetatable({}, {__close = function() thicket.log("@close"); coroutine.yield(); thicket.log("@never") end})
+    error("boom")
+  end),
+}
+)LUA");
+  for (const char* leaf : {"Waits", "Yields"}) {
+    auto a = t.rt.spawn(t.load(std::string("tree: t\nleaves: [fail.lua]\nroot: {action: ") + leaf + "}\n",
+                               std::string(leaf) + ".yaml"));
+    CHECK(t.rt.tick(a, 0.1) == Status::Failure);
+    CHECK(t.rt.tick(a, 0.1) == Status::Failure);
+  }
+  const std::string log = t.joined_log();
+  INFO(log);
+  CHECK(t.marks() == thicket_test::LogLines{"defer", "defer", "close", "close"});
+  CHECK(log.find("thicket.wait in a thicket.defer cleanup of a cancelled task") != std::string::npos);
+  CHECK(log.find("the cleanups of a failed task run to their end at once") != std::string::npos);
+  CHECK(t.rt.script_errors() == 8);  // each run's error, and each cleanup's
 }
 
 TEST_CASE("guard: the cleanup of a task the budget or the time limit stopped is stopped too if it loops") {
@@ -314,6 +381,85 @@ end }
   CHECK(t.marks() == thicket_test::LogLines{"suspended", "close", "dead"});
   CHECK_MESSAGE(log.find("co.lua:8: stopped after running") != std::string::npos, log);
   CHECK_MESSAGE(log.find("co.lua:7: stopped after running") != std::string::npos, log);
+}
+
+TEST_CASE("guard: a task stopped inside a C call runs its cleanup under a grace, and a looping one is stopped") {
+  // Inside a table.sort comparison a coroutine cannot yield, so the hook raises the stop as an
+  // error; Lua then left the coroutine's hooks off for good, and the task's cleanup, run as
+  // the task was closed, looped with no limit: the host hung (budget and time limit alike).
+  const char* kLeaves = R"LUA(
+local thicket = require("thicket")
+return { Sort = thicket.task(function()
+  local c <close> = thicket.defer(function() thicket.log("@cleanup " .. thicket.tick()); while true do end end)
+  table.sort({3, 2, 1}, function(a, b) while true do end end)
+end) }
+)LUA";
+  for (bool budget : {true, false}) {
+    CAPTURE(budget);
+    thicket::RuntimeOptions o = timed(0.01);
+    if (budget) {
+      o.leaf_timeout = 0;
+      o.instruction_budget = 100000;
+    }
+    LuaRuntime t(o);
+    t.write("sort.lua", kLeaves);
+    auto a = t.rt.spawn(t.load("tree: t\nleaves: [sort.lua]\nroot: {action: Sort}\n"));
+    CHECK(t.rt.tick(a, 0.1) == Status::Failure);
+    CHECK(t.rt.tick(a, 0.1) == Status::Failure);
+    const std::string log = t.joined_log();
+    INFO(log);
+    CHECK(t.marks() == thicket_test::LogLines{"cleanup 1", "cleanup 2"});
+    CHECK(t.rt.script_errors() == 4);  // each run, and each cleanup
+    CHECK(log.find("sort.lua:5: ") != std::string::npos);
+    CHECK(log.find("while closing the failed task: ") != std::string::npos);
+  }
+}
+
+TEST_CASE("guard: a leaf's coroutine stopped inside a C call is closed under the limit; C-only chains in one are stopped") {
+  // Stopped inside a table.sort comparison, the coroutine ended with its hooks off, and closing
+  // it on a later tick ran its looping __close with no limit. A chain of C calls inside a
+  // leaf's coroutine ran on: the call hook may not yield there, and it waited for a Lua
+  // instruction that never came.
+  LuaRuntime t(timed(0.01));
+  t.write("co.lua", R"LUA(
+local thicket = require("thicket")
+local co
+local L = {}
+function L.Evil()
+  if not co then
+    co = coroutine.create(function()
+      local c <close> = setmetatable({}, {__close = function() thicket.log("@close"); while true do end end})
+      table.sort({3, 2, 1}, function(a, b) while true do end end)
+    end)
+    coroutine.resume(co)
+  else
+    thicket.log("@" .. coroutine.status(co))
+    thicket.log("@" .. tostring(coroutine.close(co)))
+  end
+  return true
+end
+function L.Chain()
+  coroutine.wrap(function()
+    local t = setmetatable({nil, nil, nil, nil, nil, nil, nil, nil, 1}, {__index = pcall, __call = table.unpack})
+    table.unpack(t)
+  end)()
+  return true
+end
+return L
+)LUA");
+  auto a = t.rt.spawn(t.load("tree: t\nleaves: [co.lua]\nroot: {action: Evil}\n"));
+  CHECK(t.rt.tick(a, 0.1) == Status::Failure);
+  CHECK(t.rt.tick(a, 0.1) == Status::Success);
+  auto b = t.rt.spawn(t.load("tree: c\nleaves: [co.lua]\nroot: {action: Chain}\n", "chain.yaml"));
+  CHECK(t.rt.tick(b, 0.1) == Status::Failure);
+  const std::string log = t.joined_log();
+  INFO(log);
+  // The cleanup ran as the stop unwound the coroutine, and was stopped in its turn: by a
+  // yield, which leaves the coroutine suspended, with nothing more to close.
+  CHECK(t.marks() == thicket_test::LogLines{"close", "suspended", "true"});
+  CHECK(log.find("co.lua:8: stopped after running") != std::string::npos);
+  CHECK(log.find("in leaf 'Chain'") != std::string::npos);
+  CHECK(t.rt.script_errors() == 2);
 }
 
 TEST_CASE("guard: an endless loop in on_reload or at a leaf file's top level is stopped") {
