@@ -112,6 +112,7 @@ struct LuaApi {
   static int co_wrapped(lua_State* L);  // the function wrap returns (upvalue 1: its coroutine)
   static int co_close(lua_State* L);
   static int co_create(lua_State* L);
+  static void new_based_thread(lua_State* L);  // a coroutine of the function at 1, pushed (co_base)
   // The base of every coroutine a script runs on (a leaf's own: co_base, its body upvalue 1; a
   // task run's: task_base, its body under its arguments): the body under a pcall, whose error
   // is raised again as it is. Lua turns a thread's hooks off while a hook runs and back on when

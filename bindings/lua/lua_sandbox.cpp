@@ -200,11 +200,7 @@ int LuaApi::co_wrapped(lua_State* L) {
 // is tail-called replaces it), so its argument errors name the caller's line and the name the
 // caller gave it, as Lua's do.
 int LuaApi::co_wrap(lua_State* L) {
-  luaL_checktype(L, 1, LUA_TFUNCTION);
-  lua_State* co = lua_newthread(L);
-  lua_pushvalue(L, 1);
-  lua_pushcclosure(L, co_base, 1);
-  lua_xmove(L, co, 1);
+  new_based_thread(L);
   lua_pushcclosure(L, co_wrapped, 1);
   return 1;
 }
@@ -233,12 +229,16 @@ int LuaApi::co_close(lua_State* L) {
 }
 
 int LuaApi::co_create(lua_State* L) {
+  new_based_thread(L);
+  return 1;
+}
+
+void LuaApi::new_based_thread(lua_State* L) {
   luaL_checktype(L, 1, LUA_TFUNCTION);
   lua_State* co = lua_newthread(L);
   lua_pushvalue(L, 1);
   lua_pushcclosure(L, co_base, 1);
   lua_xmove(L, co, 1);
-  return 1;
 }
 
 int LuaApi::co_base(lua_State* L) {

@@ -71,6 +71,16 @@ thicket::RuntimeOptions timed(double seconds) {
   return o;
 }
 
+// A call stopped by the instruction budget (100,000) alone, or by a time limit of 10 ms alone.
+thicket::RuntimeOptions budget_or_timed(bool budget) {
+  thicket::RuntimeOptions o = timed(0.01);
+  if (budget) {
+    o.leaf_timeout = 0;
+    o.instruction_budget = 100000;
+  }
+  return o;
+}
+
 }  // namespace
 
 TEST_CASE("guard: a leaf that never returns is stopped at its time limit with leaf, node, agent and file:line") {
@@ -332,12 +342,7 @@ end) }
 )LUA";
   for (bool budget : {true, false}) {
     CAPTURE(budget);
-    thicket::RuntimeOptions o = timed(0.01);
-    if (budget) {
-      o.leaf_timeout = 0;
-      o.instruction_budget = 100000;
-    }
-    LuaRuntime t(o);
+    LuaRuntime t(budget_or_timed(budget));
     t.write("spin.lua", kLeaves);
     auto a = t.rt.spawn(t.load("tree: t\nleaves: [spin.lua]\nroot: {action: Spin}\n"));
     CHECK(t.rt.tick(a, 0.1) == Status::Failure);
@@ -396,12 +401,7 @@ end) }
 )LUA";
   for (bool budget : {true, false}) {
     CAPTURE(budget);
-    thicket::RuntimeOptions o = timed(0.01);
-    if (budget) {
-      o.leaf_timeout = 0;
-      o.instruction_budget = 100000;
-    }
-    LuaRuntime t(o);
+    LuaRuntime t(budget_or_timed(budget));
     t.write("sort.lua", kLeaves);
     auto a = t.rt.spawn(t.load("tree: t\nleaves: [sort.lua]\nroot: {action: Sort}\n"));
     CHECK(t.rt.tick(a, 0.1) == Status::Failure);
