@@ -133,6 +133,7 @@ struct LuaApi {
   // one cancelled or failing (its error unwinding it).
   static int cleanup_may_yield(lua_State* L);
   static int xpcall(lua_State* L);
+  static int xpcall_done(lua_State* L, int status, lua_KContext extra);  // its continuation
   static int resume_watched(lua_State* L, lua_State* co, int narg);
   static int close_watched(lua_State* L, lua_State* co);
   static bool is_task_thread(lua_State* L, int idx);  // the value at idx is a task run's coroutine

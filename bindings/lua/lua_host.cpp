@@ -381,16 +381,15 @@ void LuaHost::stop(const CallSite& at, Status s) {
   }
 }
 
-bool LuaHost::inside_xpcall(lua_State* co) {
+int LuaHost::xpcalls_in(lua_State* co) {
   lua_Debug ar;
-  int level = 0;
+  int level = 0, found = 0;
   for (; level < 64 && lua_getstack(co, level, &ar); ++level) {
-    if (!lua_checkstack(co, 1) || !lua_getinfo(co, "f", &ar)) return true;
-    const bool xpcall = lua_tocfunction(co, -1) == LuaApi::xpcall;
+    if (!lua_checkstack(co, 1) || !lua_getinfo(co, "f", &ar)) return 64;
+    found += lua_tocfunction(co, -1) == LuaApi::xpcall;
     lua_pop(co, 1);
-    if (xpcall) return true;
   }
-  return level == 64;  // deeper: not walked further (a runaway recursion), taken as inside one
+  return level == 64 ? 64 : found;  // deeper: not walked further (a runaway recursion), taken as inside one
 }
 
 int LuaHost::push_task_start(lua_State* co, const CallSite& at) {
@@ -561,7 +560,8 @@ void LuaHost::task_release(const CallSite& at, bool cancel) {
     const bool stopped = ended == LUA_YIELD && lua_gettop(co) > 0;
     const bool failed = (ended != LUA_OK && ended != LUA_YIELD) || stopped;
     // Before Lua 5.4.7 its reset keeps the message handler of the pcall it was suspended in.
-    const bool stale_handler = ended == LUA_YIELD && LUA_VERSION_RELEASE_NUM < 50407 && inside_xpcall(co);
+    const int xpcalls = ended == LUA_YIELD && xpcalls_open_ > 0 ? xpcalls_in(co) : 0;
+    const bool stale_handler = xpcalls > 0 && LUA_VERSION_RELEASE_NUM < 50407;
     // A run that failed keeps its error on its stack (reported already): closing its
     // to-be-closed variables may raise another, which is reported if it is not the same one.
     if (failed && lua_gettop(co) > 0) {
@@ -583,6 +583,7 @@ void LuaHost::task_release(const CallSite& at, bool cancel) {
 #endif
     }
     end_unwind();
+    if (xpcalls < 64) xpcalls_open_ -= xpcalls;  // (its frames dropped by the closing)
     current_ = saved;
     if (rc != LUA_OK && (cancel || failed)) {
       bool same = false;  // the run's own error, passed on by the closing

@@ -200,8 +200,13 @@ class LuaHost final : public ScriptHost {
   int resume_guarded(lua_State* co, int nargs, int* nres);  // lua_resume under the watchdog
   // A fresh run's arguments (agent, args), pushed on co above its body; the count for lua_resume.
   int push_task_start(lua_State* co, const CallSite& at);
-  // Whether suspended co runs inside a script's xpcall (task_release).
-  static bool inside_xpcall(lua_State* co);
+  // How many of a script's xpcall frames suspended co runs inside (task_release); 64 past
+  // 64 levels, which it does not walk.
+  static int xpcalls_in(lua_State* co);
+  // xpcall frames begun and not ended (LuaApi::xpcall): when none is, no thread is suspended
+  // inside one and task_release need not look. One dropped with its coroutine (closed while
+  // suspended inside it, or collected) is never ended: this then only overcounts.
+  int64_t xpcalls_open_ = 0;
   static int journal_gate(lua_State* L);
   // A gate's upvalues: the gated function's own first (it may run on the gate's frame), then these.
   static constexpr int kGateOwnUpvalues = 2;

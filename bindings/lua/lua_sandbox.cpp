@@ -330,7 +330,8 @@ static int xpcall_handler(lua_State* L) {
 
 // The end of xpcall, also its continuation after a yield: the stop passes through (caught, it
 // would end the call as a success).
-static int xpcall_done(lua_State* L, int status, lua_KContext extra) {
+int LuaApi::xpcall_done(lua_State* L, int status, lua_KContext extra) {
+  --host(L).xpcalls_open_;
   if (status != LUA_OK && status != LUA_YIELD) {
     if (LuaHost::told_to_stop(L)) return lua_error(L);
     lua_pushboolean(L, 0);
@@ -350,6 +351,7 @@ int LuaApi::xpcall(lua_State* L) {
   lua_pushboolean(L, 1);  // the first result, when f raises no error
   lua_pushvalue(L, 1);
   lua_rotate(L, 3, 2);  // f, handler, true, f, args...
+  ++host(L).xpcalls_open_;
   const int status = lua_pcallk(L, n - 2, LUA_MULTRET, 2, 2, xpcall_done);
   return xpcall_done(L, status, 2);
 }
