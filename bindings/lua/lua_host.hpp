@@ -242,6 +242,9 @@ class LuaHost final : public ScriptHost {
   // `text`: the file's text, when given.
   static int load_lua_file(lua_State* L, const std::string& path, std::string* text = nullptr);
   static void stop_from_hook(LuaHost* h, lua_State* L, bool may_yield);
+  static void push_budget_stop(LuaHost* h, lua_State* L);
+  // The call in progress has run past its instruction budget.
+  bool over_budget() const { return hook_serial_ == call_serial_ && hook_count_ > kBudgetSlices; }
   int stopped_task(lua_State* co, int rc, int* nres);
   static uint64_t marked_call(const LuaHost& h);
   void restore_hook(lua_State* L);
@@ -263,7 +266,9 @@ class LuaHost final : public ScriptHost {
   uint64_t grace_calls_ = 0;        // function calls made during the grace (kStopMask's calls)
   std::string stop_message_;        // that stop's message, raised again as it is while the call runs
   uint64_t stop_message_serial_ = 0;
-  uint64_t loop_grace_serial_ = 0;  // the call a C loop's poll found past its time limit
+  uint64_t loop_grace_serial_ = 0;
+  std::string budget_message_;  // the budget's stop of the call budget_message_serial_, raised again as it is
+  uint64_t budget_message_serial_ = 0;  // the call a C loop's poll found past its time limit
   // The task run task_resume is resuming: its message handler (LuaApi::task_handler) reports
   // the run's error where it was raised, before the unwinding runs its cleanups, and marks the
   // coroutine it reported (null: not yet).
@@ -277,8 +282,14 @@ class LuaHost final : public ScriptHost {
   // as a cancelled task's does (LuaApi::cleanup_may_yield).
   lua_State* unwinding_ = nullptr;
   // The lifted stop back in force, once the cleanups ran (after a resume or a close ends).
+  uint64_t unwind_budget_serial_ = 0;  // the same for a stop by the instruction budget
   void end_unwind() {
     unwinding_ = nullptr;
+    if (unwind_budget_serial_ != 0) {
+      if (unwind_budget_serial_ == call_serial_ && hook_serial_ == call_serial_ && hook_count_ <= kBudgetSlices)
+        hook_count_ = kBudgetSlices + 1;
+      unwind_budget_serial_ = 0;
+    }
     if (unwind_stop_serial_ == 0) return;
     if (unwind_stop_serial_ == marked_call(*this)) stopping_serial_ = unwind_stop_serial_;
     unwind_stop_serial_ = 0;

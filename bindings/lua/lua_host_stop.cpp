@@ -31,6 +31,14 @@ void LuaHost::guard_hook(lua_State* L, lua_Debug* ar) {
     return;
   }
   const int count = lua_gethookcount(L);
+  // Past its budget once, the call is stopped again at every instruction and call, as a call
+  // past its time limit is: a pcall around a table.sort comparison that loops (the stop raised
+  // inside it, as an error) caught the budget's stop a slice at a time, for ever.
+  if (count == 1 && h->over_budget()) {
+    push_budget_stop(h, L);
+    stop_from_hook(h, L, !call);
+    return;
+  }
   if (count == 1 || count == kStopGraceInstructions) {
     const uint64_t marked = marked_call(*h);
     // The grace ends after its instructions (and calls), or once it has used the limit again
@@ -61,19 +69,35 @@ void LuaHost::guard_hook(lua_State* L, lua_Debug* ar) {
     h->hook_count_ = 0;
   }
   if (++h->hook_count_ > kBudgetSlices) {
-    // Where it was (level 0 in a hook: the Lua function running), and what ran: a leaf, or a
-    // leaf file's own code while it loads (its calls may take the load's scale of the limit).
-    luaL_where(L, 0);
-    lua_pushfstring(L, "%s ran past its instruction budget (%I instructions) without returning or yielding "
-                       "(an endless loop? a task lets time pass with coroutine.yield() or thicket.wait())",
-                    h->guard_.limit_scale.load(std::memory_order_relaxed) > 1 ? "the file, while it loads," : "the leaf",
-                    // The budget it keeps: eighths of at least 1,000 (a budget of 1 said "1 instructions"
-                    // of a stop after ~8,000).
-                    static_cast<lua_Integer>(std::max<uint64_t>(h->rt_.options.instruction_budget,
-                                                                uint64_t(h->budget_slice_) * kBudgetSlices)));
-    lua_concat(L, 2);
+    push_budget_stop(h, L);
     stop_from_hook(h, L, true);
   }
+}
+
+// The budget's stop message, on top of L's stack: made where the call first ran past its
+// budget, the same again after; the hook then fires at every instruction and call of L.
+void LuaHost::push_budget_stop(LuaHost* h, lua_State* L) {
+  if (!(lua_gethook(L) == guard_hook && lua_gethookmask(L) == kStopMask && lua_gethookcount(L) == 1))
+    lua_sethook(L, guard_hook, kStopMask, 1);
+  if (h->budget_message_serial_ == h->call_serial_) {
+    lua_pushlstring(L, h->budget_message_.data(), h->budget_message_.size());
+    return;
+  }
+  // Where it was (level 0 in a hook: the Lua function running), and what ran: a leaf, or a
+  // leaf file's own code while it loads (its calls may take the load's scale of the limit).
+  luaL_where(L, 0);
+  lua_pushfstring(L, "%s ran past its instruction budget (%I instructions) without returning or yielding "
+                     "(an endless loop? a task lets time pass with coroutine.yield() or thicket.wait())",
+                  h->guard_.limit_scale.load(std::memory_order_relaxed) > 1 ? "the file, while it loads," : "the leaf",
+                  // The budget it keeps: eighths of at least 1,000 (a budget of 1 said "1 instructions"
+                  // of a stop after ~8,000).
+                  static_cast<lua_Integer>(std::max<uint64_t>(h->rt_.options.instruction_budget,
+                                                              uint64_t(h->budget_slice_) * kBudgetSlices)));
+  lua_concat(L, 2);
+  size_t len = 0;
+  const char* text = lua_tolstring(L, -1, &len);
+  h->budget_message_.assign(text, len);
+  h->budget_message_serial_ = h->call_serial_;
 }
 
 // Stops the code running on L with the message on top of L's stack, from the count hook. On
@@ -112,8 +136,8 @@ bool LuaHost::told_to_stop(lua_State* L) {
   LuaHost* h = *static_cast<LuaHost**>(lua_getextraspace(L));
   if (h == nullptr) return lua_stop_requested();
   if (lua_stop_requested(h->guard_)) return true;
-  // Past its instruction budget (the hook raises again each slice from then on).
-  if (h->hook_serial_ == h->call_serial_ && h->hook_count_ > kBudgetSlices) return true;
+  // Past its instruction budget (the hook raises again at every instruction from then on).
+  if (h->over_budget()) return true;
   // Stopped at its time limit once already (past the grace), and still running.
   return h->stopping_serial_ != 0 && h->stopping_serial_ == marked_call(*h);
 }

@@ -282,6 +282,11 @@ int LuaApi::co_handler(lua_State* L) {
     h.unwind_stop_serial_ = marked;
     h.stopping_serial_ = 0;
   }
+  if (h.over_budget() && h.budget_slice_ > 0) {  // one more slice of the budget
+    h.unwind_budget_serial_ = h.call_serial_;
+    h.hook_count_ = LuaHost::kBudgetSlices;
+    lua_sethook(L, LuaHost::guard_hook, LUA_MASKCOUNT, h.budget_slice_);
+  }
   lua_settop(L, 1);
   return 1;
 }

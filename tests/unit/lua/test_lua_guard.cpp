@@ -181,6 +181,43 @@ TEST_CASE("guard: the instruction budget stops a spinning task on every tick and
   CHECK(t.joined_log().find("ran past its instruction budget (100000 instructions)") != std::string::npos);
 }
 
+TEST_CASE("guard: a pcall cannot catch the budget's stop, around a C call or a coroutine's resume") {
+  // Raised as an error inside a table.sort comparison, the budget's stop was caught by the
+  // pcall around the sort and the loop went on, a slice at a time, for ever (with the time
+  // limit off); out of a coroutine of the task's own, pcall(coroutine.resume, co) caught it
+  // and the task returned success.
+  thicket::RuntimeOptions o;
+  o.leaf_timeout = 0;
+  o.instruction_budget = 100000;
+  LuaRuntime t(o);
+  t.write("catch.lua", R"LUA(
+local thicket = require("thicket")
+local function loops() while true do end end
+return {
+  Sorts = thicket.task(function()
+    while true do pcall(table.sort, {3, 2, 1}, loops) end
+  end),
+  Resumes = thicket.task(function()
+    local co = coroutine.create(loops)
+    pcall(coroutine.resume, co)
+    pcall(coroutine.resume, co)
+    return true
+  end),
+}
+)LUA");
+  for (const char* leaf : {"Sorts", "Resumes"}) {
+    CAPTURE(leaf);
+    auto a = t.rt.spawn(t.load(std::string("tree: t\nleaves: [catch.lua]\nroot: {action: ") + leaf + "}\n",
+                               std::string(leaf) + ".yaml"));
+    CHECK(t.rt.tick(a, 0.1) == Status::Failure);
+    CHECK(t.rt.tick(a, 0.1) == Status::Failure);
+  }
+  const std::string log = t.joined_log();
+  INFO(log);
+  CHECK(t.rt.script_errors() == 4);
+  CHECK(log.find("catch.lua:3: the leaf ran past its instruction budget") != std::string::npos);
+}
+
 TEST_CASE("guard: a budget under 8,000 instructions counts as 8,000, and the message says so") {
   // The hook fires once an eighth of the budget, an eighth being at least 1,000 instructions:
   // a budget of 10 let ~8,000 run and said "(10 instructions)".
