@@ -112,6 +112,9 @@ struct LuaApi {
   static int co_wrapped(lua_State* L);  // the function wrap returns (upvalue 1: its coroutine)
   static int co_close(lua_State* L);
   static int co_create(lua_State* L);
+  // coroutine.yield, refused in a cleanup that runs as the coroutine's error unwinds it (a
+  // yield there left a failed coroutine suspended, its error lost).
+  static int yield_checked(lua_State* L);
   static void new_based_thread(lua_State* L);  // a coroutine of the function at 1, pushed (co_base)
   // The base of every coroutine a script runs on (a leaf's own: co_base, its body upvalue 1; a
   // task run's: task_base, its body under its arguments): the body under a pcall, whose error

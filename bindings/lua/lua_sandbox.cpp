@@ -291,6 +291,13 @@ int LuaApi::co_handler(lua_State* L) {
   return 1;
 }
 
+int LuaApi::yield_checked(lua_State* L) {
+  if (lua_isyieldable(L) && host(L).unwinding_ == L)
+    return luaL_error(L, "a cleanup cannot yield while its coroutine's error unwinds it: the cleanups of a failed "
+                         "coroutine or task run to their end at once");
+  return lua_yield(L, lua_gettop(L));
+}
+
 int LuaApi::cleanup_may_yield(lua_State* L) {
   lua_pushboolean(L, lua_isyieldable(L) && host(L).unwinding_ != L);
   return 1;
@@ -681,6 +688,8 @@ void LuaHost::open_sandbox() {
   lua_setfield(L_, -2, "close");
   lua_pushcfunction(L_, LuaApi::co_create);
   lua_setfield(L_, -2, "create");
+  lua_pushcfunction(L_, LuaApi::yield_checked);
+  lua_setfield(L_, -2, "yield");
   lua_pop(L_, 1);
   lua_pushcfunction(L_, LuaApi::xpcall);
   lua_setglobal(L_, "xpcall");

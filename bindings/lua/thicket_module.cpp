@@ -438,7 +438,7 @@ local cancelling = 0  -- thicket.defer cleanups running while their task is canc
 -- Lua's own words for a yield there have no position and name no cleanup.
 local function yield_in_cleanup(message)
   if message == "attempt to yield across a C-call boundary" then
-    return where() .. "a thicket.defer cleanup of a cancelled task cannot yield (coroutine.yield): it runs to its end at once"
+    return where() .. "a thicket.defer cleanup of a cancelled or failed task cannot yield (coroutine.yield): it runs to its end at once"
   end
   return message
 end
@@ -500,14 +500,17 @@ int LuaApi::wait(lua_State* L) {
     lua_pushvalue(L, lua_upvalueindex(2));
     lua_call(L, 0, 1);
     if (lua_toboolean(L, -1))
-      return luaL_error(L, "thicket.wait in a thicket.defer cleanup of a cancelled task: the cleanup runs to its "
-                           "end at once, it cannot wait");
+      return luaL_error(L, "thicket.wait in a thicket.defer cleanup of a cancelled or failed task: the cleanup runs "
+                           "to its end at once, it cannot wait");
     lua_pushthread(L);
     if (in_task && is_task_thread(L, -1))
       return luaL_error(L, "thicket.wait cannot wait here: it is called by a library function that cannot pause "
                            "(a table.sort comparison, a string.gsub replacement); wait in the task's own code");
     return luaL_error(L, "thicket.wait can only be called inside a thicket.task");
   }
+  if (h.unwinding_ == L)  // a `__close` of the task's own, run as its error unwinds it
+    return luaL_error(L, "thicket.wait in a cleanup of a failed task: its cleanups run to their end at once, they "
+                         "cannot wait");
   lua_pushthread(L);
   const bool task_thread = is_task_thread(L, -1);
   lua_pop(L, 1);

@@ -1197,10 +1197,10 @@ return L
     const std::string name = leaf;
     const std::string closing = "error: while closing the cancelled task: ";  // then the file's path
     if (name == "Yields")
-      CHECK(log.find("/task.lua:11: a thicket.defer cleanup of a cancelled task cannot yield (coroutine.yield): it "
+      CHECK(log.find("/task.lua:11: a thicket.defer cleanup of a cancelled or failed task cannot yield (coroutine.yield): it "
                      "runs to its end at once") != std::string::npos);
     if (name == "Waits")
-      CHECK(log.find("/task.lua:14: thicket.wait in a thicket.defer cleanup of a cancelled task: the cleanup runs to "
+      CHECK(log.find("/task.lua:14: thicket.wait in a thicket.defer cleanup of a cancelled or failed task: the cleanup runs to "
                      "its end at once, it cannot wait") != std::string::npos);
     if (name == "Breaks") CHECK(log.find("/task.lua:18: attempt to index a nil value") != std::string::npos);
     if (name == "Fine") {

@@ -351,20 +351,38 @@ return {
     local c <close> = setmetatable({}, {__close = function() thicket.log("@close"); coroutine.yield(); thicket.log("@never") end})
     error("boom")
   end),
+  RawWaits = thicket.task(function()
+    local c <close> = setmetatable({}, {__close = function() thicket.log("@raw"); thicket.wait(1); thicket.log("@never") end})
+    error("boom")
+  end),
+  -- A coroutine of a leaf's own: the yield left it suspended, and resume answered true and the
+  -- yielded value, the body's error lost.
+  Own = function()
+    local co = coroutine.create(function()
+      local c <close> = setmetatable({}, {__close = function() coroutine.yield("from close") end})
+      error("body error")
+    end)
+    local ok, err = coroutine.resume(co)
+    thicket.log("@" .. tostring(ok) .. " " .. coroutine.status(co) .. " " .. tostring(tostring(err):match("a cleanup cannot yield")))
+    return true
+  end,
 }
 )LUA");
-  for (const char* leaf : {"Waits", "Yields"}) {
+  for (const char* leaf : {"Waits", "Yields", "RawWaits"}) {
     auto a = t.rt.spawn(t.load(std::string("tree: t\nleaves: [fail.lua]\nroot: {action: ") + leaf + "}\n",
                                std::string(leaf) + ".yaml"));
     CHECK(t.rt.tick(a, 0.1) == Status::Failure);
     CHECK(t.rt.tick(a, 0.1) == Status::Failure);
   }
+  auto own = t.rt.spawn(t.load("tree: own\nleaves: [fail.lua]\nroot: {action: Own}\n", "own.yaml"));
+  CHECK(t.rt.tick(own, 0.1) == Status::Success);
   const std::string log = t.joined_log();
   INFO(log);
-  CHECK(t.marks() == thicket_test::LogLines{"defer", "defer", "close", "close"});
-  CHECK(log.find("thicket.wait in a thicket.defer cleanup of a cancelled task") != std::string::npos);
-  CHECK(log.find("the cleanups of a failed task run to their end at once") != std::string::npos);
-  CHECK(t.rt.script_errors() == 8);  // each run's error, and each cleanup's
+  CHECK(t.marks() == thicket_test::LogLines{"defer", "defer", "close", "close", "raw", "raw", "false dead a cleanup cannot yield"});
+  CHECK(log.find("fail.lua:5: thicket.wait in a thicket.defer cleanup of a cancelled or failed task") != std::string::npos);
+  CHECK(log.find("fail.lua:9: a cleanup cannot yield while its coroutine's error unwinds it") != std::string::npos);
+  CHECK(log.find("fail.lua:13: thicket.wait in a cleanup of a failed task") != std::string::npos);
+  CHECK(t.rt.script_errors() == 12);  // each run's error, and each cleanup's
 }
 
 TEST_CASE("guard: the cleanup of a task the budget or the time limit stopped is stopped too if it loops") {
