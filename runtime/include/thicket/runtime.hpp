@@ -190,7 +190,8 @@ struct TraceEvent {
                                         // (e.g. "b/when/0", "check n >= 1"); "" for the initial state, an
                                         // event (then `event` names it) and an `after` entry
   // Transition (SPEC 4.1): the states left, innermost first, and entered, outermost first;
-  // `reload`: a hot reload removed from_name's active child, and its descent is entered again;
+  // `reload`: a hot reload removed from_name's active child (or moved it under another parent:
+  // its path is gone all the same), and its descent is entered again;
   // `ended`: the brain ended, its top-level final state from_name left (to_name "", nothing
   // entered; the next tick enters the initial state again, as the brain's first).
   std::vector<std::string> exited, entered;

@@ -15,6 +15,7 @@
 #include "../../../runtime/cli/batch_result.hpp"
 #include "../../../runtime/cli/batch_summary.hpp"
 #include "../../../runtime/cli/output_target.hpp"
+#include "../../../runtime/cli/trace_format.hpp"
 #include "../../../runtime/cli/run_results.hpp"
 
 namespace {
@@ -266,4 +267,19 @@ TEST_CASE("batch summary: runs that ran at once count their real time once") {
   facts.wall = 1.25;
   const std::string at_once = batch_summary(facts, results, sets, plan);
   CHECK(at_once.find("wall 1.250 s, 1600 agent-ticks/s") != std::string::npos);
+}
+
+TEST_CASE("trace: a reload's re-entered descent is said as removed or moved, not removed alone") {
+  // A hot reload that moved the active state under another parent was told as a removal.
+  thicket::TraceEvent e;
+  e.type = thicket::TraceEvent::Type::Transition;
+  e.reload = true;
+  e.tick = 4;
+  e.agent = 1;
+  e.brain = "g";
+  e.from_name = "calm";
+  e.to_name = "calm";
+  CHECK(thicket::cli::explain_event(e) ==
+        "tick 4 agent 1: fsm g enters calm's descent again (a hot reload removed its active child state, or moved it "
+        "under another parent)");
 }
