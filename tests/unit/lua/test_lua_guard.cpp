@@ -81,6 +81,11 @@ thicket::RuntimeOptions budget_or_timed(bool budget) {
   return o;
 }
 
+// An agent whose brain is the one action `leaf` of the leaf file `file` (a brain file per leaf).
+thicket::AgentHandle spawn_leaf(LuaRuntime& t, const std::string& file, const std::string& leaf) {
+  return t.rt.spawn(t.load("tree: t\nleaves: [" + file + "]\nroot: {action: " + leaf + "}\n", leaf + ".yaml"));
+}
+
 }  // namespace
 
 TEST_CASE("guard: a leaf that never returns is stopped at its time limit with leaf, node, agent and file:line") {
@@ -186,10 +191,7 @@ TEST_CASE("guard: a pcall cannot catch the budget's stop, around a C call or a c
   // pcall around the sort and the loop went on, a slice at a time, for ever (with the time
   // limit off); out of a coroutine of the task's own, pcall(coroutine.resume, co) caught it
   // and the task returned success.
-  thicket::RuntimeOptions o;
-  o.leaf_timeout = 0;
-  o.instruction_budget = 100000;
-  LuaRuntime t(o);
+  LuaRuntime t(budget_or_timed(true));
   t.write("catch.lua", R"LUA(
 local thicket = require("thicket")
 local function loops() while true do end end
@@ -207,8 +209,7 @@ return {
 )LUA");
   for (const char* leaf : {"Sorts", "Resumes"}) {
     CAPTURE(leaf);
-    auto a = t.rt.spawn(t.load(std::string("tree: t\nleaves: [catch.lua]\nroot: {action: ") + leaf + "}\n",
-                               std::string(leaf) + ".yaml"));
+    auto a = spawn_leaf(t, "catch.lua", leaf);
     CHECK(t.rt.tick(a, 0.1) == Status::Failure);
     CHECK(t.rt.tick(a, 0.1) == Status::Failure);
   }
@@ -251,10 +252,7 @@ TEST_CASE("guard: the budget's error names the line, and a file's own code while
 }
 
 TEST_CASE("guard: two different spinning tasks in a row are both stopped by the budget") {
-  thicket::RuntimeOptions o;
-  o.leaf_timeout = 0;
-  o.instruction_budget = 100000;
-  LuaRuntime t(o);
+  LuaRuntime t(budget_or_timed(true));
   t.write("run.lua", std::string(kRunaways) + "\n");
   t.write("two.lua", R"LUA(
 local thicket = require("thicket")
@@ -273,10 +271,7 @@ TEST_CASE("guard: a task that failed, by its own error or stopped by the budget,
   // run cost ~40% of the run); the budget still stops the next run on it (or this test would
   // never end). One whose run the budget's hook stopped by a yield is closed while suspended,
   // its hooks whole, and is reused too.
-  thicket::RuntimeOptions o;
-  o.leaf_timeout = 0;
-  o.instruction_budget = 100000;
-  LuaRuntime t(o);
+  LuaRuntime t(budget_or_timed(true));
   t.write("flaky.lua", R"LUA(
 local thicket = require("thicket")
 local runs = 0
@@ -369,8 +364,7 @@ return {
 }
 )LUA");
   for (const char* leaf : {"Waits", "Yields", "RawWaits"}) {
-    auto a = t.rt.spawn(t.load(std::string("tree: t\nleaves: [fail.lua]\nroot: {action: ") + leaf + "}\n",
-                               std::string(leaf) + ".yaml"));
+    auto a = spawn_leaf(t, "fail.lua", leaf);
     CHECK(t.rt.tick(a, 0.1) == Status::Failure);
     CHECK(t.rt.tick(a, 0.1) == Status::Failure);
   }
@@ -399,7 +393,7 @@ end) }
     CAPTURE(budget);
     LuaRuntime t(budget_or_timed(budget));
     t.write("spin.lua", kLeaves);
-    auto a = t.rt.spawn(t.load("tree: t\nleaves: [spin.lua]\nroot: {action: Spin}\n"));
+    auto a = spawn_leaf(t, "spin.lua", "Spin");
     CHECK(t.rt.tick(a, 0.1) == Status::Failure);
     CHECK(t.rt.tick(a, 0.1) == Status::Failure);
     const std::string log = t.joined_log();
@@ -458,7 +452,7 @@ end) }
     CAPTURE(budget);
     LuaRuntime t(budget_or_timed(budget));
     t.write("sort.lua", kLeaves);
-    auto a = t.rt.spawn(t.load("tree: t\nleaves: [sort.lua]\nroot: {action: Sort}\n"));
+    auto a = spawn_leaf(t, "sort.lua", "Sort");
     CHECK(t.rt.tick(a, 0.1) == Status::Failure);
     CHECK(t.rt.tick(a, 0.1) == Status::Failure);
     const std::string log = t.joined_log();
