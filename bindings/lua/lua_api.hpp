@@ -102,6 +102,9 @@ struct LuaApi {
   static constexpr int kDeepStack = 1000;
   static constexpr int kDeepShown = 10;
   static int traceback(lua_State* L);
+  // The length of a message's leading position as Lua writes it ("guard.lua:12: "), 0 when it
+  // has none: error(msg, 0), a C function's own error, a rethrow of a value that is no text.
+  static size_t position_length(std::string_view message);
   // coroutine.resume, wrap and close that tell the watchdog which Lua thread runs (a leaf's
   // own coroutine that loops for ever is stopped too) and refuse a task's coroutine; otherwise
   // the standard ones. xpcall passes a stop through without calling the script's handler.

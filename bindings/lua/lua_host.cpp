@@ -65,16 +65,10 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
   auto read_frames = [&] {
     if (cut != std::string::npos && frames.empty()) frames = lua_frames(message.substr(cut + 1));
   };
-  if (first == "attempt to yield from outside a coroutine") {
-    read_frames();
-    // A yield in a plain leaf: Lua's words have no line and no hint. The line is the first of
-    // the traceback's frames ("    file.lua:3: in function <...>").
-    std::string where;
-    const size_t at = frames.find_first_not_of(" \n");
-    if (at != std::string::npos) {
-      const size_t end = frames.find(": in ", at);
-      if (end != std::string::npos) where = frames.substr(at, end - at) + ": ";
-    }
+  // A yield in a plain leaf: Lua's words have no hint (the headline's line is the leaf's).
+  if (const size_t pos = LuaApi::position_length(first);
+      std::string_view(first).substr(pos) == "attempt to yield from outside a coroutine") {
+    const std::string where = first.substr(0, pos);
     first = where + "coroutine.yield outside a coroutine: a plain leaf answers in the tick it is called; to let ticks pass, "
                     "make it a task (leaves.X = thicket.task(function(agent, args) ... end))";
   }
@@ -108,7 +102,9 @@ bool LuaHost::repeat_silenced(const CallSite& at, std::string_view message) cons
   // report() words these two from the traceback and the heap: no shortcut for them, but for a
   // node that prints nothing more.
   std::string first(message);
-  if (message == "attempt to yield from outside a coroutine" || message == "not enough memory") first.clear();
+  if (message.substr(LuaApi::position_length(message)) == "attempt to yield from outside a coroutine" ||
+      message == "not enough memory")
+    first.clear();
   else if (first.size() > kMaxShownMessage) first = clipped(first, kMaxShownMessage);
   return rt_.script_error_silenced(*at.program, at.node, first);
 }
@@ -131,8 +127,9 @@ bool LuaHost::repeat_silenced(const CallSite& at, std::string_view message) cons
 
 // The error of a failed call, on the top of the stack: reported and popped.
 void LuaHost::call_failed(const CallSite& at, const LeafDef& leaf) {
-  const char* msg = lua_tostring(L_, -1);
-  report(at, leaf, msg ? msg : "(error object is not a string)");
+  size_t len = 0;
+  const char* msg = lua_tolstring(L_, -1, &len);
+  report(at, leaf, msg ? std::string(msg, len) : std::string("(error object is not a string)"));
   lua_pop(L_, 1);
 }
 

@@ -13,35 +13,57 @@
 
 namespace thicket {
 
+size_t LuaApi::position_length(std::string_view message) {
+  const size_t line_end = std::min(message.find('\n'), message.size());
+  for (size_t i = message.find(':'); i < line_end; i = message.find(':', i + 1)) {
+    size_t j = i + 1;
+    while (j < line_end && message[j] >= '0' && message[j] <= '9') ++j;
+    if (j > i + 1 && j + 1 < line_end && message[j] == ':' && message[j + 1] == ' ') return j + 2;
+  }
+  return 0;
+}
+
 int LuaApi::traceback(lua_State* L) {
-  // error(42) and error({...}) carry no position (Lua adds one to text only): the line that
-  // raised them (past `error`, a C function), then the number or the value's type.
+  // Every headline names the line that raised it. error(42) and error({...}) carry no position
+  // (Lua adds one to text only), nor does error("text", 0) or an error a C function raises
+  // itself: the line that raised them (past `error`, a C function), then the text, the number
+  // or the value's type. A text keeps its every byte (a NUL ended it).
   const bool number = lua_type(L, 1) == LUA_TNUMBER;
-  const char* msg = number ? nullptr : lua_tostring(L, 1);
+  size_t len = 0;
+  const char* msg = number ? nullptr : lua_tolstring(L, 1, &len);
+  int at = 1;  // the headline's slot
   lua_Debug ar;
-  if (!msg) {
-    const char* where = "";
+  if (!msg || position_length(std::string_view(msg, len)) == 0) {
+    int where = 0;
     for (int level = 1; level < 16 && lua_getstack(L, level, &ar); ++level)
       if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
-        where = lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+        lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+        where = 1;
         break;
       }
-    msg = number ? lua_pushfstring(L, "%s%s", where, lua_tostring(L, 1))
-                 : lua_pushfstring(L, "%s(error object is a %s value)", where, luaL_typename(L, 1));
+    if (msg || number) lua_pushvalue(L, 1);
+    else lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    if (number) lua_tolstring(L, -1, nullptr);  // the copy, not the error value, made text
+    lua_concat(L, 1 + where);
+    msg = lua_tolstring(L, -1, &len);
+    at = lua_gettop(L);
   }
   // A leaf failing again where its error was printed enough times is only counted: no
   // traceback (thousands of agents running one broken leaf ran ~100x slower for it).
-  if (const LuaHost& h = host(L); h.current() && h.repeat_silenced(*h.current(), msg)) {
-    lua_pushstring(L, msg);
+  if (const LuaHost& h = host(L); h.current() && h.repeat_silenced(*h.current(), std::string_view(msg, len))) {
+    lua_pushvalue(L, at);
     return 1;
   }
   if (!lua_getstack(L, kDeepStack, &ar)) {
-    luaL_traceback(L, L, msg, 1);
+    lua_pushvalue(L, at);
+    lua_pushliteral(L, "\n");
+    luaL_traceback(L, L, nullptr, 1);
+    lua_concat(L, 3);
     return 1;
   }
   luaL_Buffer b;
   luaL_buffinit(L, &b);
-  luaL_addstring(&b, msg);
+  luaL_addlstring(&b, msg, len);
   luaL_addstring(&b, "\nstack traceback:");
   for (int level = 1; level <= kDeepShown && lua_getstack(L, level, &ar); ++level) {
     lua_getinfo(L, "Slnt", &ar);
@@ -310,12 +332,10 @@ int LuaApi::task_handler(lua_State* L) {
     const LeafDef& leaf = *h.task_leaf_;
     if (h.task_reported_ != L) {
       h.task_reported_ = L;
-      const char* text = lua_type(L, 1) == LUA_TSTRING ? lua_tostring(L, 1) : nullptr;
-      if (!text || !h.repeat_silenced(at, text)) {
-        traceback(L);  // the message and its traceback
-        text = lua_tostring(L, -1);
-      }
-      h.report(at, leaf, text ? text : "(error object is not a string)");
+      traceback(L);  // the headline and its traceback (the headline alone, when silenced)
+      size_t len = 0;
+      const char* text = lua_tolstring(L, -1, &len);
+      h.report(at, leaf, std::string(text, len));
     } else {  // a cleanup's error, as the failed run unwinds
       lua_pushvalue(L, 1);
       const char* text = lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER ? lua_tostring(L, -1) : nullptr;
@@ -473,11 +493,16 @@ int LuaApi::load(lua_State* L) {
   if (!lua_isnone(L, 4) && lua_toboolean(L, 4)) env = 4;
   else if (!lua_isnil(L, lua_upvalueindex(2))) env = lua_upvalueindex(2);
   else if (!lua_isnone(L, 4)) env = 4;
+  // A sandboxed script names its chunk as Lua names a text's (`[string "NAME"]:LINE:`): a name
+  // starting with '@' or '=' would have its errors say they come from another file.
+  const char* chunkname = luaL_optstring(L, 2, text ? text : "=(load)");
+  if (lua_toboolean(L, lua_upvalueindex(1)) && !lua_isnoneornil(L, 2)) {
+    while (*chunkname == '@' || *chunkname == '=') ++chunkname;
+  }
   int status;
   if (text) {
-    status = LuaHost::load_text(L, text, len, luaL_optstring(L, 2, text), mode);
+    status = LuaHost::load_text(L, text, len, chunkname, mode);
   } else {
-    const char* chunkname = luaL_optstring(L, 2, "=(load)");
     luaL_checktype(L, 1, LUA_TFUNCTION);
     lua_settop(L, 5);  // slot 5 keeps the reader's piece
     status = lua_load(L, load_piece, nullptr, chunkname, mode);
