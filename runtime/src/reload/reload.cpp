@@ -188,19 +188,31 @@ std::string describe_failure(const std::string& clock, const std::string& file, 
   return out.str();
 }
 
-// Leaves a program calls; for each that must stay a plain function (a condition, an fsm
-// state's enter, exit or reason: the compiler refuses a task or a hook table there), how the
-// brain uses it ("" for the others).
-std::map<std::string, std::string> leaves_used(const Program& p) {
-  std::map<std::string, std::string> used;
-  for (const Node& n : p.nodes) {
-    if (n.kind == NodeKind::Action) used.emplace(p.calls[n.a].leaf, "");
-    if (n.kind == NodeKind::Condition) used[p.calls[n.a].leaf] = "as a condition";
+// Leaves a program calls: where it first calls each (FILE:LINE:COL of the node), and for each
+// that must stay a plain function (a condition, an fsm state's enter, exit or reason: the
+// compiler refuses a task or a hook table there), how the brain uses it ("" for the others).
+struct LeafUse {
+  std::string where;
+  std::string plain_use;
+};
+std::map<std::string, LeafUse> leaves_used(const Program& p) {
+  std::map<std::string, LeafUse> used;
+  auto use = [&](uint32_t node) -> LeafUse& {
+    auto [it, fresh] = used.try_emplace(p.calls[p.nodes[node].a].leaf);
+    if (fresh && node < p.positions.size() && p.positions[node].line > 0) {
+      const SourcePos& pos = p.positions[node];
+      it->second.where = p.files[pos.file] + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column);
+    }
+    return it->second;
+  };
+  for (uint32_t i = 0; i < p.nodes.size(); ++i) {
+    if (p.nodes[i].kind == NodeKind::Action) use(i);
+    if (p.nodes[i].kind == NodeKind::Condition) use(i).plain_use = "as a condition";
   }
   for (const FsmState& st : p.fsm_states)
     for (const auto& [node, key] : {std::pair{st.enter, "enter"}, std::pair{st.exit, "exit"}, std::pair{st.reason, "reason"}})
       if (node != kNoNode && p.nodes[node].kind == NodeKind::Action)
-        used[p.calls[p.nodes[node].a].leaf] =
+        use(node).plain_use =
             std::string("as state '") + st.name + "''s '" + key + "', which calls a plain function (agent, args)";
   return used;
 }
@@ -221,11 +233,13 @@ bool RuntimeImpl::reload_lua_file(const std::string& path) {
   std::set<std::string> fresh;
   for (const auto& def : staged) fresh.insert(def.name);
   for (const auto& b : brains) {
-    for (const auto& [name, plain_use] : leaves_used(*b->program)) {
+    for (const auto& [name, leaf_use] : leaves_used(*b->program)) {
+      const std::string& plain_use = leaf_use.plain_use;
       auto id = leaf_ids.find(name);
       if (id != leaf_ids.end() && leaves[id->second].file == path && !fresh.count(name))
         diags.push_back({Severity::Error, path, 0, 0,
-                         "leaf '" + name + "' is no longer defined here but " + b->path + " still uses it"});
+                         "leaf '" + name + "' is no longer defined here but " + b->path + " still uses it" +
+                             (leaf_use.where.empty() ? std::string() : " (at " + leaf_use.where + ")")});
       for (const auto& def : staged)
         if (def.name == name && !plain_use.empty() && (def.shape == LeafShape::Hooks || def.shape == LeafShape::Task))
           diags.push_back({Severity::Error, path, 0, 0,
