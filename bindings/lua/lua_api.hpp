@@ -139,6 +139,8 @@ struct LuaApi {
   // one cancelled or failing (its error unwinding it).
   static int cleanup_may_yield(lua_State* L);
   static int xpcall(lua_State* L);
+  // The __index of every leaf file's globals: a global no one set (LuaHost::status_global_read).
+  static int missing_global(lua_State* L);
   static int xpcall_done(lua_State* L, int status, lua_KContext extra);  // its continuation
   static int resume_watched(lua_State* L, lua_State* co, int narg);
   static int close_watched(lua_State* L, lua_State* co);

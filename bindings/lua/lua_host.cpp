@@ -91,9 +91,9 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
   rt_.script_error(*at.program, at.node, std::move(first), out.str());
 }
 
-void LuaHost::warn(const CallSite& at, const LeafDef& leaf, const std::string& key, const std::string& message) {
+void LuaHost::warn(const CallSite& at, std::string_view leaf_name, const std::string& key, const std::string& message) {
   std::ostringstream out;
-  out << "warning: " << without_controls(message) << "\n  in leaf '" << leaf.name << "' at node " << at.program->ids[at.node] << ", agent "
+  out << "warning: " << without_controls(message) << "\n  in leaf '" << leaf_name << "' at node " << at.program->ids[at.node] << ", agent "
       << at.agent->id << ", tick " << at.agent->ticks << " (said once for this node)";
   rt_.script_error(*at.program, at.node, key, out.str(), true);
 }
@@ -185,7 +185,7 @@ Status LuaHost::complain_status(int idx, const CallSite& at, const LeafDef& leaf
       const char* text = lua_tolstring(L_, idx, &len);
       const std::string said = shown_name(std::string_view(text, len), 80), key = "status text " + said;
       if (!rt_.script_warned(*at.program, at.node, key))
-        warn(at, leaf, key, "condition '" + leaf.name + "' returned the text '" + said + "'" + hint +
+        warn(at, leaf.name, key, "condition '" + leaf.name + "' returned the text '" + said + "'" + hint +
                                 ": a text is true, so the condition succeeds; a condition returns true or false");
     }
     return lua_toboolean(L_, idx) ? Status::Success : Status::Failure;

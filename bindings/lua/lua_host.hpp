@@ -219,7 +219,18 @@ class LuaHost final : public ScriptHost {
   void report(const CallSite& at, const LeafDef& leaf, const std::string& message);
   // A warning at a leaf call: said the first time `key` comes at its node, not counted as an
   // error (RuntimeImpl::script_error's warnings).
-  void warn(const CallSite& at, const LeafDef& leaf, const std::string& key, const std::string& message);
+  void warn(const CallSite& at, std::string_view leaf_name, const std::string& key, const std::string& message);
+  // A read of thicket's status constants as globals (`return SUCCESS`, the `thicket.` left
+  // out): nil, which an action takes as failure without a word. Warned once at its node in a
+  // leaf call; at a leaf file's load, kept for stage_leaf_file's warnings.
+  void status_global_read(lua_State* L, const char* name);
+  struct GlobalRead {
+    std::string file;
+    int line = 0;
+    std::string name;
+  };
+  std::vector<GlobalRead> status_globals_read_;  // while a leaf file loads
+  static std::string status_global_words(const std::string& name);
   // Whether the runtime would only count `message` (an error without its traceback) at `at`
   // (RuntimeImpl::script_error_silenced): the message handler then makes no traceback, the
   // costliest part of a failing leaf call (luaL_traceback searches the loaded libraries for the

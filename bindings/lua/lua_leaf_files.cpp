@@ -196,6 +196,7 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
     ~Staging() { file.clear(); }
   } staging{staging_file_};
   staging_file_ = path;
+  status_globals_read_.clear();
   if (!staged_files_.insert(path).second) forms_may_change_ = true;  // a reload
   auto lua_error = [&](const std::string& raw) {
     // "path:LINE: message" -> a diagnostic at that line.
@@ -299,6 +300,18 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
     lua_settop(L_, top);
     return false;
   }
+  // Status constants read as globals while the file ran (at its top: `local S = SUCCESS`).
+  for (size_t k = 0; k < status_globals_read_.size(); ++k) {
+    const GlobalRead& r = status_globals_read_[k];
+    bool again = false;
+    for (size_t j = 0; j < k; ++j)
+      again |= status_globals_read_[j].file == r.file && status_globals_read_[j].line == r.line &&
+               status_globals_read_[j].name == r.name;
+    if (again) continue;
+    const int column = r.file == path && r.line > 0 ? DeclLines(file_text).column_of(r.line, r.name) : 0;
+    diags.push_back({Severity::Warning, r.file.empty() ? path : r.file, r.line, column, status_global_words(r.name)});
+  }
+  status_globals_read_.clear();
   // Where the file returns its table: its last `return` (its last line when it has none).
   auto return_at = [&file_text] {
     const DeclLines text(file_text);

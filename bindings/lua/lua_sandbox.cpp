@@ -374,6 +374,38 @@ int LuaApi::xpcall_done(lua_State* L, int status, lua_KContext extra) {
 }
 
 // xpcall(f, msgh, ...): Lua's own (lbaselib.c), with the message handler behind xpcall_handler.
+int LuaApi::missing_global(lua_State* L) {
+  if (lua_type(L, 2) == LUA_TSTRING) {
+    const char* name = lua_tostring(L, 2);
+    for (const char* status : {"SUCCESS", "FAILURE", "RUNNING"})
+      if (std::strcmp(name, status) == 0) host(L).status_global_read(L, status);
+  }
+  return 0;  // nil, as without this
+}
+
+void LuaHost::status_global_read(lua_State* L, const char* name) {
+  lua_Debug ar;
+  GlobalRead read{{}, 0, name};
+  if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {  // the reading line
+    read.file = ar.source[0] == '@' ? ar.source + 1 : ar.short_src;  // (short_src cuts long paths)
+    read.line = ar.currentline;
+  }
+  if (current_) {
+    const Program& p = *current_->program;
+    const Node& n = p.nodes[current_->node];
+    const bool leaf = n.kind == NodeKind::Action || n.kind == NodeKind::Condition;
+    warn(*current_, leaf ? std::string_view(p.calls[n.a].leaf) : std::string_view("?"), std::string("global ") + name,
+         (read.line > 0 ? read.file + ":" + std::to_string(read.line) + ": " : std::string()) + status_global_words(name));
+  } else if (!staging_file_.empty() && status_globals_read_.size() < 64) {
+    status_globals_read_.push_back(std::move(read));
+  }
+}
+
+std::string LuaHost::status_global_words(const std::string& name) {
+  return "the global '" + name + "' is not set, so it reads nil (an action returning it fails); did you mean thicket." +
+         name + "?";
+}
+
 int LuaApi::xpcall(lua_State* L) {
   const int n = lua_gettop(L);
   luaL_checktype(L, 2, LUA_TFUNCTION);
@@ -596,15 +628,27 @@ LuaHost::LuaHost(RuntimeImpl& rt) : rt_(rt) {
 }
 
 std::string LuaHost::sandbox_hint(std::string_view message) const {
-  if (rt_.options.trusted) return {};
-  // Lua 5.4 names what it found nil: "(global 'io')", or "(field 'exit')" for os.exit.
-  auto named = [&](const char* kind) -> std::string_view {
-    const std::string open = std::string("a nil value (") + kind + " '";
+  // Lua 5.4 names the value it could not use: "a nil value (global 'io')", "(field 'exit')"
+  // for os.exit, "a function value (field 'tick')".
+  auto named_as = [&](const char* value, const char* kind) -> std::string_view {
+    const std::string open = std::string(value) + " (" + kind + " '";
     const size_t at = message.find(open);
     if (at == std::string_view::npos) return {};
     const size_t from = at + open.size(), end = message.find("')", from);
     return end == std::string_view::npos ? std::string_view() : message.substr(from, end - from);
   };
+  auto named = [&](const char* kind) { return named_as("a nil value", kind); };
+  // The thicket module's names without `thicket.` (wait(1), task(fn)), and its clock used
+  // without its call (thicket.tick + 1, or a local holding the function).
+  for (const char* fn : {"wait", "defer", "task", "log", "tick", "time", "dt", "random", "send", "spawn", "despawn",
+                         "restored", "has"})
+    if (named("global") == fn)
+      return std::string(" (did you mean thicket.") + fn + "?)";
+  for (const char* fn : {"tick", "time", "dt", "random"})
+    for (const char* kind : {"field", "local", "upvalue", "global"})
+      if (named_as("a function value", kind) == fn)
+        return std::string(" (if this is thicket.") + fn + ": it is a function, so call it: thicket." + fn + "())";
+  if (rt_.options.trusted) return {};
   const std::string lift = "--trusted opens Lua's whole standard library; guide 8.10";
   const std::string_view global = named("global");
   for (const char* gone : {"io", "debug", "package", "dofile", "loadfile"})
@@ -719,7 +763,7 @@ void LuaHost::open_sandbox() {
   lua_pushcfunction(L_, LuaApi::xpcall);
   lua_setglobal(L_, "xpcall");
   static const char kSandboxLua[] = R"LUA(
-local type, rawget, setmetatable, bind, file_load, file_rawset, file_require, text_only = ...
+local type, rawget, setmetatable, bind, file_load, file_rawset, file_require, text_only, missing_global = ...
 -- A fresh environment for one leaf file: its own globals, its own copies of the libraries and
 -- of the thicket module (as fast to read as a plain table; what one file does to its copy
 -- reaches no other file), and a require that gives that copy.
@@ -738,6 +782,8 @@ return function(module, module_meta, previous)
     end
   end
   env._G = env
+  -- A global no one set reads nil as before; reading thicket's status constants so is said.
+  setmetatable(env, { __index = missing_global })
   -- load, rawset and require of this file: C functions (lua_sandbox.cpp), given their upvalues.
   env.load = bind(file_load, text_only, env)
   -- The file's copy of the module, behind an empty face: every write, to a new field or an
@@ -777,7 +823,8 @@ end
   lua_pushcfunction(L_, LuaApi::file_rawset);
   lua_pushcfunction(L_, LuaApi::file_require);
   lua_pushboolean(L_, !rt_.options.trusted);
-  lua_call(L_, 8, 1);
+  lua_pushcfunction(L_, LuaApi::missing_global);
+  lua_call(L_, 9, 1);
   // Finalizers run at unpredictable times, outside any leaf call: scripts may not set them.
   lua_pushcfunction(L_, LuaApi::set_metatable);
   lua_setglobal(L_, "setmetatable");
