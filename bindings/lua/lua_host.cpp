@@ -473,6 +473,22 @@ Status LuaHost::task_resume(const CallSite& at, const LeafDef& leaf, bool) {
     return Status::Failure;
   }
   if (rc == LUA_YIELD) {
+    if (nres > 0 && lua_type(co, -nres) == LUA_TSTRING) [[unlikely]] {
+      // coroutine.yield(thicket.SUCCESS) taken for the task's end: the task runs on.
+      const char* said = lua_tostring(co, -nres);
+      if ((said == status_strings_[0] || said == status_strings_[1]) &&
+          !rt_.script_warned(*at.program, at.node, "yielded status")) {
+        const std::string name = said == status_strings_[0] ? "SUCCESS" : "FAILURE";
+        std::string where;  // the yield's line
+        lua_Debug ar;
+        for (int level = 0; where.empty() && level < 8 && lua_getstack(co, level, &ar); ++level)
+          if (lua_getinfo(co, "Sl", &ar) && ar.currentline > 0)
+            where = std::string(ar.short_src) + ":" + std::to_string(ar.currentline) + ": ";
+        warn(at, leaf.name, "yielded status",
+             where + "task '" + leaf.name + "' yielded thicket." + name + ", and runs on: a yield is one running tick " +
+                 "whatever it passes; a task ends by returning (return thicket." + name + ")");
+      }
+    }
     lua_pop(co, nres);
     return Status::Running;
   }

@@ -2,6 +2,7 @@
 // once), the modules it requires, and the read-only `args` tables of a program's nodes.
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -353,9 +354,24 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
     def.line = leaf_at.line;
     def.column = leaf_at.column;
     auto part_at = [&](const std::string& word) { return decl.after(leaf_at.line, word); };
+    // `function leaves:X(agent, args)`, with ':', takes (self, agent, args): called as
+    // X(agent, args), it gets the agent in self and the args in agent (the function on top, popped).
+    auto method_defined = [&] {
+      const char* first = lua_getlocal(L_, nullptr, 1);  // its parameters' names (pushes nothing)
+      const char* second = lua_getlocal(L_, nullptr, 2);
+      const bool shifted = first && second && std::strcmp(first, "self") == 0 && std::strcmp(second, "agent") == 0;
+      lua_pop(L_, 1);
+      if (shifted)
+        diags.push_back({Severity::Warning, path, leaf_at.line, leaf_at.column,
+                         "leaf '" + def.name + "' takes (self, agent, ...), as `function leaves:" + def.name +
+                             "(agent, ...)` (with ':') makes it: a leaf is called as (agent, args), so self gets the "
+                             "agent and agent the args; write function leaves." + def.name + "(agent, args), with '.'"});
+    };
     int t = lua_type(L_, -1);
     if (t == LUA_TFUNCTION) {
       def.shape = LeafShape::Function;
+      lua_pushvalue(L_, -1);
+      method_defined();
       lua_pushvalue(L_, -1);
       def.fn = luaL_ref(L_, LUA_REGISTRYINDEX);
     } else if (t == LUA_TTABLE && lua_getmetatable(L_, -1)) {
@@ -367,6 +383,8 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
         ok = false;
       } else {
         def.shape = LeafShape::Task;
+        lua_rawgeti(L_, -1, 1);
+        method_defined();
         lua_rawgeti(L_, -1, 1);
         def.fn = luaL_ref(L_, LUA_REGISTRYINDEX);
       }
