@@ -79,10 +79,15 @@ void LuaApi::push_wrong_type(lua_State* L, const Program& p, const BlackboardKey
   int t = lua_type(L, 3);
   std::string got = luaL_typename(L, 3);
   if (t == LUA_TNUMBER) got = lua_isinteger(L, 3) ? "integer" : "number";
-  size_t len = 0;
-  const char* text = luaL_tolstring(L, 3, &len);
-  std::string value = clipped(std::string_view(text, len));
-  lua_pop(L, 1);
+  // The value of a text, number or boolean; a table's or function's address would change from
+  // run to run (and make each repeat of the error a new one, past the repeat limit).
+  std::string value;
+  if (t == LUA_TSTRING || t == LUA_TNUMBER || t == LUA_TBOOLEAN) {
+    size_t len = 0;
+    const char* text = luaL_tolstring(L, 3, &len);
+    value = clipped(std::string_view(text, len));
+    lua_pop(L, 1);
+  }
   if (t == LUA_TSTRING) value = "'" + value + "'";
   if (t == LUA_TNUMBER && std::isnan(lua_tonumber(L, 3))) value = "nan, not a number: 0/0?";  // Lua prints "-nan"
   // SPEC 6: the error names the key and the declared keys.
@@ -92,7 +97,8 @@ void LuaApi::push_wrong_type(lua_State* L, const Program& p, const BlackboardKey
   std::string msg = "blackboard key '" + key.name + "' is declared " + std::string(value_type_name(key.type)) +
                     "; cannot set it to " +
                     (t == LUA_TNIL ? "nil (a declared key always holds a value: set its default instead; " + declared + ")"
-                                   : (got == "integer" ? "an " : "a ") + got + " (" + value + ") (" + declared + ")");
+                                   : (got == "integer" ? "an " : "a ") + got + (value.empty() ? "" : " (" + value + ")") +
+                                         " (" + declared + ")");
   luaL_where(L, 1);
   lua_pushstring(L, msg.c_str());
   lua_concat(L, 2);

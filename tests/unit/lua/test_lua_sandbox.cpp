@@ -429,6 +429,27 @@ TEST_CASE("sandbox: a NaN a leaf returns or writes is said as nan, not Lua's '-n
   CHECK(log.find("-nan") == std::string::npos);
 }
 
+TEST_CASE("sandbox: a table or function written to a number key is said without its address, so repeats are one error") {
+  LuaRuntime t;
+  t.write("tab.lua", "local L = {}\nfunction L.W(agent) agent.bb.n = {} end\nfunction L.F(agent) agent.bb.n = print end\nreturn L\n");
+  for (const char* leaf : {"W", "F"}) {
+    auto a = t.rt.spawn(t.load(std::string("tree: t\nleaves: [tab.lua]\nblackboard: {n: 0}\nroot: {action: ") + leaf + "}\n",
+                               std::string(leaf) + ".yaml"));
+    for (int k = 0; k < 20; ++k) t.rt.tick(a, 0.1);
+  }
+  const std::string log = t.joined_log();
+  INFO(log);
+  CHECK(log.find("/tab.lua:2: blackboard key 'n' is declared number; cannot set it to a table (declared: n)") != std::string::npos);
+  CHECK(log.find("/tab.lua:3: blackboard key 'n' is declared number; cannot set it to a function (declared: n)") !=
+        std::string::npos);
+  CHECK(log.find("0x") == std::string::npos);
+  // Each leaf's repeats of one error are printed a few times, then only counted.
+  size_t printed = 0;
+  for (size_t at = log.find("cannot set it to a table"); at != std::string::npos; at = log.find("cannot set it to a table", at + 1))
+    ++printed;
+  CHECK(printed < 10);
+}
+
 TEST_CASE("sandbox: a module that is not found is reported at the line of its require") {
   // The per-file require is a wrapper in the sandbox's own Lua: the position named its line,
   // "(thicket):87:", not the script's.
