@@ -371,9 +371,22 @@ int LuaApi::require_impl(lua_State* L) {
     if (brain) h.require_found_[{brain, name}] = p;
     return 1;
   }
+  // A module named as its file (require("util.lua")), or a near name of a file that is there.
+  std::string hint;
+  if (rel.size() > 4 && rel.compare(rel.size() - 4, 4, "/lua") == 0) {
+    hint = "; a module is named without '.lua': require(\"" + shown_name(name.substr(0, name.size() - 4)) + "\")";
+  } else {
+    std::vector<std::string> there = {"thicket"};
+    for (const auto& dir : require_dirs(h)) {
+      std::error_code error;
+      for (fs::directory_iterator it(dir, error), end; !error && it != end && there.size() < 10000; it.increment(error))
+        if (it->path().extension() == ".lua") there.push_back(it->path().stem().string());
+    }
+    hint = did_you_mean(name, there);
+  }
   where_in_script(L);  // the line of the require
-  lua_pushfstring(L, "module '%s' not found (modules are found only beside the brain's leaf files):%s", shown_name(name).c_str(),
-                  without_controls(tried).c_str());
+  lua_pushfstring(L, "module '%s' not found%s (modules are found only beside the brain's leaf files):%s",
+                  shown_name(name).c_str(), hint.c_str(), without_controls(tried).c_str());
   lua_concat(L, 2);
   return -1;
 }

@@ -24,7 +24,11 @@ bool TreeCompiler::resolve_leaf(const YAML::Node& at, const std::string& name, b
       error(at, msg);
       return false;
     }
-    const std::string near = did_you_mean(name, leaf_names_);
+    std::string near = did_you_mean(name, leaf_names_);
+    // leaves.Attack, as the Lua file writes it: the leaf is its key.
+    if (const size_t dot = name.rfind('.'); near.empty() && dot != std::string::npos && leaves_.count(name.substr(dot + 1)))
+      near = "; did you mean '" + shown_name(name.substr(dot + 1)) +
+             "'? (a leaf is named by its key in the table its file returns)";
     std::string msg = "unknown leaf '" + shown_name(name) + "'" + near;
     if (!src_.failed_leaf_files.empty())
       msg += maybe_in_failed(src_.failed_leaf_files);

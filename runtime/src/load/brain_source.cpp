@@ -337,9 +337,12 @@ void SourceReader::read_leaves(const SourceRef& ref, const YAML::Node& leaves) {
     const PathKind kind = path_kind(path);
     if (kind != PathKind::File) {
       // Names clipped: a 2 MB name printed 6 MB of message.
+      // A name without its '.lua' (leaves: [guard]) is no typo to did_you_mean: said by itself.
+      const bool lua_there = fs::path(path).extension() != ".lua" && path_kind(path + ".lua") == PathKind::File;
       if (kind == PathKind::Missing)
         ref.error(item, "leaf file '" + clipped(item.Scalar(), 200) + "' not found (looked for " + clipped(path, 200) + ")" +
-                            did_you_mean(fs::path(item.Scalar()).filename().string(), lua_files_beside(path)));
+                            (lua_there ? "; did you mean '" + clipped(item.Scalar(), 200) + ".lua'?"
+                                       : did_you_mean(fs::path(item.Scalar()).filename().string(), lua_files_beside(path))));
       else
         ref.error(item, "leaf file '" + clipped(item.Scalar(), 200) + "' is not a plain file (" + clipped(path, 200) + " is " +
                             (kind == PathKind::Folder   ? "a folder"

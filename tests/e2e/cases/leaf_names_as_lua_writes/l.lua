@@ -1,0 +1,3 @@
+local leaves = {}
+function leaves.Other() return true end
+return leaves

@@ -1,0 +1,3 @@
+local leaves = {}
+function leaves.Attack() return true end
+return leaves
