@@ -459,11 +459,32 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
       // Data beside the leaves (numbers, texts): not a leaf; kept to say so to a brain that
       // names one as a leaf.
       data[def.name] = path + (leaf_at.line > 0 ? ":" + std::to_string(leaf_at.line) : std::string()) + " makes it " +
-                       (t == LUA_TNUMBER ? "a number" : t == LUA_TSTRING ? "a text" : std::string("a ") + luaL_typename(L_, -1));
+                       (t == LUA_TNUMBER ? "a number" : t == LUA_TSTRING ? "a text" : std::string("a ") + luaL_typename(L_, -1)) +
+                       "; a leaf is a function, a table of hooks or thicket.task(fn)";
       lua_pop(L_, 1);
       continue;
     }
     out.push_back(std::move(def));
+    lua_pop(L_, 1);
+  }
+  // Functions the file made global (function Patrol(agent) ... end, for function leaves.Patrol):
+  // no leaves, said so to a brain that names one.
+  lua_pushnil(L_);
+  while (lua_next(L_, top + 2)) {
+    if (lua_type(L_, -2) == LUA_TSTRING && lua_isfunction(L_, -1)) {
+      const std::string name = lua_tostring(L_, -2);
+      lua_getglobal(L_, name.c_str());  // (the sandbox's own, which every file's globals copy)
+      const bool own = lua_isnil(L_, -1);
+      lua_pop(L_, 1);
+      if (own && !data.count(name) &&
+          std::none_of(out.begin() + static_cast<std::ptrdiff_t>(leaves_before), out.end(),
+                       [&](const LeafDef& d) { return d.name == name; })) {
+        const int line = first_line(L_, -1);
+        data[name] = path + (line > 0 ? ":" + std::to_string(line) : std::string()) +
+                     " makes it a global function, outside the table the file returns: write function leaves." + name +
+                     "(agent, args) (a field of the returned table)";
+      }
+    }
     lua_pop(L_, 1);
   }
   // The leaves were visited in the table's order, which changes from run to run: the errors are
@@ -474,12 +495,19 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
                    });
   if (ok && out.size() == leaves_before && lua_getmetatable(L_, -1)) {
     // setmetatable({}, {__index = ...}): the leaves are read from the table's own fields (as
-    // pairs would list them without __pairs), so this file's are nowhere to be found.
-    lua_pop(L_, 1);
+    // pairs would list them without __pairs), so this file's are nowhere to be found. The
+    // thicket module's face is such a table (`return thicket`, for `return leaves`).
+    lua_getfield(L_, -1, "__newindex");
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, module_meta_ref_);
+    lua_getfield(L_, -1, "__newindex");
+    const bool module = !lua_isnil(L_, -1) && lua_rawequal(L_, -1, -3);
+    lua_pop(L_, 4);
     const DeclLines::Pos at = return_at();
     diags.push_back({Severity::Error, path, at.line, at.column,
-                     "the table this file returns has a metatable and no leaves of its own; the leaves are read from "
-                     "its own fields (not through __index): return a plain table of leaves"});
+                     module ? "this file returns the thicket module; a leaf file returns the table of its leaves "
+                              "(end it with 'return leaves')"
+                            : "the table this file returns has a metatable and no leaves of its own; the leaves are read "
+                              "from its own fields (not through __index): return a plain table of leaves"});
     ok = false;
   }
   if (ok) {  // the file ran and its leaves are good: its globals are the ones to keep

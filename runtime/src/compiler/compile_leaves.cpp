@@ -19,8 +19,7 @@ bool TreeCompiler::resolve_leaf(const YAML::Node& at, const std::string& name, b
       std::string msg = "'";
       msg += shown_name(name);
       msg += "' is no leaf: ";
-      msg += data->second;
-      msg += "; a leaf is a function, a table of hooks or thicket.task(fn)";
+      msg += data->second;  // where and what, and what a leaf is
       error(at, msg);
       return false;
     }

@@ -1,0 +1,4 @@
+local thicket = require("thicket")
+local leaves = {}
+function leaves.Guard(agent) return true end
+return thicket
