@@ -176,6 +176,11 @@ bool LuaApi::spawn_checked(lua_State* L, LuaHost& h, const char* name, uint32_t 
     lua_concat(L, 2);
     return false;
   };
+  if (!brain && !h.staging_file_.empty())  // the brain whose leaf file this is has not loaded yet
+    return refuse("no loaded brain is called '" + clipped(name) + "'" + did_you_mean(name, names) + " (loaded: " +
+                  (names.empty() ? std::string("none") : join_names(names)) +
+                  "); this runs at a leaf file's top level, while its brain loads: spawn from a leaf, once the brains "
+                  "are loaded");
   if (!brain)
     return refuse("no loaded brain is called '" + clipped(name) + "'" + did_you_mean(name, names) +
                   " (loaded: " + join_names(names) + ")");
