@@ -65,8 +65,12 @@ void LuaApi::push_unknown_key(lua_State* L, LuaHost& h, const AgentInfo& a, cons
   if (asked != h.missing_key_) {  // a leaf reading the same undeclared key every tick: once
     std::vector<std::string> names;
     for (const auto& k : p.blackboard) names.push_back(k.name);
+    // A number: ipairs(agent.bb) or agent.bb[1], as if it were a list.
+    const bool number = lua_type(L, 2) == LUA_TNUMBER;
     h.missing_msg_ = "blackboard has no key '" + clipped(key) + "'" + did_you_mean(key, names) +
-                     (names.empty() ? " (no keys are declared: add them under 'blackboard:' in the brain file)"
+                     (number ? " (its keys are the names declared under 'blackboard:', read one by one as agent.bb.NAME: "
+                               "it is no list, and ipairs and pairs do not walk it)"
+                      : names.empty() ? " (no keys are declared: add them under 'blackboard:' in the brain file)"
                                     : " (declared: " + join_names(names) + ")");
     h.missing_key_ = std::move(asked);
   }

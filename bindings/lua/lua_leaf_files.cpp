@@ -70,6 +70,30 @@ struct DeclLines {
 };
 // The first line of the function at `index`, or of the first function among a table's values
 // (one level: a hook table, {fn = ...}, a task's table), 0 when there is none.
+// `local d = thicket.defer(fn)` without <close>: the value is a plain table that nothing
+// closes, so fn never runs. Read in the file's text at load (watching every task run's defer
+// values for one left unclosed cost each run ~200 ns, and the weak table every collection).
+void defers_without_close(const DeclLines& text, const std::string& path, std::vector<Diagnostic>& diags) {
+  for (size_t k = 0; k < text.lines.size(); ++k) {
+    const std::string& l = text.lines[k];
+    const size_t at = l.find("thicket.defer");
+    if (at == std::string::npos) continue;
+    const size_t comment = l.find("--");
+    const size_t local = l.find("local ");
+    const size_t eq = l.rfind('=', at);
+    if ((comment != std::string::npos && comment < at) || local == std::string::npos || eq == std::string::npos ||
+        eq < local || l.find_first_not_of(" \t", eq + 1) != at)
+      continue;  // no `local NAMES = thicket.defer`
+    const std::string names = l.substr(local + 6, eq - local - 6);
+    if (names.find("<close>") != std::string::npos ||
+        names.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ ,\t<>") != std::string::npos)
+      continue;
+    diags.push_back({Severity::Warning, path, static_cast<int>(k) + 1, static_cast<int>(at) + 1,
+                     "thicket.defer's value is kept without <close>: nothing closes it, so its function never runs; "
+                     "declare it local NAME <close> = thicket.defer(...)"});
+  }
+}
+
 int first_line(lua_State* L, int index) {
   index = lua_absindex(L, index);
   int best = 0;
@@ -334,6 +358,7 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
   }
   bool ok = true;
   const DeclLines decl(file_text);
+  defers_without_close(decl, path, diags);
   const size_t leaves_before = out.size();
   const size_t diags_before = diags.size();
   std::map<std::string, std::string>& data = data_entries_[path];
@@ -420,6 +445,13 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
             has_fn = true;
             fn_is_task = is_task;
           }
+        } else if (!slot && lua_type(L_, -2) == LUA_TNUMBER && lua_isfunction(L_, -1)) {
+          // {args = {...}, function(agent, args) ... end}: a function in the list part, unnamed.
+          diags.push_back({Severity::Error, path, leaf_at.line, leaf_at.column,
+                           "leaf '" + def.name + "' holds a function without a name; name it: fn = function(agent, args) "
+                           "... end (or tick = function(agent, args, mem) ... end with start and stop hooks)"});
+          ok = false;
+          hook_trouble = true;
         } else if (!slot) {
           const DeclLines::Pos at = part_at(hook);
           diags.push_back({Severity::Error, path, at.line, at.column, "leaf '" + def.name + "' has an unknown hook '" + hook + "'" +
@@ -428,7 +460,16 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
           hook_trouble = true;
         } else if (!lua_isfunction(L_, -1)) {
           const DeclLines::Pos at = part_at(hook);
-          diags.push_back({Severity::Error, path, at.line, at.column, "hook '" + hook + "' of leaf '" + def.name + "' must be a function, got " + luaL_typename(L_, -1)});
+          bool task = false;
+          if (lua_istable(L_, -1) && lua_getmetatable(L_, -1)) {
+            lua_rawgeti(L_, LUA_REGISTRYINDEX, task_meta_ref_);
+            task = lua_rawequal(L_, -1, -2);
+            lua_pop(L_, 2);
+          }
+          diags.push_back({Severity::Error, path, at.line, at.column,
+                           "hook '" + hook + "' of leaf '" + def.name + "' must be a function, got " +
+                               (task ? std::string("a task; a task is the whole leaf, not a hook: fn = thicket.task(...)")
+                                     : std::string(luaL_typename(L_, -1)))});
           ok = false;
           hook_trouble = true;
         } else {

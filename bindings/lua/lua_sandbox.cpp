@@ -638,6 +638,8 @@ std::string LuaHost::sandbox_hint(std::string_view message) const {
     return end == std::string_view::npos ? std::string_view() : message.substr(from, end - from);
   };
   auto named = [&](const char* kind) { return named_as("a nil value", kind); };
+  if (message.find("(table expected, got thicket.blackboard)") != std::string_view::npos)
+    return " (agent.bb is no table: read its keys one by one, agent.bb.NAME; pairs and ipairs do not walk it)";
   // The thicket module's names without `thicket.` (wait(1), task(fn)), and its clock used
   // without its call (thicket.tick + 1, or a local holding the function).
   for (const char* fn : {"wait", "defer", "task", "log", "tick", "time", "dt", "random", "send", "spawn", "despawn",
