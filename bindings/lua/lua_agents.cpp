@@ -1,6 +1,7 @@
 // The agent and blackboard objects leaves see (SPEC 6 and 7): agent.bb.key reads and writes,
 // typed; agent:send; each brain's blackboard metatable and each agent's Lua table.
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -98,7 +99,17 @@ void LuaApi::push_wrong_type(lua_State* L, const Program& p, const BlackboardKey
   std::vector<std::string> names;
   for (const auto& k : p.blackboard) names.push_back(k.name);
   const std::string declared = "declared: " + join_names(names);
-  std::string msg = "blackboard key '" + key.name + "' is declared " + std::string(value_type_name(key.type)) +
+  // A default written as a quoted number ("100") makes a text key: said with where it is.
+  std::string quoted;
+  if (key.type == ValueType::String && t == LUA_TNUMBER && !key.text_default.empty()) {
+    char* end = nullptr;
+    std::strtod(key.text_default.c_str(), &end);
+    if (end && *end == '\0' && key.pos.line > 0 && key.pos.file < p.files.size())
+      quoted = " (its default \"" + clipped(key.text_default, 40) + "\" at " + p.files[key.pos.file] + ":" +
+               std::to_string(key.pos.line) + ":" + std::to_string(key.pos.column) +
+               " is quoted, which makes it text: without the quotes it is a number)";
+  }
+  std::string msg = "blackboard key '" + key.name + "' is declared " + std::string(value_type_name(key.type)) + quoted +
                     "; cannot set it to " +
                     (t == LUA_TNIL ? "nil (a declared key always holds a value: set its default instead; " + declared + ")"
                                    : (got == "integer" ? "an " : "a ") + got + (value.empty() ? "" : " (" + value + ")") +

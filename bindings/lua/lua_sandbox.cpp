@@ -638,6 +638,15 @@ std::string LuaHost::sandbox_hint(std::string_view message) const {
     return end == std::string_view::npos ? std::string_view() : message.substr(from, end - from);
   };
   auto named = [&](const char* kind) { return named_as("a nil value", kind); };
+  if (message.find("attempt to yield across a C-call boundary") != std::string_view::npos)
+    return " (a coroutine cannot yield inside a function that a library function calls: a string.gsub replacement, a "
+           "table.sort comparison, a metamethod such as __tostring; yield outside it)";
+  if (message.find("<eof>") != std::string_view::npos && message.find(" expected near ") != std::string_view::npos)
+    return message.find("near 'end'") != std::string_view::npos
+               ? " (an 'end' that closes nothing: one 'end' too many?)"
+               : " (code after a 'return' that ends its block: a return must be its block's last statement)";
+  if (!current_ && message.find("attempt to yield from outside a coroutine") != std::string_view::npos)
+    return " (a leaf file's top level runs once, at load, outside any task: it cannot yield)";
   if (message.find("(table expected, got thicket.blackboard)") != std::string_view::npos)
     return " (agent.bb is no table: read its keys one by one, agent.bb.NAME; pairs and ipairs do not walk it)";
   // The thicket module's names without `thicket.` (wait(1), task(fn)), and its clock used

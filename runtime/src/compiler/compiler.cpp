@@ -245,6 +245,10 @@ void TreeCompiler::check_params(NodeKind kind, const YAML::Node& params, const s
     std::string extra;
     if (key == "abort" && !takes_abort(kind))
       extra = " ('abort' works on sequence, selector, filter and random_* composites)";
+    else if (std::find(allowed.begin(), allowed.end(), "args") != allowed.end() && did_you_mean(key, allowed).empty() &&
+             !key.empty() && key.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+                                 std::string::npos)
+      extra = " (the leaf's own values go under args: {" + clipped(key, 40) + ": ...})";
     error(it->first, "unknown parameter '" + key + "' for " + kind_name + did_you_mean(key, allowed) + extra +
                          " (allowed: " + join_names(allowed) + ")");
   }

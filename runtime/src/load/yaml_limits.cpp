@@ -235,11 +235,14 @@ class DuplicateKeys : public YAML::EventHandler {
     m.at_key = !m.at_key;
     if (!key || !scalar) return;
     auto [was, fresh] = m.keys.emplace(*scalar, mark);
+    // In a mapping that is a list's item, the second is often the next item without its '- '.
+    const bool list_item = open_.size() >= 2 && !open_[open_.size() - 2].map;
     if (!fresh)
       diags_.push_back({Severity::Error, path_, mark.line + 1, mark.column + 1,
                         "key '" + *scalar + "' is given twice in this mapping (first at line " +
                             std::to_string(was->second.line + 1) + ", column " + std::to_string(was->second.column + 1) +
-                            "); a mapping's keys must be unique (YAML would keep one of them, silently)"});
+                            "); a mapping's keys must be unique (YAML would keep one of them, silently)" +
+                            (list_item ? "; if it starts the next list item, put '- ' before it" : "")});
   }
   void close() {
     if (!open_.empty()) open_.pop_back();

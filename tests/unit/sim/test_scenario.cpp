@@ -380,7 +380,7 @@ TEST_CASE("scenario: wrong types say what was expected and what the file has") {
         "guard_posts.yaml:10:17: error: 'blackboard' must be a mapping of key: initial value, got a list\n");
   CHECK(errors_of(kSmall + "    team: a\n") ==
         "guard_posts.yaml:9:5: error: key 'team' is given twice in this mapping (first at line 6, column 5); a mapping's keys "
-        "must be unique (YAML would keep one of them, silently)\n");
+        "must be unique (YAML would keep one of them, silently); if it starts the next list item, put '- ' before it\n");
   CHECK(errors_of(kSmall + "    blackboard: {? [k] : 1}\n    [x]: 1\n") ==
         "guard_posts.yaml:9:20: error: a blackboard key must be a name (letters, digits, _; not starting with a "
         "digit), got a list\n"

@@ -1,0 +1,3 @@
+local t = {}
+return t
+function t.A() return true end

@@ -1,0 +1,2 @@
+coroutine.yield()
+return {B = function() return true end}
