@@ -22,6 +22,18 @@ uint32_t TreeCompiler::composite(NodeKind kind, const YAML::Node& v, const std::
                  describe_node(v));
     return kNone;
   }
+  // sequence: {action: A, action: B}: the children written as the mapping's keys, without '- '.
+  if (v.IsMap() && kind != NodeKind::Filter && !params["children"]) {
+    for (auto it = params.begin(); it != params.end(); ++it) {
+      const std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string();
+      if (std::none_of(std::begin(kKindInfo), std::end(kKindInfo), [&](const KindInfo& k) { return key == k.name; }))
+        continue;
+      error(it->first, kind_name + "'s children are a list, each item after '- ' (- " + key + ": ...); written without "
+                           "it, '" + key + "' is read as a parameter of " + kind_name + " (its parameters: " +
+                           join_names(params_of(kind)) + ")");
+      return kNone;
+    }
+  }
   if (has_params) check_params(kind, params, kind_name);
   std::string name = has_params ? read_name(params, prefix) : "";
   uint32_t index = emit(kind, v, path, name, kind_name);
