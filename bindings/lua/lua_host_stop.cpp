@@ -219,7 +219,13 @@ void LuaHost::push_stop(lua_State* L, int level) {
   luaL_where(L, level);
   if (interrupted)
     lua_pushliteral(L, "stopped: the run was interrupted (Ctrl-C)");
-  else {
+  else if (!h->current_ && !h->staging_file_.empty()) {  // a leaf file's top level, at load
+    h->stopping_serial_ = serial;
+    lua_pushfstring(L, "stopped: the file's top level ran for more than %d ms at load without ending (an endless "
+                       "loop, or more work than a load should do? a load may take %d times --leaf-timeout)",
+                    static_cast<int>(h->guard_.timeout * 1000 * h->guard_.limit_scale.load() + 0.5),
+                    static_cast<int>(h->guard_.limit_scale.load()));
+  } else {
     h->stopping_serial_ = serial;
     lua_pushfstring(L, "stopped after running for more than %d ms without returning or yielding (an endless loop? "
                        "a task lets time pass with coroutine.yield() or thicket.wait(); --leaf-timeout sets the limit)",
