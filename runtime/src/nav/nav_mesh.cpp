@@ -66,7 +66,16 @@ std::string check_params(const world::Bounds& bounds, const NavMeshParams& p) {
     return "bounds must be finite with min < max on both axes";
   if (!positive(p.cell_size)) return "cell_size must be > 0";
   if (!non_negative(p.agent_radius)) return "agent_radius must be >= 0";
-  if (p.agent_radius / p.cell_size > 250) return "agent_radius must be under 250 cells";
+  // Recast erodes by a distance field of bytes (two per cell): past 127 cells its threshold
+  // wraps, and the mesh was left uneroded, reaching past the world and through narrow walls.
+  if (std::ceil(p.agent_radius / p.cell_size - 1e-9) > 127) {
+    char said[160];
+    std::snprintf(said, sizeof said,
+                  "agent_radius %g m is %.0f cells of %g m; Recast erodes at most 127 cells: a larger cell or a "
+                  "smaller agent_radius",
+                  p.agent_radius, std::ceil(p.agent_radius / p.cell_size - 1e-9), p.cell_size);
+    return said;
+  }
   if (!non_negative(p.max_edge_length)) return "max_edge_length must be >= 0";
   if (!non_negative(p.max_edge_error)) return "max_edge_error must be >= 0";
   if (!non_negative(p.min_region_area)) return "min_region_area must be >= 0";

@@ -362,7 +362,24 @@ void ScenarioReader::read_obstacle(const YAML::Node& item, const YAML::Node& lis
     error(item, words.shapes + ", got " + shown(item), list_key);
     return;
   }
-  if (auto shape = read_shape(item, words)) spec.obstacles.push_back(std::move(*shape));
+  if (auto shape = read_shape(item, words)) {
+    // Wholly outside the world it blocks nothing: a typo in its numbers ([[210, 10], ...] for 21).
+    if (const std::string outside = wholly_outside(*shape); !outside.empty()) {
+      error(item, "the obstacle" + outside + ": it blocks nothing");
+      return;
+    }
+    spec.obstacles.push_back(std::move(*shape));
+  }
+}
+
+std::string ScenarioReader::wholly_outside(const world::Obstacle& o) const {
+  const world::Vec2 half = o.shape == world::ObstacleShape::Circle ? world::Vec2{o.radius, o.radius} : o.half_extents;
+  const world::Vec2 lo = o.centre - half, hi = o.centre + half;
+  if (!world_known_ || !(hi.x < known_bounds_.min.x || lo.x > known_bounds_.max.x || hi.y < known_bounds_.min.y ||
+                         lo.y > known_bounds_.max.y))
+    return {};
+  return " spans " + point_text(lo) + ".." + point_text(hi) + ", wholly outside the world " + point_text(known_bounds_.min) +
+         ".." + point_text(known_bounds_.max);
 }
 
 std::optional<world::Obstacle> ScenarioReader::read_shape(const YAML::Node& item, const ShapeWords& words) {

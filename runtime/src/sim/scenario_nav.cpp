@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 
 #include "suggest.hpp"
@@ -219,6 +220,17 @@ void ScenarioReader::read_navmesh(const Field& f, ScenarioSpec& spec) {
   }
   if (spec.nav.navmesh && field(f.value, "cell") && spec.nav.navmesh_cell < 0.01)
     error(field(f.value, "cell").value, "'cell' of a navmesh must be >= 0.01 m (a finer voxel grid is huge)");
+  // Recast erodes at most 127 cells (nav_mesh.cpp): said here, at its place, not when the run builds it.
+  else if (spec.nav.navmesh && field(f.value, "agent_radius") && spec.nav.navmesh_cell > 0 &&
+           std::ceil(spec.nav.navmesh_agent_radius / spec.nav.navmesh_cell - 1e-9) > 127) {
+    char said[200];
+    std::snprintf(said, sizeof said,
+                  "'agent_radius' %g m is %.0f cells of %g m; the navmesh erodes at most 127 cells: give a larger "
+                  "'cell' or a smaller 'agent_radius'",
+                  spec.nav.navmesh_agent_radius, std::ceil(spec.nav.navmesh_agent_radius / spec.nav.navmesh_cell - 1e-9),
+                  spec.nav.navmesh_cell);
+    error(field(f.value, "agent_radius").value, said);
+  }
 }
 
 }  // namespace thicket::scenario_read

@@ -136,6 +136,9 @@ class ScenarioReader {
   void read_navmesh(const Field& f, ScenarioSpec& spec);
 
   bool world_bounds_contains(world::Vec2 p) const { return known_bounds_.contains(p); }
+  // " spans LO..HI, wholly outside the world MIN..MAX" when the world's size is known and the
+  // shape's bounding box misses it; "" otherwise.
+  std::string wholly_outside(const world::Obstacle& o) const;
 
   void read_obstacle(const YAML::Node& item, const YAML::Node& list_key, ScenarioSpec& spec);
 

@@ -240,13 +240,8 @@ void ScenarioReader::read_areas(const Field& list, ScenarioSpec& spec) {
     if (good && shape) {
       // An area wholly outside the world could never be touched (one that reaches out of it
       // is touched where it overlaps).
-      const world::Obstacle& o = *shape;
-      const world::Vec2 half = o.shape == world::ObstacleShape::Circle ? world::Vec2{o.radius, o.radius} : o.half_extents;
-      const world::Vec2 lo = o.centre - half, hi = o.centre + half;
-      if (world_known_ && (hi.x < known_bounds_.min.x || lo.x > known_bounds_.max.x || hi.y < known_bounds_.min.y ||
-                           lo.y > known_bounds_.max.y)) {
-        error(item, "area '" + area.name + "' spans " + point_text(lo) + ".." + point_text(hi) + ", wholly outside the world " +
-                        point_text(known_bounds_.min) + ".." + point_text(known_bounds_.max) + ": it could never be touched");
+      if (const std::string outside = wholly_outside(*shape); !outside.empty()) {
+        error(item, "area '" + area.name + "'" + outside + ": it could never be touched");
         continue;
       }
       area.shape = std::move(*shape);

@@ -263,6 +263,22 @@ TEST_CASE("scenario: shapes past 1e10 m, a map origin past 1e9 m and cells out o
   CHECK(load(edited(kSmall, "world: {size: [100, 100]}", "world: {size: [100, 100], obstacles: [{box: [[90, 90], [9e9, 95]]}]}"), diags));
 }
 
+TEST_CASE("scenario: an obstacle wholly outside the world and a navmesh radius past Recast's 127 cells are errors") {
+  // Outside, it blocked nothing without a word ([[210, 10], ...] for 21); reaching out is fine.
+  auto world = [](const std::string& rest) { return edited(kSmall, "world: {size: [100, 100]}", "world: {size: [100, 100]" + rest + "}"); };
+  CHECK(errors_of(world(", obstacles: [{box: [[210, 10], [220, 12]]}, {circle: [-50, 10], radius: 2}, {box: [[90, 1], [130, 2]]}]")) ==
+        "guard_posts.yaml:2:39: error: the obstacle spans (210, 10)..(220, 12), wholly outside the world (0, 0)..(100, 100): "
+        "it blocks nothing\n"
+        "guard_posts.yaml:2:70: error: the obstacle spans (-52, 8)..(-48, 12), wholly outside the world (0, 0)..(100, 100): "
+        "it blocks nothing\n");
+  // Past 127 cells Recast's erosion wrapped: the mesh reached past the world and through walls.
+  CHECK(errors_of(world(", navmesh: {cell: 0.05, agent_radius: 7}")) ==
+        "guard_posts.yaml:2:63: error: 'agent_radius' 7 m is 140 cells of 0.05 m; the navmesh erodes at most 127 cells: "
+        "give a larger 'cell' or a smaller 'agent_radius'\n");
+  std::vector<Diagnostic> diags;
+  CHECK(load(world(", navmesh: {cell: 0.05, agent_radius: 6.3}"), diags));
+}
+
 TEST_CASE("scenario: the sweep's mistakes are said in its own words whatever else is wrong") {
   const std::string errors = errors_of(kSmall + "metrics: [m1, \"a b\"]\nsweep: {seed: [1, 1], groups.g.count: [0], ticks: [5]}\n");
   INFO(errors);
