@@ -137,7 +137,12 @@ const char* kUsage =
 int thicket::run_command::usage_error(const std::string& message) {
   // One write: under mpirun, stderr is forwarded in the pieces it was written in, and mpirun's
   // own notices could land between "thicket: " and the message.
-  std::cerr << "thicket: " + message + "\n" + kUsage;
+  // A known option's bad value is said alone: the 36 lines of usage after it pushed it off
+  // the screen. A missing file, an unknown command or option still get the usage.
+  if (message.rfind("--", 0) == 0)
+    std::cerr << "thicket: " + message + "\n(thicket --help lists the options)\n";
+  else
+    std::cerr << "thicket: " + message + "\n" + kUsage;
   return kExitUsage;
 }
 

@@ -333,6 +333,14 @@ local function move_args(agent, x, y, options, level)
   check_agent("move_to", agent, level + 1)
   local follow
   if type(x) == "number" and type(y) == "number" then
+    -- A nan or infinite goal is the caller's mistake (0/0 in its sums), said at its line: as a
+    -- search's refusal it was a false the caller's loop could spin on.
+    for _, v in ipairs({{"x", x}, {"y", y}}) do
+      local n = v[2]
+      if n ~= n or n == huge or n == -huge then
+        error("move_to: " .. v[1] .. " must be a finite number, got " .. (n ~= n and "nan (not a number: 0/0?)" or tostring(n)), level + 1)
+      end
+    end
     if type(options) == "number" then options = {radius = options} end
   elseif type(x) == "number" and (y == nil or type(y) == "table") then
     if options ~= nil then
