@@ -765,7 +765,13 @@ void LuaHost::unmapped_transition(const CallSite& at, const std::string& state, 
   out << at.program->files[pos.file] << ":" << pos.line << ":" << pos.column << ": error: state '" << state
       << "' has no transition '" << shown << "'" << did_you_mean(transition, known)
       << (known.empty() ? " (it has no transitions)" : " (transitions: " + join_names(known) + ")")
-      << "; ignored (the state's 'when' list is not tried; an outer state's may be)\n  reported once; first by agent " << at.agent->id << " at tick " << at.agent->ticks;
+      << "; ignored (the state's 'when' list is not tried; an outer state's may be)"
+      // thicket.RUNNING from a reason, meant as "stay": nil is.
+      << (transition == "running" || transition == "success" || transition == "failure"
+              ? "; '" + shown + "' is thicket." + (transition == "running" ? "RUNNING" : transition == "success" ? "SUCCESS" : "FAILURE") +
+                    ", a status: a reason returns nil to stay, or a transition's name"
+              : std::string())
+      << "\n  reported once; first by agent " << at.agent->id << " at tick " << at.agent->ticks;
   ++errors;
   rt_.log(out.str());
 }

@@ -9,6 +9,8 @@
 // descent first (enter_if, initial, history) and is not taken if it cannot; then leaves the
 // active states inside the domain innermost first and enters outermost first. Nothing here
 // allocates: paths live in fixed arrays (the compiler bounds the nesting), events are interned.
+#include <algorithm>
+#include <map>
 #include <sstream>
 
 #include "tick_ctx.hpp"
@@ -233,11 +235,19 @@ struct Engine::Hsm {
     queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(k));
     // (Asked first: a storm lasts many ticks, and its line was built on each.)
     if (k == kEventsPerTick && !queue.empty() && !e.rt_.reported_before(p, "event storm")) {
+      // Which event is waiting most: the loop's, as a rule.
+      std::map<uint32_t, size_t> waiting;
+      for (const QueuedEvent& q : queue) ++waiting[q.name];
+      const auto most = std::max_element(waiting.begin(), waiting.end(),
+                                         [](const auto& a, const auto& b) { return a.second < b.second; });
       std::ostringstream out;
-      out << p.files[p.positions[fsm].file] << ": error: agent " << c.agent.id << " has more than " << kEventsPerTick
+      const SourcePos& pos = p.positions[fsm];
+      out << p.files[pos.file] << ":" << pos.line << ":" << pos.column << ": error: agent " << c.agent.id
+          << " has more than " << kEventsPerTick
           << " events to handle in one tick (a leaf sending events in a loop, or transitions whose enter leaves send"
-             " events?); the rest wait for the next tick\n  reported once; first at tick "
-          << c.agent.ticks;
+             " events?); the rest wait for the next tick: "
+          << queue.size() << " event(s), the most of them '" << e.rt_.strings.get(most->first) << "' (" << most->second
+          << ")\n  reported once; first at tick " << c.agent.ticks;
       e.rt_.report_once(p, "event storm", out.str());
     }
   }
