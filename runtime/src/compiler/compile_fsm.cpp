@@ -106,7 +106,13 @@ uint16_t TreeCompiler::fsm_target(const YAML::Node& at, const std::string& what)
   }
   // A big brain's list of states would drown the message: name at most 20.
   std::string listed = names.size() <= 20 ? " (states: " + join_names(names) + ")" : " (" + std::to_string(names.size()) + " states)";
-  error(at, "unknown state '" + at.Scalar() + "'" + did_you_mean(at.Scalar(), names) + listed);
+  // calm.rest, calm/patrol: a path, where state names are flat (unique in the whole brain).
+  std::string near = did_you_mean(at.Scalar(), names);
+  if (const size_t cut = at.Scalar().find_last_of("./"); near.empty() && cut != std::string::npos &&
+                                                          fsm_index_.count(at.Scalar().substr(cut + 1)))
+    near = "; did you mean '" + at.Scalar().substr(cut + 1) + "'? (a state is named alone, wherever it sits: names are "
+           "unique in the whole brain)";
+  error(at, "unknown state '" + at.Scalar() + "'" + near + listed);
   return kNoPos;
 }
 
@@ -323,6 +329,10 @@ void TreeCompiler::fsm_state(uint16_t index) {
                 unknown = true;
               }
             }
+          }
+          if (w.IsMap() && !w["go"] && (w["check"] || w["condition"] || w["after"])) {
+            if (!unknown) error(w, "a 'when' entry needs 'go', the state it leads to: {..., go: state}");
+            continue;
           }
           if (!w.IsMap() || !w["go"] || (!w["check"] && !w["condition"] && !w["after"])) {
             if (!unknown)

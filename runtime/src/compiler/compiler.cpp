@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <set>
+#include <sstream>
 
 #include "compiler/tree_compiler.hpp"
 #include "suggest.hpp"
@@ -281,7 +283,26 @@ std::string TreeCompiler::read_name(const YAML::Node& params, const std::string&
 std::optional<double> TreeCompiler::read_seconds(const YAML::Node& s, const std::string& what) {
   auto v = yaml_number(s);
   if (!v) {
-    error(s, what + " must be a number of seconds, got " + describe_node(s));
+    // "2s", "500ms", "5" in quotes: a number written as text, said with the number to write.
+    std::string hint;
+    if (s.IsScalar()) {
+      const std::string& text = s.Scalar();
+      char* end = nullptr;
+      const double number = std::strtod(text.c_str(), &end);
+      std::string unit = end ? std::string(end) : std::string();
+      unit.erase(0, std::min(unit.find_first_not_of(' '), unit.size()));
+      const double scale = unit.empty() ? 1 : (unit == "s" || unit == "sec" || unit == "secs" || unit == "second" ||
+                                               unit == "seconds")
+                                                  ? 1
+                                              : unit == "ms" ? 0.001
+                                                             : 0;
+      if (end != text.c_str() && scale > 0 && std::isfinite(number)) {
+        std::ostringstream n;
+        n << number * scale;
+        hint = " ('" + clipped(text, 40) + "' is text: write the seconds as a number, " + n.str() + ")";
+      }
+    }
+    error(s, what + " must be a number of seconds, got " + describe_node(s) + hint);
     return std::nullopt;
   }
   if (std::isnan(*v)) {

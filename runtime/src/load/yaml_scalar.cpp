@@ -142,6 +142,9 @@ const char* describe_node(const YAML::Node& node) {
 std::string yaml11_boolean_hint(const YAML::Node& node) {
   if (!node || !node.IsScalar()) return "";
   const std::string& s = node.Scalar();
+  // ("true" in quotes: asked only of a value that is no boolean, so it was quoted.)
+  if (any_of(s, {"true", "True", "TRUE", "false", "False", "FALSE"}))
+    return " ('" + s + "' in quotes is text; write " + (s[0] == 't' || s[0] == 'T' ? "true" : "false") + " without them)";
   if (!any_of(s, {"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"})) return "";
   return " ('" + s + "' is text in YAML 1.2; write true or false)";
 }

@@ -1,0 +1,2 @@
+local thicket = require("thicket")
+return { Patrol = function() return thicket.RUNNING end }
