@@ -79,11 +79,17 @@ grep -q "b.lua:3: gauge 'load' has the columns load_mean, load_min and load_max 
   ok || bad "the gauge's column clash should be named: $(head -3 "$dir/clash/err")"
 [[ $(head -1 "$dir/clash/o.csv" | tr ',' '\n' | sort | uniq -d) == "" ]] && ok || bad "--out has a column twice: $(head -1 "$dir/clash/o.csv")"
 
+# A refused signal or damage is said 5 times per call and key, then only counted (the e2e case
+# world_effect_errors_capped: 2 agents, 10 ticks, 40 errors; it printed 40).
+"$thicket" run "$here/tests/e2e/cases/world_effect_errors_capped/sc.yaml" --threads 2 --quiet >/dev/null 2>"$dir/capped_err"
+[[ $(grep -c "^error: .*pester.lua:[45]: agent" "$dir/capped_err") == 10 && $(grep -c "^  said 5 times; further ones from this call are only counted$" "$dir/capped_err") == 2 ]] &&
+  grep -q "script errors: 40$" "$dir/capped_err" && ok || bad "capped effect errors: $(cat "$dir/capped_err")"
+
 # agent:damage's rules (the e2e case scenario_damage_rules: its stdout and exit status there):
 # the invincible target's integer health is no error; the other one's is one, said and counted.
 "$thicket" run "$here/tests/e2e/cases/scenario_damage_rules/s.yaml" --threads 2 --quiet >/dev/null 2>"$dir/damage_err"
 [[ $(grep -c "damaged agent" "$dir/damage_err") == 1 ]] &&
-  grep -q "^error: agent 1 damaged agent 3 (tick 1), whose brain declares 'health' as integer: damage needs a number" "$dir/damage_err" &&
+  grep -q "^error: .*/scenario_damage_rules/l.lua:7: agent 1 damaged agent 3 (tick 1), whose brain declares 'health' as integer: damage needs a number" "$dir/damage_err" &&
   grep -q "script errors: 1$" "$dir/damage_err" && ok || bad "damage errors: $(cat "$dir/damage_err")"
 
 echo "scenario: $pass passed, $fail failed"

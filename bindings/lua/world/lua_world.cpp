@@ -494,9 +494,13 @@ int damage(lua_State* L) {
   // A negative amount healed, and counted against the run's damage_dealt.
   luaL_argcheck(L, amount >= 0, 3, "damage must be >= 0 (to heal, signal the new health: agent:signal(id, 'health', h))");
   count_effect(L, s, "damage", 0);
+  luaL_where(L, 1);  // for its report, when the target takes no damage (simulation.cpp)
+  size_t where_len = 0;
+  const char* where = lua_tolstring(L, -1, &where_len);
   Effect e = make_effect(s, target);
   e.kind = Effect::Kind::Damage;
   e.amount = amount;
+  e.where.assign(where, where_len);
   s.worker->effects.push_back(std::move(e));
   return 0;
 }

@@ -97,7 +97,7 @@ void check_signals(Simulation::Impl& s) {
       const std::string hint = did_you_mean(e.key, rt.blackboard_keys(brain));  // "; did you mean 'x'?"
       if (!hint.empty()) msg += " (" + hint.substr(2) + ")";
     }
-    s.log(msg + "; the signal is lost");
+    s.effect_error("signal " + e.where + e.key + (type ? " typed" : " undeclared"), msg + "; the signal is lost");
     SimAgent* source = s.agent(e.source);
     ++s.workers[source ? source->worker : target->worker]->rt->impl().brain_errors;
     return true;

@@ -520,7 +520,8 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
         if (!health || !std::holds_alternative<double>(*health)) {
           // A script error of the sender, as a signal's (check_signals): counted, so the exit
           // status and --strict see it.
-          s.log("error: agent " + std::to_string(e.source) + " damaged agent " + std::to_string(e.target) + " (tick " +
+          s.effect_error("damage " + e.where + (health ? " typed" : " undeclared"),
+                "error: " + e.where + "agent " + std::to_string(e.source) + " damaged agent " + std::to_string(e.target) + " (tick " +
                 std::to_string(s.tick) + "), whose brain " +
                 (health ? "declares 'health' as " + std::string(value_type_name(rt.blackboard_type(rt.brain_of(target->handle), "health").value_or(ValueType::Any))) +
                               ": damage needs a number (health: 100.0, or {type: number, default: 100})"
