@@ -752,6 +752,19 @@ bool LuaHost::reason(const CallSite& at, std::string_view& transition) {
   return named;
 }
 
+namespace {
+// thicket.RUNNING (or SUCCESS, FAILURE) from a reason, meant as "stay": nil is.
+std::string status_returned(std::string_view transition) {
+  const char* constant = transition == "running"   ? "RUNNING"
+                         : transition == "success" ? "SUCCESS"
+                         : transition == "failure" ? "FAILURE"
+                                                   : nullptr;
+  if (!constant) return {};
+  return "; '" + std::string(transition) + "' is thicket." + constant +
+         ", a status: a reason returns nil to stay, or a transition's name";
+}
+}  // namespace
+
 void LuaHost::unmapped_transition(const CallSite& at, const std::string& state, std::string_view transition) {
   const std::string shown = clipped(transition);  // a script's text: maybe huge
   std::string key = state + "/" + shown;
@@ -766,11 +779,7 @@ void LuaHost::unmapped_transition(const CallSite& at, const std::string& state, 
       << "' has no transition '" << shown << "'" << did_you_mean(transition, known)
       << (known.empty() ? " (it has no transitions)" : " (transitions: " + join_names(known) + ")")
       << "; ignored (the state's 'when' list is not tried; an outer state's may be)"
-      // thicket.RUNNING from a reason, meant as "stay": nil is.
-      << (transition == "running" || transition == "success" || transition == "failure"
-              ? "; '" + shown + "' is thicket." + (transition == "running" ? "RUNNING" : transition == "success" ? "SUCCESS" : "FAILURE") +
-                    ", a status: a reason returns nil to stay, or a transition's name"
-              : std::string())
+      << status_returned(transition)
       << "\n  reported once; first by agent " << at.agent->id << " at tick " << at.agent->ticks;
   ++errors;
   rt_.log(out.str());
