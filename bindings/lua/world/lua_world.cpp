@@ -588,7 +588,14 @@ int record_metric(lua_State* L, bool gauge) {
       s.worker->metrics.push_back({s.agent->id, s.worker->seq++, m, value, gauge});
       return 0;
     }
-  return luaL_error(L, "unknown metric '%s': declare it under 'metrics:' in the scenario", name);
+  {  // a near name of a declared one, or the declared ones (the string is gone before lua_error jumps)
+    std::string near = did_you_mean(name, declared);
+    if (near.empty()) near = declared.empty() ? " (none are declared)" : " (declared: " + join_names(declared) + ")";
+    luaL_where(L, 1);
+    lua_pushfstring(L, "unknown metric '%s'%s: declare it under 'metrics:' in the scenario", name, near.c_str());
+    lua_concat(L, 2);
+  }
+  return lua_error(L);
 }
 int metric(lua_State* L) { return record_metric(L, false); }
 int gauge(lua_State* L) { return record_metric(L, true); }

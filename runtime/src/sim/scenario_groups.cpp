@@ -118,8 +118,9 @@ bool ScenarioReader::read_group(const YAML::Node& map, AgentGroup& group, const 
   if (Field name = required(map, "name", "a group needs 'name: NAME'")) {
     if (!is_text(name.value) || name.value.Scalar().empty())
       error(name, "'name' must be text, got " + shown(name.value));
-    else if (!group_names_.insert(name.value.Scalar()).second)
-      error(name, "a group named '" + name.value.Scalar() + "' is defined twice");
+    else if (auto [first, fresh] = group_names_.emplace(name.value.Scalar(), name.value.Mark().line + 1); !fresh)
+      error(name, "a group named '" + name.value.Scalar() + "' is defined twice (first at line " +
+                      std::to_string(first->second) + ")");
     else
       group.name = name.value.Scalar();
   }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -231,7 +232,7 @@ class ScenarioReader {
   bool world_known_ = false;  // the world's size read well, so spawn areas can be checked against it
   world::Bounds known_bounds_{};
   bool teams_known_ = false;  // the teams list read well, so an unknown team is the group's fault
-  std::set<std::string> group_names_;
+  std::map<std::string, int> group_names_;  // -> the line its first group names it at
   int64_t total_agents_ = 0;  // counts of the groups read so far
 };
 

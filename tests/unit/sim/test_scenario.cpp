@@ -219,7 +219,7 @@ metrics: [kills, kills, wall_s]
         "guard_posts.yaml:19:24: error: the initial value of 'home' must be a number, true/false or text, got a list\n"
         "guard_posts.yaml:19:32: error: a blackboard key must be a name (letters, digits, _; not starting with a "
         "digit), got '2x'\n"
-        "guard_posts.yaml:20:11: error: a group named 'minions' is defined twice\n"
+        "guard_posts.yaml:20:11: error: a group named 'minions' is defined twice (first at line 13)\n"
         "guard_posts.yaml:24:18: error: metric 'kills' is listed twice in 'metrics'\n"
         "guard_posts.yaml:24:25: error: metric 'wall_s' has the name of a column every run's row has already (run, "
         "seed, ticks, agents_start, agents_end, agent_ticks, wall_s, agent_ticks_per_s, script_errors): give it another "
@@ -422,7 +422,7 @@ TEST_CASE("scenario: teams and groups refer to each other by name") {
   CHECK(errors_of(small_with("teams: [a]", "teams: a")) ==
         "guard_posts.yaml:3:8: error: 'teams' must be a non-empty list of team names, got text 'a'\n");
   CHECK(errors_of(kSmall + "  - {name: g, team: a, brain: minion_world.yaml, spawn: {box: [[0, 0], [1, 1]]}}\n") ==
-        "guard_posts.yaml:9:12: error: a group named 'g' is defined twice\n");
+        "guard_posts.yaml:9:12: error: a group named 'g' is defined twice (first at line 5)\n");
 }
 
 TEST_CASE("scenario: brains must exist and spawn areas must lie inside the world") {

@@ -181,7 +181,15 @@ TEST_CASE("simulation: unknown metrics and undeclared initial keys are reported"
   REQUIRE(ok);
   RunResult r = ok->run();
   CHECK(r.script_errors == 4);
-  CHECK(log.find("unknown metric 'nope'") != std::string::npos);
+  CHECK(log.find("hunter.lua:2: unknown metric 'nope' (none are declared): declare it under 'metrics:' in the scenario") !=
+        std::string::npos);
+  // A near name of a declared metric gets a did-you-mean.
+  spec->metrics = {"nopes", "kills"};
+  log.clear();
+  auto near = Simulation::create(*spec, o, diags);
+  REQUIRE(near);
+  near->run();
+  CHECK(log.find("unknown metric 'nope'; did you mean 'nopes'?: declare it under 'metrics:' in the scenario") != std::string::npos);
 }
 
 // A worker's effects come in agent-id order and are merged, not sorted (sim_phases.cpp)...
