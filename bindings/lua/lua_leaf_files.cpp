@@ -392,6 +392,16 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
                              "(agent, ...)` (with ':') makes it: a leaf is called as (agent, args), so self gets the "
                              "agent and agent the args; write function leaves." + def.name + "(agent, args), with '.'"});
     };
+    // Whether the value on top is a thicket.task (a table with the task metatable).
+    auto task_on_top = [&] {
+      bool task = false;
+      if (lua_istable(L_, -1) && lua_getmetatable(L_, -1)) {
+        lua_rawgeti(L_, LUA_REGISTRYINDEX, task_meta_ref_);
+        task = lua_rawequal(L_, -1, -2);
+        lua_pop(L_, 2);
+      }
+      return task;
+    };
     int t = lua_type(L_, -1);
     if (t == LUA_TFUNCTION) {
       def.shape = LeafShape::Function;
@@ -426,12 +436,7 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
         if (hook == "args") {
           ok = read_arg_types(L_, def, path, diags, decl, leaf_at.line) && ok;
         } else if (hook == "fn") {
-          bool is_task = false;
-          if (lua_istable(L_, -1) && lua_getmetatable(L_, -1)) {
-            lua_rawgeti(L_, LUA_REGISTRYINDEX, task_meta_ref_);
-            is_task = lua_rawequal(L_, -1, -2);
-            lua_pop(L_, 2);
-          }
+          const bool is_task = task_on_top();
           if (is_task) lua_rawgeti(L_, -1, 1);
           else lua_pushvalue(L_, -1);
           if (!lua_isfunction(L_, -1)) {
@@ -460,12 +465,7 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
           hook_trouble = true;
         } else if (!lua_isfunction(L_, -1)) {
           const DeclLines::Pos at = part_at(hook);
-          bool task = false;
-          if (lua_istable(L_, -1) && lua_getmetatable(L_, -1)) {
-            lua_rawgeti(L_, LUA_REGISTRYINDEX, task_meta_ref_);
-            task = lua_rawequal(L_, -1, -2);
-            lua_pop(L_, 2);
-          }
+          const bool task = task_on_top();
           diags.push_back({Severity::Error, path, at.line, at.column,
                            "hook '" + hook + "' of leaf '" + def.name + "' must be a function, got " +
                                (task ? std::string("a task; a task is the whole leaf, not a hook: fn = thicket.task(...)")
