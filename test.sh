@@ -2,8 +2,9 @@
 # Runs every test: the unit tests (doctest) and the end-to-end CLI tests, on a Release
 # build and on an AddressSanitizer + UndefinedBehaviorSanitizer build, the installed package
 # and thicket-game built against it and played headless, the threaded tests under
-# ThreadSanitizer; then each fuzz target (built in the ASan tree)
-# for a bounded time (THICKET_FUZZ_SECONDS each, default 8; 0 skips fuzzing). ctest runs three
+# ThreadSanitizer and, beside them, each fuzz target (built in the ASan tree) for a bounded time
+# (THICKET_FUZZ_SECONDS each, default 8; 0 skips fuzzing). Each sanitizer tree is built while
+# the tests before it run, at the lowest priority (see below). ctest runs three
 # tests at a time on the 2 cores, four in the Release tree: several wait on a browser, mpirun or
 # a server much of their time, and at -j2 a core stood idle then (Release ctest 169 -> 142 s,
 # ASan 263 -> 245 s on the 2-vCPU VM). The Release tests took 364 CPU-s in 226 s at -j3; at -j4,
@@ -25,34 +26,43 @@ fi
 # -DTHICKET_BENCH=OFF: no test runs the benchmarks, and building them takes a minute of the 2
 # cores (./setup.sh builds them, with -DTHICKET_BENCH=ON).
 tools/build.sh build Release -DTHICKET_PYTHON=ON -DTHICKET_BENCH=OFF "${mpi[@]}"
-(cd build && ctest --output-on-failure -j4)
-# The library as a package (SPEC 8.1): build/ installed into a temporary prefix, and a CMake and
-# a pkg-config (C) consumer built and run against it (tests/consumer; about 10 s).
-# THICKET_SHARED_CHECK=1 also builds libthicket.so alone, unoptimised, in build-shared/ (about
-# 2 min of CPU, so off by default) and checks it the same way.
-shared=()
-if [[ ${THICKET_SHARED_CHECK:-0} == 1 ]]; then
-  cmake -S . -B build-shared -G Ninja -DCMAKE_BUILD_TYPE=None -DBUILD_SHARED_LIBS=ON -DTHICKET_TESTS=OFF \
-    -DTHICKET_BENCH=OFF >/dev/null
-  ninja -C build-shared -j "$(nproc)" thicket_lib | tail -n 1
-  shared=(build-shared)
-fi
-# thicket-game (examples/game, issue 29) built against build/ installed into a fresh prefix and
-# played headless under SDL's offscreen driver: outcomes, screenshots (pixel checks), the
-# debugger, pause/step, hot reload of its mod files during play, broken files (about 35 s).
-# Both run in the background while the ASan tree below builds (they only read build/): half
-# their time is spent waiting on a game's frames or a consumer's configure, which the build's
-# compilers fill. Their output is printed, and their failure fails this script, before the ASan
-# tests start.
-# When the build below fails, the trap ends the job with its children: each `timeout` runs its
-# test in a process group of its own and passes a SIGTERM on to that group (a game, a compiler),
-# so the job's direct children, the timeouts, are signalled before its shell. (Signalling only
-# the shell, as before, or the shell's process group, left the running test and its game on.)
-package_log=$(mktemp)
-(timeout 300 tests/package_test.sh build "${shared[@]}" && timeout 300 tests/game_test.sh build) \
-  </dev/null >"$package_log" 2>&1 &
-package_pid=$!
-trap 'pkill -TERM -P "$package_pid" 2>/dev/null; kill "$package_pid" 2>/dev/null || true' EXIT
+
+# Background jobs: each prints into a log of its own, shown (and its failure failing this script)
+# when it is waited for. On an early exit (a failed test) the trap ends each job's whole process
+# tree, children first listed, then signalled: a `timeout` runs its test in a process group of
+# its own, so neither signalling the job's shell nor its process group reached the running test
+# and its game.
+declare -A job_pid=() job_log=()
+tree_pids() { local c; echo "$1"; for c in $(pgrep -P "$1" 2>/dev/null); do tree_pids "$c"; done; }
+stop_jobs() {
+  local name pids
+  for name in "${!job_pid[@]}"; do
+    pids=$(tree_pids "${job_pid[$name]}")
+    # shellcheck disable=SC2086
+    kill -TERM $pids 2>/dev/null || true
+    rm -f "${job_log[$name]}"
+  done
+}
+trap stop_jobs EXIT
+start_job() {  # start_job NAME COMMAND...: COMMAND in the background, its output in a log
+  local name=$1
+  shift
+  job_log[$name]=$(mktemp)
+  "$@" </dev/null >"${job_log[$name]}" 2>&1 &
+  job_pid[$name]=$!
+}
+finish_job() {  # finish_job NAME: waits for the job, prints its output, fails as it failed
+  local name=$1 rc=0
+  wait "${job_pid[$name]}" || rc=$?
+  cat "${job_log[$name]}"
+  rm -f "${job_log[$name]}"
+  unset "job_pid[$name]" "job_log[$name]"
+  if [[ $rc != 0 ]]; then
+    echo "test.sh: $name failed (exit status $rc)" >&2
+    exit "$rc"
+  fi
+}
+
 # The sanitizer builds are at -O1 (TSan's THICKET_TSAN adds it) with line tables only (-g1: a
 # report still names file and line), which builds them about a sixth (ASan) and a third (TSan)
 # faster than full debug information on 2 cores; and as unity builds (several
@@ -77,27 +87,61 @@ clang_link=-fuse-ld=lld
 # libFuzzer wants: one tree instead of two. On the AMD EPYC VM: build 180 -> 352 s, ctest
 # 343 -> 236 s (a `thicket check` starts in 140 ms, not 370), and no 153 s build of build-fuzz;
 # the fuzzers ran as many inputs a second (asserts stay on here; build-fuzz had NDEBUG).
-CC=clang CXX=clang++ tools/build.sh build-asan None "-DCMAKE_CXX_FLAGS=-O1 -g1" "-DCMAKE_C_FLAGS=-O1 -g1" \
-  -DTHICKET_SANITIZE=ON -DTHICKET_FUZZ=ON -DTHICKET_BENCH=OFF \
-  "${clang_tree[@]}" "-DCMAKE_EXE_LINKER_FLAGS=$clang_link -no-pie" -DTHICKET_WERROR=ON
-package_rc=0
-wait "$package_pid" || package_rc=$?
-trap - EXIT
-cat "$package_log"
-rm -f "$package_log"
-if [[ $package_rc != 0 ]]; then
-  echo "test.sh: the package or game test failed (exit status $package_rc)" >&2
-  exit "$package_rc"
+# The ASan tree is built while the Release tests run, at the lowest priority (nice 19): the
+# tests keep the cores first, and the compilers take what they leave (the tests, at -j4, kept
+# the 2 cores only ~1.6 busy: they wait on browsers, servers and mpirun, and the last ones run
+# alone).
+asan_build() {
+  CC=clang CXX=clang++ nice -n 19 tools/build.sh build-asan None "-DCMAKE_CXX_FLAGS=-O1 -g1" "-DCMAKE_C_FLAGS=-O1 -g1" \
+    -DTHICKET_SANITIZE=ON -DTHICKET_FUZZ=ON -DTHICKET_BENCH=OFF \
+    "${clang_tree[@]}" "-DCMAKE_EXE_LINKER_FLAGS=$clang_link -no-pie" -DTHICKET_WERROR=ON
+}
+start_job "the ASan build" asan_build
+(cd build && ctest --output-on-failure -j4)
+# The library as a package (SPEC 8.1): build/ installed into a temporary prefix, and a CMake and
+# a pkg-config (C) consumer built and run against it (tests/consumer; about 10 s).
+# THICKET_SHARED_CHECK=1 also builds libthicket.so alone, unoptimised, in build-shared/ (about
+# 2 min of CPU, so off by default) and checks it the same way.
+shared=()
+if [[ ${THICKET_SHARED_CHECK:-0} == 1 ]]; then
+  cmake -S . -B build-shared -G Ninja -DCMAKE_BUILD_TYPE=None -DBUILD_SHARED_LIBS=ON -DTHICKET_TESTS=OFF \
+    -DTHICKET_BENCH=OFF >/dev/null
+  ninja -C build-shared -j "$(nproc)" thicket_lib | tail -n 1
+  shared=(build-shared)
 fi
+# thicket-game (examples/game, issue 29) built against build/ installed into a fresh prefix and
+# played headless under SDL's offscreen driver: outcomes, screenshots (pixel checks), the
+# debugger, pause/step, hot reload of its mod files during play, broken files (about 35 s).
+# Both run beside the rest of the ASan build (they only read build/): half their time is spent
+# waiting on a game's frames or a consumer's configure, which the build's compilers fill.
+package_and_game() { timeout 300 tests/package_test.sh build "${shared[@]}" && timeout 300 tests/game_test.sh build; }
+start_job "the package or game test" package_and_game
+finish_job "the ASan build"
+finish_job "the package or game test"
+# tick_all on the game's threads under ThreadSanitizer: only the threaded tests' target
+# (tests/unit/engine/test_tick_all.cpp: native and Lua brains on 1-16 threads, deferred calls, slicing;
+# tests/unit/sim/test_spin_barrier.cpp: the scenario workers' barrier orders their plain writes),
+# built at the lowest priority while the ASan tests run (they leave a core idle a fifth of the time).
+tsan_build() {
+  CC=clang CXX=clang++ nice -n 19 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS=-g1 \
+    -DTHICKET_TSAN=ON -DTHICKET_BENCH=OFF "${clang_tree[@]}" "-DCMAKE_EXE_LINKER_FLAGS=$clang_link" >/dev/null &&
+    nice -n 19 ninja -C build-tsan -j "$(nproc)" thicket_threads_test | tail -n 1
+}
+start_job "the TSan build" tsan_build
 # The sanitizer build runs ~10x slower: the reference-model comparison takes the first 300
 # random trees of each batch there (all 7,000 in the Release build above).
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 THICKET_REFERENCE_TREES=300 ctest --output-on-failure -j3)
-# tick_all on the game's threads under ThreadSanitizer: only the threaded tests' target
-# (tests/unit/engine/test_tick_all.cpp: native and Lua brains on 1-16 threads, deferred calls, slicing;
-# tests/unit/sim/test_spin_barrier.cpp: the scenario workers' barrier orders their plain writes).
-CC=clang CXX=clang++ cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS=-g1 -DTHICKET_TSAN=ON -DTHICKET_BENCH=OFF \
-  "${clang_tree[@]}" "-DCMAKE_EXE_LINKER_FLAGS=$clang_link" >/dev/null
-ninja -C build-tsan -j "$(nproc)" thicket_threads_test | tail -n 1
-TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build-tsan/thicket_threads_test
-fuzz_seconds=${THICKET_FUZZ_SECONDS:-8}  # seven targets, two at a time: four rounds
-if [[ $fuzz_seconds -gt 0 ]]; then THICKET_FUZZ_SECONDS=$fuzz_seconds THICKET_FUZZ_TREE=build-asan tools/fuzz.sh; fi
+finish_job "the TSan build"
+tsan_test() { TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build-tsan/thicket_threads_test; }
+# Each fuzz target (built in the ASan tree) for a bounded time, one at a time beside the TSan
+# test (one core's work, ~35 s): seven targets of 8 s each, as many inputs as two at a time
+# after it, in less time.
+fuzz_seconds=${THICKET_FUZZ_SECONDS:-8}
+if [[ $fuzz_seconds -gt 0 ]]; then
+  start_job "the TSan test" tsan_test
+  fuzz_parallel=$(( $(nproc) > 1 ? $(nproc) - 1 : 1 ))
+  THICKET_FUZZ_SECONDS=$fuzz_seconds THICKET_FUZZ_TREE=build-asan THICKET_FUZZ_PARALLEL=$fuzz_parallel tools/fuzz.sh
+  finish_job "the TSan test"
+else
+  tsan_test
+fi

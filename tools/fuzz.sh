@@ -9,6 +9,8 @@
 #   THICKET_FUZZ_ARGS     more libFuzzer flags, e.g. "-max_len=4096 -only_ascii=1"
 #   THICKET_FUZZ_TREE     a build tree already configured with -DTHICKET_FUZZ=ON to build the
 #                         targets in, instead of build-fuzz (test.sh: its ASan tree)
+#   THICKET_FUZZ_PARALLEL targets fuzzed at once (default: the cores; test.sh: one, beside its
+#                         ThreadSanitizer test)
 # Targets: brain, expr, scenario, map, checkpoint, import, reload (default: all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,8 +60,10 @@ fuzz_one() {
   fi
   echo "fuzz: $t for ${seconds}s: $(grep -E "stat::number_of_executed_units|stat::average_exec_per_sec" "$t.log" | tr -s ' ' | tr '\n' ' ')"
 }
-# As many targets at once as there are cores when each fuzzes in one process (THICKET_FUZZ_JOBS=1).
-parallel=$(( jobs > 1 ? 1 : $(nproc) ))
+# As many targets at once as there are cores (or THICKET_FUZZ_PARALLEL) when each fuzzes in one
+# process (THICKET_FUZZ_JOBS=1).
+parallel=$(( jobs > 1 ? 1 : ${THICKET_FUZZ_PARALLEL:-$(nproc)} ))
+[[ $parallel -ge 1 ]] || parallel=1
 failed=0 running=0
 for t in "${targets[@]}"; do
   if [[ $running -ge $parallel ]]; then
