@@ -121,21 +121,29 @@ finish_job "the package or game test"
 # tick_all on the game's threads under ThreadSanitizer: only the threaded tests' target
 # (tests/unit/engine/test_tick_all.cpp: native and Lua brains on 1-16 threads, deferred calls, slicing;
 # tests/unit/sim/test_spin_barrier.cpp: the scenario workers' barrier orders their plain writes),
-# built at the lowest priority while the ASan tests run (they leave a core idle a fifth of the
-# time), then run (one core's work, ~35 s) at the usual priority beside their end and the fuzzers.
-# (The Lua guard's leaf limit counts a thread's CPU time, not the wall clock: a test that waits
-# for a core is not stopped.)
-tsan_build_and_test() {
+# built at the lowest priority while the ASan tests run (it takes what they leave idle, ~30 of its
+# ~100 s of CPU in two clean runs; the rest after them).
+tsan_build() {
   CC=clang CXX=clang++ nice -n 19 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS=-g1 \
-    -DTHICKET_TSAN=ON -DTHICKET_BENCH=OFF "${clang_tree[@]}" "-DCMAKE_EXE_LINKER_FLAGS=$clang_link" >/dev/null
-  nice -n 19 ninja -C build-tsan -j "$(nproc)" thicket_threads_test | tail -n 1
-  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build-tsan/thicket_threads_test
+    -DTHICKET_TSAN=ON -DTHICKET_BENCH=OFF "${clang_tree[@]}" "-DCMAKE_EXE_LINKER_FLAGS=$clang_link" >/dev/null &&
+    nice -n 19 ninja -C build-tsan -j "$(nproc)" thicket_threads_test | tail -n 1
 }
-start_job "the TSan build or test" tsan_build_and_test
+start_job "the TSan build" tsan_build
 # The sanitizer build runs ~10x slower: the reference-model comparison takes the first 300
 # random trees of each batch there (all 7,000 in the Release build above).
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 THICKET_REFERENCE_TREES=300 ctest --output-on-failure -j3)
-# Each fuzz target (built in the ASan tree above) for a bounded time, two at a time.
+finish_job "the TSan build"
+tsan_test() { TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build-tsan/thicket_threads_test; }
+# Each fuzz target (built in the ASan tree) for a bounded time, one at a time beside the TSan
+# test (one core's work, ~32 s): seven targets of 8 s each, as many inputs as two at a time
+# after it (65 s for both, not 113). Not two at a time beside it: the build before it would
+# wait for the fuzzers, and the fuzzers would fuzz a third less in their 8 s.
 fuzz_seconds=${THICKET_FUZZ_SECONDS:-8}
-if [[ $fuzz_seconds -gt 0 ]]; then THICKET_FUZZ_SECONDS=$fuzz_seconds THICKET_FUZZ_TREE=build-asan tools/fuzz.sh; fi
-finish_job "the TSan build or test"
+if [[ $fuzz_seconds -gt 0 ]]; then
+  start_job "the TSan test" tsan_test
+  fuzz_parallel=$(( $(nproc) > 1 ? $(nproc) - 1 : 1 ))
+  THICKET_FUZZ_SECONDS=$fuzz_seconds THICKET_FUZZ_TREE=build-asan THICKET_FUZZ_PARALLEL=$fuzz_parallel tools/fuzz.sh
+  finish_job "the TSan test"
+else
+  tsan_test
+fi

@@ -9,7 +9,8 @@
 #   THICKET_FUZZ_ARGS     more libFuzzer flags, e.g. "-max_len=4096 -only_ascii=1"
 #   THICKET_FUZZ_TREE     a build tree already configured with -DTHICKET_FUZZ=ON to build the
 #                         targets in, instead of build-fuzz (test.sh: its ASan tree)
-#   THICKET_FUZZ_PARALLEL targets fuzzed at once (default: the cores)
+#   THICKET_FUZZ_PARALLEL targets fuzzed at once (default: the cores; test.sh: one, beside its
+#                         ThreadSanitizer test)
 # Targets: brain, expr, scenario, map, checkpoint, import, reload (default: all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
