@@ -90,7 +90,13 @@ async function selectNode(page, id) {
   }, id);
   const box = page.locator(`[data-node-id="${id}"] > .box`);
   if (!(await box.isVisible())) await page.evaluate(id => document.querySelector(`[data-node-id="${CSS.escape(id)}"]`).scrollIntoView(), id);
-  await box.click({ position: { x: 30, y: 8 } });
+  // Clicked again until the page has the node selected: attached to a run under a loaded CI, a
+  // click once selected nothing (the next step waited 10 s for the node's form in vain).
+  const selected = () => page.evaluate(id => window.thicketEditor.selectedId === id, id);
+  for (let attempt = 1; ; ++attempt) {
+    await box.click({ position: { x: 30, y: 8 } });
+    if (await until(selected, 3000) || attempt === 3) return;
+  }
 }
 async function save(page, press = () => page.click('#save')) {
   await page.evaluate(() => { document.getElementById('status').textContent = ''; });
