@@ -83,14 +83,8 @@ std::string source(const std::string& rel) { return std::string(THICKET_SOURCE_D
 // Ticks of the examples' runs below: 40 under ThreadSanitizer (test.sh's TSan tree runs this
 // file on one core, ~10x slower: the first case took 45 of its 75 s at 80 ticks). Every tick
 // takes the same threaded paths; the Release and ASan trees keep 80.
-#if defined(__SANITIZE_THREAD__)
+#ifdef THICKET_UNDER_TSAN
 constexpr uint32_t example_ticks = 40;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-constexpr uint32_t example_ticks = 40;
-#else
-constexpr uint32_t example_ticks = 80;
-#endif
 #else
 constexpr uint32_t example_ticks = 80;
 #endif
