@@ -61,7 +61,7 @@ const isBrain = f => /^(tree|fsm|machine):/m.test(readFileSync(f, 'utf8'));
 async function open(browser, url) {
   const o = await openPage(browser, url);
   o.page.setDefaultTimeout(10000);
-  if (process.env.EDITOR_TEST_DEBUG) o.page.on('response', r => { if (r.status() >= 400) console.log(`      HTTP ${r.status()} ${r.url()}`); });
+  if (process.env.EDITOR_TEST_DEBUG) o.page.on('response', async r => { if (r.status() >= 400) console.log(`      HTTP ${r.status()} ${r.url()} ${(await r.text().catch(() => '')).slice(0, 200)}`); });
   await o.page.waitForSelector('body[data-ready=true]', { timeout: 20000 });
   return o;
 }

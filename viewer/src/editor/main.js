@@ -1075,8 +1075,7 @@ function toggleBreakpoint(i) {
 async function control(what) {
   const r = await api('/attach/' + what, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
   if (!r.ok) status(`${what}: ` + ((r.body && r.body.error) || r.status), 'bad');
-  pollDebug();
-  pollAgents();
+  refresh();
 }
 async function pollDebug() {
   const r = await api('/attach/debug').catch(() => null);
@@ -1101,7 +1100,7 @@ async function pollDebug() {
     const picker = $('agent-picker');
     if (fresh && String(d.hit.agent) !== picker.value && [...picker.options].some(o => o.value === String(d.hit.agent))) {
       picker.value = String(d.hit.agent);
-      pollAgent(picker.value);
+      await pollAgent(picker.value);
     }
   } else if (d.paused) {
     banner.hidden = false;
@@ -1128,13 +1127,30 @@ async function hotReload() {
   el.textContent = r.body.ok && !bad.length ? 'hot-reloaded into the run: ' + once(reports.map(x => x.file.split('/').pop())).join(', ')
     : 'hot reload failed: ' + (bad.length ? once(bad.map(x => x.first_error || x.file)).join('; ') : (r.body.error || 'not ok'));
 }
+// One poll of the run at a time: the timer's, a button's (Step, Resume...) and a picked agent's
+// ask while another is under way only for one more after it. Each started its own, and with a
+// slow run (a loaded machine) they piled up past what `thicket edit` lets wait on the run at
+// once (its answer: 503, "slow to answer").
+let polling = false, pollAgain = false;
+async function refresh() {
+  if (polling) { pollAgain = true; return; }
+  polling = true;
+  try {
+    do {
+      pollAgain = false;
+      await pollAgents().catch(() => {});
+      if (!S.runGone) await pollDebug().catch(() => {});
+    } while (pollAgain);
+  } finally {
+    polling = false;
+  }
+}
 function startAttach() {
   document.body.classList.add('attached');
   $('attach-bar').hidden = false;
   $('bp-toggle').hidden = false;
   const tick = async () => {
-    await pollAgents().catch(() => {});
-    if (!S.runGone) await pollDebug().catch(() => {});
+    await refresh();
     agentTimer = setTimeout(tick, S.runGone ? 2000 : 250);
   };
   tick();
@@ -1263,7 +1279,7 @@ function wire() {
   $('zoom-in').onclick = () => setZoom(S.zoom * 1.25);
   $('zoom-out').onclick = () => setZoom(S.zoom / 1.25);
   $('zoom-fit').onclick = zoomFit;
-  $('agent-picker').onchange = () => pollAgent($('agent-picker').value);
+  $('agent-picker').onchange = () => refresh();
   $('pause').onclick = () => control('pause');
   $('step').onclick = () => control('step');
   $('resume').onclick = () => control('resume');
