@@ -309,9 +309,12 @@ ln -s real.yaml "$dir/link.yaml"
 [[ -L "$dir/link.yaml" ]] && ok || bad "import -o LINK replaced the link with a file"
 grep -q "^root:" "$dir/real.yaml" && ok || bad "import -o LINK did not write the linked file"
 mkfifo "$dir/pipe"
-(timeout -s KILL 10 cat "$dir/pipe" > "$dir/piped" &)
+# (the reader is waited for, not given a fixed 0.2 s: on a loaded machine it may not yet have
+# written what it read)
+timeout -s KILL 10 cat "$dir/pipe" > "$dir/piped" &
+reader=$!
 timeout -s KILL 10 "$thicket" import "$xml" -o "$dir/pipe" >/dev/null 2>&1
-sleep 0.2
+wait $reader
 [[ -p "$dir/pipe" ]] && ok || bad "import -o PIPE replaced the pipe with a file"
 grep -q "^root:" "$dir/piped" && ok || bad "import -o PIPE: nothing came through the pipe"
 : > "$dir/real.xml"
@@ -323,9 +326,10 @@ mkdir "$dir/folder"
 [[ $? == 2 ]] && grep -q "it is a folder" "$dir/err" && ok || bad "import -o FOLDER: $(cat "$dir/err")"
 rm -f "$dir/pipe"
 mkfifo "$dir/pipe"
-(timeout -s KILL 20 cat "$dir/pipe" > "$dir/piped_checkpoint" &)
+timeout -s KILL 20 cat "$dir/pipe" > "$dir/piped_checkpoint" &
+reader=$!
 timeout -s KILL 20 "$thicket" run "$here/scripts/examples/flock/flock.yaml" --ticks 4 --checkpoint "$dir/pipe" --every 4 >/dev/null 2>&1
-sleep 0.2
+wait $reader
 [[ -p "$dir/pipe" ]] && ok || bad "--checkpoint PIPE replaced the pipe with a file"
 [[ -s "$dir/piped_checkpoint" ]] && ok || bad "--checkpoint PIPE: nothing came through the pipe"
 
