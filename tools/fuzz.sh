@@ -11,6 +11,8 @@
 #                         targets in, instead of build-fuzz (test.sh: its ASan tree)
 #   THICKET_FUZZ_PARALLEL targets fuzzed at once (default: the cores; test.sh: one, beside its
 #                         ThreadSanitizer test)
+#   THICKET_FUZZ_CLAIMS   a folder shared by several fuzz.sh at once (test.sh's two lanes): each
+#                         target is fuzzed by the one that claims it first (makes CLAIMS/TARGET)
 # Targets: brain, expr, scenario, map, checkpoint, import, reload (default: all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -70,6 +72,8 @@ for t in "${targets[@]}"; do
     wait -n || failed=1
     running=$((running - 1))
   fi
+  # claimed when a slot is free, not before: a target waiting here is another lane's to take
+  [[ -z ${THICKET_FUZZ_CLAIMS:-} ]] || mkdir "$THICKET_FUZZ_CLAIMS/$t" 2>/dev/null || continue
   fuzz_one "$t" &
   running=$((running + 1))
 done
