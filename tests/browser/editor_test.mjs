@@ -783,6 +783,23 @@ async function attached() {
   check(await until(async () => !(await debug()).paused, 5000), 'Resume goes on');
   await page.click('#pause');
   check(await until(async () => (await debug()).paused, 5000), 'Pause stops it');
+  // One poll of the run at a time: Step pressed three times in a row starts no poll beside
+  // another. (Each button started two at once, beside the timer's; on a loaded machine they
+  // piled up past the four requests `thicket edit` lets wait on a run, and its 503 was an error
+  // in the page's console.) The test's own fetches wait until the count is read.
+  await page.evaluate(() => {
+    const plain = window.fetch;
+    const c = window.pollsAtOnce = { now: 0, most: 0, plain };
+    window.fetch = (url, opts = {}) => {
+      if (!String(url).startsWith('/attach/') || (opts.method || 'GET') !== 'GET') return plain.call(window, url, opts);
+      c.most = Math.max(c.most, ++c.now);
+      return plain.call(window, url, opts).finally(() => c.now--);
+    };
+  });
+  for (let k = 0; k < 3; k++) await page.click('#step');
+  await page.waitForTimeout(1500);
+  const mostPolls = await page.evaluate(() => { window.fetch = window.pollsAtOnce.plain; return window.pollsAtOnce.most; });
+  check(mostPolls === 1, `the page polls the run one poll at a time (at most ${mostPolls} at once, three Steps in a row)`);
   await page.click('#resume');
   // a saved edit hot-reloads into the run
   await selectNode(page, 'root/1');
