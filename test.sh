@@ -113,12 +113,11 @@ fi
 # played headless under SDL's offscreen driver: outcomes, screenshots (pixel checks), the
 # debugger, pause/step, hot reload of its mod files during play, broken files (about 35 s).
 # Both run beside the rest of the ASan build (they only read build/): half their time is spent
-# waiting on a game's frames or a consumer's configure, which the build's compilers fill. What
-# is left of them when that build ends runs beside the ASan tests (in 1667d17's clean run it
-# ran ~50 s alone after the build).
+# waiting on a game's frames or a consumer's configure, which the build's compilers fill.
 package_and_game() { timeout 300 tests/package_test.sh build "${shared[@]}" && timeout 300 tests/game_test.sh build; }
 start_job "the package or game test" package_and_game
 finish_job "the ASan build"
+finish_job "the package or game test"
 # tick_all on the game's threads under ThreadSanitizer: only the threaded tests' target
 # (tests/unit/engine/test_tick_all.cpp: native and Lua brains on 1-16 threads, deferred calls, slicing;
 # tests/unit/sim/test_spin_barrier.cpp: the scenario workers' barrier orders their plain writes),
@@ -133,7 +132,6 @@ start_job "the TSan build" tsan_build
 # The sanitizer build runs ~10x slower: the reference-model comparison takes the first 300
 # random trees of each batch there (all 7,000 in the Release build above).
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 THICKET_REFERENCE_TREES=300 ctest --output-on-failure -j3)
-finish_job "the package or game test"
 finish_job "the TSan build"
 tsan_test() { TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build-tsan/thicket_threads_test; }
 # Each fuzz target (built in the ASan tree) for a bounded time: seven targets of 8 s each, in
