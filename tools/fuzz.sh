@@ -15,6 +15,7 @@
 #                         target is fuzzed by the one that claims it first (makes CLAIMS/TARGET)
 # Targets: brain, expr, scenario, map, checkpoint, import, reload (default: all).
 set -euo pipefail
+claims=${THICKET_FUZZ_CLAIMS:+$(realpath -m -- "$THICKET_FUZZ_CLAIMS")}  # (from where it was given)
 cd "$(dirname "$0")/.."
 root=$PWD
 seconds=${THICKET_FUZZ_SECONDS:-60}
@@ -30,6 +31,10 @@ fi
 # sanitizer builds (142 -> 113 s on 2 cores), without precompiled headers and linked by lld as
 # they are. (At -O0 it built in 80 s, not 150, but fuzzed ten times fewer inputs a second.)
 tree=${THICKET_FUZZ_TREE:-build-fuzz}
+if [[ -n $claims && ! -d $claims ]]; then  # else every claim would fail, and nothing be fuzzed
+  echo "fuzz: THICKET_FUZZ_CLAIMS=$THICKET_FUZZ_CLAIMS is not a folder" >&2
+  exit 2
+fi
 if [[ -z ${THICKET_FUZZ_TREE:-} ]]; then
   CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=None \
     "-DCMAKE_CXX_FLAGS=-O1 -gline-tables-only -DNDEBUG" -DTHICKET_FUZZ=ON -DTHICKET_TESTS=OFF -DTHICKET_BENCH=OFF \
@@ -73,7 +78,7 @@ for t in "${targets[@]}"; do
     running=$((running - 1))
   fi
   # claimed when a slot is free, not before: a target waiting here is another lane's to take
-  [[ -z ${THICKET_FUZZ_CLAIMS:-} ]] || mkdir "$THICKET_FUZZ_CLAIMS/$t" 2>/dev/null || continue
+  [[ -z $claims ]] || mkdir "$claims/$t" 2>/dev/null || continue
   fuzz_one "$t" &
   running=$((running + 1))
 done
