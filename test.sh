@@ -140,7 +140,8 @@ tsan_test() { TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build-tsan/
 # 57 s for both in 1667d17's clean run, against 65 s with one lane and 113 s for the TSan test
 # and then the fuzzers two at a time. Not two lanes beside the TSan test: the fuzzers would fuzz
 # a third less in their 8 s.
-# (The second lane's fuzz.sh finds the targets built by the first's, ~30 s before.)
+# (The targets are built with the ASan tree above: each lane's fuzz.sh finds nothing to build,
+# so two ninjas never build in that tree at once.)
 fuzz_seconds=${THICKET_FUZZ_SECONDS:-8}
 if [[ $fuzz_seconds -gt 0 ]]; then
   fuzz_claims=$PWD/build-asan/fuzz-claims
