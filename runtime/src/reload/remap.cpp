@@ -107,6 +107,15 @@ bool same_children(const Program& old, const Program& p, const Node& on, const N
 
 }  // namespace
 
+int BrainRemap::position_after_kept(const Program& old, const Program& p, const Node& on, const Node& n, uint16_t old_pos) const {
+  for (int k = std::min<int>(old_pos, on.count) - 1; k >= 0; --k) {
+    const uint32_t c = to_new[old.child(on, static_cast<uint16_t>(k))];
+    const int at = c == kUnmapped ? -1 : find_position(p, n, c);
+    if (at >= 0) return at + 1;
+  }
+  return 0;
+}
+
 bool BrainRemap::same_children(const Program& old, const Program& p, const Node& on, const Node& n) const {
   return thicket::same_children(old, p, on, n, to_new);
 }
@@ -304,8 +313,13 @@ void BrainRemap::mend(const Program& old, const Program& p, uint8_t* block, std:
       continue;
     }
     if (random) continue;  // same children in the same places: the drawn order holds
-    if (pos >= 0) *reinterpret_cast<uint16_t*>(block + n.state) = static_cast<uint16_t>(pos);
-    else restart.push_back(i);  // it cannot resume where it was: it restarts
+    // Its running child is gone from its children (removed, replaced, or moved under another
+    // parent): it goes on after the last child before that one which is still its child (the
+    // children it had finished are not run again; the node now in that place starts fresh), or
+    // at its first child when none is. With no child left there, it cannot resume: it restarts.
+    if (pos < 0) pos = position_after_kept(old, p, on, n, *reinterpret_cast<const uint16_t*>(block + n.state));
+    if (pos >= 0 && pos < n.count) *reinterpret_cast<uint16_t*>(block + n.state) = static_cast<uint16_t>(pos);
+    else restart.push_back(i);
   }
   // A running node whose parent does not run it any more (it moved under another parent, or
   // its decorator's subtree shifted) would be left running on its own, resumed mid-way when its

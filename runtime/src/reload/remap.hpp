@@ -42,6 +42,9 @@ struct BrainRemap {
   uint16_t state_to_new(const Program& old, const Program& fresh, uint16_t s) const;  // kNoPos: gone
   // The old node and the new have the same children in the same places.
   bool same_children(const Program& old, const Program& fresh, const Node& on, const Node& n) const;
+  // Where kept node n (old: on), whose running child at old_pos is no longer its child, goes on:
+  // just after the last child before old_pos that is still its child, else at 0 (may be n.count).
+  int position_after_kept(const Program& old, const Program& fresh, const Node& on, const Node& n, uint16_t old_pos) const;
   // Whether running node `up` of `fresh` runs its child `i` (by the position it holds).
   static bool runs_child(const Program& fresh, const uint8_t* block, uint32_t up, uint32_t i);
 };

@@ -932,6 +932,58 @@ TEST_CASE("reload: a running node moved under another parent (a branch inserted 
   CHECK(e.r.rt.running_nodes(e.a) == std::vector<std::string>{"root", "root/1", "work"});
 }
 
+TEST_CASE("reload: a sequence whose running child is removed, replaced or wrapped goes on after the children it finished") {
+  const std::string before = edit_brain("gone", R"(  sequence:
+    - action: {leaf: Mark, args: {id: a}, name: a}
+    - action: {leaf: Work, args: {id: w}, name: w}
+    - action: {leaf: Mark, args: {id: c}, name: c}
+)");
+  const std::string work = "    - action: {leaf: Work, args: {id: w}, name: w}\n";
+  struct Case {
+    const char* what;
+    std::string instead;  // what takes the running action's place
+    const char* then;     // the log after the next tick
+  };
+  const Case cases[] = {
+      // Renamed: the running action's id changes, the old one is gone.
+      {"renamed", "    - action: {leaf: Work, args: {id: w}, name: work}\n", "start w;"},
+      // Replaced by a node of another kind at its place.
+      {"replaced", "    - sequence: [{action: {leaf: Mark, args: {id: b}}}]\n", "mark b;mark c;"},
+      // Removed: the sequence goes on with the action after it.
+      {"removed", "", "mark c;"},
+      // Wrapped in a new branch: it moved under another parent (it stops there), and the
+      // branch now in its place starts it afresh.
+      {"wrapped", "    - sequence: [{action: {leaf: Work, args: {id: w}, name: w}}]\n", "start w;"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    Edit e(before, 2);
+    REQUIRE(get_string(e.r.rt, e.a, "log") == "mark a;start w;");
+    std::string after = before;
+    after.replace(after.find(work), work.size(), c.instead);
+    e.reload(after);
+    INFO(e.r.log);
+    // Only the running action stops; root keeps its place (it restarted before: `mark a` again).
+    CHECK(get_string(e.r.rt, e.a, "log") == "mark a;start w;stop w aborted;");
+    CHECK(e.r.log.find("(1 running node(s) aborted)") != std::string::npos);
+    e.r.rt.tick_all(0.1);
+    CHECK(get_string(e.r.rt, e.a, "log") == std::string("mark a;start w;stop w aborted;") + c.then);
+  }
+}
+
+TEST_CASE("reload: a sequence whose running child was its last and is removed restarts (nothing is left to go on with)") {
+  const std::string before = edit_brain("last", R"(  sequence:
+    - action: {leaf: Mark, args: {id: a}, name: a}
+    - action: {leaf: Work, args: {id: w}, name: w}
+)");
+  Edit e(before, 2);
+  e.reload(before.substr(0, before.find("    - action: {leaf: Work")));
+  INFO(e.r.log);
+  CHECK(e.r.log.find("(2 running node(s) aborted)") != std::string::npos);  // root and root/1
+  e.r.rt.tick_all(0.1);
+  CHECK(get_string(e.r.rt, e.a, "log") == "mark a;start w;stop w aborted;mark a;");
+}
+
 TEST_CASE("reload: a running random_sequence given another child stops its running child and draws again") {
   const std::string before = edit_brain("rs", R"(  random_sequence:
     name: rs
