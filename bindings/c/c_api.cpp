@@ -593,12 +593,14 @@ static int64_t spawn(thicket_runtime* rt, const char* what, int32_t brain, uint3
         return fail(rt, THICKET_ERR_ARG, what,
                     "agent id " + std::to_string(id) + " is past the largest, " + std::to_string(kMaxAgentId)),
                -1;
-      if (rt->rt.find_agent(id)) return fail(rt, THICKET_ERR_ARG, what, "agent id " + std::to_string(id) + " is in use"), -1;
     }
-    const BrainHandle b{static_cast<uint32_t>(brain)};
     // Read before the spawn: a tick in progress defers it (the runtime answers with an invalid
-    // handle then, as for a spawn it refuses).
+    // handle then, as for a spawn it refuses), and a deferred one's id is checked when it is
+    // made, after the tick's earlier deferred calls (a despawn of that id among them).
     const bool deferred = in_tick(rt);
+    if (with_id && !deferred && rt->rt.find_agent(id))
+      return fail(rt, THICKET_ERR_ARG, what, "agent id " + std::to_string(id) + " is in use"), -1;
+    const BrainHandle b{static_cast<uint32_t>(brain)};
     AgentHandle h = with_id ? rt->rt.spawn(b, {}, id) : rt->rt.spawn(b);
     if (h.valid()) return pack(h);
     if (deferred) return fail(rt, THICKET_ERR_DEFERRED, what, "called during a tick: the agent is spawned at its end"), -1;

@@ -335,7 +335,9 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
       id = static_cast<uint32_t>(v);
     }
     if (id && *id == 0) throw py::value_error("agent ids start at 1");
-    if (id && rt().find_agent(*id)) throw py::value_error("agent " + std::to_string(*id) + " is alive already");
+    // During a tick the spawn waits for its end, and its id is checked then, after the tick's
+    // earlier deferred calls (a despawn of that id among them), as in C++ and C.
+    if (id && ticking_ == 0 && rt().find_agent(*id)) throw py::value_error("agent " + std::to_string(*id) + " is alive already");
     if (ticking_ > 0) {
       std::vector<std::pair<std::string, Value>> values;
       if (!blackboard.is_none()) {
@@ -914,7 +916,14 @@ void register_runtime(py::module_& m) {
       });
 
   py::class_<Blackboard>(m, "Blackboard", "A live view of one agent's blackboard: bb['health'] reads, bb['health'] = 3 writes.")
-      .def("__getitem__", [](Blackboard& b, const std::string& key) { return b.rt->get(b.agent, key); })
+      .def("__getitem__", [](Blackboard& b, const py::object& key) {
+        // A key that is no str is not in it: KeyError, as a dict's (not pybind's TypeError).
+        if (!py::isinstance<py::str>(key)) {
+          b.rt->check(b.agent);
+          throw py::key_error(py::str(py::repr(key)).cast<std::string>() + " is not a blackboard key (keys are str)");
+        }
+        return b.rt->get(b.agent, key.cast<std::string>());
+      })
       // A Mapping's (collections.abc.Mapping.register in __init__.py): any key may be asked for
       // (a key that is no str is not there), keys(), values() and items() are views, and a
       // blackboard equals a mapping of the same items (as a dict does).

@@ -1135,6 +1135,42 @@ static void test_agent_ids(void) {
   free(log.s);
 }
 
+/* A leaf's despawn of agent 2 and a later leaf's spawn of id 2 in the same tick: both wait for
+** the end of the tick and are made in agent order, so the id is free when the spawn is made (it
+** was checked at the call, and refused as "in use"). */
+static thicket_runtime *reuse_rt;
+static int32_t reuse_brain;
+static int64_t reuse_second, reuse_spawned = 0;
+static int reuse_code = 0;
+static int creuse(thicket_leaf_ctx *ctx, void *user) {
+  (void)user;
+  if (thicket_leaf_agent_id(ctx) == 1) thicket_despawn(reuse_rt, reuse_second);
+  if (thicket_leaf_agent_id(ctx) == 3) {
+    reuse_spawned = thicket_spawn_with_id(reuse_rt, reuse_brain, 2);
+    reuse_code = thicket_errcode(reuse_rt);
+  }
+  return THICKET_RUNNING;
+}
+static void test_deferred_id_reuse(void) {
+  thicket_runtime *rt = reuse_rt = thicket_runtime_new();
+  int64_t again;
+  OK(rt, thicket_register_leaf(rt, "Reuse", creuse, NULL));
+  reuse_brain = thicket_load_string(rt, "tree: reuse\nroot:\n  action: Reuse\n", "reuse.yaml");
+  OK(rt, reuse_brain);
+  OK(rt, thicket_spawn(rt, reuse_brain));
+  reuse_second = thicket_spawn(rt, reuse_brain);
+  OK(rt, reuse_second);
+  OK(rt, thicket_spawn(rt, reuse_brain));
+  OK(rt, thicket_tick_all(rt, 0.1));
+  CHECK(reuse_spawned == -1);
+  CHECK(reuse_code == THICKET_ERR_DEFERRED);
+  CHECK(thicket_agent_count(rt) == 3);
+  again = thicket_find_agent(rt, 2);
+  CHECK(again >= 0 && again != reuse_second);
+  CHECK(thicket_status(rt, reuse_second) == THICKET_ERR_STALE);
+  thicket_runtime_free(rt);
+}
+
 /* An fsm brain's trace: its transitions, and its end (the top-level final state left) a
 ** TRANSITION record of its own, ended 1, to_name "". */
 static void trace_fsm(const thicket_trace_event *e, void *user) {
@@ -1389,6 +1425,7 @@ int main(int argc, char **argv) {
   test_in_tick(0);
   test_in_tick(1);
   test_agent_ids();
+  test_deferred_id_reuse();
   test_fsm_end_trace();
   test_null_error_pointer();
   test_tick_order();

@@ -90,6 +90,8 @@ def test_load_spawn_tick_and_read(tmp_path):
     # views for keys, values and items (a TypeError, False and lists before).
     assert bb == bb.to_dict() and bb.to_dict() == bb and bb != {} and bb != 3
     assert 5 not in bb and bb.get(5, "d") == "d" and bb.get("nope") is None
+    with pytest.raises(KeyError, match=r"^'5 is not a blackboard key \(keys are str\)'$"):
+        bb[5]  # as a dict's missing key (pybind's TypeError before)
     assert bb.keys() & {"health", "x"} == {"health"} and ("count", 5) in bb.items() and 5 in bb.values()
     twin = rt.spawn(brain, bb)
     assert rt.blackboard(twin).to_dict() == bb.to_dict()
@@ -946,6 +948,33 @@ def test_spawn_from_a_python_leaf_waits_for_the_end_of_the_tick():
     # And between ticks an Agent comes back at once, as before.
     a = rt.spawn(brain, {"x": 1})
     assert isinstance(a, thicket.Agent) and rt.blackboard(a)["x"] == 1.0
+
+
+def test_a_leaf_spawn_of_an_id_despawned_earlier_in_the_tick_is_made():
+    # Both wait for the end of the tick and are made in agent order, so the id is free when the
+    # spawn is made (it was checked at the call and refused as alive already). As in C++ and C.
+    rt = thicket.Runtime()
+    got = []
+
+    def maker(agent):
+        if agent.tick == 1 and agent.id == 1:
+            rt.despawn(rt.find(2))
+        if agent.tick == 1 and agent.id == 3:
+            got.append(rt.spawn(brain, id=2))
+        return "running"
+
+    rt.register_leaf("Maker", maker)
+    brain = rt.load_string(MAKER, "maker.yaml")
+    second = [rt.spawn(brain) for _ in range(3)][1]
+    rt.tick_all(0.1)
+    assert got == [None]
+    assert sorted(a.id for a in rt.agents()) == [1, 2, 3]
+    assert rt.status(rt.find(2)) == "invalid"  # a new agent 2: not ticked yet
+    with pytest.raises(ValueError, match=r"not alive"):
+        rt.status(second)
+    # Between ticks a live id is refused at the call, as before.
+    with pytest.raises(ValueError, match=r"^agent 2 is alive already$"):
+        rt.spawn(brain, id=2)
 
 
 def test_an_exception_in_a_trace_callback_is_raised_after_the_tick():
