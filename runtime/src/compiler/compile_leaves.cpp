@@ -2,6 +2,7 @@
 // leaf's declaration, wait, and `check:` expressions compiled against the blackboard.
 #include <algorithm>
 #include <cctype>
+#include <sstream>
 
 #include "tree_compiler.hpp"
 #include "suggest.hpp"
@@ -153,6 +154,49 @@ void TreeCompiler::check_args(const std::string& leaf_name, const YAML::Node& at
       error(value, "arg '" + spec.name + "' of leaf '" + leaf_name + "' must be " + arg_type_phrase(spec.type) +
                        ", got " + shown_arg(value) + (spec.type == "integer" ? whole_number_hint(value) : std::string()));
   }
+}
+
+std::vector<std::string> call_args_errors(const std::string& leaf_name, const LeafArgs& declared, const ArgValue& args) {
+  std::vector<std::string> errors, names;
+  for (const auto& spec : declared) names.push_back(spec.name);
+  auto given = [&](const std::string& name) -> const ArgValue* {
+    for (const auto& [key, value] : args.entries)
+      if (key == name) return &value;
+    return nullptr;
+  };
+  for (const auto& [key, value] : args.entries)
+    if (std::find(names.begin(), names.end(), key) == names.end())
+      errors.push_back("leaf '" + leaf_name + "' has no arg '" + key + "'" + did_you_mean(key, names) +
+                       (names.empty() ? " (it takes no args)" : " (args: " + join_names(names) + ")"));
+  for (const auto& spec : declared) {
+    const ArgValue* value = given(spec.name);
+    if (!value || value->type == ArgValue::Type::Nil) {
+      bool misspelt = false;  // then the unknown-arg error above says what was meant
+      for (const auto& [key, v] : args.entries)
+        misspelt = misspelt || (v.type != ArgValue::Type::Nil && key != spec.name && closest_name(key, names) == spec.name);
+      if (!spec.optional && !misspelt)
+        errors.push_back("leaf '" + leaf_name + "' needs arg '" + spec.name + "' (" +
+                         TreeCompiler::arg_type_phrase(spec.type) + "): args: {" + spec.name + ": ...}");
+      continue;
+    }
+    using T = ArgValue::Type;
+    const T t = value->type;
+    const bool fits = spec.type == "table"     ? t == T::List || t == T::Map
+                      : spec.type == "number"  ? t == T::Integer || t == T::Number
+                      : spec.type == "integer" ? t == T::Integer
+                      : spec.type == "string"  ? t == T::String
+                      : spec.type == "boolean" ? t == T::Bool
+                                               : false;
+    if (fits) continue;
+    std::ostringstream shown;
+    if (t == T::String) shown << "the text '" << value->text << "'";
+    else if (t == T::Integer || t == T::Number) shown << "the number ", write_arg(shown, *value);
+    else if (t == T::Bool) shown << (value->boolean ? "true" : "false");
+    else shown << (t == T::List ? "a list" : "a mapping");
+    errors.push_back("arg '" + spec.name + "' of leaf '" + leaf_name + "' must be " + TreeCompiler::arg_type_phrase(spec.type) +
+                     ", got " + shown.str());
+  }
+  return errors;
 }
 
 std::string TreeCompiler::arg_type_phrase(const std::string& type) {

@@ -102,6 +102,10 @@ struct SourceRef {
   void warning(const YAML::Node& at, const std::string& message) const;
 };
 ArgValue yaml_to_arg(const YAML::Node& node);
+// A compiled call's args against the types its leaf now declares (a leaf file reloaded with new
+// declarations: reload.cpp), worded as the compiler's own check of the YAML words them.
+std::vector<std::string> call_args_errors(const std::string& leaf_name, const LeafArgs& declared, const ArgValue& args);
+
 std::optional<double> yaml_number(const YAML::Node& node);
 std::optional<int64_t> yaml_integer(const YAML::Node& node);
 std::vector<std::string> map_keys(const YAML::Node& map);

@@ -59,6 +59,8 @@ class TreeCompiler {
   void fsm(const YAML::Node& doc, const std::string& fsm_name);          // compile_fsm.cpp
   // An fsm's machine under `machines:` that no state uses, compiled for its errors only.
   void unused_machine(const YAML::Node& body, const std::string& machine_name);  // compile_fsm.cpp
+  // "a number", "text", ... : how messages name a declared arg type (call_args_errors too).
+  static std::string arg_type_phrase(const std::string& type);
 
  private:
   SourceRef ref() const { return SourceRef{src_, file_, diags_}; }
@@ -100,7 +102,6 @@ class TreeCompiler {
   std::string leaf_shown_as_;
   void check_args(const std::string& leaf_name, const YAML::Node& at, const YAML::Node& args);
   void args_keys(const YAML::Node& value);  // keys of mappings in args that have no text: errors
-  static std::string arg_type_phrase(const std::string& type);
   static bool arg_fits(const YAML::Node& v, const std::string& type);
   static std::string shown_arg(const YAML::Node& v);
   // `what`: what messages call it ("'check'", or the key it stands for, e.g. "'enter_if'").

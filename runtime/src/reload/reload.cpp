@@ -247,6 +247,25 @@ bool RuntimeImpl::reload_lua_file(const std::string& path) {
                                b->path + " uses it " + plain_use});
     }
   }
+  // The args of each call of a leaf that declares them, against the new declarations (as a load
+  // checks them): a leaf must not start running with an arg missing or of another type.
+  std::map<std::string, const LeafDef*> declaring;
+  for (const auto& def : staged)
+    if (def.declares_args) declaring[def.name] = &def;
+  if (!declaring.empty())
+    for (const auto& b : brains) {
+      const Program& p = *b->program;
+      for (uint32_t i = 0; i < p.nodes.size(); ++i) {
+        if (p.nodes[i].kind != NodeKind::Action && p.nodes[i].kind != NodeKind::Condition) continue;
+        const LeafCall& call = p.calls[p.nodes[i].a];
+        auto def = declaring.find(call.leaf);
+        if (def == declaring.end()) continue;
+        const bool placed = i < p.positions.size() && p.positions[i].line > 0;
+        for (std::string& message : call_args_errors(call.leaf, def->second->args, call.args))
+          diags.push_back({Severity::Error, placed ? p.files[p.positions[i].file] : b->path, placed ? p.positions[i].line : 0,
+                           placed ? p.positions[i].column : 0, std::move(message) + " (the new " + path + " declares it so)"});
+      }
+    }
   if (has_errors(diags)) {
     for (auto& def : staged) script->release_leaf(def);
     log(describe_failure(reload_clock(), path, diags));

@@ -288,6 +288,42 @@ TEST_CASE_FIXTURE(ReloadFixture, "reload: a broken Lua file changes nothing and 
   CHECK(r.rt.reload_changed() == 1);
 }
 
+TEST_CASE("reload: a leaf file whose new arg declarations its calls do not meet is refused, as a load refuses them") {
+  Scratch s;
+  const auto leaves = [](const std::string& args, const std::string& word) {
+    return "local L = {}\nL.A = {args = {" + args + "}, fn = function(agent, args) print('" + word +
+           " ' .. tostring(args.n)) return true end}\nreturn L\n";
+  };
+  const std::string brain = s.write("brain.yaml", "tree: t\nleaves: [leaves.lua]\nroot:\n  action: {leaf: A, args: {n: 3, k: 1}}\n");
+  Run r;
+  std::string out;
+  r.rt.on_print([&](const std::string& line) { out += line + "\n"; });
+  std::vector<thicket::Diagnostic> d;
+  s.write("leaves.lua", leaves("n = 'integer', k = 'number?'", "v1"));
+  auto b = r.rt.load_file(brain, d);
+  REQUIRE(b);
+  auto a = r.rt.spawn(*b);
+  r.rt.tick(a, 0.1);
+  // Every call's args against the new declarations, all errors said, at the node that calls it.
+  s.write("leaves.lua", leaves("n = 'string', m = 'number', j = 'boolean?'", "v2"));
+  CHECK(r.rt.reload_changed() == 0);
+  INFO(r.log);
+  CHECK(r.log.find("reload of " + s.path("leaves.lua") + " failed; the old version keeps running:\n"
+                   "  " + brain + ":4:11: error: leaf 'A' has no arg 'k'; did you mean 'j'? (args: j, m, n) (the new " +
+                   s.path("leaves.lua") + " declares it so)\n"
+                   "  " + brain + ":4:11: error: leaf 'A' needs arg 'm' (a number): args: {m: ...} (the new " +
+                   s.path("leaves.lua") + " declares it so)\n"
+                   "  " + brain + ":4:11: error: arg 'n' of leaf 'A' must be text, got the number 3 (the new " +
+                   s.path("leaves.lua") + " declares it so)\n") != std::string::npos);
+  r.rt.tick(a, 0.1);
+  CHECK(out == "v1 3\nv1 3\n");
+  // Declarations the calls meet are taken.
+  s.write("leaves.lua", leaves("n = 'number', k = 'integer'", "v3"));
+  CHECK(r.rt.reload_changed() == 1);
+  r.rt.tick(a, 0.1);
+  CHECK(out == "v1 3\nv1 3\nv3 3\n");
+}
+
 TEST_CASE_FIXTURE(ReloadFixture, "reload: a leaf file swapped for a pipe is refused, not waited on; the old version runs on") {
   // A pipe nothing writes to would block the reload (and the game) for ever.
   r.rt.tick(a, 0.1);
