@@ -152,6 +152,10 @@ int LuaApi::bb_index(lua_State* L) {
 int LuaApi::bb_newindex(lua_State* L) {
   LuaHost& h = host(L);
   AgentInfo& a = bb_agent(L, h);
+  if (at_file_top_level(h)) {  // (the text on Lua's stack: no C++ object lives across the longjmp)
+    const char* what = lua_pushfstring(L, "agent %I's blackboard written", static_cast<lua_Integer>(a.id));
+    return refuse_at_top_level(L, what, "write it from the agent's leaf");
+  }
   const uint32_t slot = bb_slot(L, h, a);
   const BlackboardKey& key = h.rt_.program_of(a).blackboard[slot];
   Slot& v = h.rt_.slots_of(a)[slot];

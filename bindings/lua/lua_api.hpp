@@ -47,6 +47,12 @@ struct LuaApi {
   // Scenarios split their agents over worker runtimes and own their bodies: there a leaf may
   // send only to its own agent, and spawn and despawn are the world's (groups, deaths).
   static int refuse_in_scenario(lua_State* L, const char* what);
+  // A leaf file's top level (and a module's it requires) runs while the file loads or reloads,
+  // before the load is judged: a change of the run made there (a spawn, despawn, event or
+  // blackboard write) could not be undone if the load failed (SPEC 10: nothing is lost). Those
+  // calls are refused there (an error at the caller's line: the load fails, said so).
+  static bool at_file_top_level(const LuaHost& h);
+  static int refuse_at_top_level(lua_State* L, const char* what, const char* instead);
   // Texts a script writes to the blackboard, passes to thicket.spawn or sends as event names
   // are kept in the runtime's table of texts for the whole run (each distinct text once), out
   // of the Lua heap: past RuntimeOptions::lua_memory_limit bytes there, a new text is refused,

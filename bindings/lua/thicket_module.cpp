@@ -114,6 +114,14 @@ int LuaApi::refuse_in_scenario(lua_State* L, const char* what) {
                        "runtimes and have bodies in the world (agent:send to the leaf's own agent works)", what);
 }
 
+bool LuaApi::at_file_top_level(const LuaHost& h) { return !h.current() && !h.staging_file_.empty(); }
+
+int LuaApi::refuse_at_top_level(lua_State* L, const char* what, const char* instead) {
+  return luaL_error(L, "%s at a leaf file's top level: the file runs while it loads or reloads, before the load is "
+                       "judged, and what it changed there could not be undone if the load failed; %s (or from "
+                       "on_reload, which is called once a reload has succeeded)", what, instead);
+}
+
 bool LuaApi::text_fits(lua_State* L, LuaHost& h, std::string_view text, const char* what) {
   const size_t cap = h.rt_.options.lua_memory_limit;
   if (cap == 0 || h.rt_.strings.bytes() + StringTable::cost(text.size()) <= cap || h.rt_.strings.contains(text)) return true;
@@ -131,6 +139,7 @@ bool LuaApi::text_fits(lua_State* L, LuaHost& h, std::string_view text, const ch
 int LuaApi::send(lua_State* L) {
   LuaHost& h = host(L);
   const lua_Integer id = luaL_checkinteger(L, 1);
+  if (at_file_top_level(h)) return refuse_at_top_level(L, "thicket.send", "send from a leaf");
   if (h.world && !(h.current() && h.current()->agent->id == id)) return refuse_in_scenario(L, "thicket.send to another agent");
   size_t len;
   const char* name = luaL_checklstring(L, 2, &len);
@@ -142,6 +151,7 @@ int LuaApi::send(lua_State* L) {
 
 int LuaApi::despawn(lua_State* L) {
   LuaHost& h = host(L);
+  if (at_file_top_level(h)) return refuse_at_top_level(L, "thicket.despawn", "despawn from a leaf");
   if (h.world) return refuse_in_scenario(L, "thicket.despawn");
   const AgentHandle target = handle_of(h, luaL_checkinteger(L, 1));
   if (target.valid()) h.rt_.despawn_or_defer(target);
@@ -151,6 +161,7 @@ int LuaApi::despawn(lua_State* L) {
 
 int LuaApi::spawn(lua_State* L) {
   LuaHost& h = host(L);
+  if (at_file_top_level(h)) return refuse_at_top_level(L, "thicket.spawn", "spawn from a leaf, once the brains are loaded");
   if (h.world) return refuse_in_scenario(L, "thicket.spawn");
   const char* name = luaL_checkstring(L, 1);
   if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
@@ -176,11 +187,6 @@ bool LuaApi::spawn_checked(lua_State* L, LuaHost& h, const char* name, uint32_t 
     lua_concat(L, 2);
     return false;
   };
-  if (!brain && !h.staging_file_.empty())  // the brain whose leaf file this is has not loaded yet
-    return refuse("no loaded brain is called '" + clipped(name) + "'" + did_you_mean(name, names) + " (loaded: " +
-                  (names.empty() ? std::string("none") : join_names(names)) +
-                  "); this runs at a leaf file's top level, while its brain loads: spawn from a leaf, once the brains "
-                  "are loaded");
   if (!brain)
     return refuse("no loaded brain is called '" + clipped(name) + "'" + did_you_mean(name, names) +
                   " (loaded: " + join_names(names) + ")");

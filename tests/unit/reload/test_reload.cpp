@@ -421,6 +421,45 @@ TEST_CASE_FIXTURE(ReloadFixture, "reload: a watched file deleted is said gone on
   CHECK(r.log.find("back!") != std::string::npos);
 }
 
+TEST_CASE("reload: a leaf file's top level may not change the run; a failed reload leaves every agent as it was") {
+  // The top level runs before the reload is judged: a spawn, despawn, event or blackboard write
+  // there could not be undone when the file then fails (they stuck: agents gone, values written).
+  Scratch s;
+  const std::string v1 = R"(
+local thicket = require("thicket")
+kept = kept or {}
+local L = {}
+function L.A(agent) kept[agent.id] = agent; agent.bb.hp = agent.bb.hp + 1; return thicket.RUNNING end
+)";
+  s.write("leaves.lua", v1 + "return L\n");
+  const std::string brain = s.write("brain.yaml", "tree: t\nleaves: [leaves.lua]\nblackboard: {hp: 0}\nroot: {action: A}\n");
+  Run r;
+  std::vector<thicket::Diagnostic> d;
+  auto b = r.rt.load_file(brain, d);
+  REQUIRE(b);
+  auto a1 = r.rt.spawn(*b), a2 = r.rt.spawn(*b);
+  r.rt.tick_all(0.1);
+  for (const std::string& change : {std::string("thicket.spawn('t')"), std::string("thicket.despawn(2)"),
+                                    std::string("thicket.send(1, 'go')"), std::string("kept[1].bb.hp = 100")}) {
+    CAPTURE(change);
+    r.log.clear();
+    s.write("leaves.lua", v1 + change + "\nreturn L\n");
+    CHECK(r.rt.reload_changed() == 0);
+    INFO(r.log);
+    const std::string what = change == "kept[1].bb.hp = 100" ? "agent 1's blackboard written" : change.substr(0, change.find('('));
+    CHECK(r.log.find("leaves.lua:6: error: " + what + " at a leaf file's top level: the file runs while it loads or "
+                     "reloads, before the load is judged") != std::string::npos);
+    CHECK(r.rt.agent_count() == 2);
+    CHECK(get_number(r.rt, a1, "hp") == 1);
+    CHECK(get_number(r.rt, a2, "hp") == 1);
+  }
+  // on_reload runs once the reload has succeeded: there it may.
+  s.write("leaves.lua", v1 + "function L.on_reload() kept[1].bb.hp = 100; thicket.despawn(2) end\nreturn L\n");
+  CHECK(r.rt.reload_changed() == 1);
+  CHECK(get_number(r.rt, a1, "hp") == 100);
+  CHECK(r.rt.agent_count() == 1);
+}
+
 TEST_CASE("reload: on_reload is called after a Lua file reloads") {
   Scratch s;
   s.write("leaves.lua", kLeaves);
