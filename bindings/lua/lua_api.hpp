@@ -31,6 +31,10 @@ struct LuaApi {
   // that raises does so here, before the caller makes any C++ object that lua_error would skip.
   // (Through a luaL_Buffer, which keeps the stack within what Lua grants a C function: pushing
   // every piece first overran it from about ten arguments, corrupting memory.)
+  // print's and thicket.log's line: its arguments as text, joined by tabs, as Lua's print
+  // writes them; a line past kMaxShownLine bytes is cut there, its length said (printing tens of
+  // megabytes took seconds a call, past any time limit: a call cannot be stopped inside).
+  static constexpr size_t kMaxShownLine = 1 << 20;
   static void push_joined(lua_State* L);
   static int log(lua_State* L);
   // thicket.random([m [, n]]) and math.random: the agent's own stream while a leaf runs.

@@ -40,9 +40,34 @@ void LuaApi::push_joined(lua_State* L) {
   const int n = lua_gettop(L);
   luaL_Buffer b;
   luaL_buffinit(L, &b);
+  size_t kept = 0, cut = 0;  // bytes of the line kept, and left out past kMaxShownLine
   for (int i = 1; i <= n; ++i) {
-    if (i > 1) luaL_addchar(&b, '\t');
-    luaL_tolstring(L, i, nullptr);
+    if (i > 1) {
+      if (cut == 0 && kept < kMaxShownLine) luaL_addchar(&b, '\t'), ++kept;
+      else ++cut;
+    }
+    size_t len;
+    const char* text = luaL_tolstring(L, i, &len);  // (on the stack: a buffer op may follow only luaL_addvalue)
+    if (cut == 0 && len <= kMaxShownLine - kept) {
+      luaL_addvalue(&b);
+      kept += len;
+      continue;
+    }
+    // Past the cap: what fits of it, cut where a UTF-8 character begins; the rest is counted.
+    size_t take = cut == 0 ? kMaxShownLine - kept : 0;
+    while (take > 0 && (static_cast<unsigned char>(text[take]) & 0xC0) == 0x80) --take;
+    cut += len - take;
+    if (take == 0) {
+      lua_pop(L, 1);
+      continue;
+    }
+    lua_pushlstring(L, text, take);
+    lua_remove(L, -2);
+    luaL_addvalue(&b);
+    kept = kMaxShownLine;
+  }
+  if (cut > 0) {
+    lua_pushfstring(L, " ... (%I more bytes: a line shows its first %d)", static_cast<lua_Integer>(cut), static_cast<int>(kMaxShownLine));
     luaL_addvalue(&b);
   }
   luaL_pushresult(&b);

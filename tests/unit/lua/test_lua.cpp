@@ -521,6 +521,33 @@ return L
   CHECK(t.log.empty());  // print is not the log
 }
 
+TEST_CASE("lua: a printed or logged line past 1 MiB is cut there (whole characters) and says how much more there was") {
+  // Printing 64 MiB took a second or more inside one call, past any time limit.
+  LuaRt t;
+  t.write("big.lua", R"LUA(
+local thicket = require("thicket")
+local L = {}
+local big = string.rep("\u{e9}", 600000)  -- 1,200,000 bytes
+function L.Say(agent) print("x", big, 42) thicket.log(big) print(string.rep("a", 1048576)) return true end
+return L
+)LUA");
+  auto a = t.rt.spawn(t.load("tree: big\nleaves: [big.lua]\nroot: {action: Say}\n"));
+  StdoutCapture out;
+  t.rt.tick(a, 0.5);
+  const std::string printed = out.finish();
+  // "x", a tab, then as many whole 2-byte characters as fit in the 1,048,574 bytes left.
+  std::string first = "x\t";
+  for (int k = 0; k < 524287; ++k) first += "\xc3\xa9";
+  const std::string said = " ... (151429 more bytes: a line shows its first 1048576)\n";
+  CHECK(printed.substr(0, first.size()) == first);
+  CHECK(printed.substr(first.size(), said.size()) == said);
+  // Exactly the cap is printed whole.
+  CHECK(printed.size() == first.size() + said.size() + 1048577);
+  CHECK(printed.substr(first.size() + said.size()) == std::string(1048576, 'a') + "\n");
+  const std::string log = t.joined_log();
+  CHECK(log.find(" ... (151424 more bytes: a line shows its first 1048576)") != std::string::npos);
+}
+
 TEST_CASE("lua: a runtime error fails the leaf for that tick, is logged with file:line, agent id and node id; the run goes on") {
   const std::string boom =
       "local thicket = require(\"thicket\")\n"    // 1
