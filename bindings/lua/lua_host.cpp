@@ -54,7 +54,8 @@ std::string LuaHost::refused_at_prefix() const {
   return out;
 }
 
-void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string& message) {
+void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string& cut_message) {
+  const std::string message = full_chunk_names(cut_message);
   // Ctrl-C stopped the call where it was: said where, but no error of the script's (a clean
   // run interrupted exits 0); the leaf's call fails and the run stops after this tick.
   if (!(lua_stop_requested(guard_) && message.find("stopped: the run was interrupted (Ctrl-C)") != std::string::npos)) ++errors;
@@ -706,7 +707,7 @@ void LuaHost::call_on_reload(const LeafDef& hook, const std::string& file) {
   if (rc != LUA_OK) {
     ++errors;
     // As a leaf's error reads: FILE:LINE: message first, then where, then the Lua frames.
-    const std::string message = lua_tostring(L_, -1) ? lua_tostring(L_, -1) : "?";
+    const std::string message = full_chunk_names(lua_tostring(L_, -1) ? lua_tostring(L_, -1) : "?");
     std::string first = message, frames;
     if (const size_t cut = message.find("\nstack traceback:"); cut != std::string::npos) {
       first = message.substr(0, cut);

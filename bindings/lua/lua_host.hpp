@@ -252,6 +252,11 @@ class LuaHost final : public ScriptHost {
   // file of at most 64 MB, whatever it is swapped for while it is read.
   // `text`: the file's text, when given.
   static int load_lua_file(lua_State* L, const std::string& path, std::string* text = nullptr);
+  // Lua cuts a chunk name longer than LUA_IDSIZE - 1 characters to "..." and its last ones in
+  // messages and tracebacks: load_lua_file remembers the files it loads under such paths, and
+  // full_chunk_names puts their cut names back whole in a text thicket prints (so that an editor
+  // can jump to FILE:LINE). A cut name two files share stays cut.
+  static std::string full_chunk_names(std::string text);
   static void stop_from_hook(LuaHost* h, lua_State* L, bool may_yield);
   static void push_budget_stop(LuaHost* h, lua_State* L);
   // The call in progress has run past its instruction budget.

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "lua_call_scope.hpp"
@@ -189,6 +191,42 @@ void LuaHost::settle_module(const std::string& path) {
   forgotten_modules_.erase(it);
 }
 
+namespace {
+// The cut chunk names of files loaded (by any Lua state of the process: a lock), each with its
+// file's path ("" when two files' names are cut alike).
+struct CutNames {
+  std::mutex lock;
+  std::map<std::string, std::string> full;
+};
+CutNames& cut_names() {
+  static CutNames names;
+  return names;
+}
+// As Lua's luaO_chunkid cuts "@PATH": past LUA_IDSIZE - 1 characters, "..." and the last
+// LUA_IDSIZE - 4 of them.
+constexpr size_t kChunkIdChars = LUA_IDSIZE - 1;
+void remember_chunk_name(const std::string& path) {
+  if (path.size() <= kChunkIdChars) return;
+  const std::string cut = "..." + path.substr(path.size() - (kChunkIdChars - 3));
+  CutNames& names = cut_names();
+  std::lock_guard<std::mutex> hold(names.lock);
+  auto [it, fresh] = names.full.try_emplace(cut, path);
+  if (!fresh && it->second != path) it->second.clear();
+}
+}  // namespace
+
+std::string LuaHost::full_chunk_names(std::string text) {
+  if (text.find("...") == std::string::npos) return text;
+  CutNames& names = cut_names();
+  std::lock_guard<std::mutex> hold(names.lock);
+  for (const auto& [cut, full] : names.full) {
+    if (full.empty()) continue;
+    for (size_t at = text.find(cut); at != std::string::npos; at = text.find(cut, at + full.size()))
+      text.replace(at, cut.size(), full);
+  }
+  return text;
+}
+
 int LuaHost::load_lua_file(lua_State* L, const std::string& path, std::string* text_out) {
   // Asked of the file opened, not of its path before (a file swapped for /dev/zero or a pipe
   // between the two, as a hot reload may meet, was read for ever), and within a size (a 300 MB
@@ -208,6 +246,7 @@ int LuaHost::load_lua_file(lua_State* L, const std::string& path, std::string* t
     body = end == std::string_view::npos ? std::string_view() : body.substr(end);
   }
   const std::string chunk = "@" + path;
+  remember_chunk_name(path);
   const int status = load_text(L, body.data(), body.size(), chunk.c_str(), "t");
   if (text_out) *text_out = std::move(text);
   return status;
@@ -223,8 +262,9 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
   staging_file_ = path;
   status_globals_read_.clear();
   if (!staged_files_.insert(path).second) forms_may_change_ = true;  // a reload
-  auto lua_error = [&](const std::string& raw) {
+  auto lua_error = [&](const std::string& cut_raw) {
     // "path:LINE: message" -> a diagnostic at that line.
+    const std::string raw = full_chunk_names(cut_raw);
     Diagnostic d;
     d.file = path;
     std::string msg = raw;

@@ -521,6 +521,27 @@ return L
   CHECK(t.log.empty());  // print is not the log
 }
 
+TEST_CASE("lua: errors in a file whose path is longer than Lua's 59-character chunk names give the whole path") {
+  // Lua cuts such a name to "..." and its end: an editor could not jump to it, and a syntax
+  // error in the leaf file read as one in another file "required by" it.
+  LuaRt t;
+  const std::string deep = "mods/a_modder_with_a_long_name/brains/the_guard_of_the_north_gate/";
+  const std::string leaves = t.write(deep + "leaves.lua", "local L = {}\nfunction L.Boom(agent)\n  local target\n  return target.x\nend\nreturn L\n").string();
+  REQUIRE(leaves.size() > 59);
+  auto a = t.rt.spawn(t.load("tree: g\nleaves: [leaves.lua]\nroot: {action: Boom}\n", deep + "brain.yaml"));
+  t.rt.tick(a, 0.5);
+  const std::string log = t.joined_log();
+  INFO(log);
+  CHECK(log.find("error: " + leaves + ":4: attempt to index a nil value (local 'target')") != std::string::npos);
+  CHECK(log.find("    " + leaves + ":4: in function <" + leaves + ":2>") != std::string::npos);
+  CHECK(log.find("...") == std::string::npos);
+  const std::string broken = t.write(deep + "broken.lua", "local L = {}\nfunction L.A(\nreturn L\n").string();
+  std::vector<thicket::Diagnostic> d;
+  CHECK_FALSE(t.try_load("tree: b\nleaves: [broken.lua]\nroot: {action: A}\n", d, deep + "b.yaml"));
+  REQUIRE(!d.empty());
+  CHECK(thicket::format_diagnostic(d[0]) == broken + ":3: error: <name> or '...' expected near 'return'");
+}
+
 TEST_CASE("lua: a printed or logged line past 1 MiB is cut there (whole characters) and says how much more there was") {
   // Printing 64 MiB took a second or more inside one call, past any time limit.
   LuaRt t;
