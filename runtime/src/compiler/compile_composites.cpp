@@ -42,16 +42,21 @@ uint32_t TreeCompiler::composite(NodeKind kind, const YAML::Node& v, const std::
   std::vector<uint32_t> children;
   if (kind == NodeKind::Filter) {
     size_t n_conditions = 0;
-    if (params["conditions"]) {
-      children_of(params["conditions"], path, prefix, children, "'conditions'", 0);
-      n_conditions = params["conditions"].IsSequence() ? params["conditions"].size() : 0;
+    // (A misspelt 'conditions', said as an unknown parameter: its nodes are checked all the same.)
+    const YAML::Node conditions = params["conditions"] ? params["conditions"] : misspelt_value(params, "conditions");
+    if (conditions) {
+      children_of(conditions, path, prefix, children, "'conditions'", 0);
+      n_conditions = conditions.IsSequence() ? conditions.size() : 0;
     }
     if (params["do"]) children_of(params["do"], path, prefix, children, "'do'", n_conditions);
     if (!params["conditions"] && !params["do"]) error(v, "filter needs 'conditions' and 'do' lists");
   } else if (v.IsSequence()) {
     children_of(v, path, prefix, children, kind_name, 0);
   } else if (!params["children"]) {
-    if (!misspelt(params, "children"))  // (chidren: said as an unknown parameter, with the right name)
+    // (chidren: said as an unknown parameter, with the right name; its nodes are checked too.)
+    if (const YAML::Node misspelt_children = misspelt_value(params, "children"))
+      children_of(misspelt_children, path, prefix, children, "'children'", 0);
+    else
       error(v, kind_name + " needs 'children', a list of nodes" + (params.size() ? "" : "; got an empty mapping"));
   } else {
     children_of(params["children"], path, prefix, children, "'children'", 0);

@@ -73,13 +73,21 @@ uint32_t TreeCompiler::decorator(NodeKind kind, const YAML::Node& v, const std::
       std::string key = it->first.Scalar();
       if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
       error(it->first, "unknown key '" + key + "' in " + kind_name + did_you_mean(key, candidates) +
-                           " (a decorator holds its child node, or {child: node, " + join_names(keys) + "})");
+                           " (a decorator holds its child node, or {child: node" + [&] {
+                             std::string others;  // its other parameters ('child' is said first)
+                             for (const auto& k : keys)
+                               if (k != "child") others += ", " + k;
+                             return others;
+                           }() + "})");
       reported = true;
     }
     if (!reported) error(v, kind_name + " needs 'child', the node it decorates");
     uint32_t index = emit(kind, v, path, read_name(v, prefix), kind_name);
     decorator_params(kind, v, index, kind_name);
-    finish_children(index, {});
+    // A misspelt 'child' (said above): the node under it is checked all the same.
+    const YAML::Node misspelt_child = misspelt_value(v, "child");
+    const uint32_t c = misspelt_child ? node(misspelt_child, path + "/0", prefix) : kNone;
+    finish_children(index, c == kNone ? std::vector<uint32_t>{} : std::vector<uint32_t>{c});
     return index;
   }
   check_params(kind, v, kind_name);

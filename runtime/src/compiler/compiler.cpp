@@ -264,6 +264,14 @@ bool TreeCompiler::misspelt(const YAML::Node& params, const std::string& wanted)
   return false;
 }
 
+YAML::Node TreeCompiler::misspelt_value(const YAML::Node& params, const std::string& wanted) {
+  if (params.IsMap())
+    for (auto it = params.begin(); it != params.end(); ++it)
+      if (it->first.IsScalar() && it->first.Scalar() != wanted && closest_name(it->first.Scalar(), {wanted}) == wanted)
+        return it->second;
+  return YAML::Node(YAML::NodeType::Undefined);
+}
+
 std::string TreeCompiler::read_name(const YAML::Node& params, const std::string& prefix) {
   const YAML::Node name = params["name"];
   if (!name) return {};

@@ -76,6 +76,10 @@ class TreeCompiler {
   // Whether the mapping has a key that is a misspelling of `wanted` (the unknown-parameter error
   // says "did you mean 'wanted'?"): "needs 'wanted'" would say the same mistake twice.
   static bool misspelt(const YAML::Node& params, const std::string& wanted);
+  // The value under the key that misspells `wanted` (undefined when none does): the nodes under
+  // a misspelt 'children' or 'child' are compiled for their errors too (the load fails anyway),
+  // so that all of a file's errors are said at once.
+  static YAML::Node misspelt_value(const YAML::Node& params, const std::string& wanted);
   std::string read_name(const YAML::Node& params, const std::string& prefix);
   std::optional<double> read_seconds(const YAML::Node& s, const std::string& what);
   void children_of(const YAML::Node& list, const std::string& path, const std::string& prefix,
