@@ -207,10 +207,15 @@ int tab_sort(lua_State* L) {
   // from this C function, their errors named no line and called it '?' (Lua takes both from
   // the caller). A value with a metatable is the library's to check.
   if (lua_type(L, 1) != LUA_TTABLE) table_argument(L, 1);
-  if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TFUNCTION);
-  if (lua_type(L, 1) == LUA_TTABLE && lua_isnoneornil(L, 2) && luaL_len(L, 1) >= kWatchedSortLength) {
-    lua_settop(L, 1);
-    lua_pushcfunction(L, sort_less);
+  if (lua_type(L, 1) == LUA_TTABLE) {
+    // (Its length first, as the library's sort asks it: "array too big" before the comparator.)
+    const lua_Integer n = luaL_len(L, 1);
+    if (n > 1 && n >= INT_MAX) return luaL_argerror(L, 1, "array too big");
+    if (n > 1 && !lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TFUNCTION);  // (a list of 0 or 1: not looked at)
+    if (lua_isnoneornil(L, 2) && n >= kWatchedSortLength) {
+      lua_settop(L, 1);
+      lua_pushcfunction(L, sort_less);
+    }
   }
   return call_original(L);
 }

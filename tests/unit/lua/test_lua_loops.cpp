@@ -143,6 +143,15 @@ for _, n in ipairs({65535, 65536, 70000}) do
     if results[1] ~= results[2] then return checked, "sort of " .. n .. " " .. form .. " differs:\n  lua:  " .. results[1]:sub(1, 200) .. "\n  ours: " .. results[2]:sub(1, 200) end
   end
 end
+-- Argument errors, checked before any comparison: a list too long (its __len says 2^40, or a
+-- negative length), not a table, a comparison that is not a function (looked at only for a list of two or more).
+local huge, negative = setmetatable({}, {__len = function() return 2^40 end}), setmetatable({}, {__len = function() return -5 end})
+for k, args in ipairs({{huge}, {negative}, {huge, 5}, {7}, {{3, 1}, 5}, {{}, 5}, {{1}, "x"}, {nil}, {"x"}, {{2, 1}, nil}}) do
+  local results = {}
+  for side, lib in ipairs({lua, ours}) do results[side] = outcome(pcall(lib.sort, table.unpack(args, 1, 2))) end
+  checked = checked + 1
+  if results[1] ~= results[2] then return checked, "sort's arguments " .. k .. " differ:\n  lua:  " .. results[1] .. "\n  ours: " .. results[2] end
+end
 return checked, nil
 )LUA";
 
