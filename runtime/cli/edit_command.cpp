@@ -140,9 +140,7 @@ struct Editor {
       brain = rt.load_string(text, path, diags);
       add_schema_findings_text(path, text, diags);
     }
-    std::stable_sort(diags.begin(), diags.end(), [](const Diagnostic& a, const Diagnostic& b) {
-      return a.file == b.file && (a.line < b.line || (a.line == b.line && a.column < b.column));
-    });
+    sort_diagnostics(diags);
     if (brain && has_errors(diags)) brain.reset();
     Json out;
     out["ok"] = brain.has_value();

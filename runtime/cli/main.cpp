@@ -320,19 +320,6 @@ void thicket::run_command::print_diagnostics(const std::vector<Diagnostic>& diag
 
 namespace {
 
-// A load's diagnostics in the order `thicket check` lists them: each file's by line and column
-// (a loader that reports in passes, schema, names, types, gave 9:33 before 9:26), another
-// file's where they came up (a leaf file's error after the line that names it).
-void sort_as_check(std::vector<Diagnostic>& diags) {
-  std::stable_sort(diags.begin(), diags.end(), [](const Diagnostic& a, const Diagnostic& b) {
-    return a.file == b.file && (a.line < b.line || (a.line == b.line && a.column < b.column));
-  });
-}
-
-}  // namespace
-
-namespace {
-
 size_t count_errors(const std::vector<Diagnostic>& diags) {
   size_t n = 0;
   for (const auto& d : diags) n += d.severity == Severity::Error;
@@ -412,7 +399,7 @@ int cmd_check(const Options& o) {
     std::vector<Diagnostic> diags;
     auto brain = rt.load_file(file, diags);
     add_schema_findings(file, diags);
-    sort_as_check(diags);
+    sort_diagnostics(diags);
     if (brain && has_errors(diags)) brain.reset();
     print_diagnostics(diags);
     if (!brain) {
@@ -434,7 +421,7 @@ int cmd_text(const Options& o) {
   Runtime rt;
   std::vector<Diagnostic> diags;
   auto brain = rt.load_file(o.files[0], diags);
-  sort_as_check(diags);
+  sort_diagnostics(diags);
   print_diagnostics(diags);
   if (!brain) return kExitLoad;
   std::cout << (o.command == "dot" ? rt.dot(*brain) : rt.dump(*brain));
@@ -662,7 +649,7 @@ int cmd_run(const Options& o) {
   auto brain = rt.load_file(o.files[0], diags);
   if (!brain)
     for (const std::string& line : early_lines) std::cerr << line << "\n";
-  sort_as_check(diags);
+  sort_diagnostics(diags);
   print_diagnostics(diags);
   if (!brain) return kExitLoad;
   if (std::string why = output_over_input(o, rt.impl().files_read()); !why.empty()) {

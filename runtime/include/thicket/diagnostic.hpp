@@ -21,6 +21,11 @@ struct Diagnostic {
 // a file, e.g. for a snapshot's bytes).
 THICKET_API std::string format_diagnostic(const Diagnostic& d);
 
+// In the order `thicket check` lists them: each file's by line and column (a loader that
+// reports in passes, schema, names, types, gave 9:33 before 9:26), another file's where they
+// came up (a leaf file's error after the line that names it). Reload failures are logged so too.
+THICKET_API void sort_diagnostics(std::vector<Diagnostic>& diags);
+
 inline bool has_errors(const std::vector<Diagnostic>& ds) {
   for (const auto& d : ds)
     if (d.severity == Severity::Error) return true;

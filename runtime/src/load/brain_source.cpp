@@ -455,6 +455,12 @@ std::optional<BrainSource> parse_brain_text(const std::string& text, const std::
   return parse_from(text, name, diags, reader, src, diags.size());
 }
 
+void sort_diagnostics(std::vector<Diagnostic>& diags) {
+  std::stable_sort(diags.begin(), diags.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    return a.file == b.file && (a.line < b.line || (a.line == b.line && a.column < b.column));
+  });
+}
+
 std::string format_diagnostic(const Diagnostic& d) {
   std::string out = d.file;
   if (d.line > 0) {  // appended piece by piece: gcc 12 warns falsely (-Wstringop-overflow) at ":" + string

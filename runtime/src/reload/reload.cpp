@@ -181,7 +181,8 @@ std::string RuntimeImpl::reload_clock() const {
 }
 
 namespace {
-std::string describe_failure(const std::string& clock, const std::string& file, const std::vector<Diagnostic>& diags) {
+std::string describe_failure(const std::string& clock, const std::string& file, std::vector<Diagnostic> diags) {
+  sort_diagnostics(diags);  // as `thicket check` lists them
   std::ostringstream out;
   out << clock << ": reload of " << file << " failed; the old version keeps running:";
   for (const auto& d : diags) out << "\n  " << format_diagnostic(d);

@@ -362,6 +362,7 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
                                std::string(value_type_name(was.type)) + " values"});
   }
   if (!fresh || has_errors(diags)) {
+    sort_diagnostics(diags);  // as `thicket check` lists them (the stale reason is the first)
     for (auto& def : staged) script->release_leaf(def);
     // Remember the failure: the brain is retried when any file it reads, old or new, changes.
     Brain::Stale stale;

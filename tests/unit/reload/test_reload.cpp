@@ -567,6 +567,18 @@ TEST_CASE_FIXTURE(ReloadFixture, "reload: a broken tree, or a blackboard key tha
   bool both = false;
   for (const auto& diag : reports[0].diagnostics) both = both || diag.message.find("'Sya'") != std::string::npos;
   CHECK(both);
+  // Its errors in the order `thicket check` lists them: by line (a loader's passes said a
+  // missing 'root' at 1:1 after an unknown key further down).
+  r.log.clear();
+  std::string unordered = kTree;
+  unordered.replace(unordered.find("root:"), 5, "rot:");
+  s.write("brain.yaml", unordered);
+  CHECK(r.rt.reload_changed() == 0);
+  INFO(r.log);
+  const size_t top = r.log.find(brain + ":2:1: error: a tree file needs 'root:'"), key = r.log.find(brain + ":7:1: error: unknown top-level key 'rot'");
+  CHECK(top != std::string::npos);
+  CHECK(key != std::string::npos);
+  CHECK(top < key);
   std::string retyped = kTree;
   retyped.replace(retyped.find("count: 0"), 8, "count: \"zero\"");
   s.write("brain.yaml", retyped);
