@@ -261,6 +261,10 @@ class BtImporter {
     Scope top;
     stack_.push_back(main);
     out_.root = tree_root(trees_[main], top);
+    // The trees the import did not reach are checked as BT.CPP checks every tree of a file before
+    // it makes one (xml_parsing.cpp, VerifyXML): a file it refuses is refused here too.
+    for (const std::string& id : tree_order_)
+      if (!reached_.count(trees_[id])) verify_unused(trees_[id], 0);
     return errors_.empty();
   }
 
@@ -522,7 +526,40 @@ class BtImporter {
     stack_.clear();
   }
 
+  // A tree the import does not use, checked for what BT.CPP's VerifyXML refuses in any tree of
+  // the file (its own nodes' names, ID attributes and numbers of children; a node of its own that
+  // thicket does not map is fine here, as are leaves: BT.CPP reads only the tree it makes).
+  void verify_unused(const tinyxml2::XMLElement* e, int depth) {
+    if (depth > 256) return;  // (the main walk says how deep is too deep, if it goes there)
+    static const std::set<std::string> generic = {"Action", "Condition", "Control", "Decorator"};
+    const std::string tag = e->Name();
+    size_t kids = 0;
+    for (auto* k = e->FirstChildElement(); k; k = k->NextSiblingElement()) ++kids;
+    const char* idv = e->Attribute("ID");
+    const std::string id = generic.count(tag) ? (idv ? idv : "") : tag;
+    if (tag == "BehaviorTree") {
+      if (kids != 1) error(e, "a <BehaviorTree> holds exactly one node (in tree '" + std::string(idv ? idv : "") +
+                                  "', which the import does not use; BT.CPP refuses the file)");
+    } else if ((generic.count(tag) || tag == "SubTree") && (!idv || !*idv)) {
+      error(e, "<" + tag + "> needs ID (in a tree the import does not use; BT.CPP refuses the file)");
+    } else if (tag == "SubTree") {
+      if (kids) error(e, "<SubTree> has no children (in a tree the import does not use; BT.CPP refuses the file)");
+    } else if (const Builtin* b = find_builtin(id)) {
+      if ((b->shape == 'd' && kids != 1) || (b->shape == 'c' && kids == 0) || (b->shape == 'l' && kids))
+        error(e, id + (b->shape == 'd' ? " takes exactly one child" : b->shape == 'c' ? " needs at least one child" : " takes no children") +
+                     ", got " + std::to_string(kids) + " (in a tree the import does not use; BT.CPP refuses the file)");
+    } else if (!btcpp_reserved_id(id) && (kids || tag == "Control" || tag == "Decorator")) {
+      std::vector<std::string> names;
+      for (const auto& x : builtins())
+        if (x.shape != 'l') names.push_back(x.id);
+      error(e, "'" + id + "' has children but is no built-in BT.CPP control or decorator node" + did_you_mean(id, names) +
+                   " (in a tree the import does not use; BT.CPP refuses the file)");
+    }
+    for (auto* k = e->FirstChildElement(); k; k = k->NextSiblingElement()) verify_unused(k, depth + 1);
+  }
+
   ImportNode tree_root(const tinyxml2::XMLElement* tree, const Scope& scope) {
+    reached_.insert(tree);
     const tinyxml2::XMLElement* only = tree->FirstChildElement();
     if (!only || only->NextSiblingElement()) {
       error(tree, "a <BehaviorTree> holds exactly one node");
@@ -882,7 +919,7 @@ class BtImporter {
 
   ImportNode subtree(const tinyxml2::XMLElement* e, const Scope& scope) {
     const char* id_attr = e->Attribute("ID");
-    if (!id_attr) {
+    if (!id_attr || !*id_attr) {
       error(e, "<SubTree> needs ID, the tree it runs");
       return always_node("failure");
     }
@@ -975,7 +1012,7 @@ class BtImporter {
     std::string id = tag;
     if (generic.count(tag)) {
       const char* idv = e->Attribute("ID");
-      if (!idv) {
+      if (!idv || !*idv) {  // (ID="" too, as BT.CPP: "must have the attribute [ID]")
         error(e, "<" + tag + "> needs ID, the node's registered name");
         return always_node("failure");
       }
@@ -1185,6 +1222,7 @@ class BtImporter {
   std::vector<std::string> lines_;
   tinyxml2::XMLDocument doc_;
   std::map<std::string, const tinyxml2::XMLElement*> trees_;
+  std::set<const tinyxml2::XMLElement*> reached_;  // the trees the import walked
   std::vector<std::string> tree_order_;
   std::map<std::string, std::string> category_;
   std::map<std::string, std::vector<Port>> subtree_ports_;
