@@ -10,6 +10,7 @@
 #include <set>
 
 #include "import_tree.hpp"
+#include "json_shown.hpp"
 #include "json_text.hpp"
 #include "suggest.hpp"
 
@@ -152,10 +153,7 @@ class B3Importer {
     return false;
   }
   // A JSON value in a message: short ones whole, long ones cut.
-  static std::string shown(const json& v) {
-    std::string text = v.dump(-1, ' ', false, json::error_handler_t::replace);
-    return text.size() <= 60 ? text : text.substr(0, 57) + "...";
-  }
+  static std::string shown(const json& v) { return shown_json(v); }
   static std::string identifier(const std::string& s, const std::string& fallback) {
     std::string out;
     for (char ch : s) out += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') ? ch : '_';
@@ -449,7 +447,7 @@ class B3Importer {
         if (out == out) return true;
       }
       if (v.is_string() && js_number(v.get<std::string>(), out)) return true;
-      fail(id, std::string("'") + key + "' must be a number, got " + v.dump());
+      fail(id, std::string("'") + key + "' must be a number, got " + shown(v));
       return false;
     };
     // A loop count: behavior3 compares i < maxLoop, so 2.5 loops are 3 (the next whole number).

@@ -7,6 +7,7 @@
 #include <set>
 #include <nlohmann/json.hpp>
 
+#include "json_shown.hpp"
 #include "suggest.hpp"
 
 namespace thicket::cli {
@@ -190,11 +191,11 @@ ApiReply LiveDebugger::request(const std::string& method, const std::string& pat
         if (std::holds_alternative<int64_t>(*now) && std::holds_alternative<double>(v)) {  // an integer key
           const double d = std::get<double>(v);
           if (!(d == std::floor(d) && std::fabs(d) < 9.2e18))
-            return failed("'" + key + "' is an integer key: " + excerpt(dump(j)) + " is not a whole number");
+            return failed("'" + key + "' is an integer key: " + excerpt(shown_json(j, std::string::npos)) + " is not a whole number");
           v = static_cast<int64_t>(d);
         }
         if (!a.runtime->set(a.handle, key, v))
-          return failed("'" + key + "' holds " + type_name(*now) + ", not " + type_name(v) + " (" + excerpt(dump(j)) + ")");
+          return failed("'" + key + "' holds " + type_name(*now) + ", not " + type_name(v) + " (" + excerpt(shown_json(j, std::string::npos)) + ")");
         return reply(200, OrderedJson{{"ok", true}});
       }
       return failed("no agent " + std::to_string(id));
@@ -217,7 +218,7 @@ ApiReply LiveDebugger::request(const std::string& method, const std::string& pat
       if (!b.is_object() || !b.contains("node") || !b["node"].is_string() || (!file && !brain))
         return reply(400, OrderedJson{{"ok", false},
                                {"error", "a breakpoint is {\"file\": BRAIN.yaml, \"node\": ID} or {\"brain\": NAME, \"node\": ID}, got " +
-                                             dump(b)}});
+                                             excerpt(shown_json(b, std::string::npos))}});
       set.push_back({file ? normal_path(b["file"].get<std::string>()) : "", file ? "" : b["brain"].get<std::string>(),
                      b["node"].get<std::string>()});
     }

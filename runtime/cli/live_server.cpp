@@ -142,6 +142,10 @@ std::unique_ptr<LiveServer> LiveServer::start(const LiveAddress& address, LiveFe
   // clients are local: a request comes in well under a second.
   self->server.set_read_timeout(1, 0);
   self->server.set_keep_alive_timeout(1);
+  // A request's body is read whole before it is answered: httplib's default has no bound (a
+  // POST of 1.5 GB took the run to 3 GB). The debug API's requests are a few KB (1,000
+  // breakpoints, a blackboard value); 8 MB leaves room and is answered 413.
+  self->server.set_payload_max_length(8u << 20);
   // httplib's default sets SO_REUSEPORT, with which a second thicket would quietly share a port
   // in use; SO_REUSEADDR alone still lets a restarted run take its port back at once.
   self->server.set_socket_options([](socket_t sock) {

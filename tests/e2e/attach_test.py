@@ -29,6 +29,10 @@ THICKET, SOURCE = sys.argv[1], sys.argv[2]
 failures = []
 
 
+def port_of(run):
+    return int(run.base.rsplit(":", 1)[1])
+
+
 def expect(cond, what):
     if not cond:
         failures.append(what)
@@ -301,6 +305,24 @@ try:
     # Bounded: each breakpoint is matched against every agent on the run's thread.
     status, body = run.post("/api/breakpoints", {"breakpoints": [{"brain": "guard", "node": "x"}] * 1001})
     expect(status == 400 and body["error"] == "at most 1000 breakpoints, got 1001", "1001 breakpoints: %s %.200s" % (status, body))
+    # A breakpoint nested 100,000 lists deep is a 400 that names it by its kind (the message
+    # dumped it, recursing once per level: the run died of a stack overflow).
+    deep = b'{"breakpoints":[' + b"[" * 100000 + b"]" * 100000 + b"]}"
+    req = urllib.request.Request(run.base + "/api/breakpoints", data=deep, method="POST",
+                                 headers={"Content-Type": "application/json"})
+    try:
+        urllib.request.urlopen(req, timeout=20)
+        expect(False, "a breakpoint nested 100,000 deep was taken")
+    except urllib.error.HTTPError as e:
+        why = json.loads(e.read().decode())["error"]
+        expect(e.code == 400 and why.endswith("got a list nested more than 64 levels deep"), "a deep breakpoint: %s %s" % (e.code, why))
+    status, body = run.get("/api/debug")
+    expect(status == 200 and "tick" in body, "the run answers after a deep breakpoint")
+    # A body past 8 MB is refused (413) without being kept (httplib's default took any size:
+    # 1.5 GB took the run to 3 GB).
+    head = raw_http.exchange(port_of(run), b"POST /api/pause HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+                             b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (port_of(run), 9 << 20, b" " * (9 << 20)))
+    expect(head.startswith("HTTP/1.1 413"), "a 9 MB body: %.100s" % head)
     # A form body (curl -d's Content-Type) past httplib's 8 KB for forms: told to send JSON.
     big = json.dumps({"breakpoints": [{"brain": "guard", "node": "fight_or_flight"}] * 300}).encode()
     req = urllib.request.Request(run.base + "/api/breakpoints", data=big, method="POST",
