@@ -29,6 +29,17 @@ THICKET, SOURCE = sys.argv[1], sys.argv[2]
 failures = []
 
 
+def refused(run, path, body, content_type):
+    """POSTs `body` with `content_type`; the HTTP error's status and its JSON "error" (None, "taken"
+    when it was answered 2xx)."""
+    req = urllib.request.Request(run.base + path, data=body, method="POST", headers={"Content-Type": content_type})
+    try:
+        urllib.request.urlopen(req, timeout=20)
+        return None, "taken"
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read().decode())["error"]
+
+
 def port_of(run):
     return int(run.base.rsplit(":", 1)[1])
 
@@ -308,14 +319,8 @@ try:
     # A breakpoint nested 100,000 lists deep is a 400 that names it by its kind (the message
     # dumped it, recursing once per level: the run died of a stack overflow).
     deep = b'{"breakpoints":[' + b"[" * 100000 + b"]" * 100000 + b"]}"
-    req = urllib.request.Request(run.base + "/api/breakpoints", data=deep, method="POST",
-                                 headers={"Content-Type": "application/json"})
-    try:
-        urllib.request.urlopen(req, timeout=20)
-        expect(False, "a breakpoint nested 100,000 deep was taken")
-    except urllib.error.HTTPError as e:
-        why = json.loads(e.read().decode())["error"]
-        expect(e.code == 400 and why.endswith("got a list nested more than 64 levels deep"), "a deep breakpoint: %s %s" % (e.code, why))
+    code, why = refused(run, "/api/breakpoints", deep, "application/json")
+    expect(code == 400 and why.endswith("got a list nested more than 64 levels deep"), "a deep breakpoint: %s %s" % (code, why))
     status, body = run.get("/api/debug")
     expect(status == 200 and "tick" in body, "the run answers after a deep breakpoint")
     # A body past 8 MB is refused (413) without being kept (httplib's default took any size:
@@ -325,14 +330,8 @@ try:
     expect(head.startswith("HTTP/1.1 413"), "a 9 MB body: %.100s" % head)
     # A form body (curl -d's Content-Type) past httplib's 8 KB for forms: told to send JSON.
     big = json.dumps({"breakpoints": [{"brain": "guard", "node": "fight_or_flight"}] * 300}).encode()
-    req = urllib.request.Request(run.base + "/api/breakpoints", data=big, method="POST",
-                                 headers={"Content-Type": "application/x-www-form-urlencoded"})
-    try:
-        urllib.request.urlopen(req, timeout=20)
-        expect(False, "a 10 KB form body was taken")
-    except urllib.error.HTTPError as e:
-        why = json.loads(e.read().decode())["error"]
-        expect(e.code == 413 and "'Content-Type: application/json'" in why, "a 10 KB form body: %s %s" % (e.code, why))
+    code, why = refused(run, "/api/breakpoints", big, "application/x-www-form-urlencoded")
+    expect(code == 413 and "'Content-Type: application/json'" in why, "a 10 KB form body: %s %s" % (code, why))
     # At most 24 viewers stream the record at once; the 25th is told so, and the API still
     # answers (with every server thread held by a stream, 17 tabs locked it out).
     port = int(run.base.rsplit(":", 1)[1])
