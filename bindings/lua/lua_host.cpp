@@ -754,12 +754,13 @@ bool LuaHost::reason(const CallSite& at, std::string_view& transition) {
 }
 
 namespace {
-// thicket.RUNNING (or SUCCESS, FAILURE) from a reason, meant as "stay": nil is.
+// thicket.RUNNING (or SUCCESS, FAILURE) from a reason, meant as "stay": nil is. So is "".
 std::string status_returned(std::string_view transition) {
   const char* constant = transition == "running"   ? "RUNNING"
                          : transition == "success" ? "SUCCESS"
                          : transition == "failure" ? "FAILURE"
                                                    : nullptr;
+  if (transition.empty()) return "; the reason returned an empty text: it returns nil to stay, or a transition's name";
   if (!constant) return {};
   return "; '" + std::string(transition) + "' is thicket." + constant +
          ", a status: a reason returns nil to stay, or a transition's name";
