@@ -134,8 +134,7 @@ void TreeCompiler::check_args(const std::string& leaf_name, const YAML::Node& at
     for (auto it = args.begin(); it != args.end(); ++it) {
       std::string key = it->first.Scalar();
       if (std::find(names.begin(), names.end(), key) == names.end())
-        error(it->first, "leaf '" + leaf_name + "' has no arg '" + key + "'" + did_you_mean(key, names) +
-                             (names.empty() ? " (it takes no args)" : " (args: " + join_names(names) + ")"));
+        error(it->first, unknown_arg_message(leaf_name, key, names));
     }
   for (const auto& spec : declared->second) {
     const YAML::Node value = have ? args[spec.name] : YAML::Node(YAML::NodeType::Undefined);
@@ -146,13 +145,12 @@ void TreeCompiler::check_args(const std::string& leaf_name, const YAML::Node& at
                                 closest_name(it->first.Scalar(), names) == spec.name);
     if (!value || value.IsNull()) {
       if (!spec.optional && !misspelt)
-        error(have ? args : at, "leaf '" + leaf_name + "' needs arg '" + spec.name + "' (" + arg_type_phrase(spec.type) +
-                                    "): args: {" + spec.name + ": ...}");
+        error(have ? args : at, missing_arg_message(leaf_name, spec));
       continue;
     }
     if (!arg_fits(value, spec.type))
-      error(value, "arg '" + spec.name + "' of leaf '" + leaf_name + "' must be " + arg_type_phrase(spec.type) +
-                       ", got " + shown_arg(value) + (spec.type == "integer" ? whole_number_hint(value) : std::string()));
+      error(value, wrong_arg_message(leaf_name, spec, shown_arg(value)) +
+                       (spec.type == "integer" ? whole_number_hint(value) : std::string()));
   }
 }
 
@@ -166,8 +164,7 @@ std::vector<std::string> call_args_errors(const std::string& leaf_name, const Le
   };
   for (const auto& [key, value] : args.entries)
     if (std::find(names.begin(), names.end(), key) == names.end())
-      errors.push_back("leaf '" + leaf_name + "' has no arg '" + key + "'" + did_you_mean(key, names) +
-                       (names.empty() ? " (it takes no args)" : " (args: " + join_names(names) + ")"));
+      errors.push_back(TreeCompiler::unknown_arg_message(leaf_name, key, names));
   for (const auto& spec : declared) {
     const ArgValue* value = given(spec.name);
     if (!value || value->type == ArgValue::Type::Nil) {
@@ -175,8 +172,7 @@ std::vector<std::string> call_args_errors(const std::string& leaf_name, const Le
       for (const auto& [key, v] : args.entries)
         misspelt = misspelt || (v.type != ArgValue::Type::Nil && key != spec.name && closest_name(key, names) == spec.name);
       if (!spec.optional && !misspelt)
-        errors.push_back("leaf '" + leaf_name + "' needs arg '" + spec.name + "' (" +
-                         TreeCompiler::arg_type_phrase(spec.type) + "): args: {" + spec.name + ": ...}");
+        errors.push_back(TreeCompiler::missing_arg_message(leaf_name, spec));
       continue;
     }
     using T = ArgValue::Type;
@@ -193,10 +189,25 @@ std::vector<std::string> call_args_errors(const std::string& leaf_name, const Le
     else if (t == T::Integer || t == T::Number) shown << "the number ", write_arg(shown, *value);
     else if (t == T::Bool) shown << (value->boolean ? "true" : "false");
     else shown << (t == T::List ? "a list" : "a mapping");
-    errors.push_back("arg '" + spec.name + "' of leaf '" + leaf_name + "' must be " + TreeCompiler::arg_type_phrase(spec.type) +
-                     ", got " + shown.str());
+    errors.push_back(TreeCompiler::wrong_arg_message(leaf_name, spec, shown.str()));
   }
   return errors;
+}
+
+// The words of the args checks, the compiler's of the YAML and call_args_errors' of a reload's.
+std::string TreeCompiler::unknown_arg_message(const std::string& leaf, const std::string& key,
+                                              const std::vector<std::string>& names) {
+  return "leaf '" + leaf + "' has no arg '" + key + "'" + did_you_mean(key, names) +
+         (names.empty() ? " (it takes no args)" : " (args: " + join_names(names) + ")");
+}
+
+std::string TreeCompiler::missing_arg_message(const std::string& leaf, const LeafArgSpec& spec) {
+  return "leaf '" + leaf + "' needs arg '" + spec.name + "' (" + arg_type_phrase(spec.type) + "): args: {" + spec.name +
+         ": ...}";
+}
+
+std::string TreeCompiler::wrong_arg_message(const std::string& leaf, const LeafArgSpec& spec, const std::string& got) {
+  return "arg '" + spec.name + "' of leaf '" + leaf + "' must be " + arg_type_phrase(spec.type) + ", got " + got;
 }
 
 std::string TreeCompiler::arg_type_phrase(const std::string& type) {

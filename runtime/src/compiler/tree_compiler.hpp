@@ -61,6 +61,9 @@ class TreeCompiler {
   void unused_machine(const YAML::Node& body, const std::string& machine_name);  // compile_fsm.cpp
   // "a number", "text", ... : how messages name a declared arg type (call_args_errors too).
   static std::string arg_type_phrase(const std::string& type);
+  static std::string unknown_arg_message(const std::string& leaf, const std::string& key, const std::vector<std::string>& names);
+  static std::string missing_arg_message(const std::string& leaf, const LeafArgSpec& spec);
+  static std::string wrong_arg_message(const std::string& leaf, const LeafArgSpec& spec, const std::string& got);
 
  private:
   SourceRef ref() const { return SourceRef{src_, file_, diags_}; }
