@@ -19,6 +19,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -54,6 +55,43 @@ std::optional<std::string> read_all(const std::string& path, std::string* why_no
     return std::nullopt;
   }
   return text;
+}
+
+// The secret of the address the editor prints (?token=, 128 random bits in hex). Every request
+// must carry it: in the query, as X-Thicket-Token, or as the cookie the page's first load sets.
+// Without it, any program of any user on this machine that found the port could read and save
+// the brain and have /api/check load (and quote) the files a posted brain names.
+std::string new_token() {
+  std::random_device random;  // (the kernel's random source)
+  std::string token;
+  char part[9];
+  for (int i = 0; i < 4; ++i) {
+    std::snprintf(part, sizeof part, "%08x", static_cast<unsigned>(random()));
+    token += part;
+  }
+  return token;
+}
+
+// The value of cookie NAME in a Cookie header ("a=1; b=2"), or "".
+std::string cookie_value(const std::string& header, const std::string& name) {
+  for (size_t at = 0; at < header.size();) {
+    size_t end = header.find(';', at);
+    if (end == std::string::npos) end = header.size();
+    size_t from = header.find_first_not_of(' ', at);
+    if (from < end && header.compare(from, name.size(), name) == 0 && from + name.size() < end &&
+        header[from + name.size()] == '=')
+      return header.substr(from + name.size() + 1, end - from - name.size() - 1);
+    at = end + 1;
+  }
+  return {};
+}
+
+// Compared in time that does not depend on where they differ.
+bool same_secret(const std::string& given, const std::string& secret) {
+  if (given.size() != secret.size()) return false;
+  unsigned char differ = 0;
+  for (size_t i = 0; i < secret.size(); ++i) differ |= static_cast<unsigned char>(given[i] ^ secret[i]);
+  return differ == 0;
 }
 
 // Why a text cannot be the brain file (empty: it can): larger than a brain file may be (thicket
@@ -121,6 +159,7 @@ struct Editor {
   LiveAddress attach_address;
   std::string dev_dir;  // THICKET_EDITOR_DIR: the page's files read from here on each request
   int port = 0;
+  std::string token = new_token();  // asked of every request (new_token)
   std::mutex mutex;  // one check or save at a time
   std::atomic<int> proxied{0};  // /attach requests waiting on the attached run
   mode_t create_mask = 022;  // the process's umask, read before the server's threads start
@@ -321,6 +360,15 @@ struct Editor {
     return same_site_request(LiveAddress{}, port, req.get_header_value("Host"), req.get_header_value("Origin"),
                              req.has_header("Origin"));
   }
+
+  // The cookie's name carries the port: cookies are kept per host, not per port, and two
+  // editors on one machine have two tokens.
+  std::string cookie_name() const { return "thicket-edit-" + std::to_string(port); }
+  bool has_token(const httplib::Request& req) const {
+    return same_secret(req.get_param_value("token"), token) ||
+           same_secret(req.get_header_value("X-Thicket-Token"), token) ||
+           same_secret(cookie_value(req.get_header_value("Cookie"), cookie_name()), token);
+  }
 };
 
 void send_json(httplib::Response& res, const Json& body, int status = 200) {
@@ -490,6 +538,17 @@ int edit_command(int argc, char** argv, const char* usage) {
       res.set_content(why, "application/json");
       return httplib::Server::HandlerResponse::Handled;
     }
+    if (ed.allowed(req) && !ed.has_token(req)) {
+      const std::string why = "refused: the editor answers the address it printed, with its ?token= (thicket edit: "
+                              "http://127.0.0.1:" + std::to_string(ed.port) + "/?token=...)";
+      if (req.path == "/") {  // (a person reads this one, in the browser)
+        res.status = 403;
+        res.set_content(why + "\n", "text/plain; charset=utf-8");
+      } else {
+        send_json(res, {{"error", why}}, 403);
+      }
+      return httplib::Server::HandlerResponse::Handled;
+    }
     if (ed.allowed(req)) {
       // Answers go uncompressed: this httplib compresses with brotli at its slowest setting
       // whenever the browser accepts it (0.5 s for the check of a 2,000-node brain, 0.08 s
@@ -510,7 +569,13 @@ int edit_command(int argc, char** argv, const char* usage) {
       send_json(res, {{"error", "no such file of the editor's page"}}, 404);  // (not the path echoed back as text)
     }
   };
-  server.Get("/", [&](const httplib::Request&, httplib::Response& res) { serve_asset("/editor/index.html", res); });
+  server.Get("/", [&](const httplib::Request& req, httplib::Response& res) {
+    // The printed address's token becomes the page's cookie: its scripts and its calls of the
+    // API carry it from then on, and a reload of the page without ?token= still works.
+    if (req.has_param("token"))
+      res.set_header("Set-Cookie", ed.cookie_name() + "=" + ed.token + "; Path=/; HttpOnly; SameSite=Strict");
+    serve_asset("/editor/index.html", res);
+  });
   server.Get(R"(/(editor|yaml)/(.+))", [&](const httplib::Request& req, httplib::Response& res) {
     serve_asset(req.path, res);
   });
@@ -585,7 +650,7 @@ int edit_command(int argc, char** argv, const char* usage) {
   std::signal(SIGINT, on_edit_sigint);
   std::signal(SIGTERM, on_edit_sigint);
   std::thread listener([&server] { server.listen_after_bind(); });
-  std::cerr << "thicket edit: http://127.0.0.1:" << ed.port << "/ (" << ed.path
+  std::cerr << "thicket edit: http://127.0.0.1:" << ed.port << "/?token=" << ed.token << " (" << ed.path
             << (ed.attach.empty() ? std::string() : ", attached to " + ed.attach) << "; Ctrl-C to stop)" << std::endl;
   while (!g_edit_stop) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));

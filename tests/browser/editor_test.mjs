@@ -40,7 +40,7 @@ function edit(file, args = []) {
   return new Promise((ok, fail) => {
     child.stderr.on('data', d => {
       err += d;
-      const m = /thicket edit: (http:\/\/\S+\/)/.exec(err);
+      const m = /thicket edit: (http:\/\/\S+\/\?token=[0-9a-f]{32}) /.exec(err);
       if (m) ok({ url: m[1], child, stop: () => child.kill('SIGTERM') });
     });
     child.on('exit', code => fail(new Error(`thicket edit exited (${code}) before serving:\n${err}`)));

@@ -35,16 +35,23 @@ class Editor:
     def __init__(self, cwd, *args):
         self.proc = subprocess.Popen([THICKET, "edit", *args], cwd=cwd, stderr=subprocess.PIPE, text=True)
         line = self.proc.stderr.readline()
-        m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        m = re.search(r"http://127\.0\.0\.1:(\d+)/\?token=([0-9a-f]{32}) ", line)
         if not m:
-            raise SystemExit("thicket edit did not print its address: " + line)
+            raise SystemExit("thicket edit did not print its address with its token: " + line)
         self.base = "http://127.0.0.1:" + m.group(1)
+        self.port = int(m.group(1))
+        self.token = m.group(2)
 
-    def request(self, path, body=None, headers=None, method=None):
+    # Every request carries the printed address's token (as X-Thicket-Token) unless told not to.
+    def request(self, path, body=None, headers=None, method=None, token=True):
         data = body.encode() if isinstance(body, str) else body
-        req = urllib.request.Request(self.base + path, data=data, headers=headers or {}, method=method)
+        headers = dict(headers or {})
+        if token:
+            headers.setdefault("X-Thicket-Token", self.token)
+        req = urllib.request.Request(self.base + path, data=data, headers=headers, method=method)
         try:
             with urllib.request.urlopen(req, timeout=20) as r:
+                self.last_headers = r.headers
                 return r.status, r.read().decode()
         except urllib.error.HTTPError as e:
             return e.code, e.read().decode()
@@ -208,15 +215,40 @@ try:
         expect(status == 403, "a request from another site is refused")
         status, _ = ed.request("/api/file", headers={"Host": "evil.example:80"})
         expect(status == 403, "a request for another host name is refused (DNS rebinding)")
+        # The printed address's token: every request without it is refused, the page's too; the
+        # page's first load with ?token= sets the cookie (named by the port) its calls then carry.
+        for path in ("/api/file", "/api/schemas", "/yaml/index.js", "/editor/main.js"):
+            status, text = ed.request(path, token=False)
+            expect(status == 403 and "?token=" in text, "%s without the token is refused: %d %s" % (path, status, text[:200]))
+        status, _ = ed.request("/api/check", "tree: {action: x}\n", token=False)
+        expect(status == 403, "/api/check without the token is refused")
+        status, _ = ed.request("/api/save", json.dumps({"text": "x", "force": True}), token=False)
+        expect(status == 403 and open(brain, "rb").read() == original, "/api/save without the token is refused")
+        status, text = ed.request("/", token=False)
+        expect(status == 403 and "with its ?token=" in text, "the page without the token says where to go: " + text)
+        wrong = ("0" if ed.token[0] != "0" else "1") + ed.token[1:]
+        for headers in ({"X-Thicket-Token": wrong}, {"Cookie": "thicket-edit-%d=%s" % (ed.port, wrong)},
+                        {"Cookie": "thicket-edit-%d=%s" % (ed.port + 1, ed.token)}, {"X-Thicket-Token": ed.token[:-1]}):
+            status, _ = ed.request("/api/file", headers=headers, token=False)
+            expect(status == 403, "a wrong token is refused: %s" % headers)
+        status, text = ed.request("/?token=" + ed.token, token=False)
+        cookie = ed.last_headers.get("Set-Cookie", "")
+        expect(status == 200 and cookie == "thicket-edit-%d=%s; Path=/; HttpOnly; SameSite=Strict" % (ed.port, ed.token),
+               "the page with ?token= sets the cookie: %r" % cookie)
+        status, _ = ed.request("/api/file", headers={"Cookie": "a=1; thicket-edit-%d=%s; b=2" % (ed.port, ed.token)},
+                               token=False)
+        expect(status == 200, "the cookie is taken in place of the header")
+        status, _ = ed.request("/api/file?token=" + ed.token, token=False)
+        expect(status == 200, "the token is taken in the query")
         status, body = ed.json("/attach/agents")
         expect(status == 404 and "not attached" in body["error"], "/attach without --attach says so")
         # A chunked body is refused before it is read (this httplib read one whole whatever its size).
-        port = int(ed.base.rsplit(":", 1)[1])
-        head = raw_http.chunked_post(port, "/api/check", b"x")
+        port = ed.port
+        head = raw_http.chunked_post(port, "/api/check?token=" + ed.token, b"x")
         expect(head.startswith("HTTP/1.1 411") and "with a Content-Length" in head, "a chunked body is refused: %r" % head[:200])
         # A POST with no Content-Length has an empty body: answered at once, as one (it waited
         # for a body until the read timed out, then got a 400).
-        head, seconds = raw_http.bodiless_post(port, "/api/save")
+        head, seconds = raw_http.bodiless_post(port, "/api/save?token=" + ed.token)
         expect(head.startswith("HTTP/1.1 400") and "the body is not JSON" in head and seconds < 2,
                "a POST without a body is read as an empty one: %r (%.1f s)" % (head[:300], seconds))
         # A form body (curl -d, urllib's default type) over httplib's 8 KB: the answer says what to send.
@@ -352,7 +384,7 @@ try:
         expect(status == 502 and "not a thicket run" in text and "<script>" not in text, "another server's page is not passed on: %d %s" % (status, text))
         import http.client
         conn = http.client.HTTPConnection("127.0.0.1", int(ed.base.rsplit(":", 1)[1]), timeout=10)
-        conn.request("GET", "/attach/../outside.txt")
+        conn.request("GET", "/attach/../outside.txt", headers={"X-Thicket-Token": ed.token})
         r = conn.getresponse()
         text = r.read().decode()
         expect(r.status == 400 and "debug API" in text and "/api/../outside.txt" not in seen, "/attach/.. is refused: %d %s %s" % (r.status, text, seen))
