@@ -442,8 +442,10 @@ void TreeCompiler::fsm(const YAML::Node& doc, const std::string& fsm_name) {
     children.push_back(p_.fsm_states[top].node);
   }
   finish_children(root, children);
-  // Reachability: the initial descent, every target (with its ancestors), and from each
-  // reached composite its `initial` child, or the children it may select by enter_if.
+  // Reachability: the initial descent, and from each reached state the targets of its
+  // transitions and `when` entries (with their ancestors: a state is active while a child of
+  // it is) and, of a composite, its `initial` child or the children it may select by enter_if.
+  // A transition of a state that is never entered leads nowhere.
   const size_t n = p_.fsm_states.size();
   std::vector<bool> reached(n, false);
   std::vector<uint16_t> work;
@@ -462,16 +464,16 @@ void TreeCompiler::fsm(const YAML::Node& doc, const std::string& fsm_name) {
       if (p_.fsm_states[c].enter_if == kNoNode && p_.fsm_states[c].children.empty()) break;
     }
   };
+  // (An `initial` that names no state is an error of its own; the states are then looked at
+  // as without it, so that the warnings do not call every state unreachable.)
   if (p_.nodes[root].a != kNoPos) reach(static_cast<uint16_t>(p_.nodes[root].a));
-  else if (!doc["initial"]) reach_selected(p_.fsm_top);
-  for (const auto& s : p_.fsm_states) {
-    for (const auto& t : s.transitions) reach(t.target);
-    for (const auto& w : s.when) reach(w.target);
-  }
+  else reach_selected(p_.fsm_top);
   while (!work.empty()) {
     uint16_t s = work.back();
     work.pop_back();
     const FsmState& st = p_.fsm_states[s];
+    for (const auto& t : st.transitions) reach(t.target);
+    for (const auto& w : st.when) reach(w.target);
     if (st.children.empty()) continue;
     if (st.initial != kNoPos) reach(st.initial);
     else reach_selected(st.children);
@@ -479,7 +481,8 @@ void TreeCompiler::fsm(const YAML::Node& doc, const std::string& fsm_name) {
   for (size_t k = 0; k < n; ++k)
     if (!reached[k])
       ref().warning(fsm_key_[k], "state '" + p_.fsm_states[k].name +
-                                     "' is unreachable: no transition or 'when' leads to it and no initial descent enters it");
+                                     "' is unreachable: no transition or 'when' of a state that is entered leads to it, and no "
+                                     "initial descent enters it");
   subtrees_.pop_back();
 }
 
