@@ -256,37 +256,48 @@ std::optional<GridMap> parse_grid_map(std::string_view text, const std::string& 
                        std::to_string(y) + " (rows count from 0)");
       break;
     }
-    if (width > 0 && std::int32_t(line.text.size()) != width) {
-      const bool short_row = std::int32_t(line.text.size()) < width;
-      report.error(line.number, short_row ? int(line.text.size()) + 1 : width + 1,
-                   "row " + std::to_string(y) + " has " + std::to_string(line.text.size()) +
-                       " characters, the map is " + std::to_string(width) + " wide");
+    // The row's characters: a map is ASCII, but a UTF-8 character typed into it (an 'é') is
+    // one character of the row, counted and shown as one, not as its bytes.
+    std::vector<std::string_view> chars;
+    for (std::size_t x = 0; x < line.text.size();) {
+      std::size_t n = 1;
+      if (static_cast<unsigned char>(line.text[x]) >= 0xC0)
+        while (x + n < line.text.size() && n < 4 && (static_cast<unsigned char>(line.text[x + n]) & 0xC0) == 0x80) ++n;
+      chars.push_back(std::string_view(line.text).substr(x, n));
+      x += n;
     }
-    bool bad_char_reported = false;
-    int more_bad = 0;
-    for (std::size_t x = 0; x < line.text.size(); ++x) {
-      const char c = line.text[x];
-      if (!is_known_symbol(c)) {
-        if (!bad_char_reported) {
-          report.error(line.number, int(x) + 1,
-                       "unknown character " + show_char(c) +
-                           " in the map; allowed: '.' 'G' 'S' (passable), '@' 'O' 'T' 'W' (blocked)");
-          bad_char_reported = true;
-        } else {
-          ++more_bad;
-        }
+    // The row's errors in column order: its first unknown character, the rest counted at the
+    // second, then a width that is not the header's.
+    std::vector<std::pair<int, std::string>> row_errors;
+    int more_bad = 0, second_bad = 0;
+    for (std::size_t x = 0; x < chars.size(); ++x) {
+      const std::string_view ch = chars[x];
+      if (ch.size() != 1 || !is_known_symbol(ch[0])) {
+        if (row_errors.empty())
+          row_errors.emplace_back(int(x) + 1, "unknown character " + (ch.size() == 1 ? show_char(ch[0]) : quoted(ch)) +
+                                                  " in the map; allowed: '.' 'G' 'S' (passable), '@' 'O' 'T' 'W' (blocked)");
+        else if (more_bad++ == 0)
+          second_bad = int(x) + 1;
         continue;
       }
       if (sized && std::int32_t(x) < width && y < height) {
         const Cell cell{std::int32_t(x), y};
-        map.set_symbol(cell, c);
-        map.set_passable(cell, is_passable_symbol(c));
+        map.set_symbol(cell, ch[0]);
+        map.set_passable(cell, is_passable_symbol(ch[0]));
       }
     }
     if (more_bad > 0)
-      report.error(line.number, 1,
-                   "row " + std::to_string(y) + " has " + std::to_string(more_bad) + " more unknown character" +
-                       (more_bad == 1 ? "" : "s"));
+      row_errors.emplace_back(second_bad, "row " + std::to_string(y) + " has " + std::to_string(more_bad) +
+                                              " more unknown character" + (more_bad == 1 ? "" : "s"));
+    if (width > 0 && std::int32_t(chars.size()) != width) {
+      const bool short_row = std::int32_t(chars.size()) < width;
+      row_errors.emplace_back(short_row ? int(chars.size()) + 1 : width + 1,
+                              "row " + std::to_string(y) + " has " + std::to_string(chars.size()) +
+                                  " characters, the map is " + std::to_string(width) + " wide");
+    }
+    std::stable_sort(row_errors.begin(), row_errors.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [column, message] : row_errors) report.error(line.number, column, message);
   }
   if (height > 0 && std::int32_t(rows) < height) {
     const int after = lines.back().number + 1;

@@ -188,7 +188,19 @@ TEST_CASE("nav map: short and long rows, unknown characters, too few rows: all a
   CHECK(has(d, 7, 6, "row 2 has 6 characters, the map is 5 wide"));
   CHECK(has(d, 8, 2, "unknown character 'x'"));
   CHECK(has(d, 8, 2, "'@' 'O' 'T' 'W'"));
-  CHECK(has(d, 8, 1, "1 more unknown character"));
+  CHECK(has(d, 8, 4, "1 more unknown character"));  // at the second one
+
+  // A UTF-8 character typed into a row is one character, shown as itself; a row's errors come
+  // in column order. (It counted 4 characters, showed \xC3, and a "more" at column 1.)
+  d = parse_errors("type octile\nheight 1\nwidth 3\nmap\n.\xc3\xa9x.\n");
+  INFO(dump(d));
+  REQUIRE(d.size() == 3);
+  CHECK(has(d, 5, 2, "unknown character '\xc3\xa9'"));
+  CHECK(has(d, 5, 3, "row 0 has 1 more unknown character"));
+  CHECK(has(d, 5, 4, "row 0 has 4 characters, the map is 3 wide"));
+  CHECK(d[0].column == 2);
+  CHECK(d[1].column == 3);
+  CHECK(d[2].column == 4);
 
   d = parse_errors("type octile\nheight 3\nwidth 2\nmap\n..\n..\n");
   CHECK(has(d, 7, 1, "too few rows: the map has 2, the header says 3"));
