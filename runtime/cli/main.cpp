@@ -76,8 +76,10 @@ using run_command::written_in_full;
 }  // namespace
 
 volatile std::sig_atomic_t thicket::run_command::g_interrupted = 0;
+volatile std::sig_atomic_t thicket::run_command::g_whole_ticks = 0;
 // Ctrl-C: the run stops after the current tick, with its summary; a Lua call in progress is
-// stopped where it is (an endless loop cannot hold the run). A second Ctrl-C ends at once.
+// stopped where it is (an endless loop cannot hold the run), unless the run saves checkpoints
+// (g_whole_ticks). A second Ctrl-C ends at once.
 void thicket::run_command::on_sigint(int sig) {
   if (g_interrupted) {
     std::signal(sig, SIG_DFL);
@@ -85,7 +87,7 @@ void thicket::run_command::on_sigint(int sig) {
     return;
   }
   g_interrupted = 1;
-  interrupt_scripts();
+  if (!run_command::g_whole_ticks) interrupt_scripts();
 }
 
 namespace {

@@ -39,6 +39,11 @@ struct Options {
 
 // Set by Ctrl-C (on_sigint): the run stops after the current tick, with its summary.
 extern volatile std::sig_atomic_t g_interrupted;
+// Set while a run saves checkpoints: Ctrl-C (SIGTERM) then lets the tick under way finish
+// whole, its Lua calls not stopped, so that the tick the checkpoint saves is the one the
+// uninterrupted run had (a stopped call failed its leaf, and the resume went another way).
+// A second signal still ends the process at once.
+extern volatile std::sig_atomic_t g_whole_ticks;
 void on_sigint(int sig);
 
 // "thicket: MESSAGE" and the usage on stderr; kExitUsage.

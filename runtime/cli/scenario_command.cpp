@@ -104,7 +104,11 @@ int cmd_scenario(const Options& o) {
     if (!resume) return kExitLoad;
   }
   if ((!o.checkpoint.empty() || !o.resume.empty()) && cli::is_sweep(*sets))
-    return usage_error("--checkpoint and --resume save and continue one run; a sweep (a scenario's 'sweep:', --set) has many");
+    return usage_error(one_run ? "--checkpoint and --resume take no --set (or 'sweep:') values, even one per key: a "
+                                 "checkpoint knows the scenario file by its content, not the values given to it; write "
+                                 "them into a copy of the scenario"
+                               : "--checkpoint and --resume save and continue one run; a sweep (a scenario's 'sweep:', "
+                                 "--set) has many");
   // A resumed run goes on with the seed it was saved with.
   const uint64_t first_seed = o.seed_set ? o.seed : resume ? resume->info.seed : spec->seed;
   if (cli::planned_runs(*sets, o.runs) > cli::kMaxBatchRuns) {  // (the usage text would bury it)
@@ -238,6 +242,7 @@ int cmd_scenario(const Options& o) {
   if (int status = cli::mpi_agree_setup(0); status != 0) return status;
   // SIGTERM (how Slurm ends a job at its time limit, and `kill`'s default) as Ctrl-C: the runs
   // done are written (--out, a shard's part) rather than lost with the process.
+  if (checkpointer) run_command::g_whole_ticks = 1;
   std::signal(SIGINT, on_sigint);
   std::signal(SIGTERM, on_sigint);
   // Many small runs (a sweep, --runs N) go to the threads whole: each run on one thread, with

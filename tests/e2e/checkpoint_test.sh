@@ -230,6 +230,45 @@ for f in inside copy; do
     || bad "the resumed run ($f) differs from the uninterrupted one"
 done
 
+# Ctrl-C while a tick's Lua calls run: the tick under way ends whole (its calls are not stopped,
+# as they are without --checkpoint), so the checkpoint saved at the stop is a tick of the
+# uninterrupted run. Before, the calls still to run failed ("stopped: the run was interrupted")
+# and were saved so: the resumed run counted fewer than the whole one (1,493 of 1,500).
+mkdir -p "$dir/busy"
+cat >"$dir/busy/busy.lua" <<'LUA'
+local thicket = require("thicket")
+local L = {}
+function L.Busy(agent)
+  local x = 0
+  for i = 1, 100000 do x = x + i % 7 end  -- about a millisecond
+  return x >= 0
+end
+function L.Count(agent)
+  thicket.metric("counted")
+  return true
+end
+return L
+LUA
+printf 'tree: busy\nleaves: [busy.lua]\nroot:\n  sequence: [{action: Busy}, {action: Count}]\n' >"$dir/busy/busy.yaml"
+printf 'scenario: busy\nticks: 400\nworld: {size: [50, 50]}\nteams: [a]\nmetrics: [counted]\ngroups:\n  - {name: g, team: a, count: 10, brain: busy.yaml, spawn: {centre: [25, 25], radius: 5}}\n' \
+  >"$dir/busy/s.yaml"
+"$thicket" run "$dir/busy/s.yaml" --threads 1 --quiet --leaf-timeout 0 --checkpoint "$dir/busy/cp.snap" --every 1000 \
+  --out "$dir/busy/half.csv" >/dev/null 2>"$dir/busy/half.err" &
+pid=$!
+catches_sigint $pid || bad "the checkpointed run never set its Ctrl-C handler"
+kill -INT $pid
+wait $pid
+half=$(no_wall_csv "$dir/busy/half.csv" | tail -1 | cut -d, -f3)
+"$thicket" run "$dir/busy/s.yaml" --threads 1 --quiet --leaf-timeout 0 --resume "$dir/busy/cp.snap" \
+  --out "$dir/busy/resumed.csv" 2>/dev/null
+"$thicket" run "$dir/busy/s.yaml" --threads 1 --quiet --leaf-timeout 0 --out "$dir/busy/whole.csv" 2>/dev/null
+if [[ -n $half && $half -lt 400 ]] && ! grep -q "stopped" "$dir/busy/half.err"; then
+  cmp -s <(no_wall_csv "$dir/busy/whole.csv") <(no_wall_csv "$dir/busy/resumed.csv") && ok ||
+    bad "resumed after Ctrl-C at tick $half: $(tail -1 "$dir/busy/resumed.csv"), whole: $(tail -1 "$dir/busy/whole.csv")"
+else
+  bad "the Ctrl-C'd run (tick ${half:-?} of 400) stopped Lua calls or was not cut short: $(grep -m1 stopped "$dir/busy/half.err")"
+fi
+
 # Usage errors.
 for args in "--checkpoint $dir/x.snap" "--every 5" "--checkpoint $dir/x.snap --every 0" \
             "--checkpoint $dir/x.snap --every 5 --runs 2" "--resume $good --runs 2" "--resume $good --watch"; do
@@ -237,6 +276,12 @@ for args in "--checkpoint $dir/x.snap" "--every 5" "--checkpoint $dir/x.snap --e
   "$thicket" run "$arena" $args >/dev/null 2>&1
   [[ $? == 64 ]] && ok || bad "'run arena $args' should be a usage error (64)"
 done
+
+# A --set of one value per key is one run (as for --watch), but a checkpoint knows the scenario
+# by its file's content only: the refusal says that, not that it is a sweep.
+"$thicket" run "$arena" --set groups.west_post.count=3 --checkpoint "$dir/x.snap" --every 5 >/dev/null 2>"$dir/err"
+[[ $? == 64 ]] && grep -q "take no --set (or 'sweep:') values, even one per key" "$dir/err" && ! grep -q "has many" "$dir/err" &&
+  ok || bad "a one-value --set with --checkpoint: $(head -1 "$dir/err")"
 
 # A checkpoint in a folder that does not exist is refused before the run (it ran to the end and
 # then said it could not write CHECKPOINT.tmp), as the other outputs are.

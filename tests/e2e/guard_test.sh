@@ -36,21 +36,6 @@ timeout 20 "$thicket" run "$dir/loop/loop.yaml" --ticks 2 >/dev/null 2>"$dir/err
 grep -q "loop.lua:4: stopped after running for more than 50 ms" "$dir/err" && ok || bad "watchdog message: $(cat "$dir/err")"
 grep -q "in leaf 'Work' at node root, agent 1, tick 2" "$dir/err" && ok || bad "the leaf is stopped on tick 2 too"
 
-# Waits until process $1 catches SIGINT (its handler, SigCgt in /proc/PID/status), then half a
-# second more for its ticks to be under way. A command this script starts with `&` begins with
-# SIGINT ignored (bash does so for background jobs without job control), and `thicket run` sets
-# its handler once the brain has loaded, just before the first tick: a Ctrl-C sent before that
-# was lost, and the run went on (the ASan build on a loaded CI machine took over the 0.5 s this
-# test once slept to load).
-catches_sigint() {
-  local mask
-  for _ in $(seq 1 400); do
-    mask=$(awk '/^SigCgt:/ {print $2}' "/proc/$1/status" 2>/dev/null)
-    [[ -n $mask ]] && (( (16#$mask >> 1) & 1 )) && { sleep 0.5; return 0; }
-    sleep 0.05
-  done
-  return 1
-}
 
 # Ctrl-C with no time limit: the loop is stopped where it is, the run ends with its summary.
 "$thicket" run "$dir/loop/loop.yaml" --ticks 0 --leaf-timeout 0 >/dev/null 2>"$dir/err" &
