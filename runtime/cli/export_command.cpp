@@ -2,6 +2,7 @@
 // BehaviorTree.CPP 4 XML, refusing what BT.CPP would read as something else (docs/import.md).
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -9,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <system_error>
 #include <vector>
 
 #include "cli_args.hpp"
@@ -63,6 +65,7 @@ std::string bt_script(const std::string& check, std::string& why) {
   size_t i = 0;
   int depth = 0;            // parentheses open
   std::vector<int> nots;    // the depth of each `!(` not closed yet
+  const auto digit = [&](size_t k) { return k < check.size() && std::isdigit(static_cast<unsigned char>(check[k])); };
   auto close_nots = [&] {   // at an `and`, an `or`, a `)` or the end: the operands there end
     while (!nots.empty() && nots.back() == depth) {
       out += ")";
@@ -106,6 +109,34 @@ std::string bt_script(const std::string& check, std::string& why) {
         out += word;
       }
       i = j;
+      continue;
+    }
+    if (digit(i) || (ch == '.' && digit(i + 1))) {
+      // A number as BT.CPP's tokenizer reads it: digits, then '.' and digits, then an exponent.
+      // thicket's `.5`, `5.` and `1.e3` are errors there, so they are written 0.5, 5.0 and
+      // 1.0e3; an integer past int64 (BT.CPP reads it as 0) is written as the real it is here.
+      std::string number;
+      if (ch == '.') number.push_back('0');
+      bool real = false;
+      while (digit(i)) number.push_back(check[i++]);
+      if (i < check.size() && check[i] == '.') {
+        real = true;
+        number.push_back(check[i++]);
+        if (!digit(i)) number.push_back('0');
+        while (digit(i)) number.push_back(check[i++]);
+      }
+      if (i < check.size() && (check[i] == 'e' || check[i] == 'E')) {
+        real = true;
+        number.push_back(check[i++]);
+        if (i < check.size() && (check[i] == '+' || check[i] == '-')) number.push_back(check[i++]);
+        while (digit(i)) number.push_back(check[i++]);
+      }
+      int64_t fits = 0;
+      if (!real && std::from_chars(number.data(), number.data() + number.size(), fits).ec != std::errc()) {
+        number.push_back('.');
+        number.push_back('0');
+      }
+      out.append(number);
       continue;
     }
     if (ch == '(') ++depth;
@@ -482,7 +513,12 @@ struct XmlExporter {
         return open("Precondition", " if=\"" + xml_escape(code) + "\" else=\"" + upper + "\"");
       }
       case NodeKind::BtGuard: {
-        // The attributes go on the node it holds.
+        // The attributes go on the node it holds; a guard's node that is a guard would take
+        // both guards' attributes on one element: an attribute twice (no XML), or BT.CPP's
+        // order of them in place of the nesting's.
+        if (i + 1 < p.nodes.size() && p.nodes[i + 1].kind == NodeKind::BtGuard)
+          return fail("a bt_guard directly around a bt_guard: BT.CPP puts both on one node, as attributes it tests in "
+                      "its own order (and one kind of them once); join them into one bt_guard");
         static const char* attrs[4] = {"_failureIf", "_successIf", "_skipIf", "_while"};
         std::string extra;
         for (int k = 0; k < 4; ++k) {
