@@ -210,6 +210,7 @@ try {
   if (part('guard')) await hostileNames();
   if (part('guard')) await crlfFile();
   if (part('guard')) await sweepFixes();
+  if (part('guard')) await auditFixes();
   if (part('big')) await large();
   if (part('attach')) await attached();
 } finally {
@@ -317,6 +318,83 @@ async function sweepFixes() {
   // (the refused reload and save answer 500 and 413: the browser logs those responses)
   const unexpected = errors.filter(e => !/status of (500|413)/.test(e));
   check(unexpected.length === 0, `the sweep's cases raise no page errors${unexpected.length ? ': ' + unexpected.join('; ') : ''}`);
+  await page.close();
+  ed.stop();
+}
+
+// What an audit of the page found (each changed the file wrongly before its fix): a form edit
+// of a block scalar (`check: >-`) joined the next line onto it, and was saved so; a node
+// dragged into an inline list was rewritten from its values (1.0 became 1, a long integer lost
+// digits, its comments went); naming a composite whose list sits at its key's column wrote
+// keys beside the kind; Delete on a subtree's use deleted the tree's definition; Delete on a
+// decorator's only child left the decorator without one.
+async function auditFixes() {
+  const dir = join(work, 'audit');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'a.lua'), 'local L = {}\nfunction L.A() return "success" end\nfunction L.B() return "success" end\n' +
+    'function L.C() return true end\nreturn L\n');
+  const file = join(dir, 'a.yaml');
+  const original = [
+    'tree: audit', 'leaves: [a.lua]', 'blackboard: {hp: 5}', 'trees:', '  leave:', '    action: {leaf: B}', 'root:',
+    '  sequence:', '  - condition:', '      check: >-', '        hp > 3', '  - selector: [{action: B}, {condition: C}]',
+    '  # the float arg', '  - action:', '      leaf: A', '      args:', '        speed: 1.0', '        big: 9007199254740993',
+    '  - action:', '      leaf: A', '      args:', '        speed: 2.0  # a comment of its own', '  - force_success: {condition: C}',
+    '  - subtree: leave', ''].join('\n');
+  writeFileSync(file, original);
+  const ed = await edit(file);
+  const { page } = await open(browser, ed.url);
+  const statusText = () => page.locator('#status').textContent();
+
+  await selectNode(page, 'root/0');
+  await page.locator('#f-check').fill('hp > 4');
+  let c = await settled(page);
+  let text = await pageText(page);
+  check(c.ok && text.includes('      check: hp > 4\n  - selector:'), `a block scalar edited in the form keeps the next line: ${JSON.stringify(text.slice(120, 220))}`);
+  await page.click('#undo');
+  await settled(page);
+
+  // drag root/2 (block style, a comment above) into the inline selector: refused, text kept;
+  // then a node without comments (root/3 has one after its value: refused too)
+  const before = await pageText(page);
+  await page.locator('[data-node-id="root/2"] > .box').dragTo(page.locator('[data-node-id="root/1"] > .box'), { targetPosition: { x: 40, y: 20 } });
+  await settled(page);
+  check(await pageText(page) === before && /comments would be lost/.test(await statusText()),
+    `a node with a comment above is not dragged into an inline list: ${await statusText()}`);
+  writeFileSync(file, original.replace('  # the float arg\n', ''));
+  await page.reload();
+  await settled(page);
+  await page.locator('[data-node-id="root/2"] > .box').dragTo(page.locator('[data-node-id="root/1"] > .box'), { targetPosition: { x: 40, y: 20 } });
+  c = await settled(page);
+  text = await pageText(page);
+  check(c.ok && text.includes('{condition: C}, {action: {leaf: A, args: {speed: 1.0, big: 9007199254740993}}}]'),
+    `a node dragged into an inline list keeps its numbers as written: ${text.split('\n')[11]}`);
+  await page.click('#undo');
+  await settled(page);
+
+  // naming the root sequence, whose list sits at its key's column
+  await selectNode(page, 'root');
+  await page.locator('#f-name').fill('main');
+  c = await settled(page);
+  text = await pageText(page);
+  check(c.ok && text.includes('  sequence:\n    name: main\n    children:\n    - condition:'),
+    `naming a composite whose list is at its key's column gives a brain that loads: ${JSON.stringify(text.slice(60, 200))}`);
+  await page.click('#undo');
+  await settled(page);
+
+  // Delete on the subtree's use, and on the decorator's only child: refused, nothing changed
+  const kept = await pageText(page);
+  const last = (await ids(page)).filter(id => /^root\/\d+$/.test(id)).pop();
+  await selectNode(page, last);
+  await page.click('#delete');
+  await settled(page);
+  check(await pageText(page) === kept && /subtree's root, written under 'trees:'/.test(await statusText()),
+    `Delete on a subtree's use changes nothing and says why: ${await statusText()}`);
+  const deco = (await page.evaluate(() => window.thicketEditor.nodes.map(n => `${n.id}:${n.kind}`))).find(n => n.endsWith(':force_success')).split(':')[0];
+  await selectNode(page, deco + '/0');
+  await page.click('#delete');
+  await settled(page);
+  check(await pageText(page) === kept && /a decorator needs one/.test(await statusText()),
+    `Delete on a decorator's only child changes nothing and says why: ${await statusText()}`);
   await page.close();
   ed.stop();
 }

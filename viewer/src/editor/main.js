@@ -87,9 +87,9 @@ function commit(splices, coalesce = null, force = false, verbatim = false) {
   const text = Y.applySplices(S.text, splices);
   if (text === S.text) return false;
   // An edit of the page's own (the form, the drawing) must leave valid YAML if the text was:
-  // parsed now. Typing (coalesced) may pass through invalid YAML: parsed when read.
+  // parsed now. Typing in the YAML panel may pass through invalid YAML: parsed when read.
   let doc = null;
-  if (!coalesce && !force) {
+  if (coalesce !== 'yaml-text' && !force) {
     doc = Y.parse(text);
     if (doc.errors.length && !S.doc.errors.length) {
       status('that edit would not be valid YAML; nothing changed', 'bad');
@@ -489,7 +489,21 @@ function setParam(e, key, value, coalesce) {
   if (t.shape === 'composite' && isSeq(V)) {
     if (Y.flowOf(text, V)) return commit([{ start: V.range[0], end: V.range[0], insert: `{${key}: ${Y.flowText(value)}, children: ` }, { start: V.range[1], end: V.range[1], insert: '}' }], coalesce);
     // spliced at the list's own start, so the node keeps its place (and its selection)
-    const pad = ' '.repeat(V.range[0] - Y.lineStart(text, V.range[0]));
+    const dash = V.range[0] - Y.lineStart(text, V.range[0]);
+    const kindKey = e.map && e.map.items.length ? e.map.items[0].key : null;
+    const keyCol = kindKey && kindKey.range ? kindKey.range[0] - Y.lineStart(text, kindKey.range[0]) : -1;
+    if (dash <= keyCol) {
+      // A list written at its key's column (`sequence:` and `- ...` below it, as formatters
+      // write): `name:` and `children:` there would be keys beside `sequence:`. They go two
+      // columns in, and the list with them.
+      const at = Y.lineStart(text, V.range[0]);
+      let end = V.range[1];
+      if (text[end - 1] !== '\n') end = Y.lineEnd(text, end) + 1;
+      const inner = ' '.repeat(keyCol + 2);
+      return commit([{ start: at, end: Math.min(end, text.length), insert: `${inner}${key}: ${Y.flowText(value)}\n${inner}children:\n` +
+        Y.reindent(text.slice(at, Math.min(end, text.length)), keyCol + 2 - dash) }], coalesce);
+    }
+    const pad = ' '.repeat(dash);
     return commit([{ start: V.range[0], end: V.range[0], insert: `${key}: ${Y.flowText(value)}\n${pad}children:\n${pad}` }], coalesce);
   }
   if (t.shape === 'decorator' && isMap(V)) {
@@ -648,10 +662,21 @@ function selectPending() {
   });
   if (best >= 0) select(best, true);
 }
+// Whether node i is written outside its parent: the root of a subtree of this file, drawn at
+// its use (`- subtree: NAME`) but written under `trees:`. Delete and Wrap would change the
+// definition (every use of it), not this use.
+function definedElsewhere(i) {
+  const p = S.nodes[i] ? S.nodes[i].parent : -1;
+  const e = entityOf(i), ep = p >= 0 ? entityOf(p) : null;
+  return !!(e && ep && (e.range[0] < ep.range[0] || e.range[0] >= ep.range[1]));
+}
+const elsewhereMessage = i => `'${S.nodes[i].id}' is a subtree's root, written under 'trees:' and used here: change the use ` +
+  `(its '- subtree:' line) in the YAML panel, or the tree's nodes where they are written`;
 function deleteSelected() {
   const i = S.selected;
   const e = entityOf(i);
   if (!e || e.type === 'root' || S.nodes[i].parent < 0) return;
+  if (definedElsewhere(i)) return status(elsewhereMessage(i), 'bad');
   let sp = null;
   const list = e.seq ? S.ix.parent.get(e.seq) : null;
   const parentName = () => { const p = S.nodes[S.nodes[i].parent]; return p ? `'${p.id}'` : 'its parent'; };
@@ -661,6 +686,10 @@ function deleteSelected() {
     // The last child: the list would be left empty (`children:` with nothing), a brain that does
     // not load, and one the palette could not add into.
     return status(`the only child of ${parentName()}: a composite needs one; add another first, or delete ${parentName()}`, 'bad');
+  } else if (e.type === 'node' && S.nodes[i].parent >= 0 && S.schemas.shape(S.nodes[S.nodes[i].parent].kind) === 'decorator') {
+    // A decorator's child, the only one it has: deleting it left the decorator without one
+    // (`child:` gone), or removed the decorator's whole item (short form).
+    return status(`the only child of ${parentName()}: a decorator needs one; delete ${parentName()} with it, or wrap another node`, 'bad');
   } else if ((e.type === 'state') && e.map && e.map.items.length === 1) {
     return status(`the only state ${S.nodes[i].parent >= 0 && S.nodes[S.nodes[i].parent].kind === 'state' ? 'of ' + parentName() : 'of the brain'}: add another first`, 'bad');
   } else if (e.seq) sp = Y.deleteItem(S.text, e.seq, e.index);
@@ -675,6 +704,7 @@ function deleteSelected() {
 function wrapSelected() {
   const e = entityOf(S.selected);
   if (!e || e.type !== 'node') return;
+  if (definedElsewhere(S.selected)) return status(elsewhereMessage(S.selected), 'bad');
   const kind = $('wrap-kind').value;
   // required parameters (timeout's seconds, ...) get their defaults, as the palette gives them
   const d = defaultNode(S.schemas, kind, 'X')[kind];
@@ -759,6 +789,7 @@ function moveNode(from, to, into) {
   const flowTarget = Y.flowOf(text, seq);
   const col = flowTarget ? 0 : (seq.items.length ? Y.dashColumn(text, seq) : 0);
   const chunk = Y.itemTextFor(text, a.seq, a.index, flowTarget, col);
+  if (chunk === null) return status('its comments would be lost in a list written inline ([...]): write that list as block lines first, or move the comments', 'bad'), false;
   const del = Y.deleteItem(text, a.seq, a.index);
   let ins;
   if (flowTarget) {

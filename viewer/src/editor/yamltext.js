@@ -266,8 +266,12 @@ export function dashColumn(text, seq) {
 }
 
 // A scalar's new value, spliced at its range.
+// A block scalar's range (`|` or `>` and its lines) takes in the line break that ends it: the
+// new value puts one back, or the next line is joined onto it.
 export function setScalar(text, node, value) {
-  return [{ start: node.range[0], end: node.range[1], insert: scalarText(value, node, insideFlow(text, node)) }];
+  let insert = scalarText(value, node, insideFlow(text, node));
+  if (text[node.range[1] - 1] === '\n' && !insert.endsWith('\n')) insert += '\n';
+  return [{ start: node.range[0], end: node.range[1], insert }];
 }
 // Rough: whether a node sits inside a flow collection (then , [ ] { } need quotes).
 function insideFlow(text, node) {
@@ -376,11 +380,14 @@ export function insertItem(text, seq, index, value) {
 }
 // The text of item i re-made for another place: block lines re-indented to column `col` (the
 // column of the target's "- "), or its own text for a flow target.
+// null: the item cannot go into a flow list as it is written (block-style comments would be lost).
 export function itemTextFor(text, seq, i, targetFlow, col) {
   const node = seq.items[i];
   if (targetFlow) {
     if (flowOf(text, seq) || !(isMap(node) || isSeq(node)) || flowOf(text, node)) return text.slice(node.range[0], node.range[1]);
-    return flowText(node.toJSON());
+    const [s0, e] = itemSpan(text, seq, i);
+    if (withCommentsAbove(text, s0) !== s0 || hasComment(node)) return null;
+    return flowSource(text, node);
   }
   if (flowOf(text, seq)) return ' '.repeat(col) + '- ' + text.slice(node.range[0], node.range[1]) + '\n';
   const [s0, e] = itemSpan(text, seq, i);
@@ -389,6 +396,25 @@ export function itemTextFor(text, seq, i, targetFlow, col) {
   let chunk = text.slice(s, e);
   if (!chunk.endsWith('\n')) chunk += '\n';
   return reindent(chunk, col - from);
+}
+// A block-style node in flow style, its scalars as the file writes them (`1.0` stays `1.0`, a
+// long integer keeps its digits, quotes stay), not as their values print (toJSON: `1`).
+function flowSource(text, node) {
+  if (isMap(node)) return `{${node.items.map(p => `${flowSource(text, p.key)}: ${p.value ? flowSource(text, p.value) : 'null'}`).join(', ')}}`;
+  if (isSeq(node)) return `[${node.items.map(x => flowSource(text, x)).join(', ')}]`;
+  if (!node || !node.range) return 'null';
+  const src = text.slice(node.range[0], node.range[1]);
+  if (isScalar(node) && (node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED' || src.includes('\n') ||
+      (node.type === 'PLAIN' && /[,[\]{}]/.test(src))))
+    return JSON.stringify(String(node.value));  // (a text of lines, or with , [ ] { }: quoted, as the text it is)
+  return src.replace(/\s+$/, '');
+}
+function hasComment(node) {
+  if (!node) return false;
+  if (node.comment || node.commentBefore) return true;
+  if (isMap(node)) return node.items.some(p => hasComment(p.key) || hasComment(p.value));
+  if (isSeq(node)) return node.items.some(hasComment);
+  return false;
 }
 export function reindent(chunk, by) {
   if (!by) return chunk;
