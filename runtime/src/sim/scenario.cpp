@@ -350,12 +350,14 @@ void ScenarioReader::read_world(const Field& world, ScenarioSpec& spec) {
   if (map && spec.nav.navmesh)
     error(navmesh.key, "a navmesh is built from the world's shapes, not from a map's cells; a world with 'map' "
                        "plans on the map: give one of 'map' and 'navmesh'");
-  // A grid search plans on the map's cells alone: a path went through the obstacles, and a
-  // goal inside one got a path.
-  if (map && obstacles && !spec.obstacles.empty() && !waypoints && !spec.nav.navmesh)
-    error(obstacles.key, "a world with 'map' plans paths on the map's cells, which know nothing of 'obstacles' (a path "
-                         "would go through them): block their cells in the map file (@), or give 'waypoints' to plan "
-                         "around them");
+  // A grid search plans on the map's cells alone: its paths go through the obstacles (which
+  // still hold agents, block sight and keep spawns out), so a world that plans says so.
+  if (map && obstacles && !spec.obstacles.empty() && !waypoints && !spec.nav.navmesh) {
+    error(obstacles.key, "paths on a grid map (thicket.find_path, move_to) are planned on its cells, which know "
+                         "nothing of 'obstacles': they go through them; block their cells in the map file too (@), or "
+                         "give 'waypoints' to plan around them");
+    diags_.back().severity = Severity::Warning;
+  }
   if (danger && !(map && !spec.nav.navmesh && !waypoints))
     error(danger.key, std::string("danger zones are priced by grid searches, and this world plans with ") +
                           (spec.nav.navmesh ? "its navmesh" : waypoints ? "its waypoints" : "straight lines (it has no 'map')"));
