@@ -86,6 +86,9 @@ void defers_without_close(const DeclLines& text, const std::string& path, std::v
     if ((comment != std::string::npos && comment < at) || local == std::string::npos || eq == std::string::npos ||
         eq < local || l.find_first_not_of(" \t", eq + 1) != at)
       continue;  // no `local NAMES = thicket.defer`
+    const size_t after = l.find_first_not_of(" \t", at + 13);
+    if (after == std::string::npos || l[after] != '(')
+      continue;  // `local defer = thicket.defer`: the function kept, not a value of it (8.8's advice)
     const std::string names = l.substr(local + 6, eq - local - 6);
     if (names.find("<close>") != std::string::npos ||
         names.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ ,\t<>") != std::string::npos)
