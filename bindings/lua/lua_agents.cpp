@@ -165,10 +165,15 @@ int LuaApi::bb_newindex(lua_State* L) {
     return lua_error(L);
   };
   switch (key.type) {
-    case ValueType::Number:
+    case ValueType::Number: {
       if (t != LUA_TNUMBER) return wrong();
-      v.num = lua_tonumber(L, 3);
+      const double d = lua_tonumber(L, 3);
+      if (d != d)  // as a default, a scenario value or a signal of nan is refused
+        return luaL_error(L, "blackboard key '%s' takes no nan (not a number: 0/0?): it compares false with everything, "
+                             "so a health of nan never reaches 0", key.name.c_str());
+      v.num = d;
       break;
+    }
     case ValueType::Integer: {
       int is_int = 0;
       lua_Integer i = lua_tointegerx(L, 3, &is_int);  // floats with an exact integer value pass

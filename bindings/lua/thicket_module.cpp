@@ -245,7 +245,10 @@ bool LuaApi::spawn_checked(lua_State* L, LuaHost& h, const char* name, uint32_t 
       switch (t) {
         case LUA_TBOOLEAN: v = static_cast<bool>(lua_toboolean(L, -1)); break;
         case LUA_TNUMBER:
-          // An integer key takes a float with a whole value (2.0), as agent.bb does.
+          // An integer key takes a float with a whole value (2.0), as agent.bb does; nan, as
+          // agent.bb does not, is refused.
+          if (declared->type == ValueType::Number && std::isnan(lua_tonumber(L, -1)))
+            return refuse("blackboard key '" + clipped(key) + "' takes no nan (not a number: 0/0?)");
           if (declared->type == ValueType::Integer && is_int) v = static_cast<int64_t>(whole);
           else if (lua_isinteger(L, -1)) v = static_cast<int64_t>(lua_tointeger(L, -1));
           else v = static_cast<double>(lua_tonumber(L, -1));

@@ -555,7 +555,11 @@ class Parser {
       stopped_ = true;
       return Type::Unknown;
     }
-    std::string message = "missing ')' to close the '(' that is character " + std::to_string(open.begin + 1) + " of the expression";
+    // (counted in characters, not bytes: an 'é' before it is one)
+    size_t character = 1;
+    for (size_t k = 0; k < open.begin && k < src_.size(); ++k)
+      if ((static_cast<unsigned char>(src_[k]) & 0xC0) != 0x80) ++character;
+    std::string message = "missing ')' to close the '(' that is character " + std::to_string(character) + " of the expression";
     if (close.kind != Tok::End) message += " (found " + show(close) + ")";
     syntax_error(close.begin, std::move(message));
     return Type::Unknown;
@@ -624,7 +628,8 @@ double floored_mod(double a, double b) {
     auto ia = static_cast<int64_t>(a), ib = static_cast<int64_t>(b);
     if (static_cast<double>(ia) == a && static_cast<double>(ib) == b && ib != 0) {
       int64_t r = ia % ib;
-      if (r != 0 && ((r < 0) != (ib < 0))) r += ib;
+      if (r == 0) return std::copysign(0.0, a);  // as fmod gives it: -7 % 7 is -0, as in Lua
+      if ((r < 0) != (ib < 0)) r += ib;
       return static_cast<double>(r);
     }
   }

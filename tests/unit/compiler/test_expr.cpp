@@ -92,6 +92,12 @@ TEST_CASE("expr: modulo is floored, taking the sign of the divisor (as in Lua)")
   CHECK(b.eval("-7 % -3 == -1"));
   CHECK(b.eval("6 % 3 == 0"));
   CHECK(b.eval("-6 % 3 == 0"));
+  // A zero result keeps the dividend's sign, as Lua's (fmod's) does: seen through a division
+  // (the whole-number path gave +0 here).
+  CHECK(b.eval("1 / (-7 % 7) < 0"));
+  CHECK(b.eval("1 / (-7 % -7) < 0"));
+  CHECK(b.eval("1 / (7 % -7) > 0"));
+  CHECK(b.eval("1 / (-7.5 % 2.5) < 0"));
 }
 
 TEST_CASE("expr: division by zero is IEEE; comparisons with nan are false except !=") {
@@ -441,6 +447,10 @@ TEST_CASE("expr: syntax errors") {
   CHECK(b.errors("(health < 30") == "12: missing ')' to close the '(' that is character 1 of the expression\n");
   CHECK(b.errors("alert and (health < 30 alert)") ==
         "23: missing ')' to close the '(' that is character 11 of the expression (found 'alert')\n");
+  // The character the message names counts characters, not bytes (the offsets before the
+  // colon are bytes: the file's column is made from them). It said 18 here.
+  CHECK(b.errors("mood == \"\xC3\xA9\" and (health < 30") ==
+        "29: missing ')' to close the '(' that is character 17 of the expression\n");
   CHECK(b.errors("health < 30 alert") == "12: unexpected 'alert' after a complete expression\n");
   CHECK(b.errors("health < 30)") == "11: unexpected ')' with no matching '('\n");
   CHECK(b.errors("health <") == "8: expected a value after '<', got the end of the expression\n");
