@@ -2,6 +2,7 @@
 #include "thicket/runtime.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <filesystem>
@@ -676,8 +677,22 @@ std::optional<BrainHandle> Runtime::load_string(const std::string& yaml, const s
   if (impl_->refuse_mid_tick("load_string", name, &diagnostics)) return std::nullopt;
   return impl_->load(yaml, name, diagnostics);
 }
+// A leaf with no tick, or no name, is refused (logged): it loaded, then failed every tick
+// without a word.
+bool RuntimeImpl::refuse_native(const std::string& name, bool has_tick) {
+  if (name.empty()) {
+    log("error: register_leaf: a leaf needs a name; nothing registered");
+    return true;
+  }
+  if (!has_tick) {
+    log("error: register_leaf: leaf '" + name + "' has no tick (it is required); nothing registered");
+    return true;
+  }
+  return false;
+}
 void Runtime::register_leaf(const std::string& name, NativeLeaf leaf) {
   if (impl_->refuse_mid_tick("register_leaf", "", nullptr)) return;
+  if (impl_->refuse_native(name, static_cast<bool>(leaf.tick))) return;
   LeafDef def;
   def.name = name;
   def.shape = LeafShape::Native;
@@ -686,6 +701,7 @@ void Runtime::register_leaf(const std::string& name, NativeLeaf leaf) {
 }
 void Runtime::register_leaf(const std::string& name, NativeLeafFn leaf) {
   if (impl_->refuse_mid_tick("register_leaf", "", nullptr)) return;
+  if (impl_->refuse_native(name, leaf.tick != nullptr)) return;
   LeafDef def;
   def.name = name;
   def.shape = LeafShape::Native;
@@ -729,6 +745,13 @@ bool Runtime::set_tick_every(AgentHandle agent, uint32_t every) {
     x.last = impl_->call_time() - impl_->call_dt;
     x.born = impl_->call_time() - a->time;
   } else if (every == 1 && x.sliced) {  // ticked by every call again: its own clock goes on
+    if (x.ticked && x.last != impl_->last_call_now) {
+      // Its last tick was calls ago: its next tick (sliced, every call) gives it the sim time
+      // since then, and the next call's start unslices it (unslice_ready). Unsliced now, its
+      // next dt was one call's, and the time between was lost to it for good.
+      impl_->unslicing.push_back(agent.index);
+      return true;
+    }
     x.sliced = false;
     --impl_->sliced_agents;
     a->time = impl_->call_time() - x.born;  // from where the call clock had it
@@ -766,10 +789,10 @@ std::optional<AgentHandle> Runtime::find_agent(uint32_t id) const {
 // A frame timer's 0/0 or a paused clock's 0 must not reach the clocks: one NaN would stay in
 // the call clock for good, and every wait, cooldown and timeout would never end.
 void RuntimeImpl::log_bad_dt(const char* what, double dt) {
-  std::ostringstream v;
-  v << dt;
-  log(std::string("error: ") + what + ": dt must be a positive number of seconds, at most 1000000, got " + v.str() +
-      "; nothing ticked");
+  char v[32];  // the shortest text that reads back as dt: 1000000.5, not 1e+06
+  const auto written = std::to_chars(v, v + sizeof v, dt);
+  log(std::string("error: ") + what + ": dt must be a positive number of seconds, at most 1000000, got " +
+      std::string(v, written.ptr) + "; nothing ticked");
 }
 // A tick from inside a tick (a leaf's or a callback's call) is refused: it would tick the
 // calling agent inside its own walk, and a leaf that always does would recurse until the stack

@@ -338,6 +338,13 @@ class RuntimeImpl {
   size_t parallel_started_size = 0;
   std::vector<Deferred> deferred_spare;  // finish_call's list of deferred calls, kept likewise
   size_t sliced_agents = 0;        // agents with AgentExtra::sliced (they take the general path)
+  // Agents set back to tick_every 1 after a sliced tick not at the last call: they stay sliced
+  // (every call, dt since their last tick) for one more tick, so that the sim time between their
+  // last sliced tick and now is not lost, and go back to their own clock at the next call's start.
+  std::vector<uint32_t> unslicing;
+  double last_call_now = -1;  // the call clock of the last tick_all that looked at sliced agents
+  void unslice_ready();
+  bool refuse_native(const std::string& name, bool has_tick);
   // True (and logged) unless 0 < dt <= kMaxDt (runtime.hpp; NaN and inf fail). Inline: every
   // tick_all asks.
   bool refuse_dt(const char* what, double dt) {

@@ -259,7 +259,8 @@ class THICKET_API Runtime {
   // resolve against name's folder.
   std::optional<BrainHandle> load_string(const std::string& yaml, const std::string& name,
                                          std::vector<Diagnostic>& diagnostics);
-  // Registers (or replaces) a native leaf. Register before loading brains that use it.
+  // Registers (or replaces) a native leaf. Register before loading brains that use it. A leaf
+  // with no name or no `tick` is refused (an error in the log) and nothing is registered.
   void register_leaf(const std::string& name, NativeLeaf leaf);
   void register_leaf(const std::string& name, NativeLeafFn leaf);
 
@@ -390,9 +391,7 @@ class THICKET_API Runtime {
   // its Lua hook tables' `mem`. Running Lua tasks: with RuntimeOptions::journal_tasks, their
   // journals, so that after a restore they go on exactly where they were (replayed); without
   // it they start again from their beginning, with `thicket.restored()` true in that run.
-  // Not saved either:
-  // time slicing set per agent (an agent restored takes its brain's tick_every) and queued
-  // events.
+  // Saved as well: each agent's time slicing (set_tick_every) and its queued events.
   void save(SnapshotWriter& out) const;
   void save(AgentHandle agent, SnapshotWriter& out) const;  // one agent (nothing for a stale handle)
   // The same, but refused when something cannot be saved exactly (a running task whose

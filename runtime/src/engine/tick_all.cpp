@@ -42,10 +42,30 @@ void RuntimeImpl::reset_extra(uint32_t index, const Program& p) {
   x.born = call_time();
 }
 
+void RuntimeImpl::unslice_ready() {
+  size_t kept = 0;
+  for (uint32_t index : unslicing) {
+    if (index >= agents.size() || index >= extras.size()) continue;
+    AgentExtra& x = extras[index];
+    AgentInfo& a = agents[index];
+    if (!a.alive || !x.sliced || x.every != 1) continue;  // despawned, or sliced again: not ours
+    if (x.ticked && x.last != last_call_now) {  // not ticked at the last call yet
+      unslicing[kept++] = index;
+      continue;
+    }
+    x.sliced = false;
+    --sliced_agents;
+    a.time = call_time() - x.born;  // its clock at the last call, where its own goes on
+    a.epoch = a.time;
+    a.steps = 0;
+  }
+  unslicing.resize(kept);
+}
+
 double RuntimeImpl::begin_call(double dt) {
   begin_step(dt);
   if (extras.size() < agents.size()) extras.resize(agents.size());
-  return call_time();
+  return last_call_now = call_time();
 }
 
 void RuntimeImpl::note_error(TickJob& job, uint32_t index) {
@@ -138,6 +158,7 @@ void RuntimeImpl::tick_all(double dt) {
 }
 
 void RuntimeImpl::tick_all_in(TickJob& job, double dt) {
+  if (!unslicing.empty()) unslice_ready();
   begin_step(dt);
   job.rt = this;
   job.engine = engine.get();
@@ -264,6 +285,7 @@ void RuntimeImpl::tick_all(double dt, const Executor& executor) {
     tick_all(dt);
     return;
   }
+  if (!unslicing.empty()) unslice_ready();
   const double now = begin_call(dt);
   // The jobs: one per script state for the agents whose brains need one (their leaves run in
   // that state, an agent always in its own), then the other agents in contiguous chunks.

@@ -413,6 +413,33 @@ TEST_CASE("time slicing: tick(agent) of a sliced agent moves its clock on; set b
   (void)c;
 }
 
+TEST_CASE("time slicing: set back to 1 calls after its last tick, an agent's next dt covers the time since") {
+  thicket_test::LuaRuntime t;
+  std::vector<std::string> printed;
+  auto b = load_unsliced_example(t, printed);
+  auto a = t.rt.spawn(b);  // id 1: ticked at calls 1 and 4 with k = 3
+  CHECK(t.rt.set_tick_every(a, 3));
+  for (int k = 0; k < 6; ++k) t.rt.tick_all(0.1);  // calls 0..5, the last at t = 0.5
+  CHECK(t.rt.set_tick_every(a, 1));  // its last tick was at 0.4 (call 4)
+  CHECK(t.rt.tick_every(a) == 1);
+  for (int k = 0; k < 3; ++k) t.rt.tick_all(0.1);  // calls 6..8: t = 0.6, 0.7, 0.8
+  // Its dts add up to its clock: 0.2 at t = 0.6 (it was 0.1, and its clock stayed 0.1 behind).
+  CHECK(LogLines(printed) == LogLines{"agent 1 tick 1 time 0.10 dt 0.10", "agent 1 tick 2 time 0.40 dt 0.30",
+                                      "agent 1 tick 3 time 0.60 dt 0.20", "agent 1 tick 4 time 0.70 dt 0.10",
+                                      "agent 1 tick 5 time 0.80 dt 0.10"});
+  // Sliced again before that tick: it stays sliced, by the new k.
+  auto c = t.rt.spawn(b);
+  CHECK(t.rt.set_tick_every(c, 4));
+  for (int k = 0; k < 3; ++k) t.rt.tick_all(0.1);
+  CHECK(t.rt.set_tick_every(c, 1));
+  CHECK(t.rt.set_tick_every(c, 2));
+  printed.clear();
+  for (int k = 0; k < 4; ++k) t.rt.tick_all(0.1);
+  size_t c_ticks = 0;
+  for (const auto& l : printed) c_ticks += l.rfind("agent 2 ", 0) == 0;
+  CHECK(c_ticks == 2);
+}
+
 TEST_CASE("tick and tick_all refuse a dt that is not a positive number of seconds up to 1000000: the clocks stay right") {
   thicket_test::LuaRuntime t;
   auto b = t.load("tree: w\nroot: {wait: 0.5}\n");
@@ -429,7 +456,11 @@ TEST_CASE("tick and tick_all refuse a dt that is not a positive number of second
   REQUIRE(t.log.size() == 5);
   CHECK(t.log[0] == "error: tick_all: dt must be a positive number of seconds, at most 1000000, got nan; nothing ticked");
   CHECK(t.log[3] == "error: tick: dt must be a positive number of seconds, at most 1000000, got inf; nothing ticked");
-  CHECK(t.log[4] == "error: tick_all: dt must be a positive number of seconds, at most 1000000, got 1.79769e+308; nothing ticked");
+  CHECK(t.log[4] == "error: tick_all: dt must be a positive number of seconds, at most 1000000, got 1.7976931348623157e+308; nothing ticked");
+  // The value as it was given: "1e+06" read as if 1000000 itself were refused.
+  t.rt.tick_all(1000000.5);
+  REQUIRE(t.log.size() == 6);
+  CHECK(t.log[5] == "error: tick_all: dt must be a positive number of seconds, at most 1000000, got 1000000.5; nothing ticked");
   t.rt.tick_all(0.1);
   t.rt.tick_all(0.1);
   CHECK(t.rt.status(a) == Status::Running);  // at 0.4

@@ -156,16 +156,24 @@ TEST_CASE("nodes: NativeLeafFn leaves get their user pointer, hooks run; a leaf 
   };
   fn.user = &log;
   thicket::Runtime rt;
+  std::string logged;
+  rt.on_log([&](const std::string& line) { logged += line + "\n"; });
   rt.register_leaf("Walk", fn);
+  // A leaf with no tick (the header: required) or no name is refused with an error in the log:
+  // taken, it loaded and failed every tick without a word.
   rt.register_leaf("Nothing", thicket::NativeLeafFn{});
   rt.register_leaf("Empty", NativeLeaf{});
+  rt.register_leaf("", fn);
+  CHECK(logged == "error: register_leaf: leaf 'Nothing' has no tick (it is required); nothing registered\n"
+                  "error: register_leaf: leaf 'Empty' has no tick (it is required); nothing registered\n"
+                  "error: register_leaf: a leaf needs a name; nothing registered\n");
   std::vector<thicket::Diagnostic> diags;
   auto b = rt.load_string("tree: t\nroot:\n  selector:\n    - action: Nothing\n    - action: Empty\n    - action: walk_it\n",
                           "t.yaml", diags);
-  REQUIRE_FALSE(b);  // walk_it: no such leaf
+  REQUIRE_FALSE(b);  // none of the three is a leaf
+  CHECK(diags.size() == 3);
   diags.clear();
-  b = rt.load_string("tree: t\nroot:\n  selector:\n    - action: Nothing\n    - action: Empty\n    - action: {leaf: Walk, name: w}\n",
-                     "t.yaml", diags);
+  b = rt.load_string("tree: t\nroot:\n  selector:\n    - action: {leaf: Walk, name: w}\n", "t.yaml", diags);
   REQUIRE(b);
   auto a = rt.spawn(*b);
   CHECK(rt.tick(a, 0.1) == Status::Running);
