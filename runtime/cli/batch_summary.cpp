@@ -54,8 +54,17 @@ std::string batch_summary(const BatchFacts& facts, const std::vector<RunResult>&
   std::ostringstream sum;
   sum.setf(std::ios::fixed);
   sum.precision(3);
-  sum << "thicket: scenario " << facts.scenario << ": " << results.size() << " run(s) of " << facts.ticks
-      << " tick(s) at dt " << facts.dt << " s on " << facts.threads
+  // Runs cut short (Ctrl-C, --strict) say how far they got: "of 20 tick(s)" read as 20 ticks run.
+  uint64_t shortest = facts.ticks, cut = 0;
+  for (const auto& res : results)
+    if (res.ticks < facts.ticks) {
+      shortest = std::min<uint64_t>(shortest, res.ticks);
+      ++cut;
+    }
+  sum << "thicket: scenario " << facts.scenario << ": " << results.size() << " run(s) of " << facts.ticks << " tick(s)";
+  if (cut == 1 && results.size() == 1) sum << " (stopped after " << shortest << ")";
+  else if (cut > 0) sum << " (" << cut << " cut short, the shortest after " << shortest << ")";
+  sum << " at dt " << facts.dt << " s on " << facts.threads
       << (facts.threads_max > facts.threads ? " to " + std::to_string(facts.threads_max) : std::string()) << " thread(s); "
       << agents_text(results)
       << " agents; wall " << wall << " s, ";

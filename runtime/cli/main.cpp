@@ -435,7 +435,7 @@ int cmd_text(const Options& o) {
 // which reports it.)
 bool is_scenario(const std::string& path) { return has_top_level_key(path, "scenario"); }
 
-// A brain's DOT graph with every node id (n3, s1, start) prefixed, so that several brains can
+// A brain's DOT graph with every node id (n3, s1, start) and cluster prefixed, so that several brains can
 // be drawn in one graph; quoted labels are left alone. Returns the body (the lines between
 // `digraph ... {` and `}`, less graph-wide attributes) and sets `entry` to the first node.
 std::string dot_body(const std::string& dot, const std::string& prefix, std::string& entry) {
@@ -465,6 +465,10 @@ std::string dot_body(const std::string& dot, const std::string& prefix, std::str
         bool id = word == "start" || (word.size() > 1 && (word[0] == 'n' || word[0] == 's') &&
                                       word.find_first_not_of("0123456789", 1) == std::string::npos);
         if (id && entry.empty() && out.find_first_not_of(' ') == std::string::npos) entry = prefix + word;
+        // A composite state's cluster (subgraph cluster_s1, lhead=cluster_s1) is prefixed as its
+        // nodes are: two brains' cluster_s0 were one name, and Graphviz drew the second's
+        // edges to the first's cluster.
+        if (!id && word.rfind("cluster_", 0) == 0) word = "cluster_" + prefix + word.substr(8);
         out += id ? prefix + word : word;
         i = j;
       } else {

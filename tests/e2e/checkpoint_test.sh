@@ -262,11 +262,11 @@ half=$(no_wall_csv "$dir/busy/half.csv" | tail -1 | cut -d, -f3)
 "$thicket" run "$dir/busy/s.yaml" --threads 1 --quiet --leaf-timeout 0 --resume "$dir/busy/cp.snap" \
   --out "$dir/busy/resumed.csv" 2>/dev/null
 "$thicket" run "$dir/busy/s.yaml" --threads 1 --quiet --leaf-timeout 0 --out "$dir/busy/whole.csv" 2>/dev/null
-if [[ -n $half && $half -lt 400 ]] && ! grep -q "stopped" "$dir/busy/half.err"; then
+if [[ -n $half && $half -lt 400 ]] && ! grep -q "stopped: the run was interrupted" "$dir/busy/half.err"; then
   cmp -s <(no_wall_csv "$dir/busy/whole.csv") <(no_wall_csv "$dir/busy/resumed.csv") && ok ||
     bad "resumed after Ctrl-C at tick $half: $(tail -1 "$dir/busy/resumed.csv"), whole: $(tail -1 "$dir/busy/whole.csv")"
 else
-  bad "the Ctrl-C'd run (tick ${half:-?} of 400) stopped Lua calls or was not cut short: $(grep -m1 stopped "$dir/busy/half.err")"
+  bad "the Ctrl-C'd run (tick ${half:-?} of 400) stopped Lua calls or was not cut short: $(grep -m1 "stopped: the run" "$dir/busy/half.err")"
 fi
 
 # Usage errors.

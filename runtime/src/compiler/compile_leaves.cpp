@@ -109,7 +109,9 @@ uint32_t TreeCompiler::leaf(NodeKind kind, const YAML::Node& v, const std::strin
                  (v.IsScalar() && v.Scalar().empty() && !v.IsNull() ? std::string("an empty name ('')") : describe_node(v)));
     return kNone;
   }
-  uint32_t index = emit(kind, v, path, name, kind_name + " " + leaf_name);
+  // A negated condition's label says so (`dot`, --explain, traces): "condition No" read as the
+  // opposite of its test.
+  uint32_t index = emit(kind, v, path, name, (negate ? "not " : "") + kind_name + " " + leaf_name);
   p_.nodes[index].end = index + 1;
   if (negate) p_.nodes[index].flags |= kNegate;
   if (!leaf_name.empty() && resolve_leaf(leaf_at, leaf_name, is_condition)) check_args(leaf_name, v, args);
@@ -244,7 +246,8 @@ std::string TreeCompiler::shown_arg(const YAML::Node& v) {
 
 uint32_t TreeCompiler::check(const YAML::Node& e, const std::string& path, const std::string& name, bool negate,
                              const std::string& what) {
-  uint32_t index = emit(NodeKind::Check, e, path, name, "check " + (e.IsScalar() ? e.Scalar() : std::string()));
+  uint32_t index = emit(NodeKind::Check, e, path, name,
+                        (negate ? "not check " : "check ") + (e.IsScalar() ? e.Scalar() : std::string()));
   p_.nodes[index].end = index + 1;
   if (negate) p_.nodes[index].flags |= kNegate;
   p_.nodes[index].a = expr_of(e, what);

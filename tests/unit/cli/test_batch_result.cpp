@@ -267,6 +267,15 @@ TEST_CASE("batch summary: runs that ran at once count their real time once") {
   facts.wall = 1.25;
   const std::string at_once = batch_summary(facts, results, sets, plan);
   CHECK(at_once.find("wall 1.250 s, 1600 agent-ticks/s") != std::string::npos);
+  CHECK(at_once.find("2 run(s) of 10 tick(s) at dt") != std::string::npos);
+  // Runs cut short (Ctrl-C, --strict) say so: "of 10 tick(s)" alone read as 10 ticks run.
+  results[1].ticks = 4;
+  CHECK(batch_summary(facts, results, sets, plan).find("2 run(s) of 10 tick(s) (1 cut short, the shortest after 4) at dt") !=
+        std::string::npos);
+  results.pop_back();
+  results[0].ticks = 3;
+  CHECK(batch_summary(facts, results, sets, {{0, 1, 0}}).find("1 run(s) of 10 tick(s) (stopped after 3) at dt") !=
+        std::string::npos);
 }
 
 TEST_CASE("trace: a reload's re-entered descent is said as removed or moved, not removed alone") {

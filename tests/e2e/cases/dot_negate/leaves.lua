@@ -1,0 +1,3 @@
+local L = {}
+function L.No() return false end
+return L
