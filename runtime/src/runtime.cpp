@@ -752,11 +752,7 @@ bool Runtime::set_tick_every(AgentHandle agent, uint32_t every) {
       impl_->unslicing.push_back(agent.index);
       return true;
     }
-    x.sliced = false;
-    --impl_->sliced_agents;
-    a->time = impl_->call_time() - x.born;  // from where the call clock had it
-    a->epoch = a->time;
-    a->steps = 0;
+    impl_->unslice(agent.index);
   }
   return true;
 }

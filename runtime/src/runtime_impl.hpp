@@ -344,6 +344,7 @@ class RuntimeImpl {
   std::vector<uint32_t> unslicing;
   double last_call_now = -1;  // the call clock of the last tick_all that looked at sliced agents
   void unslice_ready();
+  void unslice(uint32_t index);  // ticked by every call again, on its own clock from the call clock's time
   bool refuse_native(const std::string& name, bool has_tick);
   // True (and logged) unless 0 < dt <= kMaxDt (runtime.hpp; NaN and inf fail). Inline: every
   // tick_all asks.

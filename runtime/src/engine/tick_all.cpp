@@ -46,20 +46,25 @@ void RuntimeImpl::unslice_ready() {
   size_t kept = 0;
   for (uint32_t index : unslicing) {
     if (index >= agents.size() || index >= extras.size()) continue;
-    AgentExtra& x = extras[index];
-    AgentInfo& a = agents[index];
-    if (!a.alive || !x.sliced || x.every != 1) continue;  // despawned, or sliced again: not ours
+    const AgentExtra& x = extras[index];
+    if (!agents[index].alive || !x.sliced || x.every != 1) continue;  // despawned, or sliced again: not ours
     if (x.ticked && x.last != last_call_now) {  // not ticked at the last call yet
       unslicing[kept++] = index;
       continue;
     }
-    x.sliced = false;
-    --sliced_agents;
-    a.time = call_time() - x.born;  // its clock at the last call, where its own goes on
-    a.epoch = a.time;
-    a.steps = 0;
+    unslice(index);
   }
   unslicing.resize(kept);
+}
+
+void RuntimeImpl::unslice(uint32_t index) {
+  AgentExtra& x = extras[index];
+  AgentInfo& a = agents[index];
+  x.sliced = false;
+  --sliced_agents;
+  a.time = call_time() - x.born;  // from where the call clock had it, its own clock goes on
+  a.epoch = a.time;
+  a.steps = 0;
 }
 
 double RuntimeImpl::begin_call(double dt) {
