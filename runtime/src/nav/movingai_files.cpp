@@ -256,32 +256,28 @@ std::optional<GridMap> parse_grid_map(std::string_view text, const std::string& 
                        std::to_string(y) + " (rows count from 0)");
       break;
     }
-    // The row's characters: a map is ASCII, but a UTF-8 character typed into it (an 'é') is
-    // one character of the row, counted and shown as one, not as its bytes.
-    std::vector<std::string_view> chars;
-    for (std::size_t x = 0; x < line.text.size();) {
-      std::size_t n = 1;
-      if (static_cast<unsigned char>(line.text[x]) >= 0xC0)
-        while (x + n < line.text.size() && n < 4 && (static_cast<unsigned char>(line.text[x + n]) & 0xC0) == 0x80) ++n;
-      chars.push_back(std::string_view(line.text).substr(x, n));
-      x += n;
-    }
     // The row's errors in column order: its first unknown character, the rest counted at the
-    // second, then a width that is not the header's.
+    // second, then a width that is not the header's. Columns and the width count characters:
+    // a map is ASCII, but a UTF-8 character typed into it (an 'é') is one, shown as itself.
     std::vector<std::pair<int, std::string>> row_errors;
     int more_bad = 0, second_bad = 0;
-    for (std::size_t x = 0; x < chars.size(); ++x) {
-      const std::string_view ch = chars[x];
+    std::int32_t x = 0;  // the character's index in the row
+    for (std::size_t at = 0; at < line.text.size(); ++x) {
+      std::size_t n = 1;
+      if (static_cast<unsigned char>(line.text[at]) >= 0xC0)
+        while (at + n < line.text.size() && n < 4 && (static_cast<unsigned char>(line.text[at + n]) & 0xC0) == 0x80) ++n;
+      const std::string_view ch = std::string_view(line.text).substr(at, n);
+      at += n;
       if (ch.size() != 1 || !is_known_symbol(ch[0])) {
         if (row_errors.empty())
-          row_errors.emplace_back(int(x) + 1, "unknown character " + (ch.size() == 1 ? show_char(ch[0]) : quoted(ch)) +
-                                                  " in the map; allowed: '.' 'G' 'S' (passable), '@' 'O' 'T' 'W' (blocked)");
+          row_errors.emplace_back(x + 1, "unknown character " + (ch.size() == 1 ? show_char(ch[0]) : quoted(ch)) +
+                                             " in the map; allowed: '.' 'G' 'S' (passable), '@' 'O' 'T' 'W' (blocked)");
         else if (more_bad++ == 0)
-          second_bad = int(x) + 1;
+          second_bad = x + 1;
         continue;
       }
-      if (sized && std::int32_t(x) < width && y < height) {
-        const Cell cell{std::int32_t(x), y};
+      if (sized && x < width && y < height) {
+        const Cell cell{x, y};
         map.set_symbol(cell, ch[0]);
         map.set_passable(cell, is_passable_symbol(ch[0]));
       }
@@ -289,10 +285,10 @@ std::optional<GridMap> parse_grid_map(std::string_view text, const std::string& 
     if (more_bad > 0)
       row_errors.emplace_back(second_bad, "row " + std::to_string(y) + " has " + std::to_string(more_bad) +
                                               " more unknown character" + (more_bad == 1 ? "" : "s"));
-    if (width > 0 && std::int32_t(chars.size()) != width) {
-      const bool short_row = std::int32_t(chars.size()) < width;
-      row_errors.emplace_back(short_row ? int(chars.size()) + 1 : width + 1,
-                              "row " + std::to_string(y) + " has " + std::to_string(chars.size()) +
+    if (width > 0 && x != width) {
+      const bool short_row = x < width;
+      row_errors.emplace_back(short_row ? x + 1 : width + 1,
+                              "row " + std::to_string(y) + " has " + std::to_string(x) +
                                   " characters, the map is " + std::to_string(width) + " wide");
     }
     std::stable_sort(row_errors.begin(), row_errors.end(),
