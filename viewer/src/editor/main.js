@@ -497,11 +497,10 @@ function setParam(e, key, value, coalesce) {
       // write): `name:` and `children:` there would be keys beside `sequence:`. They go two
       // columns in, and the list with them.
       const at = Y.lineStart(text, V.range[0]);
-      let end = V.range[1];
-      if (text[end - 1] !== '\n') end = Y.lineEnd(text, end) + 1;
+      const end = text[V.range[1] - 1] === '\n' ? V.range[1] : Math.min(Y.lineEnd(text, V.range[1]) + 1, text.length);
       const inner = ' '.repeat(keyCol + 2);
-      return commit([{ start: at, end: Math.min(end, text.length), insert: `${inner}${key}: ${Y.flowText(value)}\n${inner}children:\n` +
-        Y.reindent(text.slice(at, Math.min(end, text.length)), keyCol + 2 - dash) }], coalesce);
+      return commit([{ start: at, end, insert: `${inner}${key}: ${Y.flowText(value)}\n${inner}children:\n` +
+        Y.reindent(text.slice(at, end), keyCol + 2 - dash) }], coalesce);
     }
     const pad = ' '.repeat(dash);
     return commit([{ start: V.range[0], end: V.range[0], insert: `${key}: ${Y.flowText(value)}\n${pad}children:\n${pad}` }], coalesce);

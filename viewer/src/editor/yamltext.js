@@ -265,9 +265,9 @@ export function dashColumn(text, seq) {
   return dash - lineStart(text, dash);
 }
 
-// A scalar's new value, spliced at its range.
-// A block scalar's range (`|` or `>` and its lines) takes in the line break that ends it: the
-// new value puts one back, or the next line is joined onto it.
+// A scalar's new value, spliced at its range. A block scalar's range (`|` or `>` and its lines)
+// takes in the line break that ends it: the new value puts one back, or the next line is joined
+// onto it.
 export function setScalar(text, node, value) {
   let insert = scalarText(value, node, insideFlow(text, node));
   if (text[node.range[1] - 1] === '\n' && !insert.endsWith('\n')) insert += '\n';
@@ -385,7 +385,7 @@ export function itemTextFor(text, seq, i, targetFlow, col) {
   const node = seq.items[i];
   if (targetFlow) {
     if (flowOf(text, seq) || !(isMap(node) || isSeq(node)) || flowOf(text, node)) return text.slice(node.range[0], node.range[1]);
-    const [s0, e] = itemSpan(text, seq, i);
+    const [s0] = itemSpan(text, seq, i);
     if (withCommentsAbove(text, s0) !== s0 || hasComment(node)) return null;
     return flowSource(text, node);
   }
