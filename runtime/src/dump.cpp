@@ -312,7 +312,9 @@ std::string dot_program(const Program& p) {
     std::string label = dot_escaped(p.labels[i]);
     if (std::string words = dot_params(p, i); !words.empty()) label += "\\n" + dot_escaped(words);
     if (n.abort() != AbortMode::None && shape == Shape::Composite) label += "\\nabort: " + std::string(abort_mode_name(n.abort()));
-    if (p.ids[i].find('/') == std::string::npos && p.ids[i] != "root") label += "\\n(" + dot_escaped(p.ids[i]) + ")";
+    // Named: a `name:` (inside a subtree too, its id prefixed by the use) or a machine's behavior.
+    const bool named = (i < p.named.size() && p.named[i]) || (p.ids[i].find('/') == std::string::npos && p.ids[i] != "root");
+    if (named) label += "\\n(" + dot_escaped(p.ids[i]) + ")";
     const char* style = shape == Shape::Leaf ? (n.kind == NodeKind::Action || n.kind == NodeKind::Wait ? "shape=box, style=rounded"
                                                                                                        : "shape=ellipse")
                         : shape == Shape::Decorator ? "shape=diamond" : "shape=box, style=bold";

@@ -59,7 +59,7 @@ uint32_t TreeCompiler::subtree(const YAML::Node& v, const std::string& path, con
   if (index != kNone && !name.empty() && index == first) {
     ids_.erase(p_.ids[index]);
     p_.ids[index] = name;
-    if (index < named_.size()) named_[index] = true;  // (its id is a name now, for a later clash's words)
+    p_.named[index] = true;  // (its id is a name now: for a later clash's words, and dot's label)
     if (!ids_.emplace(name, index).second) error(v, "node id '" + name + "' is used twice");
   }
   return index;

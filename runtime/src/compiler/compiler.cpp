@@ -219,7 +219,7 @@ uint32_t TreeCompiler::emit(NodeKind kind, const YAML::Node& at, const std::stri
     const auto& other = p_.positions[it->second];
     const std::string there = (other.file != file_ && other.file < src_.files.size() ? src_.files[other.file].path + ":" : "") +
                               std::to_string(other.line) + ":" + std::to_string(other.column);
-    const bool other_named = it->second < named_.size() && named_[it->second];
+    const bool other_named = it->second < p_.named.size() && p_.named[it->second];
     if (name.empty() && other_named)
       error(at, "node id '" + id + "' is used twice: this node's id is its place in the tree, and the node at " + there +
                     " is named '" + id + "'; give that node a name that is not a place (names and places share one list)");
@@ -230,9 +230,8 @@ uint32_t TreeCompiler::emit(NodeKind kind, const YAML::Node& at, const std::stri
       error(at, "node id '" + id + "' is used twice (also at " + there +
                     "); names must be unique within a tree (they match nodes across hot reloads)");
   }
-  named_.resize(index + 1, false);
-  named_[index] = !name.empty();
   p_.ids.push_back(id);
+  p_.named.push_back(!name.empty());
   p_.labels.push_back(label);
   p_.positions.push_back({file_, at.Mark().line + 1, at.Mark().column + 1});
   return index;

@@ -158,7 +158,6 @@ class TreeCompiler {
   }
   std::vector<ExprKey> expr_keys_;
   std::map<std::string, uint32_t> ids_;
-  std::vector<bool> named_;  // by node index: its id is a name (`name:`), not its place in the tree
   int depth_ = 0;
   bool too_deep_ = false, too_many_nodes_ = false;
 

@@ -327,6 +327,7 @@ struct Program {
   std::vector<uint16_t> fsm_top;       // fsm brains: the top-level states, in file order
   std::vector<std::string> behaviors;  // machine brains: the behaviors' names, in priority order
   std::vector<std::string> ids;        // node id: name, or path from the root
+  std::vector<bool> named;             // by node: its id is a name (`name:`), not its place in the tree
   std::vector<std::string> labels;     // a short label for traces and dumps
   std::vector<SourcePos> positions;    // where each node was written
   std::vector<std::string> files;      // file names for positions
