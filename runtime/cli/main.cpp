@@ -597,9 +597,37 @@ std::string thicket::run_command::output_over_input(const Options& o, const std:
 
 namespace {
 
+// A file that cannot be read is neither a brain nor a scenario: the loader says why (no such
+// file, a folder; with a near name), as `thicket check` does, rather than a usage error about
+// the options of the kind it was taken for.
+bool unreadable(const std::string& path) {
+  std::error_code ec;
+  return !std::ifstream(path) || std::filesystem::is_directory(path, ec);
+}
+
+int run_file(const Options& o);
+
 int cmd_run(const Options& o) {
+  const int status = run_file(o);
+  // MPI: a rank that stopped before the ranks compared their setup (a usage error, a file it
+  // cannot see) tells them so, and they all stop, rather than wait for it; after the batch,
+  // every rank exits with rank 0's status (mpirun's exit status is a single process's).
+  const cli::MpiWorld& world = cli::mpi_world();
+  if (!world.built || world.size < 2) return status;
+  if (!cli::mpi_setup_compared()) return cli::mpi_agree_setup(status == 0 ? kExitLoad : status);
+  return cli::mpi_share_status(status);
+}
+
+int run_file(const Options& o) {
   if (std::string why = clashing_files(o); !why.empty()) return usage_error(why);
   if (const std::string other = other_kind_of_file(o.files[0]); !other.empty()) return std::cerr << other << "\n", kExitLoad;
+  if (unreadable(o.files[0])) {
+    Runtime rt;
+    std::vector<Diagnostic> diags;
+    rt.load_file(o.files[0], diags);
+    print_diagnostics(diags);
+    return kExitLoad;
+  }
   const cli::MpiWorld& world = cli::mpi_world();
   if (world.launched && world.size > 1) {
     if (!world.built)
@@ -609,13 +637,7 @@ int cmd_run(const Options& o) {
     if (o.shards) return usage_error("--shard is for processes started one by one; under mpirun the ranks share the runs themselves");
     if (o.watch || o.live.serve) return usage_error("--watch and --serve show one run live; they do not go with mpirun -n " + std::to_string(world.size));
   }
-  if (is_scenario(o.files[0])) {
-    int status = cmd_scenario(o);
-    // MPI: a rank that stopped before the ranks compared their setup tells them so; after the
-    // batch, every rank exits with rank 0's status (mpirun's exit status is a single process's).
-    if (!cli::mpi_setup_compared()) return cli::mpi_agree_setup(status == 0 ? kExitLoad : status);
-    return cli::mpi_share_status(status);
-  }
+  if (is_scenario(o.files[0])) return cmd_scenario(o);
   if (o.shards) return usage_error("--shard is for scenario files");
   if (o.threads || o.runs != 1 || !o.out.empty() || !o.record.empty() || o.record_every || o.record_keys_set ||
       !o.series.empty() || o.series_every != 1 || !o.sets.empty())

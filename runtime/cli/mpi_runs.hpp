@@ -27,9 +27,11 @@ void mpi_end();
 
 // Whether the ranks have compared their setup (mpi_agree_setup was called on this rank).
 bool mpi_setup_compared();
-// Every rank calls it once, after opening files and loading the scenario, with its exit
-// status so far (0: ready to run). Returns the highest over the ranks: a rank that could not
-// set up (a file it cannot see) stops them all instead of leaving rank 0 waiting.
+// Every rank calls it at the same points of the setup (once the batch is loaded and its
+// outputs checked, again once rank 0 has opened them), with its exit status so far (0: ready
+// to run); a rank that stops before the first calls it once with its status. Returns the
+// highest over the ranks: a rank that could not set up (a file it cannot see) stops them all
+// instead of leaving rank 0 waiting, and before rank 0 empties any output.
 int mpi_agree_setup(int status);
 // Ranks > 0: their outcomes to rank 0. Rank 0: the bytes of ranks 1 .. size-1, in rank order.
 void mpi_send_to_root(const std::string& bytes);

@@ -204,42 +204,48 @@ int cmd_scenario(const Options& o) {
     // and "resume if the file exists" scripts broke on a run stopped before its first save).
     if (!o.checkpoint.empty() && !checkpoint_was && batch.prints()) std::filesystem::remove(o.checkpoint, ec);
   }
-  if (!o.log.empty() && batch.prints()) {
-    log_file.open(o.log);
-    if (!log_file) return cli::cannot_write("log", o.log);
-  }
-  std::ofstream out, series;
+  // Under MPI every rank has now loaded the batch and checked its outputs: one that could not
+  // (a scenario, brain or folder it cannot see) stops them all, before rank 0 opens (empties)
+  // any output.
+  if (int status = cli::mpi_agree_setup(0); status != 0) return status;
+  std::ofstream out, series, trace;
   bool output_failed = false;  // an output not written in full (the run goes on; exit 2)
   std::unique_ptr<RecordFile> record;
-  if (!o.record.empty() && batch.prints()) {  // run 1 is rank 0's
-    std::string why;
-    record = RecordFile::open(o.record, why);
-    if (!record) {  // the file cannot be made: its reason, no usage text (as output_error)
-      std::cerr << "thicket: " + why + "\n";
-      return kExitUsage;
-    }
-  }
-  std::ofstream trace;
-  if (!o.trace.empty() && batch.prints()) {
-    trace.open(o.trace);
-    if (!trace) return cli::cannot_write("trace", o.trace);
-  }
   std::optional<SeriesFormat> series_fmt;
-  if (!o.series.empty()) {
-    if (writes_series) series.open(o.series);
-    if (writes_series && !series) return cli::cannot_write("series", o.series);
-    series_fmt = series_format(o.series);
-  }
+  if (!o.series.empty()) series_fmt = series_format(o.series);
+  const int opened = [&]() -> int {
+    if (!o.log.empty() && batch.prints()) {
+      log_file.open(o.log);
+      if (!log_file) return cli::cannot_write("log", o.log);
+    }
+    if (!o.record.empty() && batch.prints()) {  // run 1 is rank 0's
+      std::string why;
+      record = RecordFile::open(o.record, why);
+      if (!record) {  // the file cannot be made: its reason, no usage text (as output_error)
+        std::cerr << "thicket: " + why + "\n";
+        return kExitUsage;
+      }
+    }
+    if (!o.trace.empty() && batch.prints()) {
+      trace.open(o.trace);
+      if (!trace) return cli::cannot_write("trace", o.trace);
+    }
+    if (writes_series) {
+      series.open(o.series);
+      if (!series) return cli::cannot_write("series", o.series);
+    }
+    if (!o.out.empty() && batch.prints()) {  // with --shard: the part file
+      out.open(o.out);
+      if (!out) return cli::cannot_write("output", o.out);
+    }
+    return 0;
+  }();
+  // (An output checked above that still cannot be opened stops every rank too.)
+  if (int status = cli::mpi_agree_setup(opened); status != 0) return status;
   const bool jsonl = o.out.size() > 6 && o.out.compare(o.out.size() - 6, 6, ".jsonl") == 0;
-  if (!o.out.empty() && batch.prints()) {  // with --shard: the part file
-    out.open(o.out);
-    if (!out) return cli::cannot_write("output", o.out);
-  }
   RecordTee record_tee(record.get(), live ? live->sink() : nullptr);
   const bool progress = !o.quiet && isatty(STDERR_FILENO) && !o.watch && batch.prints();
   std::vector<RunResult> results;
-  // Under MPI every rank has now opened what it needs: one that could not stops them all.
-  if (int status = cli::mpi_agree_setup(0); status != 0) return status;
   // SIGTERM (how Slurm ends a job at its time limit, and `kill`'s default) as Ctrl-C: the runs
   // done are written (--out, a shard's part) rather than lost with the process.
   if (checkpointer) run_command::g_whole_ticks = 1;
