@@ -770,6 +770,13 @@ int thicket_main(int argc, char** argv) {
       std::cout << kUsage;
       return kExitOk;
     }
+  // Under mpirun only `run` shares its work among the ranks; any other command would run once
+  // per rank (`merge` writing one file from every rank at once, `dump` printed K times).
+  if (const cli::MpiWorld& world = cli::mpi_world(); world.launched && world.size > 1 && argc >= 2 && std::strcmp(argv[1], "run") != 0)
+    return std::cerr << "thicket: under mpirun only 'thicket run SCENARIO' shares its runs among the ranks; run 'thicket " +
+                            std::string(argv[1]) + "' as one process (each of the " + std::to_string(world.size) +
+                            " would run it)\n",
+           kExitUsage;
   // path has options of its own and none of run's: it parses its arguments itself.
   if (argc >= 2 && std::strcmp(argv[1], "path") == 0) return cli::path_command(argc, argv, kUsage);
   if (argc >= 2 && std::strcmp(argv[1], "view") == 0) return cli::view_command(argc, argv, kUsage);

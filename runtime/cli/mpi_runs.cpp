@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 
 #ifdef THICKET_MPI
@@ -89,6 +90,20 @@ int mpi_agree_setup(int status) {
   }
 #endif
   return status;
+}
+
+bool mpi_same_on_every_rank(const std::string& text) {
+#ifdef THICKET_MPI
+  if (g_world.built && g_world.size > 1) {
+    unsigned long long mine = std::hash<std::string>{}(text), low = mine, high = mine;  // (one binary on every rank)
+    MPI_Allreduce(&mine, &low, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &high, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    return low == high;
+  }
+#else
+  (void)text;
+#endif
+  return true;
 }
 
 void mpi_send_to_root(const std::string& bytes) {

@@ -33,6 +33,9 @@ bool mpi_setup_compared();
 // highest over the ranks: a rank that could not set up (a file it cannot see) stops them all
 // instead of leaving rank 0 waiting, and before rank 0 empties any output.
 int mpi_agree_setup(int status);
+// Whether every rank passed the same text (a hash of the files the batch reads); every rank
+// calls it, once all have set up.
+bool mpi_same_on_every_rank(const std::string& text);
 // Ranks > 0: their outcomes to rank 0. Rank 0: the bytes of ranks 1 .. size-1, in rank order.
 void mpi_send_to_root(const std::string& bytes);
 std::vector<std::string> mpi_receive_from_ranks();

@@ -146,6 +146,7 @@ int cmd_scenario(const Options& o) {
   // the batch here, with the run's diagnostics (exit 2), and --out, --series, --record and
   // --trace keep what they held. (A --shard goes on: its part file carries the failure to
   // thicket merge, which then writes nothing.)
+  std::string files_fingerprint;  // under MPI: the bytes of the files the first run reads, hashed
   if (!batch.sharded() && !plan.empty()) {
     SimOptions probe = so;
     probe.threads = 1;
@@ -164,6 +165,7 @@ int cmd_scenario(const Options& o) {
       return kExitLoad;
     }
     if (std::string why = output_over_input(o, sim->files_read()); !why.empty()) return usage_error(why);
+    if (cli::mpi_world().size > 1) files_fingerprint = cli::batch_fingerprint(sim->files_read());
     if (resume) {
       std::vector<Diagnostic> resume_diags;
       if (!sim->restore(resume->bytes, o.resume, resume_diags)) {
@@ -208,6 +210,14 @@ int cmd_scenario(const Options& o) {
   // (a scenario, brain or folder it cannot see) stops them all, before rank 0 opens (empties)
   // any output.
   if (int status = cli::mpi_agree_setup(0); status != 0) return status;
+  // Ranks that read other bytes (a copy of the scenario, a brain or a map edited on one
+  // machine) would merge runs of different batches without a word: stopped, as thicket merge
+  // refuses the parts of edited files.
+  if (!cli::mpi_same_on_every_rank(files_fingerprint)) {
+    std::cerr << "thicket: error: the MPI ranks read different bytes for the batch's files (the scenario, its map, "
+                 "brains or leaf files): every rank must see the same files\n";
+    return kExitLoad;
+  }
   std::ofstream out, series, trace;
   bool output_failed = false;  // an output not written in full (the run goes on; exit 2)
   std::unique_ptr<RecordFile> record;

@@ -92,10 +92,45 @@ for args in "--shard 1/2 --out $dir/p.jsonl" "--watch"; do
   [[ $(grep -c '^thicket: ' "$dir/usage_err") == 1 ]] && ok || bad "the usage error should be said once: $(cat "$dir/usage_err")"
 done
 
+# Other commands than run are refused under mpirun (each rank would run them), said once.
+mpi 2 dump "$dir/w/count.yaml" >"$dir/dump_out" 2>"$dir/dump_err"
+[[ $? == 64 ]] && ok || bad "mpirun -n 2 dump should exit 64: $(cat "$dir/dump_err")"
+[[ $(grep -c "^thicket: under mpirun only 'thicket run SCENARIO'" "$dir/dump_err") == 1 && ! -s "$dir/dump_out" ]] && ok ||
+  bad "dump under mpirun: $(cat "$dir/dump_out" "$dir/dump_err")"
+
 # Rank 0 cannot write --out: every rank stops (64), none waits for it.
 timeout 60 "$mpirun" --oversubscribe -n 2 "$thicket" run "$arena" --ticks 1 --out "$dir/nowhere/o.csv" >/dev/null 2>"$dir/setup_err"
 [[ $? == 64 ]] && ok || bad "an output file rank 0 cannot write: exit 64 expected: $(cat "$dir/setup_err")"
 grep -q "cannot write the output file" "$dir/setup_err" && ok || bad "the setup error: $(cat "$dir/setup_err")"
+
+# A rank that cannot see the scenario (each rank runs in a folder of its own; rank 1's is
+# empty) or its brains: every rank stops (2), none waits for it, and rank 0 has emptied no
+# output (--out and --log hold what they held: as on one process, nothing is opened before
+# every rank has set up). Each rank starts in "$dir/rank<N>" (OMPI_COMM_WORLD_RANK).
+mkdir -p "$dir/rank0/w" "$dir/rank1/w" "$dir/rank2"
+cp "$dir/w/count.lua" "$dir/w/count.yaml" "$dir/w/s.yaml" "$dir/rank0/w/"
+cp "$dir/w/s.yaml" "$dir/rank1/w/"  # the scenario, not its brain
+printf '#!/bin/sh\ncd "%s/rank$OMPI_COMM_WORLD_RANK" && exec "%s" "$@"\n' "$dir" "$thicket" > "$dir/in_rank_dir"
+chmod +x "$dir/in_rank_dir"
+for n in 2 3; do
+  echo old > "$dir/kept.csv"
+  echo old > "$dir/kept.log"
+  timeout 60 "$mpirun" --oversubscribe -n "$n" "$dir/in_rank_dir" run w/s.yaml --runs 3 --threads 1 --quiet \
+    --out "$dir/kept.csv" --log "$dir/kept.log" >/dev/null 2>"$dir/unseen_err"
+  [[ $? == 2 ]] && ok || bad "a rank that cannot see the files, $n ranks: exit 2 expected: $(cat "$dir/unseen_err")"
+  grep -q "another MPI rank could not set up the batch" "$dir/unseen_err" && ok || bad "rank 0's word: $(cat "$dir/unseen_err")"
+  [[ $(cat "$dir/kept.csv" "$dir/kept.log") == $'old\nold' ]] && ok || bad "$n ranks: outputs emptied by a batch that never ran"
+done
+# Ranks whose copies differ (rank 1's brain edited): refused, not merged into one batch.
+cp "$dir/w/count.lua" "$dir/rank1/w/"
+sed 's/root: {action: Count}/root: {sequence: [{action: Count}]}/' "$dir/w/count.yaml" > "$dir/rank1/w/count.yaml"
+timeout 60 "$mpirun" --oversubscribe -n 2 "$dir/in_rank_dir" run w/s.yaml --runs 2 --threads 1 --quiet >/dev/null 2>"$dir/differ_err"
+[[ $? == 2 ]] && ok || bad "ranks with other copies of a brain: exit 2 expected: $(cat "$dir/differ_err")"
+grep -q "the MPI ranks read different bytes" "$dir/differ_err" && ok || bad "other copies: $(cat "$dir/differ_err")"
+# Rank 0 cannot see the scenario: it says so (no such file), and no rank waits.
+timeout 60 "$mpirun" --oversubscribe -n 2 "$thicket" run "$dir/none.yaml" >/dev/null 2>"$dir/none_err"
+[[ $? == 2 ]] && ok || bad "a missing scenario under mpirun: exit 2 expected: $(cat "$dir/none_err")"
+grep -q "none.yaml: error: cannot open file: no such file" "$dir/none_err" && ok || bad "a missing scenario: $(cat "$dir/none_err")"
 
 echo "mpi: $pass passed, $fail failed"
 [[ $fail == 0 ]]
