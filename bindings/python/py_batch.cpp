@@ -28,7 +28,7 @@ using namespace thicket;
 
 // One batch: `axes` are (key, [values as text]) pairs, applied over the scenario's own sweep
 // as --set does; `overrides` (key, value as text) are applied to the scenario first.
-py::dict run_batch(const std::string& path, uint64_t runs, uint64_t ticks, uint32_t threads, int64_t seed_arg,
+py::dict run_batch(const std::string& path, uint64_t runs, int64_t ticks, uint32_t threads, int64_t seed_arg,
                    const std::vector<std::pair<std::string, std::string>>& overrides,
                    const std::vector<std::pair<std::string, std::vector<std::string>>>& axes, bool use_file_sweep,
                    uint64_t series_every, bool record, uint32_t record_every, bool trusted) {
@@ -108,7 +108,7 @@ py::dict run_batch(const std::string& path, uint64_t runs, uint64_t ticks, uint3
       SimOptions so;
       so.threads = threads == 0 ? 1 : threads;
       so.seed = r.seed;
-      so.ticks = ticks ? ticks : spec->ticks;
+      so.ticks = ticks < 0 ? spec->ticks : uint64_t(ticks);  // -1 (ticks=None): the scenario's own; 0: none, as --ticks 0
       so.dt = spec->dt;
       so.trusted = trusted;
       so.log = [&](const std::string& line) { log_text += line + "\n"; };

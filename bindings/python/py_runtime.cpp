@@ -98,9 +98,11 @@ py::object numpy_plain(const py::handle& o) {
 // (the one the caller gave, when `o` is its plain stand-in).
 Value from_python(const py::handle& o, const Value& like, const std::string& key, py::handle shown = py::handle()) {
   if (!shown) shown = o;
+  // A value of a type no key takes (a list, a dict): said as such. (Naming the key's type
+  // from `like`, the value it holds now, named an `any` key's current value as its type.)
   auto wrong = [&]() -> Value {
-    throw py::type_error("blackboard key '" + key + "' is " + type_name(like) + ", not " +
-                         std::string(py::str(py::type::of(shown).attr("__name__"))));
+    throw py::type_error("blackboard key '" + key + "': " + std::string(py::str(py::type::of(shown).attr("__name__"))) +
+                         " is not a blackboard type (values are None, bool, int, float or str)");
   };
   if (o.is_none()) return std::monostate{};
   if (py::isinstance<py::bool_>(o)) return o.cast<bool>();
@@ -665,6 +667,8 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
         d["composite"] = e.composite;
         d["condition"] = e.condition;
         d["aborted"] = e.aborted;
+        d["condition_label"] = e.condition_label;
+        d["aborted_label"] = e.aborted_label;
         d["from"] = py_status(e.from);
         d["to"] = py_status(e.to);
         break;
@@ -673,7 +677,12 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
         d["brain"] = e.brain;
         d["from"] = e.from_name.empty() ? py::object(py::none()) : py::object(py::str(e.from_name));
         d["to"] = e.to_name.empty() ? py::object(py::none()) : py::object(py::str(e.to_name));  // an fsm's end
+        // The reason leaf, `when` check or behavior check that moved it (--trace's "reason",
+        // "when", "check"); None for an initial entry, an event and an `after` entry.
+        d["cause"] = e.cause.empty() ? py::object(py::none()) : py::object(py::str(e.cause));
+        d["cause_label"] = e.cause_label.empty() ? py::object(py::none()) : py::object(py::str(e.cause_label));
         if (e.type == thicket::TraceEvent::Type::Transition) {
+          d["reload"] = e.reload;
           d["ended"] = e.ended;
           d["transition"] = e.transition;
           d["event"] = thicket::valid_utf8(e.event);  // an event name a leaf sent: any bytes
@@ -684,6 +693,10 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
       case thicket::TraceEvent::Type::Event:
         d["name"] = thicket::valid_utf8(e.event);
         d["taken_by"] = e.taken_by.empty() ? py::object(py::none()) : py::object(py::str(e.taken_by));
+        d["refused_by"] = e.refused_by.empty() ? py::object(py::none()) : py::object(py::str(e.refused_by));
+        d["guard_failed"] = e.guard_failed;
+        d["stale"] = e.stale;
+        d["queue_full"] = e.queue_full;
         break;
     }
     callback(d);

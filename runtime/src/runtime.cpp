@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -668,14 +669,29 @@ void RuntimeImpl::say_mid_tick(const char* what, std::string_view file, std::vec
   if (diagnostics) diagnostics->push_back({Severity::Error, std::string(file), 0, 0, message});
   else log("error: " + message);
 }
+namespace {
+// A load's diagnostics in the order of their files' lines, as `thicket check` prints them (the
+// stages find them in their own order: keys, then nodes, then leaves); those the caller
+// passed in stay first, as they were.
+std::optional<BrainHandle> in_file_order(std::optional<BrainHandle> brain, std::vector<Diagnostic>& diagnostics, size_t before) {
+  std::vector<Diagnostic> added(std::make_move_iterator(diagnostics.begin() + static_cast<std::ptrdiff_t>(before)),
+                                std::make_move_iterator(diagnostics.end()));
+  sort_diagnostics(added);
+  std::move(added.begin(), added.end(), diagnostics.begin() + static_cast<std::ptrdiff_t>(before));
+  return brain;
+}
+}  // namespace
+
 std::optional<BrainHandle> Runtime::load_file(const std::string& path, std::vector<Diagnostic>& diagnostics) {
   if (impl_->refuse_mid_tick("load_file", path, &diagnostics)) return std::nullopt;
-  return impl_->load(std::nullopt, path, diagnostics);
+  const size_t before = diagnostics.size();
+  return in_file_order(impl_->load(std::nullopt, path, diagnostics), diagnostics, before);
 }
 std::optional<BrainHandle> Runtime::load_string(const std::string& yaml, const std::string& name,
                                                 std::vector<Diagnostic>& diagnostics) {
   if (impl_->refuse_mid_tick("load_string", name, &diagnostics)) return std::nullopt;
-  return impl_->load(yaml, name, diagnostics);
+  const size_t before = diagnostics.size();
+  return in_file_order(impl_->load(yaml, name, diagnostics), diagnostics, before);
 }
 // A leaf with no tick, or no name, is refused (logged): it loaded, then failed every tick
 // without a word.

@@ -159,6 +159,12 @@ def test_load_error_carries_every_diagnostic(tmp_path):
     assert type(again) is thicket.LoadError and str(again) == str(e.value)
     assert [str(x) for x in again.diagnostics] == [str(x) for x in diags]
     assert (again.diagnostics[0].line, again.diagnostics[0].severity) == (10, "error")
+    # In the order of the file's lines, as `thicket check` prints them (a misspelt top-level key
+    # after the tree was found before the node above it).
+    path = write(tmp_path, {"order.yaml": "tree: t\nroot: {sequnce: [{wait: 1}]}\nblackbord: {x: 1}\n"})
+    with pytest.raises(thicket.LoadError) as e:
+        rt.load(path)
+    assert [(d.line, d.column) for d in e.value.diagnostics] == [(2, 8), (3, 1)]
 
 
 def test_messages_quoting_bytes_that_are_not_utf8(tmp_path):
@@ -223,7 +229,8 @@ def test_an_any_key_takes_any_plain_value_whatever_it_holds(tmp_path):
     for value in (3, 2.5, "s", True, None, -7):
         bb["target"] = value
         assert bb["target"] == value and type(bb["target"]) is type(value)
-    with pytest.raises(TypeError, match=r"blackboard key 'target' is .*, not list"):
+    # (It holds -7 now: the message names no type of the key's from what it holds.)
+    with pytest.raises(TypeError, match=r"^blackboard key 'target': list is not a blackboard type \(values are None, bool, int, float or str\)$"):
         bb["target"] = [1, 2]
 
 
@@ -367,7 +374,18 @@ states:
     end = transitions[-1]
     assert end["from"] == "gone" and end["to"] is None and end["ended"]
     assert end["exited"] == ["gone"] and end["entered"] == []
+    assert transitions[1]["cause"] is None and not transitions[1]["reload"]  # an event moved it
+    assert events[0]["refused_by"] is None and not (events[0]["guard_failed"] or events[0]["stale"] or events[0]["queue_full"])
     rt.on_trace(None)
+    # A `when` entry that moves it: the entry's id and label, as --trace's "when" names it.
+    path = write(tmp_path, {"timer.yaml": "fsm: timer\ninitial: a\nstates:\n  a: {when: [{after: 0.15, go: b}]}\n  b: {}\n"})
+    rt = thicket.Runtime()
+    rt.spawn(rt.load(path))
+    seen = []
+    rt.on_trace(seen.append, ticks=False)
+    rt.tick_all(0.1, times=3)
+    moved = [e for e in seen if e["type"] == "transition" and e["from"] == "a"]
+    assert moved and moved[0]["cause"] == "a/when/0" and moved[0]["cause_label"] == "after 0.15 s"
 
 
 def test_python_leaves(tmp_path):
@@ -636,10 +654,20 @@ def test_run_matches_the_cli(tmp_path):
     csv, series, record = tmp_path / "rows.csv", tmp_path / "series.csv", tmp_path / "rec.jsonl.gz"
     cli_rows("--runs", "2", "--ticks", "40", "--threads", "1", "--seed", "5", "--out", str(csv),
              "--series", str(series), "--series-every", "10", "--record", str(record))
-    cli = pd.read_csv(csv)
+    cli = pd.read_csv(csv, float_precision="round_trip")
     timing = ["wall_s", "agent_ticks_per_s"]  # the wall clock: the only columns that differ
-    pd.testing.assert_frame_equal(result.metrics.drop(columns=timing), cli.drop(columns=timing))
-    pd.testing.assert_frame_equal(result.series, pd.read_csv(series))
+    pd.testing.assert_frame_equal(result.metrics.drop(columns=timing), cli.drop(columns=timing), check_exact=True)
+    pd.testing.assert_frame_equal(result.series, pd.read_csv(series, float_precision="round_trip"), check_exact=True)
+    assert result.metrics["agent_ticks_per_s"].dtype == np.float64
+    # Every number exactly the one the CLI's text reads back as (Python's float() of it):
+    # pandas' default parser was a unit in the last place off on some.
+    import csv as csv_module
+    with open(csv) as f:
+        for i, row in enumerate(csv_module.DictReader(f)):
+            for column, text in row.items():
+                value = result.metrics[column][i]
+                if column not in timing and isinstance(value, (float, np.floating)) and text not in ("", "nan", "inf", "-inf"):
+                    assert value == float(text), (column, i, repr(value), text)
     saved = thicket.read_record(record)
     r = result.record
     assert r.x.shape == (40, 640) and r.ids[0] == 1 and len(r.ids) == 640
@@ -728,12 +756,19 @@ def test_batch_errors(tmp_path):
     with pytest.raises(thicket.LoadError) as e:
         thicket.run(str(tmp_path / "missing.yaml"))
     assert e.value.diagnostics
+    # A brain file: one error saying so (it was four about the keys a scenario has).
+    with pytest.raises(thicket.LoadError) as e:
+        thicket.run(GUARD)
+    assert len(e.value.diagnostics) == 1 and "this is a brain file (it has 'tree:'), not a scenario" in str(e.value)
     with pytest.raises(TypeError, match="scenario must be a path"):
         thicket.run(123)
     with pytest.raises(TypeError, match="runs must be an int"):
         thicket.run(ARENA, runs="3")
     with pytest.raises(ValueError, match="runs must be at least 1"):
         thicket.run(ARENA, runs=0)
+    # ticks as --ticks: 0 runs none (it meant the scenario's own, which None now means).
+    assert list(thicket.run(ARENA, ticks=0).metrics[["ticks", "agent_ticks"]].iloc[0]) == [0, 0]
+    assert thicket.run(ARENA, ticks=None).metrics["ticks"][0] == 600  # the file's ticks: 600
     # The CLI's bounds: 1000 threads for a small run started 1000 threads; a seed past int64
     # was refused by the private binding's signature.
     with pytest.raises(ValueError, match="threads must be at most 256, got 1000"):
@@ -1069,7 +1104,7 @@ def test_numpy_scalars_are_blackboard_values():
     run = subprocess.run([os.environ.get("PYTHON", "/usr/bin/python3"), "-c", code], capture_output=True, text=True,
                          env=os.environ)
     assert run.returncode == 0, run.stderr
-    assert run.stdout == "blackboard key 'n' is an integer, not object\n3 2.0 True\n"
+    assert run.stdout == "blackboard key 'n': object is not a blackboard type (values are None, bool, int, float or str)\n3 2.0 True\n"
 
 
 def test_records_read_from_threads_before_numpy_is_imported(tmp_path):

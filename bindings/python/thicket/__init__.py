@@ -98,9 +98,14 @@ class Result:
         # text: "NA", "N/A", "null", "nan" or "" were read as NaN, and a groupby lost their sets.
         # A key its brain declares as a string is text whatever it looks like ("007", "true").
         text = set(raw["text_params"])
-        self.metrics = pd.read_csv(io.StringIO(raw["rows_csv"]),
+        # round_trip: the CSV holds the shortest text that reads back as the run's number, and
+        # pandas' default parser can land a unit in the last place off it. The wall-clock
+        # figures are floats whatever their text (6 digits, with or without a point).
+        self.metrics = pd.read_csv(io.StringIO(raw["rows_csv"]), float_precision="round_trip",
+                                   dtype={"wall_s": "float64", "agent_ticks_per_s": "float64"},
                                    converters={p: (str if p in text else _param_value) for p in self.params})
-        self.series = pd.read_csv(io.StringIO(raw["series_csv"])) if raw["series_csv"] else None
+        self.series = (pd.read_csv(io.StringIO(raw["series_csv"]), float_precision="round_trip")
+                       if raw["series_csv"] else None)
         self.record = Record(raw["record"]) if raw["record"] is not None else None
         self.statuses = raw["statuses"]
         self.log = raw["log"]
@@ -205,22 +210,24 @@ def _batch(scenario, axes, use_file_sweep, runs, ticks, threads, seed, overrides
         raise TypeError(f"overrides must be a dict of key: value, not {type(overrides).__name__}")
     raw = _thicket._run_batch(
         # The bounds of `thicket run`'s --runs, --threads and --record-every.
-        scenario, _check_int("runs", runs, 1, 1_000_000), _check_int("ticks", ticks, 0), _check_int("threads", threads, 1, 256),
+        scenario, _check_int("runs", runs, 1, 1_000_000), -1 if ticks is None else _check_int("ticks", ticks, 0),
+        _check_int("threads", threads, 1, 256),
         -1 if seed is None else _check_int("seed", seed, 0), [(_key(k), _text(v, k)) for k, v in overrides.items()],
         [(_key(k), [_text(v, k) for v in vs]) for k, vs in axes], use_file_sweep, _check_int("series_every", series_every, 0),
         _check_flag("record", record), _check_int("record_every", record_every, 0, 1_000_000), _check_flag("trusted", trusted))
     return Result(raw)
 
 
-def run(scenario, *, runs=1, ticks=0, threads=1, seed=None, overrides=None, series_every=0, record=False,
+def run(scenario, *, runs=1, ticks=None, threads=1, seed=None, overrides=None, series_every=0, record=False,
         record_every=0, trusted=False):
     """Runs a scenario `runs` times (seeds seed, seed+1, ...; seed=None: the scenario's `seed:`) as
-    `thicket run SCENARIO --runs N` does, and returns a Result. ticks=0: the scenario's own. overrides: {"groups.players.count": 200,
+    `thicket run SCENARIO --runs N` does, and returns a Result. ticks=None: the scenario's own (0: none, as
+    --ticks 0). overrides: {"groups.players.count": 200,
     ...}, the keys of `--set` (guide 11). The scenario's own `sweep:` is not applied: use sweep()."""
     return _batch(scenario, [], False, runs, ticks, threads, seed, overrides, series_every, record, record_every, trusted)
 
 
-def sweep(scenario, grid=None, *, runs=1, ticks=0, threads=1, seed=None, overrides=None, series_every=0,
+def sweep(scenario, grid=None, *, runs=1, ticks=None, threads=1, seed=None, overrides=None, series_every=0,
           record=False, record_every=0, trusted=False):
     """Runs every combination of the grid's values (first key slowest), `runs` seeds each, on top of
     the scenario's own `sweep:` (a grid key replaces the file's axis of that key), as `thicket run

@@ -250,7 +250,8 @@ class THICKET_API Runtime {
   Runtime& operator=(const Runtime&) = delete;
 
   // Loads a brain file with its imports and leaf files. On any error returns nullopt, fills
-  // `diagnostics` with every problem found, and leaves the runtime as it was. Loading,
+  // `diagnostics` with every problem found (each file's in the order of its lines, as `thicket
+  // check` prints them), and leaves the runtime as it was. Loading,
   // restore, restore_agent, reload_changed, reload_files and register_leaf change what a tick
   // walks: called from a leaf during a tick they are refused with an error (in `diagnostics`,
   // or in the log) and change nothing.

@@ -115,6 +115,15 @@ void ScenarioReader::read(const YAML::Node& doc, ScenarioSpec& spec) {
     error(doc, "the top level must be a mapping starting with 'scenario: NAME', got " + shown(doc));
     return;
   }
+  // A brain file given as a scenario (thicket.run, a group's mistake): said as such, once,
+  // not as four errors about the keys a scenario has and it lacks.
+  if (!doc["scenario"])
+    for (auto it = doc.begin(); it != doc.end(); ++it)
+      if (const std::string key = it->first.Scalar(); key == "tree" || key == "fsm" || key == "machine") {
+        error(it->first, "this is a brain file (it has '" + key + ":'), not a scenario: a scenario file starts with "
+                         "'scenario: NAME' and names its brains in its groups");
+        return;
+      }
   reject_unknown_keys(doc, kTopKeys, "top-level key", "");
   if (Field name = required(doc, "scenario", "a scenario file needs 'scenario: NAME' at the top level")) {
     if (is_text(name.value) && !name.value.Scalar().empty()) spec.name = name.value.Scalar();
