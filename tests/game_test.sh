@@ -122,11 +122,12 @@ fi
 # A mod's escape sequences (a print, an error, a blackboard text) reach neither the terminal
 # nor the debugger: control characters are shown as '?' (an error's come escaped by the
 # runtime already, as \x1B).
-sed 's/^function leaves.Watch(agent)$/&\n  if agent.id == 4 then print("\\27]0;pwned\\7") agent.bb.route = "\\27[41m" .. agent.bb.route error("\\27[2Jdanger") end/' \
+sed 's/^function leaves.Watch(agent)$/&\n  if agent.id == 4 then print("\\27]0;pwned\\7\\u{9B}31m") agent.bb.route = "\\27[41m" .. agent.bb.route error("\\27[2Jdanger") end/' \
   "$game/mods/guard.lua" >"$tmp/escape.lua"
 fresh_mods escape
 run warehouse --frames 103 --mods "$tmp/escape" --edit "100:guard.lua:$tmp/escape.lua" --select 4 --inspect >"$tmp/out"
-if ! grep -q $'\x1b' "$tmp/out" "$tmp/err" && grep -q '?]0;pwned?' "$tmp/out" && grep -q '\\x1B\[2Jdanger' "$tmp/err" &&
+# (U+009B, a C1 control: a terminal's CSI, as ESC [ is; UTF-8 C2 9B.)
+if ! grep -q $'\x1b' "$tmp/out" "$tmp/err" && ! grep -q $'\xc2\x9b' "$tmp/out" "$tmp/err" && grep -q '?]0;pwned??31m' "$tmp/out" && grep -q '\\x1B\[2Jdanger' "$tmp/err" &&
   grep -q 'route = "?\[41m' "$tmp/out"; then
   ok "a mod's escape sequences are shown as ?, not sent to the terminal"
 else
@@ -165,6 +166,18 @@ if diff <(grep ' guard ' "$tmp/base.log" | awk '$2 <= 300') <(grep ' guard ' "$t
   ok "while a mod file was broken the guards ran on exactly as before"
 else
   bad "a broken mod file changed the guards"
+fi
+# A guard.yaml that no longer declares a key the game writes (goal_x) or gives (route) at frame
+# 100: refused with the key named (the game's reload check), and the guards run on exactly as
+# before, not frozen by a brain the game cannot drive.
+grep -v -E '^  (goal_x|route): ' "$game/mods/guard.yaml" >"$tmp/nokeys.yaml"
+fresh_mods nokeys
+run warehouse --frames 300 --autoplay --mods "$tmp/nokeys" --log "$tmp/nokeys.log" --edit "100:guard.yaml:$tmp/nokeys.yaml" >"$tmp/out"
+if grep -q "^frame 101 showing error: .*guard.yaml: error: guard.yaml declares no blackboard key 'goal_x' (a number) and the game needs it; .*'route'" "$tmp/nokeys.log" &&
+  diff <(grep -E '^frame [0-9]+ guard ' "$tmp/base.log" | awk '$2 <= 300') <(grep -E '^frame [0-9]+ guard ' "$tmp/nokeys.log") >/dev/null; then
+  ok "a guard.yaml without keys the game drives is refused on reload (named on screen); the guards run on as before"
+else
+  bad "guard.yaml without goal_x and route: $(grep -m3 -E 'reload|showing' "$tmp/nokeys.log")"
 fi
 # A Lua error at run time (guard 4's Watch raises one every tick from frame 101): that leaf
 # fails, the error is shown with its file and line, the other guards go on as before.
@@ -272,6 +285,9 @@ wait "$waiting_pid" 2>/dev/null
 run warehouse --frames 5 --leaf-timeout abc >/dev/null
 [[ $? == 2 ]] && grep -q "leaf-timeout takes seconds" "$tmp/err" && ok "--leaf-timeout is the game's option too" ||
   bad "--leaf-timeout: $(cat "$tmp/err")"
+run warehouse --frames 5 --edit "1:../levels/warehouse.level:$game/mods/guard.lua" >/dev/null
+[[ $? == 2 ]] && grep -q "FILE is a file of the mod folder" "$tmp/err" && grep -q "^name Warehouse" "$game/levels/warehouse.level" &&
+  ok "--edit writes only into the mod folder" || bad "--edit outside the mods: $(cat "$tmp/err")"
 run warehouse --frames 5 --lua-memory -3 >/dev/null
 [[ $? == 2 ]] && grep -q -- "--lua-memory takes a whole number" "$tmp/err" && ok "--lua-memory is the game's option too" ||
   bad "--lua-memory: $(cat "$tmp/err")"

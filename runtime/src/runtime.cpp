@@ -784,6 +784,9 @@ std::string Runtime::brain_path(BrainHandle brain) const {
 }
 void Runtime::on_log(std::function<void(const std::string&)> sink) { impl_->options.log = std::move(sink); }
 void Runtime::on_print(std::function<void(const std::string&)> sink) { impl_->print_sink = std::move(sink); }
+void Runtime::on_reload_check(std::function<std::string(const ReloadCandidate&)> check) {
+  impl_->reload_check = std::move(check);
+}
 uint64_t Runtime::agent_ticks() const { return impl_->agent_ticks; }
 size_t Runtime::agent_count() const { return impl_->live_agents; }
 std::vector<AgentHandle> Runtime::agents() const {

@@ -314,6 +314,7 @@ class RuntimeImpl {
   }
   std::set<std::string>* reload_said = nullptr;  // set during reload_paths
   std::function<void(const std::string&)> print_sink;  // Lua print (null: standard output)
+  std::function<std::string(const ReloadCandidate&)> reload_check;  // Runtime::on_reload_check
 
   RuntimeOptions options;
   StringTable strings;

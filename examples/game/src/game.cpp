@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -43,6 +45,37 @@ nav::PathRequest& path_request() {
   return request;
 }
 
+// The keys the game writes and reads by slot, and whether each is a boolean (else a number).
+constexpr std::pair<const char*, bool> kDrivenKeys[] = {
+    {"x", false},           {"y", false},           {"last_x", false},      {"last_y", false},
+    {"goal_x", false},      {"goal_y", false},      {"speed", false},       {"sight_range", false},
+    {"sight_angle", false}, {"hearing", false},     {"look", false},        {"sees_player", true}};
+
+// What the game cannot drive in a version of guard.yaml whose keys have these types ("" when
+// nothing): a key it needs missing or of another type. The round each guard is given at
+// spawn is text ("x,y x,y ..."): without a `route` key of type string every guard stood still
+// without a word (spawn keeps a value only where its type is the declared one).
+std::string keys_the_game_lacks(const std::function<std::optional<thicket::ValueType>(const char*)>& type_of) {
+  std::string problem;
+  auto say = [&](const std::string& what) { problem += (problem.empty() ? "" : "; ") + what; };
+  for (const auto& [key, boolean] : kDrivenKeys) {
+    const auto type = type_of(key);
+    const thicket::ValueType want = boolean ? thicket::ValueType::Boolean : thicket::ValueType::Number;
+    if (!type)
+      say(std::string("guard.yaml declares no blackboard key '") + key + "' (" + (boolean ? "a boolean" : "a number") +
+          ") and the game needs it");
+    else if (*type != want)
+      say(std::string("guard.yaml's blackboard key '") + key + "' is " + std::string(thicket::value_type_name(*type)) +
+          "; the game needs " + (boolean ? "a boolean" : "a number") + " there");
+  }
+  const auto route = type_of("route");
+  if (!route) say("guard.yaml declares no blackboard key 'route' (a string) and the game gives each guard its round there");
+  else if (*route != thicket::ValueType::String)
+    say("guard.yaml's blackboard key 'route' is " + std::string(thicket::value_type_name(*route)) +
+        "; the game gives each guard its round there as text");
+  return problem;
+}
+
 }  // namespace
 
 Game::Game(Options options) : options_(std::move(options)) {
@@ -64,6 +97,16 @@ Game::Game(Options options) : options_(std::move(options)) {
   rt_ = std::make_unique<thicket::Runtime>(std::move(ro));
   // A mod's print: to standard output, as the runtime's own would, without control characters.
   rt_->on_print([](const std::string& line) { std::printf("%s\n", printable(line).c_str()); });
+  // A reload of guard.yaml that lacks a key the game drives is refused as a broken file is:
+  // its reason on screen, the guards going on with the last good version (taken, it stopped
+  // every guard).
+  rt_->on_reload_check([](const thicket::ReloadCandidate& c) {
+    return keys_the_game_lacks([&](const char* key) -> std::optional<thicket::ValueType> {
+      for (const auto& [name, type] : c.blackboard)
+        if (name == key) return type;
+      return std::nullopt;
+    });
+  });
   // The native leaf the brain's trees call to walk: MoveTo (guard.yaml). It touches only its
   // own guard and the map, which no leaf changes (agent_local).
   thicket::NativeLeafFn move{};
@@ -94,46 +137,20 @@ bool Game::load_brain(std::string& error) {
   return true;
 }
 
+
 void Game::resolve_slots() {
   nodes_ = rt_->nodes(brain_);  // the brain's node table, for states_of (a reload may change it)
-  slot_problem_.clear();
-  std::vector<std::string> keys = rt_->blackboard_keys(brain_);
-  auto find = [&](const char* key, uint32_t& slot, bool boolean = false) {
-    slot = Slots::kNone;
-    auto s = rt_->blackboard_slot(brain_, key);
+  slot_problem_ = keys_the_game_lacks([&](const char* key) { return rt_->blackboard_type(brain_, key); });
+  uint32_t* const slots[] = {&slots_.x,      &slots_.y,           &slots_.last_x,      &slots_.last_y,
+                             &slots_.goal_x, &slots_.goal_y,      &slots_.speed,       &slots_.sight_range,
+                             &slots_.sight_angle, &slots_.hearing, &slots_.look,       &slots_.sees_player};
+  for (size_t k = 0; k < std::size(kDrivenKeys); ++k) {
+    const auto [key, boolean] = kDrivenKeys[k];
     const auto type = rt_->blackboard_type(brain_, key);
-    const thicket::ValueType want = boolean ? thicket::ValueType::Boolean : thicket::ValueType::Number;
-    if (!s || !type) {
-      slot_problem_ += (slot_problem_.empty() ? "" : "; ") + std::string("guard.yaml declares no blackboard key '") +
-                       key + "' (" + (boolean ? "a boolean" : "a number") + ") and the game needs it";
-      return;
-    }
-    if (*type != want) {
-      slot_problem_ += (slot_problem_.empty() ? "" : "; ") + std::string("guard.yaml's blackboard key '") + key +
-                       "' is " + std::string(thicket::value_type_name(*type)) + "; the game needs " +
-                       (boolean ? "a boolean" : "a number") + " there";
-      return;
-    }
-    slot = *s;
-  };
-  find("x", slots_.x);
-  find("y", slots_.y);
-  find("last_x", slots_.last_x);
-  find("last_y", slots_.last_y);
-  find("goal_x", slots_.goal_x);
-  find("goal_y", slots_.goal_y);
-  find("speed", slots_.speed);
-  find("sight_range", slots_.sight_range);
-  find("sight_angle", slots_.sight_angle);
-  find("hearing", slots_.hearing);
-  find("look", slots_.look);
-  find("sees_player", slots_.sees_player, true);
-  // The round each guard is given at spawn is text ("x,y x,y ..."): a key of another type took
-  // no value (spawn keeps a value only where its type is the declared one), and every guard
-  // stood still without a word.
-  if (const auto type = rt_->blackboard_type(brain_, "route"); type && *type != thicket::ValueType::String)
-    slot_problem_ += (slot_problem_.empty() ? "" : "; ") + std::string("guard.yaml's blackboard key 'route' is ") +
-                     std::string(thicket::value_type_name(*type)) + "; the game gives each guard its round there as text";
+    const auto slot = rt_->blackboard_slot(brain_, key);
+    const bool fits = type && *type == (boolean ? thicket::ValueType::Boolean : thicket::ValueType::Number);
+    *slots[k] = slot && fits ? *slot : Slots::kNone;
+  }
 }
 
 void Game::clear_level() {

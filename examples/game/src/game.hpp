@@ -27,15 +27,6 @@
 
 namespace game {
 
-// A mod's text as the game shows it (terminal, overlay, --log, the debugger): control characters
-// but line breaks and tabs as '?', so a script cannot write escape sequences to the player's
-// terminal (clear it, retitle it, colour it) nor draw boxes in the overlay.
-inline std::string printable(std::string s) {
-  for (char& c : s)
-    if ((static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') || c == 0x7f) c = '?';
-  return s;
-}
-
 using thicket::world::Vec2;
 
 constexpr double kDt = 1.0 / 30.0;      // seconds per frame (fixed step)

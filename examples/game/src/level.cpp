@@ -47,8 +47,9 @@ std::string to_int(const std::string& text, int& out) {
 // A text of the file as a message shows it: control characters as '?' (a level file must not
 // write escape sequences to the player's terminal), at most `max` bytes.
 std::string shown(const std::string& text, size_t max = 60) {
-  std::string out;
-  for (char c : text.substr(0, max)) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+  std::string out = printable(text.substr(0, max));
+  std::replace(out.begin(), out.end(), '\n', '?');
+  std::replace(out.begin(), out.end(), '\t', '?');
   return text.size() > max ? out + "..." : out;
 }
 

@@ -16,6 +16,25 @@
 
 namespace game {
 
+// A mod's (or a level file's) text as the game shows it (terminal, overlay, --log, the
+// debugger): control characters but line breaks and tabs as '?', so a script cannot write escape sequences to the player's
+// terminal (clear it, retitle it, colour it) nor draw boxes in the overlay. The C1 controls
+// too (U+0080 to U+009F, UTF-8 C2 80 to C2 9F: U+009B is a terminal's CSI, as ESC [ is).
+inline std::string printable(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 && static_cast<unsigned char>(s[i + 1]) <= 0x9F) {
+      out += '?';
+      ++i;
+    } else {
+      out += (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f ? '?' : s[i];
+    }
+  }
+  return out;
+}
+
 // The largest map the game shows: a pixel a cell in the map's area of the window (draw.hpp).
 constexpr int kMaxMapWidth = 960, kMaxMapHeight = 720;
 

@@ -71,7 +71,15 @@ const char* kUsage =
     "                    [--log FILE] [--edit FRAME:FILE:SOURCE]... [--press I:KEY]... [--repeat I:KEY]... [--click I:guard:ID]... [LEVEL]\n"
     "       thicket-game --bench [--frames N] [LEVEL]\n"
     "LEVEL: a name in the levels folder (warehouse, courtyard, arena) or a .level file.\n"
-    "--frames N: N fixed-step frames (1/30 s) headless under SDL's offscreen video driver, then quit.\n"
+    "--levels DIR, --mods DIR: where the levels and the guards' mod files are (default: beside the game).\n"
+    "--threads N: the threads the guards' AI is ticked and sensed on (default 2).\n"
+    "--frames N: N fixed-step frames (1/30 s) headless under SDL's offscreen video driver, then quit\n"
+    "  (sooner when the player escapes or is caught, unless --press or --click are given).\n"
+    "--autoplay: a scripted player walks to the exit. --screenshot: the last frame as a PNG.\n"
+    "--select ID: the guard whose debugger is open; --inspect: its debugger's lines printed at the end.\n"
+    "--log FILE: a line per guard per frame (states, position, senses).\n"
+    "--bench: AI milliseconds per frame at 100, 1,000 and 5,000 guards.\n"
+    "Exit status: 0; 1 a mod or level that does not load (headless); 2 a usage error, a missing folder or file.\n"
     "--leaf-timeout S: seconds a mod's Lua call may run before it is stopped (default 0.01; 0: no limit).\n"
     "--lua-memory MB: the cap of each Lua heap (default 512; 0: no cap).\n"
     "--edit FRAME:FILE:SOURCE: at the end of frame FRAME, copy SOURCE over the mod file FILE (tests).\n"
@@ -241,6 +249,11 @@ bool parse(int argc, char** argv, Args& a, std::string& error) {
     }
     if (!fs::is_regular_file(e.source, ec)) {
       error = "--edit's SOURCE " + e.source + (fs::exists(e.source, ec) ? " is not a plain file" : " does not exist");
+      return false;
+    }
+    // FILE is a mod file: a name in the mod folder (it wrote a level, or any path, unsaid).
+    if (e.file.empty() || e.file.find('/') != std::string::npos || e.file == "." || e.file == "..") {
+      error = "--edit's FILE is a file of the mod folder, named without a folder (guard.lua), not '" + e.file + "'";
       return false;
     }
   }

@@ -207,6 +207,14 @@ struct TraceEvent {
   bool guard_failed = false, stale = false, queue_full = false;
 };
 
+// A brain's new version as a hot reload has compiled it, before it replaces the running one
+// (Runtime::on_reload_check): what an embedder needs to decide whether it can drive it.
+struct ReloadCandidate {
+  std::string path;  // the brain's file (brain_path)
+  std::string name;  // its name (`tree: NAME`)
+  std::vector<std::pair<std::string, ValueType>> blackboard;  // its declared keys and types, in slot order
+};
+
 // What one reload did (SPEC 10), for tools that show reloads (a record, a live monitor).
 struct ReloadReport {
   std::string file;         // the brain's YAML file or the Lua leaf file reloaded
@@ -379,6 +387,14 @@ class THICKET_API Runtime {
   uint64_t script_errors() const;
   // Replaces where the run's log goes (RuntimeOptions::log); an empty function: stderr.
   void on_log(std::function<void(const std::string&)> sink);
+  // The embedder's say on a hot reload of a brain's YAML (reload_changed, reload_files): called
+  // once the new version has compiled with no error, before it replaces the running one. ""
+  // takes it; any other text refuses it as a failed reload: the text is its error (in the
+  // ReloadReport and the log, at the brain's file), the old version keeps running, and the
+  // brain is retried when its files change. E.g. a game that writes blackboard keys by slot
+  // refuses a version that no longer declares one (thicket-game does). Not called on load:
+  // check a first load's keys with blackboard_type. An empty function: every version taken.
+  void on_reload_check(std::function<std::string(const ReloadCandidate&)> check);
   // Where Lua `print` lines go (one call per line, without its newline); an empty function:
   // standard output. Lines printed by jobs on several threads arrive in agent order.
   void on_print(std::function<void(const std::string&)> sink);

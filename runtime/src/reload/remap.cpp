@@ -361,6 +361,17 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
                                " to " + std::string(value_type_name(key.type)) + "; live agents hold " +
                                std::string(value_type_name(was.type)) + " values"});
   }
+  if (fresh && !has_errors(diags) && reload_check) {  // the embedder's say (Runtime::on_reload_check)
+    ReloadCandidate candidate{b.path, fresh->name, {}};
+    for (const auto& key : fresh->blackboard) candidate.blackboard.emplace_back(key.name, key.type);
+    std::string refused;
+    try {
+      refused = reload_check(candidate);
+    } catch (const std::exception& e) {
+      refused = std::string("the host's reload check failed: ") + e.what();
+    }
+    if (!refused.empty()) diags.push_back({Severity::Error, b.path, 0, 0, refused});
+  }
   if (!fresh || has_errors(diags)) {
     sort_diagnostics(diags);  // as `thicket check` lists them (the stale reason is the first)
     for (auto& def : staged) script->release_leaf(def);

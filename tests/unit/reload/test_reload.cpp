@@ -131,6 +131,45 @@ TEST_CASE_FIXTURE(ReloadFixture, "reload: a changed Lua leaf is used from the ne
   CHECK(get_string(r.rt, a, "log") == "start w;");
 }
 
+TEST_CASE_FIXTURE(ReloadFixture, "reload: the embedder's check refuses a version it cannot drive; the old one runs on, and a later edit is retried") {
+  std::vector<thicket::ReloadCandidate> seen;
+  r.rt.on_reload_check([&](const thicket::ReloadCandidate& c) -> std::string {
+    seen.push_back(c);
+    for (const auto& [key, type] : c.blackboard)
+      if (key == "count") return type == thicket::ValueType::Number ? "" : "'count' must be a number";
+    return "the game needs the key 'count'";
+  });
+  r.rt.tick(a, 0.1);
+  std::string v2 = kTree;
+  v2.replace(v2.find("  count: 0\n"), 11, "  total: 0\n");
+  v2.replace(v2.find("leaf: Work"), 10, "leaf: Say");  // (Work writes count)
+  s.write("brain.yaml", v2);
+  std::vector<thicket::ReloadReport> reports;
+  CHECK(r.rt.reload_changed(&reports) == 0);
+  REQUIRE(reports.size() == 1);
+  CHECK_FALSE(reports[0].ok);
+  CHECK(reports[0].first_error == brain + ": the game needs the key 'count'");
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0].path == brain);
+  CHECK(seen[0].name == "reload");
+  CHECK(seen[0].blackboard == std::vector<std::pair<std::string, thicket::ValueType>>{
+                                  {"total", thicket::ValueType::Number}, {"log", thicket::ValueType::String}});
+  CHECK(r.log.find("failed; the old version keeps running") != std::string::npos);
+  r.rt.tick(a, 0.1);
+  CHECK(get_number(r.rt, a, "count") == 2);  // the old version ran on: Work counts
+  // Put back, with an edit: taken.
+  std::string v3 = kTree;
+  v3.replace(v3.find("id: a"), 5, "id: b");
+  s.write("brain.yaml", v3);
+  reports.clear();
+  CHECK(r.rt.reload_changed(&reports) == 1);
+  REQUIRE(reports.size() == 1);
+  CHECK(reports[0].ok);
+  CHECK(seen.size() == 2);
+  r.rt.tick(a, 0.1);
+  CHECK(get_number(r.rt, a, "count") == 3);  // Work kept its place and mem
+}
+
 TEST_CASE_FIXTURE(ReloadFixture, "reload: a running hook table become a task runs on in its new form; a running task finishes on the old code") {
   // The running Work is a hook table (mem.n = 2). Reloaded as a task, its run starts the task
   // (the node's slot held the hooks' mem table: the task failed at once). Reloaded as hooks
