@@ -66,7 +66,7 @@ void write_trace_event(std::ostream& trace, const TraceEvent& e) {
 std::string explain_event(const TraceEvent& e) {
   // An event name of a megabyte (a script's) is shown by its start and size in the explanation,
   // a line for a reader; the trace keeps it whole.
-  const std::string event = clipped(e.event, 200);
+  const std::string event = shown_name(e.event, 200);  // (a line break in it would split the line)
   std::ostringstream why;
   switch (e.type) {
     case TraceEvent::Type::Tick: return {};

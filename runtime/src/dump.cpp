@@ -156,8 +156,19 @@ std::string params(const Program& p, uint32_t i, bool by_id = false) {
         }
         out << "}";
       }
-      for (const FsmWhen& w : st.when)
-        if (w.after >= 0) out << " after=" << w.after << "->" << p.fsm_states[w.target].name;
+      // Its `when:` entries in order, each with its clock and its check (node index or id):
+      // `after` alone used to be all it showed, as if a check beside it were not there.
+      if (!st.when.empty()) {
+        out << " when={";
+        for (size_t k = 0; k < st.when.size(); ++k) {
+          const FsmWhen& w = st.when[k];
+          out << (k ? ", " : "");
+          if (w.after >= 0) out << "after " << w.after << (w.cond != kNoNode ? " " : "");
+          if (w.cond != kNoNode) out << "if " << (by_id ? p.ids[w.cond] : std::to_string(w.cond));
+          out << "->" << p.fsm_states[w.target].name;
+        }
+        out << "}";
+      }
       break;
     }
     default: break;
