@@ -2,7 +2,7 @@
 // behavior3 JSON become thicket brains (import_btcpp.cpp, import_b3.cpp, written out by
 // import_command.cpp); a thicket tree becomes BT.CPP 4 XML (export_command.cpp).
 #pragma once
-#include <map>
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,12 +32,31 @@ inline ImportNode always_node(std::string value) {
   return n;
 }
 
+// A brain's blackboard declarations (key -> YAML declaration) in the order they were first
+// made: as the exported brain declared them (its comment), else as the tree first uses them.
+// (A std::map wrote them sorted by name, the one change a round trip through an export made.)
+struct Declarations {
+  std::vector<std::pair<std::string, std::string>> items;
+  auto begin() const { return items.begin(); }
+  auto end() const { return items.end(); }
+  bool empty() const { return items.empty(); }
+  auto find(const std::string& key) const {
+    return std::find_if(items.begin(), items.end(), [&](const auto& kv) { return kv.first == key; });
+  }
+  // The declaration of `key`, made (empty) at the end if it is new.
+  std::string& operator[](const std::string& key) {
+    for (auto& kv : items)
+      if (kv.first == key) return kv.second;
+    return items.emplace_back(key, std::string()).second;
+  }
+};
+
 struct ImportedBrain {
   std::string name;     // the tree's name
   std::string source;   // "BehaviorTree.CPP 4" or "behavior3"
   std::string file;     // the file it came from
   ImportNode root;
-  std::map<std::string, std::string> blackboard;  // key -> YAML declaration
+  Declarations blackboard;
   uint32_t tick_every = 1;                        // `tick_every:` (1: every tick), from export's comment
   std::vector<std::string> notes;                 // comments written at the top
 };

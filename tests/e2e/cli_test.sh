@@ -63,6 +63,12 @@ done
   cmp -s "$dir/own/chicken.lua" "$dir/own/chicken.lua.orig" && ok || bad "import -o onto its --leaves file: $(tail -1 "$dir/err")"
 "$thicket" import "$dir/own/c.xml" -o "$dir/own/c.xml" >/dev/null 2>"$dir/err"
 [[ $? == 64 ]] && grep -q "<root BTCPP_format" "$dir/own/c.xml" && ok || bad "import -o onto its own tree: $(tail -1 "$dir/err")"
+# An export and its import keep the brain's blackboard keys in its order (they came back
+# sorted by name).
+"$thicket" export "$here/docs/examples/lua/blackboard.yaml" --to btcpp -o "$dir/own/soldier.xml" >/dev/null 2>&1
+"$thicket" import "$dir/own/soldier.xml" -o "$dir/own/soldier.yaml" >/dev/null 2>&1
+[[ $(sed -n '/^blackboard:/,/^[a-z]/p' "$dir/own/soldier.yaml" | grep -o '^  [a-z_]*' | paste -sd' ') == "  health   speed   ammo   alert   mood   target" ]] && ok ||
+  bad "import after export: the blackboard's order: $(sed -n '/^blackboard:/,/^root:/p' "$dir/own/soldier.yaml")"
 # A control with more children than a thicket node may have: said at the XML's line (it said
 # "needs at least one child, got 70000", or pointed into the brain the import would write).
 python3 -c 'print("<root BTCPP_format=\"4\"><BehaviorTree ID=\"M\">\n<Sequence>" + "<Action ID=\"A\"/>" * 70000 + "</Sequence></BehaviorTree></root>")' >"$dir/wide.xml"
