@@ -46,8 +46,10 @@ void LiveSession::pace(uint64_t done, double dt, const std::function<bool()>& st
   using Clock = std::chrono::steady_clock;
   auto now = Clock::now();
   if (options_.speed > 0 && !started_set_) {
-    // The first tick ran before this call: the clock starts one tick back.
-    started_ = now - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(dt / options_.speed));
+    // The clock starts at the first tick this call follows (the run's first, or a --resume's:
+    // counted from tick 0, a run resumed at tick 50,000 stood still for 50,000 ticks' time).
+    started_ = now;
+    started_done_ = done;
     started_set_ = true;
   }
   debugger_.after_tick(done);  // a step done, a breakpoint hit: paused
@@ -63,13 +65,14 @@ void LiveSession::pace(uint64_t done, double dt, const std::function<bool()>& st
       debugger_.wait_for_job(std::chrono::milliseconds(100));
       continue;
     }
-    if (paused_since) {  // the time paused does not count: no rush to catch up after it
-      started_ += now - *paused_since;
+    if (paused_since) {  // the time paused does not count, nor the ticks stepped: no rush to catch up after it,
+      started_ = now;    // nor a wait for the steps' time (they ran at once)
+      started_done_ = done;
       paused_since.reset();
     }
     if (options_.speed <= 0 || debugger_.stepping()) return;  // a step runs its tick at once
     auto due = started_ + std::chrono::duration_cast<Clock::duration>(
-                              std::chrono::duration<double>(static_cast<double>(done) * dt / options_.speed));
+                              std::chrono::duration<double>(static_cast<double>(done - started_done_) * dt / options_.speed));
     if (now >= due) return;
     debugger_.wait_for_job(std::min<Clock::duration>(due - now, std::chrono::milliseconds(50)));
   }

@@ -55,6 +55,7 @@ class LiveSession {
   std::unique_ptr<Simulation> finished_;  // run_over's, destroyed after the server stopped
   std::string url_;
   std::chrono::steady_clock::time_point started_{};
+  uint64_t started_done_ = 0;  // the tick count the clock was started (or restarted, after a pause) at
   bool started_set_ = false;
 };
 

@@ -507,6 +507,10 @@ int cmd_scenario(const Options& o) {
   const cli::BatchFacts facts{.scenario = spec->name, .ticks = ticks, .dt = so.dt, .threads = so.threads,
                               .interrupted = g_interrupted != 0, .wall = spread_wall};
   std::cerr << cli::batch_summary(facts, results, *sets, plan) << "\n";
+  // On disk before the page is served on (until Ctrl-C, maybe a closed terminal's SIGHUP):
+  // the rows, the series and the trace were held in their buffers until the process ended.
+  for (std::ofstream* f : {&out, &series, &trace, &log_file})
+    if (live && f->is_open()) f->flush();
   if (live) live->finish([] { return g_interrupted != 0; });
   // Every output is checked and reported (a braced list is evaluated in order, all of it).
   const bool written[] = {written_in_full(out, o.out, "output"), written_in_full(series, o.series, "series"),

@@ -120,10 +120,16 @@ try {
     `Ctrl-C ends the run and the server (exit ${code}; ${errors_logged.length} Lua call(s) stopped by it)`);
 
   // 2. The finished record stays served: a late reader gets it from the header to the end.
-  const done = serve(['--serve', '0', '--ticks', '20', '--speed', '0']);
+  const doneOut = join(work, 'done.csv'), doneTrace = join(work, 'done.jsonl');
+  const done = serve(['--serve', '0', '--ticks', '20', '--speed', '0', '--out', doneOut, '--trace', doneTrace]);
   runs.push(done);
   const doneUrl = await done.served;
   check(await done.waitFor(/still serving it at/), 'after the last tick it says it keeps serving');
+  // Its outputs are whole on disk while it serves on (they waited in buffers for Ctrl-C).
+  const rows = readFileSync(doneOut, 'utf8').split('\n'), traced = readFileSync(doneTrace, 'utf8');
+  check(rows.length === 3 && rows[0].startsWith('run,seed,') && rows[1].startsWith('1,') && traced.endsWith('}\n') &&
+        traced.trimEnd().split('\n').every(l => JSON.parse(l).tick >= 1),
+        `--out and --trace are written in full before it serves on (${rows.length - 1} row line(s), trace ${traced.length} bytes)`);
   const { lines, type } = await readStream(doneUrl);
   check(type && type.startsWith('text/event-stream'), `/record is an event stream (${type})`);
   check(lines.length === 22 && lines[0].format === 'thicket-record' && lines[21].end === true &&
