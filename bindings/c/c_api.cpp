@@ -344,13 +344,14 @@ thicket::LeafContext& lc(thicket_leaf_ctx* ctx) { return *reinterpret_cast<thick
 const thicket::LeafContext& lc(const thicket_leaf_ctx* ctx) { return *reinterpret_cast<const thicket::LeafContext*>(ctx); }
 thicket_leaf_ctx* cctx(thicket::LeafContext& c) { return reinterpret_cast<thicket_leaf_ctx*>(&c); }
 
+// The leaf's answer as the engine takes it: another value than a status goes to the engine
+// as it is (0 to 255; others as 0), which reports it (the value, the leaf, the node, the
+// agent, the tick), counts it with the script errors and takes it as failure, as it does a
+// C++ leaf's. (It was turned into failure here, without a word.)
 Status c_tick(thicket::LeafContext& c, void* user) {
   const CLeaf* leaf = static_cast<const CLeaf*>(user);
-  switch (leaf->tick(cctx(c), leaf->user)) {
-    case THICKET_SUCCESS: return Status::Success;
-    case THICKET_RUNNING: return Status::Running;
-    default: return Status::Failure;
-  }
+  const int answer = leaf->tick(cctx(c), leaf->user);
+  return static_cast<Status>(answer >= 0 && answer <= 255 ? answer : 0);
 }
 void c_start(thicket::LeafContext& c, void* user) {
   const CLeaf* leaf = static_cast<const CLeaf*>(user);

@@ -523,9 +523,11 @@ static void test_agents(void) {
 /* Every ctx call from a leaf, with each type. */
 static void test_leaf_ctx_types(void) {
   thicket_runtime *rt = thicket_runtime_new();
+  text log = {0};
   int32_t brain;
   int64_t a, i;
   char buf[8];
+  OK(rt, thicket_set_log(rt, log_to_text, &log));
   OK(rt, thicket_register_leaf(rt, "CTypes", ctypes, NULL));
   brain = thicket_load_string(rt,
                               "tree: types\nblackboard:\n  ammo: {type: integer, default: 6}\n  alert: false\n"
@@ -537,6 +539,11 @@ static void test_leaf_ctx_types(void) {
   CHECK(ctypes_ok == 1);
   CHECK(thicket_get_integer(rt, a, "ammo", &i) == THICKET_OK && i == 5);
   CHECK(thicket_get_string(rt, a, "mood", buf, sizeof buf, NULL) == THICKET_OK && strcmp(buf, "wary") == 0);
+  /* ... and said as a C++ leaf's would be: the value, the leaf, the node; counted. */
+  CHECK(thicket_script_errors(rt) == 1);
+  CHECK(log.s && strstr(log.s, "error: action 'CTypes' returned the value 42, not success, failure or running; taken as "
+                               "failure\n  in leaf 'CTypes' at node root/0, agent 1, tick 1") != NULL);
+  free(log.s);
   thicket_runtime_free(rt);
 }
 

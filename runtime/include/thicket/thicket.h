@@ -52,10 +52,10 @@ extern "C" {
 #define THICKET_ERR_TYPE (-5)     /* the key is declared with another type */
 #define THICKET_ERR_NOMEM (-6)    /* out of memory */
 #define THICKET_ERR_RANGE (-7)    /* a caller's buffer is too small (the size needed is returned beside) */
-#define THICKET_ERR_SNAPSHOT (-8) /* a snapshot could not be saved or restored (the message says why) */
+#define THICKET_ERR_SNAPSHOT (-8) /* a snapshot could not be restored (the message says why) */
 #define THICKET_ERR_DEFERRED (-9) /* spawn from a leaf during a tick: the agent comes at the end of the tick */
 #define THICKET_ERR_INTERNAL (-10) /* an unexpected failure inside the runtime (the message says what) */
-#define THICKET_ERR_IN_TICK (-11) /* refused during a tick: loading, restoring, reloading, registering a leaf */
+#define THICKET_ERR_IN_TICK (-11) /* refused during a tick: ticking, loading, restoring, reloading, registering a leaf */
 #define THICKET_ERR_BUSY (-12)    /* refused while a load, restore, reload or registration is in progress */
 
 /* ---- Statuses (thicket_status, thicket_tick, leaf results and stop hooks) ---- */
@@ -246,8 +246,9 @@ int thicket_send(thicket_runtime *rt, int64_t agent, const char *event);
 /* What a C leaf sees of the agent it runs for; valid only during the call it is given to. */
 typedef struct thicket_leaf_ctx thicket_leaf_ctx;
 /* A leaf's tick: an action returns THICKET_SUCCESS (1), THICKET_FAILURE (2) or THICKET_RUNNING
-** (3); a condition success or failure. Any other value counts as failure; THICKET_RUNNING from a
-** condition fails too, and is logged as an error and counted by thicket_script_errors. */
+** (3); a condition success or failure. Any other value (THICKET_RUNNING from a condition too)
+** counts as failure, and is logged as an error (the value, the leaf, the node, the agent and the
+** tick) and counted by thicket_script_errors. */
 typedef int (*thicket_leaf_fn)(thicket_leaf_ctx *ctx, void *user);
 /* Optional hooks (SPEC 7): start before the first tick of a run, stop when a run ends, with how
 ** it ended (THICKET_SUCCESS, THICKET_FAILURE or THICKET_ABORTED). */
