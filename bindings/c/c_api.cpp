@@ -73,6 +73,8 @@ struct thicket_runtime {
   void* trace_user = nullptr;
   thicket_log_fn log_fn = nullptr;
   void* log_user = nullptr;
+  thicket_log_fn print_fn = nullptr;  // thicket_set_print
+  void* print_user = nullptr;
   std::deque<std::string> brain_names, brain_paths;  // a deque: its strings never move
   int reload_failed = 0;        // the last thicket_reload_changed's failed reloads (thicket_reload_failures)
   std::string reload_failures;  // ... and their diagnostics, a line each
@@ -922,6 +924,17 @@ int thicket_set_log(thicket_runtime* rt, thicket_log_fn fn, void* user) {
     rt->log_user = user;
     if (!fn) rt->rt.on_log({});
     else rt->rt.on_log([rt](const std::string& line) { rt->log_fn(c_text(line).c_str(), rt->log_user); });
+    return THICKET_OK;
+  });
+}
+
+int thicket_set_print(thicket_runtime* rt, thicket_log_fn fn, void* user) {
+  return guard(rt, "thicket_set_print", THICKET_ERR_INTERNAL, [&] {
+    if (!rt) return no_runtime("thicket_set_print");
+    rt->print_fn = fn;
+    rt->print_user = user;
+    if (!fn) rt->rt.on_print({});
+    else rt->rt.on_print([rt](const std::string& line) { rt->print_fn(c_text(line).c_str(), rt->print_user); });
     return THICKET_OK;
   });
 }

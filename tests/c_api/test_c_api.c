@@ -1413,6 +1413,24 @@ static void test_calls_during_a_reload(void) {
   rmdir(dir);
 }
 
+/* Lua's print lines to thicket_set_print's callback, in agent order; NULL: standard output again. */
+static void test_print(void) {
+  thicket_runtime *rt = thicket_runtime_new();
+  text printed = {0};
+  int32_t brain;
+  CHECK(thicket_set_print(NULL, NULL, NULL) == THICKET_ERR_ARG);
+  OK(rt, thicket_set_print(rt, log_to_text, &printed));
+  brain = thicket_load_string(rt, "tree: talk\nleaves: [print.lua]\nroot: {action: Say}\n", fixture("talk.yaml"));
+  OK(rt, brain);
+  OK(rt, thicket_spawn(rt, brain));
+  OK(rt, thicket_spawn(rt, brain));
+  OK(rt, thicket_tick_all(rt, 0.1));
+  CHECK(printed.s && strcmp(printed.s, "agent 1 says hi\nagent 2 says hi\n") == 0);
+  OK(rt, thicket_set_print(rt, NULL, NULL));
+  free(printed.s);
+  thicket_runtime_free(rt);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s FIXTURES_DIR\n", argv[0]);
@@ -1439,6 +1457,7 @@ int main(int argc, char **argv) {
   test_nul_in_text();
   test_load_beside_a_tick();
   test_calls_during_a_reload();
+  test_print();
   printf("c_api: %d checks passed\n", checks);
   return 0;
 }

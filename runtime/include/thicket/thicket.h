@@ -331,6 +331,9 @@ typedef void (*thicket_log_fn)(const char *line, void *user);
 ** for the reports that hold several, whose lines are joined by '\n': a failed reload's
 ** diagnostics, a script error's traceback, a once-only report's "reported once" line. */
 int thicket_set_log(thicket_runtime *rt, thicket_log_fn fn, void *user);
+/* Sends Lua's print lines to fn, one line a call without its newline (NULL: standard output,
+** the default), on the thread that called the tick, in agent order (as the log). */
+int thicket_set_print(thicket_runtime *rt, thicket_log_fn fn, void *user);
 
 /* ---- Snapshots (guide 9.1) ---- */
 /* Saves every live agent into a new byte buffer: *bytes (free it with thicket_free_bytes) and
