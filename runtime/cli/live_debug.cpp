@@ -169,7 +169,7 @@ ApiReply LiveDebugger::request(const std::string& method, const std::string& pat
     if (!in.contains("value")) return reply(400, OrderedJson{{"ok", false}, {"error", "/api/blackboard needs \"value\""}});
     const OrderedJson& j = in["value"];
     if (j.is_structured())
-      return reply(400, OrderedJson{{"ok", false}, {"error", "a blackboard value is a number, a boolean, a string or null"}});
+      return reply(400, OrderedJson{{"ok", false}, {"error", "a blackboard value is a number, a boolean, a string or null (null: for an 'any' key)"}});
     std::string key = in["key"].get<std::string>();
     return submit([this, id = *id, key, j]() -> std::optional<ApiReply> {
       if (done_) return failed("the run is over");
@@ -190,8 +190,11 @@ ApiReply LiveDebugger::request(const std::string& method, const std::string& pat
         else if (j.is_number()) v = j.get<double>();
         if (std::holds_alternative<int64_t>(*now) && std::holds_alternative<double>(v)) {  // an integer key
           const double d = std::get<double>(v);
-          if (!(d == std::floor(d) && std::fabs(d) < 9.2e18))
+          if (d != std::floor(d))
             return failed("'" + key + "' is an integer key: " + excerpt(shown_json(j, std::string::npos)) + " is not a whole number");
+          if (!(std::fabs(d) < 9.2e18))  // (a whole number all the same: out of range, not "not whole")
+            return failed("'" + key + "' is an integer key: " + excerpt(shown_json(j, std::string::npos)) +
+                          " is out of its range (-9223372036854775808 to 9223372036854775807)");
           v = static_cast<int64_t>(d);
         }
         if (!a.runtime->set(a.handle, key, v))

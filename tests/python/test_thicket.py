@@ -1356,3 +1356,21 @@ def test_ctrl_c_stops_the_main_threads_call_and_not_another_threads_runtime(tmp_
         rt.tick_all(0.1, times=1000)
     th.join()
     assert other == {"errors": 0, "warnings": []}
+
+
+def test_a_batch_with_script_errors_warns_once(tmp_path):
+    # Agent 2 raises on its 3rd tick in every run: 1 error a run; one RuntimeWarning for the batch.
+    path = write(tmp_path, {
+        "s.yaml": "scenario: w\nticks: 4\nworld: {size: [10, 10]}\nteams: [a]\n"
+                  "groups:\n  - {name: g, team: a, count: 2, brain: count.yaml, spawn: {centre: [5, 5], radius: 1}}\n",
+        "count.yaml": "tree: count\nleaves: [count.lua]\nroot: {action: Count}\n",
+        "count.lua": "local L = {}\nfunction L.Count(agent)\n  agent.n = (agent.n or 0) + 1\n"
+                     "  if agent.id == 2 and agent.n == 3 then error('boom') end\n  return 'running'\nend\nreturn L\n"})
+    with pytest.warns(RuntimeWarning, match=r"s\.yaml: 3 script error\(s\) in 3 of 3 run\(s\); result.log has them") as caught:
+        result = thicket.run(path, runs=3)
+    assert len([w for w in caught if issubclass(w.category, RuntimeWarning)]) == 1
+    assert caught[0].filename == __file__  # at the caller's line
+    assert list(result.metrics["script_errors"]) == [1, 1, 1] and result.log.count("boom") == 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        thicket.run(ARENA, ticks=1)  # none: no warning

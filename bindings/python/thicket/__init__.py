@@ -88,7 +88,8 @@ class Result:
       or None when series_every=0;
     - ``record``: run 1's Record (record=True), else None;
     - ``statuses``: per run, the agents alive at the end by root status;
-    - ``log``: the runs' log text (script errors, thicket.log lines).
+    - ``log``: the runs' log text (script errors, thicket.log lines). A batch with script errors
+      also warns once (RuntimeWarning: how many, in how many runs).
     """
 
     def __init__(self, raw):
@@ -204,6 +205,7 @@ def _batch(scenario, axes, use_file_sweep, runs, ticks, threads, seed, overrides
             raise TypeError(f"scenario must be a path (str), not {type(scenario).__name__}")
     if not isinstance(scenario, str):
         raise TypeError(f"scenario must be a path (str), not {type(scenario).__name__}")
+    named = scenario  # as the caller wrote it, for the warning below
     scenario = _path(scenario, "scenario")
     overrides = overrides or {}
     if not isinstance(overrides, dict):
@@ -215,7 +217,17 @@ def _batch(scenario, axes, use_file_sweep, runs, ticks, threads, seed, overrides
         -1 if seed is None else _check_int("seed", seed, 0), [(_key(k), _text(v, k)) for k, v in overrides.items()],
         [(_key(k), [_text(v, k) for v in vs]) for k, vs in axes], use_file_sweep, _check_int("series_every", series_every, 0),
         _check_flag("record", record), _check_int("record_every", record_every, 0, 1_000_000), _check_flag("trusted", trusted))
-    return Result(raw)
+    result = Result(raw)
+    # Script errors: one RuntimeWarning for the batch (a Runtime's leaf error is one each), so
+    # that they are not missed (the CLI exits 1); each is in result.log, counted by run in
+    # result.metrics["script_errors"]. warnings.simplefilter("error") makes it an exception.
+    errors = int(result.metrics["script_errors"].sum()) if "script_errors" in result.metrics else 0
+    if errors:
+        import warnings
+        runs_with = int((result.metrics["script_errors"] > 0).sum())
+        warnings.warn(f"{named}: {errors} script error(s) in {runs_with} of {len(result.metrics)} run(s); "
+                      "result.log has them", RuntimeWarning, stacklevel=3)
+    return result
 
 
 def run(scenario, *, runs=1, ticks=None, threads=1, seed=None, overrides=None, series_every=0, record=False,
