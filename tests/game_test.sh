@@ -179,6 +179,18 @@ if grep -q "^frame 101 showing error: .*guard.yaml: error: guard.yaml declares n
 else
   bad "guard.yaml without goal_x and route: $(grep -m3 -E 'reload|showing' "$tmp/nokeys.log")"
 fi
+# guard.yaml deleted at frame 100 and put back as it was at frame 130: said on screen from the
+# next look that finds it still gone until it is back; the guards run on as before all along.
+fresh_mods gone
+run warehouse --frames 200 --autoplay --mods "$tmp/gone" --log "$tmp/gone.log" --edit "100:guard.yaml:" \
+  --edit "130:guard.yaml:$game/mods/guard.yaml" >"$tmp/out"
+if grep -q "^frame 10[1-3] showing error: .*guard.yaml: error: the file is gone (deleted or moved away)" "$tmp/gone.log" &&
+  grep -q "^frame 130 showing error: .*the file is gone" "$tmp/gone.log" && ! grep -q "^frame 13[2-9] showing" "$tmp/gone.log" &&
+  diff <(grep -E '^frame [0-9]+ guard ' "$tmp/base.log" | awk '$2 <= 200') <(grep -E '^frame [0-9]+ guard ' "$tmp/gone.log") >/dev/null; then
+  ok "a deleted guard.yaml is said on screen until it is back; the guards run on as before"
+else
+  bad "guard.yaml deleted and back: $(grep -m3 -E 'reload|showing' "$tmp/gone.log")"
+fi
 # A Lua error at run time (guard 4's Watch raises one every tick from frame 101): that leaf
 # fails, the error is shown with its file and line, the other guards go on as before.
 sed 's/^function leaves.Watch(agent)$/function leaves.Watch(agent)\n  if agent.id == 4 then error("oops") end/' \

@@ -82,7 +82,8 @@ const char* kUsage =
     "Exit status: 0; 1 a mod or level that does not load (headless); 2 a usage error, a missing folder or file.\n"
     "--leaf-timeout S: seconds a mod's Lua call may run before it is stopped (default 0.01; 0: no limit).\n"
     "--lua-memory MB: the cap of each Lua heap (default 512; 0: no cap).\n"
-    "--edit FRAME:FILE:SOURCE: at the end of frame FRAME, copy SOURCE over the mod file FILE (tests).\n"
+    "--edit FRAME:FILE:SOURCE: at the end of frame FRAME, copy SOURCE over the mod file FILE (tests);\n"
+    "  FRAME:FILE: (no SOURCE) deletes it.\n"
     "--press I:KEY, --click I:guard:ID or I:X:Y: a key press or a left click at loop iteration I (tests);\n"
     "--repeat I:KEY: the repeat a held key sends (which changes nothing).\n";
 
@@ -247,7 +248,7 @@ bool parse(int argc, char** argv, Args& a, std::string& error) {
               (a.frames >= 0 ? std::to_string(a.frames) + " (--frames)" : std::string("the last one"));
       return false;
     }
-    if (!fs::is_regular_file(e.source, ec)) {
+    if (!e.source.empty() && !fs::is_regular_file(e.source, ec)) {
       error = "--edit's SOURCE " + e.source + (fs::exists(e.source, ec) ? " is not a plain file" : " does not exist");
       return false;
     }
@@ -556,7 +557,8 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
         if (edit.frame != g.frame() || edit.made) continue;  // once (R and Tab count frames from 1 again)
         edit.made = true;
         std::error_code ec;
-        fs::copy_file(edit.source, mods / edit.file, fs::copy_options::overwrite_existing, ec);
+        if (edit.source.empty()) fs::remove(mods / edit.file, ec);  // FRAME:FILE: deletes it
+        else fs::copy_file(edit.source, mods / edit.file, fs::copy_options::overwrite_existing, ec);
         if (ec) {
           std::fprintf(stderr, "thicket-game: --edit: cannot copy %s over %s: %s\n", edit.source.c_str(),
                        (mods / edit.file).c_str(), ec.message().c_str());

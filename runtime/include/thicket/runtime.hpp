@@ -218,6 +218,8 @@ struct ReloadCandidate {
 // What one reload did (SPEC 10), for tools that show reloads (a record, a live monitor).
 struct ReloadReport {
   std::string file;         // the brain's YAML file or the Lua leaf file reloaded
+  // false too for a watched file deleted or moved away (its error says so; the running
+  // version stays): its next good reload, once it is back, is a report with ok.
   bool ok = false;
   std::string first_error;  // when !ok: the first error, "FILE:LINE:COL: message"
   std::vector<Diagnostic> diagnostics;  // every error and warning of the reload, in order

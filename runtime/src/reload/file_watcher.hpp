@@ -100,7 +100,12 @@ class FileWatcher {
     std::vector<std::string> out;
     for (auto& [path, old] : files_) {
       Stamp now = stamp(path, false);
-      if (now.exists) missing_.erase(path);
+      if (now.exists) {
+        if (auto m = missing_.find(path); m != missing_.end()) {
+          if (m->second >= 2) back_.push_back(path);  // said gone: now said back
+          missing_.erase(m);
+        }
+      }
       if (now.exists && now.mtime_ns == old.mtime_ns && now.ctime_ns == old.ctime_ns && now.size == old.size) continue;
       if (!now.exists) {  // mid-save (rename) or deleted: look again next time
         pending_ = true;
@@ -123,6 +128,13 @@ class FileWatcher {
   std::vector<std::string> take_gone() {
     std::vector<std::string> out;
     out.swap(gone_);
+    return out;
+  }
+  // The files said gone that are there again (each once; changed() lists them too when
+  // their content is not what it was).
+  std::vector<std::string> take_back() {
+    std::vector<std::string> out;
+    out.swap(back_);
     return out;
   }
 
@@ -182,6 +194,7 @@ class FileWatcher {
   }
   std::map<std::string, int> missing_;  // path -> looks in a row it was missing at
   std::vector<std::string> gone_;
+  std::vector<std::string> back_;
   struct Stamp {
     bool exists = false;
     int64_t mtime_ns = 0;

@@ -51,10 +51,22 @@ size_t RuntimeImpl::reload_changed() {
     // A path that names a loop of symbolic links is there, but leads nowhere: said so.
     struct stat st;
     const bool loop = ::stat(f.c_str(), &st) != 0 && errno == ELOOP;
-    log(reload_clock() + ": " + f +
-        (loop ? " is a loop of symbolic links (it leads to no file)" : " is gone (deleted or moved away)") +
+    const std::string why = std::string(loop ? "the file is a loop of symbolic links (it leads to no file)"
+                                             : "the file is gone (deleted or moved away)") +
+                            ": the running version stays, and it reloads when the file is back";
+    log(reload_clock() + ": " + f + (loop ? " is a loop of symbolic links (it leads to no file)" : " is gone (deleted or moved away)") +
         ": the running version stays, and it reloads when the file is back");
+    // A report too, as a failed reload's: a game shows it where it shows those (it showed
+    // nothing on screen), and the file's next good reload clears it.
+    report_reload(f, false, {{Severity::Error, f, 0, 0, why}});
   }
+  // One back as it was: nothing to reload, but its "gone" report is over (one back with other
+  // content reloads below, and reports that).
+  for (const auto& f : watcher->take_back())
+    if (std::find(changed.begin(), changed.end(), f) == changed.end()) {
+      log(reload_clock() + ": " + f + " is back, as it was: the running version is its own");
+      report_reload(f, true, {});
+    }
   return reload_paths(changed, std::move(touched));
 }
 

@@ -460,6 +460,28 @@ TEST_CASE_FIXTURE(ReloadFixture, "reload: a watched file deleted is said gone on
   CHECK(r.log.find("back!") != std::string::npos);
 }
 
+TEST_CASE_FIXTURE(ReloadFixture, "reload: a file gone is a failed report; back as it was, a good one (a game clears its notice)") {
+  const std::string leaves = s.path("leaves.lua");
+  fs::rename(leaves, leaves + ".away");
+  std::vector<thicket::ReloadReport> reports;
+  for (int look = 0; look < 3; ++look) CHECK(r.rt.reload_changed(&reports) == 0);
+  REQUIRE(reports.size() == 1);
+  CHECK(reports[0].file == leaves);
+  CHECK_FALSE(reports[0].ok);
+  CHECK(reports[0].first_error == leaves + ": the file is gone (deleted or moved away): the running version stays, and it "
+                                           "reloads when the file is back");
+  reports.clear();
+  fs::rename(leaves + ".away", leaves);  // the same bytes: nothing to reload
+  CHECK(r.rt.reload_changed(&reports) == 0);
+  REQUIRE(reports.size() == 1);
+  CHECK(reports[0].file == leaves);
+  CHECK(reports[0].ok);
+  CHECK(r.log.find(leaves + " is back, as it was") != std::string::npos);
+  reports.clear();
+  CHECK(r.rt.reload_changed(&reports) == 0);
+  CHECK(reports.empty());  // said once
+}
+
 TEST_CASE("reload: a leaf file's top level may not change the run; a failed reload leaves every agent as it was") {
   // The top level runs before the reload is judged: a spawn, despawn, event or blackboard write
   // there could not be undone when the file then fails (they stuck: agents gone, values written).
