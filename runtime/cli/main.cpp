@@ -42,6 +42,7 @@
 #include "edit_command.hpp"
 #include "schema_findings.hpp"
 #include "schema.hpp"
+#include "plain_file.hpp"  // read_limited
 #include "yaml_limits.hpp"
 #include "runtime_impl.hpp"
 #include "simulation.hpp"
@@ -50,7 +51,6 @@
 #include "thicket/runtime.hpp"
 #include "thicket/version.hpp"
 #include "trace_format.hpp"
-#include "yaml_limits.hpp"
 
 using namespace thicket;
 
@@ -601,8 +601,8 @@ namespace {
 // file, a folder; with a near name), as `thicket check` does, rather than a usage error about
 // the options of the kind it was taken for.
 bool unreadable(const std::string& path) {
-  std::error_code ec;
-  return !std::ifstream(path) || std::filesystem::is_directory(path, ec);
+  std::string text, why;  // (read_limited: a pipe is refused, not waited on, as an ifstream did)
+  return !read_limited(path, kMaxYamlBytes, text, why);
 }
 
 int run_file(const Options& o);

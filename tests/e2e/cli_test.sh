@@ -63,6 +63,11 @@ done
   cmp -s "$dir/own/chicken.lua" "$dir/own/chicken.lua.orig" && ok || bad "import -o onto its --leaves file: $(tail -1 "$dir/err")"
 "$thicket" import "$dir/own/c.xml" -o "$dir/own/c.xml" >/dev/null 2>"$dir/err"
 [[ $? == 64 ]] && grep -q "<root BTCPP_format" "$dir/own/c.xml" && ok || bad "import -o onto its own tree: $(tail -1 "$dir/err")"
+# A pipe given to run (with scenario options too) is refused, not waited on for ever.
+mkfifo "$dir/pipe.yaml"
+timeout 20 "$thicket" run "$dir/pipe.yaml" --runs 2 >/dev/null 2>"$dir/err"
+[[ $? == 2 ]] && grep -q "pipe.yaml: error: cannot open file: not a plain file (a pipe or a socket)" "$dir/err" && ok ||
+  bad "run of a pipe: $(cat "$dir/err")"
 # An export and its import keep the brain's blackboard keys in its order (they came back
 # sorted by name).
 "$thicket" export "$here/docs/examples/lua/blackboard.yaml" --to btcpp -o "$dir/own/soldier.xml" >/dev/null 2>&1
