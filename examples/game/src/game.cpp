@@ -137,7 +137,6 @@ bool Game::load_brain(std::string& error) {
   return true;
 }
 
-
 void Game::resolve_slots() {
   nodes_ = rt_->nodes(brain_);  // the brain's node table, for states_of (a reload may change it)
   slot_problem_ = keys_the_game_lacks([&](const char* key) { return rt_->blackboard_type(brain_, key); });
