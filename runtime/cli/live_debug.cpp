@@ -223,7 +223,7 @@ ApiReply LiveDebugger::request(const std::string& method, const std::string& pat
                                {"error", "a breakpoint is {\"file\": BRAIN.yaml, \"node\": ID} or {\"brain\": NAME, \"node\": ID}, got " +
                                              excerpt(shown_json(b, std::string::npos))}});
       set.push_back({file ? normal_path(b["file"].get<std::string>()) : "", file ? "" : b["brain"].get<std::string>(),
-                     b["node"].get<std::string>()});
+                     b["node"].get<std::string>(), file ? b["file"].get<std::string>() : ""});
     }
     return submit([this, set = std::move(set)]() -> std::optional<ApiReply> {
       breakpoints_ = set;
@@ -255,7 +255,7 @@ ApiReply LiveDebugger::request(const std::string& method, const std::string& pat
         if (found) continue;
         std::sort(brains.begin(), brains.end());
         brains.erase(std::unique(brains.begin(), brains.end()), brains.end());
-        const std::string what = bp.file.empty() ? "brain '" + bp.brain + "'" : "brain file '" + bp.file + "'";
+        const std::string what = bp.file.empty() ? "brain '" + bp.brain + "'" : "brain file '" + excerpt(bp.given) + "'";
         const std::string why =
             brain_found ? "no node '" + bp.node + "' in " + what + did_you_mean(bp.node, ids)
                         : "no agent runs " + what + (bp.file.empty() ? did_you_mean(bp.brain, brains) : "") +

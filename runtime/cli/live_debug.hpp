@@ -72,6 +72,8 @@ class LiveDebugger {
     std::string file;   // weakly_canonical; "" when given by brain name
     std::string brain;  // the brain's name; "" when given by file
     std::string node;   // node id
+    std::string given;  // the file as the client wrote it: what replies name (the canonical
+                        // path told a client where /proc/self/cwd or a link leads)
   };
   struct Hit {
     uint32_t agent = 0;

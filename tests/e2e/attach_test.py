@@ -288,7 +288,7 @@ try:
     # agent runs that brain.
     expect(status == 200 and body["ok"] is True and body["count"] == 3 and len(body["unmatched"]) == 2
            and body["unmatched"][0]["node"] == "fight_or_fligth"
-           and "no node 'fight_or_fligth' in brain file" in body["unmatched"][0]["why"]
+           and ("no node 'fight_or_fligth' in brain file '%s'" % weird) in body["unmatched"][0]["why"]  # as written
            and "did you mean 'fight_or_flight'?" in body["unmatched"][0]["why"]
            and body["unmatched"][1]["why"].startswith("no agent runs brain 'gaurd'; did you mean 'guard'?"),
            "POST /api/breakpoints: %s" % body)
