@@ -507,6 +507,8 @@ static int32_t load(thicket_runtime* rt, const char* what, const char* yaml, con
     if (begin_change(rt, change, what) != THICKET_OK) return -1;
     std::vector<thicket::Diagnostic> diagnostics;
     std::optional<BrainHandle> brain;
+    if (yaml && path && !*path)
+      return fail(rt, THICKET_ERR_ARG, what, "the name is empty (it stands for the file in messages: give one, or NULL)"), -1;
     if (yaml) brain = rt->rt.load_string(yaml, path ? path : "<string>", diagnostics);
     else if (path && !*path) return fail(rt, THICKET_ERR_ARG, what, "the path is empty"), -1;
     else if (path) brain = rt->rt.load_file(path, diagnostics);
@@ -941,6 +943,14 @@ int thicket_set_print(thicket_runtime* rt, thicket_log_fn fn, void* user) {
 
 // ---- Snapshots ----
 
+// A snapshot's refusal as a C caller reads it: the runtime names its C++ methods.
+static std::string in_c_names(std::string why) {
+  for (const auto& [cpp, c] : {std::pair<std::string, std::string>{"add it with restore_agent", "add it with thicket_restore_agent"},
+                               {"restore it with restore", "restore it with thicket_restore"}})
+    if (size_t at = why.find(cpp); at != std::string::npos) why.replace(at, cpp.size(), c);
+  return why;
+}
+
 int thicket_save(thicket_runtime* rt, void** bytes, size_t* len) {
   const char* what = "thicket_save";
   if (bytes) *bytes = nullptr;
@@ -989,7 +999,7 @@ int thicket_restore(thicket_runtime* rt, const void* bytes, size_t len) {
       restored = rt->rt.restore(in, diagnostics);
     }
     if (!restored) {
-      std::string why = joined(diagnostics);
+      std::string why = in_c_names(joined(diagnostics));
       return fail(rt, THICKET_ERR_SNAPSHOT, what, why.empty() ? "the snapshot was refused" : why);
     }
     return THICKET_OK;
@@ -1015,7 +1025,7 @@ int64_t thicket_restore_agent(thicket_runtime* rt, const void* bytes, size_t len
       h = rt->rt.restore_agent(in, diagnostics);
     }
     if (!h) {
-      std::string why = joined(diagnostics);
+      std::string why = in_c_names(joined(diagnostics));
       return fail(rt, THICKET_ERR_SNAPSHOT, what, why.empty() ? "the snapshot was refused" : why), -1;
     }
     return pack(*h);

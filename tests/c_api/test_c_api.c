@@ -632,6 +632,9 @@ static void test_snapshots(void) {
   CHECK(thicket_get_string(rt, one, "mood", buf, sizeof buf, NULL) == THICKET_OK && strcmp(buf, "saved") == 0);
   CHECK(thicket_restore_agent(rt, agent_bytes, agent_len) == -1); /* its id is taken now */
   CHECK(thicket_errcode(rt) == THICKET_ERR_SNAPSHOT);
+  /* One agent's snapshot given to thicket_restore: the message names the C call to use. */
+  CHECK(thicket_restore(rt, agent_bytes, agent_len) == THICKET_ERR_SNAPSHOT);
+  CHECK(strstr(thicket_last_error(rt), "add it with thicket_restore_agent") != NULL);
   {
     /* two agents' snapshots joined: the second was dropped without a word */
     char *two = malloc(2 * agent_len);
@@ -1427,6 +1430,9 @@ static void test_print(void) {
   OK(rt, thicket_tick_all(rt, 0.1));
   CHECK(printed.s && strcmp(printed.s, "agent 1 says hi\nagent 2 says hi\n") == 0);
   OK(rt, thicket_set_print(rt, NULL, NULL));
+  /* An empty name would start every message with ":LINE:COL": refused, as an empty path is. */
+  CHECK(thicket_load_string(rt, "tree: t\nroot: {wait: 1}\n", "") == -1 && thicket_errcode(rt) == THICKET_ERR_ARG &&
+        strstr(thicket_last_error(rt), "the name is empty") != NULL);
   free(printed.s);
   thicket_runtime_free(rt);
 }

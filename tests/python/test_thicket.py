@@ -762,6 +762,9 @@ def test_batch_errors(tmp_path):
     assert len(e.value.diagnostics) == 1 and "this is a brain file (it has 'tree:'), not a scenario" in str(e.value)
     with pytest.raises(TypeError, match="scenario must be a path"):
         thicket.run(123)
+    # A path as bytes, as read_record takes it (and a path object).
+    assert thicket.run(os.fsencode(ARENA), ticks=1).metrics["ticks"][0] == 1
+    assert thicket.run(pathlib.Path(ARENA), ticks=1).metrics["ticks"][0] == 1
     with pytest.raises(TypeError, match="runs must be an int"):
         thicket.run(ARENA, runs="3")
     with pytest.raises(ValueError, match="runs must be at least 1"):

@@ -197,14 +197,13 @@ def _check_int(name, value, least, most=2**63 - 1):
 
 def _batch(scenario, axes, use_file_sweep, runs, ticks, threads, seed, overrides, series_every, record,
            record_every, trusted):
+    import os
+    if isinstance(scenario, os.PathLike):
+        scenario = os.fspath(scenario)
+    if isinstance(scenario, bytes):  # the file system's bytes, as read_record takes them
+        scenario = os.fsdecode(scenario)
     if not isinstance(scenario, str):
-        import os
-        if isinstance(scenario, os.PathLike):
-            scenario = os.fspath(scenario)
-        else:
-            raise TypeError(f"scenario must be a path (str), not {type(scenario).__name__}")
-    if not isinstance(scenario, str):
-        raise TypeError(f"scenario must be a path (str), not {type(scenario).__name__}")
+        raise TypeError(f"scenario must be a path (str, bytes or a path object), not {type(scenario).__name__}")
     named = scenario  # as the caller wrote it, for the warning below
     scenario = _path(scenario, "scenario")
     overrides = overrides or {}

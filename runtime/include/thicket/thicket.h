@@ -115,7 +115,9 @@ int thicket_errcode(thicket_runtime *rt);
 ** or NULL path is THICKET_ERR_ARG. */
 int32_t thicket_load_file(thicket_runtime *rt, const char *path);
 /* The same from YAML text; `name` stands for the file in messages, and relative leaf files
-** resolve against its folder. */
+** resolve against its folder (NULL: "<string>", leaf files from the working folder; an empty
+** name is THICKET_ERR_ARG: its messages would start ":2:16: error"). NULL yaml is
+** THICKET_ERR_ARG. */
 int32_t thicket_load_string(thicket_runtime *rt, const char *yaml, const char *name);
 /* How many brains are loaded (ids 0 .. count-1), or negative. */
 int32_t thicket_brain_count(thicket_runtime *rt);
