@@ -731,7 +731,7 @@ int thicket_running_nodes(thicket_runtime* rt, int64_t agent, thicket_node_fn fn
     if (int c = check_agent(rt, "thicket_running_nodes", agent, h)) return c;
     const std::vector<std::string> ids = rt->rt.running_nodes(h);
     if (fn)
-      for (const auto& id : ids) fn(id.c_str(), user);
+      for (const auto& id : ids) fn(c_text(thicket::valid_utf8(id)).c_str(), user);  // (as the trace's ids)
     return static_cast<int>(ids.size());
   });
 }
@@ -884,9 +884,17 @@ int thicket_set_trace(thicket_runtime* rt, thicket_trace_fn fn, void* user, int 
     }
     rt->rt.on_trace(
         [rt](const thicket::TraceEvent& e) {
+          // Each text as C can take it: as it is, unless it holds a NUL (C would see it end
+          // there: two node ids "s\0x" and "s\0x/act" read alike) or bytes that are not UTF-8
+          // (the header promises UTF-8); then a copy, kept for the call.
+          std::deque<std::string> kept;
+          auto text = [&kept](const std::string& s) -> const char* {
+            if (s.find('\0') == std::string::npos && thicket::first_invalid_utf8(s) >= s.size()) return s.c_str();
+            return kept.emplace_back(c_text(thicket::valid_utf8(s))).c_str();
+          };
           std::vector<const char*> running;
           running.reserve(e.running.size() + 1);
-          for (const auto& id : e.running) running.push_back(id.c_str());
+          for (const auto& id : e.running) running.push_back(text(id));
           running.push_back(nullptr);  // so the array is never NULL, and ends like argv
           thicket_trace_event c;
           std::memset(&c, 0, sizeof c);
@@ -896,21 +904,21 @@ int thicket_set_trace(thicket_runtime* rt, thicket_trace_fn fn, void* user, int 
           c.status = static_cast<int>(e.status);
           c.running = running.data();
           c.running_count = e.running.size();
-          c.composite = e.composite.c_str();
-          c.condition = e.condition.c_str();
-          c.aborted = e.aborted.c_str();
-          c.condition_label = e.condition_label.c_str();
-          c.aborted_label = e.aborted_label.c_str();
+          c.composite = text(e.composite);
+          c.condition = text(e.condition);
+          c.aborted = text(e.aborted);
+          c.condition_label = text(e.condition_label);
+          c.aborted_label = text(e.aborted_label);
           c.from_status = static_cast<int>(e.from);
           c.to_status = static_cast<int>(e.to);
-          c.brain = e.brain.c_str();
-          c.from_name = e.from_name.c_str();
-          c.to_name = e.to_name.c_str();
-          c.transition = e.transition.c_str();
-          c.cause = e.cause.c_str();
-          c.cause_label = e.cause_label.c_str();
-          c.event = e.event.c_str();
-          c.taken_by = e.taken_by.c_str();
+          c.brain = text(e.brain);
+          c.from_name = text(e.from_name);
+          c.to_name = text(e.to_name);
+          c.transition = text(e.transition);
+          c.cause = text(e.cause);
+          c.cause_label = text(e.cause_label);
+          c.event = text(e.event);
+          c.taken_by = text(e.taken_by);
           c.ended = e.ended ? 1 : 0;
           rt->trace_fn(&c, rt->trace_user);
         },

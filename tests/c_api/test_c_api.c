@@ -1281,6 +1281,16 @@ static void test_tick_order(void) {
 
 /* A NUL inside a text (a YAML "\0" escape) reaches C as the two characters \0: it cut
 ** thicket_last_error short (the diagnostics after it were lost) and brain names with it. */
+/* A trace's brain, state and running ids, as text. */
+static void trace_names(const thicket_trace_event *e, void *user) {
+  size_t k;
+  if (e->type == THICKET_TRACE_TRANSITION) text_add((text *)user, "transition %s -> %s;", e->brain, e->to_name);
+  if (e->type != THICKET_TRACE_TICK) return;
+  text_add((text *)user, "running");
+  for (k = 0; k < e->running_count; ++k) text_add((text *)user, " %s", e->running[k]);
+  text_add((text *)user, ";");
+}
+
 static void test_nul_in_text(void) {
   thicket_runtime *rt = thicket_runtime_new();
   int32_t b;
@@ -1298,6 +1308,22 @@ static void test_nul_in_text(void) {
   CHECK(strcmp(thicket_brain_name(rt, b), "guard\\0x") == 0);
   CHECK(thicket_load_string(rt, "tree: u\nroot: {action: \"M\\0y\"}\n", "u.yaml") == -1);
   CHECK(strstr(thicket_last_error(rt), "M\\0y") != NULL);
+  /* An fsm whose name and state hold a NUL: the trace's texts and the running ids escape it
+  ** as thicket_brain_name does (they were cut at it: "s\0x" and "s\0x/act" read as "s"). */
+  {
+    text seen = {0};
+    int64_t a;
+    b = thicket_load_string(rt, "fsm: \"d\\0oor\"\ninitial: \"s\\0x\"\nstates:\n  \"s\\0x\": {tree: {wait: 1}}\n", "door.yaml");
+    OK(rt, b);
+    a = thicket_spawn(rt, b);
+    OK(rt, a);
+    OK(rt, thicket_set_trace(rt, trace_names, &seen, 1));
+    OK(rt, thicket_tick(rt, a, 0.1));
+    CHECK(seen.s && strstr(seen.s, "transition d\\0oor -> s\\0x;") != NULL);
+    CHECK(seen.s && strstr(seen.s, "running root s\\0x s\\0x/tree;") != NULL);
+    OK(rt, thicket_set_trace(rt, NULL, NULL, 0));
+    free(seen.s);
+  }
   thicket_runtime_free(rt);
 }
 

@@ -299,7 +299,8 @@ int thicket_leaf_set_string(thicket_leaf_ctx *ctx, const char *key, const char *
 #define THICKET_TRACE_EVENT 4      /* an event taken off the queue: event, taken_by ("" = dropped) */
 
 /* One trace record (SPEC 9 --trace). Owned by the runtime and valid during the callback only;
-** fields that do not apply to its type are "" (never NULL) or 0. Later versions may append
+** fields that do not apply to its type are "" (never NULL) or 0. Its texts are UTF-8: a NUL in
+** a name reads \0 (as in thicket_brain_name), a byte that is not UTF-8 U+FFFD. Later versions may append
 ** fields: never allocate one yourself. */
 typedef struct thicket_trace_event {
   int type;                   /* THICKET_TRACE_* */
