@@ -31,7 +31,8 @@ using namespace thicket;
 py::dict run_batch(const std::string& path, uint64_t runs, int64_t ticks, uint32_t threads, int64_t seed_arg,
                    const std::vector<std::pair<std::string, std::string>>& overrides,
                    const std::vector<std::pair<std::string, std::vector<std::string>>>& axes, bool use_file_sweep,
-                   uint64_t series_every, bool record, uint32_t record_every, bool trusted) {
+                   uint64_t series_every, bool record, uint32_t record_every, bool trusted, double dt,
+                   double leaf_timeout, uint64_t lua_memory_mb) {
   if (runs == 0) throw py::value_error("runs must be at least 1");
   std::vector<Diagnostic> diags;
   auto spec = load_scenario(path, diags);
@@ -109,8 +110,10 @@ py::dict run_batch(const std::string& path, uint64_t runs, int64_t ticks, uint32
       so.threads = threads == 0 ? 1 : threads;
       so.seed = r.seed;
       so.ticks = ticks < 0 ? spec->ticks : uint64_t(ticks);  // -1 (ticks=None): the scenario's own; 0: none, as --ticks 0
-      so.dt = spec->dt;
+      so.dt = dt > 0 ? dt : spec->dt;  // dt=None (-1): the scenario's, as without --dt
       so.trusted = trusted;
+      so.leaf_timeout = leaf_timeout;                                      // --leaf-timeout
+      so.lua_memory_limit = static_cast<size_t>(lua_memory_mb) << 20;      // --lua-memory
       so.log = [&](const std::string& line) { log_text += line + "\n"; };
       so.print = print_line;
       so.interrupt = &interrupt;
@@ -164,7 +167,8 @@ py::dict run_batch(const std::string& path, uint64_t runs, int64_t ticks, uint32
 void register_batch(py::module_& m) {
   m.def("_run_batch", &run_batch, py::arg("path"), py::arg("runs"), py::arg("ticks"), py::arg("threads"),
         py::arg("seed"), py::arg("overrides"), py::arg("axes"), py::arg("use_file_sweep"), py::arg("series_every"),
-        py::arg("record"), py::arg("record_every"), py::arg("trusted"));
+        py::arg("record"), py::arg("record_every"), py::arg("trusted"), py::arg("dt"), py::arg("leaf_timeout"),
+        py::arg("lua_memory"));
   m.def("_read_record", [](const std::string& path) {
     try {
       return read_record_file(path);

@@ -1377,3 +1377,19 @@ def test_a_batch_with_script_errors_warns_once(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         thicket.run(ARENA, ticks=1)  # none: no warning
+
+
+def test_dt_leaf_timeout_and_lua_memory_are_the_clis_options(tmp_path):
+    csv = tmp_path / "rows.csv"
+    cli_rows("--ticks", "10", "--dt", "0.05", "--lua-memory", "64", "--leaf-timeout", "0.2", "--out", str(csv))
+    result = thicket.run(ARENA, ticks=10, dt=0.05, lua_memory=64, leaf_timeout=0.2)
+    timing = ["wall_s", "agent_ticks_per_s"]
+    pd.testing.assert_frame_equal(result.metrics.drop(columns=timing),
+                                  pd.read_csv(csv, float_precision="round_trip").drop(columns=timing), check_exact=True)
+    # Not the default dt's rows (0.1 s a tick): dt reached the runs.
+    assert not thicket.run(ARENA, ticks=10).metrics.drop(columns=timing).equals(result.metrics.drop(columns=timing))
+    for bad, error in ((dict(dt=0), ValueError), (dict(dt=-1), ValueError), (dict(dt=float("nan")), ValueError),
+                       (dict(dt="0.1"), TypeError), (dict(leaf_timeout=-0.5), ValueError), (dict(leaf_timeout=True), TypeError),
+                       (dict(lua_memory=-1), ValueError), (dict(lua_memory=2**31), ValueError), (dict(lua_memory=1.5), TypeError)):
+        with pytest.raises(error):
+            thicket.run(ARENA, ticks=1, **bad)

@@ -195,8 +195,18 @@ def _check_int(name, value, least, most=2**63 - 1):
     return value
 
 
+def _check_seconds(name, value, least, most, above_least=False):
+    # A number of seconds, as the CLI's --dt and --leaf-timeout take it.
+    if _is_bool(value) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number of seconds, not {type(value).__name__}")
+    seconds = float(value)
+    if not (seconds > least if above_least else seconds >= least) or not seconds <= most:
+        raise ValueError(f"{name} must be {'>' if above_least else '>='} {least:g} and at most {most:g} seconds, got {value!r}")
+    return seconds
+
+
 def _batch(scenario, axes, use_file_sweep, runs, ticks, threads, seed, overrides, series_every, record,
-           record_every, trusted):
+           record_every, trusted, dt=None, leaf_timeout=0.05, lua_memory=512):
     import os
     if isinstance(scenario, os.PathLike):
         scenario = os.fspath(scenario)
@@ -215,7 +225,10 @@ def _batch(scenario, axes, use_file_sweep, runs, ticks, threads, seed, overrides
         _check_int("threads", threads, 1, 256),
         -1 if seed is None else _check_int("seed", seed, 0), [(_key(k), _text(v, k)) for k, v in overrides.items()],
         [(_key(k), [_text(v, k) for v in vs]) for k, vs in axes], use_file_sweep, _check_int("series_every", series_every, 0),
-        _check_flag("record", record), _check_int("record_every", record_every, 0, 1_000_000), _check_flag("trusted", trusted))
+        _check_flag("record", record), _check_int("record_every", record_every, 0, 1_000_000), _check_flag("trusted", trusted),
+        # The bounds of --dt, --leaf-timeout and --lua-memory.
+        -1.0 if dt is None else _check_seconds("dt", dt, 0, 1_000_000, above_least=True),
+        _check_seconds("leaf_timeout", leaf_timeout, 0, 1_000_000), _check_int("lua_memory", lua_memory, 0, 1 << 30))
     result = Result(raw)
     # Script errors: one RuntimeWarning for the batch (a Runtime's leaf error is one each), so
     # that they are not missed (the CLI exits 1); each is in result.log, counted by run in
@@ -230,16 +243,19 @@ def _batch(scenario, axes, use_file_sweep, runs, ticks, threads, seed, overrides
 
 
 def run(scenario, *, runs=1, ticks=None, threads=1, seed=None, overrides=None, series_every=0, record=False,
-        record_every=0, trusted=False):
+        record_every=0, trusted=False, dt=None, leaf_timeout=0.05, lua_memory=512):
     """Runs a scenario `runs` times (seeds seed, seed+1, ...; seed=None: the scenario's `seed:`) as
     `thicket run SCENARIO --runs N` does, and returns a Result. ticks=None: the scenario's own (0: none, as
     --ticks 0). overrides: {"groups.players.count": 200,
-    ...}, the keys of `--set` (guide 11). The scenario's own `sweep:` is not applied: use sweep()."""
-    return _batch(scenario, [], False, runs, ticks, threads, seed, overrides, series_every, record, record_every, trusted)
+    ...}, the keys of `--set` (guide 11). The scenario's own `sweep:` is not applied: use sweep().
+    dt (None: the scenario's), leaf_timeout (seconds a Lua call may run, 0: no limit) and
+    lua_memory (MiB of each Lua heap, 0: no cap) are --dt, --leaf-timeout and --lua-memory."""
+    return _batch(scenario, [], False, runs, ticks, threads, seed, overrides, series_every, record, record_every, trusted,
+                  dt, leaf_timeout, lua_memory)
 
 
 def sweep(scenario, grid=None, *, runs=1, ticks=None, threads=1, seed=None, overrides=None, series_every=0,
-          record=False, record_every=0, trusted=False):
+          record=False, record_every=0, trusted=False, dt=None, leaf_timeout=0.05, lua_memory=512):
     """Runs every combination of the grid's values (first key slowest), `runs` seeds each, on top of
     the scenario's own `sweep:` (a grid key replaces the file's axis of that key), as `thicket run
     SCENARIO --set KEY=V1,V2 ...` does. Returns a Result whose metrics have one column per swept key."""
@@ -254,7 +270,7 @@ def sweep(scenario, grid=None, *, runs=1, ticks=None, threads=1, seed=None, over
             values = [values]
         axes.append((key, list(values)))
     return _batch(scenario, axes, True, runs, ticks, threads, seed, overrides, series_every, record, record_every,
-                  trusted)
+                  trusted, dt, leaf_timeout, lua_memory)
 
 
 def read_record(path):
