@@ -396,6 +396,8 @@ class THICKET_API Runtime {
   // brain is retried when its files change. E.g. a game that writes blackboard keys by slot
   // refuses a version that no longer declares one (thicket-game does). Not called on load:
   // check a first load's keys with blackboard_type. An empty function: every version taken.
+  // It runs inside the reload, on the thread that called it: it reads its argument and must
+  // not call this runtime (a load, reload or tick from it is refused, as from a leaf).
   void on_reload_check(std::function<std::string(const ReloadCandidate&)> check);
   // Where Lua `print` lines go (one call per line, without its newline); an empty function:
   // standard output. Lines printed by jobs on several threads arrive in agent order.

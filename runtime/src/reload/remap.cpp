@@ -366,6 +366,7 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
     for (const auto& key : fresh->blackboard) candidate.blackboard.emplace_back(key.name, key.type);
     std::string refused;
     try {
+      HookScope scope(ticking);  // a load, reload or tick from the check is refused, as from a leaf
       refused = reload_check(candidate);
     } catch (const std::exception& e) {
       refused = std::string("the host's reload check failed: ") + e.what();

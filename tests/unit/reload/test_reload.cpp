@@ -133,8 +133,11 @@ TEST_CASE_FIXTURE(ReloadFixture, "reload: a changed Lua leaf is used from the ne
 
 TEST_CASE_FIXTURE(ReloadFixture, "reload: the embedder's check refuses a version it cannot drive; the old one runs on, and a later edit is retried") {
   std::vector<thicket::ReloadCandidate> seen;
+  std::optional<thicket::BrainHandle> loaded_inside;
+  std::vector<thicket::Diagnostic> inside;
   r.rt.on_reload_check([&](const thicket::ReloadCandidate& c) -> std::string {
     seen.push_back(c);
+    loaded_inside = r.rt.load_file(brain, inside);  // refused: the check runs inside the reload
     for (const auto& [key, type] : c.blackboard)
       if (key == "count") return type == thicket::ValueType::Number ? "" : "'count' must be a number";
     return "the game needs the key 'count'";
@@ -150,6 +153,10 @@ TEST_CASE_FIXTURE(ReloadFixture, "reload: the embedder's check refuses a version
   CHECK_FALSE(reports[0].ok);
   CHECK(reports[0].first_error == brain + ": the game needs the key 'count'");
   REQUIRE(seen.size() == 1);
+  CHECK_FALSE(loaded_inside);
+  REQUIRE_FALSE(inside.empty());
+  CHECK(inside[0].message.find("cannot be called during a tick") != std::string::npos);
+  CHECK(r.rt.brain_count() == 1);
   CHECK(seen[0].path == brain);
   CHECK(seen[0].name == "reload");
   CHECK(seen[0].blackboard == std::vector<std::pair<std::string, thicket::ValueType>>{
