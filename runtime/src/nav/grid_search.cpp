@@ -30,7 +30,10 @@
 // expanded, instead of after the start's whole component.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <new>
+#include <type_traits>
 
 #include "grid_bits.hpp"
 #include "grid_landmarks.hpp"
@@ -55,9 +58,51 @@ struct HeapEntry {
   std::uint32_t node;
 };
 
+// A table with an entry per cell that starts as all zero bytes and, when it must grow, starts
+// again: calloc hands a big block over as zero pages the system has not yet given, so a
+// search pays for the pages it reaches. (A vector's resize wrote every entry first: on an
+// 8192 x 8192 map, 1 GB of nodes written, a second and more, before a search into a small
+// walled-in room.) Zero bytes are a node no search has marked, a via and a danger of 0.
+template <class T>
+class ZeroTable {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+ public:
+  ZeroTable() = default;
+  ~ZeroTable() { std::free(data_); }
+  ZeroTable(const ZeroTable&) = delete;
+  ZeroTable& operator=(const ZeroTable&) = delete;
+
+  std::size_t size() const { return size_; }
+  // At least n entries; when it grows, every entry is zero again.
+  void grow(std::size_t n) {
+    if (n <= size_) return;
+    void* fresh = std::calloc(n, sizeof(T));
+    if (!fresh) throw std::bad_alloc();
+    std::free(data_);
+    data_ = static_cast<T*>(fresh);
+    size_ = n;
+  }
+  // Every entry zero again (a fresh block: its pages are given back).
+  void zero() {
+    const std::size_t n = size_;
+    std::free(data_);
+    data_ = nullptr;
+    size_ = 0;
+    grow(n);
+  }
+  T& operator[](std::size_t i) { return data_[i]; }
+  const T& operator[](std::size_t i) const { return data_[i]; }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
 }  // namespace search_parts
 using search_parts::HeapEntry;
 using search_parts::Node;
+using search_parts::ZeroTable;
 
 namespace {
 
@@ -93,13 +138,13 @@ struct GridSearch::Impl {
   std::int32_t width = 0;
 
   // The buffers (reused).
-  std::vector<Node> nodes;
-  std::vector<std::uint32_t> vias;  // JPS: per node, where the diagonal run to it turned, or kNone
+  ZeroTable<Node> nodes;
+  ZeroTable<std::uint32_t> vias;  // JPS: per node, where the diagonal run to it turned, or kNone
   std::vector<HeapEntry> heap;
   std::shared_ptr<const GridTables> tables;  // shared with every search of this map version
   const GridBits* bits_ = nullptr;
   GridLandmarks::Goal goal_marks;
-  std::vector<double> danger;             // per cell: the sum of the costs of the zones holding it
+  ZeroTable<double> danger;               // per cell: the sum of the costs of the zones holding it
   std::vector<std::uint32_t> danger_set;  // the cells danger is non-zero at, to reset next time
   std::vector<Cell> path;
   double cost = 0, length = 0;
@@ -180,7 +225,7 @@ struct GridSearch::Impl {
     for (std::uint32_t i : danger_set) danger[i] = 0;
     danger_set.clear();
     if (options.danger.empty()) return;
-    if (danger.size() < nodes.size()) danger.resize(nodes.size(), 0.0);
+    danger.grow(nodes.size());
     const GridMap& m = *map;
     for (const DangerZone& z : options.danger) {
       if (!(z.radius >= 0) || !(z.cost > 0) || !std::isfinite(z.cost)) continue;
@@ -333,8 +378,8 @@ struct GridSearch::Impl {
   }
 
   std::size_t buffer_bytes() const {
-    return nodes.capacity() * sizeof(Node) + vias.capacity() * sizeof(std::uint32_t) + heap.capacity() * sizeof(HeapEntry) +
-           danger.capacity() * sizeof(double) + danger_set.capacity() * sizeof(std::uint32_t) +
+    return nodes.size() * sizeof(Node) + vias.size() * sizeof(std::uint32_t) + heap.capacity() * sizeof(HeapEntry) +
+           danger.size() * sizeof(double) + danger_set.capacity() * sizeof(std::uint32_t) +
            path.capacity() * sizeof(Cell);
   }
 
@@ -359,10 +404,10 @@ struct GridSearch::Impl {
 
     width = m.width();
     const std::size_t cells = std::size_t(m.width()) * std::size_t(m.height());
-    if (nodes.size() < cells) nodes.resize(cells, Node{0, kNone, 0});
-    if (jps && vias.size() < cells) vias.resize(cells, kNone);
+    nodes.grow(cells);
+    if (jps) vias.grow(cells);
     if (++gen == (1u << 31)) {  // wrapped: old marks could pass for this search's
-      for (Node& n : nodes) n.mark = 0;
+      nodes.zero();
       gen = 1;
     }
     guided = jps && opts.landmarks;
