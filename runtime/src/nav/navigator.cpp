@@ -86,6 +86,15 @@ void smooth_around_danger(const GridMap& map, std::span<const Cell> cells, std::
   }
 }
 
+// The most danger at any point along a-b, sampled as leg_allowed samples it.
+double leg_danger(const GridMap& map, std::span<const DangerZone> zones, Vec2 a, Vec2 b) {
+  const double step = map.cell_size / 4;
+  const int samples = static_cast<int>(distance(a, b) / step) + 1;
+  double most = 0;
+  for (int k = 0; k <= samples; ++k) most = std::max(most, danger_at(zones, a + (b - a) * (double(k) / samples)));
+  return most;
+}
+
 double polyline_length(std::span<const Vec2> points) {
   double total = 0;
   for (std::size_t i = 1; i < points.size(); ++i) total += distance(points[i - 1], points[i]);
@@ -142,21 +151,24 @@ struct PathRequest::Impl {
       for (Cell c : cells) smoothed.push_back(map.centre_of(c));
     }
     // The exact ends replace the first and last cell centres where the path still sees past them
-    // (and, with danger zones, goes into no more danger than its ends are in).
-    auto end_droppable = [&](Vec2 a, Vec2 b) {
+    // (and, with danger zones, goes into no more danger than the two legs it replaces: a bound
+    // of its ends' danger alone kept the centre of the start's cell whenever the first leg
+    // crossed a zone, and the path walked back to that centre, and past the goal to its own).
+    auto end_droppable = [&](Vec2 a, Vec2 via, Vec2 b) {
       if (danger.empty()) return line_of_sight(map, a, b);
       return leg_allowed(map, danger, a, b, std::numeric_limits<double>::infinity(),
-                         std::max(danger_at(danger, a), danger_at(danger, b)));
+                         std::max(leg_danger(map, danger, a, via), leg_danger(map, danger, via, b)));
     };
     points.clear();
     points.push_back(from);
     const std::size_t n = smoothed.size();
     for (std::size_t i = 0; i < n; ++i) {
       Vec2 next = i + 1 < n ? smoothed[i + 1] : to;
-      if ((i == 0 || i + 1 == n) && end_droppable(points.back(), next)) continue;
+      if ((i == 0 || i + 1 == n) && end_droppable(points.back(), smoothed[i], next)) continue;
+      if (smoothed[i] == points.back()) continue;  // a start at a cell centre: no step of length 0
       points.push_back(smoothed[i]);
     }
-    points.push_back(to);
+    if (!(points.back() == to) || points.size() == 1) points.push_back(to);
     return found();
   }
 };

@@ -56,6 +56,29 @@ TEST_CASE("navigator: smoothing does not cut across the danger zones the search 
   CHECK(request.points().size() < 10);  // still smoothed, not every cell
 }
 
+TEST_CASE("navigator: a path through a cheap danger zone goes from the start to the goal, not back to cell centres") {
+  // The zone costs less than going round it, so the search goes through; the ends' danger is 0
+  // but the legs cross the zone. The path went back to the start cell's centre and past the goal.
+  GridMap map(7, 3);
+  const DangerZone zone{{3.5, 1.5}, 0.6, 0.5};
+  NavWorld world{.map = &map, .walls = Walls({}, &map)};
+  PathOptions options;
+  options.danger = std::span<const DangerZone>(&zone, 1);
+  PathRequest request;
+  REQUIRE(request.find(world, {0.9, 1.5}, {6.1, 1.5}, options) == SearchState::Found);
+  REQUIRE(request.points().size() == 2);
+  CHECK(request.points()[0] == Vec2{0.9, 1.5});
+  CHECK(request.points()[1] == Vec2{6.1, 1.5});
+  CHECK(request.length() == doctest::Approx(5.2));
+  // From and to cell centres: no step of length 0 (a point given twice).
+  REQUIRE(request.find(world, {0.5, 1.5}, {6.5, 1.5}, options) == SearchState::Found);
+  CHECK(request.points().size() == 2);
+  CHECK(request.length() == doctest::Approx(6.0));
+  // Start and goal in one cell: still two points.
+  REQUIRE(request.find(world, {0.5, 1.5}, {0.5, 1.5}, options) == SearchState::Found);
+  CHECK(request.points().size() == 2);
+}
+
 TEST_CASE("navigator: a sliced search comes back exactly from options(), from(), to() and expanded()") {
   // What a checkpoint saves of a search in progress (sim_snapshot.cpp): a fresh request started
   // with the same and stepped by the nodes expanded so far goes on exactly as the first, whatever
