@@ -310,8 +310,8 @@ class THICKET_API WaypointGraph {
   std::span<const Vec2> points() const { return points_; }
   std::span<const Edge> edges_of(std::uint32_t point) const { return edges_[point]; }
 
-  // A* over the graph from `from` to `to` (world points): each joins the graph at the nearest
-  // waypoint it sees (or is on the same straight line to the other end when they see each
+  // A* over the graph from `from` to `to` (world points): each joins the graph at every
+  // waypoint it sees, and the shortest such route wins (the straight line when they see each
   // other). out: from, the waypoints, to. Returns false when there is no way.
   bool find_path(const Walls& walls, Vec2 from, Vec2 to, std::vector<Vec2>& out,
                  double* length = nullptr) const;

@@ -38,21 +38,6 @@ bool after(const Scratch::Open& a, const Scratch::Open& b) {
   return a.f != b.f ? a.f > b.f : a.point > b.point;
 }
 
-// The waypoint nearest to p that p sees (walls.clear), or kNone.
-std::uint32_t nearest_visible(std::span<const Vec2> points, const Walls& walls, Vec2 p) {
-  std::uint32_t best = kNone;
-  double best_distance = std::numeric_limits<double>::infinity();
-  for (std::uint32_t i = 0; i < points.size(); ++i) {
-    double d = distance(p, points[i]);
-    // The distance test first: clear() is the expensive part.
-    if (d < best_distance && walls.clear(p, points[i])) {
-      best = i;
-      best_distance = d;
-    }
-  }
-  return best;
-}
-
 }  // namespace
 
 WaypointGraph::WaypointGraph(std::vector<Vec2> points)
@@ -85,15 +70,37 @@ bool WaypointGraph::find_path(const Walls& walls, Vec2 from, Vec2 to, std::vecto
     if (length) *length = distance(from, to);
     return true;
   }
-  const std::uint32_t start = nearest_visible(points_, walls, from);
-  const std::uint32_t goal = start == kNone ? kNone : nearest_visible(points_, walls, to);
-  if (goal == kNone) return false;
-
+  // The start and the goal join the graph at every waypoint they see, not at the nearest one
+  // alone: the nearest may be a dead end (a waypoint with no link on the way), and a route
+  // that leaves the graph early is shorter. The goal is node n, reached from the waypoints it
+  // sees; the straight-line distance to it never overestimates (every leg is a straight
+  // segment, the last one too), and along a leg it drops by at most the leg's length, so the
+  // first time node n is closed its route is the shortest.
+  const auto n = static_cast<std::uint32_t>(points_.size());
   thread_local Scratch s;
-  s.reset(points_.size());
-  const Vec2 goal_point = points_[goal];
-  s.g[start] = 0;
-  s.heap.push_back({distance(points_[start], goal_point), start});
+  s.reset(n + 1);
+  thread_local std::vector<double> to_goal;  // per waypoint: the leg to the goal, or infinity
+  to_goal.assign(n, std::numeric_limits<double>::infinity());
+  bool goal_seen = false;
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (walls.clear(points_[i], to)) {
+      to_goal[i] = distance(points_[i], to);
+      goal_seen = true;
+    }
+  if (!goal_seen) return false;
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (walls.clear(from, points_[i])) {
+      s.g[i] = distance(from, points_[i]);
+      s.heap.push_back({s.g[i] + distance(points_[i], to), i});
+    }
+  std::make_heap(s.heap.begin(), s.heap.end(), after);
+  auto offer = [&](std::uint32_t next, double g, std::uint32_t parent, Vec2 at) {
+    if (s.closed[next] || g >= s.g[next]) return;
+    s.g[next] = g;
+    s.parent[next] = parent;
+    s.heap.push_back({g + distance(at, to), next});
+    std::push_heap(s.heap.begin(), s.heap.end(), after);
+  };
   bool found = false;
   while (!s.heap.empty()) {
     std::pop_heap(s.heap.begin(), s.heap.end(), after);
@@ -101,23 +108,16 @@ bool WaypointGraph::find_path(const Walls& walls, Vec2 from, Vec2 to, std::vecto
     s.heap.pop_back();
     if (s.closed[p]) continue;  // a stale entry: p was reached more cheaply since
     s.closed[p] = 1;
-    if (p == goal) {
+    if (p == n) {
       found = true;
       break;
     }
-    for (const Edge& e : edges_[p]) {
-      double g = s.g[p] + e.length;
-      if (s.closed[e.to] || g >= s.g[e.to]) continue;
-      s.g[e.to] = g;
-      s.parent[e.to] = p;
-      // Straight-line distance never overestimates: every edge is a straight segment.
-      s.heap.push_back({g + distance(points_[e.to], goal_point), e.to});
-      std::push_heap(s.heap.begin(), s.heap.end(), after);
-    }
+    if (to_goal[p] < std::numeric_limits<double>::infinity()) offer(n, s.g[p] + to_goal[p], p, to);
+    for (const Edge& e : edges_[p]) offer(e.to, s.g[p] + e.length, p, points_[e.to]);
   }
   if (!found) return false;
 
-  for (std::uint32_t p = goal; p != kNone; p = s.parent[p]) s.route.push_back(p);
+  for (std::uint32_t p = s.parent[n]; p != kNone; p = s.parent[p]) s.route.push_back(p);
   out.push_back(from);
   for (auto it = s.route.rbegin(); it != s.route.rend(); ++it)
     if (!(points_[*it] == out.back())) out.push_back(points_[*it]);

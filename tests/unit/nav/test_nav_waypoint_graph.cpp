@@ -128,6 +128,26 @@ TEST_CASE("start and goal joining at the same waypoint") {
   CHECK(length == doctest::Approx(2 * std::sqrt(13.0)));
 }
 
+TEST_CASE("start and goal join the graph at every waypoint they see, not the nearest alone") {
+  // Guide 12.4's world with two walls: the goal's nearest waypoint (3) has no link, and the
+  // start's nearest (0) is the long way round to the goal below.
+  const Obstacle obstacles[] = {Obstacle::box({20, 0}, {22, 30}), Obstacle::box({40, 10}, {42, 40})};
+  Walls walls(obstacles, nullptr);
+  WaypointGraph graph({{10, 35}, {30, 35}, {50, 5}, {55, 38}});
+  graph.add_edge(0, 1);
+  graph.add_edge(1, 2);
+  std::vector<Vec2> out;
+  double length = 0;
+  REQUIRE(graph.find_path(walls, {5, 5}, {55, 30}, out, &length));  // waypoint 3 alone said "no way"
+  REQUIRE(out.size() == 5);
+  CHECK(out[3] == Vec2{50, 5});
+  // (30, 35) sees (30, 5): leaving the graph there beats going on to (50, 5).
+  REQUIRE(graph.find_path(walls, {5, 5}, {30, 5}, out, &length));
+  REQUIRE(out.size() == 4);
+  CHECK(out[2] == Vec2{30, 35});
+  CHECK(length == doctest::Approx(std::hypot(5.0, 30.0) + 20 + 30));
+}
+
 }  // TEST_SUITE
 
 TEST_SUITE("nav_waypoint_graph") {
