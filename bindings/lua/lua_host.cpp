@@ -311,8 +311,15 @@ Status LuaHost::tick(const CallSite& at) {
   // A task that was running when its leaf became a plain function or a hook table (a Lua
   // reload), or when its node was given another leaf (a YAML reload), finishes on the old code
   // (SPEC 10); the new form runs from the node's next run.
-  if (forms_may_change_ && leaf.shape != LeafShape::Task && leaf.shape != LeafShape::Native && runs_old_task(at))
-    return task_resume(at, leaf, false);
+  if (forms_may_change_ && leaf.shape != LeafShape::Task && leaf.shape != LeafShape::Native && runs_old_task(at)) {
+    const Status s = task_resume(at, leaf, false);
+    // The engine stops hooked leaves only (a hook table's stop() releases the old run); a plain
+    // function's node is not stopped, so its old run is released here when it ends. (It was
+    // not: its slot kept the dead coroutine, every later run resumed it, "cannot resume dead
+    // coroutine", and the unbalanced stack brought the process down.)
+    if (s != Status::Running && leaf.shape == LeafShape::Function) task_release(at, false);
+    return s;
+  }
   switch (leaf.shape) {
     case LeafShape::Native: return Status::Failure;  // the engine calls native leaves itself
     case LeafShape::Function: {

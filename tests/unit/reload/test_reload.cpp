@@ -278,6 +278,41 @@ return L
   INFO(r.log);
 }
 
+TEST_CASE("reload: a running task whose leaf became a plain function finishes on the old code, then the function runs") {
+  // The engine stops hooked leaves only, so nothing released the old run when it ended: its
+  // slot kept the dead coroutine, every later run resumed it ("cannot resume dead coroutine",
+  // the new function never ran), and the errors piling up on its stack crashed the process.
+  Scratch s;
+  s.write("leaves.lua", R"(
+local thicket = require("thicket")
+local L = {}
+L.Work = thicket.task(function(agent)
+  for i = 1, 2 do print(thicket.tick() .. " task " .. i); coroutine.yield() end
+  return thicket.SUCCESS
+end)
+return L
+)");
+  const std::string brain = s.write("brain.yaml", "tree: swap\nleaves: [leaves.lua]\nroot:\n  repeat: {child: {action: {leaf: Work, name: job}}}\n");
+  Run r;
+  std::string out;
+  r.rt.on_print([&](const std::string& line) { out += line + "\n"; });
+  std::vector<thicket::Diagnostic> d;
+  auto b = r.rt.load_file(brain, d);
+  REQUIRE(b);
+  auto a = r.rt.spawn(*b);
+  r.rt.tick(a, 0.1);
+  s.write("leaves.lua", "local thicket = require('thicket')\nlocal L = {}\n"
+                        "function L.Work(agent) print(thicket.tick() .. ' plain') return true end\nreturn L\n");
+  CHECK(r.rt.reload_changed() == 1);
+  for (int i = 0; i < 300; ++i) r.rt.tick(a, 0.1);
+  const std::string first = "1 task 1\n2 task 2\n4 plain\n5 plain\n6 plain\n";  // (3: the task returns)
+  CHECK(out.substr(0, first.size()) == first);
+  CHECK(std::count(out.begin(), out.end(), '\n') == 300);  // 301 ticks, one silent
+  CHECK(out.find("task", 20) == std::string::npos);
+  CHECK(r.rt.script_errors() == 0);
+  INFO(r.log);
+}
+
 TEST_CASE("reload: an fsm state whose active child is removed, with no child it can enter, says so once and retries") {
   // SPEC 4.1: the nearest surviving ancestor re-enters its descent. When no child of it can be
   // entered (here nap's enter_if fails), the state stays without an active child, as the
