@@ -402,8 +402,17 @@ int LuaApi::require_impl(lua_State* L) {
     h.modules_loading_.pop_back();
     if (loaded != LUA_OK) return -1;
     if (lua_isnil(L, -1)) {
+      // A module runs in globals of its own, so one that returns nothing offers nothing: most
+      // likely a file emptied or not yet written (a save under way, `: > util.lua`), which
+      // Lua's require took for `true` and a reload then handed on to every leaf file.
       lua_pop(L, 1);
-      lua_pushboolean(L, 1);
+      where_in_script(L);  // the line of the require
+      std::error_code size_error;
+      const bool empty = fs::file_size(p, size_error) == 0 && !size_error;
+      lua_pushfstring(L, "module '%s' (%s) %s: a module ends with `return` of what it offers (return M)",
+                      shown_name(name).c_str(), shown_name(p).c_str(), empty ? "is empty" : "returned nothing");
+      lua_concat(L, 2);
+      return -1;
     }
     lua_pushvalue(L, -1);
     lua_setfield(L, -3, p.c_str());

@@ -25,7 +25,10 @@ namespace thicket {
 // in place is waited for: from a write to a watched file's name that was opened since its last
 // close after writing, until that close (IN_CLOSE_WRITE), for at most kSaveWait, no file is
 // looked at, so a half-written file (a tick fell between two of its writes, or between
-// `cat > f` emptying it and writing) is never loaded. Opens are remembered, not counted: the
+// `cat > f` emptying it and writing) is never loaded. A watched name that is open now (opened,
+// not yet closed) is waited for the same way: a file created by `{ sleep 1; cat x; } > f` or
+// opened with O_TRUNC has told its open but maybe not yet its first write (an empty file was
+// loaded). Opens are remembered, not counted: the
 // kernel merges identical events that follow one another (two processes' opens make one), so
 // a count went wrong whenever another process read the file meanwhile. (A write with no open
 // since the last close, such as a time set by `touch -m`, is not waited for.)
@@ -62,6 +65,7 @@ class FileWatcher {
           if (ev->mask & IN_Q_OVERFLOW) {  // events were lost: what was remembered no longer holds
             opened_.clear();
             writing_.clear();
+            open_now_.clear();
           }
           // A folder deleted (its watch is gone) or moved away (its watch follows it
           // elsewhere): watch its path again once something is there.
@@ -82,7 +86,7 @@ class FileWatcher {
       }
       if (!any && !pending_) return {};
       pending_ = false;
-      if (!writing_.empty()) {  // a save under way: look once it is closed
+      if (!writing_.empty() || !open_now_.empty()) {  // a save under way: look once it is closed
         const auto now = std::chrono::steady_clock::now();
         if (!waiting_) {
           waiting_ = true;
@@ -94,6 +98,7 @@ class FileWatcher {
         }
         writing_.clear();  // a writer that keeps the file open: what it wrote so far counts
         opened_.clear();
+        open_now_.clear();
       }
       waiting_ = false;
     }
@@ -160,7 +165,8 @@ class FileWatcher {
   }
   bool watch_now(const std::string& dir) {
     const int wd = inotify_add_watch(inotify_, dir.c_str(),
-                                     IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_MODIFY | IN_DELETE | IN_MOVE_SELF |
+                                     IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_MODIFY | IN_DELETE |
+                                         IN_MOVE_SELF |  // (IN_MOVED_FROM: a file moved away is said gone)
                                          IN_ATTRIB |  // (a chmod that makes a file readable again)
                                          IN_OPEN | IN_CLOSE_NOWRITE);  // (saves under way: opens seen)
     if (wd >= 0) {
@@ -185,9 +191,13 @@ class FileWatcher {
   void saving(const inotify_event& ev) {
     const std::pair<int, std::string> key{ev.wd, ev.name};
     // (open(O_TRUNC) tells its open before its emptying write.)
-    if (ev.mask & IN_OPEN) opened_.insert(key);
+    if (ev.mask & IN_OPEN) {
+      opened_.insert(key);
+      open_now_.insert(key);
+    }
     if ((ev.mask & IN_MODIFY) && opened_.count(key)) writing_.insert(key);
-    if (ev.mask & (IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_TO)) {
+    if (ev.mask & (IN_CLOSE_WRITE | IN_CLOSE_NOWRITE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM)) open_now_.erase(key);
+    if (ev.mask & (IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM)) {
       opened_.erase(key);
       writing_.erase(key);
     }
@@ -253,6 +263,7 @@ class FileWatcher {
   std::set<std::string> names_;                     // watched files' names (and their links' targets')
   std::set<std::pair<int, std::string>> opened_;     // (folder's watch, name): opened since its last write-close
   std::set<std::pair<int, std::string>> writing_;    // of those, the ones written to: saves under way
+  std::set<std::pair<int, std::string>> open_now_;   // opened and not closed since (by anyone): maybe a save
   bool waiting_ = false;                            // on writing_, since waiting_since_
   std::chrono::steady_clock::time_point waiting_since_;
   std::map<std::string, Stamp> files_;

@@ -502,6 +502,37 @@ TEST_CASE_FIXTURE(ReloadFixture, "reload: a watched file deleted is said gone on
   CHECK(r.log.find("back!") != std::string::npos);
 }
 
+TEST_CASE_FIXTURE(ReloadFixture, "reload: a watched file moved to another folder is said gone too") {
+  // Only IN_MOVED_FROM tells of it in the watched folder (the rename above also tells of the
+  // new name there): it was not watched for, so nothing was said.
+  fs::create_directories(s.path("away"));
+  CHECK(r.rt.reload_changed() == 0);  // (the new folder's event taken: the move alone is left)
+  fs::rename(s.path("leaves.lua"), s.path("away/leaves.lua"));
+  for (int look = 0; look < 3; ++look) CHECK(r.rt.reload_changed() == 0);
+  INFO(r.log);
+  CHECK(r.log.find(s.path("leaves.lua") + " is gone (deleted or moved away)") != std::string::npos);
+}
+
+TEST_CASE_FIXTURE(ReloadFixture, "reload: a file created and still open, not yet written, is not looked at") {
+  // `{ sleep 1; cat new.lua; } > leaves.lua`: created (empty) and open for writing; the first
+  // write comes later. It was loaded empty, a failed reload, then loaded again.
+  const std::string leaves = s.path("leaves.lua");
+  fs::remove(leaves);
+  std::string v2 = kLeaves;
+  v2.replace(v2.find("mem.n = mem.n + 1"), 17, "mem.n = mem.n + 10");
+  {
+    std::ofstream saving(leaves, std::ios::trunc);
+    REQUIRE(saving);
+    CHECK(r.rt.reload_changed() == 0);
+    CHECK(r.rt.reload_changed() == 0);
+    saving << v2;
+  }
+  CHECK(r.rt.reload_changed() == 1);
+  INFO(r.log);
+  CHECK(r.log.find("failed") == std::string::npos);
+  CHECK(r.log.find("gone") == std::string::npos);
+}
+
 TEST_CASE_FIXTURE(ReloadFixture, "reload: a file gone is a failed report; back as it was, a good one (a game clears its notice)") {
   const std::string leaves = s.path("leaves.lua");
   fs::rename(leaves, leaves + ".away");

@@ -1,0 +1,2 @@
+-- sets a global of its own: offers nothing
+helper = 1
