@@ -39,6 +39,7 @@
 #include "record_file.hpp"
 #include "run_command.hpp"
 #include "view_command.hpp"
+#include "wall_pacer.hpp"
 #include "edit_command.hpp"
 #include "schema_findings.hpp"
 #include "schema.hpp"
@@ -708,11 +709,10 @@ int run_file(const Options& o) {
   auto started = std::chrono::steady_clock::now();
   uint64_t ticks_done = 0;
   bool stopped_on_error = false;
+  cli::WallPacer pacer(o.dt);
   for (uint64_t t = 0; (o.ticks == 0 || t < o.ticks) && !g_interrupted; ++t) {
     if (o.watch) {
-      auto due = started + std::chrono::duration<double>(o.dt * static_cast<double>(t));
-      while (std::chrono::steady_clock::now() < due && !g_interrupted) usleep(1000);
-      if (g_interrupted) break;  // Ctrl-C while waiting for the tick: it is not run
+      if (!pacer.wait([] { return g_interrupted != 0; })) break;  // Ctrl-C while waiting: the tick is not run
       // After the wait, right before the tick: a file saved while the run waited for this
       // tick is in it (SPEC 10: at the next tick boundary), not one tick later.
       rt.reload_changed();

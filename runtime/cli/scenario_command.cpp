@@ -33,6 +33,7 @@
 #include "sweep_plan.hpp"
 #include "sweep_summary.hpp"
 #include "thicket/runtime.hpp"
+#include "wall_pacer.hpp"
 #include "trace_format.hpp"
 
 namespace thicket::run_command {
@@ -436,11 +437,10 @@ int cmd_scenario(const Options& o) {
                        std::string(width - filled, '.').c_str(), static_cast<unsigned long long>(done),
                        static_cast<unsigned long long>(total));
         },
-        [&, started = std::chrono::steady_clock::now(), begun = uint64_t(0)]() mutable {
+        [&, pacer = cli::WallPacer(so.dt)]() mutable {
           // --watch paces the run at the sim clock, one tick per dt of wall time (as for a brain);
           // with --serve the live session paces it (at --speed).
-          auto due = started + std::chrono::duration<double>(so.dt * static_cast<double>(begun++));
-          while (o.watch && !live && std::chrono::steady_clock::now() < due && !g_interrupted) usleep(1000);
+          if (o.watch && !live) pacer.wait([] { return g_interrupted != 0; });
           return g_interrupted != 0;
         });
     if (progress) std::fprintf(stderr, "\n");
