@@ -415,8 +415,7 @@ class BtImporter {
         // In characters, as editors count them: neither a UTF-8 sequence's continuation bytes
         // nor a byte order mark that starts the file (as line_column, within the line alone).
         const size_t from = line == 1 && text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
-        for (size_t i = from; i < at; ++i)
-          if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++column;
+        if (at > from) column += static_cast<int>(utf8_characters(std::string_view(text).substr(from, at - from)));
       }
     }
     return {line, column};

@@ -98,9 +98,7 @@ bool xml_char(uint32_t v) {
 std::pair<long, long> place_of(const std::string& text, size_t at) {
   const size_t line_start = at == 0 ? 0 : text.rfind('\n', at - 1) + 1;  // npos + 1 == 0
   const long line = static_cast<long>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 1;
-  const long column = static_cast<long>(std::count_if(text.begin() + static_cast<std::ptrdiff_t>(line_start),
-                                                      text.begin() + static_cast<std::ptrdiff_t>(at),
-                                                      [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; })) + 1;
+  const long column = static_cast<long>(utf8_characters(std::string_view(text).substr(line_start, at - line_start))) + 1;
   return {line, column};
 }
 

@@ -556,9 +556,7 @@ class Parser {
       return Type::Unknown;
     }
     // (counted in characters, not bytes: an 'é' before it is one)
-    size_t character = 1;
-    for (size_t k = 0; k < open.begin && k < src_.size(); ++k)
-      if ((static_cast<unsigned char>(src_[k]) & 0xC0) != 0x80) ++character;
+    const size_t character = utf8_characters(std::string_view(src_).substr(0, open.begin)) + 1;
     std::string message = "missing ')' to close the '(' that is character " + std::to_string(character) + " of the expression";
     if (close.kind != Tok::End) message += " (found " + show(close) + ")";
     syntax_error(close.begin, std::move(message));

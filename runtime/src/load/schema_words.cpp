@@ -18,6 +18,7 @@
 #include <regex>
 #include <unordered_map>
 
+#include "suggest.hpp"
 #include "schema.hpp"
 #include "schema_store.hpp"
 #include "yaml_limits.hpp"
@@ -376,8 +377,7 @@ void Validator::check_scalar(const Schema& s, const YAML::Node& x, const Json& j
 
   if (bits & kString) {
     const std::string text = j.get<std::string>();
-    size_t length = 0;
-    for (unsigned char c : text) length += (c & 0xC0) != 0x80;
+    const size_t length = utf8_characters(text);
     if (!holds(s.min_length_c, j))
       out.push_back({mark, place.depth,
                      *s.min_length == 1 ? subject(place) + " must not be empty"

@@ -136,10 +136,21 @@ std::string did_you_mean_type(std::string_view word, const std::vector<std::stri
   return "";
 }
 
+size_t utf8_characters(std::string_view text) {
+  size_t characters = 0;
+  for (const char c : text) characters += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return characters;
+}
+
+size_t utf8_boundary(std::string_view text, size_t at) {
+  if (at >= text.size()) return at;
+  while (at > 0 && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;
+  return at;
+}
+
 std::string clipped(std::string_view text, size_t max) {
   if (text.size() <= max) return std::string(text);
-  size_t cut = max;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // inside a UTF-8 sequence
+  const size_t cut = utf8_boundary(text, max);
   return std::string(text.substr(0, cut)) + "... (" + std::to_string(text.size()) + " bytes)";
 }
 

@@ -41,6 +41,12 @@ std::string did_you_mean_type(std::string_view word, const std::vector<std::stri
 // Text as a message quotes it: whole when at most `max` bytes, else its first bytes (not
 // cutting a UTF-8 sequence) and "... (N bytes)", so that a huge value makes a short message.
 std::string clipped(std::string_view text, size_t max = 80);
+// How many characters text holds, as an editor counts a column: its bytes that are not UTF-8
+// continuation bytes (10xxxxxx), so an 'é' is one and a stray byte is one.
+size_t utf8_characters(std::string_view text);
+// `at` moved back to where the UTF-8 character it falls inside begins (at itself when it starts
+// one, or is past the end): where text may be cut without splitting a sequence.
+size_t utf8_boundary(std::string_view text, size_t at);
 // A name as a one-line message shows it: clipped, its control characters written as escapes
 // (\n, \t, \0, \x01), so a name with a line break cannot split the message or hide in it.
 std::string shown_name(std::string_view name, size_t max = 200);

@@ -1,5 +1,6 @@
 // Limits on untrusted YAML: a nesting pre-scan, an alias-expansion count and the messages of a
 // failed parse (yaml_limits.hpp).
+#include "suggest.hpp"
 #include "yaml_limits.hpp"
 
 #include <algorithm>
@@ -791,10 +792,7 @@ void columns_in_characters(const std::string& text, const std::string& path, std
     // yaml-cpp's columns on the first line do not count a byte order mark (nor does an editor).
     if (d.line == 1 && text.compare(0, 3, "\xEF\xBB\xBF") == 0) start = 3;
     const size_t end = std::min(text.size(), start + static_cast<size_t>(d.column) - 1);
-    int characters = 0;
-    for (size_t i = start; i < end; ++i)
-      if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++characters;  // not a continuation byte
-    d.column = characters + 1;
+    d.column = static_cast<int>(utf8_characters(std::string_view(text).substr(start, end - start))) + 1;
   }
 }
 
