@@ -58,7 +58,15 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
   const std::string message = full_chunk_names(cut_message);
   // Ctrl-C stopped the call where it was: said where, but no error of the script's (a clean
   // run interrupted exits 0); the leaf's call fails and the run stops after this tick.
-  if (!(lua_stop_requested(guard_) && message.find("stopped: the run was interrupted (Ctrl-C)") != std::string::npos)) ++errors;
+  if (lua_stop_requested(guard_) && message.find("stopped: the run was interrupted (Ctrl-C)") != std::string::npos) {
+    // Said for the first call it stopped in a tick_all only: Ctrl-C stops every call of the
+    // tick's rest, and a big run printed a block per agent (with "further ones are counted in
+    // the summary's script errors", which they are not).
+    if (interrupt_said_at_ == rt_.calls + 1) return;
+    interrupt_said_at_ = rt_.calls + 1;
+  } else {
+    ++errors;
+  }
   std::string first = message, frames;
   size_t cut = message.find("\nstack traceback:");
   if (cut != std::string::npos) first = message.substr(0, cut);

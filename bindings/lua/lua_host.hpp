@@ -150,6 +150,7 @@ class LuaHost final : public ScriptHost {
   void push_text(lua_State* L, uint32_t id);
 
   uint64_t errors = 0;
+  uint64_t interrupt_said_at_ = 0;  // 1 + the tick_all (RuntimeImpl::calls) a call Ctrl-C stopped was said in
 
   // The message of the last unknown name a leaf asked for (a blackboard key, a module field),
   // with what it was asked of: a leaf asking every tick builds its did-you-mean once. Cleared

@@ -48,6 +48,19 @@ wait $pid
 grep -q "loop.lua:4: stopped: the run was interrupted (Ctrl-C)" "$dir/err" && ok || bad "interrupt message: $(cat "$dir/err")"
 grep -q "^thicket: root status:.*script errors: 0 (interrupted)" "$dir/err" && ok || bad "the summary says interrupted, no script error"
 
+# Ctrl-C of many agents mid-tick: every call of the tick's rest is stopped, and said once (a
+# block per agent was printed, with "further ones are counted in the summary's script errors").
+"$thicket" run "$dir/loop/loop.yaml" --agents 50 --ticks 0 --leaf-timeout 0 >/dev/null 2>"$dir/err" &
+pid=$!
+catches_sigint $pid || bad "the many-agent run never set its Ctrl-C handler"
+kill -INT $pid
+timeout 10 tail --pid=$pid -f /dev/null && ok || { bad "SIGINT did not stop the many-agent run"; kill -KILL $pid; }
+wait $pid
+[[ $? == 0 ]] && ok || bad "an interrupted many-agent run exits 0"
+[[ $(grep -c "stopped: the run was interrupted (Ctrl-C)" "$dir/err") == 1 ]] && ok ||
+  bad "the interrupt is said once, not per agent: $(grep -c "interrupted (Ctrl-C)" "$dir/err") times"
+grep -q "further ones are counted" "$dir/err" && bad "no 'further ones are counted' for calls Ctrl-C stopped" || ok
+
 # Ctrl-C of a run whose leaf errors: the script errors still make it exit 1.
 printf 'return { Bad = function() local t = os.clock(); while os.clock() - t < 0.01 do end; error("boom") end }\n' >"$dir/loop/bad.lua"
 printf 'tree: bad\nleaves: [bad.lua]\nroot: {action: Bad}\n' >"$dir/loop/bad.yaml"

@@ -152,7 +152,9 @@ class TreeCompiler {
   const std::vector<std::string>& tree_names_ = names_->trees;
   static std::shared_ptr<const Names> make_names(const BrainSource& src, const LeafNames& leaves) {
     auto names = std::make_shared<Names>();
-    for (const auto& [name, shape] : leaves) names->leaves.push_back(name);
+    // (on_reload is a leaf file's hook for hot reload, not a leaf to suggest or list.)
+    for (const auto& [name, shape] : leaves)
+      if (name != "on_reload") names->leaves.push_back(name);
     for (const auto& [name, t] : src.trees) names->trees.push_back(name);
     return names;
   }

@@ -293,6 +293,7 @@ bool RuntimeImpl::reload_lua_file(const std::string& path) {
       break;
     }
   std::vector<std::string> names = commit_leaves(staged);
+  std::sort(names.begin(), names.end());  // (the Lua table's order changes from run to run)
   std::ostringstream out;
   out << reload_clock() << ": reloaded " << path << ": " << names.size() << " leaves replaced (" << join_names(names) << ")";
   log(out.str());
