@@ -96,10 +96,15 @@ pid=$!
 wait_for 'module=1' "$dir/out3"
 echo 'return {speed = 7}' > "$dir/mod/cfg.lua.tmp" && mv "$dir/mod/cfg.lua.tmp" "$dir/mod/cfg.lua"
 wait_for 'module=7' "$dir/out3"
+# The scenario file edited: not reloaded (the run goes on), but said (it was silent).
+echo '# an edit' >> "$dir/mod/s.yaml"
+wait_for 's.yaml changed: a scenario and its map are read once' "$dir/err3"
 kill -INT $pid 2>/dev/null
 wait $pid
 ok=1
 grep -q "^t=[0-9.]* tick [0-9]*: module $dir/mod/cfg.lua changed; the leaf files that require it reload" "$dir/err3" || { echo "FAIL: no module notice"; ok=0; }
+grep -q "^t=[0-9.]* tick [0-9]*: $dir/mod/s.yaml changed: a scenario and its map are read once, when the run starts; restart the run to use the edit" "$dir/err3" ||
+  { echo "FAIL: no notice of the scenario's edit"; ok=0; }
 for a in 1 2 3 4; do
   grep -q "^agent $a module=7$" "$dir/out3" || { echo "FAIL: agent $a never saw the new module"; ok=0; }
   sed -n "/^agent $a module=7$/,\$p" "$dir/out3" | grep -q "^agent $a module=1$" && { echo "FAIL: agent $a went back to the old module"; ok=0; }

@@ -144,6 +144,9 @@ struct Simulation::Impl {
   ScriptErrorBook errors;                   // the workers' script errors, judged in agent order
   bool hold_logs = false;                   // the workers tick at once: their lines wait (SimWorker::held_log)
   bool workers_disagree = false;            // --watch: a reload worked in some workers only; the run stops
+  // --watch: the scenario's own files (itself, its map), read once at the start: an edit is
+  // said, not loaded (sim_reload.cpp). Shared: FileWatcher is complete in that file only.
+  std::shared_ptr<class FileWatcher> scenario_watch;
   uint64_t tick = 0;
   uint64_t script_errors_before = 0;  // a resumed run's, from its checkpoint (sim_snapshot.cpp)
   std::unique_ptr<perception::Manager> perception;  // always made: thicket.noise works without listeners

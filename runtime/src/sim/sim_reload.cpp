@@ -161,6 +161,19 @@ std::vector<std::string> Simulation::files_read() const {
 
 std::vector<ReloadReport> Simulation::reload_and_report() {
   Impl& s = *impl_;
+  // The scenario file and its map are not reloaded (a world and its agents made again would
+  // not be the run that was going on): an edit is said, so it is not taken for one that
+  // worked. (It was silent.)
+  if (!s.scenario_watch) {
+    s.scenario_watch = std::make_shared<FileWatcher>();
+    s.scenario_watch->add(s.spec.path);
+    if (!s.spec.nav.map_path.empty()) s.scenario_watch->add(s.spec.nav.map_path);
+  } else if (!s.workers.empty()) {
+    for (const std::string& path : s.scenario_watch->changed())
+      s.log(s.workers[0]->rt->impl().reload_clock() + ": " + path +
+            " changed: a scenario and its map are read once, when the run starts; restart the run to use the edit "
+            "(brain and leaf files reload live)");
+  }
   std::vector<ReloadReport> reloads = reload_changed();
   if (!reloads.empty() && s.recorder) s.recorder->reloads(reloads);
   if (!reloads.empty() && s.options.on_reload) s.options.on_reload(reloads);
