@@ -177,12 +177,20 @@ void* lua_heap_alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
     return nullptr;
   }
   if (nsize > old && heap->cap != 0 && heap->guard && heap->guard->running.load(std::memory_order_relaxed)) {
-    // Past the cap, the call's allocation fails. Lua then collects garbage and tries again:
-    // that retry, and every later growth in the same call, fails at once too (a heap held at
-    // its cap would otherwise run a full collection per allocation).
+    // Past the cap, the call's allocation fails. Lua then collects garbage and tries the same
+    // allocation again, once: that retry fails too. Once the error is raised, the call's later
+    // allocations (the error's unwinding, its cleanups) get the grace past the cap, and fail
+    // at once past that: no full collection per allocation of a heap held at its cap. (Without
+    // the grace a cleanup failed at its first allocation, silently.)
     const uint64_t call = heap->guard->serial.load(std::memory_order_relaxed);
-    if (heap->used - old + nsize > heap->cap || (heap->refused && heap->refused_call == call)) {
-      if (!(heap->refused && heap->refused_call == call)) note_refused_at(*heap);
+    const bool refused_now = heap->refused && heap->refused_call == call;
+    const bool retry = refused_now && heap->retry_armed && ptr == heap->retry_ptr && nsize == heap->retry_size;
+    const size_t room = !retry && (refused_now || heap->closing) ? heap->grace() : 0;
+    if (retry || heap->used - old + nsize > heap->cap + room) {
+      if (!refused_now) note_refused_at(*heap);
+      heap->retry_armed = !retry;  // (Lua's emergency collection retries this allocation once)
+      heap->retry_ptr = ptr;
+      heap->retry_size = nsize;
       heap->refused = true;
       heap->refused_call = call;
       return nullptr;

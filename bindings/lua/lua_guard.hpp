@@ -77,6 +77,17 @@ inline bool lua_stop_requested(const LuaGuard& g) {
 struct LuaHeap {
   size_t used = 0;
   size_t cap = 0;  // 0: no cap
+  bool closing = false;  // a task's cleanups run (task_release): they get room past the cap
+  // The allocation refused last, which Lua's emergency collection asks for again once.
+  bool retry_armed = false;
+  const void* retry_ptr = nullptr;
+  size_t retry_size = 0;
+  // The room past the cap that a call's code gets once an allocation of it was refused, and a
+  // task's cleanups: the cleanups that the error's unwinding runs (to-be-closed variables,
+  // thicket.defer) would otherwise fail at their first allocation, silently (Lua's one "not
+  // enough memory" is the same error as the run's), since what the run grew is still held by
+  // the stack they unwind. An eighth of the cap, at least 1 MiB.
+  size_t grace() const { return cap / 8 > (size_t(1) << 20) ? cap / 8 : size_t(1) << 20; }
   size_t peak = 0;
   uint64_t reallocs = 0;  // blocks made, grown or shrunk (for tests: what a warm tick allocates)
   bool refused = false;  // an allocation was refused since the last check

@@ -605,11 +605,15 @@ void LuaHost::task_release(const CallSite& at, bool cancel) {
     int rc = LUA_OK;
     if (ended != LUA_OK) {
       CallScope scope(*this, co);  // closing runs the task's to-be-closed variables
+      // Its cleanups get room past the heap's cap (LuaHeap::grace): a task cancelled at the
+      // cap still holds what it grew, on the stack being closed.
+      heap_.closing = true;
 #if LUA_VERSION_RELEASE_NUM >= 50406
       rc = lua_closethread(co, L_);
 #else
       rc = lua_resetthread(co);
 #endif
+      heap_.closing = false;
     }
     end_unwind();
     if (xpcalls < 64) xpcalls_open_ -= xpcalls;  // (its frames dropped by the closing)

@@ -602,6 +602,37 @@ end) }
   CHECK(t.joined_log().find("task.lua:5: the Lua heap reached its cap of 16 MiB") != std::string::npos);
 }
 
+TEST_CASE("guard: the cleanups of a task stopped at the heap cap run to their end, allocating") {
+  // What the task grew is still held by the stack its error unwinds, so the heap is at its cap
+  // while its to-be-closed variables run: they get a grace past it. (A cleanup failed at its
+  // first allocation, silently: Lua's one "not enough memory" was taken for the run's error.)
+  thicket::RuntimeOptions o;
+  o.leaf_timeout = 0;
+  o.instruction_budget = 0;
+  o.lua_memory_limit = size_t(16) << 20;
+  LuaRuntime t(o);
+  t.write("task.lua", R"LUA(
+local thicket = require("thicket")
+return { TaskGrow = thicket.task(function(agent)
+  local t = {}
+  local done <close> = thicket.defer(function()
+    agent.bb.cleaned = 1
+    local s = string.rep("y", 1000) .. "z"
+    agent.bb.cleaned = #s
+  end)
+  for i = 1, math.huge do t[i] = string.rep("x", 64) .. i end
+end) }
+)LUA");
+  auto a = t.rt.spawn(t.load("tree: t\nleaves: [task.lua]\nblackboard: {cleaned: 0}\nroot: {action: TaskGrow}\n"));
+  t.rt.tick(a, 0.1);
+  INFO(t.joined_log());
+  CHECK(t.rt.script_errors() == 1);
+  CHECK(t.joined_log().find("the Lua heap reached its cap of 16 MiB") != std::string::npos);
+  const auto cleaned = t.rt.get(a, "cleaned");
+  REQUIRE(cleaned);
+  CHECK(std::get<double>(*cleaned) == 1001);
+}
+
 TEST_CASE("guard: a leaf file that allocates without bound as it loads fails with the cap's message") {
   // Lua's own message was a bare "not enough memory", with no word of the cap.
   thicket::RuntimeOptions o;
