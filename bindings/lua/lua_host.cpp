@@ -764,9 +764,11 @@ bool LuaHost::reason(const CallSite& at, std::string_view& transition) {
     const char* s = lua_tolstring(L_, -1, &len);
     transition = std::string_view(s, len);  // stays valid: the string is interned in the state
     named = true;
-  } else if (!lua_isnil(L_, -1)) {
-    report(at, leaf, std::string("reason '") + leaf.name + "' returned a " + luaL_typename(L_, -1) +
-                         "; a reason returns a transition name (text) or nil");
+  } else if (!lua_isnil(L_, -1) && !(lua_isboolean(L_, -1) && !lua_toboolean(L_, -1))) {
+    // (false stays, as nil does: `return near and "saw_player"` is how Lua says "maybe")
+    report(at, leaf, std::string("reason '") + leaf.name + "' returned " +
+                         (lua_isboolean(L_, -1) ? std::string("true") : std::string("a ") + luaL_typename(L_, -1)) +
+                         "; a reason returns a transition name (text), or nil or false to stay");
   }
   lua_pop(L_, 1);
   return named;

@@ -139,6 +139,9 @@ std::string params(const Program& p, uint32_t i, bool by_id = false) {
     case NodeKind::Fsm:
       if (n.a != kNoPos && n.a < p.fsm_states.size()) out << " initial=" << p.fsm_states[n.a].name;
       break;
+    case NodeKind::Machine:  // (unset, -1: every tick; a reload's "changed" reads it too)
+      if (n.seconds >= 0) out << " check_every=" << n.seconds;
+      break;
     case NodeKind::State: {  // SPEC 4.1: what the state does besides its parts
       const FsmState& st = p.fsm_states[n.a];
       if (!st.children.empty()) out << " initial=" << (st.initial == kNoPos ? "(enter_if)" : p.fsm_states[st.initial].name);

@@ -51,8 +51,15 @@ uint32_t TreeCompiler::machine_node(const YAML::Node& doc, const YAML::Node& at,
           error(it->first, "unknown key '" + key + "' in a behavior" + did_you_mean(key, keys) + " (allowed: name, check, run, tree)");
       }
       std::string name = fallback;
-      if (!b["name"] || !b["name"].IsScalar()) error(b, "a behavior needs 'name' (text)");
-      else name = b["name"].Scalar();
+      if (!b["name"]) {
+        error(b, "a behavior needs 'name' (text)");
+      } else if (!b["name"].IsScalar() || classify_scalar(b["name"]).kind != ScalarKind::String || b["name"].Scalar().empty()) {
+        // (the schema's rule, which `check` said and a run did not: "" or 5 made ids "" and "/check")
+        const bool empty = b["name"].IsScalar() && b["name"].Scalar().empty() && classify_scalar(b["name"]).kind != ScalarKind::Null;
+        error(b["name"], std::string("a behavior's name must be text, got ") + (empty ? "empty text" : describe_node(b["name"])));
+      } else {
+        name = b["name"].Scalar();
+      }
       const bool twice = !names.insert(name).second;
       if (twice) error(b["name"], "two behaviors are named '" + name + "'");
       // (a second one's nodes get ids of their own: the clash is said once, above)

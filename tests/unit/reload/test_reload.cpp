@@ -313,6 +313,24 @@ return L
   INFO(r.log);
 }
 
+TEST_CASE("reload: a machine's check_every changed is named among the changed settings") {
+  Scratch s;
+  s.write("leaves.lua", "local L = {}\nfunction L.C() return true end\nfunction L.W() return 'running' end\nreturn L\n");
+  const char* v1 = "machine: m\nleaves: [leaves.lua]\ncheck_every: 1.0\nbehaviors:\n  - {name: a, check: C, run: W}\n";
+  const std::string brain = s.write("brain.yaml", v1);
+  Run r;
+  std::vector<thicket::Diagnostic> d;
+  auto b = r.rt.load_file(brain, d);
+  REQUIRE(b);
+  r.rt.spawn(*b);
+  std::string v2 = v1;
+  v2.replace(v2.find("1.0"), 3, "0.3");
+  s.write("brain.yaml", v2);
+  CHECK(r.rt.reload_changed() == 1);
+  INFO(r.log);
+  CHECK(r.log.find("1 changed: root") != std::string::npos);  // (it said nothing changed)
+}
+
 TEST_CASE("reload: an fsm state whose active child is removed, with no child it can enter, says so once and retries") {
   // SPEC 4.1: the nearest surviving ancestor re-enters its descent. When no child of it can be
   // entered (here nap's enter_if fails), the state stays without an active child, as the
