@@ -17,11 +17,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "json_text.hpp"  // escaped_utf8
 #include "suggest.hpp"
 #include "thicket/nav.hpp"
 
@@ -45,6 +48,7 @@ constexpr double kLengthTolerance = 1e-6;
 // malformed option.
 struct Point {
   std::int64_t x = 0, y = 0;
+  std::string text;  // as typed (a number past 18 digits is said as typed)
 };
 
 struct PathOptions {
@@ -54,20 +58,22 @@ struct PathOptions {
   std::optional<Point> from, to;
 };
 
-// "X,Y"; nullopt when either is not a whole number of at most 18 digits.
+// "X,Y"; nullopt when either is not a whole number. One of more than 18 digits stands as the
+// largest number of its sign: outside any map, and said so (it was a usage error).
 std::optional<Point> parse_point(const std::string& text) {
   const std::size_t comma = text.find(',');
   if (comma == std::string::npos) return std::nullopt;
   auto number = [](const std::string& s) -> std::optional<std::int64_t> {
     const std::size_t digits_from = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
-    if (s.size() == digits_from || s.size() > digits_from + 18 ||
-        s.find_first_not_of("0123456789", digits_from) != std::string::npos)
+    if (s.size() == digits_from || s.find_first_not_of("0123456789", digits_from) != std::string::npos)
       return std::nullopt;
+    if (s.size() > digits_from + 18)
+      return s[0] == '-' ? std::numeric_limits<std::int64_t>::min() : std::numeric_limits<std::int64_t>::max();
     return std::stoll(s);
   };
   auto x = number(text.substr(0, comma)), y = number(text.substr(comma + 1));
   if (!x || !y) return std::nullopt;
-  return Point{*x, *y};
+  return Point{*x, *y, text};
 }
 
 int usage_error(const char* usage, const std::string& message) {
@@ -192,7 +198,7 @@ int one_search(const GridMap& map, const std::string& map_file, const PathOption
   bool outside = false;
   for (auto [name, p] : {std::pair{"--from", *o.from}, std::pair{"--to", *o.to}})
     if (p.x < 0 || p.y < 0 || p.x >= map.width() || p.y >= map.height()) {
-      std::cerr << "thicket: error: " << name << " " << p.x << "," << p.y << " is outside "
+      std::cerr << "thicket: error: " << name << " " << escaped_utf8(p.text) << " is outside "
                 << map_file << " (width " << map.width() << ", height " << map.height() << ")\n";
       outside = true;
     }
@@ -211,6 +217,17 @@ int one_search(const GridMap& map, const std::string& map_file, const PathOption
 int scenario_searches(const GridMap& map, const std::string& scen_file, const PathOptions& o) {
   std::vector<Diagnostic> diags;
   auto entries = nav::load_scen(scen_file, &map, diags);
+  // A scenario names its map (Moving AI's "maps/dao/arena.map"): one for another map of the
+  // same size was taken without a word. Said once, at the first line that names another.
+  const std::string map_name = std::filesystem::path(o.files[0]).filename().string();
+  if (entries)
+    for (const nav::ScenarioEntry& e : *entries)
+      if (std::filesystem::path(e.map).filename().string() != map_name) {
+        diags.push_back({Severity::Warning, scen_file, e.line, 0,
+                         "the scenario names the map '" + escaped_utf8(e.map) + "', not '" + escaped_utf8(map_name) +
+                             "' (their sizes agree: is it the right map?)"});
+        break;
+      }
   print_diagnostics(diags);
   if (!entries || has_errors(diags)) return kExitLoad;
 

@@ -114,6 +114,14 @@ usage_case "'thicket path' takes either SCEN.scen or --from and --to, not both" 
 [[ $? == 2 ]] && ok || bad "--from 99999999999,1 should exit 2"
 [[ "$(cat "$dir/err")" == "thicket: error: --from 99999999999,1 is outside $m (width 49, height 49)
 thicket: error: --to -1,0 is outside $m (width 49, height 49)" ]] && ok || bad "far points: $(cat "$dir/err")"
+# A map that is not there says so (it said "cannot read the file" alone).
+"$thicket" path "$dir/missing.map" --from 0,0 --to 1,1 >"$dir/out" 2>"$dir/err"
+[[ $? == 2 ]] && [[ "$(cat "$dir/err")" == "$dir/missing.map: error: cannot read the file: there is no such file" ]] &&
+  ok || bad "missing map: $(cat "$dir/err")"
+# Past 18 digits too (it was a usage error, exit 64), said as typed.
+"$thicket" path "$m" --from 1,1 --to 99999999999999999999,-99999999999999999999 >"$dir/out" 2>"$dir/err"
+[[ $? == 2 ]] && [[ "$(cat "$dir/err")" == "thicket: error: --to 99999999999999999999,-99999999999999999999 is outside $m (width 49, height 49)" ]] &&
+  ok || bad "20-digit points: $(cat "$dir/err")"
 
 # Standard output that cannot be written (a full disk): said, exit 1 (the paths were lost with exit 0).
 for args in "$s" "--from 1,1 --to 2,2"; do

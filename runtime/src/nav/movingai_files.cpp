@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -146,9 +148,14 @@ std::optional<std::string> read_whole_file(const std::string& path, std::vector<
     diags.push_back({Severity::Error, path, 0, 0, "cannot read the file: it is not a plain file (a pipe or a socket)"});
     return std::nullopt;
   }
+  if (!std::filesystem::exists(path, ec) && !ec) {
+    diags.push_back({Severity::Error, path, 0, 0, "cannot read the file: there is no such file"});
+    return std::nullopt;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    diags.push_back({Severity::Error, path, 0, 0, "cannot read the file"});
+    const int why = errno;  // (a folder on the way not searchable, a file not readable)
+    diags.push_back({Severity::Error, path, 0, 0, std::string("cannot read the file: ") + std::strerror(why)});
     return std::nullopt;
   }
   std::ostringstream text;

@@ -218,7 +218,12 @@ SearchState PathRequest::start(const NavWorld& world, Vec2 from, Vec2 to, const 
         m.query_mesh = world.navmesh;
       }
       std::string why;
-      if (!m.query->find_path(from, to, m.points, nullptr, &why)) return m.fail(SearchState::NoPath, why);
+      if (!m.query->find_path(from, to, m.points, nullptr, &why)) {
+        // "unreachable: ...", as a grid and a waypoint graph say it (a script matching it
+        // missed the navmesh's bare "unreachable").
+        if (why == "unreachable") why = "unreachable: no way over the navmesh from " + at(from) + " to " + at(to);
+        return m.fail(SearchState::NoPath, why);
+      }
       return m.found();
     }
     case PathMethod::Grid: {

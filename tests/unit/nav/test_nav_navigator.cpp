@@ -154,6 +154,20 @@ TEST_CASE("navigator: a goal inside an obstacle is refused on a navmesh and on w
   }
 }
 
+TEST_CASE("navigator: a goal walled in on a navmesh is 'unreachable: ...' as on a grid and a waypoint graph") {
+  // Three walls and the world's edge close a room round the goal (a script matching
+  // "^unreachable:" missed the navmesh's bare "unreachable").
+  const world::Obstacle walls[] = {world::Obstacle::box({30, 5}, {40, 7}), world::Obstacle::box({30, 12}, {40, 14}),
+                                   world::Obstacle::box({30, 5}, {32, 14}), world::Obstacle::box({38, 5}, {40, 14})};
+  std::string error;
+  auto mesh = NavMesh::build(world::Bounds{{0, 0}, {60, 40}}, walls, {}, error);
+  REQUIRE(mesh);
+  NavWorld world{.navmesh = mesh.get(), .walls = Walls(walls, nullptr)};
+  PathRequest request;
+  CHECK(request.find(world, {5, 5}, {35, 9.5}) == SearchState::NoPath);
+  CHECK(request.reason() == "unreachable: no way over the navmesh from (5, 5) to (35, 9.5)");
+}
+
 TEST_CASE("navigator: on a navmesh a start inside an obstacle plans from the mesh within reach, not beyond") {
   // An agent pushed into an obstacle still plans: from the nearest point of the mesh, when that
   // lies within 2 x agent_radius + 1 m (2 m here); from deeper inside, "start is off the mesh".
