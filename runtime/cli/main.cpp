@@ -38,6 +38,7 @@
 #include "path_command.hpp"
 #include "record_file.hpp"
 #include "run_command.hpp"
+#include "json_text.hpp"  // escaped_utf8
 #include "view_command.hpp"
 #include "wall_pacer.hpp"
 #include "edit_command.hpp"
@@ -269,6 +270,9 @@ int parse_args(int argc, char** argv, Options& o) {
         std::stringstream list(value);
         for (std::string key; std::getline(list, key, ',');) {
           if (key.empty()) return usage_error("--record-keys needs blackboard key names separated by commas, e.g. health,target; got '" + value + "'");
+          // (as the scenario's `record: {keys: [...]}` refuses it: the header listed it twice)
+          if (std::find(o.record_keys.begin(), o.record_keys.end(), key) != o.record_keys.end())
+            return usage_error("--record-keys lists '" + escaped_utf8(key) + "' twice");
           o.record_keys.push_back(key);
         }
         if (o.record_keys.empty()) return usage_error("--record-keys needs blackboard key names separated by commas, e.g. health,target");

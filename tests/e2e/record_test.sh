@@ -165,6 +165,9 @@ grep -q '^tick [0-9]* agent [0-9]*: machine minion switched from [a-z_]* to [a-z
 [[ $? == 64 ]] && grep -q "^thicket: --record-every needs a whole number of ticks from 1 to 1000000, got '0'$" "$dir/err" && ok || bad "--record-every 0: $(head -1 "$dir/err")"
 "$thicket" run "$arena" --quiet --ticks 1 --record-keys health 2>"$dir/err"
 [[ $? == 64 ]] && grep -q "give --record too" "$dir/err" && ok || bad "--record-keys without --record: $(head -1 "$dir/err")"
+# A key listed twice, as the scenario's record: keys refuses it (the header listed it twice).
+"$thicket" run "$arena" --ticks 1 --record "$dir/twice.jsonl" --record-keys health,health >/dev/null 2>"$dir/err"
+[[ $? == 64 ]] && grep -q "^thicket: --record-keys lists 'health' twice$" "$dir/err" && ok || bad "--record-keys health,health: $(head -1 "$dir/err")"
 set_block() {  # the scenario copy's last line (its record: block) replaced
   sed -i '$d' "$dir/arena/arena.yaml"
   printf '%s\n' "$1" >> "$dir/arena/arena.yaml"
