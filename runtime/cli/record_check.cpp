@@ -319,6 +319,8 @@ std::string RecordCheck::line(std::string_view text, bool unterminated) {
     bool gauges_ok = gauges.is_array();
     for (std::size_t k = 0; gauges_ok && k < gauges.size(); ++k) gauges_ok = gauges[k].is_string();
     if (!gauges_ok) return "an end line's gauges must be an array of metric names, got " + shown(gauges);
+    if (j.contains("ticks") && j["ticks"].is_number_unsigned())
+      run_ticks_ = static_cast<std::int64_t>(std::min<std::uint64_t>(j["ticks"].get<std::uint64_t>(), INT64_MAX));
     ended_ = true;
     return {};
   }

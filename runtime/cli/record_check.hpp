@@ -21,7 +21,9 @@ class RecordCheck {
   std::string finish() const;
 
   int lines() const { return lines_; }
-  std::uint64_t ticks() const { return ticks_; }
+  std::uint64_t ticks() const { return ticks_; }  // tick lines (the run's tick 0 too; with every N, one per N)
+  // The run's ticks: the end line's `ticks`, else the last tick line's tick.
+  std::uint64_t run_ticks() const { return run_ticks_ >= 0 ? static_cast<std::uint64_t>(run_ticks_) : last_tick_ >= 0 ? static_cast<std::uint64_t>(last_tick_) : 0; }
   std::uint64_t agent_ticks() const { return agent_ticks_; }
   std::uint64_t max_agents() const { return max_agents_; }
 
@@ -40,6 +42,7 @@ class RecordCheck {
   std::vector<std::size_t> group_brain_;
   std::vector<std::size_t> group_nodes_;  // per group: its brain's node count (set when brains change)
   std::int64_t last_tick_ = -1;
+  std::int64_t run_ticks_ = -1;  // the end line's ticks
   std::uint64_t ticks_ = 0, agent_ticks_ = 0, max_agents_ = 0;
   std::vector<std::uint64_t> ids_;  // a tick line's agent ids and alive flags, for the once-a-tick check
 };

@@ -191,8 +191,11 @@ int view_command(int argc, char** argv, const char* usage) {
     std::cerr << "thicket: the output file '" << out << "' could not be written in full (a full disk?)\n";
     return kExitLoad;
   }
-  std::cout << "thicket: wrote " << out << " (" << check.ticks() << " ticks, up to " << check.max_agents()
-            << " agent(s), " << megabytes(page.size()) << ")\n";
+  // The run's ticks, and the lines that hold them (tick 0's too; one per N with --record-every
+  // N): "43 ticks" was said of a 300-tick run recorded every 7.
+  std::cout << "thicket: wrote " << out << " (" << check.run_ticks() << " ticks";
+  if (check.ticks() != check.run_ticks()) std::cout << " in " << check.ticks() << " tick lines";
+  std::cout << ", up to " << check.max_agents() << " agent(s), " << megabytes(page.size()) << ")\n";
   return kExitOk;
 }
 

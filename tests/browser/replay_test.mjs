@@ -215,20 +215,27 @@ async function oddRecords() {
   console.log('# records the page once read wrongly');
   const groups = Array.from({ length: 65537 }, (_, g) => ({ name: g === 65536 ? 'far' : `g${g}`, team: g === 65536 ? 1 : 0,
     brain: 0, count: g === 65536 ? 1 : 0, first: 1, radius: 0.3 }));
+  // (and, since: 'T' cells a scenario's terrain made passable drawn as walls, and a pickup
+  // shown taken for the rest of the run after its first take)
   const header = { format: 'thicket-record', version: 1, scenario: 'odd', seed: 1, dt: 0.1, ticks: 2, every: 1,
-    world: { bounds: [0, 0, 6, 4], map: { width: 6, height: 4, cell: 1, origin: [0, 0], rows: ['......', 'GGSS@@', '......', '......'] } },
+    world: { bounds: [0, 0, 6, 4], map: { width: 6, height: 4, cell: 1, origin: [0, 0], rows: ['......', 'GGSS@@', 'TT....', '......'],
+                                          symbols: { '.': 1, G: 1, S: 1, '@': null, T: 4 } },
+             pickups: [{ name: 'coin', kind: 'coin', x: 4.5, y: 3.5, radius: 0.5, respawn_ticks: 1 },
+                       { name: 'gem', kind: 'gem', x: 5.5, y: 3.5, radius: 0.5 }] },
     teams: ['a', 'b'], groups, keys: [], metrics: [],
     brains: [{ file: 'odd.yaml', name: 'odd', type: 'tree', nodes: [{ id: 'root', kind: 'action', label: 'action Wait', parent: -1 }] }] };
   const agent = x => [3000000000, x, 3.5, 0, 65536, 1, 'running', 'R', []];
-  const lines = [header, { tick: 0, agents: [agent(0.5)] }, { tick: 1, format: 'thicket-record', agents: [agent(0.7)] },
-    { end: true, ticks: 2, gauges: [], script_errors: 0 }];
+  const lines = [header, { tick: 0, agents: [agent(0.5)] },
+    { tick: 1, format: 'thicket-record', agents: [agent(0.7)], events: [['take', 1, 'coin', 3000000000], ['take', 1, 'gem', 3000000000]] },
+    { tick: 2, agents: [agent(0.9)] },
+    { end: true, ticks: 3, gauges: [], script_errors: 0 }];
   const file = join(artifacts, 'odd.jsonl'), html = join(artifacts, 'odd_replay.html');
   writeFileSync(file, lines.map(l => JSON.stringify(l)).join('\n') + '\n');
   execFileSync(thicket, ['view', file, '-o', html], { encoding: 'utf8' });
   const { page, errors } = await openPage(browser, pathToFileURL(html).href);
   const v = (fn, arg) => page.evaluate(fn, arg);
   await v(() => thicketViewer.ready);
-  check(await v(() => thicketViewer.frameCount) === 2 && (await v(() => thicketViewer.errors)).length === 0,
+  check(await v(() => thicketViewer.frameCount) === 3 && (await v(() => thicketViewer.errors)).length === 0,
     `a "format" field on a tick line is ignored: ${await v(() => thicketViewer.frameCount)} ticks, errors ${JSON.stringify(await v(() => thicketViewer.errors))}`);
   await v(t => thicketViewer.seek(t), 1);
   const [a] = await v(() => thicketViewer.agents());
@@ -241,6 +248,11 @@ async function oddRecords() {
   check(!sameColor(free, wall), `free and blocked cells differ (${free} / ${wall})`);
   for (const [x, what] of [[0.5, 'G'], [2.5, 'S']])
     check(sameColor(await cell(x, 1.5), free), `a '${what}' cell is drawn passable, as a '.' one (${await cell(x, 1.5)} against ${free})`);
+  check(!sameColor(await cell(0.5, 2.5), wall), `a 'T' cell the terrain made passable is not drawn as a wall (${await cell(0.5, 2.5)} against ${wall})`);
+  const takenAt = async t => { await v(t => thicketViewer.seek(t), t); return (await v(() => thicketViewer.pickups())).map(p => `${p.name}:${p.taken}`).join(' '); };
+  const away = [await takenAt(0), await takenAt(1), await takenAt(2)];
+  check(away.join(' | ') === 'coin:false gem:false | coin:true gem:true | coin:false gem:true',
+    `a pickup is away for its respawn_ticks, then back (one without them stays taken): ${away.join(' | ')}`);
   check(errors.length === 0, `the odd record raises no page errors${errors.length ? ': ' + errors.join('; ') : ''}`);
   await page.close();
 

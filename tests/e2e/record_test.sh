@@ -133,6 +133,10 @@ printf 'record: {keys: [health], every: 4}\n' >> "$dir/arena/arena.yaml"
 out=$(check_record "$dir/block.jsonl" 20 4 health arena) && ok || bad "record: {keys, every} in the scenario: $out"
 "$thicket" run "$dir/arena/arena.yaml" --quiet --ticks 20 --record "$dir/over.jsonl" --record-every 10 --record-keys invincible 2>"$dir/err"
 out=$(check_record "$dir/over.jsonl" 20 10 invincible arena) && ok || bad "--record-every/--record-keys over the scenario's: $out"
+# view says the run's ticks, and the lines that hold them (it said "N ticks" of the lines).
+lines=$(grep -c '^{"tick"' "$dir/over.jsonl")
+"$thicket" view "$dir/over.jsonl" -o "$dir/over.html" >"$dir/out" 2>&1
+grep -q "(20 ticks in $lines tick lines, up to" "$dir/out" && ok || bad "view of a record every 10: $(cat "$dir/out")"
 
 # ---- flock: a tree brain, 1000 agents
 "$thicket" run "$flock" --quiet --ticks 30 --threads 2 --record "$dir/f.jsonl.gz" 2>"$dir/err"

@@ -251,7 +251,7 @@
     treeLinks() { return [...document.querySelectorAll('#brain-tree path.link title')].map(t => t.textContent); },
     pickups() {
       return (record.header ? record.header.world.pickups || [] : []).map(k => ({
-        name: k.name, taken: record.pickupTaken.has(k.name) && record.pickupTaken.get(k.name) <= state.frame }));
+        name: k.name, taken: record.pickupTakenAt(k, state.frame) }));
     },
     setFollow(on) { $('follow').checked = on; $('follow').onchange({ target: $('follow') }); render(); },
     plotData() { return plots.data(); },
@@ -291,11 +291,14 @@
     setStatus('reading the record…');
     // The progress line gives way to a line's error (it wrote over it after the next chunk).
     loadEmbeddedRecord(thicketRecordGzipBase64, record, onLineError,
-      n => { if (!state.errors.length) setStatus(`reading the record… ${n} ticks`); })
+      n => { if (!state.errors.length) setStatus(`reading the record… ${n} tick lines`); })
       .then(() => {
         thicketRecordGzipBase64 = null; // the frames hold it all now
         state.loaded = true;
-        if (!state.errors.length) setStatus(`${frameCount()} ticks`);
+        // The run's ticks (with --record-every N a line holds N of them: "43 ticks" was said
+        // of a 300-tick run recorded every 7).
+        if (!state.errors.length)
+          setStatus(`${record.runTicks()} ticks` + (frameCount() !== record.runTicks() ? ` in ${frameCount()} tick lines` : ''));
         else setStatus(`record ${state.errors[0]}${state.errors.length > 1 ? ` (and ${state.errors.length - 1} more)` : ''}`, true);
         state.dirty = true;
         render();

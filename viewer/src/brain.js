@@ -26,7 +26,8 @@ function describeEvent(e) {
     case 'damage': return `damage ${v(e[2])} → ${v(e[3])}: ${v(e[4])}`;
     case 'signal': return `signal ${v(e[2])} → ${v(e[3])}: ${v(e[4])}`;
     case 'death': return `agent ${v(e[2])} dies`;
-    case 'percept': return `${v(e[3])} ${v(e[4])}: ${v(e[5])} ${v(e[6])}`;
+    // Who perceived what: a sight of agent 3 listed in agent 3's panel read as agent 3 seeing itself.
+    case 'percept': return `agent ${v(e[2])} ${v(e[3])} ${v(e[4])}: ${v(e[5])} ${v(e[6])}`;
     case 'take': return `agent ${v(e[3])} takes ${v(e[2])}`;
     default: return `${e[0]} ${e.slice(2).map(v).join(' ')}`;
   }

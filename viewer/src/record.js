@@ -18,7 +18,7 @@ class RecordData {
     this.strings = [];       // interned node strings
     this.stringIndex = new Map();
     this.groupTeam = new Uint32Array(0);
-    this.pickupTaken = new Map(); // pickup name -> the frame index of its first take event
+    this.pickupTakes = new Map(); // pickup name -> the ticks it was taken at, ascending
     this.eventsOf = new Map();    // agent id -> [frame index, event index, ...] in record order
     this.listeners = [];
     this.lineCount = 0;
@@ -144,7 +144,11 @@ class RecordData {
     const fi = this.frames.length;
     f.events.forEach((e, j) => {
       if (!Array.isArray(e)) return;
-      if (e[0] === 'take' && !this.pickupTaken.has(e[2])) this.pickupTaken.set(e[2], fi);
+      if (e[0] === 'take') {
+        let takes = this.pickupTakes.get(e[2]);
+        if (!takes) this.pickupTakes.set(e[2], takes = []);
+        takes.push(e[1]);
+      }
       for (const id of RecordData.eventAgents(e)) {
         let list = this.eventsOf.get(id);
         if (!list) this.eventsOf.set(id, list = []);
@@ -191,6 +195,29 @@ class RecordData {
   }
 
   brainsOf(frame) { return this.brainVersions[frame.brains].brains; }
+
+  // Whether pickup k (a header pickup) is away at frame index fi: taken at a tick T <= the
+  // frame's, and not back yet (back at T + respawn_ticks; a record without respawn_ticks
+  // never says it is back). It was shown taken for the rest of the run after its first take.
+  pickupTakenAt(k, fi) {
+    const takes = this.pickupTakes.get(k.name), f = this.frames[fi];
+    if (!takes || !f) return false;
+    let last = -1;
+    for (let lo = 0, hi = takes.length - 1; lo <= hi;) {
+      const mid = (lo + hi) >> 1;
+      if (takes[mid] <= f.tick) { last = mid; lo = mid + 1; } else hi = mid - 1;
+    }
+    if (last < 0) return false;
+    const away = typeof k.respawn_ticks === 'number' ? k.respawn_ticks : Infinity;
+    return f.tick < takes[last] + away;
+  }
+
+  // How many ticks the run has: the end line's, else up to the last tick line.
+  runTicks() {
+    if (this.end && typeof this.end.ticks === 'number') return this.end.ticks;
+    const n = this.frames.length;
+    return n ? this.frames[n - 1].tick + 1 : 0;
+  }
 
   keyValue(f, i, k) {
     const K = this.header.keys.length;

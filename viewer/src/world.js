@@ -170,7 +170,7 @@ class WorldView {
 
   // Blocked cells, drawn one pixel per cell into a small canvas and scaled without smoothing.
   drawMap(c, map) {
-    const rows = map.rows, h = rows.length;
+    const rows = map.rows, h = rows.length, symbols = map.symbols && typeof map.symbols === 'object' ? map.symbols : null;
     const wd = map.width || (h ? rows[0].length : 0);
     if (!h || !wd) return;
     if (!this.mapCanvas || this.mapCanvas.source !== map) {
@@ -181,12 +181,16 @@ class WorldView {
       for (let r = 0; r < h; r++) {
         const row = rows[r];
         for (let col = 0; col < wd; col++) {
-          // Passable as in a Moving AI map: '.', 'G' (ground) and 'S' (swamp); they were drawn blocked.
+          // What the run made of each symbol (map.symbols: its cost, null for blocked: a
+          // scenario's terrain makes 'T' passable at a cost); without it, as a Moving AI map
+          // has them: '.', 'G' (ground) and 'S' (swamp) passable.
           const ch = col < row.length ? row[col] : '@';
-          const blocked = ch !== '.' && ch !== 'G' && ch !== 'S';
+          const known = symbols && Object.prototype.hasOwnProperty.call(symbols, ch);
+          const blocked = known ? symbols[ch] === null : ch !== '.' && ch !== 'G' && ch !== 'S';
+          const dear = known && !blocked && symbols[ch] !== 1;  // terrain that costs more (or less)
           const o = (r * wd + col) * 4;
-          img.data[o] = blocked ? 74 : 35; img.data[o + 1] = blocked ? 80 : 39;
-          img.data[o + 2] = blocked ? 94 : 46; img.data[o + 3] = 255;
+          img.data[o] = blocked ? 74 : dear ? 38 : 35; img.data[o + 1] = blocked ? 80 : dear ? 58 : 39;
+          img.data[o + 2] = blocked ? 94 : dear ? 44 : 46; img.data[o + 3] = 255;
         }
       }
       mc.putImageData(img, 0, 0);
@@ -194,11 +198,13 @@ class WorldView {
       m.source = map;
     }
     const cell = map.cell || 1, origin = map.origin || [0, 0];
-    c.imageSmoothingEnabled = false;
+    // Cells of a pixel or more are drawn sharp; smaller ones (a big map fitted) are averaged,
+    // so a one-cell wall stays a faint line instead of vanishing with the rows skipped.
+    c.imageSmoothingEnabled = cell * this.scale * (this.dpr || 1) < 1;
     c.drawImage(this.mapCanvas, origin[0], origin[1], wd * cell, h * cell);
   }
 
-  // Draws one frame. opts: {trails: K frames or 0, selected: id or -1, frameIndex}.
+  // Draws one frame. opts: {trails: K ticks or 0, selected: id or -1, frameIndex}.
   draw(frameIndex, opts) {
     this.drawLayer();
     const ctx = this.ctx;
@@ -264,14 +270,14 @@ class WorldView {
     }
   }
 
-  // Pickups change over time (a take event removes one), so they are drawn per frame: a
-  // taken pickup stays as a faint dashed ring.
+  // Pickups change over time (a take event removes one until it is back), so they are drawn
+  // per frame: a taken pickup is a faint dashed ring while it is away.
   drawPickups(frameIndex) {
     const ctx = this.ctx, rec = this.record;
     ctx.font = '11px system-ui, sans-serif';
     ctx.lineWidth = 1.5;
     for (const k of rec.header.world.pickups || []) {
-      const taken = rec.pickupTaken.has(k.name) && rec.pickupTaken.get(k.name) <= frameIndex;
+      const taken = rec.pickupTakenAt(k, frameIndex);
       const [sx, sy] = this.toScreen(k.x, k.y);
       ctx.beginPath();
       ctx.arc(sx, sy, Math.max((k.radius || 0.5) * this.scale, 2), 0, 2 * Math.PI);
@@ -284,12 +290,14 @@ class WorldView {
     }
   }
 
-  // The last K positions of every agent, one path per team.
+  // Every agent's positions over the last K ticks, one path per team.
   drawTrails(frameIndex, K, nTeams) {
     const rec = this.record, ctx = this.ctx;
     const f = rec.frames[frameIndex], teamOf = rec.groupTeam;
     const s = this.scale, ox = this.ox, oy = this.oy;
-    const first = Math.max(0, frameIndex - K);
+    // The last K ticks, not K lines (with --record-every N a line is N ticks).
+    let first = rec.frameAt(f.tick - K);
+    if (rec.frames[first].tick < f.tick - K) first++;
     const paths = [];
     for (let t = 0; t < nTeams; t++) paths.push(new Path2D());
     for (let i = 0; i < f.n; i++) {

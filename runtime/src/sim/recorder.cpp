@@ -271,7 +271,26 @@ void Recorder::header() {
       if (y) out.push_back(',');
       put_string(out, row);
     }
-    put(out, "]}");
+    // What each symbol is here: its cost, or null for blocked. A scenario's `terrain:` makes
+    // `T` passable at a cost, or `.` blocked: the page drew the Moving AI format's defaults,
+    // walls where agents walked.
+    put(out, "],\"symbols\":{");
+    bool seen[256] = {};
+    bool first_symbol = true;
+    for (int32_t y = 0; y < map->height(); ++y)
+      for (int32_t x = 0; x < map->width(); ++x) {
+        const nav::Cell c{x, y};
+        const auto symbol = static_cast<unsigned char>(map->symbol(c));
+        if (seen[symbol]) continue;
+        seen[symbol] = true;
+        if (!first_symbol) out.push_back(',');
+        first_symbol = false;
+        put_string(out, std::string(1, static_cast<char>(symbol)));
+        out.push_back(':');
+        if (map->passable(c)) put_number(out, map->cost(c));
+        else put(out, "null");
+      }
+    put(out, "}}");
   } else {
     put(out, "null");
   }
@@ -336,6 +355,10 @@ void Recorder::header() {
     put_number(out, p.position.y);
     put(out, ",\"radius\":");
     put_number(out, p.radius);
+    // Ticks a taken pickup stays away (its respawn in ticks, at least 1): the page showed a
+    // pickup taken once as taken for the rest of the run.
+    put(out, ",\"respawn_ticks\":");
+    put_int(out, static_cast<int64_t>(sim_.perception->ticks_for(p.respawn)));
     out.push_back('}');
   }
   put(out, "]},\"teams\":[");
