@@ -140,6 +140,18 @@ int view_command(int argc, char** argv, const char* usage) {
     std::cerr << record << ":" << line << ": error: " << why << "\n";
     return kExitLoad;
   };
+  // A line that is wrong in a gzip record may be damaged gzip data, which gzip's check at the
+  // end of the member tells: the rest is read, and corrupt data is said as such (a flipped byte
+  // was said "this line is not JSON").
+  auto line_fail = [&](int line, const std::string& why) {
+    if (gzip) {
+      std::string rest;
+      while (reader.next(rest)) {
+      }
+      if (!reader.error().empty()) return fail(line, reader.error() + ", which this line's error comes from: " + why);
+    }
+    return fail(line, why);
+  };
   std::string chunk, pending;  // pending: the start of a line whose newline has not come yet
   while (reader.next(chunk)) {
     std::size_t start = 0, nl;
@@ -152,7 +164,7 @@ int view_command(int argc, char** argv, const char* usage) {
         piece = joined;
         pending.clear();
       }
-      if (std::string why = check.line(piece); !why.empty()) return fail(check.lines(), why);
+      if (std::string why = check.line(piece); !why.empty()) return line_fail(check.lines(), why);
       start = nl + 1;
     }
     pending.append(chunk, start);
@@ -161,7 +173,7 @@ int view_command(int argc, char** argv, const char* usage) {
   }
   if (!reader.error().empty()) return fail(check.lines() + 1, reader.error());
   if (!pending.empty())
-    if (std::string why = check.line(pending, true); !why.empty()) return fail(check.lines(), why);
+    if (std::string why = check.line(pending, true); !why.empty()) return line_fail(check.lines(), why);
   if (std::string why = check.finish(); !why.empty()) return fail(std::max(1, check.lines()), why);
 
   std::string embedded;

@@ -133,6 +133,12 @@ printf 'record: {keys: [health], every: 4}\n' >> "$dir/arena/arena.yaml"
 out=$(check_record "$dir/block.jsonl" 20 4 health arena) && ok || bad "record: {keys, every} in the scenario: $out"
 "$thicket" run "$dir/arena/arena.yaml" --quiet --ticks 20 --record "$dir/over.jsonl" --record-every 10 --record-keys invincible 2>"$dir/err"
 out=$(check_record "$dir/over.jsonl" 20 10 invincible arena) && ok || bad "--record-every/--record-keys over the scenario's: $out"
+# A byte flipped inside a gzip record's data: said as corrupt gzip data, not as the JSON error the
+# damaged line shows first.
+python3 -c "import sys; d = bytearray(open(sys.argv[1], 'rb').read()); d[len(d) // 2] ^= 0xff; open(sys.argv[2], 'wb').write(d)" \
+  "$dir/a.jsonl.gz" "$dir/flipped.jsonl.gz"
+"$thicket" view "$dir/flipped.jsonl.gz" -o "$dir/flipped.html" >/dev/null 2>"$dir/err"
+[[ $? == 2 ]] && grep -q "error: corrupt gzip data" "$dir/err" && ok || bad "a flipped byte in gzip data: $(cat "$dir/err")"
 # view says the run's ticks, and the lines that hold them (it said "N ticks" of the lines).
 lines=$(grep -c '^{"tick"' "$dir/over.jsonl")
 "$thicket" view "$dir/over.jsonl" -o "$dir/over.html" >"$dir/out" 2>&1
