@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "py_parts.hpp"
-#include "json_text.hpp"  // valid_utf8
+#include "json_text.hpp"  // valid_utf8, escaped_utf8
 #include "py_record.hpp"
 #include "record_file.hpp"
 #include "run_plan.hpp"
@@ -32,8 +32,18 @@ py::dict run_batch(const std::string& path, uint64_t runs, int64_t ticks, uint32
                    const std::vector<std::pair<std::string, std::string>>& overrides,
                    const std::vector<std::pair<std::string, std::vector<std::string>>>& axes, bool use_file_sweep,
                    uint64_t series_every, bool record, uint32_t record_every, bool trusted, double dt,
-                   double leaf_timeout, uint64_t lua_memory_mb) {
+                   double leaf_timeout, uint64_t lua_memory_mb, uint64_t budget,
+                   const std::optional<std::vector<std::string>>& record_keys) {
   if (runs == 0) throw py::value_error("runs must be at least 1");
+  if (record_keys && !record) throw py::value_error("record_keys chooses the keys of the record: give record=True too");
+  if (record_keys) {
+    if (record_keys->empty()) throw py::value_error("record_keys needs at least one blackboard key (None: the scenario's)");
+    std::set<std::string> seen;
+    for (const std::string& key : *record_keys) {
+      if (key.empty()) throw py::value_error("record_keys holds an empty key");
+      if (!seen.insert(key).second) throw py::value_error("record_keys lists '" + escaped_utf8(key) + "' twice");
+    }
+  }
   std::vector<Diagnostic> diags;
   auto spec = load_scenario(path, diags);
   if (!spec) raise_load_error(path + ": the scenario did not load", diags);
@@ -114,6 +124,8 @@ py::dict run_batch(const std::string& path, uint64_t runs, int64_t ticks, uint32
       so.trusted = trusted;
       so.leaf_timeout = leaf_timeout;                                      // --leaf-timeout
       so.lua_memory_limit = static_cast<size_t>(lua_memory_mb) << 20;      // --lua-memory
+      so.instruction_budget = budget;                                      // --budget
+      if (record_keys) so.record_keys = *record_keys;                      // --record-keys
       so.log = [&](const std::string& line) { log_text += line + "\n"; };
       so.print = print_line;
       so.interrupt = &interrupt;
@@ -168,7 +180,7 @@ void register_batch(py::module_& m) {
   m.def("_run_batch", &run_batch, py::arg("path"), py::arg("runs"), py::arg("ticks"), py::arg("threads"),
         py::arg("seed"), py::arg("overrides"), py::arg("axes"), py::arg("use_file_sweep"), py::arg("series_every"),
         py::arg("record"), py::arg("record_every"), py::arg("trusted"), py::arg("dt"), py::arg("leaf_timeout"),
-        py::arg("lua_memory"));
+        py::arg("lua_memory"), py::arg("budget"), py::arg("record_keys"));
   m.def("_read_record", [](const std::string& path) {
     try {
       return read_record_file(path);

@@ -1393,3 +1393,32 @@ def test_dt_leaf_timeout_and_lua_memory_are_the_clis_options(tmp_path):
                        (dict(lua_memory=-1), ValueError), (dict(lua_memory=2**31), ValueError), (dict(lua_memory=1.5), TypeError)):
         with pytest.raises(error):
             thicket.run(ARENA, ticks=1, **bad)
+
+
+def test_budget_and_record_keys_are_the_clis_options(tmp_path):
+    # A task that loops 100,000 times a resume: past a budget of 1,000 instructions it is stopped
+    # (a script error a tick), under the default budget it is not; as --budget.
+    path = write(tmp_path, {
+        "s.yaml": "scenario: b\nticks: 3\nworld: {size: [10, 10]}\nteams: [a]\n"
+                  "groups:\n  - {name: g, team: a, count: 1, brain: spin.yaml, spawn: {centre: [5, 5], radius: 1}}\n",
+        "spin.yaml": "tree: spin\nleaves: [spin.lua]\nblackboard: {hp: 5, mp: 2}\nroot: {action: Spin}\n",
+        "spin.lua": "local thicket = require('thicket')\nlocal L = {}\n"
+                    "L.Spin = thicket.task(function(agent)\n  while true do\n    local n = 0\n"
+                    "    for i = 1, 100000 do n = n + i end\n    coroutine.yield()\n  end\nend)\nreturn L\n"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert list(thicket.run(path).metrics["script_errors"]) == [0]
+    with pytest.warns(RuntimeWarning, match="script error"):
+        result = thicket.run(path, budget=1000)
+    assert list(result.metrics["script_errors"]) == [3] and "instruction" in result.log
+    # record_keys: the record's keys, in that order (None: the scenario's, here none).
+    rec = thicket.run(path, record=True, record_keys=["mp", "hp"]).record
+    assert rec.header["keys"] == ["mp", "hp"]
+    for bad, error, words in ((dict(record_keys=["hp"]), ValueError, "give record=True too"),
+                              (dict(record=True, record_keys=["hp", "hp"]), ValueError, "lists 'hp' twice"),
+                              (dict(record=True, record_keys="hp"), TypeError, "list of key names"),
+                              (dict(record=True, record_keys=[1]), TypeError, "key names"),
+                              (dict(record=True, record_keys=["nope"]), thicket.LoadError, "nope"),
+                              (dict(budget=-1), ValueError, "budget"), (dict(budget=1.5), TypeError, "budget")):
+        with pytest.raises(error, match=words):
+            thicket.run(path, **bad)

@@ -195,6 +195,17 @@ def _check_int(name, value, least, most=2**63 - 1):
     return value
 
 
+def _keys(name, keys):
+    # A list of blackboard key names (text), as --record-keys a,b takes them.
+    if isinstance(keys, (str, bytes)) or not hasattr(keys, "__iter__"):
+        raise TypeError(f"{name} must be a list of key names (str), not {type(keys).__name__}")
+    keys = list(keys)
+    for key in keys:
+        if not isinstance(key, str):
+            raise TypeError(f"{name} must hold key names (str), not {type(key).__name__}")
+    return keys
+
+
 def _check_seconds(name, value, least, most, above_least=False):
     # A number of seconds, as the CLI's --dt and --leaf-timeout take it.
     if _is_bool(value) or not isinstance(value, numbers.Real):
@@ -206,7 +217,7 @@ def _check_seconds(name, value, least, most, above_least=False):
 
 
 def _batch(scenario, axes, use_file_sweep, runs, ticks, threads, seed, overrides, series_every, record,
-           record_every, trusted, dt=None, leaf_timeout=0.05, lua_memory=512):
+           record_every, trusted, dt=None, leaf_timeout=0.05, lua_memory=512, budget=10_000_000, record_keys=None):
     import os
     if isinstance(scenario, os.PathLike):
         scenario = os.fspath(scenario)
@@ -228,7 +239,9 @@ def _batch(scenario, axes, use_file_sweep, runs, ticks, threads, seed, overrides
         _check_flag("record", record), _check_int("record_every", record_every, 0, 1_000_000), _check_flag("trusted", trusted),
         # The bounds of --dt, --leaf-timeout and --lua-memory.
         -1.0 if dt is None else _check_seconds("dt", dt, 0, 1_000_000, above_least=True),
-        _check_seconds("leaf_timeout", leaf_timeout, 0, 1_000_000), _check_int("lua_memory", lua_memory, 0, 1 << 30))
+        _check_seconds("leaf_timeout", leaf_timeout, 0, 1_000_000), _check_int("lua_memory", lua_memory, 0, 1 << 30),
+        # --budget, and --record-keys (None: the scenario's record: keys).
+        _check_int("budget", budget, 0), None if record_keys is None else _keys("record_keys", record_keys))
     result = Result(raw)
     # Script errors: one RuntimeWarning for the batch (a Runtime's leaf error is one each), so
     # that they are not missed (the CLI exits 1); each is in result.log, counted by run in
@@ -243,19 +256,22 @@ def _batch(scenario, axes, use_file_sweep, runs, ticks, threads, seed, overrides
 
 
 def run(scenario, *, runs=1, ticks=None, threads=1, seed=None, overrides=None, series_every=0, record=False,
-        record_every=0, trusted=False, dt=None, leaf_timeout=0.05, lua_memory=512):
+        record_every=0, trusted=False, dt=None, leaf_timeout=0.05, lua_memory=512, budget=10_000_000, record_keys=None):
     """Runs a scenario `runs` times (seeds seed, seed+1, ...; seed=None: the scenario's `seed:`) as
     `thicket run SCENARIO --runs N` does, and returns a Result. ticks=None: the scenario's own (0: none, as
     --ticks 0). overrides: {"groups.players.count": 200,
     ...}, the keys of `--set` (guide 11). The scenario's own `sweep:` is not applied: use sweep().
     dt (None: the scenario's), leaf_timeout (seconds a Lua call may run, 0: no limit) and
-    lua_memory (MiB of each Lua heap, 0: no cap) are --dt, --leaf-timeout and --lua-memory."""
+    lua_memory (MiB of each Lua heap, 0: no cap) are --dt, --leaf-timeout and --lua-memory; budget
+    (Lua instructions a task may run per resume, 0: off) is --budget; record_keys (a list of
+    blackboard keys, with record=True; None: the scenario's record: keys) is --record-keys."""
     return _batch(scenario, [], False, runs, ticks, threads, seed, overrides, series_every, record, record_every, trusted,
-                  dt, leaf_timeout, lua_memory)
+                  dt, leaf_timeout, lua_memory, budget, record_keys)
 
 
 def sweep(scenario, grid=None, *, runs=1, ticks=None, threads=1, seed=None, overrides=None, series_every=0,
-          record=False, record_every=0, trusted=False, dt=None, leaf_timeout=0.05, lua_memory=512):
+          record=False, record_every=0, trusted=False, dt=None, leaf_timeout=0.05, lua_memory=512, budget=10_000_000,
+          record_keys=None):
     """Runs every combination of the grid's values (first key slowest), `runs` seeds each, on top of
     the scenario's own `sweep:` (a grid key replaces the file's axis of that key), as `thicket run
     SCENARIO --set KEY=V1,V2 ...` does. Returns a Result whose metrics have one column per swept key."""
@@ -270,7 +286,7 @@ def sweep(scenario, grid=None, *, runs=1, ticks=None, threads=1, seed=None, over
             values = [values]
         axes.append((key, list(values)))
     return _batch(scenario, axes, True, runs, ticks, threads, seed, overrides, series_every, record, record_every,
-                  trusted, dt, leaf_timeout, lua_memory)
+                  trusted, dt, leaf_timeout, lua_memory, budget, record_keys)
 
 
 def read_record(path):
