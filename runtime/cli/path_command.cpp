@@ -242,7 +242,7 @@ int scenario_searches(const GridMap& map, const std::string& scen_file, const Pa
   std::uint64_t expanded = 0;
   double total_us = 0, worst_us = 0;
   Algorithm used = o.algorithm;
-  int landmarks = 0;  // of the last search (the same for every search of one map)
+  int landmarks = 0;  // of the searches that used them (the same for every such search of one map)
   std::vector<std::string> differences;
   for (const nav::ScenarioEntry& e : *entries) {
     // Wall-clock timing is what this summary is for; nothing else here depends on it.
@@ -254,7 +254,9 @@ int scenario_searches(const GridMap& map, const std::string& scen_file, const Pa
     worst_us = std::max(worst_us, us);
     expanded += search.stats().expanded;
     used = search.stats().used;
-    landmarks = search.stats().landmarks;
+    // (A search answered before it looked at landmarks, a goal walled off, reports none: the
+    // summary named none when the file's last line was such a one.)
+    landmarks = std::max(landmarks, search.stats().landmarks);
     const bool found = state == SearchState::Found;
     append_line(out, e.start, e.goal, search, found, o.paths);
     if (found && lengths_match(search.length(), e.optimal_length)) {
