@@ -52,6 +52,7 @@ void add_schema_findings_text(const std::string& file, const std::string& text, 
   const size_t first = diags.size();
   for (const auto& e : found) {
     bool reported = lines_reported.count(e.line) > 0;
+    for (int other : e.other_lines) reported = reported || lines_reported.count(other) > 0;
     if (!reported) diags.push_back({Severity::Error, file, e.line, e.column, e.message + " (schema " + schema + ")"});
   }
   columns_in_characters(text, file, diags, first);  // as the loader's

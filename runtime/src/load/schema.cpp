@@ -433,7 +433,9 @@ void SchemaSet::validate(const YAML::Node& doc, const std::string& schema_file, 
     bool repeated = i > 0 && issues[i - 1].mark.line == issue.mark.line &&
                     issues[i - 1].mark.column == issue.mark.column && issues[i - 1].message == issue.message;
     if (repeated) continue;
-    out.push_back({std::max(issue.mark.line, 0) + 1, std::max(issue.mark.column, 0) + 1, issue.message});
+    std::vector<int> others;
+    for (int l : issue.other_lines) others.push_back(std::max(l, 0) + 1);
+    out.push_back({std::max(issue.mark.line, 0) + 1, std::max(issue.mark.column, 0) + 1, issue.message, std::move(others)});
   }
 }
 

@@ -39,6 +39,9 @@ struct SchemaError {
   int line;
   int column;
   std::string message;
+  // The lines of the other keys the finding is about ("'size' and 'map' cannot be used
+  // together" is said at one of them): a loader's error at any of them says it already.
+  std::vector<int> other_lines = {};
 };
 
 struct SchemaStore;  // the schemas as valijson parsed them (schema_store.hpp)

@@ -87,6 +87,7 @@ struct Issue {
   YAML::Mark mark;
   int depth;
   std::string message;
+  std::vector<int> other_lines = {};  // (0-based) lines of the mapping's keys, for a "cannot be used together"
 };
 
 // Whether valijson accepts `json` against the schema `root` (an index in store.schemas).

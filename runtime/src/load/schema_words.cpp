@@ -590,18 +590,22 @@ void Validator::check_not(int index, const YAML::Node& x, const Json& j, const P
   const std::string name = name_of(title, place);
   if (x.IsMap() && is_key_choice({index})) {
     std::vector<std::string> present;
+    std::vector<int> lines;  // every key's of the mapping: a loader's error at a sibling ('size' and 'map') says it
     YAML::Mark mark = x.Mark();
-    for (auto it = x.begin(); it != x.end(); ++it)
+    for (auto it = x.begin(); it != x.end(); ++it) {
+      lines.push_back(it->first.Mark().line);
       for (const std::string& r : schema(index).required)
         if (it->first.Scalar() == r) {
           present.push_back(in_quotes(r));
           mark = it->first.Mark();
         }
+    }
     std::string together;
     for (size_t i = 0; i < present.size(); ++i)
       together += (i == 0 ? "" : i + 1 < present.size() ? ", " : " and ") + present[i];
     out.push_back({mark, place.depth + 1,
-                   together + (present.size() == 1 ? " is not allowed in " : " cannot be used together in ") + name});
+                   together + (present.size() == 1 ? " is not allowed in " : " cannot be used together in ") + name,
+                   std::move(lines)});
     return;
   }
   out.push_back({mark_of(x, place), place.depth, subject(place) + " must not be " + expectation(index)});
