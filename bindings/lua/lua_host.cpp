@@ -511,6 +511,9 @@ Status LuaHost::task_resume(const CallSite& at, const LeafDef& leaf, bool) {
   if (rc == LUA_OK) {
     Status s = Status::Failure;
     if (nres > 0) {
+      // The first of its results, as for an action's `return false, "why"` (the top one was
+      // taken, the last: `return "failure", true` succeeded).
+      lua_pop(co, nres - 1);
       lua_xmove(co, L_, 1);
       s = to_status(-1, at, leaf, false);
       lua_pop(L_, 1);
