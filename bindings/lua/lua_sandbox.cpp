@@ -520,11 +520,22 @@ static const char* load_piece(lua_State* L, void*, size_t* size) {
 int LuaApi::load(lua_State* L) {
   size_t len = 0;
   const char* text = lua_tolstring(L, 1, &len);
-  const char* mode = lua_toboolean(L, lua_upvalueindex(1)) ? "t" : luaL_optstring(L, 3, "bt");
+  // The caller's mode, less binary in the sandbox: "b" or a mode with no 't' loads nothing
+  // there, and says so as Lua does (a text chunk loaded whatever the mode said).
+  const char* asked = luaL_optstring(L, 3, "bt");
+  const bool text_only = lua_toboolean(L, lua_upvalueindex(1));
+  if (text_only && !std::strchr(asked, 't')) {
+    luaL_pushfail(L);
+    lua_pushfstring(L, "attempt to load a %s chunk (mode is '%s')",
+                    text && len > 0 && text[0] == LUA_SIGNATURE[0] ? "binary" : "text", asked);
+    return 2;
+  }
+  const char* mode = text_only ? "t" : asked;
+  // An env given, nil or false included, is the chunk's _ENV (load(src, name, "t", nil) runs
+  // it with no globals), as Lua's; given none, the loading file's globals (upvalue 2).
   int env = 0;
-  if (!lua_isnone(L, 4) && lua_toboolean(L, 4)) env = 4;
+  if (!lua_isnone(L, 4)) env = 4;
   else if (!lua_isnil(L, lua_upvalueindex(2))) env = lua_upvalueindex(2);
-  else if (!lua_isnone(L, 4)) env = 4;
   // A sandboxed script names its chunk as Lua names a text's (`[string "NAME"]:LINE:`): a name
   // starting with '@' or '=' would have its errors say they come from another file.
   const char* chunkname = luaL_optstring(L, 2, text ? text : "=(load)");
