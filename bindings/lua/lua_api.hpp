@@ -50,7 +50,7 @@ struct LuaApi {
   static int print(lua_State* L);
   // Scenarios split their agents over worker runtimes and own their bodies: there a leaf may
   // send only to its own agent, and spawn and despawn are the world's (groups, deaths).
-  static int refuse_in_scenario(lua_State* L, const char* what);
+  static int refuse_in_scenario(lua_State* L, const char* what, const char* instead);
   // A leaf file's top level (and a module's it requires) runs while the file loads or reloads,
   // before the load is judged: a change of the run made there (a spawn, despawn, event or
   // blackboard write) could not be undone if the load failed (SPEC 10: nothing is lost). Those

@@ -105,7 +105,8 @@ int LuaApi::random(lua_State* L) {
     lo = luaL_checkinteger(L, 1);
     hi = luaL_checkinteger(L, 2);
   } else {
-    return luaL_error(L, "wrong number of arguments");  // as Lua 5.4's math.random (a third was ignored)
+    // As Lua 5.4's math.random (a third was ignored), naming the function as its other errors do.
+    return luaL_error(L, "wrong number of arguments to 'random' (0, 1 or 2: random(), random(n), random(m, n))");
   }
   luaL_argcheck(L, lo <= hi, n == 1 ? 1 : 2, "interval is empty");
   lua_pushinteger(L, rng->range(lo, hi));
@@ -134,9 +135,9 @@ int LuaApi::print(lua_State* L) {
   return 0;
 }
 
-int LuaApi::refuse_in_scenario(lua_State* L, const char* what) {
+int LuaApi::refuse_in_scenario(lua_State* L, const char* what, const char* instead) {
   return luaL_error(L, "%s is not available in scenarios yet: a scenario's agents are spread over worker "
-                       "runtimes and have bodies in the world (agent:send to the leaf's own agent works)", what);
+                       "runtimes and have bodies in the world%s", what, instead);
 }
 
 bool LuaApi::at_file_top_level(const LuaHost& h) { return !h.current() && !h.staging_file_.empty(); }
@@ -165,7 +166,7 @@ int LuaApi::send(lua_State* L) {
   LuaHost& h = host(L);
   const lua_Integer id = luaL_checkinteger(L, 1);
   if (at_file_top_level(h)) return refuse_at_top_level(L, "thicket.send", "send from a leaf");
-  if (h.world && !(h.current() && h.current()->agent->id == id)) return refuse_in_scenario(L, "thicket.send to another agent");
+  if (h.world && !(h.current() && h.current()->agent->id == id)) return refuse_in_scenario(L, "thicket.send to another agent", " (agent:send to the leaf's own agent works)");
   size_t len;
   const char* name = luaL_checklstring(L, 2, &len);
   luaL_argcheck(L, len > 0, 2, "an event name must not be empty");
@@ -177,7 +178,7 @@ int LuaApi::send(lua_State* L) {
 int LuaApi::despawn(lua_State* L) {
   LuaHost& h = host(L);
   if (at_file_top_level(h)) return refuse_at_top_level(L, "thicket.despawn", "despawn from a leaf");
-  if (h.world) return refuse_in_scenario(L, "thicket.despawn");
+  if (h.world) return refuse_in_scenario(L, "thicket.despawn", " (a scenario's groups and their counts make its agents)");
   const AgentHandle target = handle_of(h, luaL_checkinteger(L, 1));
   if (target.valid()) h.rt_.despawn_or_defer(target);
   lua_pushboolean(L, target.valid());
@@ -187,7 +188,7 @@ int LuaApi::despawn(lua_State* L) {
 int LuaApi::spawn(lua_State* L) {
   LuaHost& h = host(L);
   if (at_file_top_level(h)) return refuse_at_top_level(L, "thicket.spawn", "spawn from a leaf, once the brains are loaded");
-  if (h.world) return refuse_in_scenario(L, "thicket.spawn");
+  if (h.world) return refuse_in_scenario(L, "thicket.spawn", " (a scenario's groups and their counts make its agents)");
   const char* name = luaL_checkstring(L, 1);
   if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
   const lua_Integer id = luaL_optinteger(L, 3, 0);
