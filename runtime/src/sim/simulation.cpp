@@ -8,6 +8,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <set>
 #include <chrono>
 #include <filesystem>
 #include <optional>
@@ -245,15 +246,21 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
       sim->print(line);
     });
     if (script_binding().install_world) script_binding().install_world(*worker);
+    // Every group's brain is loaded before a failure stops the run, so that every broken brain
+    // is said at once (the first one alone was: the next showed once it was fixed); a file two
+    // groups share is loaded, and its errors said, once.
+    std::set<std::string> failed_brains;
     for (const auto& group : spec.groups) {
+      const bool known_bad = failed_brains.count(group.brain) > 0;
       std::vector<Diagnostic> brain_diags;
-      auto brain = worker->rt->load_file(group.brain, brain_diags);
+      auto brain = known_bad ? std::nullopt : worker->rt->load_file(group.brain, brain_diags);
       if (w == 0) diags.insert(diags.end(), brain_diags.begin(), brain_diags.end());
       if (!brain) {
         if (w == 0)  // at the group's `brain:` (0:0 for a spec built in code)
           diags.push_back({Severity::Error, spec.path, group.brain_line, group.brain_column,
                            "group '" + group.name + "': its brain " + group.brain + " failed to load"});
-        return nullptr;
+        failed_brains.insert(group.brain);
+        continue;
       }
       worker->brains.push_back(*brain);
       // A scenario ticks every agent every tick (guide 10.2): a brain's slicing would be ignored
@@ -268,6 +275,7 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
                          "tick_every: " + std::to_string(program.tick_every) +
                              " has no effect in a scenario: the scenario ticks every agent every tick"});
     }
+    if (!failed_brains.empty()) return nullptr;
     impl->workers.push_back(std::move(worker));
   }
   // Agents: ids 1..N in group order; positions from the run seed; each worker takes
@@ -307,7 +315,7 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
         diags.push_back({Severity::Error, spec.path, group.spawn_line, group.spawn_column,
                          "group '" + group.name + "': no free place in its spawn area after " + std::to_string(kSpawnTries) +
                              " tries: obstacles cover it"});
-        return nullptr;
+        break;  // the other groups' are said too; the errors stop the run below
       }
       a.entity = impl->world.spawn(*at, group.vehicle, team);
       a.wander_rng = Rng::seeded(options.seed ^ 0x77616e646572ULL, a.id).state;
