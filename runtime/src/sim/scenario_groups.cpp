@@ -76,7 +76,7 @@ void ScenarioReader::read_record(const Field& record, RecordSpec& out) {
           error(item, "key '" + item.Scalar() + "' is listed twice in 'keys'");
         } else {
           out.keys.push_back(item.Scalar());
-          out.key_places.emplace_back(item.Mark().line + 1, item.Mark().column + 1);
+          out.key_places.push_back(place(item));
         }
       }
     }
@@ -141,8 +141,7 @@ bool ScenarioReader::read_group(const YAML::Node& map, AgentGroup& group, const 
   if (Field brain = required(map, "brain", "a group needs 'brain: FILE', its agents' brain file")) read_brain(brain, group);
   if (Field spawn = required(map, "spawn", "a group needs 'spawn: {centre: [x, y], radius: R}' or "
                                            "'spawn: {box: [[x0, y0], [x1, y1]]}'")) {
-    group.spawn_line = spawn.key.Mark().line + 1;
-    group.spawn_column = spawn.key.Mark().column + 1;
+    std::tie(group.spawn_line, group.spawn_column) = place(spawn.key);
     read_spawn(spawn, group.spawn, spec, where);
   }
   if (Field vehicle = field(map, "vehicle")) read_vehicle(vehicle, group.vehicle);
@@ -167,8 +166,7 @@ void ScenarioReader::read_team(const Field& team, AgentGroup& group, const Scena
 void ScenarioReader::read_brain(const Field& brain, AgentGroup& group) {
   if (auto path = file_beside(brain, "a brain file", "brain file", {".yaml", ".yml"})) {
     group.brain = *path;
-    group.brain_line = brain.value.Mark().line + 1;
-    group.brain_column = brain.value.Mark().column + 1;
+    std::tie(group.brain_line, group.brain_column) = place(brain.value);
   }
 }
 
@@ -287,7 +285,7 @@ void ScenarioReader::read_blackboard(const Field& blackboard, std::vector<std::p
         continue;
     }
     out.emplace_back(key, std::move(value));
-    if (at) at->emplace_back(it->first.Mark().line + 1, it->first.Mark().column + 1);
+    if (at) at->push_back(place(it->first));
   }
 }
 

@@ -204,8 +204,7 @@ std::string ScenarioReader::inside_wall(world::Vec2 p, const std::vector<world::
 }
 
 void ScenarioReader::read_navmesh(const Field& f, ScenarioSpec& spec) {
-  spec.nav.navmesh_line = f.key.Mark().line + 1;
-  spec.nav.navmesh_column = f.key.Mark().column + 1;
+  std::tie(spec.nav.navmesh_line, spec.nav.navmesh_column) = place(f.key);
   Scalar sc = classify_scalar(f.value);
   if (f.value.IsScalar() && sc.kind == ScalarKind::Bool) {
     spec.nav.navmesh = sc.boolean;

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "suggest.hpp"  // utf8_characters
 #include "scenario.hpp"
 #include "yaml_limits.hpp"
 #include "yaml_scalar.hpp"
@@ -57,11 +58,33 @@ class ScenarioReader {
   ScenarioReader(const std::string& path, std::vector<Diagnostic>& diags)
       : path_(path), diags_(diags) {}
 
-  std::optional<YAML::Node> parse(const std::string& text) { return load_yaml_checked(text, path_, diags_); }
+  std::optional<YAML::Node> parse(const std::string& text) {
+    text_ = &text;
+    return load_yaml_checked(text, path_, diags_);
+  }
 
   void read(const YAML::Node& doc, ScenarioSpec& spec);
 
  private:
+  // A node's place as messages give it, line and column from 1, the column in characters (as
+  // editors count, and as columns_in_characters makes the reader's own errors): a place kept
+  // in the spec for an error found later (a brain that fails, a covered spawn area, a
+  // blackboard value) was in bytes, past an 'é' on its line.
+  std::pair<int, int> place(const YAML::Node& node) const {
+    const YAML::Mark m = node.Mark();
+    const int line = m.line + 1;
+    int column = m.column + 1;
+    if (text_ && m.pos >= m.column && static_cast<size_t>(m.pos) <= text_->size()) {
+      const size_t line_start = static_cast<size_t>(m.pos - m.column);
+      // (yaml-cpp's columns on the first line do not count a byte order mark)
+      const size_t from = line_start == 0 && text_->compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : line_start;
+      if (static_cast<size_t>(m.pos) >= from)
+        column = static_cast<int>(utf8_characters(std::string_view(*text_).substr(from, static_cast<size_t>(m.pos) - from))) + 1;
+    }
+    return {line, column};
+  }
+  const std::string* text_ = nullptr;  // (set by parse, alive while the spec is read)
+
   // ------------------------------------------------------------------ reporting
 
   void error(const YAML::Node& at, const std::string& message,

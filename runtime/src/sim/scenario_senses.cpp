@@ -93,7 +93,7 @@ void ScenarioReader::read_senses(const Field& f, AgentGroup& group) {
       }
   }
   if (Field ev = field(map, "events")) {
-    group.sense_events_at = {ev.key.Mark().line + 1, ev.key.Mark().column + 1};
+    group.sense_events_at = place(ev.key);
     read_sense_events(ev, group.sense_events, group.sense_event_at);
   }
   group.has_senses = true;
@@ -117,7 +117,7 @@ void ScenarioReader::read_sense_events(const Field& f, std::vector<std::string>&
       names[kind - kinds.begin()].clear();
     } else if (is_text(value) && !value.Scalar().empty()) {
       names[kind - kinds.begin()] = value.Scalar();
-      places[kind - kinds.begin()] = {value.Mark().line + 1, value.Mark().column + 1};
+      places[kind - kinds.begin()] = place(value);
     } else {
       error(value, "perception event '" + *kind + "' is renamed to an event name, or switched off with false, got " + shown(value),
             it->first);
@@ -215,7 +215,7 @@ void ScenarioReader::read_sense_keys(const Field& f, std::vector<SenseBinding>& 
                        "' both write blackboard key '" + value.Scalar() + "'; give each its own key");
       continue;
     }
-    out.push_back({static_cast<SenseSlot>(slot - slots.begin()), value.Scalar(), value.Mark().line + 1, value.Mark().column + 1});
+    out.push_back({static_cast<SenseSlot>(slot - slots.begin()), value.Scalar(), place(value).first, place(value).second});
   }
 }
 
@@ -281,8 +281,7 @@ void ScenarioReader::read_pickups(const Field& list, ScenarioSpec& spec) {
     }
     size_t errors_before = diags_.size();
     PickupDecl decl;
-    decl.line = item.Mark().line + 1;
-    decl.column = item.Mark().column + 1;
+    std::tie(decl.line, decl.column) = place(item);
     perception::PickupSpec& p = decl.spec;
     reject_unknown_keys(item, kPickupKeys, "key", " in a pickup");
     read_unique_name(item, "pickup", names, p.name);
