@@ -183,5 +183,22 @@ grep -q "^error: bad_noise.lua:5: thicket.noise: loudness must be a finite numbe
 grep -q "^error: bad_noise.lua:11: thicket.noise: seconds must be a finite number >= 0, got nan (not a number: 0/0?)$" "$dir/err" && ok || bad "a nan noise's message: $(cat "$dir/err")"
 grep -q "^error: bad_noise.lua:6: thicket.noise: agent 1 made more than 16 sounds this tick (a runaway loop?)$" "$dir/err" && ok || bad "noise loop message: $(cat "$dir/err")"
 
+# A pickup taken again by an agent that stays on it (respawn 0): --explain says each take, and
+# "touches" only when touch began (it said "touches" on every tick, a phase the trace calls stay).
+mkdir -p "$dir/retake"
+printf 'tree: s\nleaves: [s.lua]\nroot: {action: Stand}\n' > "$dir/retake/stand.yaml"
+printf 'local L = {}\nfunction L.Stand() return "running" end\nreturn L\n' > "$dir/retake/s.lua"
+cat > "$dir/retake/p.yaml" <<'YAML'
+scenario: p
+world: {size: [45, 20], pickups: [{name: bmed, at: [30, 10], radius: 0.5, respawn: 0, gives: {}}]}
+teams: [b]
+groups: [{name: g4, team: b, count: 1, brain: stand.yaml, spawn: {box: [[30.2, 10], [30.2, 10]]}, vehicle: {mass: 1, max_speed: 0, max_force: 0, radius: 0}, senses: {touch: true}}]
+YAML
+"$thicket" run "$dir/retake/p.yaml" --explain --ticks 3 --threads 1 2>&1 | grep '^tick' > "$dir/retake/explain"
+[[ "$(cat "$dir/retake/explain")" == "tick 1: agent 1 (g4) touches pickup bmed at 30.0, 10.0, 0.2 m
+tick 1: agent 1 (g4) takes pickup bmed (back in 0.1 s)
+tick 2: agent 1 (g4) takes pickup bmed (back in 0.1 s)
+tick 3: agent 1 (g4) takes pickup bmed (back in 0.1 s)" ]] && ok || bad "a pickup retaken in place: $(cat "$dir/retake/explain")"
+
 echo "e2e_perception: $pass passed, $fail failed"
 [[ $fail == 0 ]]

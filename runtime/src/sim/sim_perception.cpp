@@ -321,7 +321,9 @@ void trace_percepts(Simulation::Impl& sim) {
         if (p.taken) *trace << ",\"taken\":true";
         *trace << "}}\n";
       }
-      if (sim.options.explain) {
+      // (A pickup taken again by an agent still on it is a stay: its "takes" line below says
+      // it; "touches" here said it came into touch, which it had not.)
+      if (sim.options.explain && p.phase != perception::Phase::Stay) {
         std::ostringstream why;
         why << "tick " << sim.tick << ": " << agent_words(sim, a.id) << ' ' << verb(p) << ' ' << subject_words(sim, p);
         if (p.phase == perception::Phase::Exit) why << " (last at " << fixed(p.position.x, 1) << ", " << fixed(p.position.y, 1) << ")";
