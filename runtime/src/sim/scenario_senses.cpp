@@ -35,35 +35,38 @@ void ScenarioReader::read_senses(const Field& f, AgentGroup& group) {
   }
   perception::Senses& senses = group.senses;
   Field sight = field(map, "sight"), hearing = field(map, "hearing"), touch = field(map, "touch");
-  if (!sight && !hearing && !touch) {
-    // A near-miss (`sigth:`) has its own did-you-mean error; an empty mapping has nothing else.
-    size_t errors_before = diags_.size();
-    if (map.IsMap()) reject_unknown_keys(map, kSensesKeys, "key", " in 'senses'");
-    if (diags_.size() == errors_before) error(f, "senses need at least one of sight, hearing, touch");
-    return;
-  }
   // Counted before the key check: a misspelt `sigth:` must not also make every sight slot an
   // error ("this group has no sight").
   size_t errors_before = diags_.size();
-  reject_unknown_keys(map, kSensesKeys, "key", " in 'senses'");
-  if (sight) read_sight(sight, senses.sight);
-  if (hearing) read_switch_or_map(hearing, senses.hearing.enabled, "{threshold: T, walls: W}", [&](const YAML::Node& m) {
-      reject_unknown_keys(m, {"threshold", "walls"}, "key", " in 'hearing'");
-      read_measure(m, "threshold", /*positive=*/true, senses.hearing.threshold);
-      if (Field w = field(m, "walls")) {
-        auto v = finite_number(w.value);
-        if (v && *v >= 0 && *v <= 1) senses.hearing.walls = *v;
-        else error(w, "'walls' of 'hearing' is the share of a sound's strength that passes walls, a number from 0 to 1, got " +
-                          shown(w.value));
-      }
-    });
-  if (touch) read_switch_or_map(touch, senses.touch.enabled, "{reach: R}", [&](const YAML::Node& m) {
-      reject_unknown_keys(m, {"reach"}, "key", " in 'touch'");
-      read_measure(m, "reach", /*positive=*/false, senses.touch.reach);
-    });
-  // `hearing: false` alone senses nothing either (only when the keys read well, to say one thing at a time).
-  if (diags_.size() == errors_before && !senses.any())
-    error(f, "senses need at least one of sight, hearing, touch (this group's are all switched off)");
+  if (map.IsMap()) reject_unknown_keys(map, kSensesKeys, "key", " in 'senses'");
+  const bool none = !sight && !hearing && !touch;
+  if (none) {
+    // A near-miss (`sigth:`) has its own did-you-mean error. The rest of the mapping is still
+    // read (its errors were said one at a time: a bad memory only once a sense was given).
+    if (diags_.size() == errors_before) error(f, "senses need at least one of sight, hearing, touch");
+  } else {
+    if (sight) read_sight(sight, senses.sight);
+    if (hearing) read_switch_or_map(hearing, senses.hearing.enabled, "{threshold: T, walls: W}", [&](const YAML::Node& m) {
+        reject_unknown_keys(m, {"threshold", "walls"}, "key", " in 'hearing'");
+        read_measure(m, "threshold", /*positive=*/true, senses.hearing.threshold);
+        if (Field w = field(m, "walls")) {
+          auto v = finite_number(w.value);
+          if (v && *v >= 0 && *v <= 1) senses.hearing.walls = *v;
+          else error(w, "'walls' of 'hearing' is the share of a sound's strength that passes walls, a number from 0 to 1, got " +
+                            shown(w.value));
+        }
+      });
+    if (touch) read_switch_or_map(touch, senses.touch.enabled, "{reach: R}", [&](const YAML::Node& m) {
+        reject_unknown_keys(m, {"reach"}, "key", " in 'touch'");
+        read_measure(m, "reach", /*positive=*/false, senses.touch.reach);
+      });
+    // `hearing: false` alone senses nothing either (only when the keys read well, to say one thing at a time).
+    if (diags_.size() == errors_before && !senses.any())
+      error(f, "senses need at least one of sight, hearing, touch (this group's are all switched off)");
+  }
+  // Whether the senses themselves read well (then a slot of a sense the group lacks is said);
+  // a mistake in targets or memory below has nothing to do with it (it hid those errors).
+  const bool senses_read_well = !none && diags_.size() == errors_before;
   if (Field t = field(map, "targets")) {
     const std::vector<std::string> names = {"enemies", "friends", "all"};
     const std::string word = is_text(t.value) ? t.value.Scalar() : "";
@@ -76,7 +79,6 @@ void ScenarioReader::read_senses(const Field& f, AgentGroup& group) {
       error(t, "'targets' must be one of enemies, friends, all, got " + shown(t.value));
   }
   read_measure(map, "memory", /*positive=*/false, senses.memory, kMaxSeconds);
-  const bool senses_read_well = diags_.size() == errors_before;
   if (Field bb = field(map, "blackboard")) {
     read_sense_keys(bb, group.sense_keys);
     // A slot of a sense the group lacks would stay false (or 0) all run: a mistake, not a choice.
