@@ -87,6 +87,7 @@ py::dict run_batch(const std::string& path, uint64_t runs, int64_t ticks, uint32
   params.text_keys = text_keys;
   if (cli::planned_runs(params, runs) > cli::kMaxBatchRuns)
     throw py::value_error(cli::too_many_runs(params, runs) + ": fewer runs or fewer values to sweep");
+  if (std::string why = cli::seeds_past_max(params, seed, runs); !why.empty()) throw py::value_error(why);
   std::vector<cli::RunSpec> plan = cli::plan_runs(params, seed, runs);
   spec->sweep.clear();  // planned: a run's spec (a copy for each run of a sweep) needs it no more
   const bool sweeping = !params.names.empty() || !params.seeds.empty();

@@ -237,7 +237,12 @@ int parse_args(int argc, char** argv, Options& o) {
                            "Lua table), got " + value);
       if (a == "--ticks" && !parse_uint(value, o.ticks))
         return usage_error("--ticks needs a whole number >= 0, got '" + value + "'" + digits_note(value));
-      if (a == "--seed" && !parse_uint(value, o.seed)) return usage_error("--seed needs a whole number >= 0, got '" + value + "'" + digits_note(value));
+      if (a == "--seed") {  // 0 .. 2^63 - 1, as the scenario's `seed:` (it took 18 digits, and rows carry 19)
+        const bool digits = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits || value.size() > 19 || (value.size() == 19 && value > "9223372036854775807"))
+          return usage_error("--seed needs a whole number from 0 to 9223372036854775807, got '" + value + "'");
+        o.seed = std::stoull(value);
+      }
       if (a == "--dt") {
         if (!cli::parse_decimal(value, o.dt) || !(o.dt > 0) || o.dt > kMaxDt)
           return usage_error("--dt needs a number of seconds > 0 and at most 1000000, got '" + value + "'");

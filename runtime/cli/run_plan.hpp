@@ -57,6 +57,19 @@ inline std::string too_many_runs(const ParamSets& sets, uint64_t runs) {
          std::to_string(kMaxBatchRuns) + " in one batch";
 }
 
+// The largest seed a run may have: the scenario's `seed:` and --seed take 0 .. 2^63 - 1.
+inline constexpr uint64_t kMaxSeed = 9223372036854775807ULL;
+// "" or why `runs` seeds from a base seed would pass kMaxSeed (the rows carried seeds that
+// neither --seed nor `seed:` takes, so such a run could not be made again).
+inline std::string seeds_past_max(const ParamSets& sets, uint64_t first_seed, uint64_t runs) {
+  const std::vector<uint64_t> own_seed{first_seed};
+  for (uint64_t base : sets.seeds.empty() ? own_seed : sets.seeds)
+    if (runs > 0 && base > kMaxSeed - (runs - 1))
+      return std::to_string(runs) + " run(s) from seed " + std::to_string(base) + " would take seeds past " +
+             std::to_string(kMaxSeed) + ", the largest: a smaller seed or fewer runs";
+  return {};
+}
+
 // The batch: every parameter set x every base seed x `runs` seeds, param set major, then base
 // seed, then run: run i of base seed s has seed s + i. Without a sweep this is exactly the
 // batch of today (seeds first_seed .. first_seed + runs - 1, indices 0 .. runs - 1).

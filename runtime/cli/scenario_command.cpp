@@ -116,6 +116,10 @@ int cmd_scenario(const Options& o) {
     std::cerr << "thicket: error: " << cli::too_many_runs(*sets, o.runs) << ": fewer runs or fewer values to sweep\n";
     return kExitUsage;
   }
+  if (std::string why = cli::seeds_past_max(*sets, first_seed, o.runs); !why.empty()) {  // (the usage would bury it)
+    std::cerr << "thicket: error: " << why << "\n";
+    return kExitUsage;
+  }
   const std::vector<cli::RunSpec> plan = cli::plan_runs(*sets, first_seed, o.runs);
   std::optional<cli::Checkpointer> checkpointer;
   if (!o.checkpoint.empty()) checkpointer.emplace(o.checkpoint, o.checkpoint_every);

@@ -148,7 +148,18 @@ done
 
 # A number too long for the options: the message says the limit.
 "$thicket" run "$cases/bad_fsm/brain.yaml" --seed 12345678901234567890 >/dev/null 2>"$dir/err"
-[[ $? == 64 ]] && grep -q "at most 18 digits" "$dir/err" && ok || bad "--seed of 20 digits: $(head -1 "$dir/err")"
+[[ $? == 64 ]] && grep -q "^thicket: --seed needs a whole number from 0 to 9223372036854775807, got '12345678901234567890'" "$dir/err" && ok ||
+  bad "--seed of 20 digits: $(head -1 "$dir/err")"
+# 19 digits up to 2^63 - 1, as a scenario's seed: (it took 18); past it with --runs, refused (rows carried seeds no one could give).
+"$thicket" run "$cases/bad_fsm/brain.yaml" --seed 9223372036854775808 >/dev/null 2>"$dir/err"
+[[ $? == 64 ]] && ok || bad "--seed 2^63: $(head -1 "$dir/err")"
+arena="$here/scripts/examples/arena/arena.yaml"
+"$thicket" run "$arena" --ticks 0 --seed 9223372036854775806 --runs 2 --out "$dir/seeds.csv" >/dev/null 2>&1
+[[ $? == 0 ]] && [[ "$(cut -d, -f2 "$dir/seeds.csv" | tail -2 | tr '\n' ' ')" == "9223372036854775806 9223372036854775807 " ]] && ok ||
+  bad "seeds up to 2^63 - 1: $(cat "$dir/seeds.csv")"
+"$thicket" run "$arena" --ticks 0 --seed 9223372036854775807 --runs 3 >/dev/null 2>"$dir/err"
+[[ $? == 64 ]] && grep -q "^thicket: error: 3 run(s) from seed 9223372036854775807 would take seeds past 9223372036854775807" "$dir/err" && ok ||
+  bad "--runs past the largest seed: $(head -1 "$dir/err")"
 
 # --trace: one JSON object per agent per tick, with the running nodes in depth-first order.
 "$thicket" run "$here/tests/spec_examples/seed000_guard.yaml" --ticks 3 --dt 0.5 --agents 2 --trace "$dir/t.jsonl" >/dev/null 2>&1
@@ -235,7 +246,7 @@ grep -qF 's0 [label="x\\\naction Run"];' "$dir/dotname.dot" && grep -qF '[label=
   head -1 "$dir/dotname.dot" | grep -qF 'digraph "q\"" {' && ok || bad "dot of names with a backslash and quotes: $(cat "$dir/dotname.dot" "$dir/err")"
 
 root="$here"
-arena="$root/scripts/examples/arena/arena.yaml"
+arena="$here/scripts/examples/arena/arena.yaml"
 
 # --version (and `version`): "thicket X.Y.Z", THICKET_VERSION_STRING of thicket/version.hpp, exit 0.
 want=$(sed -n 's/^#define THICKET_VERSION_STRING "\([0-9.]*\)"$/\1/p' "$root/runtime/include/thicket/version.hpp")
