@@ -73,6 +73,7 @@ using run_command::on_sigint;
 using run_command::Options;
 using run_command::print_diagnostics;
 using run_command::usage_error;
+using run_command::option_error;
 using run_command::written_in_full;
 
 }  // namespace
@@ -143,10 +144,13 @@ int thicket::run_command::usage_error(const std::string& message) {
   // own notices could land between "thicket: " and the message.
   // A known option's bad value is said alone: the 36 lines of usage after it pushed it off
   // the screen. A missing file, an unknown command or option still get the usage.
-  if (message.rfind("--", 0) == 0)
-    std::cerr << "thicket: " + message + "\n(thicket --help lists the options)\n";
-  else
-    std::cerr << "thicket: " + message + "\n" + kUsage;
+  if (message.rfind("--", 0) == 0) return option_error(message);
+  std::cerr << "thicket: " + message + "\n" + kUsage;
+  return kExitUsage;
+}
+
+int thicket::run_command::option_error(const std::string& message) {
+  std::cerr << "thicket: " + message + "\n(thicket --help lists the options)\n";
   return kExitUsage;
 }
 
@@ -692,7 +696,7 @@ int run_file(const Options& o) {
   if (!brain) return kExitLoad;
   if (std::string why = output_over_input(o, rt.impl().files_read()); !why.empty()) {
     for (const std::string& line : early_lines) std::cerr << line << "\n";  // (the log is not opened)
-    return usage_error(why);
+    return option_error(why);  // (the usage after it buried it)
   }
   log_may_open = true;
   if (!o.log.empty() && !open_log()) return cli::cannot_write("log", o.log);

@@ -46,8 +46,12 @@ extern volatile std::sig_atomic_t g_interrupted;
 extern volatile std::sig_atomic_t g_whole_ticks;
 void on_sigint(int sig);
 
-// "thicket: MESSAGE" and the usage on stderr; kExitUsage.
+// "thicket: MESSAGE" and the usage on stderr; kExitUsage. A message about an option (it
+// starts with "--") gets option_error's one line instead.
 int usage_error(const std::string& message);
+// "thicket: MESSAGE" and "(thicket --help lists the options)": an option's value refused,
+// where the usage would push the message off the screen; kExitUsage.
+int option_error(const std::string& message);
 void print_diagnostics(const std::vector<Diagnostic>& diags);
 // False, said on stderr, when an output file could not be written in full (a full disk).
 bool written_in_full(std::ofstream& f, const std::string& path, const char* what);

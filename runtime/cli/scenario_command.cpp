@@ -169,7 +169,7 @@ int cmd_scenario(const Options& o) {
       if (batch.prints()) print_diagnostics(probe_diags);
       return kExitLoad;
     }
-    if (std::string why = output_over_input(o, sim->files_read()); !why.empty()) return usage_error(why);
+    if (std::string why = output_over_input(o, sim->files_read()); !why.empty()) return option_error(why);
     if (cli::mpi_world().size > 1) files_fingerprint = cli::batch_fingerprint(sim->files_read());
     if (resume) {
       std::vector<Diagnostic> resume_diags;

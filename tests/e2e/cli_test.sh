@@ -40,6 +40,8 @@ cp "$dir/own/chicken.lua" "$dir/own/chicken.lua.orig"
 "$thicket" run "$dir/own/chicken.yaml" --ticks 2 --log "$dir/own/chicken.lua" >/dev/null 2>"$dir/err"
 [[ $? == 64 ]] && grep -q "is given as --log but the run reads it: it would be overwritten" "$dir/err" &&
   cmp -s "$dir/own/chicken.lua" "$dir/own/chicken.lua.orig" && ok || bad "--log naming the brain's leaf file: $(head -1 "$dir/err")"
+# Said in one line and the help's pointer, not buried under the usage.
+[[ $(wc -l < "$dir/err") == 2 ]] && grep -q "^(thicket --help lists the options)$" "$dir/err" && ok || bad "an output over an input buried: $(wc -l < "$dir/err") lines"
 (cd "$dir/own" && "$thicket" run chicken.yaml --ticks 2 --log ../own/chicken.lua >/dev/null 2>"$dir/err")
 [[ $? == 64 ]] && grep -q "'../own/chicken.lua' is given as --log but the run reads it (as 'chicken.lua')" "$dir/err" &&
   cmp -s "$dir/own/chicken.lua" "$dir/own/chicken.lua.orig" && ok || bad "--log naming the leaf file by another path: $(head -1 "$dir/err")"
