@@ -369,6 +369,23 @@ std::string other_kind_of_file(const std::string& path) {
   if (named(".xml"))
     return path + ": error: this is an XML file: a BehaviorTree.CPP tree is brought in with 'thicket import " +
            std::filesystem::path(path).filename().string() + "', which writes a brain";
+  // A checkpoint (sim_snapshot.cpp's magic): it was said as a file that is not UTF-8. (Opened
+  // as a plain file only: a pipe nothing writes to would be waited on for ever.)
+  PathKind kind = PathKind::Missing;
+  const int fd = open_plain(path, kind);
+  if (fd < 0) return "";
+  char magic[8] = {};
+  ssize_t got = 0;
+  while (got < ssize_t(sizeof magic)) {
+    const ssize_t n = ::read(fd, magic + got, sizeof magic - size_t(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += n;
+  }
+  ::close(fd);
+  if (got == ssize_t(sizeof magic) && std::string_view(magic, sizeof magic) == "THKTSIM\n")
+    return path + ": error: this is a checkpoint (a saved run): go on from it with 'thicket run SCENARIO --resume " +
+           std::filesystem::path(path).filename().string() + "'";
   return "";
 }
 

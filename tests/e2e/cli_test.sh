@@ -159,6 +159,11 @@ arena="$here/scripts/examples/arena/arena.yaml"
 "$thicket" run "$arena" --ticks 0 --seed 9223372036854775806 --runs 2 --out "$dir/seeds.csv" >/dev/null 2>&1
 [[ $? == 0 ]] && [[ "$(cut -d, -f2 "$dir/seeds.csv" | tail -2 | tr '\n' ' ')" == "9223372036854775806 9223372036854775807 " ]] && ok ||
   bad "seeds up to 2^63 - 1: $(cat "$dir/seeds.csv")"
+# A checkpoint given to check or run as a brain is said to be one (it was "the file is not UTF-8").
+"$thicket" run "$arena" --ticks 2 --quiet --checkpoint "$dir/cp.snap" --every 1 >/dev/null 2>&1
+"$thicket" check "$dir/cp.snap" >/dev/null 2>"$dir/err"
+[[ $? == 2 ]] && grep -q "cp.snap: error: this is a checkpoint (a saved run): go on from it with 'thicket run SCENARIO --resume cp.snap'" "$dir/err" &&
+  ok || bad "check of a checkpoint: $(head -1 "$dir/err")"
 "$thicket" run "$arena" --ticks 0 --seed 9223372036854775807 --runs 3 >/dev/null 2>"$dir/err"
 [[ $? == 64 ]] && grep -q "^thicket: error: 3 run(s) from seed 9223372036854775807 would take seeds past 9223372036854775807" "$dir/err" && ok ||
   bad "--runs past the largest seed: $(head -1 "$dir/err")"
