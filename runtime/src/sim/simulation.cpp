@@ -178,6 +178,14 @@ void check_groups_of_failed_load(const ScenarioSpec& partial, std::vector<Diagno
     for (const AgentGroup& g : partial.groups) add_one_agent(s, g);
     report(s);
   }
+  // The sweep's blackboard values against the brains (said only once the rest was right: a
+  // value that does not fit, a key with a typo, came one round of fixes later).
+  if (partial.groups_complete && !partial.sweep.empty()) {
+    std::vector<Diagnostic> found;
+    check_sweep_blackboard(partial, partial.sweep, false, found);
+    for (const Diagnostic& d : found)
+      if (std::none_of(diags.begin(), diags.end(), [&](const Diagnostic& e) { return same(d, e); })) diags.push_back(d);
+  }
   sort_scenario_diagnostics(partial.path, diags, 0);
 }
 

@@ -1,0 +1,3 @@
+local L = {}
+function L.Stand() return "running" end
+return L
