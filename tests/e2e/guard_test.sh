@@ -37,26 +37,30 @@ grep -q "loop.lua:4: stopped after running for more than 50 ms" "$dir/err" && ok
 grep -q "in leaf 'Work' at node root, agent 1, tick 2" "$dir/err" && ok || bad "the leaf is stopped on tick 2 too"
 
 
+# interrupted WHAT ARGS...: thicket ARGS in the background (stderr to $dir/err), Ctrl-C once it
+# catches it, its exit status in $rc; WHAT names the run in a failure.
+interrupted() {
+  local what=$1 pid
+  shift
+  "$thicket" "$@" >/dev/null 2>"$dir/err" &
+  pid=$!
+  catches_sigint $pid || bad "$what never set its Ctrl-C handler"
+  kill -INT $pid
+  timeout 10 tail --pid=$pid -f /dev/null && ok || { bad "SIGINT did not stop $what"; kill -KILL $pid; }
+  wait $pid
+  rc=$?
+}
+
 # Ctrl-C with no time limit: the loop is stopped where it is, the run ends with its summary.
-"$thicket" run "$dir/loop/loop.yaml" --ticks 0 --leaf-timeout 0 >/dev/null 2>"$dir/err" &
-pid=$!
-catches_sigint $pid || bad "the run never set its Ctrl-C handler"
-kill -INT $pid
-timeout 10 tail --pid=$pid -f /dev/null && ok || { bad "SIGINT did not stop the run"; kill -KILL $pid; }
-wait $pid
-[[ $? == 0 ]] && ok || bad "an interrupted run exits 0 (the leaf Ctrl-C stopped made no error of its own)"
+interrupted "the run" run "$dir/loop/loop.yaml" --ticks 0 --leaf-timeout 0
+[[ $rc == 0 ]] && ok || bad "an interrupted run exits 0 (the leaf Ctrl-C stopped made no error of its own)"
 grep -q "loop.lua:4: stopped: the run was interrupted (Ctrl-C)" "$dir/err" && ok || bad "interrupt message: $(cat "$dir/err")"
 grep -q "^thicket: root status:.*script errors: 0 (interrupted)" "$dir/err" && ok || bad "the summary says interrupted, no script error"
 
 # Ctrl-C of many agents mid-tick: every call of the tick's rest is stopped, and said once (a
 # block per agent was printed, with "further ones are counted in the summary's script errors").
-"$thicket" run "$dir/loop/loop.yaml" --agents 50 --ticks 0 --leaf-timeout 0 >/dev/null 2>"$dir/err" &
-pid=$!
-catches_sigint $pid || bad "the many-agent run never set its Ctrl-C handler"
-kill -INT $pid
-timeout 10 tail --pid=$pid -f /dev/null && ok || { bad "SIGINT did not stop the many-agent run"; kill -KILL $pid; }
-wait $pid
-[[ $? == 0 ]] && ok || bad "an interrupted many-agent run exits 0"
+interrupted "the many-agent run" run "$dir/loop/loop.yaml" --agents 50 --ticks 0 --leaf-timeout 0
+[[ $rc == 0 ]] && ok || bad "an interrupted many-agent run exits 0"
 [[ $(grep -c "stopped: the run was interrupted (Ctrl-C)" "$dir/err") == 1 ]] && ok ||
   bad "the interrupt is said once, not per agent: $(grep -c "interrupted (Ctrl-C)" "$dir/err") times"
 grep -q "further ones are counted" "$dir/err" && bad "no 'further ones are counted' for calls Ctrl-C stopped" || ok
@@ -64,13 +68,8 @@ grep -q "further ones are counted" "$dir/err" && bad "no 'further ones are count
 # Ctrl-C of a run whose leaf errors: the script errors still make it exit 1.
 printf 'return { Bad = function() local t = os.clock(); while os.clock() - t < 0.01 do end; error("boom") end }\n' >"$dir/loop/bad.lua"
 printf 'tree: bad\nleaves: [bad.lua]\nroot: {action: Bad}\n' >"$dir/loop/bad.yaml"
-"$thicket" run "$dir/loop/bad.yaml" --ticks 0 >/dev/null 2>"$dir/err" &
-pid=$!
-catches_sigint $pid || bad "the erring run never set its Ctrl-C handler"
-kill -INT $pid
-timeout 10 tail --pid=$pid -f /dev/null && ok || { bad "SIGINT did not stop the erring run"; kill -KILL $pid; }
-wait $pid
-[[ $? == 1 ]] && ok || bad "an interrupted run with script errors exits 1"
+interrupted "the erring run" run "$dir/loop/bad.yaml" --ticks 0
+[[ $rc == 1 ]] && ok || bad "an interrupted run with script errors exits 1"
 
 # Bad values of the new options are usage errors.
 "$thicket" run "$budget" --leaf-timeout -1 >/dev/null 2>&1

@@ -581,12 +581,17 @@ TEST_CASE("guard: interrupt_scripts stops every Lua call until resume_scripts") 
   CHECK(t.marks() == thicket_test::LogLines{"fine 2"});
 }
 
-TEST_CASE("guard: a task that allocates without bound fails at the heap cap with the cap's message") {
+// A 16 MiB heap, and neither time nor instruction limit: a task meets the cap, nothing else.
+static thicket::RuntimeOptions heap_capped_tasks() {
   thicket::RuntimeOptions o;
   o.leaf_timeout = 0;
   o.instruction_budget = 0;
   o.lua_memory_limit = size_t(16) << 20;
-  LuaRuntime t(o);
+  return o;
+}
+
+TEST_CASE("guard: a task that allocates without bound fails at the heap cap with the cap's message") {
+  LuaRuntime t(heap_capped_tasks());
   t.write("run.lua", std::string(kRunaways) + "\n");
   t.write("task.lua", R"LUA(
 local thicket = require("thicket")
@@ -606,11 +611,7 @@ TEST_CASE("guard: the cleanups of a task stopped at the heap cap run to their en
   // What the task grew is still held by the stack its error unwinds, so the heap is at its cap
   // while its to-be-closed variables run: they get a grace past it. (A cleanup failed at its
   // first allocation, silently: Lua's one "not enough memory" was taken for the run's error.)
-  thicket::RuntimeOptions o;
-  o.leaf_timeout = 0;
-  o.instruction_budget = 0;
-  o.lua_memory_limit = size_t(16) << 20;
-  LuaRuntime t(o);
+  LuaRuntime t(heap_capped_tasks());
   t.write("task.lua", R"LUA(
 local thicket = require("thicket")
 return { TaskGrow = thicket.task(function(agent)

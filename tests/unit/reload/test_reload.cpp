@@ -81,6 +81,15 @@ double get_number(thicket::Runtime& rt, thicket::AgentHandle a, const std::strin
   return std::get<double>(*v);
 }
 
+// Loads `brain` into r's runtime and spawns one agent of it; its Lua print lines go to `out`.
+thicket::AgentHandle spawn_printing(Run& r, const std::string& brain, std::string& out) {
+  r.rt.on_print([&out](const std::string& line) { out += line + "\n"; });
+  std::vector<thicket::Diagnostic> d;
+  auto b = r.rt.load_file(brain, d);
+  REQUIRE(b);
+  return r.rt.spawn(*b);
+}
+
 // The set-up most tests here start from: kLeaves and kTree written to a scratch folder, the
 // brain loaded (b) and one agent spawned (a), not yet ticked.
 // kLeaves with `lines` added before its `return L`.
@@ -264,11 +273,7 @@ return L
   const std::string brain = s.write("brain.yaml", "tree: swap\nleaves: [leaves.lua]\nroot:\n  action: {leaf: T, name: job}\n");
   Run r;
   std::string out;
-  r.rt.on_print([&](const std::string& line) { out += line + "\n"; });
-  std::vector<thicket::Diagnostic> d;
-  auto b = r.rt.load_file(brain, d);
-  REQUIRE(b);
-  auto a = r.rt.spawn(*b);
+  const auto a = spawn_printing(r, brain, out);
   r.rt.tick(a, 0.1);
   s.write("brain.yaml", "tree: swap\nleaves: [leaves.lua]\nroot:\n  action: {leaf: H, name: job}\n");
   CHECK(r.rt.reload_changed() == 1);
@@ -295,11 +300,7 @@ return L
   const std::string brain = s.write("brain.yaml", "tree: swap\nleaves: [leaves.lua]\nroot:\n  repeat: {child: {action: {leaf: Work, name: job}}}\n");
   Run r;
   std::string out;
-  r.rt.on_print([&](const std::string& line) { out += line + "\n"; });
-  std::vector<thicket::Diagnostic> d;
-  auto b = r.rt.load_file(brain, d);
-  REQUIRE(b);
-  auto a = r.rt.spawn(*b);
+  const auto a = spawn_printing(r, brain, out);
   r.rt.tick(a, 0.1);
   s.write("leaves.lua", "local thicket = require('thicket')\nlocal L = {}\n"
                         "function L.Work(agent) print(thicket.tick() .. ' plain') return true end\nreturn L\n");
