@@ -219,7 +219,8 @@ std::unique_ptr<LiveServer> LiveServer::start(const LiveAddress& address, LiveFe
     auto answer = [api](const httplib::Request& req, httplib::Response& res) {
       std::map<std::string, std::string> params;
       for (const auto& [name, value] : req.params) params.emplace(name, value);
-      ApiReply reply = api(req.method, req.path, params, req.body);
+      // HEAD asks what GET would answer, without the body (httplib leaves the body out).
+      ApiReply reply = api(req.method == "HEAD" ? std::string("GET") : req.method, req.path, params, req.body);
       res.status = reply.status;
       res.set_header("Cache-Control", "no-store");
       res.set_content(reply.body, "application/json");

@@ -200,6 +200,10 @@ try:
     expect(status == 200, "the run's own page (as localhost) is answered: %d" % status)
     status, body = run.get("/api/pause")
     expect(status == 405, "GET on a POST endpoint: 405")
+    # HEAD answers as GET does, without the body (it was refused with 405).
+    with urllib.request.urlopen(urllib.request.Request(run.base + "/api/agents", method="HEAD"), timeout=20) as r:
+        expect(r.status == 200 and r.read() == b"" and r.headers.get("Content-Type") == "application/json",
+               "HEAD on a GET endpoint: 200, no body: %d" % r.status)
     # Every answer is JSON, httplib's own errors too (they came with an empty body).
     status, body = run.post("/api/agent?id=1")
     expect(status in (400, 405) and "error" in body, "POST on a GET endpoint answers JSON: %d %s" % (status, body))

@@ -1,0 +1,1 @@
+error("top level\nsecond line")
