@@ -13,6 +13,11 @@ namespace thicket {
 // Resolves a leaf name, reporting unknown names with a suggestion.
 bool TreeCompiler::resolve_leaf(const YAML::Node& at, const std::string& name, bool is_condition) {
   auto it = leaves_.find(name);
+  if (it != leaves_.end() && name == "on_reload") {  // the file's hook, kept out of the leaves
+    error(at, "'on_reload' is a leaf file's reload hook (called once after a reload succeeds), not a leaf a node "
+              "can call; give the leaf another name");
+    return false;
+  }
   if (it == leaves_.end()) {
     if (auto data = src_.data_entries.find(name); data != src_.data_entries.end()) {
       // `leaves.Patrol = 42` in the leaf file: there, but no leaf.

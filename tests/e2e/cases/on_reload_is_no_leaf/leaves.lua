@@ -1,0 +1,1 @@
+return {on_reload = function() return true end}
