@@ -64,7 +64,7 @@ class LuaHost final : public ScriptHost {
   int& bb_meta_slot(Brain& b);
 
   // ScriptHost (leaf_host.hpp): loading, agents, and the calls of Lua leaves.
-  void set_loading_files(std::vector<std::string> files) override { loading_files_ = std::move(files); }
+  void set_loading_files(std::vector<std::string> files) override;
   std::map<std::string, std::set<std::string>> module_users() const override { return module_users_; }
   void forget_module(const std::string& path) override;
   void settle_module(const std::string& path) override;

@@ -768,6 +768,15 @@ void LuaHost::push_module_face() {
   lua_remove(L_, -2);
 }
 
+void LuaHost::set_loading_files(std::vector<std::string> files) {
+  loading_files_ = std::move(files);
+  // --trusted: the folder of every leaf file of the brain on package.path before the first of
+  // them runs, as the sandbox's require looks beside all of them (a file that requires a
+  // module beside one listed after it found none), the first listed first.
+  for (auto file = loading_files_.rbegin(); file != loading_files_.rend(); ++file)
+    allow_module_dir(fs::path(*file).parent_path().string());
+}
+
 void LuaHost::allow_module_dir(const std::string& dir) {
   std::string d = dir.empty() ? "." : dir;
   for (const auto& known : module_dirs_)

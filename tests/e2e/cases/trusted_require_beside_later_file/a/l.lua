@@ -1,0 +1,1 @@
+local m = require("bmod"); return {A=function() print(m.v) return true end}

@@ -1,0 +1,1 @@
+return {v="bmod"}
