@@ -44,15 +44,17 @@ void TreeCompiler::fsm_outline(const YAML::Node& states, uint16_t parent, uint16
       continue;
     }
     auto [at, fresh] = where.emplace(name, it->first);
+    bool duplicate = false;
     if (!fresh) {
       const YAML::Node& first = at->second;
       // Twice in this very mapping: the YAML loader has said so (a key given twice).
       bool same_map = false;
       for (auto k = states.begin(); k != it && !same_map; ++k) same_map = k->first.is(first);
-      if (same_map) continue;
       const std::string first_at = src_.files[file_].path + ":" + std::to_string(first.Mark().line + 1) + ":" +
                                    std::to_string(first.Mark().column + 1);
-      if (it->first.is(first) && parent != kNoPos) {
+      if (same_map) {
+        // Its body is still checked (below), as a state defined twice in two places is.
+      } else if (it->first.is(first) && parent != kNoPos) {
         // The very same key, reached again through a YAML alias (`b: *a`): both places would be
         // the anchor's. Said once, at the state whose body is the copy (where the alias is).
         if (!alias_said)
@@ -61,10 +63,13 @@ void TreeCompiler::fsm_outline(const YAML::Node& states, uint16_t parent, uint16
                                       " (an alias copies them, names included); state names are unique in the whole brain");
         alias_said = true;
         continue;
+      } else {
+        error(it->first, "state '" + name + "' is defined twice: state names are unique in the whole brain (first at " +
+                             first_at + ")");
       }
-      error(it->first, "state '" + name + "' is defined twice: state names are unique in the whole brain (first at " +
-                           first_at + ")");
-      continue;
+      // Its body is still checked, so that its own mistakes are said with this one (all of a
+      // file's errors at once), though no transition can name it.
+      duplicate = true;
     }
     if (depth >= kMaxStateDepth) {
       error(it->first, "states are nested deeper than " + std::to_string(kMaxStateDepth) + " levels here");
@@ -75,7 +80,8 @@ void TreeCompiler::fsm_outline(const YAML::Node& states, uint16_t parent, uint16
       return;
     }
     const auto index = static_cast<uint16_t>(p_.fsm_states.size());
-    fsm_index_.emplace(name, index);
+    if (duplicate) fsm_duplicates_.insert(index);
+    else fsm_index_.emplace(name, index);
     FsmState info;
     info.name = name;
     info.parent = parent;
@@ -100,9 +106,12 @@ uint16_t TreeCompiler::fsm_target(const YAML::Node& at, const std::string& what)
   // The names are gathered once (a file of 20,000 states naming unknown ones copied them all for
   // each error: quadratic).
   std::vector<std::string>& names = fsm_names_;
-  if (names.size() != p_.fsm_states.size()) {
+  if (fsm_names_of_ != p_.fsm_states.size()) {
+    fsm_names_of_ = p_.fsm_states.size();
     names.clear();
-    for (const auto& s : p_.fsm_states) names.push_back(s.name);
+    std::set<std::string> seen;  // a state defined twice (an error of its own) is listed once
+    for (const auto& s : p_.fsm_states)
+      if (seen.insert(s.name).second) names.push_back(s.name);
   }
   // A big brain's list of states would drown the message: name at most 20.
   std::string listed = names.size() <= 20 ? " (states: " + join_names(names) + ")" : " (" + std::to_string(names.size()) + " states)";
@@ -120,7 +129,8 @@ uint16_t TreeCompiler::fsm_target(const YAML::Node& at, const std::string& what)
 uint16_t TreeCompiler::fsm_initial(const YAML::Node& at, uint16_t parent) {
   const std::vector<uint16_t>& kids = parent == kNoPos ? p_.fsm_top : p_.fsm_states[parent].children;
   std::vector<std::string> names;
-  for (uint16_t k : kids) names.push_back(p_.fsm_states[k].name);
+  for (uint16_t k : kids)  // (a state defined twice, an error of its own, listed once)
+    if (std::find(names.begin(), names.end(), p_.fsm_states[k].name) == names.end()) names.push_back(p_.fsm_states[k].name);
   const std::string owner = parent == kNoPos ? "the brain's 'initial'" : "'initial' of state '" + p_.fsm_states[parent].name + "'";
   if (!at.IsScalar() || classify_scalar(at).kind == ScalarKind::Null) {
     error(at, owner + " must name one of its states, got " + describe_node(at));
@@ -167,6 +177,9 @@ uint32_t TreeCompiler::fsm_guard(const YAML::Node& g, const std::string& path, c
 void TreeCompiler::fsm_state(uint16_t index) {
   const std::string name = p_.fsm_states[index].name;
   const YAML::Node st = fsm_yaml_[index];
+  // A state named as one before (said in fsm_outline): its nodes' ids repeat the first's, which
+  // is that error again, not one more.
+  quiet_ids_ = fsm_duplicates_.count(index) != 0;
   uint32_t state_node = emit(NodeKind::State, fsm_key_[index], name, "", "state " + name);
   p_.nodes[state_node].a = index;
   p_.fsm_states[index].node = state_node;
@@ -363,6 +376,7 @@ void TreeCompiler::fsm_state(uint16_t index) {
     }
   }
   // Child states follow the parts, in file order.
+  quiet_ids_ = false;
   for (uint16_t child : std::vector<uint16_t>(info().children)) {
     fsm_state(child);
     parts.push_back(p_.fsm_states[child].node);
@@ -479,7 +493,7 @@ void TreeCompiler::fsm(const YAML::Node& doc, const std::string& fsm_name) {
     else reach_selected(st.children);
   }
   for (size_t k = 0; k < n; ++k)
-    if (!reached[k])
+    if (!reached[k] && !fsm_duplicates_.count(static_cast<uint16_t>(k)))
       ref().warning(fsm_key_[k], "state '" + p_.fsm_states[k].name +
                                      "' is unreachable: no transition or 'when' of a state that is entered leads to it, and no "
                                      "initial descent enters it");

@@ -214,7 +214,7 @@ uint32_t TreeCompiler::emit(NodeKind kind, const YAML::Node& at, const std::stri
   p_.nodes.push_back(rec);
   std::string id = name.empty() ? path : name;
   auto [it, inserted] = ids_.emplace(id, index);
-  if (!inserted) {
+  if (!inserted && !quiet_ids_) {
     // The other node: where it is, and whether its id is a name or its place in the tree.
     const auto& other = p_.positions[it->second];
     const std::string there = (other.file != file_ && other.file < src_.files.size() ? src_.files[other.file].path + ":" : "") +

@@ -135,7 +135,10 @@ class TreeCompiler {
   uint32_t fsm_machine(const YAML::Node& v, const std::string& state);
   std::vector<YAML::Node> fsm_yaml_, fsm_key_;  // each state's mapping and its name, by state index
   std::map<std::string, uint16_t> fsm_index_;   // state name -> index
+  std::set<uint16_t> fsm_duplicates_;           // states named as one before (an error): checked, never a target
+  bool quiet_ids_ = false;                      // compiling such a state: its node ids repeat the first's
   std::vector<std::string> fsm_names_;          // the states' names, for did-you-means (fsm_target)
+  size_t fsm_names_of_ = static_cast<size_t>(-1);  // the number of states fsm_names_ was made of
 
   // compile_subtree.cpp
   uint32_t subtree(const YAML::Node& v, const std::string& path, const std::string& prefix);

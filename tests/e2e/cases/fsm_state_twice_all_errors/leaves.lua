@@ -1,0 +1,3 @@
+local leaves = {}
+function leaves.Plain(agent) return thicket.SUCCESS end
+return leaves
