@@ -259,7 +259,10 @@ bool same_batch(const BatchInfo& a, const BatchInfo& b, std::string& why) {
       }
       if (!x.sets.seeds.empty()) {
         text += std::string(text.empty() ? "" : " ") + "seed=";
-        for (size_t v = 0; v < x.sets.seeds.size(); ++v) text += (v ? "," : "") + std::to_string(x.sets.seeds[v]);
+        for (size_t v = 0; v < x.sets.seeds.size(); ++v) {  // appended piece by piece: gcc 12 warns falsely at "," + string
+          if (v) text += ',';
+          text += std::to_string(x.sets.seeds[v]);
+        }
       }
       return text.empty() ? std::string("(none)") : text;
     };

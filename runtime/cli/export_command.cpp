@@ -456,6 +456,7 @@ struct XmlExporter {
       case NodeKind::BtSequence: return open(n.a ? "AsyncSequence" : "Sequence", "");
       case NodeKind::BtFallback: return open(n.a ? "AsyncFallback" : "Fallback", "");
       case NodeKind::BtSequenceMemory: return open("SequenceWithMemory", "");
+      case NodeKind::BtTryCatch: return open("TryCatch", "");
       case NodeKind::BtReactiveSequence: return open("ReactiveSequence", "");
       case NodeKind::BtReactiveFallback: return open("ReactiveFallback", "");
       case NodeKind::BtParallel: return open("Parallel", count_attr("success_count", n.a) + count_attr("failure_count", n.b));

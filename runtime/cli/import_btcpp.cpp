@@ -48,6 +48,7 @@ const std::vector<Builtin>& builtins() {
       {"Switch4", "bt_switch", 'c', {"variable", "case_1", "case_2", "case_3", "case_4"}},
       {"Switch5", "bt_switch", 'c', {"variable", "case_1", "case_2", "case_3", "case_4", "case_5"}},
       {"Switch6", "bt_switch", 'c', {"variable", "case_1", "case_2", "case_3", "case_4", "case_5", "case_6"}},
+      {"TryCatch", "bt_try_catch", 'c', {"catch_on_halt"}},
       {"Inverter", "bt_inverter", 'd', {}},
       {"ForceSuccess", "bt_force_success", 'd', {}},
       {"ForceFailure", "bt_force_failure", 'd', {}},
@@ -1064,11 +1065,12 @@ class BtImporter {
       }
       ports[name] = a->Value();
     }
-    const size_t want_min = b->shape == 'c' ? 1 : b->shape == 'd' ? 1 : 0;
+    const size_t want_min = id == "TryCatch" ? 2 : b->shape == 'c' ? 1 : b->shape == 'd' ? 1 : 0;
     const size_t want_max = b->shape == 'c' ? kNoPos - 1 : b->shape == 'd' ? 1 : 0;
     if (kids.size() < want_min || kids.size() > want_max) {
       const std::string want = b->shape == 'c' && kids.size() > want_max
                                    ? " may have at most " + std::to_string(want_max) + " children (a thicket node's most)"
+                               : id == "TryCatch" ? " needs at least two children, the try block and the catch (BT.CPP throws at its first tick)"
                                : b->shape == 'c' ? " needs at least one child"
                                : b->shape == 'd' ? " takes exactly one child"
                                                  : " takes no children";
@@ -1134,6 +1136,16 @@ class BtImporter {
       }
     }
     if (id == "ParallelAll") int_port("max_failures", false, "");
+    if (id == "TryCatch") {
+      // catch_on_halt="true" runs the catch child when the node is halted in its try block:
+      // thicket's halts call no leaf but the halted ones' stop hooks.
+      std::string v = literal_port("catch_on_halt", false);
+      if (const int b = v.empty() ? 0 : btcpp_bool(v); b < 0)
+        error(e, "TryCatch's port 'catch_on_halt' must be true or false (BT.CPP reads 1, true, TRUE, True, 0, false, FALSE, False), got '" + v + "'");
+      else if (b == 1)
+        error(e, "TryCatch's catch_on_halt=\"true\" (the catch child run when the node is halted) has no thicket equivalent: "
+                 "a halt in thicket calls only the stop hooks of the halted leaves");
+    }
     if (id == "Repeat") int_port("num_cycles", true, "");
     if (id == "RetryUntilSuccessful") int_port("num_attempts", true, "");
     if (id == "RunOnce") {

@@ -198,7 +198,8 @@ void write_node(std::ostream& out, const ImportNode& n, int indent, NodeStarts* 
   const bool composite = n.kind != "b3_tree" && n.kind != "bt_guard" && n.kind != "bt_subtree" &&
                          (n.kind.find("sequence") != std::string::npos || n.kind.find("fallback") != std::string::npos ||
                           n.kind.find("parallel") != std::string::npos || n.kind.find("priority") != std::string::npos ||
-                          n.kind == "bt_if_then_else" || n.kind == "bt_while_do_else" || n.kind == "bt_switch");
+                          n.kind == "bt_if_then_else" || n.kind == "bt_while_do_else" || n.kind == "bt_switch" ||
+                          n.kind == "bt_try_catch");
   out << n.kind << ":\n";
   for (const auto& [k, v] : n.params) out << pad << "  " << k << ": " << v << "\n";
   if (composite) {

@@ -250,7 +250,7 @@ uint32_t TreeCompiler::imported_leaf(NodeKind kind, const YAML::Node& v, const s
 
 // Rules that span nodes: every b3_* node lies under a b3_tree, whose nodes are all b3_* nodes,
 // actions, conditions (leaf or check) or always; IfThenElse and WhileDoElse take 2 or 3
-// children. Sets each b3_tree's subtree size (the bound of its open-node lists).
+// children, TryCatch at least 2. Sets each b3_tree's subtree size (the bound of its open-node lists).
 void check_imported(Program& p, const std::vector<std::string>& files, std::vector<Diagnostic>& diags) {
   auto report = [&](uint32_t i, const std::string& msg) {
     const SourcePos& at = p.positions[i];
@@ -273,6 +273,8 @@ void check_imported(Program& p, const std::vector<std::string>& files, std::vect
     } else if (is_b3_kind(n.kind) && b3_root[i] == kNoNode) {
       report(i, std::string(kind_info(n.kind).name) + " works only inside a b3_tree (behavior3 opens and closes its nodes from the tree's top)");
     }
+    if (n.kind == NodeKind::BtTryCatch && n.count < 2)
+      report(i, "bt_try_catch takes at least 2 children (the try block's, then the catch), got " + std::to_string(n.count));
     if ((n.kind == NodeKind::BtIfThenElse || n.kind == NodeKind::BtWhileDoElse) && (n.count < 2 || n.count > 3))
       report(i, std::string(kind_info(n.kind).name) + " takes 2 or 3 children (condition, then, else), got " + std::to_string(n.count));
   }

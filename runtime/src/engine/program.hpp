@@ -26,8 +26,10 @@ enum class NodeKind : uint8_t {
 enum class Shape : uint8_t { Composite, Decorator, Leaf, Root };
 // The kinds of imported trees (BT.CPP: bt_*, always; behavior3: b3_*), after every native kind.
 inline bool is_imported_kind(NodeKind k) { return k >= NodeKind::BtSequence; }
-inline bool is_bt_kind(NodeKind k) { return k >= NodeKind::BtSequence && k <= NodeKind::BtSleep; }
-inline bool is_b3_kind(NodeKind k) { return k >= NodeKind::B3Tree; }
+inline bool is_bt_kind(NodeKind k) {
+  return (k >= NodeKind::BtSequence && k <= NodeKind::BtSleep) || k == NodeKind::BtTryCatch;
+}
+inline bool is_b3_kind(NodeKind k) { return k >= NodeKind::B3Tree && k <= NodeKind::B3Wait; }
 
 struct KindInfo {
   const char* name;
@@ -241,6 +243,7 @@ inline uint32_t base_state_bytes(const Node& n) {
     case NodeKind::BtSequence:
     case NodeKind::BtFallback:
     case NodeKind::BtSequenceMemory: return 4;              // current child, skipped count
+    case NodeKind::BtTryCatch: return 6;                    // current try child, skipped count, in the catch
     case NodeKind::BtIfThenElse:
     case NodeKind::BtSwitch:
     case NodeKind::BtRunOnce:

@@ -15,7 +15,7 @@ namespace thicket {
 namespace {
 
 
-static_assert(kKindCount == 61, "a node kind was added: give it a case in tick_node and abort");
+static_assert(kKindCount == 62, "a node kind was added: give it a case in tick_node and abort");
 
 bool is_condition(NodeKind k) { return k == NodeKind::Condition || k == NodeKind::Check; }
 bool is_selector(NodeKind k) { return k == NodeKind::Selector || k == NodeKind::RandomSelector; }

@@ -83,6 +83,10 @@ void Engine::imported_halt(Ctx& c, uint32_t i) {
   switch (n.kind) {
     case NodeKind::BtSequence:
     case NodeKind::BtFallback: c.state<uint32_t>(n) = 0; break;  // index and skipped count
+    case NodeKind::BtTryCatch:  // index, skipped count and the catch flag (catch_on_halt false)
+      c.state<uint32_t>(n) = 0;
+      c.state<uint16_t>(n, 4) = 0;
+      break;
     case NodeKind::BtIfThenElse:
     case NodeKind::BtSwitch: c.state<uint16_t>(n) = 0; break;
     case NodeKind::BtRepeat:
@@ -170,6 +174,47 @@ Status Engine::tick_kind(Ctx& c, uint32_t i) {
       *idx = 0;
       *skipped = 0;
       return all_skipped ? kSkipped : go_on;
+    }
+    case NodeKind::BtTryCatch: {
+      // TryCatchNode::tick (BT.CPP 4.10, controls/try_catch_node.cpp): the children but the
+      // last as a Sequence (the try block; resumes at its running child); a failure in it
+      // resets them and ticks the last child (the catch) in the same tick, until it completes;
+      // then the node fails, whatever the catch returned. All try children skipped: skipped.
+      uint16_t* idx = &c.state<uint16_t>(n);
+      uint16_t* skipped = idx + 1;
+      uint16_t* in_catch = idx + 2;
+      if (!active(own)) {
+        *skipped = 0;
+        *in_catch = 0;
+      }
+      const uint16_t tries = static_cast<uint16_t>(count - 1);
+      if (!*in_catch) {
+        while (*idx < tries) {
+          const Status s = bt_child(c, kid(*idx));
+          if (s == Status::Running) return s;
+          if (s == Status::Failure) {
+            bt_reset_children(c, i);
+            *idx = 0;
+            *in_catch = 1;
+            break;
+          }
+          ++*idx;
+          if (s == kSkipped) ++*skipped;
+        }
+        if (!*in_catch) {
+          const bool all_skipped = *skipped == tries;
+          bt_reset_children(c, i);
+          *idx = 0;
+          *skipped = 0;
+          return all_skipped ? kSkipped : Status::Success;
+        }
+      }
+      const Status s = bt_child(c, kid(tries));  // the catch
+      if (s == Status::Running) return s;
+      bt_reset_children(c, i);
+      *idx = 0;
+      *in_catch = 0;
+      return Status::Failure;
     }
     case NodeKind::BtReactiveSequence:
     case NodeKind::BtReactiveFallback: {
