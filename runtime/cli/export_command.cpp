@@ -344,6 +344,8 @@ struct XmlExporter {
   }
 
   int deepest = 0;  // the deepest node's depth (its element's nesting level less one)
+  bool aborts_said = false;  // under a node whose conditional abort was said
+  static constexpr const char* kNoAborts = "conditional aborts have no BT.CPP equivalent";
 
   bool node(uint32_t i, int depth) {
     struct Place {  // what is said while this node is written is said at its place
@@ -357,6 +359,16 @@ struct XmlExporter {
     const std::string pad(2 * depth, ' ');
     auto fail = [&](const std::string& why) {
       say("node '" + p.ids[i] + "' (" + kind_info(n.kind).name + "): " + why);
+      // The nodes under it are still looked at: every node that cannot be exported is said at
+      // once (a conditional abort at the root hid all the rest). Not under a behavior3 tree,
+      // whose every node would repeat its one reason.
+      if (!is_b3_kind(n.kind)) {
+        // (The conditions an abort observes were said with it.)
+        const bool outer = aborts_said;
+        aborts_said = aborts_said || why == kNoAborts;
+        for (uint16_t k = 0; k < n.count; ++k) node(p.child(n, k), depth + 1);
+        aborts_said = outer;
+      }
       return false;
     };
     auto open = [&](const std::string& tag, const std::string& attrs) {
@@ -377,7 +389,7 @@ struct XmlExporter {
       case NodeKind::Condition: {
         const LeafCall& call = p.calls[n.a];
         if (n.flags & kNegate) return fail("a negated condition has no BT.CPP attribute; wrap it in invert");
-        if (n.kind == NodeKind::Condition && (n.flags & kObserved)) return fail("conditional aborts have no BT.CPP equivalent");
+        if (n.kind == NodeKind::Condition && (n.flags & kObserved) && !aborts_said) return fail(kNoAborts);
         if (!xml_name(call.leaf))
           return fail("the leaf '" + call.leaf + "' cannot be a BT.CPP node (an XML element): its name must be an ASCII " +
                       "letter or '_' followed by ASCII letters, digits, '_', '-' or '.'");
@@ -423,10 +435,10 @@ struct XmlExporter {
       }
       case NodeKind::Sequence:
       case NodeKind::Filter:
-        if (n.abort() != AbortMode::None) return fail("conditional aborts have no BT.CPP equivalent");
+        if (n.abort() != AbortMode::None) return fail(kNoAborts);
         return open("Sequence", "");
       case NodeKind::Selector:
-        if (n.abort() != AbortMode::None) return fail("conditional aborts have no BT.CPP equivalent");
+        if (n.abort() != AbortMode::None) return fail(kNoAborts);
         return open("Fallback", "");
       case NodeKind::ActiveSelector: return open("ReactiveFallback", "");
       case NodeKind::Parallel:
