@@ -255,7 +255,7 @@ int parse_args(int argc, char** argv, Options& o) {
         return usage_error("--budget needs a whole number of Lua instructions (0 = no budget), got '" + value + "'" + digits_note(value));
       if (a == "--leaf-timeout") {
         if (!cli::parse_decimal(value, o.leaf_timeout) || !(o.leaf_timeout >= 0) || o.leaf_timeout > 1e6)
-          return usage_error("--leaf-timeout needs a number of seconds >= 0 (0 = no limit), got '" + value + "'");
+          return usage_error("--leaf-timeout needs a number of seconds from 0 (no limit) to 1000000, got '" + value + "'");
       }
       if (a == "--lua-memory" && (!parse_uint(value, o.lua_memory_mb) || o.lua_memory_mb > (uint64_t(1) << 30)))
         return usage_error("--lua-memory needs a whole number of MiB from 0 (no cap) to 1073741824, got '" + value + "'" + digits_note(value));

@@ -420,6 +420,10 @@ for flag_value in "--leaf-timeout 1e-400" "--dt 1e-400" "--dt 0x10" "--dt +5" "-
   [[ $? == 64 ]] && grep -q "^thicket: $flag needs a number .*got '$value'" "$dir/err" && ok || bad "$flag '$value' should be refused: $(head -1 "$dir/err")"
 done
 "$thicket" run "$chicken" --ticks 1 --dt 5. --leaf-timeout .5 >/dev/null 2>"$dir/err" && ok || bad "--dt 5. --leaf-timeout .5: $(head -1 "$dir/err")"
+# Past the most it takes, the message says that most (it said ">= 0", which 2000000 is).
+"$thicket" run "$chicken" --ticks 1 --leaf-timeout 2000000 >/dev/null 2>"$dir/err"
+[[ $? == 64 ]] && grep -q "^thicket: --leaf-timeout needs a number of seconds from 0 (no limit) to 1000000, got '2000000'" "$dir/err" && ok ||
+  bad "--leaf-timeout 2000000: $(head -1 "$dir/err")"
 
 # An empty value is no value ('--log ""' logged to stderr, 'import -o ""' wrote to stdout,
 # 'edit --attach ""' ran unattached), and a value missing at the end is said so, not called an

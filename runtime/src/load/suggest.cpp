@@ -1,4 +1,5 @@
 #include "suggest.hpp"
+#include "json_text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -157,13 +158,24 @@ std::string clipped(std::string_view text, size_t max) {
 namespace {
 // Text with its control characters written as escapes: on one line (a name), line breaks,
 // tabs, carriage returns and NULs by their C escapes; else (a script's message) line breaks
-// and tabs as they are; every other control character as \xNN.
+// and tabs as they are; every other control character, and every byte of no well-formed UTF-8
+// sequence (a script's text may hold any bytes), as \xNN.
 std::string escaped(std::string_view text, bool one_line) {
   std::string out;
   out.reserve(text.size());
-  for (const char c : text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
     const auto u = static_cast<unsigned char>(c);
-    if (!one_line && (c == '\n' || c == '\t')) out += c;
+    if (u >= 0x80) {  // a byte of no well-formed UTF-8 sequence as \xNN too: a report stays UTF-8 text
+      if (const size_t n = utf8_sequence(text, i); n > 0) {
+        out.append(text.substr(i, n));
+        i += n - 1;
+      } else {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "\\x%02X", u);
+        out += hex;
+      }
+    } else if (!one_line && (c == '\n' || c == '\t')) out += c;
     else if (one_line && c == '\0') out += "\\0";  // as the C API writes a NUL in its texts
     else if (one_line && c == '\n') out += "\\n";
     else if (one_line && c == '\t') out += "\\t";

@@ -48,11 +48,13 @@ size_t utf8_characters(std::string_view text);
 // one, or is past the end): where text may be cut without splitting a sequence.
 size_t utf8_boundary(std::string_view text, size_t at);
 // A name as a one-line message shows it: clipped, its control characters written as escapes
-// (\n, \t, \0, \x01), so a name with a line break cannot split the message or hide in it.
+// (\n, \t, \0, \x01), so a name with a line break cannot split the message or hide in it; a
+// byte of no well-formed UTF-8 sequence as \xFF (a report stays UTF-8 text).
 std::string shown_name(std::string_view name, size_t max = 200);
 // A script's text in a message (a Lua error's): its line breaks and tabs kept, every other
 // control character (an escape sequence's ESC, a carriage return, DEL) written as \xNN, so a
-// mod's text cannot drive the terminal a report is printed on or overwrite a line of it.
+// mod's text cannot drive the terminal a report is printed on or overwrite a line of it; a byte
+// of no well-formed UTF-8 sequence as \xFF too.
 std::string without_controls(std::string_view text);
 
 // The names of the files beside `path` (in its folder) whose names end with one of

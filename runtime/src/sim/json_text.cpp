@@ -6,10 +6,6 @@
 
 namespace thicket {
 
-namespace {
-
-// The length of the well-formed UTF-8 sequence that starts s[i] (2 to 4), or 0 when none does
-// (a stray continuation byte, an overlong form, a surrogate, past U+10FFFF, or cut short).
 size_t utf8_sequence(std::string_view s, size_t i) {
   const auto byte = [&](size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
   const auto tail = [](unsigned c) { return c >= 0x80 && c <= 0xBF; };
@@ -25,8 +21,6 @@ size_t utf8_sequence(std::string_view s, size_t i) {
   }
   return 0;
 }
-
-}  // namespace
 
 std::string hex_byte(char byte) {
   char hex[8];

@@ -12,6 +12,9 @@ namespace thicket {
 // well-formed UTF-8 sequence as \ufffd (the replacement character).
 void append_json_escaped(std::string& out, std::string_view s);
 
+// The length of the well-formed UTF-8 sequence that starts s[i] (2 to 4), or 0 when none does
+// (a stray continuation byte, an overlong form, a surrogate, past U+10FFFF, or cut short).
+size_t utf8_sequence(std::string_view s, size_t i);
 // The offset of the first byte of s that belongs to no well-formed UTF-8 sequence, or
 // std::string_view::npos when s is UTF-8 text.
 size_t first_invalid_utf8(std::string_view s);

@@ -84,6 +84,14 @@ TEST_CASE("shown_name: a name's control characters are escapes, so a message sta
   CHECK(shown_name(std::string("L\0x", 3)) == "L\\0x");  // as the C API writes a NUL
   CHECK(shown_name("caf\xC3\xA9") == "caf\xC3\xA9");  // letters past ASCII stay as they are
   CHECK(shown_name(std::string(1000, 'n')).size() < 260);
+  // A byte of no well-formed UTF-8 sequence is an escape too (it was written raw: a report that
+  // was no UTF-8 text): a stray one, a sequence cut short, an overlong form, a surrogate.
+  CHECK(shown_name("bad\xFF\x01") == "bad\\xFF\\x01");
+  CHECK(shown_name("a\xC3") == "a\\xC3");
+  CHECK(shown_name("\xC0\xAF") == "\\xC0\\xAF");
+  CHECK(shown_name("\xED\xA0\x80") == "\\xED\\xA0\\x80");
+  CHECK(shown_name("\xF0\x9F\x99\x82") == "\xF0\x9F\x99\x82");  // a four-byte character stays
+  CHECK(without_controls("caf\xC3\xA9\xFF\nnext") == "caf\xC3\xA9\\xFF\nnext");
 }
 
 TEST_CASE("clipped: short texts whole, long ones cut with their size, never inside a UTF-8 sequence") {
