@@ -199,8 +199,11 @@ int parse_args(int argc, char** argv, Options& o) {
   }
   if (o.command != "run" && o.command != "check" && o.command != "dot" && o.command != "dump") {
     const std::vector<std::string> commands = {"run", "check", "dot", "dump", "path", "view", "merge", "import", "export", "edit", "version"};
-    return usage_error("unknown command '" + o.command + "'" + did_you_mean(o.command, commands) + " (commands: " +
-                       join_names(commands) + ")");
+    // An option in the command's place is near the options that may stand there (--versio).
+    const std::string near = o.command.rfind("--", 0) == 0 ? did_you_mean(o.command, {"--version", "--help"})
+                                                           : did_you_mean(o.command, commands);
+    return usage_error("unknown command '" + o.command + "'" + (near.empty() ? did_you_mean(o.command, commands) : near) +
+                       " (commands: " + join_names(commands) + ")");
   }
   std::map<std::string, int> valued = {{"--agents", 0}, {"--ticks", 0}, {"--dt", 0},
                                        {"--seed", 0},   {"--trace", 0}, {"--log", 0}, {"--budget", 0},
@@ -210,8 +213,18 @@ int parse_args(int argc, char** argv, Options& o) {
                                        {"--serve", 0}, {"--speed", 0}, {"--set", 0}, {"--shard", 0},
                                        {"--checkpoint", 0}, {"--every", 0}, {"--resume", 0}};
   const std::vector<std::string> flags = {"--watch", "--strict", "--quiet", "--trusted", "--explain", "--budget-all", "--serve-exit"};
+  bool files_only = false;  // after `--`: every argument is a FILE (one named -x.yaml)
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
+    if (!files_only && a == "--") {
+      files_only = true;
+      continue;
+    }
+    if (files_only) {
+      if (a.empty()) return usage_error("an empty FILE ('')");
+      o.files.push_back(a);
+      continue;
+    }
     if (a.size() > 1 && a[0] == '-' && a[1] != '-' && !(a[1] >= '0' && a[1] <= '9'))  // -t: not a file
       return usage_error("unknown option '" + a + "'" +
                          (o.command == "run" ? " (options start with --, e.g. --ticks)" : " ('thicket " + o.command + "' takes FILE only)"));

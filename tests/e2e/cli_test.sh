@@ -420,6 +420,15 @@ for flag_value in "--leaf-timeout 1e-400" "--dt 1e-400" "--dt 0x10" "--dt +5" "-
   [[ $? == 64 ]] && grep -q "^thicket: $flag needs a number .*got '$value'" "$dir/err" && ok || bad "$flag '$value' should be refused: $(head -1 "$dir/err")"
 done
 "$thicket" run "$chicken" --ticks 1 --dt 5. --leaf-timeout .5 >/dev/null 2>"$dir/err" && ok || bad "--dt 5. --leaf-timeout .5: $(head -1 "$dir/err")"
+# `--` ends the options: a file named -x.yaml (it was "unknown option '--'"); an unknown command
+# that looks like an option is near the options in its place (--versio got no suggestion).
+cp "$chicken" "$dir/-dash.yaml" && cp "${chicken%.yaml}.lua" "$dir/"
+(cd "$dir" && "$thicket" check -- -dash.yaml >/dev/null 2>&1) && ok || bad "check -- -dash.yaml should load the file"
+(cd "$dir" && "$thicket" run --ticks 1 --quiet -- -dash.yaml >/dev/null 2>&1) && ok || bad "run --ticks 1 -- -dash.yaml should run it"
+(cd "$dir" && "$thicket" check -- --ticks >/dev/null 2>"$dir/err")
+[[ $? == 2 ]] && grep -q "ticks" "$dir/err" && ok || bad "check -- --ticks: a file named --ticks: $(head -1 "$dir/err")"
+"$thicket" --versio >/dev/null 2>"$dir/err"
+[[ $? == 64 ]] && grep -q "did you mean '--version'?" "$dir/err" && ok || bad "--versio: $(head -1 "$dir/err")"
 # Past the most it takes, the message says that most (it said ">= 0", which 2000000 is).
 "$thicket" run "$chicken" --ticks 1 --leaf-timeout 2000000 >/dev/null 2>"$dir/err"
 [[ $? == 64 ]] && grep -q "^thicket: --leaf-timeout needs a number of seconds from 0 (no limit) to 1000000, got '2000000'" "$dir/err" && ok ||
