@@ -62,8 +62,9 @@ uint32_t TreeCompiler::composite(NodeKind kind, const YAML::Node& v, const std::
     children_of(params["children"], path, prefix, children, "'children'", 0);
   }
   const YAML::Node& list = v.IsSequence() ? v : params["children"];
-  // (No list at all: "needs 'children'" above has said it, or the misspelt key's error.)
-  if (list && children.empty() && (!list.IsSequence() || list.size() == 0) && kind != NodeKind::Filter)
+  // (No list at all: "needs 'children'" above has said it, or the misspelt key's error; a
+  // mapping or a value that is no list: children_of said "must be a list of nodes".)
+  if (list && children.empty() && list.IsSequence() && list.size() == 0 && kind != NodeKind::Filter)
     error(list, kind_name + " needs at least one child");
   if (kind == NodeKind::Filter && children.empty() && (params["conditions"] || params["do"]) &&
       (!params["do"] || (params["do"].IsSequence() && params["do"].size() == 0)) &&
@@ -138,7 +139,12 @@ void TreeCompiler::read_weights(const YAML::Node& w, size_t count) {
   for (const auto& item : w) {
     auto v = yaml_number(item);
     if (!v || !(*v > 0) || std::isinf(*v)) {
-      error(item, std::string("a weight must be a number > 0, got ") + (item.IsScalar() ? item.Scalar() : describe_node(item)));
+      // What it got, as other numbers' messages say it: text in quotes ("1" is text), a number
+      // as written; .inf is > 0 but no share of a draw.
+      std::string got = describe_node(item);
+      if (item.IsScalar() && !item.Scalar().empty())
+        got += classify_scalar(item).kind == ScalarKind::String ? " ('" + shown_name(item.Scalar()) + "')" : " (" + item.Scalar() + ")";
+      error(item, std::string("a weight must be a finite number > 0, got ") + got);
       all = false;
     } else if (counted) {
       p_.weights[base + i] = *v;

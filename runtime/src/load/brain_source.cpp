@@ -314,11 +314,13 @@ void SourceReader::read_leaves(const SourceRef& ref, const YAML::Node& leaves) {
   if (!leaves) return;
   if (!leaves.IsSequence()) {
     ref.error(leaves, std::string("'leaves' is a list of Lua files, e.g. leaves: [guard.lua]; got ") + describe_node(leaves));
+    src_.leaf_files_failed = true;  // (the tree's leaves then said "no leaves are defined")
     return;
   }
   for (const auto& item : leaves) {
     if (!item.IsScalar() || classify_scalar(item).kind != ScalarKind::String) {
       ref.error(item, std::string("a leaf file must be a path (text), got ") + describe_node(item));
+      src_.leaf_files_failed = true;
       continue;
     }
     if (item.Scalar().find('\0') != std::string::npos) {  // "l.lua\0junk" quietly loaded l.lua

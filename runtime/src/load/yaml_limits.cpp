@@ -670,6 +670,18 @@ std::string syntax_hint(const std::string& text, const std::string& what, int li
         if (sibling >= 0 && sibling != mine)
           return "; this line is indented " + std::to_string(mine) + " spaces and the lines above it " +
                  std::to_string(sibling) + ": indent it as the lines it belongs with";
+        // Indented under a key whose value is already on its line (`act: {leaf: X}`, `a: 1`):
+        // nothing more can nest under it.
+        std::string key_line = above.substr(static_cast<size_t>(theirs));
+        if (key_line.rfind("- ", 0) == 0) key_line = key_line.substr(2);
+        const size_t colon = key_line.find(": ");
+        if (sibling < 0 && colon != std::string::npos && colon > 0 &&
+            key_line.find_first_not_of(' ', colon + 2) != std::string::npos && key_line[colon + 2] != '#' &&
+            key_line.find_first_of("\"'{[") > colon) {
+          const std::string key = key_line.substr(0, colon);
+          return "; '" + shown_name(key, 60) + "' on the line above has its value there already, so no line can nest "
+                 "under it: indent this line as the keys it belongs with";
+        }
         return "";
       }
       if (theirs == mine) continue;

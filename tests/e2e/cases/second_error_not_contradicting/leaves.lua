@@ -1,0 +1,1 @@
+return {Act = function() return true end}
