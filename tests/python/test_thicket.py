@@ -169,17 +169,18 @@ def test_load_error_carries_every_diagnostic(tmp_path):
 
 def test_messages_quoting_bytes_that_are_not_utf8(tmp_path):
     # A Latin-1 Lua file's syntax error, and a leaf's error() with such a byte: the messages
-    # quote raw bytes, which came out as UnicodeDecodeError instead of LoadError or a warning.
+    # quoted raw bytes, which came out as UnicodeDecodeError instead of LoadError or a warning;
+    # such a byte is now written as an escape (\xE9) by the runtime itself.
     (tmp_path / "lamp.lua").write_bytes(b"return {}\n'caf\xe9'\n")
     (tmp_path / "lamp.yaml").write_text("tree: lamp\nleaves: [lamp.lua]\nroot:\n  action: Glow\n")
     rt = thicket.Runtime()
     with pytest.raises(thicket.LoadError) as e:
         rt.load(str(tmp_path / "lamp.yaml"))
-    assert "caf\ufffd" in str(e.value) and any("lamp.lua:2" in str(d) for d in e.value.diagnostics)
+    assert "caf\\xE9" in str(e.value) and any("lamp.lua:2" in str(d) for d in e.value.diagnostics)
     (tmp_path / "boom.lua").write_bytes(b"local t = require('thicket')\nreturn {Boom = function() error('caf\xe9') end}\n")
     (tmp_path / "boom.yaml").write_text("tree: boom\nleaves: [boom.lua]\nroot:\n  action: Boom\n")
     rt.spawn(rt.load(str(tmp_path / "boom.yaml")))
-    with pytest.warns(RuntimeWarning, match="boom.lua:2: caf\ufffd"):
+    with pytest.warns(RuntimeWarning, match=r"boom.lua:2: caf\\xE9"):
         rt.tick_all(0.1)
 
 

@@ -278,6 +278,10 @@ std::string TreeCompiler::read_name(const YAML::Node& params, const std::string&
     error(name, std::string("'name' must be text, got ") + describe_node(name));
     return {};
   }
+  if (name.Scalar().empty()) {  // (it was dropped without a word: the node kept its path as id)
+    error(name, "'name' must not be empty: leave it out for the node's place as its id (root/0/1)");
+    return {};
+  }
   // A name is an id in traces, dumps, dot and the log: no NUL (a "\0" escape put one in dot's
   // output) and no line break (it split a log line in two).
   if (name.Scalar().find_first_of(std::string("\0\n\r", 3)) != std::string::npos) {
