@@ -41,22 +41,6 @@ std::string lua_frames(const std::string& traceback) {
   return out;
 }
 
-// A script's message (control characters escaped: without_controls) as the first line of a
-// report: each of its lines after the first indented under the first's text, so that
-// error("a\nb") cannot pass for a line of its own in a log (every report's first line starts
-// with "error: " or "warning: ", and the lines of its block with spaces).
-std::string indented(std::string_view text, size_t indent) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t k = 0; k < text.size(); ++k) {
-    out += text[k];
-    if (text[k] != '\n') continue;
-    out.append(indent, ' ');
-    if (k + 1 < text.size() && text[k + 1] == '\t') ++k;  // Lua's own "\n\tno file ...": the indent for its tab
-  }
-  return out;
-}
-
 }  // namespace
 
 LuaHost::~LuaHost() {
@@ -110,7 +94,7 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
   if (rt_.script_error_silenced(*at.program, at.node, first)) return;
   read_frames();
   std::ostringstream out;
-  out << "error: " << indented(first, 7) << sandbox_hint(first) << "\n  in leaf '" << leaf.name << "' at node " << at.program->ids[at.node]
+  out << "error: " << indented_lines(first, 7) << sandbox_hint(first) << "\n  in leaf '" << leaf.name << "' at node " << at.program->ids[at.node]
       << ", agent " << at.agent->id << ", tick " << at.agent->ticks;
   if (!frames.empty()) out << "\n  stack traceback:" << without_controls(frames);
   rt_.script_error(*at.program, at.node, std::move(first), out.str());
@@ -118,7 +102,7 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
 
 void LuaHost::warn(const CallSite& at, std::string_view leaf_name, const std::string& key, const std::string& message) {
   std::ostringstream out;
-  out << "warning: " << indented(without_controls(message), 9) << "\n  in leaf '" << leaf_name << "' at node " << at.program->ids[at.node] << ", agent "
+  out << "warning: " << indented_lines(without_controls(message), 9) << "\n  in leaf '" << leaf_name << "' at node " << at.program->ids[at.node] << ", agent "
       << at.agent->id << ", tick " << at.agent->ticks << " (said once for this node)";
   rt_.script_error(*at.program, at.node, key, out.str(), true);
 }
@@ -751,7 +735,7 @@ void LuaHost::call_on_reload(const LeafDef& hook, const std::string& file) {
       first = message.substr(0, cut);
       frames = lua_frames(message.substr(cut + 1));
     }
-    rt_.log("error: " + indented(without_controls(first), 7) + "\n  in on_reload of " + file +
+    rt_.log("error: " + indented_lines(without_controls(first), 7) + "\n  in on_reload of " + file +
             (frames.empty() ? "" : "\n  stack traceback:" + without_controls(frames)));
     lua_pop(L_, 1);
   }

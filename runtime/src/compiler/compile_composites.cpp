@@ -139,12 +139,8 @@ void TreeCompiler::read_weights(const YAML::Node& w, size_t count) {
   for (const auto& item : w) {
     auto v = yaml_number(item);
     if (!v || !(*v > 0) || std::isinf(*v)) {
-      // What it got, as other numbers' messages say it: text in quotes ("1" is text), a number
-      // as written; .inf is > 0 but no share of a draw.
-      std::string got = describe_node(item);
-      if (item.IsScalar() && !item.Scalar().empty())
-        got += classify_scalar(item).kind == ScalarKind::String ? " ('" + shown_name(item.Scalar()) + "')" : " (" + item.Scalar() + ")";
-      error(item, std::string("a weight must be a finite number > 0, got ") + got);
+      // ("1" in quotes is text; .inf is > 0 but no share of a draw.)
+      error(item, "a weight must be a finite number > 0, got " + describe_value(item));
       all = false;
     } else if (counted) {
       p_.weights[base + i] = *v;

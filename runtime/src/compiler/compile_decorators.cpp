@@ -142,11 +142,7 @@ std::optional<uint32_t> TreeCompiler::read_times(const YAML::Node& t) {
   }
   if (!v) {
     const std::string hint = whole_number_hint(t);
-    error(t, std::string("'times' must be a whole number >= 1, got ") + describe_node(t) +
-                 (hint.empty() && t.IsScalar() && !t.Scalar().empty()
-                      ? classify_scalar(t).kind == ScalarKind::String ? " ('" + shown_name(t.Scalar()) + "')"
-                                                                      : " (" + t.Scalar() + ")"
-                      : hint));
+    error(t, "'times' must be a whole number >= 1, got " + (hint.empty() ? describe_value(t) : describe_node(t) + hint));
     return std::nullopt;
   }
   if (*v < 1) {

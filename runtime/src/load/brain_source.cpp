@@ -475,15 +475,9 @@ std::string format_diagnostic(const Diagnostic& d) {
   }
   if (!out.empty()) out += ": ";  // no file (a snapshot's bytes, an empty path): "error: ..."
   out += d.severity == Severity::Error ? "error: " : d.severity == Severity::Warning ? "warning: " : "note: ";
-  // A message of several lines (a script's error("a\nb") at a leaf file's top level): the lines
-  // after its first indented, so that none passes for a diagnostic of its own.
-  for (size_t from = 0;;) {
-    const size_t nl = d.message.find('\n', from);
-    out.append(d.message, from, nl == std::string::npos ? std::string::npos : nl + 1 - from);
-    if (nl == std::string::npos) break;
-    from = nl + 1;
-    if (from < d.message.size() && d.message[from] != ' ' && d.message[from] != '\t') out += "  ";
-  }
+  // (A message of several lines, a script's error("a\nb") at a leaf file's top level: none of
+  // its lines passes for a diagnostic of its own.)
+  out += indented_lines(d.message, 2);
   return out;
 }
 

@@ -196,6 +196,18 @@ std::string shown_name(std::string_view name, size_t max) { return escaped(clipp
 
 std::string without_controls(std::string_view text) { return escaped(text, false); }
 
+std::string indented_lines(std::string_view text, size_t indent) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t k = 0; k < text.size(); ++k) {
+    out += text[k];
+    if (text[k] != '\n') continue;
+    out.append(indent, ' ');
+    if (k + 1 < text.size() && text[k + 1] == '\t') ++k;
+  }
+  return out;
+}
+
 std::string byte_size(size_t bytes) {
   auto in = [&](unsigned shift, const char* unit) {
     const size_t whole = bytes >> shift, rest = bytes - (whole << shift);

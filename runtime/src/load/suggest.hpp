@@ -56,6 +56,11 @@ std::string shown_name(std::string_view name, size_t max = 200);
 // mod's text cannot drive the terminal a report is printed on or overwrite a line of it; a byte
 // of no well-formed UTF-8 sequence as \xFF too.
 std::string without_controls(std::string_view text);
+// A message as the first line of a report: each of its lines after the first indented by
+// `indent` spaces (a line's leading tab, as Lua's "\n\tno file ...", replaced by them), so that
+// error("a\nb") cannot pass for a report of its own (a report's first line starts with
+// "error:" or "warning:", every other line of it with spaces).
+std::string indented_lines(std::string_view text, size_t indent);
 
 // The names of the files beside `path` (in its folder) whose names end with one of
 // `extensions` (".yaml"), sorted; at most 1000: candidates for a file name's did-you-mean.

@@ -1,4 +1,5 @@
 #include "yaml_scalar.hpp"
+#include "suggest.hpp"
 
 #include <cerrno>
 #include <cmath>
@@ -137,6 +138,13 @@ const char* describe_node(const YAML::Node& node) {
     case ScalarKind::String: return "text";
   }
   return "text";
+}
+
+std::string describe_value(const YAML::Node& node) {
+  std::string out = describe_node(node);
+  if (!node || !node.IsScalar() || node.Scalar().empty()) return out;
+  if (classify_scalar(node).kind == ScalarKind::String) return out + " ('" + shown_name(node.Scalar()) + "')";
+  return out + " (" + node.Scalar() + ")";
 }
 
 std::string yaml11_boolean_hint(const YAML::Node& node) {

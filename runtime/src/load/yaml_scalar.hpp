@@ -27,6 +27,9 @@ Scalar classify_scalar(const YAML::Node& node);
 // The YAML 1.2 core-schema name of a node's type, for messages: "a mapping",
 // "a list", "a number", "text", "true/false", "nothing (null)".
 const char* describe_node(const YAML::Node& node);
+// describe_node with the scalar it got, as a number's message says it: "text ('3')" (a number
+// in quotes is text), "an integer (0)", "a number (.inf)"; a mapping or list as describe_node.
+std::string describe_value(const YAML::Node& node);
 
 // For a "true or false" message: " ('yes' is text in YAML 1.2; write true or false)" when the
 // node is one of YAML 1.1's words for a boolean (yes, no, on, off, y, n in any usual case),

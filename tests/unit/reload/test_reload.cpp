@@ -634,6 +634,14 @@ TEST_CASE("reload: on_reload is called after a Lua file reloads") {
   CHECK(r.log.find("\nerror: ") != std::string::npos);  // after the line saying it reloaded
   CHECK(r.log.find("leaves.lua:" + std::to_string(line) + ": no map\n  in on_reload of ") != std::string::npos);
   CHECK(r.log.find("\n  stack traceback:") != std::string::npos);
+  // Its message's control characters are escapes and its second line is indented under the
+  // first, as a leaf's (they went to the log raw, the second line at column 0).
+  s.write("leaves.lua", leaves_with("function L.on_reload()\n  error('\\27[2Jfirst\\nsecond')\nend"));
+  r.log.clear();
+  CHECK(r.rt.reload_changed() == 1);
+  INFO(r.log);
+  CHECK(r.log.find('\x1b') == std::string::npos);
+  CHECK(r.log.find(": \\x1B[2Jfirst\n       second\n  in on_reload of ") != std::string::npos);
 }
 
 TEST_CASE_FIXTURE(ReloadFixture, "reload: a recompiled tree keeps running nodes and blackboard values; removed running nodes are aborted") {
