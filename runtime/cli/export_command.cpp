@@ -283,6 +283,20 @@ struct XmlExporter {
     return true;
   }
 
+  // A script's steps as BT.CPP statements, `key := value; ...` (`:=` creates the entry where
+  // BT.CPP's blackboard has none yet), or false (with the error).
+  bool statements_of(uint32_t i, uint32_t script, std::string& text) {
+    text.clear();
+    const Program::Range r = p.scripts[script];
+    for (uint32_t k = r.begin; k < r.begin + r.count; ++k) {
+      const Program::ScriptStep& step = p.script_steps[k];
+      std::string value;
+      if (!script_of(i, p.exprs[step.expr], value)) return false;
+      text += (k != r.begin ? "; " : "") + p.blackboard[step.slot].name + " := " + value;
+    }
+    return true;
+  }
+
   // A check expression as BT.CPP script, or false (with the error).
   bool script_of(uint32_t i, const CompiledExpr& check, std::string& text) {
     std::string why;
@@ -532,12 +546,12 @@ struct XmlExporter {
         if (i + 1 < p.nodes.size() && p.nodes[i + 1].kind == NodeKind::BtGuard)
           return fail("a bt_guard directly around a bt_guard: BT.CPP puts both on one node, as attributes it tests in "
                       "its own order (and one kind of them once); join them into one bt_guard");
-        static const char* attrs[4] = {"_failureIf", "_successIf", "_skipIf", "_while"};
+        static const char* attrs[8] = {"_failureIf", "_successIf", "_skipIf", "_while", "_onSuccess", "_onFailure", "_post", "_onHalted"};
         std::string extra;
-        for (int k = 0; k < 4; ++k) {
+        for (int k = 0; k < 8; ++k) {
           if (p.guards[n.a][k] == kNoNode) continue;
           std::string code;
-          if (!script_of(i, p.exprs[p.guards[n.a][k]], code)) return false;
+          if (k < 4 ? !script_of(i, p.exprs[p.guards[n.a][k]], code) : !statements_of(i, p.guards[n.a][k], code)) return false;
           extra += std::string(" ") + attrs[k] + "=\"" + xml_escape(code) + "\"";
         }
         std::ostringstream inner;
@@ -548,6 +562,12 @@ struct XmlExporter {
         if (!ok) return false;
         size_t at = text.find_first_of(" />", text.find('<') + 1);
         out << text.substr(0, at) << extra << text.substr(at);
+        return true;
+      }
+      case NodeKind::BtScript: {
+        std::string code;
+        if (n.a == kNoNode || !statements_of(i, n.a, code)) return false;
+        out << pad << "<Script code=\"" << xml_escape(code) << "\"/>\n";
         return true;
       }
       case NodeKind::Always:

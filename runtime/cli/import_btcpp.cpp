@@ -660,6 +660,143 @@ class BtImporter {
     out_.blackboard[key] = yaml.at(types_[key]);
   }
 
+  // A key's type as the file shows it so far: from its uses in scripts, or from the declaration
+  // an exported brain carried; "" when nothing says.
+  std::string known_type(const std::string& key) const {
+    if (auto it = types_.find(key); it != types_.end() && it->second != "any") return it->second;
+    auto d = out_.blackboard.find(key);
+    if (d == out_.blackboard.end() || d->second.empty()) return "";
+    const std::string& v = d->second;
+    if (v[0] == '"') return "string";
+    if (v == "true" || v == "false") return "boolean";
+    if (v.find("type: integer") != std::string::npos || v.find("type: number") != std::string::npos) return "number";
+    if (v.find("type: string") != std::string::npos) return "string";
+    if (v.find("type: boolean") != std::string::npos) return "boolean";
+    if (std::isdigit(static_cast<unsigned char>(v[0])) || v[0] == '-' || v[0] == '.') return "number";
+    return "";
+  }
+
+  // BT.CPP statements (a Script's code, _onSuccess, ...: `a := 1; b += a`) -> a bt_script's code
+  // (`a = 1; b = b + (a)`), "" when none assigns (`assigns` false: a Script that only reads),
+  // or "" with an error. Each statement is an assignment (ExprAssignment: `:=` `=` `+=` `-=`
+  // `*=` `/=`) or an expression whose value is dropped. The key written takes the type of
+  // what it is given: a comparison, `&&`, `||` or `!` a boolean, arithmetic a number, a
+  // literal its own, a key that key's.
+  std::string statements(const tinyxml2::XMLElement* at, const std::string& code, const Scope& scope,
+                         const std::string& what, bool& assigns) {
+    assigns = false;
+    std::vector<std::string> out;
+    auto fail = [&](const std::string& why) {
+      error(at, what + " '" + code + "': " + why);
+      return std::string();
+    };
+    size_t begin = 0;
+    while (begin <= code.size()) {
+      size_t end = begin;
+      for (char quote = 0; end < code.size() && (quote || code[end] != ';'); ++end) {
+        if (code[end] == quote) quote = 0;
+        else if (!quote && (code[end] == '\'' || code[end] == '"')) quote = code[end];
+      }
+      const std::string stmt = trimmed(code.substr(begin, end - begin));
+      begin = end + 1;
+      if (stmt.empty()) continue;
+      // The target: a name, then an assignment operator (not `==`).
+      size_t k = 0;
+      if (std::isalpha(static_cast<unsigned char>(stmt[0])) || stmt[0] == '_' || stmt[0] == '@') {
+        k = 1;
+        while (k < stmt.size() && (std::isalnum(static_cast<unsigned char>(stmt[k])) || stmt[k] == '_')) ++k;
+      }
+      size_t op_at = k;
+      while (op_at < stmt.size() && std::isspace(static_cast<unsigned char>(stmt[op_at]))) ++op_at;
+      std::string op;
+      if (k > 0 && op_at < stmt.size()) {
+        const std::string two = stmt.substr(op_at, 2);
+        if (two == ":=" || two == "+=" || two == "-=" || two == "*=" || two == "/=") op = two;
+        else if (stmt[op_at] == '=' && two != "==") op = "=";
+      }
+      if (op.empty()) {  // an expression: BT.CPP evaluates it and drops its value
+        if (script(at, stmt, scope, what).empty()) return "";
+        continue;
+      }
+      const std::string name = stmt.substr(0, k);
+      const std::string rhs_written = trimmed(stmt.substr(op_at + op.size()));
+      if (name == "true" || name == "false") return fail("it assigns to '" + name + "', which is a value");
+      const std::string r = resolve(name, scope);
+      if (r[0] == '=') return fail("it assigns to '" + name + "', which this subtree's port sets to the value '" + r.substr(1) + "'");
+      const std::string key = ref_key(r);
+      if (rhs_written.empty()) return fail("'" + name + " " + op + "' has no value after it");
+      // The value's type, from BT.CPP's tokens of it (parentheses around the whole dropped).
+      std::string type;
+      {
+        std::string rhs = rhs_written;
+        auto wraps = [](const std::string& t) {  // "(...)" whose first '(' closes at the end
+          if (t.size() < 2 || t.front() != '(' || t.back() != ')') return false;
+          int depth = 0;
+          char quote = 0;
+          for (size_t i = 0; i < t.size(); ++i) {
+            if (quote) {
+              if (t[i] == quote) quote = 0;
+            } else if (t[i] == '\'' || t[i] == '"') {
+              quote = t[i];
+            } else if (t[i] == '(') {
+              ++depth;
+            } else if (t[i] == ')' && --depth == 0 && i + 1 < t.size()) {
+              return false;
+            }
+          }
+          return true;
+        };
+        while (wraps(rhs)) rhs = trimmed(rhs.substr(1, rhs.size() - 2));
+        if (rhs.empty()) return fail("'" + name + " " + op + "' has no value after it");
+        bool logic = false, arith = false;
+        char quote = 0;
+        for (size_t i = 0; i < rhs.size(); ++i) {
+          const char ch = rhs[i];
+          if (quote) {
+            if (ch == quote) quote = 0;
+            continue;
+          }
+          if (ch == '\'' || ch == '"') quote = ch;
+          else if (std::string("<>!&|").find(ch) != std::string::npos || (ch == '=' && i + 1 < rhs.size() && rhs[i + 1] == '=')) logic = true;
+          else if (std::string("+-*/").find(ch) != std::string::npos && !(i > 0 && (rhs[i - 1] == 'e' || rhs[i - 1] == 'E') &&
+                                                                            std::isdigit(static_cast<unsigned char>(rhs[0]))))
+            arith = true;
+        }
+        const bool single_name = (std::isalpha(static_cast<unsigned char>(rhs[0])) || rhs[0] == '_' || rhs[0] == '@') &&
+                                 std::all_of(rhs.begin() + 1, rhs.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+        if (logic) type = "boolean";
+        else if (rhs[0] == '\'' || rhs[0] == '"') type = rhs.size() >= 2 && rhs.back() == rhs[0] && rhs.find(rhs[0], 1) == rhs.size() - 1 ? "string" : "number";
+        else if (single_name && (rhs == "true" || rhs == "false")) type = "boolean";
+        else if (single_name) {
+          const std::string rr = resolve(rhs, scope);
+          type = rr[0] == '=' ? "" : known_type(ref_key(rr));
+          if (type.empty()) type = known_type(key);
+          if (type.empty()) type = "boolean";  // (as a key used alone in a check)
+          if (rr[0] != '=') declare(ref_key(rr), type);
+        } else if (arith || std::isdigit(static_cast<unsigned char>(rhs[0])) || rhs[0] == '(' || rhs[0] == '.') type = "number";
+        else type = "boolean";
+        if (op != ":=" && op != "=") {
+          if (type == "string" || known_type(key) == "string")
+            return fail("'" + op + "' on a text joins texts in BT.CPP; thicket's expressions have no joining of texts");
+          type = "number";
+        }
+      }
+      const std::string before = known_type(key);
+      if (!before.empty() && before != type)
+        return fail("it gives '" + name + "' a " + type + ", where the file uses it as a " + before +
+                    " (a thicket blackboard key has one type)");
+      declare(key, type);
+      std::string value = script(at, rhs_written, scope, what);
+      if (value.empty()) return "";
+      if (op.size() == 2 && op != ":=") value = key + " " + op.substr(0, 1) + " (" + value + ")";
+      out.push_back(key + " = " + value);
+      assigns = true;
+    }
+    std::string joined_code;
+    for (const auto& o : out) joined_code += (joined_code.empty() ? "" : "; ") + o;
+    return joined_code;
+  }
+
   // BT.CPP script -> a check expression, or "" with an error.
   std::string script(const tinyxml2::XMLElement* at, const std::string& code, const Scope& scope, const std::string& what) {
     struct Tok {
@@ -994,9 +1131,14 @@ class BtImporter {
         std::string c = script(e, code, scope, kPre[k]);
         if (!c.empty()) guard.push_back({keys[k], yaml_quote(c)});
       }
-    for (const auto& post : kPost)
-      if (e->Attribute(post.c_str()))
-        error(e, post + " runs a script after the node; thicket has no scripts that write the blackboard (its checks only read)");
+    // Post-conditions: scripts the bt_guard runs after the node (a script that only reads does nothing).
+    static const std::vector<std::string> post_keys = {"on_success", "on_failure", "post", "on_halted"};
+    for (size_t k = 0; k < kPost.size(); ++k)
+      if (const char* code = e->Attribute(kPost[k].c_str())) {
+        bool assigns = false;
+        std::string c = statements(e, code, scope, kPost[k], assigns);
+        if (assigns) guard.push_back({post_keys[k], yaml_quote(c)});
+      }
     if (guard.empty()) return n;
     ImportNode g;
     g.kind = "bt_guard";
@@ -1210,13 +1352,19 @@ class BtImporter {
         error(e, id + " needs its port 'code'");
         return always_node("failure");
       }
-      std::string c = script(e, it->second, scope, id);
-      if (id == "Script") {  // a script that only reads has no effect: it succeeds
-        n.kind = "always";
-        n.value = "success";
-      } else {
-        n.value = c;
+      if (id == "Script") {  // its assignments as a bt_script; a script that only reads succeeds, as BT.CPP's
+        bool assigns = false;
+        std::string c = statements(e, it->second, scope, id, assigns);
+        if (assigns) {
+          n.kind = "bt_script";
+          n.params.push_back({"code", yaml_quote(c)});
+        } else {
+          n.kind = "always";
+          n.value = "success";
+        }
+        return n;
       }
+      n.value = script(e, it->second, scope, id);
       return n;
     }
     for (auto* k : kids) n.children.push_back(node(k, scope));

@@ -38,6 +38,14 @@ void write_arg(std::ostream& out, const ArgValue& v) {
 }
 
 namespace {
+// A script's steps as `key = postfix; ...` (the expressions disassembled).
+void dump_script(std::ostream& out, const Program& p, uint32_t script) {
+  const Program::Range r = p.scripts[script];
+  for (uint32_t k = r.begin; k < r.begin + r.count; ++k) {
+    const Program::ScriptStep& step = p.script_steps[k];
+    out << (k != r.begin ? "; " : "") << p.blackboard[step.slot].name << " = " << p.exprs[step.expr].disassemble();
+  }
+}
 
 // The parameters of node i as `key=value` words. by_id: other nodes named by id, not by index
 // (node_settings: the same words before and after a reload that moved nodes).
@@ -111,11 +119,22 @@ std::string params(const Program& p, uint32_t i, bool by_id = false) {
       if (!p.messages[n.a].empty()) out << " id=" << p.messages[n.a];
       break;
     case NodeKind::BtGuard: {
-      static const char* keys[4] = {"failure_if", "success_if", "skip_if", "while"};
-      for (int k = 0; k < 4; ++k)
-        if (p.guards[n.a][k] != kNoNode) out << " " << keys[k] << "=(" << p.exprs[p.guards[n.a][k]].disassemble() << ")";
+      static const char* keys[8] = {"failure_if", "success_if", "skip_if", "while", "on_success", "on_failure", "post", "on_halted"};
+      for (int k = 0; k < 8; ++k) {
+        const uint32_t g = p.guards[n.a][k];
+        if (g == kNoNode) continue;
+        out << " " << keys[k] << "=(";
+        if (k < 4) out << p.exprs[g].disassemble();
+        else dump_script(out, p, g);
+        out << ")";
+      }
       break;
     }
+    case NodeKind::BtScript:
+      out << " code=(";
+      if (n.a != kNoNode) dump_script(out, p, n.a);
+      out << ")";
+      break;
     case NodeKind::Always: out << " status=" << (n.a == static_cast<uint32_t>(Status::Aborted) ? "error" : status_name(static_cast<Status>(n.a))); break;
     case NodeKind::B3Limiter:
     case NodeKind::B3Repeater:

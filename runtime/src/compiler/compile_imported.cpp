@@ -25,7 +25,9 @@ std::vector<std::string> imported_params_of(NodeKind k) {
     case NodeKind::B3MaxTime: return {"child", "name", "seconds"};
     case NodeKind::BtPrecondition: return {"child", "name", "if", "else"};
     case NodeKind::BtSubtree: return {"child", "name", "id"};
-    case NodeKind::BtGuard: return {"child", "name", "failure_if", "success_if", "skip_if", "while"};
+    case NodeKind::BtGuard:
+      return {"child", "name", "failure_if", "success_if", "skip_if", "while", "on_success", "on_failure", "post", "on_halted"};
+    case NodeKind::BtScript: return {"name", "code"};
     case NodeKind::BtSleep:
     case NodeKind::B3Wait: return {"name", "seconds"};
     case NodeKind::Always: return {"name", "status"};
@@ -145,17 +147,20 @@ void TreeCompiler::imported_params(NodeKind kind, const YAML::Node& v, uint32_t 
       n.a = add_message(v["id"] && v["id"].IsScalar() ? v["id"].Scalar() : "");
       break;
     case NodeKind::BtGuard: {
-      std::array<uint32_t, 4> g{kNoNode, kNoNode, kNoNode, kNoNode};
-      const char* keys[4] = {"failure_if", "success_if", "skip_if", "while"};
+      std::array<uint32_t, 8> g;
+      g.fill(kNoNode);
+      // Checks before the node (BT.CPP's pre-conditions), then scripts after it (its post-conditions).
+      const char* keys[8] = {"failure_if", "success_if", "skip_if", "while", "on_success", "on_failure", "post", "on_halted"};
       bool any = false;
-      p_.nodes[index].b = static_cast<uint32_t>(p_.messages.size());  // the four texts, for export
-      for (int k = 0; k < 4; ++k) add_message(v[keys[k]] && v[keys[k]].IsScalar() ? v[keys[k]].Scalar() : "");
-      for (int k = 0; k < 4; ++k)
+      p_.nodes[index].b = static_cast<uint32_t>(p_.messages.size());  // the eight texts, for export
+      for (int k = 0; k < 8; ++k) add_message(v[keys[k]] && v[keys[k]].IsScalar() ? v[keys[k]].Scalar() : "");
+      for (int k = 0; k < 8; ++k)
         if (v[keys[k]]) {
-          g[k] = expr_of(v[keys[k]], std::string("'") + keys[k] + "'");
+          const std::string what = std::string("'") + keys[k] + "'";
+          g[k] = k < 4 ? expr_of(v[keys[k]], what) : script_of(v[keys[k]], what);
           any = true;
         }
-      if (!any) error(v, "bt_guard needs one of failure_if, success_if, skip_if, while");
+      if (!any) error(v, "bt_guard needs one of failure_if, success_if, skip_if, while, on_success, on_failure, post, on_halted");
       p_.nodes[index].a = static_cast<uint32_t>(p_.guards.size());
       p_.guards.push_back(g);
       break;
@@ -229,6 +234,24 @@ uint32_t TreeCompiler::imported_leaf(NodeKind kind, const YAML::Node& v, const s
                         (status.IsScalar() ? "'" + status.Scalar() + "'" : std::string(describe_node(status))) +
                         did_you_mean(status.IsScalar() ? status.Scalar() : "", allowed));
     }
+    return index;
+  }
+  if (kind == NodeKind::BtScript) {  // its code, in the short form or a mapping
+    YAML::Node code = v;
+    bool given = true;
+    std::string name;
+    if (v.IsMap()) {
+      check_params(kind, v, kind_name);
+      name = read_name(v, prefix);
+      given = static_cast<bool>(v["code"]);
+      if (given) code.reset(v["code"]);
+    }
+    uint32_t index = emit(kind, v, path, name, kind_name);
+    p_.nodes[index].end = index + 1;
+    p_.nodes[index].a = kNoNode;
+    p_.nodes[index].b = add_message(given && code.IsScalar() ? code.Scalar() : "");  // the text, for export
+    if (!given) error(v, "bt_script needs 'code': statements `key = expression` separated by ';'");
+    else p_.nodes[index].a = script_of(code, "bt_script's code");
     return index;
   }
   // bt_sleep, b3_wait: seconds, in the short form or a mapping

@@ -259,15 +259,107 @@ uint32_t TreeCompiler::check(const YAML::Node& e, const std::string& path, const
   return index;
 }
 
-uint32_t TreeCompiler::expr_of(const YAML::Node& e, const std::string& what) {
+// An error at byte `column` of a scalar's text: its line and column in the file.
+void TreeCompiler::error_in_scalar(const YAML::Node& e, size_t column, const std::string& msg) {
+  const int quote = e.Tag() == "!" ? 1 : 0;  // a quoted scalar's mark is at its opening quote
+  Diagnostic d;
+  d.severity = Severity::Error;
+  d.file = src_.files[file_].path;
+  d.line = e.Mark().line + 1;
+  d.column = e.Mark().column + 1 + quote + static_cast<int>(column);
+  // In a block scalar, a quoted text with escapes or a folded line: where it is in the file.
+  const auto text = src_.texts.find(src_.files[file_].path);
+  if (text != src_.texts.end())
+    if (auto [line, col] = scalar_position(text->second, e.Mark(), static_cast<uint32_t>(column)); line > 0) {
+      d.line = line;
+      d.column = col;
+    }
+  d.message = msg;
+  diags_.push_back(std::move(d));
+}
+
+// A bt_script's code: statements `key = expression` separated by `;` (an empty one, e.g. after
+// a last `;`, is allowed), each expression of its key's type. The steps run in order at the
+// tick, so a later one reads what an earlier one wrote.
+uint32_t TreeCompiler::script_of(const YAML::Node& e, const std::string& what) {
+  if (!e.IsScalar() || classify_scalar(e).kind != ScalarKind::String) {
+    error(e, what + " must be text in quotes, statements `key = expression` separated by ';', e.g. \"count = count + 1; "
+                    "seen = true\"; got " + describe_node(e));
+    return kNoNode;
+  }
+  const std::string& code = e.Scalar();
+  auto errors = [&] { return std::count_if(diags_.begin(), diags_.end(), [](const Diagnostic& d) { return d.severity == Severity::Error; }); };
+  const auto errors_before = errors();
+  Program::Range range{static_cast<uint32_t>(p_.script_steps.size()), 0};
+  std::vector<std::string> names;
+  for (const auto& k : expr_keys_) names.push_back(k.name);
+  size_t at = 0;
+  auto space = [&](size_t k) { return k < code.size() && std::isspace(static_cast<unsigned char>(code[k])); };
+  auto shown = [&](size_t b, size_t e2) {  // a statement as written, without the spaces around it
+    while (e2 > b && space(e2 - 1)) --e2;
+    return code.substr(b, e2 - b);
+  };
+  bool statements = false;
+  while (at <= code.size()) {
+    // The statement's end: the next ';' outside quotes.
+    size_t end = at;
+    for (char quote = 0; end < code.size() && (quote || code[end] != ';'); ++end) {
+      if (quote && code[end] == '\\' && end + 1 < code.size()) ++end;
+      else if (code[end] == quote) quote = 0;
+      else if (!quote && (code[end] == '"' || code[end] == '\'')) quote = code[end];
+    }
+    size_t k = at;
+    while (k < end && space(k)) ++k;
+    if (k < end) {
+      statements = true;
+      size_t key_end = k;
+      while (key_end < end && (std::isalnum(static_cast<unsigned char>(code[key_end])) || code[key_end] == '_')) ++key_end;
+      const std::string key = code.substr(k, key_end - k);
+      size_t eq = key_end;
+      while (eq < end && space(eq)) ++eq;
+      if (key.empty() || std::isdigit(static_cast<unsigned char>(key[0])) || eq >= end || code[eq] != '=' ||
+          (eq + 1 < end && code[eq + 1] == '=')) {
+        error_in_scalar(e, k, "in " + what + ": a statement is `key = expression`, got '" + shown(k, end) + "'");
+      } else {
+        auto it = std::find_if(expr_keys_.begin(), expr_keys_.end(), [&](const ExprKey& x) { return x.name == key; });
+        if (it == expr_keys_.end()) {
+          error_in_scalar(e, k, "in " + what + ": '" + key + "' is not a declared blackboard key" + did_you_mean(key, names));
+        } else if (it->type == ValueType::Any) {
+          error_in_scalar(e, k, "in " + what + ": '" + key + "' has type any; a script writes number, integer, boolean and string keys");
+        } else if (!it->broken) {
+          size_t value = eq + 1;
+          while (value < end && space(value)) ++value;
+          if (value >= end) {
+            error_in_scalar(e, eq, "in " + what + ": '" + key + " =' has no value after it");
+          } else {
+            const uint32_t x = expr_of(e, what + ", the value of '" + key + "' (" + std::string(value_type_name(it->type)) + ")",
+                                       it->type, value, end - value);
+            p_.script_steps.push_back({it->slot, it->type, x});
+          }
+        }
+      }
+    }
+    at = end + 1;
+  }
+  if (!statements) error(e, what + " has no statement; write `key = expression`, several separated by ';'");
+  if (errors() != errors_before) {
+    p_.script_steps.resize(range.begin);
+    return kNoNode;
+  }
+  range.count = static_cast<uint32_t>(p_.script_steps.size()) - range.begin;
+  p_.scripts.push_back(range);
+  return static_cast<uint32_t>(p_.scripts.size() - 1);
+}
+
+uint32_t TreeCompiler::expr_of(const YAML::Node& e, const std::string& what, ValueType want, size_t begin, size_t size) {
   if (!e.IsScalar() || classify_scalar(e).kind != ScalarKind::String) {
     error(e, what + " must be an expression in quotes, e.g. check: \"health < 30\"; got " + describe_node(e));
     p_.exprs.emplace_back();
     return static_cast<uint32_t>(p_.exprs.size() - 1);
   }
   std::vector<ExprError> errors;
-  auto compiled = compile_expr(e.Scalar(), expr_keys_, strings_, errors);
-  int quote = e.Tag() == "!" ? 1 : 0;  // a quoted scalar's mark is at its opening quote
+  auto compiled = compile_expr(std::string_view(e.Scalar()).substr(begin, size), expr_keys_, strings_, errors, want);
+  for (auto& err : errors) err.column += static_cast<uint32_t>(begin);
   // A key whose default was written `no` (text in YAML 1.2) and is used here as true/false:
   // the mistake is at the declaration, so the error goes there, and this one points to it.
   std::string because;
@@ -284,21 +376,9 @@ uint32_t TreeCompiler::expr_of(const YAML::Node& e, const std::string& what) {
                               src_.files[file_].path + ":" + std::to_string(e.Mark().line + 1) + ":" +
                               std::to_string(e.Mark().column + 1) + ")"});
     }
-  const auto text = src_.texts.find(src_.files[file_].path);
-  for (const auto& err : errors) {
-    Diagnostic d;
-    d.file = src_.files[file_].path;
-    d.line = e.Mark().line + 1;
-    d.column = e.Mark().column + 1 + quote + static_cast<int>(err.column);
-    // In a block scalar, a quoted text with escapes or a folded line: where it is in the file.
-    if (text != src_.texts.end())
-      if (auto [line, column] = scalar_position(text->second, e.Mark(), err.column); line > 0) {
-        d.line = line;
-        d.column = column;
-      }
-    d.message = "in check expression: " + err.message + because;
-    diags_.push_back(std::move(d));
-  }
+  for (const auto& err : errors)
+    error_in_scalar(e, err.column,
+                    (want == ValueType::Boolean && begin == 0 ? "in check expression: " : "in " + what + ": ") + err.message + because);
   if (compiled) p_.exprs.push_back(std::move(*compiled));
   else p_.exprs.emplace_back();
   return static_cast<uint32_t>(p_.exprs.size() - 1);

@@ -293,10 +293,10 @@ std::string_view type_name(Type t) {
 class Parser {
  public:
   Parser(std::string_view src, const std::vector<Token>& tokens, const std::vector<ExprKey>& keys,
-         std::vector<ExprError>& errors)
-      : src_(src), tokens_(tokens), keys_(keys), errors_(errors) {}
+         std::vector<ExprError>& errors, Type want)
+      : src_(src), tokens_(tokens), keys_(keys), errors_(errors), want_(want) {}
 
-  // expression := or_expr END, of type boolean
+  // expression := or_expr END, of type want_ (a check's: boolean)
   void run() {
     if (peek().kind == Tok::End) return syntax_error(0, "empty expression");
     const uint32_t start = peek().begin;
@@ -313,8 +313,10 @@ class Parser {
       return syntax_error(extra.begin, "unexpected " + show(extra) + " after a complete expression" +
                                            (keyword ? "; did you mean '" + lower + "'? (the words are lower case)" : ""));
     }
-    if (t != Type::Boolean && t != Type::Unknown)
-      error(start, "the expression must be a boolean (true/false), got " + std::string(type_name(t)));
+    if (t != want_ && t != Type::Unknown) {
+      const char* shown = want_ == Type::Boolean ? "a boolean (true/false)" : want_ == Type::Number ? "a number" : "a string";
+      error(start, std::string("the expression must be ") + shown + ", got " + std::string(type_name(t)));
+    }
   }
 
   std::vector<ExprInstr> code;
@@ -616,6 +618,7 @@ class Parser {
   size_t nesting_ = 0;
   bool too_deep_reported_ = false;
   bool stopped_ = false;
+  Type want_;
 };
 
 // Lua's floored modulo: the result takes the sign of the divisor. Whole operands (the usual
@@ -651,10 +654,13 @@ CompiledExpr::CompiledExpr(std::vector<ExprInstr> code, std::vector<Span> spans,
       slots_read_(std::move(slots_read)) {}
 
 std::optional<CompiledExpr> compile_expr(std::string_view src, const std::vector<ExprKey>& keys,
-                                         StringTable& strings, std::vector<ExprError>& errors) {
+                                         StringTable& strings, std::vector<ExprError>& errors, ValueType want) {
   const size_t first_error = errors.size();
   std::vector<Token> tokens = Lexer(src, errors).run();
-  Parser parser(src, tokens, keys, errors);
+  const Type type = want == ValueType::String ? Type::String
+                    : want == ValueType::Number || want == ValueType::Integer ? Type::Number
+                                                                               : Type::Boolean;
+  Parser parser(src, tokens, keys, errors, type);
   parser.run();
   std::stable_sort(errors.begin() + static_cast<std::ptrdiff_t>(first_error), errors.end(),
                    [](const ExprError& a, const ExprError& b) { return a.column < b.column; });
@@ -669,13 +675,13 @@ std::optional<CompiledExpr> compile_expr(std::string_view src, const std::vector
                       std::move(parser.slots_read));
 }
 
-bool CompiledExpr::eval(const Slot* slots, const StringTable& strings) const noexcept {
-  const ExprInstr* const code = code_.data();
-  const ExprInstr* const end = code + code_.size();
-  Slot stack[kMaxStack];  // compile_expr proved the code never needs more
-  Slot* sp = stack;       // the next free entry; sp[-1] is the top
+namespace {
+// The machine itself, inlined into both entry points (a check's eval is on the tick's path).
+[[gnu::always_inline]] inline Slot run_expr(const ExprInstr* const code, const ExprInstr* const end, const Slot* slots,
+                                            const StringTable& strings) noexcept {
+  Slot stack[CompiledExpr::kMaxStack];  // compile_expr proved the code never needs more
+  Slot* sp = stack;                     // the next free entry; sp[-1] is the top
   auto str = [&](const Slot& s) { return strings.get(static_cast<uint32_t>(s.i)); };
-
   for (const ExprInstr* pc = code; pc != end;) {
     const ExprInstr& in = *pc++;
     switch (in.op) {
@@ -715,7 +721,16 @@ bool CompiledExpr::eval(const Slot* slots, const StringTable& strings) const noe
         break;
     }
   }
-  return stack[0].i != 0;
+  return stack[0];
+}
+}  // namespace
+
+bool CompiledExpr::eval(const Slot* slots, const StringTable& strings) const noexcept {
+  return run_expr(code_.data(), code_.data() + code_.size(), slots, strings).i != 0;
+}
+
+Slot CompiledExpr::value(const Slot* slots, const StringTable& strings) const noexcept {
+  return run_expr(code_.data(), code_.data() + code_.size(), slots, strings);
 }
 
 std::string CompiledExpr::disassemble() const {

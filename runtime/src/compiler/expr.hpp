@@ -135,6 +135,9 @@ class CompiledExpr {
   // Evaluates against one agent's blackboard slots; returns the boolean result.
   // Never allocates, throws or looks up a string by name.
   bool eval(const Slot* slots, const StringTable& strings) const noexcept;
+  // The same for an expression compiled to another type (a bt_script's right side): a number
+  // in `num`, a boolean (0/1) in `i`, a string's id in `i`.
+  Slot value(const Slot* slots, const StringTable& strings) const noexcept;
 
   // The postfix form on one line, e.g. "health 30 < alert not and": keys and literals as
   // written, operators by symbol, unary minus as "neg", `and`/`or` after their right side.
@@ -150,7 +153,7 @@ class CompiledExpr {
   CompiledExpr(std::vector<ExprInstr> code, std::vector<Span> spans, std::string source,
                std::vector<uint32_t> slots_read);
   friend std::optional<CompiledExpr> compile_expr(std::string_view, const std::vector<ExprKey>&,
-                                                  StringTable&, std::vector<ExprError>&);
+                                                  StringTable&, std::vector<ExprError>&, ValueType);
 
   std::vector<ExprInstr> code_;
   std::vector<Span> spans_;  // parallel to code_
@@ -160,8 +163,10 @@ class CompiledExpr {
 
 // Compiles src against the declared keys. String literals are interned into `strings` (only
 // when compilation succeeds). On errors, returns std::nullopt and appends all errors found,
-// sorted by column, to `errors`.
+// sorted by column, to `errors`. `want`: the type the whole expression must have (a check's is
+// boolean; a bt_script's right side has its key's: number for number and integer keys).
 std::optional<CompiledExpr> compile_expr(std::string_view src, const std::vector<ExprKey>& keys,
-                                         StringTable& strings, std::vector<ExprError>& errors);
+                                         StringTable& strings, std::vector<ExprError>& errors,
+                                         ValueType want = ValueType::Boolean);
 
 }  // namespace thicket

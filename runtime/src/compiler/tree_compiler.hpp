@@ -114,7 +114,13 @@ class TreeCompiler {
   // `what`: what messages call it ("'check'", or the key it stands for, e.g. "'enter_if'").
   uint32_t check(const YAML::Node& e, const std::string& path, const std::string& name, bool negate,
                  const std::string& what = "'check'");
-  uint32_t expr_of(const YAML::Node& e, const std::string& what);  // a check expression into Program::exprs
+  // A check expression into Program::exprs (or, with `want`, an expression of that type; with
+  // begin/size, the part of the scalar that holds it: its errors point into the scalar).
+  uint32_t expr_of(const YAML::Node& e, const std::string& what, ValueType want = ValueType::Boolean, size_t begin = 0,
+                   size_t size = std::string::npos);
+  // A bt_script's code (`key = expression; ...`) into Program::scripts; kNoNode after an error.
+  uint32_t script_of(const YAML::Node& e, const std::string& what);
+  void error_in_scalar(const YAML::Node& e, size_t column, const std::string& msg);
 
   // compile_imported.cpp: the kinds of BT.CPP and behavior3 trees (SPEC 13)
   void imported_params(NodeKind kind, const YAML::Node& params, uint32_t index);

@@ -27,7 +27,7 @@ enum class Shape : uint8_t { Composite, Decorator, Leaf, Root };
 // The kinds of imported trees (BT.CPP: bt_*, always; behavior3: b3_*), after every native kind.
 inline bool is_imported_kind(NodeKind k) { return k >= NodeKind::BtSequence; }
 inline bool is_bt_kind(NodeKind k) {
-  return (k >= NodeKind::BtSequence && k <= NodeKind::BtSleep) || k == NodeKind::BtTryCatch;
+  return (k >= NodeKind::BtSequence && k <= NodeKind::BtSleep) || k == NodeKind::BtTryCatch || k == NodeKind::BtScript;
 }
 inline bool is_b3_kind(NodeKind k) { return k >= NodeKind::B3Tree && k <= NodeKind::B3Wait; }
 
@@ -324,8 +324,18 @@ struct Program {
   std::vector<std::string> messages;   // log decorators; bt_switch: its variable, cases, then
                                        // a '1' per case ('0': a null case, never matching)
   // bt_guard: the check expressions (Program::exprs, kNoNode when absent) of _failureIf,
-  // _successIf, _skipIf and _while, in BT.CPP's order of evaluation.
-  std::vector<std::array<uint32_t, 4>> guards;
+  // _successIf, _skipIf and _while, in BT.CPP's order of evaluation; then the scripts
+  // (Program::scripts, kNoNode when absent) of _onSuccess, _onFailure, _post and _onHalted.
+  std::vector<std::array<uint32_t, 8>> guards;
+  // bt_script's code and bt_guard's after-scripts: each script a range of script_steps, run in
+  // order, each step writing its key's slot with its expression's value (of the key's type).
+  struct ScriptStep {
+    uint32_t slot;   // the blackboard key written
+    ValueType type;  // its declared type (number, integer, boolean or string)
+    uint32_t expr;   // Program::exprs: the value, compiled to that type
+  };
+  std::vector<ScriptStep> script_steps;
+  std::vector<Range> scripts;
   std::vector<FsmState> fsm_states;    // fsm brains: the states, depth-first in file order
   std::vector<uint16_t> fsm_top;       // fsm brains: the top-level states, in file order
   std::vector<std::string> behaviors;  // machine brains: the behaviors' names, in priority order

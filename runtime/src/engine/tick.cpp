@@ -15,7 +15,7 @@ namespace thicket {
 namespace {
 
 
-static_assert(kKindCount == 62, "a node kind was added: give it a case in tick_node and abort");
+static_assert(kKindCount == 63, "a node kind was added: give it a case in tick_node and abort");
 
 bool is_condition(NodeKind k) { return k == NodeKind::Condition || k == NodeKind::Check; }
 bool is_selector(NodeKind k) { return k == NodeKind::Selector || k == NodeKind::RandomSelector; }
@@ -127,7 +127,8 @@ void Engine::prepare_ops(Program& p, bool fast) {
   p.plain_walk = fast;
   for (const NodeOp& o : p.ops) p.plain_walk = p.plain_walk && o.op != Op::Cond && o.op != Op::Action;
   p.span_abort = p.plain_walk;  // every action is a native one without hooks: no stop to call
-  for (const Node& n : p.nodes) p.span_abort = p.span_abort && n.kind != NodeKind::Log;
+  // (An imported node has its halt to do, a bt_guard its _onHalted script: Engine::abort.)
+  for (const Node& n : p.nodes) p.span_abort = p.span_abort && n.kind != NodeKind::Log && !is_imported_kind(n.kind);
   // The batched walk takes plain composites and agent_local native leaves only.
   p.batchable = fast && !p.nodes.empty();
   std::vector<uint16_t> depth(p.nodes.size(), 0);  // composites above each node

@@ -152,6 +152,8 @@ class alignas(64) Engine {
   void bt_reset(Ctx& c, uint32_t child);
   void bt_reset_children(Ctx& c, uint32_t i);
   void imported_halt(Ctx& c, uint32_t i);
+  Status bt_guarded(Ctx& c, uint32_t i, Status own);
+  void run_script(Ctx& c, uint32_t script);
   Status b3_tree(Ctx& c, uint32_t i);
   Status b3_execute(Ctx& c, uint32_t i);
   Status b3_tick(Ctx& c, uint32_t i);

@@ -93,6 +93,9 @@ void Engine::imported_halt(Ctx& c, uint32_t i) {
     case NodeKind::BtRetry: c.state<uint32_t>(n) = 0; break;
     case NodeKind::BtTimeout:
     case NodeKind::BtDelay: c.state<uint8_t>(n, 8) = 0; break;  // the timer is cancelled
+    case NodeKind::BtGuard:  // haltNode: the node's halt (its running child, above), then its _onHalted
+      if (c.p.guards[n.a][7] != kNoNode) run_script(c, c.p.guards[n.a][7]);
+      break;
     default: break;  // SequenceWithMemory keeps its index; RunOnce and Precondition their flags
   }
   if (is_bt_kind(n.kind))
@@ -363,28 +366,18 @@ Status Engine::tick_kind(Ctx& c, uint32_t i) {
       return s;
     }
     case NodeKind::BtGuard: {
-      const uint32_t child = i + 1;
-      const bool idle = !active(own);
-      if (idle && c.status(child) != Status::Running) c.status(child) = Status::Invalid;
+      // TreeNode::executeTick: the pre-conditions (checkPreConditions) or the node's tick, then,
+      // when that completed, the post-conditions (checkPostConditions).
       const auto& g = c.p.guards[n.a];
-      const Slot* slots = reinterpret_cast<const Slot*>(c.block + c.p.bb_offset);
-      for (int k = 0; k < 4; ++k) {
-        if (g[k] == kNoNode) continue;
-        if (idle) {
-          const bool v = c.p.exprs[g[k]].eval(slots, strings_);
-          if (v && k < 3) {
-            const Status r = k == 0 ? Status::Failure : k == 1 ? Status::Success : kSkipped;
-            if (r != kSkipped) c.status(child) = r;
-            return r;
-          }
-          if (!v && k == 3) return kSkipped;
-        } else if (own == Status::Running && k == 3 && !c.p.exprs[g[k]].eval(slots, strings_)) {
-          bt_reset(c, child);
-          return kSkipped;
-        }
-      }
-      return bt_child(c, child);
+      const Status r = bt_guarded(c, i, own);
+      if (r == Status::Success && g[4] != kNoNode) run_script(c, g[4]);
+      if (r == Status::Failure && g[5] != kNoNode) run_script(c, g[5]);
+      if (completed(r) && g[6] != kNoNode) run_script(c, g[6]);
+      return r;
     }
+    case NodeKind::BtScript:  // ScriptNode::tick: the code, then SUCCESS
+      if (n.a != kNoNode) run_script(c, n.a);
+      return Status::Success;
     case NodeKind::BtSleep: {
       double& started = c.state<double>(n);
       if (own == Status::Running) return c.now - started >= n.seconds - kTimeEpsilon ? Status::Success : Status::Running;
@@ -394,6 +387,59 @@ Status Engine::tick_kind(Ctx& c, uint32_t i) {
       return Status::Running;
     }
     default: return Status::Failure;
+  }
+}
+
+// BT.CPP's pre-conditions of the node a bt_guard holds (TreeNode::checkPreConditions), or,
+// when none decides, the node's tick. `_failureIf`, `_successIf` and `_skipIf` are tested
+// only while the node is idle; `_while` also while it runs, and false then halts it (haltNode:
+// its halt, then its `_onHalted` script).
+Status Engine::bt_guarded(Ctx& c, uint32_t i, Status own) {
+  const Node& n = c.nodes[i];
+  const uint32_t child = i + 1;
+  const bool idle = !active(own);
+  if (idle && c.status(child) != Status::Running) c.status(child) = Status::Invalid;
+  const auto& g = c.p.guards[n.a];
+  const Slot* slots = reinterpret_cast<const Slot*>(c.block + c.p.bb_offset);
+  for (int k = 0; k < 4; ++k) {
+    if (g[k] == kNoNode) continue;
+    if (idle) {
+      const bool v = c.p.exprs[g[k]].eval(slots, strings_);
+      if (v && k < 3) {
+        const Status r = k == 0 ? Status::Failure : k == 1 ? Status::Success : kSkipped;
+        if (r != kSkipped) c.status(child) = r;
+        return r;
+      }
+      if (!v && k == 3) return kSkipped;
+    } else if (own == Status::Running && k == 3 && !c.p.exprs[g[k]].eval(slots, strings_)) {
+      bt_reset(c, child);
+      if (g[7] != kNoNode) run_script(c, g[7]);
+      return kSkipped;
+    }
+  }
+  return bt_child(c, child);
+}
+
+// A script's steps in order (BT.CPP's statements; ExprAssignment::evaluate): each evaluates its
+// expression against the blackboard as the steps before it left it and writes its key. The
+// expressions read only the agent's own slots and strings interned at load: no allocation.
+void Engine::run_script(Ctx& c, uint32_t script) {
+  Slot* slots = reinterpret_cast<Slot*>(c.block + c.p.bb_offset);
+  const Program::Range r = c.p.scripts[script];
+  for (uint32_t k = r.begin; k < r.begin + r.count; ++k) {
+    const Program::ScriptStep& step = c.p.script_steps[k];
+    const Slot v = c.p.exprs[step.expr].value(slots, strings_);
+    Slot& out = slots[step.slot];
+    switch (step.type) {
+      case ValueType::Number: out.num = v.num; break;
+      case ValueType::Integer:  // toward zero, as a C++ cast; out of range or nan: the nearest bound, 0 for nan
+        out.i = std::isnan(v.num) ? 0 : v.num >= 9.2233720368547758e18 ? INT64_MAX : v.num <= -9.2233720368547758e18 ? INT64_MIN
+                                                                                   : static_cast<int64_t>(v.num);
+        break;
+      case ValueType::Boolean: out.i = v.i != 0; break;
+      case ValueType::String: out.str = static_cast<uint32_t>(v.i); break;
+      case ValueType::Any: break;  // refused at load
+    }
   }
 }
 

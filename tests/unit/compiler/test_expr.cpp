@@ -522,3 +522,30 @@ TEST_CASE("expr: nesting is limited, so hostile input cannot overflow the C++ st
   CHECK(b.errors(std::string(100000, '(')) ==
         "64: expression nested too deeply (more than 64 levels)\n");
 }
+
+TEST_CASE("expr: a value of another type (a bt_script's right side) is compiled to that type and evaluated") {
+  Board b;
+  std::vector<ExprError> errors;
+  auto num = compile_expr("health / 4 + ammo", b.keys, b.strings, errors, ValueType::Number);
+  REQUIRE(num.has_value());
+  CHECK(num->value(b.slots, b.strings).num == doctest::Approx(31.0));
+  auto as_int = compile_expr("ammo * 2", b.keys, b.strings, errors, ValueType::Integer);  // integer keys take numbers
+  REQUIRE(as_int.has_value());
+  CHECK(as_int->value(b.slots, b.strings).num == doctest::Approx(12.0));
+  auto text = compile_expr("mood", b.keys, b.strings, errors, ValueType::String);
+  REQUIRE(text.has_value());
+  CHECK(b.strings.get(static_cast<uint32_t>(text->value(b.slots, b.strings).i)) == "calm");
+  auto literal = compile_expr("\"angry\"", b.keys, b.strings, errors, ValueType::String);
+  REQUIRE(literal.has_value());
+  CHECK(b.strings.get(static_cast<uint32_t>(literal->value(b.slots, b.strings).i)) == "angry");
+  auto flag = compile_expr("health > 50 and not alert", b.keys, b.strings, errors, ValueType::Boolean);
+  REQUIRE(flag.has_value());
+  CHECK(flag->value(b.slots, b.strings).i == 1);
+  CHECK(errors.empty());
+  // The wrong type is an error naming the one wanted.
+  CHECK_FALSE(compile_expr("health > 1", b.keys, b.strings, errors, ValueType::Number).has_value());
+  CHECK_FALSE(compile_expr("1 + 2", b.keys, b.strings, errors, ValueType::String).has_value());
+  REQUIRE(errors.size() == 2);
+  CHECK(errors[0].message == "the expression must be a number, got boolean");
+  CHECK(errors[1].message == "the expression must be a string, got number");
+}

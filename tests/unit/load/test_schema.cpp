@@ -345,7 +345,7 @@ TEST_CASE("schema: bad brains report the deepest offending node at its line:col"
         "b3_repeat_until_success, b3_repeater, b3_sequence, b3_tree, b3_wait, bt_delay, bt_fallback, "
         "bt_force_failure, bt_force_success, bt_guard, bt_if_then_else, bt_inverter, "
         "bt_keep_running_until_failure, bt_parallel, bt_parallel_all, bt_precondition, bt_reactive_fallback, "
-        "bt_reactive_sequence, bt_repeat, bt_retry, bt_run_once, bt_sequence, bt_sequence_with_memory, bt_sleep, "
+        "bt_reactive_sequence, bt_repeat, bt_retry, bt_run_once, bt_script, bt_sequence, bt_sequence_with_memory, bt_sleep, "
         "bt_subtree, bt_switch, bt_timeout, bt_try_catch, bt_while_do_else, condition, cooldown, filter, force_failure, "
         "force_success, invert, limit, log, monitor, parallel, random_selector, random_sequence, repeat, "
         "selector, sequence, subtree, timeout, until_fail, until_success, wait)"}},

@@ -1,17 +1,21 @@
 #!/usr/bin/python3
 """Random BehaviorTree.CPP v4 tree generator for the btrun oracle.
 
-usage: gen.py SEED OUTDIR [--script]   -> OUTDIR/tree.xml, OUTDIR/script.json, OUTDIR/ticks
+usage: gen.py SEED OUTDIR [--script | --writes]   -> OUTDIR/tree.xml, OUTDIR/script.json, OUTDIR/ticks
 
 Python 3 standard library only; deterministic for a given SEED (and flag).  Without
 --script the output is exactly what it always was (cases/1..200).  With --script, about
 half of the cases use BT.CPP scripting (cases_script/1001..1300): 1-3 blackboard keys
 (booleans, doubles, strings), leaves that write them (script.json "writes"), 1-4
 pre-condition attributes (_failureIf/_successIf/_skipIf/_while), and sometimes
-ScriptCondition, Script (read only), Precondition, and Switch on a {key}.
+ScriptCondition, Script (read only), Precondition, and Switch on a {key}.  With --writes,
+every case uses scripting, and 1-4 nodes also get post-condition scripts (_onSuccess,
+_onFailure, _post, _onHalted) that assign the keys (:=, =, +=, -=, *=, /=), drawn from a
+second stream (seed * 7 + 1) so that the rest of a case is drawn as --script draws it.
 """
 import json
 import os
+import re
 import random
 import sys
 
@@ -288,8 +292,26 @@ class Gen:
 PRECONDS = ["_failureIf", "_successIf", "_skipIf", "_while"]
 
 
-def add_scripting(g, xml):
-    """Fill the @@i@@ markers: 1-4 nodes get pre-condition attributes; pick leaf writes."""
+POSTCONDS = ["_onSuccess", "_onFailure", "_post", "_onHalted"]
+
+
+def assignment(rng, sc):
+    """One BT.CPP statement that writes a key of the pool with a value of its type."""
+    name = rng.choice(sorted(sc.keys))
+    t = sc.keys[name]
+    sc.used.add(name)
+    if t == "bool":
+        return rng.choice(["%s := true" % name, "%s := false" % name, "%s = !%s" % (name, name),
+                           "%s := %s" % (name, sc.expr(1))])
+    if t == "num":
+        return rng.choice(["%s += 1" % name, "%s -= 0.5" % name, "%s *= 2" % name, "%s := %s" % (name, sc.lit()),
+                           "%s = %s + 1" % (name, name), "%s /= 2" % name])
+    return "%s := '%s'" % (name, rng.choice(STR_VALUES[name]))
+
+
+def add_scripting(g, xml, post_rng=None):
+    """Fill the @@i@@ markers: 1-4 nodes get pre-condition attributes; pick leaf writes.
+    With post_rng (--writes), 1-4 nodes also get post-condition scripts that assign keys."""
     rng, sc = g.rng, g.sc
     chosen = rng.sample(range(len(g.markers)), min(rng.randint(1, 4), len(g.markers)))
     attrs = {}
@@ -301,9 +323,16 @@ def add_scripting(g, xml):
             if other not in names:
                 names.append(other)
         attrs[i] = "".join(' %s="%s"' % (a, xml_attr(sc.expr())) for a in names)
+    if post_rng is not None:
+        for i in post_rng.sample(range(len(g.markers)), min(post_rng.randint(1, 4), len(g.markers))):
+            for a in post_rng.sample(POSTCONDS, post_rng.randint(1, 2)):
+                code = "; ".join(assignment(post_rng, sc) for _ in range(post_rng.randint(1, 2)))
+                attrs[i] = attrs.get(i, "") + ' %s="%s"' % (a, xml_attr(code))
     for i in range(len(g.markers)):
         xml = xml.replace("@@%d@@" % i, attrs.get(i, ""))
     used = sorted(sc.used)
+    if post_rng is not None:  # a key drawn for a marker that no node kept: no leaf writes it
+        used = [k for k in used if re.search(r"\b%s\b" % k, xml)]
     writes = {}
     leaves = sorted(g.script, key=lambda s: (s[0], int(s[1:])))
     if used and leaves:
@@ -320,10 +349,10 @@ def add_scripting(g, xml):
     return xml, bb, writes
 
 
-def generate(seed, script_mode=False):
+def generate(seed, script_mode=False, write_mode=False):
     rng = random.Random(seed)
     g = Gen(rng)
-    if script_mode and rng.random() < 0.5:
+    if write_mode or (script_mode and rng.random() < 0.5):
         g.sc = Scripting(rng)
     n = rng.randint(3, 25)
     main = g.node(n)
@@ -346,7 +375,7 @@ def generate(seed, script_mode=False):
     xml = "\n".join(lines) + "\n"
     script = {k: g.script[k] for k in sorted(g.script)}
     if g.sc is not None:
-        xml, bb, writes = add_scripting(g, xml)
+        xml, bb, writes = add_scripting(g, xml, random.Random(seed * 7 + 1) if write_mode else None)
         script["blackboard"] = bb
         if writes:
             script["writes"] = writes
@@ -356,14 +385,15 @@ def generate(seed, script_mode=False):
 def main():
     args = sys.argv[1:]
     script_mode = "--script" in args
-    args = [a for a in args if a != "--script"]
+    write_mode = "--writes" in args
+    args = [a for a in args if a not in ("--script", "--writes")]
     if len(args) != 2:
-        sys.stderr.write("usage: gen.py SEED OUTDIR [--script]\n")
+        sys.stderr.write("usage: gen.py SEED OUTDIR [--script | --writes]\n")
         sys.exit(2)
     seed = int(args[0])
     out = args[1]
     os.makedirs(out, exist_ok=True)
-    xml, script, ticks = generate(seed, script_mode)
+    xml, script, ticks = generate(seed, script_mode, write_mode)
     with open(os.path.join(out, "tree.xml"), "w") as f:
         f.write(xml)
     with open(os.path.join(out, "script.json"), "w") as f:
