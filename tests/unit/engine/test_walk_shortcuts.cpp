@@ -241,6 +241,47 @@ TEST_CASE("the plain walk's one-pass abort is not used where an aborted node has
   CHECK(rt.running_nodes(agent).empty());
 }
 
+TEST_CASE("the plain walk's one-pass abort is not used where an imported node has its halt to do") {
+  // A bt_guard's on_halted script runs when the guard is halted while running, and a
+  // bt_sequence forgets its place: an active_selector's interrupt goes through Engine::abort.
+  thicket::Runtime rt;
+  thicket::NativeLeafFn alarm;  // true on the agent's third tick only
+  alarm.tick = [](LeafContext& c, void*) { return c.tick() == 3 ? Status::Success : Status::Failure; };
+  rt.register_leaf("Alarm", alarm);
+  thicket::NativeLeafFn busy;
+  busy.tick = [](LeafContext&, void*) { return Status::Running; };
+  rt.register_leaf("Busy", busy);
+  std::vector<thicket::Diagnostic> diags;
+  auto brain = rt.load_string(R"(tree: guarded
+blackboard: {halts: 0, starts: 0}
+root:
+  active_selector:
+    - condition: Alarm
+    - bt_guard:
+        on_halted: "halts = halts + 1"
+        child:
+          bt_sequence:
+            - bt_script: "starts = starts + 1"
+            - action: Busy
+)",
+      "guarded.yaml", diags);
+  for (const auto& d : diags) MESSAGE(d.message);
+  REQUIRE(brain);
+  const thicket::Program& program = *rt.impl().brains[brain->index]->program;
+  CHECK(program.plain_walk);
+  CHECK_FALSE(program.span_abort);
+  const uint32_t halts = *rt.blackboard_slot(*brain, "halts"), starts = *rt.blackboard_slot(*brain, "starts");
+  auto agent = rt.spawn(*brain);
+  CHECK(rt.tick(agent, 0.1) == Status::Running);  // the script, then Busy
+  CHECK(rt.tick(agent, 0.1) == Status::Running);  // Busy again: the sequence resumes there
+  CHECK(rt.get_number(agent, starts) == 1);
+  CHECK(rt.tick(agent, 0.1) == Status::Success);  // the alarm halts the guard: on_halted runs
+  CHECK(rt.get_number(agent, halts) == 1);
+  CHECK(rt.tick(agent, 0.1) == Status::Running);  // the sequence starts afresh: the script again
+  CHECK(rt.get_number(agent, starts) == 2);
+  CHECK(rt.get_number(agent, halts) == 1);
+}
+
 TEST_CASE("a load prepares its own brain only; a leaf replaced by name prepares the brains that call it") {
   // Loading the n-th brain cost a pass over the n - 1 before it (each load prepared every brain's
   // ops again): a runtime loading thousands of brains spent most of its time there.
