@@ -64,6 +64,7 @@ const std::vector<Builtin>& builtins() {
       {"AlwaysFailure", "always", 'l', {}},
       {"Script", "script", 'l', {"code"}},
       {"ScriptCondition", "condition", 'l', {"code"}},
+      {"SetBlackboard", "bt_script", 'l', {"value", "output_key"}},
   };
   return table;
 }
@@ -1122,8 +1123,8 @@ class BtImporter {
   }
 
   ImportNode guarded(const tinyxml2::XMLElement* e, const Scope& scope) {
-    ImportNode n = bare(e, scope);
-    // Pre-conditions: a bt_guard around the node, evaluated against this scope.
+    // Pre-conditions: a bt_guard around the node, evaluated against this scope (read before
+    // the node, whose scripts may copy a key they type).
     std::vector<std::pair<std::string, std::string>> guard;
     static const std::vector<std::string> keys = {"failure_if", "success_if", "skip_if", "while"};
     for (size_t k = 0; k < kPre.size(); ++k)
@@ -1131,6 +1132,7 @@ class BtImporter {
         std::string c = script(e, code, scope, kPre[k]);
         if (!c.empty()) guard.push_back({keys[k], yaml_quote(c)});
       }
+    ImportNode n = bare(e, scope);
     // Post-conditions: scripts the bt_guard runs after the node (a script that only reads does nothing).
     static const std::vector<std::string> post_keys = {"on_success", "on_failure", "post", "on_halted"};
     for (size_t k = 0; k < kPost.size(); ++k)
@@ -1346,6 +1348,58 @@ class BtImporter {
     }
     if (id == "AlwaysSuccess") n.value = "success";
     if (id == "AlwaysFailure") n.value = "failure";
+    if (id == "SetBlackboard") {  // SetBlackboardNode::tick as a script: `key := value`
+      const std::string key = literal_port("output_key", true);
+      auto it = ports.find("value");
+      if (it == ports.end()) error(e, "SetBlackboard needs its port 'value'");
+      if (key.empty() || it == ports.end()) return always_node("failure");
+      if (!key_name(key) && key[0] != '@') {
+        error(e, "SetBlackboard's output_key '" + key + "' is no blackboard key thicket can name (letters, digits, '_')");
+        return always_node("failure");
+      }
+      const std::string v = it->second;  // as BT.CPP reads it: untrimmed
+      std::string rhs;
+      if (is_ref(v)) {
+        rhs = ref_key(v);  // the entry's value, copied
+      } else {
+        // A text, converted to the type the key already has (BT.CPP parses it into the entry's
+        // type); a key nothing types yet takes the type the text reads as.
+        const std::string r = resolve(key, scope);
+        std::string type = r[0] == '=' ? "" : known_type(ref_key(r));
+        const std::string lit = yaml_literal(v);
+        if (type.empty()) type = lit == "true" || lit == "false" ? "boolean" : lit.front() == '"' ? "string" : "number";
+        if (type == "string") {
+          if (v.find('\'') != std::string::npos) {
+            error(e, "SetBlackboard's value '" + v + "' holds a ', which a thicket script's text cannot (BT.CPP's scripts quote texts with ')");
+            return always_node("failure");
+          }
+          rhs = "'" + v + "'";
+        } else if (type == "boolean") {
+          const int b = btcpp_bool(trimmed(v));
+          if (b < 0) {
+            error(e, "SetBlackboard's value '" + v + "' is no boolean BT.CPP reads (1, true, TRUE, True, 0, false, FALSE, False), and '" + key + "' is a boolean");
+            return always_node("failure");
+          }
+          rhs = b ? "true" : "false";
+        } else {
+          size_t at = 0;
+          const std::string t = trimmed(v);
+          const size_t sign = !t.empty() && t[0] == '-' ? 1 : 0;
+          at = sign;
+          const std::string num = t.size() > sign && std::isdigit(static_cast<unsigned char>(t[sign])) ? btcpp_number(t, at) : "";
+          if (num.empty() || at != t.size()) {
+            error(e, "SetBlackboard's value '" + v + "' is no number, and '" + key + "' is a number");
+            return always_node("failure");
+          }
+          rhs = t;
+        }
+      }
+      bool assigns = false;
+      std::string c = statements(e, key + " := " + rhs, scope, id, assigns);
+      if (!assigns) return always_node("failure");
+      n.params.push_back({"code", yaml_quote(c)});
+      return n;
+    }
     if (id == "ScriptCondition" || id == "Script") {
       auto it = ports.find("code");
       if (it == ports.end()) {
