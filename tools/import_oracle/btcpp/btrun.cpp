@@ -61,30 +61,34 @@ BT::PortsList leafPorts()
            BT::InputPort<std::string>("target") };
 }
 
-class ScriptedAction : public BT::ActionNodeBase
+// An action as a StatefulActionNode, the class BT.CPP's asynchronous actions derive from: ticked
+// while it still holds SUCCESS or FAILURE (its parent did not reset it: WhileDoElse's condition
+// while a branch runs, a two-child IfThenElse's failed condition), it returns that status
+// without a call (StatefulActionNode::tick), as thicket's bt_child does.
+class ScriptedAction : public BT::StatefulActionNode
 {
 public:
   ScriptedAction(const std::string& name, const BT::NodeConfig& cfg, Script* s)
-    : BT::ActionNodeBase(name, cfg), script_(s)
+    : BT::StatefulActionNode(name, cfg), script_(s)
   {}
   static BT::PortsList providedPorts() { return leafPorts(); }
-  BT::NodeStatus tick() override
+  BT::NodeStatus onStart() override { return call(); }
+  BT::NodeStatus onRunning() override { return call(); }
+  void onHalted() override
+  {
+    // StatefulActionNode::halt calls this for a RUNNING node only, then resets it to IDLE
+    // (for `_while` turning false too, where checkPreConditions calls haltNode()).
+    if(!g_quiet)
+      std::cout << g_tick << " halt " << script_->name << "\n";
+  }
+
+private:
+  BT::NodeStatus call()
   {
     if(!g_quiet)
       std::cout << g_tick << " " << script_->name << "\n";
     return script_->next();
   }
-  void halt() override
-  {
-    if(!g_quiet && status() == BT::NodeStatus::RUNNING)
-      std::cout << g_tick << " halt " << script_->name << "\n";
-    // like BT.CPP's StatefulActionNode/ThreadedAction::halt: a halted action is IDLE.
-    // (haltChild resets it anyway; this matters for `_while` turning false, where
-    // TreeNode::checkPreConditions calls haltNode() and returns SKIPPED without setStatus.)
-    resetStatus();
-  }
-
-private:
   Script* script_;
 };
 

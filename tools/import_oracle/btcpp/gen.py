@@ -10,8 +10,8 @@ half of the cases use BT.CPP scripting (cases_script/1001..1300): 1-3 blackboard
 pre-condition attributes (_failureIf/_successIf/_skipIf/_while), and sometimes
 ScriptCondition, Script (read only), Precondition, and Switch on a {key}.  With --writes,
 every case uses scripting, and 1-4 nodes also get post-condition scripts (_onSuccess,
-_onFailure, _post, _onHalted) that assign the keys (:=, =, +=, -=, *=, /=), drawn from a
-second stream (seed * 7 + 1) so that the rest of a case is drawn as --script draws it.
+_onFailure, _post, _onHalted) that assign the keys (:=, =, +=, -=, *=, /=), and about one
+leaf in five becomes a <Script> that assigns them, drawn from a second stream (seed * 7 + 1) so that the rest of a case is drawn as --script draws it.
 """
 import json
 import os
@@ -330,6 +330,17 @@ def add_scripting(g, xml, post_rng=None):
                 attrs[i] = attrs.get(i, "") + ' %s="%s"' % (a, xml_attr(code))
     for i in range(len(g.markers)):
         xml = xml.replace("@@%d@@" % i, attrs.get(i, ""))
+    if post_rng is not None:  # about one leaf in five becomes a Script that assigns (its attributes kept)
+        leaf = re.compile(r'^(\s*)<(?:Action ID="\w+"|Condition ID="\w+"|[AC]\d+)((?: _\w+="[^"]*")*)/>$')
+        lines = xml.split("\n")
+        for k, line in enumerate(lines):
+            if "<TreeNodesModel>" in line:
+                break
+            m = leaf.match(line)
+            if m and post_rng.random() < 0.2:
+                code = "; ".join(assignment(post_rng, sc) for _ in range(post_rng.randint(1, 2)))
+                lines[k] = '%s<Script code="%s"%s/>' % (m.group(1), xml_attr(code), m.group(2))
+        xml = "\n".join(lines)
     used = sorted(sc.used)
     if post_rng is not None:  # a key drawn for a marker that no node kept: no leaf writes it
         used = [k for k in used if re.search(r"\b%s\b" % k, xml)]
