@@ -209,65 +209,43 @@ void TreeCompiler::imported_params(NodeKind kind, const YAML::Node& v, uint32_t 
 
 uint32_t TreeCompiler::imported_leaf(NodeKind kind, const YAML::Node& v, const std::string& path, const std::string& prefix) {
   const std::string kind_name = kind_info(kind).name;
-  if (kind == NodeKind::Always) {
-    const std::vector<std::string> allowed = {"success", "failure", "running", "error"};
-    // (A missing key is a node yaml-cpp will not let another Node be reset to: asked first.)
-    YAML::Node status = v;
-    bool given = true;
-    std::string name;
-    if (v.IsMap()) {
-      check_params(kind, v, kind_name);
-      name = read_name(v, prefix);
-      given = static_cast<bool>(v["status"]);
-      if (given) status.reset(v["status"]);
-    }
-    uint32_t index = emit(kind, v, path, name, "always");
-    p_.nodes[index].end = index + 1;
-    p_.nodes[index].a = static_cast<uint32_t>(Status::Success);
-    if (!given) {
-      error(v, "always needs 'status': success, failure, running or error");
-    } else if (auto s = read_status(status, allowed)) {
-      p_.nodes[index].a = static_cast<uint32_t>(*s);
-      p_.labels[index] = "always " + status.Scalar();
-    } else {
-      error(status, "always takes success, failure, running or error, got " +
-                        (status.IsScalar() ? "'" + status.Scalar() + "'" : std::string(describe_node(status))) +
-                        did_you_mean(status.IsScalar() ? status.Scalar() : "", allowed));
-    }
-    return index;
-  }
-  if (kind == NodeKind::BtScript) {  // its code, in the short form or a mapping
-    YAML::Node code = v;
-    bool given = true;
-    std::string name;
-    if (v.IsMap()) {
-      check_params(kind, v, kind_name);
-      name = read_name(v, prefix);
-      given = static_cast<bool>(v["code"]);
-      if (given) code.reset(v["code"]);
-    }
-    uint32_t index = emit(kind, v, path, name, kind_name);
-    p_.nodes[index].end = index + 1;
-    p_.nodes[index].a = kNoNode;
-    p_.nodes[index].b = add_message(given && code.IsScalar() ? code.Scalar() : "");  // the text, for export
-    if (!given) error(v, "bt_script needs 'code': statements `key = expression` separated by ';'");
-    else p_.nodes[index].a = script_of(code, "bt_script's code");
-    return index;
-  }
-  // bt_sleep, b3_wait: seconds, in the short form or a mapping
-  YAML::Node seconds = v;
+  // Each of these leaves has one parameter, in the short form (`kind: value`, v itself) or a
+  // mapping (`{key: value, name: ...}`): the node emitted, its value, and whether it was given.
+  // (A missing key is a node yaml-cpp will not let another Node be reset to: asked first.)
+  const char* key = kind == NodeKind::Always ? "status" : kind == NodeKind::BtScript ? "code" : "seconds";
+  YAML::Node value = v;
   bool given = true;
   std::string name;
   if (v.IsMap()) {
     check_params(kind, v, kind_name);
     name = read_name(v, prefix);
-    given = static_cast<bool>(v["seconds"]);
-    if (given) seconds.reset(v["seconds"]);
+    given = static_cast<bool>(v[key]);
+    if (given) value.reset(v[key]);
   }
-  uint32_t index = emit(kind, v, path, name, kind_name);
+  const uint32_t index = emit(kind, v, path, name, kind_name);
   p_.nodes[index].end = index + 1;
-  if (!given) error(v, kind_name + " needs 'seconds'");
-  else if (auto s = read_seconds(seconds, "'seconds'")) p_.nodes[index].seconds = *s;
+  if (kind == NodeKind::Always) {
+    const std::vector<std::string> allowed = {"success", "failure", "running", "error"};
+    p_.nodes[index].a = static_cast<uint32_t>(Status::Success);
+    if (!given) {
+      error(v, "always needs 'status': success, failure, running or error");
+    } else if (auto s = read_status(value, allowed)) {
+      p_.nodes[index].a = static_cast<uint32_t>(*s);
+      p_.labels[index] = "always " + value.Scalar();
+    } else {
+      error(value, "always takes success, failure, running or error, got " +
+                       (value.IsScalar() ? "'" + value.Scalar() + "'" : std::string(describe_node(value))) +
+                       did_you_mean(value.IsScalar() ? value.Scalar() : "", allowed));
+    }
+  } else if (kind == NodeKind::BtScript) {
+    p_.nodes[index].a = kNoNode;
+    p_.nodes[index].b = add_message(given && value.IsScalar() ? value.Scalar() : "");  // the text, for export
+    if (!given) error(v, "bt_script needs 'code': statements `key = expression` separated by ';'");
+    else p_.nodes[index].a = script_of(value, "bt_script's code");
+  } else {  // bt_sleep, b3_wait
+    if (!given) error(v, kind_name + " needs 'seconds'");
+    else if (auto s = read_seconds(value, "'seconds'")) p_.nodes[index].seconds = *s;
+  }
   return index;
 }
 
