@@ -661,6 +661,17 @@ class BtImporter {
     out_.blackboard[key] = yaml.at(types_[key]);
   }
 
+  // A text as thicket's check language writes it: in "...", with only \" and \\ escaped (its
+  // only escapes; a tab or a line break stays as it is, which the language reads as itself).
+  static std::string check_quote(const std::string& text) {
+    std::string out = "\"";
+    for (char ch : text) {
+      if (ch == '"' || ch == '\\') out += '\\';
+      out += ch;
+    }
+    return out + "\"";
+  }
+
   // A key's type as the file shows it so far: from its uses in scripts, or from the declaration
   // an exported brain carried; "" when nothing says.
   std::string known_type(const std::string& key) const {
@@ -726,6 +737,8 @@ class BtImporter {
       if (r[0] == '=') return fail("it assigns to '" + name + "', which this subtree's port sets to the value '" + r.substr(1) + "'");
       const std::string key = ref_key(r);
       if (rhs_written.empty()) return fail("'" + name + " " + op + "' has no value after it");
+      if (rhs_written[0] == '=' || rhs_written[0] == ':')
+        return fail("'" + stmt + "' is no assignment BT.CPP reads (one of := = += -= *= /=, then a value)");
       // The value's type, from BT.CPP's tokens of it (parentheses around the whole dropped).
       std::string type;
       {
@@ -777,8 +790,10 @@ class BtImporter {
         } else if (arith || std::isdigit(static_cast<unsigned char>(rhs[0])) || rhs[0] == '(' || rhs[0] == '.') type = "number";
         else type = "boolean";
         if (op != ":=" && op != "=") {
+          if ((type == "string" || known_type(key) == "string") && op == "+=")
+            return fail("'+=' on a text joins texts in BT.CPP; thicket's expressions have no joining of texts");
           if (type == "string" || known_type(key) == "string")
-            return fail("'" + op + "' on a text joins texts in BT.CPP; thicket's expressions have no joining of texts");
+            return fail("'" + op + "' needs numbers; '" + name + "' or its value is a text (BT.CPP refuses it too)");
           type = "number";
         }
       }
@@ -869,16 +884,14 @@ class BtImporter {
       } else if (t.kind == 'n') {
         piece = t.text;
       } else if (t.kind == 's') {
-        piece = yaml_quote(t.text);
+        piece = check_quote(t.text);
       } else if (t.text == "true" || t.text == "false") {
         piece = t.text;
       } else {
         std::string r = resolve(t.text, scope);
         if (r[0] == '=') {
           piece = yaml_literal(r.substr(1));
-          if (piece.front() != '"' && piece != "true" && piece != "false") {
-          } else if (piece.front() == '"') {
-          }
+          if (piece.front() == '"') piece = check_quote(r.substr(1));  // a text, as the check language writes it
         } else {
           const std::string key = ref_key(r);
           // Its type, from what it is compared with or used in.

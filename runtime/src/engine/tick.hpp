@@ -153,7 +153,9 @@ class alignas(64) Engine {
   void bt_reset_children(Ctx& c, uint32_t i);
   void imported_halt(Ctx& c, uint32_t i);
   Status bt_guarded(Ctx& c, uint32_t i, Status own);
-  void run_script(Ctx& c, uint32_t script);
+  void run_script(Ctx& c, uint32_t i, uint32_t script);  // node i's script (for its errors)
+  [[gnu::cold, gnu::noinline]] static void bad_script_value(RuntimeImpl& rt, const Program& p, const AgentInfo& a, uint32_t i,
+                                                            const Program::ScriptStep& step, double value);
   Status b3_tree(Ctx& c, uint32_t i);
   Status b3_execute(Ctx& c, uint32_t i);
   Status b3_tick(Ctx& c, uint32_t i);

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <sstream>
 #include <string>
 
 #include "tick.hpp"
@@ -94,7 +95,7 @@ void Engine::imported_halt(Ctx& c, uint32_t i) {
     case NodeKind::BtTimeout:
     case NodeKind::BtDelay: c.state<uint8_t>(n, 8) = 0; break;  // the timer is cancelled
     case NodeKind::BtGuard:  // haltNode: the node's halt (its running child, above), then its _onHalted
-      if (c.p.guards[n.a][7] != kNoNode) run_script(c, c.p.guards[n.a][7]);
+      if (c.p.guards[n.a][7] != kNoNode) run_script(c, i, c.p.guards[n.a][7]);
       break;
     default: break;  // SequenceWithMemory keeps its index; RunOnce and Precondition their flags
   }
@@ -370,13 +371,13 @@ Status Engine::tick_kind(Ctx& c, uint32_t i) {
       // when that completed, the post-conditions (checkPostConditions).
       const auto& g = c.p.guards[n.a];
       const Status r = bt_guarded(c, i, own);
-      if (r == Status::Success && g[4] != kNoNode) run_script(c, g[4]);
-      if (r == Status::Failure && g[5] != kNoNode) run_script(c, g[5]);
-      if (completed(r) && g[6] != kNoNode) run_script(c, g[6]);
+      if (r == Status::Success && g[4] != kNoNode) run_script(c, i, g[4]);
+      if (r == Status::Failure && g[5] != kNoNode) run_script(c, i, g[5]);
+      if (completed(r) && g[6] != kNoNode) run_script(c, i, g[6]);
       return r;
     }
     case NodeKind::BtScript:  // ScriptNode::tick: the code, then SUCCESS
-      if (n.a != kNoNode) run_script(c, n.a);
+      if (n.a != kNoNode) run_script(c, i, n.a);
       return Status::Success;
     case NodeKind::BtSleep: {
       double& started = c.state<double>(n);
@@ -413,7 +414,7 @@ Status Engine::bt_guarded(Ctx& c, uint32_t i, Status own) {
       if (!v && k == 3) return kSkipped;
     } else if (own == Status::Running && k == 3 && !c.p.exprs[g[k]].eval(slots, strings_)) {
       bt_reset(c, child);
-      if (g[7] != kNoNode) run_script(c, g[7]);
+      if (g[7] != kNoNode) run_script(c, i, g[7]);
       return kSkipped;
     }
   }
@@ -423,7 +424,10 @@ Status Engine::bt_guarded(Ctx& c, uint32_t i, Status own) {
 // A script's steps in order (BT.CPP's statements; ExprAssignment::evaluate): each evaluates its
 // expression against the blackboard as the steps before it left it and writes its key. The
 // expressions read only the agent's own slots and strings interned at load: no allocation.
-void Engine::run_script(Ctx& c, uint32_t script) {
+// A value its key cannot hold (nan for a number key; for an integer key anything but a whole
+// number in int64's range, as a Lua write is refused) is an error, counted with the script
+// errors; the key keeps its value and the next steps run.
+void Engine::run_script(Ctx& c, uint32_t i, uint32_t script) {
   Slot* slots = reinterpret_cast<Slot*>(c.block + c.p.bb_offset);
   const Program::Range r = c.p.scripts[script];
   for (uint32_t k = r.begin; k < r.begin + r.count; ++k) {
@@ -431,16 +435,40 @@ void Engine::run_script(Ctx& c, uint32_t script) {
     const Slot v = c.p.exprs[step.expr].value(slots, strings_);
     Slot& out = slots[step.slot];
     switch (step.type) {
-      case ValueType::Number: out.num = v.num; break;
-      case ValueType::Integer:  // toward zero, as a C++ cast; out of range or nan: the nearest bound, 0 for nan
-        out.i = std::isnan(v.num) ? 0 : v.num >= 9.2233720368547758e18 ? INT64_MAX : v.num <= -9.2233720368547758e18 ? INT64_MIN
-                                                                                   : static_cast<int64_t>(v.num);
+      case ValueType::Number:
+        if (std::isnan(v.num)) [[unlikely]]
+          bad_script_value(rt_, c.p, c.agent, i, step, v.num);
+        else
+          out.num = v.num;
+        break;
+      case ValueType::Integer:
+        if (!(v.num >= -9.2233720368547758e18 && v.num < 9.2233720368547758e18) || v.num != std::trunc(v.num)) [[unlikely]]
+          bad_script_value(rt_, c.p, c.agent, i, step, v.num);
+        else
+          out.i = static_cast<int64_t>(v.num);
         break;
       case ValueType::Boolean: out.i = v.i != 0; break;
       case ValueType::String: out.str = static_cast<uint32_t>(v.i); break;
       case ValueType::Any: break;  // refused at load
     }
   }
+}
+
+void Engine::bad_script_value(RuntimeImpl& rt, const Program& p, const AgentInfo& a, uint32_t i,
+                              const Program::ScriptStep& step, double value) {
+  const std::string& key = p.blackboard[step.slot].name;
+  char shown[64];
+  std::snprintf(shown, sizeof shown, "%.17g", value);
+  const std::string first =
+      "'" + key + "' is " +
+      (step.type == ValueType::Integer ? "an integer key, which takes whole numbers only" : "a number key, which takes no nan") +
+      ": '" + key + " = " + std::string(p.exprs[step.expr].source()) + "' gave " +
+      (std::isnan(value) ? std::string("nan") : std::string(shown)) + ", not written (the key keeps its value)";
+  ++rt.brain_errors;
+  if (rt.script_error_silenced(p, i, first)) return;
+  std::ostringstream out;
+  out << "error: " << first << "\n  in the script at node " << p.ids[i] << ", agent " << a.id << ", tick " << a.ticks;
+  rt.script_error(p, i, first, out.str());
 }
 
 // BT.CPP's decorators; the caller resets a child that finished (DecoratorNode::executeTick).
