@@ -56,6 +56,10 @@
 #include "runtime_impl.hpp"
 #include "thicket/runtime.hpp"
 
+#ifdef THICKET_BENCH_BTCPP
+#include <behaviortree_cpp/bt_factory.h>
+#endif
+
 namespace {
 
 using namespace bench;
@@ -661,6 +665,142 @@ struct World {
 
 }  // namespace seed
 
+// T31 as BehaviorTree.CPP 4 XML: active_selector -> ReactiveFallback, selector -> Fallback,
+// sequence -> Sequence (the mapping of thicket's export; docs/import.md). The leaves' kinds are
+// declared in a TreeNodesModel, as Groot writes them, so that `thicket import` makes conditions
+// of the conditions. BT.CPP ticks it (baseline E, when built with it) and thicket runs it
+// imported, with BT.CPP's semantics (the row native-bt).
+std::string t31_xml() {
+  std::string x = "<root BTCPP_format=\"4\" main_tree_to_execute=\"T31\">\n <BehaviorTree ID=\"T31\">\n  <ReactiveFallback>\n";
+  auto leaf = [](char prefix, int i) { return "<" + leaf_name(prefix, static_cast<uint32_t>(i)) + "/>"; };
+  for (int b = 0; b < 3; ++b) {
+    x += "   <Sequence>" + leaf('C', 2 * b) + leaf('C', 2 * b + 1) + "<Fallback>";
+    for (int k = 0; k < 3; ++k) x += leaf('A', 5 * b + k);
+    x += "</Fallback><Sequence>" + leaf('A', 5 * b + 3) + leaf('A', 5 * b + 4) + "</Sequence></Sequence>\n";
+  }
+  x += "  </ReactiveFallback>\n </BehaviorTree>\n <TreeNodesModel>\n";
+  for (int j = 0; j < kConds; ++j) x += "  <Condition ID=\"" + leaf_name('C', static_cast<uint32_t>(j)) + "\"/>\n";
+  for (int k = 0; k < kActs; ++k) x += "  <Action ID=\"" + leaf_name('A', static_cast<uint32_t>(k)) + "\"/>\n";
+  return x + " </TreeNodesModel>\n</root>\n";
+}
+
+// ---- baseline E: BehaviorTree.CPP 4 itself --------------------------------------------------
+// Built only when CMake is given an installed BehaviorTree.CPP 4 (-DTHICKET_BTCPP_PREFIX=...;
+// no Debian package has it; bench/README.md says how). The same T31 as BT.CPP XML
+// (active_selector -> ReactiveFallback, selector -> Fallback, sequence -> Sequence: the mapping
+// of thicket's import, docs/import.md), each agent its own BT::Tree made by the factory from
+// the registered XML, ticked with Tree::tickExactlyOnce. Conditions are ConditionNodes and
+// actions StatefulActionNodes (onStart from idle, onRunning after RUNNING, onHalted when a
+// running action is halted: an abort), each holding its agent, so no leaf reads a blackboard:
+// what is timed is BT.CPP's own walk and calls.
+#ifdef THICKET_BENCH_BTCPP
+namespace btcpp {
+
+struct Agent {
+  uint32_t id = 0;
+  uint64_t tick = 0;
+};
+
+inline Status from_bt(BT::NodeStatus s) {
+  switch (s) {
+    case BT::NodeStatus::SUCCESS: return Status::Success;
+    case BT::NodeStatus::FAILURE: return Status::Failure;
+    case BT::NodeStatus::RUNNING: return Status::Running;
+    default: return Status::Invalid;
+  }
+}
+inline BT::NodeStatus to_bt(Status s) {
+  return s == Status::Success ? BT::NodeStatus::SUCCESS
+         : s == Status::Failure ? BT::NodeStatus::FAILURE
+                                : BT::NodeStatus::RUNNING;
+}
+
+template <bool Count>
+class Cond final : public BT::ConditionNode {
+ public:
+  Cond(const std::string& name, const BT::NodeConfig& config, const Agent* a, uint32_t j, Counters* c)
+      : BT::ConditionNode(name, config), a_(a), j_(j), c_(c) {}
+  static BT::PortsList providedPorts() { return {}; }
+  BT::NodeStatus tick() override {
+    if constexpr (Count) ++c_->cond[j_];
+    return cond_leaf(j_, a_->tick + a_->id) ? BT::NodeStatus::SUCCESS : BT::NodeStatus::FAILURE;
+  }
+
+ private:
+  const Agent* a_;
+  uint32_t j_;
+  Counters* c_;
+};
+
+template <bool Count>
+class Act final : public BT::StatefulActionNode {
+ public:
+  Act(const std::string& name, const BT::NodeConfig& config, const Agent* a, uint32_t k, Counters* c)
+      : BT::StatefulActionNode(name, config), a_(a), k_(k), c_(c) {}
+  static BT::PortsList providedPorts() { return {}; }
+  BT::NodeStatus onStart() override {
+    if constexpr (Count) ++c_->starts;
+    return step();
+  }
+  BT::NodeStatus onRunning() override { return step(); }
+  void onHalted() override {
+    if constexpr (Count) ++c_->aborts;
+  }
+
+ private:
+  BT::NodeStatus step() {
+    const Status s = act_leaf(k_, a_->tick + a_->id);
+    if constexpr (Count) {
+      ++c_->act[k_];
+      c_->running += s == Status::Running;
+    }
+    return to_bt(s);
+  }
+  const Agent* a_;
+  uint32_t k_;
+  Counters* c_;
+};
+
+struct World {
+  BT::BehaviorTreeFactory factory;
+  std::vector<Agent> agents;  // sized once: the leaves point into it
+  std::vector<BT::Tree> trees;
+  const Agent* building = nullptr;  // the agent whose tree the factory is making
+  double create_ns_per_agent = 0;
+  template <bool Count>
+  World(size_t n, Counters* c, std::integral_constant<bool, Count>) : agents(n) {
+    for (uint32_t j = 0; j < kConds; ++j)
+      factory.registerBuilder<Cond<Count>>(leaf_name('C', j), [this, j, c](const std::string& name, const BT::NodeConfig& cfg) {
+        return std::make_unique<Cond<Count>>(name, cfg, building, j, c);
+      });
+    for (uint32_t k = 0; k < kActs; ++k)
+      factory.registerBuilder<Act<Count>>(leaf_name('A', k), [this, k, c](const std::string& name, const BT::NodeConfig& cfg) {
+        return std::make_unique<Act<Count>>(name, cfg, building, k, c);
+      });
+    factory.registerBehaviorTreeFromText(t31_xml());
+    trees.reserve(n);
+    create_ns_per_agent = time_ns([&] {
+                            for (size_t i = 0; i < n; ++i) {
+                              agents[i].id = static_cast<uint32_t>(i + 1);
+                              building = &agents[i];
+                              trees.push_back(factory.createTree("T31"));
+                            }
+                          }) /
+                          static_cast<double>(n);
+  }
+  void run(int ticks, Counters* verify = nullptr) {
+    for (int t = 0; t < ticks; ++t)
+      for (size_t i = 0; i < trees.size(); ++i) {
+        ++agents[i].tick;
+        const BT::NodeStatus s = trees[i].tickExactlyOnce();
+        if (verify) verify->root(from_bt(s));
+      }
+  }
+};
+
+}  // namespace btcpp
+#endif
+
 // ---- thicket -------------------------------------------------------------------------------
 
 // Native leaves C0..C5, A0..A14. Timed: plain functions (NativeLeafFn), the leaf's index as
@@ -776,8 +916,9 @@ struct ThicketWorld {
   // With `count` and `plain_fn`, the counting leaves are plain functions without hooks.
   // `agent_local`: native leaves registered agent_local (the batched walk; plain functions only).
   // `std_fn`: the timed leaves as NativeLeaf (std::function) instead of NativeLeafFn.
+  // `yaml`: the brain's text instead of T31's own (native leaves): T31 imported from BT.CPP XML.
   ThicketWorld(size_t n, Counters* count, const std::string& lua_dir, bool plain_fn = false, bool agent_local = false,
-               bool std_fn = false) {
+               bool std_fn = false, const std::string& yaml = "") {
     std::vector<thicket::Diagnostic> diags;
     std::optional<thicket::BrainHandle> b;
     if (lua_dir.empty()) {
@@ -787,7 +928,7 @@ struct ThicketWorld {
         register_native_fn_counting(*rt, count, agent_local);
       else
         register_native(*rt, count, agent_local);
-      b = rt->load_string(t31_yaml(3, false), "t31.yaml", diags);
+      b = rt->load_string(yaml.empty() ? t31_yaml(3, false) : yaml, "t31.yaml", diags);
     } else {
       b = rt->load_file(lua_dir + "/t31.yaml", diags);
     }
@@ -819,10 +960,33 @@ struct ThicketWorld {
 
 // ---- the measurements ------------------------------------------------------------------------
 
+// The thicket executable beside this benchmark (the CLI rows), or empty.
+std::filesystem::path cli_beside() {
+  std::error_code ec;
+  const std::filesystem::path cli = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "thicket";
+  return !ec && std::filesystem::exists(cli) ? cli : std::filesystem::path();
+}
+
+// T31's BT.CPP XML imported by `thicket import` (the row native-bt: BT.CPP's semantics, bt_*
+// kinds, thicket's walk and the native leaves); empty, and the row left out, without the CLI.
+std::string g_imported_yaml;
+void import_t31(const TempDir& dir) {
+  const std::filesystem::path cli = cli_beside();
+  if (cli.empty()) return;
+  const std::string xml = dir.write("t31.xml", t31_xml()), out = dir / "t31_bt.yaml";
+  const std::string command = "'" + cli.string() + "' import '" + xml + "' -o '" + out + "' >/dev/null 2>&1";
+  if (std::system(command.c_str()) != 0) {
+    std::printf("  FAILED: %s\n", command.c_str());
+    std::exit(1);
+  }
+  std::ifstream in(out);
+  g_imported_yaml.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
 // Runs every implementation with counting leaves over the same ticks; prints whether they agree.
 bool verify(const TempDir& counting_dir, const TempDir& counting_local_dir, const std::string& counting_lua, size_t n,
             int ticks) {
-  Counters floor_c, seed_c, native_c, fn_c, batch_c, bare_c, lua_c, lua_local_c;
+  Counters floor_c, seed_c, native_c, fn_c, batch_c, bare_c, lua_c, lua_local_c, imported_c;
   {
     FloorWorld w(n);
     FloorLeaves<true> lv{&floor_c};
@@ -839,6 +1003,10 @@ bool verify(const TempDir& counting_dir, const TempDir& counting_local_dir, cons
   {
     ThicketWorld w(n, &fn_c, "", true);
     w.run(ticks, &fn_c);
+  }
+  if (!g_imported_yaml.empty()) {
+    ThicketWorld w(n, &imported_c, "", false, false, false, g_imported_yaml);
+    w.run(ticks, &imported_c);
   }
   {
     ThicketWorld w(n, &batch_c, "", true, true);
@@ -863,6 +1031,17 @@ bool verify(const TempDir& counting_dir, const TempDir& counting_local_dir, cons
   };
   count_lua(counting_dir, lua_c);
   count_lua(counting_local_dir, lua_local_c);
+#ifdef THICKET_BENCH_BTCPP
+  Counters bt_c;
+  {
+    // Read before the world goes: a BT::Tree halts its running nodes when destroyed, and each
+    // halted action's onHalted would count as one more abort.
+    Counters live;
+    btcpp::World w(n, &live, std::true_type{});
+    w.run(ticks, &live);
+    bt_c = live;
+  }
+#endif
   Counters pure_c;
   uint64_t pure_roots[3] = {};
   {
@@ -897,10 +1076,18 @@ bool verify(const TempDir& counting_dir, const TempDir& counting_local_dir, cons
   line("seed000", seed_c, true, seed_ok);
   line("native", native_c, true, native_ok);
   line("native-fn", fn_c, false, fn_ok);
+  const bool imported_ok = g_imported_yaml.empty() || full(imported_c);
+  if (!g_imported_yaml.empty()) line("native-bt", imported_c, true, imported_ok);
   line("batch", batch_c, false, batch_ok);
   line("bare-lua", bare_c, true, bare_ok);
   line("lua", lua_c, false, lua_ok);
   line("lua-local", lua_local_c, false, lua_local_ok);
+#ifdef THICKET_BENCH_BTCPP
+  const bool bt_ok = full(bt_c);
+  line("bt.cpp", bt_c, true, bt_ok);
+#else
+  const bool bt_ok = true;
+#endif
   std::printf("  %-9s leaf calls %8llu  root success/failure/running %llu/%llu/%llu  %s\n", "pure-lua",
               static_cast<unsigned long long>(pure_c.calls()), static_cast<unsigned long long>(pure_roots[0]),
               static_cast<unsigned long long>(pure_roots[1]), static_cast<unsigned long long>(pure_roots[2]),
@@ -910,7 +1097,9 @@ bool verify(const TempDir& counting_dir, const TempDir& counting_local_dir, cons
               "   batch: the same registered agent_local, ticked by the batched walk: compared likewise;\n"
               "   lua: plain Lua functions have no start/stop hooks: calls and root statuses compared;\n"
               "   lua-local: the same leaves reading the clock through a local: compared likewise;\n"
-              "   pure-lua: calls and the count of each root status)\n");
+              "   pure-lua: calls and the count of each root status;\n"
+              "   native-bt: T31's BT.CPP XML imported by `thicket import` (bt_* kinds), std::function leaves with\n"
+              "   hooks; bt.cpp: BehaviorTree.CPP itself, when built with it: both compared in full)\n");
   bool every_leaf = true;
   for (uint64_t c : floor_c.cond) every_leaf = every_leaf && c > 0;
   for (uint64_t c : floor_c.act) every_leaf = every_leaf && c > 0;
@@ -928,9 +1117,16 @@ bool verify(const TempDir& counting_dir, const TempDir& counting_local_dir, cons
   std::printf("; A0-A14");
   for (uint64_t c : floor_c.act) std::printf(" %llu", static_cast<unsigned long long>(c));
   std::printf("\n");
-  bool all = seed_ok && native_ok && fn_ok && batch_ok && bare_ok && lua_ok && lua_local_ok && pure_ok && every_leaf &&
-             every_branch;
-  std::printf("  => all nine implementations made the same decisions: %s\n", all ? "YES" : "NO");
+  bool all = seed_ok && native_ok && fn_ok && batch_ok && bare_ok && lua_ok && lua_local_ok && pure_ok && bt_ok &&
+             imported_ok && every_leaf && every_branch;
+  int implementations = 9 + !g_imported_yaml.empty();
+  std::string bt_version;
+#ifdef THICKET_BENCH_BTCPP
+  ++implementations;
+  bt_version = std::string(" (BehaviorTree.CPP ") + BT::LibraryVersionString() + " among them)";
+#endif
+  std::printf("  => all %d implementations%s made the same decisions: %s\n", implementations, bt_version.c_str(),
+              all ? "YES" : "NO");
   return all;
 }
 
@@ -950,9 +1146,15 @@ Timed time_ticks(const TempDir& dir, const TempDir& local_dir, const std::string
   ThicketWorld native_w(n, nullptr, "");
   ThicketWorld std_w(n, nullptr, "", false, false, true);
   ThicketWorld batch_w(n, nullptr, "", false, true);
+  std::unique_ptr<ThicketWorld> imported_w;
+  if (!g_imported_yaml.empty()) imported_w = std::make_unique<ThicketWorld>(n, nullptr, "", false, false, false, g_imported_yaml);
   ThicketWorld lua_w(n, nullptr, dir.path.string());
   ThicketWorld lua_local_w(n, nullptr, local_dir.path.string());
   PureLua pure_w(n, false);
+#ifdef THICKET_BENCH_BTCPP
+  btcpp::World bt_w(n, nullptr, std::false_type{});
+  bt_w.run(warmup);
+#endif
 
   floor_w.run(warmup, floor_lv);
   fn_w.run(warmup, fn_lv);
@@ -961,6 +1163,7 @@ Timed time_ticks(const TempDir& dir, const TempDir& local_dir, const std::string
   native_w.run(warmup);
   std_w.run(warmup);
   batch_w.run(warmup);
+  if (imported_w) imported_w->run(warmup);
   lua_w.run(warmup);
   lua_local_w.run(warmup);
   pure_w.run(warmup);
@@ -974,6 +1177,9 @@ Timed time_ticks(const TempDir& dir, const TempDir& local_dir, const std::string
   rows.add("native-std", "thicket, the same leaves as NativeLeaf (std::function, through a thunk)",
            [&](int t) { std_w.run(t); });
   rows.add("native-batch", "thicket, the same leaves agent_local: the batched walk", [&](int t) { batch_w.run(t); });
+  if (imported_w)
+    rows.add("native-bt", "thicket, T31's BT.CPP XML imported (bt_* kinds: BT.CPP's semantics), native leaves",
+             [&](int t) { imported_w->run(t); });
   rows.add("bare-lua", "floor logic + one bare lua_pcall per leaf call (baseline C)",
            [&](int t) { bare_w.run(t, bare_lv); });
   rows.add("pure-lua", "the floor's logic and leaves in plain Lua 5.4, no engine (baseline D)",
@@ -981,6 +1187,10 @@ Timed time_ticks(const TempDir& dir, const TempDir& local_dir, const std::string
   rows.add("lua", "thicket, Lua leaves", [&](int t) { lua_w.run(t); });
   rows.add("lua-local", "thicket, the Lua leaves calling `local tick = thicket.tick` (guide 8.8)",
            [&](int t) { lua_local_w.run(t); });
+#ifdef THICKET_BENCH_BTCPP
+  rows.add("bt.cpp", "BehaviorTree.CPP itself, a BT::Tree per agent, tickExactlyOnce (baseline E)",
+           [&](int t) { bt_w.run(t); });
+#endif
   rows.measure(reps, block, static_cast<double>(n) * block);
 
   std::printf("\nns per agent-tick, %zu agent%s (%d reps of %d ticks; median, best in brackets):\n", n,
@@ -997,6 +1207,18 @@ Timed time_ticks(const TempDir& dir, const TempDir& local_dir, const std::string
                 "seed000/native-batch %.2fx\n",
                 rows.ratio("native-std", "floor", best), rows.ratio("native-batch", "floor", best),
                 rows.ratio("seed000", "native-std", best), rows.ratio("seed000", "native-batch", best));
+    if (imported_w)
+      std::printf("                     native-bt/native %.2fx (the imported tree beside thicket's own)\n",
+                  rows.ratio("native-bt", "native", best));
+#ifdef THICKET_BENCH_BTCPP
+    std::printf("                     bt.cpp/native %.1fx, bt.cpp/native-std %.1fx, bt.cpp/native-batch %.1fx "
+                "(the project's aim: 50-150x)   bt.cpp/lua %.2fx\n",
+                rows.ratio("bt.cpp", "native", best), rows.ratio("bt.cpp", "native-std", best),
+                rows.ratio("bt.cpp", "native-batch", best), rows.ratio("bt.cpp", "lua", best));
+    if (imported_w)
+      std::printf("                     bt.cpp/native-bt %.1fx (the same XML, imported into thicket)\n",
+                  rows.ratio("bt.cpp", "native-bt", best));
+#endif
   }
   return {rows.stat("native"), rows.stat("lua"), rows.stat("lua-local"), rows.stat("pure-lua")};
 }
@@ -1011,9 +1233,9 @@ Timed time_ticks(const TempDir& dir, const TempDir& local_dir, const std::string
 void time_cli(const TempDir& dir, const TempDir& local_dir, const Timed& in_process) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const fs::path cli = fs::read_symlink("/proc/self/exe", ec).parent_path() / "thicket";
+  const fs::path cli = cli_beside();
   std::printf("\nthe CLI on the same files, 10000 agents (thicket run t31.yaml --agents 10000 --ticks T --quiet):\n");
-  if (ec || !fs::exists(cli)) {
+  if (cli.empty()) {
     std::printf("  skipped: no thicket executable beside this benchmark\n");
     return;
   }
@@ -1067,9 +1289,10 @@ int main(int argc, char** argv) {
     w.run(std::stoi(argv[3]));
     return 0;
   }
-  // `bench_t31 --alone native|native-batch|object-graph N T`: one world alone (thicket's native
-  // leaves, the same agent_local, or baseline A, seed000's object graph), N agents, T ticks
-  // (for profilers).
+  // `bench_t31 --alone native|native-batch|native-bt|object-graph|bt.cpp N T`: one world alone
+  // (thicket's native leaves, the same agent_local, the same on T31 imported from BT.CPP XML,
+  // baseline A, seed000's object graph, or baseline E, BehaviorTree.CPP when built with it),
+  // N agents, T ticks (for profilers).
   if (argc == 5 && std::string(argv[1]) == "--alone") {
     const std::string which = argv[2];
     const size_t n = std::stoul(argv[3]);
@@ -1077,6 +1300,15 @@ int main(int argc, char** argv) {
     if (which == "native") ThicketWorld(n, nullptr, "").run(ticks);
     else if (which == "native-batch") ThicketWorld(n, nullptr, "", false, true).run(ticks);
     else if (which == "object-graph") seed::World(n, nullptr, std::false_type{}).run(ticks);
+    else if (which == "native-bt") {
+      TempDir dir("bench_t31_alone");
+      import_t31(dir);
+      if (g_imported_yaml.empty()) return 64;
+      ThicketWorld(n, nullptr, "", false, false, false, g_imported_yaml).run(ticks);
+    }
+#ifdef THICKET_BENCH_BTCPP
+    else if (which == "bt.cpp") btcpp::World(n, nullptr, std::false_type{}).run(ticks);
+#endif
     else return 64;
     return 0;
   }
@@ -1096,6 +1328,7 @@ int main(int argc, char** argv) {
   std::printf(
       "bench_t31: the T31 tree (31 nodes: active_selector over 3 x [2 conditions, selector of 3 actions,\n"
       "sequence of 2 actions]); leaves are a pure function of tick + agent id, period 16 ticks.\n\n");
+  import_t31(dir);
   bool same = verify(counting_dir, counting_local_dir, counting_lua, 1000, 96);
 
   // Per-agent state.
@@ -1126,6 +1359,15 @@ int main(int argc, char** argv) {
                 seed_heap);
     std::printf("  floor    %zu bytes (sizeof FloorAgent: id, Lua ref for baseline C, running branch/stage/position)\n",
                 sizeof(FloorAgent));
+#ifdef THICKET_BENCH_BTCPP
+    {
+      const size_t h0 = mallinfo2().uordblks;
+      btcpp::World bw(10000, nullptr, std::false_type{});
+      std::printf("  bt.cpp   %zu bytes malloc'd per agent (its BT::Tree of 31 nodes and a blackboard; the factory\n"
+                  "           and its parsed XML, made once, included); Tree made by factory.createTree: %.1f us per agent\n",
+                  (mallinfo2().uordblks - h0) / 10000, bw.create_ns_per_agent / 1e3);
+    }
+#endif
 
     // Spawn: median of 5 fresh runtimes of 10k agents each.
     std::vector<double> nat, lua;
