@@ -52,6 +52,7 @@ void dump_script(std::ostream& out, const Program& p, uint32_t script) {
 std::string params(const Program& p, uint32_t i, bool by_id = false) {
   const Node& n = p.nodes[i];
   std::ostringstream out;
+  if (n.flags & kLowered) out << " as=" << kind_info(n.kind).name;  // runs as (lower_imported)
   switch (n.kind) {
     case NodeKind::Sequence:
     case NodeKind::Selector:
@@ -220,7 +221,8 @@ std::string dump_program(const Program& p) {
   std::vector<int> depth = depths(p);
   for (uint32_t i = 0; i < p.nodes.size(); ++i) {
     const Node& n = p.nodes[i];
-    std::string kind = std::string(depth[i] * 2, ' ') + kind_info(n.kind).name;
+    // A lowered node (compile_imported.cpp) by the kind its file gives, and what it runs as.
+    std::string kind = std::string(depth[i] * 2, ' ') + kind_info(n.flags & kLowered ? lowered_from(n.kind) : n.kind).name;
     out << std::setw(4) << i << " " << std::left << std::setw(24) << kind << std::right << " id=" << p.ids[i]
         << " end=" << n.end;
     if (n.state) out << " state@" << n.state;

@@ -281,4 +281,41 @@ void check_imported(Program& p, const std::vector<std::string>& files, std::vect
   }
 }
 
+// Why the lowered kinds make the same calls (docs/design/import-semantics.md has BT.CPP's code):
+// - Sequence and Fallback resume at their running child and start from the first otherwise,
+//   as thicket's sequence and selector do (BT.CPP's index is 0 whenever the node is not
+//   running: a completion and a halt reset it). ReactiveFallback ticks every child from the
+//   first each tick and halts the one that ran before when another decides, after that one's
+//   tick, as active_selector does.
+// - BT.CPP resets (halts) a node's children when the node completes, and a reactive node all
+//   but the running child after each tick, so no leaf of such a subtree is ever ticked while it
+//   holds a finished status (the one case where an action returns without a call, bt_child).
+// - Leaves never return SKIPPED, so neither does such a subtree, and no async node yields.
+// A parent of any kind sees the same results and halts it the same way (its running action's
+// stop). Children of a BT.CPP node with zero children would be SKIPPED: not lowered.
+void lower_imported(Program& p) {
+  std::vector<char> plain(p.nodes.size(), 0);  // the node is a leaf or lowered
+  for (size_t i = p.nodes.size(); i-- > 0;) {  // children come after their parent
+    Node& n = p.nodes[i];
+    NodeKind to;
+    switch (n.kind) {
+      case NodeKind::Action:
+      case NodeKind::Condition:
+      case NodeKind::Check: plain[i] = 1; continue;
+      case NodeKind::BtSequence: to = NodeKind::Sequence; break;
+      case NodeKind::BtFallback: to = NodeKind::Selector; break;
+      case NodeKind::BtReactiveFallback: to = NodeKind::ActiveSelector; break;
+      default: continue;
+    }
+    if (n.count == 0 || (n.kind != NodeKind::BtReactiveFallback && n.a != 0)) continue;  // none, or async
+    bool leaves_only = true;
+    for (uint16_t k = 0; k < n.count && leaves_only; ++k) leaves_only = plain[p.child(n, k)];
+    if (!leaves_only) continue;
+    n.kind = to;
+    n.a = n.b = 0;  // no aborts: nothing observed
+    n.flags = kLowered;
+    plain[i] = 1;
+  }
+}
+
 }  // namespace thicket

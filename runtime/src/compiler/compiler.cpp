@@ -522,6 +522,7 @@ std::unique_ptr<Program> compile_with(const BrainSource& src, const std::string&
     failed = failed || diags.size() != before;
   }
   if (failed) return nullptr;
+  lower_imported(*p);
   compute_observed(*p);
   layout_state(*p);
   return p;

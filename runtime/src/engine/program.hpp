@@ -71,6 +71,17 @@ inline constexpr uint8_t kObserved = 0x20;  // condition: observed by some compo
 // no clock tests, no other children ticked. A running action under passive nodes only is
 // resumed directly (tick.cpp), which keeps a resume's cost independent of the tree's size.
 inline constexpr uint8_t kPassive = 0x40;
+// Lowered (compile_imported.cpp, lower_imported): a BT.CPP Sequence, Fallback or
+// ReactiveFallback whose subtree holds only leaves and nodes lowered likewise, compiled as the
+// sequence, selector or active_selector that makes the same calls; `thicket dump` names it
+// by its bt_* kind (lowered_from).
+inline constexpr uint8_t kLowered = 0x80;
+// The bt_* kind a lowered node was written as.
+inline NodeKind lowered_from(NodeKind k) {
+  return k == NodeKind::Sequence ? NodeKind::BtSequence
+         : k == NodeKind::Selector ? NodeKind::BtFallback
+                                   : NodeKind::BtReactiveFallback;
+}
 
 inline constexpr uint16_t kNoPos = 0xFFFF;
 

@@ -282,6 +282,64 @@ root:
   CHECK(rt.get_number(agent, halts) == 1);
 }
 
+TEST_CASE("BT.CPP's Sequence, Fallback and ReactiveFallback over leaves run as thicket's kinds: the plain walk") {
+  // lower_imported (compile_imported.cpp): a bt_sequence, bt_fallback (not async) or
+  // bt_reactive_fallback whose children are all leaves or lowered nodes is compiled as a
+  // sequence, selector or active_selector (flagged kLowered); any other child keeps it (and the
+  // nodes above it) a bt_* node. The recorded BT.CPP cases (tests/import) check the calls.
+  thicket::Runtime rt;
+  Log log;
+  register_leaves(rt, log);
+  std::vector<thicket::Diagnostic> diags;
+  auto mixed = rt.load_string(R"(tree: mixed
+root:
+  bt_reactive_fallback:
+    - bt_sequence:
+        - condition: C
+        - bt_fallback: [{action: A}, {action: A}]
+    - bt_guard:
+        skip_if: "false"
+        child:
+          bt_sequence: [{action: A}]
+    - bt_sequence:
+        async: true
+        children: [{action: A}, {action: A}]
+)",
+                              "mixed.yaml", diags);
+  for (const auto& d : diags) MESSAGE(d.message);
+  REQUIRE(mixed);
+  const thicket::Program& p = *rt.impl().brains[mixed->index]->program;
+  using thicket::NodeKind;
+  auto lowered = [&](uint32_t i, NodeKind as) { return p.nodes[i].kind == as && (p.nodes[i].flags & thicket::kLowered); };
+  CHECK(p.nodes[0].kind == NodeKind::BtReactiveFallback);  // a bt_guard below: kept
+  CHECK(lowered(1, NodeKind::Sequence));
+  CHECK(lowered(3, NodeKind::Selector));
+  CHECK(p.nodes[6].kind == NodeKind::BtGuard);
+  CHECK(lowered(7, NodeKind::Sequence));  // under the guard, its own subtree is leaves only
+  CHECK(p.nodes[9].kind == NodeKind::BtSequence);  // async: it yields between children
+  const std::string dump = rt.dump(*mixed);
+  CHECK(dump.find("bt_sequence") != std::string::npos);
+  CHECK(dump.find(" as=sequence") != std::string::npos);
+  CHECK(dump.find(" as=selector") != std::string::npos);
+  CHECK(dump.find(" as=active_selector") == std::string::npos);
+
+  // T31's shape as BT.CPP writes it: every node lowered, so the plain walk and its one-pass
+  // abort (no imported node has a halt of its own left).
+  auto t31 = rt.load_string(R"(tree: reactive
+root:
+  bt_reactive_fallback:
+    - bt_sequence: [{condition: C}, {bt_fallback: [{action: A}, {action: A}]}, {action: A}]
+    - bt_sequence: [{condition: C}, {action: A}]
+)",
+                            "reactive.yaml", diags);
+  REQUIRE(t31);
+  const thicket::Program& q = *rt.impl().brains[t31->index]->program;
+  CHECK((q.nodes[0].kind == NodeKind::ActiveSelector && (q.nodes[0].flags & thicket::kLowered)));
+  CHECK(q.plain_walk);
+  CHECK(q.span_abort);
+  CHECK(rt.dump(*t31).find("bt_reactive_fallback") != std::string::npos);
+}
+
 TEST_CASE("a load prepares its own brain only; a leaf replaced by name prepares the brains that call it") {
   // Loading the n-th brain cost a pass over the n - 1 before it (each load prepared every brain's
   // ops again): a runtime loading thousands of brains spent most of its time there.
