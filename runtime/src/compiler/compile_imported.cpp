@@ -290,7 +290,10 @@ void check_imported(Program& p, const std::vector<std::string>& files, std::vect
 // - BT.CPP resets (halts) a node's children when the node completes, and a reactive node all
 //   but the running child after each tick, so no leaf of such a subtree is ever ticked while it
 //   holds a finished status (the one case where an action returns without a call, bt_child).
-// - Leaves never return SKIPPED, so neither does such a subtree, and no async node yields.
+// - Inverter, ForceSuccess and ForceFailure pass RUNNING on, map a completion as invert,
+//   force_success and force_failure do, and reset their child when it completes.
+// - Leaves never return SKIPPED (nor do AlwaysSuccess and AlwaysFailure), so neither does such a
+//   subtree, and no async node yields.
 // A parent of any kind sees the same results and halts it the same way (its running action's
 // stop). Children of a BT.CPP node with zero children would be SKIPPED: not lowered.
 void lower_imported(Program& p) {
@@ -302,12 +305,19 @@ void lower_imported(Program& p) {
       case NodeKind::Action:
       case NodeKind::Condition:
       case NodeKind::Check: plain[i] = 1; continue;
+      case NodeKind::Always:  // AlwaysSuccess, AlwaysFailure: a leaf of a fixed result
+        plain[i] = n.a == static_cast<uint32_t>(Status::Success) || n.a == static_cast<uint32_t>(Status::Failure);
+        continue;
       case NodeKind::BtSequence: to = NodeKind::Sequence; break;
       case NodeKind::BtFallback: to = NodeKind::Selector; break;
       case NodeKind::BtReactiveFallback: to = NodeKind::ActiveSelector; break;
+      case NodeKind::BtInverter: to = NodeKind::Invert; break;
+      case NodeKind::BtForceSuccess: to = NodeKind::ForceSuccess; break;
+      case NodeKind::BtForceFailure: to = NodeKind::ForceFailure; break;
       default: continue;
     }
-    if (n.count == 0 || (n.kind != NodeKind::BtReactiveFallback && n.a != 0)) continue;  // none, or async
+    const bool async = (n.kind == NodeKind::BtSequence || n.kind == NodeKind::BtFallback) && n.a != 0;
+    if (n.count == 0 || async) continue;
     bool leaves_only = true;
     for (uint16_t k = 0; k < n.count && leaves_only; ++k) leaves_only = plain[p.child(n, k)];
     if (!leaves_only) continue;

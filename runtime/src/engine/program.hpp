@@ -71,16 +71,22 @@ inline constexpr uint8_t kObserved = 0x20;  // condition: observed by some compo
 // no clock tests, no other children ticked. A running action under passive nodes only is
 // resumed directly (tick.cpp), which keeps a resume's cost independent of the tree's size.
 inline constexpr uint8_t kPassive = 0x40;
-// Lowered (compile_imported.cpp, lower_imported): a BT.CPP Sequence, Fallback or
-// ReactiveFallback whose subtree holds only leaves and nodes lowered likewise, compiled as the
-// sequence, selector or active_selector that makes the same calls; `thicket dump` names it
-// by its bt_* kind (lowered_from).
+// Lowered (compile_imported.cpp, lower_imported): a BT.CPP Sequence, Fallback,
+// ReactiveFallback, Inverter, ForceSuccess or ForceFailure whose subtree holds only leaves and
+// nodes lowered likewise, compiled as the thicket kind that makes the same calls; `thicket
+// dump` names it by its bt_* kind (lowered_from).
 inline constexpr uint8_t kLowered = 0x80;
 // The bt_* kind a lowered node was written as.
 inline NodeKind lowered_from(NodeKind k) {
-  return k == NodeKind::Sequence ? NodeKind::BtSequence
-         : k == NodeKind::Selector ? NodeKind::BtFallback
-                                   : NodeKind::BtReactiveFallback;
+  switch (k) {
+    case NodeKind::Sequence: return NodeKind::BtSequence;
+    case NodeKind::Selector: return NodeKind::BtFallback;
+    case NodeKind::ActiveSelector: return NodeKind::BtReactiveFallback;
+    case NodeKind::Invert: return NodeKind::BtInverter;
+    case NodeKind::ForceSuccess: return NodeKind::BtForceSuccess;
+    case NodeKind::ForceFailure: return NodeKind::BtForceFailure;
+    default: return k;
+  }
 }
 
 inline constexpr uint16_t kNoPos = 0xFFFF;

@@ -127,8 +127,10 @@ void Engine::prepare_ops(Program& p, bool fast) {
   p.plain_walk = fast;
   for (const NodeOp& o : p.ops) p.plain_walk = p.plain_walk && o.op != Op::Cond && o.op != Op::Action;
   p.span_abort = p.plain_walk;  // every action is a native one without hooks: no stop to call
-  // (An imported node has its halt to do, a bt_guard its _onHalted script: Engine::abort.)
-  for (const Node& n : p.nodes) p.span_abort = p.span_abort && n.kind != NodeKind::Log && !is_imported_kind(n.kind);
+  // (An imported node has its halt to do, a bt_guard its _onHalted script: Engine::abort.
+  // `always` has none.)
+  for (const Node& n : p.nodes)
+    p.span_abort = p.span_abort && n.kind != NodeKind::Log && (!is_imported_kind(n.kind) || n.kind == NodeKind::Always);
   // The batched walk takes plain composites and agent_local native leaves only.
   p.batchable = fast && !p.nodes.empty();
   std::vector<uint16_t> depth(p.nodes.size(), 0);  // composites above each node

@@ -283,10 +283,11 @@ root:
 }
 
 TEST_CASE("BT.CPP's Sequence, Fallback and ReactiveFallback over leaves run as thicket's kinds: the plain walk") {
-  // lower_imported (compile_imported.cpp): a bt_sequence, bt_fallback (not async) or
-  // bt_reactive_fallback whose children are all leaves or lowered nodes is compiled as a
-  // sequence, selector or active_selector (flagged kLowered); any other child keeps it (and the
-  // nodes above it) a bt_* node. The recorded BT.CPP cases (tests/import) check the calls.
+  // lower_imported (compile_imported.cpp): a bt_sequence, bt_fallback (not async),
+  // bt_reactive_fallback, bt_inverter, bt_force_success or bt_force_failure whose children are
+  // all leaves or lowered nodes is compiled as thicket's kind (flagged kLowered); any other
+  // child keeps it (and the nodes above it) a bt_* node. The recorded BT.CPP cases
+  // (tests/import) check the calls.
   thicket::Runtime rt;
   Log log;
   register_leaves(rt, log);
@@ -323,18 +324,22 @@ root:
   CHECK(dump.find(" as=selector") != std::string::npos);
   CHECK(dump.find(" as=active_selector") == std::string::npos);
 
-  // T31's shape as BT.CPP writes it: every node lowered, so the plain walk and its one-pass
-  // abort (no imported node has a halt of its own left).
+  // T31's shape as BT.CPP writes it, and decorators: every node lowered (an `always` stays,
+  // with no halt of its own), so the plain walk and its one-pass abort.
   auto t31 = rt.load_string(R"(tree: reactive
 root:
   bt_reactive_fallback:
     - bt_sequence: [{condition: C}, {bt_fallback: [{action: A}, {action: A}]}, {action: A}]
-    - bt_sequence: [{condition: C}, {action: A}]
+    - bt_sequence: [{bt_inverter: {condition: C}}, {action: A}]
+    - bt_force_success: {bt_force_failure: {always: success}}
 )",
                             "reactive.yaml", diags);
   REQUIRE(t31);
   const thicket::Program& q = *rt.impl().brains[t31->index]->program;
   CHECK((q.nodes[0].kind == NodeKind::ActiveSelector && (q.nodes[0].flags & thicket::kLowered)));
+  CHECK((q.nodes[8].kind == NodeKind::Invert && (q.nodes[8].flags & thicket::kLowered)));
+  CHECK((q.nodes[11].kind == NodeKind::ForceSuccess && (q.nodes[11].flags & thicket::kLowered)));
+  CHECK((q.nodes[12].kind == NodeKind::ForceFailure && (q.nodes[12].flags & thicket::kLowered)));
   CHECK(q.plain_walk);
   CHECK(q.span_abort);
   CHECK(rt.dump(*t31).find("bt_reactive_fallback") != std::string::npos);
