@@ -715,50 +715,52 @@ inline BT::NodeStatus to_bt(Status s) {
                                 : BT::NodeStatus::RUNNING;
 }
 
+// What a leaf node holds: its agent, its leaf's index, the counters (verification only).
+struct Where {
+  const Agent* agent;
+  uint32_t index;
+  Counters* c;
+  uint64_t h() const { return agent->tick + agent->id; }
+};
+
 template <bool Count>
 class Cond final : public BT::ConditionNode {
  public:
-  Cond(const std::string& name, const BT::NodeConfig& config, const Agent* a, uint32_t j, Counters* c)
-      : BT::ConditionNode(name, config), a_(a), j_(j), c_(c) {}
+  Cond(const std::string& name, const BT::NodeConfig& config, Where w) : BT::ConditionNode(name, config), w_(w) {}
   static BT::PortsList providedPorts() { return {}; }
   BT::NodeStatus tick() override {
-    if constexpr (Count) ++c_->cond[j_];
-    return cond_leaf(j_, a_->tick + a_->id) ? BT::NodeStatus::SUCCESS : BT::NodeStatus::FAILURE;
+    if constexpr (Count) ++w_.c->cond[w_.index];
+    return cond_leaf(w_.index, w_.h()) ? BT::NodeStatus::SUCCESS : BT::NodeStatus::FAILURE;
   }
 
  private:
-  const Agent* a_;
-  uint32_t j_;
-  Counters* c_;
+  Where w_;
 };
 
 template <bool Count>
 class Act final : public BT::StatefulActionNode {
  public:
-  Act(const std::string& name, const BT::NodeConfig& config, const Agent* a, uint32_t k, Counters* c)
-      : BT::StatefulActionNode(name, config), a_(a), k_(k), c_(c) {}
+  Act(const std::string& name, const BT::NodeConfig& config, Where w) : BT::StatefulActionNode(name, config), w_(w) {}
   static BT::PortsList providedPorts() { return {}; }
   BT::NodeStatus onStart() override {
-    if constexpr (Count) ++c_->starts;
+    if constexpr (Count) ++w_.c->starts;
     return step();
   }
   BT::NodeStatus onRunning() override { return step(); }
   void onHalted() override {
-    if constexpr (Count) ++c_->aborts;
+    if constexpr (Count) ++w_.c->aborts;
   }
 
  private:
   BT::NodeStatus step() {
-    const Status s = act_leaf(k_, a_->tick + a_->id);
+    const Status s = act_leaf(w_.index, w_.h());
     if constexpr (Count) {
-      ++c_->act[k_];
-      c_->running += s == Status::Running;
+      ++w_.c->act[w_.index];
+      w_.c->running += s == Status::Running;
     }
     return to_bt(s);
   }
-  const Agent* a_;
-  uint32_t k_;
-  Counters* c_;
+  Where w_;
 };
 
 struct World {
@@ -769,14 +771,14 @@ struct World {
   double create_ns_per_agent = 0;
   template <bool Count>
   World(size_t n, Counters* c, std::integral_constant<bool, Count>) : agents(n) {
-    for (uint32_t j = 0; j < kConds; ++j)
-      factory.registerBuilder<Cond<Count>>(leaf_name('C', j), [this, j, c](const std::string& name, const BT::NodeConfig& cfg) {
-        return std::make_unique<Cond<Count>>(name, cfg, building, j, c);
-      });
-    for (uint32_t k = 0; k < kActs; ++k)
-      factory.registerBuilder<Act<Count>>(leaf_name('A', k), [this, k, c](const std::string& name, const BT::NodeConfig& cfg) {
-        return std::make_unique<Act<Count>>(name, cfg, building, k, c);
-      });
+    auto leaves = [&]<class Leaf>(char prefix, uint32_t n_leaves) {
+      for (uint32_t k = 0; k < n_leaves; ++k)
+        factory.registerBuilder<Leaf>(leaf_name(prefix, k), [this, k, c](const std::string& name, const BT::NodeConfig& cfg) {
+          return std::make_unique<Leaf>(name, cfg, Where{building, k, c});
+        });
+    };
+    leaves.template operator()<Cond<Count>>('C', kConds);
+    leaves.template operator()<Act<Count>>('A', kActs);
     factory.registerBehaviorTreeFromText(t31_xml());
     trees.reserve(n);
     create_ns_per_agent = time_ns([&] {
