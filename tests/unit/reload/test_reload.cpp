@@ -1360,6 +1360,39 @@ TEST_CASE_FIXTURE(ReloadFixture, "reload: a save in place is waited for also whi
   CHECK(r.rt.reload_changed() == 1);  // at once, not after the 1 s a stuck count waited
 }
 
+TEST_CASE("reload: an imported node that stops (or starts) being run as thicket's kind keeps its agents sound") {
+  // lower_imported runs a bt_sequence over leaves as a sequence; a bt_guard added below it
+  // makes it a bt_sequence again (another kind at the same id), and taking the guard out
+  // lowers it once more.
+  const std::string before = edit_brain("lw", R"(  bt_sequence:
+    - action: {leaf: Mark, args: {id: a}}
+    - action: {leaf: Work, args: {id: w}, name: work}
+    - action: {leaf: Mark, args: {id: c}}
+)");
+  Edit e(before, 2);
+  REQUIRE(get_string(e.r.rt, e.a, "log") == "mark a;start w;");
+  std::string guarded = before;
+  const std::string last = "    - action: {leaf: Mark, args: {id: c}}\n";
+  guarded.replace(guarded.find(last), last.size(),
+                  "    - bt_guard:\n        skip_if: \"false\"\n        child: {action: {leaf: Mark, args: {id: c}}}\n");
+  // Nodes match by id and kind (remap.cpp): the root is a new node, so the running work is
+  // stopped; the new bt_sequence starts at its first child, the kept Mark a, which still holds
+  // the success it finished with (the lowered sequence never resets a child's status), and an
+  // action holding a finished status gives it again without a call, as BT.CPP's do.
+  e.reload(guarded);
+  INFO(e.r.log);
+  CHECK(e.r.log.find("(1 running node(s) aborted)") != std::string::npos);
+  CHECK(get_string(e.r.rt, e.a, "log") == "mark a;start w;stop w aborted;");
+  e.r.rt.tick_all(0.1);
+  CHECK(get_string(e.r.rt, e.a, "log") == "mark a;start w;stop w aborted;start w;");
+  CHECK(e.r.rt.running_nodes(e.a) == std::vector<std::string>{"root", "work"});
+  // Back: lowered again, a new node once more, which starts from its first child.
+  e.reload(before);
+  CHECK(get_string(e.r.rt, e.a, "log") == "mark a;start w;stop w aborted;start w;stop w aborted;");
+  e.r.rt.tick_all(0.1);
+  CHECK(get_string(e.r.rt, e.a, "log") == "mark a;start w;stop w aborted;start w;stop w aborted;mark a;start w;");
+}
+
 TEST_CASE("reload: a running node moved under an imported kind's node (bt_sequence) stops too") {
   const std::string before = edit_brain("b", R"(  sequence:
     - sequence:
