@@ -295,7 +295,7 @@ void check_imported(Program& p, const std::vector<std::string>& files, std::vect
 // - Leaves never return SKIPPED (nor do AlwaysSuccess and AlwaysFailure), so neither does such a
 //   subtree, and no async node yields.
 // A parent of any kind sees the same results and halts it the same way (its running action's
-// stop). Children of a BT.CPP node with zero children would be SKIPPED: not lowered.
+// stop). A BT.CPP node without children is SKIPPED (all of its none were): not lowered.
 void lower_imported(Program& p) {
   std::vector<char> plain(p.nodes.size(), 0);  // the node is a leaf or lowered
   for (size_t i = p.nodes.size(); i-- > 0;) {  // children come after their parent
