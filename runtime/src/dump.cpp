@@ -52,7 +52,10 @@ void dump_script(std::ostream& out, const Program& p, uint32_t script) {
 std::string params(const Program& p, uint32_t i, bool by_id = false) {
   const Node& n = p.nodes[i];
   std::ostringstream out;
-  if (n.flags & kLowered) out << " as=" << kind_info(n.kind).name;  // runs as (lower_imported)
+  if (n.flags & kLowered) {  // runs as (lower_imported)
+    out << " as=" << kind_info(n.kind).name;
+    if (lowered_from(n.kind) == NodeKind::BtSubtree && !p.messages[n.a].empty()) out << " id=" << p.messages[n.a];
+  }
   switch (n.kind) {
     case NodeKind::Sequence:
     case NodeKind::Selector:

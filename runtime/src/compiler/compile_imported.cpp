@@ -292,6 +292,9 @@ void check_imported(Program& p, const std::vector<std::string>& files, std::vect
 //   holds a finished status (the one case where an action returns without a call, bt_child).
 // - Inverter, ForceSuccess and ForceFailure pass RUNNING on, map a completion as invert,
 //   force_success and force_failure do, and reset their child when it completes.
+// - SubTree passes its child's result on and resets the child when it completes: a filter
+//   with one child (thicket's sequence) does the same. (filter, which no other kind lowers to,
+//   keeps the subtree's kind known: lowered_from.)
 // - Leaves never return SKIPPED (nor do AlwaysSuccess and AlwaysFailure), so neither does such a
 //   subtree, and no async node yields.
 // A parent of any kind sees the same results and halts it the same way (its running action's
@@ -314,6 +317,7 @@ void lower_imported(Program& p) {
       case NodeKind::BtInverter: to = NodeKind::Invert; break;
       case NodeKind::BtForceSuccess: to = NodeKind::ForceSuccess; break;
       case NodeKind::BtForceFailure: to = NodeKind::ForceFailure; break;
+      case NodeKind::BtSubtree: to = NodeKind::Filter; break;
       default: continue;
     }
     const bool async = (n.kind == NodeKind::BtSequence || n.kind == NodeKind::BtFallback) && n.a != 0;
@@ -321,8 +325,9 @@ void lower_imported(Program& p) {
     bool leaves_only = true;
     for (uint16_t k = 0; k < n.count && leaves_only; ++k) leaves_only = plain[p.child(n, k)];
     if (!leaves_only) continue;
+    if (to != NodeKind::Filter) n.a = 0;  // a subtree keeps its id's message (dump)
     n.kind = to;
-    n.a = n.b = 0;  // no aborts: nothing observed
+    n.b = 0;  // no aborts: nothing observed (a composite reads a and b only with an abort)
     n.flags = kLowered;
     plain[i] = 1;
   }

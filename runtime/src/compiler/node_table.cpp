@@ -70,7 +70,8 @@ std::vector<NodeInfo> Runtime::nodes(BrainHandle brain) const {
   for (uint32_t i = 0; i < p.nodes.size(); ++i) {
     NodeInfo& info = out[i];
     info.id = p.ids[i];
-    info.kind = kind_info(p.nodes[i].kind).name;
+    const Node& n = p.nodes[i];
+    info.kind = kind_info(n.flags & kLowered ? lowered_from(n.kind) : n.kind).name;  // as the file says
     info.label = p.labels[i];
     info.params = node_params(p, i);
     if (i < p.positions.size()) {

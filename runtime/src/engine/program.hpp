@@ -72,9 +72,9 @@ inline constexpr uint8_t kObserved = 0x20;  // condition: observed by some compo
 // resumed directly (tick.cpp), which keeps a resume's cost independent of the tree's size.
 inline constexpr uint8_t kPassive = 0x40;
 // Lowered (compile_imported.cpp, lower_imported): a BT.CPP Sequence, Fallback,
-// ReactiveFallback, Inverter, ForceSuccess or ForceFailure whose subtree holds only leaves and
-// nodes lowered likewise, compiled as the thicket kind that makes the same calls; `thicket
-// dump` names it by its bt_* kind (lowered_from).
+// ReactiveFallback, Inverter, ForceSuccess, ForceFailure or SubTree whose subtree holds only
+// leaves and nodes lowered likewise, compiled as the thicket kind that makes the same calls;
+// `thicket dump` and Runtime::nodes name it by its bt_* kind (lowered_from).
 inline constexpr uint8_t kLowered = 0x80;
 // The bt_* kind a lowered node was written as.
 inline NodeKind lowered_from(NodeKind k) {
@@ -85,6 +85,7 @@ inline NodeKind lowered_from(NodeKind k) {
     case NodeKind::Invert: return NodeKind::BtInverter;
     case NodeKind::ForceSuccess: return NodeKind::BtForceSuccess;
     case NodeKind::ForceFailure: return NodeKind::BtForceFailure;
+    case NodeKind::Filter: return NodeKind::BtSubtree;  // a filter with one child passes its result on
     default: return k;
   }
 }

@@ -331,18 +331,32 @@ root:
   bt_reactive_fallback:
     - bt_sequence: [{condition: C}, {bt_fallback: [{action: A}, {action: A}]}, {action: A}]
     - bt_sequence: [{bt_inverter: {condition: C}}, {action: A}]
-    - bt_force_success: {bt_force_failure: {always: success}}
+    - bt_subtree:
+        id: Sub
+        child: {bt_force_success: {bt_force_failure: {always: success}}}
 )",
                             "reactive.yaml", diags);
   REQUIRE(t31);
   const thicket::Program& q = *rt.impl().brains[t31->index]->program;
   CHECK((q.nodes[0].kind == NodeKind::ActiveSelector && (q.nodes[0].flags & thicket::kLowered)));
   CHECK((q.nodes[8].kind == NodeKind::Invert && (q.nodes[8].flags & thicket::kLowered)));
-  CHECK((q.nodes[11].kind == NodeKind::ForceSuccess && (q.nodes[11].flags & thicket::kLowered)));
-  CHECK((q.nodes[12].kind == NodeKind::ForceFailure && (q.nodes[12].flags & thicket::kLowered)));
+  // A SubTree passes its child's result on: a one-child filter (a sequence), on the plain walk.
+  CHECK((q.nodes[11].kind == NodeKind::Filter && (q.nodes[11].flags & thicket::kLowered)));
+  CHECK(q.ops[11].op == thicket::Op::Sequence);
+  CHECK((q.nodes[12].kind == NodeKind::ForceSuccess && (q.nodes[12].flags & thicket::kLowered)));
+  CHECK((q.nodes[13].kind == NodeKind::ForceFailure && (q.nodes[13].flags & thicket::kLowered)));
   CHECK(q.plain_walk);
   CHECK(q.span_abort);
-  CHECK(rt.dump(*t31).find("bt_reactive_fallback") != std::string::npos);
+  const std::string shown = rt.dump(*t31);
+  CHECK(shown.find("bt_reactive_fallback") != std::string::npos);
+  CHECK(shown.find("bt_subtree             id=root/2 end=15 state@") != std::string::npos);
+  CHECK(shown.find(" as=filter id=Sub\n") != std::string::npos);
+  // What the API tells an editor or a viewer: the kinds the file wrote.
+  const std::vector<thicket::NodeInfo> info = rt.nodes(*t31);
+  REQUIRE(info.size() == 15);
+  CHECK(info[0].kind == "bt_reactive_fallback");
+  CHECK(info[11].kind == "bt_subtree");
+  CHECK(info[12].kind == "bt_force_success");
 }
 
 TEST_CASE("a load prepares its own brain only; a leaf replaced by name prepares the brains that call it") {
