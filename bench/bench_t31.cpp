@@ -669,16 +669,26 @@ struct World {
 // sequence -> Sequence (the mapping of thicket's export; docs/import.md). The leaves' kinds are
 // declared in a TreeNodesModel, as Groot writes them, so that `thicket import` makes conditions
 // of the conditions. BT.CPP ticks it (baseline E, when built with it) and thicket runs it
-// imported, with BT.CPP's semantics (the row native-bt).
-std::string t31_xml() {
+// imported, with BT.CPP's semantics (the row native-bt). subtrees: each branch its own
+// <BehaviorTree>, used through a <SubTree>, as BT.CPP projects split their trees (the row
+// native-bt-sub).
+std::string t31_xml(bool subtrees = false) {
   std::string x = "<root BTCPP_format=\"4\" main_tree_to_execute=\"T31\">\n <BehaviorTree ID=\"T31\">\n  <ReactiveFallback>\n";
   auto leaf = [](char prefix, int i) { return "<" + leaf_name(prefix, static_cast<uint32_t>(i)) + "/>"; };
+  std::string branches;
   for (int b = 0; b < 3; ++b) {
-    x += "   <Sequence>" + leaf('C', 2 * b) + leaf('C', 2 * b + 1) + "<Fallback>";
-    for (int k = 0; k < 3; ++k) x += leaf('A', 5 * b + k);
-    x += "</Fallback><Sequence>" + leaf('A', 5 * b + 3) + leaf('A', 5 * b + 4) + "</Sequence></Sequence>\n";
+    std::string branch = "<Sequence>" + leaf('C', 2 * b) + leaf('C', 2 * b + 1) + "<Fallback>";
+    for (int k = 0; k < 3; ++k) branch += leaf('A', 5 * b + k);
+    branch += "</Fallback><Sequence>" + leaf('A', 5 * b + 3) + leaf('A', 5 * b + 4) + "</Sequence></Sequence>";
+    if (!subtrees) {
+      x += "   " + branch + "\n";
+      continue;
+    }
+    const std::string id = "Branch" + std::to_string(b);
+    x += "   <SubTree ID=\"" + id + "\"/>\n";
+    branches += " <BehaviorTree ID=\"" + id + "\">\n  " + branch + "\n </BehaviorTree>\n";
   }
-  x += "  </ReactiveFallback>\n </BehaviorTree>\n <TreeNodesModel>\n";
+  x += "  </ReactiveFallback>\n </BehaviorTree>\n" + branches + " <TreeNodesModel>\n";
   for (int j = 0; j < kConds; ++j) x += "  <Condition ID=\"" + leaf_name('C', static_cast<uint32_t>(j)) + "\"/>\n";
   for (int k = 0; k < kActs; ++k) x += "  <Action ID=\"" + leaf_name('A', static_cast<uint32_t>(k)) + "\"/>\n";
   return x + " </TreeNodesModel>\n</root>\n";
@@ -970,25 +980,29 @@ std::filesystem::path cli_beside() {
 }
 
 // T31's BT.CPP XML imported by `thicket import` (the row native-bt: BT.CPP's semantics, bt_*
-// kinds, thicket's walk and the native leaves); empty, and the row left out, without the CLI.
-std::string g_imported_yaml;
+// kinds, thicket's walk and the native leaves), and the same with its branches as SubTrees (the
+// row native-bt-sub); empty, and the rows left out, without the CLI.
+std::string g_imported_yaml, g_imported_sub_yaml;
 void import_t31(const TempDir& dir) {
   const std::filesystem::path cli = cli_beside();
   if (cli.empty()) return;
-  const std::string xml = dir.write("t31.xml", t31_xml()), out = dir / "t31_bt.yaml";
-  const std::string command = "'" + cli.string() + "' import '" + xml + "' -o '" + out + "' >/dev/null 2>&1";
-  if (std::system(command.c_str()) != 0) {
-    std::printf("  FAILED: %s\n", command.c_str());
-    std::exit(1);
+  for (bool subtrees : {false, true}) {
+    const std::string name = subtrees ? "t31_sub" : "t31";
+    const std::string xml = dir.write(name + ".xml", t31_xml(subtrees)), out = dir / (name + "_bt.yaml");
+    const std::string command = "'" + cli.string() + "' import '" + xml + "' -o '" + out + "' >/dev/null 2>&1";
+    if (std::system(command.c_str()) != 0) {
+      std::printf("  FAILED: %s\n", command.c_str());
+      std::exit(1);
+    }
+    std::ifstream in(out);
+    (subtrees ? g_imported_sub_yaml : g_imported_yaml).assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
-  std::ifstream in(out);
-  g_imported_yaml.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 // Runs every implementation with counting leaves over the same ticks; prints whether they agree.
 bool verify(const TempDir& counting_dir, const TempDir& counting_local_dir, const std::string& counting_lua, size_t n,
             int ticks) {
-  Counters floor_c, seed_c, native_c, fn_c, batch_c, bare_c, lua_c, lua_local_c, imported_c;
+  Counters floor_c, seed_c, native_c, fn_c, batch_c, bare_c, lua_c, lua_local_c, imported_c, imported_sub_c;
   {
     FloorWorld w(n);
     FloorLeaves<true> lv{&floor_c};
@@ -1009,6 +1023,8 @@ bool verify(const TempDir& counting_dir, const TempDir& counting_local_dir, cons
   if (!g_imported_yaml.empty()) {
     ThicketWorld w(n, &imported_c, "", false, false, false, g_imported_yaml);
     w.run(ticks, &imported_c);
+    ThicketWorld sub(n, &imported_sub_c, "", false, false, false, g_imported_sub_yaml);
+    sub.run(ticks, &imported_sub_c);
   }
   {
     ThicketWorld w(n, &batch_c, "", true, true);
@@ -1078,8 +1094,11 @@ bool verify(const TempDir& counting_dir, const TempDir& counting_local_dir, cons
   line("seed000", seed_c, true, seed_ok);
   line("native", native_c, true, native_ok);
   line("native-fn", fn_c, false, fn_ok);
-  const bool imported_ok = g_imported_yaml.empty() || full(imported_c);
-  if (!g_imported_yaml.empty()) line("native-bt", imported_c, true, imported_ok);
+  const bool imported_ok = g_imported_yaml.empty() || (full(imported_c) && full(imported_sub_c));
+  if (!g_imported_yaml.empty()) {
+    line("native-bt", imported_c, true, full(imported_c));
+    line("native-bt-sub", imported_sub_c, true, full(imported_sub_c));
+  }
   line("batch", batch_c, false, batch_ok);
   line("bare-lua", bare_c, true, bare_ok);
   line("lua", lua_c, false, lua_ok);
@@ -1101,7 +1120,7 @@ bool verify(const TempDir& counting_dir, const TempDir& counting_local_dir, cons
               "   lua-local: the same leaves reading the clock through a local: compared likewise;\n"
               "   pure-lua: calls and the count of each root status;\n"
               "   native-bt: T31's BT.CPP XML imported by `thicket import` (bt_* kinds), std::function leaves with\n"
-              "   hooks; bt.cpp: BehaviorTree.CPP itself, when built with it: both compared in full)\n");
+              "   hooks; native-bt-sub: the same with each branch a SubTree; bt.cpp: BehaviorTree.CPP itself, when built with it: both compared in full)\n");
   bool every_leaf = true;
   for (uint64_t c : floor_c.cond) every_leaf = every_leaf && c > 0;
   for (uint64_t c : floor_c.act) every_leaf = every_leaf && c > 0;
@@ -1121,7 +1140,7 @@ bool verify(const TempDir& counting_dir, const TempDir& counting_local_dir, cons
   std::printf("\n");
   bool all = seed_ok && native_ok && fn_ok && batch_ok && bare_ok && lua_ok && lua_local_ok && pure_ok && bt_ok &&
              imported_ok && every_leaf && every_branch;
-  int implementations = 9 + !g_imported_yaml.empty();
+  int implementations = 9 + 2 * !g_imported_yaml.empty();
   std::string bt_version;
 #ifdef THICKET_BENCH_BTCPP
   ++implementations;
@@ -1148,8 +1167,11 @@ Timed time_ticks(const TempDir& dir, const TempDir& local_dir, const std::string
   ThicketWorld native_w(n, nullptr, "");
   ThicketWorld std_w(n, nullptr, "", false, false, true);
   ThicketWorld batch_w(n, nullptr, "", false, true);
-  std::unique_ptr<ThicketWorld> imported_w;
-  if (!g_imported_yaml.empty()) imported_w = std::make_unique<ThicketWorld>(n, nullptr, "", false, false, false, g_imported_yaml);
+  std::unique_ptr<ThicketWorld> imported_w, imported_sub_w;
+  if (!g_imported_yaml.empty()) {
+    imported_w = std::make_unique<ThicketWorld>(n, nullptr, "", false, false, false, g_imported_yaml);
+    imported_sub_w = std::make_unique<ThicketWorld>(n, nullptr, "", false, false, false, g_imported_sub_yaml);
+  }
   ThicketWorld lua_w(n, nullptr, dir.path.string());
   ThicketWorld lua_local_w(n, nullptr, local_dir.path.string());
   PureLua pure_w(n, false);
@@ -1165,7 +1187,7 @@ Timed time_ticks(const TempDir& dir, const TempDir& local_dir, const std::string
   native_w.run(warmup);
   std_w.run(warmup);
   batch_w.run(warmup);
-  if (imported_w) imported_w->run(warmup);
+  if (imported_w) imported_w->run(warmup), imported_sub_w->run(warmup);
   lua_w.run(warmup);
   lua_local_w.run(warmup);
   pure_w.run(warmup);
@@ -1179,9 +1201,12 @@ Timed time_ticks(const TempDir& dir, const TempDir& local_dir, const std::string
   rows.add("native-std", "thicket, the same leaves as NativeLeaf (std::function, through a thunk)",
            [&](int t) { std_w.run(t); });
   rows.add("native-batch", "thicket, the same leaves agent_local: the batched walk", [&](int t) { batch_w.run(t); });
-  if (imported_w)
+  if (imported_w) {
     rows.add("native-bt", "thicket, T31's BT.CPP XML imported (bt_* kinds: BT.CPP's semantics), native leaves",
              [&](int t) { imported_w->run(t); });
+    rows.add("native-bt-sub", "thicket, the same XML with each branch a SubTree, imported, native leaves",
+             [&](int t) { imported_sub_w->run(t); });
+  }
   rows.add("bare-lua", "floor logic + one bare lua_pcall per leaf call (baseline C)",
            [&](int t) { bare_w.run(t, bare_lv); });
   rows.add("pure-lua", "the floor's logic and leaves in plain Lua 5.4, no engine (baseline D)",
@@ -1210,8 +1235,9 @@ Timed time_ticks(const TempDir& dir, const TempDir& local_dir, const std::string
                 rows.ratio("native-std", "floor", best), rows.ratio("native-batch", "floor", best),
                 rows.ratio("seed000", "native-std", best), rows.ratio("seed000", "native-batch", best));
     if (imported_w)
-      std::printf("                     native-bt/native %.2fx (the imported tree beside thicket's own)\n",
-                  rows.ratio("native-bt", "native", best));
+      std::printf("                     native-bt/native %.2fx (the imported tree beside thicket's own), "
+                  "native-bt-sub/native-bt %.2fx (three SubTrees)\n",
+                  rows.ratio("native-bt", "native", best), rows.ratio("native-bt-sub", "native-bt", best));
 #ifdef THICKET_BENCH_BTCPP
     std::printf("                     bt.cpp/native %.1fx, bt.cpp/native-std %.1fx, bt.cpp/native-batch %.1fx "
                 "(the project's aim: 50-150x)   bt.cpp/lua %.2fx\n",
@@ -1291,8 +1317,8 @@ int main(int argc, char** argv) {
     w.run(std::stoi(argv[3]));
     return 0;
   }
-  // `bench_t31 --alone native|native-batch|native-bt|object-graph|bt.cpp N T`: one world alone
-  // (thicket's native leaves, the same agent_local, the same on T31 imported from BT.CPP XML,
+  // `bench_t31 --alone native|native-batch|native-bt|native-bt-sub|object-graph|bt.cpp N T`: one
+  // world alone (thicket's native leaves, the same agent_local, the same on T31 imported from BT.CPP XML (with SubTrees),
   // baseline A, seed000's object graph, or baseline E, BehaviorTree.CPP when built with it),
   // N agents, T ticks (for profilers).
   if (argc == 5 && std::string(argv[1]) == "--alone") {
@@ -1302,11 +1328,11 @@ int main(int argc, char** argv) {
     if (which == "native") ThicketWorld(n, nullptr, "").run(ticks);
     else if (which == "native-batch") ThicketWorld(n, nullptr, "", false, true).run(ticks);
     else if (which == "object-graph") seed::World(n, nullptr, std::false_type{}).run(ticks);
-    else if (which == "native-bt") {
+    else if (which == "native-bt" || which == "native-bt-sub") {
       TempDir dir("bench_t31_alone");
       import_t31(dir);
       if (g_imported_yaml.empty()) return 64;
-      ThicketWorld(n, nullptr, "", false, false, false, g_imported_yaml).run(ticks);
+      ThicketWorld(n, nullptr, "", false, false, false, which == "native-bt" ? g_imported_yaml : g_imported_sub_yaml).run(ticks);
     }
 #ifdef THICKET_BENCH_BTCPP
     else if (which == "bt.cpp") btcpp::World(n, nullptr, std::false_type{}).run(ticks);
