@@ -295,8 +295,10 @@ void check_imported(Program& p, const std::vector<std::string>& files, std::vect
 // - SubTree passes its child's result on and resets the child when it completes: a filter
 //   with one child (thicket's sequence) does the same. (filter, which no other kind lowers to,
 //   keeps the subtree's kind known: lowered_from.)
-// - Leaves never return SKIPPED (nor do AlwaysSuccess and AlwaysFailure), so neither does such a
-//   subtree, and no async node yields.
+// - Leaves never return SKIPPED (nor do AlwaysSuccess, AlwaysFailure and Script), so neither
+//   does such a subtree, and no async node yields. A Script (a SyncActionNode) runs its code and
+//   succeeds at every tick, whatever status it held: a parent that does not reset it makes the
+//   same calls.
 // A parent of any kind sees the same results and halts it the same way (its running action's
 // stop). A BT.CPP node without children is SKIPPED (all of its none were): not lowered.
 void lower_imported(Program& p) {
@@ -308,6 +310,7 @@ void lower_imported(Program& p) {
       case NodeKind::Action:
       case NodeKind::Condition:
       case NodeKind::Check: plain[i] = 1; continue;
+      case NodeKind::BtScript: plain[i] = 1; continue;  // Script: its code, then SUCCESS, whatever its status
       case NodeKind::Always:  // AlwaysSuccess, AlwaysFailure: a leaf of a fixed result
         plain[i] = n.a == static_cast<uint32_t>(Status::Success) || n.a == static_cast<uint32_t>(Status::Failure);
         continue;

@@ -305,6 +305,8 @@ root:
     - bt_sequence:
         async: true
         children: [{action: A}, {action: A}]
+    - bt_fallback: [{bt_script: "n = n + 1"}, {action: A}]
+blackboard: {n: 0}
 )",
                               "mixed.yaml", diags);
   for (const auto& d : diags) MESSAGE(d.message);
@@ -318,6 +320,8 @@ root:
   CHECK(p.nodes[6].kind == NodeKind::BtGuard);
   CHECK(lowered(7, NodeKind::Sequence));  // under the guard, its own subtree is leaves only
   CHECK(p.nodes[9].kind == NodeKind::BtSequence);  // async: it yields between children
+  CHECK(lowered(12, NodeKind::Selector));  // a Script: a leaf that succeeds
+  CHECK(p.nodes[13].kind == NodeKind::BtScript);
   const std::string dump = rt.dump(*mixed);
   CHECK(dump.find("bt_sequence") != std::string::npos);
   CHECK(dump.find(" as=sequence") != std::string::npos);
