@@ -398,7 +398,7 @@ struct XmlExporter {
       return ok;
     };
     auto count_attr = [&](const char* key, uint32_t v) { return std::string(" ") + key + "=\"" + std::to_string(static_cast<int32_t>(v)) + "\""; };
-    switch (n.flags & kLowered ? lowered_from(n.kind) : n.kind) {  // a lowered node as it was written
+    switch (written_kind(n)) {  // a lowered node as it was written
       case NodeKind::Action:
       case NodeKind::Condition: {
         const LeafCall& call = p.calls[n.a];

@@ -53,8 +53,10 @@ std::string params(const Program& p, uint32_t i, bool by_id = false) {
   const Node& n = p.nodes[i];
   std::ostringstream out;
   if (n.flags & kLowered) {  // runs as (lower_imported)
-    out << " as=" << kind_info(n.kind).name;
-    if (lowered_from(n.kind) == NodeKind::BtSubtree && !p.messages[n.a].empty()) out << " id=" << p.messages[n.a];
+    const NodeKind written = written_kind(n);
+    // (A ReactiveSequence: the active_selector's walk with success and failure exchanged.)
+    out << " as=" << (written == NodeKind::BtReactiveSequence ? "active_sequence" : kind_info(n.kind).name);
+    if (written == NodeKind::BtSubtree && !p.messages[n.a].empty()) out << " id=" << p.messages[n.a];
   }
   switch (n.kind) {
     case NodeKind::Sequence:
@@ -225,7 +227,7 @@ std::string dump_program(const Program& p) {
   for (uint32_t i = 0; i < p.nodes.size(); ++i) {
     const Node& n = p.nodes[i];
     // A lowered node (compile_imported.cpp) by the kind its file gives, and what it runs as.
-    std::string kind = std::string(depth[i] * 2, ' ') + kind_info(n.flags & kLowered ? lowered_from(n.kind) : n.kind).name;
+    std::string kind = std::string(depth[i] * 2, ' ') + kind_info(written_kind(n)).name;
     out << std::setw(4) << i << " " << std::left << std::setw(24) << kind << std::right << " id=" << p.ids[i]
         << " end=" << n.end;
     if (n.state) out << " state@" << n.state;

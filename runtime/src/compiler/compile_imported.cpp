@@ -290,6 +290,8 @@ void check_imported(Program& p, const std::vector<std::string>& files, std::vect
 // - BT.CPP resets (halts) a node's children when the node completes, and a reactive node all
 //   but the running child after each tick, so no leaf of such a subtree is ever ticked while it
 //   holds a finished status (the one case where an action returns without a call, bt_child).
+// - ReactiveSequence is ReactiveFallback with SUCCESS and FAILURE exchanged (the first child
+//   that does not succeed decides): an active_selector whose a is 1, which its walks read so.
 // - Inverter, ForceSuccess and ForceFailure pass RUNNING on, map a completion as invert,
 //   force_success and force_failure do, and reset their child when it completes.
 // - SubTree passes its child's result on and resets the child when it completes: a filter
@@ -316,7 +318,8 @@ void lower_imported(Program& p) {
         continue;
       case NodeKind::BtSequence: to = NodeKind::Sequence; break;
       case NodeKind::BtFallback: to = NodeKind::Selector; break;
-      case NodeKind::BtReactiveFallback: to = NodeKind::ActiveSelector; break;
+      case NodeKind::BtReactiveFallback:
+      case NodeKind::BtReactiveSequence: to = NodeKind::ActiveSelector; break;
       case NodeKind::BtInverter: to = NodeKind::Invert; break;
       case NodeKind::BtForceSuccess: to = NodeKind::ForceSuccess; break;
       case NodeKind::BtForceFailure: to = NodeKind::ForceFailure; break;
@@ -328,7 +331,9 @@ void lower_imported(Program& p) {
     bool leaves_only = true;
     for (uint16_t k = 0; k < n.count && leaves_only; ++k) leaves_only = plain[p.child(n, k)];
     if (!leaves_only) continue;
-    if (to != NodeKind::Filter) n.a = 0;  // a subtree keeps its id's message (dump)
+    // A subtree keeps its id's message (dump); a ReactiveSequence is an active_selector whose a
+    // is 1 (success and failure exchanged).
+    if (to != NodeKind::Filter) n.a = n.kind == NodeKind::BtReactiveSequence;
     n.kind = to;
     n.b = 0;  // no aborts: nothing observed (a composite reads a and b only with an abort)
     n.flags = kLowered;

@@ -70,8 +70,7 @@ std::vector<NodeInfo> Runtime::nodes(BrainHandle brain) const {
   for (uint32_t i = 0; i < p.nodes.size(); ++i) {
     NodeInfo& info = out[i];
     info.id = p.ids[i];
-    const Node& n = p.nodes[i];
-    info.kind = kind_info(n.flags & kLowered ? lowered_from(n.kind) : n.kind).name;  // as the file says
+    info.kind = kind_info(written_kind(p.nodes[i])).name;  // as the file says
     info.label = p.labels[i];
     info.params = node_params(p, i);
     if (i < p.positions.size()) {

@@ -35,11 +35,11 @@ std::vector<std::string> params_of(NodeKind k);
 std::vector<std::string> imported_params_of(NodeKind k);
 // Structure rules of imported kinds across nodes (b3_* only under b3_tree, child counts).
 void check_imported(Program& p, const std::vector<std::string>& files, std::vector<Diagnostic>& diags);
-// Compiles BT.CPP's Sequence, Fallback (neither async), ReactiveFallback, Inverter,
-// ForceSuccess, ForceFailure and SubTree, with a child or more, whose children are all leaves
-// (action, condition, check, always success or failure, Script) or nodes lowered likewise, as
-// thicket's sequence, selector, active_selector, invert, force_success, force_failure and a
-// one-child filter,
+// Compiles BT.CPP's Sequence, Fallback (neither async), ReactiveFallback, ReactiveSequence,
+// Inverter, ForceSuccess, ForceFailure and SubTree, with a child or more, whose children are all
+// leaves (action, condition, check, always success or failure, Script) or nodes lowered
+// likewise, as thicket's sequence, selector, active_selector, active_selector with success and
+// failure exchanged (a = 1), invert, force_success, force_failure and a one-child filter,
 // flagged kLowered: in such a subtree the two make the same leaf calls, halts and results, and
 // thicket's kinds take the engine's fast walks.
 void lower_imported(Program& p);

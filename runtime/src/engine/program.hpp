@@ -72,16 +72,18 @@ inline constexpr uint8_t kObserved = 0x20;  // condition: observed by some compo
 // resumed directly (tick.cpp), which keeps a resume's cost independent of the tree's size.
 inline constexpr uint8_t kPassive = 0x40;
 // Lowered (compile_imported.cpp, lower_imported): a BT.CPP Sequence, Fallback,
-// ReactiveFallback, Inverter, ForceSuccess, ForceFailure or SubTree whose subtree holds only
-// leaves and nodes lowered likewise, compiled as the thicket kind that makes the same calls;
-// `thicket dump` and Runtime::nodes name it by its bt_* kind (lowered_from).
+// ReactiveFallback, ReactiveSequence, Inverter, ForceSuccess, ForceFailure or SubTree whose
+// subtree holds only leaves and nodes lowered likewise, compiled as the thicket kind that makes
+// the same calls; `thicket dump`, export and Runtime::nodes name it by its bt_* kind
+// (written_kind).
 inline constexpr uint8_t kLowered = 0x80;
-// The bt_* kind a lowered node was written as.
-inline NodeKind lowered_from(NodeKind k) {
+// The bt_* kind a lowered node was written as. (A ReactiveSequence runs as an active_selector
+// whose a is 1: success and failure exchanged, Engine::tick_node and walk_plain.)
+inline NodeKind lowered_from(NodeKind k, uint32_t a) {
   switch (k) {
     case NodeKind::Sequence: return NodeKind::BtSequence;
     case NodeKind::Selector: return NodeKind::BtFallback;
-    case NodeKind::ActiveSelector: return NodeKind::BtReactiveFallback;
+    case NodeKind::ActiveSelector: return a ? NodeKind::BtReactiveSequence : NodeKind::BtReactiveFallback;
     case NodeKind::Invert: return NodeKind::BtInverter;
     case NodeKind::ForceSuccess: return NodeKind::BtForceSuccess;
     case NodeKind::ForceFailure: return NodeKind::BtForceFailure;
@@ -117,6 +119,8 @@ struct Node {
   AbortMode abort() const { return static_cast<AbortMode>(flags & kAbortMask); }
 };
 static_assert(sizeof(Node) == 32, "node records stay small and fixed-size");
+// The kind a node's file wrote: a lowered node's bt_* kind, any other node's own.
+inline NodeKind written_kind(const Node& n) { return n.flags & kLowered ? lowered_from(n.kind, n.a) : n.kind; }
 
 // A leaf argument value built from YAML once at load (SPEC 7: args).
 struct ArgValue {
@@ -165,6 +169,7 @@ enum class Op : uint8_t {
   Sequence,      // sequence or filter: not random, no re-checks, no re-check stamp
   Selector,      // selector: likewise
   Active,        // active_selector
+  ActiveSeq,     // a lowered BT.CPP ReactiveSequence: an active_selector, success and failure exchanged
   NativeCond,    // condition with a native leaf, neither negated nor observed
   NativeAction,  // action with a native leaf that has no start/stop work
   Cond,          // any other condition, or a check

@@ -104,7 +104,7 @@ void Engine::prepare_ops(Program& p, bool fast) {
       case NodeKind::Sequence:
       case NodeKind::Filter: o.op = plain ? Op::Sequence : Op::General; break;
       case NodeKind::Selector: o.op = plain ? Op::Selector : Op::General; break;
-      case NodeKind::ActiveSelector: o.op = Op::Active; break;
+      case NodeKind::ActiveSelector: o.op = n.a ? Op::ActiveSeq : Op::Active; break;  // (a: lower_imported)
       case NodeKind::Check: o.op = Op::Cond; break;
       case NodeKind::Condition: {
         const HotCall& h = p.hot[n.a];
@@ -307,15 +307,19 @@ descend : {
       ch = c.child_at(n, pos);
       goto enter;
     }
-    case NodeKind::ActiveSelector:
+    case NodeKind::ActiveSelector: {
+      // The result that moves on to the next child: failure, or success for a lowered
+      // ReactiveSequence (a = 1); the last child's is the node's.
+      const Status go_on = n.a ? Status::Success : Status::Failure;
       if (starting) c.state<uint16_t>(n) = kNoPos;
       if (n.count == 0) {
-        s = finish_active_selector(c, i, Status::Failure, kNoPos);
+        s = finish_active_selector(c, i, go_on, kNoPos);
         goto finished;
       }
-      stack[sp++] = Frame{i, 0, FrameOp::Active, Status::Invalid};
+      stack[sp++] = Frame{i, 0, FrameOp::Active, go_on};
       ch = c.child_at(n, 0);
       goto enter;
+    }
     case NodeKind::Parallel:
     case NodeKind::Monitor: s = tick_parallel(c, i, starting); goto finished;
     case NodeKind::Fsm: s = tick_fsm(c, i, starting); goto finished;
@@ -371,12 +375,12 @@ returned:  // s is the result of the child of the frame on top
         s = f.stop == Status::Success ? Status::Failure : Status::Success;
       }
     } else if (f.op == FrameOp::Active) {
-      if (s == Status::Failure) {
+      if (s == f.stop) {  // (an active frame's stop: the result that moves on)
         if (++f.pos < n.count) {
           ch = c.child_at(n, f.pos);
           goto enter;
         }
-        s = finish_active_selector(c, i, Status::Failure, kNoPos);
+        s = finish_active_selector(c, i, f.stop, kNoPos);
       } else {
         s = finish_active_selector(c, i, s, f.pos);
       }
@@ -425,6 +429,7 @@ enter: {
       goto enter;
     }
     case Op::Active:
+    case Op::ActiveSeq:
     case Op::General: break;
   }
 }
@@ -437,7 +442,7 @@ enter: {
 }
 
 // The plain walk: plain sequences, selectors and active_selectors (Op::Sequence, Selector,
-// Active) tick their children by recursion, native leaves on the shortcuts are called in place,
+// Active, and ActiveSeq: a lowered ReactiveSequence) tick their children by recursion, native leaves on the shortcuts are called in place,
 // and any other node goes to the general walk (tick_node). The same steps as tick_node's for
 // these ops, with the composite's loop in a C++ loop and its position in a register.
 constexpr uint32_t kPlainDepth = 32;
@@ -458,6 +463,7 @@ template <int kLevel>
     case Op::Sequence:
     case Op::Selector:
     case Op::Active:
+    case Op::ActiveSeq:
       if (depth >= kPlainDepth) return tick_node(c, i);
       if constexpr (kLevel + 1 < kInlineLevels)
         return walk_plain<kLevel + 1>(c, i, depth + 1);
@@ -480,16 +486,18 @@ template <int kLevel>
   Status* const st = c.statuses;
   uint16_t* const at = reinterpret_cast<uint16_t*>(c.block + o.state);
   Status s;
-  if (op == Op::Active) {
+  if (op == Op::Active || op == Op::ActiveSeq) {
+    // The result that moves on: failure, or success for a lowered ReactiveSequence.
+    const Status go_on = op == Op::Active ? Status::Failure : Status::Success;
     if (st[i] != Status::Running) *at = kNoPos;
     const uint16_t before = *at;  // the child that ran last tick (no child's walk changes it)
     uint16_t pos = 0;
     for (; pos < count; ++pos) {
       s = walk_child<kLevel>(c, children[pos], depth);
-      if (s != Status::Failure) break;
+      if (s != go_on) break;
     }
     if (pos == count) {
-      s = Status::Failure;
+      s = go_on;
       pos = kNoPos;
     }
     if (before != kNoPos && before != pos) {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 #include "compiler.hpp"
 #include "remap.hpp"
@@ -207,13 +208,16 @@ void BrainRemap::mend_events(const Program& old, const Program& p, std::vector<Q
 
 BrainRemap BrainRemap::make(const Program& old, const Program& fresh, bool blackboard) {
   BrainRemap r;
-  // Nodes match by id and kind.
-  std::map<std::pair<std::string, NodeKind>, uint32_t> by_id;
-  for (uint32_t i = 0; i < fresh.nodes.size(); ++i) by_id[{fresh.ids[i], fresh.nodes[i].kind}] = i;
+  // Nodes match by id and kind: the kind they run as (their state's layout) and the kind their
+  // file wrote (a lowered ReactiveFallback and ReactiveSequence both run as active_selector).
+  using Key = std::tuple<std::string, NodeKind, NodeKind>;
+  std::map<Key, uint32_t> by_id;
+  for (uint32_t i = 0; i < fresh.nodes.size(); ++i)
+    by_id[{fresh.ids[i], fresh.nodes[i].kind, written_kind(fresh.nodes[i])}] = i;
   r.to_new.assign(old.nodes.size(), kUnmapped);
   r.to_old.assign(fresh.nodes.size(), kUnmapped);
   for (uint32_t i = 0; i < old.nodes.size(); ++i) {
-    auto it = by_id.find({old.ids[i], old.nodes[i].kind});
+    auto it = by_id.find({old.ids[i], old.nodes[i].kind, written_kind(old.nodes[i])});
     if (it == by_id.end()) continue;
     r.to_new[i] = it->second;
     r.to_old[it->second] = i;

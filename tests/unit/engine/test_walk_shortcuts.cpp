@@ -334,7 +334,7 @@ blackboard: {n: 0}
 root:
   bt_reactive_fallback:
     - bt_sequence: [{condition: C}, {bt_fallback: [{action: A}, {action: A}]}, {action: A}]
-    - bt_sequence: [{bt_inverter: {condition: C}}, {action: A}]
+    - bt_reactive_sequence: [{bt_inverter: {condition: C}}, {action: A}]
     - bt_subtree:
         id: Sub
         child: {bt_force_success: {bt_force_failure: {always: success}}}
@@ -343,6 +343,9 @@ root:
   REQUIRE(t31);
   const thicket::Program& q = *rt.impl().brains[t31->index]->program;
   CHECK((q.nodes[0].kind == NodeKind::ActiveSelector && (q.nodes[0].flags & thicket::kLowered)));
+  // A ReactiveSequence: an active_selector with success and failure exchanged (a = 1).
+  CHECK((q.nodes[7].kind == NodeKind::ActiveSelector && q.nodes[7].a == 1 && (q.nodes[7].flags & thicket::kLowered)));
+  CHECK(q.ops[7].op == thicket::Op::ActiveSeq);
   CHECK((q.nodes[8].kind == NodeKind::Invert && (q.nodes[8].flags & thicket::kLowered)));
   // A SubTree passes its child's result on: a one-child filter (a sequence), on the plain walk.
   CHECK((q.nodes[11].kind == NodeKind::Filter && (q.nodes[11].flags & thicket::kLowered)));
@@ -355,10 +358,13 @@ root:
   CHECK(shown.find("bt_reactive_fallback") != std::string::npos);
   CHECK(shown.find("bt_subtree             id=root/2 end=15 state@") != std::string::npos);
   CHECK(shown.find(" as=filter id=Sub\n") != std::string::npos);
+  CHECK(shown.find("bt_reactive_sequence   id=root/1 end=11 state@") != std::string::npos);
+  CHECK(shown.find(" as=active_sequence\n") != std::string::npos);
   // What the API tells an editor or a viewer: the kinds the file wrote.
   const std::vector<thicket::NodeInfo> info = rt.nodes(*t31);
   REQUIRE(info.size() == 15);
   CHECK(info[0].kind == "bt_reactive_fallback");
+  CHECK(info[7].kind == "bt_reactive_sequence");
   CHECK(info[11].kind == "bt_subtree");
   CHECK(info[12].kind == "bt_force_success");
 }

@@ -1393,6 +1393,32 @@ TEST_CASE("reload: an imported node that stops (or starts) being run as thicket'
   CHECK(get_string(e.r.rt, e.a, "log") == "mark a;start w;stop w aborted;start w;stop w aborted;mark a;start w;");
 }
 
+TEST_CASE("reload: a lowered bt_reactive_fallback edited into a bt_reactive_sequence is a new node") {
+  // Both run as active_selector (a ReactiveSequence with success and failure exchanged), so the
+  // kind they run as is the same; nodes match by that kind and by the kind the file wrote too
+  // (remap.cpp), so the edit stops the running work, as any change of kind does.
+  const std::string before = edit_brain("rs", R"(  bt_reactive_fallback:
+    - action: {leaf: Mark, args: {id: a}}
+    - action: {leaf: Work, args: {id: w}, name: work}
+)");
+  Edit e(before, 2);
+  // Mark a succeeds: the fallback is done at its first child, and starts again each tick.
+  REQUIRE(get_string(e.r.rt, e.a, "log") == "mark a;mark a;");
+  std::string seq = before;
+  seq.replace(seq.find("bt_reactive_fallback"), 20, "bt_reactive_sequence");
+  e.reload(seq);
+  e.r.rt.tick_all(0.1);
+  CHECK(get_string(e.r.rt, e.a, "log") == "mark a;mark a;mark a;start w;");
+  CHECK(e.r.rt.running_nodes(e.a) == std::vector<std::string>{"root", "work"});
+  // Back to the fallback while Work runs: a new node, so Work is stopped; the fallback then
+  // decides at Mark a.
+  e.reload(before);
+  INFO(e.r.log);
+  CHECK(e.r.log.find("(1 running node(s) aborted)") != std::string::npos);
+  e.r.rt.tick_all(0.1);
+  CHECK(get_string(e.r.rt, e.a, "log") == "mark a;mark a;mark a;start w;stop w aborted;mark a;");
+}
+
 TEST_CASE("reload: a running node moved under an imported kind's node (bt_sequence) stops too") {
   const std::string before = edit_brain("b", R"(  sequence:
     - sequence:
