@@ -372,7 +372,7 @@ struct XmlExporter {
     deepest = std::max(deepest, depth);
     const std::string pad(2 * depth, ' ');
     auto fail = [&](const std::string& why) {
-      say("node '" + p.ids[i] + "' (" + kind_info(n.kind).name + "): " + why);
+      say("node '" + p.ids[i] + "' (" + kind_info(written_kind(n)).name + "): " + why);
       // The nodes under it are still looked at: every node that cannot be exported is said at
       // once (a conditional abort at the root hid all the rest). Not under a behavior3 tree,
       // whose every node would repeat its one reason.

@@ -348,7 +348,7 @@ std::string dot_program(const Program& p) {
   out << "digraph " << quote(dot_escaped(p.name)) << " {\n  node [shape=box, fontname=\"Helvetica\"];\n";
   for (uint32_t i = 0; i < p.nodes.size(); ++i) {
     const Node& n = p.nodes[i];
-    Shape shape = kind_info(n.kind).shape;
+    Shape shape = kind_info(written_kind(n)).shape;  // a lowered node drawn as its file wrote it
     std::string label = dot_escaped(p.labels[i]);
     if (std::string words = dot_params(p, i); !words.empty()) label += "\\n" + dot_escaped(words);
     if (n.abort() != AbortMode::None && shape == Shape::Composite) label += "\\nabort: " + std::string(abort_mode_name(n.abort()));

@@ -442,8 +442,9 @@ enter: {
 }
 
 // The plain walk: plain sequences, selectors and active_selectors (Op::Sequence, Selector,
-// Active, and ActiveSeq: a lowered ReactiveSequence) tick their children by recursion, native leaves on the shortcuts are called in place,
-// and any other node goes to the general walk (tick_node). The same steps as tick_node's for
+// Active, and ActiveSeq: a lowered ReactiveSequence) tick their children by recursion, native
+// leaves on the shortcuts are called in place, and any other node goes to the general walk
+// (tick_node). The same steps as tick_node's for
 // these ops, with the composite's loop in a C++ loop and its position in a register.
 constexpr uint32_t kPlainDepth = 32;
 // The first levels of composites are walked in place (each level a copy of walk_plain inlined

@@ -59,8 +59,10 @@ void register_leaves(thicket::Runtime& rt, Log& log) {
 
 // A random tree in YAML, `ind` spaces deep; leaves more likely as depth grows. With
 // `native_only`, the leaves are plain native conditions and actions (and waits), so the brain
-// takes the plain walk (Program::plain_walk).
-void emit(std::mt19937_64& rng, int depth, const std::string& ind, std::string& out, bool native_only = false) {
+// takes the plain walk (Program::plain_walk). With `bt`, most composites and decorators are
+// BT.CPP's imported kinds, which lower_imported runs as thicket's where they coincide.
+void emit(std::mt19937_64& rng, int depth, const std::string& ind, std::string& out, bool native_only = false,
+          bool bt = false) {
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); };
   const bool leaf = depth >= 4 || (depth > 0 && pick(10) < 3 + depth);
   if (leaf && native_only) {
@@ -85,10 +87,25 @@ void emit(std::mt19937_64& rng, int depth, const std::string& ind, std::string& 
     for (int k = 0; k < n; ++k) {
       out += in + "- ";
       std::string sub;
-      emit(rng, depth + 1, in + "  ", sub, native_only);
+      emit(rng, depth + 1, in + "  ", sub, native_only, bt);
       out += sub.substr(in.size() + 2);  // the first line follows "- "
     }
   };
+  if (bt) {
+    switch (pick(12)) {
+      case 0:
+      case 1: out += ind + "bt_sequence:\n"; children(1); return;
+      case 2:
+      case 3: out += ind + "bt_fallback:\n"; children(1); return;
+      case 4: out += ind + "bt_reactive_fallback:\n"; children(1); return;
+      case 5:
+      case 6: out += ind + "bt_reactive_sequence:\n"; children(1); return;
+      case 7: out += ind + "bt_subtree:\n" + in + "id: S\n" + in + "child:\n"; emit(rng, depth + 1, in + "  ", out, native_only, bt); return;
+      case 8: out += ind + "bt_inverter:\n"; emit(rng, depth + 1, in, out, native_only, bt); return;
+      case 9: out += ind + "bt_force_failure:\n"; emit(rng, depth + 1, in, out, native_only, bt); return;
+      default: break;  // thicket's own kinds below
+    }
+  }
   switch (pick(12)) {
     case 0:
     case 1:
@@ -108,14 +125,15 @@ void emit(std::mt19937_64& rng, int depth, const std::string& ind, std::string& 
       out += ind + "parallel:\n" + in + "success: 1\n" + in + "children:\n";
       children(2);
       return;
-    case 10: out += ind + "invert:\n"; emit(rng, depth + 1, in, out, native_only); return;
-    default: out += ind + "force_success:\n"; emit(rng, depth + 1, in, out, native_only); return;
+    case 10: out += ind + "invert:\n"; emit(rng, depth + 1, in, out, native_only, bt); return;
+    default: out += ind + "force_success:\n"; emit(rng, depth + 1, in, out, native_only, bt); return;
   }
 }
 
 struct Run {
   std::vector<std::string> lines;
   size_t shortcuts = 0;  // nodes the walk took a shortcut for
+  size_t reactive_sequences = 0;  // lowered bt_reactive_sequences (Op::ActiveSeq)
   bool plain_walk = false;
 };
 
@@ -129,7 +147,10 @@ Run run(const std::string& yaml, bool fast) {
   auto brain = rt.load_string(yaml, "walk.yaml", diags);
   REQUIRE_MESSAGE(brain, (diags.empty() ? std::string("no diagnostics") : diags[0].message) << "\n" << yaml);
   const thicket::Program& program = *rt.impl().brains[brain->index]->program;
-  for (const auto& op : program.ops) out.shortcuts += op.op != thicket::Op::General;
+  for (const auto& op : program.ops) {
+    out.shortcuts += op.op != thicket::Op::General;
+    out.reactive_sequences += op.op == thicket::Op::ActiveSeq;
+  }
   out.plain_walk = program.plain_walk;
   std::vector<thicket::AgentHandle> agents{rt.spawn(*brain), rt.spawn(*brain)};
   for (int t = 0; t < 40; ++t) {
@@ -187,6 +208,28 @@ TEST_CASE("the plain walk makes the general path's calls and results on random t
   CHECK(fast.plain_walk);
   CHECK(fast.lines.size() > 100);
   CHECK(fast.lines == general.lines);
+}
+
+TEST_CASE("the plain walk makes the general path's calls on random trees of BT.CPP's lowered kinds") {
+  // bt_sequence, bt_fallback, bt_reactive_fallback, bt_reactive_sequence (Op::ActiveSeq),
+  // bt_subtree and the decorators over native leaves run as thicket's kinds (lower_imported);
+  // a wait below one keeps it a bt_* node. The general walk of the same program is the
+  // reference here; tests/import checks it against BT.CPP itself.
+  std::mt19937_64 rng(20261206);
+  size_t plain = 0, reactive_sequences = 0, calls = 0;
+  const int trees = sanitizer_sample(300);
+  for (int k = 0; k < trees; ++k) {
+    std::string yaml = "tree: b" + std::to_string(k) + "\nroot:\n";
+    emit(rng, 0, "  ", yaml, true, true);
+    Run fast = run(yaml, true), general = run(yaml, false);
+    plain += fast.plain_walk;
+    reactive_sequences += fast.reactive_sequences > 0;
+    calls += fast.lines.size();
+    REQUIRE_MESSAGE(fast.lines == general.lines, "tree " << k << ":\n" << yaml);
+  }
+  CHECK(plain > size_t(trees) / 2);
+  CHECK(reactive_sequences > size_t(trees) / 5);
+  CHECK(calls > size_t(trees) * 100);
 }
 
 TEST_CASE("the walk's shortcuts are taken only where they apply") {
