@@ -722,3 +722,13 @@ TEST_CASE("schema: an empty args, an empty state and any leaf name are accepted,
   CHECK(joined(check_brain("fsm: f\ninitial: a\nstates:\n  a: {act: A, tree: t}\n")) ==
         "4:15: 'act' and 'tree' cannot be used together in state\n");
 }
+
+TEST_CASE("schema: a scenario's seed, ticks, dt and world size have the loader's maxima") {
+  const std::string rest = "world: {size: [100, 100]}\nteams: [a]\n"
+                           "groups: [{name: g, team: a, brain: b.yaml, spawn: {centre: [5, 5], radius: 1}}]\n";
+  CHECK(check_brain("scenario: s\nseed: 9223372036854775807\nticks: 9223372036854775807\ndt: 1000000\n" + rest).empty());
+  CHECK(joined(check_brain("scenario: s\ndt: 1000001\n" + rest)) == "2:5: 'dt' must be a number > 0 and <= 1000000, got 1000001\n");
+  const auto big = check_brain("scenario: s\nteams: [a]\nworld: {size: [2000000000, 5]}\n"
+                               "groups: [{name: g, team: a, brain: b.yaml, spawn: {centre: [5, 5], radius: 1}}]\n");
+  CHECK(joined(big) == "3:16: item 1 of 'size' must be a number > 0 and <= 1000000000, got 2000000000\n");
+}
