@@ -157,6 +157,7 @@ class RecordParser {
       throw std::runtime_error(name_ + ": line " + std::to_string(line_) + ": a line after the record's end line");
     if (l.rfind("{\"tick\":", 0) == 0) {
       const size_t rows = rows_.size(), ticks = ticks_.size(), metrics = metrics_.size();
+      const size_t key_spans = key_spans_.size(), key_text = key_text_.size(), events = events_.size();
       try {
         tick_line(l);
         return;
@@ -166,6 +167,9 @@ class RecordParser {
         rows_.resize(rows);
         ticks_.resize(ticks);
         metrics_.resize(metrics);
+        key_spans_.resize(key_spans);
+        key_text_.resize(key_text);
+        events_.resize(events);
         if (!check_.line(l, unterminated).empty()) throw std::runtime_error(name_ + ": " + e.what());
         tick_line_json(l);
         return;
@@ -238,6 +242,10 @@ class RecordParser {
     py::array_t<double> metric_values({T, metric_count_});
     std::copy(metrics_.begin(), metrics_.end(), metric_values.mutable_data());
     py::dict d;
+    d["keys"] = key_arrays(column, T, A);
+    py::list events;
+    for (const std::string& e : events_) events.append(from_json(nlohmann::json::parse(e)));
+    d["events"] = events;
     d["header"] = header_;
     d["end"] = end_line_;
     d["ticks"] = py::array_t<uint64_t>(T, ticks_.data());
@@ -259,6 +267,93 @@ class RecordParser {
     int32_t group;
     int8_t alive, status;
   };
+  // Where a row's recorded blackboard values (its field 8, a JSON array) sit in key_text_;
+  // kept (one per row of rows_) only when the header names keys. length 0: the row has none.
+  struct KeySpan {
+    uint64_t at;
+    uint32_t length;
+  };
+
+  // A JSON value as Python's json module reads it (None, bool, int, float, str, list, dict).
+  static py::object from_json(const nlohmann::json& j) {
+    switch (j.type()) {
+      case nlohmann::json::value_t::null: return py::none();
+      case nlohmann::json::value_t::boolean: return py::bool_(j.get<bool>());
+      case nlohmann::json::value_t::number_integer: return py::int_(j.get<int64_t>());
+      case nlohmann::json::value_t::number_unsigned: return py::int_(j.get<uint64_t>());
+      case nlohmann::json::value_t::number_float: return py::float_(j.get<double>());
+      case nlohmann::json::value_t::string: return py::str(j.get_ref<const std::string&>());
+      case nlohmann::json::value_t::array: {
+        py::list l;
+        for (const auto& v : j) l.append(from_json(v));
+        return l;
+      }
+      case nlohmann::json::value_t::object: {
+        py::dict o;
+        for (const auto& [k, v] : j.items()) o[py::str(k)] = from_json(v);
+        return o;
+      }
+      default: return py::none();
+    }
+  }
+
+  // The recorded blackboard keys, each a ticks x agents array: float64 (NaN where the agent is
+  // absent or its brain lacks the key) when every value recorded for it is a number or null,
+  // else an object array of None, bool, int, float and str (and lists of them). Two passes over
+  // the rows' texts (checked JSON arrays): which keys hold only numbers, then the values.
+  py::dict key_arrays(const std::unordered_map<uint32_t, size_t>& column, size_t T, size_t A) const {
+    py::dict out;
+    if (key_names_.empty()) return out;
+    const size_t K = key_names_.size();
+    auto values_of = [&](size_t i) {
+      const KeySpan& span = key_spans_[i];
+      return span.length ? nlohmann::json::parse(std::string_view(key_text_).substr(span.at, span.length))
+                         : nlohmann::json::array();
+    };
+    std::vector<bool> numeric(K, true);
+    for (size_t i = 0; i < key_spans_.size(); ++i) {
+      const nlohmann::json values = values_of(i);
+      for (size_t j = 0; j < K && j < values.size(); ++j)
+        if (!values[j].is_null() && !values[j].is_number()) numeric[j] = false;
+    }
+    std::vector<double*> number_cells(K, nullptr);
+    std::vector<py::object> object_cells(K);  // each an object array's flat view
+    for (size_t j = 0; j < K; ++j) {
+      if (numeric[j]) {
+        py::array_t<double> a({T, A});
+        number_cells[j] = a.mutable_data();
+        std::fill(number_cells[j], number_cells[j] + T * A, std::nan(""));
+        out[py::str(key_names_[j])] = a;
+      } else {
+        py::array a(py::dtype("O"), std::vector<py::ssize_t>{py::ssize_t(T), py::ssize_t(A)});
+        object_cells[j] = a.attr("reshape")(-1);  // a view: its cells are a's
+        for (size_t c = 0; c < T * A; ++c) object_cells[j][py::int_(c)] = py::none();
+        out[py::str(key_names_[j])] = a;
+      }
+    }
+    // A cell a living agent holds keeps its values (as arrays() keeps its position).
+    std::vector<char> living(T * A, 0);
+    for (size_t i = 0; i < key_spans_.size(); ++i) {
+      const Row& r = rows_[i];
+      const size_t c = size_t(r.tick_index) * A + column.at(r.id);
+      if (living[c] && !r.alive) continue;
+      living[c] = r.alive != 0;
+      const nlohmann::json values = values_of(i);
+      for (size_t j = 0; j < K; ++j) {
+        const nlohmann::json* v = j < values.size() ? &values[j] : nullptr;
+        if (number_cells[j]) number_cells[j][c] = v && v->is_number() ? v->get<double>() : std::nan("");
+        else object_cells[j][py::int_(c)] = v ? from_json(*v) : py::none();
+      }
+    }
+    return out;
+  }
+
+  // Keeps the text of a row's keys (a JSON array) for key_arrays.
+  void keep_keys(std::string_view text) {
+    if (key_names_.empty()) return;
+    key_spans_.push_back({key_text_.size(), uint32_t(text.size())});
+    key_text_.append(text);
+  }
 
   // A line thicket view's checks must take; its message, at this line, if they do not.
   void checked(std::string_view l, bool unterminated) {
@@ -286,7 +381,11 @@ class RecordParser {
       r.alive = int8_t(a[5].get<int>());
       r.status = status_code(a[6].get<std::string>());
       rows_.push_back(r);
+      if (!key_names_.empty()) keep_keys(a.size() > 8 && a[8].is_array() ? a[8].dump() : std::string());
     }
+    if (const auto e = t.find("events"); e != t.end() && e->is_array())
+      for (const auto& event : *e)
+        if (event.is_array()) events_.push_back(event.dump());
     const nlohmann::json metrics = t.value("metrics", nlohmann::json::array());
     for (const auto& m : metrics) metrics_.push_back(m.is_number() ? m.get<double>() : std::nan(""));
     if (ti == 0 && !metrics_known_) metric_count_ = metrics.size();
@@ -304,6 +403,9 @@ class RecordParser {
                                "; this thicket reads version " + std::to_string(kRecordVersion) +
                                " (a newer thicket wrote it)");
     if (const auto g = h.find("groups"); g != h.end() && g->is_array()) groups_ = g->size();
+    if (const auto k = h.find("keys"); k != h.end() && k->is_array())
+      for (const auto& key : *k)
+        if (key.is_string()) key_names_.push_back(key.get<std::string>());
     if (const auto m = h.find("metrics"); m != h.end() && m->is_array()) {
       metric_count_ = m->size();
       metrics_known_ = true;
@@ -348,9 +450,18 @@ class RecordParser {
           if (r.status == 0 && status != "invalid")
             s.fail("field 6 (status) of agent " + std::to_string(r.id) +
                    " must be running, success, failure or invalid, got '" + std::string(status) + "'");
-          while (s.eat(',')) s.skip();  // nodes, keys
+          std::string_view keys;  // field 8
+          for (int field = 7; s.eat(','); ++field) {
+            s.ws();
+            const char* from = s.p;
+            s.skip();  // nodes (7), keys (8): the keys kept as text, read by key_arrays
+            if (field == 8) keys = std::string_view(from, size_t(s.p - from));
+          }
+          if (!key_names_.empty() && !keys.empty() && (keys[0] != '[' || !nlohmann::json::accept(keys)))
+            s.fail("field 8 (keys) of agent " + std::to_string(r.id) + " must be an array of the header's keys' values");
           s.expect(']');
           rows_.push_back(r);
+          keep_keys(keys);
         } while (s.eat(','));
         s.expect(']');
       }
@@ -362,6 +473,20 @@ class RecordParser {
     std::sort(line_ids_.begin(), line_ids_.end());
     if (auto twice = std::adjacent_find(line_ids_.begin(), line_ids_.end()); twice != line_ids_.end())
       s.fail("tick " + std::to_string(tick) + ": agent " + std::to_string(*twice / 2) + " is listed twice");
+    if (s.key("events")) {  // each event's text, read by arrays()
+      s.expect('[');
+      if (!s.eat(']')) {
+        do {
+          s.ws();
+          const char* from = s.p;
+          s.skip();
+          const std::string_view event(from, size_t(s.p - from));
+          if (event.empty() || event[0] != '[' || !nlohmann::json::accept(event)) s.fail("an event that is no array");
+          events_.emplace_back(event);
+        } while (s.eat(','));
+        s.expect(']');
+      }
+    }
     if (s.key("metrics")) {
       s.expect('[');
       size_t n = 0;
@@ -387,6 +512,10 @@ class RecordParser {
   size_t groups_ = 0;
   bool metrics_known_ = false;
   std::vector<Row> rows_;
+  std::vector<std::string> key_names_;  // the header's keys
+  std::vector<KeySpan> key_spans_;      // one per row when key_names_ is not empty
+  std::string key_text_;
+  std::vector<std::string> events_;  // each event of the tick lines, as its JSON text, in order
   std::vector<uint64_t> line_ids_;  // one tick line's agent ids and alive flags, for the once-a-tick check
   std::vector<uint64_t> ticks_;
   std::vector<double> metrics_;  // ticks x metric_count_

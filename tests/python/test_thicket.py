@@ -3,6 +3,7 @@ THICKET_BIN=build/thicket (the CLI the batches are compared with). No test reads
 import contextlib
 import gzip
 import io
+import json
 import os
 import pathlib
 import pickle
@@ -874,6 +875,64 @@ def test_read_record_errors(tmp_path):
     with pytest.raises(RuntimeError, match=r"diagonal\.jsonl\.gz: the record has 9000 tick lines and 9000 agent ids, "
                                            r"and its arrays \(ticks x agents\) would have more than 67108864 cells"):
         thicket.read_record(diagonal)
+
+
+def test_record_keys_and_events(tmp_path):
+    keys = ["health", "invincible", "home_x"]
+    r = thicket.run(ARENA, ticks=30, seed=3, record=True, record_keys=keys).record
+    assert r.key_names == keys and list(r.keys) == keys
+    # Numbers as float64, NaN where the brain lacks the key (the players have no home_x);
+    # a key holding true/false as objects, None there.
+    players = r.group == 2
+    assert r.keys["health"].dtype == np.float64 and r.keys["health"].shape == r.x.shape
+    assert r.keys["health"][0, 0] == 60 and r.keys["health"][0, players][0] == 100
+    assert np.isnan(r.keys["home_x"][0, players]).all() and not np.isnan(r.keys["home_x"][0, ~players]).any()
+    assert r.keys["invincible"].dtype == object and r.keys["invincible"][0, 0] is False
+    assert r.keys["invincible"][0, players][0] is None
+    # The same as the CLI's record file says, read back, through its JSON too.
+    record = tmp_path / "rec.jsonl"
+    subprocess.run([THICKET, "run", ARENA, "--ticks", "30", "--seed", "3", "--quiet", "--record", str(record),
+                    "--record-keys", ",".join(keys)], check=True)
+    saved = thicket.read_record(record)
+    lines = record.read_text().splitlines()
+    assert saved.events == r.events and len(r.events) == sum(len(json.loads(l).get("events", [])) for l in lines)
+    for key in keys:
+        np.testing.assert_array_equal(saved.keys[key], r.keys[key], err_msg=key)
+    line = json.loads(lines[5])
+    assert [e for e in r.events if e[1] == line["tick"]] == line["events"]
+    cell = r.ids.tolist().index(line["agents"][0][0])
+    assert r.keys["health"][4, cell] == line["agents"][0][8][0]
+    # A tick line laid out otherwise (keys in another order) is read from its JSON: the same.
+    (tmp_path / "other.jsonl").write_text("\n".join(
+        [lines[0]] + [json.dumps(dict(reversed(json.loads(l).items()))) if '"tick"' in l else l for l in lines[1:]]) + "\n")
+    other = thicket.read_record(tmp_path / "other.jsonl")
+    assert other.events == r.events
+    np.testing.assert_array_equal(other.keys["invincible"], r.keys["invincible"])
+    # events_frame: one kind with its fields named, or every event.
+    damage = r.events_frame("damage")
+    assert list(damage.columns) == ["tick", "source", "target", "amount"] and len(damage) > 0
+    assert damage.iloc[0].tolist() == [e for e in r.events if e[0] == "damage"][0][1:]
+    every = r.events_frame()
+    assert list(every.columns) == ["tick", "event", "fields"] and len(every) == len(r.events)
+    with pytest.raises(ValueError, match="no event kind 'damag' \\(did you mean 'damage'\\?\\)"):
+        r.events_frame("damag")
+    # A record without keys has none; the stealth guards' percepts are events.
+    stealth = thicket.run(os.path.join(ROOT, "scripts/examples/stealth/stealth.yaml"), ticks=100, record=True).record
+    assert stealth.keys == {} and stealth.key_names == []
+    percepts = stealth.events_frame("percept")
+    assert list(percepts.columns) == ["tick", "agent", "sense", "phase", "kind", "what"] and len(percepts) > 0
+    assert set(percepts["sense"]) <= {"sight", "hearing", "touch"}
+    # Broken keys or events in a tick line as thicket writes it: said at its line.
+    head = '{"format":"thicket-record","version":1,"groups":[{"name":"g"}],"keys":["k"],"metrics":[]}\n'
+    tick = '{"tick":1,"agents":[[1,1.0,2.0,0.0,0,1,"running","R",%s]],"events":[%s],"metrics":[]}\n'
+    for name, text, why in [("keys", head + tick % ("5", "") + '{"end":true}\n', "line 2: field 8 (keys) of agent 1"),
+                            ("event", head + tick % ("[1]", '"x"') + '{"end":true}\n', "line 2: an event that is no array")]:
+        (tmp_path / (name + ".jsonl")).write_text(text)
+        with pytest.raises(RuntimeError, match=re.escape(name + ".jsonl: " + why)):
+            thicket.read_record(tmp_path / (name + ".jsonl"))
+    (tmp_path / "good.jsonl").write_text(head + tick % ('["a"]', '["death",1,1]') + '{"end":true}\n')
+    good = thicket.read_record(tmp_path / "good.jsonl")
+    assert good.keys["k"].tolist() == [["a"]] and good.events == [["death", 1, 1]]
 
 
 def test_the_example_sweeps_and_plots(tmp_path):

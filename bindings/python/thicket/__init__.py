@@ -18,6 +18,7 @@
 
 The guide's chapter "Python" (docs/guide.md) has the whole API.
 """
+import difflib
 import io
 import json
 import math
@@ -51,8 +52,29 @@ class Record:
       success, failure); ``alive``: bool;
     - ``group``: the group index of each agent; ``ticks``: the tick numbers;
     - ``metrics``: float64, ticks x metrics, named by ``metric_names``;
-    - ``header``: the header line as a dict (scenario, seed, dt, world, teams, brains, groups).
+    - ``header``: the header line as a dict (scenario, seed, dt, world, teams, brains, groups);
+    - ``keys``: the recorded blackboard keys (``key_names``, the scenario's ``record: {keys}`` or
+      ``record_keys``), each a ticks x agents array: float64 with NaN where the agent is absent or
+      its brain lacks the key when every value recorded for the key is a number, else an object
+      array holding None, bool, int, float or str;
+    - ``events``: every event of the record in order, each a list as the record writes it,
+      ``[kind, tick, ...]`` (``["damage", 5, 3, 17, 25]``; percepts, transitions, switches,
+      aborts, deaths, signals, pickups taken, reloads); ``events_frame(kind)`` names their fields.
     """
+
+    # The fields after the tick of each event kind (docs/record-format.md, "Tick line").
+    EVENT_FIELDS = {
+        "abort": ("agent", "composite", "condition", "interrupted", "old_status", "new_status"),
+        "transition": ("agent", "fsm", "from_state", "to_state", "via"),
+        "switch": ("agent", "machine", "from_behavior", "to_behavior"),
+        "damage": ("source", "target", "amount"),
+        "signal": ("source", "target", "key"),
+        "death": ("agent",),
+        "percept": ("agent", "sense", "phase", "kind", "what"),
+        "take": ("pickup", "agent"),
+        "reload": ("file",),
+        "reload_failed": ("file", "error"),
+    }
 
     def __init__(self, arrays):
         self.header = json.loads(arrays["header"])
@@ -68,11 +90,31 @@ class Record:
         self.metrics = arrays["metrics"]
         self.metric_names = list(self.header.get("metrics", []))
         self.status_names = STATUS_NAMES
+        self.key_names = list(self.header.get("keys", []))
+        self.keys = arrays["keys"]
+        self.events = arrays["events"]
 
     def metrics_frame(self):
         """The metrics over the recorded ticks as a DataFrame indexed by tick."""
         import pandas as pd
         return pd.DataFrame(self.metrics, index=pd.Index(self.ticks, name="tick"), columns=self.metric_names)
+
+    def events_frame(self, kind=None):
+        """The events as a DataFrame, one row each in the record's order. With a kind ("damage",
+        "percept", "transition", ... : ``EVENT_FIELDS``), that kind's events with a column per
+        field (``tick``, then e.g. ``source``, ``target``, ``amount``); without one, every event as
+        ``tick``, ``event`` (its kind) and ``fields`` (the list of the rest)."""
+        import pandas as pd
+        if kind is None:
+            rows = [(e[1], e[0], list(e[2:])) for e in self.events if len(e) >= 2]
+            return pd.DataFrame(rows, columns=["tick", "event", "fields"])
+        if kind not in self.EVENT_FIELDS:
+            close = difflib.get_close_matches(str(kind), self.EVENT_FIELDS, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise ValueError(f"no event kind '{kind}'{hint}; the kinds: {', '.join(self.EVENT_FIELDS)}")
+        names = self.EVENT_FIELDS[kind]
+        rows = [tuple(e[1:2 + len(names)]) for e in self.events if e and e[0] == kind]
+        return pd.DataFrame(rows, columns=["tick", *names])
 
     def __repr__(self):
         return f"<thicket.Record {self.header.get('scenario')}: {len(self.ticks)} ticks x {len(self.ids)} agents>"
