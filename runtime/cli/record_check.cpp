@@ -181,8 +181,8 @@ std::string RecordCheck::header(std::string_view text) {
     return "the header's dt must be a positive number of seconds, got " + shown(dt);
   if (const json& every = h.value("every", json(1)); !is_index(every) || every.get<std::int64_t>() < 1)
     return "the header's every must be a whole number of ticks, 1 or more, got " + shown(every);
-  if (const json& ticks = h.value("ticks", json(0)); !is_index(ticks))
-    return "the header's ticks must be a whole number, 0 or more, got " + shown(ticks);
+  if (const json& ticks = h.value("ticks", json(0)); !is_index(ticks) && !ticks.is_null())  // null: until stopped
+    return "the header's ticks must be a whole number, 0 or more (or null), got " + shown(ticks);
   if (const json& seed = h.value("seed", json(0)); !seed.is_number_integer())
     return "the header's seed must be a whole number, got " + shown(seed);
   for (const char* list : {"teams", "brains", "groups", "keys", "metrics"})

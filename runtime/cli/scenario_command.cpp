@@ -143,7 +143,9 @@ int cmd_scenario(const Options& o) {
   };
   so.strict = o.strict;
   so.watch = o.watch;
-  if (o.watch && so.ticks == 0) so.ticks = UINT64_MAX;  // as for a brain: until Ctrl-C
+  // --watch and --serve show one run as it goes: --ticks 0 runs it until Ctrl-C, as for a brain.
+  const bool until_stopped = (o.watch || o.live.serve) && so.ticks == 0;
+  if (until_stopped) so.ticks = kTicksUntilStopped;
   so.record_keys = o.record_keys;
   // The first run is made once before any output file is opened, and dropped: a brain that
   // does not load (an unknown leaf, broken YAML, a Lua file with an error), a blackboard value
@@ -507,7 +509,7 @@ int cmd_scenario(const Options& o) {
     }
   }
   if (out.is_open()) cli::write_run_rows(out, jsonl, results, *sets, plan);  // at the end: gauge columns are the union over runs
-  const uint64_t ticks = o.watch ? results.back().ticks : so.ticks;  // --watch --ticks 0 runs until Ctrl-C
+  const uint64_t ticks = until_stopped ? results.back().ticks : so.ticks;
   const cli::BatchFacts facts{.scenario = spec->name, .ticks = ticks, .dt = so.dt, .threads = so.threads,
                               .interrupted = g_interrupted != 0, .wall = spread_wall};
   std::cerr << cli::batch_summary(facts, results, *sets, plan) << "\n";

@@ -403,6 +403,22 @@ try:
     rc, err = run.interrupt()
     expect(rc == 0, "Ctrl-C ends the finished run's server (exit %s)" % rc)
     run = None
+
+    # --ticks 0 runs until Ctrl-C, as with --watch (it served an empty run, over at tick 0), and
+    # its record's header says ticks null: thicket view takes it.
+    record = os.path.join(tmp, "until.jsonl")
+    run = Run(tmp, "guard/done.yaml", "--speed", "0", "--ticks", "0", "--record", record)
+    got = run.wait_for("ticks of a run until Ctrl-C",
+                       lambda: (lambda s, b: b if s == 200 and b["tick"] >= 10 else None)(*run.get("/api/agents")))
+    expect(bool(got) and not got["done"], "--serve --ticks 0 runs on: %s" % (got and {k: got[k] for k in ("tick", "done")}))
+    rc, err = run.interrupt()
+    expect(rc == 0 and "(interrupted)" in err, "Ctrl-C ends a run of --ticks 0 with its summary (exit %s)" % rc)
+    run = None
+    with open(record) as f:
+        header = json.loads(f.readline())
+    expect("ticks" in header and header["ticks"] is None, "the record's ticks: %s" % header.get("ticks"))
+    view = subprocess.run([THICKET, "view", record, "-o", os.path.join(tmp, "until.html")], capture_output=True, text=True)
+    expect(view.returncode == 0, "thicket view takes a record of a run until Ctrl-C: " + view.stderr)
 finally:
     if run:
         run.proc.kill()

@@ -230,8 +230,9 @@ void Recorder::header() {
   put_uint(out, sim_.options.seed);
   put(out, ",\"dt\":");
   put_number(out, sim_.options.dt);
-  put(out, ",\"ticks\":");
-  put_uint(out, sim_.options.ticks);
+  put(out, ",\"ticks\":");  // null: until stopped (--watch or --serve with --ticks 0)
+  if (sim_.options.ticks == kTicksUntilStopped) put(out, "null");
+  else put_uint(out, sim_.options.ticks);
   put(out, ",\"every\":");
   put_uint(out, every_);
   // The world.

@@ -22,10 +22,14 @@
 
 namespace thicket {
 
+// SimOptions::ticks of a run that goes on until it is stopped (--watch or --serve with
+// --ticks 0): a record's header says `"ticks":null`.
+inline constexpr uint64_t kTicksUntilStopped = UINT64_MAX;
+
 struct SimOptions {
   uint32_t threads = 1;                      // workers (each its own Lua state)
   uint64_t seed = 1;                         // the run seed
-  uint64_t ticks = 600;
+  uint64_t ticks = 600;                      // kTicksUntilStopped: until stopped
   double dt = 0.1;
   bool trusted = false;
   uint64_t instruction_budget = 10'000'000;
