@@ -245,13 +245,9 @@ else
   bad "a rename across both mod files: $(grep -m4 -E 'frame (51|100|101) (showing|reload)' "$tmp/renamed.log")"
 fi
 
-# A mod that does not load at start-up: its errors on screen (the game waits for a fix on a
-# desktop; headless, the screenshot shows them) as well as on standard error.
-fresh_mods startup
-cp "$tmp/broken.yaml" "$tmp/startup/guard.yaml"
-run warehouse --frames 20 --mods "$tmp/startup" --screenshot "$tmp/startup.png" >/dev/null
-if [[ $? == 1 ]] && grep -q "guard.yaml:[0-9]*:[0-9]*: error: unknown leaf 'MoveTO'; did you mean 'MoveTo'?" "$tmp/err" &&
-  python3 - "$tmp/startup.png" <<'PY'
+# red_text PNG: the PNG shows red text (over 500 red pixels: the load errors' colour).
+red_text() {
+  python3 - "$1" <<'PY'
 import struct, sys, zlib
 data = open(sys.argv[1], "rb").read()
 w, h = struct.unpack(">II", data[16:24])
@@ -270,6 +266,15 @@ for y in range(h):  # PNG filters undone, then the error text's red counted
     prev = line
 sys.exit(0 if red > 500 else 1)
 PY
+}
+
+# A mod that does not load at start-up: its errors on screen (the game waits for a fix on a
+# desktop; headless, the screenshot shows them) as well as on standard error.
+fresh_mods startup
+cp "$tmp/broken.yaml" "$tmp/startup/guard.yaml"
+run warehouse --frames 20 --mods "$tmp/startup" --screenshot "$tmp/startup.png" >/dev/null
+if [[ $? == 1 ]] && grep -q "guard.yaml:[0-9]*:[0-9]*: error: unknown leaf 'MoveTO'; did you mean 'MoveTo'?" "$tmp/err" &&
+  red_text "$tmp/startup.png"
 then
   ok "a mod broken at start-up: its errors on screen (red text in the screenshot) and on standard error"
 else
@@ -314,14 +319,31 @@ grep -q "^frame 101 script error: .*guard.lua:[0-9]*: stopped after running for 
 # ---- Bad input ----
 cp "$game/levels/warehouse.map" "$tmp/"
 printf 'name Bad\nmap warehouse.map\nplayer 0 0\nexit 45 27\nguard 15 1 28\nlantern 3 3\n' >"$tmp/bad.level"
-run "$tmp/bad.level" --frames 10 >/dev/null
+run "$tmp/bad.level" --frames 10 --screenshot "$tmp/bad_level.png" >/dev/null
 if [[ $? == 1 ]] && grep -q "bad.level:3:8: error: player cell (0, 0) is a wall" "$tmp/err" &&
-  grep -q "bad.level:5:12: error: 'guard' takes cells as pairs" "$tmp/err" && grep -q "bad.level:6:1: error: unknown keyword 'lantern'" "$tmp/err"; then
-  ok "a bad level file: every error at FILE:LINE:COL"
+  grep -q "bad.level:5:12: error: 'guard' takes cells as pairs" "$tmp/err" && grep -q "bad.level:6:1: error: unknown keyword 'lantern'" "$tmp/err" &&
+  [[ $(grep -c "error:" "$tmp/err") == 3 ]] && red_text "$tmp/bad_level.png"; then
+  ok "a bad level file: every error at FILE:LINE:COL, on standard error and on screen (red text in the screenshot)"
 else
   cat "$tmp/err"
   bad "a bad level file"
 fi
+# On screen a level broken at start-up is waited for as a broken mod is (the window stayed
+# closed, its errors on standard error only): fixed, the game starts; its errors are printed once.
+cp "$tmp/bad.level" "$tmp/waiting.level"
+./thicket-game "$tmp/waiting.level" >"$tmp/waiting_level.out" 2>"$tmp/waiting_level.err" &
+waiting_pid=$!
+for _ in $(seq 300); do grep -q "unknown keyword 'lantern'" "$tmp/waiting_level.err" && break; sleep 0.1; done
+sed 's/^name Warehouse$/name Mended/' "$here/examples/game/levels/warehouse.level" >"$tmp/mended.level"
+grep -q "^name Mended" "$tmp/mended.level" || bad "the warehouse level's name line was not found"
+mv "$tmp/mended.level" "$tmp/waiting.level"
+started=0
+for _ in $(seq 300); do grep -q "Mended. Edit" "$tmp/waiting_level.out" && started=1 && break; sleep 0.1; done
+kill "$waiting_pid" 2>/dev/null
+wait "$waiting_pid" 2>/dev/null
+[[ $started == 1 ]] && [[ $(grep -c "unknown keyword 'lantern'" "$tmp/waiting_level.err") == 1 ]] &&
+  ok "on screen, a level broken at start-up is waited for (its errors printed once): fixed, the game starts" ||
+  bad "on screen, a level broken at start-up: $(head -3 "$tmp/waiting_level.out" "$tmp/waiting_level.err")"
 # A cell too far, a second map line, a folder named as a level: each said as what it is.
 printf 'name Far\nmap warehouse.map\nmap warehouse.map\nplayer 2000000 1\nexit 45 27\n' >"$tmp/far.level"
 run "$tmp/far.level" --frames 5 >/dev/null

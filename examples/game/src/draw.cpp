@@ -432,17 +432,17 @@ void View::draw(const Game& game, const Ui& ui) {
   draw_script_error(game);
 }
 
-void View::draw_load_errors(const std::string& mods, const std::string& errors) {
+void View::draw_load_errors(const std::string& title, const std::string& errors, const std::string& footer) {
   SDL_SetRenderDrawColor(renderer_, 14, 15, 20, 255);
   SDL_RenderClear(renderer_);
-  std::vector<std::string> lines{"The guards' mod (" + mods + ") does not load, so the game cannot start:"};
+  std::vector<std::string> lines{title};
   for (size_t from = 0; from < errors.size();) {
     size_t end = errors.find('\n', from);
     if (end == std::string::npos) end = errors.size();
     if (end > from) lines.push_back(errors.substr(from, end - from));
     from = end + 1;
   }
-  lines.push_back("Fix the file and save it: the game starts as soon as the mod loads. Esc quits.");
+  lines.push_back(footer);
   lines = fitted(lines, kWidth - 48, size_t(std::max(3, (kHeight - 48) / line_height_)), 1);
   int y = 24;
   for (size_t i = 0; i < lines.size(); ++i, y += line_height_)

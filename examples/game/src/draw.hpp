@@ -34,7 +34,9 @@ class View {
   void draw(const Game& game, const Ui& ui);
   // The mods that do not load at start-up (`errors`: one diagnostic a line), while the game
   // waits for them to be fixed.
-  void draw_load_errors(const std::string& mods, const std::string& errors);
+  // A file that keeps the game from starting: `title`, then `errors` (one a line) in red, then
+  // `footer` (what to do).
+  void draw_load_errors(const std::string& title, const std::string& errors, const std::string& footer);
   void present();
   bool screenshot(const std::string& path, std::string& error);
   // The guard under a window pixel (within a cell of it), 0 when none.

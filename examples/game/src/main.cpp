@@ -413,7 +413,8 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
     // screenshot shows them, and the run ends.
     bool quit = false;
     while (!quit) {
-      view.draw_load_errors(mods.string(), error);
+      view.draw_load_errors("The guards' mod (" + mods.string() + ") does not load, so the game cannot start:", error,
+                            "Fix the file and save it: the game starts as soon as the mod loads. Esc quits.");
       if (headless) {
         if (!a.screenshot.empty() && !view.screenshot(a.screenshot, error)) std::fprintf(stderr, "thicket-game: %s\n", error.c_str());
         return 1;
@@ -436,31 +437,58 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
   // points at `level`; a failed load into it left a mixed state, once scored as an escape),
   // and the failure is shown on screen.
   size_t tried_index = level_index;  // the level last tried (Tab goes on from it, past one that did not load)
+  std::vector<std::string> level_errors;  // why the level last tried did not start (printed once while they stay)
   auto start = [&](size_t i) {
     game::Level next;
     std::vector<thicket::Diagnostic> diags;
     const size_t index = i % levels.size();
-    tried_index = index;
-    if (!game::load_level(levels[index].string(), next, diags)) {
-      std::vector<std::string> lines;
-      for (auto& d : diags) {
-        lines.push_back(thicket::format_diagnostic(d));
-        std::fprintf(stderr, "%s\n", lines.back().c_str());
-      }
+    std::vector<std::string> lines;
+    const bool loaded = game::load_level(levels[index].string(), next, diags);
+    for (auto& d : diags) lines.push_back(thicket::format_diagnostic(d));
+    if (loaded) {
+      level = std::move(next);
+      level_index = index;
+      if (!g.start_level(level, error)) lines = {"thicket-game: " + error};
+    }
+    if (!lines.empty()) {
+      if (lines != level_errors || index != tried_index)
+        for (const std::string& l : lines) std::fprintf(stderr, "%s\n", l.c_str());
+      tried_index = index;
+      level_errors = lines;
       g.show_level_error(lines);
       return false;
     }
-    level = std::move(next);
-    level_index = index;
-    if (!g.start_level(level, error)) {
-      std::fprintf(stderr, "thicket-game: %s\n", error.c_str());
-      return false;
-    }
+    tried_index = index;
+    level_errors.clear();
     g.show_level_error({});
     ++level_starts;
     return true;
   };
-  if (!start(level_index)) return 1;
+  // A level that does not load at start-up: its errors on screen too, as a broken mod's. On
+  // screen the game tries it again twice a second (a person fixing it), and Tab tries the next
+  // level; headless, a screenshot shows them, and the run ends.
+  while (!start(tried_index)) {
+    std::string text;
+    for (const std::string& l : level_errors) text += l + "\n";
+    view.draw_load_errors("The level " + levels[tried_index].string() + " does not load, so the game cannot start:", text,
+                          "Fix the file and save it: the game starts as soon as it loads. Tab tries the next level; Esc quits.");
+    if (headless) {
+      if (!a.screenshot.empty() && !view.screenshot(a.screenshot, error)) std::fprintf(stderr, "thicket-game: %s\n", error.c_str());
+      return 1;
+    }
+    view.present();
+    bool quit = false, next = false;
+    for (int k = 0; k < 10 && !quit && !next; ++k) {
+      SDL_Event e;
+      while (SDL_PollEvent(&e)) {
+        if (e.type == SDL_QUIT || (e.type == SDL_KEYDOWN && e.key.keysym.sym == SDLK_ESCAPE)) quit = true;
+        if (e.type == SDL_KEYDOWN && !e.key.repeat && e.key.keysym.sym == SDLK_TAB) next = true;
+      }
+      SDL_Delay(50);
+    }
+    if (quit) return 1;
+    if (next) ++tried_index;  // (start takes it modulo the levels)
+  }
   std::ofstream log;
   if (!a.log.empty()) {
     log.open(a.log);
