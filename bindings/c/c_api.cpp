@@ -109,9 +109,11 @@ thread_local std::string error_copy;
 
 // Text handed to C as a NUL-terminated string: a NUL inside it (a name written "L\0x" in a
 // YAML file, a Lua string) as the two characters \0, or C would see the text end there (and
-// the diagnostics after it would be lost).
+// the diagnostics after it would be lost); and UTF-8, as thicket.h promises: a byte that is
+// not (a path or a key written in Latin-1) as U+FFFD.
 std::string c_text(std::string s) {
   for (size_t at = s.find('\0'); at != std::string::npos; at = s.find('\0', at + 2)) s.replace(at, 1, "\\0");
+  if (thicket::first_invalid_utf8(s) < s.size()) s = thicket::valid_utf8(s);
   return s;
 }
 
@@ -572,7 +574,7 @@ int thicket_reload_changed(thicket_runtime* rt) {
     for (const auto& r : reports) {
       if (r.ok) continue;
       ++rt->reload_failed;
-      for (const auto& d : r.diagnostics) rt->reload_failures += thicket::format_diagnostic(d) + "\n";
+      for (const auto& d : r.diagnostics) rt->reload_failures += c_text(thicket::format_diagnostic(d)) + "\n";
     }
     return n > static_cast<size_t>(INT32_MAX) ? INT32_MAX : static_cast<int>(n);
   });
@@ -731,7 +733,7 @@ int thicket_running_nodes(thicket_runtime* rt, int64_t agent, thicket_node_fn fn
     if (int c = check_agent(rt, "thicket_running_nodes", agent, h)) return c;
     const std::vector<std::string> ids = rt->rt.running_nodes(h);
     if (fn)
-      for (const auto& id : ids) fn(c_text(thicket::valid_utf8(id)).c_str(), user);  // (as the trace's ids)
+      for (const auto& id : ids) fn(c_text(id).c_str(), user);  // (as the trace's ids)
     return static_cast<int>(ids.size());
   });
 }
@@ -890,7 +892,7 @@ int thicket_set_trace(thicket_runtime* rt, thicket_trace_fn fn, void* user, int 
           std::deque<std::string> kept;
           auto text = [&kept](const std::string& s) -> const char* {
             if (s.find('\0') == std::string::npos && thicket::first_invalid_utf8(s) >= s.size()) return s.c_str();
-            return kept.emplace_back(c_text(thicket::valid_utf8(s))).c_str();
+            return kept.emplace_back(c_text(s)).c_str();
           };
           std::vector<const char*> running;
           running.reserve(e.running.size() + 1);

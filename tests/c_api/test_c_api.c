@@ -1308,6 +1308,14 @@ static void test_nul_in_text(void) {
   CHECK(strcmp(thicket_brain_name(rt, b), "guard\\0x") == 0);
   CHECK(thicket_load_string(rt, "tree: u\nroot: {action: \"M\\0y\"}\n", "u.yaml") == -1);
   CHECK(strstr(thicket_last_error(rt), "M\\0y") != NULL);
+  /* A name (a path) with a byte that is no UTF-8 (Latin-1's e-acute): U+FFFD in what C gets back,
+  ** which thicket.h promises is UTF-8 (the byte went through raw). */
+  b = thicket_load_string(rt, "tree: w\nroot: {wait: 1}\n", "caf\xE9.yaml");
+  OK(rt, b);
+  CHECK(strcmp(thicket_brain_path(rt, b), "caf\xEF\xBF\xBD.yaml") == 0);
+  CHECK(thicket_load_string(rt, "tree: v\nroot: {action: Nope}\n", "caf\xE9.yaml") == -1);
+  CHECK(strstr(thicket_last_error(rt), "caf\xEF\xBF\xBD.yaml:2:") != NULL);
+  CHECK(strchr(thicket_last_error(rt), '\xE9') == NULL);
   /* An fsm whose name and state hold a NUL: the trace's texts and the running ids escape it
   ** as thicket_brain_name does (they were cut at it: "s\0x" and "s\0x/act" read as "s"). */
   {

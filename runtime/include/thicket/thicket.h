@@ -123,7 +123,9 @@ int32_t thicket_load_string(thicket_runtime *rt, const char *yaml, const char *n
 int32_t thicket_brain_count(thicket_runtime *rt);
 /* A brain's name (the one after its kind key: `tree: guard` -> "guard") and the path it was
 ** loaded from (the name given to thicket_load_string). NULL for a bad id. Valid until the
-** runtime is freed or the brain is reloaded with another name. */
+** runtime is freed or the brain is reloaded with another name. As every text this library
+** returns (thicket_last_error, log and print lines too), UTF-8: a NUL reads \0 and a byte that is
+** not UTF-8 (a path named in Latin-1) U+FFFD. */
 const char *thicket_brain_name(thicket_runtime *rt, int32_t brain);
 const char *thicket_brain_path(thicket_runtime *rt, int32_t brain);
 
