@@ -547,6 +547,46 @@ static void test_leaf_ctx_types(void) {
   thicket_runtime_free(rt);
 }
 
+/* A log callback of a one-thread tick runs inside the leaf's call: a spawn from it is deferred.
+** On a parallel tick it runs after the leaves, as the lines are handed out: the spawn is made at
+** once and returns its handle (thicket.h, thicket_spawn). */
+static thicket_runtime *log_spawn_rt;
+static int32_t log_spawn_brain;
+static int64_t log_spawned = -2;
+static int log_spawn_code = -100;
+static void log_spawns(const char *line, void *user) {
+  (void)line;
+  (void)user;
+  if (log_spawned != -2) return;
+  log_spawned = thicket_spawn(log_spawn_rt, log_spawn_brain);
+  log_spawn_code = thicket_errcode(log_spawn_rt);
+}
+static void serial_executor(size_t n, void (*job)(void *, size_t), void *ctx, void *user) {
+  size_t i;
+  (void)user;
+  for (i = 0; i < n; ++i) job(ctx, i);
+}
+static void test_spawn_from_log_callback(void) {
+  int parallel;
+  for (parallel = 0; parallel <= 1; ++parallel) {
+    thicket_runtime *rt = thicket_runtime_new();
+    log_spawn_rt = rt;
+    log_spawned = -2;
+    log_spawn_brain = thicket_load_string(rt, "tree: talker\nroot:\n  log: {message: hi, child: {wait: 1}}\n", "talker.yaml");
+    OK(rt, log_spawn_brain);
+    OK(rt, thicket_spawn(rt, log_spawn_brain));
+    OK(rt, thicket_set_log(rt, log_spawns, NULL));
+    OK(rt, parallel ? thicket_tick_all_parallel(rt, 0.1, serial_executor, NULL) : thicket_tick_all(rt, 0.1));
+    if (parallel) {
+      CHECK(log_spawned >= 0 && thicket_agent_id(rt, log_spawned) == 2);
+    } else {
+      CHECK(log_spawned == -1 && log_spawn_code == THICKET_ERR_DEFERRED);
+    }
+    CHECK(thicket_agent_count(rt) == 2); /* made at the tick's end, or at once */
+    thicket_runtime_free(rt);
+  }
+}
+
 /* ---- Snapshots ---- */
 static void test_snapshots(void) {
   thicket_runtime *rt = thicket_runtime_new(), *fresh = thicket_runtime_new();
@@ -1495,6 +1535,7 @@ int main(int argc, char **argv) {
   test_null_error_pointer();
   test_tick_order();
   test_nul_in_text();
+  test_spawn_from_log_callback();
   test_load_beside_a_tick();
   test_calls_during_a_reload();
   test_print();
