@@ -946,7 +946,13 @@ void register_runtime(py::module_& m) {
         auto v = b.rt->rt().get(b.agent.handle, key.cast<std::string>());
         return v ? to_python(*v) : fallback;
       }, py::arg("key"), py::arg("default") = py::none(), "The key's value, or `default` for a key the brain does not declare.")
-      .def("__setitem__", [](Blackboard& b, const std::string& key, const py::object& v) { b.rt->set(b.agent, key, v); })
+      .def("__setitem__", [](Blackboard& b, const py::object& key, const py::object& v) {
+        // A key that is no str: said so (pybind11's "incompatible function arguments" listed signatures).
+        if (!py::isinstance<py::str>(key))
+          throw py::type_error("blackboard keys are str, not " + std::string(py::str(py::type::of(key).attr("__name__"))) +
+                               " (" + py::str(py::repr(key)).cast<std::string>() + ")");
+        b.rt->set(b.agent, key.cast<std::string>(), v);
+      })
       .def("__contains__", [](Blackboard& b, const py::object& key) {
         b.rt->check(b.agent);
         return py::isinstance<py::str>(key) && b.rt->rt().get(b.agent.handle, key.cast<std::string>()).has_value();
@@ -1047,8 +1053,12 @@ void register_runtime(py::module_& m) {
       })
       .def("agents", &PyRuntime::agents, "The live agents, in tick order (restored ones included).")
       .def("find", &PyRuntime::find, py::arg("id"))
-      .def("send", [](PyRuntime& r, const Agent& a, const py::str& name) {
-        // A str (bytes converted too, and "\xff\xfe" was sent as a name no brain could map).
+      .def("send", [](PyRuntime& r, const Agent& a, const py::object& given) {
+        if (!py::isinstance<py::str>(given))  // (pybind11 listed signatures; bytes were converted)
+          throw py::type_error("send: an event name is a str, not " +
+                               std::string(py::str(py::type::of(given).attr("__name__"))));
+        const py::str name = given;
+        // A str (and "\xff\xfe" was sent as a name no brain could map).
         Py_ssize_t size = 0;
         const char* text = PyUnicode_AsUTF8AndSize(name.ptr(), &size);
         if (!text) {  // pybind11's cast said only "Unable to cast Python instance to C++ type"

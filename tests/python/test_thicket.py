@@ -240,8 +240,12 @@ def test_names_no_brain_can_use_are_refused_and_big_ints_fit_number_keys(tmp_pat
     rt = thicket.Runtime()
     b = rt.load_string("tree: n\nblackboard:\n  x: 0.5\n  k: {type: integer, default: 0}\nroot:\n  wait: 9\n", "n.yaml")
     a = rt.spawn(b)
-    with pytest.raises(TypeError):  # bytes are no event name (b"\xff\xfe" was sent)
+    with pytest.raises(TypeError, match="an event name is a str, not bytes"):  # (b"\xff\xfe" was sent)
         rt.send(a, b"\xff\xfe")
+    with pytest.raises(TypeError, match="^send: an event name is a str, not int$"):  # pybind11 listed signatures
+        rt.send(a, 5)
+    with pytest.raises(TypeError, match=r"^blackboard keys are str, not int \(3\)$"):
+        rt.blackboard(a)[3] = 1
     with pytest.raises(ValueError, match="event name cannot be written as UTF-8"):  # was a RuntimeError of pybind11's
         rt.send(a, "\ud800")
     assert rt.send(a, "noise")
