@@ -105,13 +105,24 @@ struct Scan {
     }
     while (p < end && *p != ',' && *p != ']' && *p != '}') ++p;
   }
-  // Moves to the value of "key" at the top level of the object that starts here.
-  bool key(const char* name) {
-    std::string k = std::string("\"") + name + "\":";
-    const char* at = std::search(p, end, k.begin(), k.end());
-    if (at == end) return false;
-    p = at + k.size();
-    return true;
+  // The exact bytes `text` here (no spaces before), else a failure.
+  void literal(std::string_view text) {
+    if (!starts(text)) fail("expected '" + std::string(text) + "'");
+    p += text.size();
+  }
+  bool starts(std::string_view text) const { return size_t(end - p) >= text.size() && std::memcmp(p, text.data(), text.size()) == 0; }
+  // The character c here (no spaces before): taken, true; else false.
+  bool at(char c) {
+    if (p < end && *p == c) {
+      ++p;
+      return true;
+    }
+    return false;
+  }
+  // A finite number (null is none: positions and headings always are numbers).
+  double finite() {
+    if (starts("null")) fail("expected a number, got null");
+    return number();
   }
 };
 
@@ -143,11 +154,13 @@ class RecordParser {
     ++line_;
     if (l.empty()) return;
     if (line_ == 1) {
-      if (l.find("\"format\":\"thicket-record\"") == std::string_view::npos)
-        throw std::runtime_error(name_ + ": line 1: not a thicket record (no \"format\":\"thicket-record\")");
       // A BOM before it (an editor's save) is no JSON for Python's json, which reads the header
       // again: dropped here, as thicket view's JSON parser skips it.
       if (l.substr(0, 3) == "\xEF\xBB\xBF") l.remove_prefix(3);
+      // The header as JSON, laid out any way (Python's json.dumps puts spaces after the colons).
+      const nlohmann::json h = nlohmann::json::parse(l, nullptr, false);
+      if (!h.is_object() || h.value("format", nlohmann::json()) != "thicket-record")
+        throw std::runtime_error(name_ + ": line 1: not a thicket record (no \"format\":\"thicket-record\")");
       header_ = std::string(l);
       read_header();
       checked(l, unterminated);
@@ -170,7 +183,9 @@ class RecordParser {
         key_spans_.resize(key_spans);
         key_text_.resize(key_text);
         events_.resize(events);
-        if (!check_.line(l, unterminated).empty()) throw std::runtime_error(name_ + ": " + e.what());
+        // (A last line cut short is said as view says it: the run or the file was cut short.)
+        if (std::string why = check_.line(l, unterminated); !why.empty())
+          throw std::runtime_error(name_ + ": " + (unterminated ? "line " + std::to_string(line_) + ": " + why : std::string(e.what())));
         tick_line_json(l);
         return;
       }
@@ -272,6 +287,7 @@ class RecordParser {
   struct KeySpan {
     uint64_t at;
     uint32_t length;
+    int line;  // the record line it is on (for key_arrays' message)
   };
 
   // A JSON value as Python's json module reads it (None, bool, int, float, str, list, dict).
@@ -300,7 +316,7 @@ class RecordParser {
   // The recorded blackboard keys, each a ticks x agents array: float64 (NaN where the agent is
   // absent or its brain lacks the key) when every value recorded for it is a number or null,
   // else an object array of None, bool, int, float and str (and lists of them). Two passes over
-  // the rows' texts (checked JSON arrays): which keys hold only numbers, then the values.
+  // the rows' texts: which keys hold only numbers (each text checked to be K values), then the values.
   py::dict key_arrays(const std::unordered_map<uint32_t, size_t>& column, size_t T, size_t A) const {
     py::dict out;
     if (key_names_.empty()) return out;
@@ -312,7 +328,13 @@ class RecordParser {
     };
     std::vector<bool> numeric(K, true);
     for (size_t i = 0; i < key_spans_.size(); ++i) {
-      const nlohmann::json values = values_of(i);
+      const KeySpan& span = key_spans_[i];
+      const nlohmann::json values =
+          span.length ? nlohmann::json::parse(std::string_view(key_text_).substr(span.at, span.length), nullptr, false)
+                      : nlohmann::json::array();
+      if (span.length && (!values.is_array() || values.size() != K))
+        throw std::runtime_error(name_ + ": line " + std::to_string(span.line) + ": field 8 (keys) of agent " +
+                                 std::to_string(rows_[i].id) + " must hold the header's " + std::to_string(K) + " key(s)");
       for (size_t j = 0; j < K && j < values.size(); ++j)
         if (!values[j].is_null() && !values[j].is_number()) numeric[j] = false;
     }
@@ -351,7 +373,7 @@ class RecordParser {
   // Keeps the text of a row's keys (a JSON array) for key_arrays.
   void keep_keys(std::string_view text) {
     if (key_names_.empty()) return;
-    key_spans_.push_back({key_text_.size(), uint32_t(text.size())});
+    key_spans_.push_back({key_text_.size(), uint32_t(text.size()), line_});
     key_text_.append(text);
   }
 
@@ -412,60 +434,59 @@ class RecordParser {
     }
   }
 
+  // A tick line exactly as thicket writes it: `{"tick":T,"agents":[...],"events":[...],"metrics":[...]}`,
+  // no spaces, each agent `[id,x,y,heading,group,alive,"status","nodes",[keys]]`. Anything else
+  // (another key order, an unknown field, spaces, a null position, a short agent row) fails
+  // here, and add() checks the line as view does and reads it from its JSON.
   void tick_line(std::string_view l) {
     Scan s{l.data(), l.data() + l.size(), line_};
-    s.expect('{');
-    if (!s.key("tick")) s.fail("no tick");
+    s.p += 8;  // {"tick": (add() found it)
     const uint64_t tick = s.whole("the tick", 0, 9007199254740992.0);
     if (!ticks_.empty() && tick <= ticks_.back())
       s.fail("tick " + std::to_string(tick) + " after tick " + std::to_string(ticks_.back()) + ": ticks go up");
     uint32_t ti = uint32_t(ticks_.size());
     ticks_.push_back(tick);
     const size_t first_row = rows_.size();
-    if (s.key("agents")) {
-      s.expect('[');
-      if (!s.eat(']')) {
-        do {
-          s.expect('[');
-          Row r{};
-          r.tick_index = ti;
-          r.id = uint32_t(s.whole("an agent id", 1, 4294967294.0));
-          s.expect(',');
-          r.x = s.number();
-          s.expect(',');
-          r.y = s.number();
-          s.expect(',');
-          r.heading = s.number();
-          s.expect(',');
-          r.group = int32_t(s.whole("a group index", 0, 2147483647.0));
-          if (size_t(r.group) >= groups_)
-            s.fail("group " + std::to_string(r.group) + ", but the header names " + std::to_string(groups_) + " group(s)");
-          s.expect(',');
-          const double alive = s.number();
-          if (alive != 0 && alive != 1) s.fail("field 5 (alive) of agent " + std::to_string(r.id) + " must be 0 or 1");
-          r.alive = int8_t(alive);
-          s.expect(',');
-          const std::string_view status = s.string();
-          r.status = status_code(status);
-          if (r.status == 0 && status != "invalid")
-            s.fail("field 6 (status) of agent " + std::to_string(r.id) +
-                   " must be running, success, failure or invalid, got '" + std::string(status) + "'");
-          std::string_view keys;  // field 8
-          for (int field = 7; s.eat(','); ++field) {
-            s.ws();
-            const char* from = s.p;
-            s.skip();  // nodes (7), keys (8): the keys kept as text, read by key_arrays
-            if (field == 8) keys = std::string_view(from, size_t(s.p - from));
-          }
-          if (!key_names_.empty() && !keys.empty() && (keys[0] != '[' || !nlohmann::json::accept(keys)))
-            s.fail("field 8 (keys) of agent " + std::to_string(r.id) + " must be an array of the header's keys' values");
-          s.expect(']');
-          rows_.push_back(r);
-          keep_keys(keys);
-        } while (s.eat(','));
-        s.expect(']');
-      }
+    s.literal(",\"agents\":[");
+    if (!s.at(']')) {
+      do {
+        s.literal("[");
+        Row r{};
+        r.tick_index = ti;
+        r.id = uint32_t(s.whole("an agent id", 1, 4294967294.0));
+        s.literal(",");
+        r.x = s.finite();
+        s.literal(",");
+        r.y = s.finite();
+        s.literal(",");
+        r.heading = s.finite();
+        s.literal(",");
+        r.group = int32_t(s.whole("a group index", 0, 2147483647.0));
+        if (size_t(r.group) >= groups_)
+          s.fail("group " + std::to_string(r.group) + ", but the header names " + std::to_string(groups_) + " group(s)");
+        s.literal(",");
+        const double alive = s.number();
+        if (alive != 0 && alive != 1) s.fail("field 5 (alive) of agent " + std::to_string(r.id) + " must be 0 or 1");
+        r.alive = int8_t(alive);
+        s.literal(",");
+        const std::string_view status = s.string();
+        r.status = status_code(status);
+        if (r.status == 0 && status != "invalid")
+          s.fail("field 6 (status) of agent " + std::to_string(r.id) +
+                 " must be running, success, failure or invalid, got '" + std::string(status) + "'");
+        s.literal(",");
+        s.string();  // nodes (7)
+        s.literal(",");
+        const char* from = s.p;
+        if (!s.starts("[")) s.fail("field 8 (keys) of agent " + std::to_string(r.id) + " must be an array");
+        s.skip();  // keys (8): kept as text, read by key_arrays
+        const std::string_view keys(from, size_t(s.p - from));  // (checked by key_arrays, which parses it)
+        s.literal("]");
+        rows_.push_back(r);
+        keep_keys(keys);
+      } while (s.at(','));
     }
+    s.literal("]");
     // An agent once a tick, as view checks (a second entry of one id took the first one's cell);
     // once alive and once dead is an agent that died and a new one spawned with its id.
     line_ids_.clear();
@@ -473,29 +494,30 @@ class RecordParser {
     std::sort(line_ids_.begin(), line_ids_.end());
     if (auto twice = std::adjacent_find(line_ids_.begin(), line_ids_.end()); twice != line_ids_.end())
       s.fail("tick " + std::to_string(tick) + ": agent " + std::to_string(*twice / 2) + " is listed twice");
-    if (s.key("events")) {  // each event's text, read by arrays()
-      s.expect('[');
-      if (!s.eat(']')) {
+    if (s.at(',') && !s.starts("\"metrics\":")) {  // events (each [name, tick, ...] as view checks), read by arrays()
+      s.literal("\"events\":[");
+      if (!s.at(']')) {
         do {
-          s.ws();
           const char* from = s.p;
           s.skip();
           const std::string_view event(from, size_t(s.p - from));
-          if (event.empty() || event[0] != '[' || !nlohmann::json::accept(event)) s.fail("an event that is no array");
+          const nlohmann::json e = nlohmann::json::parse(event, nullptr, false);
+          if (!e.is_array() || e.size() < 2 || !e[0].is_string()) s.fail("an event that is not [name, tick, ...]");
           events_.emplace_back(event);
-        } while (s.eat(','));
-        s.expect(']');
+        } while (s.at(','));
+        s.literal("]");
       }
+      s.at(',');
     }
-    if (s.key("metrics")) {
-      s.expect('[');
+    if (s.starts("\"metrics\":")) {
+      s.literal("\"metrics\":[");
       size_t n = 0;
-      if (!s.eat(']')) {
+      if (!s.at(']')) {
         do {
           metrics_.push_back(s.number());
           ++n;
-        } while (s.eat(','));
-        s.expect(']');
+        } while (s.at(','));
+        s.literal("]");
       }
       if (ti == 0 && !metrics_known_) metric_count_ = n;
       if (n != metric_count_)
@@ -503,6 +525,9 @@ class RecordParser {
     } else if (metric_count_) {
       s.fail("a tick line without metrics");
     }
+    s.literal("}");
+    s.ws();
+    if (s.p != s.end) s.fail("more after the tick line's end");
   }
 
   static constexpr size_t kMaxCells = size_t(1) << 26;  // arrays() refuses more ticks x agents

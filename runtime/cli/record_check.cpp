@@ -187,6 +187,10 @@ std::string RecordCheck::header(std::string_view text) {
     return "the header's seed must be a whole number, got " + shown(seed);
   for (const char* list : {"teams", "brains", "groups", "keys", "metrics"})
     if (h.contains(list) && !h[list].is_array()) return std::string("the header's ") + list + " must be an array, got " + shown(h[list]);
+  for (const char* list : {"keys", "metrics"})  // names: a reader keys its columns by them
+    if (h.contains(list))
+      for (const json& name : h[list])
+        if (!name.is_string()) return std::string("the header's ") + list + " must be names (text), got " + shown(name);
   if (h.contains("world") && !h["world"].is_object()) return "the header's world must be an object, got " + shown(h["world"]);
   if (h.contains("world"))
     if (std::string why = world_error(h["world"]); !why.empty()) return why;

@@ -827,7 +827,7 @@ def test_read_record_errors(tmp_path):
         thicket.read_record(bad)
     # What thicket view refuses, read_record refuses too (it read each as if whole).
     head = '{"format":"thicket-record","version":1,"groups":[{"name":"g"}],"metrics":["m"]}\n'
-    tick = '{"tick":%d,"agents":[[%s,1.0,2.0,0.0,%s,1,"running"]],"metrics":[0]}\n'
+    tick = '{"tick":%d,"agents":[[%s,1.0,2.0,0.0,%s,1,"running","R",[]]],"metrics":[0]}\n'
     end = '{"end":true}\n'
     for name, text, why in [
             ("v2", head.replace('"version":1', '"version":2') + tick % (1, 1, 0) + end, "line 1: a record of version 2"),
@@ -837,9 +837,9 @@ def test_read_record_errors(tmp_path):
             ("id", head + tick % (1, -1, 0) + end, "line 2: an agent id must be a whole number from 1"),
             # An id past 2^32 was read modulo 2^32 (agent 4294967297 took agent 1's cell), and a
             # second entry of one id in a tick took the first one's.
-            ("wrap", head + tick.replace(']],', '],[4294967297,7.0,2.0,0.0,0,1,"running"]],') % (1, 1, 0) + end,
+            ("wrap", head + tick.replace(']]],', ']],[4294967297,7.0,2.0,0.0,0,1,"running","R",[]]],') % (1, 1, 0) + end,
              "line 2: an agent id must be a whole number from 1 to 4294967294"),
-            ("twice", head + tick.replace(']],', '],[1,7.0,2.0,0.0,0,1,"running"]],') % (1, 1, 0) + end,
+            ("twice", head + tick.replace(']]],', ']],[1,7.0,2.0,0.0,0,1,"running","R",[]]],') % (1, 1, 0) + end,
              "line 2: tick 1: agent 1 is listed twice"),
             ("group", head + tick % (1, 1, 7) + end, "line 2: group 7, but the header names 1 group"),
             ("nan", head + tick.replace("1.0", "NaN") % (1, 1, 0) + end, "line 2: expected a number"),
@@ -855,13 +855,13 @@ def test_read_record_errors(tmp_path):
     assert thicket.read_record(tmp_path / "bom.jsonl").header["format"] == "thicket-record"
     # Once alive and once dead in a tick: a new agent spawned with the id of one that died.
     (tmp_path / "reborn.jsonl").write_text(
-        head + tick.replace(']],', '],[1,7.0,2.0,0.0,0,0,"failure"]],') % (1, 1, 0) + end)
+        head + tick.replace(']]],', ']],[1,7.0,2.0,0.0,0,0,"failure","R",[]]],') % (1, 1, 0) + end)
     reborn = thicket.read_record(tmp_path / "reborn.jsonl")
     assert reborn.x.tolist() == [[1.0]] and reborn.alive.tolist() == [[True]]
     (tmp_path / "x.jsonl").write_text("hello\n")
     with pytest.raises(RuntimeError, match="not a thicket record"):
         thicket.read_record(tmp_path / "x.jsonl")
-    with pytest.raises(RuntimeError, match="cannot open"):
+    with pytest.raises(FileNotFoundError, match="no such record file"):  # (a RuntimeError, which OSError missed)
         thicket.read_record(tmp_path / "none.jsonl")
     # A 3 MB gzip holding one endless line: refused past 512 MB (it took what it inflated to).
     bomb = tmp_path / "bomb.jsonl.gz"
@@ -930,13 +930,42 @@ def test_record_keys_and_events(tmp_path):
     head = '{"format":"thicket-record","version":1,"groups":[{"name":"g"}],"keys":["k"],"metrics":[]}\n'
     tick = '{"tick":1,"agents":[[1,1.0,2.0,0.0,0,1,"running","R",%s]],"events":[%s],"metrics":[]}\n'
     for name, text, why in [("keys", head + tick % ("5", "") + '{"end":true}\n', "line 2: field 8 (keys) of agent 1"),
-                            ("event", head + tick % ("[1]", '"x"') + '{"end":true}\n', "line 2: an event that is no array")]:
+                            ("event", head + tick % ("[1]", '"x"') + '{"end":true}\n', "line 2: an event that is not [name, tick, ...]")]:
         (tmp_path / (name + ".jsonl")).write_text(text)
         with pytest.raises(RuntimeError, match=re.escape(name + ".jsonl: " + why)):
             thicket.read_record(tmp_path / (name + ".jsonl"))
     (tmp_path / "good.jsonl").write_text(head + tick % ('["a"]', '["death",1,1]') + '{"end":true}\n')
     good = thicket.read_record(tmp_path / "good.jsonl")
     assert good.keys["k"].tolist() == [["a"]] and good.events == [["death", 1, 1]]
+    with pytest.raises(TypeError, match="an event kind is a str"):
+        good.events_frame(5)
+    # Lines laid out otherwise than thicket writes them are read from their JSON, whole: events
+    # before agents were dropped, and an unknown field holding "agents" took the agents' place.
+    reordered = ('{"tick":1,"events":[["death",1,1]],"note":{"agents":[]},'
+                 '"agents":[[1,1.0,2.0,0.0,0,1,"running","R",["b"]]],"metrics":[]}\n')
+    (tmp_path / "reordered.jsonl").write_text(head + reordered + '{"end":true}\n')
+    again = thicket.read_record(tmp_path / "reordered.jsonl")
+    assert again.events == [["death", 1, 1]] and again.x.tolist() == [[1.0]] and again.keys["k"].tolist() == [["b"]]
+    # A header rewritten by Python's json (spaces after the colons) is a header.
+    (tmp_path / "spaced.jsonl").write_text(json.dumps(json.loads(head)) + "\n" + tick % ('["a"]', "") + '{"end":true}\n')
+    assert thicket.read_record(tmp_path / "spaced.jsonl").key_names == ["k"]
+    # What view refuses, read_record refuses, in view's words where the fast reader would have
+    # said less: a null position, junk after the line, an event or agent row of the wrong shape,
+    # a key that is no name, a plain file cut inside its last line.
+    line = tick % ('["a"]', "")
+    for name, text, why in [
+            ("nullx", head + line.replace("1.0", "null") + '{"end":true}\n', "line 2: "),
+            ("junk", head + line.rstrip("\n") + "x\n" + '{"end":true}\n', "line 2: "),
+            ("short_event", head + tick % ('["a"]', '["x"]') + '{"end":true}\n', "line 2: "),
+            ("seven", head + line.replace(',"R",["a"]', "") + '{"end":true}\n', "line 2: "),
+            ("namekey", head.replace('"keys":["k"]', '"keys":[5]') + line + '{"end":true}\n',
+             "line 1: the header's keys must be names (text), got 5"),
+            ("cut", head + line[:30], "line 2: the last line is cut short")]:
+        (tmp_path / (name + ".jsonl")).write_text(text)
+        with pytest.raises(RuntimeError, match=re.escape(name + ".jsonl: " + why)):
+            thicket.read_record(tmp_path / (name + ".jsonl"))
+        view = subprocess.run([THICKET, "view", str(tmp_path / (name + ".jsonl")), "-o", os.devnull], capture_output=True, text=True)
+        assert view.returncode != 0, name
 
 
 def test_the_example_sweeps_and_plots(tmp_path):

@@ -55,8 +55,9 @@ class Record:
     - ``header``: the header line as a dict (scenario, seed, dt, world, teams, brains, groups);
     - ``keys``: the recorded blackboard keys (``key_names``, the scenario's ``record: {keys}`` or
       ``record_keys``), each a ticks x agents array: float64 with NaN where the agent is absent or
-      its brain lacks the key when every value recorded for the key is a number, else an object
-      array holding None, bool, int, float or str;
+      its brain lacks the key when every value recorded for the key is a number (an integer key's
+      values past 2**53 are rounded, as float64 holds them), else an object array holding None,
+      bool, int, float or str;
     - ``events``: every event of the record in order, each a list as the record writes it,
       ``[kind, tick, ...]`` (``["damage", 5, 3, 17, 25]``; percepts, transitions, switches,
       aborts, deaths, signals, pickups taken, reloads); ``events_frame(kind)`` names their fields.
@@ -108,6 +109,8 @@ class Record:
         if kind is None:
             rows = [(e[1], e[0], list(e[2:])) for e in self.events if len(e) >= 2]
             return pd.DataFrame(rows, columns=["tick", "event", "fields"])
+        if not isinstance(kind, str):
+            raise TypeError(f"an event kind is a str (one of {', '.join(self.EVENT_FIELDS)}), not {type(kind).__name__}")
         if kind not in self.EVENT_FIELDS:
             close = difflib.get_close_matches(str(kind), self.EVENT_FIELDS, n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else ""
@@ -333,5 +336,9 @@ def sweep(scenario, grid=None, *, runs=1, ticks=None, threads=1, seed=None, over
 
 def read_record(path):
     """Loads a record file (`thicket run ... --record FILE.jsonl[.gz]`) into a Record."""
+    import errno
     import os
-    return Record(_thicket._read_record(_path(os.fspath(path), "path")))
+    path = _path(os.fspath(path), "path")
+    if not os.path.lexists(path):  # what `except FileNotFoundError` (or OSError) catches
+        raise FileNotFoundError(errno.ENOENT, "no such record file", os.fsdecode(path))
+    return Record(_thicket._read_record(path))
