@@ -35,7 +35,7 @@ uint32_t TreeCompiler::composite(NodeKind kind, const YAML::Node& v, const std::
     }
   }
   if (has_params) check_params(kind, params, kind_name);
-  std::string name = has_params ? read_name(params, prefix) : "";
+  std::string name = has_params ? read_name(params, prefix, path) : "";
   uint32_t index = emit(kind, v, path, name, kind_name);
   AbortMode abort = has_params && takes_abort(kind) ? read_abort(params) : AbortMode::None;
   p_.nodes[index].flags = static_cast<uint8_t>(abort);

@@ -40,7 +40,7 @@ uint32_t TreeCompiler::decorator(NodeKind kind, const YAML::Node& v, const std::
     if (has_kind && !given.empty()) {
       error(child_key, kind_name + "'s child goes under 'child' when it has parameters: " + kind_name + ": {" + given +
                            ", child: {" + child_kind + ": ...}}");
-      uint32_t index = emit(kind, v, path, read_name(v, prefix), kind_name);
+      uint32_t index = emit(kind, v, path, read_name(v, prefix, path), kind_name);
       decorator_params(kind, v, index, kind_name);
       YAML::Node child(YAML::NodeType::Map);
       for (auto it = v.begin(); it != v.end(); ++it)
@@ -82,7 +82,7 @@ uint32_t TreeCompiler::decorator(NodeKind kind, const YAML::Node& v, const std::
       reported = true;
     }
     if (!reported) error(v, kind_name + " needs 'child', the node it decorates");
-    uint32_t index = emit(kind, v, path, read_name(v, prefix), kind_name);
+    uint32_t index = emit(kind, v, path, read_name(v, prefix, path), kind_name);
     decorator_params(kind, v, index, kind_name);
     // A misspelt 'child' (said above): the node under it is checked all the same.
     const YAML::Node misspelt_child = misspelt_value(v, "child");
@@ -91,7 +91,7 @@ uint32_t TreeCompiler::decorator(NodeKind kind, const YAML::Node& v, const std::
     return index;
   }
   check_params(kind, v, kind_name);
-  uint32_t index = emit(kind, v, path, read_name(v, prefix), kind_name);
+  uint32_t index = emit(kind, v, path, read_name(v, prefix, path), kind_name);
   decorator_params(kind, v, index, kind_name);
   uint32_t c = node(v["child"], path + "/0", prefix);
   finish_children(index, c == kNone ? std::vector<uint32_t>{} : std::vector<uint32_t>{c});

@@ -218,7 +218,7 @@ uint32_t TreeCompiler::imported_leaf(NodeKind kind, const YAML::Node& v, const s
   std::string name;
   if (v.IsMap()) {
     check_params(kind, v, kind_name);
-    name = read_name(v, prefix);
+    name = read_name(v, prefix, path);
     given = static_cast<bool>(v[key]);
     if (given) value.reset(v[key]);
   }

@@ -38,7 +38,7 @@ bool TreeCompiler::resolve_leaf(const YAML::Node& at, const std::string& name, b
     if (!src_.failed_leaf_files.empty())
       msg += maybe_in_failed(src_.failed_leaf_files);
     else if (src_.leaf_files_failed)
-      msg += " (a leaf file failed to load; see its errors)";
+      msg += " (a file listed under 'leaves:' was not loaded: see the error there)";
     else if (leaf_names_.empty() && !src_.leaf_files.empty())  // listed, loaded, and empty of leaves
       msg += std::string(" (") + (src_.leaf_files.size() > 1 ? "the leaf files " : "the leaf file ") +
              join_names(src_.leaf_files) + (src_.leaf_files.size() > 1 ? " define" : " defines") +
@@ -63,7 +63,7 @@ uint32_t TreeCompiler::leaf(NodeKind kind, const YAML::Node& v, const std::strin
   if (kind == NodeKind::Wait) {
     if (v.IsMap()) {
       check_params(kind, v, kind_name);
-      uint32_t index = emit(kind, v, path, read_name(v, prefix), "wait");
+      uint32_t index = emit(kind, v, path, read_name(v, prefix, path), "wait");
       if (!v["seconds"]) {
         if (!misspelt(v, "seconds")) error(v, "wait needs 'seconds'");
       }
@@ -85,7 +85,7 @@ uint32_t TreeCompiler::leaf(NodeKind kind, const YAML::Node& v, const std::strin
     leaf_name = v.Scalar();
   } else if (v.IsMap()) {
     check_params(kind, v, shown);
-    name = read_name(v, prefix);
+    name = read_name(v, prefix, path);
     if (is_condition && v["negate"]) {
       Scalar s = classify_scalar(v["negate"]);
       if (s.kind != ScalarKind::Bool)
@@ -423,6 +423,11 @@ void TreeCompiler::args_keys(const YAML::Node& value) {
     if (!it->first.IsScalar() || classify_scalar(it->first).kind == ScalarKind::Null)
       error(it->first, std::string("a key in 'args' must be a name, a number or true/false (Lua gets it as text), got ") +
                            describe_node(it->first));
+    // {x:1, speed:2.5}: keys 'x:1' and 'speed:2.5' with no values, which the leaf read as nil.
+    // (A key written in quotes, "x:1", is that text.)
+    else if (it->second.IsNull() && it->first.Tag() == "?")
+      if (std::string hint = colon_hint(it->first.Scalar()); !hint.empty())
+        error(it->first, "the args key '" + it->first.Scalar() + "' has no value" + hint);
     args_keys(it->second);
   }
 }

@@ -24,7 +24,7 @@ uint32_t TreeCompiler::subtree(const YAML::Node& v, const std::string& path, con
     }
     target = v["tree"].Scalar();
     at.reset(v["tree"]);
-    name = read_name(v, prefix);
+    name = read_name(v, prefix, path);
   } else {
     error(v, std::string("subtree takes a tree name, got ") + describe_node(v));
     return kNone;

@@ -120,15 +120,8 @@ uint32_t TreeCompiler::node(const YAML::Node& n, const std::string& path, const 
 
 uint32_t TreeCompiler::node_at_depth(const YAML::Node& n, const std::string& path, const std::string& name_prefix) {
   if (!n.IsMap()) {
-    std::string hint;
     // `action:Patrol`: text to YAML, for which ':' starts a value only when a space follows.
-    if (n.IsScalar() && n.Scalar().find(':') != std::string::npos && n.Scalar().find(": ") == std::string::npos &&
-        n.Scalar().find(':') + 1 < n.Scalar().size()) {
-      const std::string& t = n.Scalar();
-      const size_t colon = t.find(':');
-      hint = " ('" + t + "' is one text to YAML: a ':' starts a value only when a space follows it; write '" +
-             t.substr(0, colon) + ": " + t.substr(colon + 1) + "')";
-    }
+    const std::string hint = n.IsScalar() ? colon_hint(n.Scalar()) : std::string();
     error(n, std::string("expected a node (a mapping with one kind, such as 'action: Patrol'), got ") + describe_node(n) + hint);
     return kNone;
   }
@@ -250,6 +243,7 @@ void TreeCompiler::check_params(NodeKind kind, const YAML::Node& params, const s
              !key.empty() && key.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
                                  std::string::npos)
       extra = " (the leaf's own values go under args: {" + clipped(key, 40) + ": ...})";
+    if (it->second.IsNull()) extra += colon_hint(key);  // {leaf:Attack}: the key 'leaf:Attack', no value
     error(it->first, "unknown parameter '" + key + "' for " + kind_name + did_you_mean(key, allowed) + extra +
                          " (allowed: " + join_names(allowed) + ")");
   }
@@ -271,7 +265,7 @@ YAML::Node TreeCompiler::misspelt_value(const YAML::Node& params, const std::str
   return YAML::Node(YAML::NodeType::Undefined);
 }
 
-std::string TreeCompiler::read_name(const YAML::Node& params, const std::string& prefix) {
+std::string TreeCompiler::read_name(const YAML::Node& params, const std::string& prefix, const std::string& path) {
   const YAML::Node name = params["name"];
   if (!name) return {};
   if (!name.IsScalar() || classify_scalar(name).kind == ScalarKind::Null) {
@@ -279,7 +273,7 @@ std::string TreeCompiler::read_name(const YAML::Node& params, const std::string&
     return {};
   }
   if (name.Scalar().empty()) {  // (it was dropped without a word: the node kept its path as id)
-    error(name, "'name' must not be empty: leave it out for the node's place as its id (root/0/1)");
+    error(name, "'name' must not be empty: leave it out for the node's place as its id (" + path + ")");
     return {};
   }
   // A name is an id in traces, dumps, dot and the log: no NUL (a "\0" escape put one in dot's

@@ -91,7 +91,8 @@ class TreeCompiler {
   // a misspelt 'children' or 'child' are compiled for their errors too (the load fails anyway),
   // so that all of a file's errors are said at once.
   static YAML::Node misspelt_value(const YAML::Node& params, const std::string& wanted);
-  std::string read_name(const YAML::Node& params, const std::string& prefix);
+  // A node's `name:` (with the subtree's prefix), or "" for none; path: its id without a name.
+  std::string read_name(const YAML::Node& params, const std::string& prefix, const std::string& path);
   std::optional<double> read_seconds(const YAML::Node& s, const std::string& what);
   void children_of(const YAML::Node& list, const std::string& path, const std::string& prefix,
                    std::vector<uint32_t>& out, const std::string& what, size_t index_base);

@@ -120,6 +120,14 @@ std::string closest_name(std::string_view word, const std::vector<std::string>& 
   return best;
 }
 
+std::string colon_hint(std::string_view t) {
+  const size_t colon = t.find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 >= t.size() || t.find(": ") != std::string_view::npos)
+    return "";
+  return " ('" + std::string(t) + "' is one text to YAML: a ':' starts a value only when a space follows it; write '" +
+         std::string(t.substr(0, colon)) + ": " + std::string(t.substr(colon + 1)) + "')";
+}
+
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
   std::string best = closest_name(word, candidates);
   return best.empty() ? std::string() : "; did you mean '" + best + "'?";

@@ -34,6 +34,11 @@ class SuggestBudget {
 
 // "; did you mean 'x'?" or "".
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+
+// For text YAML read as one word because a ':' in it has no space after it (`action:Patrol`,
+// `{x:1}`): " ('x:1' is one text to YAML: a ':' starts a value only when a space follows it;
+// write 'x: 1')", else "".
+std::string colon_hint(std::string_view text);
 // The same for a type name: also other languages' names of thicket's types (int, float,
 // double, bool, str, text, list, dict), when the type they mean is one of `types`.
 std::string did_you_mean_type(std::string_view word, const std::vector<std::string>& types);
