@@ -663,7 +663,7 @@ int cmd_run(const Options& o) {
 }
 
 int run_file(const Options& o) {
-  if (std::string why = clashing_files(o); !why.empty()) return usage_error(why);
+  if (std::string why = clashing_files(o); !why.empty()) return option_error(why);  // (the usage after it buried it)
   if (const std::string other = other_kind_of_file(o.files[0]); !other.empty()) return std::cerr << other << "\n", kExitLoad;
   if (unreadable(o.files[0])) {
     Runtime rt;

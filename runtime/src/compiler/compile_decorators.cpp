@@ -1,5 +1,6 @@
 // Decorator nodes (SPEC 3.3): the short form (the child itself) and {child, times | seconds |
 // message}.
+#include <cmath>
 #include <algorithm>
 
 #include "tree_compiler.hpp"
@@ -141,6 +142,11 @@ std::optional<uint32_t> TreeCompiler::read_times(const YAML::Node& t) {
     return std::nullopt;
   }
   if (!v) {
+    // (1e12: a whole value past the count's 31 bits is said as too large, not "write 1000000000000".)
+    if (const auto number = yaml_number(t); number && *number > 0x7FFFFFFF && *number == std::floor(*number)) {
+      error(t, "'times' must be at most 2147483647, got " + t.Scalar());
+      return std::nullopt;
+    }
     const std::string hint = whole_number_hint(t);
     error(t, "'times' must be a whole number >= 1, got " + (hint.empty() ? describe_value(t) : describe_node(t) + hint));
     return std::nullopt;

@@ -35,6 +35,13 @@ bool TreeCompiler::resolve_leaf(const YAML::Node& at, const std::string& name, b
       near = "; did you mean '" + shown_name(name.substr(dot + 1)) +
              "'? (a leaf is named by its key in the table its file returns)";
     std::string msg = "unknown leaf '" + shown_name(name) + "'" + near;
+    // `condition: "hp > 5"`: a comparison where a leaf's name goes.
+    if (near.empty() && is_condition && name.find_first_of("<>=!") != std::string::npos) {
+      msg += " (a leaf is called by its name; a comparison of blackboard values is a check: condition: {check: \"" +
+             shown_name(name) + "\"})";
+      error(at, msg);
+      return false;
+    }
     if (!src_.failed_leaf_files.empty())
       msg += maybe_in_failed(src_.failed_leaf_files);
     else if (src_.leaf_files_failed)

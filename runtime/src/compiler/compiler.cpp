@@ -40,12 +40,30 @@ std::optional<NodeKind> kind_from_name(const std::string& name) {
 // Other tools' names for thicket's kinds (BehaviorTree.CPP, behavior3, Unreal, the usual
 // vocabulary): a modder who writes one is told thicket's name, not the nearest spelling
 // ('fallback' was answered with 'bt_fallback', the imported node with BT.CPP's semantics).
+std::string lower_case(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Other libraries' names of thicket's kinds, in any case (`Fallback`, BT.CPP's spelling, is a
+// selector here too).
 const char* thicket_name_for(const std::string& name) {
   static const std::pair<const char*, const char*> kAliases[] = {
       {"fallback", "selector"},       {"priority", "selector"}, {"inverter", "invert"},
       {"succeeder", "force_success"}, {"repeater", "repeat"},   {"sleep", "wait"}};
+  const std::string lower = lower_case(name);
   for (const auto& [other, ours] : kAliases)
-    if (name == other) return ours;
+    if (lower == other) return ours;
+  return nullptr;
+}
+
+// The kind a short form abbreviates (`seq`), too far from it for a "did you mean" by spelling.
+const char* abbreviated_kind(const std::string& name) {
+  static const std::pair<const char*, const char*> kShort[] = {
+      {"seq", "sequence"}, {"sel", "selector"}, {"cond", "condition"}, {"act", "action"}};
+  const std::string lower = lower_case(name);
+  for (const auto& [short_form, kind] : kShort)
+    if (lower == short_form) return kind;
   return nullptr;
 }
 
@@ -162,6 +180,10 @@ uint32_t TreeCompiler::node_at_depth(const YAML::Node& n, const std::string& pat
                            "'; a node's parameters go inside it, e.g. " + kind_name + ": {" + key + ": ...}");
     else if (const char* ours = thicket_name_for(key))
       error(it->first, "unknown node kind '" + key + "'; thicket calls it '" + ours + "' (docs/guide.md lists the node kinds)");
+    else if (const char* kind = abbreviated_kind(key))
+      error(it->first, "unknown node kind '" + key + "'; did you mean '" + kind + "'?");
+    else if (key == "check")  // (the condition's parameter, written as a kind)
+      error(it->first, "unknown node kind 'check': a check is a condition's, written condition: {check: \"...\"}");
     else
       error(it->first, "unknown node kind '" + key + "'" + did_you_mean(key, kinds));
   }
@@ -169,6 +191,7 @@ uint32_t TreeCompiler::node_at_depth(const YAML::Node& n, const std::string& pat
     // A misspelt kind: check the node as the kind it most likely means, so the errors
     // inside it are reported now too (the load fails anyway).
     const char* ours = thicket_name_for(n.begin()->first.Scalar());
+    if (!ours) ours = abbreviated_kind(n.begin()->first.Scalar());
     std::string guess = ours ? std::string(ours) : closest_name(n.begin()->first.Scalar(), kinds);
     if (guess.empty()) return kNone;
     found_kind = true;

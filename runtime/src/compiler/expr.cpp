@@ -205,10 +205,19 @@ class Lexer {
       case '*': return push(Tok::Star, pos_, 1);
       case '/': return push(Tok::Slash, pos_, 1);
       case '%': return push(Tok::Percent, pos_, 1);
-      case '<': return next == '=' ? push(Tok::Le, pos_, 2) : push(Tok::Lt, pos_, 1);
+      case '<':
+        if (next == '>') {  // SQL's and BASIC's not-equal
+          error(pos_, "'<>' is not an operator; use '!=' for not equal");
+          return push(Tok::Ne, pos_, 2);
+        }
+        return next == '=' ? push(Tok::Le, pos_, 2) : push(Tok::Lt, pos_, 1);
       case '>': return next == '=' ? push(Tok::Ge, pos_, 2) : push(Tok::Gt, pos_, 1);
       case '=':
         if (next == '=') return push(Tok::Eq, pos_, 2);
+        if (next == '>' || next == '<') {  // `=>`, `=<`: the comparison's characters swapped
+          error(pos_, std::string("'=") + next + "' is not an operator; use '" + next + "='");
+          return push(next == '>' ? Tok::Ge : Tok::Le, pos_, 2);
+        }
         error(pos_, "'=' is not an operator; use '==' to compare");
         return push(Tok::Eq, pos_, 1);  // read as meant, so the rest is still checked
       case '!':
