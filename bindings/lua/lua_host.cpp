@@ -797,13 +797,19 @@ void LuaHost::unmapped_transition(const CallSite& at, const std::string& state, 
   std::string key = state + "/" + shown;
   if (!unmapped_reported_.emplace(at.program, key).second) return;  // once per state/transition
   std::vector<std::string> known;
-  for (const auto& st : at.program->fsm_states)
+  std::string to_state;  // the reason returned a state's name: the transition that goes there
+  const auto& states = at.program->fsm_states;
+  for (const auto& st : states)
     if (st.name == state)
-      for (const auto& t : st.transitions) known.push_back(t.name);
+      for (const auto& t : st.transitions) {
+        known.push_back(t.name);
+        if (t.target < states.size() && states[t.target].name == transition && to_state.empty())
+          to_state = "; '" + shown + "' is a state: the transition to it is '" + t.name + "'";
+      }
   const SourcePos& pos = at.program->positions[at.node];
   std::ostringstream out;
   out << at.program->files[pos.file] << ":" << pos.line << ":" << pos.column << ": error: state '" << state
-      << "' has no transition '" << shown << "'" << did_you_mean(transition, known)
+      << "' has no transition '" << shown << "'" << (to_state.empty() ? did_you_mean(transition, known) : to_state)
       << (known.empty() ? " (it has no transitions)" : " (transitions: " + join_names(known) + ")")
       << "; ignored (the state's 'when' list is not tried; an outer state's may be)"
       << status_returned(transition)

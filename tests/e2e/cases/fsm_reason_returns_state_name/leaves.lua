@@ -1,0 +1,1 @@
+return { Why = function() return "fleeing" end }
