@@ -953,6 +953,12 @@ void register_runtime(py::module_& m) {
                                " (" + py::str(py::repr(key)).cast<std::string>() + ")");
         b.rt->set(b.agent, key.cast<std::string>(), v);
       })
+      .def("__delitem__", [](Blackboard& b, const py::object& key) {
+        // (AttributeError: __delitem__ before.) A blackboard holds the keys its brain declares.
+        b.rt->check(b.agent);
+        throw py::type_error("a blackboard key cannot be deleted: the brain declares its keys (" +
+                             py::str(py::repr(key)).cast<std::string>() + "); set it to another value instead");
+      })
       .def("__contains__", [](Blackboard& b, const py::object& key) {
         b.rt->check(b.agent);
         return py::isinstance<py::str>(key) && b.rt->rt().get(b.agent.handle, key.cast<std::string>()).has_value();

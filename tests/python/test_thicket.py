@@ -246,6 +246,8 @@ def test_names_no_brain_can_use_are_refused_and_big_ints_fit_number_keys(tmp_pat
         rt.send(a, 5)
     with pytest.raises(TypeError, match=r"^blackboard keys are str, not int \(3\)$"):
         rt.blackboard(a)[3] = 1
+    with pytest.raises(TypeError, match="a blackboard key cannot be deleted"):  # (AttributeError: __delitem__)
+        del rt.blackboard(a)["x"]
     with pytest.raises(ValueError, match="event name cannot be written as UTF-8"):  # was a RuntimeError of pybind11's
         rt.send(a, "\ud800")
     assert rt.send(a, "noise")
