@@ -933,6 +933,12 @@ static void test_reload(void) {
   CHECK(strstr(failures, "lamp.yaml:3:11: error: ") != NULL && strstr(failures, "did you mean 'CCount'") != NULL);
   CHECK(thicket_reload_failures(rt, NULL) == 1);
   CHECK(thicket_reload_failures(NULL, &failures) == THICKET_ERR_ARG);
+  /* A NUL in the diagnostics (a leaf named "CC\0x") reads \0, as in thicket_last_error, and the
+  ** text after it is there for C to see. */
+  write_file(path, "tree: lamp\nroot:\n  sequence: [{action: \"CC\\0x\"}, {action: CCuont}]\n");
+  CHECK(thicket_reload_changed(rt) == 0);
+  CHECK(thicket_reload_failures(rt, &failures) == 1);
+  CHECK(strstr(failures, "CC\\0x") != NULL && strstr(failures, "CCuont") != NULL);
   CHECK(thicket_tick(rt, a, 0.5) == THICKET_SUCCESS);
   thicket_runtime_free(rt);
   remove(path);

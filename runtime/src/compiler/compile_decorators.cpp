@@ -1,7 +1,7 @@
 // Decorator nodes (SPEC 3.3): the short form (the child itself) and {child, times | seconds |
 // message}.
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 
 #include "tree_compiler.hpp"
 #include "suggest.hpp"

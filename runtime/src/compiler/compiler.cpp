@@ -37,16 +37,15 @@ std::optional<NodeKind> kind_from_name(const std::string& name) {
   return std::nullopt;
 }
 
-// Other tools' names for thicket's kinds (BehaviorTree.CPP, behavior3, Unreal, the usual
-// vocabulary): a modder who writes one is told thicket's name, not the nearest spelling
-// ('fallback' was answered with 'bt_fallback', the imported node with BT.CPP's semantics).
 std::string lower_case(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
 
-// Other libraries' names of thicket's kinds, in any case (`Fallback`, BT.CPP's spelling, is a
-// selector here too).
+// Other tools' names for thicket's kinds (BehaviorTree.CPP, behavior3, Unreal, the usual
+// vocabulary), in any case: a modder who writes one is told thicket's name, not the nearest
+// spelling ('fallback' and BT.CPP's 'Fallback' were answered with 'bt_fallback', the imported
+// node with BT.CPP's semantics).
 const char* thicket_name_for(const std::string& name) {
   static const std::pair<const char*, const char*> kAliases[] = {
       {"fallback", "selector"},       {"priority", "selector"}, {"inverter", "invert"},

@@ -600,20 +600,19 @@ std::string syntax_hint(const std::string& text, const std::string& what, int li
       }
     }
   }
-  // The '[' and '{' open (outside quotes and comments) at the end of line `upto` (0-based; to
-  // column `upto_column`, 1-based, on that line, or all of it with 0), innermost last. A closer
-  // that does not match the innermost one stops the scan: it is put in `wrong` with the opener.
+  // The '[' and '{' open (outside quotes and comments) at the end of line `upto` (0-based),
+  // innermost last. A closer that does not match the innermost one stops the scan: it is put in
+  // `wrong` with the opener (a zero Bracket when none was open).
   struct Bracket {
     char c;
     int line, column;
   };
-  auto brackets = [&](int upto, int upto_column, std::pair<Bracket, Bracket>* wrong) {
+  auto brackets = [&](int upto, std::pair<Bracket, Bracket>* wrong) {
     std::vector<Bracket> open;
     for (int k = 0; k <= upto; ++k) {
       const std::string& l = lines[static_cast<size_t>(k)];
       char in = 0;
-      const size_t stop = k == upto && upto_column > 0 ? std::min(l.size(), static_cast<size_t>(upto_column)) : l.size();
-      for (size_t i = 0; i < stop; ++i) {
+      for (size_t i = 0; i < l.size(); ++i) {
         const char c = l[i];
         if (in != 0) {
           if (in == '"' && c == '\\') ++i;
@@ -641,7 +640,7 @@ std::string syntax_hint(const std::string& text, const std::string& what, int li
   if (what == "end of sequence flow not found" || what == "end of map flow not found") {
     // The '[' or '{' left open: the last one not closed before the parser stopped.
     const char want = what[7] == 's' ? '[' : '{';
-    const std::vector<Bracket> open = brackets(last, 0, nullptr);
+    const std::vector<Bracket> open = brackets(last, nullptr);
     for (auto it = open.rbegin(); it != open.rend(); ++it)
       if (it->c == want)
         return std::string("; the '") + want + "' opened at " + where(*it) + " is not closed: close it with '" + closer(want) + "'";
@@ -649,7 +648,7 @@ std::string syntax_hint(const std::string& text, const std::string& what, int li
   if (what == "illegal flow end") {
     // `[{action: A}, {action: B}}`: a '}' where the '[' is to be closed, or a closer too many.
     std::pair<Bracket, Bracket> wrong{};
-    brackets(last, 0, &wrong);
+    brackets(last, &wrong);
     if (wrong.second.c != 0) {
       at = {wrong.second.line, wrong.second.column};
       if (wrong.first.c == 0) return std::string("; this '") + wrong.second.c + "' closes nothing: no '[' or '{' is open here";
@@ -659,7 +658,7 @@ std::string syntax_hint(const std::string& text, const std::string& what, int li
   }
   if (what == "illegal block entry") {
     // A '- ' item on a line after a '[' or '{' left open above it: YAML is still inside it.
-    const std::vector<Bracket> open = last > 0 ? brackets(last - 1, 0, nullptr) : std::vector<Bracket>{};
+    const std::vector<Bracket> open = last > 0 ? brackets(last - 1, nullptr) : std::vector<Bracket>{};
     if (!open.empty())
       return std::string("; the '") + open.back().c + "' opened at " + where(open.back()) + " is not closed (a '- ' item cannot " +
              "start inside it): close it with '" + closer(open.back().c) + "'";
