@@ -2,6 +2,7 @@
 // random composites' weights.
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "tree_compiler.hpp"
 #include "suggest.hpp"
@@ -39,6 +40,7 @@ uint32_t TreeCompiler::composite(NodeKind kind, const YAML::Node& v, const std::
   uint32_t index = emit(kind, v, path, name, kind_name);
   AbortMode abort = has_params && takes_abort(kind) ? read_abort(params) : AbortMode::None;
   p_.nodes[index].flags = static_cast<uint8_t>(abort);
+  if (abort != AbortMode::None) aborts_.push_back({index, file_, params["abort"]});
   std::vector<uint32_t> children;
   if (kind == NodeKind::Filter) {
     size_t n_conditions = 0;
@@ -99,6 +101,49 @@ AbortMode TreeCompiler::read_abort(const YAML::Node& params) {
     return AbortMode::None;
   }
   return static_cast<AbortMode>(found - modes.begin());
+}
+
+void TreeCompiler::warn_idle_aborts(const std::vector<bool>& idle) {
+  if (aborts_.empty()) return;
+  std::vector<uint32_t> parent(p_.nodes.size(), kNone);
+  for (uint32_t i = 0; i < p_.nodes.size(); ++i)
+    for (uint32_t pos = 0; pos < p_.nodes[i].count; ++pos) parent[p_.child(p_.nodes[i], pos)] = i;
+  std::set<std::string> said;  // a subtree compiled in twice: its warnings once
+  for (const AbortSite& site : aborts_) {
+    const Node& n = p_.nodes[site.node];
+    const std::string mode = abort_mode_name(n.abort());
+    const std::string kind = kind_info(n.kind).name;
+    std::string why;
+    bool none = true;  // the whole abort does nothing (else only its lower_priority part)
+    if (idle[site.node]) {
+      why = "this " + kind + " observes no condition. A composite observes only its direct condition (or check) "
+            "children, and the observed conditions of child composites that have an abort of their own; a condition "
+            "deeper down, or under a decorator, is never re-checked. Put the abort on the composite whose children "
+            "are the conditions";
+    } else if (aborts_lower(n.abort())) {
+      const uint32_t up = parent[site.node];
+      none = n.abort() == AbortMode::LowerPriority;
+      if (up == kNone) {
+        why = "lower_priority aborts the later siblings of this " + kind + ", and it has none: it is the root of its tree";
+      } else if (!takes_abort(p_.nodes[up].kind)) {
+        const std::string up_kind = kind_info(written_kind(p_.nodes[up])).name;
+        why = "lower_priority acts only among the children of a sequence, selector, filter or random composite, "
+              "and this " + kind + "'s parent is " + (std::string("aeiou").find(up_kind[0]) != std::string::npos ? "an " : "a ") +
+              up_kind;
+      } else if (p_.nodes[up].kind != NodeKind::RandomSelector && p_.nodes[up].kind != NodeKind::RandomSequence &&
+                 p_.child(p_.nodes[up], p_.nodes[up].count - 1) == site.node) {  // (a random order may draw it first)
+        why = "lower_priority aborts the later siblings of this " + kind + ", and it has none: it is its " +
+              kind_info(p_.nodes[up].kind).name + "'s last child";
+      }
+    }
+    if (why.empty()) continue;
+    const std::string message =
+        "abort: " + mode + (none ? " has no effect here: " : " only works as abort: self here: ") + why;
+    const YAML::Mark at = site.at.Mark();
+    if (!said.insert(std::to_string(site.file) + ":" + std::to_string(at.line) + ":" + std::to_string(at.column)).second)
+      continue;
+    SourceRef{src_, site.file, diags_}.warning(site.at, message);
+  }
 }
 
 uint32_t TreeCompiler::threshold(const YAML::Node& t, const std::string& what, size_t count, uint32_t fallback) {

@@ -372,8 +372,9 @@ void TreeCompiler::finish_children(uint32_t index, const std::vector<uint32_t>& 
 
 namespace {
 
-// Observed conditions (SPEC 3.5) of every composite with an abort, children first.
-void compute_observed(Program& p) {
+// Observed conditions (SPEC 3.5) of every composite with an abort, children first. Returns, by
+// node, whether it has an abort and observes no condition (an abort that can do nothing).
+std::vector<bool> compute_observed(Program& p) {
   std::vector<std::vector<uint32_t>> observed(p.nodes.size());
   std::vector<std::vector<uint32_t>> rechecked(p.child_index.size());  // by child_index entry
   for (size_t i = p.nodes.size(); i-- > 0;) {
@@ -433,12 +434,17 @@ void compute_observed(Program& p) {
       default: break;
     }
   }
+  std::vector<bool> idle(p.nodes.size(), false);
   for (size_t i = 0; i < p.nodes.size(); ++i) {
-    if (observed[i].empty()) continue;
+    if (observed[i].empty()) {
+      idle[i] = takes_abort(p.nodes[i].kind) && p.nodes[i].abort() != AbortMode::None;
+      continue;
+    }
     p.nodes[i].a = static_cast<uint32_t>(p.observed.size());
     p.nodes[i].b = static_cast<uint32_t>(observed[i].size());
     p.observed.insert(p.observed.end(), observed[i].begin(), observed[i].end());
   }
+  return idle;
 }
 
 uint32_t align_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
@@ -539,7 +545,7 @@ std::unique_ptr<Program> compile_with(const BrainSource& src, const std::string&
   }
   if (failed) return nullptr;
   lower_imported(*p);
-  compute_observed(*p);
+  tc.warn_idle_aborts(compute_observed(*p));
   layout_state(*p);
   return p;
 }

@@ -185,6 +185,17 @@ class TreeCompiler {
   std::set<std::string> used_trees_;     // trees a subtree node compiled in (found or cycling)
   std::set<std::string> used_machines_;  // an fsm's machines under `machines:` that a state named
   std::set<std::string> yaml11_misused_;  // keys with a yes/no default that a check used as true/false
+  // Each composite that has an `abort`: its node, file and the `abort` value (said again by
+  // warn_idle_aborts once the program is whole).
+  struct AbortSite {
+    uint32_t node, file;
+    YAML::Node at;
+  };
+  std::vector<AbortSite> aborts_;
+  // Warns of each abort that can do nothing (SPEC 3.5): a composite that observes no condition,
+  // or a lower_priority that has no later sibling under a sequence, selector, filter or random
+  // composite to abort. `idle`: the composites compute_observed found observing nothing.
+  void warn_idle_aborts(const std::vector<bool>& idle);
 
  private:
   // compile_leaves.cpp
