@@ -107,6 +107,39 @@ void LuaHost::warn(const CallSite& at, std::string_view leaf_name, const std::st
   rt_.script_error(*at.program, at.node, key, out.str(), true);
 }
 
+void LuaHost::event_typo(const AgentInfo& to, std::string_view name) {
+  if (!current_) return;
+  const Program& p = rt_.program_of(to);
+  if (p.fsm_events.empty() || std::binary_search(p.fsm_events.begin(), p.fsm_events.end(), name)) return;
+  if (&p != event_program_ || name != event_seen_) {
+    event_program_ = &p;
+    event_seen_.assign(name);
+    event_near_ = closest_name(name, p.fsm_events);
+    // Names that differ only in their digits ("wave2", "wave3") are each meant: no typo.
+    auto letters = [](std::string_view s) {
+      std::string out;
+      for (char c : s)
+        if (!std::isdigit(static_cast<unsigned char>(c))) out += c;
+      return out;
+    };
+    if (!event_near_.empty() && letters(name) == letters(event_near_)) event_near_.clear();
+  }
+  if (event_near_.empty()) return;
+  const std::string key = "event " + shown_name(name, 80);
+  if (rt_.script_warned(*current_->program, current_->node, key)) return;
+  std::string where;
+  lua_Debug ar;
+  if (lua_getstack(L_, 1, &ar) && lua_getinfo(L_, "Sl", &ar) && ar.currentline > 0)  // the sending line
+    where = std::string(ar.source[0] == '@' ? ar.source + 1 : ar.short_src) + ":" + std::to_string(ar.currentline) + ": ";
+  const Program& from = *current_->program;
+  const Node& n = from.nodes[current_->node];
+  const bool leaf = n.kind == NodeKind::Action || n.kind == NodeKind::Condition;
+  warn(*current_, leaf ? std::string_view(from.calls[n.a].leaf) : std::string_view("?"), key,
+       where + "the event '" + shown_name(name, 80) + "' sent to agent " + std::to_string(to.id) +
+           " is taken by no state of its brain " + p.name + " (did you mean '" + event_near_ +
+           "'?), so it is dropped");
+}
+
 bool LuaHost::repeat_silenced(const CallSite& at, std::string_view message) const {
   // report() words these two from the traceback and the heap: no shortcut for them, but for a
   // node that prints nothing more.

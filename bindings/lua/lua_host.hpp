@@ -225,6 +225,10 @@ class LuaHost final : public ScriptHost {
   // out): nil, which an action takes as failure without a word. Warned once at its node in a
   // leaf call; at a leaf file's load, kept for stage_leaf_file's warnings.
   void status_global_read(lua_State* L, const char* name);
+  // A leaf sends `name` to `to`: when no state of its brain takes it and a name one takes is a
+  // letter or two away (a typo: the event would be dropped without a word), a warning, said
+  // once for the sending node.
+  void event_typo(const AgentInfo& to, std::string_view name);
   struct GlobalRead {
     std::string file;
     int line = 0;
@@ -369,6 +373,10 @@ class LuaHost final : public ScriptHost {
   // a log line a reader can take in, and a bounded key for the repeat count.
   static constexpr size_t kMaxShownMessage = 2000;
   std::string status_text_seen_, status_text_hint_;  // complain_status: the last text and its hint
+  // event_typo: the last name no state took, the brain it went to, and the near name ("": none),
+  // so that a brain sent a name it ignores tick after tick is looked at once.
+  std::string event_seen_, event_near_;
+  const Program* event_program_ = nullptr;
 
   friend struct LuaApi;
 };

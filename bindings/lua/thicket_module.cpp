@@ -171,7 +171,9 @@ int LuaApi::send(lua_State* L) {
   const char* name = luaL_checklstring(L, 2, &len);
   luaL_argcheck(L, len > 0, 2, "an event name must not be empty");
   if (!text_fits(L, h, std::string_view(name, len), "thicket.send")) return lua_error(L);
-  lua_pushboolean(L, h.rt_.send_or_defer(handle_of(h, id), std::string_view(name, len)));
+  const AgentHandle target = handle_of(h, id);
+  if (target.valid()) h.event_typo(h.rt_.agents[target.index], std::string_view(name, len));
+  lua_pushboolean(L, h.rt_.send_or_defer(target, std::string_view(name, len)));
   return 1;
 }
 

@@ -497,6 +497,11 @@ void TreeCompiler::fsm(const YAML::Node& doc, const std::string& fsm_name) {
       ref().warning(fsm_key_[k], "state '" + p_.fsm_states[k].name +
                                      "' is unreachable: no transition or 'when' of a state that is entered leads to it, and no "
                                      "initial descent enters it");
+  // The names the brain's states take, for the warning of an event sent with a misspelt name.
+  for (const FsmState& st : p_.fsm_states)
+    for (const FsmTransition& t : st.transitions) p_.fsm_events.push_back(t.name);
+  std::sort(p_.fsm_events.begin(), p_.fsm_events.end());
+  p_.fsm_events.erase(std::unique(p_.fsm_events.begin(), p_.fsm_events.end()), p_.fsm_events.end());
   subtrees_.pop_back();
 }
 

@@ -361,6 +361,7 @@ struct Program {
   std::vector<Range> scripts;
   std::vector<FsmState> fsm_states;    // fsm brains: the states, depth-first in file order
   std::vector<uint16_t> fsm_top;       // fsm brains: the top-level states, in file order
+  std::vector<std::string> fsm_events; // fsm brains: the names some state's transitions take, sorted
   std::vector<std::string> behaviors;  // machine brains: the behaviors' names, in priority order
   std::vector<std::string> ids;        // node id: name, or path from the root
   std::vector<bool> named;             // by node: its id is a name (`name:`), not its place in the tree
