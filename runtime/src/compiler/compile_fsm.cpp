@@ -100,6 +100,7 @@ void TreeCompiler::fsm_outline(const YAML::Node& states, uint16_t parent, uint16
 uint16_t TreeCompiler::fsm_target(const YAML::Node& at, const std::string& what) {
   if (!at.IsScalar() || classify_scalar(at).kind == ScalarKind::Null) {
     error(at, what + " must name a state, got " + describe_node(at));
+    fsm_guesses_.push_back({fsm_current_, kNoPos, false});
     return kNoPos;
   }
   if (auto it = fsm_index_.find(at.Scalar()); it != fsm_index_.end()) return it->second;
@@ -117,10 +118,14 @@ uint16_t TreeCompiler::fsm_target(const YAML::Node& at, const std::string& what)
   std::string listed = names.size() <= 20 ? " (states: " + join_names(names) + ")" : " (" + std::to_string(names.size()) + " states)";
   // calm.rest, calm/patrol: a path, where state names are flat (unique in the whole brain).
   std::string near = did_you_mean(at.Scalar(), names);
+  std::string guess = closest_name(at.Scalar(), names);
   if (const size_t cut = at.Scalar().find_last_of("./"); near.empty() && cut != std::string::npos &&
-                                                          fsm_index_.count(at.Scalar().substr(cut + 1)))
-    near = "; did you mean '" + at.Scalar().substr(cut + 1) + "'? (a state is named alone, wherever it sits: names are "
+                                                          fsm_index_.count(at.Scalar().substr(cut + 1))) {
+    guess = at.Scalar().substr(cut + 1);
+    near = "; did you mean '" + guess + "'? (a state is named alone, wherever it sits: names are "
            "unique in the whole brain)";
+  }
+  fsm_guesses_.push_back({fsm_current_, guess.empty() ? kNoPos : fsm_index_.at(guess), false});
   error(at, "unknown state '" + at.Scalar() + "'" + near + listed);
   return kNoPos;
 }
@@ -134,6 +139,7 @@ uint16_t TreeCompiler::fsm_initial(const YAML::Node& at, uint16_t parent) {
   const std::string owner = parent == kNoPos ? "the brain's 'initial'" : "'initial' of state '" + p_.fsm_states[parent].name + "'";
   if (!at.IsScalar() || classify_scalar(at).kind == ScalarKind::Null) {
     error(at, owner + " must name one of its states, got " + describe_node(at));
+    fsm_guesses_.push_back({parent, kNoPos, true});
     return kNoPos;
   }
   for (uint16_t k : kids)
@@ -142,6 +148,11 @@ uint16_t TreeCompiler::fsm_initial(const YAML::Node& at, uint16_t parent) {
   std::string where;
   for (const auto& s : p_.fsm_states)
     if (s.name == at.Scalar()) where = ": '" + s.name + "' is not " + (parent == kNoPos ? "a top-level state" : "a child of '" + p_.fsm_states[parent].name + "'");
+  const std::string guess = closest_name(at.Scalar(), names);
+  uint16_t guessed = kNoPos;
+  for (uint16_t k : kids)
+    if (!guess.empty() && p_.fsm_states[k].name == guess) guessed = k;
+  fsm_guesses_.push_back({parent, guessed, true});
   error(at, owner + " names '" + at.Scalar() + "'" + (where.empty() ? ", which is not a state" : where) +
                 did_you_mean(at.Scalar(), names) + " (" + (parent == kNoPos ? "top-level states" : "its states") + ": " +
                 join_names(names) + ")");
@@ -176,6 +187,7 @@ uint32_t TreeCompiler::fsm_guard(const YAML::Node& g, const std::string& path, c
 
 void TreeCompiler::fsm_state(uint16_t index) {
   const std::string name = p_.fsm_states[index].name;
+  fsm_current_ = index;  // (its own targets are all read before its child states)
   const YAML::Node st = fsm_yaml_[index];
   // A state named as one before (said in fsm_outline): its nodes' ids repeat the first's, which
   // is that error again, not one more.
@@ -272,6 +284,14 @@ void TreeCompiler::fsm_state(uint16_t index) {
         info().body = b;
       }
     }
+    // A transition or `when` entry dropped for a mistake still leads where it was meant to, for
+    // the unreachable-state warnings (fsm()): its 'go' (or a misspelt key's value) when that names
+    // a state, else any state.
+    auto dropped = [&](const YAML::Node& entry) {
+      const YAML::Node go = entry.IsMap() ? (entry["go"] ? entry["go"] : misspelt_value(entry, "go")) : entry;
+      const auto it = go && go.IsScalar() ? fsm_index_.find(go.Scalar()) : fsm_index_.end();
+      fsm_guesses_.push_back({index, it != fsm_index_.end() ? it->second : kNoPos, false});
+    };
     if (st["transitions"]) {
       const YAML::Node tr = st["transitions"];
       if (!tr.IsMap()) {
@@ -283,6 +303,7 @@ void TreeCompiler::fsm_state(uint16_t index) {
           if (!is_named(t->first)) {  // no event or reason is named so: it could never be taken
             error(t->first, std::string("a transition's event or reason name must be text, got ") +
                                 (t->first.IsScalar() && ev.empty() && classify_scalar(t->first).kind != ScalarKind::Null ? "empty text" : describe_node(t->first)));
+            dropped(v);
             continue;
           }
           // A name a letter or two from one of the runtime's own events (success, failure, done)
@@ -306,6 +327,7 @@ void TreeCompiler::fsm_state(uint16_t index) {
             }
             if (!v["go"]) {
               error(v, "transition '" + ev + "' needs 'go', the state it leads to: {go: state, check: \"...\"}");
+              dropped(v);
               continue;
             }
             go.reset(v["go"]);
@@ -345,11 +367,13 @@ void TreeCompiler::fsm_state(uint16_t index) {
           }
           if (w.IsMap() && !w["go"] && (w["check"] || w["condition"] || w["after"])) {
             if (!unknown) error(w, "a 'when' entry needs 'go', the state it leads to: {..., go: state}");
+            dropped(w);
             continue;
           }
           if (!w.IsMap() || !w["go"] || (!w["check"] && !w["condition"] && !w["after"])) {
             if (!unknown)
               error(w, "an entry of 'when' is {check: \"expression\", go: state}, {condition: Leaf, go: state} or {after: seconds, go: state}");
+            dropped(w);
             continue;
           }
           if (w["check"] && w["condition"]) error(w, "a 'when' entry has both 'check' and 'condition'; give one");
@@ -368,6 +392,8 @@ void TreeCompiler::fsm_state(uint16_t index) {
           }
           uint16_t target = fsm_target(w["go"], "'go'");
           if (rec.cond != kNoNode) parts.push_back(rec.cond);
+          // (An entry dropped for another mistake still leads to its target, for the warnings.)
+          if (!ok && target != kNoPos) fsm_guesses_.push_back({index, target, false});
           if (!ok || target == kNoPos) continue;
           rec.target = target;
           info().when.push_back(rec);
@@ -480,19 +506,35 @@ void TreeCompiler::fsm(const YAML::Node& doc, const std::string& fsm_name) {
   };
   // (An `initial` that names no state is an error of its own; the states are then looked at
   // as without it, so that the warnings do not call every state unreachable.)
+  // A target or initial that named no state (an error) reaches the state its did-you-mean names,
+  // an initial with none each child, so the warnings below do not follow from the misspelling;
+  // a target with no guess could have meant any state, and then no state is called unreachable.
+  bool guessing = false;
+  auto reach_guesses = [&](uint16_t from, bool initial) {
+    for (const FsmGuess& g : fsm_guesses_) {
+      if (g.from != from || g.initial != initial) continue;
+      if (g.guess != kNoPos) reach(g.guess);
+      else if (!initial) guessing = true;
+      else
+        for (uint16_t k : from == kNoPos ? p_.fsm_top : p_.fsm_states[from].children) reach(k);
+    }
+  };
   if (p_.nodes[root].a != kNoPos) reach(static_cast<uint16_t>(p_.nodes[root].a));
   else reach_selected(p_.fsm_top);
+  reach_guesses(kNoPos, true);
   while (!work.empty()) {
     uint16_t s = work.back();
     work.pop_back();
     const FsmState& st = p_.fsm_states[s];
     for (const auto& t : st.transitions) reach(t.target);
     for (const auto& w : st.when) reach(w.target);
+    reach_guesses(s, false);
     if (st.children.empty()) continue;
     if (st.initial != kNoPos) reach(st.initial);
     else reach_selected(st.children);
+    reach_guesses(s, true);
   }
-  for (size_t k = 0; k < n; ++k)
+  for (size_t k = 0; k < n && !guessing; ++k)
     if (!reached[k] && !fsm_duplicates_.count(static_cast<uint16_t>(k)))
       ref().warning(fsm_key_[k], "state '" + p_.fsm_states[k].name +
                                      "' is unreachable: no transition or 'when' of a state that is entered leads to it, and no "

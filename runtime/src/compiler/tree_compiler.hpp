@@ -153,6 +153,16 @@ class TreeCompiler {
   std::set<uint16_t> fsm_duplicates_;           // states named as one before (an error): checked, never a target
   bool quiet_ids_ = false;                      // compiling such a state: its node ids repeat the first's
   std::vector<std::string> fsm_names_;          // the states' names, for did-you-means (fsm_target)
+  // Targets and initials that named no state (errors): the state they were written in (kNoPos:
+  // the brain's `initial`) and the state their did-you-mean names (kNoPos: none, so any state may
+  // have been meant; an `initial` naming a state that is not a child: each child). The
+  // unreachable-state warnings reach these, so that they do not follow from a misspelt name.
+  struct FsmGuess {
+    uint16_t from, guess;
+    bool initial;
+  };
+  std::vector<FsmGuess> fsm_guesses_;
+  uint16_t fsm_current_ = 0xFFFF;  // the state fsm_state is reading (kNoPos: none)
   size_t fsm_names_of_ = static_cast<size_t>(-1);  // the number of states fsm_names_ was made of
 
   // compile_subtree.cpp
