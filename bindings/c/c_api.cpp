@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -76,8 +77,10 @@ struct thicket_runtime {
   thicket_log_fn print_fn = nullptr;  // thicket_set_print
   void* print_user = nullptr;
   std::deque<std::string> brain_names, brain_paths;  // a deque: its strings never move
-  int reload_failed = 0;        // the last thicket_reload_changed's failed reloads (thicket_reload_failures)
-  std::string reload_failures;  // ... and their diagnostics, a line each
+  // The files whose latest reload failed, with that reload's diagnostics (a line each), until a
+  // reload of theirs succeeds (thicket_reload_failures: what is broken now, not what one call met).
+  std::map<std::string, std::string> broken_files;
+  std::string reload_failures;  // broken_files' diagnostics, joined in file order
 
   // The last failure. A mutex, because leaves may call spawn/despawn/send from several threads.
   std::mutex error_mutex;
@@ -569,13 +572,17 @@ int thicket_reload_changed(thicket_runtime* rt) {
       TickScope hooks(rt);  // stop hooks of removed nodes run: leaves to the calls they make
       n = rt->rt.reload_changed(&reports);
     }
-    rt->reload_failed = 0;
-    rt->reload_failures.clear();
     for (const auto& r : reports) {
-      if (r.ok) continue;
-      ++rt->reload_failed;
-      for (const auto& d : r.diagnostics) rt->reload_failures += c_text(thicket::format_diagnostic(d)) + "\n";
+      if (r.ok) {
+        rt->broken_files.erase(r.file);
+        continue;
+      }
+      std::string& lines = rt->broken_files[r.file];
+      lines.clear();
+      for (const auto& d : r.diagnostics) lines += c_text(thicket::format_diagnostic(d)) + "\n";
     }
+    rt->reload_failures.clear();
+    for (const auto& [file, lines] : rt->broken_files) rt->reload_failures += lines;
     return n > static_cast<size_t>(INT32_MAX) ? INT32_MAX : static_cast<int>(n);
   });
 }
@@ -584,7 +591,7 @@ int thicket_reload_failures(thicket_runtime* rt, const char** text) {
   return guard(rt, "thicket_reload_failures", THICKET_ERR_INTERNAL, [&] {
     if (!rt) return no_runtime("thicket_reload_failures");
     if (text) *text = rt->reload_failures.c_str();
-    return rt->reload_failed;
+    return rt->broken_files.size() > static_cast<size_t>(INT32_MAX) ? INT32_MAX : static_cast<int>(rt->broken_files.size());
   });
 }
 

@@ -940,6 +940,14 @@ static void test_reload(void) {
   CHECK(thicket_reload_failures(rt, &failures) == 1);
   CHECK(strstr(failures, "CC\\0x") != NULL && strstr(failures, "CCuont") != NULL);
   CHECK(thicket_tick(rt, a, 0.5) == THICKET_SUCCESS);
+  /* The file stays broken through a call that finds nothing changed (a game calls it every
+  ** frame): it is still counted, its diagnostics still given, until a reload of it succeeds. */
+  CHECK(thicket_reload_changed(rt) == 0);
+  CHECK(thicket_reload_failures(rt, &failures) == 1);
+  CHECK(strstr(failures, "CCuont") != NULL);
+  write_file(path, LAMP_KEYS "root:\n  action: CCount\n");
+  CHECK(thicket_reload_changed(rt) == 1);
+  CHECK(thicket_reload_failures(rt, &failures) == 0 && strcmp(failures, "") == 0);
   thicket_runtime_free(rt);
   remove(path);
   rmdir(dir);

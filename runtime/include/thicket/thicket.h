@@ -134,10 +134,13 @@ const char *thicket_brain_path(thicket_runtime *rt, int32_t brain);
 ** ticks). A file that fails to reload keeps its old version; the log says why, and so does
 ** thicket_reload_failures. */
 int thicket_reload_changed(thicket_runtime *rt);
-/* How many files the last thicket_reload_changed failed to reload (0: none failed, or no reload
-** was tried yet), or negative on error. *text (when text is not NULL) gets their diagnostics,
-** one a line ("FILE:LINE:COL: error: MESSAGE", warnings too), as thicket_load_file's: what a
-** game shows its modder. Valid until the next thicket_reload_changed or the runtime is freed. */
+/* How many loaded files are broken now: a reload of theirs by thicket_reload_changed failed,
+** and none has succeeded since (0: none, or no reload was tried yet), or negative on error. A
+** file stays counted while it stays broken, through calls that find nothing changed, and leaves
+** the count once it reloads well. *text (when text is not NULL) gets their diagnostics, each
+** file's from its latest failed reload, in file order, one a line ("FILE:LINE:COL: error:
+** MESSAGE", warnings too), as thicket_load_file's: what a game shows its modder until the
+** mistake is mended. Valid until the next thicket_reload_changed or the runtime is freed. */
 int thicket_reload_failures(thicket_runtime *rt, const char **text);
 
 /* ---- Agents ---- */
