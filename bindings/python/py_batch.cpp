@@ -127,6 +127,7 @@ py::dict run_batch(const std::string& path, uint64_t runs, int64_t ticks, uint32
       so.lua_memory_limit = static_cast<size_t>(lua_memory_mb) << 20;      // --lua-memory
       so.instruction_budget = budget;                                      // --budget
       if (record_keys) so.record_keys = *record_keys;                      // --record-keys
+      so.record_keys_name = "record_keys";
       so.log = [&](const std::string& line) { log_text += line + "\n"; };
       so.print = print_line;
       so.interrupt = &interrupt;

@@ -183,7 +183,7 @@ struct Blackboard {
 
 class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
  public:
-  PyRuntime(uint64_t seed, bool trusted, uint32_t script_states, double leaf_timeout, size_t lua_memory_limit,
+  PyRuntime(uint64_t seed, bool trusted, uint64_t script_states, double leaf_timeout, size_t lua_memory_limit,
             size_t max_script_agents) {
     // A negative or NaN time limit would turn the runaway-leaf guard off without a word.
     if (!(leaf_timeout >= 0) || !std::isfinite(leaf_timeout))
@@ -195,7 +195,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     thicket::RuntimeOptions o;
     o.seed = seed;
     o.trusted = trusted;
-    o.script_states = script_states;
+    o.script_states = static_cast<uint32_t>(script_states);
     o.leaf_timeout = leaf_timeout;
     o.lua_memory_limit = lua_memory_limit;
     o.max_script_agents = max_script_agents;
@@ -995,7 +995,7 @@ void register_runtime(py::module_& m) {
                        const py::object& max_script_agents) {
              return std::make_shared<PyRuntime>(
                  whole_arg(seed, "seed", UINT64_MAX), flag_arg(trusted, "trusted"),
-                 static_cast<uint32_t>(whole_arg(script_states, "script_states", UINT32_MAX)),
+                 whole_arg(script_states, "script_states", UINT64_MAX),  // (its bound, 64, said by PyRuntime)
                  number_arg(leaf_timeout, "leaf_timeout"), static_cast<size_t>(whole_arg(lua_memory_limit, "lua_memory_limit", SIZE_MAX)),
                  static_cast<size_t>(whole_arg(max_script_agents, "max_script_agents", SIZE_MAX)));
            }),

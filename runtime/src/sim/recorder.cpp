@@ -182,7 +182,7 @@ std::vector<std::string> Recorder::checked_keys(const ScenarioSpec& spec, const 
       d.line = spec.record.key_places[k].first;
       d.column = spec.record.key_places[k].second;
     }
-    d.message = std::string(from_cli ? "--record-keys: " : "") + "key '" + keys[k] +
+    d.message = (from_cli ? options.record_keys_name + ": " : std::string()) + "key '" + keys[k] +
                 "' is not declared by any group's brain, so it cannot be recorded" + did_you_mean(keys[k], declared) +
                 (declared.empty() ? std::string(" (the brains declare no blackboard keys)")
                                   : " (keys: " + join_names(declared) + ")");

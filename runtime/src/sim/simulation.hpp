@@ -49,6 +49,7 @@ struct SimOptions {
   RecordSink* record = nullptr;
   uint32_t record_every = 0;
   std::vector<std::string> record_keys;
+  std::string record_keys_name = "--record-keys";  // how record_keys' errors name it (Python: record_keys)
   std::ostream* trace = nullptr;             // --trace: percept events, JSONL (issue 13)
   bool explain = false;                      // --explain: percept events in words, to the log
   SeriesBuffer* series = nullptr;            // --series: every metric at every N-th tick (series.hpp)
