@@ -1518,3 +1518,16 @@ def test_budget_and_record_keys_are_the_clis_options(tmp_path):
                               (dict(budget=-1), ValueError, "budget"), (dict(budget=1.5), TypeError, "budget")):
         with pytest.raises(error, match=words):
             thicket.run(path, **bad)
+
+
+def test_whole_floats_are_whole_numbers_in_overrides_and_grids():
+    # numpy.linspace makes floats: 10.0 players were refused ("a whole number ... got '10.0'").
+    timing = ["wall_s", "agent_ticks_per_s"]
+    as_float = thicket.run(ARENA, ticks=3, overrides={"groups.players.count": 10.0,
+                                                      "groups.players.vehicle.max_speed": np.float64(5.0)})
+    as_int = thicket.run(ARENA, ticks=3, overrides={"groups.players.count": 10, "groups.players.vehicle.max_speed": 5})
+    assert as_float.metrics.drop(columns=timing).equals(as_int.metrics.drop(columns=timing))
+    grid = thicket.sweep(ARENA, {"groups.players.count": np.linspace(10, 20, 2)}, ticks=3)
+    assert list(grid.metrics["groups.players.count"]) == [10, 20]
+    with pytest.raises(ValueError, match="whole number from 1 to 100000, got '10.5'"):
+        thicket.run(ARENA, ticks=3, overrides={"groups.players.count": 10.5})

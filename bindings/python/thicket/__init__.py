@@ -206,7 +206,12 @@ def _text(value, key):
     if isinstance(value, numbers.Integral):
         return str(int(value))
     if isinstance(value, numbers.Real):
-        return str(float(value))
+        # A whole float (10.0, as numpy.linspace makes them) is written as the whole number: a
+        # count takes it, and a number key takes a whole number as well.
+        number = float(value)
+        if number.is_integer() and abs(number) < 2**53:
+            return str(int(number))
+        return str(number)
     if isinstance(value, str):
         return _utf8_text(value, f"the value of {key!r}")
     raise TypeError(f"{key!r}: a scenario value must be a number, a bool or a string, not {type(value).__name__}")
