@@ -14,6 +14,7 @@
 #include <mutex>
 #include <new>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -581,8 +582,15 @@ int thicket_reload_changed(thicket_runtime* rt) {
       lines.clear();
       for (const auto& d : r.diagnostics) lines += c_text(thicket::format_diagnostic(d)) + "\n";
     }
+    // Each line once: a brain's failed reload repeats the errors of a leaf file it lists that
+    // failed too (said as that file's already).
     rt->reload_failures.clear();
-    for (const auto& [file, lines] : rt->broken_files) rt->reload_failures += lines;
+    std::set<std::string_view> said;
+    for (const auto& [file, lines] : rt->broken_files)
+      for (size_t at = 0, end; at < lines.size(); at = end + 1) {
+        end = lines.find('\n', at);
+        if (said.insert(std::string_view(lines).substr(at, end - at)).second) rt->reload_failures.append(lines, at, end - at + 1);
+      }
     return n > static_cast<size_t>(INT32_MAX) ? INT32_MAX : static_cast<int>(n);
   });
 }
@@ -808,7 +816,7 @@ int thicket_send(thicket_runtime* rt, int64_t agent, const char* event) {
     if (std::string why = not_utf8(event, "event name", "take"); !why.empty()) return fail(rt, THICKET_ERR_ARG, "thicket_send", why);
     if (!rt->rt.send(h, event))  // the handle was checked: the queue is full
       return fail(rt, THICKET_ERR_RANGE, "thicket_send",
-                  "the agent's event queue is full (4096 events): the event is dropped (a leaf sending events in a loop?)");
+                  "the agent's event queue is full (4096 events): the event is dropped (events sent in a loop, by a leaf or the game?)");
     return THICKET_OK;
   });
 }
@@ -975,6 +983,8 @@ int thicket_save(thicket_runtime* rt, void** bytes, size_t* len) {
   return guard(rt, what, THICKET_ERR_INTERNAL, [&] {
     if (!rt) return no_runtime(what);
     if (!bytes || !len) return fail(rt, THICKET_ERR_ARG, what, "bytes or len is NULL");
+    // From a leaf, the agents would be saved half ticked (some this tick's, some the last's).
+    if (in_tick(rt)) return refuse_ticking(rt, what);
     thicket::SnapshotWriter out;
     rt->rt.save(out);
     return give_bytes(rt, what, out.bytes(), bytes, len);
@@ -989,6 +999,7 @@ int thicket_save_agent(thicket_runtime* rt, int64_t agent, void** bytes, size_t*
     AgentHandle h;
     if (int c = check_agent(rt, what, agent, h)) return c;
     if (!bytes || !len) return fail(rt, THICKET_ERR_ARG, what, "bytes or len is NULL");
+    if (in_tick(rt)) return refuse_ticking(rt, what);
     thicket::SnapshotWriter out;
     rt->rt.save(h, out);
     return give_bytes(rt, what, out.bytes(), bytes, len);
@@ -1019,6 +1030,9 @@ int thicket_restore(thicket_runtime* rt, const void* bytes, size_t len) {
       std::string why = in_c_names(joined(diagnostics));
       return fail(rt, THICKET_ERR_SNAPSHOT, what, why.empty() ? "the snapshot was refused" : why);
     }
+    // What a restore that worked says (a brain changed since the save: its agents remapped) goes
+    // to the log, as a load's warnings do.
+    for (const auto& d : diagnostics) log_line(rt, in_c_names(thicket::format_diagnostic(d)));
     return THICKET_OK;
   });
 }
@@ -1045,6 +1059,7 @@ int64_t thicket_restore_agent(thicket_runtime* rt, const void* bytes, size_t len
       std::string why = in_c_names(joined(diagnostics));
       return fail(rt, THICKET_ERR_SNAPSHOT, what, why.empty() ? "the snapshot was refused" : why), -1;
     }
+    for (const auto& d : diagnostics) log_line(rt, in_c_names(thicket::format_diagnostic(d)));
     return pack(*h);
   });
 }

@@ -86,13 +86,16 @@ void LuaHost::push_budget_stop(LuaHost* h, lua_State* L) {
   // Where it was (level 0 in a hook: the Lua function running), and what ran: a leaf, or a
   // leaf file's own code while it loads (its calls may take the load's scale of the limit).
   luaL_where(L, 0);
-  lua_pushfstring(L, "%s ran past its instruction budget (%I instructions) without returning or yielding "
-                     "(an endless loop? a task lets time pass with coroutine.yield() or thicket.wait())",
-                  h->guard_.limit_scale.load(std::memory_order_relaxed) > 1 ? "the file, while it loads," : "the leaf",
+  const bool loading = h->guard_.limit_scale.load(std::memory_order_relaxed) > 1;
+  lua_pushfstring(L, "%s ran past its instruction budget (%I instructions) without returning%s",
+                  loading ? "the file, while it loads," : "the leaf",
                   // The budget it keeps: eighths of at least 1,000 (a budget of 1 said "1 instructions"
                   // of a stop after ~8,000).
                   static_cast<lua_Integer>(std::max<uint64_t>(h->rt_.options.instruction_budget,
-                                                              uint64_t(h->budget_slice_) * kBudgetSlices)));
+                                                              uint64_t(h->budget_slice_) * kBudgetSlices)),
+                  // (a task's advice is for a leaf: a file's top level cannot yield)
+                  loading ? " (an endless loop, or more work than a load should do?)"
+                          : " or yielding (an endless loop? a task lets time pass with coroutine.yield() or thicket.wait())");
   lua_concat(L, 2);
   size_t len = 0;
   const char* text = lua_tolstring(L, -1, &len);

@@ -908,7 +908,10 @@ static void test_reload(void) {
   int32_t brain;
   int64_t a;
   double d;
-  const char *failures = NULL;
+  const char *failures = NULL, *first;
+  void *saved = NULL;
+  size_t saved_len = 0;
+  char lua[96], brain_path[96];
   CHECK(mkdtemp(dir) != NULL);
   snprintf(path, sizeof path, "%s/lamp.yaml", dir);
   write_file(path, LAMP_KEYS "root:\n  action: CCount\n");
@@ -923,6 +926,7 @@ static void test_reload(void) {
   CHECK(thicket_reload_changed(rt) == 1);
   CHECK(thicket_tick(rt, a, 0.5) == THICKET_SUCCESS);
   CHECK(thicket_get_number(rt, a, "calls", &d) == THICKET_OK && d == 3);
+  OK(rt, thicket_save(rt, &saved, &saved_len)); /* restored below, once the brain has changed */
   /* A broken edit: not reloaded, the old brain stays, the log says why. */
   CHECK(thicket_reload_failures(rt, &failures) == 0 && strcmp(failures, "") == 0);
   write_file(path, "tree: lamp\nroot:\n  action: CCuont\n");
@@ -948,7 +952,27 @@ static void test_reload(void) {
   write_file(path, LAMP_KEYS "root:\n  action: CCount\n");
   CHECK(thicket_reload_changed(rt) == 1);
   CHECK(thicket_reload_failures(rt, &failures) == 0 && strcmp(failures, "") == 0);
+  /* A snapshot of the brain before that change restores with the remap note in the log, as
+  ** C++'s restore gives it in its diagnostics (it was dropped). */
+  OK(rt, thicket_restore(rt, saved, saved_len));
+  CHECK(strstr(text_str(&log), "changed since the snapshot: its agents are remapped") != NULL);
+  thicket_free_bytes(saved);
+  /* A broken leaf file and a broken brain that lists it: two broken files, and the leaf file's
+  ** error said once (the brain's failed reload repeats it). */
+  snprintf(lua, sizeof lua, "%s/l.lua", dir);
+  snprintf(brain_path, sizeof brain_path, "%s/l.yaml", dir);
+  write_file(lua, "local leaves = {}\nfunction leaves.L(agent) return true end\nreturn leaves\n");
+  write_file(brain_path, "tree: l\nleaves: [l.lua]\nroot:\n  action: L\n");
+  OK(rt, thicket_load_file(rt, brain_path));
+  write_file(lua, "local leaves = {}\nfunction leaves.L(agent) return true\nreturn leaves\n");
+  write_file(brain_path, "tree: l\nleaves: [l.lua]\nroot:\n  action: LL\n");
+  CHECK(thicket_reload_changed(rt) == 0);
+  CHECK(thicket_reload_failures(rt, &failures) == 2);
+  first = strstr(failures, "l.lua:");
+  CHECK(first != NULL && strstr(first + 1, "'end' expected") != NULL && strstr(strstr(first + 1, "'end' expected") + 1, "'end' expected") == NULL);
   thicket_runtime_free(rt);
+  remove(lua);
+  remove(brain_path);
   remove(path);
   rmdir(dir);
   free(log.s);
@@ -990,6 +1014,12 @@ static int cmeddle(thicket_leaf_ctx *ctx, void *user) {
   thicket_leaf_set_integer(ctx, "restore", thicket_restore(m->rt, m->snapshot, m->snapshot_len));
   thicket_leaf_set_integer(ctx, "restore_agent", thicket_restore_agent(m->rt, m->snapshot, m->snapshot_len));
   thicket_leaf_set_integer(ctx, "reload", thicket_reload_changed(m->rt));
+  {
+    void *b = NULL;
+    size_t l = 0;
+    thicket_leaf_set_integer(ctx, "save", thicket_save(m->rt, &b, &l));
+    thicket_free_bytes(b);
+  }
   /* a tick inside a tick: the leaf's own agent would be ticked inside its own walk */
   thicket_leaf_set_integer(ctx, "tick_all", thicket_tick_all(m->rt, 0.1));
   thicket_leaf_set_integer(ctx, "tick", thicket_tick(m->rt, thicket_find_agent(m->rt, (uint32_t)id), 0.1));
@@ -1013,6 +1043,7 @@ static void check_meddled(thicket_runtime *rt, int64_t agent, int parallel) {
   CHECK(thicket_get_integer(rt, agent, "restore", &v) == THICKET_OK && v == THICKET_ERR_IN_TICK);
   CHECK(thicket_get_integer(rt, agent, "restore_agent", &v) == THICKET_OK && v == -1);
   CHECK(thicket_get_integer(rt, agent, "reload", &v) == THICKET_OK && v == THICKET_ERR_IN_TICK);
+  CHECK(thicket_get_integer(rt, agent, "save", &v) == THICKET_OK && v == THICKET_ERR_IN_TICK);
   CHECK(thicket_get_integer(rt, agent, "tick_all", &v) == THICKET_OK && v == THICKET_ERR_IN_TICK);
   CHECK(thicket_get_integer(rt, agent, "tick", &v) == THICKET_OK && v == THICKET_ERR_IN_TICK);
   CHECK(thicket_get_integer(rt, agent, "hooks", &v) == THICKET_OK && v == THICKET_ERR_IN_TICK);
@@ -1026,6 +1057,7 @@ static void check_meddled(thicket_runtime *rt, int64_t agent, int parallel) {
   "  load: {type: integer, default: 0}\n  restore: {type: integer, default: 0}\n"                        \
   "  restore_agent: {type: integer, default: 0}\n  reload: {type: integer, default: 0}\n"                \
   "  hooks: {type: integer, default: 0}\n  reg: {type: integer, default: 0}\n"                              \
+  "  save: {type: integer, default: 0}\n"                                                                   \
   "  tick_all: {type: integer, default: 0}\n  tick: {type: integer, default: 0}\nroot:\n  action: Meddle\n"
 
 static void test_in_tick(int parallel) {

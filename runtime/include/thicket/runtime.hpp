@@ -417,8 +417,9 @@ class THICKET_API Runtime {
   void save(AgentHandle agent, SnapshotWriter& out) const;  // one agent (nothing for a stale handle)
   // The same, but refused when something cannot be saved exactly (a running task whose
   // journal holds a value that is not plain data or passed its cap, or that started before
-  // journaling): false, `out` untouched, a Diagnostic with the reason. The two above write
-  // nothing and log the reason then.
+  // journaling), or asked for by a leaf during a tick (the agents would be saved half ticked):
+  // false, `out` untouched, a Diagnostic with the reason. The two above write nothing and log
+  // the reason then.
   bool save(SnapshotWriter& out, std::vector<Diagnostic>& diagnostics) const;
   bool save(AgentHandle agent, SnapshotWriter& out, std::vector<Diagnostic>& diagnostics) const;
   // Replaces every agent with the snapshot's (same ids, same tick order), each with a brain of

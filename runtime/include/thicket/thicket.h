@@ -274,7 +274,7 @@ int thicket_register_leaf(thicket_runtime *rt, const char *name, thicket_leaf_fn
 /* With hooks (either may be NULL; a hook costs a little per tick, so leave unused ones NULL) and
 ** flags: THICKET_LEAF_AGENT_LOCAL promises that the leaf touches only its own agent (its ctx)
 ** and data no leaf changes during the tick, spawns, despawns and sends nothing: thicket_tick_all
-** may then tick many agents of a brain of such leaves together (guide 9, `agent_local`). */
+** may then tick many agents of a brain of such leaves together (guide 10, `agent_local`). */
 #define THICKET_LEAF_AGENT_LOCAL 1u
 int thicket_register_leaf_hooks(thicket_runtime *rt, const char *name, thicket_leaf_fn tick,
                                 thicket_leaf_start_fn start, thicket_leaf_stop_fn stop, void *user,
@@ -346,9 +346,10 @@ int thicket_set_log(thicket_runtime *rt, thicket_log_fn fn, void *user);
 ** the default), on the thread that called the tick, in agent order (as the log). */
 int thicket_set_print(thicket_runtime *rt, thicket_log_fn fn, void *user);
 
-/* ---- Snapshots (guide 9.1) ---- */
+/* ---- Snapshots (guide 10.1) ---- */
 /* Saves every live agent into a new byte buffer: *bytes (free it with thicket_free_bytes) and
-** *len. On error *bytes is NULL and *len 0. */
+** *len. On error *bytes is NULL and *len 0: THICKET_ERR_IN_TICK from a leaf during a tick (the
+** agents would be saved half ticked; save between ticks), as thicket_save_agent. */
 int thicket_save(thicket_runtime *rt, void **bytes, size_t *len);
 /* One agent's snapshot, for thicket_restore_agent. */
 int thicket_save_agent(thicket_runtime *rt, int64_t agent, void **bytes, size_t *len);

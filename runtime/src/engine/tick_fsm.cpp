@@ -244,7 +244,7 @@ struct Engine::Hsm {
       const SourcePos& pos = p.positions[fsm];
       out << p.files[pos.file] << ":" << pos.line << ":" << pos.column << ": error: agent " << c.agent.id
           << " has more than " << kEventsPerTick
-          << " events to handle in one tick (a leaf sending events in a loop, or transitions whose enter leaves send"
+          << " events to handle in one tick (events sent in a loop, by a leaf or the game, or transitions whose enter leaves send"
              " events?); the rest wait for the next tick: "
           << queue.size() << " event(s), the most of them '" << e.rt_.strings.get(most->first) << "' (" << most->second
           << ")\n  reported once; first at tick " << c.agent.ticks;

@@ -264,6 +264,8 @@ void Runtime::save(AgentHandle agent, SnapshotWriter& out) const {
 
 bool Runtime::save(SnapshotWriter& out, std::vector<Diagnostic>& diagnostics) const {
   RuntimeImpl& rt = *impl_;
+  // From a leaf, some agents would be saved as this tick left them and the rest as the last did.
+  if (rt.refuse_mid_tick("save", "", &diagnostics)) return false;
   SnapshotSaver saver{rt, {}};
   SnapshotWriter payload;
   payload.u64(rt.options.seed);
@@ -285,6 +287,7 @@ bool Runtime::save(SnapshotWriter& out, std::vector<Diagnostic>& diagnostics) co
 
 bool Runtime::save(AgentHandle agent, SnapshotWriter& out, std::vector<Diagnostic>& diagnostics) const {
   RuntimeImpl& rt = *impl_;
+  if (rt.refuse_mid_tick("save", "", &diagnostics)) return false;
   const AgentInfo* a = rt.agent_ptr(agent);
   if (!a) return true;
   SnapshotSaver saver{rt, {}};

@@ -791,14 +791,14 @@ return leaves
   CHECK(t.rt.script_errors() == 0);
 }
 
-TEST_CASE("a leaf that loads, restores, reloads or registers during a tick is refused, and the tick goes on") {
+TEST_CASE("a leaf that loads, restores, reloads, registers or saves during a tick is refused, and the tick goes on") {
   // Each would change the brains or agents the tick is walking (a load from a C leaf crashed).
   std::vector<std::string> log;
   thicket::RuntimeOptions o;
   o.log = [&](const std::string& l) { log.push_back(l); };
   thicket::Runtime rt(o);
   std::vector<thicket::Diagnostic> loaded, restored;
-  bool loaded_ok = false, restored_ok = true;
+  bool loaded_ok = false, restored_ok = true, saved_mid = true;
   std::string snapshot;
   rt.register_leaf("Meddle", thicket::NativeLeaf{[&](thicket::LeafContext&) {
                      for (int k = 0; k < 50; ++k)  // enough brains to move the brain array, if it were let
@@ -806,6 +806,8 @@ TEST_CASE("a leaf that loads, restores, reloads or registers during a tick is re
                          loaded_ok = true;
                      std::istringstream in(snapshot);
                      restored_ok = rt.restore(in, restored);
+                     std::ostringstream half;  // the agents half ticked: refused
+                     saved_mid = rt.save(half);
                      rt.register_leaf("Late", thicket::NativeLeaf{[](thicket::LeafContext&) { return thicket::Status::Success; }});
                      CHECK(rt.reload_changed() == 0);
                      return thicket::Status::Success;
@@ -820,6 +822,7 @@ TEST_CASE("a leaf that loads, restores, reloads or registers during a tick is re
   rt.tick_all(0.1);
   CHECK_FALSE(loaded_ok);
   CHECK_FALSE(restored_ok);
+  CHECK_FALSE(saved_mid);
   REQUIRE(loaded.size() == 50);
   CHECK(thicket::format_diagnostic(loaded[0]) ==
         "x.yaml: error: load_string cannot be called during a tick (from a leaf): call it before or after tick_all");
@@ -828,8 +831,11 @@ TEST_CASE("a leaf that loads, restores, reloads or registers during a tick is re
   CHECK(rt.brain_count() == 1);
   CHECK(rt.agent_ticks() == 1);
   bool late = false;
+  bool unsaved = false;
   for (const auto& l : log) late = late || l.find("error: register_leaf cannot be called during a tick") == 0;
+  for (const auto& l : log) unsaved = unsaved || l == "error: snapshot not saved: save cannot be called during a tick (from a leaf): call it before or after tick_all";
   CHECK(late);
+  CHECK(unsaved);
   // Nor can a leaf tick: its agent would be ticked inside its own walk, and a leaf that always
   // does would recurse until the stack overflows. Refused, logged, nothing ticked.
   log.clear();

@@ -244,7 +244,8 @@ TEST_CASE("guard: the budget's error names the line, and a file's own code while
   std::string all;
   for (const auto& x : d) all += thicket::format_diagnostic(x) + "\n";
   CHECK_MESSAGE(all.find("load.lua:2: error: the file, while it loads, ran past its instruction budget (100000 "
-                         "instructions)") != std::string::npos, all);
+                         "instructions) without returning (an endless loop, or more work than a load should do?)") != std::string::npos, all);
+  CHECK_MESSAGE(all.find("coroutine.yield") == std::string::npos, all);  // a task's advice: not for a file's top level
   t.write("run.lua", kRunaways);
   auto a = t.rt.spawn(t.load(brain_with("TaskSpin")));
   t.rt.tick(a, 0.1);
