@@ -152,6 +152,75 @@ std::string bt_script(const std::string& check, std::string& why) {
   return out;
 }
 
+// `and` binds tighter than `or` in thicket, as `&&` than `||` in BT.CPP 4.9 and later; BT.CPP
+// 4.0-4.8 read the two at one level, left to right (`a || b && c` as `(a || b) && c`). So where
+// `and` and `or` meet at one level of parentheses, each run of `and` is put in parentheses of
+// its own (`a or b and c` -> `a or (b and c)`): every version of BT.CPP reads it as thicket does.
+std::string grouped_and_or(const std::string& s) {
+  const auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  const auto skip_text = [&](size_t i) {  // i at a quote: the index after its closing quote
+    const char q = s[i++];
+    while (i < s.size() && s[i] != q) i += s[i] == '\\' ? 2 : 1;
+    return std::min(i + 1, s.size());
+  };
+  // The parenthesised groups first, each grouped inside; the words and/or at this level noted.
+  std::string t;
+  std::vector<std::pair<size_t, bool>> ops;  // (where in t, is `or`) of each top-level and/or
+  for (size_t i = 0; i < s.size();) {
+    if (s[i] == '"' || s[i] == '\'') {
+      const size_t j = skip_text(i);
+      t.append(s, i, j - i);
+      i = j;
+    } else if (s[i] == '(') {
+      size_t j = i + 1;
+      for (int depth = 1; j < s.size(); ) {
+        if (s[j] == '"' || s[j] == '\'') { j = skip_text(j); continue; }
+        if (s[j] == '(') ++depth;
+        if (s[j] == ')' && --depth == 0) break;
+        ++j;
+      }
+      t += "(" + grouped_and_or(s.substr(i + 1, j - i - 1)) + (j < s.size() ? ")" : "");
+      i = j + 1;
+    } else if (word_char(s[i])) {
+      size_t j = i;
+      while (j < s.size() && word_char(s[j])) ++j;
+      const std::string word = s.substr(i, j - i);
+      if (word == "and" || word == "or") ops.emplace_back(t.size(), word == "or");
+      t += word;
+      i = j;
+    } else {
+      t += s[i++];
+    }
+  }
+  const bool has_or = std::any_of(ops.begin(), ops.end(), [](const auto& o) { return o.second; });
+  const bool has_and = std::any_of(ops.begin(), ops.end(), [](const auto& o) { return !o.second; });
+  if (!has_or || !has_and) return t;
+  // Split at each `or`; a part holding an `and` goes in parentheses (its spaces outside them).
+  std::string out;
+  size_t from = 0;
+  auto part = [&](size_t begin, size_t end, bool with_and) {
+    size_t b = begin, e = end;
+    while (b < e && t[b] == ' ') ++b;
+    while (e > b && t[e - 1] == ' ') --e;
+    out.append(t, begin, b - begin);
+    out += with_and ? "(" + t.substr(b, e - b) + ")" : t.substr(b, e - b);
+    out.append(t, e, end - e);
+  };
+  bool with_and = false;
+  for (const auto& [at, is_or] : ops) {
+    if (!is_or) {
+      with_and = true;
+      continue;
+    }
+    part(from, at, with_and);
+    out += "or";
+    from = at + 2;
+    with_and = false;
+  }
+  part(from, t.size(), with_and);
+  return out;
+}
+
 // thicket's `==` and `!=` on numbers are exact; BT.CPP's count two numbers within FLT_EPSILON
 // of each other as equal (scripting/operators.hpp, IsSame). So each such comparison of the
 // compiled check is written `(L >= R and L <= R)`, or `(not (...))` for `!=`, which BT.CPP
@@ -300,7 +369,7 @@ struct XmlExporter {
   // A check expression as BT.CPP script, or false (with the error).
   bool script_of(uint32_t i, const CompiledExpr& check, std::string& text) {
     std::string why;
-    text = bt_script(exact_equalities(check), why);
+    text = bt_script(grouped_and_or(exact_equalities(check)), why);
     if (why.empty()) return true;
     say("node '" + p.ids[i] + "': " + why);
     return false;
