@@ -84,7 +84,17 @@ class B3Importer {
       if (titled.size() > 1)  // one was taken silently (the last)
         return fail("", "several trees have the title '" + pick + "' (ids: " + join_names(titled) + "): pick one by its id with --tree");
       if (!main) {
-        fail("", "no tree with the id or title '" + pick + "'" + did_you_mean(pick, tree_ids_));
+        // A did-you-mean over ids and titles, and the trees listed (an id alone says little).
+        std::vector<std::string> names = tree_ids_, listed;
+        for (const std::string& id : tree_ids_) {
+          const std::string title = trees_[id]->value("title", std::string());
+          if (!title.empty() && title != id) names.push_back(title);
+          listed.push_back(title.empty() || title == id ? "'" + id + "'" : "'" + id + "' (" + title + ")");
+        }
+        std::string trees;
+        for (size_t k = 0; k < listed.size() && k < 20; ++k) trees += (k ? ", " : "") + listed[k];
+        if (listed.size() > 20) trees += ", ... (" + std::to_string(listed.size()) + " trees)";
+        fail("", "no tree with the id or title '" + pick + "'" + did_you_mean(pick, names) + " (trees: " + trees + ")");
         // Every tree is read for its errors all the same (all errors of a file at once), within
         // twice a brain's nodes in all (each tree may expand to kMaxNodes through the others).
         size_t walked = 0;
@@ -148,7 +158,9 @@ class B3Importer {
   }
   bool fail(const std::string& node, const std::string& msg) {
     // Once each: a node named from many parents is walked once per use.
-    std::string text = node.empty() ? msg : "node \"" + node + "\": " + msg;
+    // (Control characters escaped: a name with a NUL or a line break, from the file, would
+    // otherwise be written raw into the one-line message.)
+    std::string text = shown_name(node.empty() ? msg : "node \"" + node + "\": " + msg, size_t(1) << 20);
     if (said_.insert(text).second) errors_.push_back({path_, 0, 0, std::move(text)});
     return false;
   }
@@ -173,8 +185,10 @@ class B3Importer {
       return always_node("error");
     }
     std::string tid = t.value("id", std::string());
-    if (std::find(stack_.begin(), stack_.end(), tid) != stack_.end()) {
-      fail("", "the tree '" + tid + "' runs itself");
+    if (auto from = std::find(stack_.begin(), stack_.end(), tid); from != stack_.end()) {
+      std::string path;  // the trees on the way round, as BT.CPP's message gives them
+      for (auto it = from; it != stack_.end(); ++it) path += *it + " -> ";
+      fail("", "the tree '" + tid + "' runs itself (" + path + tid + ")");
       return always_node("error");
     }
     check_nodes(t["nodes"], t["root"].get<std::string>());
@@ -401,10 +415,20 @@ class B3Importer {
       if (visits_ == kMaxNodes + 1) fail(id, "the tree passes 100000 nodes (subtrees count once per use)");
       return always_node("error");
     }
+    // A node that cannot be imported: its children are checked too, so that every error of
+    // the file shows at once (at its first use; its other uses are the same error).
+    auto check_children = [&] {
+      if (spec.contains("children") && spec["children"].is_array())
+        for (const auto& ch : spec["children"])
+          if (ch.is_string()) node(nodes, ch.get<std::string>(), "node \"" + id + "\"");
+      if (spec.contains("child") && spec["child"].is_string()) node(nodes, spec["child"].get<std::string>(), "node \"" + id + "\"");
+    };
     // Custom nodes first, as BehaviorTree.load does.
     if (auto c = custom_.find(name); c != custom_.end()) {
       if (c->second != "action" && c->second != "condition") {
+        if (!unknown_.insert(std::make_pair(&nodes, id)).second) return always_node("error");
         fail(id, "'" + name + "' is a custom " + c->second + "; only custom actions and conditions can be imported (as leaves)");
+        check_children();
         return always_node("error");
       }
       ImportNode n;
@@ -425,11 +449,7 @@ class B3Importer {
       for (const auto& [k, v] : custom_) names.push_back(k);
       fail(id, "unknown node name '" + name + "'" + did_you_mean(name, names) +
                    " (neither a behavior3 built-in nor in custom_nodes)");
-      // Its children are checked too, so every error of the file shows at once.
-      if (spec.contains("children") && spec["children"].is_array())
-        for (const auto& ch : spec["children"])
-          if (ch.is_string()) node(nodes, ch.get<std::string>(), "node \"" + id + "\"");
-      if (spec.contains("child") && spec["child"].is_string()) node(nodes, spec["child"].get<std::string>(), "node \"" + id + "\"");
+      check_children();
       return always_node("error");
     }
     ImportNode n;

@@ -851,6 +851,11 @@ class BtImporter {
         static const std::vector<std::string> two = {"&&", "||", "==", "!=", "<=", ">=", ":=", "+=", "-=", "*=", "/="};
         std::string op(1, ch);
         if (i + 1 < code.size() && std::find(two.begin(), two.end(), code.substr(i, 2)) != two.end()) op = code.substr(i, 2);
+        if (static_cast<unsigned char>(ch) >= 0x80) {  // a character past ASCII (`é`): all its bytes, for the message
+          size_t j = i + 1;
+          while (j < code.size() && (static_cast<unsigned char>(code[j]) & 0xC0) == 0x80) ++j;
+          op = code.substr(i, j - i);
+        }
         toks.push_back({'o', op});
         i += op.size();
       }
@@ -875,7 +880,7 @@ class BtImporter {
           nots.push_back(depth);
         }
         else if (cmp.count(t.text) || arith.count(t.text) || t.text == "(" || t.text == ")") piece = t.text;
-        else if (t.text == ":=" || t.text == "=" || t.text.size() == 2)
+        else if (t.text == "=" || (t.text.size() == 2 && t.text[1] == '='))  // := += -= *= /=
           return fail("it assigns ('" + t.text + "'); thicket's check language reads the blackboard and cannot assign");
         else
           return fail(std::string("&|^~.?:").find(t.text) != std::string::npos
