@@ -125,7 +125,8 @@ uint16_t TreeCompiler::fsm_target(const YAML::Node& at, const std::string& what)
     near = "; did you mean '" + guess + "'? (a state is named alone, wherever it sits: names are "
            "unique in the whole brain)";
   }
-  fsm_guesses_.push_back({fsm_current_, guess.empty() ? kNoPos : fsm_index_.at(guess), false});
+  const auto guessed = guess.empty() ? fsm_index_.end() : fsm_index_.find(guess);
+  fsm_guesses_.push_back({fsm_current_, guessed == fsm_index_.end() ? kNoPos : guessed->second, false});
   error(at, "unknown state '" + at.Scalar() + "'" + near + listed);
   return kNoPos;
 }
