@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
-#include <map>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <new>
