@@ -136,7 +136,7 @@ void LuaHost::event_typo(const AgentInfo& to, std::string_view name) {
   const bool leaf = n.kind == NodeKind::Action || n.kind == NodeKind::Condition;
   warn(*current_, leaf ? std::string_view(from.calls[n.a].leaf) : std::string_view("?"), key,
        where + "the event '" + shown_name(name, 80) + "' sent to agent " + std::to_string(to.id) +
-           " is taken by no state of its brain " + p.name + " (did you mean '" + event_near_ +
+           " is taken by no state of its brain " + shown_name(p.name, 80) + " (did you mean '" + shown_name(event_near_, 80) +
            "'?), so it is dropped");
 }
 

@@ -1,0 +1,3 @@
+local l = {}
+function l.S(agent) agent:send("go\nnoe") return "running" end
+return l
