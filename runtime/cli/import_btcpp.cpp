@@ -426,6 +426,28 @@ class BtImporter {
     const auto [line, column] = place(e);
     error_at(line, column, msg);
   }
+  // A leaf the file's TreeNodesModel does not declare, whose ID is a typo's distance from a
+  // BT.CPP node's or a declared one's (<AlwaysSucess/>): BT.CPP's factory would refuse it
+  // unless the game registers a node of that name, and the import makes it a leaf; said once per
+  // ID, at its first place. IDs that differ only in their digits (Attack1, Attack2) are each meant.
+  void typo_warning(const tinyxml2::XMLElement* e, const std::string& id) {
+    if (!typo_checked_.insert(id).second) return;
+    std::vector<std::string> names;
+    for (const auto& b : builtins()) names.push_back(b.id);
+    for (const auto& [declared, category] : category_) names.push_back(declared);
+    const std::string near = closest_name(id, names);
+    auto letters = [](const std::string& s) {
+      std::string out;
+      for (char c : s)
+        if (!std::isdigit(static_cast<unsigned char>(c))) out += c;
+      return out;
+    };
+    if (near.empty() || letters(near) == letters(id)) return;
+    const auto [line, column] = place(e);
+    const bool builtin = find_builtin(near) != nullptr;
+    out_.warnings.push_back({line, column, "'" + shown_name(id, 80) + "' is neither a node of BT.CPP's nor declared in the file's TreeNodesModel: read as a leaf of that name (did you mean " +
+                                               (builtin ? "BT.CPP's '" + shown_name(near, 80) + "'?)" : "'" + shown_name(near, 80) + "', which TreeNodesModel declares?)")});
+  }
   // Gives n, and what was made for e within it (a guard's node, a stand-in), e's place: errors
   // found only once the brain is written are said there. (What has a place already came from
   // an element of its own, and so did all below it.)
@@ -1209,6 +1231,7 @@ class BtImporter {
         error(e, "'" + id + "' is a name BT.CPP reserves; no node can take it (rename the leaf)");
       auto cat = category_.find(id);
       const bool condition = tag == "Condition" || (cat != category_.end() && cat->second == "Condition");
+      if (cat == category_.end()) typo_warning(e, id);
       return leaf(e, id, condition, scope);
     }
     if (id == "ReactiveSequence" &&
@@ -1468,6 +1491,7 @@ class BtImporter {
   bool too_deep_ = false;
   size_t visits_ = 0;  // nodes made so far
   bool too_many_ = false;
+  std::set<std::string> typo_checked_;  // leaf IDs typo_warning has looked at
 };
 
 }  // namespace

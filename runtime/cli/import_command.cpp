@@ -269,16 +269,20 @@ std::set<std::string> leaf_names_of(const ImportNode& root) {
 // Import's errors on standard error, in the file's order (trees are read from the one to run,
 // through its subtrees; the model and the other trees before), as a check lists them; each
 // once (a subtree used twice is one place).
-void print_errors(std::vector<ImportError>& errors) {
-  std::stable_sort(errors.begin(), errors.end(), [](const ImportError& a, const ImportError& b) {
-    return std::tie(a.line, a.column) < std::tie(b.line, b.column);
+// The errors, and the importer's warnings among them, in the order of their places.
+void print_errors(std::vector<ImportError>& errors, const ImportedBrain& brain) {
+  std::vector<std::pair<ImportError, const char*>> all;
+  for (const auto& e : errors) all.push_back({e, "error"});
+  for (const auto& w : brain.warnings) all.push_back({ImportError{brain.file, w.line, w.column, w.message}, "warning"});
+  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.first.line, a.first.column) < std::tie(b.first.line, b.first.column);
   });
   std::set<std::string> said;
-  for (const auto& e : errors) {
+  for (const auto& [e, severity] : all) {
     std::ostringstream text;
     text << e.file;
     if (e.line > 0) text << ":" << e.line << ":" << e.column;
-    text << ": error: " << e.message << "\n";
+    text << ": " << severity << ": " << e.message << "\n";
     if (said.insert(text.str()).second) std::cerr << text.str();
   }
 }
@@ -427,7 +431,7 @@ int import_command(int argc, char** argv, const char* usage) {
     return 2;
   }
   if (!ok) {
-    print_errors(errors);
+    print_errors(errors, brain);
     if (errors.empty()) std::cerr << file << ": error: nothing to import\n";
     return 2;
   }
@@ -480,10 +484,12 @@ int import_command(int argc, char** argv, const char* usage) {
         }
         unloadable.push_back(std::move(e));
       }
-      print_errors(unloadable);
+      print_errors(unloadable, brain);
       return 2;
     }
   }
+  std::vector<ImportError> none;
+  print_errors(none, brain);  // the warnings
   // A --leaves file is written as given, and the brain looks for it beside itself: with -o,
   // said when there is no such file there (it may be written later; the brain will not load
   // until then). (Without -o, where the brain goes is the shell's business.)

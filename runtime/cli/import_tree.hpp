@@ -59,6 +59,13 @@ struct ImportedBrain {
   Declarations blackboard;
   uint32_t tick_every = 1;                        // `tick_every:` (1: every tick), from export's comment
   std::vector<std::string> notes;                 // comments written at the top
+  // Said on standard error as FILE:LINE:COL: warning: ..., the brain written all the same (a leaf
+  // whose name is one letter from a BT.CPP node's: a typo, or a leaf of the game's own).
+  struct Warning {
+    int line = 0, column = 0;
+    std::string message;
+  };
+  std::vector<Warning> warnings;
 };
 
 // One error: file, line and column (XML; 0 when unknown), or a node id (JSON), and the reason.
