@@ -80,9 +80,9 @@ void BatchRuns::series(const std::string& text) {
 }
 
 void BatchRuns::interrupted(uint64_t ticks) {
-  if (!sharded_ || outcomes_.empty()) return;
-  cut_.emplace(outcomes_.back().index, ticks);
-  outcomes_.pop_back();
+  if (!collects() || outcomes_.empty()) return;
+  if (sharded_) cut_.emplace(outcomes_.back().index, ticks);
+  outcomes_.pop_back();  // (MPI: a run stopped as it loaded has no outcome to send)
 }
 
 BatchRuns::End BatchRuns::finish(const BatchInfo& info, std::ostream* out, std::ostream& err, std::ostream& log,

@@ -54,7 +54,8 @@ class BatchRuns {
   void done(const RunResult& result);
   void series(const std::string& text);
   // --shard: the run begun last was stopped (Ctrl-C, SIGTERM) after `ticks` of its ticks: it is
-  // left out of the part, so that a merge cannot take a cut-short run for a whole one.
+  // left out of the part, so that a merge cannot take a cut-short run for a whole one. (Under MPI
+  // only for a run stopped as it loaded, which has no outcome.)
   void interrupted(uint64_t ticks);
 
   struct End {

@@ -281,7 +281,7 @@ int cmd_scenario(const Options& o) {
     const auto batch_start = std::chrono::steady_clock::now();
     std::vector<std::pair<double, double>> ticking;  // under m: each run's ticking, since batch_start
     struct Done {
-      bool done = false, failed = false;
+      bool done = false, failed = false, skipped = false;  // skipped: interrupted as it loaded
       std::string diags;
       // The run's log lines (false) and Lua prints (true) in the order it made them, so that
       // standard output and error sent to one file read as one run at a time would write them.
@@ -296,6 +296,13 @@ int cmd_scenario(const Options& o) {
     std::set<std::string> warned;  // each warning once (every run loads the same brains)
     auto write = [&](uint64_t r) {  // under m, in run order
       Done& d = runs[r];
+      if (d.skipped) {
+        if (r == 0 && record && o.record.rfind("/dev/", 0) != 0) {  // no empty record left behind
+          record.reset();
+          std::remove(o.record.c_str());
+        }
+        return;
+      }
       std::cerr << cli::unseen_warnings(d.diags, warned);
       for (const auto& [printed, text] : d.said) {
         if (printed) {
@@ -355,6 +362,15 @@ int cmd_scenario(const Options& o) {
                                              : std::optional<ScenarioSpec>(*spec);
         if (!run_spec) diags.push_back({Severity::Error, o.files[0], 0, 0, set_why});
         auto sim = run_spec ? Simulation::create(*run_spec, sr, diags) : nullptr;
+        if (!sim && g_interrupted) {
+          // Ctrl-C or SIGTERM while the run loaded stops its leaf files' compiling: the batch
+          // ends before this run (no load failure; nothing of it, nor of the runs after it, written).
+          std::lock_guard<std::mutex> lock(m);
+          d.done = d.skipped = true;
+          stop_at = std::min<uint64_t>(stop_at.load(), r);
+          while (written < plan.size() && written <= stop_at.load() && runs[written].done) write(written++);
+          return;
+        }
         for (const auto& x : diags) d.diags += format_diagnostic(x) + "\n";
         double ended = 0;
         if (sim) {
@@ -412,8 +428,19 @@ int cmd_scenario(const Options& o) {
     if (!run_spec) sim_diags.push_back({Severity::Error, o.files[0], 0, 0, set_why});
     auto sim = run_spec ? Simulation::create(*run_spec, so, sim_diags) : nullptr;
     if (sim && batch.collects() && files_read.empty()) files_read = sim->files_read();  // for the part's hash
+    if (!sim && g_interrupted) sim_diags.clear();  // stopped as it loaded: not the brains' errors
     batch.diagnostics(sim_diags);  // printed (under MPI: kept for rank 0)
     if (sim && resume && !cli::resume(*sim, *resume, o.resume)) sim.reset();
+    if (!sim && g_interrupted) {
+      // Ctrl-C or SIGTERM while the run loaded stops its leaf files' compiling: the batch ends
+      // before this run, as if the signal had come a moment earlier (not a load failure).
+      if (r == 0 && record && o.record.rfind("/dev/", 0) != 0) {
+        record.reset();
+        std::remove(o.record.c_str());
+      }
+      batch.interrupted(0);
+      break;
+    }
     if (!sim) {
       if (r == 0 && record && o.record.rfind("/dev/", 0) != 0) {  // no empty record left behind
         record.reset();
@@ -509,7 +536,7 @@ int cmd_scenario(const Options& o) {
     }
   }
   if (out.is_open()) cli::write_run_rows(out, jsonl, results, *sets, plan);  // at the end: gauge columns are the union over runs
-  const uint64_t ticks = until_stopped ? results.back().ticks : so.ticks;
+  const uint64_t ticks = until_stopped && !results.empty() ? results.back().ticks : so.ticks;
   const cli::BatchFacts facts{.scenario = spec->name, .ticks = ticks, .dt = so.dt, .threads = so.threads,
                               .interrupted = g_interrupted != 0, .wall = spread_wall};
   std::cerr << cli::batch_summary(facts, results, *sets, plan) << "\n";

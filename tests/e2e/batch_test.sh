@@ -448,5 +448,52 @@ stop_after_print TERM "$dir/stop/term" --ticks 100000000 --runs 3 --threads 1 --
 [[ $(head -c 4 "$dir/stop/term.csv") == run, && $(wc -l < "$dir/stop/term.csv") == 2 ]] && ok ||
   bad "SIGTERM: --out should hold the header and the run stopped: $(cat "$dir/stop/term.csv")"
 
+# Stopped while a run loads (the signal stops its leaf file's compiling or top-level code): the
+# batch ends before that run, as if the signal had come a moment earlier, not with a load
+# failure and the brain's "errors" (a shard's part then says the run is missing). The leaf file
+# loops at its top level for every run but the first (math.random is seeded by the run's seed:
+# run 1 draws 495; its load is also the one made before any output is opened).
+cat > "$dir/stop/late.lua" <<'LUA'
+if math.random(1000) ~= 495 then
+  print("loading")
+  while true do end
+end
+local leaves = {}
+function leaves.Talk() return "running" end
+return leaves
+LUA
+printf 'tree: late\nleaves: [late.lua]\nroot: {action: Talk}\n' > "$dir/stop/late.yaml"
+sed 's/talk.yaml/late.yaml/' "$dir/stop/stop.yaml" > "$dir/stop/late_s.yaml"
+stop_at_load() {  # stop_at_load OUT_PREFIX ARGS...: SIGTERM once a run loops as it loads
+  local pre=$1 cpu
+  shift
+  "$thicket" run "$dir/stop/late_s.yaml" --leaf-timeout 0 --budget 0 "$@" --quiet >"$pre.out" 2>"$pre.err" &
+  local pid=$!
+  # Its print (said at once by a run on the main thread; runs spread over the threads say theirs
+  # in run order, so not yet), or a second of CPU spent (the first run takes a fraction of it).
+  for _ in $(seq 1 400); do
+    grep -q loading "$pre.out" 2>/dev/null && break
+    cpu=$(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0)
+    [[ ${cpu:-0} -gt $(getconf CLK_TCK) ]] && break
+    sleep 0.05
+  done
+  kill -TERM $pid 2>/dev/null
+  wait $pid
+  echo $? > "$pre.rc"
+}
+for how in "serial --threads 1" "spread --threads 2"; do
+  read -r name args <<< "$how"
+  # shellcheck disable=SC2086
+  stop_at_load "$dir/stop/load_$name" --runs 4 $args --ticks 5 --out "$dir/stop/load_$name.csv"
+  [[ $(cat "$dir/stop/load_$name.rc") == 0 ]] && grep -q "^thicket: scenario stop: 1 run(s) of 5 tick(s)" "$dir/stop/load_$name.err" &&
+    grep -q "(interrupted)$" "$dir/stop/load_$name.err" && ! grep -q ": error:" "$dir/stop/load_$name.err" && ok ||
+    bad "$name: a batch stopped as a run loads: exit $(cat "$dir/stop/load_$name.rc"), $(cat "$dir/stop/load_$name.err")"
+  [[ $(wc -l < "$dir/stop/load_$name.csv") == 2 ]] && ok || bad "$name: --out should hold run 1: $(cat "$dir/stop/load_$name.csv")"
+done
+stop_at_load "$dir/stop/load_shard" --runs 4 --threads 1 --ticks 5 --shard 1/1 --out "$dir/stop/load_shard.jsonl"
+[[ $(cat "$dir/stop/load_shard.rc") == 0 ]] && ! grep -q ": error:\|\"load_failed\":true" "$dir/stop/load_shard.err" "$dir/stop/load_shard.jsonl" &&
+  grep -q "1 of the batch's 4 run(s) (run 1).*interrupted: run 2 was stopped at tick 0 and is not in the part" "$dir/stop/load_shard.err" && ok ||
+  bad "a shard stopped as a run loads: exit $(cat "$dir/stop/load_shard.rc"), $(cat "$dir/stop/load_shard.err")"
+
 echo "batch: $pass passed, $fail failed"
 [[ $fail == 0 ]]
