@@ -179,6 +179,9 @@ class RuntimeImpl {
   // and the files a version whose reload failed names (reload.cpp). What --watch watches, and
   // what no output of a run may be.
   std::vector<std::string> files_read() const;
+  // Of those, the Lua files: the brains' leaf files and the modules they require (a checkpoint
+  // keeps their content hashes, so a resume can say which were edited since).
+  std::vector<std::string> lua_files_read() const;
   // The reload of these files (changed: new content; touched: same content, retries failed brains).
   size_t reload_paths(const std::vector<std::string>& changed, std::vector<std::string> touched);
   std::vector<ReloadReport>* reload_reports = nullptr;  // while a reload runs: where its outcomes go

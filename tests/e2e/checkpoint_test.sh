@@ -160,6 +160,47 @@ sed -i 's/seconds: 0.5/seconds: 0.7/' "$dir/edited/fighter.yaml"
   && ok || bad "resume after a brain edit failed: $(cat "$dir/err")"
 grep -q "e.snap: note: brain .*fighter.yaml changed since the snapshot: its agents are remapped by node id" "$dir/err" \
   && ok || bad "no note on the edited brain: $(cat "$dir/err")"
+! grep -q "Lua file" "$dir/err" && ok || bad "a note on Lua files no one edited: $(cat "$dir/err")"
+# A leaf file edited since (checkpoint format 8): allowed, and said, naming the file.
+echo "-- edited" >> "$dir/edited/fighter.lua"
+"$thicket" run "$dir/edited/skirmish.yaml" --ticks 20 --threads 1 --resume "$dir/e.snap" --quiet 2>"$dir/err" \
+  && grep -q "e.snap: note: Lua file .*edited/fighter.lua was edited since the checkpoint (or is new): the resumed run calls the leaves as they are now" "$dir/err" \
+  && ok || bad "no note on the edited leaf file: $(cat "$dir/err")"
+# A checkpoint of format 7 (no map or Lua file hashes in its header) still resumes.
+python3 - "$dir/e.snap" "$dir/e7.snap" <<'PY'
+import struct, sys, zlib
+b = open(sys.argv[1], "rb").read()
+p = 24
+def take(fmt):
+    global p
+    v = struct.unpack_from(fmt, b, p)[0]
+    p += struct.calcsize(fmt)
+    return v
+def skip_str():
+    global p
+    n = take("<I")
+    p += n
+skip_str(); skip_str()
+take("<Q"); take("<Q"); take("<d"); take("<Q"); take("<I"); take("<I")
+for _ in range(take("<I")): skip_str(); take("<Q")
+start = p
+take("<Q")
+n = take("<I")
+p += 8 * n
+body = b[24:start] + b[p:]
+open(sys.argv[2], "wb").write(b[:8] + struct.pack("<IQI", 7, len(body), zlib.crc32(body)) + body)
+PY
+"$thicket" run "$dir/edited/skirmish.yaml" --ticks 20 --threads 1 --resume "$dir/e7.snap" --quiet 2>"$dir/err" \
+  && ! grep -q "Lua file" "$dir/err" && ok || bad "a format 7 checkpoint: $(cat "$dir/err")"
+# A map edited since is another world (its walls are not saved): refused.
+mkdir -p "$dir/mapped/tests/e2e/checkpoint" "$dir/mapped/scripts/examples/building"
+cp "$here"/tests/e2e/checkpoint/* "$dir/mapped/tests/e2e/checkpoint/"
+cp "$here/scripts/examples/building/building.map" "$dir/mapped/scripts/examples/building/"
+"$thicket" run "$dir/mapped/tests/e2e/checkpoint/paths.yaml" --ticks 4 --threads 1 --checkpoint "$dir/m.snap" --every 4 --quiet 2>/dev/null
+sed -i '6s/\.\.\./@@@/' "$dir/mapped/scripts/examples/building/building.map"
+"$thicket" run "$dir/mapped/tests/e2e/checkpoint/paths.yaml" --ticks 8 --threads 1 --resume "$dir/m.snap" --quiet 2>"$dir/err"
+[[ $? == 2 ]] && grep -q "m.snap: error: its map .*building.map differs from the one it was made with" "$dir/err" \
+  && ok || bad "a resume with an edited map: $(cat "$dir/err")"
 # A key whose type changed refuses the resume, with no note claiming a remap (a key of its
 # own: the scenario binds the others to senses and pickups).
 mkdir "$dir/typed"

@@ -48,6 +48,10 @@ skip_str(); skip_str()                    # thicket version, scenario file
 take("<Q"); take("<Q"); take("<d"); take("<Q"); take("<I")  # hash, seed, dt, tick, threads
 agents = take("<I")
 for _ in range(take("<I")): skip_str(); take("<Q")  # groups: brain file, hash
+if struct.unpack_from("<I", b, 8)[0] >= 8:  # the map's hash, the Lua files' hashes
+    take("<Q")
+    lua = take("<I")
+    p += 8 * lua
 for _ in range(take("<I")): skip_str(); p += 8 + 1 + 32 + 8  # metrics
 p += 16                                   # agent-ticks, script errors
 if struct.unpack_from("<I", b, 8)[0] >= 6:  # the script error book

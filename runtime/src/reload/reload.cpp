@@ -42,6 +42,15 @@ std::vector<std::string> RuntimeImpl::files_read() const {
   return {files.begin(), files.end()};
 }
 
+std::vector<std::string> RuntimeImpl::lua_files_read() const {
+  std::set<std::string> files;
+  if (script)
+    for (const auto& [module, users] : script->module_users()) files.insert(module);
+  for (const auto& b : brains)
+    if (!b->from_text) files.insert(b->program->leaf_files.begin(), b->program->leaf_files.end());
+  return {files.begin(), files.end()};
+}
+
 size_t RuntimeImpl::reload_changed() {
   if (!watcher) return 0;
   std::vector<std::string> touched;

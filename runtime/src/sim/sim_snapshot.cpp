@@ -19,7 +19,10 @@
 //                message, u64 times; u32 count, each str brain, u32 node, u32 printed), so a
 //                resumed run prints the errors the uninterrupted run would, no repeats again.
 //                From format 7, after it: the warnings said (u32 count, each str brain, u32
-//                node, str key), which are said once.
+//                node, str key), which are said once. From format 8, in the header after the
+//                groups' brains: u64 the map's content hash (0: none), u32 count and a u64 each:
+//                the content hashes of the Lua files the brains read, sorted (format 7 is
+//                still read: it has neither, and a resume of it checks neither).
 //   an agent:    u8 alive, u32 entity, f64 x2 wander target, u64 wander stream, u8 searching;
 //                if searching (agent:path_to with a budget, not done): f64 x4 from and goal,
 //                u8 algorithm, u8 smooth, u32 zones + f64 x4 each (the call's own danger
@@ -40,6 +43,7 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -58,8 +62,9 @@ constexpr char kCheckpointMagic[8] = {'T', 'H', 'K', 'T', 'S', 'I', 'M', '\n'};
 // 2: perception-event state per agent, runtime snapshots of format 2; 3: path searches in
 // progress; 4: the stop hooks' pending damage and signals; 5: runtime snapshots of format 4
 // (each agent's slicing: a tick_every brain's clock restarted at a resume); 6: the script error
-// book; 7: the warnings said, in the book
-constexpr uint32_t kFormat = 7;
+// book; 7: the warnings said, in the book; 8: the map's and the Lua files' content hashes
+constexpr uint32_t kFormat = 8;
+constexpr uint32_t kOldestFormat = 7;  // read too: the same but for the header's hashes of format 8
 constexpr size_t kPrefix = 8 + 4 + 8 + 4;  // magic, format, body length, CRC
 
 uint64_t file_hash(const std::string& path) {
@@ -68,6 +73,43 @@ uint64_t file_hash(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return fnv1a(text.str());
+}
+
+// The content hashes of the Lua files the brains read (leaf files, required modules): sorted,
+// so that a resume from another folder (other paths, the same files) compares them as equal.
+std::vector<std::pair<uint64_t, std::string>> lua_files(const Simulation::Impl& s) {
+  std::vector<std::pair<uint64_t, std::string>> files;
+  if (!s.workers.empty())
+    for (const std::string& path : s.workers[0]->rt->impl().lua_files_read()) files.emplace_back(file_hash(path), path);
+  std::sort(files.begin(), files.end());
+  return files;
+}
+std::vector<uint64_t> lua_hashes(const Simulation::Impl& s) {
+  std::vector<uint64_t> hashes;
+  for (const auto& [hash, path] : lua_files(s)) hashes.push_back(hash);
+  return hashes;
+}
+// A resume whose Lua files are not the saving run's is allowed (a leaf fixed between the two
+// halves), as a changed brain is, and said: the run is no longer the uninterrupted one.
+void note_edited_lua(const Simulation::Impl& s, const std::vector<uint64_t>& saved, const std::string& name,
+                     std::vector<Diagnostic>& diags) {
+  std::multiset<uint64_t> left(saved.begin(), saved.end());
+  std::vector<std::string> edited;
+  for (const auto& [hash, path] : lua_files(s)) {
+    auto at = left.find(hash);
+    if (at != left.end()) left.erase(at);
+    else edited.push_back(path);
+  }
+  if (edited.empty() && left.empty()) return;
+  std::string what;
+  for (size_t k = 0; k < edited.size() && k < 5; ++k) what += (k ? ", " : "") + edited[k];
+  if (edited.size() > 5) what += ", ...";
+  diags.push_back({Severity::Note, name, 0, 0,
+                   (edited.empty() ? std::string("the brains read fewer Lua files than when it was saved")
+                                   : std::string(edited.size() == 1 ? "Lua file " : "Lua files ") + what +
+                                         (edited.size() == 1 ? " was edited since the checkpoint (or is new)" : " were edited since the checkpoint (or are new)")) +
+                       ": the resumed run calls the leaves as they are now, so it is not the run the saving one would have "
+                       "gone on to"});
 }
 
 uint32_t crc_of(std::string_view bytes) {
@@ -384,7 +426,7 @@ std::optional<SnapshotInfo> Simulation::read_header(std::string_view bytes, std:
   }
   SnapshotInfo info;
   info.format = static_cast<uint32_t>(raw_u(bytes, 8, 4));
-  if (info.format != kFormat) {
+  if (info.format < kOldestFormat || info.format > kFormat) {
     error = "checkpoint format version " + std::to_string(info.format) + (info.format > kFormat ? " is newer than" : " is older than") +
             " this thicket's (" + std::to_string(kFormat) + "); this thicket (" THICKET_VERSION_STRING ") cannot read it";
     return std::nullopt;
@@ -420,6 +462,12 @@ std::optional<SnapshotInfo> Simulation::read_header(std::string_view bytes, std:
     uint64_t hash = in.u64();
     info.brains.emplace_back(std::move(file), hash);
   }
+  if (info.format >= 8 && in.ok()) {
+    info.map_hash = in.u64();
+    const uint32_t n = in.u32();
+    if (in.ok() && n > in.remaining() / 8) in.fail("a Lua file count of " + std::to_string(n) + " runs past the end");
+    for (uint32_t k = 0; k < n && in.ok(); ++k) info.lua_hashes.push_back(in.u64());
+  }
   if (!in.ok()) {
     error = "corrupt header: " + in.error();
     return std::nullopt;
@@ -450,6 +498,11 @@ std::string Simulation::mismatch(const SnapshotInfo& info, const ScenarioSpec& s
     return "it was made at tick " + std::to_string(info.tick) + ", past the run's end (--ticks " + std::to_string(options.ticks) + ")";
   if (info.brains.size() != spec.groups.size())
     return "it has " + std::to_string(info.brains.size()) + " groups, the scenario " + std::to_string(spec.groups.size());
+  // The map is the scenario's (its walls are not saved): an edited one is another world.
+  if (info.format >= 8 && info.map_hash != (spec.nav.map_path.empty() ? 0 : file_hash(spec.nav.map_path)))
+    return spec.nav.map_path.empty() ? std::string("it was made with a map, and the scenario has none now")
+                                     : "its map " + spec.nav.map_path + " differs from the one it was made with (a map is read once, when a run starts: "
+                                       "resume with the map as it was, or start the run afresh)";
   return {};
 }
 
@@ -523,6 +576,10 @@ std::string Simulation::save(std::string& bytes) const {
     out.str(g.brain);
     out.u64(file_hash(g.brain));
   }
+  out.u64(s.spec.nav.map_path.empty() ? 0 : file_hash(s.spec.nav.map_path));
+  const std::vector<uint64_t> lua = lua_hashes(s);
+  out.u32(static_cast<uint32_t>(lua.size()));
+  for (uint64_t h : lua) out.u64(h);
   // Metrics: names (checked on restore), totals, gauge flags and statistics.
   out.u32(static_cast<uint32_t>(s.metric_names.size()));
   for (size_t m = 0; m < s.metric_names.size(); ++m) {
@@ -656,6 +713,7 @@ bool Simulation::restore(std::string_view bytes, const std::string& name, std::v
   if (!brains_ok && in.ok()) return false;  // the brains' own errors, in diags
   if (!in.ok()) return fail("corrupt: " + in.error());
   if (!in.at_end()) return fail("corrupt: bytes left over after its end");
+  if (info->format >= 8) note_edited_lua(s, info->lua_hashes, name, diags);
   s.tick = info->tick;
   // Replacing the fresh agents must leave no trace of them in the resumed run's events.
   for (auto& w : s.workers) w->brain_events.clear();

@@ -100,6 +100,10 @@ struct SnapshotInfo {
   uint64_t tick = 0;            // the ticks done when it was made
   uint32_t threads = 0, agents = 0;
   std::vector<std::pair<std::string, uint64_t>> brains;  // per group: brain file, content hash
+  // From format 8: the map's content hash (0: no map), and the content hashes of the Lua files
+  // the brains read (leaf files, required modules), sorted.
+  uint64_t map_hash = 0;
+  std::vector<uint64_t> lua_hashes;
   size_t body_offset = 0;       // where the state after the header starts
 };
 
