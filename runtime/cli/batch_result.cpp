@@ -245,8 +245,7 @@ bool same_batch(const BatchInfo& a, const BatchInfo& b, std::string& why) {
   if (a.series != b.series)
     return differ("--series", a.series.empty() ? "(none)" : a.series, b.series.empty() ? "(none)" : b.series);
   if (a.runs != b.runs) return differ("--runs", std::to_string(a.runs), std::to_string(b.runs));
-  if (a.sets.names != b.sets.names || a.sets.values != b.sets.values || a.sets.seeds != b.sets.seeds ||
-      a.plan_size != b.plan_size) {
+  if (a.sets.names != b.sets.names || a.sets.values != b.sets.values || a.sets.seeds != b.sets.seeds) {
     // Said as the sweep would be given: KEY=V1,V2 for each key, seed=S1,S2 for the base seeds.
     auto said = [](const BatchInfo& x) {
       std::string text;
@@ -268,6 +267,9 @@ bool same_batch(const BatchInfo& a, const BatchInfo& b, std::string& why) {
     };
     return differ("sweep", said(a), said(b));
   }
+  // The same runs and sweep make the same plan: a part whose count differs was edited.
+  if (a.plan_size != b.plan_size)
+    return differ("the batch's run count (plan_size: an edited part?)", std::to_string(a.plan_size), std::to_string(b.plan_size));
   return true;
 }
 

@@ -137,8 +137,22 @@ int merge_command(int argc, char** argv, const char* usage) {
       return usage_error("'" + args[a] + "' is given as a part and as an output: it would be overwritten");
     if (int status = read_part(args[a], parts[a - 1]); status != 0) return status;
   }
+  // One batch, every shard once.
+  const BatchInfo& first = parts.front().info;
+  std::vector<const Part*> by_shard(first.shards, nullptr);
+  for (const Part& p : parts) {
+    std::string why;
+    if (!same_batch(first, p.info, why))
+      return part_error(p.path, 1, "not a part of the same batch as " + parts.front().path + ": " + why);
+    const Part*& slot = by_shard[p.info.shard - 1];
+    if (slot)
+      return part_error(p.path, 1, "shard " + std::to_string(p.info.shard) + "/" + std::to_string(p.info.shards) +
+                                       " again (also " + slot->path + ")");
+    slot = &p;
+  }
   // Every run has the metrics of the first (a scenario's runs all have the same): a part that
-  // was edited or comes from elsewhere would shift the rows' columns.
+  // was edited would shift the rows' columns. (Checked after the headers, so that a part of
+  // another batch is said as such, not by the metrics its runs lack.)
   const Part* model = nullptr;
   size_t model_k = 0;
   for (const Part& p : parts)
@@ -166,19 +180,6 @@ int merge_command(int argc, char** argv, const char* usage) {
                         !extra.empty() ? run + " has a metric '" + extra + "' that " + where + " lacks: an edited part?"
                                        : run + " lacks the metric '" + lacking + "' of " + where + ": an edited part?");
     }
-  // One batch, every shard once.
-  const BatchInfo& first = parts.front().info;
-  std::vector<const Part*> by_shard(first.shards, nullptr);
-  for (const Part& p : parts) {
-    std::string why;
-    if (!same_batch(first, p.info, why))
-      return part_error(p.path, 1, "not a part of the same batch as " + parts.front().path + ": " + why);
-    const Part*& slot = by_shard[p.info.shard - 1];
-    if (slot)
-      return part_error(p.path, 1, "shard " + std::to_string(p.info.shard) + "/" + std::to_string(p.info.shards) +
-                                       " again (also " + slot->path + ")");
-    slot = &p;
-  }
   std::string missing;
   for (uint32_t s = 0; s < first.shards; ++s)
     if (!by_shard[s]) missing += (missing.empty() ? "" : ", ") + std::to_string(s + 1) + "/" + std::to_string(first.shards);

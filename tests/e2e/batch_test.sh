@@ -179,6 +179,14 @@ merge_fails "a part of a sweep" 2 "swept2.jsonl:1:1: error: not a part of the sa
 # Options that change the results: --strict, --series-every, the Lua limits (they merged).
 "$thicket" run "$arena" --ticks "$ticks" --runs 7 --threads 1 --quiet --shard 2/3 --strict --out "$dir/strict2.jsonl" 2>/dev/null
 merge_fails "a part run with --strict" 2 "strict2.jsonl:1:1: error: not a part of the same batch as .*: the run options '--series-every 0 --budget 10000000 --leaf-timeout 0.05 --lua-memory 512' against '--series-every 0 --strict --budget" "$p1" "$dir/strict2.jsonl" "$p3"
+# A part of another scenario (whose runs have other metrics) is said by its header, before its
+# runs' metrics are compared ("run 2 has a metric 'strikes' that run 1 lacks: an edited part?").
+stealth="$here/scripts/examples/stealth/stealth.yaml"
+"$thicket" run "$stealth" --ticks 5 --runs 7 --threads 1 --quiet --shard 2/3 --out "$dir/stealth2.jsonl" 2>/dev/null
+merge_fails "a part of another scenario" 2 "stealth2.jsonl:1:1: error: not a part of the same batch as .*: scenario arena against stealth" "$p1" "$dir/stealth2.jsonl" "$p3"
+# A header whose plan size alone was edited: said so (it said "sweep (none) against (none)").
+sed '1s/"plan_size":7,/"plan_size":8,/' "$p2" > "$dir/plan2.jsonl"
+merge_fails "a part with an edited plan size" 2 "plan2.jsonl:1:1: error: not a part of the same batch as .*: the batch's run count (plan_size: an edited part?) 7 against 8" "$p1" "$dir/plan2.jsonl" "$p3"
 # Headers that all claim a batch bigger than any (runs edited to 10^12 in each): refused, where
 # planning it aborted for want of memory.
 for k in 1 2 3; do sed '1s/"runs":7,/"runs":1000000000000,/' "$dir/arena-part$k.jsonl" > "$dir/huge$k.jsonl"; done
