@@ -157,8 +157,14 @@ ApiReply LiveDebugger::request(const std::string& method, const std::string& pat
       OrderedJson hit = nullptr;
       if (hit_)
         hit = OrderedJson{{"agent", hit_->agent}, {"file", hit_->file}, {"brain", hit_->brain}, {"node", hit_->node}, {"tick", hit_->tick}};
+      // The breakpoints themselves too, as they were set: a page loaded again (or another
+      // client) shows the ones the run holds, rather than a count it cannot clear.
+      OrderedJson list = OrderedJson::array();
+      for (const Breakpoint& bp : breakpoints_)
+        list.push_back(bp.file.empty() ? OrderedJson{{"brain", bp.brain}, {"node", bp.node}}
+                                       : OrderedJson{{"file", bp.given}, {"node", bp.node}});
       return reply(200, OrderedJson{{"paused", paused_}, {"tick", tick_}, {"done", done_}, {"breakpoints", breakpoints_.size()},
-                             {"hit", std::move(hit)}});
+                             {"breakpoint_list", std::move(list)}, {"hit", std::move(hit)}});
     });
 
   if (path == "/api/blackboard") {

@@ -5,7 +5,9 @@
 // CLI's text while the rest stays editable, undo back to the original bytes, a file changed on
 // disk offered for reload, a save conflict; a generated 2,000-node tree is timed (first render,
 // per edit; printed, not asserted beyond a sanity bound); attached to a `thicket run --serve`,
-// live statuses on the nodes and a breakpoint that pauses the run.
+// live statuses on the nodes and a breakpoint that pauses the run (and is still said after a
+// reload of the page). The form: an arg key typed through another's name, a name cleared and
+// retyped, numbers written as typed, a subtree use's own name.
 // Usage: node editor_test.mjs THICKET BUILD_DIR   (THICKET_EDITOR_DIR=viewer/src/editor serves the
 // page from the source tree; EDITOR_SCREENSHOTS=DIR writes the README's screenshots there)
 import { spawn, spawnSync } from 'node:child_process';
@@ -20,6 +22,9 @@ if (!thicketArg || !buildDir) {
   process.exit(64);
 }
 const thicket = resolve(thicketArg); // the servers run in the work folder
+// ... and so would read a relative THICKET_EDITOR_DIR (viewer/src/editor) from there, where it
+// is not: every page then waited for its scripts in vain (taken from where the test starts).
+if (process.env.THICKET_EDITOR_DIR) process.env.THICKET_EDITOR_DIR = resolve(process.env.THICKET_EDITOR_DIR);
 const artifacts = artifactsDir(resolve(buildDir));
 const shots = process.env.EDITOR_SCREENSHOTS ? resolve(process.env.EDITOR_SCREENSHOTS) : '';
 if (shots) mkdirSync(shots, { recursive: true });
@@ -211,6 +216,7 @@ try {
   if (part('guard')) await crlfFile();
   if (part('guard')) await sweepFixes();
   if (part('guard')) await auditFixes();
+  if (part('guard') || part('fields')) await fieldFixes();
   if (part('big')) await large();
   if (part('attach')) await attached();
 } finally {
@@ -385,10 +391,11 @@ async function auditFixes() {
   const kept = await pageText(page);
   const last = (await ids(page)).filter(id => /^root\/\d+$/.test(id)).pop();
   await selectNode(page, last);
-  await page.click('#delete');
+  check(await page.locator('#delete').isDisabled(), 'Delete is off at a subtree\'s use');
+  await page.keyboard.press('Delete');
   await settled(page);
   check(await pageText(page) === kept && /subtree's root, written under 'trees:'/.test(await statusText()),
-    `Delete on a subtree's use changes nothing and says why: ${await statusText()}`);
+    `the Del key on a subtree's use changes nothing and says why: ${await statusText()}`);
   const deco = (await page.evaluate(() => window.thicketEditor.nodes.map(n => `${n.id}:${n.kind}`))).find(n => n.endsWith(':force_success')).split(':')[0];
   await selectNode(page, deco + '/0');
   await page.click('#delete');
@@ -397,6 +404,136 @@ async function auditFixes() {
     `Delete on a decorator's only child changes nothing and says why: ${await statusText()}`);
   await page.close();
   ed.stop();
+}
+
+// What a review of the form found (each failed before its fix): an arg's key typed through
+// another arg's name renamed that one (the rows were found by their key text, and both then
+// said "hurt"), and the values swapped; a node's name cleared to type another removed `name:`,
+// and the node fell out of the selection (the keys typed next went nowhere); a parameter's
+// number was rewritten (1.50 as 1.5, 9007199254740993 as ...992, 1e400 as .inf); the name
+// field of a subtree's use showed and edited the shared tree's root under `trees:`.
+async function fieldFixes() {
+  const dir = join(work, 'fields');
+  cpSync(join(examples, 'guard'), dir, { recursive: true });
+  const file = join(dir, 'guard.yaml');
+  const original = readFileSync(file, 'utf8');
+  const ed = await edit(file);
+  const { page, errors } = await open(browser, ed.url);
+  const selectedId = () => page.evaluate(() => window.thicketEditor.selectedId);
+  const rowKeys = () => page.$$eval('#args tr', rows => rows.map(r => r.dataset.arg).join(','));
+  // (what a page without these fixes lacks reads as '(none)': a failed check, not a timeout)
+  const textIf = async (pg, sel) => ((await pg.locator(sel).count()) ? pg.locator(sel).textContent() : '(none)');
+  const valueIf = async (pg, sel) => ((await pg.locator(sel).count()) ? pg.locator(sel).inputValue() : '(none)');
+
+  // 1. "+ arg" on Attack {damage: 15, hurt: 9}, its key typed as hurt_chance: on the way it is
+  // "hurt", another arg's name: held (the file keeps "hur"), said at the field
+  await selectNode(page, 'root/0/1/1/1');
+  await page.click('#arg-add');
+  await settled(page);
+  check((await pageText(page)).includes('{leaf: Attack, args: {damage: 15, hurt: 9, arg1: 0}}'), '+ arg adds arg1: 0');
+  const key3 = page.locator('#args .arg-key').nth(2);
+  await key3.click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('hurt', { delay: 40 });
+  let c = await settled(page);
+  const held = await textIf(page, '#args-msg');
+  check((await pageText(page)).includes('{damage: 15, hurt: 9, hur: 0}') && await key3.evaluate(e => e.classList.contains('invalid')) &&
+    /another arg is named 'hurt'/.test(held), `an arg key typed as another arg's name is not written, and the field says why: ${held}`);
+  await page.keyboard.type('_chance', { delay: 40 });
+  c = await settled(page);
+  check(c.ok && (await pageText(page)).includes('{leaf: Attack, args: {damage: 15, hurt: 9, hurt_chance: 0}}') &&
+    await rowKeys() === 'damage,hurt,hurt_chance' && await textIf(page, '#args-msg') === '',
+    `typed on to hurt_chance: that arg renamed, the other untouched (rows ${await rowKeys()}): ${(await pageText(page)).split('\n').find(l => l.includes('Attack'))}`);
+  await page.locator('#args .arg-value').nth(2).fill('0.5');
+  c = await settled(page);
+  check(c.ok && (await pageText(page)).includes('{damage: 15, hurt: 9, hurt_chance: 0.5}'), 'and its value edited in its own row');
+  for (let k = 0; k < 20 && await pageText(page) !== original; k++) await page.click('#undo');
+  check(await pageText(page) === original, 'undone to the original text');
+
+  // 2. the name of flee cleared key by key, then another typed: the same node stays selected,
+  // its field focused, and the name is replaced where it was written
+  await selectNode(page, 'flee');
+  await page.locator('#f-name').click();
+  await page.keyboard.press('End');
+  for (let k = 0; k < 4; k++) { await page.keyboard.press('Backspace'); await sleep(250); }
+  await settled(page);
+  const focused = await page.evaluate(() => document.activeElement && document.activeElement.id);
+  const note = await textIf(page, '#msg-name');
+  check(await selectedId() === 'f' && focused === 'f-name' && /keeps name/.test(note) && (await pageText(page)).includes('name: f\n'),
+    `a name cleared key by key: the node stays selected (${await selectedId()}), its field focused (${focused}), the file keeps its name until one is typed: ${note}`);
+  await page.keyboard.type('retreat', { delay: 40 });
+  c = await settled(page);
+  let d = lineDiff(original, await pageText(page));
+  check(c.ok && await selectedId() === 'retreat' && d.sameCount && d.changed.length === 1 && (await pageText(page)).includes('                  name: retreat\n'),
+    `then a new name typed renames it in place (one line; selected: ${await selectedId()})`);
+  // select-all and Backspace, then Enter: an optional field left empty is removed; the node
+  // (its id now its path) stays selected
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.press('Enter');
+  c = await settled(page);
+  check(c.ok && !(await pageText(page)).includes('name: retreat') && await selectedId() === 'root/0/1/0' && await page.locator('#f-name').count() === 1,
+    `a name left empty (Enter) is removed, and the node stays selected as ${await selectedId()}`);
+  for (let k = 0; k < 20 && await pageText(page) !== original; k++) await page.click('#undo');
+  check(await pageText(page) === original, 'undone to the original text');
+
+  // 5. a wait's seconds written as typed; 1e400 (infinity) refused at the field
+  await selectNode(page, 'root');
+  await page.click('#palette button[data-kind="wait"]');
+  await settled(page);
+  const waitId = await selectedId();
+  const waitLine = async () => (await pageText(page)).split('\n').find(l => /- wait: /.test(l)).trim();
+  await page.locator('#f-seconds').fill('1.50');
+  c = await settled(page);
+  check(c.ok && await waitLine() === '- wait: 1.50', `seconds typed as 1.50 is written 1.50 (${await waitLine()})`);
+  await page.locator('#f-seconds').fill('9007199254740993');
+  c = await settled(page);
+  check(c.ok && await waitLine() === '- wait: 9007199254740993', `a whole number past 2^53 keeps its digits (${await waitLine()})`);
+  await page.locator('#f-seconds').fill('1e400');
+  await settled(page);
+  const range = await textIf(page, '#msg-seconds');
+  check(await waitLine() === '- wait: 9007199254740993' && await page.locator('#f-seconds').evaluate(e => e.classList.contains('invalid')) && /out of range/.test(range),
+    `1e400 is not written (no .inf): the field says ${range}`);
+  await selectNode(page, 'root/1');
+  await selectNode(page, waitId);
+  check(await page.locator('#f-seconds').inputValue() === '9007199254740993', 'the field shows the number as the file writes it');
+  await page.locator('#f-name').fill('w');
+  c = await settled(page);
+  check(c.ok && (await pageText(page)).includes('- wait: {seconds: 9007199254740993, name: w}'), `named, its seconds keep their digits: ${await waitLine()}`);
+  check(errors.length === 0, `the form's fixes raise no page errors${errors.length ? ': ' + errors.join('; ') : ''}`);
+  await page.close();
+  ed.stop();
+
+  // 4. a subtree's uses: the name field is the use's own; Delete and Wrap are off, and say why
+  writeFileSync(join(dir, 'sub.yaml'), ['tree: sub', 'leaves: [guard.lua]', 'root:', '  selector:',
+    '    - subtree: {tree: roam, name: roam1}', '    - subtree: {tree: roam, name: roam2}', '    - subtree: roam', 'trees:', '  roam:',
+    '    sequence:', '      - action: {leaf: Patrol, args: {legs_per_report: 3}}', '      - wait: 1', ''].join('\n'));
+  const sed = await edit(join(dir, 'sub.yaml'));
+  const sub = await open(browser, sed.url);
+  const p = sub.page;
+  const subText0 = await pageText(p);
+  const treesPart = t => t.slice(t.indexOf('trees:'));
+  await selectNode(p, 'roam2');
+  check(await valueIf(p, '#f-name') === 'roam2' && await valueIf(p, '#f-tree') === 'roam',
+    `a subtree's use shows its own name and tree (${await valueIf(p, '#f-name')}, ${await valueIf(p, '#f-tree')})`);
+  const delTitle = await p.locator('#delete').getAttribute('title');
+  check(await p.locator('#delete').isDisabled() && await p.locator('#wrap').isDisabled() && /subtree's root, written under 'trees:'/.test(delTitle) &&
+    await p.locator('#wrap').getAttribute('title') === delTitle, `Delete and Wrap are off at a subtree's use: "${delTitle}"`);
+  await p.locator('#f-name').fill('patrol2');
+  c = await settled(p);
+  let t = await pageText(p);
+  check(c.ok && t.includes('    - subtree: {tree: roam, name: patrol2}\n') && treesPart(t) === treesPart(subText0) && await p.evaluate(() => window.thicketEditor.selectedId) === 'patrol2',
+    `its name edited: the use renamed, the tree under trees: untouched, the node still selected (${await p.evaluate(() => window.thicketEditor.selectedId)})`);
+  await selectNode(p, 'root/2');
+  check(await valueIf(p, '#f-name') === '', 'a use without a name shows none');
+  await p.locator('#f-name').pressSequentially('r3', { delay: 60 });
+  c = await settled(p);
+  t = await pageText(p);
+  check(c.ok && t.includes('    - subtree: {tree: roam, name: r3}\n') && treesPart(t) === treesPart(subText0) && (await ids(p)).includes('r3'),
+    `a name typed for a use written short gives it one: ${t.split('\n')[6]}`);
+  check(sub.errors.length === 0, `subtree uses: no page errors${sub.errors.length ? ': ' + sub.errors.join('; ') : ''}`);
+  await p.close();
+  sed.stop();
 }
 
 // A file with CRLF line ends keeps them when the editor inserts a node (it inserted LF lines).
@@ -853,10 +990,49 @@ async function attached() {
   check(await page.locator('#agent-picker').inputValue() === picked, `while paused, a picked agent stays picked (${picked}, not ${hitAgent})`);
   if (shots) await page.screenshot({ path: join(shots, 'editor-attached.png') });
   const debug = () => page.evaluate(async () => (await fetch('/attach/debug')).json());
+  // The page reloaded while the run holds that breakpoint: it showed none, and the run kept
+  // pausing at it. The run's /api/debug lists its breakpoints: this file's are the page's own
+  // again, drawn, and its button removes it.
+  await page.reload();
+  await page.waitForSelector('body[data-ready=true]', { timeout: 20000 });
+  const bpBanner = page.locator('#bp-banner');
+  const drawn = await until(async () => (await page.locator('[data-node-id="root/0/0"].bp-on').count()) === 1, 10000);
+  await selectNode(page, 'root/0/0');
+  check(drawn && await bpBanner.isHidden() && await page.locator('#bp-toggle').textContent() === 'Remove breakpoint',
+    `after a reload, the run's breakpoint in this file is drawn, and its button says "${await page.locator('#bp-toggle').textContent()}"`);
+  // A run that gives only a count (an older thicket): the breakpoints the page did not set are
+  // counted in a banner, with a button that clears them.
+  await page.route('**/attach/debug', async route => {
+    const res = await route.fetch();
+    const body = await res.json();
+    delete body.breakpoint_list;
+    await route.fulfill({ response: res, json: body });
+  });
+  await page.reload();
+  await page.waitForSelector('body[data-ready=true]', { timeout: 20000 });
+  const countSaid = await until(() => bpBanner.isVisible(), 10000) ? await bpBanner.textContent() : '(no banner)';
+  check(/^The run holds 1 breakpoint this page did not set/.test(countSaid) && await page.locator('#bp-clear').isVisible(),
+    `from a run that gives only a count, the breakpoint the page did not set is said, with a button to clear it: "${countSaid.slice(0, 90)}..."`);
+  await page.unroute('**/attach/debug');
+  await page.reload();
+  await page.waitForSelector('body[data-ready=true]', { timeout: 20000 });
+  await until(async () => (await page.locator('[data-node-id="root/0/0"].bp-on').count()) === 1, 10000);
+  await selectNode(page, 'root/0/0');
   const tick0 = (await debug()).tick;
   await page.click('#bp-toggle'); // off again
   await page.click('#step');
   check(await until(async () => (await debug()).tick === tick0 + 1, 5000), 'Step runs one tick');
+  check((await debug()).breakpoints === 0, 'the breakpoint removed after the reload is gone from the run');
+  // another client's breakpoint (on a node no agent has: it never pauses the run) is counted,
+  // and "Clear all breakpoints" clears the run's
+  await page.evaluate(() => fetch('/attach/breakpoints', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ breakpoints: [{ brain: 'player', node: 'nowhere' }] }) }));
+  const otherSaid = await until(() => bpBanner.isVisible(), 5000) ? await bpBanner.textContent() : '(no banner)';
+  check(/^The run also holds 1 breakpoint not drawn in this file \(player: nowhere \(no such node here\)\)/.test(otherSaid),
+    `a breakpoint another client set, on no node of this file, is named in the banner: "${otherSaid.slice(0, 120)}"`);
+  if (await page.locator('#bp-clear').count()) await page.click('#bp-clear');
+  check(await until(async () => (await debug()).breakpoints === 0, 5000) && await until(() => bpBanner.isHidden(), 3000),
+    '"Clear all breakpoints" clears the run\'s breakpoints, and the banner goes');
   await page.click('#resume');
   check(await until(async () => !(await debug()).paused, 5000), 'Resume goes on');
   await page.click('#pause');

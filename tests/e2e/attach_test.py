@@ -296,6 +296,12 @@ try:
            and "did you mean 'fight_or_flight'?" in body["unmatched"][0]["why"]
            and body["unmatched"][1]["why"].startswith("no agent runs brain 'gaurd'; did you mean 'guard'?"),
            "POST /api/breakpoints: %s" % body)
+    # The run lists them as set (a page loaded again shows them; it had only their count).
+    status, d = run.get("/api/debug")
+    expect(d["breakpoints"] == 3 and d["breakpoint_list"] == [{"file": weird, "node": "fight_or_flight"},
+                                                               {"file": weird, "node": "fight_or_fligth"},
+                                                               {"brain": "gaurd", "node": "x"}],
+           "GET /api/debug lists the breakpoints: %s" % d)
     debug = run.wait_for("a breakpoint hit", lambda: (lambda s, d: d if d["paused"] and d["hit"] else None)(*run.get("/api/debug")))
     if debug:
         hit = debug["hit"]
@@ -317,6 +323,8 @@ try:
         expect(bool(second) and second["hit"]["node"] == "fight_or_flight", "a later entry pauses again")
     status, body = run.post("/api/breakpoints", {"breakpoints": []})
     expect(body == {"ok": True, "count": 0, "unmatched": []}, "breakpoints cleared")
+    status, d = run.get("/api/debug")
+    expect(d["breakpoints"] == 0 and d["breakpoint_list"] == [], "no breakpoint listed once cleared: %s" % d)
     # Bounded: each breakpoint is matched against every agent on the run's thread.
     status, body = run.post("/api/breakpoints", {"breakpoints": [{"brain": "guard", "node": "x"}] * 1001})
     expect(status == 400 and body["error"] == "at most 1000 breakpoints, got 1001", "1001 breakpoints: %s %.200s" % (status, body))

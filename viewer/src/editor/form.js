@@ -77,22 +77,33 @@ function inputFor(schemas, f, leaves) {
     return `<select id="${id}" data-key="${esc(f.key)}" data-type="enum" title="${title}">${opts.join('')}</select>`;
   }
   const isLeaf = f.key === 'leaf' || s._def === 'leaf_name' || s._def === 'leaf_ref';
-  const text = v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  const text = v === undefined || v === null ? '' : v instanceof NumberText ? v.text : typeof v === 'object' ? JSON.stringify(v) : String(v);
   // (A type list that takes text, as a node name's ["string", "number", "boolean"], is text.)
   const st = Array.isArray(s.type) ? (s.type.includes('string') ? 'string' : s.type[0]) : s.type;
   const type = st === 'number' || st === 'integer' ? 'number' : (vs.some(x => x.type === 'integer' || x.type === 'number') ? 'scalar' : (st === 'string' || isLeaf ? 'string' : 'yaml'));
   const list = isLeaf ? ' list="leaf-names"' : f.key === 'go' || f.key === 'initial' ? ' list="state-names"' : '';
-  return `<input type="text" id="${id}" data-key="${esc(f.key)}" data-type="${type}" value="${esc(text)}" title="${title}"${list}${f.required ? ' data-required="1" required' : ''} spellcheck="false" autocomplete="off">`;
+  const target = f.target ? ` data-target="${esc(f.target)}"` : '';
+  return `<input type="text" id="${id}" data-key="${esc(f.key)}" data-type="${type}"${target} value="${esc(text)}" title="${title}"${list}${f.required ? ' data-required="1" required' : ''} spellcheck="false" autocomplete="off">`;
 }
 
-// Text of an input to a value: numbers where it reads as one (a wrong type goes through as
-// text, so the loader reports it), '' = unset.
+// A field's text that is not written to the file: why (said at the field).
+export class Refused {
+  constructor(why) { this.why = why; }
+}
+// Text of an input to a value: numbers where it reads as one, written as typed (1.50 stays
+// 1.50, 9007199254740993 keeps its digits: Number() rewrote them), a wrong type goes through
+// as text (so the loader reports it), '' = unset. A number past the largest a double holds
+// (1e400) is Refused: its value is infinity, which the file would then say (.inf).
 export function parseInput(type, raw, checked) {
   if (type === 'boolean') return checked ? true : undefined;
   if (raw === '') return undefined;
   if (type === 'number' || type === 'scalar') {
     const t = raw.trim();
-    if (/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(t)) return Number(t);
+    if (NUMBER_TEXT.test(t)) {
+      const n = Number(t);
+      if (!Number.isFinite(n)) return new Refused(`${t} is out of range (a number is at most about 1.8e308; this one would be infinity): not written`);
+      return String(n) === t ? n : new NumberText(t);
+    }
     if (t === 'true' || t === 'false') return t === 'true';
     return raw;
   }
@@ -118,21 +129,24 @@ export function buildForm(el, spec, schemas, leaves) {
   rows.push(`<div class="form-title">${esc(spec.title)}</div>`);
   if (spec.subtitle) rows.push(`<div class="form-sub">${esc(spec.subtitle)}</div>`);
   if (spec.readonly) rows.push(`<div class="form-note">${esc(spec.readonly)}</div>`);
+  if (spec.note) rows.push(`<div class="form-note">${esc(spec.note)}</div>`);
   for (const f of spec.fields) {
     const input = inputFor(schemas, f, leaves);
     if (!input) continue;
-    rows.push(`<label class="field" title="${esc(f.schema.description || '')}"><span class="fkey">${esc(f.key)}${f.required ? ' *' : ''}</span>${input}</label>`);
+    rows.push(`<label class="field" title="${esc(f.schema.description || '')}"><span class="fkey">${esc(f.key)}${f.required ? ' *' : ''}</span>${input}</label>` +
+      `<div class="field-msg" id="msg-${esc(f.key)}" role="alert"></div>`);
   }
   if (spec.argsAllowed) {
     rows.push('<div class="args-head">args</div><table class="args" id="args"><tbody>');
-    const args = spec.args || {};
-    for (const [k, v] of Object.entries(args)) {
-      const t = v instanceof NumberText ? v.text : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
-      rows.push(`<tr data-arg="${esc(k)}"><td><input class="arg-key" value="${esc(k)}" spellcheck="false" aria-label="argument name"></td>` +
+    // One row per pair of the file's `args:` mapping, in its order: data-index is the pair's
+    // place there, which is how the row's edits find it (its key text is not: while a key is
+    // typed it may pass through another arg's, and the edit then went to that one).
+    for (const { key: k, text: t, index } of spec.args || []) {
+      rows.push(`<tr data-arg="${esc(k)}" data-index="${index}"><td><input class="arg-key" value="${esc(k)}" spellcheck="false" aria-label="argument name"></td>` +
         `<td><input class="arg-value" value="${esc(t)}" spellcheck="false" aria-label="value of ${esc(k)}"></td>` +
         `<td><button type="button" class="arg-del" title="remove ${esc(k)}" aria-label="remove ${esc(k)}">×</button></td></tr>`);
     }
-    rows.push('</tbody></table><button type="button" id="arg-add" class="small">+ arg</button>');
+    rows.push('</tbody></table><div class="field-msg" id="args-msg" role="alert"></div><button type="button" id="arg-add" class="small">+ arg</button>');
   }
   if (spec.transitions) {
     rows.push('<div class="args-head">transitions</div><table class="transitions" id="transitions"><tbody>');

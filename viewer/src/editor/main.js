@@ -6,7 +6,7 @@ import { isMap, isSeq, isScalar } from '/yaml/index.js';
 import * as Y from './yamltext.js';
 import { renderBrain, setCollapsed, reveal } from './view.js';
 import { nodesFromYaml } from './fallback.js';
-import { Schemas, fieldsOf, buildForm, parseInput, parseArg, defaultNode, buildPalette } from './form.js';
+import { Schemas, fieldsOf, buildForm, parseInput, parseArg, defaultNode, buildPalette, Refused } from './form.js';
 
 const $ = id => document.getElementById(id);
 const api = async (url, opts = {}) => {
@@ -25,6 +25,9 @@ const S = {
   selected: -1, collapsed: new Set(), view: null, zoom: 1,
   structureKey: '', checkTimer: 0, checkSeq: 0, diskNotified: '',
   bps: new Set(), statuses: '', agent: null, paused: false, timing: {},
+  // the run's breakpoints: bpsKnown once the page has set them (or read them from the run);
+  // bpsForeign: other files' (the run names them), sent back with this page's own
+  bpsKnown: false, bpsForeign: [], bpEpoch: 0, bpPosting: 0, formGen: 0,
   checksApplied: 0, // checks whose answer the page applied (for tests, as S.parses)
 };
 window.thicketEditor = S; // for tests and the curious
@@ -122,7 +125,7 @@ function goHistory(pos) {
   S.lastCoalesce = null;
   const h = S.history[pos];
   S.offsets = h.offsets.slice();
-  if (h.nodes !== S.nodes) { S.nodes = h.nodes; rebuild(); }
+  if (h.nodes !== S.nodes) { const old = S.nodes; S.nodes = h.nodes; rebuild(old); }
   setDoc(h.text, null, true);
   updateUndo();
   refreshForm();
@@ -196,7 +199,7 @@ function applyCheck(res, text) {
     const key = structureKey(nodes);
     const old = S.nodes;
     S.nodes = nodes;
-    if (key !== S.structureKey) rebuild();
+    if (key !== S.structureKey) rebuild(old);
     else updateLabels(old);
     S.history[S.hpos] = snapshot();
     if (S.pendingSelect) selectPending();
@@ -235,7 +238,10 @@ function updateLabels(old) {
 }
 
 // ---------- drawing ----------
-function rebuild() {
+// Whether two node lists are the same structure but for the ids (a node renamed).
+const sameShape = (a, b) => a.length === b.length && a.every((n, k) => n.kind === b[k].kind && n.parent === b[k].parent);
+// old: the node list drawn before (to keep the selection on a renamed node).
+function rebuild(old = null) {
   const t0 = performance.now();
   S.structureKey = structureKey(S.nodes);
   const canvas = $('canvas');
@@ -244,6 +250,10 @@ function rebuild() {
   // keep the selection on the same id
   if (S.selectedId) {
     let i = S.nodes.findIndex(n => n.id === S.selectedId);
+    // Renamed (a name typed, emptied, undone): the same node of the same structure. Its id
+    // changed; its offset may too (a `name:` line removed), and a subtree's root has the same
+    // offset at every use (the second use's rename selected the first).
+    if (i < 0 && old && S.selected >= 0 && old[S.selected] && old[S.selected].id === S.selectedId && sameShape(old, S.nodes)) i = S.selected;
     if (i < 0 && S.selOffset >= 0) i = S.offsets.indexOf(S.selOffset); // renamed: the same place
     if (i >= 0 && formFor === S.selected) formFor = i;
     S.selected = i;
@@ -389,18 +399,61 @@ function paramSchema(t, values) {
   return t.base === 'check' ? S.schemas.def('check_condition') : S.schemas.def('leaf_call');
 }
 
-// A leaf's args for the form, a number as its text says it (1.0 is shown as 1.0, not 1).
-function argsAsWritten(t, args) {
-  const node = t.V && isMap(t.V) ? t.V.get('args', true) : null;
-  if (!node || !isMap(node)) return args;
-  const out = { ...args };
-  for (const p of node.items) {
-    const k = p.key && isScalar(p.key) ? String(p.key.value) : null;
-    if (k === null || !(k in out) || !isScalar(p.value) || typeof p.value.value !== 'number' || !p.value.range) continue;
-    const src = S.text.slice(p.value.range[0], p.value.range[1]);
-    if (src !== String(p.value.value) && Y.NUMBER_TEXT.test(src)) out[k] = new Y.NumberText(src);
+// A number scalar as its text says it, when its value prints otherwise (1.0, 1.50,
+// 9007199254740993: shown so in the form, not 1, 1.5, 9007199254740992); else undefined.
+function numberAsWritten(node) {
+  if (!node || !isScalar(node) || typeof node.value !== 'number' || !node.range) return undefined;
+  const src = S.text.slice(node.range[0], node.range[1]);
+  return src !== String(node.value) && Y.NUMBER_TEXT.test(src) ? new Y.NumberText(src) : undefined;
+}
+// A form's values (a plain object of `map`'s pairs) with each number as the file writes it.
+function valuesAsWritten(map, values) {
+  if (!isMap(map) || !values || typeof values !== 'object') return values;
+  const out = { ...values };
+  for (const p of map.items) {
+    const k = Y.keyName(p);
+    const w = k in out ? numberAsWritten(p.value) : undefined;
+    if (w) out[k] = w;
   }
   return out;
+}
+// The values of a leaf-like entity's form, numbers as written (`wait: 1.50` too).
+function leafValuesAsWritten(t, values) {
+  if (isParamForm(t)) return valuesAsWritten(t.V, values);
+  const w = t.base ? numberAsWritten(t.V) : undefined;
+  return w ? { ...values, [t.base]: w } : values;
+}
+// A leaf's args for the form: one row per pair of its `args:` mapping, in the file's order,
+// with its place there (the row's edits go to that pair), a number as its text says it.
+function argRows(t) {
+  const node = t && isParamForm(t) ? t.V.get('args', true) : null;
+  if (!isMap(node)) return [];
+  return node.items.map((p, index) => {
+    const v = p.value;
+    const w = numberAsWritten(v);
+    const js = valueJS(v);
+    const text = w ? w.text : !v ? '' : typeof js === 'object' && js !== null ? JSON.stringify(js) : String(js);
+    return { key: Y.keyName(p), text, index };
+  });
+}
+// The `- subtree:` item that uses the tree whose root node i is (drawn at the use, written
+// under `trees:`), as a node entity: its own `tree:` and `name:` are edited there. null: i is
+// no such root, or its use is not found (not in a composite's list or a decorator's child).
+function subtreeUseOf(i) {
+  if (!definedElsewhere(i)) return null;
+  const p = S.nodes[i].parent;
+  const ep = entityOf(p);
+  if (!ep || ep.type !== 'node') return null;
+  let k = 0; // i's place among its parent's children (the nodes are in dump order: depth first)
+  for (let j = 0; j < i; j++) if (S.nodes[j].parent === p) k++;
+  const list = childListOf(ep);
+  let item = null;
+  if (list) item = list.items[k];
+  else if (S.schemas.shape(ep.kind) === 'decorator' && isMap(ep.value)) item = ep.value.has('child') ? ep.value.get('child', true) : ep.value;
+  const pair = isMap(item) && item.items.length === 1 ? item.items[0] : null;
+  if (!pair || Y.keyName(pair) !== 'subtree' || !pair.value || !pair.value.range) return null;
+  const use = Y.resolve(S.ix, pair.value.range[0], 'subtree', false, S.kinds);
+  return use && use.type === 'node' && use.map === item ? use : null;
 }
 
 function formSpec(i) {
@@ -413,25 +466,44 @@ function formSpec(i) {
   if (t) {
     const values = paramsOf(t);
     const ps = paramSchema(t, values);
-    spec.fields = fieldsOf(S.schemas, ps, values).filter(f => !(e.type === 'behavior' && f.key === 'name'));
+    spec.fields = fieldsOf(S.schemas, ps, leafValuesAsWritten(t, values)).filter(f => !(e.type === 'behavior' && f.key === 'name'));
     if (e.type === 'behavior') spec.fields.unshift({ key: 'name', schema: { type: 'string', description: 'The behavior\'s name.' }, value: valueJS(e.map.get('name', true)), bmap: true });
-    if (ps && ps.properties && ps.properties.args) { spec.argsAllowed = true; spec.args = argsAsWritten(t, values.args && typeof values.args === 'object' ? values.args : {}); }
+    if (ps && ps.properties && ps.properties.args) { spec.argsAllowed = true; spec.args = argRows(t); }
   } else if (e.type === 'state') {
     const v = valueJS(e.pair.value) || {};
-    spec.fields = fieldsOf(S.schemas, S.schemas.def('state'), v).filter(f => f.key !== 'transitions');
+    spec.fields = fieldsOf(S.schemas, S.schemas.def('state'), valuesAsWritten(e.pair.value, v)).filter(f => f.key !== 'transitions');
     spec.transitions = v.transitions || {};
   } else if (e.type === 'when') {
-    spec.fields = fieldsOf(S.schemas, S.schemas.def('when_entry'), valueJS(e.map));
+    spec.fields = fieldsOf(S.schemas, S.schemas.def('when_entry'), valuesAsWritten(e.map, valueJS(e.map)));
   } else if (e.type === 'root') {
     const rs = S.schemas.root;
-    const v = valueJS(e.map) || {};
+    const v = valuesAsWritten(e.map, valueJS(e.map) || {});
     spec.fields = fieldsOf(S.schemas, rs, v).filter(f => !['trees', 'machines'].includes(f.key));
     spec.fields = spec.fields.filter(f => ['tree', 'fsm', 'machine', 'tick_every', 'check_every', 'initial'].includes(f.key) && (f.key === S.type || !['tree', 'fsm', 'machine'].includes(f.key)));
     if (S.type === 'tree') spec.fields.unshift({ key: 'tree', schema: { type: 'string', description: 'The brain\'s name.' }, value: v.tree });
   } else if (e.type === 'node') {
     // composites and decorators
-    const values = paramsOf({ V: e.value, shape: S.schemas.shape(e.kind) });
-    spec.fields = fieldsOf(S.schemas, S.schemas.paramVariant(e.kind, values), values);
+    const t2 = { V: e.value, shape: S.schemas.shape(e.kind) };
+    const values = paramsOf(t2);
+    spec.fields = fieldsOf(S.schemas, S.schemas.paramVariant(e.kind, values), isParamForm(t2) ? valuesAsWritten(e.value, values) : values);
+  }
+  if (definedElsewhere(i)) {
+    // A subtree's root, drawn at its use: its name is the use's (`- subtree: {tree: roam,
+    // name: roam1}`), not the root's under `trees:` (which every use shares; the field showed
+    // that one, empty, and edited it). The use's fields come first, marked to go there.
+    const use = subtreeUseOf(i);
+    const own = spec.fields.filter(f => f.key !== 'name' && f.key !== 'tree');
+    if (use) {
+      const ut = leafLike(use);
+      const uv = paramsOf(ut);
+      const useFields = fieldsOf(S.schemas, S.schemas.paramVariant('subtree', uv), uv, ['tree']).map(f => ({ ...f, target: 'use' }));
+      spec.fields = [...useFields, ...own];
+      spec.note = `tree and name: this use's own (its '- subtree:' item); ${own.length || spec.argsAllowed ? 'the rest: ' : 'the nodes: '}` +
+        `the tree '${uv.tree}' under 'trees:', shared by every use of it`;
+    } else {
+      spec.fields = own;
+      spec.note = 'a subtree\'s root, written under \'trees:\' and shared by every use: its name is given where it is used (the YAML panel)';
+    }
   }
   return { spec, e };
 }
@@ -446,6 +518,7 @@ function refreshForm(fromCheck = false) {
   if (fromCheck && formFor === i && form.contains(document.activeElement)) return;
   const { spec } = formSpec(i);
   buildForm(form, spec, S.schemas, S.leaves);
+  S.formGen++; // the undo steps of this form's fields (a rename changes the node's id meanwhile)
   formFor = i;
 }
 function updateActionButtons() {
@@ -455,8 +528,13 @@ function updateActionButtons() {
   const movable = !ro && (e.seq || e.type === 'state');
   $('move-up').disabled = !movable;
   $('move-down').disabled = !movable;
-  $('delete').disabled = ro || e.type === 'root' || S.nodes[i].parent < 0 || (e.type === 'node' && !e.seq && !e.slot);
-  $('wrap').disabled = ro || e.type !== 'node';
+  // A subtree's root drawn at its use: Delete and Wrap would change the tree under `trees:`
+  // (every use of it), so they are off, and their title says why.
+  const elsewhere = !ro && definedElsewhere(i);
+  $('delete').disabled = ro || elsewhere || e.type === 'root' || S.nodes[i].parent < 0 || (e.type === 'node' && !e.seq && !e.slot);
+  $('wrap').disabled = ro || elsewhere || e.type !== 'node';
+  $('delete').title = elsewhere ? elsewhereMessage(i) : 'Delete the node (Del)';
+  $('wrap').title = elsewhere ? elsewhereMessage(i) : 'Wrap the node in the decorator';
   $('bp-toggle').hidden = !S.attach;
   $('bp-toggle').disabled = i < 0;
   $('bp-toggle').textContent = i >= 0 && S.nodes[i] && S.bps.has(S.nodes[i].id) ? 'Remove breakpoint' : 'Breakpoint';
@@ -484,7 +562,7 @@ function setParam(e, key, value, coalesce) {
   if (t.base && (isScalar(V) || !V)) {
     if (key === t.base) return commit(Y.setScalar(text, V, value), coalesce);
     if (key === 'check' && t.base === 'leaf') return commit(Y.replaceValue(text, V, { check: value }), coalesce);
-    return commit(Y.replaceValue(text, V, { [t.base]: V.value, [key]: value }), coalesce);
+    return commit(Y.replaceValue(text, V, { [t.base]: numberAsWritten(V) ?? V.value, [key]: value }), coalesce);
   }
   if (t.shape === 'composite' && isSeq(V)) {
     if (Y.flowOf(text, V)) return commit([{ start: V.range[0], end: V.range[0], insert: `{${key}: ${Y.flowText(value)}, children: ` }, { start: V.range[1], end: V.range[1], insert: '}' }], coalesce);
@@ -530,18 +608,34 @@ function setArg(e, key, value, coalesce) {
   if (map) return commit(Y.setKey(S.text, map, key, value), coalesce);
   return setParam(e, 'args', { [key]: value }, coalesce);
 }
-function deleteArg(e, key) {
-  const { t, map } = argsMapOf(e);
-  if (!map) return false;
-  if (map.items.length === 1) return commit(Y.deleteKey(S.text, t.V, 'args'));
-  return commit(Y.deleteKey(S.text, map, key));
-}
-function renameArg(e, from, to, coalesce) {
+// The args are edited by their place in the `args:` mapping (the form's row's data-index), not
+// by key: a key being typed may pass through another arg's name.
+function argPairAt(e, index) {
   const { map } = argsMapOf(e);
-  if (!map || !to) return false;
-  const p = map.items.find(x => Y.keyName(x) === from);
-  if (!p) return false;
-  return commit([{ start: p.key.range[0], end: p.key.range[1], insert: Y.scalarText(to) }], coalesce);
+  return map && map.items[index] ? { map, pair: map.items[index] } : null;
+}
+function setArgAt(e, index, value, coalesce) {
+  const a = argPairAt(e, index);
+  return a ? commit(Y.setPairValue(S.text, a.pair, value), coalesce) : false;
+}
+function deleteArgAt(e, index) {
+  const { t, map } = argsMapOf(e);
+  if (!map || !map.items[index]) return false;
+  if (map.items.length === 1) return commit(Y.deleteKey(S.text, t.V, 'args'));
+  return commit(Y.deletePairAt(S.text, map, index));
+}
+// Renames the arg at `index` to `to`; '' when done (or nothing to do), else why the file keeps
+// the old name: an empty name, or another arg's (a key twice in the file would make the two
+// one: the loader takes one of them, and the next edit of either went to the first).
+function renameArgAt(e, index, to, coalesce) {
+  const a = argPairAt(e, index);
+  if (!a) return 'this arg is not in the text';
+  const from = Y.keyName(a.pair);
+  if (to === '') return `an arg needs a name: the file keeps '${from}' until one is typed`;
+  if (a.map.items.some((p, k) => k !== index && Y.keyName(p) === to))
+    return `another arg is named '${to}': the file keeps '${from}' until this name differs`;
+  if (to !== from) commit([{ start: a.pair.key.range[0], end: a.pair.key.range[1], insert: Y.scalarText(to) }], coalesce);
+  return '';
 }
 function setTransition(e, event, target, coalesce) {
   const V = e.pair.value;
@@ -550,28 +644,67 @@ function setTransition(e, event, target, coalesce) {
   return commit(Y.setKey(S.text, tr, event, target), coalesce);
 }
 
+// A field's text that is not written (yet): said under the field (and in the status line);
+// '' clears it. bad: an error (the field is marked), else a note.
+function fieldMsg(el, msg, bad = true) {
+  const row = el.closest('tr');
+  const box = row && row.dataset.index !== undefined ? $('args-msg') : document.getElementById('msg-' + el.dataset.key);
+  if (box && row) {
+    if (!msg && box.dataset.row !== row.dataset.index) return; // another row's message stays
+    box.dataset.row = row.dataset.index;
+  }
+  el.classList.toggle('invalid', !!msg && bad);
+  if (msg && bad) el.setAttribute('aria-invalid', 'true'); else el.removeAttribute('aria-invalid');
+  if (box) { box.textContent = msg; box.className = 'field-msg' + (bad ? '' : ' note'); }
+  if (msg) status(msg, bad ? 'bad' : '');
+}
+// The entity a form field edits: the node's, or (data-target="use") its subtree use's.
+const fieldEntity = (el, i) => (el.dataset.target === 'use' ? subtreeUseOf(i) : entityOf(i));
 function onFormInput(ev) {
   const i = formFor;
   if (i === null || i < 0) return;
-  const e = entityOf(i);
-  if (!e) { status('this node is not in the current text', 'bad'); return; }
   const el = ev.target;
-  const id = S.nodes[i].id;
+  const e = fieldEntity(el, i);
+  if (!e) { status('this node is not in the current text', 'bad'); return; }
+  // One undo step per field of this form while it is typed in (the node's id changes as its
+  // name is typed: keyed by it, each key was a step of its own once a check landed between).
+  const step = `form${S.formGen}`;
   if (el.dataset.key) {
+    const key = el.dataset.key;
     const v = parseInput(el.dataset.type, el.value, el.checked);
-    // a required field emptied keeps its value in the text until something is typed (so the
-    // key keeps its place); an optional one emptied is removed
-    if (v === undefined && el.dataset.required) { status(`${el.dataset.key} is required`, 'bad'); return; }
-    setParam(e, el.dataset.key, v, `${id}:${el.dataset.key}`);
+    if (v instanceof Refused) return fieldMsg(el, v.why);
+    // A text field emptied keeps its value in the file while it is empty, so that the key keeps
+    // its place and the node its name (clearing a name to type another removed `name:`, and
+    // the node, its id changed, fell out of the selection): what is typed next replaces it. An
+    // optional field left empty (Enter, or leaving it) is removed then (the change event).
+    if (v === undefined && el.type === 'text') {
+      return el.dataset.required ? fieldMsg(el, `${key} is required: the file keeps it as it is until one is typed`)
+        : fieldMsg(el, `empty: the file keeps ${key} as it is until you type one; leave the field empty (Enter, or Tab) to remove it`, false);
+    }
+    fieldMsg(el, '');
+    setParam(e, key, v, `${step}:${key}`);
   } else if (el.classList.contains('arg-value')) {
     const row = el.closest('tr');
-    setArg(e, row.dataset.arg, parseArg(el.value), `${id}:arg:${row.dataset.arg}`);
+    setArgAt(e, +row.dataset.index, parseArg(el.value), `${step}:arg:${row.dataset.index}`);
   } else if (el.classList.contains('arg-key')) {
     const row = el.closest('tr');
-    if (el.value && renameArg(e, row.dataset.arg, el.value, `${id}:argkey:${row.dataset.arg}`)) row.dataset.arg = el.value;
+    const why = renameArgAt(e, +row.dataset.index, el.value, `${step}:argkey:${row.dataset.index}`);
+    fieldMsg(el, why);
+    if (!why) row.dataset.arg = el.value;
   } else if (el.classList.contains('tr-target')) {
-    setTransition(e, el.closest('tr').dataset.event, el.value, `${id}:tr:${el.closest('tr').dataset.event}`);
+    setTransition(e, el.closest('tr').dataset.event, el.value, `${step}:tr:${el.closest('tr').dataset.event}`);
   }
+}
+// A text field left empty (Enter, Tab, a click elsewhere): an optional key is removed.
+function onFormChange(ev) {
+  const el = ev.target;
+  if (!el.isConnected || !el.dataset.key || el.type !== 'text' || el.value !== '' || el.dataset.required) return;
+  const i = formFor;
+  if (i === null || i < 0) return;
+  const e = fieldEntity(el, i);
+  if (!e) return;
+  fieldMsg(el, '');
+  setParam(e, el.dataset.key, undefined, null);
 }
 
 // ---------- structural edits ----------
@@ -669,8 +802,8 @@ function definedElsewhere(i) {
   const e = entityOf(i), ep = p >= 0 ? entityOf(p) : null;
   return !!(e && ep && (e.range[0] < ep.range[0] || e.range[0] >= ep.range[1]));
 }
-const elsewhereMessage = i => `'${S.nodes[i].id}' is a subtree's root, written under 'trees:' and used here: change the use ` +
-  `(its '- subtree:' line) in the YAML panel, or the tree's nodes where they are written`;
+const elsewhereMessage = i => `'${S.nodes[i].id}' is a subtree's root, written under 'trees:' and used here: deleting or wrapping it ` +
+  `would change every use of that tree; change this use (its '- subtree:' item) in the YAML panel`;
 function deleteSelected() {
   const i = S.selected;
   const e = entityOf(i);
@@ -1010,6 +1143,7 @@ function runGone() {
   }
   clearAgent('no run');
   $('paused-banner').hidden = true;
+  $('bp-banner').hidden = true;
   for (const el of document.querySelectorAll('.paused-here')) el.classList.remove('paused-here');
 }
 // The run names brain files as it was given them: the same file as ours if the paths are
@@ -1088,11 +1222,24 @@ async function setBlackboard(key, raw) {
   const r = await api('/attach/blackboard', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ id: Number(id), key, value: parseArg(raw) }) });
   $('bb-error').textContent = r.body && r.body.ok ? '' : ((r.body && r.body.error) || `HTTP ${r.status}`);
 }
+// A POST replaces the run's whole set: this page's breakpoints, and the other files' that the
+// run listed (S.bpsForeign), so that they are not dropped.
 async function sendBreakpoints() {
   const file = S.agent && S.agent.file ? S.agent.file : S.path;
-  const breakpoints = [...S.bps].map(node => ({ file, node }));
-  const r = await api('/attach/breakpoints', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ breakpoints }) });
+  const breakpoints = [...S.bps].map(node => ({ file, node })).concat(S.bpsForeign);
+  // A poll of the run's breakpoints that was under way meanwhile reads them as they were.
+  S.bpEpoch++;
+  S.bpPosting++;
+  let r;
+  try {
+    r = await api('/attach/breakpoints', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ breakpoints }) });
+  } finally {
+    S.bpPosting--;
+    S.bpEpoch++;
+  }
   if (!r.ok) status('breakpoints not set: ' + ((r.body && r.body.error) || r.status), 'bad');
+  else S.bpsKnown = true;
+  return r.ok;
 }
 function toggleBreakpoint(i) {
   const n = S.nodes[i];
@@ -1102,15 +1249,70 @@ function toggleBreakpoint(i) {
   updateActionButtons();
   sendBreakpoints();
 }
+// The breakpoint markers and the button drawn from S.bps.
+function markBreakpoints() {
+  if (S.view) S.nodes.forEach((n, i) => { if (S.view.els[i]) S.view.els[i].classList.toggle('bp-on', S.bps.has(n.id)); });
+  updateActionButtons();
+}
+// The run's breakpoints, as its /api/debug gives them. A page loaded (or reloaded) while the
+// run holds breakpoints knew none of them: the run kept pausing at breakpoints drawn nowhere.
+// With their list (`breakpoint_list`: [{file or brain, node}]), this file's are taken as the
+// page's own (markers, "Remove breakpoint") and the others kept; those drawn nowhere here
+// (another brain's, or a node this file does not have) are named in a banner that offers to
+// clear them all. A run that gives only a count (`breakpoints`: an older thicket) has the
+// ones the page did not set counted there. A poll that overlapped a POST of the page's is not
+// read (it may predate it).
+function syncBreakpoints(d, epoch) {
+  if (S.bpPosting || epoch !== S.bpEpoch) return;
+  let text = '';
+  if (Array.isArray(d.breakpoint_list)) {
+    const name = ourBrainName();
+    const ours = b => b && typeof b.node === 'string' && (b.file ? sameBrainFile(b.file) : b.brain === name);
+    const mine = new Set(d.breakpoint_list.filter(ours).map(b => b.node));
+    S.bpsForeign = d.breakpoint_list.filter(b => b && typeof b.node === 'string' && !ours(b))
+      .map(b => (b.file ? { file: b.file, node: b.node } : { brain: b.brain, node: b.node }));
+    S.bpsKnown = true;
+    if (mine.size !== S.bps.size || [...mine].some(id => !S.bps.has(id))) {
+      S.bps = mine;
+      markBreakpoints();
+    }
+    const ids = new Set(S.nodes.map(n => n.id));
+    const elsewhere = [...S.bpsForeign.map(b => `${b.file || b.brain}: ${b.node}`),
+      ...[...mine].filter(id => !ids.has(id)).map(id => `${name}: ${id} (no such node here)`)];
+    if (elsewhere.length) {
+      const shown = elsewhere.slice(0, 4).join(', ') + (elsewhere.length > 4 ? ', ...' : '');
+      text = `The run also holds ${elsewhere.length} breakpoint${elsewhere.length === 1 ? '' : 's'} not drawn in this file ` +
+        `(${shown}); the run pauses at ${elsewhere.length === 1 ? 'it' : 'them'} too.`;
+    }
+  } else if (typeof d.breakpoints === 'number') {
+    const unknown = d.breakpoints - (S.bpsKnown ? S.bps.size + S.bpsForeign.length : 0);
+    if (unknown > 0)
+      text = `The run holds ${unknown} breakpoint${unknown === 1 ? '' : 's'} this page did not set ` +
+        `(set before the page was loaded, or by another client); the run pauses at ${unknown === 1 ? 'it' : 'them'}, and its debug API ` +
+        `tells only how many, not where. A breakpoint set here replaces ${unknown === 1 ? 'it' : 'them'}.`;
+  }
+  const banner = $('bp-banner');
+  banner.hidden = !text;
+  if (text) $('bp-banner-text').textContent = text;
+}
+async function clearAllBreakpoints() {
+  S.bps.clear();
+  S.bpsForeign = [];
+  markBreakpoints();
+  if (await sendBreakpoints()) $('bp-banner').hidden = true;
+  refresh();
+}
 async function control(what) {
   const r = await api('/attach/' + what, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
   if (!r.ok) status(`${what}: ` + ((r.body && r.body.error) || r.status), 'bad');
   refresh();
 }
 async function pollDebug() {
+  const epoch = S.bpEpoch;
   const r = await api('/attach/debug').catch(() => null);
   if (!r || !r.ok || !r.body) return;
   const d = r.body;
+  syncBreakpoints(d, epoch);
   for (const el of document.querySelectorAll('.paused-here')) el.classList.remove('paused-here');
   const banner = $('paused-banner');
   if (d.paused && d.hit) {
@@ -1236,13 +1438,14 @@ function wire() {
   });
   canvas.addEventListener('dragend', () => { dragFrom = -1; });
   $('form').addEventListener('input', onFormInput);
-  $('form').addEventListener('change', ev => { if (ev.target.type === 'checkbox' || ev.target.tagName === 'SELECT') return; });
+  $('form').addEventListener('change', onFormChange);
   $('form').addEventListener('click', ev => {
     const e = formFor !== null ? entityOf(formFor) : null;
     if (!e) return;
-    if (ev.target.classList.contains('arg-del')) { deleteArg(e, ev.target.closest('tr').dataset.arg); refreshForm(); }
+    if (ev.target.classList.contains('arg-del')) { deleteArgAt(e, +ev.target.closest('tr').dataset.index); refreshForm(); }
     if (ev.target.id === 'arg-add') {
-      const have = new Set(Object.keys(paramsOf(leafLike(e)).args || {}));
+      const { map } = argsMapOf(e);
+      const have = new Set(map ? map.items.map(Y.keyName) : Object.keys(paramsOf(leafLike(e)).args || {}));
       let k = 1;
       while (have.has(`arg${k}`)) k++;
       setArg(e, `arg${k}`, 0);
@@ -1296,6 +1499,7 @@ function wire() {
   $('delete').onclick = deleteSelected;
   $('wrap').onclick = wrapSelected;
   $('bp-toggle').onclick = () => { if (S.selected >= 0) toggleBreakpoint(S.selected); };
+  $('bp-clear').onclick = clearAllBreakpoints;
   $('disk-reload').onclick = () => loadFile(true).then(read => { if (read) scheduleCheck(0); });
   $('disk-dismiss').onclick = () => { $('disk-banner').hidden = true; };
   $('conflict-overwrite').onclick = () => save(true);

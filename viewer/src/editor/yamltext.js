@@ -302,16 +302,18 @@ export function replaceValue(text, node, value) {
 // Sets key: value in a mapping (an existing scalar is spliced; a new pair goes after the last).
 export function setKey(text, map, key, value) {
   const pair = map.items.find(p => keyName(p) === key);
-  if (pair && pair.value && pair.value.range) {
+  return pair ? setPairValue(text, pair, value) : addPair(text, map, key, value);
+}
+// A pair's new value (the pair itself, not the first of its key: a mapping may hold a key twice
+// while it is being typed).
+export function setPairValue(text, pair, value) {
+  if (pair.value && pair.value.range) {
     if (isScalar(pair.value) && !(isPlainObject(value) || Array.isArray(value))) return setScalar(text, pair.value, value);
     return replaceValue(text, pair.value, value);
   }
-  if (pair) { // `key:` with no value
-    const at = pair.key.range[1];
-    const colon = text.indexOf(':', at);
-    return [{ start: colon + 1, end: colon + 1, insert: ' ' + (small(value) ? flowText(value) : flowText(value)) }];
-  }
-  return addPair(text, map, key, value);
+  // `key:` with no value
+  const colon = text.indexOf(':', pair.key.range[1]);
+  return [{ start: colon + 1, end: colon + 1, insert: ' ' + flowText(value) }];
 }
 export function addPair(text, map, key, value) {
   if (flowOf(text, map)) {
