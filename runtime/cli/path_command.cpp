@@ -77,6 +77,12 @@ std::optional<Point> parse_point(const std::string& text) {
 }
 
 int usage_error(const char* usage, const std::string& message) {
+  // A known option's bad value is said alone, as `thicket run` says it (the 37 lines of usage
+  // after it pushed it off the screen); a missing file or an unknown option still get the usage.
+  if (message.rfind("--", 0) == 0 || message.rfind("unknown algorithm", 0) == 0) {
+    std::cerr << "thicket: " << message << "\n(thicket --help lists the options)\n";
+    return kExitUsage;
+  }
   std::cerr << "thicket: " << message << "\n" << usage;
   return kExitUsage;
 }
