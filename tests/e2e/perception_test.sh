@@ -174,9 +174,9 @@ grep -q "^bad_binding.yaml:14:41: error: .*'haerd', which its brain ../../../doc
   grep -q "bad_events.yaml: 2 error(s)" "$dir/err" && ok || bad "events a brain cannot take: $(cat "$dir/err")"
 "$thicket" check bad_gives.yaml > /dev/null 2> "$dir/err"
 [[ $? == 2 ]] && ok || bad "gifts that do not fit should fail the check"
-grep -q "^bad_gives.yaml:6:7: error: pickup 'kit' gives 'health' text, but the brain ../../../docs/examples/perception/walker.yaml of group 'walker' declares it as number$" "$dir/err" &&
-  grep -q "^bad_gives.yaml:6:7: error: pickup 'kit' gives 'helth', which no brain of a group that may take it declares; did you mean 'health'?$" "$dir/err" &&
-  grep -q "^bad_gives.yaml:7:7: error: pickup 'flag' gives 'health' true/false, but" "$dir/err" && ok || bad "gift messages: $(cat "$dir/err")"
+grep -q "^bad_gives.yaml:6:39: error: pickup 'kit' gives 'health' text, but the brain ../../../docs/examples/perception/walker.yaml of group 'walker' declares it as number$" "$dir/err" &&
+  grep -q "^bad_gives.yaml:6:53: error: pickup 'kit' gives 'helth', which no brain of a group that may take it declares; did you mean 'health'?$" "$dir/err" &&
+  grep -q "^bad_gives.yaml:7:58: error: pickup 'flag' gives 'health' true/false, but" "$dir/err" && ok || bad "gift messages: $(cat "$dir/err")"
 "$thicket" run bad_noise_scenario.yaml --quiet > /dev/null 2> "$dir/err"
 [[ $? == 1 ]] && ok || bad "a script error in a scenario should exit 1"
 grep -q "^error: bad_noise.lua:5: thicket.noise: loudness must be a finite number > 0" "$dir/err" && ok || bad "bad noise message: $(cat "$dir/err")"

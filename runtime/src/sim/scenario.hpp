@@ -58,6 +58,7 @@ struct PickupDecl {
   std::vector<std::pair<std::string, Value>> gives;
   std::vector<std::string> team_names;  // `teams:` as written (spec.teams resolved from them)
   int line = 0, column = 0;
+  std::vector<std::pair<int, int>> gives_at;  // each given key's line and column, as `gives`
 };
 
 // Where a group's agents appear: uniformly at random (from the run seed) in a disc or a box.

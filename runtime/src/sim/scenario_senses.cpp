@@ -300,7 +300,7 @@ void ScenarioReader::read_pickups(const Field& list, ScenarioSpec& spec) {
     read_measure(item, "radius", /*positive=*/true, p.radius);
     read_measure(item, "respawn", /*positive=*/false, p.respawn, kMaxSeconds);
     if (Field teams = field(item, "teams")) read_pickup_teams(teams, decl, spec);
-    if (Field gives = field(item, "gives")) read_blackboard(gives, decl.gives, "given value");
+    if (Field gives = field(item, "gives")) read_blackboard(gives, decl.gives, "given value", &decl.gives_at);
     if (diags_.size() == errors_before) spec.pickups.push_back(std::move(decl));
   }
 }

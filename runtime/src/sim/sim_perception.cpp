@@ -86,7 +86,10 @@ void check_gifts(const Simulation::Impl& sim, std::vector<Diagnostic>& diags) {
   const ScenarioSpec& spec = sim.spec;
   const SimWorker& worker = *sim.workers[0];
   for (const PickupDecl& p : spec.pickups)
-    for (const auto& [key, value] : p.gives) {
+    for (size_t k = 0; k < p.gives.size(); ++k) {
+      const auto& [key, value] = p.gives[k];
+      // Said at the given key's place (at the pickup's when unknown).
+      const auto [line, column] = k < p.gives_at.size() ? p.gives_at[k] : std::pair<int, int>{p.line, p.column};
       bool declared_somewhere = false;
       std::vector<std::string> known;
       for (uint32_t g = 0; g < spec.groups.size(); ++g) {
@@ -102,13 +105,13 @@ void check_gifts(const Simulation::Impl& sim, std::vector<Diagnostic>& diags) {
         if (!found) continue;
         declared_somewhere = true;
         if (!gift_fits(value, found->type))
-          diags.push_back({Severity::Error, spec.path, p.line, p.column,
+          diags.push_back({Severity::Error, spec.path, line, column,
                            "pickup '" + p.spec.name + "' gives '" + key + "' " + gift_words(value) + ", but the brain " +
                                spec.groups[g].brain + " of group '" + spec.groups[g].name + "' declares it as " +
                                std::string(value_type_name(found->type))});
       }
       if (!declared_somewhere)
-        diags.push_back({Severity::Error, spec.path, p.line, p.column,
+        diags.push_back({Severity::Error, spec.path, line, column,
                          "pickup '" + p.spec.name + "' gives '" + key +
                              "', which no brain of a group that may take it declares" + did_you_mean(key, known)});
     }

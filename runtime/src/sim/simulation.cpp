@@ -191,6 +191,7 @@ void check_groups_of_failed_load(const ScenarioSpec& partial, std::vector<Diagno
 
 std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const SimOptions& options,
                                                std::vector<Diagnostic>& diags) {
+  const size_t diags_from = diags.size();
   auto impl = std::make_unique<Impl>();
   impl->spec = spec;
   impl->options = options;
@@ -308,6 +309,7 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
         value->second = swept_blackboard_value(text, declared->type);
     }
   }
+  bool spawned = true;  // every agent has its place (what the senses' and pickups' checks need)
   for (uint32_t g = 0; g < spec.groups.size(); ++g) {
     const AgentGroup& group = spec.groups[g];
     int32_t team = static_cast<int32_t>(std::find(spec.teams.begin(), spec.teams.end(), group.team) - spec.teams.begin());
@@ -323,6 +325,7 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
         diags.push_back({Severity::Error, spec.path, group.spawn_line, group.spawn_column,
                          "group '" + group.name + "': no free place in its spawn area after " + std::to_string(kSpawnTries) +
                              " tries: obstacles cover it"});
+        spawned = false;
         break;  // the other groups' are said too; the errors stop the run below
       }
       a.entity = impl->world.spawn(*at, group.vehicle, team);
@@ -375,14 +378,21 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
         }
     }
   }
-  if (has_errors(diags)) return nullptr;
+  // Every error at once: the senses', the pickups' and the record keys' checks run beside the
+  // blackboard values' errors above (each of them held the next back, a check per fix), and
+  // the scenario's are then said by line. Only agents without a place stop them here.
+  auto failed = [&] {
+    sort_scenario_diagnostics(spec.path, diags, diags_from);
+    return nullptr;
+  };
+  if (!spawned) return failed();
   impl->forces.assign(impl->world.entities().size(), world::Vec2{0, 0});
   double cell = 4.0;
   for (const auto& g : spec.groups) cell = std::max(cell, 4 * g.vehicle.radius);
   impl->hash = world::SpatialHash(cell);
-  if (!setup_perception(*impl, diags)) return nullptr;
+  const bool perceived = setup_perception(*impl, diags);
   std::vector<std::string> record_keys = Recorder::checked_keys(spec, options, *impl->workers[0], diags);
-  if (has_errors(diags)) return nullptr;
+  if (!perceived || has_errors(diags)) return failed();
   if (options.record) impl->recorder = std::make_unique<Recorder>(*impl, std::move(record_keys));
   collect_brain_events(*impl);
   impl->sensed_before_tick = options.trace || options.explain;
