@@ -322,9 +322,16 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
       a.worker = static_cast<uint32_t>((uint64_t(k) * threads) / group.count);
       std::optional<world::Vec2> at = spawn_point(group.spawn, impl->nav.world.walls, placement);
       if (!at) {
+        // (The loader refuses an area with no free cell of the map at all: here the free
+        // ground is too small a part of it for random points to find.)
+        const bool map = impl->nav.world.map != nullptr, obstacles = !impl->world.obstacles().empty();
+        const std::string cover = map && obstacles ? "the map's blocked cells and the obstacles"
+                                  : map           ? "the map's blocked cells"
+                                                  : "obstacles";
         diags.push_back({Severity::Error, spec.path, group.spawn_line, group.spawn_column,
-                         "group '" + group.name + "': no free place in its spawn area after " + std::to_string(kSpawnTries) +
-                             " tries: obstacles cover it"});
+                         "group '" + group.name + "': no free place found in its spawn area in " + std::to_string(kSpawnTries) +
+                             " random tries: " + cover + " cover all or nearly all of it (make the area smaller, around "
+                             "the free ground)"});
         spawned = false;
         break;  // the other groups' are said too; the errors stop the run below
       }

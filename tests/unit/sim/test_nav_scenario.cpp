@@ -781,7 +781,7 @@ TEST_CASE("nav scenario: errors found when the run is made point at their key") 
     return out;
   };
   CHECK(errors("{size: [10, 10], obstacles: [{box: [[0, 0], [10, 10]]}]}", "{centre: [5, 5], radius: 1}") ==
-        "8:5: group 'g': no free place in its spawn area after 10000 tries: obstacles cover it\n");
+        "8:5: group 'g': no free place found in its spawn area in 10000 random tries: obstacles cover all or nearly all of it (make the area smaller, around the free ground)\n");
   const std::string big = errors("{size: [5000, 5000], navmesh: true}", "{centre: [5, 5], radius: 1}");
   INFO(big);
   CHECK(big.rfind("2:29: the navmesh could not be built: ", 0) == 0);
