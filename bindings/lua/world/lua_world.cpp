@@ -585,6 +585,11 @@ int record_metric(lua_State* L, bool gauge) {
             return luaL_error(L, "gauge '%s' has the columns %s_mean, %s_min and %s_max in the rows, and '%s%s' is a "
                                  "metric of the scenario too: rename one of them",
                               name, name, name, name, name, stat);
+      // A name is a counter or a gauge, not both: a gauge's report replaced the counter's total.
+      if (gauge ? s.worker->sim->metric_counted[m] : s.worker->sim->metric_is_gauge[m])
+        return luaL_error(L, "metric '%s' is a %s (thicket.%s reported it before), so thicket.%s cannot report it: a name "
+                             "is a counter or a gauge, not both (declare another name under 'metrics:')",
+                          name, gauge ? "counter" : "gauge", gauge ? "metric" : "gauge", gauge ? "gauge" : "metric");
       s.worker->metrics.push_back({s.agent->id, s.worker->seq++, m, value, gauge});
       return 0;
     }

@@ -116,8 +116,16 @@ bool ScenarioReader::read_group(const YAML::Node& map, AgentGroup& group, const 
   size_t errors_before = diags_.size();
   reject_unknown_keys(map, kGroupKeys, "key", " in a group");
   if (Field name = required(map, "name", "a group needs 'name: NAME'")) {
-    if (!is_text(name.value) || name.value.Scalar().empty())
+    if (!is_text(name.value))
       error(name, "'name' must be text, got " + shown(name.value));
+    else if (name.value.Scalar().find_first_not_of(" \t") == std::string::npos)
+      error(name, "'name' must name the group, got " +
+                      std::string(name.value.Scalar().empty() ? "an empty text" : "only spaces ('" + name.value.Scalar() + "')"));
+    else if (name.value.Scalar().find('.') != std::string::npos)
+      // A sweep key names a group's value as groups.NAME.KEY: with groups 'a' and 'a.vehicle',
+      // groups.a.vehicle.mass could not say which it meant.
+      error(name, "a group's name may not hold '.', which separates the parts of a sweep key (groups." +
+                      shown_name(name.value.Scalar(), 60) + ".count could not be read), got '" + shown_name(name.value.Scalar(), 80) + "'");
     else if (auto [first, fresh] = group_names_.emplace(name.value.Scalar(), name.value.Mark().line + 1); !fresh)
       error(name, "a group named '" + name.value.Scalar() + "' is defined twice (first at line " +
                       std::to_string(first->second) + ")");

@@ -122,6 +122,12 @@ struct Simulation::Impl {
   std::vector<std::string> metric_names;    // declared, then built-in
   std::vector<double> metric_totals;
   std::vector<bool> metric_is_gauge;
+  // A metric counted (thicket.metric) at least once: a name is a counter or a gauge, not both
+  // (a gauge's report replaced the counter's total). Both are written between ticks only, so a
+  // leaf reads them to refuse the other kind; a checkpoint's counted metrics are those with a
+  // total that are not gauges.
+  std::vector<bool> metric_counted;
+  std::vector<bool> metric_kind_warned;  // a same-tick clash of kinds said once per metric
   uint32_t deaths_metric = 0, dealt_metric = 0;  // "deaths", "damage_dealt": looked up once
   // The tick's effects and samples in agent-id order (gather_effects), and scratch: kept, so a
   // tick allocates nothing once they have grown.

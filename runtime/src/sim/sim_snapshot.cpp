@@ -654,6 +654,7 @@ bool Simulation::restore(std::string_view bytes, const std::string& name, std::v
       return fail("its metric " + std::to_string(m + 1) + " is '" + metric + "', the scenario's '" + s.metric_names[m] + "'");
     s.metric_totals[m] = in.f64();
     s.metric_is_gauge[m] = in.u8() != 0;
+    s.metric_counted[m] = !s.metric_is_gauge[m] && s.metric_totals[m] != 0;
     GaugeStats& g = s.gauge_stats[m];
     g.last = in.f64();
     g.mean = in.f64();

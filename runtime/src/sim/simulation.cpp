@@ -209,6 +209,8 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
   impl->dealt_metric = metric_index("damage_dealt");
   impl->metric_totals.assign(impl->metric_names.size(), 0.0);
   impl->metric_is_gauge.assign(impl->metric_names.size(), false);
+  impl->metric_counted.assign(impl->metric_names.size(), false);
+  impl->metric_kind_warned.assign(impl->metric_names.size(), false);
   const uint32_t threads = std::max<uint32_t>(1, options.threads);
   for (uint32_t w = 0; w < threads; ++w) {
     auto worker = std::make_unique<SimWorker>();
@@ -530,7 +532,20 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
     reset.assign(s.metric_totals.size(), 0);
     auto count_samples = [&] {
       for (const auto& m : s.tick_samples) {
+        // A name first used in this tick as both kinds (the leaves refuse the other kind from
+        // the next tick on): the samples of the kind used first, in agent order, count.
+        if (m.gauge ? s.metric_counted[m.metric] : s.metric_is_gauge[m.metric]) {
+          if (!s.metric_kind_warned[m.metric]) {
+            s.metric_kind_warned[m.metric] = true;
+            s.log("warning: metric '" + s.metric_names[m.metric] + "' was reported as a " + (m.gauge ? "gauge" : "counter") +
+                  " by agent " + std::to_string(m.agent) + " at tick " + std::to_string(s.tick) + ", in the tick it became a " +
+                  (m.gauge ? "counter" : "gauge") + ": those reports are dropped (a name is a counter, thicket.metric, or a "
+                  "gauge, thicket.gauge, not both)");
+          }
+          continue;
+        }
         if (m.gauge) s.metric_is_gauge[m.metric] = true;
+        else s.metric_counted[m.metric] = true;
         if (s.metric_is_gauge[m.metric] && !reset[m.metric]) {
           reset[m.metric] = 1;
           s.metric_totals[m.metric] = 0;
