@@ -78,6 +78,7 @@ struct AgentGroup {
   SpawnArea spawn;
   int spawn_line = 0, spawn_column = 0;  // where `spawn:` is, for errors found when the run is made
   world::Vehicle vehicle;               // mass, max_speed, max_force, radius
+  double facing = 0;                    // degrees: the way its agents face at the start (0: +x, 90: +y)
   std::vector<std::pair<std::string, Value>> blackboard;  // initial values (checked against the brain at load)
   std::vector<std::pair<int, int>> blackboard_at;         // line and column of each of those keys in the file
   // The values a sweep (`sweep:`, --set) wrote, by key, as their text: the brain's declaration

@@ -20,7 +20,7 @@ constexpr int64_t kMaxAgents = 100000;
 // may take one of these names.
 constexpr const char* kRunColumns[] = {"run",         "seed",   "ticks",           "agents_start", "agents_end",
                                        "agent_ticks", "wall_s", "agent_ticks_per_s", "script_errors"};
-const std::vector<std::string> kGroupKeys = {"name", "team", "count", "brain", "spawn", "vehicle", "blackboard", "senses"};
+const std::vector<std::string> kGroupKeys = {"name", "team", "count", "brain", "spawn", "facing", "vehicle", "blackboard", "senses"};
 const std::vector<std::string> kSpawnKeys = {"centre", "radius", "box"};  // and `center`, silently
 const std::vector<std::string> kVehicleKeys = {"mass", "max_speed", "max_force", "radius"};
 
@@ -153,6 +153,16 @@ bool ScenarioReader::read_group(const YAML::Node& map, AgentGroup& group, const 
     read_spawn(spawn, group.spawn, spec, where);
   }
   if (Field vehicle = field(map, "vehicle")) read_vehicle(vehicle, group.vehicle);
+  // The way its agents face when they appear (their heading then follows their velocity): a
+  // sentry that never moves looks this way for the whole run (it could face only +x).
+  if (Field facing = field(map, "facing")) {
+    const std::optional<double> degrees = finite_number(facing.value);
+    if (!degrees || *degrees < -360 || *degrees > 360)
+      error(facing, "'facing' must be the way the agents face at the start, in degrees from -360 to 360 (0 faces +x, 90 +y), got " +
+                        shown(facing.value));
+    else
+      group.facing = *degrees;
+  }
   if (Field blackboard = field(map, "blackboard")) read_blackboard(blackboard, group.blackboard, "initial value", &group.blackboard_at);
   if (Field senses = field(map, "senses")) read_senses(senses, group);
   return diags_.size() == errors_before;

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <optional>
 #include <cmath>
+#include <numbers>
 #include <thread>
 
 #include "agent.hpp"
@@ -337,7 +338,8 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
         spawned = false;
         break;  // the other groups' are said too; the errors stop the run below
       }
-      a.entity = impl->world.spawn(*at, group.vehicle, team);
+      const double facing = group.facing * std::numbers::pi / 180;
+      a.entity = impl->world.spawn(*at, group.vehicle, team, world::Vec2{std::cos(facing), std::sin(facing)});
       a.wander_rng = Rng::seeded(options.seed ^ 0x77616e646572ULL, a.id).state;
       SimWorker& worker = *impl->workers[a.worker];
       a.handle = worker.rt->spawn(worker.brains[g], initial[g], a.id);

@@ -18,7 +18,7 @@
 namespace thicket {
 
 const char* const kSweepKeyForms =
-    "seed, groups.NAME.count, groups.NAME.vehicle.{mass,max_speed,max_force,radius}, groups.NAME.blackboard.KEY, "
+    "seed, groups.NAME.count, groups.NAME.facing, groups.NAME.vehicle.{mass,max_speed,max_force,radius}, groups.NAME.blackboard.KEY, "
     "groups.NAME.senses.sight.cones.I.{range,angle}, groups.NAME.senses.sight.lod.distance, "
     "groups.NAME.senses.hearing.{threshold,walls}, "
     "groups.NAME.senses.touch.reach, groups.NAME.senses.memory";
@@ -74,7 +74,7 @@ namespace {
 
 // What a key names, once resolved against a spec.
 struct Target {
-  enum class Kind { Seed, Count, Vehicle, Blackboard, ConeRange, ConeAngle, LodDistance, HearingThreshold, HearingWalls,
+  enum class Kind { Seed, Count, Facing, Vehicle, Blackboard, ConeRange, ConeAngle, LodDistance, HearingThreshold, HearingWalls,
                     TouchReach, Memory } kind = Kind::Seed;
   size_t group = 0;
   size_t cone = 0;
@@ -95,7 +95,7 @@ std::optional<size_t> group_of(const ScenarioSpec& spec, const std::string& rest
 
 // The field paths a group offers, for "did you mean".
 std::vector<std::string> group_fields(const AgentGroup& g) {
-  std::vector<std::string> out = {"count", "vehicle.mass", "vehicle.max_speed", "vehicle.max_force", "vehicle.radius"};
+  std::vector<std::string> out = {"count", "facing", "vehicle.mass", "vehicle.max_speed", "vehicle.max_force", "vehicle.radius"};
   for (const auto& [key, v] : g.blackboard) out.push_back("blackboard." + key);
   for (size_t c = 0; c < g.senses.sight.cones.size(); ++c) {
     out.push_back("senses.sight.cones." + std::to_string(c) + ".range");
@@ -161,6 +161,10 @@ std::optional<Target> resolve(const ScenarioSpec& spec, const std::string& key, 
   };
   if (f == "count") {
     t.kind = Target::Kind::Count;
+    return t;
+  }
+  if (f == "facing") {
+    t.kind = Target::Kind::Facing;
     return t;
   }
   if (head == "name" || head == "team" || head == "brain" || head == "spawn") {
@@ -272,6 +276,10 @@ bool set_value(ScenarioSpec& spec, const Target& t, const std::string& key, cons
   auto v = number(text);
   perception::Senses& s = g.senses;
   switch (t.kind) {
+    case Target::Kind::Facing:
+      if (!v || *v < -360 || *v > 360) return bad("degrees from -360 to 360 (0 faces +x, 90 +y)");
+      g.facing = *v;
+      return true;
     case Target::Kind::Vehicle: {
       const bool mass = t.field == "mass";
       if (!v || !world::vehicle_field_fits(t.field, *v)) return bad(world::vehicle_field_range(t.field));
