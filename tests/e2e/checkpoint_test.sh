@@ -167,28 +167,11 @@ echo "-- edited" >> "$dir/edited/fighter.lua"
   && grep -q "e.snap: note: Lua file .*edited/fighter.lua was edited since the checkpoint (or is new): the resumed run calls the leaves as they are now" "$dir/err" \
   && ok || bad "no note on the edited leaf file: $(cat "$dir/err")"
 # A checkpoint of format 7 (no map or Lua file hashes in its header) still resumes.
-python3 - "$dir/e.snap" "$dir/e7.snap" <<'PY'
-import struct, sys, zlib
-b = open(sys.argv[1], "rb").read()
-p = 24
-def take(fmt):
-    global p
-    v = struct.unpack_from(fmt, b, p)[0]
-    p += struct.calcsize(fmt)
-    return v
-def skip_str():
-    global p
-    n = take("<I")
-    p += n
-skip_str(); skip_str()
-take("<Q"); take("<Q"); take("<d"); take("<Q"); take("<I"); take("<I")
-for _ in range(take("<I")): skip_str(); take("<Q")
-start = p
-take("<Q")
-n = take("<I")
-p += 8 * n
-body = b[24:start] + b[p:]
-open(sys.argv[2], "wb").write(b[:8] + struct.pack("<IQI", 7, len(body), zlib.crc32(body)) + body)
+python3 - "$dir/e.snap" "$dir/e7.snap" "$here/tests/e2e" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[3])
+from checkpoint_layout import as_format_7
+open(sys.argv[2], "wb").write(as_format_7(open(sys.argv[1], "rb").read()))
 PY
 "$thicket" run "$dir/edited/skirmish.yaml" --ticks 20 --threads 1 --resume "$dir/e7.snap" --quiet 2>"$dir/err" \
   && ! grep -q "Lua file" "$dir/err" && ok || bad "a format 7 checkpoint: $(cat "$dir/err")"

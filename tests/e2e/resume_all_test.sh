@@ -30,45 +30,31 @@ series_after() { awk -F, -v t="$2" 'NR == 1 || $3 + 0 > t' "$1"; }
 # layout at the top of runtime/src/sim/sim_snapshot.cpp (format 3 on), after the header and
 # the metrics. Prints "?" when the file cannot be read so.
 searching() {
-  python3 - "$1" 2>/dev/null <<'PY' || echo "?"
-import struct, sys
-b = open(sys.argv[1], "rb").read()
-assert b[:8] == b"THKTSIM\n" and struct.unpack_from("<I", b, 8)[0] >= 3
-p = 24
-def take(fmt):
-    global p
-    v = struct.unpack_from(fmt, b, p)[0]
-    p += struct.calcsize(fmt)
-    return v
-def skip_str():
-    global p
-    n = take("<I")
-    p += n
-skip_str(); skip_str()                    # thicket version, scenario file
-take("<Q"); take("<Q"); take("<d"); take("<Q"); take("<I")  # hash, seed, dt, tick, threads
-agents = take("<I")
-for _ in range(take("<I")): skip_str(); take("<Q")  # groups: brain file, hash
-if struct.unpack_from("<I", b, 8)[0] >= 8:  # the map's hash, the Lua files' hashes
-    take("<Q")
-    lua = take("<I")
-    p += 8 * lua
-for _ in range(take("<I")): skip_str(); p += 8 + 1 + 32 + 8  # metrics
-p += 16                                   # agent-ticks, script errors
-if struct.unpack_from("<I", b, 8)[0] >= 6:  # the script error book
-    for _ in range(take("<I")): skip_str(); take("<I"); skip_str(); take("<Q")
-    for _ in range(take("<I")): skip_str(); take("<I"); take("<I")
-if struct.unpack_from("<I", b, 8)[0] >= 7:  # the warnings said
-    for _ in range(take("<I")): skip_str(); take("<I"); skip_str()
+  python3 - "$1" "$here/tests/e2e" 2>/dev/null <<'PY' || echo "?"
+import sys
+sys.path.insert(0, sys.argv[2])
+from checkpoint_layout import Reader
+r = Reader(open(sys.argv[1], "rb").read())
+assert r.format >= 3
+agents = r.header()
+r.hashes()                                # format 8: the map's and the Lua files' hashes
+for _ in range(r.take("<I")): r.skip_str(); r.p += 8 + 1 + 32 + 8  # metrics
+r.p += 16                                 # agent-ticks, script errors
+if r.format >= 6:                         # the script error book
+    for _ in range(r.take("<I")): r.skip_str(); r.take("<I"); r.skip_str(); r.take("<Q")
+    for _ in range(r.take("<I")): r.skip_str(); r.take("<I"); r.take("<I")
+if r.format >= 7:                         # the warnings said
+    for _ in range(r.take("<I")): r.skip_str(); r.take("<I"); r.skip_str()
 n = 0
 for _ in range(agents):
-    p += 1 + 4 + 16 + 8                   # alive, entity, wander target, wander stream
-    if take("<B"):
+    r.p += 1 + 4 + 16 + 8                 # alive, entity, wander target, wander stream
+    if r.take("<B"):
         n += 1
-        p += 32 + 2                       # from, goal, algorithm, smooth
-        zones = take("<I")
-        p += 32 * zones + 8               # danger zones, nodes expanded
-    p += 8 + 8 + 4 + 1
-assert p <= len(b)
+        r.p += 32 + 2                     # from, goal, algorithm, smooth
+        zones = r.take("<I")
+        r.p += 32 * zones + 8             # danger zones, nodes expanded
+    r.p += 8 + 8 + 4 + 1
+assert r.p <= len(r.b)
 print(n)
 PY
 }
