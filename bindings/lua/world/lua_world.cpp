@@ -97,6 +97,22 @@ int heading(lua_State* L) {
   lua_pushnumber(L, s.entity->heading.y);
   return 2;
 }
+// agent:face(x, y): after this tick's move the agent faces the point (its sight cones look
+// there); a later call in the tick replaces an earlier one, and a point where it stands asks
+// nothing. Moving on later ticks turns it to its velocity again, so it is a stationary or slow
+// agent's way to look around. Taken with the tick's other effects: a leaf's call changes no
+// heading another agent reads in the same tick.
+int face(lua_State* L) {
+  Self s = self(L);
+  const double x = luaL_checknumber(L, 2), y = luaL_checknumber(L, 3);
+  char bx[40], by[40];
+  if (!std::isfinite(x) || !std::isfinite(y))
+    return luaL_error(L, "face: the point must be two finite numbers, got %s, %s", number_text(x, bx), number_text(y, by));
+  const world::Vec2 to = world::Vec2{x, y} - s.entity->position;
+  const double length = std::sqrt(to.length_squared());
+  if (length > 1e-9) s.worker->sim->facing[s.agent->entity.index()] = to / length;
+  return 0;
+}
 int team(lua_State* L) {
   Self s = self(L);
   lua_pushstring(L, s.worker->sim->spec.teams[s.entity->team].c_str());
@@ -617,7 +633,7 @@ void install_lua_world(SimWorker& worker) {
   lua_newtable(L);  // its __index: the methods
   const luaL_Reg methods[] = {{"position", position}, {"velocity", velocity}, {"heading", heading},
                               {"team", team},         {"neighbours", neighbours}, {"nearest", nearest},
-                              {"steer", steer},       {"damage", damage},     {"signal", signal},
+                              {"steer", steer},       {"face", face},         {"damage", damage},     {"signal", signal},
                               {"path_to", path_to},   {"locate", locate},     {"sees", sees},
                               {"percepts", percepts}, {"memory", memory},     {nullptr, nullptr}};
   lua_pushlightuserdata(L, &host);

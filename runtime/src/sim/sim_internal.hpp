@@ -118,6 +118,9 @@ struct Simulation::Impl {
   std::vector<SimAgent> agents;
   std::vector<uint32_t> agent_of_slot;      // entity slot index -> agent id (0: none)
   std::vector<world::Vec2> forces;          // steering this tick, by entity slot index
+  // agent:face this tick, by entity slot index ({0, 0}: none): the unit vector its heading
+  // takes after the tick's move. Written by the agent's own worker only, read as it moves.
+  std::vector<world::Vec2> facing;
   std::vector<std::unique_ptr<SimWorker>> workers;
   std::vector<std::string> metric_names;    // declared, then built-in
   std::vector<double> metric_totals;

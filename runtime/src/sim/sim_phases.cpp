@@ -26,6 +26,9 @@ void move_worker(SimWorker& w, double dt) {
     const world::Vec2 before = e.position;
     world::move_entity(e, s.forces[a.entity.index()], dt, bounds);
     if (map) nav::keep_out_of_walls(e, before, *map);
+    // agent:face: the heading after the move is the one asked for (a moving agent's next move
+    // turns it to its velocity again).
+    if (const world::Vec2 f = s.facing[a.entity.index()]; f.x != 0 || f.y != 0) e.heading = f;
   }
 }
 

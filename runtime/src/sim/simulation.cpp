@@ -398,6 +398,7 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
   };
   if (!spawned) return failed();
   impl->forces.assign(impl->world.entities().size(), world::Vec2{0, 0});
+  impl->facing.assign(impl->world.entities().size(), world::Vec2{0, 0});
   double cell = 4.0;
   for (const auto& g : spec.groups) cell = std::max(cell, 4 * g.vehicle.radius);
   impl->hash = world::SpatialHash(cell);
@@ -515,6 +516,7 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
       trace_percepts(s);
     }
     std::fill(s.forces.begin(), s.forces.end(), world::Vec2{0, 0});
+    std::fill(s.facing.begin(), s.facing.end(), world::Vec2{0, 0});
     if (s.workers.size() == 1) {
       tick_worker(*s.workers[0], dt);
     } else {
