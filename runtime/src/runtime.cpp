@@ -690,6 +690,13 @@ std::optional<BrainHandle> Runtime::load_file(const std::string& path, std::vect
 std::optional<BrainHandle> Runtime::load_string(const std::string& yaml, const std::string& name,
                                                 std::vector<Diagnostic>& diagnostics) {
   if (impl_->refuse_mid_tick("load_string", name, &diagnostics)) return std::nullopt;
+  // The limit a file has (read_limited): a text from a game's mod or a network is as untrusted.
+  if (yaml.size() > kMaxYamlBytes) {
+    diagnostics.push_back({Severity::Error, name, 0, 0,
+                           "the text is " + std::to_string(yaml.size() >> 20) + " MB; a brain may be at most " +
+                               std::to_string(kMaxYamlBytes >> 20) + " MB, as a brain file may"});
+    return std::nullopt;
+  }
   const size_t before = diagnostics.size();
   return in_file_order(impl_->load(yaml, name, diagnostics), diagnostics, before);
 }

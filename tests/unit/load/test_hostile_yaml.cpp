@@ -526,3 +526,15 @@ TEST_CASE("a symbolic link that leads round in a loop is said so, not 'not found
   CHECK(errors.find("not found") == std::string::npos);
   fs::remove_all(dir);
 }
+
+TEST_CASE("a text over 16 MB given to load_string is refused as a file of that size is, before it is parsed") {
+  Runtime rt;
+  std::vector<Diagnostic> d;
+  std::string text = "tree: t\nroot: {wait: 1}\n";
+  text.append(thicket::kMaxYamlBytes, '#');  // a comment: as YAML it would load
+  CHECK_FALSE(rt.load_string(text, "mod.yaml", d));
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].message == "the text is 16 MB; a brain may be at most 16 MB, as a brain file may");
+  std::vector<Diagnostic> small;
+  CHECK(rt.load_string("tree: t\nroot: {wait: 1}\n", "mod.yaml", small));
+}
