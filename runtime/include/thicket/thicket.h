@@ -117,7 +117,7 @@ int32_t thicket_load_file(thicket_runtime *rt, const char *path);
 /* The same from YAML text; `name` stands for the file in messages, and relative leaf files
 ** resolve against its folder (NULL: "<string>", leaf files from the working folder; an empty
 ** name is THICKET_ERR_ARG: its messages would start ":2:16: error"). NULL yaml is
-** THICKET_ERR_ARG. */
+** THICKET_ERR_ARG; a text over 16 MB is THICKET_ERR_LOAD, as a file of that size is. */
 int32_t thicket_load_string(thicket_runtime *rt, const char *yaml, const char *name);
 /* How many brains are loaded (ids 0 .. count-1), or negative. */
 int32_t thicket_brain_count(thicket_runtime *rt);
