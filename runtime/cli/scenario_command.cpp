@@ -272,6 +272,13 @@ int cmd_scenario(const Options& o) {
   // one worker, several runs at once; big runs go one after another, their agents over the
   // threads. Either way every run is the same as on any thread count (SPEC 8.2), and what the
   // runs write (their log, Lua prints, diagnostics, series, rows) is written in run order.
+  // Run 1 did not load, or was stopped as it loaded: no empty record left behind (a device
+  // such as /dev/stdout is left as it is).
+  auto drop_record = [&] {
+    if (!record || o.record.rfind("/dev/", 0) == 0) return;
+    record.reset();
+    std::remove(o.record.c_str());
+  };
   uint64_t agents_per_run = 0;
   for (const auto& g : spec->groups) agents_per_run += g.count;
   const bool spread = plan.size() > 1 && so.threads > 1 && !o.watch && !live && !checkpointer && !resume &&
@@ -297,10 +304,7 @@ int cmd_scenario(const Options& o) {
     auto write = [&](uint64_t r) {  // under m, in run order
       Done& d = runs[r];
       if (d.skipped) {
-        if (r == 0 && record && o.record.rfind("/dev/", 0) != 0) {  // no empty record left behind
-          record.reset();
-          std::remove(o.record.c_str());
-        }
+        if (r == 0) drop_record();
         return;
       }
       std::cerr << cli::unseen_warnings(d.diags, warned);
@@ -434,18 +438,12 @@ int cmd_scenario(const Options& o) {
     if (!sim && g_interrupted) {
       // Ctrl-C or SIGTERM while the run loaded stops its leaf files' compiling: the batch ends
       // before this run, as if the signal had come a moment earlier (not a load failure).
-      if (r == 0 && record && o.record.rfind("/dev/", 0) != 0) {
-        record.reset();
-        std::remove(o.record.c_str());
-      }
+      if (r == 0) drop_record();
       batch.interrupted(0);
       break;
     }
     if (!sim) {
-      if (r == 0 && record && o.record.rfind("/dev/", 0) != 0) {  // no empty record left behind
-        record.reset();
-        std::remove(o.record.c_str());
-      }
+      if (r == 0) drop_record();
       if (batch.collects()) {  // the batch ends here, as on one process, once the others are in
         batch.load_failed();
         break;

@@ -63,6 +63,14 @@ function dumpIds(file) {
 }
 const isBrain = f => /^(tree|fsm|machine):/m.test(readFileSync(f, 'utf8'));
 // The page, ready: the first check drawn.
+// A copy of the guard example in a folder of its own under the work folder: { dir, file },
+// file its guard.yaml.
+function guardCopy(name) {
+  const dir = join(work, name);
+  cpSync(join(examples, 'guard'), dir, { recursive: true });
+  return { dir, file: join(dir, 'guard.yaml') };
+}
+
 async function open(browser, url) {
   const o = await openPage(browser, url);
   o.page.setDefaultTimeout(10000);
@@ -250,9 +258,7 @@ async function hostileNames() {
 // rewritten with LF, a reason that already says "not saved", and a check that lands after a
 // refused save (it said "loads cleanly" over the reason).
 async function sweepFixes() {
-  const dir = join(work, 'sweep');
-  cpSync(join(examples, 'guard'), dir, { recursive: true });
-  const file = join(dir, 'guard.yaml');
+  const { file } = guardCopy('sweep');
   const text0 = readFileSync(file, 'utf8').replace(/\n$/, '');
   writeFileSync(file, text0);
   const ed = await edit(file);
@@ -413,9 +419,7 @@ async function auditFixes() {
 // number was rewritten (1.50 as 1.5, 9007199254740993 as ...992, 1e400 as .inf); the name
 // field of a subtree's use showed and edited the shared tree's root under `trees:`.
 async function fieldFixes() {
-  const dir = join(work, 'fields');
-  cpSync(join(examples, 'guard'), dir, { recursive: true });
-  const file = join(dir, 'guard.yaml');
+  const { dir, file } = guardCopy('fields');
   const original = readFileSync(file, 'utf8');
   const ed = await edit(file);
   const { page, errors } = await open(browser, ed.url);
@@ -538,9 +542,7 @@ async function fieldFixes() {
 
 // A file with CRLF line ends keeps them when the editor inserts a node (it inserted LF lines).
 async function crlfFile() {
-  const dir = join(work, 'crlf');
-  cpSync(join(examples, 'guard'), dir, { recursive: true });
-  const file = join(dir, 'guard.yaml');
+  const { file } = guardCopy('crlf');
   const original = readFileSync(file, 'utf8').replace(/\r?\n/g, '\r\n');
   writeFileSync(file, original);
   const ed = await edit(file);
@@ -566,9 +568,7 @@ async function crlfFile() {
 }
 
 async function guard() {
-  const gdir = join(work, 'guard');
-  cpSync(join(examples, 'guard'), gdir, { recursive: true });
-  const gfile = join(gdir, 'guard.yaml');
+  const { file: gfile } = guardCopy('guard');
   const original = readFileSync(gfile, 'utf8');
   const ged = await edit(gfile);
   const { page, errors } = await open(browser, ged.url);
@@ -1081,9 +1081,7 @@ async function attached() {
   await page.close();
   ed.stop();
   // a brain no agent of the run runs: no agent to pick, and no other brain's statuses on its nodes
-  const gdir = join(work, 'guard-unrun');
-  cpSync(join(examples, 'guard'), gdir, { recursive: true });
-  const other = await edit(join(gdir, 'guard.yaml'), ['--attach', served]);
+  const other = await edit(guardCopy('guard-unrun').file, ['--attach', served]);
   const o = await open(browser, other.url);
   check(await until(async () => /no agent of the run runs this file/.test(await o.page.locator('#agent-picker').textContent()), 10000),
     `a brain no agent runs lists no agent: "${(await o.page.locator('#agent-picker').textContent()).slice(0, 200)}"`);

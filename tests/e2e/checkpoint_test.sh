@@ -151,6 +151,24 @@ refuse "another scenario" "$dir/flock1/cp.snap" "it was made from scenario"
 "$thicket" run "$skirmish" --ticks 60 --dt 0.10000001 --resume "$good" --quiet 2>"$dir/err"
 [[ $? == 2 ]] && grep -q "made with dt 0.1 s, not 0.10000001 s" "$dir/err" && ok || bad "another dt: $(cat "$dir/err")"
 
+# A metric counted before the checkpoint is a counter after the resume too: a gauge report of
+# it is the script error it is in the uninterrupted run (the kind is not saved; a counter with a
+# total is one).
+mkdir -p "$dir/kinds"
+cat > "$dir/kinds/k.lua" <<'LUA'
+local thicket = require("thicket")
+return { Report = function()
+  if thicket.tick() <= 3 then thicket.metric("hits", 2) else thicket.gauge("hits", 1) end
+  return thicket.RUNNING
+end }
+LUA
+printf 'tree: k\nleaves: [k.lua]\nroot: {action: Report}\n' > "$dir/kinds/k.yaml"
+printf 'scenario: kinds\nseed: 1\nworld: {size: [20, 20]}\nteams: [a]\nmetrics: [hits]\ngroups:\n  - {name: g, team: a, brain: k.yaml, spawn: {centre: [5, 5], radius: 1}}\n' > "$dir/kinds/s.yaml"
+"$thicket" run "$dir/kinds/s.yaml" --ticks 3 --threads 1 --checkpoint "$dir/kinds/cp.snap" --every 3 --quiet 2>/dev/null
+"$thicket" run "$dir/kinds/s.yaml" --ticks 4 --threads 1 --resume "$dir/kinds/cp.snap" --quiet 2>"$dir/err"
+[[ $? == 1 ]] && grep -q "metric 'hits' is a counter (thicket.metric reported it before), so thicket.gauge cannot report it" "$dir/err" \
+  && grep -q "^thicket: metric hits: mean 6.00" "$dir/err" && ok || bad "a counter's kind after a resume: $(cat "$dir/err")"
+
 # A brain changed since the checkpoint: a note, and the run goes on.
 mkdir "$dir/edited"
 cp "$here"/tests/e2e/checkpoint/* "$dir/edited/"
