@@ -137,6 +137,33 @@ const char* kUsage =
 
 
 
+// The lines of kUsage about one command ("usage: " on the first): `thicket import --help` is
+// the four lines of import, not the forty of every command. A block starts at a line whose
+// words begin "thicket CMD" (or "mpirun ... thicket CMD", shown with run); the lines indented
+// under it belong to it. Empty when no line names the command.
+std::string command_usage(const std::string& command) {
+  std::istringstream in(kUsage);
+  std::string line, out;
+  bool in_block = false;
+  while (std::getline(in, line)) {
+    std::string text = line.rfind("usage: ", 0) == 0 ? line.substr(7) : line;
+    const size_t start = text.find_first_not_of(' ');
+    if (start == std::string::npos) continue;
+    text = text.substr(start);
+    const bool starts_block = start <= 7 && (text.rfind("thicket ", 0) == 0 || text.rfind("mpirun ", 0) == 0);
+    if (starts_block) {
+      const size_t at = text.find("thicket ");
+      std::string word = text.substr(at + 8);
+      word = word.substr(0, word.find(' '));
+      in_block = word == command || (command == "version" && word == "--version");
+      if (in_block) out += (out.empty() ? "usage: " : "       ") + text + "\n";
+    }
+    else if (in_block)
+      out += line + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 int thicket::run_command::usage_error(const std::string& message) {
@@ -188,10 +215,6 @@ std::string digits_note(const std::string& s) {
 int parse_args(int argc, char** argv, Options& o) {
   if (argc < 2) return usage_error("missing command");
   o.command = argv[1];
-  if (o.command == "help") {  // (--help and -h anywhere: thicket_main)
-    std::cout << kUsage;
-    return -1;
-  }
   if (o.command == "--version" || o.command == "version") {
     if (argc > 2) return usage_error("'thicket " + o.command + "' takes no arguments");
     std::cout << "thicket " << THICKET_VERSION_STRING << "\n";
@@ -808,9 +831,13 @@ int run_file(const Options& o) {
 int thicket_main(int argc, char** argv) {
   // --help (or -h) anywhere: the usage, whatever the command (before the commands that parse
   // their own arguments, which would call it an unknown option).
+  // After a command (`thicket import --help`, `thicket help import`): that command's lines.
   for (int i = 1; i < argc; ++i)
-    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      std::cout << kUsage;
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0 ||
+        (i == 1 && std::strcmp(argv[i], "help") == 0)) {
+      const char* command = std::strcmp(argv[1], "help") == 0 ? (argc > 2 ? argv[2] : nullptr) : (i > 1 ? argv[1] : nullptr);
+      const std::string lines = command ? command_usage(command) : std::string();
+      std::cout << (lines.empty() ? std::string(kUsage) : lines + "(thicket --help lists every command)\n");
       return kExitOk;
     }
   // Under mpirun only `run` shares its work among the ranks; any other command would run once

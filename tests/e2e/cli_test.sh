@@ -142,10 +142,21 @@ cp "$here/docs/examples/import/door.lua" "$dir/imported/"
 "$thicket" import "$here/docs/examples/import/door.xml" --leaves door.lua -o "$dir/imported/door.yaml" >/dev/null 2>"$dir/err"
 [[ $? == 0 && ! -s "$dir/err" ]] && ok || bad "import --leaves beside -o: $(head -1 "$dir/err")"
 
-# --help (or -h) anywhere prints the usage and exits 0, whatever the command.
-for args in "--help" "run $dir/own/chicken.yaml --help" "import x.xml -h" "path -h"; do
+# --help (or -h) anywhere prints the usage and exits 0; after a command, that command's lines
+# alone (import's 2, not every command's 40), and a pointer to the rest.
+for args in "--help" "help" "nope --help" "run $dir/own/chicken.yaml --help" "help run"; do
   "$thicket" $args >"$dir/out" 2>"$dir/err"
   [[ $? == 0 ]] && grep -q "^usage: thicket run FILE" "$dir/out" && ok || bad "thicket $args: $(head -1 "$dir/err")"
+done
+grep -q "mpirun -n K thicket run" "$dir/out" && ! grep -q "thicket import" "$dir/out" && ok || bad "help run: not run's lines alone"
+for args in "import x.xml -h" "help import" "path -h" "export --help" "version --help"; do
+  "$thicket" $args >"$dir/out" 2>"$dir/err"
+  rc=$? word=${args%% *}
+  [[ $word == help ]] && word=${args#help }
+  [[ $word == version ]] && word=--version
+  [[ $rc == 0 && $(head -1 "$dir/out") == "usage: thicket $word "* || $(head -1 "$dir/out") == "usage: thicket $word" ]] &&
+    ! grep -q "thicket run" "$dir/out" && grep -q "^(thicket --help lists every command)$" "$dir/out" && ok ||
+    bad "thicket $args: $(head -1 "$dir/out")"
 done
 
 # A number too long for the options: the message says the limit.
