@@ -343,6 +343,11 @@ struct XmlExporter {
   // A time attribute in whole milliseconds, or false (with the error) when it is none.
   bool msec_attr(uint32_t i, const char* attr, double seconds, std::string& text) {
     const int64_t ms = msec_exact(seconds);
+    if (ms < 0 && !(seconds * 1000.0 <= 9e15)) {  // (llround of these is undefined: it said -9223372036854775808 ms)
+      say("node '" + p.ids[i] + "': " + yaml_number(seconds) + " s is more milliseconds than BT.CPP's " + attr +
+          " holds here (at most 9000000000000000, about 285,000 years; BT.CPP has no wait for ever)");
+      return false;
+    }
     if (ms < 0) {
       say("node '" + p.ids[i] + "': " + yaml_number(seconds) + " s is no whole number of milliseconds, BT.CPP's unit (" +
           attr + "); it would become " + std::to_string(std::llround(seconds * 1000.0)) + " ms");
