@@ -28,10 +28,14 @@ class LuaHost::CallScope {
     h_.guard_.running.store(saved_running_, std::memory_order_release);
     if (!saved_running_) tl_running_guard = nullptr;
   }
-  // pthread_self() once per thread (a plain load after that).
+  // pthread_self() once per thread (a plain load after that), when the thread is readied for
+  // the watchdog's signal (guard_this_thread).
   static pthread_t this_thread() {
     static thread_local pthread_t self = 0;
-    if (__builtin_expect(self == 0, 0)) self = pthread_self();
+    if (__builtin_expect(self == 0, 0)) {
+      guard_this_thread();
+      self = pthread_self();
+    }
     return self;
   }
   CallScope(const CallScope&) = delete;

@@ -4,6 +4,7 @@
 #include "thicket/runtime.hpp"
 
 #include <csignal>
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <condition_variable>
@@ -21,16 +22,32 @@ namespace {
 constexpr int kGuardSignal = SIGURG;
 constexpr auto kPollPeriod = std::chrono::milliseconds(5);
 
+// The watchdog's signals carry this value (pthread_sigqueue), so the handler tells them from
+// a SIGURG of the host's (out-of-band data on a socket), which it passes on; its own it keeps.
+constexpr int kGuardSignalTag = 0x7468696b;  // "thik"
+// A call signalled at this many looks (5 ms each) without the handler answering runs on a
+// thread the signal does not reach: the handler was replaced, or the thread blocks it.
+constexpr int kUnheardLooks = 4;
+// Past this many looks unanswered (about a second), the watchdog hooks the call from its own
+// thread: the last resort for a thread that blocked the signal after thicket readied it.
+constexpr int kLastResortLooks = 200;
+
 std::atomic<bool> g_stop{false};
-struct sigaction g_previous_action;
+// The handler that was there before thicket's (called for every SIGURG not thicket's). A
+// pointer, swapped whole when thicket's handler is put back in front of a host's (never freed:
+// a handler may be reading the old one).
+std::atomic<const struct sigaction*> g_previous_action{nullptr};
 
 // Runs on the thread executing Lua: hooks the running Lua thread if the call the watchdog
 // marked is still the one in progress (otherwise the call ended meanwhile: nothing to do).
 void on_guard_signal(int sig, siginfo_t* info, void* context) {
   LuaGuard* g = tl_running_guard;
+  const bool ours = info != nullptr && info->si_code == SI_QUEUE && info->si_pid == getpid() &&
+                    info->si_value.sival_int == kGuardSignalTag;
   if (g) {
     uint64_t want = g->interrupt_serial.load(std::memory_order_acquire);
     lua_State* running = g->running.load(std::memory_order_relaxed);
+    if (ours) g->acked_serial.store(g->serial.load(std::memory_order_relaxed), std::memory_order_release);
     // Not again when the thread is hooked already (the hook stays until the call ends):
     // lua_sethook marks every frame of the thread's call stack, which for a runaway recursion
     // a million frames deep took longer than the watchdog's 5 ms between signals, so the
@@ -42,23 +59,36 @@ void on_guard_signal(int sig, siginfo_t* info, void* context) {
           (lua_gethookcount(running) == 1 || (lua_gethookcount(running) == kStopGraceInstructions && !grace_over))))
       lua_sethook(running, g->hook, kStopMask, 1);
   }
-  // Someone else's SIGURG handler keeps working.
-  if (g_previous_action.sa_flags & SA_SIGINFO) {
-    if (g_previous_action.sa_sigaction) g_previous_action.sa_sigaction(sig, info, context);
-  } else if (g_previous_action.sa_handler != SIG_DFL && g_previous_action.sa_handler != SIG_IGN &&
-             g_previous_action.sa_handler != nullptr) {
-    g_previous_action.sa_handler(sig);
+  // Someone else's SIGURG handler keeps working, and sees only the SIGURGs not thicket's.
+  const struct sigaction* previous = g_previous_action.load(std::memory_order_acquire);
+  if (ours || previous == nullptr) return;
+  if (previous->sa_flags & SA_SIGINFO) {
+    if (previous->sa_sigaction) previous->sa_sigaction(sig, info, context);
+  } else if (previous->sa_handler != SIG_DFL && previous->sa_handler != SIG_IGN && previous->sa_handler != nullptr) {
+    previous->sa_handler(sig);
   }
+}
+
+// Installs thicket's handler in front of whatever handles the signal now (which it then calls
+// for every SIGURG not thicket's). False when the handler in place is thicket's already.
+bool install_guard_handler() {
+  struct sigaction now {};
+  if (sigaction(kGuardSignal, nullptr, &now) == 0 && (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == on_guard_signal)
+    return false;
+  struct sigaction sa {};
+  sa.sa_sigaction = on_guard_signal;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  struct sigaction* previous = new struct sigaction();
+  sigaction(kGuardSignal, &sa, previous);
+  g_previous_action.store(previous, std::memory_order_release);
+  return true;
 }
 
 class Watchdog {
  public:
   Watchdog() {
-    struct sigaction sa {};
-    sa.sa_sigaction = on_guard_signal;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaction(kGuardSignal, &sa, &g_previous_action);
+    install_guard_handler();
     std::thread([this] { loop(); }).detach();
   }
   void add(LuaGuard* g) {
@@ -121,7 +151,29 @@ class Watchdog {
     // Marked, then signalled (again on every look while it still runs: a call that caught the
     // error with pcall, or moved into a coroutine of its own, is hooked again).
     g.interrupt_serial.store(serial, std::memory_order_release);
-    pthread_kill(thread, kGuardSignal);
+    sigval tag{};
+    tag.sival_int = kGuardSignalTag;
+    pthread_sigqueue(thread, kGuardSignal, tag);
+    if (g.acked_serial.load(std::memory_order_acquire) != serial) unheard(g, serial, running);
+  }
+  // A call signalled and not answered. After a few looks: a host that put its own SIGURG
+  // handler in after thicket's has thicket's put back in front of it (its own still gets every
+  // SIGURG not thicket's). After about a second: the thread blocks the signal (it blocked it
+  // after its first Lua call; guard_this_thread unblocks it before), and the watchdog hooks the
+  // call from its own thread, once: lua_sethook is made to be called from a signal handler,
+  // not from another thread while the call runs (it marks the call's frames as the thread
+  // pushes and pops them), so it is the last resort, for a call that would otherwise hold its
+  // thread for ever.
+  static void unheard(LuaGuard& g, uint64_t serial, lua_State* running) {
+    if (g.unheard_serial != serial) {
+      g.unheard_serial = serial;
+      g.unheard_looks = 0;
+    }
+    ++g.unheard_looks;
+    if (g.unheard_looks == kUnheardLooks) install_guard_handler();
+    if (g.unheard_looks == kLastResortLooks && g.running.load(std::memory_order_acquire) == running &&
+        g.serial.load(std::memory_order_acquire) == serial)
+      lua_sethook(running, g.hook, kStopMask, 1);
   }
 
   std::mutex mutex_;
@@ -135,6 +187,16 @@ Watchdog& watchdog() {
 }
 
 }  // namespace
+
+void guard_this_thread() {
+  sigset_t blocked;
+  if (pthread_sigmask(SIG_BLOCK, nullptr, &blocked) == 0 && sigismember(&blocked, kGuardSignal) == 1) {
+    sigset_t guard_signal;
+    sigemptyset(&guard_signal);
+    sigaddset(&guard_signal, kGuardSignal);
+    pthread_sigmask(SIG_UNBLOCK, &guard_signal, nullptr);
+  }
+}
 
 void watch_lua(LuaGuard* guard) { watchdog().add(guard); }
 void unwatch_lua(LuaGuard* guard) { watchdog().remove(guard); }

@@ -47,15 +47,25 @@ struct LuaGuard {
   double timeout = 0.05;                      // CPU seconds a call may run; 0: no limit (Ctrl-C still stops)
   lua_Hook hook = nullptr;                    // installed with count 1 to stop the call
   const std::atomic<bool>* interrupt = nullptr;  // RuntimeOptions::interrupt: a stop of this state's runtime only
+  // The call the signal handler last ran for: a call signalled but never acknowledged runs on
+  // a thread the signal does not reach (see Watchdog::unheard).
+  std::atomic<uint64_t> acked_serial{0};
   // The watchdog's own bookkeeping.
   uint64_t seen_serial = 0;
   double seen_cpu = 0;  // the running thread's CPU seconds when the call was first seen
+  uint64_t unheard_serial = 0;  // the call signalled without an answer, for unheard_looks looks
+  int unheard_looks = 0;
 };
 
 // The guard of the call running on this OS thread (the signal handler reads it).
 // constinit: no dynamic initialisation, so a use in another file is a plain TLS access (no
 // wrapper call on every Lua call).
 extern thread_local constinit LuaGuard* tl_running_guard;
+
+// Once per OS thread, before its first Lua call: the watchdog's signal must reach the thread,
+// so a thread that blocks it (a job system's workers, made with every signal blocked) has it
+// unblocked (guide 8.11).
+void guard_this_thread();
 
 // Registers a guard with the watchdog (starting it on first use) / removes it.
 void watch_lua(LuaGuard* guard);

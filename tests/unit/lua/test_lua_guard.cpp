@@ -5,11 +5,13 @@
 // is a script error of that leaf; the run goes on.
 #include <doctest/doctest.h>
 
+#include <csignal>
 #include <ctime>
 #include <lua.hpp>
 #include <regex>
 
 #include <string>
+#include <thread>
 
 #include "lua_fixture.hpp"
 #include "runtime_impl.hpp"
@@ -118,6 +120,76 @@ TEST_CASE("guard: a leaf that never returns is stopped at its time limit with le
 // time limit without running any Lua: the watchdog marks it, and the call returns within its
 // grace of a few thousand instructions, so it is not stopped. One that goes on running Lua
 // after the stall is stopped all the same.
+// The watchdog's signal must reach the thread running Lua. A job system's workers are often
+// made with every signal blocked (they inherit the mask of the thread that made them): a leaf
+// that looped there held the tick for ever.
+TEST_CASE("guard: a leaf looping on a thread that blocks every signal is stopped") {
+  LuaRuntime t(timed(0.02));
+  auto a = spawn_runaway(t, "Spin");
+  bool unblocked = false;
+  std::thread worker([&] {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, nullptr);
+    t.rt.tick(a, 0.1);  // its first Lua call readies the thread: SIGURG unblocked
+    sigset_t now;
+    pthread_sigmask(SIG_BLOCK, nullptr, &now);
+    unblocked = sigismember(&now, SIGURG) == 0 && sigismember(&now, SIGINT) == 1;  // that one only
+  });
+  worker.join();
+  CHECK(t.rt.script_errors() == 1);
+  CHECK(t.joined_log().find("stopped after running for more than 20 ms") != std::string::npos);
+  CHECK(unblocked);
+}
+
+// A thread that blocks the signal after its first Lua call: the watchdog, unanswered for about
+// a second, hooks the call from its own thread (its last resort).
+TEST_CASE("guard: a leaf looping on a thread that blocked the signal after its first call is stopped all the same") {
+  LuaRuntime t(timed(0.02));
+  t.write("run.lua", kRunaways);
+  auto fine = t.rt.spawn(t.load("tree: f\nleaves: [run.lua]\nroot: {action: Fine}\n", "fine.yaml"));
+  auto a = t.rt.spawn(t.load(brain_with("Spin")));
+  std::thread worker([&] {
+    t.rt.tick(fine, 0.1);  // readies the thread
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, nullptr);
+    t.rt.tick(a, 0.1);
+  });
+  worker.join();
+  CHECK(t.rt.script_errors() == 1);
+  CHECK(t.joined_log().find("stopped after running for more than 20 ms") != std::string::npos);
+}
+
+namespace {
+std::atomic<int> g_host_sigurgs{0};
+void host_sigurg(int) { g_host_sigurgs.fetch_add(1); }
+}  // namespace
+
+// A host that puts its own SIGURG handler in after thicket's: a looping leaf held the tick for
+// ever. The watchdog, unanswered, puts its handler back in front; the host's still gets every
+// SIGURG that is not the watchdog's (and none of the watchdog's).
+TEST_CASE("guard: a host's SIGURG handler installed after thicket's: the loop is stopped, the host's handler kept") {
+  LuaRuntime t(timed(0.02));
+  auto a = spawn_runaway(t, "Spin");
+  struct sigaction host {};
+  host.sa_handler = host_sigurg;
+  sigemptyset(&host.sa_mask);
+  struct sigaction before {};
+  sigaction(SIGURG, &host, &before);
+  t.rt.tick(a, 0.1);
+  CHECK(t.rt.script_errors() == 1);
+  struct sigaction now {};
+  sigaction(SIGURG, nullptr, &now);
+  CHECK((now.sa_flags & SA_SIGINFO) != 0);  // thicket's, in front again
+  g_host_sigurgs = 0;
+  t.rt.tick(a, 0.1);  // stopped again: the watchdog's signals are not the host's
+  CHECK(t.rt.script_errors() == 2);
+  CHECK(g_host_sigurgs.load() == 0);
+  raise(SIGURG);  // one of the host's own
+  CHECK(g_host_sigurgs.load() == 1);
+}
+
 TEST_CASE("guard: a leaf charged time outside Lua that then returns is not stopped; one that loops on is") {
   thicket_test::ScratchDir dir;
   std::vector<std::string> log;
