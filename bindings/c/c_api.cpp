@@ -25,6 +25,7 @@
 #pragma GCC visibility pop
 
 #include "json_text.hpp"  // first_invalid_utf8, hex_byte
+#include "leaf_answer.hpp"
 #include "suggest.hpp"    // clipped
 #include "thicket/diagnostic.hpp"
 #include "thicket/runtime.hpp"
@@ -341,7 +342,11 @@ int set_typed(thicket_runtime* rt, const char* what, int64_t agent, const char* 
     if (int c = check_agent(rt, what, agent, h)) return c;
     if (!key) return fail(rt, THICKET_ERR_ARG, what, "the key is NULL");
     if (rt->rt.set(h, key, v)) return THICKET_OK;
-    const int code = rt->rt.get(h, key) ? THICKET_ERR_TYPE : THICKET_ERR_KEY;
+    const auto now = rt->rt.get(h, key);
+    if (now && std::holds_alternative<double>(*now) && std::holds_alternative<double>(v) && std::isnan(std::get<double>(v)))
+      return fail(rt, THICKET_ERR_ARG, what,
+                  "blackboard key '" + thicket::clipped(key) + "' takes no nan (nan compares false with everything: a health of nan never reaches 0)");
+    const int code = now ? THICKET_ERR_TYPE : THICKET_ERR_KEY;
     return fail(rt, code, what, key_message(rt, h, key, code, wanted));
   });
 }
@@ -353,13 +358,15 @@ const thicket::LeafContext& lc(const thicket_leaf_ctx* ctx) { return *reinterpre
 thicket_leaf_ctx* cctx(thicket::LeafContext& c) { return reinterpret_cast<thicket_leaf_ctx*>(&c); }
 
 // The leaf's answer as the engine takes it: another value than a status goes to the engine
-// as it is (0 to 255; others as 0), which reports it (the value, the leaf, the node, the
+// as it is (0 to 255; others as 0, their value kept in tl_raw_leaf_answer), which reports it (the value, the leaf, the node, the
 // agent, the tick), counts it with the script errors and takes it as failure, as it does a
 // C++ leaf's. (It was turned into failure here, without a word.)
 Status c_tick(thicket::LeafContext& c, void* user) {
   const CLeaf* leaf = static_cast<const CLeaf*>(user);
   const int answer = leaf->tick(cctx(c), leaf->user);
-  return static_cast<Status>(answer >= 0 && answer <= 255 ? answer : 0);
+  if (answer >= 0 && answer <= 255) return static_cast<Status>(answer);
+  thicket::tl_raw_leaf_answer = {answer, true};  // for the error's "returned the value -4"
+  return Status::Invalid;
 }
 void c_start(thicket::LeafContext& c, void* user) {
   const CLeaf* leaf = static_cast<const CLeaf*>(user);
@@ -389,7 +396,11 @@ int leaf_set(thicket_leaf_ctx* ctx, const char* key, const Value& v) noexcept {
   try {
     if (lc(ctx).set(key, v)) return THICKET_OK;
     Value old;
-    return lc(ctx).get(key, old) ? THICKET_ERR_TYPE : THICKET_ERR_KEY;
+    if (!lc(ctx).get(key, old)) return THICKET_ERR_KEY;
+    // A number key refuses nan (THICKET_ERR_ARG), as thicket_set_number does.
+    return std::holds_alternative<double>(old) && std::holds_alternative<double>(v) && std::isnan(std::get<double>(v))
+               ? THICKET_ERR_ARG
+               : THICKET_ERR_TYPE;
   } catch (const std::bad_alloc&) {
     return THICKET_ERR_NOMEM;
   } catch (...) {
@@ -478,6 +489,12 @@ thicket_runtime* thicket_runtime_new_with(const thicket_options* given) {
 
 void thicket_runtime_free(thicket_runtime* rt) {
   guard(nullptr, "thicket_runtime_free", 0, [&] {  // nullptr: rt is gone when it could fail
+    // From a leaf or a callback during a tick (or another thread's while one runs): the tick
+    // would walk freed memory. Refused, the runtime kept (thicket_last_error(NULL) says so).
+    if (rt && (in_tick(rt) || rt->changing.load(std::memory_order_seq_cst) > 0))
+      return fail(nullptr, THICKET_ERR_IN_TICK, "thicket_runtime_free",
+                  "cannot be called during a tick or a load (from a leaf, a callback or another thread): the runtime "
+                  "was not freed; free it after the tick");
     delete rt;
     return 0;
   });

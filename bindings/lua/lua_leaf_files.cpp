@@ -333,7 +333,11 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
   if (loaded != LUA_OK) {
     if (loaded == LUA_ERRFILE)  // (no line: about the whole file)
       diags.push_back({Severity::Error, path, 0, 0, std::string("cannot run the leaf file: ") + lua_tostring(L_, -1)});
-    else
+    else if (loaded == LUA_ERRMEM && heap_.refused) {  // (a cap of a few kB: Lua said "not enough memory", nothing more)
+      heap_.refused = false;
+      lua_error("the Lua heap reached its cap of " + byte_size(heap_.cap) +
+                " while the file was compiled; it did not load (--lua-memory sets the cap; lua_memory_limit when embedded)");
+    } else
       lua_error(lua_tostring(L_, -1));
     lua_settop(L_, top);
     return false;

@@ -283,7 +283,7 @@ bool LuaApi::spawn_checked(lua_State* L, LuaHost& h, const char* name, uint32_t 
   if (cap > 0 && agents >= cap)
     return refuse("the run already has " + std::to_string(agents) +
                   " agents, counting the spawns queued this tick; scripts may spawn up to " + std::to_string(cap) +
-                  "; no agent spawned (raise it with RuntimeOptions::max_script_agents, or thicket run --max-agents N)");
+                  "; no agent spawned (raise it with thicket run --max-agents N; max_script_agents when embedded)");
   const bool deferred = h.rt_.ticking;
   const AgentHandle made = h.rt_.spawn_or_defer(*brain, bb, id);
   if (deferred) lua_pushboolean(L, 1);

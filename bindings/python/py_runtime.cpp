@@ -96,7 +96,15 @@ py::object numpy_plain(const py::handle& o) {
 // takes None, bool, int, float and str whatever it holds now. numpy's bool_, integer and
 // floating scalars count as bool, int and float. `shown` is the value named in messages
 // (the one the caller gave, when `o` is its plain stand-in).
-Value from_python(const py::handle& o, const Value& like, const std::string& key, py::handle shown = py::handle()) {
+std::string no_nan(const std::string& key) {
+  return "blackboard key '" + key + "' takes no nan (nan compares false with everything: a health of nan never reaches 0)";
+}
+
+// declared: the key's type where the caller knows it. An integer key takes a whole float (3.0,
+// what a pandas column holding a NaN makes of its ints) as that integer, as Lua's 3.0 and a
+// sweep's 10.0 are; a number key refuses nan (ValueError), as a Lua write of it is refused.
+Value from_python(const py::handle& o, const Value& like, const std::string& key, py::handle shown = py::handle(),
+                  std::optional<thicket::ValueType> declared = std::nullopt) {
   if (!shown) shown = o;
   // A value of a type no key takes (a list, a dict): said as such. (Naming the key's type
   // from `like`, the value it holds now, named an `any` key's current value as its type.)
@@ -123,7 +131,14 @@ Value from_python(const py::handle& o, const Value& like, const std::string& key
     if (std::holds_alternative<double>(like)) return static_cast<double>(x);
     return static_cast<int64_t>(x);
   }
-  if (py::isinstance<py::float_>(o)) return o.cast<double>();
+  if (py::isinstance<py::float_>(o)) {
+    const double d = o.cast<double>();
+    if (d != d && declared == thicket::ValueType::Number) throw py::value_error(no_nan(key));
+    // (-2^63 <= d < 2^63: the doubles a 64-bit integer holds)
+    if (declared == thicket::ValueType::Integer && std::floor(d) == d && d >= -9223372036854775808.0 && d < 9223372036854775808.0)
+      return static_cast<int64_t>(d);
+    return d;
+  }
   if (py::isinstance<py::str>(o)) {
     Py_ssize_t size = 0;
     const char* text = PyUnicode_AsUTF8AndSize(o.ptr(), &size);
@@ -133,7 +148,7 @@ Value from_python(const py::handle& o, const Value& like, const std::string& key
     }
     return std::string(text, static_cast<size_t>(size));
   }
-  if (py::object plain = numpy_plain(o)) return from_python(plain, like, key, shown);
+  if (py::object plain = numpy_plain(o)) return from_python(plain, like, key, shown, declared);
   return wrong();
 }
 
@@ -353,7 +368,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
                                 "' (declared: " + (names.empty() ? "none" : names) + ")");
           }
           const Value like = like_of(*type);
-          Value v = from_python(item.second, like, key);
+          Value v = from_python(item.second, like, key, py::handle(), *type);
           if (!thicket::value_fits(*type, v))
             throw py::type_error("blackboard key '" + key + "' is " + type_name(like) + ", not " +
                                  std::string(py::str(py::type::of(item.second).attr("__name__"))));
@@ -401,7 +416,8 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     check(a);
     auto now = rt().get(a.handle, key);
     if (!now) throw py::key_error("'" + key + "' is not a blackboard key of this agent's brain (declared: " + keys_text(a) + ")");
-    Value v = from_python(value, *now, key);
+    const auto type = rt().blackboard_type(rt().brain_of(a.handle), key);
+    Value v = from_python(value, type ? like_of(*type) : *now, key, py::handle(), type);
     if (!rt().set(a.handle, key, v))  // a typed key holds its declared type: `now` names it
       throw py::type_error("blackboard key '" + key + "' is " + type_name(*now) + ", not " +
                            std::string(py::str(py::type::of(value).attr("__name__"))));
@@ -923,8 +939,12 @@ void register_runtime(py::module_& m) {
         a.check();
         Value now;
         if (!a.c->get(key, now)) throw py::key_error("'" + key + "' is not a blackboard key of this agent's brain");
-        if (!a.c->set(key, from_python(value, now, key)))
-          throw py::type_error("blackboard key '" + key + "' is " + type_name(now) + ", not " +
+        const Value v = from_python(value, now, key);
+        if (a.c->set(key, v)) return;
+        // (a number key refuses nan; an any key holding a number takes it)
+        if (std::holds_alternative<double>(v) && std::isnan(std::get<double>(v)) && std::holds_alternative<double>(now))
+          throw py::value_error(no_nan(key));
+        throw py::type_error("blackboard key '" + key + "' is " + type_name(now) + ", not " +
                                std::string(py::str(py::type::of(value).attr("__name__"))));
       });
 

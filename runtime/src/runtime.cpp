@@ -118,7 +118,9 @@ class NoScriptHost final : public ScriptHost {
   bool stage_leaf_file(const std::string& path, std::vector<LeafDef>&, std::vector<Diagnostic>& diags) override {
     diags.push_back({Severity::Error, path, 0, 0,
                      "this program has no script binding: Lua leaf files need the thicket_lua library "
-                     "(link it, or register the leaves as native C++ leaves)"});
+                     "(link it, or register the leaves as native C++ leaves; linked as a static library by hand, "
+                     "it must be linked whole, -Wl,--whole-archive -lthicket_lua -Wl,--no-whole-archive, which the "
+                     "CMake package and pkg-config do)"});
     return false;
   }
   void release_leaf(LeafDef&) override {}
@@ -627,9 +629,12 @@ bool RuntimeImpl::set_value(const AgentInfo& a, const std::string& key, const Va
   if (!k || !value_fits(k->type, v)) return false;
   Slot& s = slots_of(a)[slot];
   switch (k->type) {
-    case ValueType::Number:
-      s.num = std::holds_alternative<double>(v) ? std::get<double>(v) : static_cast<double>(std::get<int64_t>(v));
+    case ValueType::Number: {
+      const double d = std::holds_alternative<double>(v) ? std::get<double>(v) : static_cast<double>(std::get<int64_t>(v));
+      if (d != d) return false;  // nan, refused as a Lua write of it is (it compares false with everything)
+      s.num = d;
       return true;
+    }
     case ValueType::Integer: s.i = std::get<int64_t>(v); return true;
     case ValueType::Boolean: s.i = std::get<bool>(v); return true;
     case ValueType::String: s.str = strings.intern(std::get<std::string>(v)); return true;
@@ -877,7 +882,7 @@ std::optional<ValueType> Runtime::blackboard_type(BrainHandle brain, const std::
 }
 bool Runtime::set_number(AgentHandle agent, uint32_t slot, double value) {
   AgentInfo* a = impl_->agent_ptr(agent);
-  if (!a) return false;
+  if (!a || value != value) return false;
   const Program& p = impl_->program_of(*a);
   if (slot >= p.blackboard.size() || p.blackboard[slot].type != ValueType::Number) return false;
   impl_->slots_of(*a)[slot].num = value;

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "thicket/thicket.h"
 
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -89,6 +90,7 @@ static int ccount(thicket_leaf_ctx *ctx, void *user) {
   if (thicket_leaf_get_number(ctx, "nope", &out) != THICKET_ERR_KEY) return THICKET_FAILURE;
   if (thicket_leaf_get_number(ctx, "ammo", &out) != THICKET_ERR_TYPE) return THICKET_FAILURE;
   if (thicket_leaf_set_number(ctx, "mood", 1.0) != THICKET_ERR_TYPE) return THICKET_FAILURE;
+  if (thicket_leaf_set_number(ctx, "calls", NAN) != THICKET_ERR_ARG) return THICKET_FAILURE; /* no nan */
   if (thicket_leaf_get_number(ctx, NULL, &out) != THICKET_ERR_ARG) return THICKET_FAILURE;
   return THICKET_SUCCESS;
 }
@@ -390,6 +392,14 @@ static void test_agents(void) {
   CHECK(thicket_get_number(rt, a, "target", &d) == THICKET_ERR_TYPE);
   OK(rt, thicket_set_number(rt, a, "target", 3.5));
   CHECK(thicket_get_number(rt, a, "target", &d) == THICKET_OK && d == 3.5);
+  /* a number key takes no nan (an any key takes it); infinity is fine */
+  CHECK(thicket_set_number(rt, a, "health", NAN) == THICKET_ERR_ARG);
+  CHECK(strstr(thicket_last_error(rt), "blackboard key 'health' takes no nan") != NULL);
+  CHECK(thicket_get_number(rt, a, "health", &d) == THICKET_OK && d == 40);
+  OK(rt, thicket_set_number(rt, a, "health", INFINITY));
+  OK(rt, thicket_set_number(rt, a, "health", 40));
+  OK(rt, thicket_set_number(rt, a, "target", NAN));
+  OK(rt, thicket_set_number(rt, a, "target", 3.5));
   /* unknown keys, wrong types, NULLs */
   CHECK(thicket_get_number(rt, a, "nope", &d) == THICKET_ERR_KEY);
   CHECK(strstr(thicket_last_error(rt), "no blackboard key 'nope'") != NULL);
@@ -545,6 +555,51 @@ static void test_leaf_ctx_types(void) {
                                "failure\n  in leaf 'CTypes' at node root/0, agent 1, tick 1") != NULL);
   free(log.s);
   thicket_runtime_free(rt);
+}
+
+/* An int no status holds (a THICKET_ERR_* code, 1000) is said as it was returned ("returned
+** invalid" sent the reader looking for a return 0). */
+static int cint_answer;
+static int creturns(thicket_leaf_ctx *ctx, void *user) {
+  (void)ctx;
+  (void)user;
+  return cint_answer;
+}
+/* thicket_runtime_free from a leaf during the tick is refused (the tick would walk freed memory). */
+static int cfree_self(thicket_leaf_ctx *ctx, void *user) {
+  (void)ctx;
+  thicket_runtime_free((thicket_runtime *)user);
+  return THICKET_SUCCESS;
+}
+static void test_free_in_tick(void) {
+  thicket_runtime *rt = thicket_runtime_new();
+  int64_t a;
+  OK(rt, thicket_register_leaf(rt, "FreeSelf", cfree_self, rt));
+  a = thicket_spawn(rt, thicket_load_string(rt, "tree: f\nroot: {action: FreeSelf}\n", "f.yaml"));
+  CHECK(thicket_tick(rt, a, 0.1) == THICKET_SUCCESS);
+  CHECK(strstr(thicket_last_error(NULL), "thicket_runtime_free: cannot be called during a tick") != NULL);
+  CHECK(thicket_tick(rt, a, 0.1) == THICKET_SUCCESS); /* still there */
+  thicket_runtime_free(rt);
+}
+
+static void test_leaf_answer_values(void) {
+  static const int answers[] = {THICKET_ERR_TYPE, 1000, INT_MIN, 0};
+  static const char *said[] = {"returned the value -5,", "returned the value 1000,", "returned the value -2147483648,",
+                               "returned invalid,"};
+  size_t k;
+  for (k = 0; k < sizeof answers / sizeof answers[0]; ++k) {
+    thicket_runtime *rt = thicket_runtime_new();
+    text log = {0};
+    int64_t a;
+    OK(rt, thicket_set_log(rt, log_to_text, &log));
+    OK(rt, thicket_register_leaf(rt, "CReturns", creturns, NULL));
+    a = thicket_spawn(rt, thicket_load_string(rt, "tree: r\nroot: {action: CReturns}\n", "r.yaml"));
+    cint_answer = answers[k];
+    CHECK(thicket_tick(rt, a, 0.25) == THICKET_FAILURE);
+    CHECK(log.s && strstr(log.s, said[k]) != NULL);
+    free(log.s);
+    thicket_runtime_free(rt);
+  }
 }
 
 /* A log callback of a one-thread tick runs inside the leaf's call: a spawn from it is deferred.
@@ -1568,6 +1623,8 @@ int main(int argc, char **argv) {
   test_load();
   test_agents();
   test_leaf_ctx_types();
+  test_leaf_answer_values();
+  test_free_in_tick();
   test_snapshots();
   test_stop_hooks_between_ticks();
   test_parallel();

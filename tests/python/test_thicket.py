@@ -117,6 +117,18 @@ def test_bad_blackboard_values_raise(tmp_path):
         bb["name"] = "\ud800"
     bb["health"] = 7  # a number key takes an int
     assert bb["health"] == 7.0 and isinstance(bb["health"], float)
+    # A whole float is an integer key's integer (a pandas column with a NaN holds floats), as
+    # Lua's 5.0 is; nan is refused to a number key, as a Lua write of it is; inf is fine.
+    bb["count"] = 3.0
+    assert bb["count"] == 3 and isinstance(bb["count"], int)
+    with pytest.raises(ValueError, match=r"blackboard key 'health' takes no nan"):
+        bb["health"] = float("nan")
+    assert bb["health"] == 7.0
+    bb["health"] = float("inf")
+    bb["health"] = 7
+    with pytest.raises(ValueError, match=r"blackboard key 'health' takes no nan"):
+        rt.spawn(rt.load(path), blackboard={"health": float("nan")})
+    assert rt.spawn(rt.load(path), blackboard={"count": 4.0}) is not None
     with pytest.raises(TypeError, match=r"tick_all: dt must be a number of seconds \(an int or a float\), not str"):
         rt.tick_all("fast")
     with pytest.raises(ValueError, match="dt must be"):
@@ -135,7 +147,7 @@ def test_bad_blackboard_values_raise(tmp_path):
     # A spawn with a bad blackboard leaves no agent behind.
     with pytest.raises(KeyError):
         rt.spawn(rt.load(path), blackboard={"nope": 1})
-    assert rt.agent_count == 1
+    assert rt.agent_count == 2
     rt.despawn(a)
     with pytest.raises(ValueError, match="not alive"):
         rt.status(a)
@@ -1181,8 +1193,11 @@ def test_numpy_scalars_are_blackboard_values():
                                  ("x", np.float64(1.5), 1.5), ("flag", np.bool_(True), True)):
         bb[key] = value
         assert bb[key] == expected and type(bb[key]) is type(expected)
+    bb["n"] = np.float32(1)  # a whole float: the integer
+    assert bb["n"] == 1 and isinstance(bb["n"], int)
+    bb["n"] = np.int64(2**40)
     with pytest.raises(TypeError, match=r"'n' is an integer, not float32"):
-        bb["n"] = np.float32(1)
+        bb["n"] = np.float32(1.5)
     with pytest.raises(TypeError, match=r"'x' is a number \(float\), not bool"):
         bb["x"] = np.bool_(True)
     with pytest.raises(TypeError, match=r"'flag' is a boolean, not int64"):

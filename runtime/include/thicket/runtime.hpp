@@ -342,7 +342,8 @@ class THICKET_API Runtime {
   // A declared key's type; nullopt for a bad handle or an undeclared key.
   std::optional<ValueType> blackboard_type(BrainHandle brain, const std::string& key) const;
   // Fast access for game loops: a number key by its slot (from blackboard_slot), no string
-  // lookup. false / NaN when the agent is stale or the slot is not a number key.
+  // lookup. false / NaN when the agent is stale or the slot is not a number key (set_number:
+  // false for a NaN too, which a number key takes from nowhere; set() refuses it likewise).
   bool set_number(AgentHandle agent, uint32_t slot, double value);
   double get_number(AgentHandle agent, uint32_t slot) const;
   // The same for a boolean key (false when the agent is stale or the slot is not a boolean).

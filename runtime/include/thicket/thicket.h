@@ -99,7 +99,9 @@ thicket_runtime *thicket_runtime_new(void);
 thicket_runtime *thicket_runtime_new_with(const thicket_options *options);
 /* Frees the runtime, its agents and its C leaves' bookkeeping (never the leaves' `user` data).
 ** Its agents go as they are: no stop hooks, no task cleanups (despawn them first when those
-** release resources of yours). NULL is a no-op. Not from inside a callback. */
+** release resources of yours). NULL is a no-op. During a tick or a load (from a leaf or a
+** callback, or another thread while one runs) it is refused: nothing is freed, and
+** thicket_last_error(NULL) says why. */
 void thicket_runtime_free(thicket_runtime *rt);
 
 /* The message of the last failed call on this runtime ("" if none has failed yet; a call that
@@ -127,7 +129,9 @@ int32_t thicket_brain_count(thicket_runtime *rt);
 ** loaded from (the name given to thicket_load_string). NULL for a bad id. Valid until the
 ** runtime is freed or the brain is reloaded with another name. As every text this library
 ** returns (thicket_last_error, log and print lines too), UTF-8: a NUL reads \0 and a byte that is
-** not UTF-8 (a path named in Latin-1) U+FFFD. */
+** not UTF-8 (a path named in Latin-1) U+FFFD. Blackboard values are data, not such texts:
+** thicket_get_string gives a string key's bytes as they were written (a Lua string may hold
+** NULs and any byte), with its length in *len. */
 const char *thicket_brain_name(thicket_runtime *rt, int32_t brain);
 const char *thicket_brain_path(thicket_runtime *rt, int32_t brain);
 
@@ -231,7 +235,8 @@ int64_t thicket_script_errors(thicket_runtime *rt);
 ** 0 or 1) and string. Undeclared key: THICKET_ERR_KEY; another type: THICKET_ERR_TYPE (a number
 ** key also takes an integer through thicket_set_integer, as in C++). An `any` key (a Lua value)
 ** takes and gives numbers, integers, booleans and strings; other Lua values in it (a table, a
-** function) read as nil. */
+** function) read as nil. A number key takes no NaN (THICKET_ERR_ARG; nan compares false with
+** everything), as a Lua write of it is refused; infinities are fine. */
 int thicket_set_number(thicket_runtime *rt, int64_t agent, const char *key, double v);
 int thicket_get_number(thicket_runtime *rt, int64_t agent, const char *key, double *out);
 int thicket_set_integer(thicket_runtime *rt, int64_t agent, const char *key, int64_t v);

@@ -8,7 +8,9 @@
 #include <limits>
 
 #include <sstream>
+#include <utility>
 
+#include "leaf_answer.hpp"
 #include "tick_ctx.hpp"
 
 namespace thicket {
@@ -22,16 +24,22 @@ bool is_selector(NodeKind k) { return k == NodeKind::Selector || k == NodeKind::
 
 }  // namespace
 
+thread_local constinit RawLeafAnswer tl_raw_leaf_answer;
+
 Status Engine::bad_native_status(RuntimeImpl& rt, const Program& p, const AgentInfo& a, uint32_t i, Status s,
                                  bool condition) {
   const std::string& leaf = p.calls[p.nodes[i].a].leaf;
   const auto value = static_cast<unsigned>(s);
+  // A C leaf's int that no Status holds, as it returned it.
+  const RawLeafAnswer raw = std::exchange(tl_raw_leaf_answer, RawLeafAnswer{});
   std::string first;
   if (condition && s == Status::Running) {
     first = "condition '" + leaf + "' returned running; a condition answers success or failure in the tick it is called";
   } else {
     first = std::string(condition ? "condition '" : "action '") + leaf + "' returned " +
-            (value <= static_cast<unsigned>(Status::Aborted) ? std::string(status_name(s)) : "the value " + std::to_string(value)) +
+            (raw.set                                          ? "the value " + std::to_string(raw.value)
+             : value <= static_cast<unsigned>(Status::Aborted) ? std::string(status_name(s))
+                                                               : "the value " + std::to_string(value)) +
             (condition ? ", not success or failure" : ", not success, failure or running") + "; taken as failure";
   }
   ++rt.brain_errors;
