@@ -6,9 +6,13 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <atomic>
 #include <optional>
 #include <set>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include "py_parts.hpp"
 #include "json_text.hpp"  // valid_utf8, escaped_utf8
@@ -36,6 +40,8 @@ py::dict run_batch(const std::string& path, uint64_t runs, int64_t ticks, uint32
                    const std::optional<std::vector<std::string>>& record_keys) {
   if (runs == 0) throw py::value_error("runs must be at least 1");
   if (record_keys && !record) throw py::value_error("record_keys chooses the keys of the record: give record=True too");
+  // (as --record-every without --record: it would be ignored without a word)
+  if (record_every != 0 && !record) throw py::value_error("record_every is how often the record is written: give record=True too");
   if (record_keys) {
     if (record_keys->empty()) throw py::value_error("record_keys needs at least one blackboard key (None: the scenario's)");
     std::set<std::string> seen;
@@ -113,33 +119,101 @@ py::dict run_batch(const std::string& path, uint64_t runs, int64_t ticks, uint32
       print_error.emplace(std::move(e));
     }
   };
-  {
+  // One run's options: --ticks, --dt, the guards, as the CLI gives them.
+  auto options_of = [&](const cli::RunSpec& r, uint32_t run_threads) {
+    SimOptions so;
+    so.threads = run_threads;
+    so.seed = r.seed;
+    so.ticks = ticks < 0 ? spec->ticks : uint64_t(ticks);  // -1 (ticks=None): the scenario's own; 0: none, as --ticks 0
+    so.dt = dt > 0 ? dt : spec->dt;  // dt=None (-1): the scenario's, as without --dt
+    so.trusted = trusted;
+    so.leaf_timeout = leaf_timeout;                                      // --leaf-timeout
+    so.lua_memory_limit = static_cast<size_t>(lua_memory_mb) << 20;      // --lua-memory
+    so.instruction_budget = budget;                                      // --budget
+    if (record_keys) so.record_keys = *record_keys;                      // --record-keys
+    so.record_keys_name = "record_keys";
+    so.interrupt = &interrupt;
+    so.record_every = record_every;
+    return so;
+  };
+  auto spec_of = [&](const cli::RunSpec& r, std::string& why) {
+    return sweeping ? apply_param_set(*spec, params.names, params.values[r.param_set], why) : std::optional<ScenarioSpec>(*spec);
+  };
+  uint64_t agents_per_run = 0;
+  for (const auto& g : spec->groups) agents_per_run += g.count;
+  const uint32_t workers = threads == 0 ? 1 : threads;
+  if (cli::spread_runs(plan.size(), workers, agents_per_run)) {
+    // Many small runs go to the threads whole, as `thicket run` gives them: each run on one
+    // thread, several at once (one run at a time with its few agents over the threads was
+    // slower on 2 threads than on 1). What the runs say is kept with each run and handed on in
+    // run order, so the result is the same as one at a time.
+    struct Done {
+      bool done = false, failed = false;
+      std::string log;
+      std::vector<std::string> prints;
+      std::vector<Diagnostic> diags;
+      std::optional<SeriesBuffer> series;
+      RunResult res;
+    };
+    std::vector<Done> runs(plan.size());
+    std::atomic<uint64_t> next{0}, stop_at{UINT64_MAX};
+    RecordString record_sink;
+    {
+      GilReleased release;
+      auto work = [&] {
+        for (;;) {
+          const uint64_t k = next.fetch_add(1);
+          if (k >= plan.size() || k > stop_at.load() || ctrl_c.interrupted()) return;
+          const cli::RunSpec& r = plan[k];
+          Done& d = runs[k];
+          SimOptions so = options_of(r, 1);
+          so.log = [&d](const std::string& line) { d.log += line + "\n"; };
+          so.print = [&d](const std::string& line) { d.prints.push_back(line); };
+          so.record = record && r.index == 0 ? &record_sink : nullptr;
+          if (series_every) d.series.emplace(SeriesFormat::Csv, series_every, r.index + 1, r.seed);
+          so.series = d.series ? &*d.series : nullptr;
+          std::string set_why;
+          auto run_spec = spec_of(r, set_why);
+          if (!run_spec) d.diags.push_back({Severity::Error, path, 0, 0, set_why});
+          auto sim = run_spec ? Simulation::create(*run_spec, so, d.diags) : nullptr;
+          if (sim) d.res = sim->run({}, [&] { return ctrl_c.interrupted(); });
+          d.failed = !sim;
+          d.done = true;
+          if (d.failed) {  // the batch ends before the runs after it, as it does one at a time
+            uint64_t seen = stop_at.load();
+            while (k < seen && !stop_at.compare_exchange_weak(seen, k)) {
+            }
+          }
+        }
+      };
+      std::vector<std::thread> pool;
+      for (uint64_t k = 0; k < std::min<uint64_t>(workers, plan.size()); ++k) pool.emplace_back(work);
+      for (auto& t : pool) t.join();
+    }
+    for (uint64_t k = 0; k < plan.size() && k <= stop_at.load() && runs[k].done; ++k) {
+      Done& d = runs[k];
+      run_diags.insert(run_diags.end(), d.diags.begin(), d.diags.end());
+      log_text += d.log;
+      for (const std::string& line : d.prints) print_line(line);
+      if (d.failed) break;
+      results.push_back(std::move(d.res));
+      if (d.series) series_text += (k == 0 ? d.series->header() : "") + d.series->text();
+    }
+    if (record) record_text = std::move(record_sink.text);
+  } else {
     GilReleased release;
     for (const cli::RunSpec& r : plan) {
       if (ctrl_c.interrupted()) break;
-      SimOptions so;
-      so.threads = threads == 0 ? 1 : threads;
-      so.seed = r.seed;
-      so.ticks = ticks < 0 ? spec->ticks : uint64_t(ticks);  // -1 (ticks=None): the scenario's own; 0: none, as --ticks 0
-      so.dt = dt > 0 ? dt : spec->dt;  // dt=None (-1): the scenario's, as without --dt
-      so.trusted = trusted;
-      so.leaf_timeout = leaf_timeout;                                      // --leaf-timeout
-      so.lua_memory_limit = static_cast<size_t>(lua_memory_mb) << 20;      // --lua-memory
-      so.instruction_budget = budget;                                      // --budget
-      if (record_keys) so.record_keys = *record_keys;                      // --record-keys
-      so.record_keys_name = "record_keys";
+      SimOptions so = options_of(r, workers);
       so.log = [&](const std::string& line) { log_text += line + "\n"; };
       so.print = print_line;
-      so.interrupt = &interrupt;
       RecordString record_sink;
       so.record = record && r.index == 0 ? &record_sink : nullptr;  // the first run's, as --record
-      so.record_every = record_every;
       std::optional<SeriesBuffer> series;
       if (series_every) series.emplace(SeriesFormat::Csv, series_every, r.index + 1, r.seed);
       so.series = series ? &*series : nullptr;
       std::string set_why;
-      auto run_spec = sweeping ? apply_param_set(*spec, params.names, params.values[r.param_set], set_why)
-                               : std::optional<ScenarioSpec>(*spec);
+      auto run_spec = spec_of(r, set_why);
       if (!run_spec) {
         run_diags.push_back({Severity::Error, path, 0, 0, set_why});
         break;

@@ -15,6 +15,7 @@ std::atomic<int> g_scopes{0};   // scopes installed (nested calls share the firs
 // call and the calls its Python leaves make), each its own (RuntimeOptions::interrupt), so a
 // Ctrl-C stops their Lua calls and not those of other threads' runtimes.
 std::atomic<std::atomic<bool>*> g_targets[kMaxScopes];
+std::atomic<int> g_python_calls{0};  // PythonCall scopes open (any thread)
 
 extern "C" void on_sigint(int) {
   if (g_sigints.fetch_add(1) > 0) {  // a second Ctrl-C: end the process, as the CLI does
@@ -25,8 +26,16 @@ extern "C" void on_sigint(int) {
   const int n = g_scopes.load();
   for (int k = 0; k < n && k < kMaxScopes; ++k)
     if (std::atomic<bool>* f = g_targets[k].load()) f->store(true);  // async-signal-safe (lock-free)
+  // And Python's own, when a Python leaf (or trace callback) runs: it gets its KeyboardInterrupt
+  // at once, a time.sleep in it too (it held the tick until it returned, and only a second
+  // Ctrl-C, which ends the process, got out). Made for signal handlers; finish() takes it if
+  // the call returned before Python looked.
+  if (g_python_calls.load() > 0) PyErr_SetInterrupt();
 }
 }  // namespace
+
+PythonCall::PythonCall() { g_python_calls.fetch_add(1); }
+PythonCall::~PythonCall() { g_python_calls.fetch_sub(1); }
 
 struct CtrlC::Saved {
   struct sigaction old;
@@ -88,6 +97,9 @@ void CtrlC::finish() {
   const bool hit = interrupted() || (installed_ && g_sigints.load() > 0);
   release();
   if (hit) {
+    // The SIGINT on_sigint passed to Python, taken here if no Python code took it (one
+    // KeyboardInterrupt, not a second one at the caller's next line).
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
     PyErr_SetNone(PyExc_KeyboardInterrupt);
     throw py::error_already_set();
   }

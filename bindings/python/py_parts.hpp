@@ -27,6 +27,18 @@ void register_batch(py::module_& m);
 // the tick or run in progress; `finish()` (GIL held) puts Python's handler back and raises
 // KeyboardInterrupt. A scope made inside another (a Python leaf's call) has its target raised
 // too. A second Ctrl-C while it lasts ends the process, as the CLI's does.
+// A Python leaf's call (or a trace callback's) in progress: a Ctrl-C then reaches the Python
+// code as KeyboardInterrupt at once (PyErr_SetInterrupt), a time.sleep in it too; between such
+// calls it only stops the runtime's work (Python's own handler would raise it in thicket's log
+// or print callbacks and lose what they were saying).
+class PythonCall {
+ public:
+  PythonCall();
+  ~PythonCall();
+  PythonCall(const PythonCall&) = delete;
+  PythonCall& operator=(const PythonCall&) = delete;
+};
+
 class CtrlC {
  public:
   explicit CtrlC(std::atomic<bool>& target);

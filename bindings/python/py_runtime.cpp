@@ -582,7 +582,11 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
       py::object agent = py::cast(LeafAgent{&c});
       auto cut = [&] { agent.cast<LeafAgent&>().c = nullptr; };
       try {
-        py::object r = fn(agent);
+        py::object r;
+        {
+          PythonCall call;  // a Ctrl-C now is its KeyboardInterrupt
+          r = fn(agent);
+        }
         cut();
         if (py::isinstance<py::bool_>(r)) return r.cast<bool>() ? Status::Success : Status::Failure;
         const std::string_view type = Py_TYPE(r.ptr())->tp_name;  // what numpy's comparisons give
@@ -655,6 +659,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
               GilTaken gil;
           if (self->trace_failed_) return;
           try {
+            PythonCall call;
             self->trace(held->object, e);
           } catch (py::error_already_set& err) {
             self->trace_failed_ = true;
@@ -742,10 +747,20 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     return out;
   }
 
+  // From a leaf during a tick the agents would be saved half ticked: ValueError, as tick_all and
+  // restore say it (it returned b'' with a warning, bytes that restore then called no snapshot).
+  // A save refused for another reason (a journaled task that cannot be saved exactly) raises
+  // ValueError with the reason too.
   py::bytes save() const {
-    std::ostringstream out;
-    rt().save(out);
-    return py::bytes(out.str());
+    refuse_in_tick("save");
+    thicket::SnapshotWriter out;
+    std::vector<Diagnostic> diags;
+    if (!rt().save(out, diags)) {
+      std::string why;
+      for (const Diagnostic& d : diags) why += (why.empty() ? "" : "; ") + d.message;
+      throw py::value_error("save: the snapshot was not saved: " + thicket::valid_utf8(why));
+    }
+    return py::bytes(out.bytes());
   }
   void restore(const py::bytes& data) {
     refuse_in_tick("restore");
@@ -1034,12 +1049,17 @@ void register_runtime(py::module_& m) {
              if (name.find('\0') != std::string::npos) throw py::value_error("load: embedded null byte");
              return r.load(name);
            }, py::arg("path"), "Loads a brain file (a str or a pathlib.Path); raises LoadError with every diagnostic.")
-      .def("load_string", &PyRuntime::load_string, py::arg("yaml"), py::arg("name") = "<string>")
+      .def("load_string", &PyRuntime::load_string, py::arg("yaml"), py::arg("name") = "<string>",
+           "Loads a brain from YAML text (at most 16 MB); `name` is its path in messages and leaf files are found "
+           "beside it. Raises LoadError with every diagnostic.")
       .def("register_leaf", &PyRuntime::register_leaf, py::arg("name"), py::arg("fn"),
            "A Python callable as a leaf, fn(agent: LeafAgent) -> 'success' | 'failure' | 'running' | bool. For "
            "prototyping: each call takes the GIL. Register before loading the brains that use it.")
       .def("spawn", &PyRuntime::spawn, py::arg("brain"), py::arg("blackboard") = py::none(), py::kw_only(),
-           py::arg("id") = py::none())
+           py::arg("id") = py::none(),
+           "A new agent of `brain`, its blackboard keys set from the mapping (KeyError, TypeError or ValueError "
+           "for a key or value the brain does not take) and its id `id` (an int; None: the next). From a leaf "
+           "during a tick: None, and the agent arrives when the tick ends.")
       .def("despawn", [](PyRuntime& r, const Agent& a) {
         r.check(a);
         {
@@ -1050,7 +1070,7 @@ void register_runtime(py::module_& m) {
           r.rt().despawn(a.handle);
         }
         r.raise_python_error_outside_tick();
-      })
+      }, py::arg("agent"), "Removes the agent (its running leaves' stop hooks run); its handle goes stale.")
       .def("tick", &PyRuntime::tick, py::arg("agent"), py::arg("dt"), "Ticks one agent; returns its root status.")
       .def("tick_all", &PyRuntime::tick_all, py::arg("dt"), py::arg("times") = 1,
            "Ticks every live agent `times` times by dt seconds (the GIL released meanwhile).")
@@ -1070,15 +1090,16 @@ void register_runtime(py::module_& m) {
         r.raise_python_error();
         return seconds;
       }, py::arg("dt"), py::arg("times"))
-      .def("status", [](PyRuntime& r, const Agent& a) { r.check(a); return py_status(r.rt().status(a.handle)); })
+      .def("status", [](PyRuntime& r, const Agent& a) { r.check(a); return py_status(r.rt().status(a.handle)); },
+           py::arg("agent"), "The root's status after the agent's last tick: 'running', 'success', 'failure' or 'invalid'.")
       .def("running", [](PyRuntime& r, const Agent& a) { r.check(a); return r.rt().running_nodes(a.handle); },
-           "The ids of the agent's running nodes, depth-first.")
+           py::arg("agent"), "The ids of the agent's running nodes, depth-first.")
       .def("blackboard", [](std::shared_ptr<PyRuntime> r, const Agent& a) {
         r->check(a);
         return Blackboard{r, a};
-      })
+      }, py::arg("agent"), "A live view of the agent's blackboard (a Mapping): bb['key'] reads, bb['key'] = v writes.")
       .def("agents", &PyRuntime::agents, "The live agents, in tick order (restored ones included).")
-      .def("find", &PyRuntime::find, py::arg("id"))
+      .def("find", &PyRuntime::find, py::arg("id"), "The live agent with that id, or None.")
       .def("send", [](PyRuntime& r, const Agent& a, const py::object& given) {
         if (!py::isinstance<py::str>(given))  // (pybind11 listed signatures; bytes were converted)
           throw py::type_error("send: an event name is a str, not " +
@@ -1105,7 +1126,8 @@ void register_runtime(py::module_& m) {
         }
         r.raise_python_error_outside_tick();
         return sent;
-      }, py::arg("agent"), py::arg("event"))
+      }, py::arg("agent"), py::arg("event"),
+      "Queues a named event for the agent, taken at its next tick; False when its queue (4,096) is full.")
       .def("on_trace", &PyRuntime::on_trace, py::arg("callback"), py::arg("ticks") = true,
            "callback(event: dict) for every trace event (tick records too unless ticks=False); None stops.")
       .def("reload", &PyRuntime::reload, "Reloads the files that changed; a dict per file reloaded.")
@@ -1115,10 +1137,12 @@ void register_runtime(py::module_& m) {
       .def("dump", [](PyRuntime& r, const Brain& b) {
         r.check(b);
         return r.rt().dump(b.handle);
-      })
-      .def_property_readonly("agent_count", [](PyRuntime& r) { return r.rt().agent_count(); })
-      .def_property_readonly("script_errors", [](PyRuntime& r) { return r.rt().script_errors(); })
-      .def_property_readonly("agent_ticks", [](PyRuntime& r) { return r.rt().agent_ticks(); });
+      }, py::arg("brain"), "The brain's compiled node array as text, as `thicket dump` prints it.")
+      .def_property_readonly("agent_count", [](PyRuntime& r) { return r.rt().agent_count(); }, "Live agents.")
+      .def_property_readonly("script_errors", [](PyRuntime& r) { return r.rt().script_errors(); },
+                             "Script errors (leaf errors, bad returns) reported so far.")
+      .def_property_readonly("agent_ticks", [](PyRuntime& r) { return r.rt().agent_ticks(); },
+                             "Agent-ticks done so far (each agent's tick counts one).");
 }
 
 }  // namespace thicket_py

@@ -85,4 +85,13 @@ inline std::vector<RunSpec> plan_runs(const ParamSets& sets, uint64_t first_seed
   return plan;
 }
 
+// Whether a batch's runs go to the threads whole (each run on one thread, several at once)
+// rather than one run at a time with its agents over the threads: many runs, or runs of fewer
+// agents than kSpreadAgents. `thicket run SCENARIO` and Python's thicket.run / sweep choose
+// alike; either way every run is the same (SPEC 8.2).
+inline constexpr uint64_t kSpreadAgents = 1000;
+inline bool spread_runs(uint64_t planned, uint32_t threads, uint64_t agents_per_run) {
+  return planned > 1 && threads > 1 && (agents_per_run < kSpreadAgents || planned >= 4 * uint64_t(threads));
+}
+
 }  // namespace thicket::cli

@@ -38,14 +38,6 @@
 
 namespace thicket::run_command {
 
-namespace {
-
-// A batch whose runs have fewer agents than this runs several runs at once (one per thread)
-// rather than one run at a time over all threads (run_scenario).
-constexpr uint64_t kSpreadAgents = 1000;
-
-}  // namespace
-
 int cmd_scenario(const Options& o) {
   // Which runs this process runs (all of them, a --shard's, an MPI rank's): batch_runs.hpp.
   cli::BatchRuns batch(o.shard, o.shards, cli::mpi_world());
@@ -281,8 +273,8 @@ int cmd_scenario(const Options& o) {
   };
   uint64_t agents_per_run = 0;
   for (const auto& g : spec->groups) agents_per_run += g.count;
-  const bool spread = plan.size() > 1 && so.threads > 1 && !o.watch && !live && !checkpointer && !resume &&
-                      !batch.collects() && (agents_per_run < kSpreadAgents || plan.size() >= 4 * so.threads);
+  const bool spread = !o.watch && !live && !checkpointer && !resume && !batch.collects() &&
+                      cli::spread_runs(plan.size(), so.threads, agents_per_run);
   double spread_wall = -1;  // the union of the spread runs' ticking spans (BatchFacts::wall)
   if (spread) {
     const auto batch_start = std::chrono::steady_clock::now();

@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 import warnings
 
 import numpy as np
@@ -556,21 +557,25 @@ root:
     - action: Spin
 """
 SPIN_LUA = """local thicket = require("thicket")
-return { Spin = function() if thicket.tick() == 3 then while true do end end return true end }
+return { Spin = function()
+  if thicket.tick() == 3 then
+    io.popen("kill -INT " .. PID):close()  -- Ctrl-C, as Spin loops
+    while true do end
+  end
+  return true
+end }
 """
 
 
 def test_ctrl_c_stops_a_long_tick_all_after_the_tick_in_progress(tmp_path):
     # Python's own handler only notes a SIGINT for when bytecode runs again: tick_all(times=1000)
     # ran all 1000 ticks first, and a looping Lua leaf was stopped only by its time limit.
-    path = write(tmp_path, {"spin.yaml": SPIN, "spin.lua": SPIN_LUA})
-    rt = thicket.Runtime(leaf_timeout=1.0)
+    path = write(tmp_path, {"spin.yaml": SPIN, "spin.lua": SPIN_LUA.replace("PID", str(os.getpid()))})
+    rt = thicket.Runtime(leaf_timeout=1.0, trusted=True)
     ticks = []
 
     def count(agent):
         ticks.append(agent.tick)
-        if agent.tick == 3:
-            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C, just before Spin loops
         return True
 
     rt.register_leaf("Count", count)
@@ -583,6 +588,28 @@ def test_ctrl_c_stops_a_long_tick_all_after_the_tick_in_progress(tmp_path):
     assert any("stopped: the run was interrupted (Ctrl-C)" in str(w.message) for w in caught)
     rt.tick_all(0.1, times=2)  # scripts run again afterwards
     assert ticks == [1, 2, 3, 4, 5]
+
+
+def test_ctrl_c_reaches_a_python_leaf_that_never_returns():
+    # The SIGINT went only to the runtime's flag: a Python leaf looping (or in time.sleep) held
+    # the tick until a second Ctrl-C ended the process. Now it gets its KeyboardInterrupt at
+    # once, tick_all raises it, and no second one is left pending for the caller's next line.
+    rt = thicket.Runtime()
+    calls = []
+
+    def sleeper(agent):
+        calls.append(agent.tick)
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C, then a loop that would never end
+        while True:
+            time.sleep(0.01)
+
+    rt.register_leaf("Sleep", sleeper)
+    rt.spawn(rt.load_string("tree: t\nroot: {action: Sleep}\n"))
+    with pytest.raises(KeyboardInterrupt):
+        rt.tick_all(0.1, times=5)
+    assert calls == [1]
+    assert sum(range(1000)) == 499500  # bytecode runs: nothing pending
+    rt.tick_all  # (the runtime is usable: a later tick would call the leaf again)
 
 
 def test_ctrl_c_stops_a_batch_at_the_next_tick(tmp_path):
@@ -665,6 +692,21 @@ def cli_rows(*args):
     out = subprocess.run([THICKET, "run", ARENA, "--quiet", *args], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     return out
+
+
+def test_small_runs_go_to_the_threads_whole_with_the_same_result():
+    # Runs of fewer than 1,000 agents on 2 threads: each run on one thread, two at once, as
+    # `thicket run` spreads them (they went one at a time, their agents over the threads, which
+    # was slower than one thread). Whatever the split, the result is the same.
+    timing = ["wall_s", "agent_ticks_per_s"]
+    one = thicket.run(ARENA, runs=3, ticks=20, threads=1, series_every=5, record=True)
+    two = thicket.run(ARENA, runs=3, ticks=20, threads=2, series_every=5, record=True)
+    pd.testing.assert_frame_equal(one.metrics.drop(columns=timing), two.metrics.drop(columns=timing), check_exact=True)
+    pd.testing.assert_frame_equal(one.series, two.series, check_exact=True)
+    assert one.log == two.log
+    np.testing.assert_array_equal(one.record.x, two.record.x)
+    swept = [thicket.sweep(ARENA, {"seed": [1, 2, 3]}, ticks=10, threads=t).metrics.drop(columns=timing) for t in (1, 2)]
+    pd.testing.assert_frame_equal(swept[0], swept[1], check_exact=True)
 
 
 def test_run_matches_the_cli(tmp_path):
@@ -759,8 +801,12 @@ def test_a_grid_value_is_one_value_commas_and_all(tmp_path):
     # Two points (it was three: "Smith", " J", "Doe", split as --set splits its text).
     assert list(result.metrics[key]) == ["Smith, J", "Doe"]
     assert list(result.metrics["commas"]) == [1, 0]
-    with pytest.raises(ValueError, match=f"sweep key '{key}': an empty value$"):
-        thicket.sweep(path, {key: ["", "Doe"]})
+    # The empty text is a string key's value, as the file's `sweep:` gives it (it was refused).
+    result = thicket.sweep(path, {key: ["", "Doe"]})
+    assert list(result.metrics[key]) == ["", "Doe"]
+    assert list(thicket.run(path, overrides={key: ""}).metrics[key]) == [""]
+    with pytest.raises(ValueError, match=r"sweep key 'groups.g.count': the value must be a whole number .*, got ''"):
+        thicket.sweep(path, {"groups.g.count": ["", "2"]})
     # Text that pandas takes for a missing value stays text (it was NaN: a groupby lost the sets).
     labels = ["NA", "N/A", "null", "nan", "#N/A", "x"]
     result = thicket.sweep(path, {key: labels})
@@ -1048,6 +1094,17 @@ def test_tick_from_a_leaf_raises():
     with pytest.raises(ValueError, match=r"^tick cannot be called during a tick"):
         rt.tick_all(0.1)
     assert rt.agent_ticks == 2
+
+
+def test_save_from_a_leaf_raises():
+    # The agents would be saved half ticked: ValueError, as tick_all and restore (it returned b''
+    # with a warning, bytes that restore then called no snapshot).
+    rt = thicket.Runtime()
+    rt.register_leaf("Maker", lambda agent: (rt.save(), "running")[1])
+    rt.spawn(rt.load_string(MAKER, "maker.yaml"))
+    with pytest.raises(ValueError, match=r"^save cannot be called during a tick"):
+        rt.tick_all(0.1)
+    assert len(rt.save()) > 0  # between ticks
 
 
 def test_spawn_from_a_python_leaf_waits_for_the_end_of_the_tick():
@@ -1456,9 +1513,14 @@ def test_ctrl_c_stops_the_main_threads_call_and_not_another_threads_runtime(tmp_
 
     def count(agent):
         if agent.tick == 2:
-            os.kill(os.getpid(), signal.SIGINT)
             go.set()
-            assert done.wait(60)
+            try:  # the Ctrl-C is this Python leaf's KeyboardInterrupt, at once
+                os.kill(os.getpid(), signal.SIGINT)
+                while True:
+                    time.sleep(0.01)
+            except KeyboardInterrupt:
+                assert done.wait(60)  # the main thread's Ctrl-C lasts while the other thread ticks
+                raise
         return True
 
     rt.register_leaf("Count", count)
@@ -1525,6 +1587,7 @@ def test_budget_and_record_keys_are_the_clis_options(tmp_path):
     rec = thicket.run(path, record=True, record_keys=["mp", "hp"]).record
     assert rec.header["keys"] == ["mp", "hp"]
     for bad, error, words in ((dict(record_keys=["hp"]), ValueError, "give record=True too"),
+                              (dict(record_every=5), ValueError, "record_every is how often .*give record=True too"),
                               (dict(record=True, record_keys=["hp", "hp"]), ValueError, "lists 'hp' twice"),
                               (dict(record=True, record_keys="hp"), TypeError, "list of key names"),
                               (dict(record=True, record_keys=[1]), TypeError, "key names"),

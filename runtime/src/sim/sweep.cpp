@@ -516,10 +516,8 @@ std::optional<SweepAxis> sweep_axis(const std::string& key, const std::vector<st
   std::unordered_map<std::string, size_t> identities;  // of axis.values: the index of each
   for (const std::string& text : values) {
     ScenarioSpec scratch = spec;
-    if (text.empty()) {
-      why = said("an empty value", true);
-      return std::nullopt;
-    }
+    // (An empty text is a value: a string key's "" as the file's sweep: gives it; --set's
+    // "a,,b" is refused before, by parse_set_option; a number key's "" by apply_param.)
     if (std::string bad = not_utf8(axis.key, text, false); !bad.empty()) {
       why = said(bad, false);
       return std::nullopt;
