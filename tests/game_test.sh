@@ -42,6 +42,13 @@ cd "$game" || exit 1
 export SDL_VIDEODRIVER=offscreen SDL_AUDIODRIVER=dummy
 run() { ./thicket-game "$@" 2>"$tmp/err"; }
 
+# ---- No display: said, with the headless hint (it ran with no window and no word) ----
+env -u SDL_VIDEODRIVER -u DISPLAY -u WAYLAND_DISPLAY timeout 20 ./thicket-game >/dev/null 2>"$tmp/err"
+rc=$?
+[[ $rc == 2 ]] && grep -q "^thicket-game: no display to open a window on" "$tmp/err" &&
+  grep -q "without a display: thicket-game --frames N --screenshot FILE.png" "$tmp/err" && ok "no display: said, exit 2" ||
+  { cat "$tmp/err"; bad "no display: exit $rc"; }
+
 # ---- The autoplayed levels ----
 for level in warehouse courtyard arena; do run $level --frames 3000 --autoplay; done >"$tmp/outcomes"
 diff -u "$here/tests/game/outcomes.expected" "$tmp/outcomes" >"$tmp/diff" && ok "autoplayed outcomes: $(cut -d';' -f1 "$tmp/outcomes" | paste -sd, -)" ||

@@ -48,6 +48,16 @@ bool View::open(bool headless, std::string& error) {
     error = std::string("SDL_Init: ") + SDL_GetError();
     return false;
   }
+  // No display, and SDL fell back to a driver that shows nothing by itself: the game ran with
+  // no window and no word. (SDL_VIDEODRIVER=offscreen given by hand still runs, unseen.)
+  const char* driver = SDL_GetCurrentVideoDriver();
+  if (!headless && !SDL_getenv("SDL_VIDEODRIVER") && driver &&
+      (std::string(driver) == "offscreen" || std::string(driver) == "dummy")) {
+    error = std::string("no display to open a window on (SDL found none and chose its '") + driver +
+            "' driver; is DISPLAY or WAYLAND_DISPLAY set?)";
+    SDL_Quit();
+    return false;
+  }
   if (TTF_Init() != 0) {
     error = std::string("TTF_Init: ") + TTF_GetError();
     return false;
