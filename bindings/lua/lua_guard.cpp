@@ -34,8 +34,11 @@ constexpr int kLastResortLooks = 200;
 
 std::atomic<bool> g_stop{false};
 // The handler that was there before thicket's (called for every SIGURG not thicket's). A
-// pointer, swapped whole when thicket's handler is put back in front of a host's (never freed:
-// a handler may be reading the old one).
+// pointer into a fixed pool, moved to a fresh slot when thicket's handler is put back in front
+// of a host's (a handler may be reading the old slot; past the pool's end the last is reused).
+constexpr int kPreviousSlots = 16;
+struct sigaction g_previous_slots[kPreviousSlots];
+int g_previous_used = 0;  // the watchdog's thread (and the first runtime's) only
 std::atomic<const struct sigaction*> g_previous_action{nullptr};
 
 // Runs on the thread executing Lua: hooks the running Lua thread if the call the watchdog
@@ -79,7 +82,7 @@ bool install_guard_handler() {
   sa.sa_sigaction = on_guard_signal;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
-  struct sigaction* previous = new struct sigaction();
+  struct sigaction* previous = &g_previous_slots[g_previous_used < kPreviousSlots - 1 ? g_previous_used++ : kPreviousSlots - 1];
   sigaction(kGuardSignal, &sa, previous);
   g_previous_action.store(previous, std::memory_order_release);
   return true;
