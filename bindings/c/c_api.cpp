@@ -358,14 +358,14 @@ const thicket::LeafContext& lc(const thicket_leaf_ctx* ctx) { return *reinterpre
 thicket_leaf_ctx* cctx(thicket::LeafContext& c) { return reinterpret_cast<thicket_leaf_ctx*>(&c); }
 
 // The leaf's answer as the engine takes it: another value than a status goes to the engine
-// as it is (0 to 255; others as 0, their value kept in tl_raw_leaf_answer), which reports it (the value, the leaf, the node, the
+// as it is (0 to 255; others as 0, their value kept in tl_raw_leaf_answers), which reports it (the value, the leaf, the node, the
 // agent, the tick), counts it with the script errors and takes it as failure, as it does a
 // C++ leaf's. (It was turned into failure here, without a word.)
 Status c_tick(thicket::LeafContext& c, void* user) {
   const CLeaf* leaf = static_cast<const CLeaf*>(user);
   const int answer = leaf->tick(cctx(c), leaf->user);
   if (answer >= 0 && answer <= 255) return static_cast<Status>(answer);
-  thicket::tl_raw_leaf_answer = {answer, true};  // for the error's "returned the value -4"
+  thicket::tl_raw_leaf_answers.push_back({c.agent_id(), answer});  // for the error's "returned the value -5"
   return Status::Invalid;
 }
 void c_start(thicket::LeafContext& c, void* user) {

@@ -565,6 +565,35 @@ static int creturns(thicket_leaf_ctx *ctx, void *user) {
   (void)user;
   return cint_answer;
 }
+/* The batched walk (agent-local leaves, 32 agents or more) calls the node's leaf for every
+** agent before it reports their bad answers: each is said with its own agent's value (agent 1's
+** 0 was said as agent 2's -5 when one value was kept for the thread). */
+static int cby_agent(thicket_leaf_ctx *ctx, void *user) {
+  const int64_t id = thicket_leaf_agent_id(ctx);
+  (void)user;
+  return id == 1 ? 0 : id == 2 ? THICKET_ERR_TYPE : id == 3 ? 1000 : THICKET_SUCCESS;
+}
+static void test_leaf_answer_values_batched(void) {
+  thicket_runtime *rt = thicket_runtime_new();
+  text log = {0};
+  int32_t brain;
+  int k;
+  OK(rt, thicket_set_log(rt, log_to_text, &log));
+  OK(rt, thicket_register_leaf_hooks(rt, "ByAgent", cby_agent, NULL, NULL, NULL, THICKET_LEAF_AGENT_LOCAL));
+  brain = thicket_load_string(rt, "tree: b\nroot: {sequence: [{action: ByAgent}]}\n", "b.yaml");
+  for (k = 0; k < 40; ++k) thicket_spawn(rt, brain);
+  OK(rt, thicket_tick_all(rt, 0.1));
+  CHECK(thicket_script_errors(rt) == 3);
+  CHECK(log.s && strstr(log.s, "returned invalid, not success, failure or running; taken as failure\n  in leaf 'ByAgent' at "
+                               "node root/0, agent 1,") != NULL);
+  CHECK(log.s && strstr(log.s, "returned the value -5, not success, failure or running; taken as failure\n  in leaf "
+                               "'ByAgent' at node root/0, agent 2,") != NULL);
+  CHECK(log.s && strstr(log.s, "returned the value 1000, not success, failure or running; taken as failure\n  in leaf "
+                               "'ByAgent' at node root/0, agent 3,") != NULL);
+  free(log.s);
+  thicket_runtime_free(rt);
+}
+
 /* thicket_runtime_free from a leaf during the tick is refused (the tick would walk freed memory). */
 static int cfree_self(thicket_leaf_ctx *ctx, void *user) {
   (void)ctx;
@@ -1625,6 +1654,7 @@ int main(int argc, char **argv) {
   test_leaf_ctx_types();
   test_leaf_answer_values();
   test_free_in_tick();
+  test_leaf_answer_values_batched();
   test_snapshots();
   test_stop_hooks_between_ticks();
   test_parallel();

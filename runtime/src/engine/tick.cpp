@@ -8,6 +8,7 @@
 #include <limits>
 
 #include <sstream>
+#include <optional>
 #include <utility>
 
 #include "leaf_answer.hpp"
@@ -24,20 +25,28 @@ bool is_selector(NodeKind k) { return k == NodeKind::Selector || k == NodeKind::
 
 }  // namespace
 
-thread_local constinit RawLeafAnswer tl_raw_leaf_answer;
+thread_local std::vector<RawLeafAnswer> tl_raw_leaf_answers;
 
 Status Engine::bad_native_status(RuntimeImpl& rt, const Program& p, const AgentInfo& a, uint32_t i, Status s,
                                  bool condition) {
   const std::string& leaf = p.calls[p.nodes[i].a].leaf;
   const auto value = static_cast<unsigned>(s);
-  // A C leaf's int that no Status holds, as it returned it.
-  const RawLeafAnswer raw = std::exchange(tl_raw_leaf_answer, RawLeafAnswer{});
+  // A C leaf's int that no Status holds, as this agent's call returned it.
+  std::optional<int64_t> raw;
+  auto& raws = tl_raw_leaf_answers;
+  for (size_t k = 0; k < raws.size(); ++k)
+    if (raws[k].agent == a.id) {
+      raw = raws[k].value;
+      raws.erase(raws.begin() + static_cast<std::ptrdiff_t>(k));
+      break;
+    }
+  if (raws.size() > 4096) raws.clear();  // (answers never reported: a bound, not a leak)
   std::string first;
   if (condition && s == Status::Running) {
     first = "condition '" + leaf + "' returned running; a condition answers success or failure in the tick it is called";
   } else {
     first = std::string(condition ? "condition '" : "action '") + leaf + "' returned " +
-            (raw.set                                          ? "the value " + std::to_string(raw.value)
+            (raw                                              ? "the value " + std::to_string(*raw)
              : value <= static_cast<unsigned>(Status::Aborted) ? std::string(status_name(s))
                                                                : "the value " + std::to_string(value)) +
             (condition ? ", not success or failure" : ", not success, failure or running") + "; taken as failure";
