@@ -246,6 +246,25 @@ Status LuaHost::complain_status(int idx, const CallSite& at, const LeafDef& leaf
   return Status::Failure;
 }
 
+// An action, a hook table's tick or a task that ended without a return: that counts as
+// failure (SPEC 3.4: nil is failure), but a leaf with no return at all is most often a
+// forgotten one, and a silent failure is hard to find: said once at the node, with where the
+// function is defined. (A condition's falling off its end is its false: not said.)
+Status LuaHost::returned_nothing(const CallSite& at, const LeafDef& leaf, int fn_ref, const char* what) {
+  if (rt_.script_warned(*at.program, at.node, "returned nothing")) return Status::Failure;
+  std::string where;
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, fn_ref);
+  lua_Debug ar;
+  if (!lua_isfunction(L_, -1)) lua_pop(L_, 1);
+  else if (lua_getinfo(L_, ">S", &ar) && ar.linedefined > 0)  // ">" pops the function
+    where = std::string(ar.source[0] == '@' ? ar.source + 1 : ar.short_src) + ":" + std::to_string(ar.linedefined) + ": ";
+  const bool task = std::string_view(what) == "task";
+  warn(at, leaf.name, "returned nothing",
+       where + what + " '" + leaf.name + "' returned nothing, which counts as failure: end it with 'return thicket.SUCCESS'" +
+           (task ? "" : " (or thicket.RUNNING to run on)") + ", or 'return thicket.FAILURE' (or false) to fail on purpose");
+  return Status::Failure;
+}
+
 [[gnu::always_inline]] inline void LuaHost::push_args(const CallSite& at) {
   lua_rawgeti(L_, LUA_REGISTRYINDEX, args_ref(at.program->calls[at.program->nodes[at.node].a]));
 }
@@ -364,10 +383,15 @@ Status LuaHost::tick(const CallSite& at) {
   switch (leaf.shape) {
     case LeafShape::Native: return Status::Failure;  // the engine calls native leaves itself
     case LeafShape::Function: {
+      const int base = lua_gettop(L_);
       lua_rawgeti(L_, LUA_REGISTRYINDEX, refs(leaf).fn);
       lua_rawgeti(L_, LUA_REGISTRYINDEX, at.agent->lua_agent);
       push_args(at);
-      if (!pcall(2, 1, at, leaf)) return Status::Failure;
+      if (!pcall(2, LUA_MULTRET, at, leaf)) return Status::Failure;
+      if (lua_gettop(L_) != base + 1) [[unlikely]] {
+        if (lua_gettop(L_) == base) return returned_nothing(at, leaf, refs(leaf).fn, "action");
+        lua_settop(L_, base + 1);  // `return false, "why"`: the first result is the status
+      }
       Status s = to_status(-1, at, leaf, false);
       lua_pop(L_, 1);
       return s;
@@ -386,7 +410,12 @@ Status LuaHost::tick(const CallSite& at) {
         return tick(at);
       }
       lua_remove(L_, -2);
-      if (!pcall(3, 1, at, leaf)) return Status::Failure;
+      const int base = lua_gettop(L_) - 4;
+      if (!pcall(3, LUA_MULTRET, at, leaf)) return Status::Failure;
+      if (lua_gettop(L_) != base + 1) [[unlikely]] {
+        if (lua_gettop(L_) == base) return returned_nothing(at, leaf, refs(leaf).tick, "the tick hook of action");
+        lua_settop(L_, base + 1);
+      }
       Status s = to_status(-1, at, leaf, false);
       lua_pop(L_, 1);
       return s;
@@ -543,6 +572,10 @@ Status LuaHost::task_resume(const CallSite& at, const LeafDef& leaf, bool) {
   }
   if (rc == LUA_OK) {
     Status s = Status::Failure;
+    if (nres == 0) {
+      lua_settop(co, 0);
+      return returned_nothing(at, leaf, refs(leaf).fn, "task");
+    }
     if (nres > 0) {
       // The first of its results, as for an action's `return false, "why"` (the top one was
       // taken, the last: `return "failure", true` succeeded).

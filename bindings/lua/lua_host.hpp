@@ -270,6 +270,7 @@ class LuaHost final : public ScriptHost {
   static uint64_t marked_call(const LuaHost& h);
   void restore_hook(lua_State* L);
   Status complain_status(int idx, const CallSite& at, const LeafDef& leaf, bool condition);
+  Status returned_nothing(const CallSite& at, const LeafDef& leaf, int fn_ref, const char* what);
   static constexpr uint64_t kBudgetSlices = 8;
   static constexpr uint32_t kLoadLimitScale = 20;  // running a leaf file may take 20 call limits
   static constexpr int kHandlerSlot = 1;  // the message handler stays at this stack slot

@@ -39,7 +39,7 @@ leaves.Forage = thicket.task(function(agent, args)
   agent:send("fed")
   return found > 0
 end)
-function leaves.Note(agent, args) thicket.log("@note " .. agent.bb.food .. " " .. thicket.random(1, 1000)) end
+function leaves.Note(agent, args) thicket.log("@note " .. agent.bb.food .. " " .. thicket.random(1, 1000)); return false end
 return leaves
 )LUA";
 
