@@ -297,6 +297,7 @@ void TreeCompiler::fsm_state(uint16_t index) {
       const YAML::Node tr = st["transitions"];
       if (!tr.IsMap()) {
         error(tr, std::string("'transitions' maps an event or reason name to a state, e.g. {saw_player: chase}; got ") + describe_node(tr));
+        fsm_guesses_.push_back({index, kNoPos, false});  // its targets could be any state
       } else {
         for (auto t = tr.begin(); t != tr.end(); ++t) {
           const std::string ev = t->first.Scalar();
@@ -349,6 +350,7 @@ void TreeCompiler::fsm_state(uint16_t index) {
       const YAML::Node when = st["when"];
       if (!when.IsSequence()) {
         error(when, std::string("'when' is a list of {check: \"...\", go: state} (or condition:, after: seconds), got ") + describe_node(when));
+        fsm_guesses_.push_back({index, kNoPos, false});  // its targets could be any state
       } else {
         size_t k = 0;
         for (const auto& w : when) {

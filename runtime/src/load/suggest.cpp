@@ -115,8 +115,11 @@ std::string closest_name(std::string_view word, const std::vector<std::string>& 
     }
   }
   // A typo is a small share of the word: 1 edit for short names, about a third for long.
-  size_t limit = std::max<size_t>(1, std::max(characters(word).size(), characters(best).size()) / 3);
-  if (best.empty() || best_d > limit || best == word) return {};
+  // A name with no character in common (a one-letter word against a one-letter name: '3' for
+  // 'a') is a replacement, not a typo.
+  const size_t longer = std::max(w.size(), characters(best).size());
+  size_t limit = std::max<size_t>(1, longer / 3);
+  if (best.empty() || best_d > limit || best_d >= longer || best == word) return {};
   return best;
 }
 

@@ -436,5 +436,5 @@ root:
         "t.yaml:5:6: error: the default of 'c' must be a number, true/false or text, or {type: ..., default: ...}; got a "
         "list\n"
         "t.yaml:6:6: error: the declaration of 'd' needs a type: {type: number|integer|boolean|string|any, default: ...}\n"
-        "t.yaml:10:27: error: in check expression: unknown blackboard key 'e'; did you mean 'a'?\n");
+        "t.yaml:10:27: error: in check expression: unknown blackboard key 'e'; declared keys: a, b, c, d\n");
 }

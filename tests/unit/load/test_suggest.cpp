@@ -18,7 +18,10 @@ TEST_CASE("suggestions: near misses, and none for a huge word") {
   CHECK(closest_name("banana", statuses).empty());
   // "" is no typo of a one-letter name (a reason that returned "" was asked "did you mean '1'?").
   CHECK(closest_name("", {"1", "a"}).empty());
-  CHECK(closest_name("b", {"1", "a"}) == "1");
+  // Nor is a one-letter word a typo of another one-letter name: nothing is in common ('initial:
+  // 3' was "did you mean 'a'?"); a longer name that keeps the letter still is.
+  CHECK(closest_name("b", {"1", "a"}).empty());
+  CHECK(closest_name("b", {"a", "bc"}) == "bc");
   // Of names equally close, the one that starts as the word does, in either order ('Rn' was
   // "did you mean 'In'?"); a closer name still wins over a better start.
   CHECK(closest_name("Rn", {"In", "Run"}) == "Run");

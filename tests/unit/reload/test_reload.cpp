@@ -409,7 +409,7 @@ TEST_CASE("reload: a leaf file whose new arg declarations its calls do not meet 
   CHECK(r.rt.reload_changed() == 0);
   INFO(r.log);
   CHECK(r.log.find("reload of " + s.path("leaves.lua") + " failed; the old version keeps running:\n"
-                   "  " + brain + ":4:11: error: leaf 'A' has no arg 'k'; did you mean 'j'? (args: j, m, n) (the new " +
+                   "  " + brain + ":4:11: error: leaf 'A' has no arg 'k' (args: j, m, n) (the new " +
                    s.path("leaves.lua") + " declares it so)\n"
                    "  " + brain + ":4:11: error: leaf 'A' needs arg 'm' (a number): args: {m: ...} (the new " +
                    s.path("leaves.lua") + " declares it so)\n"
