@@ -2,6 +2,7 @@
 // its parts (enter, exit, reason, body, enter_if, guards, `when` conditions) and then its child
 // State nodes, so the node array nests as the states do. Program::fsm_states lists the states
 // depth-first with their place in the hierarchy, transitions and `when` entries.
+#include <cctype>
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -299,8 +300,17 @@ void TreeCompiler::fsm_state(uint16_t index) {
         error(tr, std::string("'transitions' maps an event or reason name to a state, e.g. {saw_player: chase}; got ") + describe_node(tr));
         fsm_guesses_.push_back({index, kNoPos, false});  // its targets could be any state
       } else {
+        std::map<std::string, std::string> folded;  // the names in lower case: 'Hit' beside 'hit'
         for (auto t = tr.begin(); t != tr.end(); ++t) {
           const std::string ev = t->first.Scalar();
+          if (is_named(t->first)) {
+            std::string lower = ev;
+            for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            if (auto [first, fresh] = folded.emplace(lower, ev); !fresh && first->second != ev)
+              warning(t->first, "transition '" + ev + "' differs only in case from transition '" + first->second +
+                                    "' of the same state: names are case-sensitive, so an event or reason takes one "
+                                    "of them, never both; if one is meant, remove the other");
+          }
           const YAML::Node v = t->second;
           if (!is_named(t->first)) {  // no event or reason is named so: it could never be taken
             error(t->first, std::string("a transition's event or reason name must be text, got ") +
@@ -475,6 +485,21 @@ void TreeCompiler::fsm(const YAML::Node& doc, const std::string& fsm_name) {
                       (states.IsMap() ? "an empty mapping" : describe_node(states)));
   } else {
     fsm_outline(states, kNoPos, 0, where);
+    // Two states whose names differ only in case are two states (names are case-sensitive), but
+    // most likely one meant as the other: a transition to 'Combat' that should reach 'combat'.
+    std::map<std::string, uint16_t> folded;
+    for (size_t k = 0; k < p_.fsm_states.size(); ++k) {
+      if (fsm_duplicates_.count(static_cast<uint16_t>(k))) continue;
+      std::string lower = p_.fsm_states[k].name;
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      auto [first, fresh] = folded.emplace(lower, static_cast<uint16_t>(k));
+      if (fresh) continue;
+      const YAML::Mark m = fsm_key_[first->second].Mark();
+      warning(fsm_key_[k], "state '" + p_.fsm_states[k].name + "' differs only in case from state '" +
+                               p_.fsm_states[first->second].name + "' (" + src_.files[file_].path + ":" +
+                               std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1) +
+                               "): names are case-sensitive, so these are two states; if one is meant, rename the other");
+    }
   }
   if (doc["machines"] && !doc["machines"].IsMap())
     error(doc["machines"], std::string("'machines' is a mapping of name: {check_every, behaviors}, got ") + describe_node(doc["machines"]));
