@@ -17,6 +17,10 @@ namespace thicket {
 // A table kept past its agent's despawn sends to no one (false).
 int LuaApi::agent_send(lua_State* L) {
   LuaHost& h = host(L);
+  // agent.send("alarm"): the dot passes no agent, the name comes first.
+  if (lua_type(L, 1) == LUA_TSTRING && lua_gettop(L) == 1)
+    return luaL_error(L, "agent.send was called with a dot: write agent:send(name), with a colon, which passes the "
+                         "agent (the event goes to it)");
   luaL_checktype(L, 1, LUA_TTABLE);
   lua_rawgeti(L, LUA_REGISTRYINDEX, h.agent_of_ref_);
   lua_pushvalue(L, 1);

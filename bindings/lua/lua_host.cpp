@@ -100,10 +100,11 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
   rt_.script_error(*at.program, at.node, std::move(first), out.str());
 }
 
-void LuaHost::warn(const CallSite& at, std::string_view leaf_name, const std::string& key, const std::string& message) {
+void LuaHost::warn(const CallSite& at, std::string_view leaf_name, const std::string& key, const std::string& message,
+                   std::string_view once) {
   std::ostringstream out;
   out << "warning: " << indented_lines(without_controls(message), 9) << "\n  in leaf '" << leaf_name << "' at node " << at.program->ids[at.node] << ", agent "
-      << at.agent->id << ", tick " << at.agent->ticks << " (said once for this node)";
+      << at.agent->id << ", tick " << at.agent->ticks << " (said once for " << once << ")";
   rt_.script_error(*at.program, at.node, key, out.str(), true);
 }
 
@@ -136,8 +137,9 @@ void LuaHost::event_typo(const AgentInfo& to, std::string_view name) {
   const bool leaf = n.kind == NodeKind::Action || n.kind == NodeKind::Condition;
   warn(*current_, leaf ? std::string_view(from.calls[n.a].leaf) : std::string_view("?"), key,
        where + "the event '" + shown_name(name, 80) + "' sent to agent " + std::to_string(to.id) +
-           " is taken by no state of its brain " + shown_name(p.name, 80) + " (did you mean '" + shown_name(event_near_, 80) +
-           "'?), so it is dropped");
+           " is taken by no state of its brain " + shown_name(p.name, 80) + ", so it is dropped; a state takes '" +
+           shown_name(event_near_, 80) + "': is one of the two misspelt?",
+       "this node and event");
 }
 
 bool LuaHost::repeat_silenced(const CallSite& at, std::string_view message) const {
@@ -228,7 +230,8 @@ Status LuaHost::complain_status(int idx, const CallSite& at, const LeafDef& leaf
       const std::string said = shown_name(std::string_view(text, len), 80), key = "status text " + said;
       if (!rt_.script_warned(*at.program, at.node, key))
         warn(at, leaf.name, key, "condition '" + leaf.name + "' returned the text '" + said + "'" + hint +
-                                ": a text is true, so the condition succeeds; a condition returns true or false");
+                                ": a text is true, so the condition succeeds; a condition returns true or false",
+             "this node and text");
     }
     return lua_toboolean(L_, idx) ? Status::Success : Status::Failure;
   }

@@ -220,7 +220,10 @@ class LuaHost final : public ScriptHost {
   void report(const CallSite& at, const LeafDef& leaf, const std::string& message);
   // A warning at a leaf call: said the first time `key` comes at its node, not counted as an
   // error (RuntimeImpl::script_error's warnings).
-  void warn(const CallSite& at, std::string_view leaf_name, const std::string& key, const std::string& message);
+  // `once`: what the warning is said once for ("this node"; "this node and event" where each
+  // name is said once).
+  void warn(const CallSite& at, std::string_view leaf_name, const std::string& key, const std::string& message,
+            std::string_view once = "this node");
   // A read of thicket's status constants as globals (`return SUCCESS`, the `thicket.` left
   // out): nil, which an action takes as failure without a word. Warned once at its node in a
   // leaf call; at a leaf file's load, kept for stage_leaf_file's warnings.

@@ -1137,7 +1137,7 @@ return { Says = function(agent, args) return said[thicket.tick()] end }
               "condition succeeds") == 1);
   CHECK(count("returned the text 'failur' (did you mean 'failure'?)") == 1);
   CHECK(count("returned the text 'SUCCESS' (did you mean 'success'?)") == 1);
-  CHECK(count("(said once for this node)") == 3);
+  CHECK(count("(said once for this node and text)") == 3);
   CHECK(count("banana") == 0);
   CHECK(count("error") == 0);
   CHECK(t.rt.script_errors() == 0);  // warnings are not errors: --strict goes on
