@@ -319,13 +319,26 @@ void TreeCompiler::fsm_state(uint16_t index) {
             continue;
           }
           // A name a letter or two from one of the runtime's own events (success, failure, done)
-          // is most likely that event misspelt: it would wait for an event nothing sends.
+          // is most likely that event misspelt: it would wait for an event nothing sends. So is
+          // one near a perception event's name (lost_sigth), which a scenario's senses (and the
+          // game) send under those names unless the scenario renames them: the long ones only,
+          // since a short name's neighbours are words of their own ('quit' beside 'quiet').
           static const std::vector<std::string> runtime_events = {"success", "failure", "done"};
-          if (std::find(runtime_events.begin(), runtime_events.end(), ev) == runtime_events.end())
+          static const std::vector<std::string> percept_events = {"lost_sight", "touched", "untouched", "remembered",
+                                                                  "forgot"};
+          static const std::vector<std::string> short_percepts = {"seen", "heard", "quiet"};
+          const auto known = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), ev) != v.end(); };
+          if (!known(runtime_events) && !known(percept_events) && !known(short_percepts)) {
             if (const std::string near = did_you_mean(ev, runtime_events); !near.empty())
               warning(t->first, "transition '" + ev + "' is no event the runtime sends" + near +
                                     " (the runtime sends success and failure when a state's act, tree or machine "
                                     "ends, and done when a final state is entered; other names come from agent:send or reasons)");
+            else if (const std::string near_percept = did_you_mean(ev, percept_events); !near_percept.empty())
+              warning(t->first, "transition '" + ev + "' is no perception event" + near_percept +
+                                    " (a scenario's senses send seen, lost_sight, heard, quiet, touched, untouched, "
+                                    "remembered and forgot, unless its 'events:' renames them; other names come from "
+                                    "agent:send or reasons)");
+          }
           FsmTransition rec;
           rec.name = ev;
           YAML::Node go;
