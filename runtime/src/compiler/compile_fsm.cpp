@@ -523,6 +523,28 @@ void TreeCompiler::fsm(const YAML::Node& doc, const std::string& fsm_name) {
     children.push_back(p_.fsm_states[top].node);
   }
   finish_children(root, children);
+  // A descent that enters a final state at once: a composite whose initial state (named, or its
+  // first child when that one is taken without a test) is final finishes as soon as it is
+  // entered (its `done`, mapped back to it, loops to the event cap each tick); the brain's, ends
+  // the brain on every tick.
+  auto first_entered = [&](uint16_t initial, const std::vector<uint16_t>& kids) -> uint16_t {
+    if (initial != kNoPos) return initial;
+    return !kids.empty() && p_.fsm_states[kids[0]].enter_if == kNoNode ? kids[0] : kNoPos;
+  };
+  for (size_t k = 0; k < p_.fsm_states.size(); ++k) {
+    const FsmState& st = p_.fsm_states[k];
+    if (st.children.empty() || fsm_duplicates_.count(static_cast<uint16_t>(k))) continue;
+    const uint16_t first = first_entered(st.initial, st.children);
+    if (first == kNoPos || !p_.fsm_states[first].final) continue;
+    const YAML::Node said = fsm_yaml_[k].IsMap() && fsm_yaml_[k]["initial"] ? fsm_yaml_[k]["initial"] : fsm_key_[first];
+    warning(said, "state '" + st.name + "' finishes as soon as it is entered: its initial state '" +
+                      p_.fsm_states[first].name + "' is final, so each entry sends done at once; start it in another state");
+  }
+  if (const uint16_t first = first_entered(static_cast<uint16_t>(p_.nodes[root].a), p_.fsm_top);
+      first != kNoPos && p_.fsm_states[first].final)
+    warning(doc["initial"] ? doc["initial"] : fsm_key_[first],
+            "the brain's initial state '" + p_.fsm_states[first].name +
+                "' is final: the brain ends as soon as it starts, on every tick; start it in another state");
   // Reachability: the initial descent, and from each reached state the targets of its
   // transitions and `when` entries (with their ancestors: a state is active while a child of
   // it is) and, of a composite, its `initial` child or the children it may select by enter_if.
