@@ -36,6 +36,9 @@ struct LuaApi {
   // megabytes took seconds a call, past any time limit: a call cannot be stopped inside).
   static constexpr size_t kMaxShownLine = 1 << 20;
   static void push_joined(lua_State* L);
+  // What an agent's leaves may print and log in one tick, in bytes (count_output).
+  static constexpr size_t kMaxOutputBytesPerTick = size_t(4) << 20;
+  static void count_output(lua_State* L, const char* what, size_t len);
   static int log(lua_State* L);
   // thicket.random([m [, n]]) and math.random: the agent's own stream while a leaf runs.
   static int random(lua_State* L);

@@ -77,6 +77,7 @@ int LuaApi::log(lua_State* L) {
   push_joined(L);
   size_t len;
   const char* joined = lua_tolstring(L, -1, &len);
+  count_output(L, "thicket.log", len);
   const std::string line(joined, len);
   const CallSite* at = host(L).current();
   std::ostringstream out;
@@ -131,8 +132,27 @@ int LuaApi::print(lua_State* L) {
   push_joined(L);
   size_t len;
   const char* joined = lua_tolstring(L, -1, &len);
+  count_output(L, "print", len);
   host(L).rt_.print(std::string(joined, len));
   return 0;
+}
+
+// An agent prints and logs at most kMaxOutputBytesPerTick a tick: past it the call raises at its
+// line, in every run alike whatever the threads (a parallel tick holds its lines until it ends:
+// an agent printing in a loop held gigabytes). Raises before any C++ object lives in the caller.
+void LuaApi::count_output(lua_State* L, const char* what, size_t len) {
+  LuaHost& h = host(L);
+  const CallSite* at = h.current();
+  if (!at) return;  // a file's top level, at load: its time limit bounds it
+  const auto index = static_cast<size_t>(at->agent - h.rt_.agents.data());
+  if (h.print_budget_.size() <= index) h.print_budget_.resize(index + 1);
+  LuaHost::PrintBudget& b = h.print_budget_[index];
+  if (b.ticks != at->agent->ticks || b.generation != at->agent->generation) b = {at->agent->ticks, at->agent->generation, 0};
+  if (len + 1 > kMaxOutputBytesPerTick - b.bytes)
+    luaL_error(L, "%s: agent %d printed and logged more than %d MB this tick (a print in a loop?); this line is not "
+                  "written",
+               what, static_cast<int>(at->agent->id), static_cast<int>(kMaxOutputBytesPerTick >> 20));
+  b.bytes += len + 1;
 }
 
 int LuaApi::refuse_in_scenario(lua_State* L, const char* what, const char* instead) {

@@ -37,6 +37,24 @@ grep -q "loop.lua:4: stopped after running for more than 50 ms" "$dir/err" && ok
 grep -q "in leaf 'Work' at node root, agent 1, tick 2" "$dir/err" && ok || bad "the leaf is stopped on tick 2 too"
 
 
+# A leaf printing in a loop: each agent prints at most 4 MiB a tick, then its print raises at the
+# line (a scenario's parallel tick held every line until the tick's end: gigabytes, then abort).
+mkdir -p "$dir/flood"
+cat >"$dir/flood/flood.lua" <<'LUA'
+local leaves = {}
+local line = ("p"):rep(400000)
+function leaves.Shout(agent, args)
+  while true do print(line) end
+end
+return leaves
+LUA
+printf 'tree: flood\nleaves: [flood.lua]\nroot: {action: Shout}\n' >"$dir/flood/flood.yaml"
+timeout 60 "$thicket" run "$dir/flood/flood.yaml" --ticks 2 --agents 2 >"$dir/out" 2>"$dir/err"
+[[ $? == 1 ]] && ok || bad "a print flood should end in script errors (exit 1)"
+[[ $(wc -l <"$dir/out") == 40 ]] && ok || bad "10 lines of 400 kB per agent per tick expected, got $(wc -l <"$dir/out")"
+[[ $(grep -c "flood.lua:4: print: agent [12] printed and logged more than 4 MB this tick" "$dir/err") == 4 ]] && ok ||
+  bad "the print cap's error, once per agent and tick: $(head -c 600 "$dir/err")"
+
 # interrupted WHAT ARGS...: thicket ARGS in the background (stderr to $dir/err), Ctrl-C once it
 # catches it, its exit status in $rc; WHAT names the run in a failure.
 interrupted() {
