@@ -39,6 +39,8 @@ struct LuaApi {
   // What an agent's leaves may print and log in one tick, in bytes (count_output).
   static constexpr size_t kMaxOutputBytesPerTick = size_t(4) << 20;
   static void count_output(lua_State* L, const char* what, size_t len);
+  // What an agent's leaves may send in one tick (thicket.send and agent:send together).
+  static constexpr uint32_t kMaxSendsPerTick = 16384;
   static int log(lua_State* L);
   // thicket.random([m [, n]]) and math.random: the agent's own stream while a leaf runs.
   static int random(lua_State* L);

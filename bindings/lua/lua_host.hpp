@@ -377,14 +377,17 @@ class LuaHost final : public ScriptHost {
   // a log line a reader can take in, and a bounded key for the repeat count.
   static constexpr size_t kMaxShownMessage = 2000;
   std::string status_text_seen_, status_text_hint_;  // complain_status: the last text and its hint
-  // print() of the agents of this host: the bytes each printed in its current tick (an agent
-  // that printed in a loop held gigabytes of lines until a parallel tick's end), by agent index.
-  struct PrintBudget {
+  // What each agent of this host's leaves printed and logged (bytes) and sent (events) in its
+  // current tick, by agent index: an agent printing or sending in a loop held gigabytes until a
+  // parallel tick's end (LuaApi::count_output, LuaApi::send).
+  struct TickBudget {
     uint64_t ticks = 0;
     uint32_t generation = 0;
+    uint32_t sends = 0;
     size_t bytes = 0;
   };
-  std::vector<PrintBudget> print_budget_;
+  std::vector<TickBudget> tick_budget_;
+  TickBudget& tick_budget(const AgentInfo& a);
   // event_typo: the last name no state took, the brain it went to, and the near name ("": none),
   // so that a brain sent a name it ignores tick after tick is looked at once.
   std::string event_seen_, event_near_;

@@ -55,6 +55,26 @@ timeout 60 "$thicket" run "$dir/flood/flood.yaml" --ticks 2 --agents 2 >"$dir/ou
 [[ $(grep -c "flood.lua:4: print: agent [12] printed and logged more than 4 MB this tick" "$dir/err") == 4 ]] && ok ||
   bad "the print cap's error, once per agent and tick: $(head -c 600 "$dir/err")"
 
+# A leaf sending in a loop to every agent: at most 16,384 sends a tick, then thicket.send raises
+# at the line (4,097 to each target were kept: a loop over 200 ids held 6 GB).
+cat >"$dir/flood/send.lua" <<'LUA'
+local thicket = require("thicket")
+local leaves = {}
+function leaves.Spam(agent, args)
+  local sent = 0
+  while true do
+    for id = 1, 50 do thicket.send(id, "e"); sent = sent + 1; agent.bb.sent = sent end
+  end
+end
+return leaves
+LUA
+printf 'tree: spam\nleaves: [send.lua]\nblackboard: {sent: 0}\nroot: {action: Spam}\n' >"$dir/flood/send.yaml"
+timeout 60 "$thicket" run "$dir/flood/send.yaml" --ticks 1 --agents 50 >"$dir/out" 2>"$dir/err"
+[[ $? == 1 ]] && ok || bad "a send flood should end in script errors (exit 1)"
+[[ $(grep -c "send.lua:6: thicket.send: agent [0-9]* sent more than 16384 events this tick" "$dir/err") -ge 20 ]] && ok ||
+  bad "the send cap's error for each agent: $(head -c 600 "$dir/err")"
+grep -q "script errors: 50$" "$dir/err" && ok || bad "one send-cap error per agent: $(tail -2 "$dir/err")"
+
 # interrupted WHAT ARGS...: thicket ARGS in the background (stderr to $dir/err), Ctrl-C once it
 # catches it, its exit status in $rc; WHAT names the run in a failure.
 interrupted() {
