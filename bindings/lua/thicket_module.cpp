@@ -315,6 +315,16 @@ bool LuaApi::spawn_checked(lua_State* L, LuaHost& h, const char* name, uint32_t 
     return refuse("the run already has " + std::to_string(agents) +
                   " agents, counting the spawns queued this tick; scripts may spawn up to " + std::to_string(cap) +
                   "; no agent spawned (raise it with thicket run --max-agents N; max_script_agents when embedded)");
+  // The agents' node state (each agent a block of its brain's size): a leaf spawning a brain of
+  // 70,000 nodes (545 KB an agent) in a loop took the host's memory long before the agent cap.
+  size_t state = 0;
+  for (const auto& b : h.rt_.brains) state += b->storage.size();
+  const size_t block = h.rt_.brains[brain->index]->program->block_size;
+  state += h.rt_.queued_spawns.load(std::memory_order_relaxed) * block;
+  if (const size_t cap_bytes = h.rt_.options.max_script_state_bytes; cap_bytes > 0 && state + block > cap_bytes)
+    return refuse("the agents' node state would pass " + std::to_string(cap_bytes >> 20) + " MiB (" +
+                  std::to_string(state >> 20) + " MiB now, and an agent of brain " + std::string(name) + " takes " +
+                  std::to_string((block + 1023) >> 10) + " KiB); no agent spawned (max_script_state_bytes when embedded)");
   const bool deferred = h.rt_.ticking;
   const AgentHandle made = h.rt_.spawn_or_defer(*brain, bb, id);
   if (deferred) lua_pushboolean(L, 1);

@@ -69,6 +69,10 @@ struct Brain {
 // its queue holds (a storm beyond that is dropped and reported).
 inline constexpr size_t kEventsPerTick = 64;
 inline constexpr size_t kMaxQueuedEvents = 4096;
+// The agents' node state a run's scripts may spawn to, and a scenario may start with (each
+// agent one block of its brain's size): a big brain times many agents is refused with its
+// figures, where it took the host's memory (a 70,000-node brain is 545 KB an agent).
+inline constexpr size_t kMaxAgentStateBytes = size_t(4) << 30;
 
 // What a leaf asked for during tick_all that waits for its end (SPEC 8.2): applied in the order
 // of the asking agents (caller: its index, UINT32_MAX when no leaf asked), then of the calls.

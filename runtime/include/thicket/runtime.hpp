@@ -136,6 +136,11 @@ struct RuntimeOptions {
   // spawns) is never refused. With tick_all on several threads, jobs that spawn at the same
   // moment may pass it by at most one agent each.
   size_t max_script_agents = 100'000;
+  // The agents' node state, in bytes, that scripts' spawns may bring the runtime to (each agent
+  // is one block of its brain's size; 0 = no cap): `thicket.spawn` fails with an error past it,
+  // so a leaf spawning a big brain in a loop (a 70,000-node brain is 545 KB an agent) cannot
+  // use up the host's memory before the agent cap. Runtime::spawn is never refused.
+  size_t max_script_state_bytes = size_t(4) << 30;
   // Where the run's log goes (log decorators, thicket.log, script errors, reloads).
   std::function<void(const std::string&)> log;
   // Lua states the agents are spread over (SPEC 8.2): an agent lives in one of them for its
