@@ -49,7 +49,7 @@ end
 return leaves
 LUA
 printf 'tree: flood\nleaves: [flood.lua]\nroot: {action: Shout}\n' >"$dir/flood/flood.yaml"
-timeout 60 "$thicket" run "$dir/flood/flood.yaml" --ticks 2 --agents 2 >"$dir/out" 2>"$dir/err"
+timeout 60 "$thicket" run "$dir/flood/flood.yaml" --ticks 2 --agents 2 --leaf-timeout 0 >"$dir/out" 2>"$dir/err"
 [[ $? == 1 ]] && ok || bad "a print flood should end in script errors (exit 1)"
 [[ $(wc -l <"$dir/out") == 40 ]] && ok || bad "10 lines of 400 kB per agent per tick expected, got $(wc -l <"$dir/out")"
 [[ $(grep -c "flood.lua:4: print: agent [12] printed and logged more than 4 MB this tick" "$dir/err") == 4 ]] && ok ||
@@ -69,11 +69,34 @@ end
 return leaves
 LUA
 printf 'tree: spam\nleaves: [send.lua]\nblackboard: {sent: 0}\nroot: {action: Spam}\n' >"$dir/flood/send.yaml"
-timeout 60 "$thicket" run "$dir/flood/send.yaml" --ticks 1 --agents 50 >"$dir/out" 2>"$dir/err"
+timeout 60 "$thicket" run "$dir/flood/send.yaml" --ticks 1 --agents 50 --leaf-timeout 0 >"$dir/out" 2>"$dir/err"
 [[ $? == 1 ]] && ok || bad "a send flood should end in script errors (exit 1)"
 [[ $(grep -c "send.lua:6: thicket.send: agent [0-9]* sent more than 16384 events this tick" "$dir/err") -ge 20 ]] && ok ||
   bad "the send cap's error for each agent: $(head -c 600 "$dir/err")"
 grep -q "script errors: 50$" "$dir/err" && ok || bad "one send-cap error per agent: $(tail -2 "$dir/err")"
+
+# World queries: 25,000 agents each steering over the whole world (radius 1e6) examined 25,000
+# agents a call, 625 million a tick, in C++ time no leaf limit cuts (50,000 took 174 s a tick).
+# Each agent's queries now examine at most its share of 400 million a tick; a radius of 5 is
+# far within it.
+mkdir -p "$dir/crowd"
+printf 'local L = {}\nfunction L.A(agent) agent:steer{separation = 1, cohesion = 1, radius = tonumber(agent.bb.r)} return true end\nreturn L\n' >"$dir/crowd/crowd.lua"
+printf 'tree: crowd\nleaves: [crowd.lua]\nblackboard: {r: 5}\nroot: {action: A}\n' >"$dir/crowd/crowd.yaml"
+for r in 1e6 5; do
+  cat >"$dir/crowd/s$r.yaml" <<YAML
+scenario: crowd
+teams: [a]
+world: {size: [1000, 1000]}
+groups:
+  - {name: g, team: a, count: 25000, brain: crowd.yaml, blackboard: {r: $r}, spawn: {box: [[0, 0], [1000, 1000]]}}
+YAML
+done
+timeout 120 "$thicket" run "$dir/crowd/s1e6.yaml" --ticks 1 --threads 1 >/dev/null 2>"$dir/err"
+[[ $? == 1 ]] && ok || bad "world queries past their share should be script errors (exit 1): $(tail -3 "$dir/err")"
+grep -q "crowd.lua:2: steer: agent 1's world queries examined more than 16000 agents this tick (its share of the tick's 400000000 over 25000 agents" "$dir/err" && ok ||
+  bad "the query share's error: $(head -c 600 "$dir/err")"
+timeout 120 "$thicket" run "$dir/crowd/s5.yaml" --ticks 2 --threads 1 >/dev/null 2>"$dir/err"
+[[ $? == 0 ]] && ok || bad "a radius of 5 is within the share: $(head -c 600 "$dir/err")"
 
 # interrupted WHAT ARGS...: thicket ARGS in the background (stderr to $dir/err), Ctrl-C once it
 # catches it, its exit status in $rc; WHAT names the run in a failure.

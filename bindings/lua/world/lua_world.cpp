@@ -247,12 +247,45 @@ void keep_visible(const Self& s, std::vector<world::EntityId>& ids) {
   });
 }
 
+// A world query's cost, bounded by what is left of the running agent's share of the tick
+// (kQueryEntriesPerTick over the run's agents): the query stops examining entities past it.
+uint64_t query_share(const Self& s) {
+  const SimWorker& w = *s.worker;
+  const uint64_t agents = std::max<uint64_t>(1, w.sim->agents.size());
+  return std::max(kMinQueryEntriesPerAgent, kQueryEntriesPerTick / agents);
+}
+world::QueryCost query_cost(const Self& s) {
+  SimAgent& a = *s.agent;
+  if (a.query_tick != s.worker->sim->tick) a.query_tick = s.worker->sim->tick, a.query_entries = 0;
+  world::QueryCost cost;
+  const uint64_t share = query_share(s);
+  cost.limit = a.query_entries < share ? share - a.query_entries : 0;
+  return cost;
+}
+
+// Counts the entities the query examined; raises once the share is spent, the query then cut
+// short (no C++ object lives in the callers' frames yet: called between the query and what it
+// builds).
+void count_query(lua_State* L, const Self& s, const char* what, const world::QueryCost& cost) {
+  SimAgent& a = *s.agent;
+  const uint64_t share = query_share(s);
+  const uint64_t agents = std::max<uint64_t>(1, s.worker->sim->agents.size());
+  a.query_entries += cost.entries;
+  if (a.query_entries > share)
+    luaL_error(L, "%s: agent %d's world queries examined more than %I agents this tick (its share of the tick's "
+                  "%I over %I agents: a radius as wide as the world, asked by many agents?)",
+               what, static_cast<int>(a.id), static_cast<lua_Integer>(share), static_cast<lua_Integer>(kQueryEntriesPerTick),
+               static_cast<lua_Integer>(agents));
+}
+
 int neighbours(lua_State* L) {
   Self s = self(L);
   const Query q = query_from(L, s, "neighbours");
   auto& out = s.worker->scratch;
-  if (q.has_fov) s.worker->sim->hash.in_field_of_view(s.entity->position, s.entity->heading, q.radius, q.half, out, q.f);
-  else s.worker->sim->hash.within_radius(s.entity->position, q.radius, out, q.f);
+  world::QueryCost cost = query_cost(s);
+  if (q.has_fov) s.worker->sim->hash.in_field_of_view(s.entity->position, s.entity->heading, q.radius, q.half, out, q.f, &cost);
+  else s.worker->sim->hash.within_radius(s.entity->position, q.radius, out, q.f, &cost);
+  count_query(L, s, "neighbours", cost);
   if (q.sight) keep_visible(s, out);
   lua_createtable(L, static_cast<int>(out.size()), 0);
   for (size_t k = 0; k < out.size(); ++k) {
@@ -270,8 +303,10 @@ int nearest(lua_State* L) {
     // The nearest one in view: the candidates by distance (then id, as nearest() breaks ties).
     auto& out = s.worker->scratch;
     const auto& sim = *s.worker->sim;
-    if (q.has_fov) sim.hash.in_field_of_view(s.entity->position, s.entity->heading, q.radius, q.half, out, q.f);
-    else sim.hash.within_radius(s.entity->position, q.radius, out, q.f);
+    world::QueryCost cost = query_cost(s);
+    if (q.has_fov) sim.hash.in_field_of_view(s.entity->position, s.entity->heading, q.radius, q.half, out, q.f, &cost);
+    else sim.hash.within_radius(s.entity->position, q.radius, out, q.f, &cost);
+    count_query(L, s, "nearest", cost);
     if (q.sight) {
       // Nearest first (then in id order, as out is), and the first one in sight is the answer:
       // a line of sight per candidate made "the nearest enemy I can see within 30 m" cost a
@@ -297,7 +332,9 @@ int nearest(lua_State* L) {
       }
     }
   } else {
-    id = s.worker->sim->hash.nearest(s.entity->position, q.radius, q.f);
+    world::QueryCost cost = query_cost(s);
+    id = s.worker->sim->hash.nearest(s.entity->position, q.radius, q.f, &cost);
+    count_query(L, s, "nearest", cost);
   }
   if (id.is_none()) {
     lua_pushnil(L);
@@ -457,7 +494,9 @@ int steer(lua_State* L) {
     world::QueryFilter f;
     f.excluded = s.agent->entity;
     f.teams = world::TeamFilter::only(me.team);
-    sim.hash.within_radius(me.position, radius, out, f);
+    world::QueryCost cost = query_cost(s);
+    sim.hash.within_radius(me.position, radius, out, f, &cost);
+    count_query(L, s, "steer", cost);
     if (ws > 0) parts.push_back({world::separation(me, sim.world, out), ws});
     if (wl > 0) parts.push_back({world::alignment(me, sim.world, out), wl});
     if (wc > 0) parts.push_back({world::cohesion(me, sim.world, out), wc});

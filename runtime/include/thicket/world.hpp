@@ -362,6 +362,9 @@ struct QueryFilter {
 struct QueryCost {
   std::uint64_t cells = 0;    // grid cells looked up
   std::uint64_t entries = 0;  // entities examined (including hash neighbours of other cells)
+  // Once `entries` passes it, no more entities are examined: the answer is cut short, and the
+  // caller, seeing entries > limit, does not use it (a script's share of a tick's queries).
+  std::uint64_t limit = UINT64_MAX;
 };
 
 // A uniform grid of square cells over the infinite plane, hashed into a table sized to the

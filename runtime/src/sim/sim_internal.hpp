@@ -30,6 +30,8 @@ struct SimAgent {
   uint64_t effects_tick = 0;  // agent:damage and agent:signal: the tick of the last call, the calls
   uint32_t effects = 0;       // then and the bytes of their signals (kMaxEffectsPerTick, kMaxSignalBytesPerTick)
   size_t signal_bytes = 0;
+  uint64_t query_tick = 0;    // world queries from its leaves (neighbours, nearest, steer's flocking):
+  uint64_t query_entries = 0; // the tick of the last, and the entities they examined then
   uint8_t sensed = 0;         // perception events: what it sensed last tick (kSensed* bits)
 };
 inline constexpr uint8_t kSensedSight = 1, kSensedHearing = 2, kSensedTouch = 4, kSensedMemory = 8;
@@ -42,6 +44,11 @@ inline constexpr uint32_t kMaxNoisesPerTick = 16;
 // leaf looping over them took the host's memory past any --lua-memory (500 MB from 8 agents).
 inline constexpr uint32_t kMaxEffectsPerTick = 4096;
 inline constexpr size_t kMaxSignalBytesPerTick = size_t(1) << 20;
+// Entities the world queries of one agent's leaves may examine in one tick: 400 million shared
+// out over the run's agents, at least 4,000 each. A query's cost is C++ time the leaf's time limit
+// cannot cut, so 50,000 agents each steering over the whole world (radius 1e6) took 174 s a
+// tick; this bounds a tick's query work to seconds, whatever the scripts ask.
+inline constexpr uint64_t kQueryEntriesPerTick = 400'000'000, kMinQueryEntriesPerAgent = 4'000;
 
 // Something an agent did to another, applied after the tick in agent-id order.
 struct Effect {

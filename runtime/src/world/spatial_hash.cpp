@@ -130,7 +130,10 @@ void SpatialHash::for_each_range(std::uint32_t b0, std::uint32_t b1, const TeamF
                                  QueryCost* cost, Range&& range) const {
   const std::uint32_t n = team_count_;
   auto emit = [&](std::uint32_t begin, std::uint32_t end) {
-    if (cost != nullptr) cost->entries += end - begin;
+    if (cost != nullptr) {
+      cost->entries += end - begin;
+      if (cost->entries > cost->limit) return;  // past the caller's bound: the answer is cut short
+    }
     if (begin < end) range(begin, end);
   };
   const std::uint32_t rank = n > 1 && teams.mode != TeamFilter::Mode::Any ? team_rank(teams.team) : n;
@@ -172,7 +175,10 @@ void SpatialHash::for_each_entry_in(Vec2 lo, Vec2 hi, const TeamFilter& teams, Q
 
   // A query wider than the population is cheaper as one pass over every entry.
   if (cell_count >= entries_.size()) {
-    if (cost != nullptr) cost->entries += entries_.size();
+    if (cost != nullptr) {
+      cost->entries += entries_.size();
+      if (cost->entries > cost->limit) return;
+    }
     for (const Entry& entry : entries_) visit(entry);
     return;
   }
