@@ -83,9 +83,15 @@ void LuaHost::report(const CallSite& at, const LeafDef& leaf, const std::string&
   }
   if (heap_.refused && first == "not enough memory") {
     heap_.refused = false;
+    // One heap holds the leaves of every brain in this script state: with several brains, the
+    // leaf that met the cap may be the victim of another brain's hoard (a modder blamed the
+    // wrong mod), so the message says so.
+    const bool shared = rt_.brains.size() > 1;
     first = refused_at_prefix() + "the Lua heap reached its cap of " + byte_size(heap_.cap) +
-            " (a leaf that keeps growing a table or a string?); the allocation failed and the leaf stopped "
-            "(--lua-memory sets the cap; lua_memory_limit when embedded)";
+            (shared ? " (the heap is shared by the leaves of all " + std::to_string(rt_.brains.size()) +
+                          " brains: a leaf that keeps growing a table or a string, here or in another brain?)"
+                    : std::string(" (a leaf that keeps growing a table or a string?)")) +
+            "; the allocation failed and the leaf stopped (--lua-memory sets the cap; lua_memory_limit when embedded)";
   }
   if (first.size() > kMaxShownMessage) first = clipped(first, kMaxShownMessage);
   first = without_controls(first);  // (after the clip: no escape cut in half)

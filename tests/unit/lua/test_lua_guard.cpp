@@ -680,6 +680,40 @@ end) }
   CHECK(t.joined_log().find("task.lua:5: the Lua heap reached its cap of 16 MiB") != std::string::npos);
 }
 
+TEST_CASE("guard: with several brains, the heap cap's message says the heap is shared by all their leaves") {
+  // Mod A hoards in a global, swallowing the cap's error with pcall; mod B's ordinary leaf then
+  // meets the cap and was blamed alone ("a leaf that keeps growing a table?"): one heap holds
+  // the leaves of every brain, which the message now says. With one brain it says what it did.
+  LuaRuntime t(heap_capped_tasks());
+  t.write("hoard.lua", R"LUA(
+local leaves, hoard = {}, {}
+function leaves.Hoard(agent)
+  pcall(function() for i = 1, math.huge do hoard[#hoard + 1] = string.rep("h", 64) .. i end end)
+  return true
+end
+return leaves
+)LUA");
+  t.write("plain.lua", R"LUA(
+local leaves = {}
+function leaves.Work(agent)
+  local t = {}
+  t[1] = string.rep("w", 4 << 20)
+  return true
+end
+return leaves
+)LUA");
+  auto a = t.load("tree: a\nleaves: [hoard.lua]\nroot: {action: Hoard}\n");
+  auto b = t.load("tree: b\nleaves: [plain.lua]\nroot: {action: Work}\n");
+  t.rt.spawn(a);
+  t.rt.spawn(b);
+  t.rt.tick_all(0.1);
+  INFO(t.joined_log());
+  CHECK(t.rt.script_errors() >= 1);
+  CHECK(t.joined_log().find("plain.lua:5: the Lua heap reached its cap of 16 MiB (the heap is shared by the leaves of all "
+                            "2 brains: a leaf that keeps growing a table or a string, here or in another brain?)") !=
+        std::string::npos);
+}
+
 TEST_CASE("guard: the cleanups of a task stopped at the heap cap run to their end, allocating") {
   // What the task grew is still held by the stack its error unwinds, so the heap is at its cap
   // while its to-be-closed variables run: they get a grace past it. (A cleanup failed at its
