@@ -68,9 +68,28 @@ class PlainSaver {
     if (drops.count++ == 0) drops.first = context + where + ": " + why;
   }
 
+  // Takes n bytes of the save's budget for plain values; past it the save is refused, and
+  // nothing more is written (what was written is thrown away with the save).
+  bool spend(size_t n, const std::string& where) {
+    if (n <= drops.plain_left) {
+      drops.plain_left -= n;
+      return true;
+    }
+    if (drops.refused.empty())
+      drops.refused = context + where + ": the scripts' values would take more than " + std::to_string(budget >> 20) +
+                      " MiB in the snapshot, the Lua heap's cap (tables and texts are saved by value, once for each field "
+                      "that reaches them: one 50 MB text in five fields is 250 MB)";
+    drops.plain_left = 0;
+    return false;
+  }
+
   // Writes the value at idx (refusal() said yes).
   void value(int idx, int depth, const std::string& where) {
     idx = lua_absindex(L, idx);
+    if (!spend(lua_type(L, idx) == LUA_TSTRING ? lua_rawlen(L, idx) + 5 : 9, where)) {
+      out.u8(static_cast<uint8_t>(PlainTag::Nil));
+      return;
+    }
     switch (lua_type(L, idx)) {
       case LUA_TBOOLEAN: out.u8(static_cast<uint8_t>(lua_toboolean(L, idx) ? PlainTag::True : PlainTag::False)); return;
       case LUA_TNUMBER:
@@ -137,6 +156,7 @@ class PlainSaver {
     std::sort(keys.begin(), keys.end());
     write_plain_table(out, static_cast<uint32_t>(keys.size()));
     for (const SavedKey& k : keys) {
+      if (drops.plain_left == 0) break;  // the save is refused: no need to walk on
       push_key(k);
       lua_pushvalue(L, -1);
       lua_rawget(L, idx);
@@ -148,6 +168,7 @@ class PlainSaver {
   }
 
   std::string context;  // "agent 3" or "agent 3, node 'patrol' mem"
+  size_t budget = 0;     // the save's whole budget for plain values, for the message
 
  private:
   static std::string key_text(const SavedKey& k) {
@@ -196,6 +217,14 @@ void push_plain(lua_State* L, const PlainValue& v) {
 void LuaHost::save_agent(const AgentInfo& a, SnapshotWriter& out, SnapshotDrops& drops) {
   const int top = lua_gettop(L_);
   PlainSaver saver(L_, out, drops);
+  // The budget of the save's plain values: the heap's cap (each script state's, when agents are
+  // spread over several), or 4 GiB with no cap.
+  const size_t lanes = std::max<size_t>(1, rt_.options.script_states);
+  saver.budget = heap_.cap > 0 ? heap_.cap * lanes : size_t(4) << 30;
+  if (!drops.plain_budget_set) {
+    drops.plain_budget_set = true;
+    drops.plain_left = saver.budget;
+  }
   saver.context = "agent " + std::to_string(a.id) + ", agent table";
   static const std::vector<const char*> kOwn = {"id", "bb"};  // made by create_agent
   lua_rawgeti(L_, LUA_REGISTRYINDEX, a.lua_agent);

@@ -74,6 +74,12 @@ struct SnapshotDrops {
   // Why the save cannot be exact (a running task's journal; RuntimeOptions::journal_tasks):
   // the first reason, "" when none. A save with one is refused.
   std::string refused;
+  // Bytes the scripts' plain values may still take in this save (set at the first agent's, from
+  // the Lua heap's cap): tables are saved by value, once per reference, so a text or table
+  // reached through many fields, or tables sharing tables level upon level, could make a
+  // snapshot many times the heap (a 50 MB text in five fields: 250 MB an agent).
+  size_t plain_left = SIZE_MAX;
+  bool plain_budget_set = false;
 };
 
 }  // namespace thicket

@@ -611,6 +611,43 @@ TEST_CASE("snapshot: plain values round-trip; bad ones are refused") {
   CHECK(!rn.ok());
 }
 
+TEST_CASE("snapshot: scripts' values saved by value past the heap's cap refuse the save, at once and with the reason") {
+  // Tables and texts are saved once for each field that reaches them: one 4 MB text in five
+  // fields of two agents is 40 MB of a 16 MiB heap; tables sharing tables thirty levels deep
+  // would be a billion copies. Both refuse the save (it held 524 MB for two agents, and the
+  // shared tables did not end), and the runtime goes on.
+  ScratchDir dir;
+  dir.write("hoard.lua", R"LUA(
+local big = string.rep("x", 4 << 20)
+local shared = {1}
+for i = 1, 30 do shared = {shared, shared} end
+return { Text = function(agent) agent.a = {big, big, big, big, big}; return true end,
+         Tables = function(agent) agent.d = shared; return true end }
+)LUA");
+  for (const char* leaf : {"Text", "Tables"}) {
+    CAPTURE(leaf);
+    const auto path = dir.write(std::string(leaf) + ".yaml", std::string("tree: t\nleaves: [hoard.lua]\nroot: {action: ") + leaf + "}\n");
+    RuntimeOptions o;
+    o.lua_memory_limit = size_t(16) << 20;
+    o.log = [](const std::string&) {};
+    Runtime rt(o);
+    std::vector<Diagnostic> diags;
+    REQUIRE(rt.load_file(path.string(), diags));
+    rt.spawn(BrainHandle{0});
+    rt.spawn(BrainHandle{0});
+    rt.tick_all(0.1);
+    SnapshotWriter w;
+    diags.clear();
+    CHECK_FALSE(rt.save(w, diags));
+    REQUIRE(!diags.empty());
+    CHECK(diags[0].message.find("the scripts' values would take more than 16 MiB in the snapshot, the Lua heap's cap "
+                                "(tables and texts are saved by value, once for each field that reaches them") !=
+          std::string::npos);
+    CHECK(w.bytes().size() < (size_t(40) << 20));
+    rt.tick_all(0.1);  // goes on
+  }
+}
+
 TEST_CASE("snapshot: a running position follows its child when the brain's state layout moved") {
   // v2 adds a wait (8 bytes of state), so the sequence's position moves in the block; the
   // restore (and a hot reload, the same remap) must read it where the copy put it.
