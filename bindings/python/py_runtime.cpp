@@ -956,6 +956,14 @@ void register_runtime(py::module_& m) {
         if (!a.c->get(key, now)) throw py::key_error("'" + key + "' is not a blackboard key of this agent's brain");
         const Value v = from_python(value, now, key);
         if (a.c->set(key, v)) return;
+        // A whole float into an integer key is its integer, as Runtime.set and a Lua write take
+        // it (an `any` key holding an integer took the float itself, above).
+        if (std::holds_alternative<int64_t>(now) && std::holds_alternative<double>(v)) {
+          const double d = std::get<double>(v);
+          if (std::floor(d) == d && d >= -9223372036854775808.0 && d < 9223372036854775808.0 &&
+              a.c->set(key, Value(static_cast<int64_t>(d))))
+            return;
+        }
         // (a number key refuses nan; an any key holding a number takes it)
         if (std::holds_alternative<double>(v) && std::isnan(std::get<double>(v)) && std::holds_alternative<double>(now))
           throw py::value_error(no_nan(key));

@@ -1235,6 +1235,28 @@ def test_handles_belong_to_their_runtime():
     assert rt1.status(new) == "running"
 
 
+def test_leaf_agent_set_whole_float_to_integer_key():
+    # A leaf's agent.set of a whole float to an integer key writes the integer, as Runtime.set
+    # (bb[key] = 3.0) and a Lua write do; it was a TypeError. A half float is still refused.
+    rt = thicket.Runtime()
+    refused = []
+
+    def maker(agent):
+        agent.set("n", agent.get("n") + 1.0)
+        try:
+            agent.set("n", 0.5)
+        except TypeError as e:
+            refused.append(str(e))
+        return "running"
+
+    rt.register_leaf("Maker", maker)
+    a = rt.spawn(rt.load_string(MAKER, "maker.yaml"), {"n": 4})
+    rt.tick_all(0.1)
+    bb = rt.blackboard(a)
+    assert bb["n"] == 5 and isinstance(bb["n"], int)
+    assert refused == ["blackboard key 'n' is an integer, not float"]
+
+
 def test_numpy_scalars_are_blackboard_values():
     rt = thicket.Runtime()
     rt.register_leaf("Maker", lambda agent: (agent.set("n", np.int64(agent.get("n") + 1)),
