@@ -14,7 +14,9 @@
 #include <tuple>
 
 #include "file_watcher.hpp"
+#include "plain_file.hpp"
 #include "runtime_impl.hpp"
+#include "sent_events.hpp"
 #include "suggest.hpp"
 #include "yaml_limits.hpp"
 
@@ -350,6 +352,30 @@ std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& te
       ++it;
     }
   }
+  // An fsm's leaf files sending their own agent a literal name a letter or two from one its
+  // states take, and taken by none (`agent:send("alarm")` beside a transition 'alrm'): a
+  // warning at the send, which `thicket check` shows before any run sends it.
+  if (!program->fsm_events.empty())
+    for (const auto& file : src->leaf_files) {
+      std::string lua, why;
+      if (!read_limited(file, size_t(16) << 20, lua, why, "a leaf file")) continue;
+      for (const SentEvent& sent : self_sent_events(lua)) {
+        const auto& taken = program->fsm_events;
+        if (std::binary_search(taken.begin(), taken.end(), sent.name)) continue;
+        const std::string near = closest_name(sent.name, taken);
+        // (names that differ only in their digits, wave2 beside wave3, are each meant)
+        auto letters = [](std::string_view t) {
+          std::string o;
+          for (char ch : t)
+            if (!std::isdigit(static_cast<unsigned char>(ch))) o += ch;
+          return o;
+        };
+        if (near.empty() || letters(near) == letters(sent.name)) continue;
+        diags.push_back({Severity::Warning, file, sent.line, sent.column,
+                         "the event '" + sent.name + "' sent here to the leaf's own agent is taken by no state of brain " +
+                             program->name + "; a state takes '" + near + "': is one of the two misspelt?"});
+      }
+    }
   // Node positions in characters too (the editor, dump, later reports from them), as the
   // diagnostics above are (the Columns guard, at return).
   for (uint32_t f = 0; f < program->files.size(); ++f) {

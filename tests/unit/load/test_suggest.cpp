@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "sent_events.hpp"
 #include "suggest.hpp"
 
 using namespace thicket;
@@ -126,6 +127,38 @@ TEST_CASE("did_you_mean_type: near misses, and other languages' names of the typ
   CHECK(did_you_mean_type("dict", bb).empty());  // no table type on a blackboard
   CHECK(did_you_mean_type("dict", {"number", "integer", "string", "boolean", "table"}) == "; did you mean 'table'?");
   CHECK(did_you_mean_type("vector", bb).empty());
+}
+
+// The literal event names a Lua leaf file sends its own agent (runtime/src/load/sent_events.cpp),
+// which an fsm brain checks at load against the names its states take.
+TEST_CASE("sent events: the literal names of :send calls, with their lines and columns; not in comments or texts") {
+  const std::vector<SentEvent> got = self_sent_events(
+      "function L.A(agent)\n"
+      "  agent:send(\"alarm\")\n"              // 2:14
+      "  me:send 'calm'  -- a call without parentheses\n"  // 3:11
+      "  agent:send(  \"spaced\"  )\n"         // 4:16
+      "  -- agent:send(\"commented\")\n"
+      "  print(\"agent:send('in a text')\")\n"
+      "  agent:send(\"two\", 2)\n"             // more arguments: not read
+      "  agent:sender(\"other\")\n"            // another method
+      "  agent:send(\"esc\\\"aped\")\n"        // an escape: not read
+      "  agent:send(name)\n"                   // no literal
+      "  agent:send(\"\")\n"                   // empty: no name
+      "  agent:send(\"é\") end\n");            // 12:14, UTF-8 kept
+  REQUIRE(got.size() == 4);
+  CHECK(got[0].name == "alarm");
+  CHECK(got[0].line == 2);
+  CHECK(got[0].column == 14);
+  CHECK(got[1].name == "calm");
+  CHECK(got[1].line == 3);
+  CHECK(got[1].column == 11);
+  CHECK(got[2].name == "spaced");
+  CHECK(got[2].line == 4);
+  CHECK(got[2].column == 16);
+  CHECK(got[3].name == "é");
+  CHECK(got[3].line == 12);
+  CHECK(self_sent_events("").empty());
+  CHECK(self_sent_events("x:send(\"unclosed").empty());
 }
 
 }  // TEST_SUITE

@@ -148,8 +148,8 @@ behaviors:
 
 // A runtime with the three brains loaded from files in `dir` (the same paths every time, so
 // a snapshot finds them), its trace and log kept.
-struct World {
-  explicit World(const ScratchDir& dir, uint64_t seed = 7) : rt(options(seed)) {
+struct SavedRun {
+  explicit SavedRun(const ScratchDir& dir, uint64_t seed = 7) : rt(options(seed)) {
     for (const char* name : {"tree.yaml", "fsm.yaml", "machine.yaml"}) {
       std::vector<Diagnostic> d;
       auto b = rt.load_file((dir.path() / name).string(), d);
@@ -239,7 +239,7 @@ TEST_CASE("snapshot: 2T ticks = T ticks, save, restore into a fresh runtime, T t
   const int T = 37;
   const double dt = 0.1;
 
-  World whole(dir);
+  SavedRun whole(dir);
   whole.spawn_all();
   for (int t = 0; t < 2 * T; ++t) whole.rt.tick_all(dt);
   auto first = whole.trace.begin() + static_cast<long>(std::find_if(whole.trace.begin(), whole.trace.end(),
@@ -250,7 +250,7 @@ TEST_CASE("snapshot: 2T ticks = T ticks, save, restore into a fresh runtime, T t
   std::vector<std::string> second_half(first, whole.trace.end());
   REQUIRE(!second_half.empty());
 
-  World half(dir);
+  SavedRun half(dir);
   half.spawn_all();
   for (int t = 0; t < T; ++t) half.rt.tick_all(dt);
   std::string bytes = half.save();
@@ -260,7 +260,7 @@ TEST_CASE("snapshot: 2T ticks = T ticks, save, restore into a fresh runtime, T t
                               [](const std::string& l) { return l.find("warning: snapshot: ") == 0 && l.find("not plain data were left out") != std::string::npos; });
   CHECK(said == 1);
 
-  World resumed(dir);
+  SavedRun resumed(dir);
   resumed.spawn_all();       // agents that the restore replaces
   resumed.rt.tick_all(dt);
   resumed.trace.clear();
@@ -282,12 +282,12 @@ TEST_CASE("snapshot: 2T ticks = T ticks, save, restore into a fresh runtime, T t
 TEST_CASE("snapshot: streams, one agent, ids and handles") {
   ScratchDir dir;
   write_brains(dir);
-  World a(dir);
+  SavedRun a(dir);
   a.spawn_all();
   for (int t = 0; t < 5; ++t) a.rt.tick_all(0.1);
   std::stringstream stream;
   REQUIRE(a.rt.save(stream));
-  World b(dir);
+  SavedRun b(dir);
   std::vector<Diagnostic> diags;
   REQUIRE(b.rt.restore(stream, diags));
   CHECK(b.state() == a.state());
@@ -299,7 +299,7 @@ TEST_CASE("snapshot: streams, one agent, ids and handles") {
   AgentHandle five = *a.rt.find_agent(5);
   SnapshotWriter one;
   a.rt.save(five, one);
-  World c(dir);
+  SavedRun c(dir);
   SnapshotReader r1(one.bytes());
   auto h = c.rt.restore_agent(r1, diags);
   REQUIRE_MESSAGE(h.has_value(), all_diags(diags));
@@ -482,14 +482,14 @@ root:
 TEST_CASE("snapshot: other versions, truncations and damaged bytes are refused; the runtime stays as it was") {
   ScratchDir dir;
   write_brains(dir);
-  World src(dir);
+  SavedRun src(dir);
   src.rt.spawn(src.brains[0]);
   src.rt.spawn(src.brains[1]);
   src.rt.spawn(src.brains[2]);
   for (int t = 0; t < 6; ++t) src.rt.tick_all(0.1);
   const std::string bytes = src.save();
 
-  World target(dir);
+  SavedRun target(dir);
   target.spawn_all();
   target.rt.tick_all(0.1);
   const std::string before = target.save();
@@ -549,7 +549,7 @@ TEST_CASE("snapshot: other versions, truncations and damaged bytes are refused; 
   // and torn down took 53 s of the ASan build's unit tests; now one per accepted snapshot).
   const size_t payload = 8 + 4 + 1 + 8;
   size_t accepted = 0;
-  auto fresh = std::make_unique<World>(dir);
+  auto fresh = std::make_unique<SavedRun>(dir);
   const std::string empty = fresh->save();
   const int forgeries = sanitizer_sample(2000);
   for (int k = 0; k < forgeries; ++k) {
@@ -565,7 +565,7 @@ TEST_CASE("snapshot: other versions, truncations and damaged bytes are refused; 
     if (fresh->rt.restore(in, diags)) {
       ++accepted;
       for (int t = 0; t < 5; ++t) fresh->rt.tick_all(0.1);
-      fresh = std::make_unique<World>(dir);
+      fresh = std::make_unique<SavedRun>(dir);
     } else {
       CHECK(fresh->rt.agent_count() == 0);
       CHECK(fresh->save() == empty);
@@ -692,7 +692,7 @@ return { A = function(agent) agent.bb.a_runs = agent.bb.a_runs + 1; return true 
 TEST_CASE("snapshot: a brain that no saved agent uses need not be loaded") {
   ScratchDir dir;
   write_brains(dir);
-  World a(dir);
+  SavedRun a(dir);
   a.rt.spawn(a.brains[1]);
   a.rt.tick_all(0.1);
   SnapshotWriter w;
