@@ -633,7 +633,7 @@ void RuntimeImpl::drop_event(uint32_t index, std::string_view event) {
   }
   std::string message;
   if (!said)
-    message = (p.files.empty() ? p.name : p.files[0]) + ": error: agent " + std::to_string(a.id) +
+    message = (p.files.empty() ? p.name : p.files[0]) + ": warning: agent " + std::to_string(a.id) +
               ": its event queue holds " + std::to_string(kMaxQueuedEvents) + " events; event '" + std::string(event) +
               "' and any further ones are dropped until it drains (events sent in a loop, by a leaf or the game?)\n"
               "  reported once; first at tick " + std::to_string(a.ticks);

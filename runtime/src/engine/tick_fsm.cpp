@@ -242,7 +242,7 @@ struct Engine::Hsm {
                                          [](const auto& a, const auto& b) { return a.second < b.second; });
       std::ostringstream out;
       const SourcePos& pos = p.positions[fsm];
-      out << p.files[pos.file] << ":" << pos.line << ":" << pos.column << ": error: agent " << c.agent.id
+      out << p.files[pos.file] << ":" << pos.line << ":" << pos.column << ": warning: agent " << c.agent.id
           << " has more than " << kEventsPerTick
           << " events to handle in one tick (events sent in a loop, by a leaf or the game, or transitions whose enter leaves send"
              " events?); the rest wait for the next tick: "
