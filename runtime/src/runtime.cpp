@@ -303,6 +303,7 @@ std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& te
   std::map<std::string, std::string> defined_in;
   std::vector<size_t> replacing;  // the warnings that a leaf replaces another: only if it loads
   for (const auto& def : staged) {
+    if (def.name == "on_reload") continue;  // each file's own hook, not a leaf (dropped below): one per file is meant
     auto [it, fresh] = defined_in.emplace(def.name, def.file);
     if (!fresh && it->second != def.file)
       diags.push_back({Severity::Warning, def.file, def.line, def.column,
