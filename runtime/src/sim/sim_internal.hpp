@@ -210,6 +210,10 @@ void observe_metrics(Simulation::Impl& sim);
 bool any_script_error(const Simulation::Impl& sim);
 // After a reload: perception's blackboard bindings point at the slots of the new version.
 void rebind_senses(Simulation::Impl& sim);
+// A sense slot written as a boolean (seen, heard, touched, remembered); the others are numbers.
+inline bool slot_is_boolean(SenseSlot slot) {
+  return slot == SenseSlot::Seen || slot == SenseSlot::Heard || slot == SenseSlot::Touched || slot == SenseSlot::Remembered;
+}
 // The brains' trace events (sim_brain_events.cpp): each worker's runtime collects its agents'
 // during the tick; after it, they go to the recorder and options.brain_events in agent-id order.
 void collect_brain_events(Simulation::Impl& sim);

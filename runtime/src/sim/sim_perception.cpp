@@ -12,10 +12,6 @@
 namespace thicket {
 namespace {
 
-bool slot_is_boolean(SenseSlot slot) {
-  return slot == SenseSlot::Seen || slot == SenseSlot::Heard || slot == SenseSlot::Touched || slot == SenseSlot::Remembered;
-}
-
 std::string agent_words(const Simulation::Impl& sim, uint32_t id) {
   const SimAgent* a = id >= 1 && id <= sim.agents.size() ? &sim.agents[id - 1] : nullptr;
   if (!a) return "agent " + std::to_string(id);

@@ -71,21 +71,25 @@ void rebind_senses(Simulation::Impl& sim) {
       auto& keys = worker->sense_keys[g];
       std::vector<SimWorker::SenseKey> fresh;
       for (const SenseBinding& b : group.sense_keys) {
-        // Find the binding's old entry (same slot) to keep its kind of value.
-        const SimWorker::SenseKey* was = nullptr;
-        for (const auto& k : keys)
-          if (k.slot == b.slot) was = &k;
-        if (!was) continue;  // dropped by an earlier reload
+        // Bound before this reload (or dropped by an earlier one, which this one may mend: a key
+        // removed by a mistaken save and put back a moment later left the sense dead until the
+        // run restarted).
+        bool was = false;
+        for (const auto& k : keys) was = was || k.slot == b.slot;
         std::optional<uint32_t> bb = worker->rt->blackboard_slot(worker->brains[g], b.key);
         const ValueType type = bb ? program.blackboard[*bb].type : ValueType::Any;
-        const bool boolean = was->type == ValueType::Boolean;
+        const bool boolean = slot_is_boolean(b.slot);
         const bool good = bb && (boolean ? type == ValueType::Boolean : type == ValueType::Number || type == ValueType::Integer);
-        if (good) fresh.push_back({b.slot, *bb, type});
-        else if (worker->index == 0)
+        if (good) {
+          fresh.push_back({b.slot, *bb, type});
+          if (!was && worker->index == 0)
+            sim.log("thicket: after the reload of " + group.brain + ", senses of group '" + group.name + "' write '" +
+                    kSenseSlotNames[static_cast<int>(b.slot)] + "' into blackboard key '" + b.key + "' again");
+        } else if (was && worker->index == 0)
           sim.log("error: after the reload of " + group.brain + ", senses of group '" + group.name + "' can no longer write '" +
                   kSenseSlotNames[static_cast<int>(b.slot)] + "' into blackboard key '" + b.key +
                   "' (the new version does not declare it as " + (boolean ? "a boolean" : "a number or an integer") +
-                  "); it is not written until the run restarts");
+                  "); it is not written until a reload declares it so again, or the run restarts");
       }
       keys = std::move(fresh);
     }

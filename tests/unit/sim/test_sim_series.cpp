@@ -259,6 +259,47 @@ TEST_CASE("simulation: after a watch reload, senses write into the new version's
   CHECK(got == "0/2 0/2 0/2 0/2 0/2 0/2 ");
 }
 
+TEST_CASE("simulation: a sense's key removed by one reload and declared again by the next is written again") {
+  // A mistaken save dropped the key `seen` writes, and the save a moment later put it back:
+  // the binding stayed dropped ("not written until the run restarts"), and the watchers never
+  // saw again, silently.
+  Scratch d;
+  d.write("look.lua", "local thicket = require('thicket')\nlocal L = {}\n"
+                      "function L.Look(agent)\n  if agent.bb.spotted then thicket.gauge('spotted', 1) end\n"
+                      "  return thicket.RUNNING\nend\nfunction L.Idle() return thicket.RUNNING end\nreturn L\n");
+  const std::string v1 = "tree: watcher\nleaves: [look.lua]\nblackboard: {spotted: false}\nroot: {action: Look}\n";
+  d.write("watcher.yaml", v1);
+  d.write("target.yaml", "tree: target\nleaves: [look.lua]\nroot: {action: Idle}\n");
+  std::string path = d.write(
+      "s.yaml",
+      "scenario: s\nticks: 8\nworld: {size: [20, 20]}\nteams: [a, b]\ngroups:\n"
+      "  - {name: watchers, team: a, count: 2, brain: watcher.yaml, spawn: {centre: [5, 5], radius: 1},"
+      " vehicle: {max_speed: 0.001}, senses: {sight: {cones: [{range: 30, angle: 360}]}, blackboard: {seen: spotted}}}\n"
+      "  - {name: targets, team: b, count: 1, brain: target.yaml, spawn: {centre: [8, 8], radius: 1}, vehicle: {max_speed: 0.001}}\n"
+      "metrics: [spotted]\n");
+  SimOptions o;
+  o.threads = 2;
+  SeriesBuffer series(SeriesFormat::Csv, 1, 1, 1);
+  o.series = &series;
+  std::string log;
+  auto sim = watched(path, o, log);
+  sim->run([&](uint64_t done, uint64_t) {
+    if (done == 2) d.write("watcher.yaml", "tree: watcher\nleaves: [look.lua]\nroot: {action: Look}\n");
+    if (done == 4) d.write("watcher.yaml", v1);
+  });
+  INFO(log);
+  CHECK(log.find("senses of group 'watchers' can no longer write 'seen' into blackboard key 'spotted'") != std::string::npos);
+  CHECK(log.find("senses of group 'watchers' write 'seen' into blackboard key 'spotted' again") != std::string::npos);
+  // The last column is `spotted`: both watchers see the target before the first reload and
+  // after the second.
+  std::istringstream lines(series.text());
+  std::vector<std::string> spotted;
+  for (std::string line; std::getline(lines, line);) spotted.push_back(line.substr(line.rfind(',') + 1));
+  REQUIRE(spotted.size() >= 8);
+  CHECK(spotted[spotted.size() - 8] == "2");
+  CHECK(spotted.back() == "2");
+}
+
 TEST_CASE("simulation: after a watch reload, the record's keys are read from the new version's slots") {
   // The record kept the slots of the first version: a reload that reordered the keys recorded
   // another key's value under the name, and a dropped key's slot went on being read.
