@@ -113,6 +113,9 @@ class FileWatcher {
       }
       if (now.exists && now.mtime_ns == old.mtime_ns && now.ctime_ns == old.ctime_ns && now.size == old.size) continue;
       if (!now.exists) {  // mid-save (rename) or deleted: look again next time
+        // (A file that was not there when it was first watched, a leaf file a failed version
+        // names before it is written, is not "gone": it never was.)
+        if (!old.exists) continue;
         pending_ = true;
         // Still missing at the next look: not a save that deletes and writes again.
         if (++missing_[path] == 2) gone_.push_back(path);

@@ -521,6 +521,29 @@ TEST_CASE_FIXTURE(ReloadFixture, "reload: a watched file deleted is said gone on
   CHECK(r.log.find("back!") != std::string::npos);
 }
 
+TEST_CASE_FIXTURE(ReloadFixture, "reload: a leaf file a failed version names before it is written is not said gone") {
+  // The YAML names new.lua before new.lua is saved: the reload fails (not found), and new.lua
+  // is watched from then on. It was then said "gone (deleted or moved away)", which it never
+  // was; once written, the brain reloads.
+  std::string v2 = kTree;
+  v2.replace(v2.find("leaves: [leaves.lua]"), 20, "leaves: [leaves.lua, new.lua]");
+  s.write("brain.yaml", v2);
+  CHECK(r.rt.reload_changed() == 0);  // a failed reload
+  CHECK(r.log.find("new.lua' not found") != std::string::npos);
+  r.log.clear();
+  for (int look = 0; look < 3; ++look) {
+    s.write("leaves.lua", kLeaves);  // the same bytes: a look at the watched files, no reload
+    CHECK(r.rt.reload_changed() == 0);
+  }
+  INFO(r.log);
+  CHECK(r.log.find("is gone") == std::string::npos);
+  s.write("new.lua", "return {}\n");
+  size_t reloaded = 0;
+  for (int look = 0; look < 3; ++look) reloaded += r.rt.reload_changed();
+  CHECK(reloaded == 1);
+  CHECK(r.log.find("reloaded") != std::string::npos);
+}
+
 TEST_CASE_FIXTURE(ReloadFixture, "reload: a watched file moved to another folder is said gone too") {
   // Only IN_MOVED_FROM tells of it in the watched folder (the rename above also tells of the
   // new name there): it was not watched for, so nothing was said.
