@@ -303,17 +303,22 @@ std::unique_ptr<Program> RuntimeImpl::build(const std::optional<std::string>& te
   std::map<std::string, std::string> defined_in;
   std::vector<size_t> replacing;  // the warnings that a leaf replaces another: only if it loads
   for (const auto& def : staged) {
-    if (def.name == "on_reload") continue;  // each file's own hook, not a leaf (dropped below): one per file is meant
-    auto [it, fresh] = defined_in.emplace(def.name, def.file);
-    if (!fresh && it->second != def.file)
-      diags.push_back({Severity::Warning, def.file, def.line, def.column,
-                       "leaf '" + def.name + "' is also defined in " + it->second + "; this file's definition is used"});
-    it->second = def.file;
+    // on_reload is each file's own hook, not a leaf (dropped below): one in every file is meant,
+    // and replaces no other file's (its name still reaches the compiler, which refuses a node
+    // that calls it).
+    const bool hook = def.name == "on_reload";
+    if (!hook) {
+      auto [it, fresh] = defined_in.emplace(def.name, def.file);
+      if (!fresh && it->second != def.file)
+        diags.push_back({Severity::Warning, def.file, def.line, def.column,
+                         "leaf '" + def.name + "' is also defined in " + it->second + "; this file's definition is used"});
+      it->second = def.file;
+    }
     names[def.name] = def.shape;
     if (def.declares_args) src->leaf_args[def.name] = def.args;
     else src->leaf_args.erase(def.name);
     // Leaf names are one name space (SPEC 8): say so when another file's leaf is replaced.
-    auto known = leaf_ids.find(def.name);
+    auto known = hook ? leaf_ids.end() : leaf_ids.find(def.name);
     if (known != leaf_ids.end() && (!leaves[known->second].file.empty() ? leaves[known->second].file != def.file
                                                                         : leaves[known->second].shape == LeafShape::Native))
       replacing.push_back(diags.size());

@@ -217,6 +217,19 @@ std::unique_ptr<Simulation> watched(const std::string& path, SimOptions o, std::
   REQUIRE(sim);
   return sim;
 }
+
+// Two watchers (their brain watcher.yaml, written by the caller) that see a still target, their
+// sight's `seen` written into the key `spotted`: the scenario's path.
+std::string watchers_scenario(Scratch& d, int ticks, const std::string& metrics) {
+  d.write("target.yaml", "tree: target\nleaves: [look.lua]\nroot: {action: Idle}\n");
+  return d.write(
+      "s.yaml",
+      "scenario: s\nticks: " + std::to_string(ticks) + "\nworld: {size: [20, 20]}\nteams: [a, b]\ngroups:\n"
+      "  - {name: watchers, team: a, count: 2, brain: watcher.yaml, spawn: {centre: [5, 5], radius: 1},"
+      " vehicle: {max_speed: 0.001}, senses: {sight: {cones: [{range: 30, angle: 360}]}, blackboard: {seen: spotted}}}\n"
+      "  - {name: targets, team: b, count: 1, brain: target.yaml, spawn: {centre: [8, 8], radius: 1}, vehicle: {max_speed: 0.001}}\n"
+      "metrics: [" + metrics + "]\n");
+}
 }  // namespace
 
 TEST_CASE("simulation: after a watch reload, senses write into the new version's blackboard slots") {
@@ -228,14 +241,7 @@ TEST_CASE("simulation: after a watch reload, senses write into the new version's
                     "  return thicket.RUNNING\nend\nfunction L.Idle() return thicket.RUNNING end\nreturn L\n";
   d.write("look.lua", lua);
   d.write("watcher.yaml", "tree: watcher\nleaves: [look.lua]\nblackboard: {spotted: false, alert: false}\nroot: {action: Look}\n");
-  d.write("target.yaml", "tree: target\nleaves: [look.lua]\nroot: {action: Idle}\n");
-  std::string path = d.write(
-      "s.yaml",
-      "scenario: s\nticks: 6\nworld: {size: [20, 20]}\nteams: [a, b]\ngroups:\n"
-      "  - {name: watchers, team: a, count: 2, brain: watcher.yaml, spawn: {centre: [5, 5], radius: 1},"
-      " vehicle: {max_speed: 0.001}, senses: {sight: {cones: [{range: 30, angle: 360}]}, blackboard: {seen: spotted}}}\n"
-      "  - {name: targets, team: b, count: 1, brain: target.yaml, spawn: {centre: [8, 8], radius: 1}, vehicle: {max_speed: 0.001}}\n"
-      "metrics: [spotted, alert]\n");
+  std::string path = watchers_scenario(d, 6, "spotted, alert");
   SimOptions o;
   o.threads = 2;
   SeriesBuffer series(SeriesFormat::Csv, 1, 1, 1);
@@ -269,14 +275,7 @@ TEST_CASE("simulation: a sense's key removed by one reload and declared again by
                       "  return thicket.RUNNING\nend\nfunction L.Idle() return thicket.RUNNING end\nreturn L\n");
   const std::string v1 = "tree: watcher\nleaves: [look.lua]\nblackboard: {spotted: false}\nroot: {action: Look}\n";
   d.write("watcher.yaml", v1);
-  d.write("target.yaml", "tree: target\nleaves: [look.lua]\nroot: {action: Idle}\n");
-  std::string path = d.write(
-      "s.yaml",
-      "scenario: s\nticks: 8\nworld: {size: [20, 20]}\nteams: [a, b]\ngroups:\n"
-      "  - {name: watchers, team: a, count: 2, brain: watcher.yaml, spawn: {centre: [5, 5], radius: 1},"
-      " vehicle: {max_speed: 0.001}, senses: {sight: {cones: [{range: 30, angle: 360}]}, blackboard: {seen: spotted}}}\n"
-      "  - {name: targets, team: b, count: 1, brain: target.yaml, spawn: {centre: [8, 8], radius: 1}, vehicle: {max_speed: 0.001}}\n"
-      "metrics: [spotted]\n");
+  std::string path = watchers_scenario(d, 8, "spotted");
   SimOptions o;
   o.threads = 2;
   SeriesBuffer series(SeriesFormat::Csv, 1, 1, 1);
