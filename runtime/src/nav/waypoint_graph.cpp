@@ -9,7 +9,7 @@ namespace thicket::nav {
 
 namespace {
 
-constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint32_t kNoWaypoint = std::numeric_limits<std::uint32_t>::max();
 
 // A search's scratch, one per thread: find_path is const and may run on many threads at once,
 // and once these have grown to the graph's size a search allocates nothing.
@@ -26,7 +26,7 @@ struct Scratch {
 
   void reset(std::size_t n) {
     g.assign(n, std::numeric_limits<double>::infinity());
-    parent.assign(n, kNone);
+    parent.assign(n, kNoWaypoint);
     closed.assign(n, 0);
     heap.clear();
     route.clear();
@@ -117,7 +117,7 @@ bool WaypointGraph::find_path(const Walls& walls, Vec2 from, Vec2 to, std::vecto
   }
   if (!found) return false;
 
-  for (std::uint32_t p = s.parent[n]; p != kNone; p = s.parent[p]) s.route.push_back(p);
+  for (std::uint32_t p = s.parent[n]; p != kNoWaypoint; p = s.parent[p]) s.route.push_back(p);
   out.push_back(from);
   for (auto it = s.route.rbegin(); it != s.route.rend(); ++it)
     if (!(points_[*it] == out.back())) out.push_back(points_[*it]);
