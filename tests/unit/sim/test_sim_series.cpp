@@ -218,6 +218,19 @@ std::unique_ptr<Simulation> watched(const std::string& path, SimOptions o, std::
   return sim;
 }
 
+// A watched scenario on two threads with its series, per tick, and its log kept.
+struct WatchedSeries {
+  SeriesBuffer series{SeriesFormat::Csv, 1, 1, 1};
+  std::string log;
+  std::unique_ptr<Simulation> sim;
+  explicit WatchedSeries(const std::string& path) {
+    SimOptions o;
+    o.threads = 2;
+    o.series = &series;
+    sim = watched(path, o, log);
+  }
+};
+
 // Two watchers (their brain watcher.yaml, written by the caller) that see a still target, their
 // sight's `seen` written into the key `spotted`: the scenario's path.
 std::string watchers_scenario(Scratch& d, int ticks, const std::string& metrics) {
@@ -242,12 +255,10 @@ TEST_CASE("simulation: after a watch reload, senses write into the new version's
   d.write("look.lua", lua);
   d.write("watcher.yaml", "tree: watcher\nleaves: [look.lua]\nblackboard: {spotted: false, alert: false}\nroot: {action: Look}\n");
   std::string path = watchers_scenario(d, 6, "spotted, alert");
-  SimOptions o;
-  o.threads = 2;
-  SeriesBuffer series(SeriesFormat::Csv, 1, 1, 1);
-  o.series = &series;
-  std::string log;
-  auto sim = watched(path, o, log);
+  WatchedSeries w(path);
+  SeriesBuffer& series = w.series;
+  std::string& log = w.log;
+  Simulation* sim = w.sim.get();
   // Version 2 declares the keys the other way round: the slot `seen` was bound to is now `alert`.
   sim->run([&](uint64_t done, uint64_t) {
     if (done == 2)
@@ -276,12 +287,10 @@ TEST_CASE("simulation: a sense's key removed by one reload and declared again by
   const std::string v1 = "tree: watcher\nleaves: [look.lua]\nblackboard: {spotted: false}\nroot: {action: Look}\n";
   d.write("watcher.yaml", v1);
   std::string path = watchers_scenario(d, 8, "spotted");
-  SimOptions o;
-  o.threads = 2;
-  SeriesBuffer series(SeriesFormat::Csv, 1, 1, 1);
-  o.series = &series;
-  std::string log;
-  auto sim = watched(path, o, log);
+  WatchedSeries w(path);
+  SeriesBuffer& series = w.series;
+  std::string& log = w.log;
+  Simulation* sim = w.sim.get();
   sim->run([&](uint64_t done, uint64_t) {
     if (done == 2) d.write("watcher.yaml", "tree: watcher\nleaves: [look.lua]\nroot: {action: Look}\n");
     if (done == 4) d.write("watcher.yaml", v1);
