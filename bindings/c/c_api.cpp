@@ -446,6 +446,7 @@ void thicket_options_init(thicket_options* options) {
   options->leaf_timeout = d.leaf_timeout;
   options->lua_memory_limit = d.lua_memory_limit;
   options->max_script_agents = d.max_script_agents;
+  options->max_script_state_bytes = d.max_script_state_bytes;
 }
 
 thicket_runtime* thicket_runtime_new(void) { return thicket_runtime_new_with(nullptr); }
@@ -483,6 +484,7 @@ thicket_runtime* thicket_runtime_new_with(const thicket_options* given) {
     options.leaf_timeout = o.leaf_timeout;
     options.lua_memory_limit = o.lua_memory_limit;
     options.max_script_agents = o.max_script_agents;
+    options.max_script_state_bytes = o.max_script_state_bytes;
     return new thicket_runtime(std::move(options));
   });
 }

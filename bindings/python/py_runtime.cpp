@@ -199,7 +199,7 @@ struct Blackboard {
 class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
  public:
   PyRuntime(uint64_t seed, bool trusted, uint64_t script_states, double leaf_timeout, size_t lua_memory_limit,
-            size_t max_script_agents) {
+            size_t max_script_agents, size_t max_script_state_bytes) {
     // A negative or NaN time limit would turn the runaway-leaf guard off without a word.
     if (!(leaf_timeout >= 0) || !std::isfinite(leaf_timeout))
       throw py::value_error("leaf_timeout must be a number of seconds >= 0 (0 = no limit), got " +
@@ -214,6 +214,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     o.leaf_timeout = leaf_timeout;
     o.lua_memory_limit = lua_memory_limit;
     o.max_script_agents = max_script_agents;
+    o.max_script_state_bytes = max_script_state_bytes;
     o.interrupt = &interrupt_;  // raised by a Ctrl-C during this runtime's calls only (CtrlC)
     // The run's log: script errors become Python warnings (with the Lua position), the rest
     // goes to the logging module's "thicket" logger. Called on the thread that ticks, with the
@@ -1035,17 +1036,19 @@ void register_runtime(py::module_& m) {
       // constructor arguments" with a signature, naming no argument (seed=-1), and took seed=True.
       .def(py::init([](const py::object& seed, const py::object& trusted, const py::object& script_states,
                        const py::object& leaf_timeout, const py::object& lua_memory_limit,
-                       const py::object& max_script_agents) {
+                       const py::object& max_script_agents, const py::object& max_script_state_bytes) {
              return std::make_shared<PyRuntime>(
                  whole_arg(seed, "seed", UINT64_MAX), flag_arg(trusted, "trusted"),
                  whole_arg(script_states, "script_states", UINT64_MAX),  // (its bound, 64, said by PyRuntime)
                  number_arg(leaf_timeout, "leaf_timeout"), static_cast<size_t>(whole_arg(lua_memory_limit, "lua_memory_limit", SIZE_MAX)),
-                 static_cast<size_t>(whole_arg(max_script_agents, "max_script_agents", SIZE_MAX)));
+                 static_cast<size_t>(whole_arg(max_script_agents, "max_script_agents", SIZE_MAX)),
+                 static_cast<size_t>(whole_arg(max_script_state_bytes, "max_script_state_bytes", SIZE_MAX)));
            }),
            py::kw_only(), py::arg("seed") = 1,
            py::arg("trusted") = false, py::arg("script_states") = 1, py::arg("leaf_timeout") = 0.05,
            py::arg("lua_memory_limit") = thicket::RuntimeOptions{}.lua_memory_limit,
-           py::arg("max_script_agents") = thicket::RuntimeOptions{}.max_script_agents)
+           py::arg("max_script_agents") = thicket::RuntimeOptions{}.max_script_agents,
+           py::arg("max_script_state_bytes") = thicket::RuntimeOptions{}.max_script_state_bytes)
       .def("load", [](PyRuntime& r, const py::object& path) {
              // A str or any os.PathLike (pathlib.Path), as thicket.run and read_record take.
              py::module_ os = py::module_::import("os");

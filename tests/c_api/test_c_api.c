@@ -246,6 +246,7 @@ static void test_options(void) {
   CHECK(o.struct_size == sizeof o && o.seed == 1 && o.trusted == 0 && o.script_states == 1);
   CHECK(o.instruction_budget == 10000000u && o.leaf_timeout > 0 && o.lua_memory_limit > 0);
   CHECK(o.max_script_agents == 100000u);
+  CHECK(o.max_script_state_bytes == (size_t)4 << 30);
   o.script_states = 0;
   CHECK(thicket_runtime_new_with(&o) == NULL);
   CHECK(thicket_errcode(NULL) == THICKET_ERR_ARG);

@@ -656,6 +656,15 @@ def test_script_caps(tmp_path):
     assert rt.script_errors == 0
     with pytest.raises(ValueError, match="max_script_agents must be at least 0, got -1"):
         thicket.Runtime(max_script_agents=-1)
+    # max_script_state_bytes: the agents' node state scripts' spawns may bring the runtime to.
+    path = write(tmp_path, {"breeder.yaml": BREEDER, "breeder.lua": BREEDER_LUA})
+    rt = thicket.Runtime(max_script_state_bytes=1)
+    rt.spawn(rt.load(path))  # the game's spawn: never refused
+    with pytest.warns(RuntimeWarning, match=r"the agents' node state would pass 0 MiB"):
+        rt.tick_all(0.1)
+    assert len(rt.agents()) == 1
+    with pytest.raises(ValueError, match="max_script_state_bytes must be at least 0, got -1"):
+        thicket.Runtime(max_script_state_bytes=-1)
 
 
 def test_save_restore_and_reload(tmp_path):

@@ -89,6 +89,9 @@ typedef struct thicket_options {
   size_t lua_memory_limit;      /* bytes of Lua heap, 0 = no cap (default 512 MiB) */
   size_t max_script_agents;     /* agents Lua leaves' thicket.spawn may bring the runtime to, live
                                 ** and queued; 0 = no cap (default 100,000). thicket_spawn is not held to it */
+  size_t max_script_state_bytes; /* the agents' node state, in bytes, that thicket.spawn may bring the
+                                ** runtime to (each agent one block of its brain's size); 0 = no cap
+                                ** (default 4 GiB). thicket_spawn is not held to it */
 } thicket_options;
 
 void thicket_options_init(thicket_options *options);
