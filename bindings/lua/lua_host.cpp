@@ -204,7 +204,7 @@ Status LuaHost::complain_status(int idx, const CallSite& at, const LeafDef& leaf
   int t = lua_type(L_, idx);
   if (condition && t == LUA_TSTRING && lua_tostring(L_, idx) == status_strings_[2]) {
     report(at, leaf,
-           "condition '" + leaf.name + "' returned running; a condition answers true or false in the tick it is called");
+           defined_at(result_fn(leaf)) + "condition '" + leaf.name + "' returned running; a condition answers true or false in the tick it is called");
     return Status::Failure;
   }
   std::string hint;
@@ -235,7 +235,7 @@ Status LuaHost::complain_status(int idx, const CallSite& at, const LeafDef& leaf
       const char* text = lua_tolstring(L_, idx, &len);
       const std::string said = shown_name(std::string_view(text, len), 80), key = "status text " + said;
       if (!rt_.script_warned(*at.program, at.node, key))
-        warn(at, leaf.name, key, "condition '" + leaf.name + "' returned the text '" + said + "'" + hint +
+        warn(at, leaf.name, key, defined_at(result_fn(leaf)) + "condition '" + leaf.name + "' returned the text '" + said + "'" + hint +
                                 ": a text is true, so the condition succeeds; a condition returns true or false",
              "this node and text");
     }
@@ -250,7 +250,7 @@ Status LuaHost::complain_status(int idx, const CallSite& at, const LeafDef& leaf
   else if (t == LUA_TNUMBER && std::isnan(lua_tonumber(L_, idx))) got = "nan (not a number: 0/0?)";  // Lua prints "-nan"
   else if (t == LUA_TNUMBER) got = std::string("the number ") + lua_tostring(L_, idx);
   else got = std::string("a ") + luaL_typename(L_, idx);
-  report(at, leaf, "action '" + leaf.name + "' returned " + got +
+  report(at, leaf, defined_at(result_fn(leaf)) + (leaf.shape == LeafShape::Task ? "task '" : "action '") + leaf.name + "' returned " + got +
                        "; an action returns thicket.SUCCESS, thicket.FAILURE or thicket.RUNNING (or true/false)");
   return Status::Failure;
 }
@@ -261,17 +261,24 @@ Status LuaHost::complain_status(int idx, const CallSite& at, const LeafDef& leaf
 // function is defined. (A condition's falling off its end is its false: not said.)
 Status LuaHost::returned_nothing(const CallSite& at, const LeafDef& leaf, int fn_ref, const char* what) {
   if (rt_.script_warned(*at.program, at.node, "returned nothing")) return Status::Failure;
-  std::string where;
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, fn_ref);
-  lua_Debug ar;
-  if (!lua_isfunction(L_, -1)) lua_pop(L_, 1);
-  else if (lua_getinfo(L_, ">S", &ar) && ar.linedefined > 0)  // ">" pops the function
-    where = std::string(ar.source[0] == '@' ? ar.source + 1 : ar.short_src) + ":" + std::to_string(ar.linedefined) + ": ";
+  const std::string where = defined_at(fn_ref);
   const bool task = std::string_view(what) == "task";
   warn(at, leaf.name, "returned nothing",
        where + what + " '" + leaf.name + "' returned nothing, which counts as failure: end it with 'return thicket.SUCCESS'" +
            (task ? "" : " (or thicket.RUNNING to run on)") + ", or 'return thicket.FAILURE' (or false) to fail on purpose");
   return Status::Failure;
+}
+
+std::string LuaHost::defined_at(int fn_ref) {
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, fn_ref);
+  lua_Debug ar;
+  if (!lua_isfunction(L_, -1)) {
+    lua_pop(L_, 1);
+    return {};
+  }
+  if (lua_getinfo(L_, ">S", &ar) && ar.linedefined > 0)  // ">" pops the function
+    return std::string(ar.source[0] == '@' ? ar.source + 1 : ar.short_src) + ":" + std::to_string(ar.linedefined) + ": ";
+  return {};
 }
 
 [[gnu::always_inline]] inline void LuaHost::push_args(const CallSite& at) {
@@ -595,7 +602,7 @@ Status LuaHost::task_resume(const CallSite& at, const LeafDef& leaf, bool) {
     }
     lua_settop(co, 0);
     if (s == Status::Running) {  // the coroutine has ended: it cannot run on
-      report(at, leaf, "task '" + leaf.name + "' returned running; a task keeps running by yielding "
+      report(at, leaf, defined_at(refs(leaf).fn) + "task '" + leaf.name + "' returned running; a task keeps running by yielding "
                        "(coroutine.yield() or thicket.wait()), and its return ends it");
       s = Status::Failure;
     }
@@ -845,7 +852,7 @@ bool LuaHost::reason(const CallSite& at, std::string_view& transition) {
     named = true;
   } else if (!lua_isnil(L_, -1) && !(lua_isboolean(L_, -1) && !lua_toboolean(L_, -1))) {
     // (false stays, as nil does: `return near and "saw_player"` is how Lua says "maybe")
-    report(at, leaf, std::string("reason '") + leaf.name + "' returned " +
+    report(at, leaf, defined_at(refs(leaf).fn) + "reason '" + leaf.name + "' returned " +
                          (lua_isboolean(L_, -1) ? std::string("true") : std::string("a ") + luaL_typename(L_, -1)) +
                          "; a reason returns a transition name (text), or nil or false to stay");
   }

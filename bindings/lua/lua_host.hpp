@@ -274,6 +274,11 @@ class LuaHost final : public ScriptHost {
   void restore_hook(lua_State* L);
   Status complain_status(int idx, const CallSite& at, const LeafDef& leaf, bool condition);
   Status returned_nothing(const CallSite& at, const LeafDef& leaf, int fn_ref, const char* what);
+  // "FILE:LINE: " where the function of fn_ref is defined ("" when unknown): where a leaf's
+  // wrong result is said, as a Lua error is.
+  std::string defined_at(int fn_ref);
+  // The function a leaf's result comes from: its tick hook, else its function.
+  int result_fn(const LeafDef& leaf) { return leaf.shape == LeafShape::Hooks ? refs(leaf).tick : refs(leaf).fn; }
   static constexpr uint64_t kBudgetSlices = 8;
   static constexpr uint32_t kLoadLimitScale = 20;  // running a leaf file may take 20 call limits
   static constexpr int kHandlerSlot = 1;  // the message handler stays at this stack slot

@@ -41,8 +41,13 @@ int LuaApi::traceback(lua_State* L) {
         where = 1;
         break;
       }
+    // An error object with a __tostring metamethod says what it is, as in Lua's own interpreter
+    // (an error inside it makes this handler's call fail: Lua reports that instead).
     if (msg || number) lua_pushvalue(L, 1);
-    else lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    else if (!luaL_callmeta(L, 1, "__tostring") || lua_type(L, -1) != LUA_TSTRING) {
+      if (lua_gettop(L) > 1 + where) lua_pop(L, 1);  // a __tostring that gave no text
+      lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    }
     if (number) lua_tolstring(L, -1, nullptr);  // the copy, not the error value, made text
     lua_concat(L, 1 + where);
     msg = lua_tolstring(L, -1, &len);
@@ -670,6 +675,8 @@ std::string LuaHost::sandbox_hint(std::string_view message) const {
     for (const char* kind : {"field", "local", "upvalue", "global"})
       if (named_as("a function value", kind) == fn)
         return std::string(" (if this is thicket.") + fn + ": it is a function, so call it: thicket." + fn + "())";
+  if (named("global") == "thicket")
+    return " (thicket is a module, not a global: put `local thicket = require(\"thicket\")` at the top of the leaf file)";
   if (rt_.options.trusted) return {};
   const std::string lift = "--trusted opens Lua's whole standard library; guide 8.10";
   const std::string_view global = named("global");

@@ -465,7 +465,18 @@ int LuaApi::require_impl(lua_State* L) {
   }
   // A module named as its file (require("util.lua")), or a near name of a file that is there.
   std::string hint;
-  if (rel.size() > 4 && rel.compare(rel.size() - 4, 4, "/lua") == 0) {
+  const auto is_one_of = [&](std::initializer_list<const char*> names) {
+    return std::any_of(names.begin(), names.end(), [&](const char* n) { return name == n; });
+  };
+  if (is_one_of({"string", "table", "math", "utf8", "coroutine", "os", "_G"})) {
+    // Lua's own libraries are globals already (require("string") is how some code reads them).
+    hint = "; '" + name + "' is Lua's standard library, open in leaf files as the global `" + name +
+           "`: use it without require" + (name == "os" ? " (the sandbox's os has only os.clock and os.time)" : "");
+  } else if (is_one_of({"io", "debug", "package"})) {
+    hint = "; '" + name +
+           "' is Lua's standard library, which leaf scripts' sandbox leaves out: --trusted opens Lua's whole standard "
+           "library; guide 8.10";
+  } else if (rel.size() > 4 && rel.compare(rel.size() - 4, 4, "/lua") == 0) {
     hint = "; a module is named without '.lua': require(\"" + shown_name(name.substr(0, name.size() - 4)) + "\")";
   } else {
     std::vector<std::string> there = {"thicket"};

@@ -111,7 +111,7 @@ printf 'scenario: errs\nseed: 1\nticks: 12\nworld: {size: [50, 50]}\nteams: [a]\
   || bad "script errors printed: the 2T run $(grep -c "^error: " "$dir/errs/full.txt") (want 10), after the resume $(grep -c "^error: " "$dir/errs/second.txt") (want 2)"
 cat "$dir/errs/first.txt" "$dir/errs/second.txt" | cmp -s - "$dir/errs/full.txt" && ok || bad "the two halves' logs are not the 2T run's log"
 "$thicket" run "$dir/errs/s.yaml" --ticks 12 --threads 2 --quiet --log "$dir/errs/full2.txt" 2>/dev/null
-warnings() { grep -c "^warning: condition 'Sure' returned the text 'sucess'" "$1"; }
+warnings() { grep -c "^warning: [^ ]*b.lua:[0-9]*: condition 'Sure' returned the text 'sucess'" "$1"; }
 [[ $(warnings "$dir/errs/full.txt") == 1 && $(warnings "$dir/errs/full2.txt") == 1 && $(warnings "$dir/errs/first.txt") == 1 &&
    $(warnings "$dir/errs/second.txt") == 0 ]] && ok \
   || bad "warnings said: the 2T run $(warnings "$dir/errs/full.txt") (want 1), on 2 threads $(warnings "$dir/errs/full2.txt") (want 1), first half $(warnings "$dir/errs/first.txt") (1), after the resume $(warnings "$dir/errs/second.txt") (0)"

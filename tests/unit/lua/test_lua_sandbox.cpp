@@ -464,6 +464,19 @@ TEST_CASE("sandbox: a module that is not found is reported at the line of its re
   bool at_line = false;
   for (const auto& x : d) at_line = at_line || (x.line == 1 && x.message.find("module 'nosuch' not found") == 0);
   CHECK(at_line);
+  // Lua's own libraries: open as globals already, or left out of the sandbox (--trusted).
+  t.write("std.lua", "local s = require(\"string\")\nreturn {}\n");
+  CHECK_FALSE(t.try_load("tree: s\nleaves: [std.lua]\nroot: {action: A}\n", d, "std.yaml"));
+  std::string all;
+  for (const auto& x : d) all += x.message + "\n";
+  CHECK(all.find("module 'string' not found; 'string' is Lua's standard library, open in leaf files as the global "
+                 "`string`: use it without require") != std::string::npos);
+  t.write("std.lua", "local s = require(\"io\")\nreturn {}\n");
+  CHECK_FALSE(t.try_load("tree: s\nleaves: [std.lua]\nroot: {action: A}\n", d, "io.yaml"));
+  all.clear();
+  for (const auto& x : d) all += x.message + "\n";
+  CHECK(all.find("module 'io' not found; 'io' is Lua's standard library, which leaf scripts' sandbox leaves out: "
+                 "--trusted opens Lua's whole standard library") != std::string::npos);
 }
 
 TEST_CASE("sandbox: a require cycle is reported at the require that closes it, with the cycle") {
@@ -500,9 +513,11 @@ function L.Yield()
 end
 function L.Table() error({code = 1}) end
 function L.Nil(agent) agent.bb.hp = nil end
+function L.Said() error(setmetatable({}, {__tostring = function() return "out of arrows" end})) end
+function L.Module() return thicket.SUCCESS end
 return L
 )LUA");
-  for (const char* leaf : {"Yield", "Table", "Nil"}) {
+  for (const char* leaf : {"Yield", "Table", "Nil", "Said", "Module"}) {
     auto a = t.rt.spawn(t.load(std::string("tree: t\nleaves: [first.lua]\nblackboard: {hp: 3}\nroot: {action: ") + leaf + "}\n",
                                std::string(leaf) + ".yaml"));
     t.rt.tick(a, 0.1);
@@ -514,7 +529,12 @@ return L
   CHECK(log.find("/first.lua:5: (error object is a table value)") != std::string::npos);
   CHECK(log.find("/first.lua:6: blackboard key 'hp' is declared number; cannot set it to nil (a declared key always holds "
                  "a value: set its default instead; declared: hp)") != std::string::npos);
-  CHECK(t.rt.script_errors() == 3);
+  // An error object's __tostring says what it is, as in Lua's own interpreter.
+  CHECK(log.find("/first.lua:7: out of arrows") != std::string::npos);
+  // The module used without its require: Lua's "nil value (global 'thicket')", and the fix.
+  CHECK(log.find("/first.lua:8: attempt to index a nil value (global 'thicket') (thicket is a module, not a global: put "
+                 "`local thicket = require(\"thicket\")` at the top of the leaf file)") != std::string::npos);
+  CHECK(t.rt.script_errors() == 5);
 }
 
 TEST_CASE("sandbox: an agent table kept after its agent was despawned reaches no blackboard") {
