@@ -438,6 +438,12 @@ void Validator::check_object(const Schema& s, const YAML::Node& x, const Json& j
   std::vector<std::string> allowed;
   for (const auto& property : s.properties) allowed.push_back(property.first);
   std::sort(allowed.begin(), allowed.end());
+  // The lines of this mapping's keys (and of where it starts): a finding about its keys is one
+  // the compiler's own message on any of those lines already covers (a node with two kinds,
+  // written one key a line, had the compiler's error on the second key's line and the schema's
+  // on the first's: both were printed).
+  std::vector<int> key_lines = {mark_of(x, place).line};
+  for (auto it = x.begin(); it != x.end(); ++it) key_lines.push_back(it->first.Mark().line);
   for (const YAML::Node& key : unknown) {
     std::string message = "unknown key " + in_quotes(key.Scalar()) + " in " + name;
     std::string guess = closest(key.Scalar(), allowed);
@@ -445,7 +451,7 @@ void Validator::check_object(const Schema& s, const YAML::Node& x, const Json& j
       message += " (allowed: " + join_list(allowed) + ")";
     else if (!guess.empty())
       message += " (did you mean " + in_quotes(guess) + "?)";
-    out.push_back({key.Mark(), place.depth + 1, message});
+    out.push_back({key.Mark(), place.depth + 1, message, key_lines});
   }
 
   if (!holds(s.required_constraint, j))
@@ -455,7 +461,7 @@ void Validator::check_object(const Schema& s, const YAML::Node& x, const Json& j
       bool misspelt = std::any_of(unknown.begin(), unknown.end(),
                                   [&](const YAML::Node& k) { return !closest(k.Scalar(), {required}).empty(); });
       if (!misspelt)
-        out.push_back({mark_of(x, place), place.depth, "missing required key " + in_quotes(required) + " in " + name});
+        out.push_back({mark_of(x, place), place.depth, "missing required key " + in_quotes(required) + " in " + name, key_lines});
     }
 
   const size_t n = x.size();
@@ -468,13 +474,13 @@ void Validator::check_object(const Schema& s, const YAML::Node& x, const Json& j
   const bool too_few = !holds(s.min_properties_c, j), too_many = !holds(s.max_properties_c, j);
   if (s.min_properties && s.max_properties && *s.min_properties == *s.max_properties && (too_few || too_many))
     out.push_back({mark_of(x, place), place.depth,
-                   name + " must have exactly " + plural(*s.min_properties) + ", got " + std::to_string(n) + keys()});
+                   name + " must have exactly " + plural(*s.min_properties) + ", got " + std::to_string(n) + keys(), key_lines});
   else if (too_few)
     out.push_back({mark_of(x, place), place.depth,
-                   name + " must have at least " + plural(*s.min_properties) + ", got " + std::to_string(n)});
+                   name + " must have at least " + plural(*s.min_properties) + ", got " + std::to_string(n), key_lines});
   else if (too_many)
     out.push_back({mark_of(x, place), place.depth,
-                   name + " must have at most " + plural(*s.max_properties) + ", got " + std::to_string(n) + keys()});
+                   name + " must have at most " + plural(*s.max_properties) + ", got " + std::to_string(n) + keys(), key_lines});
 }
 
 void Validator::check_array(const Schema& s, const YAML::Node& x, const Json& j, const Place& place,
