@@ -285,7 +285,12 @@ static std::string dot_fsm(const Program& p) {
   auto clip = [&](const char* key, uint16_t s) -> std::string {
     return p.fsm_states[s].children.empty() ? "" : std::string(", ") + key + "=cluster_s" + std::to_string(s);
   };
-  if (p.nodes[0].a != kNoPos) out << "  start -> s" << p.nodes[0].a << (nested ? " [" + clip("lhead", p.nodes[0].a).substr(2) + "]" : "") << ";\n";
+  if (p.nodes[0].a != kNoPos) {
+    // Clipped at the border when the initial state is composite (a leaf initial beside a
+    // composite state has nothing to clip: that took substr(2) of "" and aborted `thicket dot`).
+    const std::string head = clip("lhead", p.nodes[0].a);
+    out << "  start -> s" << p.nodes[0].a << (head.empty() ? "" : " [" + head.substr(2) + "]") << ";\n";
+  }
   else
     selectable(p.fsm_top, "  start");
   for (size_t s = 0; s < p.fsm_states.size(); ++s) {
