@@ -273,7 +273,27 @@ std::string exact_equalities(const CompiledExpr& e) {
         break;
       }
     }
+    // Parentheses around the whole operand are the operand's: `(a + 1) == 2` wrote from inside
+    // them, `(((a + 1) >= 2 ...)`, one '(' left open (and `a == (1)` one ')' too many).
+    for (;;) {
+      size_t a = lo, z = hi;
+      while (a > 0 && src[a - 1] == ' ') --a;
+      while (z < src.size() && src[z] == ' ') ++z;
+      if (a == 0 || src[a - 1] != '(' || z >= src.size() || src[z] != ')') break;
+      lo = a - 1;
+      hi = z + 1;
+    }
     return std::pair<size_t, size_t>{lo, hi};
+  };
+  // Whether text is one parenthesised group, its first '(' closed by its last ')'.
+  auto wrapped = [](const std::string& text) {
+    if (text.size() < 2 || text.front() != '(' || text.back() != ')') return false;
+    int depth = 0;
+    for (size_t k = 0; k < text.size(); ++k) {
+      if (text[k] == '(') ++depth;
+      if (text[k] == ')' && --depth == 0) return k + 1 == text.size();
+    }
+    return false;
   };
   struct Edit {
     size_t lo, hi;
@@ -288,7 +308,7 @@ std::string exact_equalities(const CompiledExpr& e) {
     // An operand of one key or one number as it is; others in parentheses.
     auto term = [&](size_t b, size_t e2, size_t lo, size_t hi) {
       const std::string text = src.substr(lo, hi - lo);
-      return e2 - b == 1 ? text : "(" + text + ")";
+      return e2 - b == 1 || wrapped(text) ? text : "(" + text + ")";
     };
     const std::string l = term(left, right, llo, lhi), r = term(right, k, rlo, rhi);
     const std::string same = "(" + l + " >= " + r + " and " + l + " <= " + r + ")";

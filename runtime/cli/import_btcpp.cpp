@@ -1011,6 +1011,9 @@ class BtImporter {
     auto numeric = [&](size_t ob, size_t oe) {
       for (size_t i = ob; i < oe; ++i) {
         if (pieces[i].kind == 's' || pieces[i].kind == 'b') return false;
+        // A comparison, and/or or `!` inside it: BT.CPP's 1.0 or 0.0, thicket's true or false,
+        // equal alike (`(a < 1) == (b < 1)`; a subtraction of two booleans would not load).
+        if (pieces[i].kind == 'c' || pieces[i].kind == 'l' || pieces[i].text == "(not") return false;
         if (!pieces[i].key.empty()) {
           const auto it = types_.find(pieces[i].key);
           const std::string type = it != types_.end() ? it->second : "";
