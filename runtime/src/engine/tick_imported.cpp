@@ -702,8 +702,9 @@ Status Engine::b3_tick(Ctx& c, uint32_t i) {
   }
 }
 
-// BehaviorTree.tick: the root runs, then the nodes open after the last tick and not reached on
-// this tick's open list are closed, deepest first, from one past the first difference.
+// BehaviorTree.tick: the root runs, then the nodes open after the last tick are closed, deepest
+// first, from one past the first place where that list and this tick's open list differ (those
+// that closed themselves in this tick included: they are closed twice).
 Status Engine::b3_tree(Ctx& c, uint32_t i) {
   const Node& n = c.nodes[i];
   b3_open_.clear();
@@ -721,8 +722,18 @@ Status Engine::b3_tree(Ctx& c, uint32_t i) {
   }
   for (uint32_t k = last; k-- > start;) {
     const uint32_t node = saved[1 + k];
-    if (c.status(node) != Status::Running) continue;  // closed already: nothing left to do
-    if (c.nodes[node].kind == NodeKind::Action && c.hot(node).hooked) leaf_stop(c, node, Status::Aborted);
+    const bool hooked_action = c.nodes[node].kind == NodeKind::Action && c.hot(node).hooked;
+    if (c.status(node) != Status::Running) {
+      // Closed already, most often by itself in this tick: behavior3js's pass closes it again
+      // all the same (`lastOpenNodes[i]._close(tick)` skips no node), so a custom node's
+      // close() runs twice in that tick. A leaf's stop hook is its close(): called again, with
+      // the status it finished with. (A leaf this pass closed before, `aborted`, is not told a
+      // second time: its run is over and no halt follows.)
+      const Status done = c.status(node);
+      if (hooked_action && (done == Status::Success || done == Status::Failure)) leaf_stop(c, node, done);
+      continue;
+    }
+    if (hooked_action) leaf_stop(c, node, Status::Aborted);
     c.status(node) = Status::Aborted;
   }
   const uint32_t keep = std::min<uint32_t>(static_cast<uint32_t>(b3_open_.size()), n.a);
