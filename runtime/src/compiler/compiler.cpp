@@ -410,7 +410,21 @@ std::vector<bool> compute_observed(Program& p) {
   }
   p.recheck_ranges.resize(p.child_index.size());
   for (size_t e = 0; e < rechecked.size(); ++e) {
-    p.recheck_ranges[e] = {static_cast<uint32_t>(p.recheck_conds.size()), static_cast<uint32_t>(rechecked[e].size())};
+    // Whether a random composite holds some of them (the child, or one on the way down).
+    bool drawn = false;
+    for (uint32_t cond : rechecked[e])
+      for (uint32_t x = p.child_index[e]; x != cond && !drawn;) {
+        const Node& xn = p.nodes[x];
+        drawn = xn.kind == NodeKind::RandomSelector || xn.kind == NodeKind::RandomSequence;
+        const uint32_t from = x;
+        for (uint32_t pos = 0; pos < xn.count; ++pos)
+          if (const uint32_t y = p.child(xn, pos); y <= cond && cond < p.nodes[y].end) {
+            x = y;
+            break;
+          }
+        if (x == from) break;  // (not reached: an observed condition lies under its holder)
+      }
+    p.recheck_ranges[e] = {static_cast<uint32_t>(p.recheck_conds.size()), static_cast<uint32_t>(rechecked[e].size()), drawn};
     p.recheck_conds.insert(p.recheck_conds.end(), rechecked[e].begin(), rechecked[e].end());
   }
   for (Node& n : p.nodes) {

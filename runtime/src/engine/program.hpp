@@ -323,6 +323,9 @@ struct Program {
   // condition equal to the child itself is a direct one).
   struct Range {
     uint32_t begin = 0, count = 0;
+    // A random composite lies between the child and some of its conditions (the child itself
+    // included): they are re-checked in the order it drew (Engine::drawn_order), not the list's.
+    bool drawn = false;
   };
   std::vector<Range> recheck_ranges;   // parallel to child_index
   std::vector<uint32_t> recheck_conds;

@@ -560,8 +560,10 @@ uint16_t Engine::recheck(Ctx& c, uint32_t i, uint16_t running_pos) {
     if (range.count == 0) continue;
     const uint32_t ch = c.kids[entry];
     const Node& cn = c.nodes[ch];
+    const uint32_t* conds = &c.p.recheck_conds[range.begin];
+    if (range.drawn) [[unlikely]] conds = drawn_order(c, ch, conds, range.count);
     for (uint32_t k = 0; k < range.count; ++k) {
-      const uint32_t cond = c.p.recheck_conds[range.begin + k];
+      const uint32_t cond = conds[k];
       const bool direct = cond == ch;
       Status remembered = c.status(cond);
       if (remembered != Status::Success && remembered != Status::Failure) continue;  // never evaluated
@@ -577,6 +579,42 @@ uint16_t Engine::recheck(Ctx& c, uint32_t i, uint16_t running_pos) {
     }
   }
   return kNoPos;
+}
+
+// SPEC 3.5 re-checks "in child order"; under a random composite that is the order it drew for
+// its run (guide 3.9), as a `self` abort of a random composite re-checks its own children: the
+// conditions a lower_priority child holds under a random composite came in list order, not in
+// the order that child's last run evaluated them. Each condition's key is its path of positions
+// from the holder down, a random composite's position being where its run drew that child.
+const uint32_t* Engine::drawn_order(Ctx& c, uint32_t holder, const uint32_t* conds, uint32_t n) {
+  drawn_keys_.resize(n);
+  for (uint32_t k = 0; k < n; ++k) {
+    auto& [key, cond] = drawn_keys_[k];
+    cond = conds[k];
+    key.clear();
+    for (uint32_t x = holder; x != cond;) {
+      const Node& xn = c.nodes[x];
+      uint16_t at = kNoPos;
+      for (uint16_t pos = 0; pos < xn.count; ++pos)
+        if (const uint32_t y = c.kids[xn.children + pos]; y <= cond && cond < c.nodes[y].end) {
+          at = pos;
+          x = y;
+          break;
+        }
+      if (at == kNoPos) break;  // (not reached: the plan's conditions lie under their holder)
+      if (is_random(xn.kind))
+        for (uint16_t d = 0; d < xn.count; ++d)
+          if (c.state<uint16_t>(xn, 2 + 2 * d) == at) {
+            at = d;
+            break;
+          }
+      key.push_back(at);
+    }
+  }
+  std::stable_sort(drawn_keys_.begin(), drawn_keys_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  drawn_conds_.resize(n);
+  for (uint32_t k = 0; k < n; ++k) drawn_conds_[k] = drawn_keys_[k].second;
+  return drawn_conds_.data();
 }
 
 // A behavior machine (SPEC 5): on a check tick the first passing check picks the behavior;

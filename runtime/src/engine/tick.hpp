@@ -141,6 +141,8 @@ class alignas(64) Engine {
   Status tick_action(Ctx& c, uint32_t i, bool starting);
   Status evaluate_condition(Ctx& c, uint32_t i);
   uint16_t recheck(Ctx& c, uint32_t i, uint16_t running_pos);
+  // The conditions [conds, conds + n) held by child `holder`, in the order its last run met them.
+  const uint32_t* drawn_order(Ctx& c, uint32_t holder, const uint32_t* conds, uint32_t n);
   uint32_t passive_running_leaf(Ctx& c);
   void abort(Ctx& c, uint32_t i);
   void draw_order(Ctx& c, uint32_t i);
@@ -160,6 +162,8 @@ class alignas(64) Engine {
   Status b3_execute(Ctx& c, uint32_t i);
   Status b3_tick(Ctx& c, uint32_t i);
   std::vector<uint32_t> b3_open_;  // behavior3's open list of the tick in progress
+  std::vector<std::pair<std::vector<uint16_t>, uint32_t>> drawn_keys_;  // drawn_order's scratch
+  std::vector<uint32_t> drawn_conds_;
   // Leaf calls at node i: a native leaf directly, a scripted one through the script host.
   Status leaf_condition(Ctx& c, uint32_t i);
   Status leaf_start(Ctx& c, uint32_t i);

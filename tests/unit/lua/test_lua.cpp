@@ -1133,7 +1133,8 @@ return { Says = function(agent, args) return said[thicket.tick()] end }
                                    Status::Success, Status::Success, Status::Failure, Status::Success});
   const std::string log = t.joined_log();
   auto count = [&](const std::string& what) { return occurrences(log, what); };
-  CHECK(count("warning: condition 'Says' returned the text 'sucess' (did you mean 'success'?): a text is true, so the "
+  // Said at the line where the leaf's function is defined, as a Lua error would be.
+  CHECK(count("/texts.lua:4: condition 'Says' returned the text 'sucess' (did you mean 'success'?): a text is true, so the "
               "condition succeeds") == 1);
   CHECK(count("returned the text 'failur' (did you mean 'failure'?)") == 1);
   CHECK(count("returned the text 'SUCCESS' (did you mean 'success'?)") == 1);
