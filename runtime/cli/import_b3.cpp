@@ -427,7 +427,10 @@ class B3Importer {
     if (auto c = custom_.find(name); c != custom_.end()) {
       if (c->second != "action" && c->second != "condition") {
         if (!unknown_.insert(std::make_pair(&nodes, id)).second) return always_node("error");
-        fail(id, "'" + name + "' is a custom " + c->second + "; only custom actions and conditions can be imported (as leaves)");
+        fail(id, "'" + name + "' is a custom " + c->second + "; only custom actions and conditions can be imported (as leaves)" +
+                     (c->second == "composite" || c->second == "decorator"
+                          ? std::string()
+                          : did_you_mean(c->second, {"action", "condition", "composite", "decorator"})));
         check_children();
         return always_node("error");
       }
@@ -579,8 +582,18 @@ bool import_b3(const std::string& path, const std::string& text, const std::stri
     int line, column;
     place(e.byte > 0 ? e.byte - 1 : 0, line, column);
     std::string what = e.what();
+    // "[json.exception.parse_error.101] parse error at line 1, column 79: syntax error ...": the
+    // place is said once, as FILE:LINE:COL, and the parser's own words follow.
     auto at = what.find("parse error");
-    errors.push_back({path, line, column, "malformed JSON: " + (at == std::string::npos ? what : what.substr(at))});
+    if (at != std::string::npos) what = what.substr(at);
+    if (const size_t colon = what.find(": "); what.rfind("parse error at line", 0) == 0 && colon != std::string::npos)
+      what = what.substr(colon + 2);
+    // A comma just before the closing bracket the parser stopped at: JSON has no trailing comma.
+    size_t k = e.byte > 0 ? std::min<size_t>(e.byte - 1, text.size()) : 0;
+    const bool closing = k < text.size() && (text[k] == ']' || text[k] == '}');
+    while (k > 0 && std::isspace(static_cast<unsigned char>(text[k - 1]))) --k;
+    const std::string hint = closing && k > 0 && text[k - 1] == ',' ? " (a comma before a closing bracket: JSON allows none there)" : "";
+    errors.push_back({path, line, column, "malformed JSON: " + what + hint});
     return false;
   } catch (const json::exception& e) {
     // A number beyond a double's range ("number overflow parsing '1e400'"): at the number's

@@ -223,9 +223,15 @@ class BtImporter {
           if (count_elements != 1) error(e, "a <BehaviorTree> without ID is allowed only when it is the only element");
           key = "BehaviorTree_0";  // as BT.CPP names it (xml_parsing.cpp: suffix_count from 0)
         }
-        if (trees_.count(key)) error(e, "two trees have the ID '" + key + "'");
         if (id && btcpp_reserved_id(key))  // VerifyXML: "must not use the name of a registered Node"
           error(e, "the tree ID '" + key + "' is the name of one of BT.CPP's own nodes, which BT.CPP refuses; rename the tree");
+        if (trees_.count(key)) {
+          // The first keeps the ID; the second is checked as a tree the import does not use
+          // (it replaced the first, whose own errors went unsaid until it was renamed).
+          error(e, "two trees have the ID '" + key + "'");
+          duplicates_.push_back(e);
+          continue;
+        }
         trees_[key] = e;
         tree_order_.push_back(key);
       } else if (name == "TreeNodesModel") {
@@ -267,6 +273,7 @@ class BtImporter {
     // it makes one (xml_parsing.cpp, VerifyXML): a file it refuses is refused here too.
     for (const std::string& id : tree_order_)
       if (!reached_.count(trees_[id])) verify_unused(trees_[id], 0);
+    for (const tinyxml2::XMLElement* e : duplicates_) verify_unused(e, 0);
     return errors_.empty();
   }
 
@@ -425,6 +432,17 @@ class BtImporter {
   void error(const tinyxml2::XMLElement* e, const std::string& msg) {
     const auto [line, column] = place(e);
     error_at(line, column, msg);
+  }
+  // An integer port whose text goes on past its digits ("1e3", "2.5"): BT.CPP's from_chars
+  // reads the digits and ignores the rest without a word, and so does the import, as BT.CPP
+  // runs it; said as a warning, since the number meant was most likely another.
+  void ignored_tail(const tinyxml2::XMLElement* e, const std::string& port, const std::string& v, const char* end,
+                    const std::string& read) {
+    if (end == v.data() + v.size()) return;
+    const auto [line, column] = place(e);
+    out_.warnings.push_back({line, column, "port '" + port + "' is '" + shown_name(v, 80) + "', which BT.CPP reads as " + read +
+                                               " (its integers stop at the first character that is no digit; the rest is "
+                                               "ignored): imported as BT.CPP runs it; write the whole number meant"});
   }
   // A leaf the file's TreeNodesModel does not declare, whose ID is a typo's distance from a
   // BT.CPP node's or a declared one's (<AlwaysSucess/>): BT.CPP's factory would refuse it
@@ -1292,6 +1310,7 @@ class BtImporter {
         error(e, id + "'s port '" + port + "' must be an integer, got '" + v + "'");
         return;
       }
+      ignored_tail(e, port, v, r.ptr, std::to_string(x));
       n.params.push_back({port, std::to_string(x)});
     };
     auto msec_port = [&](const std::string& port) {
@@ -1303,6 +1322,7 @@ class BtImporter {
         error(e, id + "'s port '" + port + "' must be a whole number of milliseconds, got '" + v + "'");
         return;
       }
+      ignored_tail(e, port, v, r.ptr, std::to_string(x) + " ms");
       n.params.push_back({"seconds", yaml_number(static_cast<double>(x) / 1000.0)});
     };
     if (id == "AsyncSequence" || id == "AsyncFallback") n.params.push_back({"async", "true"});
@@ -1334,8 +1354,27 @@ class BtImporter {
         error(e, "TryCatch's catch_on_halt=\"true\" (the catch child run when the node is halted) has no thicket equivalent: "
                  "a halt in thicket calls only the stop hooks of the halted leaves");
     }
-    if (id == "Repeat") int_port("num_cycles", true, "");
-    if (id == "RetryUntilSuccessful") int_port("num_attempts", true, "");
+    if (id == "Repeat" || id == "RetryUntilSuccessful") {
+      // BT.CPP reads an int (out of its range: "Value out of bound", refused) and loops while
+      // count < N or N == -1: any N below -1 loops no time, as 0 does (Repeat succeeds, Retry
+      // fails, the child untouched; repeat_node.cpp, retry_node.cpp). thicket takes -1 and up.
+      const std::string port = id == "Repeat" ? "num_cycles" : "num_attempts";
+      int_port(port, true, "");
+      if (!n.params.empty() && n.params.back().first == port) {
+        const int64_t x = std::stoll(n.params.back().second);
+        if (x < INT32_MIN || x > INT32_MAX) {
+          error(e, id + "'s port '" + port + "' is " + n.params.back().second +
+                       ", past an int's range: BT.CPP refuses it (\"Value out of bound\")");
+          n.params.pop_back();
+        } else if (x < -1) {
+          const auto [line, column] = place(e);
+          out_.warnings.push_back({line, column, id + "'s port '" + port + "' is " + n.params.back().second + ", which BT.CPP " +
+                                                     (id == "Repeat" ? "repeats no time (it succeeds" : "tries no time (it fails") +
+                                                     " without ticking its child), as 0: imported as 0 (-1 is for ever)"});
+          n.params.back().second = "0";
+        }
+      }
+    }
     if (id == "RunOnce") {
       std::string v = literal_port("then_skip", false);
       if (!v.empty()) {
@@ -1495,6 +1534,7 @@ class BtImporter {
   size_t visits_ = 0;  // nodes made so far
   bool too_many_ = false;
   std::set<std::string> typo_checked_;  // leaf IDs typo_warning has looked at
+  std::vector<const tinyxml2::XMLElement*> duplicates_;  // trees whose ID an earlier tree has
 };
 
 }  // namespace

@@ -287,6 +287,56 @@ void print_errors(std::vector<ImportError>& errors, const ImportedBrain& brain) 
   }
 }
 
+// What thicket refuses in the brain as it would be written, said at the place of the node it
+// is about in the source (the XML element, the behavior3 node), with the line of the written
+// brain. Checked with every leaf it names standing in as a native leaf, so that only the brain
+// itself is judged, not the --leaves files.
+std::vector<ImportError> load_errors(const std::string& file, const ImportedBrain& brain) {
+  std::vector<ImportError> unloadable;
+  Runtime judge;
+  for (const std::string& name : leaf_names_of(brain.root)) {
+    NativeLeaf stand_in;
+    stand_in.tick = [](LeafContext&) { return Status::Success; };
+    judge.register_leaf(name, stand_in);
+  }
+  std::vector<Diagnostic> found;
+  NodeStarts starts;
+  const std::string text = brain_yaml(brain, {}, &starts);
+  if (judge.load_string(text, file, found) && !has_errors(found)) return unloadable;
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::vector<std::pair<int, const ImportNode*>> node_lines;  // each node's first line, ascending
+  int line_number = 1;
+  std::streamoff counted = 0;
+  for (const auto& [offset, node] : starts) {
+    line_number += int(std::count(text.begin() + counted, text.begin() + offset, '\n'));
+    counted = offset;
+    node_lines.push_back({line_number, node});
+  }
+  for (const Diagnostic& d : found) {
+    if (d.severity != Severity::Error) continue;
+    ImportError e{file, 0, 0, "the imported brain would not load: " + d.message};
+    if (d.line >= 1 && static_cast<size_t>(d.line) <= lines.size()) {
+      std::string line = lines[static_cast<size_t>(d.line) - 1];
+      line.erase(0, line.find_first_not_of(' '));
+      if (line.size() > 100) line = line.substr(0, 100) + "...";
+      e.message += " (in the brain it would write: " + line + ")";
+      // The node whose text holds that line: the last to begin at or before it.
+      auto after = std::upper_bound(node_lines.begin(), node_lines.end(), d.line,
+                                    [](int l, const auto& entry) { return l < entry.first; });
+      if (after != node_lines.begin()) {
+        const ImportNode& n = *std::prev(after)->second;
+        e.line = n.line;
+        e.column = n.column;
+        if (!n.node_id.empty()) e.message = "node \"" + n.node_id + "\": " + e.message;
+      }
+    }
+    unloadable.push_back(std::move(e));
+  }
+  return unloadable;
+}
+
 }  // namespace
 
 // `inputs`: the files the command read (the tree, --leaves, a brain's files): -o naming one of
@@ -437,56 +487,10 @@ int import_command(int argc, char** argv, const char* usage) {
   }
   // The brain as it will be written must load: what the importer let through but thicket
   // refuses (a Repeat of -5 cycles, a script the check language cannot parse) is an error of
-  // the import, and nothing is written (SPEC 13). Checked with every leaf it names standing in
-  // as a native leaf, so that only the brain itself is judged, not the --leaves files.
-  {
-    Runtime judge;
-    for (const std::string& name : leaf_names_of(brain.root)) {
-      NativeLeaf stand_in;
-      stand_in.tick = [](LeafContext&) { return Status::Success; };
-      judge.register_leaf(name, stand_in);
-    }
-    std::vector<Diagnostic> found;
-    NodeStarts starts;
-    const std::string text = brain_yaml(brain, {}, &starts);
-    if (!judge.load_string(text, file, found) || has_errors(found)) {
-      // Said at the place of the node it is about in the source (the XML element, the
-      // behavior3 node), with the line of the written brain.
-      std::vector<std::string> lines;
-      std::istringstream in(text);
-      for (std::string line; std::getline(in, line);) lines.push_back(line);
-      std::vector<std::pair<int, const ImportNode*>> node_lines;  // each node's first line, ascending
-      int line_number = 1;
-      std::streamoff counted = 0;
-      for (const auto& [offset, node] : starts) {
-        line_number += int(std::count(text.begin() + counted, text.begin() + offset, '\n'));
-        counted = offset;
-        node_lines.push_back({line_number, node});
-      }
-      std::vector<ImportError> unloadable;
-      for (const Diagnostic& d : found) {
-        if (d.severity != Severity::Error) continue;
-        ImportError e{file, 0, 0, "the imported brain would not load: " + d.message};
-        if (d.line >= 1 && static_cast<size_t>(d.line) <= lines.size()) {
-          std::string line = lines[static_cast<size_t>(d.line) - 1];
-          line.erase(0, line.find_first_not_of(' '));
-          if (line.size() > 100) line = line.substr(0, 100) + "...";
-          e.message += " (in the brain it would write: " + line + ")";
-          // The node whose text holds that line: the last to begin at or before it.
-          auto after = std::upper_bound(node_lines.begin(), node_lines.end(), d.line,
-                                        [](int l, const auto& entry) { return l < entry.first; });
-          if (after != node_lines.begin()) {
-            const ImportNode& n = *std::prev(after)->second;
-            e.line = n.line;
-            e.column = n.column;
-            if (!n.node_id.empty()) e.message = "node \"" + n.node_id + "\": " + e.message;
-          }
-        }
-        unloadable.push_back(std::move(e));
-      }
-      print_errors(unloadable, brain);
-      return 2;
-    }
+  // the import, and nothing is written (SPEC 13).
+  if (std::vector<ImportError> unloadable = load_errors(file, brain); !unloadable.empty()) {
+    print_errors(unloadable, brain);
+    return 2;
   }
   std::vector<ImportError> none;
   print_errors(none, brain);  // the warnings
