@@ -212,6 +212,16 @@ std::string digits_note(const std::string& s) {
 }
 
 // Parses argv; returns 0 or an exit code.
+// "unknown command 'X'; did you mean 'Y'? (commands: ...)".
+std::string unknown_command(const std::string& command) {
+  const std::vector<std::string> commands = {"run", "check", "dot", "dump", "path", "view", "merge", "import", "export", "edit", "version"};
+  // An option in the command's place is near the options that may stand there (--versio).
+  const std::string near = command.rfind("--", 0) == 0 ? did_you_mean(command, {"--version", "--help"})
+                                                       : did_you_mean(command, commands);
+  return "unknown command '" + command + "'" + (near.empty() ? did_you_mean(command, commands) : near) +
+         " (commands: " + join_names(commands) + ")";
+}
+
 int parse_args(int argc, char** argv, Options& o) {
   if (argc < 2) return usage_error("missing command");
   o.command = argv[1];
@@ -220,14 +230,8 @@ int parse_args(int argc, char** argv, Options& o) {
     std::cout << "thicket " << THICKET_VERSION_STRING << "\n";
     return -1;
   }
-  if (o.command != "run" && o.command != "check" && o.command != "dot" && o.command != "dump") {
-    const std::vector<std::string> commands = {"run", "check", "dot", "dump", "path", "view", "merge", "import", "export", "edit", "version"};
-    // An option in the command's place is near the options that may stand there (--versio).
-    const std::string near = o.command.rfind("--", 0) == 0 ? did_you_mean(o.command, {"--version", "--help"})
-                                                           : did_you_mean(o.command, commands);
-    return usage_error("unknown command '" + o.command + "'" + (near.empty() ? did_you_mean(o.command, commands) : near) +
-                       " (commands: " + join_names(commands) + ")");
-  }
+  if (o.command != "run" && o.command != "check" && o.command != "dot" && o.command != "dump")
+    return usage_error(unknown_command(o.command));
   std::map<std::string, int> valued = {{"--agents", 0}, {"--ticks", 0}, {"--dt", 0},
                                        {"--seed", 0},   {"--trace", 0}, {"--log", 0}, {"--budget", 0},
                                        {"--threads", 0}, {"--runs", 0},  {"--out", 0}, {"--record", 0},
@@ -837,6 +841,9 @@ int thicket_main(int argc, char** argv) {
         (i == 1 && std::strcmp(argv[i], "help") == 0)) {
       const char* command = std::strcmp(argv[1], "help") == 0 ? (argc > 2 ? argv[2] : nullptr) : (i > 1 ? argv[1] : nullptr);
       const std::string lines = command ? command_usage(command) : std::string();
+      // `thicket help bogus` printed the whole usage and succeeded, as if bogus were a command.
+      // (An option before --help, `thicket --trace x --help`, is no command: the usage.)
+      if (command && lines.empty() && command[0] != '-') return usage_error(unknown_command(command));
       std::cout << (lines.empty() ? std::string(kUsage) : lines + "(thicket --help lists every command)\n");
       return kExitOk;
     }

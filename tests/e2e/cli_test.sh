@@ -144,11 +144,20 @@ cp "$here/docs/examples/import/door.lua" "$dir/imported/"
 
 # --help (or -h) anywhere prints the usage and exits 0; after a command, that command's lines
 # alone (import's 2, not every command's 40), and a pointer to the rest.
-for args in "--help" "help" "nope --help" "run $dir/own/chicken.yaml --help" "help run"; do
+for args in "--help" "help" "--trace x --help" "run $dir/own/chicken.yaml --help" "help run"; do
   "$thicket" $args >"$dir/out" 2>"$dir/err"
   [[ $? == 0 ]] && grep -q "^usage: thicket run FILE" "$dir/out" && ok || bad "thicket $args: $(head -1 "$dir/err")"
 done
 grep -q "mpirun -n K thicket run" "$dir/out" && ! grep -q "thicket import" "$dir/out" && ok || bad "help run: not run's lines alone"
+# Help for no such command is a usage error, with the near command (it printed the usage and
+# exited 0, as if 'nope' were one).
+for args in "help nope" "nope --help" "help chek"; do
+  "$thicket" $args >"$dir/out" 2>"$dir/err"
+  rc=$?
+  [[ $rc == 64 ]] && grep -q "^thicket: unknown command '\(nope\|chek\)'" "$dir/err" && ok || bad "thicket $args: exit $rc, $(head -1 "$dir/err")"
+done
+"$thicket" help chek >/dev/null 2>"$dir/err"
+grep -q "unknown command 'chek'; did you mean 'check'?" "$dir/err" && ok || bad "thicket help chek: $(head -1 "$dir/err")"
 for args in "import x.xml -h" "help import" "path -h" "export --help" "version --help"; do
   "$thicket" $args >"$dir/out" 2>"$dir/err"
   rc=$? word=${args%% *}

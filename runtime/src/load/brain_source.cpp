@@ -357,6 +357,13 @@ void SourceReader::read_leaves(const SourceRef& ref, const YAML::Node& leaves) {
         failed.push_back(clipped(item.Scalar(), 200));  // (only named in messages)
       continue;
     }
+    if (const std::string ext = fs::path(path).extension().string(); ext == ".yaml" || ext == ".yml") {
+      // Loaded as Lua, it said "function arguments expected near 'leaves'".
+      ref.error(item, "'" + clipped(item.Scalar(), 200) +
+                          "' is a YAML file: 'leaves' lists Lua leaf files (.lua); a brain file whose trees this file "
+                          "uses goes under 'import:'");
+      continue;
+    }
     if (std::none_of(src_.leaf_files.begin(), src_.leaf_files.end(), [&](const std::string& f) { return same_file(f, path); }))
       src_.leaf_files.push_back(path);
   }
@@ -411,6 +418,12 @@ void SourceReader::read_imports(const SourceRef& ref, const YAML::Node& imports)
       continue;
     }
     std::string path = relative_to(ref.src.files[ref.file].path, item.Scalar());
+    if (fs::path(path).extension() == ".lua") {  // read as YAML, it said "the top level must be a mapping"
+      ref.error(item, "'" + clipped(item.Scalar(), 200) +
+                          "' is a Lua file: 'import' lists brain files (.yaml) whose trees this file uses; Lua leaf "
+                          "files go under 'leaves:'");
+      continue;
+    }
     if (already_read(path)) {  // imported already (or a cycle of imports): its trees are known
       const std::string& self = ref.src.files[ref.file].path;
       if (same_file(path, self))

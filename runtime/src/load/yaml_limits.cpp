@@ -4,6 +4,7 @@
 #include "yaml_limits.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <cstdio>
 
@@ -553,6 +554,38 @@ std::string long_key_hint(const std::string& text, int line) {
 // Plain words for yaml-cpp's commonest syntax errors, from the text around them (the parser
 // names what it met, "illegal map value", not what to mend): "" when no cause is clear. `line`
 // is 0-based, the parser's. May move `at` (1-based line, column) to where the mend goes.
+// An alias whose anchor is not defined (*wlak): yaml-cpp names neither; said with its name and
+// a close anchor of the file's, if any.
+std::string alias_hint(const std::string& text, int line, int column) {
+  size_t from = 0;
+  for (int k = 0; k < line; ++k) {
+    const size_t nl = text.find('\n', from);
+    if (nl == std::string::npos) return "";
+    from = nl + 1;
+  }
+  const size_t end = std::min(text.find('\n', from), text.size());
+  const std::string l = text.substr(from, end - from);
+  auto name_char = [](char c) { return !std::isspace(static_cast<unsigned char>(c)) && std::string(",[]{}").find(c) == std::string::npos; };
+  // The '*' at or before the mark's column on its line.
+  size_t star = std::min(static_cast<size_t>(std::max(column, 0)), l.size());
+  while (star > 0 && (star >= l.size() || l[star] != '*')) --star;
+  if (star >= l.size() || l[star] != '*') return "";
+  size_t e = star + 1;
+  while (e < l.size() && name_char(l[e])) ++e;
+  const std::string alias = l.substr(star + 1, e - star - 1);
+  if (alias.empty()) return "";
+  std::vector<std::string> anchors;
+  for (size_t i = 0; (i = text.find('&', i)) != std::string::npos && anchors.size() < 10000; ++i) {
+    if (i > 0 && !std::isspace(static_cast<unsigned char>(text[i - 1])) && std::string("[{,:-").find(text[i - 1]) == std::string::npos) continue;
+    size_t j = i + 1;
+    while (j < text.size() && name_char(text[j])) ++j;
+    if (j > i + 1) anchors.push_back(text.substr(i + 1, j - i - 1));
+  }
+  const std::string near = closest_name(alias, anchors);
+  return " (the alias '*" + shown_name(alias, 80) + "' names no anchor '&" + shown_name(alias, 80) + "' written before it" +
+         (near.empty() ? std::string() : "; did you mean '*" + near + "'?") + ")";
+}
+
 std::string syntax_hint(const std::string& text, const std::string& what, int line, std::pair<int, int>& at) {
   std::vector<std::string> lines;
   for (size_t from = 0; from <= text.size();) {
@@ -817,6 +850,7 @@ std::optional<YAML::Node> load_yaml_checked(const std::string& text, const std::
     else {
       std::pair<int, int> at{e.mark.line + 1, e.mark.column + 1};
       std::string hint = long_key_hint(text, e.mark.line);
+      if (hint.empty() && e.msg.find("anchor is not defined") != std::string::npos) hint = alias_hint(text, e.mark.line, e.mark.column);
       if (hint.empty()) hint = syntax_hint(text, e.msg, e.mark.line, at);
       diags.push_back({Severity::Error, path, at.first, at.second, "YAML syntax: " + e.msg + hint});
     }

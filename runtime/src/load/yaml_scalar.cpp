@@ -53,6 +53,22 @@ bool parse_integer(const std::string& s, int64_t& out, bool* range = nullptr) {
   return true;
 }
 
+// A 0x or 0o integer past 64 bits, as a float (as a decimal one past them is read by
+// parse_float): 0x8000000000000000 is a number, not the text it was.
+bool radix_float(const std::string& s, double& out) {
+  if (s.size() <= 2 || s[0] != '0' || (s[1] != 'x' && s[1] != 'o')) return false;
+  const int base = s[1] == 'x' ? 16 : 8;
+  size_t i = 2;
+  if (!digits(s, i, base == 16 ? is_hex : is_octal) || i != s.size()) return false;
+  long double v = 0;
+  for (size_t k = 2; k < s.size(); ++k) {
+    const int c = static_cast<unsigned char>(s[k]);
+    v = v * base + (is_decimal(c) ? c - '0' : (c | 0x20) - 'a' + 10);
+  }
+  out = static_cast<double>(v);  // (inf past double's range, as strtod gives for a decimal one)
+  return true;
+}
+
 // [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
 bool plain_float(const std::string& s) {
   size_t i = 0;
@@ -118,7 +134,7 @@ Scalar classify_scalar(const YAML::Node& node) {
     out.number = static_cast<double>(out.integer);
     return out;
   }
-  if (parse_float(s, out.number)) {
+  if (parse_float(s, out.number) || radix_float(s, out.number)) {
     out.kind = ScalarKind::Float;
     return out;
   }

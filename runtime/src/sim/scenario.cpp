@@ -236,8 +236,15 @@ std::optional<std::string> ScenarioReader::file_beside(const Field& f, const std
   }
   std::string path = beside(path_, f.value.Scalar());
   if (std::string why = not_a_file(path); !why.empty()) {
+    // Not the scenario itself (brain: watchr.yaml beside watch.yaml and watcher.yaml offered the
+    // scenario, one letter off as the brain was).
+    std::vector<std::string> near = files_beside(path, extensions);
+    const std::string self = std::filesystem::path(path_).filename().string();
+    if (std::filesystem::path(path).parent_path().lexically_normal() ==
+        std::filesystem::path(path_).parent_path().lexically_normal())
+      near.erase(std::remove(near.begin(), near.end(), self), near.end());
     error(f, noun + " '" + f.value.Scalar() + "' " + why + " (looked for " + path + ")" +
-                 did_you_mean(std::filesystem::path(path).filename().string(), files_beside(path, extensions)));
+                 did_you_mean(std::filesystem::path(path).filename().string(), near));
     return std::nullopt;
   }
   return path;

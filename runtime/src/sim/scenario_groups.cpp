@@ -182,6 +182,12 @@ void ScenarioReader::read_team(const Field& team, AgentGroup& group, const Scena
 }
 
 void ScenarioReader::read_brain(const Field& brain, AgentGroup& group) {
+  // A leaf file named for the brain: read as YAML it said "the top level must be a mapping".
+  if (is_text(brain.value) && std::filesystem::path(brain.value.Scalar()).extension() == ".lua") {
+    error(brain, "'" + brain.value.Scalar() + "' is a Lua file: 'brain' is the group's brain file (.yaml), which lists "
+                 "its Lua leaf files under 'leaves:'");
+    return;
+  }
   if (auto path = file_beside(brain, "a brain file", "brain file", {".yaml", ".yml"})) {
     group.brain = *path;
     std::tie(group.brain_line, group.brain_column) = place(brain.value);

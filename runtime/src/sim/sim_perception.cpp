@@ -178,8 +178,11 @@ bool setup_perception(Simulation::Impl& sim, std::vector<Diagnostic>& diags) {
           worker->sense_keys[g].push_back({b.slot, *bb, type});
         } else if (worker->index == 0) {
           std::string want = boolean ? "a boolean" : "a number";
+          // A close name of a key that could take it (seenx: seen_x, the number, not seen, a boolean).
           std::vector<std::string> declared;
-          for (const BlackboardKey& k : program.blackboard) declared.push_back(k.name);
+          for (const BlackboardKey& k : program.blackboard)
+            if (boolean ? k.type == ValueType::Boolean : k.type == ValueType::Number || k.type == ValueType::Integer)
+              declared.push_back(k.name);
           diags.push_back({Severity::Error, spec.path, b.line, b.column,
                            "senses of group '" + group.name + "': '" + slot_name + "' is written into blackboard key '" + b.key +
                                "', which its brain " + group.brain +

@@ -167,6 +167,19 @@ void check_groups_of_failed_load(const ScenarioSpec& partial, std::vector<Diagno
     copy.blackboard = g.blackboard;
     copy.blackboard_at = g.blackboard_at;
     copy.blackboard_swept = g.blackboard_swept;
+    // Where its senses write on the blackboard, and the events they send: checked against its
+    // brain too (they were said only once the file's other errors were mended).
+    copy.has_senses = g.has_senses;
+    copy.senses = g.senses;
+    // (Not a binding already said wrong, a slot of a sense the group lacks: one error there.)
+    for (const SenseBinding& b : g.sense_keys)
+      if (std::none_of(diags.begin(), diags.end(), [&](const Diagnostic& d) {
+            return d.severity == Severity::Error && d.file == partial.path && d.line == b.line && d.column == b.column;
+          }))
+        copy.sense_keys.push_back(b);
+    copy.sense_events = g.sense_events;
+    copy.sense_events_at = g.sense_events_at;
+    copy.sense_event_at = g.sense_event_at;
     report(s);
   }
   // The recorded keys, against every group's brain at once (a key need be declared by one):

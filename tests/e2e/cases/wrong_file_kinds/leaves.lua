@@ -1,0 +1,2 @@
+local thicket = require("thicket")
+return {Nap = function() return thicket.SUCCESS end}
