@@ -441,15 +441,16 @@ Status LuaHost::tick(const CallSite& at) {
   return Status::Failure;
 }
 
-void LuaHost::stop(const CallSite& at, Status s) {
+bool LuaHost::stop(const CallSite& at, Status s) {
   const LeafDef& leaf = leaf_of(rt_, at);
   if (forms_may_change_ && leaf.shape != LeafShape::Task && leaf.shape != LeafShape::Native && runs_old_task(at)) {
     task_release(at, s == Status::Aborted);  // the old task's run ends (cancelled: closed, its cleanups run)
-    return;
+    return true;
   }
+  bool ok = true;
   switch (leaf.shape) {
     case LeafShape::Native:  // the engine calls native leaves itself
-    case LeafShape::Function: return;
+    case LeafShape::Function: return true;
     case LeafShape::Hooks: {
       push_mem_table(at);
       if (refs(leaf).stop != LUA_NOREF) {
@@ -461,15 +462,16 @@ void LuaHost::stop(const CallSite& at, Status s) {
           lua_newtable(L_);
         }
         lua_pushstring(L_, std::string(status_name(s)).c_str());
-        pcall(4, 0, at, leaf);
+        ok = pcall(4, 0, at, leaf);
       }
       lua_pushnil(L_);
       lua_rawseti(L_, -2, at.node + 1);
       lua_pop(L_, 1);
-      return;
+      return ok;
     }
-    case LeafShape::Task: task_release(at, s == Status::Aborted); return;
+    case LeafShape::Task: task_release(at, s == Status::Aborted); return true;
   }
+  return true;
 }
 
 int LuaHost::xpcalls_in(lua_State* co) {

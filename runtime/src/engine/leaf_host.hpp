@@ -65,7 +65,9 @@ class ScriptHost {
   virtual Status condition(const CallSite& at) = 0;
   virtual Status start(const CallSite& at) = 0;  // Running, or Failure on an error
   virtual Status tick(const CallSite& at) = 0;
-  virtual void stop(const CallSite& at, Status s) = 0;
+  // false when the stop hook raised an error: a leaf that finished with success then fails for
+  // that tick (SPEC 7: a Lua error in a leaf makes it fail for that tick).
+  virtual bool stop(const CallSite& at, Status s) = 0;
   // fsm calls: enter/exit (results ignored) and reason (a transition name, or false).
   virtual void call_plain(const CallSite& at) = 0;
   virtual bool reason(const CallSite& at, std::string_view& transition) = 0;

@@ -244,7 +244,8 @@ void Engine::abort_node(const Program& p, AgentInfo& agent, uint8_t* block, uint
   } else if (s == Status::Running) {
     s = leaf_tick(c, i);
   }
-  if (s != Status::Running && hooked) leaf_stop(c, i, s);
+  // A stop hook that raises after a success fails the leaf for this tick (SPEC 7).
+  if (s != Status::Running && hooked && !leaf_stop(c, i, s) && s == Status::Success) s = Status::Failure;
   return s;
 }
 

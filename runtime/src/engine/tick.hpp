@@ -168,7 +168,7 @@ class alignas(64) Engine {
   Status leaf_condition(Ctx& c, uint32_t i);
   Status leaf_start(Ctx& c, uint32_t i);
   Status leaf_tick(Ctx& c, uint32_t i);
-  void leaf_stop(Ctx& c, uint32_t i, Status s);
+  bool leaf_stop(Ctx& c, uint32_t i, Status s);  // false: the stop hook raised an error
   void leaf_plain(Ctx& c, uint32_t i);
   bool leaf_reason(Ctx& c, uint32_t i, std::string_view& transition);
   void log_node(const CallSite& at, const std::string& what, const char* event);

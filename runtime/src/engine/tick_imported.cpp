@@ -608,8 +608,8 @@ Status Engine::b3_execute(Ctx& c, uint32_t i) {
     if (s != Status::Running && s != Status::Success && s != Status::Failure) s = Status::Failure;
     if (s != Status::Running) {
       if (!b3_open_.empty()) b3_open_.pop_back();
+      if (hooked && !leaf_stop(c, i, s) && s == Status::Success) s = Status::Failure;  // (as tick_action)
       c.status(i) = s;
-      if (hooked) leaf_stop(c, i, s);
       return s;
     }
     c.status(i) = s;
