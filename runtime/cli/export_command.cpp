@@ -443,6 +443,9 @@ struct XmlExporter {
           }
           text = v.text;
           break;
+        case ArgValue::Type::Nil:  // (`x: ~`: Lua reads it as absent; a port has no such value)
+          say("the leaf argument '" + k + "' is null (~), which no BT.CPP port holds: leave it out (the leaf then reads nil)");
+          continue;
         default:
           say("the leaf argument '" + k + "' is a list or mapping; BT.CPP ports take single values");
           continue;

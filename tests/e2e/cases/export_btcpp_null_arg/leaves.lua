@@ -1,0 +1,2 @@
+local thicket = require("thicket")
+return {Hit = function(agent, args) return true end}
