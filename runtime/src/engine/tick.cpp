@@ -585,37 +585,57 @@ uint16_t Engine::recheck(Ctx& c, uint32_t i, uint16_t running_pos) {
 // SPEC 3.5 re-checks "in child order"; under a random composite that is the order it drew for
 // its run (guide 3.9), as a `self` abort of a random composite re-checks its own children: the
 // conditions a lower_priority child holds under a random composite came in list order, not in
-// the order that child's last run evaluated them. Each condition's key is its path of positions
-// from the holder down, a random composite's position being where its run drew that child.
+// the order that child's last run evaluated them. A walk from the holder down, each random
+// composite's children in the order its run drew, into only the children that hold some of the
+// conditions. Node indices are depth first, so the range's conditions are in ascending order and
+// a child's subtree is [child, end): entering a node splits its conditions among its children
+// in one pass, so each node on the way and each condition is looked at once.
 const uint32_t* Engine::drawn_order(Ctx& c, uint32_t holder, const uint32_t* conds, uint32_t n) {
-  drawn_keys_.resize(n);
-  for (uint32_t k = 0; k < n; ++k) {
-    auto& [key, cond] = drawn_keys_[k];
-    cond = conds[k];
-    key.clear();
-    for (uint32_t x = holder; x != cond;) {
-      const Node& xn = c.nodes[x];
-      uint16_t at = kNoPos;
-      for (uint16_t pos = 0; pos < xn.count; ++pos)
-        if (const uint32_t y = c.kids[xn.children + pos]; y <= cond && cond < c.nodes[y].end) {
-          at = pos;
-          x = y;
-          break;
-        }
-      if (at == kNoPos) break;  // (not reached: the plan's conditions lie under their holder)
-      if (is_random(xn.kind))
-        for (uint16_t d = 0; d < xn.count; ++d)
-          if (c.state<uint16_t>(xn, 2 + 2 * d) == at) {
-            at = d;
-            break;
-          }
-      key.push_back(at);
+  // Whether x takes its children in a drawn order: a random composite that has drawn one (one
+  // that never ran holds zeros, no order: its conditions were not evaluated, so none is
+  // re-checked, and the list's order does).
+  auto drawn = [&](const Node& xn) {
+    if (!is_random(xn.kind)) return false;
+    drawn_seen_.assign(xn.count, 0);
+    for (uint16_t d = 0; d < xn.count; ++d) {
+      const uint16_t pos = c.state<uint16_t>(xn, 2 + 2 * d);
+      if (pos >= xn.count || drawn_seen_[pos]) return false;
+      drawn_seen_[pos] = 1;
     }
+    return true;
+  };
+  // Enters x with its conditions [lo, hi): each child's share, by list position.
+  auto enter = [&](uint32_t x, uint32_t lo, uint32_t hi) {
+    const Node& xn = c.nodes[x];
+    const auto at = static_cast<uint32_t>(drawn_shares_.size());
+    for (uint16_t p = 0; p < xn.count; ++p) {
+      const uint32_t end = c.nodes[c.kids[xn.children + p]].end, from = lo;
+      while (lo < hi && conds[lo] < end) ++lo;
+      drawn_shares_.push_back({from, lo});
+    }
+    drawn_walk_.push_back({x, at, 0, drawn(xn)});
+  };
+  drawn_conds_.clear();
+  drawn_walk_.clear();
+  drawn_shares_.clear();
+  enter(holder, 0, n);
+  while (!drawn_walk_.empty()) {
+    DrawnStep& step = drawn_walk_.back();
+    const Node& xn = c.nodes[step.node];
+    if (step.next >= xn.count) {
+      drawn_shares_.resize(step.shares);
+      drawn_walk_.pop_back();
+      continue;
+    }
+    const uint16_t d = step.next++;
+    const uint16_t pos = step.drawn ? c.state<uint16_t>(xn, 2 + 2 * d) : d;
+    const auto [lo, hi] = drawn_shares_[step.shares + pos];
+    if (lo == hi) continue;  // holds none of them
+    const uint32_t y = c.kids[xn.children + pos];
+    if (conds[lo] == y) drawn_conds_.push_back(y);  // the condition itself
+    else enter(y, lo, hi);  // (step is not used past here)
   }
-  std::stable_sort(drawn_keys_.begin(), drawn_keys_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  drawn_conds_.resize(n);
-  for (uint32_t k = 0; k < n; ++k) drawn_conds_[k] = drawn_keys_[k].second;
-  return drawn_conds_.data();
+  return drawn_conds_.size() == n ? drawn_conds_.data() : conds;  // (n: always, each is reached once)
 }
 
 // A behavior machine (SPEC 5): on a check tick the first passing check picks the behavior;

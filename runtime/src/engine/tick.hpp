@@ -162,13 +162,24 @@ class alignas(64) Engine {
   Status b3_execute(Ctx& c, uint32_t i);
   Status b3_tick(Ctx& c, uint32_t i);
   std::vector<uint32_t> b3_open_;  // behavior3's open list of the tick in progress
-  std::vector<std::pair<std::vector<uint16_t>, uint32_t>> drawn_keys_;  // drawn_order's scratch
+  // drawn_order's scratch: the walk (a node, where its children's shares of the conditions
+  // start in drawn_shares_, its next child, whether in a drawn order), the conditions in order,
+  // a random composite's children seen.
+  struct DrawnStep {
+    uint32_t node, shares;
+    uint16_t next;
+    bool drawn;
+  };
+  std::vector<DrawnStep> drawn_walk_;
+  std::vector<std::pair<uint32_t, uint32_t>> drawn_shares_;
   std::vector<uint32_t> drawn_conds_;
+  std::vector<uint8_t> drawn_seen_;
   // Leaf calls at node i: a native leaf directly, a scripted one through the script host.
   Status leaf_condition(Ctx& c, uint32_t i);
   Status leaf_start(Ctx& c, uint32_t i);
   Status leaf_tick(Ctx& c, uint32_t i);
-  bool leaf_stop(Ctx& c, uint32_t i, Status s);  // false: the stop hook raised an error
+  // false: the stop hook raised an error. keep_mem: ScriptHost::stop's (behavior3's closes).
+  bool leaf_stop(Ctx& c, uint32_t i, Status s, bool keep_mem = false);
   void leaf_plain(Ctx& c, uint32_t i);
   bool leaf_reason(Ctx& c, uint32_t i, std::string_view& transition);
   void log_node(const CallSite& at, const std::string& what, const char* event);
