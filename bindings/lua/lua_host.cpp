@@ -441,7 +441,7 @@ Status LuaHost::tick(const CallSite& at) {
   return Status::Failure;
 }
 
-bool LuaHost::stop(const CallSite& at, Status s) {
+bool LuaHost::stop(const CallSite& at, Status s, bool keep_mem) {
   const LeafDef& leaf = leaf_of(rt_, at);
   if (forms_may_change_ && leaf.shape != LeafShape::Task && leaf.shape != LeafShape::Native && runs_old_task(at)) {
     task_release(at, s == Status::Aborted);  // the old task's run ends (cancelled: closed, its cleanups run)
@@ -464,8 +464,10 @@ bool LuaHost::stop(const CallSite& at, Status s) {
         lua_pushstring(L_, std::string(status_name(s)).c_str());
         ok = pcall(4, 0, at, leaf);
       }
-      lua_pushnil(L_);
-      lua_rawseti(L_, -2, at.node + 1);
+      if (!keep_mem) {
+        lua_pushnil(L_);
+        lua_rawseti(L_, -2, at.node + 1);
+      }
       lua_pop(L_, 1);
       return ok;
     }

@@ -66,8 +66,10 @@ class ScriptHost {
   virtual Status start(const CallSite& at) = 0;  // Running, or Failure on an error
   virtual Status tick(const CallSite& at) = 0;
   // false when the stop hook raised an error: a leaf that finished with success then fails for
-  // that tick (SPEC 7: a Lua error in a leaf makes it fail for that tick).
-  virtual bool stop(const CallSite& at, Status s) = 0;
+  // that tick (SPEC 7: a Lua error in a leaf makes it fail for that tick). keep_mem: the run's
+  // mem stays for a later stop of the same run (behavior3's node memory, which its second
+  // close() sees; the next start replaces it).
+  virtual bool stop(const CallSite& at, Status s, bool keep_mem) = 0;
   // fsm calls: enter/exit (results ignored) and reason (a transition name, or false).
   virtual void call_plain(const CallSite& at) = 0;
   virtual bool reason(const CallSite& at, std::string_view& transition) = 0;

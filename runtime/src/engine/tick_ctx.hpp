@@ -113,10 +113,10 @@ inline Status Engine::leaf_tick(Ctx& c, uint32_t i) {
   return s;
 }
 
-inline bool Engine::leaf_stop(Ctx& c, uint32_t i, Status s) {
+inline bool Engine::leaf_stop(Ctx& c, uint32_t i, Status s, bool keep_mem) {
   const HotCall& h = c.hot(i);
   c.cs.node = i;
-  if (!h.native.tick) return script_->stop(c.cs, s);
+  if (!h.native.tick) return script_->stop(c.cs, s, keep_mem);
   if (h.native.stop) h.native.stop(c.lc, s, h.native.user);
   return true;
 }

@@ -608,7 +608,9 @@ Status Engine::b3_execute(Ctx& c, uint32_t i) {
     if (s != Status::Running && s != Status::Success && s != Status::Failure) s = Status::Failure;
     if (s != Status::Running) {
       if (!b3_open_.empty()) b3_open_.pop_back();
-      if (hooked && !leaf_stop(c, i, s) && s == Status::Success) s = Status::Failure;  // (as tick_action)
+      // (As tick_action. The mem stays: the end-of-tick pass may close the node again, and
+      // behavior3's close() sees the node's memory; the next open replaces it.)
+      if (hooked && !leaf_stop(c, i, s, true) && s == Status::Success) s = Status::Failure;
       c.status(i) = s;
       return s;
     }
@@ -730,7 +732,7 @@ Status Engine::b3_tree(Ctx& c, uint32_t i) {
       // the status it finished with. (A leaf this pass closed before, `aborted`, is not told a
       // second time: its run is over and no halt follows.)
       const Status done = c.status(node);
-      if (hooked_action && (done == Status::Success || done == Status::Failure)) leaf_stop(c, node, done);
+      if (hooked_action && (done == Status::Success || done == Status::Failure)) leaf_stop(c, node, done, true);
       continue;
     }
     if (hooked_action) leaf_stop(c, node, Status::Aborted);
