@@ -41,13 +41,19 @@ int LuaApi::traceback(lua_State* L) {
         where = 1;
         break;
       }
-    // An error object with a __tostring metamethod says what it is, as in Lua's own interpreter
-    // (an error inside it makes this handler's call fail: Lua reports that instead).
-    if (msg || number) lua_pushvalue(L, 1);
-    else if (!luaL_callmeta(L, 1, "__tostring") || lua_type(L, -1) != LUA_TSTRING) {
-      if (lua_gettop(L) > 1 + where) lua_pop(L, 1);  // a __tostring that gave no text
-      lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    // An error object with a __tostring metamethod says what it is, as in Lua's own interpreter.
+    // Called protected: an error inside it raised in this handler, which Lua then called again
+    // with that error (a task's report took it for a cleanup's); such an object is named by its
+    // type, as one without __tostring is.
+    bool said = msg || number;
+    if (said) {
+      lua_pushvalue(L, 1);
+    } else if (luaL_getmetafield(L, 1, "__tostring") != LUA_TNIL) {
+      lua_pushvalue(L, 1);
+      if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_type(L, -1) == LUA_TSTRING) said = true;
+      else lua_pop(L, 1);  // its error, or a result that is no text
     }
+    if (!said) lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
     if (number) lua_tolstring(L, -1, nullptr);  // the copy, not the error value, made text
     lua_concat(L, 1 + where);
     msg = lua_tolstring(L, -1, &len);
