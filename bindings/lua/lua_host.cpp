@@ -476,6 +476,14 @@ bool LuaHost::stop(const CallSite& at, Status s, bool keep_mem) {
   return true;
 }
 
+void LuaHost::drop_mem(const CallSite& at) {
+  if (leaf_of(rt_, at).shape != LeafShape::Hooks || at.agent->lua_mem == LUA_NOREF) return;
+  push_mem_table(at);
+  lua_pushnil(L_);
+  lua_rawseti(L_, -2, at.node + 1);
+  lua_pop(L_, 1);
+}
+
 int LuaHost::xpcalls_in(lua_State* co) {
   lua_Debug ar;
   int level = 0, found = 0;

@@ -84,6 +84,7 @@ class LuaHost final : public ScriptHost {
   Status start(const CallSite& at) override;
   Status tick(const CallSite& at) override;
   bool stop(const CallSite& at, Status s, bool keep_mem) override;
+  void drop_mem(const CallSite& at) override;
   void call_plain(const CallSite& at) override;
   bool reason(const CallSite& at, std::string_view& transition) override;
   void unmapped_transition(const CallSite& at, const std::string& state, std::string_view transition) override;

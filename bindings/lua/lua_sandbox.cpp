@@ -50,8 +50,17 @@ int LuaApi::traceback(lua_State* L) {
       lua_pushvalue(L, 1);
     } else if (luaL_getmetafield(L, 1, "__tostring") != LUA_TNIL) {
       lua_pushvalue(L, 1);
-      if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_type(L, -1) == LUA_TSTRING) said = true;
-      else lua_pop(L, 1);  // its error, or a result that is no text
+      if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_type(L, -1) == LUA_TSTRING) {
+        said = true;
+      } else if (LuaHost::told_to_stop(L) && lua_type(L, -1) == LUA_TSTRING) {
+        // Stopped inside it (a time limit, the budget, Ctrl-C): the stop is the report, at its
+        // own line (the pcall caught it; said as the error object's type, nothing said why).
+        if (where) lua_remove(L, -2);  // the error's position
+        where = 0;
+        said = true;
+      } else {
+        lua_pop(L, 1);  // its error, or a result that is no text
+      }
     }
     if (!said) lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
     if (number) lua_tolstring(L, -1, nullptr);  // the copy, not the error value, made text

@@ -113,6 +113,7 @@ class NoScriptHost final : public ScriptHost {
   Status start(const CallSite&) override { return Status::Failure; }
   Status tick(const CallSite&) override { return Status::Failure; }
   bool stop(const CallSite&, Status, bool) override { return true; }
+  void drop_mem(const CallSite&) override {}
   void call_plain(const CallSite&) override {}
   bool reason(const CallSite&, std::string_view&) override { return false; }
   void unmapped_transition(const CallSite&, const std::string&, std::string_view) override {}

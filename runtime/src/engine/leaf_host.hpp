@@ -70,6 +70,9 @@ class ScriptHost {
   // mem stays for a later stop of the same run (behavior3's node memory, which its second
   // close() sees; the next start replaces it).
   virtual bool stop(const CallSite& at, Status s, bool keep_mem) = 0;
+  // Lets go of a finished run's mem that stop kept (keep_mem), once no stop of that run can
+  // follow: a mem left in place was taken by a later run for its own, its start skipped.
+  virtual void drop_mem(const CallSite& at) = 0;
   // fsm calls: enter/exit (results ignored) and reason (a transition name, or false).
   virtual void call_plain(const CallSite& at) = 0;
   virtual bool reason(const CallSite& at, std::string_view& transition) = 0;

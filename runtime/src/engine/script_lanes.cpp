@@ -29,6 +29,7 @@ class LanedHost final : public ScriptHost {
   Status start(const CallSite& c) override { return at(c).start(c); }
   Status tick(const CallSite& c) override { return at(c).tick(c); }
   bool stop(const CallSite& c, Status s, bool keep_mem) override { return at(c).stop(c, s, keep_mem); }
+  void drop_mem(const CallSite& c) override { at(c).drop_mem(c); }
   void call_plain(const CallSite& c) override { at(c).call_plain(c); }
   bool reason(const CallSite& c, std::string_view& transition) override { return at(c).reason(c, transition); }
   void unmapped_transition(const CallSite& c, const std::string& state, std::string_view transition) override {

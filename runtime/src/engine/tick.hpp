@@ -162,6 +162,7 @@ class alignas(64) Engine {
   Status b3_execute(Ctx& c, uint32_t i);
   Status b3_tick(Ctx& c, uint32_t i);
   std::vector<uint32_t> b3_open_;  // behavior3's open list of the tick in progress
+  std::vector<uint32_t> b3_kept_;  // Lua leaves closed in it, their mem kept for a second close
   // drawn_order's scratch: the walk (a node, where its children's shares of the conditions
   // start in drawn_shares_, its next child, whether in a drawn order), the conditions in order,
   // a random composite's children seen.

@@ -610,6 +610,7 @@ Status Engine::b3_execute(Ctx& c, uint32_t i) {
       if (!b3_open_.empty()) b3_open_.pop_back();
       // (As tick_action. The mem stays: the end-of-tick pass may close the node again, and
       // behavior3's close() sees the node's memory; the next open replaces it.)
+      if (hooked && !c.hot(i).native.tick) b3_kept_.push_back(i);
       if (hooked && !leaf_stop(c, i, s, true) && s == Status::Success) s = Status::Failure;
       c.status(i) = s;
       return s;
@@ -710,6 +711,7 @@ Status Engine::b3_tick(Ctx& c, uint32_t i) {
 Status Engine::b3_tree(Ctx& c, uint32_t i) {
   const Node& n = c.nodes[i];
   b3_open_.clear();
+  b3_kept_.clear();
   const Status s = b3_execute(c, i + 1);
   uint32_t* saved = &c.state<uint32_t>(n);  // [count, nodes...], at most n.a nodes
   uint32_t last = saved[0];
@@ -732,12 +734,22 @@ Status Engine::b3_tree(Ctx& c, uint32_t i) {
       // the status it finished with. (A leaf this pass closed before, `aborted`, is not told a
       // second time: its run is over and no halt follows.)
       const Status done = c.status(node);
-      if (hooked_action && (done == Status::Success || done == Status::Failure)) leaf_stop(c, node, done, true);
+      if (hooked_action && (done == Status::Success || done == Status::Failure)) {
+        leaf_stop(c, node, done, true);
+        if (!c.hot(node).native.tick) b3_kept_.push_back(node);
+      }
       continue;
     }
     if (hooked_action) leaf_stop(c, node, Status::Aborted);
     c.status(node) = Status::Aborted;
   }
+  // No close of those runs follows: their mem goes (a leaf opened again in this tick, a
+  // Repeater's child, runs on with a mem of its own).
+  for (const uint32_t node : b3_kept_)
+    if (c.status(node) != Status::Running) {
+      c.cs.node = node;
+      script_->drop_mem(c.cs);
+    }
   const uint32_t keep = std::min<uint32_t>(static_cast<uint32_t>(b3_open_.size()), n.a);
   saved[0] = keep;
   std::memcpy(saved + 1, b3_open_.data(), keep * sizeof(uint32_t));

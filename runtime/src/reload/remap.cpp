@@ -290,7 +290,16 @@ void BrainRemap::mend(const Program& old, const Program& p, uint8_t* block, std:
   auto* status = reinterpret_cast<Status*>(block);
   for (uint32_t i : positioned) {
     const Node& n = p.nodes[i];
-    if (status[i] != Status::Running) continue;
+    const bool random_kind = n.kind == NodeKind::RandomSelector || n.kind == NodeKind::RandomSequence;
+    if (status[i] != Status::Running) {
+      // A finished random composite keeps its last drawn order for the re-checks of its
+      // holder (SPEC 3.5: the order its run evaluated its conditions in). When its children
+      // changed, that order names their old places: it is cleared, and its re-checks go in
+      // the list's order (Engine::drawn_order) until it draws again.
+      if (random_kind && n.state && !same_children(old, p, old.nodes[to_old[i]], n))
+        std::memset(block + n.state + 2, 0, 2 * size_t(n.count));
+      continue;
+    }
     const Node& on = old.nodes[to_old[i]];
     // The old position named a child of the old node; find that child's new position.
     if (n.kind == NodeKind::Fsm) {

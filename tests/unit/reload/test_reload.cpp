@@ -1165,7 +1165,8 @@ struct Edit {
   Edit(const std::string& before, int ticks) {
     s.write("leaves.lua", leaves_with(
         "function L.Mark(agent, args) agent.bb.log = agent.bb.log .. \"mark \" .. args.id .. \";\" return thicket.SUCCESS end\n"
-        "function L.No() return false end"));
+        "function L.No() return false end\n"
+        "function L.Seen(agent, args) agent.bb.log = agent.bb.log .. \"eval \" .. args.id .. \";\" return false end"));
     std::vector<thicket::Diagnostic> d;
     auto b = r.rt.load_file(s.write("brain.yaml", before), d);
     REQUIRE(b);
@@ -1277,6 +1278,62 @@ TEST_CASE("reload: a running random_sequence given another child stops its runni
   const std::string log = get_string(e.r.rt, e.a, "log");
   CHECK(log.find("start w;", log.find("aborted")) != std::string::npos);  // work started again in the new draw
   CHECK(e.r.rt.running_nodes(e.a) == std::vector<std::string>{"rs", "work"});
+}
+
+TEST_CASE("reload: a finished random composite whose children changed re-checks in list order, not by its old draw") {
+  // Its drawn order named the old places of its children: applied to the new list, the
+  // re-checks went in neither the order they were evaluated in nor the list's.
+  const std::string before = edit_brain("rr", R"(  selector:
+    - random_selector:
+        name: R
+        abort: lower_priority
+        weights: [1, 1000000000000, 1000000]
+        children:
+          - condition: {leaf: Seen, args: {id: a}, name: a}
+          - condition: {leaf: Seen, args: {id: b}, name: b}
+          - condition: {leaf: Seen, args: {id: c}, name: c}
+    - action: {leaf: Work, args: {id: w}, name: work}
+)");
+  Edit e(before, 2);
+  // Drawn b, c, a; re-checked in that order on tick 2.
+  REQUIRE(get_string(e.r.rt, e.a, "log") == "eval b;eval c;eval a;start w;eval b;eval c;eval a;");
+  std::string after = before;
+  const std::string c_line = "          - condition: {leaf: Seen, args: {id: c}, name: c}\n";
+  after.erase(after.find(c_line), c_line.size());
+  after.insert(after.find("          - condition: {leaf: Seen, args: {id: a}"), c_line);
+  e.reload(after);
+  INFO(e.r.log);
+  e.r.rt.tick_all(0.1);
+  const std::string log = get_string(e.r.rt, e.a, "log");
+  CHECK(log.substr(log.size() - 21) == "eval c;eval a;eval b;");  // the new list's order
+}
+
+TEST_CASE("reload: a behavior3 leaf's finished run leaves no mem behind for a later run to take as its own") {
+  // b3 closes keep the node's mem for the end-of-tick pass's second close; kept past the tick,
+  // a later run found it in place: a hook table that came back by two reloads (hooks, a plain
+  // function, hooks again) ran on the dead run's mem and its start was skipped.
+  Scratch s;
+  Run r;
+  auto hooks = [](const char* v) {
+    return std::string("local thicket = require(\"thicket\")\nlocal L = {}\nL.W = {\n") +
+           "  start = function(agent, args, mem) mem.v = \"" + v + "\"; agent.bb.log = agent.bb.log .. \"open " + v +
+           ";\" end,\n  tick = function(agent, args, mem) agent.bb.log = agent.bb.log .. \"tick \" .. mem.v .. \";\" " +
+           "return thicket.tick() == 1 and thicket.SUCCESS or thicket.RUNNING end,\n}\nreturn L\n";
+  };
+  s.write("leaves.lua", hooks("v1"));
+  std::vector<thicket::Diagnostic> d;
+  auto b = r.rt.load_file(s.write("brain.yaml", "tree: b3\nleaves: [leaves.lua]\nblackboard: {log: \"\"}\nroot:\n  b3_tree:\n    action: W\n"), d);
+  REQUIRE(b);
+  auto a = r.rt.spawn(*b);
+  r.rt.tick_all(0.1);  // v1 opens and succeeds: closed
+  s.write("leaves.lua", "local thicket = require(\"thicket\")\nreturn {W = function() return thicket.RUNNING end}\n");
+  REQUIRE(r.rt.reload_changed() == 1);
+  r.rt.tick_all(0.1);  // a plain function, running
+  s.write("leaves.lua", hooks("v3"));
+  REQUIRE(r.rt.reload_changed() == 1);
+  r.rt.tick_all(0.1);  // hooks again: the running run starts as v3's, with a mem of its own
+  INFO(r.log);
+  CHECK(get_string(r.rt, a, "log") == "open v1;tick v1;open v3;tick v3;");
 }
 
 TEST_CASE("reload: an abort mode added to a running sequence keeps its place (a finished action is not run again)") {
