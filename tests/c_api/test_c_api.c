@@ -1063,6 +1063,38 @@ static void test_reload(void) {
   free(log.s);
 }
 
+/* options.max_script_state_bytes reaches the runtime: a leaf spawning in a loop stops at it (1
+** byte: no script spawn at all; 0: no cap), and the program's own spawn is not held to it. */
+static void test_script_state_cap(void) {
+  char dir[] = "/tmp/thicket_c_api_XXXXXX", lua[96], brain_path[96];
+  size_t cap;
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(lua, sizeof lua, "%s/breed.lua", dir);
+  snprintf(brain_path, sizeof brain_path, "%s/breed.yaml", dir);
+  write_file(lua, "local thicket = require(\"thicket\")\nreturn {Breed = function() thicket.spawn(\"breeder\") return true end}\n");
+  write_file(brain_path, "tree: breeder\nleaves: [breed.lua]\nroot: {action: Breed}\n");
+  for (cap = 0; cap < 2; ++cap) {
+    thicket_options o;
+    thicket_runtime *rt;
+    int32_t brain;
+    thicket_options_init(&o);
+    o.max_script_state_bytes = cap;
+    o.leaf_timeout = 0;
+    rt = thicket_runtime_new_with(&o);
+    CHECK(rt != NULL);
+    brain = thicket_load_file(rt, brain_path);
+    CHECK(brain >= 0);
+    CHECK(thicket_spawn(rt, brain) >= 0);
+    CHECK(thicket_tick_all(rt, 0.1) == THICKET_OK);
+    CHECK(thicket_tick_all(rt, 0.1) == THICKET_OK);
+    CHECK(thicket_agent_count(rt) == (cap == 1 ? 1 : 4)); /* 1, 2, 4 without the cap */
+    thicket_runtime_free(rt);
+  }
+  remove(lua);
+  remove(brain_path);
+  rmdir(dir);
+}
+
 /* ---- Calls refused or deferred during a tick; agent ids; the NULL runtime's message ---- */
 
 /* What the Meddle leaf tries from inside a tick, and the brain it spawns. */
@@ -1661,6 +1693,7 @@ int main(int argc, char **argv) {
   test_parallel();
   test_time_slicing();
   test_reload();
+  test_script_state_cap();
   test_in_tick(0);
   test_in_tick(1);
   test_agent_ids();

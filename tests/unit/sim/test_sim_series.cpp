@@ -256,18 +256,15 @@ TEST_CASE("simulation: after a watch reload, senses write into the new version's
   d.write("watcher.yaml", "tree: watcher\nleaves: [look.lua]\nblackboard: {spotted: false, alert: false}\nroot: {action: Look}\n");
   std::string path = watchers_scenario(d, 6, "spotted, alert");
   WatchedSeries w(path);
-  SeriesBuffer& series = w.series;
-  std::string& log = w.log;
-  Simulation* sim = w.sim.get();
   // Version 2 declares the keys the other way round: the slot `seen` was bound to is now `alert`.
-  sim->run([&](uint64_t done, uint64_t) {
+  w.sim->run([&](uint64_t done, uint64_t) {
     if (done == 2)
       d.write("watcher.yaml", "tree: watcher\nleaves: [look.lua]\nblackboard: {alert: false, spotted: false}\nroot: {action: Look}\n");
   });
-  CHECK(log.find("reloaded") != std::string::npos);
-  CHECK_MESSAGE(log.find("error") == std::string::npos, log);
+  CHECK(w.log.find("reloaded") != std::string::npos);
+  CHECK_MESSAGE(w.log.find("error") == std::string::npos, w.log);
   // Columns: alert, damage_dealt, deaths, spotted.
-  std::istringstream lines(series.text());
+  std::istringstream lines(w.series.text());
   std::string got;
   for (std::string line; std::getline(lines, line);) {
     std::string rest = line.substr(6);  // after "1,1,T,"
@@ -288,19 +285,16 @@ TEST_CASE("simulation: a sense's key removed by one reload and declared again by
   d.write("watcher.yaml", v1);
   std::string path = watchers_scenario(d, 8, "spotted");
   WatchedSeries w(path);
-  SeriesBuffer& series = w.series;
-  std::string& log = w.log;
-  Simulation* sim = w.sim.get();
-  sim->run([&](uint64_t done, uint64_t) {
+  w.sim->run([&](uint64_t done, uint64_t) {
     if (done == 2) d.write("watcher.yaml", "tree: watcher\nleaves: [look.lua]\nroot: {action: Look}\n");
     if (done == 4) d.write("watcher.yaml", v1);
   });
-  INFO(log);
-  CHECK(log.find("senses of group 'watchers' can no longer write 'seen' into blackboard key 'spotted'") != std::string::npos);
-  CHECK(log.find("senses of group 'watchers' write 'seen' into blackboard key 'spotted' again") != std::string::npos);
+  INFO(w.log);
+  CHECK(w.log.find("senses of group 'watchers' can no longer write 'seen' into blackboard key 'spotted'") != std::string::npos);
+  CHECK(w.log.find("senses of group 'watchers' write 'seen' into blackboard key 'spotted' again") != std::string::npos);
   // The last column is `spotted`: both watchers see the target before the first reload and
   // after the second.
-  std::istringstream lines(series.text());
+  std::istringstream lines(w.series.text());
   std::vector<std::string> spotted;
   for (std::string line; std::getline(lines, line);) spotted.push_back(line.substr(line.rfind(',') + 1));
   REQUIRE(spotted.size() >= 8);
