@@ -776,6 +776,7 @@ class BtImporter {
       const std::string r = resolve(name, scope);
       if (r[0] == '=') return fail("it assigns to '" + name + "', which this subtree's port sets to the value '" + r.substr(1) + "'");
       const std::string key = ref_key(r);
+      if (check_word(key)) return fail(check_word_clash(name, key));
       if (rhs_written.empty()) return fail("'" + name + " " + op + "' has no value after it");
       if (rhs_written[0] == '=' || rhs_written[0] == ':')
         return fail("'" + stmt + "' is no assignment BT.CPP reads (one of := = += -= *= /=, then a value)");
@@ -851,6 +852,14 @@ class BtImporter {
     std::string joined_code;
     for (const auto& o : out) joined_code += (joined_code.empty() ? "" : "; ") + o;
     return joined_code;
+  }
+
+  // A key BT.CPP reads by a name that is a word of thicket's check language: written into a
+  // check it would read as the word (`and > 1`: "expected a value, got 'and'").
+  static bool check_word(const std::string& key) { return key == "and" || key == "or" || key == "not"; }
+  static std::string check_word_clash(const std::string& name, const std::string& key) {
+    return "the key '" + key + "'" + (name == key ? "" : " ('" + name + "' here)") +
+           " is a word of thicket's check language (and, or, not), which cannot name a key there: rename it";
   }
 
   // BT.CPP script -> a check expression, or "" with an error.
@@ -939,6 +948,7 @@ class BtImporter {
           if (piece.front() == '"') piece = check_quote(r.substr(1));  // a text, as the check language writes it
         } else {
           const std::string key = ref_key(r);
+          if (check_word(key)) return fail(check_word_clash(t.text, key));
           // Its type, from what it is compared with or used in.
           std::string type = "boolean";
           auto neighbour = [&](size_t op_at, size_t other_at) {
@@ -977,6 +987,33 @@ class BtImporter {
     }
     if (!nots.empty()) return fail("a '!' has nothing after it to negate");
     if (depth != 0) return fail("a '(' is not closed");
+    // Values and operators in the order BT.CPP's parser takes them (parsePrefix, parseExpr):
+    // the rewriting above lets `x >> 2`, `a + * b`, `()` or `a b` through, and they were written
+    // into a check thicket's loader refused in its own words (`(x > and > 2)`: "expected a value
+    // after '>', got 'and'"), and only once the file's other errors were fixed. Said here, in the
+    // script's words, beside them.
+    auto shown = [](const Tok& t) { return t.kind == 's' ? "\"" + t.text + "\"" : "'" + t.text + "'"; };
+    bool want_value = true;  // a value, '(' or a prefix ('!', '-') comes next
+    const Tok* before = nullptr;
+    for (const Tok& t : toks) {
+      const bool value = t.kind != 'o';
+      if (want_value) {
+        if (value) {
+          want_value = false;
+        } else if (t.text == ")") {
+          return fail(before && before->text == "(" ? "'()' holds no value" : "a value is missing before ')'");
+        } else if (t.text != "(" && t.text != "!" && t.text != "-") {
+          return fail(before ? "a value is missing between " + shown(*before) + " and " + shown(t)
+                             : "it begins with " + shown(t) + ", where a value goes");
+        }
+      } else if (value || t.text == "(" || t.text == "!") {
+        return fail("an operator is missing between " + shown(*before) + " and " + shown(t));
+      } else if (t.text != ")") {
+        want_value = true;
+      }
+      before = &t;
+    }
+    if (want_value) return fail("it ends with " + shown(*before) + ", where a value goes");
     return comparisons(pieces, 0, pieces.size());
   }
 
