@@ -666,7 +666,11 @@ class BtImporter {
       while (digit(at)) ++at;
     }
     if (ident(at)) return garbage();
-    if (real) return code.substr(start, at - start);
+    if (real) {  // BT.CPP's convertFromString<double>: from_chars, and past a double's range it throws
+      double d = 0;
+      if (std::from_chars(code.data() + start, code.data() + at, d).ec != std::errc()) return "";
+      return code.substr(start, at - start);
+    }
     std::from_chars(code.data() + start, code.data() + at, value, 10);
     return std::to_string(value);
   }
@@ -888,7 +892,14 @@ class BtImporter {
       } else if (std::isdigit(static_cast<unsigned char>(ch))) {
         size_t j = i;
         std::string number = btcpp_number(code, j);
-        if (number.empty()) return fail("'" + code.substr(i, j - i) + "' is no number BT.CPP reads");
+        if (number.empty()) {
+          const std::string written = code.substr(i, j - i);
+          double d = 0;
+          const auto [end, ec] = std::from_chars(written.data(), written.data() + written.size(), d);
+          return fail("'" + written + "' is no number BT.CPP reads" +
+                      (ec == std::errc::result_out_of_range && end == written.data() + written.size()
+                           ? std::string(" (past the range of a double: BT.CPP's parser refuses it)") : ""));
+        }
         toks.push_back({'n', number});
         i = j;
       } else if (ch == '\'' || ch == '"') {
