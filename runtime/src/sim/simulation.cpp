@@ -192,6 +192,20 @@ void check_groups_of_failed_load(const ScenarioSpec& partial, std::vector<Diagno
     for (const AgentGroup& g : partial.groups) add_one_agent(s, g);
     report(s);
   }
+  // The keys pickups give, against the brains of the groups that may take them (a `gives:` key
+  // with a typo came one round of fixes later): the file's teams and each group in its own,
+  // the pickups (those read without an error) at the middle of an empty world.
+  if (partial.groups_complete && !partial.pickups.empty() &&
+      std::all_of(partial.groups.begin(), partial.groups.end(), brain_file)) {
+    ScenarioSpec s = probe();
+    s.teams = partial.teams;
+    for (const AgentGroup& g : partial.groups) add_one_agent(s, g).team = g.team;
+    for (PickupDecl p : partial.pickups) {
+      p.spec.position = (s.bounds.min + s.bounds.max) * 0.5;
+      s.pickups.push_back(std::move(p));
+    }
+    report(s);
+  }
   // The sweep's blackboard values against the brains (said only once the rest was right: a
   // value that does not fit, a key with a typo, came one round of fixes later).
   if (partial.groups_complete && !partial.sweep.empty()) {
