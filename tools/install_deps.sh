@@ -10,6 +10,8 @@ set -euo pipefail
 # (several times faster than ld.bfd on their large sanitized executables).
 # librecast-dev: Recast builds navmeshes and Detour queries them (runtime/src/nav/nav_mesh.cpp).
 # libtinyxml2-dev: BehaviorTree.CPP XML for thicket import/export (runtime/cli/import_btcpp.cpp).
+# locales: a unit test reads brains under a German C locale (de_DE, made with localedef from
+# its sources), as a game that calls setlocale(LC_ALL, "") may have it.
 # zlib1g-dev: gzip records (--record FILE.jsonl.gz). libcpp-httplib-dev: the live monitor (--serve).
 # libopenmpi-dev and openmpi-bin: MPI runs (-DTHICKET_MPI=ON, mpirun), built and tested by test.sh.
 # chromium: the viewer's tests run in headless Chromium (driven by playwright-core from npm).
@@ -17,7 +19,7 @@ set -euo pipefail
 # draws with SDL2, writes text with SDL2_ttf in DejaVu Sans Mono, saves screenshots with SDL2_image.
 # pybind11-dev, python3-dev, python3-numpy, python3-pandas, python3-matplotlib, python3-pytest: the
 # Python module (bindings/python), its DataFrames and plots, and its tests.
-packages=(build-essential cmake ninja-build pkg-config liblua5.4-dev libyaml-cpp-dev libvalijson-dev nlohmann-json3-dev doctest-dev clang libfuzzer-14-dev libclang-rt-14-dev lld librecast-dev libtinyxml2-dev
+packages=(build-essential cmake ninja-build pkg-config liblua5.4-dev libyaml-cpp-dev libvalijson-dev nlohmann-json3-dev doctest-dev clang libfuzzer-14-dev libclang-rt-14-dev lld librecast-dev libtinyxml2-dev locales
           zlib1g-dev libcpp-httplib-dev chromium libopenmpi-dev openmpi-bin python3
           libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev fonts-dejavu-core
           pybind11-dev python3-dev python3-numpy python3-pandas python3-matplotlib python3-pytest

@@ -9,6 +9,7 @@
 #include "lua_host.hpp"
 #include "runtime_impl.hpp"
 #include "suggest.hpp"
+#include "yaml_scalar.hpp"
 
 namespace thicket {
 
@@ -107,7 +108,7 @@ void LuaApi::push_wrong_type(lua_State* L, const Program& p, const BlackboardKey
   std::string quoted;
   if (key.type == ValueType::String && t == LUA_TNUMBER && !key.text_default.empty()) {
     char* end = nullptr;
-    std::strtod(key.text_default.c_str(), &end);
+    c_strtod(key.text_default.c_str(), &end);
     if (end && *end == '\0' && key.pos.line > 0 && key.pos.file < p.files.size())
       quoted = " (its default \"" + clipped(key.text_default, 40) + "\" at " + p.files[key.pos.file] + ":" +
                std::to_string(key.pos.line) + ":" + std::to_string(key.pos.column) +

@@ -13,6 +13,7 @@
 #include "json_shown.hpp"
 #include "json_text.hpp"
 #include "suggest.hpp"
+#include "yaml_scalar.hpp"
 
 namespace thicket::cli {
 
@@ -244,7 +245,7 @@ class B3Importer {
       if (exp == 0) return false;
     }
     if (i != s.size()) return false;
-    out = std::strtod(s.c_str(), nullptr);
+    out = c_strtod(s.c_str());
     return true;
   }
 

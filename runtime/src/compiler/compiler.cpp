@@ -315,7 +315,7 @@ std::optional<double> TreeCompiler::read_seconds(const YAML::Node& s, const std:
     if (s.IsScalar()) {
       const std::string& text = s.Scalar();
       char* end = nullptr;
-      const double number = std::strtod(text.c_str(), &end);
+      const double number = c_strtod(text.c_str(), &end);
       std::string unit = end ? std::string(end) : std::string();
       unit.erase(0, std::min(unit.find_first_not_of(' '), unit.size()));
       const double scale = unit.empty() ? 1 : (unit == "s" || unit == "sec" || unit == "secs" || unit == "second" ||

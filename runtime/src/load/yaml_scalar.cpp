@@ -1,6 +1,8 @@
 #include "yaml_scalar.hpp"
 #include "suggest.hpp"
 
+#include <locale.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -93,7 +95,7 @@ bool plain_float(const std::string& s) {
 
 bool parse_float(const std::string& s, double& out) {
   if (plain_float(s)) {
-    out = std::strtod(s.c_str(), nullptr);
+    out = c_strtod(s.c_str());
     return true;
   }
   if (any_of(s, {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"})) {
@@ -112,6 +114,11 @@ bool parse_float(const std::string& s, double& out) {
 }
 
 }  // namespace
+
+double c_strtod(const char* text, char** end) {
+  static const locale_t c_locale = newlocale(LC_ALL_MASK, "C", static_cast<locale_t>(nullptr));
+  return c_locale ? strtod_l(text, end, c_locale) : std::strtod(text, end);
+}
 
 Scalar classify_scalar(const YAML::Node& node) {
   Scalar out;

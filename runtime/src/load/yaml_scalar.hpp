@@ -24,6 +24,11 @@ struct Scalar {
 // True/TRUE) / decimal, 0o, 0x integers / floats with .inf .nan.
 Scalar classify_scalar(const YAML::Node& node);
 
+// strtod in the "C" locale whatever the process's (an embedder that calls setlocale(LC_ALL, "")
+// under a German locale made `2.5` read as 2 and `wait: 0.5` as 0): '.' is the decimal point,
+// a number past double's range is +-inf, as strtod gives.
+double c_strtod(const char* text, char** end = nullptr);
+
 // The YAML 1.2 core-schema name of a node's type, for messages: "a mapping",
 // "a list", "a number", "text", "true/false", "nothing (null)".
 const char* describe_node(const YAML::Node& node);

@@ -3,7 +3,11 @@
 // end, YAML merge keys (`<<: *anchor`), expanded after parsing (yaml_merge.hpp).
 #include <doctest/doctest.h>
 
+#include <clocale>
 #include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <optional>
 #include <filesystem>
 #include <fstream>
 #include <sys/stat.h>
@@ -539,4 +543,45 @@ TEST_CASE("a text over 16 MB given to load_string is refused as a file of that s
   CHECK(d[0].message == "the text is 16 MB; a brain may be at most 16 MB, as a brain file may");
   std::vector<Diagnostic> small;
   CHECK(rt.load_string("tree: t\nroot: {wait: 1}\n", "mod.yaml", small));
+}
+
+namespace {
+
+// A locale whose decimal point is ',' (de_DE): the system's when it has one compiled, else made
+// with localedef (from Debian's `locales`, which tools/install_deps.sh installs) in a folder of
+// its own that LOCPATH names. Returns false when neither can be had.
+bool comma_locale() {
+  if (std::setlocale(LC_NUMERIC, "de_DE.UTF-8")) return true;
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("thicket_test_locale_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string made = "localedef -i de_DE -f UTF-8 '" + (dir / "de_DE.UTF-8").string() + "' >/dev/null 2>&1";
+  if (std::system(made.c_str()) != 0 && !std::filesystem::exists(dir / "de_DE.UTF-8")) return false;
+  ::setenv("LOCPATH", dir.c_str(), 1);
+  const bool ok = std::setlocale(LC_NUMERIC, "de_DE.UTF-8") != nullptr;
+  ::unsetenv("LOCPATH");
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);  // (what setlocale loaded stays mapped)
+  return ok;
+}
+
+}  // namespace
+
+TEST_CASE("numbers in a brain read the same whatever the process's C locale (a game may set a German one)") {
+  REQUIRE_MESSAGE(comma_locale(), "no de_DE locale, and localedef could not make one (Debian's `locales` package)");
+  // The locale is in force: the C library's own strtod stops at the '.'.
+  CHECK(std::strtod("2.5", nullptr) == 2.0);
+  CHECK(thicket::classify_scalar(YAML::Load("2.5")).number == 2.5);
+  CHECK(thicket::classify_scalar(YAML::Load("-1.25e2")).number == -125.0);
+  CHECK(thicket::classify_scalar(YAML::Load("1e400")).number == std::numeric_limits<double>::infinity());
+  CHECK(thicket::c_strtod("0.5") == 0.5);
+  Runtime rt;
+  std::vector<Diagnostic> d;
+  auto b = rt.load_string("tree: t\nblackboard: {speed: {type: number, default: 2.5}}\nroot: {wait: 0.5}\n", "t.yaml", d);
+  std::setlocale(LC_NUMERIC, "C");
+  REQUIRE_MESSAGE(b.has_value(), all(d));
+  const auto a = rt.spawn(*b);
+  CHECK(rt.get(a, "speed") == std::optional<thicket::Value>(2.5));
+  for (int i = 0; i < 4; ++i) rt.tick_all(0.1);  // 0.4 s of a 0.5 s wait (it read 0 under de_DE)
+  CHECK(rt.status(a) == thicket::Status::Running);
 }
