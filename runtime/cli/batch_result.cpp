@@ -221,8 +221,10 @@ bool decode_batch_info(const std::string& line, BatchInfo& b, std::string& why) 
     why = "its parameter lists (params, param_values, base_seeds) are malformed";
     return false;
   }
-  if (b.shards == 0 || b.shard == 0 || b.shard > b.shards) {
-    why = "its shard " + std::to_string(b.shard) + "/" + std::to_string(b.shards) + " is not I/K with 1 <= I <= K";
+  // (K as --shard bounds it: a part edited to say 4294967295 shards made merge allocate a slot
+  // for each and list every missing one, or end on std::bad_alloc.)
+  if (b.shards == 0 || b.shards > 1'000'000 || b.shard == 0 || b.shard > b.shards) {
+    why = "its shard " + std::to_string(b.shard) + "/" + std::to_string(b.shards) + " is not I/K with 1 <= I <= K <= 1000000";
     return false;
   }
   return true;

@@ -181,12 +181,14 @@ int merge_command(int argc, char** argv, const char* usage) {
                                        : run + " lacks the metric '" + lacking + "' of " + where + ": an edited part?");
     }
   std::string missing;
+  uint32_t missing_count = 0;
   for (uint32_t s = 0; s < first.shards; ++s)
-    if (!by_shard[s]) missing += (missing.empty() ? "" : ", ") + std::to_string(s + 1) + "/" + std::to_string(first.shards);
-  if (!missing.empty()) {
-    std::cerr << "thicket: error: merge: the part" << (missing.find(',') != std::string::npos ? "s" : "")
-              << " of shard " << missing << " " << (missing.find(',') != std::string::npos ? "are" : "is")
-              << " missing; nothing written\n";
+    if (!by_shard[s] && ++missing_count <= 10)  // (the first ten named, then how many in all)
+      missing += (missing.empty() ? "" : ", ") + std::to_string(s + 1) + "/" + std::to_string(first.shards);
+  if (missing_count > 0) {
+    std::cerr << "thicket: error: merge: the part" << (missing_count > 1 ? "s" : "") << " of shard " << missing
+              << (missing_count > 10 ? ", ... (" + std::to_string(missing_count) + " in all)" : "") << " "
+              << (missing_count > 1 ? "are" : "is") << " missing; nothing written\n";
     return kExitLoad;
   }
   if (!series_path.empty() && first.series != series_kind) {

@@ -156,6 +156,13 @@ merge_fails() {  # merge_fails WHAT EXPECTED_RC EXPECTED_MESSAGE PARTS...
 }
 merge_fails "a missing shard" 2 "the part of shard 2/3 is missing; nothing written" "$p1" "$p3"
 merge_fails "a shard twice" 2 "arena-part1.jsonl:1:1: error: shard 1/3 again (also .*arena-part1.jsonl)" "$p1" "$p2" "$p3" "$p1"
+# A part's header edited to claim a shard count --shard cannot give: refused, not a slot made for
+# each of 4294967295 shards (std::bad_alloc); and a count it can give, with most parts missing:
+# the first ten named, then how many.
+sed 's/"shards":3/"shards":4294967295/' "$p1" > "$dir/huge_shards.jsonl"
+merge_fails "a part claiming 4294967295 shards" 2 "huge_shards.jsonl:1:1: error: .*its shard 1/4294967295 is not I/K with 1 <= I <= K <= 1000000" "$dir/huge_shards.jsonl"
+"$thicket" run "$arena" --ticks "$ticks" --runs 7 --threads 1 --quiet --shard 1/20 --out "$dir/one_of_20.jsonl" 2>/dev/null
+merge_fails "one part of 20" 2 "the parts of shard 2/20, 3/20, .*, 11/20, ... (19 in all) are missing; nothing written" "$dir/one_of_20.jsonl"
 "$thicket" run "$arena" --ticks "$((ticks + 1))" --runs 7 --threads 1 --quiet --shard 2/3 --out "$dir/other2.jsonl" 2>/dev/null
 merge_fails "a part of another batch" 2 "other2.jsonl:1:1: error: not a part of the same batch as .*: --ticks $ticks against $((ticks + 1))" "$p1" "$dir/other2.jsonl" "$p3"
 "$thicket" run "$arena" --ticks "$ticks" --runs 7 --threads 1 --quiet --shard 2/4 --out "$dir/four2.jsonl" 2>/dev/null
