@@ -743,7 +743,7 @@ class BtImporter {
     assigns = false;
     std::vector<std::string> out;
     auto fail = [&](const std::string& why) {
-      error(at, what + " '" + code + "': " + why);
+      error(at, what + " '" + shown_name(code, 200) + "': " + why);
       return std::string();
     };
     size_t begin = 0;
@@ -875,7 +875,7 @@ class BtImporter {
     std::vector<Tok> toks;
     size_t i = 0;
     auto fail = [&](const std::string& why) {
-      error(at, what + " '" + code + "': " + why);
+      error(at, what + " '" + shown_name(code, 200) + "': " + why);
       return std::string();
     };
     while (i < code.size()) {
@@ -984,7 +984,9 @@ class BtImporter {
       Piece p{piece, "", depth, t.kind == 'o' && cmp.count(t.text) ? 'c' : t.kind == 'o' && (t.text == "&&" || t.text == "||") ? 'l' : t.kind, piece_key};
       if (t.kind == 'i' && piece_key.empty())  // true/false, or a port remapped to a value
         p.kind = piece == "true" || piece == "false" ? 'b' : !piece.empty() && piece[0] == '"' ? 's' : 'n';
-      if (t.kind == 'o' && t.text == "(") ++depth;
+      if (t.kind == 'o' && t.text == "(" && ++depth > kMaxScriptDepth)  // (comparisons recurses per group)
+        return fail("its parentheses nest deeper than " + std::to_string(kMaxScriptDepth) +
+                    " levels, more than thicket's check language reads");
       if (t.kind == 'o' && t.text == ")") {
         if (--depth < 0) return fail("a ')' closes nothing");
         p.depth = depth;
@@ -1025,7 +1027,14 @@ class BtImporter {
       before = &t;
     }
     if (want_value) return fail("it ends with " + shown(*before) + ", where a value goes");
-    return comparisons(pieces, 0, pieces.size());
+    too_long_ = false;
+    std::string check = comparisons(pieces, 0, pieces.size());
+    if (too_long_)
+      return fail("written as thicket's check it would pass " + std::to_string(kMaxCheckLength) +
+                  " characters (BT.CPP's == and != between numbers are written out as two comparisons within"
+                  " FLT_EPSILON, each side twice, and a chained comparison repeats its middle operand: nested,"
+                  " each level doubles it)");
+    return check;
   }
 
   // One piece of a script as thicket writes it: its text, the ")" that close `(not` groups after
@@ -1051,8 +1060,15 @@ class BtImporter {
   // rules made explicit (operators.hpp, ExprComparison::evaluate): two numbers are equal when
   // they differ by at most FLT_EPSILON (IsSame), and comparisons chain (`1 < n < 3` is `1 < n`
   // and `n < 3`, each operand evaluated as written; thicket's checks read no side effects).
+  // Bounds of a script as it is written: each group's parentheses are a level of comparisons'
+  // recursion (200,000 of them ran out of stack), and each level of `==` nested in a chain or an
+  // equality doubles the text (24 levels, 539 bytes of XML: 448 MB and 227 s).
+  static constexpr int kMaxScriptDepth = 64;
+  static constexpr size_t kMaxCheckLength = 100'000;
+  mutable bool too_long_ = false;  // comparisons passed kMaxCheckLength: its text is cut short
+
   std::string comparisons(const std::vector<Piece>& pieces, size_t b, size_t e) const {
-    if (b >= e) return "";
+    if (b >= e || too_long_) return "";
     const int d = pieces[b].depth;
     std::vector<std::string> out;
     // An operand: pieces at depth d (values, arithmetic, `(not`) and parenthesised groups,
@@ -1132,7 +1148,12 @@ class BtImporter {
       if (i < e) out.push_back(pieces[i].text + pieces[i].closers);
       seg = i + 1;
     }
-    return joined(out);
+    std::string text = joined(out);
+    if (text.size() > kMaxCheckLength) {
+      too_long_ = true;
+      return "";
+    }
+    return text;
   }
 
   ImportNode leaf(const tinyxml2::XMLElement* e, const std::string& id, bool condition, const Scope& scope) {

@@ -486,7 +486,7 @@ int import_command(int argc, char** argv, const char* usage) {
     return 2;
   }
   // The brain as it will be written must load: what the importer let through but thicket
-  // refuses (a negative behavior3 maxTime, parentheses nested past 64 levels) is an error of
+  // refuses (a negative behavior3 maxTime, 65 `!` in a row) is an error of
   // the import, and nothing is written (SPEC 13).
   if (std::vector<ImportError> unloadable = load_errors(file, brain); !unloadable.empty()) {
     print_errors(unloadable, brain);
