@@ -430,9 +430,17 @@ void SourceReader::read_imports(const SourceRef& ref, const YAML::Node& imports)
         ref.warning(item, "the file imports itself: the import does nothing (a file's own trees are known to it)");
       continue;
     }
+    if (import_depth_ >= kMaxImportDepth) {
+      ref.error(item, "imports nested more than " + std::to_string(kMaxImportDepth) +
+                          " files deep (each file here imports the next): import the files a brain uses from fewer levels");
+      src_.failed_imports.push_back(item.Scalar());
+      continue;
+    }
     const size_t diags_before = diags_.size();
     auto text = read_file(path, ref.src.files[ref.file].path, item);
+    ++import_depth_;
     if (text) add_file(*text, path, /*is_import=*/true, &ref, &item);
+    --import_depth_;
     // Not found, unreadable or with errors of its own: a subtree not found may be in it. (Not
     // one of another kind: that is the import's error, and its trees are not for import.)
     const bool broken = !text || std::any_of(diags_.begin() + std::ptrdiff_t(diags_before), diags_.end(), [&](const Diagnostic& d) {

@@ -46,6 +46,10 @@ class SourceReader {
   BrainSource& src_;
   std::vector<Diagnostic>& diags_;
   size_t known_files_ = 0;  // how many of src_.files the two sets below hold
+  // Files being read inside one another by `import:` (the brain's own is 1): a chain of 6,000
+  // files, each importing the next, ran the reader out of stack.
+  static constexpr int kMaxImportDepth = 64;
+  int import_depth_ = 0;
   std::set<std::string> known_paths_;
   std::set<std::pair<uint64_t, uint64_t>> known_ids_;
 };

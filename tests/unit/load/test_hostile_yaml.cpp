@@ -585,3 +585,30 @@ TEST_CASE("numbers in a brain read the same whatever the process's C locale (a g
   for (int i = 0; i < 4; ++i) rt.tick_all(0.1);  // 0.4 s of a 0.5 s wait (it read 0 under de_DE)
   CHECK(rt.status(a) == thicket::Status::Running);
 }
+
+TEST_CASE("a chain of imports 64 files deep loads; one deeper is an error at the import, not a stack overflow") {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("thicket_test_imports_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  // f0 imports f1, ... f(n-1) defines tree t; main imports f0 and runs t.
+  auto chain = [&](int n) {
+    for (int i = 0; i < n; ++i) {
+      std::ofstream f(dir / ("f" + std::to_string(i) + ".yaml"));
+      f << "tree: f" << i << "\nroot: {wait: 1}\n";
+      if (i + 1 < n) f << "import: [f" << i + 1 << ".yaml]\n";
+      else f << "trees:\n  t: {wait: 1}\n";
+    }
+    std::ofstream(dir / "main.yaml") << "tree: main\nimport: [f0.yaml]\nroot: {subtree: t}\n";
+    Runtime rt;
+    std::vector<Diagnostic> d;
+    const bool ok = rt.load_file((dir / "main.yaml").string(), d).has_value();
+    return std::make_pair(ok, all(d));
+  };
+  const auto [ok63, errors63] = chain(63);  // main + 63 imports: 64 files deep
+  CHECK_MESSAGE(ok63, errors63);
+  const auto [ok3000, errors3000] = chain(3000);
+  CHECK_FALSE(ok3000);
+  CHECK(errors3000.find("f63.yaml:3:10: error: imports nested more than 64 files deep") != std::string::npos);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+}
