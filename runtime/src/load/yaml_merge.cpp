@@ -1,6 +1,8 @@
 // YAML merge keys: `<<: *defaults` expanded in place (yaml_merge.hpp).
 #include "yaml_merge.hpp"
 
+#include <string>
+#include <unordered_set>
 #include <utility>
 
 namespace thicket {
@@ -31,12 +33,6 @@ class MergeExpander {
     diags_.push_back({Severity::Error, path_, mark.line + 1, mark.column + 1, message});
   }
 
-  static bool has_key(const std::vector<std::pair<YAML::Node, YAML::Node>>& entries, const YAML::Node& key) {
-    for (const auto& e : entries)
-      if (e.first.IsScalar() && key.IsScalar() && e.first.Scalar() == key.Scalar()) return true;
-    return false;
-  }
-
   // One mapping's own `<<`, if it has one (the sources' own first).
   void expand(YAML::Node map) {
     bool merges = false;
@@ -58,9 +54,11 @@ class MergeExpander {
     std::vector<std::pair<YAML::Node, YAML::Node>> items;
     for (auto it = map.begin(); it != map.end(); ++it) items.emplace_back(it->first, it->second);
     // The mapping's own keys win, then each source's in order.
-    std::vector<std::pair<YAML::Node, YAML::Node>> own;
+    // The scalar keys taken so far, the mapping's own first (a set: a scan of the entries for
+    // each source key took 180 s to merge one 60,000-key mapping).
+    std::unordered_set<std::string> taken;
     for (const auto& item : items)
-      if (!is_merge_key(item.first)) own.push_back(item);
+      if (!is_merge_key(item.first) && item.first.IsScalar()) taken.insert(item.first.Scalar());
     std::vector<std::pair<YAML::Node, YAML::Node>> entries;  // in the order to keep
     for (const auto& [key, value] : items) {
       if (!is_merge_key(key)) {
@@ -90,7 +88,7 @@ class MergeExpander {
         expand(source);
         for (auto s = source.begin(); s != source.end(); ++s) {
           if (is_merge_key(s->first)) continue;  // a source whose own merge failed (reported)
-          if (has_key(own, s->first) || has_key(entries, s->first)) continue;
+          if (s->first.IsScalar() && !taken.insert(s->first.Scalar()).second) continue;
           entries.emplace_back(s->first, s->second);
         }
       }
