@@ -11,13 +11,18 @@
 #include <fstream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "json_text.hpp"  // escaped_utf8
+#include "plain_file.hpp"  // read_limited
 #include "thicket/nav.hpp"
 
 namespace thicket::nav {
 namespace {
 
 constexpr std::int32_t kMaxSide = 8192;  // larger maps are almost surely a typo or garbage
+// A file's bytes: an 8192 x 8192 map with CR LF line ends is about 64 MB.
+constexpr std::size_t kMaxFileBytes = std::size_t(80) << 20;
 // A garbage file (a binary, the wrong file) would give an error per character; past this many
 // the rest would only bury the first ones.
 constexpr std::size_t kMaxDiagnostics = 50;
@@ -152,19 +157,19 @@ std::optional<std::string> read_whole_file(const std::string& path, std::vector<
     diags.push_back({Severity::Error, path, 0, 0, "cannot read the file: there is no such file"});
     return std::nullopt;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  if (::access(path.c_str(), R_OK) != 0) {
     const int why = errno;  // (a folder on the way not searchable, a file not readable)
     diags.push_back({Severity::Error, path, 0, 0, std::string("cannot read the file: ") + std::strerror(why)});
     return std::nullopt;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) {
-    diags.push_back({Severity::Error, path, 0, 0, "cannot read the file"});
+  // Read within a bound (a 100 MB file of blank lines took 3.3 GB as lines), from what was
+  // opened (a file swapped for a pipe after the looks above is told apart, not waited on).
+  std::string text, why;
+  if (!read_limited(path, kMaxFileBytes, text, why, "a .map or .scen file")) {
+    diags.push_back({Severity::Error, path, 0, 0, "cannot read the file: " + why});
     return std::nullopt;
   }
-  return std::move(text).str();
+  return text;
 }
 
 // "height 12": the size, or -1 after reporting what is wrong. `word` is "height" or "width".
@@ -252,7 +257,11 @@ std::optional<GridMap> parse_grid_map(std::string_view text, const std::string& 
   const std::size_t rows = lines.size() > first_row ? lines.size() - first_row : 0;
   // The cells are made only when the rows are all there: a header claiming 8192 x 8192 over
   // three rows is reported without first allocating 64 MB.
-  const bool sized = height > 0 && width > 0 && std::int32_t(rows) == height;
+  // Nor over rows too short to hold the width (a row has at least as many bytes as characters):
+  // 8,192 rows of one character under a header of 8192 x 8192 allocated 64 MB for 16 KB.
+  const bool sized = height > 0 && width > 0 && std::int32_t(rows) == height &&
+                     std::all_of(lines.begin() + std::ptrdiff_t(first_row), lines.end(),
+                                 [&](const Line& l) { return l.text.size() >= std::size_t(width); });
   GridMap map = sized ? GridMap(width, height) : GridMap();
   for (std::size_t r = 0; r < rows; ++r) {
     const Line& line = lines[first_row + r];

@@ -310,3 +310,18 @@ TEST_CASE("nav files: a directory or a pipe is not a map; width before height is
   CHECK(swapped->height() == 2);
   CHECK_FALSE(swapped->passable({1, 0}));
 }
+
+TEST_CASE("nav files: a file past 80 MB is refused before it is split into lines") {
+  // A sparse file of 81 MB of zero bytes (nothing written to disk): 100 MB of blank lines took
+  // 3.3 GB as lines before.
+  const std::string big = (std::filesystem::temp_directory_path() / ("thicket_big_map_" + std::to_string(::getpid()))).string();
+  { std::ofstream(big) << "type octile\n"; }
+  REQUIRE(::truncate(big.c_str(), 81 << 20) == 0);
+  std::vector<Diagnostic> diags;
+  CHECK_FALSE(load_grid_map(big, diags).has_value());
+  CHECK_FALSE(load_scen(big, nullptr, diags).has_value());
+  std::filesystem::remove(big);
+  REQUIRE(diags.size() == 2);
+  CHECK(diags[0].message == "cannot read the file: larger than 80 MB; a .map or .scen file may be at most 80 MB (is it the right file?)");
+  CHECK(diags[0].line == 0);
+}
