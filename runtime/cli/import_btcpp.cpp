@@ -17,6 +17,7 @@
 #include "import_tree.hpp"
 #include "program.hpp"  // kNoPos: a brain node's most children
 #include "suggest.hpp"
+#include "yaml_limits.hpp"
 
 namespace thicket::cli {
 
@@ -189,8 +190,14 @@ class BtImporter {
         // other part of the file that cannot be mapped.
         auto bad_line = [&](const std::string& why) {
           error_at(line_number, static_cast<int>(indent) + 1,
-                   "this line of the thicket blackboard comment is no `KEY: DECLARATION` entry (" + why + "): " + line);
+                   "this line of the thicket blackboard comment is no `KEY: DECLARATION` entry (" + why + "): " +
+                       shown_name(line, 200));
         };
+        // (yaml-cpp's own guard says only "bad file", past a depth that ran deep in its stack)
+        if (const auto deep = find_deep_nesting(line)) {
+          bad_line("nested deeper than " + std::to_string(kMaxYamlDepth) + " levels");
+          continue;
+        }
         YAML::Node entry;
         try {
           entry = YAML::Load(line);
