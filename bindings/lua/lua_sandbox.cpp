@@ -462,7 +462,7 @@ int LuaApi::collect_garbage(lua_State* L) {
                        "leaves (allowed: 'count', 'isrunning')", lua_tostring(L, -1));
 }
 
-// setmetatable(t, mt): Lua's own (lbaselib.c), refusing a metatable with __gc.
+// setmetatable(t, mt): Lua's own (lbaselib.c), refusing a metatable with __gc or __mode.
 int LuaApi::set_metatable(lua_State* L) {
   const int t = lua_type(L, 2);
   luaL_checktype(L, 1, LUA_TTABLE);
@@ -472,6 +472,16 @@ int LuaApi::set_metatable(lua_State* L) {
     const bool gc = lua_rawget(L, 2) != LUA_TNIL;
     lua_pop(L, 1);
     if (gc) return luaL_error(L, "__gc metamethods are not allowed in leaf scripts (they would run outside any leaf call)");
+    // A weak table keeps what the collector has not yet taken, and when it runs depends on what
+    // every agent sharing the script state allocated: a run came out differently on 1, 2 and 4
+    // threads, with --agents 7 and 500, and after a checkpoint's resume.
+    lua_pushliteral(L, "__mode");
+    const bool weak = lua_rawget(L, 2) != LUA_TNIL;
+    lua_pop(L, 1);
+    if (weak)
+      return luaL_error(L, "weak tables (__mode) are not allowed in leaf scripts: what they keep depends on when the "
+                           "collector runs, which other agents' leaves decide, so a run would differ with --threads or "
+                           "--agents; keep a plain table and remove its entries yourself");
   }
   if (luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL) return luaL_error(L, "cannot change a protected metatable");
   lua_settop(L, 2);

@@ -29,6 +29,7 @@ function L.Escape()
   try("package", function() return package.loadlib("libc.so.6", "system") end)
   try("require path", function() return require("../../etc/passwd") end)
   try("gc finalizer", function() return setmetatable({}, {__gc = function() while true do end end}) end)
+  try("weak table", function() return setmetatable({}, {__mode = "k"}) end)
   try("deep recursion", function() local function f(n) return 1 + f(n + 1) end return f(1) end)
   try("gc stop", function() return collectgarbage("stop") end)
   try("gc mode", function() return collectgarbage("generational") end)
@@ -103,6 +104,9 @@ TEST_CASE("sandbox: escape routes are closed, each with an error the modder can 
   CHECK(line("require path").find("modules are found only beside the brain's leaf files") != std::string::npos);
   CHECK(line("gc finalizer") == "error: __gc metamethods are not allowed in leaf scripts (they would run outside any "
                                 "leaf call)");
+  CHECK(line("weak table") == "error: weak tables (__mode) are not allowed in leaf scripts: what they keep depends on "
+                              "when the collector runs, which other agents' leaves decide, so a run would differ with "
+                              "--threads or --agents; keep a plain table and remove its entries yourself");
   CHECK(line("deep recursion").find("stack overflow") != std::string::npos);
   // The collector is shared by every mod: read, not steered (a stopped one made others' leaves
   // hit the heap cap).
