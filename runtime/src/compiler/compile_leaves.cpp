@@ -130,11 +130,33 @@ uint32_t TreeCompiler::leaf(NodeKind kind, const YAML::Node& v, const std::strin
   if (args) args_keys(args);
   LeafCall call;
   call.leaf = leaf_name;
-  call.args = args ? yaml_to_arg(args) : ArgValue{};
+  call.args = args && !too_many_arg_bytes_ ? yaml_to_arg(args) : ArgValue{};
   if (call.args.type == ArgValue::Type::Nil) call.args.type = ArgValue::Type::Map;
+  if (!too_many_arg_bytes_) {
+    const size_t bytes = arg_bytes(call.args);
+    arg_bytes_ += bytes;
+    if (arg_bytes_ > kMaxArgBytes) {
+      too_many_arg_bytes_ = true;
+      error(args ? args : v, "the leaves' args pass " + std::to_string(kMaxArgBytes >> 20) +
+                                 " MB here (subtrees count once per use, each use with its own copy of its leaves' "
+                                 "args; these come to " + std::to_string(bytes) + " bytes)");
+    }
+  }
+  if (too_many_arg_bytes_) {  // (the load fails: no more copies kept)
+    call.args = ArgValue{};
+    call.args.type = ArgValue::Type::Map;
+  }
   p_.nodes[index].a = static_cast<uint32_t>(p_.calls.size());
   p_.calls.push_back(std::move(call));
   return index;
+}
+
+// An arg's size in memory, near enough: its texts and keys, and a slot per value.
+size_t TreeCompiler::arg_bytes(const ArgValue& v) {
+  size_t bytes = sizeof(ArgValue) + v.text.size();
+  for (const ArgValue& item : v.items) bytes += arg_bytes(item);
+  for (const auto& [key, value] : v.entries) bytes += key.size() + arg_bytes(value);
+  return bytes;
 }
 
 // The args of a call against the types its leaf declares (when it declares them).

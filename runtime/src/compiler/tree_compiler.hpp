@@ -117,6 +117,7 @@ class TreeCompiler {
   // 'enter', 'exit', 'reason'): set around the call; "" names the node by its kind.
   std::string leaf_shown_as_;
   void check_args(const std::string& leaf_name, const YAML::Node& at, const YAML::Node& args);
+  static size_t arg_bytes(const ArgValue& v);
   void args_keys(const YAML::Node& value);  // keys of mappings in args that have no text: errors
   static bool arg_fits(const YAML::Node& v, const std::string& type);
   static std::string shown_arg(const YAML::Node& v);
@@ -190,6 +191,11 @@ class TreeCompiler {
   std::map<std::string, uint32_t> ids_;
   int depth_ = 0;
   bool too_deep_ = false, too_many_nodes_ = false;
+  // The bytes of the leaves' args so far, each use of a subtree counting its own copy: a 1 MB
+  // arg in a subtree used 1,024 times took 2 GB (the node limit caps nodes, not their args).
+  static constexpr size_t kMaxArgBytes = size_t(64) << 20;
+  size_t arg_bytes_ = 0;
+  bool too_many_arg_bytes_ = false;
 
  public:
   std::set<std::string> used_trees_;     // trees a subtree node compiled in (found or cycling)

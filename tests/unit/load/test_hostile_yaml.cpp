@@ -612,3 +612,21 @@ TEST_CASE("a chain of imports 64 files deep loads; one deeper is an error at the
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
 }
+
+TEST_CASE("the leaves' args are bounded with each use of a subtree counted: a 100 KB arg used 1,024 times is refused") {
+  // t0 calls Work with a 100 KB text; t(i) runs t(i-1) twice: t10 holds 1,024 copies (100 MB).
+  auto brain = [](int levels) {
+    std::string y = "tree: dag\nroot: {subtree: t" + std::to_string(levels) + "}\ntrees:\n";
+    y += "  t0: {action: {leaf: Work, args: {text: \"" + std::string(100000, 'x') + "\"}}}\n";
+    for (int i = 1; i <= levels; ++i)
+      y += "  t" + std::to_string(i) + ": {sequence: [{subtree: t" + std::to_string(i - 1) + "}, {subtree: t" +
+           std::to_string(i - 1) + "}]}\n";
+    return y;
+  };
+  const Loaded fine = load(brain(9));  // 512 copies: 51 MB
+  CHECK_MESSAGE(fine.ok, fine.errors);
+  const Loaded big = load(brain(10));
+  CHECK_FALSE(big.ok);
+  CHECK(big.errors.find("hostile.yaml:4:35: error: the leaves' args pass 64 MB here (subtrees count once per use") !=
+        std::string::npos);
+}
