@@ -13,6 +13,7 @@
 #include "json_shown.hpp"
 #include "json_text.hpp"
 #include "suggest.hpp"
+#include "yaml_limits.hpp"  // kMaxYamlBytes
 #include "yaml_scalar.hpp"
 
 namespace thicket::cli {
@@ -119,6 +120,11 @@ class B3Importer {
         expanded((*main)["nodes"], (*main)["root"].get<std::string>(), 0) > kMaxNodes)
       return fail("", "the tree passes " + std::to_string(kMaxNodes) +
                           " nodes once its shared nodes are expanded (each use of a node or a tree is a node of its own)");
+    if (main->contains("nodes") && (*main)["nodes"].is_object() && main->contains("root") && (*main)["root"].is_string() &&
+        expanded_bytes((*main)["nodes"], (*main)["root"].get<std::string>(), 0) > kMaxYamlBytes)
+      return fail("", "the tree's properties pass " + std::to_string(kMaxYamlBytes >> 20) +
+                          " MB once its shared nodes are expanded (each use of a node or a tree writes its own copy of"
+                          " them), more than a brain may hold");
     ImportNode body = tree(*main);
     out_.root.kind = "b3_tree";
     out_.root.children.push_back(std::move(body));
@@ -313,6 +319,35 @@ class B3Importer {
       if (spec.contains("child") && spec["child"].is_string()) add(expanded(nodes, spec["child"].get<std::string>(), depth + 1));
     }
     sizes_[key] = n;
+    return n;
+  }
+
+  // The bytes of the properties `id`'s subtree writes, each use of a shared node or tree with
+  // its own copy (a 1 MB property in a node used 1,024 times took 64 s and 4.2 GB to write
+  // out, and 4,096 uses ended on std::bad_alloc), at most kMaxYamlBytes + 1, as expanded().
+  size_t expanded_bytes(const json& nodes, const std::string& id, int depth) {
+    if (depth > kMaxDepth || !nodes.contains(id)) return 0;
+    const auto key = std::make_pair(&nodes, id);
+    if (auto it = bytes_.find(key); it != bytes_.end()) return it->second;
+    bytes_[key] = 0;  // while it is counted
+    const json& spec = nodes[id];
+    size_t n = 0;
+    auto add = [&](size_t k) { n = std::min(kMaxYamlBytes + 1, n + k); };
+    if (spec.is_object() && spec.contains("properties")) add(spec["properties"].dump().size());
+    const std::string name = spec.is_object() && spec.contains("name") && spec["name"].is_string() ? spec["name"].get<std::string>() : "";
+    if (custom_.count(name)) {
+      // a leaf
+    } else if (auto t = trees_.find(name); t != trees_.end()) {
+      const json& tree = *t->second;
+      if (tree.contains("nodes") && tree["nodes"].is_object() && tree.contains("root") && tree["root"].is_string())
+        add(expanded_bytes(tree["nodes"], tree["root"].get<std::string>(), depth + 1));
+    } else if (spec.is_object()) {
+      if (spec.contains("children") && spec["children"].is_array())
+        for (const json& c : spec["children"])
+          if (c.is_string()) add(expanded_bytes(nodes, c.get<std::string>(), depth + 1));
+      if (spec.contains("child") && spec["child"].is_string()) add(expanded_bytes(nodes, spec["child"].get<std::string>(), depth + 1));
+    }
+    bytes_[key] = n;
     return n;
   }
 
@@ -538,6 +573,7 @@ class B3Importer {
   size_t visits_ = 0;
   static constexpr size_t kMaxNodes = 100000;
   std::map<std::pair<const json*, std::string>, size_t> sizes_;  // expanded()'s counts
+  std::map<std::pair<const json*, std::string>, size_t> bytes_;  // expanded_bytes()' sums
   std::set<std::pair<const json*, std::string>> unknown_;         // nodes of an unknown name, said
   std::set<const json*> checked_;                                 // `nodes` objects check_nodes has seen
   std::set<std::string> said_;                                     // the errors reported

@@ -1252,6 +1252,18 @@ class BtImporter {
       too_many_ = true;
       return always_node("failure");
     }
+    // So can their attributes, which each use writes again (a 1 MB attribute in a SubTree used
+    // 256 times took 40 s and 1 GB): bounded by what a brain may hold.
+    for (const tinyxml2::XMLAttribute* a = e->FirstAttribute(); a; a = a->Next())
+      attribute_bytes_ += std::strlen(a->Name()) + std::strlen(a->Value());
+    if (attribute_bytes_ > kMaxYamlBytes) {
+      if (!too_many_)
+        error(e, "the tree's attributes pass " + std::to_string(kMaxYamlBytes >> 20) +
+                     " MB here once its subtrees are expanded (each use of a SubTree writes its own copy of them), more"
+                     " than a brain may hold");
+      too_many_ = true;
+      return always_node("failure");
+    }
     ++depth_;
     ImportNode n = guarded(e, scope);
     --depth_;
@@ -1609,6 +1621,7 @@ class BtImporter {
   bool too_deep_ = false;
   size_t visits_ = 0;  // nodes made so far
   bool too_many_ = false;
+  size_t attribute_bytes_ = 0;  // of every node visited, each use of a subtree counting again
   std::set<std::string> typo_checked_;  // leaf IDs typo_warning has looked at
   std::vector<const tinyxml2::XMLElement*> duplicates_;  // trees whose ID an earlier tree has
 };

@@ -82,6 +82,26 @@ python3 -c 'print("<root BTCPP_format=\"4\"><BehaviorTree ID=\"M\">\n<Sequence>"
 "$thicket" import "$dir/wide.xml" -o "$dir/wide.yaml" >/dev/null 2>"$dir/err"
 [[ $? == 2 ]] && grep -q "wide.xml:2:1: error: Sequence may have at most 65534 children (a thicket node's most), got 70000" "$dir/err" && ok ||
   bad "a control with 70000 children: $(head -c 300 "$dir/err")"
+# A tree used twice by a tree used twice ... (9 levels: 512 uses) whose leaf has a 100 KB
+# attribute or property: each use would write its own copy (51 MB), past what a brain may hold
+# (16 MB). Refused at once (a 1 MB one took 40 s and 1 GB, behavior3's 64 s and 4.2 GB).
+python3 - "$dir" <<'PY'
+import json, sys
+d, big = sys.argv[1], "x" * 100000
+xml = ['<root BTCPP_format="4" main_tree_to_execute="T9">', '<BehaviorTree ID="T0"><Act s="%s"/></BehaviorTree>' % big]
+xml += ['<BehaviorTree ID="T%d"><Sequence><SubTree ID="T%d"/><SubTree ID="T%d"/></Sequence></BehaviorTree>' % (i, i - 1, i - 1) for i in range(1, 10)]
+open(d + "/dag.xml", "w").write("\n".join(xml + ['<TreeNodesModel><Action ID="Act"><input_port name="s"/></Action></TreeNodesModel>', "</root>"]) + "\n")
+trees = [{"id": "T0", "title": "T0", "root": "a", "nodes": {"a": {"id": "a", "name": "Act", "properties": {"s": big}}}}]
+trees += [{"id": "T%d" % i, "title": "T%d" % i, "root": "r", "nodes": {"r": {"id": "r", "name": "Sequence", "children": ["c1", "c2"]},
+           "c1": {"id": "c1", "name": "T%d" % (i - 1)}, "c2": {"id": "c2", "name": "T%d" % (i - 1)}}} for i in range(1, 10)]
+json.dump({"scope": "project", "selectedTree": "T9", "trees": trees, "custom_nodes": [{"name": "Act", "category": "action"}]}, open(d + "/dag.json", "w"))
+PY
+"$thicket" import "$dir/dag.xml" >/dev/null 2>"$dir/err"
+[[ $? == 2 ]] && grep -q "dag.xml:2:23: error: the tree's attributes pass 16 MB here once its subtrees are expanded" "$dir/err" && ok ||
+  bad "a 100 KB attribute in a SubTree used 512 times: $(head -c 300 "$dir/err")"
+"$thicket" import "$dir/dag.json" >/dev/null 2>"$dir/err"
+[[ $? == 2 ]] && grep -q "dag.json: error: the tree's properties pass 16 MB once its shared nodes are expanded" "$dir/err" && ok ||
+  bad "a 100 KB behavior3 property in a tree used 512 times: $(head -c 300 "$dir/err")"
 # A behavior3 node's properties nested a million deep (2 MB): refused where the nesting passes
 # 256 levels (copying the value to write it out overflowed the stack: a segfault).
 python3 -c 'n = 1000000; print("{\"root\":\"a\",\"nodes\":{\"a\":{\"id\":\"a\",\"name\":\"Succeeder\",\"properties\":{\"x\":" + "[" * n + "]" * n + "}}}}")' >"$dir/deep.json"
