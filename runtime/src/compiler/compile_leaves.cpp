@@ -130,25 +130,29 @@ uint32_t TreeCompiler::leaf(NodeKind kind, const YAML::Node& v, const std::strin
   if (args) args_keys(args);
   LeafCall call;
   call.leaf = leaf_name;
-  call.args = args && !too_many_arg_bytes_ ? yaml_to_arg(args) : ArgValue{};
+  call.args = args && !budget_->bytes_passed ? yaml_to_arg(args) : ArgValue{};
   if (call.args.type == ArgValue::Type::Nil) call.args.type = ArgValue::Type::Map;
-  if (!too_many_arg_bytes_) {
-    const size_t bytes = arg_bytes(call.args);
-    arg_bytes_ += bytes;
-    if (arg_bytes_ > kMaxArgBytes) {
-      too_many_arg_bytes_ = true;
-      error(args ? args : v, "the leaves' args pass " + std::to_string(kMaxArgBytes >> 20) +
-                                 " MB here (subtrees count once per use, each use with its own copy of its leaves' "
-                                 "args; these come to " + std::to_string(bytes) + " bytes)");
-    }
-  }
-  if (too_many_arg_bytes_) {  // (the load fails: no more copies kept)
+  if (!within_bytes(args ? args : v, arg_bytes(call.args), false)) {  // (the load fails: no more copies kept)
     call.args = ArgValue{};
     call.args.type = ArgValue::Type::Map;
   }
   p_.nodes[index].a = static_cast<uint32_t>(p_.calls.size());
   p_.calls.push_back(std::move(call));
   return index;
+}
+
+bool TreeCompiler::within_bytes(const YAML::Node& at, size_t bytes, bool check) {
+  if (budget_->bytes_passed) return false;
+  size_t& total = check ? budget_->check_bytes : budget_->arg_bytes;
+  const size_t most = check ? Budget::kMaxCheckBytes : Budget::kMaxArgBytes;
+  total += bytes;
+  if (total <= most) return true;
+  budget_->bytes_passed = true;
+  error(at, std::string(check ? "the checks" : "the leaves' args") + " pass " + std::to_string(most >> 20) +
+                " MB here (subtrees count once per use, each use with its own copy" +
+                (check ? "" : " of its leaves' args") + "; " + (check ? "this check comes" : "these come") + " to " +
+                std::to_string(bytes) + " bytes)");
+  return false;
 }
 
 // An arg's size in memory, near enough: its texts and keys, and a slot per value.
@@ -383,6 +387,10 @@ uint32_t TreeCompiler::script_of(const YAML::Node& e, const std::string& what) {
 uint32_t TreeCompiler::expr_of(const YAML::Node& e, const std::string& what, ValueType want, size_t begin, size_t size) {
   if (!e.IsScalar() || classify_scalar(e).kind != ScalarKind::String) {
     error(e, what + " must be an expression in quotes, e.g. check: \"health < 30\"; got " + describe_node(e));
+    p_.exprs.emplace_back();
+    return static_cast<uint32_t>(p_.exprs.size() - 1);
+  }
+  if (!within_bytes(e, std::min(size, e.Scalar().size()), true)) {  // (the load fails: not compiled)
     p_.exprs.emplace_back();
     return static_cast<uint32_t>(p_.exprs.size() - 1);
   }

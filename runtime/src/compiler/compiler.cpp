@@ -118,7 +118,7 @@ void TreeCompiler::compile(const YAML::Node& root, uint32_t file, const std::str
 
 // Compiles one node at path `path`; returns its index, or kNone when nothing was emitted.
 uint32_t TreeCompiler::node(const YAML::Node& n, const std::string& path, const std::string& name_prefix) {
-  if (too_many_nodes_) return kNone;
+  if (too_many_nodes_ || budget_->nodes_passed) return kNone;
   if (depth_ >= kMaxTreeDepth) {
     if (!too_deep_) {
       std::string via;
@@ -222,6 +222,12 @@ uint32_t TreeCompiler::emit(NodeKind kind, const YAML::Node& at, const std::stri
   auto index = static_cast<uint32_t>(p_.nodes.size());
   if (index + 1 == kMaxNodes) {  // stop here: subtrees used many times over can multiply without end
     error(at, "the brain passes " + std::to_string(kMaxNodes) + " nodes here (subtrees count once per use)");
+    too_many_nodes_ = true;
+  } else if (++budget_->nodes > Budget::kMaxNodes && !budget_->nodes_passed) {
+    error(at, "the file's trees pass " + std::to_string(Budget::kMaxNodes) +
+                  " nodes in all here (its unused trees are compiled for their errors too, and subtrees count once per"
+                  " use)");
+    budget_->nodes_passed = true;
     too_many_nodes_ = true;
   }
   Node rec{};
@@ -519,6 +525,8 @@ std::unique_ptr<Program> compile_with(const BrainSource& src, const std::string&
   auto p = fresh(name);
   size_t errors_before = diags.size();
   TreeCompiler tc(src, leaves, strings, diags, *p);
+  TreeCompiler::Budget budget;
+  tc.share_budget(budget);
   emit(tc);
   // The trees of the brain's own file that nothing above used, each compiled on its own for
   // its errors and dropped (all errors of a file are reported, a subtree cycle among unused
@@ -527,6 +535,7 @@ std::unique_ptr<Program> compile_with(const BrainSource& src, const std::string&
     if (tree.file != 0 || tc.used_trees_.count(tree_name)) continue;
     auto scratch = fresh(tree_name);
     TreeCompiler unused(src, leaves, strings, diags, *scratch, tc.names());
+    unused.share_budget(budget);
     unused.compile(tree.root, tree.file, tree_name);
     tc.used_trees_.insert(tree_name);
     tc.used_trees_.insert(unused.used_trees_.begin(), unused.used_trees_.end());
@@ -540,6 +549,7 @@ std::unique_ptr<Program> compile_with(const BrainSource& src, const std::string&
       if (tc.used_machines_.count(machine_name)) continue;
       auto scratch = fresh(machine_name);
       TreeCompiler unused(src, leaves, strings, diags, *scratch, tc.names());
+      unused.share_budget(budget);
       unused.unused_machine(it->second, machine_name);
       tc.yaml11_misused_.insert(unused.yaml11_misused_.begin(), unused.yaml11_misused_.end());
     }

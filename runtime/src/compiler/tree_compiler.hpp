@@ -61,6 +61,21 @@ class TreeCompiler {
   TreeCompiler(const TreeCompiler&) = delete;  // leaf_names_ and tree_names_ refer into names_
   TreeCompiler& operator=(const TreeCompiler&) = delete;
   const std::shared_ptr<const Names>& names() const { return names_; }
+  // What one load may compile in all, shared by the brain's compiler and those of its unused
+  // trees and machines (each of which compiles its subtrees once per use again): nodes, and the
+  // bytes of leaf args and check expressions, each use of a subtree counting its own copy.
+  // Apart, 300,000 unused trees each using a 512-node subtree would have compiled for days,
+  // and a 1 MB arg in a subtree used 1,024 times took 2 GB.
+  struct Budget {
+    static constexpr uint64_t kMaxNodes = 200000;
+    // Args are copied (cheap); checks are compiled, ~30 ns a byte and ten times that for a
+    // check of 100 KB (a brain file holds at most 16 MB of them without subtrees).
+    static constexpr size_t kMaxArgBytes = size_t(64) << 20, kMaxCheckBytes = size_t(16) << 20;
+    uint64_t nodes = 0;
+    size_t arg_bytes = 0, check_bytes = 0;
+    bool nodes_passed = false, bytes_passed = false;
+  };
+  void share_budget(Budget& budget) { budget_ = &budget; }
 
   void compile(const YAML::Node& root, uint32_t file, const std::string& tree_name);
   void machine(const YAML::Node& doc, const std::string& machine_name);  // compile_machine.cpp
@@ -191,11 +206,11 @@ class TreeCompiler {
   std::map<std::string, uint32_t> ids_;
   int depth_ = 0;
   bool too_deep_ = false, too_many_nodes_ = false;
-  // The bytes of the leaves' args so far, each use of a subtree counting its own copy: a 1 MB
-  // arg in a subtree used 1,024 times took 2 GB (the node limit caps nodes, not their args).
-  static constexpr size_t kMaxArgBytes = size_t(64) << 20;
-  size_t arg_bytes_ = 0;
-  bool too_many_arg_bytes_ = false;
+  Budget own_budget_;
+  Budget* budget_ = &own_budget_;
+  // Adds bytes of args (check: false) or of a check at `at` to the budget: false once either
+  // has passed (said once).
+  bool within_bytes(const YAML::Node& at, size_t bytes, bool check);
 
  public:
   std::set<std::string> used_trees_;     // trees a subtree node compiled in (found or cycling)

@@ -630,3 +630,27 @@ TEST_CASE("the leaves' args are bounded with each use of a subtree counted: a 10
   CHECK(big.errors.find("hostile.yaml:4:35: error: the leaves' args pass 64 MB here (subtrees count once per use") !=
         std::string::npos);
 }
+
+TEST_CASE("one budget for a load: unused trees, each compiled for its errors with its subtrees, share it") {
+  // t9 is 1,023 nodes (t0 used twice by t1, ...); 300 unused trees each use it: 307,000 nodes
+  // compiled apart, each program under the 100,000-node limit. A check of 1.2 KB in t0 used
+  // 512 times by each of 30 unused trees: 18 MB of checks.
+  auto brain = [](const std::string& leaf, int unused) {
+    std::string y = "tree: dag\nroot: {subtree: t0}\ntrees:\n  t0: " + leaf + "\n";
+    for (int i = 1; i <= 9; ++i)
+      y += "  t" + std::to_string(i) + ": {sequence: [{subtree: t" + std::to_string(i - 1) + "}, {subtree: t" +
+           std::to_string(i - 1) + "}]}\n";
+    for (int u = 0; u < unused; ++u) y += "  u" + std::to_string(u) + ": {subtree: t9}\n";
+    return y;
+  };
+  const Loaded nodes = load(brain("{action: Work}", 300));
+  CHECK_FALSE(nodes.ok);
+  CHECK(nodes.errors.find("error: the file's trees pass 200000 nodes in all here") != std::string::npos);
+  std::string sum = "health";
+  for (int i = 0; i < 150; ++i) sum += " + health";
+  const std::string checked = "blackboard: {health: 1}\n" + brain("{condition: {check: \"" + sum + " > 0\"}}", 30);
+  const Loaded checks = load(checked);
+  CHECK_FALSE(checks.ok);
+  CHECK(checks.errors.find("error: the checks pass 16 MB here (subtrees count once per use") != std::string::npos);
+  CHECK(load(checked.substr(0, checked.find("  u20:"))).ok);  // 20 unused trees: 12 MB
+}
