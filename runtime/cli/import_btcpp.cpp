@@ -567,6 +567,7 @@ class BtImporter {
       stack_.assign(1, id);
       depth_ = 0;
       visits_ = 0;
+      attribute_bytes_ = 0;
       too_deep_ = too_many_ = false;
       (void)tree_root(trees_[id], top);
       walked += visits_;
@@ -628,7 +629,11 @@ class BtImporter {
     if (it != scope.remap.end()) {
       const std::string& v = it->second;
       if (v.size() >= 3 && v.front() == '{' && v.back() == '}' && scope.parent) return resolve(v.substr(1, v.size() - 2), *scope.parent);
-      return v.size() >= 3 && v.front() == '{' && v.back() == '}' ? v : "=" + v;  // "=" marks a literal
+      if (v.size() >= 3 && v.front() == '{' && v.back() == '}') return v;
+      // A port's text, written again at each reference (200 references to a 1 MB text in one
+      // leaf built 190 MB): counted with the attributes, and none written past the bound.
+      attribute_bytes_ += v.size();
+      return attribute_bytes_ > kMaxYamlBytes ? "=" : "=" + v;  // "=" marks a literal
     }
     if (scope.parent && scope.autoremap && k[0] != '_') return resolve(k, *scope.parent);
     return "{" + scope.prefix + k + "}";
@@ -778,7 +783,7 @@ class BtImporter {
         else if (stmt[op_at] == '=' && two != "==") op = "=";
       }
       if (op.empty()) {  // an expression: BT.CPP evaluates it and drops its value
-        if (script(at, stmt, scope, what).empty()) return "";
+        if (script(at, stmt, scope, what, ScriptUse::Dropped).empty()) return "";
         continue;
       }
       const std::string name = stmt.substr(0, k);
@@ -854,7 +859,7 @@ class BtImporter {
         return fail("it gives '" + name + "' a " + type + ", where the file uses it as a " + before +
                     " (a thicket blackboard key has one type)");
       declare(key, type);
-      std::string value = script(at, rhs_written, scope, what);
+      std::string value = script(at, rhs_written, scope, what, ScriptUse::Assigned);
       if (value.empty()) return "";
       if (op.size() == 2 && op != ":=") value = key + " " + op.substr(0, 1) + " (" + value + ")";
       out.push_back(key + " = " + value);
@@ -867,14 +872,20 @@ class BtImporter {
 
   // A key BT.CPP reads by a name that is a word of thicket's check language: written into a
   // check it would read as the word (`and > 1`: "expected a value, got 'and'").
-  static bool check_word(const std::string& key) { return key == "and" || key == "or" || key == "not"; }
+  static bool check_word(const std::string& key) {
+    return key == "and" || key == "or" || key == "not" || key == "true" || key == "false";
+  }
   static std::string check_word_clash(const std::string& name, const std::string& key) {
     return "the key '" + key + "'" + (name == key ? "" : " ('" + name + "' here)") +
-           " is a word of thicket's check language (and, or, not), which cannot name a key there: rename it";
+           " is a word of thicket's check language (and, or, not, true, false), which cannot name a key there: rename it";
   }
 
   // BT.CPP script -> a check expression, or "" with an error.
-  std::string script(const tinyxml2::XMLElement* at, const std::string& code, const Scope& scope, const std::string& what) {
+  // What a script's value is for: a check's result, a statement's (evaluated and dropped), or
+  // the value an assignment gives its key.
+  enum class ScriptUse { Check, Dropped, Assigned };
+  std::string script(const tinyxml2::XMLElement* at, const std::string& code, const Scope& scope, const std::string& what,
+                     ScriptUse use = ScriptUse::Check) {
     struct Tok {
       char kind;  // i identifier, n number, s string, o operator
       std::string text;
@@ -1027,7 +1038,17 @@ class BtImporter {
                              : "it begins with " + shown(t) + ", where a value goes");
         }
       } else if (value || t.text == "(" || t.text == "!") {
-        return fail("an operator is missing between " + shown(*before) + " and " + shown(t));
+        // BT.CPP's parseAll needs no ';' between statements: `x > 1 x < 3` is two of them.
+        if (use == ScriptUse::Dropped) {
+          want_value = !value;  // a new statement: its value is dropped too
+        } else if (use == ScriptUse::Assigned) {
+          return fail("BT.CPP ends the assignment at " + shown(*before) + " and reads " + shown(t) +
+                      " on as a statement of its own (it needs no ';' between them): put the ';' there");
+        } else {
+          return fail("BT.CPP reads " + shown(*before) + " and " + shown(t) +
+                      " as two statements (it needs no ';' between them) and takes the last one's value; a thicket check"
+                      " is one expression: join them with && or ||, or keep the last");
+        }
       } else if (t.text != ")") {
         want_value = true;
       }
@@ -1036,11 +1057,14 @@ class BtImporter {
     if (want_value) return fail("it ends with " + shown(*before) + ", where a value goes");
     too_long_ = false;
     std::string check = comparisons(pieces, 0, pieces.size());
-    if (too_long_)
+    if (too_long_) {
+      attribute_bytes_ += kMaxCheckLength;  // (the work it took, at each use of its subtree: node() bounds it)
       return fail("written as thicket's check it would pass " + std::to_string(kMaxCheckLength) +
                   " characters (BT.CPP's == and != between numbers are written out as two comparisons within"
                   " FLT_EPSILON, each side twice, and a chained comparison repeats its middle operand: nested,"
                   " each level doubles it)");
+    }
+    attribute_bytes_ += check.size();  // (written again at each use of its subtree: node() bounds them)
     return check;
   }
 
@@ -1080,14 +1104,23 @@ class BtImporter {
     std::vector<std::string> out;
     // An operand: pieces at depth d (values, arithmetic, `(not`) and parenthesised groups,
     // whose insides are rewritten alike.
+    // What this level has built so far: past kMaxCheckLength it stops at once (`(G) && (G) &&
+    // ...`, each G just under the bound, built them all before the text was measured).
+    size_t built = 0;
+    auto grew = [&](size_t n) {
+      built += n;
+      if (built > kMaxCheckLength) too_long_ = true;
+      return too_long_;
+    };
     auto operand = [&](size_t ob, size_t oe) {
       std::vector<std::string> parts;
-      for (size_t i = ob; i < oe; ++i) {
+      for (size_t i = ob; i < oe && !too_long_; ++i) {
         if (pieces[i].text == "(" && pieces[i].depth == d) {
           size_t j = i + 1;
           while (j < oe && !(pieces[j].depth == d && pieces[j].text == ")")) ++j;
           parts.push_back("(" + pieces[i].closers);
           parts.push_back(comparisons(pieces, i + 1, j));
+          if (grew(parts.back().size())) break;
           if (j < oe) parts.push_back(")" + pieces[j].closers);
           i = j;
         } else {
@@ -1141,10 +1174,13 @@ class BtImporter {
           const std::string tl = term(l, lb, le), tr = term(r, rb, re);
           const std::string same = tl + " - " + tr + " <= " + kEps + " and " + tr + " - " + tl + " <= " + kEps;
           pairs.push_back(op == "==" ? "(" + same + ")" : "(not (" + same + "))");
+          if (grew(pairs.back().size())) return "";
         } else {
           pairs.push_back(joined({l, op, r}));
+          if (grew(pairs.back().size())) return "";
         }
       }
+      if (too_long_) return "";
       if (ops.empty()) out.push_back(operand(ob, i));
       else if (pairs.size() == 1) out.push_back(pairs[0]);
       else {
@@ -1253,20 +1289,24 @@ class BtImporter {
       return always_node("failure");
     }
     // So can their attributes, which each use writes again (a 1 MB attribute in a SubTree used
-    // 256 times took 40 s and 1 GB): bounded by what a brain may hold.
-    for (const tinyxml2::XMLAttribute* a = e->FirstAttribute(); a; a = a->Next())
-      attribute_bytes_ += std::strlen(a->Name()) + std::strlen(a->Value());
-    if (attribute_bytes_ > kMaxYamlBytes) {
+    // 256 times took 40 s and 1 GB), with the ports' texts their references write and the checks
+    // scripts become (resolve, script): bounded by what a brain may hold.
+    auto past_bound = [&] {
+      if (attribute_bytes_ <= kMaxYamlBytes) return false;
       if (!too_many_)
         error(e, "the tree's attributes pass " + std::to_string(kMaxYamlBytes >> 20) +
-                     " MB here once its subtrees are expanded (each use of a SubTree writes its own copy of them), more"
-                     " than a brain may hold");
+                     " MB here once its subtrees are expanded (each use of a SubTree writes its own copy of them, of"
+                     " the port texts they name and of the checks its scripts become), more than a brain may hold");
       too_many_ = true;
-      return always_node("failure");
-    }
+      return true;
+    };
+    for (const tinyxml2::XMLAttribute* a = e->FirstAttribute(); a; a = a->Next())
+      attribute_bytes_ += std::strlen(a->Name()) + std::strlen(a->Value());
+    if (past_bound()) return always_node("failure");
     ++depth_;
     ImportNode n = guarded(e, scope);
     --depth_;
+    if (past_bound()) return always_node("failure");
     placed_at(n, e);
     return n;
   }
