@@ -102,6 +102,24 @@ PY
 "$thicket" import "$dir/dag.json" >/dev/null 2>"$dir/err"
 [[ $? == 2 ]] && grep -q "dag.json: error: the tree's properties pass 16 MB once its shared nodes are expanded" "$dir/err" && ok ||
   bad "a 100 KB behavior3 property in a tree used 512 times: $(head -c 300 "$dir/err")"
+# The same bound counts a port's text at each reference (200 references to a 100 KB text: 20
+# MB), and restarts with each tree when a file without a main tree has every tree checked
+# (20 trees each using a 1 MB one once were said past it).
+python3 - "$dir" <<'PY'
+import sys
+d, big = sys.argv[1], "x" * 100000
+refs = " ".join('a%d="{p}"' % i for i in range(200))
+open(d + "/refs.xml", "w").write('<root BTCPP_format="4" main_tree_to_execute="M"><BehaviorTree ID="M"><SubTree ID="T0" p="%s"/></BehaviorTree>\n<BehaviorTree ID="T0"><Act %s/></BehaviorTree></root>\n' % (big, refs))
+trees = ['<BehaviorTree ID="S"><Act s="%s"/></BehaviorTree>' % (big * 10)]
+trees += ['<BehaviorTree ID="T%d"><SubTree ID="S"/></BehaviorTree>' % i for i in range(20)]
+open(d + "/nomain.xml", "w").write('<root BTCPP_format="4">\n' + "\n".join(trees) + "\n</root>\n")
+PY
+"$thicket" import "$dir/refs.xml" >/dev/null 2>"$dir/err"
+[[ $? == 2 ]] && grep -q "refs.xml:2:23: error: the tree's attributes pass 16 MB here" "$dir/err" && ok ||
+  bad "200 references to a 100 KB port text: $(head -c 300 "$dir/err")"
+"$thicket" import "$dir/nomain.xml" >/dev/null 2>"$dir/err"
+[[ $? == 2 && $(wc -l < "$dir/err") == 1 ]] && grep -q "several trees and no main_tree_to_execute" "$dir/err" && ok ||
+  bad "20 trees each using a 1 MB tree, no main tree: $(head -c 300 "$dir/err")"
 # A behavior3 node's properties nested a million deep (2 MB): refused where the nesting passes
 # 256 levels (copying the value to write it out overflowed the stack: a segfault).
 python3 -c 'n = 1000000; print("{\"root\":\"a\",\"nodes\":{\"a\":{\"id\":\"a\",\"name\":\"Succeeder\",\"properties\":{\"x\":" + "[" * n + "]" * n + "}}}}")' >"$dir/deep.json"
