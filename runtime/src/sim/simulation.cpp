@@ -195,7 +195,12 @@ void check_groups_of_failed_load(const ScenarioSpec& partial, std::vector<Diagno
   // The keys pickups give, against the brains of the groups that may take them (a `gives:` key
   // with a typo came one round of fixes later): the file's teams and each group in its own,
   // the pickups (those read without an error) at the middle of an empty world.
-  if (partial.groups_complete && !partial.pickups.empty() &&
+  // (Only when the teams were read: without them a pickup's `teams:` is dropped, and it would
+  // seem open to every group.)
+  const bool teams_read = !partial.teams.empty() && std::all_of(partial.groups.begin(), partial.groups.end(), [&](const AgentGroup& g) {
+    return std::find(partial.teams.begin(), partial.teams.end(), g.team) != partial.teams.end();
+  });
+  if (partial.groups_complete && !partial.pickups.empty() && teams_read &&
       std::all_of(partial.groups.begin(), partial.groups.end(), brain_file)) {
     ScenarioSpec s = probe();
     s.teams = partial.teams;
