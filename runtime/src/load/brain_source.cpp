@@ -430,7 +430,7 @@ void SourceReader::read_imports(const SourceRef& ref, const YAML::Node& imports)
         ref.warning(item, "the file imports itself: the import does nothing (a file's own trees are known to it)");
       continue;
     }
-    if (import_depth_ >= kMaxImportDepth) {
+    if (import_depth_ + 2 > kMaxImportDepth) {  // (this file is number import_depth_ + 1 of the chain, the brain's 1)
       ref.error(item, "imports nested more than " + std::to_string(kMaxImportDepth) +
                           " files deep (each file here imports the next): import the files a brain uses from fewer levels");
       src_.failed_imports.push_back(item.Scalar());

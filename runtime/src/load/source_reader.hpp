@@ -46,8 +46,9 @@ class SourceReader {
   BrainSource& src_;
   std::vector<Diagnostic>& diags_;
   size_t known_files_ = 0;  // how many of src_.files the two sets below hold
-  // Files being read inside one another by `import:` (the brain's own is 1): a chain of 6,000
-  // files, each importing the next, ran the reader out of stack.
+  // Imported files being read inside one another (0 while the brain's own file is read; a chain
+  // may hold kMaxImportDepth files, the brain's included): a chain of 6,000 files, each
+  // importing the next, ran the reader out of stack.
   static constexpr int kMaxImportDepth = 64;
   int import_depth_ = 0;
   std::set<std::string> known_paths_;

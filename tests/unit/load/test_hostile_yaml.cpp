@@ -556,10 +556,13 @@ bool comma_locale() {
       std::filesystem::temp_directory_path() / ("thicket_test_locale_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string made = "localedef -i de_DE -f UTF-8 '" + (dir / "de_DE.UTF-8").string() + "' >/dev/null 2>&1";
-  if (std::system(made.c_str()) != 0 && !std::filesystem::exists(dir / "de_DE.UTF-8")) return false;
+  const bool have = std::system(made.c_str()) == 0 || std::filesystem::exists(dir / "de_DE.UTF-8");
+  const char* was = std::getenv("LOCPATH");
+  const std::string locpath = was ? was : "";
   ::setenv("LOCPATH", dir.c_str(), 1);
-  const bool ok = std::setlocale(LC_NUMERIC, "de_DE.UTF-8") != nullptr;
-  ::unsetenv("LOCPATH");
+  const bool ok = have && std::setlocale(LC_NUMERIC, "de_DE.UTF-8") != nullptr;
+  if (was) ::setenv("LOCPATH", locpath.c_str(), 1);
+  else ::unsetenv("LOCPATH");
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);  // (what setlocale loaded stays mapped)
   return ok;
@@ -606,9 +609,12 @@ TEST_CASE("a chain of imports 64 files deep loads; one deeper is an error at the
   };
   const auto [ok63, errors63] = chain(63);  // main + 63 imports: 64 files deep
   CHECK_MESSAGE(ok63, errors63);
+  const auto [ok64, errors64] = chain(64);  // one more: f62's import of f63 is the 65th file
+  CHECK_FALSE(ok64);
+  CHECK(errors64.find("f62.yaml:3:10: error: imports nested more than 64 files deep") != std::string::npos);
   const auto [ok3000, errors3000] = chain(3000);
   CHECK_FALSE(ok3000);
-  CHECK(errors3000.find("f63.yaml:3:10: error: imports nested more than 64 files deep") != std::string::npos);
+  CHECK(errors3000.find("f62.yaml:3:10: error: imports nested more than 64 files deep") != std::string::npos);
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
 }
