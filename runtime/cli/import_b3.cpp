@@ -104,7 +104,7 @@ class B3Importer {
           const json& t = *trees_[id];
           size_t size = 1;
           if (t.contains("nodes") && t["nodes"].is_object() && t.contains("root") && t["root"].is_string())
-            size = expanded(t["nodes"], t["root"].get<std::string>(), 0);
+            size = expanded(t["nodes"], t["root"].get<std::string>(), 0).nodes;
           if (size > kMaxNodes) continue;  // too big to walk (said when it is imported)
           if ((walked += size) > 2 * kMaxNodes) break;
           (void)tree(t);
@@ -116,12 +116,13 @@ class B3Importer {
     }
     out_.source = "behavior3";
     out_.name = identifier(main->value("title", std::string()), "tree");
-    if (main->contains("nodes") && (*main)["nodes"].is_object() && main->contains("root") && (*main)["root"].is_string() &&
-        expanded((*main)["nodes"], (*main)["root"].get<std::string>(), 0) > kMaxNodes)
+    const Expanded size = main->contains("nodes") && (*main)["nodes"].is_object() && main->contains("root") && (*main)["root"].is_string()
+                              ? expanded((*main)["nodes"], (*main)["root"].get<std::string>(), 0)
+                              : Expanded{};
+    if (size.nodes > kMaxNodes)
       return fail("", "the tree passes " + std::to_string(kMaxNodes) +
                           " nodes once its shared nodes are expanded (each use of a node or a tree is a node of its own)");
-    if (main->contains("nodes") && (*main)["nodes"].is_object() && main->contains("root") && (*main)["root"].is_string() &&
-        expanded_bytes((*main)["nodes"], (*main)["root"].get<std::string>(), 0) > kMaxYamlBytes)
+    if (size.bytes > kMaxYamlBytes)
       return fail("", "the tree's properties pass " + std::to_string(kMaxYamlBytes >> 20) +
                           " MB once its shared nodes are expanded (each use of a node or a tree writes its own copy of"
                           " them), more than a brain may hold");
@@ -293,25 +294,39 @@ class B3Importer {
     return !v.is_null();
   }
 
-  // The nodes `id`'s subtree becomes (a behavior3 node or tree may be named by many parents:
-  // each use is imported as a node of its own), at most kMaxNodes + 1, counted once per
-  // (nodes, id): a file past the cap is refused before the walk, which took seconds to reach
-  // it one use at a time (a DAG of 2^40 uses). A loop back counts 1 (the walk reports it).
-  size_t expanded(const json& nodes, const std::string& id, int depth) {
-    if (depth > kMaxDepth || !nodes.contains(id)) return 1;
+  // What `id`'s subtree becomes (a behavior3 node or tree may be named by many parents: each use
+  // is imported as a node of its own): its nodes, at most kMaxNodes + 1, and the bytes of the
+  // properties it writes, each use with its own copy, at most kMaxYamlBytes + 1; counted once per
+  // (nodes, id). A file past either is refused before the walk, which took seconds to reach the
+  // node cap one use at a time (a DAG of 2^40 uses), and 64 s and 4.2 GB to write a 1 MB
+  // property used 1,024 times (4,096 uses: std::bad_alloc). A loop back counts 1 node (the walk
+  // reports it).
+  struct Expanded {
+    size_t nodes = 1, bytes = 0;
+  };
+  Expanded expanded(const json& nodes, const std::string& id, int depth) {
+    if (depth > kMaxDepth || !nodes.contains(id)) return {};
     const auto key = std::make_pair(&nodes, id);
     if (auto it = sizes_.find(key); it != sizes_.end()) return it->second;
-    sizes_[key] = 1;  // while it is counted
+    sizes_[key] = {};  // while it is counted
     const json& spec = nodes[id];
-    size_t n = 1;
-    auto add = [&](size_t k) { n = std::min(kMaxNodes + 1, n + k); };
+    Expanded n;
+    auto add_bytes = [&](size_t k) { n.bytes = std::min(kMaxYamlBytes + 1, n.bytes + k); };
+    auto add = [&](const Expanded& k) {
+      n.nodes = std::min(kMaxNodes + 1, n.nodes + k.nodes);
+      add_bytes(k.bytes);
+    };
+    if (spec.is_object() && spec.contains("properties")) add_bytes(spec["properties"].dump().size());
     const std::string name = spec.is_object() && spec.contains("name") && spec["name"].is_string() ? spec["name"].get<std::string>() : "";
     if (custom_.count(name)) {
       // a leaf
     } else if (auto t = trees_.find(name); t != trees_.end()) {
       const json& tree = *t->second;
-      if (tree.contains("nodes") && tree["nodes"].is_object() && tree.contains("root") && tree["root"].is_string())
-        n = expanded(tree["nodes"], tree["root"].get<std::string>(), depth + 1);
+      if (tree.contains("nodes") && tree["nodes"].is_object() && tree.contains("root") && tree["root"].is_string()) {
+        const Expanded used = expanded(tree["nodes"], tree["root"].get<std::string>(), depth + 1);
+        n.nodes = used.nodes;  // (the tree's root stands where the node is)
+        add_bytes(used.bytes);
+      }
     } else if (spec.is_object()) {
       if (spec.contains("children") && spec["children"].is_array())
         for (const json& c : spec["children"])
@@ -319,35 +334,6 @@ class B3Importer {
       if (spec.contains("child") && spec["child"].is_string()) add(expanded(nodes, spec["child"].get<std::string>(), depth + 1));
     }
     sizes_[key] = n;
-    return n;
-  }
-
-  // The bytes of the properties `id`'s subtree writes, each use of a shared node or tree with
-  // its own copy (a 1 MB property in a node used 1,024 times took 64 s and 4.2 GB to write
-  // out, and 4,096 uses ended on std::bad_alloc), at most kMaxYamlBytes + 1, as expanded().
-  size_t expanded_bytes(const json& nodes, const std::string& id, int depth) {
-    if (depth > kMaxDepth || !nodes.contains(id)) return 0;
-    const auto key = std::make_pair(&nodes, id);
-    if (auto it = bytes_.find(key); it != bytes_.end()) return it->second;
-    bytes_[key] = 0;  // while it is counted
-    const json& spec = nodes[id];
-    size_t n = 0;
-    auto add = [&](size_t k) { n = std::min(kMaxYamlBytes + 1, n + k); };
-    if (spec.is_object() && spec.contains("properties")) add(spec["properties"].dump().size());
-    const std::string name = spec.is_object() && spec.contains("name") && spec["name"].is_string() ? spec["name"].get<std::string>() : "";
-    if (custom_.count(name)) {
-      // a leaf
-    } else if (auto t = trees_.find(name); t != trees_.end()) {
-      const json& tree = *t->second;
-      if (tree.contains("nodes") && tree["nodes"].is_object() && tree.contains("root") && tree["root"].is_string())
-        add(expanded_bytes(tree["nodes"], tree["root"].get<std::string>(), depth + 1));
-    } else if (spec.is_object()) {
-      if (spec.contains("children") && spec["children"].is_array())
-        for (const json& c : spec["children"])
-          if (c.is_string()) add(expanded_bytes(nodes, c.get<std::string>(), depth + 1));
-      if (spec.contains("child") && spec["child"].is_string()) add(expanded_bytes(nodes, spec["child"].get<std::string>(), depth + 1));
-    }
-    bytes_[key] = n;
     return n;
   }
 
@@ -572,8 +558,7 @@ class B3Importer {
   std::vector<std::string> tree_ids_, stack_;
   size_t visits_ = 0;
   static constexpr size_t kMaxNodes = 100000;
-  std::map<std::pair<const json*, std::string>, size_t> sizes_;  // expanded()'s counts
-  std::map<std::pair<const json*, std::string>, size_t> bytes_;  // expanded_bytes()' sums
+  std::map<std::pair<const json*, std::string>, Expanded> sizes_;  // expanded()'s counts
   std::set<std::pair<const json*, std::string>> unknown_;         // nodes of an unknown name, said
   std::set<const json*> checked_;                                 // `nodes` objects check_nodes has seen
   std::set<std::string> said_;                                     // the errors reported
