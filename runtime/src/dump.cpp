@@ -283,7 +283,14 @@ static std::string dot_fsm(const Program& p) {
   };
   for (uint16_t top : p.fsm_top) state(top, "  ");
   auto clip = [&](const char* key, uint16_t s) -> std::string {
-    return p.fsm_states[s].children.empty() ? "" : std::string(", ") + key + "=cluster_s" + std::to_string(s);
+    std::string text;
+    if (!p.fsm_states[s].children.empty()) {
+      text = ", ";
+      text += key;
+      text += "=cluster_s";
+      text += std::to_string(s);
+    }
+    return text;
   };
   if (p.nodes[0].a != kNoPos) {
     // Clipped at the border when the initial state is composite (a leaf initial beside a
