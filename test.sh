@@ -112,12 +112,13 @@ fi
 # thicket-game (examples/game, issue 29) built against build/ installed into a fresh prefix and
 # played headless under SDL's offscreen driver: outcomes, screenshots (pixel checks), the
 # debugger, pause/step, hot reload of its mod files during play, broken files (about 35 s).
-# Both run beside the rest of the ASan build (they only read build/): half their time is spent
-# waiting on a game's frames or a consumer's configure, which the build's compilers fill.
+# Both run beside the rest of the ASan build and then the ASan tests (they only read build/):
+# half their time is spent waiting on a game's frames or a consumer's configure, which the
+# compilers fill. (Waited for before the ASan tests, they ran alone for the last ~55 s of
+# 0ecf6b1's clean run, one core idle.)
 package_and_game() { timeout 300 tests/package_test.sh build "${shared[@]}" && timeout 300 tests/game_test.sh build; }
 start_job "the package or game test" package_and_game
 finish_job "the ASan build"
-finish_job "the package or game test"
 # tick_all on the game's threads under ThreadSanitizer: only the threaded tests' target
 # (tests/unit/engine/test_tick_all.cpp: native and Lua brains on 1-16 threads, deferred calls, slicing;
 # tests/unit/sim/test_spin_barrier.cpp: the scenario workers' barrier orders their plain writes),
@@ -132,11 +133,11 @@ start_job "the TSan build" tsan_build
 # The sanitizer build runs ~10x slower: the reference-model comparison takes the first 300
 # random trees of each batch there (all 7,000 in the Release build above).
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 THICKET_REFERENCE_TREES=300 ctest --output-on-failure -j3)
-finish_job "the TSan build"
+finish_job "the package or game test"
 tsan_test() { TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build-tsan/thicket_threads_test; }
 # Each fuzz target (built in the ASan tree) for a bounded time: seven targets of 8 s each, in
 # lanes that take the next target not yet taken (THICKET_FUZZ_CLAIMS). The cores but one fuzz
-# beside the TSan test (one core's work, ~32 s), and once it has ended that core fuzzes too:
+# beside the TSan test (one core's work, ~32 s alone), and once it has ended that core fuzzes too:
 # 57 s for both in 1667d17's clean run, against 65 s with one lane and 113 s for the TSan test
 # and then the fuzzers two at a time. Not two lanes beside the TSan test: the fuzzers would fuzz
 # a third less in their 8 s.
@@ -150,10 +151,15 @@ if [[ $fuzz_seconds -gt 0 ]]; then
     THICKET_FUZZ_SECONDS=$fuzz_seconds THICKET_FUZZ_TREE=build-asan THICKET_FUZZ_PARALLEL=$1 \
       THICKET_FUZZ_CLAIMS=$fuzz_claims tools/fuzz.sh
   }
-  tsan_then_fuzz() { tsan_test && fuzz_lanes 1; }
-  start_job "the TSan test (then a fuzz lane)" tsan_then_fuzz
-  fuzz_lanes $(( $(nproc) > 1 ? $(nproc) - 1 : 1 ))
-  finish_job "the TSan test (then a fuzz lane)"
+  # The lanes start with the ASan tests' end, beside the end of the TSan build (its last
+  # objects compile one at a time: 0ecf6b1's clean run waited 56 s for it, a core idle) and then
+  # the TSan test; the TSan test's core fuzzes what is left when it ends.
+  start_job "the fuzz lanes" fuzz_lanes $(( $(nproc) > 1 ? $(nproc) - 1 : 1 ))
+  finish_job "the TSan build"
+  tsan_test
+  fuzz_lanes 1
+  finish_job "the fuzz lanes"
 else
+  finish_job "the TSan build"
   tsan_test
 fi
