@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "agent.hpp"
+#include "c_locale.hpp"
 #include "compiler.hpp"
 #include "leaf_host.hpp"
 #include "program.hpp"
@@ -430,6 +431,9 @@ class RuntimeImpl {
   uint32_t reuse_cursor = 1;   // the lowest id that may be free then
   size_t live_agents = 0;
   std::unique_ptr<ScriptHost> script;  // Lua leaves (bindings/lua); made before the engine
+  // A leaf file has been loaded (commit_leaves): the calls that may run a script then run it in
+  // the "C" locale (CLocaleScope; c_locale.hpp). Never false again once true.
+  bool scripts_loaded = false;
   // The script lanes (script_lanes.cpp): one host per RuntimeOptions::script_states; with
   // more than one, `script` fans loading out to all and sends an agent's calls to its lane's.
   std::vector<ScriptHost*> lane_hosts;

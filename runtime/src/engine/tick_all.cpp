@@ -353,6 +353,7 @@ void RuntimeImpl::tick_all(double dt, const Executor& executor) {
     if (j >= jobs.size() || started[j].exchange(true)) return;
     TickJob& job = *jobs[j];
     JobScope scope(job);
+    CLocaleScope c_numbers(scripts_loaded);  // on the executor's thread (c_locale.hpp)
     Engine& e = *job.engine;
     e.trace = nullptr;
     const uint32_t* list = job.span.first;

@@ -1,4 +1,5 @@
 #include "yaml_scalar.hpp"
+#include "c_locale.hpp"
 #include "suggest.hpp"
 
 #include <locale.h>
@@ -115,9 +116,14 @@ bool parse_float(const std::string& s, double& out) {
 
 }  // namespace
 
+locale_t c_locale() {
+  static const locale_t c = newlocale(LC_ALL_MASK, "C", static_cast<locale_t>(nullptr));
+  return c;
+}
+
 double c_strtod(const char* text, char** end) {
-  static const locale_t c_locale = newlocale(LC_ALL_MASK, "C", static_cast<locale_t>(nullptr));
-  return c_locale ? strtod_l(text, end, c_locale) : std::strtod(text, end);
+  const locale_t c = c_locale();
+  return c ? strtod_l(text, end, c) : std::strtod(text, end);
 }
 
 Scalar classify_scalar(const YAML::Node& node) {

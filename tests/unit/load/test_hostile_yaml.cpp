@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "comma_locale.hpp"
 #include "compiler.hpp"
 #include "plain_file.hpp"
 #include "thicket/runtime.hpp"
@@ -545,33 +546,9 @@ TEST_CASE("a text over 16 MB given to load_string is refused as a file of that s
   CHECK(rt.load_string("tree: t\nroot: {wait: 1}\n", "mod.yaml", small));
 }
 
-namespace {
-
-// A locale whose decimal point is ',' (de_DE): the system's when it has one compiled, else made
-// with localedef (from Debian's `locales`, which tools/install_deps.sh installs) in a folder of
-// its own that LOCPATH names. Returns false when neither can be had.
-bool comma_locale() {
-  if (std::setlocale(LC_NUMERIC, "de_DE.UTF-8")) return true;
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("thicket_test_locale_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string made = "localedef -i de_DE -f UTF-8 '" + (dir / "de_DE.UTF-8").string() + "' >/dev/null 2>&1";
-  const bool have = std::system(made.c_str()) == 0 || std::filesystem::exists(dir / "de_DE.UTF-8");
-  const char* was = std::getenv("LOCPATH");
-  const std::string locpath = was ? was : "";
-  ::setenv("LOCPATH", dir.c_str(), 1);
-  const bool ok = have && std::setlocale(LC_NUMERIC, "de_DE.UTF-8") != nullptr;
-  if (was) ::setenv("LOCPATH", locpath.c_str(), 1);
-  else ::unsetenv("LOCPATH");
-  std::error_code ec;
-  std::filesystem::remove_all(dir, ec);  // (what setlocale loaded stays mapped)
-  return ok;
-}
-
-}  // namespace
-
 TEST_CASE("numbers in a brain read the same whatever the process's C locale (a game may set a German one)") {
-  REQUIRE_MESSAGE(comma_locale(), "no de_DE locale, and localedef could not make one (Debian's `locales` package)");
+  const thicket_test::CLocaleAtEnd c_at_end;
+  REQUIRE_MESSAGE(thicket_test::comma_locale(), "no de_DE locale, and localedef could not make one (Debian's `locales` package)");
   // The locale is in force: the C library's own strtod stops at the '.'.
   CHECK(std::strtod("2.5", nullptr) == 2.0);
   CHECK(thicket::classify_scalar(YAML::Load("2.5")).number == 2.5);

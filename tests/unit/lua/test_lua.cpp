@@ -5,6 +5,7 @@
 // RuntimeOptions::log; the tests keep each log line from its '@' on.
 #include <doctest/doctest.h>
 
+#include <clocale>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include <sstream>
 #include <ostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fcntl.h>
@@ -23,6 +25,7 @@
 
 #include <lua.hpp>
 
+#include "comma_locale.hpp"
 #include "lua_fixture.hpp"
 #include "lua_host.hpp"
 #include "runtime_impl.hpp"
@@ -1504,4 +1507,53 @@ TEST_CASE("lua: unknown leaves name a missing leaf file once, however often it i
   for (const auto& x : d) all += thicket::format_diagnostic(x) + "\n";
   INFO(all);
   CHECK(all.find("(it may be in missing.lua, which failed to load: see the error there)") != std::string::npos);
+}
+
+// Lua leaves write numbers with a '.' under a game's German locale, as headless runs do.
+namespace {
+// The C library's own formatting under the calling thread's locale.
+std::string c_printed(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", x);
+  return text;
+}
+}  // namespace
+
+TEST_CASE("Lua leaves write numbers with a '.' and sort texts by bytes whatever the game's C locale: load, tick, tick_all's jobs, despawn") {
+  const thicket_test::CLocaleAtEnd c_at_end;
+  REQUIRE_MESSAGE(thicket_test::comma_locale(), "no de_DE locale, and localedef could not make one (Debian's `locales` package)");
+  REQUIRE(c_printed(1.5) == "1,5");  // the game's locale is in force
+  thicket_test::LuaRuntime t;
+  t.write("numbers.lua", R"LUA(
+local thicket = require("thicket")
+thicket.log("@load " .. tostring(0.5))
+local names = {"b", "B", "Äpfel", "a", "apple"}
+table.sort(names)  -- `<` between texts: strcoll, the C locale's byte order
+thicket.log("@sorted " .. table.concat(names, " "))
+local L = {}
+function L.Say() thicket.log("@tick " .. tostring(1.5) .. " " .. string.format("%.2f", 2.25) .. " " .. 3.75) return thicket.FAILURE end
+L.Hold = {
+  tick = function() return thicket.RUNNING end,
+  stop = function() thicket.log("@stop " .. tostring(4.5)) end,
+}
+return L
+)LUA");
+  const auto brain = t.load("tree: t\nleaves: [numbers.lua]\nroot: {active_selector: [{action: Say}, {action: Hold}]}\n");
+  const auto agent = t.rt.spawn(brain);
+  t.rt.tick(agent, 0.1);
+  t.rt.tick_all(0.1);
+  // A job on a thread of the game's own, which has the game's locale as well.
+  t.rt.tick_all(0.1, [](size_t n, const std::function<void(size_t)>& job) {
+    std::string on_thread;
+    std::thread worker([&] {
+      on_thread = c_printed(1.5);
+      for (size_t k = 0; k < n; ++k) job(k);
+    });
+    worker.join();
+    CHECK(on_thread == "1,5");
+  });
+  t.rt.despawn(agent);
+  CHECK(t.marks() == thicket_test::LogLines{"load 0.5", "sorted B a apple b Äpfel", "tick 1.5 2.25 3.75", "tick 1.5 2.25 3.75",
+                                             "tick 1.5 2.25 3.75", "stop 4.5"});
+  CHECK(c_printed(1.5) == "1,5");  // each call gave the game its locale back
 }
