@@ -115,7 +115,7 @@ fi
 # Both run beside the rest of the ASan build and then the ASan tests (they only read build/):
 # half their time is spent waiting on a game's frames or a consumer's configure, which the
 # compilers fill. (Waited for before the ASan tests, they ran alone for the last ~55 s of
-# 0ecf6b1's clean run, one core idle.)
+# be63cc25's clean run, one core idle.)
 package_and_game() { timeout 300 tests/package_test.sh build "${shared[@]}" && timeout 300 tests/game_test.sh build; }
 start_job "the package or game test" package_and_game
 finish_job "the ASan build"
@@ -152,7 +152,7 @@ if [[ $fuzz_seconds -gt 0 ]]; then
       THICKET_FUZZ_CLAIMS=$fuzz_claims tools/fuzz.sh
   }
   # The lanes start with the ASan tests' end, beside the end of the TSan build (its last
-  # objects compile one at a time: 0ecf6b1's clean run waited 56 s for it, a core idle) and then
+  # objects compile one at a time: be63cc25's clean run waited 56 s for it, a core idle) and then
   # the TSan test; the TSan test's core fuzzes what is left when it ends.
   start_job "the fuzz lanes" fuzz_lanes $(( $(nproc) > 1 ? $(nproc) - 1 : 1 ))
   finish_job "the TSan build"

@@ -877,6 +877,7 @@ AgentHandle install_agent(RuntimeImpl& rt, uint32_t index, ParsedAgent& pa, doub
 bool Runtime::restore(SnapshotReader& in, std::vector<Diagnostic>& diagnostics) {
   RuntimeImpl& rt = *impl_;
   if (rt.refuse_mid_tick("restore", "", &diagnostics)) return false;
+  CLocaleScope c_numbers(rt.scripts_loaded);  // the stop hooks of nodes a changed brain restarts
   Parsed parsed;
   SnapshotParser parser(rt, diagnostics);
   if (!parser.parse(in, parsed)) return false;
@@ -922,6 +923,7 @@ bool Runtime::restore(SnapshotReader& in, std::vector<Diagnostic>& diagnostics) 
 std::optional<AgentHandle> Runtime::restore_agent(SnapshotReader& in, std::vector<Diagnostic>& diagnostics) {
   RuntimeImpl& rt = *impl_;
   if (rt.refuse_mid_tick("restore_agent", "", &diagnostics)) return std::nullopt;
+  CLocaleScope c_numbers(rt.scripts_loaded);
   Parsed parsed;
   SnapshotParser parser(rt, diagnostics);
   if (!parser.parse(in, parsed)) return std::nullopt;
