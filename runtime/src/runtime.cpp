@@ -788,12 +788,10 @@ void RuntimeImpl::register_native(LeafDef def) {
   refresh_layout();
 }
 AgentHandle Runtime::spawn(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb) {
-  CLocaleScope c_numbers(impl_->scripts_loaded);
   return impl_->spawn_or_defer(brain, bb, 0);
 }
 AgentHandle Runtime::spawn(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb, uint32_t id) {
   if (id == 0) return {};
-  CLocaleScope c_numbers(impl_->scripts_loaded);
   return impl_->spawn_or_defer(brain, bb, id);
 }
 void Runtime::despawn(AgentHandle agent) {

@@ -14,8 +14,8 @@ locale_t c_locale();
 // string.format, print): under a game's German locale a leaf's tostring(1.5) gave "1,5", where
 // a headless run of the same brain (the CLI never sets a locale) gives "1.5". The runtime takes
 // one around each call that may run a script (a tick, a tick_all and each of its jobs, a
-// spawn, a despawn, a restore: once a leaf file is loaded, ~7 ns a call; a load and a reload:
-// always). Whatever else runs on the thread inside such a call runs in "C" too: native leaves,
+// despawn, a restore: once a leaf file is loaded, ~7 ns a call; a load and a reload: always;
+// a spawn runs none). Whatever else runs on the thread inside such a call runs in "C" too: native leaves,
 // the game's callbacks, what an executor runs while it waits for tick_all's jobs.
 class CLocaleScope {
  public:

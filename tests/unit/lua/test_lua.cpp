@@ -12,6 +12,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -1556,4 +1557,32 @@ return L
   CHECK(t.marks() == thicket_test::LogLines{"load 0.5", "sorted B a apple b Äpfel", "tick 1.5 2.25 3.75", "tick 1.5 2.25 3.75",
                                              "tick 1.5 2.25 3.75", "stop 4.5"});
   CHECK(c_printed(1.5) == "1,5");  // each call gave the game its locale back
+
+  // A restore into a changed brain that no longer runs `held` where it did: its stop hook runs.
+  const std::string held = t.write("held.yaml", "tree: h\nleaves: [numbers.lua]\nroot: {sequence: [{action: {leaf: Hold, name: held}}]}\n").string();
+  std::vector<thicket::Diagnostic> d;
+  const auto hb = t.rt.load_file(held, d);
+  REQUIRE(hb.has_value());
+  const auto holder = t.rt.spawn(*hb);
+  t.rt.tick(holder, 0.1);
+  REQUIRE(t.rt.running_nodes(holder).size() > 1);
+  thicket::SnapshotWriter saved;
+  t.rt.save(saved);
+  t.write("held.yaml", "tree: h\nleaves: [numbers.lua]\nroot: {sequence: [{sequence: [{action: {leaf: Hold, name: held}}]}]}\n");
+  thicket_test::LuaRuntime u;
+  REQUIRE(u.rt.load_file(held, d).has_value());
+  u.marks();
+  thicket::SnapshotReader in(saved.bytes());
+  REQUIRE(u.rt.restore(in, d));
+  CHECK(u.marks() == thicket_test::LogLines{"stop 4.5"});
+
+  // A hot reload of the leaf file runs its chunk again.
+  const std::string leaves = (std::filesystem::path(held).parent_path() / "numbers.lua").string();
+  std::ifstream was(leaves);
+  const std::string text((std::istreambuf_iterator<char>(was)), std::istreambuf_iterator<char>());
+  t.write("numbers.lua", text + "-- edited\n");
+  t.marks();
+  REQUIRE(t.rt.reload_files({leaves}, nullptr) == 1);
+  CHECK(t.marks() == thicket_test::LogLines{"load 0.5", "sorted B a apple b Äpfel"});
+  CHECK(c_printed(1.5) == "1,5");
 }
