@@ -82,7 +82,7 @@ void emit(std::mt19937_64& rng, int depth, const std::string& ind, std::string& 
   }
 }
 
-struct Run {
+struct BatchRun {
   Calls calls;
   std::vector<std::string> roots;           // per tick, every agent's root status
   std::vector<std::vector<uint8_t>> blocks; // per tick, every agent's state block
@@ -91,8 +91,8 @@ struct Run {
 
 // `agents` agents of `yaml` (and, when `other` is set, as many of an unbatchable brain,
 // spawned in between) for `ticks` ticks; a few agents leave and others come halfway.
-Run run(const std::string& yaml, bool batch, int agents, int ticks, const std::string& other = "") {
-  Run out;
+BatchRun run(const std::string& yaml, bool batch, int agents, int ticks, const std::string& other = "") {
+  BatchRun out;
   thicket::Runtime rt;
   thicket::RuntimeImpl& impl = rt.impl();
   if (!batch) impl.batch_min = 0;
@@ -131,7 +131,7 @@ Run run(const std::string& yaml, bool batch, int agents, int ticks, const std::s
   return out;
 }
 
-void compare(const Run& batched, const Run& single, const std::string& yaml) {
+void compare(const BatchRun& batched, const BatchRun& single, const std::string& yaml) {
   REQUIRE_MESSAGE(batched.calls.by_agent == single.calls.by_agent, yaml);
   REQUIRE_MESSAGE(batched.roots == single.roots, yaml);
   REQUIRE_MESSAGE(batched.blocks == single.blocks, yaml);
@@ -157,7 +157,7 @@ TEST_CASE("the batched walk gives each agent the calls, state and root status of
   for (int k = 0; k < trees; ++k) {
     std::string yaml = "tree: b" + std::to_string(k) + "\nroot:\n";
     emit(rng, 0, "  ", yaml);
-    Run batched = run(yaml, true, 40, 24), single = run(yaml, false, 40, 24);
+    BatchRun batched = run(yaml, true, 40, 24), single = run(yaml, false, 40, 24);
     CHECK(batched.batched);
     compare(batched, single, yaml);
     for (const auto& agent : batched.calls.by_agent) calls += agent.size();
@@ -180,7 +180,7 @@ TEST_CASE("the batched walk with several batches, a small last one and an unbatc
   CHECK(batchable(yaml));
   CHECK_FALSE(batchable(other));
   for (int agents : {540, 20}) {
-    Run batched = run(yaml, true, agents, 40, other), single = run(yaml, false, agents, 40, other);
+    BatchRun batched = run(yaml, true, agents, 40, other), single = run(yaml, false, agents, 40, other);
     CHECK(batched.batched == (agents >= 32));
     compare(batched, single, yaml);
   }
