@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 tools/install_deps.sh
 # The whole unit-test suite and the fuzz replays (test.sh, which shares build/, leaves both to its
-# ASan build but for the two full-scale comparisons): `ctest` in build/ runs them all.
+# ASan build but for the unit tests that build samples or skips): `ctest` in build/ runs them all.
 tools/build.sh build Release -DTHICKET_PYTHON=ON -DTHICKET_BENCH=ON -DTHICKET_UNIT_TESTS=all -DTHICKET_FUZZ_REPLAYS=ON
 # The Python module where the system's python3 finds it (Debian: /usr/local/lib/python3.11/dist-packages).
 sudo=""

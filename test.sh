@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test: the end-to-end CLI tests on a Release build and on an AddressSanitizer +
-# UndefinedBehaviorSanitizer build, the unit tests (doctest) on the latter (and in Release the
-# two comparisons that need its speed: the reference model on 7,000 random trees, every Moving AI
-# scenario; the ASan build takes a sample of both), the installed package
+# UndefinedBehaviorSanitizer build, the unit tests (doctest) on the latter (and in Release those
+# that the sanitizer build samples or skips, at full scale: the reference model on 7,000 random
+# trees, every Moving AI scenario, the other random-case comparisons, the allocation count), the
+# installed package
 # and thicket-game built against it and played headless, the threaded tests under
 # ThreadSanitizer and, beside them, each fuzz target (built in the ASan tree) for a bounded time
 # (THICKET_FUZZ_SECONDS each, default 8; 0 skips fuzzing). Each sanitizer tree is built while
@@ -28,9 +29,10 @@ fi
 # -DTHICKET_BENCH=OFF: no test runs the benchmarks, and building them takes a minute of the 2
 # cores (./setup.sh builds them, with -DTHICKET_BENCH=ON). -DTHICKET_FUZZ_REPLAYS=OFF: the ASan
 # tree below replays the fuzz corpus and regressions under the sanitizers (25 s of CPU less).
-# -DTHICKET_UNIT_TESTS=scale: of the unit tests, only the reference model's and the Moving AI
-# comparisons at full scale here; the ASan tree runs every unit test (~160 s of CPU less: the
-# whole suite compiled in ~130 s and ran in ~70 here, these two in ~21 and ~19).
+# -DTHICKET_UNIT_TESTS=scale: of the unit tests, only the files whose tests the ASan tree runs
+# smaller or not at all (CMakeLists.txt finds them), at full scale here; the ASan tree runs every
+# unit test (~100 s of CPU less: the whole suite compiled in ~130 s and ran in ~70 here, these
+# twelve files in ~51 and ~48).
 tools/build.sh build Release -DTHICKET_PYTHON=ON -DTHICKET_BENCH=OFF -DTHICKET_FUZZ_REPLAYS=OFF \
   -DTHICKET_UNIT_TESTS=scale "${mpi[@]}"
 
