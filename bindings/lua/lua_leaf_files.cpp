@@ -70,6 +70,83 @@ struct DeclLines {
     return {from, from ? 1 : 0};
   }
 };
+// Where a leaf file's own `return` is: the last `return` of its top level, outside every
+// function (a `return` in a leaf's body, a comment or a string is not the file's), read with
+// Lua's words, comments, strings and long brackets; {0, 0} when it has none. A file that forgot
+// `return leaves` was told of the last "return" anywhere in its text: a leaf's own, or a word
+// in a comment.
+DeclLines::Pos top_level_return(std::string_view s) {
+  DeclLines::Pos found{}, here{1, 1};
+  size_t i = 0;
+  auto step = [&](size_t n) {  // moves n characters on, counting lines and columns
+    for (; n > 0 && i < s.size(); --n, ++i) {
+      if (s[i] == '\n') {
+        ++here.line;
+        here.column = 1;
+      } else {
+        ++here.column;
+      }
+    }
+  };
+  // A long bracket's level at i ('[', then '=' x level, then '['), or -1 when there is none.
+  auto long_level = [&](size_t at) {
+    if (at >= s.size() || s[at] != '[') return -1;
+    size_t k = at + 1;
+    while (k < s.size() && s[k] == '=') ++k;
+    return k < s.size() && s[k] == '[' ? static_cast<int>(k - at - 1) : -1;
+  };
+  auto skip_long = [&](int level) {  // from the opening bracket to past the closing one
+    step(static_cast<size_t>(level) + 2);
+    const std::string close = "]" + std::string(static_cast<size_t>(level), '=') + "]";
+    const size_t end = s.find(close, i);
+    step(end == std::string_view::npos ? s.size() - i : end - i + close.size());
+  };
+  // What each open block is: a function (its `end` closes it) or another block (do, if,
+  // repeat: closed by `end`, or `until`); a `return` with no function open is the file's.
+  std::vector<bool> blocks;
+  size_t functions = 0;
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  while (i < s.size()) {
+    const char c = s[i];
+    if (c == '-' && i + 1 < s.size() && s[i + 1] == '-') {  // a comment: long, or to the line's end
+      step(2);
+      if (int level = long_level(i); level >= 0) {
+        skip_long(level);
+      } else {
+        const size_t end = s.find('\n', i);
+        step(end == std::string_view::npos ? s.size() - i : end - i);
+      }
+    } else if (c == '"' || c == '\'') {  // a short string, its escapes skipped
+      step(1);
+      while (i < s.size() && s[i] != c && s[i] != '\n') step(s[i] == '\\' ? 2 : 1);
+      step(1);
+    } else if (int level = long_level(i); level >= 0) {
+      skip_long(level);
+    } else if (ident(c)) {
+      size_t end = i;
+      while (end < s.size() && ident(s[end])) ++end;
+      const std::string_view word = s.substr(i, end - i);
+      if (!std::isdigit(static_cast<unsigned char>(c))) {
+        if (word == "function") {
+          blocks.push_back(true);
+          ++functions;
+        } else if (word == "do" || word == "if" || word == "repeat") {
+          blocks.push_back(false);
+        } else if ((word == "end" || word == "until") && !blocks.empty()) {
+          functions -= blocks.back() ? 1 : 0;
+          blocks.pop_back();
+        } else if (word == "return" && functions == 0) {
+          found = here;
+        }
+      }
+      step(end - i);
+    } else {
+      step(1);
+    }
+  }
+  return found;
+}
+
 // The first line of the function at `index`, or of the first function among a table's values
 // (one level: a hook table, {fn = ...}, a task's table), 0 when there is none.
 // `local d = thicket.defer(fn)` without <close>: the value is a plain table that nothing
@@ -384,16 +461,14 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
     diags.push_back({Severity::Warning, r.file.empty() ? path : r.file, r.line, column, status_global_words(r.name)});
   }
   status_globals_read_.clear();
-  // Where the file returns its table: its last `return` (its last line when it has none).
+  // Where the file returns its table: its top level's last `return`; when it has none, its
+  // last line that is not blank (where `return leaves` belongs).
   auto return_at = [&file_text] {
+    if (const DeclLines::Pos at = top_level_return(file_text); at.line > 0) return at;
     const DeclLines text(file_text);
-    DeclLines::Pos at{static_cast<int>(text.lines.size()), 1};
-    for (int k = static_cast<int>(text.lines.size()); k >= 1; --k)
-      if (int c = text.column_of(k, "return")) {
-        at = {k, c};
-        break;
-      }
-    return at;
+    int last = static_cast<int>(text.lines.size());
+    while (last > 1 && text.lines[static_cast<size_t>(last) - 1].find_first_not_of(" \t\r") == std::string::npos) --last;
+    return DeclLines::Pos{std::max(last, 1), 1};
   };
   if (!lua_istable(L_, -1)) {
     const DeclLines::Pos at = return_at();

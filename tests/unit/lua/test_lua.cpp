@@ -1586,3 +1586,27 @@ return L
   CHECK(t.marks() == thicket_test::LogLines{"load 0.5", "sorted B a apple b Äpfel"});
   CHECK(c_printed(1.5) == "1,5");
 }
+
+TEST_CASE("a leaf file that returns no table is told where its own return is, not a leaf's or a comment's") {
+  thicket_test::LuaRuntime t;
+  auto error_of = [&](const std::string& lua) {
+    t.write("r.lua", lua);
+    std::vector<thicket::Diagnostic> d;
+    CHECK_FALSE(t.try_load("tree: t\nleaves: [r.lua]\nroot: {action: Patrol}\n", d).has_value());
+    for (const auto& x : d)
+      if (x.message.find("must return a table of leaves") != std::string::npos)
+        return std::to_string(x.line) + ":" + std::to_string(x.column);
+    return std::string("no such error");
+  };
+  // No return of its own: its last line that is not blank, where `return leaves` belongs (it
+  // was the comment's "return" at 7:15, or the leaf's at 3:3).
+  CHECK(error_of("local leaves = {}\nfunction leaves.Patrol()\n  return true\nend\nlocal function helper()\n  return 1\nend\n"
+                 "-- forgot the return\n\n") == "8:1");
+  CHECK(error_of("local leaves = {}\nfunction leaves.Patrol() return true end\n") == "2:1");
+  // Its own, after functions, long strings and comments that hold the word or close brackets.
+  CHECK(error_of("local leaves = {}\nlocal s = [==[\nreturn ]] end\n]==] --[[ return\n]]\n"
+                 "leaves.Patrol = function() if s then return 'x' end repeat local y = 1 until true end\n"
+                 "local q = \"return \\\" end\" -- return\nreturn nil\n") == "8:1");
+  // A return inside a top-level block is the file's too; the last one counts.
+  CHECK(error_of("local leaves = {}\nif leaves then\n  do return 7 end\nend\n") == "3:6");
+}
