@@ -391,20 +391,22 @@ void TreeCompiler::fsm_state(uint16_t index) {
               }
             }
           }
-          if (w.IsMap() && !w["go"] && (w["check"] || w["condition"] || w["after"])) {
-            if (!unknown) error(w, "a 'when' entry needs 'go', the state it leads to: {..., go: state}");
-            dropped(w);
-            continue;
-          }
-          if (!w.IsMap() || !w["go"] || (!w["check"] && !w["condition"] && !w["after"])) {
-            if (!unknown)
-              error(w, "an entry of 'when' is {check: \"expression\", go: state}, {condition: Leaf, go: state} or {after: seconds, go: state}");
+          const bool has_go = w.IsMap() && w["go"];
+          const bool has_test = w.IsMap() && (w["check"] || w["condition"] || w["after"]);
+          if (w.IsMap() && !has_go && has_test && !unknown)
+            error(w, "a 'when' entry needs 'go', the state it leads to: {..., go: state}");
+          else if ((!has_go || !has_test) && !unknown)
+            error(w, "an entry of 'when' is {check: \"expression\", go: state}, {condition: Leaf, go: state} or {after: seconds, go: state}");
+          // An entry without one of its parts is dropped; one with an unknown key (`aftr:`,
+          // `goto:`) has what it holds besides checked first, so that all its mistakes are said
+          // at once (its state named `diging`, its `after: -1`).
+          if (!w.IsMap() || (!unknown && (!has_go || !has_test))) {
             dropped(w);
             continue;
           }
           if (w["check"] && w["condition"]) error(w, "a 'when' entry has both 'check' and 'condition'; give one");
           FsmWhen rec;
-          bool ok = true;
+          bool ok = has_go && has_test;
           if (w["after"]) {
             if (auto s = read_seconds(w["after"], "'after'")) rec.after = *s;
             else ok = false;
@@ -416,8 +418,12 @@ void TreeCompiler::fsm_state(uint16_t index) {
               ok = false;
             }
           }
-          uint16_t target = fsm_target(w["go"], "'go'");
           if (rec.cond != kNoNode) parts.push_back(rec.cond);
+          if (!has_go) {  // (an unknown key, `goto:`, named above)
+            dropped(w);
+            continue;
+          }
+          uint16_t target = fsm_target(w["go"], "'go'");
           // (An entry dropped for another mistake still leads to its target, for the warnings.)
           if (!ok && target != kNoPos) fsm_guesses_.push_back({index, target, false});
           if (!ok || target == kNoPos) continue;

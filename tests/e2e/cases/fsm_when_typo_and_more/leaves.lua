@@ -1,0 +1,2 @@
+local thicket = require("thicket")
+return { Run = function() return thicket.RUNNING end }
