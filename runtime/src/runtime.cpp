@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cxxabi.h>
+#include <exception>
 #include <limits>
 #include <filesystem>
 #include <fstream>
@@ -569,11 +571,18 @@ void RuntimeImpl::despawn(AgentHandle h) {
   if (!a) return;
   Brain& b = *brains[a->brain];
   bool outer;
+  std::exception_ptr thrown;  // a native stop hook's: the agent is despawned all the same, then it comes out
   {
     HookScope hooks(ticking);
     outer = hooks.outer();
     LastTickClock last(*a, is_sliced(h.index));
-    engine->abort_all(*b.program, *a, b.block(a->row));  // running leaves get stop("aborted")
+    try {
+      engine->abort_all(*b.program, *a, b.block(a->row));  // running leaves get stop("aborted")
+    } catch (abi::__forced_unwind&) {
+      throw;
+    } catch (...) {
+      thrown = std::current_exception();
+    }
   }
   script->destroy_agent(*a);
   by_id.erase(a->id);
@@ -589,6 +598,7 @@ void RuntimeImpl::despawn(AgentHandle h) {
   ++layout_version;
   --live_agents;
   if (outer) run_hook_calls();  // what the stop hooks spawned, despawned and sent
+  if (thrown) std::rethrow_exception(thrown);
 }
 
 Status RuntimeImpl::tick(uint32_t index, double dt) {
@@ -682,13 +692,22 @@ static const CallSite& site(const void* p) { return *static_cast<const CallSite*
 const std::string& LeafContext::node_id() const { return site(site_).program->ids[site(site_).node]; }
 bool LeafContext::get(const std::string& key, Value& out) const { return rt_->get_value(*site(site_).agent, key, out); }
 bool LeafContext::set(const std::string& key, const Value& v) { return rt_->set_value(*site(site_).agent, key, v); }
+// A slot past the brain's keys, or of a key that is not a number, would read or write another
+// key's bytes or another agent's block: refused, as Runtime::get_number/set_number refuse it.
 double LeafContext::get_number(uint32_t slot) const {
   const CallSite& s = site(site_);
-  return reinterpret_cast<const Slot*>(s.block + s.program->bb_offset)[slot].num;
+  const Program& p = *s.program;
+  if (slot >= p.blackboard.size() || p.blackboard[slot].type != ValueType::Number) [[unlikely]]
+    return std::numeric_limits<double>::quiet_NaN();
+  return reinterpret_cast<const Slot*>(s.block + p.bb_offset)[slot].num;
 }
-void LeafContext::set_number(uint32_t slot, double v) {
+bool LeafContext::set_number(uint32_t slot, double v) {
   const CallSite& s = site(site_);
-  reinterpret_cast<Slot*>(s.block + s.program->bb_offset)[slot].num = v;
+  const Program& p = *s.program;
+  if (slot >= p.blackboard.size() || p.blackboard[slot].type != ValueType::Number || v != v) [[unlikely]]
+    return false;
+  reinterpret_cast<Slot*>(s.block + p.bb_offset)[slot].num = v;
+  return true;
 }
 double LeafContext::random() { return site(site_).agent->rng.uniform(); }
 AgentHandle LeafContext::handle() const {
@@ -723,6 +742,12 @@ std::optional<BrainHandle> in_file_order(std::optional<BrainHandle> brain, std::
 
 std::optional<BrainHandle> Runtime::load_file(const std::string& path, std::vector<Diagnostic>& diagnostics) {
   if (impl_->refuse_mid_tick("load_file", path, &diagnostics)) return std::nullopt;
+  // The system reads a path up to its first NUL: "a.yaml\0x" would load a.yaml (again) unsaid.
+  if (const size_t nul = path.find('\0'); nul != std::string::npos) {
+    diagnostics.push_back({Severity::Error, path.substr(0, nul), 0, 0,
+                           "the path holds a NUL byte after '" + path.substr(0, nul) + "': no file has such a name"});
+    return std::nullopt;
+  }
   CLocaleScope c_numbers(true);  // a leaf file's chunk runs at its load
   const size_t before = diagnostics.size();
   return in_file_order(impl_->load(std::nullopt, path, diagnostics), diagnostics, before);
@@ -791,7 +816,10 @@ AgentHandle Runtime::spawn(BrainHandle brain, const std::vector<std::pair<std::s
   return impl_->spawn_or_defer(brain, bb, 0);
 }
 AgentHandle Runtime::spawn(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb, uint32_t id) {
-  if (id == 0) return {};
+  if (id == 0) {  // (said, as an id in use or past the largest is: it returned nothing without a word)
+    impl_->log("error: spawn: agent id 0 is no agent's (ids run from 1); no agent spawned (the form without an id chooses one)");
+    return {};
+  }
   return impl_->spawn_or_defer(brain, bb, id);
 }
 void Runtime::despawn(AgentHandle agent) {

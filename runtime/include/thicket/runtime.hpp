@@ -68,9 +68,12 @@ class THICKET_API LeafContext {
   // Blackboard access by key; false when the key is undeclared or the type is wrong.
   bool get(const std::string& key, Value& out) const;
   bool set(const std::string& key, const Value& v);
-  // Fast access: a key's slot index (from Runtime::blackboard_slot), numbers only.
+  // Fast access: a key's slot index (from Runtime::blackboard_slot), number keys only. A slot
+  // past the brain's keys or of a key of another type reads NaN and takes nothing (set_number:
+  // false), as Runtime::get_number/set_number; set_number refuses a NaN too. (A reload may
+  // move keys to other slots: ask blackboard_slot again after one.)
   double get_number(uint32_t slot) const;
-  void set_number(uint32_t slot, double v);
+  bool set_number(uint32_t slot, double v);
   double random();  // [0, 1) from the agent's own stream
 
  private:

@@ -2,8 +2,11 @@
 // the agent block, and never allocates, throws or looks up a string.
 #include "tick.hpp"
 
+#include <cxxabi.h>
+
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <cstring>
 #include <limits>
 
@@ -802,17 +805,39 @@ Status Engine::tick_leaf(Ctx& c, uint32_t i, bool starting) {
 }
 
 // Aborts a running node: its running descendants first, in post-order, then the node itself.
+// A native stop hook that throws does not cut the abort short: every other running node below
+// i is still stopped, once, and marked aborted, and then the first exception is rethrown by the
+// outermost abort (a despawn that stopped half the agent's leaves, or an abort that left its
+// branch running and stopped it again next tick, is worse than a late exception).
 void Engine::abort(Ctx& c, uint32_t i) {
   if (c.status(i) != Status::Running) return;
+  struct Depth {
+    uint32_t& d;
+    explicit Depth(uint32_t& depth) : d(++depth) {}
+    ~Depth() { --d; }
+  } depth(abort_depth_);
   const Node& n = c.nodes[i];
   for (uint16_t pos = 0; pos < n.count; ++pos) {
     const uint32_t ch = c.kids[n.children + pos];
     if (c.status(ch) == Status::Running) abort(c, ch);  // most children are not: no call
   }
-  if (n.kind == NodeKind::Action) leaf_stop(c, i, Status::Aborted);
+  if (n.kind == NodeKind::Action) {
+    try {
+      leaf_stop(c, i, Status::Aborted);
+    } catch (abi::__forced_unwind&) {  // the thread is being ended (pthread_exit): let it
+      throw;
+    } catch (...) {
+      if (!abort_error_) abort_error_ = std::current_exception();
+    }
+  }
   if (n.kind == NodeKind::Log) log_node(c.site(i), log_what(c, i), "aborted");
   if (is_imported_kind(n.kind)) imported_halt(c, i);
   c.status(i) = Status::Aborted;
+  if (abort_depth_ == 1 && abort_error_) [[unlikely]] {
+    std::exception_ptr e = std::move(abort_error_);
+    abort_error_ = nullptr;
+    std::rethrow_exception(e);
+  }
 }
 
 // Weighted draw without replacement from the agent's stream (SPEC 3.2: random_*).

@@ -1,6 +1,7 @@
 // The tick loop: SPEC 3.1's contract over a compiled node array, for one agent.
 #pragma once
 #include <cstdint>
+#include <exception>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -106,7 +107,10 @@ class alignas(64) Engine {
   };
   static constexpr uint32_t kBatchMax = 256;
   static constexpr uint32_t kBatchDepth = 64;
+  // A leaf that throws ends its own agent's walk only: the others are walked to the end, then
+  // the exception of the lowest of those agents is rethrown (batch_error_agent() names it).
   void tick_batch(const Program& p, const BatchAgent* agents, uint32_t n);
+  const AgentInfo* batch_error_agent() const { return batch_error_agent_; }
   // Sizes the batched walk's lists for programs up to `composite_depth` composites deep (at
   // load: RuntimeImpl::refresh_layout), so tick_batch allocates nothing.
   void reserve_batches(uint16_t composite_depth);
@@ -120,6 +124,10 @@ class alignas(64) Engine {
   void batch_leaf(Batch& b, uint32_t i, const uint16_t* in, uint32_t n, Fuse* f);
   void batch_visit(Batch& b, uint32_t i, const uint16_t* in, uint32_t n, uint16_t* scratch);
   std::vector<uint16_t> batch_scratch_;
+  const AgentInfo* batch_error_agent_ = nullptr;
+  // abort(): how deep it is, and the first exception a stop hook threw under the outermost.
+  uint32_t abort_depth_ = 0;
+  std::exception_ptr abort_error_;
   struct Ctx;
   Status tick_node(Ctx& c, uint32_t i);
   template <int kLevel>

@@ -254,16 +254,27 @@ void RuntimeImpl::end_call(TickJob& job) {
     BrainBatch& q = batches[brain];
     const Program& p = *brains[brain]->program;
     job.ticked += q.size;
-    try {  // agent_local leaves that throw: the batch's first agent stands for it
-      if (q.size >= batch_min) {
+    // A leaf that throws ends its own agent's tick only, as in tick_one: the batched walk goes
+    // on with the others and then names the lowest agent whose leaf threw.
+    if (q.size >= batch_min) {
+      try {
         e.tick_batch(p, q.agents, q.size);
-      } else {
-        for (uint32_t k = 0; k < q.size; ++k) e.tick(p, *q.agents[k].agent, q.agents[k].block);
+      } catch (abi::__forced_unwind&) {  // the thread is being ended (pthread_exit): let it
+        throw;
+      } catch (...) {
+        const AgentInfo* at = e.batch_error_agent() ? e.batch_error_agent() : q.agents[0].agent;
+        note_error(job, static_cast<uint32_t>(at - agents.data()));
       }
-    } catch (abi::__forced_unwind&) {  // the thread is being ended (pthread_exit): let it
-      throw;
-    } catch (...) {
-      note_error(job, static_cast<uint32_t>(q.agents[0].agent - agents.data()));
+    } else {
+      for (uint32_t k = 0; k < q.size; ++k) {
+        try {
+          e.tick(p, *q.agents[k].agent, q.agents[k].block);
+        } catch (abi::__forced_unwind&) {
+          throw;
+        } catch (...) {
+          note_error(job, static_cast<uint32_t>(q.agents[k].agent - agents.data()));
+        }
+      }
     }
     for (uint32_t k = 0; k < q.size; ++k) clock_after(*q.agents[k].agent, dt);
     q.size = 0;

@@ -17,7 +17,15 @@
 //   - node state is written only where the per-agent walk writes it, so agent blocks come out
 //     byte for byte the same (snapshots cannot tell the walks apart).
 // The order of calls between agents differs; agent_local leaves promise that cannot be seen.
+// A leaf that throws ends its agent's walk there, as it ends the per-agent walk: the agent is
+// marked gone and left out of every visit after (no status written for it above that leaf);
+// the others go on, and the exception of the lowest agent comes out of tick_batch at its end.
 // tests/unit/engine/test_tick_batch.cpp compares the two walks on random trees.
+#include <cxxabi.h>
+
+#include <cstring>
+#include <exception>
+
 #include "leaf_host.hpp"
 #include "runtime_impl.hpp"
 #include "tick.hpp"
@@ -32,6 +40,21 @@ struct Engine::Batch {
   Status* results;  // a leaf's results, agent by agent (kBatchMax)
   CallSite cs;     // the leaf call in progress: its node per visit, its agent per call
   LeafContext lc;  // what native leaves get: points at cs and the agent
+  // Agents whose leaf threw (by index into agents; zeroed when the first one does): their walk
+  // has ended, and every visit after leaves them out.
+  uint8_t* gone;
+  bool any_gone = false;
+  std::exception_ptr error;  // the lowest agent's exception
+  const AgentInfo* error_agent = nullptr;
+  void went(uint16_t idx) {
+    if (!any_gone) std::memset(gone, 0, kBatchMax);
+    any_gone = true;
+    gone[idx] = 1;
+    if (!error || agents[idx].agent < error_agent) {
+      error = std::current_exception();
+      error_agent = agents[idx].agent;
+    }
+  }
 };
 
 namespace {
@@ -42,9 +65,11 @@ inline uint16_t& u16_at(uint8_t* block, uint32_t offset) { return *reinterpret_c
 }  // namespace
 
 // A plain sequence or selector's part in a child's visit, per agent: the child's result `s`
-// is the composite's own (final unless the agent goes on), a running child's position is kept,
-// and agents the child lets through (neither running nor `stop`) go on to the next child. No
-// branch on `s`: which agents go on varies from agent to agent.
+// is the composite's own when the agent stops here (running or `stop`), a running child's
+// position is kept, and agents the child lets through go on to the next child, the composite's
+// status left as the tick found it until it is decided (as the per-agent walk leaves it, which
+// an agent whose leaf throws further on keeps). No branch on `s`: which agents go on varies
+// from agent to agent.
 struct Engine::Fuse {
   uint32_t parent, state;  // the composite and its state offset
   uint16_t pos;            // the child's position
@@ -52,11 +77,13 @@ struct Engine::Fuse {
   uint16_t* next;          // the agents that go on
   uint32_t nn;
   [[gnu::always_inline]] void take(uint8_t* block, Status s, uint16_t agent) {
-    status_of(block, parent) = s;
+    const bool goes_on = s != Status::Running && s != stop;
+    Status& own = status_of(block, parent);
+    own = goes_on ? own : s;
     uint16_t& at = u16_at(block, state);
     at = s == Status::Running ? pos : at;
     next[nn] = agent;
-    nn += s != Status::Running && s != stop;
+    nn += goes_on;
   }
 };
 
@@ -80,7 +107,14 @@ void Engine::batch_leaf(Batch& b, uint32_t i, const uint16_t* in, uint32_t n, Fu
     b.lc.agent_ = a.agent;
     b.cs.agent = a.agent;
     b.cs.block = a.block;
-    results[k] = tick(b.lc, user);
+    try {
+      results[k] = tick(b.lc, user);
+    } catch (abi::__forced_unwind&) {  // the thread is being ended (pthread_exit): let it
+      throw;
+    } catch (...) {
+      results[k] = Status::Failure;  // (not read: the agent is gone)
+      b.went(in[k]);
+    }
     bad |= static_cast<uint8_t>(results[k]) - 1u > kLast;
   }
   if (bad) [[unlikely]] {
@@ -88,24 +122,34 @@ void Engine::batch_leaf(Batch& b, uint32_t i, const uint16_t* in, uint32_t n, Fu
       if (static_cast<uint8_t>(results[k]) - 1u > kLast)
         results[k] = bad_native_status(rt_, *b.cs.program, *ag[in[k]].agent, i, results[k], kCondition);
   }
-  if (kFused) {
-    Fuse fuse = *f;
-    for (uint32_t k = 0; k < n; ++k) {
-      const uint16_t idx = in[k];
-      uint8_t* block = ag[idx].block;
-      Status s = results[k];
-      if (kCondition) s = s == Status::Success ? Status::Success : Status::Failure;
-      status_of(block, i) = s;
-      fuse.take(block, s, idx);
+  // The results written, and with `f` the parent's part taken; kSkip: without the agents gone.
+  auto write = [&](auto skip) {
+    constexpr bool kSkip = decltype(skip)::value;
+    if (kFused) {
+      Fuse fuse = *f;
+      for (uint32_t k = 0; k < n; ++k) {
+        const uint16_t idx = in[k];
+        if (kSkip && b.gone[idx]) continue;
+        uint8_t* block = ag[idx].block;
+        Status s = results[k];
+        if (kCondition) s = s == Status::Success ? Status::Success : Status::Failure;
+        status_of(block, i) = s;
+        fuse.take(block, s, idx);
+      }
+      f->nn = fuse.nn;
+    } else {
+      for (uint32_t k = 0; k < n; ++k) {
+        if (kSkip && b.gone[in[k]]) continue;
+        Status s = results[k];
+        if (kCondition) s = s == Status::Success ? Status::Success : Status::Failure;
+        status_of(ag[in[k]].block, i) = s;
+      }
     }
-    f->nn = fuse.nn;
-  } else {
-    for (uint32_t k = 0; k < n; ++k) {
-      Status s = results[k];
-      if (kCondition) s = s == Status::Success ? Status::Success : Status::Failure;
-      status_of(ag[in[k]].block, i) = s;
-    }
-  }
+  };
+  if (b.any_gone) [[unlikely]]
+    write(std::true_type{});
+  else
+    write(std::false_type{});
 }
 
 // Three lists of up to n agents per composite level (batch_visit), plus the root's list.
@@ -122,10 +166,16 @@ void Engine::tick_batch(const Program& p, const BatchAgent* agents, uint32_t n) 
   uint16_t* all = batch_scratch_.data();
   for (uint32_t k = 0; k < n; ++k) all[k] = static_cast<uint16_t>(k);
   Status results[kBatchMax];
-  Batch b{p.ops.data(), p.child_index.data(), p.nodes.data(), agents, results, CallSite{&p, 0, nullptr, nullptr}, {}};
+  uint8_t gone[kBatchMax];
+  Batch b{p.ops.data(), p.child_index.data(), p.nodes.data(), agents, results, CallSite{&p, 0, nullptr, nullptr}, {}, gone, false, {}, nullptr};
   b.lc.rt_ = &rt_;
   b.lc.site_ = &b.cs;
+  batch_error_agent_ = nullptr;
   batch_visit(b, 0, all, n, all + n);
+  if (b.error) [[unlikely]] {
+    batch_error_agent_ = b.error_agent;
+    std::rethrow_exception(b.error);
+  }
 }
 
 void Engine::batch_visit(Batch& b, uint32_t i, const uint16_t* in, uint32_t n, uint16_t* scratch) {
@@ -163,7 +213,7 @@ void Engine::batch_visit(Batch& b, uint32_t i, const uint16_t* in, uint32_t n, u
       for (uint16_t pos = 0; pos < o.count; ++pos) {
         while (r < nr && u16_at(ag[resume[r]].block, o.state) == pos) cur[nc++] = resume[r++];
         if (nc == 0) {
-          if (r == nr) return;  // every agent has finished this node
+          if (r == nr) break;  // every agent has finished this node
           continue;
         }
         const uint32_t child = b.kids[o.children + pos];
@@ -175,7 +225,12 @@ void Engine::batch_visit(Batch& b, uint32_t i, const uint16_t* in, uint32_t n, u
           batch_leaf<false, true>(b, child, cur, nc, &f);
         } else {
           batch_visit(b, child, cur, nc, scratch + 3 * n);
-          for (uint32_t k = 0; k < nc; ++k) f.take(ag[cur[k]].block, status_of(ag[cur[k]].block, child), cur[k]);
+          if (b.any_gone) [[unlikely]] {
+            for (uint32_t k = 0; k < nc; ++k)
+              if (!b.gone[cur[k]]) f.take(ag[cur[k]].block, status_of(ag[cur[k]].block, child), cur[k]);
+          } else {
+            for (uint32_t k = 0; k < nc; ++k) f.take(ag[cur[k]].block, status_of(ag[cur[k]].block, child), cur[k]);
+          }
         }
         std::swap(cur, next);
         nc = f.nn;
@@ -207,7 +262,10 @@ void Engine::batch_visit(Batch& b, uint32_t i, const uint16_t* in, uint32_t n, u
         const uint32_t child = b.kids[o.children + pos];
         batch_visit(b, child, cur, nc, scratch + 3 * n);
         uint32_t nn = 0;
+        const bool any_gone = b.any_gone;
         for (uint32_t k = 0; k < nc; ++k) {
+          if (any_gone && b.gone[cur[k]]) [[unlikely]]
+            continue;
           uint8_t* block = ag[cur[k]].block;
           const Status s = status_of(block, child);
           if (s == Status::Failure)

@@ -612,6 +612,54 @@ TEST_CASE("a native leaf that throws ends its agent's tick; the others tick; tic
   }
 }
 
+TEST_CASE("a stop hook that throws: the abort or despawn completes, each stop runs once, then the exception comes out") {
+  Runtime rt;
+  static int stops[3];
+  for (int& n : stops) n = 0;
+  thicket::NativeLeafFn act;
+  act.tick = [](thicket::LeafContext&, void*) { return Status::Running; };
+  act.stop = [](thicket::LeafContext& c, Status, void* u) {
+    const int which = static_cast<int>(reinterpret_cast<intptr_t>(u));
+    ++stops[which];
+    if (which == 0) throw std::runtime_error("stop boom " + std::to_string(c.agent_id()));
+  };
+  act.user = reinterpret_cast<void*>(intptr_t{0});
+  rt.register_leaf("Boom", act);
+  act.user = reinterpret_cast<void*>(intptr_t{1});
+  rt.register_leaf("Quiet", act);
+  std::vector<thicket::Diagnostic> d;
+  auto both = rt.load_string("tree: p\nroot: {parallel: [{action: Boom}, {action: Quiet}]}\n", "p.yaml", d);
+  REQUIRE(both.has_value());
+  // A despawn: the agent is gone (it stayed, half stopped, and a second despawn stopped Boom again).
+  const auto a = rt.spawn(*both);
+  rt.tick_all(0.1);
+  CHECK_THROWS_WITH_AS(rt.despawn(a), "stop boom 1", std::runtime_error);
+  CHECK(stops[0] == 1);
+  CHECK(stops[1] == 1);
+  CHECK(rt.agent_count() == 0);
+  CHECK_FALSE(rt.find_agent(1).has_value());
+  CHECK(rt.status(a) == Status::Invalid);
+  rt.despawn(a);  // stale: nothing
+  CHECK(stops[0] == 1);
+  // An abort during a tick: a guard that turns true aborts the running branch; its stops run
+  // once, the tick_all throws, and the next tick does not stop the branch again.
+  auto guarded = rt.load_string(
+      "tree: g\nblackboard: {alarm: false}\nroot:\n  active_selector:\n    - sequence: [{condition: {check: alarm}}, {wait: 5}]\n"
+      "    - parallel: [{action: Boom}, {action: Quiet}]\n",
+      "g.yaml", d);
+  REQUIRE(guarded.has_value());
+  const auto g = rt.spawn(*guarded);
+  rt.tick_all(0.1);
+  CHECK(rt.running_nodes(g).size() >= 2);
+  CHECK(rt.set(g, "alarm", true));
+  CHECK_THROWS_WITH_AS(rt.tick_all(0.1), "stop boom 2", std::runtime_error);
+  CHECK(stops[0] == 2);
+  CHECK(stops[1] == 2);
+  CHECK_NOTHROW(rt.tick_all(0.1));
+  CHECK(stops[0] == 2);
+  CHECK(stops[1] == 2);
+}
+
 TEST_CASE("Runtime::on_print takes Lua print lines") {
   thicket_test::LuaRuntime t;
   t.write("p.lua", "local leaves = {}\nfunction leaves.P(agent) print('hello', agent.id, nil) return true end\nreturn leaves\n");
@@ -1170,4 +1218,19 @@ return {
   t.rt.tick_all(0.1);  // agent 1 takes 64 of them, then agent 2's 10 join
   CHECK(impl.extras[0].events.size() == 4096 - 64 + 10);
   CHECK(t.rt.agent_count() == 3);
+}
+
+TEST_CASE("spawn with id 0 and a path holding a NUL are said, not silently nothing or another file") {
+  std::vector<std::string> log;
+  thicket::RuntimeOptions o;
+  o.log = [&](const std::string& l) { log.push_back(l); };
+  Runtime rt(o);
+  std::vector<thicket::Diagnostic> d;
+  auto b = rt.load_string("tree: t\nroot: {wait: 1}\n", "t.yaml", d);
+  REQUIRE(b.has_value());
+  CHECK_FALSE(rt.spawn(*b, {}, 0).valid());
+  REQUIRE(log.size() == 1);
+  CHECK(log[0].rfind("error: spawn: agent id 0 is no agent's (ids run from 1)", 0) == 0);
+  CHECK_FALSE(rt.load_file(std::string("t.yaml\0junk", 11), d).has_value());
+  CHECK(d.back().message == "the path holds a NUL byte after 't.yaml': no file has such a name");
 }

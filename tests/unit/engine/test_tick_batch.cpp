@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,17 @@ void register_leaves(thicket::Runtime& rt, Calls& calls) {
   cond.agent_local = act.agent_local = true;
   rt.register_leaf("C", cond);
   rt.register_leaf("A", act);
+  thicket::NativeLeafFn thrower = act;  // A that throws on some of its calls (X)
+  thrower.tick = [](LeafContext& c, void* u) {
+    Status s = rolled::action(c);
+    if ((c.agent_id() * 7 + c.tick()) % 11 == 0) {
+      static_cast<Calls*>(u)->add(c, "throw", s);
+      throw std::runtime_error("X threw for agent " + std::to_string(c.agent_id()));
+    }
+    static_cast<Calls*>(u)->add(c, "tick", s);
+    return s;
+  };
+  rt.register_leaf("X", thrower);
 }
 
 // A random tree of the kinds the batched walk takes, `ind` spaces deep.
@@ -86,6 +98,7 @@ struct BatchRun {
   Calls calls;
   std::vector<std::string> roots;           // per tick, every agent's root status
   std::vector<std::vector<uint8_t>> blocks; // per tick, every agent's state block
+  std::vector<std::string> thrown;          // per tick, what came out of tick_all
   bool batched = false;                     // some tick_all took the batched walk
 };
 
@@ -116,7 +129,12 @@ BatchRun run(const std::string& yaml, bool batch, int agents, int ticks, const s
       for (size_t k = 0; k < live.size(); k += 7) live[k] = rt.spawn(*brain);
     }
     for (const auto& q : impl.batches) out.batched |= q.on;
-    rt.tick_all(0.1);
+    try {
+      rt.tick_all(0.1);
+      out.thrown.emplace_back();
+    } catch (const std::runtime_error& e) {
+      out.thrown.emplace_back(e.what());
+    }
     std::string roots;
     for (auto a : live) {
       roots += thicket::status_name(rt.status(a));
@@ -134,7 +152,16 @@ BatchRun run(const std::string& yaml, bool batch, int agents, int ticks, const s
 void compare(const BatchRun& batched, const BatchRun& single, const std::string& yaml) {
   REQUIRE_MESSAGE(batched.calls.by_agent == single.calls.by_agent, yaml);
   REQUIRE_MESSAGE(batched.roots == single.roots, yaml);
+  for (size_t q = 0; q < batched.blocks.size() && q < single.blocks.size(); ++q)
+    if (batched.blocks[q] != single.blocks[q]) {
+      std::string d = "block " + std::to_string(q) + ":";
+      for (size_t j = 0; j < batched.blocks[q].size(); ++j)
+        d += " " + std::to_string(batched.blocks[q][j]) + "/" + std::to_string(single.blocks[q][j]);
+      MESSAGE(d);
+      break;
+    }
   REQUIRE_MESSAGE(batched.blocks == single.blocks, yaml);
+  REQUIRE_MESSAGE(batched.thrown == single.thrown, yaml);
   CHECK(!single.batched);
 }
 
@@ -220,4 +247,25 @@ TEST_CASE("only brains of plain composites and agent_local native leaves are bat
   auto brain = rt.load_string(tree("  sequence: [{condition: C}, {action: H}]\n"), "h.yaml", diags);
   REQUIRE(brain);
   CHECK_FALSE(rt.impl().brains[brain->index]->program->batchable);
+}
+
+TEST_CASE("a batched leaf that throws ends its own agent's tick only, as one agent at a time does") {
+  // The same random trees with every action a leaf that throws on some calls: the others' calls,
+  // every state block and root status, and the exception tick_all rethrows (the lowest agent's)
+  // are those of the per-agent walk (the batched walk used to leave the batch's other agents
+  // unticked, some half walked).
+  std::mt19937_64 rng(20261207);
+  size_t throws = 0;
+  const int trees = sanitizer_sample(60);
+  for (int k = 0; k < trees; ++k) {
+    std::string yaml = "tree: x" + std::to_string(k) + "\nroot:\n";
+    emit(rng, 0, "  ", yaml);
+    for (size_t at = yaml.find("action: A"); at != std::string::npos; at = yaml.find("action: A", at)) yaml[at + 8] = 'X';
+    if (yaml.find("action: X") == std::string::npos) continue;
+    BatchRun batched = run(yaml, true, 40, 24), single = run(yaml, false, 40, 24);
+    CHECK(batched.batched);
+    compare(batched, single, yaml);
+    for (const auto& t : batched.thrown) throws += !t.empty();
+  }
+  CHECK(throws > size_t(trees) * 5);  // ticks that threw, in most trees
 }
