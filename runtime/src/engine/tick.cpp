@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <exception>
 #include <cstring>
+#include <exception>
 #include <limits>
 
 #include <sstream>
@@ -811,11 +811,13 @@ Status Engine::tick_leaf(Ctx& c, uint32_t i, bool starting) {
 // branch running and stopped it again next tick, is worse than a late exception).
 void Engine::abort(Ctx& c, uint32_t i) {
   if (c.status(i) != Status::Running) return;
-  struct Depth {
-    uint32_t& d;
-    explicit Depth(uint32_t& depth) : d(++depth) {}
-    ~Depth() { --d; }
-  } depth(abort_depth_);
+  struct Depth {  // (left by an exception from elsewhere, e.g. an imported node's halt: none kept)
+    Engine& e;
+    explicit Depth(Engine& engine) : e(engine) { ++e.abort_depth_; }
+    ~Depth() {
+      if (--e.abort_depth_ == 0) e.abort_error_ = nullptr;
+    }
+  } depth(*this);
   const Node& n = c.nodes[i];
   for (uint16_t pos = 0; pos < n.count; ++pos) {
     const uint32_t ch = c.kids[n.children + pos];
