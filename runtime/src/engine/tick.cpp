@@ -811,7 +811,7 @@ Status Engine::tick_leaf(Ctx& c, uint32_t i, bool starting) {
 // branch running and stopped it again next tick, is worse than a late exception).
 void Engine::abort(Ctx& c, uint32_t i) {
   if (c.status(i) != Status::Running) return;
-  struct Depth {  // (left by an exception from elsewhere, e.g. an imported node's halt: none kept)
+  struct Depth {  // (left by an exception from elsewhere, std::bad_alloc in a log node's line: none kept)
     Engine& e;
     explicit Depth(Engine& engine) : e(engine) { ++e.abort_depth_; }
     ~Depth() {

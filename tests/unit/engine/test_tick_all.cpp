@@ -1234,3 +1234,38 @@ TEST_CASE("spawn with id 0 and a path holding a NUL are said, not silently nothi
   CHECK_FALSE(rt.load_file(std::string("t.yaml\0junk", 11), d).has_value());
   CHECK(d.back().message == "the path holds a NUL byte after 't.yaml': no file has such a name");
 }
+
+TEST_CASE("LeafContext::get_number/set_number refuse a slot past the keys or of another type, and set_number a NaN") {
+  // They wrote and read through any slot: an integer key took a double's bits, a slot past the
+  // brain's keys reached the next agent's block.
+  Runtime rt;
+  static std::vector<std::string> seen;
+  seen.clear();
+  thicket::NativeLeafFn probe;
+  probe.tick = [](thicket::LeafContext& c, void*) {
+    if (c.agent_id() != 1) return Status::Success;
+    auto said = [](bool b) { return std::string(b ? "true" : "false"); };
+    seen.push_back("int " + said(c.set_number(1, 1e300)));
+    seen.push_back("string " + said(c.set_number(2, 5)));
+    seen.push_back("past " + said(c.set_number(3, 5)) + " " + said(c.set_number(1000000, 5)));
+    seen.push_back("nan " + said(c.set_number(0, std::nan(""))));
+    seen.push_back("number " + said(c.set_number(0, 7)));
+    seen.push_back("reads " + std::to_string(c.get_number(0)) + " " + std::to_string(std::isnan(c.get_number(1))) + " " +
+                   std::to_string(std::isnan(c.get_number(2))) + " " + std::to_string(std::isnan(c.get_number(3))));
+    return Status::Success;
+  };
+  rt.register_leaf("Probe", probe);
+  std::vector<thicket::Diagnostic> d;
+  auto b = rt.load_string(
+      "tree: t\nblackboard: {hp: 10, n: {type: integer, default: 7}, name: abc}\nroot: {action: Probe}\n", "t.yaml", d);
+  REQUIRE(b.has_value());
+  const auto one = rt.spawn(*b), two = rt.spawn(*b);
+  rt.tick_all(0.1);
+  CHECK(seen == std::vector<std::string>{"int false", "string false", "past false false", "nan false", "number true",
+                                         "reads 7.000000 1 1 1"});
+  CHECK(rt.get(one, "n") == std::optional<thicket::Value>(int64_t{7}));
+  CHECK(rt.get(one, "name") == std::optional<thicket::Value>(std::string("abc")));
+  CHECK(rt.get(two, "hp") == std::optional<thicket::Value>(10.0));
+  CHECK(rt.get(two, "n") == std::optional<thicket::Value>(int64_t{7}));
+  CHECK(rt.status(two) == Status::Success);
+}
