@@ -15,9 +15,13 @@ class LuaHost::CallScope {
  public:
   // Only the outermost call sets the serial (a nested call keeps the outer call's clock and
   // leaves the serial alone, so nothing is saved for it).
-  CallScope(LuaHost& h, lua_State* running) : h_(h), saved_running_(h.guard_.running.load(std::memory_order_relaxed)) {
+  // `budgeted`: the instruction budget counts the call (LuaGuard::budgeted; the outermost
+  // call's says for the nested ones).
+  CallScope(LuaHost& h, lua_State* running, bool budgeted)
+      : h_(h), saved_running_(h.guard_.running.load(std::memory_order_relaxed)) {
     ++h.call_serial_;
     if (!saved_running_) {
+      h.guard_.budgeted.store(budgeted, std::memory_order_relaxed);
       h.guard_.serial.store(h.call_serial_, std::memory_order_relaxed);
       h.guard_.os_thread.store(this_thread(), std::memory_order_relaxed);
       tl_running_guard = &h.guard_;

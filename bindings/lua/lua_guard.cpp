@@ -144,7 +144,7 @@ class Watchdog {
       g.seen_cpu = thread_seconds(thread, now);
       if (!stop) return;
     }
-    double limit = g.timeout * g.limit_scale.load(std::memory_order_relaxed);
+    const double limit = g.limit();
     const double cpu = thread_seconds(thread, now);
     bool overdue = g.timeout > 0 && cpu - g.seen_cpu >= limit;
     if (!stop && !overdue) return;

@@ -29,6 +29,11 @@ constexpr int kStopGraceInstructions = 10007;
 // made only of C calls (`__index = pcall`, `__call = table.unpack`, each calling the next) runs
 // no Lua instruction for a count hook to fire at. The grace counts those calls as instructions.
 constexpr int kStopMask = LUA_MASKCOUNT | LUA_MASKCALL;
+// The time limit of a call the instruction budget counts is at least this much CPU time for
+// each instruction of the budget (1 s for the default 10 million): Lua's instructions took
+// 3 ns (an empty loop) to 23 ns (a loop of tostring and ..) each on the 2-vCPU VM, so the
+// budget, not the clock, stops a task that spins on plain Lua (LuaGuard::budget_seconds).
+constexpr double kBudgetLimitNs = 100;
 
 // What the watchdog sees of one Lua state; one per LuaHost, registered while it lives.
 struct LuaGuard {
@@ -45,6 +50,20 @@ struct LuaGuard {
   std::atomic<pthread_t> os_thread{};         // the OS thread of the outermost call
   std::atomic<uint32_t> limit_scale{1};       // loading a file may take this many limits
   double timeout = 0.05;                      // CPU seconds a call may run; 0: no limit (Ctrl-C still stops)
+  // A call the instruction budget counts (a task's resume or cleanup; every call with
+  // --budget-all) is stopped by the budget, at the same instruction on any machine: its time
+  // limit, left for the work the budget cannot count (a long stay in a C function), is at least
+  // budget_seconds, kBudgetLimitNs for each instruction of the budget. At the plain limit a
+  // task spinning on string.format (~21 ns an instruction here) met the 50 ms limit before its
+  // 10 million instructions, a plain loop (~3 ns) the budget: which stopped a task, and where,
+  // hung on the machine's speed.
+  std::atomic<bool> budgeted{false};          // the call in progress is one the budget counts
+  double budget_seconds = 0;
+  // The time limit of the call in progress, in CPU seconds.
+  double limit() const {
+    const double plain = timeout * limit_scale.load(std::memory_order_relaxed);
+    return budgeted.load(std::memory_order_relaxed) && budget_seconds > plain ? budget_seconds : plain;
+  }
   lua_Hook hook = nullptr;                    // installed with count 1 to stop the call
   const std::atomic<bool>* interrupt = nullptr;  // RuntimeOptions::interrupt: a stop of this state's runtime only
   // The call the signal handler last ran for: a call signalled but never acknowledged runs on

@@ -164,7 +164,7 @@ bool LuaHost::repeat_silenced(const CallSite& at, std::string_view message) cons
   current_ = &at;
   int rc;
   {
-    CallScope scope(*this, L_);
+    CallScope scope(*this, L_, leaves_budgeted_);
     rc = lua_pcall(L_, nargs, nresults, kHandlerSlot);  // the traceback handler lives at slot 1
   }
   current_ = saved;
@@ -504,7 +504,7 @@ int LuaHost::push_task_start(lua_State* co, const CallSite& at) {
 int LuaHost::resume_guarded(lua_State* co, int nargs, int* nres) {
   int rc;
   {
-    CallScope scope(*this, co);
+    CallScope scope(*this, co, budget_slice_ > 0);
     rc = lua_resume(co, L_, nargs, nres);
   }
   end_unwind();
@@ -561,7 +561,7 @@ Status LuaHost::task_resume(const CallSite& at, const LeafDef& leaf, bool) {
   task_leaf_ = &leaf;
   task_reported_ = nullptr;
   {
-    CallScope scope(*this, co);
+    CallScope scope(*this, co, budget_slice_ > 0);
     rc = lua_resume(co, L_, nargs, &nres);
   }
   task_resuming_ = nullptr;
@@ -701,7 +701,7 @@ void LuaHost::task_release(const CallSite& at, bool cancel) {
     // stack, which the next run on it grows again: one or two reallocations a run.
     int rc = LUA_OK;
     if (ended != LUA_OK) {
-      CallScope scope(*this, co);  // closing runs the task's to-be-closed variables
+      CallScope scope(*this, co, budget_slice_ > 0);  // closing runs the task's to-be-closed variables
       // Its cleanups get room past the heap's cap (LuaHeap::grace): a task cancelled at the
       // cap still holds what it grew, on the stack being closed.
       heap_.closing = true;
@@ -817,7 +817,7 @@ void LuaHost::call_on_reload(const LeafDef& hook, const std::string& file) {
   lua_rawgeti(L_, LUA_REGISTRYINDEX, refs(hook).fn);
   int rc;
   {
-    CallScope scope(*this, L_);
+    CallScope scope(*this, L_, leaves_budgeted_);
     rc = lua_pcall(L_, 0, 0, -2);
   }
   if (rc != LUA_OK) {

@@ -290,6 +290,7 @@ class LuaHost final : public ScriptHost {
   LuaGuard guard_;
   lua_State* L_ = nullptr;
   int budget_slice_ = 0;      // count-hook interval (0: no budget)
+  bool leaves_budgeted_ = false;  // the budget counts the main thread's calls too (--budget-all)
   uint64_t call_serial_ = 0;  // bumped by every leaf call and resume
   uint64_t hook_serial_ = 0;  // the call the budget hook last fired in
   uint64_t hook_count_ = 0;   // how often it fired in that call

@@ -230,9 +230,16 @@ void LuaHost::push_stop(lua_State* L, int level) {
                     static_cast<int>(h->guard_.limit_scale.load()));
   } else {
     h->stopping_serial_ = serial;
+    // A call the budget counts may have the longer limit of its budget (LuaGuard::limit).
+    static_assert(kBudgetLimitNs == 100, "the message says 100 ns");
+    const double limit = h->guard_.limit();
     lua_pushfstring(L, "stopped after running for more than %d ms without returning or yielding (an endless loop? "
-                       "a task lets time pass with coroutine.yield() or thicket.wait(); --leaf-timeout sets the limit)",
-                    static_cast<int>(h->guard_.timeout * 1000 * h->guard_.limit_scale.load() + 0.5));
+                       "a task lets time pass with coroutine.yield() or thicket.wait(); %s)",
+                    static_cast<int>(limit * 1000 + 0.5),
+                    limit > h->guard_.timeout * h->guard_.limit_scale.load()
+                        ? "a call that the instruction budget counts may run 100 ns an instruction of its --budget, when "
+                          "that is longer than --leaf-timeout"
+                        : "--leaf-timeout sets the limit");
   }
   lua_concat(L, 2);
   if (!interrupted) {

@@ -395,7 +395,7 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
   int loaded;
   bool compile_stopped;
   {
-    CallScope scope(*this, L_);
+    CallScope scope(*this, L_, false);  // (a load's own limit, kLoadLimitScale)
     loaded = load_lua_file(L_, path, &file_text);
     compile_stopped = loaded != LUA_OK && told_to_stop(L_);
   }
@@ -432,7 +432,7 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
   guard_.limit_scale.store(kLoadLimitScale, std::memory_order_relaxed);
   int rc;
   {
-    CallScope scope(*this, L_);
+    CallScope scope(*this, L_, false);  // (a load's own limit, kLoadLimitScale)
     rc = lua_pcall(L_, 0, 1, top + 1);
   }
   guard_.limit_scale.store(1, std::memory_order_relaxed);

@@ -611,6 +611,10 @@ LuaHost::LuaHost(RuntimeImpl& rt) : rt_(rt) {
     // The hook tells the budget from the stop's grace by its count: never the same.
     if (budget_slice_ == kStopGraceInstructions) ++budget_slice_;
     if (rt.options.budget_all_leaves) lua_sethook(L_, guard_hook, LUA_MASKCOUNT, budget_slice_);
+    leaves_budgeted_ = rt.options.budget_all_leaves;
+    guard_.budget_seconds = static_cast<double>(std::max<uint64_t>(rt.options.instruction_budget,
+                                                                   uint64_t(budget_slice_) * kBudgetSlices)) *
+                            kBudgetLimitNs * 1e-9;
   }
   load_rng_ = Rng::seeded(rt.options.seed, 0);
   journal_ = rt.options.journal_tasks;

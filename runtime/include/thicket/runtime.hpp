@@ -127,7 +127,8 @@ struct RuntimeOptions {
   bool budget_all_leaves = false;
   // Seconds one Lua call (a leaf, a task resume, on_reload) may run before a watchdog thread
   // stops it with an error (0 = no limit). Costs nothing per Lua instruction. Loading a leaf
-  // file may take 20 times as long. The watchdog signals the thread with SIGURG, which thicket
+  // file may take 20 times as long; a call that instruction_budget counts (a task's resume), at
+  // least 100 ns per instruction of the budget, so that the budget stops it first (guide 8.6). The watchdog signals the thread with SIGURG, which thicket
   // unblocks in a thread at its first Lua call (guide 8.11).
   double leaf_timeout = 0.05;
   // Bytes the Lua heap of each script state may hold (0 = no cap): past it, the allocation in

@@ -83,7 +83,8 @@ typedef struct thicket_options {
                                 ** more lets thicket_tick_all_parallel run Lua leaves on more threads */
   uint64_t instruction_budget;  /* Lua instructions per task resume, 0 = no limit (default 10,000,000) */
   int budget_all_leaves;        /* nonzero: the budget guards plain Lua leaves too (default 0) */
-  double leaf_timeout;          /* seconds one Lua call may run, 0 = no limit (default 0.05); a
+  double leaf_timeout;          /* seconds one Lua call may run, 0 = no limit (default 0.05; a task's
+                                ** resume at least 100 ns per instruction of its budget); a
                                 ** watchdog thread stops it with SIGURG, which thicket unblocks in a
                                 ** thread at its first Lua call (guide 8.11 and 16) */
   size_t lua_memory_limit;      /* bytes of Lua heap, 0 = no cap (default 512 MiB) */
