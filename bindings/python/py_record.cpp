@@ -29,6 +29,12 @@
 namespace thicket_py {
 namespace {
 
+// The scanner met a line not laid out as thicket writes it (spaces after the colons, keys in
+// another order): its message says what it expected there, not what is wrong with the line.
+struct LayoutError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // A cursor over one line, with the few token readers the tick lines need.
 struct Scan {
   const char* p;
@@ -37,6 +43,9 @@ struct Scan {
 
   [[noreturn]] void fail(const std::string& what) const {
     throw std::runtime_error("line " + std::to_string(line) + ": " + what);
+  }
+  [[noreturn]] void fail_layout(const std::string& what) const {
+    throw LayoutError("line " + std::to_string(line) + ": " + what);
   }
   void ws() {
     while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p;
@@ -107,7 +116,7 @@ struct Scan {
   }
   // The exact bytes `text` here (no spaces before), else a failure.
   void literal(std::string_view text) {
-    if (!starts(text)) fail("expected '" + std::string(text) + "'");
+    if (!starts(text)) fail_layout("expected '" + std::string(text) + "'");
     p += text.size();
   }
   bool starts(std::string_view text) const { return size_t(end - p) >= text.size() && std::memcmp(p, text.data(), text.size()) == 0; }
@@ -176,7 +185,8 @@ class RecordParser {
         return;
       } catch (const std::runtime_error& e) {
         // Not as thicket writes it (keys in another order, say): read as JSON if it is a tick
-        // line view takes; else the scanner's message.
+        // line view takes; else view's message, or the scanner's for a bad value in a line
+        // laid out as thicket writes it (it names the agent).
         rows_.resize(rows);
         ticks_.resize(ticks);
         metrics_.resize(metrics);
@@ -184,8 +194,11 @@ class RecordParser {
         key_text_.resize(key_text);
         events_.resize(events);
         // (A last line cut short is said as view says it: the run or the file was cut short.)
-        if (std::string why = check_.line(l, unterminated); !why.empty())
-          throw std::runtime_error(name_ + ": " + (unterminated ? "line " + std::to_string(line_) + ": " + why : std::string(e.what())));
+        if (std::string why = check_.line(l, unterminated); !why.empty()) {
+          const bool layout = dynamic_cast<const LayoutError*>(&e) != nullptr;
+          throw std::runtime_error(name_ + ": " + (unterminated || layout ? "line " + std::to_string(line_) + ": " + why
+                                                                          : std::string(e.what())));
+        }
         tick_line_json(l);
         return;
       }

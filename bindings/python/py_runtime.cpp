@@ -356,26 +356,11 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     // During a tick the spawn waits for its end, and its id is checked then, after the tick's
     // earlier deferred calls (a despawn of that id among them), as in C++ and C.
     if (id && ticking_ == 0 && rt().find_agent(*id)) throw py::value_error("agent " + std::to_string(*id) + " is alive already");
+    // Every value is checked before the agent is spawned: a refused one leaves no trace, not
+    // even a used id (the ids that follow, and the random streams seeded from them, as without
+    // the call).
+    std::vector<std::pair<std::string, Value>> values = spawn_values(b, blackboard);
     if (ticking_ > 0) {
-      std::vector<std::pair<std::string, Value>> values;
-      if (!blackboard.is_none()) {
-        for (auto item : py::dict(blackboard)) {
-          const std::string key = py::str(item.first);
-          const std::optional<thicket::ValueType> type = rt().blackboard_type(b.handle, key);
-          if (!type) {
-            std::string names;
-            for (const std::string& n : rt().blackboard_keys(b.handle)) names += (names.empty() ? "" : ", ") + n;
-            throw py::key_error("'" + key + "' is not a blackboard key of brain '" + b.name +
-                                "' (declared: " + (names.empty() ? "none" : names) + ")");
-          }
-          const Value like = like_of(*type);
-          Value v = from_python(item.second, like, key, py::handle(), *type);
-          if (!thicket::value_fits(*type, v))
-            throw py::type_error("blackboard key '" + key + "' is " + type_name(like) + ", not " +
-                                 std::string(py::str(py::type::of(item.second).attr("__name__"))));
-          values.emplace_back(key, std::move(v));
-        }
-      }
       AgentHandle h = id ? rt().spawn(b.handle, values, *id) : rt().spawn(b.handle, values);
       // (Valid when the runtime spawned at once: a callback after the tick proper, before it returns.)
       return h.valid() ? py::cast(agent(h)) : py::object(py::none());
@@ -383,22 +368,39 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     AgentHandle h;
     {
       Busy busy(*this);
-      h = id ? rt_->spawn(b.handle, {}, *id) : rt_->spawn(b.handle);
+      h = id ? rt_->spawn(b.handle, values, *id) : rt_->spawn(b.handle, values);
     }
     // The log line saying why it was not spawned, turned into an error (warnings as errors), or
     // a start hook's print that failed: raised here, not by the next tick_all.
     raise_python_error();
     if (!h.valid()) throw py::value_error("the agent could not be spawned (the log says why)");
-    Agent a = agent(h);
-    if (!blackboard.is_none()) {
-      try {
-        for (auto item : py::dict(blackboard)) set(a, py::str(item.first), item.second);
-      } catch (...) {
-        rt().despawn(h);  // nothing half-made stays
-        throw;
+    return py::cast(agent(h));
+  }
+
+  // spawn's blackboard values, each checked against the key the brain declares.
+  std::vector<std::pair<std::string, Value>> spawn_values(const Brain& b, const py::object& blackboard) {
+    std::vector<std::pair<std::string, Value>> values;
+    if (blackboard.is_none()) return values;
+    for (auto item : py::dict(blackboard)) {
+      if (!py::isinstance<py::str>(item.first))  // (as the blackboard view: no key made by str())
+        throw py::type_error("spawn: blackboard keys are str, not " +
+                             std::string(py::str(py::type::of(item.first).attr("__name__"))));
+      const std::string key = py::str(item.first);
+      const std::optional<thicket::ValueType> type = rt().blackboard_type(b.handle, key);
+      if (!type) {
+        std::string names;
+        for (const std::string& n : rt().blackboard_keys(b.handle)) names += (names.empty() ? "" : ", ") + n;
+        throw py::key_error("'" + key + "' is not a blackboard key of brain '" + b.name +
+                            "' (declared: " + (names.empty() ? "none" : names) + ")");
       }
+      const Value like = like_of(*type);
+      Value v = from_python(item.second, like, key, py::handle(), *type);
+      if (!thicket::value_fits(*type, v))
+        throw py::type_error("blackboard key '" + key + "' is " + type_name(like) + ", not " +
+                             std::string(py::str(py::type::of(item.second).attr("__name__"))));
+      values.emplace_back(key, std::move(v));
     }
-    return py::cast(a);
+    return values;
   }
 
   void check(const Agent& a) const {

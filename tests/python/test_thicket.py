@@ -145,10 +145,22 @@ def test_bad_blackboard_values_raise(tmp_path):
     rt.tick_all(np.float64(0.1))
     with pytest.raises(TypeError, match=r"not bool_"):
         rt.tick_all(np.bool_(True))
-    # A spawn with a bad blackboard leaves no agent behind.
+    # A spawn with a bad blackboard leaves no agent behind, nor a used id: the next agent gets
+    # the id (and the random stream seeded from it) it would have had without the call (the
+    # value after a good one was checked once the agent was made, and its id went with it).
+    before = max(x.id for x in rt.agents())
     with pytest.raises(KeyError):
         rt.spawn(rt.load(path), blackboard={"nope": 1})
+    with pytest.raises(TypeError, match=r"blackboard key 'count' is an integer, not str"):
+        rt.spawn(rt.load(path), blackboard={"health": 1, "count": "x"})
     assert rt.agent_count == 2
+    # Keys are str, as the blackboard view takes them (a key made by str() was taken before).
+    for key, name in ((b"health", "bytes"), (pathlib.PurePosixPath("health"), "PurePosixPath"), (5, "int")):
+        with pytest.raises(TypeError, match=rf"^spawn: blackboard keys are str, not {name}$"):
+            rt.spawn(rt.load(path), blackboard={key: 1})
+    fresh = rt.spawn(rt.load(path))
+    assert fresh.id == before + 1
+    rt.despawn(fresh)
     rt.despawn(a)
     with pytest.raises(ValueError, match="not alive"):
         rt.status(a)
@@ -1375,7 +1387,12 @@ def test_read_record_reads_and_refuses_what_thicket_view_does(tmp_path):
             ("alive", head + tick % (1, "1.0", 0.5, "running") + end, "line 2: field 5 (alive) of agent 1 must be 0 or 1"),
             ("status", head + tick % (1, "1.0", 1, "bogus") + end, "line 2: field 6 (status) of agent 1 must be"),
             ("end", head + tick % (1, "1.0", 1, "running") + '{"end":false}\n', "line 3: an end line's end must be true"),
-            ("other", head + '{"what":1}\n' + end, "line 2: a line that is neither a tick, a brains nor an end line")]:
+            ("other", head + '{"what":1}\n' + end, "line 2: a line that is neither a tick, a brains nor an end line"),
+            # Laid out otherwise (json.dumps' spaces), a bad value is said as view says it: the
+            # scanner's "expected ',"agents":['" said where the layout differs, not what is wrong.
+            ("spaced", head + '{"tick": 1, "agents": [[1, 1.0, 2.0, 0.0, 0, 1, "dead", ".", []]], "metrics": [0]}\n' + end,
+             'line 2: tick 1: the 1st entry of agents: field 6 (status) must be running, success, failure or invalid, '
+             'got "dead"')]:
         with pytest.raises(RuntimeError, match=re.escape(name + ".jsonl: " + why)):
             read(name + ".jsonl", text)
     # A gzip record cut short, even inside its 8-byte trailer: said so (it was read as whole, or
