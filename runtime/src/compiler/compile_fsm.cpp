@@ -565,12 +565,22 @@ void TreeCompiler::fsm(const YAML::Node& doc, const std::string& fsm_name) {
     }
   };
   // Selecting by enter_if takes the first child, in order, whose enter_if passes and whose
-  // descent can be entered: a leaf state without enter_if always can, so none after it is
-  // ever selected (a flat fsm without `initial` enters its first state).
+  // descent can be entered: a state without enter_if whose descent always can be is always
+  // taken, so none after it is ever selected (a flat fsm without `initial` enters its first
+  // state). Such a descent: a leaf state's; a composite's whose `initial` child's always can,
+  // or, without `initial`, one of whose children's always can (a composite first had stopped
+  // nothing: the states after it were not called unreachable).
+  std::function<bool(uint16_t)> always_entered = [&](uint16_t c) {
+    const FsmState& st = p_.fsm_states[c];
+    if (st.enter_if != kNoNode) return false;
+    if (st.children.empty()) return true;
+    if (st.initial != kNoPos) return always_entered(st.initial);
+    return std::any_of(st.children.begin(), st.children.end(), always_entered);
+  };
   auto reach_selected = [&](const std::vector<uint16_t>& kids) {
     for (uint16_t c : kids) {
       reach(c);
-      if (p_.fsm_states[c].enter_if == kNoNode && p_.fsm_states[c].children.empty()) break;
+      if (always_entered(c)) break;
     }
   };
   // (An `initial` that names no state is an error of its own; the states are then looked at
