@@ -887,7 +887,7 @@ std::string status_returned(std::string_view transition) {
 }  // namespace
 
 void LuaHost::unmapped_transition(const CallSite& at, const std::string& state, std::string_view transition) {
-  const std::string shown = clipped(transition);  // a script's text: maybe huge
+  const std::string shown = shown_name(transition, 80);  // a script's text: maybe huge, maybe with a NUL or a line break
   std::string key = state + "/" + shown;
   if (!unmapped_reported_.emplace(at.program, key).second) return;  // once per state/transition
   std::vector<std::string> known;
