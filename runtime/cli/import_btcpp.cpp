@@ -1250,7 +1250,10 @@ class BtImporter {
     inner.parent = &scope;
     inner.prefix = fresh_prefix(id);
     for (auto* a = e->FirstAttribute(); a; a = a->Next()) {
-      std::string name = a->Name(), v = trimmed(a->Value());
+      // A remapping is an {entry} with spaces round it allowed (BT.CPP's isBlackboardPointer
+      // strips them), else a fixed text exactly as written; _autoremap a boolean, converted
+      // whole (" true" is refused).
+      std::string name = a->Name(), v = is_ref(trimmed(a->Value())) ? trimmed(a->Value()) : std::string(a->Value());
       if (name == "_autoremap") {
         if (const int b = btcpp_bool(v); b < 0) error(e, "_autoremap must be true or false, got '" + v + "'");
         else inner.autoremap = b == 1;
@@ -1413,13 +1416,24 @@ class BtImporter {
     }
     ImportNode n;
     n.kind = b->kind;
-    auto literal_port = [&](const std::string& port, bool required) -> std::string {
+    // A port's fixed value, as BT.CPP reads it: the text exactly as written (it trims no
+    // literal: a Switch's case "run " is not "run"). Braces name a blackboard entry: at a
+    // text port (`text`) with spaces round them too, which getInput strips; a typed port's
+    // value is converted whole when BT.CPP builds the tree, so there " {b} " is refused, as a
+    // number with a space before it is (from_chars) and a boolean or status spelt otherwise.
+    auto literal_port = [&](const std::string& port, bool required, bool text = false) -> std::string {
       auto it = ports.find(port);
       if (it == ports.end()) {
         if (required) error(e, id + " needs its port '" + port + "'");
         return {};
       }
-      std::string v = trimmed(it->second);
+      const std::string& raw = it->second;
+      if (!text && !is_ref(raw) && is_ref(trimmed(raw))) {
+        error(e, id + "'s port '" + port + "' is '" + raw + "': BT.CPP refuses spaces round a typed port's {entry} (it converts "
+                 "the whole text when it builds the tree)");
+        return {};
+      }
+      std::string v = is_ref(trimmed(raw)) || trimmed(raw) == "=" || trimmed(raw) == "{=}" ? trimmed(raw) : raw;
       if (is_ref(v) || v == "=" || v == "{=}") {
         std::string r = resolve(v == "=" || v == "{=}" ? port : ref_key(v), scope);
         if (r[0] == '=') return r.substr(1);
@@ -1515,9 +1529,10 @@ class BtImporter {
     if (id == "Timeout" || id == "Sleep") msec_port("msec");
     if (id == "Delay") msec_port("delay_msec");
     if (id.rfind("Switch", 0) == 0) {
+      // A text port: BT.CPP trims neither it nor the cases (variable="" matches case_N="").
       auto it = ports.find("variable");
-      std::string v = it == ports.end() ? "" : trimmed(it->second);
-      if (v.empty()) error(e, id + " needs its port 'variable'");
+      std::string v = it == ports.end() ? "" : is_ref(trimmed(it->second)) ? trimmed(it->second) : it->second;
+      if (it == ports.end()) error(e, id + " needs its port 'variable'");
       if (is_ref(v)) {
         std::string r = resolve(ref_key(v), scope);
         if (r[0] == '=') {
@@ -1537,7 +1552,7 @@ class BtImporter {
       // null in thicket's list.
       for (size_t k = 1; k <= cases; ++k) {
         const std::string port = "case_" + std::to_string(k);
-        list += (k > 1 ? ", " : "") + (ports.count(port) ? yaml_quote(literal_port(port, false)) : std::string("~"));
+        list += (k > 1 ? ", " : "") + (ports.count(port) ? yaml_quote(literal_port(port, false, true)) : std::string("~"));
       }
       n.params.push_back({"cases", list + "]"});
       if (kids.size() != cases + 1)
@@ -1547,20 +1562,23 @@ class BtImporter {
       auto it = ports.find("if");
       if (it == ports.end()) error(e, "Precondition needs its port 'if'");
       else if (std::string c = script(e, it->second, scope, "Precondition if"); !c.empty()) n.params.push_back({"if", yaml_quote(c)});
+      // A NodeStatus: BT.CPP's convertFromString takes these in capitals only.
       std::string otherwise = literal_port("else", false);
       if (!otherwise.empty()) {
-        std::string lower = otherwise;
-        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
-        if (lower != "success" && lower != "failure" && lower != "running" && lower != "skipped")
-          error(e, "Precondition's 'else' must be SUCCESS, FAILURE, RUNNING or SKIPPED, got '" + otherwise + "'");
-        else
+        if (otherwise != "SUCCESS" && otherwise != "FAILURE" && otherwise != "RUNNING" && otherwise != "SKIPPED")
+          error(e, "Precondition's 'else' must be SUCCESS, FAILURE, RUNNING or SKIPPED (in capitals, as BT.CPP reads a "
+                   "status), got '" + otherwise + "'");
+        else {
+          std::string lower = otherwise;
+          std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
           n.params.push_back({"else", lower});
+        }
       }
     }
     if (id == "AlwaysSuccess") n.value = "success";
     if (id == "AlwaysFailure") n.value = "failure";
     if (id == "SetBlackboard") {  // SetBlackboardNode::tick as a script: `key := value`
-      const std::string key = literal_port("output_key", true);
+      const std::string key = literal_port("output_key", true, true);
       auto it = ports.find("value");
       if (it == ports.end()) error(e, "SetBlackboard needs its port 'value'");
       if (key.empty() || it == ports.end()) return always_node("failure");
