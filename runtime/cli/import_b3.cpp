@@ -394,6 +394,13 @@ class B3Importer {
         fail(it.key(), "unknown node name '" + name + "'" + did_you_mean(name, names) +
                            " (neither a behavior3 built-in nor in custom_nodes; the node is not used, but behavior3 builds every "
                            "node of 'nodes' and refuses the file all the same)");
+      } else if ((name == "Limiter" || name == "MaxTime") && !custom_.count(name) && !trees_.count(name)) {
+        // Built, its constructor runs: these two throw without their number (Limiter.js, MaxTime.js).
+        const json props = spec.contains("properties") && spec["properties"].is_object() ? spec["properties"] : json::object();
+        const char* key = name == "Limiter" ? "maxLoop" : "maxTime";
+        if (!truthy(props, key))
+          fail(it.key(), name + " needs " + key + " (behavior3 throws without it; the node is not used, but behavior3 builds " +
+                             "every node of 'nodes' and refuses the file all the same)");
       }
     }
   }
