@@ -524,12 +524,15 @@ struct XmlExporter {
           if (!text) untext_ports[call.leaf][k] = true;
           // A port is declared text only when every call gives it text: a "007" among numbers
           // would be read back as the number 7.
-          if (auto t = lookalike_texts[call.leaf].find(k); t != lookalike_texts[call.leaf].end() && untext_ports[call.leaf][k])
-            return fail("the argument '" + k + "' of leaf '" + call.leaf + "' is the text \"" + t->second +
+          if (auto t = lookalike_texts[call.leaf].find(k); t != lookalike_texts[call.leaf].end() && untext_ports[call.leaf][k]) {
+            // This call's text when it is one such (the first call's had been quoted at each).
+            const std::string& said = text && yaml_literal(v.text).front() != '"' ? v.text : t->second;
+            return fail("the argument '" + k + "' of leaf '" + call.leaf + "' is the text \"" + said +
                         "\" at one call and not text at another; BT.CPP's model gives a port one type, so the text " +
-                        "would come back as a " + (yaml_literal(t->second) == "true" || yaml_literal(t->second) == "false"
+                        "would come back as a " + (yaml_literal(said) == "true" || yaml_literal(said) == "false"
                                                        ? "boolean" : "number") +
                         ": give it text at every call, or no such text");
+          }
         }
         out << pad << "<" << call.leaf;
         const size_t said = errors.size();
