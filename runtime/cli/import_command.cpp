@@ -427,7 +427,11 @@ int import_command(int argc, char** argv, const char* usage) {
     }
   }
   if (file.empty()) return std::cerr << "thicket: import needs a file (.xml: BehaviorTree.CPP 4, .json: behavior3)\n" << usage, 64;
-  if (!named_with_extension(file, ".xml") && !named_with_extension(file, ".json")) {
+  // The extension in any case (TREE.XML, saved on Windows): the format it names.
+  std::string lower = file;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  const bool xml = named_with_extension(lower, ".xml"), json = named_with_extension(lower, ".json");
+  if (!xml && !json) {
     std::cerr << file << ": error: import reads BehaviorTree.CPP 4 XML (.xml) or behavior3 JSON (.json)\n";
     return 2;
   }
@@ -448,7 +452,7 @@ int import_command(int argc, char** argv, const char* usage) {
   // A character reference to what XML 1.0 cannot hold (&#xD800;, &#x110000;, &#0;): tinyxml2
   // turns it into bytes that are no UTF-8, and the brain was refused for "not UTF-8" with no
   // place. Said at the reference.
-  if (named_with_extension(file, ".xml")) {
+  if (xml) {
     for (size_t at = text.find("&#"); at != std::string::npos; at = text.find("&#", at + 2)) {
       const bool hex = at + 2 < text.size() && (text[at + 2] == 'x' || text[at + 2] == 'X');
       size_t i = at + (hex ? 3 : 2);
@@ -472,9 +476,9 @@ int import_command(int argc, char** argv, const char* usage) {
   ImportedBrain brain;
   std::vector<ImportError> errors;
   bool ok = false;
-  if (named_with_extension(file, ".xml")) {
+  if (xml) {
     ok = import_btcpp(file, text, tree, brain, errors);
-  } else if (named_with_extension(file, ".json")) {
+  } else if (json) {
     ok = import_b3(file, text, tree, brain, errors);
   } else {
     std::cerr << file << ": error: import reads BehaviorTree.CPP 4 XML (.xml) or behavior3 JSON (.json)\n";
