@@ -235,7 +235,8 @@ struct FsmRootState {
   // (there is one at most), so a reload or a restore that moves states cannot mislead it.
   uint16_t innermost;
   uint32_t serial;     // entries so far: each state entry takes the next number
-  uint8_t entered;     // 1: the initial descent has been entered; 2: a reload asks for a descent
+  uint8_t entered;     // 1: the initial descent has been entered; 2: a reload asks for a descent;
+                       // 3: a reload made the active top-level state final: the brain ends
   uint8_t pad[3];
 };
 struct FsmStateState {

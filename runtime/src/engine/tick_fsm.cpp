@@ -340,6 +340,10 @@ Status Engine::tick_fsm(Ctx& c, uint32_t i, bool starting) {
       return Status::Success;
     }
   }
+  if (rs.entered == 3) {  // a reload made the active top-level state final: ended, as if entered
+    h.end_brain();
+    return Status::Success;
+  }
   if (rs.entered == 2) {  // a reload removed the active child of the innermost state: its descent
     const uint16_t s = h.innermost();
     Hsm::Plan pl;

@@ -148,7 +148,8 @@ uint16_t BrainRemap::state_to_new(const Program& old, const Program& p, uint16_t
 // program, in the new one: the active path keeps its states while they exist and still nest as
 // they did; where it breaks, the deepest surviving state stays and re-enters its descent on the
 // next tick (FsmRootState::entered == 2), or, when no top-level state survives, the brain
-// enters its initial descent again. States that stay in the program but leave the path stop.
+// enters its initial descent again; an active top-level state made final ends the brain at the
+// next tick (entered == 3). States that stay in the program but leave the path stop.
 void BrainRemap::mend_fsm(const Program& old, const Program& p, uint32_t root, uint8_t* block,
                           std::vector<uint32_t>& restart) const {
   auto* status = reinterpret_cast<Status*>(block);
@@ -189,6 +190,10 @@ void BrainRemap::mend_fsm(const Program& old, const Program& p, uint32_t root, u
   } else {
     ss(deepest).active = kNoPos;
   }
+  // A top-level state made final while it was active: a top-level final state is never active
+  // at a tick's start (entering one ends the brain at once), so the brain ends at the next
+  // tick, as if it had been entered (it sat in it, running, for ever).
+  if (rs.active != kNoPos && rs.active == deepest && p.fsm_states[rs.active].final) rs.entered = 3;
 }
 
 void BrainRemap::mend_events(const Program& old, const Program& p, std::vector<QueuedEvent>& queue, int64_t& removed) const {

@@ -673,7 +673,7 @@ class SnapshotParser {
           r.entered = in.u8();
           r.serial = in.u32();
           store<FsmRootState>(block, n.state, r);
-          if (running && ((r.active != kNoPos && r.active >= p.fsm_states.size()) || r.entered > 2)) bad("active state");
+          if (running && ((r.active != kNoPos && r.active >= p.fsm_states.size()) || r.entered > 3)) bad("active state");
           break;
         }
         case NodeKind::State: {

@@ -366,6 +366,39 @@ TEST_CASE("reload: an fsm state whose active child is removed, with no child it 
   INFO(r.log);
 }
 
+TEST_CASE("reload: an active top-level state made final ends the brain at the next tick, as if entered") {
+  // SPEC 4.1: entering a top-level final state ends the brain at once. A reload that makes the
+  // active top-level state final enters nothing: the agent sat in it, running, for ever. It now
+  // ends at the next tick (the state left, its exit run, root success), then starts afresh.
+  Scratch s;
+  s.write("leaves.lua", "local thicket = require('thicket')\nlocal L = {}\n"
+                        "function L.Act(agent, args) print(thicket.tick() .. ' act ' .. args.id) return 'running' end\n"
+                        "function L.Say(agent, args) print(thicket.tick() .. ' ' .. args.id) end\nreturn L\n");
+  const char* v1 = "fsm: f\nleaves: [leaves.lua]\nstates:\n"
+                   "  a:\n    enter: {leaf: Say, args: {id: enter a}}\n    exit: {leaf: Say, args: {id: exit a}}\n"
+                   "    act: {leaf: Act, args: {id: a}}\n  b: {}\n";
+  const char* v2 = "fsm: f\nleaves: [leaves.lua]\nstates:\n"
+                   "  a:\n    final: true\n    enter: {leaf: Say, args: {id: enter a}}\n    exit: {leaf: Say, args: {id: exit a}}\n"
+                   "  b: {}\n";
+  const std::string brain = s.write("brain.yaml", v1);
+  Run r;
+  std::string out;
+  r.rt.on_print([&](const std::string& line) { out += line + ";"; });
+  std::vector<thicket::Diagnostic> d;
+  auto b = r.rt.load_file(brain, d);
+  REQUIRE(b);
+  auto a = r.rt.spawn(*b);
+  r.rt.tick(a, 0.1);
+  r.rt.tick(a, 0.1);
+  s.write("brain.yaml", v2);
+  CHECK(r.rt.reload_changed() == 1);
+  CHECK(r.rt.tick(a, 0.1) == thicket::Status::Success);
+  CHECK(r.rt.tick(a, 0.1) == thicket::Status::Success);  // entered afresh: final, so ended at once
+  CHECK(out == "1 enter a;1 act a;2 act a;3 exit a;4 enter a;4 exit a;");
+  CHECK(r.rt.script_errors() == 0);
+  INFO(r.log);
+}
+
 TEST_CASE_FIXTURE(ReloadFixture, "reload: a broken Lua file changes nothing and is reported; fixing it reloads") {
   r.rt.tick(a, 0.1);
   s.write("leaves.lua", "local L = {}\nfunction L.Say( return L\n");
