@@ -558,10 +558,21 @@ std::string dot_quoted(const std::string& s) { return dot_quote(dot_escaped(s));
 // cluster per brain file, holding that brain's own graph; each group points at its brain.
 // `thicket dump SCENARIO`: a header line per group, then its brain's dump (once per brain file).
 int cmd_scenario_text(const Options& o) {
+  // Checked first as `check` checks it, so that every error of the file and of its groups'
+  // brains and values comes at once (the load below stopped at the file's own errors, or at
+  // the first brain that failed); then loaded again, its diagnostics said already.
+  {
+    std::vector<Diagnostic> diags;
+    const bool ok = check_scenario(o.files[0], diags);
+    print_diagnostics(diags);
+    if (!ok || has_errors(diags)) return kExitLoad;
+  }
   std::vector<Diagnostic> diags;
   auto spec = load_scenario(o.files[0], diags);
-  print_diagnostics(diags);
-  if (!spec) return kExitLoad;
+  if (!spec) {
+    print_diagnostics(diags);
+    return kExitLoad;
+  }
   Runtime rt;
   std::vector<std::string> files;  // distinct brain files, in group order
   std::vector<BrainHandle> brains;
@@ -571,8 +582,10 @@ int cmd_scenario_text(const Options& o) {
     if (k == files.size()) {
       std::vector<Diagnostic> brain_diags;
       auto brain = rt.load_file(g.brain, brain_diags);
-      print_diagnostics(brain_diags);
-      if (!brain) return kExitLoad;
+      if (!brain) {  // (a file changed since the check)
+        print_diagnostics(brain_diags);
+        return kExitLoad;
+      }
       files.push_back(g.brain);
       brains.push_back(*brain);
     }
