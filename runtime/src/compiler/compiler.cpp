@@ -247,6 +247,12 @@ uint32_t TreeCompiler::emit(NodeKind kind, const YAML::Node& at, const std::stri
     else if (!name.empty() && !other_named)
       error(at, "node name '" + id + "' is already the id of the node at " + there +
                     " (its place in the tree); give this node a name that is not a place (names and places share one list)");
+    else if (other.file == file_ && other.line == at.Mark().line + 1 && other.column == at.Mark().column + 1)
+      // The same node twice: a YAML alias (*a) or merge (<<: *a) copies the anchored node, name
+      // and all, and carries the anchor's place (it said "also at" its own place).
+      error(at, "node id '" + id + "' is used twice: this named node is used again through a YAML alias (*anchor) or "
+                    "merge (<<), which copies its name; give each use a node of its own with its own name "
+                    "(names must be unique within a tree: they match nodes across hot reloads)");
     else
       error(at, "node id '" + id + "' is used twice (also at " + there +
                     "); names must be unique within a tree (they match nodes across hot reloads)");
