@@ -270,6 +270,11 @@ void TreeCompiler::check_params(NodeKind kind, const YAML::Node& params, const s
   for (auto it = params.begin(); it != params.end(); ++it) {
     std::string key = it->first.Scalar();
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+    if (!scalar_key(it->first)) {
+      error(it->first, "a parameter of " + kind_name + " is a name, got " + describe_node(it->first) + " as a key (allowed: " +
+                           join_names(allowed) + ")");
+      continue;
+    }
     std::string extra;
     if (key == "abort" && !takes_abort(kind))
       extra = " ('abort' works on sequence, selector, filter and random_* composites)";

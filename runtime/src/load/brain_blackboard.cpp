@@ -34,6 +34,11 @@ void SourceReader::read_blackboard(const SourceRef& ref, const YAML::Node& bb) {
     key.name = it->first.Scalar();
     key.pos = {ref.file, it->first.Mark().line + 1, it->first.Mark().column + 1};
     const YAML::Node v = it->second;
+    if (!scalar_key(it->first)) {
+      ref.error(it->first, std::string("a blackboard key must be a name (letters, digits, _; not starting with a digit), got ") +
+                               describe_node(it->first) + " as a key");
+      continue;
+    }
     if (!is_identifier(key.name)) {
       ref.error(it->first, "blackboard key '" + key.name + "' must be a name (letters, digits, _; not starting with a digit)");
       continue;

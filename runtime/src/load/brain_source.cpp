@@ -285,7 +285,10 @@ std::optional<uint32_t> SourceReader::add_file(const std::string& text, const st
   for (auto it = d.begin(); it != d.end(); ++it) {
     const std::string key = it->first.Scalar();
     if (key == "tree" || key == "fsm" || key == "machine") continue;  // a second kind: said above
-    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+    if (!scalar_key(it->first))
+      ref.error(it->first, std::string("a top-level key is a name, got ") + describe_node(it->first) + " as a key (allowed in " +
+                               (kind == BrainKind::Fsm ? "an " : "a ") + brain_kind_name(kind) + " file: " + join_names(allowed) + ")");
+    else if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
       ref.error(it->first, "unknown top-level key '" + key + "'" + did_you_mean(key, allowed) +
                                " (allowed in " + (kind == BrainKind::Fsm ? "an " : "a ") + brain_kind_name(kind) + " file: " + join_names(allowed) + ")");
   }
@@ -415,6 +418,11 @@ void SourceReader::read_imports(const SourceRef& ref, const YAML::Node& imports)
     }
     if (item.Scalar().find('\0') != std::string::npos) {  // the path would end at the NUL
       ref.error(item, "an import's name holds a NUL character (a \\0 escape); a file name cannot");
+      continue;
+    }
+    if (item.Scalar().find_first_not_of(" \t") == std::string::npos) {  // said "cannot open ''", then "it may be in , ..."
+      ref.error(item, std::string("an import's name is ") + (item.Scalar().empty() ? "empty" : "only spaces") +
+                          "; write the brain file's path, e.g. import: [patrol.yaml]");
       continue;
     }
     std::string path = relative_to(ref.src.files[ref.file].path, item.Scalar());

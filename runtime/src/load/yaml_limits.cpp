@@ -208,8 +208,10 @@ class DuplicateKeys : public YAML::EventHandler {
   void OnDocumentStart(const YAML::Mark&) override {}
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { item(mark, nullptr); }
-  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string& value) override {
-    item(mark, &value);
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t, const std::string& value) override {
+    // `!!null :` is a null key, not the text "" (which a key "" beside it was said to repeat).
+    const bool null = tag == "!!null" || tag == "tag:yaml.org,2002:null";
+    item(mark, null ? nullptr : &value);
   }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { item(mark, nullptr); }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {

@@ -169,6 +169,10 @@ const char* describe_node(const YAML::Node& node) {
   return "text";
 }
 
+bool scalar_key(const YAML::Node& key) {
+  return key && key.IsScalar() && classify_scalar(key).kind != ScalarKind::Null;
+}
+
 std::string describe_value(const YAML::Node& node) {
   std::string out = describe_node(node);
   if (!node || !node.IsScalar() || node.Scalar().empty()) return out;

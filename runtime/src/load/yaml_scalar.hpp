@@ -32,6 +32,9 @@ double c_strtod(const char* text, char** end = nullptr);
 // The YAML 1.2 core-schema name of a node's type, for messages: "a mapping",
 // "a list", "a number", "text", "true/false", "nothing (null)".
 const char* describe_node(const YAML::Node& node);
+// Whether a mapping's key is a scalar that is not null: a key that can be a name. (`~: 1`, a
+// list or a mapping as a key has Scalar() "", which messages had quoted as the name ''.)
+bool scalar_key(const YAML::Node& key);
 // describe_node with the scalar it got, as a number's message says it: "text ('3')" (a number
 // in quotes is text), "an integer (0)", "a number (.inf)"; a mapping or list as describe_node.
 std::string describe_value(const YAML::Node& node);

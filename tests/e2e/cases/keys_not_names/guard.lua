@@ -1,0 +1,3 @@
+local L={}
+function L.Patrol() return true end
+return L
