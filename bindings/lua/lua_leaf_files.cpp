@@ -35,7 +35,8 @@ struct DeclLines {
   struct Pos {
     int line = 0, column = 0;
   };
-  // The column (1-based) of `word` as a whole word in line `n` (1-based), 0 if absent.
+  // The column (1-based) of `word` as a whole word in line `n` (1-based), 0 if absent: in
+  // characters, as an editor counts them and the YAML files' columns are (it counted bytes).
   int column_of(int n, const std::string& word) const {
     if (n < 1 || n > static_cast<int>(lines.size()) || word.empty()) return 0;
     const std::string& l = lines[static_cast<size_t>(n - 1)];
@@ -43,7 +44,7 @@ struct DeclLines {
     for (size_t at = l.find(word); at != std::string::npos; at = l.find(word, at + 1)) {
       const bool left = at == 0 || !ident(l[at - 1]);
       const bool right = at + word.size() >= l.size() || !ident(l[at + word.size()]);
-      if (left && right) return static_cast<int>(at) + 1;
+      if (left && right) return static_cast<int>(utf8_characters(std::string_view(l).substr(0, at))) + 1;
     }
     return 0;
   }
@@ -78,12 +79,12 @@ struct DeclLines {
 DeclLines::Pos top_level_return(std::string_view s) {
   DeclLines::Pos found{}, here{1, 1};
   size_t i = 0;
-  auto step = [&](size_t n) {  // moves n characters on, counting lines and columns
+  auto step = [&](size_t n) {  // moves n bytes on, counting lines and columns (in characters)
     for (; n > 0 && i < s.size(); --n, ++i) {
       if (s[i] == '\n') {
         ++here.line;
         here.column = 1;
-      } else {
+      } else if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) {  // (not a UTF-8 continuation byte)
         ++here.column;
       }
     }
