@@ -133,7 +133,14 @@ void ScenarioReader::read(const YAML::Node& doc, ScenarioSpec& spec) {
   Field world = required(doc, "world", "a scenario needs 'world: {size: [width, height]}'");
   if (world) read_world(world, spec);
   if (Field teams = required(doc, "teams", "a scenario needs 'teams: [NAME, ...]', the sides its agents are on"))
+  {
     teams_known_ = read_names(teams, "team", spec.teams);
+    teams_listed_ = teams.value.IsSequence();
+    if (teams_listed_ && !teams_known_)
+      for (const YAML::Node& item : teams.value)
+        if (item.IsScalar() && std::find(spec.teams.begin(), spec.teams.end(), item.Scalar()) == spec.teams.end())
+          bad_teams_.push_back(item.Scalar());
+  }
   // Perception's world keys come after the teams, which pickups name (errors are sorted by
   // place in the file anyway).
   if (world && world.value.IsMap()) {

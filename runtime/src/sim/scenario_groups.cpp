@@ -180,7 +180,7 @@ void ScenarioReader::read_team(const Field& team, AgentGroup& group, const Scena
   const std::string& name = team.value.Scalar();
   if (std::find(spec.teams.begin(), spec.teams.end(), name) != spec.teams.end())
     group.team = name;
-  else if (teams_known_)  // with a broken 'teams' list, that list's errors say it all
+  else if (team_unknown_said(name))  // a name a bad entry of 'teams' holds: said there
     error(team, "unknown team '" + name + "'" + did_you_mean(name, spec.teams) + " (teams: " +
                     join_names(spec.teams) + ")");
 }

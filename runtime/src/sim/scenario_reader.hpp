@@ -7,6 +7,7 @@
 #pragma once
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -255,6 +256,13 @@ class ScenarioReader {
   bool world_known_ = false;  // the world's size read well, so spawn areas can be checked against it
   world::Bounds known_bounds_{};
   bool teams_known_ = false;  // the teams list read well, so an unknown team is the group's fault
+  // A teams list with bad entries: a name that is one of them is that entry's fault (said
+  // there); any other unknown name is still the group's (one bad entry hid them all).
+  bool teams_listed_ = false;
+  std::vector<std::string> bad_teams_;
+  bool team_unknown_said(const std::string& name) const {
+    return teams_known_ || (teams_listed_ && std::find(bad_teams_.begin(), bad_teams_.end(), name) == bad_teams_.end());
+  }
   std::map<std::string, int> group_names_;  // -> the line its first group names it at
   int64_t total_agents_ = 0;  // counts of the groups read so far
 };

@@ -335,7 +335,7 @@ void ScenarioReader::read_pickup_teams(const Field& teams, PickupDecl& decl, con
     } else if (at != spec.teams.end()) {
       decl.team_names.push_back(name);
       decl.spec.teams.push_back(static_cast<int32_t>(at - spec.teams.begin()));
-    } else if (teams_known_) {  // with a broken 'teams' list, that list's errors say it all
+    } else if (team_unknown_said(name)) {  // a name a bad entry of 'teams' holds: said there
       error(item, "unknown team '" + name + "'" + did_you_mean(name, spec.teams) + " (teams: " + join_names(spec.teams) + ")");
     }
   }
