@@ -10,6 +10,7 @@
 #include "lua_order.hpp"
 #include "lua_patterns.hpp"
 #include "runtime_impl.hpp"
+#include "suggest.hpp"
 
 namespace thicket {
 
@@ -59,7 +60,15 @@ int LuaApi::traceback(lua_State* L) {
         where = 0;
         said = true;
       } else {
-        lua_pop(L, 1);  // its error, or a result that is no text
+        // Its own error (a text, clipped), or a result that is no text: said with the type, so
+        // that a broken __tostring is seen (it was the type alone, as without one).
+        const bool failed = lua_type(L, -1) == LUA_TSTRING;
+        std::string why = failed ? clipped(lua_tostring(L, -1), 200) : luaL_typename(L, -1);
+        lua_pop(L, 1);
+        lua_pushfstring(L, failed ? "(error object is a %s value; its __tostring failed: %s)"
+                                  : "(error object is a %s value; its __tostring returned a %s, not text)",
+                        luaL_typename(L, 1), why.c_str());
+        said = true;
       }
     }
     if (!said) lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
