@@ -73,8 +73,13 @@ void ScenarioReader::read_senses(const Field& f, AgentGroup& group) {
     auto at = std::find(names.begin(), names.end(), word);
     if (at != names.end())
       senses.targets = static_cast<perception::Targets>(at - names.begin());
-    else if (is_text(t.value))
-      error(t, "unknown targets '" + word + "'" + did_you_mean(word, names) + " (allowed: " + join_names(names) + ")");
+    else if (is_text(t.value)) {
+      std::string near = did_you_mean(word, names);
+      for (const std::string& n : names)  // a singular (enemy, friend) is too far for the edit distance
+        if (near.empty() && (n == word + "s" || (word.size() > 1 && word.back() == 'y' && n == word.substr(0, word.size() - 1) + "ies")))
+          near = "; did you mean '" + n + "'?";
+      error(t, "unknown targets '" + word + "'" + near + " (allowed: " + join_names(names) + ")");
+    }
     else
       error(t, "'targets' must be one of enemies, friends, all, got " + shown(t.value));
   }
