@@ -131,7 +131,16 @@ uint32_t LuaApi::bb_slot(lua_State* L, LuaHost& h, const AgentInfo& a) {
   if (!own_blackboard(L, h, a)) lua_error(L);
   lua_pushvalue(L, 2);
   if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNUMBER) {
-    push_unknown_key(L, h, a, luaL_tolstring(L, 2, nullptr));
+    const int type = lua_type(L, 2);
+    if (type != LUA_TSTRING && type != LUA_TNUMBER) {  // (its text was an address: 'table: 0x5646...')
+      luaL_where(L, 1);
+      lua_pushfstring(L, "blackboard keys are the names declared under 'blackboard:', read as agent.bb.NAME; got a %s as "
+                         "a key", luaL_typename(L, 2));
+      lua_concat(L, 2);
+      lua_error(L);
+    }
+    const bool nan = type == LUA_TNUMBER && lua_tonumber(L, 2) != lua_tonumber(L, 2);  // ("-nan" from printf)
+    push_unknown_key(L, h, a, nan ? "nan" : luaL_tolstring(L, 2, nullptr));
     lua_error(L);
   }
   const auto slot = static_cast<uint32_t>(lua_tointeger(L, -1));
