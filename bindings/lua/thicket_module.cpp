@@ -377,7 +377,18 @@ void LuaApi::where_in_script(lua_State* L) {
 
 int LuaApi::require_impl(lua_State* L) {
   LuaHost& h = host(L);
-  std::string name = luaL_checkstring(L, 1);
+  // A module's name names a file: an empty name ("no file '.lua'") and one with a NUL
+  // (searched for up to the NUL, and said as that) are said as such.
+  size_t name_len = 0;
+  const char* name_text = luaL_checklstring(L, 1, &name_len);
+  std::string name(name_text, name_len);
+  if (name.empty() || name.find('\0') != std::string::npos) {
+    where_in_script(L);
+    lua_pushfstring(L, "require: a module's name %s (a Lua file beside the leaf files, without '.lua')",
+                    name.empty() ? "is empty" : "holds a NUL character, which no file name can");
+    lua_concat(L, 2);
+    return -1;
+  }
   lua_rawgeti(L, LUA_REGISTRYINDEX, h.loaded_ref_);
   if (name == "thicket") {
     lua_getfield(L, -1, "thicket");
