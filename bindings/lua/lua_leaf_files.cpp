@@ -409,8 +409,21 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
                     static_cast<int>(guard_.timeout * 1000 * kLoadLimitScale + 0.5), static_cast<int>(kLoadLimitScale));
   }
   if (loaded != LUA_OK) {
+    // (A NUL inside a string literal is Lua's to take: only a message cut short, with no
+    // "near ...", is the NUL's.)
+    const size_t nul = loaded == LUA_ERRSYNTAX && !std::strstr(lua_tostring(L_, -1), " near ")
+                           ? file_text.find('\0') : std::string::npos;
     if (loaded == LUA_ERRFILE)  // (no line: about the whole file)
       diags.push_back({Severity::Error, path, 0, 0, std::string("cannot run the leaf file: ") + lua_tostring(L_, -1)});
+    else if (nul != std::string::npos) {
+      // Lua's message quotes the NUL and ends there ("unexpected symbol", "<eof> expected"):
+      // said at the byte itself.
+      const std::string_view before = std::string_view(file_text).substr(0, nul);
+      const size_t line_start = before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
+      diags.push_back({Severity::Error, path, static_cast<int>(std::count(before.begin(), before.end(), '\n')) + 1,
+                       static_cast<int>(utf8_characters(before.substr(line_start))) + 1,
+                       "the file holds a NUL byte here: a Lua file is text (a binary file, or one saved as UTF-16?)"});
+    }
     else if (loaded == LUA_ERRMEM && heap_.refused) {  // (a cap of a few kB: Lua said "not enough memory", nothing more)
       heap_.refused = false;
       lua_error("the Lua heap reached its cap of " + byte_size(heap_.cap) +
