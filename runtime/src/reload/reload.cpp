@@ -216,26 +216,33 @@ std::string describe_failure(const std::string& clock, const std::string& file, 
 struct LeafUse {
   std::string where;
   std::string plain_use;
+  std::string plain_where;  // FILE:LINE:COL of that use
 };
 std::map<std::string, LeafUse> leaves_used(const Program& p) {
   std::map<std::string, LeafUse> used;
+  auto place = [&](uint32_t node) {
+    if (node >= p.positions.size() || p.positions[node].line <= 0) return std::string();
+    const SourcePos& pos = p.positions[node];
+    return p.files[pos.file] + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column);
+  };
   auto use = [&](uint32_t node) -> LeafUse& {
     auto [it, fresh] = used.try_emplace(p.calls[p.nodes[node].a].leaf);
-    if (fresh && node < p.positions.size() && p.positions[node].line > 0) {
-      const SourcePos& pos = p.positions[node];
-      it->second.where = p.files[pos.file] + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column);
-    }
+    if (fresh) it->second.where = place(node);
     return it->second;
+  };
+  auto plain = [&](uint32_t node, std::string how) {
+    LeafUse& u = use(node);
+    u.plain_use = std::move(how);
+    u.plain_where = place(node);
   };
   for (uint32_t i = 0; i < p.nodes.size(); ++i) {
     if (p.nodes[i].kind == NodeKind::Action) use(i);
-    if (p.nodes[i].kind == NodeKind::Condition) use(i).plain_use = "as a condition";
+    if (p.nodes[i].kind == NodeKind::Condition) plain(i, "as a condition");
   }
   for (const FsmState& st : p.fsm_states)
     for (const auto& [node, key] : {std::pair{st.enter, "enter"}, std::pair{st.exit, "exit"}, std::pair{st.reason, "reason"}})
       if (node != kNoNode && p.nodes[node].kind == NodeKind::Action)
-        use(node).plain_use =
-            std::string("as state '") + st.name + "''s '" + key + "', which calls a plain function (agent, args)";
+        plain(node, std::string("as state '") + st.name + "''s '" + key + "', which calls a plain function (agent, args)");
   return used;
 }
 }  // namespace
@@ -266,7 +273,8 @@ bool RuntimeImpl::reload_lua_file(const std::string& path) {
         if (def.name == name && !plain_use.empty() && (def.shape == LeafShape::Hooks || def.shape == LeafShape::Task))
           diags.push_back({Severity::Error, path, 0, 0,
                            "leaf '" + name + "' is now a " + (def.shape == LeafShape::Task ? "task" : "hook table") + " but " +
-                               b->path + " uses it " + plain_use});
+                               b->path + " uses it " + plain_use +
+                               (leaf_use.plain_where.empty() ? std::string() : " (at " + leaf_use.plain_where + ")")});
     }
   }
   // The args of each call of a leaf that declares them, against the new declarations (as a load

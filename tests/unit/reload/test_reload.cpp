@@ -531,6 +531,7 @@ states:
     CHECK(r.log.find("failed; the old version keeps running") != std::string::npos);
     CHECK(r.log.find(changes[k].message) != std::string::npos);
     CHECK(r.log.find(uses[k]) != std::string::npos);
+    CHECK(r.log.find(" (at " + brain + ":", r.log.find(uses[k])) != std::string::npos);  // the use's place
     r.rt.tick(a, 0.1);
     CHECK(r.rt.script_errors() == 0);  // the old leaves go on
     CHECK(get_string(r.rt, a, "log") == "hello;bye;");  // entered a, left it for b (Near passed)
