@@ -440,6 +440,11 @@ int import_command(int argc, char** argv, const char* usage) {
     std::cerr << file << ": error: cannot read the file: " << why << "\n";
     return 2;
   }
+  // Lines end with a lone CR in an old Mac file: XML reads it as a line end (its spec makes CR
+  // LF and a lone CR an LF), but tinyxml2 and the JSON parser count lines by LF, so every error
+  // was said on line 1. Made LF here (CR LF stays, as both count it).
+  for (size_t at = text.find('\r'); at != std::string::npos; at = text.find('\r', at + 1))
+    if (at + 1 >= text.size() || text[at + 1] != '\n') text[at] = '\n';
   // The brain is written as YAML, which holds UTF-8 only (as BT.CPP's XML and behavior3's JSON
   // are: tinyxml2 reads the bytes without checking them, and a JSON parser's message would show
   // the stray byte itself).

@@ -79,7 +79,7 @@ std::string explain_event(const TraceEvent& e) {
       else if (fsm && e.ended) why << " ends in " << e.from_name;
       else why << (fsm ? " went from " : " switched from ") << e.from_name << " to " << e.to_name;
       if (fsm && e.from_name.empty()) why << " (its initial state" << (e.entered.size() > 1 ? "s" : "") << ")";
-      else if (fsm && e.reload) why << " (a hot reload removed its active child state, or moved it under another parent)";
+      else if (fsm && e.reload) why << " (a hot reload removed its active child state, moved it under another parent, or gave a leaf state children)";
       else if (fsm && e.ended) why << " (a top-level final state: it is left, and the next tick starts the brain again)";
       else if (fsm && !e.event.empty()) why << " (event " << event << ", taken by " << e.from_name << ")";
       else if (fsm && !e.transition.empty()) why << " (transition " << e.transition << ", by reason " << e.cause_label << ")";
