@@ -289,6 +289,6 @@ TEST_CASE("trace: a reload's re-entered descent is said as removed or moved, not
   e.from_name = "calm";
   e.to_name = "calm";
   CHECK(thicket::cli::explain_event(e) ==
-        "tick 4 agent 1: fsm g enters calm's descent again (a hot reload removed its active child state, or moved it "
-        "under another parent)");
+        "tick 4 agent 1: fsm g enters calm's descent again (a hot reload removed its active child state, moved it "
+        "under another parent, or gave a leaf state children)");
 }
