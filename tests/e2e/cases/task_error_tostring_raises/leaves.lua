@@ -8,4 +8,6 @@ L.Raise = thicket.task(function(agent, args)
   error(Broken)
 end)
 L.Plain = function() error(Said) end
+-- One whose __tostring answers with no text (a number): said so (it was named by its type alone).
+L.Numeric = function() error(setmetatable({}, {__tostring = function() return 5 end})) end
 return L
