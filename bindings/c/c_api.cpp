@@ -26,7 +26,7 @@
 
 #include "json_text.hpp"  // first_invalid_utf8, hex_byte
 #include "leaf_answer.hpp"
-#include "suggest.hpp"    // clipped
+#include "suggest.hpp"    // clipped, did_you_mean
 #include "thicket/diagnostic.hpp"
 #include "thicket/runtime.hpp"
 #include "thicket/snapshot.hpp"
@@ -231,13 +231,18 @@ int begin_change(thicket_runtime* rt, ChangeScope& change, const char* what) noe
   return THICKET_OK;
 }
 
-// Marks a tick in progress for the length of a thicket_tick* call.
+// Marks a tick in progress for the length of a thicket_tick* call. `first()`: no tick was in
+// progress when it began. A tick call marks itself and then looks (one atomic step): of two
+// threads that call thicket_tick_all at once, one sees the other and is refused. (Looking first
+// and marking after let both through, ticking the same agents at once.)
 struct TickScope {
-  explicit TickScope(thicket_runtime* r) : rt(r) { rt->ticking.fetch_add(1, std::memory_order_seq_cst); }
+  explicit TickScope(thicket_runtime* r) : rt(r), first_(rt->ticking.fetch_add(1, std::memory_order_seq_cst) == 0) {}
+  bool first() const { return first_; }
   ~TickScope() { rt->ticking.fetch_sub(1, std::memory_order_seq_cst); }
   TickScope(const TickScope&) = delete;
   TickScope& operator=(const TickScope&) = delete;
   thicket_runtime* rt;
+  bool first_;
 };
 
 // Checks the runtime and the agent handle; THICKET_OK or the failure's code.
@@ -318,7 +323,9 @@ std::string not_utf8(const char* text, const char* noun, const char* verb) {
 
 std::string key_message(thicket_runtime* rt, AgentHandle h, const char* key_arg, int code, const char* wanted) {
   const std::string key = thicket::clipped(key_arg);  // a 100 kB key is not echoed whole
-  if (code == THICKET_ERR_KEY) return std::string("agent ") + std::to_string(rt->rt.agent_id(h)) + " has no blackboard key '" + key + "'";
+  if (code == THICKET_ERR_KEY)
+    return std::string("agent ") + std::to_string(rt->rt.agent_id(h)) + " has no blackboard key '" + key + "'" +
+           thicket::did_you_mean(key, rt->rt.blackboard_keys(rt->rt.brain_of(h)));
   std::optional<Value> v = rt->rt.get(h, key);
   const std::string held = v ? type_name(*v) : "value of another type";
   const auto a = [](const std::string& noun) { return (noun[0] == 'i' ? "an " : "a ") + noun; };
@@ -637,8 +644,10 @@ static int64_t spawn(thicket_runtime* rt, const char* what, int32_t brain, uint3
     }
     // Read before the spawn: a tick in progress defers it (the runtime answers with an invalid
     // handle then, as for a spawn it refuses), and a deferred one's id is checked when it is
-    // made, after the tick's earlier deferred calls (a despawn of that id among them).
-    const bool deferred = in_tick(rt);
+    // made, after the tick's earlier deferred calls (a despawn of that id among them). Asked of
+    // the runtime, not of `ticking`: a callback of a parallel tick (its lines are handed out
+    // after the jobs) spawns at once, and an id in use there is THICKET_ERR_ARG, not "deferred".
+    const bool deferred = rt->rt.defers_spawns();
     if (with_id && !deferred && rt->rt.find_agent(id))
       return fail(rt, THICKET_ERR_ARG, what, "agent id " + std::to_string(id) + " is in use"), -1;
     const BrainHandle b{static_cast<uint32_t>(brain)};
@@ -708,8 +717,8 @@ int thicket_tick(thicket_runtime* rt, int64_t agent, double dt) {
     AgentHandle h;
     if (int c = check_agent(rt, "thicket_tick", agent, h)) return c;
     if (!good_dt(dt)) return fail(rt, THICKET_ERR_ARG, "thicket_tick", "dt must be a positive number of seconds, at most 1000000");
-    if (in_tick(rt)) return refuse_ticking(rt, "thicket_tick");  // a leaf's tick would run inside its own
     TickScope scope(rt);
+    if (!scope.first()) return refuse_ticking(rt, "thicket_tick");  // a leaf's tick would run inside its own
     if (changing(rt)) return refuse_busy(rt, "thicket_tick");
     return static_cast<int>(rt->rt.tick(h, dt));
   });
@@ -720,8 +729,8 @@ int thicket_tick_all_parallel(thicket_runtime* rt, double dt, thicket_executor_f
   return guard(rt, what, THICKET_ERR_INTERNAL, [&] {
     if (!rt) return no_runtime(what);
     if (!good_dt(dt)) return fail(rt, THICKET_ERR_ARG, what, "dt must be a positive number of seconds, at most 1000000");
-    if (in_tick(rt)) return refuse_ticking(rt, what);  // a leaf's tick_all would tick its agent inside its own tick
     TickScope scope(rt);
+    if (!scope.first()) return refuse_ticking(rt, what);  // a leaf's tick_all would tick its agent inside its own tick
     if (changing(rt)) return refuse_busy(rt, what);
     if (!executor) {
       rt->rt.tick_all(dt);
@@ -995,6 +1004,11 @@ static std::string in_c_names(std::string why) {
   return why;
 }
 
+static int refuse_save(thicket_runtime* rt, const char* what, const std::vector<thicket::Diagnostic>& diagnostics) {
+  const std::string why = joined(diagnostics);
+  return fail(rt, THICKET_ERR_SNAPSHOT, what, why.empty() ? "the snapshot was not saved" : why);
+}
+
 int thicket_save(thicket_runtime* rt, void** bytes, size_t* len) {
   const char* what = "thicket_save";
   if (bytes) *bytes = nullptr;
@@ -1005,7 +1019,9 @@ int thicket_save(thicket_runtime* rt, void** bytes, size_t* len) {
     // From a leaf, the agents would be saved half ticked (some this tick's, some the last's).
     if (in_tick(rt)) return refuse_ticking(rt, what);
     thicket::SnapshotWriter out;
-    rt->rt.save(out);
+    std::vector<thicket::Diagnostic> diagnostics;
+    // Refused (a value past the Lua heap's cap): said as an error, never an empty buffer as OK.
+    if (!rt->rt.save(out, diagnostics)) return refuse_save(rt, what, diagnostics);
     return give_bytes(rt, what, out.bytes(), bytes, len);
   });
 }
@@ -1020,7 +1036,8 @@ int thicket_save_agent(thicket_runtime* rt, int64_t agent, void** bytes, size_t*
     if (!bytes || !len) return fail(rt, THICKET_ERR_ARG, what, "bytes or len is NULL");
     if (in_tick(rt)) return refuse_ticking(rt, what);
     thicket::SnapshotWriter out;
-    rt->rt.save(h, out);
+    std::vector<thicket::Diagnostic> diagnostics;
+    if (!rt->rt.save(h, out, diagnostics)) return refuse_save(rt, what, diagnostics);
     return give_bytes(rt, what, out.bytes(), bytes, len);
   });
 }

@@ -826,6 +826,7 @@ void Runtime::despawn(AgentHandle agent) {
   CLocaleScope c_numbers(impl_->scripts_loaded);  // its running leaves' stop hooks
   impl_->despawn_or_defer(agent);
 }
+bool Runtime::defers_spawns() const { return impl_->ticking.load(std::memory_order_acquire); }
 bool Runtime::send(AgentHandle agent, const std::string& event) { return impl_->send_or_defer(agent, event); }
 bool Runtime::set_tick_every(AgentHandle agent, uint32_t every) {
   AgentInfo* a = impl_->agent_ptr(agent);

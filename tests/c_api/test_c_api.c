@@ -637,14 +637,17 @@ static void test_leaf_answer_values(void) {
 ** once and returns its handle (thicket.h, thicket_spawn). */
 static thicket_runtime *log_spawn_rt;
 static int32_t log_spawn_brain;
-static int64_t log_spawned = -2;
-static int log_spawn_code = -100;
+static int64_t log_spawned = -2, log_spawned_in_use = -2;
+static int log_spawn_code = -100, log_spawn_in_use_code = -100;
 static void log_spawns(const char *line, void *user) {
   (void)line;
   (void)user;
   if (log_spawned != -2) return;
   log_spawned = thicket_spawn(log_spawn_rt, log_spawn_brain);
   log_spawn_code = thicket_errcode(log_spawn_rt);
+  /* an id in use: refused at once where the spawn is made at once (it was told "deferred") */
+  log_spawned_in_use = thicket_spawn_with_id(log_spawn_rt, log_spawn_brain, 1);
+  log_spawn_in_use_code = thicket_errcode(log_spawn_rt);
 }
 static void serial_executor(size_t n, void (*job)(void *, size_t), void *ctx, void *user) {
   size_t i;
@@ -664,8 +667,10 @@ static void test_spawn_from_log_callback(void) {
     OK(rt, parallel ? thicket_tick_all_parallel(rt, 0.1, serial_executor, NULL) : thicket_tick_all(rt, 0.1));
     if (parallel) {
       CHECK(log_spawned >= 0 && thicket_agent_id(rt, log_spawned) == 2);
+      CHECK(log_spawned_in_use == -1 && log_spawn_in_use_code == THICKET_ERR_ARG);
     } else {
       CHECK(log_spawned == -1 && log_spawn_code == THICKET_ERR_DEFERRED);
+      CHECK(log_spawned_in_use == -1 && log_spawn_in_use_code == THICKET_ERR_DEFERRED);
     }
     CHECK(thicket_agent_count(rt) == 2); /* made at the tick's end, or at once */
     thicket_runtime_free(rt);
@@ -1538,6 +1543,121 @@ static void test_nul_in_text(void) {
   thicket_runtime_free(rt);
 }
 
+static void quiet_log(const char *line, void *user) {
+  (void)line;
+  (void)user;
+}
+
+/* A save the runtime refuses (the scripts' values would pass the Lua heap's cap) is an error
+** with the reason, *bytes NULL and *len 0: it was THICKET_OK with an empty buffer, which a game
+** wrote as its save file. */
+static void test_save_refused(void) {
+  char dir[] = "/tmp/thicket_c_api_XXXXXX", yaml[64], lua[64];
+  FILE *f;
+  thicket_options o;
+  thicket_runtime *rt;
+  int32_t b;
+  int64_t a;
+  void *bytes = (void *)1;
+  size_t len = 77;
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(yaml, sizeof yaml, "%s/hoard.yaml", dir);
+  snprintf(lua, sizeof lua, "%s/hoard.lua", dir);
+  CHECK((f = fopen(lua, "w")) != NULL);
+  fputs("return {Hoard = function(agent)\n"
+        "  local s = string.rep('x', 1024 * 1024)\n"
+        "  for k = 1, 6 do agent['f' .. k] = s end\n"
+        "  return 'running'\nend}\n", f);
+  fclose(f);
+  CHECK((f = fopen(yaml, "w")) != NULL);
+  fputs("tree: hoard\nleaves: [hoard.lua]\nroot: {action: Hoard}\n", f);
+  fclose(f);
+  thicket_options_init(&o);
+  o.lua_memory_limit = (size_t)4 << 20;
+  rt = thicket_runtime_new_with(&o);
+  CHECK(rt != NULL);
+  OK(rt, thicket_set_log(rt, quiet_log, NULL));
+  OK(rt, b = thicket_load_file(rt, yaml));
+  OK(rt, a = thicket_spawn(rt, b));
+  OK(rt, thicket_tick_all(rt, 0.1));
+  CHECK(thicket_script_errors(rt) == 0);
+  CHECK(thicket_save(rt, &bytes, &len) == THICKET_ERR_SNAPSHOT);
+  CHECK(bytes == NULL && len == 0);
+  CHECK(strstr(thicket_last_error(rt), "thicket_save: ") == thicket_last_error(rt));
+  CHECK(strstr(thicket_last_error(rt), "Lua heap's cap") != NULL);
+  bytes = (void *)1;
+  len = 77;
+  CHECK(thicket_save_agent(rt, a, &bytes, &len) == THICKET_ERR_SNAPSHOT);
+  CHECK(bytes == NULL && len == 0);
+  CHECK(strstr(thicket_last_error(rt), "Lua heap's cap") != NULL);
+  thicket_runtime_free(rt);
+  remove(yaml);
+  remove(lua);
+  rmdir(dir);
+}
+
+/* Two threads calling thicket_tick_all on one runtime at once: one of each pair of overlapping
+** calls is refused (THICKET_ERR_IN_TICK), never both run. Each call looked at the tick flag
+** before it set it, so both could pass: two ticks of the same agent at once (a data race), or
+** one refused inside the runtime while THICKET_OK was returned for a tick that never ran. */
+static thicket_runtime *twin_rt;
+static long twin_logged;
+static void twin_log(const char *line, void *user) {
+  (void)line;
+  (void)user;
+  __atomic_add_fetch(&twin_logged, 1, __ATOMIC_SEQ_CST);
+}
+static long twin_ok, twin_refused, twin_other, twin_in_leaf, twin_overlaps, twin_leaf_calls;
+static int twin_leaf(thicket_leaf_ctx *ctx, void *user) {
+  (void)ctx;
+  (void)user;
+  if (__atomic_add_fetch(&twin_in_leaf, 1, __ATOMIC_SEQ_CST) > 1) __atomic_add_fetch(&twin_overlaps, 1, __ATOMIC_SEQ_CST);
+  __atomic_add_fetch(&twin_leaf_calls, 1, __ATOMIC_SEQ_CST);
+  {
+    volatile int k;
+    for (k = 0; k < 50; ++k) {
+    }
+  }
+  __atomic_sub_fetch(&twin_in_leaf, 1, __ATOMIC_SEQ_CST);
+  return THICKET_SUCCESS;
+}
+/* Both threads call at the same moment: a spin barrier before each call. */
+static long twin_arrived;
+static void *twin_ticker(void *unused) {
+  long round, spins;
+  (void)unused;
+  for (round = 1; round <= 20000; ++round) {
+    int code;
+    __atomic_add_fetch(&twin_arrived, 1, __ATOMIC_SEQ_CST);
+    for (spins = 0; __atomic_load_n(&twin_arrived, __ATOMIC_SEQ_CST) < 2 * round; ++spins)
+      if (spins > 20000) sched_yield(); /* the other thread is not running: let it */
+    code = thicket_tick_all(twin_rt, 0.01);
+    if (code == THICKET_OK) __atomic_add_fetch(&twin_ok, 1, __ATOMIC_SEQ_CST);
+    else if (code == THICKET_ERR_IN_TICK) __atomic_add_fetch(&twin_refused, 1, __ATOMIC_SEQ_CST);
+    else __atomic_add_fetch(&twin_other, 1, __ATOMIC_SEQ_CST);
+  }
+  return NULL;
+}
+static void test_two_threads_tick(void) {
+  pthread_t t[2];
+  int k;
+  int32_t b;
+  thicket_runtime *rt = thicket_runtime_new();
+  twin_rt = rt;
+  OK(rt, thicket_set_log(rt, twin_log, NULL));
+  OK(rt, thicket_register_leaf(rt, "Count", twin_leaf, NULL));
+  OK(rt, b = thicket_load_string(rt, "tree: twin\nroot: {action: Count}\n", "twin.yaml"));
+  OK(rt, thicket_spawn(rt, b));
+  for (k = 0; k < 2; ++k) CHECK(pthread_create(&t[k], NULL, twin_ticker, NULL) == 0);
+  for (k = 0; k < 2; ++k) CHECK(pthread_join(t[k], NULL) == 0);
+  CHECK(twin_other == 0);
+  CHECK(twin_overlaps == 0);
+  CHECK(twin_ok + twin_refused == 40000);
+  CHECK(twin_leaf_calls == twin_ok); /* each THICKET_OK ticked the agent once, and only those */
+  CHECK(twin_logged == 0);           /* none got past this check to be refused by the runtime's own */
+  thicket_runtime_free(rt);
+}
+
 /* Loads on one thread while another ticks: each load is made or refused, each tick made or
 ** refused, never both at once (a load that passed its look at the tick flag just before the
 ** other thread's tick began ran beside it: a use after free, a crash within a few runs). And a
@@ -1704,6 +1824,8 @@ int main(int argc, char **argv) {
   test_nul_in_text();
   test_spawn_from_log_callback();
   test_load_beside_a_tick();
+  test_save_refused();
+  test_two_threads_tick();
   test_calls_during_a_reload();
   test_print();
   printf("c_api: %d checks passed\n", checks);

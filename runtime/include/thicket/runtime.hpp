@@ -290,6 +290,10 @@ class THICKET_API Runtime {
   // keep one id space, and an agent's random stream depends on its id alone.
   AgentHandle spawn(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& blackboard, uint32_t id);
   void despawn(AgentHandle agent);
+  // true while spawn, despawn and send are queued rather than made: during a tick_all (from
+  // its leaves), and while stop hooks run for a despawn, a hot reload or a restore. A spawn
+  // then returns an invalid handle (see tick_all).
+  bool defers_spawns() const;
   size_t agent_count() const;
   // Every live agent, in the order tick_all ticks them; and the live agent with this id.
   // After a restore, handles from before it are stale: find the agents again with these.

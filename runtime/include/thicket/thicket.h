@@ -52,7 +52,7 @@ extern "C" {
 #define THICKET_ERR_TYPE (-5)     /* the key is declared with another type */
 #define THICKET_ERR_NOMEM (-6)    /* out of memory */
 #define THICKET_ERR_RANGE (-7)    /* a caller's buffer is too small (the size needed is returned beside) */
-#define THICKET_ERR_SNAPSHOT (-8) /* a snapshot could not be restored (the message says why) */
+#define THICKET_ERR_SNAPSHOT (-8) /* a snapshot could not be saved or restored (the message says why) */
 #define THICKET_ERR_DEFERRED (-9) /* spawn from a leaf during a tick: the agent comes at the end of the tick */
 #define THICKET_ERR_INTERNAL (-10) /* an unexpected failure inside the runtime (the message says what) */
 #define THICKET_ERR_IN_TICK (-11) /* refused during a tick: ticking, loading, restoring, reloading, registering a leaf */
@@ -360,7 +360,9 @@ int thicket_set_print(thicket_runtime *rt, thicket_log_fn fn, void *user);
 /* ---- Snapshots (guide 10.1) ---- */
 /* Saves every live agent into a new byte buffer: *bytes (free it with thicket_free_bytes) and
 ** *len. On error *bytes is NULL and *len 0: THICKET_ERR_IN_TICK from a leaf during a tick (the
-** agents would be saved half ticked; save between ticks), as thicket_save_agent. */
+** agents would be saved half ticked; save between ticks); THICKET_ERR_SNAPSHOT when the save is
+** refused (the scripts' values would take more than the Lua heap's cap, a running task that
+** cannot be saved exactly), the reason in thicket_last_error. The same for thicket_save_agent. */
 int thicket_save(thicket_runtime *rt, void **bytes, size_t *len);
 /* One agent's snapshot, for thicket_restore_agent. */
 int thicket_save_agent(thicket_runtime *rt, int64_t agent, void **bytes, size_t *len);
