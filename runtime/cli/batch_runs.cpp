@@ -91,10 +91,15 @@ BatchRuns::End BatchRuns::finish(const BatchInfo& info, std::ostream* out, std::
   if (sharded_) {
     std::vector<RunResult> mine;
     std::ostringstream runs;
-    for (const auto& o : outcomes_) {
+    // The runs listed up to 10; past them, the first 10 and how many more, up to the last (a
+    // shard of a million-run batch printed a line of 125,000 numbers).
+    constexpr size_t kListed = 10;
+    for (size_t k = 0; k < outcomes_.size(); ++k) {
+      const auto& o = outcomes_[k];
       if (o.load_failed) end.load_failed = true;
       else mine.push_back(o.result);
-      runs << (runs.tellp() > 0 ? ", " : "") << o.index + 1;
+      if (k < kListed || outcomes_.size() <= kListed + 1) runs << (k > 0 ? ", " : "") << o.index + 1;
+      else if (k + 1 == outcomes_.size()) runs << ", ... (" << outcomes_.size() - kListed - 1 << " more), " << o.index + 1;
     }
     if (out) {
       *out << encode_batch_info(info) << "\n";

@@ -740,7 +740,7 @@ int run_file(const Options& o) {
   bool log_may_open = false;
   std::vector<std::string> early_lines;
   auto open_log = [&] {
-    if (!o.log.empty() && !log_file.is_open() && log_may_open) log_file.open(o.log);
+    if (!o.log.empty() && !log_file.is_open() && log_may_open) log_file.open(o.log, cli::output_mode(o.log));
     return log_file.is_open();
   };
   RuntimeOptions ro;
@@ -774,7 +774,7 @@ int run_file(const Options& o) {
 
   std::ofstream trace;
   if (!o.trace.empty()) {
-    trace.open(o.trace);
+    trace.open(o.trace, cli::output_mode(o.trace));
     if (!trace) return cli::cannot_write("trace", o.trace);
   }
   std::map<Status, uint64_t> final_status;

@@ -6,7 +6,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <filesystem>
+#include <ios>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -58,6 +62,33 @@ inline bool same_file(const std::string& a, const std::string& b) {
   if (ec) return fs::absolute(a, ec).lexically_normal() == fs::absolute(b, ec).lexically_normal();
   const fs::path cb = fs::weakly_canonical(fs::absolute(b, ec), ec);
   return !ec && ca == cb;
+}
+
+// The stream an output path names when it is one of the process's own (/dev/stdout,
+// /dev/stderr, /dev/fd/N, /proc/self/fd/N): its file descriptor, else -1.
+inline int own_stream(const std::string& path) {
+  if (path == "/dev/stdout") return 1;
+  if (path == "/dev/stderr") return 2;
+  for (const char* prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    const std::string p(prefix);
+    if (path.size() > p.size() && path.compare(0, p.size(), p) == 0 &&
+        path.find_first_not_of("0123456789", p.size()) == std::string::npos && path.size() - p.size() <= 6)
+      return std::stoi(path.substr(p.size()));
+  }
+  return -1;
+}
+
+// How an output is opened. Truncated, as a rule; but `--out /dev/stdout > rows.csv` (or
+// `>>`) names the file the shell opened: truncating it emptied what it held, and the output's
+// own offset wrote over the stream's (Lua's prints). Such a file is appended to, and so is the
+// stream from then on (O_APPEND on it), so both write at its end in turn.
+inline std::ios::openmode output_mode(const std::string& path) {
+  const int fd = own_stream(path);
+  struct stat st;
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::ios::out | std::ios::trunc;
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0 && !(flags & O_APPEND)) ::fcntl(fd, F_SETFL, flags | O_APPEND);
+  return std::ios::out | std::ios::app;
 }
 
 // Whether every output can be written, found before any of them is opened for writing (which

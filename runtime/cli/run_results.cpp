@@ -161,10 +161,9 @@ std::string metrics_summary(const std::vector<RunResult>& results) {
       if (g == res.gauges.end()) continue;
       lo = runs == 0 ? g->second.min : std::min(lo, g->second.min);
       hi = runs == 0 ? g->second.max : std::max(hi, g->second.max);
-      means += g->second.mean;
-      ++runs;
+      means += (g->second.mean - means) / static_cast<double>(++runs);  // a running mean, as the metrics'
     }
-    sum << "thicket: gauge " << name << " per tick: mean " << summary_number(means / static_cast<double>(runs)) << ", min "
+    sum << "thicket: gauge " << name << " per tick: mean " << summary_number(means) << ", min "
         << summary_number(lo) << ", max " << summary_number(hi) << "\n";
   }
   return sum.str();

@@ -144,9 +144,10 @@ int cmd_scenario(const Options& o) {
   // or a sense that does not fit it, --record-keys it lacks, or a --resume it cannot take stops
   // the batch here, with the run's diagnostics (exit 2), and --out, --series, --record and
   // --trace keep what they held. (A --shard goes on: its part file carries the failure to
-  // thicket merge, which then writes nothing.)
+  // thicket merge, which then writes nothing. Its outputs are still checked against the files
+  // the run reads: `--log brain.lua` emptied the leaf file of a shard.)
   std::string files_fingerprint;  // under MPI: the bytes of the files the first run reads, hashed
-  if (!batch.sharded() && !plan.empty()) {
+  if (!plan.empty()) {
     SimOptions probe = so;
     probe.threads = 1;
     probe.seed = plan.front().seed;
@@ -159,13 +160,14 @@ int cmd_scenario(const Options& o) {
                                            : std::optional<ScenarioSpec>(*spec);
     if (!probe_spec) probe_diags.push_back({Severity::Error, o.files[0], 0, 0, set_why});
     auto sim = probe_spec ? Simulation::create(*probe_spec, probe, probe_diags) : nullptr;
-    if (!sim) {
+    if (!sim && !batch.sharded()) {
       if (batch.prints()) print_diagnostics(probe_diags);
       return kExitLoad;
     }
-    if (std::string why = output_over_input(o, sim->files_read()); !why.empty()) return option_error(why);
-    if (cli::mpi_world().size > 1) files_fingerprint = cli::batch_fingerprint(sim->files_read());
-    if (resume) {
+    if (sim)
+      if (std::string why = output_over_input(o, sim->files_read()); !why.empty()) return option_error(why);
+    if (sim && !batch.sharded() && cli::mpi_world().size > 1) files_fingerprint = cli::batch_fingerprint(sim->files_read());
+    if (sim && resume && !batch.sharded()) {
       std::vector<Diagnostic> resume_diags;
       if (!sim->restore(resume->bytes, o.resume, resume_diags)) {
         if (batch.prints())
@@ -224,7 +226,7 @@ int cmd_scenario(const Options& o) {
   if (!o.series.empty()) series_fmt = series_format(o.series);
   const int opened = [&]() -> int {
     if (!o.log.empty() && batch.prints()) {
-      log_file.open(o.log);
+      log_file.open(o.log, cli::output_mode(o.log));
       if (!log_file) return cli::cannot_write("log", o.log);
     }
     if (!o.record.empty() && batch.prints()) {  // run 1 is rank 0's
@@ -236,15 +238,15 @@ int cmd_scenario(const Options& o) {
       }
     }
     if (!o.trace.empty() && batch.prints()) {
-      trace.open(o.trace);
+      trace.open(o.trace, cli::output_mode(o.trace));
       if (!trace) return cli::cannot_write("trace", o.trace);
     }
     if (writes_series) {
-      series.open(o.series);
+      series.open(o.series, cli::output_mode(o.series));
       if (!series) return cli::cannot_write("series", o.series);
     }
     if (!o.out.empty() && batch.prints()) {  // with --shard: the part file
-      out.open(o.out);
+      out.open(o.out, cli::output_mode(o.out));
       if (!out) return cli::cannot_write("output", o.out);
     }
     return 0;

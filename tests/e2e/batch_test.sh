@@ -510,5 +510,34 @@ stop_at_load "$dir/stop/load_shard" --runs 4 --threads 1 --ticks 5 --shard 1/1 -
   grep -q "1 of the batch's 4 run(s) (run 1).*interrupted: run 2 was stopped at tick 0 and is not in the part" "$dir/stop/load_shard.err" && ok ||
   bad "a shard stopped as a run loads: exit $(cat "$dir/stop/load_shard.rc"), $(cat "$dir/stop/load_shard.err")"
 
+# ---- a shard's outputs are checked against the files its runs read, as one process's are:
+# `--log` or `--checkpoint` naming a leaf file was refused unsharded but emptied it in a shard
+mkdir -p "$dir/clash" && cp "$arena_dir"/* "$dir/clash/"
+cp "$dir/clash/minion.lua" "$dir/clash/minion.lua.orig"
+for opt in "--log" "--checkpoint"; do
+  extra=()
+  [[ $opt == --checkpoint ]] && extra=(--every 2 --runs 1)
+  "$thicket" run "$dir/clash/arena.yaml" --ticks 3 --quiet --shard 1/1 --out "$dir/clash/p.jsonl" "$opt" "$dir/clash/minion.lua" \
+    "${extra[@]}" >/dev/null 2>"$dir/clash/err"
+  [[ $? == 64 ]] && grep -q "minion.lua' is given as $opt but the run reads it: it would be overwritten" "$dir/clash/err" &&
+    cmp -s "$dir/clash/minion.lua" "$dir/clash/minion.lua.orig" && ok ||
+    bad "a shard's $opt naming a leaf file should be refused, the file untouched: $(cat "$dir/clash/err")"
+done
+
+# ---- a shard of many runs lists the first ten and the last, not every one
+"$thicket" run "$arena" --ticks 0 --runs 200 --quiet --shard 1/2 --out "$dir/many.jsonl" 2>"$dir/many.err" >/dev/null
+grep -q "100 of the batch's 200 run(s) (run 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, ... (89 more), 199)" "$dir/many.err" && ok ||
+  bad "a shard's run list should be cut short: $(cut -c1-300 "$dir/many.err")"
+
+# ---- --out /dev/stdout into a file the shell opened (`>>`): appended, what it held kept
+echo "EARLIER LINE" > "$dir/stdout.txt"
+"$thicket" run "$arena" --ticks 2 --runs 2 --quiet --out /dev/stdout >> "$dir/stdout.txt" 2>/dev/null
+[[ $(head -1 "$dir/stdout.txt") == "EARLIER LINE" ]] && grep -q "^run,seed," "$dir/stdout.txt" &&
+  [[ $(grep -c '^[12],[0-9]*,2,' "$dir/stdout.txt") == 2 ]] && ok ||
+  bad "--out /dev/stdout >> FILE should append the rows: $(head -5 "$dir/stdout.txt")"
+"$thicket" run "$arena" --ticks 2 --runs 2 --quiet --out /dev/stdout > "$dir/stdout2.txt" 2>/dev/null
+[[ $(head -1 "$dir/stdout2.txt") == run,seed,* && $(wc -l < "$dir/stdout2.txt") == 3 ]] && ok ||
+  bad "--out /dev/stdout > FILE should hold the header and two rows: $(head -5 "$dir/stdout2.txt")"
+
 echo "batch: $pass passed, $fail failed"
 [[ $fail == 0 ]]

@@ -28,18 +28,26 @@ SampleStats sample_stats(const std::vector<double>& values) {
   s.n = values.size();
   if (values.empty()) return s;
   s.min = s.max = values.front();
-  double total = 0;
+  double mean = 0;
+  uint64_t k = 0;
   for (double v : values) {
-    total += v;
+    mean += (v - mean) / static_cast<double>(++k);  // a running mean: a sum of 1e308s would be inf
     s.min = std::min(s.min, v);
     s.max = std::max(s.max, v);
   }
-  s.mean = total / static_cast<double>(s.n);
+  s.mean = mean;
   if (s.n < 2) return s;
-  double squares = 0;  // about the mean: two passes, no cancellation of large sums
-  for (double v : values) squares += (v - s.mean) * (v - s.mean);
-  const double sd = std::sqrt(squares / static_cast<double>(s.n - 1));
-  s.half_width = t_quantile_975(s.n - 1) * sd / std::sqrt(static_cast<double>(s.n));
+  // About the mean (two passes, no cancellation of large sums), in units of the largest
+  // magnitude, so that values near 1e308 give their spread and not inf (or a NaN interval).
+  double scale = std::max(std::fabs(s.min), std::fabs(s.max));
+  if (!(scale > 0) || !std::isfinite(scale)) scale = 1;
+  double squares = 0;
+  for (double v : values) {
+    const double d = v / scale - s.mean / scale;
+    squares += d * d;
+  }
+  const double sd = std::sqrt(squares / static_cast<double>(s.n - 1)) * scale;
+  s.half_width = t_quantile_975(s.n - 1) * (sd / std::sqrt(static_cast<double>(s.n)));
   return s;
 }
 

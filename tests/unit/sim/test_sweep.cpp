@@ -265,6 +265,15 @@ TEST_CASE("sweep: Student's t quantiles and the interval of the mean") {
   CHECK(one.n == 1);
   CHECK(one.half_width == 0);
   CHECK(thicket::sample_stats({}).n == 0);
+  // Values near a double's largest: their mean and spread, not inf and a NaN interval (the sum
+  // of three 1e308s overflowed, as the plain summary's once did).
+  auto huge = thicket::sample_stats({1e308, 1e308, 1e308});
+  CHECK(huge.mean == 1e308);
+  CHECK(huge.half_width == 0);
+  auto spread = thicket::sample_stats({1.2e308, 1.4e308, 1.6e308});
+  CHECK(spread.mean == doctest::Approx(1.4e308));
+  CHECK(std::isfinite(spread.half_width));
+  CHECK(spread.half_width == doctest::Approx(4.3027 * 0.2e308 / std::sqrt(3.0)));
 }
 
 TEST_CASE("sweep: the schema takes the key forms and refuses others") {
