@@ -414,9 +414,10 @@ void proxy(Editor& ed, const httplib::Request& req, httplib::Response& res, bool
   if (!req.params.empty()) {
     std::string query;
     for (const auto& [k, v] : req.params)
-      query += (query.empty() ? "" : "&") + httplib::detail::encode_query_param(k) + "=" +
-               httplib::detail::encode_query_param(v);
-    target += "?" + query;
+      if (k != "token")  // the editor's secret is not the run's: never passed on (to whatever listens there)
+        query += (query.empty() ? "" : "&") + httplib::detail::encode_query_param(k) + "=" +
+                 httplib::detail::encode_query_param(v);
+    if (!query.empty()) target += "?" + query;
   }
   httplib::Result r = post ? client.Post(target, req.body, "application/json") : client.Get(target);
   if (!r) {

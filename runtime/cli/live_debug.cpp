@@ -297,12 +297,29 @@ ApiReply LiveDebugger::request(const std::string& method, const std::string& pat
     if (done_ || !sim_) return reply(200, OrderedJson{{"ok", false}, {"error", "the run is over"}, {"reports", OrderedJson::array()}});
     OrderedJson reports = OrderedJson::array();
     bool ok = true;
-    for (const ReloadReport& r : sim_->reload_and_report()) {
+    auto add = [&](const ReloadReport& r, bool watched) {
       OrderedJson diagnostics = OrderedJson::array();
       for (const Diagnostic& d : r.diagnostics) diagnostics.push_back(format_diagnostic(d));
-      reports.push_back({{"file", r.file}, {"ok", r.ok}, {"first_error", r.first_error}, {"diagnostics", std::move(diagnostics)}});
+      reports.push_back({{"file", r.file},
+                         {"ok", r.ok},
+                         {"first_error", r.first_error},
+                         {"diagnostics", std::move(diagnostics)},
+                         {"watch", watched}});
       ok = ok && r.ok;
+    };
+    // The run's own --watch reloads of the last seconds first (each file's latest), then this one's.
+    const auto now = std::chrono::steady_clock::now();
+    std::vector<const ReloadReport*> latest;
+    for (const auto& [at, r] : watch_reloads_) {
+      if (now - at > kWatchReloadsKept) continue;
+      auto same = std::find_if(latest.begin(), latest.end(), [&](const ReloadReport* l) { return l->file == r.file; });
+      if (same != latest.end()) *same = &r;
+      else latest.push_back(&r);
     }
+    for (const ReloadReport* r : latest) add(*r, true);
+    const std::vector<ReloadReport> fresh = sim_->reload_and_report();
+    for (const ReloadReport& r : fresh) add(r, false);
+    watch_reloads_.clear();  // (this reload's own came through watch_reloaded too)
     return reply(200, OrderedJson{{"ok", ok}, {"reports", std::move(reports)}});
   });
 }
@@ -322,6 +339,12 @@ void LiveDebugger::answer(const std::shared_ptr<Job>& job, ApiReply reply) {
   job->reply = std::move(reply);
   job->done = true;
   answered_.notify_all();
+}
+
+void LiveDebugger::watch_reloaded(const std::vector<ReloadReport>& reports) {
+  const auto now = std::chrono::steady_clock::now();
+  std::erase_if(watch_reloads_, [&](const auto& w) { return now - w.first > kWatchReloadsKept; });
+  for (const ReloadReport& r : reports) watch_reloads_.emplace_back(now, r);
 }
 
 void LiveDebugger::attach(Simulation* sim) {

@@ -53,6 +53,11 @@ class LiveDebugger {
   // The run's thread.
   void attach(Simulation* sim);      // before run(): the run to serve
   void after_tick(uint64_t done);    // after tick `done`: a step finished, breakpoints
+  // A reload the run made of its own (--watch) before a POST /api/reload asked: kept for
+  // kWatchReloadsKept, and answered with that POST's reports (an editor saves, the run's
+  // --watch reloads the file at its next tick, then the editor asks: the answer was "nothing").
+  void watch_reloaded(const std::vector<ReloadReport>& reports);
+  static constexpr std::chrono::seconds kWatchReloadsKept{5};
   void serve();                      // runs the queued jobs
   void wait_for_job(std::chrono::steady_clock::duration at_most);
   bool paused() const { return paused_; }
@@ -102,6 +107,7 @@ class LiveDebugger {
   std::optional<Hit> hit_;
   std::vector<Seen> seen_;  // by agent id
   std::vector<Simulation::AgentRef> refs_;
+  std::vector<std::pair<std::chrono::steady_clock::time_point, ReloadReport>> watch_reloads_;
   std::string statuses_;
 
   // Shared with the server threads.

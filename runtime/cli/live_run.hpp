@@ -34,6 +34,9 @@ class LiveSession {
   RecordSink* sink() { return &feed_; }
   // The run the debug API serves (live_debug.hpp), before its run().
   void attach(Simulation* sim) { debugger_.attach(sim); }
+  // What a reload the run made of its own (--watch) did, on the run's thread: what the debug
+  // API's next POST /api/reload answers with its own (an editor's save that --watch saw first).
+  void reloaded(const std::vector<ReloadReport>& reports) { debugger_.watch_reloaded(reports); }
   // After tick number `done` (1-based), on the run's thread: serves the debug API's commands;
   // stays while the run is paused (a breakpoint, /api/pause) until it is resumed or stepped;
   // then waits until the tick's time on the sim clock, `done * dt / speed` wall seconds after

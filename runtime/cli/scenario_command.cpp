@@ -405,6 +405,7 @@ int cmd_scenario(const Options& o) {
     batch.begin(r);
     so.seed = plan[r].seed;
     so.record = r == 0 && (record || live) ? &record_tee : nullptr;  // the file and the live monitor
+    if (live) so.on_reload = [&live](const std::vector<ReloadReport>& reports) { live->reloaded(reports); };
     so.record_every = static_cast<uint32_t>(o.record_every);
     so.record_keys = o.record_keys;
     so.trace = r == 0 && trace.is_open() ? &trace : nullptr;  // percept and brain events, first run

@@ -427,6 +427,31 @@ try:
     expect("ticks" in header and header["ticks"] is None, "the record's ticks: %s" % header.get("ticks"))
     view = subprocess.run([THICKET, "view", record, "-o", os.path.join(tmp, "until.html")], capture_output=True, text=True)
     expect(view.returncode == 0, "thicket view takes a record of a run until Ctrl-C: " + view.stderr)
+
+    # With --watch the run reloads a saved file at its next tick, before the editor's POST
+    # /api/reload comes: that POST answers with the run's own reload (it said "nothing").
+    run = Run(tmp, "guard/guards.yaml", "--speed", "1", "--watch")
+    run.wait_for("a tick", lambda: (lambda s, b: b if s == 200 and b["tick"] >= 1 else None)(*run.get("/api/agents")))
+    with open(brain, "w") as f:
+        f.write(original.replace("legs_per_report: 20", "legs_per_report: 30"))
+    time.sleep(1.5)  # 15 ticks: --watch has reloaded it
+    status, body = run.post("/api/reload")
+    reports = body.get("reports", [])
+    expect(body.get("ok") is True and len(reports) == 1 and reports[0]["watch"] is True and reports[0]["ok"] is True
+           and reports[0]["file"].endswith("guard.yaml"), "a save --watch reloaded first is answered: %s" % body)
+    with open(brain, "w") as f:
+        f.write(original.replace("action: {leaf: Patrol", "action: {leaf: Patrl"))
+    time.sleep(1.5)
+    status, body = run.post("/api/reload")
+    reports = body.get("reports", [])
+    expect(body.get("ok") is False and len(reports) == 1 and reports[0]["watch"] is True and "Patrl" in reports[0]["first_error"],
+           "a broken save --watch tried first is answered with its error: %s" % body)
+    status, body = run.post("/api/reload")
+    expect(body == {"ok": True, "reports": []}, "then nothing: %s" % body)
+    run.interrupt()
+    run = None
+    with open(brain, "w") as f:
+        f.write(original)
 finally:
     if run:
         run.proc.kill()

@@ -388,6 +388,10 @@ try:
         r = conn.getresponse()
         text = r.read().decode()
         expect(r.status == 400 and "debug API" in text and "/api/../outside.txt" not in seen, "/attach/.. is refused: %d %s %s" % (r.status, text, seen))
+        # The editor's token given in the query is not passed on to whatever listens at --attach.
+        ed.request("/attach/agent?token=%s&id=3" % ed.token, token=False)
+        expect("/api/agent?id=3" in seen and not any("token" in p for p in seen),
+               "/attach/ passes the query on without the editor's token: %s" % seen)
     finally:
         ed.stop()
         other.shutdown()
