@@ -33,8 +33,16 @@ inline OutputTarget output_target(const std::string& path) {
   OutputTarget t{path};
   std::error_code ec;
   if (fs::is_symlink(fs::symlink_status(path, ec))) {
-    const fs::path real = fs::weakly_canonical(path, ec);
-    if (!ec) t.path = real.string();
+    // Followed link by link: weakly_canonical leaves a link to a file not made yet as it is
+    // (a checkpoint's first save replaced the link with a plain file).
+    fs::path target = path;
+    for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(target, ec)); ++hops) {
+      const fs::path next = fs::read_symlink(target, ec);
+      if (ec) break;
+      target = next.is_absolute() ? next : target.parent_path() / next;
+    }
+    const fs::path real = fs::weakly_canonical(target, ec);
+    t.path = ec ? target.string() : real.string();
   }
   const fs::file_status status = fs::status(t.path, ec);
   if (ec || !fs::exists(status)) return t;

@@ -91,6 +91,7 @@ int cmd_scenario(const Options& o) {
   if (!o.resume.empty()) {
     SimOptions probe;
     probe.ticks = o.ticks_set ? o.ticks : spec->ticks;
+    if (o.live.serve && probe.ticks == 0) probe.ticks = kTicksUntilStopped;  // served until Ctrl-C, as below
     probe.dt = o.dt_set ? o.dt : spec->dt;
     if (o.seed_set) probe.seed = o.seed;
     resume = cli::open_resume(o.resume, *spec, probe, o.seed_set);
@@ -205,7 +206,9 @@ int cmd_scenario(const Options& o) {
     // The check made the checkpoint empty if it was not there: gone again, so that until the
     // first save there is no file (an empty one is no checkpoint: a `--resume` of it failed,
     // and "resume if the file exists" scripts broke on a run stopped before its first save).
-    if (!o.checkpoint.empty() && !checkpoint_was && batch.prints()) std::filesystem::remove(o.checkpoint, ec);
+    // (A link to a file not made yet: the file the check made at its target, not the link.)
+    if (!o.checkpoint.empty() && !checkpoint_was && batch.prints())
+      std::filesystem::remove(cli::output_target(o.checkpoint).path, ec);
   }
   // Under MPI every rank has now loaded the batch and checked its outputs: one that could not
   // (a scenario, brain or folder it cannot see) stops them all, before rank 0 opens (empties)

@@ -331,5 +331,28 @@ done
 [[ $? == 64 && $(cat "$dir/err") == "thicket: cannot write the checkpoint file '$dir/no/such/cp.snap': No such file or directory" ]] &&
   ok || bad "--checkpoint into a missing folder: $(cat "$dir/err")"
 
+# A served run until Ctrl-C (--serve, --ticks 0) takes a checkpoint as any run does (it was
+# refused: "made at tick 30, past the run's end (--ticks 0)").
+"$thicket" run "$skirmish" --resume "$dir/skirmish1/cp.snap" --serve 0 --ticks 0 --speed 0 --quiet >/dev/null 2>"$dir/served.err" &
+served=$!
+for _ in $(seq 1 200); do grep -q "http://" "$dir/served.err" && break; sleep 0.05; done
+sleep 0.5
+kill -INT $served 2>/dev/null
+wait $served
+rc=$?
+[[ $rc == 0 ]] && grep -q "(interrupted)" "$dir/served.err" && ! grep -q "past the run's end" "$dir/served.err" && ok ||
+  bad "a served run until Ctrl-C should resume a checkpoint: exit $rc, $(cat "$dir/served.err")"
+
+# A --checkpoint name that is a link to a file not made yet: before the first save nothing is
+# left (the check of the output removed the link and left an empty file at its target).
+mkdir -p "$dir/linked/scratch"
+ln -sf scratch/cp.snap "$dir/linked/cp.snap"
+"$thicket" run "$skirmish" --ticks 3 --quiet --checkpoint "$dir/linked/cp.snap" --every 5 2>"$dir/err" >/dev/null
+[[ -L "$dir/linked/cp.snap" && ! -e "$dir/linked/scratch/cp.snap" ]] && ok ||
+  bad "a link as --checkpoint before the first save: $(ls -la "$dir/linked" "$dir/linked/scratch")"
+"$thicket" run "$skirmish" --ticks 10 --quiet --checkpoint "$dir/linked/cp.snap" --every 5 2>"$dir/err" >/dev/null
+[[ -L "$dir/linked/cp.snap" && -s "$dir/linked/scratch/cp.snap" ]] && ok ||
+  bad "a link as --checkpoint: the save should go to its target: $(ls -la "$dir/linked" "$dir/linked/scratch")"
+
 echo "checkpoint_test: $pass passed, $fail failed"
 [[ $fail == 0 ]]
