@@ -153,7 +153,9 @@ int view_command(int argc, char** argv, const char* usage) {
     return fail(line, why);
   };
   std::string chunk, pending;  // pending: the start of a line whose newline has not come yet
+  uint64_t plain_bytes = 0;    // the record's bytes, uncompressed
   while (reader.next(chunk)) {
+    plain_bytes += chunk.size();
     std::size_t start = 0, nl;
     while ((nl = chunk.find('\n', start)) != std::string::npos) {
       std::string_view piece(chunk.data() + start, nl - start);
@@ -180,7 +182,19 @@ int view_command(int argc, char** argv, const char* usage) {
   if (gzip && reader.gzip_members() == 1) {
     std::ifstream raw(record, std::ios::binary);
     embedded.assign(std::istreambuf_iterator<char>(raw), std::istreambuf_iterator<char>());
-  } else {
+  }
+  // A member followed by bytes of its own (zero padding, which gzip -d skips) is compressed
+  // anew too: the browser refuses "junk after the end" (the page said it cannot read the
+  // record). The file ends with its member's trailer: its last 4 bytes, the size mod 2^32.
+  const auto ends_with_member = [&] {
+    if (embedded.size() < 18) return false;
+    uint32_t isize = 0;
+    for (int k = 0; k < 4; ++k)
+      isize |= static_cast<uint32_t>(static_cast<unsigned char>(embedded[embedded.size() - 4 + k])) << (8 * k);
+    return isize == static_cast<uint32_t>(plain_bytes);
+  };
+  if (!embedded.empty() && !ends_with_member()) embedded.clear();
+  if (embedded.empty()) {
     if (gzip) {
       RecordReader again(record, true);
       while (again.next(chunk)) gzipped.add(chunk);

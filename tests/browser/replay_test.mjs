@@ -256,6 +256,19 @@ async function oddRecords() {
   check(errors.length === 0, `the odd record raises no page errors${errors.length ? ': ' + errors.join('; ') : ''}`);
   await page.close();
 
+  // A gzip record of one member and zero padding after it (which gzip -d skips, and thicket
+  // view takes): the page reads it (it was put in as it was: "Junk found after end of
+  // compressed data").
+  const padded = join(artifacts, 'odd_padded.jsonl.gz'), paddedHtml = join(artifacts, 'odd_padded_replay.html');
+  writeFileSync(padded, Buffer.concat([gzipSync(Buffer.from(lines.map(l => JSON.stringify(l)).join('\n') + '\n')), Buffer.alloc(1024)]));
+  execFileSync(thicket, ['view', padded, '-o', paddedHtml], { encoding: 'utf8' });
+  const pad = await openPage(browser, pathToFileURL(paddedHtml).href);
+  await pad.page.evaluate(() => thicketViewer.ready);
+  const padStatus = await pad.page.evaluate(() => document.getElementById('status').textContent);
+  check(await pad.page.evaluate(() => thicketViewer.frameCount) === 3 && !/cannot read/.test(padStatus),
+    `a zero-padded gzip record is read: ${await pad.page.evaluate(() => thicketViewer.frameCount)} ticks, "${padStatus}"`);
+  await pad.page.close();
+
   // A line the page cannot use (an end line whose gauges are no list, which `thicket view` now
   // refuses: the record is put into the page here by hand): its error stays in the status line
   // (the next chunk's progress wrote over it), with the line number.
