@@ -219,13 +219,43 @@ sed 's/^function leaves.Watch(agent)$/function leaves.Watch(agent)\n  if agent.i
   "$game/mods/guard.lua" >"$tmp/spawner.lua"
 fresh_mods spawner
 run warehouse --frames 200 --autoplay --mods "$tmp/spawner" --log "$tmp/spawner.log" --edit "100:guard.lua:$tmp/spawner.lua" --press 150:tab >"$tmp/out"
-if [[ $? == 0 ]] && grep -q "^frame 101 script error: error: a mod spawned agent [18] (thicket.spawn): the guards are the level's, so the game despawned it" "$tmp/spawner.log" &&
-  [[ $(grep -c "error: a mod spawned agent" "$tmp/err") == 2 ]] &&
+if [[ $? == 0 ]] && grep -q "^frame 101 script error: error: a mod despawned guard 4 (thicket.despawn): the guards are the level's, so the game spawned it again" "$tmp/spawner.log" &&
+  [[ $(grep -c "error: a mod spawned agent" "$tmp/err") == 4 ]] &&  # (twice: Tab starts the mod afresh, its globals too)
   grep -q "error: a mod despawned guard 4 (thicket.despawn): the guards are the level's, so the game spawned it again" "$tmp/err" &&
   grep -q "^frame 102 guard 4 " "$tmp/spawner.log" && grep -q "^Courtyard: playing at frame 51 .*; 5 guards, 0 script errors" "$tmp/out"; then
   ok "a mod's thicket.spawn and thicket.despawn leave the level's guards as they are, are reported, and Tab goes on"
 else
   bad "a mod that spawns and despawns: $(cat "$tmp/out" "$tmp/err" | head -5)"
+fi
+# A mod that despawns a guard and spawns an agent with its id in the same call: the stranger is
+# despawned and the guard spawned again, once (the guard's respawn was refused, the stranger kept
+# as its brain with no state, and "spawned it again" said every frame).
+sed 's/^function leaves.Watch(agent)$/function leaves.Watch(agent)\n  if agent.id == 3 and not SWAPPED then SWAPPED = true; thicket.despawn(4); thicket.spawn("guard", {route = agent.bb.route}, 4) end/' \
+  "$game/mods/guard.lua" >"$tmp/swap.lua"
+fresh_mods swap
+run warehouse --frames 160 --autoplay --mods "$tmp/swap" --log "$tmp/swap.log" --edit "100:guard.lua:$tmp/swap.lua" >"$tmp/out"
+if [[ $? == 0 ]] && [[ $(grep -c "error: a mod spawned agent 4 (thicket.spawn)" "$tmp/err") == 1 ]] &&
+  [[ $(grep -c "error: a mod despawned guard 4 (thicket.despawn): the guards are the level's, so the game spawned it again" "$tmp/err") == 1 ]] &&
+  grep -q "^frame 150 guard 4 " "$tmp/swap.log" && ! grep -E "^frame 1[2-5][0-9] guard 4 " "$tmp/swap.log" | grep -q " nan"; then
+  ok "a guard despawned and its id spawned by a mod: the stranger goes, the guard comes back once"
+else
+  bad "a mod that swaps a guard for a stranger: $(grep -c 'spawned it again' "$tmp/err") respawns said; $(grep -m1 '^frame 150 guard 4 ' "$tmp/swap.log")"
+fi
+# A leaf that fills the Lua heap (a table grown without end): the fix saved cannot even be
+# compiled (no memory left), the banner says to press R, and R restarts the level with the mod
+# as saved, in fresh Lua states: the guards walk again (R kept the full heap: they stood frozen).
+# (No time limit: the heap's cap, not the machine's speed, stops the leaf.)
+sed 's/^function leaves.Watch(agent)$/&\n  BIG = BIG or {}\n  while true do BIG[#BIG + 1] = string.rep("x", 10000) .. #BIG end/' "$game/mods/guard.lua" >"$tmp/hoard.lua"
+fresh_mods heap
+run warehouse --frames 320 --leaf-timeout 0 --lua-memory 48 --mods "$tmp/heap" --log "$tmp/heap.log" \
+  --edit "100:guard.lua:$tmp/hoard.lua" --edit "140:guard.lua:$game/mods/guard.lua" --press 150:r >"$tmp/out"
+restarted=$(awk '/^frame 1 guard 2 /{n++} END {print n+0}' "$tmp/heap.log")
+if [[ $? == 0 ]] && grep -q "showing error: (the Lua heap is full: fix the file, save it, then press R" "$tmp/heap.log" &&
+  [[ $restarted == 2 ]] && [[ $(tail -40 "$tmp/heap.log" | grep -c "script error\|showing error") == 0 ]] &&
+  [[ $(grep "^frame 100 guard 2 " "$tmp/heap.log" | tail -1 | cut -d' ' -f5-6) != "$(grep "^frame 160 guard 2 " "$tmp/heap.log" | tail -1 | cut -d' ' -f5-6)" ]]; then
+  ok "a mod that filled the Lua heap: its fix loads with R (fresh Lua states), and the guards walk again"
+else
+  bad "a mod that filled the Lua heap: restarted $restarted; $(grep -m2 'showing error' "$tmp/heap.log"); $(tail -3 "$tmp/heap.log")"
 fi
 # A mod saved while the game is paused is reloaded then, not when play goes on.
 fresh_mods paused

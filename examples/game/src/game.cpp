@@ -81,6 +81,9 @@ std::string keys_the_game_lacks(const std::function<std::optional<thicket::Value
 Game::Game(Options options) : options_(std::move(options)) {
   jobs_ = std::make_unique<Jobs>(std::max(1, options_.threads));
   executor_ = [this](size_t n, const std::function<void(size_t)>& job) { jobs_->run(n, job); };
+}
+
+std::unique_ptr<thicket::Runtime> Game::make_runtime() {
   thicket::RuntimeOptions ro;
   ro.seed = options_.seed;
   ro.script_states = uint32_t(std::max(1, options_.threads));
@@ -98,13 +101,13 @@ Game::Game(Options options) : options_(std::move(options)) {
       last_script_error_frame_ = frame_;
     }
   };
-  rt_ = std::make_unique<thicket::Runtime>(std::move(ro));
+  auto rt = std::make_unique<thicket::Runtime>(std::move(ro));
   // A mod's print: to standard output, as the runtime's own would, without control characters.
-  rt_->on_print([](const std::string& line) { std::printf("%s\n", printable(line).c_str()); });
+  rt->on_print([](const std::string& line) { std::printf("%s\n", printable(line).c_str()); });
   // A reload of guard.yaml that lacks a key the game drives is refused as a broken file is:
   // its reason on screen, the guards going on with the last good version (taken, it stopped
   // every guard).
-  rt_->on_reload_check([](const thicket::ReloadCandidate& c) {
+  rt->on_reload_check([](const thicket::ReloadCandidate& c) {
     return keys_the_game_lacks([&](const char* key) -> std::optional<thicket::ValueType> {
       for (const auto& [name, type] : c.blackboard)
         if (name == key) return type;
@@ -118,26 +121,40 @@ Game::Game(Options options) : options_(std::move(options)) {
   move.start = move_to_start;
   move.user = this;
   move.agent_local = true;
-  rt_->register_leaf("MoveTo", move);
+  rt->register_leaf("MoveTo", move);
+  return rt;
 }
 
 Game::~Game() = default;
 
 bool Game::load_brain(std::string& error) {
+  // Into a runtime of its own, which replaces the one running only once the mod loads: a
+  // failed load leaves the game as it was, a retry (the start-up screen, twice a second) or a
+  // restart (R, Tab) leaves no brain behind in it (each kept one: 180 after a minute's wait),
+  // and a restart begins with fresh Lua states (a mod that filled the Lua heap could not be
+  // fixed by a save, whose compile found no memory left).
   std::vector<thicket::Diagnostic> diags;
   std::string file = (std::filesystem::path(options_.mods) / "guard.yaml").string();
-  auto brain = rt_->load_file(file, diags);
+  std::unique_ptr<thicket::Runtime> fresh = make_runtime();
+  auto brain = fresh->load_file(file, diags);
   if (!brain) {
     error.clear();
     for (auto& d : diags) error += thicket::format_diagnostic(d) + "\n";
     return false;
   }
-  brain_ = *brain;
-  resolve_slots();
-  if (!slot_problem_.empty()) {
-    error = slot_problem_ + "\n";
+  std::string lacks = keys_the_game_lacks([&](const char* key) { return fresh->blackboard_type(*brain, key); });
+  if (!lacks.empty()) {
+    error = lacks + "\n";
     return false;
   }
+  if (rt_) clear_level();  // the old runtime's agents go with it
+  rt_ = std::move(fresh);
+  brain_ = *brain;
+  resolve_slots();
+  std::erase_if(mod_errors_, [](const ModMessage& m) { return m.file != "(level)"; });  // each loaded
+  reloads_.clear();
+  last_script_error_.clear();
+  last_script_error_frame_ = 0;
   return true;
 }
 
@@ -284,6 +301,10 @@ void Game::poll_mods() {
       for (const thicket::Diagnostic& d : r.diagnostics)
         if (d.severity == thicket::Severity::Error) m.lines.push_back(thicket::format_diagnostic(d));
       if (m.lines.empty()) m.lines.push_back(r.first_error);
+      // A mod that filled the Lua heap leaves no room to compile its fix: a restart does.
+      if (r.first_error.find("the Lua heap reached its cap") != std::string::npos)
+        m.lines.push_back("(the Lua heap is full: fix the file, save it, then press R to restart the level with the "
+                          "mod as saved, in fresh Lua states)");
       mod_errors_.push_back(std::move(m));
     }
   };
@@ -430,24 +451,32 @@ void Game::step(const Input& input) {
 
 // The guards are the level's: a mod script may call thicket.spawn and thicket.despawn (the
 // sandbox has them), but an agent the game did not spawn has no body, and a guard without its
-// agent would stand frozen. After each tick: the first are despawned, the second spawned again
-// where they stand (with their route: they start their brain afresh). Either is reported.
+// agent would stand frozen. After each tick: the first are despawned, then the second spawned
+// again where they stand (with their route: they start their brain afresh). Either is reported.
+// In that order: a mod that despawned a guard and spawned an agent with its id had the guard's
+// respawn refused (the id in use) and the stranger kept as the guard's brain, told "spawned
+// again" each frame.
 void Game::keep_own_agents() {
+  bool lost = false;
+  for (const Guard& g : guards_) lost = lost || rt_->agent_id(g.agent) != g.id;
+  if (lost || rt_->agent_count() != guards_.size())
+    for (thicket::AgentHandle a : rt_->agents()) {
+      const uint32_t id = rt_->agent_id(a);
+      const Guard* g = guard(id);
+      if (g && g->agent.index == a.index && g->agent.generation == a.generation) continue;
+      rt_->despawn(a);
+      report_mod("error: a mod spawned agent " + std::to_string(id) +
+                 " (thicket.spawn): the guards are the level's, so the game despawned it");
+    }
   for (Guard& g : guards_) {
     if (rt_->agent_id(g.agent) == g.id) continue;
     g.agent = spawn_guard(g);
     g.has_path = false;
-    report_mod("error: a mod despawned guard " + std::to_string(g.id) +
-               " (thicket.despawn): the guards are the level's, so the game spawned it again where it stood");
-  }
-  if (rt_->agent_count() == guards_.size()) return;
-  for (thicket::AgentHandle a : rt_->agents()) {
-    const uint32_t id = rt_->agent_id(a);
-    const Guard* g = guard(id);
-    if (g && g->agent.index == a.index && g->agent.generation == a.generation) continue;
-    rt_->despawn(a);
-    report_mod("error: a mod spawned agent " + std::to_string(id) +
-               " (thicket.spawn): the guards are the level's, so the game despawned it");
+    report_mod(rt_->agent_id(g.agent) == g.id
+                   ? "error: a mod despawned guard " + std::to_string(g.id) +
+                         " (thicket.despawn): the guards are the level's, so the game spawned it again where it stood"
+                   : "error: a mod despawned guard " + std::to_string(g.id) +
+                         " (thicket.despawn), and the game could not spawn it again (the log says why)");
   }
 }
 

@@ -91,8 +91,9 @@ class Game {
   explicit Game(Options options);
   ~Game();
 
-  // Loads the guards' brain (once) and a level, spawning its guards. false with `error` set
-  // (every problem, one per line) when either fails; the game is then empty.
+  // Loads the guards' brain into a fresh runtime (at start-up, and again at each restart: R,
+  // Tab), and a level, spawning its guards. false with `error` set (every problem, one per
+  // line) when either fails; a failed load_brain leaves the runtime that ran (none at first).
   bool load_brain(std::string& error);
   bool start_level(const Level& level, std::string& error);
 
@@ -141,6 +142,7 @@ class Game {
   void start_move(thicket::LeafContext& c);
 
  private:
+  std::unique_ptr<thicket::Runtime> make_runtime();
   void resolve_slots();
   void move_player(const Input& input);
   void sense();

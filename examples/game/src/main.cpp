@@ -448,6 +448,10 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
     if (loaded) {
       level = std::move(next);
       level_index = index;
+      // A restart (R, Tab) takes the mod as saved, in a fresh runtime; one that does not load
+      // now (its errors are on screen) leaves the guards their last good version.
+      std::string mod_error;
+      if (level_starts > 0) g.load_brain(mod_error);
       if (!g.start_level(level, error)) lines = {"thicket-game: " + error};
     }
     if (!lines.empty()) {
