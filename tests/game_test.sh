@@ -257,6 +257,19 @@ if [[ $? == 0 ]] && grep -q "showing error: (the Lua heap is full: fix the file,
 else
   bad "a mod that filled the Lua heap: restarted $restarted; $(grep -m2 'showing error' "$tmp/heap.log"); $(tail -3 "$tmp/heap.log")"
 fi
+# A mod file that builds a big table as it loads runs past the game's budget (100,000
+# instructions, the one a task's resume has): refused, and --budget gives it more.
+sed 's/^local leaves = {}$/&\nlocal SINES = {}\nfor d = 0, 35999 do SINES[d] = math.sin(math.rad(d \/ 100)) end/' "$game/mods/guard.lua" >"$tmp/sines.lua"
+fresh_mods sines
+cp "$tmp/sines.lua" "$tmp/sines/guard.lua"
+run warehouse --frames 5 --mods "$tmp/sines" >"$tmp/out"
+rc=$?
+run warehouse --frames 5 --mods "$tmp/sines" --budget 1000000 >"$tmp/out"
+if [[ $rc == 1 && $? == 0 ]]; then
+  ok "a mod that builds a big table as it loads needs --budget (refused at 100,000 instructions, loads with 1,000,000)"
+else
+  bad "a mod's big table at load: exit $rc without --budget, then $(head -2 "$tmp/err")"
+fi
 # A mod saved while the game is paused is reloaded then, not when play goes on.
 fresh_mods paused
 run warehouse --frames 80 --autoplay --mods "$tmp/paused" --edit "50:guard.lua:$tmp/far.lua" --press 51:p >"$tmp/out"

@@ -91,7 +91,7 @@ std::unique_ptr<thicket::Runtime> Game::make_runtime() {
   // A task's resume may run 100,000 Lua instructions (a guard's does a few hundred): the budget
   // stops a spinning task within a millisecond, and the time limit of a call that the budget
   // counts (100 ns an instruction of it: 10 ms) is no longer than a plain leaf's.
-  ro.instruction_budget = 100'000;
+  ro.instruction_budget = options_.budget;  // 100,000 unless --budget says
   ro.lua_memory_limit = size_t(std::max(0L, options_.lua_memory_mb)) << 20;
   ro.log = [this](const std::string& raw) {
     const std::string line = printable(raw);

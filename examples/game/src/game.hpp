@@ -78,6 +78,7 @@ struct Options {
   bool no_catch = false;             // --bench: guards never catch the player (the run goes on)
   double leaf_timeout = 0.01;        // --leaf-timeout: RuntimeOptions::leaf_timeout
   long lua_memory_mb = 512;          // --lua-memory: RuntimeOptions::lua_memory_limit, in MiB (0: none)
+  uint64_t budget = 100'000;         // --budget: RuntimeOptions::instruction_budget (0: none)
 };
 
 // A mod file's trouble as the screen shows it.

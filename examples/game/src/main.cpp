@@ -60,13 +60,14 @@ struct Args {
   uint32_t select = 0;
   double leaf_timeout = 0.01;  // s a Lua call may run (the runtime's default, 0.05 s, is a frame and a half)
   long lua_memory_mb = 512;
+  long budget = 100'000;  // Lua instructions a task resume (and a mod file's top level) may run
   std::vector<Edit> edits;
   std::vector<Scripted> scripted;
   int threads = 2;
 };
 
 const char* kUsage =
-    "usage: thicket-game [LEVEL] [--levels DIR] [--mods DIR] [--threads N] [--leaf-timeout S] [--lua-memory MB]\n"
+    "usage: thicket-game [LEVEL] [--levels DIR] [--mods DIR] [--threads N] [--leaf-timeout S] [--lua-memory MB] [--budget N]\n"
     "       thicket-game --frames N [--autoplay] [--screenshot FILE.png] [--select ID] [--inspect]\n"
     "                    [--log FILE] [--edit FRAME:FILE:SOURCE]... [--press I:KEY]... [--repeat I:KEY]... [--click I:guard:ID]... [LEVEL]\n"
     "       thicket-game --bench [--frames N] [LEVEL]\n"
@@ -82,6 +83,8 @@ const char* kUsage =
     "Exit status: 0; 1 a mod or level that does not load (headless); 2 a usage error, a missing folder or file.\n"
     "--leaf-timeout S: seconds a mod's Lua call may run before it is stopped (default 0.01; 0: no limit).\n"
     "--lua-memory MB: the cap of each Lua heap (default 512; 0: no cap).\n"
+    "--budget N: Lua instructions a task resume, and a mod file's top level as it loads, may run\n"
+    "  (default 100000; 0: no budget). A mod that builds a big table as it loads needs more.\n"
     "--edit FRAME:FILE:SOURCE: at the end of frame FRAME, copy SOURCE over the mod file FILE (tests);\n"
     "  FRAME:FILE: (no SOURCE) deletes it.\n"
     "--press I:KEY, --click I:guard:ID or I:X:Y: a key press or a left click at loop iteration I (tests);\n"
@@ -143,6 +146,9 @@ bool parse(int argc, char** argv, Args& a, std::string& error) {
     } else if (s == "--lua-memory") {
       if (!(v = value()) || !number(s, v, n, 1 << 20)) return false;
       a.lua_memory_mb = n;
+    } else if (s == "--budget") {
+      if (!(v = value()) || !number(s, v, n, 4'000'000'000L)) return false;
+      a.budget = n;
     } else if (s == "--select") {
       if (!(v = value()) || !number(s, v, n, UINT32_MAX)) return false;
       a.select = uint32_t(n);
@@ -405,6 +411,7 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
   o.threads = a.threads;
   o.leaf_timeout = a.leaf_timeout;
   o.lua_memory_mb = a.lua_memory_mb;
+  o.budget = uint64_t(a.budget);
   game::Game g(o);
   if (!g.load_brain(error)) {
     std::fprintf(stderr, "%s", error.c_str());
