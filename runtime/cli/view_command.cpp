@@ -122,6 +122,23 @@ int view_command(int argc, char** argv, const char* usage) {
     std::cerr << record << ": error: cannot open the record: " << problem << "\n";
     return kExitLoad;
   }
+  {
+    // Bytes that are no record's, said as what they are (both were "its first line is not JSON").
+    std::ifstream head(record, std::ios::binary);
+    char magic[8] = {};
+    head.read(magic, sizeof magic);
+    const std::string_view start(magic, static_cast<size_t>(head.gcount()));
+    if (start == "THKTSIM\n") {
+      std::cerr << record << ": error: this is a checkpoint (a saved run), not a record: go on from it with 'thicket run "
+                << "SCENARIO --resume " << record << " --record FILE.jsonl', and view that\n";
+      return kExitLoad;
+    }
+    if (!gzip && start.size() >= 2 && static_cast<unsigned char>(start[0]) == 0x1f &&
+        static_cast<unsigned char>(start[1]) == 0x8b) {
+      std::cerr << record << ": error: this is gzip data: a compressed record is named RECORD.jsonl.gz\n";
+      return kExitLoad;
+    }
+  }
   errno = 0;
   RecordReader reader(record, gzip);
   if (!reader.opened()) {

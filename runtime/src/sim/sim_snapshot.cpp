@@ -427,8 +427,11 @@ std::optional<SnapshotInfo> Simulation::read_header(std::string_view bytes, std:
   SnapshotInfo info;
   info.format = static_cast<uint32_t>(raw_u(bytes, 8, 4));
   if (info.format < kOldestFormat || info.format > kFormat) {
-    error = "checkpoint format version " + std::to_string(info.format) + (info.format > kFormat ? " is newer than" : " is older than") +
-            " this thicket's (" + std::to_string(kFormat) + "); this thicket (" THICKET_VERSION_STRING ") cannot read it";
+    error = "checkpoint format version " + std::to_string(info.format) +
+            (info.format > kFormat ? " is newer than this thicket's (" + std::to_string(kFormat) + ")"
+                                   : " is older than those this thicket reads (" + std::to_string(kOldestFormat) + " to " +
+                                         std::to_string(kFormat) + ")") +
+            "; this thicket (" THICKET_VERSION_STRING ") cannot read it";
     return std::nullopt;
   }
   const uint64_t length = raw_u(bytes, 12, 8);
