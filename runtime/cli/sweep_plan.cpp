@@ -26,8 +26,14 @@ std::optional<ParamSets> sweep_param_sets(const ScenarioSpec& spec, const std::v
   const std::vector<SweepAxis> axes = merge_axes(spec.sweep, command_line);
   auto sets = sweep_sets(spec, axes, why);
   if (!sets) {
-    usage = !set_args.empty();
-    if (!usage) diags.push_back({Severity::Error, spec.path, axes.front().line, axes.front().column, why});
+    // The file's own sweep fails without the --set values too: its error, at its place in the
+    // file (with any --set it was a usage error, with no file or line).
+    std::string file_why;
+    const bool file_fails = !set_args.empty() && !spec.sweep.empty() && !sweep_sets(spec, spec.sweep, file_why);
+    usage = !set_args.empty() && !file_fails;
+    if (!usage)
+      diags.push_back({Severity::Error, spec.path, spec.sweep.empty() ? axes.front().line : spec.sweep.front().line,
+                       spec.sweep.empty() ? axes.front().column : spec.sweep.front().column, file_fails ? file_why : why});
     return std::nullopt;
   }
   std::vector<Diagnostic> found;
