@@ -28,17 +28,30 @@ namespace {
 // As the scenario reader's limit (scenario_groups.cpp): a count is memory, a typo must not exhaust it.
 constexpr uint64_t kMaxAgents = 100000;
 
+// A whole number as YAML's core schema writes one, as the rest of the scenario file reads it:
+// `16`, `+16`, `0x10`, `0o20` (a sweep refused `+3` and `0x10` that a group's keys took).
 std::optional<uint64_t> whole(const std::string& text) {
+  std::string_view t(text);
+  if (!t.empty() && t[0] == '+') t.remove_prefix(1);
+  int base = 10;
+  if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'o')) {
+    base = t[1] == 'x' ? 16 : 8;
+    t.remove_prefix(2);
+  }
   uint64_t v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v, base);
+  if (ec != std::errc() || end != t.data() + t.size() || t.empty()) return std::nullopt;
   return v;
 }
 
 std::optional<double> number(const std::string& text) {
+  std::string_view t(text);
+  if (t.size() > 1 && t[0] == '+' && t[1] != '-') t.remove_prefix(1);  // `+3`, as YAML reads it
+  if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'o'))
+    if (auto w = whole(std::string(t))) return static_cast<double>(*w);
   double v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty() || !std::isfinite(v)) return std::nullopt;
+  auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec != std::errc() || end != t.data() + t.size() || t.empty() || !std::isfinite(v)) return std::nullopt;
   return v;
 }
 
@@ -55,14 +68,17 @@ Value sweep_value(const std::string& text) {
   int64_t i = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), i);
   if (ec == std::errc() && end == text.data() + text.size() && !text.empty()) return i;
+  if (!text.empty() && (text[0] == '+' || text.rfind("0x", 0) == 0 || text.rfind("0o", 0) == 0))
+    if (auto w = whole(text); w && *w <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      return static_cast<int64_t>(*w);  // `+3`, `0x10`: whole numbers, as YAML reads them
   if (auto d = number(text)) return *d;
   // YAML's infinities, as a group's `blackboard:` reads them (.nan stays text: no number).
   for (const char* inf : {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"})
     if (text == inf) return std::numeric_limits<double>::infinity();
   for (const char* inf : {"-.inf", "-.Inf", "-.INF"})
     if (text == inf) return -std::numeric_limits<double>::infinity();
-  if (text == "true") return true;
-  if (text == "false") return false;
+  if (text == "true" || text == "True" || text == "TRUE") return true;  // YAML's core schema's booleans
+  if (text == "false" || text == "False" || text == "FALSE") return false;
   return text;
 }
 

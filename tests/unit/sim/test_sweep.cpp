@@ -133,6 +133,16 @@ TEST_CASE("sweep: applying a parameter set changes a copy of the spec") {
   CHECK_FALSE(thicket::sweep_sets(spec, axes, why));
   CHECK(why == "parameter set 2 (groups.minions.count=60000 groups.players.count=60000): it gives 120000 agents; a scenario "
                "may have at most 100000 agents in all");
+  // Values as YAML's core schema writes them, as a group's own keys take them (a sweep refused
+  // `+3`, `0x10` and `True`).
+  auto yaml_forms = thicket::apply_param_set(
+      spec, {"groups.minions.count", "groups.minions.vehicle.mass", "groups.minions.blackboard.home_x", "groups.minions.blackboard.angry"},
+      {"0x10", "+2.5", "0o17", "True"}, why);
+  REQUIRE_MESSAGE(yaml_forms.has_value(), why);
+  CHECK(yaml_forms->groups[0].count == 16);
+  CHECK(yaml_forms->groups[0].vehicle.mass == 2.5);
+  CHECK(std::get<int64_t>(yaml_forms->groups[0].blackboard[0].second) == 15);
+  CHECK(std::get<bool>(yaml_forms->groups[0].blackboard[1].second) == true);
 }
 
 TEST_CASE("sweep: --set parses KEY=V1,V2 and checks keys and values, with did you mean") {
