@@ -592,7 +592,10 @@ int edit_command(int argc, char** argv, const char* usage) {
       send_json(res, {{"error", ed.path + ": " + why}}, 500);
       return;
     }
+    std::error_code ec;
+    const std::filesystem::path absolute = std::filesystem::weakly_canonical(std::filesystem::absolute(ed.path, ec), ec);
     send_json(res, {{"path", ed.path},
+                    {"absolute", ec ? ed.path : absolute.string()},  // the attached run's agents are asked by it
                     {"text", *now},
                     {"mtime", stamp},
                     {"attach", ed.attach.empty() ? Json(nullptr) : Json(ed.attach)}});

@@ -107,21 +107,42 @@ ApiReply LiveDebugger::request(const std::string& method, const std::string& pat
     if (!in.is_object()) return reply(400, OrderedJson{{"ok", false}, {"error", "the body must be a JSON object"}});
   }
 
-  if (path == "/api/agents")
-    return submit([this]() -> std::optional<ApiReply> {
+  if (path == "/api/agents") {
+    // ?file=PATH: only the agents whose brain is that file (the same file, not one of the same
+    // name in another folder), listed up to kMaxListed of them: an editor's picker found none
+    // of its file's agents when the first 2,000 of the run were of other brains.
+    auto f = params.find("file");
+    std::optional<std::string> only;
+    if (f != params.end()) only = normal_path(f->second);
+    return submit([this, only]() -> std::optional<ApiReply> {
       OrderedJson agents = OrderedJson::array();
       if (sim_) sim_->live_agents(refs_);
+      std::map<std::string, bool> same;  // a brain's path, as the run gives it: the file's?
+      uint64_t matched = 0;
       for (const auto& a : refs_) {
-        if (agents.size() >= kMaxListed) break;
         const BrainHandle b = a.runtime->brain_of(a.handle);
+        if (only) {
+          const std::string& file = a.runtime->brain_path(b);
+          auto at = same.find(file);
+          if (at == same.end()) at = same.emplace(file, normal_path(file) == *only).first;
+          if (!at->second) continue;
+          ++matched;
+        }
+        if (agents.size() >= kMaxListed) {
+          if (only) continue;  // (counted)
+          break;
+        }
         agents.push_back({{"id", a.id},
                           {"brain", a.runtime->brain_name(b)},
                           {"file", a.runtime->brain_path(b)},
                           {"status", std::string(status_name(a.runtime->status(a.handle)))}});
       }
-      return reply(200, OrderedJson{{"tick", tick_}, {"paused", paused_}, {"done", done_}, {"count", refs_.size()},
-                             {"agents", std::move(agents)}});
+      OrderedJson out{{"tick", tick_}, {"paused", paused_}, {"done", done_}, {"count", refs_.size()}};
+      if (only) out["matched"] = matched;
+      out["agents"] = std::move(agents);
+      return reply(200, out);
     });
+  }
 
   if (path == "/api/agent") {
     auto p = params.find("id");

@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import raw_http
@@ -403,6 +404,17 @@ try:
                "the finished run: tick 5, 2100 agents, 2000 listed (%d, %d, %d)" % (got["tick"], got["count"], len(got["agents"])))
         status, agent = run.get("/api/agent?id=2100")
         expect(status == 200 and len(agent["statuses"]) == len(nodes), "an agent of the finished run")
+        # ?file=: the agents of that file only (by its whole path: a file of the same name in
+        # another folder has none), counted past the 2,000 listed.
+        other = os.path.join(tmp, "other")
+        os.makedirs(other, exist_ok=True)
+        shutil.copy(brain, os.path.join(other, "guard.yaml"))
+        status, mine = run.get("/api/agents?file=" + urllib.parse.quote(brain))
+        expect(status == 200 and mine.get("matched") == 2100 and len(mine["agents"]) == 2000,
+               "?file= the run's brain: 2100 matched, 2000 listed (%s, %d)" % (mine.get("matched"), len(mine.get("agents", []))))
+        status, theirs = run.get("/api/agents?file=" + urllib.parse.quote(os.path.join(other, "guard.yaml")))
+        expect(status == 200 and theirs.get("matched") == 0 and theirs["agents"] == [] and theirs["count"] == 2100,
+               "?file= a file of the same name in another folder: none (%s)" % {k: theirs.get(k) for k in ("matched", "count")})
         for path in ("/api/pause", "/api/step", "/api/resume", "/api/reload"):
             status, body = run.post(path)
             expect(body["ok"] is False and "over" in body["error"], "%s after the end: %s" % (path, body))

@@ -102,6 +102,8 @@ try:
         status, f = ed.json("/api/file")
         expect(status == 200 and f["text"].encode() == original, "/api/file gives the file's bytes")
         expect(f["path"] == "guard/guard.yaml" and f["attach"] is None, "/api/file names the file as given")
+        expect(f.get("absolute") == os.path.realpath(os.path.join(tmp, "guard/guard.yaml")),
+               "/api/file gives the whole path too (the attached run is asked for its agents by it): %s" % f.get("absolute"))
 
         # The check: the nodes of `thicket dump`, in its order, with where each was written.
         status, c = ed.json("/api/check", original.decode(), {"Content-Type": "text/plain"})

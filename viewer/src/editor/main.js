@@ -1019,6 +1019,7 @@ async function loadFile(keepHistory = false) {
   if (!r.ok) { status('cannot read the file: ' + ((r.body && r.body.error) || r.status), 'bad'); return false; }
   const f = r.body;
   S.path = f.path;
+  S.absolute = f.absolute || null;
   S.mtime = f.mtime;
   S.diskNotified = null;
   S.fileEpoch = (S.fileEpoch || 0) + 1;
@@ -1097,7 +1098,9 @@ function zoomFit() {
 // ---------- attached to a run ----------
 let agentTimer = 0;
 async function pollAgents() {
-  const r = await api('/attach/agents').catch(() => null);
+  // Asked for this file's agents by its whole path: the run lists those (a run of another
+  // thicket, which does not know ?file=, all of them, filtered below by name).
+  const r = await api('/attach/agents' + (S.absolute ? '?file=' + encodeURIComponent(S.absolute) : '')).catch(() => null);
   if (!r || !r.ok || !r.body) { runGone(); return; }
   S.runGone = false;
   const b = r.body;
@@ -1107,14 +1110,15 @@ async function pollAgents() {
   // A path that ends the same may still be another file (stealth/guard.yaml in the run, this
   // editor's guard.yaml of another folder): the brain's name must be this file's too.
   const name = ourBrainName();
-  const list = (b.agents || []).filter(a => sameBrainFile(a.file) && (name === null || a.brain === name));
+  const list = (b.agents || []).filter(a => (b.matched !== undefined || sameBrainFile(a.file)) && (name === null || a.brain === name));
   const picker = $('agent-picker');
-  const want = list.length ? list.map(a => `${a.id}`).join(',') : `none of ${(b.agents || []).length}`;
+  const others = b.matched !== undefined ? b.count - b.matched : (b.agents || []).length;
+  const want = list.length ? list.map(a => `${a.id}`).join(',') : `none of ${others}`;
   if (picker.dataset.ids !== want) {
     const keep = picker.value;
     picker.innerHTML = list.length
       ? list.slice(0, 500).map(a => `<option value="${a.id}">${a.id} · ${escapeHtml(a.brain)}${a.status ? ' · ' + a.status : ''}</option>`).join('')
-      : `<option value="" disabled selected>no agent of the run runs this file (it has ${(b.agents || []).length} of other brains)</option>`;
+      : `<option value="" disabled selected>no agent of the run runs this file (it has ${others} of other brains)</option>`;
     picker.dataset.ids = want;
     if (keep && list.some(a => String(a.id) === keep)) picker.value = keep;
   }
