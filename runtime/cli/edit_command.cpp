@@ -533,12 +533,7 @@ int edit_command(int argc, char** argv, const char* usage) {
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
   server.set_pre_routing_handler([&ed](const httplib::Request& req, httplib::Response& res) {
-    if (std::string why = refused_body(req.get_header_value("Transfer-Encoding")); !why.empty() && ed.allowed(req)) {
-      res.status = 411;
-      res.set_header("Connection", "close");  // its body is not read: the connection cannot go on
-      res.set_content(why, "application/json");
-      return httplib::Server::HandlerResponse::Handled;
-    }
+    // Without the token: a 403 first, whatever the request (a chunked one was told 411).
     if (ed.allowed(req) && !ed.has_token(req)) {
       const std::string why = "refused: the editor answers the address it printed, with its ?token= (thicket edit: "
                               "http://127.0.0.1:" + std::to_string(ed.port) + "/?token=...)";
@@ -548,6 +543,13 @@ int edit_command(int argc, char** argv, const char* usage) {
       } else {
         send_json(res, {{"error", why}}, 403);
       }
+      res.set_header("Connection", "close");  // (a body it sent is not read)
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    if (std::string why = refused_body(req.get_header_value("Transfer-Encoding")); !why.empty() && ed.allowed(req)) {
+      res.status = 411;
+      res.set_header("Connection", "close");  // its body is not read: the connection cannot go on
+      res.set_content(why, "application/json");
       return httplib::Server::HandlerResponse::Handled;
     }
     if (ed.allowed(req)) {

@@ -32,7 +32,8 @@ std::unique_ptr<LiveSession> LiveSession::start(const LiveOptions& options, std:
                   std::to_string(session->server_->port()) + "/";
   if (!options.address.loopback())
     std::cerr << "thicket: warning: --serve " << host
-              << " is visible on the network: anyone who can reach this machine can watch the run\n";
+              << " is visible on the network: anyone who can reach this machine can watch the run, and control it "
+                 "(pause, step, write blackboards, reload) through its debug API, which has no password\n";
   std::cerr << "thicket: serving " << session->url_ << std::endl;
   return session;
 }

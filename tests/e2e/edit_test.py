@@ -248,6 +248,8 @@ try:
         port = ed.port
         head = raw_http.chunked_post(port, "/api/check?token=" + ed.token, b"x")
         expect(head.startswith("HTTP/1.1 411") and "with a Content-Length" in head, "a chunked body is refused: %r" % head[:200])
+        head = raw_http.chunked_post(port, "/api/check", b"x")  # and without the token: its 403 first
+        expect(head.startswith("HTTP/1.1 403"), "a chunked body without the token gets the token's 403: %r" % head[:200])
         # A POST with no Content-Length has an empty body: answered at once, as one (it waited
         # for a body until the read timed out, then got a 400).
         head, seconds = raw_http.bodiless_post(port, "/api/save?token=" + ed.token)
