@@ -98,8 +98,16 @@ int read_part(const std::string& path, Part& part) {
 }  // namespace
 
 int merge_command(int argc, char** argv, const char* usage) {
+  // The message and merge's own line of the usage (the whole of it, every command's 37 lines,
+  // buried the message), as thicket run's option errors point to --help.
   auto usage_error = [&](const std::string& message) {
-    std::cerr << "thicket: " << message << "\n" << usage;
+    std::string line;
+    if (const char* at = std::strstr(usage, "thicket merge ")) {
+      const char* end = std::strchr(at, '\n');
+      line = std::string(at, end ? end : at + std::strlen(at));
+    }
+    std::cerr << "thicket: " << message << "\n" << (line.empty() ? "" : "usage: " + line + "\n")
+              << "(thicket --help lists the options)\n";
     return kExitUsage;
   };
   // OUT, the parts, and --series FILE anywhere after the command.

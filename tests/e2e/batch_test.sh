@@ -539,5 +539,11 @@ echo "EARLIER LINE" > "$dir/stdout.txt"
 [[ $(head -1 "$dir/stdout2.txt") == run,seed,* && $(wc -l < "$dir/stdout2.txt") == 3 ]] && ok ||
   bad "--out /dev/stdout > FILE should hold the header and two rows: $(head -5 "$dir/stdout2.txt")"
 
+# ---- a usage error of thicket merge: the message, merge's usage line and the --help pointer
+# (it printed every command's usage, 37 lines, under the message)
+"$thicket" merge "$dir/m.txt" "$dir/a.jsonl" 2>"$dir/err"
+[[ $? == 64 && $(wc -l < "$dir/err") == 3 ]] && grep -q "^usage: thicket merge OUT.csv|OUT.jsonl PART.jsonl" "$dir/err" && ok ||
+  bad "thicket merge's usage error: $(head -3 "$dir/err")"
+
 echo "batch: $pass passed, $fail failed"
 [[ $fail == 0 ]]
