@@ -7,6 +7,7 @@
 
 #include "numbers.hpp"
 #include "sample_stats.hpp"
+#include "suggest.hpp"  // shown_name
 #include "sweep_plan.hpp"
 
 namespace thicket::cli {
@@ -35,7 +36,8 @@ std::string sweep_summary(const std::vector<RunResult>& results, const ParamSets
     std::vector<const RunResult*> runs;
     for (size_t r = 0; r < results.size() && r < plan.size(); ++r)
       if (plan[r].param_set == p) runs.push_back(&results[r]);
-    const std::string params = param_set_text(sets, p);
+    // (A swept text's line break written \n: it split the line.)
+    const std::string params = shown_name(param_set_text(sets, p), 1000);
     sum << "thicket: set " << p + 1 << " (" << (params.empty() ? "all runs" : params) << "): " << runs.size()
         << " run(s)\n";
     if (runs.empty()) continue;  // interrupted or stopped before this set

@@ -545,5 +545,12 @@ echo "EARLIER LINE" > "$dir/stdout.txt"
 [[ $? == 64 && $(wc -l < "$dir/err") == 3 ]] && grep -q "^usage: thicket merge OUT.csv|OUT.jsonl PART.jsonl" "$dir/err" && ok ||
   bad "thicket merge's usage error: $(head -3 "$dir/err")"
 
+# ---- a swept text with a line break: the summary's "set" line shows it as \n, one line
+mkdir -p "$dir/nl" && cp "$here/tests/e2e/cases/sweep_string_key_text/"* "$dir/nl/"
+sed -i 's/\["007", "true", "x"\]/["l1\\nl2"]/' "$dir/nl/labels.yaml"
+"$thicket" run "$dir/nl/labels.yaml" --threads 1 --quiet >/dev/null 2>"$dir/nl/err"
+grep -q '^thicket: set 1 (groups.g.blackboard.label=l1\\nl2 groups.g.blackboard.size=2): 1 run(s)' "$dir/nl/err" && ok ||
+  bad "a swept text's line break in the summary: $(grep -A1 'set 1' "$dir/nl/err")"
+
 echo "batch: $pass passed, $fail failed"
 [[ $fail == 0 ]]
