@@ -270,6 +270,18 @@ if [[ $rc == 1 && $? == 0 ]]; then
 else
   bad "a mod's big table at load: exit $rc without --budget, then $(head -2 "$tmp/err")"
 fi
+# A mod that spawns many agents in a frame: three said one by one, then how many more (6,000
+# lines a frame were printed for 1,000 spawns).
+sed 's/^function leaves.Watch(agent)$/&\n  if agent.id == 2 and not FLOOD then FLOOD = true; for i = 1, 200 do thicket.spawn("guard", {route = agent.bb.route}) end end/' \
+  "$game/mods/guard.lua" >"$tmp/flood.lua"
+fresh_mods flood
+run warehouse --frames 110 --autoplay --mods "$tmp/flood" --edit "100:guard.lua:$tmp/flood.lua" >"$tmp/out"
+if [[ $? == 0 && $(grep -c "error: a mod spawned agent" "$tmp/err") == 3 ]] &&
+  grep -q "^error: \.\.\. and 197 more agents a mod spawned this frame, despawned" "$tmp/err"; then
+  ok "a mod's 200 spawns in a frame: 3 said, and 197 more"
+else
+  bad "a mod's spawn flood: $(grep -c 'a mod spawned' "$tmp/err") lines; $(grep -m1 'more agents' "$tmp/err")"
+fi
 # A mod saved while the game is paused is reloaded then, not when play goes on.
 fresh_mods paused
 run warehouse --frames 80 --autoplay --mods "$tmp/paused" --edit "50:guard.lua:$tmp/far.lua" --press 51:p >"$tmp/out"

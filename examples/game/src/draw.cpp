@@ -335,8 +335,10 @@ void View::draw_script_error(const Game& game) {
   // A Lua error in a leaf, for five seconds after the last one (the leaf failed that tick; the
   // game goes on). The console has the traceback.
   if (game.last_script_error_frame() == 0 || game.frame() > game.last_script_error_frame() + 150) return;
-  std::vector<std::string> lines{"A Lua leaf failed (" + std::to_string(game.runtime().script_errors()) +
-                                     " script errors so far; the console has the traceback):",
+  std::vector<std::string> lines{game.last_error_is_game()
+                                     ? std::string("A mod broke the level's rules (the console has every message):")
+                                     : "A Lua leaf failed (" + std::to_string(game.runtime().script_errors()) +
+                                           " script errors so far; the console has the traceback):",
                                  game.last_script_error()};
   lines = fitted(lines, kWidth - kPanel - 32, 8);  // a long message wrapped; at most 8 lines
   int w = 0;

@@ -99,6 +99,7 @@ std::unique_ptr<thicket::Runtime> Game::make_runtime() {
     if (line.rfind("error: ", 0) == 0) {
       last_script_error_ = line.substr(0, line.find('\n'));
       last_script_error_frame_ = frame_;
+      last_error_is_game_ = false;
     }
   };
   auto rt = std::make_unique<thicket::Runtime>(std::move(ro));
@@ -459,15 +460,23 @@ void Game::step(const Input& input) {
 void Game::keep_own_agents() {
   bool lost = false;
   for (const Guard& g : guards_) lost = lost || rt_->agent_id(g.agent) != g.id;
-  if (lost || rt_->agent_count() != guards_.size())
+  if (lost || rt_->agent_count() != guards_.size()) {
+    // Each said, up to 3 a frame, then how many more (a mod spawning 1,000 a frame printed
+    // 6,000 lines a frame).
+    constexpr size_t kSaid = 3;
+    size_t strangers = 0;
     for (thicket::AgentHandle a : rt_->agents()) {
       const uint32_t id = rt_->agent_id(a);
       const Guard* g = guard(id);
       if (g && g->agent.index == a.index && g->agent.generation == a.generation) continue;
       rt_->despawn(a);
-      report_mod("error: a mod spawned agent " + std::to_string(id) +
-                 " (thicket.spawn): the guards are the level's, so the game despawned it");
+      if (++strangers <= kSaid)
+        report_mod("error: a mod spawned agent " + std::to_string(id) +
+                   " (thicket.spawn): the guards are the level's, so the game despawned it");
     }
+    if (strangers > kSaid)
+      report_mod("error: ... and " + std::to_string(strangers - kSaid) + " more agents a mod spawned this frame, despawned");
+  }
   for (Guard& g : guards_) {
     if (rt_->agent_id(g.agent) == g.id) continue;
     g.agent = spawn_guard(g);
@@ -485,6 +494,7 @@ void Game::report_mod(const std::string& raw) {
   log_.push_back(line);
   last_script_error_ = line;
   last_script_error_frame_ = frame_;
+  last_error_is_game_ = true;
 }
 
 Input Game::autoplay() {

@@ -135,6 +135,9 @@ class Game {
   // for that tick) and the frame it came in (0: none yet).
   const std::string& last_script_error() const { return last_script_error_; }
   uint64_t last_script_error_frame() const { return last_script_error_frame_; }
+  // The last error is the game's own report of a mod that broke its rules (a spawn, a despawn),
+  // not a Lua error of a leaf.
+  bool last_error_is_game() const { return last_error_is_game_; }
   // The run's log lines since the last call (reloads, script errors), oldest first.
   std::vector<std::string> take_log() { return std::exchange(log_, {}); }
 
@@ -164,6 +167,7 @@ class Game {
   std::vector<std::string> log_;
   std::string last_script_error_;
   uint64_t last_script_error_frame_ = 0;
+  bool last_error_is_game_ = false;
 
   const Level* level_ = nullptr;
   std::unique_ptr<thicket::world::World> world_;
