@@ -331,6 +331,13 @@ done
 [[ $? == 64 && $(cat "$dir/err") == "thicket: cannot write the checkpoint file '$dir/no/such/cp.snap': No such file or directory" ]] &&
   ok || bad "--checkpoint into a missing folder: $(cat "$dir/err")"
 
+# Resumed at the checkpoint's own tick (nothing left to run) with --record, from a run saved
+# without one: the record holds the header and the end line, no line of the checkpoint's tick
+# ("the tick lines after the checkpoint's tick"; it wrote one for tick 30).
+"$thicket" run "$skirmish" --ticks 30 --resume "$dir/skirmish1/cp.snap" --record "$dir/at30.jsonl" --record-every 7 --quiet 2>/dev/null
+[[ $(grep -c '^{"tick":' "$dir/at30.jsonl") == 0 && $(wc -l < "$dir/at30.jsonl") == 2 ]] && ok ||
+  bad "a resume at the checkpoint's tick should record no tick line: $(cut -c1-30 "$dir/at30.jsonl")"
+
 # A served run until Ctrl-C (--serve, --ticks 0) takes a checkpoint as any run does (it was
 # refused: "made at tick 30, past the run's end (--ticks 0)").
 "$thicket" run "$skirmish" --resume "$dir/skirmish1/cp.snap" --serve 0 --ticks 0 --speed 0 --quiet >/dev/null 2>"$dir/served.err" &

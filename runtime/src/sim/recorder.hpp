@@ -50,10 +50,11 @@ class Recorder {
   void finish(const RunResult& result);
   // Snapshots (recorder_snapshot.cpp): what waits for the next tick line (events, the dead),
   // so that a resumed run's tick lines are those of the run it continues. A run without
-  // --record saves nothing pending (save_none); restore reads either.
+  // --record saves nothing pending (save_none); restore reads either (`tick`: the checkpoint's,
+  // the last line's as far as the resumed record goes: its own line is not written again).
   void save(SnapshotWriter& out) const;
   static void save_none(SnapshotWriter& out);
-  void restore(SnapshotReader& in);
+  void restore(SnapshotReader& in, uint64_t tick);
   static void skip(SnapshotReader& in);
 
  private:

@@ -25,8 +25,11 @@ void Recorder::save(SnapshotWriter& out) const {
 
 void Recorder::save_none(SnapshotWriter& out) { out.u8(0); }
 
-void Recorder::restore(SnapshotReader& in) {
-  if (in.u8() == 0) return;  // made without --record: nothing was pending
+void Recorder::restore(SnapshotReader& in, uint64_t tick) {
+  if (in.u8() == 0) {  // made without --record: nothing was pending, and the checkpoint's tick
+    last_written_ = tick;  // is no line of this record (a resume at it wrote one)
+    return;
+  }
   last_written_ = in.u64();
   events_ = in.str();
   uint32_t n = in.u32();

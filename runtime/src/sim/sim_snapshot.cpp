@@ -701,7 +701,7 @@ bool Simulation::restore(std::string_view bytes, const std::string& name, std::v
   }
   if (in.ok()) s.perception->restore(in);
   if (in.ok()) {
-    if (s.recorder) s.recorder->restore(in);
+    if (s.recorder) s.recorder->restore(in, info->tick);
     else Recorder::skip(in);
   }
   // The groups' brains as the saving run named them are this run's (the scenario's content
