@@ -282,6 +282,17 @@ if [[ $? == 0 && $(grep -c "error: a mod spawned agent" "$tmp/err") == 3 ]] &&
 else
   bad "a mod's spawn flood: $(grep -c 'a mod spawned' "$tmp/err") lines; $(grep -m1 'more agents' "$tmp/err")"
 fi
+# A guard.yaml that changes kind (an fsm made a tree) cannot reload ("restart the run to change
+# kinds"): the banner says to press R, and R starts the level with it.
+{ sed -n '/^blackboard:/,/^  look:/p' "$game/mods/guard.yaml"; printf 'tree: guard\nleaves: [guard.lua]\nroot:\n  sequence: [{action: NextPoint}, {action: MoveTo}, {wait: 1.0}]\n'; } >"$tmp/kind.yaml"
+fresh_mods kind
+run warehouse --frames 200 --mods "$tmp/kind" --log "$tmp/kind.log" --edit "100:guard.yaml:$tmp/kind.yaml" --press 150:r >"$tmp/out"
+if [[ $? == 0 ]] && grep -q "showing error: (press R: the level restarts with the brain as saved)" "$tmp/kind.log" &&
+  [[ $(tail -8 "$tmp/kind.log" | grep -c "showing error") == 0 ]] && tail -8 "$tmp/kind.log" | grep -q "^frame 51 guard 2 - "; then
+  ok "a guard.yaml of another kind: the banner says to press R, and R starts the level with it"
+else
+  bad "a guard.yaml of another kind: $(grep -m2 'showing error' "$tmp/kind.log"); $(tail -3 "$tmp/kind.log")"
+fi
 # A mod saved while the game is paused is reloaded then, not when play goes on.
 fresh_mods paused
 run warehouse --frames 80 --autoplay --mods "$tmp/paused" --edit "50:guard.lua:$tmp/far.lua" --press 51:p >"$tmp/out"

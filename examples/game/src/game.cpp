@@ -306,6 +306,8 @@ void Game::poll_mods() {
       if (r.first_error.find("the Lua heap reached its cap") != std::string::npos)
         m.lines.push_back("(the Lua heap is full: fix the file, save it, then press R to restart the level with the "
                           "mod as saved, in fresh Lua states)");
+      if (r.first_error.find("restart the run to change kinds") != std::string::npos)
+        m.lines.push_back("(press R: the level restarts with the brain as saved)");
       mod_errors_.push_back(std::move(m));
     }
   };
