@@ -321,6 +321,10 @@ class RuntimeImpl {
     log(line);
   }
   std::set<std::string>* reload_said = nullptr;  // set during reload_paths
+  // Running nodes reloads aborted, by brain index, since the embedder last cleared it; and
+  // those the same brains' reload aborted in other runtimes (a scenario's other workers, which
+  // reload first and quietly), added to the notice's count so that it says the run's total.
+  std::map<uint32_t, uint64_t> reload_aborted, reload_aborted_elsewhere;
   std::function<void(const std::string&)> print_sink;  // Lua print (null: standard output)
   std::function<std::string(const ReloadCandidate&)> reload_check;  // Runtime::on_reload_check
 

@@ -492,6 +492,10 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
   std::ostringstream out;
   out << reload_clock() << ": reloaded " << what << ": brain " << p.name << " recompiled: " << kept << " nodes kept, "
       << p.nodes.size() - kept << " added, " << previous->nodes.size() - kept << " removed";
+  uint32_t index = 0;
+  while (index < brains.size() && brains[index].get() != &b) ++index;
+  reload_aborted[index] += aborted;
+  if (auto other = reload_aborted_elsewhere.find(index); other != reload_aborted_elsewhere.end()) aborted += other->second;
   if (aborted) out << " (" << aborted << " running node(s) aborted)";
   out << changed_nodes(*previous, p, remap) << what_else_changed(*previous, p);
   reload_log(out.str());

@@ -116,7 +116,20 @@ std::vector<ReloadReport> Simulation::reload_changed() {
   for (int pass = 0;; ++pass) {
     Fingerprint before = fingerprint(s);
     bool any = false;
-    for (auto& w : s.workers) any = reload_in(*w, nullptr) || any;
+    // Workers 1.. first (quietly), then worker 0, whose notice says it for the run: with the
+    // running nodes the others aborted added ("2 running node(s) aborted" of 4, at 2 threads).
+    for (size_t k = 1; k <= s.workers.size(); ++k) {
+      SimWorker& w = *s.workers[k % s.workers.size()];
+      RuntimeImpl& impl = w.rt->impl();
+      impl.reload_aborted.clear();
+      if (w.index == 0) {
+        impl.reload_aborted_elsewhere.clear();
+        for (size_t o = 1; o < s.workers.size(); ++o)
+          for (const auto& [brain, n] : s.workers[o]->rt->impl().reload_aborted) impl.reload_aborted_elsewhere[brain] += n;
+      }
+      any = reload_in(w, nullptr) || any;
+      impl.reload_aborted_elsewhere.clear();
+    }
     if (!any && pass == 0) return {};  // the common case: nothing changed
     if (fingerprint(s) == before) break;
     if (pass + 1 == kMaxPasses) {

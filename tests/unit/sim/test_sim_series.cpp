@@ -201,6 +201,28 @@ TEST_CASE("simulation: watch reloads a leaf file in every worker between ticks; 
   CHECK(count(": reload of ") == 1);
 }
 
+TEST_CASE("simulation: a watch reload's notice counts the running nodes it aborted in every worker") {
+  // Count runs for ever (RUNNING): a reload that removes it aborts it in each of the 6 agents,
+  // which 3 workers hold. The notice (worker 0's) said 2, its own.
+  Setup s("local thicket = require('thicket')\nlocal L = {}\n"
+          "function L.Count(agent) return thicket.RUNNING end\nreturn L\n",
+          6);
+  for (uint32_t threads : {1u, 3u}) {
+    s.d.write("count.yaml", "tree: count\nleaves: [count.lua]\nroot: {action: Count}\n");
+    SimOptions o;
+    o.threads = threads;
+    o.watch = true;
+    std::string log;
+    auto sim = s.make(o, log);
+    sim->run([&](uint64_t done, uint64_t) {
+      if (done == 2) s.d.write("count.yaml", "tree: count\nleaves: [count.lua]\nroot: {wait: {seconds: 100, name: w}}\n");
+    });
+    CAPTURE(threads);
+    CHECK(log.find("(6 running node(s) aborted)") != std::string::npos);
+    CHECK(log.find(": reloaded ") == log.rfind(": reloaded "));  // once
+  }
+}
+
 namespace {
 // The scenario at `path`, run with --watch (its own ticks, options `o` else), its log kept in
 // `log`.
