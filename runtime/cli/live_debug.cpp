@@ -331,8 +331,9 @@ ApiReply LiveDebugger::request(const std::string& method, const std::string& pat
     // The run's own --watch reloads of the last seconds first (each file's latest), then this one's.
     const auto now = std::chrono::steady_clock::now();
     std::vector<const ReloadReport*> latest;
-    for (const auto& [at, r] : watch_reloads_) {
-      if (now - at > kWatchReloadsKept) continue;
+    for (const auto& watched : watch_reloads_) {
+      if (now - watched.first > kWatchReloadsKept) continue;
+      const ReloadReport& r = watched.second;  // (a structured binding: clang captures none in a lambda)
       auto same = std::find_if(latest.begin(), latest.end(), [&](const ReloadReport* l) { return l->file == r.file; });
       if (same != latest.end()) *same = &r;
       else latest.push_back(&r);
