@@ -444,16 +444,19 @@ try:
     # /api/reload comes: that POST answers with the run's own reload (it said "nothing").
     run = Run(tmp, "guard/guards.yaml", "--speed", "1", "--watch")
     run.wait_for("a tick", lambda: (lambda s, b: b if s == 200 and b["tick"] >= 1 else None)(*run.get("/api/agents")))
+    def ticks_pass(n):  # the run's own ticks, not the wall clock: --watch looks before each tick
+        start = run.get("/api/agents")[1]["tick"]
+        run.wait_for("%d ticks" % n, lambda: (lambda s, b: b if b["tick"] >= start + n else None)(*run.get("/api/agents")))
     with open(brain, "w") as f:
         f.write(original.replace("legs_per_report: 20", "legs_per_report: 30"))
-    time.sleep(1.5)  # 15 ticks: --watch has reloaded it
+    ticks_pass(3)  # --watch has reloaded it
     status, body = run.post("/api/reload")
     reports = body.get("reports", [])
     expect(body.get("ok") is True and len(reports) == 1 and reports[0]["watch"] is True and reports[0]["ok"] is True
            and reports[0]["file"].endswith("guard.yaml"), "a save --watch reloaded first is answered: %s" % body)
     with open(brain, "w") as f:
         f.write(original.replace("action: {leaf: Patrol", "action: {leaf: Patrl"))
-    time.sleep(1.5)
+    ticks_pass(3)
     status, body = run.post("/api/reload")
     reports = body.get("reports", [])
     expect(body.get("ok") is False and len(reports) == 1 and reports[0]["watch"] is True and "Patrl" in reports[0]["first_error"],
