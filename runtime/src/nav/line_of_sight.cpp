@@ -44,10 +44,29 @@ bool hides(const Occluder& o, Vec2 d) {
   return d.length_squared() > o.far_sq && o.lo.cross(d) > 0 && d.cross(o.hi) > 0;
 }
 
+// How long the segment p + t·d (t in [0, 1], grid units) runs inside cell c: the slab method
+// on the cell's square. 0 for a cell it only touches (a corner the walk also hands over).
+double length_in_cell(Vec2 p, Vec2 d, Cell c) {
+  double t0 = 0, t1 = 1;
+  const double lo[2] = {double(c.x), double(c.y)}, from[2] = {p.x, p.y}, dir[2] = {d.x, d.y};
+  for (int axis = 0; axis < 2; ++axis) {
+    if (dir[axis] == 0) {
+      if (from[axis] < lo[axis] || from[axis] > lo[axis] + 1) return 0;
+      continue;
+    }
+    double a = (lo[axis] - from[axis]) / dir[axis], b = (lo[axis] + 1 - from[axis]) / dir[axis];
+    if (a > b) std::swap(a, b);
+    t0 = std::max(t0, a);
+    t1 = std::min(t1, b);
+  }
+  return t1 > t0 ? (t1 - t0) * d.length() : 0;
+}
+
 // The smoothing's scratch, one per thread (smooth_path may run on many threads): the dearest
 // cell of each stretch, and the remembered occluders. No allocation once grown.
 struct SmoothScratch {
   std::vector<float> dearest;  // dearest[j - kept]: the dearest cell of kept..j
+  std::vector<double> cost;    // cost[j - kept]: what the path's moves from kept to j cost
   static constexpr int kOccluders = 16;
   Occluder occluders[kOccluders];
   int occluder_count = 0, next_occluder = 0;
@@ -199,11 +218,19 @@ void smooth_path(const GridMap& map, std::span<const Cell> cells, std::vector<Ve
   while (kept < last) {
     if (!uniform) {
       s.dearest.resize(last - kept + 1);
+      s.cost.resize(last - kept + 1);
       float dearest = 0.0f;
-      for (std::size_t k = kept; k <= last; ++k)
+      double cost = 0;
+      for (std::size_t k = kept; k <= last; ++k) {
         // A cell off the map (a caller's mistake) has no cost; walks through it fail anyway.
-        s.dearest[k - kept] = dearest =
-            map.in_bounds(cells[k]) ? std::max(dearest, map.cost(cells[k])) : dearest;
+        const bool on_map = map.in_bounds(cells[k]);
+        s.dearest[k - kept] = dearest = on_map ? std::max(dearest, map.cost(cells[k])) : dearest;
+        // A move costs its length x the mean of its two cells' costs (grid units), as A*'s.
+        if (k > kept && on_map && map.in_bounds(cells[k - 1]))
+          cost += distance(grid_centre(cells[k - 1]), grid_centre(cells[k])) *
+                  (double(map.cost(cells[k - 1])) + map.cost(cells[k])) / 2;
+        s.cost[k - kept] = cost;
+      }
     }
     s.forget();  // occluders are seen from one kept point
     const Vec2 p = grid_centre(cells[kept]);
@@ -214,10 +241,19 @@ void smooth_path(const GridMap& map, std::span<const Cell> cells, std::vector<Ve
       if (s.hidden(target - p)) continue;
       const float max_cost = uniform ? 1.0f : s.dearest[j - kept];
       Cell stopped_at{};
+      // With terrain the line's own cost is summed too (each cell's cost x the length inside
+      // it): a line that crosses no dearer cell can still cost more than the stretch, when
+      // the stretch follows ground cheaper than the line's (a road the search kept to).
+      double line_cost = 0;
+      const Vec2 d = target - p;
       const bool ok = detail::walk_segment(p, target, [&](Cell c) {
         stopped_at = c;
-        return map.passable(c) && (uniform || map.cost(c) <= max_cost);
-      });
+        if (!map.passable(c)) return false;
+        if (uniform) return true;
+        if (map.cost(c) > max_cost) return false;
+        line_cost += map.cost(c) * length_in_cell(p, d, c);
+        return true;
+      }) && (uniform || line_cost <= s.cost[j - kept] * (1 + 1e-9));
       if (ok) {
         next = j;
         break;

@@ -204,6 +204,26 @@ TEST_CASE("a shortcut never crosses terrain dearer than the stretch it replaces"
   CHECK(out.size() == 2);
 }
 
+TEST_CASE("a shortcut never costs more than the stretch it replaces: a road cheaper than the ground") {
+  // Grass (cost 1) with a road (cost 0.2) along the top row and down the east column; the path
+  // steps from grass onto the road and follows it. The diagonal crosses no cell dearer than
+  // the start's grass, but costs 8 sqrt(2) ~ 11.3 against the road's 3.6: it is not taken.
+  GridMap map(9, 9);
+  for (int i = 1; i <= 8; ++i) map.set_cost({i, 0}, 0.2f), map.set_cost({8, i}, 0.2f);
+  std::vector<Cell> cells;
+  for (int x = 0; x <= 8; ++x) cells.push_back({x, 0});
+  for (int y = 1; y <= 8; ++y) cells.push_back({8, y});
+  std::vector<Vec2> out;
+  smooth_path(map, cells, out);
+  REQUIRE(out.size() == 3);
+  CHECK(out[1] == Vec2{8.5, 0.5});
+  CHECK(out[2] == Vec2{8.5, 8.5});
+  // All ground at 1: the corner is cut.
+  GridMap plain(9, 9);
+  smooth_path(plain, cells, out);
+  CHECK(out.size() == 2);
+}
+
 TEST_CASE("smoothed paths on random maps: no wall crossed, ends kept, never longer") {
   int smoothed = 0;
   for (unsigned seed = 1; seed <= 30; ++seed) {
