@@ -720,6 +720,7 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
         d["refused_by"] = e.refused_by.empty() ? py::object(py::none()) : py::object(py::str(e.refused_by));
         d["guard_failed"] = e.guard_failed;
         d["stale"] = e.stale;
+        d["reload"] = e.reload;  // stale: a hot reload removed the state that sent it
         d["queue_full"] = e.queue_full;
         break;
     }

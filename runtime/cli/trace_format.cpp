@@ -53,7 +53,7 @@ void write_trace_event(std::ostream& trace, const TraceEvent& e) {
     }
     case TraceEvent::Type::Event:  // SPEC 4.1: taken_by is null when no state took it
       trace << "{\"tick\":" << e.tick << ",\"agent\":" << e.agent << ",\"event\":{\"name\":" << quoted(e.event)
-            << ",\"taken_by\":" << quoted(e.taken_by) << "}}\n";
+            << ",\"taken_by\":" << quoted(e.taken_by) << (e.reload ? ",\"reload\":true" : "") << "}}\n";
       break;
     case TraceEvent::Type::Abort:
       trace << "{\"tick\":" << e.tick << ",\"agent\":" << e.agent << ",\"abort\":{\"at\":\"" << json_escape(e.composite)
@@ -102,6 +102,8 @@ std::string explain_event(const TraceEvent& e) {
         why << " dropped (only fsm brains take events)";
       else if (e.queue_full)
         why << " dropped (its event queue was full)";
+      else if (e.stale && e.reload)
+        why << " dropped (a reload removed " << e.from_name << ", the state that sent it)";
       else if (e.stale)
         why << " dropped (the state that sent it was left before it was taken)";
       else if (!e.refused_by.empty())

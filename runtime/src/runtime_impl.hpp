@@ -325,6 +325,9 @@ class RuntimeImpl {
   // those the same brains' reload aborted in other runtimes (a scenario's other workers, which
   // reload first and quietly), added to the notice's count so that it says the run's total.
   std::map<uint32_t, uint64_t> reload_aborted, reload_aborted_elsewhere;
+  // The id of the agent whose stop hooks a reload is running (0: none): what they print and log
+  // is that agent's, which a scenario's workers merge in agent order (sim_reload.cpp).
+  uint32_t reload_agent = 0;
   std::function<void(const std::string&)> print_sink;  // Lua print (null: standard output)
   std::function<std::string(const ReloadCandidate&)> reload_check;  // Runtime::on_reload_check
 

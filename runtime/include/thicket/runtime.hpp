@@ -211,8 +211,10 @@ struct TraceEvent {
   std::string event, taken_by;
   // Event, dropped: the first active state that maps it but could not take it ("" when none
   // maps it), and whether its guard failed (else the entry was refused: an enter_if on the
-  // way); stale: the state that sent it was left before it was taken; queue_full: it never
-  // joined the queue, which held its most events already (it is reported as it is sent).
+  // way); stale: the state that sent it was left before it was taken (with `reload`: a hot
+  // reload removed that state, from_name, and dropped it then, at the agent's last tick);
+  // queue_full: it never joined the queue, which held its most events already (it is reported
+  // as it is sent).
   std::string refused_by;
   bool guard_failed = false, stale = false, queue_full = false;
 };

@@ -178,6 +178,9 @@ void BrainRemap::mend_fsm(const Program& old, const Program& p, uint32_t root, u
     if (st.body != kNoNode && status[st.body] == Status::Running) restart.push_back(st.body);
   }
   if (!rs.entered) return;
+  // An end an earlier reload set (a top-level state it made final): this version decides
+  // again, below (a second reload that made the state plain again left the brain to end).
+  if (rs.entered == 3) rs.entered = 1;
   if (deepest == kNoPos) {
     rs.active = kNoPos;
     rs.entered = 0;  // the initial descent, next tick
@@ -196,13 +199,16 @@ void BrainRemap::mend_fsm(const Program& old, const Program& p, uint32_t root, u
   if (rs.active != kNoPos && rs.active == deepest && p.fsm_states[rs.active].final) rs.entered = 3;
 }
 
-void BrainRemap::mend_events(const Program& old, const Program& p, std::vector<QueuedEvent>& queue, int64_t& removed) const {
+void BrainRemap::mend_events(const Program& old, const Program& p, std::vector<QueuedEvent>& queue,
+                             std::vector<QueuedEvent>& dropped) const {
   size_t kept = 0;
   for (QueuedEvent ev : queue) {
     if (ev.origin != kNoPos) {
+      const uint16_t was = ev.origin;
       ev.origin = state_to_new(old, p, ev.origin);
-      if (ev.origin == kNoPos) {  // its state is gone: it would be dropped
-        ++removed;
+      if (ev.origin == kNoPos) {  // its state is gone: it would be dropped as stale
+        ev.origin = was;          // (the old program's state, for the caller's trace)
+        dropped.push_back(ev);
         continue;
       }
     }
@@ -270,6 +276,14 @@ BrainRemap BrainRemap::make(const Program& old, const Program& fresh, bool black
   for (uint32_t i = 0; r.same_indices && i < old.nodes.size(); ++i) r.same_indices = r.to_new[i] == i;
   for (uint32_t i = 0; i < fresh.nodes.size(); ++i)
     if (has_position(fresh.nodes[i].kind) && r.to_old[i] != kUnmapped) r.positioned.push_back(i);
+  // An imported composite (bt_*, b3_*) holds its place among its children in its library's own
+  // ways (an index and a skipped count, a branch, a set of finished children): when its children
+  // changed, that place is not mended but started afresh.
+  for (uint32_t i = 0; i < fresh.nodes.size(); ++i) {
+    const Node& n = fresh.nodes[i];
+    if (r.to_old[i] == kUnmapped || !is_imported_kind(n.kind) || kind_info(n.kind).shape != Shape::Composite) continue;
+    if (!thicket::same_children(old, fresh, old.nodes[r.to_old[i]], n, r.to_new)) r.imported_changed.push_back(i);
+  }
   // The kept nodes that now hang under another parent than before (a new one, or another
   // kept one): the only ones a running parent may have lost (mend looks at them alone, so a
   // reload of a big tree costs no pass over all its nodes per agent).
@@ -339,11 +353,21 @@ void BrainRemap::mend(const Program& old, const Program& p, uint8_t* block, std:
     if (pos >= 0 && pos < n.count) *reinterpret_cast<uint16_t*>(block + n.state) = static_cast<uint16_t>(pos);
     else restart.push_back(i);
   }
+  // An imported composite whose children changed: a running one restarts (its library's halt
+  // clears its place); a finished one that kept its place (SequenceWithMemory) forgets it.
+  for (uint32_t i : imported_changed) {
+    if (status[i] == Status::Running) restart.push_back(i);
+    else if (const uint32_t bytes = base_state_bytes(p.nodes[i])) std::memset(block + p.nodes[i].state, 0, bytes);
+  }
   // A running node whose parent does not run it any more (it moved under another parent, or
   // its decorator's subtree shifted) would be left running on its own, resumed mid-way when its
-  // new parent reached it: it stops (its stop hook gets "aborted", its task closes).
-  for (uint32_t i : moved)
+  // new parent reached it: it stops (its stop hook gets "aborted", its task closes). A finished
+  // one has not finished in its new place: its status is blank (a parallel ticks the children
+  // that have not finished in its run, and counted a moved one's old result).
+  for (uint32_t i : moved) {
     if (status[i] == Status::Running && !runs_child(p, block, parent[i], i)) restart.push_back(i);
+    else if (status[i] != Status::Running) status[i] = Status::Invalid;
+  }
   // Outer nodes first (depth-first order), each once: an outer abort stops what runs below it.
   std::sort(restart.begin(), restart.end());
   restart.erase(std::unique(restart.begin(), restart.end()), restart.end());
@@ -442,11 +466,13 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
     //    last tick, as a despawn's do).
     {
       LastTickClock last(a, is_sliced(b.row_agent[row]));
+      reload_agent = a.id;
       for (uint32_t i : remap.removed)
         if (old_status[i] == Status::Running) {
           engine->abort_node(old, a, src, i);
           ++aborted;
         }
+      reload_agent = 0;
     }
     // 2. Kept nodes keep their status and state; blackboard values survive by key (new keys
     //    have their defaults, from the blank block).
@@ -466,6 +492,7 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
   refresh_layout();
   const Program& p = *b.program;
   std::vector<uint32_t> restart;
+  std::vector<QueuedEvent> dropped;
   for (uint32_t row = 0; row < b.row_agent.size(); ++row) {
     if (b.row_agent[row] == UINT32_MAX) continue;
     AgentInfo& a = agents[b.row_agent[row]];
@@ -473,18 +500,36 @@ bool RuntimeImpl::reload_brain(Brain& b, const std::string& changed) {
     restart.clear();
     remap.mend(*previous, p, block, restart);
     if (b.row_agent[row] < extras.size()) {  // queued events name states by index (SPEC 4.1)
-      int64_t removed = 0;  // only an fsm's events name states: pending_events does not count them
-      remap.mend_events(*previous, p, extras[b.row_agent[row]].events, removed);
+      // (only an fsm's events name states: pending_events does not count them)
+      dropped.clear();
+      remap.mend_events(*previous, p, extras[b.row_agent[row]].events, dropped);
+      // An event its state's removal made stale is dropped now, and traced as the tick would
+      // have (SPEC 4.1: taken_by null), at the agent's last tick.
+      if (trace_sink)
+        for (const QueuedEvent& ev : dropped) {
+          TraceEvent t;
+          t.type = TraceEvent::Type::Event;
+          t.tick = a.ticks;
+          t.agent = a.id;
+          t.brain = p.name;
+          t.event = strings.get(ev.name);
+          t.stale = true;
+          t.reload = true;
+          t.from_name = previous->fsm_states[ev.origin].name;
+          emit_trace(t);
+        }
     }
     // Outer nodes come first (depth-first order): aborting one stops what runs below it, and
     // a later abort of a node that no longer runs does nothing.
     LastTickClock last(a, is_sliced(b.row_agent[row]));
+    reload_agent = a.id;
     for (uint32_t i : restart) {
       // A running node that cannot resume where it was (its running child moved, or an fsm
       // state left the active path) stops: an abort as a removed node's is, and counted so.
       if (reinterpret_cast<const Status*>(block)[i] == Status::Running) ++aborted;
       engine->abort_node(p, a, block, i);
     }
+    reload_agent = 0;
   }
   const bool outer = hooks.outer();
   hooks.end();

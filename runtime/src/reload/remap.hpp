@@ -24,6 +24,7 @@ struct BrainRemap {
   std::vector<uint32_t> positioned;      // kept new nodes that hold a child position
   std::vector<uint32_t> parent;          // each new node's parent (kUnmapped: the root)
   std::vector<uint32_t> moved;           // kept nodes under another parent than before
+  std::vector<uint32_t> imported_changed;  // kept imported composites whose children changed
   bool same_indices = false;             // every node kept at its index
 
   // Plans the move. With `blackboard`, slots whose key survives carry over byte for byte
@@ -36,9 +37,10 @@ struct BrainRemap {
   // caller aborts them on the new program).
   void mend(const Program& old, const Program& fresh, uint8_t* block, std::vector<uint32_t>& restart) const;
   // An fsm's active states and history (called by mend), and the states an agent's queued
-  // events name (SPEC 4.1); events whose state is gone are removed and counted in `removed`.
+  // events name (SPEC 4.1); events whose state is gone are removed and appended to `dropped`.
   void mend_fsm(const Program& old, const Program& fresh, uint32_t root, uint8_t* block, std::vector<uint32_t>& restart) const;
-  void mend_events(const Program& old, const Program& fresh, std::vector<QueuedEvent>& queue, int64_t& removed) const;
+  void mend_events(const Program& old, const Program& fresh, std::vector<QueuedEvent>& queue,
+                   std::vector<QueuedEvent>& dropped) const;
   uint16_t state_to_new(const Program& old, const Program& fresh, uint16_t s) const;  // kNoPos: gone
   // The old node and the new have the same children in the same places.
   bool same_children(const Program& old, const Program& fresh, const Node& on, const Node& n) const;

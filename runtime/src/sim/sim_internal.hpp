@@ -81,8 +81,14 @@ struct SimWorker {
   // are the same on any number of threads (SPEC 8.2), not the workers' lines interleaved as
   // they happened.
   uint32_t ticking_agent = 0;
+  // While a reload runs (Simulation::reload_changed) a worker's lines are held too: those its
+  // agents' stop hooks make with the agent (RuntimeImpl::reload_agent), each other line (a
+  // notice, on_reload's, a leaf file's top level: the same in every worker) as a mark that
+  // ends a segment, written by worker 0 alone.
+  uint32_t reload_segment = 0;
   struct HeldLine {
     uint32_t agent = 0;
+    uint32_t segment = 0;  // a reload's lines: written segment by segment, each in agent order
     std::string text;
     std::optional<ScriptErrorBook::Entry> error;  // a script error, judged when written (in agent order)
     bool print = false;                           // a Lua print line (standard output), not the log's
@@ -156,7 +162,7 @@ struct Simulation::Impl {
   std::vector<uint8_t> gauge_reset;
   std::vector<uint32_t> dying;
   std::vector<GaugeStats> gauge_stats;      // per metric, once it is a gauge: mean holds the sum until the end
-  bool quiet_workers = false;               // --watch reloading: workers 1.. repeat worker 0's notices; drop them
+  bool reload_hold = false;                 // a reload runs: the workers' lines wait (SimWorker::reload_segment)
   ScriptErrorBook errors;                   // the workers' script errors, judged in agent order
   bool hold_logs = false;                   // the workers tick at once: their lines wait (SimWorker::held_log)
   bool workers_disagree = false;            // --watch: a reload worked in some workers only; the run stops
@@ -210,6 +216,11 @@ void observe_metrics(Simulation::Impl& sim);
 bool any_script_error(const Simulation::Impl& sim);
 // After a reload: perception's blackboard bindings point at the slots of the new version.
 void rebind_senses(Simulation::Impl& sim);
+// The lines the workers held (SimWorker::held_log), written in agent order, as one thread
+// would have written them (simulation.cpp).
+void write_held_logs(Simulation::Impl& sim);
+// A line a worker's runtime made while a reload runs, held (reload_hold; simulation.cpp).
+void hold_reload_line(Simulation::Impl& sim, uint32_t worker, SimWorker::HeldLine line);
 // A sense slot written as a boolean (seen, heard, touched, remembered); the others are numbers.
 inline bool slot_is_boolean(SenseSlot slot) {
   return slot == SenseSlot::Seen || slot == SenseSlot::Heard || slot == SenseSlot::Touched || slot == SenseSlot::Remembered;

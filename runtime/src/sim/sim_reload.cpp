@@ -101,12 +101,28 @@ std::vector<ReloadReport> Simulation::reload_changed() {
   std::vector<ReloadReport> reports;  // worker 0's, in order
   // The latest outcome of each file in each worker during this call (absent: not reloaded).
   std::map<std::string, std::map<uint32_t, ReloadReport>> latest;
+  // What the workers say while they reload waits, and is written as one thread would: the stop
+  // hooks' lines in agent order, the notices once (worker 0's; a worker that differs is
+  // reported below). On every way out.
+  struct Hold {
+    Impl& s;
+    explicit Hold(Impl& sim) : s(sim) {
+      s.reload_hold = true;
+      for (auto& w : s.workers) w->reload_segment = 0;
+    }
+    void release() {
+      if (!s.reload_hold) return;
+      s.reload_hold = false;
+      write_held_logs(s);
+    }
+    ~Hold() { release(); }
+    Hold(const Hold&) = delete;
+    Hold& operator=(const Hold&) = delete;
+  } hold(s);
   auto reload_in = [&](SimWorker& w, const std::vector<std::string>* only) {
     std::vector<ReloadReport> got;
-    s.quiet_workers = true;  // worker 0's notices say it once; a worker that differs is reported below
     if (only) w.rt->reload_files(*only, &got);
     else w.rt->reload_changed(&got);
-    s.quiet_workers = false;
     for (const auto& r : got) {
       latest[r.file][w.index] = r;
       if (w.index == 0) reports.push_back(r);
@@ -146,6 +162,7 @@ std::vector<ReloadReport> Simulation::reload_changed() {
       for (const auto& [w, r] : by_worker) (r.ok ? some_ok : some_failed) = true;
       if (!(some_ok && some_failed)) break;
       if (attempt == kRollForwardTries) {
+        hold.release();
         std::string why;
         for (const auto& [w, r] : by_worker)
           if (!r.ok) {
@@ -165,6 +182,7 @@ std::vector<ReloadReport> Simulation::reload_changed() {
       }
     }
   }
+  hold.release();
   rebind_senses(s);
   return reports;
 }

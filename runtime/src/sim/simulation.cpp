@@ -260,10 +260,11 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
     ro.interrupt = options.interrupt;
     Impl* sim = impl.get();
     ro.log = [sim, w](const std::string& line) {
-      if (w != 0 && sim->quiet_workers) return;
+      if (w != 0 && w >= sim->workers.size()) return;  // worker w loads the files worker 0 loaded and said
+      if (sim->reload_hold && w < sim->workers.size()) return hold_reload_line(*sim, w, {0, 0, line, std::nullopt});
       if (sim->hold_logs && w < sim->workers.size()) {  // set only while the workers tick at once
         SimWorker& me = *sim->workers[w];
-        me.held_log.push_back({me.ticking_agent, line, std::nullopt});
+        me.held_log.push_back({me.ticking_agent, 0, line, std::nullopt});
         return;
       }
       sim->log(line);
@@ -273,18 +274,23 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
     // how the agents are spread over the threads.
     worker->rt->impl().errors = &sim->errors;
     worker->rt->impl().error_sink = [sim, w](ScriptErrorBook::Entry e) {
-      if (w != 0 && sim->quiet_workers) return;
+      if (w != 0 && w >= sim->workers.size()) return;
+      if (sim->reload_hold && w < sim->workers.size()) return hold_reload_line(*sim, w, {0, 0, {}, std::move(e)});
       if (sim->hold_logs && w < sim->workers.size()) {
         SimWorker& me = *sim->workers[w];
-        me.held_log.push_back({me.ticking_agent, {}, std::move(e)});
+        me.held_log.push_back({me.ticking_agent, 0, {}, std::move(e)});
         return;
       }
       if (auto said = sim->errors.say(std::move(e))) sim->log(*said);
     };
     worker->rt->on_print([sim, w](const std::string& line) {
+      // A leaf file's top-level prints as worker w loads it: worker 0 printed them (they were
+      // printed once per thread).
+      if (w != 0 && w >= sim->workers.size()) return;
+      if (sim->reload_hold && w < sim->workers.size()) return hold_reload_line(*sim, w, {0, 0, line, std::nullopt, true});
       if (sim->hold_logs && w < sim->workers.size()) {  // held as the log's lines are
         SimWorker& me = *sim->workers[w];
-        me.held_log.push_back({me.ticking_agent, line, std::nullopt, true});
+        me.held_log.push_back({me.ticking_agent, 0, line, std::nullopt, true});
         return;
       }
       sim->print(line);
@@ -468,10 +474,9 @@ std::unique_ptr<Simulation> Simulation::create(const ScenarioSpec& spec, const S
   return std::unique_ptr<Simulation>(new Simulation(std::move(impl)));
 }
 
-namespace {
-
 // The lines the workers held while they ticked at once, in agent order (an agent's own lines
-// in the order it made them: an agent is on one worker), as one thread would have written them.
+// in the order it made them: an agent is on one worker), as one thread would have written them;
+// a reload's, segment by segment (worker 0's own lines, agent UINT32_MAX, end each).
 void write_held_logs(Simulation::Impl& s) {
   std::vector<SimWorker::HeldLine> lines;
   for (auto& w : s.workers) {
@@ -479,13 +484,31 @@ void write_held_logs(Simulation::Impl& s) {
     w->held_log.clear();
   }
   if (lines.empty()) return;
-  std::stable_sort(lines.begin(), lines.end(), [](const auto& x, const auto& y) { return x.agent < y.agent; });
+  std::stable_sort(lines.begin(), lines.end(), [](const auto& x, const auto& y) {
+    return x.segment != y.segment ? x.segment < y.segment : x.agent < y.agent;
+  });
   for (auto& line : lines) {
     if (line.print) s.print(line.text);
     else if (!line.error) s.log(line.text);
     else if (auto said = s.errors.say(std::move(*line.error))) s.log(*said);
   }
 }
+
+void hold_reload_line(Simulation::Impl& s, uint32_t w, SimWorker::HeldLine line) {
+  SimWorker& me = *s.workers[w];
+  line.segment = me.reload_segment;
+  if (const uint32_t agent = me.rt->impl().reload_agent) {
+    line.agent = agent;
+    me.held_log.push_back(std::move(line));
+    return;
+  }
+  ++me.reload_segment;
+  if (w != 0) return;  // the same line as worker 0's
+  line.agent = UINT32_MAX;
+  me.held_log.push_back(std::move(line));
+}
+
+namespace {
 
 void tick_worker(SimWorker& w, double dt) {
   for (uint32_t id : w.agents) {

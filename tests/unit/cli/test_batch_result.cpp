@@ -293,3 +293,22 @@ TEST_CASE("trace: a reload's re-entered descent is said as removed or moved, not
         "tick 4 agent 1: fsm g enters calm's descent again (a hot reload removed its active child state, moved it "
         "under another parent, or gave a leaf state children)");
 }
+
+TEST_CASE("trace: an event a reload dropped (its sending state removed) says so, in --explain and --trace") {
+  thicket::TraceEvent e;
+  e.type = thicket::TraceEvent::Type::Event;
+  e.tick = 2;
+  e.agent = 1;
+  e.brain = "f";
+  e.event = "success";
+  e.stale = true;
+  e.reload = true;
+  e.from_name = "work";
+  CHECK(thicket::cli::explain_event(e) == "tick 2 agent 1: event success dropped (a reload removed work, the state that sent it)");
+  std::ostringstream line;
+  thicket::cli::write_trace_event(line, e);
+  CHECK(line.str() == "{\"tick\":2,\"agent\":1,\"event\":{\"name\":\"success\",\"taken_by\":null,\"reload\":true}}\n");
+  e.reload = false;  // left by a transition: as before
+  CHECK(thicket::cli::explain_event(e) ==
+        "tick 2 agent 1: event success dropped (the state that sent it was left before it was taken)");
+}

@@ -1490,21 +1490,22 @@ TEST_CASE("reload: an imported node that stops (or starts) being run as thicket'
   guarded.replace(guarded.find(last), last.size(),
                   "    - bt_guard:\n        skip_if: \"false\"\n        child: {action: {leaf: Mark, args: {id: c}}}\n");
   // Nodes match by id and kind (remap.cpp): the root is a new node, so the running work is
-  // stopped; the new bt_sequence starts at its first child, the kept Mark a, which still holds
-  // the success it finished with (the lowered sequence never resets a child's status), and an
-  // action holding a finished status gives it again without a call, as BT.CPP's do.
+  // stopped; the new bt_sequence starts at its first child, the kept Mark a, which starts fresh
+  // under its new parent (it held the success it finished with under the old one: an action
+  // holding a finished status gives it again without a call, as BT.CPP's do, so it was skipped).
   e.reload(guarded);
   INFO(e.r.log);
   CHECK(e.r.log.find("(1 running node(s) aborted)") != std::string::npos);
   CHECK(get_string(e.r.rt, e.a, "log") == "mark a;start w;stop w aborted;");
   e.r.rt.tick_all(0.1);
-  CHECK(get_string(e.r.rt, e.a, "log") == "mark a;start w;stop w aborted;start w;");
+  CHECK(get_string(e.r.rt, e.a, "log") == "mark a;start w;stop w aborted;mark a;start w;");
   CHECK(e.r.rt.running_nodes(e.a) == std::vector<std::string>{"root", "work"});
   // Back: lowered again, a new node once more, which starts from its first child.
   e.reload(before);
-  CHECK(get_string(e.r.rt, e.a, "log") == "mark a;start w;stop w aborted;start w;stop w aborted;");
+  CHECK(get_string(e.r.rt, e.a, "log") == "mark a;start w;stop w aborted;mark a;start w;stop w aborted;");
   e.r.rt.tick_all(0.1);
-  CHECK(get_string(e.r.rt, e.a, "log") == "mark a;start w;stop w aborted;start w;stop w aborted;mark a;start w;");
+  CHECK(get_string(e.r.rt, e.a, "log") ==
+        "mark a;start w;stop w aborted;mark a;start w;stop w aborted;mark a;start w;");
 }
 
 TEST_CASE("reload: a lowered bt_reactive_fallback edited into a bt_reactive_sequence is a new node") {
@@ -1555,4 +1556,114 @@ TEST_CASE("reload: a running node moved under an imported kind's node (bt_sequen
   CHECK(get_string(e.r.rt, e.a, "log") == "mark m1;start w;stop w aborted;");
   e.r.rt.tick_all(0.1);
   CHECK(get_string(e.r.rt, e.a, "log") == "mark m1;start w;stop w aborted;mark m1;mark other;start w;");
+}
+
+TEST_CASE("reload: an async bt_sequence whose finished child is removed restarts, not at a place that names another child") {
+  // It kept its index (1, the running `work`) and ran `c` beside it: two running children.
+  const std::string before = edit_brain("bs", R"(  bt_sequence:
+    name: bs
+    async: true
+    children:
+      - action: {leaf: Mark, args: {id: a}, name: a}
+      - action: {leaf: Work, args: {id: w}, name: work}
+      - action: {leaf: Mark, args: {id: c}, name: c}
+)");
+  Edit e(before, 3);
+  REQUIRE(get_string(e.r.rt, e.a, "log") == "mark a;start w;");
+  std::string after = before;
+  const std::string first = "      - action: {leaf: Mark, args: {id: a}, name: a}\n";
+  after.erase(after.find(first), first.size());
+  e.reload(after);
+  INFO(e.r.log);
+  CHECK(get_string(e.r.rt, e.a, "log") == "mark a;start w;stop w aborted;");
+  e.r.rt.tick_all(0.1);
+  CHECK(get_string(e.r.rt, e.a, "log") == "mark a;start w;stop w aborted;start w;");
+  CHECK(e.r.rt.running_nodes(e.a) == std::vector<std::string>{"bs", "work"});
+}
+
+TEST_CASE("reload: a finished node moved into a running parallel runs there; its old result does not count") {
+  const std::string before = edit_brain("par", R"(  sequence:
+    - action: {leaf: Mark, args: {id: x}, name: x}
+    - parallel:
+        name: par
+        success: all
+        children:
+          - action: {leaf: Work, args: {id: w}, name: work}
+)");
+  Edit e(before, 2);
+  REQUIRE(get_string(e.r.rt, e.a, "log") == "mark x;start w;");
+  std::string after = before;
+  const std::string x = "    - action: {leaf: Mark, args: {id: x}, name: x}\n";
+  after.erase(after.find(x), x.size());
+  after.insert(after.find("          - action: {leaf: Work"), "          - action: {leaf: Mark, args: {id: x}, name: x}\n");
+  e.reload(after);
+  e.r.rt.tick_all(0.1);
+  INFO(e.r.log);
+  CHECK(get_string(e.r.rt, e.a, "log") == "mark x;start w;mark x;");
+}
+
+TEST_CASE("reload: a second reload that makes the top-level state plain again undoes the end the first set") {
+  Scratch s;
+  s.write("leaves.lua", "local thicket = require('thicket')\nlocal L = {}\n"
+                        "function L.Act(agent, args) print(thicket.tick() .. ' act ' .. args.id) return 'running' end\n"
+                        "function L.Say(agent, args) print(thicket.tick() .. ' ' .. args.id) end\nreturn L\n");
+  const char* v1 = "fsm: f\nleaves: [leaves.lua]\nstates:\n"
+                   "  a:\n    enter: {leaf: Say, args: {id: enter a}}\n    exit: {leaf: Say, args: {id: exit a}}\n"
+                   "    act: {leaf: Act, args: {id: a}}\n  b: {}\n";
+  const char* v2 = "fsm: f\nleaves: [leaves.lua]\nstates:\n"
+                   "  a:\n    final: true\n    enter: {leaf: Say, args: {id: enter a}}\n    exit: {leaf: Say, args: {id: exit a}}\n"
+                   "  b: {}\n";
+  const std::string brain = s.write("brain.yaml", v1);
+  Run r;
+  std::string out;
+  r.rt.on_print([&](const std::string& line) { out += line + ";"; });
+  std::vector<thicket::Diagnostic> d;
+  auto b = r.rt.load_file(brain, d);
+  REQUIRE(b);
+  auto a = r.rt.spawn(*b);
+  r.rt.tick(a, 0.1);
+  s.write("brain.yaml", v2);
+  CHECK(r.rt.reload_changed() == 1);
+  s.write("brain.yaml", std::string(v1) + "# back\n");
+  CHECK(r.rt.reload_changed() == 1);
+  CHECK(r.rt.tick(a, 0.1) == thicket::Status::Running);
+  CHECK(out == "1 enter a;1 act a;2 act a;");
+  INFO(r.log);
+}
+
+TEST_CASE("reload: a queued event whose sending state the reload removed is traced as dropped") {
+  // `work` succeeds in tick 2: its `success` waits for tick 3. A reload renames `work`: the
+  // event is stale and dropped (SPEC 4.1), with a trace record now (none was written).
+  Scratch s;
+  s.write("leaves.lua", "local thicket = require('thicket')\nlocal L = {}\n"
+                        "function L.Done(agent) if thicket.tick() >= 2 then return 'success' end return 'running' end\nreturn L\n");
+  const char* v1 = "fsm: f\nleaves: [leaves.lua]\nstates:\n"
+                   "  work:\n    act: {leaf: Done}\n    transitions: {success: other}\n  other: {}\n";
+  const std::string brain = s.write("brain.yaml", v1);
+  Run r;
+  std::vector<thicket::TraceEvent> events;
+  r.rt.on_trace([&](const thicket::TraceEvent& e) {
+    if (e.type == thicket::TraceEvent::Type::Event) events.push_back(e);
+  });
+  std::vector<thicket::Diagnostic> d;
+  auto b = r.rt.load_file(brain, d);
+  REQUIRE(b);
+  auto a = r.rt.spawn(*b);
+  r.rt.tick(a, 0.1);
+  r.rt.tick(a, 0.1);
+  REQUIRE(events.empty());
+  std::string v2 = v1;
+  v2.replace(v2.find("  work:"), 7, "  job:");
+  s.write("brain.yaml", v2);
+  REQUIRE(r.rt.reload_changed() == 1);
+  INFO(r.log);
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].event == "success");
+  CHECK(events[0].taken_by.empty());
+  CHECK(events[0].stale);
+  CHECK(events[0].reload);
+  CHECK(events[0].from_name == "work");
+  CHECK(events[0].tick == 2);
+  r.rt.tick(a, 0.1);
+  CHECK(events.size() == 1);  // not offered again
 }

@@ -223,6 +223,34 @@ TEST_CASE("simulation: a watch reload's notice counts the running nodes it abort
   }
 }
 
+TEST_CASE("simulation: a reload's stop hooks print in agent order and a leaf file's top level once, on any number of threads") {
+  // Each agent runs Count for ever; a reload after tick 2 removes it, so each of the 6 agents'
+  // stop hook prints. The workers reload one after another (workers 1.. first): on 2 or 3
+  // threads the lines came out a3..a6 then a1, a2, and the leaf file's top-level print (at the
+  // load, and again as the reload re-runs it) once per worker.
+  Setup s("local thicket = require('thicket')\nprint('leaf file loaded')\nlocal L = {}\n"
+          "L.Count = {tick = function(agent) return thicket.RUNNING end,\n"
+          "  stop = function(agent, args, mem, status) print('a' .. agent.id .. ' ' .. status) end}\nreturn L\n",
+          6);
+  std::string first;
+  for (uint32_t threads : {1u, 2u, 3u}) {
+    s.d.write("count.yaml", "tree: count\nleaves: [count.lua]\nroot: {action: Count}\n");
+    SimOptions o;
+    o.threads = threads;
+    o.watch = true;
+    std::string out;  // prints and log lines, as they came
+    o.print = [&out](const std::string& line) { out += line + "\n"; };
+    std::string log;
+    auto sim = s.make(o, log);
+    sim->run([&](uint64_t done, uint64_t) {
+      if (done == 2) s.d.write("count.yaml", "tree: count\nleaves: [count.lua]\nroot: {wait: {seconds: 100, name: w}}\n");
+    });
+    CAPTURE(threads);
+    CHECK(out == "leaf file loaded\nleaf file loaded\na1 aborted\na2 aborted\na3 aborted\na4 aborted\na5 aborted\na6 aborted\n");
+    CHECK(log.find("(6 running node(s) aborted)") != std::string::npos);
+  }
+}
+
 namespace {
 // The scenario at `path`, run with --watch (its own ticks, options `o` else), its log kept in
 // `log`.
