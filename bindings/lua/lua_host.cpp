@@ -888,8 +888,9 @@ std::string status_returned(std::string_view transition) {
 
 void LuaHost::unmapped_transition(const CallSite& at, const std::string& state, std::string_view transition) {
   const std::string shown = shown_name(transition, 80);  // a script's text: maybe huge, maybe with a NUL or a line break
-  std::string key = state + "/" + shown;
-  if (!unmapped_reported_.emplace(at.program, key).second) return;  // once per state/transition
+  // Once per state and transition, for the run (a simulation's workers share the book).
+  const std::string key = "unmapped " + state + "/" + shown;
+  if (rt_.reported_before(*at.program, key)) return;
   std::vector<std::string> known;
   std::string to_state;  // the reason returned a state's name: the transition that goes there
   const auto& states = at.program->fsm_states;
@@ -908,8 +909,7 @@ void LuaHost::unmapped_transition(const CallSite& at, const std::string& state, 
       << "; ignored (the state's 'when' list is not tried; an outer state's may be)"
       << status_returned(transition)
       << "\n  reported once; first by agent " << at.agent->id << " at tick " << at.agent->ticks;
-  ++errors;
-  rt_.log(out.str());
+  rt_.report_once(*at.program, key, out.str(), true);
 }
 
 Value LuaHost::any_value(const AgentInfo&, int ref) {

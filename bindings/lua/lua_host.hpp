@@ -379,7 +379,6 @@ class LuaHost final : public ScriptHost {
  private:
   Rng load_rng_;                        // math.random while files load (no agent yet)
   const char* status_strings_[3] = {};  // interned "success", "failure", "running"
-  std::set<std::pair<const void*, std::string>> unmapped_reported_;  // (program, "state/transition")
   // A message of megabytes (error(string.rep("x", 5e6))) is shown by its start and its size:
   // a log line a reader can take in, and a bounded key for the repeat count.
   static constexpr size_t kMaxShownMessage = 2000;

@@ -1035,6 +1035,11 @@ size_t Runtime::bytes_per_agent(BrainHandle brain) const {
   if (brain.index >= impl_->brains.size()) return 0;
   return impl_->brains[brain.index]->program->block_size + sizeof(AgentInfo);
 }
-uint64_t Runtime::script_errors() const { return impl_->script->script_errors() + impl_->brain_errors.load(); }
+uint64_t Runtime::script_errors() const {
+  // The brains' errors said once (report_once) are the book's; a simulation's workers share
+  // one, which the simulation counts once for all (not this worker's to count).
+  const uint64_t once = impl_->errors == &impl_->own_errors ? impl_->own_errors.once_errors : 0;
+  return impl_->script->script_errors() + impl_->brain_errors.load() + once;
+}
 
 }  // namespace thicket

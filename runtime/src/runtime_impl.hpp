@@ -279,16 +279,19 @@ class RuntimeImpl {
   // the events of other brains' agents, which tick_all must drop (and which keep it off its
   // fast path while any is queued).
   static bool takes_events(const Program& p) { return !p.nodes.empty() && p.nodes[0].kind == NodeKind::Fsm; }
-  // Says `message` once per program and key (the event storm, a failed initial descent).
-  bool report_once(const Program& p, const std::string& key, const std::string& message);  // false: said before
+  // Says `message` once per brain and key (the event storm, a failed initial descent), through
+  // the error book: judged in agent order, and once for a simulation's workers together, which
+  // share the book; `counted`: a script error, counted when said.
+  void report_once(const Program& p, const std::string& key, std::string message, bool counted = false);
   // Whether report_once(p, key, ...) has spoken: a caller that would build its message on
-  // every call (a flood of drops, a storm every tick) asks first. (A short key: no allocation.)
-  bool reported_before(const Program& p, const std::string& key);
-  std::mutex report_mutex;
+  // every call (a flood of drops, a storm every tick) asks first. (Within a tick whose lines
+  // wait for agent order, it may be built again until they are judged.)
+  bool reported_before(const Program& p, const std::string& key) const {
+    return errors->warned_before(p.name, ScriptErrorBook::kBrainNode, key);
+  }
   // Errors the brains made at run time outside any leaf (an fsm's initial descent that cannot
   // be selected): counted with the script errors (Runtime::script_errors), so --strict stops.
   std::atomic<uint64_t> brain_errors{0};
-  std::set<std::pair<const Program*, std::string>> reported;
   // Events the runtime sends (SPEC 4.1), interned once.
   uint32_t ev_success = 0, ev_failure = 0, ev_done = 0;
   // Trace events, log and print lines go straight out, or into the running job's buffer.
@@ -406,7 +409,8 @@ class RuntimeImpl {
   // rest are counted in the summary's script errors only.
   // A warning (`warning`): printed the first time its key is said at the node, in the same
   // order, and not counted as an error (--strict does not stop for it).
-  void script_error(const Program& program, uint32_t node, std::string key, std::string text, bool warning = false);
+  void script_error(const Program& program, uint32_t node, std::string key, std::string text, bool warning = false,
+                    bool counted = false);
   // Whether script_error would not print this one (key "": only whether the node prints no
   // more). A true answer holds for good (the counts only grow), so a host may skip wording the
   // error. Read by workers during a parallel tick_all; written only between, at delivery.

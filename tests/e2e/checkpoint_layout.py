@@ -39,11 +39,50 @@ class Reader:
             self.p += 8 * n
 
 
+    def metrics(self):
+        """The metrics (names, totals, gauge flags, statistics); returns the flags' offsets."""
+        flags = []
+        for _ in range(self.take("<I")):
+            self.skip_str()
+            self.p += 8
+            flags.append(self.p)
+            self.p += 1 + 32 + 8
+        return flags
+
+    def book(self):
+        """Agent-ticks, script errors, the script error book (format 6 on) and the warnings said (7 on)."""
+        self.p += 16
+        if self.format >= 6:
+            for _ in range(self.take("<I")):
+                self.skip_str(); self.take("<I"); self.skip_str(); self.take("<Q")
+            for _ in range(self.take("<I")):
+                self.skip_str(); self.take("<I"); self.take("<I")
+        if self.format >= 7:
+            for _ in range(self.take("<I")):
+                self.skip_str(); self.take("<I"); self.skip_str()
+
+    def effects_said(self):
+        """Format 9 on: the refused effects' messages said so far."""
+        if self.format >= 9:
+            for _ in range(self.take("<I")):
+                self.skip_str(); self.take("<I")
+
+
 def as_format_7(data):
-    """A format 8 checkpoint's bytes as format 7 wrote them: without the header's hashes."""
+    """A format 8 or 9 checkpoint's bytes as format 7 wrote them: without the header's hashes,
+    a counter's gauge flag 0, without the effects' messages said."""
     r = Reader(data)
     r.header()
     start = r.p
     r.hashes()
-    body = data[24:start] + data[r.p:]
+    hashes_end = r.p
+    flags = r.metrics()
+    r.book()
+    said = r.p
+    r.effects_said()
+    b = bytearray(data)
+    for at in flags:
+        if b[at] == 2:
+            b[at] = 0
+    body = bytes(b[24:start] + b[hashes_end:said] + b[r.p:])
     return data[:8] + struct.pack("<IQI", 7, len(body), zlib.crc32(body)) + body

@@ -361,5 +361,44 @@ ln -sf scratch/cp.snap "$dir/linked/cp.snap"
 [[ -L "$dir/linked/cp.snap" && -s "$dir/linked/scratch/cp.snap" ]] && ok ||
   bad "a link as --checkpoint: the save should go to its target: $(ls -la "$dir/linked" "$dir/linked/scratch")"
 
+# What is said once, or a few times, for the whole run carries over a resume and is the same
+# on any number of threads: a transition no state maps (said once, counted once: it was said
+# and counted once per worker, and again after a resume), a signal to a key the target lacks
+# (said 5 times: a resume started its count again), and a counter reported +1 and -1, whose
+# total is back at 0 (a resume forgot it was a counter: the gauge on it went through, no error).
+mkdir -p "$dir/once"
+cat > "$dir/once/l.lua" <<'LUA'
+local thicket = require("thicket")
+local L = {}
+function L.Knock(agent) if thicket.tick() >= 2 then return "open" end end
+function L.Poke(agent)
+  local t = thicket.tick()
+  agent:signal(agent.id % 4 + 1, "nokey", 1)
+  if t <= 2 then thicket.metric("m", agent.id % 2 == 1 and 1 or -1) end
+  if t >= 5 and agent.id == 1 then thicket.gauge("m", 5) end
+  return thicket.RUNNING
+end
+return L
+LUA
+printf 'fsm: door\nleaves: [l.lua]\nstates:\n  closed:\n    reason: Knock\n    act: Poke\n    transitions: {open_up: open}\n  open: {}\n' > "$dir/once/door.yaml"
+printf 'scenario: once\nseed: 1\nticks: 8\nworld: {size: [50, 50]}\nteams: [a]\nmetrics: [m]\ngroups:\n  - {name: g, team: a, count: 4, brain: door.yaml, spawn: {centre: [25, 25], radius: 5}}\n' > "$dir/once/s.yaml"
+for k in 1 2 3; do
+  "$thicket" run "$dir/once/s.yaml" --threads $k --quiet --log "$dir/once/full$k.txt" --out "$dir/once/full$k.csv" 2>/dev/null
+done
+cmp -s "$dir/once/full1.txt" "$dir/once/full3.txt" && cmp -s "$dir/once/full1.txt" "$dir/once/full2.txt" && ok ||
+  bad "what is said once differs with the threads: $(diff "$dir/once/full1.txt" "$dir/once/full3.txt" | head -5)"
+[[ $(grep -c "has no transition 'open'" "$dir/once/full1.txt") == 1 && $(grep -c "'nokey'" "$dir/once/full1.txt") == 5 &&
+   $(grep -c "is a counter" "$dir/once/full1.txt") -ge 1 ]] && ok || bad "the once run's log: $(cat "$dir/once/full1.txt")"
+[[ $(row "$dir/once/full1.csv" | tail -1) == $(row "$dir/once/full3.csv" | tail -1) ]] && ok ||
+  bad "the once run's --out differs with the threads (script errors?): $(tail -1 "$dir/once/full3.csv")"
+for k in 1 2; do
+  "$thicket" run "$dir/once/s.yaml" --ticks 4 --threads $k --quiet --log "$dir/once/a$k.txt" --checkpoint "$dir/once/cp$k.snap" --every 4 2>/dev/null
+  "$thicket" run "$dir/once/s.yaml" --threads $((3 - k)) --quiet --log "$dir/once/b$k.txt" --out "$dir/once/b$k.csv" --resume "$dir/once/cp$k.snap" 2>/dev/null
+  cmp -s "$dir/once/full1.txt" <(cat "$dir/once/a$k.txt" "$dir/once/b$k.txt") && ok ||
+    bad "the once run resumed ($k thread(s), then $((3 - k))): its log differs: $(diff "$dir/once/full1.txt" <(cat "$dir/once/a$k.txt" "$dir/once/b$k.txt") | head -6)"
+  [[ $(row "$dir/once/full1.csv" | tail -1) == $(row "$dir/once/b$k.csv" | tail -1) ]] && ok ||
+    bad "the once run resumed: --out $(row "$dir/once/b$k.csv" | tail -1), not $(row "$dir/once/full1.csv" | tail -1)"
+done
+
 echo "checkpoint_test: $pass passed, $fail failed"
 [[ $fail == 0 ]]

@@ -38,13 +38,9 @@ r = Reader(open(sys.argv[1], "rb").read())
 assert r.format >= 3
 agents = r.header()
 r.hashes()                                # format 8: the map's and the Lua files' hashes
-for _ in range(r.take("<I")): r.skip_str(); r.p += 8 + 1 + 32 + 8  # metrics
-r.p += 16                                 # agent-ticks, script errors
-if r.format >= 6:                         # the script error book
-    for _ in range(r.take("<I")): r.skip_str(); r.take("<I"); r.skip_str(); r.take("<Q")
-    for _ in range(r.take("<I")): r.skip_str(); r.take("<I"); r.take("<I")
-if r.format >= 7:                         # the warnings said
-    for _ in range(r.take("<I")): r.skip_str(); r.take("<I"); r.skip_str()
+r.metrics()
+r.book()                                  # agent-ticks, script errors, the error book
+r.effects_said()                          # format 9: the refused effects' messages said
 n = 0
 for _ in range(agents):
     r.p += 1 + 4 + 16 + 8                 # alive, entity, wander target, wander stream

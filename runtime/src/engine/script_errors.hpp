@@ -23,7 +23,12 @@ struct ScriptErrorBook {
     std::string key;   // the message, as counted
     std::string text;  // the report
     bool warning = false;  // not an error: printed the first time it is said at its node, never counted
+    // With warning: an error of the brain's said once per key (an fsm that cannot enter its
+    // initial states, an unmapped transition), counted as a script error when it is said.
+    bool counted = false;
   };
+  // A brain's own reports (report_once: no node of it is to blame alone) use this node.
+  static constexpr uint32_t kBrainNode = 0xFFFFFFFF;
   static constexpr uint64_t kPrintedRepeats = 5;
   static constexpr size_t kMaxRepeatKeys = 10000;
   static constexpr uint32_t kPrintedPerNode = 20;
@@ -43,6 +48,7 @@ struct ScriptErrorBook {
   std::optional<std::string> say(Entry e) {
     if (e.warning) {
       if (warned.size() >= kMaxRepeatKeys || !warned.insert({e.brain, e.node, e.key}).second) return std::nullopt;
+      if (e.counted) ++once_errors;
       return std::move(e.text);
     }
     uint32_t& printed = printed_at[{e.brain, e.node}];
@@ -63,6 +69,9 @@ struct ScriptErrorBook {
   std::map<std::tuple<std::string, uint32_t, std::string>, uint64_t> repeats;
   std::map<std::pair<std::string, uint32_t>, uint32_t> printed_at;
   std::set<std::tuple<std::string, uint32_t, std::string>> warned;
+  // The counted warnings said (Entry::counted): script errors of the runtime (or the
+  // simulation) that owns the book.
+  uint64_t once_errors = 0;
 };
 
 }  // namespace thicket

@@ -665,18 +665,8 @@ void RuntimeImpl::count_events(int64_t delta) {
   else pending_events += delta;
 }
 
-bool RuntimeImpl::reported_before(const Program& p, const std::string& key) {
-  std::lock_guard<std::mutex> lock(report_mutex);
-  return reported.count({&p, key}) != 0;
-}
-
-bool RuntimeImpl::report_once(const Program& p, const std::string& key, const std::string& message) {
-  {
-    std::lock_guard<std::mutex> lock(report_mutex);
-    if (!reported.emplace(&p, key).second) return false;
-  }
-  log(message);
-  return true;
+void RuntimeImpl::report_once(const Program& p, const std::string& key, std::string message, bool counted) {
+  script_error(p, ScriptErrorBook::kBrainNode, key, std::move(message), true, counted);
 }
 
 // ---- output that waits for agent order while jobs run ----
@@ -716,8 +706,9 @@ void RuntimeImpl::log(const std::string& line) const {
   else std::cerr << line + '\n';  // one write, not two (std::cerr is unbuffered)
 }
 
-void RuntimeImpl::script_error(const Program& program, uint32_t node, std::string key, std::string text, bool warning) {
-  ScriptErrorBook::Entry e{program.name, node, std::move(key), std::move(text), warning};
+void RuntimeImpl::script_error(const Program& program, uint32_t node, std::string key, std::string text, bool warning,
+                               bool counted) {
+  ScriptErrorBook::Entry e{program.name, node, std::move(key), std::move(text), warning, counted};
   if (error_sink) {
     error_sink(std::move(e));
     return;

@@ -326,7 +326,7 @@ Status Engine::tick_fsm(Ctx& c, uint32_t i, bool starting) {
           << "' cannot enter its initial states: an 'enter_if' on the way down fails; no state is entered, and the"
              " descent is tried again next tick\n  reported once; first by agent "
           << c.agent.id << " at tick " << c.agent.ticks;
-      if (rt_.report_once(c.p, "initial descent", out.str())) ++rt_.brain_errors;  // counted once, as reported
+      rt_.report_once(c.p, "initial descent", out.str(), true);  // counted once, as reported
       return Status::Running;
     }
     rs.entered = 1;
@@ -366,7 +366,7 @@ Status Engine::tick_fsm(Ctx& c, uint32_t i, bool starting) {
              " way down fails; it stays without one (its act and transitions go on), and the descent is tried again next tick\n"
              "  reported once; first by agent "
           << c.agent.id << " at tick " << c.agent.ticks;
-      if (rt_.report_once(c.p, key, out.str())) ++rt_.brain_errors;
+      rt_.report_once(c.p, key, out.str(), true);
     }
     if (h.ended) {
       h.end_brain();

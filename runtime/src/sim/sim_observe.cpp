@@ -22,6 +22,7 @@ void observe_metrics(Simulation::Impl& sim) {
 }
 
 bool any_script_error(const Simulation::Impl& sim) {
+  if (sim.errors.once_errors > 0) return true;  // the brains' errors said once (the workers' book)
   for (const auto& w : sim.workers)
     if (w->rt->script_errors() > 0) return true;
   return false;

@@ -22,7 +22,12 @@
 //                node, str key), which are said once. From format 8, in the header after the
 //                groups' brains: u64 the map's content hash (0: none), u32 count and a u64 each:
 //                the content hashes of the Lua files the brains read, sorted (format 7 is
-//                still read: it has neither, and a resume of it checks neither).
+//                still read: it has neither, and a resume of it checks neither). From format
+//                9: a metric's gauge flag is 2 for a counter reported at least once (its total
+//                may be 0), and after the warnings said, the refused effects' messages said so
+//                far (u32 count, each str key, u32 times), so a resumed run says no more of them
+//                than the uninterrupted one (formats 7 and 8 are still read: a counter is one
+//                with a total, the effects' messages start their count again).
 //   an agent:    u8 alive, u32 entity, f64 x2 wander target, u64 wander stream, u8 searching;
 //                if searching (agent:path_to with a budget, not done): f64 x4 from and goal,
 //                u8 algorithm, u8 smooth, u32 zones + f64 x4 each (the call's own danger
@@ -63,7 +68,7 @@ constexpr char kCheckpointMagic[8] = {'T', 'H', 'K', 'T', 'S', 'I', 'M', '\n'};
 // progress; 4: the stop hooks' pending damage and signals; 5: runtime snapshots of format 4
 // (each agent's slicing: a tick_every brain's clock restarted at a resume); 6: the script error
 // book; 7: the warnings said, in the book; 8: the map's and the Lua files' content hashes
-constexpr uint32_t kFormat = 8;
+constexpr uint32_t kFormat = 9;
 constexpr uint32_t kOldestFormat = 7;  // read too: the same but for the header's hashes of format 8
 constexpr size_t kPrefix = 8 + 4 + 8 + 4;  // magic, format, body length, CRC
 
@@ -588,7 +593,7 @@ std::string Simulation::save(std::string& bytes) const {
   for (size_t m = 0; m < s.metric_names.size(); ++m) {
     out.str(s.metric_names[m]);
     out.f64(s.metric_totals[m]);
-    out.u8(s.metric_is_gauge[m] ? 1 : 0);
+    out.u8(s.metric_is_gauge[m] ? 1 : s.metric_counted[m] ? 2 : 0);
     GaugeStats g = m < s.gauge_stats.size() ? s.gauge_stats[m] : GaugeStats{};
     out.f64(g.last);
     out.f64(g.mean);
@@ -596,7 +601,7 @@ std::string Simulation::save(std::string& bytes) const {
     out.f64(g.max);
     out.u64(g.ticks);
   }
-  uint64_t agent_ticks = 0, script_errors = s.script_errors_before;
+  uint64_t agent_ticks = 0, script_errors = s.script_errors_before + s.errors.once_errors;
   for (const auto& w : s.workers) {
     agent_ticks += w->agent_ticks;
     script_errors += w->rt->script_errors();
@@ -604,6 +609,11 @@ std::string Simulation::save(std::string& bytes) const {
   out.u64(agent_ticks);
   out.u64(script_errors);
   save_error_book(s.errors, out);
+  out.u32(static_cast<uint32_t>(s.effect_errors_said.size()));
+  for (const auto& [key, times] : s.effect_errors_said) {
+    out.str(key);
+    out.u32(times);
+  }
   for (const SimAgent& a : s.agents) {
     out.u8(a.alive ? 1 : 0);
     out.u32(a.entity.bits);
@@ -656,8 +666,9 @@ bool Simulation::restore(std::string_view bytes, const std::string& name, std::v
     if (in.ok() && metric != s.metric_names[m])
       return fail("its metric " + std::to_string(m + 1) + " is '" + metric + "', the scenario's '" + s.metric_names[m] + "'");
     s.metric_totals[m] = in.f64();
-    s.metric_is_gauge[m] = in.u8() != 0;
-    s.metric_counted[m] = !s.metric_is_gauge[m] && s.metric_totals[m] != 0;
+    const uint8_t kind = in.u8();
+    s.metric_is_gauge[m] = kind == 1;
+    s.metric_counted[m] = info->format >= 9 ? kind == 2 : !s.metric_is_gauge[m] && s.metric_totals[m] != 0;
     GaugeStats& g = s.gauge_stats[m];
     g.last = in.f64();
     g.mean = in.f64();
@@ -669,6 +680,15 @@ bool Simulation::restore(std::string_view bytes, const std::string& name, std::v
   const uint64_t script_errors = in.u64();
   ScriptErrorBook errors;
   restore_error_book(errors, in);
+  std::map<std::string, uint32_t> effect_errors_said;
+  if (info->format >= 9) {
+    const uint32_t said = in.u32();
+    for (uint32_t i = 0; i < said && in.ok(); ++i) {
+      std::string key = in.str();
+      const uint32_t times = in.u32();
+      if (in.ok()) effect_errors_said[std::move(key)] = times;
+    }
+  }
   for (SimAgent& a : s.agents) {
     const bool alive = in.u8() != 0;
     const uint32_t entity = in.u32();
@@ -725,6 +745,7 @@ bool Simulation::restore(std::string_view bytes, const std::string& name, std::v
   s.workers[0]->agent_ticks = agent_ticks;
   s.script_errors_before = script_errors;
   s.errors = std::move(errors);
+  s.effect_errors_said = std::move(effect_errors_said);
   for (auto& w : s.workers) s.script_errors_before -= std::min(s.script_errors_before, w->rt->script_errors());
   return true;
 }

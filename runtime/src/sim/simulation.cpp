@@ -727,7 +727,7 @@ RunResult Simulation::run(const std::function<void(uint64_t, uint64_t)>& progres
     result.agent_ticks += w->agent_ticks;
     result.script_errors += w->rt->script_errors();
   }
-  result.script_errors += s.script_errors_before;
+  result.script_errors += s.script_errors_before + s.errors.once_errors;  // (the workers share the book)
   if (s.recorder) s.recorder->finish(result);
   for (const SimAgent& a : s.agents) {
     if (!a.alive) continue;

@@ -193,9 +193,9 @@ TEST_CASE("checkpoint: every truncation, flipped bytes, another format version: 
   CHECK_FALSE(Simulation::read_header(huge, error));
   CHECK(error == "corrupt: its header announces 18446744073709551615 bytes");
   std::string newer = bytes;
-  newer[8] = 9;
+  newer[8] = 10;
   CHECK_FALSE(Simulation::read_header(newer, error));
-  CHECK(error.find("format version 9 is newer") != std::string::npos);
+  CHECK(error.find("format version 10 is newer") != std::string::npos);
   std::string older = bytes;
   older[8] = 6;  // format 6 had no warnings in its script error book: refused, never misread
   CHECK_FALSE(Simulation::read_header(older, error));
