@@ -849,7 +849,8 @@ int thicket_main(int argc, char** argv) {
   // --help (or -h) anywhere: the usage, whatever the command (before the commands that parse
   // their own arguments, which would call it an unknown option).
   // After a command (`thicket import --help`, `thicket help import`): that command's lines.
-  for (int i = 1; i < argc; ++i)
+  // Not after `--`: what follows it is files (a file named -h).
+  for (int i = 1; i < argc && std::strcmp(argv[i], "--") != 0; ++i)
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0 ||
         (i == 1 && std::strcmp(argv[i], "help") == 0)) {
       const char* command = std::strcmp(argv[1], "help") == 0 ? (argc > 2 ? argv[2] : nullptr) : (i > 1 ? argv[1] : nullptr);

@@ -496,8 +496,10 @@ class Parser {
   Type arithmetic(const Token& op, ExprOp code_op, Type left, Type right) {
     emit(code_op, op);
     if ((left != Type::Number || right != Type::Number) && left != Type::Unknown &&
-        right != Type::Unknown)
+        right != Type::Unknown) {
       error(op.begin, "'" + op_text(op) + "' needs two numbers, got " + both(left, right));
+      return Type::Unknown;  // said: not again by the operator that uses it
+    }
     return Type::Number;
   }
 
@@ -509,8 +511,10 @@ class Parser {
     Type operand = unary();
     leave();
     emit(ExprOp::Neg, op);
-    if (operand != Type::Number && operand != Type::Unknown)
+    if (operand != Type::Number && operand != Type::Unknown) {
       error(op.begin, "'-' needs a number, got " + std::string(type_name(operand)));
+      return Type::Unknown;
+    }
     return Type::Number;
   }
 
@@ -576,6 +580,13 @@ class Parser {
 
   Type key(const Token& t) {
     std::string_view name = src_.substr(t.begin, t.size);
+    if (at(Tok::LParen)) {  // `f(x)`: a call, which the language does not have (said once, its arguments read)
+      error(t.begin, "'" + std::string(name) + "(...)' is a function call, which a check does not have; compare "
+                     "blackboard keys and values (health > 20 and not alert), or call a Lua condition leaf");
+      emit(ExprOp::PushNum, t);
+      (void)parenthesized();
+      return Type::Unknown;
+    }
     const ExprKey* found = nullptr;
     for (const ExprKey& k : keys_)
       if (k.name == name) {

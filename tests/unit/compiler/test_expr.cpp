@@ -411,8 +411,19 @@ TEST_CASE("expr: type errors name the operator, both types and the operator's co
   CHECK(b.errors("-alert > 2") == "0: '-' needs a number, got boolean\n");
   CHECK(b.errors("health + 1") == "0: the expression must be a boolean (true/false), got number\n");
   CHECK(b.errors("  mood") == "2: the expression must be a boolean (true/false), got string\n");
-  // The operator's result type stands in after its error, so one mistake is one message.
+  // After its error an operator's result is of no type, so one mistake is one message (its
+  // number stood in, and `mood + mood == mood` said a second error at '==').
   CHECK(b.errors("mood + 1 > 2 and true") == "5: '+' needs two numbers, got string and number\n");
+  CHECK(b.errors("mood + mood == mood") == "5: '+' needs two numbers, got string and string\n");
+  CHECK(b.errors("-mood == mood") == "0: '-' needs a number, got string\n");
+  CHECK(b.errors("mood * 2") == "5: '*' needs two numbers, got string and number\n");
+  // A call: the language has none; said once, not as an unknown key and a stray '('.
+  CHECK(b.errors("f(health) > 0") ==
+        "0: 'f(...)' is a function call, which a check does not have; compare blackboard keys and values "
+        "(health > 20 and not alert), or call a Lua condition leaf\n");
+  CHECK(b.errors("abs(health - 3) < 1 and alert") ==
+        "0: 'abs(...)' is a function call, which a check does not have; compare blackboard keys and values "
+        "(health > 20 and not alert), or call a Lua condition leaf\n");
   // An unknown key causes no follow-on type errors.
   CHECK(b.errors("helth + 'x' < 3") ==
         "0: unknown blackboard key 'helth'; did you mean 'health'?\n");
