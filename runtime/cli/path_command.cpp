@@ -287,8 +287,9 @@ int scenario_searches(const GridMap& map, const std::string& scen_file, const Pa
   if (differences.size() > kNotesShown)
     std::cerr << "thicket: ... and " << differences.size() - kNotesShown << " more\n";
   const std::size_t n = entries->size();
+  // (No search ran in a file with no scenario: "(auto)" named no algorithm.)
   std::cerr << "thicket: " << n << " scenario" << (n == 1 ? "" : "s") << " ("
-            << (n == 0 ? algorithm_name(o.algorithm) : algorithm_name(used))
+            << (n == 0 ? std::string("the file has none") : algorithm_name(used))
             << (n > 0 && landmarks > 0 ? ", guided by " + std::to_string(landmarks) + " landmarks" : std::string())
             << "): " << matched
             << " match the optimal length, " << n - matched << " differ";

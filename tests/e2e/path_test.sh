@@ -145,6 +145,20 @@ sed '3s/\t[0-9.]*$/\t1.5/' "$s" > "$long/wrong.scen"
 "$thicket" path "$m" "$long/wrong.scen" >/dev/null 2>"$dir/err"
 [[ $? == 1 ]] && grep -q "^$long/wrong.scen:3: note: length [0-9.]*, the file's optimal length is 1.50000000$" "$dir/err" && ok ||
   bad "a differing length under a long path: $(head -1 "$dir/err")"
+# A byte-order mark before the map's or the scenario file's first line (a Windows editor's) is
+# skipped, as YAML's is: it was read as part of 'type', and the error quoted a line that looked
+# right. A scenario file with no scenario says so, not "(auto)".
+printf '\xEF\xBB\xBF' | cat - "$m" > "$dir/bom.map"
+printf '\xEF\xBB\xBF' | cat - "$s" > "$dir/bom.scen"
+"$thicket" path "$dir/bom.map" "$dir/bom.scen" >"$dir/bom.out" 2>"$dir/err"
+rc=$?
+"$thicket" path "$m" "$s" >"$dir/plain.out" 2>/dev/null
+[[ $rc == 0 ]] && cmp -s "$dir/bom.out" "$dir/plain.out" && ok || bad "a map and scenario file with a BOM: exit $rc: $(head -2 "$dir/err")"
+printf 'version 1\n' > "$dir/none.scen"
+"$thicket" path "$m" "$dir/none.scen" >/dev/null 2>"$dir/err"
+grep -q "^thicket: 0 scenarios (the file has none): 0 match the optimal length, 0 differ$" "$dir/err" && ok ||
+  bad "a scenario file without a scenario: $(cat "$dir/err")"
+
 # The help text names the command.
 "$thicket" --help | grep -q "^       thicket path MAP.map --from X,Y --to X,Y" && ok || bad "--help lacks thicket path"
 

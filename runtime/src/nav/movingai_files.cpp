@@ -47,6 +47,14 @@ std::vector<Line> split_lines(std::string_view text) {
 
 // True when the text's lines end in CR alone (classic Mac OS): no LF anywhere, and a CR with
 // more after it. Such a file reads as one long line; better to say why than what that line holds.
+// A UTF-8 byte-order mark, which some Windows editors put first: not part of the text (YAML
+// files skip it too). It was read as part of the first word: "expected 'type octile' on line 1,
+// found 'type octile'", the difference invisible.
+std::string_view without_bom(std::string_view text) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  return text;
+}
+
 bool cr_line_ends(std::string_view text) {
   const std::size_t cr = text.find('\r');
   return text.find('\n') == std::string_view::npos && cr != std::string_view::npos && cr + 1 < text.size();
@@ -210,6 +218,7 @@ std::int32_t parse_size_line(const Line& line, std::string_view word, Reporter& 
 std::optional<GridMap> parse_grid_map(std::string_view text, const std::string& path,
                                       std::vector<Diagnostic>& diags) {
   Reporter report{path, diags};
+  text = without_bom(text);
   if (cr_line_ends(text)) {
     report.error(1, 1, kCrLineEnds);
     return std::nullopt;
@@ -331,11 +340,12 @@ std::optional<std::vector<ScenarioEntry>> load_scen(const std::string& path, con
   auto text = read_whole_file(path, diags);
   if (!text) return std::nullopt;
   Reporter report{path, diags};
-  if (cr_line_ends(*text)) {
+  const std::string_view body = without_bom(*text);
+  if (cr_line_ends(body)) {
     report.error(1, 1, kCrLineEnds);
     return std::nullopt;
   }
-  const std::vector<Line> lines = split_lines(*text);
+  const std::vector<Line> lines = split_lines(body);
 
   std::size_t first = 0;
   while (first < lines.size() && lines[first].text.find_first_not_of(" \t") == std::string_view::npos) ++first;
