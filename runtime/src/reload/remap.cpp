@@ -339,8 +339,11 @@ void BrainRemap::mend(const Program& old, const Program& p, uint8_t* block, std:
       auto* cur = reinterpret_cast<uint16_t*>(block + n.state + 8);
       if (pos >= 0 && pos % 2 == 1) *cur = static_cast<uint16_t>(pos / 2);
       else {
+        // Its running behavior is gone: it picks again at its next tick (its checks run then),
+        // not at its next check_every, idle until then.
         *cur = kNoPos;
         block[n.state + 10] = 0;
+        *reinterpret_cast<double*>(block + n.state) = -1e300;  // the last check: long ago
       }
       continue;
     }

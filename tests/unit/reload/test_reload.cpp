@@ -1667,3 +1667,34 @@ TEST_CASE("reload: a queued event whose sending state the reload removed is trac
   r.rt.tick(a, 0.1);
   CHECK(events.size() == 1);  // not offered again
 }
+
+TEST_CASE("reload: a machine whose running behavior is removed picks again at its next tick, not at its next check") {
+  // check_every 10: the machine checked at tick 1. A reload removes the running `a`: it sat
+  // idle until its next check, 10 s on.
+  Scratch s;
+  s.write("leaves.lua", "local thicket = require('thicket')\nlocal L = {}\n"
+                        "function L.Yes() return true end\n"
+                        "L.Run = {tick = function(agent, args) print(thicket.tick() .. ' ' .. args.id) return 'running' end}\n"
+                        "return L\n");
+  const char* v1 = "machine: m\nleaves: [leaves.lua]\ncheck_every: 10\nbehaviors:\n"
+                   "  - {name: a, check: Yes, run: {leaf: Run, args: {id: a}}}\n"
+                   "  - {name: b, check: Yes, run: {leaf: Run, args: {id: b}}}\n";
+  const char* v2 = "machine: m\nleaves: [leaves.lua]\ncheck_every: 10\nbehaviors:\n"
+                   "  - {name: b, check: Yes, run: {leaf: Run, args: {id: b}}}\n";
+  const std::string brain = s.write("brain.yaml", v1);
+  Run r;
+  std::string out;
+  r.rt.on_print([&](const std::string& line) { out += line + ";"; });
+  std::vector<thicket::Diagnostic> d;
+  auto b = r.rt.load_file(brain, d);
+  REQUIRE(b);
+  auto a = r.rt.spawn(*b);
+  r.rt.tick(a, 0.1);
+  r.rt.tick(a, 0.1);
+  s.write("brain.yaml", v2);
+  REQUIRE(r.rt.reload_changed() == 1);
+  r.rt.tick(a, 0.1);
+  r.rt.tick(a, 0.1);
+  INFO(r.log);
+  CHECK(out == "1 a;2 a;3 b;4 b;");
+}
