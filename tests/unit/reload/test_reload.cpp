@@ -46,6 +46,27 @@ struct Run {
   thicket::Runtime rt{thicket::RuntimeOptions{.seed = 1, .log = [this](const std::string& l) { log += l + "\n"; }}};
 };
 
+// One agent of brain.yaml (text `brain`) with leaves.lua (text `leaves`), its prints kept in
+// `out`, each ended by ';'; reload(text) saves a new version and reloads it.
+struct Printing {
+  Scratch s;
+  Run r;
+  std::string out;
+  thicket::AgentHandle a;
+  Printing(const std::string& leaves, const std::string& brain) {
+    s.write("leaves.lua", leaves);
+    r.rt.on_print([this](const std::string& line) { out += line + ";"; });
+    std::vector<thicket::Diagnostic> d;
+    auto b = r.rt.load_file(s.write("brain.yaml", brain), d);
+    REQUIRE(b);
+    a = r.rt.spawn(*b);
+  }
+  void reload(const std::string& brain) {
+    s.write("brain.yaml", brain);
+    REQUIRE(r.rt.reload_changed() == 1);
+  }
+};
+
 const char* kLeaves = R"(
 local thicket = require("thicket")
 local L = {}
@@ -392,11 +413,20 @@ TEST_CASE("reload: an active top-level state made final ends the brain at the ne
   r.rt.tick(a, 0.1);
   s.write("brain.yaml", v2);
   CHECK(r.rt.reload_changed() == 1);
-  CHECK(r.rt.tick(a, 0.1) == thicket::Status::Success);
-  CHECK(r.rt.tick(a, 0.1) == thicket::Status::Success);  // entered afresh: final, so ended at once
-  CHECK(out == "1 enter a;1 act a;2 act a;3 exit a;4 enter a;4 exit a;");
-  CHECK(r.rt.script_errors() == 0);
   INFO(r.log);
+  SUBCASE("the next tick ends it") {
+    CHECK(r.rt.tick(a, 0.1) == thicket::Status::Success);
+    CHECK(r.rt.tick(a, 0.1) == thicket::Status::Success);  // entered afresh: final, so ended at once
+    CHECK(out == "1 enter a;1 act a;2 act a;3 exit a;4 enter a;4 exit a;");
+    CHECK(r.rt.script_errors() == 0);
+  }
+  SUBCASE("a second reload before it, that makes the state plain again, undoes the end") {
+    // (The end the first set stayed: the brain ended at tick 3 all the same.)
+    s.write("brain.yaml", std::string(v1) + "# back\n");
+    CHECK(r.rt.reload_changed() == 1);
+    CHECK(r.rt.tick(a, 0.1) == thicket::Status::Running);
+    CHECK(out == "1 enter a;1 act a;2 act a;3 act a;");
+  }
 }
 
 TEST_CASE_FIXTURE(ReloadFixture, "reload: a broken Lua file changes nothing and is reported; fixing it reloads") {
@@ -1602,35 +1632,6 @@ TEST_CASE("reload: a finished node moved into a running parallel runs there; its
   CHECK(get_string(e.r.rt, e.a, "log") == "mark x;start w;mark x;");
 }
 
-TEST_CASE("reload: a second reload that makes the top-level state plain again undoes the end the first set") {
-  Scratch s;
-  s.write("leaves.lua", "local thicket = require('thicket')\nlocal L = {}\n"
-                        "function L.Act(agent, args) print(thicket.tick() .. ' act ' .. args.id) return 'running' end\n"
-                        "function L.Say(agent, args) print(thicket.tick() .. ' ' .. args.id) end\nreturn L\n");
-  const char* v1 = "fsm: f\nleaves: [leaves.lua]\nstates:\n"
-                   "  a:\n    enter: {leaf: Say, args: {id: enter a}}\n    exit: {leaf: Say, args: {id: exit a}}\n"
-                   "    act: {leaf: Act, args: {id: a}}\n  b: {}\n";
-  const char* v2 = "fsm: f\nleaves: [leaves.lua]\nstates:\n"
-                   "  a:\n    final: true\n    enter: {leaf: Say, args: {id: enter a}}\n    exit: {leaf: Say, args: {id: exit a}}\n"
-                   "  b: {}\n";
-  const std::string brain = s.write("brain.yaml", v1);
-  Run r;
-  std::string out;
-  r.rt.on_print([&](const std::string& line) { out += line + ";"; });
-  std::vector<thicket::Diagnostic> d;
-  auto b = r.rt.load_file(brain, d);
-  REQUIRE(b);
-  auto a = r.rt.spawn(*b);
-  r.rt.tick(a, 0.1);
-  s.write("brain.yaml", v2);
-  CHECK(r.rt.reload_changed() == 1);
-  s.write("brain.yaml", std::string(v1) + "# back\n");
-  CHECK(r.rt.reload_changed() == 1);
-  CHECK(r.rt.tick(a, 0.1) == thicket::Status::Running);
-  CHECK(out == "1 enter a;1 act a;2 act a;");
-  INFO(r.log);
-}
-
 TEST_CASE("reload: a queued event whose sending state the reload removed is traced as dropped") {
   // `work` succeeds in tick 2: its `success` waits for tick 3. A reload renames `work`: the
   // event is stale and dropped (SPEC 4.1), with a trace record now (none was written).
@@ -1671,30 +1672,18 @@ TEST_CASE("reload: a queued event whose sending state the reload removed is trac
 TEST_CASE("reload: a machine whose running behavior is removed picks again at its next tick, not at its next check") {
   // check_every 10: the machine checked at tick 1. A reload removes the running `a`: it sat
   // idle until its next check, 10 s on.
-  Scratch s;
-  s.write("leaves.lua", "local thicket = require('thicket')\nlocal L = {}\n"
-                        "function L.Yes() return true end\n"
-                        "L.Run = {tick = function(agent, args) print(thicket.tick() .. ' ' .. args.id) return 'running' end}\n"
-                        "return L\n");
-  const char* v1 = "machine: m\nleaves: [leaves.lua]\ncheck_every: 10\nbehaviors:\n"
-                   "  - {name: a, check: Yes, run: {leaf: Run, args: {id: a}}}\n"
-                   "  - {name: b, check: Yes, run: {leaf: Run, args: {id: b}}}\n";
-  const char* v2 = "machine: m\nleaves: [leaves.lua]\ncheck_every: 10\nbehaviors:\n"
-                   "  - {name: b, check: Yes, run: {leaf: Run, args: {id: b}}}\n";
-  const std::string brain = s.write("brain.yaml", v1);
-  Run r;
-  std::string out;
-  r.rt.on_print([&](const std::string& line) { out += line + ";"; });
-  std::vector<thicket::Diagnostic> d;
-  auto b = r.rt.load_file(brain, d);
-  REQUIRE(b);
-  auto a = r.rt.spawn(*b);
-  r.rt.tick(a, 0.1);
-  r.rt.tick(a, 0.1);
-  s.write("brain.yaml", v2);
-  REQUIRE(r.rt.reload_changed() == 1);
-  r.rt.tick(a, 0.1);
-  r.rt.tick(a, 0.1);
-  INFO(r.log);
-  CHECK(out == "1 a;2 a;3 b;4 b;");
+  Printing p("local thicket = require('thicket')\nlocal L = {}\nfunction L.Yes() return true end\n"
+             "L.Run = {tick = function(agent, args) print(thicket.tick() .. ' ' .. args.id) return 'running' end}\n"
+             "return L\n",
+             "machine: m\nleaves: [leaves.lua]\ncheck_every: 10\nbehaviors:\n"
+             "  - {name: a, check: Yes, run: {leaf: Run, args: {id: a}}}\n"
+             "  - {name: b, check: Yes, run: {leaf: Run, args: {id: b}}}\n");
+  p.r.rt.tick(p.a, 0.1);
+  p.r.rt.tick(p.a, 0.1);
+  p.reload("machine: m\nleaves: [leaves.lua]\ncheck_every: 10\nbehaviors:\n"
+           "  - {name: b, check: Yes, run: {leaf: Run, args: {id: b}}}\n");
+  p.r.rt.tick(p.a, 0.1);
+  p.r.rt.tick(p.a, 0.1);
+  INFO(p.r.log);
+  CHECK(p.out == "1 a;2 a;3 b;4 b;");
 }
