@@ -250,8 +250,11 @@ Status LuaHost::complain_status(int idx, const CallSite& at, const LeafDef& leaf
   else if (t == LUA_TNUMBER && std::isnan(lua_tonumber(L_, idx))) got = "nan (not a number: 0/0?)";  // Lua prints "-nan"
   else if (t == LUA_TNUMBER) got = std::string("the number ") + lua_tostring(L_, idx);
   else got = std::string("a ") + luaL_typename(L_, idx);
+  // (A task ends with success or failure: its `running` is a yield, and a returned RUNNING an error.)
   report(at, leaf, defined_at(result_fn(leaf)) + (leaf.shape == LeafShape::Task ? "task '" : "action '") + leaf.name + "' returned " + got +
-                       "; an action returns thicket.SUCCESS, thicket.FAILURE or thicket.RUNNING (or true/false)");
+                       (leaf.shape == LeafShape::Task
+                            ? "; a task ends with return thicket.SUCCESS or thicket.FAILURE (or true/false), and yields to go on"
+                            : "; an action returns thicket.SUCCESS, thicket.FAILURE or thicket.RUNNING (or true/false)"));
   return Status::Failure;
 }
 

@@ -402,15 +402,23 @@ int LuaApi::require_impl(lua_State* L) {
       lua_pop(L, 1);
     }
   }
-  std::string rel = name;
-  for (char& ch : rel)
-    if (ch == '.') ch = '/';
-  if (rel.find("..") != std::string::npos || (!rel.empty() && rel[0] == '/')) {
+  // Words joined by single dots: `ai..util`, `ai/util`, `.util` and `util.` were taken (the
+  // first two loaded ai/util.lua by the file system's reading of `ai//util`), though names with
+  // `..` and paths are refused; `../x` was said as "not found".
+  if (name.find("..") != std::string::npos || name.front() == '.' || name.back() == '.' ||
+      name.find_first_of("/\\") != std::string::npos) {
     where_in_script(L);  // the line of the require
-    lua_pushfstring(L, "module '%s' not found: modules are found only beside the brain's leaf files", shown_name(name).c_str());
+    lua_pushfstring(L,
+                    "require: module name '%s' is refused: a module is named by words joined by single dots "
+                    "(require(\"ai.util\") loads ai/util.lua beside the leaf files); '..', '/', '\\' and a leading or "
+                    "trailing dot are not allowed, and modules are found only beside the brain's leaf files",
+                    shown_name(name).c_str());
     lua_concat(L, 2);
     return -1;
   }
+  std::string rel = name;
+  for (char& ch : rel)
+    if (ch == '.') ch = '/';
   std::string tried;
   for (const auto& dir : require_dirs(h)) {
     std::string p = (fs::path(dir) / (rel + ".lua")).lexically_normal().string();

@@ -435,15 +435,17 @@ class THICKET_API Runtime {
   // The same, but refused when something cannot be saved exactly (a running task whose
   // journal holds a value that is not plain data or passed its cap, or that started before
   // journaling), or asked for by a leaf during a tick (the agents would be saved half ticked):
-  // false, `out` untouched, a Diagnostic with the reason. The two above write nothing and log
-  // the reason then.
+  // false, `out` untouched, a Diagnostic with the reason (also for a stale agent handle). The
+  // two above write nothing and log the reason then (nothing for a stale handle).
   bool save(SnapshotWriter& out, std::vector<Diagnostic>& diagnostics) const;
   bool save(AgentHandle agent, SnapshotWriter& out, std::vector<Diagnostic>& diagnostics) const;
   // Replaces every agent with the snapshot's (same ids, same tick order), each with a brain of
   // this runtime loaded from the same file (load the brains first; restore loads nothing).
   // The agents it replaces are dropped as they are (no stop hooks, no task cleanups). A brain
   // whose compiled content changed since the save is remapped by node id as a hot reload
-  // would (a note says so). On any error returns false, fills `diagnostics` (no file name:
+  // would (a note says so; a running node the edit removed is dropped without its stop hook,
+  // one that cannot resume is stopped once every agent is in, and a stop hook that throws
+  // there comes out at the end, the restore done). On any error returns false, fills `diagnostics` (no file name:
   // the caller knows where the bytes came from) and leaves the runtime exactly as it was.
   // `in` fails too when the bytes themselves are bad; otherwise it is left just past the
   // snapshot (a snapshot can sit inside a bigger file). A saved brain no agent uses need not

@@ -117,7 +117,8 @@ uint32_t TreeCompiler::leaf(NodeKind kind, const YAML::Node& v, const std::strin
     if (args && !args.IsMap() && !args.IsNull())
       error(args, std::string("'args' must be a mapping (args: {radius: 10}), got ") + describe_node(args));
   } else {
-    error(v, shown + " takes a leaf name (" + shown + ": Name) or a mapping {leaf: Name, args: {...}}; got " +
+    error(v, shown + " takes a leaf name (" + shown + ": Name) or a mapping {leaf: Name, args: {...}}" +
+                 std::string(is_condition ? " or {check: \"expression\"}" : "") + "; got " +
                  (v.IsScalar() && v.Scalar().empty() && !v.IsNull() ? std::string("an empty name ('')") : describe_node(v)));
     return kNone;
   }

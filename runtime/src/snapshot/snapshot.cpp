@@ -27,6 +27,7 @@
 // node table is rebuilt from the snapshot and remapped by node id (BrainRemap, as a hot reload
 // does), which for an unchanged brain is a copy.
 #include <algorithm>
+#include <exception>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -289,7 +290,12 @@ bool Runtime::save(AgentHandle agent, SnapshotWriter& out, std::vector<Diagnosti
   RuntimeImpl& rt = *impl_;
   if (rt.refuse_mid_tick("save", "", &diagnostics)) return false;
   const AgentInfo* a = rt.agent_ptr(agent);
-  if (!a) return true;
+  if (!a) {  // (it said yes and wrote nothing: a game wrote an empty save file)
+    diagnostics.push_back({Severity::Error, "", 0, 0,
+                           "the agent handle is stale (its agent was despawned, or the handle is from before a restore): "
+                           "nothing saved"});
+    return false;
+  }
   SnapshotSaver saver{rt, {}};
   SnapshotWriter payload;
   payload.u64(rt.options.seed);
@@ -321,6 +327,7 @@ struct SavedBrain {
   std::vector<std::string> errors;
   std::string note;
   bool used = false;
+  uint64_t dropped_running = 0;  // running nodes of its agents that the edit removed
 };
 
 // One agent, read and checked, its block built for the loaded brain.
@@ -441,7 +448,11 @@ class SnapshotParser {
     // How changed brains are remapped: only for a restore that goes ahead.
     if (ok)
       for (const auto& sb : out.brains)
-        if (sb.used && !sb.note.empty()) note(sb.note);
+        if (sb.used && !sb.note.empty())
+          note(sb.note + (sb.dropped_running == 0 ? std::string()
+                          : "; " + std::to_string(sb.dropped_running) +
+                                " running node(s) it removed are dropped without their stop hooks (a restore has no "
+                                "old version to call them on, as a hot reload has)"));
     return ok;
   }
 
@@ -778,6 +789,7 @@ class SnapshotParser {
       a.events.push_back(std::move(ev));
     }
     if (!in.ok() || !loaded) return;
+    for (uint32_t i : sb.remap.removed) sb.dropped_running += saved_block_[i] == static_cast<uint8_t>(Status::Running);
     // Onto the loaded brain: kept nodes keep status and state, positions follow their child.
     sb.remap.copy(saved_block_.data(), a.block.data());
     sb.remap.mend(old, p, a.block.data(), a.restart);
@@ -852,7 +864,21 @@ AgentHandle install_agent(RuntimeImpl& rt, uint32_t index, ParsedAgent& pa, doub
     if (!ev.origin.empty()) {
       const auto& states = b.program->fsm_states;
       auto it = std::find_if(states.begin(), states.end(), [&](const FsmState& s) { return s.name == ev.origin; });
-      if (it == states.end()) continue;  // its state is gone: it would be dropped
+      if (it == states.end()) {  // its state is gone: dropped now, and traced, as a hot reload drops it
+        if (rt.trace_sink) {
+          TraceEvent t;
+          t.type = TraceEvent::Type::Event;
+          t.tick = a.ticks;
+          t.agent = a.id;
+          t.brain = b.program->name;
+          t.event = ev.name;
+          t.stale = true;
+          t.reload = true;
+          t.from_name = ev.origin;
+          rt.emit_trace(t);
+        }
+        continue;
+      }
       q.origin = static_cast<uint16_t>(it - states.begin());
     }
     rt.extras[index].events.push_back(q);
@@ -865,11 +891,26 @@ AgentHandle install_agent(RuntimeImpl& rt, uint32_t index, ParsedAgent& pa, doub
   for (auto& [k, value] : pa.anys) slots[k].ref = rt.script->any_from_plain(a, value);
   rt.script->create_agent(a);
   rt.script->restore_agent(a, pa.script);
-  // Outer nodes first (depth-first order): what runs below an aborted node is aborted with it.
-  for (uint32_t i : pa.restart) rt.engine->abort_node(*b.program, a, b.block(a.row), i);
   ++rt.live_agents;
   ++rt.layout_version;
   return AgentHandle{index, a.generation};
+}
+
+// The nodes of the installed agents that cannot resume where they were (a changed brain's),
+// stopped once every agent is in: a stop hook that throws stops neither the others nor the
+// restore (it was thrown halfway through installing, the runtime left with some agents and a
+// count that disagreed). The first exception comes out at the end (Engine::abort's rule).
+void abort_restarted(RuntimeImpl& rt, std::vector<std::pair<uint32_t, ParsedAgent*>>& installed, std::exception_ptr& first) {
+  for (auto& [index, pa] : installed) {
+    AgentInfo& a = rt.agents[index];
+    Brain& b = *rt.brains[a.brain];
+    // Outer nodes first (depth-first order): what runs below an aborted node is aborted with it.
+    for (uint32_t i : pa->restart) try {
+        rt.engine->abort_node(*b.program, a, b.block(a.row), i);
+      } catch (...) {
+        if (!first) first = std::current_exception();
+      }
+  }
 }
 
 }  // namespace
@@ -911,12 +952,19 @@ bool Runtime::restore(SnapshotReader& in, std::vector<Diagnostic>& diagnostics) 
   rt.call_dt = parsed.call_dt;
   rt.live_agents = 0;
   bool outer;
+  std::exception_ptr thrown;
   {
     HookScope hooks(rt.ticking);  // the stop hooks of restarted nodes: their calls wait for the end
     outer = hooks.outer();
-    for (auto& pa : parsed.agents) install_agent(rt, pa.slot, pa, 0);
+    std::vector<std::pair<uint32_t, ParsedAgent*>> installed;
+    for (auto& pa : parsed.agents) {
+      install_agent(rt, pa.slot, pa, 0);
+      installed.emplace_back(pa.slot, &pa);
+    }
+    abort_restarted(rt, installed, thrown);
   }
   if (outer) rt.run_hook_calls();
+  if (thrown) std::rethrow_exception(thrown);
   return true;
 }
 
@@ -948,12 +996,16 @@ std::optional<AgentHandle> Runtime::restore_agent(SnapshotReader& in, std::vecto
   rt.next_agent_id = std::max(rt.next_agent_id, pa.id + 1);
   AgentHandle made;
   bool outer;
+  std::exception_ptr thrown;
   {
     HookScope hooks(rt.ticking);
     outer = hooks.outer();
     made = install_agent(rt, index, pa, rt.call_time());
+    std::vector<std::pair<uint32_t, ParsedAgent*>> installed{{index, &pa}};
+    abort_restarted(rt, installed, thrown);
   }
   if (outer) rt.run_hook_calls();
+  if (thrown) std::rethrow_exception(thrown);
   return made;
 }
 

@@ -788,3 +788,111 @@ TEST_CASE("snapshot: time-sliced agents keep their turn, their clock and their t
   // and ticked at its call 5 (0.5): 0.9 s after its spawn, so its wait is over.
   CHECK(last_time(other.seen) == doctest::Approx(0.9));
 }
+
+TEST_CASE("snapshot: a stop hook that throws in a restore stops neither the others nor the restore") {
+  // The edit moves the running native `hold` under a new sequence: the restore stops it in each
+  // agent. The first hook threw halfway through installing them: one agent in, a count of 0,
+  // the others gone.
+  ScratchDir dir;
+  const std::string v1 = "tree: t\nroot:\n  sequence:\n    - action: {leaf: Hold, name: hold}\n";
+  const std::string v2 = "tree: t\nroot:\n  sequence:\n    - sequence: {name: wrap, children: [{action: {leaf: Hold, name: hold}}]}\n";
+  const std::string path = dir.write("t.yaml", v1).string();
+  int stops = 0;
+  auto hold = [&stops](bool throws) {
+    NativeLeaf leaf;
+    leaf.tick = [](LeafContext&) { return Status::Running; };
+    leaf.stop = [&stops, throws](LeafContext& c, Status) {
+      ++stops;
+      if (throws && c.agent_id() == 1) throw std::runtime_error("stop hook of agent 1");
+    };
+    return leaf;
+  };
+  Runtime a;
+  a.register_leaf("Hold", hold(false));
+  std::vector<Diagnostic> diags;
+  auto b1 = a.load_file(path, diags);
+  REQUIRE(b1);
+  for (int k = 0; k < 3; ++k) a.spawn(*b1);
+  a.tick_all(0.1);
+  SnapshotWriter w;
+  a.save(w);
+  dir.write("t.yaml", v2);
+  Runtime b;
+  b.register_leaf("Hold", hold(true));
+  REQUIRE(b.load_file(path, diags));
+  SnapshotReader in(w.bytes());
+  CHECK_THROWS_WITH(b.restore(in, diags), "stop hook of agent 1");
+  CHECK(stops == 3);
+  CHECK(b.agent_count() == 3);
+  CHECK(b.agents().size() == 3);
+  b.tick_all(0.1);
+  for (AgentHandle h : b.agents()) CHECK(b.running_nodes(h) == std::vector<std::string>{"root", "wrap", "hold"});
+}
+
+TEST_CASE("snapshot: a restore says the running nodes an edit removed, and traces the events it drops") {
+  ScratchDir dir;
+  dir.write("l.lua", "local thicket = require('thicket')\nlocal L = {}\n"
+                     "function L.Done(agent) if thicket.tick() >= 2 then return 'success' end return 'running' end\n"
+                     "L.Hold = {tick = function() return 'running' end}\nreturn L\n");
+  // `work` succeeds in tick 2: its `success` waits in the queue; `other` runs Hold.
+  const std::string v1 = "fsm: f\nleaves: [l.lua]\nstates:\n  work:\n    act: {leaf: Done}\n    transitions: {success: other}\n"
+                         "  other: {act: {leaf: Hold}}\n";
+  const std::string path = dir.write("f.yaml", v1).string();
+  Runtime a;
+  std::vector<Diagnostic> diags;
+  auto b1 = a.load_file(path, diags);
+  REQUIRE(b1);
+  a.spawn(*b1);
+  a.tick_all(0.1);
+  a.tick_all(0.1);
+  SnapshotWriter w;
+  a.save(w);
+  // `work` renamed: the event its state sent is stale.
+  std::string v2 = v1;
+  v2.replace(v2.find("  work:"), 7, "  job:");
+  dir.write("f.yaml", v2);
+  Runtime b;
+  std::vector<TraceEvent> events;
+  b.on_trace([&](const TraceEvent& e) {
+    if (e.type == TraceEvent::Type::Event) events.push_back(e);
+  });
+  REQUIRE(b.load_file(path, diags));
+  diags.clear();
+  SnapshotReader in(w.bytes());
+  REQUIRE_MESSAGE(b.restore(in, diags), all_diags(diags));
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].event == "success");
+  CHECK(events[0].stale);
+  CHECK(events[0].reload);
+  CHECK(events[0].from_name == "work");
+
+  // A running node the edit removed: dropped without its stop hook, and the note says so.
+  a.tick_all(0.1);  // now in `other`, Hold running
+  SnapshotWriter w2;
+  a.save(w2);
+  dir.write("f.yaml", "fsm: f\nleaves: [l.lua]\nstates:\n  work:\n    act: {leaf: Done}\n    transitions: {success: other}\n"
+                      "  other: {}\n");
+  Runtime c;
+  REQUIRE(c.load_file(path, diags));
+  diags.clear();
+  SnapshotReader in2(w2.bytes());
+  REQUIRE_MESSAGE(c.restore(in2, diags), all_diags(diags));
+  CHECK(all_diags(diags).find("1 running node(s) it removed are dropped without their stop hooks") != std::string::npos);
+}
+
+TEST_CASE("snapshot: saving an agent through a stale handle is refused with the reason") {
+  ScratchDir dir;
+  dir.write("l.lua", "return {Hold = function() return 'running' end}\n");
+  const std::string path = dir.write("t.yaml", "tree: t\nleaves: [l.lua]\nroot: {action: Hold}\n").string();
+  Runtime rt;
+  std::vector<Diagnostic> diags;
+  auto b = rt.load_file(path, diags);
+  REQUIRE(b);
+  AgentHandle h = rt.spawn(*b);
+  rt.despawn(h);
+  SnapshotWriter w;
+  diags.clear();
+  CHECK_FALSE(rt.save(h, w, diags));  // it said yes and wrote nothing
+  CHECK(w.bytes().empty());
+  CHECK(all_diags(diags).find("the agent handle is stale") != std::string::npos);
+}
