@@ -571,10 +571,14 @@ static const char* kThicketLua = R"LUA(
 local may_yield, where, call_at_once = ...
 local cancelling = 0  -- thicket.defer cleanups running while their task is cancelled
 -- Lua's own words for a yield there have no position and name no cleanup.
+-- An error object that is no text gets its line here, where the stack still shows it (the
+-- closing that reports it has unwound it: it was said with no file or line).
 local function yield_in_cleanup(message)
   if message == "attempt to yield across a C-call boundary" then
     return where() .. "a thicket.defer cleanup of a cancelled or failed task cannot yield (coroutine.yield): it runs to its end at once"
   end
+  local kind = type(message)
+  if kind ~= "string" and kind ~= "number" then return where() .. "(error object is a " .. kind .. " value)" end
   return message
 end
 local function close(self)
