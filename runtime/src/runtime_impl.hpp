@@ -257,7 +257,10 @@ class RuntimeImpl {
   double call_time() const { return call_epoch + static_cast<double>(call_steps) * call_dt; }
 
   // Spawn, despawn and send as the public API does them: queued while a tick_all runs.
-  AgentHandle spawn_or_defer(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb, uint32_t id);
+  // leaf_agent: the index of the agent whose leaf asked for it in a tick (run_deferred), whose
+  // refused spawn of an id in use (or past the largest) is a script error; UINT32_MAX: the game's.
+  AgentHandle spawn_or_defer(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb, uint32_t id,
+                             uint32_t leaf_agent = UINT32_MAX);
   void despawn_or_defer(AgentHandle agent);
   bool send_or_defer(AgentHandle agent, std::string_view event);
   // Queues the event at once; false (with a trace event and a log line) when the queue is full.

@@ -474,7 +474,7 @@ void RuntimeImpl::finish_call(TickJob* const* jobs, size_t n) {
 void RuntimeImpl::run_deferred(std::vector<Deferred>& deferred) {
   for (Deferred& d : deferred) {
     switch (d.kind) {
-      case Deferred::Kind::Spawn: spawn_or_defer(d.brain, d.bb, d.id); break;
+      case Deferred::Kind::Spawn: spawn_or_defer(d.brain, d.bb, d.id, d.caller); break;
       case Deferred::Kind::Despawn: despawn(d.target); break;
       case Deferred::Kind::Send:
         if (agent_ptr(d.target)) queue_event(d.target.index, d.event);
@@ -520,7 +520,7 @@ void RuntimeImpl::defer(Deferred d) {
 }
 
 AgentHandle RuntimeImpl::spawn_or_defer(BrainHandle brain, const std::vector<std::pair<std::string, Value>>& bb,
-                                        uint32_t id) {
+                                        uint32_t id, uint32_t leaf_agent) {
   if (brain.index >= brains.size()) return {};
   if (ticking) {
     Deferred d;
@@ -533,14 +533,20 @@ AgentHandle RuntimeImpl::spawn_or_defer(BrainHandle brain, const std::vector<std
     return {};
   }
   if (id == 0) return spawn(brain, bb);
+  // A leaf's spawn that is refused here is a script error (counted: --strict stops, the exit
+  // status says so), said with the agent whose leaf asked; the game's own is not.
+  const bool by_leaf = leaf_agent < agents.size();
+  const std::string asker = by_leaf ? " (thicket.spawn in a leaf of agent " + std::to_string(agents[leaf_agent].id) + ")" : "";
   if (id > kMaxAgentId) {
+    brain_errors += by_leaf;
     log("error: spawn: agent id " + std::to_string(id) + " is past the largest, " + std::to_string(kMaxAgentId) +
-        "; no agent spawned");
+        "; no agent spawned" + asker);
     return {};
   }
   if (find_index(id)) {
+    brain_errors += by_leaf;
     if (++in_use_said <= kInUseSaid)
-      log("error: spawn: agent id " + std::to_string(id) + " is in use; no agent spawned" +
+      log("error: spawn: agent id " + std::to_string(id) + " is in use; no agent spawned" + asker +
           (in_use_said == kInUseSaid ? "\n  (said " + std::to_string(kInUseSaid) +
                                            " times; further spawns of an id in use are refused without a word)"
                                      : std::string()));

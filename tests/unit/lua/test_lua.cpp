@@ -1203,6 +1203,11 @@ return {
     ++lines;
   CHECK(lines == 6);
   CHECK(log.find("(said 6 times; further spawns of an id in use are refused without a word)") != std::string::npos);
+  // Said with the agent whose leaf asked, and each refusal of a leaf's spawn is a script error
+  // (it was printed as an error and counted as none: --strict went on, the exit status was 0);
+  // the game's own refused spawn is not one.
+  CHECK(log.find("is in use; no agent spawned (thicket.spawn in a leaf of agent 1)") != std::string::npos);
+  CHECK(t.rt.script_errors() == 9);
 }
 
 TEST_CASE("lua: a thicket.defer cleanup that yields or waits while its task is cancelled is an error at its line") {
