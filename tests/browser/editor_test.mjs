@@ -222,6 +222,7 @@ try {
   if (part('guard')) await guard();
   if (part('guard')) await hostileNames();
   if (part('guard')) await crlfFile();
+  if (part('guard')) await machineChecks();
   if (part('guard')) await sweepFixes();
   if (part('guard')) await auditFixes();
   if (part('guard') || part('fields')) await fieldFixes();
@@ -541,6 +542,20 @@ async function fieldFixes() {
 }
 
 // A file with CRLF line ends keeps them when the editor inserts a node (it inserted LF lines).
+// A machine's checks draw no "behavior → body" pill: one written as an expression drew
+// "chop → chop" (only a leaf check's was hidden), the behavior's name already in its box.
+async function machineChecks() {
+  const dir = join(work, 'machine-checks');
+  cpSync(join(sourceDir, 'docs/examples/machine'), dir, { recursive: true });
+  const ed = await edit(join(dir, 'villager.yaml'));
+  const { page } = await open(browser, ed.url);
+  const pills = await page.$$eval('.links .link', els => els.map(e => e.textContent));
+  const checks = await page.$$eval('.k-check', els => els.length);
+  check(checks > 0 && pills.length === 0, `a machine's expression check draws no link pill (${checks} check box(es), pills: ${JSON.stringify(pills)})`);
+  await page.close();
+  ed.stop();
+}
+
 async function crlfFile() {
   const { file } = guardCopy('crlf');
   const original = readFileSync(file, 'utf8').replace(/\r?\n/g, '\r\n');

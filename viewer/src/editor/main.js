@@ -461,7 +461,14 @@ function formSpec(i) {
   const e = entityOf(i);
   const spec = { title: `${n.kind} ${n.id}`, subtitle: `${n.label}${n.params ? ' · ' + n.params : ''}`, fields: [] };
   if (n.file && n.file !== S.path) { spec.readonly = `from ${n.file}: open that file to edit it`; return { spec, e: null }; }
-  if (!e) { spec.readonly = 'not found in the current text (waiting for a good check)'; return { spec, e }; }
+  // (With the last check good, nothing is waiting: a node the text writes through a YAML anchor
+  // or alias is drawn but has no place of its own to edit; it said "waiting for a good check".)
+  if (!e) {
+    spec.readonly = S.checkOk && S.checkedText === S.text
+      ? 'written through a YAML anchor or alias (&name / *name), which the page does not edit: change it in the YAML panel'
+      : 'not found in the current text (waiting for a good check)';
+    return { spec, e };
+  }
   const t = leafLike(e);
   if (t) {
     const values = paramsOf(t);

@@ -34,7 +34,7 @@ export function renderBrain(container, nodes, { collapsed, editableFile, bps }) 
     if (rest && rest !== name) out.push(`<span class="label">${esc(rest)}</span>`);
     if (name) out.push(`<span class="name">${esc(name)}</span>`);
     if (n.params && !(n.kind === 'check' && n.params === `check: ${rest}`)) out.push(`<span class="params">${esc(n.params)}</span>`);
-    if (n.links && n.links.length && n.kind !== 'condition') {
+    if (n.links && n.links.length && n.kind !== 'condition' && n.kind !== 'check') {  // a machine's check: its behavior's name is its box's
       out.push('<span class="links">');
       for (const l of n.links) {
         const to = nodes[l.to] ? nodes[l.to].id : '?';
