@@ -371,6 +371,7 @@ cat > "$dir/once/l.lua" <<'LUA'
 local thicket = require("thicket")
 local L = {}
 function L.Knock(agent) if thicket.tick() >= 2 then return "open" end end
+function L.Idle() return thicket.RUNNING end
 function L.Poke(agent)
   local t = thicket.tick()
   agent:signal(agent.id % 4 + 1, "nokey", 1)
@@ -391,6 +392,14 @@ cmp -s "$dir/once/full1.txt" "$dir/once/full3.txt" && cmp -s "$dir/once/full1.tx
    $(grep -c "is a counter" "$dir/once/full1.txt") -ge 1 ]] && ok || bad "the once run's log: $(cat "$dir/once/full1.txt")"
 [[ $(row "$dir/once/full1.csv" | tail -1) == $(row "$dir/once/full3.csv" | tail -1) ]] && ok ||
   bad "the once run's --out differs with the threads (script errors?): $(tail -1 "$dir/once/full3.csv")"
+# --strict stops after the tick of the first script error, also when it is said once for the
+# workers together (the shared book counts it, not a worker's runtime).
+sed 's/    act: Poke/    act: Idle/' "$dir/once/door.yaml" > "$dir/once/knock.yaml"
+sed 's/brain: door.yaml/brain: knock.yaml/' "$dir/once/s.yaml" > "$dir/once/strict.yaml"
+"$thicket" run "$dir/once/strict.yaml" --threads 2 --strict --quiet --out "$dir/once/strict.csv" >/dev/null 2>&1
+rc=$?
+[[ $rc == 1 && $(tail -1 "$dir/once/strict.csv" | cut -d, -f3) == 2 ]] && ok ||
+  bad "--strict on 2 threads with a said-once error: exit $rc, row $(tail -1 "$dir/once/strict.csv")"
 for k in 1 2; do
   "$thicket" run "$dir/once/s.yaml" --ticks 4 --threads $k --quiet --log "$dir/once/a$k.txt" --checkpoint "$dir/once/cp$k.snap" --every 4 2>/dev/null
   "$thicket" run "$dir/once/s.yaml" --threads $((3 - k)) --quiet --log "$dir/once/b$k.txt" --out "$dir/once/b$k.csv" --resume "$dir/once/cp$k.snap" 2>/dev/null

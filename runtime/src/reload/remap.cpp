@@ -356,11 +356,12 @@ void BrainRemap::mend(const Program& old, const Program& p, uint8_t* block, std:
     if (pos >= 0 && pos < n.count) *reinterpret_cast<uint16_t*>(block + n.state) = static_cast<uint16_t>(pos);
     else restart.push_back(i);
   }
-  // An imported composite whose children changed: a running one restarts (its library's halt
-  // clears its place); a finished one that kept its place (SequenceWithMemory) forgets it.
+  // An imported composite whose children changed forgets its place among them (a finished
+  // SequenceWithMemory kept its index to resume at, and its halt keeps it too), and a running
+  // one restarts.
   for (uint32_t i : imported_changed) {
+    if (const uint32_t bytes = base_state_bytes(p.nodes[i])) std::memset(block + p.nodes[i].state, 0, bytes);
     if (status[i] == Status::Running) restart.push_back(i);
-    else if (const uint32_t bytes = base_state_bytes(p.nodes[i])) std::memset(block + p.nodes[i].state, 0, bytes);
   }
   // A running node whose parent does not run it any more (it moved under another parent, or
   // its decorator's subtree shifted) would be left running on its own, resumed mid-way when its

@@ -1687,3 +1687,23 @@ TEST_CASE("reload: a machine whose running behavior is removed picks again at it
   INFO(p.r.log);
   CHECK(p.out == "1 a;2 a;3 b;4 b;");
 }
+
+TEST_CASE("reload: a bt_sequence_with_memory whose children changed starts at its first child") {
+  // It failed at `no` and keeps its index (1) to resume there (and its halt keeps it too). A new
+  // first child moves `no` to 2: the index named `a` then, which it resumed at, skipping the new
+  // child. Now it starts at `x` (which, finished fresh, ends the tick: BT.CPP's wake-up).
+  const std::string before = edit_brain("sm", R"(  bt_sequence_with_memory:
+    name: sm
+    children:
+      - action: {leaf: Mark, args: {id: a}, name: a}
+      - condition: {leaf: No, name: no}
+)");
+  Edit e(before, 1);
+  REQUIRE(get_string(e.r.rt, e.a, "log") == "mark a;");
+  std::string after = before;
+  after.insert(after.find("      - action: {leaf: Mark, args: {id: a}"), "      - action: {leaf: Mark, args: {id: x}, name: x}\n");
+  e.reload(after);
+  e.r.rt.tick_all(0.1);
+  INFO(e.r.log);
+  CHECK(get_string(e.r.rt, e.a, "log") == "mark a;mark x;");
+}
