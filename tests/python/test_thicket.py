@@ -409,6 +409,7 @@ states:
     assert end["exited"] == ["gone"] and end["entered"] == []
     assert transitions[1]["cause"] is None and not transitions[1]["reload"]  # an event moved it
     assert events[0]["refused_by"] is None and not (events[0]["guard_failed"] or events[0]["stale"] or events[0]["queue_full"])
+    assert not events[0]["reload"]
     rt.on_trace(None)
     # A `when` entry that moves it: the entry's id and label, as --trace's "when" names it.
     path = write(tmp_path, {"timer.yaml": "fsm: timer\ninitial: a\nstates:\n  a: {when: [{after: 0.15, go: b}]}\n  b: {}\n"})
@@ -419,6 +420,24 @@ states:
     rt.tick_all(0.1, times=3)
     moved = [e for e in seen if e["type"] == "transition" and e["from"] == "a"]
     assert moved and moved[0]["cause"] == "a/when/0" and moved[0]["cause_label"] == "after 0.15 s"
+
+
+def test_trace_of_an_event_a_reload_drops(tmp_path):
+    # `work` succeeds in tick 2; its success waits for tick 3. A reload renames `work`: the event
+    # is dropped then, and its record says so ("reload": True; it had no record at all).
+    fsm = "fsm: f\nleaves: [l.lua]\nstates:\n  work:\n    act: Done\n    transitions: {success: other}\n  other: {}\n"
+    lua = "local thicket = require('thicket')\nreturn {Done = function() if thicket.tick() >= 2 then return 'success' end return 'running' end}\n"
+    path = write(tmp_path, {"f.yaml": fsm, "l.lua": lua})
+    rt = thicket.Runtime()
+    rt.spawn(rt.load(path))
+    seen = []
+    rt.on_trace(seen.append, ticks=False)
+    rt.tick_all(0.1, times=2)
+    (tmp_path / "f.yaml").write_text(fsm.replace("  work:", "  job:"))
+    assert [r["ok"] for r in rt.reload()] == [True]
+    events = [e for e in seen if e["type"] == "event"]
+    assert len(events) == 1 and events[0]["name"] == "success" and events[0]["taken_by"] is None
+    assert events[0]["stale"] and events[0]["reload"]
 
 
 def test_python_leaves(tmp_path):
