@@ -415,10 +415,12 @@ struct XmlExporter {
     return false;
   }
 
-  void arg_attrs(const ArgValue& args) {
+  // A leaf's arguments as attributes, written to `o`; every argument that cannot be one is said,
+  // each after `prefix` (the node's name and kind), not only the first.
+  void arg_attrs(const ArgValue& args, std::ostream& o, const std::string& prefix) {
     for (const auto& [k, v] : args.entries) {
       if (!xml_name(k) || !btcpp_port_name(k)) {
-        say(port_name_problem(k));
+        say(prefix + port_name_problem(k));
         continue;
       }
       std::string text;
@@ -427,7 +429,7 @@ struct XmlExporter {
         case ArgValue::Type::Integer: text = std::to_string(v.integer); break;
         case ArgValue::Type::Number:
           if (!std::isfinite(v.number)) {  // written as .inf, it came back as the text ".inf"
-            say("the leaf argument '" + k + "' is " + yaml_number(v.number) + ", a number no BT.CPP port reads");
+            say(prefix + "the leaf argument '" + k + "' is " + yaml_number(v.number) + ", a number no BT.CPP port reads");
             continue;
           }
           text = yaml_number(v.number);
@@ -436,7 +438,7 @@ struct XmlExporter {
           // BT.CPP reads "=" and "{...}" (spaces around allowed) as blackboard entries
           // (TreeNode::isBlackboardPointer, getRemappedKey), and has no way to escape them.
           if (entry_not_kept(v.text)) {
-            say("the text '" + v.text + "' of leaf argument '" + k +
+            say(prefix + "the text '" + v.text + "' of leaf argument '" + k +
                 "' would be read by BT.CPP as a blackboard entry, and not as the text it is; only \"{key}\" of a "
                 "blackboard key name is written (as the port {key})");
             continue;
@@ -444,13 +446,13 @@ struct XmlExporter {
           text = v.text;
           break;
         case ArgValue::Type::Nil:  // (`x: ~`: Lua reads it as absent; a port has no such value)
-          say("the leaf argument '" + k + "' is null (~), which no BT.CPP port holds: leave it out (the leaf then reads nil)");
+          say(prefix + "the leaf argument '" + k + "' is null (~), which no BT.CPP port holds: leave it out (the leaf then reads nil)");
           continue;
         default:
-          say("the leaf argument '" + k + "' is a list or mapping; BT.CPP ports take single values");
+          say(prefix + "the leaf argument '" + k + "' is a list or mapping; BT.CPP ports take single values");
           continue;
       }
-      out << " " << k << "=\"" << xml_escape(text) << "\"";
+      o << " " << k << "=\"" << xml_escape(text) << "\"";
     }
   }
 
@@ -507,8 +509,13 @@ struct XmlExporter {
         if (btcpp_reserved_id(call.leaf))
           return fail("the leaf '" + call.leaf + "' has the name of a node of BT.CPP's own (" + call.leaf +
                       " would be read as that node, and BT.CPP cannot register a leaf under it): rename the leaf");
+        const std::string prefix = "node '" + p.ids[i] + "' (" + kind_info(written_kind(n)).name + "): ";
         for (const auto& [k, v] : call.args.entries)
-          if (!xml_name(k) || !btcpp_port_name(k)) return fail(port_name_problem(k));
+          if (!xml_name(k) || !btcpp_port_name(k)) {  // every argument's problem said, then no more of this node
+            std::ostringstream unused;
+            arg_attrs(call.args, unused, prefix);
+            return false;
+          }
         // BT.CPP registers a node ID as one kind (an action or a condition), and the import
         // reads the kind from <TreeNodesModel>: a leaf called both ways would come back one way.
         if (auto [it, first] = leaves.emplace(call.leaf, n.kind == NodeKind::Condition);
@@ -536,7 +543,7 @@ struct XmlExporter {
         }
         out << pad << "<" << call.leaf;
         const size_t said = errors.size();
-        arg_attrs(call.args);
+        arg_attrs(call.args, out, prefix);
         out << "/>\n";
         return errors.size() == said;
       }
