@@ -921,8 +921,11 @@ Value LuaHost::any_value(const AgentInfo&, int ref) {
   if (lua_isinteger(L_, -1)) out = static_cast<int64_t>(lua_tointeger(L_, -1));
   else if (lua_type(L_, -1) == LUA_TNUMBER) out = lua_tonumber(L_, -1);
   else if (lua_type(L_, -1) == LUA_TBOOLEAN) out = static_cast<bool>(lua_toboolean(L_, -1));
-  else if (lua_type(L_, -1) == LUA_TSTRING) out = std::string(lua_tostring(L_, -1));
-  else out = std::monostate{};
+  else if (lua_type(L_, -1) == LUA_TSTRING) {  // by its length: text may hold NUL bytes (a string key's does)
+    size_t n = 0;
+    const char* s = lua_tolstring(L_, -1, &n);
+    out = std::string(s, n);
+  } else out = std::monostate{};
   lua_pop(L_, 1);
   return out;
 }

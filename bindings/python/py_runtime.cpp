@@ -842,12 +842,15 @@ PyObject* new_entry(PyObject* type, PyObject* args, PyObject* kwargs) {
 PyMethodDef new_entry_def = {"__new__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(new_entry)),
                              METH_VARARGS | METH_KEYWORDS, "Refused: the module makes these objects."};
 
-// Runtime's keyword arguments: ints (numpy's too, not bools) from 0 to `most`, a number, a bool.
-uint64_t whole_arg(const py::object& v, const char* name, uint64_t most) {
+// Runtime's keyword arguments: ints (numpy's too, not bools) from `least` to `most`, a number, a bool.
+uint64_t whole_arg(const py::object& v, const char* name, uint64_t most, uint64_t least = 0) {
   if (PyBool_Check(v.ptr()) || !PyIndex_Check(v.ptr()))
     throw py::type_error(std::string(name) + " must be an int, not " + std::string(py::str(v.get_type().attr("__name__"))));
   const py::int_ i = py::reinterpret_steal<py::int_>(PyNumber_Index(v.ptr()));
   if (!i) throw py::error_already_set();
+  if (least > 0 && (i < py::int_(least) || i > py::int_(most)))  // one range, whichever side (script_states: 1 to 64)
+    throw py::value_error(std::string(name) + " must be " + std::to_string(least) + " to " + std::to_string(most) + ", got " +
+                          std::string(py::str(py::object(i))));
   if (i < py::int_(0)) throw py::value_error(std::string(name) + " must be at least 0, got " + std::string(py::str(py::object(i))));
   if (i > py::int_(most))
     throw py::value_error(std::string(name) + " must be at most " + std::to_string(most) + ", got " + std::string(py::str(py::object(i))));
@@ -1042,7 +1045,7 @@ void register_runtime(py::module_& m) {
                        const py::object& max_script_agents, const py::object& max_script_state_bytes) {
              return std::make_shared<PyRuntime>(
                  whole_arg(seed, "seed", UINT64_MAX), flag_arg(trusted, "trusted"),
-                 whole_arg(script_states, "script_states", UINT64_MAX),  // (its bound, 64, said by PyRuntime)
+                 whole_arg(script_states, "script_states", thicket::RuntimeOptions::kMaxScriptStates, 1),
                  number_arg(leaf_timeout, "leaf_timeout"), static_cast<size_t>(whole_arg(lua_memory_limit, "lua_memory_limit", SIZE_MAX)),
                  static_cast<size_t>(whole_arg(max_script_agents, "max_script_agents", SIZE_MAX)),
                  static_cast<size_t>(whole_arg(max_script_state_bytes, "max_script_state_bytes", SIZE_MAX)));

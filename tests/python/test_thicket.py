@@ -253,7 +253,7 @@ def test_an_any_key_takes_any_plain_value_whatever_it_holds(tmp_path):
     rt.register_leaf("Idle", lambda agent: "running")
     a = rt.spawn(rt.load_string(ANY, "any.yaml"))
     bb = rt.blackboard(a)
-    for value in (3, 2.5, "s", True, None, -7):
+    for value in (3, 2.5, "s", True, None, "r\0s", -7):  # (text read back cut at its NUL: "r")
         bb["target"] = value
         assert bb["target"] == value and type(bb["target"]) is type(value)
     # (It holds -7 now: the message names no type of the key's from what it holds.)
@@ -562,7 +562,7 @@ def test_a_time_limit_or_script_states_out_of_range_are_refused():
         with pytest.raises(ValueError, match="leaf_timeout must be a number of seconds >= 0"):
             thicket.Runtime(leaf_timeout=bad)
     thicket.Runtime(leaf_timeout=0)
-    for bad in (0, 65, 2**33):  # (2**33 named the bound of its C type, 4294967295)
+    for bad in (-1, 0, 65, 2**33):  # (2**33 named the bound of its C type; -1 said "at least 0")
         with pytest.raises(ValueError, match=f"script_states must be 1 to 64, got {bad}"):
             thicket.Runtime(script_states=bad)
     thicket.Runtime(script_states=64)
