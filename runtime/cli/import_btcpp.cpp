@@ -108,6 +108,7 @@ struct Scope {
   std::map<std::string, std::string> remap;  // internal -> "{external}" or a literal
   bool autoremap = false;
   std::string prefix;  // private keys of this subtree instance
+  std::string path;  // BT.CPP's instance path of this subtree ("" for the main tree; "a/b")
 };
 
 class BtImporter {
@@ -275,6 +276,7 @@ class BtImporter {
     collect_names(root);
     Scope top;
     stack_.push_back(main);
+    subtree_paths_.clear();
     out_.root = tree_root(trees_[main], top);
     // The trees the import did not reach are checked as BT.CPP checks every tree of a file before
     // it makes one (xml_parsing.cpp, VerifyXML): a file it refuses is refused here too.
@@ -569,6 +571,7 @@ class BtImporter {
       visits_ = 0;
       attribute_bytes_ = 0;
       too_deep_ = too_many_ = false;
+      subtree_paths_.clear();
       (void)tree_root(trees_[id], top);
       walked += visits_;
     }
@@ -594,6 +597,7 @@ class BtImporter {
     } else if (tag == "SubTree") {
       if (kids) error(e, "<SubTree> has no children (in a tree the import does not use; BT.CPP refuses the file)");
     } else if (const Builtin* b = find_builtin(id)) {
+      if (id == "ReactiveSequence") reactive_children(e);
       if ((b->shape == 'd' && kids != 1) || (b->shape == 'c' && kids == 0) || (b->shape == 'l' && kids))
         error(e, id + (b->shape == 'd' ? " takes exactly one child" : b->shape == 'c' ? " needs at least one child" : " takes no children") +
                      ", got " + std::to_string(kids) + " (in a tree the import does not use; BT.CPP refuses the file)");
@@ -605,6 +609,26 @@ class BtImporter {
                    " (in a tree the import does not use; BT.CPP refuses the file)");
     }
     for (auto* k = e->FirstChildElement(); k; k = k->NextSiblingElement()) verify_unused(k, depth + 1);
+  }
+
+  // What BT.CPP's VerifyXML checks of a ReactiveSequence's children: each written under a name
+  // BT.CPP knows (a leaf's own short form <A1/>: <Action ID="A1"/> is "Unknown node type:
+  // Action"), and at most one AsyncSequence among them.
+  void reactive_children(const tinyxml2::XMLElement* e) {
+    static const std::set<std::string> generic = {"Action", "Condition", "Control", "Decorator"};
+    int async = 0;
+    for (auto* k = e->FirstChildElement(); k; k = k->NextSiblingElement()) {
+      const std::string tag = k->Name();
+      if (generic.count(tag)) {
+        const char* idv = k->Attribute("ID");
+        error(k, "a ReactiveSequence's child is written by its own name (<" + std::string(idv && *idv ? idv : "Name") +
+                     "/>), not as <" + tag + " ID=...>: BT.CPP refuses the file (\"Unknown node type: " + tag + "\")");
+      }
+      async += tag == "AsyncSequence";
+    }
+    if (async > 1)
+      error(e, "a ReactiveSequence holds at most one AsyncSequence (BT.CPP refuses more: \"A ReactiveSequence cannot have "
+               "more than one async child\")");
   }
 
   ImportNode tree_root(const tinyxml2::XMLElement* tree, const Scope& scope) {
@@ -1228,6 +1252,11 @@ class BtImporter {
     return n;
   }
 
+  static std::string shown_path(std::string path) {  // an unnamed use as BT.CPP shows it, ID::number
+    for (size_t at = 0; (at = path.find('\x01', at)) != std::string::npos;) path.replace(at, 1, "::");
+    return path;
+  }
+
   ImportNode subtree(const tinyxml2::XMLElement* e, const Scope& scope) {
     const char* id_attr = e->Attribute("ID");
     if (!id_attr || !*id_attr) {
@@ -1249,6 +1278,19 @@ class BtImporter {
     Scope inner;
     inner.parent = &scope;
     inner.prefix = fresh_prefix(id);
+    // BT.CPP names each use by its path, the outer use's path, '/', its name="..." (or its ID
+    // and a number of its own when it has none), and refuses a tree in which two uses get the
+    // same path (xml_parsing.cpp, recursivelyCreateSubtree: "Duplicate SubTree path detected").
+    // (A control character stands for the number: no XML attribute can hold one.)
+    const char* name_attr = e->Attribute("name");
+    inner.path = (scope.path.empty() ? "" : scope.path + "/") +
+                 (name_attr ? std::string(name_attr) : id + "\x01" + std::to_string(++unnamed_uses_));
+    if (!subtree_paths_.insert(inner.path).second) {
+      error(e, "two SubTrees get the path '" + shown_path(inner.path) + "' (BT.CPP names each by its name=\"...\" under the SubTree "
+               "that holds it, and refuses the file: \"Duplicate SubTree path detected\"); give them different names, "
+               "or none");
+      inner.path += "\x01" + std::to_string(++unnamed_uses_);  // (its own uses' paths are not said again)
+    }
     for (auto* a = e->FirstAttribute(); a; a = a->Next()) {
       // A remapping is an {entry} with spaces round it allowed (BT.CPP's isBlackboardPointer
       // strips them), else a fixed text exactly as written; _autoremap a boolean, converted
@@ -1386,10 +1428,7 @@ class BtImporter {
       if (cat == category_.end()) typo_warning(e, id);
       return leaf(e, id, condition, scope);
     }
-    if (id == "ReactiveSequence" &&
-        std::count_if(kids.begin(), kids.end(), [](auto* k) { return std::string(k->Name()) == "AsyncSequence"; }) > 1)
-      error(e, "a ReactiveSequence holds at most one AsyncSequence (BT.CPP refuses more: \"A ReactiveSequence cannot have "
-               "more than one async child\")");
+    if (id == "ReactiveSequence") reactive_children(e);
     // A built-in: its ports, its children.
     std::map<std::string, std::string> ports;
     for (auto* a = e->FirstAttribute(); a; a = a->Next()) {
@@ -1678,6 +1717,8 @@ class BtImporter {
   int depth_ = 0;
   bool too_deep_ = false;
   size_t visits_ = 0;  // nodes made so far
+  std::set<std::string> subtree_paths_;  // the SubTree uses' BT.CPP paths in the tree being walked
+  size_t unnamed_uses_ = 0;  // numbers the SubTree uses with no name="..." (BT.CPP: their UIDs)
   bool too_many_ = false;
   size_t attribute_bytes_ = 0;  // of every node visited, each use of a subtree counting again
   std::set<std::string> typo_checked_;  // leaf IDs typo_warning has looked at
