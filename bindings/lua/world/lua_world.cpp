@@ -77,6 +77,15 @@ uint32_t agent_id_at(lua_State* L, int index) {
   return id >= 1 && id < static_cast<lua_Integer>(UINT32_MAX) ? static_cast<uint32_t>(id) : 0;
 }
 
+// Raises the message on top of the stack at the caller's line. The callers build it in a block
+// of their own: no C++ object is left alive when lua_error jumps out.
+int raise_top(lua_State* L) {
+  luaL_where(L, 1);
+  lua_insert(L, -2);
+  lua_concat(L, 2);
+  return lua_error(L);
+}
+
 namespace {
 
 int position(lua_State* L) {
@@ -119,14 +128,6 @@ int team(lua_State* L) {
   return 1;
 }
 
-// Raises the message on top of the stack at the caller's line. The callers build it in a block
-// of their own: no C++ object is left alive when lua_error jumps out.
-int raise_top(lua_State* L) {
-  luaL_where(L, 1);
-  lua_insert(L, -2);
-  lua_concat(L, 2);
-  return lua_error(L);
-}
 
 // What agent:neighbours(r [, filter]) and agent:nearest(r [, filter]) look for: the radius and
 // the filter {enemies = true} | {friends = true} | {team = "name"}, with fov = degrees and

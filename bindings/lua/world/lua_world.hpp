@@ -23,6 +23,8 @@ Self self(lua_State* L);
 const char* number_text(double v, char (&buf)[40]);
 // An agent id argument at `index`; 0 (no agent) for one outside 1 .. 2^32 - 2.
 uint32_t agent_id_at(lua_State* L, int index);
+// Raises the message on top of the stack at the caller's line (build it in a block of its own).
+int raise_top(lua_State* L);
 
 // Perception (lua_world_senses.cpp).
 int sees(lua_State* L);      // agent:sees(id)

@@ -4,9 +4,14 @@
 
 #include <cmath>
 #include <cstring>
+#include <iterator>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "lua_host.hpp"
 #include "lua_world.hpp"
+#include "suggest.hpp"
 
 namespace thicket::lua_world {
 
@@ -22,7 +27,19 @@ int sees(lua_State* L) {
 static int sense_arg(lua_State* L, int idx) {
   if (lua_isnoneornil(L, idx)) return -1;
   static const char* const kNames[] = {"sight", "hearing", "touch", nullptr};
-  return luaL_checkoption(L, idx, nullptr, kNames);
+  if (!lua_isstring(L, idx)) return luaL_checkoption(L, idx, nullptr, kNames);  // (its "string expected, got table")
+  size_t n = 0;
+  const char* text = lua_tolstring(L, idx, &n);
+  for (int i = 0; kNames[i] != nullptr; ++i)
+    if (std::string_view(text, n) == kNames[i]) return i;
+  {
+    const std::string name(text, n);
+    const std::vector<std::string> names(std::begin(kNames), std::end(kNames) - 1);
+    const std::string msg = "percepts: unknown sense '" + clipped(name) + "'" + did_you_mean(name, names) +
+                            " (senses: " + join_names(names) + ")";
+    lua_pushlstring(L, msg.data(), msg.size());
+  }
+  return raise_top(L);
 }
 
 static void set_number(lua_State* L, const char* key, double v) {

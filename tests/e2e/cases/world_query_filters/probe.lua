@@ -33,6 +33,10 @@ function leaves.Probe(agent)
   try("enemies and friends", function() local l = agent:neighbours(10, {enemies = true, friends = true}) return #l end)
   try("friends and team", function() local n = agent:nearest(10, {friends = true, team = "blues"}) return n and n.id end)
   try("enemies = false, friends", function() local l = agent:neighbours(10, {enemies = false, friends = true}) return #l end)
+  -- agent:percepts' sense: a misspelt one gets a did-you-mean (it said "invalid option 'sigth'").
+  try("percepts sigth", function() return #agent:percepts("sigth") end)
+  try("percepts 5", function() return #agent:percepts(5) end)
+  try("percepts touch", function() return #agent:percepts("touch") end)
   return "running"
 end
 return leaves
