@@ -100,6 +100,7 @@ class LuaHost final : public ScriptHost {
   // Snapshots (lua_snapshot.cpp).
   void save_agent(const AgentInfo& a, SnapshotWriter& out, SnapshotDrops& drops) override;
   void save_any(const AgentInfo& a, int ref, SnapshotWriter& out, SnapshotDrops& drops) override;
+  size_t plain_budget(SnapshotDrops& drops) const;  // (lua_snapshot.cpp)
   void restore_agent(AgentInfo& a, const ScriptAgentState& s) override;
   int any_from_plain(const AgentInfo& a, const PlainValue& v) override;
   void save_task(const AgentInfo& a, const Program& p, uint32_t node, SnapshotWriter& out, SnapshotDrops& drops);

@@ -217,14 +217,7 @@ void push_plain(lua_State* L, const PlainValue& v) {
 void LuaHost::save_agent(const AgentInfo& a, SnapshotWriter& out, SnapshotDrops& drops) {
   const int top = lua_gettop(L_);
   PlainSaver saver(L_, out, drops);
-  // The budget of the save's plain values: the heap's cap (each script state's, when agents are
-  // spread over several), or 4 GiB with no cap.
-  const size_t lanes = std::max<size_t>(1, rt_.options.script_states);
-  saver.budget = heap_.cap > 0 ? heap_.cap * lanes : size_t(4) << 30;
-  if (!drops.plain_budget_set) {
-    drops.plain_budget_set = true;
-    drops.plain_left = saver.budget;
-  }
+  saver.budget = plain_budget(drops);
   saver.context = "agent " + std::to_string(a.id) + ", agent table";
   static const std::vector<const char*> kOwn = {"id", "bb"};  // made by create_agent
   lua_rawgeti(L_, LUA_REGISTRYINDEX, a.lua_agent);
@@ -305,10 +298,24 @@ void LuaHost::save_task(const AgentInfo& a, const Program& p, uint32_t node, Sna
   out.str(j.bytes.bytes());
 }
 
-void LuaHost::save_any(const AgentInfo&, int ref, SnapshotWriter& out, SnapshotDrops& drops) {
+// The budget of a save's plain values, agent tables and `any` values alike: the heap's cap (each
+// script state's, when agents are spread over several), or 4 GiB with no cap; the save's first
+// value starts it (an agent's `any` values are written before its table: they had none).
+size_t LuaHost::plain_budget(SnapshotDrops& drops) const {
+  const size_t lanes = std::max<size_t>(1, rt_.options.script_states);
+  const size_t budget = heap_.cap > 0 ? heap_.cap * lanes : size_t(4) << 30;
+  if (!drops.plain_budget_set) {
+    drops.plain_budget_set = true;
+    drops.plain_left = budget;
+  }
+  return budget;
+}
+
+void LuaHost::save_any(const AgentInfo& a, int ref, SnapshotWriter& out, SnapshotDrops& drops) {
   const int top = lua_gettop(L_);
   PlainSaver saver(L_, out, drops);
-  saver.context = "an `any` blackboard value";
+  saver.budget = plain_budget(drops);
+  saver.context = "agent " + std::to_string(a.id) + ", an `any` blackboard value";
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref);
   if (const char* why = saver.refusal(-1, 0)) {
     saver.drop("", why);

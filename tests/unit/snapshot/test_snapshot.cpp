@@ -622,11 +622,16 @@ local big = string.rep("x", 4 << 20)
 local shared = {1}
 for i = 1, 30 do shared = {shared, shared} end
 return { Text = function(agent) agent.a = {big, big, big, big, big}; return true end,
-         Tables = function(agent) agent.d = shared; return true end }
+         Tables = function(agent) agent.d = shared; return true end,
+         BbText = function(agent) agent.bb.v = {big, big, big, big, big}; return true end,
+         BbTables = function(agent) agent.bb.v = shared; return true end }
 )LUA");
-  for (const char* leaf : {"Text", "Tables"}) {
+  // (The same in an `any` blackboard key: its values are written before the agent table, which
+  // set the budget, so they had none: the save held 15 GB and ended in bad_alloc.)
+  for (const char* leaf : {"Text", "Tables", "BbText", "BbTables"}) {
     CAPTURE(leaf);
-    const auto path = dir.write(std::string(leaf) + ".yaml", std::string("tree: t\nleaves: [hoard.lua]\nroot: {action: ") + leaf + "}\n");
+    const auto path = dir.write(std::string(leaf) + ".yaml", std::string("tree: t\nleaves: [hoard.lua]\n") +
+                                                                "blackboard: {v: {type: any}}\nroot: {action: " + leaf + "}\n");
     RuntimeOptions o;
     o.lua_memory_limit = size_t(16) << 20;
     o.log = [](const std::string&) {};
