@@ -199,7 +199,9 @@ bool too_large_integer(const YAML::Node& node) {
 
 std::string whole_number_hint(const YAML::Node& node) {
   const Scalar s = classify_scalar(node);
-  if (too_large_integer(node)) return " (" + s.text + " is too large for a whole number: at most 9223372036854775807)";
+  if (too_large_integer(node))
+    return s.text.find('-') == 0 ? " (" + s.text + " is too small for a whole number: at least -9223372036854775808)"
+                                 : " (" + s.text + " is too large for a whole number: at most 9223372036854775807)";
   if (s.kind != ScalarKind::Float || !std::isfinite(s.number) || s.number != std::floor(s.number) || std::fabs(s.number) > 9e15)
     return "";
   return " (" + s.text + " is written as a number with a fraction or an exponent, which YAML reads as no whole number: write " +
