@@ -293,6 +293,23 @@ if [[ $? == 0 ]] && grep -q "showing error: (press R: the level restarts with th
 else
   bad "a guard.yaml of another kind: $(grep -m2 'showing error' "$tmp/kind.log"); $(tail -3 "$tmp/kind.log")"
 fi
+# R takes the mod as saved, in fresh Lua states: a guard.lua that loaded only over an older
+# version's global (CONFIG, which the version before set) does not load afresh. R says so on
+# standard error and on screen, and the guards go on with their last good version (R was silent,
+# and the old Lua state ran on as if restarted).
+sed 's/^local leaves = {}$/&\nCONFIG = {range = 9}/' "$game/mods/guard.lua" >"$tmp/config.lua"
+sed 's/^local leaves = {}$/&\nlocal RANGE = CONFIG.range/' "$game/mods/guard.lua" >"$tmp/usesconfig.lua"
+fresh_mods restart
+run warehouse --frames 160 --mods "$tmp/restart" --log "$tmp/restart.log" --edit "50:guard.lua:$tmp/config.lua" \
+  --edit "60:guard.lua:$tmp/usesconfig.lua" --press 100:r >"$tmp/out"
+if [[ $? == 0 ]] && grep -q "^thicket-game: the mod as saved does not load in fresh Lua states" "$tmp/err" &&
+  grep -q "guard.lua:[0-9]*: error: attempt to index a nil value (global 'CONFIG')" "$tmp/err" &&
+  grep -q "^frame $(sed -n 's/^outcome playing frame //p' "$tmp/restart.log") showing error: .*guard.lua:[0-9]*: error: attempt to index a nil value (global 'CONFIG')" "$tmp/restart.log" &&
+  [[ $(grep -c "^frame 1 guard 2 " "$tmp/restart.log") == 2 ]]; then
+  ok "R with a mod that does not load afresh: said on standard error and on screen; the level restarts with the last good version"
+else
+  bad "R with a mod that does not load afresh: $(head -2 "$tmp/err"); $(tail -2 "$tmp/restart.log")"
+fi
 # A mod saved while the game is paused is reloaded then, not when play goes on.
 fresh_mods paused
 run warehouse --frames 80 --autoplay --mods "$tmp/paused" --edit "50:guard.lua:$tmp/far.lua" --press 51:p >"$tmp/out"

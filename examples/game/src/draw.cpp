@@ -313,13 +313,18 @@ void View::draw_errors(const Game& game) {
   for (const ModMessage& m : game.mod_errors()) {
     lines.push_back(m.file == "(blackboard)" ? "guard.yaml loaded, but the game cannot drive the guards with it:"
                     : m.file == "(level)"    ? "A level did not load; the game goes on with the one being played:"
+                    : m.file == "(restart)"  ? "The level restarted, but the mod as saved does not load in fresh Lua states; the guards go on with its last good version:"
                                              : "A mod file did not load; the guards go on with its last good version:");
     for (const std::string& l : m.lines) lines.push_back(l);
   }
   const bool mod_trouble = std::any_of(game.mod_errors().begin(), game.mod_errors().end(),
                                        [](const ModMessage& m) { return m.file != "(level)"; });
   // (Levels are read when started, not reloaded: Tab tries the next one, R replays this one.)
-  lines.push_back(mod_trouble ? "Fix the file and save it again." : "Fix the level file; Tab tries the next level.");
+  const bool restart = std::any_of(game.mod_errors().begin(), game.mod_errors().end(),
+                                   [](const ModMessage& m) { return m.file == "(restart)"; });
+  lines.push_back(restart       ? "Fix the file, save it and press R (a restart loads the mod afresh)."
+                  : mod_trouble ? "Fix the file and save it again."
+                                : "Fix the level file; Tab tries the next level.");
   // Within the map area: long lines wrapped, and as many lines as fit (the advice kept).
   const int most_width = kWidth - kPanel - 32;
   lines = fitted(lines, most_width, size_t(std::max(3, (kHeight - 28) / line_height_)), 1);

@@ -144,8 +144,8 @@ bool Game::load_brain(std::string& error) {
     return false;
   }
   std::string lacks = keys_the_game_lacks([&](const char* key) { return fresh->blackboard_type(*brain, key); });
-  if (!lacks.empty()) {
-    error = lacks + "\n";
+  if (!lacks.empty()) {  // said as a reload's refusal says it: "FILE: error: ..."
+    error = file + ": error: " + lacks + "\n";
     return false;
   }
   if (rt_) clear_level();  // the old runtime's agents go with it
@@ -185,6 +185,9 @@ void Game::clear_level() {
   outcome_ = Outcome::Playing;
   caught_by_ = 0;
   frame_ = 0;
+  // (The script-error banner is timed in frames: the last level's would stay up.)
+  last_script_error_.clear();
+  last_script_error_frame_ = 0;
   player_path_.clear();
   player_next_ = 0;
   next_step_sound_ = 0;
@@ -318,7 +321,7 @@ void Game::poll_mods() {
   if (std::any_of(reloads_.begin(), reloads_.end(), [](const auto& r) { return r.ok; })) {
     std::vector<std::string> failed;
     for (const ModMessage& m : mod_errors_)
-      if (m.file != "(blackboard)" && m.file != "(level)" &&
+      if (m.file != "(blackboard)" && m.file != "(level)" && m.file != "(restart)" &&
           std::none_of(reloads_.begin(), reloads_.end(), [&](const auto& r) { return r.file == m.file; }))
         failed.push_back(m.file);
     if (!failed.empty()) {
@@ -331,6 +334,15 @@ void Game::poll_mods() {
   resolve_slots();
   std::erase_if(mod_errors_, [](const ModMessage& m) { return m.file == "(blackboard)"; });
   if (!slot_problem_.empty()) mod_errors_.push_back({"(blackboard)", {slot_problem_}});
+}
+
+void Game::show_restart_error(const std::string& error) {
+  ModMessage m{"(restart)", {}};
+  std::istringstream in(error);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) m.lines.push_back(line);
+  std::erase_if(mod_errors_, [](const ModMessage& x) { return x.file == "(restart)"; });
+  mod_errors_.push_back(std::move(m));
 }
 
 void Game::show_level_error(const std::vector<std::string>& lines) {

@@ -117,6 +117,8 @@ class Game {
   const std::vector<ModMessage>& mod_errors() const { return mod_errors_; }
   // A level that did not load (R, Tab): its errors, shown with the mods' (none: cleared).
   void show_level_error(const std::vector<std::string>& lines);
+  // Why a restart's fresh load of the mod failed (load_brain's error text), shown until one loads.
+  void show_restart_error(const std::string& error);
   // Reloads done in the frame just stepped ("guard.lua reloaded"), and which failed.
   const std::vector<thicket::ReloadReport>& reloads() const { return reloads_; }
   thicket::Runtime& runtime() { return *rt_; }

@@ -295,10 +295,21 @@ bool load(const fs::path& path, game::Level& level) {
 }
 
 // One line per guard per frame, plus reloads and the outcome: what the tests compare.
+// A failed reload's first error as the errors on screen say it, "FILE:LINE:COL: error: ..."
+// (ReloadReport::first_error is "FILE:LINE:COL: message").
+std::string first_error_of(const thicket::ReloadReport& r) {
+  for (const thicket::Diagnostic& d : r.diagnostics)
+    if (d.severity == thicket::Severity::Error) {
+      const std::string line = thicket::format_diagnostic(d);
+      return line.substr(0, line.find('\n'));
+    }
+  return r.first_error;
+}
+
 void log_frame(std::ofstream& out, const game::Game& g) {
   for (const auto& r : g.reloads())
     out << "frame " << g.frame() << " reload " << fs::path(r.file).filename().string() << (r.ok ? " ok" : " failed: ")
-        << (r.ok ? "" : r.first_error) << "\n";
+        << (r.ok ? "" : first_error_of(r)) << "\n";
   for (const game::ModMessage& m : g.mod_errors())
     for (const std::string& l : m.lines) out << "frame " << g.frame() << " showing error: " << l << "\n";
   if (g.last_script_error_frame() == g.frame() && g.frame() > 0)
@@ -456,9 +467,15 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
       level = std::move(next);
       level_index = index;
       // A restart (R, Tab) takes the mod as saved, in a fresh runtime; one that does not load
-      // now (its errors are on screen) leaves the guards their last good version.
+      // now leaves the guards their last good version, and says why on the console and on
+      // screen (a file that loaded only over an older version's globals, or a require'd module
+      // deleted since, was silent: the old Lua state went on as if restarted).
       std::string mod_error;
-      if (level_starts > 0) g.load_brain(mod_error);
+      if (level_starts > 0 && !g.load_brain(mod_error)) {
+        std::fprintf(stderr, "thicket-game: the mod as saved does not load in fresh Lua states; the guards keep their "
+                             "last good version:\n%s", mod_error.c_str());
+        g.show_restart_error(mod_error);
+      }
       if (!g.start_level(level, error)) lines = {"thicket-game: " + error};
     }
     if (!lines.empty()) {
@@ -535,8 +552,9 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
           case SDLK_p: ui.paused = !ui.paused; break;
           case SDLK_n: if (ui.paused) step_once = true; break;
           case SDLK_c: ui.cones = !ui.cones; break;
-          case SDLK_r: start(level_index); break;
-          case SDLK_TAB: start(tried_index + 1); ui.selected = 0; break;
+          // (The reload notice is timed in frames, which a start counts from 0 again.)
+          case SDLK_r: start(level_index); ui.notice_until = 0; break;
+          case SDLK_TAB: start(tried_index + 1); ui.selected = 0; ui.notice_until = 0; break;
           default: break;
         }
       }
@@ -577,7 +595,7 @@ int run(const Args& a, std::vector<fs::path> levels, size_t level_index, const f
           ui.notice_until = g.frame() + 90;
         }
         std::printf("frame %llu: %s %s\n", static_cast<unsigned long long>(g.frame()), r.file.c_str(),
-                    r.ok ? "reloaded" : ("did not load: " + r.first_error).c_str());
+                    r.ok ? "reloaded" : ("did not load: " + first_error_of(r)).c_str());
       }
     };
     int stepped = 0;
