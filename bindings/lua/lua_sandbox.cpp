@@ -509,9 +509,19 @@ int LuaApi::file_rawset(lua_State* L) {
   if (args)
     return luaL_error(L, "a node's args are read-only (rawset included: one table shared by every agent); copy what "
                          "you need into a local table");
-  luaL_checktype(L, 1, LUA_TTABLE);  // Lua's own checks (lbaselib.c)
-  luaL_checkany(L, 2);
-  luaL_checkany(L, 3);
+  // Lua's own checks (lbaselib.c), and its words. Called with no name (pcall(rawset, ...)),
+  // Lua names a function by where it finds it among the loaded modules, which this per-file
+  // closure is not: it said "bad argument #1 to '?'"; it is rawset there.
+  auto argerror = [](lua_State* L, int arg, const char* why) {
+    lua_Debug ar;
+    if (lua_getstack(L, 0, &ar) && lua_getinfo(L, "n", &ar) && ar.name == nullptr)
+      return luaL_error(L, "bad argument #%d to 'rawset' (%s)", arg, why);
+    return luaL_argerror(L, arg, why);
+  };
+  if (lua_type(L, 1) != LUA_TTABLE)
+    return argerror(L, 1, lua_pushfstring(L, "table expected, got %s", luaL_typename(L, 1)));
+  for (int arg = 2; arg <= 3; ++arg)
+    if (lua_type(L, arg) == LUA_TNONE) return argerror(L, arg, "value expected");
   lua_settop(L, 3);
   lua_rawset(L, 1);
   return 1;

@@ -331,6 +331,7 @@ function L.A()
   thicket.log("@" .. at(pcall(os.time, 5)))
   thicket.log("@" .. at(pcall(coroutine.wrap, 5)))
   thicket.log("@" .. at(pcall(thicket.defer, 5)))
+  thicket.log("@" .. at(pcall(rawset, 5, 1, 1)))  -- (a closure of the file's: it was '?')
   return true
 end
 function L.Tail()
@@ -357,14 +358,15 @@ return L
                               "args.lua:21: bad argument #1 to 'require' (string expected, got table)",
                               "bad argument #1 to 'os.time' (table expected, got number)",
                               "bad argument #1 to 'coroutine.wrap' (function expected, got number)",
-                              "bad argument #1 to 'thicket.defer' (function expected, got number)"});
+                              "bad argument #1 to 'thicket.defer' (function expected, got number)",
+                              "bad argument #1 to 'rawset' (table expected, got number)"});
   // The leaf's own frame is in the report's traceback.
   auto tail = t.rt.spawn(t.load("tree: t\nleaves: [args.lua]\nroot: {action: Tail}\n", "tail.yaml"));
   CHECK(t.rt.tick(tail, 0.1) == Status::Failure);
   const std::string log = t.joined_log();
   INFO(log);
-  CHECK(log.find("/args.lua:29: bad argument #2 to 'xpcall' (function expected, got no value)\n") != std::string::npos);
-  CHECK(log.find("/args.lua:29: in function <") != std::string::npos);
+  CHECK(log.find("/args.lua:30: bad argument #2 to 'xpcall' (function expected, got no value)\n") != std::string::npos);
+  CHECK(log.find("/args.lua:30: in function <") != std::string::npos);
   CHECK(log.find("(thicket)") == std::string::npos);
 }
 
