@@ -343,6 +343,31 @@ int LuaApi::task(lua_State* L) {
   return 1;
 }
 
+// The message handler of a module's top level: Lua's words for a yield there have no position
+// ("attempt to yield across a C-call boundary", require being a C function; "... from outside a
+// coroutine" in a plain leaf), so the require's line was blamed, with a hint that did not fit.
+// Said at the yield's own file and line.
+static int module_yield_error(lua_State* L) {
+  const char* message = lua_tostring(L, 1);
+  if (message == nullptr || (std::strcmp(message, "attempt to yield across a C-call boundary") != 0 &&
+                             std::strcmp(message, "attempt to yield from outside a coroutine") != 0))
+    return 1;  // as it was
+  lua_Debug ar;
+  lua_pushliteral(L, "");
+  for (int level = 1; lua_getstack(L, level, &ar); ++level) {
+    lua_getinfo(L, "Sl", &ar);
+    if (ar.currentline > 0) {
+      lua_pop(L, 1);
+      lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+      break;
+    }
+  }
+  lua_pushliteral(L, "a module's top level cannot yield (coroutine.yield): require runs it to its end at once; yield in "
+                     "the task that calls the module's functions");
+  lua_concat(L, 2);
+  return 1;
+}
+
 int LuaApi::require(lua_State* L) {
   int results = require_impl(L);
   if (results < 0) return lua_error(L);  // the message is on the stack; our strings are gone
@@ -461,7 +486,10 @@ int LuaApi::require_impl(lua_State* L) {
     lua_setupvalue(L, -2, 1);
     lua_pushstring(L, name.c_str());
     h.modules_loading_.push_back(p);
-    const int loaded = lua_pcall(L, 1, 1, 0);
+    lua_pushcfunction(L, module_yield_error);  // under the chunk and its argument
+    lua_insert(L, -3);
+    const int loaded = lua_pcall(L, 1, 1, lua_gettop(L) - 2);
+    lua_remove(L, -2);  // the handler
     h.modules_loading_.pop_back();
     if (loaded != LUA_OK) return -1;
     if (lua_isnil(L, -1)) {

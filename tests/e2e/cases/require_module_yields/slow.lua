@@ -1,0 +1,3 @@
+local M = {x = true}
+coroutine.yield()
+return M
