@@ -256,13 +256,23 @@ static std::string dot_fsm(const Program& p) {
   out << "digraph " << dot_quote(dot_escaped(p.name)) << " {\n" << (nested ? "  compound=true;\n" : "")
       << "  rankdir=LR;\n  node [shape=ellipse, fontname=\"Helvetica\"];\n"
       << "  edge [fontname=\"Helvetica\", fontsize=10];\n  start [shape=point];\n";
-  // Without `initial`, the children a selection may pick: in order, up to the first without an
-  // enter_if (it always passes: the ones after it are never selected).
+  // A state whose entry always succeeds: no enter_if, and a leaf, or a composite whose initial
+  // child's entry always does or (without one) one of whose children's does. One whose doesn't
+  // may be passed over for the next child (7.3: a composite of guarded children).
+  std::function<bool(uint16_t)> always_entered = [&](uint16_t c) {
+    const FsmState& st = p.fsm_states[c];
+    if (st.enter_if != kNoNode) return false;
+    if (st.children.empty()) return true;
+    if (st.initial != kNoPos) return always_entered(st.initial);
+    return std::any_of(st.children.begin(), st.children.end(), [&](uint16_t k) { return always_entered(k); });
+  };
+  // Without `initial`, the children a selection may pick: in order, up to the first whose entry
+  // always succeeds (the ones after it are never selected).
   auto selectable = [&](const std::vector<uint16_t>& kids, const std::string& from) {
     for (uint16_t c : kids) {
       const bool guarded = p.fsm_states[c].enter_if != kNoNode;
       out << from << " -> s" << c << " [style=dotted" << (guarded ? ", label=\"enter_if\"" : "") << "];\n";
-      if (!guarded) break;
+      if (always_entered(c)) break;
     }
   };
   std::function<void(uint16_t, const std::string&)> state = [&](uint16_t s, const std::string& indent) {
