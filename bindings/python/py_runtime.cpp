@@ -17,6 +17,7 @@
 
 #include "json_text.hpp"  // valid_utf8
 #include "py_parts.hpp"
+#include "suggest.hpp"  // did_you_mean
 #include "thicket/runtime.hpp"
 #include "thicket/snapshot.hpp"
 #include "thicket/value.hpp"
@@ -389,9 +390,10 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
       const std::optional<thicket::ValueType> type = rt().blackboard_type(b.handle, key);
       if (!type) {
         std::string names;
-        for (const std::string& n : rt().blackboard_keys(b.handle)) names += (names.empty() ? "" : ", ") + n;
-        throw py::key_error("'" + key + "' is not a blackboard key of brain '" + b.name +
-                            "' (declared: " + (names.empty() ? "none" : names) + ")");
+        const std::vector<std::string> declared = rt().blackboard_keys(b.handle);
+        for (const std::string& n : declared) names += (names.empty() ? "" : ", ") + n;
+        throw py::key_error("'" + key + "' is not a blackboard key of brain '" + b.name + "'" +
+                            thicket::did_you_mean(key, declared) + " (declared: " + (names.empty() ? "none" : names) + ")");
       }
       const Value like = like_of(*type);
       Value v = from_python(item.second, like, key, py::handle(), *type);
@@ -412,13 +414,13 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
   py::object get(const Agent& a, const std::string& key) {
     check(a);
     auto v = rt().get(a.handle, key);
-    if (!v) throw py::key_error("'" + key + "' is not a blackboard key of this agent's brain (declared: " + keys_text(a) + ")");
+    if (!v) throw unknown_key(a, key);
     return to_python(*v);
   }
   void set(const Agent& a, const std::string& key, const py::handle& value) {
     check(a);
     auto now = rt().get(a.handle, key);
-    if (!now) throw py::key_error("'" + key + "' is not a blackboard key of this agent's brain (declared: " + keys_text(a) + ")");
+    if (!now) throw unknown_key(a, key);
     const auto type = rt().blackboard_type(rt().brain_of(a.handle), key);
     Value v = from_python(value, type ? like_of(*type) : *now, key, py::handle(), type);
     if (!rt().set(a.handle, key, v))  // a typed key holds its declared type: `now` names it
@@ -433,6 +435,11 @@ class PyRuntime : public std::enable_shared_from_this<PyRuntime> {
     std::string out;
     for (const std::string& k : keys(a)) out += (out.empty() ? "" : ", ") + k;
     return out.empty() ? "none" : out;
+  }
+  // "'helth' is not a blackboard key of this agent's brain; did you mean 'health'? (declared: ...)"
+  py::key_error unknown_key(const Agent& a, const std::string& key) {
+    return py::key_error("'" + key + "' is not a blackboard key of this agent's brain" + thicket::did_you_mean(key, keys(a)) +
+                         " (declared: " + keys_text(a) + ")");
   }
 
   std::vector<Agent> agents() const {

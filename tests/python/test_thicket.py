@@ -104,8 +104,11 @@ def test_bad_blackboard_values_raise(tmp_path):
     rt = thicket.Runtime()
     a = rt.spawn(rt.load(path))
     bb = rt.blackboard(a)
-    with pytest.raises(KeyError, match=r"'helth' is not a blackboard key.*declared: count, health, name, alert"):
+    # A close name gets a did-you-mean, as the engine's own messages do.
+    with pytest.raises(KeyError, match=r"'helth' is not a blackboard key of this agent's brain; did you mean 'health'\? \(declared: count, health, name, alert"):
         bb["helth"]
+    with pytest.raises(KeyError, match=r"'helth' is not a blackboard key of brain '.*'; did you mean 'health'\? \(declared: "):
+        rt.spawn(rt.load(path), {"helth": 1})
     with pytest.raises(TypeError, match=r"blackboard key 'health' is a number \(float\), not str"):
         bb["health"] = "full"
     with pytest.raises(TypeError, match=r"'count' is an integer, not float"):
