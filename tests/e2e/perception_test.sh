@@ -169,8 +169,8 @@ grep -q "^bad_binding.yaml:14:41: error: .*'haerd', which its brain ../../../doc
 "$thicket" check bad_binding.yaml > /dev/null 2> "$dir/err"
 [[ $? == 2 ]] && grep -q "bad_binding.yaml: 2 error(s)" "$dir/err" && ok || bad "check should report both binding errors: $(cat "$dir/err")"
 "$thicket" check bad_events.yaml > /dev/null 2> "$dir/err"
-[[ $? == 2 ]] && grep -q "^bad_events.yaml:13:22: error: senses of group 'sentry': perception event 'seen' is sent as 'saw_enmy', which no state of its brain ../../../docs/examples/hsm/sentry.yaml takes; did you mean 'saw_enemy'? (its transitions: saw_enemy, noise, quiet, lost_enemy); switch it off with false if it is not wanted$" "$dir/err" &&
-  grep -q "^bad_events.yaml:20:7: error: senses of group 'walker': 'events' names the perception events its brain ../../../docs/examples/hsm/intruder.yaml is sent, but that brain is not an fsm, and only fsm brains take events$" "$dir/err" &&
+[[ $? == 2 ]] && grep -q "^bad_events.yaml:14:22: error: senses of group 'sentry': perception event 'seen' is sent as 'saw_enmy', which no state of its brain ../../../docs/examples/hsm/sentry.yaml takes; did you mean 'saw_enemy'? (its transitions: saw_enemy, noise, quiet, lost_enemy); switch it off with false if it is not wanted$" "$dir/err" &&
+  grep -q "^bad_events.yaml:21:7: error: senses of group 'walker': 'events' names the perception events its brain ../../../docs/examples/hsm/intruder.yaml is sent, but that brain is not an fsm, and only fsm brains take events$" "$dir/err" &&
   grep -q "bad_events.yaml: 2 error(s)" "$dir/err" && ok || bad "events a brain cannot take: $(cat "$dir/err")"
 "$thicket" check bad_gives.yaml > /dev/null 2> "$dir/err"
 [[ $? == 2 ]] && ok || bad "gifts that do not fit should fail the check"

@@ -102,6 +102,20 @@ void ScenarioReader::read_senses(const Field& f, AgentGroup& group) {
   if (Field ev = field(map, "events")) {
     group.sense_events_at = place(ev.key);
     read_sense_events(ev, group.sense_events, group.sense_event_at);
+    // An event renamed for a sense the group lacks would never be sent, as such a slot would
+    // never be written (false, which switches one off, is fine).
+    if (senses_read_well)
+      for (size_t k = 0; k < group.sense_event_at.size(); ++k) {
+        if (group.sense_event_at[k].first == 0 || group.sense_events[k].empty()) continue;
+        const char* needs = k <= 1 && senses.sight.cones.empty() ? "sight"
+                            : (k == 2 || k == 3) && !senses.hearing.enabled ? "hearing"
+                            : (k == 4 || k == 5) && !senses.touch.enabled ? "touch"
+                                                                          : nullptr;
+        if (needs)
+          diags_.push_back({Severity::Error, path_, group.sense_event_at[k].first, group.sense_event_at[k].second,
+                            "perception event '" + std::string(kPerceptEventNames[k]) + "' is sent by " + needs +
+                                ", and this group has no " + needs + " (false switches it off)"});
+      }
   }
   group.has_senses = true;
 }
