@@ -194,6 +194,7 @@ static void test_version_and_null(void) {
   void *bytes = (void *)1;
   size_t len = 7;
   CHECK(strcmp(thicket_version(), "0.3.0") == 0);
+  CHECK(strcmp(thicket_version(), THICKET_VERSION_STRING) == 0 && THICKET_VERSION_MAJOR == 0); /* thicket.h has the macros */
   /* A NULL runtime: a negative code and a message, never a crash. */
   CHECK(thicket_load_file(NULL, "x.yaml") == -1);
   CHECK(thicket_errcode(NULL) == THICKET_ERR_ARG);

@@ -39,6 +39,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "version.hpp" /* THICKET_VERSION_MAJOR, _MINOR, _PATCH, THICKET_VERSION_STRING */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
