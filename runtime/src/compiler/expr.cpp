@@ -274,6 +274,8 @@ std::string unknown_key_message(std::string_view name, const std::vector<ExprKey
   if (!suggestion.empty()) return message + suggestion;
   for (const Keyword& k : kKeywords)  // `True`, `NOT`: a keyword in the wrong case
     if (lowercase(name) == k.word) return message + "; did you mean '" + std::string(k.word) + "'?";
+  // A misspelt literal (`tru`, `fals`), when no key is near.
+  if (std::string near = did_you_mean(name, {"true", "false"}); !near.empty()) return message + near;
   if (names.empty()) return message + "; the blackboard declares no keys";
   message += "; declared keys: ";
   for (size_t i = 0; i < names.size(); ++i) message += (i ? ", " : "") + names[i];

@@ -322,6 +322,8 @@ TEST_CASE("expr: unknown keys, with a suggestion or the declared keys") {
   CHECK(b.errors("helth < 30") == "0: unknown blackboard key 'helth'; did you mean 'health'?\n");
   CHECK(b.errors("not alret") == "4: unknown blackboard key 'alret'; did you mean 'alert'?\n");
   CHECK(b.errors("True") == "0: unknown blackboard key 'True'; did you mean 'true'?\n");
+  CHECK(b.errors("tru") == "0: unknown blackboard key 'tru'; did you mean 'true'?\n");  // (no key near: it listed the keys)
+  CHECK(b.errors("alert == fals") == "9: unknown blackboard key 'fals'; did you mean 'false'?\n");
 
   std::vector<ExprKey> keys = {{"health", ValueType::Number, 0}, {"alert", ValueType::Boolean, 1}};
   std::vector<ExprError> errors;
