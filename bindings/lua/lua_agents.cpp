@@ -65,15 +65,18 @@ bool LuaApi::own_blackboard(lua_State* L, LuaHost& h, const AgentInfo& a) {
   return false;
 }
 
-void LuaApi::push_unknown_key(lua_State* L, LuaHost& h, const AgentInfo& a, const char* key) {
+void LuaApi::push_unknown_key(lua_State* L, LuaHost& h, const AgentInfo& a, const char* key_text) {
   const Program& p = h.rt_.program_of(a);
+  // The key whole when it is text (one holding a NUL was named by its part before: "has no key
+  // 'hp' (declared: hp)"), shown with its NUL escaped.
+  const std::string key = lua_type(L, 2) == LUA_TSTRING ? std::string(lua_tostring(L, 2), lua_rawlen(L, 2)) : key_text;
   std::string asked = "blackboard " + std::to_string(reinterpret_cast<uintptr_t>(&p)) + " " + key;
   if (asked != h.missing_key_) {  // a leaf reading the same undeclared key every tick: once
     std::vector<std::string> names;
     for (const auto& k : p.blackboard) names.push_back(k.name);
     // A number: ipairs(agent.bb) or agent.bb[1], as if it were a list.
     const bool number = lua_type(L, 2) == LUA_TNUMBER;
-    h.missing_msg_ = "blackboard has no key '" + clipped(key) + "'" + did_you_mean(key, names) +
+    h.missing_msg_ = "blackboard has no key '" + shown_name(key) + "'" + did_you_mean(key, names) +
                      (number ? " (its keys are the names declared under 'blackboard:', read one by one as agent.bb.NAME: "
                                "it is no list, and ipairs and pairs do not walk it)"
                       : names.empty() ? " (no keys are declared: add them under 'blackboard:' in the brain file)"

@@ -501,18 +501,23 @@ bool LuaHost::stage_leaf_file(const std::string& path, std::vector<LeafDef>& out
   data.clear();
   lua_pushnil(L_);
   while (lua_next(L_, -2)) {
-    if (lua_type(L_, -2) != LUA_TSTRING || lua_rawlen(L_, -2) == 0) {
+    // A name with a NUL byte is none a brain can write either (it read as the text before the
+    // NUL: leaves["Act\0x"] answered for Act).
+    const bool nul_name = lua_type(L_, -2) == LUA_TSTRING && std::strlen(lua_tostring(L_, -2)) != lua_rawlen(L_, -2);
+    if (lua_type(L_, -2) != LUA_TSTRING || lua_rawlen(L_, -2) == 0 || nul_name) {
       // Not a leaf (no brain can name it), but a function there is most likely meant as one
       // (`leaves[1] = function ...`, a list of leaves): said, as the file's data is not.
       if (lua_isfunction(L_, -1)) {
         const int line = first_line(L_, -1);
         diags.push_back({Severity::Warning, path, line, line > 0 ? 1 : 0,
                          std::string("the leaf table's entry ") +
-                             (lua_type(L_, -2) == LUA_TSTRING  ? std::string("[\"\"]")
-                              : lua_isinteger(L_, -2)           ? "[" + std::to_string(lua_tointeger(L_, -2)) + "]"
-                                                                : std::string("under a ") + luaL_typename(L_, -2) + " key") +
-                             " is a function, but a leaf is named by text (leaves.Name = function ...): no brain can "
-                             "name it, so it is no leaf"});
+                             (nul_name ? "[\"" + std::string(lua_tostring(L_, -2)) +
+                                             "\\0...\"] is a function, but its name holds a NUL byte, which no brain can write"
+                              : (lua_type(L_, -2) == LUA_TSTRING ? std::string("[\"\"]")
+                                 : lua_isinteger(L_, -2)         ? "[" + std::to_string(lua_tointeger(L_, -2)) + "]"
+                                                                 : std::string("under a ") + luaL_typename(L_, -2) + " key") +
+                                    " is a function, but a leaf is named by text (leaves.Name = function ...)") +
+                             ": no brain can name it, so it is no leaf"});
       }
       lua_pop(L_, 1);
       continue;  // array part: not leaves

@@ -222,7 +222,10 @@ int LuaApi::spawn(lua_State* L) {
   LuaHost& h = host(L);
   if (at_file_top_level(h)) return refuse_at_top_level(L, "thicket.spawn", "spawn from a leaf, once the brains are loaded");
   if (h.world) return refuse_in_scenario(L, "thicket.spawn", " (a scenario's groups and their counts make its agents)");
-  const char* name = luaL_checkstring(L, 1);
+  size_t name_len = 0;
+  const char* name = luaL_checklstring(L, 1, &name_len);
+  // (A NUL would end the name early: "nul\0x" found the brain nul.)
+  luaL_argcheck(L, std::strlen(name) == name_len, 1, "a brain's name holds no NUL byte");
   if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
   const lua_Integer id = luaL_optinteger(L, 3, 0);
   luaL_argcheck(L, lua_isnoneornil(L, 3) || (id >= 1 && id <= UINT32_MAX), 3,
@@ -262,14 +265,16 @@ bool LuaApi::spawn_checked(lua_State* L, LuaHost& h, const char* name, uint32_t 
         return refuse("the blackboard table's keys are names (text), got a key that is a " + type +
                       (lua_isinteger(L, -2) ? " (" + std::to_string(lua_tointeger(L, -2)) + ": a list?)" : std::string()));
       }
-      const std::string key = lua_tostring(L, -2);
+      size_t key_len = 0;
+      const char* key_text = lua_tolstring(L, -2, &key_len);
+      const std::string key(key_text, key_len);  // whole: "hp\0x" is no key hp
       const BlackboardKey* declared = nullptr;
       for (const BlackboardKey& k : p.blackboard)
         if (k.name == key) declared = &k;
       if (!declared) {  // the names, for the message only
         std::vector<std::string> keys;
         for (const BlackboardKey& k : p.blackboard) keys.push_back(k.name);
-        return refuse("brain '" + p.name + "' has no blackboard key '" + clipped(key) + "'" + did_you_mean(key, keys) +
+        return refuse("brain '" + p.name + "' has no blackboard key '" + shown_name(key) + "'" + did_you_mean(key, keys) +
                       (keys.empty() ? " (it declares none)" : " (declared: " + join_names(keys) + ")"));
       }
       const int t = lua_type(L, -1);
