@@ -251,24 +251,37 @@ bool RuntimeImpl::reload_lua_file(const std::string& path) {
   std::vector<Diagnostic> diags;
   std::vector<LeafDef> staged;
   script->set_loading_files({path});
-  bool staged_ok = script->stage_leaf_file(path, staged, diags);
+  const bool staged_ok = script->stage_leaf_file(path, staged, diags);
   script->set_loading_files({});
-  if (!staged_ok) {
-    for (auto& def : staged) script->release_leaf(def);
-    log(describe_failure(reload_clock(), path, diags));
-    report_reload(path, false, diags);
-    return false;
-  }
+  // Every error at once, as `thicket check` gives them (a hook typo hid the args that no longer
+  // fit): the file's own, then what the brains' calls make of the leaves it still defines.
   std::set<std::string> fresh;
-  for (const auto& def : staged) fresh.insert(def.name);
+  std::vector<std::string> fresh_names;
+  for (const auto& def : staged)
+    if (fresh.insert(def.name).second) fresh_names.push_back(def.name);
+  auto place_of = [](const Program& p, uint32_t node) {
+    const bool placed = node < p.positions.size() && p.positions[node].line > 0;
+    return std::tuple<std::string, int, int>{placed ? p.files[p.positions[node].file] : std::string(),
+                                             placed ? p.positions[node].line : 0, placed ? p.positions[node].column : 0};
+  };
   for (const auto& b : brains) {
-    for (const auto& [name, leaf_use] : leaves_used(*b->program)) {
+    const Program& p = *b->program;
+    // A leaf of this file that the brain calls and the file no longer defines: at each call, with
+    // the leaves it does define near its name (a rename). (Not when the file did not load: the
+    // leaves it failed on are not staged.)
+    if (staged_ok)
+      for (uint32_t i = 0; i < p.nodes.size(); ++i) {
+        if (p.nodes[i].kind != NodeKind::Action && p.nodes[i].kind != NodeKind::Condition) continue;
+        const std::string& name = p.calls[p.nodes[i].a].leaf;
+        auto id = leaf_ids.find(name);
+        if (id == leaf_ids.end() || leaves[id->second].file != path || fresh.count(name)) continue;
+        auto [file, line, column] = place_of(p, i);
+        diags.push_back({Severity::Error, file.empty() ? b->path : file, line, column,
+                         "unknown leaf '" + name + "'" + did_you_mean(name, fresh_names) + " (" + path +
+                             " no longer defines it, and " + b->path + " still calls it here)"});
+      }
+    for (const auto& [name, leaf_use] : leaves_used(p)) {
       const std::string& plain_use = leaf_use.plain_use;
-      auto id = leaf_ids.find(name);
-      if (id != leaf_ids.end() && leaves[id->second].file == path && !fresh.count(name))
-        diags.push_back({Severity::Error, path, 0, 0,
-                         "leaf '" + name + "' is no longer defined here but " + b->path + " still uses it" +
-                             (leaf_use.where.empty() ? std::string() : " (at " + leaf_use.where + ")")});
       for (const auto& def : staged)
         if (def.name == name && !plain_use.empty() && (def.shape == LeafShape::Hooks || def.shape == LeafShape::Task))
           diags.push_back({Severity::Error, path, 0, 0,
@@ -290,12 +303,13 @@ bool RuntimeImpl::reload_lua_file(const std::string& path) {
         const LeafCall& call = p.calls[p.nodes[i].a];
         auto def = declaring.find(call.leaf);
         if (def == declaring.end()) continue;
-        const bool placed = i < p.positions.size() && p.positions[i].line > 0;
+        auto [file, line, column] = place_of(p, i);
         for (std::string& message : call_args_errors(call.leaf, def->second->args, call.args))
-          diags.push_back({Severity::Error, placed ? p.files[p.positions[i].file] : b->path, placed ? p.positions[i].line : 0,
-                           placed ? p.positions[i].column : 0, std::move(message) + " (the new " + path + " declares it so)"});
+          diags.push_back({Severity::Error, file.empty() ? b->path : file, line, column,
+                           std::move(message) + " (the new " + path + " declares it so)"});
       }
     }
+  if (!staged_ok && !has_errors(diags)) diags.push_back({Severity::Error, path, 0, 0, "the file did not load"});  // (not reached: staging says why)
   if (has_errors(diags)) {
     for (auto& def : staged) script->release_leaf(def);
     log(describe_failure(reload_clock(), path, diags));
