@@ -34,6 +34,7 @@
 #include "schema_findings.hpp"
 #include "thicket/runtime.hpp"
 #include "yaml_limits.hpp"
+#include "suggest.hpp"  // did_you_mean
 #include <yaml-cpp/yaml.h>
 
 namespace thicket::cli {
@@ -461,7 +462,8 @@ int edit_command(int argc, char** argv, const char* usage) {
       if (!value) return usage_error(a + " needs a value");  // ('--attach ""' ran unattached)
       (a == "--port" ? port_text : ed.attach) = *value;
     } else if (!a.empty() && a[0] == '-') {
-      return usage_error("unknown option '" + a + "' for 'thicket edit'");
+      return usage_error("unknown option '" + a + "' for 'thicket edit'" + did_you_mean(a, {"--port", "--attach"}) +
+                         " (options: --port, --attach)");
     } else if (ed.path.empty()) {
       ed.path = a;
     } else {

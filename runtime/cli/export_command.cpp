@@ -18,6 +18,7 @@
 #include "program.hpp"
 #include "runtime_impl.hpp"
 #include "thicket/runtime.hpp"
+#include "suggest.hpp"  // did_you_mean
 
 namespace thicket::cli {
 
@@ -704,7 +705,8 @@ int export_command(int argc, char** argv, const char* usage) {
       }
       (a == "--to" ? to : out_path) = *value;
     } else if (a.rfind("-", 0) == 0) {
-      std::cerr << "thicket: unknown option '" << a << "' for export (options: --to btcpp, -o)\n" << usage;
+      std::cerr << "thicket: unknown option '" << a << "' for export" << did_you_mean(a, {"--to", "-o"})
+                << " (options: --to btcpp, -o)\n" << usage;
       return 64;
     } else if (file.empty()) {
       file = a;

@@ -26,6 +26,7 @@
 #include "runtime_impl.hpp"
 #include "thicket/runtime.hpp"
 #include "yaml_limits.hpp"
+#include "suggest.hpp"  // did_you_mean
 
 namespace thicket::cli {
 
@@ -417,7 +418,8 @@ int import_command(int argc, char** argv, const char* usage) {
       if (!value(v)) return std::cerr << "thicket: --leaves needs a Lua file\n" << usage, 64;
       leaves.push_back(v);
     } else if (a.rfind("-", 0) == 0) {
-      std::cerr << "thicket: unknown option '" << a << "' for import (options: -o, --tree, --leaves)\n" << usage;
+      std::cerr << "thicket: unknown option '" << a << "' for import" << did_you_mean(a, {"-o", "--tree", "--leaves"})
+                << " (options: -o, --tree, --leaves)\n" << usage;
       return 64;
     } else if (file.empty()) {
       file = a;

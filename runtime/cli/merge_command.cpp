@@ -18,6 +18,7 @@
 #include "output_target.hpp"
 #include "run_results.hpp"
 #include "plain_file.hpp"  // not_plain_file
+#include "suggest.hpp"  // did_you_mean
 
 namespace thicket::cli {
 
@@ -121,7 +122,8 @@ int merge_command(int argc, char** argv, const char* usage) {
       if (!value) return usage_error("--series needs FILE.csv or FILE.jsonl");
       series_path = *value;
     } else if (arg.size() > 1 && arg[0] == '-') {  // (-o was read as a part file)
-      return usage_error("unknown option '" + arg + "' of thicket merge (it has --series FILE; OUT is the first file)");
+      return usage_error("unknown option '" + arg + "' of thicket merge" + did_you_mean(arg, {"--series"}) +
+                         " (it has --series FILE; OUT is the first file)");
     } else {
       args.push_back(arg);
     }

@@ -28,6 +28,7 @@
 #include "record_reader.hpp"
 #include "plain_file.hpp"  // not_plain_file
 #include "viewer_page.hpp"
+#include "suggest.hpp"  // did_you_mean
 
 namespace thicket::cli {
 
@@ -96,7 +97,8 @@ int view_command(int argc, char** argv, const char* usage) {
       if (!named_with_extension(out, ".html") && out.rfind("/dev/", 0) != 0)
         return usage_error(usage, "thicket view writes HTML: -o needs FILE.html, got '" + out + "'");
     } else if (a.size() > 1 && a[0] == '-') {
-      return usage_error(usage, "unknown option '" + a + "' of 'thicket view' (it takes -o OUT.html)");
+      return usage_error(usage, "unknown option '" + a + "' of 'thicket view'" + did_you_mean(a, {"-o"}) +
+                                " (it takes -o OUT.html)");
     } else if (!record.empty()) {
       return usage_error(usage, "'thicket view' takes one RECORD");
     } else {

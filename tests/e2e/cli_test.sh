@@ -516,6 +516,10 @@ done <<EOF
 an empty FILE ('')|check ''
 unknown option '-o' ('thicket check' takes FILE only)|check "$chicken" -o x
 unknown option '-o' of thicket merge (it has --series FILE; OUT is the first file)|merge "$dir/m.csv" "$dir/p.jsonl" -o x
+unknown option '--prot' for 'thicket edit'; did you mean '--port'? (options: --port, --attach)|edit "$chicken" --prot 5
+unknown option '--too' for export; did you mean '--to'? (options: --to btcpp, -o)|export "$door/door.yaml" --too btcpp
+unknown option '--leavs' for import; did you mean '--leaves'? (options: -o, --tree, --leaves)|import "$door/door.xml" --leavs a.lua
+unknown option '--serie' of thicket merge; did you mean '--series'? (it has --series FILE; OUT is the first file)|merge "$dir/m.csv" "$dir/p.jsonl" --serie x
 EOF
 
 # dump of a long check: expression (200,000 terms, 0.8 MB) in time proportional to its size: the
