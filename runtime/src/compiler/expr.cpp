@@ -321,8 +321,10 @@ class Parser {
       std::string lower(src_.substr(extra.begin, extra.size));
       for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       const bool keyword = extra.kind == Tok::Key && (lower == "and" || lower == "or" || lower == "not");
+      // `a anf b`: a word after a whole expression is most likely a misspelt `and` or `or`.
+      const std::string near = extra.kind == Tok::Key && !keyword ? did_you_mean(lower, {"and", "or"}) : std::string();
       return syntax_error(extra.begin, "unexpected " + show(extra) + " after a complete expression" +
-                                           (keyword ? "; did you mean '" + lower + "'? (the words are lower case)" : ""));
+                                           (keyword ? "; did you mean '" + lower + "'? (the words are lower case)" : near));
     }
     if (t != want_ && t != Type::Unknown) {
       const char* shown = want_ == Type::Boolean ? "a boolean (true/false)" : want_ == Type::Number ? "a number" : "a string";

@@ -465,6 +465,8 @@ TEST_CASE("expr: syntax errors") {
   CHECK(b.errors("mood == \"\xC3\xA9\" and (health < 30") ==
         "29: missing ')' to close the '(' that is character 17 of the expression\n");
   CHECK(b.errors("health < 30 alert") == "12: unexpected 'alert' after a complete expression\n");
+  CHECK(b.errors("alert anf alert") == "6: unexpected 'anf' after a complete expression; did you mean 'and'?\n");
+  CHECK(b.errors("alert ro alert") == "6: unexpected 'ro' after a complete expression; did you mean 'or'?\n");
   CHECK(b.errors("health < 30)") == "11: unexpected ')' with no matching '('\n");
   CHECK(b.errors("health <") == "8: expected a value after '<', got the end of the expression\n");
   CHECK(b.errors("< 3") == "0: expected a value, got '<'\n");
