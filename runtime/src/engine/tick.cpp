@@ -1,5 +1,6 @@
 // The tick loop. One function per node shape; each reads its node record and its slice of
 // the agent block, and never allocates, throws or looks up a string.
+#include "json_text.hpp"  // utf8_sequence
 #include "tick.hpp"
 
 #include <cxxabi.h>
@@ -69,15 +70,32 @@ Status Engine::bad_native_status(RuntimeImpl& rt, const Program& p, const AgentI
 void Engine::log_node(const CallSite& at, const std::string& what, const char* event) {
   std::ostringstream out;
   out << "t=" << at.agent->time << " agent " << at.agent->id << " log " << at.program->ids[at.node] << ": ";
-  for (const char ch : what) {
+  static const char kHex[] = "0123456789abcdef";
+  for (size_t k = 0; k < what.size(); ++k) {
+    const char ch = what[k];
     const auto byte = static_cast<unsigned char>(ch);
-    if (byte == '\n') {
+    const auto next = [&](size_t d) { return k + d < what.size() ? static_cast<unsigned char>(what[k + d]) : 0u; };
+    // Unicode's line breaks too, which some tools split lines at: NEL and the other C1 controls
+    // (U+0080 to U+009F, C2 80 to C2 9F), the line and paragraph separators (E2 80 A8/A9).
+    if (byte == 0xC2 && next(1) >= 0x80 && next(1) <= 0x9F) {
+      out << "\\u00" << kHex[next(1) >> 4] << kHex[next(1) & 15];
+      k += 1;
+    } else if (byte == 0xE2 && next(1) == 0x80 && (next(2) == 0xA8 || next(2) == 0xA9)) {
+      out << (next(2) == 0xA8 ? "\\u2028" : "\\u2029");
+      k += 2;
+    } else if (byte == '\n') {
       out << "\\n";
     } else if (byte == '\r') {
       out << "\\r";
     } else if ((byte < 0x20 && byte != '\t') || byte == 0x7f) {
-      static const char kHex[] = "0123456789abcdef";
       out << "\\x" << kHex[byte >> 4] << kHex[byte & 15];
+    } else if (byte >= 0x80) {  // a byte of no well-formed UTF-8 sequence as \xNN (the log is UTF-8 text)
+      if (const size_t n = utf8_sequence(what, k); n > 0) {
+        out << std::string_view(what).substr(k, n);
+        k += n - 1;
+      } else {
+        out << "\\x" << kHex[byte >> 4] << kHex[byte & 15];
+      }
     } else {
       out << ch;
     }
