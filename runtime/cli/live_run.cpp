@@ -48,9 +48,10 @@ void LiveSession::pace(uint64_t done, double dt, const std::function<bool()>& st
   auto now = Clock::now();
   if (options_.speed > 0 && !started_set_) {
     // The clock starts at the first tick this call follows (the run's first, or a --resume's:
-    // counted from tick 0, a run resumed at tick 50,000 stood still for 50,000 ticks' time).
+    // counted from tick 0, a run resumed at tick 50,000 stood still for 50,000 ticks' time),
+    // shown now: the next is due one tick's time later (started at `done`, it ran at once).
     started_ = now;
-    started_done_ = done;
+    started_done_ = done > 0 ? done - 1 : 0;
     started_set_ = true;
   }
   debugger_.after_tick(done);  // a step done, a breakpoint hit: paused
