@@ -292,7 +292,9 @@ std::string batch_fingerprint(const std::vector<std::string>& files) {
 
 std::string batch_run_options(const SimOptions& so, uint64_t series_every, uint64_t lua_memory_mb) {
   std::ostringstream text;
-  text << "--series-every " << series_every << (so.strict ? " --strict" : "") << (so.trusted ? " --trusted" : "")
+  // (0: no --series; said so, not as an option no one gave)
+  text << (series_every == 0 ? std::string("no --series") : "--series-every " + std::to_string(series_every))
+       << (so.strict ? " --strict" : "") << (so.trusted ? " --trusted" : "")
        << " --budget " << so.instruction_budget << (so.budget_all_leaves ? " --budget-all" : "") << " --leaf-timeout "
        << so.leaf_timeout << " --lua-memory " << lua_memory_mb;
   return text.str();

@@ -185,7 +185,7 @@ merge_fails "a part run with an edited leaf file" 2 "leaf2.jsonl:1:1: error: not
 merge_fails "a part of a sweep" 2 "swept2.jsonl:1:1: error: not a part of the same batch as .*: sweep (none) against groups.players.count=3,4 seed=1,2" "$p1" "$dir/swept2.jsonl" "$p3"
 # Options that change the results: --strict, --series-every, the Lua limits (they merged).
 "$thicket" run "$arena" --ticks "$ticks" --runs 7 --threads 1 --quiet --shard 2/3 --strict --out "$dir/strict2.jsonl" 2>/dev/null
-merge_fails "a part run with --strict" 2 "strict2.jsonl:1:1: error: not a part of the same batch as .*: the run options '--series-every 0 --budget 10000000 --leaf-timeout 0.05 --lua-memory 512' against '--series-every 0 --strict --budget" "$p1" "$dir/strict2.jsonl" "$p3"
+merge_fails "a part run with --strict" 2 "strict2.jsonl:1:1: error: not a part of the same batch as .*: the run options 'no --series --budget 10000000 --leaf-timeout 0.05 --lua-memory 512' against 'no --series --strict --budget" "$p1" "$dir/strict2.jsonl" "$p3"
 # A part of another scenario (whose runs have other metrics) is said by its header, before its
 # runs' metrics are compared ("run 2 has a metric 'strikes' that run 1 lacks: an edited part?").
 stealth="$here/scripts/examples/stealth/stealth.yaml"
