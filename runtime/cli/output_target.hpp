@@ -66,9 +66,21 @@ inline bool same_file(const std::string& a, const std::string& b) {
   if (has_a != has_b) return false;
   std::error_code ec;
   if (has_a) return fs::equivalent(a, b, ec) && !ec;
-  const fs::path ca = fs::weakly_canonical(fs::absolute(a, ec), ec);
+  // A link to a file not made yet is that file (weakly_canonical leaves a dangling link as it
+  // is: `--log l.jsonl --trace t.jsonl`, l a link to t, wrote both into t).
+  auto followed = [](const std::string& path) {
+    std::error_code e;
+    fs::path p = fs::absolute(path, e);
+    for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(p, e)); ++hops) {
+      const fs::path to = fs::read_symlink(p, e);
+      if (e) break;
+      p = to.is_absolute() ? to : p.parent_path() / to;
+    }
+    return p;
+  };
+  const fs::path ca = fs::weakly_canonical(followed(a), ec);
   if (ec) return fs::absolute(a, ec).lexically_normal() == fs::absolute(b, ec).lexically_normal();
-  const fs::path cb = fs::weakly_canonical(fs::absolute(b, ec), ec);
+  const fs::path cb = fs::weakly_canonical(followed(b), ec);
   return !ec && ca == cb;
 }
 

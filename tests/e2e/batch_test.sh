@@ -362,6 +362,13 @@ for args in "--out same.jsonl --series same.jsonl" "--out same.jsonl --record ./
     bad "run $args: the message: $(head -1 "$dir/same.err")"
   [[ $(cat same.jsonl) == keep ]] && cmp -s w/s.yaml s_copy.yaml && ok || bad "run $args: a file was changed"
 done
+# A link to a file not made yet is that file too (weakly_canonical left the dangling link as it
+# was: the two outputs were written into one file).
+rm -f fresh.jsonl dangling.jsonl
+ln -s fresh.jsonl dangling.jsonl
+"$thicket" run w/s.yaml --quiet --out fresh.jsonl --series dangling.jsonl 2>"$dir/same.err"
+[[ $? == 64 ]] && grep -q "are given the same file 'fresh.jsonl' (as 'dangling.jsonl')" "$dir/same.err" && [[ ! -e fresh.jsonl ]] && ok ||
+  bad "a dangling link to another output: $(head -1 "$dir/same.err")"
 # A device may take several outputs; --resume and --checkpoint may be one file. (w/s.yaml's
 # script error makes these exit 1.)
 "$thicket" run w/s.yaml --quiet --out /dev/null --series /dev/null --trace /dev/null 2>/dev/null
