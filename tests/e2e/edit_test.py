@@ -369,13 +369,15 @@ try:
     import http.server
     class Other(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
+            # Noted before the answer: the editor's reply to the test can come before this
+            # thread's next line runs (the check of `seen` failed under load).
+            seen.append(self.path)
             body = b"<script>alert(1)</script>"
             self.send_response(200)
             self.send_header("Content-Type", "text/html")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
-            seen.append(self.path)
         def log_message(self, *args):
             pass
     seen = []
