@@ -553,5 +553,17 @@ if command -v script >/dev/null 2>&1; then
     bad "a scenario's progress bar was drawn $draws times over 40,000 ticks (at most ~1,000, the last at 40000)"
 fi
 
+# A brain run with --ticks 0 runs until interrupted: Ctrl-C ends it cleanly, with the summary
+# marked (interrupted), exit 0 (SPEC 9). Sent once the brain has printed (no clock waited on).
+printf 'local L = {}\nfunction L.Talk() print("ticking") return "running" end\nreturn L\n' > "$dir/talk.lua"
+printf 'tree: talk\nleaves: [talk.lua]\nroot: {action: Talk}\n' > "$dir/talk.yaml"
+"$thicket" run "$dir/talk.yaml" --ticks 0 >"$dir/talk.out" 2>"$dir/talk.err" &
+talk=$!
+for _ in $(seq 1 400); do grep -q ticking "$dir/talk.out" 2>/dev/null && break; sleep 0.05; done
+kill -INT $talk 2>/dev/null
+wait $talk
+[[ $? == 0 ]] && grep -q "root status: running=1; script errors: 0 (interrupted)$" "$dir/talk.err" && ok ||
+  bad "--ticks 0 interrupted: $(tail -2 "$dir/talk.err")"
+
 echo "cli: $pass passed, $fail failed"
 [[ $fail == 0 ]]

@@ -487,6 +487,36 @@ TEST_CASE("reload: a leaf file whose new arg declarations its calls do not meet 
   CHECK(out == "v1 3\nv1 3\nv3 3\n");
 }
 
+TEST_CASE("reload: an imported brain file that changes reloads the brain that imports it (SPEC 10)") {
+  // The brain's own file is unchanged; its subtree comes from sub.yaml, which is edited.
+  Scratch s;
+  s.write("leaves.lua", "local L = {}\nfunction L.Say(agent, args) print(args.s) return 'running' end\nreturn L\n");
+  const std::string sub = "tree: sub\nleaves: [leaves.lua]\nroot: {action: {leaf: Say, args: {s: V}}}\n";
+  auto version = [&](const char* v) { return std::string(sub).replace(sub.find("s: V") + 3, 1, v); };
+  s.write("sub.yaml", version("v1"));
+  const std::string brain = s.write("brain.yaml", "tree: main\nimport: [sub.yaml]\nroot: {subtree: sub}\n");
+  Run r;
+  std::string out;
+  r.rt.on_print([&](const std::string& line) { out += line + ";"; });
+  std::vector<thicket::Diagnostic> d;
+  auto b = r.rt.load_file(brain, d);
+  REQUIRE(b);
+  auto a = r.rt.spawn(*b);
+  r.rt.tick(a, 0.1);
+  s.write("sub.yaml", version("v2"));
+  CHECK(r.rt.reload_changed() == 1);
+  INFO(r.log);
+  CHECK(r.log.find("reloaded " + s.path("sub.yaml")) != std::string::npos);
+  r.rt.tick(a, 0.1);
+  CHECK(out == "v1;v2;");
+  // A broken import is refused as a broken brain file is: the old version runs on.
+  s.write("sub.yaml", "tree: sub\nroot: {action: Nope}\n");
+  CHECK(r.rt.reload_changed() == 0);
+  CHECK(r.log.find("unknown leaf 'Nope'") != std::string::npos);
+  r.rt.tick(a, 0.1);
+  CHECK(out == "v1;v2;v2;");
+}
+
 TEST_CASE("reload: a leaf file's errors are said all at once, as check says them") {
   // A renamed leaf was said once, at its first call, with no did-you-mean; a broken hook hid
   // the args the calls no longer meet (one save, two rounds of fixes).
