@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "thicket/nav_mesh.hpp"
 #include "thicket/navigator.hpp"
@@ -187,4 +188,28 @@ TEST_CASE("navigator: on a navmesh a start inside an obstacle plans from the mes
   CHECK(request.find(world, {25, 10}, {5, 10}) == SearchState::NoPath);
   CHECK(request.reason() == "start is off the mesh");
   CHECK(request.points().empty());
+}
+
+TEST_CASE("navigator: zones off a leg are not asked at its samples; the path is the same however many there are") {
+  // Each sample of each candidate leg asked every zone: 200 zones far off a 1,000-cell path
+  // made its smoothing take seconds, past the leaf time limit. Only the zones that may hold a
+  // point of the leg are asked now, which gives the same points: here one zone the path goes
+  // round, then the same with 2,000 more far from it (each prices a few cells of their own).
+  GridMap map(400, 60);
+  std::vector<DangerZone> zones = {{{200.5, 30.5}, 12, 1000}};
+  const Vec2 from{2.5, 30.5}, to{397.5, 30.5};
+  NavWorld world{.map = &map, .walls = Walls({}, &map)};
+  PathRequest request;
+  PathOptions options;
+  options.danger = zones;
+  REQUIRE(request.find(world, from, to, options) == SearchState::Found);
+  const std::vector<Vec2> one(request.points().begin(), request.points().end());
+  CHECK(one.size() > 2);  // round the zone
+  CHECK(closest_approach(one, zones[0].centre) > zones[0].radius - 0.75);
+  for (int i = 0; i < 2000; ++i) zones.push_back({{0.5 + (i % 400), i < 1000 ? 0.5 : 59.5}, 0.3, 5});
+  options.danger = zones;
+  REQUIRE(request.find(world, from, to, options) == SearchState::Found);
+  const std::vector<Vec2> many(request.points().begin(), request.points().end());
+  REQUIRE(many.size() == one.size());
+  for (std::size_t i = 0; i < one.size(); ++i) CHECK(many[i] == one[i]);
 }
