@@ -65,7 +65,14 @@ static nav::PathOptions path_options(lua_State* L, int idx, SimWorker& worker, u
     if (a && std::strcmp(a, "astar") == 0) o.algorithm = nav::Algorithm::AStar;
     else if (a && std::strcmp(a, "jps") == 0) o.algorithm = nav::Algorithm::Jps;
     else if (a && std::strcmp(a, "auto") == 0) o.algorithm = nav::Algorithm::Auto;
-    else luaL_error(L, "path options: 'algorithm' is \"auto\", \"astar\" or \"jps\", got %s", luaL_tolstring(L, -1, nullptr));
+    else {
+      const char* got = luaL_tolstring(L, -1, nullptr);
+      {
+        const std::string near = a ? did_you_mean(a, {"auto", "astar", "jps"}) : std::string();
+        lua_pushfstring(L, "path options: 'algorithm' is \"auto\", \"astar\" or \"jps\", got %s%s", got, near.c_str());
+      }
+      raise_top(L);
+    }
   }
   lua_pop(L, 1);
   if (int t = lua_getfield(L, idx, "smooth"); t != LUA_TNIL) {
@@ -322,7 +329,9 @@ local function check_move_options(name, options, level)
   for _, k in ipairs({"radius", "replan", "stuck"}) do
     local v = options[k]
     if v ~= nil and (type(v) ~= "number" or not (v > 0)) then
-      error(name .. ": option '" .. k .. "' is a number > 0, got " .. (type(v) == "number" and tostring(v) or type(v)), level + 1)
+      -- (NaN by its name: tostring gives "-nan" or "nan" as the platform prints it)
+      local shown = type(v) ~= "number" and type(v) or v ~= v and "nan" or tostring(v)
+      error(name .. ": option '" .. k .. "' is a number > 0, got " .. shown, level + 1)
     end
   end
   return options

@@ -229,8 +229,14 @@ SearchState PathRequest::start(const NavWorld& world, Vec2 from, Vec2 to, const 
   m.own_danger = 0;
   m.points.clear();
   m.reason.clear();
-  if (!std::isfinite(from.x) || !std::isfinite(from.y) || !std::isfinite(to.x) || !std::isfinite(to.y))
-    return m.fail(SearchState::Invalid, "the start and goal must be finite numbers");
+  if (!std::isfinite(from.x) || !std::isfinite(from.y) || !std::isfinite(to.x) || !std::isfinite(to.y)) {
+    // Which one, as move_to's errors name x or y.
+    const char* which = !std::isfinite(from.x) ? "the start's x" : !std::isfinite(from.y) ? "the start's y"
+                        : !std::isfinite(to.x) ? "the goal's x" : "the goal's y";
+    const double v = !std::isfinite(from.x) ? from.x : !std::isfinite(from.y) ? from.y : !std::isfinite(to.x) ? to.x : to.y;
+    return m.fail(SearchState::Invalid, std::string("the start and goal must be finite numbers; ") + which + " is " +
+                                            (std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf"));
+  }
   // A goal inside an obstacle is refused on a navmesh or waypoint graph as on a grid (a navmesh
   // moved it to the nearest point of the mesh within reach, so a goal in a thin wall got a path
   // to the wall's side, and move_to walked there and then reported "stuck"). The start is not:

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 
 #include "suggest.hpp"
 
@@ -64,8 +65,10 @@ void ScenarioReader::read_terrain(const Field& terrain, nav::GridMap& grid) {
     }
     auto v = finite_number(it->second);
     if (!v || *v <= 0 || *v > 1e6) {
+      const bool text = it->second.IsScalar() && !v;
       error(it->second, "the terrain cost of '" + sym + "' must be a number > 0 and at most 1000000 (a multiplier of "
-                        "the move's length) or 'blocked', got " + shown(it->second), it->first);
+                        "the move's length) or 'blocked', got " + shown(it->second) +
+                            (text ? did_you_mean(it->second.Scalar(), {"blocked"}) : std::string()), it->first);
       continue;
     }
     rules.emplace_back(sym[0], static_cast<float>(*v));
@@ -138,7 +141,11 @@ void ScenarioReader::read_waypoints(const Field& wp, const std::vector<world::Ob
   for (const YAML::Node& item : *points) {
     auto p = as_point(item);
     if (!p) {
-      error(item, "a waypoint must be a point [x, y], got " + shown(item), wp.key);
+      error(item, "waypoint " + std::to_string(nav.waypoints.size()) + " must be a point [x, y] of two finite numbers, got " +
+                      shown(item), wp.key);
+      // (Its place kept, so that the next ones keep their numbers, and the count said below is
+      // the list's: a point that is no number equals none.)
+      nav.waypoints.push_back({std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()});
       continue;
     }
     const std::string which = "waypoint " + std::to_string(nav.waypoints.size()) + " at " + point_text(*p);
@@ -168,7 +175,7 @@ void ScenarioReader::read_waypoints(const Field& wp, const std::vector<world::Ob
       else ends[k] = sc.integer;
     }
     if (!good) {
-      error(item, "an edge is a pair of waypoint indices [i, j] (0-based), got " + shown(item), edges.key);
+      error(item, "an edge is a pair of waypoint indices [i, j] (whole numbers from 0), got " + shown(item), edges.key);
       continue;
     }
     bool in_range = true;

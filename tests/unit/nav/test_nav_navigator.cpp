@@ -1,6 +1,7 @@
 // nav::PathRequest (navigator.cpp): what thicket.find_path and move_to plan with.
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -212,4 +213,15 @@ TEST_CASE("navigator: zones off a leg are not asked at its samples; the path is 
   const std::vector<Vec2> many(request.points().begin(), request.points().end());
   REQUIRE(many.size() == one.size());
   for (std::size_t i = 0; i < one.size(); ++i) CHECK(many[i] == one[i]);
+}
+
+TEST_CASE("navigator: a start or goal that is no finite number is refused, naming which") {
+  GridMap map(10, 10);
+  NavWorld world{.map = &map, .walls = Walls({}, &map)};
+  PathRequest request;
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  CHECK(request.find(world, {1.5, nan}, {5.5, 5.5}) == SearchState::Invalid);
+  CHECK(request.reason() == "the start and goal must be finite numbers; the start's y is nan");
+  CHECK(request.find(world, {1.5, 1.5}, {-inf, 5.5}) == SearchState::Invalid);
+  CHECK(request.reason() == "the start and goal must be finite numbers; the goal's x is -inf");
 }

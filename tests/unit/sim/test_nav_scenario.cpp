@@ -334,27 +334,28 @@ end)
 TEST_CASE("nav scenario: bad path and steering options are script errors that say what is wrong") {
   NavDir d;
   d.leaves(R"(
-local bad = {{budget = -1}, {danger = {{1, 2}}}, {algorithm = "dijkstra"}, {budget = 1.5}, {danger = 3}, {},
+local bad = {{budget = -1}, {danger = {{1, 2}}}, {algorithm = "jsp"}, {budget = 1.5}, {danger = 3}, {},
              {algoritm = "jps"}, {smooth = "no"}}
 L.Bad = thicket.task(function(agent)
   if agent.id == 6 then agent:steer{seek = {1, 1}, walls = "off"} end
   if agent.id == 9 then thicket.find_path(2.5, 2.5, 3.5, 3.5, {budget = 10}) end
   if agent.id == 10 then thicket.move_to(agent, 3.5, 3.5, {radius = "x"}) end
+  if agent.id == 11 then thicket.move_to(agent, 3.5, 3.5, {radius = 0/0}) end
   agent:path_to(3.5, 3.5, bad[agent.id])
   thicket.log("NOTREACHED")
   idle()
 end)
 )");
   d.brain("bad", "Bad");
-  Outcome o = d.run(rooms_scenario(group("g", "bad", "{box: [[1, 1], [4, 3]]}", 10)), 1);
+  Outcome o = d.run(rooms_scenario(group("g", "bad", "{box: [[1, 1], [4, 3]]}", 11)), 1);
   INFO(o.log);
-  CHECK(o.result.script_errors == 10);
+  CHECK(o.result.script_errors == 11);
   CHECK(o.log.find("steer: 'walls' is a weight (a finite number; 0: off), got string") != std::string::npos);
   CHECK(o.line("NOTREACHED").empty());
   CHECK(o.lines.count("NOTREACHED") == 0);
   CHECK(o.log.find("path options: 'budget' is a whole number of search nodes per tick (0: no limit)") != std::string::npos);
   CHECK(o.log.find("path options: danger zone 1 must be {x, y, radius [, cost]}, radius > 0") != std::string::npos);
-  CHECK(o.log.find("path options: 'algorithm' is \"auto\", \"astar\" or \"jps\", got dijkstra") != std::string::npos);
+  CHECK(o.log.find("path options: 'algorithm' is \"auto\", \"astar\" or \"jps\", got jsp; did you mean 'jps'?") != std::string::npos);
   CHECK(o.log.find("path options: 'danger' is a list of zones {x, y, radius [, cost]}") != std::string::npos);
   CHECK(o.log.find("path options: unknown option 'algoritm'; did you mean 'algorithm'?") != std::string::npos);
   CHECK(o.log.find("path options: 'smooth' is true or false, got string") != std::string::npos);
@@ -362,6 +363,7 @@ end)
   // move_to's own options too; every error is placed in leaves.lua, none inside the built-in
   // chunk that defines move_to.
   CHECK(o.log.find("move_to: option 'radius' is a number > 0, got string") != std::string::npos);
+  CHECK(o.log.find("move_to: option 'radius' is a number > 0, got nan") != std::string::npos);  // (it said -nan)
   CHECK(o.log.find("(thicket)") == std::string::npos);
 }
 

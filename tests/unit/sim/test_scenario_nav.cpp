@@ -76,6 +76,9 @@ TEST_CASE("scenario nav: map mistakes") {
   CHECK(errors_of(scenario("{map: room.map, terrain: {T: 0}}")) ==
         "nav.yaml:2:37: error: the terrain cost of 'T' must be a number > 0 and at most 1000000 (a multiplier of the "
         "move's length) or 'blocked', got 0\n");
+  CHECK(errors_of(scenario("{map: room.map, terrain: {T: blockd}}")) ==
+        "nav.yaml:2:37: error: the terrain cost of 'T' must be a number > 0 and at most 1000000 (a multiplier of the "
+        "move's length) or 'blocked', got text 'blockd'; did you mean 'blocked'?\n");
   CHECK(errors_of(scenario("{map: room.map}", "{centre: [3, 2.5], radius: 0.4}")) ==
         "nav.yaml:5:50: error: the spawn area of group 'g' has no free cell of the map: every cell in (2.6, 2.1)..(3.4, 2.9) "
         "is blocked, and agents never spawn inside a wall\n");
@@ -112,6 +115,12 @@ TEST_CASE("scenario nav: danger zones, waypoints and navmesh settings") {
         "nav.yaml:2:63: error: edge 0-3 names a waypoint that does not exist (there are 1, numbered from 0)\n");
   CHECK(errors_of(scenario("{size: [50, 50], waypoints: [[1, 1], [70, 1]]}")) ==
         "nav.yaml:2:45: error: waypoint 1 at (70, 1) is outside the world\n");
+  // A malformed waypoint keeps its number: the ones after it and the count are the list's
+  // (it said "there are 2" of three, and named the next one waypoint 1).
+  CHECK(errors_of(scenario("{size: [50, 50], waypoints: {points: [[1, 1], [.nan, 2], [70, 1]], edges: [[0, 3]]}}")) ==
+        "nav.yaml:2:54: error: waypoint 1 must be a point [x, y] of two finite numbers, got a list\n"
+        "nav.yaml:2:65: error: waypoint 2 at (70, 1) is outside the world\n"
+        "nav.yaml:2:83: error: edge 0-3 names a waypoint that does not exist (there are 3, numbered from 0)\n");
   // A waypoint no route can use, listed twice, or an edge that is no link.
   CHECK(errors_of(scenario("{size: [50, 50], obstacles: [{circle: [20, 20], radius: 3}], waypoints: [[1, 1], [21, 20], [1, 1]]}")) ==
         "nav.yaml:2:89: error: waypoint 1 at (21, 20) is inside an obstacle: no route could reach it\n"
