@@ -327,7 +327,7 @@ grep -q "NextPointX" "$tmp/renamed.lua" && grep -q "NextPointX" "$tmp/renamed.ya
 fresh_mods renamed
 run warehouse --frames 160 --autoplay --mods "$tmp/renamed" --log "$tmp/renamed.log" --edit "50:guard.lua:$tmp/renamed.lua" \
   --edit "100:guard.yaml:$tmp/renamed.yaml" >"$tmp/out"
-if grep -q "^frame 51 showing error: .*guard.yaml still uses it" "$tmp/renamed.log" &&
+if grep -q "^frame 51 showing error: .*unknown leaf 'NextPoint'; did you mean 'NextPointX'? (.*guard.lua no longer defines it, and .*guard.yaml still calls it here)" "$tmp/renamed.log" &&
   grep -q "^frame 100 showing error" "$tmp/renamed.log" && ! grep -q "^frame 101 showing" "$tmp/renamed.log" &&
   grep -q "^frame 101: $tmp/renamed/guard.lua reloaded" "$tmp/out"; then
   ok "a leaf renamed in guard.lua, then in guard.yaml: guard.lua loads with guard.yaml, and its error goes (frame 101)"
