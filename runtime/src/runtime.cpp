@@ -604,6 +604,7 @@ void RuntimeImpl::despawn(AgentHandle h) {
 Status RuntimeImpl::tick(uint32_t index, double dt) {
   // One agent now, whatever its slicing, as a job (deferred calls included): tick_all(dt)'s
   // job, kept from call to call (a tick during a tick is refused by Runtime::tick).
+  SinkErrors sink_errors(*this);
   TickJob& job = call_job;
   job.rt = this;
   job.engine = engine.get();
@@ -614,6 +615,7 @@ Status RuntimeImpl::tick(uint32_t index, double dt) {
     s = tick_in_job(job, index, dt, call_time(), /*forced=*/true);
   }
   end_call(job);
+  sink_errors.rethrow();
   return s;
 }
 

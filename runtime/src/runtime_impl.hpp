@@ -13,6 +13,7 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "agent.hpp"
@@ -459,6 +460,28 @@ class RuntimeImpl {
   int trace_calls = 0;
   std::optional<std::pair<std::function<void(const TraceEvent&)>, bool>> trace_next;
   void call_trace_sink(const TraceEvent& ev);
+  // A sink that throws during a tick_all or tick (SinkErrors, tick_all.cpp): its first exception
+  // is kept, the sink is not called again in that call, the call goes on to its end (every
+  // agent ticked, the deferred calls carried out) and then throws it (a leaf's comes first).
+  // It threw through the tick: the agents after it went unticked, the queued spawns and
+  // despawns were lost, and the call's ticks were counted in a later one.
+  bool collect_sink_errors = false;
+  std::exception_ptr sink_error;
+  struct SinkErrors {
+    RuntimeImpl& rt;
+    bool outer;
+    explicit SinkErrors(RuntimeImpl& r) : rt(r), outer(!r.collect_sink_errors) {
+      if (outer) rt.collect_sink_errors = true, rt.sink_error = nullptr;
+    }
+    ~SinkErrors() {
+      if (outer) rt.collect_sink_errors = false, rt.sink_error = nullptr;
+    }
+    void rethrow() {
+      if (outer && rt.sink_error) std::rethrow_exception(std::exchange(rt.sink_error, nullptr));
+    }
+    SinkErrors(const SinkErrors&) = delete;
+    SinkErrors& operator=(const SinkErrors&) = delete;
+  };
   // The walk's shortcuts for common nodes (Program::ops); false sends every node through the
   // general path, which tests compare the shortcuts with.
   bool fast_ops = true;

@@ -36,7 +36,8 @@
 // as it would for a file, with line:col pointing into Yaml().
 //
 // Units: seconds of sim time. Limits: those of the loader (runtime.hpp): up to 65,534 children
-// per composite, about a million nodes per tree. Leaf arguments are scalars (a number, an
+// per composite, 100,000 nodes per brain, and the 250,000 YAML nodes of a file (each leaf a
+// few: a built tree passes that first, near 80,000 leaves). Leaf arguments are scalars (a number, an
 // integer, true/false, text, or nil); list and map arguments need a YAML file.
 #pragma once
 #include <cstdint>

@@ -369,7 +369,10 @@ class THICKET_API Runtime {
   // Trace events: every agent tick (Tick), every conditional abort (Abort), fsm transition
   // (Transition) and machine switch (Switch). Without a sink, none is made; with ticks false,
   // only the events are (no per-agent Tick record is built, e.g. for --explain alone). Called
-  // from inside the sink, the new sink (or none) takes its place when that call returns.
+  // from inside the sink, the new sink (or none) takes its place when that call returns. The
+  // sink is called inside the tick (tick_all, tick and loads are refused from it); one that
+  // throws in a tick_all or tick is not called again in it, which goes on to its end and then
+  // throws the sink's exception (after a leaf's).
   void on_trace(std::function<void(const TraceEvent&)> sink, bool ticks = true);
 
   // Checks loaded files for changes and reloads them (SPEC 10); returns how many reloaded.

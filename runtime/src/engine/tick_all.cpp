@@ -163,6 +163,7 @@ void RuntimeImpl::tick_all(double dt) {
 }
 
 void RuntimeImpl::tick_all_in(TickJob& job, double dt) {
+  SinkErrors sink_errors(*this);
   if (!unslicing.empty()) unslice_ready();
   begin_step(dt);
   job.rt = this;
@@ -183,6 +184,7 @@ void RuntimeImpl::tick_all_in(TickJob& job, double dt) {
   ++call_steps;
   ++calls;
   end_call(job);
+  sink_errors.rethrow();
 }
 
 void RuntimeImpl::end_call(TickJob& job) {
@@ -301,6 +303,7 @@ void RuntimeImpl::tick_all(double dt, const Executor& executor) {
     tick_all(dt);
     return;
   }
+  SinkErrors sink_errors(*this);
   if (!unslicing.empty()) unslice_ready();
   const double now = begin_call(dt);
   // The jobs: one per script state for the agents whose brains need one (their leaves run in
@@ -408,6 +411,7 @@ void RuntimeImpl::tick_all(double dt, const Executor& executor) {
   ++calls;
   finish_call(jobs.data(), jobs.size());
   if (executor_error) std::rethrow_exception(executor_error);
+  sink_errors.rethrow();
 }
 
 void RuntimeImpl::finish_call(TickJob* const* jobs, size_t n) {
@@ -417,6 +421,10 @@ void RuntimeImpl::finish_call(TickJob* const* jobs, size_t n) {
     for (const auto& o : jobs[j]->out) out.push_back(&o);
   if (!out.empty()) {
     std::stable_sort(out.begin(), out.end(), [](const TickJob::Out* x, const TickJob::Out* y) { return x->agent < y->agent; });
+    // Still the tick to the sinks: a sink that called tick_all, tick or a load from here was
+    // obeyed (an executor's tick_all hands its output over after the jobs), where the same
+    // sink in tick_all(dt) is refused; the deferred calls below run after it.
+    TickingFlag in_tick(ticking);
     for (const TickJob::Out* o : out) {
       switch (o->kind) {
         case TickJob::Out::Kind::Trace: if (trace_sink) call_trace_sink(o->trace); break;
@@ -699,7 +707,18 @@ void RuntimeImpl::call_trace_sink(const TraceEvent& ev) {
     Call(const Call&) = delete;
     Call& operator=(const Call&) = delete;
   } call(*this);
-  trace_sink(ev);
+  if (!collect_sink_errors) {
+    trace_sink(ev);
+    return;
+  }
+  if (sink_error) return;  // it threw in this call: not called again until the call ends
+  try {
+    trace_sink(ev);
+  } catch (abi::__forced_unwind&) {  // the thread is being ended (pthread_exit): let it
+    throw;
+  } catch (...) {
+    sink_error = std::current_exception();
+  }
 }
 
 void RuntimeImpl::log(const std::string& line) const {

@@ -1054,6 +1054,78 @@ TEST_CASE_FIXTURE(GoRuntime, "a trace sink that throws ends the tick_all with it
   CHECK(rt.load_string("tree: h\nroot: {action: Go}\n", "h.yaml", d).has_value());
 }
 
+TEST_CASE("a trace sink that throws: the tick_all goes on to its end, then throws it, and both forms agree") {
+  // It threw through the tick: the agents after the one traced went unticked (plain), the
+  // spawns and despawns leaves had queued were lost (executor), and the call's ticks were
+  // counted in a later one. Now: every agent ticks, the queue is carried out, agent_ticks
+  // counts this call, the sink is not called again in it, and its exception comes out last.
+  for (const bool with_executor : {false, true}) {
+    CAPTURE(with_executor);
+    RuntimeOptions o;
+    o.log = [](const std::string&) {};
+    Runtime rt(o);
+    std::vector<thicket::Diagnostic> d;
+    int calls = 0;
+    rt.register_leaf("Go", thicket::NativeLeaf{[&](thicket::LeafContext& c) {
+      ++calls;
+      if (c.agent_id() == 3) {  // queues a spawn and a despawn, as leaves do mid-tick
+        rt.spawn(thicket::BrainHandle{0}, {}, 500);
+        rt.despawn(*rt.find_agent(4));
+      }
+      return Status::Success;
+    }});
+    REQUIRE(rt.load_string("tree: g\nroot: {action: Go}\n", "g.yaml", d));
+    for (int k = 0; k < 10; ++k) rt.spawn(thicket::BrainHandle{0});
+    int traced = 0;
+    rt.on_trace([&](const TraceEvent&) {
+      ++traced;
+      throw std::runtime_error("sink failed");
+    });
+    const Executor two = scrambled(2, 7);
+    const uint64_t before = rt.agent_ticks();
+    if (with_executor) CHECK_THROWS_WITH(rt.tick_all(0.1, two), "sink failed");
+    else CHECK_THROWS_WITH(rt.tick_all(0.1), "sink failed");
+    CHECK(calls == 10);  // every agent ticked
+    CHECK(traced == 1);  // not called again in that call
+    CHECK(rt.agent_ticks() == before + 10);
+    CHECK(rt.find_agent(500).has_value());  // the queue carried out
+    CHECK_FALSE(rt.find_agent(4).has_value());
+    rt.on_trace({});
+    rt.tick_all(0.1);
+    CHECK(rt.agent_ticks() == before + 20);  // (10 agents again: 4 gone, 500 come)
+  }
+}
+
+TEST_CASE("a trace sink called by an executor's tick_all is still in the tick: tick_all, tick and loads are refused") {
+  // The executor's form hands its trace over after the jobs, once its tick flag was down: a
+  // sink's tick_all ran a second frame inside the first (a despawned agent ticked again), and
+  // its tick and load_string were obeyed where tick_all(dt)'s refused them.
+  RuntimeOptions o;
+  std::string log;
+  o.log = [&](const std::string& line) { log += line + "\n"; };
+  Runtime rt(o);
+  std::vector<thicket::Diagnostic> d;
+  int calls = 0;
+  rt.register_leaf("Go", thicket::NativeLeaf{[&](thicket::LeafContext&) { ++calls; return Status::Success; }});
+  REQUIRE(rt.load_string("tree: g\nroot: {action: Go}\n", "g.yaml", d));
+  const thicket::AgentHandle a = rt.spawn(thicket::BrainHandle{0});
+  rt.spawn(thicket::BrainHandle{0});
+  bool inside = false;
+  std::optional<thicket::BrainHandle> loaded;
+  rt.on_trace([&](const TraceEvent&) {
+    if (inside) return;
+    inside = true;
+    rt.tick_all(0.1, scrambled(2, 3));
+    rt.tick(a, 0.1);
+    std::vector<thicket::Diagnostic> diags;
+    loaded = rt.load_string("tree: h\nroot: {action: Go}\n", "h.yaml", diags);
+  });
+  rt.tick_all(0.1, scrambled(2, 3));
+  CHECK(calls == 2);  // one frame: the sink's tick_all and tick ran none
+  CHECK_FALSE(loaded.has_value());
+  CHECK(log.find("tick_all cannot be called during a tick") != std::string::npos);
+}
+
 TEST_CASE_FIXTURE(GoRuntime, "a trace sink that replaces or clears itself goes on safely; the new sink takes over when its call returns") {
   for (int k = 0; k < 4; ++k) rt.spawn(*b);
   std::vector<std::string> seen;
