@@ -161,10 +161,10 @@ int thicket_reload_failures(thicket_runtime *rt, const char **text);
 ** largest id given, a chosen one too; past 4294967294, ids no live agent has). Called by a leaf during
 ** a tick, the spawn waits for the end of the tick and this returns -1 with
 ** THICKET_ERR_DEFERRED (only then): use thicket_spawn_with_id and find it afterwards with
-** thicket_find_agent. A log or print callback of a one-thread tick runs as the line is made,
-** inside the leaf's call: a spawn there is deferred likewise. On a parallel tick the lines are
-** handed out after the tick's leaves, in agent order: a spawn there is made at once and
-** returns its handle. Refused (-1, THICKET_ERR_ARG, the reason in thicket_last_error): an
+** thicket_find_agent. A log, print or trace callback runs inside the tick, whichever form of
+** it (one thread: as the line is made; parallel: the lines handed out after the tick's
+** leaves, in agent order): a spawn there is deferred likewise, the same in both forms.
+** Refused (-1, THICKET_ERR_ARG, the reason in thicket_last_error): an
 ** unknown brain, or every id in use. */
 int64_t thicket_spawn(thicket_runtime *rt, int32_t brain);
 /* The same with a chosen agent id (1 .. 4294967294, unused; else THICKET_ERR_ARG). A deferred
