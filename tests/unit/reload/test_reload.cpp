@@ -53,8 +53,10 @@ struct Printing {
   Run r;
   std::string out;
   thicket::AgentHandle a;
-  Printing(const std::string& leaves, const std::string& brain) {
-    s.write("leaves.lua", leaves);
+  Printing(const std::string& leaves, const std::string& brain) : Printing({{"leaves.lua", leaves}}, brain) {}
+  // Other files first (imported brains, more leaf files), then brain.yaml.
+  Printing(const std::vector<std::pair<std::string, std::string>>& files, const std::string& brain) {
+    for (const auto& [name, text] : files) s.write(name, text);
     r.rt.on_print([this](const std::string& line) { out += line + ";"; });
     std::vector<thicket::Diagnostic> d;
     auto b = r.rt.load_file(s.write("brain.yaml", brain), d);
@@ -489,68 +491,53 @@ TEST_CASE("reload: a leaf file whose new arg declarations its calls do not meet 
 
 TEST_CASE("reload: an imported brain file that changes reloads the brain that imports it (SPEC 10)") {
   // The brain's own file is unchanged; its subtree comes from sub.yaml, which is edited.
-  Scratch s;
-  s.write("leaves.lua", "local L = {}\nfunction L.Say(agent, args) print(args.s) return 'running' end\nreturn L\n");
   const std::string sub = "tree: sub\nleaves: [leaves.lua]\nroot: {action: {leaf: Say, args: {s: V}}}\n";
   auto version = [&](const char* v) { return std::string(sub).replace(sub.find("s: V") + 3, 1, v); };
-  s.write("sub.yaml", version("v1"));
-  const std::string brain = s.write("brain.yaml", "tree: main\nimport: [sub.yaml]\nroot: {subtree: sub}\n");
-  Run r;
-  std::string out;
-  r.rt.on_print([&](const std::string& line) { out += line + ";"; });
-  std::vector<thicket::Diagnostic> d;
-  auto b = r.rt.load_file(brain, d);
-  REQUIRE(b);
-  auto a = r.rt.spawn(*b);
-  r.rt.tick(a, 0.1);
-  s.write("sub.yaml", version("v2"));
-  CHECK(r.rt.reload_changed() == 1);
-  INFO(r.log);
-  CHECK(r.log.find("reloaded " + s.path("sub.yaml")) != std::string::npos);
-  r.rt.tick(a, 0.1);
-  CHECK(out == "v1;v2;");
+  Printing p({{"leaves.lua", "local L = {}\nfunction L.Say(agent, args) print(args.s) return 'running' end\nreturn L\n"},
+              {"sub.yaml", version("v1")}},
+             "tree: main\nimport: [sub.yaml]\nroot: {subtree: sub}\n");
+  p.r.rt.tick(p.a, 0.1);
+  p.s.write("sub.yaml", version("v2"));
+  CHECK(p.r.rt.reload_changed() == 1);
+  INFO(p.r.log);
+  CHECK(p.r.log.find("reloaded " + p.s.path("sub.yaml")) != std::string::npos);
+  p.r.rt.tick(p.a, 0.1);
+  CHECK(p.out == "v1;v2;");
   // A broken import is refused as a broken brain file is: the old version runs on.
-  s.write("sub.yaml", "tree: sub\nroot: {action: Nope}\n");
-  CHECK(r.rt.reload_changed() == 0);
-  CHECK(r.log.find("unknown leaf 'Nope'") != std::string::npos);
-  r.rt.tick(a, 0.1);
-  CHECK(out == "v1;v2;v2;");
+  p.s.write("sub.yaml", "tree: sub\nroot: {action: Nope}\n");
+  CHECK(p.r.rt.reload_changed() == 0);
+  CHECK(p.r.log.find("unknown leaf 'Nope'") != std::string::npos);
+  p.r.rt.tick(p.a, 0.1);
+  CHECK(p.out == "v1;v2;v2;");
 }
 
 TEST_CASE("reload: a leaf file's errors are said all at once, as check says them") {
   // A renamed leaf was said once, at its first call, with no did-you-mean; a broken hook hid
   // the args the calls no longer meet (one save, two rounds of fixes).
-  Scratch s;
-  const std::string brain = s.write("brain.yaml", "tree: t\nleaves: [leaves.lua]\nroot:\n  sequence:\n"
-                                                  "    - action: {leaf: Step, args: {n: 1}}\n"
-                                                  "    - action: {leaf: Step, args: {n: 2}}\n    - action: Other\n");
   const auto leaves = [](const std::string& step, const std::string& n, const std::string& other) {
     return "local L = {}\nL." + step + " = {args = {n = '" + n + "'}, fn = function() return true end}\n" + other +
            "\nreturn L\n";
   };
-  s.write("leaves.lua", leaves("Step", "integer", "function L.Other() return true end"));
-  Run r;
-  std::vector<thicket::Diagnostic> d;
-  auto b = r.rt.load_file(brain, d);
-  REQUIRE(b);
-  auto a = r.rt.spawn(*b);
-  r.rt.tick(a, 0.1);
-  const std::string lua = s.path("leaves.lua");
+  Printing p(leaves("Step", "integer", "function L.Other() return true end"),
+             "tree: t\nleaves: [leaves.lua]\nroot:\n  sequence:\n    - action: {leaf: Step, args: {n: 1}}\n"
+             "    - action: {leaf: Step, args: {n: 2}}\n    - action: Other\n");
+  p.r.rt.tick(p.a, 0.1);
+  const std::string lua = p.s.path("leaves.lua"), brain = p.s.path("brain.yaml");
   // A rename: said at each call, with the near name.
-  s.write("leaves.lua", leaves("Stpe", "integer", "function L.Other() return true end"));
-  CHECK(r.rt.reload_changed() == 0);
-  INFO(r.log);
+  p.s.write("leaves.lua", leaves("Stpe", "integer", "function L.Other() return true end"));
+  CHECK(p.r.rt.reload_changed() == 0);
+  INFO(p.r.log);
   const std::string renamed = ": error: unknown leaf 'Step'; did you mean 'Stpe'? (" + lua + " no longer defines it, and " +
                               brain + " still calls it here)";
-  CHECK(r.log.find("  " + brain + ":5:15" + renamed + "\n  " + brain + ":6:15" + renamed) != std::string::npos);
+  CHECK(p.r.log.find("  " + brain + ":5:15" + renamed + "\n  " + brain + ":6:15" + renamed) != std::string::npos);
   // A broken hook in one leaf and args the calls do not meet in another: both said.
-  r.log.clear();
-  s.write("leaves.lua", leaves("Step", "string", "L.Other = {tick = function() return true end, stpo = function() end}"));
-  CHECK(r.rt.reload_changed() == 0);
-  CHECK(r.log.find("unknown hook 'stpo'") != std::string::npos);
-  CHECK(r.log.find(brain + ":5:15: error: arg 'n' of leaf 'Step' must be text, got the number 1") != std::string::npos);
-  CHECK(r.log.find(brain + ":6:15: error: arg 'n' of leaf 'Step' must be text, got the number 2") != std::string::npos);
-  CHECK(r.rt.tick(a, 0.1) == thicket::Status::Success);  // the old version runs on
+  p.r.log.clear();
+  p.s.write("leaves.lua", leaves("Step", "string", "L.Other = {tick = function() return true end, stpo = function() end}"));
+  CHECK(p.r.rt.reload_changed() == 0);
+  CHECK(p.r.log.find("unknown hook 'stpo'") != std::string::npos);
+  CHECK(p.r.log.find(brain + ":5:15: error: arg 'n' of leaf 'Step' must be text, got the number 1") != std::string::npos);
+  CHECK(p.r.log.find(brain + ":6:15: error: arg 'n' of leaf 'Step' must be text, got the number 2") != std::string::npos);
+  CHECK(p.r.rt.tick(p.a, 0.1) == thicket::Status::Success);  // the old version runs on
 }
 
 TEST_CASE_FIXTURE(ReloadFixture, "reload: a leaf file swapped for a pipe is refused, not waited on; the old version runs on") {
