@@ -210,11 +210,10 @@ std::string describe_failure(const std::string& clock, const std::string& file, 
   return out.str();
 }
 
-// Leaves a program calls: where it first calls each (FILE:LINE:COL of the node), and for each
-// that must stay a plain function (a condition, an fsm state's enter, exit or reason: the
-// compiler refuses a task or a hook table there), how the brain uses it ("" for the others).
+// The leaves a program calls where they must stay plain functions (a condition, an fsm state's
+// enter, exit or reason: the compiler refuses a task or a hook table there), each with how the
+// brain uses it and where (FILE:LINE:COL of that use).
 struct LeafUse {
-  std::string where;
   std::string plain_use;
   std::string plain_where;  // FILE:LINE:COL of that use
 };
@@ -225,20 +224,14 @@ std::map<std::string, LeafUse> leaves_used(const Program& p) {
     const SourcePos& pos = p.positions[node];
     return p.files[pos.file] + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column);
   };
-  auto use = [&](uint32_t node) -> LeafUse& {
-    auto [it, fresh] = used.try_emplace(p.calls[p.nodes[node].a].leaf);
-    if (fresh) it->second.where = place(node);
-    return it->second;
-  };
+  auto use = [&](uint32_t node) -> LeafUse& { return used[p.calls[p.nodes[node].a].leaf]; };
   auto plain = [&](uint32_t node, std::string how) {
     LeafUse& u = use(node);
     u.plain_use = std::move(how);
     u.plain_where = place(node);
   };
-  for (uint32_t i = 0; i < p.nodes.size(); ++i) {
-    if (p.nodes[i].kind == NodeKind::Action) use(i);
+  for (uint32_t i = 0; i < p.nodes.size(); ++i)
     if (p.nodes[i].kind == NodeKind::Condition) plain(i, "as a condition");
-  }
   for (const FsmState& st : p.fsm_states)
     for (const auto& [node, key] : {std::pair{st.enter, "enter"}, std::pair{st.exit, "exit"}, std::pair{st.reason, "reason"}})
       if (node != kNoNode && p.nodes[node].kind == NodeKind::Action)
@@ -309,8 +302,7 @@ bool RuntimeImpl::reload_lua_file(const std::string& path) {
                            std::move(message) + " (the new " + path + " declares it so)"});
       }
     }
-  if (!staged_ok && !has_errors(diags)) diags.push_back({Severity::Error, path, 0, 0, "the file did not load"});  // (not reached: staging says why)
-  if (has_errors(diags)) {
+  if (!staged_ok || has_errors(diags)) {
     for (auto& def : staged) script->release_leaf(def);
     log(describe_failure(reload_clock(), path, diags));
     report_reload(path, false, diags);

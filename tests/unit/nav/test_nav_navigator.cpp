@@ -225,3 +225,21 @@ TEST_CASE("navigator: a start or goal that is no finite number is refused, namin
   CHECK(request.find(world, {1.5, 1.5}, {-inf, 5.5}) == SearchState::Invalid);
   CHECK(request.reason() == "the start and goal must be finite numbers; the goal's x is -inf");
 }
+
+TEST_CASE("navigator: smoothing around danger is bounded by its work; past it the path keeps the search's cells") {
+  // A straight corridor of 3,000 cells through 400 cheap zones: each leg tried from the start
+  // asks every zone along it at every quarter cell, some billions of steps to the end. The
+  // bound stops the extending: the rest of the path is the search's own cells (one point
+  // each), a path as valid, only less smoothed, found in some tens of milliseconds.
+  GridMap map(3000, 3);
+  std::vector<DangerZone> zones;
+  for (int i = 0; i < 400; ++i) zones.push_back({{3.5 + 7.5 * i, 1.5}, 1.0, 1e-6});
+  NavWorld world{.map = &map, .walls = Walls({}, &map)};
+  PathRequest request;
+  PathOptions options;
+  options.danger = zones;
+  REQUIRE(request.find(world, {0.5, 1.5}, {2999.5, 1.5}, options) == SearchState::Found);
+  CHECK(request.points().size() > 1000);  // unbounded: 2 points, after 11 s
+  CHECK(request.length() == doctest::Approx(2999.0));
+  for (const Vec2& p : request.points()) CHECK(p.y == 1.5);  // the corridor's row, never cut through
+}
