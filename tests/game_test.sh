@@ -169,6 +169,14 @@ if [[ $yaml_errors == 4 ]] && ! grep -q "^frame 251 showing" "$tmp/broken.log"; 
 else
   bad "broken guard.yaml: $yaml_errors errors shown; $(grep -m3 -E 'frame 2[05]1 (reload|showing)' "$tmp/broken.log")"
 fi
+# The console and the log say a failed reload as the screen does, FILE:LINE:COL: error: (they
+# dropped "error:").
+if grep -q "^frame 201: $tmp/broken/guard.yaml did not load: $tmp/broken/guard.yaml:[0-9]*:[0-9]*: error: unknown leaf 'MoveTO'" "$tmp/out" &&
+  grep -q "^frame 201 reload guard.yaml failed: $tmp/broken/guard.yaml:[0-9]*:[0-9]*: error: unknown leaf 'MoveTO'" "$tmp/broken.log"; then
+  ok "a failed reload on the console and in the log: FILE:LINE:COL: error:"
+else
+  bad "a failed reload's line: $(grep -m1 'did not load' "$tmp/out"); $(grep -m1 'reload guard.yaml failed' "$tmp/broken.log")"
+fi
 if diff <(grep ' guard ' "$tmp/base.log" | awk '$2 <= 300') <(grep ' guard ' "$tmp/broken.log") >/dev/null; then
   ok "while a mod file was broken the guards ran on exactly as before"
 else
@@ -568,7 +576,7 @@ grep -q "^Warehouse: " "$tmp/out" && ok "a level given by path: once in the Tab 
 fresh_mods typed
 sed -i 's/^  x: 0.0/  x: "here"/' "$tmp/typed/guard.yaml"
 run warehouse --frames 5 --mods "$tmp/typed" >/dev/null
-[[ $? == 1 ]] && grep -q "guard.yaml's blackboard key 'x' is string; the game needs a number there" "$tmp/err" &&
+[[ $? == 1 ]] && grep -q "guard.yaml: error: guard.yaml's blackboard key 'x' is string; the game needs a number there" "$tmp/err" &&
   ok "a key of the wrong type is refused" || bad "a key of the wrong type: $(cat "$tmp/err")"
 fresh_mods route
 sed -i 's/^  route: .*/  route: 0/' "$tmp/route/guard.yaml"

@@ -294,7 +294,6 @@ bool load(const fs::path& path, game::Level& level) {
   return false;
 }
 
-// One line per guard per frame, plus reloads and the outcome: what the tests compare.
 // A failed reload's first error as the errors on screen say it, "FILE:LINE:COL: error: ..."
 // (ReloadReport::first_error is "FILE:LINE:COL: message").
 std::string first_error_of(const thicket::ReloadReport& r) {
@@ -306,6 +305,7 @@ std::string first_error_of(const thicket::ReloadReport& r) {
   return r.first_error;
 }
 
+// One line per guard per frame, plus reloads and the outcome: what the tests compare.
 void log_frame(std::ofstream& out, const game::Game& g) {
   for (const auto& r : g.reloads())
     out << "frame " << g.frame() << " reload " << fs::path(r.file).filename().string() << (r.ok ? " ok" : " failed: ")
